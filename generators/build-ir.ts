@@ -1,0 +1,451 @@
+// Turns a schema-valid manifest into the IR, checking everything a JSON Schema cannot say
+// (references, name collisions, protocol and flag consistency). All problems are reported at once.
+import semver from "semver";
+import type { Diagnostic, SourcePosition } from "./diagnostics.js";
+import { ManifestError } from "./diagnostics.js";
+import type { LoadedManifest, PathSegment, RawField, RawFields, RawOperation } from "./load.js";
+import { assignNumbers, type FieldNumberLock } from "./lock.js";
+import { camelCase, didYouMean, pascalCase, upperSnakeCase } from "./naming.js";
+import {
+  PROTOCOLS,
+  SCALARS,
+  type AuthLevel,
+  type FieldFormat,
+  type Ir,
+  type IrEnum,
+  type IrField,
+  type IrMessage,
+  type IrOperation,
+  type Pagination,
+  type Scalar,
+  type TypeRef,
+} from "./ir.js";
+
+const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
+const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
+const USER_AUTH: readonly AuthLevel[] = ["public", "user", "scim_token"];
+
+interface ParsedTypeExpr {
+  base: string;
+  list: boolean;
+  required: boolean;
+}
+
+function parseTypeExpr(expr: string): ParsedTypeExpr {
+  const required = expr.endsWith("!");
+  const bare = required ? expr.slice(0, -1) : expr;
+  const list = bare.endsWith("[]");
+  return { base: list ? bare.slice(0, -2) : bare, list, required };
+}
+
+export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
+  const { raw, file } = loaded;
+  const diagnostics: Diagnostic[] = [];
+  const report = (path: readonly PathSegment[], subject: string, message: string, which: "key" | "value" = "value") =>
+    diagnostics.push({ file, position: loaded.locate(path, which), subject, message });
+  const nextLock: FieldNumberLock = structuredClone(lock);
+
+  const acronyms = new Set(raw.api.acronyms ?? DEFAULT_ACRONYMS);
+  const groupTitles = raw.api.groups ?? {};
+  const enumsRaw = raw.enums ?? {};
+  const typesRaw = raw.types ?? {};
+  const protoPackage = raw.api.proto_package;
+  const protoDirectory = protoPackage.replace(/\./g, "/");
+  const typesFile = `${protoDirectory}/types.proto`;
+  const serviceFile = (surface: "admin" | "user") => `${protoDirectory}/${surface}_service.proto`;
+
+  // ---- enums ----
+  const enums: IrEnum[] = Object.entries(enumsRaw).map(([name, rawEnum]) => {
+    const entries: [string, string][] = Array.isArray(rawEnum.values)
+      ? rawEnum.values.map((v) => [v, ""])
+      : Object.entries(rawEnum.values);
+    const prefix = upperSnakeCase(name);
+    const { numbers, reserved } = assignNumbers((nextLock.enums[name] ??= {}), entries.map(([v]) => v));
+    const protoNames = new Map<string, string>();
+    const values = entries.map(([value, description], index) => {
+      const protoName = `${prefix}_${upperSnakeCase(value)}`;
+      const clash = protoNames.get(protoName);
+      if (clash !== undefined) {
+        report(["enums", name, "values", Array.isArray(rawEnum.values) ? index : value], `enum '${name}'`,
+          `values '${clash}' and '${value}' both become ${protoName} in proto; rename one`);
+      }
+      protoNames.set(protoName, value);
+      if (["true", "false", "null"].includes(value)) {
+        report(["enums", name, "values"], `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
+      }
+      return { name: value, description, protoName, protoNumber: numbers.get(value)! };
+    });
+    return {
+      name,
+      description: rawEnum.description ?? "",
+      values,
+      reserved: reserved.map((r) => ({ ...r, protoName: `${prefix}_${upperSnakeCase(r.name)}` })),
+      protoZeroName: `${prefix}_UNSPECIFIED`,
+      protoFile: typesFile,
+      position: loaded.locate(["enums", name], "key"),
+    };
+  });
+  const enumNames = new Set(Object.keys(enumsRaw));
+  const typeNames = new Set(Object.keys(typesRaw));
+  const knownTypeNames = [...SCALARS, ...enumNames, ...typeNames];
+
+  // ---- fields ----
+  const resolveField = (
+    path: PathSegment[],
+    subject: string,
+    name: string,
+    rawField: RawField,
+    number: number,
+  ): IrField => {
+    const spec = typeof rawField === "string" ? { type: rawField } : rawField;
+    const expr = parseTypeExpr(spec.type);
+    const typePath = typeof rawField === "string" ? path : [...path, "type"];
+    let type: TypeRef = { kind: "scalar", scalar: "string" };
+    if ((SCALARS as readonly string[]).includes(expr.base)) {
+      type = { kind: "scalar", scalar: expr.base as Scalar };
+      if (expr.list && (expr.base === "map" || expr.base === "json")) {
+        report(typePath, subject, `field '${name}': a list of ${expr.base} is not supported; declare a type that holds the ${expr.base} and list that`);
+      }
+    } else if (enumNames.has(expr.base)) {
+      type = { kind: "enum", name: expr.base };
+    } else if (typeNames.has(expr.base)) {
+      type = { kind: "message", name: expr.base };
+    } else {
+      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${didYouMean(expr.base, knownTypeNames)}`);
+    }
+    if (spec.format !== undefined && !(type.kind === "scalar" && type.scalar === "string")) {
+      report([...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
+    }
+    const field: IrField = {
+      name,
+      protoLocalName: camelCase(name, new Set()),
+      description: spec.description ?? "",
+      type,
+      list: expr.list,
+      required: expr.required,
+      secret: spec.secret ?? false,
+      protoNumber: number,
+      position: loaded.locate(path, "key"),
+    };
+    if (spec.format !== undefined) field.format = spec.format as FieldFormat;
+    if (spec.deprecated !== undefined) field.deprecated = spec.deprecated;
+    return field;
+  };
+
+  const buildMessage = (
+    name: string,
+    lockKey: string,
+    path: PathSegment[],
+    subject: string,
+    rawFields: RawFields,
+    options: { description: string; shared: boolean; graphqlName: string; graphqlInputName: string; protoFile: string },
+  ): IrMessage => {
+    const fieldNames = Object.keys(rawFields);
+    const { numbers, reserved } = assignNumbers((nextLock.messages[lockKey] ??= {}), fieldNames);
+    return {
+      name,
+      description: options.description,
+      fields: fieldNames.map((fieldName) =>
+        resolveField([...path, fieldName], subject, fieldName, rawFields[fieldName]!, numbers.get(fieldName)!),
+      ),
+      reserved,
+      shared: options.shared,
+      usedAsInput: false,
+      usedAsOutput: false,
+      graphqlName: options.graphqlName,
+      graphqlInputName: options.graphqlInputName,
+      protoFile: options.protoFile,
+      position: loaded.locate(path.slice(0, -1), "key"),
+    };
+  };
+
+  const sharedMessages = Object.entries(typesRaw).map(([name, rawType]) =>
+    buildMessage(name, name, ["types", name, "fields"], `type '${name}'`, rawType.fields, {
+      description: rawType.description ?? "",
+      shared: true,
+      graphqlName: name,
+      graphqlInputName: name.endsWith("Input") ? name : `${name}Input`,
+      protoFile: typesFile,
+    }),
+  );
+  const sharedByName = new Map(sharedMessages.map((m) => [m.name, m]));
+
+  // ---- operations ----
+  const inlineMessages: IrMessage[] = [];
+  const operations: IrOperation[] = [];
+  const routes = new Map<string, string>();
+  const apiVersion = raw.api.version;
+
+  for (const [name, rawOp] of Object.entries(raw.operations)) {
+    const subject = `operation '${name}'`;
+    const opPath = ["operations", name];
+    const pascalName = pascalCase(name, acronyms);
+    const camelName = camelCase(name, acronyms);
+    const auth = rawOp.auth as AuthLevel;
+    const destructive = rawOp.destructive ?? false;
+    const protocols = PROTOCOLS.filter((p) => rawOp.protocols[p] !== undefined);
+
+    if (!(rawOp.group in groupTitles)) {
+      report([...opPath, "group"], subject,
+        `group '${rawOp.group}' is not declared under api.groups${didYouMean(rawOp.group, Object.keys(groupTitles))}`);
+    }
+    if (destructive && rawOp.kind === "read") {
+      report([...opPath, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
+    }
+    if (rawOp.route !== undefined && rawOp.protocols.rest === undefined) {
+      report([...opPath, "route"], subject,
+        `declares a REST route but is not carried over rest (protocols: ${protocols.join(", ")}); add rest to protocols or remove route`, "key");
+    }
+    for (const protocol of protocols) {
+      const since = rawOp.protocols[protocol]!;
+      if (semver.valid(since) && semver.valid(apiVersion) && semver.gt(since, apiVersion)) {
+        report([...opPath, "protocols", protocol], subject,
+          `minimum version ${since} on ${protocol} is newer than api.version ${apiVersion}; raise api.version or lower the minimum`);
+      }
+    }
+    if (rawOp.surface === "oauth") {
+      const others = protocols.filter((p) => p !== "rest");
+      if (others.length > 0) {
+        report([...opPath, "protocols"], subject, `a token route is always REST; remove ${others.join(", ")} from protocols`);
+      }
+      if (rawOp.route?.path === undefined) {
+        report(opPath, subject, "a token route needs route.path (such as /oauth/token)", "key");
+      }
+    }
+    const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
+    if (!allowedAuth.includes(auth)) {
+      report([...opPath, "auth"], subject,
+        `a ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
+    }
+    if (rawOp.deprecated !== undefined && rawOp.deprecated.trim() === "") {
+      report([...opPath, "deprecated"], subject, "deprecated needs a reason");
+    }
+
+    const protoFile = rawOp.surface === "oauth" ? "" : serviceFile(rawOp.surface);
+    const input = buildMessage(`${pascalName}Request`, `${pascalName}Request`, [...opPath, "input"], subject, rawOp.input ?? {}, {
+      description: `Input of ${name}.`,
+      shared: false,
+      graphqlName: `${pascalName}Request`,
+      graphqlInputName: `${pascalName}Input`,
+      protoFile,
+    });
+    input.usedAsInput = true;
+    inlineMessages.push(input);
+
+    let output: IrMessage;
+    if (typeof rawOp.output === "string") {
+      const shared = sharedByName.get(rawOp.output);
+      if (!shared) {
+        const what = enumNames.has(rawOp.output) ? `the enum '${rawOp.output}'; an output must be a type` : `unknown type '${rawOp.output}'${didYouMean(rawOp.output, typeNames)}`;
+        report([...opPath, "output"], subject, `output refers to ${what}`);
+        output = input; // placeholder; the build fails below
+      } else {
+        output = shared;
+      }
+    } else {
+      output = buildMessage(`${pascalName}Response`, `${pascalName}Response`, [...opPath, "output"], subject, rawOp.output, {
+        description: `Answer of ${name}.`,
+        shared: false,
+        graphqlName: `${pascalName}Response`,
+        graphqlInputName: `${pascalName}ResponseInput`,
+        protoFile,
+      });
+      inlineMessages.push(output);
+    }
+    output.usedAsOutput = true;
+
+    if (protocols.includes("graphql") && output.fields.length === 0 && output !== input) {
+      report([...opPath, "output"], subject, "an operation carried over graphql must return at least one field", "key");
+    }
+
+    const pagination = resolvePagination(rawOp, input, output, (message) => report([...opPath, "pagination"], subject, message));
+
+    const op: IrOperation = {
+      name,
+      pascalName,
+      camelName,
+      surface: rawOp.surface,
+      group: rawOp.group,
+      description: rawOp.description,
+      kind: rawOp.kind,
+      destructive,
+      auth,
+      pagination,
+      protocols,
+      input,
+      output,
+      position: loaded.locate(opPath, "key"),
+    };
+    if (rawOp.deprecated !== undefined) op.deprecated = rawOp.deprecated;
+    if (rawOp.protocols.graphql !== undefined) {
+      op.graphql = {
+        since: rawOp.protocols.graphql,
+        rootType: rawOp.kind === "read" ? "Query" : "Mutation",
+        field: name,
+      };
+      if (input.fields.length > 0) {
+        op.graphql.argument = { name: "params", required: input.fields.some((f) => f.required) };
+      }
+    }
+    if (rawOp.protocols.rest !== undefined) {
+      const method = rawOp.route?.method ?? "POST";
+      const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `/v1/admin/${name}` : `/v1/${name}`);
+      op.rest = { since: rawOp.protocols.rest, method, path, body: rawOp.route?.body ?? "json" };
+      const routeKey = `${method} ${path}`;
+      const taken = routes.get(routeKey);
+      if (taken !== undefined) {
+        report([...opPath, "route"], subject, `REST route ${routeKey} is already used by operation '${taken}'`, "key");
+      }
+      routes.set(routeKey, name);
+      if (method === "GET") {
+        for (const field of input.fields) {
+          if (field.type.kind === "message" || field.list || (field.type.kind === "scalar" && ["map", "json"].includes(field.type.scalar))) {
+            report([...opPath, "input", field.name], subject,
+              `a GET route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
+          }
+        }
+      }
+    }
+    if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
+      const service = `${pascalCase(rawOp.surface, acronyms)}Service`;
+      op.grpc = {
+        since: rawOp.protocols.grpc,
+        service,
+        rpc: pascalName,
+        serviceTypeName: `${protoPackage}.${service}`,
+        requestMessage: input.name,
+        responseMessage: `${pascalName}Response`,
+      };
+    }
+    operations.push(op);
+  }
+
+  // ---- references between messages: which shared types are reached from inputs and outputs ----
+  const markUsage = (message: IrMessage, as: "usedAsInput" | "usedAsOutput", seen = new Set<string>()) => {
+    for (const field of message.fields) {
+      if (field.type.kind !== "message" || seen.has(field.type.name)) continue;
+      const target = sharedByName.get(field.type.name);
+      if (!target) continue;
+      seen.add(target.name);
+      target[as] = true;
+      markUsage(target, as, seen);
+    }
+  };
+  for (const op of operations) {
+    markUsage(op.input, "usedAsInput");
+    markUsage(op.output, "usedAsOutput");
+  }
+
+  // ---- every derived name must be unique within its namespace ----
+  const messages = [...sharedMessages, ...inlineMessages];
+  checkUnique(
+    [
+      ...enums.map((e) => ({ name: e.name, owner: `enum '${e.name}'`, position: e.position })),
+      ...messages.flatMap((m) => [
+        ...(m.usedAsOutput || m.shared ? [{ name: m.graphqlName, owner: ownerOf(m), position: m.position }] : []),
+        ...(m.usedAsInput ? [{ name: m.graphqlInputName, owner: ownerOf(m), position: m.position }] : []),
+      ]),
+      ...operations.flatMap((op) =>
+        op.grpc && op.output.shared
+          ? [{ name: op.grpc.responseMessage, owner: `the response message of operation '${op.name}'`, position: op.position }]
+          : [],
+      ),
+    ],
+    "type name",
+  );
+  checkUnique(
+    operations.map((op) => ({ name: op.camelName, owner: `operation '${op.name}'`, position: op.position })),
+    "client method name",
+  );
+
+  function ownerOf(m: IrMessage): string {
+    if (m.shared) return `type '${m.name}'`;
+    const op = m.name.replace(/(Request|Response)$/, "");
+    return `the ${m.name.endsWith("Request") ? "input" : "output"} of operation '${operations.find((o) => o.pascalName === op)?.name ?? op}'`;
+  }
+
+  function checkUnique(entries: { name: string; owner: string; position: SourcePosition }[], what: string): void {
+    const seen = new Map<string, { owner: string; position: SourcePosition }>();
+    for (const entry of entries) {
+      const first = seen.get(entry.name);
+      if (first && first.owner !== entry.owner) {
+        diagnostics.push({
+          file,
+          position: entry.position,
+          subject: entry.owner,
+          message: `its ${what} '${entry.name}' is already taken by ${first.owner} (line ${first.position.line}); rename one`,
+        });
+      } else if (!first) {
+        seen.set(entry.name, entry);
+      }
+    }
+  }
+
+  if (diagnostics.length > 0) throw new ManifestError(diagnostics);
+
+  const groups = Object.entries(groupTitles)
+    .map(([group, title]) => ({ name: group, title, operations: operations.filter((op) => op.group === group).map((op) => op.name) }))
+    .filter((g) => g.operations.length > 0);
+
+  const services = (["admin", "user"] as const)
+    .map((surface) => {
+      const name = `${pascalCase(surface, acronyms)}Service`;
+      return {
+        surface,
+        name,
+        typeName: `${protoPackage}.${name}`,
+        protoFile: serviceFile(surface),
+        operations: operations.filter((op) => op.surface === surface && op.grpc).map((op) => op.name),
+      };
+    })
+    .filter((s) => s.operations.length > 0);
+
+  return {
+    api: {
+      name: raw.api.name,
+      title: raw.api.title,
+      description: raw.api.description ?? "",
+      version: apiVersion,
+      adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
+      orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
+      grpcPort: raw.api.grpc_port ?? 9091,
+      breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
+    },
+    proto: { package: protoPackage, directory: protoDirectory, typesFile, services },
+    groups,
+    enums,
+    messages,
+    operations,
+    lock: nextLock,
+  };
+}
+
+function resolvePagination(
+  rawOp: RawOperation,
+  input: IrMessage,
+  output: IrMessage,
+  fail: (message: string) => void,
+): Pagination {
+  const style = rawOp.pagination ?? "none";
+  if (style === "none") return { style };
+  if (rawOp.kind !== "read") {
+    fail("pagination applies to read operations only");
+    return { style: "none" };
+  }
+  const lists = output.fields.filter((f) => f.list);
+  if (lists.length !== 1) {
+    fail(`pagination: ${style} needs exactly one list field in the output to hold the items (found ${lists.length})`);
+    return { style: "none" };
+  }
+  const itemsField = lists[0]!.name;
+  const has = (message: IrMessage, field: string) => message.fields.some((f) => f.name === field);
+  if (style === "page") {
+    if (!has(input, "pagination")) fail("pagination: page needs an input field 'pagination: PaginationInput'");
+    else if (!has(output, "pagination")) fail("pagination: page needs an output field 'pagination: Pagination!'");
+    return { style, itemsField };
+  }
+  if (!has(input, "continuation_token") || !has(output, "continuation_token")) {
+    fail("pagination: token needs a 'continuation_token' field in both input and output");
+  }
+  return { style, itemsField };
+}

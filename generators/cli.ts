@@ -1,0 +1,97 @@
+// apigen: the command line of the toolchain.
+import { resolve } from "node:path";
+import { performance } from "node:perf_hooks";
+import { parseArgs } from "node:util";
+import { ManifestError, UsageError } from "./diagnostics.js";
+import { DEFAULT_MANIFEST, emitAll, loadIr } from "./generate.js";
+import { compare, render, write } from "./writer.js";
+
+const USAGE = `Usage: apigen <command> [options]
+
+Commands:
+  generate            Regenerate every contract, stub and client from the manifest.
+  generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
+  validate            Check the manifest only.
+
+Options:
+  --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
+  --root <dir>        Project root (default: the current directory).
+  -h, --help          Show this help.`;
+
+export function main(argv: string[]): number {
+  const started = performance.now();
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        check: { type: "boolean", default: false },
+        manifest: { type: "string", default: DEFAULT_MANIFEST },
+        root: { type: "string", default: "." },
+        help: { type: "boolean", short: "h", default: false },
+      },
+    });
+  } catch (error) {
+    process.stderr.write(`apigen: ${(error as Error).message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  const { values, positionals } = parsed;
+  const command = positionals[0];
+  if (values.help || command === undefined) {
+    process.stdout.write(`${USAGE}\n`);
+    return command === undefined && !values.help ? 2 : 0;
+  }
+  const root = resolve(values.root!);
+  try {
+    switch (command) {
+      case "validate": {
+        const ir = loadIr(root, values.manifest);
+        process.stdout.write(`${values.manifest}: valid, ${ir.operations.length} operations\n`);
+        return 0;
+      }
+      case "generate": {
+        const ir = loadIr(root, values.manifest);
+        const rendered = render(emitAll(ir));
+        const counts = ["graphql", "rest", "grpc"].map((p) => `${p} ${ir.operations.filter((op) => op.protocols.includes(p as never)).length}`).join(", ");
+        const seconds = () => ((performance.now() - started) / 1000).toFixed(2);
+        if (values.check) {
+          const drift = compare(root, rendered);
+          const problems = [
+            ...drift.stale.map((p) => `stale: ${p}`),
+            ...drift.missing.map((p) => `missing: ${p}`),
+            ...drift.orphaned.map((p) => `orphaned: ${p} (no longer generated)`),
+          ];
+          if (problems.length > 0) {
+            process.stderr.write(`${problems.join("\n")}\n${problems.length} generated file(s) out of date; run \`npm run generate\` and commit the result.\n`);
+            return 1;
+          }
+          process.stdout.write(`${rendered.files.size} generated files are up to date (${seconds()} s)\n`);
+          return 0;
+        }
+        const result = write(root, rendered);
+        process.stdout.write(
+          `operations: ${ir.operations.length} (${counts})\n` +
+            `files: ${result.written.length} written, ${result.unchanged} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ""}\n` +
+            result.written.map((p) => `  wrote ${p}\n`).join("") +
+            result.removed.map((p) => `  removed ${p}\n`).join("") +
+            `time: ${seconds()} s\n`,
+        );
+        return 0;
+      }
+      default:
+        throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);
+    }
+  } catch (error) {
+    if (error instanceof ManifestError) {
+      const n = error.diagnostics.length;
+      process.stderr.write(`${error.message}\n${n} error${n === 1 ? "" : "s"} in ${values.manifest}; nothing was written.\n`);
+      return 1;
+    }
+    if (error instanceof UsageError) {
+      process.stderr.write(`apigen: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+}

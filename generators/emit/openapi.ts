@@ -1,0 +1,180 @@
+// OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
+import { stringify } from "yaml";
+import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
+import type { GeneratedFile } from "../writer.js";
+
+export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
+
+type Schema = Record<string, unknown>;
+
+const SCALAR_SCHEMA: Record<Scalar, Schema> = {
+  string: { type: "string" },
+  bool: { type: "boolean" },
+  int32: { type: "integer", format: "int32" },
+  int64: { type: "integer", format: "int64" },
+  float64: { type: "number", format: "double" },
+  map: { type: "object", additionalProperties: { type: "string" } },
+  json: { type: "object" },
+};
+
+const FORMAT_SCHEMA: Record<string, Schema> = {
+  slug: { pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
+  email: { format: "email" },
+  url: { format: "uri" },
+  domain: { format: "hostname" },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+function fieldSchema(field: IrField): Schema {
+  let item: Schema;
+  if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
+  else item = ref(field.type.name);
+  if (field.format) item = { ...item, ...FORMAT_SCHEMA[field.format] };
+  let schema: Schema = field.list ? { type: "array", items: item } : item;
+  // An optional single value is null when unset in answers.
+  if (!field.list && !field.required) {
+    schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
+  }
+  const annotations: Schema = {};
+  if (field.description) annotations.description = field.description;
+  if (field.secret) annotations["x-secret"] = true;
+  if (field.deprecated) annotations.deprecated = true;
+  return { ...annotations, ...schema };
+}
+
+function messageSchema(message: IrMessage): Schema {
+  const schema: Schema = { type: "object" };
+  if (message.description) schema.description = message.description;
+  const required = message.fields.filter((f) => f.required || f.list).map((f) => f.name);
+  if (required.length > 0) schema.required = required;
+  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(f)]));
+  schema.additionalProperties = false;
+  return schema;
+}
+
+const SECURITY: Record<string, Schema[]> = {
+  public: [],
+  user: [{ userToken: [] }],
+  admin_secret: [{ adminSecret: [] }],
+  org_admin: [{ adminSecret: [] }, { userToken: [] }],
+  super_admin: [{ adminSecret: [] }],
+  scim_token: [{ scimToken: [] }],
+};
+
+function operationObject(ir: Ir, op: IrOperation): Schema {
+  const rest = op.rest!;
+  const isToken = op.surface === "oauth";
+  const body: Schema = {};
+  const operation: Schema = {
+    operationId: op.name,
+    summary: op.description,
+    tags: [op.group],
+  };
+  if (op.deprecated) {
+    operation.deprecated = true;
+    operation.description = `Deprecated: ${op.deprecated}`;
+  }
+  operation.security = SECURITY[op.auth];
+  if (rest.method === "GET") {
+    if (op.input.fields.length > 0) {
+      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(f) }));
+    }
+  } else if (op.input.fields.length > 0) {
+    const schema = ref(op.input.name);
+    body.required = op.input.fields.some((f) => f.required);
+    body.content =
+      rest.body === "form_or_json"
+        ? { "application/x-www-form-urlencoded": { schema }, "application/json": { schema } }
+        : { "application/json": { schema } };
+    operation.requestBody = body;
+  }
+  operation.responses = {
+    "200": { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.shared ? op.output.name : op.output.name) } } },
+    default: { $ref: isToken ? "#/components/responses/OAuthError" : "#/components/responses/Error" },
+  };
+  operation["x-kind"] = op.kind;
+  operation["x-destructive"] = op.destructive;
+  operation["x-auth"] = op.auth;
+  operation["x-protocols"] = op.protocols;
+  operation["x-min-versions"] = Object.fromEntries(op.protocols.map((p) => [p, op[p]!.since]));
+  if (op.grpc) operation["x-grpc"] = `${op.grpc.serviceTypeName}/${op.grpc.rpc}`;
+  if (op.pagination.style !== "none") operation["x-pagination"] = op.pagination;
+  return operation;
+}
+
+export function buildOpenapi(ir: Ir): Schema {
+  const restOps = ir.operations.filter((op) => op.rest);
+  const referenced = new Set<string>();
+  const visit = (message: IrMessage) => {
+    if (referenced.has(message.name)) return;
+    referenced.add(message.name);
+    for (const field of message.fields) {
+      if (field.type.kind === "message") visit(ir.messages.find((m) => m.name === (field.type as { name: string }).name)!);
+    }
+  };
+  for (const op of restOps) {
+    if (op.input.fields.length > 0) visit(op.input);
+    visit(op.output);
+  }
+  const usedEnums = new Set(
+    ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))),
+  );
+
+  const paths: Record<string, Record<string, Schema>> = {};
+  for (const op of restOps) {
+    const entry = (paths[op.rest!.path] ??= {});
+    entry[op.rest!.method.toLowerCase()] = operationObject(ir, op);
+  }
+
+  const schemas: Record<string, Schema> = {};
+  for (const e of ir.enums.filter((e) => usedEnums.has(e.name))) {
+    schemas[e.name] = { type: "string", ...(e.description ? { description: e.description } : {}), enum: e.values.map((v) => v.name) };
+  }
+  for (const message of ir.messages.filter((m) => referenced.has(m.name))) {
+    schemas[message.name] = messageSchema(message);
+  }
+  schemas.Error = {
+    type: "object",
+    description: "The error body of every REST route but the token routes.",
+    required: ["code", "message"],
+    properties: {
+      code: { type: "string", enum: ["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "FAILED_PRECONDITION", "ALREADY_EXISTS", "TOO_MANY_REQUESTS", "INTERNAL"] },
+      message: { type: "string" },
+    },
+  };
+  schemas.OAuthError = {
+    type: "object",
+    description: "RFC 6749 error body of the token routes.",
+    required: ["error"],
+    properties: {
+      error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "invalid_target"] },
+      error_description: { type: "string" },
+    },
+  };
+
+  const usedGroups = new Set(restOps.map((op) => op.group));
+  return {
+    openapi: "3.1.0",
+    info: { title: ir.api.title, version: ir.api.version, ...(ir.api.description ? { description: ir.api.description } : {}) },
+    servers: [{ url: "{base_url}", variables: { base_url: { default: "http://localhost:8080" } } }],
+    tags: ir.groups.filter((g) => usedGroups.has(g.name)).map((g) => ({ name: g.name, description: g.title })),
+    paths,
+    components: {
+      securitySchemes: {
+        adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret." },
+        userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
+        scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." },
+      },
+      schemas,
+      responses: {
+        Error: { description: "An error of the fixed code set.", content: { "application/json": { schema: ref("Error") } } },
+        OAuthError: { description: "An RFC 6749 error.", content: { "application/json": { schema: ref("OAuthError") } } },
+      },
+    },
+  };
+}
+
+export function emitOpenapi(ir: Ir): GeneratedFile[] {
+  return [{ path: OPENAPI_PATH, content: stringify(buildOpenapi(ir), { lineWidth: 0, aliasDuplicateObjects: false }) }];
+}

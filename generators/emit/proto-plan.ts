@@ -1,0 +1,157 @@
+// The proto layout of the IR: which file declares which enum, message and service, with every
+// field's label and type resolved. The .proto text printer and the descriptor builder both read
+// this plan, so the text and the descriptors cannot drift apart.
+import type { Ir, IrField, IrMessage } from "../ir.js";
+
+export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
+
+export type ProtoFieldType =
+  | { kind: "scalar"; scalar: ProtoScalar }
+  | { kind: "enum"; typeName: string }
+  | { kind: "message"; typeName: string }
+  | { kind: "map"; key: "string"; value: "string" };
+
+export interface ProtoFieldPlan {
+  name: string;
+  number: number;
+  comment: string;
+  type: ProtoFieldType;
+  repeated: boolean;
+  /** proto3 `optional`: explicit presence for a scalar or enum that may be unset. */
+  optional: boolean;
+  deprecated: boolean;
+}
+
+export interface ProtoMessagePlan {
+  name: string;
+  comment: string;
+  fields: ProtoFieldPlan[];
+  reserved: { name: string; number: number }[];
+}
+
+export interface ProtoEnumPlan {
+  name: string;
+  comment: string;
+  values: { name: string; number: number; comment: string }[];
+  reserved: { name: string; number: number }[];
+}
+
+export interface ProtoMethodPlan {
+  name: string;
+  comment: string;
+  inputType: string;
+  outputType: string;
+  /** Reads have no side effects, which lets Connect serve them over GET too. */
+  noSideEffects: boolean;
+  deprecated: boolean;
+}
+
+export interface ProtoServicePlan {
+  name: string;
+  comment: string;
+  methods: ProtoMethodPlan[];
+}
+
+export interface ProtoFilePlan {
+  path: string;
+  package: string;
+  imports: string[];
+  enums: ProtoEnumPlan[];
+  messages: ProtoMessagePlan[];
+  services: ProtoServicePlan[];
+}
+
+export const STRUCT_FILE = "google/protobuf/struct.proto";
+export const STRUCT_TYPE = ".google.protobuf.Struct";
+
+const SCALAR_TYPES: Record<string, ProtoScalar> = {
+  string: "string",
+  bool: "bool",
+  int32: "int32",
+  int64: "int64",
+  float64: "double",
+};
+
+export function planProto(ir: Ir): ProtoFilePlan[] {
+  const pkg = ir.proto.package;
+  const qualified = (name: string) => `.${pkg}.${name}`;
+
+  const planField = (field: IrField): ProtoFieldPlan => {
+    let type: ProtoFieldType;
+    if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
+    else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
+    else if (field.type.scalar === "map") type = { kind: "map", key: "string", value: "string" };
+    else if (field.type.scalar === "json") type = { kind: "message", typeName: STRUCT_TYPE };
+    else type = { kind: "scalar", scalar: SCALAR_TYPES[field.type.scalar]! };
+    const presenceByLabel = (type.kind === "scalar" || type.kind === "enum") && !field.list;
+    return {
+      name: field.name,
+      number: field.protoNumber,
+      comment: field.description,
+      type,
+      repeated: field.list,
+      optional: presenceByLabel && !field.required,
+      deprecated: field.deprecated !== undefined,
+    };
+  };
+
+  const planMessage = (message: IrMessage, name = message.name): ProtoMessagePlan => ({
+    name,
+    comment: message.description,
+    fields: message.fields.map(planField),
+    reserved: message.reserved,
+  });
+
+  const fileOf = (path: string): ProtoFilePlan => ({ path, package: pkg, imports: [], enums: [], messages: [], services: [] });
+
+  const typesFile = fileOf(ir.proto.typesFile);
+  typesFile.enums = ir.enums.map((e) => ({
+    name: e.name,
+    comment: e.description,
+    values: [
+      { name: e.protoZeroName, number: 0, comment: "" },
+      ...e.values.map((v) => ({ name: v.protoName, number: v.protoNumber, comment: v.description })),
+    ],
+    reserved: e.reserved.map((r) => ({ name: r.protoName, number: r.number })),
+  }));
+  typesFile.messages = ir.messages.filter((m) => m.shared).map((m) => planMessage(m));
+
+  const serviceFiles = ir.proto.services.map((service) => {
+    const file = fileOf(service.protoFile);
+    const operations = service.operations.map((name) => ir.operations.find((op) => op.name === name)!);
+    for (const op of operations) {
+      const grpc = op.grpc!;
+      file.messages.push(planMessage(op.input, grpc.requestMessage));
+      // A shared output is answered flat: the response message carries the type's own fields and numbers.
+      file.messages.push({ ...planMessage(op.output, grpc.responseMessage), comment: `Answer of ${op.name}.` });
+    }
+    file.services.push({
+      name: service.name,
+      comment: `${service.surface === "admin" ? "Admin" : "User"} operations of ${ir.api.title}.`,
+      methods: operations.map((op) => ({
+        name: op.grpc!.rpc,
+        comment: op.description,
+        inputType: qualified(op.grpc!.requestMessage),
+        outputType: qualified(op.grpc!.responseMessage),
+        noSideEffects: op.kind === "read",
+        deprecated: op.deprecated !== undefined,
+      })),
+    });
+    return file;
+  });
+
+  const files = [typesFile, ...serviceFiles];
+  for (const file of files) {
+    const uses = (typeName: string) =>
+      file.messages.some((m) => m.fields.some((f) => f.type.kind !== "scalar" && f.type.kind !== "map" && f.type.typeName === typeName));
+    const local = new Set([...file.messages.map((m) => qualified(m.name)), ...file.enums.map((e) => qualified(e.name))]);
+    const referencesShared =
+      file !== typesFile &&
+      file.messages.some((m) =>
+        m.fields.some((f) => (f.type.kind === "message" || f.type.kind === "enum") && f.type.typeName !== STRUCT_TYPE && !local.has(f.type.typeName)),
+      );
+    if (uses(STRUCT_TYPE)) file.imports.push(STRUCT_FILE);
+    if (referencesShared) file.imports.push(ir.proto.typesFile);
+  }
+  return files;
+}

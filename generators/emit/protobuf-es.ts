@@ -1,0 +1,46 @@
+// Runs protoc-gen-es in-process on descriptors built from the IR, instead of spawning buf and a
+// plugin process: same plugin, same output, without compiling text we already hold as data.
+import { create } from "@bufbuild/protobuf";
+import { CodeGeneratorRequestSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { protocGenEs } from "@bufbuild/protoc-gen-es/dist/cjs/src/protoc-gen-es-plugin.js";
+import type { GeneratedFile } from "../writer.js";
+
+/** Kept equal to the `opt` of proto/buf.gen.yaml, so `buf generate` writes the very same files. */
+export const PROTOC_GEN_ES_OPTIONS = "target=ts,import_extension=js";
+export const PROTOBUF_ES_OUT = "generated/proto";
+
+export function emitProtobufEs(descriptors: FileDescriptorProto[], filesToGenerate: string[]): GeneratedFile[] {
+  const request = create(CodeGeneratorRequestSchema, {
+    fileToGenerate: filesToGenerate,
+    parameter: PROTOC_GEN_ES_OPTIONS,
+    protoFile: descriptors,
+  });
+  const response = protocGenEs.run(request);
+  if (response.error) throw new Error(`protoc-gen-es failed: ${response.error}`);
+  return response.file.map((file) => ({
+    path: `${PROTOBUF_ES_OUT}/${file.name}`,
+    content: file.content,
+    // protoc-gen-es writes its own "@generated" preamble, after our notice carried on the syntax line.
+    header: false,
+  }));
+}
+
+export function emitBufConfig(): GeneratedFile[] {
+  return [
+    {
+      path: "proto/buf.yaml",
+      content: ["version: v2", "lint:", "  use:", "    - STANDARD", "breaking:", "  use:", "    - WIRE_JSON", ""].join("\n"),
+    },
+    {
+      path: "proto/buf.gen.yaml",
+      content: [
+        "version: v2",
+        "plugins:",
+        "  - local: protoc-gen-es",
+        `    out: ../${PROTOBUF_ES_OUT}`,
+        `    opt: ${PROTOC_GEN_ES_OPTIONS}`,
+        "",
+      ].join("\n"),
+    },
+  ];
+}

@@ -1,0 +1,34 @@
+// The pipeline: load the manifest, build the IR, run every emitter. Pure up to the writer.
+import { join } from "node:path";
+import { buildIr } from "./build-ir.js";
+import type { Ir } from "./ir.js";
+import { loadManifestFile } from "./load.js";
+import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
+import { emitGraphql } from "./emit/graphql.js";
+import { emitOpenapi } from "./emit/openapi.js";
+import { buildDescriptors } from "./emit/proto-descriptors.js";
+import { planProto } from "./emit/proto-plan.js";
+import { emitProtoText } from "./emit/proto-text.js";
+import { emitBufConfig, emitProtobufEs } from "./emit/protobuf-es.js";
+import type { GeneratedFile } from "./writer.js";
+
+export const DEFAULT_MANIFEST = "operations.yaml";
+
+/** Loads and validates the manifest at `root/manifestPath` into the IR (throws ManifestError). */
+export function loadIr(root: string, manifestPath = DEFAULT_MANIFEST): Ir {
+  const loaded = loadManifestFile(join(root, manifestPath), manifestPath);
+  return buildIr(loaded, readLock(join(root, LOCK_PATH)));
+}
+
+/** Every file the IR produces. */
+export function emitAll(ir: Ir): GeneratedFile[] {
+  const protoPlan = planProto(ir);
+  return [
+    ...emitProtoText(protoPlan),
+    ...emitBufConfig(),
+    { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
+    ...emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path)),
+    ...emitGraphql(ir),
+    ...emitOpenapi(ir),
+  ];
+}

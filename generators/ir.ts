@@ -1,0 +1,191 @@
+// The IR: one typed, normalised model of the manifest. Every name any emitter, runtime table or
+// test uses is computed here, once.
+import type { FieldNumberLock } from "./lock.js";
+import type { SourcePosition } from "./diagnostics.js";
+
+export const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
+export type Protocol = (typeof PROTOCOLS)[number];
+
+export const SCALARS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
+export type Scalar = (typeof SCALARS)[number];
+
+export const AUTH_LEVELS = ["public", "user", "admin_secret", "org_admin", "super_admin", "scim_token"] as const;
+export type AuthLevel = (typeof AUTH_LEVELS)[number];
+
+export type Surface = "admin" | "user" | "oauth";
+export type FieldFormat = "slug" | "email" | "url" | "domain";
+
+export type TypeRef =
+  | { kind: "scalar"; scalar: Scalar }
+  | { kind: "enum"; name: string }
+  | { kind: "message"; name: string };
+
+export interface IrField {
+  /** snake_case; the wire name on every protocol. */
+  name: string;
+  /** camelCase, as protobuf-es names the property of the generated message. */
+  protoLocalName: string;
+  description: string;
+  type: TypeRef;
+  list: boolean;
+  required: boolean;
+  secret: boolean;
+  format?: FieldFormat;
+  deprecated?: string;
+  protoNumber: number;
+  position: SourcePosition;
+}
+
+export interface ReservedField {
+  name: string;
+  number: number;
+}
+
+export interface IrMessage {
+  /** Canonical PascalCase name, also the proto message and OpenAPI schema name. */
+  name: string;
+  description: string;
+  fields: IrField[];
+  /** Numbers once used by fields no longer declared; never handed out again. */
+  reserved: ReservedField[];
+  /** Declared under `types:` (shared) or inline in one operation. */
+  shared: boolean;
+  usedAsInput: boolean;
+  usedAsOutput: boolean;
+  /** GraphQL output type name (shared types and inline outputs). */
+  graphqlName: string;
+  /** GraphQL input type name (shared types used in inputs, and operation params). */
+  graphqlInputName: string;
+  /** File (relative to proto/) that declares the proto message. */
+  protoFile: string;
+  position: SourcePosition;
+}
+
+export interface IrEnumValue {
+  name: string;
+  description: string;
+  protoName: string;
+  protoNumber: number;
+}
+
+export interface IrEnum {
+  name: string;
+  description: string;
+  values: IrEnumValue[];
+  reserved: (ReservedField & { protoName: string })[];
+  /** e.g. SAMLIDP_KEY_STATUS_UNSPECIFIED: the zero value proto requires. */
+  protoZeroName: string;
+  protoFile: string;
+  position: SourcePosition;
+}
+
+export interface GraphqlBinding {
+  since: string;
+  rootType: "Query" | "Mutation";
+  /** Root field name: the operation name. */
+  field: string;
+  /** The single `params` argument, absent when the operation takes no input. */
+  argument?: { name: "params"; required: boolean };
+}
+
+export interface RestBinding {
+  since: string;
+  method: "GET" | "POST";
+  path: string;
+  /** Token routes take form bodies as well as JSON (RFC 6749). */
+  body: "json" | "form_or_json";
+}
+
+export interface GrpcBinding {
+  since: string;
+  service: string;
+  /** RPC name: PascalCase with acronyms. */
+  rpc: string;
+  /** Fully-qualified service name, as it appears in the gRPC path. */
+  serviceTypeName: string;
+  requestMessage: string;
+  responseMessage: string;
+}
+
+export type Pagination =
+  | { style: "none" }
+  | { style: "page"; itemsField: string }
+  | { style: "token"; itemsField: string };
+
+export interface IrOperation {
+  /** snake_case; the GraphQL root field and the OpenAPI operationId. */
+  name: string;
+  pascalName: string;
+  camelName: string;
+  surface: Surface;
+  group: string;
+  description: string;
+  kind: "read" | "write";
+  destructive: boolean;
+  auth: AuthLevel;
+  pagination: Pagination;
+  deprecated?: string;
+  graphql?: GraphqlBinding;
+  rest?: RestBinding;
+  grpc?: GrpcBinding;
+  /** Protocols that carry the operation, in PROTOCOLS order. */
+  protocols: Protocol[];
+  /** Inline request message (<Pascal>Request); may have no fields. */
+  input: IrMessage;
+  /** The answer: a shared message (`output: User`) or an inline <Pascal>Response. */
+  output: IrMessage;
+  position: SourcePosition;
+}
+
+export interface IrGroup {
+  name: string;
+  title: string;
+  operations: string[];
+}
+
+export interface IrService {
+  surface: "admin" | "user";
+  name: string;
+  typeName: string;
+  protoFile: string;
+  operations: string[];
+}
+
+export interface Ir {
+  api: {
+    name: string;
+    title: string;
+    description: string;
+    version: string;
+    adminSecretHeader: string;
+    orgAdminRole: string;
+    grpcPort: number;
+    breakingChangesAccepted: { change: string; reason: string }[];
+  };
+  proto: {
+    package: string;
+    /** Directory of the package inside proto/, e.g. identity/v1. */
+    directory: string;
+    typesFile: string;
+    services: IrService[];
+  };
+  groups: IrGroup[];
+  enums: IrEnum[];
+  /** Shared messages (types:), then every operation's inline request and response, in manifest order. */
+  messages: IrMessage[];
+  operations: IrOperation[];
+  /** The lock as it must be after this run (new numbers appended). */
+  lock: FieldNumberLock;
+}
+
+export function messageByName(ir: Ir, name: string): IrMessage {
+  const message = ir.messages.find((m) => m.name === name);
+  if (!message) throw new Error(`no message ${name} in the IR`);
+  return message;
+}
+
+export function enumByName(ir: Ir, name: string): IrEnum {
+  const found = ir.enums.find((e) => e.name === name);
+  if (!found) throw new Error(`no enum ${name} in the IR`);
+  return found;
+}

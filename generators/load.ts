@@ -1,0 +1,261 @@
+// The loader: the only module that reads YAML. It parses the manifest keeping source positions,
+// checks it against the JSON Schema and hands back the raw document plus a way to locate any path.
+import { readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { LineCounter, isMap, isNode, parseDocument, type Document } from "yaml";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { ManifestError, UsageError, type Diagnostic, type SourcePosition } from "./diagnostics.js";
+import { didYouMean } from "./naming.js";
+import manifestSchema from "./manifest.schema.json" with { type: "json" };
+
+export type RawField = string | { type: string; description?: string; secret?: boolean; format?: string; deprecated?: string };
+export type RawFields = Record<string, RawField>;
+
+export interface RawOperation {
+  surface: "admin" | "user" | "oauth";
+  group: string;
+  description: string;
+  kind: "read" | "write";
+  destructive?: boolean;
+  auth: string;
+  protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
+  route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
+  pagination?: "none" | "page" | "token";
+  deprecated?: string;
+  input?: RawFields;
+  output: string | RawFields;
+}
+
+export interface RawManifest {
+  manifest_version: 1;
+  api: {
+    name: string;
+    title: string;
+    description?: string;
+    version: string;
+    proto_package: string;
+    admin_secret_header?: string;
+    org_admin_role?: string;
+    grpc_port?: number;
+    acronyms?: string[];
+    groups?: Record<string, string>;
+    breaking_changes_accepted?: { change: string; reason: string }[];
+  };
+  enums?: Record<string, { description?: string; values: string[] | Record<string, string> }>;
+  types?: Record<string, { description?: string; fields: RawFields }>;
+  operations: Record<string, RawOperation>;
+}
+
+export type PathSegment = string | number;
+
+export interface LoadedManifest {
+  file: string;
+  raw: RawManifest;
+  /** Source position of the value at `path`, or of its closest existing parent. */
+  locate(path: readonly PathSegment[], which?: "key" | "value"): SourcePosition;
+}
+
+/** Reads and schema-checks a manifest file. Throws ManifestError (with positions) or UsageError. */
+export function loadManifestFile(file: string, displayName = file): LoadedManifest {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(code === "ENOENT" ? `${displayName}: no such file` : `${displayName}: cannot read (${code})`);
+  }
+  return loadManifestText(text, displayName);
+}
+
+export function loadManifestText(text: string, file = "operations.yaml"): LoadedManifest {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const position = (offset: number): SourcePosition => {
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, col };
+  };
+
+  if (doc.errors.length > 0) {
+    throw new ManifestError(
+      doc.errors.map((error) => ({
+        file,
+        position: position(error.pos[0]),
+        subject: "",
+        message: yamlErrorMessage(error.code, error.message),
+      })),
+    );
+  }
+
+  const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition =>
+    position(offsetOf(doc, path, which));
+  const raw = doc.toJS({ maxAliasCount: 1000 }) as unknown;
+
+  const validate = schemaValidator();
+  if (!validate(raw)) {
+    throw new ManifestError(schemaDiagnostics(validate.errors ?? [], raw, file, locate));
+  }
+  return { file, raw: raw as RawManifest, locate };
+}
+
+function yamlErrorMessage(code: string, message: string): string {
+  if (code === "DUPLICATE_KEY") return "duplicate key: each name may be declared once";
+  return message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "");
+}
+
+function offsetOf(doc: Document, path: readonly PathSegment[], which: "key" | "value"): number {
+  // Walk down as far as the path exists; a missing leaf reports its parent.
+  let node: unknown = doc.contents;
+  let offset = isNode(node) && node.range ? node.range[0] : 0;
+  for (let i = 0; i < path.length; i++) {
+    if (!isNode(node)) break;
+    const segment = path[i]!;
+    if (isMap(node)) {
+      const pair = node.items.find((item) => isNode(item.key) && (item.key as { value?: unknown }).value === segment);
+      if (!pair) break;
+      const keyNode = pair.key;
+      const last = i === path.length - 1;
+      if (last && which === "key" && isNode(keyNode) && keyNode.range) return keyNode.range[0];
+      node = pair.value;
+      if (isNode(node) && node.range) offset = node.range[0];
+      else if (isNode(keyNode) && keyNode.range) offset = keyNode.range[0];
+    } else if ("items" in node && Array.isArray((node as { items: unknown[] }).items)) {
+      node = (node as { items: unknown[] }).items[Number(segment)];
+      if (isNode(node) && node.range) offset = node.range[0];
+    } else break;
+  }
+  return offset;
+}
+
+let compiledValidator: ValidateFunction | undefined;
+function schemaValidator(): ValidateFunction {
+  if (!compiledValidator) {
+    // Ajv is CommonJS; its 2020-12 build is the one that understands the schema's dialect.
+    const require = createRequire(import.meta.url);
+    const Ajv2020 = require("ajv/dist/2020.js") as typeof import("ajv").default;
+    const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
+    compiledValidator = ajv.compile(manifestSchema);
+  }
+  return compiledValidator;
+}
+
+/** Turns Ajv's errors into one actionable message per place, most specific first. */
+function schemaDiagnostics(
+  errors: ErrorObject[],
+  root: unknown,
+  file: string,
+  locate: LoadedManifest["locate"],
+): Diagnostic[] {
+  const byPath = new Map<string, ErrorObject[]>();
+  for (const error of errors) {
+    if (["oneOf", "anyOf", "if", "propertyNames"].includes(error.keyword)) continue;
+    const list = byPath.get(error.instancePath) ?? [];
+    list.push(error);
+    byPath.set(error.instancePath, list);
+  }
+  const paths = [...byPath.keys()];
+  const diagnostics: Diagnostic[] = [];
+  for (const [instancePath, list] of byPath) {
+    // A oneOf branch that wanted another JSON type is noise when a deeper or sibling error explains more.
+    const deeper = paths.some((p) => p !== instancePath && p.startsWith(instancePath + "/"));
+    const specific = list.filter((e) => e.keyword !== "type");
+    const chosen = specific.length > 0 ? specific : deeper ? [] : list.slice(0, 1);
+    const seen = new Set<string>();
+    for (const error of chosen) {
+      const segments = instancePath.split("/").slice(1).map(decodePointer);
+      const d = describe(error, segments, root, file, locate);
+      const key = `${d.position.line}:${d.position.col}:${d.message}`;
+      if (!seen.has(key)) {
+        seen.add(key);
+        diagnostics.push(d);
+      }
+    }
+  }
+  return diagnostics;
+}
+
+function decodePointer(segment: string): string {
+  return segment.replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+function subjectOf(segments: readonly string[]): string {
+  const [section, name] = segments;
+  if (section === "operations" && name !== undefined) return `operation '${name}'`;
+  if (section === "types" && name !== undefined) return `type '${name}'`;
+  if (section === "enums" && name !== undefined) return `enum '${name}'`;
+  if (section === "api") return "api";
+  return "";
+}
+
+const hints: Record<string, string> = {
+  version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
+  typeExpr: "write a scalar (string, bool, int32, int64, float64, map, json), an enum or a type, with [] for a list and ! for required, such as User[]!",
+  typeName: "type names are PascalCase, such as OrgMember",
+};
+
+function describe(
+  error: ErrorObject,
+  segments: string[],
+  root: unknown,
+  file: string,
+  locate: LoadedManifest["locate"],
+): Diagnostic {
+  const subject = subjectOf(segments);
+  const leaf = segments[segments.length - 1] ?? "manifest";
+  const value = segments.reduce<unknown>((node, s) => (node as Record<string, unknown> | undefined)?.[s], root);
+  const shown = typeof value === "string" ? `'${value}'` : JSON.stringify(value);
+  const at = (path: readonly PathSegment[], which: "key" | "value" = "value") => locate(path, which);
+  const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
+  if (propertyName !== undefined) {
+    const section = segments[0] ?? "";
+    const style =
+      section === "types" || section === "enums"
+        ? "PascalCase, such as OrgMember"
+        : "snake_case, such as delete_org_domain";
+    return {
+      file,
+      position: at([...segments, propertyName], "key"),
+      subject: segments.length >= 2 ? subjectOf(segments) : "",
+      message: `name '${propertyName}' is not valid: names here are ${style}`,
+    };
+  }
+  switch (error.keyword) {
+    case "additionalProperties": {
+      const extra = (error.params as { additionalProperty: string }).additionalProperty;
+      const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
+      return {
+        file,
+        position: at([...segments, extra], "key"),
+        subject,
+        message: `unknown key '${extra}'${didYouMean(extra, known) || (known.length ? `; expected one of ${known.join(", ")}` : "")}`,
+      };
+    }
+    case "required": {
+      const missing = (error.params as { missingProperty: string }).missingProperty;
+      const where = segments.length === 0 ? "the manifest" : `'${leaf}'`;
+      return { file, position: at(segments, "key"), subject, message: `${where} is missing required key '${missing}'` };
+    }
+    case "enum": {
+      const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map(String);
+      return {
+        file,
+        position: at(segments),
+        subject,
+        message: `${shown} is not a valid ${leaf}${didYouMean(String(value), allowed)} (expected one of ${allowed.join(", ")})`,
+      };
+    }
+    case "const":
+      return { file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
+    case "pattern": {
+      const ref = error.schemaPath.match(/#\/\$defs\/(\w+)\//)?.[1] ?? "";
+      const kind = ref === "typeExpr" ? "type expression" : ref === "version" ? "version" : ref === "typeName" ? "type name" : `valid ${leaf}`;
+      const hint = hints[ref] ?? `it must match ${(error.params as { pattern: string }).pattern}`;
+      return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
+    }
+    case "type":
+      return { file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
+    case "minProperties":
+      return { file, position: at(segments), subject, message: `${leaf} must not be empty` };
+    default:
+      return { file, position: at(segments), subject, message: `${leaf} ${error.message ?? "is invalid"}` };
+  }
+}
