@@ -1,7 +1,28 @@
 #!/usr/bin/env node
-// Entry point of the apigen command: runs the TypeScript sources through tsx.
-import { register } from "tsx/esm/api";
+// Entry point of the apigen command. Runs the bundled CLI (dist/apigen.mjs), rebuilding it first
+// when any generator source is newer, so that a run starts fast and never runs stale code.
+import { existsSync, readdirSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 
-register();
-const { main } = await import("../generators/cli.ts");
-process.exitCode = main(process.argv.slice(2));
+const projectRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
+const bundle = join(projectRoot, "dist", "apigen.mjs");
+
+function newestSource(dir) {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const path = join(dir, entry.name);
+    newest = Math.max(newest, entry.isDirectory() ? newestSource(path) : statSync(path).mtimeMs);
+  }
+  return newest;
+}
+
+const sources = [join(projectRoot, "generators"), join(projectRoot, "scripts", "build-cli.mjs")];
+const stale =
+  !existsSync(bundle) ||
+  Math.max(...sources.map((s) => (statSync(s).isDirectory() ? newestSource(s) : statSync(s).mtimeMs))) > statSync(bundle).mtimeMs;
+if (stale) {
+  const { buildCli } = await import(pathToFileURL(join(projectRoot, "scripts", "build-cli.mjs")).href);
+  await buildCli(projectRoot);
+}
+await import(pathToFileURL(bundle).href);

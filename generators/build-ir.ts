@@ -221,7 +221,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       report([...opPath, "deprecated"], subject, "deprecated needs a reason");
     }
 
-    const protoFile = rawOp.surface === "oauth" ? "" : serviceFile(rawOp.surface);
+    // Request and response messages live in one file per group: small files keep protoc-gen-es fast.
+    const protoFile = rawOp.surface === "oauth" ? "" : `${protoDirectory}/${rawOp.group}.proto`;
     const input = buildMessage(`${pascalName}Request`, `${pascalName}Request`, [...opPath, "input"], subject, rawOp.input ?? {}, {
       description: `Input of ${name}.`,
       shared: false,

@@ -52,7 +52,8 @@ export function main(argv: string[]): number {
       }
       case "generate": {
         const ir = loadIr(root, values.manifest);
-        const rendered = render(emitAll(ir));
+        const emitted = emitAll(ir);
+        const rendered = render(root, emitted.files, emitted.groups);
         const counts = ["graphql", "rest", "grpc"].map((p) => `${p} ${ir.operations.filter((op) => op.protocols.includes(p as never)).length}`).join(", ");
         const seconds = () => ((performance.now() - started) / 1000).toFixed(2);
         if (values.check) {

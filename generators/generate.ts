@@ -10,7 +10,7 @@ import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
 import { emitBufConfig, emitProtobufEs } from "./emit/protobuf-es.js";
-import type { GeneratedFile } from "./writer.js";
+import type { DerivedGroup, GeneratedFile } from "./writer.js";
 
 export const DEFAULT_MANIFEST = "operations.yaml";
 
@@ -20,15 +20,22 @@ export function loadIr(root: string, manifestPath = DEFAULT_MANIFEST): Ir {
   return buildIr(loaded, readLock(join(root, LOCK_PATH)));
 }
 
+export interface Emitted {
+  files: GeneratedFile[];
+  groups: DerivedGroup[];
+}
+
 /** Every file the IR produces. */
-export function emitAll(ir: Ir): GeneratedFile[] {
+export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
-  return [
-    ...emitProtoText(protoPlan),
-    ...emitBufConfig(),
-    { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
-    ...emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path)),
-    ...emitGraphql(ir),
-    ...emitOpenapi(ir),
-  ];
+  return {
+    files: [
+      ...emitProtoText(protoPlan),
+      ...emitBufConfig(),
+      { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
+      ...emitGraphql(ir),
+      ...emitOpenapi(ir),
+    ],
+    groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
+  };
 }

@@ -1,12 +1,11 @@
 // The loader: the only module that reads YAML. It parses the manifest keeping source positions,
 // checks it against the JSON Schema and hands back the raw document plus a way to locate any path.
 import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import { LineCounter, isMap, isNode, parseDocument, type Document } from "yaml";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { ManifestError, UsageError, type Diagnostic, type SourcePosition } from "./diagnostics.js";
 import { didYouMean } from "./naming.js";
-import manifestSchema from "./manifest.schema.json" with { type: "json" };
+import { compileManifestValidator } from "./schema-validator.js";
 
 export type RawField = string | { type: string; description?: string; secret?: boolean; format?: string; deprecated?: string };
 export type RawFields = Record<string, RawField>;
@@ -128,13 +127,7 @@ function offsetOf(doc: Document, path: readonly PathSegment[], which: "key" | "v
 
 let compiledValidator: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
-  if (!compiledValidator) {
-    // Ajv is CommonJS; its 2020-12 build is the one that understands the schema's dialect.
-    const require = createRequire(import.meta.url);
-    const Ajv2020 = require("ajv/dist/2020.js") as typeof import("ajv").default;
-    const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true });
-    compiledValidator = ajv.compile(manifestSchema);
-  }
+  compiledValidator ??= compileManifestValidator();
   return compiledValidator;
 }
 

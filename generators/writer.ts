@@ -1,6 +1,7 @@
 // The one writer: adds the generated-file header, compares with what is on disk, and writes only the
 // paths it owns. Files are staged first and renamed into place, so an interrupted or failing run
 // never leaves a half-written file; nothing is written unless every emitter succeeded.
+import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { headerFor } from "./header.js";
@@ -13,24 +14,91 @@ export interface GeneratedFile {
   header?: boolean;
 }
 
-/** The list of every path the writer owns; a path dropped from it is deleted on the next run. */
-export const OWNED_FILES_LIST = "generated/files.txt";
+/**
+ * Files that are a pure function of an input hash (such as plugin output for a descriptor set).
+ * When the hash and the files on disk match the record of the last run, the files are kept as
+ * they are instead of being produced again.
+ */
+export interface DerivedGroup {
+  name: string;
+  inputHash: string;
+  produce(): GeneratedFile[];
+}
+
+/** The record of every path the writer owns (a path dropped from it is deleted on the next run). */
+export const RECORD_PATH = "generated/files.json";
+
+interface GenerationRecord {
+  files: Record<string, string>;
+  groups: Record<string, { input: string; files: string[] }>;
+}
 
 export interface Rendered {
   files: Map<string, string>;
 }
 
-export function render(files: readonly GeneratedFile[]): Rendered {
+const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, "utf8");
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+function readRecord(root: string): GenerationRecord {
+  const text = readOrUndefined(join(root, RECORD_PATH));
+  if (text === undefined) return { files: {}, groups: {} };
+  try {
+    const record = JSON.parse(text) as Partial<GenerationRecord>;
+    return { files: record.files ?? {}, groups: record.groups ?? {} };
+  } catch {
+    // A damaged record only costs a full regeneration; it never decides what is deleted then.
+    return { files: {}, groups: {} };
+  }
+}
+
+/** The files of a derived group: reused from disk when nothing they derive from has changed. */
+function resolveGroup(root: string, record: GenerationRecord, group: DerivedGroup): GeneratedFile[] {
+  const previous = record.groups[group.name];
+  if (previous && previous.input === group.inputHash) {
+    const kept: GeneratedFile[] = [];
+    for (const path of previous.files) {
+      const content = readOrUndefined(join(root, path));
+      if (content === undefined || sha256(content) !== record.files[path]) return group.produce();
+      kept.push({ path, content, header: false });
+    }
+    return kept;
+  }
+  return group.produce();
+}
+
+export function render(root: string, files: readonly GeneratedFile[], groups: readonly DerivedGroup[] = []): Rendered {
+  const record = readRecord(root);
   const rendered = new Map<string, string>();
-  for (const file of files) {
+  const add = (file: GeneratedFile) => {
     if (rendered.has(file.path)) throw new Error(`two emitters produce ${file.path}`);
     const header = file.header === false ? undefined : headerFor(file.path);
-    const separator = file.path.endsWith(".proto") || file.path.endsWith(".graphql") || file.path.endsWith(".md") ? "\n\n" : "\n";
+    const separator = /\.(proto|graphql|md)$/.test(file.path) ? "\n\n" : "\n";
     rendered.set(file.path, header === undefined ? file.content : header + separator + file.content);
+  };
+  files.forEach(add);
+  const groupRecords: GenerationRecord["groups"] = {};
+  for (const group of groups) {
+    const groupFiles = resolveGroup(root, record, group);
+    groupFiles.forEach(add);
+    groupRecords[group.name] = { input: group.inputHash, files: groupFiles.map((f) => f.path).sort() };
   }
-  const owned = [...rendered.keys(), OWNED_FILES_LIST].sort();
-  rendered.set(OWNED_FILES_LIST, `# Files written by \`apigen generate\`; do not edit them by hand.\n${owned.join("\n")}\n`);
-  return { files: new Map([...rendered].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) };
+  const sorted = new Map([...rendered].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  const next: GenerationRecord & { "//": string } = {
+    "//": "Written by `apigen generate`: every file it owns, with its sha256. Do not edit generated files by hand.",
+    files: Object.fromEntries([...sorted].map(([path, content]) => [path, sha256(content)])),
+    groups: groupRecords,
+  };
+  sorted.set(RECORD_PATH, JSON.stringify(next, null, 2) + "\n");
+  return { files: sorted };
 }
 
 export interface Drift {
@@ -42,21 +110,6 @@ export interface Drift {
   orphaned: string[];
 }
 
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, "utf8");
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
-    throw error;
-  }
-}
-
-function previouslyOwned(root: string): string[] {
-  const list = readOrUndefined(join(root, OWNED_FILES_LIST));
-  if (list === undefined) return [];
-  return list.split("\n").filter((line) => line && !line.startsWith("#") && !line.includes(".."));
-}
-
 export function compare(root: string, rendered: Rendered): Drift {
   const drift: Drift = { stale: [], missing: [], orphaned: [] };
   for (const [path, content] of rendered.files) {
@@ -64,8 +117,9 @@ export function compare(root: string, rendered: Rendered): Drift {
     if (current === undefined) drift.missing.push(path);
     else if (current !== content) drift.stale.push(path);
   }
-  for (const path of previouslyOwned(root)) {
-    if (!rendered.files.has(path) && readOrUndefined(join(root, path)) !== undefined) drift.orphaned.push(path);
+  for (const path of Object.keys(readRecord(root).files)) {
+    if (path.includes("..") || rendered.files.has(path)) continue;
+    if (readOrUndefined(join(root, path)) !== undefined) drift.orphaned.push(path);
   }
   return drift;
 }
@@ -87,8 +141,8 @@ export function write(root: string, rendered: Rendered): WriteResult {
       mkdirSync(dirname(staged), { recursive: true });
       writeFileSync(staged, rendered.files.get(path)!);
     }
-    // The owned-files list goes last: until it lands, the previous list still names every file.
-    const ordered = [...changed.filter((p) => p !== OWNED_FILES_LIST), ...changed.filter((p) => p === OWNED_FILES_LIST)];
+    // The record goes last: until it lands, the previous record still names every owned file.
+    const ordered = [...changed.filter((p) => p !== RECORD_PATH), ...changed.filter((p) => p === RECORD_PATH)];
     for (const path of ordered) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
       renameSync(join(staging, path), join(root, path));

@@ -66,7 +66,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
     // Lists are never null in answers (an unset list is empty); in inputs a list may be omitted.
     if (field.list) {
       const list = new GraphQLList(new GraphQLNonNull(base));
-      return (as === "output" || field.required ? new GraphQLNonNull(list) : list) as T;
+      return (as === "output" || field.required ? new GraphQLNonNull(list) : list) as unknown as T;
     }
     return (field.required ? new GraphQLNonNull(base) : base) as T;
   };

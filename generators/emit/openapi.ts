@@ -1,7 +1,7 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
-import { stringify } from "yaml";
 import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
+import { toYaml } from "./yaml-text.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
@@ -90,7 +90,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     operation.requestBody = body;
   }
   operation.responses = {
-    "200": { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.shared ? op.output.name : op.output.name) } } },
+    "200": { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } },
     default: { $ref: isToken ? "#/components/responses/OAuthError" : "#/components/responses/Error" },
   };
   operation["x-kind"] = op.kind;
@@ -176,5 +176,5 @@ export function buildOpenapi(ir: Ir): Schema {
 }
 
 export function emitOpenapi(ir: Ir): GeneratedFile[] {
-  return [{ path: OPENAPI_PATH, content: stringify(buildOpenapi(ir), { lineWidth: 0, aliasDuplicateObjects: false }) }];
+  return [{ path: OPENAPI_PATH, content: toYaml(buildOpenapi(ir)) }];
 }

@@ -116,14 +116,20 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   }));
   typesFile.messages = ir.messages.filter((m) => m.shared).map((m) => planMessage(m));
 
+  const groupFiles = new Map<string, ProtoFilePlan>();
   const serviceFiles = ir.proto.services.map((service) => {
     const file = fileOf(service.protoFile);
     const operations = service.operations.map((name) => ir.operations.find((op) => op.name === name)!);
     for (const op of operations) {
       const grpc = op.grpc!;
-      file.messages.push(planMessage(op.input, grpc.requestMessage));
+      let groupFile = groupFiles.get(op.input.protoFile);
+      if (!groupFile) {
+        groupFile = fileOf(op.input.protoFile);
+        groupFiles.set(op.input.protoFile, groupFile);
+      }
+      groupFile.messages.push(planMessage(op.input, grpc.requestMessage));
       // A shared output is answered flat: the response message carries the type's own fields and numbers.
-      file.messages.push({ ...planMessage(op.output, grpc.responseMessage), comment: `Answer of ${op.name}.` });
+      groupFile.messages.push({ ...planMessage(op.output, grpc.responseMessage), comment: `Answer of ${op.name}.` });
     }
     file.services.push({
       name: service.name,
@@ -137,10 +143,11 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
         deprecated: op.deprecated !== undefined,
       })),
     });
+    file.imports.push(...new Set(operations.map((op) => op.input.protoFile)));
     return file;
   });
 
-  const files = [typesFile, ...serviceFiles];
+  const files = [typesFile, ...groupFiles.values(), ...serviceFiles];
   for (const file of files) {
     const uses = (typeName: string) =>
       file.messages.some((m) => m.fields.some((f) => f.type.kind !== "scalar" && f.type.kind !== "map" && f.type.typeName === typeName));
@@ -150,8 +157,9 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
       file.messages.some((m) =>
         m.fields.some((f) => (f.type.kind === "message" || f.type.kind === "enum") && f.type.typeName !== STRUCT_TYPE && !local.has(f.type.typeName)),
       );
-    if (uses(STRUCT_TYPE)) file.imports.push(STRUCT_FILE);
+    if (uses(STRUCT_TYPE)) file.imports.unshift(STRUCT_FILE);
     if (referencesShared) file.imports.push(ir.proto.typesFile);
+    file.imports.sort();
   }
   return files;
 }

@@ -1,0 +1,60 @@
+// Test helpers: throwaway project folders and runs of the real apigen command.
+import { spawnSync } from "node:child_process";
+import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+export const APIGEN = join(REPO_ROOT, "bin", "apigen.js");
+
+export interface RunResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `apigen <args>` with `root` as the project root. */
+export function apigen(root: string, ...args: string[]): RunResult {
+  const result = spawnSync(process.execPath, [APIGEN, ...args, "--root", root], { encoding: "utf8" });
+  return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A new empty folder under the system temp dir. */
+export function tempDir(prefix = "apigen-"): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** A temp project holding `manifest` as operations.yaml (and nothing else). */
+export function projectWithManifest(manifest: string): string {
+  const root = tempDir();
+  writeFileSync(join(root, "operations.yaml"), manifest);
+  return root;
+}
+
+/** A temp copy of this repository's manifest, lock and generated files. */
+export function copyOfRepo(): string {
+  const root = tempDir();
+  for (const entry of ["operations.yaml", "proto", "generated"]) {
+    cpSync(join(REPO_ROOT, entry), join(root, entry), { recursive: true });
+  }
+  return root;
+}
+
+/** Every file below `root` with its content, keyed by relative path. */
+export function snapshot(root: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else files.set(relative(root, path), readFileSync(path, "utf8"));
+    }
+  };
+  walk(root);
+  return files;
+}
+
+export function readFixture(name: string): string {
+  return readFileSync(join(REPO_ROOT, "test", "fixtures", name), "utf8");
+}
