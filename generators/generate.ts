@@ -17,7 +17,7 @@ export const DEFAULT_MANIFEST = "operations.yaml";
 /** Loads and validates the manifest at `root/manifestPath` into the IR (throws ManifestError). */
 export function loadIr(root: string, manifestPath = DEFAULT_MANIFEST): Ir {
   const loaded = loadManifestFile(join(root, manifestPath), manifestPath);
-  return buildIr(loaded, readLock(join(root, LOCK_PATH)));
+  return buildIr(loaded, readLock(root));
 }
 
 export interface Emitted {

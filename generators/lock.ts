@@ -2,6 +2,7 @@
 // fields are reordered; a removed field's number is reserved and never reused; a new field gets
 // the next free number. The lock is committed beside the .proto files it governs.
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { UsageError } from "./diagnostics.js";
 
 export const LOCK_PATH = "proto/field-numbers.lock.json";
@@ -15,15 +16,16 @@ export function emptyLock(): FieldNumberLock {
   return { messages: {}, enums: {} };
 }
 
-export function readLock(file: string): FieldNumberLock {
+/** Reads the lock below `root`; a missing lock is empty (every number is assigned afresh). */
+export function readLock(root: string): FieldNumberLock {
   let text: string;
   try {
-    text = readFileSync(file, "utf8");
+    text = readFileSync(join(root, LOCK_PATH), "utf8");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return emptyLock();
     throw error;
   }
-  return parseLock(text, file);
+  return parseLock(text, LOCK_PATH);
 }
 
 export function parseLock(text: string, file = LOCK_PATH): FieldNumberLock {

@@ -62,7 +62,7 @@ const SECURITY: Record<string, Schema[]> = {
   scim_token: [{ scimToken: [] }],
 };
 
-function operationObject(ir: Ir, op: IrOperation): Schema {
+function operationObject(op: IrOperation): Schema {
   const rest = op.rest!;
   const isToken = op.surface === "oauth";
   const body: Schema = {};
@@ -124,7 +124,7 @@ export function buildOpenapi(ir: Ir): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
     const entry = (paths[op.rest!.path] ??= {});
-    entry[op.rest!.method.toLowerCase()] = operationObject(ir, op);
+    entry[op.rest!.method.toLowerCase()] = operationObject(op);
   }
 
   const schemas: Record<string, Schema> = {};
