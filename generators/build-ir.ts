@@ -259,6 +259,17 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       report([...opPath, "output"], subject, "an operation carried over graphql must return at least one field", "key");
     }
 
+    const exactlyOneOf = rawOp.exactly_one_of ?? [];
+    exactlyOneOf.forEach((fieldName, index) => {
+      const field = input.fields.find((f) => f.name === fieldName);
+      if (!field) {
+        report([...opPath, "exactly_one_of", index], subject,
+          `exactly_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
+      } else if (field.required) {
+        report([...opPath, "exactly_one_of", index], subject, `exactly_one_of names '${fieldName}', which is required; make it optional`);
+      }
+    });
+
     const pagination = resolvePagination(rawOp, input, output, (message) => report([...opPath, "pagination"], subject, message));
 
     const op: IrOperation = {
@@ -272,6 +283,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       destructive,
       auth,
       pagination,
+      exactlyOneOf,
       protocols,
       input,
       output,

@@ -4,7 +4,8 @@ import { buildIr } from "./build-ir.js";
 import type { Ir } from "./ir.js";
 import { loadManifestFile } from "./load.js";
 import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
-import { emitGraphql } from "./emit/graphql.js";
+import { emitGraphql, printGraphql } from "./emit/graphql.js";
+import { emitGraphqlSchemaModule, emitTypescript } from "./emit/typescript.js";
 import { emitOpenapi } from "./emit/openapi.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -28,13 +29,16 @@ export interface Emitted {
 /** Every file the IR produces. */
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
+  const sdl = printGraphql(ir);
   return {
     files: [
       ...emitProtoText(protoPlan),
       ...emitBufConfig(),
       { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
-      ...emitGraphql(ir),
+      ...emitGraphql(sdl),
       ...emitOpenapi(ir),
+      ...emitTypescript(ir),
+      emitGraphqlSchemaModule(sdl),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
   };

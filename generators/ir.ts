@@ -124,6 +124,8 @@ export interface IrOperation {
   destructive: boolean;
   auth: AuthLevel;
   pagination: Pagination;
+  /** Input fields of which a request must give exactly one (empty when there is no such rule). */
+  exactlyOneOf: string[];
   deprecated?: string;
   graphql?: GraphqlBinding;
   rest?: RestBinding;

@@ -20,6 +20,7 @@ export interface RawOperation {
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
   route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
   pagination?: "none" | "page" | "token";
+  exactly_one_of?: string[];
   deprecated?: string;
   input?: RawFields;
   output: string | RawFields;

@@ -133,6 +133,11 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
   });
 }
 
-export function emitGraphql(ir: Ir): GeneratedFile[] {
-  return [{ path: GRAPHQL_SCHEMA_PATH, content: printSchema(buildGraphqlSchema(ir)) + "\n" }];
+/** The SDL text of the IR. */
+export function printGraphql(ir: Ir): string {
+  return printSchema(buildGraphqlSchema(ir)) + "\n";
+}
+
+export function emitGraphql(sdl: string): GeneratedFile[] {
+  return [{ path: GRAPHQL_SCHEMA_PATH, content: sdl }];
 }

@@ -1,0 +1,240 @@
+// TypeScript emitted from the IR: the schema value the runtime reflects on, the plain request and
+// answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
+import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
+import type { GeneratedFile } from "../writer.js";
+
+export const SCHEMA_MODULE = "generated/schema.ts";
+export const TYPES_MODULE = "generated/types.ts";
+export const SERVER_DIR = "generated/server";
+
+const SCALAR_TS: Record<Scalar, string> = {
+  string: "string",
+  bool: "boolean",
+  int32: "number",
+  int64: "number",
+  float64: "number",
+  map: "Record<string, string>",
+  json: "JsonObject",
+};
+
+const quote = (text: string) => JSON.stringify(text);
+const doc = (text: string, indent = "") => (text ? `${indent}/** ${text.replace(/\*\//g, "* /")} */\n` : "");
+
+function messageOf(ir: Ir, field: IrField): IrMessage {
+  return ir.messages.find((m) => m.name === (field.type as { name: string }).name)!;
+}
+
+// ---------------------------------------------------------------- schema.ts
+
+/** The selection set that asks for every field of a message, nested messages included. */
+function selection(ir: Ir, message: IrMessage, depth = 0): string {
+  if (depth > 8) throw new Error(`type ${message.name} nests too deep for a GraphQL selection`);
+  return message.fields
+    .map((field) => (field.type.kind === "message" ? `${field.name} { ${selection(ir, messageOf(ir, field), depth + 1)} }` : field.name))
+    .join(" ");
+}
+
+function graphqlDocument(ir: Ir, op: IrOperation): string {
+  const graphql = op.graphql!;
+  const keyword = graphql.rootType === "Query" ? "query" : "mutation";
+  const body = selection(ir, op.output);
+  if (!graphql.argument) return `${keyword} ${op.name} { ${op.name} { ${body} } }`;
+  const variableType = `${op.input.graphqlInputName}${graphql.argument.required ? "!" : ""}`;
+  return `${keyword} ${op.name}($params: ${variableType}) { ${op.name}(params: $params) { ${body} } }`;
+}
+
+function fieldSpec(field: IrField): string {
+  const parts = [
+    `name: ${quote(field.name)}`,
+    `kind: ${quote(field.type.kind === "scalar" ? field.type.scalar : field.type.kind)}`,
+  ];
+  if (field.type.kind !== "scalar") parts.push(`ref: ${quote(field.type.name)}`);
+  parts.push(`list: ${field.list}`, `required: ${field.required}`);
+  if (field.secret) parts.push("secret: true");
+  if (field.format) parts.push(`format: ${quote(field.format)}`);
+  parts.push(`protoName: ${quote(field.protoLocalName)}`);
+  return `{ ${parts.join(", ")} }`;
+}
+
+function operationSpec(ir: Ir, op: IrOperation): string {
+  const lines = [
+    `name: ${quote(op.name)}`,
+    `method: ${quote(op.camelName)}`,
+    `pascalName: ${quote(op.pascalName)}`,
+    `surface: ${quote(op.surface)}`,
+    `kind: ${quote(op.kind)}`,
+    `destructive: ${op.destructive}`,
+    `auth: ${quote(op.auth)}`,
+    `pagination: ${op.pagination.style === "none" ? "null" : `{ style: ${quote(op.pagination.style)}, itemsField: ${quote(op.pagination.itemsField)} }`}`,
+    `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,
+    `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
+    `input: ${quote(op.input.name)}`,
+    `output: ${quote(op.output.name)}`,
+    `graphql: ${
+      op.graphql
+        ? `{ since: ${quote(op.graphql.since)}, root: ${quote(op.graphql.rootType)}, document: ${quote(graphqlDocument(ir, op))}, variableRequired: ${op.graphql.argument ? op.graphql.argument.required : "null"} }`
+        : "null"
+    }`,
+    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, body: ${quote(op.rest.body)} }` : "null"}`,
+    `grpc: ${op.grpc ? `{ since: ${quote(op.grpc.since)}, service: ${quote(op.grpc.serviceTypeName)}, rpc: ${quote(op.grpc.rpc)} }` : "null"}`,
+  ];
+  return `    ${op.name}: {\n${lines.map((l) => `      ${l},`).join("\n")}\n    },`;
+}
+
+function emitSchemaModule(ir: Ir): GeneratedFile {
+  const enums = ir.enums
+    .map((e) => `    ${e.name}: { name: ${quote(e.name)}, values: { ${e.values.map((v) => `${quote(v.name)}: ${v.protoNumber}`).join(", ")} } },`)
+    .join("\n");
+  const messages = ir.messages
+    .map((m) => `    ${m.name}: {\n      name: ${quote(m.name)},\n      fields: [\n${m.fields.map((f) => `        ${fieldSpec(f)},`).join("\n")}\n      ],\n    },`)
+    .join("\n");
+  const operations = ir.operations.map((op) => operationSpec(ir, op)).join("\n");
+  const content = `import type { ApiSchema } from "../runtime/schema.js";
+
+/** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data. */
+export const schema = {
+  name: ${quote(ir.api.name)},
+  title: ${quote(ir.api.title)},
+  version: ${quote(ir.api.version)},
+  adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
+  orgAdminRole: ${quote(ir.api.orgAdminRole)},
+  grpcPort: ${ir.api.grpcPort},
+  enums: {
+${enums}
+  },
+  messages: {
+${messages}
+  },
+  operations: {
+${operations}
+  },
+} as const satisfies ApiSchema;
+
+export type OperationName = keyof typeof schema.operations;
+`;
+  return { path: SCHEMA_MODULE, content };
+}
+
+// ---------------------------------------------------------------- types.ts
+
+function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
+  let base: string;
+  if (field.type.kind === "scalar") base = SCALAR_TS[field.type.scalar];
+  else if (field.type.kind === "enum") base = field.type.name;
+  else {
+    const message = messageOf(ir, field);
+    base = as === "input" ? message.graphqlInputName : message.graphqlName;
+  }
+  return field.list ? `${base}[]` : base;
+}
+
+function outputInterface(ir: Ir, message: IrMessage): string {
+  const fields = message.fields.map((f) => {
+    // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
+    const alwaysPresent = f.required || f.list || (f.type.kind === "scalar" && f.type.scalar === "map");
+    return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${alwaysPresent ? "" : " | null"};`;
+  });
+  return `${doc(message.description)}export interface ${message.graphqlName} {\n${fields.join("\n")}\n}`;
+}
+
+function inputInterface(ir: Ir, message: IrMessage): string {
+  const fields = message.fields.map(
+    (f) => `${doc(f.description, "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`,
+  );
+  return `${doc(message.description)}export interface ${message.graphqlInputName} {\n${fields.join("\n")}\n}`;
+}
+
+function emitTypes(ir: Ir): GeneratedFile {
+  const blocks: string[] = [
+    'import type { JsonObject } from "../runtime/json.js";',
+    'export type { JsonObject } from "../runtime/json.js";',
+  ];
+  for (const e of ir.enums) {
+    blocks.push(`${doc(e.description)}export type ${e.name} = ${e.values.map((v) => quote(v.name)).join(" | ")};`);
+  }
+  for (const message of ir.messages) {
+    if (message.usedAsOutput || (message.shared && !message.usedAsInput)) blocks.push(outputInterface(ir, message));
+    if (message.usedAsInput) blocks.push(inputInterface(ir, message));
+  }
+  return { path: TYPES_MODULE, content: blocks.join("\n\n") + "\n" };
+}
+
+// ---------------------------------------------------------------- server stubs
+
+const SURFACE_INTERFACE: Record<string, { name: string; title: string }> = {
+  admin: { name: "AdminHandlers", title: "admin" },
+  user: { name: "UserHandlers", title: "user" },
+  oauth: { name: "OAuthHandlers", title: "token route" },
+};
+
+function emitServer(ir: Ir): GeneratedFile[] {
+  const surfaces = Object.keys(SURFACE_INTERFACE).filter((s) => ir.operations.some((op) => op.surface === s));
+  const typeNames = new Set<string>();
+  const interfaces = surfaces.map((surface) => {
+    const { name, title } = SURFACE_INTERFACE[surface]!;
+    const methods = ir.operations
+      .filter((op) => op.surface === surface)
+      .map((op) => {
+        const input = op.input.graphqlInputName;
+        const output = op.output.graphqlName;
+        typeNames.add(input).add(output);
+        const marks = [op.destructive ? "Destructive." : "", `Auth: ${op.auth}.`, `Protocols: ${op.protocols.join(", ")}.`].filter(Boolean).join(" ");
+        return `${doc(`${op.description} ${marks}`, "  ")}  ${op.camelName}(input: ${input}, context: CallContext): Promise<Reply<${output}>>;`;
+      });
+    return `/** Every ${title} operation, one method each. */\nexport interface ${name} {\n${methods.join("\n")}\n}`;
+  });
+  const services = ir.proto.services.map((s) => ({
+    name: s.name,
+    module: `../proto/${s.protoFile.replace(/\.proto$/, "_pb.js")}`,
+  }));
+
+  const handlers = `import type { CallContext, Reply } from "../../runtime/server/context.js";
+import type {
+${[...typeNames].sort().map((n) => `  ${n},`).join("\n")}
+} from "../types.js";
+
+${interfaces.join("\n\n")}
+
+/** What a service author implements: every operation of every surface. */
+export interface Implementation extends ${surfaces.map((s) => SURFACE_INTERFACE[s]!.name).join(", ")} {}
+`;
+
+  const index = `import { createServiceServer, type ServerOptions, type ServiceServer } from "../../runtime/server/index.js";
+import { schema } from "../schema.js";
+import { graphqlSchemaText } from "./graphql-schema.js";
+import type { Implementation } from "./handlers.js";
+${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
+
+export type * from "./handlers.js";
+export type { CallContext, Reply } from "../../runtime/server/context.js";
+export { ServiceError } from "../../runtime/errors.js";
+export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
+
+/**
+ * Serves \`implementation\` over GraphQL (POST /graphql) and REST (/v1/..., /oauth/...) on one port
+ * and over gRPC, gRPC-Web and Connect on another, with auth, validation and one error model.
+ */
+export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer {
+  return createServiceServer(
+    { schema, graphqlSchemaText, grpcServices: [${services.map((s) => s.name).join(", ")}] },
+    implementation as never,
+    options,
+  );
+}
+`;
+  return [
+    { path: `${SERVER_DIR}/handlers.ts`, content: handlers },
+    { path: `${SERVER_DIR}/index.ts`, content: index },
+  ];
+}
+
+export function emitGraphqlSchemaModule(sdl: string): GeneratedFile {
+  return {
+    path: `${SERVER_DIR}/graphql-schema.ts`,
+    content: `/** The GraphQL SDL of generated/graphql/schema.graphql, for the server to execute. */\nexport const graphqlSchemaText = ${JSON.stringify(sdl)};\n`,
+  };
+}
+
+export function emitTypescript(ir: Ir): GeneratedFile[] {
+  return [emitSchemaModule(ir), emitTypes(ir), ...emitServer(ir)];
+}

@@ -1,0 +1,78 @@
+// One error model for every protocol: a fixed code set and the one table that maps each code to
+// its HTTP status and gRPC status. GraphQL carries the code in `extensions.code`.
+
+export const ERROR_CODES = [
+  "INVALID_ARGUMENT",
+  "UNAUTHENTICATED",
+  "PERMISSION_DENIED",
+  "NOT_FOUND",
+  "FAILED_PRECONDITION",
+  "ALREADY_EXISTS",
+  "TOO_MANY_REQUESTS",
+  "INTERNAL",
+] as const;
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+/** The wire form of each code. gRPC codes are the numbers of google.rpc.Code. */
+export const ERROR_WIRE: Readonly<Record<ErrorCode, { readonly http: number; readonly grpc: number }>> = {
+  INVALID_ARGUMENT: { http: 400, grpc: 3 },
+  UNAUTHENTICATED: { http: 401, grpc: 16 },
+  PERMISSION_DENIED: { http: 403, grpc: 7 },
+  NOT_FOUND: { http: 404, grpc: 5 },
+  FAILED_PRECONDITION: { http: 412, grpc: 9 },
+  ALREADY_EXISTS: { http: 409, grpc: 6 },
+  TOO_MANY_REQUESTS: { http: 429, grpc: 8 },
+  INTERNAL: { http: 500, grpc: 13 },
+};
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+/** The code of a gRPC status, or INTERNAL for statuses outside the code set. */
+export function codeOfGrpcStatus(status: number): ErrorCode {
+  return ERROR_CODES.find((code) => ERROR_WIRE[code].grpc === status) ?? "INTERNAL";
+}
+
+/** The code of an HTTP status, for answers that carry no body of the error model. */
+export function codeOfHttpStatus(status: number): ErrorCode {
+  return ERROR_CODES.find((code) => ERROR_WIRE[code].http === status) ?? (status >= 500 ? "INTERNAL" : "INVALID_ARGUMENT");
+}
+
+/**
+ * An error a service implementation (or the runtime) raises on purpose. Its message reaches the
+ * caller, so it must never hold a secret; `field` names the input field at fault, if any.
+ */
+export class ServiceError extends Error {
+  override name = "ServiceError";
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly field?: string,
+    /** The RFC 6749 error of the token routes, when the code alone does not say it. */
+    readonly oauthError?: OAuthErrorCode,
+  ) {
+    super(message);
+  }
+}
+
+export type OAuthErrorCode =
+  | "invalid_request"
+  | "invalid_client"
+  | "invalid_grant"
+  | "unauthorized_client"
+  | "unsupported_grant_type"
+  | "invalid_scope"
+  | "invalid_target";
+
+/** RFC 6749 error of the token routes for a code, when the raiser named none. */
+export const OAUTH_ERROR_OF: Readonly<Record<ErrorCode, OAuthErrorCode>> = {
+  INVALID_ARGUMENT: "invalid_request",
+  UNAUTHENTICATED: "invalid_client",
+  PERMISSION_DENIED: "unauthorized_client",
+  NOT_FOUND: "invalid_grant",
+  FAILED_PRECONDITION: "invalid_grant",
+  ALREADY_EXISTS: "invalid_request",
+  TOO_MANY_REQUESTS: "invalid_request",
+  INTERNAL: "invalid_request",
+};

@@ -1,0 +1,64 @@
+// What an implementation sees of a call, whatever protocol carried it.
+import type { OperationSpec, Protocol } from "../schema.js";
+
+/** Who is calling, as established by the runtime before the implementation runs. */
+export type Principal =
+  | { readonly kind: "anonymous" }
+  /** Holder of the admin secret (or of an admin session opened with it). */
+  | { readonly kind: "super_admin" }
+  /** A signed-in user, from a bearer token the service issued. */
+  | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] };
+
+export interface CookieOptions {
+  maxAgeSeconds?: number;
+  path?: string;
+}
+
+export interface CallContext {
+  readonly operation: OperationSpec;
+  readonly protocol: Protocol;
+  readonly principal: Principal;
+  readonly remoteAddress: string;
+  /** Request headers (gRPC: metadata), lower-case names. */
+  readonly headers: Readonly<Record<string, string>>;
+  readonly cookies: Readonly<Record<string, string>>;
+  /** Sets an HttpOnly, SameSite=Strict cookie on the answer. */
+  setCookie(name: string, value: string, options?: CookieOptions): void;
+  /** Admin sessions opened with the admin secret (admin_login / admin_session / admin_logout). */
+  readonly adminSessions: AdminSessions;
+}
+
+export interface AdminSession {
+  readonly id: string;
+  readonly createdAt: number;
+  readonly expiresAt: number;
+}
+
+export interface AdminSessions {
+  /** The name of the cookie that carries an admin session. */
+  readonly cookieName: string;
+  /** Compares a presented secret with the admin secret in constant time; failures count toward lockout. */
+  verifySecret(candidate: string): boolean;
+  open(): AdminSession;
+  get(id: string | undefined): AdminSession | undefined;
+  close(id: string | undefined): void;
+}
+
+type Nullable<T> = null extends T ? true : false;
+type ReplyValue<T> = T extends (infer Item)[]
+  ? ReplyValue<Item>[]
+  : T extends object
+    ? string extends keyof T
+      ? T // free-form maps and JSON objects are taken as they are
+      : Reply<T>
+    : T;
+
+/**
+ * What an implementation returns for an answer of type T: fields that may be null may also be
+ * left out (the runtime fills them with null, and lists and maps with empty ones).
+ */
+export type Reply<T> = {
+  [K in keyof T as Nullable<T[K]> extends true ? never : T[K] extends unknown[] | Record<string, string> ? never : K]: ReplyValue<T[K]>;
+} & {
+  [K in keyof T as Nullable<T[K]> extends true ? K : T[K] extends unknown[] | Record<string, string> ? K : never]?: ReplyValue<T[K]> | null;
+};

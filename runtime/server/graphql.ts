@@ -1,0 +1,97 @@
+// GraphQL over HTTP with graphql-js. Parsed and validated documents are cached by their text:
+// clients send the same query text every time, so most requests skip parse and validate.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { buildSchema, execute, GraphQLError, GraphQLObjectType, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { ServiceError } from "../errors.js";
+import type { CallPipeline } from "./invoke.js";
+import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { serializeCookie } from "./invoke.js";
+
+const DOCUMENT_CACHE_SIZE = 500;
+
+interface RequestState {
+  headers: Record<string, string>;
+  remoteAddress: string;
+  cookies: string[];
+}
+
+export class GraphqlEndpoint {
+  private readonly schema: GraphQLSchema;
+  private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
+
+  constructor(
+    sdl: string,
+    pipeline: CallPipeline,
+    private readonly bodyLimit: number,
+  ) {
+    this.schema = buildSchema(sdl);
+    for (const root of [this.schema.getQueryType(), this.schema.getMutationType()]) {
+      if (!root) continue;
+      for (const field of Object.values((root as GraphQLObjectType).getFields())) {
+        const operation = pipeline.schema.operations[field.name];
+        if (!operation) throw new Error(`GraphQL field ${field.name} has no operation in the schema`);
+        field.resolve = (_root, args: { params?: unknown }, state: RequestState) =>
+          pipeline.invoke({
+            protocol: "graphql",
+            operation,
+            input: args.params ?? {},
+            headers: state.headers,
+            remoteAddress: state.remoteAddress,
+            setCookie: (name, value, options) => state.cookies.push(serializeCookie(name, value, options)),
+          });
+      }
+    }
+  }
+
+  private document(query: string): DocumentNode | readonly GraphQLError[] {
+    let cached = this.documents.get(query);
+    if (!cached) {
+      try {
+        const document = parse(query);
+        const errors = validate(this.schema, document);
+        cached = errors.length > 0 ? errors : document;
+      } catch (error) {
+        cached = [error as GraphQLError];
+      }
+      if (this.documents.size >= DOCUMENT_CACHE_SIZE) this.documents.delete(this.documents.keys().next().value!);
+      this.documents.set(query, cached);
+    }
+    return cached;
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    let body: Record<string, unknown>;
+    try {
+      body = parseJsonObject(await readBody(request, this.bodyLimit));
+    } catch (error) {
+      const message = error instanceof ServiceError ? error.message : "unreadable request";
+      sendJson(response, 400, { errors: [{ message, extensions: { code: "INVALID_ARGUMENT" } }], data: null });
+      return;
+    }
+    const query = body.query;
+    if (typeof query !== "string") {
+      sendJson(response, 400, { errors: [{ message: "a GraphQL request needs a query string", extensions: { code: "INVALID_ARGUMENT" } }], data: null });
+      return;
+    }
+    const document = this.document(query);
+    if (Array.isArray(document)) {
+      sendJson(response, 200, { errors: document.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
+      return;
+    }
+    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [] };
+    const result = await execute({
+      schema: this.schema,
+      document: document as DocumentNode,
+      variableValues: (body.variables ?? undefined) as Record<string, unknown> | undefined,
+      operationName: typeof body.operationName === "string" ? body.operationName : undefined,
+      contextValue: state,
+    });
+    const errors = result.errors?.map((e) => {
+      const original = e.originalError;
+      const code = original instanceof ServiceError ? original.code : e.path ? "INTERNAL" : "INVALID_ARGUMENT";
+      const message = original instanceof ServiceError || !e.path ? e.message : "internal error";
+      return { message, path: e.path, extensions: { code } };
+    });
+    sendJson(response, 200, errors ? { errors, data: result.data ?? null } : { data: result.data }, state.cookies);
+  }
+}

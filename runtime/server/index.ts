@@ -1,0 +1,88 @@
+// The server of the generated stubs: GraphQL and REST on one HTTP port, gRPC (with gRPC-Web and
+// Connect) on an HTTP/2 port, all three running the same call pipeline.
+import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Session } from "node:http2";
+import type { AddressInfo } from "node:net";
+import type { DescService } from "@bufbuild/protobuf";
+import type { ApiSchema } from "../schema.js";
+import { GraphqlEndpoint } from "./graphql.js";
+import { grpcHandler } from "./grpc.js";
+import { DEFAULT_BODY_LIMIT, sendJson } from "./http-body.js";
+import { CallPipeline, type ServerOptions } from "./invoke.js";
+import { RestRoutes } from "./rest.js";
+
+export type { ServerOptions, LogEntry } from "./invoke.js";
+export type { CallContext, Principal, Reply } from "./context.js";
+
+export interface ServiceDefinition {
+  schema: ApiSchema;
+  graphqlSchemaText: string;
+  grpcServices: readonly DescService[];
+}
+
+export interface ListeningAddresses {
+  /** Base URL of GraphQL (/graphql) and REST (/v1/..., /oauth/...). */
+  httpUrl: string;
+  /** host:port of gRPC. */
+  grpcEndpoint: string;
+}
+
+export interface ServiceServer {
+  readonly pipeline: CallPipeline;
+  listen(): Promise<ListeningAddresses>;
+  close(): Promise<void>;
+}
+
+export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
+  const pipeline = new CallPipeline(definition.schema, implementation, options);
+  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const graphql = new GraphqlEndpoint(definition.graphqlSchemaText, pipeline, bodyLimit);
+  const rest = new RestRoutes(pipeline, bodyLimit);
+  const host = options.host ?? "127.0.0.1";
+
+  const http: Server = createHttpServer((request, response) => {
+    const url = new URL(request.url ?? "/", "http://localhost");
+    const done = (error?: unknown) => {
+      if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
+    };
+    if (url.pathname === "/graphql") {
+      if (request.method !== "POST") sendJson(response, 405, { code: "INVALID_ARGUMENT", message: "/graphql takes POST" });
+      else graphql.handle(request, response).then(() => done(), done);
+    } else if (rest.owns(url.pathname)) {
+      rest.handle(request, response, url).then(() => done(), done);
+    } else {
+      sendJson(response, 404, { code: "NOT_FOUND", message: `no route ${request.method} ${url.pathname}` });
+    }
+  });
+  http.keepAliveTimeout = 65_000;
+  const grpc: Http2Server = createHttp2Server(grpcHandler(pipeline, definition.grpcServices));
+  // Open HTTP/2 sessions keep a server from closing; remember them to end them on close().
+  const sessions = new Set<ServerHttp2Session>();
+  grpc.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+
+  const listen = (server: Server | Http2Server, port: number) =>
+    new Promise<number>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
+    });
+
+  return {
+    pipeline,
+    async listen() {
+      const httpPort = await listen(http, options.port ?? 8080);
+      const grpcPort = await listen(grpc, options.grpcPort ?? definition.schema.grpcPort);
+      return { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
+    },
+    async close() {
+      http.closeAllConnections();
+      for (const session of sessions) session.destroy();
+      await Promise.all([
+        new Promise<void>((resolve) => http.close(() => resolve())),
+        new Promise<void>((resolve) => grpc.close(() => resolve())),
+      ]);
+    },
+  };
+}

@@ -1,0 +1,138 @@
+// The one call pipeline behind every protocol: who is calling, may they, is the input valid, run
+// the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
+import { ServiceError } from "../errors.js";
+import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
+import { normalizeMessage } from "../shape.js";
+import { AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
+import type { CallContext, CookieOptions, Principal } from "./context.js";
+import { validateInput } from "./validate.js";
+
+type Plain = Record<string, unknown>;
+export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
+
+export interface LogEntry {
+  operation: string;
+  protocol: Protocol;
+  /** Error code, or "OK". */
+  outcome: string;
+  durationMs: number;
+}
+
+export interface ServerOptions {
+  /** The admin secret every admin call must carry (the server's --admin-secret). */
+  adminSecret: string;
+  /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
+  port?: number;
+  /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
+  grpcPort?: number;
+  host?: string;
+  lockout?: LockoutPolicy;
+  /** Largest request body accepted, in bytes (default 1 MiB). */
+  bodyLimitBytes?: number;
+  /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
+  verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
+  /** Whether a signed-in user is an org-admin of the organization this call concerns. */
+  isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
+  /** One entry per call; never holds inputs, answers or secrets. */
+  logger?: (entry: LogEntry) => void;
+  /** Clock, for tests. */
+  now?: () => number;
+}
+
+export interface IncomingCall {
+  protocol: Protocol;
+  operation: OperationSpec;
+  input: unknown;
+  headers: Readonly<Record<string, string>>;
+  remoteAddress: string;
+  setCookie(name: string, value: string, options?: CookieOptions): void;
+}
+
+export function parseCookies(header: string | undefined): Record<string, string> {
+  const cookies: Record<string, string> = {};
+  for (const part of (header ?? "").split(";")) {
+    const index = part.indexOf("=");
+    if (index > 0) cookies[part.slice(0, index).trim()] = decodeURIComponent(part.slice(index + 1).trim());
+  }
+  return cookies;
+}
+
+export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
+  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${options.path ?? "/"}`, "HttpOnly", "SameSite=Strict"];
+  if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
+  return parts.join("; ");
+}
+
+export class CallPipeline {
+  readonly guard: AdminSecretGuard;
+  readonly adminSessions: AdminSessionStore;
+  private readonly handlers = new Map<string, Handler>();
+
+  constructor(
+    readonly schema: ApiSchema,
+    implementation: Record<string, unknown>,
+    readonly options: ServerOptions,
+  ) {
+    const now = options.now ?? Date.now;
+    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, now);
+    this.adminSessions = new AdminSessionStore(now);
+    for (const operation of Object.values(schema.operations)) {
+      const method = implementation[operation.method];
+      if (typeof method !== "function") throw new Error(`the implementation has no method ${operation.method} (operation ${operation.name})`);
+      this.handlers.set(operation.name, method.bind(implementation) as Handler);
+    }
+  }
+
+  private async principalOf(call: IncomingCall, cookies: Record<string, string>): Promise<Principal> {
+    const level = call.operation.auth;
+    if (needsAdminCheck(level)) {
+      const secret = call.headers[this.schema.adminSecretHeader];
+      if (secret !== undefined && secret !== "") {
+        if (this.guard.verify(secret, call.remoteAddress)) return { kind: "super_admin" };
+        throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+      }
+      if (this.adminSessions.get(cookies[this.adminSessions.forCall(this.guard, call.remoteAddress).cookieName])) return { kind: "super_admin" };
+    }
+    const authorization = call.headers["authorization"];
+    if (authorization?.toLowerCase().startsWith("bearer ") && level !== "public") {
+      const user = await this.options.verifyUserToken?.(authorization.slice(7).trim());
+      if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
+      return { kind: "user", userId: user.userId, roles: user.roles };
+    }
+    return { kind: "anonymous" };
+  }
+
+  /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
+  async invoke(call: IncomingCall): Promise<Plain> {
+    const started = performance.now();
+    const { operation } = call;
+    let outcome = "OK";
+    try {
+      const cookies = parseCookies(call.headers["cookie"]);
+      const principal = await this.principalOf(call, cookies);
+      let input: Plain | undefined;
+      const validated = () => (input ??= validateInput(this.schema, operation, call.input));
+      await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
+        principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
+      );
+      const context: CallContext = {
+        operation,
+        protocol: call.protocol,
+        principal,
+        remoteAddress: call.remoteAddress,
+        headers: call.headers,
+        cookies,
+        setCookie: call.setCookie,
+        adminSessions: this.adminSessions.forCall(this.guard, call.remoteAddress),
+      };
+      const output = await this.handlers.get(operation.name)!(validated(), context);
+      return normalizeMessage(this.schema, operation.output, output);
+    } catch (error) {
+      const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
+      outcome = serviceError.code;
+      throw serviceError;
+    } finally {
+      this.options.logger?.({ operation: operation.name, protocol: call.protocol, outcome, durationMs: performance.now() - started });
+    }
+  }
+}

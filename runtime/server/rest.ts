@@ -1,0 +1,89 @@
+// REST routes as the OpenAPI document says: POST (or GET) /v1/..., and the token routes, which take
+// form bodies too and answer errors the RFC 6749 way.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ERROR_WIRE, OAUTH_ERROR_OF, ServiceError } from "../errors.js";
+import type { FieldSpec, OperationSpec } from "../schema.js";
+import type { CallPipeline } from "./invoke.js";
+import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { serializeCookie } from "./invoke.js";
+
+type Plain = Record<string, unknown>;
+
+/** Query-string and form values arrive as text; scalar fields take them as their own type. */
+function fromText(field: FieldSpec | undefined, value: string): unknown {
+  if (!field) return value;
+  if (field.kind === "bool") return value === "true" ? true : value === "false" ? false : value;
+  if (["int32", "int64", "float64"].includes(field.kind) && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+  return value;
+}
+
+export class RestRoutes {
+  private readonly routes = new Map<string, OperationSpec>();
+  private readonly paths = new Map<string, string[]>();
+
+  constructor(
+    private readonly pipeline: CallPipeline,
+    private readonly bodyLimit: number,
+  ) {
+    for (const operation of Object.values(pipeline.schema.operations)) {
+      if (!operation.rest) continue;
+      this.routes.set(`${operation.rest.method} ${operation.rest.path}`, operation);
+      this.paths.set(operation.rest.path, [...(this.paths.get(operation.rest.path) ?? []), operation.rest.method]);
+    }
+  }
+
+  /** Whether a path belongs to the REST surface at all. */
+  owns(path: string): boolean {
+    return path.startsWith("/v1/") || this.paths.has(path);
+  }
+
+  private fields(operation: OperationSpec): Map<string, FieldSpec> {
+    return new Map(this.pipeline.schema.messages[operation.input]!.fields.map((f) => [f.name, f]));
+  }
+
+  private async input(request: IncomingMessage, operation: OperationSpec, url: URL): Promise<Plain> {
+    const fields = this.fields(operation);
+    if (operation.rest!.method === "GET") {
+      return Object.fromEntries([...url.searchParams].map(([key, value]) => [key, fromText(fields.get(key), value)]));
+    }
+    const text = await readBody(request, this.bodyLimit);
+    const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+    if (type === "application/x-www-form-urlencoded") {
+      if (operation.rest!.body !== "form_or_json") throw new ServiceError("INVALID_ARGUMENT", `${operation.rest!.path} takes a JSON body`);
+      return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
+    }
+    return parseJsonObject(text);
+  }
+
+  async handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    const method = request.method ?? "GET";
+    const operation = this.routes.get(`${method} ${url.pathname}`);
+    if (!operation) {
+      const allowed = this.paths.get(url.pathname);
+      if (allowed) sendJson(response, 405, { code: "INVALID_ARGUMENT", message: `${url.pathname} takes ${allowed.join(" or ")}, not ${method}` });
+      else sendJson(response, 404, { code: "NOT_FOUND", message: `no route ${method} ${url.pathname}` });
+      return;
+    }
+    const cookies: string[] = [];
+    try {
+      const output = await this.pipeline.invoke({
+        protocol: "rest",
+        operation,
+        input: await this.input(request, operation, url),
+        headers: flatHeaders(request.headers),
+        remoteAddress: request.socket.remoteAddress ?? "",
+        setCookie: (name, value, options) => cookies.push(serializeCookie(name, value, options)),
+      });
+      sendJson(response, 200, output, cookies);
+    } catch (error) {
+      const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+      if (operation.surface === "oauth") {
+        const oauthError = serviceError.oauthError ?? OAUTH_ERROR_OF[serviceError.code];
+        const status = oauthError === "invalid_client" ? 401 : serviceError.code === "INTERNAL" ? 500 : serviceError.code === "TOO_MANY_REQUESTS" ? 429 : 400;
+        sendJson(response, status, { error: oauthError, error_description: serviceError.message }, cookies);
+      } else {
+        sendJson(response, ERROR_WIRE[serviceError.code].http, { code: serviceError.code, message: serviceError.message }, cookies);
+      }
+    }
+  }
+}

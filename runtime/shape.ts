@@ -1,0 +1,102 @@
+// The one flat answer shape of DESIGN.md: every declared field present, unset optional values null,
+// lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
+// the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
+import type { ApiSchema, FieldSpec } from "./schema.js";
+
+type Plain = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Reverse enum tables, built once per schema. */
+const enumNames = new WeakMap<ApiSchema, Map<string, Map<number, string>>>();
+function enumName(schema: ApiSchema, enumRef: string, value: number): string | null {
+  let tables = enumNames.get(schema);
+  if (!tables) {
+    tables = new Map(Object.values(schema.enums).map((e) => [e.name, new Map(Object.entries(e.values).map(([name, n]) => [n, name]))]));
+    enumNames.set(schema, tables);
+  }
+  return tables.get(enumRef)?.get(value) ?? null;
+}
+
+function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, from: "name" | "protoName"): unknown {
+  switch (field.kind) {
+    case "int32":
+    case "int64":
+    case "float64":
+      return typeof value === "bigint" ? Number(value) : typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    case "enum":
+      return typeof value === "number" ? enumName(schema, field.ref!, value) : value;
+    case "message":
+      return normalizeMessage(schema, field.ref!, value, from);
+    default:
+      return value;
+  }
+}
+
+/**
+ * `value` in the flat shape of message `messageName`. Fields the message does not declare are
+ * dropped, so nothing undeclared (such as a secret) can leave through an answer.
+ * `from: "protoName"` reads a protobuf-es message instead of a plain object.
+ */
+export function normalizeMessage(schema: ApiSchema, messageName: string, value: unknown, from: "name" | "protoName" = "name"): Plain {
+  const message = schema.messages[messageName];
+  if (!message) throw new Error(`unknown message ${messageName}`);
+  const source = isObject(value) ? value : {};
+  const result: Plain = {};
+  for (const field of message.fields) {
+    const raw = source[field[from]];
+    if (field.list) {
+      result[field.name] = Array.isArray(raw) ? raw.map((item) => normalizeValue(schema, field, item, from)) : [];
+    } else if (field.kind === "map") {
+      result[field.name] = isObject(raw) ? { ...raw } : {};
+    } else if (raw === undefined || raw === null) {
+      result[field.name] = null;
+    } else {
+      const normalized = normalizeValue(schema, field, raw, from);
+      // proto3 has no null enum: the zero value means unset.
+      result[field.name] = normalized;
+    }
+  }
+  return result;
+}
+
+function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknown {
+  switch (field.kind) {
+    case "int64":
+      return typeof value === "number" || typeof value === "string" ? BigInt(value) : value;
+    case "enum":
+      return typeof value === "string" ? schema.enums[field.ref!]?.values[value] ?? 0 : value;
+    case "message":
+      return toProtoInit(schema, field.ref!, value);
+    default:
+      return value;
+  }
+}
+
+/** A plain (snake_case) object as the init of a protobuf-es message: camelCase keys, bigint int64s, enum numbers. */
+export function toProtoInit(schema: ApiSchema, messageName: string, value: unknown): Plain {
+  const message = schema.messages[messageName];
+  if (!message) throw new Error(`unknown message ${messageName}`);
+  const source = isObject(value) ? value : {};
+  const init: Plain = {};
+  for (const field of message.fields) {
+    const raw = source[field.name];
+    if (raw === undefined || raw === null) continue;
+    init[field.protoName] = field.list && Array.isArray(raw) ? raw.map((item) => protoValue(schema, field, item)) : protoValue(schema, field, raw);
+  }
+  return init;
+}
+
+/** A protobuf-es message as a plain snake_case object, keeping only the fields set on the wire. */
+export function fromProtoInput(schema: ApiSchema, messageName: string, message: unknown): Plain {
+  const normalized = normalizeMessage(schema, messageName, message, "protoName");
+  const spec = schema.messages[messageName]!;
+  // For requests, "unset" must stay distinguishable from "empty": drop nulls and empty lists/maps.
+  for (const field of spec.fields) {
+    const value = normalized[field.name];
+    if (value === null || (Array.isArray(value) && value.length === 0) || (field.kind === "map" && isObject(value) && Object.keys(value).length === 0)) {
+      delete normalized[field.name];
+    }
+  }
+  return normalized;
+}
