@@ -22,6 +22,8 @@ import {
 } from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
+/** Names GraphQL or this toolchain's SDL already uses: root types, built-in and custom scalars. */
+const GRAPHQL_RESERVED = new Set(["Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "Int64", "Map", "JSON"]);
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
 const USER_AUTH: readonly AuthLevel[] = ["public", "user", "scim_token"];
 
@@ -55,6 +57,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const serviceFile = (surface: "admin" | "user") => `${protoDirectory}/${surface}_service.proto`;
 
   // ---- enums ----
+  const enumValueOwners = new Map<string, string>();
   const enums: IrEnum[] = Object.entries(enumsRaw).map(([name, rawEnum]) => {
     const entries: [string, string][] = Array.isArray(rawEnum.values)
       ? rawEnum.values.map((v) => [v, ""])
@@ -63,15 +66,23 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const { numbers, reserved } = assignNumbers((nextLock.enums[name] ??= {}), entries.map(([v]) => v));
     const protoNames = new Map<string, string>();
     const values = entries.map(([value, description], index) => {
+      const valuePath = ["enums", name, "values", Array.isArray(rawEnum.values) ? index : value];
       const protoName = `${prefix}_${upperSnakeCase(value)}`;
       const clash = protoNames.get(protoName);
       if (clash !== undefined) {
-        report(["enums", name, "values", Array.isArray(rawEnum.values) ? index : value], `enum '${name}'`,
-          `values '${clash}' and '${value}' both become ${protoName} in proto; rename one`);
+        report(valuePath, `enum '${name}'`, `values '${clash}' and '${value}' both become ${protoName} in proto; rename one`);
+      } else if (protoName === `${prefix}_UNSPECIFIED`) {
+        report(valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, the name of the zero value; rename it`);
+      } else {
+        const other = enumValueOwners.get(protoName);
+        if (other !== undefined) {
+          report(valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, which enum '${other}' already declares (proto enum values share one scope); rename one`);
+        }
+        enumValueOwners.set(protoName, name);
       }
       protoNames.set(protoName, value);
       if (["true", "false", "null"].includes(value)) {
-        report(["enums", name, "values"], `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
+        report(valuePath, `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
       }
       return { name: value, description, protoName, protoNumber: numbers.get(value)! };
     });
@@ -142,6 +153,15 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   ): IrMessage => {
     const fieldNames = Object.keys(rawFields);
     const { numbers, reserved } = assignNumbers((nextLock.messages[lockKey] ??= {}), fieldNames);
+    const jsonNames = new Map<string, string>();
+    for (const fieldName of fieldNames) {
+      const jsonName = camelCase(fieldName, new Set());
+      const clash = jsonNames.get(jsonName);
+      if (clash !== undefined) {
+        report([...path, fieldName], subject, `fields '${clash}' and '${fieldName}' both become ${jsonName} in proto JSON; rename one`, "key");
+      }
+      jsonNames.set(jsonName, fieldName);
+    }
     return {
       name,
       description: options.description,
@@ -215,7 +235,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
     if (!allowedAuth.includes(auth)) {
       report([...opPath, "auth"], subject,
-        `a ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
+        `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
     }
     if (rawOp.deprecated !== undefined && rawOp.deprecated.trim() === "") {
       report([...opPath, "deprecated"], subject, "deprecated needs a reason");
@@ -349,12 +369,51 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     markUsage(op.output, "usedAsOutput");
   }
 
-  // ---- every derived name must be unique within its namespace ----
+  // ---- what GraphQL reaches: its types need fields and names of their own ----
+  const reachedByGraphql = new Set<string>();
+  const reach = (message: IrMessage) => {
+    if (reachedByGraphql.has(message.name)) return;
+    reachedByGraphql.add(message.name);
+    for (const field of message.fields) {
+      const target = field.type.kind === "message" ? sharedByName.get(field.type.name) : undefined;
+      if (target) reach(target);
+    }
+  };
+  for (const op of operations) {
+    if (!op.graphql) continue;
+    if (op.input.fields.length > 0) reach(op.input);
+    reach(op.output);
+  }
+  for (const message of sharedMessages) {
+    if (message.fields.length === 0 && reachedByGraphql.has(message.name)) {
+      diagnostics.push({ file, position: message.position, subject: `type '${message.name}'`, message: "a type carried over graphql must have at least one field" });
+    }
+  }
+  for (const [section, names] of [["type", Object.keys(typesRaw)], ["enum", Object.keys(enumsRaw)]] as const) {
+    for (const name of names) {
+      if (GRAPHQL_RESERVED.has(name)) {
+        diagnostics.push({
+          file,
+          position: loaded.locate([section === "type" ? "types" : "enums", name], "key"),
+          subject: `${section} '${name}'`,
+          message: `its type name '${name}' is reserved in GraphQL; rename it`,
+        });
+      }
+    }
+  }
+
+  // ---- every derived name must be unique within its namespace (GraphQL and proto types share one) ----
   const messages = [...sharedMessages, ...inlineMessages];
   checkUnique(
     [
+      ...(["admin", "user"] as const).map((surface) => ({
+        name: `${pascalCase(surface, acronyms)}Service`,
+        owner: `the ${surface} gRPC service`,
+        position: loaded.locate(["operations"], "key"),
+      })),
       ...enums.map((e) => ({ name: e.name, owner: `enum '${e.name}'`, position: e.position })),
       ...messages.flatMap((m) => [
+        { name: m.name, owner: ownerOf(m), position: m.position },
         ...(m.usedAsOutput || m.shared ? [{ name: m.graphqlName, owner: ownerOf(m), position: m.position }] : []),
         ...(m.usedAsInput ? [{ name: m.graphqlInputName, owner: ownerOf(m), position: m.position }] : []),
       ]),
@@ -379,9 +438,11 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
 
   function checkUnique(entries: { name: string; owner: string; position: SourcePosition }[], what: string): void {
     const seen = new Map<string, { owner: string; position: SourcePosition }>();
+    const reported = new Set<string>();
     for (const entry of entries) {
       const first = seen.get(entry.name);
-      if (first && first.owner !== entry.owner) {
+      if (first && first.owner !== entry.owner && !reported.has(`${entry.owner} ${entry.name}`)) {
+        reported.add(`${entry.owner} ${entry.name}`);
         diagnostics.push({
           file,
           position: entry.position,

@@ -76,23 +76,30 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
   };
 
   if (doc.errors.length > 0) {
-    throw new ManifestError(
-      doc.errors.map((error) => ({
+    // Later syntax errors mostly follow from the first one; report that one alone.
+    const error = doc.errors[0]!;
+    const key = error.code === "DUPLICATE_KEY" ? text.slice(error.pos[0]).match(/^["']?([^"':\n]+)/)?.[1]?.trim() : undefined;
+    throw new ManifestError([
+      {
         file,
         position: position(error.pos[0]),
         subject: "",
-        message: yamlErrorMessage(error.code, error.message),
-      })),
-    );
+        message: key ? `duplicate key '${key}': each name may be declared once` : yamlErrorMessage(error.code, error.message),
+      },
+    ]);
   }
 
   const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition =>
     position(offsetOf(doc, path, which));
+  const sourceText = (path: readonly PathSegment[]): string | undefined => {
+    const node = doc.getIn(path as PathSegment[], true);
+    return isNode(node) && node.range ? text.slice(node.range[0], node.range[1]).trim() : undefined;
+  };
   const raw = doc.toJS({ maxAliasCount: 1000 }) as unknown;
 
   const validate = schemaValidator();
   if (!validate(raw)) {
-    throw new ManifestError(schemaDiagnostics(validate.errors ?? [], raw, file, locate));
+    throw new ManifestError(schemaDiagnostics(validate.errors ?? [], raw, file, locate, sourceText));
   }
   return { file, raw: raw as RawManifest, locate };
 }
@@ -133,11 +140,14 @@ function schemaValidator(): ValidateFunction {
 }
 
 /** Turns Ajv's errors into one actionable message per place, most specific first. */
+type SourceText = (path: readonly PathSegment[]) => string | undefined;
+
 function schemaDiagnostics(
   errors: ErrorObject[],
   root: unknown,
   file: string,
   locate: LoadedManifest["locate"],
+  sourceText: SourceText,
 ): Diagnostic[] {
   const byPath = new Map<string, ErrorObject[]>();
   for (const error of errors) {
@@ -156,7 +166,7 @@ function schemaDiagnostics(
     const seen = new Set<string>();
     for (const error of chosen) {
       const segments = instancePath.split("/").slice(1).map(decodePointer);
-      const d = describe(error, segments, root, file, locate);
+      const d = describe(error, segments, root, file, locate, sourceText);
       const key = `${d.position.line}:${d.position.col}:${d.message}`;
       if (!seen.has(key)) {
         seen.add(key);
@@ -186,17 +196,41 @@ const hints: Record<string, string> = {
   typeName: "type names are PascalCase, such as OrgMember",
 };
 
+/** The $defs entry an error's schema path ends in (the innermost), such as "version". */
+function definitionOf(error: ErrorObject): string {
+  const matches = [...error.schemaPath.matchAll(/\$defs\/(\w+)/g)];
+  return matches[matches.length - 1]?.[1] ?? "";
+}
+
 function describe(
   error: ErrorObject,
   segments: string[],
   root: unknown,
   file: string,
   locate: LoadedManifest["locate"],
+  sourceText: SourceText,
 ): Diagnostic {
   const subject = subjectOf(segments);
-  const leaf = segments[segments.length - 1] ?? "manifest";
+  const last = segments[segments.length - 1];
+  // An index means nothing to the reader; "value 4 of values" does.
+  const leaf = last === undefined ? "manifest" : /^\d+$/.test(last) ? `item ${Number(last) + 1} of ${segments[segments.length - 2]}` : last;
   const value = segments.reduce<unknown>((node, s) => (node as Record<string, unknown> | undefined)?.[s], root);
-  const shown = typeof value === "string" ? `'${value}'` : JSON.stringify(value);
+  // Show values as written: YAML reads 2.4 as a number and null as null.
+  const written = sourceText(segments);
+  const shown = written !== undefined ? `'${written.replace(/^["']|["']$/g, "")}'` : typeof value === "string" ? `'${value}'` : JSON.stringify(value);
+  const definition = definitionOf(error);
+  if (definition === "version" || definition === "protocolEntry") {
+    return { file, position: locate(segments), subject, message: `${shown} is not a version: ${hints.version}` };
+  }
+  if (definition === "enumValue" && error.keyword === "type") {
+    const reserved = ["null", "true", "false"].includes(String(written));
+    return {
+      file,
+      position: locate(segments),
+      subject,
+      message: reserved ? `${shown} cannot be an enum value in GraphQL; rename it` : `${shown} is not a name: enum values are letters, digits and _`,
+    };
+  }
   const at = (path: readonly PathSegment[], which: "key" | "value" = "value") => locate(path, which);
   const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
   if (propertyName !== undefined) {
@@ -225,8 +259,8 @@ function describe(
     }
     case "required": {
       const missing = (error.params as { missingProperty: string }).missingProperty;
-      const where = segments.length === 0 ? "the manifest" : `'${leaf}'`;
-      return { file, position: at(segments, "key"), subject, message: `${where} is missing required key '${missing}'` };
+      const where = segments.length === 0 ? "the manifest is" : segments.length === 2 && subject ? "" : `'${leaf}' is`;
+      return { file, position: at(segments, "key"), subject, message: `${where ? `${where} ` : ""}missing required key '${missing}'` };
     }
     case "enum": {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map(String);
@@ -240,7 +274,7 @@ function describe(
     case "const":
       return { file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
     case "pattern": {
-      const ref = error.schemaPath.match(/#\/\$defs\/(\w+)\//)?.[1] ?? "";
+      const ref = definition;
       const kind = ref === "typeExpr" ? "type expression" : ref === "version" ? "version" : ref === "typeName" ? "type name" : `valid ${leaf}`;
       const hint = hints[ref] ?? `it must match ${(error.params as { pattern: string }).pattern}`;
       return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };

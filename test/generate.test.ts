@@ -18,10 +18,10 @@ describe("generate", () => {
     const root = projectWithManifest(minimal);
     const result = apigen(root, "generate");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^operations: 6 \(graphql 6, rest 5, grpc 5\)\nfiles: 16 written, 0 unchanged\n/);
+    expect(result.stdout).toMatch(/^operations: 6 \(graphql 6, rest 5, grpc 5\)\nfiles: 21 written, 0 unchanged\n/);
     expect(result.stdout).toMatch(/\ntime: \d+\.\d\d s\n$/);
     const again = apigen(root, "generate");
-    expect(again.stdout).toMatch(/files: 0 written, 16 unchanged/);
+    expect(again.stdout).toMatch(/files: 0 written, 21 unchanged/);
   });
 
   it("writes the same bytes in two runs in two places, with no absolute paths or timestamps", () => {
@@ -92,7 +92,7 @@ describe("generate --check", () => {
     const before = snapshot(root);
     const result = apigen(root, "generate", "--check");
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^16 generated files are up to date/);
+    expect(result.stdout).toMatch(/^21 generated files are up to date/);
     expect(snapshot(root)).toEqual(before);
   });
 

@@ -1,0 +1,279 @@
+// The OpenAPI comparison: rules over the two OpenAPI 3.1 documents that buildOpenapi makes in-process.
+// (api-smart-diff was tried: it reads OpenAPI 3.0 only, took 0.86 s on this document and classed
+// a changed response field type as non-breaking, so these rules cover what this generator emits.)
+import type { Ir } from "../ir.js";
+import { buildOpenapi } from "../emit/openapi.js";
+import type { Severity } from "./change.js";
+import type { Finding } from "./contracts.js";
+import type { ContractNames } from "./names.js";
+
+type Schema = Record<string, unknown>;
+
+interface RouteEntry {
+  path: string;
+  method: string;
+  operation: Schema;
+}
+
+interface Document {
+  paths: Record<string, Record<string, Schema>>;
+  components: { schemas: Record<string, Schema>; securitySchemes: Record<string, Schema> };
+}
+
+const ANNOTATION_KEYS = new Set(["description", "deprecated", "x-secret", "summary"]);
+const FORMAT_KEYS = new Set(["format", "pattern"]);
+
+function routesOf(doc: Document): Map<string, RouteEntry> {
+  const routes = new Map<string, RouteEntry>();
+  for (const [path, methods] of Object.entries(doc.paths)) {
+    for (const [method, operation] of Object.entries(methods)) {
+      routes.set(operation.operationId as string, { path, method: method.toUpperCase(), operation });
+    }
+  }
+  return routes;
+}
+
+/** A schema without annotations, formats or nullability: what decides which values fit. */
+function shape(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(shape);
+  if (typeof schema !== "object" || schema === null) return schema;
+  const record = schema as Schema;
+  if (Array.isArray(record.anyOf)) {
+    const options = record.anyOf.filter((s) => !(typeof s === "object" && s !== null && (s as Schema).type === "null"));
+    if (options.length === 1) return shape(options[0]);
+  }
+  const result: Schema = {};
+  for (const [key, value] of Object.entries(record).sort(([a], [b]) => a.localeCompare(b))) {
+    if (ANNOTATION_KEYS.has(key) || FORMAT_KEYS.has(key)) continue;
+    if (key === "type" && Array.isArray(value)) {
+      const types = value.filter((t) => t !== "null");
+      result.type = types.length === 1 ? types[0] : types;
+    } else result[key] = shape(value);
+  }
+  return result;
+}
+
+/** The format and pattern constraints of a schema and its items. */
+function constraints(schema: unknown): string {
+  const out: unknown[] = [];
+  const walk = (node: unknown) => {
+    if (typeof node !== "object" || node === null) return;
+    for (const [key, value] of Object.entries(node as Schema)) {
+      if (FORMAT_KEYS.has(key)) out.push([key, value]);
+      else if (!ANNOTATION_KEYS.has(key)) walk(value);
+    }
+  };
+  walk(schema);
+  return JSON.stringify(out);
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+function refName(schema: unknown): string | undefined {
+  const ref = (schema as Schema | undefined)?.$ref;
+  return typeof ref === "string" ? ref.replace("#/components/schemas/", "") : undefined;
+}
+
+/** Name of the component schema an operation answers with. */
+function answerSchema(operation: Schema): string | undefined {
+  const ok = (operation.responses as Record<string, Schema> | undefined)?.["200"];
+  const content = ok?.content as Record<string, Schema> | undefined;
+  return refName(content?.["application/json"]?.schema);
+}
+
+/** Names of the component schemas reached from request bodies and parameters, and from answers. */
+function reachedSchemas(doc: Document): { requests: Set<string>; responses: Set<string> } {
+  const requests = new Set<string>();
+  const responses = new Set<string>();
+  const visit = (node: unknown, into: Set<string>) => {
+    if (typeof node !== "object" || node === null) return;
+    const name = refName(node);
+    if (name !== undefined) {
+      if (into.has(name)) return;
+      into.add(name);
+      visit(doc.components.schemas[name], into);
+      return;
+    }
+    for (const value of Object.values(node as Schema)) visit(value, into);
+  };
+  for (const methods of Object.values(doc.paths)) {
+    for (const operation of Object.values(methods)) {
+      visit(operation.requestBody, requests);
+      visit(operation.parameters, requests);
+      visit((operation.responses as Schema)["200"], responses);
+    }
+  }
+  return { requests, responses };
+}
+
+/** Security alternatives as comparable keys; no requirement at all is the anonymous caller. */
+function securityAlternatives(operation: Schema): Set<string> {
+  const security = (operation.security as Schema[] | undefined) ?? [];
+  if (security.length === 0) return new Set(["anonymous"]);
+  return new Set(security.map((alternative) => Object.keys(alternative).sort().join("+")));
+}
+
+export function openapiFindings(oldIr: Ir, newIr: Ir, names: ContractNames): Finding[] {
+  return compareOpenapi(buildOpenapi(oldIr) as unknown as Document, buildOpenapi(newIr) as unknown as Document, names);
+}
+
+export function compareOpenapi(before: Document, after: Document, names: ContractNames): Finding[] {
+  const findings: Finding[] = [];
+  const add = (kind: string, severity: Severity, subject: string, message: string, anchors: string[]) =>
+    findings.push({ source: "openapi", protocol: "rest", kind, severity, subject, message, anchors });
+
+  const oldRoutes = routesOf(before);
+  const newRoutes = routesOf(after);
+  for (const [id, old] of oldRoutes) {
+    const current = newRoutes.get(id);
+    if (!current) {
+      add("operation-removed", "breaking", id, `${old.method} ${old.path} (${id}) was removed`, [`op:${id}`, `route:${id}`]);
+      continue;
+    }
+    operationFindings(id, old, current, add, names);
+  }
+  for (const [id, current] of newRoutes) {
+    if (!oldRoutes.has(id)) add("operation-added", "safe", id, `${current.method} ${current.path} (${id}) was added`, [`op:${id}`]);
+  }
+
+  const oldReach = reachedSchemas(before);
+  const newReach = reachedSchemas(after);
+  for (const [name, old] of Object.entries(before.components.schemas)) {
+    const current = after.components.schemas[name];
+    if (!current) continue;
+    const inRequests = oldReach.requests.has(name) && newReach.requests.has(name);
+    const inResponses = oldReach.responses.has(name) && newReach.responses.has(name);
+    if (!inRequests && !inResponses) continue;
+    schemaFindings(name, old, current, { inRequests, inResponses }, add);
+  }
+
+  for (const [name, old] of Object.entries(before.components.securitySchemes)) {
+    const current = after.components.securitySchemes[name];
+    if (!current || !same(shape(old), shape(current))) {
+      add("security-scheme-changed", "breaking", name,
+        current ? `security scheme ${name} changed from ${JSON.stringify(shape(old))} to ${JSON.stringify(shape(current))}` : `security scheme ${name} was removed`,
+        [`scheme:${name}`]);
+    }
+  }
+  return findings;
+}
+
+type Add = (kind: string, severity: Severity, subject: string, message: string, anchors: string[]) => void;
+
+function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add: Add, names: ContractNames): void {
+  if (old.path !== current.path || old.method !== current.method) {
+    add("route-changed", "breaking", id, `${id} moved from ${old.method} ${old.path} to ${current.method} ${current.path}`, [`route:${id}`, `op:${id}`]);
+  }
+  const oldSecurity = securityAlternatives(old.operation);
+  const newSecurity = securityAlternatives(current.operation);
+  const lost = [...oldSecurity].filter((s) => !newSecurity.has(s));
+  const gained = [...newSecurity].filter((s) => !oldSecurity.has(s));
+  if (lost.length > 0) {
+    add("security-tightened", "breaking", id, `${id} no longer accepts ${lost.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
+  } else if (gained.length > 0) {
+    add("security-loosened", "safe", id, `${id} now also accepts ${gained.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
+  }
+  if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`op:${id}`]);
+  if (Boolean(old.operation.deprecated) !== Boolean(current.operation.deprecated)) {
+    add("deprecation-changed", "safe", id, `${id} is ${current.operation.deprecated ? "now" : "no longer"} deprecated`, [`op:${id}`]);
+  }
+
+  const oldBody = old.operation.requestBody as Schema | undefined;
+  const newBody = current.operation.requestBody as Schema | undefined;
+  if (!oldBody?.required && newBody?.required) {
+    add("request-body-required", "breaking", id, `${id} now requires a request body`, [`arg:${id}`]);
+  }
+  if (oldBody && !newBody && old.method === current.method) {
+    add("request-body-removed", "breaking", id, `${id} no longer takes a request body`, [`arg:${id}`]);
+  }
+  if (oldBody && newBody) {
+    const oldTypes = Object.keys((oldBody.content as Schema | undefined) ?? {});
+    const newTypes = Object.keys((newBody.content as Schema | undefined) ?? {});
+    for (const type of oldTypes.filter((t) => !newTypes.includes(t))) {
+      add("request-content-type-removed", "breaking", id, `${id} no longer takes ${type} bodies`, [`body:${id}`]);
+    }
+    for (const type of newTypes.filter((t) => !oldTypes.includes(t))) {
+      add("request-content-type-added", "safe", id, `${id} now takes ${type} bodies`, [`body:${id}`]);
+    }
+  }
+
+  const oldResponse = answerSchema(old.operation);
+  const newResponse = answerSchema(current.operation);
+  if (oldResponse !== newResponse) {
+    add("response-schema-changed", "dangerous", id, `${id} answers ${newResponse} instead of ${oldResponse}`, [`outtype:${id}`]);
+  }
+
+  // GET routes carry the input as query parameters, which no component schema describes.
+  if (old.method === "GET" && current.method === "GET") {
+    const input = names.inputMessages.get(id) ?? id;
+    const parameters = (entry: RouteEntry) =>
+      new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).map((p) => [p.name as string, p]));
+    const oldParameters = parameters(old);
+    const newParameters = parameters(current);
+    for (const [name, parameter] of oldParameters) {
+      const anchors = [`in:${input}.${name}`];
+      const next = newParameters.get(name);
+      if (!next) {
+        add("parameter-removed", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} was removed`, anchors);
+        continue;
+      }
+      if (!same(shape(parameter.schema), shape(next.schema))) {
+        add("parameter-type-changed", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} changed type`, anchors);
+      }
+      if (!parameter.required && next.required) {
+        add("parameter-became-required", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} became required`, anchors);
+      }
+      if (constraints(parameter.schema) !== constraints(next.schema)) {
+        add("parameter-format-changed", "dangerous", `${id}.${name}`, `query parameter ${name} of ${id} changed format or pattern`, anchors);
+      }
+    }
+    for (const [name, parameter] of newParameters) {
+      if (oldParameters.has(name)) continue;
+      add(parameter.required ? "required-parameter-added" : "parameter-added", parameter.required ? "breaking" : "safe", `${id}.${name}`,
+        `${parameter.required ? "required " : ""}query parameter ${name} of ${id} was added`, [`in:${input}.${name}`]);
+    }
+  }
+}
+
+function schemaFindings(name: string, old: Schema, current: Schema, usage: { inRequests: boolean; inResponses: boolean }, add: Add): void {
+  const directions = [...(usage.inRequests ? ["in"] : []), ...(usage.inResponses ? ["out"] : [])];
+  if (Array.isArray(old.enum) && Array.isArray(current.enum)) {
+    for (const value of old.enum.filter((v) => !(current.enum as unknown[]).includes(v))) {
+      add("enum-value-removed", "breaking", `${name}.${value}`, `enum ${name} lost value ${value}`, [`enum:${name}.${value}`]);
+    }
+    for (const value of current.enum.filter((v) => !(old.enum as unknown[]).includes(v))) {
+      add("enum-value-added", usage.inResponses ? "dangerous" : "safe", `${name}.${value}`, `enum ${name} gained value ${value}`, [`enum:${name}.${value}`]);
+    }
+    return;
+  }
+  const oldProperties = (old.properties as Record<string, Schema> | undefined) ?? {};
+  const newProperties = (current.properties as Record<string, Schema> | undefined) ?? {};
+  const oldRequired = new Set((old.required as string[] | undefined) ?? []);
+  const newRequired = new Set((current.required as string[] | undefined) ?? []);
+  const anchorsOf = (property: string) => directions.map((d) => `${d}:${name}.${property}`);
+  for (const [property, schema] of Object.entries(oldProperties)) {
+    const subject = `${name}.${property}`;
+    const next = newProperties[property];
+    if (!next) {
+      add("property-removed", "breaking", subject, `property ${property} of ${name} was removed`, anchorsOf(property));
+      continue;
+    }
+    if (!same(shape(schema), shape(next))) {
+      add("property-type-changed", "breaking", subject, `property ${property} of ${name} changed from ${JSON.stringify(shape(schema))} to ${JSON.stringify(shape(next))}`, anchorsOf(property));
+    }
+    if (!oldRequired.has(property) && newRequired.has(property)) {
+      add("property-became-required", usage.inRequests ? "breaking" : "safe", subject, `property ${property} of ${name} became required`, anchorsOf(property));
+    } else if (oldRequired.has(property) && !newRequired.has(property)) {
+      add("property-became-optional", usage.inResponses ? "breaking" : "safe", subject, `property ${property} of ${name} became optional`, anchorsOf(property));
+    }
+    if (constraints(schema) !== constraints(next)) {
+      add("property-format-changed", usage.inRequests ? "dangerous" : "safe", subject, `property ${property} of ${name} changed format or pattern`, anchorsOf(property));
+    }
+  }
+  for (const property of Object.keys(newProperties)) {
+    if (property in oldProperties) continue;
+    const required = newRequired.has(property);
+    add(required && usage.inRequests ? "required-property-added" : "property-added", required && usage.inRequests ? "breaking" : "safe", `${name}.${property}`,
+      `${required ? "required " : ""}property ${property} was added to ${name}`, anchorsOf(property));
+  }
+}

@@ -1,0 +1,497 @@
+// Manifest rules: pure functions of two IRs that name every change between them, classify it and
+// say which protocols' clients see it. The manifest knows what no single contract does (minimum
+// versions, auth, destructiveness, which fields belong to which operation), so these rules are the
+// heart of the diff; contract checks add what they miss.
+import semver from "semver";
+import { PROTOCOLS, type AuthLevel, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import type { Change, Severity } from "./change.js";
+import { usageOf, type Reach, type Usage } from "./usage.js";
+
+/** The callers each auth level lets in: tightening is any change that turns one of them away. */
+const CALLERS: Record<AuthLevel, readonly string[]> = {
+  public: ["anonymous", "user", "org_admin_user", "admin_secret", "scim"],
+  user: ["user", "org_admin_user"],
+  org_admin: ["admin_secret", "org_admin_user"],
+  admin_secret: ["admin_secret"],
+  super_admin: ["admin_secret"],
+  scim_token: ["scim"],
+};
+
+type Direction = "input" | "output";
+const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
+
+function ordered(protocols: Iterable<Protocol>): Protocol[] {
+  const set = new Set(protocols);
+  return PROTOCOLS.filter((p) => set.has(p));
+}
+
+function change(
+  rule: string,
+  subject: string,
+  severity: Severity,
+  protocols: Iterable<Protocol>,
+  message: string,
+  anchors: string[],
+  operation?: string,
+): Change {
+  const result: Change = {
+    id: `${rule}:${subject}`,
+    rule,
+    severity,
+    protocols: ordered(protocols),
+    message,
+    sources: ["manifest"],
+    evidence: [],
+    anchors: [...new Set(anchors)],
+  };
+  if (operation !== undefined) result.operation = operation;
+  return result;
+}
+
+function typeText(field: IrField): string {
+  const base = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
+  return `${base}${field.list ? "[]" : ""}${field.required ? "!" : ""}`;
+}
+
+function sameType(a: IrField, b: IrField): boolean {
+  const name = (f: IrField) => (f.type.kind === "scalar" ? f.type.scalar : f.type.name);
+  return a.type.kind === b.type.kind && name(a) === name(b) && a.list === b.list;
+}
+
+/** Anchors of the named types a field refers to, so that a type appearing or vanishing with the field folds into it. */
+function typeAnchors(field: IrField | undefined, direction: Direction): string[] {
+  if (!field) return [];
+  if (field.type.kind === "enum") return [`enum:${field.type.name}`];
+  if (field.type.kind === "message") return [`${ANCHOR_PREFIX[direction]}:${field.type.name}`];
+  return [];
+}
+
+/** Anchors of every message an operation reaches, for changes that add or remove the whole operation. */
+function operationAnchors(ir: Ir, op: IrOperation): string[] {
+  const anchors = [`op:${op.name}`, `arg:${op.name}`, `route:${op.name}`, `outtype:${op.name}`];
+  const seen = new Set<string>();
+  const visit = (message: IrMessage, direction: Direction) => {
+    const key = `${ANCHOR_PREFIX[direction]}:${message.name}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    anchors.push(key);
+    for (const field of message.fields) {
+      if (field.type.kind === "enum") anchors.push(`enum:${field.type.name}`);
+      if (field.type.kind === "message") {
+        const target = ir.messages.find((m) => m.name === (field.type as { name: string }).name);
+        if (target) visit(target, direction);
+      }
+    }
+  };
+  visit(op.input, "input");
+  visit(op.output, "output");
+  return anchors;
+}
+
+interface FieldContext {
+  direction: Direction;
+  /** `users` for an operation's own input or output, `User` for a shared type. */
+  subject: string;
+  protocols: Protocol[];
+  operation?: string;
+  /** Whether description and deprecation edits are reported here (once per shared type, not per direction). */
+  annotations: boolean;
+  /** Extra anchors every field change carries (the GraphQL `params` argument of an operation's input). */
+  anchors: string[];
+}
+
+/** Every difference between two versions of one message's fields, seen from clients in one direction. */
+function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext): Change[] {
+  const changes: Change[] = [];
+  const { direction, subject, protocols, operation } = context;
+  const grpc = protocols.filter((p) => p === "grpc");
+  const oldByName = new Map(before.fields.map((f) => [f.name, f]));
+  const newByName = new Map(after.fields.map((f) => [f.name, f]));
+  const prefix = ANCHOR_PREFIX[direction];
+  const fieldAnchors = (name: string, ...extra: string[]) => [
+    `${prefix}:${before.name}.${name}`,
+    `${prefix}:${after.name}.${name}`,
+    ...context.anchors,
+    ...extra,
+  ];
+  const where = operation !== undefined ? `${direction} field` : `field of type '${subject}' (${direction})`;
+  const add = (rule: string, field: string, severity: Severity, message: string, anchors: string[], only?: Protocol[]) =>
+    changes.push(change(rule, `${subject}.${field}`, severity, only ?? protocols, message, anchors, operation));
+
+  // A field that keeps its proto number under a new name (the lock was edited to say so) is a rename on the wire.
+  const renamedTo = new Map<string, IrField>();
+  if (before.name === after.name) {
+    const newByNumber = new Map(after.fields.map((f) => [f.protoNumber, f]));
+    for (const field of before.fields) {
+      const successor = newByNumber.get(field.protoNumber);
+      if (!newByName.has(field.name) && successor && !oldByName.has(successor.name)) renamedTo.set(field.name, successor);
+    }
+  }
+  const renamedFrom = new Set([...renamedTo.values()].map((f) => f.name));
+
+  for (const field of before.fields) {
+    const successor = renamedTo.get(field.name);
+    if (successor) {
+      add("proto-field-renamed", field.name, "breaking",
+        `${where} '${field.name}' was renamed to '${successor.name}' keeping proto number ${field.protoNumber}: the name is the wire name on every protocol`,
+        [...fieldAnchors(field.name), ...fieldAnchors(successor.name)]);
+    } else if (!newByName.has(field.name)) {
+      add(`${direction}-field-removed`, field.name, "breaking",
+        direction === "input"
+          ? `input field '${field.name}' was removed: callers that still send it are refused`
+          : `${where} '${field.name}' was removed: clients that read it break`,
+        fieldAnchors(field.name, ...typeAnchors(field, direction)));
+    }
+  }
+  for (const field of after.fields) {
+    if (oldByName.has(field.name) || renamedFrom.has(field.name)) continue;
+    const anchors = fieldAnchors(field.name, ...typeAnchors(field, direction));
+    if (direction === "output") {
+      add("output-field-added", field.name, "safe", `${where} '${field.name}: ${typeText(field)}' was added`, anchors);
+    } else if (field.required) {
+      add("input-field-required-added", field.name, "breaking",
+        `input field '${field.name}: ${typeText(field)}' was added as required: callers that do not send it are refused`, anchors);
+    } else {
+      add("input-field-optional-added", field.name, "safe", `optional input field '${field.name}: ${typeText(field)}' was added`, anchors);
+    }
+  }
+  for (const previous of before.fields) {
+    const field = newByName.get(previous.name);
+    if (!field) continue;
+    const anchors = fieldAnchors(field.name);
+    if (!sameType(previous, field)) {
+      add(`${direction}-field-type-changed`, field.name, "breaking",
+        `${where} '${field.name}' changed type from ${typeText(previous)} to ${typeText(field)}`,
+        [...anchors, ...typeAnchors(previous, direction), ...typeAnchors(field, direction)]);
+    } else if (previous.required !== field.required && !(direction === "output" && field.list)) {
+      // An output list is never null on any protocol, so `!` on it changes nothing a client sees.
+      const nowRequired = field.required;
+      if (direction === "input") {
+        add(nowRequired ? "input-field-became-required" : "input-field-became-optional", field.name, nowRequired ? "breaking" : "safe",
+          nowRequired
+            ? `input field '${field.name}' became required: callers that leave it out are refused`
+            : `input field '${field.name}' became optional`,
+          anchors);
+      } else {
+        add(nowRequired ? "output-field-became-required" : "output-field-became-optional", field.name, nowRequired ? "safe" : "breaking",
+          nowRequired
+            ? `${where} '${field.name}' is now always set`
+            : `${where} '${field.name}' may now be null: clients that rely on a value break`,
+          anchors);
+      }
+    }
+    if (previous.protoNumber !== field.protoNumber && grpc.length > 0) {
+      add("proto-field-renumbered", field.name, "breaking",
+        `${where} '${field.name}' moved from proto field number ${previous.protoNumber} to ${field.protoNumber}: a wire break for gRPC clients`,
+        anchors, grpc);
+    }
+    if (direction === "input" && previous.format !== field.format) {
+      add("input-field-format-changed", field.name, "dangerous",
+        `input field '${field.name}' format changed from ${previous.format ?? "none"} to ${field.format ?? "none"}: values accepted before may be refused`,
+        anchors);
+    }
+    if (context.annotations && previous.description !== field.description) {
+      add("field-description-changed", field.name, "safe", `description of ${where} '${field.name}' changed`, anchors);
+    }
+    if (context.annotations && previous.deprecated !== field.deprecated) {
+      add("field-deprecation-changed", field.name, "safe",
+        field.deprecated ? `${where} '${field.name}' is deprecated: ${field.deprecated}` : `${where} '${field.name}' is no longer deprecated`,
+        anchors);
+    }
+  }
+  return changes;
+}
+
+/** Inputs and outputs compare as the same message when their fields, types and shared output agree. */
+function signature(op: IrOperation): string {
+  const fields = (m: IrMessage) => m.fields.map((f) => `${f.name}:${typeText(f)}`).join(",");
+  return [op.kind, op.surface, fields(op.input), op.output.shared ? op.output.name : fields(op.output)].join("|");
+}
+
+function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): Change[] {
+  const name = after.name;
+  const changes: Change[] = [];
+  const common = before.protocols.filter((p) => after.protocols.includes(p));
+  const add = (rule: string, subject: string, severity: Severity, protocols: Iterable<Protocol>, message: string, anchors: string[]) =>
+    changes.push(change(rule, subject, severity, protocols, message, anchors, name));
+  const opAnchor = `op:${name}`;
+
+  for (const protocol of PROTOCOLS) {
+    const was = before[protocol];
+    const is = after[protocol];
+    if (was && !is) {
+      add("protocol-removed", `${name}.${protocol}`, "breaking", [protocol],
+        `no longer carried over ${protocol}: clients calling it over ${protocol} break`, operationAnchors(oldIr, before));
+    } else if (!was && is) {
+      add("protocol-added", `${name}.${protocol}`, "safe", [protocol], `now carried over ${protocol} since ${is.since}`, [opAnchor]);
+    } else if (was && is && was.since !== is.since) {
+      const raised = semver.valid(was.since) && semver.valid(is.since) ? semver.gt(is.since, was.since) : is.since > was.since;
+      add(raised ? "min-version-raised" : "min-version-lowered", `${name}.${protocol}`, raised ? "breaking" : "safe", [protocol],
+        raised
+          ? `minimum server version over ${protocol} raised from ${was.since} to ${is.since}: clients of servers older than ${is.since} now refuse the call`
+          : `minimum server version over ${protocol} lowered from ${was.since} to ${is.since}`,
+        [opAnchor]);
+    }
+  }
+
+  const restMethodChanged = before.rest !== undefined && after.rest !== undefined && before.rest.method !== after.rest.method;
+  if (before.kind !== after.kind) {
+    if (after.kind === "write") {
+      // GraphQL moves it from Query to Mutation; gRPC drops NO_SIDE_EFFECTS, which Connect needs to serve it over GET.
+      const hit = common.filter((p) => p !== "rest" || restMethodChanged);
+      add("read-became-write", name, "breaking", hit,
+        `read turned write: ${[
+          common.includes("graphql") ? "GraphQL moves it from Query to Mutation" : "",
+          common.includes("grpc") ? "the gRPC method loses its no-side-effects idempotency level" : "",
+          restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
+        ].filter(Boolean).join("; ") || "no contract carries the kind"}`,
+        [opAnchor, `outtype:${name}`]);
+    } else {
+      const hit = common.filter((p) => p !== "rest" || restMethodChanged);
+      add("write-became-read", name, "breaking", hit,
+        `write turned read: ${[
+          common.includes("graphql") ? "GraphQL moves it from Mutation to Query" : "",
+          common.includes("grpc") ? "the gRPC method becomes no-side-effects" : "",
+          restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
+        ].filter(Boolean).join("; ") || "no contract carries the kind"}`,
+        [opAnchor, `outtype:${name}`]);
+    }
+  }
+  if (before.destructive !== after.destructive) {
+    if (after.destructive) {
+      add("operation-destructive", name, "dangerous", common,
+        "turned destructive: clients in read-only mode now refuse it, and callers should confirm before calling", [opAnchor]);
+    } else {
+      add("operation-not-destructive", name, "safe", common, "no longer destructive", [opAnchor]);
+    }
+  }
+  if (before.auth !== after.auth) {
+    const callers = new Set(CALLERS[after.auth]);
+    const lost = CALLERS[before.auth].filter((c) => !callers.has(c));
+    const gained = CALLERS[after.auth].filter((c) => !CALLERS[before.auth].includes(c));
+    const anchors = [opAnchor, `auth:${name}`];
+    if (lost.length > 0) {
+      add("auth-tightened", name, "breaking", common,
+        `auth tightened from ${before.auth} to ${after.auth}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`, anchors);
+    } else {
+      add(gained.length > 0 ? "auth-loosened" : "auth-changed", name, "safe", common,
+        `auth changed from ${before.auth} to ${after.auth}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
+        anchors);
+    }
+  }
+  if (before.rest && after.rest) {
+    const route = `route:${name}`;
+    if (before.rest.path !== after.rest.path) {
+      add("rest-path-changed", name, "breaking", ["rest"], `REST path changed from ${before.rest.path} to ${after.rest.path}`, [route, opAnchor]);
+    }
+    if (restMethodChanged) {
+      add("rest-method-changed", name, "breaking", ["rest"], `REST method changed from ${before.rest.method} to ${after.rest.method}`, [route, opAnchor]);
+    }
+    if (before.rest.body !== after.rest.body) {
+      const formDropped = before.rest.body === "form_or_json";
+      add(formDropped ? "rest-form-body-removed" : "rest-form-body-added", name, formDropped ? "breaking" : "safe", ["rest"],
+        formDropped ? "the REST route no longer takes form-encoded bodies" : "the REST route now takes form-encoded bodies too",
+        [`body:${name}`]);
+    }
+  }
+  if (before.grpc && after.grpc) {
+    if (before.grpc.serviceTypeName !== after.grpc.serviceTypeName) {
+      add("surface-changed", name, "breaking", ["grpc"],
+        `moved from the ${before.surface} to the ${after.surface} surface: the gRPC method moves from ${before.grpc.serviceTypeName} to ${after.grpc.serviceTypeName}`,
+        [opAnchor]);
+    } else if (before.grpc.rpc !== after.grpc.rpc) {
+      add("rpc-renamed", name, "breaking", ["grpc"], `gRPC method renamed from ${before.grpc.rpc} to ${after.grpc.rpc}`, [opAnchor]);
+    }
+  } else if (before.surface !== after.surface) {
+    add("surface-changed", name, "safe", [], `moved from the ${before.surface} to the ${after.surface} surface`, [opAnchor]);
+  }
+  if (before.group !== after.group) {
+    add("group-changed", name, "dangerous", common.filter((p) => p === "grpc"),
+      `moved from group ${before.group} to ${after.group}: the proto messages move to another file, so generated imports change (the wire does not)`,
+      [opAnchor]);
+  }
+  if (before.pagination.style !== after.pagination.style) {
+    add("pagination-changed", name, "dangerous", common,
+      `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [opAnchor]);
+  }
+  if (before.description !== after.description) {
+    add("description-changed", name, "safe", common, "description changed", [opAnchor]);
+  }
+  if (before.deprecated !== after.deprecated) {
+    add("deprecation-changed", name, "safe", common,
+      after.deprecated ? `deprecated: ${after.deprecated}` : "no longer deprecated", [opAnchor]);
+  }
+  if (before.output.name !== after.output.name) {
+    add("output-type-renamed", name, "dangerous", common.filter((p) => p !== "grpc"),
+      `answer type changed from ${before.output.name} to ${after.output.name}: GraphQL fragments and typed REST clients name the old type`,
+      [`outtype:${name}`, `out:${before.output.name}`, `out:${after.output.name}`]);
+  }
+
+  const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, annotations: true, anchors: [`arg:${name}`] };
+  changes.push(...fieldChanges(before.input, after.input, inputContext));
+  // A shared answer type is compared once, as a type; an inline or swapped answer here, field by field.
+  if (!(before.output.shared && after.output.shared && before.output.name === after.output.name)) {
+    changes.push(...fieldChanges(before.output, after.output, { ...inputContext, direction: "output", anchors: [] }));
+  }
+  return changes;
+}
+
+/** Protocols whose clients reach a shared type or enum: those of every operation (kept on both sides) reaching it. */
+function reachProtocols(oldIr: Ir, newIr: Ir, name: string, pick: (usage: Usage) => Map<string, Reach>, usages: [Usage, Usage], direction: keyof Reach): Protocol[] {
+  const operations = new Set([...(pick(usages[0]).get(name)?.[direction] ?? []), ...(pick(usages[1]).get(name)?.[direction] ?? [])]);
+  const protocols = new Set<Protocol>();
+  for (const opName of operations) {
+    const before = oldIr.operations.find((o) => o.name === opName);
+    const after = newIr.operations.find((o) => o.name === opName);
+    if (!before || !after) continue;
+    for (const p of before.protocols) if (after.protocols.includes(p)) protocols.add(p);
+  }
+  // Shared types and enums are declared in types.proto whether or not an operation reaches them.
+  protocols.add("grpc");
+  return ordered(protocols);
+}
+
+function enumChanges(before: IrEnum, after: IrEnum, protocols: { input: Protocol[]; output: Protocol[]; inAnswers: boolean }): Change[] {
+  const changes: Change[] = [];
+  const all = ordered([...protocols.input, ...protocols.output]);
+  const subject = before.name;
+  const newValues = new Map(after.values.map((v) => [v.name, v]));
+  const oldValues = new Map(before.values.map((v) => [v.name, v]));
+  for (const value of before.values) {
+    const successor = newValues.get(value.name);
+    const anchors = [`enum:${subject}.${value.name}`];
+    if (!successor) {
+      changes.push(change("enum-value-removed", `${subject}.${value.name}`, "breaking", all,
+        `enum ${subject} lost value '${value.name}': clients sending or expecting it break`, anchors));
+    } else if (successor.protoNumber !== value.protoNumber) {
+      changes.push(change("proto-enum-value-renumbered", `${subject}.${value.name}`, "breaking", ["grpc"],
+        `enum value ${subject}.${value.name} moved from proto number ${value.protoNumber} to ${successor.protoNumber}: a wire break for gRPC clients`, anchors));
+    } else if (successor.description !== value.description) {
+      changes.push(change("enum-description-changed", `${subject}.${value.name}`, "safe", all, `description of enum value ${subject}.${value.name} changed`, anchors));
+    }
+  }
+  for (const value of after.values) {
+    if (oldValues.has(value.name)) continue;
+    // Old clients may meet the new value in answers; in inputs it only widens what is accepted.
+    const inAnswers = protocols.inAnswers;
+    changes.push(change("enum-value-added", `${subject}.${value.name}`, inAnswers ? "dangerous" : "safe", all,
+      inAnswers
+        ? `enum ${subject} gained value '${value.name}': clients that switch over every value may meet one they do not know`
+        : `enum ${subject} gained value '${value.name}'`,
+      [`enum:${subject}.${value.name}`]));
+  }
+  if (before.description !== after.description) {
+    changes.push(change("enum-description-changed", subject, "safe", all, `description of enum ${subject} changed`, [`enum:${subject}`]));
+  }
+  return changes;
+}
+
+/** Every change between two IRs that the manifest alone can tell, in manifest order. */
+export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
+  const changes: Change[] = [];
+  const usages: [Usage, Usage] = [usageOf(oldIr), usageOf(newIr)];
+  const oldOps = new Map(oldIr.operations.map((op) => [op.name, op]));
+  const newOps = new Map(newIr.operations.map((op) => [op.name, op]));
+
+  if (oldIr.proto.package !== newIr.proto.package) {
+    changes.push(change("proto-package-changed", "api", "breaking", ["grpc"],
+      `proto package changed from ${oldIr.proto.package} to ${newIr.proto.package}: every gRPC method and message is renamed`, ["api:package"]));
+  }
+
+  // A removed operation and an added one with the same shape are one operation renamed.
+  const removed = oldIr.operations.filter((op) => !newOps.has(op.name));
+  const added = newIr.operations.filter((op) => !oldOps.has(op.name));
+  const renamedAs = new Map<string, IrOperation>();
+  for (const op of removed) {
+    const matches = added.filter((candidate) => signature(candidate) === signature(op));
+    const rivals = removed.filter((other) => signature(other) === signature(op));
+    if (matches.length === 1 && rivals.length === 1) renamedAs.set(op.name, matches[0]!);
+  }
+  const renamedTargets = new Set([...renamedAs.values()].map((op) => op.name));
+
+  for (const before of oldIr.operations) {
+    const after = newOps.get(before.name);
+    const successor = renamedAs.get(before.name);
+    if (successor) {
+      changes.push(change("operation-renamed", before.name, "breaking", before.protocols,
+        `renamed to '${successor.name}': clients calling '${before.name}' break`,
+        [...operationAnchors(oldIr, before), ...operationAnchors(newIr, successor)], before.name));
+    } else if (!after) {
+      changes.push(change("operation-removed", before.name, "breaking", before.protocols,
+        `removed: clients calling it over ${before.protocols.join(", ")} break`, operationAnchors(oldIr, before), before.name));
+    } else {
+      changes.push(...operationChanges(oldIr, before, after));
+    }
+  }
+  for (const after of added) {
+    if (renamedTargets.has(after.name)) continue;
+    changes.push(change("operation-added", after.name, "safe", after.protocols,
+      `added over ${after.protocols.join(", ")}`, operationAnchors(newIr, after), after.name));
+  }
+
+  const newMessages = new Map(newIr.messages.filter((m) => m.shared).map((m) => [m.name, m]));
+  const oldShared = oldIr.messages.filter((m) => m.shared);
+  for (const before of oldShared) {
+    const after = newMessages.get(before.name);
+    if (!after) {
+      changes.push(change("type-removed", before.name, "dangerous", ["grpc"],
+        `type ${before.name} was removed; no operation reaches it any more, but code generated from types.proto may name it`, [`in:${before.name}`, `out:${before.name}`]));
+      continue;
+    }
+    const inputProtocols = reachProtocols(oldIr, newIr, before.name, (u) => u.messages, usages, "input");
+    const outputProtocols = reachProtocols(oldIr, newIr, before.name, (u) => u.messages, usages, "output");
+    const usedAsInput = usages.some((u) => (u.messages.get(before.name)?.input.size ?? 0) > 0);
+    const usedAsOutput = usages.some((u) => (u.messages.get(before.name)?.output.size ?? 0) > 0);
+    const directions: Direction[] = [...(usedAsInput ? ["input" as const] : []), ...(usedAsOutput || !usedAsInput ? ["output" as const] : [])];
+    directions.forEach((direction, index) => {
+      changes.push(
+        ...fieldChanges(before, after, {
+          direction,
+          subject: before.name,
+          protocols: direction === "input" ? inputProtocols : outputProtocols,
+          annotations: index === 0,
+          anchors: [],
+        }),
+      );
+    });
+  }
+  const oldSharedNames = new Set(oldShared.map((m) => m.name));
+  for (const after of newMessages.values()) {
+    if (!oldSharedNames.has(after.name)) {
+      changes.push(change("type-added", after.name, "safe", ["grpc"], `type ${after.name} was added`, [`in:${after.name}`, `out:${after.name}`]));
+    }
+  }
+
+  const newEnums = new Map(newIr.enums.map((e) => [e.name, e]));
+  for (const before of oldIr.enums) {
+    const after = newEnums.get(before.name);
+    if (!after) {
+      changes.push(change("enum-removed", before.name, "dangerous", ["grpc"],
+        `enum ${before.name} was removed; no field uses it any more, but code generated from types.proto may name it`, [`enum:${before.name}`]));
+      continue;
+    }
+    changes.push(
+      ...enumChanges(before, after, {
+        input: reachProtocols(oldIr, newIr, before.name, (u) => u.enums, usages, "input"),
+        output: reachProtocols(oldIr, newIr, before.name, (u) => u.enums, usages, "output"),
+        inAnswers: usages.some((u) => (u.enums.get(before.name)?.output.size ?? 0) > 0),
+      }),
+    );
+  }
+  const oldEnumNames = new Set(oldIr.enums.map((e) => e.name));
+  for (const after of newIr.enums) {
+    if (!oldEnumNames.has(after.name)) changes.push(change("enum-added", after.name, "safe", ["grpc"], `enum ${after.name} was added`, [`enum:${after.name}`]));
+  }
+
+  // A shared type used both ways reports a wire-level change once per way: keep one, seen by both.
+  const byId = new Map<string, Change>();
+  for (const c of changes) {
+    const first = byId.get(c.id);
+    if (!first) byId.set(c.id, c);
+    else {
+      first.protocols = ordered([...first.protocols, ...c.protocols]);
+      first.anchors = [...new Set([...first.anchors, ...c.anchors])];
+    }
+  }
+  return [...byId.values()];
+}
