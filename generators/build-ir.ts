@@ -490,6 +490,18 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     enums,
     messages,
     operations,
+    versionOperations: Object.fromEntries(
+      (["admin", "user"] as const).flatMap((surface) => {
+        const op = operations.find(
+          (o) =>
+            o.surface === surface &&
+            o.kind === "read" &&
+            !o.input.fields.some((f) => f.required) &&
+            o.output.fields.some((f) => f.name === "version" && f.type.kind === "scalar" && f.type.scalar === "string"),
+        );
+        return op ? [[surface, op.name]] : [];
+      }),
+    ),
     lock: nextLock,
   };
 }

@@ -6,6 +6,7 @@ import { loadManifestFile } from "./load.js";
 import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
 import { emitGraphql, printGraphql } from "./emit/graphql.js";
 import { emitGraphqlSchemaModule, emitTypescript } from "./emit/typescript.js";
+import { emitClients } from "./emit/client.js";
 import { emitOpenapi } from "./emit/openapi.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -39,6 +40,7 @@ export function emitAll(ir: Ir): Emitted {
       ...emitOpenapi(ir),
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
+      ...emitClients(ir),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
   };

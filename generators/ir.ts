@@ -176,6 +176,8 @@ export interface Ir {
   /** Shared messages (types:), then every operation's inline request and response, in manifest order. */
   messages: IrMessage[];
   operations: IrOperation[];
+  /** Per surface, the read that answers the server `version` (clients ask it to check minimum versions). */
+  versionOperations: Partial<Record<Surface, string>>;
   /** The lock as it must be after this run (new numbers appended). */
   lock: FieldNumberLock;
 }

@@ -100,3 +100,23 @@ export function fromProtoInput(schema: ApiSchema, messageName: string, message: 
   }
   return normalized;
 }
+
+/**
+ * The path of the first required field that a flat answer leaves null, or undefined when it has
+ * them all. The server refuses such an answer on every protocol alike, instead of GraphQL failing,
+ * REST sending null and gRPC sending a zero value.
+ */
+export function missingRequiredField(schema: ApiSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
+  for (const field of schema.messages[messageName]!.fields) {
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    const item = value[field.name];
+    if (field.required && !field.list && item === null) return path;
+    if (field.kind !== "message" || item === null) continue;
+    const nested = field.list ? (item as Plain[]) : [item as Plain];
+    for (let i = 0; i < nested.length; i++) {
+      const missing = missingRequiredField(schema, field.ref!, nested[i]!, field.list ? `${path}[${i}]` : path);
+      if (missing) return missing;
+    }
+  }
+  return undefined;
+}

@@ -2,7 +2,7 @@
 // the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
 import { ServiceError } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
-import { normalizeMessage } from "../shape.js";
+import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
 import { validateInput } from "./validate.js";
@@ -35,8 +35,15 @@ export interface ServerOptions {
   isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
   /** One entry per call; never holds inputs, answers or secrets. */
   logger?: (entry: LogEntry) => void;
+  /** Called with every failure that is not a ServiceError (a bug), for the operator's log. */
+  onInternalError?: (operation: string, error: unknown) => void;
   /** Clock, for tests. */
   now?: () => number;
+}
+
+/** A fault of the implementation, reported as INTERNAL to the caller and in full to onInternalError. */
+class InternalFault extends Error {
+  override name = "InternalFault";
 }
 
 export interface IncomingCall {
@@ -125,9 +132,12 @@ export class CallPipeline {
         setCookie: call.setCookie,
         adminSessions: this.adminSessions.forCall(this.guard, call.remoteAddress),
       };
-      const output = await this.handlers.get(operation.name)!(validated(), context);
-      return normalizeMessage(this.schema, operation.output, output);
+      const output = normalizeMessage(this.schema, operation.output, await this.handlers.get(operation.name)!(validated(), context));
+      const missing = missingRequiredField(this.schema, operation.output, output);
+      if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
+      return output;
     } catch (error) {
+      if (!(error instanceof ServiceError)) this.options.onInternalError?.(operation.name, error);
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
       outcome = serviceError.code;
       throw serviceError;

@@ -1,0 +1,103 @@
+// TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
+// iterator per paginated list, all running through the client runtime.
+import type { Ir, IrOperation } from "../ir.js";
+import type { GeneratedFile } from "../writer.js";
+
+export const CLIENT_DIR = "generated/client";
+
+const doc = (text: string, indent = "  ") => `${indent}/** ${text.replace(/\*\//g, "* /")} */\n`;
+
+function itemTypeOf(ir: Ir, op: IrOperation): string {
+  if (op.pagination.style === "none") throw new Error("not paginated");
+  const items = op.output.fields.find((f) => f.name === (op.pagination as { itemsField: string }).itemsField)!;
+  if (items.type.kind === "message") return ir.messages.find((m) => m.name === (items.type as { name: string }).name)!.graphqlName;
+  if (items.type.kind === "enum") return items.type.name;
+  return items.type.scalar === "string" ? "string" : items.type.scalar === "bool" ? "boolean" : "number";
+}
+
+function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
+  const input = op.input.graphqlInputName;
+  const output = op.output.graphqlName;
+  types.add(input).add(output);
+  const optional = !op.input.fields.some((f) => f.required);
+  const param = `input: ${input}${optional ? " = {}" : ""}`;
+  const marks = [
+    op.destructive ? "Destructive." : "",
+    `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`,
+    op.deprecated ? `@deprecated ${op.deprecated}` : "",
+  ].filter(Boolean).join(" ");
+  const callInput = op.surface === "oauth" ? "this.withClientId(input)" : "input";
+  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: CallOptions): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
+  if (op.pagination.style !== "none") {
+    const item = itemTypeOf(ir, op);
+    if (/^[A-Z]/.test(item)) types.add(item);
+    const iteratorName = `iterate${op.pascalName}`;
+    text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: CallOptions): AsyncIterable<${item}> {\n    return this.core.iterate(${JSON.stringify(op.name)}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
+  }
+  return text;
+}
+
+function clientClass(ir: Ir, name: string, base: string, config: string, surfaces: string[]): GeneratedFile {
+  const types = new Set<string>();
+  const body = ir.operations
+    .filter((op) => surfaces.includes(op.surface))
+    .map((op) => methods(ir, op, types))
+    .join("\n");
+  const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
+  const file = name === "AdminClient" ? "admin-client" : "user-client";
+  const content = `import { ${base}, type ${config} } from "../../runtime/client/clients.js";
+import type { CallOptions, ClientDefinition } from "../../runtime/client/core.js";
+import { schema } from "../schema.js";
+import type {
+${[...types].sort().map((t) => `  ${t},`).join("\n")}
+} from "../types.js";
+
+const definition: ClientDefinition = {
+  schema,
+  surfaces: ${JSON.stringify(surfaces)},
+  versionOperation: ${JSON.stringify(versionOperation ?? null)},
+  loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
+};
+
+/** ${name === "AdminClient" ? "The admin interface" : "The user interface and the token routes"} of ${ir.api.title}, over graphql (default), rest or grpc. */
+export class ${name} extends ${base} {
+  constructor(config: ${config}) {
+    super(definition, config);
+  }
+
+${body}}
+`;
+  return { path: `${CLIENT_DIR}/${file}.ts`, content };
+}
+
+export function emitClients(ir: Ir): GeneratedFile[] {
+  const services = ir.proto.services.map((s) => ({ name: s.name, module: `../proto/${s.protoFile.replace(/\.proto$/, "_pb.js")}` }));
+  return [
+    clientClass(ir, "AdminClient", "AdminClientBase", "AdminClientConfig", ["admin"]),
+    clientClass(ir, "UserClient", "UserClientBase", "UserClientConfig", ["user", "oauth"]),
+    {
+      path: `${CLIENT_DIR}/grpc-services.ts`,
+      content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
+
+/** The gRPC services, loaded only by clients whose protocol is grpc. */
+export const grpcServices = [${services.map((s) => s.name).join(", ")}];
+`,
+    },
+    {
+      path: `${CLIENT_DIR}/index.ts`,
+      content: `export { AdminClient } from "./admin-client.js";
+export { UserClient } from "./user-client.js";
+export { ApiError, type ClientErrorCode } from "../../runtime/client/errors.js";
+export type { AdminClientConfig, UserClientConfig } from "../../runtime/client/clients.js";
+export type { CallOptions, ClientConfig, RetryPolicy } from "../../runtime/client/core.js";
+export type { OperationSpec, Protocol } from "../../runtime/schema.js";
+export type * from "../types.js";
+import { schema } from "../schema.js";
+
+/** Every operation with its protocols, minimum versions, destructive flag and auth, for code to read. */
+export const operations = schema.operations;
+export type OperationName = keyof typeof operations;
+`,
+    },
+  ];
+}

@@ -1,0 +1,57 @@
+// The parts of AdminClient and UserClient that do not depend on the operations: configuration,
+// the headers of each surface, and close(). Generated classes add one method per operation.
+import { ClientCore, type ClientConfig, type ClientDefinition } from "./core.js";
+
+export interface AdminClientConfig extends ClientConfig {
+  /** The server's --admin-secret; sent on every admin call. */
+  adminSecret: string;
+}
+
+export interface UserClientConfig extends ClientConfig {
+  /** Identifier of the client application; the default client_id of token calls. */
+  clientId: string;
+  /** Access token of the signed-in user, sent as a bearer token. */
+  accessToken?: string;
+}
+
+export class AdminClientBase {
+  protected readonly core: ClientCore;
+  constructor(definition: ClientDefinition, config: AdminClientConfig) {
+    if (!config.adminSecret) throw new TypeError("adminSecret is required");
+    this.core = new ClientCore(definition, config, () => ({ [definition.schema.adminSecretHeader]: config.adminSecret }));
+  }
+  /** The gRPC target this client uses when its protocol is grpc. */
+  get grpcEndpoint(): string {
+    return this.core.grpcEndpoint;
+  }
+  /** Ends open connections (gRPC sessions). */
+  close(): Promise<void> {
+    return this.core.close();
+  }
+}
+
+export class UserClientBase {
+  protected readonly core: ClientCore;
+  private accessToken: string | undefined;
+  constructor(definition: ClientDefinition, protected readonly config: UserClientConfig) {
+    if (!config.clientId) throw new TypeError("clientId is required");
+    this.accessToken = config.accessToken;
+    this.core = new ClientCore(definition, config, (): Record<string, string> =>
+      this.accessToken ? { authorization: `Bearer ${this.accessToken}` } : {},
+    );
+  }
+  /** Use this access token (from login, signup, ...) on the calls that follow; undefined signs out. */
+  setAccessToken(token: string | undefined): void {
+    this.accessToken = token;
+  }
+  get grpcEndpoint(): string {
+    return this.core.grpcEndpoint;
+  }
+  close(): Promise<void> {
+    return this.core.close();
+  }
+  /** Token calls name this client unless the caller names another. */
+  protected withClientId<T extends object>(input: T): T {
+    return "client_id" in input && input.client_id ? input : { ...input, client_id: this.config.clientId };
+  }
+}

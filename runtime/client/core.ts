@@ -1,0 +1,217 @@
+// What every generated client method goes through: refusals before any byte is sent (protocol,
+// server version, read-only mode), headers, deadlines, retries of reads, and pagination.
+import type { DescService } from "@bufbuild/protobuf";
+import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
+import { ApiError } from "./errors.js";
+import { createGraphqlTransport } from "./graphql.js";
+import { createRestTransport } from "./rest.js";
+import type { Plain, Transport, TransportSettings } from "./transport.js";
+import { compareVersions } from "./version.js";
+
+export interface RetryPolicy {
+  /** Attempts in all, the first included (default 3). */
+  attempts?: number;
+  /** Delay before the second attempt; doubles each time (default 100 ms). */
+  baseDelayMs?: number;
+  maxDelayMs?: number;
+}
+
+export interface ClientConfig {
+  /** Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored). */
+  serviceUrl: string;
+  /** graphql (default), rest or grpc. Token routes always use rest. */
+  protocol?: Protocol;
+  /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. */
+  grpcEndpoint?: string;
+  /** Headers sent on every request, over every protocol. */
+  extraHeaders?: Record<string, string>;
+  /** The server's version, if known; otherwise the client asks the server once when it matters. */
+  serverVersion?: string;
+  /** Refuse destructive operations before anything is sent. */
+  readOnly?: boolean;
+  /** Default deadline of each call. */
+  timeoutMs?: number;
+  /** Retries of reads on transient failures; writes are never retried. `false` turns them off. */
+  retry?: RetryPolicy | false;
+  /** The fetch used for GraphQL and REST (default: global fetch). */
+  fetch?: typeof fetch;
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+  /** Headers of this call only. */
+  headers?: Record<string, string>;
+}
+
+export interface ClientDefinition {
+  schema: ApiSchema;
+  surfaces: readonly string[];
+  /** The operation whose answer carries the server `version`. */
+  versionOperation: string | null;
+  /** Loads the protobuf-es service descriptors; called only for protocol grpc. */
+  loadGrpcServices: () => Promise<readonly DescService[]>;
+}
+
+const sleep = (ms: number, signal: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
+
+/** Default gRPC target: the host of the service URL with the gRPC port. */
+export function defaultGrpcEndpoint(serviceUrl: string, grpcPort: number): string {
+  return `${new URL(serviceUrl).hostname}:${grpcPort}`;
+}
+
+export class ClientCore {
+  readonly protocol: Protocol;
+  private readonly settings: TransportSettings;
+  private readonly transports = new Map<Protocol, Promise<Transport>>();
+  private serverVersion: Promise<string> | undefined;
+  private readonly lowestSince = new Map<Protocol, string>();
+
+  constructor(
+    private readonly definition: ClientDefinition,
+    private readonly config: ClientConfig,
+    private readonly surfaceHeaders: () => Record<string, string>,
+  ) {
+    const protocol = config.protocol ?? "graphql";
+    if (!PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${PROTOCOLS.join(", ")}, not '${protocol}'`);
+    this.protocol = protocol;
+    const serviceUrl = config.serviceUrl.replace(/\/+$/, "");
+    this.settings = {
+      schema: definition.schema,
+      serviceUrl,
+      grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
+      fetch: config.fetch ?? globalThis.fetch.bind(globalThis),
+    };
+    if (config.serverVersion !== undefined) this.serverVersion = Promise.resolve(config.serverVersion);
+    // An operation whose minimum version is the lowest of its protocol never needs the server's version.
+    for (const operation of Object.values(definition.schema.operations)) {
+      for (const p of protocolsOf(operation)) {
+        const since = operation[p]!.since;
+        const lowest = this.lowestSince.get(p);
+        if (lowest === undefined || compareVersions(since, lowest) < 0) this.lowestSince.set(p, since);
+      }
+    }
+  }
+
+  get grpcEndpoint(): string {
+    return this.settings.grpcEndpoint;
+  }
+
+  private operation(name: string): OperationSpec {
+    const operation = this.definition.schema.operations[name];
+    if (!operation || !this.definition.surfaces.includes(operation.surface)) throw new TypeError(`no operation ${name} on this client`);
+    return operation;
+  }
+
+  private transport(protocol: Protocol): Promise<Transport> {
+    let transport = this.transports.get(protocol);
+    if (!transport) {
+      transport =
+        protocol === "graphql"
+          ? Promise.resolve(createGraphqlTransport(this.settings))
+          : protocol === "rest"
+            ? Promise.resolve(createRestTransport(this.settings))
+            : Promise.all([import("./grpc.js"), this.definition.loadGrpcServices()]).then(([grpc, services]) => grpc.createGrpcTransport(this.settings, services));
+      this.transports.set(protocol, transport);
+    }
+    return transport;
+  }
+
+  /** The server's version: from config, or asked once of the server over this client's protocol. */
+  private version(): Promise<string> {
+    if (!this.serverVersion) {
+      const name = this.definition.versionOperation;
+      if (!name) return Promise.reject(new Error("this client cannot learn the server version; set serverVersion"));
+      this.serverVersion = this.call(name, {}).then((answer) => String(answer.version));
+      this.serverVersion.catch(() => (this.serverVersion = undefined));
+    }
+    return this.serverVersion;
+  }
+
+  private async refusal(operation: OperationSpec, protocol: Protocol): Promise<ApiError | undefined> {
+    const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
+    const carriers = protocolsOf(operation);
+    const binding = operation[protocol];
+    if (!binding) {
+      return refuse(`${operation.pascalName} not available over ${protocol}; use ${carriers.join(" or ")}`);
+    }
+    if (this.config.readOnly && operation.destructive) {
+      return refuse(`${operation.pascalName} is destructive and this client is read-only`);
+    }
+    if (compareVersions(binding.since, this.lowestSince.get(protocol)!) > 0) {
+      const server = await this.version();
+      if (compareVersions(server, binding.since) < 0) {
+        const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
+        const hint = working.length > 0 ? `use ${working.join(" or ")}` : "no protocol carries it on this server";
+        return refuse(`${operation.pascalName} needs server ${binding.since} or later over ${protocol}; the server is ${server}; ${hint}`);
+      }
+    }
+    return undefined;
+  }
+
+  /** One call of `name`: refusals first, then the transport, with retries for reads. */
+  async call(name: string, input: object | undefined, options: CallOptions = {}): Promise<Plain> {
+    const operation = this.operation(name);
+    // Token routes are REST whatever the protocol (spec §1, rule 2).
+    const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
+    const refused = await this.refusal(operation, protocol);
+    if (refused) throw refused;
+    const transport = await this.transport(protocol);
+    const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
+    const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
+    const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? 3) : 1;
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
+    const signals = [options.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
+      } catch (error) {
+        if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal.aborted) throw error;
+        const delay = Math.min(policy.maxDelayMs ?? 2000, (policy.baseDelayMs ?? 100) * 2 ** (attempt - 1));
+        await sleep(delay * (0.5 + Math.random() / 2), signal);
+      }
+    }
+  }
+
+  /** Every item of a paginated list, page after page, each exactly once. */
+  async *iterate(name: string, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
+    const operation = this.operation(name);
+    const pagination = operation.pagination;
+    if (!pagination) throw new TypeError(`${name} is not paginated`);
+    const base: Plain = { ...input };
+    if (pagination.style === "page") {
+      const requested = (base.pagination ?? {}) as { limit?: number; page?: number };
+      const limit = requested.limit ?? 100;
+      let page = requested.page ?? 1;
+      for (;;) {
+        const answer = await this.call(name, { ...base, pagination: { limit, page } }, options);
+        const items = answer[pagination.itemsField] as unknown[];
+        yield* items;
+        const { offset, total } = answer.pagination as { offset: number; total: number };
+        if (items.length === 0 || offset + items.length >= total) return;
+        page++;
+      }
+    }
+    let token = base.continuation_token as string | undefined;
+    for (;;) {
+      const answer = await this.call(name, token ? { ...base, continuation_token: token } : base, options);
+      yield* answer[pagination.itemsField] as unknown[];
+      token = answer.continuation_token as string | undefined;
+      if (!token) return;
+    }
+  }
+
+  async close(): Promise<void> {
+    const transports = await Promise.allSettled(this.transports.values());
+    this.transports.clear();
+    await Promise.all(transports.map((t) => (t.status === "fulfilled" ? t.value.close() : undefined)));
+  }
+}

@@ -1,0 +1,39 @@
+// GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
+import { isErrorCode } from "../errors.js";
+import { normalizeMessage } from "../shape.js";
+import { ApiError } from "./errors.js";
+import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+
+interface GraphqlAnswer {
+  data?: Record<string, unknown> | null;
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+export function createGraphqlTransport(settings: TransportSettings): Transport {
+  const url = `${settings.serviceUrl}/graphql`;
+  return {
+    protocol: "graphql",
+    async call(call: TransportCall): Promise<Plain> {
+      const { operation } = call;
+      const graphql = operation.graphql!;
+      const body = JSON.stringify(graphql.variableRequired === null ? { query: graphql.document } : { query: graphql.document, variables: { params: call.input } });
+      let answer: GraphqlAnswer;
+      let status = 0;
+      try {
+        const response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal });
+        status = response.status;
+        answer = (await response.json()) as GraphqlAnswer;
+      } catch (error) {
+        if (status >= 500 || status === 0) throw fetchFailure(error, call, "graphql");
+        throw new ApiError("INTERNAL", `${operation.name}: the answer is not GraphQL JSON (HTTP ${status})`, operation.name, "graphql", { status, cause: error });
+      }
+      const first = answer.errors?.[0];
+      if (first) {
+        const code = isErrorCode(first.extensions?.code) ? first.extensions!.code : "INTERNAL";
+        throw new ApiError(code, first.message, operation.name, "graphql", { status });
+      }
+      return normalizeMessage(settings.schema, operation.output, answer.data?.[operation.name]);
+    },
+    async close() {},
+  };
+}

@@ -1,0 +1,46 @@
+// gRPC transport through connect-node over HTTP/2. Its own entry point: clients load it only when
+// the protocol is grpc, so users of graphql or rest never load connect or HTTP/2.
+import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
+import { ConnectError } from "@connectrpc/connect";
+import { createGrpcTransport as createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
+import { codeOfGrpcStatus } from "../errors.js";
+import { normalizeMessage, toProtoInit } from "../shape.js";
+import { ApiError } from "./errors.js";
+import type { Plain, Transport, TransportCall, TransportSettings } from "./transport.js";
+
+export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
+  const baseUrl = `http://${settings.grpcEndpoint}`;
+  const sessionManager = new Http2SessionManager(baseUrl);
+  const transport = createConnectTransport({ baseUrl, sessionManager });
+  const methods = new Map<string, DescMethodUnary>();
+  for (const service of services) {
+    for (const method of service.methods) {
+      if (method.methodKind === "unary") methods.set(`${service.typeName}/${method.name}`, method as DescMethodUnary);
+    }
+  }
+  return {
+    protocol: "grpc",
+    async call(call: TransportCall): Promise<Plain> {
+      const { operation } = call;
+      const method = methods.get(`${operation.grpc!.service}/${operation.grpc!.rpc}`);
+      if (!method) throw new ApiError("INTERNAL", `no gRPC method for ${operation.name}`, operation.name, "grpc");
+      try {
+        const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
+        return normalizeMessage(settings.schema, operation.output, response.message, "protoName");
+      } catch (error) {
+        const reason = call.signal.reason as { name?: string } | undefined;
+        if (call.signal.aborted) {
+          const timedOut = reason?.name === "TimeoutError";
+          throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
+        }
+        const connectError = ConnectError.from(error);
+        // Code 14 (unavailable) is a transport failure: no answer from the service.
+        const code = connectError.code === 14 ? "UNAVAILABLE" : codeOfGrpcStatus(connectError.code);
+        throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error });
+      }
+    },
+    async close() {
+      sessionManager.abort();
+    },
+  };
+}

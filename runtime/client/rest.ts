@@ -1,0 +1,62 @@
+// REST transport: the operation's route, JSON bodies (query strings for GET), the error body
+// {code, message}, and the RFC 6749 error body of the token routes.
+import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
+import { normalizeMessage } from "../shape.js";
+import { ApiError } from "./errors.js";
+import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+
+/** The code of an RFC 6749 error. */
+const OAUTH_CODES: Record<string, ErrorCode> = {
+  invalid_request: "INVALID_ARGUMENT",
+  invalid_client: "UNAUTHENTICATED",
+  invalid_grant: "FAILED_PRECONDITION",
+  unauthorized_client: "PERMISSION_DENIED",
+  unsupported_grant_type: "INVALID_ARGUMENT",
+  invalid_scope: "INVALID_ARGUMENT",
+  invalid_target: "INVALID_ARGUMENT",
+};
+
+function queryString(input: Plain): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(input)) if (value !== undefined && value !== null) params.set(key, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+export function createRestTransport(settings: TransportSettings): Transport {
+  return {
+    protocol: "rest",
+    async call(call: TransportCall): Promise<Plain> {
+      const { operation } = call;
+      const rest = operation.rest!;
+      const isGet = rest.method === "GET";
+      const url = `${settings.serviceUrl}${rest.path}${isGet ? queryString(call.input) : ""}`;
+      let response: Response;
+      let body: Record<string, unknown> | undefined;
+      try {
+        response = await settings.fetch(url, {
+          method: rest.method,
+          headers: isGet ? call.headers : { ...call.headers, "content-type": "application/json" },
+          body: isGet ? undefined : JSON.stringify(call.input),
+          signal: call.signal,
+        });
+        const text = await response.text();
+        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+      } catch (error) {
+        throw fetchFailure(error, call, "rest");
+      }
+      if (!response.ok) {
+        const status = response.status;
+        if (typeof body?.error === "string") {
+          const oauthError = body.error;
+          const message = typeof body.error_description === "string" ? body.error_description : oauthError;
+          throw new ApiError(OAUTH_CODES[oauthError] ?? codeOfHttpStatus(status), message, operation.name, "rest", { status, oauthError });
+        }
+        const code = isErrorCode(body?.code) ? body.code : codeOfHttpStatus(status);
+        throw new ApiError(code, typeof body?.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status });
+      }
+      return normalizeMessage(settings.schema, operation.output, body);
+    },
+    async close() {},
+  };
+}

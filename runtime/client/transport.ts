@@ -1,0 +1,37 @@
+// The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
+import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
+import { ApiError } from "./errors.js";
+
+export type Plain = Record<string, unknown>;
+
+export interface TransportCall {
+  operation: OperationSpec;
+  input: Plain;
+  /** Headers of this call: the admin secret, extra headers, per-call headers. */
+  headers: Record<string, string>;
+  signal: AbortSignal;
+}
+
+export interface Transport {
+  readonly protocol: Protocol;
+  call(call: TransportCall): Promise<Plain>;
+  close(): Promise<void>;
+}
+
+export interface TransportSettings {
+  schema: ApiSchema;
+  serviceUrl: string;
+  grpcEndpoint: string;
+  fetch: typeof fetch;
+}
+
+/** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */
+export function fetchFailure(error: unknown, call: TransportCall, protocol: Protocol): ApiError {
+  if (error instanceof ApiError) return error;
+  const reason = call.signal.reason as { name?: string } | undefined;
+  if (call.signal.aborted && reason?.name === "TimeoutError") {
+    return new ApiError("DEADLINE_EXCEEDED", `${call.operation.name} timed out`, call.operation.name, protocol, { cause: error });
+  }
+  if (call.signal.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
+  return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${(error as Error).message})`, call.operation.name, protocol, { cause: error });
+}

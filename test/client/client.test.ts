@@ -1,0 +1,232 @@
+// The generated clients: configuration, headers, refusals before any byte is sent, retries,
+// deadlines, pagination and the one error class, over every protocol.
+import { createServer as createTcpServer, type Server } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, ApiError, operations, UserClient } from "../../generated/client/index.js";
+import { schema } from "../../generated/schema.js";
+import { startRecordingService, sampleMessage, type RecordingService } from "../helpers/recording-service.js";
+
+const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
+
+/** A fetch that records every request and never reaches the network. */
+function recordingFetch(answer: () => Response = () => new Response("{}", { status: 200 })) {
+  const requests: { url: string; init: RequestInit | undefined }[] = [];
+  const fetch = (async (url: string, init?: RequestInit) => {
+    requests.push({ url: String(url), init });
+    return answer();
+  }) as typeof globalThis.fetch;
+  return { fetch, requests };
+}
+
+/** A TCP listener that counts connections: a gRPC client that sends nothing opens none. */
+async function connectionCounter(): Promise<{ endpoint: string; count: () => number; close: () => Promise<void> }> {
+  let connections = 0;
+  const server: Server = createTcpServer((socket) => {
+    connections++;
+    socket.destroy();
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    endpoint: `127.0.0.1:${(server.address() as AddressInfo).port}`,
+    count: () => connections,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function refusalOf(call: () => Promise<unknown>): Promise<ApiError> {
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+let service: RecordingService;
+beforeAll(async () => {
+  service = await startRecordingService();
+});
+afterAll(async () => {
+  await service.close();
+});
+
+describe("configuration", () => {
+  it("derives the gRPC endpoint from the host of serviceUrl and port 9091, unless given", () => {
+    expect(new AdminClient({ serviceUrl: "https://id.example.com:8443", adminSecret: "s" }).grpcEndpoint).toBe("id.example.com:9091");
+    expect(new AdminClient({ serviceUrl: "http://localhost:8080/", adminSecret: "s" }).grpcEndpoint).toBe("localhost:9091");
+    expect(new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: "s", grpcEndpoint: "grpc.internal:443" }).grpcEndpoint).toBe("grpc.internal:443");
+    expect(new UserClient({ serviceUrl: "http://10.0.0.5", clientId: "app" }).grpcEndpoint).toBe("10.0.0.5:9091");
+  });
+
+  it("refuses a missing admin secret or client id, and an unknown protocol", () => {
+    expect(() => new AdminClient({ serviceUrl: "http://x", adminSecret: "" })).toThrow("adminSecret is required");
+    expect(() => new UserClient({ serviceUrl: "http://x", clientId: "" })).toThrow("clientId is required");
+    expect(() => new AdminClient({ serviceUrl: "http://x", adminSecret: "s", protocol: "soap" as never })).toThrow("protocol must be one of graphql, rest, grpc, not 'soap'");
+  });
+
+  it("exports metadata per operation that code can read", () => {
+    expect(operations.delete_org_domain).toMatchObject({ destructive: true, auth: "org_admin", rest: { since: "2.4.0" }, grpc: { since: "2.4.0" } });
+    expect(operations.admin_signup.rest).toBeNull();
+    expect(Object.keys(operations)).toHaveLength(101);
+  });
+});
+
+describe.each(PROTOCOLS)("over %s", (protocol) => {
+  const admin = () => new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret", protocol, extraHeaders: { "x-tenant": "t1" } });
+
+  it("sends the admin secret and the extra headers on every admin call", async () => {
+    const client = admin();
+    const before = service.calls.length;
+    await client.adminMeta();
+    await client.deleteUser({ id: "u1" });
+    await client.close();
+    const calls = service.calls.slice(before);
+    expect(calls.map((c) => [c.method, c.protocol])).toEqual([["adminMeta", protocol], ["deleteUser", protocol]]);
+    for (const call of calls) expect(call.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t1" });
+  });
+
+  it("answers the flat shape: every field present, as the sample the service returned", async () => {
+    const client = admin();
+    expect(await client.getWebhook({ id: "w1" })).toEqual(sampleMessage(schema, "Webhook"));
+    await client.close();
+  });
+
+  it("raises one error class carrying code, operation and protocol", async () => {
+    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "wrong", protocol, retry: false });
+    const error = await refusalOf(() => client.adminMeta());
+    expect(error).toMatchObject({ code: "UNAUTHENTICATED", operation: "admin_meta", protocol, refused: false });
+    const invalid = await refusalOf(() => admin().deleteUser({ id: "" }));
+    expect(invalid).toMatchObject({ code: "INVALID_ARGUMENT", operation: "delete_user", protocol, message: "id: is required" });
+    await client.close();
+  });
+
+  it("fetches and revokes user tokens over REST whatever the protocol", async () => {
+    const user = new UserClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, clientId: "app-1", protocol });
+    const before = service.calls.length;
+    await user.oauthToken({ grant_type: "client_credentials" });
+    await user.oauthRevoke({ token: "t" });
+    await user.meta();
+    const calls = service.calls.slice(before);
+    expect(calls.map((c) => [c.method, c.protocol])).toEqual([["oauthToken", "rest"], ["oauthRevoke", "rest"], ["meta", protocol]]);
+    expect(calls[0]!.input).toMatchObject({ grant_type: "client_credentials", client_id: "app-1" });
+    await user.close();
+  });
+
+  it("walks every page of a paginated list exactly once", async () => {
+    const all = Array.from({ length: 23 }, (_, i) => ({ ...sampleMessage(schema, "Client"), id: `c${i}` }));
+    service.answers.set("clients", (input) => {
+      const { limit, page } = input.pagination as { limit: number; page: number };
+      const offset = (page - 1) * limit;
+      return { pagination: { limit, page, offset, total: all.length }, clients: all.slice(offset, offset + limit) };
+    });
+    const before = service.calls.length;
+    const client = admin();
+    const seen: string[] = [];
+    for await (const item of client.iterateClients({ pagination: { limit: 10 } })) seen.push(item.id);
+    await client.close();
+    service.answers.delete("clients");
+    expect(seen).toEqual(all.map((c) => c.id));
+    expect(service.calls.slice(before).map((c) => (c.input.pagination as { page: number }).page)).toEqual([1, 2, 3]);
+  });
+
+  it("stops at the deadline of timeoutMs", async () => {
+    service.answers.set("getClient", () => new Promise((resolve) => setTimeout(() => resolve(sampleMessage(schema, "Client")), 500)));
+    const client = admin();
+    const error = await refusalOf(() => client.getClient({ id: "c1" }, { timeoutMs: 50 }));
+    service.answers.delete("getClient");
+    await client.close();
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", operation: "get_client", protocol });
+  });
+});
+
+describe("refusals before any byte is sent", () => {
+  it("refuses an operation the protocol does not carry, in the spec's words", async () => {
+    const { fetch, requests } = recordingFetch();
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });
+    const error = await refusalOf(() => client.adminSignup({ admin_secret: "s" }));
+    expect(error.message).toBe("AdminSignup not available over rest; use graphql");
+    expect(error).toMatchObject({ refused: true, operation: "admin_signup", protocol: "rest" });
+    expect(requests).toHaveLength(0);
+  });
+
+  it("refuses over grpc without opening a connection", async () => {
+    const counter = await connectionCounter();
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "grpc", grpcEndpoint: counter.endpoint, serverVersion: "2.3.0", readOnly: true });
+    expect((await refusalOf(() => client.generateJWTKeys({ type: "RS256" }))).message).toBe("GenerateJWTKeys not available over grpc; use graphql");
+    expect((await refusalOf(() => client.deleteOrganization({ id: "o1" }))).message).toBe("DeleteOrganization is destructive and this client is read-only");
+    expect((await refusalOf(() => client.getOrganization({ id: "o1" }))).message).toBe(
+      "GetOrganization needs server 2.4.0 or later over grpc; the server is 2.3.0; use graphql",
+    );
+    await client.close();
+    expect(counter.count()).toBe(0);
+    await counter.close();
+  });
+
+  it("refuses every destructive operation in read-only mode, and nothing else", async () => {
+    const { fetch, requests } = recordingFetch(() => new Response(JSON.stringify({ message: "ok" })));
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", readOnly: true, serverVersion: "2.4.0", fetch });
+    const destructive = Object.values(operations).filter((op) => op.destructive);
+    expect(destructive).toHaveLength(17);
+    for (const op of destructive) {
+      const error = await refusalOf(() => (client as unknown as Record<string, (input: object) => Promise<unknown>>)[op.method]!({}));
+      expect(error.message).toBe(`${op.pascalName} is destructive and this client is read-only`);
+    }
+    expect(requests).toHaveLength(0);
+    await client.listSAMLIDPKeys({ org_id: "o1" }).catch(() => undefined);
+    expect(requests).toHaveLength(1);
+  });
+
+  it("learns the server version once from admin_meta, then refuses what that version does not carry", async () => {
+    const meta = { ...sampleMessage(schema, "AdminMeta"), version: "2.3.0-rc.9" };
+    const { fetch, requests } = recordingFetch(() => new Response(JSON.stringify(meta)));
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });
+    const first = await refusalOf(() => client.createOrganization({ name: "acme" }));
+    expect(first.message).toBe("CreateOrganization needs server 2.4.0 or later over rest; the server is 2.3.0-rc.9; use graphql");
+    await refusalOf(() => client.orgDomains({ org_id: "o1" }));
+    expect(requests.map((r) => r.url)).toEqual(["http://127.0.0.1:9/v1/admin/admin_meta"]);
+    // An operation every server version carries needs no version at all.
+    await client.users();
+    expect(requests).toHaveLength(2);
+  });
+});
+
+describe("retries", () => {
+  const unavailable = () => new Response(JSON.stringify({ code: "INTERNAL", message: "busy" }), { status: 503 });
+
+  it("retry reads on transient failures with backoff", async () => {
+    const { fetch, requests } = recordingFetch(unavailable);
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 3, baseDelayMs: 1 } });
+    await refusalOf(() => client.users());
+    expect(requests).toHaveLength(3);
+  });
+
+  it("never repeat a write or a destructive call", async () => {
+    const { fetch, requests } = recordingFetch(unavailable);
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 5, baseDelayMs: 1 } });
+    for (const call of [() => client.deleteUser({ id: "u1" }), () => client.fgaReset(), () => client.rotateClientSecret({ id: "c1" }), () => client.updateUser({ id: "u1" })]) {
+      const before = requests.length;
+      const error = await refusalOf(call);
+      expect(error.status).toBe(503);
+      expect(requests.length - before).toBe(1);
+    }
+  });
+
+  it("do not retry a definite answer such as NOT_FOUND", async () => {
+    const { fetch, requests } = recordingFetch(() => new Response(JSON.stringify({ code: "NOT_FOUND", message: "no user u9" }), { status: 404 }));
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });
+    expect(await refusalOf(() => client.user({ id: "u9" }))).toMatchObject({ code: "NOT_FOUND", message: "no user u9", status: 404 });
+    expect(requests).toHaveLength(1);
+  });
+
+  it("stop when the caller's signal aborts", async () => {
+    const controller = new AbortController();
+    controller.abort();
+    const { fetch } = recordingFetch();
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch: ((url: string, init?: RequestInit) => {
+      init?.signal?.throwIfAborted();
+      return fetch(url, init);
+    }) as typeof globalThis.fetch });
+    expect(await refusalOf(() => client.users({}, { signal: controller.signal }))).toMatchObject({ code: "CANCELLED" });
+  });
+});
