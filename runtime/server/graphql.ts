@@ -1,7 +1,7 @@
 // GraphQL over HTTP with graphql-js. Parsed and validated documents are cached by their text:
 // clients send the same query text every time, so most requests skip parse and validate.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { buildSchema, execute, GraphQLError, GraphQLObjectType, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { ServiceError } from "../errors.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
@@ -21,7 +21,7 @@ export class GraphqlEndpoint {
 
   constructor(
     sdl: string,
-    pipeline: CallPipeline,
+    private readonly pipeline: CallPipeline,
     private readonly bodyLimit: number,
   ) {
     this.schema = buildSchema(sdl);
@@ -79,11 +79,26 @@ export class GraphqlEndpoint {
       return;
     }
     const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [] };
+    const operationName = typeof body.operationName === "string" ? body.operationName : undefined;
+    const selected = getOperationAST(document as DocumentNode, operationName);
+    for (const selection of selected?.selectionSet.selections ?? []) {
+      if (selection.kind !== Kind.FIELD) continue;
+      const operation = this.pipeline.schema.operations[selection.name.value];
+      if (!operation) continue;
+      try {
+        await this.pipeline.preauthorize(operation, state.headers, state.remoteAddress);
+      } catch (error) {
+        const serviceError = error as ServiceError;
+        const path = [selection.alias?.value ?? selection.name.value];
+        sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: { code: serviceError.code } }], data: null });
+        return;
+      }
+    }
     const result = await execute({
       schema: this.schema,
       document: document as DocumentNode,
       variableValues: (body.variables ?? undefined) as Record<string, unknown> | undefined,
-      operationName: typeof body.operationName === "string" ? body.operationName : undefined,
+      operationName,
       contextValue: state,
     });
     const errors = result.errors?.map((e) => {

@@ -109,6 +109,18 @@ export class CallPipeline {
     return { kind: "anonymous" };
   }
 
+  /**
+   * The auth check of a call whose input is not known yet: GraphQL coerces variables before any
+   * resolver runs, and a caller without the secret must hear UNAUTHENTICATED there too, not a
+   * complaint about the input. Org-admin checks that need the input wait for invoke().
+   */
+  async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<void> {
+    const call = { protocol: "graphql" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
+    const principal = await this.principalOf(call, parseCookies(headers["cookie"]));
+    if (operation.auth === "org_admin" && principal.kind === "user") return;
+    await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
+  }
+
   /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
   async invoke(call: IncomingCall): Promise<Plain> {
     const started = performance.now();

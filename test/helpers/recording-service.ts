@@ -1,6 +1,6 @@
 // A stand-in implementation for protocol-level tests: answers every operation with a valid sample
 // of its output and records what each call received.
-import { createServer, type CallContext } from "../../generated/server/index.js";
+import { createServer, type CallContext, type ServerOptions } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
 
@@ -51,7 +51,10 @@ export interface RecordingService {
   close(): Promise<void>;
 }
 
-export async function startRecordingService(adminSecret = "s3cret"): Promise<RecordingService> {
+/** Org-admin of org-a only: the user of bearer token "user-token". */
+const ORG_ADMIN_OF = "org-a";
+
+export async function startRecordingService(adminSecret = "s3cret", options: Partial<ServerOptions> = {}): Promise<RecordingService> {
   const calls: RecordedCall[] = [];
   const answers = new Map<string, (input: Record<string, unknown>) => unknown>();
   const byMethod = new Map<string, { output: string }>(Object.values(schema.operations).map((op) => [op.method, op]));
@@ -70,6 +73,10 @@ export async function startRecordingService(adminSecret = "s3cret"): Promise<Rec
     port: 0,
     grpcPort: 0,
     verifyUserToken: async (token) => (token === "user-token" ? { userId: "u1", roles: [] } : null),
+    isOrgAdmin: async (_user, _operation, input) => input.org_id === ORG_ADMIN_OF,
+    // Protocol tests send many wrong secrets on purpose; the lockout has tests of its own.
+    lockout: { maxFailures: 1_000_000, windowMs: 60_000 },
+    ...options,
   });
   const { httpUrl, grpcEndpoint } = await server.listen();
   return { calls, httpUrl, grpcEndpoint, answers, close: () => server.close() };
