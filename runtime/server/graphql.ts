@@ -6,6 +6,7 @@ import { ServiceError } from "../errors.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
+import { validateInput } from "./validate.js";
 
 const DOCUMENT_CACHE_SIZE = 500;
 
@@ -87,6 +88,13 @@ export class GraphqlEndpoint {
       if (!operation) continue;
       try {
         await this.pipeline.preauthorize(operation, state.headers, state.remoteAddress);
+        // GraphQL would reject bad variables in its own words before any resolver runs; check
+        // `params` the way every protocol does, so the same input gets the same message.
+        const params = selection.arguments?.find((argument) => argument.name.value === "params");
+        if (params?.value.kind === Kind.VARIABLE) {
+          const variables = (body.variables ?? {}) as Record<string, unknown>;
+          validateInput(this.pipeline.schema, operation, variables[params.value.name.value] ?? {});
+        }
       } catch (error) {
         const serviceError = error as ServiceError;
         const path = [selection.alias?.value ?? selection.name.value];

@@ -1,6 +1,7 @@
 // gRPC, gRPC-Web and Connect through one connect-node handler. Each RPC converts the protobuf-es
 // request to the plain input, runs the shared pipeline, and answers the same flat fields.
-import type { IncomingMessage } from "node:http";
+import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
+import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -51,8 +52,30 @@ export function grpcHandler(pipeline: CallPipeline, services: readonly DescServi
       router.service(service, implementation as never);
     }
   };
-  return connectNodeAdapter({
+  const adapter = connectNodeAdapter({
     routes,
     contextValues: (request) => createContextValues().set(peerAddress, (request as IncomingMessage).socket?.remoteAddress ?? ""),
   });
+  return (request: Http2ServerRequest, response: Http2ServerResponse) => {
+    reclassifyParseErrors(response);
+    adapter(request, response);
+  };
+}
+
+/**
+ * connect-node answers a request body that is not valid protobuf with INTERNAL; it is the
+ * caller's mistake, so the gRPC status becomes INVALID_ARGUMENT like every other bad input.
+ */
+function reclassifyParseErrors(response: Http2ServerResponse): void {
+  const fix = (headers: OutgoingHttpHeaders | undefined) => {
+    if (!headers || String(headers["grpc-status"]) !== "13") return;
+    const message = decodeURIComponent(String(headers["grpc-message"] ?? ""));
+    if (!message.startsWith("parse binary")) return;
+    headers["grpc-status"] = String(ERROR_WIRE.INVALID_ARGUMENT.grpc);
+    headers["grpc-message"] = encodeURIComponent("the request is not a valid protobuf message");
+  };
+  const addTrailers = response.addTrailers.bind(response);
+  response.addTrailers = (trailers) => addTrailers((fix(trailers as OutgoingHttpHeaders), trailers));
+  const writeHead = response.writeHead.bind(response) as (status: number, headers?: OutgoingHttpHeaders) => Http2ServerResponse;
+  response.writeHead = ((status: number, headers?: OutgoingHttpHeaders) => (fix(headers), writeHead(status, headers))) as never;
 }

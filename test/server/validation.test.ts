@@ -1,0 +1,142 @@
+// Validation from the manifest before the implementation runs: INVALID_ARGUMENT naming the field,
+// the same on every protocol, never a 500; and what the wire itself can get wrong.
+import { connect } from "node:http2";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
+import type { LogEntry } from "../../runtime/server/index.js";
+import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
+
+const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
+const SECRET = "s3cret-value-that-must-never-leak";
+
+let service: RecordingService;
+const log: LogEntry[] = [];
+beforeAll(async () => {
+  service = await startRecordingService(SECRET, { logger: (entry) => log.push(entry), bodyLimitBytes: 64 * 1024 });
+});
+afterAll(async () => {
+  await service.close();
+});
+
+async function failure(call: () => Promise<unknown>): Promise<ApiError> {
+  const error = await call().then(() => undefined, (e: unknown) => e);
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+const admin = (protocol: (typeof PROTOCOLS)[number]) =>
+  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+
+describe.each(PROTOCOLS)("bad input over %s", (protocol) => {
+  // Each case: the call, and the message every protocol must give.
+  const cases: [string, (client: AdminClient) => Promise<unknown>, string][] = [
+    ["a required string left out", (c) => c.deleteUser({} as never), "id: is required"],
+    ["a required string left empty", (c) => c.deleteUser({ id: "" }), "id: is required"],
+    ["a required list left empty", (c) => c.fgaWriteTuples({ tuples: [] }), "tuples: is required"],
+    ["a required field of a list item", (c) => c.fgaWriteTuples({ tuples: [{ user: "user:1", relation: "", object: "doc:1" }] }), "tuples[0].relation: is required"],
+    ["an organization name that is not a slug", (c) => c.createOrganization({ name: "Not A Slug" }), "name: must be a URL-safe slug (lower-case letters, digits and single dashes)"],
+    ["a page limit above the bound", (c) => c.users({ pagination: { limit: 5000, page: 1 } }), "pagination.limit: must be between 1 and 1000"],
+    ["a page below 1", (c) => c.clients({ pagination: { limit: 10, page: 0 } }), "pagination.page: must be 1 or more"],
+    ["neither id nor org_id", (c) => c.getOrgOIDCConnection({}), "give exactly one of id, org_id (got none)"],
+    ["both id and org_id", (c) => c.getOrgSAMLConnection({ id: "c1", org_id: "o1" }), "give exactly one of id, org_id (got id and org_id)"],
+    ["a malformed URL", (c) => c.addWebhook({ event_name: "user.created", endpoint: "not a url", enabled: true }), "endpoint: must be an http or https URL"],
+  ];
+
+  it.each(cases)("%s is INVALID_ARGUMENT naming the field", async (_name, call, message) => {
+    const client = admin(protocol);
+    const before = service.calls.length;
+    const error = await failure(() => call(client));
+    expect({ code: error.code, message: error.message }).toEqual({ code: "INVALID_ARGUMENT", message });
+    expect(service.calls.length).toBe(before);
+    await client.close();
+  });
+});
+
+describe("bad input only JSON can carry (GraphQL and REST)", () => {
+  const rest = (path: string, body: string, headers: Record<string, string> = {}) =>
+    fetch(`${service.httpUrl}${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET, ...headers }, body });
+
+  it.each([
+    ["a number for a string", '{"id": 42}', "id: must be a string"],
+    ["a string for a boolean", '{"id":"w1","enabled":"yes"}', "enabled: must be true or false"],
+    ["a fraction for an integer", '{"pagination":{"limit":2.5}}', "pagination.limit: must be an integer"],
+    ["an unknown enum value", '{"token_type":"cookie","token":"t"}', "token_type: must be one of access_token, id_token, refresh_token"],
+    ["an unknown field", '{"id":"u1","is_admin":true}', "is_admin: is not a field of this request"],
+    ["a list for a map", '{"id":"w1","headers":["a"]}', "headers: must be an object of strings"],
+  ])("REST: %s", async (_name, body, message) => {
+    const path = message.startsWith("token_type") ? "/v1/validate_jwt_token" : message.startsWith("enabled") || message.startsWith("headers") ? "/v1/admin/update_webhook" : message.startsWith("pagination") ? "/v1/admin/users" : "/v1/admin/delete_user";
+    const response = await rest(path, body);
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({ code: "INVALID_ARGUMENT", message });
+  });
+
+  it("REST: malformed JSON, a non-object body and an oversized body are INVALID_ARGUMENT, never 500", async () => {
+    for (const body of ["{not json", "[1,2]", JSON.stringify({ id: "x".repeat(100 * 1024) })]) {
+      const response = await rest("/v1/admin/delete_user", body);
+      expect(response.status).toBe(400);
+      expect((await response.json()).code).toBe("INVALID_ARGUMENT");
+    }
+  });
+
+  it("REST: an unknown route is NOT_FOUND and a wrong method names the right one", async () => {
+    const missing = await rest("/v1/admin/no_such_operation", "{}");
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toEqual({ code: "NOT_FOUND", message: "no route POST /v1/admin/no_such_operation" });
+    const wrongMethod = await fetch(`${service.httpUrl}/v1/admin/users`);
+    expect(wrongMethod.status).toBe(405);
+    expect((await wrongMethod.json()).message).toBe("/v1/admin/users takes POST, not GET");
+  });
+
+  it("GraphQL: malformed JSON, a bad query and a wrongly typed variable are INVALID_ARGUMENT", async () => {
+    const graphql = (body: string) =>
+      fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body });
+    const malformed = await graphql("{oops");
+    expect(malformed.status).toBe(400);
+    expect((await malformed.json()).errors[0].extensions.code).toBe("INVALID_ARGUMENT");
+    const badQuery = await (await graphql(JSON.stringify({ query: "{ no_such_field }" }))).json();
+    expect(badQuery.errors[0]).toMatchObject({ message: 'Cannot query field "no_such_field" on type "Query".', extensions: { code: "INVALID_ARGUMENT" } });
+    const badVariable = await (await graphql(JSON.stringify({ query: "mutation($p: DeleteUserInput!) { delete_user(params: $p) { message } }", variables: { p: { id: 42 } } }))).json();
+    expect(badVariable.errors[0].extensions.code).toBe("INVALID_ARGUMENT");
+  });
+});
+
+describe("malformed protobuf", () => {
+  it("is INVALID_ARGUMENT over gRPC", async () => {
+    const session = connect(`http://${service.grpcEndpoint}`);
+    const garbage = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff]);
+    const frame = Buffer.concat([Buffer.from([0, 0, 0, 0, garbage.length]), garbage]);
+    const stream = session.request({
+      ":method": "POST",
+      ":path": "/identity.v1.AdminService/DeleteUser",
+      "content-type": "application/grpc+proto",
+      te: "trailers",
+      "x-service-admin-secret": SECRET,
+    });
+    const trailers = new Promise<Record<string, unknown>>((resolve) => {
+      stream.on("trailers", (t) => resolve(t));
+      stream.on("response", (h) => {
+        if (h["grpc-status"] !== undefined) resolve(h);
+      });
+    });
+    stream.end(frame);
+    stream.resume();
+    const status = await trailers;
+    session.close();
+    expect(status["grpc-status"]).toBe("3");
+  });
+});
+
+describe("secrets", () => {
+  it("never appear in error messages or in the log", async () => {
+    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "wrong-guess-123", protocol: "rest", retry: false });
+    const wrong = await failure(() => client.adminMeta());
+    expect(wrong.message).not.toContain("wrong-guess-123");
+    const login = await failure(() => admin("rest").adminLogin({ admin_secret: "" }));
+    expect(login.message).toBe("admin_secret: is required");
+    const everything = JSON.stringify(log);
+    expect(everything).not.toContain(SECRET);
+    expect(everything).not.toContain("wrong-guess-123");
+    expect(log.length).toBeGreaterThan(10);
+    expect(Object.keys(log[0]!).sort()).toEqual(["durationMs", "operation", "outcome", "protocol"]);
+  });
+});
