@@ -50,7 +50,8 @@ export interface OperationSpec {
   /** Message names (keys of ApiSchema.messages). */
   readonly input: string;
   readonly output: string;
-  readonly graphql: { readonly since: string; readonly root: "Query" | "Mutation"; readonly document: string; readonly variableRequired: boolean | null } | null;
+  /** `params`: the GraphQL input type of the single argument, and whether it is non-null; null when there is no argument. */
+  readonly graphql: { readonly since: string; readonly root: "Query" | "Mutation"; readonly params: { readonly type: string; readonly required: boolean } | null } | null;
   readonly rest: { readonly since: string; readonly method: "GET" | "POST"; readonly path: string; readonly body: "json" | "form_or_json" } | null;
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }
@@ -70,4 +71,66 @@ export interface ApiSchema {
 /** Protocols that carry an operation, in the canonical order. */
 export function protocolsOf(operation: OperationSpec): Protocol[] {
   return PROTOCOLS.filter((protocol) => operation[protocol] !== null);
+}
+
+/**
+ * The generated schema in its compact form: each message is one line of fields, each enum one
+ * line of values, so that the schema costs clients little to download. Field syntax:
+ * `name:type` with `[]` for a list, `!` for required, `#secret`, `@format` (such as `@slug`).
+ */
+export interface CompactSchema<Operations extends Record<string, CompactOperation>> {
+  readonly name: string;
+  readonly title: string;
+  readonly version: string;
+  readonly adminSecretHeader: string;
+  readonly orgAdminRole: string;
+  readonly grpcPort: number;
+  /** Enum name -> "value=number value=number ...". */
+  readonly enums: Readonly<Record<string, string>>;
+  /** Message name -> "field:type field:type ...". */
+  readonly messages: Readonly<Record<string, string>>;
+  readonly operations: Operations;
+}
+
+export type CompactOperation = Omit<OperationSpec, "name">;
+
+const SCALAR_KINDS: readonly string[] = ["string", "bool", "int32", "int64", "float64", "map", "json"];
+
+/** protobuf-es property name of a snake_case field (protoc's JSON-name rule). */
+function protoPropertyName(name: string): string {
+  return name.replace(/_(.)/g, (_, next: string) => next.toUpperCase());
+}
+
+function decodeField(text: string, enums: Readonly<Record<string, unknown>>): FieldSpec {
+  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:@(\w+))?$/.exec(text);
+  if (!match) throw new Error(`bad field spec '${text}'`);
+  const [, name, type, list, required, secret, format] = match as unknown as [string, string, string, string?, string?, string?, string?];
+  const kind = SCALAR_KINDS.includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
+  return {
+    name,
+    kind,
+    ...(kind === "enum" || kind === "message" ? { ref: type } : {}),
+    list: list !== undefined,
+    required: required !== undefined,
+    ...(secret ? { secret: true } : {}),
+    ...(format ? { format: format as FieldSpec["format"] } : {}),
+    protoName: protoPropertyName(name),
+  };
+}
+
+/** Expands the compact generated schema into the ApiSchema the runtime reads. */
+export function defineSchema<Operations extends Record<string, CompactOperation>>(
+  compact: CompactSchema<Operations>,
+): ApiSchema & { readonly operations: { readonly [K in keyof Operations]: OperationSpec } } {
+  const enums = Object.fromEntries(
+    Object.entries(compact.enums).map(([name, line]) => [
+      name,
+      { name, values: Object.fromEntries(line.split(" ").map((pair) => [pair.slice(0, pair.indexOf("=")), Number(pair.slice(pair.indexOf("=") + 1))])) },
+    ]),
+  );
+  const messages = Object.fromEntries(
+    Object.entries(compact.messages).map(([name, line]) => [name, { name, fields: line ? line.split(" ").map((f) => decodeField(f, compact.enums)) : [] }]),
+  );
+  const operations = Object.fromEntries(Object.entries(compact.operations).map(([name, op]) => [name, { name, ...op }]));
+  return { ...compact, enums, messages, operations } as never;
 }

@@ -26,39 +26,17 @@ function messageOf(ir: Ir, field: IrField): IrMessage {
 
 // ---------------------------------------------------------------- schema.ts
 
-/** The selection set that asks for every field of a message, nested messages included. */
-function selection(ir: Ir, message: IrMessage, depth = 0): string {
-  if (depth > 8) throw new Error(`type ${message.name} nests too deep for a GraphQL selection`);
-  return message.fields
-    .map((field) => (field.type.kind === "message" ? `${field.name} { ${selection(ir, messageOf(ir, field), depth + 1)} }` : field.name))
-    .join(" ");
+
+/** A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret@format`. */
+function compactField(field: IrField): string {
+  const type = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
+  return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${field.format ? `@${field.format}` : ""}`;
 }
 
-function graphqlDocument(ir: Ir, op: IrOperation): string {
-  const graphql = op.graphql!;
-  const keyword = graphql.rootType === "Query" ? "query" : "mutation";
-  const body = selection(ir, op.output);
-  if (!graphql.argument) return `${keyword} ${op.name} { ${op.name} { ${body} } }`;
-  const variableType = `${op.input.graphqlInputName}${graphql.argument.required ? "!" : ""}`;
-  return `${keyword} ${op.name}($params: ${variableType}) { ${op.name}(params: $params) { ${body} } }`;
-}
-
-function fieldSpec(field: IrField): string {
-  const parts = [
-    `name: ${quote(field.name)}`,
-    `kind: ${quote(field.type.kind === "scalar" ? field.type.scalar : field.type.kind)}`,
-  ];
-  if (field.type.kind !== "scalar") parts.push(`ref: ${quote(field.type.name)}`);
-  parts.push(`list: ${field.list}`, `required: ${field.required}`);
-  if (field.secret) parts.push("secret: true");
-  if (field.format) parts.push(`format: ${quote(field.format)}`);
-  parts.push(`protoName: ${quote(field.protoLocalName)}`);
-  return `{ ${parts.join(", ")} }`;
-}
-
-function operationSpec(ir: Ir, op: IrOperation): string {
+function operationSpec(op: IrOperation): string {
+  const graphql = op.graphql;
+  const params = graphql?.argument ? `{ type: ${quote(op.input.graphqlInputName)}, required: ${graphql.argument.required} }` : "null";
   const lines = [
-    `name: ${quote(op.name)}`,
     `method: ${quote(op.camelName)}`,
     `pascalName: ${quote(op.pascalName)}`,
     `surface: ${quote(op.surface)}`,
@@ -70,11 +48,7 @@ function operationSpec(ir: Ir, op: IrOperation): string {
     `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
     `input: ${quote(op.input.name)}`,
     `output: ${quote(op.output.name)}`,
-    `graphql: ${
-      op.graphql
-        ? `{ since: ${quote(op.graphql.since)}, root: ${quote(op.graphql.rootType)}, document: ${quote(graphqlDocument(ir, op))}, variableRequired: ${op.graphql.argument ? op.graphql.argument.required : "null"} }`
-        : "null"
-    }`,
+    `graphql: ${graphql ? `{ since: ${quote(graphql.since)}, root: ${quote(graphql.rootType)}, params: ${params} }` : "null"}`,
     `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, body: ${quote(op.rest.body)} }` : "null"}`,
     `grpc: ${op.grpc ? `{ since: ${quote(op.grpc.since)}, service: ${quote(op.grpc.serviceTypeName)}, rpc: ${quote(op.grpc.rpc)} }` : "null"}`,
   ];
@@ -82,17 +56,13 @@ function operationSpec(ir: Ir, op: IrOperation): string {
 }
 
 function emitSchemaModule(ir: Ir): GeneratedFile {
-  const enums = ir.enums
-    .map((e) => `    ${e.name}: { name: ${quote(e.name)}, values: { ${e.values.map((v) => `${quote(v.name)}: ${v.protoNumber}`).join(", ")} } },`)
-    .join("\n");
-  const messages = ir.messages
-    .map((m) => `    ${m.name}: {\n      name: ${quote(m.name)},\n      fields: [\n${m.fields.map((f) => `        ${fieldSpec(f)},`).join("\n")}\n      ],\n    },`)
-    .join("\n");
-  const operations = ir.operations.map((op) => operationSpec(ir, op)).join("\n");
-  const content = `import type { ApiSchema } from "../runtime/schema.js";
+  const enums = ir.enums.map((e) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`).join("\n");
+  const messages = ir.messages.map((m) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`).join("\n");
+  const operations = ir.operations.map(operationSpec).join("\n");
+  const content = `import { defineSchema } from "../runtime/schema.js";
 
-/** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data. */
-export const schema = {
+/** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data (field syntax: runtime/schema.ts). */
+export const schema = defineSchema({
   name: ${quote(ir.api.name)},
   title: ${quote(ir.api.title)},
   version: ${quote(ir.api.version)},
@@ -108,7 +78,7 @@ ${messages}
   operations: {
 ${operations}
   },
-} as const satisfies ApiSchema;
+});
 
 export type OperationName = keyof typeof schema.operations;
 `;

@@ -1,5 +1,6 @@
 // GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
 import { isErrorCode } from "../errors.js";
+import type { ApiSchema, OperationSpec } from "../schema.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError } from "./errors.js";
 import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
@@ -9,14 +10,32 @@ interface GraphqlAnswer {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
+/** The selection of every field of a message, nested messages included. */
+function selection(schema: ApiSchema, messageName: string): string {
+  return schema.messages[messageName]!.fields.map((f) => (f.kind === "message" ? `${f.name} { ${selection(schema, f.ref!)} }` : f.name)).join(" ");
+}
+
+/** The document a client sends for an operation: one root field, every answer field selected. */
+export function graphqlDocument(schema: ApiSchema, operation: OperationSpec): string {
+  const { root, params } = operation.graphql!;
+  const keyword = root === "Query" ? "query" : "mutation";
+  const body = selection(schema, operation.output);
+  return params
+    ? `${keyword} ${operation.name}($params: ${params.type}${params.required ? "!" : ""}) { ${operation.name}(params: $params) { ${body} } }`
+    : `${keyword} ${operation.name} { ${operation.name} { ${body} } }`;
+}
+
 export function createGraphqlTransport(settings: TransportSettings): Transport {
   const url = `${settings.serviceUrl}/graphql`;
+  const documents = new Map<string, string>();
   return {
     protocol: "graphql",
     async call(call: TransportCall): Promise<Plain> {
       const { operation } = call;
       const graphql = operation.graphql!;
-      const body = JSON.stringify(graphql.variableRequired === null ? { query: graphql.document } : { query: graphql.document, variables: { params: call.input } });
+      let query = documents.get(operation.name);
+      if (query === undefined) documents.set(operation.name, (query = graphqlDocument(settings.schema, operation)));
+      const body = JSON.stringify(graphql.params === null ? { query } : { query, variables: { params: call.input } });
       let answer: GraphqlAnswer;
       let status = 0;
       try {
