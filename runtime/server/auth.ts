@@ -1,6 +1,7 @@
 // Admin-secret checks (constant time, with lockout of repeated failures per address), admin
 // sessions, and the auth levels of the manifest.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import * as crypto from "node:crypto";
 import { ServiceError } from "../errors.js";
 import type { AuthLevel } from "../schema.js";
 import type { AdminSession, AdminSessions, Principal } from "./context.js";
@@ -14,7 +15,9 @@ export interface LockoutPolicy {
 /** 10 failures in 15 minutes, as the service documents. */
 export const DEFAULT_LOCKOUT: LockoutPolicy = { maxFailures: 10, windowMs: 15 * 60_000 };
 
-const digest = (text: string) => createHash("sha256").update(text).digest();
+// One-shot hashing (Node 20.12+) is several times cheaper than a Hash object per call.
+const oneShotHash = (crypto as { hash?: (algorithm: string, data: string, encoding: "buffer") => Buffer }).hash;
+const digest = (text: string): Buffer => (oneShotHash ? oneShotHash("sha256", text, "buffer") : createHash("sha256").update(text).digest());
 
 export class AdminSecretGuard {
   private readonly expected: Buffer;

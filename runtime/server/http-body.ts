@@ -4,17 +4,26 @@ import { ServiceError } from "../errors.js";
 
 export const DEFAULT_BODY_LIMIT = 1024 * 1024;
 
-export async function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  const declared = Number(request.headers["content-length"] ?? 0);
-  if (declared > limit) throw new ServiceError("INVALID_ARGUMENT", `request body is larger than ${limit} bytes`);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw new ServiceError("INVALID_ARGUMENT", `request body is larger than ${limit} bytes`);
-    chunks.push(chunk);
+export function readBody(request: IncomingMessage, limit: number): Promise<string> {
+  const tooLarge = () => new ServiceError("INVALID_ARGUMENT", `request body is larger than ${limit} bytes`);
+  if (Number(request.headers["content-length"] ?? 0) > limit) {
+    request.resume();
+    return Promise.reject(tooLarge());
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    request.on("data", (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) {
+        request.removeAllListeners("data");
+        request.resume();
+        reject(tooLarge());
+      } else chunks.push(chunk);
+    });
+    request.on("end", () => resolve(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
+    request.on("error", reject);
+  });
 }
 
 export function parseJsonObject(text: string): Record<string, unknown> {
@@ -43,11 +52,7 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   response.end(text);
 }
 
-/** Node's headers as a flat record of lower-case names to single values. */
+/** Node's headers as a record of lower-case names to single values (only set-cookie may repeat; requests never send it). */
 export function flatHeaders(headers: IncomingMessage["headers"]): Record<string, string> {
-  const flat: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return flat;
+  return headers as Record<string, string>;
 }

@@ -3,7 +3,7 @@
 import { ServiceError } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
 import { validateInput } from "./validate.js";
 
@@ -57,7 +57,8 @@ export interface IncomingCall {
 
 export function parseCookies(header: string | undefined): Record<string, string> {
   const cookies: Record<string, string> = {};
-  for (const part of (header ?? "").split(";")) {
+  if (!header) return cookies;
+  for (const part of header.split(";")) {
     const index = part.indexOf("=");
     if (index > 0) cookies[part.slice(0, index).trim()] = decodeURIComponent(part.slice(index + 1).trim());
   }
@@ -98,7 +99,7 @@ export class CallPipeline {
         if (this.guard.verify(secret, call.remoteAddress)) return { kind: "super_admin" };
         throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
       }
-      if (this.adminSessions.get(cookies[this.adminSessions.forCall(this.guard, call.remoteAddress).cookieName])) return { kind: "super_admin" };
+      if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return { kind: "super_admin" };
     }
     const authorization = call.headers["authorization"];
     if (authorization?.toLowerCase().startsWith("bearer ") && level !== "public") {

@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, OAUTH_ERROR_OF, ServiceError } from "../errors.js";
 import type { FieldSpec, OperationSpec } from "../schema.js";
+import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
@@ -41,21 +42,22 @@ export class RestRoutes {
     return new Map(this.pipeline.schema.messages[operation.input]!.fields.map((f) => [f.name, f]));
   }
 
-  private async input(request: IncomingMessage, operation: OperationSpec, url: URL): Promise<Plain> {
-    const fields = this.fields(operation);
+  private async input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Promise<Plain> {
     if (operation.rest!.method === "GET") {
-      return Object.fromEntries([...url.searchParams].map(([key, value]) => [key, fromText(fields.get(key), value)]));
+      const fields = this.fields(operation);
+      return Object.fromEntries([...new URLSearchParams(url.query)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
     const text = await readBody(request, this.bodyLimit);
     const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
     if (type === "application/x-www-form-urlencoded") {
+      const fields = this.fields(operation);
       if (operation.rest!.body !== "form_or_json") throw new ServiceError("INVALID_ARGUMENT", `${operation.rest!.path} takes a JSON body`);
       return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
     return parseJsonObject(text);
   }
 
-  async handle(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+  async handle(request: IncomingMessage, response: ServerResponse, url: RequestTarget): Promise<void> {
     const method = request.method ?? "GET";
     const operation = this.routes.get(`${method} ${url.pathname}`);
     if (!operation) {

@@ -1,0 +1,50 @@
+// A server for bench/server.bench.ts, run in its own process so that it has a core of its own:
+//   stubs         the generated stubs (GraphQL, REST, gRPC) with a one-method implementation
+//   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
+//   bare-connect  a bare connect-node handler of AdminService answering the same message
+// It prints {"http": port, "grpc": port} once it listens.
+import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttp2Server } from "node:http2";
+import type { AddressInfo } from "node:net";
+import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { createServer } from "../generated/server/index.js";
+import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
+import { sampleMessage } from "../test/helpers/recording-service.js";
+import { schema } from "../generated/schema.js";
+import { toProtoInit } from "../runtime/shape.js";
+
+export const ADMIN_SECRET = "bench-secret";
+const meta = sampleMessage(schema, "AdminMeta");
+const mode = process.argv[2];
+
+process.on("SIGINT", () => process.exit(0));
+process.on("SIGTERM", () => process.exit(0));
+
+const report = (ports: { http?: number; grpc?: number }) => process.stdout.write(JSON.stringify(ports) + "\n");
+
+if (mode === "stubs") {
+  const implementation = new Proxy({ adminMeta: async () => meta }, { get: (target, name) => (target as Record<string | symbol, unknown>)[name] ?? (async () => ({})) });
+  const server = createServer(implementation as never, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, lockout: { maxFailures: 1e9, windowMs: 1 } });
+  const { httpUrl, grpcEndpoint } = await server.listen();
+  report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
+} else if (mode === "bare-http") {
+  const restBody = JSON.stringify(meta);
+  const graphqlBody = JSON.stringify({ data: { admin_meta: meta } });
+  const server = createHttpServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      const body = request.url === "/graphql" ? graphqlBody : restBody;
+      response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
+      response.end(body);
+    });
+  });
+  server.listen(0, "127.0.0.1", () => report({ http: (server.address() as AddressInfo).port }));
+} else if (mode === "bare-connect") {
+  const answer = toProtoInit(schema, "AdminMeta", meta);
+  const handler = connectNodeAdapter({ routes: (router) => router.service(AdminService, { adminMeta: () => answer } as never) });
+  const server = createHttp2Server(handler);
+  server.listen(0, "127.0.0.1", () => report({ grpc: (server.address() as AddressInfo).port }));
+} else {
+  process.stderr.write("usage: server-target.ts stubs|bare-http|bare-connect\n");
+  process.exit(2);
+}
