@@ -13,7 +13,7 @@ import { sampleMessage } from "../test/helpers/recording-service.js";
 import { schema } from "../generated/schema.js";
 import { toProtoInit } from "../runtime/shape.js";
 
-export const ADMIN_SECRET = "bench-secret";
+import { BENCH_ADMIN_SECRET as ADMIN_SECRET } from "./targets.js";
 const meta = sampleMessage(schema, "AdminMeta");
 const mode = process.argv[2];
 

@@ -4,42 +4,16 @@
 //   GraphQL >= 50% of the REST stub); gRPC stub vs a bare connect-node handler (target >= 90%).
 // Servers run in child processes; HTTP load comes from autocannon, gRPC load from a connect-node
 // client with the same concurrency on both sides.
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { join } from "node:path";
-import { build } from "esbuild";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import autocannon from "autocannon";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
-import { REPO_ROOT } from "../test/helpers/project.js";
+import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget } from "./targets.js";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 16;
-const ADMIN_SECRET = "bench-secret";
-
-// The targets run as one bundled ES module, as a deployed service would, not through a TS loader.
-// Inside the repository (dist/ is ignored) so that its imports resolve to node_modules.
-const targetBundle = join(REPO_ROOT, "dist", "bench", "server-target.mjs");
-await build({
-  entryPoints: [join(REPO_ROOT, "bench", "server-target.ts")],
-  outfile: targetBundle,
-  bundle: true,
-  platform: "node",
-  format: "esm",
-  target: "node20",
-  packages: "external",
-  absWorkingDir: REPO_ROOT,
-  logLevel: "warning",
-});
-
-async function startTarget(mode: string): Promise<{ child: ChildProcess; http?: number; grpc?: number }> {
-  const child = spawn(process.execPath, [targetBundle, mode], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
-  const [line] = (await once(child.stdout!, "data")) as [Buffer];
-  return { child, ...JSON.parse(line.toString()) };
-}
 
 async function httpRps(port: number, path: string, body: string): Promise<number> {
   const run = (duration: number) =>
