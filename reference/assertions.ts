@@ -1,0 +1,86 @@
+// JWT-bearer assertions from trusted external issuers (a cluster's service-account issuer, SPIFFE,
+// a generic OIDC provider). An assertion authenticates as the issuer's service account when it is
+// signed by a key of the issuer, names the expected audience, has not expired and carries an
+// allowed subject. Issuers are read from the store on every check, so a deleted or deactivated
+// issuer stops authenticating at once.
+import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
+import type { TrustedIssuer } from "../generated/types.js";
+import type { Core } from "./core.js";
+import type { ClientRecord } from "./storage.js";
+
+export interface AssertionIdentity {
+  client: ClientRecord;
+  issuer: TrustedIssuer;
+  /** The external subject (the `subject_claim` of the assertion). */
+  subject: string;
+}
+
+const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "");
+
+/** Exact subjects, or a trailing `*` for a prefix (for example `system:serviceaccount:ci:*`). */
+function subjectAllowed(allowed: readonly string[], subject: string): boolean {
+  if (allowed.length === 0) return true;
+  return allowed.some((pattern) => (pattern.endsWith("*") ? subject.startsWith(pattern.slice(0, -1)) : pattern === subject));
+}
+
+/** The client a service account id names: its id or its client_id. */
+export async function serviceAccount(core: Core, serviceAccountId: string): Promise<ClientRecord | undefined> {
+  return (await core.storage.clients.get(serviceAccountId)) ?? (await core.storage.clients.find((c) => c.client_id === serviceAccountId));
+}
+
+export class TrustedIssuers {
+  constructor(private readonly core: Core) {}
+
+  /** Who an assertion authenticates as, or null when no active trusted issuer vouches for it. */
+  async authenticate(assertion: string): Promise<AssertionIdentity | null> {
+    let issuerClaim: unknown;
+    try {
+      issuerClaim = decodeJwt(assertion).iss;
+    } catch {
+      return null;
+    }
+    if (typeof issuerClaim !== "string") return null;
+    const candidates = await this.core.storage.trustedIssuers.list((i) => i.is_active && withoutTrailingSlash(i.issuer_url) === withoutTrailingSlash(issuerClaim));
+    for (const issuer of candidates) {
+      const client = await serviceAccount(this.core, issuer.service_account_id);
+      if (!client || !client.is_active) continue;
+      let keys: JSONWebKeySet;
+      try {
+        keys = await this.core.jwksResolver(issuer);
+      } catch {
+        continue;
+      }
+      try {
+        const { payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
+          issuer: issuerClaim,
+          audience: issuer.expected_aud,
+          currentDate: new Date(this.core.clock()),
+          requiredClaims: ["exp"],
+        });
+        const subject = payload[issuer.subject_claim ?? "sub"];
+        if (typeof subject !== "string" || !subjectAllowed(issuer.allowed_subjects, subject)) continue;
+        return { client, issuer, subject };
+      } catch {
+        continue;
+      }
+    }
+    return null;
+  }
+}
+
+async function getJson(url: string): Promise<Record<string, unknown>> {
+  const response = await fetch(url, { signal: AbortSignal.timeout(5000), headers: { accept: "application/json" } });
+  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/** The default key source: the configured JWKS URL, or the one the issuer's discovery document names. */
+export async function fetchIssuerJwks(issuer: TrustedIssuer): Promise<JSONWebKeySet> {
+  let url = issuer.key_source_type === "jwks_url" ? issuer.jwks_url : null;
+  if (!url) {
+    const discovery = await getJson(`${withoutTrailingSlash(issuer.issuer_url)}/.well-known/openid-configuration`);
+    if (typeof discovery.jwks_uri !== "string") throw new Error("the discovery document names no jwks_uri");
+    url = discovery.jwks_uri;
+  }
+  return (await getJson(url)) as unknown as JSONWebKeySet;
+}

@@ -1,0 +1,392 @@
+// User operations: sign-up, sign-in (password, magic link, one-time passwords), sessions, profile,
+// password reset, token and session validation, metadata and permission checks.
+import { ServiceError, type CallContext } from "../../generated/server/index.js";
+import type { AuthResponse } from "../../generated/types.js";
+import {
+  assertEmailFree,
+  assertPhoneFree,
+  checkNewPassword,
+  newUserRecord,
+  normalizeEmail,
+  pendingVerification,
+  sendVerification,
+  userByEmail,
+  userByPhone,
+  withSignupMethod,
+} from "../accounts.js";
+import { applyChanges, invalid, nowSeconds, refused, type Core } from "../core.js";
+import type { Deps, Operations } from "../deps.js";
+import { notify } from "../events.js";
+import { hashPassword, randomOtp, sha256, sameDigest, verifyPassword } from "../secrets.js";
+import { grantedRoles, USER_SESSION_COOKIE } from "../sessions.js";
+import type { OtpPurpose, UserRecord, VerificationPurpose } from "../storage.js";
+import type { ServiceClaims } from "../tokens.js";
+import { publicUser } from "../views.js";
+import { TupleGraph } from "./fga.js";
+
+const MAX_OTP_ATTEMPTS = 5;
+const BAD_CREDENTIALS = "wrong email, phone number or password";
+const RESENDABLE: readonly VerificationPurpose[] = ["basic_auth_signup", "magic_link_login", "update_email"];
+
+const noTokens = (message: string, user: UserRecord | null, screens: Partial<AuthResponse> = {}): AuthResponse => ({
+  message,
+  access_token: null,
+  id_token: null,
+  refresh_token: null,
+  expires_in: null,
+  user: user ? publicUser(user) : null,
+  should_show_email_otp_screen: false,
+  should_show_mobile_otp_screen: false,
+  should_show_totp_screen: false,
+  ...screens,
+});
+
+function assertNotRevoked(user: UserRecord): void {
+  if (user.revoked_timestamp !== null) throw new ServiceError("PERMISSION_DENIED", "access of this user has been revoked");
+}
+
+async function issueOtp(core: Core, user: UserRecord, purpose: OtpPurpose, channel: "email" | "sms"): Promise<void> {
+  await core.storage.otps.deleteWhere((o) => o.user_id === user.id && o.purpose === purpose);
+  const otp = randomOtp();
+  const now = nowSeconds(core);
+  await core.storage.otps.put({ id: core.newId(), user_id: user.id, purpose, otp_hash: sha256(otp), attempts: 0, created_at: now, expires_at: now + core.config.otpSeconds });
+  const to = channel === "email" ? user.email : user.phone_number;
+  if (to) await notify(core, { channel, to, purpose: "verify_otp", secret: otp, subject: "Your one-time password" });
+}
+
+/** Uses up a matching one-time password of the user; wrong guesses count toward a limit. */
+async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPurpose[], otp: string): Promise<OtpPurpose | null> {
+  const record = await core.storage.otps.find((o) => o.user_id === user.id && purposes.includes(o.purpose));
+  if (!record) return null;
+  if (record.expires_at <= nowSeconds(core) || record.attempts >= MAX_OTP_ATTEMPTS) {
+    await core.storage.otps.delete(record.id);
+    return null;
+  }
+  if (!sameDigest(sha256(otp), record.otp_hash)) {
+    await core.storage.otps.put({ ...record, attempts: record.attempts + 1 });
+    return null;
+  }
+  await core.storage.otps.delete(record.id);
+  return record.purpose;
+}
+
+export function accountOperations({ core, tokens, sessions, events }: Deps): Operations<
+  | "signup"
+  | "login"
+  | "magicLinkLogin"
+  | "logout"
+  | "session"
+  | "profile"
+  | "updateProfile"
+  | "verifyEmail"
+  | "resendVerifyEmail"
+  | "forgotPassword"
+  | "resetPassword"
+  | "revoke"
+  | "verifyOTP"
+  | "resendOTP"
+  | "meta"
+  | "validateJWTToken"
+  | "validateSession"
+  | "checkPermissions"
+> {
+  const { storage, config } = core;
+  const features = config.features;
+  const graph = new TupleGraph(core);
+  // Unknown users are checked against this hash too, so timing does not tell which emails exist.
+  let decoyHash: Promise<string> | undefined;
+
+  /** The verified claims of the bearer token the runtime accepted for this call. */
+  async function currentClaims(context: CallContext): Promise<ServiceClaims> {
+    const header = context.headers["authorization"] ?? "";
+    const claims = header.toLowerCase().startsWith("bearer ") ? await tokens.verify(header.slice(7).trim()) : null;
+    if (!claims || claims.sid === undefined) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not a valid user access token");
+    return claims;
+  }
+
+  async function currentUser(context: CallContext): Promise<UserRecord> {
+    const principal = context.principal;
+    const user = principal.kind === "user" ? await storage.users.get(principal.userId) : undefined;
+    if (!user) throw new ServiceError("UNAUTHENTICATED", "no signed-in user");
+    return user;
+  }
+
+  const signedIn = async (user: UserRecord, context: CallContext, message: string, request: { roles?: string[] | null; scope?: string[] | null; state?: string | null } = {}) => {
+    const answer = await sessions.authResponse(user, { roles: request.roles, scope: request.scope, nonce: request.state, context }, message);
+    events.emit("user.login", { user: publicUser(user) });
+    return answer;
+  };
+
+  return {
+    async signup(input, context) {
+      if (!features.is_sign_up_enabled) throw refused("sign-up is disabled");
+      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
+      if (input.email && !features.is_basic_authentication_enabled) throw refused("sign-up with email and password is disabled");
+      if (!input.email && !features.is_mobile_basic_authentication_enabled) throw refused("sign-up with phone number and password is disabled");
+      checkNewPassword(core, input.password, input.confirm_password);
+      const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : [...config.defaultRoles];
+      const notAllowed = roles.filter((role) => !config.allowedRoles.includes(role));
+      if (notAllowed.length > 0) throw invalid("roles", `not allowed at sign-up: ${notAllowed.join(", ")}`);
+      const passwordHash = await hashPassword(input.password);
+      // Checked after the slow hash, right before the write, so two sign-ups cannot both pass.
+      if (input.email) await assertEmailFree(core, input.email);
+      if (input.phone_number) await assertPhoneFree(core, input.phone_number);
+
+      const verifyEmail = Boolean(input.email) && features.is_email_verification_enabled;
+      const user = newUserRecord(core, {
+        ...input,
+        roles,
+        signup_method: input.email ? "basic_auth" : "mobile_basic_auth",
+        password_hash: passwordHash,
+        email_verified: Boolean(input.email) && !verifyEmail,
+      });
+      await storage.users.put(user);
+      events.emit("user.signup", { user: publicUser(user) });
+
+      if (verifyEmail) {
+        await sendVerification(core, user, "basic_auth_signup", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
+        return noTokens("signed up; verify the email address to sign in", user);
+      }
+      if (!input.email && features.is_phone_verification_enabled) {
+        await issueOtp(core, user, "verify_phone", "sms");
+        return noTokens("signed up; enter the one-time password sent to the phone number", user, { should_show_mobile_otp_screen: true });
+      }
+      return signedIn(user, context, "signed up", input);
+    },
+
+    async login(input, context) {
+      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
+      if (input.email && !features.is_basic_authentication_enabled) throw refused("sign-in with email and password is disabled");
+      if (!input.email && !features.is_mobile_basic_authentication_enabled) throw refused("sign-in with phone number and password is disabled");
+      const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
+      const passwordOk = user?.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy")));
+      if (!user || !passwordOk) throw new ServiceError("UNAUTHENTICATED", BAD_CREDENTIALS);
+      assertNotRevoked(user);
+      if (input.email && features.is_email_verification_enabled && !user.email_verified) throw refused("the email address is not verified yet");
+      grantedRoles(user, input.roles);
+      if (features.is_multi_factor_auth_enabled && user.is_multi_factor_auth_enabled) {
+        const channel = input.email ? "email" : "sms";
+        await issueOtp(core, user, "login", channel);
+        return noTokens("enter the one-time password that was sent", null, channel === "email" ? { should_show_email_otp_screen: true } : { should_show_mobile_otp_screen: true });
+      }
+      return signedIn(user, context, "logged in", input);
+    },
+
+    async magicLinkLogin(input) {
+      if (!features.is_magic_link_login_enabled) throw refused("magic link login is disabled");
+      const answer = { message: "if the address can sign in, a sign-in link was sent to it" };
+      let user = await userByEmail(core, input.email);
+      if (!user) {
+        if (!features.is_sign_up_enabled) return answer;
+        user = newUserRecord(core, { email: input.email, roles: [...config.defaultRoles], signup_method: "magic_link_login", password_hash: null, email_verified: false });
+        await storage.users.put(user);
+        events.emit("user.signup", { user: publicUser(user) });
+      }
+      if (user.revoked_timestamp !== null) return answer;
+      await sendVerification(core, user, "magic_link_login", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
+      return answer;
+    },
+
+    async logout(_input, context) {
+      const claims = await currentClaims(context);
+      await sessions.end(claims.sid!);
+      context.setCookie(USER_SESSION_COOKIE, "", { maxAgeSeconds: 0 });
+      return { message: "logged out" };
+    },
+
+    async session(input, context) {
+      const claims = await currentClaims(context);
+      const session = await storage.sessions.get(claims.sid!);
+      const user = await currentUser(context);
+      if (!session) throw new ServiceError("UNAUTHENTICATED", "the session has ended");
+      const roles = grantedRoles(user, input.roles);
+      const outside = roles.filter((role) => !session.roles.includes(role));
+      if (outside.length > 0) throw new ServiceError("PERMISSION_DENIED", `roles not granted to this session: ${outside.join(", ")}`, "roles");
+      const scope = input.scope && input.scope.length > 0 ? [...input.scope] : session.scope;
+      const fresh = await sessions.tokensFor(user, { ...session, roles }, scope, claims.client_id ?? null, input.state ?? null);
+      return { message: "session", access_token: fresh.access_token, id_token: fresh.id_token, refresh_token: fresh.refresh_token, expires_in: fresh.expires_in, user: publicUser(user) };
+    },
+
+    async profile(_input, context) {
+      return publicUser(await currentUser(context));
+    },
+
+    async updateProfile(input, context) {
+      const user = await currentUser(context);
+      const notes: string[] = [];
+      let next: UserRecord = applyChanges(user, {
+        given_name: input.given_name,
+        family_name: input.family_name,
+        middle_name: input.middle_name,
+        nickname: input.nickname,
+        gender: input.gender,
+        birthdate: input.birthdate,
+        picture: input.picture,
+        app_data: input.app_data,
+      });
+      if (input.new_password || input.confirm_new_password) {
+        if (user.password_hash && !(await verifyPassword(input.old_password ?? "", user.password_hash))) throw invalid("old_password", "does not match the current password");
+        checkNewPassword(core, input.new_password ?? "", input.confirm_new_password ?? "", "new_password");
+        next.password_hash = await hashPassword(input.new_password!);
+        next.signup_methods = withSignupMethod(next, "basic_auth");
+        // Other sessions may have been opened with the old password.
+        const current = await currentClaims(context);
+        for (const other of await storage.sessions.list((s) => s.user_id === user.id && s.id !== current.sid)) await sessions.end(other.id);
+        notes.push("password changed");
+      }
+      if (input.is_multi_factor_auth_enabled !== undefined && input.is_multi_factor_auth_enabled !== null) {
+        if (input.is_multi_factor_auth_enabled && !features.is_multi_factor_auth_enabled) throw refused("multi-factor authentication is disabled");
+        next.is_multi_factor_auth_enabled = input.is_multi_factor_auth_enabled;
+      }
+      if (input.phone_number && input.phone_number !== user.phone_number) {
+        await assertPhoneFree(core, input.phone_number, user.id);
+        next = { ...next, phone_number: input.phone_number, phone_number_verified: false };
+      }
+      if (input.email && normalizeEmail(input.email) !== user.email) {
+        await assertEmailFree(core, input.email, user.id);
+        if (features.is_email_verification_enabled) {
+          // The new address takes effect once it is verified.
+          await sendVerification(core, user, "update_email", { email: normalizeEmail(input.email) });
+          notes.push("a verification email was sent to the new address");
+        } else {
+          next = { ...next, email: normalizeEmail(input.email), email_verified: true };
+        }
+      }
+      next.updated_at = nowSeconds(core);
+      await storage.users.put(next);
+      return { message: ["profile updated", ...notes].join("; ") };
+    },
+
+    async verifyEmail(input, context) {
+      const request = await pendingVerification(core, input.token, ["basic_auth_signup", "magic_link_login", "update_email"]);
+      const user = request && (await storage.users.get(request.user_id));
+      if (!request || !user) throw invalid("token", "is not valid or has expired");
+      assertNotRevoked(user);
+      if (request.purpose === "update_email") {
+        await assertEmailFree(core, request.email!, user.id);
+        user.email = request.email;
+      }
+      user.email_verified = true;
+      if (request.purpose === "magic_link_login") user.signup_methods = withSignupMethod(user, "magic_link_login");
+      user.updated_at = nowSeconds(core);
+      await storage.users.put(user);
+      await storage.verificationRequests.delete(request.id);
+      return signedIn(user, context, "email verified", { state: input.state ?? request.nonce });
+    },
+
+    async resendVerifyEmail(input) {
+      if (!RESENDABLE.includes(input.identifier as VerificationPurpose)) throw invalid("identifier", `must be one of ${RESENDABLE.join(", ")}`);
+      const purpose = input.identifier as VerificationPurpose;
+      const email = normalizeEmail(input.email);
+      const pending = await storage.verificationRequests.find((r) => r.purpose === purpose && r.email === email);
+      const user = pending && (await storage.users.get(pending.user_id));
+      if (pending && user) await sendVerification(core, user, purpose, { email, redirectUri: pending.redirect_uri, nonce: input.state ?? pending.nonce });
+      return { message: "if a verification is pending for this address, it was sent again" };
+    },
+
+    async forgotPassword(input) {
+      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
+      if (input.email) {
+        const user = await userByEmail(core, input.email);
+        if (user && user.revoked_timestamp === null) await sendVerification(core, user, "forgot_password", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
+        return { message: "if an account uses this address, a reset link was sent to it", should_show_mobile_otp_screen: false };
+      }
+      const user = await userByPhone(core, input.phone_number!);
+      if (user && user.revoked_timestamp === null) await issueOtp(core, user, "reset_password", "sms");
+      return { message: "if an account uses this phone number, a one-time password was sent to it", should_show_mobile_otp_screen: true };
+    },
+
+    async resetPassword(input) {
+      checkNewPassword(core, input.password, input.confirm_password);
+      let user: UserRecord | undefined;
+      if (input.token) {
+        const request = await pendingVerification(core, input.token, ["forgot_password", "invite_member"]);
+        user = request && (await storage.users.get(request.user_id));
+        if (!request || !user) throw invalid("token", "is not valid or has expired");
+        await storage.verificationRequests.delete(request.id);
+        // The token arrived by email, which proves the address.
+        user.email_verified = true;
+      } else if (input.otp && input.phone_number) {
+        user = await userByPhone(core, input.phone_number);
+        if (!user || !(await consumeOtp(core, user, ["reset_password"], input.otp))) throw invalid("otp", "is not valid or has expired");
+        user.phone_number_verified = true;
+      } else {
+        throw invalid("token", "give the reset token, or the one-time password with the phone number");
+      }
+      assertNotRevoked(user);
+      user.password_hash = await hashPassword(input.password);
+      user.signup_methods = withSignupMethod(user, "basic_auth");
+      user.updated_at = nowSeconds(core);
+      await storage.users.put(user);
+      await sessions.endAllOf(user.id);
+      return { message: "password updated; sign in with the new password" };
+    },
+
+    async revoke(input, context) {
+      const user = await currentUser(context);
+      const hash = sha256(input.refresh_token);
+      const record = await storage.refreshTokens.get(hash);
+      if (!record || record.user_id !== user.id) throw new ServiceError("NOT_FOUND", "refresh token not found");
+      await storage.refreshTokens.delete(hash);
+      return { message: "refresh token revoked" };
+    },
+
+    async verifyOTP(input, context) {
+      if (input.is_totp) throw refused("authenticator app (TOTP) codes are not supported by this service");
+      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
+      const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
+      const purpose = user ? await consumeOtp(core, user, ["login", "verify_phone"], input.otp) : null;
+      if (!user || !purpose) throw invalid("otp", "is not valid or has expired");
+      assertNotRevoked(user);
+      if (purpose === "verify_phone") {
+        user.phone_number_verified = true;
+        user.updated_at = nowSeconds(core);
+        await storage.users.put(user);
+      }
+      return signedIn(user, context, "one-time password verified", { state: input.state });
+    },
+
+    async resendOTP(input) {
+      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
+      const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
+      const pending = user && (await storage.otps.find((o) => o.user_id === user.id));
+      if (user && pending) await issueOtp(core, user, pending.purpose, input.email ? "email" : "sms");
+      return { message: "if a one-time password is pending, a new one was sent" };
+    },
+
+    async meta() {
+      return { version: config.version, client_id: config.clientId, ...features };
+    },
+
+    async validateJWTToken(input) {
+      const required = input.roles ?? [];
+      if (input.token_type === "refresh_token") {
+        const record = await storage.refreshTokens.get(sha256(input.token));
+        const session = record && (await storage.sessions.get(record.session_id));
+        const valid = Boolean(record && session && record.expires_at > nowSeconds(core) && required.every((role) => session.roles.includes(role)));
+        return valid
+          ? { is_valid: true, claims: { sub: record!.user_id, sid: record!.session_id, exp: record!.expires_at, scope: record!.scope.join(" "), token_type: "refresh_token" } }
+          : { is_valid: false, claims: null };
+      }
+      const claims = await tokens.verify(input.token);
+      const valid = claims !== null && claims.token_type === input.token_type && required.every((role) => claims.roles?.includes(role));
+      return valid ? { is_valid: true, claims: JSON.parse(JSON.stringify(claims)) } : { is_valid: false, claims: null };
+    },
+
+    async validateSession(input) {
+      const session = await sessions.byCookie(input.cookie);
+      const user = session && (await storage.users.get(session.user_id));
+      const valid = Boolean(session && user && user.revoked_timestamp === null && (input.roles ?? []).every((role) => session.roles.includes(role)));
+      return valid ? { is_valid: true, user: publicUser(user!) } : { is_valid: false, user: null };
+    },
+
+    async checkPermissions(input, context) {
+      const principal = context.principal;
+      const subject = input.user ?? (principal.kind === "user" ? `user:${principal.userId}` : null);
+      if (!subject) throw invalid("user", "is required when no user is signed in");
+      const results = [];
+      for (const check of input.checks) results.push({ relation: check.relation, object: check.object, allowed: await graph.check(subject, check.relation, check.object) });
+      return { results };
+    },
+  };
+}

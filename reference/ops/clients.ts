@@ -1,0 +1,105 @@
+// Admin: machine clients (service accounts). A secret is shown once, on create and on rotate;
+// the store keeps only salted hashes. After a rotation the previous secret keeps working for
+// `clientSecretGraceSeconds` so callers can roll over without downtime.
+import { applyChanges, invalid, mustGet, nowSeconds, paginate, type Core } from "../core.js";
+import type { Deps, Operations } from "../deps.js";
+import { randomToken, saltedSha256, sameDigest } from "../secrets.js";
+import type { ClientRecord, ClientSecretHash } from "../storage.js";
+import { publicClient } from "../views.js";
+
+/** RFC 6749 §3.3 scope-token. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
+
+function checkScopes(scopes: readonly string[]): void {
+  scopes.forEach((scope, index) => {
+    if (!SCOPE_TOKEN.test(scope)) throw invalid(`allowed_scopes[${index}]`, "must be a scope token (no spaces, quotes or backslashes)");
+  });
+}
+
+function newSecret(core: Core): { secret: string; hash: ClientSecretHash } {
+  const secret = randomToken("cs_");
+  return { secret, hash: { ...saltedSha256(secret), created_at: nowSeconds(core), expires_at: null } };
+}
+
+/** Whether `secret` is a live secret of the client: the current one, or a rotated one still in its grace window. */
+export function clientSecretMatches(core: Core, client: ClientRecord, secret: string): boolean {
+  const now = nowSeconds(core);
+  let matched = false;
+  // Every live hash is compared, so the time taken does not tell which one matched.
+  for (const stored of client.secrets) {
+    if (stored.expires_at !== null && stored.expires_at <= now) continue;
+    if (sameDigest(saltedSha256(secret, stored.salt).hash, stored.hash)) matched = true;
+  }
+  return matched;
+}
+
+export function clientByClientId(core: Core, clientId: string): Promise<ClientRecord | undefined> {
+  return core.storage.clients.find((c) => c.client_id === clientId);
+}
+
+export function clientOperations({ core }: Deps): Operations<"createClient" | "updateClient" | "deleteClient" | "rotateClientSecret" | "getClient" | "clients"> {
+  const { storage } = core;
+  return {
+    async createClient(input) {
+      checkScopes(input.allowed_scopes);
+      const now = nowSeconds(core);
+      const { secret, hash } = newSecret(core);
+      const client: ClientRecord = {
+        id: core.newId(),
+        client_id: core.newId(),
+        name: input.name,
+        description: input.description ?? null,
+        allowed_scopes: [...new Set(input.allowed_scopes)],
+        is_active: true,
+        created_at: now,
+        updated_at: now,
+        secrets: [hash],
+      };
+      await storage.clients.put(client);
+      return { client: publicClient(client), client_secret: secret };
+    },
+
+    async updateClient(input) {
+      const client = await mustGet(storage.clients, "client", input.id);
+      if (input.allowed_scopes) checkScopes(input.allowed_scopes);
+      const next = applyChanges(client, { name: input.name, description: input.description, allowed_scopes: input.allowed_scopes, is_active: input.is_active });
+      next.updated_at = nowSeconds(core);
+      await storage.clients.put(next);
+      return publicClient(next);
+    },
+
+    async deleteClient(input) {
+      const client = await mustGet(storage.clients, "client", input.id);
+      await storage.clients.delete(client.id);
+      // Access tokens name the client and fail once it is gone; refresh tokens and codes go now.
+      await storage.refreshTokens.deleteWhere((t) => t.client_id === client.client_id);
+      await storage.authorizationCodes.deleteWhere((c) => c.client_id === client.client_id);
+      return { message: `client ${client.id} deleted` };
+    },
+
+    async rotateClientSecret(input) {
+      const client = await mustGet(storage.clients, "client", input.id);
+      const now = nowSeconds(core);
+      const graceEnds = now + core.config.clientSecretGraceSeconds;
+      const { secret, hash } = newSecret(core);
+      client.secrets = [
+        ...client.secrets
+          .filter((s) => s.expires_at === null || s.expires_at > now)
+          .map((s) => (s.expires_at === null ? { ...s, expires_at: graceEnds } : s)),
+        hash,
+      ];
+      client.updated_at = now;
+      await storage.clients.put(client);
+      return { client: publicClient(client), client_secret: secret };
+    },
+
+    async getClient(input) {
+      return publicClient(await mustGet(storage.clients, "client", input.id));
+    },
+
+    async clients(input) {
+      const page = paginate(await storage.clients.list(), input.pagination);
+      return { pagination: page.pagination, clients: page.items.map(publicClient) };
+    },
+  };
+}

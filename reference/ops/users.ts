@@ -1,0 +1,114 @@
+// Admin: users, pending verification requests, revoking and re-enabling access, invitations.
+import { ServiceError } from "../../generated/server/index.js";
+import { assertEmailFree, assertPhoneFree, isEmail, newUserRecord, normalizeEmail, sendVerification, userByEmail } from "../accounts.js";
+import { applyChanges, invalid, mustGet, notFound, nowSeconds, paginate, type Core } from "../core.js";
+import type { Deps, Operations } from "../deps.js";
+import type { UserRecord } from "../storage.js";
+import { publicUser, publicVerificationRequest } from "../views.js";
+
+function matchesQuery(user: UserRecord, query: string): boolean {
+  const needle = query.toLowerCase();
+  return [user.email, user.phone_number, user.given_name, user.family_name, user.nickname, user.preferred_username].some((value) => value?.toLowerCase().includes(needle));
+}
+
+/** Removes a user and everything that hangs off it. */
+export async function deleteUserCascade(core: Core, userId: string): Promise<void> {
+  const { storage } = core;
+  await storage.users.delete(userId);
+  const sessions = await storage.sessions.list((s) => s.user_id === userId);
+  for (const session of sessions) await storage.sessions.delete(session.id);
+  await storage.refreshTokens.deleteWhere((t) => t.user_id === userId);
+  await storage.authorizationCodes.deleteWhere((c) => c.user_id === userId);
+  await storage.verificationRequests.deleteWhere((r) => r.user_id === userId);
+  await storage.otps.deleteWhere((o) => o.user_id === userId);
+  await storage.orgMembers.deleteWhere((m) => m.user_id === userId);
+}
+
+export function userOperations({ core, sessions, events }: Deps): Operations<
+  "users" | "user" | "updateUser" | "deleteUser" | "verificationRequests" | "revokeAccess" | "enableAccess" | "inviteMembers"
+> {
+  const { storage } = core;
+  return {
+    async users(input) {
+      const all = await storage.users.list((user) => !input.query || matchesQuery(user, input.query));
+      const page = paginate(all, input.pagination);
+      return { pagination: page.pagination, users: page.items.map(publicUser) };
+    },
+
+    async user(input) {
+      if (!input.id && !input.email) throw invalid("id", "give id or email");
+      const user = input.id ? await storage.users.get(input.id) : await userByEmail(core, input.email!);
+      if (!user || (input.id && input.email && user.email !== normalizeEmail(input.email))) throw notFound("user", input.id ?? "with this email");
+      return publicUser(user);
+    },
+
+    async updateUser(input) {
+      const user = await mustGet(storage.users, "user", input.id);
+      if (input.email) await assertEmailFree(core, input.email, user.id);
+      if (input.phone_number) await assertPhoneFree(core, input.phone_number, user.id);
+      const { id: _id, ...changes } = input;
+      const next = applyChanges(user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined });
+      next.updated_at = nowSeconds(core);
+      await storage.users.put(next);
+      return publicUser(next);
+    },
+
+    async deleteUser(input) {
+      const user = await mustGet(storage.users, "user", input.id);
+      await deleteUserCascade(core, user.id);
+      events.emit("user.deleted", { user: publicUser(user) });
+      return { message: `user ${user.id} deleted` };
+    },
+
+    async verificationRequests(input) {
+      const now = nowSeconds(core);
+      const pending = await storage.verificationRequests.list((r) => r.expires > now);
+      const page = paginate(pending, input.pagination);
+      return { pagination: page.pagination, verification_requests: page.items.map(publicVerificationRequest) };
+    },
+
+    async revokeAccess(input) {
+      const user = await mustGet(storage.users, "user", input.user_id);
+      if (user.revoked_timestamp === null) {
+        user.revoked_timestamp = nowSeconds(core);
+        user.updated_at = user.revoked_timestamp;
+        await storage.users.put(user);
+        events.emit("user.access_revoked", { user: publicUser(user) });
+      }
+      // Ending the sessions drops refresh tokens too; access tokens already fail on the revoked flag.
+      await sessions.endAllOf(user.id);
+      return { message: `access of user ${user.id} revoked` };
+    },
+
+    async enableAccess(input) {
+      const user = await mustGet(storage.users, "user", input.user_id);
+      if (user.revoked_timestamp !== null) {
+        user.revoked_timestamp = null;
+        user.updated_at = nowSeconds(core);
+        await storage.users.put(user);
+        events.emit("user.access_enabled", { user: publicUser(user) });
+      }
+      return { message: `access of user ${user.id} enabled` };
+    },
+
+    async inviteMembers(input) {
+      input.emails.forEach((email, index) => {
+        if (!isEmail(email)) throw invalid(`emails[${index}]`, "must be an email address");
+      });
+      if (!core.config.features.is_basic_authentication_enabled && !core.config.features.is_magic_link_login_enabled) {
+        throw new ServiceError("FAILED_PRECONDITION", "invitations need basic authentication or magic link login to be enabled");
+      }
+      let invited = 0;
+      for (const email of new Set(input.emails.map(normalizeEmail))) {
+        if (await userByEmail(core, email)) continue;
+        const user = newUserRecord(core, { email, roles: [...core.config.defaultRoles], signup_method: "basic_auth", password_hash: null, email_verified: false });
+        await storage.users.put(user);
+        await sendVerification(core, user, "invite_member", { redirectUri: input.redirect_uri ?? null });
+        events.emit("user.created", { user: publicUser(user) });
+        invited++;
+      }
+      const skipped = new Set(input.emails.map(normalizeEmail)).size - invited;
+      return { message: `${invited} invited${skipped > 0 ? `; ${skipped} already had an account` : ""}` };
+    },
+  };
+}

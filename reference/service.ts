@@ -1,0 +1,341 @@
+// The reference identity service: every operation of the generated `Implementation`, in memory,
+// with the state rules of the spec (§3). `createReferenceService` answers the implementation, the
+// hooks the server stubs need (user tokens, org-admin checks, clock) and a view of the state that
+// tests and tools can inspect.
+import { randomUUID } from "node:crypto";
+import { resolveTxt } from "node:dns/promises";
+import type { JSONWebKeySet } from "jose";
+import { ServiceError, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
+import { schema } from "../generated/schema.js";
+import type { OperationSpec } from "../runtime/schema.js";
+import { fetchIssuerJwks, TrustedIssuers } from "./assertions.js";
+import { DEFAULT_FEATURES, nowSeconds, type Core, type DnsResolver, type FeatureFlags, type JwksResolver, type MessageSender, type OutgoingMessage, type ReferenceConfig, type WebhookSender } from "./core.js";
+import type { Deps } from "./deps.js";
+import { Events, postWebhook } from "./events.js";
+import { accountOperations } from "./ops/account.js";
+import { authOperations } from "./ops/auth.js";
+import { clientOperations } from "./ops/clients.js";
+import { fgaOperations } from "./ops/fga.js";
+import { oauthOperations } from "./ops/oauth.js";
+import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
+import { organizationOperations } from "./ops/organizations.js";
+import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
+import { samlIdpOperations } from "./ops/saml-idp.js";
+import { scimOperations, verifyScimToken } from "./ops/scim.js";
+import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
+import { userOperations } from "./ops/users.js";
+import { webhookOperations } from "./ops/webhooks.js";
+import { idpMetadataXml } from "./saml-metadata.js";
+import { randomToken, sha256 } from "./secrets.js";
+import { Sessions } from "./sessions.js";
+import { createMemoryStorage, type Storage } from "./storage.js";
+import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
+
+/** Documented default: a rotated-away client secret keeps working for 5 minutes. */
+export const DEFAULT_CLIENT_SECRET_GRACE_SECONDS = 300;
+export const DEFAULT_ISSUER = "http://127.0.0.1:8080";
+const OUTBOX_LIMIT = 1000;
+
+export interface ReferenceServiceOptions {
+  /** Milliseconds since the epoch (default Date.now). */
+  clock?: () => number;
+  /** New record ids (default random UUIDs; tests pass a counter for deterministic ids). */
+  ids?: () => string;
+  /** TXT lookup for domain verification (default node:dns resolveTxt). */
+  dnsResolver?: DnsResolver;
+  /** Signing keys of a trusted issuer (default: fetch its jwks_url, or its OIDC discovery document). */
+  jwksResolver?: JwksResolver;
+  /** Webhook deliveries and test_endpoint (default: an HTTP POST with a 5 s timeout). */
+  webhookSender?: WebhookSender;
+  /** Emails and SMS of the user flows (default: kept in `state.outbox`). */
+  sendMessage?: MessageSender;
+  /**
+   * How long the previous client secret keeps working after rotate_client_secret, in seconds.
+   * Default 300 (5 minutes); 0 invalidates it at once.
+   */
+  clientSecretGraceSeconds?: number;
+  /** Base URL of the service, the `iss` of its tokens (default http://127.0.0.1:8080). */
+  issuer?: string;
+  /** The JWT signing key (default: an EC P-256 key generated at start, ES256). */
+  signingKey?: SigningKeyOption;
+  storage?: Storage;
+  features?: Partial<FeatureFlags>;
+  /** The gRPC port admin_meta reports (default the manifest's, 9091). */
+  grpcPort?: number;
+  /** The service's own client id, reported by meta (default "reference"). */
+  clientId?: string;
+  accessTokenSeconds?: number;
+  /** Roles a user may ask for at sign-up (default ["user"]), and those given when none are asked for (default ["user"]). */
+  allowedRoles?: string[];
+  defaultRoles?: string[];
+  /**
+   * Told about failures that are not ServiceErrors (bugs); the runtime answers them as INTERNAL
+   * and logs nothing, so this is where they can be seen.
+   */
+  onInternalError?: (operation: string, error: unknown) => void;
+}
+
+export interface AuthorizationCodeRequest {
+  userId: string;
+  /** A registered client's client_id, or the service's own client id (the default). */
+  clientId?: string;
+  redirectUri?: string | null;
+  scope?: string[];
+  /** S256 code challenge (PKCE). */
+  codeChallenge?: string | null;
+  nonce?: string | null;
+}
+
+/** What tests and tools may inspect or drive beyond the operations. */
+export interface ReferenceState {
+  readonly storage: Storage;
+  readonly config: ReferenceConfig;
+  /** Messages sent with the default sender, oldest first. */
+  readonly outbox: OutgoingMessage[];
+  /** Public keys of the service's tokens. */
+  jwks(): JSONWebKeySet;
+  /** Claims of a token the service signed and still honours, or null. */
+  verifyAccessToken(token: string): Promise<ServiceClaims | null>;
+  verifyScimToken(token: string): Promise<{ org_id: string; endpoint_id: string } | null>;
+  /** Home-realm discovery: the organization a verified domain (or an email's domain) belongs to. */
+  orgForEmailDomain(domainOrEmail: string): Promise<string | null>;
+  /** The SSO connections a login with this email would use, through its verified domain. */
+  ssoConnectionsForEmail(email: string): Promise<{ org_id: string; oidc_connection_id: string | null; saml_connection_id: string | null } | null>;
+  /** Whether `candidate` is the stored client secret of an org OIDC connection (the secret itself is never answered). */
+  oidcClientSecretMatches(connectionId: string, candidate: string): Promise<boolean>;
+  /** The stored IdP certificate of an org SAML connection. */
+  samlConnectionCertificate(connectionId: string): Promise<string | null>;
+  /** IdP metadata of an organization: current and published keys, not retired ones. Null before the first rotation. */
+  samlIdpMetadata(orgId: string): Promise<string | null>;
+  /** The active service provider assertions may be issued to, or null. */
+  samlServiceProviderFor(orgId: string, entityId: string): Promise<{ id: string; acs_url: string } | null>;
+  /** Stands in for the interactive authorization endpoint, which the interface does not carry. */
+  issueAuthorizationCode(request: AuthorizationCodeRequest): Promise<string>;
+  /** Waits for webhook deliveries in flight. */
+  settled(): Promise<void>;
+}
+
+export interface ReferenceService {
+  implementation: Implementation;
+  /** Spread into the options of `createServer`. */
+  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now">>;
+  state: ReferenceState;
+  /** Once the server listens: the base URL tokens are issued under and the real gRPC port. */
+  setAddresses(addresses: { issuer?: string; grpcPort?: number }): void;
+}
+
+type Plain = Record<string, unknown>;
+
+/** The organization an org-scoped call concerns, from the resource its input names; null when none is known. */
+async function orgsOfCall(core: Core, operation: OperationSpec, input: Plain): Promise<Set<string | null>> {
+  const { storage } = core;
+  const orgs = new Set<string | null>();
+  const id = typeof input.id === "string" ? input.id : undefined;
+  if (id !== undefined) {
+    const name = operation.name;
+    if (name.endsWith("_organization")) orgs.add(id);
+    else if (name.endsWith("_org_oidc_connection")) orgs.add((await storage.orgOidcConnections.get(id))?.org_id ?? null);
+    else if (name.endsWith("_org_saml_connection")) orgs.add((await storage.orgSamlConnections.get(id))?.org_id ?? null);
+    else if (name.endsWith("_saml_service_provider")) orgs.add((await storage.samlServiceProviders.get(id))?.org_id ?? null);
+    else if (name === "retire_saml_idp_key") orgs.add((await storage.samlIdpKeys.get(id))?.org_id ?? null);
+    else orgs.add(null);
+  }
+  if (typeof input.org_id === "string") orgs.add(input.org_id);
+  if (typeof input.domain === "string" && input.org_id === undefined) {
+    orgs.add((await storage.orgDomains.get(input.domain.trim().toLowerCase().replace(/\.$/, "")))?.org_id ?? null);
+  }
+  return orgs;
+}
+
+const AUDITED_USER_OPERATIONS = new Set(["signup", "login", "logout", "verify_email", "verify_otp", "reset_password", "update_profile"]);
+const VERB = /^(add|create|update|delete|rotate|retire|remove|request|verify|revoke|enable|invite|import|test|reset|write|generate)_/;
+
+function resourceIdOf(input: Plain, output: unknown): string | null {
+  for (const key of ["id", "user_id", "domain"]) if (typeof input[key] === "string") return input[key] as string;
+  const answer = (output ?? {}) as Plain;
+  if (typeof answer.id === "string") return answer.id;
+  for (const nested of Object.values(answer)) {
+    if (nested && typeof nested === "object" && typeof (nested as Plain).id === "string") return (nested as Plain).id as string;
+  }
+  return typeof input.org_id === "string" ? input.org_id : null;
+}
+
+/**
+ * Records successful admin writes and sign-in events in the audit log (inputs, which may hold
+ * secrets, are never copied), and reports failures that are not ServiceErrors.
+ */
+function instrument(core: Core, implementation: Implementation, onInternalError: ReferenceServiceOptions["onInternalError"]): Implementation {
+  const audited: Record<string, unknown> = {};
+  for (const [method, handler] of Object.entries(implementation) as [string, (input: Plain, context: CallContext) => Promise<unknown>][]) {
+    audited[method] = async (input: Plain, context: CallContext) => {
+      let output: unknown;
+      try {
+        output = await handler(input, context);
+      } catch (error) {
+        if (!(error instanceof ServiceError)) onInternalError?.(context.operation.name, error);
+        throw error;
+      }
+      const operation = context.operation;
+      if ((operation.surface === "admin" && operation.kind === "write") || AUDITED_USER_OPERATIONS.has(operation.name)) {
+        const principal = context.principal;
+        // admin_login is called without credentials; succeeding proves the caller is the admin.
+        const admin = principal.kind === "super_admin" || operation.name === "admin_login";
+        const userOfAnswer = ((output ?? {}) as { user?: { id?: string; email?: string | null } | null }).user;
+        const userId = principal.kind === "user" ? principal.userId : userOfAnswer?.id;
+        await core.storage.auditLogs.put({
+          id: core.newId(),
+          actor_id: admin ? "admin" : (userId ?? "anonymous"),
+          actor_type: admin ? "admin" : userId ? "user" : "anonymous",
+          actor_email: !admin && principal.kind === "anonymous" ? (userOfAnswer?.email ?? null) : null,
+          action: operation.name,
+          resource_type: operation.name.replace(VERB, ""),
+          resource_id: resourceIdOf(input, output),
+          ip_address: context.remoteAddress || null,
+          user_agent: context.headers["user-agent"] ?? null,
+          metadata: { protocol: context.protocol },
+          created_at: nowSeconds(core),
+        });
+      }
+      return output;
+    };
+  }
+  return audited as unknown as Implementation;
+}
+
+export function createReferenceService(options: ReferenceServiceOptions = {}): ReferenceService {
+  const outbox: OutgoingMessage[] = [];
+  const config: ReferenceConfig = {
+    version: schema.version,
+    clientId: options.clientId ?? "reference",
+    issuer: options.issuer ?? DEFAULT_ISSUER,
+    grpcPort: options.grpcPort ?? schema.grpcPort,
+    orgAdminRole: schema.orgAdminRole,
+    features: { ...DEFAULT_FEATURES, ...options.features },
+    clientSecretGraceSeconds: options.clientSecretGraceSeconds ?? DEFAULT_CLIENT_SECRET_GRACE_SECONDS,
+    accessTokenSeconds: options.accessTokenSeconds ?? 1800,
+    refreshTokenSeconds: 30 * 24 * 3600,
+    sessionSeconds: 30 * 24 * 3600,
+    verificationSeconds: 24 * 3600,
+    otpSeconds: 10 * 60,
+    allowedRoles: options.allowedRoles ?? ["user"],
+    defaultRoles: options.defaultRoles ?? ["user"],
+  };
+  const core: Core = {
+    storage: options.storage ?? createMemoryStorage(),
+    config,
+    clock: options.clock ?? Date.now,
+    newId: options.ids ?? randomUUID,
+    dnsResolver: options.dnsResolver ?? resolveTxt,
+    jwksResolver: options.jwksResolver ?? fetchIssuerJwks,
+    webhookSender: options.webhookSender ?? postWebhook,
+    sendMessage:
+      options.sendMessage ??
+      (async (message) => {
+        outbox.push(message);
+        if (outbox.length > OUTBOX_LIMIT) outbox.shift();
+      }),
+  };
+  const tokens = new TokenService(core, loadSigningKey(options.signingKey));
+  const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
+  const { storage } = core;
+
+  const implementation: Implementation = instrument(core, {
+    ...authOperations(deps),
+    ...userOperations(deps),
+    ...webhookOperations(deps),
+    ...fgaOperations(deps),
+    ...clientOperations(deps),
+    ...trustedIssuerOperations(deps),
+    ...samlIdpOperations(deps),
+    ...organizationOperations(deps),
+    ...orgDomainOperations(deps),
+    ...orgSsoOperations(deps),
+    ...scimOperations(deps),
+    ...accountOperations(deps),
+    ...oauthOperations(deps),
+  }, options.onInternalError);
+
+  const serverOptions: ReferenceService["serverOptions"] = {
+    now: core.clock,
+    async verifyUserToken(token) {
+      const claims = await tokens.verify(token);
+      if (!claims || claims.token_type !== "access_token" || claims.sid === undefined) return null;
+      return { userId: claims.sub, roles: claims.roles ?? [] };
+    },
+    async isOrgAdmin(user, operation, input) {
+      const adminOf = async (orgId: string) => {
+        const member = await storage.orgMembers.find((m) => m.org_id === orgId && m.user_id === user.userId);
+        return member?.roles.includes(config.orgAdminRole) ?? false;
+      };
+      if (operation.name === "user_organizations" && typeof input.user_id === "string") {
+        // Allowed when the user belongs to an organization the caller administers; the answer is filtered to those.
+        for (const member of await storage.orgMembers.list((m) => m.user_id === input.user_id)) if (await adminOf(member.org_id)) return true;
+        return false;
+      }
+      const orgs = await orgsOfCall(core, operation, input);
+      if (orgs.size !== 1) return false;
+      const [orgId] = orgs;
+      return orgId ? adminOf(orgId) : false;
+    },
+  };
+
+  const state: ReferenceState = {
+    storage,
+    config,
+    outbox,
+    jwks: () => tokens.jwks(),
+    verifyAccessToken: (token) => tokens.verify(token),
+    verifyScimToken: (token) => verifyScimToken(core, token),
+    orgForEmailDomain: (domain) => orgForEmailDomain(core, domain),
+    async ssoConnectionsForEmail(email) {
+      const orgId = await orgForEmailDomain(core, email);
+      if (!orgId) return null;
+      const { oidc, saml } = await ssoConnectionsFor(core, orgId);
+      return { org_id: orgId, oidc_connection_id: oidc?.id ?? null, saml_connection_id: saml?.id ?? null };
+    },
+    async oidcClientSecretMatches(connectionId, candidate) {
+      const connection = await storage.orgOidcConnections.get(connectionId);
+      return connection !== undefined && sha256(connection.client_secret) === sha256(candidate);
+    },
+    async samlConnectionCertificate(connectionId) {
+      return (await storage.orgSamlConnections.get(connectionId))?.idp_certificate ?? null;
+    },
+    async samlIdpMetadata(orgId) {
+      const keys = await storage.samlIdpKeys.list((k) => k.org_id === orgId && k.status !== "retired");
+      if (keys.length === 0) return null;
+      const base = `${config.issuer}/saml/${encodeURIComponent(orgId)}`;
+      // The current key first: service providers that read one key read the signing one.
+      const ordered = [...keys.filter((k) => k.status === "current"), ...keys.filter((k) => k.status !== "current")];
+      return idpMetadataXml(`${base}/metadata`, `${base}/sso`, ordered.map((k) => k.certificate_pem));
+    },
+    async samlServiceProviderFor(orgId, entityId) {
+      const sp = await storage.samlServiceProviders.find((s) => s.org_id === orgId && s.entity_id === entityId && s.is_active);
+      return sp ? { id: sp.id, acs_url: sp.acs_url } : null;
+    },
+    async issueAuthorizationCode(request) {
+      const code = randomToken("ac_");
+      await storage.authorizationCodes.put({
+        code_hash: sha256(code),
+        user_id: request.userId,
+        client_id: request.clientId ?? config.clientId,
+        redirect_uri: request.redirectUri ?? null,
+        scope: request.scope ?? ["openid", "email", "profile"],
+        code_challenge: request.codeChallenge ?? null,
+        nonce: request.nonce ?? null,
+        expires_at: nowSeconds(core) + 600,
+      });
+      return code;
+    },
+    settled: () => deps.events.settled(),
+  };
+
+  return {
+    implementation,
+    serverOptions,
+    state,
+    setAddresses(addresses) {
+      if (addresses.issuer !== undefined) config.issuer = addresses.issuer;
+      if (addresses.grpcPort !== undefined) config.grpcPort = addresses.grpcPort;
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// Smoke test of the real server on free ports, and of the `npm run serve` command line.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import { schema } from "../../generated/schema.js";
+import { formatInternalError, parseServeArgs } from "../../reference/cli.js";
+import { graphqlDocument } from "../../runtime/client/graphql.js";
+import { createReferenceService } from "../../reference/service.js";
+import type { LogEntry } from "../../runtime/server/index.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+const SECRET = "smoke-admin-secret";
+
+describe("the reference service behind the generated stubs", () => {
+  let server: ServiceServer;
+  let base: string;
+  const logs: LogEntry[] = [];
+
+  beforeAll(async () => {
+    const service = createReferenceService();
+    server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, logger: (entry) => logs.push(entry), ...service.serverOptions });
+    const addresses = await server.listen();
+    base = addresses.httpUrl;
+    service.setAddresses({ issuer: base });
+  });
+  afterAll(() => server.close());
+
+  it("answers admin_meta over REST with the admin secret header", async () => {
+    const response = await fetch(`${base}${schema.operations.admin_meta.rest!.path}`, { method: "POST", headers: { "x-service-admin-secret": SECRET } });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({ version: schema.version, enabled_protocols: ["graphql", "rest", "grpc"] });
+  });
+
+  it("answers admin_meta over GraphQL with the document a generated client sends", async () => {
+    const response = await fetch(`${base}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-service-admin-secret": SECRET },
+      body: JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta!) }),
+    });
+    const body = (await response.json()) as { data: { admin_meta: Record<string, unknown> } };
+    expect(body.data.admin_meta).toMatchObject({ version: schema.version, is_fga_enabled: true });
+  });
+
+  it("runs a user through sign-up, a bearer-token call and the token route, logging no secrets", async () => {
+    const signup = await fetch(`${base}/v1/signup`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ email: "smoke@example.com", password: "smoke-password-1", confirm_password: "smoke-password-1" }),
+    });
+    const tokens = (await signup.json()) as { access_token: string; refresh_token: string };
+    const profile = await fetch(`${base}/v1/profile`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    expect(((await profile.json()) as { email: string }).email).toBe("smoke@example.com");
+
+    const refreshed = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token }).toString(),
+    });
+    expect(refreshed.status).toBe(200);
+    const reused = await fetch(`${base}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ grant_type: "refresh_token", refresh_token: tokens.refresh_token }).toString(),
+    });
+    expect(reused.status).toBe(400);
+    expect(await reused.json()).toMatchObject({ error: "invalid_grant" });
+
+    const text = JSON.stringify(logs);
+    expect(logs.map((l) => `${l.operation} ${l.protocol} ${l.outcome}`)).toContain("oauth_token rest FAILED_PRECONDITION");
+    for (const secret of [SECRET, "smoke-password-1", tokens.access_token, tokens.refresh_token]) expect(text).not.toContain(secret);
+  });
+});
+
+describe("npm run serve", () => {
+  const run = (args: string[], env: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), ...args], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
+    return { child, exited, output: () => ({ stdout, stderr }) };
+  };
+
+  it("reads flags before the environment and refuses bad values", () => {
+    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0" });
+    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1" });
+    expect(() => parseServeArgs(["--admin-secret", "a", "--port", "http"], {})).toThrow(/--port must be a port number/);
+    expect(() => parseServeArgs(["--admin-secret"], {})).toThrow(/needs a value/);
+    expect(() => parseServeArgs(["--verbose"], { SERVICE_ADMIN_SECRET: "a" })).toThrow(/unknown argument --verbose/);
+  });
+
+  it("reports unexpected failures by kind and place, never by message", async () => {
+    const reported: string[] = [];
+    const service = createReferenceService({ onInternalError: (operation, error) => reported.push(formatInternalError(operation, error)) });
+    service.state.storage.webhooks.list = async () => {
+      throw new TypeError("boom with an input value in it");
+    };
+    const server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
+    const { httpUrl } = await server.listen();
+    try {
+      const response = await fetch(`${httpUrl}/v1/admin/webhooks`, { method: "POST", headers: { "x-service-admin-secret": SECRET } });
+      expect(response.status).toBe(500);
+      expect(reported).toHaveLength(1);
+      expect(reported[0]).toMatch(/ webhooks internal error: TypeError\n\s+at /);
+      expect(reported[0]).not.toContain("boom");
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("exits 2 with a one-line error when no admin secret is given", async () => {
+    const { exited, output } = run([]);
+    expect(await exited).toBe(2);
+    expect(output().stderr.split("\n")[0]).toBe("error: an admin secret is required: pass --admin-secret <secret> or set SERVICE_ADMIN_SECRET");
+  });
+
+  it("prints where each protocol listens, logs one line per call and closes on SIGTERM", async () => {
+    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET });
+    const deadline = Date.now() + 20_000;
+    while (!output().stdout.includes("gRPC") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout } = output();
+    const restBase = /REST\s+(http:\/\/[^/\s]+)\/v1/.exec(stdout)?.[1];
+    expect(stdout).toMatch(/GraphQL\s+POST http:\/\/127\.0\.0\.1:\d+\/graphql/);
+    expect(stdout).toMatch(/tokens\s+POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token/);
+    expect(stdout).toMatch(/gRPC\s+127\.0\.0\.1:\d+/);
+    expect(restBase).toBeDefined();
+
+    const meta = await fetch(`${restBase}/v1/admin/admin_meta`, { method: "POST", headers: { "x-service-admin-secret": SECRET } });
+    expect(meta.status).toBe(200);
+    await fetch(`${restBase}/v1/admin/admin_meta`, { method: "POST", headers: { "x-service-admin-secret": "wrong-secret" } });
+
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    const log = output().stdout;
+    expect(log).toMatch(/admin_meta rest OK \d+\.\d+ms/);
+    expect(log).toMatch(/admin_meta rest UNAUTHENTICATED/);
+    expect(log).not.toContain(SECRET);
+    expect(log).not.toContain("wrong-secret");
+  });
+});
