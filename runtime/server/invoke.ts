@@ -135,6 +135,8 @@ export class CallPipeline {
       await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
         principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
       );
+      const sessions = this.adminSessions;
+      const guard = this.guard;
       const context: CallContext = {
         operation,
         protocol: call.protocol,
@@ -143,7 +145,10 @@ export class CallPipeline {
         headers: call.headers,
         cookies,
         setCookie: call.setCookie,
-        adminSessions: this.adminSessions.forCall(this.guard, call.remoteAddress),
+        // Built on first use: most operations never touch admin sessions.
+        get adminSessions() {
+          return sessions.forCall(guard, call.remoteAddress);
+        },
       };
       const output = normalizeMessage(this.schema, operation.output, await this.handlers.get(operation.name)!(validated(), context));
       const missing = missingRequiredField(this.schema, operation.output, output);

@@ -69,11 +69,18 @@ function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: s
   }
 }
 
+const fieldNames = new WeakMap<object, Set<string>>();
+function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
+  let names = fieldNames.get(message);
+  if (!names) fieldNames.set(message, (names = new Set(message.fields.map((f) => f.name))));
+  return names;
+}
+
 function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string): Plain {
   if (!isObject(value)) fail(prefix || "request", "must be an object");
   const message = schema.messages[messageName]!;
-  const known = new Set(message.fields.map((f) => f.name));
-  for (const key of Object.keys(value)) {
+  const known = fieldNamesOf(message);
+  for (const key in value) {
     if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, "is not a field of this request");
   }
   const result: Plain = {};
