@@ -5,7 +5,7 @@ import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields, RawOperation } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
-import { camelCase, didYouMean, pascalCase, upperSnakeCase } from "./naming.js";
+import { camelCase, didYouMean, pascalCase, sentenceCase, upperSnakeCase } from "./naming.js";
 import {
   PROTOCOLS,
   SCALARS,
@@ -26,6 +26,8 @@ const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
 const GRAPHQL_RESERVED = new Set(["Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "Int64", "Map", "JSON"]);
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
 const USER_AUTH: readonly AuthLevel[] = ["public", "user", "scim_token"];
+/** Writes named after one of these verbs leave the same state when repeated with the same input. */
+const IDEMPOTENT_VERBS = new Set(["update", "delete", "remove"]);
 
 interface ParsedTypeExpr {
   base: string;
@@ -296,11 +298,13 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       name,
       pascalName,
       camelName,
+      title: sentenceCase(name, acronyms),
       surface: rawOp.surface,
       group: rawOp.group,
       description: rawOp.description,
       kind: rawOp.kind,
       destructive,
+      idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
       auth,
       pagination,
       exactlyOneOf,
@@ -483,6 +487,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
       orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
       grpcPort: raw.api.grpc_port ?? 9091,
+      sdkPackage: `${raw.api.name}-sdk`,
+      serverPackage: `${raw.api.name}-server`,
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },

@@ -7,6 +7,9 @@ import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
 import { emitGraphql, printGraphql } from "./emit/graphql.js";
 import { emitGraphqlSchemaModule, emitTypescript } from "./emit/typescript.js";
 import { emitClients } from "./emit/client.js";
+import { emitDocs } from "./emit/docs.js";
+import { emitMcpTools } from "./emit/mcp.js";
+import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi } from "./emit/openapi.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -41,6 +44,9 @@ export function emitAll(ir: Ir): Emitted {
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
       ...emitClients(ir),
+      ...emitPackages(ir, protoPlan.map((file) => file.path)),
+      ...emitDocs(ir),
+      ...emitMcpTools(ir),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
   };

@@ -117,11 +117,15 @@ export interface IrOperation {
   name: string;
   pascalName: string;
   camelName: string;
+  /** Sentence case with acronyms, for docs and tool catalogues (Delete org OIDC connection). */
+  title: string;
   surface: Surface;
   group: string;
   description: string;
   kind: "read" | "write";
   destructive: boolean;
+  /** Repeating the call with the same input changes nothing more: reads, updates and removals. */
+  idempotent: boolean;
   auth: AuthLevel;
   pagination: Pagination;
   /** Input fields of which a request must give exactly one (empty when there is no such rule). */
@@ -162,6 +166,10 @@ export interface Ir {
     adminSecretHeader: string;
     orgAdminRole: string;
     grpcPort: number;
+    /** npm name of the client SDK package: <name>-sdk. */
+    sdkPackage: string;
+    /** npm name of the server-stub package: <name>-server. */
+    serverPackage: string;
     breakingChangesAccepted: { change: string; reason: string }[];
   };
   proto: {

@@ -14,6 +14,15 @@ export function camelCase(snake: string, acronyms: ReadonlySet<string>): string 
   return first + rest.map((word) => pascalWord(word, acronyms)).join("");
 }
 
+/** snake_case -> a sentence-case title with acronyms (delete_org_oidc_connection -> Delete org OIDC connection). */
+export function sentenceCase(snake: string, acronyms: ReadonlySet<string>): string {
+  const title = snake
+    .split("_")
+    .map((word) => (acronyms.has(word.toUpperCase()) ? word.toUpperCase() : word))
+    .join(" ");
+  return title.charAt(0).toUpperCase() + title.slice(1);
+}
+
 /** PascalCase -> UPPER_SNAKE_CASE, keeping acronym runs together (SAMLIDPKeyStatus -> SAMLIDP_KEY_STATUS). */
 export function upperSnakeCase(name: string): string {
   return name

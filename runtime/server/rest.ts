@@ -82,6 +82,8 @@ export class RestRoutes {
       if (operation.surface === "oauth") {
         const oauthError = serviceError.oauthError ?? OAUTH_ERROR_OF[serviceError.code];
         const status = oauthError === "invalid_client" ? 401 : serviceError.code === "INTERNAL" ? 500 : serviceError.code === "TOO_MANY_REQUESTS" ? 429 : 400;
+        // RFC 6749 §5.2: a 401 for a client that authenticated with HTTP Basic names the scheme.
+        if (status === 401 && /^basic /i.test(request.headers.authorization ?? "")) response.setHeader("www-authenticate", 'Basic realm="service"');
         sendJson(response, status, { error: oauthError, error_description: serviceError.message }, cookies);
       } else {
         sendJson(response, ERROR_WIRE[serviceError.code].http, { code: serviceError.code, message: serviceError.message }, cookies);

@@ -1,0 +1,161 @@
+// The API reference in Markdown: an index, one page per group with every operation (fields,
+// protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
+// the shared types and enums.
+import { PROTOCOLS, messageByName, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir.js";
+import type { GeneratedFile } from "../writer.js";
+import {
+  AUTH_TEXT,
+  CLIENT_OF_SURFACE,
+  PROTOCOL_LABEL,
+  SHELL_VARIABLES,
+  bindingSummary,
+  cell,
+  fence,
+  graphqlDocument,
+  graphqlVariables,
+  grpcCommand,
+  operationTable,
+  restCommand,
+} from "./operation-text.js";
+
+export const DOCS_DIR = "generated/docs";
+const INDEX_PAGE = "README.md";
+const TYPES_PAGE = "types.md";
+
+const pageOf = (group: string) => `${group}.md`;
+/** GitHub's heading anchor of a name made of letters, digits and underscores. */
+const anchor = (name: string) => name.toLowerCase();
+
+function typeText(ir: Ir, field: IrField, fromPage: "group" | "types"): string {
+  const link = (name: string) => `[${name}](${fromPage === "types" ? "" : TYPES_PAGE}#${anchor(name)})`;
+  let base: string;
+  if (field.type.kind === "scalar") base = field.type.scalar + (field.format ? ` (${field.format})` : "");
+  else if (field.type.kind === "enum") base = link(field.type.name);
+  else base = link(messageByName(ir, field.type.name).name);
+  return field.list ? `list of ${base}` : base;
+}
+
+function notes(field: IrField): string {
+  return [
+    field.description,
+    field.secret ? "**secret**" : "",
+    field.deprecated ? `**deprecated**: ${field.deprecated}` : "",
+  ].filter(Boolean).map(cell).join(" ");
+}
+
+/** Input fields: required or not. */
+function inputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
+  if (message.fields.length === 0) return "_No input._";
+  const rows = message.fields.map((f) => `| \`${f.name}\` | ${typeText(ir, f, fromPage)} | ${f.required ? "yes" : ""} | ${notes(f)} |`);
+  return ["| field | type | required | description |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+/** Answer fields: always present; null when unset unless required (lists and maps are empty instead). */
+function outputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
+  if (message.fields.length === 0) return "_Empty answer._";
+  const rows = message.fields.map((f) => {
+    const alwaysSet = f.required || f.list || (f.type.kind === "scalar" && f.type.scalar === "map");
+    return `| \`${f.name}\` | ${typeText(ir, f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(f)} |`;
+  });
+  return ["| field | type | set | description |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+function protocolTable(op: IrOperation): string {
+  const rows = PROTOCOLS.map((p) => {
+    const binding = op[p];
+    return binding
+      ? `| ${PROTOCOL_LABEL[p]} | ${binding.since} | \`${bindingSummary(op, p)}\` |`
+      : `| ${PROTOCOL_LABEL[p]} | — | not available |`;
+  });
+  return ["| protocol | since | call |", "|---|---|---|", ...rows].join("\n");
+}
+
+function callForms(ir: Ir, op: IrOperation): string {
+  const forms: string[] = [];
+  if (op.graphql) {
+    const variables = graphqlVariables(ir, op);
+    forms.push(`**GraphQL** (\`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`)`, fence("graphql", graphqlDocument(ir, op)));
+    if (variables) forms.push("variables:", fence("json", JSON.stringify(variables, null, 2)));
+  }
+  if (op.rest) forms.push("**REST**", fence("sh", restCommand(ir, op)));
+  if (op.grpc) forms.push("**gRPC**", fence("sh", grpcCommand(ir, op)));
+  return forms.join("\n\n");
+}
+
+function operationSection(ir: Ir, op: IrOperation): string {
+  const marks = [
+    op.destructive ? "**Destructive.**" : "",
+    op.deprecated ? `**Deprecated:** ${op.deprecated}.` : "",
+    `${op.kind === "read" ? "Read" : "Write"}.`,
+    `Auth \`${op.auth}\`: ${AUTH_TEXT[op.auth]}.`,
+    `Client: \`${CLIENT_OF_SURFACE[op.surface]}.${op.camelName}()\`.`,
+  ].filter(Boolean).join(" ");
+  return [
+    `## ${op.name}`,
+    op.description,
+    marks,
+    protocolTable(op),
+    `**Input** \`${op.input.graphqlInputName}\` (proto \`${op.input.name}\`)`,
+    inputTable(ir, op.input, "group"),
+    ...(op.exactlyOneOf.length > 0 ? [`Give exactly one of ${op.exactlyOneOf.map((f) => `\`${f}\``).join(", ")}.`] : []),
+    `**Output** ${op.output.shared ? `[\`${op.output.graphqlName}\`](${TYPES_PAGE}#${anchor(op.output.name)})` : `\`${op.output.graphqlName}\``}`,
+    outputTable(ir, op.output, "group"),
+    "### The same call over each protocol",
+    callForms(ir, op),
+  ].join("\n\n");
+}
+
+function groupPage(ir: Ir, group: IrGroup): GeneratedFile {
+  const ops = group.operations.map((name) => ir.operations.find((op) => op.name === name)!);
+  const content = [
+    `# ${group.title}`,
+    `[${ir.api.title} API reference](${INDEX_PAGE}) · group \`${group.name}\` · ${ops.length} operation${ops.length === 1 ? "" : "s"}`,
+    operationTable(ops, { link: (op) => `#${anchor(op.name)}` }),
+    ...ops.map((op) => operationSection(ir, op)),
+  ].join("\n\n");
+  return { path: `${DOCS_DIR}/${pageOf(group.name)}`, content: `${content}\n` };
+}
+
+function indexPage(ir: Ir): GeneratedFile {
+  const groupOf = new Map(ir.groups.flatMap((g) => g.operations.map((name) => [name, g.name] as const)));
+  const authRows = Object.entries(AUTH_TEXT).map(([level, text]) => `| \`${level}\` | ${text} |`);
+  const services = ir.proto.services.map((s) => `\`${s.typeName}\` (\`proto/${s.protoFile}\`)`).join(" and ");
+  const content = [
+    `# ${ir.api.title} API reference (${ir.api.version})`,
+    ir.api.description,
+    "Every operation is described once and reached over up to three protocols; each carries the same input and answers with the same fields.",
+    [
+      "| protocol | endpoint |",
+      "|---|---|",
+      `| GraphQL | \`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`: reads are \`Query\` fields, writes \`Mutation\` fields, input in one \`params\` argument |`,
+      `| REST | \`${SHELL_VARIABLES.serviceUrl}/v1/...\` with a JSON body (query string for GET); errors as \`{code, message}\` |`,
+      `| gRPC | port ${ir.api.grpcPort}: ${services} |`,
+    ].join("\n"),
+    `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), \`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and \`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
+    "## Auth levels",
+    ["| auth | who may call |", "|---|---|", ...authRows].join("\n"),
+    "## Groups",
+    ["| group | operations |", "|---|---|", ...ir.groups.map((g) => `| [${g.title}](${pageOf(g.name)}) | ${g.operations.length} |`)].join("\n"),
+    `Shared types and enums: [${TYPES_PAGE}](${TYPES_PAGE}).`,
+    "## Operations",
+    operationTable(ir.operations, { link: (op) => `${pageOf(groupOf.get(op.name)!)}#${anchor(op.name)}` }),
+  ].join("\n\n");
+  return { path: `${DOCS_DIR}/${INDEX_PAGE}`, content: `${content}\n` };
+}
+
+function typesPage(ir: Ir): GeneratedFile {
+  const sections: string[] = [`# Types of ${ir.api.title}`, `[API reference](${INDEX_PAGE})`, "## Messages"];
+  for (const message of ir.messages.filter((m) => m.shared)) {
+    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(ir, message, "types") : outputTable(ir, message, "types"));
+  }
+  sections.push("## Enums");
+  for (const irEnum of ir.enums) {
+    const rows = irEnum.values.map((v) => `| \`${v.name}\` | \`${v.protoName}\` | ${cell(v.description)} |`);
+    sections.push(`### ${irEnum.name}`, irEnum.description, ["| value | proto name | description |", "|---|---|---|", ...rows].join("\n"));
+  }
+  return { path: `${DOCS_DIR}/${TYPES_PAGE}`, content: `${sections.filter(Boolean).join("\n\n")}\n` };
+}
+
+export function emitDocs(ir: Ir): GeneratedFile[] {
+  return [indexPage(ir), ...ir.groups.map((group) => groupPage(ir, group)), typesPage(ir)];
+}

@@ -1,0 +1,199 @@
+// How operations are shown to people, shared by the API reference and the package READMEs: sample
+// inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
+import { PROTOCOLS, enumByName, messageByName, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+
+export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
+
+/** The generated client class that carries each surface (see emit/client.ts). */
+export const CLIENT_OF_SURFACE: Record<IrOperation["surface"], "AdminClient" | "UserClient"> = {
+  admin: "AdminClient",
+  user: "UserClient",
+  oauth: "UserClient",
+};
+
+/** Who may call, in words. */
+export const AUTH_TEXT: Record<AuthLevel, string> = {
+  public: "anyone; no credentials",
+  user: "a signed-in user (bearer access token)",
+  admin_secret: "the admin (admin secret header or admin session)",
+  super_admin: "the super-admin (admin secret header or admin session)",
+  org_admin: "the admin, or a user who is an org-admin of the organization concerned",
+  scim_token: "a SCIM provisioning client (bearer SCIM token)",
+};
+
+/** The shell variables the examples use for credentials and addresses. */
+export const SHELL_VARIABLES = {
+  serviceUrl: "$SERVICE_URL",
+  adminSecret: "$ADMIN_SECRET",
+  accessToken: "$ACCESS_TOKEN",
+  scimToken: "$SCIM_TOKEN",
+} as const;
+
+/** The header an example call sends for the operation's auth, if any. */
+export function authHeader(ir: Ir, op: IrOperation): { name: string; value: string } | undefined {
+  switch (op.auth) {
+    case "public":
+      return undefined;
+    case "user":
+      return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.accessToken}` };
+    case "scim_token":
+      return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.scimToken}` };
+    default:
+      return { name: ir.api.adminSecretHeader, value: SHELL_VARIABLES.adminSecret };
+  }
+}
+
+// ---------------------------------------------------------------- sample values
+
+/** How enum values are written: wire names (GraphQL, REST, clients) or proto names (gRPC JSON). */
+export type EnumForm = "wire" | "proto";
+
+const FORMAT_SAMPLE: Record<NonNullable<IrField["format"]>, string> = {
+  email: "ada@example.com",
+  url: "https://app.example.com/callback",
+  domain: "example.com",
+  slug: "acme",
+};
+
+function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
+  const type = field.type;
+  if (type.kind === "enum") {
+    const first = enumByName(ir, type.name).values[0];
+    return first === undefined ? "" : enumForm === "wire" ? first.name : first.protoName;
+  }
+  if (type.kind === "message") return sampleMessage(ir, messageByName(ir, type.name), "required", enumForm);
+  switch (type.scalar) {
+    case "string":
+      return field.format ? FORMAT_SAMPLE[field.format] : `<${field.name}>`;
+    case "bool":
+      return true;
+    case "int32":
+    case "int64":
+    case "float64":
+      return 1;
+    case "map":
+      return { key: "value" };
+    case "json":
+      return {};
+  }
+}
+
+/** A sample of `message`: its required fields (or all of them), lists with one item. */
+export function sampleMessage(ir: Ir, message: IrMessage, which: "required" | "all", enumForm: EnumForm = "wire"): Record<string, unknown> {
+  const sample: Record<string, unknown> = {};
+  for (const field of message.fields) {
+    if (which === "required" && !field.required) continue;
+    const value = sampleScalar(ir, field, enumForm);
+    sample[field.name] = field.list ? [value] : value;
+  }
+  return sample;
+}
+
+/** A valid sample input of an operation: the required fields, and the first of an exactly-one-of rule. */
+export function sampleInput(ir: Ir, op: IrOperation, enumForm: EnumForm = "wire"): Record<string, unknown> {
+  const sample = sampleMessage(ir, op.input, "required", enumForm);
+  const chosen = op.input.fields.find((f) => f.name === op.exactlyOneOf[0]);
+  if (chosen) sample[chosen.name] = chosen.list ? [sampleScalar(ir, chosen, enumForm)] : sampleScalar(ir, chosen, enumForm);
+  return sample;
+}
+
+/** A value as a JavaScript literal: `{ id: "<id>", tags: ["a"] }`. */
+export function jsLiteral(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(jsLiteral).join(", ")}]`;
+  if (value !== null && typeof value === "object") {
+    const entries = Object.entries(value).map(([key, item]) => `${/^[A-Za-z_$][\w$]*$/.test(key) ? key : JSON.stringify(key)}: ${jsLiteral(item)}`);
+    return entries.length === 0 ? "{}" : `{ ${entries.join(", ")} }`;
+  }
+  return JSON.stringify(value);
+}
+
+// ---------------------------------------------------------------- one call, three protocols
+
+const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+function selection(ir: Ir, message: IrMessage, indent: string): string[] {
+  return message.fields.flatMap((field) =>
+    field.type.kind === "message"
+      ? [`${indent}${field.name} {`, ...selection(ir, messageByName(ir, field.type.name), `${indent}  `), `${indent}}`]
+      : [`${indent}${field.name}`],
+  );
+}
+
+/** The GraphQL document of an operation, every answer field selected (as the clients send it). */
+export function graphqlDocument(ir: Ir, op: IrOperation): string {
+  const graphql = op.graphql;
+  if (!graphql) throw new Error(`${op.name} is not carried over graphql`);
+  const keyword = graphql.rootType === "Query" ? "query" : "mutation";
+  const variables = graphql.argument ? `($params: ${op.input.graphqlInputName}${graphql.argument.required ? "!" : ""})` : "";
+  const argument = graphql.argument ? "(params: $params)" : "";
+  return [`${keyword} ${op.name}${variables} {`, `  ${graphql.field}${argument} {`, ...selection(ir, op.output, "    "), "  }", "}"].join("\n");
+}
+
+/** The variables sent with the GraphQL document, or undefined when it takes none. */
+export function graphqlVariables(ir: Ir, op: IrOperation): Record<string, unknown> | undefined {
+  return op.graphql?.argument ? { params: sampleInput(ir, op) } : undefined;
+}
+
+/** The REST call as a curl command line. */
+export function restCommand(ir: Ir, op: IrOperation): string {
+  const rest = op.rest;
+  if (!rest) throw new Error(`${op.name} is not carried over rest`);
+  const input = sampleInput(ir, op);
+  const header = authHeader(ir, op);
+  const headerLines = header ? [`  -H "${header.name}: ${header.value}"`] : [];
+  if (rest.method === "GET") {
+    const query = new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
+    return [`curl "${SHELL_VARIABLES.serviceUrl}${rest.path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");
+  }
+  return [
+    `curl -X ${rest.method} "${SHELL_VARIABLES.serviceUrl}${rest.path}"`,
+    ...headerLines,
+    `  -H "content-type: application/json"`,
+    `  -d ${shellQuote(JSON.stringify(input))}`,
+  ].join(" \\\n");
+}
+
+/** The gRPC call as a grpcurl command line, reading the .proto files of this repository. */
+export function grpcCommand(ir: Ir, op: IrOperation): string {
+  const grpc = op.grpc;
+  if (!grpc) throw new Error(`${op.name} is not carried over grpc`);
+  const service = ir.proto.services.find((s) => s.name === grpc.service)!;
+  const header = authHeader(ir, op);
+  return [
+    `grpcurl -plaintext -import-path proto -proto ${service.protoFile}`,
+    ...(header ? [`  -H "${header.name}: ${header.value}"`] : []),
+    `  -d ${shellQuote(JSON.stringify(sampleInput(ir, op, "proto")))}`,
+    `  localhost:${ir.api.grpcPort} ${grpc.serviceTypeName}/${grpc.rpc}`,
+  ].join(" \\\n");
+}
+
+/** The call of a protocol in one line: root field, route, or RPC. */
+export function bindingSummary(op: IrOperation, protocol: Protocol): string {
+  if (protocol === "graphql") return op.graphql ? `${op.graphql.rootType === "Query" ? "query" : "mutation"} ${op.graphql.field}` : "";
+  if (protocol === "rest") return op.rest ? `${op.rest.method} ${op.rest.path}` : "";
+  return op.grpc ? `${op.grpc.serviceTypeName}/${op.grpc.rpc}` : "";
+}
+
+// ---------------------------------------------------------------- Markdown
+
+/** Text safe inside one Markdown table cell. */
+export const cell = (text: string) => text.replace(/\r?\n/g, " ").replace(/\|/g, "\\|");
+
+export const fence = (language: string, code: string) => `\`\`\`${language}\n${code}\n\`\`\``;
+
+/** The table of operations: protocols with minimum versions, destructive flag and auth. */
+export function operationTable(ops: readonly IrOperation[], options: { link?: (op: IrOperation) => string; method?: (op: IrOperation) => string } = {}): string {
+  const header = ["operation", ...(options.method ? ["method"] : []), "kind", ...PROTOCOLS.map((p) => `${PROTOCOL_LABEL[p]} since`), "destructive", "auth"];
+  const rows = ops.map((op) => {
+    const name = options.link ? `[\`${op.name}\`](${options.link(op)})` : `\`${op.name}\``;
+    return [
+      name,
+      ...(options.method ? [`\`${options.method(op)}\``] : []),
+      op.kind,
+      ...PROTOCOLS.map((p) => op[p]?.since ?? "—"),
+      op.destructive ? "**yes**" : "",
+      `\`${op.auth}\``,
+    ];
+  });
+  return [header, header.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
+}

@@ -1,0 +1,251 @@
+// The publishable packages: the client SDK and the server stubs, each a package.json and a README
+// under generated/packages/<name>/, plus the SDK's ./grpc entry module. `npm run pack`
+// (scripts/pack.mjs) compiles the modules each package.json exports, with everything they import,
+// into ES modules with .d.ts and packs them; the runtime ships inside each package.
+import type { Ir, IrOperation } from "../ir.js";
+import type { GeneratedFile } from "../writer.js";
+import { CLIENT_DIR } from "./client.js";
+import {
+  AUTH_TEXT,
+  CLIENT_OF_SURFACE,
+  PROTOCOL_LABEL,
+  fence,
+  graphqlDocument,
+  graphqlVariables,
+  grpcCommand,
+  jsLiteral,
+  operationTable,
+  restCommand,
+  sampleInput,
+  sampleMessage,
+} from "./operation-text.js";
+import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
+
+export const PACKAGES_DIR = "generated/packages";
+/** The module behind the SDK's ./grpc subpath. */
+export const GRPC_ENTRY = `${CLIENT_DIR}/grpc.ts`;
+
+/**
+ * Third-party packages the runtime and the generated modules import, with the ranges the packages
+ * declare. They follow the project's own dependencies (a test checks that they agree).
+ */
+export const RUNTIME_DEPENDENCIES = {
+  "@bufbuild/protobuf": "^2.13.0",
+  "@connectrpc/connect": "^2.1.2",
+  "@connectrpc/connect-node": "^2.1.2",
+  graphql: "^16.15.0",
+} as const;
+type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
+
+const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
+const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "graphql"];
+
+/** `./generated/client/index.js` for `generated/client/index.ts`. */
+const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;
+const entry = (source: string) => ({ types: compiled(source, ".d.ts"), default: compiled(source, ".js") });
+
+function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[]): string {
+  const manifest = {
+    name,
+    version: ir.api.version,
+    description,
+    type: "module",
+    exports: { ...Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [subpath, entry(source)])), "./package.json": "./package.json" },
+    types: compiled(entries["."]!, ".d.ts"),
+    sideEffects: false,
+    // The compiled modules keep the layout of the sources: generated/ on top of runtime/.
+    files: ["generated", "runtime"],
+    engines: { node: ">=20" },
+    dependencies: Object.fromEntries(dependencies.map((d) => [d, RUNTIME_DEPENDENCIES[d]])),
+  };
+  return `${JSON.stringify(manifest, null, 2)}\n`;
+}
+
+/** A read of the admin surface on every protocol that takes input: the example of a call with input. */
+function exampleWithInput(ir: Ir): IrOperation | undefined {
+  return ir.operations.find((op) => op.surface === "admin" && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
+}
+
+function operationByName(ir: Ir, name: string | undefined): IrOperation | undefined {
+  return ir.operations.find((op) => op.name === name);
+}
+
+// ---------------------------------------------------------------- SDK
+
+function sdkReadme(ir: Ir): string {
+  const name = ir.api.sdkPackage;
+  const admin = operationByName(ir, ir.versionOperations.admin);
+  const withInput = exampleWithInput(ir);
+  const adminCall = admin ? `const meta = await admin.${admin.camelName}();\nconsole.log(meta.version);` : "";
+  const inputCall = withInput ? `const answer = await admin.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : adminCall;
+  const grpcService = ir.proto.services.find((s) => s.surface === "admin");
+  const byClient = (client: "AdminClient" | "UserClient") => ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === client);
+  const sections = [
+    `# ${name}`,
+    `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: \`AdminClient\` for the admin interface, \`UserClient\` for the user interface and the token routes. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
+    "## Install",
+    fence("sh", `npm install ${name}`),
+    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${name}-${ir.api.version}.tgz\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
+    "## Configure",
+    fence(
+      "ts",
+      `import { AdminClient, UserClient } from "${name}";
+
+const admin = new AdminClient({
+  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at /v1/...
+  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}
+  protocol: "graphql", // graphql (default), rest or grpc
+});
+const user = new UserClient({ serviceUrl: "http://localhost:8080", clientId: "my-app" });`,
+    ),
+    [
+      "| option | meaning |",
+      "|---|---|",
+      "| `serviceUrl` | base URL of the service |",
+      "| `protocol` | `graphql` (default), `rest` or `grpc`; token routes always use REST |",
+      `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
+      "| `adminSecret` | AdminClient: the service's admin secret |",
+      "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |",
+      "| `extraHeaders` | headers sent on every call, over every protocol |",
+      "| `serverVersion` | the server's version if known; otherwise asked once when an operation's minimum version matters |",
+      "| `readOnly` | refuse destructive operations before anything is sent |",
+      "| `timeoutMs`, `retry` | deadline of each call; retries of reads on transient failures (`false` turns them off) |",
+      "| `fetch` | the `fetch` used for GraphQL and REST |",
+    ].join("\n"),
+    "Every answer is the same plain object whichever protocol carried it: every declared field present, unset fields `null`, int64 as a number. Failures raise `ApiError` with `code`, `operation` and `protocol`; calls a protocol or the server's version cannot carry are refused before anything is sent.",
+    `## ${PROTOCOL_LABEL.graphql}`,
+    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET! });\n${adminCall}`),
+    `## ${PROTOCOL_LABEL.rest}`,
+    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET!, protocol: "rest" });\n${inputCall}`),
+    `## ${PROTOCOL_LABEL.grpc}`,
+    fence(
+      "ts",
+      `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET!, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${adminCall}\nawait admin.close(); // ends the HTTP/2 session`,
+    ),
+    "The gRPC transport is loaded on the first gRPC call, so applications that use GraphQL or REST never load it (nor Connect, nor HTTP/2).",
+    `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use.`,
+    ...(grpcService && admin
+      ? [
+          fence(
+            "ts",
+            `import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ${grpcService.name} } from "${name}/grpc";
+
+const rpc = createClient(${grpcService.name}, createGrpcTransport({ baseUrl: "http://localhost:${ir.api.grpcPort}" }));
+const meta = await rpc.${admin.camelName}({}, { headers: { "${ir.api.adminSecretHeader}": process.env.ADMIN_SECRET! } });`,
+          ),
+        ]
+      : []),
+    "## Operations",
+    "Minimum server version per protocol (— : not carried), destructive flag and auth of every method.",
+    "### AdminClient",
+    operationTable(byClient("AdminClient"), { method: (op) => `${op.camelName}()` }),
+    "### UserClient",
+    operationTable(byClient("UserClient"), { method: (op) => `${op.camelName}()` }),
+  ];
+  return `${sections.join("\n\n")}\n`;
+}
+
+function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
+  const content = `/**
+ * The ./grpc entry point of ${ir.api.sdkPackage}: the service descriptors and message schemas for use
+ * with Connect, and the gRPC transport the clients load when their protocol is grpc.
+ */
+export { createGrpcTransport } from "../../runtime/client/grpc.js";
+export type { Transport, TransportSettings } from "../../runtime/client/transport.js";
+export { grpcServices } from "./grpc-services.js";
+${[...protoFiles].sort().map((file) => `export * from "../proto/${file.replace(/\.proto$/, "_pb.js")}";`).join("\n")}
+`;
+  return { path: GRPC_ENTRY, content };
+}
+
+// ---------------------------------------------------------------- server stubs
+
+function serverReadme(ir: Ir): string {
+  const name = ir.api.serverPackage;
+  const versionOp = operationByName(ir, ir.versionOperations.admin) ?? ir.operations[0]!;
+  const withInput = exampleWithInput(ir);
+  const answerLines = Object.entries(sampleMessage(ir, versionOp.output, "all")).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`);
+  const notFound = withInput
+    ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", \`nothing matches \${JSON.stringify(input)}\`);\n  },`
+    : "";
+  const calls: string[] = [];
+  if (versionOp.graphql) {
+    const variables = graphqlVariables(ir, versionOp);
+    calls.push(`### ${PROTOCOL_LABEL.graphql}`, "`POST <httpUrl>/graphql` with the document" + (variables ? " and its variables" : "") + ":", fence("graphql", graphqlDocument(ir, versionOp)));
+    if (variables) calls.push(fence("json", JSON.stringify(variables, null, 2)));
+  }
+  if (versionOp.rest) calls.push(`### ${PROTOCOL_LABEL.rest}`, fence("sh", restCommand(ir, versionOp)));
+  if (versionOp.grpc) calls.push(`### ${PROTOCOL_LABEL.grpc}`, fence("sh", grpcCommand(ir, versionOp)));
+  const sections = [
+    `# ${name}`,
+    `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL and REST on one port and over gRPC (with gRPC-Web and Connect) on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
+    "## Install",
+    fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
+    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${name}-${ir.api.version}.tgz\`. Node 20 or later.`,
+    "## Implement",
+    fence(
+      "ts",
+      `import { createServer, ServiceError, type Implementation } from "${name}";
+
+export const implementation: Implementation = {
+  async ${versionOp.camelName}(input, context) {
+    return {\n${answerLines.join("\n")}\n    };
+  },${notFound}
+  // ... and every other operation
+};`,
+    ),
+    "Each method receives the validated input (snake_case names, as on the wire) and a `CallContext` (`principal`, `protocol`, `headers`, `cookies`, `setCookie`, `adminSessions`), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" + `${name}/types` + "`.",
+    "## Serve",
+    fence(
+      "ts",
+      `const server = createServer(implementation, {
+  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}
+  port: 8080, // GraphQL (POST /graphql) and REST (/v1/...)
+  grpcPort: ${ir.api.grpcPort}, // gRPC, gRPC-Web and Connect
+  verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
+});
+const { httpUrl, grpcEndpoint } = await server.listen();
+// ... later: await server.close();`,
+    ),
+    [
+      "| option | meaning |",
+      "|---|---|",
+      "| `adminSecret` | the secret every admin call must carry |",
+      `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
+      "| `verifyUserToken` | resolves a user's bearer token |",
+      `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
+      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body |",
+      "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
+    ].join("\n"),
+    `## Call it`,
+    `The same call, \`${versionOp.name}\`, over each protocol (\`$SERVICE_URL\` is \`httpUrl\`):`,
+    ...calls,
+    "## Operations",
+    "Minimum server version per protocol (— : not carried), destructive flag and auth of every method of `Implementation`.",
+    operationTable(ir.operations, { method: (op) => op.camelName }),
+  ];
+  return `${sections.join("\n\n")}\n`;
+}
+
+/** `protoFiles`: the .proto files the proto plan emits (relative to proto/), whose messages ./grpc exports. */
+export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFile[] {
+  const sdkDir = `${PACKAGES_DIR}/${ir.api.sdkPackage}`;
+  const serverDir = `${PACKAGES_DIR}/${ir.api.serverPackage}`;
+  return [
+    {
+      path: `${sdkDir}/package.json`,
+      content: packageJson(ir, ir.api.sdkPackage, `Typed clients of ${ir.api.title} over GraphQL, REST and gRPC.`, { ".": `${CLIENT_DIR}/index.ts`, "./grpc": GRPC_ENTRY }, SDK_DEPENDENCIES),
+      header: false,
+    },
+    { path: `${sdkDir}/README.md`, content: sdkReadme(ir) },
+    grpcEntry(ir, protoFiles),
+    {
+      path: `${serverDir}/package.json`,
+      content: packageJson(ir, ir.api.serverPackage, `Server stubs of ${ir.api.title}: implement one interface, serve it over GraphQL, REST and gRPC.`, { ".": `${SERVER_DIR}/index.ts`, "./types": TYPES_MODULE }, SERVER_DEPENDENCIES),
+      header: false,
+    },
+    { path: `${serverDir}/README.md`, content: serverReadme(ir) },
+  ];
+}

@@ -1,0 +1,146 @@
+// `npm run pack [-- --out <dir>]`: turns the generated packages (generated/packages/*) into npm
+// tarballs. For each package it takes the modules its package.json exports and every module they
+// import, stages them in a temporary build folder with their relative layout kept, compiles them
+// once with the project's TypeScript into ES modules with .d.ts, and runs `npm pack`.
+import { spawn } from "node:child_process";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, posix, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import ts from "typescript";
+
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const PACKAGES_DIR = "generated/packages";
+export const DEFAULT_OUT_DIR = "dist/packages";
+
+/** Compiler options of the packages: ES modules for Node's resolution, with declarations. */
+const COMPILER_OPTIONS = {
+  target: "ES2022",
+  module: "NodeNext",
+  moduleResolution: "NodeNext",
+  declaration: true,
+  strict: true,
+  noUncheckedIndexedAccess: true,
+  esModuleInterop: true,
+  skipLibCheck: true,
+  noEmitOnError: true,
+  types: ["node"],
+  rootDir: "src",
+  outDir: "out",
+};
+
+/** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
+const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
+
+/**
+ * Every source module a package needs: its exported entry points and, transitively, every module
+ * they import (static and dynamic), as paths relative to the project root.
+ */
+function moduleClosure(root, manifest) {
+  const entries = Object.values(manifest.exports)
+    .filter((target) => typeof target === "object")
+    .map((target) => target.default.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
+  const modules = new Set();
+  const packages = new Set();
+  const queue = [...entries];
+  while (queue.length > 0) {
+    const path = queue.pop();
+    if (modules.has(path)) continue;
+    const absolute = join(root, path);
+    if (!existsSync(absolute)) throw new Error(`${manifest.name}: ${path} is missing; run \`npm run generate\``);
+    modules.add(path);
+    for (const { fileName: specifier } of ts.preProcessFile(readFileSync(absolute, "utf8"), true, true).importedFiles) {
+      if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
+      else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
+    }
+  }
+  const undeclared = [...packages].filter((name) => !(name in (manifest.dependencies ?? {})));
+  if (undeclared.length > 0) throw new Error(`${manifest.name} imports ${undeclared.join(", ")} but does not declare it in dependencies`);
+  return [...modules].sort();
+}
+
+function compile(buildDir) {
+  // Under NodeNext the nearest package.json decides the module format of every .ts file.
+  writeFileSync(join(buildDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
+  writeFileSync(join(buildDir, "tsconfig.json"), `${JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["src"] }, null, 2)}\n`);
+  const parsed = ts.getParsedCommandLineOfConfigFile(join(buildDir, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
+  const program = ts.createProgram(parsed.fileNames, parsed.options);
+  const emitted = program.emit();
+  const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
+  if (diagnostics.length > 0 || emitted.emitSkipped) {
+    const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => buildDir, getNewLine: () => "\n" };
+    throw new Error(`TypeScript failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+  }
+}
+
+function run(command, args, cwd) {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (chunk) => (stdout += chunk));
+    child.stderr.on("data", (chunk) => (stderr += chunk));
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolvePromise(stdout) : reject(new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`))));
+  });
+}
+
+/** Packs every package under generated/packages into `outDir`; answers each package's tarball. */
+export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DEFAULT_OUT_DIR) } = {}) {
+  const packages = readdirSync(join(root, PACKAGES_DIR), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory() && existsSync(join(root, PACKAGES_DIR, entry.name, "package.json")))
+    .map((entry) => {
+      const dir = join(root, PACKAGES_DIR, entry.name);
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      return { dir, manifest, modules: moduleClosure(root, manifest) };
+    });
+  if (packages.length === 0) throw new Error(`no packages under ${PACKAGES_DIR}; run \`npm run generate\``);
+
+  const buildDir = mkdtempSync(join(tmpdir(), "apigen-pack-"));
+  try {
+    // One compilation for all packages: they share the schema, the types and the proto messages.
+    for (const path of new Set(packages.flatMap((p) => p.modules))) {
+      mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
+      copyFileSync(join(root, path), join(buildDir, "src", path));
+    }
+    symlinkSync(join(root, "node_modules"), join(buildDir, "node_modules"), "junction");
+    compile(buildDir);
+
+    mkdirSync(outDir, { recursive: true });
+    return await Promise.all(
+      packages.map(async ({ dir, manifest, modules }) => {
+        const packageDir = join(buildDir, "packages", manifest.name);
+        for (const path of modules) {
+          for (const extension of [".js", ".d.ts"]) {
+            const file = path.replace(/\.ts$/, extension);
+            mkdirSync(dirname(join(packageDir, file)), { recursive: true });
+            copyFileSync(join(buildDir, "out", file), join(packageDir, file));
+          }
+        }
+        for (const file of ["package.json", "README.md"]) copyFileSync(join(dir, file), join(packageDir, file));
+        const [packed] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", outDir], packageDir));
+        return { name: manifest.name, version: manifest.version, tarball: join(outDir, packed.filename), files: packed.files.length, bytes: packed.size };
+      }),
+    );
+  } finally {
+    rmSync(buildDir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR } } });
+  const started = performance.now();
+  try {
+    const packed = await packPackages({ outDir: resolve(values.out) });
+    for (const p of packed) {
+      process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
+    }
+    process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
+  } catch (error) {
+    process.stderr.write(`pack: ${error.message}\n`);
+    process.exitCode = 1;
+  }
+}

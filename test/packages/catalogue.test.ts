@@ -1,0 +1,153 @@
+// The generated API reference, tool catalogue and package manifests: every operation exactly once,
+// with the right flags, and input schemas that accept what the service accepts.
+import { readdirSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import semver from "semver";
+import { describe, expect, it } from "vitest";
+import { loadIr } from "../../generators/generate.js";
+import { DOCS_DIR } from "../../generators/emit/docs.js";
+import { MCP_TOOLS_PATH } from "../../generators/emit/mcp.js";
+import { sampleInput } from "../../generators/emit/operation-text.js";
+import { PACKAGES_DIR, RUNTIME_DEPENDENCIES } from "../../generators/emit/packages.js";
+import { PROTOCOLS } from "../../generators/ir.js";
+import { schema } from "../../generated/schema.js";
+import { sampleMessage } from "../helpers/recording-service.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+// The 2020-12 build of Ajv is CommonJS; loaded as the generators load it.
+const Ajv2020 = createRequire(import.meta.url)("ajv/dist/2020.js") as typeof import("ajv").default;
+const ir = loadIr(REPO_ROOT);
+const read = (path: string) => readFileSync(join(REPO_ROOT, path), "utf8");
+const destructive = ir.operations.filter((op) => op.destructive).map((op) => op.name);
+
+interface Tool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+  outputSchema: Record<string, unknown>;
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  "x-protocols": string[];
+  "x-min-versions": Record<string, string>;
+  "x-auth": string;
+}
+const tools = (JSON.parse(read(MCP_TOOLS_PATH)) as { tools: Tool[] }).tools;
+
+/** How many times `needle` occurs in `text`. */
+const count = (text: string, needle: string) => text.split(needle).length - 1;
+
+it("the manifest has 17 destructive operations", () => {
+  expect(destructive).toHaveLength(17);
+});
+
+describe("the MCP tool catalogue", () => {
+  it("defines one tool per operation, named after it, in manifest order", () => {
+    expect(tools.map((t) => t.name)).toEqual(ir.operations.map((op) => op.name));
+  });
+
+  it("marks reads read-only and exactly the destructive operations destructive", () => {
+    for (const op of ir.operations) {
+      const tool = tools.find((t) => t.name === op.name)!;
+      expect(tool.annotations.readOnlyHint, op.name).toBe(op.kind === "read");
+      expect(tool.annotations.openWorldHint).toBe(false);
+      expect(tool["x-auth"]).toBe(op.auth);
+      expect(tool["x-protocols"]).toEqual(op.protocols);
+      expect(tool["x-min-versions"]).toEqual(Object.fromEntries(op.protocols.map((p) => [p, op[p]!.since])));
+    }
+    expect(tools.filter((t) => t.annotations.destructiveHint).map((t) => t.name)).toEqual(destructive);
+    expect(tools.find((t) => t.name === "delete_org_oidc_connection")).toMatchObject({ title: "Delete org OIDC connection", annotations: { destructiveHint: true, idempotentHint: true } });
+    expect(tools.find((t) => t.name === "create_client")!.annotations.idempotentHint).toBe(false);
+  });
+
+  it("has JSON Schemas (2020-12) that accept a valid input and a full answer, and refuse a missing required field", () => {
+    const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
+    for (const op of ir.operations) {
+      const tool = tools.find((t) => t.name === op.name)!;
+      expect(tool.inputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
+      const validInput = ajv.compile(tool.inputSchema);
+      expect(validInput(sampleInput(ir, op)), `${op.name}: ${ajv.errorsText(validInput.errors)}`).toBe(true);
+      const required = op.input.fields.find((f) => f.required);
+      if (required) {
+        const { [required.name]: _omitted, ...incomplete } = sampleInput(ir, op);
+        expect(validInput(incomplete), op.name).toBe(false);
+      }
+      const validOutput = ajv.compile(tool.outputSchema);
+      const answer = sampleMessage(schema, schema.operations[op.name]!.output);
+      expect(validOutput(answer), `${op.name}: ${ajv.errorsText(validOutput.errors)}`).toBe(true);
+    }
+  });
+});
+
+describe("the API reference", () => {
+  const pages = readdirSync(join(REPO_ROOT, DOCS_DIR)).filter((f) => f.endsWith(".md"));
+  const index = read(`${DOCS_DIR}/README.md`);
+
+  it("has an index, a types page and one page per group", () => {
+    expect(pages.sort()).toEqual(["README.md", "types.md", ...ir.groups.map((g) => `${g.name}.md`)].sort());
+  });
+
+  it("describes every operation exactly once, on the page of its group, with its marks and versions", () => {
+    const all = pages.map((page) => read(`${DOCS_DIR}/${page}`)).join("\n");
+    for (const group of ir.groups) {
+      const page = read(`${DOCS_DIR}/${group.name}.md`);
+      for (const name of group.operations) {
+        const op = ir.operations.find((o) => o.name === name)!;
+        expect(count(all, `\n## ${name}\n`), name).toBe(1);
+        const section = page.slice(page.indexOf(`\n## ${name}\n`)).split(/\n## /)[1]!;
+        expect(section.includes("**Destructive.**"), name).toBe(op.destructive);
+        expect(section).toContain(`Auth \`${op.auth}\``);
+        for (const protocol of PROTOCOLS) {
+          const since = op[protocol]?.since;
+          expect(section).toMatch(since ? new RegExp(`\\| ${protocol === "grpc" ? "gRPC" : protocol === "rest" ? "REST" : "GraphQL"} \\| ${since.replace(/\./g, "\\.")} \\|`) : /not available/);
+        }
+        for (const field of op.input.fields) expect(section).toContain(`| \`${field.name}\` |`);
+        if (op.graphql) expect(section).toContain("```graphql");
+        if (op.rest) expect(section).toContain(`curl -X ${op.rest.method}`.replace("curl -X GET", "curl"));
+        if (op.grpc) expect(section).toContain(`${op.grpc.serviceTypeName}/${op.grpc.rpc}`);
+      }
+    }
+  });
+
+  it("lists every operation exactly once in the index, destructive ones marked", () => {
+    for (const op of ir.operations) {
+      expect(count(index, `[\`${op.name}\`](`), op.name).toBe(1);
+      const row = index.split("\n").find((line) => line.startsWith(`| [\`${op.name}\`](`))!;
+      expect(row.includes("**yes**"), op.name).toBe(op.destructive);
+    }
+  });
+});
+
+describe("the package manifests and READMEs", () => {
+  it("are named and versioned after the manifest", () => {
+    expect([ir.api.sdkPackage, ir.api.serverPackage]).toEqual([`${ir.api.name}-sdk`, `${ir.api.name}-server`]);
+    for (const name of [ir.api.sdkPackage, ir.api.serverPackage]) {
+      const manifest = JSON.parse(read(`${PACKAGES_DIR}/${name}/package.json`)) as Record<string, unknown>;
+      expect(manifest).toMatchObject({ name, version: ir.api.version, type: "module", sideEffects: false });
+      expect(manifest).not.toHaveProperty("scripts");
+    }
+    const sdk = JSON.parse(read(`${PACKAGES_DIR}/${ir.api.sdkPackage}/package.json`)) as { exports: Record<string, unknown> };
+    expect(Object.keys(sdk.exports)).toEqual([".", "./grpc", "./package.json"]);
+  });
+
+  it("declare the runtime's dependencies in ranges the project's own versions satisfy", () => {
+    for (const [name, range] of Object.entries(RUNTIME_DEPENDENCIES)) {
+      const installed = (JSON.parse(read(`node_modules/${name}/package.json`)) as { version: string }).version;
+      expect(semver.satisfies(installed, range), `${name} ${installed} in ${range}`).toBe(true);
+      const declared = (JSON.parse(read("package.json")) as { dependencies: Record<string, string> }).dependencies[name];
+      expect(declared && semver.intersects(declared, range), `${name}: package.json has ${declared}`).toBe(true);
+    }
+  });
+
+  it("list every operation of their package once, with its destructive mark", () => {
+    const sdkReadme = read(`${PACKAGES_DIR}/${ir.api.sdkPackage}/README.md`);
+    const serverReadme = read(`${PACKAGES_DIR}/${ir.api.serverPackage}/README.md`);
+    for (const op of ir.operations) {
+      for (const readme of [sdkReadme, serverReadme]) {
+        const rows = readme.split("\n").filter((line) => line.startsWith(`| \`${op.name}\` |`));
+        expect(rows, op.name).toHaveLength(1);
+        expect(rows[0]!.includes("**yes**"), op.name).toBe(op.destructive);
+      }
+    }
+  });
+});

@@ -1,0 +1,278 @@
+// The published packages, used from outside this repository: both are packed with `npm run pack`,
+// installed from their tarballs into a fresh project under the system temp dir, and type-checked
+// there with tsc. The SDK then runs against the reference service over every protocol; the server
+// stubs are implemented and served by that project and called over every protocol.
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import { loadIr } from "../../generators/generate.js";
+import { createReferenceService } from "../../reference/service.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+const run = promisify(execFile);
+const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
+const ADMIN_SECRET = "consumer-secret";
+const TSC = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+const ir = loadIr(REPO_ROOT);
+const { sdkPackage, serverPackage, adminSecretHeader } = ir.api;
+
+/** The version of a package installed in this repository, so that npm can take it from its cache. */
+const installedVersion = (name: string) => (JSON.parse(readFileSync(join(REPO_ROOT, "node_modules", name, "package.json"), "utf8")) as { version: string }).version;
+
+const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: "ES2022",
+    module: "NodeNext",
+    moduleResolution: "NodeNext",
+    strict: true,
+    // Checking every library's declarations triples the time; the consumers' @ts-expect-error lines
+    // prove instead that the packages' declarations resolve to real types, not to any.
+    skipLibCheck: true,
+    types: ["node"],
+    rootDir: "src",
+    outDir: "dist",
+  },
+  include: ["src"],
+};
+
+/** Uses the SDK as an application would: both clients on each protocol, then ./grpc with Connect. */
+const CLIENT_SOURCE = `import { createClient } from "@connectrpc/connect";
+import { createGrpcTransport } from "@connectrpc/connect-node";
+import { AdminClient, ApiError, UserClient, type Organization, type Protocol } from "${sdkPackage}";
+import { AdminService, grpcServices } from "${sdkPackage}/grpc";
+
+const serviceUrl = process.env.SERVICE_URL!;
+const grpcEndpoint = process.env.GRPC_ENDPOINT!;
+const adminSecret = process.env.ADMIN_SECRET!;
+
+async function codeOf(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+    return "none";
+  } catch (error) {
+    return error instanceof ApiError ? \`\${error.code} \${error.protocol}\` : String(error);
+  }
+}
+
+/** Never called: fails to compile if the SDK's declarations were lost (everything would be any). */
+export function typeChecks(admin: AdminClient): void {
+  // @ts-expect-error unknown input field
+  void admin.createOrganization({ nme: "acme" });
+  // @ts-expect-error unknown protocol
+  void new AdminClient({ serviceUrl, adminSecret, protocol: "soap" });
+  // @ts-expect-error the answer of getOrganization has no field secret
+  void admin.getOrganization({ id: "x" }).then((organization) => organization.secret);
+}
+
+const results: Record<string, unknown> = {};
+const protocols: readonly Protocol[] = ["graphql", "rest", "grpc"];
+for (const protocol of protocols) {
+  const admin = new AdminClient({ serviceUrl, grpcEndpoint, adminSecret, protocol });
+  const readOnly = new AdminClient({ serviceUrl, grpcEndpoint, adminSecret, protocol, readOnly: true });
+  const user = new UserClient({ serviceUrl, grpcEndpoint, clientId: "consumer-app", protocol });
+  const meta = await admin.adminMeta();
+  const created: Organization = await admin.createOrganization({ name: \`acme-\${protocol}\`, display_name: "Acme" });
+  const fetched = await admin.getOrganization({ id: created.id });
+  results[protocol] = {
+    version: meta.version,
+    sameOrganization: JSON.stringify(fetched) === JSON.stringify(created),
+    name: fetched.name,
+    displayName: fetched.display_name,
+    notFound: await codeOf(() => admin.getOrganization({ id: "no-such-org" })),
+    refused: await codeOf(() => readOnly.deleteOrganization({ id: created.id })),
+    userMeta: (await user.meta()).version,
+  };
+  await Promise.all([admin.close(), readOnly.close(), user.close()]);
+}
+
+const rpc = createClient(AdminService, createGrpcTransport({ baseUrl: \`http://\${grpcEndpoint}\` }));
+const direct = await rpc.adminMeta({}, { headers: { "${adminSecretHeader}": adminSecret } });
+results.direct = { version: direct.version, services: grpcServices.map((s) => s.typeName) };
+process.stdout.write(JSON.stringify(results));
+`;
+
+/** Implements the server stubs in a few methods (the rest refuse) and serves them on free ports. */
+const SERVER_SOURCE = `import { createServer, ServiceError, type CallContext, type Implementation } from "${serverPackage}";
+import type { CreateOrganizationInput, Organization } from "${serverPackage}/types";
+
+const organizations = new Map<string, Organization>();
+
+const implemented: Partial<Implementation> = {
+  async createOrganization(input: CreateOrganizationInput, context: CallContext) {
+    const now = Math.floor(Date.now() / 1000);
+    const organization: Organization = {
+      id: \`org-\${organizations.size + 1}\`,
+      name: input.name,
+      display_name: \`\${input.display_name ?? input.name} via \${context.protocol}\`,
+      enabled: true,
+      created_at: now,
+      updated_at: now,
+    };
+    organizations.set(organization.id, organization);
+    return organization;
+  },
+  async getOrganization({ id }) {
+    const organization = organizations.get(id);
+    if (!organization) throw new ServiceError("NOT_FOUND", \`no organization \${id}\`);
+    return organization;
+  },
+  async deleteOrganization({ id }) {
+    if (!organizations.delete(id)) throw new ServiceError("NOT_FOUND", \`no organization \${id}\`);
+    return { message: "deleted" };
+  },
+};
+
+const implementation = new Proxy(implemented, {
+  get: (target, method: string) =>
+    target[method as keyof Implementation] ??
+    (async () => {
+      throw new ServiceError("FAILED_PRECONDITION", \`\${method} is not implemented here\`);
+    }),
+}) as Implementation;
+
+/** Never called: fails to compile if the server package's declarations were lost. */
+export function typeChecks(): void {
+  // @ts-expect-error an answer of createOrganization needs the fields of Organization
+  const incomplete: Implementation["createOrganization"] = async () => ({ id: "x" });
+  // @ts-expect-error the options need the admin secret
+  createServer(implementation, { port: 0 });
+  void incomplete;
+}
+
+const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, port: 0, grpcPort: 0 });
+const addresses = await server.listen();
+process.stdout.write(JSON.stringify(addresses) + "\\n");
+process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
+`;
+
+let workDir: string;
+let consumerDir: string;
+let tarballs: string[];
+let referenceServer: ServiceServer;
+let referenceAddresses: { httpUrl: string; grpcEndpoint: string };
+let consumerServer: ChildProcess | undefined;
+const timings: Record<string, number> = {};
+
+async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    timings[label] = Math.round(performance.now() - started);
+  }
+}
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), "apigen-packages-"));
+  const packDir = join(workDir, "tarballs");
+  consumerDir = join(workDir, "consumer");
+  await timed("pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir], { cwd: REPO_ROOT }));
+  tarballs = readdirSync(packDir).map((file) => join(packDir, file));
+
+  mkdirSync(join(consumerDir, "src"), { recursive: true });
+  writeFileSync(join(consumerDir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
+  writeFileSync(join(consumerDir, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
+  writeFileSync(join(consumerDir, "src", "client.ts"), CLIENT_SOURCE);
+  writeFileSync(join(consumerDir, "src", "server.ts"), SERVER_SOURCE);
+  const tools = ["@types/node", "@connectrpc/connect", "@connectrpc/connect-node"].map((name) => `${name}@${installedVersion(name)}`);
+  await timed("npm install", () =>
+    run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }),
+  );
+  await timed("tsc", () => run(process.execPath, [TSC, "-p", consumerDir], { cwd: consumerDir }));
+
+  const reference = createReferenceService();
+  referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
+  referenceAddresses = await referenceServer.listen();
+}, 240_000);
+
+afterAll(async () => {
+  if (consumerServer?.pid !== undefined && consumerServer.exitCode === null) consumerServer.kill("SIGTERM");
+  await referenceServer?.close();
+  if (workDir) rmSync(workDir, { recursive: true, force: true });
+  console.log(`packages test steps (ms): ${JSON.stringify(timings)}`);
+});
+
+describe("the packed packages", () => {
+  it("are two tarballs named after the manifest, each holding compiled modules, declarations and a README", async () => {
+    expect(tarballs.map((t) => t.slice(t.lastIndexOf("/") + 1)).sort()).toEqual([`${sdkPackage}-${ir.api.version}.tgz`, `${serverPackage}-${ir.api.version}.tgz`]);
+    const installed = (name: string, path: string) => readFileSync(join(consumerDir, "node_modules", name, path), "utf8");
+    for (const name of [sdkPackage, serverPackage]) {
+      const manifest = JSON.parse(installed(name, "package.json")) as Record<string, unknown>;
+      expect(manifest).toMatchObject({ name, version: ir.api.version, type: "module", sideEffects: false });
+      expect(manifest.scripts).toBeUndefined();
+      expect(installed(name, "README.md")).toContain(`# ${name}`);
+      expect(readdirSync(join(consumerDir, "node_modules", name, "runtime")).some((f) => f.endsWith(".ts") && !f.endsWith(".d.ts"))).toBe(false);
+    }
+    expect(installed(sdkPackage, "generated/client/index.d.ts")).toContain("AdminClient");
+    expect(installed(sdkPackage, "package.json")).toContain('"./grpc"');
+  });
+
+  it("type-check in a project outside the repository (tsc ran in beforeAll) and hold no link to it", () => {
+    for (const name of [sdkPackage, serverPackage]) {
+      const manifest = JSON.parse(readFileSync(join(consumerDir, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+      expect(manifest.dependencies[name]).toMatch(/^file:.*\.tgz$/);
+      expect(readFileSync(join(consumerDir, "node_modules", name, "package.json"), "utf8")).not.toContain(REPO_ROOT);
+    }
+  });
+});
+
+describe("the SDK package against the reference service", () => {
+  it("answers over GraphQL, REST and gRPC alike, and over ./grpc with Connect", async () => {
+    const { stdout } = await run(process.execPath, [join(consumerDir, "dist", "client.js")], {
+      cwd: consumerDir,
+      env: { ...process.env, SERVICE_URL: referenceAddresses.httpUrl, GRPC_ENDPOINT: referenceAddresses.grpcEndpoint, ADMIN_SECRET },
+    });
+    const results = JSON.parse(stdout) as Record<string, Record<string, unknown>>;
+    for (const protocol of PROTOCOLS) {
+      expect(results[protocol]).toEqual({
+        version: ir.api.version,
+        sameOrganization: true,
+        name: `acme-${protocol}`,
+        displayName: "Acme",
+        notFound: `NOT_FOUND ${protocol}`,
+        refused: `FAILED_PRECONDITION ${protocol}`,
+        userMeta: ir.api.version,
+      });
+    }
+    expect(results.direct).toEqual({ version: ir.api.version, services: ir.proto.services.map((s) => s.typeName) });
+  });
+});
+
+describe("the server-stub package implemented and served by the consumer", () => {
+  let addresses: { httpUrl: string; grpcEndpoint: string };
+
+  beforeAll(async () => {
+    consumerServer = spawn(process.execPath, [join(consumerDir, "dist", "server.js")], { cwd: consumerDir, env: { ...process.env, ADMIN_SECRET }, stdio: ["ignore", "pipe", "inherit"] });
+    const firstLine = await new Promise<string>((resolve, reject) => {
+      createInterface({ input: consumerServer!.stdout! }).once("line", resolve);
+      consumerServer!.once("exit", (code) => reject(new Error(`the consumer's server exited (${code})`)));
+    });
+    addresses = JSON.parse(firstLine) as typeof addresses;
+  });
+
+  it.each(PROTOCOLS)("serves its implementation over %s", async (protocol) => {
+    const admin = new AdminClient({ serviceUrl: addresses.httpUrl, grpcEndpoint: addresses.grpcEndpoint, adminSecret: ADMIN_SECRET, protocol, serverVersion: ir.api.version });
+    try {
+      const created = await admin.createOrganization({ name: `shop-${protocol}` });
+      expect(created).toMatchObject({ name: `shop-${protocol}`, display_name: `shop-${protocol} via ${protocol}`, enabled: true });
+      expect(await admin.getOrganization({ id: created.id })).toEqual(created);
+      expect(await admin.deleteOrganization({ id: created.id })).toEqual({ message: "deleted" });
+      const missing = await admin.getOrganization({ id: created.id }).catch((error: unknown) => error);
+      expect(missing).toBeInstanceOf(ApiError);
+      expect((missing as ApiError).code).toBe("NOT_FOUND");
+      // The runtime inside the package checks auth and input before the implementation runs.
+      const wrongSecret = new AdminClient({ serviceUrl: addresses.httpUrl, grpcEndpoint: addresses.grpcEndpoint, adminSecret: "wrong", protocol, serverVersion: ir.api.version });
+      await expect(wrongSecret.getOrganization({ id: "x" })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+      await expect(admin.createOrganization({ name: "Not A Slug" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      await wrongSecret.close();
+    } finally {
+      await admin.close();
+    }
+  });
+});
