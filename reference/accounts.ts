@@ -109,7 +109,7 @@ export async function sendVerification(
   const email = options.email ?? user.email;
   if (!email) return;
   await core.storage.verificationRequests.deleteWhere((r) => r.user_id === user.id && r.purpose === purpose);
-  const token = randomToken("vt_");
+  const token = randomToken("vt_", core.random);
   const now = nowSeconds(core);
   const request: VerificationRecord = {
     id: core.newId(),

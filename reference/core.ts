@@ -1,8 +1,10 @@
 // What every group of operations shares: storage, clock, ids, configuration, the outbox of
 // messages the service sends, and small helpers for errors and pages.
+import type { KeyObject } from "node:crypto";
 import type { JSONWebKeySet } from "jose";
 import { ServiceError } from "../generated/server/index.js";
 import type { Meta, PaginationInput, Pagination, TrustedIssuer } from "../generated/types.js";
+import type { RandomSource } from "./secrets.js";
 import type { Storage } from "./storage.js";
 
 /** The feature flags of Meta and AdminMeta. */
@@ -72,6 +74,8 @@ export type DnsResolver = (name: string) => Promise<string[][]>;
 export type JwksResolver = (issuer: TrustedIssuer) => Promise<JSONWebKeySet>;
 export type WebhookSender = (request: WebhookRequest) => Promise<WebhookAnswer>;
 export type MessageSender = (message: OutgoingMessage) => Promise<void>;
+/** A new RSA key pair (SAML IdP signing keys). */
+export type RsaKeyPairSource = () => Promise<{ privateKey: KeyObject; publicKey: KeyObject }>;
 
 export interface Core {
   readonly storage: Storage;
@@ -79,6 +83,9 @@ export interface Core {
   /** Milliseconds since the epoch. */
   readonly clock: () => number;
   readonly newId: () => string;
+  /** Random bytes of generated secrets, tokens, challenges, one-time passwords and certificate serials. */
+  readonly random: RandomSource;
+  readonly newRsaKeyPair: RsaKeyPairSource;
   readonly dnsResolver: DnsResolver;
   readonly jwksResolver: JwksResolver;
   readonly webhookSender: WebhookSender;

@@ -3,14 +3,19 @@
 // hash is the lookup key, plain) SHA-256 is enough and keeps every token check cheap.
 import { createHash, randomBytes, randomInt, scrypt, timingSafeEqual, type BinaryLike, type ScryptOptions } from "node:crypto";
 
+/** Where generated secrets get their random bytes (node:crypto randomBytes unless a test seeds one). */
+export type RandomSource = (size: number) => Buffer;
+
 /** A URL-safe random token with 256 bits of entropy, with an optional readable prefix. */
-export function randomToken(prefix = ""): string {
-  return prefix + randomBytes(32).toString("base64url");
+export function randomToken(prefix = "", random: RandomSource = randomBytes): string {
+  return prefix + random(32).toString("base64url");
 }
 
 /** A numeric one-time password. */
-export function randomOtp(digits = 6): string {
-  return String(randomInt(0, 10 ** digits)).padStart(digits, "0");
+export function randomOtp(digits = 6, random?: RandomSource): string {
+  // 48 random bits reduced modulo 10^digits: the bias is below 2^-28 for six digits.
+  const value = random ? random(6).readUIntBE(0, 6) % 10 ** digits : randomInt(0, 10 ** digits);
+  return String(value).padStart(digits, "0");
 }
 
 export function sha256(text: string): string {

@@ -2,14 +2,14 @@
 // with the state rules of the spec (§3). `createReferenceService` answers the implementation, the
 // hooks the server stubs need (user tokens, org-admin checks, clock) and a view of the state that
 // tests and tools can inspect.
-import { randomUUID } from "node:crypto";
+import { randomBytes, randomUUID } from "node:crypto";
 import { resolveTxt } from "node:dns/promises";
 import type { JSONWebKeySet } from "jose";
 import { ServiceError, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import type { OperationSpec } from "../runtime/schema.js";
 import { fetchIssuerJwks, TrustedIssuers } from "./assertions.js";
-import { DEFAULT_FEATURES, nowSeconds, type Core, type DnsResolver, type FeatureFlags, type JwksResolver, type MessageSender, type OutgoingMessage, type ReferenceConfig, type WebhookSender } from "./core.js";
+import { DEFAULT_FEATURES, nowSeconds, type Core, type DnsResolver, type FeatureFlags, type JwksResolver, type MessageSender, type OutgoingMessage, type ReferenceConfig, type RsaKeyPairSource, type WebhookSender } from "./core.js";
 import type { Deps } from "./deps.js";
 import { Events, postWebhook } from "./events.js";
 import { accountOperations } from "./ops/account.js";
@@ -20,13 +20,13 @@ import { oauthOperations } from "./ops/oauth.js";
 import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
 import { organizationOperations } from "./ops/organizations.js";
 import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
-import { samlIdpOperations } from "./ops/saml-idp.js";
+import { newRsaKeyPair, samlIdpOperations } from "./ops/saml-idp.js";
 import { scimOperations, verifyScimToken } from "./ops/scim.js";
 import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
-import { randomToken, sha256 } from "./secrets.js";
+import { randomToken, sha256, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
 import { createMemoryStorage, type Storage } from "./storage.js";
 import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
@@ -41,6 +41,15 @@ export interface ReferenceServiceOptions {
   clock?: () => number;
   /** New record ids (default random UUIDs; tests pass a counter for deterministic ids). */
   ids?: () => string;
+  /**
+   * Random bytes of generated secrets and tokens (client secrets, SCIM tokens, refresh tokens,
+   * session cookies, verification tokens, one-time passwords), domain challenges, generated HS
+   * keys and certificate serials (default node:crypto randomBytes). Tests pass a seeded source so
+   * that the same calls answer the same values; never do that in production.
+   */
+  random?: RandomSource;
+  /** RSA key pairs of the SAML IdP signing keys (default: a new RSA-2048 key pair each rotation; tests pass pre-made ones). */
+  rsaKeyPairs?: RsaKeyPairSource;
   /** TXT lookup for domain verification (default node:dns resolveTxt). */
   dnsResolver?: DnsResolver;
   /** Signing keys of a trusted issuer (default: fetch its jwks_url, or its OIDC discovery document). */
@@ -225,6 +234,8 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     config,
     clock: options.clock ?? Date.now,
     newId: options.ids ?? randomUUID,
+    random: options.random ?? randomBytes,
+    newRsaKeyPair: options.rsaKeyPairs ?? newRsaKeyPair,
     dnsResolver: options.dnsResolver ?? resolveTxt,
     jwksResolver: options.jwksResolver ?? fetchIssuerJwks,
     webhookSender: options.webhookSender ?? postWebhook,
@@ -313,7 +324,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       return sp ? { id: sp.id, acs_url: sp.acs_url } : null;
     },
     async issueAuthorizationCode(request) {
-      const code = randomToken("ac_");
+      const code = randomToken("ac_", core.random);
       await storage.authorizationCodes.put({
         code_hash: sha256(code),
         user_id: request.userId,

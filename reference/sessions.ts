@@ -48,7 +48,7 @@ export class Sessions {
     const roles = grantedRoles(user, request.roles);
     const scope = request.scope && request.scope.length > 0 ? [...request.scope] : [...DEFAULT_USER_SCOPE];
     const now = nowSeconds(this.core);
-    const cookie = randomToken("ses_");
+    const cookie = randomToken("ses_", this.core.random);
     const session: SessionRecord = {
       id: this.core.newId(),
       user_id: user.id,
@@ -97,7 +97,7 @@ export class Sessions {
           config.accessTokenSeconds,
         )
       : null;
-    const refreshToken = randomToken("rt_");
+    const refreshToken = randomToken("rt_", this.core.random);
     const now = nowSeconds(this.core);
     await this.core.storage.refreshTokens.put({
       token_hash: sha256(refreshToken),

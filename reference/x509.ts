@@ -48,6 +48,8 @@ export interface CertificateRequest {
   commonName: string;
   notBefore: Date;
   notAfter: Date;
+  /** Random bytes of the serial number (default node:crypto randomBytes). */
+  random?: (size: number) => Buffer;
 }
 
 /** A PEM self-signed certificate for an RSA or EC P-256 key pair, signed with SHA-256. */
@@ -61,7 +63,7 @@ export function selfSignedCertificate(request: CertificateRequest): string {
         : undefined;
   if (!algorithm) throw new Error(`cannot make certificates for ${keyType} keys`);
   const name = commonNameOf(request.commonName);
-  const serial = randomBytes(16);
+  const serial = Buffer.from((request.random ?? randomBytes)(16));
   serial[0]! &= 0x7f;
   const tbs = sequence(
     tlv(0xa0, unsignedInteger(Buffer.from([2]))), // version v3

@@ -121,7 +121,7 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
 /** Expands the compact generated schema into the ApiSchema the runtime reads. */
 export function defineSchema<Operations extends Record<string, CompactOperation>>(
   compact: CompactSchema<Operations>,
-): ApiSchema & { readonly operations: { readonly [K in keyof Operations]: OperationSpec } } {
+): Omit<ApiSchema, "operations"> & { readonly operations: { readonly [K in keyof Operations]: OperationSpec } } {
   const enums = Object.fromEntries(
     Object.entries(compact.enums).map(([name, line]) => [
       name,

@@ -47,7 +47,7 @@ function assertNotRevoked(user: UserRecord): void {
 
 async function issueOtp(core: Core, user: UserRecord, purpose: OtpPurpose, channel: "email" | "sms"): Promise<void> {
   await core.storage.otps.deleteWhere((o) => o.user_id === user.id && o.purpose === purpose);
-  const otp = randomOtp();
+  const otp = randomOtp(6, core.random);
   const now = nowSeconds(core);
   await core.storage.otps.put({ id: core.newId(), user_id: user.id, purpose, otp_hash: sha256(otp), attempts: 0, created_at: now, expires_at: now + core.config.otpSeconds });
   const to = channel === "email" ? user.email : user.phone_number;

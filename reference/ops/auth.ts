@@ -1,6 +1,6 @@
 // Admin: login, logout and session with the admin secret, server metadata, and the GraphQL-only
 // extras (admin_signup and update_env refuse: configuration is by CLI flags; generate_jwt_keys).
-import { generateKeyPair, randomBytes } from "node:crypto";
+import { generateKeyPair } from "node:crypto";
 import { ServiceError } from "../../generated/server/index.js";
 import type { JWTKeyType, WireProtocol } from "../../generated/types.js";
 import { nowSeconds, refused } from "../core.js";
@@ -61,7 +61,7 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
     async generateJWTKeys(input) {
       if (input.type.startsWith("HS")) {
         const bytes = { HS256: 32, HS384: 48, HS512: 64 }[input.type as "HS256"];
-        return { secret: randomBytes(bytes).toString("base64url"), public_key: null, private_key: null };
+        return { secret: core.random(bytes).toString("base64url"), public_key: null, private_key: null };
       }
       const pair = await newPemKeyPair(input.type);
       return { secret: null, public_key: pair.publicKey, private_key: pair.privateKey };

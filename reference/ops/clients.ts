@@ -17,7 +17,7 @@ function checkScopes(scopes: readonly string[]): void {
 }
 
 function newSecret(core: Core): { secret: string; hash: ClientSecretHash } {
-  const secret = randomToken("cs_");
+  const secret = randomToken("cs_", core.random);
   return { secret, hash: { ...saltedSha256(secret), created_at: nowSeconds(core), expires_at: null } };
 }
 

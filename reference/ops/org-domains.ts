@@ -39,7 +39,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
       // Asking again while pending answers the same challenge, so a record already published stays valid.
       if (!record) {
         const now = nowSeconds(core);
-        record = { domain, org_id: input.org_id, status: "pending", verified_at: null, created_at: now, updated_at: now, challenge: randomToken() };
+        record = { domain, org_id: input.org_id, status: "pending", verified_at: null, created_at: now, updated_at: now, challenge: randomToken("", core.random) };
         await storage.orgDomains.put(record);
       }
       return { domain: publicDomain(record), txt_record: { record_type: "TXT", name: challengeName(domain), value: record.challenge } };
@@ -81,7 +81,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
         verified_at: now,
         created_at: existing?.created_at ?? now,
         updated_at: now,
-        challenge: existing?.challenge ?? randomToken(),
+        challenge: existing?.challenge ?? randomToken("", core.random),
       };
       await storage.orgDomains.put(record);
       return publicDomain(record);

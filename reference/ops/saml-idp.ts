@@ -13,7 +13,8 @@ import { selfSignedCertificate } from "../x509.js";
 
 const CERTIFICATE_YEARS = 5;
 
-const newRsaKeyPair = () =>
+/** The default source of SAML IdP key pairs: a new RSA-2048 key pair each time. */
+export const newRsaKeyPair = () =>
   new Promise<{ privateKey: KeyObject; publicKey: KeyObject }>((resolve, reject) =>
     generateKeyPair("rsa", { modulusLength: 2048 }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))),
   );
@@ -103,7 +104,7 @@ export function samlIdpOperations({ core }: Deps): Operations<
 
     async rotateSAMLIDPCert(input) {
       const org = await mustGetOrg(input.org_id);
-      const { privateKey, publicKey } = await newRsaKeyPair();
+      const { privateKey, publicKey } = await core.newRsaKeyPair();
       return oneRotationAtATime(org.id, async () => {
         const now = nowSeconds(core);
         const notBefore = new Date(now * 1000);
@@ -113,7 +114,7 @@ export function samlIdpOperations({ core }: Deps): Operations<
           id: core.newId(),
           org_id: org.id,
           status: "current",
-          certificate_pem: selfSignedCertificate({ privateKey, publicKey, commonName: `${org.name} SAML IdP`, notBefore, notAfter }),
+          certificate_pem: selfSignedCertificate({ privateKey, publicKey, commonName: `${org.name} SAML IdP`, notBefore, notAfter, random: core.random }),
           created_at: now,
           retired_at: null,
           private_key_pem: privateKey.export({ type: "pkcs8", format: "pem" }) as string,

@@ -30,7 +30,7 @@ export function scimOperations({ core }: Deps): Operations<"createSCIMEndpoint" 
     async createSCIMEndpoint(input) {
       const existing = await endpointOf(input.org_id);
       if (existing) throw alreadyExists(`organization ${input.org_id} already has SCIM endpoint ${existing.id}; rotate its token instead`);
-      const token = randomToken("scim_");
+      const token = randomToken("scim_", core.random);
       const now = nowSeconds(core);
       const endpoint: ScimEndpointRecord = { id: core.newId(), org_id: input.org_id, enabled: true, created_at: now, updated_at: now, token_hash: sha256(token) };
       await storage.scimEndpoints.put(endpoint);
@@ -39,7 +39,7 @@ export function scimOperations({ core }: Deps): Operations<"createSCIMEndpoint" 
 
     async rotateSCIMToken(input) {
       const endpoint = await mustGetEndpoint(input.org_id);
-      const token = randomToken("scim_");
+      const token = randomToken("scim_", core.random);
       const rotated: ScimEndpointRecord = { ...endpoint, token_hash: sha256(token), updated_at: nowSeconds(core) };
       await storage.scimEndpoints.put(rotated);
       return { scim_endpoint: publicScimEndpoint(rotated), token };

@@ -3,7 +3,8 @@
 import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport as createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { codeOfGrpcStatus } from "../errors.js";
+import { codeOfGrpcStatus, type ServiceError } from "../errors.js";
+import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError } from "./errors.js";
 import type { Plain, Transport, TransportCall, TransportSettings } from "./transport.js";
@@ -24,6 +25,13 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
       const { operation } = call;
       const method = methods.get(`${operation.grpc!.service}/${operation.grpc!.rpc}`);
       if (!method) throw new ApiError("INTERNAL", `no gRPC method for ${operation.name}`, operation.name, "grpc");
+      // Protobuf would coerce or drop a bad value without a word; refuse it as the server does.
+      try {
+        checkWireTypes(settings.schema, operation, call.input);
+      } catch (error) {
+        const invalid = error as ServiceError;
+        throw new ApiError(invalid.code, invalid.message, operation.name, "grpc", { refused: true });
+      }
       try {
         const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
         return normalizeMessage(settings.schema, operation.output, response.message, "protoName");

@@ -6,7 +6,7 @@ import { ServiceError } from "../errors.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
-import { validateInput } from "./validate.js";
+import { validateInput } from "../validate.js";
 
 const DOCUMENT_CACHE_SIZE = 500;
 

@@ -5,7 +5,7 @@ import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
-import { validateInput } from "./validate.js";
+import { validateInput } from "../validate.js";
 
 type Plain = Record<string, unknown>;
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;

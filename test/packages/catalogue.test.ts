@@ -73,7 +73,7 @@ describe("the MCP tool catalogue", () => {
         expect(validInput(incomplete), op.name).toBe(false);
       }
       const validOutput = ajv.compile(tool.outputSchema);
-      const answer = sampleMessage(schema, schema.operations[op.name]!.output);
+      const answer = sampleMessage(schema, (schema.operations as Record<string, { output: string }>)[op.name]!.output);
       expect(validOutput(answer), `${op.name}: ${ajv.errorsText(validOutput.errors)}`).toBe(true);
     }
   });

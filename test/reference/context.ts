@@ -8,7 +8,7 @@ import { ServiceError, type ErrorCode } from "../../runtime/errors.js";
 import type { OperationSpec, Protocol } from "../../runtime/schema.js";
 import { AdminSecretGuard, AdminSessionStore } from "../../runtime/server/auth.js";
 import type { CookieOptions, Principal } from "../../runtime/server/context.js";
-import { validateInput } from "../../runtime/server/validate.js";
+import { validateInput } from "../../runtime/validate.js";
 import { normalizeMessage } from "../../runtime/shape.js";
 
 export const ADMIN_SECRET = "test-admin-secret";

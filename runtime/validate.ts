@@ -1,8 +1,9 @@
-// Input validation from the manifest, before the implementation runs: required fields, types,
-// enums, formats, page bounds and exactly-one-of rules. Every failure is INVALID_ARGUMENT naming
-// the field; values are never echoed (they may be secrets).
-import { ServiceError } from "../errors.js";
-import type { ApiSchema, FieldSpec, OperationSpec } from "../schema.js";
+// Input validation from the manifest: required fields, types, enums, formats, page bounds and
+// exactly-one-of rules. Every failure is INVALID_ARGUMENT naming the field; values are never
+// echoed (they may be secrets). The server runs it before every implementation call; the gRPC
+// client runs it before encoding, since protobuf would silently coerce or drop a bad value.
+import { ServiceError } from "./errors.js";
+import type { ApiSchema, FieldSpec, OperationSpec } from "./schema.js";
 
 export const MAX_PAGE_LIMIT = 1000;
 export const DEFAULT_PAGINATION = { limit: 10, page: 1 } as const;
@@ -30,15 +31,28 @@ function fail(path: string, message: string): never {
   throw new ServiceError("INVALID_ARGUMENT", `${path}: ${message}`, path);
 }
 
-function isMissing(value: unknown): boolean {
-  return value === undefined || value === null || value === "";
+/**
+ * Absent, null, "" and (for lists and maps) empty all mean "not given", on every protocol alike:
+ * protobuf cannot tell an empty list or map from an unset one, so no protocol may either.
+ */
+function isMissing(field: FieldSpec, value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return true;
+  if (field.list) return Array.isArray(value) && value.length === 0;
+  return field.kind === "map" && isObject(value) && Object.keys(value).length === 0;
 }
 
-function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: string): unknown {
+/**
+ * "full" is the server's check. "wire" checks only what the wire could not carry faithfully
+ * (types, enum values, unknown fields) and leaves rules such as required fields to the server,
+ * so that a rule is enforced in one place whatever the protocol.
+ */
+type Mode = "full" | "wire";
+
+function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: string, mode: Mode): unknown {
   switch (field.kind) {
     case "string":
       if (typeof value !== "string") fail(path, "must be a string");
-      if (field.format && !FORMATS[field.format].test(value)) fail(path, `must be ${FORMATS[field.format].expected}`);
+      if (mode === "full" && field.format && !FORMATS[field.format].test(value)) fail(path, `must be ${FORMATS[field.format].expected}`);
       return value;
     case "bool":
       if (typeof value !== "boolean") fail(path, "must be true or false");
@@ -65,7 +79,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: s
       return value;
     }
     case "message":
-      return checkMessage(schema, field.ref!, value, path);
+      return checkMessage(schema, field.ref!, value, path, mode);
   }
 }
 
@@ -76,7 +90,7 @@ function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
   return names;
 }
 
-function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string): Plain {
+function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, mode: Mode): Plain {
   if (!isObject(value)) fail(prefix || "request", "must be an object");
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
@@ -87,23 +101,28 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
   for (const field of message.fields) {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const raw = value[field.name];
-    if (isMissing(raw) || (field.list && Array.isArray(raw) && raw.length === 0 && field.required)) {
-      if (field.required) fail(path, "is required");
+    if (isMissing(field, raw)) {
+      if (field.required && mode === "full") fail(path, "is required");
       continue;
     }
     if (field.list) {
       if (!Array.isArray(raw)) fail(path, "must be a list");
-      result[field.name] = raw.map((item, index) => checkValue(schema, field, item, `${path}[${index}]`));
+      result[field.name] = raw.map((item, index) => checkValue(schema, field, item, `${path}[${index}]`, mode));
     } else {
-      result[field.name] = checkValue(schema, field, raw, path);
+      result[field.name] = checkValue(schema, field, raw, path, mode);
     }
   }
   return result;
 }
 
 /** The validated input of `operation`, with pagination defaults filled in. Throws INVALID_ARGUMENT. */
+/** Throws INVALID_ARGUMENT for a value the protobuf encoding would coerce or drop without a word. */
+export function checkWireTypes(schema: ApiSchema, operation: OperationSpec, input: unknown): void {
+  checkMessage(schema, operation.input, input ?? {}, "", "wire");
+}
+
 export function validateInput(schema: ApiSchema, operation: OperationSpec, input: unknown): Plain {
-  const result = checkMessage(schema, operation.input, input ?? {}, "");
+  const result = checkMessage(schema, operation.input, input ?? {}, "", "full");
   if (operation.exactlyOneOf.length > 0) {
     const given = operation.exactlyOneOf.filter((name) => result[name] !== undefined);
     if (given.length !== 1) {
