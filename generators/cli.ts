@@ -12,13 +12,15 @@ Commands:
   generate            Regenerate every contract, stub and client from the manifest.
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
   validate            Check the manifest only.
+  diff --against <ref|dir|file> [--format text|markdown|json] [--accept <id>]...
+                      Report every contract change since an older manifest; exit 1 on unaccepted breaking ones.
 
 Options:
   --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
   --root <dir>        Project root (default: the current directory).
   -h, --help          Show this help.`;
 
-export function main(argv: string[]): number {
+export async function main(argv: string[]): Promise<number> {
   const started = performance.now();
   let parsed;
   try {
@@ -30,6 +32,9 @@ export function main(argv: string[]): number {
         manifest: { type: "string", default: DEFAULT_MANIFEST },
         root: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
+        against: { type: "string" },
+        format: { type: "string" },
+        accept: { type: "string", multiple: true, default: [] },
       },
     });
   } catch (error) {
@@ -79,6 +84,11 @@ export function main(argv: string[]): number {
             `time: ${seconds()} s\n`,
         );
         return 0;
+      }
+      case "diff": {
+        // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
+        const { runDiffCommand } = await import("./diff/command.js");
+        return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [] });
       }
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);

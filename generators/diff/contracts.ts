@@ -9,6 +9,7 @@ import { join } from "node:path";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { CriticalityLevel, diff as diffGraphqlSchemas } from "@graphql-inspector/core";
+import { printSchema, type GraphQLSchema } from "graphql";
 import type { Ir, Protocol } from "../ir.js";
 import { buildGraphqlSchema } from "../emit/graphql.js";
 import { buildDescriptors } from "../emit/proto-descriptors.js";
@@ -30,7 +31,7 @@ export interface Finding {
 }
 
 /** WIRE_JSON keeps every wire and JSON encoding stable; the two deletion rules add what a gRPC caller notices first. */
-export const BUF_BREAKING_CONFIG = JSON.stringify({ version: "v2", breaking: { use: ["WIRE_JSON", "SERVICE_NO_DELETE", "RPC_NO_DELETE"] } });
+export const BUF_BREAKING_CONFIG = JSON.stringify({ version: "v2", breaking: { use: ["WIRE_JSON", "PACKAGE_SERVICE_NO_DELETE", "RPC_NO_DELETE"] } });
 
 const BUF_PLATFORM_PACKAGES: Record<string, string> = {
   "darwin arm64": "@bufbuild/buf-darwin-arm64",
@@ -114,7 +115,7 @@ function bufFinding(violation: BufViolation, names: ContractNames): Finding {
   if (message) {
     // Map fields are nested *Entry messages: they belong to the field of the outer message.
     const outer = message.split(".")[0]!;
-    const prefixes = names.protoMessages.get(outer) ?? [];
+    const prefixes = [...(names.protoMessages.get(outer) ?? [])];
     const number = quoted(/[Ff]ield "(\d+)"/);
     const fields = new Set<string>();
     for (const name of [quoted(/with name "([^"]+)"/), ...(text.match(/changed name from "([^"]+)" to "([^"]+)"/)?.slice(1) ?? [])]) {
@@ -140,6 +141,21 @@ function bufFinding(violation: BufViolation, names: ContractNames): Finding {
   return { source: "buf", protocol: "grpc", kind: violation.type, severity: "breaking", message: text, subject: subject || violation.type, anchors };
 }
 
+/**
+ * In the bundled CLI graphql-inspector and the emitters share one graphql-js. A test runner may load
+ * graphql twice (ESM for this code, CommonJS for the inspector); then the inspector gets schemas
+ * rebuilt from the SDL by its own copy, since graphql-js refuses types from another copy.
+ */
+async function inspectSchemas(oldSchema: GraphQLSchema, newSchema: GraphQLSchema) {
+  try {
+    return await diffGraphqlSchemas(oldSchema, newSchema);
+  } catch (error) {
+    if (!/another module or realm/.test((error as Error).message)) throw error;
+    const graphql = createRequire(import.meta.url)("graphql") as typeof import("graphql");
+    return diffGraphqlSchemas(graphql.buildSchema(printSchema(oldSchema)), graphql.buildSchema(printSchema(newSchema)));
+  }
+}
+
 const GRAPHQL_SEVERITY: Record<CriticalityLevel, Severity> = {
   [CriticalityLevel.Breaking]: "breaking",
   [CriticalityLevel.Dangerous]: "dangerous",
@@ -148,7 +164,7 @@ const GRAPHQL_SEVERITY: Record<CriticalityLevel, Severity> = {
 
 /** @graphql-inspector/core on the two graphql-js schemas built in-process (the SDL is never re-parsed). */
 export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames): Promise<Finding[]> {
-  const changes = await diffGraphqlSchemas(buildGraphqlSchema(oldIr), buildGraphqlSchema(newIr));
+  const changes = await inspectSchemas(buildGraphqlSchema(oldIr), buildGraphqlSchema(newIr));
   return changes.map((c) => {
     const path = c.path ?? "";
     const [typeName = "", fieldName, argumentName] = path.split(".");
@@ -163,9 +179,9 @@ export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames
         anchors.push(`op:${fieldName}`);
       }
     } else {
-      const prefix = names.graphqlTypes.get(typeName);
-      if (prefix && fieldName !== undefined) anchors.push(`${prefix}.${fieldName}`);
-      if (prefix) anchors.push(prefix);
+      const prefixes = [...(names.graphqlTypes.get(typeName) ?? [])];
+      if (fieldName !== undefined) anchors.push(...prefixes.map((prefix) => `${prefix}.${fieldName}`));
+      anchors.push(...prefixes);
     }
     return {
       source: "graphql-inspector" as const,

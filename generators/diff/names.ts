@@ -4,12 +4,12 @@
 import type { Ir } from "../ir.js";
 
 export interface ContractNames {
-  /** GraphQL type name -> anchor prefix (`out:User`, `in:User`, `enum:KeyStatus`). */
-  graphqlTypes: Map<string, string>;
+  /** GraphQL type name -> anchor prefixes (`out:User`, `in:User`, `enum:KeyStatus`); a shared `*Input` type names both. */
+  graphqlTypes: Map<string, Set<string>>;
   /** Operations by GraphQL root type, for changes to Query or Mutation as a whole. */
   rootOperations: Map<string, Set<string>>;
   /** Proto message short name -> anchor prefixes (a shared type is both input and output). */
-  protoMessages: Map<string, string[]>;
+  protoMessages: Map<string, Set<string>>;
   /** `<proto message>#<number>` -> field name, on either side. */
   protoFields: Map<string, Set<string>>;
   /** `<Service>.<Rpc>` and `<Rpc>` -> operation name. */
@@ -41,15 +41,16 @@ export function contractNames(...irs: Ir[]): ContractNames {
   };
   for (const ir of irs) {
     for (const message of ir.messages) {
-      if (message.usedAsOutput || message.shared) first(names.graphqlTypes, message.graphqlName, `out:${message.name}`);
-      if (message.usedAsInput) first(names.graphqlTypes, message.graphqlInputName, `in:${message.name}`);
+      if (message.usedAsOutput) addTo(names.graphqlTypes, message.graphqlName, `out:${message.name}`);
+      if (message.usedAsInput) addTo(names.graphqlTypes, message.graphqlInputName, `in:${message.name}`);
       if (message.shared) {
-        first(names.protoMessages, message.name, [`in:${message.name}`, `out:${message.name}`]);
+        addTo(names.protoMessages, message.name, `in:${message.name}`);
+        addTo(names.protoMessages, message.name, `out:${message.name}`);
         for (const field of message.fields) addTo(names.protoFields, `${message.name}#${field.protoNumber}`, field.name);
       }
     }
     for (const e of ir.enums) {
-      first(names.graphqlTypes, e.name, `enum:${e.name}`);
+      addTo(names.graphqlTypes, e.name, `enum:${e.name}`);
       for (const value of e.values) addTo(names.enumValues, `${e.name}#${value.protoNumber}`, value.name);
     }
     for (const op of ir.operations) {
@@ -58,8 +59,8 @@ export function contractNames(...irs: Ir[]): ContractNames {
       if (!op.grpc) continue;
       first(names.rpcs, `${op.grpc.service}.${op.grpc.rpc}`, op.name);
       first(names.rpcs, op.grpc.rpc, op.name);
-      first(names.protoMessages, op.grpc.requestMessage, [`in:${op.input.name}`]);
-      first(names.protoMessages, op.grpc.responseMessage, [`out:${op.output.name}`]);
+      addTo(names.protoMessages, op.grpc.requestMessage, `in:${op.input.name}`);
+      addTo(names.protoMessages, op.grpc.responseMessage, `out:${op.output.name}`);
       for (const field of op.input.fields) addTo(names.protoFields, `${op.grpc.requestMessage}#${field.protoNumber}`, field.name);
       for (const field of op.output.fields) addTo(names.protoFields, `${op.grpc.responseMessage}#${field.protoNumber}`, field.name);
     }

@@ -130,17 +130,21 @@ export function compareOpenapi(before: Document, after: Document, names: Contrac
       add("operation-removed", "breaking", id, `${old.method} ${old.path} (${id}) was removed`, [`op:${id}`, `route:${id}`]);
       continue;
     }
+    // Most operations do not change: skip those without looking inside.
+    if (old.path === current.path && old.method === current.method && same(old.operation, current.operation)) continue;
     operationFindings(id, old, current, add, names);
   }
   for (const [id, current] of newRoutes) {
     if (!oldRoutes.has(id)) add("operation-added", "safe", id, `${current.method} ${current.path} (${id}) was added`, [`op:${id}`]);
   }
 
-  const oldReach = reachedSchemas(before);
-  const newReach = reachedSchemas(after);
+  // Which schemas requests and answers reach is only worked out once a schema has changed.
+  let reach: [ReturnType<typeof reachedSchemas>, ReturnType<typeof reachedSchemas>] | undefined;
   for (const [name, old] of Object.entries(before.components.schemas)) {
     const current = after.components.schemas[name];
-    if (!current) continue;
+    if (!current || same(old, current)) continue;
+    reach ??= [reachedSchemas(before), reachedSchemas(after)];
+    const [oldReach, newReach] = reach;
     const inRequests = oldReach.requests.has(name) && newReach.requests.has(name);
     const inResponses = oldReach.responses.has(name) && newReach.responses.has(name);
     if (!inRequests && !inResponses) continue;
@@ -217,13 +221,14 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
         add("parameter-removed", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} was removed`, anchors);
         continue;
       }
-      if (!same(shape(parameter.schema), shape(next.schema))) {
+      const typeChanged = !same(shape(parameter.schema), shape(next.schema));
+      if (typeChanged) {
         add("parameter-type-changed", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} changed type`, anchors);
       }
       if (!parameter.required && next.required) {
         add("parameter-became-required", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} became required`, anchors);
       }
-      if (constraints(parameter.schema) !== constraints(next.schema)) {
+      if (!typeChanged && constraints(parameter.schema) !== constraints(next.schema)) {
         add("parameter-format-changed", "dangerous", `${id}.${name}`, `query parameter ${name} of ${id} changed format or pattern`, anchors);
       }
     }
@@ -258,7 +263,8 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
       add("property-removed", "breaking", subject, `property ${property} of ${name} was removed`, anchorsOf(property));
       continue;
     }
-    if (!same(shape(schema), shape(next))) {
+    const typeChanged = !same(shape(schema), shape(next));
+    if (typeChanged) {
       add("property-type-changed", "breaking", subject, `property ${property} of ${name} changed from ${JSON.stringify(shape(schema))} to ${JSON.stringify(shape(next))}`, anchorsOf(property));
     }
     if (!oldRequired.has(property) && newRequired.has(property)) {
@@ -266,7 +272,7 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     } else if (oldRequired.has(property) && !newRequired.has(property)) {
       add("property-became-optional", usage.inResponses ? "breaking" : "safe", subject, `property ${property} of ${name} became optional`, anchorsOf(property));
     }
-    if (constraints(schema) !== constraints(next)) {
+    if (!typeChanged && constraints(schema) !== constraints(next)) {
       add("property-format-changed", usage.inRequests ? "dangerous" : "safe", subject, `property ${property} of ${name} changed format or pattern`, anchorsOf(property));
     }
   }

@@ -42,7 +42,8 @@ function summaryLine(report: DiffReport): string {
 function outcome(report: DiffReport): string {
   const open = report.summary.breaking - report.summary.accepted;
   if (open === 0) return report.summary.breaking > 0 ? "PASSED: every breaking change is accepted." : "PASSED: no breaking changes.";
-  return `FAILED: ${open} breaking change${open === 1 ? "" : "s"} not accepted. To ship ${open === 1 ? "it" : "them"} on purpose, add each id to api.breaking_changes_accepted with a reason, or pass --accept <id>.`;
+  const them = open === 1 ? "it" : "them";
+  return `FAILED: ${open} breaking change${open === 1 ? "" : "s"} not accepted. To ship ${them} on purpose, list ${open === 1 ? "its id" : "their ids"} under api.breaking_changes_accepted with a reason, or pass --accept <id>.`;
 }
 
 export function renderText(report: DiffReport): string {
@@ -82,7 +83,7 @@ export function renderMarkdown(report: DiffReport): string {
     for (const [group, changes] of groupedChanges(report)) {
       for (const change of changes) {
         const severity = change.severity === "breaking" && !change.accepted ? "**breaking**" : verdict(change);
-        lines.push(`| ${cell(severity)} | ${cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${cell(change.message)} | ${change.sources.join(", ")} |`);
+        lines.push(`| ${cell(severity)} | ${change.operation === undefined ? "" : cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${cell(change.message)} | ${change.sources.join(", ")} |`);
       }
     }
   }

@@ -13,6 +13,8 @@ export interface ManifestSide {
   text: string;
   /** The lock's text, or undefined when that side has none. */
   lockText?: string;
+  /** Where the lock came from, for its errors. */
+  lockName?: string;
 }
 
 function readText(file: string, displayName: string): string {
@@ -32,7 +34,7 @@ function readOptional(file: string): string | undefined {
 export function workingTreeSide(root: string, manifestPath: string): ManifestSide {
   const side: ManifestSide = { displayName: manifestPath, text: readText(join(root, manifestPath), manifestPath) };
   const lockText = readOptional(join(root, LOCK_PATH));
-  if (lockText !== undefined) side.lockText = lockText;
+  if (lockText !== undefined) Object.assign(side, { lockText, lockName: LOCK_PATH });
   return side;
 }
 
@@ -45,8 +47,9 @@ export async function resolveAgainst(root: string, manifestPath: string, against
     const file = folder ? join(path, manifestPath) : path;
     const side: ManifestSide = { displayName: folder ? join(against, manifestPath) : against, text: readText(file, folder ? join(against, manifestPath) : against) };
     // A manifest file brings the lock of the project it sits in, if any.
-    const lockText = readOptional(join(folder ? path : dirname(path), LOCK_PATH));
-    if (lockText !== undefined) side.lockText = lockText;
+    const lockFile = join(folder ? path : dirname(path), LOCK_PATH);
+    const lockText = readOptional(lockFile);
+    if (lockText !== undefined) Object.assign(side, { lockText, lockName: lockFile });
     return side;
   }
   return gitSide(root, manifestPath, against);
@@ -86,6 +89,6 @@ async function gitSide(root: string, manifestPath: string, ref: string): Promise
     throw new UsageError(`${manifestPath} does not exist at ${ref}`);
   }
   const side: ManifestSide = { displayName, text: manifest.stdout };
-  if (lock.ok) side.lockText = lock.stdout;
+  if (lock.ok) Object.assign(side, { lockText: lock.stdout, lockName: `${ref}:${LOCK_PATH}` });
   return side;
 }

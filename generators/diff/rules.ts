@@ -94,8 +94,6 @@ interface FieldContext {
   subject: string;
   protocols: Protocol[];
   operation?: string;
-  /** Whether description and deprecation edits are reported here (once per shared type, not per direction). */
-  annotations: boolean;
   /** Extra anchors every field change carries (the GraphQL `params` argument of an operation's input). */
   anchors: string[];
 }
@@ -114,7 +112,9 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     ...context.anchors,
     ...extra,
   ];
-  const where = operation !== undefined ? `${direction} field` : `field of type '${subject}' (${direction})`;
+  // "input field 'query'" of an operation; "output field 'email' of type User" of a shared type.
+  const label = (name: string, type?: string) =>
+    `${direction} field '${type ? `${name}: ${type}` : name}'${operation !== undefined ? "" : ` of type ${subject}`}`;
   const add = (rule: string, field: string, severity: Severity, message: string, anchors: string[], only?: Protocol[]) =>
     changes.push(change(rule, `${subject}.${field}`, severity, only ?? protocols, message, anchors, operation));
 
@@ -133,26 +133,34 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     const successor = renamedTo.get(field.name);
     if (successor) {
       add("proto-field-renamed", field.name, "breaking",
-        `${where} '${field.name}' was renamed to '${successor.name}' keeping proto number ${field.protoNumber}: the name is the wire name on every protocol`,
+        `${label(field.name)} was renamed to '${successor.name}' keeping proto number ${field.protoNumber}: the name is the wire name on every protocol`,
         [...fieldAnchors(field.name), ...fieldAnchors(successor.name)]);
     } else if (!newByName.has(field.name)) {
       add(`${direction}-field-removed`, field.name, "breaking",
         direction === "input"
-          ? `input field '${field.name}' was removed: callers that still send it are refused`
-          : `${where} '${field.name}' was removed: clients that read it break`,
+          ? `${label(field.name)} was removed: callers that still send it are refused`
+          : `${label(field.name)} was removed: clients that read it break`,
         fieldAnchors(field.name, ...typeAnchors(field, direction)));
     }
   }
+  // An answer swapped for another message keeps its gRPC response message: a number may now carry another field.
+  const oldByNumber = new Map(before.fields.map((f) => [f.protoNumber, f]));
   for (const field of after.fields) {
     if (oldByName.has(field.name) || renamedFrom.has(field.name)) continue;
     const anchors = fieldAnchors(field.name, ...typeAnchors(field, direction));
+    const previousHolder = before.name !== after.name ? oldByNumber.get(field.protoNumber) : undefined;
+    if (previousHolder && !newByName.has(previousHolder.name) && grpc.length > 0) {
+      add("proto-field-number-reused", field.name, "breaking",
+        `proto field number ${field.protoNumber} carried '${previousHolder.name}' and now carries '${field.name}': old gRPC clients read one as the other`,
+        [...anchors, ...fieldAnchors(previousHolder.name)], grpc);
+    }
     if (direction === "output") {
-      add("output-field-added", field.name, "safe", `${where} '${field.name}: ${typeText(field)}' was added`, anchors);
+      add("output-field-added", field.name, "safe", `${label(field.name, typeText(field))} was added`, anchors);
     } else if (field.required) {
       add("input-field-required-added", field.name, "breaking",
-        `input field '${field.name}: ${typeText(field)}' was added as required: callers that do not send it are refused`, anchors);
+        `${label(field.name, typeText(field))} was added as required: callers that do not send it are refused`, anchors);
     } else {
-      add("input-field-optional-added", field.name, "safe", `optional input field '${field.name}: ${typeText(field)}' was added`, anchors);
+      add("input-field-optional-added", field.name, "safe", `optional ${label(field.name, typeText(field))} was added`, anchors);
     }
   }
   for (const previous of before.fields) {
@@ -161,7 +169,7 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     const anchors = fieldAnchors(field.name);
     if (!sameType(previous, field)) {
       add(`${direction}-field-type-changed`, field.name, "breaking",
-        `${where} '${field.name}' changed type from ${typeText(previous)} to ${typeText(field)}`,
+        `${label(field.name)} changed type from ${typeText(previous)} to ${typeText(field)}`,
         [...anchors, ...typeAnchors(previous, direction), ...typeAnchors(field, direction)]);
     } else if (previous.required !== field.required && !(direction === "output" && field.list)) {
       // An output list is never null on any protocol, so `!` on it changes nothing a client sees.
@@ -169,33 +177,33 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
       if (direction === "input") {
         add(nowRequired ? "input-field-became-required" : "input-field-became-optional", field.name, nowRequired ? "breaking" : "safe",
           nowRequired
-            ? `input field '${field.name}' became required: callers that leave it out are refused`
-            : `input field '${field.name}' became optional`,
+            ? `${label(field.name)} became required: callers that leave it out are refused`
+            : `${label(field.name)} became optional`,
           anchors);
       } else {
         add(nowRequired ? "output-field-became-required" : "output-field-became-optional", field.name, nowRequired ? "safe" : "breaking",
           nowRequired
-            ? `${where} '${field.name}' is now always set`
-            : `${where} '${field.name}' may now be null: clients that rely on a value break`,
+            ? `${label(field.name)} is now always set`
+            : `${label(field.name)} may now be null: clients that rely on a value break`,
           anchors);
       }
     }
     if (previous.protoNumber !== field.protoNumber && grpc.length > 0) {
       add("proto-field-renumbered", field.name, "breaking",
-        `${where} '${field.name}' moved from proto field number ${previous.protoNumber} to ${field.protoNumber}: a wire break for gRPC clients`,
+        `${label(field.name)} moved from proto field number ${previous.protoNumber} to ${field.protoNumber}: a wire break for gRPC clients`,
         anchors, grpc);
     }
     if (direction === "input" && previous.format !== field.format) {
       add("input-field-format-changed", field.name, "dangerous",
-        `input field '${field.name}' format changed from ${previous.format ?? "none"} to ${field.format ?? "none"}: values accepted before may be refused`,
+        `${label(field.name)} format changed from ${previous.format ?? "none"} to ${field.format ?? "none"}: values accepted before may be refused`,
         anchors);
     }
-    if (context.annotations && previous.description !== field.description) {
-      add("field-description-changed", field.name, "safe", `description of ${where} '${field.name}' changed`, anchors);
+    if (previous.description !== field.description) {
+      add("field-description-changed", field.name, "safe", `description of ${label(field.name)} changed`, anchors);
     }
-    if (context.annotations && previous.deprecated !== field.deprecated) {
+    if (previous.deprecated !== field.deprecated) {
       add("field-deprecation-changed", field.name, "safe",
-        field.deprecated ? `${where} '${field.name}' is deprecated: ${field.deprecated}` : `${where} '${field.name}' is no longer deprecated`,
+        field.deprecated ? `${label(field.name)} is deprecated: ${field.deprecated}` : `${label(field.name)} is no longer deprecated`,
         anchors);
     }
   }
@@ -295,9 +303,10 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
     }
   }
   if (before.grpc && after.grpc) {
-    if (before.grpc.serviceTypeName !== after.grpc.serviceTypeName) {
+    // A new proto package renames every service; proto-package-changed says so once.
+    if (before.grpc.service !== after.grpc.service) {
       add("surface-changed", name, "breaking", ["grpc"],
-        `moved from the ${before.surface} to the ${after.surface} surface: the gRPC method moves from ${before.grpc.serviceTypeName} to ${after.grpc.serviceTypeName}`,
+        `moved from the ${before.surface} to the ${after.surface} surface: the gRPC method moves from ${before.grpc.service} to ${after.grpc.service}`,
         [opAnchor]);
     } else if (before.grpc.rpc !== after.grpc.rpc) {
       add("rpc-renamed", name, "breaking", ["grpc"], `gRPC method renamed from ${before.grpc.rpc} to ${after.grpc.rpc}`, [opAnchor]);
@@ -309,6 +318,15 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
     add("group-changed", name, "dangerous", common.filter((p) => p === "grpc"),
       `moved from group ${before.group} to ${after.group}: the proto messages move to another file, so generated imports change (the wire does not)`,
       [opAnchor]);
+  }
+  const oneOf = (op: IrOperation) => [...op.exactlyOneOf].sort().join(", ");
+  if (oneOf(before) !== oneOf(after)) {
+    const dropped = after.exactlyOneOf.length === 0;
+    add(dropped ? "input-exactly-one-of-removed" : "input-exactly-one-of-changed", name, dropped ? "safe" : "dangerous", common,
+      dropped
+        ? `input no longer needs exactly one of ${oneOf(before)}`
+        : `input must now give exactly one of ${oneOf(after)}${before.exactlyOneOf.length > 0 ? ` (was ${oneOf(before)})` : ""}: requests accepted before may be refused`,
+      [opAnchor, `arg:${name}`]);
   }
   if (before.pagination.style !== after.pagination.style) {
     add("pagination-changed", name, "dangerous", common,
@@ -322,12 +340,13 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
       after.deprecated ? `deprecated: ${after.deprecated}` : "no longer deprecated", [opAnchor]);
   }
   if (before.output.name !== after.output.name) {
-    add("output-type-renamed", name, "dangerous", common.filter((p) => p !== "grpc"),
+    // GraphQL selections and fragments name the answer type; REST only names it in the schema reference.
+    add("output-type-renamed", name, common.includes("graphql") ? "breaking" : "dangerous", common.filter((p) => p !== "grpc"),
       `answer type changed from ${before.output.name} to ${after.output.name}: GraphQL fragments and typed REST clients name the old type`,
       [`outtype:${name}`, `out:${before.output.name}`, `out:${after.output.name}`]);
   }
 
-  const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, annotations: true, anchors: [`arg:${name}`] };
+  const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, anchors: [`arg:${name}`] };
   changes.push(...fieldChanges(before.input, after.input, inputContext));
   // A shared answer type is compared once, as a type; an inline or swapped answer here, field by field.
   if (!(before.output.shared && after.output.shared && before.output.name === after.output.name)) {
@@ -336,13 +355,20 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
   return changes;
 }
 
+const operationIndex = new WeakMap<Ir, Map<string, IrOperation>>();
+function operationsOf(ir: Ir): Map<string, IrOperation> {
+  let index = operationIndex.get(ir);
+  if (!index) operationIndex.set(ir, (index = new Map(ir.operations.map((op) => [op.name, op]))));
+  return index;
+}
+
 /** Protocols whose clients reach a shared type or enum: those of every operation (kept on both sides) reaching it. */
 function reachProtocols(oldIr: Ir, newIr: Ir, name: string, pick: (usage: Usage) => Map<string, Reach>, usages: [Usage, Usage], direction: keyof Reach): Protocol[] {
   const operations = new Set([...(pick(usages[0]).get(name)?.[direction] ?? []), ...(pick(usages[1]).get(name)?.[direction] ?? [])]);
   const protocols = new Set<Protocol>();
   for (const opName of operations) {
-    const before = oldIr.operations.find((o) => o.name === opName);
-    const after = newIr.operations.find((o) => o.name === opName);
+    const before = operationsOf(oldIr).get(opName);
+    const after = operationsOf(newIr).get(opName);
     if (!before || !after) continue;
     for (const p of before.protocols) if (after.protocols.includes(p)) protocols.add(p);
   }
@@ -443,17 +469,16 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     const usedAsInput = usages.some((u) => (u.messages.get(before.name)?.input.size ?? 0) > 0);
     const usedAsOutput = usages.some((u) => (u.messages.get(before.name)?.output.size ?? 0) > 0);
     const directions: Direction[] = [...(usedAsInput ? ["input" as const] : []), ...(usedAsOutput || !usedAsInput ? ["output" as const] : [])];
-    directions.forEach((direction, index) => {
+    if (before.description !== after.description) {
+      changes.push(change("type-description-changed", before.name, "safe", [...inputProtocols, ...outputProtocols],
+        `description of type ${before.name} changed`, [`in:${before.name}`, `out:${before.name}`]));
+    }
+    // Used both ways, a type reports each way; changes that do not depend on the way merge below.
+    for (const direction of directions) {
       changes.push(
-        ...fieldChanges(before, after, {
-          direction,
-          subject: before.name,
-          protocols: direction === "input" ? inputProtocols : outputProtocols,
-          annotations: index === 0,
-          anchors: [],
-        }),
+        ...fieldChanges(before, after, { direction, subject: before.name, protocols: direction === "input" ? inputProtocols : outputProtocols, anchors: [] }),
       );
-    });
+    }
   }
   const oldSharedNames = new Set(oldShared.map((m) => m.name));
   for (const after of newMessages.values()) {
@@ -483,7 +508,7 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     if (!oldEnumNames.has(after.name)) changes.push(change("enum-added", after.name, "safe", ["grpc"], `enum ${after.name} was added`, [`enum:${after.name}`]));
   }
 
-  // A shared type used both ways reports a wire-level change once per way: keep one, seen by both.
+  // A shared type used both ways reports a direction-free change (renumbering, a description) once per way: keep one, seen by both.
   const byId = new Map<string, Change>();
   for (const c of changes) {
     const first = byId.get(c.id);

@@ -1,0 +1,82 @@
+// Runs the diff corpus (test/diff/cases.ts) through the same path as `apigen diff`: both sides
+// through the loader and IR builder, manifest rules, buf breaking, graphql-inspector and the
+// OpenAPI rules, merged. Each case must report exactly its expected changes.
+import { describe, it } from "vitest";
+import { diffSides } from "../../generators/diff/command.js";
+import { CASES } from "./cases.js";
+import { sidesOf } from "./corpus.js";
+
+/** The rules the contract diff must cover, each by at least one case. */
+const REQUIRED_RULES = [
+  "operation-removed",
+  "operation-renamed",
+  "protocol-removed",
+  "min-version-raised",
+  "operation-destructive",
+  "auth-tightened",
+  "input-field-required-added",
+  "input-field-removed",
+  "input-field-type-changed",
+  "output-field-removed",
+  "output-field-type-changed",
+  "enum-value-removed",
+  "read-became-write",
+  "rest-path-changed",
+  "rest-method-changed",
+  "proto-field-renumbered",
+  "proto-field-renamed",
+];
+
+/** Changes that must never be reported as breaking. */
+const SAFE_CASES = ["input field added as optional", "new operation", "description edit", "protocol added", "field description edit", "output field added"];
+
+describe("diff corpus", () => {
+  it("has at least 40 cases, some combining several changes", ({ expect }) => {
+    expect(CASES.length).toBeGreaterThanOrEqual(40);
+    expect(CASES.filter((c) => c.edits.length > 1).length).toBeGreaterThanOrEqual(3);
+    expect(new Set(CASES.map((c) => c.name)).size).toBe(CASES.length);
+  });
+
+  it("covers every rule of the contract diff, and has the safe changes", ({ expect }) => {
+    const covered = new Set(CASES.flatMap((c) => c.expected.map((e) => e.id.split(":")[0])));
+    expect(REQUIRED_RULES.filter((rule) => !covered.has(rule))).toEqual([]);
+    expect(SAFE_CASES.filter((name) => !CASES.some((c) => c.name === name))).toEqual([]);
+  });
+
+  describe.concurrent("each case reports exactly its expected changes", () => {
+    for (const diffCase of CASES) {
+      it(diffCase.name, async ({ expect }) => {
+        const { oldSide, newSide } = sidesOf(diffCase);
+        const report = await diffSides(newSide, oldSide);
+        const byId = (a: { id: string }, b: { id: string }) => a.id.localeCompare(b.id);
+        const got = report.changes.map((c) => ({ id: c.id, severity: c.severity, protocols: c.protocols })).sort(byId);
+        const expected = diffCase.expected.map((e) => ({ id: e.id, severity: e.severity, protocols: e.protocols })).sort(byId);
+        expect(got).toEqual(expected);
+        for (const e of diffCase.expected.filter((x) => x.sources)) {
+          expect(report.changes.find((c) => c.id === e.id)!.sources, e.id).toEqual(expect.arrayContaining(e.sources!));
+        }
+        const breaking = diffCase.expected.some((e) => e.severity === "breaking");
+        expect(report.failed).toBe(breaking);
+        if (SAFE_CASES.includes(diffCase.name)) expect(report.summary.breaking).toBe(0);
+      });
+    }
+  });
+
+  it("accepts a break listed in the new manifest, and names acknowledgements that match nothing", async ({ expect }) => {
+    const removal = CASES.find((c) => c.name === "operation removed")!;
+    const { oldSide, newSide } = sidesOf({
+      ...removal,
+      edits: [
+        ...removal.edits,
+        ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:rotate_key', reason: keys rotate on their own now }\n    - { change: 'operation-removed:nothing', reason: stale }\n  groups:\n"],
+      ],
+    });
+    const report = await diffSides(newSide, oldSide, ["input-field-removed:users.query"]);
+    const change = report.changes.find((c) => c.id === "operation-removed:rotate_key")!;
+    expect(change.severity).toBe("breaking");
+    expect(change.accepted).toEqual({ reason: "keys rotate on their own now", by: "manifest" });
+    expect(report.failed).toBe(false);
+    expect(report.summary).toMatchObject({ breaking: 1, accepted: 1 });
+    expect(report.unusedAcceptances.sort()).toEqual(["input-field-removed:users.query", "operation-removed:nothing"]);
+  });
+});
