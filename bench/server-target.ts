@@ -28,12 +28,14 @@ if (mode === "stubs") {
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
 } else if (mode === "bare-http") {
-  const restBody = JSON.stringify(meta);
-  const graphqlBody = JSON.stringify({ data: { admin_meta: meta } });
+  // What any hand-written JSON handler does per request, and nothing more: read and parse the
+  // body, serialize the answer. No auth, no validation, no routing table.
   const server = createHttpServer((request, response) => {
-    request.resume();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      const body = request.url === "/graphql" ? graphqlBody : restBody;
+      JSON.parse(Buffer.concat(chunks).toString() || "{}");
+      const body = JSON.stringify(request.url === "/graphql" ? { data: { admin_meta: meta } } : meta);
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
       response.end(body);
     });

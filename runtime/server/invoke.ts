@@ -8,6 +8,9 @@ import type { CallContext, CookieOptions, Principal } from "./context.js";
 import { validateInput } from "../validate.js";
 
 type Plain = Record<string, unknown>;
+
+const SUPER_ADMIN: Principal = { kind: "super_admin" };
+const ANONYMOUS: Principal = { kind: "anonymous" };
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
 export interface LogEntry {
@@ -91,23 +94,25 @@ export class CallPipeline {
     }
   }
 
-  private async principalOf(call: IncomingCall, cookies: Record<string, string>): Promise<Principal> {
+  /** Who is calling. Synchronous unless a bearer token must be verified (no promise per admin call). */
+  private principalOf(call: IncomingCall, cookies: Record<string, string>): Principal | Promise<Principal> {
     const level = call.operation.auth;
     if (needsAdminCheck(level)) {
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
-        if (this.guard.verify(secret, call.remoteAddress)) return { kind: "super_admin" };
+        if (this.guard.verify(secret, call.remoteAddress)) return SUPER_ADMIN;
         throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
       }
-      if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return { kind: "super_admin" };
+      if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return SUPER_ADMIN;
     }
     const authorization = call.headers["authorization"];
     if (authorization?.toLowerCase().startsWith("bearer ") && level !== "public") {
-      const user = await this.options.verifyUserToken?.(authorization.slice(7).trim());
-      if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
-      return { kind: "user", userId: user.userId, roles: user.roles };
+      return Promise.resolve(this.options.verifyUserToken?.(authorization.slice(7).trim())).then((user) => {
+        if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
+        return { kind: "user", userId: user.userId, roles: user.roles } as const;
+      });
     }
-    return { kind: "anonymous" };
+    return ANONYMOUS;
   }
 
   /**
@@ -124,17 +129,19 @@ export class CallPipeline {
 
   /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
   async invoke(call: IncomingCall): Promise<Plain> {
-    const started = performance.now();
+    const started = this.options.logger ? performance.now() : 0;
     const { operation } = call;
     let outcome = "OK";
     try {
       const cookies = parseCookies(call.headers["cookie"]);
-      const principal = await this.principalOf(call, cookies);
+      const found = this.principalOf(call, cookies);
+      const principal = found instanceof Promise ? await found : found;
       let input: Plain | undefined;
       const validated = () => (input ??= validateInput(this.schema, operation, call.input));
-      await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
+      const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
         principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
       );
+      if (allowed) await allowed;
       const sessions = this.adminSessions;
       const guard = this.guard;
       const context: CallContext = {
