@@ -53,10 +53,10 @@ export interface ClientDefinition {
   loadGrpcServices: () => Promise<readonly DescService[]>;
 }
 
-const sleep = (ms: number, signal: AbortSignal) =>
+const sleep = (ms: number, signal: AbortSignal | undefined) =>
   new Promise<void>((resolve, reject) => {
     const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => {
+    signal?.addEventListener("abort", () => {
       clearTimeout(timer);
       reject(signal.reason);
     }, { once: true });
@@ -71,6 +71,8 @@ export class ClientCore {
   readonly protocol: Protocol;
   private readonly settings: TransportSettings;
   private readonly transports = new Map<Protocol, Promise<Transport>>();
+  /** Transports already created, to skip a promise per call. */
+  private readonly ready = new Map<Protocol, Transport>();
   private serverVersion: Promise<string> | undefined;
   private readonly lowestSince = new Map<Protocol, string>();
 
@@ -120,6 +122,7 @@ export class ClientCore {
             ? Promise.resolve(createRestTransport(this.settings))
             : Promise.all([import("./grpc.js"), this.definition.loadGrpcServices()]).then(([grpc, services]) => grpc.createGrpcTransport(this.settings, services));
       this.transports.set(protocol, transport);
+      transport.then((created) => this.ready.set(protocol, created), () => this.transports.delete(protocol));
     }
     return transport;
   }
@@ -135,7 +138,8 @@ export class ClientCore {
     return this.serverVersion;
   }
 
-  private async refusal(operation: OperationSpec, protocol: Protocol): Promise<ApiError | undefined> {
+  /** A reason to refuse the call before sending anything; a promise only while the server version is being learnt. */
+  private refusal(operation: OperationSpec, protocol: Protocol): ApiError | undefined | Promise<ApiError | undefined> {
     const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
     const carriers = protocolsOf(operation);
     const binding = operation[protocol];
@@ -145,13 +149,13 @@ export class ClientCore {
     if (this.config.readOnly && operation.destructive) {
       return refuse(`${operation.pascalName} is destructive and this client is read-only`);
     }
-    if (compareVersions(binding.since, this.lowestSince.get(protocol)!) > 0) {
-      const server = await this.version();
-      if (compareVersions(server, binding.since) < 0) {
+    if (binding.since !== this.lowestSince.get(protocol) && compareVersions(binding.since, this.lowestSince.get(protocol)!) > 0) {
+      return this.version().then((server) => {
+        if (compareVersions(server, binding.since) >= 0) return undefined;
         const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
         const hint = working.length > 0 ? `use ${working.join(" or ")}` : "no protocol carries it on this server";
         return refuse(`${operation.pascalName} needs server ${binding.since} or later over ${protocol}; the server is ${server}; ${hint}`);
-      }
+      });
     }
     return undefined;
   }
@@ -161,20 +165,21 @@ export class ClientCore {
     const operation = this.operation(name);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
-    const refused = await this.refusal(operation, protocol);
+    const pending = this.refusal(operation, protocol);
+    const refused = pending instanceof Promise ? await pending : pending;
     if (refused) throw refused;
-    const transport = await this.transport(protocol);
+    const transport = this.ready.get(protocol) ?? (await this.transport(protocol));
     const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
     const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? 3) : 1;
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const signals = [options.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length === 0 ? new AbortController().signal : signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+    const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
     for (let attempt = 1; ; attempt++) {
       try {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
-        if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal.aborted) throw error;
+        if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
         const delay = Math.min(policy.maxDelayMs ?? 2000, (policy.baseDelayMs ?? 100) * 2 ** (attempt - 1));
         await sleep(delay * (0.5 + Math.random() / 2), signal);
       }
@@ -212,6 +217,7 @@ export class ClientCore {
   async close(): Promise<void> {
     const transports = await Promise.allSettled(this.transports.values());
     this.transports.clear();
+    this.ready.clear();
     await Promise.all(transports.map((t) => (t.status === "fulfilled" ? t.value.close() : undefined)));
   }
 }

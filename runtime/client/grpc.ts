@@ -36,8 +36,8 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
         return normalizeMessage(settings.schema, operation.output, response.message, "protoName");
       } catch (error) {
-        const reason = call.signal.reason as { name?: string } | undefined;
-        if (call.signal.aborted) {
+        const reason = call.signal?.reason as { name?: string } | undefined;
+        if (call.signal?.aborted) {
           const timedOut = reason?.name === "TimeoutError";
           throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
         }

@@ -9,7 +9,8 @@ export interface TransportCall {
   input: Plain;
   /** Headers of this call: the admin secret, extra headers, per-call headers. */
   headers: Record<string, string>;
-  signal: AbortSignal;
+  /** Absent when the caller set neither a signal nor a deadline (no listener per call then). */
+  signal: AbortSignal | undefined;
 }
 
 export interface Transport {
@@ -28,10 +29,10 @@ export interface TransportSettings {
 /** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */
 export function fetchFailure(error: unknown, call: TransportCall, protocol: Protocol): ApiError {
   if (error instanceof ApiError) return error;
-  const reason = call.signal.reason as { name?: string } | undefined;
-  if (call.signal.aborted && reason?.name === "TimeoutError") {
+  const reason = call.signal?.reason as { name?: string } | undefined;
+  if (call.signal?.aborted && reason?.name === "TimeoutError") {
     return new ApiError("DEADLINE_EXCEEDED", `${call.operation.name} timed out`, call.operation.name, protocol, { cause: error });
   }
-  if (call.signal.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
+  if (call.signal?.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
   return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${(error as Error).message})`, call.operation.name, protocol, { cause: error });
 }
