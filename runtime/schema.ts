@@ -56,13 +56,17 @@ export interface OperationSpec {
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }
 
-export interface ApiSchema {
+/** What the schema says of the service as a whole. */
+export interface ServiceFacts {
   readonly name: string;
   readonly title: string;
   readonly version: string;
   readonly adminSecretHeader: string;
   readonly orgAdminRole: string;
   readonly grpcPort: number;
+}
+
+export interface ApiSchema extends ServiceFacts {
   readonly enums: Readonly<Record<string, EnumSpec>>;
   readonly messages: Readonly<Record<string, MessageSpec>>;
   readonly operations: Readonly<Record<string, OperationSpec>>;
@@ -78,13 +82,7 @@ export function protocolsOf(operation: OperationSpec): Protocol[] {
  * line of values, so that the schema costs clients little to download. Field syntax:
  * `name:type` with `[]` for a list, `!` for required, `#secret`, `@format` (such as `@slug`).
  */
-export interface CompactSchema<Operations extends Record<string, CompactOperation>> {
-  readonly name: string;
-  readonly title: string;
-  readonly version: string;
-  readonly adminSecretHeader: string;
-  readonly orgAdminRole: string;
-  readonly grpcPort: number;
+export interface CompactSchema<Operations extends Record<string, CompactOperation>> extends ServiceFacts {
   /** Enum name -> "value=number value=number ...". */
   readonly enums: Readonly<Record<string, string>>;
   /** Message name -> "field:type field:type ...". */
