@@ -6,6 +6,6 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   const detail = process.env.APIGEN_DEBUG ? (error as Error).stack : (error as Error).message;
-  process.stderr.write(`apigen: internal error: ${detail}\nNothing was written. Set APIGEN_DEBUG=1 for details and report it.\n`);
+  process.stderr.write(`apigen: internal error: ${detail}\nSet APIGEN_DEBUG=1 for details and report it.\n`);
   process.exitCode = 70;
 }

@@ -81,6 +81,7 @@ export async function main(argv: string[]): Promise<number> {
             `files: ${result.written.length} written, ${result.unchanged} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ""}\n` +
             result.written.map((p) => `  wrote ${p}\n`).join("") +
             result.removed.map((p) => `  removed ${p}\n`).join("") +
+            result.leftInPlace.map((p) => `  left ${p} in place: no longer generated, but edited since; it is yours now\n`).join("") +
             `time: ${seconds()} s\n`,
         );
         return 0;

@@ -106,20 +106,26 @@ export interface Drift {
   stale: string[];
   /** Generated paths absent on disk. */
   missing: string[];
-  /** Paths owned by an earlier run that this run no longer produces. */
+  /** Paths owned by an earlier run that this run no longer produces, unchanged since. */
   orphaned: string[];
+  /** Such paths whose content changed since it was written: someone else's now, never deleted. */
+  foreign: string[];
 }
 
 export function compare(root: string, rendered: Rendered): Drift {
-  const drift: Drift = { stale: [], missing: [], orphaned: [] };
+  const drift: Drift = { stale: [], missing: [], orphaned: [], foreign: [] };
   for (const [path, content] of rendered.files) {
     const current = readOrUndefined(join(root, path));
     if (current === undefined) drift.missing.push(path);
     else if (current !== content) drift.stale.push(path);
   }
-  for (const path of Object.keys(readRecord(root).files)) {
-    if (path.includes("..") || rendered.files.has(path)) continue;
-    if (readOrUndefined(join(root, path)) !== undefined) drift.orphaned.push(path);
+  for (const [path, hash] of Object.entries(readRecord(root).files)) {
+    if (path.includes("..") || path.startsWith("/") || rendered.files.has(path)) continue;
+    const content = readOrUndefined(join(root, path));
+    if (content === undefined) continue;
+    // Only a file exactly as the writer left it is the writer's to delete.
+    if (sha256(content) === hash) drift.orphaned.push(path);
+    else drift.foreign.push(path);
   }
   return drift;
 }
@@ -128,6 +134,8 @@ export interface WriteResult {
   written: string[];
   unchanged: number;
   removed: string[];
+  /** Files no longer generated but edited since: left in place and no longer owned. */
+  leftInPlace: string[];
 }
 
 export function write(root: string, rendered: Rendered): WriteResult {
@@ -141,7 +149,9 @@ export function write(root: string, rendered: Rendered): WriteResult {
       mkdirSync(dirname(staged), { recursive: true });
       writeFileSync(staged, rendered.files.get(path)!);
     }
-    // The record goes last: until it lands, the previous record still names every owned file.
+    // Orphans go first and the record last: until the record lands, the previous one still names
+    // every file this run may have left behind, so an interrupted run is finished by the next one.
+    for (const path of drift.orphaned) rmSync(join(root, path), { force: true });
     const ordered = [...changed.filter((p) => p !== RECORD_PATH), ...changed.filter((p) => p === RECORD_PATH)];
     for (const path of ordered) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -150,6 +160,5 @@ export function write(root: string, rendered: Rendered): WriteResult {
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }
-  for (const path of drift.orphaned) rmSync(join(root, path), { force: true });
-  return { written: changed, unchanged: rendered.files.size - changed.length, removed: drift.orphaned };
+  return { written: changed, unchanged: rendered.files.size - changed.length, removed: drift.orphaned, leftInPlace: drift.foreign };
 }

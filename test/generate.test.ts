@@ -87,6 +87,25 @@ describe("generate", () => {
   });
 });
 
+it("leaves a file it no longer generates in place when it was edited by hand, and says so", () => {
+  const root = projectWithManifest(minimal);
+  apigen(root, "generate");
+  const orgs = join(root, "proto/mini/v1/orgs.proto");
+  writeFileSync(orgs, readFileSync(orgs, "utf8") + "// my notes\n");
+  const withoutOrgs = minimal
+    .replace(/  delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
+    .replace(/  rotate_key:[\s\S]*?output: Key\n/, "")
+    .replace("    orgs: Organizations\n", "");
+  writeFileSync(join(root, "operations.yaml"), withoutOrgs);
+  const result = apigen(root, "generate");
+  expect(result.code).toBe(0);
+  expect(result.stdout).toContain("left proto/mini/v1/orgs.proto in place: no longer generated, but edited since; it is yours now");
+  expect(readFileSync(orgs, "utf8")).toMatch(/\/\/ my notes\n$/);
+  expect(result.stdout).toContain("removed generated/proto/mini/v1/orgs_pb.ts");
+  // No longer recorded, so later runs leave it alone too.
+  expect(apigen(root, "generate", "--check").code).toBe(0);
+});
+
 describe("generate --check", () => {
   it("passes on fresh output and writes nothing", () => {
     const root = projectWithManifest(minimal);

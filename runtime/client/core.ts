@@ -5,7 +5,7 @@ import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protoc
 import { ApiError } from "./errors.js";
 import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
-import type { Plain, Transport, TransportSettings } from "./transport.js";
+import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
 export interface RetryPolicy {
@@ -53,13 +53,16 @@ export interface ClientDefinition {
   loadGrpcServices: () => Promise<readonly DescService[]>;
 }
 
+/** Waits `ms`, or until `signal` aborts (resolving early; the caller then sees signal.aborted). */
 const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener("abort", () => {
+  new Promise<void>((resolve) => {
+    const done = () => {
       clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener("abort", done, { once: true });
   });
 
 /** Default gRPC target: the host of the service URL with the gRPC port. */
@@ -132,7 +135,13 @@ export class ClientCore {
     if (!this.serverVersion) {
       const name = this.definition.versionOperation;
       if (!name) return Promise.reject(new Error("this client cannot learn the server version; set serverVersion"));
-      this.serverVersion = this.call(name, {}).then((answer) => String(answer.version));
+      // Asked directly, not through call(): its own refusal check would ask for the version again.
+      const operation = this.operation(name);
+      const protocol = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
+      const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders() };
+      this.serverVersion = this.transport(protocol)
+        .then((transport) => transport.call({ operation, input: {}, headers, signal: undefined }))
+        .then((answer) => String(answer.version));
       this.serverVersion.catch(() => (this.serverVersion = undefined));
     }
     return this.serverVersion;
@@ -182,6 +191,8 @@ export class ClientCore {
         if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
         const delay = Math.min(policy.maxDelayMs ?? 2000, (policy.baseDelayMs ?? 100) * 2 ** (attempt - 1));
         await sleep(delay * (0.5 + Math.random() / 2), signal);
+        // Aborted while waiting: the caller hears it as from the transport, in the one error class.
+        if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);
       }
     }
   }
@@ -200,17 +211,20 @@ export class ClientCore {
         const answer = await this.call(name, { ...base, pagination: { limit, page } }, options);
         const items = answer[pagination.itemsField] as unknown[];
         yield* items;
-        const { offset, total } = answer.pagination as { offset: number; total: number };
-        if (items.length === 0 || offset + items.length >= total) return;
+        const info = answer.pagination as { offset: number; total: number } | null;
+        if (items.length === 0 || !info || info.offset + items.length >= info.total) return;
         page++;
       }
     }
     let token = base.continuation_token as string | undefined;
+    const seen = new Set<string>();
     for (;;) {
       const answer = await this.call(name, token ? { ...base, continuation_token: token } : base, options);
       yield* answer[pagination.itemsField] as unknown[];
       token = answer.continuation_token as string | undefined;
-      if (!token) return;
+      // A token handed out twice would loop for ever; the list ends there.
+      if (!token || seen.has(token)) return;
+      seen.add(token);
     }
   }
 

@@ -121,9 +121,11 @@ export function authorize(
     case "public":
       return;
     case "user":
-    case "scim_token":
       if (principal.kind === "user") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs a signed-in user: send an access token as Authorization: Bearer <token>`);
+    case "scim_token":
+      if (principal.kind === "scim") return;
+      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs the bearer token of an organization's SCIM endpoint`);
     case "admin_secret":
       if (principal.kind === "super_admin") return;
       if (principal.kind === "user") throw new ServiceError("PERMISSION_DENIED", `${operationName} is for admins only`);

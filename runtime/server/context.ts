@@ -7,7 +7,9 @@ export type Principal =
   /** Holder of the admin secret (or of an admin session opened with it). */
   | { readonly kind: "super_admin" }
   /** A signed-in user, from a bearer token the service issued. */
-  | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] };
+  | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] }
+  /** A SCIM client, from the bearer token of an organization's SCIM endpoint. */
+  | { readonly kind: "scim"; readonly orgId: string };
 
 export interface CookieOptions {
   maxAgeSeconds?: number;

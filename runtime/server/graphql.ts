@@ -9,6 +9,7 @@ import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
 
 const DOCUMENT_CACHE_SIZE = 500;
+const MAX_CACHED_DOCUMENT_LENGTH = 16 * 1024;
 
 interface RequestState {
   headers: Record<string, string>;
@@ -54,8 +55,11 @@ export class GraphqlEndpoint {
       } catch (error) {
         cached = [error as GraphQLError];
       }
-      if (this.documents.size >= DOCUMENT_CACHE_SIZE) this.documents.delete(this.documents.keys().next().value!);
-      this.documents.set(query, cached);
+      // Clients send a few small documents again and again; one-off large ones are not kept.
+      if (query.length <= MAX_CACHED_DOCUMENT_LENGTH) {
+        if (this.documents.size >= DOCUMENT_CACHE_SIZE) this.documents.delete(this.documents.keys().next().value!);
+        this.documents.set(query, cached);
+      }
     }
     return cached;
   }
@@ -96,7 +100,7 @@ export class GraphqlEndpoint {
           validateInput(this.pipeline.schema, operation, variables[params.value.name.value] ?? {});
         }
       } catch (error) {
-        const serviceError = error as ServiceError;
+        const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         const path = [selection.alias?.value ?? selection.name.value];
         sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: { code: serviceError.code } }], data: null });
         return;

@@ -34,6 +34,8 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
   verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
+  /** Resolves the bearer token of a SCIM endpoint (auth level scim_token) to its organization, or null. */
+  verifyScimToken?: (token: string) => Promise<{ orgId: string } | null>;
   /** Whether a signed-in user is an org-admin of the organization this call concerns. */
   isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
   /** One entry per call; never holds inputs, answers or secrets. */
@@ -63,7 +65,15 @@ export function parseCookies(header: string | undefined): Record<string, string>
   if (!header) return cookies;
   for (const part of header.split(";")) {
     const index = part.indexOf("=");
-    if (index > 0) cookies[part.slice(0, index).trim()] = decodeURIComponent(part.slice(index + 1).trim());
+    if (index <= 0) continue;
+    const raw = part.slice(index + 1).trim();
+    let value = raw;
+    try {
+      value = decodeURIComponent(raw);
+    } catch {
+      // A malformed escape is the client's business: keep the value as sent.
+    }
+    cookies[part.slice(0, index).trim()] = value;
   }
   return cookies;
 }
@@ -106,6 +116,13 @@ export class CallPipeline {
       if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return SUPER_ADMIN;
     }
     const authorization = call.headers["authorization"];
+    // A SCIM endpoint's token is no user token: each is checked only where its level asks for it.
+    if (level === "scim_token" && authorization?.toLowerCase().startsWith("bearer ")) {
+      return Promise.resolve(this.options.verifyScimToken?.(authorization.slice(7).trim())).then((endpoint) => {
+        if (!endpoint) throw new ServiceError("UNAUTHENTICATED", "the SCIM bearer token is not valid");
+        return { kind: "scim", orgId: endpoint.orgId } as const;
+      });
+    }
     if (authorization?.toLowerCase().startsWith("bearer ") && level !== "public") {
       return Promise.resolve(this.options.verifyUserToken?.(authorization.slice(7).trim())).then((user) => {
         if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");

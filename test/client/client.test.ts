@@ -230,3 +230,24 @@ describe("retries", () => {
     expect(await refusalOf(() => client.users({}, { signal: controller.signal }))).toMatchObject({ code: "CANCELLED" });
   });
 });
+
+describe("edge cases", () => {
+  it("a deadline that passes during a retry backoff is DEADLINE_EXCEEDED, not a raw abort", async () => {
+    const { fetch } = recordingFetch(() => new Response(JSON.stringify({ code: "INTERNAL", message: "busy" }), { status: 503 }));
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 5, baseDelayMs: 200 } });
+    const error = await refusalOf(() => client.users({}, { timeoutMs: 50 }));
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", operation: "users", protocol: "rest" });
+  });
+
+  it("a token-paginated list ends when the server hands out a token twice", async () => {
+    let calls = 0;
+    const { fetch } = recordingFetch(() => {
+      calls++;
+      return new Response(JSON.stringify({ tuples: [{ user: `user:${calls}`, relation: "viewer", object: "doc:1" }], continuation_token: "same" }));
+    });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });
+    const users: string[] = [];
+    for await (const tuple of client.iterateFGAReadTuples({})) users.push(tuple.user);
+    expect(users).toEqual(["user:1", "user:2"]);
+  });
+});

@@ -2,6 +2,7 @@
 // lockout of repeated wrong secrets, and the super-admin / org-admin split.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError, operations } from "../../generated/client/index.js";
+import { authorize } from "../../runtime/server/auth.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
@@ -119,5 +120,18 @@ describe("super-admin and org-admin", () => {
     const client = asUser(protocol);
     expect(await codeOf(() => client.orgMembers({ org_id: "org-a" }, { headers: { "x-service-admin-secret": "", authorization: "Bearer forged" } }))).toBe("UNAUTHENTICATED");
     await client.close();
+  });
+});
+
+describe("auth levels, one by one", () => {
+  const never = async () => false;
+  const user = { kind: "user", userId: "u1", roles: [] } as const;
+  const scim = { kind: "scim", orgId: "org-a" } as const;
+
+  it("keeps user tokens and SCIM endpoint tokens apart", () => {
+    expect(() => authorize("scim_token", user, "ProvisionUser", "x-service-admin-secret", never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
+    expect(authorize("scim_token", scim, "ProvisionUser", "x-service-admin-secret", never)).toBeUndefined();
+    expect(() => authorize("user", scim, "Profile", "x-service-admin-secret", never)).toThrow("needs a signed-in user");
+    expect(authorize("user", user, "Profile", "x-service-admin-secret", never)).toBeUndefined();
   });
 });
