@@ -1,5 +1,6 @@
 // Turns a schema-valid manifest into the IR, checking everything a JSON Schema cannot say
 // (references, name collisions, protocol and flag consistency). All problems are reported at once.
+import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
 import semver from "semver";
 import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
@@ -131,11 +132,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
     const field: IrField = {
       name,
-      protoLocalName: camelCase(name, new Set()),
+      protoLocalName: safeObjectProperty(protoCamelCase(name)),
       description: spec.description ?? "",
       type,
       list: expr.list,
       required: expr.required,
+      alwaysInAnswer: expr.required || expr.list || (type.kind === "scalar" && type.scalar === "map"),
       secret: spec.secret ?? false,
       protoNumber: number,
       position: loaded.locate(path, "key"),
@@ -157,7 +159,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const { numbers, reserved } = assignNumbers((nextLock.messages[lockKey] ??= {}), fieldNames);
     const jsonNames = new Map<string, string>();
     for (const fieldName of fieldNames) {
-      const jsonName = camelCase(fieldName, new Set());
+      const jsonName = protoCamelCase(fieldName);
       const clash = jsonNames.get(jsonName);
       if (clash !== undefined) {
         report([...path, fieldName], subject, `fields '${clash}' and '${fieldName}' both become ${jsonName} in proto JSON; rename one`, "key");

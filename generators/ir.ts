@@ -23,12 +23,14 @@ export type TypeRef =
 export interface IrField {
   /** snake_case; the wire name on every protocol. */
   name: string;
-  /** camelCase, as protobuf-es names the property of the generated message. */
+  /** The property of the field on protobuf-es messages: its JSON name, escaped where it would clash with a built-in property. */
   protoLocalName: string;
   description: string;
   type: TypeRef;
   list: boolean;
   required: boolean;
+  /** Never null in an answer: required, or a list or map (empty when unset), as the runtime normalises. */
+  alwaysInAnswer: boolean;
   secret: boolean;
   format?: FieldFormat;
   deprecated?: string;

@@ -80,7 +80,8 @@ export function protocolsOf(operation: OperationSpec): Protocol[] {
 /**
  * The generated schema in its compact form: each message is one line of fields, each enum one
  * line of values, so that the schema costs clients little to download. Field syntax:
- * `name:type` with `[]` for a list, `!` for required, `#secret`, `@format` (such as `@slug`).
+ * `name:type` with `[]` for a list, `!` for required, `#secret`, `@format` (such as `@slug`), and
+ * `=property` where the protobuf-es property is not the field's JSON name.
  */
 export interface CompactSchema<Operations extends Record<string, CompactOperation>> extends ServiceFacts {
   /** Enum name -> "value=number value=number ...". */
@@ -94,15 +95,15 @@ export type CompactOperation = Omit<OperationSpec, "name">;
 
 const SCALAR_KINDS: readonly string[] = ["string", "bool", "int32", "int64", "float64", "map", "json"];
 
-/** protobuf-es property name of a snake_case field (protoc's JSON-name rule). */
-function protoPropertyName(name: string): string {
+/** The JSON name of a field (protoc's rule): the protobuf-es property unless the schema names another. */
+function jsonName(name: string): string {
   return name.replace(/_(.)/g, (_, next: string) => next.toUpperCase());
 }
 
 function decodeField(text: string, enums: Readonly<Record<string, unknown>>): FieldSpec {
-  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:@(\w+))?$/.exec(text);
+  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:@(\w+))?(?:=([\w$]+))?$/.exec(text);
   if (!match) throw new Error(`bad field spec '${text}'`);
-  const [, name, type, list, required, secret, format] = match as unknown as [string, string, string, string?, string?, string?, string?];
+  const [, name, type, list, required, secret, format, property] = match as unknown as [string, string, string, string?, string?, string?, string?, string?];
   const kind = SCALAR_KINDS.includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
   return {
     name,
@@ -112,7 +113,7 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
     required: required !== undefined,
     ...(secret ? { secret: true } : {}),
     ...(format ? { format: format as FieldSpec["format"] } : {}),
-    protoName: protoPropertyName(name),
+    protoName: property ?? jsonName(name),
   };
 }
 

@@ -54,7 +54,7 @@ function inputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): st
 function outputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return "_Empty answer._";
   const rows = message.fields.map((f) => {
-    const alwaysSet = f.required || f.list || (f.type.kind === "scalar" && f.type.scalar === "map");
+    const alwaysSet = f.alwaysInAnswer;
     return `| \`${f.name}\` | ${typeText(ir, f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(f)} |`;
   });
   return ["| field | type | set | description |", "|---|---|---|---|", ...rows].join("\n");

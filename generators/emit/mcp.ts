@@ -78,7 +78,7 @@ class SchemaBuilder {
       item = this.ref(message.name, () => this.object(message));
     }
     let schema: JsonSchema = field.list ? { type: "array", items: item } : item;
-    const alwaysSet = field.required || field.list || (type.kind === "scalar" && type.scalar === "map");
+    const alwaysSet = field.alwaysInAnswer;
     if (this.direction === "output" && !alwaysSet) {
       schema = typeof schema.type === "string" ? { ...schema, type: [schema.type, "null"] } : { anyOf: [schema, { type: "null" }] };
     }

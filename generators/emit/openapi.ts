@@ -26,14 +26,14 @@ const FORMAT_SCHEMA: Record<string, Schema> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-function fieldSchema(field: IrField): Schema {
+function fieldSchema(field: IrField, inAnswer = true): Schema {
   let item: Schema;
   if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
   else item = ref(field.type.name);
   if (field.format) item = { ...item, ...FORMAT_SCHEMA[field.format] };
   let schema: Schema = field.list ? { type: "array", items: item } : item;
-  // An optional single value is null when unset in answers.
-  if (!field.list && !field.required) {
+  // A value that may be unset is null in answers; in requests anything not required may be null.
+  if (inAnswer ? !field.alwaysInAnswer : !field.required && !field.list && !(field.type.kind === "scalar" && field.type.scalar === "map")) {
     schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
@@ -46,9 +46,11 @@ function fieldSchema(field: IrField): Schema {
 function messageSchema(message: IrMessage): Schema {
   const schema: Schema = { type: "object" };
   if (message.description) schema.description = message.description;
-  const required = message.fields.filter((f) => f.required || f.list).map((f) => f.name);
+  // Answers carry every field that is never null; requests need only their required fields.
+  const inAnswer = message.usedAsOutput && !message.usedAsInput;
+  const required = message.fields.filter((f) => (inAnswer ? f.alwaysInAnswer : f.required)).map((f) => f.name);
   if (required.length > 0) schema.required = required;
-  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(f)]));
+  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(f, inAnswer)]));
   schema.additionalProperties = false;
   return schema;
 }
@@ -78,7 +80,7 @@ function operationObject(op: IrOperation): Schema {
   operation.security = SECURITY[op.auth];
   if (rest.method === "GET") {
     if (op.input.fields.length > 0) {
-      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(f) }));
+      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(f, false) }));
     }
   } else if (op.input.fields.length > 0) {
     const schema = ref(op.input.name);

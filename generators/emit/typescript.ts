@@ -1,5 +1,6 @@
 // TypeScript emitted from the IR: the schema value the runtime reflects on, the plain request and
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
+import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 
@@ -27,10 +28,15 @@ function messageOf(ir: Ir, field: IrField): IrMessage {
 // ---------------------------------------------------------------- schema.ts
 
 
-/** A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret@format`. */
+/**
+ * A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret@format=protoName`. The
+ * protobuf-es property is written only where it is not the field's JSON name (protoc's rule, which
+ * the runtime applies), so that the schema stays small.
+ */
 function compactField(field: IrField): string {
   const type = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
-  return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${field.format ? `@${field.format}` : ""}`;
+  const property = field.protoLocalName === protoCamelCase(field.name) ? "" : `=${field.protoLocalName}`;
+  return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${field.format ? `@${field.format}` : ""}${property}`;
 }
 
 function operationSpec(op: IrOperation): string {
@@ -101,8 +107,7 @@ function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
 function outputInterface(ir: Ir, message: IrMessage): string {
   const fields = message.fields.map((f) => {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
-    const alwaysPresent = f.required || f.list || (f.type.kind === "scalar" && f.type.scalar === "map");
-    return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${alwaysPresent ? "" : " | null"};`;
+    return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
   });
   return `${doc(message.description)}export interface ${message.graphqlName} {\n${fields.join("\n")}\n}`;
 }
