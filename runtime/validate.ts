@@ -11,8 +11,13 @@ export const DEFAULT_PAGINATION = { limit: 10, page: 1 } as const;
 type Plain = Record<string, unknown>;
 const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** A URL-safe slug (organization names): the contracts publish the same pattern and length. */
+export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
+export const SLUG_MAX_LENGTH = 63;
+const slug = new RegExp(SLUG_PATTERN);
+
 const FORMATS: Record<NonNullable<FieldSpec["format"]>, { test(value: string): boolean; expected: string }> = {
-  slug: { test: (v) => /^[a-z0-9]+(?:-[a-z0-9]+)*$/.test(v) && v.length <= 63, expected: "a URL-safe slug (lower-case letters, digits and single dashes)" },
+  slug: { test: (v) => slug.test(v) && v.length <= SLUG_MAX_LENGTH, expected: "a URL-safe slug (lower-case letters, digits and single dashes)" },
   email: { test: (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), expected: "an email address" },
   url: {
     test: (v) => {

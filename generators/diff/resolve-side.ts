@@ -41,6 +41,8 @@ export function workingTreeSide(root: string, manifestPath: string): ManifestSid
 /** The old side named by --against: an existing file or folder first, a git ref otherwise. */
 export async function resolveAgainst(root: string, manifestPath: string, against: string, cwd = process.cwd()): Promise<ManifestSide> {
   if (against.trim() === "") throw new UsageError("--against needs a git ref, a folder or a manifest file");
+  // git would read a ref that starts with '-' as one of its own options.
+  if (against.startsWith("-")) throw new UsageError(`--against '${against}' is not a git ref, a folder or a manifest file`);
   const path = resolve(cwd, against);
   if (existsSync(path)) {
     const folder = statSync(path).isDirectory();

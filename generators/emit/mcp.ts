@@ -3,6 +3,7 @@
 // and the protocols, minimum versions and auth of the operation as extensions.
 import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../runtime/validate.js";
 
 export const MCP_TOOLS_PATH = "generated/mcp/tools.json";
 
@@ -24,7 +25,7 @@ const FORMAT_SCHEMA: Record<NonNullable<IrField["format"]>, JsonSchema> = {
   email: { format: "email" },
   url: { format: "uri" },
   domain: { format: "hostname" },
-  slug: {},
+  slug: { pattern: SLUG_PATTERN, maxLength: SLUG_MAX_LENGTH },
 };
 
 /**

@@ -1,4 +1,6 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
+import { ERROR_CODES, OAUTH_ERROR_CODES } from "../../runtime/errors.js";
+import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../runtime/validate.js";
 import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { toYaml } from "./yaml-text.js";
@@ -18,7 +20,7 @@ const SCALAR_SCHEMA: Record<Scalar, Schema> = {
 };
 
 const FORMAT_SCHEMA: Record<string, Schema> = {
-  slug: { pattern: "^[a-z0-9]+(?:-[a-z0-9]+)*$" },
+  slug: { pattern: SLUG_PATTERN, maxLength: SLUG_MAX_LENGTH },
   email: { format: "email" },
   url: { format: "uri" },
   domain: { format: "hostname" },
@@ -141,7 +143,7 @@ export function buildOpenapi(ir: Ir): Schema {
     description: "The error body of every REST route but the token routes.",
     required: ["code", "message"],
     properties: {
-      code: { type: "string", enum: ["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "FAILED_PRECONDITION", "ALREADY_EXISTS", "TOO_MANY_REQUESTS", "INTERNAL"] },
+      code: { type: "string", enum: [...ERROR_CODES] },
       message: { type: "string" },
     },
   };
@@ -150,7 +152,7 @@ export function buildOpenapi(ir: Ir): Schema {
     description: "RFC 6749 error body of the token routes.",
     required: ["error"],
     properties: {
-      error: { type: "string", enum: ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "invalid_target"] },
+      error: { type: "string", enum: [...OAUTH_ERROR_CODES] },
       error_description: { type: "string" },
     },
   };
