@@ -58,6 +58,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const protoDirectory = protoPackage.replace(/\./g, "/");
   const typesFile = `${protoDirectory}/types.proto`;
   const serviceFile = (surface: "admin" | "user") => `${protoDirectory}/${surface}_service.proto`;
+  const serviceName = (surface: string) => `${pascalCase(surface, acronyms)}Service`;
 
   // ---- enums ----
   const enumValueOwners = new Map<string, string>();
@@ -309,6 +310,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
       auth,
       pagination,
+      ...(pagination.style === "none" ? {} : { iteratorName: `iterate${pascalName}` }),
       exactlyOneOf,
       protocols,
       input,
@@ -346,7 +348,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       }
     }
     if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
-      const service = `${pascalCase(rawOp.surface, acronyms)}Service`;
+      const service = serviceName(rawOp.surface);
       op.grpc = {
         since: rawOp.protocols.grpc,
         service,
@@ -413,7 +415,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   checkUnique(
     [
       ...(["admin", "user"] as const).map((surface) => ({
-        name: `${pascalCase(surface, acronyms)}Service`,
+        name: serviceName(surface),
         owner: `the ${surface} gRPC service`,
         position: loaded.locate(["operations"], "key"),
       })),
@@ -469,7 +471,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
 
   const services = (["admin", "user"] as const)
     .map((surface) => {
-      const name = `${pascalCase(surface, acronyms)}Service`;
+      const name = serviceName(surface);
       return {
         surface,
         name,

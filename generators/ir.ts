@@ -130,6 +130,8 @@ export interface IrOperation {
   idempotent: boolean;
   auth: AuthLevel;
   pagination: Pagination;
+  /** Client method that walks every page (paginated operations only). */
+  iteratorName?: string;
   /** Input fields of which a request must give exactly one (empty when there is no such rule). */
   exactlyOneOf: string[];
   deprecated?: string;

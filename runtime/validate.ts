@@ -79,8 +79,8 @@ function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: s
       if (!isObject(value)) fail(path, "must be a JSON object");
       return value;
     case "enum": {
-      const values = Object.keys(schema.enums[field.ref!]!.values);
-      if (typeof value !== "string" || !values.includes(value)) fail(path, `must be one of ${values.join(", ")}`);
+      const values = schema.enums[field.ref!]!.values;
+      if (typeof value !== "string" || !Object.hasOwn(values, value)) fail(path, `must be one of ${Object.keys(values).join(", ")}`);
       return value;
     }
     case "message":

@@ -1,5 +1,6 @@
 // TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
 // iterator per paginated list, all running through the client runtime.
+import { protobufEsModule } from "./protobuf-es.js";
 import type { Ir, IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 
@@ -31,7 +32,7 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op);
     if (/^[A-Z]/.test(item)) types.add(item);
-    const iteratorName = `iterate${op.pascalName}`;
+    const iteratorName = op.iteratorName!;
     text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: CallOptions): AsyncIterable<${item}> {\n    return this.core.iterate(${JSON.stringify(op.name)}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
   }
   return text;
@@ -71,7 +72,7 @@ ${body}}
 }
 
 export function emitClients(ir: Ir): GeneratedFile[] {
-  const services = ir.proto.services.map((s) => ({ name: s.name, module: `../proto/${s.protoFile.replace(/\.proto$/, "_pb.js")}` }));
+  const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
   return [
     clientClass(ir, "AdminClient", "AdminClientBase", "AdminClientConfig", ["admin"]),
     clientClass(ir, "UserClient", "UserClientBase", "UserClientConfig", ["user", "oauth"]),

@@ -2,6 +2,7 @@
 // under generated/packages/<name>/, plus the SDK's ./grpc entry module. `npm run pack`
 // (scripts/pack.mjs) compiles the modules each package.json exports, with everything they import,
 // into ES modules with .d.ts and packs them; the runtime ships inside each package.
+import { protobufEsModule } from "./protobuf-es.js";
 import type { Ir, IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { CLIENT_DIR } from "./client.js";
@@ -155,7 +156,7 @@ function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
 export { createGrpcTransport } from "../../runtime/client/grpc.js";
 export type { Transport, TransportSettings } from "../../runtime/client/transport.js";
 export { grpcServices } from "./grpc-services.js";
-${[...protoFiles].sort().map((file) => `export * from "../proto/${file.replace(/\.proto$/, "_pb.js")}";`).join("\n")}
+${[...protoFiles].sort().map((file) => `export * from "${protobufEsModule(file)}";`).join("\n")}
 `;
   return { path: GRPC_ENTRY, content };
 }

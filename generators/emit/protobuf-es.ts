@@ -10,6 +10,11 @@ import type { DerivedGroup, GeneratedFile } from "../writer.js";
 export const PROTOC_GEN_ES_OPTIONS = "target=ts,import_extension=js";
 export const PROTOBUF_ES_OUT = "generated/proto";
 
+/** The module protoc-gen-es writes for a .proto file, as imported from a sibling of generated/proto/. */
+export function protobufEsModule(protoFile: string): string {
+  return `../proto/${protoFile.replace(/\.proto$/, "_pb.js")}`;
+}
+
 /**
  * The TS message files, as a derived group: their content is a pure function of the request
  * (descriptors, options) and the plugin version, so an unchanged request lets the writer keep the

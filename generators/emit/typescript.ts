@@ -1,5 +1,6 @@
 // TypeScript emitted from the IR: the schema value the runtime reflects on, the plain request and
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
+import { protobufEsModule } from "./protobuf-es.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -160,7 +161,7 @@ function emitServer(ir: Ir): GeneratedFile[] {
   });
   const services = ir.proto.services.map((s) => ({
     name: s.name,
-    module: `../proto/${s.protoFile.replace(/\.proto$/, "_pb.js")}`,
+    module: protobufEsModule(s.protoFile),
   }));
 
   const handlers = `import type { CallContext, Reply } from "../../runtime/server/context.js";

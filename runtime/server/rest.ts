@@ -38,8 +38,15 @@ export class RestRoutes {
     return path.startsWith("/v1/") || this.paths.has(path);
   }
 
+  private readonly fieldMaps = new Map<string, Map<string, FieldSpec>>();
+  /** Input fields by name, for typing query-string and form values; built once per operation. */
   private fields(operation: OperationSpec): Map<string, FieldSpec> {
-    return new Map(this.pipeline.schema.messages[operation.input]!.fields.map((f) => [f.name, f]));
+    let fields = this.fieldMaps.get(operation.name);
+    if (!fields) {
+      fields = new Map(this.pipeline.schema.messages[operation.input]!.fields.map((f) => [f.name, f]));
+      this.fieldMaps.set(operation.name, fields);
+    }
+    return fields;
   }
 
   private async input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Promise<Plain> {
