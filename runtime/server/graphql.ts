@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { ServiceError } from "../errors.js";
+import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
@@ -15,6 +16,8 @@ interface RequestState {
   headers: Record<string, string>;
   remoteAddress: string;
   cookies: string[];
+  /** Per root field (by response key): the caller and the validated params, checked before executing. */
+  checked: Map<string, { principal: Principal; input?: Record<string, unknown> }>;
 }
 
 export class GraphqlEndpoint {
@@ -32,10 +35,11 @@ export class GraphqlEndpoint {
       for (const field of Object.values((root as GraphQLObjectType).getFields())) {
         const operation = pipeline.schema.operations[field.name];
         if (!operation) throw new Error(`GraphQL field ${field.name} has no operation in the schema`);
-        field.resolve = (_root, args: { params?: unknown }, state: RequestState) =>
+        field.resolve = (_root, args: { params?: unknown }, state: RequestState, info) =>
           pipeline.invoke({
             protocol: "graphql",
             operation,
+            checked: state.checked.get(info.path.key as string),
             input: args.params ?? {},
             headers: state.headers,
             remoteAddress: state.remoteAddress,
@@ -83,7 +87,7 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { errors: document.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
       return;
     }
-    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [] };
+    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [], checked: new Map() };
     const operationName = typeof body.operationName === "string" ? body.operationName : undefined;
     const selected = getOperationAST(document as DocumentNode, operationName);
     for (const selection of selected?.selectionSet.selections ?? []) {
@@ -91,14 +95,18 @@ export class GraphqlEndpoint {
       const operation = this.pipeline.schema.operations[selection.name.value];
       if (!operation) continue;
       try {
-        await this.pipeline.preauthorize(operation, state.headers, state.remoteAddress);
+        const principal = await this.pipeline.preauthorize(operation, state.headers, state.remoteAddress);
         // GraphQL would reject bad variables in its own words before any resolver runs; check
         // `params` the way every protocol does, so the same input gets the same message.
         const params = selection.arguments?.find((argument) => argument.name.value === "params");
+        let input: Record<string, unknown> | undefined;
         if (params?.value.kind === Kind.VARIABLE) {
           const variables = (body.variables ?? {}) as Record<string, unknown>;
-          validateInput(this.pipeline.schema, operation, variables[params.value.name.value] ?? {});
+          input = validateInput(this.pipeline.schema, operation, variables[params.value.name.value] ?? {});
+        } else if (!params) {
+          input = validateInput(this.pipeline.schema, operation, {});
         }
+        state.checked.set(selection.alias?.value ?? selection.name.value, { principal, ...(input ? { input } : {}) });
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         const path = [selection.alias?.value ?? selection.name.value];

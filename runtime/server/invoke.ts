@@ -55,6 +55,8 @@ export interface IncomingCall {
   protocol: Protocol;
   operation: OperationSpec;
   input: unknown;
+  /** What an adapter already established for this call (GraphQL checks before executing). */
+  checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
   remoteAddress: string;
   setCookie(name: string, value: string, options?: CookieOptions): void;
@@ -137,11 +139,12 @@ export class CallPipeline {
    * resolver runs, and a caller without the secret must hear UNAUTHENTICATED there too, not a
    * complaint about the input. Org-admin checks that need the input wait for invoke().
    */
-  async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<void> {
+  async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
     const call = { protocol: "graphql" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
     const principal = await this.principalOf(call, parseCookies(headers["cookie"]));
-    if (operation.auth === "org_admin" && principal.kind === "user") return;
+    if (operation.auth === "org_admin" && principal.kind === "user") return principal;
     await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
+    return principal;
   }
 
   /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
@@ -151,9 +154,9 @@ export class CallPipeline {
     let outcome = "OK";
     try {
       const cookies = parseCookies(call.headers["cookie"]);
-      const found = this.principalOf(call, cookies);
+      const found = call.checked?.principal ?? this.principalOf(call, cookies);
       const principal = found instanceof Promise ? await found : found;
-      let input: Plain | undefined;
+      let input: Plain | undefined = call.checked?.input;
       const validated = () => (input ??= validateInput(this.schema, operation, call.input));
       const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
         principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
