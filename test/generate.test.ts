@@ -106,6 +106,26 @@ it("leaves a file it no longer generates in place when it was edited by hand, an
   expect(apigen(root, "generate", "--check").code).toBe(0);
 });
 
+it("changes exactly the contract lines of an operation when only that operation is edited", () => {
+  const root = projectWithManifest(minimal);
+  apigen(root, "generate");
+  const before = snapshot(root);
+  writeFileSync(join(root, "operations.yaml"), minimal.replace("description: Delete a user.", "description: Remove a user for good."));
+  expect(apigen(root, "generate").code).toBe(0);
+  const after = snapshot(root);
+  const changedFiles: string[] = [];
+  for (const [path, content] of after) {
+    if (path === "operations.yaml" || path === "generated/files.json" || content === before.get(path)) continue;
+    changedFiles.push(path);
+    const old = new Set(before.get(path)!.split("\n"));
+    const added = content.split("\n").filter((line) => !old.has(line));
+    // Every new line is the operation's description, wherever that contract carries it.
+    for (const line of added) expect(line, path).toContain("Remove a user for good");
+    expect(content.split("\n").length, path).toBe(before.get(path)!.split("\n").length);
+  }
+  expect(changedFiles).toEqual(expect.arrayContaining(["generated/graphql/schema.graphql", "generated/openapi/openapi.yaml", "proto/mini/v1/admin_service.proto"]));
+});
+
 describe("generate --check", () => {
   it("passes on fresh output and writes nothing", () => {
     const root = projectWithManifest(minimal);
