@@ -275,7 +275,7 @@ function describe(
       return { file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
     case "pattern": {
       const ref = definition;
-      const kind = ref === "typeExpr" ? "type expression" : ref === "version" ? "version" : ref === "typeName" ? "type name" : `valid ${leaf}`;
+      const kind = ref === "typeExpr" ? "type expression" : ref === "typeName" ? "type name" : `valid ${leaf}`;
       const hint = hints[ref] ?? `it must match ${(error.params as { pattern: string }).pattern}`;
       return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
     }

@@ -52,9 +52,8 @@ export function normalizeMessage(schema: ApiSchema, messageName: string, value: 
     } else if (raw === undefined || raw === null) {
       result[field.name] = null;
     } else {
-      const normalized = normalizeValue(schema, field, raw, from);
-      // proto3 has no null enum: the zero value means unset.
-      result[field.name] = normalized;
+      // An enum's proto zero value (unset) becomes null here too: normalizeValue finds no name for it.
+      result[field.name] = normalizeValue(schema, field, raw, from);
     }
   }
   return result;

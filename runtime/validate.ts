@@ -120,12 +120,12 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
   return result;
 }
 
-/** The validated input of `operation`, with pagination defaults filled in. Throws INVALID_ARGUMENT. */
 /** Throws INVALID_ARGUMENT for a value the protobuf encoding would coerce or drop without a word. */
 export function checkWireTypes(schema: ApiSchema, operation: OperationSpec, input: unknown): void {
   checkMessage(schema, operation.input, input ?? {}, "", "wire");
 }
 
+/** The validated input of `operation`, with pagination defaults filled in. Throws INVALID_ARGUMENT. */
 export function validateInput(schema: ApiSchema, operation: OperationSpec, input: unknown): Plain {
   const result = checkMessage(schema, operation.input, input ?? {}, "", "full");
   if (operation.exactlyOneOf.length > 0) {

@@ -1,7 +1,7 @@
 // TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
 // iterator per paginated list, all running through the client runtime.
 import { protobufEsModule } from "./protobuf-es.js";
-import type { Ir, IrOperation } from "../ir.js";
+import { messageByName, type Ir, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 
 export const CLIENT_DIR = "generated/client";
@@ -11,7 +11,7 @@ const doc = (text: string, indent = "  ") => `${indent}/** ${text.replace(/\*\//
 function itemTypeOf(ir: Ir, op: IrOperation): string {
   if (op.pagination.style === "none") throw new Error("not paginated");
   const items = op.output.fields.find((f) => f.name === (op.pagination as { itemsField: string }).itemsField)!;
-  if (items.type.kind === "message") return ir.messages.find((m) => m.name === (items.type as { name: string }).name)!.graphqlName;
+  if (items.type.kind === "message") return messageByName(ir, items.type.name).graphqlName;
   if (items.type.kind === "enum") return items.type.name;
   return items.type.scalar === "string" ? "string" : items.type.scalar === "bool" ? "boolean" : "number";
 }

@@ -1,7 +1,7 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, OAUTH_ERROR_CODES } from "../../runtime/errors.js";
 import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../runtime/validate.js";
-import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
+import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { toYaml } from "./yaml-text.js";
 
@@ -114,7 +114,7 @@ export function buildOpenapi(ir: Ir): Schema {
     if (referenced.has(message.name)) return;
     referenced.add(message.name);
     for (const field of message.fields) {
-      if (field.type.kind === "message") visit(ir.messages.find((m) => m.name === (field.type as { name: string }).name)!);
+      if (field.type.kind === "message") visit(messageByName(ir, field.type.name));
     }
   };
   for (const op of restOps) {

@@ -2,7 +2,7 @@
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
 import { protobufEsModule } from "./protobuf-es.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
+import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";
@@ -23,7 +23,7 @@ const quote = (text: string) => JSON.stringify(text);
 const doc = (text: string, indent = "") => (text ? `${indent}/** ${text.replace(/\*\//g, "* /")} */\n` : "");
 
 function messageOf(ir: Ir, field: IrField): IrMessage {
-  return ir.messages.find((m) => m.name === (field.type as { name: string }).name)!;
+  return messageByName(ir, (field.type as { name: string }).name);
 }
 
 // ---------------------------------------------------------------- schema.ts
