@@ -2,9 +2,10 @@
 // (references, name collisions, protocol and flag consistency). All problems are reported at once.
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
 import semver from "semver";
+import parseSpdx from "spdx-expression-parse";
 import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
-import type { LoadedManifest, PathSegment, RawField, RawFields, RawOperation } from "./load.js";
+import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
 import { camelCase, didYouMean, pascalCase, sentenceCase, upperSnakeCase } from "./naming.js";
 import {
@@ -17,6 +18,7 @@ import {
   type IrField,
   type IrMessage,
   type IrOperation,
+  type PackageMetadata,
   type Pagination,
   type Scalar,
   type TypeRef,
@@ -463,6 +465,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
   }
 
+  const packages = resolvePackages(raw.api, (path, message) => report(["api", ...path], "api", message));
+
   if (diagnostics.length > 0) throw new ManifestError(diagnostics);
 
   const groups = Object.entries(groupTitles)
@@ -491,8 +495,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
       orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
       grpcPort: raw.api.grpc_port ?? 9091,
-      sdkPackage: `${raw.api.name}-sdk`,
-      serverPackage: `${raw.api.name}-server`,
+      ...packages,
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },
@@ -544,4 +547,44 @@ function resolvePagination(
     fail("pagination: token needs a 'continuation_token' field in both input and output");
   }
   return { style, itemsField };
+}
+
+const PYTHON_KEYWORDS = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
+const GO_KEYWORDS = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"]);
+
+/** Names and metadata of the published artifacts: the manifest's, or defaults derived from api.name. */
+function resolvePackages(
+  api: RawManifest["api"],
+  fail: (path: PathSegment[], message: string) => void,
+): Pick<Ir["api"], "sdkPackage" | "serverPackage" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go"> {
+  const { name } = api;
+  const packages = api.packages ?? {};
+  if (api.license !== undefined) {
+    try {
+      parseSpdx(api.license);
+    } catch {
+      fail(["license"], `'${api.license}' is not an SPDX license expression, such as Apache-2.0, MIT or (MIT OR Apache-2.0)`);
+    }
+  }
+  const python = { distribution: packages.python?.distribution ?? `${name}-sdk`, module: packages.python?.module ?? `${name.replace(/-/g, "_")}_sdk` };
+  if (PYTHON_KEYWORDS.has(python.module)) fail(["packages", "python", "module"], `'${python.module}' is a Python keyword and cannot be imported; choose another module name`);
+  const go = { module: packages.go?.module ?? `example.com/${name}-go`, package: packages.go?.package ?? name.replace(/-/g, "") };
+  if (GO_KEYWORDS.has(go.package)) fail(["packages", "go", "package"], `'${go.package}' is a Go keyword; choose another package name`);
+  const metadata: PackageMetadata = { description: api.description ?? api.title, keywords: api.keywords ?? [] };
+  if (api.license !== undefined) metadata.license = api.license;
+  if (api.repository !== undefined) metadata.repository = api.repository;
+  if (api.homepage !== undefined) metadata.homepage = api.homepage;
+  const sdkPackage = packages.npm?.sdk ?? `${name}-sdk`;
+  const serverPackage = packages.npm?.server ?? `${name}-server`;
+  // npm pack names a tarball after the package, its scope folded in: @scope/sdk -> scope-sdk-<version>.tgz.
+  const tarball = (npmName: string) => `${npmName.replace(/^@/, "").replace("/", "-")}-${api.version}.tgz`;
+  return {
+    sdkPackage,
+    serverPackage,
+    sdkTarball: tarball(sdkPackage),
+    serverTarball: tarball(serverPackage),
+    metadata,
+    python,
+    go,
+  };
 }

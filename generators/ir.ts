@@ -109,6 +109,15 @@ export interface GrpcBinding {
   responseMessage: string;
 }
 
+export interface PackageMetadata {
+  /** SPDX license expression; absent when the manifest names none. */
+  license?: string;
+  repository?: string;
+  homepage?: string;
+  description: string;
+  keywords: string[];
+}
+
 export type Pagination =
   | { style: "none" }
   | { style: "page"; itemsField: string }
@@ -170,10 +179,17 @@ export interface Ir {
     adminSecretHeader: string;
     orgAdminRole: string;
     grpcPort: number;
-    /** npm name of the client SDK package: <name>-sdk. */
+    /** npm name of the client SDK package (api.packages.npm.sdk, default <name>-sdk). */
     sdkPackage: string;
-    /** npm name of the server-stub package: <name>-server. */
+    /** npm name of the server-stub package (api.packages.npm.server, default <name>-server). */
     serverPackage: string;
+    /** File names `npm pack` gives the two packages. */
+    sdkTarball: string;
+    serverTarball: string;
+    /** What every published artifact says of itself. */
+    metadata: PackageMetadata;
+    python: { distribution: string; module: string };
+    go: { module: string; package: string };
     breakingChangesAccepted: { change: string; reason: string }[];
   };
   proto: {

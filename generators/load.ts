@@ -32,6 +32,15 @@ export interface RawManifest {
     name: string;
     title: string;
     description?: string;
+    license?: string;
+    repository?: string;
+    homepage?: string;
+    keywords?: string[];
+    packages?: {
+      npm?: { sdk?: string; server?: string };
+      python?: { distribution?: string; module?: string };
+      go?: { module?: string; package?: string };
+    };
     version: string;
     proto_package: string;
     admin_secret_header?: string;
@@ -194,6 +203,7 @@ const hints: Record<string, string> = {
   version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
   typeExpr: "write a scalar (string, bool, int32, int64, float64, map, json), an enum or a type, with [] for a list and ! for required, such as User[]!",
   typeName: "type names are PascalCase, such as OrgMember",
+  npmName: "npm names are lower-case letters, digits, '-', '.' and '_', optionally scoped, such as @acme/identity-sdk",
 };
 
 /** The $defs entry an error's schema path ends in (the innermost), such as "version". */
@@ -275,7 +285,7 @@ function describe(
       return { file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
     case "pattern": {
       const ref = definition;
-      const kind = ref === "typeExpr" ? "type expression" : ref === "typeName" ? "type name" : `valid ${leaf}`;
+      const kind = ref === "typeExpr" ? "type expression" : ref === "typeName" ? "type name" : ref === "npmName" ? "valid npm package name" : `valid ${leaf}`;
       const hint = hints[ref] ?? `it must match ${(error.params as { pattern: string }).pattern}`;
       return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
     }

@@ -23,6 +23,9 @@ import {
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 
 export const PACKAGES_DIR = "generated/packages";
+/** Each npm package's folder under PACKAGES_DIR is named after its role, whatever its (scoped) name. */
+export const SDK_PACKAGE_DIR = `${PACKAGES_DIR}/sdk`;
+export const SERVER_PACKAGE_DIR = `${PACKAGES_DIR}/server`;
 /** The module behind the SDK's ./grpc subpath. */
 export const GRPC_ENTRY = `${CLIENT_DIR}/grpc.ts`;
 
@@ -46,10 +49,15 @@ const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.rep
 const entry = (source: string) => ({ types: compiled(source, ".d.ts"), default: compiled(source, ".js") });
 
 function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[]): string {
+  const { license, repository, homepage, keywords } = ir.api.metadata;
   const manifest = {
     name,
     version: ir.api.version,
     description,
+    ...(license ? { license } : {}),
+    ...(repository ? { repository: { type: "git", url: `git+${repository}.git` } } : {}),
+    ...(homepage ? { homepage } : {}),
+    ...(keywords.length > 0 ? { keywords } : {}),
     type: "module",
     exports: { ...Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [subpath, entry(source)])), "./package.json": "./package.json" },
     types: compiled(entries["."]!, ".d.ts"),
@@ -58,6 +66,8 @@ function packageJson(ir: Ir, name: string, description: string, entries: Record<
     files: ["generated", "runtime"],
     engines: { node: ">=20" },
     dependencies: Object.fromEntries(dependencies.map((d) => [d, RUNTIME_DEPENDENCIES[d]])),
+    // A scoped package is private on the npm registry unless published as public.
+    ...(name.startsWith("@") ? { publishConfig: { access: "public" } } : {}),
   };
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
@@ -86,7 +96,7 @@ function sdkReadme(ir: Ir): string {
     `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: \`AdminClient\` for the admin interface, \`UserClient\` for the user interface and the token routes. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
     "## Install",
     fence("sh", `npm install ${name}`),
-    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${name}-${ir.api.version}.tgz\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
+    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.sdkTarball}\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
     "## Configure",
     fence(
       "ts",
@@ -184,7 +194,7 @@ function serverReadme(ir: Ir): string {
     `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL and REST on one port and over gRPC (with gRPC-Web and Connect) on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
-    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${name}-${ir.api.version}.tgz\`. Node 20 or later.`,
+    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
     "## Implement",
     fence(
       "ts",
@@ -232,8 +242,8 @@ const { httpUrl, grpcEndpoint } = await server.listen();
 
 /** `protoFiles`: the .proto files the proto plan emits (relative to proto/), whose messages ./grpc exports. */
 export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFile[] {
-  const sdkDir = `${PACKAGES_DIR}/${ir.api.sdkPackage}`;
-  const serverDir = `${PACKAGES_DIR}/${ir.api.serverPackage}`;
+  const sdkDir = SDK_PACKAGE_DIR;
+  const serverDir = SERVER_PACKAGE_DIR;
   return [
     {
       path: `${sdkDir}/package.json`,

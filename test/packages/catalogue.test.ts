@@ -4,12 +4,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import semver from "semver";
+import { parse as parseYaml } from "yaml";
 import { describe, expect, it } from "vitest";
 import { loadIr } from "../../generators/generate.js";
 import { DOCS_DIR } from "../../generators/emit/docs.js";
 import { MCP_TOOLS_PATH } from "../../generators/emit/mcp.js";
 import { sampleInput } from "../../generators/emit/operation-text.js";
-import { PACKAGES_DIR, RUNTIME_DEPENDENCIES } from "../../generators/emit/packages.js";
+import { RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
 import { PROTOCOLS } from "../../generators/ir.js";
 import { schema } from "../../generated/schema.js";
 import { sampleMessage } from "../helpers/recording-service.js";
@@ -119,14 +120,25 @@ describe("the API reference", () => {
 });
 
 describe("the package manifests and READMEs", () => {
-  it("are named and versioned after the manifest", () => {
-    expect([ir.api.sdkPackage, ir.api.serverPackage]).toEqual([`${ir.api.name}-sdk`, `${ir.api.name}-server`]);
-    for (const name of [ir.api.sdkPackage, ir.api.serverPackage]) {
-      const manifest = JSON.parse(read(`${PACKAGES_DIR}/${name}/package.json`)) as Record<string, unknown>;
-      expect(manifest).toMatchObject({ name, version: ir.api.version, type: "module", sideEffects: false });
+  it("are named, versioned and described after the manifest", () => {
+    const raw = parseYaml(read("operations.yaml")) as { api: Record<string, any> };
+    expect([ir.api.sdkPackage, ir.api.serverPackage]).toEqual([raw.api.packages.npm.sdk, raw.api.packages.npm.server]);
+    for (const [dir, name] of [[SDK_PACKAGE_DIR, ir.api.sdkPackage], [SERVER_PACKAGE_DIR, ir.api.serverPackage]] as const) {
+      const manifest = JSON.parse(read(`${dir}/package.json`)) as Record<string, unknown>;
+      expect(manifest).toMatchObject({
+        name,
+        version: ir.api.version,
+        type: "module",
+        sideEffects: false,
+        license: raw.api.license,
+        homepage: raw.api.homepage,
+        keywords: raw.api.keywords,
+        repository: { type: "git", url: `git+${raw.api.repository}.git` },
+        publishConfig: { access: "public" },
+      });
       expect(manifest).not.toHaveProperty("scripts");
     }
-    const sdk = JSON.parse(read(`${PACKAGES_DIR}/${ir.api.sdkPackage}/package.json`)) as { exports: Record<string, unknown> };
+    const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as { exports: Record<string, unknown> };
     expect(Object.keys(sdk.exports)).toEqual([".", "./grpc", "./package.json"]);
   });
 
@@ -140,8 +152,8 @@ describe("the package manifests and READMEs", () => {
   });
 
   it("list every operation of their package once, with its destructive mark", () => {
-    const sdkReadme = read(`${PACKAGES_DIR}/${ir.api.sdkPackage}/README.md`);
-    const serverReadme = read(`${PACKAGES_DIR}/${ir.api.serverPackage}/README.md`);
+    const sdkReadme = read(`${SDK_PACKAGE_DIR}/README.md`);
+    const serverReadme = read(`${SERVER_PACKAGE_DIR}/README.md`);
     for (const op of ir.operations) {
       for (const readme of [sdkReadme, serverReadme]) {
         const rows = readme.split("\n").filter((line) => line.startsWith(`| \`${op.name}\` |`));
