@@ -8,11 +8,14 @@ import { AdminClient, ApiError, operations, UserClient, type CallOptions, type P
 import { schema } from "../../generated/schema.js";
 import { protocolsOf, type OperationSpec } from "../../runtime/schema.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
+import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type RunnerProcess } from "./runners.js";
 import { PASSWORD, scenarios, type Answer, type Caller, type OperationName, type Scenario, type SetupContext, type Values } from "./scenarios.js";
 
 const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 const SERVER_VERSION = "2.4.0";
 const NAMES = Object.keys(operations) as OperationName[];
+/** The clients of the matrix: TypeScript (in this process), then every other language's columns. */
+const COLUMNS = ["ts", ...LANGUAGE_RUNNERS.flatMap((runner) => runner.columns.map((c) => c.name))];
 
 type Outcome = { ok: true; answer: Answer } | { ok: false; code: string; message: string };
 /** "-": the protocol does not carry the operation; "?": the cell did not finish (filtered out, or timed out). */
@@ -23,11 +26,44 @@ let keys: TestKeys;
 let server: SwappableServer;
 const adminClients = new Map<Protocol, AdminClient>();
 const userClients = new Map<Protocol, UserClient>();
-const matrix = new Map<OperationName, Record<Protocol, Cell>>(
-  NAMES.map((name) => [name, Object.fromEntries(PROTOCOLS.map((p) => [p, operations[name][p] ? "?" : "-"])) as Record<Protocol, Cell>]),
+const columns = new Map<string, ClientColumn>();
+const runners: RunnerProcess[] = [];
+const cellKey = (protocol: Protocol, column: string) => `${protocol}/${column}`;
+const matrix = new Map<OperationName, Record<string, Cell>>(
+  NAMES.map((name) => [
+    name,
+    Object.fromEntries(PROTOCOLS.flatMap((p) => COLUMNS.map((c) => [cellKey(p, c), operations[name][p] ? "?" : "-"]))) as Record<string, Cell>,
+  ]),
 );
 const failures: string[] = [];
 const cellMs: number[] = [];
+
+/** The generated TypeScript clients, one per protocol and surface. */
+const typescriptColumn: ClientColumn = {
+  name: "ts",
+  async call(call) {
+    const operation = operations[call.operation as OperationName];
+    try {
+      let answer: unknown;
+      if (call.surface === "admin") {
+        answer = await (adminClients.get(call.protocol)! as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
+      } else {
+        const client = userClients.get(call.protocol)!;
+        client.setAccessToken(call.accessToken);
+        try {
+          answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input);
+        } finally {
+          client.setAccessToken(undefined);
+        }
+      }
+      return { ok: true, answer: answer as Answer };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      return { ok: false, code: error.code, message: error.message, refused: error.refused, operation: error.operation, protocol: error.protocol };
+    }
+  },
+  close: async () => {},
+};
 
 beforeAll(async () => {
   keys = await makeTestKeys();
@@ -37,21 +73,34 @@ beforeAll(async () => {
     adminClients.set(protocol, new AdminClient({ ...common, adminSecret: ADMIN_SECRET, protocol }));
     userClients.set(protocol, new UserClient({ ...common, clientId: "reference", protocol }));
   }
-});
+  columns.set("ts", typescriptColumn);
+  for (const language of LANGUAGE_RUNNERS) {
+    const runner = await language.start();
+    runners.push(runner);
+    for (const { name, mode } of language.columns) columns.set(name, runner.column(name, mode));
+  }
+}, 300_000);
 
 afterAll(async () => {
   printMatrix();
   for (const client of [...adminClients.values(), ...userClients.values()]) await client.close();
+  await Promise.all(runners.map((runner) => runner.close()));
   await server?.close();
 });
 
 function printMatrix(): void {
   const width = Math.max(...NAMES.map((n) => n.length));
   const cells = [...matrix.values()].flatMap((row) => Object.values(row));
+  const group = (render: (column: string) => string) => PROTOCOLS.map(() => COLUMNS.map(render).join(" ")).join(" | ");
+  const label = (column: string) => column.padEnd(Math.max(4, column.length));
   const lines = [
-    `conformance matrix: ${NAMES.length} operations x ${PROTOCOLS.length} protocols`,
-    `${"operation".padEnd(width)}  ${PROTOCOLS.map((p) => p.padEnd(7)).join(" ")}`,
-    ...NAMES.map((name) => `${name.padEnd(width)}  ${PROTOCOLS.map((p) => matrix.get(name)![p].padEnd(7)).join(" ")}`),
+    `conformance matrix: ${NAMES.length} operations x ${PROTOCOLS.length} protocols x ${COLUMNS.length} clients (${COLUMNS.join(", ")})`,
+    `${"".padEnd(width)}  ${PROTOCOLS.map((p) => p.padEnd(COLUMNS.map(label).join(" ").length)).join(" | ")}`,
+    `${"operation".padEnd(width)}  ${group(label)}`,
+    ...NAMES.map((name) => {
+      const row = matrix.get(name)!;
+      return `${name.padEnd(width)}  ${PROTOCOLS.map((p) => COLUMNS.map((c) => row[cellKey(p, c)]!.padEnd(label(c).length)).join(" ")).join(" | ")}`;
+    }),
     `cells: ${cells.filter((c) => c === "pass").length} pass, ${cells.filter((c) => c === "FAIL").length} FAIL, ${cells.filter((c) => c === "-").length} not carried, ` +
       `${cells.filter((c) => c === "?").length} not run; ${cellMs.length} cells took ${(cellMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s (slowest ${Math.max(0, ...cellMs)} ms)`,
     ...failures.map((failure) => `FAIL ${failure}`),
@@ -121,25 +170,26 @@ function defaultCaller(operation: OperationSpec): Caller {
   return operation.auth === "user" ? "user" : "anonymous";
 }
 
-async function call(operation: OperationSpec, protocol: Protocol, caller: Caller, input: object, values: Values): Promise<unknown> {
-  if (operation.surface === "admin") {
-    const client = adminClients.get(protocol)! as unknown as Record<string, Method>;
-    // An org-admin or a nobody sends no admin secret (an empty header is "none").
-    const headers =
-      caller === "admin" ? {} : { [schema.adminSecretHeader]: "", ...(caller === "org_admin" ? { authorization: `Bearer ${values.accessToken}` } : {}) };
-    return client[operation.method]!(input, { headers });
-  }
-  const client = userClients.get(protocol)!;
-  client.setAccessToken(caller === "user" ? values.accessToken : undefined);
-  try {
-    return await (client as unknown as Record<string, Method>)[operation.method]!(input);
-  } finally {
-    client.setAccessToken(undefined);
-  }
+/** The call a cell makes, in the form every client column takes. */
+function clientCall(operation: OperationSpec, protocol: Protocol, caller: Caller, input: Record<string, unknown>, values: Values): ClientCall {
+  // An org-admin or a nobody sends no admin secret (an empty header is "none").
+  const headers: Record<string, string> =
+    operation.surface !== "admin" || caller === "admin"
+      ? {}
+      : { [schema.adminSecretHeader]: "", ...(caller === "org_admin" ? { authorization: `Bearer ${values.accessToken}` } : {}) };
+  return {
+    surface: operation.surface,
+    operation: operation.name,
+    protocol,
+    input,
+    headers,
+    accessToken: operation.surface !== "admin" && caller === "user" ? values.accessToken : undefined,
+    config: { serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, serverVersion: SERVER_VERSION, adminSecret: ADMIN_SECRET, clientId: "reference" },
+  };
 }
 
-/** Runs one cell: a fresh world, the setup over REST, the call over `protocol`. */
-async function runCell(name: OperationName, protocol: Protocol): Promise<{ outcome: Outcome; values: Values; world: World }> {
+/** Runs one cell: a fresh world, the setup over REST, the call over `protocol` through one client. */
+async function runCell(name: OperationName, protocol: Protocol, column: ClientColumn): Promise<{ outcome: Outcome; values: Values; world: World }> {
   const scenario: Scenario = scenarios[name];
   const operation = operations[name];
   const world = createWorld(keys, name);
@@ -151,13 +201,13 @@ async function runCell(name: OperationName, protocol: Protocol): Promise<{ outco
   if (scenario.as === "user" || scenario.as === "org_admin" || (!scenario.as && defaultCaller(operation) === "user")) {
     expect(values.accessToken, "the setup must sign the caller in").toBeTruthy();
   }
+  const result = await column.call(clientCall(operation, protocol, scenario.as ?? defaultCaller(operation), input, values));
   let outcome: Outcome;
-  try {
-    outcome = { ok: true, answer: (await call(operation, protocol, scenario.as ?? defaultCaller(operation), input, values)) as Answer };
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    expect(error, "refused by the client before sending").toMatchObject({ refused: false, operation: name, protocol: operation.surface === "oauth" ? "rest" : protocol });
-    outcome = { ok: false, code: error.code, message: error.message };
+  if (result.ok) {
+    outcome = { ok: true, answer: result.answer };
+  } else {
+    expect(result, "refused by the client before sending").toMatchObject({ refused: false, operation: name, protocol: operation.surface === "oauth" ? "rest" : protocol });
+    outcome = { ok: false, code: result.code, message: result.message };
   }
   await world.service.state.settled();
   expect(world.internalErrors.map((e) => `${e.operation}: ${String(e.error)}`), "internal errors of the implementation").toEqual([]);
@@ -177,38 +227,50 @@ describe("conformance matrix", () => {
     const scenario = scenarios[name];
     const carriers = protocolsOf(operations[name]);
     describe(name, () => {
+      /** The TypeScript outcome of each protocol: every other protocol and client must match it. */
       const outcomes = new Map<Protocol, Outcome>();
       for (const protocol of carriers) {
-        it(`over ${protocol}: ${scenario.about}`, async () => {
-          const started = Date.now();
-          try {
-            const { outcome, values, world } = await runCell(name, protocol);
-            outcomes.set(protocol, outcome);
-            // The same answer (or the same error) as over the first protocol that carries it.
-            const first = carriers[0]!;
-            if (protocol !== first) {
-              const base = outcomes.get(first);
-              expect(base, `the ${first} cell did not run`).toBeDefined();
-              expect(outcome, `${protocol} answered differently from ${first} (${first} | ${protocol}): ${differences(base, outcome).join("; ")}`).toEqual(base);
+        for (const columnName of COLUMNS) {
+          it(`over ${protocol} via ${columnName}: ${scenario.about}`, async () => {
+            const started = Date.now();
+            const key = cellKey(protocol, columnName);
+            try {
+              const column = columns.get(columnName);
+              expect(column, `the ${columnName} client did not start`).toBeDefined();
+              const { outcome, values, world } = await runCell(name, protocol, column!);
+              const first = carriers[0]!;
+              if (columnName === "ts") {
+                outcomes.set(protocol, outcome);
+                // The same answer (or the same error) as over the first protocol that carries it.
+                if (protocol !== first) {
+                  const base = outcomes.get(first);
+                  expect(base, `the ${first} cell did not run`).toBeDefined();
+                  expect(outcome, `${protocol} answered differently from ${first} (${first} | ${protocol}): ${differences(base, outcome).join("; ")}`).toEqual(base);
+                }
+              } else {
+                const base = outcomes.get(protocol);
+                expect(base, `the ts cell over ${protocol} did not run`).toBeDefined();
+                expect(outcome, `${columnName} answered differently from ts over ${protocol} (ts | ${columnName}): ${differences(base, outcome).join("; ")}`).toEqual(base);
+              }
+              const expected = scenario.expect;
+              if ("ok" in expected) {
+                expect(outcome, "the call should succeed").toMatchObject({ ok: true });
+                expected.ok((outcome as { answer: Answer }).answer, values);
+              } else {
+                expect(outcome, "the call should fail").toMatchObject({ ok: false, code: expected.error });
+                if (expected.message !== undefined) expect((outcome as { message: string }).message).toMatch(expected.message);
+              }
+              await scenario.after?.(world.service.state, values);
+              matrix.get(name)![key] = "pass";
+            } catch (error) {
+              matrix.get(name)![key] = "FAIL";
+              failures.push(`${name} over ${protocol} via ${columnName}: ${String((error as Error).message ?? error).split("\n")[0]}`);
+              throw error;
+            } finally {
+              cellMs.push(Date.now() - started);
             }
-            const expected = scenario.expect;
-            if ("ok" in expected) {
-              expect(outcome, "the call should succeed").toMatchObject({ ok: true });
-              expected.ok((outcome as { answer: Answer }).answer, values);
-            } else {
-              expect(outcome, "the call should fail").toMatchObject({ ok: false, code: expected.error });
-              if (expected.message !== undefined) expect((outcome as { message: string }).message).toMatch(expected.message);
-            }
-            await scenario.after?.(world.service.state, values);
-            matrix.get(name)![protocol] = "pass";
-          } catch (error) {
-            matrix.get(name)![protocol] = "FAIL";
-            failures.push(`${name} over ${protocol}: ${String((error as Error).message ?? error).split("\n")[0]}`);
-            throw error;
-          } finally {
-            cellMs.push(Date.now() - started);
-          }
-        });
+          });
+        }
       }
     });
   }
