@@ -17,7 +17,13 @@ export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer {
   return createServiceServer(
-    { schema, graphqlSchemaText, grpcServices: [AdminService, UserService] },
+    {
+      schema,
+      graphqlSchemaText,
+      grpcServices: [AdminService, UserService],
+      // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
+      explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument, firstOperation: "admin_meta" },
+    },
     implementation as never,
     options,
   );
