@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, type ServiceServer } from "../generated/server/index.js";
-import { ExplorerSetupError, type LogEntry } from "../runtime/server/index.js";
+import { createServer, ExplorerSetupError, type ServiceServer } from "../generated/server/index.js";
+import type { LogEntry } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
 
 export interface ServeSettings {
@@ -104,7 +104,8 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
     });
   } catch (error) {
     if (!(error instanceof ExplorerSetupError)) throw error;
-    output.err(`error: ${error.message}; or start with --no-explorer`);
+    output.err(`error: ${error.message}`);
+    output.err("or start without the explorer: --no-explorer");
     return 1;
   }
   let addresses;

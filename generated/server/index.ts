@@ -9,6 +9,7 @@ import { UserService } from "../proto/identity/v1/user_service_pb.js";
 export type * from "./handlers.js";
 export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
+export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**

@@ -185,6 +185,7 @@ ${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
 export type * from "./handlers.js";
 export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
+export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**

@@ -6,15 +6,18 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 
 /**
- * Each package, the range the server package declares it in (an optional peer dependency), and the
- * files served from it. GraphiQL 4 is the last major that ships a standalone build; that build
- * expects React's UMD builds, which React 19 no longer has, hence React 18.
+ * Each package, the range it is needed in, the files served from it, and whether the server package
+ * declares it as an optional peer dependency. GraphiQL 4 is the last major that ships a standalone
+ * build; that build expects React's UMD builds, which React 19 no longer has, hence React 18.
+ * React is not declared: npm resolves an optional peer's own peers (GraphiQL's React) to their
+ * newest version even when it installs nothing, then fails every install of the server package on
+ * the clash with a declared ^18 (npm/cli#8416). The range is checked here at start-up instead.
  */
 export const EXPLORER_PACKAGES = {
-  graphiql: { range: "^4.1.2", files: ["graphiql.min.js", "graphiql.min.css"] },
-  react: { range: "^18.3.1", files: ["umd/react.production.min.js"] },
-  "react-dom": { range: "^18.3.1", files: ["umd/react-dom.production.min.js"] },
-  "swagger-ui-dist": { range: "^5.35.0", files: ["swagger-ui-bundle.js", "swagger-ui.css"] },
+  graphiql: { range: "^4.1.2", files: ["graphiql.min.js", "graphiql.min.css"], optionalPeer: true },
+  react: { range: "^18.3.1", files: ["umd/react.production.min.js"], optionalPeer: false },
+  "react-dom": { range: "^18.3.1", files: ["umd/react-dom.production.min.js"], optionalPeer: false },
+  "swagger-ui-dist": { range: "^5.35.0", files: ["swagger-ui-bundle.js", "swagger-ui.css"], optionalPeer: true },
 } as const;
 
 export type ExplorerPackage = keyof typeof EXPLORER_PACKAGES;
@@ -31,7 +34,8 @@ export class ExplorerSetupError extends Error {
   override name = "ExplorerSetupError";
 }
 
-const INSTALL_COMMAND = `npm install ${Object.entries(EXPLORER_PACKAGES)
+/** The command that installs the explorer's packages. */
+export const EXPLORER_INSTALL_COMMAND = `npm install ${Object.entries(EXPLORER_PACKAGES)
   .map(([name, { range }]) => `${name}@${range}`)
   .join(" ")}`;
 
@@ -67,7 +71,7 @@ export function resolveExplorerPackages(from: string = import.meta.url): Map<str
   }
   if (missing.length > 0 || incomplete.length > 0) {
     const problems = [...(missing.length > 0 ? [`not installed: ${missing.join(", ")}`] : []), ...incomplete];
-    throw new ExplorerSetupError(`the explorer (option explorer: true) needs its browser packages; ${problems.join("; ")}. Install them with: ${INSTALL_COMMAND}`);
+    throw new ExplorerSetupError(`the explorer (option explorer: true) needs its browser packages; ${problems.join("; ")}. Install them with: ${EXPLORER_INSTALL_COMMAND}`);
   }
   return files;
 }

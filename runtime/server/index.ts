@@ -14,7 +14,6 @@ import { RestRoutes } from "./rest.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
-export { ExplorerSetupError } from "./explorer-packages.js";
 
 /** Path and query of a request target, without the cost of a full URL parse per request. */
 export interface RequestTarget {
