@@ -8,6 +8,7 @@ import { emitGraphql, printGraphql } from "./emit/graphql.js";
 import { emitGraphqlSchemaModule, emitOpenapiDocumentModule, emitTypescript } from "./emit/typescript.js";
 import { emitClients } from "./emit/client.js";
 import { emitDocs } from "./emit/docs.js";
+import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
@@ -48,6 +49,7 @@ export function emitAll(ir: Ir): Emitted {
       ...emitClients(ir),
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
+      ...emitDocsSite(ir),
       ...emitMcpTools(ir),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
