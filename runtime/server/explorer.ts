@@ -60,8 +60,8 @@ const wantsHtml = (request: IncomingMessage) => (request.headers.accept ?? "").i
 export class Explorer {
   /** URL path under the prefix -> asset. Only these paths exist: nothing is looked up on disk by URL. */
   private readonly assets = new Map<string, Asset>();
+  /** Pages, contracts and assets, made or read on first request and kept: none of them changes. */
   private readonly bodies = new Map<string, Promise<Body>>();
-  private readonly pages = new Map<string, Promise<Body>>();
   /** Asset paths the pages link to, relative to the pages (which sit at the root). */
   private readonly href: Readonly<Record<"react" | "reactDom" | "graphiql" | "graphiqlStyle" | "swaggerUi" | "swaggerUiStyle" | "style" | "graphiqlStart" | "docsStart", string>>;
 
@@ -102,31 +102,31 @@ export class Explorer {
    */
   handle(request: IncomingMessage, response: ServerResponse, pathname: string): boolean {
     if (request.method !== "GET" && request.method !== "HEAD") return false;
-    let body: (() => Promise<Body>) | undefined;
+    let body: Promise<Body>;
     let contentType = "text/html; charset=utf-8";
     let cacheControl = "no-cache";
     if (pathname === EXPLORER_PATHS.graphiql) {
       if (!wantsHtml(request)) return false;
-      body = () => this.page(pathname, () => this.graphiqlPage());
+      body = this.cached(pathname, () => this.graphiqlPage());
     } else if (pathname === EXPLORER_PATHS.docs) {
-      body = () => this.page(pathname, () => this.docsPage());
+      body = this.cached(pathname, () => this.docsPage());
     } else if (pathname === EXPLORER_PATHS.openapi) {
       contentType = "application/yaml; charset=utf-8";
-      body = () => this.page(pathname, () => this.contracts.openapiDocument());
+      body = this.cached(pathname, () => this.contracts.openapiDocument());
     } else if (pathname === EXPLORER_PATHS.graphqlSchema) {
       contentType = "text/plain; charset=utf-8";
-      body = () => this.page(pathname, async () => this.graphqlSchemaText);
+      body = this.cached(pathname, async () => this.graphqlSchemaText);
     } else if (pathname.startsWith(EXPLORER_ASSET_PREFIX)) {
       const urlPath = pathname.slice(EXPLORER_ASSET_PREFIX.length);
       const asset = this.assets.get(urlPath);
       if (!asset) return false;
       contentType = asset.contentType;
       cacheControl = "public, max-age=31536000, immutable";
-      body = () => this.asset(urlPath, asset);
+      body = this.cached(pathname, asset.load);
     } else {
       return false;
     }
-    body().then(
+    body.then(
       (loaded) => this.send(request, response, loaded, contentType, cacheControl),
       () => {
         if (response.headersSent) return response.destroy();
@@ -157,23 +157,13 @@ export class Explorer {
     return raw.length < COMPRESS_FROM_BYTES ? { raw } : { raw, gzipped: await gzipAsync(raw) };
   }
 
-  /** Pages and contracts are made on first request and kept: they depend on nothing that changes. */
-  private page(key: string, make: () => Promise<string>): Promise<Body> {
-    let body = this.pages.get(key);
+  private cached(key: string, make: () => Promise<string | Buffer>): Promise<Body> {
+    let body = this.bodies.get(key);
     if (!body) {
       body = make().then(Explorer.compressed);
-      body.catch(() => this.pages.delete(key));
-      this.pages.set(key, body);
-    }
-    return body;
-  }
-
-  private asset(urlPath: string, asset: Asset): Promise<Body> {
-    let body = this.bodies.get(urlPath);
-    if (!body) {
-      body = asset.load().then(Explorer.compressed);
-      body.catch(() => this.bodies.delete(urlPath));
-      this.bodies.set(urlPath, body);
+      // A failure (an unreadable file) is answered once and tried again on the next request.
+      body.catch(() => this.bodies.delete(key));
+      this.bodies.set(key, body);
     }
     return body;
   }
@@ -184,7 +174,7 @@ export class Explorer {
   }
 
   /** GraphiQL's tabs: the first operation alone, ready to run, then every operation of each interface. */
-  graphiqlSettings(): GraphiqlSettings {
+  private graphiqlSettings(): GraphiqlSettings {
     const adminHeaders = JSON.stringify({ [this.schema.adminSecretHeader]: "" }, null, 2);
     const carried = Object.values(this.schema.operations).filter((op) => op.graphql);
     const everyOperation = (surface: Surface, intro: string, headers: string): GraphiqlTab[] => {
