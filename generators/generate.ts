@@ -5,12 +5,13 @@ import type { Ir } from "./ir.js";
 import { loadManifestFile } from "./load.js";
 import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
 import { emitGraphql, printGraphql } from "./emit/graphql.js";
-import { emitGraphqlSchemaModule, emitTypescript } from "./emit/typescript.js";
+import { emitGraphqlSchemaModule, emitOpenapiDocumentModule, emitTypescript } from "./emit/typescript.js";
 import { emitClients } from "./emit/client.js";
 import { emitDocs } from "./emit/docs.js";
+import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
-import { emitOpenapi } from "./emit/openapi.js";
+import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
@@ -34,18 +35,21 @@ export interface Emitted {
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
   const sdl = printGraphql(ir);
+  const openapiYaml = printOpenapi(ir);
   return {
     files: [
       ...emitProtoText(protoPlan),
       ...emitBufConfig(),
       { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
       ...emitGraphql(sdl),
-      ...emitOpenapi(ir),
+      ...emitOpenapi(openapiYaml),
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
+      emitOpenapiDocumentModule(openapiYaml),
       ...emitClients(ir),
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
+      ...emitDocsSite(ir),
       ...emitMcpTools(ir),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],

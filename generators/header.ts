@@ -10,9 +10,11 @@ const LINE_COMMENT: Record<string, string> = {
   ".yml": "#",
 };
 
-/** The header line for a path, or undefined for formats without comments (JSON) or with their own (Markdown). */
+/** The header line for a path, or undefined for formats without comments (JSON). */
 export function headerFor(path: string): string | undefined {
-  if (path.endsWith(".md")) return `<!-- ${GENERATED_NOTICE} -->`;
+  // A comment before <!doctype html> keeps the page in standards mode.
+  if (path.endsWith(".md") || path.endsWith(".html")) return `<!-- ${GENERATED_NOTICE} -->`;
+  if (path.endsWith(".css")) return `/* ${GENERATED_NOTICE} */`;
   const extension = path.slice(path.lastIndexOf("."));
   const prefix = LINE_COMMENT[extension];
   return prefix === undefined ? undefined : `${prefix} ${GENERATED_NOTICE}`;

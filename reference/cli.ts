@@ -1,5 +1,5 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, type ServiceServer } from "../generated/server/index.js";
+import { createServer, ExplorerSetupError, type ServiceServer } from "../generated/server/index.js";
 import type { LogEntry } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
 
@@ -8,11 +8,13 @@ export interface ServeSettings {
   port: number;
   grpcPort: number;
   host: string;
+  /** GraphiQL on /graphql, the REST reference on /docs, the contracts; on unless --no-explorer. */
+  explorer: boolean;
 }
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--port 8080] [--grpc-port 9091] [--host 127.0.0.1]
+export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer]
 environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST (flags win)`;
 
 const FLAGS = { "--admin-secret": "adminSecret", "--port": "port", "--grpc-port": "grpcPort", "--host": "host" } as const;
@@ -27,8 +29,13 @@ function parsePort(text: string, what: string): number {
 /** Settings from flags (`--flag value` or `--flag=value`), falling back to the environment. */
 export function parseServeArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServeSettings {
   const given: Partial<Record<(typeof FLAGS)[FlagName], string>> = {};
+  let explorer = true;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
+    if (arg === "--no-explorer") {
+      explorer = false;
+      continue;
+    }
     const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     if (!(flag in FLAGS)) throw new UsageError(`unknown argument ${flag}`);
     const value = inline ?? argv[++index];
@@ -42,6 +49,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     port: parsePort(given.port ?? env.PORT ?? "8080", given.port ? "--port" : "PORT"),
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
     host: given.host ?? env.HOST ?? "127.0.0.1",
+    explorer,
   };
 }
 
@@ -83,14 +91,23 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
     grpcPort: settings.grpcPort,
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
   });
-  const server = createServer(service.implementation, {
-    adminSecret: settings.adminSecret,
-    port: settings.port,
-    grpcPort: settings.grpcPort,
-    host: settings.host,
-    logger: (entry) => output.out(formatLogEntry(entry)),
-    ...service.serverOptions,
-  });
+  let server: ServiceServer;
+  try {
+    server = createServer(service.implementation, {
+      adminSecret: settings.adminSecret,
+      port: settings.port,
+      grpcPort: settings.grpcPort,
+      host: settings.host,
+      explorer: settings.explorer,
+      logger: (entry) => output.out(formatLogEntry(entry)),
+      ...service.serverOptions,
+    });
+  } catch (error) {
+    if (!(error instanceof ExplorerSetupError)) throw error;
+    output.err(`error: ${error.message}`);
+    output.err("or start without the explorer: --no-explorer");
+    return 1;
+  }
   let addresses;
   try {
     addresses = await server.listen();
@@ -106,6 +123,12 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
   output.out(`  gRPC     ${addresses.grpcEndpoint}  (gRPC, gRPC-Web and Connect)`);
+  if (settings.explorer) {
+    output.out(`explorer, in a browser (--no-explorer turns it off):`);
+    output.out(`  GraphiQL   ${addresses.httpUrl}/graphql`);
+    output.out(`  REST docs  ${addresses.httpUrl}/docs`);
+    output.out(`  contracts  ${addresses.httpUrl}/openapi.yaml  ${addresses.httpUrl}/schema.graphql`);
+  }
   output.out(`admin calls carry the admin secret in header x-service-admin-secret; Ctrl-C stops`);
   return server;
 }

@@ -9,6 +9,7 @@ import { UserService } from "../proto/identity/v1/user_service_pb.js";
 export type * from "./handlers.js";
 export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
+export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**
@@ -17,7 +18,13 @@ export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer {
   return createServiceServer(
-    { schema, graphqlSchemaText, grpcServices: [AdminService, UserService] },
+    {
+      schema,
+      graphqlSchemaText,
+      grpcServices: [AdminService, UserService],
+      // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
+      explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument, firstOperation: "admin_meta" },
+    },
     implementation as never,
     options,
   );

@@ -1,22 +1,9 @@
 // The API reference in Markdown: an index, one page per group with every operation (fields,
 // protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
 // the shared types and enums.
-import { PROTOCOLS, messageByName, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir.js";
+import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
-import {
-  AUTH_TEXT,
-  CLIENT_OF_SURFACE,
-  PROTOCOL_LABEL,
-  SHELL_VARIABLES,
-  bindingSummary,
-  cell,
-  fence,
-  graphqlDocument,
-  graphqlVariables,
-  grpcCommand,
-  operationTable,
-  restCommand,
-} from "./operation-text.js";
+import { AUTH_TEXT, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
 
 export const DOCS_DIR = "generated/docs";
 const INDEX_PAGE = "README.md";
@@ -26,12 +13,9 @@ const pageOf = (group: string) => `${group}.md`;
 /** GitHub's heading anchor of a name made of letters, digits and underscores. */
 const anchor = (name: string) => name.toLowerCase();
 
-function typeText(ir: Ir, field: IrField, fromPage: "group" | "types"): string {
-  const link = (name: string) => `[${name}](${fromPage === "types" ? "" : TYPES_PAGE}#${anchor(name)})`;
-  let base: string;
-  if (field.type.kind === "scalar") base = field.type.scalar + (field.format ? ` (${field.format})` : "");
-  else if (field.type.kind === "enum") base = link(field.type.name);
-  else base = link(messageByName(ir, field.type.name).name);
+function typeText(field: IrField, fromPage: "group" | "types"): string {
+  const { label, typeName } = fieldType(field);
+  const base = typeName ? `[${label}](${fromPage === "types" ? "" : TYPES_PAGE}#${anchor(typeName)})` : label;
   return field.list ? `list of ${base}` : base;
 }
 
@@ -44,18 +28,18 @@ function notes(field: IrField): string {
 }
 
 /** Input fields: required or not. */
-function inputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
+function inputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return "_No input._";
-  const rows = message.fields.map((f) => `| \`${f.name}\` | ${typeText(ir, f, fromPage)} | ${f.required ? "yes" : ""} | ${notes(f)} |`);
+  const rows = message.fields.map((f) => `| \`${f.name}\` | ${typeText(f, fromPage)} | ${f.required ? "yes" : ""} | ${notes(f)} |`);
   return ["| field | type | required | description |", "|---|---|---|---|", ...rows].join("\n");
 }
 
 /** Answer fields: always present; null when unset unless required (lists and maps are empty instead). */
-function outputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
+function outputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return "_Empty answer._";
   const rows = message.fields.map((f) => {
     const alwaysSet = f.alwaysInAnswer;
-    return `| \`${f.name}\` | ${typeText(ir, f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(f)} |`;
+    return `| \`${f.name}\` | ${typeText(f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(f)} |`;
   });
   return ["| field | type | set | description |", "|---|---|---|---|", ...rows].join("\n");
 }
@@ -70,16 +54,14 @@ function protocolTable(op: IrOperation): string {
   return ["| protocol | since | call |", "|---|---|---|", ...rows].join("\n");
 }
 
-function callForms(ir: Ir, op: IrOperation): string {
-  const forms: string[] = [];
-  if (op.graphql) {
-    const variables = graphqlVariables(ir, op);
-    forms.push(`**GraphQL** (\`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`)`, fence("graphql", graphqlDocument(ir, op)));
-    if (variables) forms.push("variables:", fence("json", JSON.stringify(variables, null, 2)));
-  }
-  if (op.rest) forms.push("**REST**", fence("sh", restCommand(ir, op)));
-  if (op.grpc) forms.push("**gRPC**", fence("sh", grpcCommand(ir, op)));
-  return forms.join("\n\n");
+function callSection(ir: Ir, op: IrOperation): string {
+  return callForms(ir, op)
+    .flatMap((form) => [
+      `**${PROTOCOL_LABEL[form.protocol]}**${form.endpoint ? ` (\`${form.endpoint}\`)` : ""}`,
+      fence(form.language, form.code),
+      ...(form.variables ? ["variables:", fence("json", JSON.stringify(form.variables, null, 2))] : []),
+    ])
+    .join("\n\n");
 }
 
 function operationSection(ir: Ir, op: IrOperation): string {
@@ -88,7 +70,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     op.deprecated ? `**Deprecated:** ${op.deprecated}.` : "",
     `${op.kind === "read" ? "Read" : "Write"}.`,
     `Auth \`${op.auth}\`: ${AUTH_TEXT[op.auth]}.`,
-    `Client: \`${CLIENT_OF_SURFACE[op.surface]}.${op.camelName}()\`.`,
+    `Client: \`${clientCall(op)}\`.`,
   ].filter(Boolean).join(" ");
   return [
     `## ${op.name}`,
@@ -96,12 +78,12 @@ function operationSection(ir: Ir, op: IrOperation): string {
     marks,
     protocolTable(op),
     `**Input** \`${op.input.graphqlInputName}\` (proto \`${op.input.name}\`)`,
-    inputTable(ir, op.input, "group"),
+    inputTable(op.input, "group"),
     ...(op.exactlyOneOf.length > 0 ? [`Give exactly one of ${op.exactlyOneOf.map((f) => `\`${f}\``).join(", ")}.`] : []),
     `**Output** ${op.output.shared ? `[\`${op.output.graphqlName}\`](${TYPES_PAGE}#${anchor(op.output.name)})` : `\`${op.output.graphqlName}\``}`,
-    outputTable(ir, op.output, "group"),
+    outputTable(op.output, "group"),
     "### The same call over each protocol",
-    callForms(ir, op),
+    callSection(ir, op),
   ].join("\n\n");
 }
 
@@ -116,22 +98,30 @@ function groupPage(ir: Ir, group: IrGroup): GeneratedFile {
   return { path: `${DOCS_DIR}/${pageOf(group.name)}`, content: `${content}\n` };
 }
 
+/** The prose of the index page, in Markdown; the HTML site shows the same. */
+export function indexProse(ir: Ir): { sameCall: string; endpoints: { protocol: Protocol; text: string }[]; examples: string } {
+  const services = ir.proto.services.map((s) => `\`${s.typeName}\` (\`proto/${s.protoFile}\`)`).join(" and ");
+  return {
+    sameCall: "Every operation is described once and reached over up to three protocols; each carries the same input and answers with the same fields.",
+    endpoints: [
+      { protocol: "graphql", text: `\`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`: reads are \`Query\` fields, writes \`Mutation\` fields, input in one \`params\` argument` },
+      { protocol: "rest", text: `\`${SHELL_VARIABLES.serviceUrl}/v1/...\` with a JSON body (query string for GET); errors as \`{code, message}\`` },
+      { protocol: "grpc", text: `port ${ir.api.grpcPort}: ${services}` },
+    ],
+    examples: `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), \`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and \`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
+  };
+}
+
 function indexPage(ir: Ir): GeneratedFile {
   const groupOf = new Map(ir.groups.flatMap((g) => g.operations.map((name) => [name, g.name] as const)));
   const authRows = Object.entries(AUTH_TEXT).map(([level, text]) => `| \`${level}\` | ${text} |`);
-  const services = ir.proto.services.map((s) => `\`${s.typeName}\` (\`proto/${s.protoFile}\`)`).join(" and ");
+  const prose = indexProse(ir);
   const content = [
     `# ${ir.api.title} API reference (${ir.api.version})`,
     ir.api.description,
-    "Every operation is described once and reached over up to three protocols; each carries the same input and answers with the same fields.",
-    [
-      "| protocol | endpoint |",
-      "|---|---|",
-      `| GraphQL | \`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`: reads are \`Query\` fields, writes \`Mutation\` fields, input in one \`params\` argument |`,
-      `| REST | \`${SHELL_VARIABLES.serviceUrl}/v1/...\` with a JSON body (query string for GET); errors as \`{code, message}\` |`,
-      `| gRPC | port ${ir.api.grpcPort}: ${services} |`,
-    ].join("\n"),
-    `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), \`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and \`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
+    prose.sameCall,
+    ["| protocol | endpoint |", "|---|---|", ...prose.endpoints.map((e) => `| ${PROTOCOL_LABEL[e.protocol]} | ${e.text} |`)].join("\n"),
+    prose.examples,
     "## Auth levels",
     ["| auth | who may call |", "|---|---|", ...authRows].join("\n"),
     "## Groups",
@@ -146,7 +136,7 @@ function indexPage(ir: Ir): GeneratedFile {
 function typesPage(ir: Ir): GeneratedFile {
   const sections: string[] = [`# Types of ${ir.api.title}`, `[API reference](${INDEX_PAGE})`, "## Messages"];
   for (const message of ir.messages.filter((m) => m.shared)) {
-    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(ir, message, "types") : outputTable(ir, message, "types"));
+    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(message, "types") : outputTable(message, "types"));
   }
   sections.push("## Enums");
   for (const irEnum of ir.enums) {

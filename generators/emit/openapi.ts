@@ -179,6 +179,11 @@ export function buildOpenapi(ir: Ir): Schema {
   };
 }
 
-export function emitOpenapi(ir: Ir): GeneratedFile[] {
-  return [{ path: OPENAPI_PATH, content: toYaml(buildOpenapi(ir)) }];
+/** The OpenAPI document as YAML text. */
+export function printOpenapi(ir: Ir): string {
+  return toYaml(buildOpenapi(ir));
+}
+
+export function emitOpenapi(openapiYaml: string): GeneratedFile[] {
+  return [{ path: OPENAPI_PATH, content: openapiYaml }];
 }

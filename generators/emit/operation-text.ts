@@ -167,6 +167,38 @@ export function grpcCommand(ir: Ir, op: IrOperation): string {
   ].join(" \\\n");
 }
 
+/** One protocol's form of a call, as the API reference shows it. */
+export interface CallForm {
+  protocol: Protocol;
+  /** Where the request goes, when the code does not say (GraphQL). */
+  endpoint?: string;
+  language: "graphql" | "sh";
+  code: string;
+  /** GraphQL variables, when the document takes any. */
+  variables?: Record<string, unknown>;
+}
+
+/** The same call over each protocol that carries the operation. */
+export function callForms(ir: Ir, op: IrOperation): CallForm[] {
+  const forms: CallForm[] = [];
+  if (op.graphql) {
+    const variables = graphqlVariables(ir, op);
+    forms.push({ protocol: "graphql", endpoint: `POST ${SHELL_VARIABLES.serviceUrl}/graphql`, language: "graphql", code: graphqlDocument(ir, op), ...(variables ? { variables } : {}) });
+  }
+  if (op.rest) forms.push({ protocol: "rest", language: "sh", code: restCommand(ir, op) });
+  if (op.grpc) forms.push({ protocol: "grpc", language: "sh", code: grpcCommand(ir, op) });
+  return forms;
+}
+
+/** The generated client method that makes the call: `AdminClient.deleteUser()`. */
+export const clientCall = (op: IrOperation) => `${CLIENT_OF_SURFACE[op.surface]}.${op.camelName}()`;
+
+/** A field's type as the reference shows it; `typeName` is the enum or type it links to. */
+export function fieldType(field: IrField): { label: string; typeName?: string } {
+  if (field.type.kind === "scalar") return { label: field.type.scalar + (field.format ? ` (${field.format})` : "") };
+  return { label: field.type.name, typeName: field.type.name };
+}
+
 /** The call of a protocol in one line: root field, route, or RPC. */
 export function bindingSummary(op: IrOperation, protocol: Protocol): string {
   if (protocol === "graphql") return op.graphql ? `${op.graphql.rootType === "Query" ? "query" : "mutation"} ${op.graphql.field}` : "";

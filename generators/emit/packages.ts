@@ -2,6 +2,7 @@
 // under generated/packages/<name>/, plus the SDK's ./grpc entry module. `npm run pack`
 // (scripts/pack.mjs) compiles the modules each package.json exports, with everything they import,
 // into ES modules with .d.ts and packs them; the runtime ships inside each package.
+import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import type { Ir, IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -48,7 +49,17 @@ const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/co
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;
 const entry = (source: string) => ({ types: compiled(source, ".d.ts"), default: compiled(source, ".js") });
 
-function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[]): string {
+/**
+ * The server's explorer (option `explorer`, off by default) serves browser packages it never
+ * imports: optional peers, so that nobody installs them who does not turn it on.
+ */
+const explorerPeers = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer);
+const OPTIONAL_PEERS = {
+  peerDependencies: Object.fromEntries(explorerPeers.map(([name, { range }]) => [name, range])),
+  peerDependenciesMeta: Object.fromEntries(explorerPeers.map(([name]) => [name, { optional: true }])),
+};
+
+function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[], optionalPeers?: typeof OPTIONAL_PEERS): string {
   const { license, repository, homepage, keywords } = ir.api.metadata;
   const manifest = {
     name,
@@ -66,6 +77,7 @@ function packageJson(ir: Ir, name: string, description: string, entries: Record<
     files: ["generated", "runtime"],
     engines: { node: ">=20" },
     dependencies: Object.fromEntries(dependencies.map((d) => [d, RUNTIME_DEPENDENCIES[d]])),
+    ...optionalPeers,
     // A scoped package is private on the npm registry unless published as public.
     ...(name.startsWith("@") ? { publishConfig: { access: "public" } } : {}),
   };
@@ -229,7 +241,12 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
       "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body |",
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
+      "| `explorer` | `true` serves the explorer pages (below); default `false` |",
     ].join("\n"),
+    "## Explorer",
+    `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
+    "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",
+    fence("sh", EXPLORER_INSTALL_COMMAND),
     `## Call it`,
     `The same call, \`${versionOp.name}\`, over each protocol (\`$SERVICE_URL\` is \`httpUrl\`):`,
     ...calls,
@@ -254,7 +271,7 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
     grpcEntry(ir, protoFiles),
     {
       path: `${serverDir}/package.json`,
-      content: packageJson(ir, ir.api.serverPackage, `Server stubs of ${ir.api.title}: implement one interface, serve it over GraphQL, REST and gRPC.`, { ".": `${SERVER_DIR}/index.ts`, "./types": TYPES_MODULE }, SERVER_DEPENDENCIES),
+      content: packageJson(ir, ir.api.serverPackage, `Server stubs of ${ir.api.title}: implement one interface, serve it over GraphQL, REST and gRPC.`, { ".": `${SERVER_DIR}/index.ts`, "./types": TYPES_MODULE }, SERVER_DEPENDENCIES, OPTIONAL_PEERS),
       header: false,
     },
     { path: `${serverDir}/README.md`, content: serverReadme(ir) },

@@ -159,6 +159,7 @@ function emitServer(ir: Ir): GeneratedFile[] {
       });
     return `/** Every ${title} operation, one method each. */\nexport interface ${name} {\n${methods.join("\n")}\n}`;
   });
+  const firstOperation = ir.versionOperations.admin;
   const services = ir.proto.services.map((s) => ({
     name: s.name,
     module: protobufEsModule(s.protoFile),
@@ -184,6 +185,7 @@ ${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
 export type * from "./handlers.js";
 export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
+export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**
@@ -192,7 +194,13 @@ export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer {
   return createServiceServer(
-    { schema, graphqlSchemaText, grpcServices: [${services.map((s) => s.name).join(", ")}] },
+    {
+      schema,
+      graphqlSchemaText,
+      grpcServices: [${services.map((s) => s.name).join(", ")}],
+      // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
+      explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument${firstOperation ? `, firstOperation: ${JSON.stringify(firstOperation)}` : ""} },
+    },
     implementation as never,
     options,
   );
@@ -208,6 +216,13 @@ export function emitGraphqlSchemaModule(sdl: string): GeneratedFile {
   return {
     path: `${SERVER_DIR}/graphql-schema.ts`,
     content: `/** The GraphQL SDL of generated/graphql/schema.graphql, for the server to execute. */\nexport const graphqlSchemaText = ${JSON.stringify(sdl)};\n`,
+  };
+}
+
+export function emitOpenapiDocumentModule(openapiYaml: string): GeneratedFile {
+  return {
+    path: `${SERVER_DIR}/openapi-document.ts`,
+    content: `/** The OpenAPI document of generated/openapi/openapi.yaml, for the explorer to serve. */\nexport const openapiDocument = ${JSON.stringify(openapiYaml)};\n`,
   };
 }
 

@@ -1,28 +1,16 @@
 // GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
 import { isErrorCode } from "../errors.js";
-import type { ApiSchema, OperationSpec } from "../schema.js";
+import { graphqlDocument } from "../graphql-document.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError } from "./errors.js";
 import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
+/** The documents this transport sends, for tests and benchmarks that send the same. */
+export { graphqlDocument } from "../graphql-document.js";
+
 interface GraphqlAnswer {
   data?: Record<string, unknown> | null;
   errors?: { message: string; extensions?: { code?: string } }[];
-}
-
-/** The selection of every field of a message, nested messages included. */
-function selection(schema: ApiSchema, messageName: string): string {
-  return schema.messages[messageName]!.fields.map((f) => (f.kind === "message" ? `${f.name} { ${selection(schema, f.ref!)} }` : f.name)).join(" ");
-}
-
-/** The document a client sends for an operation: one root field, every answer field selected. */
-export function graphqlDocument(schema: ApiSchema, operation: OperationSpec): string {
-  const { root, params } = operation.graphql!;
-  const keyword = root === "Query" ? "query" : "mutation";
-  const body = selection(schema, operation.output);
-  return params
-    ? `${keyword} ${operation.name}($params: ${params.type}${params.required ? "!" : ""}) { ${operation.name}(params: $params) { ${body} } }`
-    : `${keyword} ${operation.name} { ${operation.name} { ${body} } }`;
 }
 
 export function createGraphqlTransport(settings: TransportSettings): Transport {

@@ -5,6 +5,7 @@ import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Se
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import type { ApiSchema } from "../schema.js";
+import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { grpcHandler } from "./grpc.js";
 import { DEFAULT_BODY_LIMIT, sendJson } from "./http-body.js";
@@ -29,6 +30,7 @@ export interface ServiceDefinition {
   schema: ApiSchema;
   graphqlSchemaText: string;
   grpcServices: readonly DescService[];
+  explorer: ExplorerContracts;
 }
 
 export interface ListeningAddresses {
@@ -50,12 +52,14 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const graphql = new GraphqlEndpoint(definition.graphqlSchemaText, pipeline, bodyLimit);
   const rest = new RestRoutes(pipeline, bodyLimit);
   const host = options.host ?? "127.0.0.1";
+  const explorer = options.explorer ? new Explorer(definition.schema, definition.graphqlSchemaText, definition.explorer) : undefined;
 
   const http: Server = createHttpServer((request, response) => {
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
     };
+    if (explorer?.handle(request, response, url.pathname)) return;
     if (url.pathname === "/graphql") {
       if (request.method !== "POST") sendJson(response, 405, { code: "INVALID_ARGUMENT", message: "/graphql takes POST" });
       else graphql.handle(request, response).then(() => done(), done);

@@ -44,6 +44,11 @@ export interface ServerOptions {
   onInternalError?: (operation: string, error: unknown) => void;
   /** Clock, for tests. */
   now?: () => number;
+  /**
+   * Serve the explorer (default false): GraphiQL on GET /graphql for browsers, the OpenAPI document
+   * rendered on /docs, /openapi.yaml and /schema.graphql. Needs the packages of runtime/server/explorer-packages.ts.
+   */
+  explorer?: boolean;
 }
 
 /** A fault of the implementation, reported as INTERNAL to the caller and in full to onInternalError. */

@@ -11,6 +11,7 @@ import { DOCS_DIR } from "../../generators/emit/docs.js";
 import { MCP_TOOLS_PATH } from "../../generators/emit/mcp.js";
 import { sampleInput } from "../../generators/emit/operation-text.js";
 import { RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
+import { EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { PROTOCOLS } from "../../generators/ir.js";
 import { schema } from "../../generated/schema.js";
 import { sampleMessage } from "../helpers/recording-service.js";
@@ -148,6 +149,24 @@ describe("the package manifests and READMEs", () => {
       expect(semver.satisfies(installed, range), `${name} ${installed} in ${range}`).toBe(true);
       const declared = (JSON.parse(read("package.json")) as { dependencies: Record<string, string> }).dependencies[name];
       expect(declared && semver.intersects(declared, range), `${name}: package.json has ${declared}`).toBe(true);
+    }
+  });
+
+  it("declare the explorer's browser packages (but React) as optional peers of the server only, in ranges the project's own versions satisfy", () => {
+    const server = JSON.parse(read(`${SERVER_PACKAGE_DIR}/package.json`)) as Record<string, Record<string, unknown>>;
+    const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as Record<string, unknown>;
+    expect(sdk).not.toHaveProperty("peerDependencies");
+    const names = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer).map(([name]) => name);
+    expect(names).toEqual(["graphiql", "swagger-ui-dist"]);
+    expect(Object.keys(server.peerDependencies!)).toEqual(names);
+    expect(server.peerDependenciesMeta).toEqual(Object.fromEntries(names.map((name) => [name, { optional: true }])));
+    for (const name of names) expect(server.dependencies).not.toHaveProperty(name);
+    const declared = (JSON.parse(read("package.json")) as { dependencies: Record<string, string> }).dependencies;
+    for (const [name, { range }] of Object.entries(EXPLORER_PACKAGES)) {
+      if (names.includes(name)) expect(server.peerDependencies![name]).toBe(range);
+      const installed = (JSON.parse(read(`node_modules/${name}/package.json`)) as { version: string }).version;
+      expect(semver.satisfies(installed, range), `${name} ${installed} in ${range}`).toBe(true);
+      expect(declared[name] && semver.intersects(declared[name], range), `${name}: package.json has ${declared[name]}`).toBe(true);
     }
   });
 

@@ -98,7 +98,7 @@ process.stdout.write(JSON.stringify(results));
 `;
 
 /** Implements the server stubs in a few methods (the rest refuse) and serves them on free ports. */
-const SERVER_SOURCE = `import { createServer, ServiceError, type CallContext, type Implementation } from "${serverPackage}";
+const SERVER_SOURCE = `import { createServer, ExplorerSetupError, ServiceError, type CallContext, type Implementation } from "${serverPackage}";
 import type { CreateOrganizationInput, Organization } from "${serverPackage}/types";
 
 const organizations = new Map<string, Organization>();
@@ -145,9 +145,17 @@ export function typeChecks(): void {
   void incomplete;
 }
 
+// The explorer's browser packages are optional peers, not installed here: turning it on must say so.
+let explorerRefusal = "";
+try {
+  createServer(implementation, { adminSecret: "unused", explorer: true });
+} catch (error) {
+  explorerRefusal = error instanceof ExplorerSetupError ? error.message : \`not an ExplorerSetupError: \${String(error)}\`;
+}
+
 const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, port: 0, grpcPort: 0 });
 const addresses = await server.listen();
-process.stdout.write(JSON.stringify(addresses) + "\\n");
+process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal }) + "\\n");
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
 `;
 
@@ -245,7 +253,7 @@ describe("the SDK package against the reference service", () => {
 });
 
 describe("the server-stub package implemented and served by the consumer", () => {
-  let addresses: { httpUrl: string; grpcEndpoint: string };
+  let addresses: { httpUrl: string; grpcEndpoint: string; explorerRefusal: string };
 
   beforeAll(async () => {
     consumerServer = spawn(process.execPath, [join(consumerDir, "dist", "server.js")], { cwd: consumerDir, env: { ...process.env, ADMIN_SECRET }, stdio: ["ignore", "pipe", "inherit"] });
@@ -254,6 +262,13 @@ describe("the server-stub package implemented and served by the consumer", () =>
       consumerServer!.once("exit", (code) => reject(new Error(`the consumer's server exited (${code})`)));
     });
     addresses = JSON.parse(firstLine) as typeof addresses;
+  });
+
+  it("refuses the explorer without its optional peers, naming them and the command that installs them", async () => {
+    expect(readdirSync(join(consumerDir, "node_modules"))).not.toContain("graphiql");
+    expect(addresses.explorerRefusal).toMatch(/not installed: graphiql, react, react-dom, swagger-ui-dist\. Install them with: npm install graphiql@/);
+    // The OpenAPI module the explorer loads on demand is packed although only a dynamic import reaches it.
+    expect(readdirSync(join(consumerDir, "node_modules", serverPackage, "generated", "server"))).toContain("openapi-document.js");
   });
 
   it.each(PROTOCOLS)("serves its implementation over %s", async (protocol) => {

@@ -88,8 +88,9 @@ describe("npm run serve", () => {
   };
 
   it("reads flags before the environment and refuses bad values", () => {
-    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0" });
-    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1" });
+    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true });
+    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true });
+    expect(parseServeArgs(["--no-explorer", "--admin-secret", "c"], {})).toMatchObject({ adminSecret: "c", explorer: false });
     expect(() => parseServeArgs(["--admin-secret", "a", "--port", "http"], {})).toThrow(/--port must be a port number/);
     expect(() => parseServeArgs(["--admin-secret"], {})).toThrow(/needs a value/);
     expect(() => parseServeArgs(["--verbose"], { SERVICE_ADMIN_SECRET: "a" })).toThrow(/unknown argument --verbose/);
@@ -123,12 +124,13 @@ describe("npm run serve", () => {
   it("prints where each protocol listens, logs one line per call and closes on SIGTERM", async () => {
     const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET });
     const deadline = Date.now() + 20_000;
-    while (!output().stdout.includes("gRPC") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!output().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const { stdout } = output();
     const restBase = /REST\s+(http:\/\/[^/\s]+)\/v1/.exec(stdout)?.[1];
     expect(stdout).toMatch(/GraphQL\s+POST http:\/\/127\.0\.0\.1:\d+\/graphql/);
     expect(stdout).toMatch(/tokens\s+POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token/);
     expect(stdout).toMatch(/gRPC\s+127\.0\.0\.1:\d+/);
+    expect(stdout).toMatch(/GraphiQL\s+http:\/\/127\.0\.0\.1:\d+\/graphql\n\s+REST docs\s+http:\/\/127\.0\.0\.1:\d+\/docs\n/);
     expect(restBase).toBeDefined();
 
     const meta = await fetch(`${restBase}/v1/admin/admin_meta`, { method: "POST", headers: { "x-service-admin-secret": SECRET } });
