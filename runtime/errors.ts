@@ -10,10 +10,20 @@ export const ERROR_CODES = [
   "ALREADY_EXISTS",
   "TOO_MANY_REQUESTS",
   "INTERNAL",
+  "UNIMPLEMENTED",
+  "UNAVAILABLE",
+  "PAYLOAD_TOO_LARGE",
+  "METHOD_NOT_ALLOWED",
+  "UNSUPPORTED_MEDIA_TYPE",
 ] as const;
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
-/** The wire form of each code. gRPC codes are the numbers of google.rpc.Code. */
+/**
+ * The wire form of each code. gRPC codes are the numbers of google.rpc.Code. Where two codes share
+ * a gRPC status (RESOURCE_EXHAUSTED for a rate limit and for a message too large), the first in
+ * ERROR_CODES is what a bare status means; the server also sends the code in the `x-error-code`
+ * trailer. METHOD_NOT_ALLOWED and UNSUPPORTED_MEDIA_TYPE only ever occur over HTTP.
+ */
 export const ERROR_WIRE: Readonly<Record<ErrorCode, { readonly http: number; readonly grpc: number }>> = {
   INVALID_ARGUMENT: { http: 400, grpc: 3 },
   UNAUTHENTICATED: { http: 401, grpc: 16 },
@@ -23,7 +33,15 @@ export const ERROR_WIRE: Readonly<Record<ErrorCode, { readonly http: number; rea
   ALREADY_EXISTS: { http: 409, grpc: 6 },
   TOO_MANY_REQUESTS: { http: 429, grpc: 8 },
   INTERNAL: { http: 500, grpc: 13 },
+  UNIMPLEMENTED: { http: 501, grpc: 12 },
+  UNAVAILABLE: { http: 503, grpc: 14 },
+  PAYLOAD_TOO_LARGE: { http: 413, grpc: 8 },
+  METHOD_NOT_ALLOWED: { http: 405, grpc: 12 },
+  UNSUPPORTED_MEDIA_TYPE: { http: 415, grpc: 3 },
 };
+
+/** The metadata key (gRPC trailer, Connect error metadata) that carries the code beside the status. */
+export const ERROR_CODE_METADATA = "x-error-code";
 
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
@@ -78,4 +96,19 @@ export const OAUTH_ERROR_OF: Readonly<Record<ErrorCode, OAuthErrorCode>> = {
   ALREADY_EXISTS: "invalid_request",
   TOO_MANY_REQUESTS: "invalid_request",
   INTERNAL: "invalid_request",
+  UNIMPLEMENTED: "invalid_request",
+  UNAVAILABLE: "invalid_request",
+  PAYLOAD_TOO_LARGE: "invalid_request",
+  METHOD_NOT_ALLOWED: "invalid_request",
+  UNSUPPORTED_MEDIA_TYPE: "invalid_request",
 };
+
+/**
+ * HTTP status of a token-route error (RFC 6749 §5.2): 400, or 401 for invalid_client; statuses
+ * that say something other than "bad request" (rate limits, sizes, server faults) keep their own.
+ */
+export function oauthStatus(code: ErrorCode, oauthError: OAuthErrorCode): number {
+  if (oauthError === "invalid_client") return 401;
+  const http = ERROR_WIRE[code].http;
+  return http >= 500 || [413, 415, 429].includes(http) ? http : 400;
+}

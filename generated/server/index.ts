@@ -10,13 +10,17 @@ export type * from "./handlers.js";
 export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
 export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
+export { ImplementationError } from "../../runtime/server/invoke.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**
  * Serves `implementation` over GraphQL (POST /graphql) and REST (/v1/..., /oauth/...) on one port
  * and over gRPC, gRPC-Web and Connect on another, with auth, validation and one error model.
  */
-export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer {
+export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer;
+/** Serves what `implementation` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
+export function createServer(implementation: Partial<Implementation>, options: ServerOptions & { partial: true }): ServiceServer;
+export function createServer(implementation: Partial<Implementation>, options: ServerOptions): ServiceServer {
   return createServiceServer(
     {
       schema,

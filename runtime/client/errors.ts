@@ -2,8 +2,8 @@
 import type { ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
 
-/** The server's code set, plus what a client can tell on its own: no answer, too late, cancelled. */
-export type ClientErrorCode = ErrorCode | "UNAVAILABLE" | "DEADLINE_EXCEEDED" | "CANCELLED";
+/** The server's code set (UNAVAILABLE also when no answer came), plus what a client can tell on its own: too late, cancelled. */
+export type ClientErrorCode = ErrorCode | "DEADLINE_EXCEEDED" | "CANCELLED";
 
 export class ApiError extends Error {
   override name = "ApiError";

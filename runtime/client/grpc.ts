@@ -3,7 +3,7 @@
 import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport as createConnectTransport, Http2SessionManager } from "@connectrpc/connect-node";
-import { codeOfGrpcStatus, type ServiceError } from "../errors.js";
+import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError } from "../errors.js";
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError } from "./errors.js";
@@ -42,8 +42,9 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
           throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
         }
         const connectError = ConnectError.from(error);
-        // Code 14 (unavailable) is a transport failure: no answer from the service.
-        const code = connectError.code === 14 ? "UNAVAILABLE" : codeOfGrpcStatus(connectError.code);
+        // The server names the code beside the status, which two codes may share.
+        const named = connectError.metadata.get(ERROR_CODE_METADATA);
+        const code = isErrorCode(named) ? named : codeOfGrpcStatus(connectError.code);
         throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error });
       }
     },

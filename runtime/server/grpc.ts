@@ -5,7 +5,7 @@ import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import type { DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { ERROR_WIRE, ServiceError } from "../errors.js";
+import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
 import type { OperationSpec } from "../schema.js";
 import { fromProtoInput, toProtoInit } from "../shape.js";
 import type { CallPipeline } from "./invoke.js";
@@ -45,7 +45,7 @@ export function grpcHandler(pipeline: CallPipeline, services: readonly DescServi
             return toProtoInit(pipeline.schema, operation.output, output);
           } catch (error) {
             const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-            throw new ConnectError(serviceError.message, ERROR_WIRE[serviceError.code].grpc as Code, { "x-error-code": serviceError.code });
+            throw new ConnectError(serviceError.message, ERROR_WIRE[serviceError.code].grpc as Code, { [ERROR_CODE_METADATA]: serviceError.code });
           }
         };
       }

@@ -49,6 +49,26 @@ export interface ServerOptions {
    * rendered on /docs, /openapi.yaml and /schema.graphql. Needs the packages of runtime/server/explorer-packages.ts.
    */
   explorer?: boolean;
+  /**
+   * Accept an implementation that lacks operations (default false): each missing one answers
+   * UNIMPLEMENTED on every protocol, and they are listed once at start-up through `onWarning`.
+   * Without it, a missing operation stops start-up with one message naming every gap.
+   */
+  partial?: boolean;
+  /** Start-up warnings (default: a line on stderr). */
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * An implementation that cannot be served. Its message says everything: the stack (frames inside
+ * the runtime) is left out, so an uncaught one prints as one clear message.
+ */
+export class ImplementationError extends Error {
+  override name = "ImplementationError";
+  constructor(message: string) {
+    super(message);
+    this.stack = `${this.name}: ${message}`;
+  }
 }
 
 /** A fault of the implementation, reported as INTERNAL to the caller and in full to onInternalError. */
@@ -104,10 +124,26 @@ export class CallPipeline {
     const now = options.now ?? Date.now;
     this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, now);
     this.adminSessions = new AdminSessionStore(now);
+    const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
       const method = implementation[operation.method];
-      if (typeof method !== "function") throw new Error(`the implementation has no method ${operation.method} (operation ${operation.name})`);
-      this.handlers.set(operation.name, method.bind(implementation) as Handler);
+      if (typeof method === "function") {
+        this.handlers.set(operation.name, method.bind(implementation) as Handler);
+      } else {
+        missing.push(operation);
+        this.handlers.set(operation.name, () => Promise.reject(new ServiceError("UNIMPLEMENTED", `${operation.pascalName} is not implemented by this service`)));
+      }
+    }
+    if (missing.length > 0) {
+      const list = missing.map((op) => op.method).join(", ");
+      if (!options.partial) {
+        throw new ImplementationError(
+          `the implementation lacks ${missing.length} of ${Object.keys(schema.operations).length} operations: ${list}. ` +
+            "Implement them (npx apigen scaffold <file> adds typed stubs), or pass { partial: true } to answer them UNIMPLEMENTED.",
+        );
+      }
+      const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
+      warn(`${missing.length} of ${Object.keys(schema.operations).length} operations are not implemented and answer UNIMPLEMENTED: ${list}`);
     }
   }
 
