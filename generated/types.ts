@@ -31,7 +31,9 @@ export interface Response {
 
 /** Page request of a paginated list; defaults are limit 10 and page 1. */
 export interface PaginationInput {
+  /** Items per page. Between 1 and 1000. Default 10. */
   limit?: number | null;
+  /** Page number, from 1. 1 or more. Default 1. */
   page?: number | null;
 }
 
@@ -198,8 +200,11 @@ export interface FGAModel {
 
 /** A relationship tuple to write or delete. */
 export interface FGATupleInput {
+  /** Not empty. Must be an FGA subject, type:id, type:* or type:id#relation. */
   user: string;
+  /** Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit). */
   relation: string;
+  /** Not empty. Must be an FGA object, type:id. */
   object: string;
 }
 
@@ -222,7 +227,9 @@ export interface FGAUserset {
 
 /** One permission to check for the signed-in user. */
 export interface PermissionCheckInput {
+  /** Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit). */
   relation: string;
+  /** Not empty. Must be an FGA object, type:id. */
   object: string;
 }
 
@@ -390,6 +397,7 @@ export interface ScimEndpoint {
 
 /** Input of admin_login. */
 export interface AdminLoginInput {
+  /** Not empty. */
   admin_secret: string;
 }
 
@@ -425,13 +433,15 @@ export interface UsersResponse {
 export interface UserInput {
   /** Id of the user; give this or email. */
   id?: string | null;
-  /** Email of the user; give this or id. */
+  /** Email of the user; give this or id. Must be an email address. */
   email?: string | null;
 }
 
 /** Input of update_user. */
 export interface UpdateUserInput {
+  /** Not empty. */
   id: string;
+  /** Must be an email address. */
   email?: string | null;
   email_verified?: boolean | null;
   given_name?: string | null;
@@ -442,14 +452,17 @@ export interface UpdateUserInput {
   birthdate?: string | null;
   phone_number?: string | null;
   phone_number_verified?: boolean | null;
+  /** Must be an http or https URL. */
   picture?: string | null;
   roles?: string[] | null;
   is_multi_factor_auth_enabled?: boolean | null;
+  /** At most 32 levels deep and 65536 bytes as JSON. */
   app_data?: JsonObject | null;
 }
 
 /** Input of delete_user. */
 export interface DeleteUserInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -466,24 +479,30 @@ export interface VerificationRequestsResponse {
 
 /** Input of revoke_access. */
 export interface RevokeAccessInput {
+  /** Not empty. */
   user_id: string;
 }
 
 /** Input of enable_access. */
 export interface EnableAccessInput {
+  /** Not empty. */
   user_id: string;
 }
 
 /** Input of invite_members. */
 export interface InviteMembersInput {
+  /** At least 1 item. Each must be an email address. */
   emails: string[];
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
 }
 
 /** Input of add_webhook. */
 export interface AddWebhookInput {
+  /** Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled. */
   event_name: string;
   event_description?: string | null;
+  /** Not empty. Must be an http or https URL. */
   endpoint: string;
   enabled: boolean;
   headers?: Record<string, string> | null;
@@ -491,9 +510,12 @@ export interface AddWebhookInput {
 
 /** Input of update_webhook. */
 export interface UpdateWebhookInput {
+  /** Not empty. */
   id: string;
+  /** Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled. */
   event_name?: string | null;
   event_description?: string | null;
+  /** Must be an http or https URL. */
   endpoint?: string | null;
   enabled?: boolean | null;
   headers?: Record<string, string> | null;
@@ -501,11 +523,13 @@ export interface UpdateWebhookInput {
 
 /** Input of delete_webhook. */
 export interface DeleteWebhookInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of get_webhook. */
 export interface GetWebhookInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -535,7 +559,9 @@ export interface WebhookLogsResponse {
 
 /** Input of test_endpoint. */
 export interface TestEndpointInput {
+  /** Not empty. Must be an http or https URL. */
   endpoint: string;
+  /** Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled. */
   event_name: string;
   event_description?: string | null;
   headers?: Record<string, string> | null;
@@ -549,14 +575,18 @@ export interface TestEndpointResponse {
 
 /** Input of add_email_template. */
 export interface AddEmailTemplateInput {
+  /** Not empty. */
   event_name: string;
+  /** Not empty. */
   subject: string;
+  /** Not empty. */
   template: string;
   design?: string | null;
 }
 
 /** Input of update_email_template. */
 export interface UpdateEmailTemplateInput {
+  /** Not empty. */
   id: string;
   event_name?: string | null;
   subject?: string | null;
@@ -566,6 +596,7 @@ export interface UpdateEmailTemplateInput {
 
 /** Input of delete_email_template. */
 export interface DeleteEmailTemplateInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -606,24 +637,30 @@ export interface FGAGetModelInput {
 
 /** Input of fga_write_model. */
 export interface FGAWriteModelInput {
+  /** Not empty. Must be text with at least one character that is not a space. */
   dsl: string;
 }
 
 /** Input of fga_write_tuples. */
 export interface FGAWriteTuplesInput {
+  /** At least 1 item. */
   tuples: FGATupleInput[];
 }
 
 /** Input of fga_delete_tuples. */
 export interface FGADeleteTuplesInput {
+  /** At least 1 item. */
   tuples: FGATupleInput[];
 }
 
 /** Input of fga_read_tuples. */
 export interface FGAReadTuplesInput {
   user?: string | null;
+  /** Must be an FGA relation name (letters, digits, _ and -, not starting with a digit). */
   relation?: string | null;
+  /** Must be an FGA object, type:id. */
   object?: string | null;
+  /** Tuples per page. Between 1 and 1000. */
   page_size?: number | null;
   continuation_token?: string | null;
 }
@@ -637,8 +674,11 @@ export interface FGAReadTuplesResponse {
 
 /** Input of fga_list_users. */
 export interface FGAListUsersInput {
+  /** Not empty. Must be an FGA object, type:id. */
   object: string;
+  /** Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit). */
   relation: string;
+  /** Not empty. Must be an FGA type name (letters, digits, _ and -, not starting with a digit). */
   user_type: string;
 }
 
@@ -649,7 +689,9 @@ export interface FGAListUsersResponse {
 
 /** Input of fga_expand. */
 export interface FGAExpandInput {
+  /** Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit). */
   relation: string;
+  /** Not empty. Must be an FGA object, type:id. */
   object: string;
 }
 
@@ -660,8 +702,10 @@ export interface FGAResetInput {
 
 /** Input of create_client. */
 export interface CreateClientInput {
+  /** Not empty. */
   name: string;
   description?: string | null;
+  /** At least 1 item. Each must be a scope token (no spaces, quotes or backslashes). */
   allowed_scopes: string[];
 }
 
@@ -673,20 +717,24 @@ export interface CreateClientResponse {
 
 /** Input of update_client. */
 export interface UpdateClientInput {
+  /** Not empty. */
   id: string;
   name?: string | null;
   description?: string | null;
+  /** Each must be a scope token (no spaces, quotes or backslashes). */
   allowed_scopes?: string[] | null;
   is_active?: boolean | null;
 }
 
 /** Input of delete_client. */
 export interface DeleteClientInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of rotate_client_secret. */
 export interface RotateClientSecretInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -698,6 +746,7 @@ export interface RotateClientSecretResponse {
 
 /** Input of get_client. */
 export interface GetClientInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -714,12 +763,16 @@ export interface ClientsResponse {
 
 /** Input of add_trusted_issuer. */
 export interface AddTrustedIssuerInput {
+  /** Not empty. */
   service_account_id: string;
+  /** Not empty. */
   name: string;
+  /** Not empty. Must be an http or https URL. */
   issuer_url: string;
   key_source_type: KeySourceType;
-  /** Required when key_source_type is jwks_url. */
+  /** Must be an http or https URL. Required when key_source_type is jwks_url. */
   jwks_url?: string | null;
+  /** Not empty. */
   expected_aud: string;
   subject_claim?: string | null;
   allowed_subjects?: string[] | null;
@@ -728,10 +781,13 @@ export interface AddTrustedIssuerInput {
 
 /** Input of update_trusted_issuer. */
 export interface UpdateTrustedIssuerInput {
+  /** Not empty. */
   id: string;
   name?: string | null;
+  /** Must be an http or https URL. */
   issuer_url?: string | null;
   key_source_type?: KeySourceType | null;
+  /** Must be an http or https URL. */
   jwks_url?: string | null;
   expected_aud?: string | null;
   subject_claim?: string | null;
@@ -742,11 +798,13 @@ export interface UpdateTrustedIssuerInput {
 
 /** Input of delete_trusted_issuer. */
 export interface DeleteTrustedIssuerInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of get_trusted_issuer. */
 export interface GetTrustedIssuerInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -765,9 +823,13 @@ export interface TrustedIssuersResponse {
 
 /** Input of create_saml_service_provider. */
 export interface CreateSAMLServiceProviderInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. */
   name: string;
+  /** Not empty. */
   entity_id: string;
+  /** Not empty. Must be an http or https URL. */
   acs_url: string;
   sp_cert_pem?: string | null;
   name_id_format?: string | null;
@@ -777,9 +839,11 @@ export interface CreateSAMLServiceProviderInput {
 
 /** Input of update_saml_service_provider. */
 export interface UpdateSAMLServiceProviderInput {
+  /** Not empty. */
   id: string;
   name?: string | null;
   entity_id?: string | null;
+  /** Must be an http or https URL. */
   acs_url?: string | null;
   sp_cert_pem?: string | null;
   name_id_format?: string | null;
@@ -790,16 +854,19 @@ export interface UpdateSAMLServiceProviderInput {
 
 /** Input of delete_saml_service_provider. */
 export interface DeleteSAMLServiceProviderInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of get_saml_service_provider. */
 export interface GetSAMLServiceProviderInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of list_saml_service_providers. */
 export interface ListSAMLServiceProvidersInput {
+  /** Not empty. */
   org_id: string;
   pagination?: PaginationInput | null;
 }
@@ -812,16 +879,19 @@ export interface ListSAMLServiceProvidersResponse {
 
 /** Input of rotate_saml_idp_cert. */
 export interface RotateSAMLIDPCertInput {
+  /** Not empty. */
   org_id: string;
 }
 
 /** Input of retire_saml_idp_key. */
 export interface RetireSAMLIDPKeyInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of list_saml_idp_keys. */
 export interface ListSAMLIDPKeysInput {
+  /** Not empty. */
   org_id: string;
 }
 
@@ -832,18 +902,22 @@ export interface ListSAMLIDPKeysResponse {
 
 /** Input of import_saml_sp_metadata. */
 export interface ImportSAMLSPMetadataInput {
+  /** Not empty. */
   metadata_xml: string;
 }
 
 /** Input of create_organization. */
 export interface CreateOrganizationInput {
+  /** Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes). */
   name: string;
   display_name?: string | null;
 }
 
 /** Input of update_organization. */
 export interface UpdateOrganizationInput {
+  /** Not empty. */
   id: string;
+  /** Must be a URL-safe slug (lower-case letters, digits and single dashes). */
   name?: string | null;
   display_name?: string | null;
   enabled?: boolean | null;
@@ -851,11 +925,13 @@ export interface UpdateOrganizationInput {
 
 /** Input of delete_organization. */
 export interface DeleteOrganizationInput {
+  /** Not empty. */
   id: string;
 }
 
 /** Input of get_organization. */
 export interface GetOrganizationInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -872,19 +948,24 @@ export interface OrganizationsResponse {
 
 /** Input of add_org_member. */
 export interface AddOrgMemberInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. */
   user_id: string;
   roles?: string[] | null;
 }
 
 /** Input of remove_org_member. */
 export interface RemoveOrgMemberInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. */
   user_id: string;
 }
 
 /** Input of org_members. */
 export interface OrgMembersInput {
+  /** Not empty. */
   org_id: string;
   pagination?: PaginationInput | null;
 }
@@ -897,6 +978,7 @@ export interface OrgMembersResponse {
 
 /** Input of user_organizations. */
 export interface UserOrganizationsInput {
+  /** Not empty. */
   user_id: string;
   pagination?: PaginationInput | null;
 }
@@ -909,7 +991,9 @@ export interface UserOrganizationsResponse {
 
 /** Input of request_org_domain. */
 export interface RequestOrgDomainInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. Must be a DNS domain name. */
   domain: string;
 }
 
@@ -921,23 +1005,29 @@ export interface RequestOrgDomainResponse {
 
 /** Input of verify_org_domain. */
 export interface VerifyOrgDomainInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. Must be a DNS domain name. */
   domain: string;
 }
 
 /** Input of add_verified_org_domain. */
 export interface AddVerifiedOrgDomainInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. Must be a DNS domain name. */
   domain: string;
 }
 
 /** Input of delete_org_domain. */
 export interface DeleteOrgDomainInput {
+  /** Not empty. Must be a DNS domain name. */
   domain: string;
 }
 
 /** Input of org_domains. */
 export interface OrgDomainsInput {
+  /** Not empty. */
   org_id: string;
   pagination?: PaginationInput | null;
 }
@@ -950,29 +1040,39 @@ export interface OrgDomainsResponse {
 
 /** Input of create_org_oidc_connection. */
 export interface CreateOrgOIDCConnectionInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. */
   name: string;
+  /** Not empty. Must be an http or https URL. */
   issuer_url: string;
+  /** Not empty. */
   client_id: string;
+  /** Not empty. */
   client_secret: string;
   scopes?: string[] | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
 }
 
 /** Input of update_org_oidc_connection. */
 export interface UpdateOrgOIDCConnectionInput {
+  /** Not empty. */
   id: string;
   name?: string | null;
+  /** Must be an http or https URL. */
   issuer_url?: string | null;
   client_id?: string | null;
   /** Supplying it rotates the secret; omitting it leaves the secret intact. */
   client_secret?: string | null;
   scopes?: string[] | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
 }
 
 /** Input of delete_org_oidc_connection. */
 export interface DeleteOrgOIDCConnectionInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -986,13 +1086,18 @@ export interface GetOrgOIDCConnectionInput {
 
 /** Input of create_org_saml_connection. */
 export interface CreateOrgSAMLConnectionInput {
+  /** Not empty. */
   org_id: string;
+  /** Not empty. */
   name: string;
+  /** Not empty. */
   idp_entity_id: string;
+  /** Not empty. Must be an http or https URL. */
   idp_sso_url: string;
-  /** PEM certificate of the upstream IdP; write-only. */
+  /** PEM certificate of the upstream IdP; write-only. Not empty. Must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----). */
   idp_certificate: string;
   sp_entity_id?: string | null;
+  /** Must be an http or https URL. */
   acs_url?: string | null;
   attribute_mapping?: Record<string, string> | null;
   allow_idp_initiated?: boolean | null;
@@ -1000,13 +1105,16 @@ export interface CreateOrgSAMLConnectionInput {
 
 /** Input of update_org_saml_connection. */
 export interface UpdateOrgSAMLConnectionInput {
+  /** Not empty. */
   id: string;
   name?: string | null;
   idp_entity_id?: string | null;
+  /** Must be an http or https URL. */
   idp_sso_url?: string | null;
-  /** Supplying it replaces the certificate; omitting it leaves it intact. */
+  /** Supplying it replaces the certificate; omitting it leaves it intact. Must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----). */
   idp_certificate?: string | null;
   sp_entity_id?: string | null;
+  /** Must be an http or https URL. */
   acs_url?: string | null;
   attribute_mapping?: Record<string, string> | null;
   allow_idp_initiated?: boolean | null;
@@ -1014,6 +1122,7 @@ export interface UpdateOrgSAMLConnectionInput {
 
 /** Input of delete_org_saml_connection. */
 export interface DeleteOrgSAMLConnectionInput {
+  /** Not empty. */
   id: string;
 }
 
@@ -1027,6 +1136,7 @@ export interface GetOrgSAMLConnectionInput {
 
 /** Input of create_scim_endpoint. */
 export interface CreateSCIMEndpointInput {
+  /** Not empty. */
   org_id: string;
 }
 
@@ -1038,6 +1148,7 @@ export interface CreateSCIMEndpointResponse {
 
 /** Input of rotate_scim_token. */
 export interface RotateSCIMTokenInput {
+  /** Not empty. */
   org_id: string;
 }
 
@@ -1049,21 +1160,25 @@ export interface RotateSCIMTokenResponse {
 
 /** Input of delete_scim_endpoint. */
 export interface DeleteSCIMEndpointInput {
+  /** Not empty. */
   org_id: string;
 }
 
 /** Input of get_scim_endpoint. */
 export interface GetSCIMEndpointInput {
+  /** Not empty. */
   org_id: string;
 }
 
 /** Input of admin_signup. */
 export interface AdminSignupInput {
+  /** Not empty. */
   admin_secret: string;
 }
 
 /** Input of update_env. */
 export interface UpdateEnvInput {
+  /** At most 32 levels deep and 65536 bytes as JSON. */
   config?: JsonObject | null;
 }
 
@@ -1074,6 +1189,7 @@ export interface GenerateJWTKeysInput {
 
 /** Input of signup. */
 export interface SignupInput {
+  /** Must be an email address. */
   email?: string | null;
   given_name?: string | null;
   family_name?: string | null;
@@ -1082,20 +1198,27 @@ export interface SignupInput {
   gender?: string | null;
   birthdate?: string | null;
   phone_number?: string | null;
+  /** Must be an http or https URL. */
   picture?: string | null;
+  /** 6 to 256 characters. */
   password: string;
+  /** Not empty. Must match password. */
   confirm_password: string;
   roles?: string[] | null;
   scope?: string[] | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
   state?: string | null;
+  /** At most 32 levels deep and 65536 bytes as JSON. */
   app_data?: JsonObject | null;
 }
 
 /** Input of login. */
 export interface LoginInput {
+  /** Must be an email address. */
   email?: string | null;
   phone_number?: string | null;
+  /** Not empty. */
   password: string;
   roles?: string[] | null;
   scope?: string[] | null;
@@ -1104,10 +1227,12 @@ export interface LoginInput {
 
 /** Input of magic_link_login. */
 export interface MagicLinkLoginInput {
+  /** Not empty. Must be an email address. */
   email: string;
   roles?: string[] | null;
   scope?: string[] | null;
   state?: string | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
 }
 
@@ -1131,8 +1256,11 @@ export interface ProfileInput {
 /** Input of update_profile. */
 export interface UpdateProfileInput {
   old_password?: string | null;
+  /** 6 to 256 characters. Required with confirm_new_password. */
   new_password?: string | null;
+  /** Required with new_password. Must match new_password. */
   confirm_new_password?: string | null;
+  /** Must be an email address. */
   email?: string | null;
   given_name?: string | null;
   family_name?: string | null;
@@ -1141,29 +1269,36 @@ export interface UpdateProfileInput {
   gender?: string | null;
   birthdate?: string | null;
   phone_number?: string | null;
+  /** Must be an http or https URL. */
   picture?: string | null;
   is_multi_factor_auth_enabled?: boolean | null;
+  /** At most 32 levels deep and 65536 bytes as JSON. */
   app_data?: JsonObject | null;
 }
 
 /** Input of verify_email. */
 export interface VerifyEmailInput {
+  /** Not empty. */
   token: string;
   state?: string | null;
 }
 
 /** Input of resend_verify_email. */
 export interface ResendVerifyEmailInput {
+  /** Not empty. Must be an email address. */
   email: string;
+  /** Not empty. Must be one of basic_auth_signup, magic_link_login, update_email. */
   identifier: string;
   state?: string | null;
 }
 
 /** Input of forgot_password. */
 export interface ForgotPasswordInput {
+  /** Must be an email address. */
   email?: string | null;
   phone_number?: string | null;
   state?: string | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
 }
 
@@ -1177,20 +1312,26 @@ export interface ForgotPasswordResponse {
 export interface ResetPasswordInput {
   token?: string | null;
   otp?: string | null;
+  /** The phone number the one-time password was sent to. Required with otp. */
   phone_number?: string | null;
+  /** 6 to 256 characters. */
   password: string;
+  /** Not empty. Must match password. */
   confirm_password: string;
 }
 
 /** Input of revoke. */
 export interface RevokeInput {
+  /** Not empty. */
   refresh_token: string;
 }
 
 /** Input of verify_otp. */
 export interface VerifyOTPInput {
+  /** Must be an email address. */
   email?: string | null;
   phone_number?: string | null;
+  /** Not empty. */
   otp: string;
   is_totp?: boolean | null;
   state?: string | null;
@@ -1198,6 +1339,7 @@ export interface VerifyOTPInput {
 
 /** Input of resend_otp. */
 export interface ResendOTPInput {
+  /** Must be an email address. */
   email?: string | null;
   phone_number?: string | null;
   state?: string | null;
@@ -1211,6 +1353,7 @@ export interface MetaInput {
 /** Input of validate_jwt_token. */
 export interface ValidateJWTTokenInput {
   token_type: TokenType;
+  /** Not empty. */
   token: string;
   roles?: string[] | null;
 }
@@ -1223,6 +1366,7 @@ export interface ValidateJWTTokenResponse {
 
 /** Input of validate_session. */
 export interface ValidateSessionInput {
+  /** Not empty. */
   cookie: string;
   roles?: string[] | null;
 }
@@ -1235,6 +1379,7 @@ export interface ValidateSessionResponse {
 
 /** Input of check_permissions. */
 export interface CheckPermissionsInput {
+  /** At least 1 item. */
   checks: PermissionCheckInput[];
   /** Subject to check; defaults to the signed-in user. */
   user?: string | null;
@@ -1247,21 +1392,27 @@ export interface CheckPermissionsResponse {
 
 /** Input of oauth_token. */
 export interface OauthTokenInput {
-  /** authorization_code, refresh_token, client_credentials or urn:ietf:params:oauth:grant-type:token-exchange. */
+  /** Not empty. Must be one of authorization_code, refresh_token, client_credentials, urn:ietf:params:oauth:grant-type:token-exchange. */
   grant_type: string;
+  /** Required when grant_type is authorization_code. */
   code?: string | null;
   code_verifier?: string | null;
   client_id?: string | null;
   /** May be sent with HTTP Basic authentication instead. */
   client_secret?: string | null;
+  /** Must be an http or https URL. */
   redirect_uri?: string | null;
+  /** Required when grant_type is refresh_token. */
   refresh_token?: string | null;
   /** Space-separated scopes. */
   scope?: string | null;
+  /** Required with client_assertion_type. */
   client_assertion?: string | null;
-  /** urn:ietf:params:oauth:client-assertion-type:jwt-bearer for JWT-bearer assertions. */
+  /** Must be one of urn:ietf:params:oauth:client-assertion-type:jwt-bearer. Required with client_assertion. */
   client_assertion_type?: string | null;
+  /** Required when grant_type is urn:ietf:params:oauth:grant-type:token-exchange. */
   subject_token?: string | null;
+  /** Must be one of urn:ietf:params:oauth:token-type:access_token, urn:ietf:params:oauth:token-type:jwt, urn:ietf:params:oauth:token-type:id_token. */
   subject_token_type?: string | null;
   actor_token?: string | null;
   actor_token_type?: string | null;
@@ -1282,6 +1433,7 @@ export interface OauthTokenResponse {
 
 /** Input of oauth_revoke. */
 export interface OauthRevokeInput {
+  /** Not empty. */
   token: string;
   /** access_token or refresh_token. */
   token_type_hint?: string | null;

@@ -3,6 +3,8 @@
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
 import semver from "semver";
 import parseSpdx from "spdx-expression-parse";
+import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
+import { INTEGER_RANGES } from "../runtime/validate.js";
 import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
@@ -12,7 +14,8 @@ import {
   PROTOCOLS,
   SCALARS,
   type AuthLevel,
-  type FieldFormat,
+  type FieldConstraints,
+  type IrFormat,
   type Ir,
   type IrEnum,
   type IrField,
@@ -102,6 +105,37 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       position: loaded.locate(["enums", name], "key"),
     };
   });
+  // ---- formats ----
+  const formats: Record<string, IrFormat> = {};
+  for (const [name, rule] of Object.entries(BUILTIN_FORMAT_RULES)) {
+    formats[name] = { name, description: rule.expected, builtin: true, pattern: rule.pattern, example: rule.example, ...("maxLength" in rule ? { maxLength: rule.maxLength } : {}) };
+  }
+  for (const [name, rawFormat] of Object.entries(raw.formats ?? {})) {
+    const formatPath = ["formats", name];
+    if (formats[name]?.builtin) {
+      report(formatPath, `format '${name}'`, `'${name}' is a built-in format (${Object.keys(BUILTIN_FORMAT_RULES).join(", ")}); choose another name`, "key");
+      continue;
+    }
+    const example = rawFormat.example ?? rawFormat.values?.[0] ?? "";
+    if (rawFormat.pattern !== undefined) {
+      try {
+        if (!new RegExp(rawFormat.pattern, "u").test(example)) report([...formatPath, "example"], `format '${name}'`, `example '${example}' does not match the pattern`);
+      } catch (error) {
+        report([...formatPath, "pattern"], `format '${name}'`, `pattern is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, "")})`);
+      }
+    } else if (!rawFormat.values!.includes(example)) {
+      report([...formatPath, "example"], `format '${name}'`, `example '${example}' is not one of the values`);
+    }
+    formats[name] = {
+      name,
+      description: rawFormat.description,
+      builtin: false,
+      example,
+      ...(rawFormat.pattern !== undefined ? { pattern: rawFormat.pattern } : {}),
+      ...(rawFormat.values !== undefined ? { values: rawFormat.values } : {}),
+    };
+  }
+
   const enumNames = new Set(Object.keys(enumsRaw));
   const typeNames = new Set(Object.keys(typesRaw));
   const knownTypeNames = [...SCALARS, ...enumNames, ...typeNames];
@@ -130,8 +164,10 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     } else {
       report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${didYouMean(expr.base, knownTypeNames)}`);
     }
-    if (spec.format !== undefined && !(type.kind === "scalar" && type.scalar === "string")) {
-      report([...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
+    const isString = type.kind === "scalar" && type.scalar === "string";
+    if (spec.format !== undefined) {
+      if (!isString) report([...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
+      else if (!formats[spec.format]) report([...path, "format"], subject, `field '${name}': unknown format '${spec.format}'${didYouMean(spec.format, Object.keys(formats))}; declare it under formats: or use one of ${Object.keys(formats).join(", ")}`);
     }
     const field: IrField = {
       name,
@@ -142,13 +178,52 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       required: expr.required,
       alwaysInAnswer: expr.required || expr.list || (type.kind === "scalar" && type.scalar === "map"),
       secret: spec.secret ?? false,
+      constraints: {},
       protoNumber: number,
       position: loaded.locate(path, "key"),
     };
-    if (spec.format !== undefined) field.format = spec.format as FieldFormat;
+    if (spec.format !== undefined) field.format = spec.format;
+    field.constraints = resolveConstraints(field, typeof rawField === "string" ? {} : rawField, (key, message) => report([...path, key], subject, `field '${name}': ${message}`));
     if (spec.deprecated !== undefined) field.deprecated = spec.deprecated;
     return field;
   };
+
+  /** required_if and same_as name a sibling field of a fitting type; a default names a value of its enum. */
+  const checkFieldReferences = (fields: IrField[], path: PathSegment[], subject: string) => {
+    const byName = new Map(fields.map((f) => [f.name, f]));
+    const typeText = (f: IrField) => (f.type.kind === "scalar" ? f.type.scalar : f.type.name) + (f.list ? "[]" : "");
+    for (const field of fields) {
+      const at = (key: string) => [...path, field.name, key];
+      const { requiredIf, sameAs } = field.constraints;
+      const sibling = (key: string, name: string) => {
+        const other = byName.get(name);
+        if (!other || other === field) {
+          report(at(key), subject, `field '${field.name}': ${key} names '${name}', which is not another field here${didYouMean(name, [...byName.keys()].filter((n) => n !== field.name))}`);
+        }
+        return other === field ? undefined : other;
+      };
+      if (requiredIf) {
+        const other = sibling("required_if", requiredIf.field);
+        if (other && requiredIf.equals !== undefined) {
+          const values = other.type.kind === "enum" ? enumValuesOf(other.type.name) : undefined;
+          const kind = other.type.kind === "scalar" ? other.type.scalar : other.type.kind;
+          const fits = values ? values.includes(String(requiredIf.equals)) : kind === "string" ? typeof requiredIf.equals === "string" : kind === "bool" ? typeof requiredIf.equals === "boolean" : ["int32", "int64", "float64"].includes(kind) && typeof requiredIf.equals === "number";
+          if (!fits || other.list) report(at("required_if"), subject, `field '${field.name}': required_if compares '${other.name}' (${typeText(other)}) with ${JSON.stringify(requiredIf.equals)}, which it can never equal`);
+        }
+      }
+      if (sameAs) {
+        const other = sibling("same_as", sameAs);
+        if (other && typeText(other) !== typeText(field)) report(at("same_as"), subject, `field '${field.name}': same_as names '${other.name}' of type ${typeText(other)}, not ${typeText(field)}`);
+      }
+      if (field.type.kind === "enum" && typeof field.constraints.default === "string") {
+        const values = enumValuesOf(field.type.name);
+        if (values && !values.includes(field.constraints.default)) {
+          report(at("default"), subject, `field '${field.name}': default '${field.constraints.default}' is not a value of ${field.type.name}${didYouMean(field.constraints.default, values)}`);
+        }
+      }
+    }
+  };
+  const enumValuesOf = (name: string) => enums.find((e) => e.name === name)?.values.map((v) => v.name);
 
   const buildMessage = (
     name: string,
@@ -169,12 +244,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       }
       jsonNames.set(jsonName, fieldName);
     }
+    const fields = fieldNames.map((fieldName) => resolveField([...path, fieldName], subject, fieldName, rawFields[fieldName]!, numbers.get(fieldName)!));
+    checkFieldReferences(fields, path, subject);
     return {
       name,
       description: options.description,
-      fields: fieldNames.map((fieldName) =>
-        resolveField([...path, fieldName], subject, fieldName, rawFields[fieldName]!, numbers.get(fieldName)!),
-      ),
+      fields,
       reserved,
       shared: options.shared,
       usedAsInput: false,
@@ -297,6 +372,17 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       }
     });
 
+    const atLeastOneOf = rawOp.at_least_one_of ?? [];
+    atLeastOneOf.forEach((fieldName, index) => {
+      const field = input.fields.find((f) => f.name === fieldName);
+      if (!field) {
+        report([...opPath, "at_least_one_of", index], subject,
+          `at_least_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
+      } else if (field.required) {
+        report([...opPath, "at_least_one_of", index], subject, `at_least_one_of names '${fieldName}', which is required; make it optional`);
+      }
+    });
+
     const pagination = resolvePagination(rawOp, input, output, (message) => report([...opPath, "pagination"], subject, message));
 
     const op: IrOperation = {
@@ -314,6 +400,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       pagination,
       ...(pagination.style === "none" ? {} : { iteratorName: `iterate${pascalName}` }),
       exactlyOneOf,
+      atLeastOneOf,
       protocols,
       input,
       output,
@@ -495,12 +582,18 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
       orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
       grpcPort: raw.api.grpc_port ?? 9091,
+      limits: {
+        requestBytes: raw.api.limits?.request_bytes ?? 1024 * 1024,
+        jsonDepth: raw.api.limits?.json_depth ?? 32,
+        jsonBytes: raw.api.limits?.json_bytes ?? 64 * 1024,
+      },
       ...packages,
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },
     groups,
     enums,
+    formats,
     messages,
     operations,
     versionOperations: Object.fromEntries(
@@ -587,4 +680,65 @@ function resolvePackages(
     python,
     go,
   };
+}
+
+type RawFieldSpec = Exclude<RawField, string>;
+
+/**
+ * The field's rules, the implied ones made explicit: a required string has at least one
+ * character, a required list at least one item, an integer stays in the range its type carries.
+ * Rules that do not fit the field's type are reported.
+ */
+function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, fail: (key: string, message: string) => void): FieldConstraints {
+  const constraints: FieldConstraints = {};
+  const scalar = field.type.kind === "scalar" ? field.type.scalar : undefined;
+  const isString = scalar === "string";
+  const isNumber = scalar === "int32" || scalar === "int64" || scalar === "float64";
+  const only = (key: keyof RawFieldSpec, applies: boolean, what: string) => {
+    if (spec[key] === undefined) return false;
+    if (!applies) fail(key, `${key} applies to ${what} only`);
+    return applies;
+  };
+  const pair = (minKey: keyof RawFieldSpec, maxKey: keyof RawFieldSpec, min: number | undefined, max: number | undefined) => {
+    if (min !== undefined && max !== undefined && min > max) fail(maxKey, `${maxKey} ${max} is less than ${minKey} ${min}`);
+  };
+
+  if (only("min_length", isString, "string fields")) constraints.minLength = spec.min_length!;
+  if (only("max_length", isString, "string fields")) constraints.maxLength = spec.max_length!;
+  if (isString && field.required && !field.list && !(constraints.minLength! >= 1)) constraints.minLength = 1;
+  pair("min_length", "max_length", constraints.minLength, constraints.maxLength);
+
+  if (only("minimum", isNumber, "number fields")) constraints.minimum = spec.minimum!;
+  if (only("maximum", isNumber, "number fields")) constraints.maximum = spec.maximum!;
+  if (scalar === "int32" || scalar === "int64") {
+    const range = INTEGER_RANGES[scalar];
+    for (const [key, bound] of [["minimum", range.minimum], ["maximum", range.maximum]] as const) {
+      const declared = constraints[key];
+      if (declared !== undefined && (!Number.isInteger(declared) || declared < range.minimum || declared > range.maximum)) {
+        fail(key, `${key} ${declared} is not an ${scalar} value (${range.minimum} to ${range.maximum})`);
+      }
+      constraints[key] ??= bound;
+    }
+  }
+  pair("minimum", "maximum", constraints.minimum, constraints.maximum);
+
+  if (only("min_items", field.list, "list fields")) constraints.minItems = spec.min_items!;
+  if (only("max_items", field.list, "list fields")) constraints.maxItems = spec.max_items!;
+  if (field.list && field.required && !(constraints.minItems! >= 1)) constraints.minItems = 1;
+  pair("min_items", "max_items", constraints.minItems, constraints.maxItems);
+
+  if (spec.default !== undefined) {
+    const expected = isString || field.type.kind === "enum" ? "string" : scalar === "bool" ? "boolean" : isNumber ? "number" : undefined;
+    if (field.list || expected === undefined) fail("default", "a default applies to a single string, bool, number or enum field");
+    else if (field.required) fail("default", "a required field cannot have a default; make it optional");
+    else if (typeof spec.default !== expected) fail("default", `the default must be a ${expected}`);
+    else constraints.default = spec.default;
+  }
+  if (spec.required_if !== undefined) {
+    if (field.required) fail("required_if", "the field is always required; make it optional or drop required_if");
+    else constraints.requiredIf = spec.required_if.equals === undefined ? { field: spec.required_if.field } : { field: spec.required_if.field, equals: spec.required_if.equals };
+  }
+  if (spec.same_as !== undefined) constraints.sameAs = spec.same_as;
+  if (only("empty_means_unset", isString && !field.list, "single string fields") && spec.empty_means_unset) constraints.emptyMeansUnset = true;
+  return constraints;
 }

@@ -13,7 +13,46 @@ export const AUTH_LEVELS = ["public", "user", "admin_secret", "org_admin", "supe
 export type AuthLevel = (typeof AUTH_LEVELS)[number];
 
 export type Surface = "admin" | "user" | "oauth";
-export type FieldFormat = "slug" | "email" | "url" | "domain";
+/** A string format: built in (runtime/formats.ts) or declared under `formats:`. */
+export interface IrFormat {
+  name: string;
+  /** Completes "must be ...": what a value of this format is. */
+  description: string;
+  builtin: boolean;
+  /** ECMAScript pattern the whole value must match (built-in slug, and declared pattern formats). */
+  pattern?: string;
+  /** The only values allowed (declared value formats). */
+  values?: string[];
+  /** Longest value (the built-in slug). */
+  maxLength?: number;
+  /** A valid value, for examples. */
+  example: string;
+}
+
+export type ScalarValue = string | number | boolean;
+
+/**
+ * Every rule the server checks on a field's value, with the implied ones made explicit (a required
+ * string is not empty, a required list has an item, integers stay in the range their type carries),
+ * so that the validator, the contracts and the docs state exactly the same thing.
+ */
+export interface FieldConstraints {
+  /** Characters of a string, or of each string of a list. */
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  minItems?: number;
+  maxItems?: number;
+  /** Used when the field is not given. */
+  default?: ScalarValue;
+  /** Required when `field` is given, or equals `equals`. */
+  requiredIf?: { field: string; equals?: ScalarValue };
+  /** Must equal this other field of the same message (a confirmation). */
+  sameAs?: string;
+  /** "" counts as not given (otherwise "" is a value like any other). */
+  emptyMeansUnset?: boolean;
+}
 
 export type TypeRef =
   | { kind: "scalar"; scalar: Scalar }
@@ -32,7 +71,9 @@ export interface IrField {
   /** Never null in an answer: required, or a list or map (empty when unset), as the runtime normalises. */
   alwaysInAnswer: boolean;
   secret: boolean;
-  format?: FieldFormat;
+  /** A name of `Ir.formats`; for a list, each item's. */
+  format?: string;
+  constraints: FieldConstraints;
   deprecated?: string;
   protoNumber: number;
   position: SourcePosition;
@@ -143,6 +184,8 @@ export interface IrOperation {
   iteratorName?: string;
   /** Input fields of which a request must give exactly one (empty when there is no such rule). */
   exactlyOneOf: string[];
+  /** Input fields of which a request must give one or more (empty when there is no such rule). */
+  atLeastOneOf: string[];
   deprecated?: string;
   graphql?: GraphqlBinding;
   rest?: RestBinding;
@@ -179,6 +222,8 @@ export interface Ir {
     adminSecretHeader: string;
     orgAdminRole: string;
     grpcPort: number;
+    /** Largest request, deepest and largest free-form json value: enforced on every protocol, stated in the contracts. */
+    limits: { requestBytes: number; jsonDepth: number; jsonBytes: number };
     /** npm name of the client SDK package (api.packages.npm.sdk, default <name>-sdk). */
     sdkPackage: string;
     /** npm name of the server-stub package (api.packages.npm.server, default <name>-server). */
@@ -201,6 +246,8 @@ export interface Ir {
   };
   groups: IrGroup[];
   enums: IrEnum[];
+  /** Built-in and declared string formats, by name. */
+  formats: Record<string, IrFormat>;
   /** Shared messages (types:), then every operation's inline request and response, in manifest order. */
   messages: IrMessage[];
   operations: IrOperation[];

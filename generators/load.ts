@@ -7,7 +7,26 @@ import { ManifestError, UsageError, type Diagnostic, type SourcePosition } from 
 import { didYouMean } from "./naming.js";
 import { compileManifestValidator } from "./schema-validator.js";
 
-export type RawField = string | { type: string; description?: string; secret?: boolean; format?: string; deprecated?: string };
+export type RawScalarValue = string | number | boolean;
+export type RawField =
+  | string
+  | {
+      type: string;
+      description?: string;
+      secret?: boolean;
+      format?: string;
+      deprecated?: string;
+      min_length?: number;
+      max_length?: number;
+      minimum?: number;
+      maximum?: number;
+      min_items?: number;
+      max_items?: number;
+      default?: RawScalarValue;
+      required_if?: { field: string; equals?: RawScalarValue };
+      same_as?: string;
+      empty_means_unset?: boolean;
+    };
 export type RawFields = Record<string, RawField>;
 
 export interface RawOperation {
@@ -21,6 +40,7 @@ export interface RawOperation {
   route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
   pagination?: "none" | "page" | "token";
   exactly_one_of?: string[];
+  at_least_one_of?: string[];
   deprecated?: string;
   input?: RawFields;
   output: string | RawFields;
@@ -46,11 +66,13 @@ export interface RawManifest {
     admin_secret_header?: string;
     org_admin_role?: string;
     grpc_port?: number;
+    limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };
     acronyms?: string[];
     groups?: Record<string, string>;
     breaking_changes_accepted?: { change: string; reason: string }[];
   };
   enums?: Record<string, { description?: string; values: string[] | Record<string, string> }>;
+  formats?: Record<string, { description: string; pattern?: string; values?: string[]; example?: string }>;
   types?: Record<string, { description?: string; fields: RawFields }>;
   operations: Record<string, RawOperation>;
 }

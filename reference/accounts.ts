@@ -6,8 +6,6 @@ import { randomToken, sha256 } from "./secrets.js";
 import type { UserRecord, VerificationPurpose, VerificationRecord } from "./storage.js";
 
 export const normalizeEmail = (email: string) => email.trim().toLowerCase();
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
-export const isEmail = (value: string) => EMAIL.test(value);
 
 export async function userByEmail(core: Core, email: string): Promise<UserRecord | undefined> {
   const wanted = normalizeEmail(email);
@@ -78,11 +76,11 @@ export function withSignupMethod(user: UserRecord, method: string): string {
   return methods.includes(method) ? user.signup_methods : [...methods, method].join(",");
 }
 
-/** Checks a new password and its confirmation; the strong rule applies when the feature is on. */
-export function checkNewPassword(core: Core, password: string, confirmation: string, field = "password"): void {
-  if (password !== confirmation) throw invalid(`confirm_${field}`, "does not match the password");
-  if (password.length < 6) throw invalid(field, "must be at least 6 characters");
-  if (password.length > 256) throw invalid(field, "must be at most 256 characters");
+/**
+ * The strong-password rule, which applies only while the feature is on (a business rule: lengths
+ * and the confirmation are the manifest's, checked before any handler runs).
+ */
+export function checkPasswordStrength(core: Core, password: string, field = "password"): void {
   if (core.config.features.is_strong_password_enabled && !(/[a-z]/.test(password) && /[A-Z]/.test(password) && /\d/.test(password) && /[^A-Za-z0-9]/.test(password))) {
     throw invalid(field, "must hold a lower-case letter, an upper-case letter, a digit and a symbol");
   }

@@ -94,16 +94,16 @@ export interface Core {
 
 export const nowSeconds = (core: Core) => Math.floor(core.clock() / 1000);
 
-// ---- errors (messages name kinds and ids, never secrets) ----
+// ---- errors (messages name kinds and fields, never a value the caller sent) ----
 
-export const notFound = (kind: string, id: string) => new ServiceError("NOT_FOUND", `${kind} ${id} not found`);
+export const notFound = (kind: string) => new ServiceError("NOT_FOUND", `${kind} not found`);
 export const alreadyExists = (message: string) => new ServiceError("ALREADY_EXISTS", message);
 export const refused = (message: string) => new ServiceError("FAILED_PRECONDITION", message);
 export const invalid = (field: string, message: string) => new ServiceError("INVALID_ARGUMENT", `${field}: ${message}`, field);
 
 export async function mustGet<T>(collection: { get(key: string): Promise<T | undefined> }, kind: string, id: string): Promise<T> {
   const record = await collection.get(id);
-  if (record === undefined) throw notFound(kind, id);
+  if (record === undefined) throw notFound(kind);
   return record;
 }
 

@@ -61,7 +61,7 @@ export function parseSpMetadata(xml: string): SAMLSPMetadata {
   // A DTD can define entities that expand without bound or point outside; SP metadata needs none.
   if (/<!DOCTYPE/i.test(xml)) throw invalid(FIELD, "must not contain a DOCTYPE");
   const valid = XMLValidator.validate(xml);
-  if (valid !== true) throw invalid(FIELD, `is not well-formed XML (line ${valid.err.line}: ${valid.err.msg})`);
+  if (valid !== true) throw invalid(FIELD, `is not well-formed XML (line ${valid.err.line})`);
   const document = parser.parse(xml) as Node;
   const entity = asNodes(document.EntityDescriptor)[0] ?? asNodes(asNodes(document.EntitiesDescriptor)[0]?.EntityDescriptor)[0];
   if (!entity) throw invalid(FIELD, "has no EntityDescriptor");

@@ -104,6 +104,16 @@ export const OAUTH_ERROR_OF: Readonly<Record<ErrorCode, OAuthErrorCode>> = {
 };
 
 /**
+ * The RFC 6749 error a token route answers for `error`: the raiser's, or a refused grant_type's
+ * (unsupported_grant_type, §5.2), or the one of its code.
+ */
+export function oauthErrorOf(error: ServiceError): OAuthErrorCode {
+  if (error.oauthError) return error.oauthError;
+  if (error.code === "INVALID_ARGUMENT" && error.field === "grant_type") return "unsupported_grant_type";
+  return OAUTH_ERROR_OF[error.code];
+}
+
+/**
  * HTTP status of a token-route error (RFC 6749 §5.2): 400, or 401 for invalid_client; statuses
  * that say something other than "bad request" (rate limits, sizes, server faults) keep their own.
  */

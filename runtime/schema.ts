@@ -17,7 +17,6 @@ export interface FieldSpec {
   readonly list: boolean;
   readonly required: boolean;
   readonly secret?: boolean;
-  readonly format?: "slug" | "email" | "url" | "domain";
   /** Property name of the field on protobuf-es messages. */
   readonly protoName: string;
 }
@@ -80,8 +79,9 @@ export function protocolsOf(operation: OperationSpec): Protocol[] {
 /**
  * The generated schema in its compact form: each message is one line of fields, each enum one
  * line of values, so that the schema costs clients little to download. Field syntax:
- * `name:type` with `[]` for a list, `!` for required, `#secret`, `@format` (such as `@slug`), and
- * `=property` where the protobuf-es property is not the field's JSON name.
+ * `name:type` with `[]` for a list, `!` for required, `#secret`, and `=property` where the
+ * protobuf-es property is not the field's JSON name. (The rules the server checks beyond these,
+ * such as formats and lengths, live in the server's own module: clients never need them.)
  */
 export interface CompactSchema<Operations extends Record<string, CompactOperation>> extends ServiceFacts {
   /** Enum name -> "value=number value=number ...". */
@@ -101,9 +101,9 @@ function jsonName(name: string): string {
 }
 
 function decodeField(text: string, enums: Readonly<Record<string, unknown>>): FieldSpec {
-  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:@(\w+))?(?:=([\w$]+))?$/.exec(text);
+  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
   if (!match) throw new Error(`bad field spec '${text}'`);
-  const [, name, type, list, required, secret, format, property] = match as unknown as [string, string, string, string?, string?, string?, string?, string?];
+  const [, name, type, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?];
   const kind = SCALAR_KINDS.includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
   return {
     name,
@@ -112,7 +112,6 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
     list: list !== undefined,
     required: required !== undefined,
     ...(secret ? { secret: true } : {}),
-    ...(format ? { format: format as FieldSpec["format"] } : {}),
     protoName: property ?? jsonName(name),
   };
 }

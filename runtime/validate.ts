@@ -1,82 +1,166 @@
-// Input validation from the manifest: required fields, types, enums, formats, page bounds and
-// exactly-one-of rules. Every failure is INVALID_ARGUMENT naming the field; values are never
-// echoed (they may be secrets). The server runs it before every implementation call; the gRPC
-// client runs it before encoding, since protobuf would silently coerce or drop a bad value.
+// Input validation from the manifest: types, enums, required fields, lengths, ranges, list sizes,
+// formats, defaults, required-if and same-as rules, exactly-one-of and at-least-one-of, and the
+// limits of free-form json values. Every failure is INVALID_ARGUMENT naming the field; values are
+// never echoed (they may be secrets). The server runs the full check before every implementation
+// call, with the rules the generator derived from the manifest (generated/server/rules.ts); the gRPC
+// client runs the wire check before encoding, since protobuf would silently coerce or drop a bad value.
 import { ServiceError } from "./errors.js";
+import { BUILTIN_FORMAT_RULES } from "./formats.js";
 import type { ApiSchema, FieldSpec, OperationSpec } from "./schema.js";
 
-export const MAX_PAGE_LIMIT = 1000;
-export const DEFAULT_PAGINATION = { limit: 10, page: 1 } as const;
-
 type Plain = Record<string, unknown>;
+type ScalarValue = string | number | boolean;
 const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A URL-safe slug (organization names): the contracts publish the same pattern and length. */
-export const SLUG_PATTERN = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
-export const SLUG_MAX_LENGTH = 63;
-const slug = new RegExp(SLUG_PATTERN);
+/** The integers every protocol carries alike: int32's range, and JSON's exact integers for int64. */
+export const INTEGER_RANGES = {
+  int32: { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 },
+  int64: { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+} as const;
 
-const FORMATS: Record<NonNullable<FieldSpec["format"]>, { test(value: string): boolean; expected: string }> = {
-  slug: { test: (v) => slug.test(v) && v.length <= SLUG_MAX_LENGTH, expected: "a URL-safe slug (lower-case letters, digits and single dashes)" },
-  email: { test: (v) => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(v), expected: "an email address" },
-  url: {
-    test: (v) => {
-      try {
-        return ["http:", "https:"].includes(new URL(v).protocol);
-      } catch {
-        return false;
-      }
-    },
-    expected: "an http or https URL",
-  },
-  domain: { test: (v) => /^(?=.{1,253}$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/i.test(v), expected: "a DNS domain name" },
-};
+/** The rules of one field (see FieldConstraints in generators/ir.ts, which derives them). */
+export interface FieldRules {
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly maximum?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly format?: string;
+  readonly default?: ScalarValue;
+  readonly requiredIf?: { readonly field: string; readonly equals?: ScalarValue };
+  readonly sameAs?: string;
+  readonly emptyMeansUnset?: boolean;
+}
+
+/** A format declared in the manifest: a pattern, or the only values allowed. */
+export interface DeclaredFormat {
+  readonly expected: string;
+  readonly pattern?: string;
+  readonly values?: readonly string[];
+}
+
+/** Every rule the server checks beyond the shape of the schema, as generated from the manifest. */
+export interface ValidationRules {
+  readonly limits: { readonly requestBytes: number; readonly jsonDepth: number; readonly jsonBytes: number };
+  readonly formats: Readonly<Record<string, DeclaredFormat>>;
+  /** Message name -> field name -> rules. */
+  readonly fields: Readonly<Record<string, Readonly<Record<string, FieldRules>>>>;
+  /** Operation name -> input fields of which at least one must be given. */
+  readonly atLeastOneOf: Readonly<Record<string, readonly string[]>>;
+}
 
 function fail(path: string, message: string): never {
   throw new ServiceError("INVALID_ARGUMENT", `${path}: ${message}`, path);
 }
 
+/** "between 1 and 1000", "1 or more", "1000 or less": a bound that is only the integer type's own is not worth saying. */
+function rangeText(kind: FieldSpec["kind"], minimum: number | undefined, maximum: number | undefined): string {
+  const natural = kind === "int32" || kind === "int64" ? INTEGER_RANGES[kind] : undefined;
+  const low = minimum !== natural?.minimum || maximum === natural?.maximum ? minimum : undefined;
+  const high = maximum !== natural?.maximum || minimum === natural?.minimum ? maximum : undefined;
+  if (low !== undefined && high !== undefined) return `between ${low} and ${high}`;
+  return low !== undefined ? `${low} or more` : `${high} or less`;
+}
+
+type FormatCheck = { test: (value: string) => boolean; expected: string };
+
+const BUILTIN_CHECKS = new Map<string, FormatCheck>(
+  Object.entries(BUILTIN_FORMAT_RULES).map(([name, rule]) => {
+    const maxLength = "maxLength" in rule ? rule.maxLength : undefined;
+    return [name, { test: (v: string) => rule.test(v) && (maxLength === undefined || v.length <= maxLength), expected: rule.expected }];
+  }),
+);
+
+/** Checks of declared formats, compiled once per rules object. */
+const declaredChecks = new WeakMap<object, Map<string, FormatCheck>>();
+function formatCheck(rules: ValidationRules, name: string): FormatCheck {
+  const builtin = BUILTIN_CHECKS.get(name);
+  if (builtin) return builtin;
+  let checks = declaredChecks.get(rules);
+  if (!checks) declaredChecks.set(rules, (checks = new Map()));
+  let check = checks.get(name);
+  if (!check) {
+    const declared = rules.formats[name];
+    if (!declared) throw new Error(`unknown format ${name}`);
+    if (declared.values) {
+      const allowed = new Set(declared.values);
+      check = { test: (value) => allowed.has(value), expected: `one of ${declared.values.join(", ")}` };
+    } else {
+      const pattern = new RegExp(declared.pattern!, "u");
+      check = { test: (value) => pattern.test(value), expected: declared.expected };
+    }
+    checks.set(name, check);
+  }
+  return check;
+}
+
 /**
- * Absent, null, "" and (for lists and maps) empty all mean "not given", on every protocol alike:
- * protobuf cannot tell an empty list or map from an unset one, so no protocol may either.
+ * The depth of a free-form json value, counted without recursion (a value nested a million deep
+ * must fail the check, not the stack); stops as soon as `limit` is passed.
  */
-function isMissing(field: FieldSpec, value: unknown): boolean {
-  if (value === undefined || value === null || value === "") return true;
+function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > limit) return true;
+    if (typeof node === "object" && node !== null) for (const child of Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/**
+ * Absent and null mean "not given" on every protocol. So do an empty list or map, since protobuf
+ * cannot tell them from unset ones. "" is a value, unless the field says it means unset.
+ */
+function isMissing(field: FieldSpec, rule: FieldRules | undefined, value: unknown): boolean {
+  if (value === undefined || value === null) return true;
+  if (value === "") return rule?.emptyMeansUnset === true;
   if (field.list) return Array.isArray(value) && value.length === 0;
   return field.kind === "map" && isObject(value) && Object.keys(value).length === 0;
 }
 
-/**
- * "full" is the server's check. "wire" checks only what the wire could not carry faithfully
- * (types, enum values, unknown fields) and leaves rules such as required fields to the server,
- * so that a rule is enforced in one place whatever the protocol.
- */
-type Mode = "full" | "wire";
+/** "full" is the server's check, with the rules; "wire" only what the wire could not carry faithfully (types, enum values, unknown fields). */
+type Check = { mode: "full"; rules: ValidationRules } | { mode: "wire" };
 
-function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: string, mode: Mode): unknown {
+function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undefined, value: unknown, path: string, check: Check): unknown {
   switch (field.kind) {
     case "string":
       if (typeof value !== "string") fail(path, "must be a string");
-      if (mode === "full" && field.format && !FORMATS[field.format].test(value)) fail(path, `must be ${FORMATS[field.format].expected}`);
+      if (check.mode === "full" && rule) {
+        if (rule.minLength !== undefined && [...value].length < rule.minLength) fail(path, rule.minLength === 1 ? "must not be empty" : `must be at least ${rule.minLength} characters`);
+        if (rule.maxLength !== undefined && [...value].length > rule.maxLength) fail(path, `must be at most ${rule.maxLength} characters`);
+        if (rule.format !== undefined) {
+          const format = formatCheck(check.rules, rule.format);
+          if (!format.test(value)) fail(path, `must be ${format.expected}`);
+        }
+      }
       return value;
     case "bool":
       if (typeof value !== "boolean") fail(path, "must be true or false");
       return value;
     case "int32":
-    case "int64": {
+    case "int64":
+    case "float64": {
       const number = typeof value === "bigint" ? Number(value) : value;
-      if (typeof number !== "number" || !Number.isSafeInteger(number)) fail(path, "must be an integer");
-      if (field.kind === "int32" && (number < -(2 ** 31) || number >= 2 ** 31)) fail(path, "must fit in 32 bits");
+      if (typeof number !== "number" || !Number.isFinite(number)) fail(path, field.kind === "float64" ? "must be a number" : "must be an integer");
+      if (field.kind !== "float64" && !Number.isInteger(number)) fail(path, "must be an integer");
+      const range = check.mode === "full" ? rule : field.kind === "float64" ? undefined : INTEGER_RANGES[field.kind];
+      if (range && ((range.minimum !== undefined && number < range.minimum) || (range.maximum !== undefined && number > range.maximum))) {
+        fail(path, `must be ${rangeText(field.kind, range.minimum, range.maximum)}`);
+      }
       return number;
     }
-    case "float64":
-      if (typeof value !== "number" || !Number.isFinite(value)) fail(path, "must be a number");
-      return value;
     case "map":
       if (!isObject(value) || !Object.values(value).every((v) => typeof v === "string")) fail(path, "must be an object of strings");
       return value;
     case "json":
       if (!isObject(value)) fail(path, "must be a JSON object");
+      if (check.mode === "full") {
+        const { jsonDepth, jsonBytes } = check.rules.limits;
+        if (jsonDepthExceeds(value, jsonDepth)) fail(path, `must be nested at most ${jsonDepth} levels deep`);
+        if (Buffer.byteLength(JSON.stringify(value)) > jsonBytes) fail(path, `must be at most ${jsonBytes} bytes as JSON`);
+      }
       return value;
     case "enum": {
       const values = schema.enums[field.ref!]!.values;
@@ -84,7 +168,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, value: unknown, path: s
       return value;
     }
     case "message":
-      return checkMessage(schema, field.ref!, value, path, mode);
+      return checkMessage(schema, field.ref!, value, path, check);
   }
 }
 
@@ -95,26 +179,50 @@ function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
   return names;
 }
 
-function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, mode: Mode): Plain {
+const NO_RULES: Readonly<Record<string, FieldRules>> = {};
+
+function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
   if (!isObject(value)) fail(prefix || "request", "must be an object");
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
   for (const key in value) {
     if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, "is not a field of this request");
   }
+  const rules = check.mode === "full" ? (check.rules.fields[messageName] ?? NO_RULES) : NO_RULES;
   const result: Plain = {};
   for (const field of message.fields) {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
+    const rule = rules[field.name];
     const raw = value[field.name];
-    if (isMissing(field, raw)) {
-      if (field.required && mode === "full") fail(path, "is required");
+    if (isMissing(field, rule, raw)) {
+      if (check.mode === "full") {
+        if (field.required) fail(path, "is required");
+        if (rule?.default !== undefined) result[field.name] = rule.default;
+      }
       continue;
     }
     if (field.list) {
       if (!Array.isArray(raw)) fail(path, "must be a list");
-      result[field.name] = raw.map((item, index) => checkValue(schema, field, item, `${path}[${index}]`, mode));
+      if (rule?.minItems !== undefined && raw.length < rule.minItems) fail(path, rule.minItems === 1 ? "must not be empty" : `must have at least ${rule.minItems} items`);
+      if (rule?.maxItems !== undefined && raw.length > rule.maxItems) fail(path, `must have at most ${rule.maxItems} items`);
+      result[field.name] = raw.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));
     } else {
-      result[field.name] = checkValue(schema, field, raw, path, mode);
+      result[field.name] = checkValue(schema, field, rule, raw, path, check);
+    }
+  }
+  if (check.mode === "full") {
+    for (const field of message.fields) {
+      const rule = rules[field.name];
+      if (!rule) continue;
+      const path = prefix ? `${prefix}.${field.name}` : field.name;
+      const given = result[field.name];
+      const condition = rule.requiredIf;
+      if (condition && given === undefined) {
+        const other = result[condition.field];
+        const applies = condition.equals === undefined ? other !== undefined : other === condition.equals;
+        if (applies) fail(path, condition.equals === undefined ? `is required with ${condition.field}` : `is required when ${condition.field} is ${String(condition.equals)}`);
+      }
+      if (rule.sameAs && given !== undefined && given !== result[rule.sameAs]) fail(path, `does not match ${rule.sameAs}`);
     }
   }
   return result;
@@ -122,27 +230,27 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
 
 /** Throws INVALID_ARGUMENT for a value the protobuf encoding would coerce or drop without a word. */
 export function checkWireTypes(schema: ApiSchema, operation: OperationSpec, input: unknown): void {
-  checkMessage(schema, operation.input, input ?? {}, "", "wire");
+  checkMessage(schema, operation.input, input ?? {}, "", { mode: "wire" });
 }
 
-/** The validated input of `operation`, with pagination defaults filled in. Throws INVALID_ARGUMENT. */
-export function validateInput(schema: ApiSchema, operation: OperationSpec, input: unknown): Plain {
-  const result = checkMessage(schema, operation.input, input ?? {}, "", "full");
+/** The validated input of `operation`, with defaults filled in. Throws INVALID_ARGUMENT. */
+export function validateInput(schema: ApiSchema, rules: ValidationRules, operation: OperationSpec, input: unknown): Plain {
+  const check: Check = { mode: "full", rules };
+  const result = checkMessage(schema, operation.input, input ?? {}, "", check);
+  if (operation.pagination?.style === "page" && result.pagination === undefined) {
+    // An absent page request is the default page.
+    const field = schema.messages[operation.input]!.fields.find((f) => f.name === "pagination")!;
+    result.pagination = checkMessage(schema, field.ref!, {}, "pagination", check);
+  }
   if (operation.exactlyOneOf.length > 0) {
     const given = operation.exactlyOneOf.filter((name) => result[name] !== undefined);
     if (given.length !== 1) {
       throw new ServiceError("INVALID_ARGUMENT", `give exactly one of ${operation.exactlyOneOf.join(", ")} (got ${given.length === 0 ? "none" : given.join(" and ")})`, operation.exactlyOneOf[0]);
     }
   }
-  if (operation.pagination?.style === "page") {
-    const pagination = { ...DEFAULT_PAGINATION, ...(result.pagination as Plain | undefined) };
-    if ((pagination.limit as number) < 1 || (pagination.limit as number) > MAX_PAGE_LIMIT) fail("pagination.limit", `must be between 1 and ${MAX_PAGE_LIMIT}`);
-    if ((pagination.page as number) < 1) fail("pagination.page", "must be 1 or more");
-    result.pagination = pagination;
-  }
-  if (operation.pagination?.style === "token" && result.page_size !== undefined) {
-    const size = result.page_size as number;
-    if (size < 1 || size > MAX_PAGE_LIMIT) fail("page_size", `must be between 1 and ${MAX_PAGE_LIMIT}`);
+  const atLeastOne = rules.atLeastOneOf[operation.name];
+  if (atLeastOne && !atLeastOne.some((name) => result[name] !== undefined)) {
+    throw new ServiceError("INVALID_ARGUMENT", `give at least one of ${atLeastOne.join(", ")}`, atLeastOne[0]);
   }
   return result;
 }

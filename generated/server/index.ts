@@ -3,6 +3,7 @@ import { createServiceServer, type ServerOptions, type ServiceServer } from "../
 import { schema } from "../schema.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
 import type { Implementation } from "./handlers.js";
+import { rules } from "./rules.js";
 import { AdminService } from "../proto/identity/v1/admin_service_pb.js";
 import { UserService } from "../proto/identity/v1/user_service_pb.js";
 
@@ -24,6 +25,7 @@ export function createServer(implementation: Partial<Implementation>, options: S
   return createServiceServer(
     {
       schema,
+      rules,
       graphqlSchemaText,
       grpcServices: [AdminService, UserService],
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.

@@ -21,7 +21,8 @@ interface Document {
 }
 
 const ANNOTATION_KEYS = new Set(["description", "deprecated", "x-secret", "summary"]);
-const FORMAT_KEYS = new Set(["format", "pattern"]);
+/** Keywords that narrow which values of a type fit: compared as rules, not as the type itself. */
+const FORMAT_KEYS = new Set(["format", "pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "default", "oneOf", "anyOf", "allOf", "if", "then"]);
 
 function routesOf(doc: Document): Map<string, RouteEntry> {
   const routes = new Map<string, RouteEntry>();
@@ -53,18 +54,47 @@ function shape(schema: unknown): unknown {
   return result;
 }
 
-/** The format and pattern constraints of a schema and its items. */
-function constraints(schema: unknown): string {
-  const out: unknown[] = [];
-  const walk = (node: unknown) => {
-    if (typeof node !== "object" || node === null) return;
-    for (const [key, value] of Object.entries(node as Schema)) {
-      if (FORMAT_KEYS.has(key)) out.push([key, value]);
-      else if (!ANNOTATION_KEYS.has(key)) walk(value);
-    }
-  };
-  walk(schema);
-  return JSON.stringify(out);
+/** The rule keywords of a schema and its items, by where they sit: "items.maxLength", "minLength", ... */
+function constraints(schema: unknown, prefix = ""): Map<string, unknown> {
+  const out = new Map<string, unknown>();
+  if (typeof schema !== "object" || schema === null) return out;
+  for (const [key, value] of Object.entries(schema as Schema)) {
+    if (FORMAT_KEYS.has(key)) out.set(`${prefix}${key}`, value);
+    else if (key === "items") for (const [k, v] of constraints(value, `${prefix}items.`)) out.set(k, v);
+  }
+  return out;
+}
+
+const LOWER_BOUNDS = new Set(["minLength", "minimum", "minItems"]);
+const UPPER_BOUNDS = new Set(["maxLength", "maximum", "maxItems"]);
+
+/**
+ * How the values a schema accepts changed: "narrower" when some value accepted before is refused
+ * now (a bound raised or added, a format or pattern added or changed), "wider" when every value
+ * accepted before still is and more are, "changed" when neither can be told (a default), "same".
+ */
+function ruleChange(old: unknown, next: unknown): "narrower" | "wider" | "changed" | "same" {
+  const before = constraints(old);
+  const after = constraints(next);
+  let narrower = false;
+  let wider = false;
+  let changed = false;
+  for (const key of new Set([...before.keys(), ...after.keys()])) {
+    const a = before.get(key);
+    const b = after.get(key);
+    if (same(a, b)) continue;
+    const keyword = key.slice(key.lastIndexOf(".") + 1);
+    if (LOWER_BOUNDS.has(keyword) || UPPER_BOUNDS.has(keyword)) {
+      const lower = LOWER_BOUNDS.has(keyword);
+      if (a === undefined) narrower = true;
+      else if (b === undefined) wider = true;
+      else if ((b as number) > (a as number) === lower) narrower = true;
+      else wider = true;
+    } else if (keyword === "default") changed = true;
+    else if (b === undefined) wider = true;
+    else narrower = true;
+  }
+  return narrower ? "narrower" : changed ? "changed" : wider ? "wider" : "same";
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
@@ -228,8 +258,10 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
       if (!parameter.required && next.required) {
         add("parameter-became-required", "breaking", `${id}.${name}`, `query parameter ${name} of ${id} became required`, anchors);
       }
-      if (!typeChanged && constraints(parameter.schema) !== constraints(next.schema)) {
-        add("parameter-format-changed", "dangerous", `${id}.${name}`, `query parameter ${name} of ${id} changed format or pattern`, anchors);
+      const rules = typeChanged ? "same" : ruleChange(parameter.schema, next.schema);
+      if (rules !== "same") {
+        const severity = rules === "narrower" ? "breaking" : rules === "changed" ? "dangerous" : "safe";
+        add("parameter-format-changed", severity, `${id}.${name}`, `query parameter ${name} of ${id} accepts ${rules === "narrower" ? "fewer" : rules === "wider" ? "more" : "other"} values`, anchors);
       }
     }
     for (const [name, parameter] of newParameters) {
@@ -272,8 +304,10 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     } else if (oldRequired.has(property) && !newRequired.has(property)) {
       add("property-became-optional", usage.inResponses ? "breaking" : "safe", subject, `property ${property} of ${name} became optional`, anchorsOf(property));
     }
-    if (!typeChanged && constraints(schema) !== constraints(next)) {
-      add("property-format-changed", usage.inRequests ? "dangerous" : "safe", subject, `property ${property} of ${name} changed format or pattern`, anchorsOf(property));
+    const rules = typeChanged ? "same" : ruleChange(schema, next);
+    if (rules !== "same") {
+      const severity = !usage.inRequests ? "safe" : rules === "narrower" ? "breaking" : rules === "changed" ? "dangerous" : "safe";
+      add("property-format-changed", severity, subject, `property ${property} of ${name} accepts ${rules === "narrower" ? "fewer" : rules === "wider" ? "more" : "other"} values (format, pattern, length, range or size)`, anchorsOf(property));
     }
   }
   for (const property of Object.keys(newProperties)) {

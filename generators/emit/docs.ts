@@ -1,6 +1,7 @@
 // The API reference in Markdown: an index, one page per group with every operation (fields,
 // protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
 // the shared types and enums.
+import { describedField, operationRuleSentences } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { AUTH_TEXT, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
@@ -19,27 +20,27 @@ function typeText(field: IrField, fromPage: "group" | "types"): string {
   return field.list ? `list of ${base}` : base;
 }
 
-function notes(field: IrField): string {
+function notes(ir: Ir, field: IrField, asInput: boolean): string {
   return [
-    field.description,
+    describedField(ir, field, asInput),
     field.secret ? "**secret**" : "",
     field.deprecated ? `**deprecated**: ${field.deprecated}` : "",
   ].filter(Boolean).map(cell).join(" ");
 }
 
 /** Input fields: required or not. */
-function inputTable(message: IrMessage, fromPage: "group" | "types"): string {
+function inputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return "_No input._";
-  const rows = message.fields.map((f) => `| \`${f.name}\` | ${typeText(f, fromPage)} | ${f.required ? "yes" : ""} | ${notes(f)} |`);
+  const rows = message.fields.map((f) => `| \`${f.name}\` | ${typeText(f, fromPage)} | ${f.required ? "yes" : ""} | ${notes(ir, f, true)} |`);
   return ["| field | type | required | description |", "|---|---|---|---|", ...rows].join("\n");
 }
 
 /** Answer fields: always present; null when unset unless required (lists and maps are empty instead). */
-function outputTable(message: IrMessage, fromPage: "group" | "types"): string {
+function outputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return "_Empty answer._";
   const rows = message.fields.map((f) => {
     const alwaysSet = f.alwaysInAnswer;
-    return `| \`${f.name}\` | ${typeText(f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(f)} |`;
+    return `| \`${f.name}\` | ${typeText(f, fromPage)} | ${alwaysSet ? "always" : "or null"} | ${notes(ir, f, false)} |`;
   });
   return ["| field | type | set | description |", "|---|---|---|---|", ...rows].join("\n");
 }
@@ -78,10 +79,10 @@ function operationSection(ir: Ir, op: IrOperation): string {
     marks,
     protocolTable(op),
     `**Input** \`${op.input.graphqlInputName}\` (proto \`${op.input.name}\`)`,
-    inputTable(op.input, "group"),
-    ...(op.exactlyOneOf.length > 0 ? [`Give exactly one of ${op.exactlyOneOf.map((f) => `\`${f}\``).join(", ")}.`] : []),
+    inputTable(ir, op.input, "group"),
+    ...operationRuleSentences(op),
     `**Output** ${op.output.shared ? `[\`${op.output.graphqlName}\`](${TYPES_PAGE}#${anchor(op.output.name)})` : `\`${op.output.graphqlName}\``}`,
-    outputTable(op.output, "group"),
+    outputTable(ir, op.output, "group"),
     "### The same call over each protocol",
     callSection(ir, op),
   ].join("\n\n");
@@ -136,7 +137,7 @@ function indexPage(ir: Ir): GeneratedFile {
 function typesPage(ir: Ir): GeneratedFile {
   const sections: string[] = [`# Types of ${ir.api.title}`, `[API reference](${INDEX_PAGE})`, "## Messages"];
   for (const message of ir.messages.filter((m) => m.shared)) {
-    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(message, "types") : outputTable(message, "types"));
+    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(ir, message, "types") : outputTable(ir, message, "types"));
   }
   sections.push("## Enums");
   for (const irEnum of ir.enums) {

@@ -1,5 +1,6 @@
 // GraphQL SDL from the IR, built as a graphql-js schema and printed by graphql-js itself, so the
 // output is valid by construction. Reads are Query fields, writes are Mutation fields.
+import { describedField, operationRuleSentences } from "./rules.js";
 import {
   GraphQLBoolean,
   GraphQLEnumType,
@@ -90,17 +91,23 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
     return type;
   }
 
+  const operationOfInput = new Map(ir.operations.map((op) => [op.input.name, op]));
   function inputType(message: IrMessage): GraphQLInputObjectType {
     let type = inputTypes.get(message.name);
     if (!type) {
+      const op = operationOfInput.get(message.name);
+      const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
+      // @oneOf says "exactly one of" in GraphQL itself when those are the input's only fields.
+      const oneOf = op !== undefined && op.exactlyOneOf.length === message.fields.length && message.fields.every((f) => op.exactlyOneOf.includes(f.name));
       type = new GraphQLInputObjectType({
         name: message.graphqlInputName,
-        description: message.description || undefined,
+        description: description || undefined,
+        ...(oneOf ? { isOneOf: true } : {}),
         fields: () =>
           Object.fromEntries(
             message.fields.map((f) => [
               f.name,
-              { type: wrap(f, named(f, "input"), "input"), description: f.description || undefined, deprecationReason: f.required ? undefined : f.deprecated },
+              { type: wrap(f, named(f, "input"), "input"), description: describedField(ir, f, true) || undefined, deprecationReason: f.required ? undefined : f.deprecated },
             ]),
           ) as GraphQLInputFieldConfigMap,
       });

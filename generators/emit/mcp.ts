@@ -3,7 +3,7 @@
 // and the protocols, minimum versions and auth of the operation as extensions.
 import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../runtime/validate.js";
+import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 
 export const MCP_TOOLS_PATH = "generated/mcp/tools.json";
 
@@ -14,18 +14,11 @@ type JsonSchema = Record<string, unknown>;
 const SCALAR_SCHEMA: Record<Scalar, JsonSchema> = {
   string: { type: "string" },
   bool: { type: "boolean" },
-  int32: { type: "integer", minimum: -2147483648, maximum: 2147483647 },
+  int32: { type: "integer" },
   int64: { type: "integer" },
   float64: { type: "number" },
   map: { type: "object", additionalProperties: { type: "string" } },
   json: { type: "object" },
-};
-
-const FORMAT_SCHEMA: Record<NonNullable<IrField["format"]>, JsonSchema> = {
-  email: { format: "email" },
-  url: { format: "uri" },
-  domain: { format: "hostname" },
-  slug: { pattern: SLUG_PATTERN, maxLength: SLUG_MAX_LENGTH },
 };
 
 /**
@@ -41,18 +34,19 @@ class SchemaBuilder {
     private readonly direction: "input" | "output",
   ) {}
 
-  build(message: IrMessage): JsonSchema {
-    const body = this.object(message);
+  build(message: IrMessage, op: IrOperation): JsonSchema {
+    const body = this.direction === "input" ? { ...this.object(message, operationRuleSentences(op)), ...messageKeywords(message, op) } : this.object(message);
     const defs = Object.fromEntries([...this.defs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return { $schema: JSON_SCHEMA_DIALECT, ...body, ...(this.defs.size > 0 ? { $defs: defs } : {}) };
   }
 
-  private object(message: IrMessage): JsonSchema {
+  private object(message: IrMessage, rules: string[] = []): JsonSchema {
     const properties = Object.fromEntries(message.fields.map((f) => [f.name, this.field(f)]));
     const required = this.direction === "output" ? message.fields.map((f) => f.name) : message.fields.filter((f) => f.required).map((f) => f.name);
+    const description = [message.description, ...rules].filter(Boolean).join(" ");
     return {
       type: "object",
-      ...(message.description ? { description: message.description } : {}),
+      ...(description ? { description } : {}),
       properties,
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
@@ -70,20 +64,23 @@ class SchemaBuilder {
   private field(field: IrField): JsonSchema {
     const type = field.type;
     let item: JsonSchema;
-    if (type.kind === "scalar") item = { ...SCALAR_SCHEMA[type.scalar], ...(field.format ? FORMAT_SCHEMA[field.format] : {}) };
+    if (type.kind === "scalar") item = { ...SCALAR_SCHEMA[type.scalar] };
     else if (type.kind === "enum") {
       const irEnum = enumByName(this.ir, type.name);
       item = this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));
     } else {
       const message = messageByName(this.ir, type.name);
-      item = this.ref(message.name, () => this.object(message));
+      item = this.ref(message.name, () => (this.direction === "input" ? { ...this.object(message), ...messageKeywords(message) } : this.object(message)));
     }
+    const input = this.direction === "input";
+    if (input) item = { ...item, ...itemKeywords(this.ir, field) };
     let schema: JsonSchema = field.list ? { type: "array", items: item } : item;
+    if (input) schema = { ...schema, ...fieldKeywords(field) };
     const alwaysSet = field.alwaysInAnswer;
     if (this.direction === "output" && !alwaysSet) {
       schema = typeof schema.type === "string" ? { ...schema, type: [schema.type, "null"] } : { anyOf: [schema, { type: "null" }] };
     }
-    const description = [field.description, field.secret ? "Secret." : "", field.format === "slug" ? "A URL-safe slug." : ""].filter(Boolean).join(" ");
+    const description = [describedField(this.ir, field, input), field.secret ? "Secret." : ""].filter(Boolean).join(" ");
     return {
       ...(description ? { description } : {}),
       ...schema,
@@ -99,8 +96,8 @@ function toolOf(ir: Ir, op: IrOperation): JsonSchema {
     name: op.name,
     title: op.title,
     description,
-    inputSchema: new SchemaBuilder(ir, "input").build(op.input),
-    outputSchema: new SchemaBuilder(ir, "output").build(op.output),
+    inputSchema: new SchemaBuilder(ir, "input").build(op.input, op),
+    outputSchema: new SchemaBuilder(ir, "output").build(op.output, op),
     annotations: {
       title: op.title,
       readOnlyHint: op.kind === "read",

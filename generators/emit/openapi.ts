@@ -1,8 +1,8 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, OAUTH_ERROR_CODES } from "../../runtime/errors.js";
-import { SLUG_MAX_LENGTH, SLUG_PATTERN } from "../../runtime/validate.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
+import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 import { toYaml } from "./yaml-text.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
@@ -19,42 +19,39 @@ const SCALAR_SCHEMA: Record<Scalar, Schema> = {
   json: { type: "object" },
 };
 
-const FORMAT_SCHEMA: Record<string, Schema> = {
-  slug: { pattern: SLUG_PATTERN, maxLength: SLUG_MAX_LENGTH },
-  email: { format: "email" },
-  url: { format: "uri" },
-  domain: { format: "hostname" },
-};
-
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-function fieldSchema(field: IrField, inAnswer = true): Schema {
+/** A field's schema; an input field states every rule the server checks of it. */
+function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
   let item: Schema;
   if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
   else item = ref(field.type.name);
-  if (field.format) item = { ...item, ...FORMAT_SCHEMA[field.format] };
+  if (!inAnswer) item = { ...item, ...itemKeywords(ir, field) };
   let schema: Schema = field.list ? { type: "array", items: item } : item;
+  if (!inAnswer) schema = { ...schema, ...fieldKeywords(field) };
   // A value that may be unset is null in answers; in requests anything not required may be null.
   if (inAnswer ? !field.alwaysInAnswer : !field.required && !field.list && !(field.type.kind === "scalar" && field.type.scalar === "map")) {
     schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
-  if (field.description) annotations.description = field.description;
+  const description = describedField(ir, field, !inAnswer);
+  if (description) annotations.description = description;
   if (field.secret) annotations["x-secret"] = true;
   if (field.deprecated) annotations.deprecated = true;
   return { ...annotations, ...schema };
 }
 
-function messageSchema(message: IrMessage): Schema {
+function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined): Schema {
   const schema: Schema = { type: "object" };
-  if (message.description) schema.description = message.description;
   // Answers carry every field that is never null; requests need only their required fields.
   const inAnswer = message.usedAsOutput && !message.usedAsInput;
+  const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
+  if (description) schema.description = description;
   const required = message.fields.filter((f) => (inAnswer ? f.alwaysInAnswer : f.required)).map((f) => f.name);
   if (required.length > 0) schema.required = required;
-  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(f, inAnswer)]));
+  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer)]));
   schema.additionalProperties = false;
-  return schema;
+  return inAnswer ? schema : { ...schema, ...messageKeywords(message, op) };
 }
 
 const SECURITY: Record<string, Schema[]> = {
@@ -66,7 +63,7 @@ const SECURITY: Record<string, Schema[]> = {
   scim_token: [{ scimToken: [] }],
 };
 
-function operationObject(op: IrOperation): Schema {
+function operationObject(ir: Ir, op: IrOperation): Schema {
   const rest = op.rest!;
   const isToken = op.surface === "oauth";
   const body: Schema = {};
@@ -82,7 +79,7 @@ function operationObject(op: IrOperation): Schema {
   operation.security = SECURITY[op.auth];
   if (rest.method === "GET") {
     if (op.input.fields.length > 0) {
-      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(f, false) }));
+      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) }));
     }
   } else if (op.input.fields.length > 0) {
     const schema = ref(op.input.name);
@@ -128,15 +125,16 @@ export function buildOpenapi(ir: Ir): Schema {
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
     const entry = (paths[op.rest!.path] ??= {});
-    entry[op.rest!.method.toLowerCase()] = operationObject(op);
+    entry[op.rest!.method.toLowerCase()] = operationObject(ir, op);
   }
 
   const schemas: Record<string, Schema> = {};
   for (const e of ir.enums.filter((e) => usedEnums.has(e.name))) {
     schemas[e.name] = { type: "string", ...(e.description ? { description: e.description } : {}), enum: e.values.map((v) => v.name) };
   }
+  const operationOfInput = new Map(ir.operations.map((op) => [op.input.name, op]));
   for (const message of ir.messages.filter((m) => referenced.has(m.name))) {
-    schemas[message.name] = messageSchema(message);
+    schemas[message.name] = messageSchema(ir, message, operationOfInput.get(message.name));
   }
   schemas.Error = {
     type: "object",

@@ -48,13 +48,6 @@ export function authHeader(ir: Ir, op: IrOperation): { name: string; value: stri
 /** How enum values are written: wire names (GraphQL, REST, clients) or proto names (gRPC JSON). */
 export type EnumForm = "wire" | "proto";
 
-const FORMAT_SAMPLE: Record<NonNullable<IrField["format"]>, string> = {
-  email: "ada@example.com",
-  url: "https://app.example.com/callback",
-  domain: "example.com",
-  slug: "acme",
-};
-
 function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
   const type = field.type;
   if (type.kind === "enum") {
@@ -64,13 +57,13 @@ function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
   if (type.kind === "message") return sampleMessage(ir, messageByName(ir, type.name), "required", enumForm);
   switch (type.scalar) {
     case "string":
-      return field.format ? FORMAT_SAMPLE[field.format] : `<${field.name}>`;
+      return field.format ? ir.formats[field.format]!.example : `<${field.name}>`;
     case "bool":
       return true;
     case "int32":
     case "int64":
     case "float64":
-      return 1;
+      return Math.max(1, field.constraints.minimum ?? 1);
     case "map":
       return { key: "value" };
     case "json":
@@ -89,11 +82,26 @@ export function sampleMessage(ir: Ir, message: IrMessage, which: "required" | "a
   return sample;
 }
 
-/** A valid sample input of an operation: the required fields, and the first of an exactly-one-of rule. */
+/**
+ * A valid sample input of an operation: the required fields, the first of an exactly-one-of or
+ * at-least-one-of rule, the fields a required-if rule then asks for, and confirmations equal to
+ * what they confirm.
+ */
 export function sampleInput(ir: Ir, op: IrOperation, enumForm: EnumForm = "wire"): Record<string, unknown> {
   const sample = sampleMessage(ir, op.input, "required", enumForm);
-  const chosen = op.input.fields.find((f) => f.name === op.exactlyOneOf[0]);
-  if (chosen) sample[chosen.name] = chosen.list ? [sampleScalar(ir, chosen, enumForm)] : sampleScalar(ir, chosen, enumForm);
+  const add = (field: IrField | undefined) => {
+    if (field && sample[field.name] === undefined) sample[field.name] = field.list ? [sampleScalar(ir, field, enumForm)] : sampleScalar(ir, field, enumForm);
+  };
+  add(op.input.fields.find((f) => f.name === op.exactlyOneOf[0]));
+  if (!op.atLeastOneOf.some((name) => sample[name] !== undefined)) add(op.input.fields.find((f) => f.name === op.atLeastOneOf[0]));
+  for (const field of op.input.fields) {
+    const condition = field.constraints.requiredIf;
+    if (condition && (condition.equals === undefined ? sample[condition.field] !== undefined : sample[condition.field] === condition.equals)) add(field);
+  }
+  for (const field of op.input.fields) {
+    const confirmed = field.constraints.sameAs;
+    if (confirmed && sample[field.name] !== undefined) sample[field.name] = sample[confirmed];
+  }
   return sample;
 }
 

@@ -1,7 +1,8 @@
 // The proto layout of the IR: which file declares which enum, message and service, with every
 // field's label and type resolved. The .proto text printer and the descriptor builder both read
 // this plan, so the text and the descriptors cannot drift apart.
-import type { Ir, IrField, IrMessage } from "../ir.js";
+import { describedField, operationRuleSentences } from "./rules.js";
+import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
 
 export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
 
@@ -76,7 +77,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   const pkg = ir.proto.package;
   const qualified = (name: string) => `.${pkg}.${name}`;
 
-  const planField = (field: IrField): ProtoFieldPlan => {
+  const planField = (field: IrField, asInput: boolean): ProtoFieldPlan => {
     let type: ProtoFieldType;
     if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
     else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
@@ -87,7 +88,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     return {
       name: field.name,
       number: field.protoNumber,
-      comment: field.description,
+      comment: describedField(ir, field, asInput),
       type,
       repeated: field.list,
       optional: presenceByLabel && !field.required,
@@ -95,10 +96,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     };
   };
 
-  const planMessage = (message: IrMessage, name = message.name): ProtoMessagePlan => ({
+  const planMessage = (message: IrMessage, name = message.name, op?: IrOperation): ProtoMessagePlan => ({
     name,
-    comment: message.description,
-    fields: message.fields.map(planField),
+    comment: [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" "),
+    fields: message.fields.map((field) => planField(field, message.usedAsInput)),
     reserved: message.reserved,
   });
 
@@ -127,7 +128,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
         groupFile = fileOf(op.input.protoFile);
         groupFiles.set(op.input.protoFile, groupFile);
       }
-      groupFile.messages.push(planMessage(op.input, grpc.requestMessage));
+      groupFile.messages.push(planMessage(op.input, grpc.requestMessage, op));
       // A shared output is answered flat: the response message carries the type's own fields and numbers.
       groupFile.messages.push({ ...planMessage(op.output, grpc.responseMessage), comment: `Answer of ${op.name}.` });
     }

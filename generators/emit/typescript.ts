@@ -1,6 +1,7 @@
 // TypeScript emitted from the IR: the schema value the runtime reflects on, the plain request and
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
 import { protobufEsModule } from "./protobuf-es.js";
+import { describedField } from "./rules.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -30,14 +31,14 @@ function messageOf(ir: Ir, field: IrField): IrMessage {
 
 
 /**
- * A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret@format=protoName`. The
+ * A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret=protoName`. The
  * protobuf-es property is written only where it is not the field's JSON name (protoc's rule, which
  * the runtime applies), so that the schema stays small.
  */
 function compactField(field: IrField): string {
   const type = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
   const property = field.protoLocalName === protoCamelCase(field.name) ? "" : `=${field.protoLocalName}`;
-  return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${field.format ? `@${field.format}` : ""}${property}`;
+  return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${property}`;
 }
 
 function operationSpec(op: IrOperation): string {
@@ -115,7 +116,7 @@ function outputInterface(ir: Ir, message: IrMessage): string {
 
 function inputInterface(ir: Ir, message: IrMessage): string {
   const fields = message.fields.map(
-    (f) => `${doc(f.description, "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`,
+    (f) => `${doc(describedField(ir, f, true), "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`,
   );
   return `${doc(message.description)}export interface ${message.graphqlInputName} {\n${fields.join("\n")}\n}`;
 }
@@ -180,6 +181,7 @@ export interface Implementation extends ${surfaces.map((s) => SURFACE_INTERFACE[
 import { schema } from "../schema.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
 import type { Implementation } from "./handlers.js";
+import { rules } from "./rules.js";
 ${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
 
 export type * from "./handlers.js";
@@ -200,6 +202,7 @@ export function createServer(implementation: Partial<Implementation>, options: S
   return createServiceServer(
     {
       schema,
+      rules,
       graphqlSchemaText,
       grpcServices: [${services.map((s) => s.name).join(", ")}],
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
@@ -211,9 +214,39 @@ export function createServer(implementation: Partial<Implementation>, options: S
 }
 `;
   return [
+    emitRulesModule(ir),
     { path: `${SERVER_DIR}/handlers.ts`, content: handlers },
     { path: `${SERVER_DIR}/index.ts`, content: index },
   ];
+}
+
+/** The validation rules of the manifest, for the server only: clients check types, the server checks rules. */
+function emitRulesModule(ir: Ir): GeneratedFile {
+  const formats = Object.values(ir.formats)
+    .filter((f) => !f.builtin)
+    .map((f) => `    ${f.name}: { expected: ${quote(f.description)}, ${f.values ? `values: ${JSON.stringify(f.values)}` : `pattern: ${quote(f.pattern!)}`} },`);
+  const fields = ir.messages.flatMap((message) => {
+    if (!message.usedAsInput) return [];
+    const entries = message.fields.flatMap((field) => {
+      const rules = { ...field.constraints, ...(field.format ? { format: field.format } : {}) };
+      return Object.keys(rules).length === 0 ? [] : [`${field.name}: ${JSON.stringify(rules)}`];
+    });
+    return entries.length === 0 ? [] : [`    ${message.name}: { ${entries.join(", ")} },`];
+  });
+  const atLeastOneOf = ir.operations.filter((op) => op.atLeastOneOf.length > 0).map((op) => `    ${op.name}: ${JSON.stringify(op.atLeastOneOf)},`);
+  const { requestBytes, jsonDepth, jsonBytes } = ir.api.limits;
+  const block = (lines: string[]) => (lines.length === 0 ? "{}" : `{\n${lines.join("\n")}\n  }`);
+  const content = `import type { ValidationRules } from "../../runtime/validate.js";
+
+/** What the server checks of every input beyond its type (runtime/validate.ts applies it). */
+export const rules: ValidationRules = {
+  limits: { requestBytes: ${requestBytes}, jsonDepth: ${jsonDepth}, jsonBytes: ${jsonBytes} },
+  formats: ${block(formats)},
+  fields: ${block(fields)},
+  atLeastOneOf: ${block(atLeastOneOf)},
+};
+`;
+  return { path: `${SERVER_DIR}/rules.ts`, content };
 }
 
 export function emitGraphqlSchemaModule(sdl: string): GeneratedFile {

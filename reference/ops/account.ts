@@ -5,7 +5,7 @@ import type { AuthResponse } from "../../generated/types.js";
 import {
   assertEmailFree,
   assertPhoneFree,
-  checkNewPassword,
+  checkPasswordStrength,
   newUserRecord,
   normalizeEmail,
   pendingVerification,
@@ -26,7 +26,6 @@ import { TupleGraph } from "./fga.js";
 
 const MAX_OTP_ATTEMPTS = 5;
 const BAD_CREDENTIALS = "wrong email, phone number or password";
-const RESENDABLE: readonly VerificationPurpose[] = ["basic_auth_signup", "magic_link_login", "update_email"];
 
 const noTokens = (message: string, user: UserRecord | null, screens: Partial<AuthResponse> = {}): AuthResponse => ({
   message,
@@ -120,10 +119,9 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
   return {
     async signup(input, context) {
       if (!features.is_sign_up_enabled) throw refused("sign-up is disabled");
-      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
       if (input.email && !features.is_basic_authentication_enabled) throw refused("sign-up with email and password is disabled");
       if (!input.email && !features.is_mobile_basic_authentication_enabled) throw refused("sign-up with phone number and password is disabled");
-      checkNewPassword(core, input.password, input.confirm_password);
+      checkPasswordStrength(core, input.password);
       const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : [...config.defaultRoles];
       const notAllowed = roles.filter((role) => !config.allowedRoles.includes(role));
       if (notAllowed.length > 0) throw invalid("roles", `not allowed at sign-up: ${notAllowed.join(", ")}`);
@@ -155,7 +153,6 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     },
 
     async login(input, context) {
-      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
       if (input.email && !features.is_basic_authentication_enabled) throw refused("sign-in with email and password is disabled");
       if (!input.email && !features.is_mobile_basic_authentication_enabled) throw refused("sign-in with phone number and password is disabled");
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
@@ -226,7 +223,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       });
       if (input.new_password || input.confirm_new_password) {
         if (user.password_hash && !(await verifyPassword(input.old_password ?? "", user.password_hash))) throw invalid("old_password", "does not match the current password");
-        checkNewPassword(core, input.new_password ?? "", input.confirm_new_password ?? "", "new_password");
+        checkPasswordStrength(core, input.new_password!, "new_password");
         next.password_hash = await hashPassword(input.new_password!);
         next.signup_methods = withSignupMethod(next, "basic_auth");
         // Other sessions may have been opened with the old password.
@@ -275,7 +272,6 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     },
 
     async resendVerifyEmail(input) {
-      if (!RESENDABLE.includes(input.identifier as VerificationPurpose)) throw invalid("identifier", `must be one of ${RESENDABLE.join(", ")}`);
       const purpose = input.identifier as VerificationPurpose;
       const email = normalizeEmail(input.email);
       const pending = await storage.verificationRequests.find((r) => r.purpose === purpose && r.email === email);
@@ -285,7 +281,6 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     },
 
     async forgotPassword(input) {
-      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
       if (input.email) {
         const user = await userByEmail(core, input.email);
         if (user && user.revoked_timestamp === null) await sendVerification(core, user, "forgot_password", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
@@ -297,7 +292,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     },
 
     async resetPassword(input) {
-      checkNewPassword(core, input.password, input.confirm_password);
+      checkPasswordStrength(core, input.password);
       let user: UserRecord | undefined;
       if (input.token) {
         const request = await pendingVerification(core, input.token, ["forgot_password", "invite_member"]);
@@ -306,12 +301,11 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
         await storage.verificationRequests.delete(request.id);
         // The token arrived by email, which proves the address.
         user.email_verified = true;
-      } else if (input.otp && input.phone_number) {
-        user = await userByPhone(core, input.phone_number);
-        if (!user || !(await consumeOtp(core, user, ["reset_password"], input.otp))) throw invalid("otp", "is not valid or has expired");
-        user.phone_number_verified = true;
       } else {
-        throw invalid("token", "give the reset token, or the one-time password with the phone number");
+        // The manifest asks for the token or the one-time password, and the phone number with the latter.
+        user = await userByPhone(core, input.phone_number!);
+        if (!user || !(await consumeOtp(core, user, ["reset_password"], input.otp!))) throw invalid("otp", "is not valid or has expired");
+        user.phone_number_verified = true;
       }
       assertNotRevoked(user);
       user.password_hash = await hashPassword(input.password);
@@ -333,7 +327,6 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
 
     async verifyOTP(input, context) {
       if (input.is_totp) throw refused("authenticator app (TOTP) codes are not supported by this service");
-      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
       const purpose = user ? await consumeOtp(core, user, ["login", "verify_phone"], input.otp) : null;
       if (!user || !purpose) throw invalid("otp", "is not valid or has expired");
@@ -347,7 +340,6 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     },
 
     async resendOTP(input) {
-      if (!input.email && !input.phone_number) throw invalid("email", "give an email address or a phone number");
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
       const pending = user && (await storage.otps.find((o) => o.user_id === user.id));
       if (user && pending) await issueOtp(core, user, pending.purpose, input.email ? "email" : "sms");

@@ -1,20 +1,11 @@
 // Admin: machine clients (service accounts). A secret is shown once, on create and on rotate;
 // the store keeps only salted hashes. After a rotation the previous secret keeps working for
 // `clientSecretGraceSeconds` so callers can roll over without downtime.
-import { applyChanges, invalid, mustGet, nowSeconds, paginate, type Core } from "../core.js";
+import { applyChanges, mustGet, nowSeconds, paginate, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken, saltedSha256, sameDigest } from "../secrets.js";
 import type { ClientRecord, ClientSecretHash } from "../storage.js";
 import { publicClient } from "../views.js";
-
-/** RFC 6749 §3.3 scope-token. */
-const SCOPE_TOKEN = /^[\x21\x23-\x5B\x5D-\x7E]+$/;
-
-function checkScopes(scopes: readonly string[]): void {
-  scopes.forEach((scope, index) => {
-    if (!SCOPE_TOKEN.test(scope)) throw invalid(`allowed_scopes[${index}]`, "must be a scope token (no spaces, quotes or backslashes)");
-  });
-}
 
 function newSecret(core: Core): { secret: string; hash: ClientSecretHash } {
   const secret = randomToken("cs_", core.random);
@@ -41,7 +32,6 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
   const { storage } = core;
   return {
     async createClient(input) {
-      checkScopes(input.allowed_scopes);
       const now = nowSeconds(core);
       const { secret, hash } = newSecret(core);
       const client: ClientRecord = {
@@ -61,7 +51,6 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
 
     async updateClient(input) {
       const client = await mustGet(storage.clients, "client", input.id);
-      if (input.allowed_scopes) checkScopes(input.allowed_scopes);
       const next = applyChanges(client, { name: input.name, description: input.description, allowed_scopes: input.allowed_scopes, is_active: input.is_active });
       next.updated_at = nowSeconds(core);
       await storage.clients.put(next);

@@ -17,7 +17,6 @@ export const GRANT_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exch
 export const ASSERTION_JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
 export const TOKEN_TYPE_ACCESS = "urn:ietf:params:oauth:token-type:access_token";
 export const TOKEN_TYPE_JWT = "urn:ietf:params:oauth:token-type:jwt";
-const SUBJECT_TOKEN_TYPES = [TOKEN_TYPE_ACCESS, TOKEN_TYPE_JWT, "urn:ietf:params:oauth:token-type:id_token"];
 
 const invalidRequest = (message: string, field?: string) => new ServiceError("INVALID_ARGUMENT", message, field, "invalid_request");
 const invalidClient = (message = "client authentication failed") => new ServiceError("UNAUTHENTICATED", message, undefined, "invalid_client");
@@ -65,9 +64,8 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     if (methods > 1) throw invalidRequest("use one client authentication method: HTTP Basic, client_secret or client_assertion");
 
     if (input.client_assertion || input.client_assertion_type) {
-      if (input.client_assertion_type !== ASSERTION_JWT_BEARER) throw invalidClient(`client_assertion_type must be ${ASSERTION_JWT_BEARER}`);
-      if (!input.client_assertion) throw invalidRequest("client_assertion is required with client_assertion_type", "client_assertion");
-      const identity = await trustedIssuers.authenticate(input.client_assertion);
+      // The manifest admits only the JWT-bearer assertion type, and the assertion and its type together.
+      const identity = await trustedIssuers.authenticate(input.client_assertion!);
       if (!identity || (input.client_id && input.client_id !== identity.client.client_id)) throw invalidClient("the client assertion is not from a trusted issuer of this client");
       return { client: identity.client, assertion: identity };
     }
@@ -101,15 +99,13 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
   }
 
   async function tokenExchange(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
-    if (!input.subject_token) throw invalidRequest("subject_token is required", "subject_token");
-    if (input.subject_token_type && !SUBJECT_TOKEN_TYPES.includes(input.subject_token_type)) {
-      throw invalidRequest(`subject_token_type must be one of ${SUBJECT_TOKEN_TYPES.join(", ")}`, "subject_token_type");
-    }
     if (input.actor_token) throw invalidRequest("actor_token is not supported", "actor_token");
+    // The manifest asks for subject_token with this grant, and admits only the subject token types exchanged here.
+    const subjectToken = input.subject_token!;
     const authenticated = await authenticateClient(input, context);
     let issuer: unknown;
     try {
-      issuer = decodeJwt(input.subject_token).iss;
+      issuer = decodeJwt(subjectToken).iss;
     } catch {
       throw invalidGrant("subject_token is not a JWT");
     }
@@ -117,7 +113,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     if (issuer === config.issuer) {
       // A token of this service, exchanged by an authenticated client acting for its subject.
       if (!authenticated) throw invalidClient("exchanging a token of this service needs client authentication");
-      const subject = await tokens.verify(input.subject_token);
+      const subject = await tokens.verify(subjectToken);
       if (!subject || subject.token_type !== "access_token") throw invalidGrant("subject_token is not a valid access token of this service");
       const scope = grantScopes(input.scope, (subject.scope ?? "").split(" ").filter(Boolean));
       const exchanged = await tokens.sign(
@@ -137,7 +133,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     }
 
     // Otherwise it must be an assertion of a trusted issuer: it authenticates as that issuer's service account.
-    const identity = await trustedIssuers.authenticate(input.subject_token);
+    const identity = await trustedIssuers.authenticate(subjectToken);
     if (!identity) throw invalidGrant("subject_token is not a valid assertion of a trusted issuer");
     if (authenticated && authenticated.client.id !== identity.client.id) throw invalidGrant("subject_token belongs to another service account than the authenticated client");
     const answer = await machineToken(identity.client, grantScopes(input.scope, identity.client.allowed_scopes), { ext_iss: identity.issuer.issuer_url, ext_sub: identity.subject }, input.resource);
@@ -145,8 +141,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
   }
 
   async function authorizationCode(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
-    if (!input.code) throw invalidRequest("code is required", "code");
-    const hash = sha256(input.code);
+    const hash = sha256(input.code!);
     const code = await storage.authorizationCodes.get(hash);
     // A code is good for one exchange only.
     if (code) await storage.authorizationCodes.delete(hash);
@@ -171,8 +166,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
   }
 
   async function refreshToken(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
-    if (!input.refresh_token) throw invalidRequest("refresh_token is required", "refresh_token");
-    const hash = sha256(input.refresh_token);
+    const hash = sha256(input.refresh_token!);
     const record = await storage.refreshTokens.get(hash);
     if (!record || record.expires_at <= nowSeconds(core)) throw invalidGrant("the refresh token is not valid or has expired");
     if (record.client_id) {

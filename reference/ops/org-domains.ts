@@ -22,7 +22,7 @@ export async function orgForEmailDomain(core: Core, domainOrEmail: string): Prom
 
 async function domainFor(core: Core, orgId: string, domain: string): Promise<OrgDomainRecord | undefined> {
   const record = await core.storage.orgDomains.get(domain);
-  if (record && record.org_id !== orgId) throw alreadyExists(`domain ${domain} already belongs to another organization`);
+  if (record && record.org_id !== orgId) throw alreadyExists("the domain already belongs to another organization");
   return record;
 }
 
@@ -35,7 +35,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
       await mustGetOrg(input.org_id);
       const domain = normalizeDomain(input.domain);
       let record = await domainFor(core, input.org_id, domain);
-      if (record?.status === "verified") throw alreadyExists(`domain ${domain} is already verified for organization ${input.org_id}`);
+      if (record?.status === "verified") throw alreadyExists("the domain is already verified for this organization");
       // Asking again while pending answers the same challenge, so a record already published stays valid.
       if (!record) {
         const now = nowSeconds(core);

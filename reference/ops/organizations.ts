@@ -9,7 +9,7 @@ const DEFAULT_MEMBER_ROLES = ["member"];
 
 async function assertNameFree(core: Core, name: string, exceptId?: string): Promise<void> {
   const twin = await core.storage.organizations.find((org) => org.name === name && org.id !== exceptId);
-  if (twin) throw alreadyExists(`an organization named ${name} already exists`);
+  if (twin) throw alreadyExists("an organization with this name already exists");
 }
 
 export async function deleteOrganizationCascade(core: Core, orgId: string): Promise<void> {
@@ -75,7 +75,7 @@ export function organizationOperations({ core }: Deps): Operations<
     async addOrgMember(input) {
       await mustGet(storage.organizations, "organization", input.org_id);
       const user = await mustGet(storage.users, "user", input.user_id);
-      if (await membership(input.org_id, input.user_id)) throw alreadyExists(`user ${input.user_id} is already a member of organization ${input.org_id}`);
+      if (await membership(input.org_id, input.user_id)) throw alreadyExists("the user is already a member of the organization");
       const now = nowSeconds(core);
       const member: OrgMember = {
         id: core.newId(),
@@ -94,7 +94,7 @@ export function organizationOperations({ core }: Deps): Operations<
 
     async removeOrgMember(input) {
       const member = await membership(input.org_id, input.user_id);
-      if (!member) throw notFound(`member of organization ${input.org_id}: user`, input.user_id);
+      if (!member) throw notFound("member of the organization");
       await storage.orgMembers.delete(member.id);
       return { message: `user ${input.user_id} removed from organization ${input.org_id}` };
     },

@@ -21,7 +21,7 @@ export const newRsaKeyPair = () =>
 
 async function assertEntityIdFree(core: Core, orgId: string, entityId: string, exceptId?: string): Promise<void> {
   const twin = await core.storage.samlServiceProviders.find((sp) => sp.org_id === orgId && sp.entity_id === entityId && sp.id !== exceptId);
-  if (twin) throw alreadyExists(`service provider ${twin.id} of organization ${orgId} already has this entity_id`);
+  if (twin) throw alreadyExists("a service provider of the organization already has this entity_id");
 }
 
 /** Runs tasks of one key one at a time (rotations of an org, so there is never more than one current key). */

@@ -22,14 +22,14 @@ export function scimOperations({ core }: Deps): Operations<"createSCIMEndpoint" 
   };
   const mustGetEndpoint = async (orgId: string) => {
     const endpoint = await endpointOf(orgId);
-    if (!endpoint) throw notFound("SCIM endpoint of organization", orgId);
+    if (!endpoint) throw notFound("SCIM endpoint of the organization");
     return endpoint;
   };
 
   return {
     async createSCIMEndpoint(input) {
       const existing = await endpointOf(input.org_id);
-      if (existing) throw alreadyExists(`organization ${input.org_id} already has SCIM endpoint ${existing.id}; rotate its token instead`);
+      if (existing) throw alreadyExists("the organization already has a SCIM endpoint; rotate its token instead");
       const token = randomToken("scim_", core.random);
       const now = nowSeconds(core);
       const endpoint: ScimEndpointRecord = { id: core.newId(), org_id: input.org_id, enabled: true, created_at: now, updated_at: now, token_hash: sha256(token) };

@@ -13,7 +13,7 @@ async function assertUnique(core: Core, issuer: TrustedIssuer): Promise<void> {
   const twin = await core.storage.trustedIssuers.find(
     (other) => other.id !== issuer.id && other.issuer_url === issuer.issuer_url && other.expected_aud === issuer.expected_aud && other.service_account_id === issuer.service_account_id,
   );
-  if (twin) throw alreadyExists(`trusted issuer ${twin.id} already maps this issuer and audience to this service account`);
+  if (twin) throw alreadyExists("a trusted issuer already maps this issuer and audience to this service account");
 }
 
 export function trustedIssuerOperations({ core }: Deps): Operations<
@@ -23,7 +23,7 @@ export function trustedIssuerOperations({ core }: Deps): Operations<
   return {
     async addTrustedIssuer(input) {
       checkKeySource({ key_source_type: input.key_source_type, jwks_url: input.jwks_url ?? null });
-      if (!(await serviceAccount(core, input.service_account_id))) throw notFound("service account (client)", input.service_account_id);
+      if (!(await serviceAccount(core, input.service_account_id))) throw notFound("service account (client)");
       const now = nowSeconds(core);
       const issuer: TrustedIssuer = {
         id: core.newId(),

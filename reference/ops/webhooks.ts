@@ -1,12 +1,7 @@
 // Admin: webhooks and their delivery logs, email templates and audit logs.
 import type { Webhook } from "../../generated/types.js";
-import { alreadyExists, applyChanges, invalid, mustGet, nowSeconds, paginate, refused } from "../core.js";
+import { alreadyExists, applyChanges, mustGet, nowSeconds, paginate, refused } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
-import { EVENTS } from "../events.js";
-
-function checkEventName(name: string, field = "event_name"): void {
-  if (!(EVENTS as readonly string[]).includes(name)) throw invalid(field, `must be one of ${EVENTS.join(", ")}`);
-}
 
 export function webhookOperations({ core, events }: Deps): Operations<
   | "addWebhook"
@@ -27,7 +22,6 @@ export function webhookOperations({ core, events }: Deps): Operations<
 
   return {
     async addWebhook(input) {
-      checkEventName(input.event_name);
       const now = nowSeconds(core);
       const webhook: Webhook = {
         id: core.newId(),
@@ -45,7 +39,6 @@ export function webhookOperations({ core, events }: Deps): Operations<
 
     async updateWebhook(input) {
       const webhook = await mustGet(storage.webhooks, "webhook", input.id);
-      if (input.event_name) checkEventName(input.event_name);
       const next = applyChanges(webhook, { event_name: input.event_name, event_description: input.event_description, endpoint: input.endpoint, enabled: input.enabled, headers: input.headers });
       next.updated_at = nowSeconds(core);
       await storage.webhooks.put(next);
@@ -75,7 +68,6 @@ export function webhookOperations({ core, events }: Deps): Operations<
     },
 
     async testEndpoint(input) {
-      checkEventName(input.event_name);
       const body = JSON.stringify({
         id: core.newId(),
         event_name: input.event_name,
@@ -90,7 +82,7 @@ export function webhookOperations({ core, events }: Deps): Operations<
     },
 
     async addEmailTemplate(input) {
-      if (await templateFor(input.event_name)) throw alreadyExists(`an email template for event ${input.event_name} already exists`);
+      if (await templateFor(input.event_name)) throw alreadyExists("an email template for this event already exists");
       const now = nowSeconds(core);
       const template = { id: core.newId(), event_name: input.event_name, subject: input.subject, template: input.template, design: input.design ?? null, created_at: now, updated_at: now };
       await storage.emailTemplates.put(template);
@@ -100,7 +92,7 @@ export function webhookOperations({ core, events }: Deps): Operations<
     async updateEmailTemplate(input) {
       const template = await mustGet(storage.emailTemplates, "email template", input.id);
       if (input.event_name && input.event_name !== template.event_name && (await templateFor(input.event_name))) {
-        throw alreadyExists(`an email template for event ${input.event_name} already exists`);
+        throw alreadyExists("an email template for this event already exists");
       }
       const next = applyChanges(template, { event_name: input.event_name, subject: input.subject, template: input.template, design: input.design });
       next.updated_at = nowSeconds(core);

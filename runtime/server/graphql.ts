@@ -102,9 +102,9 @@ export class GraphqlEndpoint {
         let input: Record<string, unknown> | undefined;
         if (params?.value.kind === Kind.VARIABLE) {
           const variables = (body.variables ?? {}) as Record<string, unknown>;
-          input = validateInput(this.pipeline.schema, operation, variables[params.value.name.value] ?? {});
+          input = validateInput(this.pipeline.schema, this.pipeline.rules, operation, variables[params.value.name.value] ?? {});
         } else if (!params) {
-          input = validateInput(this.pipeline.schema, operation, {});
+          input = validateInput(this.pipeline.schema, this.pipeline.rules, operation, {});
         }
         state.checked.set(selection.alias?.value ?? selection.name.value, { principal, ...(input ? { input } : {}) });
       } catch (error) {

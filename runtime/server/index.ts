@@ -5,6 +5,7 @@ import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Se
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import type { ApiSchema } from "../schema.js";
+import type { ValidationRules } from "../validate.js";
 import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { grpcHandler } from "./grpc.js";
@@ -28,6 +29,7 @@ function requestTarget(target: string): RequestTarget {
 
 export interface ServiceDefinition {
   schema: ApiSchema;
+  rules: ValidationRules;
   graphqlSchemaText: string;
   grpcServices: readonly DescService[];
   explorer: ExplorerContracts;
@@ -47,7 +49,7 @@ export interface ServiceServer {
 }
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
-  const pipeline = new CallPipeline(definition.schema, implementation, options);
+  const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules);
   const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
   const graphql = new GraphqlEndpoint(definition.graphqlSchemaText, pipeline, bodyLimit);
   const rest = new RestRoutes(pipeline, bodyLimit);

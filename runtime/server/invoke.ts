@@ -5,7 +5,7 @@ import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
-import { validateInput } from "../validate.js";
+import { validateInput, type ValidationRules } from "../validate.js";
 
 type Plain = Record<string, unknown>;
 
@@ -120,6 +120,8 @@ export class CallPipeline {
     readonly schema: ApiSchema,
     implementation: Record<string, unknown>,
     readonly options: ServerOptions,
+    /** What the server checks of every input beyond its type (generated/server/rules.ts). */
+    readonly rules: ValidationRules,
   ) {
     const now = options.now ?? Date.now;
     this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, now);
@@ -198,7 +200,7 @@ export class CallPipeline {
       const found = call.checked?.principal ?? this.principalOf(call, cookies);
       const principal = found instanceof Promise ? await found : found;
       let input: Plain | undefined = call.checked?.input;
-      const validated = () => (input ??= validateInput(this.schema, operation, call.input));
+      const validated = () => (input ??= validateInput(this.schema, this.rules, operation, call.input));
       const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
         principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
       );

@@ -1,7 +1,7 @@
 // REST routes as the OpenAPI document says: POST (or GET) /v1/..., and the token routes, which take
 // form bodies too and answer errors the RFC 6749 way.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { ERROR_WIRE, OAUTH_ERROR_OF, oauthStatus, ServiceError } from "../errors.js";
+import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
@@ -87,7 +87,7 @@ export class RestRoutes {
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       if (operation.surface === "oauth") {
-        const oauthError = serviceError.oauthError ?? OAUTH_ERROR_OF[serviceError.code];
+        const oauthError = oauthErrorOf(serviceError);
         const status = oauthStatus(serviceError.code, oauthError);
         // RFC 6749 §5.2: a 401 for a client that authenticated with HTTP Basic names the scheme.
         if (status === 401 && /^basic /i.test(request.headers.authorization ?? "")) response.setHeader("www-authenticate", 'Basic realm="service"');

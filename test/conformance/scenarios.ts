@@ -490,7 +490,7 @@ export const scenarios: Record<OperationName, Scenario> = {
   get_client: {
     about: "an unknown id",
     input: () => ({ id: "no-such-client" }),
-    expect: { error: "NOT_FOUND", message: "client no-such-client not found" },
+    expect: { error: "NOT_FOUND", message: "client not found" },
   },
   clients: {
     about: "a page without secrets",
@@ -633,7 +633,7 @@ export const scenarios: Record<OperationName, Scenario> = {
     about: "refused: the name is taken",
     setup: withOrg,
     input: () => ({ name: "acme", display_name: "Acme again" }),
-    expect: { error: "ALREADY_EXISTS", message: "an organization named acme already exists" },
+    expect: { error: "ALREADY_EXISTS", message: "an organization with this name already exists" },
   },
   update_organization: {
     about: "by the organization's own org-admin, a minute later",

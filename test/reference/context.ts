@@ -3,6 +3,7 @@
 import { expect } from "vitest";
 import type { CallContext, Implementation } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
+import { rules } from "../../generated/server/rules.js";
 import { createReferenceService, type ReferenceService, type ReferenceServiceOptions } from "../../reference/service.js";
 import { ServiceError, type ErrorCode } from "../../runtime/errors.js";
 import type { OperationSpec, Protocol } from "../../runtime/schema.js";
@@ -109,7 +110,7 @@ export function createHarness(options: ReferenceServiceOptions = {}): Harness {
     },
     async callRaw(method, input, callOptions) {
       const context = await harness.context(method, callOptions);
-      const validated = validateInput(schema, context.operation, input);
+      const validated = validateInput(schema, rules, context.operation, input);
       const handler = service.implementation[method] as unknown as (input: unknown, context: CallContext) => Promise<never>;
       return handler.call(service.implementation, validated, context);
     },

@@ -31,9 +31,9 @@ describe.each(PROTOCOLS)("bad input over %s", (protocol) => {
   // Each case: the call, and the message every protocol must give.
   const cases: [string, (client: AdminClient) => Promise<unknown>, string][] = [
     ["a required string left out", (c) => c.deleteUser({} as never), "id: is required"],
-    ["a required string left empty", (c) => c.deleteUser({ id: "" }), "id: is required"],
+    ["a required string left empty", (c) => c.deleteUser({ id: "" }), "id: must not be empty"],
     ["a required list left empty", (c) => c.fgaWriteTuples({ tuples: [] }), "tuples: is required"],
-    ["a required field of a list item", (c) => c.fgaWriteTuples({ tuples: [{ user: "user:1", relation: "", object: "doc:1" }] }), "tuples[0].relation: is required"],
+    ["a required field of a list item", (c) => c.fgaWriteTuples({ tuples: [{ user: "user:1", relation: "", object: "doc:1" }] }), "tuples[0].relation: must not be empty"],
     ["an organization name that is not a slug", (c) => c.createOrganization({ name: "Not A Slug" }), "name: must be a URL-safe slug (lower-case letters, digits and single dashes)"],
     ["a page limit above the bound", (c) => c.users({ pagination: { limit: 5000, page: 1 } }), "pagination.limit: must be between 1 and 1000"],
     ["a page below 1", (c) => c.clients({ pagination: { limit: 10, page: 0 } }), "pagination.page: must be 1 or more"],
@@ -132,7 +132,7 @@ describe("secrets", () => {
     const wrong = await failure(() => client.adminMeta());
     expect(wrong.message).not.toContain("wrong-guess-123");
     const login = await failure(() => admin("rest").adminLogin({ admin_secret: "" }));
-    expect(login.message).toBe("admin_secret: is required");
+    expect(login.message).toBe("admin_secret: must not be empty");
     const everything = JSON.stringify(log);
     expect(everything).not.toContain(SECRET);
     expect(everything).not.toContain("wrong-guess-123");

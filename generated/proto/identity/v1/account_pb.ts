@@ -18,12 +18,14 @@ export const file_identity_v1_account: GenFile = /*@__PURE__*/
   fileDesc("ChlpZGVudGl0eS92MS9hY2NvdW50LnByb3RvEgtpZGVudGl0eS52MSKgBAoNU2lnbnVwUmVxdWVzdBISCgVlbWFpbBgBIAEoCUgAiAEBEhcKCmdpdmVuX25hbWUYAiABKAlIAYgBARIYCgtmYW1pbHlfbmFtZRgDIAEoCUgCiAEBEhgKC21pZGRsZV9uYW1lGAQgASgJSAOIAQESFQoIbmlja25hbWUYBSABKAlIBIgBARITCgZnZW5kZXIYBiABKAlIBYgBARIWCgliaXJ0aGRhdGUYByABKAlIBogBARIZCgxwaG9uZV9udW1iZXIYCCABKAlIB4gBARIUCgdwaWN0dXJlGAkgASgJSAiIAQESEAoIcGFzc3dvcmQYCiABKAkSGAoQY29uZmlybV9wYXNzd29yZBgLIAEoCRINCgVyb2xlcxgMIAMoCRINCgVzY29wZRgNIAMoCRIZCgxyZWRpcmVjdF91cmkYDiABKAlICYgBARISCgVzdGF0ZRgPIAEoCUgKiAEBEikKCGFwcF9kYXRhGBAgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIICgZfZW1haWxCDQoLX2dpdmVuX25hbWVCDgoMX2ZhbWlseV9uYW1lQg4KDF9taWRkbGVfbmFtZUILCglfbmlja25hbWVCCQoHX2dlbmRlckIMCgpfYmlydGhkYXRlQg8KDV9waG9uZV9udW1iZXJCCgoIX3BpY3R1cmVCDwoNX3JlZGlyZWN0X3VyaUIICgZfc3RhdGUixAMKDlNpZ251cFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSGQoMYWNjZXNzX3Rva2VuGAIgASgJSACIAQESFQoIaWRfdG9rZW4YAyABKAlIAYgBARIaCg1yZWZyZXNoX3Rva2VuGAQgASgJSAKIAQESFwoKZXhwaXJlc19pbhgFIAEoA0gDiAEBEh8KBHVzZXIYBiABKAsyES5pZGVudGl0eS52MS5Vc2VyEikKHHNob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW4YByABKAhIBIgBARIqCh1zaG91bGRfc2hvd19tb2JpbGVfb3RwX3NjcmVlbhgIIAEoCEgFiAEBEiQKF3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuGAkgASgISAaIAQFCDwoNX2FjY2Vzc190b2tlbkILCglfaWRfdG9rZW5CEAoOX3JlZnJlc2hfdG9rZW5CDQoLX2V4cGlyZXNfaW5CHwodX3Nob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW5CIAoeX3Nob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuQhoKGF9zaG91bGRfc2hvd190b3RwX3NjcmVlbiIQCg5Qcm9maWxlUmVxdWVzdCLaBQoPUHJvZmlsZVJlc3BvbnNlEgoKAmlkGAEgASgJEhIKBWVtYWlsGAIgASgJSACIAQESFgoOZW1haWxfdmVyaWZpZWQYAyABKAgSFgoOc2lnbnVwX21ldGhvZHMYBCABKAkSFwoKZ2l2ZW5fbmFtZRgFIAEoCUgBiAEBEhgKC2ZhbWlseV9uYW1lGAYgASgJSAKIAQESGAoLbWlkZGxlX25hbWUYByABKAlIA4gBARIVCghuaWNrbmFtZRgIIAEoCUgEiAEBEh8KEnByZWZlcnJlZF91c2VybmFtZRgJIAEoCUgFiAEBEhMKBmdlbmRlchgKIAEoCUgGiAEBEhYKCWJpcnRoZGF0ZRgLIAEoCUgHiAEBEhkKDHBob25lX251bWJlchgMIAEoCUgIiAEBEh0KFXBob25lX251bWJlcl92ZXJpZmllZBgNIAEoCBIUCgdwaWN0dXJlGA4gASgJSAmIAQESDQoFcm9sZXMYDyADKAkSEgoKY3JlYXRlZF9hdBgQIAEoAxISCgp1cGRhdGVkX2F0GBEgASgDEh4KEXJldm9rZWRfdGltZXN0YW1wGBIgASgDSAqIAQESKQocaXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZBgTIAEoCEgLiAEBEikKCGFwcF9kYXRhGBQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdEIICgZfZW1haWxCDQoLX2dpdmVuX25hbWVCDgoMX2ZhbWlseV9uYW1lQg4KDF9taWRkbGVfbmFtZUILCglfbmlja25hbWVCFQoTX3ByZWZlcnJlZF91c2VybmFtZUIJCgdfZ2VuZGVyQgwKCl9iaXJ0aGRhdGVCDwoNX3Bob25lX251bWJlckIKCghfcGljdHVyZUIUChJfcmV2b2tlZF90aW1lc3RhbXBCHwodX2lzX211bHRpX2ZhY3Rvcl9hdXRoX2VuYWJsZWQi8wQKFFVwZGF0ZVByb2ZpbGVSZXF1ZXN0EhkKDG9sZF9wYXNzd29yZBgBIAEoCUgAiAEBEhkKDG5ld19wYXNzd29yZBgCIAEoCUgBiAEBEiEKFGNvbmZpcm1fbmV3X3Bhc3N3b3JkGAMgASgJSAKIAQESEgoFZW1haWwYBCABKAlIA4gBARIXCgpnaXZlbl9uYW1lGAUgASgJSASIAQESGAoLZmFtaWx5X25hbWUYBiABKAlIBYgBARIYCgttaWRkbGVfbmFtZRgHIAEoCUgGiAEBEhUKCG5pY2tuYW1lGAggASgJSAeIAQESEwoGZ2VuZGVyGAkgASgJSAiIAQESFgoJYmlydGhkYXRlGAogASgJSAmIAQESGQoMcGhvbmVfbnVtYmVyGAsgASgJSAqIAQESFAoHcGljdHVyZRgMIAEoCUgLiAEBEikKHGlzX211bHRpX2ZhY3Rvcl9hdXRoX2VuYWJsZWQYDSABKAhIDIgBARIpCghhcHBfZGF0YRgOIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3RCDwoNX29sZF9wYXNzd29yZEIPCg1fbmV3X3Bhc3N3b3JkQhcKFV9jb25maXJtX25ld19wYXNzd29yZEIICgZfZW1haWxCDQoLX2dpdmVuX25hbWVCDgoMX2ZhbWlseV9uYW1lQg4KDF9taWRkbGVfbmFtZUILCglfbmlja25hbWVCCQoHX2dlbmRlckIMCgpfYmlydGhkYXRlQg8KDV9waG9uZV9udW1iZXJCCgoIX3BpY3R1cmVCHwodX2lzX211bHRpX2ZhY3Rvcl9hdXRoX2VuYWJsZWQiKAoVVXBkYXRlUHJvZmlsZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiqwEKFUZvcmdvdFBhc3N3b3JkUmVxdWVzdBISCgVlbWFpbBgBIAEoCUgAiAEBEhkKDHBob25lX251bWJlchgCIAEoCUgBiAEBEhIKBXN0YXRlGAMgASgJSAKIAQESGQoMcmVkaXJlY3RfdXJpGAQgASgJSAOIAQFCCAoGX2VtYWlsQg8KDV9waG9uZV9udW1iZXJCCAoGX3N0YXRlQg8KDV9yZWRpcmVjdF91cmkidwoWRm9yZ290UGFzc3dvcmRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAIgASgISACIAQFCIAoeX3Nob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuIqYBChRSZXNldFBhc3N3b3JkUmVxdWVzdBISCgV0b2tlbhgBIAEoCUgAiAEBEhAKA290cBgCIAEoCUgBiAEBEhkKDHBob25lX251bWJlchgDIAEoCUgCiAEBEhAKCHBhc3N3b3JkGAQgASgJEhgKEGNvbmZpcm1fcGFzc3dvcmQYBSABKAlCCAoGX3Rva2VuQgYKBF9vdHBCDwoNX3Bob25lX251bWJlciIoChVSZXNldFBhc3N3b3JkUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCWIGcHJvdG8z", [file_google_protobuf_struct, file_identity_v1_types]);
 
 /**
- * Input of signup.
+ * Input of signup. Give at least one of email, phone_number.
  *
  * @generated from message identity.v1.SignupRequest
  */
 export type SignupRequest = Message<"identity.v1.SignupRequest"> & {
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 1;
    */
   email?: string | undefined;
@@ -64,16 +66,22 @@ export type SignupRequest = Message<"identity.v1.SignupRequest"> & {
   phoneNumber?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string picture = 9;
    */
   picture?: string | undefined;
 
   /**
+   * 6 to 256 characters.
+   *
    * @generated from field: string password = 10;
    */
   password: string;
 
   /**
+   * Not empty. Must match password.
+   *
    * @generated from field: string confirm_password = 11;
    */
   confirmPassword: string;
@@ -89,6 +97,8 @@ export type SignupRequest = Message<"identity.v1.SignupRequest"> & {
   scope: string[];
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 14;
    */
   redirectUri?: string | undefined;
@@ -99,6 +109,8 @@ export type SignupRequest = Message<"identity.v1.SignupRequest"> & {
   state?: string | undefined;
 
   /**
+   * At most 32 levels deep and 65536 bytes as JSON.
+   *
    * @generated from field: google.protobuf.Struct app_data = 16;
    */
   appData?: JsonObject | undefined;
@@ -311,16 +323,22 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
   oldPassword?: string | undefined;
 
   /**
+   * 6 to 256 characters. Required with confirm_new_password.
+   *
    * @generated from field: optional string new_password = 2;
    */
   newPassword?: string | undefined;
 
   /**
+   * Required with new_password. Must match new_password.
+   *
    * @generated from field: optional string confirm_new_password = 3;
    */
   confirmNewPassword?: string | undefined;
 
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 4;
    */
   email?: string | undefined;
@@ -361,6 +379,8 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
   phoneNumber?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string picture = 12;
    */
   picture?: string | undefined;
@@ -371,6 +391,8 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
   isMultiFactorAuthEnabled?: boolean | undefined;
 
   /**
+   * At most 32 levels deep and 65536 bytes as JSON.
+   *
    * @generated from field: google.protobuf.Struct app_data = 14;
    */
   appData?: JsonObject | undefined;
@@ -403,12 +425,14 @@ export const UpdateProfileResponseSchema: GenMessage<UpdateProfileResponse> = /*
   messageDesc(file_identity_v1_account, 5);
 
 /**
- * Input of forgot_password.
+ * Input of forgot_password. Give at least one of email, phone_number.
  *
  * @generated from message identity.v1.ForgotPasswordRequest
  */
 export type ForgotPasswordRequest = Message<"identity.v1.ForgotPasswordRequest"> & {
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 1;
    */
   email?: string | undefined;
@@ -424,6 +448,8 @@ export type ForgotPasswordRequest = Message<"identity.v1.ForgotPasswordRequest">
   state?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 4;
    */
   redirectUri?: string | undefined;
@@ -461,7 +487,7 @@ export const ForgotPasswordResponseSchema: GenMessage<ForgotPasswordResponse> = 
   messageDesc(file_identity_v1_account, 7);
 
 /**
- * Input of reset_password.
+ * Input of reset_password. Give at least one of token, otp.
  *
  * @generated from message identity.v1.ResetPasswordRequest
  */
@@ -477,16 +503,22 @@ export type ResetPasswordRequest = Message<"identity.v1.ResetPasswordRequest"> &
   otp?: string | undefined;
 
   /**
+   * The phone number the one-time password was sent to. Required with otp.
+   *
    * @generated from field: optional string phone_number = 3;
    */
   phoneNumber?: string | undefined;
 
   /**
+   * 6 to 256 characters.
+   *
    * @generated from field: string password = 4;
    */
   password: string;
 
   /**
+   * Not empty. Must match password.
+   *
    * @generated from field: string confirm_password = 5;
    */
   confirmPassword: string;

@@ -23,6 +23,8 @@ export const file_identity_v1_auth: GenFile = /*@__PURE__*/
  */
 export type AdminLoginRequest = Message<"identity.v1.AdminLoginRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string admin_secret = 1;
    */
   adminSecret: string;

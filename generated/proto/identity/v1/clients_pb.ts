@@ -23,6 +23,8 @@ export const file_identity_v1_clients: GenFile = /*@__PURE__*/
  */
 export type CreateClientRequest = Message<"identity.v1.CreateClientRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -33,6 +35,8 @@ export type CreateClientRequest = Message<"identity.v1.CreateClientRequest"> & {
   description?: string | undefined;
 
   /**
+   * At least 1 item. Each must be a scope token (no spaces, quotes or backslashes).
+   *
    * @generated from field: repeated string allowed_scopes = 3;
    */
   allowedScopes: string[];
@@ -76,6 +80,8 @@ export const CreateClientResponseSchema: GenMessage<CreateClientResponse> = /*@_
  */
 export type UpdateClientRequest = Message<"identity.v1.UpdateClientRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -91,6 +97,8 @@ export type UpdateClientRequest = Message<"identity.v1.UpdateClientRequest"> & {
   description?: string | undefined;
 
   /**
+   * Each must be a scope token (no spaces, quotes or backslashes).
+   *
    * @generated from field: repeated string allowed_scopes = 4;
    */
   allowedScopes: string[];
@@ -169,6 +177,8 @@ export const UpdateClientResponseSchema: GenMessage<UpdateClientResponse> = /*@_
  */
 export type DeleteClientRequest = Message<"identity.v1.DeleteClientRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -207,6 +217,8 @@ export const DeleteClientResponseSchema: GenMessage<DeleteClientResponse> = /*@_
  */
 export type RotateClientSecretRequest = Message<"identity.v1.RotateClientSecretRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -250,6 +262,8 @@ export const RotateClientSecretResponseSchema: GenMessage<RotateClientSecretResp
  */
 export type GetClientRequest = Message<"identity.v1.GetClientRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;

@@ -23,16 +23,22 @@ export const file_identity_v1_email_templates: GenFile = /*@__PURE__*/
  */
 export type AddEmailTemplateRequest = Message<"identity.v1.AddEmailTemplateRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string event_name = 1;
    */
   eventName: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string subject = 2;
    */
   subject: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string template = 3;
    */
   template: string;
@@ -106,6 +112,8 @@ export const AddEmailTemplateResponseSchema: GenMessage<AddEmailTemplateResponse
  */
 export type UpdateEmailTemplateRequest = Message<"identity.v1.UpdateEmailTemplateRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -194,6 +202,8 @@ export const UpdateEmailTemplateResponseSchema: GenMessage<UpdateEmailTemplateRe
  */
 export type DeleteEmailTemplateRequest = Message<"identity.v1.DeleteEmailTemplateRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;

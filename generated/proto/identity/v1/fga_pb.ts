@@ -68,6 +68,8 @@ export const FGAGetModelResponseSchema: GenMessage<FGAGetModelResponse> = /*@__P
  */
 export type FGAWriteModelRequest = Message<"identity.v1.FGAWriteModelRequest"> & {
   /**
+   * Not empty. Must be text with at least one character that is not a space.
+   *
    * @generated from field: string dsl = 1;
    */
   dsl: string;
@@ -116,6 +118,8 @@ export const FGAWriteModelResponseSchema: GenMessage<FGAWriteModelResponse> = /*
  */
 export type FGAWriteTuplesRequest = Message<"identity.v1.FGAWriteTuplesRequest"> & {
   /**
+   * At least 1 item.
+   *
    * @generated from field: repeated identity.v1.FGATupleInput tuples = 1;
    */
   tuples: FGATupleInput[];
@@ -154,6 +158,8 @@ export const FGAWriteTuplesResponseSchema: GenMessage<FGAWriteTuplesResponse> = 
  */
 export type FGADeleteTuplesRequest = Message<"identity.v1.FGADeleteTuplesRequest"> & {
   /**
+   * At least 1 item.
+   *
    * @generated from field: repeated identity.v1.FGATupleInput tuples = 1;
    */
   tuples: FGATupleInput[];
@@ -197,16 +203,22 @@ export type FGAReadTuplesRequest = Message<"identity.v1.FGAReadTuplesRequest"> &
   user?: string | undefined;
 
   /**
+   * Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: optional string relation = 2;
    */
   relation?: string | undefined;
 
   /**
+   * Must be an FGA object, type:id.
+   *
    * @generated from field: optional string object = 3;
    */
   object?: string | undefined;
 
   /**
+   * Tuples per page. Between 1 and 1000.
+   *
    * @generated from field: optional int32 page_size = 4;
    */
   pageSize?: number | undefined;
@@ -257,16 +269,22 @@ export const FGAReadTuplesResponseSchema: GenMessage<FGAReadTuplesResponse> = /*
  */
 export type FGAListUsersRequest = Message<"identity.v1.FGAListUsersRequest"> & {
   /**
+   * Not empty. Must be an FGA object, type:id.
+   *
    * @generated from field: string object = 1;
    */
   object: string;
 
   /**
+   * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: string relation = 2;
    */
   relation: string;
 
   /**
+   * Not empty. Must be an FGA type name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: string user_type = 3;
    */
   userType: string;
@@ -305,11 +323,15 @@ export const FGAListUsersResponseSchema: GenMessage<FGAListUsersResponse> = /*@_
  */
 export type FGAExpandRequest = Message<"identity.v1.FGAExpandRequest"> & {
   /**
+   * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: string relation = 1;
    */
   relation: string;
 
   /**
+   * Not empty. Must be an FGA object, type:id.
+   *
    * @generated from field: string object = 2;
    */
   object: string;

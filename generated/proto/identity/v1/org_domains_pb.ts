@@ -23,11 +23,15 @@ export const file_identity_v1_org_domains: GenFile = /*@__PURE__*/
  */
 export type RequestOrgDomainRequest = Message<"identity.v1.RequestOrgDomainRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty. Must be a DNS domain name.
+   *
    * @generated from field: string domain = 2;
    */
   domain: string;
@@ -71,11 +75,15 @@ export const RequestOrgDomainResponseSchema: GenMessage<RequestOrgDomainResponse
  */
 export type VerifyOrgDomainRequest = Message<"identity.v1.VerifyOrgDomainRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty. Must be a DNS domain name.
+   *
    * @generated from field: string domain = 2;
    */
   domain: string;
@@ -139,11 +147,15 @@ export const VerifyOrgDomainResponseSchema: GenMessage<VerifyOrgDomainResponse> 
  */
 export type AddVerifiedOrgDomainRequest = Message<"identity.v1.AddVerifiedOrgDomainRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty. Must be a DNS domain name.
+   *
    * @generated from field: string domain = 2;
    */
   domain: string;
@@ -207,6 +219,8 @@ export const AddVerifiedOrgDomainResponseSchema: GenMessage<AddVerifiedOrgDomain
  */
 export type DeleteOrgDomainRequest = Message<"identity.v1.DeleteOrgDomainRequest"> & {
   /**
+   * Not empty. Must be a DNS domain name.
+   *
    * @generated from field: string domain = 1;
    */
   domain: string;
@@ -245,6 +259,8 @@ export const DeleteOrgDomainResponseSchema: GenMessage<DeleteOrgDomainResponse> 
  */
 export type OrgDomainsRequest = Message<"identity.v1.OrgDomainsRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;

@@ -21,26 +21,36 @@ export const file_identity_v1_org_sso: GenFile = /*@__PURE__*/
  */
 export type CreateOrgOIDCConnectionRequest = Message<"identity.v1.CreateOrgOIDCConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string issuer_url = 3;
    */
   issuerUrl: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string client_id = 4;
    */
   clientId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string client_secret = 5;
    */
   clientSecret: string;
@@ -51,6 +61,8 @@ export type CreateOrgOIDCConnectionRequest = Message<"identity.v1.CreateOrgOIDCC
   scopes: string[];
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 7;
    */
   redirectUri?: string | undefined;
@@ -129,6 +141,8 @@ export const CreateOrgOIDCConnectionResponseSchema: GenMessage<CreateOrgOIDCConn
  */
 export type UpdateOrgOIDCConnectionRequest = Message<"identity.v1.UpdateOrgOIDCConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -139,6 +153,8 @@ export type UpdateOrgOIDCConnectionRequest = Message<"identity.v1.UpdateOrgOIDCC
   name?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string issuer_url = 3;
    */
   issuerUrl?: string | undefined;
@@ -161,6 +177,8 @@ export type UpdateOrgOIDCConnectionRequest = Message<"identity.v1.UpdateOrgOIDCC
   scopes: string[];
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 7;
    */
   redirectUri?: string | undefined;
@@ -239,6 +257,8 @@ export const UpdateOrgOIDCConnectionResponseSchema: GenMessage<UpdateOrgOIDCConn
  */
 export type DeleteOrgOIDCConnectionRequest = Message<"identity.v1.DeleteOrgOIDCConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -271,7 +291,7 @@ export const DeleteOrgOIDCConnectionResponseSchema: GenMessage<DeleteOrgOIDCConn
   messageDesc(file_identity_v1_org_sso, 5);
 
 /**
- * Input of get_org_oidc_connection.
+ * Input of get_org_oidc_connection. Give exactly one of id, org_id.
  *
  * @generated from message identity.v1.GetOrgOIDCConnectionRequest
  */
@@ -364,27 +384,35 @@ export const GetOrgOIDCConnectionResponseSchema: GenMessage<GetOrgOIDCConnection
  */
 export type CreateOrgSAMLConnectionRequest = Message<"identity.v1.CreateOrgSAMLConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string idp_entity_id = 3;
    */
   idpEntityId: string;
 
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string idp_sso_url = 4;
    */
   idpSsoUrl: string;
 
   /**
-   * PEM certificate of the upstream IdP; write-only.
+   * PEM certificate of the upstream IdP; write-only. Not empty. Must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
    *
    * @generated from field: string idp_certificate = 5;
    */
@@ -396,6 +424,8 @@ export type CreateOrgSAMLConnectionRequest = Message<"identity.v1.CreateOrgSAMLC
   spEntityId?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string acs_url = 7;
    */
   acsUrl?: string | undefined;
@@ -494,6 +524,8 @@ export const CreateOrgSAMLConnectionResponseSchema: GenMessage<CreateOrgSAMLConn
  */
 export type UpdateOrgSAMLConnectionRequest = Message<"identity.v1.UpdateOrgSAMLConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -509,12 +541,14 @@ export type UpdateOrgSAMLConnectionRequest = Message<"identity.v1.UpdateOrgSAMLC
   idpEntityId?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string idp_sso_url = 4;
    */
   idpSsoUrl?: string | undefined;
 
   /**
-   * Supplying it replaces the certificate; omitting it leaves it intact.
+   * Supplying it replaces the certificate; omitting it leaves it intact. Must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
    *
    * @generated from field: optional string idp_certificate = 5;
    */
@@ -526,6 +560,8 @@ export type UpdateOrgSAMLConnectionRequest = Message<"identity.v1.UpdateOrgSAMLC
   spEntityId?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string acs_url = 7;
    */
   acsUrl?: string | undefined;
@@ -624,6 +660,8 @@ export const UpdateOrgSAMLConnectionResponseSchema: GenMessage<UpdateOrgSAMLConn
  */
 export type DeleteOrgSAMLConnectionRequest = Message<"identity.v1.DeleteOrgSAMLConnectionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -656,7 +694,7 @@ export const DeleteOrgSAMLConnectionResponseSchema: GenMessage<DeleteOrgSAMLConn
   messageDesc(file_identity_v1_org_sso, 13);
 
 /**
- * Input of get_org_saml_connection.
+ * Input of get_org_saml_connection. Give exactly one of id, org_id.
  *
  * @generated from message identity.v1.GetOrgSAMLConnectionRequest
  */

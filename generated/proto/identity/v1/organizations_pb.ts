@@ -23,6 +23,8 @@ export const file_identity_v1_organizations: GenFile = /*@__PURE__*/
  */
 export type CreateOrganizationRequest = Message<"identity.v1.CreateOrganizationRequest"> & {
   /**
+   * Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
+   *
    * @generated from field: string name = 1;
    */
   name: string;
@@ -93,11 +95,15 @@ export const CreateOrganizationResponseSchema: GenMessage<CreateOrganizationResp
  */
 export type UpdateOrganizationRequest = Message<"identity.v1.UpdateOrganizationRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Must be a URL-safe slug (lower-case letters, digits and single dashes).
+   *
    * @generated from field: optional string name = 2;
    */
   name?: string | undefined;
@@ -173,6 +179,8 @@ export const UpdateOrganizationResponseSchema: GenMessage<UpdateOrganizationResp
  */
 export type DeleteOrganizationRequest = Message<"identity.v1.DeleteOrganizationRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -211,6 +219,8 @@ export const DeleteOrganizationResponseSchema: GenMessage<DeleteOrganizationResp
  */
 export type GetOrganizationRequest = Message<"identity.v1.GetOrganizationRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -319,11 +329,15 @@ export const OrganizationsResponseSchema: GenMessage<OrganizationsResponse> = /*
  */
 export type AddOrgMemberRequest = Message<"identity.v1.AddOrgMemberRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string user_id = 2;
    */
   userId: string;
@@ -407,11 +421,15 @@ export const AddOrgMemberResponseSchema: GenMessage<AddOrgMemberResponse> = /*@_
  */
 export type RemoveOrgMemberRequest = Message<"identity.v1.RemoveOrgMemberRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string user_id = 2;
    */
   userId: string;
@@ -450,6 +468,8 @@ export const RemoveOrgMemberResponseSchema: GenMessage<RemoveOrgMemberResponse> 
  */
 export type OrgMembersRequest = Message<"identity.v1.OrgMembersRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -498,6 +518,8 @@ export const OrgMembersResponseSchema: GenMessage<OrgMembersResponse> = /*@__PUR
  */
 export type UserOrganizationsRequest = Message<"identity.v1.UserOrganizationsRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string user_id = 1;
    */
   userId: string;

@@ -23,6 +23,8 @@ export const file_identity_v1_permissions: GenFile = /*@__PURE__*/
  */
 export type CheckPermissionsRequest = Message<"identity.v1.CheckPermissionsRequest"> & {
   /**
+   * At least 1 item.
+   *
    * @generated from field: repeated identity.v1.PermissionCheckInput checks = 1;
    */
   checks: PermissionCheckInput[];

@@ -23,21 +23,29 @@ export const file_identity_v1_saml_idp: GenFile = /*@__PURE__*/
  */
 export type CreateSAMLServiceProviderRequest = Message<"identity.v1.CreateSAMLServiceProviderRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string entity_id = 3;
    */
   entityId: string;
 
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string acs_url = 4;
    */
   acsUrl: string;
@@ -151,6 +159,8 @@ export const CreateSAMLServiceProviderResponseSchema: GenMessage<CreateSAMLServi
  */
 export type UpdateSAMLServiceProviderRequest = Message<"identity.v1.UpdateSAMLServiceProviderRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -166,6 +176,8 @@ export type UpdateSAMLServiceProviderRequest = Message<"identity.v1.UpdateSAMLSe
   entityId?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string acs_url = 4;
    */
   acsUrl?: string | undefined;
@@ -284,6 +296,8 @@ export const UpdateSAMLServiceProviderResponseSchema: GenMessage<UpdateSAMLServi
  */
 export type DeleteSAMLServiceProviderRequest = Message<"identity.v1.DeleteSAMLServiceProviderRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -322,6 +336,8 @@ export const DeleteSAMLServiceProviderResponseSchema: GenMessage<DeleteSAMLServi
  */
 export type GetSAMLServiceProviderRequest = Message<"identity.v1.GetSAMLServiceProviderRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -415,6 +431,8 @@ export const GetSAMLServiceProviderResponseSchema: GenMessage<GetSAMLServiceProv
  */
 export type ListSAMLServiceProvidersRequest = Message<"identity.v1.ListSAMLServiceProvidersRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -463,6 +481,8 @@ export const ListSAMLServiceProvidersResponseSchema: GenMessage<ListSAMLServiceP
  */
 export type RotateSAMLIDPCertRequest = Message<"identity.v1.RotateSAMLIDPCertRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -526,6 +546,8 @@ export const RotateSAMLIDPCertResponseSchema: GenMessage<RotateSAMLIDPCertRespon
  */
 export type RetireSAMLIDPKeyRequest = Message<"identity.v1.RetireSAMLIDPKeyRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -589,6 +611,8 @@ export const RetireSAMLIDPKeyResponseSchema: GenMessage<RetireSAMLIDPKeyResponse
  */
 export type ListSAMLIDPKeysRequest = Message<"identity.v1.ListSAMLIDPKeysRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -627,6 +651,8 @@ export const ListSAMLIDPKeysResponseSchema: GenMessage<ListSAMLIDPKeysResponse> 
  */
 export type ImportSAMLSPMetadataRequest = Message<"identity.v1.ImportSAMLSPMetadataRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string metadata_xml = 1;
    */
   metadataXml: string;

@@ -23,6 +23,8 @@ export const file_identity_v1_scim: GenFile = /*@__PURE__*/
  */
 export type CreateSCIMEndpointRequest = Message<"identity.v1.CreateSCIMEndpointRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -66,6 +68,8 @@ export const CreateSCIMEndpointResponseSchema: GenMessage<CreateSCIMEndpointResp
  */
 export type RotateSCIMTokenRequest = Message<"identity.v1.RotateSCIMTokenRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -109,6 +113,8 @@ export const RotateSCIMTokenResponseSchema: GenMessage<RotateSCIMTokenResponse> 
  */
 export type DeleteSCIMEndpointRequest = Message<"identity.v1.DeleteSCIMEndpointRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;
@@ -147,6 +153,8 @@ export const DeleteSCIMEndpointResponseSchema: GenMessage<DeleteSCIMEndpointResp
  */
 export type GetSCIMEndpointRequest = Message<"identity.v1.GetSCIMEndpointRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string org_id = 1;
    */
   orgId: string;

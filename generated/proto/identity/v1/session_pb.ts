@@ -18,12 +18,14 @@ export const file_identity_v1_session: GenFile = /*@__PURE__*/
   fileDesc("ChlpZGVudGl0eS92MS9zZXNzaW9uLnByb3RvEgtpZGVudGl0eS52MSKmAQoMTG9naW5SZXF1ZXN0EhIKBWVtYWlsGAEgASgJSACIAQESGQoMcGhvbmVfbnVtYmVyGAIgASgJSAGIAQESEAoIcGFzc3dvcmQYAyABKAkSDQoFcm9sZXMYBCADKAkSDQoFc2NvcGUYBSADKAkSEgoFc3RhdGUYBiABKAlIAogBAUIICgZfZW1haWxCDwoNX3Bob25lX251bWJlckIICgZfc3RhdGUiwwMKDUxvZ2luUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIo4BChVNYWdpY0xpbmtMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSDQoFcm9sZXMYAiADKAkSDQoFc2NvcGUYAyADKAkSEgoFc3RhdGUYBCABKAlIAIgBARIZCgxyZWRpcmVjdF91cmkYBSABKAlIAYgBAUIICgZfc3RhdGVCDwoNX3JlZGlyZWN0X3VyaSIpChZNYWdpY0xpbmtMb2dpblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiDwoNTG9nb3V0UmVxdWVzdCIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIkwKDlNlc3Npb25SZXF1ZXN0Eg0KBXJvbGVzGAEgAygJEg0KBXNjb3BlGAIgAygJEhIKBXN0YXRlGAMgASgJSACIAQFCCAoGX3N0YXRlIsUDCg9TZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIiYKDVJldm9rZVJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCSIhCg5SZXZva2VSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJImMKF1ZhbGlkYXRlSldUVG9rZW5SZXF1ZXN0EioKCnRva2VuX3R5cGUYASABKA4yFi5pZGVudGl0eS52MS5Ub2tlblR5cGUSDQoFdG9rZW4YAiABKAkSDQoFcm9sZXMYAyADKAkiVQoYVmFsaWRhdGVKV1RUb2tlblJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEicKBmNsYWltcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiNwoWVmFsaWRhdGVTZXNzaW9uUmVxdWVzdBIOCgZjb29raWUYASABKAkSDQoFcm9sZXMYAiADKAkiTAoXVmFsaWRhdGVTZXNzaW9uUmVzcG9uc2USEAoIaXNfdmFsaWQYASABKAgSHwoEdXNlchgCIAEoCzIRLmlkZW50aXR5LnYxLlVzZXJiBnByb3RvMw", [file_google_protobuf_struct, file_identity_v1_types]);
 
 /**
- * Input of login.
+ * Input of login. Give at least one of email, phone_number.
  *
  * @generated from message identity.v1.LoginRequest
  */
 export type LoginRequest = Message<"identity.v1.LoginRequest"> & {
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 1;
    */
   email?: string | undefined;
@@ -34,6 +36,8 @@ export type LoginRequest = Message<"identity.v1.LoginRequest"> & {
   phoneNumber?: string | undefined;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string password = 3;
    */
   password: string;
@@ -127,6 +131,8 @@ export const LoginResponseSchema: GenMessage<LoginResponse> = /*@__PURE__*/
  */
 export type MagicLinkLoginRequest = Message<"identity.v1.MagicLinkLoginRequest"> & {
   /**
+   * Not empty. Must be an email address.
+   *
    * @generated from field: string email = 1;
    */
   email: string;
@@ -147,6 +153,8 @@ export type MagicLinkLoginRequest = Message<"identity.v1.MagicLinkLoginRequest">
   state?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 5;
    */
   redirectUri?: string | undefined;
@@ -307,6 +315,8 @@ export const SessionResponseSchema: GenMessage<SessionResponse> = /*@__PURE__*/
  */
 export type RevokeRequest = Message<"identity.v1.RevokeRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string refresh_token = 1;
    */
   refreshToken: string;
@@ -350,6 +360,8 @@ export type ValidateJWTTokenRequest = Message<"identity.v1.ValidateJWTTokenReque
   tokenType: TokenType;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string token = 2;
    */
   token: string;
@@ -398,6 +410,8 @@ export const ValidateJWTTokenResponseSchema: GenMessage<ValidateJWTTokenResponse
  */
 export type ValidateSessionRequest = Message<"identity.v1.ValidateSessionRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string cookie = 1;
    */
   cookie: string;

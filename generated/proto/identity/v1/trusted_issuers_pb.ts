@@ -23,16 +23,22 @@ export const file_identity_v1_trusted_issuers: GenFile = /*@__PURE__*/
  */
 export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string service_account_id = 1;
    */
   serviceAccountId: string;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string name = 2;
    */
   name: string;
 
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string issuer_url = 3;
    */
   issuerUrl: string;
@@ -43,13 +49,15 @@ export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerReque
   keySourceType: KeySourceType;
 
   /**
-   * Required when key_source_type is jwks_url.
+   * Must be an http or https URL. Required when key_source_type is jwks_url.
    *
    * @generated from field: optional string jwks_url = 5;
    */
   jwksUrl?: string | undefined;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string expected_aud = 6;
    */
   expectedAud: string;
@@ -163,6 +171,8 @@ export const AddTrustedIssuerResponseSchema: GenMessage<AddTrustedIssuerResponse
  */
 export type UpdateTrustedIssuerRequest = Message<"identity.v1.UpdateTrustedIssuerRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -173,6 +183,8 @@ export type UpdateTrustedIssuerRequest = Message<"identity.v1.UpdateTrustedIssue
   name?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string issuer_url = 3;
    */
   issuerUrl?: string | undefined;
@@ -183,6 +195,8 @@ export type UpdateTrustedIssuerRequest = Message<"identity.v1.UpdateTrustedIssue
   keySourceType?: KeySourceType | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string jwks_url = 5;
    */
   jwksUrl?: string | undefined;
@@ -306,6 +320,8 @@ export const UpdateTrustedIssuerResponseSchema: GenMessage<UpdateTrustedIssuerRe
  */
 export type DeleteTrustedIssuerRequest = Message<"identity.v1.DeleteTrustedIssuerRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -344,6 +360,8 @@ export const DeleteTrustedIssuerResponseSchema: GenMessage<DeleteTrustedIssuerRe
  */
 export type GetTrustedIssuerRequest = Message<"identity.v1.GetTrustedIssuerRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;

@@ -41,11 +41,15 @@ export const ResponseSchema: GenMessage<Response> = /*@__PURE__*/
  */
 export type PaginationInput = Message<"identity.v1.PaginationInput"> & {
   /**
+   * Items per page. Between 1 and 1000. Default 10.
+   *
    * @generated from field: optional int64 limit = 1;
    */
   limit?: bigint | undefined;
 
   /**
+   * Page number, from 1. 1 or more. Default 1.
+   *
    * @generated from field: optional int64 page = 2;
    */
   page?: bigint | undefined;
@@ -798,16 +802,22 @@ export const FGAModelSchema: GenMessage<FGAModel> = /*@__PURE__*/
  */
 export type FGATupleInput = Message<"identity.v1.FGATupleInput"> & {
   /**
+   * Not empty. Must be an FGA subject, type:id, type:* or type:id#relation.
+   *
    * @generated from field: string user = 1;
    */
   user: string;
 
   /**
+   * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: string relation = 2;
    */
   relation: string;
 
   /**
+   * Not empty. Must be an FGA object, type:id.
+   *
    * @generated from field: string object = 3;
    */
   object: string;
@@ -894,11 +904,15 @@ export const FGAUsersetSchema: GenMessage<FGAUserset> = /*@__PURE__*/
  */
 export type PermissionCheckInput = Message<"identity.v1.PermissionCheckInput"> & {
   /**
+   * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
+   *
    * @generated from field: string relation = 1;
    */
   relation: string;
 
   /**
+   * Not empty. Must be an FGA object, type:id.
+   *
    * @generated from field: string object = 2;
    */
   object: string;

@@ -68,7 +68,7 @@ export const UsersResponseSchema: GenMessage<UsersResponse> = /*@__PURE__*/
   messageDesc(file_identity_v1_users, 1);
 
 /**
- * Input of user.
+ * Input of user. Give at least one of id, email.
  *
  * @generated from message identity.v1.UserRequest
  */
@@ -81,7 +81,7 @@ export type UserRequest = Message<"identity.v1.UserRequest"> & {
   id?: string | undefined;
 
   /**
-   * Email of the user; give this or id.
+   * Email of the user; give this or id. Must be an email address.
    *
    * @generated from field: optional string email = 2;
    */
@@ -216,11 +216,15 @@ export const UserResponseSchema: GenMessage<UserResponse> = /*@__PURE__*/
  */
 export type UpdateUserRequest = Message<"identity.v1.UpdateUserRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 2;
    */
   email?: string | undefined;
@@ -271,6 +275,8 @@ export type UpdateUserRequest = Message<"identity.v1.UpdateUserRequest"> & {
   phoneNumberVerified?: boolean | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string picture = 12;
    */
   picture?: string | undefined;
@@ -286,6 +292,8 @@ export type UpdateUserRequest = Message<"identity.v1.UpdateUserRequest"> & {
   isMultiFactorAuthEnabled?: boolean | undefined;
 
   /**
+   * At most 32 levels deep and 65536 bytes as JSON.
+   *
    * @generated from field: google.protobuf.Struct app_data = 15;
    */
   appData?: JsonObject | undefined;
@@ -419,6 +427,8 @@ export const UpdateUserResponseSchema: GenMessage<UpdateUserResponse> = /*@__PUR
  */
 export type DeleteUserRequest = Message<"identity.v1.DeleteUserRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -500,6 +510,8 @@ export const VerificationRequestsResponseSchema: GenMessage<VerificationRequests
  */
 export type RevokeAccessRequest = Message<"identity.v1.RevokeAccessRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string user_id = 1;
    */
   userId: string;
@@ -538,6 +550,8 @@ export const RevokeAccessResponseSchema: GenMessage<RevokeAccessResponse> = /*@_
  */
 export type EnableAccessRequest = Message<"identity.v1.EnableAccessRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string user_id = 1;
    */
   userId: string;
@@ -576,11 +590,15 @@ export const EnableAccessResponseSchema: GenMessage<EnableAccessResponse> = /*@_
  */
 export type InviteMembersRequest = Message<"identity.v1.InviteMembersRequest"> & {
   /**
+   * At least 1 item. Each must be an email address.
+   *
    * @generated from field: repeated string emails = 1;
    */
   emails: string[];
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string redirect_uri = 2;
    */
   redirectUri?: string | undefined;

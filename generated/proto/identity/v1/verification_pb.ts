@@ -23,6 +23,8 @@ export const file_identity_v1_verification: GenFile = /*@__PURE__*/
  */
 export type VerifyEmailRequest = Message<"identity.v1.VerifyEmailRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string token = 1;
    */
   token: string;
@@ -106,11 +108,15 @@ export const VerifyEmailResponseSchema: GenMessage<VerifyEmailResponse> = /*@__P
  */
 export type ResendVerifyEmailRequest = Message<"identity.v1.ResendVerifyEmailRequest"> & {
   /**
+   * Not empty. Must be an email address.
+   *
    * @generated from field: string email = 1;
    */
   email: string;
 
   /**
+   * Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
+   *
    * @generated from field: string identifier = 2;
    */
   identifier: string;
@@ -148,12 +154,14 @@ export const ResendVerifyEmailResponseSchema: GenMessage<ResendVerifyEmailRespon
   messageDesc(file_identity_v1_verification, 3);
 
 /**
- * Input of verify_otp.
+ * Input of verify_otp. Give at least one of email, phone_number.
  *
  * @generated from message identity.v1.VerifyOTPRequest
  */
 export type VerifyOTPRequest = Message<"identity.v1.VerifyOTPRequest"> & {
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 1;
    */
   email?: string | undefined;
@@ -164,6 +172,8 @@ export type VerifyOTPRequest = Message<"identity.v1.VerifyOTPRequest"> & {
   phoneNumber?: string | undefined;
 
   /**
+   * Not empty.
+   *
    * @generated from field: string otp = 3;
    */
   otp: string;
@@ -246,12 +256,14 @@ export const VerifyOTPResponseSchema: GenMessage<VerifyOTPResponse> = /*@__PURE_
   messageDesc(file_identity_v1_verification, 5);
 
 /**
- * Input of resend_otp.
+ * Input of resend_otp. Give at least one of email, phone_number.
  *
  * @generated from message identity.v1.ResendOTPRequest
  */
 export type ResendOTPRequest = Message<"identity.v1.ResendOTPRequest"> & {
   /**
+   * Must be an email address.
+   *
    * @generated from field: optional string email = 1;
    */
   email?: string | undefined;

@@ -23,6 +23,8 @@ export const file_identity_v1_webhooks: GenFile = /*@__PURE__*/
  */
 export type AddWebhookRequest = Message<"identity.v1.AddWebhookRequest"> & {
   /**
+   * Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
+   *
    * @generated from field: string event_name = 1;
    */
   eventName: string;
@@ -33,6 +35,8 @@ export type AddWebhookRequest = Message<"identity.v1.AddWebhookRequest"> & {
   eventDescription?: string | undefined;
 
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string endpoint = 3;
    */
   endpoint: string;
@@ -116,11 +120,15 @@ export const AddWebhookResponseSchema: GenMessage<AddWebhookResponse> = /*@__PUR
  */
 export type UpdateWebhookRequest = Message<"identity.v1.UpdateWebhookRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
 
   /**
+   * Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
+   *
    * @generated from field: optional string event_name = 2;
    */
   eventName?: string | undefined;
@@ -131,6 +139,8 @@ export type UpdateWebhookRequest = Message<"identity.v1.UpdateWebhookRequest"> &
   eventDescription?: string | undefined;
 
   /**
+   * Must be an http or https URL.
+   *
    * @generated from field: optional string endpoint = 4;
    */
   endpoint?: string | undefined;
@@ -214,6 +224,8 @@ export const UpdateWebhookResponseSchema: GenMessage<UpdateWebhookResponse> = /*
  */
 export type DeleteWebhookRequest = Message<"identity.v1.DeleteWebhookRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -252,6 +264,8 @@ export const DeleteWebhookResponseSchema: GenMessage<DeleteWebhookResponse> = /*
  */
 export type GetWebhookRequest = Message<"identity.v1.GetWebhookRequest"> & {
   /**
+   * Not empty.
+   *
    * @generated from field: string id = 1;
    */
   id: string;
@@ -418,11 +432,15 @@ export const WebhookLogsResponseSchema: GenMessage<WebhookLogsResponse> = /*@__P
  */
 export type TestEndpointRequest = Message<"identity.v1.TestEndpointRequest"> & {
   /**
+   * Not empty. Must be an http or https URL.
+   *
    * @generated from field: string endpoint = 1;
    */
   endpoint: string;
 
   /**
+   * Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
+   *
    * @generated from field: string event_name = 2;
    */
   eventName: string;

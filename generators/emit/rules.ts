@@ -1,0 +1,108 @@
+// The validation rules of the manifest as every contract states them: JSON Schema keywords (OpenAPI
+// and the MCP tool catalogue) and sentences (GraphQL and proto comments, the API reference, SDK doc
+// comments). One place, so that no contract says less than the server checks.
+import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
+import { INTEGER_RANGES } from "../../runtime/validate.js";
+import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
+
+type Schema = Record<string, unknown>;
+
+/** JSON Schema keywords of one value of `field` (an item, for a list): lengths, ranges, formats. */
+export function itemKeywords(ir: Ir, field: IrField): Schema {
+  const c = field.constraints;
+  const keywords: Schema = {};
+  if (c.minLength !== undefined) keywords.minLength = c.minLength;
+  if (c.maxLength !== undefined) keywords.maxLength = c.maxLength;
+  if (field.format) {
+    const format = ir.formats[field.format]!;
+    if (format.values) keywords.enum = format.values;
+    if (format.pattern) keywords.pattern = format.pattern;
+    if (format.maxLength !== undefined && (c.maxLength === undefined || format.maxLength < c.maxLength)) keywords.maxLength = format.maxLength;
+    const jsonSchemaFormat = (BUILTIN_FORMAT_RULES as Record<string, { jsonSchemaFormat?: string }>)[field.format]?.jsonSchemaFormat;
+    if (format.builtin && jsonSchemaFormat) keywords.format = jsonSchemaFormat;
+  }
+  if (c.minimum !== undefined) keywords.minimum = c.minimum;
+  if (c.maximum !== undefined) keywords.maximum = c.maximum;
+  return keywords;
+}
+
+/** JSON Schema keywords of the field itself: list sizes and its default. */
+export function fieldKeywords(field: IrField): Schema {
+  const c = field.constraints;
+  return {
+    ...(c.minItems !== undefined ? { minItems: c.minItems } : {}),
+    ...(c.maxItems !== undefined ? { maxItems: c.maxItems } : {}),
+    ...(c.default !== undefined ? { default: c.default } : {}),
+  };
+}
+
+/**
+ * JSON Schema keywords of a request message for the rules that span fields: required-if as
+ * if/then, exactly-one-of as oneOf, at-least-one-of as anyOf (same-as has no keyword: its sentence
+ * is in the field's description).
+ */
+export function messageKeywords(message: IrMessage, op?: IrOperation): Schema {
+  const all: Schema[] = [];
+  for (const field of message.fields) {
+    const condition = field.constraints.requiredIf;
+    if (!condition) continue;
+    const when = condition.equals === undefined ? { required: [condition.field] } : { required: [condition.field], properties: { [condition.field]: { const: condition.equals } } };
+    all.push({ if: when, then: { required: [field.name] } });
+  }
+  const keywords: Schema = {};
+  if (op && op.exactlyOneOf.length > 0) keywords.oneOf = op.exactlyOneOf.map((name) => ({ required: [name] }));
+  if (op && op.atLeastOneOf.length > 0) keywords.anyOf = op.atLeastOneOf.map((name) => ({ required: [name] }));
+  if (all.length === 1) Object.assign(keywords, all[0]);
+  else if (all.length > 1) keywords.allOf = all;
+  return keywords;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+
+/** The rules of an input field in words, such as "6 to 256 characters. Must match password." */
+export function fieldRuleSentences(ir: Ir, field: IrField): string[] {
+  const c = field.constraints;
+  const sentences: string[] = [];
+  const range = (min: number | undefined, max: number | undefined, unit: (n: number) => string) =>
+    min !== undefined && max !== undefined ? `${min} to ${unit(max)}` : min !== undefined ? `At least ${unit(min)}` : `At most ${unit(max!)}`;
+  const scalar = field.type.kind === "scalar" ? field.type.scalar : undefined;
+  if (field.list && (c.minItems !== undefined || c.maxItems !== undefined)) sentences.push(`${range(c.minItems, c.maxItems, (n) => plural(n, "item"))}.`);
+  const each = field.list ? "Each " : "";
+  if (c.minLength === 1 && c.maxLength === undefined) {
+    sentences.push(field.list ? "Each not empty." : "Not empty.");
+  } else if (c.minLength !== undefined || c.maxLength !== undefined) {
+    const text = range(c.minLength, c.maxLength, (n) => plural(n, "character"));
+    sentences.push(`${each}${each ? text.charAt(0).toLowerCase() + text.slice(1) : text}.`);
+  }
+  if (field.format) {
+    const format = ir.formats[field.format]!;
+    const must = format.values ? `one of ${format.values.join(", ")}` : format.description;
+    sentences.push(`${field.list ? "Each must" : "Must"} be ${must}.`);
+  }
+  // Integer bounds are stated only where the manifest narrows the type's own range.
+  const natural = scalar === "int32" || scalar === "int64" ? INTEGER_RANGES[scalar] : undefined;
+  const minimum = c.minimum !== natural?.minimum ? c.minimum : undefined;
+  const maximum = c.maximum !== natural?.maximum ? c.maximum : undefined;
+  if (minimum !== undefined && maximum !== undefined) sentences.push(`Between ${minimum} and ${maximum}.`);
+  else if (minimum !== undefined) sentences.push(`${minimum} or more.`);
+  else if (maximum !== undefined) sentences.push(`${maximum} or less.`);
+  if (c.default !== undefined) sentences.push(`Default ${String(c.default)}.`);
+  if (c.requiredIf) sentences.push(c.requiredIf.equals === undefined ? `Required with ${c.requiredIf.field}.` : `Required when ${c.requiredIf.field} is ${String(c.requiredIf.equals)}.`);
+  if (c.sameAs) sentences.push(`Must match ${c.sameAs}.`);
+  if (c.emptyMeansUnset) sentences.push("An empty string means not given.");
+  if (scalar === "json") sentences.push(`At most ${ir.api.limits.jsonDepth} levels deep and ${ir.api.limits.jsonBytes} bytes as JSON.`);
+  return sentences;
+}
+
+/** The rules of an operation that span its input fields, in words. */
+export function operationRuleSentences(op: IrOperation): string[] {
+  return [
+    ...(op.exactlyOneOf.length > 0 ? [`Give exactly one of ${op.exactlyOneOf.join(", ")}.`] : []),
+    ...(op.atLeastOneOf.length > 0 ? [`Give at least one of ${op.atLeastOneOf.join(", ")}.`] : []),
+  ];
+}
+
+/** A field's description followed by its rules (inputs only; answers carry no rules). */
+export function describedField(ir: Ir, field: IrField, asInput: boolean): string {
+  return [field.description, ...(asInput ? fieldRuleSentences(ir, field) : [])].filter(Boolean).join(" ");
+}

@@ -1,0 +1,47 @@
+// The built-in string formats: how the server checks each, and the pattern and words the contracts
+// state for it. Formats declared in a manifest (`formats:`) are a pattern or a list of values.
+
+export interface BuiltinFormatRule {
+  /** Completes "must be ...". */
+  readonly expected: string;
+  /** What the contracts publish (OpenAPI `pattern`); the check below may look closer. */
+  readonly pattern: string;
+  readonly maxLength?: number;
+  /** The OpenAPI / JSON Schema `format` keyword, where one fits. */
+  readonly jsonSchemaFormat?: string;
+  /** A valid value, for examples. */
+  readonly example: string;
+  test(value: string): boolean;
+}
+
+const EMAIL = "^[^\\s@]+@[^\\s@]+\\.[^\\s@]+$";
+const SLUG = "^[a-z0-9]+(?:-[a-z0-9]+)*$";
+const DOMAIN = "^(?=.{1,253}$)(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+[A-Za-z]{2,63}$";
+const URL_PATTERN = "^[Hh][Tt][Tt][Pp][Ss]?://[^\\s/?#]+[^\\s]*$";
+
+const matches = (pattern: string) => {
+  const regex = new RegExp(pattern);
+  return (value: string) => regex.test(value);
+};
+
+export const BUILTIN_FORMAT_RULES = {
+  slug: { expected: "a URL-safe slug (lower-case letters, digits and single dashes)", pattern: SLUG, maxLength: 63, example: "acme", test: matches(SLUG) },
+  email: { expected: "an email address", pattern: EMAIL, jsonSchemaFormat: "email", example: "ada@example.com", test: matches(EMAIL) },
+  url: {
+    expected: "an http or https URL",
+    pattern: URL_PATTERN,
+    jsonSchemaFormat: "uri",
+    example: "https://app.example.com/callback",
+    test(value: string) {
+      if (!/^https?:\/\/[^\s/?#]+[^\s]*$/i.test(value)) return false;
+      try {
+        return ["http:", "https:"].includes(new URL(value).protocol);
+      } catch {
+        return false;
+      }
+    },
+  },
+  domain: { expected: "a DNS domain name", pattern: DOMAIN, jsonSchemaFormat: "hostname", example: "example.com", test: matches(DOMAIN) },
+} as const satisfies Record<string, BuiltinFormatRule>;
+
+export type BuiltinFormatName = keyof typeof BUILTIN_FORMAT_RULES;
