@@ -5,6 +5,7 @@ import semver from "semver";
 import parseSpdx from "spdx-expression-parse";
 import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
 import { INTEGER_RANGES } from "../runtime/validate.js";
+import { ERROR_CODES, type ErrorCode } from "../runtime/errors.js";
 import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
@@ -397,6 +398,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       destructive,
       idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
       auth,
+      errors: rawOp.errors ?? [],
+      errorCodes: errorCodesOf(auth, rawOp.errors ?? []),
+      setsCookies: rawOp.sets_cookies ?? [],
       pagination,
       ...(pagination.style === "none" ? {} : { iteratorName: `iterate${pascalName}` }),
       exactlyOneOf,
@@ -741,4 +745,20 @@ function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, fail: (
   if (spec.same_as !== undefined) constraints.sameAs = spec.same_as;
   if (only("empty_means_unset", isString && !field.list, "single string fields") && spec.empty_means_unset) constraints.emptyMeansUnset = true;
   return constraints;
+}
+
+/** Codes of the auth levels, raised by the server before any implementation runs. */
+const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
+  public: [],
+  user: ["UNAUTHENTICATED"],
+  scim_token: ["UNAUTHENTICATED"],
+  // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
+  admin_secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+  super_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+  org_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+};
+
+function errorCodesOf(auth: AuthLevel, declared: readonly string[]): string[] {
+  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[auth], ...declared]);
+  return ERROR_CODES.filter((code) => codes.has(code));
 }

@@ -36,6 +36,8 @@ export interface RawOperation {
   kind: "read" | "write";
   destructive?: boolean;
   auth: string;
+  errors?: string[];
+  sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
   route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
   pagination?: "none" | "page" | "token";

@@ -165,3 +165,13 @@ describe("operations.yaml", () => {
     expect(op("update_user").output.name).toBe("User");
   });
 });
+
+describe("the manifest schema", () => {
+  it("offers exactly the error table's codes under errors:", async () => {
+    const { ERROR_CODES } = await import("../runtime/errors.js");
+    const manifestSchema = (await import("../generators/manifest.schema.json", { with: { type: "json" } })).default as {
+      $defs: { operation: { properties: { errors: { items: { enum: string[] } } } } };
+    };
+    expect(manifestSchema.$defs.operation.properties.errors.items.enum).toEqual([...ERROR_CODES]);
+  });
+});

@@ -42,16 +42,18 @@ export function fieldKeywords(field: IrField): Schema {
  * is in the field's description).
  */
 export function messageKeywords(message: IrMessage, op?: IrOperation): Schema {
+  // Each subschema names the properties it requires (linters and strict validators ask for that).
+  const requires = (name: string, property: Schema = {}): Schema => ({ required: [name], properties: { [name]: property } });
   const all: Schema[] = [];
   for (const field of message.fields) {
     const condition = field.constraints.requiredIf;
     if (!condition) continue;
-    const when = condition.equals === undefined ? { required: [condition.field] } : { required: [condition.field], properties: { [condition.field]: { const: condition.equals } } };
-    all.push({ if: when, then: { required: [field.name] } });
+    const when = requires(condition.field, condition.equals === undefined ? {} : { const: condition.equals });
+    all.push({ if: when, then: requires(field.name) });
   }
   const keywords: Schema = {};
-  if (op && op.exactlyOneOf.length > 0) keywords.oneOf = op.exactlyOneOf.map((name) => ({ required: [name] }));
-  if (op && op.atLeastOneOf.length > 0) keywords.anyOf = op.atLeastOneOf.map((name) => ({ required: [name] }));
+  if (op && op.exactlyOneOf.length > 0) keywords.oneOf = op.exactlyOneOf.map((name) => requires(name));
+  if (op && op.atLeastOneOf.length > 0) keywords.anyOf = op.atLeastOneOf.map((name) => requires(name));
   if (all.length === 1) Object.assign(keywords, all[0]);
   else if (all.length > 1) keywords.allOf = all;
   return keywords;

@@ -234,6 +234,7 @@ function emitRulesModule(ir: Ir): GeneratedFile {
     return entries.length === 0 ? [] : [`    ${message.name}: { ${entries.join(", ")} },`];
   });
   const atLeastOneOf = ir.operations.filter((op) => op.atLeastOneOf.length > 0).map((op) => `    ${op.name}: ${JSON.stringify(op.atLeastOneOf)},`);
+  const errorCodes = ir.operations.map((op) => `    ${op.name}: ${JSON.stringify(op.errorCodes)},`);
   const { requestBytes, jsonDepth, jsonBytes } = ir.api.limits;
   const block = (lines: string[]) => (lines.length === 0 ? "{}" : `{\n${lines.join("\n")}\n  }`);
   const content = `import type { ValidationRules } from "../../runtime/validate.js";
@@ -244,6 +245,7 @@ export const rules: ValidationRules = {
   formats: ${block(formats)},
   fields: ${block(fields)},
   atLeastOneOf: ${block(atLeastOneOf)},
+  errorCodes: ${block(errorCodes)},
 };
 `;
   return { path: `${SERVER_DIR}/rules.ts`, content };

@@ -2,14 +2,15 @@
 // clients send the same query text every time, so most requests skip parse and validate.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import { ServiceError } from "../errors.js";
+import { ERROR_WIRE, ServiceError } from "../errors.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
 
 const DOCUMENT_CACHE_SIZE = 500;
+const JSON_ONLY = ["application/json"];
 const MAX_CACHED_DOCUMENT_LENGTH = 16 * 1024;
 
 interface RequestState {
@@ -71,10 +72,11 @@ export class GraphqlEndpoint {
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let body: Record<string, unknown>;
     try {
+      mediaTypeOf(request, JSON_ONLY);
       body = parseJsonObject(await readBody(request, this.bodyLimit));
     } catch (error) {
-      const message = error instanceof ServiceError ? error.message : "unreadable request";
-      sendJson(response, 400, { errors: [{ message, extensions: { code: "INVALID_ARGUMENT" } }], data: null });
+      const serviceError = error instanceof ServiceError ? error : new ServiceError("INVALID_ARGUMENT", "unreadable request");
+      sendJson(response, ERROR_WIRE[serviceError.code].http, { errors: [{ message: serviceError.message, extensions: { code: serviceError.code } }], data: null });
       return;
     }
     const query = body.query;

@@ -63,8 +63,7 @@ describe("the MCP tool catalogue", () => {
   });
 
   it("has JSON Schemas (2020-12) that accept a valid input and a full answer, and refuse a missing required field", () => {
-    // strictRequired would refuse the standard oneOf/anyOf of required-only branches (exactly-one-of rules).
-    const ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, validateFormats: false });
+    const ajv = new Ajv2020({ strict: true, allErrors: true, validateFormats: false });
     for (const op of ir.operations) {
       const tool = tools.find((t) => t.name === op.name)!;
       expect(tool.inputSchema).toMatchObject({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "object" });
