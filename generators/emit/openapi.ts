@@ -18,7 +18,7 @@ const SCALAR_SCHEMA: Record<Scalar, Schema> = {
   int64: { type: "integer", format: "int64" },
   float64: { type: "number", format: "double" },
   map: { type: "object", additionalProperties: { type: "string" } },
-  json: { type: "object" },
+  json: { type: "object", additionalProperties: true },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -28,11 +28,11 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
   let item: Schema;
   if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
   else item = ref(field.type.name);
-  if (!inAnswer) item = { ...item, ...itemKeywords(ir, field) };
+  if (!inAnswer) item = { ...item, ...itemKeywords(ir, field, "pattern") };
   let schema: Schema = field.list ? { type: "array", items: item } : item;
   if (!inAnswer) schema = { ...schema, ...fieldKeywords(field) };
   // A value that may be unset is null in answers; in requests anything not required may be null.
-  if (inAnswer ? !field.alwaysInAnswer : !field.required && !field.list && !(field.type.kind === "scalar" && field.type.scalar === "map")) {
+  if (inAnswer ? !field.alwaysInAnswer : !field.required) {
     schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
@@ -45,15 +45,15 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
 
 function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined): Schema {
   const schema: Schema = { type: "object" };
-  // Answers carry every field that is never null; requests need only their required fields.
   const inAnswer = message.usedAsOutput && !message.usedAsInput;
   const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
   if (description) schema.description = description;
-  const required = message.fields.filter((f) => (inAnswer ? f.alwaysInAnswer : f.required)).map((f) => f.name);
+  // An answer carries every field (null when unset); a request needs only its required fields.
+  const required = message.fields.filter((f) => inAnswer || f.required).map((f) => f.name);
   if (required.length > 0) schema.required = required;
   schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer)]));
   schema.additionalProperties = false;
-  return inAnswer ? schema : { ...schema, ...messageKeywords(message, op) };
+  return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
 const ADMIN_SECURITY: Schema[] = [{ adminSecret: [] }, { adminSession: [] }];

@@ -107,6 +107,8 @@ function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
 }
 
 function outputInterface(ir: Ir, message: IrMessage): string {
+  // An answer with no fields is exactly an empty object, as every contract's types say.
+  if (message.fields.length === 0) return `${doc(message.description)}export type ${message.graphqlName} = Record<string, never>;`;
   const fields = message.fields.map((f) => {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
     return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
