@@ -57,8 +57,9 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
     required: names,
     properties: Object.fromEntries(names.map((name) => [name, property ?? nonNull(properties[name] ?? {})])),
   });
+  const anyOf = (schemas: Schema[]): Schema => (schemas.length === 1 ? schemas[0]! : { anyOf: schemas });
   const atLeastOne = (names: string[]): Schema => ({
-    if: { not: { anyOf: names.slice(0, -1).map((name) => requires([name])) } },
+    if: { not: anyOf(names.slice(0, -1).map((name) => requires([name]))) },
     then: requires([names.at(-1)!]),
   });
   const all: Schema[] = [];
@@ -72,7 +73,7 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
   if (op && op.exactlyOneOf.length > 0) {
     const names = op.exactlyOneOf;
     const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => requires([a, b])));
-    all.push(atLeastOne(names), { not: pairs.length === 1 ? pairs[0] : { anyOf: pairs } });
+    all.push(atLeastOne(names), { not: anyOf(pairs) });
   }
   return all.length === 0 ? {} : { allOf: all };
 }
