@@ -14,6 +14,9 @@ Commands:
   validate            Check the manifest only.
   diff --against <ref|dir|file> [--format text|markdown|json] [--accept <id>]...
                       Report every contract change since an older manifest; exit 1 on unaccepted breaking ones.
+  scaffold <file> [--check] [--name <class or variable>]
+                      Add a stub for every operation the implementation in <file> lacks;
+                      --check writes nothing and exits 1 listing them.
 
 Options:
   --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
@@ -35,6 +38,7 @@ export async function main(argv: string[]): Promise<number> {
         against: { type: "string" },
         format: { type: "string" },
         accept: { type: "string", multiple: true, default: [] },
+        name: { type: "string" },
       },
     });
   } catch (error) {
@@ -90,6 +94,21 @@ export async function main(argv: string[]): Promise<number> {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
         const { runDiffCommand } = await import("./diff/command.js");
         return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [] });
+      }
+      case "scaffold": {
+        const target = positionals[1];
+        if (!target) throw new UsageError("scaffold needs the file that holds your implementation: apigen scaffold src/service.ts");
+        // Loaded on demand: ts-morph and prettier are for this command alone.
+        const { scaffold } = await import("./scaffold.js");
+        const result = await scaffold(resolve(target), { check: values.check!, ...(values.name ? { name: values.name } : {}) });
+        const where = `${result.target} (${result.interfaceName}) in ${target}`;
+        const lines: string[] = [];
+        if (result.missing.length === 0) lines.push(`${where}: every operation is implemented`);
+        else if (result.written) lines.push(`${where}: added ${result.missing.length} stub${result.missing.length === 1 ? "" : "s"}: ${result.missing.join(", ")}`);
+        else lines.push(`${where}: ${result.missing.length} operation${result.missing.length === 1 ? "" : "s"} not implemented: ${result.missing.join(", ")}`);
+        if (result.unknown.length > 0) lines.push(`not operations of ${result.interfaceName} (left in place; remove them if the operations were removed): ${result.unknown.join(", ")}`);
+        process.stdout.write(`${lines.join("\n")}\n`);
+        return values.check && result.missing.length > 0 ? 1 : 0;
       }
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);

@@ -2,6 +2,7 @@
 // the same on every protocol, never a 500; and what the wire itself can get wrong.
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import type { LogEntry } from "../../runtime/server/index.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
@@ -25,7 +26,7 @@ async function failure(call: () => Promise<unknown>): Promise<ApiError> {
 }
 
 const admin = (protocol: (typeof PROTOCOLS)[number]) =>
-  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
 
 describe.each(PROTOCOLS)("bad input over %s", (protocol) => {
   // Each case: the call, and the message every protocol must give.
