@@ -29,6 +29,20 @@ import {
 } from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
+/** Type names other languages use, and the manifest's word for each. */
+const TYPE_ALIASES: Record<string, Scalar> = {
+  boolean: "bool",
+  integer: "int64",
+  int: "int64",
+  long: "int64",
+  str: "string",
+  text: "string",
+  number: "float64",
+  float: "float64",
+  double: "float64",
+  object: "json",
+  dict: "map",
+};
 /** Names GraphQL or this toolchain's SDL already uses: root types, built-in and custom scalars. */
 const GRAPHQL_RESERVED = new Set(["Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "Int64", "Map", "JSON"]);
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
@@ -163,7 +177,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     } else if (typeNames.has(expr.base)) {
       type = { kind: "message", name: expr.base };
     } else {
-      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${didYouMean(expr.base, knownTypeNames)}`);
+      const alias = TYPE_ALIASES[expr.base.toLowerCase()];
+      const hint = alias ? `; did you mean '${alias}'?` : didYouMean(expr.base, knownTypeNames);
+      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${hint}`);
     }
     const isString = type.kind === "scalar" && type.scalar === "string";
     if (spec.format !== undefined) {
