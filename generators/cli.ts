@@ -11,6 +11,7 @@ const USAGE = `Usage: apigen <command> [options]
 Commands:
   generate            Regenerate every contract, stub and client from the manifest.
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
+  generate --watch    Regenerate on every change of the manifest, printing the time each took.
   validate            Check the manifest only.
   diff --against <ref|dir|file> [--format text|markdown|json] [--accept <id>]...
                       Report every contract change since an older manifest; exit 1 on unaccepted breaking ones.
@@ -32,6 +33,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         check: { type: "boolean", default: false },
+        watch: { type: "boolean", default: false },
         manifest: { type: "string", default: DEFAULT_MANIFEST },
         root: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
@@ -60,6 +62,14 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "generate": {
+        if (values.watch) {
+          const { watchGenerate } = await import("./watch.js");
+          const stop = new AbortController();
+          process.once("SIGINT", () => stop.abort());
+          process.once("SIGTERM", () => stop.abort());
+          await watchGenerate(root, values.manifest!, { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) }, stop.signal);
+          return 0;
+        }
         const ir = loadIr(root, values.manifest);
         const emitted = emitAll(ir);
         const rendered = render(root, emitted.files, emitted.groups);
