@@ -11,6 +11,7 @@ import { emitDocs } from "./emit/docs.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi } from "./emit/openapi.js";
+import { emitPython } from "./emit/python.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
@@ -47,6 +48,7 @@ export function emitAll(ir: Ir): Emitted {
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
       ...emitMcpTools(ir),
+      ...emitPython(ir, protoPlan),
     ],
     groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
   };
