@@ -359,6 +359,8 @@ export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
   ];
   const clientCode = clients.flatMap((c) => [...c.params, ...c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)])]);
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
+  const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
+  const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
   const errors = errorView(facts);
   const errorClasses = errors.classes.map((c) => c.name);
   return {
@@ -421,7 +423,8 @@ export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
         [f.name, pythonName(f.name, RESERVED_ATTRIBUTES), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", "),
       ),
     })),
-    operations: facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) })),
+    operations,
+    schemaImports: importLine("._facts", ["Field", "GraphqlBinding", "GrpcBinding", "Operation", "Pagination", "RestBinding"], schemaCode),
     answerClasses,
     inputDicts,
     typeImports: [
