@@ -172,7 +172,7 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "apigen-packages-"));
   const packDir = join(workDir, "tarballs");
   consumerDir = join(workDir, "consumer");
-  await timed("pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir], { cwd: REPO_ROOT }));
+  await timed("pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir, "--only", "npm"], { cwd: REPO_ROOT }));
   tarballs = readdirSync(packDir).map((file) => join(packDir, file));
 
   mkdirSync(join(consumerDir, "src"), { recursive: true });
