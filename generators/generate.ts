@@ -34,6 +34,7 @@ export interface Emitted {
 /** Every file the IR produces. */
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
+  const descriptors = buildDescriptors(protoPlan);
   const sdl = printGraphql(ir);
   return {
     files: [
@@ -48,8 +49,8 @@ export function emitAll(ir: Ir): Emitted {
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
       ...emitMcpTools(ir),
-      ...emitPython(ir, protoPlan),
+      ...emitPython(ir, descriptors),
     ],
-    groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
+    groups: [emitProtobufEs(descriptors, protoPlan.map((file) => file.path))],
   };
 }

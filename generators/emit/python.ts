@@ -3,15 +3,12 @@
 // adds is computed here: snake_case names with keyword escaping, type expressions, docstrings and
 // literals. The templates hold no decisions; files under templates/python/ without .hbs (the
 // hand-written runtime) are copied as they are.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-import Handlebars from "handlebars";
+import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { PYTHON_KEYWORDS } from "../build-ir.js";
 import type { Ir } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
-import type { ProtoFilePlan } from "./proto-plan.js";
+import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
@@ -451,53 +448,22 @@ export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
 
 // ---------------------------------------------------------------- templates
 
-/** templates/python/ of the toolchain, found from this module whether it runs from source or from the bundled CLI. */
-function templatesDir(): string {
-  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
-    const candidate = join(dir, "templates", "python");
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error("templates/python/ not found next to the generator");
-  }
+/** Layout only: a docstring at an indentation, its closing quotes on a line of their own when it spans several. */
+function docstring(text: string, indent: number): string {
+  const pad = " ".repeat(indent);
+  const lines = text.split("\n");
+  if (lines.length === 1) return `${pad}"""${lines[0]}"""`;
+  return [`${pad}"""${lines[0]}`, ...lines.slice(1).map((line) => (line ? `${pad}${line}` : "")), `${pad}"""`].join("\n");
 }
 
-interface Template {
-  /** Path below templates/python/: project/... or package/... */
-  path: string;
-  render: (view: object) => string;
-}
+let templates: TemplateFile[] | undefined;
 
-let loaded: Template[] | undefined;
-
-function loadTemplates(): Template[] {
-  if (loaded) return loaded;
-  const root = templatesDir();
-  const handlebars = Handlebars.create();
-  // Layout only: a docstring at an indentation, its closing quotes on a line of their own when it spans several.
-  handlebars.registerHelper("docstring", (text: string, indent: number) => {
-    const pad = " ".repeat(indent);
-    const lines = text.split("\n");
-    if (lines.length === 1) return `${pad}"""${lines[0]}"""`;
-    return [`${pad}"""${lines[0]}`, ...lines.slice(1).map((line) => (line ? `${pad}${line}` : "")), `${pad}"""`].join("\n");
-  });
-  const templates: Template[] = [];
-  for (const folder of ["project", "package"]) {
-    for (const file of readdirSync(join(root, folder)).sort()) {
-      const source = readFileSync(join(root, folder, file), "utf8");
-      if (file.endsWith(".hbs")) {
-        const compiled = handlebars.compile(source, { noEscape: true, strict: true });
-        templates.push({ path: `${folder}/${file.slice(0, -".hbs".length)}`, render: (view) => compiled(view) });
-      } else {
-        templates.push({ path: `${folder}/${file}`, render: () => source });
-      }
-    }
-  }
-  return (loaded = templates);
-}
-
-export function emitPython(ir: Ir, protoPlan: readonly ProtoFilePlan[]): GeneratedFile[] {
-  const view = pythonView(ir, buildSdkFacts(ir), descriptorSetBinary(protoPlan));
+/** `descriptors`: what buildDescriptors makes of the proto plan, shipped for the gRPC message classes. */
+export function emitPython(ir: Ir, descriptors: readonly FileDescriptorProto[]): GeneratedFile[] {
+  const view = pythonView(ir, buildSdkFacts(ir), descriptorSetBinary(descriptors));
   const packageDir = `${PYTHON_DIR}/src/${ir.api.python.module}`;
-  return loadTemplates().map((template) => {
+  templates ??= loadTemplates("python", { docstring });
+  return templates.map((template) => {
     const [folder, name] = template.path.split("/") as [string, string];
     const path = folder === "project" ? `${PYTHON_DIR}/${name}` : `${packageDir}/${name}`;
     return { path, content: template.render(view), header: name !== "py.typed" };

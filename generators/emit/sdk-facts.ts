@@ -11,7 +11,7 @@
  * language's emitter.
  */
 import { create, toBinary } from "@bufbuild/protobuf";
-import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
+import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
 import { ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
 import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
@@ -20,8 +20,6 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { PROTOCOLS, type AuthLevel, type FieldFormat, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
-import { buildDescriptors } from "./proto-descriptors.js";
-import type { ProtoFilePlan } from "./proto-plan.js";
 
 export interface FieldFacts {
   /** snake_case wire name on every protocol (and the proto field name). */
@@ -184,9 +182,9 @@ export function clientGraphqlDocument(ir: Ir, op: IrOperation): string {
   return graphqlDocument(ir, op).replace(/\s+/g, " ");
 }
 
-/** The serialized FileDescriptorSet of every proto file (struct.proto included), without comments. */
-export function descriptorSetBinary(plan: readonly ProtoFilePlan[]): Uint8Array {
-  const files = buildDescriptors(plan).map((file) => ({ ...file, sourceCodeInfo: undefined }));
+/** The serialized FileDescriptorSet of the proto files (`buildDescriptors`: struct.proto included), without comments. */
+export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[]): Uint8Array {
+  const files = descriptors.map((file) => ({ ...file, sourceCodeInfo: undefined }));
   return toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
 }
 
