@@ -2,13 +2,16 @@
 // the pytest suite of its runtime (test/python/unit), the facts it shares with the TypeScript client,
 // and a package generated from a manifest whose fields are named like Python keywords.
 import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIr } from "../../generators/generate.js";
-import { allOrder, importOrder, pythonName } from "../../generators/emit/python.js";
+import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
+import { planProto } from "../../generators/emit/proto-plan.js";
+import { allOrder, emitPython, importOrder, pythonName } from "../../generators/emit/python.js";
+import { render } from "../../generators/writer.js";
 import { buildSdkFacts, clientGraphqlDocument, REFUSAL_TEXTS, WIRE_CHECK_TEXTS } from "../../generators/emit/sdk-facts.js";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
@@ -151,6 +154,15 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
     for (const name of Object.values(ir.versionOperations)) {
       expect(ir.operations.find((op) => op.name === name)!.output.fields.map((f) => f.name)).toContain(facts.versionField);
     }
+  });
+});
+
+describe("the templates", () => {
+  it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
+    const files = emitPython(ir, buildDescriptors(planProto(ir)));
+    const rendered = render(REPO_ROOT, files).files;
+    expect(files.length).toBeGreaterThan(10);
+    for (const file of files) expect(rendered.get(file.path), file.path).toBe(readFileSync(join(REPO_ROOT, file.path), "utf8"));
   });
 });
 
