@@ -12,7 +12,7 @@ import { loadIr } from "../../generators/generate.js";
 import { createReferenceService } from "../../reference/service.js";
 import { packPython } from "../../scripts/pack-python.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
-import { REPO_ROOT } from "../helpers/project.js";
+import { REPO_ROOT, timed } from "../helpers/project.js";
 
 const run = promisify(execFile);
 const ADMIN_SECRET = "wheel-secret";
@@ -59,15 +59,6 @@ let addresses: { httpUrl: string; grpcEndpoint: string };
 let python: string;
 const timings: Record<string, number> = {};
 
-async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await step();
-  } finally {
-    timings[label] = Math.round(performance.now() - started);
-  }
-}
-
 /** A fresh virtualenv with the wheel installed (`extra`: with [grpc]); answers its interpreter. */
 async function installed(name: string, extra: boolean): Promise<string> {
   const venv = join(workDir, name);
@@ -91,7 +82,7 @@ async function snippet(interpreter: string, protocols: string[]): Promise<{ resu
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "apigen-wheel-"));
   python = (await ensurePythonEnv()).python;
-  const built = await timed("pack", () => packPython({ outDir: join(workDir, "dist") }));
+  const built = await timed(timings, "pack", () => packPython({ outDir: join(workDir, "dist") }));
   wheel = built.find((artifact) => artifact.kind === "wheel")!.path;
   const reference = createReferenceService();
   server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
@@ -110,8 +101,8 @@ describe("the Python wheel, installed outside the repository", () => {
   });
 
   it("runs the snippet over GraphQL and REST without the grpc extra, and names the install command for gRPC", async () => {
-    const interpreter = await timed("install", () => installed("plain", false));
-    const seen = await timed("snippet", () => snippet(interpreter, ["graphql", "rest"]));
+    const interpreter = await timed(timings, "install", () => installed("plain", false));
+    const seen = await timed(timings, "snippet", () => snippet(interpreter, ["graphql", "rest"]));
     expect(seen.file).toContain(join(workDir, "plain"));
     for (const protocol of ["graphql", "rest"]) {
       expect(seen.results[protocol], protocol).toEqual({ version, page: true, emails: true, missing: ["NOT_FOUND", protocol] });
@@ -120,8 +111,8 @@ describe("the Python wheel, installed outside the repository", () => {
   }, 120_000);
 
   it("runs the snippet over all three protocols with [grpc]", async () => {
-    const interpreter = await timed("install [grpc]", () => installed("grpc", true));
-    const seen = await timed("snippet [grpc]", () => snippet(interpreter, ["graphql", "rest", "grpc"]));
+    const interpreter = await timed(timings, "install [grpc]", () => installed("grpc", true));
+    const seen = await timed(timings, "snippet [grpc]", () => snippet(interpreter, ["graphql", "rest", "grpc"]));
     expect(seen.file).toContain(join(workDir, "grpc"));
     for (const protocol of ["graphql", "rest", "grpc"]) {
       expect(seen.results[protocol], protocol).toEqual({ version, page: true, emails: true, missing: ["NOT_FOUND", protocol] });

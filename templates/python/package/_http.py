@@ -15,7 +15,7 @@ from ._facts import Operation
 from ._model import Model
 from ._schema import TEXTS
 from ._shape import from_json
-from .errors import api_error, code_of_http_status, code_of_oauth_error, is_error_code, no_answer, timed_out
+from .errors import ApiError, code_of_http_status, code_of_oauth_error, is_error_code, no_answer, timed_out
 from .types import Protocol
 
 _JSON = "application/json"
@@ -75,7 +75,7 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
         if status >= 500:
             raise no_answer(operation.name, "graphql", error) from None
         message = TEXTS["notGraphqlJson"].format(operation=operation.name, status=status)
-        raise api_error("INTERNAL", message, operation.name, "graphql", status=status) from None
+        raise ApiError("INTERNAL", message, operation.name, "graphql", status=status) from None
     if not isinstance(answer, dict):
         answer = {}
     errors = answer.get("errors")
@@ -84,7 +84,7 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
         extensions = first.get("extensions")
         code = extensions.get("code") if isinstance(extensions, dict) else None
         message = str(first.get("message", ""))
-        raise api_error(code if is_error_code(code) else "INTERNAL", message, operation.name, "graphql", status=status, retry_after=wait)
+        raise ApiError(code if is_error_code(code) else "INTERNAL", message, operation.name, "graphql", status=status, retry_after=wait)
     data = answer.get("data")
     return from_json(operation.output, data.get(operation.name) if isinstance(data, dict) else None)
 
@@ -102,11 +102,11 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
         description = fields.get("error_description")
         text = description if isinstance(description, str) else oauth_error
         code = code_of_oauth_error(oauth_error, status)
-        raise api_error(code, text, operation.name, "rest", status=status, oauth_error=oauth_error, retry_after=wait)
+        raise ApiError(code, text, operation.name, "rest", status=status, oauth_error=oauth_error, retry_after=wait)
     named = fields.get("code")
     code = named if is_error_code(named) else code_of_http_status(status)
     message = fields.get("message")
-    raise api_error(code, message if isinstance(message, str) else TEXTS["httpStatus"].format(status=status), operation.name, "rest", status=status, retry_after=wait)
+    raise ApiError(code, message if isinstance(message, str) else TEXTS["httpStatus"].format(status=status), operation.name, "rest", status=status, retry_after=wait)
 
 
 def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response) -> Model:

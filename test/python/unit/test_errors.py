@@ -67,3 +67,5 @@ def test_transient_failures() -> None:
     assert ApiError("INTERNAL", "m", "users", "rest", status=503).transient
     assert not ApiError("INTERNAL", "m", "users", "rest", status=500).transient
     assert not ApiError("NOT_FOUND", "m", "users", "grpc").transient
+    # Made as ApiError, an error is of its code's subclass.
+    assert type(ApiError("NOT_FOUND", "m", "users", "grpc")) is NotFoundError

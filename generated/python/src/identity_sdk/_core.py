@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TypeVar, cast
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -35,7 +35,7 @@ from ._schema import (
     VERSION_FIELD,
 )
 from ._version import compare_versions
-from .errors import REFUSAL_CODE, ApiError, api_error, timed_out
+from .errors import REFUSAL_CODE, ApiError, timed_out
 from .types import Protocol
 
 if TYPE_CHECKING:
@@ -131,6 +131,15 @@ class _Pager:
         return {**self._base, "pagination": {"limit": self._limit, "page": self._page}}
 
 
+class _Call(NamedTuple):
+    protocol: Protocol
+    version_gated: bool
+    body: dict[str, object]
+    headers: dict[str, str]
+    attempts: int
+    deadline: float | None
+
+
 class _CoreBase:
     """The parts of a client core that send nothing: configuration, refusals, headers, backoff."""
 
@@ -174,7 +183,7 @@ class _CoreBase:
         return {**self._headers, **extra} if extra else self._headers
 
     def refuse(self, operation: Operation, protocol: Protocol, message: str) -> ApiError:
-        return api_error(REFUSAL_CODE, message, operation.name, protocol, refused=True)
+        return ApiError(REFUSAL_CODE, message, operation.name, protocol, refused=True)
 
     def refusal(self, operation: Operation, protocol: Protocol) -> ApiError | None:
         """A reason to refuse the call that needs no server version, or None."""
@@ -218,6 +227,41 @@ class _CoreBase:
         seconds = self._default_timeout if timeout is None else timeout
         return None if seconds is None else time.monotonic() + seconds
 
+    def start(self, operation: Operation, given: Mapping[str, object], extra_headers: Mapping[str, str] | None, timeout: float | None) -> _Call:
+        """What a call needs before its first attempt; raises the refusals that need no server version."""
+        protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
+        refused = self.refusal(operation, protocol)
+        if refused is not None:
+            raise refused
+        return _Call(protocol, protocol in operation.version_gated, self.prepare(operation, given), self.headers(extra_headers), self.attempts(operation), self.deadline(timeout))
+
+    def check_version(self, operation: Operation, call: _Call, server: str) -> None:
+        refused = self.version_refusal(operation, call.protocol, server)
+        if refused is not None:
+            raise refused
+
+    def version_question(self) -> tuple[Operation, Protocol]:
+        """The operation that answers the server's version, and the protocol to ask it over."""
+        if self._version_operation is None:
+            raise RuntimeError("this client cannot learn the server version; set server_version")
+        return self._version_operation, self.version_protocol(self._version_operation)
+
+    def remaining(self, operation: Operation, call: _Call) -> float | None:
+        """Seconds left for the next attempt; DEADLINE_EXCEEDED when none are."""
+        remaining = None if call.deadline is None else call.deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise timed_out(operation.name, call.protocol)
+        return remaining
+
+    def retry_delay(self, operation: Operation, call: _Call, error: ApiError, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, or None when `error` is final."""
+        if not error.transient or attempt >= call.attempts:
+            return None
+        delay = self.backoff(attempt, error)
+        if call.deadline is not None and time.monotonic() + delay >= call.deadline:
+            raise timed_out(operation.name, call.protocol) from error
+        return delay
+
 
 class SyncCore(_CoreBase):
     def __init__(self, settings: Settings, http_client: httpx.Client | None) -> None:
@@ -242,10 +286,7 @@ class SyncCore(_CoreBase):
         """From the configuration, or asked once of the server over this client's protocol."""
         with self._version_lock:
             if self._server_version is None:
-                operation = self._version_operation
-                if operation is None:
-                    raise RuntimeError("this client cannot learn the server version; set server_version")
-                protocol = self.version_protocol(operation)
+                operation, protocol = self.version_question()
                 answer = self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
@@ -258,30 +299,18 @@ class SyncCore(_CoreBase):
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
     ) -> M:
-        protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
-        refused = self.refusal(operation, protocol)
-        if refused is None and protocol in operation.version_gated:
-            refused = self.version_refusal(operation, protocol, self.server_version())
-        if refused is not None:
-            raise refused
-        transport = self._transport(protocol)
-        headers = self.headers(extra_headers)
-        body = self.prepare(operation, given)
-        attempts = self.attempts(operation)
-        deadline = self.deadline(timeout)
+        call = self.start(operation, given, extra_headers, timeout)
+        if call.version_gated:
+            self.check_version(operation, call, self.server_version())
+        transport = self._transport(call.protocol)
         attempt = 1
         while True:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                raise timed_out(operation.name, protocol)
             try:
-                return cast(M, transport.call(operation, protocol, body, headers, remaining))
+                return cast(M, transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
             except ApiError as error:
-                if not error.transient or attempt >= attempts:
+                delay = self.retry_delay(operation, call, error, attempt)
+                if delay is None:
                     raise
-                delay = self.backoff(attempt, error)
-                if deadline is not None and time.monotonic() + delay >= deadline:
-                    raise timed_out(operation.name, protocol) from error
                 time.sleep(delay)
                 attempt += 1
 
@@ -334,10 +363,7 @@ class AsyncCore(_CoreBase):
         """From the configuration, or asked once of the server over this client's protocol."""
         async with self._version_lock:
             if self._server_version is None:
-                operation = self._version_operation
-                if operation is None:
-                    raise RuntimeError("this client cannot learn the server version; set server_version")
-                protocol = self.version_protocol(operation)
+                operation, protocol = self.version_question()
                 answer = await self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
@@ -350,30 +376,18 @@ class AsyncCore(_CoreBase):
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
     ) -> M:
-        protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
-        refused = self.refusal(operation, protocol)
-        if refused is None and protocol in operation.version_gated:
-            refused = self.version_refusal(operation, protocol, await self.server_version())
-        if refused is not None:
-            raise refused
-        transport = self._transport(protocol)
-        headers = self.headers(extra_headers)
-        body = self.prepare(operation, given)
-        attempts = self.attempts(operation)
-        deadline = self.deadline(timeout)
+        call = self.start(operation, given, extra_headers, timeout)
+        if call.version_gated:
+            self.check_version(operation, call, await self.server_version())
+        transport = self._transport(call.protocol)
         attempt = 1
         while True:
-            remaining = None if deadline is None else deadline - time.monotonic()
-            if remaining is not None and remaining <= 0:
-                raise timed_out(operation.name, protocol)
             try:
-                return cast(M, await transport.call(operation, protocol, body, headers, remaining))
+                return cast(M, await transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
             except ApiError as error:
-                if not error.transient or attempt >= attempts:
+                delay = self.retry_delay(operation, call, error, attempt)
+                if delay is None:
                     raise
-                delay = self.backoff(attempt, error)
-                if deadline is not None and time.monotonic() + delay >= deadline:
-                    raise timed_out(operation.name, protocol) from error
                 await asyncio.sleep(delay)
                 attempt += 1
 

@@ -17,7 +17,7 @@ from ._facts import Operation
 from ._model import JsonValue, Model
 from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES
 from ._shape import WireTypeError, check_wire_types, enum_name
-from .errors import ApiError, api_error, cancelled, code_of_grpc_status, is_error_code, timed_out
+from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, timed_out
 from .types import MODELS
 
 
@@ -195,7 +195,7 @@ def encode_request(operation: Operation, body: Mapping[str, object]) -> Message:
     try:
         check_wire_types(operation.input, body)
     except WireTypeError as error:
-        raise api_error("INVALID_ARGUMENT", str(error), operation.name, "grpc", refused=True) from None
+        raise ApiError("INVALID_ARGUMENT", str(error), operation.name, "grpc", refused=True) from None
     request = message_class(operation.grpc.request_type)()
     fill(operation.input, request, body)
     return request
@@ -225,10 +225,10 @@ def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, dea
         return cancelled(operation.name, "grpc")
     number = status.value[0] if status is not None else -1
     if number == GRPC_UNAVAILABLE_STATUS:
-        return api_error("UNAVAILABLE", message, operation.name, "grpc")
+        return ApiError("UNAVAILABLE", message, operation.name, "grpc")
     named = _named_code(error.trailing_metadata()) or _named_code(error.initial_metadata())
     code = named if is_error_code(named) else code_of_grpc_status(number)
-    return api_error(code, message, operation.name, "grpc")
+    return ApiError(code, message, operation.name, "grpc")
 
 
 class _Methods:

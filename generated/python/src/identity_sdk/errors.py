@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Literal, TypeGuard
+from typing import Any, Literal, TypeGuard
 
 from ._schema import TEXTS
 from .types import Protocol
@@ -40,6 +40,10 @@ class ApiError(Exception):
     """RFC 6749 error of the token routes."""
     retry_after: float | None
     """Seconds the server asked to wait before another try (HTTP Retry-After)."""
+
+    def __new__(cls, code: ErrorCode, *args: Any, **kwargs: Any) -> ApiError:
+        # ApiError(code, ...) is an instance of its code's subclass, so that `except NotFoundError` catches it.
+        return super().__new__(_CLASSES.get(code, cls) if cls is ApiError else cls)
 
     def __init__(
         self,
@@ -121,35 +125,21 @@ class CancelledError(ApiError):
 _CLASSES: dict[ErrorCode, type[ApiError]] = { "INVALID_ARGUMENT": InvalidArgumentError, "UNAUTHENTICATED": UnauthenticatedError, "PERMISSION_DENIED": PermissionDeniedError, "NOT_FOUND": NotFoundError, "FAILED_PRECONDITION": FailedPreconditionError, "ALREADY_EXISTS": AlreadyExistsError, "TOO_MANY_REQUESTS": TooManyRequestsError, "INTERNAL": InternalError, "UNAVAILABLE": UnavailableError, "DEADLINE_EXCEEDED": DeadlineExceededError, "CANCELLED": CancelledError }
 
 
-def api_error(
-    code: ErrorCode,
-    message: str,
-    operation: str,
-    protocol: Protocol,
-    status: int | None = None,
-    refused: bool = False,
-    oauth_error: str | None = None,
-    retry_after: float | None = None,
-) -> ApiError:
-    """An ApiError of the subclass of `code`."""
-    return _CLASSES.get(code, ApiError)(code, message, operation, protocol, status, refused, oauth_error, retry_after)
-
-
 def is_error_code(value: object) -> TypeGuard[ErrorCode]:
     """Whether `value` is one of the server's codes."""
     return isinstance(value, str) and value in _HTTP_STATUS
 
 
 def timed_out(operation: str, protocol: Protocol) -> ApiError:
-    return api_error("DEADLINE_EXCEEDED", TEXTS["timedOut"].format(operation=operation), operation, protocol)
+    return ApiError("DEADLINE_EXCEEDED", TEXTS["timedOut"].format(operation=operation), operation, protocol)
 
 
 def cancelled(operation: str, protocol: Protocol) -> ApiError:
-    return api_error("CANCELLED", TEXTS["cancelled"].format(operation=operation), operation, protocol)
+    return ApiError("CANCELLED", TEXTS["cancelled"].format(operation=operation), operation, protocol)
 
 
 def no_answer(operation: str, protocol: Protocol, reason: object) -> ApiError:
-    return api_error("UNAVAILABLE", TEXTS["noAnswer"].format(operation=operation, reason=reason), operation, protocol)
+    return ApiError("UNAVAILABLE", TEXTS["noAnswer"].format(operation=operation, reason=reason), operation, protocol)
 
 
 def code_of_http_status(status: int) -> ErrorCode:
