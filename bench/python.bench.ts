@@ -9,8 +9,8 @@ import { ensurePythonEnv } from "../scripts/python-env.mjs";
 import { REPO_ROOT } from "../test/helpers/project.js";
 import { BENCH_ADMIN_SECRET, startTarget } from "./targets.js";
 
-const CALLS = Number(process.env.BENCH_CALLS ?? 300);
-const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 7);
+const CALLS = Number(process.env.BENCH_CALLS ?? 200);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 
 const { python } = await ensurePythonEnv();
 const target = await startTarget("stubs");

@@ -1,7 +1,9 @@
 """Per-call latency of admin_meta() through the generated Python clients, sync and async, over each
 protocol, against the same request made by hand in the same run: raw httpx for GraphQL and REST, a
 raw grpcio / grpc.aio unary call for gRPC. Rounds interleave baseline and client; medians are
-printed with their ratio. Driven by bench/python.bench.ts, which starts the server."""
+printed with their ratio. Latency is wall time; the CPU time this process spends per call is
+printed beside it, as it moves much less than latency when other work shares the machine. Driven
+by bench/python.bench.ts, which starts the server."""
 
 from __future__ import annotations
 
@@ -30,26 +32,32 @@ REQUEST = message_class(META.grpc.request_type)
 RESPONSE = message_class(META.grpc.response_type)
 
 
-def sync_round(call: Callable[[], Any]) -> float:
-    start = time.perf_counter()
+Sample = tuple[float, float]
+"""Microseconds per call: wall time, CPU time of this process."""
+
+
+def sync_round(call: Callable[[], Any]) -> Sample:
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(CALLS):
         call()
-    return (time.perf_counter() - start) * 1e6 / CALLS
+    return (time.perf_counter() - start) * 1e6 / CALLS, (time.process_time() - cpu) * 1e6 / CALLS
 
 
-async def async_round(call: Callable[[], Awaitable[Any]]) -> float:
-    start = time.perf_counter()
+async def async_round(call: Callable[[], Awaitable[Any]]) -> Sample:
+    start, cpu = time.perf_counter(), time.process_time()
     for _ in range(CALLS):
         await call()
-    return (time.perf_counter() - start) * 1e6 / CALLS
+    return (time.perf_counter() - start) * 1e6 / CALLS, (time.process_time() - cpu) * 1e6 / CALLS
 
 
-def report(protocol: str, mode: str, baseline: list[float], client: list[float]) -> None:
-    raw, generated = statistics.median(baseline), statistics.median(client)
+def report(protocol: str, mode: str, baseline: list[Sample], client: list[Sample]) -> None:
+    raw, generated = statistics.median(s[0] for s in baseline), statistics.median(s[0] for s in client)
+    raw_cpu, generated_cpu = statistics.median(s[1] for s in baseline), statistics.median(s[1] for s in client)
     overhead = generated / raw - 1
     print(
-        f"{protocol:<8} {mode:<5}  raw {raw:7.0f} µs   client {generated:7.0f} µs   ratio {generated / raw:.3f} "
-        f"(overhead {overhead * 100:5.1f}%, target <= {TARGET * 100:.0f}%: {'met' if overhead <= TARGET else 'MISSED'})",
+        f"{protocol:<8} {mode:<5}  raw {raw:6.0f} µs   client {generated:6.0f} µs   ratio {generated / raw:.3f} "
+        f"(overhead {overhead * 100:5.1f}%, target <= {TARGET * 100:.0f}%: {'met' if overhead <= TARGET else 'MISSED'})   "
+        f"cpu raw {raw_cpu:4.0f} µs client {generated_cpu:4.0f} µs (+{generated_cpu - raw_cpu:.0f} µs)",
         flush=True,
     )
 
@@ -65,7 +73,8 @@ def bench_sync(protocol: str) -> None:
         "grpc": lambda: unary(REQUEST(), metadata=metadata),
     }
     with AdminClient(service_url=service_url, admin_secret=secret, protocol=protocol, grpc_endpoint=grpc_endpoint) as admin:
-        baseline, client = [], []
+        baseline: list[Sample] = []
+        client: list[Sample] = []
         sync_round(raw[protocol]), sync_round(admin.admin_meta)  # warm-up: connections, caches
         for i in range(ROUNDS):
             # Which goes first alternates, so that neither always runs right after the other.
@@ -96,7 +105,8 @@ async def bench_async(protocol: str) -> None:
 
     raw = {"rest": rest, "graphql": graphql, "grpc": grpc_call}[protocol]
     async with AsyncAdminClient(service_url=service_url, admin_secret=secret, protocol=protocol, grpc_endpoint=grpc_endpoint) as admin:
-        baseline, client = [], []
+        baseline: list[Sample] = []
+        client: list[Sample] = []
         await async_round(raw), await async_round(admin.admin_meta)
         for i in range(ROUNDS):
             if i % 2:
