@@ -187,7 +187,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
             name: `iter_${op.name}`,
             item: itemType(items, "answer", names),
             itemClass: items.kind === "message" ? itemType(items, "answer", names) : items.kind === "enum" ? "str" : itemType(items, "answer", names),
-            doc: `Every item of ${op.name} (${items.name}), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonName(op.name, RESERVED_METHODS)}().`,
+            doc: `Every item of ${items.name} of ${pythonName(op.name, RESERVED_METHODS)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonName(op.name, RESERVED_METHODS)}().`,
           },
         ]
       : [],
@@ -277,13 +277,17 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
   );
 }
 
+/** Exceptions of Python and its standard library: an error class named like one would be mistaken for it. */
+const PYTHON_EXCEPTIONS = new Set(["CancelledError", "TimeoutError", "PermissionError", "ConnectionError", "InterruptedError", "LookupError", "NotImplementedError"]);
+
 function errorView(facts: SdkFacts) {
   const { errors } = facts;
   const pascal = (code: string) => code.toLowerCase().replace(/(^|_)(.)/g, (_, __: string, c: string) => c.toUpperCase());
+  const className = (code: string) => (PYTHON_EXCEPTIONS.has(`${pascal(code)}Error`) ? `Api${pascal(code)}Error` : `${pascal(code)}Error`);
   const all = [...errors.server.map((e) => e.code), ...errors.clientOnly];
   const classes = all.map((code) => {
     const wire = errors.server.find((e) => e.code === code);
-    return { code, name: `${pascal(code)}Error`, doc: wire ? `${code}: HTTP ${wire.http}, gRPC status ${wire.grpc}.` : `${code}: told by the client itself.` };
+    return { code, name: className(code), doc: wire ? `${code}: HTTP ${wire.http}, gRPC status ${wire.grpc}.` : `${code}: told by the client itself.` };
   });
   return {
     literal: all.map(pyLiteral).join(", "),

@@ -18,8 +18,8 @@ from ._schema import OPERATIONS as _OPERATIONS
 from ._schema import SERVICE_VERSION
 from .errors import (
     AlreadyExistsError,
+    ApiCancelledError,
     ApiError,
-    CancelledError,
     DeadlineExceededError,
     ErrorCode,
     FailedPreconditionError,
@@ -44,10 +44,10 @@ __all__ = [
     "SERVICE_VERSION",
     "AdminClient",
     "AlreadyExistsError",
+    "ApiCancelledError",
     "ApiError",
     "AsyncAdminClient",
     "AsyncUserClient",
-    "CancelledError",
     "DeadlineExceededError",
     "ErrorCode",
     "FailedPreconditionError",

@@ -236,7 +236,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[User]:
-        """Every item of users (users), page after page, each once; pages are fetched as the loop goes.
+        """Every item of users of users(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as users().
         """
@@ -364,7 +364,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[VerificationRequest]:
-        """Every item of verification_requests (verification_requests), page after page, each once; pages are fetched as the loop goes.
+        """Every item of verification_requests of verification_requests(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as verification_requests().
         """
@@ -566,7 +566,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[Webhook]:
-        """Every item of webhooks (webhooks), page after page, each once; pages are fetched as the loop goes.
+        """Every item of webhooks of webhooks(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhooks().
         """
@@ -603,7 +603,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[WebhookLog]:
-        """Every item of webhook_logs (webhook_logs), page after page, each once; pages are fetched as the loop goes.
+        """Every item of webhook_logs of webhook_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhook_logs().
         """
@@ -742,7 +742,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[EmailTemplate]:
-        """Every item of email_templates (email_templates), page after page, each once; pages are fetched as the loop goes.
+        """Every item of email_templates of email_templates(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as email_templates().
         """
@@ -794,7 +794,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[AuditLog]:
-        """Every item of audit_logs (audit_logs), page after page, each once; pages are fetched as the loop goes.
+        """Every item of audit_logs of audit_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as audit_logs().
         """
@@ -924,7 +924,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[FGATuple]:
-        """Every item of fga_read_tuples (tuples), page after page, each once; pages are fetched as the loop goes.
+        """Every item of tuples of fga_read_tuples(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as fga_read_tuples().
         """
@@ -1145,7 +1145,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[Client]:
-        """Every item of clients (clients), page after page, each once; pages are fetched as the loop goes.
+        """Every item of clients of clients(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as clients().
         """
@@ -1301,7 +1301,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[TrustedIssuer]:
-        """Every item of trusted_issuers (trusted_issuers), page after page, each once; pages are fetched as the loop goes.
+        """Every item of trusted_issuers of trusted_issuers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as trusted_issuers().
         """
@@ -1453,7 +1453,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[SAMLServiceProvider]:
-        """Every item of list_saml_service_providers (saml_service_providers), page after page, each once; pages are fetched as the loop goes.
+        """Every item of saml_service_providers of list_saml_service_providers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_saml_service_providers().
         """
@@ -1665,7 +1665,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[Organization]:
-        """Every item of organizations (organizations), page after page, each once; pages are fetched as the loop goes.
+        """Every item of organizations of organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as organizations().
         """
@@ -1750,7 +1750,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[OrgMember]:
-        """Every item of org_members (members), page after page, each once; pages are fetched as the loop goes.
+        """Every item of members of org_members(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_members().
         """
@@ -1787,7 +1787,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[UserOrganization]:
-        """Every item of user_organizations (organizations), page after page, each once; pages are fetched as the loop goes.
+        """Every item of organizations of user_organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as user_organizations().
         """
@@ -1914,7 +1914,7 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Iterator[OrgDomain]:
-        """Every item of org_domains (domains), page after page, each once; pages are fetched as the loop goes.
+        """Every item of domains of org_domains(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_domains().
         """
@@ -2455,7 +2455,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[User]:
-        """Every item of users (users), page after page, each once; pages are fetched as the loop goes.
+        """Every item of users of users(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as users().
         """
@@ -2583,7 +2583,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[VerificationRequest]:
-        """Every item of verification_requests (verification_requests), page after page, each once; pages are fetched as the loop goes.
+        """Every item of verification_requests of verification_requests(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as verification_requests().
         """
@@ -2785,7 +2785,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Webhook]:
-        """Every item of webhooks (webhooks), page after page, each once; pages are fetched as the loop goes.
+        """Every item of webhooks of webhooks(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhooks().
         """
@@ -2822,7 +2822,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[WebhookLog]:
-        """Every item of webhook_logs (webhook_logs), page after page, each once; pages are fetched as the loop goes.
+        """Every item of webhook_logs of webhook_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhook_logs().
         """
@@ -2961,7 +2961,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[EmailTemplate]:
-        """Every item of email_templates (email_templates), page after page, each once; pages are fetched as the loop goes.
+        """Every item of email_templates of email_templates(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as email_templates().
         """
@@ -3013,7 +3013,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[AuditLog]:
-        """Every item of audit_logs (audit_logs), page after page, each once; pages are fetched as the loop goes.
+        """Every item of audit_logs of audit_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as audit_logs().
         """
@@ -3143,7 +3143,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[FGATuple]:
-        """Every item of fga_read_tuples (tuples), page after page, each once; pages are fetched as the loop goes.
+        """Every item of tuples of fga_read_tuples(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as fga_read_tuples().
         """
@@ -3364,7 +3364,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Client]:
-        """Every item of clients (clients), page after page, each once; pages are fetched as the loop goes.
+        """Every item of clients of clients(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as clients().
         """
@@ -3520,7 +3520,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[TrustedIssuer]:
-        """Every item of trusted_issuers (trusted_issuers), page after page, each once; pages are fetched as the loop goes.
+        """Every item of trusted_issuers of trusted_issuers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as trusted_issuers().
         """
@@ -3672,7 +3672,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[SAMLServiceProvider]:
-        """Every item of list_saml_service_providers (saml_service_providers), page after page, each once; pages are fetched as the loop goes.
+        """Every item of saml_service_providers of list_saml_service_providers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_saml_service_providers().
         """
@@ -3884,7 +3884,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[Organization]:
-        """Every item of organizations (organizations), page after page, each once; pages are fetched as the loop goes.
+        """Every item of organizations of organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as organizations().
         """
@@ -3969,7 +3969,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[OrgMember]:
-        """Every item of org_members (members), page after page, each once; pages are fetched as the loop goes.
+        """Every item of members of org_members(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_members().
         """
@@ -4006,7 +4006,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[UserOrganization]:
-        """Every item of user_organizations (organizations), page after page, each once; pages are fetched as the loop goes.
+        """Every item of organizations of user_organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as user_organizations().
         """
@@ -4133,7 +4133,7 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AsyncIterator[OrgDomain]:
-        """Every item of org_domains (domains), page after page, each once; pages are fetched as the loop goes.
+        """Every item of domains of org_domains(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_domains().
         """

@@ -118,11 +118,11 @@ class DeadlineExceededError(ApiError):
     """DEADLINE_EXCEEDED: told by the client itself."""
 
 
-class CancelledError(ApiError):
+class ApiCancelledError(ApiError):
     """CANCELLED: told by the client itself."""
 
 
-_CLASSES: dict[ErrorCode, type[ApiError]] = { "INVALID_ARGUMENT": InvalidArgumentError, "UNAUTHENTICATED": UnauthenticatedError, "PERMISSION_DENIED": PermissionDeniedError, "NOT_FOUND": NotFoundError, "FAILED_PRECONDITION": FailedPreconditionError, "ALREADY_EXISTS": AlreadyExistsError, "TOO_MANY_REQUESTS": TooManyRequestsError, "INTERNAL": InternalError, "UNAVAILABLE": UnavailableError, "DEADLINE_EXCEEDED": DeadlineExceededError, "CANCELLED": CancelledError }
+_CLASSES: dict[ErrorCode, type[ApiError]] = { "INVALID_ARGUMENT": InvalidArgumentError, "UNAUTHENTICATED": UnauthenticatedError, "PERMISSION_DENIED": PermissionDeniedError, "NOT_FOUND": NotFoundError, "FAILED_PRECONDITION": FailedPreconditionError, "ALREADY_EXISTS": AlreadyExistsError, "TOO_MANY_REQUESTS": TooManyRequestsError, "INTERNAL": InternalError, "UNAVAILABLE": UnavailableError, "DEADLINE_EXCEEDED": DeadlineExceededError, "CANCELLED": ApiCancelledError }
 
 
 def is_error_code(value: object) -> TypeGuard[ErrorCode]:
