@@ -56,7 +56,8 @@ afterAll(() => {
 
 describe("the generated Python package", () => {
   it("passes mypy --strict", async () => {
-    const result = await py(["-m", "mypy", "--strict", "--cache-dir", join(REPO_ROOT, "node_modules", ".cache", "python-sdk", "mypy"), "generated/python/src"]);
+    // No cache: a few seconds more, and never a verdict on files as they were before the last generate.
+    const result = await py(["-m", "mypy", "--strict", "--no-incremental", "generated/python/src"]);
     expect(result.output).toMatch(/^Success: no issues found/m);
     expect(result.code).toBe(0);
   });
