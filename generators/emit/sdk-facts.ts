@@ -20,6 +20,7 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { PROTOCOLS, type AuthLevel, type FieldFormat, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
+import { isProtoOptional } from "./proto-plan.js";
 
 export interface FieldFacts {
   /** snake_case wire name on every protocol (and the proto field name). */
@@ -190,7 +191,6 @@ export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[])
 
 function fieldFacts(field: IrField): FieldFacts {
   const kind = field.type.kind === "scalar" ? field.type.scalar : field.type.kind;
-  const scalarLike = field.type.kind === "enum" || (field.type.kind === "scalar" && field.type.scalar !== "map" && field.type.scalar !== "json");
   return {
     name: field.name,
     description: field.description,
@@ -202,8 +202,7 @@ function fieldFacts(field: IrField): FieldFacts {
     format: field.format ?? null,
     deprecated: field.deprecated ?? null,
     alwaysInAnswer: field.alwaysInAnswer,
-    // As the proto plan labels fields: scalars and enums are `optional` unless required; messages always track presence.
-    protoPresence: !field.list && (scalarLike ? !field.required : kind !== "map"),
+    protoPresence: isProtoOptional(field) || (!field.list && (kind === "message" || kind === "json")),
   };
 }
 
