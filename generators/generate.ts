@@ -11,7 +11,7 @@ import { emitDocs } from "./emit/docs.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi } from "./emit/openapi.js";
-import { emitPython } from "./emit/python.js";
+import { emitPython, emitPythonDescriptors } from "./emit/python.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
@@ -35,6 +35,7 @@ export interface Emitted {
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
   const descriptors = buildDescriptors(protoPlan);
+  const protobufEs = emitProtobufEs(descriptors, protoPlan.map((file) => file.path));
   const sdl = printGraphql(ir);
   return {
     files: [
@@ -49,8 +50,8 @@ export function emitAll(ir: Ir): Emitted {
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
       ...emitMcpTools(ir),
-      ...emitPython(ir, descriptors),
+      ...emitPython(ir),
     ],
-    groups: [emitProtobufEs(descriptors, protoPlan.map((file) => file.path))],
+    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash)],
   };
 }

@@ -3,10 +3,11 @@
 // adds is computed here: snake_case names with keyword escaping, type expressions, docstrings and
 // literals. The templates hold no decisions; files under templates/python/ without .hbs (the
 // hand-written runtime) are copied as they are.
+import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { PYTHON_KEYWORDS } from "../build-ir.js";
 import type { Ir } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
@@ -331,7 +332,7 @@ function importLine(module: string, candidates: readonly string[], code: readonl
 }
 
 /** The whole view model the templates of templates/python/ lay out. */
-export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
+export function pythonView(ir: Ir, facts: SdkFacts) {
   const messages = new Map(facts.messages.map((m) => [m.name, m]));
   const ir_messages = new Map(ir.messages.map((m) => [m.name, m]));
   const answerMessages = facts.messages.filter((m) => m.usedAsOutput || (m.shared && !m.usedAsInput));
@@ -348,7 +349,6 @@ export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
   }
   const methods = new Map(facts.operations.map((op) => [op.name, operationView(op, messages.get(op.input)!, names, messages.get(op.output)!)]));
   const { texts } = facts;
-  const base64 = Buffer.from(descriptorSet).toString("base64");
   const { distribution, module } = ir.api.python;
   const metadata = ir.api.metadata;
   const answerClasses = answerMessages.map((m) => answerClassView(m, names));
@@ -446,7 +446,6 @@ export function pythonView(ir: Ir, facts: SdkFacts, descriptorSet: Uint8Array) {
     },
     errors,
     clients,
-    descriptorLines: base64.match(/.{1,96}/g) ?? [],
   };
 }
 
@@ -462,14 +461,43 @@ function docstring(text: string, indent: number): string {
 
 let templates: TemplateFile[] | undefined;
 
-/** `descriptors`: what buildDescriptors makes of the proto plan, shipped for the gRPC message classes. */
-export function emitPython(ir: Ir, descriptors: readonly FileDescriptorProto[]): GeneratedFile[] {
-  const view = pythonView(ir, buildSdkFacts(ir), descriptorSetBinary(descriptors));
-  const packageDir = `${PYTHON_DIR}/src/${ir.api.python.module}`;
-  templates ??= loadTemplates("python", { docstring });
-  return templates.map((template) => {
-    const [folder, name] = template.path.split("/") as [string, string];
-    const path = folder === "project" ? `${PYTHON_DIR}/${name}` : `${packageDir}/${name}`;
-    return { path, content: template.render(view), header: name !== "py.typed" };
-  });
+/** The template that ships the descriptor set; rendered by its own derived group. */
+const DESCRIPTORS_TEMPLATE = "package/_descriptors.py";
+
+function pythonTemplates(): TemplateFile[] {
+  return (templates ??= loadTemplates("python", { docstring }));
+}
+
+/** Where a template of templates/python/ lands: project/ in generated/python/, package/ in its module. */
+function outputPath(ir: Ir, template: TemplateFile): string {
+  const [folder, name] = template.path.split("/") as [string, string];
+  return folder === "project" ? `${PYTHON_DIR}/${name}` : `${PYTHON_DIR}/src/${ir.api.python.module}/${name}`;
+}
+
+export function emitPython(ir: Ir): GeneratedFile[] {
+  const view = pythonView(ir, buildSdkFacts(ir));
+  return pythonTemplates()
+    .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
+    .map((template) => ({ path: outputPath(ir, template), content: template.render(view), header: !template.path.endsWith("py.typed") }));
+}
+
+/**
+ * _descriptors.py, the descriptor set the gRPC transport builds its message classes from, as a
+ * derived group: it follows from the descriptors alone, so it keys on the hash the protobuf-es group
+ * already takes of them (`descriptorsHash`), and a run where they did not change keeps the file on
+ * disk instead of serializing them again.
+ */
+export function emitPythonDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
+  const template = pythonTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
+  const path = outputPath(ir, template);
+  // The template itself, rendered on a stand-in, is part of the key: editing it regenerates the file.
+  const layout = template.render({ descriptorLines: ["descriptor-set"] });
+  return {
+    name: "python-descriptors",
+    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
+    produce: () => {
+      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
+      return [{ path, content: template.render({ descriptorLines: base64.match(/.{1,96}/g) ?? [] }) }];
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIr } from "../../generators/generate.js";
 import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
 import { planProto } from "../../generators/emit/proto-plan.js";
-import { allOrder, emitPython, importOrder, pythonName } from "../../generators/emit/python.js";
+import { allOrder, emitPython, emitPythonDescriptors, importOrder, pythonName } from "../../generators/emit/python.js";
 import { render } from "../../generators/writer.js";
 import { buildSdkFacts, clientGraphqlDocument, REFUSAL_TEXTS, WIRE_CHECK_TEXTS } from "../../generators/emit/sdk-facts.js";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
@@ -160,7 +160,7 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
 
 describe("the templates", () => {
   it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
-    const files = emitPython(ir, buildDescriptors(planProto(ir)));
+    const files = [...emitPython(ir), ...emitPythonDescriptors(ir, buildDescriptors(planProto(ir)), "any hash").produce()];
     const rendered = render(REPO_ROOT, files).files;
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) expect(rendered.get(file.path), file.path).toBe(readFileSync(join(REPO_ROOT, file.path), "utf8"));
