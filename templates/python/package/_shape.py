@@ -28,7 +28,9 @@ def enum_name(enum: str, number: int) -> str | None:
 
 def _number(value: object) -> object:
     # A number sent as a string (as JSON encoders do with int64) reads as the number.
-    if isinstance(value, str) and value.strip():
+    if type(value) is not str:
+        return value
+    if value.strip():
         try:
             parsed = float(value)
         except ValueError:
@@ -58,15 +60,15 @@ def _decoder(field: Field) -> Decoder | None:
     return None
 
 
-# Per message: its answer class and, per field, (attribute, wire name, decoder, is_list, is_map).
-_Plan = tuple[type[Model], tuple[tuple[str, str, Decoder | None, bool, bool], ...]]
+# Per message: its answer class and, per field in declaration order, (wire name, decoder, is_list, is_map).
+_Plan = tuple[type[Model], tuple[tuple[str, Decoder | None, bool, bool], ...]]
 _PLANS: dict[str, _Plan] = {}
 
 
 def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
-        steps = tuple((f.attr, f.name, _decoder(f), f.is_list, f.kind == "map") for f in MESSAGES[message])
+        steps = tuple((f.name, _decoder(f), f.is_list, f.kind == "map") for f in MESSAGES[message])
         plan = _PLANS[message] = (MODELS[message], steps)
     return plan
 
@@ -76,21 +78,17 @@ def from_json(message: str, value: object) -> Model:
     ones None, lists and maps empty; fields the message does not declare are dropped."""
     cls, steps = _plan(message)
     source: Mapping[str, object] = value if isinstance(value, dict) else {}
-    fields: dict[str, object] = {}
-    for attr, wire, decode, is_list, is_map in steps:
+    # Positional: the answer classes declare their fields in the message's order.
+    fields: list[object] = []
+    for wire, decode, is_list, is_map in steps:
         raw = source.get(wire)
         if is_list:
-            if not isinstance(raw, list):
-                fields[attr] = []
-            else:
-                fields[attr] = raw if decode is None else [decode(item) for item in raw]
+            fields.append([] if not isinstance(raw, list) else raw if decode is None else [decode(item) for item in raw])
         elif is_map:
-            fields[attr] = dict(raw) if isinstance(raw, dict) else {}
-        elif raw is None:
-            fields[attr] = None
+            fields.append(dict(raw) if isinstance(raw, dict) else {})
         else:
-            fields[attr] = raw if decode is None else decode(raw)
-    return cls(**fields)
+            fields.append(raw if raw is None or decode is None else decode(raw))
+    return cls(*fields)
 
 
 # ---------------------------------------------------------------- the wire check of gRPC inputs

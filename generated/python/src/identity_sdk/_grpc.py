@@ -148,7 +148,8 @@ def _decoder(kind: str, ref: str | None) -> _Decoder | None:
     return None
 
 
-_Plan = tuple[type[Model], tuple[tuple[str, str, int, _Decoder | None], ...]]
+# Per message: its answer class and, per field in declaration order, (name, mode, decoder).
+_Plan = tuple[type[Model], tuple[tuple[str, int, _Decoder | None], ...]]
 _PLANS: dict[str, _Plan] = {}
 
 
@@ -156,12 +157,7 @@ def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
         steps = tuple(
-            (
-                f.attr,
-                f.name,
-                _LIST if f.is_list else _MAP if f.kind == "map" else _PRESENCE if f.presence else _SCALAR,
-                _decoder(f.kind, f.ref),
-            )
+            (f.name, _LIST if f.is_list else _MAP if f.kind == "map" else _PRESENCE if f.presence else _SCALAR, _decoder(f.kind, f.ref))
             for f in MESSAGES[message]
         )
         plan = _PLANS[message] = (MODELS[message], steps)
@@ -171,19 +167,20 @@ def _plan(message: str) -> _Plan:
 def from_proto(message: str, value: Any) -> Model:
     """A protobuf message as the answer class of `message`, in the same flat shape as from JSON."""
     cls, steps = _plan(message)
-    fields: dict[str, object] = {}
-    for attr, name, mode, decode in steps:
+    # Positional: the answer classes declare their fields in the message's order.
+    fields: list[object] = []
+    for name, mode, decode in steps:
         if mode == _LIST:
             items = getattr(value, name)
-            fields[attr] = list(items) if decode is None else [decode(item) for item in items]
+            fields.append(list(items) if decode is None else [decode(item) for item in items])
         elif mode == _MAP:
-            fields[attr] = dict(getattr(value, name))
+            fields.append(dict(getattr(value, name)))
         elif mode == _PRESENCE and not value.HasField(name):
-            fields[attr] = None
+            fields.append(None)
         else:
             raw = getattr(value, name)
-            fields[attr] = raw if decode is None else decode(raw)
-    return cls(**fields)
+            fields.append(raw if decode is None else decode(raw))
+    return cls(*fields)
 
 
 # ---------------------------------------------------------------- calls

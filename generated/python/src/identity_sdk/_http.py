@@ -37,6 +37,17 @@ def _query_value(value: object) -> str:
     return str(value)
 
 
+# The JSON of each operation's GraphQL document, encoded once: the documents are long and never change.
+_QUERIES: dict[str, bytes] = {}
+
+
+def _graphql_body(operation: Operation, document: str, with_params: bool, body: Mapping[str, object]) -> bytes:
+    query = _QUERIES.get(operation.name)
+    if query is None:
+        query = _QUERIES[operation.name] = _dumps(document)
+    return b'{"query":' + query + (b',"variables":{"params":' + _dumps(body) + b"}}" if with_params else b"}")
+
+
 def build_request(
     service_url: str, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str]
 ) -> tuple[str, str, bytes | None, Mapping[str, str]]:
@@ -44,8 +55,7 @@ def build_request(
     if protocol == "graphql":
         graphql = operation.graphql
         assert graphql is not None
-        payload = {"query": graphql.document, "variables": {"params": body}} if graphql.with_params else {"query": graphql.document}
-        return "POST", f"{service_url}/graphql", _dumps(payload), {**headers, "content-type": _JSON}
+        return "POST", f"{service_url}/graphql", _graphql_body(operation, graphql.document, graphql.with_params, body), {**headers, "content-type": _JSON}
     rest = operation.rest
     assert rest is not None
     if rest.method == "GET":
