@@ -2,7 +2,11 @@
 // protocol, against bare baselines measured in the same run:
 //   REST stub vs plain node:http answering the same JSON (target: at least 80% of it);
 //   GraphQL stub vs the REST stub (target: at least 50%);
-//   gRPC stub vs a bare connect-node handler answering the same message (target: at least 90%).
+//   gRPC stub vs a bare connect-node handler answering the same message (target: at least 90%);
+//   the REST stub with its state in Redis vs in memory, admin secret in the header (target: at
+//   most 5% below); and, reported without a target, admin_login (opens a session in the store)
+//   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis.
+// A redis-server (Debian package, installed when missing) is started on a free port for the run.
 // Servers run bundled, each in its own process. HTTP load comes from autocannon, gRPC load from a
 // connect-node client, with the same concurrency on both sides of each ratio. On a shared 2-core
 // machine single runs vary by ±30%, so each pair is measured in ROUNDS interleaved rounds and the
@@ -13,6 +17,7 @@ import autocannon from "autocannon";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
+import { startRedis } from "../test/helpers/redis.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget } from "./targets.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -21,12 +26,14 @@ const CONNECTIONS = 16;
 
 type Load = () => Promise<number>;
 
-function http(port: number, path: string, body: string): Load {
+const SECRET_HEADER = { "x-service-admin-secret": ADMIN_SECRET };
+
+function http(port: number, path: string, body: string, auth: Record<string, string> = SECRET_HEADER): Load {
   return async () => {
     const result = await autocannon({
       url: `http://127.0.0.1:${port}${path}`,
       method: "POST",
-      headers: { "content-type": "application/json", "x-service-admin-secret": ADMIN_SECRET },
+      headers: { "content-type": "application/json", ...auth },
       body,
       connections: CONNECTIONS,
       duration: SECONDS,
@@ -69,15 +76,36 @@ async function pair(baseline: Load, subject: Load): Promise<[number, number]> {
   return [median(a), median(b)];
 }
 
+/** Opens an admin session on a target and answers its cookie. */
+async function sessionCookie(port: number): Promise<string> {
+  const response = await fetch(`http://127.0.0.1:${port}/v1/admin/admin_login`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ admin_secret: ADMIN_SECRET }),
+  });
+  const cookie = response.headers.get("set-cookie")?.split(";")[0];
+  if (response.status !== 200 || !cookie) throw new Error(`admin_login answered ${response.status} without a session cookie`);
+  return cookie;
+}
+
+const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
 const bareConnect = await startTarget("bare-connect");
+const redisStubs = await startTarget("stubs", { redis: redis.url });
 try {
   const graphqlBody = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const stubRest = http(stubs.http!, "/v1/admin/admin_meta", "{}");
   const [baselineRest, restRps] = await pair(http(bareHttp.http!, "/v1/admin/admin_meta", "{}"), stubRest);
   const [restAgain, graphqlRps] = await pair(stubRest, http(stubs.http!, "/graphql", graphqlBody));
   const [baselineGrpc, grpcRps] = await pair(grpc(bareConnect.grpc!), grpc(stubs.grpc!));
+  const [memoryRest, redisRest] = await pair(stubRest, http(redisStubs.http!, "/v1/admin/admin_meta", "{}"));
+  const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
+  const [memoryLogin, redisLogin] = await pair(http(stubs.http!, "/v1/admin/admin_login", loginBody, {}), http(redisStubs.http!, "/v1/admin/admin_login", loginBody, {}));
+  const [memorySession, redisSession] = await pair(
+    http(stubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(stubs.http!) }),
+    http(redisStubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }),
+  );
 
   const row = (name: string, rps: number, ratio: number, of: string, target: number) =>
     `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ${(ratio * 100).toFixed(0).padStart(3)}% of ${of.padEnd(26)} target ${target}%: ${ratio * 100 >= target ? "met" : "MISSED"}`;
@@ -86,6 +114,13 @@ try {
   console.log(row("REST stub", restRps, restRps / baselineRest, "bare node:http", 80));
   console.log(row("GraphQL stub", graphqlRps, graphqlRps / restAgain, "the REST stub", 50));
   console.log(row("gRPC stub", grpcRps, grpcRps / baselineGrpc, "bare connect-node", 90));
+  console.log(`state in Redis vs in memory (REST, admin secret in the header): in memory ${memoryRest.toFixed(0)} req/s`);
+  console.log(row("REST, Redis", redisRest, redisRest / memoryRest, "the REST stub in memory", 95));
+  const plain = (name: string, rps: number, ratio: number, of: string) => `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ${(ratio * 100).toFixed(0).padStart(3)}% of ${of}`;
+  console.log(`admin sessions (REST): in memory admin_login ${memoryLogin.toFixed(0)} req/s, admin_meta by cookie ${memorySession.toFixed(0)} req/s`);
+  console.log(plain("login, Redis", redisLogin, redisLogin / memoryLogin, "admin_login in memory"));
+  console.log(plain("cookie, Redis", redisSession, redisSession / memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, bareConnect]) target.child.kill();
+  for (const target of [stubs, bareHttp, bareConnect, redisStubs]) target.child.kill();
+  await redis.stop();
 }

@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, ExplorerSetupError, type ServiceServer } from "../generated/server/index.js";
-import type { LogEntry } from "../runtime/server/index.js";
+import { createServer, ExplorerSetupError, MissingPackageError, redisStore, type ServiceServer } from "../generated/server/index.js";
+import type { LogEntry, TrustProxy } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
 
 export interface ServeSettings {
@@ -10,15 +10,42 @@ export interface ServeSettings {
   host: string;
   /** GraphiQL on /graphql, the REST reference on /docs, the contracts; on unless --no-explorer. */
   explorer: boolean;
+  /** Lockout counts and admin sessions in this Redis, shared with every replica on it; in memory without. */
+  redisUrl?: string;
+  redisKeyPrefix?: string;
+  /** Proxies trusted to name the caller in X-Forwarded-For / Forwarded. */
+  trustProxy?: TrustProxy;
 }
 
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer]
-environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST (flags win)`;
+       [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
+environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER (flags win)`;
 
-const FLAGS = { "--admin-secret": "adminSecret", "--port": "port", "--grpc-port": "grpcPort", "--host": "host" } as const;
+const FLAGS = {
+  "--admin-secret": "adminSecret",
+  "--port": "port",
+  "--grpc-port": "grpcPort",
+  "--host": "host",
+  "--redis-url": "redisUrl",
+  "--redis-key-prefix": "redisKeyPrefix",
+  "--trust-proxy": "trustProxy",
+  "--forwarded-header": "forwardedHeader",
+} as const;
 type FlagName = keyof typeof FLAGS;
+
+/** `2` (hops) or `10.0.0.0/8,loopback` (addresses, ranges and the names loopback, linklocal, uniquelocal). */
+function parseTrustProxy(text: string | undefined, header: string | undefined, what: string): TrustProxy | undefined {
+  if (header !== undefined && header !== "x-forwarded-for" && header !== "forwarded") throw new UsageError("--forwarded-header must be x-forwarded-for or forwarded");
+  if (text === undefined) {
+    if (header !== undefined) throw new UsageError("--forwarded-header needs --trust-proxy");
+    return undefined;
+  }
+  const trust = /^\d+$/.test(text) ? Number(text) : text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  if (Array.isArray(trust) && trust.length === 0) throw new UsageError(`${what} needs a hop count or a list of addresses`);
+  return header ? { trust, header } : trust;
+}
 
 function parsePort(text: string, what: string): number {
   const port = Number(text);
@@ -43,6 +70,8 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     given[FLAGS[flag as FlagName]] = value;
   }
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
+  const redisUrl = given.redisUrl ?? env.REDIS_URL;
+  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UsageError(`${given.redisUrl ? "--redis-url" : "REDIS_URL"} must be a redis:// or rediss:// URL`);
   if (adminSecret === "") throw new UsageError("an admin secret is required: pass --admin-secret <secret> or set SERVICE_ADMIN_SECRET");
   return {
     adminSecret,
@@ -50,7 +79,17 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
     host: given.host ?? env.HOST ?? "127.0.0.1",
     explorer,
+    redisUrl: given.redisUrl ?? env.REDIS_URL,
+    redisKeyPrefix: given.redisKeyPrefix ?? env.REDIS_KEY_PREFIX,
+    trustProxy: parseTrustProxy(given.trustProxy ?? env.TRUST_PROXY, given.forwardedHeader ?? env.FORWARDED_HEADER, given.trustProxy ? "--trust-proxy" : "TRUST_PROXY"),
   };
+}
+
+/** A Redis URL without its password, for the start-up lines. */
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
 }
 
 /**
@@ -100,6 +139,9 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
       host: settings.host,
       explorer: settings.explorer,
       logger: (entry) => output.out(formatLogEntry(entry)),
+      onWarning: (message) => output.err(`warning: ${message}`),
+      ...(settings.redisUrl ? { store: redisStore({ url: settings.redisUrl, ...(settings.redisKeyPrefix ? { keyPrefix: settings.redisKeyPrefix } : {}) }) } : {}),
+      ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
       ...service.serverOptions,
     });
   } catch (error) {
@@ -112,6 +154,11 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   try {
     addresses = await server.listen();
   } catch (error) {
+    if (error instanceof MissingPackageError) {
+      output.err(`error: ${error.message}`);
+      await server.close().catch(() => undefined);
+      return 1;
+    }
     const { code, message } = error as NodeJS.ErrnoException;
     output.err(`error: could not listen on ${settings.host}: ${code ?? message}`);
     await server.close().catch(() => undefined);
@@ -123,6 +170,7 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
   output.out(`  gRPC     ${addresses.grpcEndpoint}  (gRPC, gRPC-Web and Connect)`);
+  output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);
   if (settings.explorer) {
     output.out(`explorer, in a browser (--no-explorer turns it off):`);
     output.out(`  GraphiQL   ${addresses.httpUrl}/graphql`);

@@ -14,6 +14,10 @@ import { RestRoutes } from "./rest.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
+export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
+export { redisStore, type RedisStoreOptions } from "./store-redis.js";
+export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";
+export { MissingPackageError } from "./optional-packages.js";
 
 /** Path and query of a request target, without the cost of a full URL parse per request. */
 export interface RequestTarget {
@@ -87,6 +91,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   return {
     pipeline,
     async listen() {
+      await pipeline.store.start(options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)));
       const httpPort = await listen(http, options.port ?? 8080);
       const grpcPort = await listen(grpc, options.grpcPort ?? definition.schema.grpcPort);
       return { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
@@ -98,6 +103,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
         new Promise<void>((resolve) => http.close(() => resolve())),
         new Promise<void>((resolve) => grpc.close(() => resolve())),
       ]);
+      await pipeline.store.close();
     },
   };
 }

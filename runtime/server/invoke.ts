@@ -3,8 +3,10 @@
 import { ServiceError } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck } from "./auth.js";
+import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
+import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 import { validateInput } from "../validate.js";
 
 type Plain = Record<string, unknown>;
@@ -29,7 +31,19 @@ export interface ServerOptions {
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
   grpcPort?: number;
   host?: string;
+  /** Failed admin secrets from one address that lock it out, and the window (default 10 in 15 minutes). */
   lockout?: LockoutPolicy;
+  /**
+   * Where the state the stubs keep between calls lives: lockout counts, admin sessions, rate-limit
+   * counters. Default: in this process (memoryStore()). Replicas behind a load balancer share it
+   * with redisStore(url). While the store cannot be reached, admin calls answer UNAVAILABLE.
+   */
+  store?: Store;
+  /**
+   * Proxies trusted to name the caller in X-Forwarded-For (or Forwarded): a hop count or a list of
+   * addresses and CIDR ranges. Default: none, the caller is the TCP peer and the headers are ignored.
+   */
+  trustProxy?: TrustProxy;
   /** Largest request body accepted, in bytes (default 1 MiB). */
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
@@ -83,6 +97,7 @@ export interface IncomingCall {
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
+  /** The TCP peer; the pipeline resolves the caller's address from it (option trustProxy). */
   remoteAddress: string;
   setCookie(name: string, value: string, options?: CookieOptions): void;
 }
@@ -114,6 +129,9 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
 export class CallPipeline {
   readonly guard: AdminSecretGuard;
   readonly adminSessions: AdminSessionStore;
+  readonly store: Store;
+  /** The caller's address of a call: its TCP peer, or what the trusted proxies say. Every protocol goes through it. */
+  readonly clientAddress: ClientAddressResolver;
   private readonly handlers = new Map<string, Handler>();
 
   constructor(
@@ -122,8 +140,10 @@ export class CallPipeline {
     readonly options: ServerOptions,
   ) {
     const now = options.now ?? Date.now;
-    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, now);
-    this.adminSessions = new AdminSessionStore(now);
+    this.store = options.store ?? new MemoryStore();
+    this.clientAddress = clientAddressResolver(options.trustProxy);
+    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, this.store, now, () => this.onLockout());
+    this.adminSessions = new AdminSessionStore(this.store, now);
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
       const method = implementation[operation.method];
@@ -147,17 +167,30 @@ export class CallPipeline {
     }
   }
 
-  /** Who is calling. Synchronous unless a bearer token must be verified (no promise per admin call). */
-  private principalOf(call: IncomingCall, cookies: Record<string, string>): Principal | Promise<Principal> {
-    const level = call.operation.auth;
-    if (needsAdminCheck(level)) {
+  /** Counts lockouts (metrics); replaced when metrics are on. */
+  protected onLockout(): void {}
+
+  /**
+   * Who is calling. Synchronous unless the store or a bearer-token check answers later: with the
+   * in-memory store an admin call makes no promise.
+   */
+  private principalOf(call: IncomingCall, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
+    if (needsAdminCheck(call.operation.auth)) {
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
-        if (this.guard.verify(secret, call.remoteAddress)) return SUPER_ADMIN;
-        throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+        return andThen(this.guard.verify(secret, address), (ok) => {
+          if (ok) return SUPER_ADMIN;
+          throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+        });
       }
-      if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return SUPER_ADMIN;
+      const sessionId = cookies[ADMIN_SESSION_COOKIE];
+      if (sessionId) return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call)));
     }
+    return this.bearerPrincipal(call);
+  }
+
+  private bearerPrincipal(call: IncomingCall): MaybePromise<Principal> {
+    const level = call.operation.auth;
     const authorization = call.headers["authorization"];
     // A SCIM endpoint's token is no user token: each is checked only where its level asks for it.
     if (level === "scim_token" && authorization?.toLowerCase().startsWith("bearer ")) {
@@ -182,7 +215,7 @@ export class CallPipeline {
    */
   async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
     const call = { protocol: "graphql" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
-    const principal = await this.principalOf(call, parseCookies(headers["cookie"]));
+    const principal = await this.principalOf(call, this.clientAddress(remoteAddress, headers), parseCookies(headers["cookie"]));
     if (operation.auth === "org_admin" && principal.kind === "user") return principal;
     await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
     return principal;
@@ -195,7 +228,8 @@ export class CallPipeline {
     let outcome = "OK";
     try {
       const cookies = parseCookies(call.headers["cookie"]);
-      const found = call.checked?.principal ?? this.principalOf(call, cookies);
+      const address = this.clientAddress(call.remoteAddress, call.headers);
+      const found = call.checked?.principal ?? this.principalOf(call, address, cookies);
       const principal = found instanceof Promise ? await found : found;
       let input: Plain | undefined = call.checked?.input;
       const validated = () => (input ??= validateInput(this.schema, operation, call.input));
@@ -209,13 +243,13 @@ export class CallPipeline {
         operation,
         protocol: call.protocol,
         principal,
-        remoteAddress: call.remoteAddress,
+        remoteAddress: address,
         headers: call.headers,
         cookies,
         setCookie: call.setCookie,
         // Built on first use: most operations never touch admin sessions.
         get adminSessions() {
-          return sessions.forCall(guard, call.remoteAddress);
+          return sessions.forCall(guard, address);
         },
       };
       const output = normalizeMessage(this.schema, operation.output, await this.handlers.get(operation.name)!(validated(), context));
