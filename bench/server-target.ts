@@ -1,6 +1,7 @@
 // A server for bench/server.bench.ts, run in its own process so that it has a core of its own:
 //   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta and admin_login;
-//                 json picks a variant: {"redis": url} keeps their state in Redis
+//                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
+//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans)
 //   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
 // It prints {"http": port, "grpc": port} once it listens.
@@ -25,7 +26,19 @@ const report = (ports: { http?: number; grpc?: number }) => process.stdout.write
 
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean };
+  if (variant.tracing) {
+    // What a traced service registers: W3C propagation, async context, spans batched to an
+    // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
+    const { context, propagation, trace } = await import("@opentelemetry/api");
+    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+    const { W3CTraceContextPropagator } = await import("@opentelemetry/core");
+    const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+    const discard = { export: (_spans: unknown, done: (result: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => {} };
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discard as never)] }));
+  }
   const methods = {
     adminMeta: async () => meta,
     // As the reference service does it: the session is opened in the server's store.
@@ -43,6 +56,8 @@ if (mode === "stubs") {
     grpcPort: 0,
     lockout: { maxFailures: 1e9, windowMs: 1 },
     ...(variant.redis ? { store: redisStore({ url: variant.redis, keyPrefix: `bench-${process.pid}:` }) } : {}),
+    metrics: variant.metrics ?? false,
+    tracing: variant.tracing ?? false,
   });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });

@@ -5,7 +5,9 @@
 //   gRPC stub vs a bare connect-node handler answering the same message (target: at least 90%);
 //   the REST stub with its state in Redis vs in memory, admin secret in the header (target: at
 //   most 5% below); and, reported without a target, admin_login (opens a session in the store)
-//   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis.
+//   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis;
+//   the REST stub with metrics on, and with tracing on (an SDK whose exporter drops the spans),
+//   vs the REST stub without (target: at most 5% below each).
 // A redis-server (Debian package, installed when missing) is started on a free port for the run.
 // Servers run bundled, each in its own process. HTTP load comes from autocannon, gRPC load from a
 // connect-node client, with the same concurrency on both sides of each ratio. On a shared 2-core
@@ -93,6 +95,8 @@ const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
 const bareConnect = await startTarget("bare-connect");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
+const meteredStubs = await startTarget("stubs", { metrics: true });
+const tracedStubs = await startTarget("stubs", { tracing: true });
 try {
   const graphqlBody = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const stubRest = http(stubs.http!, "/v1/admin/admin_meta", "{}");
@@ -102,6 +106,8 @@ try {
   const [memoryRest, redisRest] = await pair(stubRest, http(redisStubs.http!, "/v1/admin/admin_meta", "{}"));
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
   const [memoryLogin, redisLogin] = await pair(http(stubs.http!, "/v1/admin/admin_login", loginBody, {}), http(redisStubs.http!, "/v1/admin/admin_login", loginBody, {}));
+  const [plainForMetrics, meteredRest] = await pair(stubRest, http(meteredStubs.http!, "/v1/admin/admin_meta", "{}"));
+  const [plainForTracing, tracedRest] = await pair(stubRest, http(tracedStubs.http!, "/v1/admin/admin_meta", "{}", { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }));
   const [memorySession, redisSession] = await pair(
     http(stubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(stubs.http!) }),
     http(redisStubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }),
@@ -116,11 +122,13 @@ try {
   console.log(row("gRPC stub", grpcRps, grpcRps / baselineGrpc, "bare connect-node", 90));
   console.log(`state in Redis vs in memory (REST, admin secret in the header): in memory ${memoryRest.toFixed(0)} req/s`);
   console.log(row("REST, Redis", redisRest, redisRest / memoryRest, "the REST stub in memory", 95));
+  console.log(row("REST, metrics", meteredRest, meteredRest / plainForMetrics, "the REST stub without", 95));
+  console.log(row("REST, tracing", tracedRest, tracedRest / plainForTracing, "the REST stub without", 95));
   const plain = (name: string, rps: number, ratio: number, of: string) => `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ${(ratio * 100).toFixed(0).padStart(3)}% of ${of}`;
   console.log(`admin sessions (REST): in memory admin_login ${memoryLogin.toFixed(0)} req/s, admin_meta by cookie ${memorySession.toFixed(0)} req/s`);
   console.log(plain("login, Redis", redisLogin, redisLogin / memoryLogin, "admin_login in memory"));
   console.log(plain("cookie, Redis", redisSession, redisSession / memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, bareConnect, redisStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, bareConnect, redisStubs, meteredStubs, tracedStubs]) target.child.kill();
   await redis.stop();
 }

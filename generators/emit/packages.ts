@@ -254,6 +254,18 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
       "| `store` | where lockout counts, admin sessions and rate-limit counters live: `memoryStore()` (default, this process) or `redisStore(url)` (shared by replicas; needs `ioredis`) |",
       "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`): a hop count or a list of addresses and CIDR ranges; default none |",
+      "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
+      "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
+      "| `tracing` | off by default; `true` makes one OpenTelemetry span per call, continuing the caller's trace; needs `@opentelemetry/api` and the service's SDK |",
+      "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
+    ].join("\n"),
+    "## Production",
+    [
+      "- **Metrics**: `api_operations_total{protocol,operation,code}`, `api_operation_duration_seconds{protocol,operation}`, `api_admin_lockouts_total`, `api_rate_limited_total{class}`; label values are only protocols, operation names, error codes and classes.",
+      "- **Traces**: one SERVER span per call named after the operation, with `api.operation`, `api.protocol`, `api.code`; the caller's context comes from `traceparent` (HTTP headers or gRPC metadata) through the registered propagator; no inputs or secrets.",
+      "- **Health**: `server.health.status()` is `SERVING` or `NOT_SERVING`, `server.health.onChange(listener)` reports changes; `/readyz` and gRPC health follow it.",
+      "- **Shutdown**: `await server.close({ graceMs: 10_000 })` stops accepting, lets calls in flight finish (HTTP/1.1 connections closed after their answer, HTTP/2 sessions sent GOAWAY), cuts the rest after `graceMs`, then closes the store. Call it on SIGTERM.",
+      `- Optional packages, installed only by a service that turns their option on: ${Object.keys(OPTIONAL_PACKAGES).map((name) => "`" + name + "`").join(", ")}. Without them \`listen()\` rejects with a \`MissingPackageError\` naming the command that installs them.`,
     ].join("\n"),
     "## Replicas behind a load balancer",
     fence(

@@ -113,6 +113,7 @@ export class GraphqlEndpoint {
         state.checked.set(selection.alias?.value ?? selection.name.value, { principal, ...(input ? { input } : {}) });
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+        this.pipeline.settle("graphql", operation, serviceError, state.headers);
         const path = [selection.alias?.value ?? selection.name.value];
         sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: errorExtensions(serviceError) }], data: null });
         return;

@@ -86,6 +86,7 @@ export class RestRoutes {
       sendJson(response, 200, output, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+      this.pipeline.settle("rest", operation, serviceError, flatHeaders(request.headers));
       if (serviceError.retryAfterSeconds !== undefined) response.setHeader("retry-after", String(serviceError.retryAfterSeconds));
       if (operation.surface === "oauth") {
         const oauthError = serviceError.oauthError ?? OAUTH_ERROR_OF[serviceError.code];

@@ -78,6 +78,8 @@ export class RedisStore implements Store {
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       commandTimeout: this.options.commandTimeoutMs ?? 1000,
+      // Commands issued in one turn of the event loop (concurrent calls) go out in one write.
+      enableAutoPipelining: true,
       connectTimeout: this.options.connectTimeoutMs ?? 2000,
       // Reconnect for ever, at most every 2 s: calls succeed again once Redis is back.
       retryStrategy: (times) => Math.min(times * 100, 2000),
@@ -149,7 +151,14 @@ export class RedisStore implements Store {
   }
 
   rateLimiter(module: RateLimiterModule, settings: LimiterSettings): RateLimiterAbstract {
-    return new module.RateLimiterRedis({ storeClient: this.redis, keyPrefix: settings.keyPrefix, points: settings.points, duration: settings.durationSeconds });
+    return new module.RateLimiterRedis({
+      storeClient: this.redis,
+      keyPrefix: settings.keyPrefix,
+      points: settings.points,
+      duration: settings.durationSeconds,
+      rejectIfRedisNotReady: true,
+      ...(settings.insurance ? { insuranceLimiter: settings.insurance } : {}),
+    });
   }
 
   async ping(): Promise<void> {

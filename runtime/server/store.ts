@@ -41,6 +41,8 @@ export interface LimiterSettings {
   keyPrefix: string;
   points: number;
   durationSeconds: number;
+  /** Counts in its stead while a networked store cannot be reached (rate-limiter-flexible's insurance limiter). */
+  insurance?: RateLimiterAbstract;
 }
 
 /** rate-limiter-flexible, loaded only when rate limiting is on. */
