@@ -3,6 +3,7 @@
 // extensions.retryAfter, gRPC retry-after trailer).
 import { createClient, ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
+import { ApiError } from "../../generated/client/index.js";
 import { AdminService } from "../../generated/proto/identity/v1/admin_service_pb.js";
 import { schema } from "../../generated/schema.js";
 import { graphqlDocument } from "../../runtime/client/graphql.js";
@@ -52,4 +53,15 @@ export function rawAdminMeta(endpoints: Endpoints, protocol: WireProtocol): (hea
       return { code: error.metadata.get(ERROR_CODE_METADATA) ?? codeOfGrpcStatus(error.code), retryAfter: retryAfter === null ? undefined : Number(retryAfter) };
     }
   };
+}
+
+/** "OK", or the code of the ApiError a client call failed with. */
+export async function codeOf(call: () => Promise<unknown>): Promise<string> {
+  try {
+    await call();
+    return "OK";
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    return error.code;
+  }
 }

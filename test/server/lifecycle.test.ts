@@ -6,22 +6,12 @@ import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { redisStore } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import type { ServingStatus } from "../../runtime/server/index.js";
-import { PROTOCOLS } from "../helpers/raw-calls.js";
+import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
 import { sampleMessage, startRecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica } from "../helpers/replica.js";
 
 const SECRET = "s3cret";
-
-async function outcome(call: () => Promise<unknown>): Promise<string> {
-  try {
-    await call();
-    return "OK";
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return error.code;
-  }
-}
 
 const statusOf = async (url: string) => {
   const response = await fetch(url);
@@ -95,7 +85,7 @@ describe("graceful shutdown", () => {
     expect(performance.now() - started).toBeGreaterThan(300);
     expect((await call).version).toBe(sampleMessage(schema, "AdminMeta").version);
     const after = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
-    expect(await outcome(() => after.adminMeta())).toBe("UNAVAILABLE");
+    expect(await codeOf(() => after.adminMeta())).toBe("UNAVAILABLE");
     await Promise.all([client.close(), after.close()]);
   });
 

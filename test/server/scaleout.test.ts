@@ -5,7 +5,8 @@
 // X-Forwarded-For.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { AdminClient } from "../../generated/client/index.js";
+import { codeOf } from "../helpers/raw-calls.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica, type Replica } from "../helpers/replica.js";
 
@@ -44,16 +45,6 @@ function client(replica: Replica, protocol: Protocol, address: string, adminSecr
   });
 }
 
-async function outcome(call: () => Promise<unknown>): Promise<string> {
-  try {
-    await call();
-    return "OK";
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return error.code;
-  }
-}
-
 async function restCall(replica: Replica, operation: string, body: object, headers: Record<string, string>) {
   const response = await fetch(`${replica.httpUrl}/v1/admin/${operation}`, {
     method: "POST",
@@ -70,16 +61,16 @@ describe("two replicas on one Redis", () => {
     const wrongB = client(b, protocol, address, "guess");
     // 10 failures in 15 minutes lock an address: 5 on each replica.
     for (let i = 0; i < 5; i++) {
-      expect(await outcome(() => wrongA.adminMeta())).toBe("UNAUTHENTICATED");
-      expect(await outcome(() => wrongB.adminMeta())).toBe("UNAUTHENTICATED");
+      expect(await codeOf(() => wrongA.adminMeta())).toBe("UNAUTHENTICATED");
+      expect(await codeOf(() => wrongB.adminMeta())).toBe("UNAUTHENTICATED");
     }
     const rightA = client(a, protocol, address);
     const rightB = client(b, protocol, address);
-    expect(await outcome(() => rightA.adminMeta())).toBe("TOO_MANY_REQUESTS");
-    expect(await outcome(() => rightB.adminMeta())).toBe("TOO_MANY_REQUESTS");
-    expect(await outcome(() => wrongB.adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => rightA.adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => rightB.adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => wrongB.adminMeta())).toBe("TOO_MANY_REQUESTS");
     // Another caller behind the same proxy is not affected.
-    expect(await outcome(() => client(b, protocol, newAddress()).adminMeta())).toBe("OK");
+    expect(await codeOf(() => client(b, protocol, newAddress()).adminMeta())).toBe("OK");
     await Promise.all([wrongA, wrongB, rightA, rightB].map((c) => c.close()));
   });
 
@@ -135,7 +126,7 @@ describe("two replicas on one Redis", () => {
     const bySession = { headers: { cookie, "x-service-admin-secret": "" } };
     for (const protocol of PROTOCOLS) {
       const onB = client(b, protocol, address, "unused");
-      expect([protocol, await outcome(() => onB.adminMeta({}, bySession))]).toEqual([protocol, "OK"]);
+      expect([protocol, await codeOf(() => onB.adminMeta({}, bySession))]).toEqual([protocol, "OK"]);
       await onB.close();
     }
     const session = await restCall(b, "admin_session", {}, { cookie, "x-forwarded-for": address });
@@ -145,7 +136,7 @@ describe("two replicas on one Redis", () => {
     expect((await restCall(a, "admin_session", {}, { cookie, "x-forwarded-for": address })).status).toBe(401);
     for (const protocol of PROTOCOLS) {
       const onA = client(a, protocol, address, "unused");
-      expect([protocol, await outcome(() => onA.adminMeta({}, bySession))]).toEqual([protocol, "UNAUTHENTICATED"]);
+      expect([protocol, await codeOf(() => onA.adminMeta({}, bySession))]).toEqual([protocol, "UNAUTHENTICATED"]);
       await onA.close();
     }
   });
@@ -159,9 +150,9 @@ describe("two replicas on one Redis", () => {
       for (const replica of [a, b]) {
         for (const protocol of PROTOCOLS) {
           const admin = client(replica, protocol, address);
-          expect([protocol, await outcome(() => admin.adminMeta())]).toEqual([protocol, "UNAVAILABLE"]);
+          expect([protocol, await codeOf(() => admin.adminMeta())]).toEqual([protocol, "UNAVAILABLE"]);
           // A wrong secret is not judged either: nothing could be recorded.
-          expect([protocol, await outcome(() => client(replica, protocol, address, "guess").adminMeta())]).toEqual([protocol, "UNAVAILABLE"]);
+          expect([protocol, await codeOf(() => client(replica, protocol, address, "guess").adminMeta())]).toEqual([protocol, "UNAVAILABLE"]);
           await admin.close();
         }
         const bySession = await restCall(replica, "admin_session", {}, { cookie, "x-forwarded-for": address });
@@ -180,10 +171,10 @@ describe("two replicas on one Redis", () => {
       for (const protocol of PROTOCOLS) {
         const admin = client(replica, protocol, address);
         const deadline = Date.now() + 10_000;
-        let result = await outcome(() => admin.adminMeta());
+        let result = await codeOf(() => admin.adminMeta());
         while (result === "UNAVAILABLE" && Date.now() < deadline) {
           await new Promise((resolve) => setTimeout(resolve, 200));
-          result = await outcome(() => admin.adminMeta());
+          result = await codeOf(() => admin.adminMeta());
         }
         expect([protocol, result]).toEqual([protocol, "OK"]);
         await admin.close();
