@@ -1,7 +1,8 @@
 // A server for bench/server.bench.ts, run in its own process so that it has a core of its own:
 //   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta and admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
-//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans)
+//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
+//                 {"sdk": true} registers that SDK with the stubs' tracing off
 //   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
 // It prints {"http": port, "grpc": port} once it listens.
@@ -26,8 +27,8 @@ const report = (ports: { http?: number; grpc?: number }) => process.stdout.write
 
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean };
-  if (variant.tracing) {
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean };
+  if (variant.tracing || variant.sdk) {
     // What a traced service registers: W3C propagation, async context, spans batched to an
     // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
     const { context, propagation, trace } = await import("@opentelemetry/api");

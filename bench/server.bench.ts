@@ -97,6 +97,7 @@ const bareConnect = await startTarget("bare-connect");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
 const meteredStubs = await startTarget("stubs", { metrics: true });
 const tracedStubs = await startTarget("stubs", { tracing: true });
+const sdkStubs = await startTarget("stubs", { sdk: true });
 try {
   const graphqlBody = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const stubRest = http(stubs.http!, "/v1/admin/admin_meta", "{}");
@@ -107,7 +108,11 @@ try {
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
   const [memoryLogin, redisLogin] = await pair(http(stubs.http!, "/v1/admin/admin_login", loginBody, {}), http(redisStubs.http!, "/v1/admin/admin_login", loginBody, {}));
   const [plainForMetrics, meteredRest] = await pair(stubRest, http(meteredStubs.http!, "/v1/admin/admin_meta", "{}"));
-  const [plainForTracing, tracedRest] = await pair(stubRest, http(tracedStubs.http!, "/v1/admin/admin_meta", "{}", { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" }));
+  const traced = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
+  const tracedLoad = http(tracedStubs.http!, "/v1/admin/admin_meta", "{}", traced);
+  const [plainForTracing, tracedRest] = await pair(stubRest, tracedLoad);
+  // The same SDK registered (async context on every promise of the process) with the stubs' tracing off: the stubs' own share.
+  const [sdkOnly, tracedAgain] = await pair(http(sdkStubs.http!, "/v1/admin/admin_meta", "{}", traced), tracedLoad);
   const [memorySession, redisSession] = await pair(
     http(stubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(stubs.http!) }),
     http(redisStubs.http!, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }),
@@ -124,11 +129,12 @@ try {
   console.log(row("REST, Redis", redisRest, redisRest / memoryRest, "the REST stub in memory", 95));
   console.log(row("REST, metrics", meteredRest, meteredRest / plainForMetrics, "the REST stub without", 95));
   console.log(row("REST, tracing", tracedRest, tracedRest / plainForTracing, "the REST stub without", 95));
+  console.log(row("  spans only", tracedAgain, tracedAgain / sdkOnly, "SDK registered, tracing off", 95));
   const plain = (name: string, rps: number, ratio: number, of: string) => `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ${(ratio * 100).toFixed(0).padStart(3)}% of ${of}`;
   console.log(`admin sessions (REST): in memory admin_login ${memoryLogin.toFixed(0)} req/s, admin_meta by cookie ${memorySession.toFixed(0)} req/s`);
   console.log(plain("login, Redis", redisLogin, redisLogin / memoryLogin, "admin_login in memory"));
   console.log(plain("cookie, Redis", redisSession, redisSession / memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, bareConnect, redisStubs, meteredStubs, tracedStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, bareConnect, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
   await redis.stop();
 }

@@ -1,6 +1,8 @@
 // Whether the server should be sent calls: SERVING while its store is reachable and it is not
 // shutting down. HTTP answers it on /readyz (/healthz only says the process is alive); the gRPC
 // port's grpc.health.v1 reads the same state through status() and onChange().
+import type { ServerResponse } from "node:http";
+import { sendJson } from "./http-body.js";
 import type { Store } from "./store.js";
 
 export type ServingStatus = "SERVING" | "NOT_SERVING";
@@ -44,4 +46,16 @@ export class HealthState {
     this.last = status;
     for (const listener of this.listeners) listener(status);
   }
+}
+
+export const isHealthCheck = (method: string | undefined, path: string) => (method === "GET" || method === "HEAD") && (path === "/healthz" || path === "/readyz");
+
+/**
+ * `/healthz`: the process answers. `/readyz`: it should be sent calls, which takes the state above
+ * and a store that answers a ping now.
+ */
+export async function answerHealthCheck(health: HealthState, store: Store, path: string, response: ServerResponse): Promise<void> {
+  if (path === "/healthz") return sendJson(response, 200, { status: "alive" });
+  const reason = health.reason() ?? (await store.ping().then(() => undefined, () => `the ${store.kind} store does not answer`));
+  sendJson(response, reason ? 503 : 200, reason ? { status: "NOT_SERVING", reason } : { status: "SERVING", store: store.kind });
 }

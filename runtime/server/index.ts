@@ -1,6 +1,6 @@
 // The server of the generated stubs: GraphQL and REST on one HTTP port, gRPC (with gRPC-Web and
 // Connect) on an HTTP/2 port, all three running the same call pipeline.
-import { createServer as createHttpServer, type Server } from "node:http";
+import { createServer as createHttpServer, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttp2Server, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
@@ -9,10 +9,10 @@ import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { grpcHandler } from "./grpc.js";
 import { DEFAULT_BODY_LIMIT, sendJson } from "./http-body.js";
-import type { ServingStatus } from "./health.js";
+import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
 import { CallPipeline, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown, Http2Shutdown } from "./lifecycle.js";
-import { DEFAULT_METRICS_PATH } from "./metrics.js";
+import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes } from "./rest.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
@@ -72,12 +72,6 @@ export interface ServiceServer {
   close(options?: CloseOptions): Promise<void>;
 }
 
-/** `/healthz`: the process answers. `/readyz`: it should be sent calls (store reachable, not shutting down). */
-async function answerHealth(pipeline: CallPipeline, path: string, response: import("node:http").ServerResponse): Promise<void> {
-  if (path === "/healthz") return sendJson(response, 200, { status: "alive" });
-  const reason = pipeline.health.reason() ?? (await pipeline.store.ping().then(() => undefined, () => `the ${pipeline.store.kind} store does not answer`));
-  sendJson(response, reason ? 503 : 200, reason ? { status: "NOT_SERVING", reason } : { status: "SERVING", store: pipeline.store.kind });
-}
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
   const pipeline = new CallPipeline(definition.schema, implementation, options);
@@ -89,15 +83,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const health = options.health ?? true;
   const metricsPath = options.metrics ? ((options.metrics === true ? undefined : options.metrics.path) ?? DEFAULT_METRICS_PATH) : undefined;
   const metricsPort = options.metrics && options.metrics !== true ? options.metrics.port : undefined;
-  /** Serves the metrics exposition; answers whether `pathname` was the metrics path. */
-  const answerMetrics = (pathname: string, response: import("node:http").ServerResponse): boolean => {
-    if (pathname !== metricsPath || !pipeline.metrics) return false;
-    pipeline.metrics.exposition().then(
-      ({ contentType, text }) => response.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(text),
-      () => sendJson(response, 500, { code: "INTERNAL", message: "metrics unavailable" }),
-    );
-    return true;
-  };
+  /** Serves the metrics; answers whether `pathname` was their path. */
+  const answerMetrics = (pathname: string, response: ServerResponse) => pathname === metricsPath && sendMetrics(pipeline.metrics, response);
 
   const http: Server = createHttpServer((request, response) => {
     httpShutdown.track(response);
@@ -105,8 +92,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
     };
-    if (health && (url.pathname === "/healthz" || url.pathname === "/readyz") && (request.method === "GET" || request.method === "HEAD")) {
-      answerHealth(pipeline, url.pathname, response).then(() => done(), done);
+    if (health && isHealthCheck(request.method, url.pathname)) {
+      answerHealthCheck(pipeline.health, pipeline.store, url.pathname, response).then(() => done(), done);
       return;
     }
     if (metricsPort === undefined && answerMetrics(url.pathname, response)) return;

@@ -187,10 +187,12 @@ export class CallPipeline {
             "Implement them (npx apigen scaffold <file> adds typed stubs), or pass { partial: true } to answer them UNIMPLEMENTED.",
         );
       }
-      const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-      warn(`${missing.length} of ${Object.keys(schema.operations).length} operations are not implemented and answer UNIMPLEMENTED: ${list}`);
+      this.warn(`${missing.length} of ${Object.keys(schema.operations).length} operations are not implemented and answer UNIMPLEMENTED: ${list}`);
     }
   }
+
+  /** Start-up warnings and store outages: options.onWarning, or a line on stderr. */
+  private readonly warn = (message: string) => (this.options.onWarning ? this.options.onWarning(message) : process.stderr.write(`warning: ${message}\n`));
 
   private onLockout(): void {
     this.metrics?.lockout();
@@ -199,7 +201,7 @@ export class CallPipeline {
   /** Starts the store and loads the instruments of the options that are on (listen() calls it). */
   async start(): Promise<void> {
     const { options } = this;
-    await this.store.start(options.onWarning ?? ((message) => process.stderr.write(`warning: ${message}\n`)));
+    await this.store.start(this.warn);
     const optionsOf = <T extends object>(value: boolean | T | undefined): T | undefined => (value === true ? ({} as T) : value || undefined);
     const metrics = optionsOf(options.metrics);
     const tracing = optionsOf(options.tracing);

@@ -1,8 +1,10 @@
 // Prometheus metrics of the calls, with prom-client (an optional peer, loaded when the option is on).
 // Label values are bounded: protocols, the manifest's operation names and the error codes, never a
 // path, an address or anything else a caller sends.
+import type { ServerResponse } from "node:http";
 import type { Counter, Histogram, Registry } from "prom-client";
 import type { Protocol } from "../schema.js";
+import { sendJson } from "./http-body.js";
 import { loadOptionalPackage } from "./optional-packages.js";
 import type { OperationClass } from "./rate-limit.js";
 
@@ -70,4 +72,14 @@ export class Metrics {
   async exposition(): Promise<{ contentType: string; text: string }> {
     return { contentType: this.registry.contentType, text: await this.registry.metrics() };
   }
+}
+
+/** Answers the exposition of `metrics`; false (nothing sent) when metrics are off. */
+export function sendMetrics(metrics: Metrics | undefined, response: ServerResponse): boolean {
+  if (!metrics) return false;
+  metrics.exposition().then(
+    ({ contentType, text }) => response.writeHead(200, { "content-type": contentType, "cache-control": "no-store" }).end(text),
+    () => sendJson(response, 500, { code: "INTERNAL", message: "metrics unavailable" }),
+  );
+  return true;
 }
