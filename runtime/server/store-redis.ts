@@ -23,11 +23,11 @@ export interface RedisStoreOptions {
 export const DEFAULT_REDIS_KEY_PREFIX = "stubs:";
 
 /**
- * One admin-secret attempt against a sorted set of failure times (score and member: the time).
- * KEYS[1] failures; ARGV now, windowMs, maxFailures, ok (1/0), a unique member.
- * Answers {locked (1/0), failures, retryAfterMs}.
+ * One wrong admin secret against a sorted set of failure times (score: the time): recorded unless
+ * the address is locked out already, in one atomic step. KEYS[1] failures; ARGV now, windowMs,
+ * maxFailures, a unique member. Answers {locked (1/0), failures, retryAfterMs}.
  */
-const SECRET_ATTEMPT_SCRIPT = `
+const RECORD_FAILURE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local max = tonumber(ARGV[3])
@@ -39,17 +39,15 @@ local function retry_after()
   return 0
 end
 if count >= max then return {1, count, retry_after()} end
-if ARGV[4] == '0' then
-  redis.call('ZADD', KEYS[1], now, ARGV[5])
-  redis.call('PEXPIRE', KEYS[1], window)
-  count = count + 1
-  if count >= max then return {0, count, retry_after()} end
-end
+redis.call('ZADD', KEYS[1], now, ARGV[4])
+redis.call('PEXPIRE', KEYS[1], window)
+count = count + 1
+if count >= max then return {0, count, retry_after()} end
 return {0, count, 0}
 `;
 
 type ScriptedRedis = Redis & {
-  secretAttempt(key: string, now: number, windowMs: number, maxFailures: number, ok: 0 | 1, member: string): Promise<[number, number, number]>;
+  recordFailure(key: string, now: number, windowMs: number, maxFailures: number, member: string): Promise<[number, number, number]>;
 };
 
 export class RedisStore implements Store {
@@ -84,7 +82,7 @@ export class RedisStore implements Store {
       // Reconnect for ever, at most every 2 s: calls succeed again once Redis is back.
       retryStrategy: (times) => Math.min(times * 100, 2000),
     }) as ScriptedRedis;
-    client.defineCommand("secretAttempt", { numberOfKeys: 1, lua: SECRET_ATTEMPT_SCRIPT });
+    client.defineCommand("recordFailure", { numberOfKeys: 1, lua: RECORD_FAILURE_SCRIPT });
     // The client retries on its own and reports every failed attempt: say it once per outage.
     let lastError = "";
     client.on("error", (error: Error) => (lastError = error.message));
@@ -127,8 +125,18 @@ export class RedisStore implements Store {
   }
 
   async secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): Promise<SecretAttempt> {
+    const key = `lockout:${address}`;
+    if (ok) {
+      // The right secret records nothing, so one read decides it (a single command is atomic too):
+      // the success path costs one ZCOUNT, the oldest failure is read only when locked.
+      const since = `(${nowMs - policy.windowMs}`;
+      const failures = await this.run((redis) => redis.zcount(key, since, "+inf"));
+      if (failures < policy.maxFailures) return { locked: false, failures, retryAfterMs: 0 };
+      const [, oldest] = await this.run((redis) => redis.zrangebyscore(key, since, "+inf", "WITHSCORES", "LIMIT", 0, 1));
+      return { locked: true, failures, retryAfterMs: oldest === undefined ? 0 : Number(oldest) + policy.windowMs - nowMs };
+    }
     const member = `${nowMs}:${process.pid}:${++this.sequence}`;
-    const [locked, failures, retryAfterMs] = await this.run((redis) => redis.secretAttempt(`lockout:${address}`, nowMs, policy.windowMs, policy.maxFailures, ok ? 1 : 0, member));
+    const [locked, failures, retryAfterMs] = await this.run((redis) => redis.recordFailure(key, nowMs, policy.windowMs, policy.maxFailures, member));
     return { locked: locked === 1, failures, retryAfterMs };
   }
 

@@ -32,6 +32,8 @@ async function accepting(port: number, timeoutMs = 10_000): Promise<void> {
 export interface RedisServer {
   url: string;
   port: number;
+  /** Process id of the running server (0 while stopped). */
+  readonly pid: number;
   /** Stops the server (its data goes with it); clients see the connection drop. */
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
@@ -54,5 +56,13 @@ export async function startRedis(): Promise<RedisServer> {
     await once(running, "exit");
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, start, stop };
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    get pid() {
+      return child?.pid ?? 0;
+    },
+    start,
+    stop,
+  };
 }
