@@ -24,9 +24,12 @@ export type TrustProxy = ProxyTrust | TrustProxyOptions;
 /** The caller's address of a call, from its TCP peer and its request headers (gRPC: metadata). */
 export type ClientAddressResolver = (peer: string, headers: Readonly<Record<string, string | undefined>>) => string;
 
-/** `::ffff:10.0.0.1` -> `10.0.0.1`; `[2001:db8::1]:443` -> `2001:db8::1`; `10.0.0.1:80` -> `10.0.0.1`. */
+/**
+ * `::ffff:10.0.0.1` -> `10.0.0.1`; `[2001:db8::1]:443` -> `2001:db8::1`; `10.0.0.1:80` -> `10.0.0.1`;
+ * gRPC peers such as `ipv4:10.0.0.1:5000` and `ipv6:[::1]:5000` lose their scheme too.
+ */
 export function normalizeAddress(text: string): string {
-  let address = text.trim();
+  let address = text.trim().replace(/^ipv[46]:/i, "");
   if (address.startsWith("[")) address = address.slice(1, address.indexOf("]") > 0 ? address.indexOf("]") : undefined);
   else if (/^[\d.]+:\d+$/.test(address)) address = address.slice(0, address.indexOf(":"));
   return address.toLowerCase().startsWith("::ffff:") && address.includes(".") ? address.slice(7) : address;

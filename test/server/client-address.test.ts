@@ -47,6 +47,8 @@ describe("the caller's address", () => {
     expect(normalizeAddress("[2001:db8::1]:443")).toBe("2001:db8::1");
     expect(normalizeAddress("192.0.2.1:8080")).toBe("192.0.2.1");
     expect(normalizeAddress("2001:db8::1")).toBe("2001:db8::1");
+    expect(normalizeAddress("ipv4:192.0.2.1:5000")).toBe("192.0.2.1");
+    expect(normalizeAddress("ipv6:[2001:db8::1]:5000")).toBe("2001:db8::1");
   });
 
   it("refuses settings it cannot follow, with the reason", () => {
