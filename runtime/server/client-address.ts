@@ -3,6 +3,7 @@
 // through the proxies the service trusts: the header is walked from the nearest hop outwards and
 // the first address not trusted is the caller. A header from anyone else is ignored, so a caller
 // can neither pose as another address (to lock it out) nor change address (to dodge the lockout).
+import { isIP } from "node:net";
 import parseForwarded from "forwarded-parse";
 import proxyaddr from "proxy-addr";
 
@@ -74,6 +75,10 @@ export function clientAddressResolver(option: TrustProxy | undefined): ClientAdd
     if (!hops || hops.length === 0) return address;
     // proxy-addr walks [peer, ...hops nearest first] and stops at the first address not trusted.
     const request = { socket: { remoteAddress: address }, headers: { "x-forwarded-for": hops.join(", ") } };
-    return proxyaddr(request as never, trusted);
+    const chain = proxyaddr.all(request as never, trusted);
+    // A hop that names no address ("unknown", an obfuscated name, garbage) is attributed to the
+    // trusted proxy that passed it on, so such callers share that proxy's key rather than one they chose.
+    const caller = chain.at(-1)!;
+    return chain.length > 1 && isIP(caller) === 0 ? chain.at(-2)! : caller;
   };
 }

@@ -25,6 +25,9 @@ describe("the caller's address", () => {
     expect(resolve("192.0.2.50", { "x-forwarded-for": "198.51.100.4" })).toBe("192.0.2.50");
     expect(resolve("::ffff:10.0.0.5", { "x-forwarded-for": "198.51.100.4" })).toBe("198.51.100.4");
     expect(resolve("10.0.0.5", {})).toBe("10.0.0.5");
+    // A hop that names no address is attributed to the trusted proxy that passed it on.
+    expect(resolve("10.0.0.5", { "x-forwarded-for": "unknown" })).toBe("10.0.0.5");
+    expect(resolve("10.0.0.5", { "x-forwarded-for": `${"x".repeat(5000)}, 10.0.0.7` })).toBe("10.0.0.7");
   });
 
   it("trusts exactly the given number of hops", () => {
