@@ -1,5 +1,8 @@
 // A server for bench/server.bench.ts, run in its own process so that it has a core of its own:
-//   stubs         the generated stubs (GraphQL, REST, gRPC) with a one-method implementation
+//   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta and admin_login;
+//                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
+//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
+//                 {"sdk": true} registers that SDK with the stubs' tracing off
 //   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
 // It prints {"http": port, "grpc": port} once it listens.
@@ -7,7 +10,7 @@ import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttp2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { createServer } from "../generated/server/index.js";
+import { createServer, redisStore, ServiceError, type CallContext } from "../generated/server/index.js";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { sampleMessage } from "../test/helpers/recording-service.js";
 import { schema } from "../generated/schema.js";
@@ -23,8 +26,40 @@ process.on("SIGTERM", () => process.exit(0));
 const report = (ports: { http?: number; grpc?: number }) => process.stdout.write(JSON.stringify(ports) + "\n");
 
 if (mode === "stubs") {
-  const implementation = new Proxy({ adminMeta: async () => meta }, { get: (target, name) => (target as Record<string | symbol, unknown>)[name] ?? (async () => ({})) });
-  const server = createServer(implementation as never, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, lockout: { maxFailures: 1e9, windowMs: 1 } });
+  // Variants of the stubs: {"redis": url} keeps their state in Redis.
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean };
+  if (variant.tracing || variant.sdk) {
+    // What a traced service registers: W3C propagation, async context, spans batched to an
+    // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
+    const { context, propagation, trace } = await import("@opentelemetry/api");
+    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+    const { W3CTraceContextPropagator } = await import("@opentelemetry/core");
+    const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+    const discard = { export: (_spans: unknown, done: (result: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => {} };
+    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discard as never)] }));
+  }
+  const methods = {
+    adminMeta: async () => meta,
+    // As the reference service does it: the session is opened in the server's store.
+    adminLogin: async (input: { admin_secret: string }, context: CallContext) => {
+      if (!(await context.adminSessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
+      const session = await context.adminSessions.open();
+      context.setCookie(context.adminSessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
+      return { message: "admin session opened", created_at: session.createdAt, expires_at: session.expiresAt };
+    },
+  };
+  const implementation = new Proxy(methods, { get: (target, name) => (target as Record<string | symbol, unknown>)[name] ?? (async () => ({})) });
+  const server = createServer(implementation as never, {
+    adminSecret: ADMIN_SECRET,
+    port: 0,
+    grpcPort: 0,
+    lockout: { maxFailures: 1e9, windowMs: 1 },
+    ...(variant.redis ? { store: redisStore({ url: variant.redis, keyPrefix: `bench-${process.pid}:` }) } : {}),
+    metrics: variant.metrics ?? false,
+    tracing: variant.tracing ?? false,
+  });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
 } else if (mode === "bare-http") {

@@ -18,7 +18,7 @@ export interface Target {
 }
 
 /** Starts a target ("stubs", "bare-http" or "bare-connect") as a deployed service would run: bundled JS, no TS loader. */
-export async function startTarget(mode: string): Promise<Target> {
+export async function startTarget(mode: string, variant?: object): Promise<Target> {
   built ??= build({
     entryPoints: [join(REPO_ROOT, "bench", "server-target.ts")],
     outfile: targetBundle,
@@ -31,7 +31,7 @@ export async function startTarget(mode: string): Promise<Target> {
     logLevel: "warning",
   });
   await built;
-  const child = spawn(process.execPath, [targetBundle, mode], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
   const [line] = (await once(child.stdout!, "data")) as [Buffer];
   return { child, ...JSON.parse(line.toString()) };
 }

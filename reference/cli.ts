@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, ExplorerSetupError, ImplementationError, type ServiceServer } from "../generated/server/index.js";
-import type { LogEntry } from "../runtime/server/index.js";
+import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, type ServiceServer } from "../generated/server/index.js";
+import type { LogEntry, RateLimitOptions, TrustProxy } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
 
 export interface ServeSettings {
@@ -10,15 +10,69 @@ export interface ServeSettings {
   host: string;
   /** GraphiQL on /graphql, the REST reference on /docs, the contracts; on unless --no-explorer. */
   explorer: boolean;
+  /** Lockout counts and admin sessions in this Redis, shared with every replica on it; in memory without. */
+  redisUrl?: string;
+  redisKeyPrefix?: string;
+  /** Proxies trusted to name the caller in X-Forwarded-For / Forwarded. */
+  trustProxy?: TrustProxy;
+  /** Per address and operation class; on (30/s, burst 20) unless --no-rate-limit. */
+  rateLimit: RateLimitOptions | false;
+  /** Prometheus metrics: on the HTTP port's /metrics (--metrics) or on a port of their own (--metrics-port). */
+  metrics: false | { port?: number };
+  /** How long SIGTERM lets calls in flight finish. */
+  shutdownGraceMs: number;
 }
 
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer]
-environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST (flags win)`;
+       [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
+       [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
+environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
+             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS (flags win)`;
 
-const FLAGS = { "--admin-secret": "adminSecret", "--port": "port", "--grpc-port": "grpcPort", "--host": "host" } as const;
+const FLAGS = {
+  "--admin-secret": "adminSecret",
+  "--port": "port",
+  "--grpc-port": "grpcPort",
+  "--host": "host",
+  "--redis-url": "redisUrl",
+  "--redis-key-prefix": "redisKeyPrefix",
+  "--trust-proxy": "trustProxy",
+  "--forwarded-header": "forwardedHeader",
+  "--rate-limit": "rateLimit",
+  "--rate-limit-store-down": "rateLimitStoreDown",
+  "--metrics-port": "metricsPort",
+  "--shutdown-grace-ms": "shutdownGraceMs",
+} as const;
+
+/** `30/20`: calls a second / burst, for every operation class; `off` turns the limit off. */
+function parseRateLimit(text: string, storeDown: string | undefined, what: string): RateLimitOptions | false {
+  if (text === "off") return false;
+  const match = /^(\d+)\/(\d+)$/.exec(text);
+  if (!match || Number(match[1]) < 1) throw new UsageError(`${what} must be <calls a second>/<burst> (such as 30/20) or off`);
+  if (storeDown !== undefined && storeDown !== "open" && storeDown !== "closed") throw new UsageError("--rate-limit-store-down must be open or closed");
+  const rule = { perSecond: Number(match[1]), burst: Number(match[2]) };
+  return { read: rule, write: rule, token: rule, ...(storeDown ? { whenStoreDown: storeDown as "open" | "closed" } : {}) };
+}
 type FlagName = keyof typeof FLAGS;
+
+/** `2` (hops) or `10.0.0.0/8,loopback` (addresses, ranges and the names loopback, linklocal, uniquelocal). */
+function parseTrustProxy(text: string | undefined, header: string | undefined, what: string): TrustProxy | undefined {
+  if (header !== undefined && header !== "x-forwarded-for" && header !== "forwarded") throw new UsageError("--forwarded-header must be x-forwarded-for or forwarded");
+  if (text === undefined) {
+    if (header !== undefined) throw new UsageError("--forwarded-header needs --trust-proxy");
+    return undefined;
+  }
+  const trust = /^\d+$/.test(text) ? Number(text) : text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  if (Array.isArray(trust) && trust.length === 0) throw new UsageError(`${what} needs a hop count or a list of addresses`);
+  return header ? { trust, header } : trust;
+}
+
+function parseMilliseconds(text: string, what: string): number {
+  if (!/^\d+$/.test(text)) throw new UsageError(`${what} must be a whole number of milliseconds`);
+  return Number(text);
+}
 
 function parsePort(text: string, what: string): number {
   const port = Number(text);
@@ -30,10 +84,14 @@ function parsePort(text: string, what: string): number {
 export function parseServeArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): ServeSettings {
   const given: Partial<Record<(typeof FLAGS)[FlagName], string>> = {};
   let explorer = true;
+  let rateLimitOff = false;
+  let metricsOnHttpPort = false;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
-    if (arg === "--no-explorer") {
-      explorer = false;
+    if (arg === "--no-explorer" || arg === "--no-rate-limit" || arg === "--metrics") {
+      if (arg === "--no-explorer") explorer = false;
+      if (arg === "--no-rate-limit") rateLimitOff = true;
+      if (arg === "--metrics") metricsOnHttpPort = true;
       continue;
     }
     const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
@@ -43,6 +101,10 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     given[FLAGS[flag as FlagName]] = value;
   }
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
+  const redisUrl = given.redisUrl ?? env.REDIS_URL;
+  const metricsPortText = given.metricsPort ?? env.METRICS_PORT;
+  const metricsPort = metricsPortText === undefined ? undefined : parsePort(metricsPortText, given.metricsPort ? "--metrics-port" : "METRICS_PORT");
+  if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UsageError(`${given.redisUrl ? "--redis-url" : "REDIS_URL"} must be a redis:// or rediss:// URL`);
   if (adminSecret === "") throw new UsageError("an admin secret is required: pass --admin-secret <secret> or set SERVICE_ADMIN_SECRET");
   return {
     adminSecret,
@@ -50,7 +112,22 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
     host: given.host ?? env.HOST ?? "127.0.0.1",
     explorer,
+    redisUrl: given.redisUrl ?? env.REDIS_URL,
+    redisKeyPrefix: given.redisKeyPrefix ?? env.REDIS_KEY_PREFIX,
+    trustProxy: parseTrustProxy(given.trustProxy ?? env.TRUST_PROXY, given.forwardedHeader ?? env.FORWARDED_HEADER, given.trustProxy ? "--trust-proxy" : "TRUST_PROXY"),
+    rateLimit: rateLimitOff
+      ? false
+      : parseRateLimit(given.rateLimit ?? env.RATE_LIMIT ?? "30/20", given.rateLimitStoreDown ?? env.RATE_LIMIT_STORE_DOWN, given.rateLimit ? "--rate-limit" : "RATE_LIMIT"),
+    metrics: metricsPort !== undefined ? { port: metricsPort } : metricsOnHttpPort ? {} : false,
+    shutdownGraceMs: parseMilliseconds(given.shutdownGraceMs ?? env.SHUTDOWN_GRACE_MS ?? "10000", given.shutdownGraceMs ? "--shutdown-grace-ms" : "SHUTDOWN_GRACE_MS"),
   };
+}
+
+/** A Redis URL without its password, for the start-up lines. */
+function redactUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = "***";
+  return parsed.toString();
 }
 
 /**
@@ -76,7 +153,11 @@ export interface Output {
 const consoleOutput: Output = { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) };
 
 /** Starts the service; answers the running server, or the exit code when it could not start. */
-export async function serve(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, output: Output = consoleOutput): Promise<ServiceServer | number> {
+export async function serve(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  output: Output = consoleOutput,
+): Promise<(ServiceServer & { shutdownGraceMs: number }) | number> {
   let settings: ServeSettings;
   try {
     settings = parseServeArgs(argv, env);
@@ -100,6 +181,11 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
       host: settings.host,
       explorer: settings.explorer,
       logger: (entry) => output.out(formatLogEntry(entry)),
+      onWarning: (message) => output.err(`warning: ${message}`),
+      ...(settings.redisUrl ? { store: redisStore({ url: settings.redisUrl, ...(settings.redisKeyPrefix ? { keyPrefix: settings.redisKeyPrefix } : {}) }) } : {}),
+      ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
+      rateLimit: settings.rateLimit,
+      metrics: settings.metrics,
       ...service.serverOptions,
     });
   } catch (error) {
@@ -116,6 +202,11 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   try {
     addresses = await server.listen();
   } catch (error) {
+    if (error instanceof MissingPackageError) {
+      output.err(`error: ${error.message}`);
+      await server.close().catch(() => undefined);
+      return 1;
+    }
     const { code, message } = error as NodeJS.ErrnoException;
     output.err(`error: could not listen on ${settings.host}: ${code ?? message}`);
     await server.close().catch(() => undefined);
@@ -127,14 +218,19 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
   output.out(`  gRPC     ${addresses.grpcEndpoint}  (gRPC, gRPC-Web and Connect)`);
+  if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
+  output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);
+  output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);
   if (settings.explorer) {
     output.out(`explorer, in a browser (--no-explorer turns it off):`);
     output.out(`  GraphiQL   ${addresses.httpUrl}/graphql`);
     output.out(`  REST docs  ${addresses.httpUrl}/docs`);
     output.out(`  contracts  ${addresses.httpUrl}/openapi.yaml  ${addresses.httpUrl}/schema.graphql`);
   }
-  output.out(`admin calls carry the admin secret in header x-service-admin-secret; Ctrl-C stops`);
-  return server;
+  const limit = settings.rateLimit && settings.rateLimit.read;
+  output.out(`  limits   ${limit ? `${limit.perSecond} calls/s, burst ${limit.burst}, per address and operation class (--no-rate-limit turns them off)` : "none (--no-rate-limit)"}`);
+  output.out(`admin calls carry the admin secret in header x-service-admin-secret; Ctrl-C or SIGTERM stops (calls in flight get ${settings.shutdownGraceMs} ms)`);
+  return Object.assign(server, { shutdownGraceMs: settings.shutdownGraceMs });
 }
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {
@@ -150,8 +246,8 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
       process.exit(1);
     }
     stopping = true;
-    process.stdout.write(`${signal}: closing\n`);
-    started.close().then(
+    process.stdout.write(`${signal}: closing; calls in flight get ${started.shutdownGraceMs} ms to finish\n`);
+    started.close({ graceMs: started.shutdownGraceMs }).then(
       () => process.exit(0),
       () => process.exit(1),
     );

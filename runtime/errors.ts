@@ -69,6 +69,8 @@ export class ServiceError extends Error {
     readonly field?: string,
     /** The RFC 6749 error of the token routes, when the code alone does not say it. */
     readonly oauthError?: OAuthErrorCode,
+    /** Seconds after which a retry may succeed (rate limits, lockouts, an unreachable store): Retry-After on every protocol. */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
   }

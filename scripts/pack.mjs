@@ -59,8 +59,10 @@ function moduleClosure(root, manifest) {
       else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
     }
   }
-  const undeclared = [...packages].filter((name) => !(name in (manifest.dependencies ?? {})));
-  if (undeclared.length > 0) throw new Error(`${manifest.name} imports ${undeclared.join(", ")} but does not declare it in dependencies`);
+  // An optional peer counts as declared: its modules import it only when an option asks for it.
+  const declared = { ...manifest.dependencies, ...manifest.peerDependencies };
+  const undeclared = [...packages].filter((name) => !(name in declared));
+  if (undeclared.length > 0) throw new Error(`${manifest.name} imports ${undeclared.join(", ")} but does not declare it in dependencies or peerDependencies`);
   return [...modules].sort();
 }
 

@@ -3,6 +3,7 @@
 // (scripts/pack.mjs) compiles the modules each package.json exports, with everything they import,
 // into ES modules with .d.ts and packs them; the runtime ships inside each package.
 import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
+import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import type { Ir, IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -39,24 +40,33 @@ export const RUNTIME_DEPENDENCIES = {
   "@connectrpc/connect": "^2.1.2",
   "@connectrpc/connect-node": "^2.1.2",
   graphql: "^16.15.0",
+  "proxy-addr": "^2.0.8",
+  "forwarded-parse": "^2.2.0",
+  "rate-limiter-flexible": "^11.4.0",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
-const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "graphql"];
+const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "graphql", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;
 const entry = (source: string) => ({ types: compiled(source, ".d.ts"), default: compiled(source, ".js") });
 
 /**
- * The server's explorer (option `explorer`, off by default) serves browser packages it never
- * imports: optional peers, so that nobody installs them who does not turn it on.
+ * Optional peers of the server, so that nobody installs them who does not turn their option on:
+ * the explorer's browser packages (option `explorer`), which it serves but never imports, and the
+ * packages it imports only when an option asks (Redis store, metrics, tracing).
  */
-const explorerPeers = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer);
+const optionalPeers = [
+  ...Object.entries(EXPLORER_PACKAGES)
+    .filter(([, { optionalPeer }]) => optionalPeer)
+    .map(([name, { range }]) => [name, range] as const),
+  ...Object.entries(OPTIONAL_PACKAGES).map(([name, { range }]) => [name, range] as const),
+];
 const OPTIONAL_PEERS = {
-  peerDependencies: Object.fromEntries(explorerPeers.map(([name, { range }]) => [name, range])),
-  peerDependenciesMeta: Object.fromEntries(explorerPeers.map(([name]) => [name, { optional: true }])),
+  peerDependencies: Object.fromEntries(optionalPeers),
+  peerDependenciesMeta: Object.fromEntries(optionalPeers.map(([name]) => [name, { optional: true }])),
 };
 
 function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[], optionalPeers?: typeof OPTIONAL_PEERS): string {
@@ -242,7 +252,33 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body |",
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
+      "| `store` | where lockout counts, admin sessions and rate-limit counters live: `memoryStore()` (default, this process) or `redisStore(url)` (shared by replicas; needs `ioredis`) |",
+      "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`): a hop count or a list of addresses and CIDR ranges; default none |",
+      "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
+      "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
+      "| `tracing` | off by default; `true` makes one OpenTelemetry span per call, continuing the caller's trace; needs `@opentelemetry/api` and the service's SDK |",
+      "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
+    "## Production",
+    [
+      "- **Metrics**: `api_operations_total{protocol,operation,code}`, `api_operation_duration_seconds{protocol,operation}`, `api_admin_lockouts_total`, `api_rate_limited_total{class}`; label values are only protocols, operation names, error codes and classes.",
+      "- **Traces**: one SERVER span per call named after the operation, with `api.operation`, `api.protocol`, `api.code`; the caller's context comes from `traceparent` (HTTP headers or gRPC metadata) through the registered propagator; no inputs or secrets.",
+      "- **Health**: `server.health.status()` is `SERVING` or `NOT_SERVING`, `server.health.onChange(listener)` reports changes; `/readyz` and gRPC health follow it.",
+      "- **Shutdown**: `await server.close({ graceMs: 10_000 })` stops accepting, lets calls in flight finish (HTTP/1.1 connections closed after their answer, HTTP/2 sessions sent GOAWAY), cuts the rest after `graceMs`, then closes the store. Call it on SIGTERM.",
+      `- Optional packages, installed only by a service that turns their option on: ${Object.keys(OPTIONAL_PACKAGES).map((name) => "`" + name + "`").join(", ")}. Without them \`listen()\` rejects with a \`MissingPackageError\` naming the command that installs them.`,
+    ].join("\n"),
+    "## Replicas behind a load balancer",
+    fence(
+      "ts",
+      `import { createServer, redisStore } from "${name}";
+
+const server = createServer(implementation, {
+  adminSecret: process.env.ADMIN_SECRET!,
+  store: redisStore(process.env.REDIS_URL!), // npm install ${"ioredis@" + OPTIONAL_PACKAGES.ioredis.range}
+  trustProxy: ["10.0.0.0/8"], // the load balancer's addresses, or a hop count
+});`,
+    ),
+    "Replicas on one Redis share the admin-secret lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), admin sessions (stored under the SHA-256 of their id, expiring by Redis TTL) and rate-limit counters, under the key prefix `stubs:` (`keyPrefix` changes it). While Redis cannot be reached, admin calls fail closed with UNAVAILABLE (HTTP 503 with `Retry-After`, gRPC 14) and succeed again once it is back; nothing is cached. Without `trustProxy` the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge the lockout nor lock out someone else.",
     "## Explorer",
     `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
     "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",

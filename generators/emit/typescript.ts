@@ -191,7 +191,8 @@ export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
 export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export { ImplementationError } from "../../runtime/server/invoke.js";
-export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
+export { memoryStore, redisStore, MissingPackageError } from "../../runtime/server/index.js";
+export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus } from "../../runtime/server/index.js";
 
 /**
  * Serves \`implementation\` over GraphQL (POST /graphql) and REST (/v1/..., /oauth/...) on one port

@@ -24,21 +24,21 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
   return {
     async adminLogin(input, context) {
       const sessions = context.adminSessions;
-      if (!sessions.verifySecret(input.admin_secret)) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
-      const session = sessions.open();
+      if (!(await sessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
+      const session = await sessions.open();
       context.setCookie(sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
       return { message: "admin session opened", created_at: session.createdAt, expires_at: session.expiresAt };
     },
 
     async adminLogout(_input, context) {
       const sessions = context.adminSessions;
-      sessions.close(context.cookies[sessions.cookieName]);
+      await sessions.close(context.cookies[sessions.cookieName]);
       context.setCookie(sessions.cookieName, "", { maxAgeSeconds: 0 });
       return { message: "admin session closed" };
     },
 
     async adminSession(_input, context) {
-      const session = context.adminSessions.get(context.cookies[context.adminSessions.cookieName]);
+      const session = await context.adminSessions.get(context.cookies[context.adminSessions.cookieName]);
       if (session) return { message: "admin session", created_at: session.createdAt, expires_at: session.expiresAt };
       // The runtime let the call through, so the caller sent the admin secret header: no session to show.
       const now = nowSeconds(core);

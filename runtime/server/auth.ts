@@ -1,101 +1,85 @@
 // Admin-secret checks (constant time, with lockout of repeated failures per address), admin
-// sessions, and the auth levels of the manifest.
-import { randomBytes, timingSafeEqual } from "node:crypto";
+// sessions, and the auth levels of the manifest. The lockout counts and the sessions live in the
+// server's store (store.ts), so replicas sharing a store share them.
+import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../errors.js";
 import type { AuthLevel } from "../schema.js";
 import type { AdminSession, AdminSessions, Principal } from "./context.js";
+import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 
-export interface LockoutPolicy {
-  /** Failed secrets from one address within `windowMs` that lock it out. */
-  maxFailures: number;
-  windowMs: number;
-}
-
-/** 10 failures in 15 minutes, as the service documents. */
-export const DEFAULT_LOCKOUT: LockoutPolicy = { maxFailures: 10, windowMs: 15 * 60_000 };
-
+export { DEFAULT_LOCKOUT, type LockoutPolicy } from "./store.js";
 
 export class AdminSecretGuard {
   private readonly expected: Buffer;
-  private readonly failures = new Map<string, number[]>();
 
   constructor(
     secret: string,
     private readonly policy: LockoutPolicy = DEFAULT_LOCKOUT,
+    private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
+    /** Called each time an address becomes locked out (for the lockout counter of the metrics). */
+    private readonly onLockout: () => void = () => {},
   ) {
     if (!secret) throw new Error("an admin secret is required");
     this.expected = Buffer.from(secret);
   }
 
-  /** Throws TOO_MANY_REQUESTS while `address` is locked out. */
-  assertNotLocked(address: string): void {
-    if (!this.failures.has(address)) return;
-    const recent = this.recentFailures(address);
-    if (recent.length >= this.policy.maxFailures) {
-      const retryAfter = Math.ceil((recent[0]! + this.policy.windowMs - this.now()) / 1000);
-      throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from this address; try again in ${retryAfter} s`);
-    }
-  }
-
   /**
    * Constant-time comparison; a candidate of another length is compared with the secret itself,
-   * so that the work done is the same either way. A mismatch is recorded.
+   * so that the work done is the same either way. The store then decides the attempt in one atomic
+   * step: refused with TOO_MANY_REQUESTS while the address is locked out (whatever the secret),
+   * a mismatch recorded otherwise.
    */
-  verify(candidate: string, address: string): boolean {
-    this.assertNotLocked(address);
+  verify(candidate: string, address: string): MaybePromise<boolean> {
     const presented = Buffer.from(candidate);
     const sameLength = presented.length === this.expected.length;
     const ok = timingSafeEqual(sameLength ? presented : this.expected, this.expected) && sameLength;
-    if (!ok) this.failures.set(address, [...this.recentFailures(address), this.now()]);
-    return ok;
-  }
-
-  private recentFailures(address: string): number[] {
-    const since = this.now() - this.policy.windowMs;
-    const recent = (this.failures.get(address) ?? []).filter((t) => t > since);
-    if (recent.length === 0) this.failures.delete(address);
-    else this.failures.set(address, recent);
-    return recent;
+    return andThen(this.store.secretAttempt(address, ok, this.policy, this.now()), (attempt) => {
+      if (attempt.locked) {
+        const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+        throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
+      }
+      if (!ok && attempt.failures === this.policy.maxFailures) this.onLockout();
+      return ok;
+    });
   }
 }
 
 export const ADMIN_SESSION_COOKIE = "service_admin_session";
 const ADMIN_SESSION_SECONDS = 24 * 3600;
 
-export class AdminSessionStore {
-  private readonly sessions = new Map<string, AdminSession>();
-  constructor(private readonly now: () => number = Date.now) {}
+/** The key of a session in the store: its id is a bearer credential and is never stored. */
+export const sessionKey = (id: string) => createHash("sha256").update(id).digest("hex");
 
-  open(): AdminSession {
+export class AdminSessionStore {
+  constructor(
+    private readonly store: Store = new MemoryStore(),
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  open(): MaybePromise<AdminSession> {
     const createdAt = Math.floor(this.now() / 1000);
     const session = { id: randomBytes(24).toString("base64url"), createdAt, expiresAt: createdAt + ADMIN_SESSION_SECONDS };
-    this.sessions.set(session.id, session);
-    return session;
+    return andThen(this.store.openSession(sessionKey(session.id), session, this.now()), () => session);
   }
 
-  get(id: string | undefined): AdminSession | undefined {
+  get(id: string | undefined): MaybePromise<AdminSession | undefined> {
     if (!id) return undefined;
-    const session = this.sessions.get(id);
-    if (session && session.expiresAt * 1000 <= this.now()) {
-      this.sessions.delete(id);
-      return undefined;
-    }
-    return session;
+    return andThen(this.store.sessionOf(sessionKey(id), this.now()), (stored) => (stored ? { id, createdAt: stored.createdAt, expiresAt: stored.expiresAt } : undefined));
   }
 
-  close(id: string | undefined): void {
-    if (id) this.sessions.delete(id);
+  close(id: string | undefined): MaybePromise<void> {
+    if (id) return this.store.closeSession(sessionKey(id));
   }
 
   /** The per-call view handed to implementations. */
   forCall(guard: AdminSecretGuard, address: string): AdminSessions {
     return {
       cookieName: ADMIN_SESSION_COOKIE,
-      verifySecret: (candidate) => guard.verify(candidate, address),
-      open: () => this.open(),
-      get: (id) => this.get(id),
-      close: (id) => this.close(id),
+      verifySecret: async (candidate) => guard.verify(candidate, address),
+      open: async () => this.open(),
+      get: async (id) => this.get(id),
+      close: async (id) => this.close(id),
     };
   }
 }

@@ -20,6 +20,7 @@ export interface CallContext {
   readonly operation: OperationSpec;
   readonly protocol: Protocol;
   readonly principal: Principal;
+  /** The caller's address: the TCP peer, or what trusted proxies say (option trustProxy). */
   readonly remoteAddress: string;
   /** Request headers (gRPC: metadata), lower-case names. */
   readonly headers: Readonly<Record<string, string>>;
@@ -36,14 +37,19 @@ export interface AdminSession {
   readonly expiresAt: number;
 }
 
+/**
+ * Admin sessions, kept in the server's store (shared by replicas with the Redis store). Each method
+ * fails with UNAVAILABLE while the store cannot be reached, and with TOO_MANY_REQUESTS
+ * (verifySecret) while the caller's address is locked out.
+ */
 export interface AdminSessions {
   /** The name of the cookie that carries an admin session. */
   readonly cookieName: string;
   /** Compares a presented secret with the admin secret in constant time; failures count toward lockout. */
-  verifySecret(candidate: string): boolean;
-  open(): AdminSession;
-  get(id: string | undefined): AdminSession | undefined;
-  close(id: string | undefined): void;
+  verifySecret(candidate: string): Promise<boolean>;
+  open(): Promise<AdminSession>;
+  get(id: string | undefined): Promise<AdminSession | undefined>;
+  close(id: string | undefined): Promise<void>;
 }
 
 type Nullable<T> = null extends T ? true : false;

@@ -24,6 +24,10 @@ interface RequestState {
   checked: Map<string, { principal: Principal; input?: Record<string, unknown> }>;
 }
 
+/** `extensions` of a GraphQL error: the code, and when a retry may succeed (seconds), like Retry-After. */
+const errorExtensions = (error: ServiceError) =>
+  error.retryAfterSeconds === undefined ? { code: error.code } : { code: error.code, retryAfter: error.retryAfterSeconds };
+
 export class GraphqlEndpoint {
   private readonly schema: GraphQLSchema;
   private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
@@ -78,7 +82,7 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: { code: serviceError.code } }], data: null }, cookies);
+      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: errorExtensions(serviceError) }], data: null }, cookies);
     }
   }
 
@@ -149,8 +153,9 @@ export class GraphqlEndpoint {
         state.checked.set(selection.alias?.value ?? selection.name.value, { principal, ...(input ? { input } : {}) });
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+        this.pipeline.settle("graphql", operation, serviceError, state.headers);
         const path = [selection.alias?.value ?? selection.name.value];
-        sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: { code: serviceError.code } }], data: null });
+        sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: errorExtensions(serviceError) }], data: null });
         return;
       }
     }
@@ -163,9 +168,8 @@ export class GraphqlEndpoint {
     });
     const errors = result.errors?.map((e) => {
       const original = e.originalError;
-      const code = original instanceof ServiceError ? original.code : e.path ? "INTERNAL" : "INVALID_ARGUMENT";
-      const message = original instanceof ServiceError || !e.path ? e.message : "internal error";
-      return { message, path: e.path, extensions: { code } };
+      if (original instanceof ServiceError) return { message: e.message, path: e.path, extensions: errorExtensions(original) };
+      return { message: e.path ? "internal error" : e.message, path: e.path, extensions: { code: e.path ? "INTERNAL" : "INVALID_ARGUMENT" } };
     });
     sendJson(response, 200, errors ? { errors, data: result.data ?? null } : { data: result.data }, state.cookies);
   }

@@ -45,7 +45,9 @@ export function grpcHandler(pipeline: CallPipeline, services: readonly DescServi
             return toProtoInit(pipeline.schema, operation.output, output);
           } catch (error) {
             const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-            throw new ConnectError(serviceError.message, ERROR_WIRE[serviceError.code].grpc as Code, { [ERROR_CODE_METADATA]: serviceError.code });
+            const metadata: Record<string, string> = { [ERROR_CODE_METADATA]: serviceError.code };
+            if (serviceError.retryAfterSeconds !== undefined) metadata["retry-after"] = String(serviceError.retryAfterSeconds);
+            throw new ConnectError(serviceError.message, ERROR_WIRE[serviceError.code].grpc as Code, metadata);
           }
         };
       }

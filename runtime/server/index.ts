@@ -1,7 +1,7 @@
 // The server of the generated stubs: GraphQL and REST on one HTTP port, gRPC (with gRPC-Web and
 // Connect) on an HTTP/2 port, all three running the same call pipeline.
-import { createServer as createHttpServer, type Server } from "node:http";
-import { createServer as createHttp2Server, type Http2Server, type ServerHttp2Session } from "node:http2";
+import { createServer as createHttpServer, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttp2Server, type Http2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import type { ApiSchema } from "../schema.js";
@@ -10,12 +10,23 @@ import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { grpcHandler } from "./grpc.js";
 import { sendJson } from "./http-body.js";
+import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
 import { CallPipeline, type ServerOptions } from "./invoke.js";
+import { DEFAULT_GRACE_MS, HttpShutdown, Http2Shutdown } from "./lifecycle.js";
+import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
 import { ServiceError } from "../errors.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
+export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
+export { redisStore, type RedisStoreOptions } from "./store-redis.js";
+export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";
+export { MissingPackageError } from "./optional-packages.js";
+export type { HealthState, ServingStatus } from "./health.js";
+export type { RateLimitOptions, RateLimitRule, OperationClass } from "./rate-limit.js";
+export type { MetricsOptions } from "./metrics.js";
+export type { TracingOptions } from "./tracing.js";
 
 /** Path and query of a request target, without the cost of a full URL parse per request. */
 export interface RequestTarget {
@@ -41,13 +52,29 @@ export interface ListeningAddresses {
   httpUrl: string;
   /** host:port of gRPC. */
   grpcEndpoint: string;
+  /** URL of the Prometheus metrics, when the option metrics is on. */
+  metricsUrl?: string;
+}
+
+export interface CloseOptions {
+  /** How long calls in flight may take to finish before their connections are cut (default 10 000 ms). */
+  graceMs?: number;
 }
 
 export interface ServiceServer {
   readonly pipeline: CallPipeline;
+  /** SERVING while the store is reachable and the server is not shutting down: /readyz, and grpc.health.v1. */
+  readonly health: { status(): ServingStatus; onChange(listener: (status: ServingStatus) => void): () => void };
+  /** Starts the store, loads the packages of the options that are on, and listens. */
   listen(): Promise<ListeningAddresses>;
-  close(): Promise<void>;
+  /**
+   * Graceful shutdown: reports NOT_SERVING, stops accepting, lets the calls in flight finish (each
+   * HTTP/1.1 connection closed after its answer, HTTP/2 sessions sent GOAWAY), cuts what is left
+   * after `graceMs`, then closes the store.
+   */
+  close(options?: CloseOptions): Promise<void>;
 }
+
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
   const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules);
@@ -56,12 +83,23 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const rest = new RestRoutes(pipeline, bodyLimit);
   const host = options.host ?? "127.0.0.1";
   const explorer = options.explorer ? new Explorer(definition.schema, definition.graphqlSchemaText, definition.explorer) : undefined;
+  const health = options.health ?? true;
+  const metricsPath = options.metrics ? ((options.metrics === true ? undefined : options.metrics.path) ?? DEFAULT_METRICS_PATH) : undefined;
+  const metricsPort = options.metrics && options.metrics !== true ? options.metrics.port : undefined;
+  /** Serves the metrics; answers whether `pathname` was their path. */
+  const answerMetrics = (pathname: string, response: ServerResponse) => pathname === metricsPath && sendMetrics(pipeline.metrics, response);
 
   const http: Server = createHttpServer((request, response) => {
+    httpShutdown.track(response);
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
     };
+    if (health && isHealthCheck(request.method, url.pathname)) {
+      answerHealthCheck(pipeline.health, pipeline.store, url.pathname, response).then(() => done(), done);
+      return;
+    }
+    if (metricsPort === undefined && answerMetrics(url.pathname, response)) return;
     if (explorer?.handle(request, response, url.pathname)) return;
     if (url.pathname === "/graphql") {
       if (request.method !== "POST") sendError(response, new ServiceError("METHOD_NOT_ALLOWED", "/graphql takes POST"), [], { allow: "POST" });
@@ -73,13 +111,15 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     }
   });
   http.keepAliveTimeout = 65_000;
+  const httpShutdown = new HttpShutdown(http);
   const grpc: Http2Server = createHttp2Server(grpcHandler(pipeline, definition.grpcServices));
-  // Open HTTP/2 sessions keep a server from closing; remember them to end them on close().
-  const sessions = new Set<ServerHttp2Session>();
-  grpc.on("session", (session) => {
-    sessions.add(session);
-    session.once("close", () => sessions.delete(session));
-  });
+  const grpcShutdown = new Http2Shutdown(grpc);
+  const metricsServer: Server | undefined =
+    metricsPort === undefined
+      ? undefined
+      : createHttpServer((request, response) => {
+          if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
+        });
 
   const listen = (server: Server | Http2Server, port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -89,18 +129,24 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
 
   return {
     pipeline,
+    health: pipeline.health,
     async listen() {
+      await pipeline.start();
       const httpPort = await listen(http, options.port ?? 8080);
       const grpcPort = await listen(grpc, options.grpcPort ?? definition.schema.grpcPort);
-      return { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
+      const addresses: ListeningAddresses = { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
+      if (metricsServer) addresses.metricsUrl = `http://${host}:${await listen(metricsServer, metricsPort!)}${metricsPath}`;
+      else if (metricsPath) addresses.metricsUrl = `${addresses.httpUrl}${metricsPath}`;
+      return addresses;
     },
-    async close() {
-      http.closeAllConnections();
-      for (const session of sessions) session.destroy();
+    async close({ graceMs = DEFAULT_GRACE_MS }: CloseOptions = {}) {
+      pipeline.health.shutDown();
       await Promise.all([
-        new Promise<void>((resolve) => http.close(() => resolve())),
-        new Promise<void>((resolve) => grpc.close(() => resolve())),
+        httpShutdown.close(graceMs),
+        grpcShutdown.close(graceMs),
+        metricsServer ? new Promise<void>((resolve) => (metricsServer.closeAllConnections(), metricsServer.close(() => resolve()))) : undefined,
       ]);
+      await pipeline.store.close();
     },
   };
 }

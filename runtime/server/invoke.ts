@@ -3,8 +3,14 @@
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck } from "./auth.js";
+import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { CallContext, CookieOptions, Principal } from "./context.js";
+import { HealthState } from "./health.js";
+import { Metrics, type MetricsOptions } from "./metrics.js";
+import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
+import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
+import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import { validateInput, type ValidationRules } from "../validate.js";
 
 type Plain = Record<string, unknown>;
@@ -29,7 +35,31 @@ export interface ServerOptions {
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
   grpcPort?: number;
   host?: string;
+  /** Failed admin secrets from one address that lock it out, and the window (default 10 in 15 minutes). */
   lockout?: LockoutPolicy;
+  /**
+   * Where the state the stubs keep between calls lives: lockout counts, admin sessions, rate-limit
+   * counters. Default: in this process (memoryStore()). Replicas behind a load balancer share it
+   * with redisStore(url). While the store cannot be reached, admin calls answer UNAVAILABLE.
+   */
+  store?: Store;
+  /**
+   * Proxies trusted to name the caller in X-Forwarded-For (or Forwarded): a hop count or a list of
+   * addresses and CIDR ranges. Default: none, the caller is the TCP peer and the headers are ignored.
+   */
+  trustProxy?: TrustProxy;
+  /**
+   * Rate limits per caller address and operation class (reads, writes, token routes), counted in the
+   * store: off by default; `true` or options for 30 calls a second with a burst of 20 per class.
+   * Refused calls answer TOO_MANY_REQUESTS with Retry-After.
+   */
+  rateLimit?: boolean | RateLimitOptions;
+  /** Prometheus metrics (needs prom-client): off by default; `true` serves them on /metrics of the HTTP port. */
+  metrics?: boolean | MetricsOptions;
+  /** One OpenTelemetry span per call (needs @opentelemetry/api and the service's SDK): off by default. */
+  tracing?: boolean | TracingOptions;
+  /** GET /healthz and /readyz on the HTTP port (default true). */
+  health?: boolean;
   /** Largest request body accepted, in bytes (default: the manifest's api.limits.request_bytes, which the contracts state). */
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
@@ -96,6 +126,7 @@ export interface IncomingCall {
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
+  /** The TCP peer; the pipeline resolves the caller's address from it (option trustProxy). */
   remoteAddress: string;
   setCookie(name: string, value: string, options?: CookieOptions): void;
 }
@@ -127,6 +158,17 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
 export class CallPipeline {
   readonly guard: AdminSecretGuard;
   readonly adminSessions: AdminSessionStore;
+  readonly store: Store;
+  /** SERVING while the store is reachable and the server is not shutting down; gRPC health reads it too. */
+  readonly health: HealthState;
+  /** The instruments of the options that are on, set by start() once their packages are loaded. */
+  rateLimiter: RateLimiter | undefined;
+  metrics: Metrics | undefined;
+  tracing: Tracing | undefined;
+  /** Errors the pipeline has already counted, so that an adapter reporting them again changes nothing. */
+  private readonly settled = new WeakSet<ServiceError>();
+  /** The caller's address of a call: its TCP peer, or what the trusted proxies say. Every protocol goes through it. */
+  readonly clientAddress: ClientAddressResolver;
   private readonly handlers = new Map<string, Handler>();
 
   constructor(
@@ -137,8 +179,11 @@ export class CallPipeline {
     readonly rules: ValidationRules,
   ) {
     const now = options.now ?? Date.now;
-    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, now);
-    this.adminSessions = new AdminSessionStore(now);
+    this.store = options.store ?? new MemoryStore();
+    this.clientAddress = clientAddressResolver(options.trustProxy);
+    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, this.store, now, () => this.onLockout());
+    this.adminSessions = new AdminSessionStore(this.store, now);
+    this.health = new HealthState(this.store);
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
       const method = implementation[operation.method];
@@ -157,22 +202,70 @@ export class CallPipeline {
             "Implement them (npx apigen scaffold <file> adds typed stubs), or pass { partial: true } to answer them UNIMPLEMENTED.",
         );
       }
-      const warn = options.onWarning ?? ((message: string) => process.stderr.write(`warning: ${message}\n`));
-      warn(`${missing.length} of ${Object.keys(schema.operations).length} operations are not implemented and answer UNIMPLEMENTED: ${list}`);
+      this.warn(`${missing.length} of ${Object.keys(schema.operations).length} operations are not implemented and answer UNIMPLEMENTED: ${list}`);
     }
   }
 
-  /** Who is calling. Synchronous unless a bearer token must be verified (no promise per admin call). */
-  private principalOf(call: IncomingCall, cookies: Record<string, string>): Principal | Promise<Principal> {
-    const level = call.operation.auth;
-    if (needsAdminCheck(level)) {
+  /** Start-up warnings and store outages: options.onWarning, or a line on stderr. */
+  private readonly warn = (message: string) => (this.options.onWarning ? this.options.onWarning(message) : process.stderr.write(`warning: ${message}\n`));
+
+  private onLockout(): void {
+    this.metrics?.lockout();
+  }
+
+  /** Starts the store and loads the instruments of the options that are on (listen() calls it). */
+  async start(): Promise<void> {
+    const { options } = this;
+    await this.store.start(this.warn);
+    const optionsOf = <T extends object>(value: boolean | T | undefined): T | undefined => (value === true ? ({} as T) : value || undefined);
+    const metrics = optionsOf(options.metrics);
+    const tracing = optionsOf(options.tracing);
+    const rateLimit = optionsOf(options.rateLimit);
+    if (metrics) this.metrics ??= await Metrics.create(metrics);
+    if (tracing) this.tracing ??= await Tracing.create(tracing, `${this.schema.name}-server`);
+    if (rateLimit) this.rateLimiter ??= await RateLimiter.create(this.store, rateLimit, (operationClass) => this.metrics?.rateLimited(operationClass));
+  }
+
+  /**
+   * Counts a call an adapter refused before it reached invoke() (a body it could not read, GraphQL
+   * variables found wrong before executing): in the log, the metrics and a span like any call.
+   * Errors that came out of invoke() were counted there and are ignored.
+   */
+  settle(protocol: Protocol, operation: OperationSpec, error: unknown, headers: Readonly<Record<string, string>> = {}): void {
+    if (error instanceof ServiceError && this.settled.has(error)) return;
+    const code = error instanceof ServiceError ? error.code : "INTERNAL";
+    this.tracing?.start(operation, protocol, headers).end(code);
+    this.finish(protocol, operation, code, undefined);
+  }
+
+  /** The log entry and the metrics of a finished call; `started` is left out for a call that never ran. */
+  private finish(protocol: Protocol, operation: OperationSpec, outcome: string, started: number | undefined): void {
+    const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
+    this.options.logger?.({ operation: operation.name, protocol, outcome, durationMs: (seconds ?? 0) * 1000 });
+    this.metrics?.observe(protocol, operation.name, outcome, seconds);
+  }
+
+  /**
+   * Who is calling. Synchronous unless the store or a bearer-token check answers later: with the
+   * in-memory store an admin call makes no promise.
+   */
+  private principalOf(call: IncomingCall, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
+    if (needsAdminCheck(call.operation.auth)) {
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
-        if (this.guard.verify(secret, call.remoteAddress)) return SUPER_ADMIN;
-        throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+        return andThen(this.guard.verify(secret, address), (ok) => {
+          if (ok) return SUPER_ADMIN;
+          throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+        });
       }
-      if (cookies[ADMIN_SESSION_COOKIE] && this.adminSessions.get(cookies[ADMIN_SESSION_COOKIE])) return SUPER_ADMIN;
+      const sessionId = cookies[ADMIN_SESSION_COOKIE];
+      if (sessionId) return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call)));
     }
+    return this.bearerPrincipal(call);
+  }
+
+  private bearerPrincipal(call: IncomingCall): MaybePromise<Principal> {
+    const level = call.operation.auth;
     const authorization = call.headers["authorization"];
     // A SCIM endpoint's token is no user token: each is checked only where its level asks for it.
     if (level === "scim_token" && authorization?.toLowerCase().startsWith("bearer ")) {
@@ -197,7 +290,9 @@ export class CallPipeline {
    */
   async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
     const call = { protocol: "graphql" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
-    const principal = await this.principalOf(call, parseCookies(headers["cookie"]));
+    const address = this.clientAddress(remoteAddress, headers);
+    if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
+    const principal = await this.principalOf(call, address, parseCookies(headers["cookie"]));
     if (operation.auth === "org_admin" && principal.kind === "user") return principal;
     await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
     return principal;
@@ -205,12 +300,16 @@ export class CallPipeline {
 
   /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
   async invoke(call: IncomingCall): Promise<Plain> {
-    const started = this.options.logger ? performance.now() : 0;
+    const started = this.options.logger || this.metrics ? performance.now() : 0;
     const { operation } = call;
+    const span: CallSpan | undefined = this.tracing?.start(operation, call.protocol, call.headers);
     let outcome = "OK";
     try {
       const cookies = parseCookies(call.headers["cookie"]);
-      const found = call.checked?.principal ?? this.principalOf(call, cookies);
+      const address = this.clientAddress(call.remoteAddress, call.headers);
+      // GraphQL counted the call against the rate limit before executing (preauthorize).
+      if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
+      const found = call.checked?.principal ?? this.principalOf(call, address, cookies);
       const principal = found instanceof Promise ? await found : found;
       // The body is read only once the caller is known: an unauthenticated caller learns nothing
       // about what it sent. The org-admin check alone needs the input, to know the organization.
@@ -232,16 +331,18 @@ export class CallPipeline {
         operation,
         protocol: call.protocol,
         principal,
-        remoteAddress: call.remoteAddress,
+        remoteAddress: address,
         headers: call.headers,
         cookies,
         setCookie: call.setCookie,
         // Built on first use: most operations never touch admin sessions.
         get adminSessions() {
-          return sessions.forCall(guard, call.remoteAddress);
+          return sessions.forCall(guard, address);
         },
       };
-      const output = normalizeMessage(this.schema, operation.output, await this.handlers.get(operation.name)!(validated(), context));
+      const handler = this.handlers.get(operation.name)!;
+      const answer = await (span ? span.run(() => handler(validated(), context)) : handler(validated(), context));
+      const output = normalizeMessage(this.schema, operation.output, answer);
       const missing = missingRequiredField(this.schema, operation.output, output);
       if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
       return output;
@@ -253,9 +354,11 @@ export class CallPipeline {
       }
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
       outcome = serviceError.code;
+      this.settled.add(serviceError);
       throw serviceError;
     } finally {
-      this.options.logger?.({ operation: operation.name, protocol: call.protocol, outcome, durationMs: performance.now() - started });
+      span?.end(outcome);
+      this.finish(call.protocol, operation, outcome, started);
     }
   }
 }

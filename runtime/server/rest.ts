@@ -90,6 +90,8 @@ export class RestRoutes {
       sendJson(response, 200, output, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+      this.pipeline.settle("rest", operation, serviceError, flatHeaders(request.headers));
+      if (serviceError.retryAfterSeconds !== undefined) response.setHeader("retry-after", String(serviceError.retryAfterSeconds));
       if (operation.surface === "oauth") {
         const oauthError = oauthErrorOf(serviceError);
         const status = oauthStatus(serviceError.code, oauthError);

@@ -1,6 +1,6 @@
 // A stand-in implementation for protocol-level tests: answers every operation with a valid sample
 // of its output and records what each call received.
-import { createServer, type CallContext, type ServerOptions } from "../../generated/server/index.js";
+import { createServer, type CallContext, type ServerOptions, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
 
@@ -46,6 +46,10 @@ export interface RecordingService {
   calls: RecordedCall[];
   httpUrl: string;
   grpcEndpoint: string;
+  /** Where the metrics are served, when the option metrics is on. */
+  metricsUrl?: string;
+  /** The running server (health, close with options). */
+  server: ServiceServer;
   /** Overrides the answer of one method. */
   answers: Map<string, (input: Record<string, unknown>) => unknown>;
   close(): Promise<void>;
@@ -78,6 +82,6 @@ export async function startRecordingService(adminSecret = "s3cret", options: Par
     lockout: { maxFailures: 1_000_000, windowMs: 60_000 },
     ...options,
   });
-  const { httpUrl, grpcEndpoint } = await server.listen();
-  return { calls, httpUrl, grpcEndpoint, answers, close: () => server.close() };
+  const { httpUrl, grpcEndpoint, metricsUrl } = await server.listen();
+  return { calls, httpUrl, grpcEndpoint, metricsUrl, server, answers, close: () => server.close() };
 }

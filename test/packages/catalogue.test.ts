@@ -10,6 +10,7 @@ import { loadIr } from "../../generators/generate.js";
 import { DOCS_DIR } from "../../generators/emit/docs.js";
 import { MCP_TOOLS_PATH } from "../../generators/emit/mcp.js";
 import { sampleInput } from "../../generators/emit/operation-text.js";
+import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
 import { EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { PROTOCOLS } from "../../generators/ir.js";
@@ -148,17 +149,19 @@ describe("the package manifests and READMEs", () => {
     }
   });
 
-  it("declare the explorer's browser packages (but React) as optional peers of the server only, in ranges the project's own versions satisfy", () => {
+  it("declare the explorer's browser packages (but React) and the packages of the Redis store, metrics and tracing as optional peers of the server only, in ranges the project's own versions satisfy", () => {
     const server = JSON.parse(read(`${SERVER_PACKAGE_DIR}/package.json`)) as Record<string, Record<string, unknown>>;
     const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as Record<string, unknown>;
     expect(sdk).not.toHaveProperty("peerDependencies");
-    const names = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer).map(([name]) => name);
-    expect(names).toEqual(["graphiql", "swagger-ui-dist"]);
+    const explorerNames = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer).map(([name]) => name);
+    expect(explorerNames).toEqual(["graphiql", "swagger-ui-dist"]);
+    const names = [...explorerNames, ...Object.keys(OPTIONAL_PACKAGES)];
+    expect(names).toEqual(["graphiql", "swagger-ui-dist", "ioredis", "prom-client", "@opentelemetry/api"]);
     expect(Object.keys(server.peerDependencies!)).toEqual(names);
     expect(server.peerDependenciesMeta).toEqual(Object.fromEntries(names.map((name) => [name, { optional: true }])));
     for (const name of names) expect(server.dependencies).not.toHaveProperty(name);
     const declared = (JSON.parse(read("package.json")) as { dependencies: Record<string, string> }).dependencies;
-    for (const [name, { range }] of Object.entries(EXPLORER_PACKAGES)) {
+    for (const [name, { range }] of [...Object.entries(EXPLORER_PACKAGES), ...Object.entries(OPTIONAL_PACKAGES)]) {
       if (names.includes(name)) expect(server.peerDependencies![name]).toBe(range);
       const installed = (JSON.parse(read(`node_modules/${name}/package.json`)) as { version: string }).version;
       expect(semver.satisfies(installed, range), `${name} ${installed} in ${range}`).toBe(true);

@@ -98,7 +98,7 @@ process.stdout.write(JSON.stringify(results));
 `;
 
 /** Implements the server stubs in a few methods (the rest refuse) and serves them on free ports. */
-const SERVER_SOURCE = `import { createServer, ExplorerSetupError, ServiceError, type CallContext, type Implementation } from "${serverPackage}";
+const SERVER_SOURCE = `import { createServer, ExplorerSetupError, MissingPackageError, ServiceError, type CallContext, type Implementation } from "${serverPackage}";
 import type { CreateOrganizationInput, Organization } from "${serverPackage}/types";
 
 const organizations = new Map<string, Organization>();
@@ -155,7 +155,14 @@ try {
 
 const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, port: 0, grpcPort: 0 });
 const addresses = await server.listen();
-process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal }) + "\\n");
+// prom-client is an optional peer too: metrics without it must say what to install.
+let metricsRefusal = "";
+try {
+  await createServer(implementation, { adminSecret: "unused", port: 0, grpcPort: 0, metrics: true }).listen();
+} catch (error) {
+  metricsRefusal = error instanceof MissingPackageError ? error.message : \`not a MissingPackageError: \${String(error)}\`;
+}
+process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal, metricsRefusal }) + "\\n");
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
 `;
 
@@ -244,7 +251,7 @@ describe("the SDK package against the reference service", () => {
 });
 
 describe("the server-stub package implemented and served by the consumer", () => {
-  let addresses: { httpUrl: string; grpcEndpoint: string; explorerRefusal: string };
+  let addresses: { httpUrl: string; grpcEndpoint: string; explorerRefusal: string; metricsRefusal: string };
 
   beforeAll(async () => {
     consumerServer = spawn(process.execPath, [join(consumerDir, "dist", "server.js")], { cwd: consumerDir, env: { ...process.env, ADMIN_SECRET }, stdio: ["ignore", "pipe", "inherit"] });
@@ -255,9 +262,10 @@ describe("the server-stub package implemented and served by the consumer", () =>
     addresses = JSON.parse(firstLine) as typeof addresses;
   });
 
-  it("refuses the explorer without its optional peers, naming them and the command that installs them", async () => {
+  it("refuses the explorer and metrics without their optional peers, naming them and the command that installs them", async () => {
     expect(readdirSync(join(consumerDir, "node_modules"))).not.toContain("graphiql");
     expect(addresses.explorerRefusal).toMatch(/not installed: graphiql, react, react-dom, swagger-ui-dist\. Install them with: npm install graphiql@/);
+    expect(addresses.metricsRefusal).toBe("metrics (option metrics) needs the package prom-client, which is not installed. Install it with: npm install prom-client@^15.1.3");
     // The OpenAPI module the explorer loads on demand is packed although only a dynamic import reaches it.
     expect(readdirSync(join(consumerDir, "node_modules", serverPackage, "generated", "server"))).toContain("openapi-document.js");
   });

@@ -20,7 +20,7 @@ describe("admin auth and meta", () => {
     expect(session).toMatchObject({ created_at: login.created_at, expires_at: login.expires_at });
     await h.call("adminLogout", {}, { cookies: { [cookie.name]: cookie.value } });
     expect(h.cookiesSet.at(-1)).toMatchObject({ name: cookie.name, value: "", options: { maxAgeSeconds: 0 } });
-    expect(h.adminSessions.get(cookie.value)).toBeUndefined();
+    expect(await h.adminSessions.get(cookie.value)).toBeUndefined();
     expect((await h.call("adminSession", {})).message).toContain("header");
   });
 

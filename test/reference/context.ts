@@ -8,6 +8,7 @@ import { createReferenceService, type ReferenceService, type ReferenceServiceOpt
 import { ServiceError, type ErrorCode } from "../../runtime/errors.js";
 import type { OperationSpec, Protocol } from "../../runtime/schema.js";
 import { AdminSecretGuard, AdminSessionStore } from "../../runtime/server/auth.js";
+import { MemoryStore } from "../../runtime/server/store.js";
 import type { CookieOptions, Principal } from "../../runtime/server/context.js";
 import { validateInput } from "../../runtime/validate.js";
 import { normalizeMessage } from "../../runtime/shape.js";
@@ -70,8 +71,9 @@ export function createHarness(options: ReferenceServiceOptions = {}): Harness {
   let now = START_MS;
   let counter = 0;
   const service = createReferenceService({ clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], ...options });
-  const adminSessions = new AdminSessionStore(() => now);
-  const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, () => now);
+  const store = new MemoryStore();
+  const adminSessions = new AdminSessionStore(store, () => now);
+  const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, store, () => now);
   const cookiesSet: SetCookie[] = [];
 
   const harness: Harness = {

@@ -88,12 +88,37 @@ describe("npm run serve", () => {
   };
 
   it("reads flags before the environment and refuses bad values", () => {
-    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true });
-    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true });
+    const defaults = { rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, shutdownGraceMs: 10_000 };
+    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
+    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
     expect(parseServeArgs(["--no-explorer", "--admin-secret", "c"], {})).toMatchObject({ adminSecret: "c", explorer: false });
     expect(() => parseServeArgs(["--admin-secret", "a", "--port", "http"], {})).toThrow(/--port must be a port number/);
     expect(() => parseServeArgs(["--admin-secret"], {})).toThrow(/needs a value/);
     expect(() => parseServeArgs(["--verbose"], { SERVICE_ADMIN_SECRET: "a" })).toThrow(/unknown argument --verbose/);
+  });
+
+  it("reads the flags of replicas, proxies, rate limits, metrics and shutdown", () => {
+    const env = { SERVICE_ADMIN_SECRET: "a" };
+    expect(
+      parseServeArgs(["--redis-url", "redis://cache:6379/2", "--redis-key-prefix", "id:", "--trust-proxy", "10.0.0.0/8, loopback", "--forwarded-header", "forwarded"], env),
+    ).toMatchObject({ redisUrl: "redis://cache:6379/2", redisKeyPrefix: "id:", trustProxy: { trust: ["10.0.0.0/8", "loopback"], header: "forwarded" } });
+    expect(parseServeArgs([], { ...env, TRUST_PROXY: "2", REDIS_URL: "redis://r" })).toMatchObject({ trustProxy: 2, redisUrl: "redis://r" });
+    expect(parseServeArgs(["--rate-limit", "5/0", "--rate-limit-store-down", "closed"], env).rateLimit).toEqual({
+      read: { perSecond: 5, burst: 0 },
+      write: { perSecond: 5, burst: 0 },
+      token: { perSecond: 5, burst: 0 },
+      whenStoreDown: "closed",
+    });
+    expect(parseServeArgs(["--no-rate-limit"], env).rateLimit).toBe(false);
+    expect(parseServeArgs([], { ...env, RATE_LIMIT: "off" }).rateLimit).toBe(false);
+    expect(parseServeArgs(["--metrics"], env).metrics).toEqual({});
+    expect(parseServeArgs(["--metrics-port", "9464"], env).metrics).toEqual({ port: 9464 });
+    expect(parseServeArgs(["--shutdown-grace-ms", "2500"], env).shutdownGraceMs).toBe(2500);
+    expect(() => parseServeArgs(["--redis-url", "localhost:6379"], env)).toThrow("--redis-url must be a redis:// or rediss:// URL");
+    expect(() => parseServeArgs(["--forwarded-header", "forwarded"], env)).toThrow("--forwarded-header needs --trust-proxy");
+    expect(() => parseServeArgs(["--rate-limit", "fast"], env)).toThrow("--rate-limit must be <calls a second>/<burst> (such as 30/20) or off");
+    expect(() => parseServeArgs(["--rate-limit-store-down", "maybe"], env)).toThrow("--rate-limit-store-down must be open or closed");
+    expect(() => parseServeArgs(["--shutdown-grace-ms", "soon"], env)).toThrow("--shutdown-grace-ms must be a whole number of milliseconds");
   });
 
   it("reports unexpected failures by kind and place, never by message", async () => {

@@ -2,22 +2,13 @@
 // lockout of repeated wrong secrets, and the super-admin / org-admin split.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
-import { AdminClient, ApiError, operations } from "../../generated/client/index.js";
+import { AdminClient, operations } from "../../generated/client/index.js";
+import { codeOf } from "../helpers/raw-calls.js";
 import { authorize } from "../../runtime/server/auth.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 type Method = (input: object, options?: object) => Promise<unknown>;
-
-async function codeOf(call: () => Promise<unknown>): Promise<string> {
-  try {
-    await call();
-    return "OK";
-  } catch (error) {
-    if (!(error instanceof ApiError)) throw error;
-    return error.code;
-  }
-}
 
 let service: RecordingService;
 beforeAll(async () => {

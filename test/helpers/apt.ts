@@ -1,0 +1,22 @@
+// Debian programs that tests start (Chromium, redis-server): installed with apt-get when missing,
+// so that CI on a fresh machine passes; a machine where that cannot work fails with the reason.
+import { spawnSync } from "node:child_process";
+import { existsSync } from "node:fs";
+
+function apt(args: string[]): { ok: boolean; output: string } {
+  const result = spawnSync("apt-get", args, { encoding: "utf8", env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" }, timeout: 600_000 });
+  if (result.error) return { ok: false, output: result.error.message };
+  return { ok: result.status === 0, output: `${result.stdout}${result.stderr}`.trim().split("\n").slice(-5).join("\n") };
+}
+
+/** Makes sure `path` exists, installing Debian package `name` as root; throws why it cannot. */
+export function ensureDebianProgram(name: string, path: string, neededBy: string): void {
+  if (existsSync(path)) return;
+  const cannot = (why: string) => new Error(`${neededBy} needs ${path} and could not install it: ${why}. Install it with: apt-get install -y ${name}`);
+  if (process.getuid?.() !== 0) throw cannot("apt-get needs root and this test does not run as root");
+  const update = apt(["update", "-qq"]);
+  if (!update.ok) throw cannot(`apt-get update failed:\n${update.output}`);
+  const install = apt(["install", "-y", "-qq", name]);
+  if (!install.ok) throw cannot(`apt-get install ${name} failed:\n${install.output}`);
+  if (!existsSync(path)) throw cannot(`the ${name} package installed no ${path}`);
+}
