@@ -17,7 +17,11 @@ export interface ProtoFieldPlan {
   comment: string;
   type: ProtoFieldType;
   repeated: boolean;
-  /** proto3 `optional`: explicit presence for a scalar or enum that may be unset. */
+  /**
+   * proto3 `optional`: explicit presence, for a scalar or enum that may be unset and for every
+   * scalar and enum of a message used as input, so that a required one left out reaches the
+   * validator as missing (as on REST and GraphQL) rather than as its zero value.
+   */
   optional: boolean;
   deprecated: boolean;
 }
@@ -76,7 +80,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   const pkg = ir.proto.package;
   const qualified = (name: string) => `.${pkg}.${name}`;
 
-  const planField = (field: IrField): ProtoFieldPlan => {
+  const planField = (field: IrField, inRequest: boolean): ProtoFieldPlan => {
     let type: ProtoFieldType;
     if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
     else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
@@ -90,7 +94,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
       comment: field.description,
       type,
       repeated: field.list,
-      optional: presenceByLabel && !field.required,
+      optional: presenceByLabel && (inRequest || !field.required),
       deprecated: field.deprecated !== undefined,
     };
   };
@@ -98,7 +102,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   const planMessage = (message: IrMessage, name = message.name): ProtoMessagePlan => ({
     name,
     comment: message.description,
-    fields: message.fields.map(planField),
+    fields: message.fields.map((field) => planField(field, message.usedAsInput)),
     reserved: message.reserved,
   });
 
