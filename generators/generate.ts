@@ -12,7 +12,7 @@ import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
-import { buildDescriptors } from "./emit/proto-descriptors.js";
+import { buildDescriptors, emitDescriptorSetModule } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
 import { emitBufConfig, emitProtobufEs } from "./emit/protobuf-es.js";
@@ -34,6 +34,7 @@ export interface Emitted {
 /** Every file the IR produces. */
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
+  const descriptors = buildDescriptors(protoPlan);
   const sdl = printGraphql(ir);
   const openapiYaml = printOpenapi(ir);
   return {
@@ -46,12 +47,13 @@ export function emitAll(ir: Ir): Emitted {
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
       emitOpenapiDocumentModule(openapiYaml),
+      emitDescriptorSetModule(descriptors),
       ...emitClients(ir),
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),
       ...emitDocsSite(ir),
       ...emitMcpTools(ir),
     ],
-    groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
+    groups: [emitProtobufEs(descriptors, protoPlan.map((file) => file.path))],
   };
 }

@@ -38,12 +38,15 @@ export const RUNTIME_DEPENDENCIES = {
   "@bufbuild/protobuf": "^2.13.0",
   "@connectrpc/connect": "^2.1.2",
   "@connectrpc/connect-node": "^2.1.2",
+  "@grpc/grpc-js": "^1.14.7",
+  "@grpc/reflection": "^1.0.4",
+  "grpc-health-check": "^2.1.0",
   graphql: "^16.15.0",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
-const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "graphql"];
+const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql"];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;

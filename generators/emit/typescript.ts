@@ -178,6 +178,7 @@ export interface Implementation extends ${surfaces.map((s) => SURFACE_INTERFACE[
 
   const index = `import { createServiceServer, type ServerOptions, type ServiceServer } from "../../runtime/server/index.js";
 import { schema } from "../schema.js";
+import { descriptorSet } from "./descriptor-set.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
 import type { Implementation } from "./handlers.js";
 ${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
@@ -190,8 +191,8 @@ export { ImplementationError } from "../../runtime/server/invoke.js";
 export type { ServerOptions, ServiceServer } from "../../runtime/server/index.js";
 
 /**
- * Serves \`implementation\` over GraphQL (POST /graphql) and REST (/v1/..., /oauth/...) on one port
- * and over gRPC, gRPC-Web and Connect on another, with auth, validation and one error model.
+ * Serves \`implementation\` over GraphQL (POST /graphql), REST (/v1/..., /oauth/...), Connect and
+ * gRPC-Web on one port and over gRPC on another, with auth, validation and one error model.
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer;
 /** Serves what \`implementation\` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
@@ -202,6 +203,7 @@ export function createServer(implementation: Partial<Implementation>, options: S
       schema,
       graphqlSchemaText,
       grpcServices: [${services.map((s) => s.name).join(", ")}],
+      descriptorSet,
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument${firstOperation ? `, firstOperation: ${JSON.stringify(firstOperation)}` : ""} },
     },

@@ -42,7 +42,8 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
           throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
         }
         const connectError = ConnectError.from(error);
-        // The server names the code beside the status, which two codes may share.
+        // The server names the code beside the status, which two codes may share; a status without
+        // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).
         const named = connectError.metadata.get(ERROR_CODE_METADATA);
         const code = isErrorCode(named) ? named : codeOfGrpcStatus(connectError.code);
         throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error });

@@ -1,81 +1,246 @@
-// gRPC, gRPC-Web and Connect through one connect-node handler. Each RPC converts the protobuf-es
-// request to the plain input, runs the shared pipeline, and answers the same flat fields.
-import type { IncomingMessage, OutgoingHttpHeaders } from "node:http";
-import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import type { DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
-import { connectNodeAdapter } from "@connectrpc/connect-node";
+// The gRPC port, served by @grpc/grpc-js: the RPCs of the generated services (protobuf-es messages
+// as grpc-js serializers, the shared call pipeline behind them), server reflection (v1 and v1alpha)
+// and grpc.health.v1, with the body limit of the other protocols. Connect and gRPC-Web are served on
+// the HTTP port (connect.ts).
+//
+// Why not connect-node here: under ghz it spends ~200 µs of CPU per unary call in its universal
+// handler (async-iterable pipelines for request and answer, an AbortController per call whose abort
+// builds a DOMException, header copies between Node's and fetch's Headers) and ~10% of the time in
+// GC for the garbage that makes; none of it can be turned off from outside. grpc-js answers the
+// same call with a fraction of that work (see bench/grpc.bench.ts).
+import { isIP } from "node:net";
+import { create, fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
+import { protoCamelCase } from "@bufbuild/protobuf/reflect";
+import { BinaryReader } from "@bufbuild/protobuf/wire";
+import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
+import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from "@grpc/grpc-js";
+import { ReflectionService } from "@grpc/reflection";
+import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
-import type { OperationSpec } from "../schema.js";
+import type { ApiSchema } from "../schema.js";
 import { fromProtoInput, toProtoInit } from "../shape.js";
-import type { CallPipeline } from "./invoke.js";
-import { serializeCookie } from "./invoke.js";
+import { serializeCookie, type CallPipeline } from "./invoke.js";
+import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
-const peerAddress = createContextKey<string>("", { description: "remote address of the caller" });
+type Plain = Record<string, unknown>;
 
-function headersOf(context: HandlerContext): Record<string, string> {
+/** Whether the service takes calls, as grpc.health.v1 reports it. */
+export type ServingStatusName = "SERVING" | "NOT_SERVING";
+
+/** A readiness signal the health service follows (for instance: NOT_SERVING while a store is down). */
+export interface ServingState {
+  status(): ServingStatusName;
+  /** Calls `listener` whenever the status changes; answers a function that stops it. */
+  onChange(listener: (status: ServingStatusName) => void): () => void;
+}
+
+export interface GrpcPortOptions {
+  /** Largest request message accepted, in bytes; a larger one is RESOURCE_EXHAUSTED. */
+  bodyLimit: number;
+  /** FileDescriptorSet of the services and everything they import, base64 (generated/server/descriptor-set.ts). */
+  descriptorSet: string;
+  /** Default: the socket's address. */
+  callerAddress?: CallerAddressResolver;
+  /** Default: SERVING while the port listens. */
+  servingState?: ServingState;
+}
+
+/** Request metadata as the pipeline reads headers: lower-case names, text values (binary `-bin` entries are left out). */
+function headersOf(metadata: Metadata): Record<string, string> {
   const headers: Record<string, string> = {};
-  context.requestHeader.forEach((value, name) => {
-    headers[name] = value;
-  });
+  for (const [name, values] of Object.entries(metadata.toJSON())) {
+    if (!name.endsWith("-bin")) headers[name] = values.join(", ");
+  }
   return headers;
 }
 
-export function grpcHandler(pipeline: CallPipeline, services: readonly DescService[]) {
-  const byRpc = new Map<string, OperationSpec>();
-  for (const operation of Object.values(pipeline.schema.operations)) {
-    if (operation.grpc) byRpc.set(`${operation.grpc.service}/${operation.grpc.rpc}`, operation);
-  }
-  const routes = (router: ConnectRouter) => {
-    for (const service of services) {
-      const implementation: Record<string, (request: unknown, context: HandlerContext) => Promise<unknown>> = {};
-      for (const method of service.methods) {
-        const operation = byRpc.get(`${service.typeName}/${method.name}`);
-        if (!operation) throw new Error(`RPC ${service.typeName}/${method.name} has no operation in the schema`);
-        implementation[method.localName] = async (request, context) => {
-          try {
-            const output = await pipeline.invoke({
-              protocol: "grpc",
-              operation,
-              input: fromProtoInput(pipeline.schema, operation.input, request),
-              headers: headersOf(context),
-              remoteAddress: context.values.get(peerAddress),
-              setCookie: (name, value, options) => context.responseHeader.append("set-cookie", serializeCookie(name, value, options)),
-            });
-            return toProtoInit(pipeline.schema, operation.output, output);
-          } catch (error) {
-            const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-            throw new ConnectError(serviceError.message, ERROR_WIRE[serviceError.code].grpc as Code, { [ERROR_CODE_METADATA]: serviceError.code });
-          }
-        };
+/** The address of grpc-js's peer string (`address:port`). */
+function peerAddress(peer: string): string {
+  const address = peer.slice(0, peer.lastIndexOf(":"));
+  return isIP(address) ? address : peer;
+}
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+/** The grpc-js definition of one RPC: protobuf-es messages in the flat shape of the pipeline. */
+function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMethod) {
+  return {
+    path,
+    requestStream: false,
+    responseStream: false,
+    originalName: method.localName,
+    // A malformed message becomes the error itself: grpc-js would answer a throwing deserializer INTERNAL.
+    requestDeserialize(bytes: Buffer): Plain | ServiceError {
+      let message;
+      try {
+        message = fromBinary(method.input, bytes);
+      } catch {
+        return MALFORMED_MESSAGE;
       }
-      router.service(service, implementation as never);
-    }
-  };
-  const adapter = connectNodeAdapter({
-    routes,
-    contextValues: (request) => createContextValues().set(peerAddress, (request as IncomingMessage).socket?.remoteAddress ?? ""),
-  });
-  return (request: Http2ServerRequest, response: Http2ServerResponse) => {
-    reclassifyParseErrors(response);
-    adapter(request, response);
+      return fromProtoInput(schema, operation.input, message);
+    },
+    responseSerialize: (output: Plain) => asBuffer(toBinary(method.output, create(method.output, toProtoInit(schema, operation.output, output) as never))),
   };
 }
 
+function statusOf(error: ServiceError) {
+  const trailer = new Metadata();
+  trailer.set(ERROR_CODE_METADATA, error.code);
+  return { code: ERROR_WIRE[error.code].grpc, details: error.message, metadata: trailer };
+}
+
+/** Splits a FileDescriptorSet into its files, still encoded (`repeated FileDescriptorProto file = 1`). */
+function descriptorFiles(descriptorSetBase64: string): Buffer[] {
+  const reader = new BinaryReader(Buffer.from(descriptorSetBase64, "base64"));
+  const files: Buffer[] = [];
+  while (reader.pos < reader.len) {
+    const [field, wireType] = reader.tag();
+    if (field === 1) files.push(asBuffer(reader.bytes()));
+    else reader.skip(wireType);
+  }
+  return files;
+}
+
 /**
- * connect-node answers a request body that is not valid protobuf with INTERNAL; it is the
- * caller's mistake, so the gRPC status becomes INVALID_ARGUMENT like every other bad input.
+ * @grpc/proto-loader (protobufjs) names the entry message of a map field after the field
+ * ("Statuses") where protoc names it "StatusesEntry", and protobuf-go clients such as grpcurl
+ * refuse the descriptor; this renames them as protoc does.
  */
-function reclassifyParseErrors(response: Http2ServerResponse): void {
-  const fix = (headers: OutgoingHttpHeaders | undefined) => {
-    if (!headers || String(headers["grpc-status"]) !== "13") return;
-    const message = decodeURIComponent(String(headers["grpc-message"] ?? ""));
-    if (!message.startsWith("parse binary")) return;
-    headers["grpc-status"] = String(ERROR_WIRE.INVALID_ARGUMENT.grpc);
-    headers["grpc-message"] = encodeURIComponent("the request is not a valid protobuf message");
+function withProtocMapEntries(file: Buffer): Buffer {
+  const descriptor = fromBinary(FileDescriptorProtoSchema, file);
+  let renamed = false;
+  const visit = (message: DescriptorProto) => {
+    for (const field of message.field) {
+      const entry = message.nestedType.find((nested) => nested.options?.mapEntry && field.typeName.split(".").pop() === nested.name);
+      const name = `${protoCamelCase(field.name).replace(/^./, (c) => c.toUpperCase())}Entry`;
+      if (!entry || entry.name === name) continue;
+      field.typeName = field.typeName.slice(0, field.typeName.length - entry.name.length) + name;
+      entry.name = name;
+      renamed = true;
+    }
+    message.nestedType.forEach(visit);
   };
-  const addTrailers = response.addTrailers.bind(response);
-  response.addTrailers = (trailers) => addTrailers((fix(trailers as OutgoingHttpHeaders), trailers));
-  const writeHead = response.writeHead.bind(response) as (status: number, headers?: OutgoingHttpHeaders) => Http2ServerResponse;
-  response.writeHead = ((status: number, headers?: OutgoingHttpHeaders) => (fix(headers), writeHead(status, headers))) as never;
+  descriptor.messageType.forEach(visit);
+  return renamed ? asBuffer(toBinary(FileDescriptorProtoSchema, descriptor)) : file;
+}
+
+/** The descriptors behind service definitions that @grpc/proto-loader made (health, reflection). */
+function filesOf(definition: ServiceDefinition): Buffer[] {
+  const files = Object.values(definition).flatMap((method) => (method as { requestType?: { fileDescriptorProtos?: Buffer[] } }).requestType?.fileDescriptorProtos ?? []);
+  return [...new Set(files)].map(withProtocMapEntries);
+}
+
+let reflectionFiles: Buffer[] | undefined;
+/** The reflection service's own descriptors (it loads them when added to a server), so that it lists itself. */
+function reflectionDescriptors(): Buffer[] {
+  if (!reflectionFiles) {
+    const files: Buffer[] = [];
+    new ReflectionService({}).addToServer({ addService: (definition) => files.push(...filesOf(definition)) });
+    reflectionFiles = files;
+  }
+  return reflectionFiles;
+}
+
+export class GrpcPort {
+  private readonly server: Server;
+  private readonly health = new HealthImplementation();
+  /** The names grpc.health.v1 answers for: "" (the whole server) and each service. */
+  private readonly healthNames: string[];
+  private listening = false;
+  private readonly unsubscribe: () => void;
+
+  constructor(
+    pipeline: CallPipeline,
+    services: readonly DescService[],
+    private readonly options: GrpcPortOptions,
+  ) {
+    // grpc-js refuses a larger message from its length prefix, before reading it.
+    this.server = new Server({ "grpc.max_receive_message_length": options.bodyLimit });
+    const callerAddress = options.callerAddress ?? SOCKET_ADDRESS;
+    for (const service of services) {
+      const definition: Record<string, ReturnType<typeof methodDefinition>> = {};
+      const implementation: Record<string, (call: ServerUnaryCall<Plain | ServiceError, Plain>, callback: sendUnaryData<Plain>) => void> = {};
+      for (const rpc of rpcMethods(pipeline.schema, [service])) {
+        definition[rpc.method.name] = methodDefinition(pipeline.schema, rpc);
+        implementation[rpc.method.name] = (call, callback) => {
+          const cookies: string[] = [];
+          const answer = (error: ServiceError | null, output?: Plain) => {
+            if (cookies.length > 0) {
+              const initial = new Metadata();
+              for (const cookie of cookies) initial.add("set-cookie", cookie);
+              call.sendMetadata(initial);
+            }
+            if (error) callback(statusOf(error));
+            else callback(null, output);
+          };
+          if (call.request instanceof ServiceError) return answer(call.request);
+          const headers = headersOf(call.metadata);
+          pipeline
+            .invoke({
+              protocol: "grpc",
+              operation: rpc.operation,
+              input: call.request,
+              headers,
+              remoteAddress: callerAddress(peerAddress(call.getPeer()), headers),
+              setCookie: (name, value, cookieOptions) => cookies.push(serializeCookie(name, value, cookieOptions)),
+            })
+            .then(
+              (output) => answer(null, output),
+              (error: unknown) => answer(serviceErrorOf(error)),
+            );
+        };
+      }
+      // grpc-js's definitions also carry a client's serializers, which a server never calls.
+      this.server.addService(definition as unknown as ServiceDefinition, implementation);
+    }
+
+    this.healthNames = ["", ...services.map((service) => service.typeName)];
+    const ownFiles = descriptorFiles(options.descriptorSet);
+    const healthFiles: Buffer[] = [];
+    this.health.addToServer({
+      addService: (definition, implementation) => {
+        healthFiles.push(...filesOf(definition));
+        this.server.addService(definition, implementation);
+      },
+    });
+    // Reflection reads only `fileDescriptorProtos`: the generator's own descriptors, comments included.
+    const files = [...ownFiles, ...healthFiles, ...reflectionDescriptors()];
+    new ReflectionService({ descriptors: { format: "Protocol Buffer 3 DescriptorProto", type: {}, fileDescriptorProtos: files } }).addToServer(this.server);
+
+    this.updateHealth();
+    this.unsubscribe = options.servingState?.onChange(() => this.updateHealth()) ?? (() => {});
+  }
+
+  private updateHealth(): void {
+    const status: ServingStatus = this.listening ? (this.options.servingState?.status() ?? "SERVING") : "NOT_SERVING";
+    for (const name of this.healthNames) this.health.setStatus(name, status);
+  }
+
+  /** Listens on host:port (0: a free port); answers the port. */
+  listen(host: string, port: number): Promise<number> {
+    const address = isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+    return new Promise((resolve, reject) => {
+      this.server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => {
+        if (error) return reject(error);
+        this.listening = true;
+        this.updateHealth();
+        resolve(bound);
+      });
+    });
+  }
+
+  /**
+   * Stops taking calls: health turns NOT_SERVING, new calls are refused, calls in flight get
+   * `graceMs` to finish before their connections are closed.
+   */
+  close(graceMs = 0): Promise<void> {
+    this.listening = false;
+    this.updateHealth();
+    this.unsubscribe();
+    return new Promise((resolve) => {
+      this.server.tryShutdown(() => resolve());
+      if (graceMs > 0) setTimeout(() => this.server.forceShutdown(), graceMs).unref();
+      else this.server.forceShutdown();
+    });
+  }
 }
