@@ -11,7 +11,10 @@ import type { Plain, Transport, TransportCall, TransportSettings } from "./trans
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
   const baseUrl = `http://${settings.grpcEndpoint}`;
-  const sessionManager = new Http2SessionManager(baseUrl);
+  // Node's HTTP/2 session refuses to buffer more than maxSessionMemory (10 MB by default) and resets
+  // the stream (ENHANCE_YOUR_CALM) before the server can answer; a large message must reach the
+  // server, which answers it RESOURCE_EXHAUSTED when it is over its limit. (grpc-js lifts it the same way.)
+  const sessionManager = new Http2SessionManager(baseUrl, undefined, { maxSessionMemory: Number.MAX_SAFE_INTEGER });
   const transport = createConnectTransport({ baseUrl, sessionManager });
   const methods = new Map<string, DescMethodUnary>();
   for (const service of services) {

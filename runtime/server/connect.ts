@@ -42,7 +42,7 @@ function unimplemented(request: NodeRequest, response: NodeResponse): void {
   const contentType = String(request.headers["content-type"] ?? "");
   request.resume();
   if (/^application\/grpc/i.test(contentType)) {
-    const headers: Record<string, string> = { "content-type": contentType };
+    const headers: Record<string, string> = { "content-type": contentType, "content-length": "0" };
     setTrailerStatus(new Headers(), error).forEach((value, name) => (headers[name] = value));
     response.writeHead(200, headers);
     response.end();
@@ -51,6 +51,21 @@ function unimplemented(request: NodeRequest, response: NodeResponse): void {
     response.writeHead(codeToHttpStatus(error.code), { "content-type": "application/json", "content-length": String(body.byteLength), [ERROR_CODE_METADATA]: "UNIMPLEMENTED" });
     response.end(body);
   }
+}
+
+/**
+ * connect-node stops reading a body over the limit by returning early from the request's async
+ * iterator, which destroys the request but leaves the rest of the body on the connection: the
+ * next request on that keep-alive connection is never read, and a client still sending gets EPIPE
+ * instead of the answer. Here the early return leaves the request whole, and the rest of the body
+ * is read and dropped once the answer is on its way, as node:http does for a request nobody read.
+ * (HTTP/2 streams need nothing of the kind.)
+ */
+function drainWhenAnsweredEarly(request: IncomingMessage, response: NodeResponse): void {
+  request[Symbol.asyncIterator] = () => request.iterator({ destroyOnReturn: false });
+  response.once("prefinish", () => {
+    if (!request.complete) request.resume();
+  });
 }
 
 export interface ConnectRoutesOptions {
@@ -105,6 +120,7 @@ export class ConnectRoutes {
   }
 
   handle(request: NodeRequest, response: NodeResponse): void {
+    if (request.httpVersionMajor === 1) drainWhenAnsweredEarly(request as IncomingMessage, response);
     this.adapter(request, response);
   }
 }
