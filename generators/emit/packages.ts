@@ -42,11 +42,12 @@ export const RUNTIME_DEPENDENCIES = {
   "@grpc/reflection": "^1.0.4",
   "grpc-health-check": "^2.1.0",
   graphql: "^16.15.0",
+  protobufjs: "^7.6.6",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
-const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql"];
+const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql", "protobufjs"];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;

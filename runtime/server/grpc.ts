@@ -9,7 +9,7 @@
 // GC for the garbage that makes; none of it can be turned off from outside. grpc-js answers the
 // same call with a fraction of that work (see bench/grpc.bench.ts).
 import { isIP } from "node:net";
-import { create, fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
+import { fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import { BinaryReader } from "@bufbuild/protobuf/wire";
 import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
@@ -18,7 +18,8 @@ import { ReflectionService } from "@grpc/reflection";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
-import { fromProtoInput, toProtoInit } from "../shape.js";
+import { fromProtoInput } from "../shape.js";
+import { answerEncoder } from "./answer-encoder.js";
 import { serializeCookie, type CallPipeline } from "./invoke.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
@@ -45,13 +46,16 @@ export interface GrpcPortOptions {
   servingState?: ServingState;
 }
 
-/** Request metadata as the pipeline reads headers: lower-case names, text values (binary `-bin` entries are left out). */
+/**
+ * Request metadata as the pipeline reads headers: lower-case names, the first value of each (the
+ * headers it reads come once; Node joins repeated cookies), binary `-bin` entries left out.
+ */
 function headersOf(metadata: Metadata): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(metadata.toJSON())) {
-    if (!name.endsWith("-bin")) headers[name] = values.join(", ");
+  const headers = metadata.getMap();
+  for (const name in headers) {
+    if (typeof headers[name] !== "string") delete headers[name];
   }
-  return headers;
+  return headers as Record<string, string>;
 }
 
 /** The address of grpc-js's peer string (`address:port`). */
@@ -64,6 +68,7 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 
 /** The grpc-js definition of one RPC: protobuf-es messages in the flat shape of the pipeline. */
 function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMethod) {
+  const encode = answerEncoder(schema, operation.output, method.output);
   return {
     path,
     requestStream: false,
@@ -71,6 +76,8 @@ function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMet
     originalName: method.localName,
     // A malformed message becomes the error itself: grpc-js would answer a throwing deserializer INTERNAL.
     requestDeserialize(bytes: Buffer): Plain | ServiceError {
+      // An empty message sets no field (reads without input send nothing): no decoding to do.
+      if (bytes.length === 0) return {};
       let message;
       try {
         message = fromBinary(method.input, bytes);
@@ -79,7 +86,7 @@ function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMet
       }
       return fromProtoInput(schema, operation.input, message);
     },
-    responseSerialize: (output: Plain) => asBuffer(toBinary(method.output, create(method.output, toProtoInit(schema, operation.output, output) as never))),
+    responseSerialize: (output: Plain) => asBuffer(encode(output)),
   };
 }
 
@@ -154,40 +161,37 @@ export class GrpcPort {
     services: readonly DescService[],
     private readonly options: GrpcPortOptions,
   ) {
-    // grpc-js refuses a larger message from its length prefix, before reading it.
-    this.server = new Server({ "grpc.max_receive_message_length": options.bodyLimit });
+    // grpc-js refuses a larger message from its length prefix, before reading it. Channelz (a
+    // debugging service this server does not offer) would only cost time on every call.
+    this.server = new Server({ "grpc.max_receive_message_length": options.bodyLimit, "grpc.enable_channelz": 0 });
     const callerAddress = options.callerAddress ?? SOCKET_ADDRESS;
     for (const service of services) {
       const definition: Record<string, ReturnType<typeof methodDefinition>> = {};
       const implementation: Record<string, (call: ServerUnaryCall<Plain | ServiceError, Plain>, callback: sendUnaryData<Plain>) => void> = {};
       for (const rpc of rpcMethods(pipeline.schema, [service])) {
         definition[rpc.method.name] = methodDefinition(pipeline.schema, rpc);
-        implementation[rpc.method.name] = (call, callback) => {
-          const cookies: string[] = [];
-          const answer = (error: ServiceError | null, output?: Plain) => {
-            if (cookies.length > 0) {
-              const initial = new Metadata();
-              for (const cookie of cookies) initial.add("set-cookie", cookie);
-              call.sendMetadata(initial);
-            }
-            if (error) callback(statusOf(error));
-            else callback(null, output);
-          };
-          if (call.request instanceof ServiceError) return answer(call.request);
+        implementation[rpc.method.name] = async (call, callback) => {
+          const input = call.request;
+          if (input instanceof ServiceError) return callback(statusOf(input));
           const headers = headersOf(call.metadata);
-          pipeline
-            .invoke({
+          let cookies: Metadata | undefined;
+          let output: Plain | undefined;
+          let failure: ServiceError | undefined;
+          try {
+            output = await pipeline.invoke({
               protocol: "grpc",
               operation: rpc.operation,
-              input: call.request,
+              input,
               headers,
               remoteAddress: callerAddress(peerAddress(call.getPeer()), headers),
-              setCookie: (name, value, cookieOptions) => cookies.push(serializeCookie(name, value, cookieOptions)),
-            })
-            .then(
-              (output) => answer(null, output),
-              (error: unknown) => answer(serviceErrorOf(error)),
-            );
+              setCookie: (name, value, cookieOptions) => (cookies ??= new Metadata()).add("set-cookie", serializeCookie(name, value, cookieOptions)),
+            });
+          } catch (error) {
+            failure = serviceErrorOf(error);
+          }
+          if (cookies) call.sendMetadata(cookies);
+          if (failure) callback(statusOf(failure));
+          else callback(null, output);
         };
       }
       // grpc-js's definitions also carry a client's serializers, which a server never calls.
