@@ -1,16 +1,12 @@
-// Requests per second of one cheap read (admin_meta) through the generated stubs, over each
-// protocol, against bare baselines measured in the same run:
+// Requests per second of one cheap read (admin_meta) through the generated stubs, over REST and
+// GraphQL, against bare baselines measured in the same run:
 //   REST stub vs plain node:http answering the same JSON (target: at least 80% of it);
-//   GraphQL stub vs the REST stub (target: at least 50%);
-//   gRPC stub vs a bare connect-node handler answering the same message (target: at least 90%).
-// Servers run bundled, each in its own process. HTTP load comes from autocannon, gRPC load from a
-// connect-node client, with the same concurrency on both sides of each ratio. On a shared 2-core
-// machine single runs vary by ±30%, so each pair is measured in ROUNDS interleaved rounds and the
-// figures are medians.
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
+//   GraphQL stub vs the REST stub (target: at least 50%).
+// gRPC is measured by bench/grpc.bench.ts, with ghz (`npm run bench:server` runs both).
+// Servers run bundled, each in its own process. Load comes from autocannon, with the same
+// concurrency on both sides of each ratio. On a shared 2-core machine single runs vary by ±30%, so
+// each pair is measured in ROUNDS interleaved rounds and the figures are medians.
 import autocannon from "autocannon";
-import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget } from "./targets.js";
@@ -36,24 +32,6 @@ function http(port: number, path: string, body: string): Load {
   };
 }
 
-function grpc(port: number): Load {
-  const client = createClient(AdminService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${port}` }));
-  const headers = { "x-service-admin-secret": ADMIN_SECRET };
-  return async () => {
-    let count = 0;
-    const deadline = performance.now() + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < deadline) {
-          await client.adminMeta({}, { headers });
-          count++;
-        }
-      }),
-    );
-    return count / SECONDS;
-  };
-}
-
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** Medians of `baseline` and `subject` over interleaved rounds, after one warm-up round each. */
@@ -71,21 +49,18 @@ async function pair(baseline: Load, subject: Load): Promise<[number, number]> {
 
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
-const bareConnect = await startTarget("bare-connect");
 try {
   const graphqlBody = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const stubRest = http(stubs.http!, "/v1/admin/admin_meta", "{}");
   const [baselineRest, restRps] = await pair(http(bareHttp.http!, "/v1/admin/admin_meta", "{}"), stubRest);
   const [restAgain, graphqlRps] = await pair(stubRest, http(stubs.http!, "/graphql", graphqlBody));
-  const [baselineGrpc, grpcRps] = await pair(grpc(bareConnect.grpc!), grpc(stubs.grpc!));
 
   const row = (name: string, rps: number, ratio: number, of: string, target: number) =>
     `${name.padEnd(14)} ${rps.toFixed(0).padStart(7)} req/s   ${(ratio * 100).toFixed(0).padStart(3)}% of ${of.padEnd(26)} target ${target}%: ${ratio * 100 >= target ? "met" : "MISSED"}`;
   console.log(`admin_meta, ${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s`);
-  console.log(`baselines: bare node:http ${baselineRest.toFixed(0)} req/s, bare connect-node ${baselineGrpc.toFixed(0)} req/s`);
+  console.log(`baseline: bare node:http ${baselineRest.toFixed(0)} req/s`);
   console.log(row("REST stub", restRps, restRps / baselineRest, "bare node:http", 80));
   console.log(row("GraphQL stub", graphqlRps, graphqlRps / restAgain, "the REST stub", 50));
-  console.log(row("gRPC stub", grpcRps, grpcRps / baselineGrpc, "bare connect-node", 90));
 } finally {
-  for (const target of [stubs, bareHttp, bareConnect]) target.child.kill();
+  for (const target of [stubs, bareHttp]) target.child.kill();
 }
