@@ -122,7 +122,8 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
   output.out(`  GraphQL  POST ${addresses.httpUrl}/graphql`);
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
-  output.out(`  gRPC     ${addresses.grpcEndpoint}  (gRPC, gRPC-Web and Connect)`);
+  output.out(`  gRPC     ${addresses.grpcEndpoint}  (with reflection and grpc.health.v1)`);
+  output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (settings.explorer) {
     output.out(`explorer, in a browser (--no-explorer turns it off):`);
     output.out(`  GraphiQL   ${addresses.httpUrl}/graphql`);

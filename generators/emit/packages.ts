@@ -207,7 +207,7 @@ function serverReadme(ir: Ir): string {
   if (versionOp.grpc) calls.push(`### ${PROTOCOL_LABEL.grpc}`, fence("sh", grpcCommand(ir, versionOp)));
   const sections = [
     `# ${name}`,
-    `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL and REST on one port and over gRPC (with gRPC-Web and Connect) on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
+    `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL, REST, Connect and gRPC-Web on one port and over gRPC on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
     `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
@@ -229,8 +229,8 @@ export const implementation: Implementation = {
       "ts",
       `const server = createServer(implementation, {
   adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}
-  port: 8080, // GraphQL (POST /graphql) and REST (/v1/...)
-  grpcPort: ${ir.api.grpcPort}, // gRPC, gRPC-Web and Connect
+  port: 8080, // GraphQL (POST /graphql), REST (/v1/...), Connect and gRPC-Web
+  grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1
   verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
 });
 const { httpUrl, grpcEndpoint } = await server.listen();
@@ -243,10 +243,19 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
       "| `verifyUserToken` | resolves a user's bearer token |",
       `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
-      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body |",
+      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default 1 MiB) |",
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
     ].join("\n"),
+    "## gRPC, Connect and gRPC-Web",
+    [
+      "| port | serves |",
+      "|---|---|",
+      `| \`grpcPort\` | gRPC (\`@grpc/grpc-js\`), server reflection (v1 and v1alpha), \`grpc.health.v1\` |`,
+      "| `port` | Connect and gRPC-Web at `/<package>.<Service>/<Method>`, over HTTP/1.1 and HTTP/2 cleartext, beside GraphQL and REST (no CORS) |",
+    ].join("\n"),
+    fence("sh", `grpcurl -plaintext localhost:${ir.api.grpcPort} list\ngrpcurl -plaintext -d '{"service": ""}' localhost:${ir.api.grpcPort} grpc.health.v1.Health/Check`),
+    "Every RPC runs the same pipeline as GraphQL and REST. A message over `bodyLimitBytes` is RESOURCE_EXHAUSTED, an unknown service or method UNIMPLEMENTED; errors the server raises carry their code in the `x-error-code` trailer (Connect: error metadata), so a RESOURCE_EXHAUSTED without it is a message too large (PAYLOAD_TOO_LARGE), with it a rate limit (TOO_MANY_REQUESTS). Health answers SERVING for `\"\"` and each service while the server listens. Request messages declare their scalar fields `optional`, so a required one left out is INVALID_ARGUMENT as on REST.",
     "## Explorer",
     `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
     "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",

@@ -1,25 +1,22 @@
-// The gRPC port, served by @grpc/grpc-js: the RPCs of the generated services (protobuf-es messages
-// as grpc-js serializers, the shared call pipeline behind them), server reflection (v1 and v1alpha)
-// and grpc.health.v1, with the body limit of the other protocols. Connect and gRPC-Web are served on
-// the HTTP port (connect.ts).
+// The gRPC port, served by @grpc/grpc-js: the RPCs of the generated services (requests decoded by
+// protobuf-es, answers written by answer-encoder.ts, the shared call pipeline between), server
+// reflection (v1 and v1alpha) and grpc.health.v1 (grpc-reflection.ts), with the body limit of the
+// other protocols. Connect and gRPC-Web are served on the HTTP port (connect.ts).
 //
 // Why not connect-node here: under ghz it spends ~200 µs of CPU per unary call in its universal
 // handler (async-iterable pipelines for request and answer, an AbortController per call whose abort
 // builds a DOMException, header copies between Node's and fetch's Headers) and ~10% of the time in
 // GC for the garbage that makes; none of it can be turned off from outside. grpc-js answers the
 // same call with a fraction of that work (see bench/grpc.bench.ts).
-import { isIP } from "node:net";
-import { fromBinary, toBinary, type DescService } from "@bufbuild/protobuf";
-import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { BinaryReader } from "@bufbuild/protobuf/wire";
-import { FileDescriptorProtoSchema, type DescriptorProto } from "@bufbuild/protobuf/wkt";
-import { Metadata, Server, ServerCredentials, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from "@grpc/grpc-js";
-import { ReflectionService } from "@grpc/reflection";
+import { createServer as createNetServer, isIP, type AddressInfo, type Server as NetServer } from "node:net";
+import { fromBinary, type DescService } from "@bufbuild/protobuf";
+import { Metadata, Server, ServerCredentials, type ConnectionInjector, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from "@grpc/grpc-js";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
 import { fromProtoInput } from "../shape.js";
 import { answerEncoder } from "./answer-encoder.js";
+import { addHealthAndReflection, asBuffer } from "./grpc-reflection.js";
 import { serializeCookie, type CallPipeline } from "./invoke.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
@@ -64,9 +61,7 @@ function peerAddress(peer: string): string {
   return isIP(address) ? address : peer;
 }
 
-const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-
-/** The grpc-js definition of one RPC: protobuf-es messages in the flat shape of the pipeline. */
+/** The grpc-js definition of one RPC: its messages in the flat shape of the pipeline. */
 function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMethod) {
   const encode = answerEncoder(schema, operation.output, method.output);
   return {
@@ -96,58 +91,6 @@ function statusOf(error: ServiceError) {
   return { code: ERROR_WIRE[error.code].grpc, details: error.message, metadata: trailer };
 }
 
-/** Splits a FileDescriptorSet into its files, still encoded (`repeated FileDescriptorProto file = 1`). */
-function descriptorFiles(descriptorSetBase64: string): Buffer[] {
-  const reader = new BinaryReader(Buffer.from(descriptorSetBase64, "base64"));
-  const files: Buffer[] = [];
-  while (reader.pos < reader.len) {
-    const [field, wireType] = reader.tag();
-    if (field === 1) files.push(asBuffer(reader.bytes()));
-    else reader.skip(wireType);
-  }
-  return files;
-}
-
-/**
- * @grpc/proto-loader (protobufjs) names the entry message of a map field after the field
- * ("Statuses") where protoc names it "StatusesEntry", and protobuf-go clients such as grpcurl
- * refuse the descriptor; this renames them as protoc does.
- */
-function withProtocMapEntries(file: Buffer): Buffer {
-  const descriptor = fromBinary(FileDescriptorProtoSchema, file);
-  let renamed = false;
-  const visit = (message: DescriptorProto) => {
-    for (const field of message.field) {
-      const entry = message.nestedType.find((nested) => nested.options?.mapEntry && field.typeName.split(".").pop() === nested.name);
-      const name = `${protoCamelCase(field.name).replace(/^./, (c) => c.toUpperCase())}Entry`;
-      if (!entry || entry.name === name) continue;
-      field.typeName = field.typeName.slice(0, field.typeName.length - entry.name.length) + name;
-      entry.name = name;
-      renamed = true;
-    }
-    message.nestedType.forEach(visit);
-  };
-  descriptor.messageType.forEach(visit);
-  return renamed ? asBuffer(toBinary(FileDescriptorProtoSchema, descriptor)) : file;
-}
-
-/** The descriptors behind service definitions that @grpc/proto-loader made (health, reflection). */
-function filesOf(definition: ServiceDefinition): Buffer[] {
-  const files = Object.values(definition).flatMap((method) => (method as { requestType?: { fileDescriptorProtos?: Buffer[] } }).requestType?.fileDescriptorProtos ?? []);
-  return [...new Set(files)].map(withProtocMapEntries);
-}
-
-let reflectionFiles: Buffer[] | undefined;
-/** The reflection service's own descriptors (it loads them when added to a server), so that it lists itself. */
-function reflectionDescriptors(): Buffer[] {
-  if (!reflectionFiles) {
-    const files: Buffer[] = [];
-    new ReflectionService({}).addToServer({ addService: (definition) => files.push(...filesOf(definition)) });
-    reflectionFiles = files;
-  }
-  return reflectionFiles;
-}
-
 export class GrpcPort {
   private readonly server: Server;
   private readonly health = new HealthImplementation();
@@ -155,6 +98,10 @@ export class GrpcPort {
   private readonly healthNames: string[];
   private listening = false;
   private readonly unsubscribe: () => void;
+  // The port's own listener hands connections to grpc-js, which then serves and drains them: its
+  // forceShutdown() leaves open sessions alone when channelz is off (it tracks them only for channelz).
+  private listener?: NetServer;
+  private connections?: ConnectionInjector;
 
   constructor(
     pipeline: CallPipeline,
@@ -199,17 +146,7 @@ export class GrpcPort {
     }
 
     this.healthNames = ["", ...services.map((service) => service.typeName)];
-    const ownFiles = descriptorFiles(options.descriptorSet);
-    const healthFiles: Buffer[] = [];
-    this.health.addToServer({
-      addService: (definition, implementation) => {
-        healthFiles.push(...filesOf(definition));
-        this.server.addService(definition, implementation);
-      },
-    });
-    // Reflection reads only `fileDescriptorProtos`: the generator's own descriptors, comments included.
-    const files = [...ownFiles, ...healthFiles, ...reflectionDescriptors()];
-    new ReflectionService({ descriptors: { format: "Protocol Buffer 3 DescriptorProto", type: {}, fileDescriptorProtos: files } }).addToServer(this.server);
+    addHealthAndReflection(this.server, this.health, options.descriptorSet);
 
     this.updateHealth();
     this.unsubscribe = options.servingState?.onChange(() => this.updateHealth()) ?? (() => {});
@@ -222,29 +159,31 @@ export class GrpcPort {
 
   /** Listens on host:port (0: a free port); answers the port. */
   listen(host: string, port: number): Promise<number> {
-    const address = isIP(host) === 6 ? `[${host}]:${port}` : `${host}:${port}`;
+    const connections = (this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure()));
+    const listener = (this.listener = createNetServer((socket) => connections.injectConnection(socket)));
     return new Promise((resolve, reject) => {
-      this.server.bindAsync(address, ServerCredentials.createInsecure(), (error, bound) => {
-        if (error) return reject(error);
+      listener.once("error", reject);
+      listener.listen(port, host, () => {
         this.listening = true;
         this.updateHealth();
-        resolve(bound);
+        resolve((listener.address() as AddressInfo).port);
       });
     });
   }
 
   /**
-   * Stops taking calls: health turns NOT_SERVING, new calls are refused, calls in flight get
+   * Stops taking calls: health turns NOT_SERVING, new connections are refused, calls in flight get
    * `graceMs` to finish before their connections are closed.
    */
-  close(graceMs = 0): Promise<void> {
+  async close(graceMs = 0): Promise<void> {
     this.listening = false;
     this.updateHealth();
     this.unsubscribe();
-    return new Promise((resolve) => {
-      this.server.tryShutdown(() => resolve());
-      if (graceMs > 0) setTimeout(() => this.server.forceShutdown(), graceMs).unref();
-      else this.server.forceShutdown();
-    });
+    if (this.listener?.listening) {
+      const closed = new Promise<void>((resolve) => this.listener!.close(() => resolve()));
+      this.connections!.drain(graceMs);
+      await closed;
+    }
+    this.server.forceShutdown();
   }
 }
