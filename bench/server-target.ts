@@ -1,18 +1,26 @@
-// A server for bench/server.bench.ts, run in its own process so that it has a core of its own:
+// A server for bench/server.bench.ts and bench/grpc.bench.ts, run in its own process so that it has
+// a core of its own:
 //   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta and admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
 //                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
 //                 {"sdk": true} registers that SDK with the stubs' tracing off
 //   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
+//   bare-grpc-js  a bare @grpc/grpc-js server of AdminService (@grpc/proto-loader, from proto/)
+//                 answering the same message
 // It prints {"http": port, "grpc": port} once it listens.
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttp2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
+import { Server, ServerCredentials, type ServiceDefinition } from "@grpc/grpc-js";
+import { loadSync } from "@grpc/proto-loader";
 import { createServer, redisStore, ServiceError, type CallContext } from "../generated/server/index.js";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { sampleMessage } from "../test/helpers/recording-service.js";
+import { REPO_ROOT } from "../test/helpers/project.js";
 import { schema } from "../generated/schema.js";
 import { toProtoInit } from "../runtime/shape.js";
 
@@ -81,7 +89,19 @@ if (mode === "stubs") {
   const handler = connectNodeAdapter({ routes: (router) => router.service(AdminService, { adminMeta: () => answer } as never) });
   const server = createHttp2Server(handler);
   server.listen(0, "127.0.0.1", () => report({ grpc: (server.address() as AddressInfo).port }));
+} else if (mode === "bare-grpc-js") {
+  // What a Node gRPC user writes by hand: proto-loader's definition, an object as the answer.
+  const definition = loadSync("identity/v1/admin_service.proto", { includeDirs: [join(REPO_ROOT, "proto")] })["identity.v1.AdminService"] as ServiceDefinition;
+  const method = definition.AdminMeta!;
+  const output = AdminService.method.adminMeta.output;
+  const answer = method.responseDeserialize(Buffer.from(toBinary(output, create(output, toProtoInit(schema, "AdminMeta", meta) as never))));
+  const server = new Server();
+  server.addService(definition, { AdminMeta: (_call: unknown, callback: (error: null, value: unknown) => void) => callback(null, answer) });
+  server.bindAsync("127.0.0.1:0", ServerCredentials.createInsecure(), (error, port) => {
+    if (error) throw error;
+    report({ grpc: port });
+  });
 } else {
-  process.stderr.write("usage: server-target.ts stubs|bare-http|bare-connect\n");
+  process.stderr.write("usage: server-target.ts stubs|bare-http|bare-connect|bare-grpc-js\n");
   process.exit(2);
 }

@@ -2,7 +2,6 @@
 // protocol, against bare baselines measured in the same run:
 //   REST stub vs plain node:http answering the same JSON (target: at least 80% of it);
 //   GraphQL stub vs the REST stub (target: at least 50%);
-//   gRPC stub vs a bare connect-node handler answering the same message (target: at least 90%);
 //   the REST stub with its state in Redis vs in memory, admin secret in the header (target: at
 //   most 5% below); and, reported without a target, admin_login (opens a session in the store)
 //   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis;
@@ -11,16 +10,14 @@
 // A redis-server (Debian package, installed when missing) is started on a free port for the run.
 // Each row also gives the CPU time the server spent per call (Linux /proc), steadier than req/s on
 // a machine shared with other jobs.
-// Servers run bundled, each in its own process. HTTP load comes from autocannon, gRPC load from a
-// connect-node client, with the same concurrency on both sides of each ratio. On a shared 2-core
+// gRPC is measured by bench/grpc.bench.ts, with ghz (`npm run bench:server` runs both).
+// Servers run bundled, each in its own process. HTTP load comes from autocannon, with the same
+// concurrency on both sides of each ratio. On a shared 2-core
 // machine single runs vary by ±30%, so each pair is measured in ROUNDS interleaved rounds and the
 // figures are medians.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { createClient } from "@connectrpc/connect";
-import { createGrpcTransport } from "@connectrpc/connect-node";
 import autocannon from "autocannon";
-import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 import { startRedis } from "../test/helpers/redis.js";
@@ -89,23 +86,6 @@ function http(target: Target, path: string, body: string, auth: Record<string, s
   });
 }
 
-function grpc(target: Target): Load {
-  const client = createClient(AdminService, createGrpcTransport({ baseUrl: `http://127.0.0.1:${target.grpc}` }));
-  const headers = { "x-service-admin-secret": ADMIN_SECRET };
-  return measured([target.child.pid!], async () => {
-    let count = 0;
-    const deadline = performance.now() + SECONDS * 1000;
-    await Promise.all(
-      Array.from({ length: CONNECTIONS }, async () => {
-        while (performance.now() < deadline) {
-          await client.adminMeta({}, { headers });
-          count++;
-        }
-      }),
-    );
-    return count;
-  });
-}
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.map((m) => m.rps)), cpuMicrosPerCall: median(measures.map((m) => m.cpuMicrosPerCall)) });
@@ -138,7 +118,6 @@ async function sessionCookie(port: number): Promise<string> {
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
-const bareConnect = await startTarget("bare-connect");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
 const meteredStubs = await startTarget("stubs", { metrics: true });
 const tracedStubs = await startTarget("stubs", { tracing: true });
@@ -148,7 +127,6 @@ try {
   const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
   const [baselineRest, rest] = await pair(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
   const [restAgain, graphql] = await pair(stubRest, http(stubs, "/graphql", graphqlBody));
-  const [baselineGrpc, grpcStub] = await pair(grpc(bareConnect), grpc(stubs));
   // Redis: the stub's CPU plus redis-server's, since each call makes Redis work too.
   const [memoryRest, redisRest] = await pair(stubRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
   const [plainForMetrics, meteredRest] = await pair(stubRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
@@ -175,10 +153,8 @@ try {
   const base = (name: string, measure: Measure) => `${name.padEnd(14)} ${measure.rps.toFixed(0).padStart(7)} req/s${measure.cpuMicrosPerCall > 0 ? `  cpu ${measure.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call` : ""}`;
   console.log(`admin_meta, ${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s; "of it": the baseline's CPU per call over this one's`);
   console.log(base("bare node:http", baselineRest));
-  console.log(base("bare connect", baselineGrpc));
   console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
   console.log(row("GraphQL stub", graphql, restAgain, "the REST stub", 50));
-  console.log(row("gRPC stub", grpcStub, baselineGrpc, "bare connect-node", 90));
   console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing:`);
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 95));
@@ -191,6 +167,6 @@ try {
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, bareConnect, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
   await redis.stop();
 }

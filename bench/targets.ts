@@ -17,7 +17,7 @@ export interface Target {
   grpc?: number;
 }
 
-/** Starts a target ("stubs", "bare-http" or "bare-connect") as a deployed service would run: bundled JS, no TS loader. */
+/** Starts a target (a mode of server-target.ts) as a deployed service would run: bundled JS, no TS loader. */
 export async function startTarget(mode: string, variant?: object): Promise<Target> {
   built ??= build({
     entryPoints: [join(REPO_ROOT, "bench", "server-target.ts")],

@@ -13,7 +13,7 @@ import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
 import { emitPython, emitPythonDescriptors } from "./emit/python.js";
-import { buildDescriptors } from "./emit/proto-descriptors.js";
+import { buildDescriptors, emitDescriptorSetModule } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
 import { emitBufConfig, emitProtobufEs } from "./emit/protobuf-es.js";
@@ -49,6 +49,7 @@ export function emitAll(ir: Ir): Emitted {
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
       emitOpenapiDocumentModule(openapiYaml),
+      emitDescriptorSetModule(descriptors),
       ...emitClients(ir),
       ...emitPackages(ir, protoPlan.map((file) => file.path)),
       ...emitDocs(ir),

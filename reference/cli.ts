@@ -217,7 +217,8 @@ export async function serve(
   output.out(`  GraphQL  POST ${addresses.httpUrl}/graphql`);
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
-  output.out(`  gRPC     ${addresses.grpcEndpoint}  (gRPC, gRPC-Web and Connect)`);
+  output.out(`  gRPC     ${addresses.grpcEndpoint}  (with reflection and grpc.health.v1)`);
+  output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);
   output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);

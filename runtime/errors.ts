@@ -19,10 +19,11 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number];
 
 /**
- * The wire form of each code. gRPC codes are the numbers of google.rpc.Code. Where two codes share
- * a gRPC status (RESOURCE_EXHAUSTED for a rate limit and for a message too large), the first in
- * ERROR_CODES is what a bare status means; the server also sends the code in the `x-error-code`
- * trailer. METHOD_NOT_ALLOWED and UNSUPPORTED_MEDIA_TYPE only ever occur over HTTP.
+ * The wire form of each code. gRPC codes are the numbers of google.rpc.Code. Two codes share
+ * RESOURCE_EXHAUSTED (8): a rate limit (TOO_MANY_REQUESTS) and a message too large
+ * (PAYLOAD_TOO_LARGE); the server sends the code itself in the `x-error-code` trailer with every
+ * error it raises, and codeOfGrpcStatus says what a status without it means.
+ * METHOD_NOT_ALLOWED and UNSUPPORTED_MEDIA_TYPE only ever occur over HTTP.
  */
 export const ERROR_WIRE: Readonly<Record<ErrorCode, { readonly http: number; readonly grpc: number }>> = {
   INVALID_ARGUMENT: { http: 400, grpc: 3 },
@@ -47,9 +48,18 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === "string" && (ERROR_CODES as readonly string[]).includes(value);
 }
 
-/** The code of a gRPC status, or INTERNAL for statuses outside the code set. */
+/**
+ * What a gRPC status means when no `x-error-code` names the code. Only the gRPC library itself
+ * answers without it: its RESOURCE_EXHAUSTED is a message over the size limit (the server's rate
+ * limits always name TOO_MANY_REQUESTS), its UNIMPLEMENTED an unknown service or method. Every
+ * client (TypeScript, Python, Go) applies this rule: the trailer when present, else this table,
+ * else the first code of ERROR_CODES with that status.
+ */
+export const BARE_GRPC_STATUS: Readonly<Partial<Record<number, ErrorCode>>> = { 8: "PAYLOAD_TOO_LARGE" };
+
+/** The code of a gRPC status that came without `x-error-code`, or INTERNAL for statuses outside the code set. */
 export function codeOfGrpcStatus(status: number): ErrorCode {
-  return ERROR_CODES.find((code) => ERROR_WIRE[code].grpc === status) ?? "INTERNAL";
+  return BARE_GRPC_STATUS[status] ?? ERROR_CODES.find((code) => ERROR_WIRE[code].grpc === status) ?? "INTERNAL";
 }
 
 /** The code of an HTTP status, for answers that carry no body of the error model. */

@@ -39,15 +39,19 @@ export const RUNTIME_DEPENDENCIES = {
   "@bufbuild/protobuf": "^2.13.0",
   "@connectrpc/connect": "^2.1.2",
   "@connectrpc/connect-node": "^2.1.2",
+  "@grpc/grpc-js": "^1.14.7",
+  "@grpc/reflection": "^1.0.4",
+  "grpc-health-check": "^2.1.0",
   graphql: "^16.15.0",
   "proxy-addr": "^2.0.8",
   "forwarded-parse": "^2.2.0",
   "rate-limiter-flexible": "^11.4.0",
+  protobufjs: "^7.6.6",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
-const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "graphql", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
+const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql", "protobufjs", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;
@@ -213,7 +217,7 @@ function serverReadme(ir: Ir): string {
   if (versionOp.grpc) calls.push(`### ${PROTOCOL_LABEL.grpc}`, fence("sh", grpcCommand(ir, versionOp)));
   const sections = [
     `# ${name}`,
-    `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL and REST on one port and over gRPC (with gRPC-Web and Connect) on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
+    `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL, REST, Connect and gRPC-Web on one port and over gRPC on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
     `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
@@ -235,8 +239,8 @@ export const implementation: Implementation = {
       "ts",
       `const server = createServer(implementation, {
   adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}
-  port: 8080, // GraphQL (POST /graphql) and REST (/v1/...)
-  grpcPort: ${ir.api.grpcPort}, // gRPC, gRPC-Web and Connect
+  port: 8080, // GraphQL (POST /graphql), REST (/v1/...), Connect and gRPC-Web
+  grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1
   verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
 });
 const { httpUrl, grpcEndpoint } = await server.listen();
@@ -249,7 +253,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
       "| `verifyUserToken` | resolves a user's bearer token |",
       `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
-      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body |",
+      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |",
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
       "| `store` | where lockout counts, admin sessions and rate-limit counters live: `memoryStore()` (default, this process) or `redisStore(url)` (shared by replicas; needs `ioredis`) |",
@@ -259,6 +263,15 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `tracing` | off by default; `true` makes one OpenTelemetry span per call, continuing the caller's trace; needs `@opentelemetry/api` and the service's SDK |",
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
+    "## gRPC, Connect and gRPC-Web",
+    [
+      "| port | serves |",
+      "|---|---|",
+      `| \`grpcPort\` | gRPC (\`@grpc/grpc-js\`), server reflection (v1 and v1alpha), \`grpc.health.v1\` |`,
+      "| `port` | Connect and gRPC-Web at `/<package>.<Service>/<Method>`, over HTTP/1.1 and HTTP/2 cleartext, beside GraphQL and REST (no CORS) |",
+    ].join("\n"),
+    fence("sh", `grpcurl -plaintext localhost:${ir.api.grpcPort} list\ngrpcurl -plaintext -d '{"service": ""}' localhost:${ir.api.grpcPort} grpc.health.v1.Health/Check`),
+    "Every RPC runs the same pipeline as GraphQL and REST. A message over `bodyLimitBytes` is RESOURCE_EXHAUSTED, an unknown service or method UNIMPLEMENTED; errors the server raises carry their code in the `x-error-code` trailer (Connect: error metadata), so a RESOURCE_EXHAUSTED without it is a message too large (PAYLOAD_TOO_LARGE), with it a rate limit (TOO_MANY_REQUESTS). Health answers SERVING for `\"\"` and each service while the server listens. Request messages declare their scalar fields `optional`, so a required one left out is INVALID_ARGUMENT as on REST.",
     "## Production",
     [
       "- **Metrics**: `api_operations_total{protocol,operation,code}`, `api_operation_duration_seconds{protocol,operation}`, `api_admin_lockouts_total`, `api_rate_limited_total{class}`; label values are only protocols, operation names, error codes and classes.",

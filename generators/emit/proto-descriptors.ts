@@ -1,6 +1,6 @@
 // Builds protobuf descriptors straight from the proto plan: what `buf build` would make of the
 // printed .proto text, including the comments, without starting a compiler.
-import { create } from "@bufbuild/protobuf";
+import { create, toBinary } from "@bufbuild/protobuf";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import {
   DescriptorProtoSchema,
@@ -9,6 +9,7 @@ import {
   FieldDescriptorProto_Type,
   FieldDescriptorProtoSchema,
   FileDescriptorProtoSchema,
+  FileDescriptorSetSchema,
   MethodOptions_IdempotencyLevel,
   SourceCodeInfo_LocationSchema,
   file_google_protobuf_struct,
@@ -18,7 +19,11 @@ import {
   type SourceCodeInfo_Location,
 } from "@bufbuild/protobuf/wkt";
 import { GENERATED_NOTICE } from "../header.js";
+import type { GeneratedFile } from "../writer.js";
 import { STRUCT_FILE, type ProtoFieldPlan, type ProtoFilePlan, type ProtoScalar } from "./proto-plan.js";
+import { SERVER_DIR } from "./typescript.js";
+
+export const DESCRIPTOR_SET_MODULE = `${SERVER_DIR}/descriptor-set.ts`;
 
 // Field numbers of descriptor.proto, used as source-code-info paths.
 const FILE_MESSAGE_TYPE = 4;
@@ -171,4 +176,18 @@ function buildField(field: ProtoFieldPlan, parent: DescriptorProto, pkg: string,
   }
   if (field.optional) descriptor.proto3Optional = true;
   return descriptor;
+}
+
+/**
+ * The descriptors as a module of the server: the FileDescriptorSet (what `buf build -o` writes),
+ * base64-encoded, which gRPC server reflection serves. Without source info, as protoc-gen-go embeds
+ * descriptors: ours has comments but no spans, and protobuf-go (grpcurl) refuses locations without.
+ */
+export function emitDescriptorSetModule(descriptors: FileDescriptorProto[]): GeneratedFile {
+  const files = descriptors.map((file) => create(FileDescriptorProtoSchema, { ...file, sourceCodeInfo: undefined }));
+  const set = toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
+  return {
+    path: DESCRIPTOR_SET_MODULE,
+    content: `/** The FileDescriptorSet of proto/ (binary, base64, without source info), for gRPC server reflection. */\nexport const descriptorSet = ${JSON.stringify(Buffer.from(set).toString("base64"))};\n`,
+  };
 }

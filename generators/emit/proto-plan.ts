@@ -18,7 +18,11 @@ export interface ProtoFieldPlan {
   comment: string;
   type: ProtoFieldType;
   repeated: boolean;
-  /** proto3 `optional`: explicit presence for a scalar or enum that may be unset. */
+  /**
+   * proto3 `optional`: explicit presence, for a scalar or enum that may be unset and for every
+   * scalar and enum of a message used as input, so that a required one left out reaches the
+   * validator as missing (as on REST and GraphQL) rather than as its zero value.
+   */
   optional: boolean;
   deprecated: boolean;
 }
@@ -74,19 +78,20 @@ const SCALAR_TYPES: Record<string, ProtoScalar> = {
 };
 
 /**
- * Whether a field is a proto3 `optional` (explicit presence): a scalar or enum that may be unset.
+ * Whether a field has proto3 `optional` (explicit presence): every scalar and enum of a request
+ * message, so that the server sees a required one left out, and the optional ones of answers.
  * Messages (and Struct) track presence anyway; lists and maps never do.
  */
-export function isProtoOptional(field: IrField): boolean {
+export function isProtoOptional(field: IrField, inRequest: boolean): boolean {
   const scalarLike = field.type.kind === "enum" || (field.type.kind === "scalar" && field.type.scalar !== "map" && field.type.scalar !== "json");
-  return scalarLike && !field.list && !field.required;
+  return scalarLike && !field.list && (inRequest || !field.required);
 }
 
 export function planProto(ir: Ir): ProtoFilePlan[] {
   const pkg = ir.proto.package;
   const qualified = (name: string) => `.${pkg}.${name}`;
 
-  const planField = (field: IrField, asInput: boolean): ProtoFieldPlan => {
+  const planField = (field: IrField, inRequest: boolean): ProtoFieldPlan => {
     let type: ProtoFieldType;
     if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
     else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
@@ -96,10 +101,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     return {
       name: field.name,
       number: field.protoNumber,
-      comment: describedField(ir, field, asInput),
+      comment: describedField(ir, field, inRequest),
       type,
       repeated: field.list,
-      optional: isProtoOptional(field),
+      optional: isProtoOptional(field, inRequest),
       deprecated: field.deprecated !== undefined,
     };
   };

@@ -195,7 +195,7 @@ export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[])
   return toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
 }
 
-function fieldFacts(field: IrField): FieldFacts {
+function fieldFacts(field: IrField, inRequest: boolean): FieldFacts {
   const kind = field.type.kind === "scalar" ? field.type.scalar : field.type.kind;
   return {
     name: field.name,
@@ -208,13 +208,13 @@ function fieldFacts(field: IrField): FieldFacts {
     format: field.format ?? null,
     deprecated: field.deprecated ?? null,
     alwaysInAnswer: field.alwaysInAnswer,
-    protoPresence: isProtoOptional(field) || (!field.list && (kind === "message" || kind === "json")),
+    protoPresence: isProtoOptional(field, inRequest) || (!field.list && (kind === "message" || kind === "json")),
   };
 }
 
 function messageFacts(message: IrMessage): MessageFacts {
   const { name, description, shared, usedAsInput, usedAsOutput } = message;
-  return { name, description, fields: message.fields.map(fieldFacts), shared, usedAsInput, usedAsOutput };
+  return { name, description, fields: message.fields.map((field) => fieldFacts(field, usedAsInput)), shared, usedAsInput, usedAsOutput };
 }
 
 export function buildSdkFacts(ir: Ir): SdkFacts {

@@ -181,6 +181,7 @@ export interface Implementation extends ${surfaces.map((s) => SURFACE_INTERFACE[
 
   const index = `import { createServiceServer, type ServerOptions, type ServiceServer } from "../../runtime/server/index.js";
 import { schema } from "../schema.js";
+import { descriptorSet } from "./descriptor-set.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
 import type { Implementation } from "./handlers.js";
 import { rules } from "./rules.js";
@@ -195,8 +196,8 @@ export { memoryStore, redisStore, MissingPackageError } from "../../runtime/serv
 export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus } from "../../runtime/server/index.js";
 
 /**
- * Serves \`implementation\` over GraphQL (POST /graphql) and REST (/v1/..., /oauth/...) on one port
- * and over gRPC, gRPC-Web and Connect on another, with auth, validation and one error model.
+ * Serves \`implementation\` over GraphQL (POST /graphql), REST (/v1/..., /oauth/...), Connect and
+ * gRPC-Web on one port and over gRPC on another, with auth, validation and one error model.
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer;
 /** Serves what \`implementation\` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
@@ -208,6 +209,7 @@ export function createServer(implementation: Partial<Implementation>, options: S
       rules,
       graphqlSchemaText,
       grpcServices: [${services.map((s) => s.name).join(", ")}],
+      descriptorSet,
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument${firstOperation ? `, firstOperation: ${JSON.stringify(firstOperation)}` : ""} },
     },

@@ -11,7 +11,10 @@ import type { Plain, Transport, TransportCall, TransportSettings } from "./trans
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
   const baseUrl = `http://${settings.grpcEndpoint}`;
-  const sessionManager = new Http2SessionManager(baseUrl);
+  // Node's HTTP/2 session refuses to buffer more than maxSessionMemory (10 MB by default) and resets
+  // the stream (ENHANCE_YOUR_CALM) before the server can answer; a large message must reach the
+  // server, which answers it RESOURCE_EXHAUSTED when it is over its limit. (grpc-js lifts it the same way.)
+  const sessionManager = new Http2SessionManager(baseUrl, undefined, { maxSessionMemory: Number.MAX_SAFE_INTEGER });
   const transport = createConnectTransport({ baseUrl, sessionManager });
   const methods = new Map<string, DescMethodUnary>();
   for (const service of services) {
@@ -42,7 +45,8 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
           throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
         }
         const connectError = ConnectError.from(error);
-        // The server names the code beside the status, which two codes may share.
+        // The server names the code beside the status, which two codes may share; a status without
+        // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).
         const named = connectError.metadata.get(ERROR_CODE_METADATA);
         const code = isErrorCode(named) ? named : codeOfGrpcStatus(connectError.code);
         throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error });

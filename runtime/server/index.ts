@@ -1,21 +1,22 @@
-// The server of the generated stubs: GraphQL and REST on one HTTP port, gRPC (with gRPC-Web and
-// Connect) on an HTTP/2 port, all three running the same call pipeline.
-import { createServer as createHttpServer, type Server, type ServerResponse } from "node:http";
-import { createServer as createHttp2Server, type Http2Server } from "node:http2";
+// The server of the generated stubs: GraphQL, REST, Connect and gRPC-Web on one HTTP port (HTTP/1.1
+// and HTTP/2), gRPC on another, all running the same call pipeline.
+import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
+import { ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
 import type { ValidationRules } from "../validate.js";
+import { ConnectRoutes } from "./connect.js";
 import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
-import { grpcHandler } from "./grpc.js";
-import { sendJson } from "./http-body.js";
+import { GrpcPort } from "./grpc.js";
 import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
+import { sendJson } from "./http-body.js";
+import { acceptHttp2 } from "./http-port.js";
 import { CallPipeline, type ServerOptions } from "./invoke.js";
-import { DEFAULT_GRACE_MS, HttpShutdown, Http2Shutdown } from "./lifecycle.js";
+import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
-import { ServiceError } from "../errors.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
@@ -44,13 +45,15 @@ export interface ServiceDefinition {
   rules: ValidationRules;
   graphqlSchemaText: string;
   grpcServices: readonly DescService[];
+  /** FileDescriptorSet of the services, base64, for gRPC server reflection. */
+  descriptorSet: string;
   explorer: ExplorerContracts;
 }
 
 export interface ListeningAddresses {
-  /** Base URL of GraphQL (/graphql) and REST (/v1/..., /oauth/...). */
+  /** Base URL of GraphQL (/graphql), REST (/v1/..., /oauth/...), Connect and gRPC-Web (/<package>.<Service>/<Method>). */
   httpUrl: string;
-  /** host:port of gRPC. */
+  /** host:port of gRPC (with server reflection and grpc.health.v1). */
   grpcEndpoint: string;
   /** URL of the Prometheus metrics, when the option metrics is on. */
   metricsUrl?: string;
@@ -75,7 +78,6 @@ export interface ServiceServer {
   close(options?: CloseOptions): Promise<void>;
 }
 
-
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
   const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules);
   const bodyLimit = options.bodyLimitBytes ?? definition.rules.limits.requestBytes;
@@ -88,8 +90,12 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const metricsPort = options.metrics && options.metrics !== true ? options.metrics.port : undefined;
   /** Serves the metrics; answers whether `pathname` was their path. */
   const answerMetrics = (pathname: string, response: ServerResponse) => pathname === metricsPath && sendMetrics(pipeline.metrics, response);
+  // The pipeline resolves the caller's address (trusted proxies) from the socket's and the headers;
+  // the gRPC health service follows the pipeline's readiness.
+  const rpc = new ConnectRoutes(pipeline, definition.grpcServices, { bodyLimit });
+  const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
 
-  const http: Server = createHttpServer((request, response) => {
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     httpShutdown.track(response);
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
@@ -101,7 +107,9 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     }
     if (metricsPort === undefined && answerMetrics(url.pathname, response)) return;
     if (explorer?.handle(request, response, url.pathname)) return;
-    if (url.pathname === "/graphql") {
+    if (rpc.owns(url.pathname)) {
+      rpc.handle(request, response);
+    } else if (url.pathname === "/graphql") {
       if (request.method !== "POST") sendError(response, new ServiceError("METHOD_NOT_ALLOWED", "/graphql takes POST"), [], { allow: "POST" });
       else graphql.handle(request, response).then(() => done(), done);
     } else if (rest.owns(url.pathname)) {
@@ -109,11 +117,11 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     } else {
       sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
-  });
+  };
+  const http: Server = createHttpServer(handle);
   http.keepAliveTimeout = 65_000;
+  const http2 = acceptHttp2(http, handle);
   const httpShutdown = new HttpShutdown(http);
-  const grpc: Http2Server = createHttp2Server(grpcHandler(pipeline, definition.grpcServices));
-  const grpcShutdown = new Http2Shutdown(grpc);
   const metricsServer: Server | undefined =
     metricsPort === undefined
       ? undefined
@@ -121,7 +129,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
           if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
         });
 
-  const listen = (server: Server | Http2Server, port: number) =>
+  const listen = (server: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
       server.once("error", reject);
       server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
@@ -133,7 +141,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     async listen() {
       await pipeline.start();
       const httpPort = await listen(http, options.port ?? 8080);
-      const grpcPort = await listen(grpc, options.grpcPort ?? definition.schema.grpcPort);
+      const grpcPort = await grpc.listen(host, options.grpcPort ?? definition.schema.grpcPort);
       const addresses: ListeningAddresses = { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
       if (metricsServer) addresses.metricsUrl = `http://${host}:${await listen(metricsServer, metricsPort!)}${metricsPath}`;
       else if (metricsPath) addresses.metricsUrl = `${addresses.httpUrl}${metricsPath}`;
@@ -143,7 +151,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       pipeline.health.shutDown();
       await Promise.all([
         httpShutdown.close(graceMs),
-        grpcShutdown.close(graceMs),
+        http2.close(graceMs),
+        grpc.close(graceMs),
         metricsServer ? new Promise<void>((resolve) => (metricsServer.closeAllConnections(), metricsServer.close(() => resolve()))) : undefined,
       ]);
       await pipeline.store.close();

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/clients.proto.
  */
 export const file_identity_v1_clients: GenFile = /*@__PURE__*/
-  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSJlChNDcmVhdGVDbGllbnRSZXF1ZXN0EgwKBG5hbWUYASABKAkSGAoLZGVzY3JpcHRpb24YAiABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgDIAMoCUIOCgxfZGVzY3JpcHRpb24iUgoUQ3JlYXRlQ2xpZW50UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkipQEKE1VwZGF0ZUNsaWVudFJlcXVlc3QSCgoCaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESFgoOYWxsb3dlZF9zY29wZXMYBCADKAkSFgoJaXNfYWN0aXZlGAUgASgISAKIAQFCBwoFX25hbWVCDgoMX2Rlc2NyaXB0aW9uQgwKCl9pc19hY3RpdmUiwAEKFFVwZGF0ZUNsaWVudFJlc3BvbnNlEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFgoOYWxsb3dlZF9zY29wZXMYBSADKAkSEQoJaXNfYWN0aXZlGAYgASgIEhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoA0IOCgxfZGVzY3JpcHRpb24iIQoTRGVsZXRlQ2xpZW50UmVxdWVzdBIKCgJpZBgBIAEoCSInChREZWxldGVDbGllbnRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIicKGVJvdGF0ZUNsaWVudFNlY3JldFJlcXVlc3QSCgoCaWQYASABKAkiWAoaUm90YXRlQ2xpZW50U2VjcmV0UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkiHgoQR2V0Q2xpZW50UmVxdWVzdBIKCgJpZBgBIAEoCSK9AQoRR2V0Q2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiJCCg5DbGllbnRzUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0ImQKD0NsaWVudHNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhIkCgdjbGllbnRzGAIgAygLMhMuaWRlbnRpdHkudjEuQ2xpZW50YgZwcm90bzM", [file_identity_v1_types]);
+  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSJzChNDcmVhdGVDbGllbnRSZXF1ZXN0EhEKBG5hbWUYASABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgCIAEoCUgBiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAMgAygJQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJSChRDcmVhdGVDbGllbnRSZXNwb25zZRIjCgZjbGllbnQYASABKAsyEy5pZGVudGl0eS52MS5DbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSKxAQoTVXBkYXRlQ2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgCiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAQgAygJEhYKCWlzX2FjdGl2ZRgFIAEoCEgDiAEBQgUKA19pZEIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CDAoKX2lzX2FjdGl2ZSLAAQoUVXBkYXRlQ2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiItChNEZWxldGVDbGllbnRSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIicKFERlbGV0ZUNsaWVudFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiMwoZUm90YXRlQ2xpZW50U2VjcmV0UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCJYChpSb3RhdGVDbGllbnRTZWNyZXRSZXNwb25zZRIjCgZjbGllbnQYASABKAsyEy5pZGVudGl0eS52MS5DbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSIqChBHZXRDbGllbnRSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIr0BChFHZXRDbGllbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAUgAygJEhEKCWlzX2FjdGl2ZRgGIAEoCBISCgpjcmVhdGVkX2F0GAcgASgDEhIKCnVwZGF0ZWRfYXQYCCABKANCDgoMX2Rlc2NyaXB0aW9uIkIKDkNsaWVudHNSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQiZAoPQ2xpZW50c1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEiQKB2NsaWVudHMYAiADKAsyEy5pZGVudGl0eS52MS5DbGllbnRiBnByb3RvMw", [file_identity_v1_types]);
 
 /**
  * Input of create_client.
@@ -25,9 +25,9 @@ export type CreateClientRequest = Message<"identity.v1.CreateClientRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string name = 1;
+   * @generated from field: optional string name = 1;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * @generated from field: optional string description = 2;
@@ -82,9 +82,9 @@ export type UpdateClientRequest = Message<"identity.v1.UpdateClientRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string name = 2;
@@ -179,9 +179,9 @@ export type DeleteClientRequest = Message<"identity.v1.DeleteClientRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -219,9 +219,9 @@ export type RotateClientSecretRequest = Message<"identity.v1.RotateClientSecretR
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -264,9 +264,9 @@ export type GetClientRequest = Message<"identity.v1.GetClientRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**

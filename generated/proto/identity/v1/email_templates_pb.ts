@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/email_templates.proto.
  */
 export const file_identity_v1_email_templates: GenFile = /*@__PURE__*/
-  fileDesc("CiFpZGVudGl0eS92MS9lbWFpbF90ZW1wbGF0ZXMucHJvdG8SC2lkZW50aXR5LnYxInAKF0FkZEVtYWlsVGVtcGxhdGVSZXF1ZXN0EhIKCmV2ZW50X25hbWUYASABKAkSDwoHc3ViamVjdBgCIAEoCRIQCgh0ZW1wbGF0ZRgDIAEoCRITCgZkZXNpZ24YBCABKAlIAIgBAUIJCgdfZGVzaWduIqUBChhBZGRFbWFpbFRlbXBsYXRlUmVzcG9uc2USCgoCaWQYASABKAkSEgoKZXZlbnRfbmFtZRgCIAEoCRIQCgh0ZW1wbGF0ZRgDIAEoCRITCgZkZXNpZ24YBCABKAlIAIgBARIPCgdzdWJqZWN0GAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAMSEgoKdXBkYXRlZF9hdBgHIAEoA0IJCgdfZGVzaWduIrYBChpVcGRhdGVFbWFpbFRlbXBsYXRlUmVxdWVzdBIKCgJpZBgBIAEoCRIXCgpldmVudF9uYW1lGAIgASgJSACIAQESFAoHc3ViamVjdBgDIAEoCUgBiAEBEhUKCHRlbXBsYXRlGAQgASgJSAKIAQESEwoGZGVzaWduGAUgASgJSAOIAQFCDQoLX2V2ZW50X25hbWVCCgoIX3N1YmplY3RCCwoJX3RlbXBsYXRlQgkKB19kZXNpZ24iqAEKG1VwZGF0ZUVtYWlsVGVtcGxhdGVSZXNwb25zZRIKCgJpZBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEhAKCHRlbXBsYXRlGAMgASgJEhMKBmRlc2lnbhgEIAEoCUgAiAEBEg8KB3N1YmplY3QYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDQgkKB19kZXNpZ24iKAoaRGVsZXRlRW1haWxUZW1wbGF0ZVJlcXVlc3QSCgoCaWQYASABKAkiLgobRGVsZXRlRW1haWxUZW1wbGF0ZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiSQoVRW1haWxUZW1wbGF0ZXNSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQiegoWRW1haWxUZW1wbGF0ZXNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhIzCg9lbWFpbF90ZW1wbGF0ZXMYAiADKAsyGi5pZGVudGl0eS52MS5FbWFpbFRlbXBsYXRlYgZwcm90bzM", [file_identity_v1_types]);
+  fileDesc("CiFpZGVudGl0eS92MS9lbWFpbF90ZW1wbGF0ZXMucHJvdG8SC2lkZW50aXR5LnYxIqcBChdBZGRFbWFpbFRlbXBsYXRlUmVxdWVzdBIXCgpldmVudF9uYW1lGAEgASgJSACIAQESFAoHc3ViamVjdBgCIAEoCUgBiAEBEhUKCHRlbXBsYXRlGAMgASgJSAKIAQESEwoGZGVzaWduGAQgASgJSAOIAQFCDQoLX2V2ZW50X25hbWVCCgoIX3N1YmplY3RCCwoJX3RlbXBsYXRlQgkKB19kZXNpZ24ipQEKGEFkZEVtYWlsVGVtcGxhdGVSZXNwb25zZRIKCgJpZBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEhAKCHRlbXBsYXRlGAMgASgJEhMKBmRlc2lnbhgEIAEoCUgAiAEBEg8KB3N1YmplY3QYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDQgkKB19kZXNpZ24iwgEKGlVwZGF0ZUVtYWlsVGVtcGxhdGVSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESFwoKZXZlbnRfbmFtZRgCIAEoCUgBiAEBEhQKB3N1YmplY3QYAyABKAlIAogBARIVCgh0ZW1wbGF0ZRgEIAEoCUgDiAEBEhMKBmRlc2lnbhgFIAEoCUgEiAEBQgUKA19pZEINCgtfZXZlbnRfbmFtZUIKCghfc3ViamVjdEILCglfdGVtcGxhdGVCCQoHX2Rlc2lnbiKoAQobVXBkYXRlRW1haWxUZW1wbGF0ZVJlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmV2ZW50X25hbWUYAiABKAkSEAoIdGVtcGxhdGUYAyABKAkSEwoGZGVzaWduGAQgASgJSACIAQESDwoHc3ViamVjdBgFIAEoCRISCgpjcmVhdGVkX2F0GAYgASgDEhIKCnVwZGF0ZWRfYXQYByABKANCCQoHX2Rlc2lnbiI0ChpEZWxldGVFbWFpbFRlbXBsYXRlUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCIuChtEZWxldGVFbWFpbFRlbXBsYXRlUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJJChVFbWFpbFRlbXBsYXRlc1JlcXVlc3QSMAoKcGFnaW5hdGlvbhgBIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dCJ6ChZFbWFpbFRlbXBsYXRlc1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEjMKD2VtYWlsX3RlbXBsYXRlcxgCIAMoCzIaLmlkZW50aXR5LnYxLkVtYWlsVGVtcGxhdGViBnByb3RvMw", [file_identity_v1_types]);
 
 /**
  * Input of add_email_template.
@@ -25,23 +25,23 @@ export type AddEmailTemplateRequest = Message<"identity.v1.AddEmailTemplateReque
   /**
    * Not empty.
    *
-   * @generated from field: string event_name = 1;
+   * @generated from field: optional string event_name = 1;
    */
-  eventName: string;
+  eventName?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string subject = 2;
+   * @generated from field: optional string subject = 2;
    */
-  subject: string;
+  subject?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string template = 3;
+   * @generated from field: optional string template = 3;
    */
-  template: string;
+  template?: string | undefined;
 
   /**
    * @generated from field: optional string design = 4;
@@ -114,9 +114,9 @@ export type UpdateEmailTemplateRequest = Message<"identity.v1.UpdateEmailTemplat
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string event_name = 2;
@@ -204,9 +204,9 @@ export type DeleteEmailTemplateRequest = Message<"identity.v1.DeleteEmailTemplat
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/fga.proto.
  */
 export const file_identity_v1_fga: GenFile = /*@__PURE__*/
-  fileDesc("ChVpZGVudGl0eS92MS9mZ2EucHJvdG8SC2lkZW50aXR5LnYxIhQKEkZHQUdldE1vZGVsUmVxdWVzdCJWChNGR0FHZXRNb2RlbFJlc3BvbnNlEgoKAmlkGAEgASgJEgsKA2RzbBgCIAEoCRIXCgpjcmVhdGVkX2F0GAMgASgDSACIAQFCDQoLX2NyZWF0ZWRfYXQiIwoURkdBV3JpdGVNb2RlbFJlcXVlc3QSCwoDZHNsGAEgASgJIlgKFUZHQVdyaXRlTW9kZWxSZXNwb25zZRIKCgJpZBgBIAEoCRILCgNkc2wYAiABKAkSFwoKY3JlYXRlZF9hdBgDIAEoA0gAiAEBQg0KC19jcmVhdGVkX2F0IkMKFUZHQVdyaXRlVHVwbGVzUmVxdWVzdBIqCgZ0dXBsZXMYASADKAsyGi5pZGVudGl0eS52MS5GR0FUdXBsZUlucHV0IikKFkZHQVdyaXRlVHVwbGVzUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJEChZGR0FEZWxldGVUdXBsZXNSZXF1ZXN0EioKBnR1cGxlcxgBIAMoCzIaLmlkZW50aXR5LnYxLkZHQVR1cGxlSW5wdXQiKgoXRkdBRGVsZXRlVHVwbGVzUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSLUAQoURkdBUmVhZFR1cGxlc1JlcXVlc3QSEQoEdXNlchgBIAEoCUgAiAEBEhUKCHJlbGF0aW9uGAIgASgJSAGIAQESEwoGb2JqZWN0GAMgASgJSAKIAQESFgoJcGFnZV9zaXplGAQgASgFSAOIAQESHwoSY29udGludWF0aW9uX3Rva2VuGAUgASgJSASIAQFCBwoFX3VzZXJCCwoJX3JlbGF0aW9uQgkKB19vYmplY3RCDAoKX3BhZ2Vfc2l6ZUIVChNfY29udGludWF0aW9uX3Rva2VuInYKFUZHQVJlYWRUdXBsZXNSZXNwb25zZRIlCgZ0dXBsZXMYASADKAsyFS5pZGVudGl0eS52MS5GR0FUdXBsZRIfChJjb250aW51YXRpb25fdG9rZW4YAiABKAlIAIgBAUIVChNfY29udGludWF0aW9uX3Rva2VuIkoKE0ZHQUxpc3RVc2Vyc1JlcXVlc3QSDgoGb2JqZWN0GAEgASgJEhAKCHJlbGF0aW9uGAIgASgJEhEKCXVzZXJfdHlwZRgDIAEoCSIlChRGR0FMaXN0VXNlcnNSZXNwb25zZRINCgV1c2VycxgBIAMoCSI0ChBGR0FFeHBhbmRSZXF1ZXN0EhAKCHJlbGF0aW9uGAEgASgJEg4KBm9iamVjdBgCIAEoCSJrChFGR0FFeHBhbmRSZXNwb25zZRIQCghyZWxhdGlvbhgBIAEoCRIOCgZvYmplY3QYAiABKAkSDQoFdXNlcnMYAyADKAkSJQoEdHJlZRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiEQoPRkdBUmVzZXRSZXF1ZXN0IiMKEEZHQVJlc2V0UmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCWIGcHJvdG8z", [file_google_protobuf_struct, file_identity_v1_types]);
+  fileDesc("ChVpZGVudGl0eS92MS9mZ2EucHJvdG8SC2lkZW50aXR5LnYxIhQKEkZHQUdldE1vZGVsUmVxdWVzdCJWChNGR0FHZXRNb2RlbFJlc3BvbnNlEgoKAmlkGAEgASgJEgsKA2RzbBgCIAEoCRIXCgpjcmVhdGVkX2F0GAMgASgDSACIAQFCDQoLX2NyZWF0ZWRfYXQiMAoURkdBV3JpdGVNb2RlbFJlcXVlc3QSEAoDZHNsGAEgASgJSACIAQFCBgoEX2RzbCJYChVGR0FXcml0ZU1vZGVsUmVzcG9uc2USCgoCaWQYASABKAkSCwoDZHNsGAIgASgJEhcKCmNyZWF0ZWRfYXQYAyABKANIAIgBAUINCgtfY3JlYXRlZF9hdCJDChVGR0FXcml0ZVR1cGxlc1JlcXVlc3QSKgoGdHVwbGVzGAEgAygLMhouaWRlbnRpdHkudjEuRkdBVHVwbGVJbnB1dCIpChZGR0FXcml0ZVR1cGxlc1Jlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiRAoWRkdBRGVsZXRlVHVwbGVzUmVxdWVzdBIqCgZ0dXBsZXMYASADKAsyGi5pZGVudGl0eS52MS5GR0FUdXBsZUlucHV0IioKF0ZHQURlbGV0ZVR1cGxlc1Jlc3BvbnNlEg8KB21lc3NhZ2UYASABKAki1AEKFEZHQVJlYWRUdXBsZXNSZXF1ZXN0EhEKBHVzZXIYASABKAlIAIgBARIVCghyZWxhdGlvbhgCIAEoCUgBiAEBEhMKBm9iamVjdBgDIAEoCUgCiAEBEhYKCXBhZ2Vfc2l6ZRgEIAEoBUgDiAEBEh8KEmNvbnRpbnVhdGlvbl90b2tlbhgFIAEoCUgEiAEBQgcKBV91c2VyQgsKCV9yZWxhdGlvbkIJCgdfb2JqZWN0QgwKCl9wYWdlX3NpemVCFQoTX2NvbnRpbnVhdGlvbl90b2tlbiJ2ChVGR0FSZWFkVHVwbGVzUmVzcG9uc2USJQoGdHVwbGVzGAEgAygLMhUuaWRlbnRpdHkudjEuRkdBVHVwbGUSHwoSY29udGludWF0aW9uX3Rva2VuGAIgASgJSACIAQFCFQoTX2NvbnRpbnVhdGlvbl90b2tlbiJ/ChNGR0FMaXN0VXNlcnNSZXF1ZXN0EhMKBm9iamVjdBgBIAEoCUgAiAEBEhUKCHJlbGF0aW9uGAIgASgJSAGIAQESFgoJdXNlcl90eXBlGAMgASgJSAKIAQFCCQoHX29iamVjdEILCglfcmVsYXRpb25CDAoKX3VzZXJfdHlwZSIlChRGR0FMaXN0VXNlcnNSZXNwb25zZRINCgV1c2VycxgBIAMoCSJWChBGR0FFeHBhbmRSZXF1ZXN0EhUKCHJlbGF0aW9uGAEgASgJSACIAQESEwoGb2JqZWN0GAIgASgJSAGIAQFCCwoJX3JlbGF0aW9uQgkKB19vYmplY3QiawoRRkdBRXhwYW5kUmVzcG9uc2USEAoIcmVsYXRpb24YASABKAkSDgoGb2JqZWN0GAIgASgJEg0KBXVzZXJzGAMgAygJEiUKBHRyZWUYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IhEKD0ZHQVJlc2V0UmVxdWVzdCIjChBGR0FSZXNldFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAliBnByb3RvMw", [file_google_protobuf_struct, file_identity_v1_types]);
 
 /**
  * Input of fga_get_model.
@@ -70,9 +70,9 @@ export type FGAWriteModelRequest = Message<"identity.v1.FGAWriteModelRequest"> &
   /**
    * Not empty. Must be text with at least one character that is not a space.
    *
-   * @generated from field: string dsl = 1;
+   * @generated from field: optional string dsl = 1;
    */
-  dsl: string;
+  dsl?: string | undefined;
 };
 
 /**
@@ -271,23 +271,23 @@ export type FGAListUsersRequest = Message<"identity.v1.FGAListUsersRequest"> & {
   /**
    * Not empty. Must be an FGA object, type:id.
    *
-   * @generated from field: string object = 1;
+   * @generated from field: optional string object = 1;
    */
-  object: string;
+  object?: string | undefined;
 
   /**
    * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
    *
-   * @generated from field: string relation = 2;
+   * @generated from field: optional string relation = 2;
    */
-  relation: string;
+  relation?: string | undefined;
 
   /**
    * Not empty. Must be an FGA type name (letters, digits, _ and -, not starting with a digit).
    *
-   * @generated from field: string user_type = 3;
+   * @generated from field: optional string user_type = 3;
    */
-  userType: string;
+  userType?: string | undefined;
 };
 
 /**
@@ -325,16 +325,16 @@ export type FGAExpandRequest = Message<"identity.v1.FGAExpandRequest"> & {
   /**
    * Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
    *
-   * @generated from field: string relation = 1;
+   * @generated from field: optional string relation = 1;
    */
-  relation: string;
+  relation?: string | undefined;
 
   /**
    * Not empty. Must be an FGA object, type:id.
    *
-   * @generated from field: string object = 2;
+   * @generated from field: optional string object = 2;
    */
-  object: string;
+  object?: string | undefined;
 };
 
 /**

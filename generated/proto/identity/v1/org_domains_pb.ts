@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/org_domains.proto.
  */
 export const file_identity_v1_org_domains: GenFile = /*@__PURE__*/
-  fileDesc("Ch1pZGVudGl0eS92MS9vcmdfZG9tYWlucy5wcm90bxILaWRlbnRpdHkudjEiOQoXUmVxdWVzdE9yZ0RvbWFpblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg4KBmRvbWFpbhgCIAEoCSJ9ChhSZXF1ZXN0T3JnRG9tYWluUmVzcG9uc2USJgoGZG9tYWluGAEgASgLMhYuaWRlbnRpdHkudjEuT3JnRG9tYWluEjkKCnR4dF9yZWNvcmQYAiABKAsyJS5pZGVudGl0eS52MS5Eb21haW5WZXJpZmljYXRpb25SZWNvcmQiOAoWVmVyaWZ5T3JnRG9tYWluUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDgoGZG9tYWluGAIgASgJIrkBChdWZXJpZnlPcmdEb21haW5SZXNwb25zZRIOCgZkb21haW4YASABKAkSDgoGb3JnX2lkGAIgASgJEiwKBnN0YXR1cxgDIAEoDjIcLmlkZW50aXR5LnYxLk9yZ0RvbWFpblN0YXR1cxIYCgt2ZXJpZmllZF9hdBgEIAEoA0gAiAEBEhIKCmNyZWF0ZWRfYXQYBSABKAMSEgoKdXBkYXRlZF9hdBgGIAEoA0IOCgxfdmVyaWZpZWRfYXQiPQobQWRkVmVyaWZpZWRPcmdEb21haW5SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIOCgZkb21haW4YAiABKAkivgEKHEFkZFZlcmlmaWVkT3JnRG9tYWluUmVzcG9uc2USDgoGZG9tYWluGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5pZGVudGl0eS52MS5PcmdEb21haW5TdGF0dXMSGAoLdmVyaWZpZWRfYXQYBCABKANIAIgBARISCgpjcmVhdGVkX2F0GAUgASgDEhIKCnVwZGF0ZWRfYXQYBiABKANCDgoMX3ZlcmlmaWVkX2F0IigKFkRlbGV0ZU9yZ0RvbWFpblJlcXVlc3QSDgoGZG9tYWluGAEgASgJIioKF0RlbGV0ZU9yZ0RvbWFpblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiVQoRT3JnRG9tYWluc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEjAKCnBhZ2luYXRpb24YAiABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQiagoST3JnRG9tYWluc1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEicKB2RvbWFpbnMYAiADKAsyFi5pZGVudGl0eS52MS5PcmdEb21haW5iBnByb3RvMw", [file_identity_v1_types]);
+  fileDesc("Ch1pZGVudGl0eS92MS9vcmdfZG9tYWlucy5wcm90bxILaWRlbnRpdHkudjEiWQoXUmVxdWVzdE9yZ0RvbWFpblJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESEwoGZG9tYWluGAIgASgJSAGIAQFCCQoHX29yZ19pZEIJCgdfZG9tYWluIn0KGFJlcXVlc3RPcmdEb21haW5SZXNwb25zZRImCgZkb21haW4YASABKAsyFi5pZGVudGl0eS52MS5PcmdEb21haW4SOQoKdHh0X3JlY29yZBgCIAEoCzIlLmlkZW50aXR5LnYxLkRvbWFpblZlcmlmaWNhdGlvblJlY29yZCJYChZWZXJpZnlPcmdEb21haW5SZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEhMKBmRvbWFpbhgCIAEoCUgBiAEBQgkKB19vcmdfaWRCCQoHX2RvbWFpbiK5AQoXVmVyaWZ5T3JnRG9tYWluUmVzcG9uc2USDgoGZG9tYWluGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5pZGVudGl0eS52MS5PcmdEb21haW5TdGF0dXMSGAoLdmVyaWZpZWRfYXQYBCABKANIAIgBARISCgpjcmVhdGVkX2F0GAUgASgDEhIKCnVwZGF0ZWRfYXQYBiABKANCDgoMX3ZlcmlmaWVkX2F0Il0KG0FkZFZlcmlmaWVkT3JnRG9tYWluUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARITCgZkb21haW4YAiABKAlIAYgBAUIJCgdfb3JnX2lkQgkKB19kb21haW4ivgEKHEFkZFZlcmlmaWVkT3JnRG9tYWluUmVzcG9uc2USDgoGZG9tYWluGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIsCgZzdGF0dXMYAyABKA4yHC5pZGVudGl0eS52MS5PcmdEb21haW5TdGF0dXMSGAoLdmVyaWZpZWRfYXQYBCABKANIAIgBARISCgpjcmVhdGVkX2F0GAUgASgDEhIKCnVwZGF0ZWRfYXQYBiABKANCDgoMX3ZlcmlmaWVkX2F0IjgKFkRlbGV0ZU9yZ0RvbWFpblJlcXVlc3QSEwoGZG9tYWluGAEgASgJSACIAQFCCQoHX2RvbWFpbiIqChdEZWxldGVPcmdEb21haW5SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJImUKEU9yZ0RvbWFpbnNSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEjAKCnBhZ2luYXRpb24YAiABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXRCCQoHX29yZ19pZCJqChJPcmdEb21haW5zUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SJwoHZG9tYWlucxgCIAMoCzIWLmlkZW50aXR5LnYxLk9yZ0RvbWFpbmIGcHJvdG8z", [file_identity_v1_types]);
 
 /**
  * Input of request_org_domain.
@@ -25,16 +25,16 @@ export type RequestOrgDomainRequest = Message<"identity.v1.RequestOrgDomainReque
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty. Must be a DNS domain name.
    *
-   * @generated from field: string domain = 2;
+   * @generated from field: optional string domain = 2;
    */
-  domain: string;
+  domain?: string | undefined;
 };
 
 /**
@@ -77,16 +77,16 @@ export type VerifyOrgDomainRequest = Message<"identity.v1.VerifyOrgDomainRequest
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty. Must be a DNS domain name.
    *
-   * @generated from field: string domain = 2;
+   * @generated from field: optional string domain = 2;
    */
-  domain: string;
+  domain?: string | undefined;
 };
 
 /**
@@ -149,16 +149,16 @@ export type AddVerifiedOrgDomainRequest = Message<"identity.v1.AddVerifiedOrgDom
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty. Must be a DNS domain name.
    *
-   * @generated from field: string domain = 2;
+   * @generated from field: optional string domain = 2;
    */
-  domain: string;
+  domain?: string | undefined;
 };
 
 /**
@@ -221,9 +221,9 @@ export type DeleteOrgDomainRequest = Message<"identity.v1.DeleteOrgDomainRequest
   /**
    * Not empty. Must be a DNS domain name.
    *
-   * @generated from field: string domain = 1;
+   * @generated from field: optional string domain = 1;
    */
-  domain: string;
+  domain?: string | undefined;
 };
 
 /**
@@ -261,9 +261,9 @@ export type OrgDomainsRequest = Message<"identity.v1.OrgDomainsRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * @generated from field: identity.v1.PaginationInput pagination = 2;

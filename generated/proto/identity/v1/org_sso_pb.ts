@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/org_sso.proto.
  */
 export const file_identity_v1_org_sso: GenFile = /*@__PURE__*/
-  fileDesc("ChlpZGVudGl0eS92MS9vcmdfc3NvLnByb3RvEgtpZGVudGl0eS52MSK4AQoeQ3JlYXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhIKCmlzc3Vlcl91cmwYAyABKAkSEQoJY2xpZW50X2lkGAQgASgJEhUKDWNsaWVudF9zZWNyZXQYBSABKAkSDgoGc2NvcGVzGAYgAygJEhkKDHJlZGlyZWN0X3VyaRgHIAEoCUgAiAEBQg8KDV9yZWRpcmVjdF91cmki1gEKH0NyZWF0ZU9yZ09JRENDb25uZWN0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKaXNzdWVyX3VybBgEIAEoCRIRCgljbGllbnRfaWQYBSABKAkSDgoGc2NvcGVzGAYgAygJEhkKDHJlZGlyZWN0X3VyaRgHIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAMSEgoKdXBkYXRlZF9hdBgJIAEoA0IPCg1fcmVkaXJlY3RfdXJpIoACCh5VcGRhdGVPcmdPSURDQ29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkSEQoEbmFtZRgCIAEoCUgAiAEBEhcKCmlzc3Vlcl91cmwYAyABKAlIAYgBARIWCgljbGllbnRfaWQYBCABKAlIAogBARIaCg1jbGllbnRfc2VjcmV0GAUgASgJSAOIAQESDgoGc2NvcGVzGAYgAygJEhkKDHJlZGlyZWN0X3VyaRgHIAEoCUgEiAEBQgcKBV9uYW1lQg0KC19pc3N1ZXJfdXJsQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCDwoNX3JlZGlyZWN0X3VyaSLWAQofVXBkYXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEhEKCWNsaWVudF9pZBgFIAEoCRIOCgZzY29wZXMYBiADKAkSGQoMcmVkaXJlY3RfdXJpGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoAxISCgp1cGRhdGVkX2F0GAkgASgDQg8KDV9yZWRpcmVjdF91cmkiLAoeRGVsZXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJIjIKH0RlbGV0ZU9yZ09JRENDb25uZWN0aW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJVChtHZXRPcmdPSURDQ29ubmVjdGlvblJlcXVlc3QSDwoCaWQYASABKAlIAIgBARITCgZvcmdfaWQYAiABKAlIAYgBAUIFCgNfaWRCCQoHX29yZ19pZCLTAQocR2V0T3JnT0lEQ0Nvbm5lY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEhEKCWNsaWVudF9pZBgFIAEoCRIOCgZzY29wZXMYBiADKAkSGQoMcmVkaXJlY3RfdXJpGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoAxISCgp1cGRhdGVkX2F0GAkgASgDQg8KDV9yZWRpcmVjdF91cmkiogMKHkNyZWF0ZU9yZ1NBTUxDb25uZWN0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSDAoEbmFtZRgCIAEoCRIVCg1pZHBfZW50aXR5X2lkGAMgASgJEhMKC2lkcF9zc29fdXJsGAQgASgJEhcKD2lkcF9jZXJ0aWZpY2F0ZRgFIAEoCRIZCgxzcF9lbnRpdHlfaWQYBiABKAlIAIgBARIUCgdhY3NfdXJsGAcgASgJSAGIAQESXAoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyQS5pZGVudGl0eS52MS5DcmVhdGVPcmdTQU1MQ29ubmVjdGlvblJlcXVlc3QuQXR0cmlidXRlTWFwcGluZ0VudHJ5EiAKE2FsbG93X2lkcF9pbml0aWF0ZWQYCSABKAhIAogBARo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsQhYKFF9hbGxvd19pZHBfaW5pdGlhdGVkIqIDCh9DcmVhdGVPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhUKDWlkcF9lbnRpdHlfaWQYBCABKAkSEwoLaWRwX3Nzb191cmwYBSABKAkSGQoMc3BfZW50aXR5X2lkGAYgASgJSACIAQESFAoHYWNzX3VybBgHIAEoCUgBiAEBEl0KEWF0dHJpYnV0ZV9tYXBwaW5nGAggAygLMkIuaWRlbnRpdHkudjEuQ3JlYXRlT3JnU0FNTENvbm5lY3Rpb25SZXNwb25zZS5BdHRyaWJ1dGVNYXBwaW5nRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBISCgpjcmVhdGVkX2F0GAogASgDEhIKCnVwZGF0ZWRfYXQYCyABKAMaNwoVQXR0cmlidXRlTWFwcGluZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDwoNX3NwX2VudGl0eV9pZEIKCghfYWNzX3VybCLxAwoeVXBkYXRlT3JnU0FNTENvbm5lY3Rpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIaCg1pZHBfZW50aXR5X2lkGAMgASgJSAGIAQESGAoLaWRwX3Nzb191cmwYBCABKAlIAogBARIcCg9pZHBfY2VydGlmaWNhdGUYBSABKAlIA4gBARIZCgxzcF9lbnRpdHlfaWQYBiABKAlIBIgBARIUCgdhY3NfdXJsGAcgASgJSAWIAQESXAoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyQS5pZGVudGl0eS52MS5VcGRhdGVPcmdTQU1MQ29ubmVjdGlvblJlcXVlc3QuQXR0cmlidXRlTWFwcGluZ0VudHJ5EiAKE2FsbG93X2lkcF9pbml0aWF0ZWQYCSABKAhIBogBARo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfbmFtZUIQCg5faWRwX2VudGl0eV9pZEIOCgxfaWRwX3Nzb191cmxCEgoQX2lkcF9jZXJ0aWZpY2F0ZUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsQhYKFF9hbGxvd19pZHBfaW5pdGlhdGVkIqIDCh9VcGRhdGVPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhUKDWlkcF9lbnRpdHlfaWQYBCABKAkSEwoLaWRwX3Nzb191cmwYBSABKAkSGQoMc3BfZW50aXR5X2lkGAYgASgJSACIAQESFAoHYWNzX3VybBgHIAEoCUgBiAEBEl0KEWF0dHJpYnV0ZV9tYXBwaW5nGAggAygLMkIuaWRlbnRpdHkudjEuVXBkYXRlT3JnU0FNTENvbm5lY3Rpb25SZXNwb25zZS5BdHRyaWJ1dGVNYXBwaW5nRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBISCgpjcmVhdGVkX2F0GAogASgDEhIKCnVwZGF0ZWRfYXQYCyABKAMaNwoVQXR0cmlidXRlTWFwcGluZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDwoNX3NwX2VudGl0eV9pZEIKCghfYWNzX3VybCIsCh5EZWxldGVPcmdTQU1MQ29ubmVjdGlvblJlcXVlc3QSCgoCaWQYASABKAkiMgofRGVsZXRlT3JnU0FNTENvbm5lY3Rpb25SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIlUKG0dldE9yZ1NBTUxDb25uZWN0aW9uUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhMKBm9yZ19pZBgCIAEoCUgBiAEBQgUKA19pZEIJCgdfb3JnX2lkIpwDChxHZXRPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhUKDWlkcF9lbnRpdHlfaWQYBCABKAkSEwoLaWRwX3Nzb191cmwYBSABKAkSGQoMc3BfZW50aXR5X2lkGAYgASgJSACIAQESFAoHYWNzX3VybBgHIAEoCUgBiAEBEloKEWF0dHJpYnV0ZV9tYXBwaW5nGAggAygLMj8uaWRlbnRpdHkudjEuR2V0T3JnU0FNTENvbm5lY3Rpb25SZXNwb25zZS5BdHRyaWJ1dGVNYXBwaW5nRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBISCgpjcmVhdGVkX2F0GAogASgDEhIKCnVwZGF0ZWRfYXQYCyABKAMaNwoVQXR0cmlidXRlTWFwcGluZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDwoNX3NwX2VudGl0eV9pZEIKCghfYWNzX3VybGIGcHJvdG8z");
+  fileDesc("ChlpZGVudGl0eS92MS9vcmdfc3NvLnByb3RvEgtpZGVudGl0eS52MSKUAgoeQ3JlYXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIXCgppc3N1ZXJfdXJsGAMgASgJSAKIAQESFgoJY2xpZW50X2lkGAQgASgJSAOIAQESGgoNY2xpZW50X3NlY3JldBgFIAEoCUgEiAEBEg4KBnNjb3BlcxgGIAMoCRIZCgxyZWRpcmVjdF91cmkYByABKAlIBYgBAUIJCgdfb3JnX2lkQgcKBV9uYW1lQg0KC19pc3N1ZXJfdXJsQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCDwoNX3JlZGlyZWN0X3VyaSLWAQofQ3JlYXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEhEKCWNsaWVudF9pZBgFIAEoCRIOCgZzY29wZXMYBiADKAkSGQoMcmVkaXJlY3RfdXJpGAcgASgJSACIAQESEgoKY3JlYXRlZF9hdBgIIAEoAxISCgp1cGRhdGVkX2F0GAkgASgDQg8KDV9yZWRpcmVjdF91cmkijAIKHlVwZGF0ZU9yZ09JRENDb25uZWN0aW9uUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIXCgppc3N1ZXJfdXJsGAMgASgJSAKIAQESFgoJY2xpZW50X2lkGAQgASgJSAOIAQESGgoNY2xpZW50X3NlY3JldBgFIAEoCUgEiAEBEg4KBnNjb3BlcxgGIAMoCRIZCgxyZWRpcmVjdF91cmkYByABKAlIBYgBAUIFCgNfaWRCBwoFX25hbWVCDQoLX2lzc3Vlcl91cmxCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldEIPCg1fcmVkaXJlY3RfdXJpItYBCh9VcGRhdGVPcmdPSURDQ29ubmVjdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSEQoJY2xpZW50X2lkGAUgASgJEg4KBnNjb3BlcxgGIAMoCRIZCgxyZWRpcmVjdF91cmkYByABKAlIAIgBARISCgpjcmVhdGVkX2F0GAggASgDEhIKCnVwZGF0ZWRfYXQYCSABKANCDwoNX3JlZGlyZWN0X3VyaSI4Ch5EZWxldGVPcmdPSURDQ29ubmVjdGlvblJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiMgofRGVsZXRlT3JnT0lEQ0Nvbm5lY3Rpb25SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIlUKG0dldE9yZ09JRENDb25uZWN0aW9uUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhMKBm9yZ19pZBgCIAEoCUgBiAEBQgUKA19pZEIJCgdfb3JnX2lkItMBChxHZXRPcmdPSURDQ29ubmVjdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSEQoJY2xpZW50X2lkGAUgASgJEg4KBnNjb3BlcxgGIAMoCRIZCgxyZWRpcmVjdF91cmkYByABKAlIAIgBARISCgpjcmVhdGVkX2F0GAggASgDEhIKCnVwZGF0ZWRfYXQYCSABKANCDwoNX3JlZGlyZWN0X3VyaSKFBAoeQ3JlYXRlT3JnU0FNTENvbm5lY3Rpb25SZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIaCg1pZHBfZW50aXR5X2lkGAMgASgJSAKIAQESGAoLaWRwX3Nzb191cmwYBCABKAlIA4gBARIcCg9pZHBfY2VydGlmaWNhdGUYBSABKAlIBIgBARIZCgxzcF9lbnRpdHlfaWQYBiABKAlIBYgBARIUCgdhY3NfdXJsGAcgASgJSAaIAQESXAoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyQS5pZGVudGl0eS52MS5DcmVhdGVPcmdTQU1MQ29ubmVjdGlvblJlcXVlc3QuQXR0cmlidXRlTWFwcGluZ0VudHJ5EiAKE2FsbG93X2lkcF9pbml0aWF0ZWQYCSABKAhIB4gBARo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfb3JnX2lkQgcKBV9uYW1lQhAKDl9pZHBfZW50aXR5X2lkQg4KDF9pZHBfc3NvX3VybEISChBfaWRwX2NlcnRpZmljYXRlQg8KDV9zcF9lbnRpdHlfaWRCCgoIX2Fjc191cmxCFgoUX2FsbG93X2lkcF9pbml0aWF0ZWQiogMKH0NyZWF0ZU9yZ1NBTUxDb25uZWN0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFQoNaWRwX2VudGl0eV9pZBgEIAEoCRITCgtpZHBfc3NvX3VybBgFIAEoCRIZCgxzcF9lbnRpdHlfaWQYBiABKAlIAIgBARIUCgdhY3NfdXJsGAcgASgJSAGIAQESXQoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyQi5pZGVudGl0eS52MS5DcmVhdGVPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlLkF0dHJpYnV0ZU1hcHBpbmdFbnRyeRIbChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgIEhIKCmNyZWF0ZWRfYXQYCiABKAMSEgoKdXBkYXRlZF9hdBgLIAEoAxo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsIv0DCh5VcGRhdGVPcmdTQU1MQ29ubmVjdGlvblJlcXVlc3QSDwoCaWQYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESGgoNaWRwX2VudGl0eV9pZBgDIAEoCUgCiAEBEhgKC2lkcF9zc29fdXJsGAQgASgJSAOIAQESHAoPaWRwX2NlcnRpZmljYXRlGAUgASgJSASIAQESGQoMc3BfZW50aXR5X2lkGAYgASgJSAWIAQESFAoHYWNzX3VybBgHIAEoCUgGiAEBElwKEWF0dHJpYnV0ZV9tYXBwaW5nGAggAygLMkEuaWRlbnRpdHkudjEuVXBkYXRlT3JnU0FNTENvbm5lY3Rpb25SZXF1ZXN0LkF0dHJpYnV0ZU1hcHBpbmdFbnRyeRIgChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgISAeIAQEaNwoVQXR0cmlidXRlTWFwcGluZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBQoDX2lkQgcKBV9uYW1lQhAKDl9pZHBfZW50aXR5X2lkQg4KDF9pZHBfc3NvX3VybEISChBfaWRwX2NlcnRpZmljYXRlQg8KDV9zcF9lbnRpdHlfaWRCCgoIX2Fjc191cmxCFgoUX2FsbG93X2lkcF9pbml0aWF0ZWQiogMKH1VwZGF0ZU9yZ1NBTUxDb25uZWN0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFQoNaWRwX2VudGl0eV9pZBgEIAEoCRITCgtpZHBfc3NvX3VybBgFIAEoCRIZCgxzcF9lbnRpdHlfaWQYBiABKAlIAIgBARIUCgdhY3NfdXJsGAcgASgJSAGIAQESXQoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyQi5pZGVudGl0eS52MS5VcGRhdGVPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlLkF0dHJpYnV0ZU1hcHBpbmdFbnRyeRIbChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgIEhIKCmNyZWF0ZWRfYXQYCiABKAMSEgoKdXBkYXRlZF9hdBgLIAEoAxo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsIjgKHkRlbGV0ZU9yZ1NBTUxDb25uZWN0aW9uUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCIyCh9EZWxldGVPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiVQobR2V0T3JnU0FNTENvbm5lY3Rpb25SZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESEwoGb3JnX2lkGAIgASgJSAGIAQFCBQoDX2lkQgkKB19vcmdfaWQinAMKHEdldE9yZ1NBTUxDb25uZWN0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFQoNaWRwX2VudGl0eV9pZBgEIAEoCRITCgtpZHBfc3NvX3VybBgFIAEoCRIZCgxzcF9lbnRpdHlfaWQYBiABKAlIAIgBARIUCgdhY3NfdXJsGAcgASgJSAGIAQESWgoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyPy5pZGVudGl0eS52MS5HZXRPcmdTQU1MQ29ubmVjdGlvblJlc3BvbnNlLkF0dHJpYnV0ZU1hcHBpbmdFbnRyeRIbChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgIEhIKCmNyZWF0ZWRfYXQYCiABKAMSEgoKdXBkYXRlZF9hdBgLIAEoAxo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsYgZwcm90bzM");
 
 /**
  * Input of create_org_oidc_connection.
@@ -23,37 +23,37 @@ export type CreateOrgOIDCConnectionRequest = Message<"identity.v1.CreateOrgOIDCC
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string issuer_url = 3;
+   * @generated from field: optional string issuer_url = 3;
    */
-  issuerUrl: string;
+  issuerUrl?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string client_id = 4;
+   * @generated from field: optional string client_id = 4;
    */
-  clientId: string;
+  clientId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string client_secret = 5;
+   * @generated from field: optional string client_secret = 5;
    */
-  clientSecret: string;
+  clientSecret?: string | undefined;
 
   /**
    * @generated from field: repeated string scopes = 6;
@@ -143,9 +143,9 @@ export type UpdateOrgOIDCConnectionRequest = Message<"identity.v1.UpdateOrgOIDCC
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string name = 2;
@@ -259,9 +259,9 @@ export type DeleteOrgOIDCConnectionRequest = Message<"identity.v1.DeleteOrgOIDCC
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -386,37 +386,37 @@ export type CreateOrgSAMLConnectionRequest = Message<"identity.v1.CreateOrgSAMLC
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string idp_entity_id = 3;
+   * @generated from field: optional string idp_entity_id = 3;
    */
-  idpEntityId: string;
+  idpEntityId?: string | undefined;
 
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string idp_sso_url = 4;
+   * @generated from field: optional string idp_sso_url = 4;
    */
-  idpSsoUrl: string;
+  idpSsoUrl?: string | undefined;
 
   /**
    * PEM certificate of the upstream IdP; write-only. Not empty. Must be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
    *
-   * @generated from field: string idp_certificate = 5;
+   * @generated from field: optional string idp_certificate = 5;
    */
-  idpCertificate: string;
+  idpCertificate?: string | undefined;
 
   /**
    * @generated from field: optional string sp_entity_id = 6;
@@ -526,9 +526,9 @@ export type UpdateOrgSAMLConnectionRequest = Message<"identity.v1.UpdateOrgSAMLC
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string name = 2;
@@ -662,9 +662,9 @@ export type DeleteOrgSAMLConnectionRequest = Message<"identity.v1.DeleteOrgSAMLC
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**

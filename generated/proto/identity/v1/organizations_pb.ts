@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/organizations.proto.
  */
 export const file_identity_v1_organizations: GenFile = /*@__PURE__*/
-  fileDesc("Ch9pZGVudGl0eS92MS9vcmdhbml6YXRpb25zLnByb3RvEgtpZGVudGl0eS52MSJVChlDcmVhdGVPcmdhbml6YXRpb25SZXF1ZXN0EgwKBG5hbWUYASABKAkSGQoMZGlzcGxheV9uYW1lGAIgASgJSACIAQFCDwoNX2Rpc3BsYXlfbmFtZSKbAQoaQ3JlYXRlT3JnYW5pemF0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBARIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAMSEgoKdXBkYXRlZF9hdBgGIAEoA0IPCg1fZGlzcGxheV9uYW1lIpEBChlVcGRhdGVPcmdhbml6YXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIZCgxkaXNwbGF5X25hbWUYAyABKAlIAYgBARIUCgdlbmFibGVkGAQgASgISAKIAQFCBwoFX25hbWVCDwoNX2Rpc3BsYXlfbmFtZUIKCghfZW5hYmxlZCKbAQoaVXBkYXRlT3JnYW5pemF0aW9uUmVzcG9uc2USCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBARIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAMSEgoKdXBkYXRlZF9hdBgGIAEoA0IPCg1fZGlzcGxheV9uYW1lIicKGURlbGV0ZU9yZ2FuaXphdGlvblJlcXVlc3QSCgoCaWQYASABKAkiLQoaRGVsZXRlT3JnYW5pemF0aW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSIkChZHZXRPcmdhbml6YXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJIpgBChdHZXRPcmdhbml6YXRpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEg8KB2VuYWJsZWQYBCABKAgSEgoKY3JlYXRlZF9hdBgFIAEoAxISCgp1cGRhdGVkX2F0GAYgASgDQg8KDV9kaXNwbGF5X25hbWUiSAoUT3JnYW5pemF0aW9uc1JlcXVlc3QSMAoKcGFnaW5hdGlvbhgBIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dCJ2ChVPcmdhbml6YXRpb25zUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SMAoNb3JnYW5pemF0aW9ucxgCIAMoCzIZLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvbiJFChNBZGRPcmdNZW1iZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIPCgd1c2VyX2lkGAIgASgJEg0KBXJvbGVzGAMgAygJIuoBChRBZGRPcmdNZW1iZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDwoHdXNlcl9pZBgDIAEoCRISCgVlbWFpbBgEIAEoCUgAiAEBEhcKCmdpdmVuX25hbWUYBSABKAlIAYgBARIYCgtmYW1pbHlfbmFtZRgGIAEoCUgCiAEBEg0KBXJvbGVzGAcgAygJEhIKCmNyZWF0ZWRfYXQYCCABKAMSEgoKdXBkYXRlZF9hdBgJIAEoA0IICgZfZW1haWxCDQoLX2dpdmVuX25hbWVCDgoMX2ZhbWlseV9uYW1lIjkKFlJlbW92ZU9yZ01lbWJlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEg8KB3VzZXJfaWQYAiABKAkiKgoXUmVtb3ZlT3JnTWVtYmVyUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJVChFPcmdNZW1iZXJzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSMAoKcGFnaW5hdGlvbhgCIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dCJqChJPcmdNZW1iZXJzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SJwoHbWVtYmVycxgCIAMoCzIWLmlkZW50aXR5LnYxLk9yZ01lbWJlciJdChhVc2VyT3JnYW5pemF0aW9uc1JlcXVlc3QSDwoHdXNlcl9pZBgBIAEoCRIwCgpwYWdpbmF0aW9uGAIgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0In4KGVVzZXJPcmdhbml6YXRpb25zUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SNAoNb3JnYW5pemF0aW9ucxgCIAMoCzIdLmlkZW50aXR5LnYxLlVzZXJPcmdhbml6YXRpb25iBnByb3RvMw", [file_identity_v1_types]);
+  fileDesc("Ch9pZGVudGl0eS92MS9vcmdhbml6YXRpb25zLnByb3RvEgtpZGVudGl0eS52MSJjChlDcmVhdGVPcmdhbml6YXRpb25SZXF1ZXN0EhEKBG5hbWUYASABKAlIAIgBARIZCgxkaXNwbGF5X25hbWUYAiABKAlIAYgBAUIHCgVfbmFtZUIPCg1fZGlzcGxheV9uYW1lIpsBChpDcmVhdGVPcmdhbml6YXRpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEg8KB2VuYWJsZWQYBCABKAgSEgoKY3JlYXRlZF9hdBgFIAEoAxISCgp1cGRhdGVkX2F0GAYgASgDQg8KDV9kaXNwbGF5X25hbWUinQEKGVVwZGF0ZU9yZ2FuaXphdGlvblJlcXVlc3QSDwoCaWQYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESGQoMZGlzcGxheV9uYW1lGAMgASgJSAKIAQESFAoHZW5hYmxlZBgEIAEoCEgDiAEBQgUKA19pZEIHCgVfbmFtZUIPCg1fZGlzcGxheV9uYW1lQgoKCF9lbmFibGVkIpsBChpVcGRhdGVPcmdhbml6YXRpb25SZXNwb25zZRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgAiAEBEg8KB2VuYWJsZWQYBCABKAgSEgoKY3JlYXRlZF9hdBgFIAEoAxISCgp1cGRhdGVkX2F0GAYgASgDQg8KDV9kaXNwbGF5X25hbWUiMwoZRGVsZXRlT3JnYW5pemF0aW9uUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCItChpEZWxldGVPcmdhbml6YXRpb25SZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjAKFkdldE9yZ2FuaXphdGlvblJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQimAEKF0dldE9yZ2FuaXphdGlvblJlc3BvbnNlEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSGQoMZGlzcGxheV9uYW1lGAMgASgJSACIAQESDwoHZW5hYmxlZBgEIAEoCBISCgpjcmVhdGVkX2F0GAUgASgDEhIKCnVwZGF0ZWRfYXQYBiABKANCDwoNX2Rpc3BsYXlfbmFtZSJIChRPcmdhbml6YXRpb25zUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0InYKFU9yZ2FuaXphdGlvbnNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhIwCg1vcmdhbml6YXRpb25zGAIgAygLMhkuaWRlbnRpdHkudjEuT3JnYW5pemF0aW9uImYKE0FkZE9yZ01lbWJlclJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESFAoHdXNlcl9pZBgCIAEoCUgBiAEBEg0KBXJvbGVzGAMgAygJQgkKB19vcmdfaWRCCgoIX3VzZXJfaWQi6gEKFEFkZE9yZ01lbWJlclJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIPCgd1c2VyX2lkGAMgASgJEhIKBWVtYWlsGAQgASgJSACIAQESFwoKZ2l2ZW5fbmFtZRgFIAEoCUgBiAEBEhgKC2ZhbWlseV9uYW1lGAYgASgJSAKIAQESDQoFcm9sZXMYByADKAkSEgoKY3JlYXRlZF9hdBgIIAEoAxISCgp1cGRhdGVkX2F0GAkgASgDQggKBl9lbWFpbEINCgtfZ2l2ZW5fbmFtZUIOCgxfZmFtaWx5X25hbWUiWgoWUmVtb3ZlT3JnTWVtYmVyUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBARIUCgd1c2VyX2lkGAIgASgJSAGIAQFCCQoHX29yZ19pZEIKCghfdXNlcl9pZCIqChdSZW1vdmVPcmdNZW1iZXJSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJImUKEU9yZ01lbWJlcnNSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEjAKCnBhZ2luYXRpb24YAiABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXRCCQoHX29yZ19pZCJqChJPcmdNZW1iZXJzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SJwoHbWVtYmVycxgCIAMoCzIWLmlkZW50aXR5LnYxLk9yZ01lbWJlciJuChhVc2VyT3JnYW5pemF0aW9uc1JlcXVlc3QSFAoHdXNlcl9pZBgBIAEoCUgAiAEBEjAKCnBhZ2luYXRpb24YAiABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXRCCgoIX3VzZXJfaWQifgoZVXNlck9yZ2FuaXphdGlvbnNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhI0Cg1vcmdhbml6YXRpb25zGAIgAygLMh0uaWRlbnRpdHkudjEuVXNlck9yZ2FuaXphdGlvbmIGcHJvdG8z", [file_identity_v1_types]);
 
 /**
  * Input of create_organization.
@@ -25,9 +25,9 @@ export type CreateOrganizationRequest = Message<"identity.v1.CreateOrganizationR
   /**
    * Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
    *
-   * @generated from field: string name = 1;
+   * @generated from field: optional string name = 1;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * @generated from field: optional string display_name = 2;
@@ -97,9 +97,9 @@ export type UpdateOrganizationRequest = Message<"identity.v1.UpdateOrganizationR
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * Must be a URL-safe slug (lower-case letters, digits and single dashes).
@@ -181,9 +181,9 @@ export type DeleteOrganizationRequest = Message<"identity.v1.DeleteOrganizationR
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -221,9 +221,9 @@ export type GetOrganizationRequest = Message<"identity.v1.GetOrganizationRequest
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -331,16 +331,16 @@ export type AddOrgMemberRequest = Message<"identity.v1.AddOrgMemberRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string user_id = 2;
+   * @generated from field: optional string user_id = 2;
    */
-  userId: string;
+  userId?: string | undefined;
 
   /**
    * @generated from field: repeated string roles = 3;
@@ -423,16 +423,16 @@ export type RemoveOrgMemberRequest = Message<"identity.v1.RemoveOrgMemberRequest
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string user_id = 2;
+   * @generated from field: optional string user_id = 2;
    */
-  userId: string;
+  userId?: string | undefined;
 };
 
 /**
@@ -470,9 +470,9 @@ export type OrgMembersRequest = Message<"identity.v1.OrgMembersRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * @generated from field: identity.v1.PaginationInput pagination = 2;
@@ -520,9 +520,9 @@ export type UserOrganizationsRequest = Message<"identity.v1.UserOrganizationsReq
   /**
    * Not empty.
    *
-   * @generated from field: string user_id = 1;
+   * @generated from field: optional string user_id = 1;
    */
-  userId: string;
+  userId?: string | undefined;
 
   /**
    * @generated from field: identity.v1.PaginationInput pagination = 2;

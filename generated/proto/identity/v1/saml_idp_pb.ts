@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/saml_idp.proto.
  */
 export const file_identity_v1_saml_idp: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS9zYW1sX2lkcC5wcm90bxILaWRlbnRpdHkudjEikQMKIENyZWF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIMCgRuYW1lGAIgASgJEhEKCWVudGl0eV9pZBgDIAEoCRIPCgdhY3NfdXJsGAQgASgJEhgKC3NwX2NlcnRfcGVtGAUgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYBiABKAlIAYgBARJeChFtYXBwZWRfYXR0cmlidXRlcxgHIAMoCzJDLmlkZW50aXR5LnYxLkNyZWF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXF1ZXN0Lk1hcHBlZEF0dHJpYnV0ZXNFbnRyeRIgChNhbGxvd19pZHBfaW5pdGlhdGVkGAggASgISAKIAQEaNwoVTWFwcGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX3NwX2NlcnRfcGVtQhEKD19uYW1lX2lkX2Zvcm1hdEIWChRfYWxsb3dfaWRwX2luaXRpYXRlZCK9AwohQ3JlYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWVudGl0eV9pZBgEIAEoCRIPCgdhY3NfdXJsGAUgASgJEhgKC3NwX2NlcnRfcGVtGAYgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYByABKAlIAYgBARJfChFtYXBwZWRfYXR0cmlidXRlcxgIIAMoCzJELmlkZW50aXR5LnYxLkNyZWF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZS5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBIRCglpc19hY3RpdmUYCiABKAgSEgoKY3JlYXRlZF9hdBgLIAEoAxISCgp1cGRhdGVkX2F0GAwgASgDGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXQi5QMKIFVwZGF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIWCgllbnRpdHlfaWQYAyABKAlIAYgBARIUCgdhY3NfdXJsGAQgASgJSAKIAQESGAoLc3BfY2VydF9wZW0YBSABKAlIA4gBARIbCg5uYW1lX2lkX2Zvcm1hdBgGIAEoCUgEiAEBEl4KEW1hcHBlZF9hdHRyaWJ1dGVzGAcgAygLMkMuaWRlbnRpdHkudjEuVXBkYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QuTWFwcGVkQXR0cmlidXRlc0VudHJ5EiAKE2FsbG93X2lkcF9pbml0aWF0ZWQYCCABKAhIBYgBARIWCglpc19hY3RpdmUYCSABKAhIBogBARo3ChVNYXBwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfbmFtZUIMCgpfZW50aXR5X2lkQgoKCF9hY3NfdXJsQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXRCFgoUX2FsbG93X2lkcF9pbml0aWF0ZWRCDAoKX2lzX2FjdGl2ZSK9AwohVXBkYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWVudGl0eV9pZBgEIAEoCRIPCgdhY3NfdXJsGAUgASgJEhgKC3NwX2NlcnRfcGVtGAYgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYByABKAlIAYgBARJfChFtYXBwZWRfYXR0cmlidXRlcxgIIAMoCzJELmlkZW50aXR5LnYxLlVwZGF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZS5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBIRCglpc19hY3RpdmUYCiABKAgSEgoKY3JlYXRlZF9hdBgLIAEoAxISCgp1cGRhdGVkX2F0GAwgASgDGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXQiLgogRGVsZXRlU0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QSCgoCaWQYASABKAkiNAohRGVsZXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiKwodR2V0U0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QSCgoCaWQYASABKAkitwMKHkdldFNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCgllbnRpdHlfaWQYBCABKAkSDwoHYWNzX3VybBgFIAEoCRIYCgtzcF9jZXJ0X3BlbRgGIAEoCUgAiAEBEhsKDm5hbWVfaWRfZm9ybWF0GAcgASgJSAGIAQESXAoRbWFwcGVkX2F0dHJpYnV0ZXMYCCADKAsyQS5pZGVudGl0eS52MS5HZXRTQU1MU2VydmljZVByb3ZpZGVyUmVzcG9uc2UuTWFwcGVkQXR0cmlidXRlc0VudHJ5EhsKE2FsbG93X2lkcF9pbml0aWF0ZWQYCSABKAgSEQoJaXNfYWN0aXZlGAogASgIEhIKCmNyZWF0ZWRfYXQYCyABKAMSEgoKdXBkYXRlZF9hdBgMIAEoAxo3ChVNYXBwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfc3BfY2VydF9wZW1CEQoPX25hbWVfaWRfZm9ybWF0ImMKH0xpc3RTQU1MU2VydmljZVByb3ZpZGVyc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEjAKCnBhZ2luYXRpb24YAiABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQikQEKIExpc3RTQU1MU2VydmljZVByb3ZpZGVyc1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEkAKFnNhbWxfc2VydmljZV9wcm92aWRlcnMYAiADKAsyIC5pZGVudGl0eS52MS5TQU1MU2VydmljZVByb3ZpZGVyIioKGFJvdGF0ZVNBTUxJRFBDZXJ0UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiuwEKGVJvdGF0ZVNBTUxJRFBDZXJ0UmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLmlkZW50aXR5LnYxLlNBTUxJRFBLZXlTdGF0dXMSFwoPY2VydGlmaWNhdGVfcGVtGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAMSFwoKcmV0aXJlZF9hdBgGIAEoA0gAiAEBQg0KC19yZXRpcmVkX2F0IiUKF1JldGlyZVNBTUxJRFBLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIroBChhSZXRpcmVTQU1MSURQS2V5UmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLmlkZW50aXR5LnYxLlNBTUxJRFBLZXlTdGF0dXMSFwoPY2VydGlmaWNhdGVfcGVtGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAMSFwoKcmV0aXJlZF9hdBgGIAEoA0gAiAEBQg0KC19yZXRpcmVkX2F0IigKFkxpc3RTQU1MSURQS2V5c1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJIkAKF0xpc3RTQU1MSURQS2V5c1Jlc3BvbnNlEiUKBGtleXMYASADKAsyFy5pZGVudGl0eS52MS5TQU1MSURQS2V5IjMKG0ltcG9ydFNBTUxTUE1ldGFkYXRhUmVxdWVzdBIUCgxtZXRhZGF0YV94bWwYASABKAkinAEKHEltcG9ydFNBTUxTUE1ldGFkYXRhUmVzcG9uc2USEQoJZW50aXR5X2lkGAEgASgJEg8KB2Fjc191cmwYAiABKAkSGAoLc3BfY2VydF9wZW0YAyABKAlIAIgBARIbCg5uYW1lX2lkX2Zvcm1hdBgEIAEoCUgBiAEBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXRiBnByb3RvMw", [file_identity_v1_types]);
+  fileDesc("ChppZGVudGl0eS92MS9zYW1sX2lkcC5wcm90bxILaWRlbnRpdHkudjEi0wMKIENyZWF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIWCgllbnRpdHlfaWQYAyABKAlIAogBARIUCgdhY3NfdXJsGAQgASgJSAOIAQESGAoLc3BfY2VydF9wZW0YBSABKAlIBIgBARIbCg5uYW1lX2lkX2Zvcm1hdBgGIAEoCUgFiAEBEl4KEW1hcHBlZF9hdHRyaWJ1dGVzGAcgAygLMkMuaWRlbnRpdHkudjEuQ3JlYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QuTWFwcGVkQXR0cmlidXRlc0VudHJ5EiAKE2FsbG93X2lkcF9pbml0aWF0ZWQYCCABKAhIBogBARo3ChVNYXBwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIJCgdfb3JnX2lkQgcKBV9uYW1lQgwKCl9lbnRpdHlfaWRCCgoIX2Fjc191cmxCDgoMX3NwX2NlcnRfcGVtQhEKD19uYW1lX2lkX2Zvcm1hdEIWChRfYWxsb3dfaWRwX2luaXRpYXRlZCK9AwohQ3JlYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWVudGl0eV9pZBgEIAEoCRIPCgdhY3NfdXJsGAUgASgJEhgKC3NwX2NlcnRfcGVtGAYgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYByABKAlIAYgBARJfChFtYXBwZWRfYXR0cmlidXRlcxgIIAMoCzJELmlkZW50aXR5LnYxLkNyZWF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZS5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBIRCglpc19hY3RpdmUYCiABKAgSEgoKY3JlYXRlZF9hdBgLIAEoAxISCgp1cGRhdGVkX2F0GAwgASgDGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXQi8QMKIFVwZGF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESEQoEbmFtZRgCIAEoCUgBiAEBEhYKCWVudGl0eV9pZBgDIAEoCUgCiAEBEhQKB2Fjc191cmwYBCABKAlIA4gBARIYCgtzcF9jZXJ0X3BlbRgFIAEoCUgEiAEBEhsKDm5hbWVfaWRfZm9ybWF0GAYgASgJSAWIAQESXgoRbWFwcGVkX2F0dHJpYnV0ZXMYByADKAsyQy5pZGVudGl0eS52MS5VcGRhdGVTQU1MU2VydmljZVByb3ZpZGVyUmVxdWVzdC5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSIAoTYWxsb3dfaWRwX2luaXRpYXRlZBgIIAEoCEgGiAEBEhYKCWlzX2FjdGl2ZRgJIAEoCEgHiAEBGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgUKA19pZEIHCgVfbmFtZUIMCgpfZW50aXR5X2lkQgoKCF9hY3NfdXJsQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXRCFgoUX2FsbG93X2lkcF9pbml0aWF0ZWRCDAoKX2lzX2FjdGl2ZSK9AwohVXBkYXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhEKCWVudGl0eV9pZBgEIAEoCRIPCgdhY3NfdXJsGAUgASgJEhgKC3NwX2NlcnRfcGVtGAYgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYByABKAlIAYgBARJfChFtYXBwZWRfYXR0cmlidXRlcxgIIAMoCzJELmlkZW50aXR5LnYxLlVwZGF0ZVNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZS5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBIRCglpc19hY3RpdmUYCiABKAgSEgoKY3JlYXRlZF9hdBgLIAEoAxISCgp1cGRhdGVkX2F0GAwgASgDGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXQiOgogRGVsZXRlU0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiNAohRGVsZXRlU0FNTFNlcnZpY2VQcm92aWRlclJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiNwodR2V0U0FNTFNlcnZpY2VQcm92aWRlclJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQitwMKHkdldFNBTUxTZXJ2aWNlUHJvdmlkZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCgllbnRpdHlfaWQYBCABKAkSDwoHYWNzX3VybBgFIAEoCRIYCgtzcF9jZXJ0X3BlbRgGIAEoCUgAiAEBEhsKDm5hbWVfaWRfZm9ybWF0GAcgASgJSAGIAQESXAoRbWFwcGVkX2F0dHJpYnV0ZXMYCCADKAsyQS5pZGVudGl0eS52MS5HZXRTQU1MU2VydmljZVByb3ZpZGVyUmVzcG9uc2UuTWFwcGVkQXR0cmlidXRlc0VudHJ5EhsKE2FsbG93X2lkcF9pbml0aWF0ZWQYCSABKAgSEQoJaXNfYWN0aXZlGAogASgIEhIKCmNyZWF0ZWRfYXQYCyABKAMSEgoKdXBkYXRlZF9hdBgMIAEoAxo3ChVNYXBwZWRBdHRyaWJ1dGVzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIOCgxfc3BfY2VydF9wZW1CEQoPX25hbWVfaWRfZm9ybWF0InMKH0xpc3RTQU1MU2VydmljZVByb3ZpZGVyc1JlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQESMAoKcGFnaW5hdGlvbhgCIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dEIJCgdfb3JnX2lkIpEBCiBMaXN0U0FNTFNlcnZpY2VQcm92aWRlcnNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhJAChZzYW1sX3NlcnZpY2VfcHJvdmlkZXJzGAIgAygLMiAuaWRlbnRpdHkudjEuU0FNTFNlcnZpY2VQcm92aWRlciI6ChhSb3RhdGVTQU1MSURQQ2VydFJlcXVlc3QSEwoGb3JnX2lkGAEgASgJSACIAQFCCQoHX29yZ19pZCK7AQoZUm90YXRlU0FNTElEUENlcnRSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0uaWRlbnRpdHkudjEuU0FNTElEUEtleVN0YXR1cxIXCg9jZXJ0aWZpY2F0ZV9wZW0YBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoAxIXCgpyZXRpcmVkX2F0GAYgASgDSACIAQFCDQoLX3JldGlyZWRfYXQiMQoXUmV0aXJlU0FNTElEUEtleVJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiugEKGFJldGlyZVNBTUxJRFBLZXlSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0uaWRlbnRpdHkudjEuU0FNTElEUEtleVN0YXR1cxIXCg9jZXJ0aWZpY2F0ZV9wZW0YBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoAxIXCgpyZXRpcmVkX2F0GAYgASgDSACIAQFCDQoLX3JldGlyZWRfYXQiOAoWTGlzdFNBTUxJRFBLZXlzUmVxdWVzdBITCgZvcmdfaWQYASABKAlIAIgBAUIJCgdfb3JnX2lkIkAKF0xpc3RTQU1MSURQS2V5c1Jlc3BvbnNlEiUKBGtleXMYASADKAsyFy5pZGVudGl0eS52MS5TQU1MSURQS2V5IkkKG0ltcG9ydFNBTUxTUE1ldGFkYXRhUmVxdWVzdBIZCgxtZXRhZGF0YV94bWwYASABKAlIAIgBAUIPCg1fbWV0YWRhdGFfeG1sIpwBChxJbXBvcnRTQU1MU1BNZXRhZGF0YVJlc3BvbnNlEhEKCWVudGl0eV9pZBgBIAEoCRIPCgdhY3NfdXJsGAIgASgJEhgKC3NwX2NlcnRfcGVtGAMgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYBCABKAlIAYgBAUIOCgxfc3BfY2VydF9wZW1CEQoPX25hbWVfaWRfZm9ybWF0YgZwcm90bzM", [file_identity_v1_types]);
 
 /**
  * Input of create_saml_service_provider.
@@ -25,30 +25,30 @@ export type CreateSAMLServiceProviderRequest = Message<"identity.v1.CreateSAMLSe
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string entity_id = 3;
+   * @generated from field: optional string entity_id = 3;
    */
-  entityId: string;
+  entityId?: string | undefined;
 
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string acs_url = 4;
+   * @generated from field: optional string acs_url = 4;
    */
-  acsUrl: string;
+  acsUrl?: string | undefined;
 
   /**
    * @generated from field: optional string sp_cert_pem = 5;
@@ -161,9 +161,9 @@ export type UpdateSAMLServiceProviderRequest = Message<"identity.v1.UpdateSAMLSe
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string name = 2;
@@ -298,9 +298,9 @@ export type DeleteSAMLServiceProviderRequest = Message<"identity.v1.DeleteSAMLSe
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -338,9 +338,9 @@ export type GetSAMLServiceProviderRequest = Message<"identity.v1.GetSAMLServiceP
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -433,9 +433,9 @@ export type ListSAMLServiceProvidersRequest = Message<"identity.v1.ListSAMLServi
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 
   /**
    * @generated from field: identity.v1.PaginationInput pagination = 2;
@@ -483,9 +483,9 @@ export type RotateSAMLIDPCertRequest = Message<"identity.v1.RotateSAMLIDPCertReq
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**
@@ -548,9 +548,9 @@ export type RetireSAMLIDPKeyRequest = Message<"identity.v1.RetireSAMLIDPKeyReque
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -613,9 +613,9 @@ export type ListSAMLIDPKeysRequest = Message<"identity.v1.ListSAMLIDPKeysRequest
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**
@@ -653,9 +653,9 @@ export type ImportSAMLSPMetadataRequest = Message<"identity.v1.ImportSAMLSPMetad
   /**
    * Not empty.
    *
-   * @generated from field: string metadata_xml = 1;
+   * @generated from field: optional string metadata_xml = 1;
    */
-  metadataXml: string;
+  metadataXml?: string | undefined;
 };
 
 /**

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/scim.proto.
  */
 export const file_identity_v1_scim: GenFile = /*@__PURE__*/
-  fileDesc("ChZpZGVudGl0eS92MS9zY2ltLnByb3RvEgtpZGVudGl0eS52MSIrChlDcmVhdGVTQ0lNRW5kcG9pbnRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJdChpDcmVhdGVTQ0lNRW5kcG9pbnRSZXNwb25zZRIwCg1zY2ltX2VuZHBvaW50GAEgASgLMhkuaWRlbnRpdHkudjEuU2NpbUVuZHBvaW50Eg0KBXRva2VuGAIgASgJIigKFlJvdGF0ZVNDSU1Ub2tlblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJIloKF1JvdGF0ZVNDSU1Ub2tlblJlc3BvbnNlEjAKDXNjaW1fZW5kcG9pbnQYASABKAsyGS5pZGVudGl0eS52MS5TY2ltRW5kcG9pbnQSDQoFdG9rZW4YAiABKAkiKwoZRGVsZXRlU0NJTUVuZHBvaW50UmVxdWVzdBIOCgZvcmdfaWQYASABKAkiLQoaRGVsZXRlU0NJTUVuZHBvaW50UmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSIoChZHZXRTQ0lNRW5kcG9pbnRSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCSJuChdHZXRTQ0lNRW5kcG9pbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBISCgpjcmVhdGVkX2F0GAQgASgDEhIKCnVwZGF0ZWRfYXQYBSABKANiBnByb3RvMw", [file_identity_v1_types]);
+  fileDesc("ChZpZGVudGl0eS92MS9zY2ltLnByb3RvEgtpZGVudGl0eS52MSI7ChlDcmVhdGVTQ0lNRW5kcG9pbnRSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBQgkKB19vcmdfaWQiXQoaQ3JlYXRlU0NJTUVuZHBvaW50UmVzcG9uc2USMAoNc2NpbV9lbmRwb2ludBgBIAEoCzIZLmlkZW50aXR5LnYxLlNjaW1FbmRwb2ludBINCgV0b2tlbhgCIAEoCSI4ChZSb3RhdGVTQ0lNVG9rZW5SZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBQgkKB19vcmdfaWQiWgoXUm90YXRlU0NJTVRva2VuUmVzcG9uc2USMAoNc2NpbV9lbmRwb2ludBgBIAEoCzIZLmlkZW50aXR5LnYxLlNjaW1FbmRwb2ludBINCgV0b2tlbhgCIAEoCSI7ChlEZWxldGVTQ0lNRW5kcG9pbnRSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBQgkKB19vcmdfaWQiLQoaRGVsZXRlU0NJTUVuZHBvaW50UmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSI4ChZHZXRTQ0lNRW5kcG9pbnRSZXF1ZXN0EhMKBm9yZ19pZBgBIAEoCUgAiAEBQgkKB19vcmdfaWQibgoXR2V0U0NJTUVuZHBvaW50UmVzcG9uc2USCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSEgoKY3JlYXRlZF9hdBgEIAEoAxISCgp1cGRhdGVkX2F0GAUgASgDYgZwcm90bzM", [file_identity_v1_types]);
 
 /**
  * Input of create_scim_endpoint.
@@ -25,9 +25,9 @@ export type CreateSCIMEndpointRequest = Message<"identity.v1.CreateSCIMEndpointR
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**
@@ -70,9 +70,9 @@ export type RotateSCIMTokenRequest = Message<"identity.v1.RotateSCIMTokenRequest
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**
@@ -115,9 +115,9 @@ export type DeleteSCIMEndpointRequest = Message<"identity.v1.DeleteSCIMEndpointR
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**
@@ -155,9 +155,9 @@ export type GetSCIMEndpointRequest = Message<"identity.v1.GetSCIMEndpointRequest
   /**
    * Not empty.
    *
-   * @generated from field: string org_id = 1;
+   * @generated from field: optional string org_id = 1;
    */
-  orgId: string;
+  orgId?: string | undefined;
 };
 
 /**

@@ -15,7 +15,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/session.proto.
  */
 export const file_identity_v1_session: GenFile = /*@__PURE__*/
-  fileDesc("ChlpZGVudGl0eS92MS9zZXNzaW9uLnByb3RvEgtpZGVudGl0eS52MSKmAQoMTG9naW5SZXF1ZXN0EhIKBWVtYWlsGAEgASgJSACIAQESGQoMcGhvbmVfbnVtYmVyGAIgASgJSAGIAQESEAoIcGFzc3dvcmQYAyABKAkSDQoFcm9sZXMYBCADKAkSDQoFc2NvcGUYBSADKAkSEgoFc3RhdGUYBiABKAlIAogBAUIICgZfZW1haWxCDwoNX3Bob25lX251bWJlckIICgZfc3RhdGUiwwMKDUxvZ2luUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIo4BChVNYWdpY0xpbmtMb2dpblJlcXVlc3QSDQoFZW1haWwYASABKAkSDQoFcm9sZXMYAiADKAkSDQoFc2NvcGUYAyADKAkSEgoFc3RhdGUYBCABKAlIAIgBARIZCgxyZWRpcmVjdF91cmkYBSABKAlIAYgBAUIICgZfc3RhdGVCDwoNX3JlZGlyZWN0X3VyaSIpChZNYWdpY0xpbmtMb2dpblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiDwoNTG9nb3V0UmVxdWVzdCIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIkwKDlNlc3Npb25SZXF1ZXN0Eg0KBXJvbGVzGAEgAygJEg0KBXNjb3BlGAIgAygJEhIKBXN0YXRlGAMgASgJSACIAQFCCAoGX3N0YXRlIsUDCg9TZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIiYKDVJldm9rZVJlcXVlc3QSFQoNcmVmcmVzaF90b2tlbhgBIAEoCSIhCg5SZXZva2VSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJImMKF1ZhbGlkYXRlSldUVG9rZW5SZXF1ZXN0EioKCnRva2VuX3R5cGUYASABKA4yFi5pZGVudGl0eS52MS5Ub2tlblR5cGUSDQoFdG9rZW4YAiABKAkSDQoFcm9sZXMYAyADKAkiVQoYVmFsaWRhdGVKV1RUb2tlblJlc3BvbnNlEhAKCGlzX3ZhbGlkGAEgASgIEicKBmNsYWltcxgCIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiNwoWVmFsaWRhdGVTZXNzaW9uUmVxdWVzdBIOCgZjb29raWUYASABKAkSDQoFcm9sZXMYAiADKAkiTAoXVmFsaWRhdGVTZXNzaW9uUmVzcG9uc2USEAoIaXNfdmFsaWQYASABKAgSHwoEdXNlchgCIAEoCzIRLmlkZW50aXR5LnYxLlVzZXJiBnByb3RvMw", [file_google_protobuf_struct, file_identity_v1_types]);
+  fileDesc("ChlpZGVudGl0eS92MS9zZXNzaW9uLnByb3RvEgtpZGVudGl0eS52MSK4AQoMTG9naW5SZXF1ZXN0EhIKBWVtYWlsGAEgASgJSACIAQESGQoMcGhvbmVfbnVtYmVyGAIgASgJSAGIAQESFQoIcGFzc3dvcmQYAyABKAlIAogBARINCgVyb2xlcxgEIAMoCRINCgVzY29wZRgFIAMoCRISCgVzdGF0ZRgGIAEoCUgDiAEBQggKBl9lbWFpbEIPCg1fcGhvbmVfbnVtYmVyQgsKCV9wYXNzd29yZEIICgZfc3RhdGUiwwMKDUxvZ2luUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIp0BChVNYWdpY0xpbmtMb2dpblJlcXVlc3QSEgoFZW1haWwYASABKAlIAIgBARINCgVyb2xlcxgCIAMoCRINCgVzY29wZRgDIAMoCRISCgVzdGF0ZRgEIAEoCUgBiAEBEhkKDHJlZGlyZWN0X3VyaRgFIAEoCUgCiAEBQggKBl9lbWFpbEIICgZfc3RhdGVCDwoNX3JlZGlyZWN0X3VyaSIpChZNYWdpY0xpbmtMb2dpblJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiDwoNTG9nb3V0UmVxdWVzdCIhCg5Mb2dvdXRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIkwKDlNlc3Npb25SZXF1ZXN0Eg0KBXJvbGVzGAEgAygJEg0KBXNjb3BlGAIgAygJEhIKBXN0YXRlGAMgASgJSACIAQFCCAoGX3N0YXRlIsUDCg9TZXNzaW9uUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuIj0KDVJldm9rZVJlcXVlc3QSGgoNcmVmcmVzaF90b2tlbhgBIAEoCUgAiAEBQhAKDl9yZWZyZXNoX3Rva2VuIiEKDlJldm9rZVJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkihgEKF1ZhbGlkYXRlSldUVG9rZW5SZXF1ZXN0Ei8KCnRva2VuX3R5cGUYASABKA4yFi5pZGVudGl0eS52MS5Ub2tlblR5cGVIAIgBARISCgV0b2tlbhgCIAEoCUgBiAEBEg0KBXJvbGVzGAMgAygJQg0KC190b2tlbl90eXBlQggKBl90b2tlbiJVChhWYWxpZGF0ZUpXVFRva2VuUmVzcG9uc2USEAoIaXNfdmFsaWQYASABKAgSJwoGY2xhaW1zGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCJHChZWYWxpZGF0ZVNlc3Npb25SZXF1ZXN0EhMKBmNvb2tpZRgBIAEoCUgAiAEBEg0KBXJvbGVzGAIgAygJQgkKB19jb29raWUiTAoXVmFsaWRhdGVTZXNzaW9uUmVzcG9uc2USEAoIaXNfdmFsaWQYASABKAgSHwoEdXNlchgCIAEoCzIRLmlkZW50aXR5LnYxLlVzZXJiBnByb3RvMw", [file_google_protobuf_struct, file_identity_v1_types]);
 
 /**
  * Input of login. Give at least one of email, phone_number.
@@ -38,9 +38,9 @@ export type LoginRequest = Message<"identity.v1.LoginRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string password = 3;
+   * @generated from field: optional string password = 3;
    */
-  password: string;
+  password?: string | undefined;
 
   /**
    * @generated from field: repeated string roles = 4;
@@ -133,9 +133,9 @@ export type MagicLinkLoginRequest = Message<"identity.v1.MagicLinkLoginRequest">
   /**
    * Not empty. Must be an email address.
    *
-   * @generated from field: string email = 1;
+   * @generated from field: optional string email = 1;
    */
-  email: string;
+  email?: string | undefined;
 
   /**
    * @generated from field: repeated string roles = 2;
@@ -317,9 +317,9 @@ export type RevokeRequest = Message<"identity.v1.RevokeRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string refresh_token = 1;
+   * @generated from field: optional string refresh_token = 1;
    */
-  refreshToken: string;
+  refreshToken?: string | undefined;
 };
 
 /**
@@ -355,16 +355,16 @@ export const RevokeResponseSchema: GenMessage<RevokeResponse> = /*@__PURE__*/
  */
 export type ValidateJWTTokenRequest = Message<"identity.v1.ValidateJWTTokenRequest"> & {
   /**
-   * @generated from field: identity.v1.TokenType token_type = 1;
+   * @generated from field: optional identity.v1.TokenType token_type = 1;
    */
-  tokenType: TokenType;
+  tokenType?: TokenType | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string token = 2;
+   * @generated from field: optional string token = 2;
    */
-  token: string;
+  token?: string | undefined;
 
   /**
    * @generated from field: repeated string roles = 3;
@@ -412,9 +412,9 @@ export type ValidateSessionRequest = Message<"identity.v1.ValidateSessionRequest
   /**
    * Not empty.
    *
-   * @generated from field: string cookie = 1;
+   * @generated from field: optional string cookie = 1;
    */
-  cookie: string;
+  cookie?: string | undefined;
 
   /**
    * @generated from field: repeated string roles = 2;

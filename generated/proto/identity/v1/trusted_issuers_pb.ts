@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/trusted_issuers.proto.
  */
 export const file_identity_v1_trusted_issuers: GenFile = /*@__PURE__*/
-  fileDesc("CiFpZGVudGl0eS92MS90cnVzdGVkX2lzc3VlcnMucHJvdG8SC2lkZW50aXR5LnYxIrwCChdBZGRUcnVzdGVkSXNzdWVyUmVxdWVzdBIaChJzZXJ2aWNlX2FjY291bnRfaWQYASABKAkSDAoEbmFtZRgCIAEoCRISCgppc3N1ZXJfdXJsGAMgASgJEjMKD2tleV9zb3VyY2VfdHlwZRgEIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGUSFQoIandrc191cmwYBSABKAlIAIgBARIUCgxleHBlY3RlZF9hdWQYBiABKAkSGgoNc3ViamVjdF9jbGFpbRgHIAEoCUgBiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCCADKAkSLAoLaXNzdWVyX3R5cGUYCSABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlQgsKCV9qd2tzX3VybEIQCg5fc3ViamVjdF9jbGFpbSKEAwoYQWRkVHJ1c3RlZElzc3VlclJlc3BvbnNlEgoKAmlkGAEgASgJEhoKEnNlcnZpY2VfYWNjb3VudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSMwoPa2V5X3NvdXJjZV90eXBlGAUgASgOMhouaWRlbnRpdHkudjEuS2V5U291cmNlVHlwZRIVCghqd2tzX3VybBgGIAEoCUgAiAEBEhQKDGV4cGVjdGVkX2F1ZBgHIAEoCRIaCg1zdWJqZWN0X2NsYWltGAggASgJSAGIAQESGAoQYWxsb3dlZF9zdWJqZWN0cxgJIAMoCRIsCgtpc3N1ZXJfdHlwZRgKIAEoDjIXLmlkZW50aXR5LnYxLklzc3VlclR5cGUSEQoJaXNfYWN0aXZlGAsgASgIEhIKCmNyZWF0ZWRfYXQYDCABKAMSEgoKdXBkYXRlZF9hdBgNIAEoA0ILCglfandrc191cmxCEAoOX3N1YmplY3RfY2xhaW0iuwMKGlVwZGF0ZVRydXN0ZWRJc3N1ZXJSZXF1ZXN0EgoKAmlkGAEgASgJEhEKBG5hbWUYAiABKAlIAIgBARIXCgppc3N1ZXJfdXJsGAMgASgJSAGIAQESOAoPa2V5X3NvdXJjZV90eXBlGAQgASgOMhouaWRlbnRpdHkudjEuS2V5U291cmNlVHlwZUgCiAEBEhUKCGp3a3NfdXJsGAUgASgJSAOIAQESGQoMZXhwZWN0ZWRfYXVkGAYgASgJSASIAQESGgoNc3ViamVjdF9jbGFpbRgHIAEoCUgFiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCCADKAkSMQoLaXNzdWVyX3R5cGUYCSABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlSAaIAQESFgoJaXNfYWN0aXZlGAogASgISAeIAQFCBwoFX25hbWVCDQoLX2lzc3Vlcl91cmxCEgoQX2tleV9zb3VyY2VfdHlwZUILCglfandrc191cmxCDwoNX2V4cGVjdGVkX2F1ZEIQCg5fc3ViamVjdF9jbGFpbUIOCgxfaXNzdWVyX3R5cGVCDAoKX2lzX2FjdGl2ZSKHAwobVXBkYXRlVHJ1c3RlZElzc3VlclJlc3BvbnNlEgoKAmlkGAEgASgJEhoKEnNlcnZpY2VfYWNjb3VudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSMwoPa2V5X3NvdXJjZV90eXBlGAUgASgOMhouaWRlbnRpdHkudjEuS2V5U291cmNlVHlwZRIVCghqd2tzX3VybBgGIAEoCUgAiAEBEhQKDGV4cGVjdGVkX2F1ZBgHIAEoCRIaCg1zdWJqZWN0X2NsYWltGAggASgJSAGIAQESGAoQYWxsb3dlZF9zdWJqZWN0cxgJIAMoCRIsCgtpc3N1ZXJfdHlwZRgKIAEoDjIXLmlkZW50aXR5LnYxLklzc3VlclR5cGUSEQoJaXNfYWN0aXZlGAsgASgIEhIKCmNyZWF0ZWRfYXQYDCABKAMSEgoKdXBkYXRlZF9hdBgNIAEoA0ILCglfandrc191cmxCEAoOX3N1YmplY3RfY2xhaW0iKAoaRGVsZXRlVHJ1c3RlZElzc3VlclJlcXVlc3QSCgoCaWQYASABKAkiLgobRGVsZXRlVHJ1c3RlZElzc3VlclJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiJQoXR2V0VHJ1c3RlZElzc3VlclJlcXVlc3QSCgoCaWQYASABKAkihAMKGEdldFRydXN0ZWRJc3N1ZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIaChJzZXJ2aWNlX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEjMKD2tleV9zb3VyY2VfdHlwZRgFIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGUSFQoIandrc191cmwYBiABKAlIAIgBARIUCgxleHBlY3RlZF9hdWQYByABKAkSGgoNc3ViamVjdF9jbGFpbRgIIAEoCUgBiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCSADKAkSLAoLaXNzdWVyX3R5cGUYCiABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlEhEKCWlzX2FjdGl2ZRgLIAEoCBISCgpjcmVhdGVkX2F0GAwgASgDEhIKCnVwZGF0ZWRfYXQYDSABKANCCwoJX2p3a3NfdXJsQhAKDl9zdWJqZWN0X2NsYWltIoEBChVUcnVzdGVkSXNzdWVyc1JlcXVlc3QSMAoKcGFnaW5hdGlvbhgBIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dBIfChJzZXJ2aWNlX2FjY291bnRfaWQYAiABKAlIAIgBAUIVChNfc2VydmljZV9hY2NvdW50X2lkInoKFlRydXN0ZWRJc3N1ZXJzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SMwoPdHJ1c3RlZF9pc3N1ZXJzGAIgAygLMhouaWRlbnRpdHkudjEuVHJ1c3RlZElzc3VlcmIGcHJvdG8z", [file_identity_v1_types]);
+  fileDesc("CiFpZGVudGl0eS92MS90cnVzdGVkX2lzc3VlcnMucHJvdG8SC2lkZW50aXR5LnYxIr4DChdBZGRUcnVzdGVkSXNzdWVyUmVxdWVzdBIfChJzZXJ2aWNlX2FjY291bnRfaWQYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESFwoKaXNzdWVyX3VybBgDIAEoCUgCiAEBEjgKD2tleV9zb3VyY2VfdHlwZRgEIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGVIA4gBARIVCghqd2tzX3VybBgFIAEoCUgEiAEBEhkKDGV4cGVjdGVkX2F1ZBgGIAEoCUgFiAEBEhoKDXN1YmplY3RfY2xhaW0YByABKAlIBogBARIYChBhbGxvd2VkX3N1YmplY3RzGAggAygJEjEKC2lzc3Vlcl90eXBlGAkgASgOMhcuaWRlbnRpdHkudjEuSXNzdWVyVHlwZUgHiAEBQhUKE19zZXJ2aWNlX2FjY291bnRfaWRCBwoFX25hbWVCDQoLX2lzc3Vlcl91cmxCEgoQX2tleV9zb3VyY2VfdHlwZUILCglfandrc191cmxCDwoNX2V4cGVjdGVkX2F1ZEIQCg5fc3ViamVjdF9jbGFpbUIOCgxfaXNzdWVyX3R5cGUihAMKGEFkZFRydXN0ZWRJc3N1ZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIaChJzZXJ2aWNlX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEjMKD2tleV9zb3VyY2VfdHlwZRgFIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGUSFQoIandrc191cmwYBiABKAlIAIgBARIUCgxleHBlY3RlZF9hdWQYByABKAkSGgoNc3ViamVjdF9jbGFpbRgIIAEoCUgBiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCSADKAkSLAoLaXNzdWVyX3R5cGUYCiABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlEhEKCWlzX2FjdGl2ZRgLIAEoCBISCgpjcmVhdGVkX2F0GAwgASgDEhIKCnVwZGF0ZWRfYXQYDSABKANCCwoJX2p3a3NfdXJsQhAKDl9zdWJqZWN0X2NsYWltIscDChpVcGRhdGVUcnVzdGVkSXNzdWVyUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIXCgppc3N1ZXJfdXJsGAMgASgJSAKIAQESOAoPa2V5X3NvdXJjZV90eXBlGAQgASgOMhouaWRlbnRpdHkudjEuS2V5U291cmNlVHlwZUgDiAEBEhUKCGp3a3NfdXJsGAUgASgJSASIAQESGQoMZXhwZWN0ZWRfYXVkGAYgASgJSAWIAQESGgoNc3ViamVjdF9jbGFpbRgHIAEoCUgGiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCCADKAkSMQoLaXNzdWVyX3R5cGUYCSABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlSAeIAQESFgoJaXNfYWN0aXZlGAogASgISAiIAQFCBQoDX2lkQgcKBV9uYW1lQg0KC19pc3N1ZXJfdXJsQhIKEF9rZXlfc291cmNlX3R5cGVCCwoJX2p3a3NfdXJsQg8KDV9leHBlY3RlZF9hdWRCEAoOX3N1YmplY3RfY2xhaW1CDgoMX2lzc3Vlcl90eXBlQgwKCl9pc19hY3RpdmUihwMKG1VwZGF0ZVRydXN0ZWRJc3N1ZXJSZXNwb25zZRIKCgJpZBgBIAEoCRIaChJzZXJ2aWNlX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEjMKD2tleV9zb3VyY2VfdHlwZRgFIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGUSFQoIandrc191cmwYBiABKAlIAIgBARIUCgxleHBlY3RlZF9hdWQYByABKAkSGgoNc3ViamVjdF9jbGFpbRgIIAEoCUgBiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCSADKAkSLAoLaXNzdWVyX3R5cGUYCiABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlEhEKCWlzX2FjdGl2ZRgLIAEoCBISCgpjcmVhdGVkX2F0GAwgASgDEhIKCnVwZGF0ZWRfYXQYDSABKANCCwoJX2p3a3NfdXJsQhAKDl9zdWJqZWN0X2NsYWltIjQKGkRlbGV0ZVRydXN0ZWRJc3N1ZXJSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIi4KG0RlbGV0ZVRydXN0ZWRJc3N1ZXJSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjEKF0dldFRydXN0ZWRJc3N1ZXJSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIoQDChhHZXRUcnVzdGVkSXNzdWVyUmVzcG9uc2USCgoCaWQYASABKAkSGgoSc2VydmljZV9hY2NvdW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKaXNzdWVyX3VybBgEIAEoCRIzCg9rZXlfc291cmNlX3R5cGUYBSABKA4yGi5pZGVudGl0eS52MS5LZXlTb3VyY2VUeXBlEhUKCGp3a3NfdXJsGAYgASgJSACIAQESFAoMZXhwZWN0ZWRfYXVkGAcgASgJEhoKDXN1YmplY3RfY2xhaW0YCCABKAlIAYgBARIYChBhbGxvd2VkX3N1YmplY3RzGAkgAygJEiwKC2lzc3Vlcl90eXBlGAogASgOMhcuaWRlbnRpdHkudjEuSXNzdWVyVHlwZRIRCglpc19hY3RpdmUYCyABKAgSEgoKY3JlYXRlZF9hdBgMIAEoAxISCgp1cGRhdGVkX2F0GA0gASgDQgsKCV9qd2tzX3VybEIQCg5fc3ViamVjdF9jbGFpbSKBAQoVVHJ1c3RlZElzc3VlcnNSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQSHwoSc2VydmljZV9hY2NvdW50X2lkGAIgASgJSACIAQFCFQoTX3NlcnZpY2VfYWNjb3VudF9pZCJ6ChZUcnVzdGVkSXNzdWVyc1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEjMKD3RydXN0ZWRfaXNzdWVycxgCIAMoCzIaLmlkZW50aXR5LnYxLlRydXN0ZWRJc3N1ZXJiBnByb3RvMw", [file_identity_v1_types]);
 
 /**
  * Input of add_trusted_issuer.
@@ -25,28 +25,28 @@ export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerReque
   /**
    * Not empty.
    *
-   * @generated from field: string service_account_id = 1;
+   * @generated from field: optional string service_account_id = 1;
    */
-  serviceAccountId: string;
+  serviceAccountId?: string | undefined;
 
   /**
    * Not empty.
    *
-   * @generated from field: string name = 2;
+   * @generated from field: optional string name = 2;
    */
-  name: string;
+  name?: string | undefined;
 
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string issuer_url = 3;
+   * @generated from field: optional string issuer_url = 3;
    */
-  issuerUrl: string;
+  issuerUrl?: string | undefined;
 
   /**
-   * @generated from field: identity.v1.KeySourceType key_source_type = 4;
+   * @generated from field: optional identity.v1.KeySourceType key_source_type = 4;
    */
-  keySourceType: KeySourceType;
+  keySourceType?: KeySourceType | undefined;
 
   /**
    * Must be an http or https URL. Required when key_source_type is jwks_url.
@@ -58,9 +58,9 @@ export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerReque
   /**
    * Not empty.
    *
-   * @generated from field: string expected_aud = 6;
+   * @generated from field: optional string expected_aud = 6;
    */
-  expectedAud: string;
+  expectedAud?: string | undefined;
 
   /**
    * @generated from field: optional string subject_claim = 7;
@@ -73,9 +73,9 @@ export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerReque
   allowedSubjects: string[];
 
   /**
-   * @generated from field: identity.v1.IssuerType issuer_type = 9;
+   * @generated from field: optional identity.v1.IssuerType issuer_type = 9;
    */
-  issuerType: IssuerType;
+  issuerType?: IssuerType | undefined;
 };
 
 /**
@@ -173,9 +173,9 @@ export type UpdateTrustedIssuerRequest = Message<"identity.v1.UpdateTrustedIssue
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * @generated from field: optional string name = 2;
@@ -322,9 +322,9 @@ export type DeleteTrustedIssuerRequest = Message<"identity.v1.DeleteTrustedIssue
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -362,9 +362,9 @@ export type GetTrustedIssuerRequest = Message<"identity.v1.GetTrustedIssuerReque
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/verification.proto.
  */
 export const file_identity_v1_verification: GenFile = /*@__PURE__*/
-  fileDesc("Ch5pZGVudGl0eS92MS92ZXJpZmljYXRpb24ucHJvdG8SC2lkZW50aXR5LnYxIkEKElZlcmlmeUVtYWlsUmVxdWVzdBINCgV0b2tlbhgBIAEoCRISCgVzdGF0ZRgCIAEoCUgAiAEBQggKBl9zdGF0ZSLJAwoTVmVyaWZ5RW1haWxSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJEhkKDGFjY2Vzc190b2tlbhgCIAEoCUgAiAEBEhUKCGlkX3Rva2VuGAMgASgJSAGIAQESGgoNcmVmcmVzaF90b2tlbhgEIAEoCUgCiAEBEhcKCmV4cGlyZXNfaW4YBSABKANIA4gBARIfCgR1c2VyGAYgASgLMhEuaWRlbnRpdHkudjEuVXNlchIpChxzaG91bGRfc2hvd19lbWFpbF9vdHBfc2NyZWVuGAcgASgISASIAQESKgodc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW4YCCABKAhIBYgBARIkChdzaG91bGRfc2hvd190b3RwX3NjcmVlbhgJIAEoCEgGiAEBQg8KDV9hY2Nlc3NfdG9rZW5CCwoJX2lkX3Rva2VuQhAKDl9yZWZyZXNoX3Rva2VuQg0KC19leHBpcmVzX2luQh8KHV9zaG91bGRfc2hvd19lbWFpbF9vdHBfc2NyZWVuQiAKHl9zaG91bGRfc2hvd19tb2JpbGVfb3RwX3NjcmVlbkIaChhfc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4iWwoYUmVzZW5kVmVyaWZ5RW1haWxSZXF1ZXN0Eg0KBWVtYWlsGAEgASgJEhIKCmlkZW50aWZpZXIYAiABKAkSEgoFc3RhdGUYAyABKAlIAIgBAUIICgZfc3RhdGUiLAoZUmVzZW5kVmVyaWZ5RW1haWxSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIqkBChBWZXJpZnlPVFBSZXF1ZXN0EhIKBWVtYWlsGAEgASgJSACIAQESGQoMcGhvbmVfbnVtYmVyGAIgASgJSAGIAQESCwoDb3RwGAMgASgJEhQKB2lzX3RvdHAYBCABKAhIAogBARISCgVzdGF0ZRgFIAEoCUgDiAEBQggKBl9lbWFpbEIPCg1fcGhvbmVfbnVtYmVyQgoKCF9pc190b3RwQggKBl9zdGF0ZSLHAwoRVmVyaWZ5T1RQUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuInoKEFJlc2VuZE9UUFJlcXVlc3QSEgoFZW1haWwYASABKAlIAIgBARIZCgxwaG9uZV9udW1iZXIYAiABKAlIAYgBARISCgVzdGF0ZRgDIAEoCUgCiAEBQggKBl9lbWFpbEIPCg1fcGhvbmVfbnVtYmVyQggKBl9zdGF0ZSIkChFSZXNlbmRPVFBSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJYgZwcm90bzM", [file_identity_v1_types]);
+  fileDesc("Ch5pZGVudGl0eS92MS92ZXJpZmljYXRpb24ucHJvdG8SC2lkZW50aXR5LnYxIlAKElZlcmlmeUVtYWlsUmVxdWVzdBISCgV0b2tlbhgBIAEoCUgAiAEBEhIKBXN0YXRlGAIgASgJSAGIAQFCCAoGX3Rva2VuQggKBl9zdGF0ZSLJAwoTVmVyaWZ5RW1haWxSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJEhkKDGFjY2Vzc190b2tlbhgCIAEoCUgAiAEBEhUKCGlkX3Rva2VuGAMgASgJSAGIAQESGgoNcmVmcmVzaF90b2tlbhgEIAEoCUgCiAEBEhcKCmV4cGlyZXNfaW4YBSABKANIA4gBARIfCgR1c2VyGAYgASgLMhEuaWRlbnRpdHkudjEuVXNlchIpChxzaG91bGRfc2hvd19lbWFpbF9vdHBfc2NyZWVuGAcgASgISASIAQESKgodc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW4YCCABKAhIBYgBARIkChdzaG91bGRfc2hvd190b3RwX3NjcmVlbhgJIAEoCEgGiAEBQg8KDV9hY2Nlc3NfdG9rZW5CCwoJX2lkX3Rva2VuQhAKDl9yZWZyZXNoX3Rva2VuQg0KC19leHBpcmVzX2luQh8KHV9zaG91bGRfc2hvd19lbWFpbF9vdHBfc2NyZWVuQiAKHl9zaG91bGRfc2hvd19tb2JpbGVfb3RwX3NjcmVlbkIaChhfc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4ifgoYUmVzZW5kVmVyaWZ5RW1haWxSZXF1ZXN0EhIKBWVtYWlsGAEgASgJSACIAQESFwoKaWRlbnRpZmllchgCIAEoCUgBiAEBEhIKBXN0YXRlGAMgASgJSAKIAQFCCAoGX2VtYWlsQg0KC19pZGVudGlmaWVyQggKBl9zdGF0ZSIsChlSZXNlbmRWZXJpZnlFbWFpbFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkitgEKEFZlcmlmeU9UUFJlcXVlc3QSEgoFZW1haWwYASABKAlIAIgBARIZCgxwaG9uZV9udW1iZXIYAiABKAlIAYgBARIQCgNvdHAYAyABKAlIAogBARIUCgdpc190b3RwGAQgASgISAOIAQESEgoFc3RhdGUYBSABKAlIBIgBAUIICgZfZW1haWxCDwoNX3Bob25lX251bWJlckIGCgRfb3RwQgoKCF9pc190b3RwQggKBl9zdGF0ZSLHAwoRVmVyaWZ5T1RQUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCRIZCgxhY2Nlc3NfdG9rZW4YAiABKAlIAIgBARIVCghpZF90b2tlbhgDIAEoCUgBiAEBEhoKDXJlZnJlc2hfdG9rZW4YBCABKAlIAogBARIXCgpleHBpcmVzX2luGAUgASgDSAOIAQESHwoEdXNlchgGIAEoCzIRLmlkZW50aXR5LnYxLlVzZXISKQocc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbhgHIAEoCEgEiAEBEioKHXNob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuGAggASgISAWIAQESJAoXc2hvdWxkX3Nob3dfdG90cF9zY3JlZW4YCSABKAhIBogBAUIPCg1fYWNjZXNzX3Rva2VuQgsKCV9pZF90b2tlbkIQCg5fcmVmcmVzaF90b2tlbkINCgtfZXhwaXJlc19pbkIfCh1fc2hvdWxkX3Nob3dfZW1haWxfb3RwX3NjcmVlbkIgCh5fc2hvdWxkX3Nob3dfbW9iaWxlX290cF9zY3JlZW5CGgoYX3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuInoKEFJlc2VuZE9UUFJlcXVlc3QSEgoFZW1haWwYASABKAlIAIgBARIZCgxwaG9uZV9udW1iZXIYAiABKAlIAYgBARISCgVzdGF0ZRgDIAEoCUgCiAEBQggKBl9lbWFpbEIPCg1fcGhvbmVfbnVtYmVyQggKBl9zdGF0ZSIkChFSZXNlbmRPVFBSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJYgZwcm90bzM", [file_identity_v1_types]);
 
 /**
  * Input of verify_email.
@@ -25,9 +25,9 @@ export type VerifyEmailRequest = Message<"identity.v1.VerifyEmailRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string token = 1;
+   * @generated from field: optional string token = 1;
    */
-  token: string;
+  token?: string | undefined;
 
   /**
    * @generated from field: optional string state = 2;
@@ -110,16 +110,16 @@ export type ResendVerifyEmailRequest = Message<"identity.v1.ResendVerifyEmailReq
   /**
    * Not empty. Must be an email address.
    *
-   * @generated from field: string email = 1;
+   * @generated from field: optional string email = 1;
    */
-  email: string;
+  email?: string | undefined;
 
   /**
    * Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
    *
-   * @generated from field: string identifier = 2;
+   * @generated from field: optional string identifier = 2;
    */
-  identifier: string;
+  identifier?: string | undefined;
 
   /**
    * @generated from field: optional string state = 3;
@@ -174,9 +174,9 @@ export type VerifyOTPRequest = Message<"identity.v1.VerifyOTPRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string otp = 3;
+   * @generated from field: optional string otp = 3;
    */
-  otp: string;
+  otp?: string | undefined;
 
   /**
    * @generated from field: optional bool is_totp = 4;

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/webhooks.proto.
  */
 export const file_identity_v1_webhooks: GenFile = /*@__PURE__*/
-  fileDesc("ChppZGVudGl0eS92MS93ZWJob29rcy5wcm90bxILaWRlbnRpdHkudjEi7gEKEUFkZFdlYmhvb2tSZXF1ZXN0EhIKCmV2ZW50X25hbWUYASABKAkSHgoRZXZlbnRfZGVzY3JpcHRpb24YAiABKAlIAIgBARIQCghlbmRwb2ludBgDIAEoCRIPCgdlbmFibGVkGAQgASgIEjwKB2hlYWRlcnMYBSADKAsyKy5pZGVudGl0eS52MS5BZGRXZWJob29rUmVxdWVzdC5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCFAoSX2V2ZW50X2Rlc2NyaXB0aW9uIqQCChJBZGRXZWJob29rUmVzcG9uc2USCgoCaWQYASABKAkSEgoKZXZlbnRfbmFtZRgCIAEoCRIeChFldmVudF9kZXNjcmlwdGlvbhgDIAEoCUgAiAEBEhAKCGVuZHBvaW50GAQgASgJEg8KB2VuYWJsZWQYBSABKAgSPQoHaGVhZGVycxgGIAMoCzIsLmlkZW50aXR5LnYxLkFkZFdlYmhvb2tSZXNwb25zZS5IZWFkZXJzRW50cnkSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9ldmVudF9kZXNjcmlwdGlvbiK3AgoUVXBkYXRlV2ViaG9va1JlcXVlc3QSCgoCaWQYASABKAkSFwoKZXZlbnRfbmFtZRgCIAEoCUgAiAEBEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSAGIAQESFQoIZW5kcG9pbnQYBCABKAlIAogBARIUCgdlbmFibGVkGAUgASgISAOIAQESPwoHaGVhZGVycxgGIAMoCzIuLmlkZW50aXR5LnYxLlVwZGF0ZVdlYmhvb2tSZXF1ZXN0LkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUINCgtfZXZlbnRfbmFtZUIUChJfZXZlbnRfZGVzY3JpcHRpb25CCwoJX2VuZHBvaW50QgoKCF9lbmFibGVkIqoCChVVcGRhdGVXZWJob29rUmVzcG9uc2USCgoCaWQYASABKAkSEgoKZXZlbnRfbmFtZRgCIAEoCRIeChFldmVudF9kZXNjcmlwdGlvbhgDIAEoCUgAiAEBEhAKCGVuZHBvaW50GAQgASgJEg8KB2VuYWJsZWQYBSABKAgSQAoHaGVhZGVycxgGIAMoCzIvLmlkZW50aXR5LnYxLlVwZGF0ZVdlYmhvb2tSZXNwb25zZS5IZWFkZXJzRW50cnkSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9ldmVudF9kZXNjcmlwdGlvbiIiChREZWxldGVXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSIoChVEZWxldGVXZWJob29rUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSIfChFHZXRXZWJob29rUmVxdWVzdBIKCgJpZBgBIAEoCSKkAgoSR2V0V2ViaG9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmV2ZW50X25hbWUYAiABKAkSHgoRZXZlbnRfZGVzY3JpcHRpb24YAyABKAlIAIgBARIQCghlbmRwb2ludBgEIAEoCRIPCgdlbmFibGVkGAUgASgIEj0KB2hlYWRlcnMYBiADKAsyLC5pZGVudGl0eS52MS5HZXRXZWJob29rUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoAxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIUChJfZXZlbnRfZGVzY3JpcHRpb24iQwoPV2ViaG9va3NSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQiZwoQV2ViaG9va3NSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhImCgh3ZWJob29rcxgCIAMoCzIULmlkZW50aXR5LnYxLldlYmhvb2sibgoSV2ViaG9va0xvZ3NSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQSFwoKd2ViaG9va19pZBgCIAEoCUgAiAEBQg0KC193ZWJob29rX2lkInEKE1dlYmhvb2tMb2dzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SLQoMd2ViaG9va19sb2dzGAIgAygLMhcuaWRlbnRpdHkudjEuV2ViaG9va0xvZyLhAQoTVGVzdEVuZHBvaW50UmVxdWVzdBIQCghlbmRwb2ludBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSACIAQESPgoHaGVhZGVycxgEIAMoCzItLmlkZW50aXR5LnYxLlRlc3RFbmRwb2ludFJlcXVlc3QuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9ldmVudF9kZXNjcmlwdGlvbiJkChRUZXN0RW5kcG9pbnRSZXNwb25zZRIYCgtodHRwX3N0YXR1cxgBIAEoBUgAiAEBEhUKCHJlc3BvbnNlGAIgASgJSAGIAQFCDgoMX2h0dHBfc3RhdHVzQgsKCV9yZXNwb25zZWIGcHJvdG8z", [file_identity_v1_types]);
+  fileDesc("ChppZGVudGl0eS92MS93ZWJob29rcy5wcm90bxILaWRlbnRpdHkudjEipQIKEUFkZFdlYmhvb2tSZXF1ZXN0EhcKCmV2ZW50X25hbWUYASABKAlIAIgBARIeChFldmVudF9kZXNjcmlwdGlvbhgCIAEoCUgBiAEBEhUKCGVuZHBvaW50GAMgASgJSAKIAQESFAoHZW5hYmxlZBgEIAEoCEgDiAEBEjwKB2hlYWRlcnMYBSADKAsyKy5pZGVudGl0eS52MS5BZGRXZWJob29rUmVxdWVzdC5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDQoLX2V2ZW50X25hbWVCFAoSX2V2ZW50X2Rlc2NyaXB0aW9uQgsKCV9lbmRwb2ludEIKCghfZW5hYmxlZCKkAgoSQWRkV2ViaG9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmV2ZW50X25hbWUYAiABKAkSHgoRZXZlbnRfZGVzY3JpcHRpb24YAyABKAlIAIgBARIQCghlbmRwb2ludBgEIAEoCRIPCgdlbmFibGVkGAUgASgIEj0KB2hlYWRlcnMYBiADKAsyLC5pZGVudGl0eS52MS5BZGRXZWJob29rUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoAxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIUChJfZXZlbnRfZGVzY3JpcHRpb24iwwIKFFVwZGF0ZVdlYmhvb2tSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESFwoKZXZlbnRfbmFtZRgCIAEoCUgBiAEBEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSAKIAQESFQoIZW5kcG9pbnQYBCABKAlIA4gBARIUCgdlbmFibGVkGAUgASgISASIAQESPwoHaGVhZGVycxgGIAMoCzIuLmlkZW50aXR5LnYxLlVwZGF0ZVdlYmhvb2tSZXF1ZXN0LkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIFCgNfaWRCDQoLX2V2ZW50X25hbWVCFAoSX2V2ZW50X2Rlc2NyaXB0aW9uQgsKCV9lbmRwb2ludEIKCghfZW5hYmxlZCKqAgoVVXBkYXRlV2ViaG9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEhIKCmV2ZW50X25hbWUYAiABKAkSHgoRZXZlbnRfZGVzY3JpcHRpb24YAyABKAlIAIgBARIQCghlbmRwb2ludBgEIAEoCRIPCgdlbmFibGVkGAUgASgIEkAKB2hlYWRlcnMYBiADKAsyLy5pZGVudGl0eS52MS5VcGRhdGVXZWJob29rUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoAxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIUChJfZXZlbnRfZGVzY3JpcHRpb24iLgoURGVsZXRlV2ViaG9va1JlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiKAoVRGVsZXRlV2ViaG9va1Jlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiKwoRR2V0V2ViaG9va1JlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQipAIKEkdldFdlYmhvb2tSZXNwb25zZRIKCgJpZBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEAoIZW5kcG9pbnQYBCABKAkSDwoHZW5hYmxlZBgFIAEoCBI9CgdoZWFkZXJzGAYgAygLMiwuaWRlbnRpdHkudjEuR2V0V2ViaG9va1Jlc3BvbnNlLkhlYWRlcnNFbnRyeRISCgpjcmVhdGVkX2F0GAcgASgDEhIKCnVwZGF0ZWRfYXQYCCABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCFAoSX2V2ZW50X2Rlc2NyaXB0aW9uIkMKD1dlYmhvb2tzUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0ImcKEFdlYmhvb2tzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SJgoId2ViaG9va3MYAiADKAsyFC5pZGVudGl0eS52MS5XZWJob29rIm4KEldlYmhvb2tMb2dzUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0EhcKCndlYmhvb2tfaWQYAiABKAlIAIgBAUINCgtfd2ViaG9va19pZCJxChNXZWJob29rTG9nc1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEi0KDHdlYmhvb2tfbG9ncxgCIAMoCzIXLmlkZW50aXR5LnYxLldlYmhvb2tMb2cihwIKE1Rlc3RFbmRwb2ludFJlcXVlc3QSFQoIZW5kcG9pbnQYASABKAlIAIgBARIXCgpldmVudF9uYW1lGAIgASgJSAGIAQESHgoRZXZlbnRfZGVzY3JpcHRpb24YAyABKAlIAogBARI+CgdoZWFkZXJzGAQgAygLMi0uaWRlbnRpdHkudjEuVGVzdEVuZHBvaW50UmVxdWVzdC5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCCwoJX2VuZHBvaW50Qg0KC19ldmVudF9uYW1lQhQKEl9ldmVudF9kZXNjcmlwdGlvbiJkChRUZXN0RW5kcG9pbnRSZXNwb25zZRIYCgtodHRwX3N0YXR1cxgBIAEoBUgAiAEBEhUKCHJlc3BvbnNlGAIgASgJSAGIAQFCDgoMX2h0dHBfc3RhdHVzQgsKCV9yZXNwb25zZWIGcHJvdG8z", [file_identity_v1_types]);
 
 /**
  * Input of add_webhook.
@@ -25,9 +25,9 @@ export type AddWebhookRequest = Message<"identity.v1.AddWebhookRequest"> & {
   /**
    * Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
    *
-   * @generated from field: string event_name = 1;
+   * @generated from field: optional string event_name = 1;
    */
-  eventName: string;
+  eventName?: string | undefined;
 
   /**
    * @generated from field: optional string event_description = 2;
@@ -37,14 +37,14 @@ export type AddWebhookRequest = Message<"identity.v1.AddWebhookRequest"> & {
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string endpoint = 3;
+   * @generated from field: optional string endpoint = 3;
    */
-  endpoint: string;
+  endpoint?: string | undefined;
 
   /**
-   * @generated from field: bool enabled = 4;
+   * @generated from field: optional bool enabled = 4;
    */
-  enabled: boolean;
+  enabled?: boolean | undefined;
 
   /**
    * @generated from field: map<string, string> headers = 5;
@@ -122,9 +122,9 @@ export type UpdateWebhookRequest = Message<"identity.v1.UpdateWebhookRequest"> &
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 
   /**
    * Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
@@ -226,9 +226,9 @@ export type DeleteWebhookRequest = Message<"identity.v1.DeleteWebhookRequest"> &
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -266,9 +266,9 @@ export type GetWebhookRequest = Message<"identity.v1.GetWebhookRequest"> & {
   /**
    * Not empty.
    *
-   * @generated from field: string id = 1;
+   * @generated from field: optional string id = 1;
    */
-  id: string;
+  id?: string | undefined;
 };
 
 /**
@@ -434,16 +434,16 @@ export type TestEndpointRequest = Message<"identity.v1.TestEndpointRequest"> & {
   /**
    * Not empty. Must be an http or https URL.
    *
-   * @generated from field: string endpoint = 1;
+   * @generated from field: optional string endpoint = 1;
    */
-  endpoint: string;
+  endpoint?: string | undefined;
 
   /**
    * Not empty. Must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled.
    *
-   * @generated from field: string event_name = 2;
+   * @generated from field: optional string event_name = 2;
    */
-  eventName: string;
+  eventName?: string | undefined;
 
   /**
    * @generated from field: optional string event_description = 3;

@@ -222,9 +222,9 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("created_at", "created_at", "int64", None, False, False, True),
     ),
     "FGATupleInput": (
-        Field("user", "user", "string", None, False, True, False),
-        Field("relation", "relation", "string", None, False, True, False),
-        Field("object", "object", "string", None, False, True, False),
+        Field("user", "user", "string", None, False, True, True),
+        Field("relation", "relation", "string", None, False, True, True),
+        Field("object", "object", "string", None, False, True, True),
     ),
     "FGATuple": (
         Field("user", "user", "string", None, False, True, False),
@@ -238,8 +238,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("tree", "tree", "json", None, False, False, True),
     ),
     "PermissionCheckInput": (
-        Field("relation", "relation", "string", None, False, True, False),
-        Field("object", "object", "string", None, False, True, False),
+        Field("relation", "relation", "string", None, False, True, True),
+        Field("object", "object", "string", None, False, True, True),
     ),
     "PermissionCheckResult": (
         Field("relation", "relation", "string", None, False, True, False),
@@ -372,7 +372,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("updated_at", "updated_at", "int64", None, False, True, False),
     ),
     "AdminLoginRequest": (
-        Field("admin_secret", "admin_secret", "string", None, False, True, False),
+        Field("admin_secret", "admin_secret", "string", None, False, True, True),
     ),
     "AdminLogoutRequest": (
     ),
@@ -393,7 +393,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("email", "email", "string", None, False, False, True),
     ),
     "UpdateUserRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("email", "email", "string", None, False, False, True),
         Field("email_verified", "email_verified", "bool", None, False, False, True),
         Field("given_name", "given_name", "string", None, False, False, True),
@@ -410,7 +410,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("app_data", "app_data", "json", None, False, False, True),
     ),
     "DeleteUserRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "VerificationRequestsRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -420,24 +420,24 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("verification_requests", "verification_requests", "message", "VerificationRequest", True, True, False),
     ),
     "RevokeAccessRequest": (
-        Field("user_id", "user_id", "string", None, False, True, False),
+        Field("user_id", "user_id", "string", None, False, True, True),
     ),
     "EnableAccessRequest": (
-        Field("user_id", "user_id", "string", None, False, True, False),
+        Field("user_id", "user_id", "string", None, False, True, True),
     ),
     "InviteMembersRequest": (
         Field("emails", "emails", "string", None, True, True, False),
         Field("redirect_uri", "redirect_uri", "string", None, False, False, True),
     ),
     "AddWebhookRequest": (
-        Field("event_name", "event_name", "string", None, False, True, False),
+        Field("event_name", "event_name", "string", None, False, True, True),
         Field("event_description", "event_description", "string", None, False, False, True),
-        Field("endpoint", "endpoint", "string", None, False, True, False),
-        Field("enabled", "enabled", "bool", None, False, True, False),
+        Field("endpoint", "endpoint", "string", None, False, True, True),
+        Field("enabled", "enabled", "bool", None, False, True, True),
         Field("headers", "headers", "map", None, False, False, False),
     ),
     "UpdateWebhookRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("event_name", "event_name", "string", None, False, False, True),
         Field("event_description", "event_description", "string", None, False, False, True),
         Field("endpoint", "endpoint", "string", None, False, False, True),
@@ -445,10 +445,10 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("headers", "headers", "map", None, False, False, False),
     ),
     "DeleteWebhookRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetWebhookRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "WebhooksRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -466,8 +466,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("webhook_logs", "webhook_logs", "message", "WebhookLog", True, True, False),
     ),
     "TestEndpointRequest": (
-        Field("endpoint", "endpoint", "string", None, False, True, False),
-        Field("event_name", "event_name", "string", None, False, True, False),
+        Field("endpoint", "endpoint", "string", None, False, True, True),
+        Field("event_name", "event_name", "string", None, False, True, True),
         Field("event_description", "event_description", "string", None, False, False, True),
         Field("headers", "headers", "map", None, False, False, False),
     ),
@@ -476,20 +476,20 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("response", "response", "string", None, False, False, True),
     ),
     "AddEmailTemplateRequest": (
-        Field("event_name", "event_name", "string", None, False, True, False),
-        Field("subject", "subject", "string", None, False, True, False),
-        Field("template", "template", "string", None, False, True, False),
+        Field("event_name", "event_name", "string", None, False, True, True),
+        Field("subject", "subject", "string", None, False, True, True),
+        Field("template", "template", "string", None, False, True, True),
         Field("design", "design", "string", None, False, False, True),
     ),
     "UpdateEmailTemplateRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("event_name", "event_name", "string", None, False, False, True),
         Field("subject", "subject", "string", None, False, False, True),
         Field("template", "template", "string", None, False, False, True),
         Field("design", "design", "string", None, False, False, True),
     ),
     "DeleteEmailTemplateRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "EmailTemplatesRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -514,7 +514,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     "FGAGetModelRequest": (
     ),
     "FGAWriteModelRequest": (
-        Field("dsl", "dsl", "string", None, False, True, False),
+        Field("dsl", "dsl", "string", None, False, True, True),
     ),
     "FGAWriteTuplesRequest": (
         Field("tuples", "tuples", "message", "FGATupleInput", True, True, False),
@@ -534,21 +534,21 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("continuation_token", "continuation_token", "string", None, False, False, True),
     ),
     "FGAListUsersRequest": (
-        Field("object", "object", "string", None, False, True, False),
-        Field("relation", "relation", "string", None, False, True, False),
-        Field("user_type", "user_type", "string", None, False, True, False),
+        Field("object", "object", "string", None, False, True, True),
+        Field("relation", "relation", "string", None, False, True, True),
+        Field("user_type", "user_type", "string", None, False, True, True),
     ),
     "FGAListUsersResponse": (
         Field("users", "users", "string", None, True, True, False),
     ),
     "FGAExpandRequest": (
-        Field("relation", "relation", "string", None, False, True, False),
-        Field("object", "object", "string", None, False, True, False),
+        Field("relation", "relation", "string", None, False, True, True),
+        Field("object", "object", "string", None, False, True, True),
     ),
     "FGAResetRequest": (
     ),
     "CreateClientRequest": (
-        Field("name", "name", "string", None, False, True, False),
+        Field("name", "name", "string", None, False, True, True),
         Field("description", "description", "string", None, False, False, True),
         Field("allowed_scopes", "allowed_scopes", "string", None, True, True, False),
     ),
@@ -557,24 +557,24 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("client_secret", "client_secret", "string", None, False, True, False),
     ),
     "UpdateClientRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("description", "description", "string", None, False, False, True),
         Field("allowed_scopes", "allowed_scopes", "string", None, True, False, False),
         Field("is_active", "is_active", "bool", None, False, False, True),
     ),
     "DeleteClientRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "RotateClientSecretRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "RotateClientSecretResponse": (
         Field("client", "client", "message", "Client", False, True, True),
         Field("client_secret", "client_secret", "string", None, False, True, False),
     ),
     "GetClientRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "ClientsRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -584,18 +584,18 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("clients", "clients", "message", "Client", True, True, False),
     ),
     "AddTrustedIssuerRequest": (
-        Field("service_account_id", "service_account_id", "string", None, False, True, False),
-        Field("name", "name", "string", None, False, True, False),
-        Field("issuer_url", "issuer_url", "string", None, False, True, False),
-        Field("key_source_type", "key_source_type", "enum", "KeySourceType", False, True, False),
+        Field("service_account_id", "service_account_id", "string", None, False, True, True),
+        Field("name", "name", "string", None, False, True, True),
+        Field("issuer_url", "issuer_url", "string", None, False, True, True),
+        Field("key_source_type", "key_source_type", "enum", "KeySourceType", False, True, True),
         Field("jwks_url", "jwks_url", "string", None, False, False, True),
-        Field("expected_aud", "expected_aud", "string", None, False, True, False),
+        Field("expected_aud", "expected_aud", "string", None, False, True, True),
         Field("subject_claim", "subject_claim", "string", None, False, False, True),
         Field("allowed_subjects", "allowed_subjects", "string", None, True, False, False),
-        Field("issuer_type", "issuer_type", "enum", "IssuerType", False, True, False),
+        Field("issuer_type", "issuer_type", "enum", "IssuerType", False, True, True),
     ),
     "UpdateTrustedIssuerRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("issuer_url", "issuer_url", "string", None, False, False, True),
         Field("key_source_type", "key_source_type", "enum", "KeySourceType", False, False, True),
@@ -607,10 +607,10 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("is_active", "is_active", "bool", None, False, False, True),
     ),
     "DeleteTrustedIssuerRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetTrustedIssuerRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "TrustedIssuersRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -621,17 +621,17 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("trusted_issuers", "trusted_issuers", "message", "TrustedIssuer", True, True, False),
     ),
     "CreateSAMLServiceProviderRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("name", "name", "string", None, False, True, False),
-        Field("entity_id", "entity_id", "string", None, False, True, False),
-        Field("acs_url", "acs_url", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("name", "name", "string", None, False, True, True),
+        Field("entity_id", "entity_id", "string", None, False, True, True),
+        Field("acs_url", "acs_url", "string", None, False, True, True),
         Field("sp_cert_pem", "sp_cert_pem", "string", None, False, False, True),
         Field("name_id_format", "name_id_format", "string", None, False, False, True),
         Field("mapped_attributes", "mapped_attributes", "map", None, False, False, False),
         Field("allow_idp_initiated", "allow_idp_initiated", "bool", None, False, False, True),
     ),
     "UpdateSAMLServiceProviderRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("entity_id", "entity_id", "string", None, False, False, True),
         Field("acs_url", "acs_url", "string", None, False, False, True),
@@ -642,13 +642,13 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("is_active", "is_active", "bool", None, False, False, True),
     ),
     "DeleteSAMLServiceProviderRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetSAMLServiceProviderRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "ListSAMLServiceProvidersRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
     ),
     "ListSAMLServiceProvidersResponse": (
@@ -656,35 +656,35 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("saml_service_providers", "saml_service_providers", "message", "SAMLServiceProvider", True, True, False),
     ),
     "RotateSAMLIDPCertRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "RetireSAMLIDPKeyRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "ListSAMLIDPKeysRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "ListSAMLIDPKeysResponse": (
         Field("keys", "keys", "message", "SAMLIDPKey", True, True, False),
     ),
     "ImportSAMLSPMetadataRequest": (
-        Field("metadata_xml", "metadata_xml", "string", None, False, True, False),
+        Field("metadata_xml", "metadata_xml", "string", None, False, True, True),
     ),
     "CreateOrganizationRequest": (
-        Field("name", "name", "string", None, False, True, False),
+        Field("name", "name", "string", None, False, True, True),
         Field("display_name", "display_name", "string", None, False, False, True),
     ),
     "UpdateOrganizationRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("display_name", "display_name", "string", None, False, False, True),
         Field("enabled", "enabled", "bool", None, False, False, True),
     ),
     "DeleteOrganizationRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetOrganizationRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "OrganizationsRequest": (
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
@@ -694,16 +694,16 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("organizations", "organizations", "message", "Organization", True, True, False),
     ),
     "AddOrgMemberRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("user_id", "user_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("user_id", "user_id", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
     ),
     "RemoveOrgMemberRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("user_id", "user_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("user_id", "user_id", "string", None, False, True, True),
     ),
     "OrgMembersRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
     ),
     "OrgMembersResponse": (
@@ -711,7 +711,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("members", "members", "message", "OrgMember", True, True, False),
     ),
     "UserOrganizationsRequest": (
-        Field("user_id", "user_id", "string", None, False, True, False),
+        Field("user_id", "user_id", "string", None, False, True, True),
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
     ),
     "UserOrganizationsResponse": (
@@ -719,26 +719,26 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("organizations", "organizations", "message", "UserOrganization", True, True, False),
     ),
     "RequestOrgDomainRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("domain", "domain", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("domain", "domain", "string", None, False, True, True),
     ),
     "RequestOrgDomainResponse": (
         Field("domain", "domain", "message", "OrgDomain", False, True, True),
         Field("txt_record", "txt_record", "message", "DomainVerificationRecord", False, True, True),
     ),
     "VerifyOrgDomainRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("domain", "domain", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("domain", "domain", "string", None, False, True, True),
     ),
     "AddVerifiedOrgDomainRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("domain", "domain", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("domain", "domain", "string", None, False, True, True),
     ),
     "DeleteOrgDomainRequest": (
-        Field("domain", "domain", "string", None, False, True, False),
+        Field("domain", "domain", "string", None, False, True, True),
     ),
     "OrgDomainsRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
         Field("pagination", "pagination", "message", "PaginationInput", False, False, True),
     ),
     "OrgDomainsResponse": (
@@ -746,16 +746,16 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("domains", "domains", "message", "OrgDomain", True, True, False),
     ),
     "CreateOrgOIDCConnectionRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("name", "name", "string", None, False, True, False),
-        Field("issuer_url", "issuer_url", "string", None, False, True, False),
-        Field("client_id", "client_id", "string", None, False, True, False),
-        Field("client_secret", "client_secret", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("name", "name", "string", None, False, True, True),
+        Field("issuer_url", "issuer_url", "string", None, False, True, True),
+        Field("client_id", "client_id", "string", None, False, True, True),
+        Field("client_secret", "client_secret", "string", None, False, True, True),
         Field("scopes", "scopes", "string", None, True, False, False),
         Field("redirect_uri", "redirect_uri", "string", None, False, False, True),
     ),
     "UpdateOrgOIDCConnectionRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("issuer_url", "issuer_url", "string", None, False, False, True),
         Field("client_id", "client_id", "string", None, False, False, True),
@@ -764,25 +764,25 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("redirect_uri", "redirect_uri", "string", None, False, False, True),
     ),
     "DeleteOrgOIDCConnectionRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetOrgOIDCConnectionRequest": (
         Field("id", "id", "string", None, False, False, True),
         Field("org_id", "org_id", "string", None, False, False, True),
     ),
     "CreateOrgSAMLConnectionRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
-        Field("name", "name", "string", None, False, True, False),
-        Field("idp_entity_id", "idp_entity_id", "string", None, False, True, False),
-        Field("idp_sso_url", "idp_sso_url", "string", None, False, True, False),
-        Field("idp_certificate", "idp_certificate", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
+        Field("name", "name", "string", None, False, True, True),
+        Field("idp_entity_id", "idp_entity_id", "string", None, False, True, True),
+        Field("idp_sso_url", "idp_sso_url", "string", None, False, True, True),
+        Field("idp_certificate", "idp_certificate", "string", None, False, True, True),
         Field("sp_entity_id", "sp_entity_id", "string", None, False, False, True),
         Field("acs_url", "acs_url", "string", None, False, False, True),
         Field("attribute_mapping", "attribute_mapping", "map", None, False, False, False),
         Field("allow_idp_initiated", "allow_idp_initiated", "bool", None, False, False, True),
     ),
     "UpdateOrgSAMLConnectionRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
         Field("name", "name", "string", None, False, False, True),
         Field("idp_entity_id", "idp_entity_id", "string", None, False, False, True),
         Field("idp_sso_url", "idp_sso_url", "string", None, False, False, True),
@@ -793,40 +793,40 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("allow_idp_initiated", "allow_idp_initiated", "bool", None, False, False, True),
     ),
     "DeleteOrgSAMLConnectionRequest": (
-        Field("id", "id", "string", None, False, True, False),
+        Field("id", "id", "string", None, False, True, True),
     ),
     "GetOrgSAMLConnectionRequest": (
         Field("id", "id", "string", None, False, False, True),
         Field("org_id", "org_id", "string", None, False, False, True),
     ),
     "CreateSCIMEndpointRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "CreateSCIMEndpointResponse": (
         Field("scim_endpoint", "scim_endpoint", "message", "ScimEndpoint", False, True, True),
         Field("token", "token", "string", None, False, True, False),
     ),
     "RotateSCIMTokenRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "RotateSCIMTokenResponse": (
         Field("scim_endpoint", "scim_endpoint", "message", "ScimEndpoint", False, True, True),
         Field("token", "token", "string", None, False, True, False),
     ),
     "DeleteSCIMEndpointRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "GetSCIMEndpointRequest": (
-        Field("org_id", "org_id", "string", None, False, True, False),
+        Field("org_id", "org_id", "string", None, False, True, True),
     ),
     "AdminSignupRequest": (
-        Field("admin_secret", "admin_secret", "string", None, False, True, False),
+        Field("admin_secret", "admin_secret", "string", None, False, True, True),
     ),
     "UpdateEnvRequest": (
         Field("config", "config", "json", None, False, False, True),
     ),
     "GenerateJWTKeysRequest": (
-        Field("type", "type", "enum", "JWTKeyType", False, True, False),
+        Field("type", "type", "enum", "JWTKeyType", False, True, True),
     ),
     "SignupRequest": (
         Field("email", "email", "string", None, False, False, True),
@@ -838,8 +838,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("birthdate", "birthdate", "string", None, False, False, True),
         Field("phone_number", "phone_number", "string", None, False, False, True),
         Field("picture", "picture", "string", None, False, False, True),
-        Field("password", "password", "string", None, False, True, False),
-        Field("confirm_password", "confirm_password", "string", None, False, True, False),
+        Field("password", "password", "string", None, False, True, True),
+        Field("confirm_password", "confirm_password", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
         Field("scope", "scope", "string", None, True, False, False),
         Field("redirect_uri", "redirect_uri", "string", None, False, False, True),
@@ -849,13 +849,13 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     "LoginRequest": (
         Field("email", "email", "string", None, False, False, True),
         Field("phone_number", "phone_number", "string", None, False, False, True),
-        Field("password", "password", "string", None, False, True, False),
+        Field("password", "password", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
         Field("scope", "scope", "string", None, True, False, False),
         Field("state", "state", "string", None, False, False, True),
     ),
     "MagicLinkLoginRequest": (
-        Field("email", "email", "string", None, False, True, False),
+        Field("email", "email", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
         Field("scope", "scope", "string", None, True, False, False),
         Field("state", "state", "string", None, False, False, True),
@@ -887,12 +887,12 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("app_data", "app_data", "json", None, False, False, True),
     ),
     "VerifyEmailRequest": (
-        Field("token", "token", "string", None, False, True, False),
+        Field("token", "token", "string", None, False, True, True),
         Field("state", "state", "string", None, False, False, True),
     ),
     "ResendVerifyEmailRequest": (
-        Field("email", "email", "string", None, False, True, False),
-        Field("identifier", "identifier", "string", None, False, True, False),
+        Field("email", "email", "string", None, False, True, True),
+        Field("identifier", "identifier", "string", None, False, True, True),
         Field("state", "state", "string", None, False, False, True),
     ),
     "ForgotPasswordRequest": (
@@ -909,16 +909,16 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("token", "token", "string", None, False, False, True),
         Field("otp", "otp", "string", None, False, False, True),
         Field("phone_number", "phone_number", "string", None, False, False, True),
-        Field("password", "password", "string", None, False, True, False),
-        Field("confirm_password", "confirm_password", "string", None, False, True, False),
+        Field("password", "password", "string", None, False, True, True),
+        Field("confirm_password", "confirm_password", "string", None, False, True, True),
     ),
     "RevokeRequest": (
-        Field("refresh_token", "refresh_token", "string", None, False, True, False),
+        Field("refresh_token", "refresh_token", "string", None, False, True, True),
     ),
     "VerifyOTPRequest": (
         Field("email", "email", "string", None, False, False, True),
         Field("phone_number", "phone_number", "string", None, False, False, True),
-        Field("otp", "otp", "string", None, False, True, False),
+        Field("otp", "otp", "string", None, False, True, True),
         Field("is_totp", "is_totp", "bool", None, False, False, True),
         Field("state", "state", "string", None, False, False, True),
     ),
@@ -930,8 +930,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     "MetaRequest": (
     ),
     "ValidateJWTTokenRequest": (
-        Field("token_type", "token_type", "enum", "TokenType", False, True, False),
-        Field("token", "token", "string", None, False, True, False),
+        Field("token_type", "token_type", "enum", "TokenType", False, True, True),
+        Field("token", "token", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
     ),
     "ValidateJWTTokenResponse": (
@@ -939,7 +939,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("claims", "claims", "json", None, False, False, True),
     ),
     "ValidateSessionRequest": (
-        Field("cookie", "cookie", "string", None, False, True, False),
+        Field("cookie", "cookie", "string", None, False, True, True),
         Field("roles", "roles", "string", None, True, False, False),
     ),
     "ValidateSessionResponse": (
@@ -954,7 +954,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("results", "results", "message", "PermissionCheckResult", True, True, False),
     ),
     "OauthTokenRequest": (
-        Field("grant_type", "grant_type", "string", None, False, True, False),
+        Field("grant_type", "grant_type", "string", None, False, True, True),
         Field("code", "code", "string", None, False, False, True),
         Field("code_verifier", "code_verifier", "string", None, False, False, True),
         Field("client_id", "client_id", "string", None, False, False, True),
@@ -980,7 +980,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("issued_token_type", "issued_token_type", "string", None, False, False, True),
     ),
     "OauthRevokeRequest": (
-        Field("token", "token", "string", None, False, True, False),
+        Field("token", "token", "string", None, False, True, True),
         Field("token_type_hint", "token_type_hint", "string", None, False, False, True),
         Field("client_id", "client_id", "string", None, False, False, True),
     ),

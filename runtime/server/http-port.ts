@@ -1,0 +1,74 @@
+// HTTP/2 beside HTTP/1.1 on one cleartext port: browsers speak HTTP/1.1 to it, and clients that
+// know the server speaks HTTP/2 (h2c with prior knowledge, as Connect and gRPC-Web clients may)
+// open with the HTTP/2 preface. Node serves one or the other on a port, not both, so the HTTP/1.1
+// server keeps listening (with its timeouts, connection tracking and close) and the first bytes
+// of each connection decide whether it stays there or goes to an HTTP/2 server that answers with
+// the same request handler.
+import type { RequestListener, Server } from "node:http";
+import { createServer as createHttp2Server, type ServerHttp2Session } from "node:http2";
+import type { Socket } from "node:net";
+import { withDeadline } from "./lifecycle.js";
+
+/** Every HTTP/2 connection opens with "PRI * HTTP/2.0"; no HTTP/1 method is "PRI". */
+const HTTP2_PREFACE = Buffer.from("PRI ");
+
+export interface Http2Beside {
+  /**
+   * Graceful close: connections that have not said which protocol they speak are ended, HTTP/2
+   * sessions are sent GOAWAY (their open streams finish, new ones are refused) and cut after `graceMs`.
+   */
+  close(graceMs: number): Promise<void>;
+}
+
+/** Makes `http1` take HTTP/2 connections too, answered by `handler`. Call before it listens. */
+export function acceptHttp2(http1: Server, handler: RequestListener): Http2Beside {
+  const http2 = createHttp2Server(handler as never);
+  // Open HTTP/2 sessions keep the port from closing; remember them to end them on close.
+  const sessions = new Set<ServerHttp2Session>();
+  http2.on("session", (session) => {
+    sessions.add(session);
+    session.once("close", () => sessions.delete(session));
+  });
+  const undecided = new Set<Socket>();
+  // node:http reads a connection from its own "connection" listener; it now runs once HTTP/1 is certain.
+  const http1Connection = http1.listeners("connection")[0] as (socket: Socket) => void;
+  http1.removeListener("connection", http1Connection);
+  http1.on("connection", (socket: Socket) => {
+    let head = Buffer.alloc(0);
+    const drop = () => socket.destroy();
+    undecided.add(socket);
+    socket.once("close", () => undecided.delete(socket));
+    // A connection that says nothing is closed after as long as a request may take to send its headers.
+    socket.setTimeout(http1.headersTimeout || 60_000);
+    socket.on("timeout", drop);
+    socket.on("error", drop);
+    const onData = (chunk: Buffer) => {
+      head = Buffer.concat([head, chunk]);
+      const length = Math.min(head.length, HTTP2_PREFACE.length);
+      const isHttp2 = head.subarray(0, length).equals(HTTP2_PREFACE.subarray(0, length));
+      if (isHttp2 && head.length < HTTP2_PREFACE.length) return; // too early to tell
+      socket.off("data", onData);
+      socket.off("timeout", drop);
+      socket.setTimeout(0);
+      undecided.delete(socket);
+      socket.pause();
+      socket.unshift(head);
+      if (isHttp2) {
+        http2.emit("connection", socket);
+      } else {
+        http1Connection.call(http1, socket);
+        socket.resume();
+      }
+    };
+    socket.on("data", onData);
+  });
+  return {
+    async close(graceMs) {
+      for (const socket of undecided) socket.destroy();
+      const ended = Promise.all([...sessions].map((session) => new Promise<void>((resolve) => (session.once("close", () => resolve()), session.close()))));
+      await withDeadline(ended.then(() => undefined), graceMs, () => {
+        for (const session of sessions) session.destroy();
+      });
+    },
+  };
+}
