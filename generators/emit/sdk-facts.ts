@@ -12,7 +12,7 @@
  */
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
+import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
 import { ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
 import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
@@ -120,6 +120,8 @@ export interface SdkFacts {
     httpFallback: { serverError: string; otherwise: string };
     /** Code of a gRPC status outside the table. */
     grpcFallback: string;
+    /** Codes of statuses that come without the code metadata only from the gRPC library itself (runtime/errors.ts BARE_GRPC_STATUS). */
+    bareGrpc: Record<number, string>;
     /** gRPC status that means no answer from the service (client code UNAVAILABLE). */
     grpcUnavailableStatus: number;
     /** Metadata key the server names the error code in, telling apart codes that share a gRPC status. */
@@ -295,8 +297,9 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       oauth: { ...OAUTH_CODES },
       httpFallback: { serverError: "INTERNAL", otherwise: "INVALID_ARGUMENT" },
       grpcFallback: "INTERNAL",
-      grpcUnavailableStatus: 14,
-      grpcCodeMetadata: "x-error-code",
+      bareGrpc: { ...BARE_GRPC_STATUS } as Record<number, string>,
+      grpcUnavailableStatus: ERROR_WIRE.UNAVAILABLE.grpc,
+      grpcCodeMetadata: ERROR_CODE_METADATA,
     },
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
     versionField: "version",

@@ -26,7 +26,11 @@ function headersOf(context: HandlerContext): Record<string, string> {
   return headers;
 }
 
-const connectErrorOf = (error: ServiceError) => new ConnectError(error.message, ERROR_WIRE[error.code].grpc as Code, { [ERROR_CODE_METADATA]: error.code });
+const connectErrorOf = (error: ServiceError) =>
+  new ConnectError(error.message, ERROR_WIRE[error.code].grpc as Code, {
+    [ERROR_CODE_METADATA]: error.code,
+    ...(error.retryAfterSeconds !== undefined ? { "retry-after": String(error.retryAfterSeconds) } : {}),
+  });
 
 /** `/<package>.<Service>/<Method>`: the path of an RPC on every RPC protocol (REST paths never look like it). */
 const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;

@@ -88,6 +88,7 @@ function methodDefinition(schema: ApiSchema, { method, operation, path }: RpcMet
 function statusOf(error: ServiceError) {
   const trailer = new Metadata();
   trailer.set(ERROR_CODE_METADATA, error.code);
+  if (error.retryAfterSeconds !== undefined) trailer.set("retry-after", String(error.retryAfterSeconds));
   return { code: ERROR_WIRE[error.code].grpc, details: error.message, metadata: trailer };
 }
 
@@ -119,8 +120,12 @@ export class GrpcPort {
         definition[rpc.method.name] = methodDefinition(pipeline.schema, rpc);
         implementation[rpc.method.name] = async (call, callback) => {
           const input = call.request;
-          if (input instanceof ServiceError) return callback(statusOf(input));
           const headers = headersOf(call.metadata);
+          if (input instanceof ServiceError) {
+            // Refused before the pipeline ran (a message that is not protobuf): counted all the same.
+            pipeline.settle("grpc", rpc.operation, input, headers);
+            return callback(statusOf(input));
+          }
           let cookies: Metadata | undefined;
           let output: Plain | undefined;
           let failure: ServiceError | undefined;

@@ -16,6 +16,8 @@ REFUSAL_CODE: ErrorCode = "FAILED_PRECONDITION"
 
 _HTTP_STATUS: dict[ErrorCode, int] = { "INVALID_ARGUMENT": 400, "UNAUTHENTICATED": 401, "PERMISSION_DENIED": 403, "NOT_FOUND": 404, "FAILED_PRECONDITION": 412, "ALREADY_EXISTS": 409, "TOO_MANY_REQUESTS": 429, "INTERNAL": 500, "UNIMPLEMENTED": 501, "UNAVAILABLE": 503, "PAYLOAD_TOO_LARGE": 413, "METHOD_NOT_ALLOWED": 405, "UNSUPPORTED_MEDIA_TYPE": 415 }
 _GRPC_STATUS: dict[ErrorCode, int] = { "INVALID_ARGUMENT": 3, "UNAUTHENTICATED": 16, "PERMISSION_DENIED": 7, "NOT_FOUND": 5, "FAILED_PRECONDITION": 9, "ALREADY_EXISTS": 6, "TOO_MANY_REQUESTS": 8, "INTERNAL": 13, "UNIMPLEMENTED": 12, "UNAVAILABLE": 14, "PAYLOAD_TOO_LARGE": 8, "METHOD_NOT_ALLOWED": 12, "UNSUPPORTED_MEDIA_TYPE": 3 }
+# Statuses that come without the code metadata only from the gRPC library itself (a message over the size limit).
+_BARE_GRPC_STATUS: dict[int, ErrorCode] = { 8: "PAYLOAD_TOO_LARGE" }
 _OAUTH_CODES: dict[str, ErrorCode] = { "invalid_request": "INVALID_ARGUMENT", "invalid_client": "UNAUTHENTICATED", "invalid_grant": "FAILED_PRECONDITION", "unauthorized_client": "PERMISSION_DENIED", "unsupported_grant_type": "INVALID_ARGUMENT", "invalid_scope": "INVALID_ARGUMENT", "invalid_target": "INVALID_ARGUMENT" }
 _TRANSIENT_CODES = frozenset({ "UNAVAILABLE", "TOO_MANY_REQUESTS" })
 _TRANSIENT_STATUSES = frozenset({ 502, 503, 504 })
@@ -167,7 +169,10 @@ def code_of_http_status(status: int) -> ErrorCode:
 
 
 def code_of_grpc_status(status: int) -> ErrorCode:
-    """The code of a gRPC status, or INTERNAL for statuses outside the code set."""
+    """The code of a gRPC status that came without the code metadata, or INTERNAL for statuses outside the code set."""
+    bare = _BARE_GRPC_STATUS.get(status)
+    if bare is not None:
+        return bare
     for code, grpc in _GRPC_STATUS.items():
         if grpc == status:
             return code
