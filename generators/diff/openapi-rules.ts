@@ -22,7 +22,7 @@ interface Document {
 
 const ANNOTATION_KEYS = new Set(["description", "deprecated", "x-secret", "summary"]);
 /** Keywords that narrow which values of a type fit: compared as rules, not as the type itself. */
-const FORMAT_KEYS = new Set(["format", "pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "default", "oneOf", "anyOf", "allOf", "if", "then"]);
+const FORMAT_KEYS = new Set(["format", "pattern", "enum", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "default", "oneOf", "anyOf", "allOf", "if", "then"]);
 
 function routesOf(doc: Document): Map<string, RouteEntry> {
   const routes = new Map<string, RouteEntry>();
@@ -89,6 +89,10 @@ function ruleChange(old: unknown, next: unknown): "narrower" | "wider" | "change
       if (a === undefined) narrower = true;
       else if (b === undefined) wider = true;
       else if ((b as number) > (a as number) === lower) narrower = true;
+      else wider = true;
+    } else if (keyword === "enum" && Array.isArray(a) && Array.isArray(b)) {
+      // A value format's list: a value dropped refuses it, values added only widen.
+      if (a.some((v) => !b.includes(v))) narrower = true;
       else wider = true;
     } else if (keyword === "default") changed = true;
     else if (b === undefined) wider = true;
@@ -200,7 +204,8 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
   }
   const oldSecurity = securityAlternatives(old.operation);
   const newSecurity = securityAlternatives(current.operation);
-  const lost = [...oldSecurity].filter((s) => !newSecurity.has(s));
+  // An operation open to anonymous callers turns no one away, whatever credentials a caller sends.
+  const lost = newSecurity.has("anonymous") ? [] : [...oldSecurity].filter((s) => !newSecurity.has(s));
   const gained = [...newSecurity].filter((s) => !oldSecurity.has(s));
   if (lost.length > 0) {
     add("security-tightened", "breaking", id, `${id} no longer accepts ${lost.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
