@@ -12,8 +12,12 @@ Commands:
   generate            Regenerate every contract, stub and client from the manifest.
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
   validate            Check the manifest only.
-  diff --against <ref|dir|file> [--format text|markdown|json] [--accept <id>]...
-                      Report every contract change since an older manifest; exit 1 on unaccepted breaking ones.
+  diff --against <ref|dir|file|auto> [--format text|markdown|json] [--accept <id>]... [--report <file>]
+                      Report every contract change since an older manifest; exit 1 on unaccepted
+                      breaking ones or an api.version not raised as far as the changes call for.
+                      auto: $APIGEN_DIFF_BASE, else the merge base with origin/main, else HEAD~1.
+                      --report also writes the report to <file> under --root (.md markdown,
+                      .json JSON, else text), whatever the outcome.
 
 Options:
   --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
@@ -35,6 +39,7 @@ export async function main(argv: string[]): Promise<number> {
         against: { type: "string" },
         format: { type: "string" },
         accept: { type: "string", multiple: true, default: [] },
+        report: { type: "string" },
       },
     });
   } catch (error) {
@@ -89,7 +94,7 @@ export async function main(argv: string[]): Promise<number> {
       case "diff": {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
         const { runDiffCommand } = await import("./diff/command.js");
-        return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [] });
+        return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [], report: values.report });
       }
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);
