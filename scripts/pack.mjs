@@ -10,6 +10,7 @@ import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import ts from "typescript";
+import { releaseGate } from "./release-gate.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PACKAGES_DIR = "generated/packages";
@@ -134,6 +135,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR } } });
   const started = performance.now();
   try {
+    // Nothing is built from stale files or under a version the contract diff says is too low.
+    const gate = releaseGate({ root: PROJECT_ROOT });
+    for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
+    if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
     const packed = await packPackages({ outDir: resolve(values.out) });
     for (const p of packed) {
       process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
