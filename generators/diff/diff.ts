@@ -42,7 +42,7 @@ export async function diffIrs(oldIr: Ir, newIr: Ir, options: DiffOptions): Promi
   const openapi = openapiFindings(oldIr, newIr, names);
   const sdks = surfaceFindings(oldIr, newIr);
   const changes = mergeFindings(manifest, [...(await graphql), ...openapi, ...(await buf), ...sdks]);
-  const unusedAcceptances = applyAcceptances(changes, newIr.api.breakingChangesAccepted, options.accept ?? [], newIr.api.version);
+  const unusedAcceptances = applyAcceptances(changes, newIr.api.breakingChangesAccepted, options.accept ?? [], newIr.api.version, oldIr.api.breakingChangesAccepted);
   const count = (predicate: (c: Change) => boolean) => changes.filter(predicate).length;
   const summary = {
     breaking: count((c) => c.severity === "breaking"),

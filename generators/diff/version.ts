@@ -119,9 +119,17 @@ export interface UnusedAcceptance {
  * Marks accepted changes (the manifest's reason wins over the flag's) and answers the
  * acknowledgements that match nothing. A manifest acceptance made for a release older than the new
  * side's has shipped with it: it is ignored, and not stale. (One made for a pre-release holds for
- * its release.)
+ * its release.) One that matches nothing is listed only in the diff that adds it.
  */
-export function applyAcceptances(changes: Change[], inManifest: readonly Acceptance[], onCommandLine: readonly string[], newVersion: string): UnusedAcceptance[] {
+export function applyAcceptances(
+  changes: Change[],
+  inManifest: readonly Acceptance[],
+  onCommandLine: readonly string[],
+  newVersion: string,
+  inOldManifest: readonly Acceptance[] = [],
+): UnusedAcceptance[] {
+  // One the old side already lists was made for a change before this diff: listed when it was added, not on every later diff.
+  const earlier = new Set(inOldManifest.map((entry) => entry.change));
   const byId = new Map(changes.map((c) => [c.id, c]));
   const unused = new Map<string, UnusedAcceptance>();
   const miss = (id: string, by: UnusedAcceptance["by"]) => {
@@ -141,7 +149,7 @@ export function applyAcceptances(changes: Change[], inManifest: readonly Accepta
     if (entry.version !== undefined && semver.lt(release(entry.version), release(newVersion))) continue;
     const change = byId.get(entry.change);
     if (change) change.accepted = { reason: entry.reason, by: "manifest" };
-    else miss(entry.change, "manifest");
+    else if (!earlier.has(entry.change)) miss(entry.change, "manifest");
   }
   return [...unused.values()];
 }

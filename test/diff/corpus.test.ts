@@ -121,6 +121,18 @@ describe("diff corpus", () => {
     ]);
   });
 
+  it("lists an acceptance that matches nothing in the diff that adds it, not in later ones", async ({ expect }) => {
+    const acceptance: [string, string] = ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:gone', reason: a typo, version: 2.4.1 }\n  groups:\n"];
+    const bump: [string, string] = ["  version: 2.4.0\n", "  version: 2.4.1\n"];
+    const adding = sidesOf({ name: "adds", edits: [acceptance, bump], expected: [] });
+    expect((await diffSides(adding.newSide, adding.oldSide)).unusedAcceptances).toEqual([{ id: "operation-removed:gone", by: "manifest" }]);
+    // A later commit of the same version that leaves the contract alone.
+    const later = sidesOf({ name: "later", base: [acceptance, bump], edits: [["manifest_version: 1\n", "manifest_version: 1\n# reviewed\n"]], expected: [] });
+    const report = await diffSides(later.newSide, later.oldSide);
+    expect(report.unusedAcceptances).toEqual([]);
+    expect(report.failed).toBe(false);
+  });
+
   it("fails an accepted break whose version was not raised to the next major", async ({ expect }) => {
     const removal = CASES.find((c) => c.name === "operation removed")!;
     const { oldSide, newSide } = sidesOf({ ...removal, edits: [...removal.edits, ["  version: 2.4.0\n", "  version: 2.5.0\n"]] });
