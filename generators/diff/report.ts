@@ -109,7 +109,8 @@ export function renderMarkdown(report: DiffReport): string {
   const lines = [
     `### Contract diff against \`${report.against}\``,
     "",
-    `**${outcome(report)}** ${summaryLine(report)}. Version: ${report.version.message}.`,
+    // A version that is too low is already in the outcome.
+    `**${outcome(report)}** ${summaryLine(report)}.${report.version.ok ? ` Version: ${report.version.message}.` : ""}`,
   ];
   if (report.changes.length > 0) {
     const byProtocol = perProtocol(report);
