@@ -24,8 +24,12 @@ const BOUNDS = [
   ["maxItems", "max_items", "upper"],
 ] as const;
 
-/** Overall relation of several deltas: any narrowing narrows; else any change of meaning; else wider. */
-export function combined(deltas: readonly RuleDelta[]): Relation {
+/**
+ * Overall relation of several deltas. For inputs any narrowing narrows, else any change of meaning
+ * changes, else wider; for answers (which have no defaults or cross-field rules) any widening widens.
+ */
+export function combined(deltas: readonly RuleDelta[], direction: "input" | "output" = "input"): Relation {
+  if (direction === "output") return deltas.some((d) => d.relation === "widened") ? "widened" : "narrowed";
   if (deltas.some((d) => d.relation === "narrowed")) return "narrowed";
   if (deltas.some((d) => d.relation === "changed")) return "changed";
   return "widened";
@@ -127,7 +131,7 @@ export function fieldRuleDeltas(oldIr: Ir, newIr: Ir, before: IrField, after: Ir
 
 /** The message of a field's or operation's rule change. */
 export function ruleMessage(what: string, direction: "input" | "output", deltas: readonly RuleDelta[]): string {
-  const relation = direction === "input" ? combined(deltas) : deltas.some((d) => d.relation === "widened") ? "widened" : "narrowed";
+  const relation = combined(deltas, direction);
   const consequence =
     direction === "input"
       ? relation === "narrowed"

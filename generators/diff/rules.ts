@@ -164,7 +164,7 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     }
     const rules = sameType(previous, field) ? fieldRuleDeltas(context.oldIr, context.newIr, previous, field, direction) : [];
     if (rules.length > 0) {
-      const relation = direction === "input" ? combined(rules) : rules.some((d) => d.relation === "widened") ? "widened" : "narrowed";
+      const relation = combined(rules, direction);
       add(`${direction}-rules-${relation}`, field.name, ruleSeverity(relation, direction), ruleMessage(label(field.name), direction, rules), anchors);
     }
     if (previous.description !== field.description) {
