@@ -1441,6 +1441,4 @@ export interface OauthRevokeInput {
 }
 
 /** Answer of oauth_revoke. */
-export interface OauthRevokeResponse {
-
-}
+export type OauthRevokeResponse = Record<string, never>;

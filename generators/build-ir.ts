@@ -5,6 +5,7 @@ import semver from "semver";
 import parseSpdx from "spdx-expression-parse";
 import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
 import { INTEGER_RANGES } from "../runtime/validate.js";
+import { ERROR_CODES, type ErrorCode } from "../runtime/errors.js";
 import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
@@ -28,6 +29,20 @@ import {
 } from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
+/** Type names other languages use, and the manifest's word for each. */
+const TYPE_ALIASES: Record<string, Scalar> = {
+  boolean: "bool",
+  integer: "int64",
+  int: "int64",
+  long: "int64",
+  str: "string",
+  text: "string",
+  number: "float64",
+  float: "float64",
+  double: "float64",
+  object: "json",
+  dict: "map",
+};
 /** Names GraphQL or this toolchain's SDL already uses: root types, built-in and custom scalars. */
 const GRAPHQL_RESERVED = new Set(["Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "Int64", "Map", "JSON"]);
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
@@ -162,7 +177,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     } else if (typeNames.has(expr.base)) {
       type = { kind: "message", name: expr.base };
     } else {
-      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${didYouMean(expr.base, knownTypeNames)}`);
+      const alias = TYPE_ALIASES[expr.base.toLowerCase()];
+      const hint = alias ? `; did you mean '${alias}'?` : didYouMean(expr.base, knownTypeNames);
+      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${hint}`);
     }
     const isString = type.kind === "scalar" && type.scalar === "string";
     if (spec.format !== undefined) {
@@ -397,6 +414,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       destructive,
       idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
       auth,
+      errors: rawOp.errors ?? [],
+      errorCodes: errorCodesOf(auth, rawOp.errors ?? []),
+      setsCookies: rawOp.sets_cookies ?? [],
       pagination,
       ...(pagination.style === "none" ? {} : { iteratorName: `iterate${pascalName}` }),
       exactlyOneOf,
@@ -747,4 +767,20 @@ function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, fail: (
   if (spec.same_as !== undefined) constraints.sameAs = spec.same_as;
   if (only("empty_means_unset", isString && !field.list, "single string fields") && spec.empty_means_unset) constraints.emptyMeansUnset = true;
   return constraints;
+}
+
+/** Codes of the auth levels, raised by the server before any implementation runs. */
+const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
+  public: [],
+  user: ["UNAUTHENTICATED"],
+  scim_token: ["UNAUTHENTICATED"],
+  // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
+  admin_secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+  super_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+  org_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+};
+
+function errorCodesOf(auth: AuthLevel, declared: readonly string[]): string[] {
+  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[auth], ...declared]);
+  return ERROR_CODES.filter((code) => codes.has(code));
 }

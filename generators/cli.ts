@@ -11,6 +11,7 @@ const USAGE = `Usage: apigen <command> [options]
 Commands:
   generate            Regenerate every contract, stub and client from the manifest.
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
+  generate --watch    Regenerate on every change of the manifest, printing the time each took.
   validate            Check the manifest only.
   diff --against <ref|dir|file|auto> [--format text|markdown|json] [--accept <id>]... [--report <file>]
                       Report every contract change since an older manifest; exit 1 on unaccepted
@@ -18,6 +19,9 @@ Commands:
                       auto: $APIGEN_DIFF_BASE, else the merge base with origin/main, else HEAD~1.
                       --report also writes the report to <file> under --root (.md markdown,
                       .json JSON, else text), whatever the outcome.
+  scaffold <file> [--check] [--name <class or variable>]
+                      Add a stub for every operation the implementation in <file> lacks;
+                      --check writes nothing and exits 1 listing them.
 
 Options:
   --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
@@ -33,6 +37,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         check: { type: "boolean", default: false },
+        watch: { type: "boolean", default: false },
         manifest: { type: "string", default: DEFAULT_MANIFEST },
         root: { type: "string", default: "." },
         help: { type: "boolean", short: "h", default: false },
@@ -40,6 +45,7 @@ export async function main(argv: string[]): Promise<number> {
         format: { type: "string" },
         accept: { type: "string", multiple: true, default: [] },
         report: { type: "string" },
+        name: { type: "string" },
       },
     });
   } catch (error) {
@@ -61,6 +67,14 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       }
       case "generate": {
+        if (values.watch) {
+          const { watchGenerate } = await import("./watch.js");
+          const stop = new AbortController();
+          process.once("SIGINT", () => stop.abort());
+          process.once("SIGTERM", () => stop.abort());
+          await watchGenerate(root, values.manifest!, { out: (line) => process.stdout.write(`${line}\n`), err: (line) => process.stderr.write(`${line}\n`) }, stop.signal);
+          return 0;
+        }
         const ir = loadIr(root, values.manifest);
         const emitted = emitAll(ir);
         const rendered = render(root, emitted.files, emitted.groups);
@@ -95,6 +109,21 @@ export async function main(argv: string[]): Promise<number> {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
         const { runDiffCommand } = await import("./diff/command.js");
         return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [], report: values.report });
+      }
+      case "scaffold": {
+        const target = positionals[1];
+        if (!target) throw new UsageError("scaffold needs the file that holds your implementation: apigen scaffold src/service.ts");
+        // Loaded on demand: ts-morph and prettier are for this command alone.
+        const { scaffold } = await import("./scaffold.js");
+        const result = await scaffold(resolve(target), { check: values.check!, ...(values.name ? { name: values.name } : {}) });
+        const where = `${result.target} (${result.interfaceName}) in ${target}`;
+        const lines: string[] = [];
+        if (result.missing.length === 0) lines.push(`${where}: every operation is implemented`);
+        else if (result.written) lines.push(`${where}: added ${result.missing.length} stub${result.missing.length === 1 ? "" : "s"}: ${result.missing.join(", ")}`);
+        else lines.push(`${where}: ${result.missing.length} operation${result.missing.length === 1 ? "" : "s"} not implemented: ${result.missing.join(", ")}`);
+        if (result.unknown.length > 0) lines.push(`not operations of ${result.interfaceName} (left in place; remove them if the operations were removed): ${result.unknown.join(", ")}`);
+        process.stdout.write(`${lines.join("\n")}\n`);
+        return values.check && result.missing.length > 0 ? 1 : 0;
       }
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);

@@ -179,6 +179,16 @@ export interface IrOperation {
   /** Repeating the call with the same input changes nothing more: reads, updates and removals. */
   idempotent: boolean;
   auth: AuthLevel;
+  /** Error codes the manifest declares the implementation may answer (`errors:`). */
+  errors: string[];
+  /**
+   * Every code a call may answer, in the order of the error table: INVALID_ARGUMENT and
+   * TOO_MANY_REQUESTS always, those of the auth level, and the declared ones. (Any call may
+   * also fail with INTERNAL, UNIMPLEMENTED or UNAVAILABLE, and over HTTP with the transport's codes.)
+   */
+  errorCodes: string[];
+  /** Cookies a successful call may set. */
+  setsCookies: string[];
   pagination: Pagination;
   /** Client method that walks every page (paginated operations only). */
   iteratorName?: string;

@@ -6,6 +6,7 @@ import type { ErrorObject, ValidateFunction } from "ajv";
 import { ManifestError, UsageError, type Diagnostic, type SourcePosition } from "./diagnostics.js";
 import { didYouMean } from "./naming.js";
 import { compileManifestValidator } from "./schema-validator.js";
+import manifestSchema from "./manifest.schema.json" with { type: "json" };
 
 export type RawScalarValue = string | number | boolean;
 export type RawField =
@@ -36,6 +37,8 @@ export interface RawOperation {
   kind: "read" | "write";
   destructive?: boolean;
   auth: string;
+  errors?: string[];
+  sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
   route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
   pagination?: "none" | "page" | "token";
@@ -109,15 +112,8 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
   if (doc.errors.length > 0) {
     // Later syntax errors mostly follow from the first one; report that one alone.
     const error = doc.errors[0]!;
-    const key = error.code === "DUPLICATE_KEY" ? text.slice(error.pos[0]).match(/^["']?([^"':\n]+)/)?.[1]?.trim() : undefined;
-    throw new ManifestError([
-      {
-        file,
-        position: position(error.pos[0]),
-        subject: "",
-        message: key ? `duplicate key '${key}': each name may be declared once` : yamlErrorMessage(error.code, error.message),
-      },
-    ]);
+    const explained = yamlErrorMessage(error.code, error.message, text, position(error.pos[0]).line);
+    throw new ManifestError([{ file, position: explained.at ?? position(error.pos[0]), subject: "", message: explained.message }]);
   }
 
   const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition =>
@@ -128,6 +124,8 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
   };
   const raw = doc.toJS({ maxAliasCount: 1000 }) as unknown;
 
+  const misplaced = dedentedKeys(raw, file, locate);
+  if (misplaced.length > 0) throw new ManifestError(misplaced);
   const validate = schemaValidator();
   if (!validate(raw)) {
     throw new ManifestError(schemaDiagnostics(validate.errors ?? [], raw, file, locate, sourceText));
@@ -135,9 +133,74 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
   return { file, raw: raw as RawManifest, locate };
 }
 
-function yamlErrorMessage(code: string, message: string): string {
-  if (code === "DUPLICATE_KEY") return "duplicate key: each name may be declared once";
-  return message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "");
+/**
+ * Keys of an operation (or a type) written at the level of the operations (types) themselves: a
+ * dedented block. One error each, instead of one per key the "operation" named like it lacks.
+ */
+function dedentedKeys(raw: unknown, file: string, locate: LoadedManifest["locate"]): Diagnostic[] {
+  const diagnostics: Diagnostic[] = [];
+  const sections = [
+    { section: "operations", what: "operation", keys: Object.keys(manifestSchema.$defs.operation.properties) },
+    { section: "types", what: "type", keys: ["description", "fields"] },
+  ] as const;
+  for (const { section, what, keys } of sections) {
+    const entries = Object.keys(((raw ?? {}) as Record<string, Record<string, unknown> | undefined>)[section] ?? {});
+    entries.forEach((name, index) => {
+      if (!(keys as readonly string[]).includes(name)) return;
+      const owner = entries.slice(0, index).reverse().find((n) => !(keys as readonly string[]).includes(n));
+      diagnostics.push({
+        file,
+        position: locate([section, name], "key"),
+        subject: "",
+        message: `'${name}' is indented as ${what === "operation" ? "an" : "a"} ${what}, not as a key${owner ? ` of ${what} '${owner}' above` : ""}: indent it (and the lines under it) two more spaces`,
+      });
+    });
+  }
+  return diagnostics;
+}
+
+/** What a YAML syntax error means for a manifest author, and how to fix it; `at` when the mistake is on another line than the parser's. */
+function yamlErrorMessage(code: string, message: string, text: string, line: number): { message: string; at?: SourcePosition } {
+  const lines = text.split("\n");
+  const current = lines[line - 1] ?? "";
+  const indent = (l: string) => /^ */.exec(l)![0].length;
+  const previous = lines.slice(0, line - 1).reverse().find((l) => l.trim() !== "" && !l.trim().startsWith("#"));
+  switch (code) {
+    case "DUPLICATE_KEY": {
+      const key = /^\s*["']?([^"':\n]+?)["']?\s*:/.exec(current)?.[1]?.trim() ?? "";
+      const first = lines.findIndex((l, i) => i < line - 1 && indent(l) === indent(current) && new RegExp(`^\\s*["']?${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']?\\s*:`).test(l));
+      return { message: `'${key}' is declared twice (first on line ${first + 1}): each name may be declared once; rename or remove one` };
+    }
+    case "TAB_AS_INDENT":
+      return { message: "this line is indented with a tab: YAML indents with spaces (this manifest uses 2 per level)" };
+    case "BLOCK_AS_IMPLICIT_KEY":
+    case "MULTILINE_IMPLICIT_KEY": {
+      if (/^\s*[\w-]+:\s+[^\s"'{[#][^#]*?:(\s|$)/.test(current)) {
+        return { message: "a second ': ' on this line starts a mapping inside a value: quote the value (description: \"Text: more text\"), or put the mapping on the next lines, indented two more spaces" };
+      }
+      // The value on this line runs on into a deeper-indented next line: that line is the mistake.
+      const next = lines[line] ?? "";
+      if (/^\s*[\w-]+:\s+\S/.test(current) && next.trim() !== "" && indent(next) > indent(current)) {
+        return {
+          message: `this line is indented ${indent(next)} spaces, deeper than the line above (${indent(current)}), which already has a value: keys of one mapping line up at the same column`,
+          at: { line: line + 1, col: indent(next) + 1 },
+        };
+      }
+      if (previous !== undefined && indent(current) > indent(previous)) {
+        return { message: `this line is indented ${indent(current)} spaces, deeper than the line above (${indent(previous)}), which already has a value: keys of one mapping line up at the same column` };
+      }
+      return { message: "a mapping cannot start here: keys of one mapping line up at the same column, and a nested mapping goes on the next lines, indented two more spaces" };
+    }
+    case "BAD_INDENT":
+      if (message.startsWith("All mapping items")) return { message: `this key is indented ${indent(current)} spaces, unlike the keys before it: keys of one mapping line up at the same column` };
+      break;
+    case "UNEXPECTED_TOKEN":
+      if (message.includes("flow-seq-start") && current.includes("{")) {
+        return { message: "'[' starts a list inside { ... }: quote a type that ends in [] there, such as { type: \"string[]!\", format: email }" };
+      }
+      break;
+  }
+  return { message: message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "") };
 }
 
 function offsetOf(doc: Document, path: readonly PathSegment[], which: "key" | "value"): number {
@@ -312,6 +375,9 @@ function describe(
       return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
     }
     case "type":
+      if (leaf === "protocols") {
+        return { file, position: at(segments), subject, message: `protocols maps each protocol to the lowest server version that carries it, such as protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }, not ${shown}` };
+      }
       return { file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
     case "minProperties":
       return { file, position: at(segments), subject, message: `${leaf} must not be empty` };

@@ -1,5 +1,5 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, ExplorerSetupError, type ServiceServer } from "../generated/server/index.js";
+import { createServer, ExplorerSetupError, ImplementationError, type ServiceServer } from "../generated/server/index.js";
 import type { LogEntry } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
 
@@ -103,6 +103,10 @@ export async function serve(argv: readonly string[], env: Readonly<Record<string
       ...service.serverOptions,
     });
   } catch (error) {
+    if (error instanceof ImplementationError) {
+      output.err(`error: ${error.message}`);
+      return 1;
+    }
     if (!(error instanceof ExplorerSetupError)) throw error;
     output.err(`error: ${error.message}`);
     output.err("or start without the explorer: --no-explorer");

@@ -4,7 +4,7 @@
 // never echoed (they may be secrets). The server runs the full check before every implementation
 // call, with the rules the generator derived from the manifest (generated/server/rules.ts); the gRPC
 // client runs the wire check before encoding, since protobuf would silently coerce or drop a bad value.
-import { ServiceError } from "./errors.js";
+import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
 import type { ApiSchema, FieldSpec, OperationSpec } from "./schema.js";
 
@@ -48,6 +48,8 @@ export interface ValidationRules {
   readonly fields: Readonly<Record<string, Readonly<Record<string, FieldRules>>>>;
   /** Operation name -> input fields of which at least one must be given. */
   readonly atLeastOneOf: Readonly<Record<string, readonly string[]>>;
+  /** Operation name -> every error code the contract says it may answer (the server reports an implementation that answers another). */
+  readonly errorCodes: Readonly<Record<string, readonly ErrorCode[]>>;
 }
 
 function fail(path: string, message: string): never {

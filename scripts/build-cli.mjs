@@ -43,6 +43,8 @@ export async function buildCli(projectRoot) {
     logLevel: "warning",
     minify: true,
     legalComments: "eof",
+    // Loaded from node_modules by the scaffold command alone: bundling them would slow every other command's start.
+    external: ["ts-morph", "prettier"],
     plugins: [replacements],
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
   });

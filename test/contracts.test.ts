@@ -91,14 +91,19 @@ describe("OpenAPI", () => {
     });
     const doc = openapi as unknown as { components: { securitySchemes: Record<string, unknown> } };
     expect(doc.components.securitySchemes["adminSecret"]).toEqual(expect.objectContaining({ type: "apiKey", in: "header", name: "x-service-admin-secret" }));
-    expect(openapi.paths["/v1/admin/users"]!["post"]!["security"]).toEqual([{ adminSecret: [] }]);
+    // The admin secret header, or the session cookie admin_login opens.
+    expect(openapi.paths["/v1/admin/users"]!["post"]!["security"]).toEqual([{ adminSecret: [] }, { adminSession: [] }]);
     expect(openapi.paths["/v1/meta"]!["get"]).toBeDefined();
   });
 
   it("includes the token routes with form and JSON bodies and RFC 6749 errors", () => {
     const token = openapi.paths["/oauth/token"]!["post"]! as Record<string, any>;
     expect(Object.keys(token.requestBody.content)).toEqual(["application/x-www-form-urlencoded", "application/json"]);
-    expect(token.responses.default.$ref).toBe("#/components/responses/OAuthError");
+    expect(token.responses["400"].content["application/json"].schema.$ref).toBe("#/components/schemas/OAuthError");
+    expect(token.responses["401"].description).toMatch(/^invalid_client/);
+    expect(token.responses.default.$ref).toBe("#/components/responses/OAuthServerError");
+    // Client authentication with HTTP Basic is optional.
+    expect(token.security).toEqual([{}, { clientBasic: [] }]);
     expect(openapi.paths["/oauth/revoke"]!["post"]!.operationId).toBe("oauth_revoke");
   });
 });

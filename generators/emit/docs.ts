@@ -81,6 +81,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     `**Input** \`${op.input.graphqlInputName}\` (proto \`${op.input.name}\`)`,
     inputTable(ir, op.input, "group"),
     ...operationRuleSentences(op),
+    `**Errors** ${op.errorCodes.map((code) => `\`${code}\``).join(", ")} (any call may also fail with \`INTERNAL\`, \`UNIMPLEMENTED\` or \`UNAVAILABLE\`).`,
     `**Output** ${op.output.shared ? `[\`${op.output.graphqlName}\`](${TYPES_PAGE}#${anchor(op.output.name)})` : `\`${op.output.graphqlName}\``}`,
     outputTable(ir, op.output, "group"),
     "### The same call over each protocol",

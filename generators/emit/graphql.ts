@@ -26,7 +26,10 @@ export const GRAPHQL_SCHEMA_PATH = "generated/graphql/schema.graphql";
 
 /** Custom scalars: 64-bit integers (GraphQL Int is 32-bit), string maps and free-form JSON objects. */
 const CUSTOM_SCALARS = {
-  int64: new GraphQLScalarType({ name: "Int64", description: "A 64-bit signed integer, such as a Unix time in seconds." }),
+  int64: new GraphQLScalarType({
+    name: "Int64",
+    description: "An integer from -9007199254740991 to 9007199254740991 (the integers a JSON number holds exactly), such as a Unix time in seconds; an int64 in protobuf.",
+  }),
   map: new GraphQLScalarType({ name: "Map", description: "A JSON object whose values are strings." }),
   json: new GraphQLScalarType({ name: "JSON", description: "A free-form JSON object." }),
 };
@@ -69,7 +72,8 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
       const list = new GraphQLList(new GraphQLNonNull(base));
       return (as === "output" || field.required ? new GraphQLNonNull(list) : list) as unknown as T;
     }
-    return (field.required ? new GraphQLNonNull(base) : base) as T;
+    // Maps are never null in answers either (an unset map is empty).
+    return (field.required || (as === "output" && field.alwaysInAnswer) ? new GraphQLNonNull(base) : base) as T;
   };
 
   function outputType(message: IrMessage): GraphQLObjectType {
@@ -96,13 +100,13 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
     let type = inputTypes.get(message.name);
     if (!type) {
       const op = operationOfInput.get(message.name);
+      // Rules across fields are stated in the description. (@oneOf would say exactly-one-of in
+      // GraphQL itself, but type generators then type the input as a union that no other
+      // contract's types, nor the SDK's, can agree with.)
       const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
-      // @oneOf says "exactly one of" in GraphQL itself when those are the input's only fields.
-      const oneOf = op !== undefined && op.exactlyOneOf.length === message.fields.length && message.fields.every((f) => op.exactlyOneOf.includes(f.name));
       type = new GraphQLInputObjectType({
         name: message.graphqlInputName,
         description: description || undefined,
-        ...(oneOf ? { isOneOf: true } : {}),
         fields: () =>
           Object.fromEntries(
             message.fields.map((f) => [
@@ -145,6 +149,42 @@ export function printGraphql(ir: Ir): string {
   return printSchema(buildGraphqlSchema(ir)) + "\n";
 }
 
+/** What the custom scalars are in TypeScript, for GraphQL code generators (graphql-codegen's `scalars`). */
+export const CODEGEN_SCALAR_TYPES: Record<keyof typeof CUSTOM_SCALARS, string> = {
+  int64: "number",
+  map: "Record<string, string>",
+  json: "Record<string, unknown>",
+};
+
+export const CODEGEN_CONFIG_PATH = "generated/graphql/codegen.yml";
+
+/**
+ * A graphql-codegen configuration for TypeScript clients of the schema: the custom scalars mapped
+ * to their TypeScript types (without it they come out as `unknown`), enums as string unions.
+ */
+function codegenConfig(): string {
+  const scalars = Object.entries(CUSTOM_SCALARS).map(([kind, scalar]) => `        ${scalar.name}: "${CODEGEN_SCALAR_TYPES[kind as keyof typeof CUSTOM_SCALARS]}"`);
+  return `# graphql-codegen configuration for TypeScript clients of schema.graphql: copy it next to your
+# documents and run \`npx graphql-codegen --config codegen.yml\`. The custom scalars need this
+# mapping; without it graphql-codegen types them as unknown.
+schema: ./schema.graphql
+documents: ["src/**/*.graphql"]
+generates:
+  src/graphql-types.ts:
+    plugins: [typescript-operations]
+    config:
+      enumsAsTypes: true
+      skipTypename: true
+      arrayInputCoercion: false
+      namingConvention: { transformUnderscore: true }
+      scalars:
+${scalars.join("\n")}
+`;
+}
+
 export function emitGraphql(sdl: string): GeneratedFile[] {
-  return [{ path: GRAPHQL_SCHEMA_PATH, content: sdl }];
+  return [
+    { path: GRAPHQL_SCHEMA_PATH, content: sdl },
+    { path: CODEGEN_CONFIG_PATH, content: codegenConfig() },
+  ];
 }

@@ -18,7 +18,7 @@ const SCALAR_SCHEMA: Record<Scalar, JsonSchema> = {
   int64: { type: "integer" },
   float64: { type: "number" },
   map: { type: "object", additionalProperties: { type: "string" } },
-  json: { type: "object" },
+  json: { type: "object", additionalProperties: true },
 };
 
 /**
@@ -35,7 +35,7 @@ class SchemaBuilder {
   ) {}
 
   build(message: IrMessage, op: IrOperation): JsonSchema {
-    const body = this.direction === "input" ? { ...this.object(message, operationRuleSentences(op)), ...messageKeywords(message, op) } : this.object(message);
+    const body = this.direction === "input" ? this.withRules(this.object(message, operationRuleSentences(op)), message, op) : this.object(message);
     const defs = Object.fromEntries([...this.defs].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
     return { $schema: JSON_SCHEMA_DIALECT, ...body, ...(this.defs.size > 0 ? { $defs: defs } : {}) };
   }
@@ -51,6 +51,10 @@ class SchemaBuilder {
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
     };
+  }
+
+  private withRules(object: JsonSchema, message: IrMessage, op?: IrOperation): JsonSchema {
+    return { ...object, ...messageKeywords(message, object.properties as Record<string, JsonSchema>, op) };
   }
 
   private ref(name: string, define: () => JsonSchema): JsonSchema {
@@ -70,7 +74,7 @@ class SchemaBuilder {
       item = this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));
     } else {
       const message = messageByName(this.ir, type.name);
-      item = this.ref(message.name, () => (this.direction === "input" ? { ...this.object(message), ...messageKeywords(message) } : this.object(message)));
+      item = this.ref(message.name, () => (this.direction === "input" ? this.withRules(this.object(message), message) : this.object(message)));
     }
     const input = this.direction === "input";
     if (input) item = { ...item, ...itemKeywords(this.ir, field) };

@@ -1,5 +1,7 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
-import { ERROR_CODES, OAUTH_ERROR_CODES } from "../../runtime/errors.js";
+import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
+import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
+import { AUTH_TEXT } from "./operation-text.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -16,7 +18,7 @@ const SCALAR_SCHEMA: Record<Scalar, Schema> = {
   int64: { type: "integer", format: "int64" },
   float64: { type: "number", format: "double" },
   map: { type: "object", additionalProperties: { type: "string" } },
-  json: { type: "object" },
+  json: { type: "object", additionalProperties: true },
 };
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
@@ -26,11 +28,11 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
   let item: Schema;
   if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
   else item = ref(field.type.name);
-  if (!inAnswer) item = { ...item, ...itemKeywords(ir, field) };
+  if (!inAnswer) item = { ...item, ...itemKeywords(ir, field, "pattern") };
   let schema: Schema = field.list ? { type: "array", items: item } : item;
   if (!inAnswer) schema = { ...schema, ...fieldKeywords(field) };
   // A value that may be unset is null in answers; in requests anything not required may be null.
-  if (inAnswer ? !field.alwaysInAnswer : !field.required && !field.list && !(field.type.kind === "scalar" && field.type.scalar === "map")) {
+  if (inAnswer ? !field.alwaysInAnswer : !field.required) {
     schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
@@ -43,40 +45,155 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
 
 function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined): Schema {
   const schema: Schema = { type: "object" };
-  // Answers carry every field that is never null; requests need only their required fields.
   const inAnswer = message.usedAsOutput && !message.usedAsInput;
   const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
   if (description) schema.description = description;
-  const required = message.fields.filter((f) => (inAnswer ? f.alwaysInAnswer : f.required)).map((f) => f.name);
+  // An answer carries every field (null when unset); a request needs only its required fields.
+  const required = message.fields.filter((f) => inAnswer || f.required).map((f) => f.name);
   if (required.length > 0) schema.required = required;
   schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer)]));
   schema.additionalProperties = false;
-  return inAnswer ? schema : { ...schema, ...messageKeywords(message, op) };
+  return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
+const ADMIN_SECURITY: Schema[] = [{ adminSecret: [] }, { adminSession: [] }];
 const SECURITY: Record<string, Schema[]> = {
   public: [],
   user: [{ userToken: [] }],
-  admin_secret: [{ adminSecret: [] }],
-  org_admin: [{ adminSecret: [] }, { userToken: [] }],
-  super_admin: [{ adminSecret: [] }],
+  admin_secret: ADMIN_SECURITY,
+  org_admin: [...ADMIN_SECURITY, { userToken: [] }],
+  super_admin: ADMIN_SECURITY,
   scim_token: [{ scimToken: [] }],
 };
 
+/** What each code means for the caller, for the response descriptions. */
+const CODE_MEANING: Record<string, string> = {
+  INVALID_ARGUMENT: "The input breaks a rule of this contract (the message names the field), or the request is malformed.",
+  UNAUTHENTICATED: "The credentials are missing or wrong.",
+  PERMISSION_DENIED: "The caller is known but may not make this call.",
+  NOT_FOUND: "Something the input names does not exist.",
+  ALREADY_EXISTS: "What the call would create exists already.",
+  FAILED_PRECONDITION: "The current state does not allow the call.",
+  TOO_MANY_REQUESTS: "Too many calls, or too many wrong admin secrets, from this address; retry after Retry-After seconds.",
+  PAYLOAD_TOO_LARGE: "The body is larger than the limit.",
+  UNSUPPORTED_MEDIA_TYPE: "The body is not sent as JSON.",
+};
+
+/** Responses shared by many operations, under components.responses. */
+const SHARED_RESPONSES: Record<string, string> = {
+  PERMISSION_DENIED: "PermissionDenied",
+  NOT_FOUND: "NotFound",
+  ALREADY_EXISTS: "AlreadyExists",
+  FAILED_PRECONDITION: "FailedPrecondition",
+  TOO_MANY_REQUESTS: "TooManyRequests",
+  PAYLOAD_TOO_LARGE: "PayloadTooLarge",
+  UNSUPPORTED_MEDIA_TYPE: "UnsupportedMediaType",
+};
+
+const EXAMPLE_MESSAGE: Record<string, string> = {
+  PERMISSION_DENIED: "the caller may not make this call",
+  NOT_FOUND: "user not found",
+  ALREADY_EXISTS: "an organization with this name already exists",
+  FAILED_PRECONDITION: "the current signing key cannot be retired",
+  TOO_MANY_REQUESTS: "too many wrong admin secrets from this address; try again in 900 s",
+  PAYLOAD_TOO_LARGE: "the request body is larger than 1048576 bytes",
+  UNSUPPORTED_MEDIA_TYPE: "the body must be sent with Content-Type: application/json, not text/plain",
+};
+
+const errorContent = (code: string, message: string, schema: "Error" | "OAuthError" = "Error") => ({
+  "application/json": { schema: ref(schema), example: schema === "Error" ? { code, message } : { error: "invalid_request", error_description: message } },
+});
+
+const retryAfter = { "Retry-After": { description: "Seconds to wait before another call.", schema: { type: "integer", minimum: 0 } } };
+
+/** A message the server gives for a bad input of this operation, as the example of its 400. */
+function invalidExample(op: IrOperation): string {
+  const required = op.input.fields.find((f) => f.required);
+  if (required) return `${required.name}: is required`;
+  if (op.exactlyOneOf.length > 0) return `give exactly one of ${op.exactlyOneOf.join(", ")} (got none)`;
+  if (op.atLeastOneOf.length > 0) return `give at least one of ${op.atLeastOneOf.join(", ")}`;
+  return "unknown_field: is not a field of this request";
+}
+
+function unauthenticatedExample(ir: Ir, op: IrOperation): string {
+  if (op.auth === "user") return `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
+  if (op.auth === "scim_token") return `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`;
+  if (op.auth === "public") return "the credentials are not valid";
+  return `${op.pascalName} needs the admin secret in header ${ir.api.adminSecretHeader} (or an admin session)`;
+}
+
+/** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
+function responsesOf(ir: Ir, op: IrOperation): Schema {
+  const post = op.rest!.method === "POST";
+  const ok: Schema = { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
+  if (op.setsCookies.length > 0) {
+    ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };
+  }
+  const responses: Schema = { "200": ok };
+  const codes = [...op.errorCodes, ...(post ? ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] : [])];
+  if (op.surface === "oauth") {
+    // RFC 6749 §5.2: 400 for every refusal but a failed client authentication (401).
+    responses["400"] = { description: "An RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or invalid_target.", content: errorContent("", invalidExample(op), "OAuthError") };
+    if (codes.includes("UNAUTHENTICATED")) responses["401"] = { description: "invalid_client: the client could not be authenticated.", content: errorContent("", "the client could not be authenticated", "OAuthError") };
+    for (const code of ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_REQUESTS"].filter((c) => codes.includes(c))) {
+      responses[String(ERROR_WIRE[code as ErrorCode].http)] = {
+        description: CODE_MEANING[code],
+        content: errorContent("", EXAMPLE_MESSAGE[code]!, "OAuthError"),
+        ...(code === "TOO_MANY_REQUESTS" ? { headers: retryAfter } : {}),
+      };
+    }
+    responses.default = { $ref: "#/components/responses/OAuthServerError" };
+    return responses;
+  }
+  for (const code of codes) {
+    const status = String(ERROR_WIRE[code as ErrorCode].http);
+    if (code === "INVALID_ARGUMENT") responses[status] = { description: CODE_MEANING[code], content: errorContent(code, invalidExample(op)) };
+    else if (code === "UNAUTHENTICATED") responses[status] = { description: CODE_MEANING[code], content: errorContent(code, unauthenticatedExample(ir, op)) };
+    else responses[status] = { $ref: `#/components/responses/${SHARED_RESPONSES[code]}` };
+  }
+  responses.default = { $ref: "#/components/responses/ServerError" };
+  return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === "default" ? 1 : b === "default" ? -1 : a.localeCompare(b))));
+}
+
+function sharedResponses(): Schema {
+  const shared: Schema = {};
+  for (const [code, name] of Object.entries(SHARED_RESPONSES)) {
+    shared[name] = {
+      description: `${code}: ${CODE_MEANING[code]}`,
+      content: errorContent(code, EXAMPLE_MESSAGE[code]!),
+      ...(code === "TOO_MANY_REQUESTS" ? { headers: retryAfter } : {}),
+    };
+  }
+  shared.ServerError = {
+    description: "INTERNAL (500), UNIMPLEMENTED (501: the service does not implement this operation) or UNAVAILABLE (503: a store it needs is down; retry later).",
+    content: errorContent("INTERNAL", "the call failed; see the server log"),
+  };
+  shared.OAuthServerError = { description: "A fault of the server (500, 501 or 503).", content: errorContent("", "the call failed; see the server log", "OAuthError") };
+  return shared;
+}
+
+function operationDescription(op: IrOperation): string {
+  return [
+    op.description,
+    op.destructive ? "**Destructive**: permanently changes or removes data." : "",
+    op.deprecated ? `**Deprecated**: ${op.deprecated}` : "",
+    `Auth: ${AUTH_TEXT[op.auth]}.`,
+    ...operationRuleSentences(op),
+    `Protocols: ${op.protocols.map((p) => `${p} (from server ${op[p]!.since})`).join(", ")}.`,
+  ].filter(Boolean).join(" ");
+}
+
 function operationObject(ir: Ir, op: IrOperation): Schema {
   const rest = op.rest!;
-  const isToken = op.surface === "oauth";
   const body: Schema = {};
   const operation: Schema = {
     operationId: op.name,
-    summary: op.description,
+    summary: op.title,
+    description: operationDescription(op),
     tags: [op.group],
   };
-  if (op.deprecated) {
-    operation.deprecated = true;
-    operation.description = `Deprecated: ${op.deprecated}`;
-  }
-  operation.security = SECURITY[op.auth];
+  if (op.deprecated) operation.deprecated = true;
+  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : SECURITY[op.auth];
   if (rest.method === "GET") {
     if (op.input.fields.length > 0) {
       operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) }));
@@ -90,15 +207,13 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
         : { "application/json": { schema } };
     operation.requestBody = body;
   }
-  operation.responses = {
-    "200": { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } },
-    default: { $ref: isToken ? "#/components/responses/OAuthError" : "#/components/responses/Error" },
-  };
+  operation.responses = responsesOf(ir, op);
   operation["x-kind"] = op.kind;
   operation["x-destructive"] = op.destructive;
   operation["x-auth"] = op.auth;
   operation["x-protocols"] = op.protocols;
   operation["x-min-versions"] = Object.fromEntries(op.protocols.map((p) => [p, op[p]!.since]));
+  operation["x-error-codes"] = op.errorCodes;
   if (op.grpc) operation["x-grpc"] = `${op.grpc.serviceTypeName}/${op.grpc.rpc}`;
   if (op.pagination.style !== "none") operation["x-pagination"] = op.pagination;
   return operation;
@@ -158,21 +273,30 @@ export function buildOpenapi(ir: Ir): Schema {
   const usedGroups = new Set(restOps.map((op) => op.group));
   return {
     openapi: "3.1.0",
-    info: { title: ir.api.title, version: ir.api.version, ...(ir.api.description ? { description: ir.api.description } : {}) },
+    info: {
+      title: ir.api.title,
+      version: ir.api.version,
+      description: [
+        ir.api.description,
+        "Absent and null fields are not given; so are empty lists and maps, which protobuf cannot tell from unset ones. An empty string is a value, except where a field says it means not given.",
+        `Bodies are JSON (Content-Type: application/json; the token routes also take forms), at most ${ir.api.limits.requestBytes} bytes. Errors answer {code, message}, the token routes RFC 6749 {error, error_description}; no message repeats a value the caller sent.`,
+      ].filter(Boolean).join("\n\n"),
+      ...(ir.api.metadata.homepage ?? ir.api.metadata.repository ? { contact: { name: ir.api.title, url: ir.api.metadata.homepage ?? ir.api.metadata.repository } } : {}),
+      ...(ir.api.metadata.license ? { license: { name: ir.api.metadata.license, identifier: ir.api.metadata.license } } : {}),
+    },
     servers: [{ url: "{base_url}", variables: { base_url: { default: "http://localhost:8080" } } }],
     tags: ir.groups.filter((g) => usedGroups.has(g.name)).map((g) => ({ name: g.name, description: g.title })),
     paths,
     components: {
       securitySchemes: {
-        adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret." },
-        userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT" },
-        scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." },
+        adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." },
+        adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: "The admin session admin_login opens; stands in for the admin secret." },
+        userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." },
+        ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
+        ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),
       },
       schemas,
-      responses: {
-        Error: { description: "An error of the fixed code set.", content: { "application/json": { schema: ref("Error") } } },
-        OAuthError: { description: "An RFC 6749 error.", content: { "application/json": { schema: ref("OAuthError") } } },
-      },
+      responses: sharedResponses(),
     },
   };
 }

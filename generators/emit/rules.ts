@@ -7,15 +7,20 @@ import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
 
 type Schema = Record<string, unknown>;
 
-/** JSON Schema keywords of one value of `field` (an item, for a list): lengths, ranges, formats. */
-export function itemKeywords(ir: Ir, field: IrField): Schema {
+/**
+ * JSON Schema keywords of one value of `field` (an item, for a list): lengths, ranges, formats.
+ * A declared set of values is an `enum`, or a `pattern` of the same values where type generators
+ * should keep the field a plain string, as the SDKs and GraphQL type it.
+ */
+export function itemKeywords(ir: Ir, field: IrField, valueSets: "enum" | "pattern" = "enum"): Schema {
   const c = field.constraints;
   const keywords: Schema = {};
   if (c.minLength !== undefined) keywords.minLength = c.minLength;
   if (c.maxLength !== undefined) keywords.maxLength = c.maxLength;
   if (field.format) {
     const format = ir.formats[field.format]!;
-    if (format.values) keywords.enum = format.values;
+    if (format.values && valueSets === "enum") keywords.enum = format.values;
+    if (format.values && valueSets === "pattern") keywords.pattern = `^(?:${format.values.map(escapeRegExp).join("|")})$`;
     if (format.pattern) keywords.pattern = format.pattern;
     if (format.maxLength !== undefined && (c.maxLength === undefined || format.maxLength < c.maxLength)) keywords.maxLength = format.maxLength;
     const jsonSchemaFormat = (BUILTIN_FORMAT_RULES as Record<string, { jsonSchemaFormat?: string }>)[field.format]?.jsonSchemaFormat;
@@ -26,35 +31,67 @@ export function itemKeywords(ir: Ir, field: IrField): Schema {
   return keywords;
 }
 
-/** JSON Schema keywords of the field itself: list sizes and its default. */
+/**
+ * JSON Schema keywords of the field itself: list sizes. (A default is stated in the description:
+ * as the `default` keyword, type generators take it to mean the field is always there.)
+ */
 export function fieldKeywords(field: IrField): Schema {
   const c = field.constraints;
   return {
     ...(c.minItems !== undefined ? { minItems: c.minItems } : {}),
     ...(c.maxItems !== undefined ? { maxItems: c.maxItems } : {}),
-    ...(c.default !== undefined ? { default: c.default } : {}),
   };
 }
 
 /**
- * JSON Schema keywords of a request message for the rules that span fields: required-if as
- * if/then, exactly-one-of as oneOf, at-least-one-of as anyOf (same-as has no keyword: its sentence
- * is in the field's description).
+ * JSON Schema keywords of a request message for the rules that span fields, all under `allOf`:
+ * required-if as if/then; at-least-one-of as "if none of the others is given, the last is
+ * required"; exactly-one-of as that and "not two of them". (anyOf/oneOf of required fields would
+ * say the same, but type generators such as openapi-typescript turn them into wrong unions.)
+ * Same-as has no keyword: its sentence is in the field's description.
  */
-export function messageKeywords(message: IrMessage, op?: IrOperation): Schema {
+export function messageKeywords(message: IrMessage, properties: Record<string, Schema>, op?: IrOperation): Schema {
+  // Each subschema names the properties it requires, with their (non-null) schema, as linters and
+  // strict validators ask.
+  const requires = (names: string[], property?: Schema): Schema => ({
+    required: names,
+    properties: Object.fromEntries(names.map((name) => [name, property ?? nonNull(properties[name] ?? {})])),
+  });
+  const anyOf = (schemas: Schema[]): Schema => (schemas.length === 1 ? schemas[0]! : { anyOf: schemas });
+  const atLeastOne = (names: string[]): Schema => ({
+    if: { not: anyOf(names.slice(0, -1).map((name) => requires([name]))) },
+    then: requires([names.at(-1)!]),
+  });
   const all: Schema[] = [];
   for (const field of message.fields) {
     const condition = field.constraints.requiredIf;
     if (!condition) continue;
-    const when = condition.equals === undefined ? { required: [condition.field] } : { required: [condition.field], properties: { [condition.field]: { const: condition.equals } } };
-    all.push({ if: when, then: { required: [field.name] } });
+    const when = condition.equals === undefined ? requires([condition.field]) : requires([condition.field], { const: condition.equals });
+    all.push({ if: when, then: requires([field.name]) });
   }
-  const keywords: Schema = {};
-  if (op && op.exactlyOneOf.length > 0) keywords.oneOf = op.exactlyOneOf.map((name) => ({ required: [name] }));
-  if (op && op.atLeastOneOf.length > 0) keywords.anyOf = op.atLeastOneOf.map((name) => ({ required: [name] }));
-  if (all.length === 1) Object.assign(keywords, all[0]);
-  else if (all.length > 1) keywords.allOf = all;
-  return keywords;
+  if (op && op.atLeastOneOf.length > 0) all.push(atLeastOne(op.atLeastOneOf));
+  if (op && op.exactlyOneOf.length > 0) {
+    const names = op.exactlyOneOf;
+    const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => requires([a, b])));
+    all.push(atLeastOne(names), { not: anyOf(pairs) });
+  }
+  return all.length === 0 ? {} : { allOf: all };
+}
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+/** A property schema without its null alternative: what a given value must be. */
+function nonNull(schema: Schema): Schema {
+  const { description: _description, ...rest } = schema;
+  if (Array.isArray(rest.type)) {
+    const types = (rest.type as string[]).filter((t) => t !== "null");
+    return { ...rest, type: types.length === 1 ? types[0] : types };
+  }
+  if (Array.isArray(rest.anyOf)) {
+    const options = (rest.anyOf as Schema[]).filter((option) => option.type !== "null");
+    if (options.length === 1) return options[0]!;
+  }
+  return rest;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;

@@ -107,6 +107,8 @@ function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
 }
 
 function outputInterface(ir: Ir, message: IrMessage): string {
+  // An answer with no fields is exactly an empty object, as every contract's types say.
+  if (message.fields.length === 0) return `${doc(message.description)}export type ${message.graphqlName} = Record<string, never>;`;
   const fields = message.fields.map((f) => {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
     return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
@@ -243,6 +245,7 @@ function emitRulesModule(ir: Ir): GeneratedFile {
     return entries.length === 0 ? [] : [`    ${message.name}: { ${entries.join(", ")} },`];
   });
   const atLeastOneOf = ir.operations.filter((op) => op.atLeastOneOf.length > 0).map((op) => `    ${op.name}: ${JSON.stringify(op.atLeastOneOf)},`);
+  const errorCodes = ir.operations.map((op) => `    ${op.name}: ${JSON.stringify(op.errorCodes)},`);
   const { requestBytes, jsonDepth, jsonBytes } = ir.api.limits;
   const block = (lines: string[]) => (lines.length === 0 ? "{}" : `{\n${lines.join("\n")}\n  }`);
   const content = `import type { ValidationRules } from "../../runtime/validate.js";
@@ -253,6 +256,7 @@ export const rules: ValidationRules = {
   formats: ${block(formats)},
   fields: ${block(fields)},
   atLeastOneOf: ${block(atLeastOneOf)},
+  errorCodes: ${block(errorCodes)},
 };
 `;
   return { path: `${SERVER_DIR}/rules.ts`, content };

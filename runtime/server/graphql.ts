@@ -2,14 +2,18 @@
 // clients send the same query text every time, so most requests skip parse and validate.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
-import { ServiceError } from "../errors.js";
+import { ERROR_WIRE, ServiceError } from "../errors.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
+import { graphqlDocument } from "../graphql-document.js";
+import type { OperationSpec } from "../schema.js";
 
 const DOCUMENT_CACHE_SIZE = 500;
+const JSON_ONLY = ["application/json"];
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 const MAX_CACHED_DOCUMENT_LENGTH = 16 * 1024;
 
 interface RequestState {
@@ -23,6 +27,8 @@ interface RequestState {
 export class GraphqlEndpoint {
   private readonly schema: GraphQLSchema;
   private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
+  /** The documents the generated clients send, by text. */
+  private readonly known = new Map<string, OperationSpec>();
 
   constructor(
     sdl: string,
@@ -30,6 +36,9 @@ export class GraphqlEndpoint {
     private readonly bodyLimit: number,
   ) {
     this.schema = buildSchema(sdl);
+    for (const operation of Object.values(pipeline.schema.operations)) {
+      if (operation.graphql) this.known.set(graphqlDocument(pipeline.schema, operation), operation);
+    }
     for (const root of [this.schema.getQueryType(), this.schema.getMutationType()]) {
       if (!root) continue;
       for (const field of Object.values((root as GraphQLObjectType).getFields())) {
@@ -46,6 +55,30 @@ export class GraphqlEndpoint {
             setCookie: (name, value, options) => state.cookies.push(serializeCookie(name, value, options)),
           });
       }
+    }
+  }
+
+  /**
+   * A document the generated clients send (one root field, every answer field selected, params in
+   * $params): it needs no parsing, validation or resolver walk. The one pipeline runs the call, and
+   * the answer is the flat output under the field's name, exactly as graphql-js would write it:
+   * the flat shape lists every field in selection order.
+   */
+  private async runKnown(request: IncomingMessage, response: ServerResponse, operation: OperationSpec, params: unknown): Promise<void> {
+    const cookies: string[] = [];
+    try {
+      const output = await this.pipeline.invoke({
+        protocol: "graphql",
+        operation,
+        input: params ?? {},
+        headers: flatHeaders(request.headers),
+        remoteAddress: request.socket.remoteAddress ?? "",
+        setCookie: (name, value, options) => cookies.push(serializeCookie(name, value, options)),
+      });
+      sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
+    } catch (error) {
+      const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: { code: serviceError.code } }], data: null }, cookies);
     }
   }
 
@@ -71,15 +104,22 @@ export class GraphqlEndpoint {
   async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     let body: Record<string, unknown>;
     try {
+      mediaTypeOf(request, JSON_ONLY);
       body = parseJsonObject(await readBody(request, this.bodyLimit));
     } catch (error) {
-      const message = error instanceof ServiceError ? error.message : "unreadable request";
-      sendJson(response, 400, { errors: [{ message, extensions: { code: "INVALID_ARGUMENT" } }], data: null });
+      const serviceError = error instanceof ServiceError ? error : new ServiceError("INVALID_ARGUMENT", "unreadable request");
+      sendJson(response, ERROR_WIRE[serviceError.code].http, { errors: [{ message: serviceError.message, extensions: { code: serviceError.code } }], data: null });
       return;
     }
     const query = body.query;
     if (typeof query !== "string") {
       sendJson(response, 400, { errors: [{ message: "a GraphQL request needs a query string", extensions: { code: "INVALID_ARGUMENT" } }], data: null });
+      return;
+    }
+    const known = this.known.get(query);
+    const variables = body.variables;
+    if (known && (body.operationName === undefined || body.operationName === null || body.operationName === known.name) && (variables === undefined || variables === null || isObject(variables))) {
+      await this.runKnown(request, response, known, variables?.params);
       return;
     }
     const document = this.document(query);

@@ -2,10 +2,26 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
 
-export const DEFAULT_BODY_LIMIT = 1024 * 1024;
+
+/** Whether a request carries a body at all (a POST with none stands for an empty input). */
+export function hasBody(request: IncomingMessage): boolean {
+  const length = request.headers["content-length"];
+  return length !== undefined ? length !== "0" : request.headers["transfer-encoding"] !== undefined;
+}
+
+/**
+ * Refuses a body that is not JSON (UNSUPPORTED_MEDIA_TYPE, HTTP 415), or not one of `forms` too:
+ * a cross-site HTML form can post text/plain or form bodies without a preflight, JSON it cannot.
+ */
+export function mediaTypeOf(request: IncomingMessage, accepted: readonly string[]): string {
+  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  if (accepted.includes(type)) return type;
+  const wanted = accepted.map((t) => `Content-Type: ${t}`).join(" or ");
+  throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", type ? `the body must be sent with ${wanted}, not ${type.slice(0, 100)}` : `the body must be sent with ${wanted}; the request has no Content-Type header`);
+}
 
 export function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  const tooLarge = () => new ServiceError("INVALID_ARGUMENT", `request body is larger than ${limit} bytes`);
+  const tooLarge = () => new ServiceError("PAYLOAD_TOO_LARGE", `the request body is larger than ${limit} bytes`);
   if (Number(request.headers["content-length"] ?? 0) > limit) {
     request.resume();
     return Promise.reject(tooLarge());
@@ -40,12 +56,13 @@ export function parseJsonObject(text: string): Record<string, unknown> {
   return value as Record<string, unknown>;
 }
 
-export function sendJson(response: ServerResponse, status: number, body: unknown, cookies: readonly string[] = []): void {
+export function sendJson(response: ServerResponse, status: number, body: unknown, cookies: readonly string[] = [], extraHeaders?: Record<string, string>): void {
   const text = JSON.stringify(body);
   const headers: Record<string, string | string[]> = {
     "content-type": "application/json; charset=utf-8",
     "content-length": String(Buffer.byteLength(text)),
     "cache-control": "no-store",
+    ...extraHeaders,
   };
   if (cookies.length > 0) headers["set-cookie"] = [...cookies];
   response.writeHead(status, headers);

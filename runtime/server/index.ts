@@ -9,9 +9,10 @@ import type { ValidationRules } from "../validate.js";
 import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { grpcHandler } from "./grpc.js";
-import { DEFAULT_BODY_LIMIT, sendJson } from "./http-body.js";
+import { sendJson } from "./http-body.js";
 import { CallPipeline, type ServerOptions } from "./invoke.js";
-import { RestRoutes } from "./rest.js";
+import { RestRoutes, sendError } from "./rest.js";
+import { ServiceError } from "../errors.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
@@ -50,7 +51,7 @@ export interface ServiceServer {
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
   const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules);
-  const bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT;
+  const bodyLimit = options.bodyLimitBytes ?? definition.rules.limits.requestBytes;
   const graphql = new GraphqlEndpoint(definition.graphqlSchemaText, pipeline, bodyLimit);
   const rest = new RestRoutes(pipeline, bodyLimit);
   const host = options.host ?? "127.0.0.1";
@@ -63,12 +64,12 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     };
     if (explorer?.handle(request, response, url.pathname)) return;
     if (url.pathname === "/graphql") {
-      if (request.method !== "POST") sendJson(response, 405, { code: "INVALID_ARGUMENT", message: "/graphql takes POST" });
+      if (request.method !== "POST") sendError(response, new ServiceError("METHOD_NOT_ALLOWED", "/graphql takes POST"), [], { allow: "POST" });
       else graphql.handle(request, response).then(() => done(), done);
     } else if (rest.owns(url.pathname)) {
       rest.handle(request, response, url).then(() => done(), done);
     } else {
-      sendJson(response, 404, { code: "NOT_FOUND", message: `no route ${request.method} ${url.pathname}` });
+      sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
   });
   http.keepAliveTimeout = 65_000;

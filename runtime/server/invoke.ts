@@ -1,6 +1,6 @@
 // The one call pipeline behind every protocol: who is calling, may they, is the input valid, run
 // the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
-import { ServiceError } from "../errors.js";
+import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, DEFAULT_LOCKOUT, type LockoutPolicy } from "./auth.js";
@@ -30,7 +30,7 @@ export interface ServerOptions {
   grpcPort?: number;
   host?: string;
   lockout?: LockoutPolicy;
-  /** Largest request body accepted, in bytes (default 1 MiB). */
+  /** Largest request body accepted, in bytes (default: the manifest's api.limits.request_bytes, which the contracts state). */
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
   verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
@@ -71,6 +71,17 @@ export class ImplementationError extends Error {
   }
 }
 
+/** Codes any call may answer whatever its contract lists: faults, gaps and outages. */
+const ALWAYS_POSSIBLE = new Set<ErrorCode>(["INTERNAL", "UNIMPLEMENTED", "UNAVAILABLE"]);
+
+/** An implementation answered a code its operation's contract does not list; the answer still goes out. */
+export class UndeclaredErrorCode extends Error {
+  override name = "UndeclaredErrorCode";
+  constructor(operation: string, code: ErrorCode) {
+    super(`${operation} answered ${code}, which operations.yaml does not list under its errors:`);
+  }
+}
+
 /** A fault of the implementation, reported as INTERNAL to the caller and in full to onInternalError. */
 class InternalFault extends Error {
   override name = "InternalFault";
@@ -80,6 +91,8 @@ export interface IncomingCall {
   protocol: Protocol;
   operation: OperationSpec;
   input: unknown;
+  /** Reads the input (an HTTP body) once the caller is authenticated; `input` is ignored then. */
+  readInput?: () => Promise<unknown>;
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
@@ -199,12 +212,20 @@ export class CallPipeline {
       const cookies = parseCookies(call.headers["cookie"]);
       const found = call.checked?.principal ?? this.principalOf(call, cookies);
       const principal = found instanceof Promise ? await found : found;
+      // The body is read only once the caller is known: an unauthenticated caller learns nothing
+      // about what it sent. The org-admin check alone needs the input, to know the organization.
+      let raw = call.input;
+      const readInput = call.readInput;
+      const readRaw = readInput ? async () => void (raw = await readInput()) : undefined;
       let input: Plain | undefined = call.checked?.input;
-      const validated = () => (input ??= validateInput(this.schema, this.rules, operation, call.input));
-      const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () =>
-        principal.kind === "user" && this.options.isOrgAdmin ? this.options.isOrgAdmin(principal, operation, validated()) : false,
-      );
+      const validated = () => (input ??= validateInput(this.schema, this.rules, operation, raw));
+      const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => {
+        if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
+        await readRaw?.();
+        return this.options.isOrgAdmin(principal, operation, validated());
+      });
       if (allowed) await allowed;
+      else if (readRaw) await readRaw();
       const sessions = this.adminSessions;
       const guard = this.guard;
       const context: CallContext = {
@@ -226,6 +247,10 @@ export class CallPipeline {
       return output;
     } catch (error) {
       if (!(error instanceof ServiceError)) this.options.onInternalError?.(operation.name, error);
+      else if (!ALWAYS_POSSIBLE.has(error.code) && !this.rules.errorCodes[operation.name]?.includes(error.code)) {
+        // The contract must state every answer: tell the operator, who adds the code to the manifest's errors:.
+        this.options.onInternalError?.(operation.name, new UndeclaredErrorCode(operation.name, error.code));
+      }
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
       outcome = serviceError.code;
       throw serviceError;

@@ -5,7 +5,7 @@ import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.j
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
 
 type Plain = Record<string, unknown>;
@@ -54,11 +54,11 @@ export class RestRoutes {
       const fields = this.fields(operation);
       return Object.fromEntries([...new URLSearchParams(url.query)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
+    if (!hasBody(request)) return {};
+    const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
     const text = await readBody(request, this.bodyLimit);
-    const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
-    if (type === "application/x-www-form-urlencoded") {
+    if (type === FORM) {
       const fields = this.fields(operation);
-      if (operation.rest!.body !== "form_or_json") throw new ServiceError("INVALID_ARGUMENT", `${operation.rest!.path} takes a JSON body`);
       return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
     return parseJsonObject(text);
@@ -69,8 +69,11 @@ export class RestRoutes {
     const operation = this.routes.get(`${method} ${url.pathname}`);
     if (!operation) {
       const allowed = this.paths.get(url.pathname);
-      if (allowed) sendJson(response, 405, { code: "INVALID_ARGUMENT", message: `${url.pathname} takes ${allowed.join(" or ")}, not ${method}` });
-      else sendJson(response, 404, { code: "NOT_FOUND", message: `no route ${method} ${url.pathname}` });
+      if (allowed) {
+        sendError(response, new ServiceError("METHOD_NOT_ALLOWED", `this route takes ${allowed.join(" or ")}`), [], { allow: allowed.join(", ") });
+      } else {
+        sendError(response, new ServiceError("NOT_FOUND", "no such route"));
+      }
       return;
     }
     const cookies: string[] = [];
@@ -78,7 +81,8 @@ export class RestRoutes {
       const output = await this.pipeline.invoke({
         protocol: "rest",
         operation,
-        input: await this.input(request, operation, url),
+        input: undefined,
+        readInput: () => this.input(request, operation, url),
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(serializeCookie(name, value, options)),
@@ -93,8 +97,17 @@ export class RestRoutes {
         if (status === 401 && /^basic /i.test(request.headers.authorization ?? "")) response.setHeader("www-authenticate", 'Basic realm="service"');
         sendJson(response, status, { error: oauthError, error_description: serviceError.message }, cookies);
       } else {
-        sendJson(response, ERROR_WIRE[serviceError.code].http, { code: serviceError.code, message: serviceError.message }, cookies);
+        sendError(response, serviceError, cookies);
       }
     }
   }
+}
+
+const FORM = "application/x-www-form-urlencoded";
+const JSON_ONLY = ["application/json"];
+const FORM_OR_JSON = ["application/json", FORM];
+
+/** The error body of the code table: `{code, message}` with the code's HTTP status. */
+export function sendError(response: ServerResponse, error: ServiceError, cookies: readonly string[] = [], headers?: Record<string, string>): void {
+  sendJson(response, ERROR_WIRE[error.code].http, { code: error.code, message: error.message }, cookies, headers);
 }

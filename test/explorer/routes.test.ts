@@ -58,11 +58,12 @@ describe("without the explorer option", () => {
       const answer = await get(base, path, HTML);
       expect(answer.status, path).toBe(404);
       expect(answer.headers["content-type"]).toMatch(/^application\/json/);
-      expect(JSON.parse(answer.body.toString())).toEqual({ code: "NOT_FOUND", message: `no route GET ${path}` });
+      expect(JSON.parse(answer.body.toString())).toEqual({ code: "NOT_FOUND", message: "no such route" });
     }
     const graphql = await get(base, "/graphql", HTML);
     expect(graphql.status).toBe(405);
-    expect(JSON.parse(graphql.body.toString())).toEqual({ code: "INVALID_ARGUMENT", message: "/graphql takes POST" });
+    expect(graphql.headers.allow).toBe("POST");
+    expect(JSON.parse(graphql.body.toString())).toEqual({ code: "METHOD_NOT_ALLOWED", message: "/graphql takes POST" });
   });
 });
 

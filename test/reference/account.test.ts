@@ -3,6 +3,7 @@
 // authorization_code grants, token exchange of a user token, and revocation.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import type { Principal } from "../../runtime/server/context.js";
 import { GRANT_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS } from "../../reference/ops/oauth.js";
 import { USER_SESSION_COOKIE } from "../../reference/sessions.js";
@@ -239,7 +240,7 @@ describe("user grants at /oauth/token", () => {
 describe("meta and permissions", () => {
   it("meta answers the version and feature flags", async () => {
     const h = createHarness({ features: { is_fga_enabled: false } });
-    expect(await h.call("meta", {}, anonymous)).toMatchObject({ version: "2.4.0", client_id: "reference", is_fga_enabled: false, is_sign_up_enabled: true });
+    expect(await h.call("meta", {}, anonymous)).toMatchObject({ version: schema.version, client_id: "reference", is_fga_enabled: false, is_sign_up_enabled: true });
   });
 
   it("check_permissions answers from the tuples, for the signed-in user or a given subject", async () => {

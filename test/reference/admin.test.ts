@@ -2,6 +2,7 @@
 // users, webhooks and their logs, email templates, audit logs, and FGA.
 import { createPrivateKey, createPublicKey } from "node:crypto";
 import { describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import type { WebhookRequest } from "../../reference/core.js";
 import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
 import { ADMIN_SECRET, createHarness, expectCode, signUp } from "./context.js";
@@ -25,7 +26,7 @@ describe("admin auth and meta", () => {
 
   it("admin_meta answers version, protocols, gRPC port and feature flags", async () => {
     const h = createHarness({ grpcPort: 7000 });
-    expect(await h.call("adminMeta", {})).toMatchObject({ version: "2.4.0", enabled_protocols: ["graphql", "rest", "grpc"], grpc_port: 7000, is_scim_enabled: true });
+    expect(await h.call("adminMeta", {})).toMatchObject({ version: schema.version, enabled_protocols: ["graphql", "rest", "grpc"], grpc_port: 7000, is_scim_enabled: true });
     h.service.setAddresses({ grpcPort: 7001 });
     expect((await h.call("adminMeta", {})).grpc_port).toBe(7001);
   });

@@ -2,6 +2,7 @@
 // the same INVALID_ARGUMENT message on every protocol that can carry the input, the value never
 // echoed, and nothing reaching the implementation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import { AdminClient, ApiError, UserClient } from "../../generated/client/index.js";
 import { rules } from "../../generated/server/rules.js";
 import { loadIr } from "../../generators/generate.js";
@@ -21,9 +22,9 @@ afterAll(async () => {
 });
 
 const admin = (protocol: (typeof PROTOCOLS)[number]) =>
-  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
 const user = (protocol: (typeof PROTOCOLS)[number]) =>
-  new UserClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, clientId: "app", protocol, serverVersion: "2.4.0", retry: false });
+  new UserClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, clientId: "app", protocol, serverVersion: schema.version, retry: false });
 
 async function refusal(call: () => Promise<unknown>): Promise<{ code: string; message: string }> {
   const error = await call().then(() => undefined, (e: unknown) => e);

@@ -4,6 +4,7 @@
 // routing) is read from the reference `state`.
 import { generateKeyPairSync } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import { AdminClient, ApiError, UserClient, type Protocol } from "../../generated/client/index.js";
 import { ASSERTION_JWT_BEARER } from "../../reference/ops/oauth.js";
 import { DEFAULT_CLIENT_SECRET_GRACE_SECONDS } from "../../reference/service.js";
@@ -55,7 +56,7 @@ describe.each(PROTOCOLS)("§3 transitions over %s", (protocol) => {
   let user: UserClient;
 
   beforeAll(() => {
-    const common = { serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, protocol, serverVersion: "2.4.0", retry: false as const };
+    const common = { serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, protocol, serverVersion: schema.version, retry: false as const };
     admin = new AdminClient({ ...common, adminSecret: ADMIN_SECRET });
     user = new UserClient({ ...common, clientId: "reference" });
   });

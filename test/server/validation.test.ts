@@ -2,6 +2,7 @@
 // the same on every protocol, never a 500; and what the wire itself can get wrong.
 import { connect } from "node:http2";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import type { LogEntry } from "../../runtime/server/index.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
@@ -25,7 +26,7 @@ async function failure(call: () => Promise<unknown>): Promise<ApiError> {
 }
 
 const admin = (protocol: (typeof PROTOCOLS)[number]) =>
-  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+  new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
 
 describe.each(PROTOCOLS)("bad input over %s", (protocol) => {
   // Each case: the call, and the message every protocol must give.
@@ -70,21 +71,55 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
     expect(await response.json()).toEqual({ code: "INVALID_ARGUMENT", message });
   });
 
-  it("REST: malformed JSON, a non-object body and an oversized body are INVALID_ARGUMENT, never 500", async () => {
-    for (const body of ["{not json", "[1,2]", JSON.stringify({ id: "x".repeat(100 * 1024) })]) {
+  it("REST: malformed JSON and a non-object body are INVALID_ARGUMENT, an oversized body PAYLOAD_TOO_LARGE, never 500", async () => {
+    for (const body of ["{not json", "[1,2]"]) {
       const response = await rest("/v1/admin/delete_user", body);
       expect(response.status).toBe(400);
       expect((await response.json()).code).toBe("INVALID_ARGUMENT");
     }
+    const oversized = await rest("/v1/admin/delete_user", JSON.stringify({ id: "x".repeat(100 * 1024) }));
+    expect(oversized.status).toBe(413);
+    expect(await oversized.json()).toEqual({ code: "PAYLOAD_TOO_LARGE", message: `the request body is larger than ${64 * 1024} bytes` });
   });
 
-  it("REST: an unknown route is NOT_FOUND and a wrong method names the right one", async () => {
+  it("REST: an unknown route is NOT_FOUND and a wrong method is METHOD_NOT_ALLOWED with Allow, neither echoing the path", async () => {
     const missing = await rest("/v1/admin/no_such_operation", "{}");
     expect(missing.status).toBe(404);
-    expect(await missing.json()).toEqual({ code: "NOT_FOUND", message: "no route POST /v1/admin/no_such_operation" });
+    expect(await missing.json()).toEqual({ code: "NOT_FOUND", message: "no such route" });
     const wrongMethod = await fetch(`${service.httpUrl}/v1/admin/users`);
     expect(wrongMethod.status).toBe(405);
-    expect((await wrongMethod.json()).message).toBe("/v1/admin/users takes POST, not GET");
+    expect(wrongMethod.headers.get("allow")).toBe("POST");
+    expect(await wrongMethod.json()).toEqual({ code: "METHOD_NOT_ALLOWED", message: "this route takes POST" });
+  });
+
+  it("REST and GraphQL take JSON only: another or no Content-Type is UNSUPPORTED_MEDIA_TYPE naming the header; the token routes take forms too", async () => {
+    const post = (path: string, headers: Record<string, string>, body: string) =>
+      fetch(`${service.httpUrl}${path}`, { method: "POST", headers: { "x-service-admin-secret": SECRET, ...headers }, body });
+    const plain = await post("/v1/admin/delete_user", { "content-type": "text/plain" }, '{"id":"u1"}');
+    expect(plain.status).toBe(415);
+    expect(await plain.json()).toEqual({ code: "UNSUPPORTED_MEDIA_TYPE", message: "the body must be sent with Content-Type: application/json, not text/plain" });
+    const form = await post("/v1/admin/delete_user", { "content-type": "application/x-www-form-urlencoded" }, "id=u1");
+    expect(form.status).toBe(415);
+    // A body without any Content-Type (curl -d without -H) names the header it needs.
+    const none = await fetch(`${service.httpUrl}/v1/admin/delete_user`, { method: "POST", headers: { "x-service-admin-secret": SECRET }, body: new Blob(['{"id":"u1"}']) });
+    expect(none.status).toBe(415);
+    expect((await none.json()).message).toBe("the body must be sent with Content-Type: application/json; the request has no Content-Type header");
+    const graphql = await post("/graphql", { "content-type": "text/plain" }, JSON.stringify({ query: "{ admin_meta { version } }" }));
+    expect(graphql.status).toBe(415);
+    expect((await graphql.json()).errors[0].extensions.code).toBe("UNSUPPORTED_MEDIA_TYPE");
+    const token = await post("/oauth/revoke", { "content-type": "application/x-www-form-urlencoded" }, "token=t");
+    expect(token.status).toBe(200);
+    const tokenPlain = await post("/oauth/revoke", { "content-type": "text/plain" }, "token=t");
+    expect(tokenPlain.status).toBe(415);
+    expect((await tokenPlain.json()).error_description).toBe("the body must be sent with Content-Type: application/json or Content-Type: application/x-www-form-urlencoded, not text/plain");
+    // No body at all is an empty input, whatever the headers say.
+    expect((await post("/v1/admin/admin_meta", {}, "")).status).toBe(200);
+  });
+
+  it("REST checks who is calling before it reads the body: a malformed body from a caller without the secret is UNAUTHENTICATED", async () => {
+    const response = await fetch(`${service.httpUrl}/v1/admin/delete_user`, { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
+    expect(response.status).toBe(401);
+    expect((await response.json()).code).toBe("UNAUTHENTICATED");
   });
 
   it("GraphQL: malformed JSON, a bad query and a wrongly typed variable are INVALID_ARGUMENT", async () => {

@@ -1,0 +1,92 @@
+// Types other tools generate from the contracts agree with the SDK's own types, both ways: the
+// TypeScript of graphql-codegen (with the scalar mapping of generated/graphql/codegen.yml) and of
+// openapi-typescript, checked by tsc for every operation's input and answer.
+import { execFile } from "node:child_process";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { CODEGEN_CONFIG_PATH, GRAPHQL_SCHEMA_PATH } from "../../generators/emit/graphql.js";
+import { OPENAPI_PATH } from "../../generators/emit/openapi.js";
+import { graphqlDocument } from "../../generators/emit/operation-text.js";
+import { TYPES_MODULE } from "../../generators/emit/typescript.js";
+import { loadIr } from "../../generators/generate.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+const run = promisify(execFile);
+const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);
+const ir = loadIr(REPO_ROOT);
+let dir: string;
+
+async function exec(command: string, args: string[]): Promise<void> {
+  try {
+    await run(command, args, { cwd: dir, timeout: 180_000, maxBuffer: 32 * 1024 * 1024 });
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string };
+    throw new Error(`${command} ${args.join(" ")} failed:\n${failed.stdout ?? ""}${failed.stderr ?? ""}`.slice(0, 8000));
+  }
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "contract-types-"));
+  symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "junction");
+  cpSync(join(REPO_ROOT, GRAPHQL_SCHEMA_PATH), join(dir, "schema.graphql"));
+  cpSync(join(REPO_ROOT, CODEGEN_CONFIG_PATH), join(dir, "codegen.yml"));
+  mkdirSync(join(dir, "src"));
+  for (const op of ir.operations.filter((o) => o.graphql)) writeFileSync(join(dir, "src", `${op.name}.graphql`), `${graphqlDocument(ir, op)}\n`);
+  await Promise.all([
+    exec(bin("graphql-codegen"), ["--config", "codegen.yml"]),
+    exec(bin("openapi-typescript"), [join(REPO_ROOT, OPENAPI_PATH), "-o", "openapi.ts"]),
+  ]);
+}, 240_000);
+afterAll(() => {
+  if (dir && !process.env.KEEP_CONTRACT_TYPES) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("types generated from the contracts by third-party tools", () => {
+  it("agree with the SDK's types for every operation, both ways (tsc)", async () => {
+    const codegen = readFileSync(join(dir, "src", "graphql-types.ts"), "utf8");
+    // graphql-codegen names each operation's types itself: find them by the root field they select.
+    const operationType = (field: string) => new RegExp(`export type (\\w+(?:Query|Mutation)) = \\{ ${field}: `).exec(codegen)?.[1];
+    const types = join(REPO_ROOT, TYPES_MODULE).replace(/\.ts$/, ".js");
+    const lines = [
+      `import type * as G from "./src/graphql-types.js";`,
+      `import type { paths } from "./openapi.js";`,
+      `import type * as T from ${JSON.stringify(types)};`,
+      "type Mutual<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;",
+      "type Assert<Check extends true> = Check;",
+    ];
+    let checks = 0;
+    for (const op of ir.operations) {
+      const output = op.output.graphqlName;
+      const input = op.input.graphqlInputName;
+      if (op.graphql) {
+        const name = operationType(op.name);
+        expect(name, `codegen type of ${op.name}`).toBeDefined();
+        lines.push(`type G_${op.name} = Assert<Mutual<G.${name}[${JSON.stringify(op.name)}], T.${output}>>;`);
+        checks++;
+        if (op.graphql.argument) {
+          lines.push(`type GV_${op.name} = Assert<Mutual<G.${name}Variables["params"], ${op.graphql.argument.required ? "" : "null | undefined | "}T.${input}>>;`);
+          checks++;
+        }
+      }
+      if (op.rest) {
+        const route = `paths[${JSON.stringify(op.rest.path)}][${JSON.stringify(op.rest.method.toLowerCase())}]`;
+        lines.push(`type R_${op.name} = Assert<Mutual<${route}["responses"][200]["content"]["application/json"], T.${output}>>;`);
+        checks++;
+        if (op.rest.method === "POST" && op.input.fields.length > 0) {
+          lines.push(`type RV_${op.name} = Assert<Mutual<NonNullable<${route}["requestBody"]>["content"]["application/json"], T.${input}>>;`);
+          checks++;
+        }
+      }
+    }
+    writeFileSync(join(dir, "check.ts"), `${lines.join("\n")}\n`);
+    writeFileSync(
+      join(dir, "tsconfig.json"),
+      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, noUnusedLocals: false }, files: ["check.ts"] }),
+    );
+    await exec(bin("tsc"), ["-p", "tsconfig.json"]);
+    expect(checks).toBeGreaterThan(ir.operations.length * 2);
+  });
+});

@@ -1,0 +1,71 @@
+// The errors of the contract: every code an operation may answer is stated in the OpenAPI document
+// (with its status, body and example), and an implementation that answers a code its operation
+// does not list is reported to the operator (the answer itself still goes out).
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { parse } from "yaml";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { createServer, ServiceError, type Implementation, type ServiceServer } from "../../generated/server/index.js";
+import { OPENAPI_PATH } from "../../generators/emit/openapi.js";
+import { loadIr } from "../../generators/generate.js";
+import { ERROR_WIRE, type ErrorCode } from "../../runtime/errors.js";
+import { UndeclaredErrorCode } from "../../runtime/server/invoke.js";
+import { REPO_ROOT } from "../helpers/project.js";
+
+const ir = loadIr(REPO_ROOT);
+const openapi = parse(readFileSync(join(REPO_ROOT, OPENAPI_PATH), "utf8")) as {
+  paths: Record<string, Record<string, { operationId: string; responses: Record<string, { $ref?: string; headers?: object }> }>>;
+  components: { responses: Record<string, { content: { "application/json": { example: { code: string } } }; headers?: object }> };
+};
+const routes = new Map(Object.values(openapi.paths).flatMap((methods) => Object.values(methods).map((op) => [op.operationId, op] as const)));
+
+describe("every error an operation may answer is in the OpenAPI document", () => {
+  it("states a response for each code of each REST operation, and the server's own faults as default", () => {
+    for (const op of ir.operations.filter((o) => o.rest && o.surface !== "oauth")) {
+      const responses = routes.get(op.name)!.responses;
+      for (const code of op.errorCodes) expect(responses, `${op.name} ${code}`).toHaveProperty(String(ERROR_WIRE[code as ErrorCode].http));
+      expect(responses.default!.$ref).toBe("#/components/responses/ServerError");
+      if (op.rest!.method === "POST") expect(Object.keys(responses)).toEqual(expect.arrayContaining(["413", "415"]));
+    }
+  });
+
+  it("lists exactly what the manifest declares beside what every call of the auth level may answer", () => {
+    const get = ir.operations.find((o) => o.name === "get_organization")!;
+    expect(get.errorCodes).toEqual(["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "TOO_MANY_REQUESTS"]);
+    const login = ir.operations.find((o) => o.name === "login")!;
+    expect(login.errorCodes).toEqual(["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "FAILED_PRECONDITION", "TOO_MANY_REQUESTS"]);
+  });
+
+  it("gives each shared error response its code's example and 429 its Retry-After header", () => {
+    const { responses } = openapi.components;
+    expect(responses.NotFound!.content["application/json"].example.code).toBe("NOT_FOUND");
+    expect(responses.TooManyRequests!.headers).toHaveProperty("Retry-After");
+    expect(routes.get("admin_login")!.responses["200"]!.headers).toHaveProperty("Set-Cookie");
+  });
+});
+
+describe("an implementation answering a code its operation does not list", () => {
+  let server: ServiceServer | undefined;
+  afterAll(async () => server?.close());
+
+  it("is reported to the operator, and the caller still gets the code", async () => {
+    const reported: unknown[] = [];
+    const implementation: Partial<Implementation> = {
+      async adminMeta() {
+        throw new ServiceError("ALREADY_EXISTS", "not a thing admin_meta answers");
+      },
+      async getWebhook() {
+        throw new ServiceError("NOT_FOUND", "webhook not found");
+      },
+    };
+    server = createServer(implementation, { adminSecret: "s", port: 0, grpcPort: 0, partial: true, onWarning: () => {}, onInternalError: (_op, error) => reported.push(error) });
+    const { httpUrl, grpcEndpoint } = await server.listen();
+    const admin = new AdminClient({ serviceUrl: httpUrl, grpcEndpoint, adminSecret: "s", protocol: "rest", retry: false });
+    await expect(admin.adminMeta()).rejects.toMatchObject({ code: "ALREADY_EXISTS" } satisfies Partial<ApiError>);
+    await expect(admin.getWebhook({ id: "w" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    expect(reported).toHaveLength(1);
+    expect(reported[0]).toBeInstanceOf(UndeclaredErrorCode);
+    expect((reported[0] as Error).message).toBe("admin_meta answered ALREADY_EXISTS, which operations.yaml does not list under its errors:");
+  });
+});
