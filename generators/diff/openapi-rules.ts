@@ -103,6 +103,13 @@ function ruleChange(old: unknown, next: unknown): "narrower" | "wider" | "change
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
+/** Whether a schema lets null through: `type: [..., "null"]` or `anyOf: [..., {type: null}]`. */
+function nullable(schema: unknown): boolean {
+  const record = schema as Schema;
+  if (Array.isArray(record.type)) return record.type.includes("null");
+  return Array.isArray(record.anyOf) && record.anyOf.some((s) => (s as Schema | null)?.type === "null");
+}
+
 function refName(schema: unknown): string | undefined {
   const ref = (schema as Schema | undefined)?.$ref;
   return typeof ref === "string" ? ref.replace("#/components/schemas/", "") : undefined;
@@ -212,7 +219,7 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
   } else if (gained.length > 0) {
     add("security-loosened", "safe", id, `${id} now also accepts ${gained.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
   }
-  if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`op:${id}`]);
+  if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`summary:${id}`, `op:${id}`]);
   if (Boolean(old.operation.deprecated) !== Boolean(current.operation.deprecated)) {
     add("deprecation-changed", "safe", id, `${id} is ${current.operation.deprecated ? "now" : "no longer"} deprecated`, [`op:${id}`]);
   }
@@ -303,6 +310,13 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     const typeChanged = !same(shape(schema), shape(next));
     if (typeChanged) {
       add("property-type-changed", "breaking", subject, `property ${property} of ${name} changed from ${JSON.stringify(shape(schema))} to ${JSON.stringify(shape(next))}`, anchorsOf(property));
+    }
+    // Answers list every property as required and say "may be null" in the type; requests may send null for an optional one.
+    if (!typeChanged && nullable(schema) !== nullable(next)) {
+      const nowNullable = nullable(next);
+      const breaks = nowNullable ? usage.inResponses : usage.inRequests;
+      add(nowNullable ? "property-became-nullable" : "property-became-non-nullable", breaks ? "breaking" : "safe", subject,
+        `property ${property} of ${name} ${nowNullable ? "may now be null" : "may no longer be null"}`, anchorsOf(property));
     }
     if (!oldRequired.has(property) && newRequired.has(property)) {
       add("property-became-required", usage.inRequests ? "breaking" : "safe", subject, `property ${property} of ${name} became required`, anchorsOf(property));

@@ -302,6 +302,23 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
   if (before.description !== after.description) {
     add("description-changed", name, "safe", common, "description changed", [opAnchor]);
   }
+  if (before.title !== after.title) {
+    // Titles follow the name and the acronyms; the OpenAPI summary and the docs show them.
+    add("title-changed", name, "safe", common, `title changed from '${before.title}' to '${after.title}'`, [`summary:${name}`]);
+  }
+  // Declared error codes: a client may now meet a code it never met from this call.
+  for (const code of after.errors.filter((c) => !before.errors.includes(c))) {
+    add("error-code-added", `${name}.${code}`, "dangerous", common, `may now answer ${code}: clients that handle each code this call answers may meet one they do not expect`, [opAnchor, `errors:${name}`]);
+  }
+  for (const code of before.errors.filter((c) => !after.errors.includes(c))) {
+    add("error-code-removed", `${name}.${code}`, "safe", common, `no longer declares ${code}`, [opAnchor, `errors:${name}`]);
+  }
+  for (const cookie of before.setsCookies.filter((c) => !after.setsCookies.includes(c))) {
+    add("cookie-removed", `${name}.${cookie}`, "breaking", common, `no longer sets cookie ${cookie}: callers that rely on it (a session) break`, [opAnchor, `cookies:${name}`]);
+  }
+  for (const cookie of after.setsCookies.filter((c) => !before.setsCookies.includes(c))) {
+    add("cookie-added", `${name}.${cookie}`, "safe", common, `now sets cookie ${cookie}`, [opAnchor, `cookies:${name}`]);
+  }
   if (before.deprecated !== after.deprecated) {
     add("deprecation-changed", name, "safe", common,
       after.deprecated ? `deprecated: ${after.deprecated}` : "no longer deprecated", [opAnchor]);

@@ -71,7 +71,7 @@ export const CASES: DiffCase[] = [
   {
     name: "description edit",
     edits: [["    description: List users.\n", "    description: List the users of the instance.\n"]],
-    expected: [{ id: "description-changed:users", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
+    expected: [{ id: "description-changed:users", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
   },
   {
     name: "operation deprecated",
@@ -384,6 +384,7 @@ export const CASES: DiffCase[] = [
     edits: [["  acronyms: [OIDC, SAML]\n", "  acronyms: [OIDC, SAML, ORG]\n"]],
     expected: [
       { id: "rpc-renamed:delete_org_oidc_connection", severity: "breaking", protocols: ["grpc"], sources: ["manifest", "buf"] },
+      { id: "title-changed:delete_org_oidc_connection", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] },
       { id: "acronyms-changed:api", severity: "breaking", protocols: ["graphql"], sdks: ["typescript"], sources: ["manifest", "graphql-inspector", "sdk"] },
     ],
   },
@@ -439,7 +440,8 @@ export const CASES: DiffCase[] = [
     name: "default changed",
     base: [[PAGINATION_INPUT, PAGINATION_INPUT.replace("page: int64", "page: { type: int64, default: 1 }")]],
     edits: [["default: 1 }", "default: 0 }"]],
-    expected: [{ id: "input-rules-changed:PaginationInput.page", severity: "dangerous", protocols: ALL, sources: ["manifest", "openapi"] }],
+    // OpenAPI states a default in the description only (as a keyword, type generators read it as always present).
+    expected: [{ id: "input-rules-changed:PaginationInput.page", severity: "dangerous", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
   },
   {
     name: "required_if added",
@@ -523,6 +525,21 @@ export const CASES: DiffCase[] = [
     ],
     edits: [["values: [red, green]", "values: [red, green, blue]"]],
     expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
+  },
+
+  // ---- declared errors and cookies ----
+  {
+    // A client that handles each code the call answers may meet one it never met (the version asks a minor bump: an addition).
+    name: "error code declared",
+    bump: "minor",
+    edits: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    errors: [NOT_FOUND]\n"]],
+    expected: [{ id: "error-code-added:delete_user.NOT_FOUND", severity: "dangerous", protocols: ALL }],
+  },
+  {
+    name: "cookie no longer set",
+    base: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    sets_cookies: [session]\n"]],
+    edits: [["    sets_cookies: [session]\n", ""]],
+    expected: [{ id: "cookie-removed:delete_user.session", severity: "breaking", protocols: ALL }],
   },
 
   // ---- settings under api: ----

@@ -44,6 +44,9 @@ const REQUIRED_RULES = [
   "api-name-changed",
   "api-title-changed",
   "api-description-changed",
+  "title-changed",
+  "error-code-added",
+  "cookie-removed",
 ];
 
 /** Changes that must never be reported as breaking. */
