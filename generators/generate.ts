@@ -12,6 +12,7 @@ import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
+import { emitPython, emitPythonDescriptors } from "./emit/python.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
@@ -34,6 +35,8 @@ export interface Emitted {
 /** Every file the IR produces. */
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
+  const descriptors = buildDescriptors(protoPlan);
+  const protobufEs = emitProtobufEs(descriptors, protoPlan.map((file) => file.path));
   const sdl = printGraphql(ir);
   const openapiYaml = printOpenapi(ir);
   return {
@@ -51,7 +54,8 @@ export function emitAll(ir: Ir): Emitted {
       ...emitDocs(ir),
       ...emitDocsSite(ir),
       ...emitMcpTools(ir),
+      ...emitPython(ir),
     ],
-    groups: [emitProtobufEs(buildDescriptors(protoPlan), protoPlan.map((file) => file.path))],
+    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash)],
   };
 }

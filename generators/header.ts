@@ -8,6 +8,8 @@ const LINE_COMMENT: Record<string, string> = {
   ".graphql": "#",
   ".yaml": "#",
   ".yml": "#",
+  ".py": "#",
+  ".toml": "#",
 };
 
 /** The header line for a path, or undefined for formats without comments (JSON). */

@@ -18,6 +18,23 @@ export const INTEGER_RANGES = {
   int64: { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
 } as const;
 
+/** What the check says of a value of the wrong kind ("<path>: <text>"); the SDKs of other languages say the same. */
+export const VALUE_TEXTS = {
+  string: "must be a string",
+  bool: "must be true or false",
+  integer: "must be an integer",
+  number: "must be a number",
+  map: "must be an object of strings",
+  json: "must be a JSON object",
+  /** `{values}`: the enum's values, comma-separated. */
+  enum: "must be one of {values}",
+  object: "must be an object",
+  list: "must be a list",
+  unknownField: "is not a field of this request",
+  /** `{minimum}`, `{maximum}`: an integer range. */
+  range: "must be between {minimum} and {maximum}",
+} as const;
+
 /** The rules of one field (see FieldConstraints in generators/ir.ts, which derives them). */
 export interface FieldRules {
   readonly minLength?: number;
@@ -61,7 +78,7 @@ function rangeText(kind: FieldSpec["kind"], minimum: number | undefined, maximum
   const natural = kind === "int32" || kind === "int64" ? INTEGER_RANGES[kind] : undefined;
   const low = minimum !== natural?.minimum || maximum === natural?.maximum ? minimum : undefined;
   const high = maximum !== natural?.maximum || minimum === natural?.minimum ? maximum : undefined;
-  if (low !== undefined && high !== undefined) return `between ${low} and ${high}`;
+  if (low !== undefined && high !== undefined) return VALUE_TEXTS.range.replace("{minimum}", String(low)).replace("{maximum}", String(high)).replace(/^must be /, "");
   return low !== undefined ? `${low} or more` : `${high} or less`;
 }
 
@@ -128,7 +145,7 @@ type Check = { mode: "full"; rules: ValidationRules } | { mode: "wire" };
 function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undefined, value: unknown, path: string, check: Check): unknown {
   switch (field.kind) {
     case "string":
-      if (typeof value !== "string") fail(path, "must be a string");
+      if (typeof value !== "string") fail(path, VALUE_TEXTS.string);
       if (check.mode === "full" && rule) {
         if (rule.minLength !== undefined && [...value].length < rule.minLength) fail(path, rule.minLength === 1 ? "must not be empty" : `must be at least ${rule.minLength} characters`);
         if (rule.maxLength !== undefined && [...value].length > rule.maxLength) fail(path, `must be at most ${rule.maxLength} characters`);
@@ -139,14 +156,14 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       }
       return value;
     case "bool":
-      if (typeof value !== "boolean") fail(path, "must be true or false");
+      if (typeof value !== "boolean") fail(path, VALUE_TEXTS.bool);
       return value;
     case "int32":
     case "int64":
     case "float64": {
       const number = typeof value === "bigint" ? Number(value) : value;
-      if (typeof number !== "number" || !Number.isFinite(number)) fail(path, field.kind === "float64" ? "must be a number" : "must be an integer");
-      if (field.kind !== "float64" && !Number.isInteger(number)) fail(path, "must be an integer");
+      if (typeof number !== "number" || !Number.isFinite(number)) fail(path, field.kind === "float64" ? VALUE_TEXTS.number : VALUE_TEXTS.integer);
+      if (field.kind !== "float64" && !Number.isInteger(number)) fail(path, VALUE_TEXTS.integer);
       const range = check.mode === "full" ? rule : field.kind === "float64" ? undefined : INTEGER_RANGES[field.kind];
       if (range && ((range.minimum !== undefined && number < range.minimum) || (range.maximum !== undefined && number > range.maximum))) {
         fail(path, `must be ${rangeText(field.kind, range.minimum, range.maximum)}`);
@@ -154,10 +171,10 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       return number;
     }
     case "map":
-      if (!isObject(value) || !Object.values(value).every((v) => typeof v === "string")) fail(path, "must be an object of strings");
+      if (!isObject(value) || !Object.values(value).every((v) => typeof v === "string")) fail(path, VALUE_TEXTS.map);
       return value;
     case "json":
-      if (!isObject(value)) fail(path, "must be a JSON object");
+      if (!isObject(value)) fail(path, VALUE_TEXTS.json);
       if (check.mode === "full") {
         const { jsonDepth, jsonBytes } = check.rules.limits;
         if (jsonDepthExceeds(value, jsonDepth)) fail(path, `must be nested at most ${jsonDepth} levels deep`);
@@ -166,7 +183,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       return value;
     case "enum": {
       const values = schema.enums[field.ref!]!.values;
-      if (typeof value !== "string" || !Object.hasOwn(values, value)) fail(path, `must be one of ${Object.keys(values).join(", ")}`);
+      if (typeof value !== "string" || !Object.hasOwn(values, value)) fail(path, VALUE_TEXTS.enum.replace("{values}", Object.keys(values).join(", ")));
       return value;
     }
     case "message":
@@ -184,11 +201,11 @@ function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
 const NO_RULES: Readonly<Record<string, FieldRules>> = {};
 
 function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
-  if (!isObject(value)) fail(prefix || "request", "must be an object");
+  if (!isObject(value)) fail(prefix || "request", VALUE_TEXTS.object);
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
   for (const key in value) {
-    if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, "is not a field of this request");
+    if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, VALUE_TEXTS.unknownField);
   }
   const rules = check.mode === "full" ? (check.rules.fields[messageName] ?? NO_RULES) : NO_RULES;
   const result: Plain = {};
@@ -204,7 +221,7 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
       continue;
     }
     if (field.list) {
-      if (!Array.isArray(raw)) fail(path, "must be a list");
+      if (!Array.isArray(raw)) fail(path, VALUE_TEXTS.list);
       if (rule?.minItems !== undefined && raw.length < rule.minItems) fail(path, rule.minItems === 1 ? "must not be empty" : `must have at least ${rule.minItems} items`);
       if (rule?.maxItems !== undefined && raw.length > rule.maxItems) fail(path, `must have at most ${rule.maxItems} items`);
       result[field.name] = raw.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));

@@ -1,12 +1,47 @@
 // Bundles the apigen CLI into one ES module (dist/apigen.mjs) so that a run starts in milliseconds:
 // no TypeScript transform at start-up, one file to load instead of hundreds.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const require = createRequire(import.meta.url);
+
+/** Every file below `dir`, relative to it, sorted (as generators/emit/templates.ts lists them). */
+function filesBelow(dir, prefix = "") {
+  return readdirSync(join(dir, prefix))
+    .sort()
+    .flatMap((name) => {
+      const path = prefix ? `${prefix}/${name}` : name;
+      return statSync(join(dir, path)).isDirectory() ? filesBelow(dir, path) : [path];
+    });
+}
+
+/** generators/emit/templates.ts with every template of templates/<language>/ precompiled, and the other files inlined. */
+function precompiledTemplates(projectRoot) {
+  const Handlebars = require("handlebars");
+  const root = join(projectRoot, "templates");
+  const languages = readdirSync(root).filter((name) => statSync(join(root, name)).isDirectory()).sort();
+  const entries = languages.map((language) => {
+    const files = filesBelow(join(root, language)).map((path) => {
+      const source = readFileSync(join(root, language, path), "utf8");
+      return path.endsWith(".hbs")
+        ? `{ path: ${JSON.stringify(path.slice(0, -".hbs".length))}, spec: ${Handlebars.precompile(source, { noEscape: true, strict: true })} }`
+        : `{ path: ${JSON.stringify(path)}, text: ${JSON.stringify(source)} }`;
+    });
+    return `${JSON.stringify(language)}: [${files.join(",\n")}]`;
+  });
+  return `import Handlebars from "handlebars/runtime";
+const TEMPLATES = {${entries.join(",\n")}};
+export function loadTemplates(language, helpers) {
+  const files = TEMPLATES[language];
+  if (!files) throw new Error("this build of apigen has no templates/" + language);
+  const handlebars = Handlebars.create();
+  for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper);
+  return files.map((file) => (file.spec ? { path: file.path, render: handlebars.template(file.spec) } : { path: file.path, render: () => file.text }));
+}`;
+}
 
 export async function buildCli(projectRoot) {
   const Ajv2020 = require("ajv/dist/2020.js");
@@ -26,6 +61,11 @@ export async function buildCli(projectRoot) {
         resolveDir: projectRoot,
         loader: "js",
       }));
+      // The SDK templates, precompiled: a run neither reads nor parses them (bin/apigen.js rebuilds when one changes).
+      pluginBuild.onResolve({ filter: /^\.\/templates\.js$/ }, (args) =>
+        /[\\/]generators[\\/]emit[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined,
+      );
+      pluginBuild.onLoad({ filter: /^sdk-templates$/, namespace: "replaced" }, () => ({ contents: precompiledTemplates(projectRoot), resolveDir: projectRoot, loader: "js" }));
       // protoplugin loads TypeScript only to transpile to JS or .d.ts; apigen asks protoc-gen-es for TS.
       pluginBuild.onResolve({ filter: /^(typescript|@typescript\/vfs)$/ }, () => ({ path: "unused", namespace: "replaced" }));
       pluginBuild.onLoad({ filter: /^unused$/, namespace: "replaced" }, () => ({ contents: "module.exports = {};", loader: "js" }));

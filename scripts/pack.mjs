@@ -1,5 +1,6 @@
-// `npm run pack [-- --out <dir>]`: turns the generated packages (generated/packages/*) into npm
-// tarballs. For each package it takes the modules its package.json exports and every module they
+// `npm run pack [-- --out <dir>] [--only npm|python]`: turns the generated packages
+// (generated/packages/*) into npm tarballs, and the Python SDK into a wheel and an sdist
+// (scripts/pack-python.mjs). For each package it takes the modules its package.json exports and every module they
 // import, stages them in a temporary build folder with their relative layout kept, compiles them
 // once with the project's TypeScript into ES modules with .d.ts, and runs `npm pack`.
 import { spawn } from "node:child_process";
@@ -10,6 +11,7 @@ import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import ts from "typescript";
+import { packPython } from "./pack-python.mjs";
 import { releaseGate } from "./release-gate.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -132,16 +134,23 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR } } });
+  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR }, only: { type: "string" } } });
   const started = performance.now();
   try {
     // Nothing is built from stale files or under a version the contract diff says is too low.
     const gate = releaseGate({ root: PROJECT_ROOT });
     for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
     if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
-    const packed = await packPackages({ outDir: resolve(values.out) });
-    for (const p of packed) {
-      process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
+    if (values.only !== undefined && !["npm", "python"].includes(values.only)) throw new Error(`--only takes npm or python, not '${values.only}'`);
+    if (values.only !== "python") {
+      for (const p of await packPackages({ outDir: resolve(values.out) })) {
+        process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
+      }
+    }
+    if (values.only !== "npm") {
+      for (const p of await packPython({ outDir: resolve(values.out) })) {
+        process.stdout.write(`${p.kind}: ${relative(process.cwd(), p.path)} (${(p.bytes / 1024).toFixed(1)} KB, twine check passed)\n`);
+      }
     }
     process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
   } catch (error) {

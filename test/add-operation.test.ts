@@ -68,8 +68,11 @@ describe("adding an operation, as the README says", () => {
     writeFileSync(scenarios, text.slice(0, text.lastIndexOf("};")) + SCENARIO);
     // The typecheck of everything, the tests that cover every operation, and generate --check.
     run(bin("tsc"), ["-p", "tsconfig.json"]);
+    // The matrix with the TypeScript client only: the other languages' clients have runs of their own.
+    process.env.CONFORMANCE_CLIENTS = "ts";
     const report = run(bin("vitest"), ["run", "test/conformance", "test/manifest.test.ts", "test/packages/catalogue.test.ts", "test/client/graphql-documents.test.ts"]);
-    expect(report).toMatch(/ping\s+pass\s+\| pass\s+\| pass/);
+    delete process.env.CONFORMANCE_CLIENTS;
+    expect(report).toMatch(/ping\s+pass\s+\| pass\s+\| pass\s*\n/);
     expect(node("bin/apigen.js", "generate", "--check")).toContain("are up to date");
   });
 });

@@ -73,6 +73,15 @@ const SCALAR_TYPES: Record<string, ProtoScalar> = {
   float64: "double",
 };
 
+/**
+ * Whether a field is a proto3 `optional` (explicit presence): a scalar or enum that may be unset.
+ * Messages (and Struct) track presence anyway; lists and maps never do.
+ */
+export function isProtoOptional(field: IrField): boolean {
+  const scalarLike = field.type.kind === "enum" || (field.type.kind === "scalar" && field.type.scalar !== "map" && field.type.scalar !== "json");
+  return scalarLike && !field.list && !field.required;
+}
+
 export function planProto(ir: Ir): ProtoFilePlan[] {
   const pkg = ir.proto.package;
   const qualified = (name: string) => `.${pkg}.${name}`;
@@ -84,14 +93,13 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     else if (field.type.scalar === "map") type = { kind: "map", key: "string", value: "string" };
     else if (field.type.scalar === "json") type = { kind: "message", typeName: STRUCT_TYPE };
     else type = { kind: "scalar", scalar: SCALAR_TYPES[field.type.scalar]! };
-    const presenceByLabel = (type.kind === "scalar" || type.kind === "enum") && !field.list;
     return {
       name: field.name,
       number: field.protoNumber,
       comment: describedField(ir, field, asInput),
       type,
       repeated: field.list,
-      optional: presenceByLabel && !field.required,
+      optional: isProtoOptional(field),
       deprecated: field.deprecated !== undefined,
     };
   };

@@ -8,6 +8,11 @@ import { createRestTransport } from "./rest.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
+/** Retries of reads when the config says nothing more. */
+export const RETRY_DEFAULTS = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000 } as const;
+/** Page size of iterators when the caller names none. */
+export const ITERATE_PAGE_LIMIT = 100;
+
 export interface RetryPolicy {
   /** Attempts in all, the first included (default 3). */
   attempts?: number;
@@ -180,7 +185,7 @@ export class ClientCore {
     const transport = this.ready.get(protocol) ?? (await this.transport(protocol));
     const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
-    const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? 3) : 1;
+    const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts) : 1;
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
     const signals = [options.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
@@ -189,7 +194,7 @@ export class ClientCore {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
         if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
-        const delay = Math.min(policy.maxDelayMs ?? 2000, (policy.baseDelayMs ?? 100) * 2 ** (attempt - 1));
+        const delay = Math.min(policy.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, (policy.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs) * 2 ** (attempt - 1));
         await sleep(delay * (0.5 + Math.random() / 2), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
         if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);
@@ -205,7 +210,7 @@ export class ClientCore {
     const base: Plain = { ...input };
     if (pagination.style === "page") {
       const requested = (base.pagination ?? {}) as { limit?: number; page?: number };
-      const limit = requested.limit ?? 100;
+      const limit = requested.limit ?? ITERATE_PAGE_LIMIT;
       let page = requested.page ?? 1;
       for (;;) {
         const answer = await this.call(name, { ...base, pagination: { limit, page } }, options);

@@ -2,8 +2,14 @@
 import type { ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
 
-/** The server's code set (UNAVAILABLE also when no answer came), plus what a client can tell on its own: too late, cancelled. */
-export type ClientErrorCode = ErrorCode | "DEADLINE_EXCEEDED" | "CANCELLED";
+/** What only a client can tell: too late, cancelled. (UNAVAILABLE is the server's code, and also the client's when no answer came.) */
+export const CLIENT_ERROR_CODES = ["DEADLINE_EXCEEDED", "CANCELLED"] as const;
+/** The server's code set, plus the client's own. */
+export type ClientErrorCode = ErrorCode | (typeof CLIENT_ERROR_CODES)[number];
+
+/** Failures worth another try for a read: no answer, or an overloaded server. */
+export const TRANSIENT_CODES: readonly ClientErrorCode[] = ["UNAVAILABLE", "TOO_MANY_REQUESTS"];
+export const TRANSIENT_HTTP_STATUSES: readonly number[] = [502, 503, 504];
 
 export class ApiError extends Error {
   override name = "ApiError";
@@ -34,6 +40,6 @@ export class ApiError extends Error {
 
   /** Failures worth another try for a read: no answer, or an overloaded server. */
   get transient(): boolean {
-    return this.code === "UNAVAILABLE" || this.code === "TOO_MANY_REQUESTS" || this.status === 502 || this.status === 503 || this.status === 504;
+    return TRANSIENT_CODES.includes(this.code) || (this.status !== undefined && TRANSIENT_HTTP_STATUSES.includes(this.status));
   }
 }

@@ -6,7 +6,7 @@ import { ApiError } from "./errors.js";
 import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
-const OAUTH_CODES: Record<string, ErrorCode> = {
+export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
   invalid_request: "INVALID_ARGUMENT",
   invalid_client: "UNAUTHENTICATED",
   invalid_grant: "FAILED_PRECONDITION",

@@ -14,8 +14,13 @@ import { PASSWORD, scenarios, type Answer, type Caller, type OperationName, type
 const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 const SERVER_VERSION = schema.version;
 const NAMES = Object.keys(operations) as OperationName[];
-/** The clients of the matrix: TypeScript (in this process), then every other language's columns. */
-const COLUMNS = ["ts", ...LANGUAGE_RUNNERS.flatMap((runner) => runner.columns.map((c) => c.name))];
+/**
+ * The clients of the matrix: TypeScript (in this process), then every other language's columns;
+ * CONFORMANCE_CLIENTS=ts,py-sync narrows them (a quick run; every client runs by default).
+ */
+const ONLY = process.env.CONFORMANCE_CLIENTS?.split(",").map((c) => c.trim());
+const RUNNERS = LANGUAGE_RUNNERS.filter((runner) => !ONLY || runner.columns.some((c) => ONLY.includes(c.name)));
+const COLUMNS = ["ts", ...RUNNERS.flatMap((runner) => runner.columns.map((c) => c.name))].filter((c) => !ONLY || ONLY.includes(c));
 
 type Outcome = { ok: true; answer: Answer } | { ok: false; code: string; message: string };
 /** "-": the protocol does not carry the operation; "?": the cell did not finish (filtered out, or timed out). */
@@ -74,7 +79,7 @@ beforeAll(async () => {
     userClients.set(protocol, new UserClient({ ...common, clientId: "reference", protocol }));
   }
   columns.set("ts", typescriptColumn);
-  for (const language of LANGUAGE_RUNNERS) {
+  for (const language of RUNNERS) {
     const runner = await language.start();
     runners.push(runner);
     for (const { name, mode } of language.columns) columns.set(name, runner.column(name, mode));

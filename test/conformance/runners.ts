@@ -16,6 +16,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Protocol } from "../../runtime/schema.js";
+import { pythonRunner } from "./python-runner.js";
 
 export interface ClientCall {
   surface: "admin" | "user" | "oauth";
@@ -139,4 +140,4 @@ export interface LanguageRunner {
 }
 
 /** Every other language's client; each adds its entry here. */
-export const LANGUAGE_RUNNERS: LanguageRunner[] = [];
+export const LANGUAGE_RUNNERS: LanguageRunner[] = [pythonRunner];

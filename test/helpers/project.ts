@@ -20,6 +20,16 @@ export function apigen(root: string, ...args: string[]): RunResult {
   return { code: result.status ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
+/** Runs `step`, recording in `timings` how many milliseconds it took under `label`. */
+export async function timed<T>(timings: Record<string, number>, label: string, step: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  try {
+    return await step();
+  } finally {
+    timings[label] = Math.round(performance.now() - started);
+  }
+}
+
 /** A new empty folder under the system temp dir. */
 export function tempDir(prefix = "apigen-"): string {
   return mkdtempSync(join(tmpdir(), prefix));

@@ -13,7 +13,7 @@ import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { loadIr } from "../../generators/generate.js";
 import { createReferenceService } from "../../reference/service.js";
-import { REPO_ROOT } from "../helpers/project.js";
+import { REPO_ROOT, timed } from "../helpers/project.js";
 
 const run = promisify(execFile);
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
@@ -167,20 +167,11 @@ let referenceAddresses: { httpUrl: string; grpcEndpoint: string };
 let consumerServer: ChildProcess | undefined;
 const timings: Record<string, number> = {};
 
-async function timed<T>(label: string, step: () => Promise<T>): Promise<T> {
-  const started = performance.now();
-  try {
-    return await step();
-  } finally {
-    timings[label] = Math.round(performance.now() - started);
-  }
-}
-
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "apigen-packages-"));
   const packDir = join(workDir, "tarballs");
   consumerDir = join(workDir, "consumer");
-  await timed("pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir], { cwd: REPO_ROOT }));
+  await timed(timings, "pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir, "--only", "npm"], { cwd: REPO_ROOT }));
   tarballs = readdirSync(packDir).map((file) => join(packDir, file));
 
   mkdirSync(join(consumerDir, "src"), { recursive: true });
@@ -189,10 +180,10 @@ beforeAll(async () => {
   writeFileSync(join(consumerDir, "src", "client.ts"), CLIENT_SOURCE);
   writeFileSync(join(consumerDir, "src", "server.ts"), SERVER_SOURCE);
   const tools = ["@types/node", "@connectrpc/connect", "@connectrpc/connect-node"].map((name) => `${name}@${installedVersion(name)}`);
-  await timed("npm install", () =>
+  await timed(timings, "npm install", () =>
     run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }),
   );
-  await timed("tsc", () => run(process.execPath, [TSC, "-p", consumerDir], { cwd: consumerDir }));
+  await timed(timings, "tsc", () => run(process.execPath, [TSC, "-p", consumerDir], { cwd: consumerDir }));
 
   const reference = createReferenceService();
   referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });

@@ -1,0 +1,503 @@
+// The Python SDK (generated/python/): a view model built from the IR and the language-neutral SDK
+// facts (sdk-facts.ts), laid out by the handlebars templates of templates/python/. Everything Python
+// adds is computed here: snake_case names with keyword escaping, type expressions, docstrings and
+// literals. The templates hold no decisions; files under templates/python/ without .hbs (the
+// hand-written runtime) are copied as they are.
+import { createHash } from "node:crypto";
+import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { PYTHON_KEYWORDS } from "../build-ir.js";
+import type { Ir } from "../ir.js";
+import type { DerivedGroup, GeneratedFile } from "../writer.js";
+import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
+import { loadTemplates, type TemplateFile } from "./templates.js";
+import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+
+export const PYTHON_DIR = "generated/python";
+/** Third-party requirements of the package: httpx always, grpcio and protobuf with the grpc extra. */
+export const PYTHON_DEPENDENCIES = ["httpx>=0.25,<1"];
+export const PYTHON_GRPC_EXTRA = ["grpcio>=1.60,<2", "protobuf>=4.25,<8"];
+export const PYTHON_REQUIRES = ">=3.10";
+/** ruff's line length in the generated pyproject.toml. */
+const PYTHON_LINE_LENGTH = 160;
+
+/** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */
+const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
+const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
+const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
+
+/** A safe Python spelling of a wire name: keywords (and names taken by the SDK) get a trailing underscore. */
+export function pythonName(name: string, reserved: ReadonlySet<string> = RESERVED_ARGUMENTS): string {
+  return PYTHON_KEYWORDS.has(name) || reserved.has(name) ? `${name}_` : name;
+}
+
+/** A value as a Python literal. */
+export function pyLiteral(value: unknown): string {
+  if (value === null || value === undefined) return "None";
+  if (typeof value === "boolean") return value ? "True" : "False";
+  if (typeof value === "number") return String(value);
+  // A JSON string literal is a valid Python string literal.
+  if (typeof value === "string") return JSON.stringify(value);
+  if (Array.isArray(value)) return value.length === 1 ? `(${pyLiteral(value[0])},)` : `(${value.map(pyLiteral).join(", ")})`;
+  return `{${Object.entries(value as Record<string, unknown>)
+    .map(([key, item]) => `${JSON.stringify(key)}: ${pyLiteral(item)}`)
+    .join(", ")}}`;
+}
+
+/** Text safe inside a triple-quoted docstring. */
+const docText = (text: string) => text.replace(/\\/g, "\\\\").replace(/"""/g, '\\"\\"\\"').trim();
+
+/** Words of `text` in lines of at most `width` characters. */
+function wrap(text: string, width = 96): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+// ---------------------------------------------------------------- type expressions
+
+const SCALAR_TYPES: Record<string, { input: string; answer: string }> = {
+  string: { input: "str", answer: "str" },
+  bool: { input: "bool", answer: "bool" },
+  int32: { input: "int", answer: "int" },
+  int64: { input: "int", answer: "int" },
+  float64: { input: "float", answer: "float" },
+  map: { input: "Mapping[str, str]", answer: "dict[str, str]" },
+  json: { input: "JsonInput", answer: "JsonObject" },
+};
+
+interface Names {
+  /** Message name -> answer class / input TypedDict. */
+  answerClass: Map<string, string>;
+  inputDict: Map<string, string>;
+}
+
+function itemType(field: FieldFacts, as: "input" | "answer", names: Names): string {
+  if (field.kind === "enum") return field.ref!;
+  if (field.kind === "message") {
+    const name = (as === "input" ? names.inputDict : names.answerClass).get(field.ref!);
+    if (!name) throw new Error(`no Python ${as} type for message ${field.ref}`);
+    return name;
+  }
+  return SCALAR_TYPES[field.kind]![as];
+}
+
+function fieldType(field: FieldFacts, as: "input" | "answer", names: Names): string {
+  const item = itemType(field, as, names);
+  if (!field.list) return item;
+  return as === "input" ? `Sequence[${item}]` : `list[${item}]`;
+}
+
+// ---------------------------------------------------------------- view model
+
+interface FieldView {
+  attr: string;
+  type: string;
+  doc: string;
+}
+
+function fieldDoc(field: FieldFacts): string {
+  return docText([field.description || `The ${field.name.replace(/_/g, " ")}.`, field.secret ? "Secret." : "", field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "));
+}
+
+function answerClassView(message: MessageFacts, names: Names) {
+  return {
+    name: names.answerClass.get(message.name)!,
+    message: JSON.stringify(message.name),
+    doc: docText(message.description || `Answer ${message.name}.`),
+    fields: message.fields.map(
+      (f): FieldView => ({ attr: pythonName(f.name, RESERVED_ATTRIBUTES), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f) }),
+    ),
+  };
+}
+
+function inputDictView(message: MessageFacts, names: Names) {
+  const name = names.inputDict.get(message.name)!;
+  const entry = (f: FieldFacts) => ({ key: f.name, type: f.required ? fieldType(f, "input", names) : `${fieldType(f, "input", names)} | None`, doc: fieldDoc(f) });
+  const required = message.fields.filter((f) => f.required).map(entry);
+  const optional = message.fields.filter((f) => !f.required).map(entry);
+  const mixed = required.length > 0 && optional.length > 0;
+  // A key that is a Python keyword can only be declared in the functional syntax, which cannot mix
+  // required and optional keys: there every key is optional (the server still checks them).
+  if (message.fields.some((f) => PYTHON_KEYWORDS.has(f.name))) {
+    const keys = [...required, ...optional].map((f) => `${JSON.stringify(f.key)}: ${f.type}`).join(", ");
+    return { name, doc: docText(message.description || name), classForm: [], functionalForm: [{ declaration: `TypedDict(${JSON.stringify(name)}, {${keys}}, total=False)` }] };
+  }
+  return {
+    name,
+    doc: docText(message.description || name),
+    classForm: [
+      {
+        // Required keys in a base of their own, so that the optional ones can be total=False (Python 3.10 has no NotRequired).
+        requiredBase: mixed ? [{ name: `_${name}Required`, fields: required }] : [],
+        bases: mixed ? `_${name}Required, total=False` : optional.length === 0 ? "TypedDict" : "TypedDict, total=False",
+        fields: mixed ? optional : [...required, ...optional],
+      },
+    ],
+    functionalForm: [],
+  };
+}
+
+function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts }[]): string {
+  const marks = [op.destructive ? "Destructive." : "", op.deprecated ? `Deprecated: ${op.deprecated}` : ""].filter(Boolean).join(" ");
+  const protocols = `Protocols: ${op.protocols.map((p) => `${p} (since ${op.since[p]})`).join(", ")}${op.fixedProtocol ? `; always sent over ${op.fixedProtocol}` : ""}.`;
+  const args = [
+    ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field) || field.name })),
+    { attr: "extra_headers", text: "Headers of this call only, added to the client's." },
+    { attr: "timeout", text: "Deadline of this call in seconds (default: the client's timeout)." },
+  ];
+  const lines = [
+    ...wrap(docText(op.description)),
+    "",
+    ...wrap([marks, protocols].filter(Boolean).join(" ")),
+    "",
+    "Args:",
+    ...args.flatMap(({ attr, text }) => wrap(`${attr}: ${text}`, 92).map((line, i) => (i === 0 ? `    ${line}` : `        ${line}`))),
+    "",
+    "Raises:",
+    "    ApiError: the call failed or was refused before anything was sent.",
+  ];
+  return lines.join("\n");
+}
+
+function operationView(op: OperationFacts, message: MessageFacts, names: Names, answer: MessageFacts) {
+  const params = message.fields.map((field) => ({ attr: pythonName(field.name), field }));
+  const declarations = params.map(({ attr, field }) => (field.required ? `${attr}: ${fieldType(field, "input", names)}` : `${attr}: ${fieldType(field, "input", names)} | None = None`));
+  // Required arguments first: Python reads them more easily, and keyword-only arguments may come in any order.
+  const ordered = [...declarations.filter((d) => !d.endsWith("= None")), ...declarations.filter((d) => d.endsWith("= None"))];
+  const returns = names.answerClass.get(op.output)!;
+  const given = `{${params.map(({ attr, field }) => `${JSON.stringify(field.name)}: ${attr}`).join(", ")}}`;
+  const pagination = op.pagination;
+  const items = pagination ? answer.fields.find((f) => f.name === pagination.itemsField)! : undefined;
+  return {
+    name: pythonName(op.name, RESERVED_METHODS),
+    key: JSON.stringify(op.name),
+    params: ordered,
+    given,
+    returns,
+    doc: methodDoc(op, params),
+    iterators: items
+      ? [
+          {
+            name: `iter_${op.name}`,
+            item: itemType(items, "answer", names),
+            itemClass: items.kind === "message" ? itemType(items, "answer", names) : items.kind === "enum" ? "str" : itemType(items, "answer", names),
+            doc: `Every item of ${items.name} of ${pythonName(op.name, RESERVED_METHODS)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonName(op.name, RESERVED_METHODS)}().`,
+          },
+        ]
+      : [],
+  };
+}
+
+/** The entries of one Operation(...) of the facts table, as Python keyword arguments. */
+function operationEntries(op: OperationFacts, message: MessageFacts, answer: MessageFacts) {
+  const graphql = op.graphql ? `GraphqlBinding(${pyLiteral(op.graphql.document)}, ${pyLiteral(op.graphql.withParams)})` : "None";
+  const rest = op.rest ? `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)})` : "None";
+  const grpc = op.grpc ? `GrpcBinding(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
+  const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;
+  const pagination = op.pagination ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))})` : "None";
+  const gated = Object.entries(op.versionGated).filter(([, gatedOver]) => gatedOver).map(([p]) => p);
+  const entries: [string, string][] = [
+    ["name", pyLiteral(op.name)],
+    ["pascal_name", pyLiteral(op.pascalName)],
+    ["method", pyLiteral(pythonName(op.name, RESERVED_METHODS))],
+    ["surface", pyLiteral(op.surface)],
+    ["kind", pyLiteral(op.kind)],
+    ["destructive", pyLiteral(op.destructive)],
+    ["auth", pyLiteral(op.auth)],
+    ["protocols", pyLiteral(op.protocols)],
+    ["fixed_protocol", pyLiteral(op.fixedProtocol)],
+    ["retried", pyLiteral(op.retried)],
+    ["defaults_client_id", pyLiteral(op.defaultsClientId)],
+    ["since", pyLiteral(op.since)],
+    ["version_gated", gated.length > 0 ? `frozenset(${pyLiteral(gated)})` : "frozenset()"],
+    ["graphql", graphql],
+    ["rest", rest],
+    ["grpc", grpc],
+    ["pagination", pagination],
+    ["input", pyLiteral(op.input)],
+    ["output", pyLiteral(op.output)],
+    ["arguments", pyLiteral(Object.fromEntries(message.fields.map((f) => [f.name, pythonName(f.name)])))],
+  ];
+  return entries.map(([key, value]) => ({ key, value }));
+}
+
+const CLIENT_TITLE: Record<ClientFacts["role"], string> = { admin: "The admin interface", user: "The user interface and the token routes" };
+
+/** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
+function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
+  const credential =
+    role === "admin"
+      ? [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
+      : [
+          { decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." },
+          { decl: "access_token: str | None = None", name: "access_token", doc: "Access token of the signed-in user, sent as a bearer token (see set_access_token)." },
+        ];
+  return [
+    { decl: "service_url: str", name: "service_url", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." },
+    ...credential,
+    { decl: "extra_headers: Mapping[str, str] | None = None", name: "extra_headers", doc: "Headers sent on every request, over every protocol." },
+    { decl: 'protocol: Protocol = "graphql"', name: "protocol", doc: `${facts.protocols.join(", ")}; the token calls always use rest.` },
+    { decl: "grpc_endpoint: str | None = None", name: "grpc_endpoint", doc: `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` },
+    { decl: "server_version: str | None = None", name: "server_version", doc: "The server's version if known; otherwise asked once when an operation's minimum version matters." },
+    { decl: "read_only: bool = False", name: "read_only", doc: "Refuse destructive operations before anything is sent." },
+    { decl: "timeout: float | None = None", name: "timeout", doc: "Default deadline of each call in seconds (retries included); None waits as long as it takes." },
+    { decl: "retry: RetryPolicy | bool = True", name: "retry", doc: "Retries of reads on transient failures; False turns them off." },
+    { decl: `http_client: ${httpClient} | None = None`, name: "http_client", doc: "The httpx client for GraphQL and REST (default: one of the client's own, closed by close())." },
+  ];
+}
+
+function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>) {
+  return facts.clients.flatMap((client) =>
+    (["sync", "async"] as const).map((mode) => {
+      const sync = mode === "sync";
+      const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
+      const name = `${sync ? "" : "Async"}${client.role === "admin" ? "Admin" : "User"}Client`;
+      const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
+      const title = `${CLIENT_TITLE[client.role]} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
+      const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
+      return {
+        name,
+        base,
+        role: JSON.stringify(client.role),
+        def: sync ? "def" : "async def",
+        await: sync ? "" : "await ",
+        iteratorType: sync ? "Iterator" : "AsyncIterator",
+        doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
+        params: params.map((p) => p.decl),
+        settings: params.filter((p) => p.name !== "http_client").map((p) => `${p.name}=${p.name}`),
+        methods: client.operations.map((name) => methods.get(name)!),
+      };
+    }),
+  );
+}
+
+/** Exceptions of Python and its standard library: an error class named like one would be mistaken for it. */
+const PYTHON_EXCEPTIONS = new Set(["CancelledError", "TimeoutError", "PermissionError", "ConnectionError", "InterruptedError", "LookupError", "NotImplementedError"]);
+
+function errorView(facts: SdkFacts) {
+  const { errors } = facts;
+  const pascal = (code: string) => code.toLowerCase().replace(/(^|_)(.)/g, (_, __: string, c: string) => c.toUpperCase());
+  const className = (code: string) => (PYTHON_EXCEPTIONS.has(`${pascal(code)}Error`) ? `Api${pascal(code)}Error` : `${pascal(code)}Error`);
+  const all = [...errors.server.map((e) => e.code), ...errors.clientOnly];
+  const classes = all.map((code) => {
+    const wire = errors.server.find((e) => e.code === code);
+    return { code, name: className(code), doc: wire ? `${code}: HTTP ${wire.http}, gRPC status ${wire.grpc}.` : `${code}: told by the client itself.` };
+  });
+  return {
+    literal: all.map(pyLiteral).join(", "),
+    httpTable: errors.server.map((e) => `${pyLiteral(e.code)}: ${e.http}`).join(", "),
+    grpcTable: errors.server.map((e) => `${pyLiteral(e.code)}: ${e.grpc}`).join(", "),
+    oauthTable: Object.entries(errors.oauth).map(([error, code]) => `${pyLiteral(error)}: ${pyLiteral(code)}`).join(", "),
+    transientCodes: errors.transientCodes.map(pyLiteral).join(", "),
+    transientStatuses: errors.transientHttpStatuses.join(", "),
+    httpFallbackServer: pyLiteral(errors.httpFallback.serverError),
+    httpFallbackOther: pyLiteral(errors.httpFallback.otherwise),
+    grpcFallback: pyLiteral(errors.grpcFallback),
+    grpcFallbackName: errors.grpcFallback,
+    refusalCode: pyLiteral(facts.texts.refusalCode),
+    classes,
+    classTable: classes.map((c) => `${pyLiteral(c.code)}: ${c.name}`).join(", "),
+  };
+}
+
+/** isort's order-by-type: CONSTANTS, then Classes, then the rest. */
+const nameKind = (name: string) => (/^[A-Z][A-Z0-9_]+$/.test(name) ? 0 : /^[A-Z]/.test(name) ? 1 : 2);
+const ascii = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** Names in the order ruff's isort wants them in an import: by kind, then case-insensitively. */
+export function importOrder(names: Iterable<string>): string[] {
+  return [...names].sort((a, b) => nameKind(a) - nameKind(b) || ascii(a.toLowerCase(), b.toLowerCase()) || ascii(a, b));
+}
+
+/** Names in the order ruff wants them in `__all__` (RUF022): by kind, then case-sensitively. */
+export function allOrder(names: Iterable<string>): string[] {
+  return [...names].sort((a, b) => nameKind(a) - nameKind(b) || ascii(a, b));
+}
+
+/** `from <module> import <names>` for the candidates that `code` uses, or nothing. */
+function importLine(module: string, candidates: readonly string[], code: readonly string[]): string[] {
+  const words = new Set(code.join(" ").match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
+  const used = importOrder(candidates.filter((name) => words.has(name)));
+  if (used.length === 0) return [];
+  const line = `from ${module} import ${used.join(", ")}`;
+  // Longer than ruff's line length: one name a line, as isort writes it.
+  return [line.length <= PYTHON_LINE_LENGTH ? line : `from ${module} import (\n${used.map((name) => `    ${name},`).join("\n")}\n)`];
+}
+
+/** The whole view model the templates of templates/python/ lay out. */
+export function pythonView(ir: Ir, facts: SdkFacts) {
+  const messages = new Map(facts.messages.map((m) => [m.name, m]));
+  const ir_messages = new Map(ir.messages.map((m) => [m.name, m]));
+  const answerMessages = facts.messages.filter((m) => m.usedAsOutput || (m.shared && !m.usedAsInput));
+  const inputMessages = facts.messages.filter((m) => m.shared && m.usedAsInput);
+  const names: Names = {
+    answerClass: new Map(answerMessages.map((m) => [m.name, ir_messages.get(m.name)!.graphqlName])),
+    inputDict: new Map(inputMessages.map((m) => [m.name, ir_messages.get(m.name)!.graphqlInputName])),
+  };
+  const publicTypes = [...facts.enums.map((e) => e.name), ...names.answerClass.values(), ...names.inputDict.values()];
+  const taken = new Set(["Protocol", "ErrorCode", "JsonValue", "JsonObject", "JsonInput", "JsonInputValue", "Model", "MODELS"]);
+  for (const name of publicTypes) {
+    if (taken.has(name)) throw new Error(`two Python types would be named ${name}`);
+    taken.add(name);
+  }
+  const methods = new Map(facts.operations.map((op) => [op.name, operationView(op, messages.get(op.input)!, names, messages.get(op.output)!)]));
+  const { texts } = facts;
+  const { distribution, module } = ir.api.python;
+  const metadata = ir.api.metadata;
+  const answerClasses = answerMessages.map((m) => answerClassView(m, names));
+  const inputDicts = inputMessages.map((m) => inputDictView(m, names));
+  const clients = clientViews(facts, methods);
+  const typeCode = [
+    ...answerClasses.flatMap((c) => c.fields.map((f) => f.type)),
+    ...inputDicts.flatMap((d) => [...d.classForm.flatMap((c) => [...c.fields, ...c.requiredBase.flatMap((b) => b.fields)].map((f) => f.type)), ...d.functionalForm.map((f) => f.declaration)]),
+  ];
+  const clientCode = clients.flatMap((c) => [...c.params, ...c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)])]);
+  const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
+  const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
+  const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
+  const errors = errorView(facts);
+  const errorClasses = errors.classes.map((c) => c.name);
+  return {
+    distribution,
+    module,
+    version: ir.api.version,
+    title: ir.api.title,
+    description: pyLiteral(`Typed clients of ${ir.api.title} over GraphQL, REST and gRPC, sync and async.`),
+    tomlDescription: JSON.stringify(`Typed clients of ${ir.api.title} over GraphQL, REST and gRPC, sync and async.`),
+    requiresPython: JSON.stringify(PYTHON_REQUIRES),
+    pythonVersion: `${PYTHON_REQUIRES.replace(">=", "")} or later`,
+    adminSecretHeader: facts.service.adminSecretHeader,
+    grpcPort: facts.service.grpcPort,
+    adminTable: operationTable(
+      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
+      { method: (op) => `${pythonName(op.name, RESERVED_METHODS)}()` },
+    ),
+    userTable: operationTable(
+      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "UserClient"),
+      { method: (op) => `${pythonName(op.name, RESERVED_METHODS)}()` },
+    ),
+    license: metadata.license ? [JSON.stringify(metadata.license)] : [],
+    keywords: JSON.stringify(metadata.keywords),
+    lineLength: PYTHON_LINE_LENGTH,
+    dependencies: JSON.stringify(PYTHON_DEPENDENCIES),
+    grpcExtra: JSON.stringify(PYTHON_GRPC_EXTRA),
+    urls: [
+      ...(metadata.homepage ? [{ key: "Homepage", value: JSON.stringify(metadata.homepage) }] : []),
+      ...(metadata.repository ? [{ key: "Repository", value: JSON.stringify(metadata.repository) }] : []),
+    ],
+    service: {
+      name: pyLiteral(facts.service.name),
+      version: pyLiteral(facts.service.version),
+      adminSecretHeader: pyLiteral(facts.service.adminSecretHeader),
+      grpcPort: facts.service.grpcPort,
+    },
+    protocols: pyLiteral(facts.protocols),
+    protocolLiteral: facts.protocols.map(pyLiteral).join(", "),
+    grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]"`),
+    grpcCodeMetadata: pyLiteral(facts.errors.grpcCodeMetadata),
+    grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
+    texts: Object.entries({ ...texts, wire: undefined })
+      .filter(([, value]) => typeof value === "string")
+      .map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
+    wireTexts: Object.entries(texts.wire).map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
+    retry: { attempts: facts.retry.attempts, baseDelay: facts.retry.baseDelayMs / 1000, maxDelay: facts.retry.maxDelayMs / 1000 },
+    iteratePageLimit: facts.iteratePageLimit,
+    versionField: pyLiteral(facts.versionField),
+    clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),
+    enums: facts.enums.map((e) => ({
+      name: e.name,
+      key: pyLiteral(e.name),
+      literal: e.values.map((v) => pyLiteral(v.name)).join(", "),
+      numbers: e.values.map((v) => `${pyLiteral(v.name)}: ${v.number}`).join(", "),
+      doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
+    })),
+    messages: facts.messages.map((m) => ({
+      key: pyLiteral(m.name),
+      fields: m.fields.map((f) =>
+        [f.name, pythonName(f.name, RESERVED_ATTRIBUTES), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", "),
+      ),
+    })),
+    operations,
+    schemaImports: importLine("._facts", ["Field", "GraphqlBinding", "GrpcBinding", "Operation", "Pagination", "RestBinding"], schemaCode),
+    answerClasses,
+    inputDicts,
+    typeImports: [
+      ...importLine("collections.abc", ["Mapping", "Sequence"], typeCode),
+      ...(answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []),
+      `from typing import ${["ClassVar", "Literal", "TypedDict"].filter((name) => name === "Literal" || (name === "ClassVar" ? answerClasses.length > 0 : inputDicts.length > 0)).join(", ")}`,
+    ],
+    clientImports: {
+      collections: importLine("collections.abc", ["AsyncIterator", "Iterator", "Mapping", "Sequence"], clientCode),
+      types: importLine(".types", typeNames, clientCode),
+    },
+    models: answerMessages.map((m) => ({ key: pyLiteral(m.name), name: names.answerClass.get(m.name)! })),
+    typesAll: allOrder(["JsonInput", "JsonInputValue", "JsonObject", "JsonValue", "Model", "Protocol", ...publicTypes]),
+    exports: {
+      clients: importOrder(clients.map((c) => c.name)).join(", "),
+      errors: importOrder(["ApiError", "ErrorCode", ...errorClasses]),
+      all: allOrder([...clients.map((c) => c.name), "ApiError", "ErrorCode", ...errorClasses, "OPERATIONS", "Operation", "RetryPolicy", "SERVICE_VERSION"]),
+    },
+    errors,
+    clients,
+  };
+}
+
+// ---------------------------------------------------------------- templates
+
+/** Layout only: a docstring at an indentation, its closing quotes on a line of their own when it spans several. */
+function docstring(text: string, indent: number): string {
+  const pad = " ".repeat(indent);
+  const lines = text.split("\n");
+  if (lines.length === 1) return `${pad}"""${lines[0]}"""`;
+  return [`${pad}"""${lines[0]}`, ...lines.slice(1).map((line) => (line ? `${pad}${line}` : "")), `${pad}"""`].join("\n");
+}
+
+let templates: TemplateFile[] | undefined;
+
+/** The template that ships the descriptor set; rendered by its own derived group. */
+const DESCRIPTORS_TEMPLATE = "package/_descriptors.py";
+
+function pythonTemplates(): TemplateFile[] {
+  return (templates ??= loadTemplates("python", { docstring }));
+}
+
+/** Where a template of templates/python/ lands: project/ in generated/python/, package/ in its module. */
+function outputPath(ir: Ir, template: TemplateFile): string {
+  const [folder, name] = template.path.split("/") as [string, string];
+  return folder === "project" ? `${PYTHON_DIR}/${name}` : `${PYTHON_DIR}/src/${ir.api.python.module}/${name}`;
+}
+
+export function emitPython(ir: Ir): GeneratedFile[] {
+  const view = pythonView(ir, buildSdkFacts(ir));
+  return pythonTemplates()
+    .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
+    .map((template) => ({ path: outputPath(ir, template), content: template.render(view), header: !template.path.endsWith("py.typed") }));
+}
+
+/**
+ * _descriptors.py, the descriptor set the gRPC transport builds its message classes from, as a
+ * derived group: it follows from the descriptors alone, so it keys on the hash the protobuf-es group
+ * already takes of them (`descriptorsHash`), and a run where they did not change keeps the file on
+ * disk instead of serializing them again.
+ */
+export function emitPythonDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
+  const template = pythonTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
+  const path = outputPath(ir, template);
+  // The template itself, rendered on a stand-in, is part of the key: editing it regenerates the file.
+  const layout = template.render({ descriptorLines: ["descriptor-set"] });
+  return {
+    name: "python-descriptors",
+    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
+    produce: () => {
+      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
+      return [{ path, content: template.render({ descriptorLines: base64.match(/.{1,96}/g) ?? [] }) }];
+    },
+  };
+}

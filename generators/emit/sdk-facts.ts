@@ -1,0 +1,310 @@
+/**
+ * The language-neutral facts every SDK outside TypeScript is generated from: per operation its
+ * protocols, minimum versions, destructive flag, auth, GraphQL document, REST route and gRPC method
+ * path; every message's fields with wire names, types and flags; enums with their proto numbers; the
+ * error codes with their HTTP and gRPC forms; the refusal and client-error texts; retry and
+ * pagination defaults; and the descriptor set a gRPC client decodes messages with.
+ *
+ * Everything here is read from the IR or from the TypeScript runtime, never restated, so that the
+ * Python SDK (emit/python.ts) and the Go SDK built on this module behave exactly as the TypeScript
+ * client does. Language-specific derivations (names, type expressions, docs) stay in each
+ * language's emitter.
+ */
+import { create, toBinary } from "@bufbuild/protobuf";
+import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
+import { ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
+import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
+import { OAUTH_CODES } from "../../runtime/client/rest.js";
+// The clients' own semver precedence, so that "lowest" means here what it means to them.
+import { compareVersions } from "../../runtime/client/version.js";
+import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
+import { PROTOCOLS, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
+import { graphqlDocument } from "./operation-text.js";
+import { isProtoOptional } from "./proto-plan.js";
+
+export interface FieldFacts {
+  /** snake_case wire name on every protocol (and the proto field name). */
+  name: string;
+  description: string;
+  kind: Scalar | "enum" | "message";
+  /** Enum or message name, for kind enum / message. */
+  ref: string | null;
+  list: boolean;
+  required: boolean;
+  secret: boolean;
+  format: string | null;
+  deprecated: string | null;
+  /** Never null in an answer: required, or a list or map (empty when unset). */
+  alwaysInAnswer: boolean;
+  /** The proto field tracks presence (messages, Struct, proto3 `optional` scalars and enums). */
+  protoPresence: boolean;
+}
+
+export interface MessageFacts {
+  name: string;
+  description: string;
+  fields: FieldFacts[];
+  shared: boolean;
+  usedAsInput: boolean;
+  usedAsOutput: boolean;
+}
+
+export interface EnumFacts {
+  name: string;
+  description: string;
+  /** Wire name, proto number (never 0: 0 is the proto's "unspecified", read as null) and description. */
+  values: { name: string; number: number; description: string }[];
+}
+
+export interface OperationFacts {
+  name: string;
+  /** As refusal texts name the operation (AdminSignup). */
+  pascalName: string;
+  description: string;
+  deprecated: string | null;
+  surface: Surface;
+  kind: "read" | "write";
+  destructive: boolean;
+  auth: AuthLevel;
+  /** Protocols that carry it, in canonical order. */
+  protocols: Protocol[];
+  /** The protocol every call takes whatever the client's (the token routes: rest); null when it follows the client. */
+  fixedProtocol: Protocol | null;
+  /** Reads are retried on transient failures; writes never. */
+  retried: boolean;
+  /** Token calls name the client's client_id unless the caller names another. */
+  defaultsClientId: boolean;
+  /** Minimum server version per carrying protocol. */
+  since: Partial<Record<Protocol, string>>;
+  /**
+   * Per carrying protocol: whether a call must first learn the server's version (its minimum is
+   * above the lowest minimum of that protocol, so an older server may not carry it).
+   */
+  versionGated: Partial<Record<Protocol, boolean>>;
+  /** The document the TypeScript client sends, byte for byte; `withParams`: sent with variables {params}. */
+  graphql: { document: string; withParams: boolean } | null;
+  rest: { method: "GET" | "POST"; path: string; body: "json" | "form_or_json" } | null;
+  /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
+  grpc: { path: string; requestType: string; responseType: string } | null;
+  pagination: { style: "page" | "token"; itemsField: string } | null;
+  exactlyOneOf: string[];
+  input: string;
+  output: string;
+}
+
+export interface ClientFacts {
+  /** admin | user: one client (sync and async) per role. */
+  role: "admin" | "user";
+  surfaces: Surface[];
+  /** The read whose answer carries the server `version`, asked once when a minimum version matters. */
+  versionOperation: string | null;
+  operations: string[];
+}
+
+export interface SdkFacts {
+  service: { name: string; title: string; version: string; adminSecretHeader: string; grpcPort: number; protoPackage: string };
+  protocols: readonly Protocol[];
+  /** The lowest minimum version of each protocol over every operation. */
+  lowestSince: Partial<Record<Protocol, string>>;
+  errors: {
+    /** The server's code set with its HTTP status and gRPC status (runtime/errors.ts). */
+    server: { code: string; http: number; grpc: number }[];
+    /** Codes a client tells on its own (runtime/client/errors.ts), not already in the server set. */
+    clientOnly: string[];
+    transientCodes: string[];
+    transientHttpStatuses: number[];
+    /** RFC 6749 error of the token routes -> code. */
+    oauth: Record<string, string>;
+    /** Code of an HTTP status outside the table: 5xx and the rest. */
+    httpFallback: { serverError: string; otherwise: string };
+    /** Code of a gRPC status outside the table. */
+    grpcFallback: string;
+    /** gRPC status that means no answer from the service (client code UNAVAILABLE). */
+    grpcUnavailableStatus: number;
+    /** Metadata key the server names the error code in, telling apart codes that share a gRPC status. */
+    grpcCodeMetadata: string;
+  };
+  /** Texts with {placeholders}; every client fills them the same way. */
+  texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS };
+  /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
+  versionField: string;
+  retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** Page size of iterators when the caller names none. */
+  iteratePageLimit: number;
+  enums: EnumFacts[];
+  messages: MessageFacts[];
+  operations: OperationFacts[];
+  clients: ClientFacts[];
+}
+
+/** Refusals before any byte is sent (runtime/client/core.ts); a test holds the TS client to them. */
+export const REFUSAL_TEXTS = {
+  refusalCode: "FAILED_PRECONDITION",
+  notCarried: "{operation} not available over {protocol}; use {protocols}",
+  readOnly: "{operation} is destructive and this client is read-only",
+  tooOld: "{operation} needs server {since} or later over {protocol}; the server is {server}; {hint}",
+  tooOldUse: "use {protocols}",
+  tooOldNone: "no protocol carries it on this server",
+  protocolSeparator: " or ",
+} as const;
+
+/** Failures a client names itself (runtime/client/transport.ts, graphql.ts, rest.ts). `{operation}`: snake_case. */
+export const CLIENT_ERROR_TEXTS = {
+  timedOut: "{operation} timed out",
+  cancelled: "{operation} was cancelled",
+  noAnswer: "{operation}: no answer from the service ({reason})",
+  notGraphqlJson: "{operation}: the answer is not GraphQL JSON (HTTP {status})",
+  httpStatus: "HTTP {status}",
+} as const;
+
+/**
+ * What the client-side wire check says of a value the protobuf encoding would coerce or drop
+ * (checkWireTypes in runtime/validate.ts); the message is "<path>: <text>".
+ */
+export const WIRE_CHECK_TEXTS = {
+  string: VALUE_TEXTS.string,
+  bool: VALUE_TEXTS.bool,
+  integer: VALUE_TEXTS.integer,
+  int32Range: rangeText(INTEGER_RANGES.int32),
+  int64Range: rangeText(INTEGER_RANGES.int64),
+  float64: VALUE_TEXTS.number,
+  map: VALUE_TEXTS.map,
+  json: VALUE_TEXTS.json,
+  enum: VALUE_TEXTS.enum,
+  enumSeparator: ", ",
+  object: VALUE_TEXTS.object,
+  list: VALUE_TEXTS.list,
+  unknownField: VALUE_TEXTS.unknownField,
+  /** The path of the request itself. */
+  root: "request",
+} as const;
+
+function rangeText(range: { minimum: number; maximum: number }): string {
+  return VALUE_TEXTS.range.replace("{minimum}", String(range.minimum)).replace("{maximum}", String(range.maximum));
+}
+
+/** The GraphQL document of an operation exactly as the TypeScript client sends it: one line. */
+export function clientGraphqlDocument(ir: Ir, op: IrOperation): string {
+  return graphqlDocument(ir, op).replace(/\s+/g, " ");
+}
+
+/** The serialized FileDescriptorSet of the proto files (`buildDescriptors`: struct.proto included), without comments. */
+export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[]): Uint8Array {
+  const files = descriptors.map((file) => ({ ...file, sourceCodeInfo: undefined }));
+  return toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
+}
+
+function fieldFacts(field: IrField): FieldFacts {
+  const kind = field.type.kind === "scalar" ? field.type.scalar : field.type.kind;
+  return {
+    name: field.name,
+    description: field.description,
+    kind,
+    ref: field.type.kind === "scalar" ? null : field.type.name,
+    list: field.list,
+    required: field.required,
+    secret: field.secret,
+    format: field.format ?? null,
+    deprecated: field.deprecated ?? null,
+    alwaysInAnswer: field.alwaysInAnswer,
+    protoPresence: isProtoOptional(field) || (!field.list && (kind === "message" || kind === "json")),
+  };
+}
+
+function messageFacts(message: IrMessage): MessageFacts {
+  const { name, description, shared, usedAsInput, usedAsOutput } = message;
+  return { name, description, fields: message.fields.map(fieldFacts), shared, usedAsInput, usedAsOutput };
+}
+
+export function buildSdkFacts(ir: Ir): SdkFacts {
+  const lowestSince: Partial<Record<Protocol, string>> = {};
+  for (const op of ir.operations) {
+    for (const p of op.protocols) {
+      const since = op[p]!.since;
+      const lowest = lowestSince[p];
+      if (lowest === undefined || compareVersions(since, lowest) < 0) lowestSince[p] = since;
+    }
+  }
+  const operations = ir.operations.map((op): OperationFacts => {
+    const since: Partial<Record<Protocol, string>> = {};
+    const versionGated: Partial<Record<Protocol, boolean>> = {};
+    for (const p of op.protocols) {
+      since[p] = op[p]!.since;
+      versionGated[p] = compareVersions(op[p]!.since, lowestSince[p]!) > 0;
+    }
+    return {
+      name: op.name,
+      pascalName: op.pascalName,
+      description: op.description,
+      deprecated: op.deprecated ?? null,
+      surface: op.surface,
+      kind: op.kind,
+      destructive: op.destructive,
+      auth: op.auth,
+      protocols: op.protocols,
+      // Token routes are REST whatever the protocol (spec §1, rule 2).
+      fixedProtocol: op.surface === "oauth" ? "rest" : null,
+      retried: op.kind === "read",
+      defaultsClientId: op.surface === "oauth",
+      since,
+      versionGated,
+      graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
+      rest: op.rest ? { method: op.rest.method, path: op.rest.path, body: op.rest.body } : null,
+      grpc: op.grpc
+        ? {
+            path: `/${op.grpc.serviceTypeName}/${op.grpc.rpc}`,
+            requestType: `${ir.proto.package}.${op.grpc.requestMessage}`,
+            responseType: `${ir.proto.package}.${op.grpc.responseMessage}`,
+          }
+        : null,
+      pagination: op.pagination.style === "none" ? null : { style: op.pagination.style, itemsField: op.pagination.itemsField },
+      exactlyOneOf: op.exactlyOneOf,
+      input: op.input.name,
+      output: op.output.name,
+    };
+  });
+  const clients: ClientFacts[] = (
+    [
+      { role: "admin", surfaces: ["admin"] },
+      { role: "user", surfaces: ["user", "oauth"] },
+    ] as const
+  ).map(({ role, surfaces }) => ({
+    role,
+    surfaces: [...surfaces],
+    versionOperation: ir.versionOperations[surfaces[0]] ?? null,
+    operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
+  }));
+  const serverCodes: readonly string[] = ERROR_CODES;
+  return {
+    service: {
+      name: ir.api.name,
+      title: ir.api.title,
+      version: ir.api.version,
+      adminSecretHeader: ir.api.adminSecretHeader,
+      grpcPort: ir.api.grpcPort,
+      protoPackage: ir.proto.package,
+    },
+    protocols: PROTOCOLS,
+    lowestSince,
+    errors: {
+      server: ERROR_CODES.map((code) => ({ code, http: ERROR_WIRE[code].http, grpc: ERROR_WIRE[code].grpc })),
+      clientOnly: CLIENT_ERROR_CODES.filter((code) => !serverCodes.includes(code)),
+      transientCodes: [...TRANSIENT_CODES],
+      transientHttpStatuses: [...TRANSIENT_HTTP_STATUSES],
+      oauth: { ...OAUTH_CODES },
+      httpFallback: { serverError: "INTERNAL", otherwise: "INVALID_ARGUMENT" },
+      grpcFallback: "INTERNAL",
+      grpcUnavailableStatus: 14,
+      grpcCodeMetadata: "x-error-code",
+    },
+    texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
+    versionField: "version",
+    retry: { ...RETRY_DEFAULTS },
+    iteratePageLimit: ITERATE_PAGE_LIMIT,
+    enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),
+    messages: ir.messages.map(messageFacts),
+    operations,
+    clients,
+  };
+}

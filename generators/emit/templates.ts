@@ -1,0 +1,50 @@
+// The handlebars templates of the SDKs in other languages, templates/<language>/: each file ending
+// in .hbs is a template, any other file is copied as it is. This module reads and compiles them;
+// the bundled CLI holds them precompiled instead (scripts/build-cli.mjs replaces this module), so
+// that a run neither reads nor parses them.
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import Handlebars from "handlebars";
+
+export interface TemplateFile {
+  /** Relative to templates/<language>/, without .hbs, with forward slashes. */
+  path: string;
+  render(view: object): string;
+}
+
+/** Layout helpers a language's templates call (such as indenting a docstring). */
+export type TemplateHelpers = Record<string, (...args: never[]) => string>;
+
+/** Options every template is compiled with: no HTML escaping (this is code), and a missing view field is an error. */
+export const COMPILE_OPTIONS = { noEscape: true, strict: true } as const;
+
+/** The toolchain's templates/ folder, found from this module whether it runs from source or bundled. */
+export function templatesRoot(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, "templates")) && existsSync(join(dir, "generators"))) return join(dir, "templates");
+    if (dirname(dir) === dir) throw new Error("templates/ not found next to the generators");
+  }
+}
+
+/** Every file below `dir`, relative to it, sorted. */
+export function templateFiles(dir: string, prefix = ""): string[] {
+  return readdirSync(join(dir, prefix))
+    .sort()
+    .flatMap((name) => {
+      const path = prefix ? `${prefix}/${name}` : name;
+      return statSync(join(dir, path)).isDirectory() ? templateFiles(dir, path) : [path];
+    });
+}
+
+export function loadTemplates(language: string, helpers: TemplateHelpers): TemplateFile[] {
+  const dir = join(templatesRoot(), language);
+  const handlebars = Handlebars.create();
+  for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
+  return templateFiles(dir).map((path) => {
+    const source = readFileSync(join(dir, path), "utf8");
+    if (!path.endsWith(".hbs")) return { path, render: () => source };
+    const compiled = handlebars.compile(source, COMPILE_OPTIONS);
+    return { path: path.slice(0, -".hbs".length), render: (view: object) => compiled(view) };
+  });
+}

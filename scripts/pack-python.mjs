@@ -1,0 +1,41 @@
+// The Python SDK's wheel and sdist (generated/python), built with `python -m build` in the
+// virtualenv of scripts/python-env.mjs (hatchling, no build isolation: nothing is downloaded at
+// build time) and checked with `twine check --strict`, the metadata check of PyPI uploads.
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ensurePythonEnv } from "./python-env.mjs";
+
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const PYTHON_PROJECT = "generated/python";
+
+function run(python, args) {
+  const result = spawnSync(python, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`python ${args.join(" ")} failed (${result.status}):\n${(result.stderr || result.stdout).trim()}`);
+  return result.stdout;
+}
+
+/** Builds the wheel and the sdist into `outDir`; answers each with its path and size. */
+export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages") } = {}) {
+  const { python } = await ensurePythonEnv({ root });
+  // Built aside first, so that outDir only ever holds checked artifacts.
+  const staging = mkdtempSync(join(tmpdir(), "apigen-pack-python-"));
+  try {
+    run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", staging, join(root, PYTHON_PROJECT)]);
+    const built = readdirSync(staging).sort().map((file) => join(staging, file));
+    run(python, ["-m", "twine", "check", "--strict", ...built]);
+    mkdirSync(outDir, { recursive: true });
+    return built.map((path) => {
+      const file = path.slice(path.lastIndexOf("/") + 1);
+      const target = join(outDir, file);
+      rmSync(target, { force: true });
+      renameSync(path, target);
+      return { file, kind: file.endsWith(".whl") ? "wheel" : "sdist", path: target, bytes: statSync(target).size };
+    });
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,11 @@
+export declare const REQUIREMENTS: string;
+export interface PythonEnv {
+  /** The virtualenv's interpreter. */
+  python: string;
+  venv: string;
+  /** Whether this call created it (false: reused). */
+  created: boolean;
+  /** How long creating it took (0 when reused). */
+  seconds: number;
+}
+export declare function ensurePythonEnv(options?: { root?: string; log?: (line: string) => void }): Promise<PythonEnv>;

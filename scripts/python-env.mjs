@@ -1,0 +1,128 @@
+// The Python virtualenv of the SDK's tests, benchmark and packing: created once under
+// node_modules/.cache/python-sdk/venv with the pinned tools of test/python/requirements-dev.txt, the
+// generated package importable in place (a .pth file naming generated/python/src), and reused while
+// the requirements, the Python version and the project folder stay the same. Safe to call from
+// several processes at once: one creates it under a lock, the others wait and reuse it.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+export const REQUIREMENTS = "test/python/requirements-dev.txt";
+const MINIMUM = [3, 10];
+/** A lock older than this belongs to a run that died: it is taken over. */
+const STALE_LOCK_MS = 10 * 60_000;
+const WAIT_MS = 15 * 60_000;
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
+  if (result.error) throw result.error;
+  return result;
+}
+
+/** The interpreter to build the virtualenv with: $PYTHON, else python3; with its version. */
+function basePython() {
+  const command = process.env.PYTHON ?? "python3";
+  let result;
+  try {
+    result = run(command, ["-c", "import sys; print('%d.%d.%d' % sys.version_info[:3])"]);
+  } catch {
+    throw new Error(`Python ${MINIMUM.join(".")} or later is needed for the Python SDK (tests, npm run pack, npm run bench:python): '${command}' was not found. Install python3 (Debian: apt-get install python3 python3-venv) or set PYTHON.`);
+  }
+  const version = result.stdout.trim();
+  const [major, minor] = version.split(".").map(Number);
+  if (result.status !== 0 || major < MINIMUM[0] || (major === MINIMUM[0] && minor < MINIMUM[1])) {
+    throw new Error(`Python ${MINIMUM.join(".")} or later is needed for the Python SDK; '${command}' is ${version || "not working"}. Install a newer python3 or set PYTHON.`);
+  }
+  return { command, version };
+}
+
+function alive(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return error.code === "EPERM";
+  }
+}
+
+/** Takes the lock folder (mkdir is atomic), taking over one left by a dead or stuck run. */
+async function lock(path) {
+  const started = Date.now();
+  for (;;) {
+    try {
+      mkdirSync(path);
+      writeFileSync(join(path, "pid"), String(process.pid));
+      return () => rmSync(path, { recursive: true, force: true });
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+    let owner = NaN;
+    try {
+      owner = Number(readFileSync(join(path, "pid"), "utf8"));
+    } catch {
+      // Just created by another process, which has not written its pid yet.
+    }
+    let age = 0;
+    try {
+      age = Date.now() - statSync(path).mtimeMs;
+    } catch {
+      continue;
+    }
+    if ((Number.isInteger(owner) && !alive(owner)) || age > STALE_LOCK_MS) {
+      rmSync(path, { recursive: true, force: true });
+      continue;
+    }
+    if (Date.now() - started > WAIT_MS) throw new Error(`waited ${WAIT_MS / 60_000} minutes for ${path}; remove it if no other run is creating the Python virtualenv`);
+    await sleep(300);
+  }
+}
+
+/**
+ * The virtualenv, created or reused: `python` is its interpreter. `log` receives one line when it is
+ * created (and how long that took).
+ */
+export async function ensurePythonEnv({ root = PROJECT_ROOT, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  const cache = join(root, "node_modules", ".cache", "python-sdk");
+  const venv = join(cache, "venv");
+  const python = join(venv, "bin", "python");
+  const marker = join(venv, ".requirements-hash");
+  const base = basePython();
+  const requirements = readFileSync(join(root, REQUIREMENTS), "utf8");
+  const hash = createHash("sha256").update(`${base.version}\n${root}\n${requirements}`).digest("hex");
+  const ready = () => existsSync(python) && existsSync(marker) && readFileSync(marker, "utf8") === hash;
+  if (ready()) return { python, venv, created: false, seconds: 0 };
+
+  mkdirSync(cache, { recursive: true });
+  const unlock = await lock(join(cache, "lock"));
+  try {
+    if (ready()) return { python, venv, created: false, seconds: 0 };
+    const started = performance.now();
+    rmSync(venv, { recursive: true, force: true });
+    const created = run(base.command, ["-m", "venv", venv]);
+    if (created.status !== 0) {
+      throw new Error(`'${base.command} -m venv' failed: the venv module is missing (Debian: apt-get install python3-venv).\n${created.stderr.trim()}`);
+    }
+    const installed = run(python, ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", join(root, REQUIREMENTS)]);
+    if (installed.status !== 0) throw new Error(`pip could not install ${REQUIREMENTS}:\n${installed.stderr.trim().split("\n").slice(-20).join("\n")}`);
+    // The generated package, importable in place: what `npm run generate` writes is what the tests run.
+    const sitePackages = run(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.trim();
+    writeFileSync(join(sitePackages, "apigen-generated-python.pth"), `${join(root, "generated", "python", "src")}\n`);
+    writeFileSync(`${marker}.tmp`, hash);
+    renameSync(`${marker}.tmp`, marker);
+    const seconds = (performance.now() - started) / 1000;
+    log(`python-env: created ${venv} with Python ${base.version} in ${seconds.toFixed(1)} s`);
+    return { python, venv, created: true, seconds };
+  } finally {
+    unlock();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const env = await ensurePythonEnv();
+  process.stdout.write(`${env.python}\n`);
+}

@@ -1,0 +1,417 @@
+"""What every client method goes through, sync or async: refusals before any byte is sent (protocol,
+server version, read-only mode), headers, deadlines, retries of reads, and pagination. The same
+steps as the TypeScript client's core, from the same facts."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import random
+import threading
+import time
+from collections.abc import AsyncIterator, Iterator, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
+from urllib.parse import urlsplit
+
+import httpx
+
+from ._facts import Operation
+from ._http import AsyncHttpTransport, SyncHttpTransport
+from ._model import Model
+from ._schema import (
+    ADMIN_SECRET_HEADER,
+    CLIENT_ROLES,
+    GRPC_MISSING,
+    GRPC_PORT,
+    ITERATE_PAGE_LIMIT,
+    OPERATIONS,
+    PROTOCOLS,
+    RETRY_ATTEMPTS,
+    RETRY_BASE_DELAY,
+    RETRY_MAX_DELAY,
+    TEXTS,
+    VERSION_FIELD,
+)
+from ._version import compare_versions
+from .errors import REFUSAL_CODE, ApiError, timed_out
+from .types import Protocol
+
+if TYPE_CHECKING:
+    from ._grpc import AsyncGrpcTransport, SyncGrpcTransport
+
+M = TypeVar("M", bound=Model)
+T = TypeVar("T")
+
+# A Retry-After longer than this is not waited for; the usual backoff applies instead.
+_RETRY_AFTER_MAX = 60.0
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Retries of reads on transient failures (no answer, 429, 502-504); writes are never repeated."""
+
+    attempts: int = RETRY_ATTEMPTS
+    """Attempts in all, the first included."""
+    base_delay: float = RETRY_BASE_DELAY
+    """Seconds before the second attempt; doubles each time, with jitter."""
+    max_delay: float = RETRY_MAX_DELAY
+
+
+@dataclass(frozen=True)
+class Settings:
+    """A client's configuration, as its constructor took it."""
+
+    role: str
+    service_url: str
+    protocol: Protocol = "graphql"
+    grpc_endpoint: str | None = None
+    extra_headers: Mapping[str, str] | None = None
+    server_version: str | None = None
+    read_only: bool = False
+    timeout: float | None = None
+    retry: RetryPolicy | bool = True
+    admin_secret: str | None = None
+    client_id: str | None = None
+    access_token: str | None = None
+
+
+def default_grpc_endpoint(service_url: str) -> str:
+    """The host of the service URL with the service's gRPC port."""
+    parts = urlsplit(service_url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"service_url must be an http or https URL such as http://localhost:8080, not '{service_url}'")
+    host = parts.hostname
+    return f"[{host}]:{GRPC_PORT}" if ":" in host else f"{host}:{GRPC_PORT}"
+
+
+def _grpc_installed() -> bool:
+    try:
+        return importlib.util.find_spec("grpc") is not None and importlib.util.find_spec("google.protobuf") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+class _Pager:
+    """The requests of a paginated list, page after page, until every item was seen once."""
+
+    def __init__(self, operation: Operation, given: Mapping[str, object]) -> None:
+        if operation.pagination is None:
+            raise TypeError(f"{operation.name} is not paginated")
+        self._items = operation.pagination.items_attr
+        self._by_token = operation.pagination.style == "token"
+        self._base = {key: value for key, value in given.items() if value is not None}
+        self._seen: set[str] = set()
+        requested = self._base.get("pagination")
+        requested = requested if isinstance(requested, Mapping) else {}
+        limit, page = requested.get("limit"), requested.get("page")
+        self._limit = ITERATE_PAGE_LIMIT if limit is None else limit
+        self._page = 1 if page is None else page
+
+    def first(self) -> dict[str, object]:
+        return self._base if self._by_token else {**self._base, "pagination": {"limit": self._limit, "page": self._page}}
+
+    def items(self, answer: Model) -> list[object]:
+        return list(getattr(answer, self._items))
+
+    def next(self, answer: Model, count: int) -> dict[str, object] | None:
+        """The request of the next page, or None when the list has ended."""
+        if self._by_token:
+            token = getattr(answer, "continuation_token", None)
+            # A token handed out twice would loop for ever; the list ends there.
+            if not token or token in self._seen:
+                return None
+            self._seen.add(token)
+            return {**self._base, "continuation_token": token}
+        info = getattr(answer, "pagination", None)
+        if count == 0 or info is None or info.offset + count >= info.total:
+            return None
+        self._page += 1
+        return {**self._base, "pagination": {"limit": self._limit, "page": self._page}}
+
+
+class _Call(NamedTuple):
+    protocol: Protocol
+    version_gated: bool
+    body: dict[str, object]
+    headers: dict[str, str]
+    attempts: int
+    deadline: float | None
+
+
+class _CoreBase:
+    """The parts of a client core that send nothing: configuration, refusals, headers, backoff."""
+
+    def __init__(self, settings: Settings) -> None:
+        if settings.protocol not in PROTOCOLS:
+            raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not '{settings.protocol}'")
+        if settings.role == "admin" and not settings.admin_secret:
+            raise ValueError("admin_secret is required")
+        if settings.role == "user" and not settings.client_id:
+            raise ValueError("client_id is required")
+        self.protocol: Protocol = settings.protocol
+        self.service_url = settings.service_url.rstrip("/")
+        self.grpc_endpoint = settings.grpc_endpoint or default_grpc_endpoint(self.service_url)
+        if self.protocol == "grpc" and not _grpc_installed():
+            raise ImportError(GRPC_MISSING, name="grpc")
+        self._settings = settings
+        self._access_token = settings.access_token
+        self._headers = self._base_headers()
+        self._server_version = settings.server_version
+        version_operation = CLIENT_ROLES[settings.role]
+        self._version_operation = OPERATIONS[version_operation] if version_operation else None
+        retry = settings.retry
+        self._retry = retry if isinstance(retry, RetryPolicy) else RetryPolicy() if retry else RetryPolicy(attempts=1)
+        self._default_timeout = settings.timeout
+        self.client_id = settings.client_id
+
+    def _base_headers(self) -> dict[str, str]:
+        """Extra headers, then the credential of the surface."""
+        headers = dict(self._settings.extra_headers or {})
+        if self._settings.admin_secret is not None:
+            headers[ADMIN_SECRET_HEADER] = self._settings.admin_secret
+        elif self._access_token:
+            headers["authorization"] = f"Bearer {self._access_token}"
+        return headers
+
+    def set_access_token(self, token: str | None) -> None:
+        self._access_token = token
+        self._headers = self._base_headers()
+
+    def headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
+        return {**self._headers, **extra} if extra else self._headers
+
+    def refuse(self, operation: Operation, protocol: Protocol, message: str) -> ApiError:
+        return ApiError(REFUSAL_CODE, message, operation.name, protocol, refused=True)
+
+    def refusal(self, operation: Operation, protocol: Protocol) -> ApiError | None:
+        """A reason to refuse the call that needs no server version, or None."""
+        if protocol not in operation.protocols:
+            carriers = TEXTS["protocolSeparator"].join(operation.protocols)
+            return self.refuse(operation, protocol, TEXTS["notCarried"].format(operation=operation.pascal_name, protocol=protocol, protocols=carriers))
+        if self._settings.read_only and operation.destructive:
+            return self.refuse(operation, protocol, TEXTS["readOnly"].format(operation=operation.pascal_name))
+        return None
+
+    def version_refusal(self, operation: Operation, protocol: Protocol, server: str) -> ApiError | None:
+        since = operation.since[protocol]
+        if compare_versions(server, since) >= 0:
+            return None
+        working = [p for p in operation.protocols if compare_versions(server, operation.since[p]) >= 0]
+        hint = TEXTS["tooOldUse"].format(protocols=TEXTS["protocolSeparator"].join(working)) if working else TEXTS["tooOldNone"]
+        message = TEXTS["tooOld"].format(operation=operation.pascal_name, since=since, protocol=protocol, server=server, hint=hint)
+        return self.refuse(operation, protocol, message)
+
+    def version_protocol(self, operation: Operation) -> Protocol:
+        """The protocol the server's version is asked over: this client's, if it carries the question."""
+        return self.protocol if self.protocol in operation.protocols else cast(Protocol, operation.protocols[0])
+
+    def prepare(self, operation: Operation, given: Mapping[str, object]) -> dict[str, object]:
+        """The input as sent: arguments left at None are not given; token calls name this client."""
+        body = {key: value for key, value in given.items() if value is not None}
+        if operation.defaults_client_id and not body.get("client_id"):
+            body["client_id"] = self.client_id
+        return body
+
+    def attempts(self, operation: Operation) -> int:
+        return max(1, self._retry.attempts) if operation.retried else 1
+
+    def backoff(self, attempt: int, error: ApiError) -> float:
+        if error.retry_after is not None and 0 <= error.retry_after <= _RETRY_AFTER_MAX:
+            return error.retry_after
+        delay = min(self._retry.max_delay, self._retry.base_delay * 2.0 ** (attempt - 1))
+        return delay * (0.5 + random.random() / 2)
+
+    def deadline(self, timeout: float | None) -> float | None:
+        seconds = self._default_timeout if timeout is None else timeout
+        return None if seconds is None else time.monotonic() + seconds
+
+    def start(self, operation: Operation, given: Mapping[str, object], extra_headers: Mapping[str, str] | None, timeout: float | None) -> _Call:
+        """What a call needs before its first attempt; raises the refusals that need no server version."""
+        protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
+        refused = self.refusal(operation, protocol)
+        if refused is not None:
+            raise refused
+        return _Call(protocol, protocol in operation.version_gated, self.prepare(operation, given), self.headers(extra_headers), self.attempts(operation), self.deadline(timeout))
+
+    def check_version(self, operation: Operation, call: _Call, server: str) -> None:
+        refused = self.version_refusal(operation, call.protocol, server)
+        if refused is not None:
+            raise refused
+
+    def version_question(self) -> tuple[Operation, Protocol]:
+        """The operation that answers the server's version, and the protocol to ask it over."""
+        if self._version_operation is None:
+            raise RuntimeError("this client cannot learn the server version; set server_version")
+        return self._version_operation, self.version_protocol(self._version_operation)
+
+    def remaining(self, operation: Operation, call: _Call) -> float | None:
+        """Seconds left for the next attempt; DEADLINE_EXCEEDED when none are."""
+        remaining = None if call.deadline is None else call.deadline - time.monotonic()
+        if remaining is not None and remaining <= 0:
+            raise timed_out(operation.name, call.protocol)
+        return remaining
+
+    def retry_delay(self, operation: Operation, call: _Call, error: ApiError, attempt: int) -> float | None:
+        """Seconds to wait before the next attempt, or None when `error` is final."""
+        if not error.transient or attempt >= call.attempts:
+            return None
+        delay = self.backoff(attempt, error)
+        if call.deadline is not None and time.monotonic() + delay >= call.deadline:
+            raise timed_out(operation.name, call.protocol) from error
+        return delay
+
+
+class SyncCore(_CoreBase):
+    def __init__(self, settings: Settings, http_client: httpx.Client | None) -> None:
+        super().__init__(settings)
+        self._http_client = http_client
+        self._http: SyncHttpTransport | None = None
+        self._grpc: SyncGrpcTransport | None = None
+        self._version_lock = threading.Lock()
+
+    def _transport(self, protocol: Protocol) -> SyncHttpTransport | SyncGrpcTransport:
+        if protocol == "grpc":
+            if self._grpc is None:
+                from ._grpc import SyncGrpcTransport
+
+                self._grpc = SyncGrpcTransport(self.grpc_endpoint)
+            return self._grpc
+        if self._http is None:
+            self._http = SyncHttpTransport(self.service_url, self._http_client)
+        return self._http
+
+    def server_version(self) -> str:
+        """From the configuration, or asked once of the server over this client's protocol."""
+        with self._version_lock:
+            if self._server_version is None:
+                operation, protocol = self.version_question()
+                answer = self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
+                self._server_version = str(getattr(answer, VERSION_FIELD))
+            return self._server_version
+
+    def call(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+    ) -> M:
+        call = self.start(operation, given, extra_headers, timeout)
+        if call.version_gated:
+            self.check_version(operation, call, self.server_version())
+        transport = self._transport(call.protocol)
+        attempt = 1
+        while True:
+            try:
+                return cast(M, transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
+            except ApiError as error:
+                delay = self.retry_delay(operation, call, error, attempt)
+                if delay is None:
+                    raise
+                time.sleep(delay)
+                attempt += 1
+
+    def iterate(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        item: type[T],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+    ) -> Iterator[T]:
+        pager = _Pager(operation, given)
+        request: dict[str, object] | None = pager.first()
+        while request is not None:
+            answer = self.call(operation, request, output, extra_headers, timeout)
+            items = pager.items(answer)
+            yield from cast(list[T], items)
+            request = pager.next(answer, len(items))
+
+    def close(self) -> None:
+        if self._http is not None:
+            self._http.close()
+            self._http = None
+        if self._grpc is not None:
+            self._grpc.close()
+            self._grpc = None
+
+
+class AsyncCore(_CoreBase):
+    def __init__(self, settings: Settings, http_client: httpx.AsyncClient | None) -> None:
+        super().__init__(settings)
+        self._http_client = http_client
+        self._http: AsyncHttpTransport | None = None
+        self._grpc: AsyncGrpcTransport | None = None
+        self._version_lock = asyncio.Lock()
+
+    def _transport(self, protocol: Protocol) -> AsyncHttpTransport | AsyncGrpcTransport:
+        if protocol == "grpc":
+            if self._grpc is None:
+                from ._grpc import AsyncGrpcTransport
+
+                self._grpc = AsyncGrpcTransport(self.grpc_endpoint)
+            return self._grpc
+        if self._http is None:
+            self._http = AsyncHttpTransport(self.service_url, self._http_client)
+        return self._http
+
+    async def server_version(self) -> str:
+        """From the configuration, or asked once of the server over this client's protocol."""
+        async with self._version_lock:
+            if self._server_version is None:
+                operation, protocol = self.version_question()
+                answer = await self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
+                self._server_version = str(getattr(answer, VERSION_FIELD))
+            return self._server_version
+
+    async def call(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+    ) -> M:
+        call = self.start(operation, given, extra_headers, timeout)
+        if call.version_gated:
+            self.check_version(operation, call, await self.server_version())
+        transport = self._transport(call.protocol)
+        attempt = 1
+        while True:
+            try:
+                return cast(M, await transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
+            except ApiError as error:
+                delay = self.retry_delay(operation, call, error, attempt)
+                if delay is None:
+                    raise
+                await asyncio.sleep(delay)
+                attempt += 1
+
+    async def iterate(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        item: type[T],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+    ) -> AsyncIterator[T]:
+        pager = _Pager(operation, given)
+        request: dict[str, object] | None = pager.first()
+        while request is not None:
+            answer = await self.call(operation, request, output, extra_headers, timeout)
+            items = pager.items(answer)
+            for entry in cast(list[T], items):
+                yield entry
+            request = pager.next(answer, len(items))
+
+    async def close(self) -> None:
+        if self._http is not None:
+            await self._http.close()
+            self._http = None
+        if self._grpc is not None:
+            await self._grpc.close()
+            self._grpc = None

@@ -1,0 +1,85 @@
+"""The shapes of the facts tables in _schema.py: one entry per message field and per operation."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import NamedTuple
+
+
+class Field(NamedTuple):
+    """One field of a message."""
+
+    name: str
+    """The wire name on every protocol (and the proto field name)."""
+    attr: str
+    """The Python name: an attribute of answers, a keyword argument of methods."""
+    kind: str
+    """string, bool, int32, int64, float64, map, json, enum or message."""
+    ref: str | None
+    """The enum or message name, for kind enum or message."""
+    is_list: bool
+    required: bool
+    presence: bool
+    """The proto field tracks presence (unset reads as None)."""
+
+
+class GraphqlBinding(NamedTuple):
+    document: str
+    """The document the TypeScript client sends, byte for byte."""
+    with_params: bool
+    """Sent with the variables {"params": input}."""
+
+
+class RestBinding(NamedTuple):
+    method: str
+    path: str
+
+
+class GrpcBinding(NamedTuple):
+    path: str
+    """/<package>.<Service>/<Rpc>."""
+    request_type: str
+    response_type: str
+
+
+class Pagination(NamedTuple):
+    style: str
+    """page (pagination {limit, page}) or token (continuation_token)."""
+    items_attr: str
+    """The answer attribute holding the items."""
+
+
+class Operation(NamedTuple):
+    """What every call of one operation goes by, whichever client (sync or async) makes it."""
+
+    name: str
+    pascal_name: str
+    """As refusals name the operation."""
+    method: str
+    """The client method."""
+    surface: str
+    kind: str
+    destructive: bool
+    auth: str
+    protocols: tuple[str, ...]
+    fixed_protocol: str | None
+    """The protocol of every call whatever the client's (token routes: rest)."""
+    retried: bool
+    defaults_client_id: bool
+    since: Mapping[str, str]
+    """Minimum server version per protocol that carries it."""
+    version_gated: frozenset[str]
+    """Protocols over which a call first needs the server's version."""
+    graphql: GraphqlBinding | None
+    rest: RestBinding | None
+    grpc: GrpcBinding | None
+    pagination: Pagination | None
+    input: str
+    output: str
+    arguments: Mapping[str, str]
+    """Wire name -> keyword argument of the method."""
+
+
+class ErrorWire(NamedTuple):
+    http: int
+    grpc: int

@@ -1,0 +1,295 @@
+"""gRPC through grpcio (sync) and grpc.aio (async). Loaded only when a client's protocol is grpc:
+the message classes are built from the descriptor set shipped in the package, so nothing is compiled."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+import grpc
+import grpc.aio
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf.message import Message
+
+from ._descriptors import FILE_DESCRIPTOR_SET
+from ._facts import Operation
+from ._model import JsonValue, Model
+from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES
+from ._shape import WireTypeError, check_wire_types, enum_name
+from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, timed_out
+from .types import MODELS
+
+
+def _pool() -> descriptor_pool.DescriptorPool:
+    # A pool of its own: the application may load other versions of the same files into the default one.
+    pool = descriptor_pool.DescriptorPool()
+    for file in descriptor_pb2.FileDescriptorSet.FromString(FILE_DESCRIPTOR_SET).file:
+        pool.Add(file)
+    return pool
+
+
+_POOL = _pool()
+_CLASSES: dict[str, type[Message]] = {}
+
+
+def message_class(full_name: str) -> type[Message]:
+    """The protobuf message class of a fully-qualified message name."""
+    cls = _CLASSES.get(full_name)
+    if cls is None:
+        cls = _CLASSES[full_name] = message_factory.GetMessageClass(_POOL.FindMessageTypeByName(full_name))
+    return cls
+
+
+# ---------------------------------------------------------------- google.protobuf.Struct <-> JSON
+
+
+def _from_value(value: Any) -> JsonValue:
+    kind = value.WhichOneof("kind")
+    if kind == "number_value":
+        number: float = value.number_value
+        # Struct numbers are doubles; whole ones read back as the ints JSON would have carried.
+        return int(number) if number.is_integer() and abs(number) <= 2**53 else number
+    if kind == "string_value":
+        return str(value.string_value)
+    if kind == "bool_value":
+        return bool(value.bool_value)
+    if kind == "struct_value":
+        return _from_struct(value.struct_value)
+    if kind == "list_value":
+        return [_from_value(item) for item in value.list_value.values]
+    return None
+
+
+def _from_struct(struct: Any) -> dict[str, JsonValue]:
+    return {str(key): _from_value(item) for key, item in struct.fields.items()}
+
+
+def _fill_value(target: Any, value: object) -> None:
+    if value is None:
+        target.null_value = 0
+    elif isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, (int, float)):
+        target.number_value = float(value)
+    elif isinstance(value, str):
+        target.string_value = value
+    elif isinstance(value, Mapping):
+        target.struct_value.SetInParent()
+        _fill_struct(target.struct_value, value)
+    elif isinstance(value, (list, tuple)):
+        target.list_value.SetInParent()
+        for item in value:
+            _fill_value(target.list_value.values.add(), item)
+    else:
+        raise TypeError(f"{type(value).__name__} is not a JSON value")
+
+
+def _fill_struct(target: Any, value: Mapping[Any, object]) -> None:
+    for key, item in value.items():
+        _fill_value(target.fields[str(key)], item)
+
+
+# ---------------------------------------------------------------- flat shape <-> protobuf
+
+
+def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
+    """Sets the fields of protobuf message `target` from the flat input `value` (checked before)."""
+    for field in MESSAGES[message]:
+        raw: Any = value.get(field.name)
+        if raw is None:
+            continue
+        name, kind, ref = field.name, field.kind, field.ref or ""
+        if field.is_list:
+            container = getattr(target, name)
+            if kind == "message":
+                for item in raw:
+                    fill(ref, container.add(), item)
+            elif kind == "json":
+                for item in raw:
+                    _fill_struct(container.add(), item)
+            elif kind == "enum":
+                container.extend(ENUMS[ref].get(item, 0) for item in raw)
+            elif kind in ("int32", "int64"):
+                container.extend(int(item) for item in raw)
+            else:
+                container.extend(raw)
+        elif kind == "map":
+            getattr(target, name).update(raw)
+        elif kind == "message":
+            getattr(target, name).SetInParent()
+            fill(ref, getattr(target, name), raw)
+        elif kind == "json":
+            getattr(target, name).SetInParent()
+            _fill_struct(getattr(target, name), raw)
+        elif kind == "enum":
+            setattr(target, name, ENUMS[ref].get(raw, 0))
+        elif kind in ("int32", "int64"):
+            setattr(target, name, int(raw))
+        elif kind == "float64":
+            setattr(target, name, float(raw))
+        else:
+            setattr(target, name, raw)
+
+
+_Decoder = Callable[[Any], object]
+_SCALAR, _PRESENCE, _LIST, _MAP = range(4)
+
+
+def _decoder(kind: str, ref: str | None) -> _Decoder | None:
+    if kind == "enum":
+        enum = ref or ""
+        return lambda number: enum_name(enum, number)
+    if kind == "message":
+        message = ref or ""
+        return lambda value: from_proto(message, value)
+    if kind == "json":
+        return _from_struct
+    return None
+
+
+# Per message: its answer class and, per field in declaration order, (name, mode, decoder).
+_Plan = tuple[type[Model], tuple[tuple[str, int, _Decoder | None], ...]]
+_PLANS: dict[str, _Plan] = {}
+
+
+def _plan(message: str) -> _Plan:
+    plan = _PLANS.get(message)
+    if plan is None:
+        steps = tuple(
+            (f.name, _LIST if f.is_list else _MAP if f.kind == "map" else _PRESENCE if f.presence else _SCALAR, _decoder(f.kind, f.ref))
+            for f in MESSAGES[message]
+        )
+        plan = _PLANS[message] = (MODELS[message], steps)
+    return plan
+
+
+def from_proto(message: str, value: Any) -> Model:
+    """A protobuf message as the answer class of `message`, in the same flat shape as from JSON."""
+    cls, steps = _plan(message)
+    # Positional: the answer classes declare their fields in the message's order.
+    fields: list[object] = []
+    for name, mode, decode in steps:
+        if mode == _LIST:
+            items = getattr(value, name)
+            fields.append(list(items) if decode is None else [decode(item) for item in items])
+        elif mode == _MAP:
+            fields.append(dict(getattr(value, name)))
+        elif mode == _PRESENCE and not value.HasField(name):
+            fields.append(None)
+        else:
+            raw = getattr(value, name)
+            fields.append(raw if decode is None else decode(raw))
+    return cls(*fields)
+
+
+# ---------------------------------------------------------------- calls
+
+
+def encode_request(operation: Operation, body: Mapping[str, object]) -> Message:
+    """The request message, after the check of what protobuf would coerce or drop without a word."""
+    assert operation.grpc is not None
+    try:
+        check_wire_types(operation.input, body)
+    except WireTypeError as error:
+        raise ApiError("INVALID_ARGUMENT", str(error), operation.name, "grpc", refused=True) from None
+    request = message_class(operation.grpc.request_type)()
+    fill(operation.input, request, body)
+    return request
+
+
+def _metadata(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
+    # gRPC metadata keys are lower case.
+    return tuple((key.lower(), value) for key, value in headers.items())
+
+
+def _named_code(metadata: Iterable[Any] | None) -> str | None:
+    """The error code the server names in its metadata, if any."""
+    for entry in metadata or ():
+        key, value = (entry.key, entry.value) if hasattr(entry, "key") else entry
+        if key == GRPC_CODE_METADATA:
+            return value.decode() if isinstance(value, bytes) else str(value)
+    return None
+
+
+def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool) -> ApiError:
+    """The ApiError of a failed call: the code the server names, else the one of its gRPC status."""
+    status = error.code()
+    message = error.details() or ""
+    if status == grpc.StatusCode.DEADLINE_EXCEEDED and deadline_set:
+        return timed_out(operation.name, "grpc")
+    if status == grpc.StatusCode.CANCELLED:
+        return cancelled(operation.name, "grpc")
+    number = status.value[0] if status is not None else -1
+    if number == GRPC_UNAVAILABLE_STATUS:
+        return ApiError("UNAVAILABLE", message, operation.name, "grpc")
+    named = _named_code(error.trailing_metadata()) or _named_code(error.initial_metadata())
+    code = named if is_error_code(named) else code_of_grpc_status(number)
+    return ApiError(code, message, operation.name, "grpc")
+
+
+class _Methods:
+    """The unary callables of one channel, one per operation, made on first use."""
+
+    def __init__(self, channel: grpc.Channel | grpc.aio.Channel) -> None:
+        self._channel = channel
+        self._methods: dict[str, Any] = {}
+
+    def get(self, operation: Operation) -> Any:
+        method = self._methods.get(operation.name)
+        if method is None:
+            binding = operation.grpc
+            assert binding is not None
+            method = self._methods[operation.name] = self._channel.unary_unary(
+                binding.path,
+                request_serializer=message_class(binding.request_type).SerializeToString,
+                response_deserializer=message_class(binding.response_type).FromString,
+            )
+        return method
+
+
+class SyncGrpcTransport:
+    def __init__(self, endpoint: str) -> None:
+        self._channel = grpc.insecure_channel(endpoint)
+        self._methods = _Methods(self._channel)
+
+    def call(
+        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+    ) -> Model:
+        request = encode_request(operation, body)
+        try:
+            response = self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
+        except grpc.RpcError as error:
+            if not isinstance(error, grpc.Call):
+                raise
+            raise rpc_error(operation, error, timeout is not None) from None
+        return from_proto(operation.output, response)
+
+    def close(self) -> None:
+        self._channel.close()
+
+
+class AsyncGrpcTransport:
+    def __init__(self, endpoint: str) -> None:
+        self._endpoint = endpoint
+        # Made in the event loop of the first call: a grpc.aio channel belongs to one loop.
+        self._channel: grpc.aio.Channel | None = None
+        self._methods: _Methods | None = None
+
+    async def call(
+        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+    ) -> Model:
+        request = encode_request(operation, body)
+        if self._methods is None:
+            self._channel = grpc.aio.insecure_channel(self._endpoint)
+            self._methods = _Methods(self._channel)
+        try:
+            response = await self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
+        except grpc.aio.AioRpcError as error:
+            raise rpc_error(operation, error, timeout is not None) from None
+        return from_proto(operation.output, response)
+
+    async def close(self) -> None:
+        if self._channel is not None:
+            await self._channel.close()
+        self._channel = None
+        self._methods = None

@@ -1,0 +1,172 @@
+"""GraphQL and REST over httpx: the request of each operation and the reading of its answer, then one
+synchronous and one asynchronous transport that only move the bytes."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from email.utils import parsedate_to_datetime
+from urllib.parse import urlencode
+
+import httpx
+
+from ._facts import Operation
+from ._model import Model
+from ._schema import TEXTS
+from ._shape import from_json
+from .errors import ApiError, code_of_http_status, code_of_oauth_error, is_error_code, no_answer, timed_out
+from .types import Protocol
+
+_JSON = "application/json"
+
+
+def _dumps(value: object) -> bytes:
+    return json.dumps(value, separators=(",", ":")).encode()
+
+
+def _query_value(value: object) -> str:
+    # As JavaScript's String() writes a value, so that every client sends the same query string.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if isinstance(value, (list, tuple)):
+        return ",".join(_query_value(item) for item in value)
+    return str(value)
+
+
+# The JSON of each operation's GraphQL document, encoded once: the documents are long and never change.
+_QUERIES: dict[str, bytes] = {}
+
+
+def _graphql_body(operation: Operation, document: str, with_params: bool, body: Mapping[str, object]) -> bytes:
+    query = _QUERIES.get(operation.name)
+    if query is None:
+        query = _QUERIES[operation.name] = _dumps(document)
+    return b'{"query":' + query + (b',"variables":{"params":' + _dumps(body) + b"}}" if with_params else b"}")
+
+
+def build_request(
+    service_url: str, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str]
+) -> tuple[str, str, bytes | None, Mapping[str, str]]:
+    """Method, URL, body and headers of one call."""
+    if protocol == "graphql":
+        graphql = operation.graphql
+        assert graphql is not None
+        return "POST", f"{service_url}/graphql", _graphql_body(operation, graphql.document, graphql.with_params, body), {**headers, "content-type": _JSON}
+    rest = operation.rest
+    assert rest is not None
+    if rest.method == "GET":
+        query = urlencode([(key, _query_value(value)) for key, value in body.items() if value is not None])
+        return "GET", f"{service_url}{rest.path}{'?' + query if query else ''}", None, headers
+    return rest.method, f"{service_url}{rest.path}", _dumps(body), {**headers, "content-type": _JSON}
+
+
+def retry_after(headers: httpx.Headers) -> float | None:
+    """Seconds a Retry-After header asks to wait (delta-seconds or an HTTP date), or None."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        return max(0.0, parsedate_to_datetime(value).timestamp() - time.time())
+    except (TypeError, ValueError):
+        return None
+
+
+def _read_graphql(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
+    try:
+        answer = json.loads(content)
+    except ValueError as error:
+        if status >= 500:
+            raise no_answer(operation.name, "graphql", error) from None
+        message = TEXTS["notGraphqlJson"].format(operation=operation.name, status=status)
+        raise ApiError("INTERNAL", message, operation.name, "graphql", status=status) from None
+    if not isinstance(answer, dict):
+        answer = {}
+    errors = answer.get("errors")
+    if isinstance(errors, list) and errors:
+        first = errors[0] if isinstance(errors[0], dict) else {}
+        extensions = first.get("extensions")
+        code = extensions.get("code") if isinstance(extensions, dict) else None
+        message = str(first.get("message", ""))
+        raise ApiError(code if is_error_code(code) else "INTERNAL", message, operation.name, "graphql", status=status, retry_after=wait)
+    data = answer.get("data")
+    return from_json(operation.output, data.get(operation.name) if isinstance(data, dict) else None)
+
+
+def _read_rest(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
+    try:
+        body = json.loads(content) if content else {}
+    except ValueError as error:
+        raise no_answer(operation.name, "rest", error) from None
+    if 200 <= status < 300:
+        return from_json(operation.output, body)
+    fields = body if isinstance(body, dict) else {}
+    oauth_error = fields.get("error")
+    if isinstance(oauth_error, str):
+        description = fields.get("error_description")
+        text = description if isinstance(description, str) else oauth_error
+        code = code_of_oauth_error(oauth_error, status)
+        raise ApiError(code, text, operation.name, "rest", status=status, oauth_error=oauth_error, retry_after=wait)
+    named = fields.get("code")
+    code = named if is_error_code(named) else code_of_http_status(status)
+    message = fields.get("message")
+    raise ApiError(code, message if isinstance(message, str) else TEXTS["httpStatus"].format(status=status), operation.name, "rest", status=status, retry_after=wait)
+
+
+def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response) -> Model:
+    """The answer in the flat shape, or the ApiError it carries."""
+    wait = retry_after(response.headers) if response.status_code >= 400 else None
+    read = _read_graphql if protocol == "graphql" else _read_rest
+    return read(operation, response.status_code, response.content, wait)
+
+
+class SyncHttpTransport:
+    def __init__(self, service_url: str, client: httpx.Client | None) -> None:
+        self._service_url = service_url
+        self._owned = client is None
+        self._client = httpx.Client(timeout=None) if client is None else client
+
+    def call(
+        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+    ) -> Model:
+        method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        try:
+            response = self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+        except httpx.TimeoutException:
+            raise timed_out(operation.name, protocol) from None
+        except httpx.TransportError as error:
+            raise no_answer(operation.name, protocol, error) from error
+        return read_answer(operation, protocol, response)
+
+    def close(self) -> None:
+        if self._owned:
+            self._client.close()
+
+
+class AsyncHttpTransport:
+    def __init__(self, service_url: str, client: httpx.AsyncClient | None) -> None:
+        self._service_url = service_url
+        self._owned = client is None
+        self._client = httpx.AsyncClient(timeout=None) if client is None else client
+
+    async def call(
+        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+    ) -> Model:
+        method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        try:
+            response = await self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+        except httpx.TimeoutException:
+            raise timed_out(operation.name, protocol) from None
+        except httpx.TransportError as error:
+            raise no_answer(operation.name, protocol, error) from error
+        return read_answer(operation, protocol, response)
+
+    async def close(self) -> None:
+        if self._owned:
+            await self._client.aclose()

@@ -1,0 +1,92 @@
+"""The Python column runner of the conformance matrix (test/conformance/python-runner.ts): one JSON
+request per line on stdin, one JSON answer per line on stdout (protocol: test/conformance/runners.ts).
+Each call goes through the generated clients exactly as an application makes it: the method named
+after the operation, its input as keyword arguments."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import traceback
+from typing import Any
+
+from identity_sdk import OPERATIONS, AdminClient, ApiError, AsyncAdminClient, AsyncUserClient, UserClient
+
+Client = AdminClient | UserClient | AsyncAdminClient | AsyncUserClient
+CLASSES: dict[tuple[str, str], type[Client]] = {
+    ("sync", "admin"): AdminClient,
+    ("sync", "user"): UserClient,
+    ("async", "admin"): AsyncAdminClient,
+    ("async", "user"): AsyncUserClient,
+}
+
+loop = asyncio.new_event_loop()
+clients: dict[tuple[str, str, str, str], Client] = {}
+
+
+def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> Client:
+    """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
+    key = (mode, role, protocol, config["service_url"])
+    client = clients.get(key)
+    if client is None:
+        common: dict[str, Any] = {
+            "service_url": config["service_url"],
+            "grpc_endpoint": config["grpc_endpoint"],
+            "server_version": config["server_version"],
+            "protocol": protocol,
+            "retry": False,
+        }
+        credential = {"admin_secret": config["admin_secret"]} if role == "admin" else {"client_id": config["client_id"]}
+        client = clients[key] = CLASSES[(mode, role)](**common, **credential)
+    return client
+
+
+def handle(request: dict[str, Any]) -> dict[str, Any]:
+    operation = OPERATIONS[request["operation"]]
+    role = "admin" if request["surface"] == "admin" else "user"
+    client = client_for(request["mode"], role, request["protocol"], request["config"])
+    kwargs: dict[str, Any] = {operation.arguments.get(key, key): value for key, value in request["input"].items()}
+    if role == "admin":
+        kwargs["extra_headers"] = request["headers"]
+    else:
+        client.set_access_token(request["access_token"])  # type: ignore[union-attr]
+    method = getattr(client, operation.method)
+    try:
+        answer = method(**kwargs) if request["mode"] == "sync" else loop.run_until_complete(method(**kwargs))
+        return {"id": request["id"], "ok": True, "answer": answer.to_dict()}
+    except ApiError as error:
+        return {
+            "id": request["id"],
+            "ok": False,
+            "code": error.code,
+            "message": error.message,
+            "refused": error.refused,
+            "operation": error.operation,
+            "protocol": error.protocol,
+        }
+    finally:
+        if role == "user":
+            client.set_access_token(None)  # type: ignore[union-attr]
+
+
+def main() -> None:
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        request = json.loads(line)
+        try:
+            reply = handle(request)
+        except Exception:
+            reply = {"id": request.get("id"), "crash": traceback.format_exc()}
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+    for client in clients.values():
+        closed = client.close()
+        if closed is not None:
+            loop.run_until_complete(closed)
+    loop.close()
+
+
+if __name__ == "__main__":
+    main()

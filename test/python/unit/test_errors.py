@@ -1,0 +1,71 @@
+"""One ApiError, with one subclass per code, from every protocol's way of saying what went wrong."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from conftest import Clients, Recorder
+from identity_sdk import ApiError, InternalError, NotFoundError, UnauthenticatedError
+
+
+def test_graphql_errors_carry_the_code_in_extensions(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.Response(200, json={"errors": [{"message": "organization x not found", "extensions": {"code": "NOT_FOUND"}}]}))
+    error = clients.fails(lambda: clients.admin().get_organization(id="x"))
+    assert isinstance(error, NotFoundError)
+    assert (error.code, error.message, error.operation, error.protocol, error.status, error.refused) == (
+        "NOT_FOUND", "organization x not found", "get_organization", "graphql", 200, False,
+    )
+    assert str(error) == "organization x not found"
+
+
+def test_unknown_graphql_codes_are_internal(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.Response(200, json={"errors": [{"message": "boom", "extensions": {"code": "WEIRD"}}]}))
+    assert isinstance(clients.fails(lambda: clients.admin().admin_meta()), InternalError)
+
+
+def test_rest_errors_carry_code_and_message(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.Response(401, json={"code": "UNAUTHENTICATED", "message": "wrong admin secret"}))
+    error = clients.fails(lambda: clients.admin(protocol="rest").admin_meta())
+    assert isinstance(error, UnauthenticatedError)
+    assert (error.code, error.message, error.status, error.protocol) == ("UNAUTHENTICATED", "wrong admin secret", 401, "rest")
+
+
+@pytest.mark.parametrize(("status", "code"), [(404, "NOT_FOUND"), (429, "TOO_MANY_REQUESTS"), (418, "INVALID_ARGUMENT"), (599, "INTERNAL")])
+def test_rest_answers_without_an_error_body_take_the_code_of_their_status(clients: Clients, recorder: Recorder, status: int, code: str) -> None:
+    recorder.answer(httpx.Response(status, text=""))
+    error = clients.fails(lambda: clients.admin(protocol="rest", retry=False).admin_meta())
+    assert (error.code, error.message, error.status) == (code, f"HTTP {status}", status)
+
+
+def test_token_routes_answer_rfc_6749_errors(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.Response(400, json={"error": "invalid_grant", "error_description": "the code expired"}))
+    error = clients.fails(lambda: clients.user().oauth_token(grant_type="authorization_code", code="c"))
+    assert (error.code, error.message, error.oauth_error, error.protocol) == ("FAILED_PRECONDITION", "the code expired", "invalid_grant", "rest")
+
+
+def test_an_answer_that_is_not_json(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.Response(200, text="<html>"))
+    error = clients.fails(lambda: clients.admin().admin_meta())
+    assert (error.code, error.message) == ("INTERNAL", "admin_meta: the answer is not GraphQL JSON (HTTP 200)")
+    recorder.answer(httpx.Response(502, text="<html>bad gateway</html>"))
+    assert clients.fails(lambda: clients.admin(retry=False).admin_meta()).code == "UNAVAILABLE"
+
+
+def test_no_answer_and_timeouts(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(httpx.ConnectError("connection refused"))
+    error = clients.fails(lambda: clients.admin(retry=False).admin_meta())
+    assert (error.code, error.message) == ("UNAVAILABLE", "admin_meta: no answer from the service (connection refused)")
+    recorder.answer(httpx.ReadTimeout("too slow"))
+    error = clients.fails(lambda: clients.admin(retry=False).admin_meta())
+    assert (error.code, error.message) == ("DEADLINE_EXCEEDED", "admin_meta timed out")
+
+
+def test_transient_failures() -> None:
+    assert ApiError("UNAVAILABLE", "m", "users", "rest").transient
+    assert ApiError("TOO_MANY_REQUESTS", "m", "users", "rest").transient
+    assert ApiError("INTERNAL", "m", "users", "rest", status=503).transient
+    assert not ApiError("INTERNAL", "m", "users", "rest", status=500).transient
+    assert not ApiError("NOT_FOUND", "m", "users", "grpc").transient
+    # Made as ApiError, an error is of its code's subclass.
+    assert type(ApiError("NOT_FOUND", "m", "users", "grpc")) is NotFoundError

@@ -1,0 +1,183 @@
+"""gRPC against a small grpcio server in this process: messages built from the shipped descriptors,
+inputs checked before encoding, and the error code the server names in its metadata."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib.util
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent import futures
+from typing import Any
+
+import grpc
+import pytest
+from google.protobuf.message import Message
+
+from identity_sdk import OPERATIONS, AdminClient, AsyncAdminClient
+from identity_sdk._grpc import message_class
+
+Behaviour = Callable[[Message, grpc.ServicerContext], Message]
+
+
+class Server:
+    """Answers each RPC by the behaviour a test sets for its operation, and records the requests."""
+
+    def __init__(self) -> None:
+        self.behaviours: dict[str, Behaviour] = {}
+        self.requests: list[tuple[str, Message, dict[str, str]]] = []
+        self.by_path = {op.grpc.path: op for op in OPERATIONS.values() if op.grpc}
+        self.server = grpc.server(futures.ThreadPoolExecutor(max_workers=4))
+        self.server.add_generic_rpc_handlers([self])  # type: ignore[list-item]
+        self.port = self.server.add_insecure_port("127.0.0.1:0")
+        self.server.start()
+
+    def service(self, details: grpc.HandlerCallDetails) -> grpc.RpcMethodHandler | None:
+        operation = self.by_path.get(details.method)
+        if operation is None or operation.grpc is None:
+            return None
+        request_type = message_class(operation.grpc.request_type)
+        response_type = message_class(operation.grpc.response_type)
+
+        def handle(request: Message, context: grpc.ServicerContext) -> Message:
+            self.requests.append((operation.name, request, dict(context.invocation_metadata())))  # type: ignore[arg-type]
+            behaviour = self.behaviours.get(operation.name)
+            return behaviour(request, context) if behaviour else response_type()
+
+        return grpc.unary_unary_rpc_method_handler(handle, request_type.FromString, lambda m: m.SerializeToString())
+
+    @property
+    def endpoint(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[Server]:
+    running = Server()
+    yield running
+    running.server.stop(None)
+
+
+@pytest.fixture(autouse=True)
+def fresh(server: Server) -> None:
+    server.behaviours.clear()
+    server.requests.clear()
+
+
+@pytest.fixture(params=["sync", "async"])
+def call(request: pytest.FixtureRequest, server: Server) -> Callable[..., Any]:
+    """call(method, **input) on a gRPC admin client of the fixture's mode; options via client=..."""
+
+    def run(method: str, client: dict[str, Any] | None = None, **kwargs: Any) -> Any:
+        options = {"service_url": "http://127.0.0.1", "admin_secret": "s3cret", "protocol": "grpc", "grpc_endpoint": server.endpoint, "server_version": "2.4.0", **(client or {})}
+        if request.param == "sync":
+            with AdminClient(**options) as admin:
+                return getattr(admin, method)(**kwargs)
+
+        async def go() -> Any:
+            async with AsyncAdminClient(**options) as admin:
+                return await getattr(admin, method)(**kwargs)
+
+        return asyncio.run(go())
+
+    return run
+
+
+def test_inputs_are_encoded_from_the_flat_shape(call: Callable[..., Any], server: Server) -> None:
+    call(
+        "add_trusted_issuer",
+        service_account_id="c1", name="ci", issuer_url="https://issuer.example.com", key_source_type="oidc_discovery",
+        expected_aud="identity", issuer_type="spiffe", allowed_subjects=["a", "b"],
+    )
+    call("add_webhook", event_name="user.created", endpoint="https://hooks.example.com", enabled=True, headers={"x-sig": "1"})
+    call("fga_write_tuples", tuples=[{"user": "user:1", "relation": "viewer", "object": "doc:1"}])
+    (_, issuer, metadata), (_, webhook, _), (_, tuples, _) = server.requests
+    assert (issuer.key_source_type, issuer.issuer_type, list(issuer.allowed_subjects)) == (2, 2, ["a", "b"])  # type: ignore[attr-defined]
+    assert issuer.HasField("jwks_url") is False
+    assert metadata["x-service-admin-secret"] == "s3cret"
+    assert dict(webhook.headers) == {"x-sig": "1"}  # type: ignore[attr-defined]
+    assert tuples.tuples[0].relation == "viewer"  # type: ignore[attr-defined]
+
+
+def test_answers_are_decoded_into_the_flat_shape(call: Callable[..., Any], server: Server) -> None:
+    def user(request: Message, context: grpc.ServicerContext) -> Message:
+        answer = message_class("identity.v1.UserResponse")(id="u1", email_verified=True, roles=["admin"], created_at=2**40)
+        answer.app_data.update({"plan": "pro", "seats": 3, "tags": ["a"], "none": None})  # type: ignore[attr-defined]
+        return answer
+
+    server.behaviours["user"] = user
+    answer = call("user", id="u1")
+    assert answer.to_dict() == {
+        **{field: None for field in answer.to_dict()},
+        "id": "u1", "email_verified": True, "signup_methods": "", "phone_number_verified": False, "roles": ["admin"],
+        "created_at": 2**40, "updated_at": 0, "app_data": {"plan": "pro", "seats": 3, "tags": ["a"], "none": None},
+    }
+
+
+def test_values_protobuf_would_coerce_are_refused_before_sending(call: Callable[..., Any], server: Server) -> None:
+    cases = [
+        ("users", {"pagination": {"limit": "ten"}}, "pagination.limit: must be an integer"),
+        ("users", {"pagination": {"limit": 1, "size": 2}}, "pagination.size: is not a field of this request"),
+        ("add_trusted_issuer", {"service_account_id": "c", "name": "n", "issuer_url": "u", "key_source_type": "ldap", "expected_aud": "a", "issuer_type": "oidc"},
+         "key_source_type: must be one of jwks_url, oidc_discovery"),
+        ("fga_write_tuples", {"tuples": [{"user": "u", "relation": "r", "object": 1}]}, "tuples[0].object: must be a string"),
+        ("add_webhook", {"event_name": "e", "endpoint": "x", "enabled": "yes"}, "enabled: must be true or false"),
+    ]
+    for method, kwargs, message in cases:
+        with pytest.raises(Exception) as raised:
+            call(method, **kwargs)
+        error = raised.value
+        assert (getattr(error, "code", None), str(error), getattr(error, "refused", None)) == ("INVALID_ARGUMENT", message, True)
+    assert server.requests == []
+
+
+def test_the_code_the_server_names_wins_over_the_status(call: Callable[..., Any], server: Server) -> None:
+    def named(request: Message, context: grpc.ServicerContext) -> Message:
+        context.set_trailing_metadata((("x-error-code", "ALREADY_EXISTS"),))
+        context.abort(grpc.StatusCode.INTERNAL, "an organization named acme already exists")
+
+    def bare(request: Message, context: grpc.ServicerContext) -> Message:
+        context.abort(grpc.StatusCode.NOT_FOUND, "organization o1 not found")
+
+    server.behaviours["create_organization"] = named
+    server.behaviours["get_organization"] = bare
+    with pytest.raises(Exception) as raised:
+        call("create_organization", name="acme")
+    assert (raised.value.code, raised.value.message, raised.value.protocol) == ("ALREADY_EXISTS", "an organization named acme already exists", "grpc")  # type: ignore[attr-defined]
+    with pytest.raises(Exception) as raised:
+        call("get_organization", id="o1")
+    assert raised.value.code == "NOT_FOUND"  # type: ignore[attr-defined]
+
+
+def test_deadlines_and_no_answer(call: Callable[..., Any], server: Server) -> None:
+    def slow(request: Message, context: grpc.ServicerContext) -> Message:
+        time.sleep(0.5)
+        return message_class("identity.v1.AdminMetaResponse")()
+
+    server.behaviours["admin_meta"] = slow
+    with pytest.raises(Exception) as raised:
+        call("admin_meta", client={"timeout": 0.1})
+    assert (raised.value.code, str(raised.value)) == ("DEADLINE_EXCEEDED", "admin_meta timed out")  # type: ignore[attr-defined]
+    with pytest.raises(Exception) as raised:
+        call("admin_meta", client={"grpc_endpoint": "127.0.0.1:9", "retry": False, "timeout": 2})
+    assert raised.value.code == "UNAVAILABLE"  # type: ignore[attr-defined]
+
+
+def test_grpc_without_the_extra_names_the_install_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *rest: None if name == "grpc" else find_spec(name, *rest))
+    with pytest.raises(ImportError, match=r'pip install "identity-interface-sdk\[grpc\]"'):
+        AdminClient(service_url="http://localhost:8080", admin_secret="s", protocol="grpc")
+    assert AdminClient(service_url="http://localhost:8080", admin_secret="s", protocol="rest").protocol == "rest"
+
+
+def test_one_sync_client_serves_threads(server: Server) -> None:
+    with AdminClient(service_url="http://127.0.0.1", admin_secret="s", protocol="grpc", grpc_endpoint=server.endpoint) as admin:
+        results: list[str] = []
+        threads = [threading.Thread(target=lambda: results.append(admin.admin_meta().version)) for _ in range(8)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+    assert results == [""] * 8
