@@ -193,10 +193,10 @@ export const CASES: DiffCase[] = [
     ],
   },
   {
-    // The wire keeps its shape, but the TypeScript SDK loses AdminClient.iterateUsers: code using it no longer compiles.
+    // The wire keeps its shape, but the SDKs lose AdminClient.iterateUsers and AdminClient.iter_users: code using them breaks.
     name: "pagination removed: the SDK loses its iterator",
     edits: [["    pagination: page\n", ""]],
-    expected: [{ id: "pagination-changed:users", severity: "breaking", protocols: ALL, sdks: ["typescript"], sources: ["manifest", "sdk"] }],
+    expected: [{ id: "pagination-changed:users", severity: "breaking", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "sdk"] }],
   },
 
   // ---- input fields ----
@@ -524,7 +524,7 @@ export const CASES: DiffCase[] = [
       [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      color: Color\n`],
     ],
     edits: [["values: [red, green]", "values: [red, green, blue]"]],
-    expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
+    expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
   },
 
   // ---- declared errors and cookies ----
@@ -573,7 +573,7 @@ export const CASES: DiffCase[] = [
   {
     name: "Python module renamed",
     edits: [[API_HEAD, `${API_HEAD}  packages: { python: { module: mini_client } }\n`]],
-    expected: [{ id: "package-renamed:python.module", severity: "breaking", protocols: [], sdks: ["python"] }],
+    expected: [{ id: "package-renamed:python.module", severity: "breaking", protocols: [], sdks: ["python"], sources: ["manifest", "sdk"] }],
   },
   {
     name: "Go module path changed",

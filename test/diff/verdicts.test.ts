@@ -8,7 +8,7 @@ import { diffSides } from "../../generators/diff/command.js";
 import type { Finding } from "../../generators/diff/contracts.js";
 import { mergeFindings } from "../../generators/diff/merge.js";
 import { renderMarkdown, renderText } from "../../generators/diff/report.js";
-import { surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
+import { pythonSurface, surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
 import { checkVersion, requiredBump } from "../../generators/diff/version.js";
 import type { Ir } from "../../generators/ir.js";
 import { loadManifestText } from "../../generators/load.js";
@@ -101,14 +101,49 @@ describe("SDK surfaces", () => {
 
   it("report a removed name as breaking for its language and an added one as safe, leaving out fields of types that come or go", () => {
     const renamed = irOf(applyEdits(BASE_MANIFEST, [["  rotate_key:\n", "  turn_key:\n"]]));
-    const findings = surfaceFindings(base, renamed);
+    const findings = surfaceFindings(base, renamed, { typescript: typescriptSurface });
     expect(findings.map((f) => [f.kind, f.subject, f.severity])).toEqual([
       ["method-removed", "typescript.AdminClient.rotateKey", "breaking"],
       ["type-removed", "typescript.RotateKeyInput", "breaking"],
       ["method-added", "typescript.AdminClient.turnKey", "safe"],
       ["type-added", "typescript.TurnKeyInput", "safe"],
     ]);
-    expect(findings[0]!.message).toBe("method AdminClient.rotateKey was removed from the typescript SDK: code that uses it no longer compiles");
+    expect(findings[0]!.message).toBe("method AdminClient.rotateKey was removed from the typescript SDK: code that uses it breaks");
+  });
+
+  it("name the Python SDK's distribution, module, client options, methods, keyword arguments, iterators and types as its emitter writes them", () => {
+    const names = pythonSurface(base).map((e) => `${e.kind} ${e.name}`);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "package mini-sdk",
+        "package import mini_sdk",
+        "option AdminClient.admin_secret",
+        "method AdminClient.users",
+        "method AsyncAdminClient.users",
+        "argument AdminClient.users.query",
+        "iterator AdminClient.iter_users",
+        "iterator AsyncAdminClient.iter_users",
+        "method UserClient.meta",
+        "type User",
+        "field User.email",
+        "type PaginationInput",
+        "enum-value KeyStatus.retired",
+      ]),
+    );
+    // A Python keyword as a field name is escaped in the argument, as the emitter escapes it.
+    const keyword = irOf(applyEdits(BASE_MANIFEST, [["      org_id: string!\n    output: Key\n", "      org_id: string!\n      from: string\n    output: Key\n"]]));
+    expect(pythonSurface(keyword)).toContainEqual({ kind: "argument", name: "AdminClient.rotate_key.from_", anchors: ["in:RotateKeyRequest.from", "op:rotate_key"] });
+  });
+
+  it("report a removed keyword argument of a Python method, not the arguments of a removed method", () => {
+    const removed = irOf(applyEdits(BASE_MANIFEST, [["      pagination: PaginationInput\n      query: string\n", "      pagination: PaginationInput\n"], ["  rotate_key:\n", "  turn_key:\n"]]));
+    const findings = surfaceFindings(base, removed, { python: pythonSurface }).filter((f) => f.kind.endsWith("-removed"));
+    expect(findings.map((f) => f.subject)).toEqual([
+      "python.AdminClient.users.query",
+      "python.AdminClient.rotate_key",
+      "python.AsyncAdminClient.users.query",
+      "python.AsyncAdminClient.rotate_key",
+    ]);
   });
 
   it("take another language with one function", () => {
