@@ -573,6 +573,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   }
 
   const packages = resolvePackages(raw.api, (path, message) => report(["api", ...path], "api", message));
+  (raw.api.breaking_changes_accepted ?? []).forEach((entry, index) => {
+    if (entry.version !== undefined && semver.valid(entry.version) && semver.valid(apiVersion) && semver.gt(entry.version, apiVersion)) {
+      report(["api", "breaking_changes_accepted", index, "version"], "api",
+        `breaking change '${entry.change}' is accepted for version ${entry.version}, newer than api.version ${apiVersion}; raise api.version or correct the acceptance's version`);
+    }
+  });
 
   if (diagnostics.length > 0) throw new ManifestError(diagnostics);
 

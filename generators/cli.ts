@@ -13,8 +13,12 @@ Commands:
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
   generate --watch    Regenerate on every change of the manifest, printing the time each took.
   validate            Check the manifest only.
-  diff --against <ref|dir|file> [--format text|markdown|json] [--accept <id>]...
-                      Report every contract change since an older manifest; exit 1 on unaccepted breaking ones.
+  diff --against <ref|dir|file|auto> [--format text|markdown|json] [--accept <id>]... [--report <file>]
+                      Report every contract change since an older manifest; exit 1 on unaccepted
+                      breaking ones or an api.version not raised as far as the changes call for.
+                      auto: $APIGEN_DIFF_BASE, else the merge base with origin/main, else HEAD~1.
+                      --report also writes the report to <file> under --root (.md markdown,
+                      .json JSON, else text), whatever the outcome.
   scaffold <file> [--check] [--name <class or variable>]
                       Add a stub for every operation the implementation in <file> lacks;
                       --check writes nothing and exits 1 listing them.
@@ -40,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
         against: { type: "string" },
         format: { type: "string" },
         accept: { type: "string", multiple: true, default: [] },
+        report: { type: "string" },
         name: { type: "string" },
       },
     });
@@ -103,7 +108,7 @@ export async function main(argv: string[]): Promise<number> {
       case "diff": {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
         const { runDiffCommand } = await import("./diff/command.js");
-        return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [] });
+        return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [], report: values.report });
       }
       case "scaffold": {
         const target = positionals[1];

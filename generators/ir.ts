@@ -245,7 +245,8 @@ export interface Ir {
     metadata: PackageMetadata;
     python: { distribution: string; module: string };
     go: { module: string; package: string };
-    breakingChangesAccepted: { change: string; reason: string }[];
+    /** Breaking changes shipped on purpose; `version` is the api.version each was accepted for. */
+    breakingChangesAccepted: { change: string; reason: string; version?: string }[];
   };
   proto: {
     package: string;

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import ts from "typescript";
 import { packPython } from "./pack-python.mjs";
+import { releaseGate } from "./release-gate.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PACKAGES_DIR = "generated/packages";
@@ -138,6 +139,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR }, only: { type: "string" } } });
   const started = performance.now();
   try {
+    // Nothing is built from stale files or under a version the contract diff says is too low.
+    const gate = releaseGate({ root: PROJECT_ROOT });
+    for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
+    if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
     if (values.only !== undefined && !["npm", "python"].includes(values.only)) throw new Error(`--only takes npm or python, not '${values.only}'`);
     if (values.only !== "python") {
       for (const p of await packPackages({ outDir: resolve(values.out) })) {

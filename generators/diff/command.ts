@@ -1,11 +1,14 @@
-// `apigen diff --against <ref|dir|file>`: both sides go through the same loader and IR builder as
+// `apigen diff --against <ref|dir|file|auto>`: both sides go through the same loader and IR builder as
 // `generate`, then through diffIrs; prints the report and answers the exit code
 // (0 nothing breaking left, 1 unaccepted breaking changes, 2 cannot diff).
+import { mkdirSync, writeFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
 import { buildIr } from "../build-ir.js";
 import { ManifestError, UsageError } from "../diagnostics.js";
 import type { Ir } from "../ir.js";
 import { loadManifestText } from "../load.js";
 import { emptyLock, parseLock, LOCK_PATH, type FieldNumberLock } from "../lock.js";
+import { AUTO, resolveAutoBase } from "./base.js";
 import { diffIrs, type DiffReport } from "./diff.js";
 import { FORMATS, renderReport, type ReportFormat } from "./report.js";
 import { resolveAgainst, workingTreeSide, type ManifestSide } from "./resolve-side.js";
@@ -13,9 +16,12 @@ import { resolveAgainst, workingTreeSide, type ManifestSide } from "./resolve-si
 export interface DiffCommandOptions {
   root: string;
   manifest: string;
+  /** A git ref, folder or manifest file, or `auto` (base.ts). */
   against: string | undefined;
   format: string | undefined;
   accept: readonly string[];
+  /** Also write the report to this file (relative to the root), as markdown (.md), JSON (.json) or text, whatever happens. */
+  report?: string | undefined;
 }
 
 /** A manifest error on one side of the diff, which the report names. */
@@ -73,29 +79,65 @@ export async function diffSides(newSide: ManifestSide, oldSide: ManifestSide, ac
   return diffIrs(oldIr, newIr, { against: oldSide.displayName, manifest: newSide.displayName, accept });
 }
 
+function reportFileFormat(file: string): ReportFormat {
+  return file.endsWith(".md") ? "markdown" : file.endsWith(".json") ? "json" : "text";
+}
+
+/** Writes the report file, creating its folder: a CI step publishes it whether the diff passed, failed or could not run. */
+function writeReportFile(root: string, file: string, content: string): void {
+  const path = resolve(root, file);
+  mkdirSync(dirname(path), { recursive: true });
+  writeFileSync(path, content);
+}
+
+/** What the report file says when there is no report: a skipped or failed diff. */
+function noteFor(format: ReportFormat, title: string, detail: string): string {
+  if (format === "json") return `${JSON.stringify({ outcome: title, detail }, null, 2)}\n`;
+  return format === "markdown" ? `### Contract diff: ${title}\n\n${detail}\n` : `Contract diff: ${title}\n${detail}\n`;
+}
+
 export async function runDiffCommand(options: DiffCommandOptions, out = process.stdout, err = process.stderr): Promise<number> {
+  const note = (title: string, detail: string) => {
+    if (options.report !== undefined) writeReportFile(options.root, options.report, noteFor(reportFileFormat(options.report), title, detail));
+  };
   try {
-    if (options.against === undefined) throw new UsageError("diff needs --against <git ref | folder | manifest file>");
+    if (options.against === undefined) throw new UsageError("diff needs --against <git ref | folder | manifest file | auto>");
     const format = (options.format ?? "text") as ReportFormat;
     if (!FORMATS.includes(format)) throw new UsageError(`--format must be one of ${FORMATS.join(", ")}, not '${options.format}'`);
+    let against = options.against;
+    let label: string | undefined;
+    if (against === AUTO) {
+      const base = await resolveAutoBase(options.root);
+      if ("skip" in base) {
+        out.write(`contract diff skipped: ${base.skip}\n`);
+        note("skipped", base.skip);
+        return 0;
+      }
+      err.write(`contract diff against ${base.label} (${base.why})\n`);
+      against = base.ref;
+      label = base.label;
+    }
     // git runs while the working tree's manifest is read and parsed.
-    const oldSide = resolveAgainst(options.root, options.manifest, options.against);
+    const oldSide = resolveAgainst(options.root, options.manifest, against);
     oldSide.catch(() => undefined);
     const newSide = workingTreeSide(options.root, options.manifest);
-    const report = await diffSides(newSide, await oldSide, options.accept);
+    const old = await oldSide;
+    if (label !== undefined && label !== against) old.displayName = `${label}:${options.manifest}`;
+    const report = await diffSides(newSide, old, options.accept);
     out.write(renderReport(report, format));
+    if (options.report !== undefined) writeReportFile(options.root, options.report, renderReport(report, reportFileFormat(options.report)));
     return report.failed ? 1 : 0;
   } catch (error) {
     if (error instanceof SideError) {
       const n = error.manifestError.diagnostics.length;
-      err.write(`${error.message}\n${n} error${n === 1 ? "" : "s"} in the ${error.side} manifest (${error.displayName}); cannot diff.\n`);
+      const message = `${error.message}\n${n} error${n === 1 ? "" : "s"} in the ${error.side} manifest (${error.displayName}); cannot diff.`;
+      err.write(`${message}\n`);
+      note("could not run", message);
       return 2;
     }
-    if (error instanceof UsageError) {
-      err.write(`apigen diff: ${error.message}\n`);
-      return 2;
-    }
-    err.write(`apigen diff: ${(error as Error).message ?? String(error)}\n`);
+    const message = error instanceof UsageError ? error.message : ((error as Error).message ?? String(error));
+    err.write(`apigen diff: ${message}\n`);
+    note("could not run", message);
     return 2;
   }
 }

@@ -18,7 +18,7 @@ import type { Severity, Source } from "./change.js";
 import type { ContractNames } from "./names.js";
 
 export interface Finding {
-  source: Exclude<Source, "manifest">;
+  source: Exclude<Source, "manifest" | "sdk">;
   protocol: Protocol;
   /** The tool's name for the kind of change (FIELD_REMOVED, RPC_NO_DELETE, ...). */
   kind: string;

@@ -1,6 +1,7 @@
 // The contract diff of two IRs: manifest rules, then the contract checks of the regenerated
-// artifacts (buf in a child process while GraphQL and OpenAPI are compared in-process), merged into
-// one list, with acknowledged breaks marked.
+// artifacts (buf in a child process while GraphQL and OpenAPI are compared in-process) and the
+// generated SDKs' public surfaces, merged into one list, with acknowledged breaks marked and the
+// version checked against what the changes call for.
 import type { Ir } from "../ir.js";
 import type { Change } from "./change.js";
 import { bufFindings, graphqlFindings } from "./contracts.js";
@@ -8,6 +9,8 @@ import { mergeFindings } from "./merge.js";
 import { contractNames } from "./names.js";
 import { openapiFindings } from "./openapi-rules.js";
 import { manifestChanges } from "./rules.js";
+import { surfaceFindings } from "./sdk-surface.js";
+import { applyAcceptances, checkVersion, requiredBump, type UnusedAcceptance, type VersionCheck } from "./version.js";
 
 export interface DiffReport {
   /** What the old side is, e.g. `HEAD~1:operations.yaml`. */
@@ -16,9 +19,10 @@ export interface DiffReport {
   manifest: string;
   changes: Change[];
   /** Acknowledgements that match no change of this diff (stale entries, typos). */
-  unusedAcceptances: string[];
+  unusedAcceptances: UnusedAcceptance[];
   summary: { breaking: number; accepted: number; dangerous: number; safe: number };
-  /** True when a breaking change is not accepted: the command exits 1. */
+  version: VersionCheck;
+  /** True when a breaking change is not accepted, or api.version was not raised enough: the command exits 1. */
   failed: boolean;
 }
 
@@ -36,8 +40,9 @@ export async function diffIrs(oldIr: Ir, newIr: Ir, options: DiffOptions): Promi
   const graphql = graphqlFindings(oldIr, newIr, names);
   const manifest = manifestChanges(oldIr, newIr);
   const openapi = openapiFindings(oldIr, newIr, names);
-  const changes = mergeFindings(manifest, [...(await graphql), ...openapi, ...(await buf)]);
-  const unusedAcceptances = accept(changes, newIr.api.breakingChangesAccepted, options.accept ?? []);
+  const sdks = surfaceFindings(oldIr, newIr);
+  const changes = mergeFindings(manifest, [...(await graphql), ...openapi, ...(await buf), ...sdks]);
+  const unusedAcceptances = applyAcceptances(changes, newIr.api.breakingChangesAccepted, options.accept ?? [], newIr.api.version, oldIr.api.breakingChangesAccepted);
   const count = (predicate: (c: Change) => boolean) => changes.filter(predicate).length;
   const summary = {
     breaking: count((c) => c.severity === "breaking"),
@@ -45,29 +50,14 @@ export async function diffIrs(oldIr: Ir, newIr: Ir, options: DiffOptions): Promi
     dangerous: count((c) => c.severity === "dangerous"),
     safe: count((c) => c.severity === "safe"),
   };
+  const version = checkVersion(oldIr.api.version, newIr.api.version, requiredBump(changes));
   return {
     against: options.against,
     manifest: options.manifest,
     changes,
     unusedAcceptances,
     summary,
-    failed: summary.breaking > summary.accepted,
+    version,
+    failed: summary.breaking > summary.accepted || !version.ok,
   };
-}
-
-/** Marks accepted changes (the manifest's reason wins over the flag's); returns acknowledgements that matched nothing. */
-function accept(changes: Change[], inManifest: readonly { change: string; reason: string }[], onCommandLine: readonly string[]): string[] {
-  const byId = new Map(changes.map((c) => [c.id, c]));
-  const unused: string[] = [];
-  for (const id of onCommandLine) {
-    const change = byId.get(id);
-    if (change) change.accepted = { reason: "accepted with --accept", by: "flag" };
-    else unused.push(id);
-  }
-  for (const entry of inManifest) {
-    const change = byId.get(entry.change);
-    if (change) change.accepted = { reason: entry.reason, by: "manifest" };
-    else unused.push(entry.change);
-  }
-  return [...new Set(unused)];
 }

@@ -22,7 +22,7 @@ interface Document {
 
 const ANNOTATION_KEYS = new Set(["description", "deprecated", "x-secret", "summary"]);
 /** Keywords that narrow which values of a type fit: compared as rules, not as the type itself. */
-const FORMAT_KEYS = new Set(["format", "pattern", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "default", "oneOf", "anyOf", "allOf", "if", "then"]);
+const FORMAT_KEYS = new Set(["format", "pattern", "enum", "minLength", "maxLength", "minimum", "maximum", "minItems", "maxItems", "default", "oneOf", "anyOf", "allOf", "if", "then"]);
 
 function routesOf(doc: Document): Map<string, RouteEntry> {
   const routes = new Map<string, RouteEntry>();
@@ -90,6 +90,10 @@ function ruleChange(old: unknown, next: unknown): "narrower" | "wider" | "change
       else if (b === undefined) wider = true;
       else if ((b as number) > (a as number) === lower) narrower = true;
       else wider = true;
+    } else if (keyword === "enum" && Array.isArray(a) && Array.isArray(b)) {
+      // A value format's list: a value dropped refuses it, values added only widen.
+      if (a.some((v) => !b.includes(v))) narrower = true;
+      else wider = true;
     } else if (keyword === "default") changed = true;
     else if (b === undefined) wider = true;
     else narrower = true;
@@ -98,6 +102,13 @@ function ruleChange(old: unknown, next: unknown): "narrower" | "wider" | "change
 }
 
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/** Whether a schema lets null through: `type: [..., "null"]` or `anyOf: [..., {type: null}]`. */
+function nullable(schema: unknown): boolean {
+  const record = schema as Schema;
+  if (Array.isArray(record.type)) return record.type.includes("null");
+  return Array.isArray(record.anyOf) && record.anyOf.some((s) => (s as Schema | null)?.type === "null");
+}
 
 function refName(schema: unknown): string | undefined {
   const ref = (schema as Schema | undefined)?.$ref;
@@ -200,14 +211,15 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
   }
   const oldSecurity = securityAlternatives(old.operation);
   const newSecurity = securityAlternatives(current.operation);
-  const lost = [...oldSecurity].filter((s) => !newSecurity.has(s));
+  // An operation open to anonymous callers turns no one away, whatever credentials a caller sends.
+  const lost = newSecurity.has("anonymous") ? [] : [...oldSecurity].filter((s) => !newSecurity.has(s));
   const gained = [...newSecurity].filter((s) => !oldSecurity.has(s));
   if (lost.length > 0) {
     add("security-tightened", "breaking", id, `${id} no longer accepts ${lost.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
   } else if (gained.length > 0) {
     add("security-loosened", "safe", id, `${id} now also accepts ${gained.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
   }
-  if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`op:${id}`]);
+  if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`summary:${id}`, `op:${id}`]);
   if (Boolean(old.operation.deprecated) !== Boolean(current.operation.deprecated)) {
     add("deprecation-changed", "safe", id, `${id} is ${current.operation.deprecated ? "now" : "no longer"} deprecated`, [`op:${id}`]);
   }
@@ -298,6 +310,13 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     const typeChanged = !same(shape(schema), shape(next));
     if (typeChanged) {
       add("property-type-changed", "breaking", subject, `property ${property} of ${name} changed from ${JSON.stringify(shape(schema))} to ${JSON.stringify(shape(next))}`, anchorsOf(property));
+    }
+    // Answers list every property as required and say "may be null" in the type; requests may send null for an optional one.
+    if (!typeChanged && nullable(schema) !== nullable(next)) {
+      const nowNullable = nullable(next);
+      const breaks = nowNullable ? usage.inResponses : usage.inRequests;
+      add(nowNullable ? "property-became-nullable" : "property-became-non-nullable", breaks ? "breaking" : "safe", subject,
+        `property ${property} of ${name} ${nowNullable ? "may now be null" : "may no longer be null"}`, anchorsOf(property));
     }
     if (!oldRequired.has(property) && newRequired.has(property)) {
       add("property-became-required", usage.inRequests ? "breaking" : "safe", subject, `property ${property} of ${name} became required`, anchorsOf(property));

@@ -1,7 +1,8 @@
 // Renders a diff report as text (terminal, CI log), markdown (a pull-request comment) or JSON.
 import { PROTOCOLS, type Protocol } from "../ir.js";
-import { severityRank, type Change, type Severity } from "./change.js";
+import { SDK_LANGUAGES, severityRank, type Change, type Evidence, type SdkLanguage, type Severity } from "./change.js";
 import type { DiffReport } from "./diff.js";
+import type { UnusedAcceptance } from "./version.js";
 
 export const FORMATS = ["text", "markdown", "json"] as const;
 export type ReportFormat = (typeof FORMATS)[number];
@@ -28,11 +29,18 @@ function verdict(change: Change): string {
   return change.severity;
 }
 
-function perProtocol(report: DiffReport): Record<Protocol, Record<Severity, number>> {
-  const counts = Object.fromEntries(PROTOCOLS.map((p) => [p, { breaking: 0, dangerous: 0, safe: 0 }])) as Record<Protocol, Record<Severity, number>>;
-  for (const change of report.changes) for (const p of change.protocols) counts[p][change.severity]++;
-  return counts;
+type Counts = Record<Severity, number>;
+
+function counts<K extends string>(keys: readonly K[], of: (change: Change) => readonly K[], report: DiffReport): Record<K, Counts> {
+  const result = Object.fromEntries(keys.map((k) => [k, { breaking: 0, dangerous: 0, safe: 0 }])) as Record<K, Counts>;
+  for (const change of report.changes) for (const k of of(change)) result[k][change.severity]++;
+  return result;
 }
+
+const perProtocol = (report: DiffReport) => counts<Protocol>(PROTOCOLS, (c) => c.protocols, report);
+const perSdk = (report: DiffReport) => counts<SdkLanguage>(SDK_LANGUAGES, (c) => c.sdks, report);
+const touchedSdks = (report: DiffReport) => SDK_LANGUAGES.filter((l) => report.changes.some((c) => c.sdks.includes(l)));
+const countText = (c: Counts) => `${c.breaking} breaking, ${c.dangerous} dangerous, ${c.safe} safe`;
 
 function summaryLine(report: DiffReport): string {
   const { breaking, accepted, dangerous, safe } = report.summary;
@@ -41,29 +49,57 @@ function summaryLine(report: DiffReport): string {
 
 function outcome(report: DiffReport): string {
   const open = report.summary.breaking - report.summary.accepted;
-  if (open === 0) return report.summary.breaking > 0 ? "PASSED: every breaking change is accepted." : "PASSED: no breaking changes.";
+  const versionProblem = report.version.ok ? "" : ` ${report.version.message}.`;
+  if (open === 0) {
+    if (!report.version.ok) return `FAILED:${versionProblem}`;
+    return report.summary.breaking > 0 ? "PASSED: every breaking change is accepted." : "PASSED: no breaking changes.";
+  }
   const them = open === 1 ? "it" : "them";
-  return `FAILED: ${open} breaking change${open === 1 ? "" : "s"} not accepted. To ship ${them} on purpose, list ${open === 1 ? "its id" : "their ids"} under api.breaking_changes_accepted with a reason, or pass --accept <id>.`;
+  return `FAILED: ${open} breaking change${open === 1 ? "" : "s"} not accepted. To ship ${them} on purpose, list ${open === 1 ? "its id" : "their ids"} under api.breaking_changes_accepted with a reason and the version, or pass --accept <id>.${versionProblem}`;
+}
+
+/** Where a check rated a change more severely than its rule: the reviewer sees both verdicts and which one counts. */
+function disagreement(change: Change, evidence: Evidence): string | undefined {
+  const who = evidence.source === "sdk" ? "the SDK surface" : evidence.source;
+  if (evidence.verdict === "raised") return `${who} makes it ${evidence.severity} (the rule alone says ${change.ruleSeverity ?? change.severity}): ${evidence.message}`;
+  if (evidence.verdict === "overruled") return `${who} says ${evidence.severity}, overruled by the manifest rule, which models this: ${evidence.message}`;
+  return undefined;
+}
+
+function unusedText(entry: UnusedAcceptance): string {
+  return `${entry.id}${entry.didYouMean ? ` (did you mean ${entry.didYouMean}?)` : ""}`;
+}
+
+function scope(change: Change): string {
+  const protocols = change.protocols.join(", ") || "no protocol";
+  return change.sdks.length > 0 ? `${protocols}; sdk: ${change.sdks.join(", ")}` : protocols;
 }
 
 export function renderText(report: DiffReport): string {
   const lines = [`Contract diff: ${report.manifest} against ${report.against}`, summaryLine(report)];
   if (report.changes.length > 0) {
-    const counts = perProtocol(report);
-    lines.push(PROTOCOLS.map((p) => `${p}: ${counts[p].breaking} breaking, ${counts[p].dangerous} dangerous, ${counts[p].safe} safe`).join("; "));
+    const byProtocol = perProtocol(report);
+    lines.push(PROTOCOLS.map((p) => `${p}: ${countText(byProtocol[p])}`).join("; "));
+    const bySdk = perSdk(report);
+    const sdks = touchedSdks(report);
+    if (sdks.length > 0) lines.push(`sdk ${sdks.map((l) => `${l}: ${countText(bySdk[l])}`).join("; ")}`);
   }
   for (const [group, changes] of groupedChanges(report)) {
     lines.push("", group);
     for (const change of changes) {
-      lines.push(`  ${verdict(change)}  ${change.id}  [${change.protocols.join(", ") || "no protocol"}]`);
+      lines.push(`  ${verdict(change)}  ${change.id}  [${scope(change)}]`);
       lines.push(`      ${change.message}`);
       lines.push(`      found by: ${change.sources.join(", ")}`);
+      for (const evidence of change.evidence) {
+        const text = disagreement(change, evidence);
+        if (text) lines.push(`      ${text}`);
+      }
     }
   }
   if (report.unusedAcceptances.length > 0) {
-    lines.push("", `accepted but not in this diff (remove if stale): ${report.unusedAcceptances.join(", ")}`);
+    lines.push("", `accepted but not in this diff (remove if stale): ${report.unusedAcceptances.map(unusedText).join(", ")}`);
   }
-  lines.push("", outcome(report));
+  lines.push("", `version: ${report.version.message}`, "", outcome(report));
   return `${lines.join("\n")}\n`;
 }
 
@@ -73,22 +109,26 @@ export function renderMarkdown(report: DiffReport): string {
   const lines = [
     `### Contract diff against \`${report.against}\``,
     "",
-    `**${outcome(report)}** ${summaryLine(report)}.`,
+    // A version that is too low is already in the outcome.
+    `**${outcome(report)}** ${summaryLine(report)}.${report.version.ok ? ` Version: ${report.version.message}.` : ""}`,
   ];
   if (report.changes.length > 0) {
-    const counts = perProtocol(report);
-    lines.push("", "| protocol | breaking | dangerous | safe |", "|---|---:|---:|---:|");
-    for (const p of PROTOCOLS) lines.push(`| ${p} | ${counts[p].breaking} | ${counts[p].dangerous} | ${counts[p].safe} |`);
-    lines.push("", "| severity | operation | change | protocols | what changed | found by |", "|---|---|---|---|---|---|");
+    const byProtocol = perProtocol(report);
+    const bySdk = perSdk(report);
+    lines.push("", "| protocol or SDK | breaking | dangerous | safe |", "|---|---:|---:|---:|");
+    for (const p of PROTOCOLS) lines.push(`| ${p} | ${byProtocol[p].breaking} | ${byProtocol[p].dangerous} | ${byProtocol[p].safe} |`);
+    for (const l of touchedSdks(report)) lines.push(`| ${l} SDK | ${bySdk[l].breaking} | ${bySdk[l].dangerous} | ${bySdk[l].safe} |`);
+    lines.push("", "| severity | operation | change | protocols | SDKs | what changed | found by |", "|---|---|---|---|---|---|---|");
     for (const [group, changes] of groupedChanges(report)) {
       for (const change of changes) {
         const severity = change.severity === "breaking" && !change.accepted ? "**breaking**" : verdict(change);
-        lines.push(`| ${cell(severity)} | ${change.operation === undefined ? "" : cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${cell(change.message)} | ${change.sources.join(", ")} |`);
+        const what = [change.message, ...change.evidence.map((e) => disagreement(change, e)).filter((t) => t !== undefined)].map(cell).join("<br>");
+        lines.push(`| ${cell(severity)} | ${change.operation === undefined ? "" : cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${change.sdks.join(", ")} | ${what} | ${change.sources.join(", ")} |`);
       }
     }
   }
   if (report.unusedAcceptances.length > 0) {
-    lines.push("", `Accepted but not in this diff (remove if stale): ${report.unusedAcceptances.map((id) => `\`${id}\``).join(", ")}`);
+    lines.push("", `Accepted but not in this diff (remove if stale): ${report.unusedAcceptances.map((u) => `\`${u.id}\`${u.didYouMean ? ` (did you mean \`${u.didYouMean}\`?)` : ""}`).join(", ")}`);
   }
   return `${lines.join("\n")}\n`;
 }
@@ -99,9 +139,11 @@ export function renderJson(report: DiffReport): string {
       id: c.id,
       rule: c.rule,
       severity: c.severity,
+      ruleSeverity: c.ruleSeverity ?? c.severity,
       accepted: c.accepted ?? null,
       operation: c.operation ?? null,
       protocols: c.protocols,
+      sdks: c.sdks,
       message: c.message,
       sources: c.sources,
       evidence: c.evidence,
@@ -113,7 +155,9 @@ export function renderJson(report: DiffReport): string {
       against: report.against,
       failed: report.failed,
       summary: report.summary,
+      version: report.version,
       protocols: perProtocol(report),
+      sdks: perSdk(report),
       changes,
       unusedAcceptances: report.unusedAcceptances,
     },

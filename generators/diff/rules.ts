@@ -3,50 +3,17 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, type AuthLevel, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
-import type { Change, Severity } from "./change.js";
+import { PROTOCOLS, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
+import { apiChanges, CALLERS } from "./api-rules.js";
+import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
 import { usageOf, type Reach, type Usage } from "./usage.js";
-
-/** The callers each auth level lets in: tightening is any change that turns one of them away. */
-const CALLERS: Record<AuthLevel, readonly string[]> = {
-  public: ["anonymous", "user", "org_admin_user", "admin_secret", "scim"],
-  user: ["user", "org_admin_user"],
-  org_admin: ["admin_secret", "org_admin_user"],
-  admin_secret: ["admin_secret"],
-  super_admin: ["admin_secret"],
-  scim_token: ["scim"],
-};
 
 type Direction = "input" | "output";
 const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
 
-function ordered(protocols: Iterable<Protocol>): Protocol[] {
-  const set = new Set(protocols);
-  return PROTOCOLS.filter((p) => set.has(p));
-}
-
-function change(
-  rule: string,
-  subject: string,
-  severity: Severity,
-  protocols: Iterable<Protocol>,
-  message: string,
-  anchors: string[],
-  operation?: string,
-): Change {
-  const result: Change = {
-    id: `${rule}:${subject}`,
-    rule,
-    severity,
-    protocols: ordered(protocols),
-    message,
-    sources: ["manifest"],
-    evidence: [],
-    anchors: [...new Set(anchors)],
-  };
-  if (operation !== undefined) result.operation = operation;
-  return result;
-}
+const ordered = orderedProtocols;
+const change = ruleChange;
 
 function typeText(field: IrField): string {
   const base = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
@@ -96,6 +63,8 @@ interface FieldContext {
   operation?: string;
   /** Extra anchors every field change carries (the GraphQL `params` argument of an operation's input). */
   anchors: string[];
+  oldIr: Ir;
+  newIr: Ir;
 }
 
 /** Every difference between two versions of one message's fields, seen from clients in one direction. */
@@ -193,10 +162,10 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
         `${label(field.name)} moved from proto field number ${previous.protoNumber} to ${field.protoNumber}: a wire break for gRPC clients`,
         anchors, grpc);
     }
-    if (direction === "input" && previous.format !== field.format) {
-      add("input-field-format-changed", field.name, "dangerous",
-        `${label(field.name)} format changed from ${previous.format ?? "none"} to ${field.format ?? "none"}: values accepted before may be refused`,
-        anchors);
+    const rules = sameType(previous, field) ? fieldRuleDeltas(context.oldIr, context.newIr, previous, field, direction) : [];
+    if (rules.length > 0) {
+      const relation = combined(rules, direction);
+      add(`${direction}-rules-${relation}`, field.name, ruleSeverity(relation, direction), ruleMessage(label(field.name), direction, rules), anchors);
     }
     if (previous.description !== field.description) {
       add("field-description-changed", field.name, "safe", `description of ${label(field.name)} changed`, anchors);
@@ -216,7 +185,7 @@ function signature(op: IrOperation): string {
   return [op.kind, op.surface, fields(op.input), op.output.shared ? op.output.name : fields(op.output)].join("|");
 }
 
-function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): Change[] {
+function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOperation): Change[] {
   const name = after.name;
   const changes: Change[] = [];
   const common = before.protocols.filter((p) => after.protocols.includes(p));
@@ -319,21 +288,36 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
       `moved from group ${before.group} to ${after.group}: the proto messages move to another file, so generated imports change (the wire does not)`,
       [opAnchor]);
   }
-  const oneOf = (op: IrOperation) => [...op.exactlyOneOf].sort().join(", ");
-  if (oneOf(before) !== oneOf(after)) {
-    const dropped = after.exactlyOneOf.length === 0;
-    add(dropped ? "input-exactly-one-of-removed" : "input-exactly-one-of-changed", name, dropped ? "safe" : "dangerous", common,
-      dropped
-        ? `input no longer needs exactly one of ${oneOf(before)}`
-        : `input must now give exactly one of ${oneOf(after)}${before.exactlyOneOf.length > 0 ? ` (was ${oneOf(before)})` : ""}: requests accepted before may be refused`,
-      [opAnchor, `arg:${name}`]);
+  const oneOfRules = operationRuleDeltas(before, after);
+  if (oneOfRules.length > 0) {
+    const relation = combined(oneOfRules);
+    // GraphQL states "exactly one of" every input field as @oneOf on the input type.
+    add(`input-rules-${relation}`, name, ruleSeverity(relation, "input"), common, ruleMessage("input rules", "input", oneOfRules),
+      [opAnchor, `arg:${name}`, `in:${before.input.name}.@oneOf`, `in:${after.input.name}.@oneOf`, `in:${before.input.name}`, `in:${after.input.name}`]);
   }
   if (before.pagination.style !== after.pagination.style) {
     add("pagination-changed", name, "dangerous", common,
-      `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [opAnchor]);
+      `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [`iterator:${name}`, opAnchor]);
   }
   if (before.description !== after.description) {
     add("description-changed", name, "safe", common, "description changed", [opAnchor]);
+  }
+  if (before.title !== after.title) {
+    // Titles follow the name and the acronyms; the OpenAPI summary and the docs show them.
+    add("title-changed", name, "safe", common, `title changed from '${before.title}' to '${after.title}'`, [`summary:${name}`]);
+  }
+  // Declared error codes: a client may now meet a code it never met from this call.
+  for (const code of after.errors.filter((c) => !before.errors.includes(c))) {
+    add("error-code-added", `${name}.${code}`, "dangerous", common, `may now answer ${code}: clients that handle each code this call answers may meet one they do not expect`, [opAnchor, `errors:${name}`]);
+  }
+  for (const code of before.errors.filter((c) => !after.errors.includes(c))) {
+    add("error-code-removed", `${name}.${code}`, "safe", common, `no longer declares ${code}`, [opAnchor, `errors:${name}`]);
+  }
+  for (const cookie of before.setsCookies.filter((c) => !after.setsCookies.includes(c))) {
+    add("cookie-removed", `${name}.${cookie}`, "breaking", common, `no longer sets cookie ${cookie}: callers that rely on it (a session) break`, [opAnchor, `cookies:${name}`]);
+  }
+  for (const cookie of after.setsCookies.filter((c) => !before.setsCookies.includes(c))) {
+    add("cookie-added", `${name}.${cookie}`, "safe", common, `now sets cookie ${cookie}`, [opAnchor, `cookies:${name}`]);
   }
   if (before.deprecated !== after.deprecated) {
     add("deprecation-changed", name, "safe", common,
@@ -346,7 +330,7 @@ function operationChanges(oldIr: Ir, before: IrOperation, after: IrOperation): C
       [`outtype:${name}`, `out:${before.output.name}`, `out:${after.output.name}`]);
   }
 
-  const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, anchors: [`arg:${name}`] };
+  const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, anchors: [`arg:${name}`], oldIr, newIr };
   changes.push(...fieldChanges(before.input, after.input, inputContext));
   // A shared answer type is compared once, as a type; an inline or swapped answer here, field by field.
   if (!(before.output.shared && after.output.shared && before.output.name === after.output.name)) {
@@ -412,6 +396,57 @@ function enumChanges(before: IrEnum, after: IrEnum, protocols: { input: Protocol
   return changes;
 }
 
+/**
+ * What the API-wide value rules reach, among operations kept on both sides: every protocol, the
+ * json values of inputs (for the json limits) and the fields using each declared format.
+ */
+function operationReach(oldIr: Ir, newIr: Ir, usages: [Usage, Usage]) {
+  const commonProtocols = (names: Iterable<string>) => {
+    const protocols = new Set<Protocol>();
+    for (const name of names) {
+      const before = operationsOf(oldIr).get(name);
+      const after = operationsOf(newIr).get(name);
+      if (before && after) for (const p of after.protocols) if (before.protocols.includes(p)) protocols.add(p);
+    }
+    return ordered(protocols);
+  };
+  const reaching = (message: string, direction: keyof Reach) => commonProtocols(usages[1].messages.get(message)?.[direction] ?? []);
+  const owner = new Map<string, string>();
+  for (const op of newIr.operations) {
+    owner.set(op.input.name, op.name);
+    if (!op.output.shared) owner.set(op.output.name, op.name);
+  }
+  const oldMessages = new Map(oldIr.messages.map((m) => [m.name, m]));
+  const jsonInputs = { protocols: new Set<Protocol>(), anchors: [] as string[] };
+  for (const message of newIr.messages) {
+    for (const field of message.fields) {
+      if (field.type.kind !== "scalar" || field.type.scalar !== "json") continue;
+      const protocols = reaching(message.name, "input");
+      if (protocols.length === 0) continue;
+      protocols.forEach((p) => jsonInputs.protocols.add(p));
+      jsonInputs.anchors.push(`in:${message.name}.${field.name}`);
+    }
+  }
+  const formatUses = (format: string): FormatUse[] =>
+    newIr.messages.flatMap((message) =>
+      message.fields
+        // A field that moved to or from the format reports that itself.
+        .filter((f) => f.format === format && oldMessages.get(message.name)?.fields.find((o) => o.name === f.name)?.format === format)
+        .map((f) => ({
+          message: message.name,
+          field: f.name,
+          subject: `${owner.get(message.name) ?? message.name}.${f.name}`,
+          input: reaching(message.name, "input"),
+          output: reaching(message.name, "output"),
+        })),
+    );
+  return {
+    every: commonProtocols(newIr.operations.map((op) => op.name)),
+    jsonInputs: { protocols: ordered(jsonInputs.protocols), anchors: jsonInputs.anchors },
+    formatUses,
+  };
+}
+
 /** Every change between two IRs that the manifest alone can tell, in manifest order. */
 export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
   const changes: Change[] = [];
@@ -423,6 +458,11 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     changes.push(change("proto-package-changed", "api", "breaking", ["grpc"],
       `proto package changed from ${oldIr.proto.package} to ${newIr.proto.package}: every gRPC method and message is renamed`, ["api:package"]));
   }
+
+  changes.push(...apiChanges(oldIr, newIr));
+  const reached = operationReach(oldIr, newIr, usages);
+  changes.push(...limitChanges(oldIr, newIr, reached.every, reached.jsonInputs));
+  changes.push(...formatChanges(oldIr, newIr, reached.formatUses));
 
   // A removed operation and an added one with the same shape are one operation renamed.
   const removed = oldIr.operations.filter((op) => !newOps.has(op.name));
@@ -446,7 +486,7 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
       changes.push(change("operation-removed", before.name, "breaking", before.protocols,
         `removed: clients calling it over ${before.protocols.join(", ")} break`, operationAnchors(oldIr, before), before.name));
     } else {
-      changes.push(...operationChanges(oldIr, before, after));
+      changes.push(...operationChanges(oldIr, newIr, before, after));
     }
   }
   for (const after of added) {
@@ -476,7 +516,7 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     // Used both ways, a type reports each way; changes that do not depend on the way merge below.
     for (const direction of directions) {
       changes.push(
-        ...fieldChanges(before, after, { direction, subject: before.name, protocols: direction === "input" ? inputProtocols : outputProtocols, anchors: [] }),
+        ...fieldChanges(before, after, { direction, subject: before.name, protocols: direction === "input" ? inputProtocols : outputProtocols, anchors: [], oldIr, newIr }),
       );
     }
   }

@@ -38,10 +38,11 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
   return text;
 }
 
-function clientClass(ir: Ir, name: string, base: string, config: string, surfaces: string[]): GeneratedFile {
+function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string, config: string): GeneratedFile {
   const types = new Set<string>();
+  const surfaces = name === "AdminClient" ? ["admin"] : ["user", "oauth"];
   const body = ir.operations
-    .filter((op) => surfaces.includes(op.surface))
+    .filter((op) => clientClassOf(op) === name)
     .map((op) => methods(ir, op, types))
     .join("\n");
   const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
@@ -71,11 +72,16 @@ ${body}}
   return { path: `${CLIENT_DIR}/${file}.ts`, content };
 }
 
+/** The client class that carries an operation's method (and iterator). */
+export function clientClassOf(op: IrOperation): "AdminClient" | "UserClient" {
+  return op.surface === "admin" ? "AdminClient" : "UserClient";
+}
+
 export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
   return [
-    clientClass(ir, "AdminClient", "AdminClientBase", "AdminClientConfig", ["admin"]),
-    clientClass(ir, "UserClient", "UserClientBase", "UserClientConfig", ["user", "oauth"]),
+    clientClass(ir, "AdminClient", "AdminClientBase", "AdminClientConfig"),
+    clientClass(ir, "UserClient", "UserClientBase", "UserClientConfig"),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
       content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}

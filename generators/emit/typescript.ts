@@ -132,10 +132,19 @@ function emitTypes(ir: Ir): GeneratedFile {
     blocks.push(`${doc(e.description)}export type ${e.name} = ${e.values.map((v) => quote(v.name)).join(" | ")};`);
   }
   for (const message of ir.messages) {
-    if (message.usedAsOutput || (message.shared && !message.usedAsInput)) blocks.push(outputInterface(ir, message));
-    if (message.usedAsInput) blocks.push(inputInterface(ir, message));
+    const { output, input } = exportedInterfaces(message);
+    if (output !== undefined) blocks.push(outputInterface(ir, message));
+    if (input !== undefined) blocks.push(inputInterface(ir, message));
   }
   return { path: TYPES_MODULE, content: blocks.join("\n\n") + "\n" };
+}
+
+/** The interfaces types.ts exports for a message: an answer shape (also for a shared type nothing reaches) and an input shape. */
+export function exportedInterfaces(message: IrMessage): { output?: string; input?: string } {
+  return {
+    ...(message.usedAsOutput || (message.shared && !message.usedAsInput) ? { output: message.graphqlName } : {}),
+    ...(message.usedAsInput ? { input: message.graphqlInputName } : {}),
+  };
 }
 
 // ---------------------------------------------------------------- server stubs

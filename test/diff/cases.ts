@@ -2,7 +2,8 @@
 // every change the diff must report for it: id, severity and the protocols whose clients see it.
 // Nothing else may be reported, so a contract finding that fails to fold into its manifest change
 // shows up as an unexpected change.
-import type { Severity, Source } from "../../generators/diff/change.js";
+import type { SdkLanguage, Severity, Source } from "../../generators/diff/change.js";
+import type { Bump } from "../../generators/diff/version.js";
 import type { Protocol } from "../../generators/ir.js";
 import type { FieldNumberLock } from "../../generators/lock.js";
 
@@ -10,18 +11,24 @@ export interface ExpectedChange {
   id: string;
   severity: Severity;
   protocols: Protocol[];
+  /** SDKs whose surface the change touches, when it matters to the case. */
+  sdks?: SdkLanguage[];
   /** When given, the checks that must have found it (others may too). */
   sources?: Source[];
 }
 
 export interface DiffCase {
   name: string;
-  /** Text replacements on minimal.yaml; each `from` must occur exactly once. */
+  /** Text replacements on minimal.yaml that make both sides (the starting point of the case). */
+  base?: [string, string][];
+  /** Text replacements on the base that make the new side; each `from` must occur exactly once. */
   edits: [string, string][];
   /** Edits the lock before the new side is generated from it (for proto number cases). */
   editLock?: (lock: FieldNumberLock) => void;
   /** The old side has no lock file: its numbers come from the new side's lock. */
   oldSideHasNoLock?: boolean;
+  /** The version bump the changes call for, when not major (breaking) or patch (anything else). */
+  bump?: Bump;
   expected: ExpectedChange[];
 }
 
@@ -33,6 +40,15 @@ const DELETE_USER = "  delete_user:\n    surface: admin\n    group: users\n    d
 const ROTATE_KEY = "  rotate_key:\n    surface: admin\n    group: orgs\n    description: Rotate a key.\n    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n    output: Key\n";
 const META_HEAD = "  meta:\n    surface: user\n    group: users\n    description: Public metadata.\n    kind: read\n";
 const USER_FIELDS = "      id: string!\n      email: string\n      roles: string[]!\n      app_data: json\n      created_at: int64!\n";
+const OIDC_INPUT = "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n";
+const DELETE_USER_INPUT = "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n";
+const API_HEAD = "  proto_package: mini.v1\n";
+const PAGINATION_INPUT = "  PaginationInput:\n    fields:\n      limit: int64\n      page: int64\n";
+/** A declared format of values, used by delete_user's input (and so reaching every protocol). */
+const REGION_FORMAT: [string, string][] = [
+  ["enums:\n", "formats:\n  region:\n    description: a region code\n    values: [eu, us, ap]\n\nenums:\n"],
+  [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      region: { type: string, format: region }\n`],
+];
 
 export const CASES: DiffCase[] = [
   // ---- operations ----
@@ -48,13 +64,14 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "new operation",
+    bump: "minor",
     edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.4.0, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n    output: User\n"]],
     expected: [{ id: "operation-added:get_user", severity: "safe", protocols: ALL }],
   },
   {
     name: "description edit",
     edits: [["    description: List users.\n", "    description: List the users of the instance.\n"]],
-    expected: [{ id: "description-changed:users", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
+    expected: [{ id: "description-changed:users", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
   },
   {
     name: "operation deprecated",
@@ -85,6 +102,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "protocol added",
+    bump: "minor",
     edits: [["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0 }\n"]],
     expected: [{ id: "protocol-added:admin_signup.rest", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
@@ -95,6 +113,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "minimum server version lowered",
+    bump: "minor",
     edits: [["    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n", "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0, grpc: 2.4.0 }\n    input:\n      id: string!\n"]],
     expected: [{ id: "min-version-lowered:delete_org_oidc_connection.rest", severity: "safe", protocols: ["rest"] }],
   },
@@ -122,6 +141,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "auth loosened (admin_secret to org_admin)",
+    bump: "minor",
     edits: [["    destructive: true\n    auth: admin_secret\n", "    destructive: true\n    auth: org_admin\n"]],
     expected: [{ id: "auth-loosened:delete_user", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
@@ -160,6 +180,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "REST route takes form bodies too",
+    bump: "minor",
     edits: [["    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:", "    route: { body: form_or_json }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:"]],
     expected: [{ id: "rest-form-body-added:delete_user", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
@@ -172,9 +193,10 @@ export const CASES: DiffCase[] = [
     ],
   },
   {
-    name: "pagination style changed",
+    // The wire keeps its shape, but the SDKs lose AdminClient.iterateUsers and AdminClient.iter_users: code using them breaks.
+    name: "pagination removed: the SDK loses its iterator",
     edits: [["    pagination: page\n", ""]],
-    expected: [{ id: "pagination-changed:users", severity: "dangerous", protocols: ALL }],
+    expected: [{ id: "pagination-changed:users", severity: "breaking", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "sdk"] }],
   },
 
   // ---- input fields ----
@@ -185,6 +207,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "input field added as optional",
+    bump: "minor",
     edits: [[USERS_INPUT, `${USERS_INPUT}      org_id: string\n`]],
     expected: [{ id: "input-field-optional-added:users.org_id", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
   },
@@ -205,22 +228,24 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "input field became optional",
+    bump: "minor",
     edits: [["    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n", "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string\n"]],
     expected: [{ id: "input-field-became-optional:delete_user.id", severity: "safe", protocols: ALL }],
   },
   {
     name: "input field format added",
     edits: [["    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n", "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: { type: string!, format: slug }\n"]],
-    // The slug format publishes a maximum length too; the OpenAPI check calls a new input bound breaking.
-    expected: [{ id: "input-field-format-changed:delete_user.id", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+    expected: [{ id: "input-rules-narrowed:delete_user.id", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
+    // A request giving neither or both was valid and is now refused; GraphQL states it as @oneOf.
     name: "input must give exactly one of two fields",
     edits: [["    pagination: page\n", "    pagination: page\n    exactly_one_of: [pagination, query]\n"]],
-    expected: [{ id: "input-exactly-one-of-changed:users", severity: "dangerous", protocols: ALL }],
+    expected: [{ id: "input-rules-narrowed:users", severity: "breaking", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
   },
   {
     name: "field of a shared input type added as optional",
+    bump: "minor",
     edits: [["  PaginationInput:\n    fields:\n      limit: int64\n", "  PaginationInput:\n    fields:\n      limit: int64\n      cursor: string\n"]],
     expected: [{ id: "input-field-optional-added:PaginationInput.cursor", severity: "safe", protocols: ALL }],
   },
@@ -233,6 +258,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "output field added",
+    bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      nickname: string\n`]],
     expected: [{ id: "output-field-added:User.nickname", severity: "safe", protocols: ALL }],
   },
@@ -253,6 +279,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "field of an inline answer added",
+    bump: "minor",
     edits: [["      pagination: Pagination!\n      users: User[]!\n", "      pagination: Pagination!\n      users: User[]!\n      took_ms: int32\n"]],
     expected: [{ id: "output-field-added:users.took_ms", severity: "safe", protocols: ALL }],
   },
@@ -287,16 +314,19 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "enum value added (dangerous: old clients may meet it in answers)",
+    bump: "minor",
     edits: [["values: [current, published, retired]", "values: [current, published, retired, revoked]"]],
     expected: [{ id: "enum-value-added:KeyStatus.revoked", severity: "dangerous", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
   },
   {
     name: "enum added (no field uses it yet)",
+    bump: "minor",
     edits: [["enums:\n", "enums:\n  Color:\n    values: [red, green]\n"]],
     expected: [{ id: "enum-added:Color", severity: "safe", protocols: ["grpc"] }],
   },
   {
     name: "type added (no operation uses it yet)",
+    bump: "minor",
     edits: [["types:\n", "types:\n  Extra:\n    fields:\n      note: string\n"]],
     expected: [{ id: "type-added:Extra", severity: "safe", protocols: ["grpc"] }],
   },
@@ -330,6 +360,7 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "old side without a lock: numbers come from the new lock, so nothing looks renumbered",
+    bump: "minor",
     edits: [[USERS_INPUT, `${USERS_INPUT}      org_id: string\n`]],
     oldSideHasNoLock: true,
     expected: [{ id: "input-field-optional-added:users.org_id", severity: "safe", protocols: ALL }],
@@ -342,19 +373,253 @@ export const CASES: DiffCase[] = [
 
   // ---- found only by a contract check ----
   {
-    name: "admin secret header renamed (only the OpenAPI check sees it)",
+    // Every operation that takes the admin secret, on every protocol: callers send the old header.
+    name: "admin secret header renamed",
     edits: [["  proto_package: mini.v1\n", "  proto_package: mini.v1\n  admin_secret_header: x-admin-secret\n"]],
-    expected: [{ id: "openapi-security-scheme-changed:adminSecret", severity: "breaking", protocols: ["rest"], sources: ["openapi"] }],
+    expected: [{ id: "admin-secret-header-changed:api", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
-    name: "acronym added: the RPC is renamed (manifest) and GraphQL input types are renamed (graphql-inspector only)",
+    // The GraphQL input type, the TypeScript method and the RPC are renamed; graphql-inspector's findings fold into the acronyms rule.
+    name: "acronym added: the RPC, the GraphQL input type and the SDK method are renamed",
     edits: [["  acronyms: [OIDC, SAML]\n", "  acronyms: [OIDC, SAML, ORG]\n"]],
     expected: [
       { id: "rpc-renamed:delete_org_oidc_connection", severity: "breaking", protocols: ["grpc"], sources: ["manifest", "buf"] },
-      { id: "graphql-type-removed:DeleteOrgOIDCConnectionInput", severity: "breaking", protocols: ["graphql"], sources: ["graphql-inspector"] },
-      { id: "graphql-type-added:DeleteORGOIDCConnectionInput", severity: "safe", protocols: ["graphql"], sources: ["graphql-inspector"] },
-      { id: "graphql-field-argument-type-changed:Mutation.delete_org_oidc_connection.params", severity: "breaking", protocols: ["graphql"], sources: ["graphql-inspector"] },
+      { id: "title-changed:delete_org_oidc_connection", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] },
+      { id: "acronyms-changed:api", severity: "breaking", protocols: ["graphql"], sdks: ["typescript"], sources: ["manifest", "graphql-inspector", "sdk"] },
     ],
+  },
+
+  // ---- rules on values (formats, lengths, ranges, list sizes, defaults, cross-field rules) ----
+  {
+    // Every caller allowed before still is: one that keeps sending the admin secret is served.
+    name: "auth loosened to public (admin_secret to public)",
+    bump: "minor",
+    edits: [["    description: List users.\n    kind: read\n    auth: admin_secret\n", "    description: List users.\n    kind: read\n    auth: public\n"]],
+    expected: [{ id: "auth-loosened:users", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "input format changed (domain to url)",
+    base: [[OIDC_INPUT, OIDC_INPUT.replace("id: string!", "id: { type: string!, format: domain }")]],
+    edits: [["id: { type: string!, format: domain }", "id: { type: string!, format: url }"]],
+    expected: [{ id: "input-rules-narrowed:delete_org_oidc_connection.id", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "input format removed",
+    bump: "minor",
+    base: [[OIDC_INPUT, OIDC_INPUT.replace("id: string!", "id: { type: string!, format: domain }")]],
+    edits: [["id: { type: string!, format: domain }", "id: string!"]],
+    expected: [{ id: "input-rules-widened:delete_org_oidc_connection.id", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "input max_length lowered",
+    base: [[DELETE_USER_INPUT, DELETE_USER_INPUT.replace("id: string!", "id: { type: string!, max_length: 64 }")]],
+    edits: [["max_length: 64", "max_length: 32"]],
+    expected: [{ id: "input-rules-narrowed:delete_user.id", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "input max_length raised",
+    bump: "minor",
+    base: [[DELETE_USER_INPUT, DELETE_USER_INPUT.replace("id: string!", "id: { type: string!, max_length: 64 }")]],
+    edits: [["max_length: 64", "max_length: 128"]],
+    expected: [{ id: "input-rules-widened:delete_user.id", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "maximum lowered on a field of a shared input type",
+    base: [[PAGINATION_INPUT, PAGINATION_INPUT.replace("limit: int64", "limit: { type: int64, minimum: 1, maximum: 100 }")]],
+    edits: [["maximum: 100", "maximum: 50"]],
+    expected: [{ id: "input-rules-narrowed:PaginationInput.limit", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "list size: max_items lowered",
+    base: [[DELETE_USER_INPUT, `${DELETE_USER_INPUT}      tags:\n        type: string[]\n        max_items: 10\n`]],
+    edits: [["max_items: 10", "max_items: 5"]],
+    expected: [{ id: "input-rules-narrowed:delete_user.tags", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    // The same requests are accepted, but one that leaves the field out now means another page.
+    name: "default changed",
+    base: [[PAGINATION_INPUT, PAGINATION_INPUT.replace("page: int64", "page: { type: int64, default: 1 }")]],
+    edits: [["default: 1 }", "default: 0 }"]],
+    // OpenAPI states a default in the description only (as a keyword, type generators read it as always present).
+    expected: [{ id: "input-rules-changed:PaginationInput.page", severity: "dangerous", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
+  },
+  {
+    name: "required_if added",
+    edits: [[USERS_INPUT, USERS_INPUT.replace("query: string", "query: { type: string, required_if: { field: pagination } }")]],
+    expected: [{ id: "input-rules-narrowed:users.query", severity: "breaking", protocols: ALL }],
+  },
+  {
+    name: "required_if removed",
+    bump: "minor",
+    base: [[USERS_INPUT, USERS_INPUT.replace("query: string", "query: { type: string, required_if: { field: pagination } }")]],
+    edits: [["query: { type: string, required_if: { field: pagination } }", "query: string"]],
+    expected: [{ id: "input-rules-widened:users.query", severity: "safe", protocols: ALL }],
+  },
+  {
+    name: "same_as added",
+    base: [[DELETE_USER_INPUT, `${DELETE_USER_INPUT}      confirm_id: string\n`]],
+    edits: [["      confirm_id: string\n", "      confirm_id: { type: string, same_as: id }\n"]],
+    expected: [{ id: "input-rules-narrowed:delete_user.confirm_id", severity: "breaking", protocols: ALL }],
+  },
+  {
+    name: "at_least_one_of added",
+    edits: [["    pagination: page\n", "    pagination: page\n    at_least_one_of: [pagination, query]\n"]],
+    expected: [{ id: "input-rules-narrowed:users", severity: "breaking", protocols: ALL }],
+  },
+  {
+    name: "exactly_one_of removed",
+    bump: "minor",
+    base: [["    pagination: page\n", "    pagination: page\n    exactly_one_of: [pagination, query]\n"]],
+    edits: [["    exactly_one_of: [pagination, query]\n", ""]],
+    expected: [{ id: "input-rules-widened:users", severity: "safe", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
+  },
+  {
+    name: "empty_means_unset added",
+    edits: [[USERS_INPUT, USERS_INPUT.replace("query: string", "query: { type: string, empty_means_unset: true }")]],
+    expected: [{ id: "input-rules-changed:users.query", severity: "dangerous", protocols: ALL }],
+  },
+  {
+    // Every field using the format refuses the value it lost.
+    name: "declared format lost a value",
+    base: REGION_FORMAT,
+    edits: [["values: [eu, us, ap]", "values: [eu, us]"]],
+    expected: [{ id: "format-narrowed:region", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "declared format gained a value (used by inputs only)",
+    bump: "minor",
+    base: REGION_FORMAT,
+    edits: [["values: [eu, us, ap]", "values: [eu, us, ap, sa]"]],
+    expected: [{ id: "format-widened:region", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    // Clients of the answer may meet values the format never allowed.
+    name: "answer field format removed (wider on answers)",
+    base: [[USER_FIELDS, USER_FIELDS.replace("email: string\n", "email: { type: string, format: email }\n")]],
+    edits: [["email: { type: string, format: email }\n", "email: string\n"]],
+    expected: [{ id: "output-rules-widened:User.email", severity: "dangerous", protocols: ALL }],
+  },
+  {
+    // Whether one pattern accepts every value another did cannot be told: counted as narrower.
+    name: "declared pattern format changed",
+    base: [
+      ["enums:\n", "formats:\n  code:\n    description: a lower-case code\n    pattern: '^[a-z]+$'\n    example: abc\n\nenums:\n"],
+      [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      code: { type: string, format: code }\n`],
+    ],
+    edits: [["pattern: '^[a-z]+$'", "pattern: '^[a-z0-9]+$'"]],
+    expected: [{ id: "format-narrowed:code", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    // Answers that keep to a narrower rule break no client.
+    name: "answer field format added (narrower on answers)",
+    edits: [[USER_FIELDS, USER_FIELDS.replace("email: string\n", "email: { type: string, format: email }\n")]],
+    expected: [{ id: "output-rules-narrowed:User.email", severity: "safe", protocols: ALL }],
+  },
+  {
+    // KeyStatus-like enums that only inputs use widen what is accepted; graphql-inspector calls every added value dangerous (overruled).
+    name: "enum value added to an enum only inputs use",
+    bump: "minor",
+    base: [
+      ["enums:\n", "enums:\n  Color:\n    values: [red, green]\n"],
+      [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      color: Color\n`],
+    ],
+    edits: [["values: [red, green]", "values: [red, green, blue]"]],
+    expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
+  },
+
+  // ---- declared errors and cookies ----
+  {
+    // A client that handles each code the call answers may meet one it never met (the version asks a minor bump: an addition).
+    name: "error code declared",
+    bump: "minor",
+    edits: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    errors: [NOT_FOUND]\n"]],
+    expected: [{ id: "error-code-added:delete_user.NOT_FOUND", severity: "dangerous", protocols: ALL }],
+  },
+  {
+    name: "cookie no longer set",
+    base: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    sets_cookies: [session]\n"]],
+    edits: [["    sets_cookies: [session]\n", ""]],
+    expected: [{ id: "cookie-removed:delete_user.session", severity: "breaking", protocols: ALL }],
+  },
+
+  // ---- settings under api: ----
+  {
+    name: "api.limits.request_bytes lowered",
+    edits: [[API_HEAD, `${API_HEAD}  limits: { request_bytes: 65536 }\n`]],
+    expected: [{ id: "api-limit-lowered:request_bytes", severity: "breaking", protocols: ALL }],
+  },
+  {
+    // No input carries a json value, so no request is affected.
+    name: "api.limits.json_depth raised",
+    bump: "minor",
+    edits: [[API_HEAD, `${API_HEAD}  limits: { json_depth: 64 }\n`]],
+    expected: [{ id: "api-limit-raised:json_depth", severity: "safe", protocols: [] }],
+  },
+  {
+    name: "org admin role renamed",
+    edits: [[API_HEAD, `${API_HEAD}  org_admin_role: mini:org_admin\n`]],
+    expected: [{ id: "org-admin-role-changed:api", severity: "breaking", protocols: ALL }],
+  },
+  {
+    name: "gRPC port changed",
+    edits: [[API_HEAD, `${API_HEAD}  grpc_port: 50051\n`]],
+    expected: [{ id: "grpc-port-changed:api", severity: "breaking", protocols: ["grpc"] }],
+  },
+  {
+    name: "npm package of the SDK renamed",
+    edits: [[API_HEAD, `${API_HEAD}  packages: { npm: { sdk: "@mini/sdk" } }\n`]],
+    expected: [{ id: "package-renamed:npm.sdk", severity: "breaking", protocols: [], sdks: ["typescript"], sources: ["manifest", "sdk"] }],
+  },
+  {
+    name: "Python module renamed",
+    edits: [[API_HEAD, `${API_HEAD}  packages: { python: { module: mini_client } }\n`]],
+    expected: [{ id: "package-renamed:python.module", severity: "breaking", protocols: [], sdks: ["python"], sources: ["manifest", "sdk"] }],
+  },
+  {
+    name: "Go module path changed",
+    edits: [[API_HEAD, `${API_HEAD}  packages: { go: { module: github.com/mini/mini-go } }\n`]],
+    expected: [{ id: "package-renamed:go.module", severity: "breaking", protocols: [], sdks: ["go"] }],
+  },
+  {
+    name: "api.name changed: every package named after it is renamed",
+    edits: [["  name: mini\n", "  name: tiny\n"]],
+    expected: [
+      { id: "api-name-changed:api", severity: "safe", protocols: [] },
+      { id: "package-renamed:npm.sdk", severity: "breaking", protocols: [], sdks: ["typescript"] },
+      { id: "package-renamed:npm.server", severity: "breaking", protocols: [], sdks: ["typescript"] },
+      { id: "package-renamed:python.distribution", severity: "breaking", protocols: [], sdks: ["python"] },
+      { id: "package-renamed:python.module", severity: "breaking", protocols: [], sdks: ["python"] },
+      { id: "package-renamed:go.module", severity: "breaking", protocols: [], sdks: ["go"] },
+      { id: "package-renamed:go.package", severity: "breaking", protocols: [], sdks: ["go"] },
+    ],
+  },
+  {
+    name: "license and keywords added",
+    edits: [[API_HEAD, `${API_HEAD}  license: MIT\n  keywords: [identity]\n`]],
+    expected: [
+      { id: "package-metadata-changed:license", severity: "safe", protocols: [], sdks: ["typescript", "python", "go"] },
+      { id: "package-metadata-changed:keywords", severity: "safe", protocols: [], sdks: ["typescript", "python", "go"] },
+    ],
+  },
+  {
+    name: "api title and description edited",
+    edits: [["  title: Mini Service\n", "  title: Mini Identity Service\n  description: A small service.\n"]],
+    expected: [
+      { id: "api-title-changed:api", severity: "safe", protocols: [] },
+      { id: "api-description-changed:api", severity: "safe", protocols: [] },
+    ],
+  },
+  {
+    name: "group title edited",
+    edits: [["    users: Users\n", "    users: Users and their access\n"]],
+    expected: [{ id: "group-title-changed:users", severity: "safe", protocols: ALL }],
+  },
+  {
+    // Not a contract change: nothing to report, and no version bump needed.
+    name: "a breaking change accepted in the manifest (no contract change)",
+    bump: "none",
+    edits: [["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:gone', reason: shipped long ago, version: 2.4.0 }\n  groups:\n"]],
+    expected: [],
   },
 
   // ---- combined ----

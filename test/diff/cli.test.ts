@@ -15,6 +15,8 @@ const REQUIRED_INPUT: [string, string] = [
   "    input:\n      pagination: PaginationInput\n      query: string\n      org_id: string!\n",
 ];
 const BREAK_ID = "input-field-required-added:users.org_id";
+/** A breaking change ships in a new major version. */
+const MAJOR: [string, string] = ["  version: 2.4.0\n", "  version: 3.0.0\n"];
 
 /** A project folder holding `manifest` and the lock generate would write for it. */
 function writeProject(root: string, manifest: string): void {
@@ -35,7 +37,7 @@ beforeAll(() => {
   git(repo, "init", "--quiet");
   git(repo, "add", ".");
   git(repo, "commit", "--quiet", "-m", "base");
-  writeFileSync(join(repo, "operations.yaml"), applyEdits(BASE_MANIFEST, [REQUIRED_INPUT]));
+  writeFileSync(join(repo, "operations.yaml"), applyEdits(BASE_MANIFEST, [REQUIRED_INPUT, MAJOR]));
 });
 
 describe("apigen diff --against <git ref>", () => {
@@ -44,8 +46,9 @@ describe("apigen diff --against <git ref>", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("Contract diff: operations.yaml against HEAD:operations.yaml");
-    expect(result.stdout).toContain(`breaking  ${BREAK_ID}  [graphql, rest, grpc]`);
+    expect(result.stdout).toContain(`breaking  ${BREAK_ID}  [graphql, rest, grpc; sdk: typescript, python]`);
     expect(result.stdout).toMatch(/found by: manifest, .*graphql-inspector/);
+    expect(result.stdout).toContain("version: api.version 2.4.0 -> 3.0.0 (major bump for breaking changes)");
     expect(result.stdout).toContain("FAILED: 1 breaking change not accepted");
   });
 
@@ -53,17 +56,26 @@ describe("apigen diff --against <git ref>", () => {
     const result = apigen(repo, "diff", "--against", "HEAD", "--format", "markdown");
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^### Contract diff against `HEAD:operations.yaml`/);
-    expect(result.stdout).toContain("| protocol | breaking | dangerous | safe |");
-    expect(result.stdout).toContain(`| **breaking** | users | \`${BREAK_ID}\` | graphql, rest, grpc |`);
+    expect(result.stdout).toContain("| protocol or SDK | breaking | dangerous | safe |");
+    expect(result.stdout).toContain("| typescript SDK | 1 | 0 | 0 |");
+    expect(result.stdout).toContain("| python SDK | 1 | 0 | 0 |");
+    expect(result.stdout).toContain(`| **breaking** | users | \`${BREAK_ID}\` | graphql, rest, grpc | typescript, python |`);
   });
 
   it("gives a machine-readable JSON list", () => {
     const result = apigen(repo, "diff", "--against", "HEAD", "--format", "json");
     expect(result.code).toBe(1);
     const report = JSON.parse(result.stdout);
-    expect(report).toMatchObject({ failed: true, summary: { breaking: 1, accepted: 0 }, protocols: { rest: { breaking: 1 } } });
+    expect(report).toMatchObject({
+      failed: true,
+      summary: { breaking: 1, accepted: 0 },
+      version: { old: "2.4.0", new: "3.0.0", bump: "major", minimum: "3.0.0", ok: true },
+      protocols: { rest: { breaking: 1 } },
+      sdks: { typescript: { breaking: 1 }, python: { breaking: 1 }, go: { breaking: 0 } },
+    });
+    // The TypeScript SDK's UsersInput and the Python SDK's users() gain the field: the change names the SDKs it touches.
     expect(report.changes).toEqual([
-      expect.objectContaining({ id: BREAK_ID, severity: "breaking", operation: "users", protocols: ["graphql", "rest", "grpc"], accepted: null }),
+      expect.objectContaining({ id: BREAK_ID, severity: "breaking", operation: "users", protocols: ["graphql", "rest", "grpc"], sdks: ["typescript", "python"], accepted: null }),
     ]);
     expect(report.changes[0].sources).toEqual(expect.arrayContaining(["manifest", "graphql-inspector", "openapi"]));
   });
@@ -76,12 +88,29 @@ describe("apigen diff --against <git ref>", () => {
     expect(result.stdout).toContain("PASSED: every breaking change is accepted.");
   });
 
+  it("suggests the id a mistyped --accept meant, and still fails", () => {
+    const result = apigen(repo, "diff", "--against", "HEAD", "--accept", "input-field-required-add:users.org_id");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(`accepted but not in this diff (remove if stale): input-field-required-add:users.org_id (did you mean ${BREAK_ID}?)`);
+  });
+
+  it("fails when api.version was not raised as far as the changes call for, naming the version", () => {
+    const root = tempDir("apigen-diff-");
+    writeProject(root, applyEdits(BASE_MANIFEST, [REQUIRED_INPUT]));
+    const old = join(root, "old");
+    writeProject(old, BASE_MANIFEST);
+    const result = apigen(root, "diff", "--against", old, "--accept", BREAK_ID);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain("FAILED: api.version is still 2.4.0 but the contract changed: api.version 2.4.0 -> at least 3.0.0 (major bump for breaking changes).");
+  });
+
   it("passes when the new manifest accepts the break with a reason", () => {
     const root = tempDir("apigen-diff-");
     writeProject(root, BASE_MANIFEST);
     const accepted = applyEdits(BASE_MANIFEST, [
       REQUIRED_INPUT,
-      ["  groups:\n", `  breaking_changes_accepted:\n    - change: ${BREAK_ID}\n      reason: every caller already sends org_id\n  groups:\n`],
+      MAJOR,
+      ["  groups:\n", `  breaking_changes_accepted:\n    - change: ${BREAK_ID}\n      reason: every caller already sends org_id\n      version: 3.0.0\n  groups:\n`],
     ]);
     const against = join(root, "old");
     writeProject(against, BASE_MANIFEST);
@@ -120,10 +149,15 @@ describe("apigen diff --against <folder | file>", () => {
     writeProject(root, BASE_MANIFEST);
     const old = join(root, "old.yaml");
     writeFileSync(old, BASE_MANIFEST);
-    writeFileSync(join(root, "operations.yaml"), applyEdits(BASE_MANIFEST, [["    description: List users.\n", "    description: List every user.\n"]]));
+    const wording: [string, string] = ["    description: List users.\n", "    description: List every user.\n"];
+    writeFileSync(join(root, "operations.yaml"), applyEdits(BASE_MANIFEST, [wording, ["  version: 2.4.0\n", "  version: 2.4.1\n"]]));
     const result = apigen(root, "diff", "--against", old);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("safe  description-changed:users  [graphql, rest, grpc]");
+    expect(result.stdout).toContain("version: api.version 2.4.0 -> 2.4.1 (patch bump for changes without additions)");
+    // Without the patch bump the same change fails.
+    writeFileSync(join(root, "operations.yaml"), applyEdits(BASE_MANIFEST, [wording]));
+    expect(apigen(root, "diff", "--against", old).code).toBe(1);
   });
 });
 

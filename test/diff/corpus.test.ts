@@ -25,6 +25,28 @@ const REQUIRED_RULES = [
   "rest-method-changed",
   "proto-field-renumbered",
   "proto-field-renamed",
+  "input-rules-narrowed",
+  "input-rules-widened",
+  "input-rules-changed",
+  "output-rules-widened",
+  "output-rules-narrowed",
+  "format-narrowed",
+  "format-widened",
+  "api-limit-lowered",
+  "api-limit-raised",
+  "admin-secret-header-changed",
+  "org-admin-role-changed",
+  "grpc-port-changed",
+  "acronyms-changed",
+  "package-renamed",
+  "package-metadata-changed",
+  "group-title-changed",
+  "api-name-changed",
+  "api-title-changed",
+  "api-description-changed",
+  "title-changed",
+  "error-code-added",
+  "cookie-removed",
 ];
 
 /** Changes that must never be reported as breaking. */
@@ -55,28 +77,72 @@ describe("diff corpus", () => {
         for (const e of diffCase.expected.filter((x) => x.sources)) {
           expect(report.changes.find((c) => c.id === e.id)!.sources, e.id).toEqual(expect.arrayContaining(e.sources!));
         }
+        for (const e of diffCase.expected.filter((x) => x.sdks)) {
+          expect(report.changes.find((c) => c.id === e.id)!.sdks, e.id).toEqual(e.sdks);
+        }
         const breaking = diffCase.expected.some((e) => e.severity === "breaking");
-        expect(report.failed).toBe(breaking);
+        expect(report.summary.breaking > report.summary.accepted).toBe(breaking);
+        // The base manifest keeps its version, so the version check fails on every contract change; it names the bump the changes call for.
+        const bump = diffCase.bump ?? (breaking ? "major" : "patch");
+        expect(report.version).toMatchObject({ old: "2.4.0", new: "2.4.0", bump, ok: bump === "none" });
+        expect(report.failed).toBe(bump !== "none");
         if (SAFE_CASES.includes(diffCase.name)) expect(report.summary.breaking).toBe(0);
       });
     }
   });
 
-  it("accepts a break listed in the new manifest, and names acknowledgements that match nothing", async ({ expect }) => {
+  it("accepts a break listed in the new manifest for its version, and names acknowledgements that match nothing", async ({ expect }) => {
     const removal = CASES.find((c) => c.name === "operation removed")!;
     const { oldSide, newSide } = sidesOf({
       ...removal,
       edits: [
         ...removal.edits,
-        ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:rotate_key', reason: keys rotate on their own now }\n    - { change: 'operation-removed:nothing', reason: stale }\n  groups:\n"],
+        ["  version: 2.4.0\n", "  version: 3.0.0\n"],
+        [
+          "  groups:\n",
+          "  breaking_changes_accepted:\n" +
+            "    - { change: 'operation-removed:rotate_key', reason: keys rotate on their own now, version: 3.0.0 }\n" +
+            "    - { change: 'operation-removed:nothing', reason: stale }\n" +
+            "    - { change: 'operation-removed:delete_user', reason: shipped in 2.4, version: 2.4.0 }\n" +
+            "  groups:\n",
+        ],
       ],
     });
-    const report = await diffSides(newSide, oldSide, ["input-field-removed:users.query"]);
+    const report = await diffSides(newSide, oldSide, ["input-field-removed:users.query", "operation-remove:rotate_key"]);
     const change = report.changes.find((c) => c.id === "operation-removed:rotate_key")!;
     expect(change.severity).toBe("breaking");
     expect(change.accepted).toEqual({ reason: "keys rotate on their own now", by: "manifest" });
-    expect(report.failed).toBe(false);
     expect(report.summary).toMatchObject({ breaking: 1, accepted: 1 });
-    expect(report.unusedAcceptances.sort()).toEqual(["input-field-removed:users.query", "operation-removed:nothing"]);
+    // Accepted breaks still call for a major version, which 3.0.0 is.
+    expect(report.version).toMatchObject({ bump: "major", minimum: "3.0.0", ok: true });
+    expect(report.failed).toBe(false);
+    // The 2.4.0 acceptance shipped with 2.4.0: neither applied nor stale. Typos get a hint.
+    expect(report.unusedAcceptances).toEqual([
+      { id: "input-field-removed:users.query", by: "flag" },
+      { id: "operation-remove:rotate_key", by: "flag", didYouMean: "operation-removed:rotate_key" },
+      { id: "operation-removed:nothing", by: "manifest" },
+    ]);
+  });
+
+  it("lists an acceptance that matches nothing in the diff that adds it, not in later ones", async ({ expect }) => {
+    const acceptance: [string, string] = ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:gone', reason: a typo, version: 2.4.1 }\n  groups:\n"];
+    const bump: [string, string] = ["  version: 2.4.0\n", "  version: 2.4.1\n"];
+    const adding = sidesOf({ name: "adds", edits: [acceptance, bump], expected: [] });
+    expect((await diffSides(adding.newSide, adding.oldSide)).unusedAcceptances).toEqual([{ id: "operation-removed:gone", by: "manifest" }]);
+    // A later commit of the same version that leaves the contract alone.
+    const later = sidesOf({ name: "later", base: [acceptance, bump], edits: [["manifest_version: 1\n", "manifest_version: 1\n# reviewed\n"]], expected: [] });
+    const report = await diffSides(later.newSide, later.oldSide);
+    expect(report.unusedAcceptances).toEqual([]);
+    expect(report.failed).toBe(false);
+  });
+
+  it("fails an accepted break whose version was not raised to the next major", async ({ expect }) => {
+    const removal = CASES.find((c) => c.name === "operation removed")!;
+    const { oldSide, newSide } = sidesOf({ ...removal, edits: [...removal.edits, ["  version: 2.4.0\n", "  version: 2.5.0\n"]] });
+    const report = await diffSides(newSide, oldSide, ["operation-removed:rotate_key"]);
+    expect(report.summary).toMatchObject({ breaking: 1, accepted: 1 });
+    expect(report.version).toMatchObject({ bump: "major", minimum: "3.0.0", ok: false });
+    expect(report.version.message).toBe("api.version 2.4.0 -> 2.5.0 is not enough: api.version 2.4.0 -> at least 3.0.0 (major bump for breaking changes)");
+    expect(report.failed).toBe(true);
   });
 });

@@ -15,7 +15,7 @@ export function applyEdits(text: string, edits: readonly (readonly [string, stri
   for (const [from, to] of edits) {
     const count = result.split(from).length - 1;
     if (count !== 1) throw new Error(`edit target occurs ${count} times (expected once): ${JSON.stringify(from)}`);
-    result = result.replace(from, to);
+    result = result.replace(from, () => to);
   }
   return result;
 }
@@ -26,16 +26,17 @@ function lockAfterGenerate(text: string, lock: FieldNumberLock): FieldNumberLock
 }
 
 /**
- * Old side: the base manifest with the lock generate wrote for it. New side: the edited manifest
+ * Old side: the base manifest (after the case's base edits) with the lock generate wrote for it. New side: the edited manifest
  * with the lock generate writes from the old one (after the case's own lock edit, if any).
  */
 export function sidesOf(diffCase: DiffCase): { oldSide: ManifestSide; newSide: ManifestSide } {
-  const oldLock = lockAfterGenerate(BASE_MANIFEST, emptyLock());
-  const newText = applyEdits(BASE_MANIFEST, diffCase.edits);
+  const base = applyEdits(BASE_MANIFEST, diffCase.base ?? []);
+  const oldLock = lockAfterGenerate(base, emptyLock());
+  const newText = applyEdits(base, diffCase.edits);
   const startingLock = structuredClone(oldLock);
   diffCase.editLock?.(startingLock);
   const newLock = lockAfterGenerate(newText, startingLock);
-  const oldSide: ManifestSide = { displayName: "old/operations.yaml", text: BASE_MANIFEST };
+  const oldSide: ManifestSide = { displayName: "old/operations.yaml", text: base };
   if (!diffCase.oldSideHasNoLock) Object.assign(oldSide, { lockText: serializeLock(oldLock), lockName: "old lock" });
   const newSide: ManifestSide = { displayName: "operations.yaml", text: newText, lockText: serializeLock(newLock), lockName: "new lock" };
   return { oldSide, newSide };

@@ -1,0 +1,77 @@
+// The release gate of `npm run pack` (scripts/release-gate.mjs): it refuses stale generated files
+// and a version the contract diff against the last release says is too low, and passes a breaking
+// change shipped with a major bump and an acceptance.
+import { execFileSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { releaseGate } from "../../scripts/release-gate.mjs";
+import { apigen, copyOfRepo } from "../helpers/project.js";
+import { applyEdits } from "./corpus.js";
+
+const git = (root: string, ...args: string[]) =>
+  execFileSync("git", ["-c", "user.name=apigen test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: root, encoding: "utf8" }).trim();
+
+const NO_ENV = { PATH: process.env.PATH ?? "" };
+
+let released: string;
+let removal: [string, string];
+
+/** A copy of the released project with `edits` applied to its manifest, regenerated unless `stale`. */
+function edited(edits: [string, string][], stale = false): string {
+  const root = copyOfRepo();
+  execFileSync("cp", ["-r", join(released, ".git"), root]);
+  writeFileSync(join(root, "operations.yaml"), applyEdits(readFileSync(join(root, "operations.yaml"), "utf8"), edits));
+  if (!stale) expect(apigen(root, "generate").code).toBe(0);
+  return root;
+}
+
+beforeAll(() => {
+  // The release: this project as it is, committed and tagged v2.4.0.
+  released = copyOfRepo();
+  git(released, "init", "--quiet");
+  git(released, "add", ".");
+  git(released, "commit", "--quiet", "-m", "release 2.4.0");
+  git(released, "tag", "v2.4.0");
+  const manifest = readFileSync(join(released, "operations.yaml"), "utf8");
+  removal = [manifest.slice(manifest.indexOf("  get_webhook:\n"), manifest.indexOf("  webhooks:\n")), ""];
+}, 120_000);
+
+describe("release gate", () => {
+  it("passes the released project itself, comparing with the newest v* tag", () => {
+    expect(releaseGate({ root: released, env: NO_ENV })).toEqual({ problems: [], notes: ["contract since v2.4.0: api.version 2.4.0 -> 2.4.0: no contract change"] });
+  });
+
+  it("refuses an unbumped breaking change", () => {
+    const gate = releaseGate({ root: edited([removal]), env: NO_ENV });
+    expect(gate.problems).toEqual([
+      "breaking changes since v2.4.0 are not accepted: operation-removed:get_webhook",
+      "api.version is still 2.4.0 but the contract changed: api.version 2.4.0 -> at least 3.0.0 (major bump for breaking changes) (since v2.4.0)",
+    ]);
+  }, 60_000);
+
+  it("passes a breaking change with a major bump and an acceptance", () => {
+    const root = edited([
+      removal,
+      ["  version: 2.4.0\n", "  version: 3.0.0\n"],
+      ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:get_webhook', reason: replaced by webhooks, version: 3.0.0 }\n  groups:\n"],
+    ]);
+    expect(releaseGate({ root, env: NO_ENV })).toEqual({ problems: [], notes: ["contract since v2.4.0: api.version 2.4.0 -> 3.0.0 (major bump for breaking changes)"] });
+  }, 60_000);
+
+  it("refuses stale generated files", () => {
+    const gate = releaseGate({ root: edited([["    description: List clients.\n", "    description: List every client.\n"], ["  version: 2.4.0\n", "  version: 2.4.1\n"]], true), env: NO_ENV });
+    expect(gate.problems).toHaveLength(1);
+    expect(gate.problems[0]).toMatch(/^generated files are not up to date:\nstale: /);
+  }, 60_000);
+
+  it("compares with APIGEN_RELEASE_BASE when set, and says when there is no release to compare with", () => {
+    const root = edited([["    description: List clients.\n", "    description: List every client.\n"]]);
+    const gate = releaseGate({ root, env: { ...NO_ENV, APIGEN_RELEASE_BASE: "HEAD" } });
+    expect(gate.problems).toEqual(["api.version is still 2.4.0 but the contract changed: api.version 2.4.0 -> at least 2.4.1 (patch bump for changes without additions) (since HEAD)"]);
+    git(root, "tag", "-d", "v2.4.0");
+    expect(releaseGate({ root, env: NO_ENV }).notes).toEqual([
+      "no release base found (APIGEN_RELEASE_BASE is not set and there is no v* tag): api.version not checked against a release",
+    ]);
+  }, 60_000);
+});
