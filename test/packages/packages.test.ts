@@ -19,6 +19,8 @@ const run = promisify(execFile);
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 const ADMIN_SECRET = "consumer-secret";
 const TSC = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");
+/** The newest TypeScript major the consumers are checked with too. */
+const NEWEST_TYPESCRIPT = "7";
 const ir = loadIr(REPO_ROOT);
 const { sdkPackage, serverPackage, adminSecretHeader } = ir.api;
 
@@ -128,37 +130,32 @@ const implemented: Partial<Implementation> = {
   },
 };
 
-const implementation = new Proxy(implemented, {
-  get: (target, method: string) =>
-    target[method as keyof Implementation] ??
-    (async () => {
-      throw new ServiceError("FAILED_PRECONDITION", \`\${method} is not implemented here\`);
-    }),
-}) as Implementation;
-
 /** Never called: fails to compile if the server package's declarations were lost. */
 export function typeChecks(): void {
   // @ts-expect-error an answer of createOrganization needs the fields of Organization
   const incomplete: Implementation["createOrganization"] = async () => ({ id: "x" });
   // @ts-expect-error the options need the admin secret
-  createServer(implementation, { port: 0 });
+  createServer(implemented, { port: 0, partial: true });
+  // @ts-expect-error an implementation that lacks operations needs { partial: true }
+  createServer(implemented, { adminSecret: "s" });
   void incomplete;
 }
 
 // The explorer's browser packages are optional peers, not installed here: turning it on must say so.
 let explorerRefusal = "";
 try {
-  createServer(implementation, { adminSecret: "unused", explorer: true });
+  createServer(implemented, { adminSecret: "unused", explorer: true, partial: true, onWarning: () => {} });
 } catch (error) {
   explorerRefusal = error instanceof ExplorerSetupError ? error.message : \`not an ExplorerSetupError: \${String(error)}\`;
 }
 
-const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, port: 0, grpcPort: 0 });
+// Three operations: every other one answers UNIMPLEMENTED, listed once as a warning on stderr.
+const server = createServer(implemented, { adminSecret: process.env.ADMIN_SECRET!, port: 0, grpcPort: 0, partial: true });
 const addresses = await server.listen();
 // prom-client is an optional peer too: metrics without it must say what to install.
 let metricsRefusal = "";
 try {
-  await createServer(implementation, { adminSecret: "unused", port: 0, grpcPort: 0, metrics: true }).listen();
+  await createServer(implemented, { adminSecret: "unused", port: 0, grpcPort: 0, metrics: true, partial: true, onWarning: () => {} }).listen();
 } catch (error) {
   metricsRefusal = error instanceof MissingPackageError ? error.message : \`not a MissingPackageError: \${String(error)}\`;
 }
@@ -191,6 +188,13 @@ beforeAll(async () => {
     run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }),
   );
   await timed(timings, "tsc", () => run(process.execPath, [TSC, "-p", consumerDir], { cwd: consumerDir }));
+  // And with the newest TypeScript, which consumers may well have (7 needs "types": ["node"], as the READMEs say).
+  const newest = join(workDir, "typescript-newest");
+  mkdirSync(newest);
+  await timed(timings, "npm install typescript@latest", () =>
+    run("npm", ["install", `typescript@${NEWEST_TYPESCRIPT}`, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", "--no-save"], { cwd: newest }),
+  );
+  await timed(timings, `tsc ${NEWEST_TYPESCRIPT}`, () => run(join(newest, "node_modules", ".bin", "tsc"), ["-p", consumerDir, "--noEmit"], { cwd: consumerDir }));
 
   const reference = createReferenceService();
   referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
@@ -284,6 +288,8 @@ describe("the server-stub package implemented and served by the consumer", () =>
       const wrongSecret = new AdminClient({ serviceUrl: addresses.httpUrl, grpcEndpoint: addresses.grpcEndpoint, adminSecret: "wrong", protocol, serverVersion: ir.api.version });
       await expect(wrongSecret.getOrganization({ id: "x" })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
       await expect(admin.createOrganization({ name: "Not A Slug" })).rejects.toMatchObject({ code: "INVALID_ARGUMENT" });
+      // Everything it does not implement answers UNIMPLEMENTED, alike on every protocol.
+      await expect(admin.users()).rejects.toMatchObject({ code: "UNIMPLEMENTED", message: "Users is not implemented by this service" });
       await wrongSecret.close();
     } finally {
       await admin.close();
