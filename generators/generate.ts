@@ -11,6 +11,7 @@ import { emitDocs } from "./emit/docs.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi } from "./emit/openapi.js";
+import { emitGo, emitGoDescriptors } from "./emit/go.js";
 import { emitPython, emitPythonDescriptors } from "./emit/python.js";
 import { buildDescriptors } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -51,7 +52,8 @@ export function emitAll(ir: Ir): Emitted {
       ...emitDocs(ir),
       ...emitMcpTools(ir),
       ...emitPython(ir),
+      ...emitGo(ir),
     ],
-    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash)],
+    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash), emitGoDescriptors(ir, descriptors, protobufEs.inputHash)],
   };
 }

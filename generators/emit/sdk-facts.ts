@@ -123,12 +123,21 @@ export interface SdkFacts {
     grpcUnavailableStatus: number;
     /** Metadata key the server names the error code in, telling apart codes that share a gRPC status. */
     grpcCodeMetadata: string;
+    /**
+     * gRPC statuses the transport itself sends, naming no code (no grpcCodeMetadata), -> code:
+     * RESOURCE_EXHAUSTED (8) is its message size limit when the server's code set has PAYLOAD_TOO_LARGE.
+     */
+    grpcBareStatuses: Record<number, string>;
+    /** HTTP header (and gRPC metadata key) of the wait an overloaded server asks for, in seconds. */
+    retryAfterKey: string;
   };
   /** Texts with {placeholders}; every client fills them the same way. */
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS };
   /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
   versionField: string;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
+  retryAfterMaxMs: number;
   /** Page size of iterators when the caller names none. */
   iteratePageLimit: number;
   enums: EnumFacts[];
@@ -291,10 +300,13 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       grpcFallback: "INTERNAL",
       grpcUnavailableStatus: 14,
       grpcCodeMetadata: "x-error-code",
+      grpcBareStatuses: serverCodes.includes("PAYLOAD_TOO_LARGE") ? { 8: "PAYLOAD_TOO_LARGE" } : {},
+      retryAfterKey: "retry-after",
     },
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
     versionField: "version",
     retry: { ...RETRY_DEFAULTS },
+    retryAfterMaxMs: 60_000,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),
     messages: ir.messages.map(messageFacts),
