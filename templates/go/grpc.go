@@ -73,10 +73,18 @@ type protoPlan struct {
 	fields []protoreflect.FieldDescriptor
 }
 
-var protoPlans sync.Map // message name -> *protoPlan
+type protoPlanKey struct {
+	message string
+	proto   protoreflect.FullName
+}
+
+// protoPlans: per message of the facts and proto message (an operation's response message may be
+// its own copy of a shared type), the field descriptors.
+var protoPlans sync.Map // protoPlanKey -> *protoPlan
 
 func protoPlanOf(message string, descriptor protoreflect.MessageDescriptor) *protoPlan {
-	if found, ok := protoPlans.Load(message); ok {
+	key := protoPlanKey{message, descriptor.FullName()}
+	if found, ok := protoPlans.Load(key); ok {
 		return found.(*protoPlan)
 	}
 	facts := messageFacts[message]
@@ -87,7 +95,7 @@ func protoPlanOf(message string, descriptor protoreflect.MessageDescriptor) *pro
 			panic(fmt.Sprintf("%s: proto message %s has no field %s (generator defect)", packageName, descriptor.FullName(), f.name))
 		}
 	}
-	found, _ := protoPlans.LoadOrStore(message, p)
+	found, _ := protoPlans.LoadOrStore(key, p)
 	return found.(*protoPlan)
 }
 
