@@ -6,6 +6,7 @@
 // their package clause set to the manifest's package.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { UsageError } from "../diagnostics.js";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
@@ -175,8 +176,10 @@ function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc
     name: names.struct.get(message.name)!,
     doc: goComment(doc),
     empty: message.fields.length === 0,
-    fields: message.fields.map((field) => {
+    fields: message.fields.map((field, i) => {
       const name = goName(field.name, names.initialisms);
+      const twin = message.fields.slice(0, i).find((other) => goName(other.name, names.initialisms) === name);
+      if (twin) throw new UsageError(`fields '${twin.name}' and '${field.name}' of ${message.name} would both be ${name} in Go; rename one in the manifest`);
       // Answers carry every field (null when unset); inputs leave out what is not given.
       const omit = inputOnly && !field.required ? ",omitempty" : "";
       return { name, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
@@ -275,6 +278,9 @@ function clientViews(facts: SdkFacts, names: Names) {
     const taken = new Set([...CLIENT_METHODS, ...methodNames]);
     const methods = client.operations.map((name) => {
       const op = operations.get(name)!;
+      if (CLIENT_METHODS.includes(op.pascalName)) {
+        throw new UsageError(`the Go method of operation '${op.name}' would be ${type}.${op.pascalName}, which the client has already; rename the operation in the manifest`);
+      }
       const input = names.struct.get(op.input)!;
       const output = names.struct.get(op.output)!;
       const iterators = [];
@@ -283,7 +289,7 @@ function clientViews(facts: SdkFacts, names: Names) {
         // AllUsers, AllOrgMembers; a list named List... reads without it (AllSAMLServiceProviders).
         const preferred = `All${op.pascalName.replace(/^List(?=[A-Z])/, "")}`;
         const iterator = taken.has(preferred) ? `All${op.pascalName}` : preferred;
-        if (taken.has(iterator)) throw new Error(`the Go iterator of ${op.name} would be named ${iterator}, which ${type} already has`);
+        if (taken.has(iterator)) throw new UsageError(`the Go iterator of operation '${op.name}' would be named ${iterator}, which ${type} already has; rename the operation in the manifest`);
         taken.add(iterator);
         const item = goFieldType({ ...items, list: false, required: true }, names);
         iterators.push({
@@ -325,7 +331,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const declared = new Map<string, string>(RUNTIME_NAMES.map((name) => [name, "the runtime"]));
   const declare = (name: string, what: string) => {
     const owner = declared.get(name);
-    if (owner) throw new Error(`the Go name ${name} of ${what} is taken by ${owner}; rename one in the manifest`);
+    if (owner) throw new UsageError(`the Go name ${name} of ${what} is taken by ${owner}; rename one in the manifest`);
     declared.set(name, what);
   };
   for (const e of enums) {
