@@ -9,8 +9,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -137,9 +139,24 @@ func answerMismatch(op *operation, protocol Protocol, status int, err error) *AP
 	return &APIError{Code: CodeInternal, Message: op.name + ": the answer does not fit " + op.output + " (" + err.Error() + ")", Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: err}
 }
 
-type graphqlAnswer struct {
-	Data   map[string]json.RawMessage `json:"data"`
-	Errors json.RawMessage            `json:"errors"`
+// graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},
+// "errors": [...]}, so that one pass of the decoder reads the answer straight into its struct.
+var graphqlEnvelopes sync.Map // *operation -> reflect.Type
+
+func graphqlEnvelope(op *operation, out any) reflect.Value {
+	found, ok := graphqlEnvelopes.Load(op)
+	if !ok {
+		data := reflect.StructOf([]reflect.StructField{{Name: "Answer", Type: reflect.TypeOf(out), Tag: reflect.StructTag(`json:"` + op.name + `"`)}})
+		found, _ = graphqlEnvelopes.LoadOrStore(op, reflect.StructOf([]reflect.StructField{
+			{Name: "Data", Type: reflect.PointerTo(data), Tag: `json:"data"`},
+			{Name: "Errors", Type: reflect.TypeOf(json.RawMessage(nil)), Tag: `json:"errors"`},
+		}))
+	}
+	envelope := reflect.New(found.(reflect.Type))
+	data := reflect.New(envelope.Elem().Field(0).Type().Elem())
+	data.Elem().Field(0).Set(reflect.ValueOf(out))
+	envelope.Elem().Field(0).Set(data)
+	return envelope
 }
 
 // graphqlError is the code (a server code, else INTERNAL) and message of the first error of errors, if any.
@@ -158,20 +175,23 @@ func graphqlError(errors json.RawMessage) (ErrorCode, string, bool) {
 }
 
 func readGraphQL(op *operation, status int, content []byte, wait time.Duration, out any) error {
-	var answer graphqlAnswer
-	if err := json.Unmarshal(content, &answer); err != nil {
-		if status >= 500 || isSyntaxError(err) && status == 0 {
+	envelope := graphqlEnvelope(op, out)
+	err := json.Unmarshal(content, envelope.Interface())
+	if err != nil && (isSyntaxError(err) || !strings.HasPrefix(strings.TrimSpace(string(content)), "{")) {
+		if status >= 500 {
 			return noAnswer(op, ProtocolGraphQL, err)
 		}
 		message := fill(textNotGraphqlJson, "operation", op.name, "status", strconv.Itoa(status))
 		return &APIError{Code: CodeInternal, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, cause: err}
 	}
-	if code, message, failed := graphqlError(answer.Errors); failed {
+	if code, message, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
 		return &APIError{Code: code, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, RetryAfter: wait}
 	}
-	if err := decodeJSON(op.output, answer.Data[op.name], out); err != nil {
+	if err != nil {
 		return answerMismatch(op, ProtocolGraphQL, status, err)
 	}
+	v, _ := structValue(out)
+	normalize(op.output, v)
 	return nil
 }
 

@@ -115,21 +115,40 @@ func newGRPCTransport(endpoint string, options []grpc.DialOption) (*grpcTranspor
 
 func (t *grpcTransport) close() error { return t.conn.Close() }
 
+// grpcMethod is the request and response message types of an operation's RPC.
+type grpcMethod struct {
+	request, response protoreflect.MessageType
+}
+
+var grpcMethods sync.Map // *operation -> *grpcMethod
+
+func methodOf(op *operation) (*grpcMethod, error) {
+	if found, ok := grpcMethods.Load(op); ok {
+		return found.(*grpcMethod), nil
+	}
+	request, err := messageDescriptor(op.grpc.request)
+	if err != nil {
+		return nil, err
+	}
+	response, err := messageDescriptor(op.grpc.response)
+	if err != nil {
+		return nil, err
+	}
+	found, _ := grpcMethods.LoadOrStore(op, &grpcMethod{dynamicpb.NewMessageType(request), dynamicpb.NewMessageType(response)})
+	return found.(*grpcMethod), nil
+}
+
 func (t *grpcTransport) call(ctx context.Context, op *operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error {
-	requestType, err := messageDescriptor(op.grpc.request)
+	method, err := methodOf(op)
 	if err != nil {
 		return &APIError{Code: CodeInternal, Message: err.Error(), Operation: op.name, Protocol: protocol, cause: err}
 	}
-	responseType, err := messageDescriptor(op.grpc.response)
-	if err != nil {
-		return &APIError{Code: CodeInternal, Message: err.Error(), Operation: op.name, Protocol: protocol, cause: err}
-	}
-	request := dynamicpb.NewMessage(requestType)
+	request := method.request.New().Interface().(*dynamicpb.Message)
 	// Protobuf would coerce or drop a bad value without a word; refuse it as the server does.
 	if err := fillMessage(op.input, request, body, ""); err != nil {
 		return &APIError{Code: CodeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
 	}
-	response := dynamicpb.NewMessage(responseType)
+	response := method.response.New().Interface().(*dynamicpb.Message)
 	md := make(metadata.MD, len(headers))
 	for key, value := range headers {
 		md[key] = []string{value}
