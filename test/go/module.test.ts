@@ -20,7 +20,7 @@ const ADMIN_SECRET = "module-secret";
 const ir = loadIr(REPO_ROOT);
 const { modulePath, package: packageName } = ir.api.go;
 
-/** The issue's snippet, over the protocols named on the command line, printing what it saw as JSON. */
+/** The README's snippet, over the protocols named on the command line, printing what it saw as JSON. */
 const CONSUMER = `package main
 
 import (
