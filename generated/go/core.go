@@ -49,6 +49,7 @@ type core struct {
 	ownHTTP bool
 
 	mu          sync.Mutex
+	versionMu   sync.Mutex // held while the server's version is asked: one question at a time
 	grpc        *grpcTransport
 	grpcDial    []dialOption
 	version     string
@@ -247,6 +248,8 @@ func versionRefusal(op *operation, protocol Protocol, server string) *APIError {
 // client's protocol (or the first that carries the question). A failure is not kept: the next
 // call asks again.
 func (c *core) serverVersion(ctx context.Context) (string, error) {
+	c.versionMu.Lock()
+	defer c.versionMu.Unlock()
 	c.mu.Lock()
 	version := c.version
 	c.mu.Unlock()
@@ -265,8 +268,6 @@ func (c *core) serverVersion(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	ctx, cancel := c.withTimeout(ctx, 0)
-	defer cancel()
 	out := newVersionAnswer[op.name]()
 	if err := t.call(ctx, op, protocol, map[string]any{}, c.baseHeaders(), out); err != nil {
 		return "", err
@@ -313,47 +314,62 @@ func (c *core) protocolOf(op *operation) Protocol {
 	return c.protocol
 }
 
-// call is one call of op with input in (a pointer to its input struct, or nil), its answer
-// decoded into out.
-func (c *core) call(ctx context.Context, op *operation, in any, out any, opts []CallOption) error {
-	protocol := c.protocolOf(op)
+func callSettings(opts []CallOption) callConfig {
+	var settings callConfig
+	for _, opt := range opts {
+		opt(&settings)
+	}
+	return settings
+}
+
+// admit refuses a call before anything is sent: a protocol that does not carry the operation,
+// read-only mode, and a server version that does not carry it over the protocol.
+func (c *core) admit(ctx context.Context, op *operation, protocol Protocol) error {
 	if refused := c.refusal(op, protocol); refused != nil {
 		return refused
+	}
+	if !op.versionGated[protocol] {
+		return nil
+	}
+	server, err := c.serverVersion(ctx)
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	if refused := versionRefusal(op, protocol, server); refused != nil {
+		return refused
+	}
+	return nil
+}
+
+// call is one call of op with input in (a pointer to its input struct, or nil), its answer
+// decoded into out: refusals first, then the attempts, with the call's deadline over all of them.
+func (c *core) call(ctx context.Context, op *operation, in any, out any, opts []CallOption) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	protocol := c.protocolOf(op)
+	settings := callSettings(opts)
+	ctx, cancel := c.withTimeout(ctx, settings.timeout)
+	defer cancel()
+	if err := c.admit(ctx, op, protocol); err != nil {
+		return err
 	}
 	body, err := c.prepare(op, protocol, in)
 	if err != nil {
 		return err
 	}
-	return c.send(ctx, op, protocol, body, out, opts)
+	return c.attempt(ctx, op, protocol, body, out, settings.headers)
 }
 
-// send checks the server version where it matters, then makes the attempts of one call.
-func (c *core) send(ctx context.Context, op *operation, protocol Protocol, body map[string]any, out any, opts []CallOption) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	var settings callConfig
-	for _, opt := range opts {
-		opt(&settings)
-	}
-	ctx, cancel := c.withTimeout(ctx, settings.timeout)
-	defer cancel()
-	if op.versionGated[protocol] {
-		server, err := c.serverVersion(ctx)
-		if err != nil {
-			return asAPIError(ctx, err, op, protocol)
-		}
-		if refused := versionRefusal(op, protocol, server); refused != nil {
-			return refused
-		}
-	}
+// attempt sends the call, and again on transient failures of a read, as the retry policy says.
+func (c *core) attempt(ctx context.Context, op *operation, protocol Protocol, body map[string]any, out any, callHeaders map[string]string) error {
 	t, err := c.transport(protocol)
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
 	}
 	headers := c.baseHeaders()
-	if len(settings.headers) > 0 {
-		headers = mergeHeaders(headers, settings.headers)
+	if len(callHeaders) > 0 {
+		headers = mergeHeaders(headers, callHeaders)
 	}
 	attempts := 1
 	if op.retried {

@@ -22,9 +22,18 @@ const (
 func items[Out any, Item any](ctx context.Context, c *core, op *operation, in any, opts []CallOption) iter.Seq2[Item, error] {
 	return func(yield func(Item, error) bool) {
 		var zero Item
+		if ctx == nil {
+			ctx = context.Background()
+		}
 		protocol := c.protocolOf(op)
-		if refused := c.refusal(op, protocol); refused != nil {
-			yield(zero, refused)
+		settings := callSettings(opts)
+		admitted := func() error {
+			ctx, cancel := c.withTimeout(ctx, settings.timeout)
+			defer cancel()
+			return c.admit(ctx, op, protocol)
+		}
+		if err := admitted(); err != nil {
+			yield(zero, err)
 			return
 		}
 		base, err := c.prepare(op, protocol, in)
@@ -32,10 +41,16 @@ func items[Out any, Item any](ctx context.Context, c *core, op *operation, in an
 			yield(zero, err)
 			return
 		}
+		// Each page is one call, with the call's deadline of its own.
+		page := func(request map[string]any, out any) error {
+			ctx, cancel := c.withTimeout(ctx, settings.timeout)
+			defer cancel()
+			return c.attempt(ctx, op, protocol, request, out, settings.headers)
+		}
 		next := pager(op, base)
 		for request := next(nil, 0); request != nil; {
 			out := new(Out)
-			if err := c.send(ctx, op, protocol, request, out, opts); err != nil {
+			if err := page(request, out); err != nil {
 				yield(zero, err)
 				return
 			}

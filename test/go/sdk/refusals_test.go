@@ -1,6 +1,7 @@
 package sdk_test
 
 import (
+	"sync"
 	"testing"
 
 	identity "github.com/identity-interface/identity-go/v2"
@@ -76,6 +77,36 @@ func TestServerVersionIsAskedOnceWhenItMatters(t *testing.T) {
 	want := []string{"/v1/admin/admin_meta", "/v1/admin/admin_meta", "/v1/admin/get_organization", "/v1/admin/get_organization"}
 	if jsonOf(t, paths) != jsonOf(t, want) {
 		t.Fatalf("requests %v, want %v", paths, want)
+	}
+}
+
+func TestConcurrentCallsAskTheVersionOnce(t *testing.T) {
+	service := newHTTPService(t, func(_ int, r recorded) reply {
+		if r.Path == "/v1/admin/admin_meta" {
+			return reply{body: metaJSON}
+		}
+		return reply{body: `{}`}
+	})
+	client := admin(t, service.url, identity.WithAdminProtocol(identity.ProtocolREST))
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := client.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	questions := 0
+	for _, r := range service.log() {
+		if r.Path == "/v1/admin/admin_meta" {
+			questions++
+		}
+	}
+	if questions != 1 || len(service.log()) != 9 {
+		t.Fatalf("%d version questions in %d requests, want 1 in 9", questions, len(service.log()))
 	}
 }
 
