@@ -418,8 +418,8 @@ func asAPIError(ctx context.Context, err error, op *operation, protocol Protocol
 	if errors.As(err, &apiErr) {
 		return apiErr
 	}
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return contextFailure(ctxErr, op, protocol, err)
+	if ended := contextEnded(ctx); ended != nil {
+		return contextFailure(ended, op, protocol, err)
 	}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
 		return contextFailure(err, op, protocol, err)

@@ -120,6 +120,19 @@ func fill(text string, pairs ...string) string {
 	return text
 }
 
+// contextEnded is the error of a context that ended: ctx.Err(), or DeadlineExceeded once its
+// deadline has passed even if its timer has not fired yet (a server that enforces the deadline
+// may end the call first).
+func contextEnded(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if deadline, ok := ctx.Deadline(); ok && !time.Now().Before(deadline) {
+		return context.DeadlineExceeded
+	}
+	return nil
+}
+
 // contextFailure is the error of a call whose context ended: DEADLINE_EXCEEDED or CANCELLED.
 func contextFailure(ctxErr error, op *operation, protocol Protocol, cause error) *APIError {
 	if errors.Is(ctxErr, context.DeadlineExceeded) {

@@ -47,8 +47,7 @@ type field struct {
 // plannedField is a field of the facts with the index of its Go struct field.
 type plannedField struct {
 	*field
-	index   int
-	pointer bool
+	index int
 }
 
 // plan maps the fields of one message onto one Go struct type.
@@ -88,7 +87,7 @@ func planOf(message string, typ reflect.Type) *plan {
 		if !ok {
 			panic(fmt.Sprintf("%s: %s has no field %s (generator defect)", packageName, typ, f.name))
 		}
-		p.fields[i] = plannedField{field: f, index: index, pointer: typ.Field(index).Type.Kind() == reflect.Pointer && f.kind != kindMessage}
+		p.fields[i] = plannedField{field: f, index: index}
 		p.byName[f.name] = i
 	}
 	found, _ := plans.LoadOrStore(key, p)

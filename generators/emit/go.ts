@@ -420,6 +420,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     versionAnswers: `map[string]func() any{${versionOps
       .map((c) => `${goString(c.versionOperation!)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === c.versionOperation)!.output)!}) }`)
       .join(", ")}}`,
+    hasEnums: facts.enums.length > 0,
     enumFacts: goKeyedLines(
       facts.enums.map((e) => ({ key: goString(e.name), value: `{${e.values.map((v) => `{${goString(v.name)}, ${v.number}}`).join(", ")}}` })),
       "\t",

@@ -175,8 +175,8 @@ func firstValue(key string, mds ...metadata.MD) string {
 // grpcFailure is the *APIError of a failed call: the code the server names in its metadata, else
 // the one of its gRPC status.
 func grpcFailure(ctx context.Context, op *operation, err error, header, trailer metadata.MD) *APIError {
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		return contextFailure(ctxErr, op, ProtocolGRPC, err)
+	if ended := contextEnded(ctx); ended != nil {
+		return contextFailure(ended, op, ProtocolGRPC, err)
 	}
 	st := status.Convert(err)
 	number := uint32(st.Code())

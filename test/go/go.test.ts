@@ -142,6 +142,22 @@ describe("the Go view model", () => {
   });
 });
 
+describe("modules generated from other manifests", () => {
+  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords)", async () => {
+    for (const fixture of ["minimal.yaml", "python-keywords.yaml"]) {
+      const root = projectWithManifest(readFixture(fixture));
+      temporary.push(root);
+      expect(apigen(root, "generate").code, fixture).toBe(0);
+      const module = join(root, "generated", "go");
+      const formatted = await tool(`gofmt ${fixture}`, gofmt, ["-l", module], root);
+      expect(formatted.output.trim(), `${fixture}: files gofmt would change`).toBe("");
+      const vetted = await go(`vet ${fixture}`, ["vet", "./..."], module);
+      expect(vetted.output.trim(), fixture).toBe("");
+      expect(vetted.code).toBe(0);
+    }
+  }, 240_000);
+});
+
 describe("the templates", () => {
   it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
     const files = [...emitGo(ir), ...emitGoDescriptors(ir, buildDescriptors(planProto(ir)), "any hash").produce()];
