@@ -176,6 +176,8 @@ type grpcCall struct {
 // grpcReply is what a fake gRPC service answers: a message, or a status error with trailers.
 type grpcReply struct {
 	message proto.Message
+	// raw, when set, is sent instead of message: bytes that may not be a message at all.
+	raw     []byte
 	err     error
 	trailer metadata.MD
 }
@@ -215,9 +217,12 @@ func newGRPCService(t *testing.T, answer func(n int, call grpcCall) grpcReply) *
 		if out.err != nil {
 			return out.err
 		}
-		data, err := proto.Marshal(out.message)
-		if err != nil {
-			return status.Error(13, err.Error())
+		data := out.raw
+		if data == nil {
+			var err error
+			if data, err = proto.Marshal(out.message); err != nil {
+				return status.Error(13, err.Error())
+			}
 		}
 		return stream.SendMsg(&data)
 	}))
