@@ -32,7 +32,6 @@ type transport interface {
 // version, read-only mode), headers, deadlines, retries of reads. The same steps as the TypeScript
 // client's core, from the same facts.
 type core struct {
-	role         string
 	protocol     Protocol
 	serviceURL   string
 	grpcEndpoint string
@@ -59,7 +58,6 @@ type core struct {
 
 func (c *core) init(role, serviceURL string, cfg config, credentials map[string]string) error {
 	problems := cfg.configProblems
-	c.role = role
 	c.protocol = cfg.protocol
 	if c.protocol == "" {
 		c.protocol = ProtocolGraphQL
