@@ -7,7 +7,7 @@ import (
 	"iter"
 )
 
-// AdminLogin calls admin_login: exchange the admin secret for a session.
+// AdminLogin calls admin_login: Exchange the admin secret for a session.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -16,7 +16,7 @@ func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts 
 	return invoke[AdminSession](ctx, &c.core, opAdminLogin, in, opts)
 }
 
-// AdminLogout calls admin_logout: end the admin session.
+// AdminLogout calls admin_logout: End the admin session.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -25,7 +25,7 @@ func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opt
 	return invoke[Response](ctx, &c.core, opAdminLogout, in, opts)
 }
 
-// AdminSession calls admin_session: get the current admin session.
+// AdminSession calls admin_session: Get the current admin session.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -34,7 +34,7 @@ func (c *AdminClient) AdminSession(ctx context.Context, in *AdminSessionInput, o
 	return invoke[AdminSession](ctx, &c.core, opAdminSession, in, opts)
 }
 
-// AdminMeta calls admin_meta: get server metadata and feature flags.
+// AdminMeta calls admin_meta: Get server metadata and feature flags.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -43,7 +43,7 @@ func (c *AdminClient) AdminMeta(ctx context.Context, in *AdminMetaInput, opts ..
 	return invoke[AdminMeta](ctx, &c.core, opAdminMeta, in, opts)
 }
 
-// Users calls users: list users.
+// Users calls users: List users.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -61,7 +61,7 @@ func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...Call
 	return items[UsersResponse, *User](ctx, &c.core, opUsers, in, opts)
 }
 
-// User calls user: get one user by id or by email.
+// User calls user: Get one user by id or by email.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -70,7 +70,7 @@ func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOptio
 	return invoke[User](ctx, &c.core, opUser, in, opts)
 }
 
-// UpdateUser calls update_user: update a user.
+// UpdateUser calls update_user: Update a user.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -79,7 +79,7 @@ func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts 
 	return invoke[User](ctx, &c.core, opUpdateUser, in, opts)
 }
 
-// DeleteUser calls delete_user: delete a user.
+// DeleteUser calls delete_user: Delete a user.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -90,7 +90,7 @@ func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts 
 	return invoke[Response](ctx, &c.core, opDeleteUser, in, opts)
 }
 
-// VerificationRequests calls verification_requests: list pending verification requests.
+// VerificationRequests calls verification_requests: List pending verification requests.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -109,7 +109,7 @@ func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *Verificat
 	return items[VerificationRequestsResponse, *VerificationRequest](ctx, &c.core, opVerificationRequests, in, opts)
 }
 
-// RevokeAccess calls revoke_access: revoke a user's access.
+// RevokeAccess calls revoke_access: Revoke a user's access.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -127,7 +127,7 @@ func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, o
 	return invoke[Response](ctx, &c.core, opEnableAccess, in, opts)
 }
 
-// InviteMembers calls invite_members: invite members by email.
+// InviteMembers calls invite_members: Invite members by email.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -136,7 +136,7 @@ func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput,
 	return invoke[Response](ctx, &c.core, opInviteMembers, in, opts)
 }
 
-// AddWebhook calls add_webhook: create a webhook.
+// AddWebhook calls add_webhook: Create a webhook.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -145,7 +145,7 @@ func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts 
 	return invoke[Webhook](ctx, &c.core, opAddWebhook, in, opts)
 }
 
-// UpdateWebhook calls update_webhook: update a webhook.
+// UpdateWebhook calls update_webhook: Update a webhook.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -154,7 +154,7 @@ func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput,
 	return invoke[Webhook](ctx, &c.core, opUpdateWebhook, in, opts)
 }
 
-// DeleteWebhook calls delete_webhook: delete a webhook.
+// DeleteWebhook calls delete_webhook: Delete a webhook.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -165,7 +165,7 @@ func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput,
 	return invoke[Response](ctx, &c.core, opDeleteWebhook, in, opts)
 }
 
-// GetWebhook calls get_webhook: get one webhook.
+// GetWebhook calls get_webhook: Get one webhook.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -174,7 +174,7 @@ func (c *AdminClient) GetWebhook(ctx context.Context, in *GetWebhookInput, opts 
 	return invoke[Webhook](ctx, &c.core, opGetWebhook, in, opts)
 }
 
-// Webhooks calls webhooks: list webhooks.
+// Webhooks calls webhooks: List webhooks.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -192,7 +192,7 @@ func (c *AdminClient) AllWebhooks(ctx context.Context, in *WebhooksInput, opts .
 	return items[WebhooksResponse, *Webhook](ctx, &c.core, opWebhooks, in, opts)
 }
 
-// WebhookLogs calls webhook_logs: list webhook delivery logs.
+// WebhookLogs calls webhook_logs: List webhook delivery logs.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -211,7 +211,7 @@ func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, 
 	return items[WebhookLogsResponse, *WebhookLog](ctx, &c.core, opWebhookLogs, in, opts)
 }
 
-// TestEndpoint calls test_endpoint: send a test event to a webhook endpoint.
+// TestEndpoint calls test_endpoint: Send a test event to a webhook endpoint.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -220,7 +220,7 @@ func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, o
 	return invoke[TestEndpointResponse](ctx, &c.core, opTestEndpoint, in, opts)
 }
 
-// AddEmailTemplate calls add_email_template: create an email template.
+// AddEmailTemplate calls add_email_template: Create an email template.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -229,7 +229,7 @@ func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplate
 	return invoke[EmailTemplate](ctx, &c.core, opAddEmailTemplate, in, opts)
 }
 
-// UpdateEmailTemplate calls update_email_template: update an email template.
+// UpdateEmailTemplate calls update_email_template: Update an email template.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -238,7 +238,7 @@ func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTe
 	return invoke[EmailTemplate](ctx, &c.core, opUpdateEmailTemplate, in, opts)
 }
 
-// DeleteEmailTemplate calls delete_email_template: delete an email template.
+// DeleteEmailTemplate calls delete_email_template: Delete an email template.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -249,7 +249,7 @@ func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTe
 	return invoke[Response](ctx, &c.core, opDeleteEmailTemplate, in, opts)
 }
 
-// EmailTemplates calls email_templates: list email templates.
+// EmailTemplates calls email_templates: List email templates.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -268,7 +268,7 @@ func (c *AdminClient) AllEmailTemplates(ctx context.Context, in *EmailTemplatesI
 	return items[EmailTemplatesResponse, *EmailTemplate](ctx, &c.core, opEmailTemplates, in, opts)
 }
 
-// AuditLogs calls audit_logs: list audit log entries.
+// AuditLogs calls audit_logs: List audit log entries.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -287,7 +287,7 @@ func (c *AdminClient) AllAuditLogs(ctx context.Context, in *AuditLogsInput, opts
 	return items[AuditLogsResponse, *AuditLog](ctx, &c.core, opAuditLogs, in, opts)
 }
 
-// FGAGetModel calls fga_get_model: get the current authorization model.
+// FGAGetModel calls fga_get_model: Get the current authorization model.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -296,7 +296,7 @@ func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opt
 	return invoke[FGAModel](ctx, &c.core, opFGAGetModel, in, opts)
 }
 
-// FGAWriteModel calls fga_write_model: write or overwrite the authorization model.
+// FGAWriteModel calls fga_write_model: Write or overwrite the authorization model.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -307,7 +307,7 @@ func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput,
 	return invoke[FGAModel](ctx, &c.core, opFGAWriteModel, in, opts)
 }
 
-// FGAWriteTuples calls fga_write_tuples: write relationship tuples.
+// FGAWriteTuples calls fga_write_tuples: Write relationship tuples.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -316,7 +316,7 @@ func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInpu
 	return invoke[Response](ctx, &c.core, opFGAWriteTuples, in, opts)
 }
 
-// FGADeleteTuples calls fga_delete_tuples: delete relationship tuples.
+// FGADeleteTuples calls fga_delete_tuples: Delete relationship tuples.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -327,7 +327,7 @@ func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesIn
 	return invoke[Response](ctx, &c.core, opFGADeleteTuples, in, opts)
 }
 
-// FGAReadTuples calls fga_read_tuples: read relationship tuples, optionally filtered by user, relation
+// FGAReadTuples calls fga_read_tuples: Read relationship tuples, optionally filtered by user, relation
 // or object.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -346,7 +346,7 @@ func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInp
 	return items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, opFGAReadTuples, in, opts)
 }
 
-// FGAListUsers calls fga_list_users: list users with a relation to an object.
+// FGAListUsers calls fga_list_users: List users with a relation to an object.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -355,7 +355,7 @@ func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, o
 	return invoke[FGAListUsersResponse](ctx, &c.core, opFGAListUsers, in, opts)
 }
 
-// FGAExpand calls fga_expand: expand a relation into its userset.
+// FGAExpand calls fga_expand: Expand a relation into its userset.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -364,7 +364,7 @@ func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ..
 	return invoke[FGAUserset](ctx, &c.core, opFGAExpand, in, opts)
 }
 
-// FGAReset calls fga_reset: wipe all authorization data.
+// FGAReset calls fga_reset: Wipe all authorization data.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -375,7 +375,7 @@ func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...C
 	return invoke[Response](ctx, &c.core, opFGAReset, in, opts)
 }
 
-// CreateClient calls create_client: create a machine client; its secret is returned once.
+// CreateClient calls create_client: Create a machine client; its secret is returned once.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -384,7 +384,7 @@ func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, o
 	return invoke[CreateClientResponse](ctx, &c.core, opCreateClient, in, opts)
 }
 
-// UpdateClient calls update_client: update a client's metadata, scopes or active flag.
+// UpdateClient calls update_client: Update a client's metadata, scopes or active flag.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -393,7 +393,7 @@ func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, o
 	return invoke[Client](ctx, &c.core, opUpdateClient, in, opts)
 }
 
-// DeleteClient calls delete_client: delete a client; tokens already issued stop being honoured.
+// DeleteClient calls delete_client: Delete a client; tokens already issued stop being honoured.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -404,7 +404,7 @@ func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, o
 	return invoke[Response](ctx, &c.core, opDeleteClient, in, opts)
 }
 
-// RotateClientSecret calls rotate_client_secret: issue a new client secret, returned once.
+// RotateClientSecret calls rotate_client_secret: Issue a new client secret, returned once.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
 //
@@ -415,7 +415,7 @@ func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSe
 	return invoke[RotateClientSecretResponse](ctx, &c.core, opRotateClientSecret, in, opts)
 }
 
-// GetClient calls get_client: get one client by id; its secret is never returned.
+// GetClient calls get_client: Get one client by id; its secret is never returned.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -424,7 +424,7 @@ func (c *AdminClient) GetClient(ctx context.Context, in *GetClientInput, opts ..
 	return invoke[Client](ctx, &c.core, opGetClient, in, opts)
 }
 
-// Clients calls clients: list clients.
+// Clients calls clients: List clients.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -442,7 +442,7 @@ func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...
 	return items[ClientsResponse, *Client](ctx, &c.core, opClients, in, opts)
 }
 
-// AddTrustedIssuer calls add_trusted_issuer: register an external token issuer.
+// AddTrustedIssuer calls add_trusted_issuer: Register an external token issuer.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -451,7 +451,7 @@ func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuer
 	return invoke[TrustedIssuer](ctx, &c.core, opAddTrustedIssuer, in, opts)
 }
 
-// UpdateTrustedIssuer calls update_trusted_issuer: update a trusted issuer.
+// UpdateTrustedIssuer calls update_trusted_issuer: Update a trusted issuer.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -460,7 +460,7 @@ func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrusted
 	return invoke[TrustedIssuer](ctx, &c.core, opUpdateTrustedIssuer, in, opts)
 }
 
-// DeleteTrustedIssuer calls delete_trusted_issuer: delete a trusted issuer; its assertions stop
+// DeleteTrustedIssuer calls delete_trusted_issuer: Delete a trusted issuer; its assertions stop
 // authenticating immediately.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -472,7 +472,7 @@ func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrusted
 	return invoke[Response](ctx, &c.core, opDeleteTrustedIssuer, in, opts)
 }
 
-// GetTrustedIssuer calls get_trusted_issuer: get one trusted issuer by id.
+// GetTrustedIssuer calls get_trusted_issuer: Get one trusted issuer by id.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -481,7 +481,7 @@ func (c *AdminClient) GetTrustedIssuer(ctx context.Context, in *GetTrustedIssuer
 	return invoke[TrustedIssuer](ctx, &c.core, opGetTrustedIssuer, in, opts)
 }
 
-// TrustedIssuers calls trusted_issuers: list trusted issuers, optionally filtered by service account.
+// TrustedIssuers calls trusted_issuers: List trusted issuers, optionally filtered by service account.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -500,7 +500,7 @@ func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersI
 	return items[TrustedIssuersResponse, *TrustedIssuer](ctx, &c.core, opTrustedIssuers, in, opts)
 }
 
-// CreateSAMLServiceProvider calls create_saml_service_provider: register a downstream SAML 2.0 service
+// CreateSAMLServiceProvider calls create_saml_service_provider: Register a downstream SAML 2.0 service
 // provider.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -510,7 +510,7 @@ func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateS
 	return invoke[SAMLServiceProvider](ctx, &c.core, opCreateSAMLServiceProvider, in, opts)
 }
 
-// UpdateSAMLServiceProvider calls update_saml_service_provider: update a service provider's name,
+// UpdateSAMLServiceProvider calls update_saml_service_provider: Update a service provider's name,
 // endpoints, certificate, attribute mapping or active state.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -520,7 +520,7 @@ func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateS
 	return invoke[SAMLServiceProvider](ctx, &c.core, opUpdateSAMLServiceProvider, in, opts)
 }
 
-// DeleteSAMLServiceProvider calls delete_saml_service_provider: delete a service provider; no more
+// DeleteSAMLServiceProvider calls delete_saml_service_provider: Delete a service provider; no more
 // assertions are issued to it.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -532,7 +532,7 @@ func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteS
 	return invoke[Response](ctx, &c.core, opDeleteSAMLServiceProvider, in, opts)
 }
 
-// GetSAMLServiceProvider calls get_saml_service_provider: get one service provider by id.
+// GetSAMLServiceProvider calls get_saml_service_provider: Get one service provider by id.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -541,7 +541,7 @@ func (c *AdminClient) GetSAMLServiceProvider(ctx context.Context, in *GetSAMLSer
 	return invoke[SAMLServiceProvider](ctx, &c.core, opGetSAMLServiceProvider, in, opts)
 }
 
-// ListSAMLServiceProviders calls list_saml_service_providers: list the service providers of an
+// ListSAMLServiceProviders calls list_saml_service_providers: List the service providers of an
 // organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -561,7 +561,7 @@ func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLS
 	return items[ListSAMLServiceProvidersResponse, *SAMLServiceProvider](ctx, &c.core, opListSAMLServiceProviders, in, opts)
 }
 
-// RotateSAMLIDPCert calls rotate_saml_idp_cert: generate a new current signing keypair for an
+// RotateSAMLIDPCert calls rotate_saml_idp_cert: Generate a new current signing keypair for an
 // organization; the previous current key stays published.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -571,7 +571,7 @@ func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCe
 	return invoke[SAMLIDPKey](ctx, &c.core, opRotateSAMLIDPCert, in, opts)
 }
 
-// RetireSAMLIDPKey calls retire_saml_idp_key: retire a published, non-signing key; the current key
+// RetireSAMLIDPKey calls retire_saml_idp_key: Retire a published, non-signing key; the current key
 // cannot be retired.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -583,7 +583,7 @@ func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKey
 	return invoke[SAMLIDPKey](ctx, &c.core, opRetireSAMLIDPKey, in, opts)
 }
 
-// ListSAMLIDPKeys calls list_saml_idp_keys: list the signing keys of an organization.
+// ListSAMLIDPKeys calls list_saml_idp_keys: List the signing keys of an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -592,7 +592,7 @@ func (c *AdminClient) ListSAMLIDPKeys(ctx context.Context, in *ListSAMLIDPKeysIn
 	return invoke[ListSAMLIDPKeysResponse](ctx, &c.core, opListSAMLIDPKeys, in, opts)
 }
 
-// ImportSAMLSPMetadata calls import_saml_sp_metadata: parse pasted SP metadata XML; creates nothing
+// ImportSAMLSPMetadata calls import_saml_sp_metadata: Parse pasted SP metadata XML; creates nothing
 // and fetches nothing.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -602,7 +602,7 @@ func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSP
 	return invoke[SAMLSPMetadata](ctx, &c.core, opImportSAMLSPMetadata, in, opts)
 }
 
-// CreateOrganization calls create_organization: create an organization; its name must be a unique
+// CreateOrganization calls create_organization: Create an organization; its name must be a unique
 // URL-safe slug.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -612,7 +612,7 @@ func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganiza
 	return invoke[Organization](ctx, &c.core, opCreateOrganization, in, opts)
 }
 
-// UpdateOrganization calls update_organization: update an organization.
+// UpdateOrganization calls update_organization: Update an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -621,7 +621,7 @@ func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganiza
 	return invoke[Organization](ctx, &c.core, opUpdateOrganization, in, opts)
 }
 
-// DeleteOrganization calls delete_organization: delete an organization with its memberships and
+// DeleteOrganization calls delete_organization: Delete an organization with its memberships and
 // connections.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -633,7 +633,7 @@ func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganiza
 	return invoke[Response](ctx, &c.core, opDeleteOrganization, in, opts)
 }
 
-// GetOrganization calls get_organization: get one organization by id.
+// GetOrganization calls get_organization: Get one organization by id.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -642,7 +642,7 @@ func (c *AdminClient) GetOrganization(ctx context.Context, in *GetOrganizationIn
 	return invoke[Organization](ctx, &c.core, opGetOrganization, in, opts)
 }
 
-// Organizations calls organizations: list organizations.
+// Organizations calls organizations: List organizations.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -661,7 +661,7 @@ func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInp
 	return items[OrganizationsResponse, *Organization](ctx, &c.core, opOrganizations, in, opts)
 }
 
-// AddOrgMember calls add_org_member: add a user to an organization.
+// AddOrgMember calls add_org_member: Add a user to an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -670,7 +670,7 @@ func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, o
 	return invoke[OrgMember](ctx, &c.core, opAddOrgMember, in, opts)
 }
 
-// RemoveOrgMember calls remove_org_member: remove a user from an organization.
+// RemoveOrgMember calls remove_org_member: Remove a user from an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -679,7 +679,7 @@ func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberIn
 	return invoke[Response](ctx, &c.core, opRemoveOrgMember, in, opts)
 }
 
-// OrgMembers calls org_members: list the members of an organization.
+// OrgMembers calls org_members: List the members of an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -698,7 +698,7 @@ func (c *AdminClient) AllOrgMembers(ctx context.Context, in *OrgMembersInput, op
 	return items[OrgMembersResponse, *OrgMember](ctx, &c.core, opOrgMembers, in, opts)
 }
 
-// UserOrganizations calls user_organizations: list a user's organizations with the user's roles in
+// UserOrganizations calls user_organizations: List a user's organizations with the user's roles in
 // each.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -718,7 +718,7 @@ func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganiza
 	return items[UserOrganizationsResponse, *UserOrganization](ctx, &c.core, opUserOrganizations, in, opts)
 }
 
-// RequestOrgDomain calls request_org_domain: start verification of a domain; returns the DNS TXT
+// RequestOrgDomain calls request_org_domain: Start verification of a domain; returns the DNS TXT
 // record to publish.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -728,7 +728,7 @@ func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomain
 	return invoke[RequestOrgDomainResponse](ctx, &c.core, opRequestOrgDomain, in, opts)
 }
 
-// VerifyOrgDomain calls verify_org_domain: check the DNS TXT challenge and verify the domain.
+// VerifyOrgDomain calls verify_org_domain: Check the DNS TXT challenge and verify the domain.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -737,7 +737,7 @@ func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainIn
 	return invoke[OrgDomain](ctx, &c.core, opVerifyOrgDomain, in, opts)
 }
 
-// AddVerifiedOrgDomain calls add_verified_org_domain: register a verified domain without the DNS
+// AddVerifiedOrgDomain calls add_verified_org_domain: Register a verified domain without the DNS
 // challenge.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -747,7 +747,7 @@ func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedO
 	return invoke[OrgDomain](ctx, &c.core, opAddVerifiedOrgDomain, in, opts)
 }
 
-// DeleteOrgDomain calls delete_org_domain: remove a verified domain; logins stop resolving to the
+// DeleteOrgDomain calls delete_org_domain: Remove a verified domain; logins stop resolving to the
 // organization.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -759,7 +759,7 @@ func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainIn
 	return invoke[Response](ctx, &c.core, opDeleteOrgDomain, in, opts)
 }
 
-// OrgDomains calls org_domains: list the verified domains of an organization.
+// OrgDomains calls org_domains: List the verified domains of an organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -778,7 +778,7 @@ func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, op
 	return items[OrgDomainsResponse, *OrgDomain](ctx, &c.core, opOrgDomains, in, opts)
 }
 
-// CreateOrgOIDCConnection calls create_org_oidc_connection: create an upstream OIDC connection for an
+// CreateOrgOIDCConnection calls create_org_oidc_connection: Create an upstream OIDC connection for an
 // organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -788,7 +788,7 @@ func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrg
 	return invoke[OrgOIDCConnection](ctx, &c.core, opCreateOrgOIDCConnection, in, opts)
 }
 
-// UpdateOrgOIDCConnection calls update_org_oidc_connection: update an OIDC connection; supplying the
+// UpdateOrgOIDCConnection calls update_org_oidc_connection: Update an OIDC connection; supplying the
 // client secret rotates it.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -798,7 +798,7 @@ func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrg
 	return invoke[OrgOIDCConnection](ctx, &c.core, opUpdateOrgOIDCConnection, in, opts)
 }
 
-// DeleteOrgOIDCConnection calls delete_org_oidc_connection: delete an OIDC connection; SSO logins
+// DeleteOrgOIDCConnection calls delete_org_oidc_connection: Delete an OIDC connection; SSO logins
 // through it stop immediately.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -810,7 +810,7 @@ func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrg
 	return invoke[Response](ctx, &c.core, opDeleteOrgOIDCConnection, in, opts)
 }
 
-// GetOrgOIDCConnection calls get_org_oidc_connection: get an OIDC connection by id or by organization
+// GetOrgOIDCConnection calls get_org_oidc_connection: Get an OIDC connection by id or by organization
 // id; exactly one must be supplied.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -820,7 +820,7 @@ func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCCo
 	return invoke[OrgOIDCConnection](ctx, &c.core, opGetOrgOIDCConnection, in, opts)
 }
 
-// CreateOrgSAMLConnection calls create_org_saml_connection: create an upstream SAML connection for an
+// CreateOrgSAMLConnection calls create_org_saml_connection: Create an upstream SAML connection for an
 // organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -830,7 +830,7 @@ func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrg
 	return invoke[OrgSAMLConnection](ctx, &c.core, opCreateOrgSAMLConnection, in, opts)
 }
 
-// UpdateOrgSAMLConnection calls update_org_saml_connection: update a SAML connection; supplying the
+// UpdateOrgSAMLConnection calls update_org_saml_connection: Update a SAML connection; supplying the
 // IdP certificate replaces it.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -840,7 +840,7 @@ func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrg
 	return invoke[OrgSAMLConnection](ctx, &c.core, opUpdateOrgSAMLConnection, in, opts)
 }
 
-// DeleteOrgSAMLConnection calls delete_org_saml_connection: delete a SAML connection; SSO logins
+// DeleteOrgSAMLConnection calls delete_org_saml_connection: Delete a SAML connection; SSO logins
 // through it stop immediately.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -852,7 +852,7 @@ func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrg
 	return invoke[Response](ctx, &c.core, opDeleteOrgSAMLConnection, in, opts)
 }
 
-// GetOrgSAMLConnection calls get_org_saml_connection: get a SAML connection by id or by organization
+// GetOrgSAMLConnection calls get_org_saml_connection: Get a SAML connection by id or by organization
 // id; exactly one must be supplied.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -862,7 +862,7 @@ func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLCo
 	return invoke[OrgSAMLConnection](ctx, &c.core, opGetOrgSAMLConnection, in, opts)
 }
 
-// CreateSCIMEndpoint calls create_scim_endpoint: create the SCIM endpoint of an organization; its
+// CreateSCIMEndpoint calls create_scim_endpoint: Create the SCIM endpoint of an organization; its
 // bearer token is returned once.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -872,7 +872,7 @@ func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndp
 	return invoke[CreateSCIMEndpointResponse](ctx, &c.core, opCreateSCIMEndpoint, in, opts)
 }
 
-// RotateSCIMToken calls rotate_scim_token: issue a new SCIM bearer token, returned once; the old one
+// RotateSCIMToken calls rotate_scim_token: Issue a new SCIM bearer token, returned once; the old one
 // stops validating.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -884,7 +884,7 @@ func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenIn
 	return invoke[RotateSCIMTokenResponse](ctx, &c.core, opRotateSCIMToken, in, opts)
 }
 
-// DeleteSCIMEndpoint calls delete_scim_endpoint: delete the SCIM endpoint of an organization; its
+// DeleteSCIMEndpoint calls delete_scim_endpoint: Delete the SCIM endpoint of an organization; its
 // token stops working immediately.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.
@@ -896,7 +896,7 @@ func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndp
 	return invoke[Response](ctx, &c.core, opDeleteSCIMEndpoint, in, opts)
 }
 
-// GetSCIMEndpoint calls get_scim_endpoint: get the SCIM endpoint of an organization; its token is
+// GetSCIMEndpoint calls get_scim_endpoint: Get the SCIM endpoint of an organization; its token is
 // never returned.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
@@ -906,7 +906,7 @@ func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointIn
 	return invoke[ScimEndpoint](ctx, &c.core, opGetSCIMEndpoint, in, opts)
 }
 
-// AdminSignup calls admin_signup: bootstrap the first admin.
+// AdminSignup calls admin_signup: Bootstrap the first admin.
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
@@ -915,7 +915,7 @@ func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opt
 	return invoke[AdminSession](ctx, &c.core, opAdminSignup, in, opts)
 }
 
-// UpdateEnv calls update_env: update server configuration; deprecated and always fails.
+// UpdateEnv calls update_env: Update server configuration; deprecated and always fails.
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
@@ -926,7 +926,7 @@ func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ..
 	return invoke[Response](ctx, &c.core, opUpdateEnv, in, opts)
 }
 
-// GenerateJWTKeys calls generate_jwt_keys: generate a new JWT signing key pair.
+// GenerateJWTKeys calls generate_jwt_keys: Generate a new JWT signing key pair.
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
@@ -935,7 +935,7 @@ func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysIn
 	return invoke[JWTKeyPair](ctx, &c.core, opGenerateJWTKeys, in, opts)
 }
 
-// Signup calls signup: sign up with an email or phone number and a password.
+// Signup calls signup: Sign up with an email or phone number and a password.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -944,7 +944,7 @@ func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOp
 	return invoke[AuthResponse](ctx, &c.core, opSignup, in, opts)
 }
 
-// Login calls login: sign in with an email or phone number and a password.
+// Login calls login: Sign in with an email or phone number and a password.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -953,7 +953,7 @@ func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOpti
 	return invoke[AuthResponse](ctx, &c.core, opLogin, in, opts)
 }
 
-// MagicLinkLogin calls magic_link_login: send a sign-in link to an email address.
+// MagicLinkLogin calls magic_link_login: Send a sign-in link to an email address.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -962,7 +962,7 @@ func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput
 	return invoke[Response](ctx, &c.core, opMagicLinkLogin, in, opts)
 }
 
-// Logout calls logout: end the current user session.
+// Logout calls logout: End the current user session.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -971,7 +971,7 @@ func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOp
 	return invoke[Response](ctx, &c.core, opLogout, in, opts)
 }
 
-// Session calls session: get the current session with fresh tokens.
+// Session calls session: Get the current session with fresh tokens.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -980,7 +980,7 @@ func (c *UserClient) Session(ctx context.Context, in *SessionInput, opts ...Call
 	return invoke[AuthResponse](ctx, &c.core, opSession, in, opts)
 }
 
-// Profile calls profile: get the profile of the signed-in user.
+// Profile calls profile: Get the profile of the signed-in user.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -989,7 +989,7 @@ func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...Call
 	return invoke[User](ctx, &c.core, opProfile, in, opts)
 }
 
-// UpdateProfile calls update_profile: update the profile or password of the signed-in user.
+// UpdateProfile calls update_profile: Update the profile or password of the signed-in user.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -998,7 +998,7 @@ func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, 
 	return invoke[Response](ctx, &c.core, opUpdateProfile, in, opts)
 }
 
-// VerifyEmail calls verify_email: verify an email address with the token sent to it.
+// VerifyEmail calls verify_email: Verify an email address with the token sent to it.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1007,7 +1007,7 @@ func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts
 	return invoke[AuthResponse](ctx, &c.core, opVerifyEmail, in, opts)
 }
 
-// ResendVerifyEmail calls resend_verify_email: send the email verification message again.
+// ResendVerifyEmail calls resend_verify_email: Send the email verification message again.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1016,7 +1016,7 @@ func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmai
 	return invoke[Response](ctx, &c.core, opResendVerifyEmail, in, opts)
 }
 
-// ForgotPassword calls forgot_password: start a password reset by email or phone.
+// ForgotPassword calls forgot_password: Start a password reset by email or phone.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1025,7 +1025,7 @@ func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput
 	return invoke[ForgotPasswordResponse](ctx, &c.core, opForgotPassword, in, opts)
 }
 
-// ResetPassword calls reset_password: set a new password with a reset token or a one-time password.
+// ResetPassword calls reset_password: Set a new password with a reset token or a one-time password.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1034,7 +1034,7 @@ func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, 
 	return invoke[Response](ctx, &c.core, opResetPassword, in, opts)
 }
 
-// Revoke calls revoke: revoke a refresh token.
+// Revoke calls revoke: Revoke a refresh token.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1043,7 +1043,7 @@ func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOp
 	return invoke[Response](ctx, &c.core, opRevoke, in, opts)
 }
 
-// VerifyOTP calls verify_otp: verify a one-time password sent by email or SMS, or a TOTP code.
+// VerifyOTP calls verify_otp: Verify a one-time password sent by email or SMS, or a TOTP code.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1052,7 +1052,7 @@ func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...
 	return invoke[AuthResponse](ctx, &c.core, opVerifyOTP, in, opts)
 }
 
-// ResendOTP calls resend_otp: send the one-time password again.
+// ResendOTP calls resend_otp: Send the one-time password again.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1061,7 +1061,7 @@ func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...
 	return invoke[Response](ctx, &c.core, opResendOTP, in, opts)
 }
 
-// Meta calls meta: get public service metadata and feature flags.
+// Meta calls meta: Get public service metadata and feature flags.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1070,7 +1070,7 @@ func (c *UserClient) Meta(ctx context.Context, in *MetaInput, opts ...CallOption
 	return invoke[Meta](ctx, &c.core, opMeta, in, opts)
 }
 
-// ValidateJWTToken calls validate_jwt_token: validate a token and return its claims.
+// ValidateJWTToken calls validate_jwt_token: Validate a token and return its claims.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1079,7 +1079,7 @@ func (c *UserClient) ValidateJWTToken(ctx context.Context, in *ValidateJWTTokenI
 	return invoke[ValidateJWTTokenResponse](ctx, &c.core, opValidateJWTToken, in, opts)
 }
 
-// ValidateSession calls validate_session: validate a session cookie and return its user.
+// ValidateSession calls validate_session: Validate a session cookie and return its user.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1088,7 +1088,7 @@ func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInp
 	return invoke[ValidateSessionResponse](ctx, &c.core, opValidateSession, in, opts)
 }
 
-// CheckPermissions calls check_permissions: check relations of the signed-in user, or of a given user,
+// CheckPermissions calls check_permissions: Check relations of the signed-in user, or of a given user,
 // on objects.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
@@ -1098,7 +1098,7 @@ func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsI
 	return invoke[CheckPermissionsResponse](ctx, &c.core, opCheckPermissions, in, opts)
 }
 
-// OauthToken calls oauth_token: issue tokens for the authorization_code, refresh_token,
+// OauthToken calls oauth_token: Issue tokens for the authorization_code, refresh_token,
 // client_credentials and token-exchange grants.
 //
 // Protocols: rest (since 2.3.0-rc.9); always sent over rest, whatever the client's protocol.
@@ -1108,7 +1108,7 @@ func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts .
 	return invoke[OauthTokenResponse](ctx, &c.core, opOauthToken, in, opts)
 }
 
-// OauthRevoke calls oauth_revoke: revoke an access or refresh token; answers the same whether or not
+// OauthRevoke calls oauth_revoke: Revoke an access or refresh token; answers the same whether or not
 // anything was revoked.
 //
 // Protocols: rest (since 2.3.0-rc.9); always sent over rest, whatever the client's protocol.

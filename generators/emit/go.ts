@@ -207,7 +207,7 @@ function protocolsDoc(op: OperationFacts): string {
 
 function methodDoc(op: OperationFacts, method: string): string[] {
   return [
-    `${method} calls ${op.name}: ${sentence(lowerFirst(op.description))}`,
+    `${method} calls ${op.name}: ${sentence(op.description)}`,
     op.destructive ? "It is destructive: it permanently changes or removes data, and a read-only client refuses it." : "",
     protocolsDoc(op),
     `Auth: ${op.auth}. ${op.kind === "read" ? "A read: retried on transient failures." : "A write: never retried."}`,
