@@ -652,8 +652,8 @@ func (c *AdminClient) Organizations(ctx context.Context, in *OrganizationsInput,
 }
 
 // AllOrganizations walks the organizations of Organizations, page after page, each item exactly once:
-// pages are fetched as the loop asks for more, with the input's page size (pagination limit, default
-// 100) from its page (default 1).
+// pages are fetched as the loop asks for more, with the input's page size (pagination limit, default 100)
+// from its page (default 1).
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // Organizations.

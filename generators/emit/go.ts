@@ -17,9 +17,6 @@ export const GO_DIR = "generated/go";
 /** The go directive of go.mod: range-over-func iterators need Go 1.23. */
 export const GO_VERSION = "1.23";
 
-/** What the module needs besides the standard library (pinned in templates/go/go.mod.hbs). */
-export const GO_DEPENDENCIES = ["google.golang.org/grpc", "google.golang.org/protobuf"];
-
 /** Go's common initialisms (written in capitals in exported names) besides the manifest's acronyms. */
 export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "API", "JSON", "IP", "UUID"];
 
@@ -97,12 +94,15 @@ export function goSpecLines(specs: readonly { name: string; value: string }[], i
   return specs.map((s) => `${indent}${s.name.padEnd(width)} = ${s.value}`);
 }
 
-/** Words of `text` in lines of at most `width` characters. */
+/** A word that would start a list item if it began a line of a doc comment (gofmt would indent it). */
+const LIST_MARKER = /^([-*+•]|\d+[.)])$/;
+
+/** Words of `text` in lines of at most `width` characters; no line starts with a list marker. */
 function wrap(text: string, width: number): string[] {
   const lines: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/).filter(Boolean)) {
-    if (line && line.length + 1 + word.length > width) {
+    if (line && line.length + 1 + word.length > width && !LIST_MARKER.test(word)) {
       lines.push(line);
       line = word;
     } else line = line ? `${line} ${word}` : word;
@@ -157,7 +157,7 @@ function scalarType(field: FieldFacts, names: Names): string {
 }
 
 /** The Go type of a field: optional scalars and enums are pointers, messages always are; lists and maps never. */
-export function goFieldType(field: FieldFacts, names: Names): string {
+function goFieldType(field: FieldFacts, names: Names): string {
   const item = scalarType(field, names);
   if (field.list) return `[]${item}`;
   const pointer = !field.required && !["map", "json", "message"].includes(field.kind);
@@ -375,7 +375,6 @@ export function goView(ir: Ir, facts: SdkFacts) {
     adminSecretHeader: facts.service.adminSecretHeader,
     grpcPort: facts.service.grpcPort,
     grpcCodeMetadata: facts.errors.grpcCodeMetadata,
-    dependencies: GO_DEPENDENCIES,
     adminTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
       { method: (op) => op.pascalName },
