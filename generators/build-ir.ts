@@ -614,6 +614,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         jsonBytes: raw.api.limits?.json_bytes ?? 64 * 1024,
       },
       ...packages,
+      acronyms: [...acronyms],
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },
@@ -671,6 +672,15 @@ function resolvePagination(
 export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
 const GO_KEYWORDS = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"]);
 
+const majorVersion = (version: string) => Number(/^(\d+)/.exec(version)?.[1] ?? 0);
+
+/** The Go module path of `module` at `version`: from major version 2 on it ends in /v<major> (Go's semantic import versioning). */
+function goModulePath(module: string, version: string): string {
+  const major = majorVersion(version);
+  if (major < 2 || module.endsWith(`/v${major}`)) return module;
+  return `${module}/v${major}`;
+}
+
 /** Names and metadata of the published artifacts: the manifest's, or defaults derived from api.name. */
 function resolvePackages(
   api: RawManifest["api"],
@@ -687,8 +697,13 @@ function resolvePackages(
   }
   const python = { distribution: packages.python?.distribution ?? `${name}-sdk`, module: packages.python?.module ?? `${name.replace(/-/g, "_")}_sdk` };
   if (PYTHON_KEYWORDS.has(python.module)) fail(["packages", "python", "module"], `'${python.module}' is a Python keyword and cannot be imported; choose another module name`);
-  const go = { module: packages.go?.module ?? `example.com/${name}-go`, package: packages.go?.package ?? name.replace(/-/g, "") };
+  const goModule = packages.go?.module ?? `example.com/${name}-go`;
+  const go = { module: goModule, package: packages.go?.package ?? name.replace(/-/g, ""), modulePath: goModulePath(goModule, api.version) };
   if (GO_KEYWORDS.has(go.package)) fail(["packages", "go", "package"], `'${go.package}' is a Go keyword; choose another package name`);
+  const suffix = /\/v(\d+)$/.exec(goModule);
+  if (suffix && Number(suffix[1]) >= 2 && Number(suffix[1]) !== majorVersion(api.version)) {
+    fail(["packages", "go", "module"], `'${goModule}' ends in /v${suffix[1]}, but version ${api.version} is major version ${majorVersion(api.version)}; Go needs the suffix to match the major version`);
+  }
   const metadata: PackageMetadata = { description: api.description ?? api.title, keywords: api.keywords ?? [] };
   if (api.license !== undefined) metadata.license = api.license;
   if (api.repository !== undefined) metadata.repository = api.repository;

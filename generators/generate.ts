@@ -12,6 +12,7 @@ import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
 import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
+import { emitGo, emitGoDescriptors } from "./emit/go.js";
 import { emitPython, emitPythonDescriptors } from "./emit/python.js";
 import { buildDescriptors, emitDescriptorSetModule } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -56,7 +57,8 @@ export function emitAll(ir: Ir): Emitted {
       ...emitDocsSite(ir),
       ...emitMcpTools(ir),
       ...emitPython(ir),
+      ...emitGo(ir),
     ],
-    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash)],
+    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash), emitGoDescriptors(ir, descriptors, protobufEs.inputHash)],
   };
 }

@@ -10,6 +10,8 @@ const LINE_COMMENT: Record<string, string> = {
   ".yml": "#",
   ".py": "#",
   ".toml": "#",
+  ".go": "//",
+  ".mod": "//",
 };
 
 /** The header line for a path, or undefined for formats without comments (JSON). */

@@ -81,7 +81,8 @@ export function render(root: string, files: readonly GeneratedFile[], groups: re
   const add = (file: GeneratedFile) => {
     if (rendered.has(file.path)) throw new Error(`two emitters produce ${file.path}`);
     const header = file.header === false ? undefined : headerFor(file.path);
-    const separator = /\.(proto|graphql|md)$/.test(file.path) ? "\n\n" : "\n";
+    // Go: a blank line, so that the notice is not read as the package's doc comment.
+    const separator = /\.(proto|graphql|md|go)$/.test(file.path) ? "\n\n" : "\n";
     rendered.set(file.path, header === undefined ? file.content : header + separator + file.content);
   };
   files.forEach(add);

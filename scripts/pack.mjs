@@ -1,8 +1,9 @@
-// `npm run pack [-- --out <dir>] [--only npm|python]`: turns the generated packages
-// (generated/packages/*) into npm tarballs, and the Python SDK into a wheel and an sdist
-// (scripts/pack-python.mjs). For each package it takes the modules its package.json exports and every module they
-// import, stages them in a temporary build folder with their relative layout kept, compiles them
-// once with the project's TypeScript into ES modules with .d.ts, and runs `npm pack`.
+// `npm run pack [-- --out <dir>] [--only npm|python|go]`: turns the generated packages
+// (generated/packages/*) into npm tarballs, the Python SDK into a wheel and an sdist
+// (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
+// npm package it takes the modules its package.json exports and every module they import, stages
+// them in a temporary build folder with their relative layout kept, compiles them once with the
+// project's TypeScript into ES modules with .d.ts, and runs `npm pack`.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -11,6 +12,7 @@ import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import ts from "typescript";
+import { packGo } from "./pack-go.mjs";
 import { packPython } from "./pack-python.mjs";
 import { releaseGate } from "./release-gate.mjs";
 
@@ -143,16 +145,20 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     const gate = releaseGate({ root: PROJECT_ROOT });
     for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
     if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
-    if (values.only !== undefined && !["npm", "python"].includes(values.only)) throw new Error(`--only takes npm or python, not '${values.only}'`);
-    if (values.only !== "python") {
+    if (values.only !== undefined && !["npm", "python", "go"].includes(values.only)) throw new Error(`--only takes npm, python or go, not '${values.only}'`);
+    if (values.only === undefined || values.only === "npm") {
       for (const p of await packPackages({ outDir: resolve(values.out) })) {
         process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
       }
     }
-    if (values.only !== "npm") {
+    if (values.only === undefined || values.only === "python") {
       for (const p of await packPython({ outDir: resolve(values.out) })) {
         process.stdout.write(`${p.kind}: ${relative(process.cwd(), p.path)} (${(p.bytes / 1024).toFixed(1)} KB, twine check passed)\n`);
       }
+    }
+    if (values.only === undefined || values.only === "go") {
+      const p = await packGo({ outDir: resolve(values.out) });
+      process.stdout.write(`go module ${p.path}@${p.version}: ${relative(process.cwd(), p.zip)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, built from the zip)\n`);
     }
     process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
   } catch (error) {

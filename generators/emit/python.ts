@@ -300,7 +300,7 @@ function errorView(facts: SdkFacts) {
     httpFallbackServer: pyLiteral(errors.httpFallback.serverError),
     httpFallbackOther: pyLiteral(errors.httpFallback.otherwise),
     grpcFallback: pyLiteral(errors.grpcFallback),
-    bareGrpcTable: Object.entries(errors.bareGrpc).map(([status, code]) => `${status}: ${pyLiteral(code)}`).join(", "),
+    bareGrpcTable: Object.entries(errors.grpcBareStatuses).map(([status, code]) => `${status}: ${pyLiteral(code)}`).join(", "),
     grpcFallbackName: errors.grpcFallback,
     refusalCode: pyLiteral(facts.texts.refusalCode),
     classes,

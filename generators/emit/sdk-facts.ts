@@ -120,18 +120,25 @@ export interface SdkFacts {
     httpFallback: { serverError: string; otherwise: string };
     /** Code of a gRPC status outside the table. */
     grpcFallback: string;
-    /** Codes of statuses that come without the code metadata only from the gRPC library itself (runtime/errors.ts BARE_GRPC_STATUS). */
-    bareGrpc: Record<number, string>;
     /** gRPC status that means no answer from the service (client code UNAVAILABLE). */
     grpcUnavailableStatus: number;
     /** Metadata key the server names the error code in, telling apart codes that share a gRPC status. */
     grpcCodeMetadata: string;
+    /**
+     * gRPC statuses the transport itself sends, naming no code (no grpcCodeMetadata), -> code:
+     * RESOURCE_EXHAUSTED (8) is its message size limit when the server's code set has PAYLOAD_TOO_LARGE.
+     */
+    grpcBareStatuses: Record<number, string>;
+    /** HTTP header (and gRPC metadata key) of the wait an overloaded server asks for, in seconds. */
+    retryAfterKey: string;
   };
   /** Texts with {placeholders}; every client fills them the same way. */
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS };
   /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
   versionField: string;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
+  retryAfterMaxMs: number;
   /** Page size of iterators when the caller names none. */
   iteratePageLimit: number;
   enums: EnumFacts[];
@@ -297,13 +304,15 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       oauth: { ...OAUTH_CODES },
       httpFallback: { serverError: "INTERNAL", otherwise: "INVALID_ARGUMENT" },
       grpcFallback: "INTERNAL",
-      bareGrpc: { ...BARE_GRPC_STATUS } as Record<number, string>,
       grpcUnavailableStatus: ERROR_WIRE.UNAVAILABLE.grpc,
       grpcCodeMetadata: ERROR_CODE_METADATA,
+      grpcBareStatuses: { ...BARE_GRPC_STATUS } as Record<number, string>,
+      retryAfterKey: "retry-after",
     },
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
     versionField: "version",
     retry: { ...RETRY_DEFAULTS },
+    retryAfterMaxMs: 60_000,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),
     messages: ir.messages.map(messageFacts),

@@ -16,6 +16,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { createInterface } from "node:readline";
 import type { Protocol } from "../../runtime/schema.js";
+import { goRunner } from "./go-runner.js";
 import { pythonRunner } from "./python-runner.js";
 
 export interface ClientCall {
@@ -140,4 +141,4 @@ export interface LanguageRunner {
 }
 
 /** Every other language's client; each adds its entry here. */
-export const LANGUAGE_RUNNERS: LanguageRunner[] = [pythonRunner];
+export const LANGUAGE_RUNNERS: LanguageRunner[] = [pythonRunner, goRunner];

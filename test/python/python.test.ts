@@ -151,7 +151,7 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
       expect(known ?? (status >= 500 ? errors.httpFallback.serverError : errors.httpFallback.otherwise), String(status)).toBe(codeOfHttpStatus(status));
     }
     for (let status = 0; status < 17; status++) {
-      expect(errors.bareGrpc[status] ?? errors.server.find((e) => e.grpc === status)?.code ?? errors.grpcFallback, String(status)).toBe(codeOfGrpcStatus(status));
+      expect(errors.grpcBareStatuses[status] ?? errors.server.find((e) => e.grpc === status)?.code ?? errors.grpcFallback, String(status)).toBe(codeOfGrpcStatus(status));
     }
     for (const name of Object.values(ir.versionOperations)) {
       expect(ir.operations.find((op) => op.name === name)!.output.fields.map((f) => f.name)).toContain(facts.versionField);

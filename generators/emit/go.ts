@@ -1,0 +1,496 @@
+// The Go SDK (generated/go/): a view model built from the IR and the language-neutral SDK facts
+// (sdk-facts.ts), laid out by the handlebars templates of templates/go/. Everything Go adds is
+// computed here: exported names with Go's initialisms, field types and JSON tags, doc comments,
+// and Go literals laid out as gofmt lays them out (so that the package is gofmt-clean without
+// running gofmt). Files under templates/go/ without .hbs (the hand-written runtime) are copied with
+// their package clause set to the manifest's package.
+import { createHash } from "node:crypto";
+import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { UsageError } from "../diagnostics.js";
+import type { Ir, Protocol } from "../ir.js";
+import type { DerivedGroup, GeneratedFile } from "../writer.js";
+import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
+import { loadTemplates, type TemplateFile } from "./templates.js";
+import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+
+export const GO_DIR = "generated/go";
+/** The go directive of go.mod: range-over-func iterators need Go 1.23. */
+export const GO_VERSION = "1.23";
+
+/** Go's common initialisms (written in capitals in exported names) besides the manifest's acronyms. */
+export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "API", "JSON", "IP", "UUID"];
+
+/** The Go constants of the protocols, as spec §4.2 names them. */
+const PROTOCOL_CONSTANT: Record<Protocol, string> = { graphql: "ProtocolGraphQL", rest: "ProtocolREST", grpc: "ProtocolGRPC" };
+
+/** Exported names of the hand-written runtime: no generated type, constant or method may take them. */
+const RUNTIME_NAMES = [
+  "Protocol", "ProtocolGraphQL", "ProtocolREST", "ProtocolGRPC", "RetryPolicy", "DefaultRetryPolicy", "NoRetry", "Option", "AdminOption",
+  "CallOption", "AdminClient", "UserClient", "NewAdminClient", "NewClient", "ErrorCode", "APIError", "OperationInfo", "Operations",
+  "FileDescriptorSet", "Ptr", "String", "Bool", "Int32", "Int64", "Float64", "ServiceName", "ServiceVersion", "DefaultGRPCPort",
+  "WithProtocol", "WithGRPCEndpoint", "WithExtraHeaders", "WithAccessToken", "WithServerVersion", "WithReadOnly", "WithTimeout", "WithRetry",
+  "WithHTTPClient", "WithGRPCDialOptions", "WithAdminProtocol", "WithAdminGRPCEndpoint", "WithAdminExtraHeaders", "WithAdminServerVersion",
+  "WithAdminReadOnly", "WithAdminTimeout", "WithAdminRetry", "WithAdminHTTPClient", "WithAdminGRPCDialOptions", "WithHeader", "WithHeaders",
+  "WithCallTimeout",
+];
+/** Methods of both clients that the runtime defines. */
+const CLIENT_METHODS = ["Close", "SetAccessToken", "GRPCEndpoint", "Protocol"];
+
+// ---------------------------------------------------------------- names and literals
+
+/** An exported Go name of a snake_case (or other) word list: each word capitalized, initialisms in capitals. */
+export function goName(words: string, initialisms: ReadonlySet<string>): string {
+  return words
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+    .map((word) => (initialisms.has(word.toUpperCase()) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+    .join("");
+}
+
+/** A Go interpreted string literal (a JSON string literal is one). */
+export const goString = (text: string) => JSON.stringify(text);
+
+/** SCREAMING_SNAKE (an error code) -> PascalCase. */
+const pascalOfCode = (code: string) => code.toLowerCase().replace(/(^|_)(.)/g, (_, __: string, c: string) => c.toUpperCase());
+
+/**
+ * The lines of a keyed composite literal (`key: value,` each) as gofmt lays them out: runs of
+ * one-line entries align their values, a multi-line entry stands alone, and (go/printer's
+ * exprList) a key much longer or shorter than those before it starts a new run.
+ */
+export function goKeyedLines(entries: readonly { key: string; value: string }[], indent: string): string[] {
+  const sections: { key: string; value: string }[][] = [];
+  let size = 0;
+  let lnsum = 0;
+  let count = 0;
+  entries.forEach((entry, i) => {
+    const prevSize = size;
+    size = entry.value.includes("\n") ? 0 : entry.key.length;
+    let newSection = true;
+    if (prevSize > 0 && size > 0) {
+      if (count === 0 || (prevSize <= 40 && size <= 40)) newSection = false;
+      else {
+        const ratio = size / Math.exp(lnsum / count);
+        newSection = 2.5 * ratio <= 1 || 2.5 <= ratio;
+      }
+    }
+    if (i === 0 || newSection) sections.push([entry]);
+    else sections.at(-1)!.push(entry);
+    if (size > 0) {
+      lnsum += Math.log(size);
+      count++;
+    }
+  });
+  const aligned = entries.length > 1;
+  return sections.flatMap((section) => {
+    const width = Math.max(...section.map((e) => e.key.length)) + 2;
+    return section.map((e) => `${indent}${aligned && !e.value.includes("\n") ? `${e.key}:`.padEnd(width) : `${e.key}: `}${e.value},`);
+  });
+}
+
+/** The specs of a const (or var) group without comments, as gofmt aligns them: `name = value`. */
+export function goSpecLines(specs: readonly { name: string; value: string }[], indent: string): string[] {
+  const width = Math.max(0, ...specs.map((s) => s.name.length));
+  return specs.map((s) => `${indent}${s.name.padEnd(width)} = ${s.value}`);
+}
+
+/** A word that would start a list item if it began a line of a doc comment (gofmt would indent it). */
+const LIST_MARKER = /^([-*+•]|\d+[.)])$/;
+
+/** Words of `text` in lines of at most `width` characters; no line starts with a list marker. */
+function wrap(text: string, width: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (line && line.length + 1 + word.length > width && !LIST_MARKER.test(word)) {
+      lines.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
+
+/** A doc comment of paragraphs at an indentation, wrapped; "" separates nothing (skipped). */
+export function goComment(paragraphs: readonly string[], indent = ""): string {
+  return paragraphs
+    .filter((p) => p.trim() !== "")
+    .map((p) => wrap(p, 100 - indent.length).map((line) => `${indent}// ${line}`).join("\n"))
+    .join(`\n${indent}//\n`);
+}
+
+/** A sentence's first letter in lower case, unless it starts an acronym (SAML, OIDC). */
+const lowerFirst = (text: string) => (/^[A-Z][a-z]*\b(?![-'])/.test(text) && !/^[A-Z][a-z]*[A-Z]/.test(text) ? text.charAt(0).toLowerCase() + text.slice(1) : text);
+const sentence = (text: string) => (/[.!?]$/.test(text.trim()) ? text.trim() : `${text.trim()}.`);
+
+/** "<Name> is ..." from a description that reads as a noun phrase (A user account. / Result of ...). */
+function isDoc(name: string, description: string, fallback: string): string {
+  const text = description.trim() || fallback;
+  if (/^(A|An|The|One)\s/.test(text)) return `${name} is ${sentence(lowerFirst(text))}`;
+  if (/^(Where|What|Which|Who|When|How)\s/.test(text)) return `${name} tells ${sentence(lowerFirst(text))}`;
+  return `${name} is the ${sentence(lowerFirst(text))}`;
+}
+
+// ---------------------------------------------------------------- the view model
+
+interface Names {
+  initialisms: ReadonlySet<string>;
+  /** Message name -> Go struct name. */
+  struct: Map<string, string>;
+  /** Enum name -> Go type name. */
+  enumType: Map<string, string>;
+}
+
+function scalarType(field: FieldFacts, names: Names): string {
+  switch (field.kind) {
+    case "map":
+      return "map[string]string";
+    case "json":
+      return "map[string]any";
+    case "enum":
+      return names.enumType.get(field.ref!)!;
+    case "message":
+      return `*${names.struct.get(field.ref!)!}`;
+    default:
+      return field.kind;
+  }
+}
+
+/** The Go type of a field: optional scalars and enums are pointers, messages always are; lists and maps never. */
+function goFieldType(field: FieldFacts, names: Names): string {
+  const item = scalarType(field, names);
+  if (field.list) return `[]${item}`;
+  const pointer = !field.required && !["map", "json", "message"].includes(field.kind);
+  return pointer ? `*${item}` : item;
+}
+
+function fieldDoc(field: FieldFacts, input: boolean): string[] {
+  return [
+    [sentence(field.description || `The ${field.name.replace(/_/g, " ")}`), field.secret ? "Secret." : "", input && field.required ? "Required." : ""].filter(Boolean).join(" "),
+    field.deprecated ? `Deprecated: ${sentence(field.deprecated)}` : "",
+  ];
+}
+
+function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc: string[]) {
+  return {
+    name: names.struct.get(message.name)!,
+    doc: goComment(doc),
+    empty: message.fields.length === 0,
+    fields: message.fields.map((field, i) => {
+      const name = goName(field.name, names.initialisms);
+      const twin = message.fields.slice(0, i).find((other) => goName(other.name, names.initialisms) === name);
+      if (twin) throw new UsageError(`fields '${twin.name}' and '${field.name}' of ${message.name} would both be ${name} in Go; rename one in the manifest`);
+      // Answers carry every field (null when unset); inputs leave out what is not given.
+      const omit = inputOnly && !field.required ? ",omitempty" : "";
+      return { name, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
+    }),
+  };
+}
+
+function enumView(e: EnumFacts, names: Names) {
+  const type = names.enumType.get(e.name)!;
+  return {
+    name: type,
+    doc: goComment([isDoc(type, e.description, `value of ${e.name}`), `Its values are the constants ${type}*; the wire carries them as these strings.`]),
+    values: e.values.map((v) => {
+      const name = `${type}${goName(v.name, names.initialisms)}`;
+      return { name, value: goString(v.name), doc: goComment([`${name} is ${goString(v.name)}${v.description ? `: ${sentence(lowerFirst(v.description))}` : "."}`], "\t") };
+    }),
+  };
+}
+
+/** The protocols of an operation as its doc comment says them. */
+function protocolsDoc(op: OperationFacts): string {
+  const list = op.protocols.map((p) => `${p} (since ${op.since[p]})`).join(", ");
+  return `Protocols: ${list}${op.fixedProtocol ? `; always sent over ${op.fixedProtocol}, whatever the client's protocol` : ""}.`;
+}
+
+function methodDoc(op: OperationFacts, method: string): string[] {
+  return [
+    `${method} calls ${op.name}: ${sentence(op.description)}`,
+    op.destructive ? "It is destructive: it permanently changes or removes data, and a read-only client refuses it." : "",
+    protocolsDoc(op),
+    `Auth: ${op.auth}. ${op.kind === "read" ? "A read: retried on transient failures." : "A write: never retried."}`,
+    op.deprecated ? `Deprecated: ${sentence(op.deprecated)}` : "",
+  ];
+}
+
+/** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
+function operationEntries(op: OperationFacts, client: string): { key: string; value: string }[] {
+  const protocols = (list: readonly Protocol[]) => list.map((p) => PROTOCOL_CONSTANT[p]).join(", ");
+  const gated = op.protocols.filter((p) => op.versionGated[p]);
+  const entries: [string, string | null][] = [
+    ["name", goString(op.name)],
+    ["pascalName", goString(op.pascalName)],
+    ["client", goString(client)],
+    ["surface", goString(op.surface)],
+    ["kind", goString(op.kind)],
+    ["destructive", op.destructive ? "true" : null],
+    ["auth", goString(op.auth)],
+    ["deprecated", op.deprecated ? goString(op.deprecated) : null],
+    ["protocols", `[]Protocol{${protocols(op.protocols)}}`],
+    ["since", `map[Protocol]string{${op.protocols.map((p) => `${PROTOCOL_CONSTANT[p]}: ${goString(op.since[p]!)}`).join(", ")}}`],
+    ["fixedProtocol", op.fixedProtocol ? PROTOCOL_CONSTANT[op.fixedProtocol] : null],
+    ["versionGated", gated.length > 0 ? `map[Protocol]bool{${gated.map((p) => `${PROTOCOL_CONSTANT[p]}: true`).join(", ")}}` : null],
+    ["retried", op.retried ? "true" : null],
+    ["defaultsClientID", op.defaultsClientId ? "true" : null],
+    ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
+    ["rest", op.rest ? `&restBinding{method: ${goString(op.rest.method)}, path: ${goString(op.rest.path)}}` : null],
+    ["grpc", op.grpc ? `&grpcBinding{path: ${goString(op.grpc.path)}, request: ${goString(op.grpc.requestType)}, response: ${goString(op.grpc.responseType)}}` : null],
+    ["pagination", op.pagination ? `&pagination{style: ${op.pagination.style === "page" ? "paginationPage" : "paginationToken"}, items: ${goString(op.pagination.itemsField)}}` : null],
+    ["input", goString(op.input)],
+    ["output", goString(op.output)],
+  ];
+  return entries.filter((e): e is [string, string] => e[1] !== null).map(([key, value]) => ({ key, value }));
+}
+
+const FIELD_KIND: Record<FieldFacts["kind"], string> = {
+  string: "kindString",
+  bool: "kindBool",
+  int32: "kindInt32",
+  int64: "kindInt64",
+  float64: "kindFloat64",
+  map: "kindMap",
+  json: "kindJSON",
+  enum: "kindEnum",
+  message: "kindMessage",
+};
+
+/** One field of the facts table, keyed, without its zero values. */
+function fieldFactsLiteral(field: FieldFacts): string {
+  const parts = [`name: ${goString(field.name)}`, `kind: ${FIELD_KIND[field.kind]}`];
+  if (field.ref) parts.push(`ref: ${goString(field.ref)}`);
+  if (field.list) parts.push("list: true");
+  if (field.required) parts.push("required: true");
+  if (field.protoPresence) parts.push("presence: true");
+  return `{${parts.join(", ")}}`;
+}
+
+/** Unexported identifier of a camelCase facts key: notCarried -> textNotCarried. */
+const factName = (prefix: string, key: string) => `${prefix}${key.charAt(0).toUpperCase()}${key.slice(1)}`;
+
+function clientViews(facts: SdkFacts, names: Names) {
+  const messages = new Map(facts.messages.map((m) => [m.name, m]));
+  const operations = new Map(facts.operations.map((op) => [op.name, op]));
+  const methodNames = new Set(facts.operations.map((op) => op.pascalName));
+  return facts.clients.map((client) => {
+    const type = client.role === "admin" ? "AdminClient" : "UserClient";
+    const taken = new Set([...CLIENT_METHODS, ...methodNames]);
+    const methods = client.operations.map((name) => {
+      const op = operations.get(name)!;
+      if (CLIENT_METHODS.includes(op.pascalName)) {
+        throw new UsageError(`the Go method of operation '${op.name}' would be ${type}.${op.pascalName}, which the client has already; rename the operation in the manifest`);
+      }
+      const input = names.struct.get(op.input)!;
+      const output = names.struct.get(op.output)!;
+      const iterators = [];
+      if (op.pagination) {
+        const items = messages.get(op.output)!.fields.find((f) => f.name === op.pagination!.itemsField)!;
+        // AllUsers, AllOrgMembers; a list named List... reads without it (AllSAMLServiceProviders).
+        const preferred = `All${op.pascalName.replace(/^List(?=[A-Z])/, "")}`;
+        const iterator = taken.has(preferred) ? `All${op.pascalName}` : preferred;
+        if (taken.has(iterator)) throw new UsageError(`the Go iterator of operation '${op.name}' would be named ${iterator}, which ${type} already has; rename the operation in the manifest`);
+        taken.add(iterator);
+        const item = goFieldType({ ...items, list: false, required: true }, names);
+        iterators.push({
+          name: iterator,
+          item,
+          doc: goComment([
+            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${facts.iteratePageLimit}) from its page (default 1)` : "following the continuation token"}.`,
+            `A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as ${op.pascalName}.`,
+          ]),
+        });
+      }
+      return { name: op.pascalName, opVar: `op${op.pascalName}`, input, output, doc: goComment(methodDoc(op, op.pascalName)), iterators };
+    });
+    return { name: type, methods };
+  });
+}
+
+/** The whole view model the templates of templates/go/ lay out. */
+export function goView(ir: Ir, facts: SdkFacts) {
+  const initialisms = new Set([...ir.api.acronyms, ...GO_INITIALISMS].map((word) => word.toUpperCase()));
+  const inputOf = new Map(facts.operations.map((op) => [op.input, op]));
+  const names: Names = {
+    initialisms,
+    struct: new Map(facts.messages.map((m) => [m.name, !m.shared && inputOf.has(m.name) ? `${inputOf.get(m.name)!.pascalName}Input` : m.name])),
+    enumType: new Map(facts.enums.map((e) => [e.name, e.name])),
+  };
+  const enums = facts.enums.map((e) => enumView(e, names));
+  const structs = facts.messages.map((message) => {
+    const op = inputOf.get(message.name);
+    const name = names.struct.get(message.name)!;
+    const doc = op && !message.shared
+      ? [`${name} is the input of ${op.pascalName}.`, message.description ? sentence(message.description) : ""]
+      : [isDoc(name, message.description, `answer ${message.name}`)];
+    return structView(message, names, message.usedAsInput && !message.usedAsOutput, doc);
+  });
+  const clients = clientViews(facts, names);
+
+  // Every exported name once: a manifest name the runtime or another declaration takes is an error, not a compile failure later.
+  const declared = new Map<string, string>(RUNTIME_NAMES.map((name) => [name, "the runtime"]));
+  const declare = (name: string, what: string) => {
+    const owner = declared.get(name);
+    if (owner) throw new UsageError(`the Go name ${name} of ${what} is taken by ${owner}; rename one in the manifest`);
+    declared.set(name, what);
+  };
+  for (const e of enums) {
+    declare(e.name, `enum ${e.name}`);
+    for (const v of e.values) declare(v.name, `a value of enum ${e.name}`);
+  }
+  for (const s of structs) declare(s.name, `type ${s.name}`);
+  const codes = [...facts.errors.server.map((e) => e.code), ...facts.errors.clientOnly].map((code) => {
+    const wire = facts.errors.server.find((e) => e.code === code);
+    const name = `Code${pascalOfCode(code)}`;
+    const sentinel = `Err${pascalOfCode(code)}`;
+    declare(name, `error code ${code}`);
+    declare(sentinel, `error code ${code}`);
+    return {
+      code,
+      name,
+      value: goString(code),
+      doc: goComment([`${name} is ${code}: ${wire ? `HTTP ${wire.http}, gRPC status ${wire.grpc}.` : "told by the client itself."}`], "\t"),
+      sentinel,
+      sentinelValue: `&codeSentinel{${name}}`,
+      sentinelDoc: goComment([`${sentinel} matches every *APIError of code ${code}: errors.Is(err, ${ir.api.go.package}.${sentinel}).`], "\t"),
+    };
+  });
+  const codeConstant = new Map(codes.map((c) => [c.code, c.name]));
+  const { texts, errors } = facts;
+  const durationMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} * time.Second` : `${ms} * time.Millisecond`);
+  const constant = (name: string, value: string | number, doc: string) => ({ name, value: String(value), doc: goComment([`${name}: ${doc}`]) });
+  const operationsByClient = new Map(facts.clients.flatMap((c) => c.operations.map((name) => [name, c.role])));
+  const versionOps = facts.clients.filter((c) => c.versionOperation);
+
+  return {
+    package: ir.api.go.package,
+    modulePath: ir.api.go.modulePath,
+    goVersion: GO_VERSION,
+    version: ir.api.version,
+    tag: `v${ir.api.version}`,
+    title: ir.api.title,
+    description: ir.api.metadata.description,
+    license: ir.api.metadata.license ? [ir.api.metadata.license] : [],
+    repository: ir.api.metadata.repository ? [ir.api.metadata.repository] : [],
+    adminSecretHeader: facts.service.adminSecretHeader,
+    grpcPort: facts.service.grpcPort,
+    grpcCodeMetadata: facts.errors.grpcCodeMetadata,
+    adminTable: operationTable(
+      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
+      { method: (op) => op.pascalName },
+    ),
+    userTable: operationTable(
+      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "UserClient"),
+      { method: (op) => op.pascalName },
+    ),
+    exported: [
+      { name: "ServiceName", value: goString(facts.service.name), doc: goComment([`ServiceName is the name of the service these clients were generated for.`]) },
+      { name: "ServiceVersion", value: goString(facts.service.version), doc: goComment([`ServiceVersion is the version of the service these clients were generated for.`]) },
+      { name: "DefaultGRPCPort", value: String(facts.service.grpcPort), doc: goComment([`DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.`]) },
+    ],
+    constants: [
+      constant("packageName", goString(ir.api.go.package), "the prefix of the errors the package makes itself."),
+      constant("adminSecretHeader", goString(facts.service.adminSecretHeader), "the header (gRPC: metadata) of the admin secret."),
+      constant("grpcCodeMetadata", goString(errors.grpcCodeMetadata), "the metadata key in which the server names the error code of a failed gRPC call."),
+      constant("grpcUnavailableStatus", errors.grpcUnavailableStatus, "the gRPC status of a call the service did not answer."),
+      constant("retryAfterKey", goString(errors.retryAfterKey), "the header (gRPC: metadata) of the wait an overloaded server asks for."),
+      constant("versionField", goString(facts.versionField), "the answer field of the version operations that carries the server's version."),
+      constant("iteratePageLimit", facts.iteratePageLimit, "the page size of iterators when the input names none."),
+      constant("retryAttempts", facts.retry.attempts, "attempts in all of a read, when the retry policy names none."),
+      constant("retryBaseDelay", durationMs(facts.retry.baseDelayMs), "the wait before the second attempt, doubled each time."),
+      constant("retryMaxDelay", durationMs(facts.retry.maxDelayMs), "the longest wait between two attempts."),
+      constant("retryAfterMax", durationMs(facts.retryAfterMaxMs), "a longer Retry-After is not waited for; the usual backoff applies."),
+      constant("refusalCode", codeConstant.get(texts.refusalCode)!, "the code of every call the client refuses before sending it."),
+      constant("httpFallbackServerError", codeConstant.get(errors.httpFallback.serverError)!, "the code of a 5xx status outside the table."),
+      constant("httpFallbackOtherwise", codeConstant.get(errors.httpFallback.otherwise)!, "the code of any other status outside the table."),
+      constant("grpcFallback", codeConstant.get(errors.grpcFallback)!, "the code of a gRPC status outside the table."),
+    ],
+    texts: goSpecLines(
+      Object.entries(texts as Record<string, unknown>)
+        .filter((entry): entry is [string, string] => typeof entry[1] === "string" && entry[0] !== "refusalCode")
+        .map(([key, value]) => ({ name: factName("text", key), value: goString(value) })),
+      "\t",
+    ),
+    wireTexts: goSpecLines(
+      Object.entries(texts.wire).map(([key, value]) => ({ name: factName("wireText", key), value: goString(value) })),
+      "\t",
+    ),
+    versionOperations: `map[string]string{${versionOps.map((c) => `${goString(c.role)}: ${goString(c.versionOperation!)}`).join(", ")}}`,
+    versionAnswers: `map[string]func() any{${versionOps
+      .map((c) => `${goString(c.versionOperation!)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === c.versionOperation)!.output)!}) }`)
+      .join(", ")}}`,
+    hasEnums: facts.enums.length > 0,
+    enumFacts: goKeyedLines(
+      facts.enums.map((e) => ({ key: goString(e.name), value: `{${e.values.map((v) => `{${goString(v.name)}, ${v.number}}`).join(", ")}}` })),
+      "\t",
+    ),
+    messageFacts: goKeyedLines(
+      facts.messages.map((m) => ({
+        key: goString(m.name),
+        value: m.fields.length === 0 ? "{}" : `{\n${m.fields.map((f) => `\t\t${fieldFactsLiteral(f)},`).join("\n")}\n\t}`,
+      })),
+      "\t",
+    ),
+    operations: facts.operations.map((op) => ({ name: `op${op.pascalName}`, entries: goKeyedLines(operationEntries(op, operationsByClient.get(op.name)!), "\t") })),
+    codes,
+    serverCodes: errors.server.map((e) => `{${codeConstant.get(e.code)}, ${e.http}, ${e.grpc}}`),
+    transientCodes: `[]ErrorCode{${errors.transientCodes.map((code) => codeConstant.get(code)!).join(", ")}}`,
+    transientHTTPStatuses: `[]int{${errors.transientHttpStatuses.join(", ")}}`,
+    oauthCodes: goKeyedLines(
+      Object.entries(errors.oauth).map(([error, code]) => ({ key: goString(error), value: codeConstant.get(code)! })),
+      "\t",
+    ),
+    grpcBareStatuses: `map[uint32]ErrorCode{${Object.entries(errors.grpcBareStatuses)
+      .map(([status, code]) => `${status}: ${codeConstant.get(code)!}`)
+      .join(", ")}}`,
+    enums,
+    structs,
+    clients,
+    usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0)),
+  };
+}
+
+// ---------------------------------------------------------------- templates
+
+let templates: TemplateFile[] | undefined;
+
+/** The template that ships the descriptor set; rendered by its own derived group. */
+const DESCRIPTORS_TEMPLATE = "descriptors.go";
+/** Copied as it is, without the generated-file header (go.sum allows no comments). */
+const VERBATIM = new Set(["go.sum"]);
+
+function goTemplates(): TemplateFile[] {
+  return (templates ??= loadTemplates("go", {}));
+}
+
+/** A rendered template with the package clause of the manifest's package (the runtime is written as package identity). */
+function render(template: TemplateFile, view: object, packageName: string): string {
+  const text = template.render(view);
+  return template.path.endsWith(".go") ? text.replace(/^package \w+$/m, `package ${packageName}`) : text;
+}
+
+export function emitGo(ir: Ir): GeneratedFile[] {
+  const view = goView(ir, buildSdkFacts(ir));
+  return goTemplates()
+    .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
+    .map((template) => ({ path: `${GO_DIR}/${template.path}`, content: render(template, view, ir.api.go.package), header: !VERBATIM.has(template.path) }));
+}
+
+/**
+ * descriptors.go, the descriptor set the gRPC transport builds its dynamic messages from, as a
+ * derived group keyed on the hash the protobuf-es group already takes of the descriptors (as for
+ * the Python SDK): a run where they did not change keeps the file on disk.
+ */
+export function emitGoDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
+  const template = goTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
+  const path = `${GO_DIR}/${template.path}`;
+  const layout = render(template, { package: ir.api.go.package, descriptorLines: ["descriptor-set"] }, ir.api.go.package);
+  return {
+    name: "go-descriptors",
+    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
+    produce: () => {
+      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
+      return [{ path, content: render(template, { package: ir.api.go.package, descriptorLines: base64.match(/.{1,100}/g) ?? [] }, ir.api.go.package) }];
+    },
+  };
+}

@@ -1,0 +1,131 @@
+// The Go toolchain of the Go SDK's tests, benchmark and packing: finds `go` (Go 1.23 or later, for
+// range-over-func), keeps module downloads and build results in Go's own caches (or, when those are
+// not writable, under node_modules/.cache/go, so that nothing is downloaded twice), and builds the
+// helper programs of test/go once per change of their sources. Safe to call from several processes
+// at once: one builds under a lock, the others wait and reuse the binary.
+import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { lockDir } from "./lock-dir.mjs";
+
+const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const MINIMUM = [1, 23];
+/** The module of the hand-written Go programs and tests (conformance runner, benchmark, module zips). */
+export const GO_TEST_MODULE = "test/go";
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
+  if (result.error) throw result.error;
+  return result;
+}
+
+function writable(dir) {
+  try {
+    mkdirSync(dir, { recursive: true });
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+let cached;
+
+/**
+ * The go command and the environment to run it with: `go`, its `version` (such as 1.26.8) and
+ * `env` (process.env plus GOTOOLCHAIN=local and, where Go's default caches are not writable,
+ * GOPATH, GOMODCACHE and GOCACHE under node_modules/.cache/go).
+ */
+export function goToolchain({ root = PROJECT_ROOT } = {}) {
+  if (cached) return cached;
+  const go = process.env.GO ?? "go";
+  let result;
+  try {
+    result = run(go, ["env", "GOVERSION", "GOMODCACHE", "GOCACHE"], { env: { ...process.env, GOTOOLCHAIN: "local" } });
+  } catch {
+    throw new Error(
+      `Go ${MINIMUM.join(".")} or later is needed for the Go SDK (tests, npm run pack, npm run bench:go): '${go}' was not found. Install Go from https://go.dev/dl/ (Debian: apt-get install golang-go, if its version is recent enough) or set GO.`,
+    );
+  }
+  const [goVersion = "", modCache = "", buildCache = ""] = result.stdout.split("\n").map((line) => line.trim());
+  const match = /^go(\d+)\.(\d+)(?:\.(\d+))?/.exec(goVersion);
+  if (result.status !== 0 || !match || Number(match[1]) < MINIMUM[0] || (Number(match[1]) === MINIMUM[0] && Number(match[2]) < MINIMUM[1])) {
+    throw new Error(`Go ${MINIMUM.join(".")} or later is needed for the Go SDK; '${go}' is ${goVersion || "not working"}. Install a newer Go or set GO.`);
+  }
+  // A go.mod that asks for a newer Go must fail clearly, not download a toolchain behind the user's back.
+  const env = { ...process.env, GOTOOLCHAIN: "local" };
+  const cache = join(root, "node_modules", ".cache", "go");
+  if (!modCache || !writable(modCache)) {
+    env.GOPATH = join(cache, "path");
+    env.GOMODCACHE = join(cache, "mod");
+  }
+  if (!buildCache || buildCache === "off" || !writable(buildCache)) env.GOCACHE = join(cache, "build");
+  cached = { go, version: goVersion.replace(/^go/, ""), env };
+  return cached;
+}
+
+/** Runs `go <args>` in `cwd`; throws with its output when it fails. */
+export function runGo(args, { cwd = PROJECT_ROOT, env = {} } = {}) {
+  const toolchain = goToolchain();
+  const result = run(toolchain.go, args, { cwd, env: { ...toolchain.env, ...env } });
+  if (result.status !== 0) throw new Error(`go ${args.join(" ")} (in ${cwd}) failed (${result.status}):\n${(result.stderr + result.stdout).trim()}`);
+  return result.stdout;
+}
+
+/** Every file below `dir` whose name matches, relative to `base`, sorted. */
+function sourcesBelow(dir, base, pattern) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true })
+    .sort((a, b) => (a.name < b.name ? -1 : 1))
+    .flatMap((entry) => {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) return sourcesBelow(path, base, pattern);
+      return pattern.test(entry.name) ? [path.slice(base.length + 1)] : [];
+    });
+}
+
+/** A hash of what a binary of test/go is built from: the Go sources of both modules and the toolchain. */
+function sourcesHash(root, version) {
+  const hash = createHash("sha256").update(`${version}\n`);
+  for (const module of ["generated/go", GO_TEST_MODULE]) {
+    for (const path of sourcesBelow(join(root, module), root, /(\.go|^go\.mod|^go\.sum)$/)) {
+      hash.update(`${path}\n`).update(readFileSync(join(root, path)));
+    }
+  }
+  return hash.digest("hex");
+}
+
+/**
+ * The binary of the program `test/go/<name>` (such as "runner"), built with the generated module
+ * as it is on disk; rebuilt only when a Go source, go.mod/go.sum or the toolchain changed.
+ * `log` receives one line when it builds (and how long that took).
+ */
+export async function goBinary(name, { root = PROJECT_ROOT, log = (line) => process.stderr.write(`${line}\n`) } = {}) {
+  const { version } = goToolchain({ root });
+  const dir = join(root, "node_modules", ".cache", "go-sdk");
+  const binary = join(dir, "bin", name);
+  const marker = `${binary}.hash`;
+  const hash = sourcesHash(root, version);
+  const ready = () => existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8") === hash;
+  if (ready()) return { binary, built: false, seconds: 0 };
+  mkdirSync(join(dir, "bin"), { recursive: true });
+  const unlock = await lockDir(join(dir, `lock-${name}`), `building test/go/${name}`);
+  try {
+    if (ready()) return { binary, built: false, seconds: 0 };
+    const started = performance.now();
+    runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, `./${name}`], { cwd: join(root, GO_TEST_MODULE) });
+    renameSync(`${binary}.tmp`, binary);
+    writeFileSync(marker, hash);
+    const seconds = (performance.now() - started) / 1000;
+    log(`go-env: built ${name} in ${seconds.toFixed(1)} s`);
+    return { binary, built: true, seconds };
+  } finally {
+    unlock();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const toolchain = goToolchain();
+  process.stdout.write(`${toolchain.go} (go${toolchain.version})\n`);
+}

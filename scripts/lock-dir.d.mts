@@ -1,0 +1,1 @@
+export declare function lockDir(path: string, what: string): Promise<() => void>;

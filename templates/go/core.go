@@ -1,0 +1,433 @@
+package identity
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	roleAdmin = "admin"
+	roleUser  = "user"
+)
+
+// transport moves one call of one operation: the flat input out, the answer into out (a pointer
+// to the answer struct), or an *APIError.
+type transport interface {
+	call(ctx context.Context, op *operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error
+}
+
+// core is what both clients go through: refusals before any byte is sent (protocol, server
+// version, read-only mode), headers, deadlines, retries of reads. The same steps as the TypeScript
+// client's core, from the same facts.
+type core struct {
+	protocol     Protocol
+	serviceURL   string
+	grpcEndpoint string
+	clientID     string
+	readOnly     bool
+	timeout      time.Duration
+	retry        RetryPolicy
+	versionOp    *operation
+	// credentials: the admin secret header, or nothing (the user client's token is added per call).
+	credentials  map[string]string
+	extraHeaders map[string]string
+
+	http    *httpTransport
+	ownHTTP bool
+
+	mu          sync.Mutex
+	versionMu   sync.Mutex // held while the server's version is asked: one question at a time
+	grpc        *grpcTransport
+	grpcDial    []dialOption
+	version     string
+	accessToken string
+	headers     map[string]string // extra headers, then credentials and the bearer token: lower-case keys
+}
+
+func (c *core) init(role, serviceURL string, cfg config, credentials map[string]string) error {
+	problems := cfg.configProblems
+	c.protocol = cfg.protocol
+	if c.protocol == "" {
+		c.protocol = ProtocolGraphQL
+	}
+	if !slices.Contains(protocols, c.protocol) {
+		problems = append(problems, fmt.Sprintf("protocol must be one of graphql, rest, grpc, not %q", string(c.protocol)))
+	}
+	c.serviceURL = strings.TrimRight(serviceURL, "/")
+	endpoint, err := defaultGRPCEndpoint(c.serviceURL)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	c.grpcEndpoint = cfg.grpcEndpoint
+	if c.grpcEndpoint == "" {
+		c.grpcEndpoint = endpoint
+	}
+	if cfg.serverVersion != "" {
+		if _, err := parseVersion(cfg.serverVersion); err != nil {
+			problems = append(problems, "server version: "+err.Error())
+		}
+		c.version = cfg.serverVersion
+	}
+	if cfg.timeout < 0 {
+		problems = append(problems, "timeout must not be negative")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %s", packageName, strings.Join(problems, "; "))
+	}
+	c.readOnly = cfg.readOnly
+	c.timeout = cfg.timeout
+	c.retry = cfg.retry
+	if c.retry.Attempts <= 0 {
+		c.retry.Attempts = DefaultRetryPolicy.Attempts
+	}
+	if c.retry.BaseDelay <= 0 {
+		c.retry.BaseDelay = DefaultRetryPolicy.BaseDelay
+	}
+	if c.retry.MaxDelay <= 0 {
+		c.retry.MaxDelay = DefaultRetryPolicy.MaxDelay
+	}
+	if op := versionOperations[role]; op != "" {
+		c.versionOp = operationsByName[op]
+	}
+	c.credentials = lowerKeys(credentials)
+	c.extraHeaders = lowerKeys(cfg.extraHeaders)
+	c.grpcDial = cfg.grpcDial
+	httpClient := cfg.httpClient
+	if httpClient == nil {
+		c.ownHTTP = true
+		httpClient = newHTTPClient()
+	}
+	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient}
+	c.headers = c.buildHeaders()
+	return nil
+}
+
+// defaultGRPCEndpoint is the host of the service URL with the service's gRPC port.
+func defaultGRPCEndpoint(serviceURL string) (string, error) {
+	parsed, err := url.Parse(serviceURL)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Hostname() == "" {
+		return "", fmt.Errorf("serviceURL must be an http or https URL such as http://localhost:8080, not %q", serviceURL)
+	}
+	return net.JoinHostPort(parsed.Hostname(), strconv.Itoa(DefaultGRPCPort)), nil
+}
+
+func newHTTPClient() *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	// One client serves concurrent calls to one host: keep their connections for reuse.
+	t.MaxIdleConnsPerHost = 64
+	return &http.Client{Transport: t}
+}
+
+func lowerKeys(headers map[string]string) map[string]string {
+	out := make(map[string]string, len(headers))
+	for key, value := range headers {
+		out[strings.ToLower(key)] = value
+	}
+	return out
+}
+
+// mergeHeaders is a copy of base with extra added (extra wins, whatever the case of its keys).
+func mergeHeaders(base, extra map[string]string) map[string]string {
+	out := lowerKeys(base)
+	for key, value := range extra {
+		out[strings.ToLower(key)] = value
+	}
+	return out
+}
+
+// buildHeaders: extra headers, then the credential of the surface. Called with c.mu held or before use.
+func (c *core) buildHeaders() map[string]string {
+	headers := mergeHeaders(c.extraHeaders, c.credentials)
+	if c.accessToken != "" {
+		headers["authorization"] = "Bearer " + c.accessToken
+	}
+	return headers
+}
+
+func (c *core) setAccessToken(token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.accessToken = token
+	c.headers = c.buildHeaders()
+}
+
+func (c *core) baseHeaders() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.headers
+}
+
+func (c *core) transport(protocol Protocol) (transport, error) {
+	if protocol != ProtocolGRPC {
+		return c.http, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.grpc == nil {
+		t, err := newGRPCTransport(c.grpcEndpoint, c.grpcDial)
+		if err != nil {
+			return nil, err
+		}
+		c.grpc = t
+	}
+	return c.grpc, nil
+}
+
+func (c *core) close() error {
+	c.mu.Lock()
+	grpc := c.grpc
+	c.grpc = nil
+	c.mu.Unlock()
+	var err error
+	if grpc != nil {
+		err = grpc.close()
+	}
+	if c.ownHTTP {
+		c.http.client.CloseIdleConnections()
+	}
+	return err
+}
+
+func refuse(op *operation, protocol Protocol, message string) *APIError {
+	return &APIError{Code: refusalCode, Message: message, Operation: op.name, Protocol: protocol, Refused: true}
+}
+
+// refusal is a reason to refuse the call that needs no server version, or nil.
+func (c *core) refusal(op *operation, protocol Protocol) *APIError {
+	if _, carried := op.since[protocol]; !carried {
+		return refuse(op, protocol, fill(textNotCarried, "operation", op.pascalName, "protocol", string(protocol), "protocols", joinProtocols(op.protocols)))
+	}
+	if c.readOnly && op.destructive {
+		return refuse(op, protocol, fill(textReadOnly, "operation", op.pascalName))
+	}
+	return nil
+}
+
+func joinProtocols(list []Protocol) string {
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = string(p)
+	}
+	return strings.Join(names, textProtocolSeparator)
+}
+
+// versionRefusal refuses an operation the server's version does not carry over protocol.
+func versionRefusal(op *operation, protocol Protocol, server string) *APIError {
+	since := op.since[protocol]
+	if versionAtLeast(server, since) {
+		return nil
+	}
+	var working []Protocol
+	for _, p := range op.protocols {
+		if versionAtLeast(server, op.since[p]) {
+			working = append(working, p)
+		}
+	}
+	hint := textTooOldNone
+	if len(working) > 0 {
+		hint = fill(textTooOldUse, "protocols", joinProtocols(working))
+	}
+	return refuse(op, protocol, fill(textTooOld, "operation", op.pascalName, "since", since, "protocol", string(protocol), "server", server, "hint", hint))
+}
+
+// serverVersion is the configured version, or the one the server answers, asked once over this
+// client's protocol (or the first that carries the question). A failure is not kept: the next
+// call asks again.
+func (c *core) serverVersion(ctx context.Context) (string, error) {
+	c.versionMu.Lock()
+	defer c.versionMu.Unlock()
+	c.mu.Lock()
+	version := c.version
+	c.mu.Unlock()
+	if version != "" {
+		return version, nil
+	}
+	op := c.versionOp
+	if op == nil {
+		return "", fmt.Errorf("%s: this client cannot learn the server version; use the server version option", packageName)
+	}
+	protocol := c.protocol
+	if _, carried := op.since[protocol]; !carried {
+		protocol = op.protocols[0]
+	}
+	t, err := c.transport(protocol)
+	if err != nil {
+		return "", err
+	}
+	out := newVersionAnswer[op.name]()
+	if err := t.call(ctx, op, protocol, map[string]any{}, c.baseHeaders(), out); err != nil {
+		return "", err
+	}
+	answer := answerString(op.output, out, versionField)
+	if _, err := parseVersion(answer); err != nil {
+		return "", &APIError{Code: CodeInternal, Message: "the server answered a version that is not one: " + err.Error(), Operation: op.name, Protocol: protocol}
+	}
+	c.mu.Lock()
+	c.version = answer
+	c.mu.Unlock()
+	return answer, nil
+}
+
+func (c *core) withTimeout(ctx context.Context, perCall time.Duration) (context.Context, context.CancelFunc) {
+	timeout := perCall
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	if timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
+// prepare is the input as sent: the flat shape of in; token calls name this client.
+func (c *core) prepare(op *operation, protocol Protocol, in any) (map[string]any, error) {
+	body, err := toWire(op.input, in)
+	if err != nil {
+		return nil, &APIError{Code: CodeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
+	}
+	if op.defaultsClientID {
+		if given, _ := body["client_id"].(string); given == "" && c.clientID != "" {
+			body["client_id"] = c.clientID
+		}
+	}
+	return body, nil
+}
+
+func (c *core) protocolOf(op *operation) Protocol {
+	if op.fixedProtocol != "" {
+		return op.fixedProtocol
+	}
+	return c.protocol
+}
+
+func callSettings(opts []CallOption) callConfig {
+	var settings callConfig
+	for _, opt := range opts {
+		opt(&settings)
+	}
+	return settings
+}
+
+// admit refuses a call before anything is sent: a protocol that does not carry the operation,
+// read-only mode, and a server version that does not carry it over the protocol.
+func (c *core) admit(ctx context.Context, op *operation, protocol Protocol) error {
+	if refused := c.refusal(op, protocol); refused != nil {
+		return refused
+	}
+	if !op.versionGated[protocol] {
+		return nil
+	}
+	server, err := c.serverVersion(ctx)
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	if refused := versionRefusal(op, protocol, server); refused != nil {
+		return refused
+	}
+	return nil
+}
+
+// call is one call of op with input in (a pointer to its input struct, or nil), its answer
+// decoded into out: refusals first, then the attempts, with the call's deadline over all of them.
+func (c *core) call(ctx context.Context, op *operation, in any, out any, opts []CallOption) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	protocol := c.protocolOf(op)
+	settings := callSettings(opts)
+	ctx, cancel := c.withTimeout(ctx, settings.timeout)
+	defer cancel()
+	if err := c.admit(ctx, op, protocol); err != nil {
+		return err
+	}
+	body, err := c.prepare(op, protocol, in)
+	if err != nil {
+		return err
+	}
+	return c.attempt(ctx, op, protocol, body, out, settings.headers)
+}
+
+// attempt sends the call, and again on transient failures of a read, as the retry policy says.
+func (c *core) attempt(ctx context.Context, op *operation, protocol Protocol, body map[string]any, out any, callHeaders map[string]string) error {
+	t, err := c.transport(protocol)
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	headers := c.baseHeaders()
+	if len(callHeaders) > 0 {
+		headers = mergeHeaders(headers, callHeaders)
+	}
+	attempts := 1
+	if op.retried {
+		attempts = max(1, c.retry.Attempts)
+	}
+	for attempt := 1; ; attempt++ {
+		err := t.call(ctx, op, protocol, body, headers, out)
+		if err == nil {
+			return nil
+		}
+		failure := asAPIError(ctx, err, op, protocol)
+		if !failure.transient() || attempt >= attempts || ctx.Err() != nil {
+			return failure
+		}
+		delay := c.backoff(attempt, failure)
+		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
+			return contextFailure(context.DeadlineExceeded, op, protocol, failure)
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return contextFailure(ctx.Err(), op, protocol, failure)
+		case <-timer.C:
+		}
+	}
+}
+
+// backoff is the wait before attempt+1: what Retry-After asks (up to retryAfterMax), else an
+// exponential delay with jitter.
+func (c *core) backoff(attempt int, failure *APIError) time.Duration {
+	if failure.RetryAfter > 0 && failure.RetryAfter <= retryAfterMax {
+		return failure.RetryAfter
+	}
+	delay := min(c.retry.MaxDelay, c.retry.BaseDelay<<(attempt-1))
+	if delay <= 0 { // shifted past the range of a Duration
+		delay = c.retry.MaxDelay
+	}
+	return time.Duration(float64(delay) * (0.5 + rand.Float64()/2))
+}
+
+// asAPIError is err as an *APIError of op: errors of the context become DEADLINE_EXCEEDED or
+// CANCELLED, anything else UNAVAILABLE.
+func asAPIError(ctx context.Context, err error, op *operation, protocol Protocol) *APIError {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr
+	}
+	if ended := contextEnded(ctx); ended != nil {
+		return contextFailure(ended, op, protocol, err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return contextFailure(err, op, protocol, err)
+	}
+	return noAnswer(op, protocol, err)
+}
+
+// invoke is one call of op, answered as a new *Out.
+func invoke[Out any](ctx context.Context, c *core, op *operation, in any, opts []CallOption) (*Out, error) {
+	out := new(Out)
+	if err := c.call(ctx, op, in, out, opts); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

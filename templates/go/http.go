@@ -1,0 +1,231 @@
+package identity
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/url"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// httpTransport carries GraphQL (POST {serviceURL}/graphql with the operation's document) and
+// REST (the operation's route, JSON bodies, query strings for GET) over one *http.Client.
+type httpTransport struct {
+	serviceURL string
+	client     *http.Client
+}
+
+const contentTypeJSON = "application/json"
+
+type graphqlRequest struct {
+	Query     string         `json:"query"`
+	Variables *graphqlParams `json:"variables,omitempty"`
+}
+
+type graphqlParams struct {
+	Params map[string]any `json:"params"`
+}
+
+// jsonBody is value as compact JSON, with <, > and & kept as they are.
+func jsonBody(value any) ([]byte, error) {
+	var buffer bytes.Buffer
+	encoder := json.NewEncoder(&buffer)
+	encoder.SetEscapeHTML(false)
+	if err := encoder.Encode(value); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buffer.Bytes(), []byte("\n")), nil
+}
+
+// queryValue writes a value as JavaScript's String() does, so that every client sends the same query string.
+func queryValue(value any) string {
+	switch v := value.(type) {
+	case string:
+		return v
+	case bool:
+		return strconv.FormatBool(v)
+	case int64:
+		return strconv.FormatInt(v, 10)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case []any:
+		parts := make([]string, len(v))
+		for i, item := range v {
+			parts[i] = queryValue(item)
+		}
+		return strings.Join(parts, ",")
+	}
+	return "[object Object]"
+}
+
+func (t *httpTransport) request(ctx context.Context, op *operation, protocol Protocol, body map[string]any, headers map[string]string) (*http.Request, error) {
+	method, target := http.MethodPost, ""
+	var payload []byte
+	var err error
+	if protocol == ProtocolGraphQL {
+		target = t.serviceURL + "/graphql"
+		request := graphqlRequest{Query: op.graphql.document}
+		if op.graphql.withParams {
+			request.Variables = &graphqlParams{Params: body}
+		}
+		payload, err = jsonBody(request)
+	} else if op.rest.method == http.MethodGet {
+		method, target = http.MethodGet, t.serviceURL+op.rest.path
+		query := url.Values{}
+		for key, value := range body {
+			query.Set(key, queryValue(value))
+		}
+		if encoded := query.Encode(); encoded != "" {
+			target += "?" + encoded
+		}
+	} else {
+		method, target = op.rest.method, t.serviceURL+op.rest.path
+		payload, err = jsonBody(body)
+	}
+	if err != nil {
+		return nil, &APIError{Code: CodeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
+	}
+	var reader io.Reader
+	if payload != nil {
+		reader = bytes.NewReader(payload)
+	}
+	request, err := http.NewRequestWithContext(ctx, method, target, reader)
+	if err != nil {
+		return nil, noAnswer(op, protocol, err)
+	}
+	for key, value := range headers {
+		request.Header.Set(key, value)
+	}
+	if payload != nil {
+		request.Header.Set("Content-Type", contentTypeJSON)
+	}
+	return request, nil
+}
+
+func (t *httpTransport) call(ctx context.Context, op *operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error {
+	request, err := t.request(ctx, op, protocol, body, headers)
+	if err != nil {
+		return err
+	}
+	response, err := t.client.Do(request)
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	content, err := io.ReadAll(response.Body)
+	response.Body.Close()
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	var wait time.Duration
+	if response.StatusCode >= 400 {
+		wait = retryAfter(response.Header.Get("Retry-After"), time.Now())
+	}
+	if protocol == ProtocolGraphQL {
+		return readGraphQL(op, response.StatusCode, content, wait, out)
+	}
+	return readREST(op, response.StatusCode, content, wait, out)
+}
+
+// answerMismatch is the error of JSON that does not fit the answer type.
+func answerMismatch(op *operation, protocol Protocol, status int, err error) *APIError {
+	return &APIError{Code: CodeInternal, Message: op.name + ": the answer does not fit " + op.output + " (" + err.Error() + ")", Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: err}
+}
+
+// graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},
+// "errors": [...]}, so that one pass of the decoder reads the answer straight into its struct.
+var graphqlEnvelopes sync.Map // *operation -> reflect.Type
+
+func graphqlEnvelope(op *operation, out any) reflect.Value {
+	found, ok := graphqlEnvelopes.Load(op)
+	if !ok {
+		data := reflect.StructOf([]reflect.StructField{{Name: "Answer", Type: reflect.TypeOf(out), Tag: reflect.StructTag(`json:"` + op.name + `"`)}})
+		found, _ = graphqlEnvelopes.LoadOrStore(op, reflect.StructOf([]reflect.StructField{
+			{Name: "Data", Type: reflect.PointerTo(data), Tag: `json:"data"`},
+			{Name: "Errors", Type: reflect.TypeOf(json.RawMessage(nil)), Tag: `json:"errors"`},
+		}))
+	}
+	envelope := reflect.New(found.(reflect.Type))
+	data := reflect.New(envelope.Elem().Field(0).Type().Elem())
+	data.Elem().Field(0).Set(reflect.ValueOf(out))
+	envelope.Elem().Field(0).Set(data)
+	return envelope
+}
+
+// graphqlError is the code (a server code, else INTERNAL) and message of the first error of errors, if any.
+func graphqlError(errors json.RawMessage) (ErrorCode, string, bool) {
+	var list []any
+	if len(errors) == 0 || json.Unmarshal(errors, &list) != nil || len(list) == 0 {
+		return "", "", false
+	}
+	first, _ := list[0].(map[string]any)
+	message, _ := first["message"].(string)
+	extensions, _ := first["extensions"].(map[string]any)
+	if code, _ := extensions["code"].(string); isServerCode(code) {
+		return ErrorCode(code), message, true
+	}
+	return CodeInternal, message, true
+}
+
+func readGraphQL(op *operation, status int, content []byte, wait time.Duration, out any) error {
+	envelope := graphqlEnvelope(op, out)
+	err := json.Unmarshal(content, envelope.Interface())
+	if err != nil && (isSyntaxError(err) || !strings.HasPrefix(strings.TrimSpace(string(content)), "{")) {
+		if status >= 500 {
+			return noAnswer(op, ProtocolGraphQL, err)
+		}
+		message := fill(textNotGraphqlJson, "operation", op.name, "status", strconv.Itoa(status))
+		return &APIError{Code: CodeInternal, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, cause: err}
+	}
+	if code, message, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
+		return &APIError{Code: code, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, RetryAfter: wait}
+	}
+	if err != nil {
+		return answerMismatch(op, ProtocolGraphQL, status, err)
+	}
+	v, _ := structValue(out)
+	normalize(op.output, v)
+	return nil
+}
+
+func readREST(op *operation, status int, content []byte, wait time.Duration, out any) error {
+	if status >= 200 && status < 300 {
+		err := decodeJSON(op.output, content, out)
+		if err != nil && isSyntaxError(err) {
+			return noAnswer(op, ProtocolREST, err)
+		}
+		if err != nil {
+			return answerMismatch(op, ProtocolREST, status, err)
+		}
+		return nil
+	}
+	var fields map[string]any
+	if len(content) > 0 {
+		var parsed any
+		if err := json.Unmarshal(content, &parsed); err != nil {
+			return noAnswer(op, ProtocolREST, err)
+		}
+		fields, _ = parsed.(map[string]any)
+	}
+	if oauthError, ok := fields["error"].(string); ok {
+		message := oauthError
+		if description, ok := fields["error_description"].(string); ok {
+			message = description
+		}
+		return &APIError{Code: codeOfOAuthError(oauthError, status), Message: message, Operation: op.name, Protocol: ProtocolREST, HTTPStatus: status, OAuthError: oauthError, RetryAfter: wait}
+	}
+	code := codeOfHTTPStatus(status)
+	if named, _ := fields["code"].(string); isServerCode(named) {
+		code = ErrorCode(named)
+	}
+	message, ok := fields["message"].(string)
+	if !ok {
+		message = fill(textHttpStatus, "status", strconv.Itoa(status))
+	}
+	return &APIError{Code: code, Message: message, Operation: op.name, Protocol: ProtocolREST, HTTPStatus: status, RetryAfter: wait}
+}

@@ -1,0 +1,119 @@
+package identity
+
+// operation is what every call of one operation goes by (facts.go holds one per operation).
+type operation struct {
+	// name is the snake_case operation name, as the server and the errors name it.
+	name string
+	// pascalName is the operation as refusals name it (and the client method).
+	pascalName string
+	// client is the role of the client that has the method: admin or user.
+	client      string
+	surface     string
+	kind        string
+	destructive bool
+	auth        string
+	deprecated  string
+	// protocols that carry it, in canonical order, with the minimum server version over each.
+	protocols []Protocol
+	since     map[Protocol]string
+	// fixedProtocol is the protocol of every call whatever the client's (token routes: rest).
+	fixedProtocol Protocol
+	// versionGated: protocols over which a call first needs the server's version.
+	versionGated     map[Protocol]bool
+	retried          bool
+	defaultsClientID bool
+	graphql          *graphqlBinding
+	rest             *restBinding
+	grpc             *grpcBinding
+	pagination       *pagination
+	// input and output are the message names of the facts table.
+	input  string
+	output string
+}
+
+type graphqlBinding struct {
+	// document is the document the TypeScript client sends, byte for byte.
+	document string
+	// withParams: sent with the variables {"params": input}.
+	withParams bool
+}
+
+type restBinding struct {
+	method string
+	path   string
+}
+
+type grpcBinding struct {
+	// path is /<package>.<Service>/<Rpc>; request and response are fully-qualified message names.
+	path     string
+	request  string
+	response string
+}
+
+const (
+	paginationPage  = "page"
+	paginationToken = "token"
+)
+
+type pagination struct {
+	// style is page (pagination {limit, page}) or token (continuation_token).
+	style string
+	// items is the answer field holding the items.
+	items string
+}
+
+// OperationInfo describes one operation of the service: what the refusals and the docs go by.
+type OperationInfo struct {
+	// Name is the snake_case operation name (admin_meta), as the server and errors name it.
+	Name string
+	// Method is the client method that calls it (AdminMeta).
+	Method string
+	// Client is the client that has the method: "admin" (AdminClient) or "user" (UserClient).
+	Client string
+	// Surface is admin, user or oauth (the token routes, on the user client).
+	Surface string
+	// Kind is read or write; only reads are retried.
+	Kind string
+	// Destructive operations permanently change or remove data; read-only clients refuse them.
+	Destructive bool
+	// Auth is who may call it: public, user, admin_secret, org_admin, super_admin or scim_token.
+	Auth string
+	// Since is the minimum server version over each protocol that carries the operation.
+	Since map[Protocol]string
+	// Protocols are the protocols that carry it, in canonical order.
+	Protocols []Protocol
+	// Deprecated says why the operation is deprecated ("" when it is not).
+	Deprecated string
+}
+
+// Operations describes every operation of the service, in the order of its manifest.
+func Operations() []OperationInfo {
+	infos := make([]OperationInfo, len(operationList))
+	for i, op := range operationList {
+		since := make(map[Protocol]string, len(op.since))
+		for p, v := range op.since {
+			since[p] = v
+		}
+		infos[i] = OperationInfo{
+			Name:        op.name,
+			Method:      op.pascalName,
+			Client:      op.client,
+			Surface:     op.surface,
+			Kind:        op.kind,
+			Destructive: op.destructive,
+			Auth:        op.auth,
+			Since:       since,
+			Protocols:   append([]Protocol(nil), op.protocols...),
+			Deprecated:  op.deprecated,
+		}
+	}
+	return infos
+}
+
+func indexOperations(list []*operation) map[string]*operation {
+	byName := make(map[string]*operation, len(list))
+	for _, op := range list {
+		byName[op.name] = op
+	}
+	return byName
+}

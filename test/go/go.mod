@@ -1,0 +1,19 @@
+module apigen.test/gosdk
+
+go 1.23.0
+
+require (
+	github.com/identity-interface/identity-go/v2 v2.4.0
+	golang.org/x/mod v0.27.0
+	google.golang.org/grpc v1.75.1
+	google.golang.org/protobuf v1.36.11
+)
+
+require (
+	golang.org/x/net v0.41.0 // indirect
+	golang.org/x/sys v0.33.0 // indirect
+	golang.org/x/text v0.26.0 // indirect
+	google.golang.org/genproto/googleapis/rpc v0.0.0-20250707201910-8d1bb00bc6a7 // indirect
+)
+
+replace github.com/identity-interface/identity-go/v2 => ../../generated/go

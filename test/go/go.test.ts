@@ -1,0 +1,168 @@
+// The Go SDK's own checks, run by `npm test`: gofmt and go vet on the generated module and the Go
+// tests, a tidy go.mod with a complete go.sum, the Go test suite of its runtime (test/go/sdk, fed
+// with the status mapping of the TypeScript runtime), the view model's names and layout, and the
+// templates compiled from source against the committed files.
+import { execFile } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
+import { planProto } from "../../generators/emit/proto-plan.js";
+import { emitGo, emitGoDescriptors, goKeyedLines, goName, goSpecLines } from "../../generators/emit/go.js";
+import { buildSdkFacts } from "../../generators/emit/sdk-facts.js";
+import { loadIr } from "../../generators/generate.js";
+import { render } from "../../generators/writer.js";
+import { codeOfGrpcStatus, codeOfHttpStatus } from "../../runtime/errors.js";
+import { GO_TEST_MODULE, goToolchain } from "../../scripts/go-env.mjs";
+import { apigen, projectWithManifest, readFixture, REPO_ROOT } from "../helpers/project.js";
+
+const exec = promisify(execFile);
+const ir = loadIr(REPO_ROOT);
+const facts = buildSdkFacts(ir);
+const MODULE = join(REPO_ROOT, "generated", "go");
+const TESTS = join(REPO_ROOT, GO_TEST_MODULE);
+const timings: Record<string, number> = {};
+const temporary: string[] = [];
+
+/** Runs a Go tool; resolves with its exit code and output whatever the exit code. */
+async function tool(label: string, command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}): Promise<{ code: number; output: string }> {
+  const started = performance.now();
+  try {
+    const { stdout, stderr } = await exec(command, args, { cwd, env: { ...goToolchain().env, ...env }, maxBuffer: 32 * 1024 * 1024 });
+    return { code: 0, output: stdout + stderr };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: typeof failed.code === "number" ? failed.code : -1, output: `${failed.stdout ?? ""}${failed.stderr ?? ""}` };
+  } finally {
+    timings[label] = Math.round(performance.now() - started);
+  }
+}
+
+const go = (label: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) => tool(label, goToolchain().go, args, cwd, { GOFLAGS: "-mod=readonly", ...env });
+
+let gofmt: string;
+
+beforeAll(async () => {
+  const { output } = await go("go env", ["env", "GOROOT"], REPO_ROOT);
+  gofmt = join(output.trim(), "bin", "gofmt");
+});
+
+afterAll(() => {
+  for (const dir of temporary) rmSync(dir, { recursive: true, force: true });
+  console.log(`go test steps (ms): ${JSON.stringify(timings)}`);
+});
+
+describe("the generated Go module", () => {
+  it("is gofmt-clean, and so are the Go tests", async () => {
+    const result = await tool("gofmt", gofmt, ["-l", MODULE, TESTS], REPO_ROOT);
+    expect(result.output.trim(), "files gofmt would change").toBe("");
+    expect(result.code).toBe(0);
+  });
+
+  it("passes go vet, and so do the Go tests", async () => {
+    const [module, tests] = await Promise.all([go("vet module", ["vet", "./..."], MODULE), go("vet tests", ["vet", "./..."], TESTS)]);
+    expect(module.output.trim()).toBe("");
+    expect(module.code).toBe(0);
+    expect(tests.output.trim()).toBe("");
+    expect(tests.code).toBe(0);
+  }, 240_000);
+
+  it("has a tidy go.mod and the complete go.sum of its pinned dependencies", async () => {
+    for (const dir of [MODULE, TESTS]) {
+      const tidy = await go(`tidy ${dir === MODULE ? "module" : "tests"}`, ["mod", "tidy", "-diff"], dir, { GOFLAGS: "" });
+      expect(tidy.output.trim(), `go mod tidy -diff in ${dir}`).toBe("");
+      expect(tidy.code).toBe(0);
+    }
+    const verified = await go("mod verify", ["mod", "verify"], MODULE);
+    expect(verified.output.trim()).toBe("all modules verified");
+  }, 120_000);
+
+  it("passes the Go test suite of its runtime, mapping statuses as the TypeScript runtime does", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "apigen-go-facts-"));
+    temporary.push(dir);
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => from + i);
+    const statusFacts = join(dir, "status-facts.json");
+    writeFileSync(
+      statusFacts,
+      JSON.stringify({
+        http: Object.fromEntries(range(100, 600).map((status) => [status, codeOfHttpStatus(status)])),
+        grpc: Object.fromEntries(range(0, 17).map((status) => [status, codeOfGrpcStatus(status)])),
+        grpcBare: facts.errors.grpcBareStatuses,
+        grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
+      }),
+    );
+    const result = await go("go test", ["test", "-v", "./sdk/"], TESTS, { SDK_STATUS_FACTS: statusFacts });
+    expect(result.output, result.output).not.toMatch(/--- FAIL|--- SKIP|^FAIL/m);
+    expect(result.output).toMatch(/^ok\s+\S+\/sdk/m);
+    expect(result.output.match(/^--- PASS/gm)?.length ?? 0).toBeGreaterThanOrEqual(20);
+    expect(result.code).toBe(0);
+  }, 300_000);
+
+  it("is the module test/go builds against", () => {
+    const goMod = readFileSync(join(TESTS, "go.mod"), "utf8");
+    expect(goMod).toContain(`\t${ir.api.go.modulePath} v${ir.api.version}\n`);
+    expect(goMod).toContain(`replace ${ir.api.go.modulePath} => ../../generated/go\n`);
+  });
+});
+
+describe("the Go view model", () => {
+  it("writes exported names with Go's initialisms and the manifest's acronyms", () => {
+    const initialisms = new Set(["ID", "URL", "OIDC", "SAML", "JWKS", "HTTP"]);
+    expect(["client_id", "jwks_url", "idp_sso_url", "http_status", "is_org_oidc_enabled", "HS256", "access_token", "identifier"].map((w) => goName(w, initialisms))).toEqual([
+      "ClientID", "JWKSURL", "IdpSsoURL", "HTTPStatus", "IsOrgOIDCEnabled", "HS256", "AccessToken", "Identifier",
+    ]);
+  });
+
+  it("lays out keyed literals and const groups exactly as gofmt does", async () => {
+    const keys = ["a", "name", "defaultsClientID", "averyveryveryverylongkeythatgoespastfortychars", "b", "multi", "c", "dd"];
+    const literal = goKeyedLines(
+      keys.map((key) => ({ key, value: key === "multi" ? "[]int{\n\t\t1,\n\t}" : `"${key}"` })),
+      "\t",
+    );
+    const specs = goSpecLines([{ name: "short", value: `"x"` }, { name: "muchLongerName", value: "2" }], "\t");
+    const source = `package p\n\nvar m = map[string]any{\n${literal.join("\n")}\n}\n\nconst (\n${specs.join("\n")}\n)\n`;
+    const dir = mkdtempSync(join(tmpdir(), "apigen-gofmt-"));
+    temporary.push(dir);
+    writeFileSync(join(dir, "p.go"), source);
+    const result = await tool("gofmt layout", gofmt, ["-d", join(dir, "p.go")], dir);
+    expect(result.output, "gofmt -d").toBe("");
+  });
+
+  it("refuses a manifest whose names would collide in Go, and writes nothing", () => {
+    const manifest = readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  APIError:\n    description: Clashes with the error type of the Go runtime.\n    fields:\n      id: string!\n");
+    expect(manifest).toContain("APIError:");
+    const root = projectWithManifest(manifest);
+    temporary.push(root);
+    const result = apigen(root, "generate");
+    expect(result.stderr).toContain("the Go name APIError of type APIError is taken by the runtime; rename one in the manifest");
+    expect(result.code).not.toBe(0);
+    expect(existsSync(join(root, "generated")), "files written by a failed generate").toBe(false);
+  });
+});
+
+describe("modules generated from other manifests", () => {
+  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords)", async () => {
+    for (const fixture of ["minimal.yaml", "python-keywords.yaml"]) {
+      const root = projectWithManifest(readFixture(fixture));
+      temporary.push(root);
+      expect(apigen(root, "generate").code, fixture).toBe(0);
+      const module = join(root, "generated", "go");
+      const formatted = await tool(`gofmt ${fixture}`, gofmt, ["-l", module], root);
+      expect(formatted.output.trim(), `${fixture}: files gofmt would change`).toBe("");
+      const vetted = await go(`vet ${fixture}`, ["vet", "./..."], module);
+      expect(vetted.output.trim(), fixture).toBe("");
+      expect(vetted.code).toBe(0);
+    }
+  }, 240_000);
+});
+
+describe("the templates", () => {
+  it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
+    const files = [...emitGo(ir), ...emitGoDescriptors(ir, buildDescriptors(planProto(ir)), "any hash").produce()];
+    const rendered = render(REPO_ROOT, files).files;
+    expect(files.length).toBeGreaterThan(15);
+    for (const file of files) expect(rendered.get(file.path), file.path).toBe(readFileSync(join(REPO_ROOT, file.path), "utf8"));
+  });
+});

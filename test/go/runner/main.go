@@ -1,0 +1,155 @@
+// Command runner is the Go column of the conformance matrix (test/conformance/go-runner.ts): one
+// JSON request per line on stdin, one JSON answer per line on stdout (the protocol is described at
+// the top of test/conformance/runners.ts). Each call goes through the generated client exactly as
+// an application makes it: the method named after the operation (identity.Operations), its input
+// decoded into that method's input struct, its answer marshalled as it is.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"reflect"
+	"runtime/debug"
+
+	identity "github.com/identity-interface/identity-go/v2"
+)
+
+type request struct {
+	ID          int               `json:"id"`
+	Mode        string            `json:"mode"`
+	Surface     string            `json:"surface"`
+	Operation   string            `json:"operation"`
+	Protocol    identity.Protocol `json:"protocol"`
+	Input       json.RawMessage   `json:"input"`
+	Headers     map[string]string `json:"headers"`
+	AccessToken *string           `json:"access_token"`
+	Config      struct {
+		ServiceURL    string `json:"service_url"`
+		GRPCEndpoint  string `json:"grpc_endpoint"`
+		ServerVersion string `json:"server_version"`
+		AdminSecret   string `json:"admin_secret"`
+		ClientID      string `json:"client_id"`
+	} `json:"config"`
+}
+
+type clientKey struct {
+	client   string
+	protocol identity.Protocol
+	url      string
+}
+
+type closer interface{ Close() error }
+
+var (
+	operations = map[string]identity.OperationInfo{}
+	clients    = map[clientKey]closer{}
+)
+
+// clientFor keeps one client per role, protocol and service, as the TypeScript column does.
+func clientFor(r *request, info identity.OperationInfo) (closer, error) {
+	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL}
+	if client, ok := clients[key]; ok {
+		return client, nil
+	}
+	var client closer
+	var err error
+	if info.Client == "admin" {
+		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret,
+			identity.WithAdminProtocol(r.Protocol), identity.WithAdminGRPCEndpoint(r.Config.GRPCEndpoint),
+			identity.WithAdminServerVersion(r.Config.ServerVersion), identity.WithAdminRetry(identity.NoRetry))
+	} else {
+		client, err = identity.NewClient(r.Config.ClientID, r.Config.ServiceURL,
+			identity.WithProtocol(r.Protocol), identity.WithGRPCEndpoint(r.Config.GRPCEndpoint),
+			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(identity.NoRetry))
+	}
+	if err != nil {
+		return nil, err
+	}
+	clients[key] = client
+	return client, nil
+}
+
+func handle(r *request) (map[string]any, error) {
+	info, ok := operations[r.Operation]
+	if !ok {
+		return nil, fmt.Errorf("no operation %s", r.Operation)
+	}
+	client, err := clientFor(r, info)
+	if err != nil {
+		return nil, err
+	}
+	method := reflect.ValueOf(client).MethodByName(info.Method)
+	if !method.IsValid() {
+		return nil, fmt.Errorf("%T has no method %s", client, info.Method)
+	}
+	in := reflect.New(method.Type().In(1).Elem())
+	decoder := json.NewDecoder(bytes.NewReader(r.Input))
+	decoder.DisallowUnknownFields()
+	if err := decoder.Decode(in.Interface()); err != nil {
+		return nil, fmt.Errorf("input of %s: %w", r.Operation, err)
+	}
+	var options []identity.CallOption
+	if user, ok := client.(*identity.UserClient); ok {
+		token := ""
+		if r.AccessToken != nil {
+			token = *r.AccessToken
+		}
+		user.SetAccessToken(token)
+		defer user.SetAccessToken("")
+	} else {
+		options = append(options, identity.WithHeaders(r.Headers))
+	}
+	results := method.CallSlice([]reflect.Value{reflect.ValueOf(context.Background()), in, reflect.ValueOf(options)})
+	if failure, _ := results[1].Interface().(error); failure != nil {
+		var apiErr *identity.APIError
+		if !errors.As(failure, &apiErr) {
+			return nil, fmt.Errorf("%s failed with an error that is not an *APIError: %v", r.Operation, failure)
+		}
+		return map[string]any{"id": r.ID, "ok": false, "code": apiErr.Code, "message": apiErr.Message, "refused": apiErr.Refused,
+			"operation": apiErr.Operation, "protocol": apiErr.Protocol}, nil
+	}
+	return map[string]any{"id": r.ID, "ok": true, "answer": results[0].Interface()}, nil
+}
+
+func main() {
+	for _, info := range identity.Operations() {
+		operations[info.Name] = info
+	}
+	scanner := bufio.NewScanner(os.Stdin)
+	scanner.Buffer(make([]byte, 1<<20), 64<<20)
+	out := bufio.NewWriter(os.Stdout)
+	for scanner.Scan() {
+		if len(bytes.TrimSpace(scanner.Bytes())) == 0 {
+			continue
+		}
+		var r request
+		reply, err := func() (reply map[string]any, err error) {
+			defer func() {
+				if recovered := recover(); recovered != nil {
+					err = fmt.Errorf("panic: %v\n%s", recovered, debug.Stack())
+				}
+			}()
+			if err := json.Unmarshal(scanner.Bytes(), &r); err != nil {
+				return nil, err
+			}
+			return handle(&r)
+		}()
+		if err != nil {
+			reply = map[string]any{"id": r.ID, "crash": err.Error()}
+		}
+		line, err := json.Marshal(reply)
+		if err != nil {
+			line, _ = json.Marshal(map[string]any{"id": r.ID, "crash": "answer not JSON: " + err.Error()})
+		}
+		out.Write(append(line, '\n'))
+		out.Flush()
+	}
+	for _, client := range clients {
+		client.Close()
+	}
+}
