@@ -196,7 +196,7 @@ export const CASES: DiffCase[] = [
     // The wire keeps its shape, but the SDKs lose AdminClient.iterateUsers and AdminClient.iter_users: code using them breaks.
     name: "pagination removed: the SDK loses its iterator",
     edits: [["    pagination: page\n", ""]],
-    expected: [{ id: "pagination-changed:users", severity: "breaking", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "sdk"] }],
+    expected: [{ id: "pagination-changed:users", severity: "breaking", protocols: ALL, sdks: ["typescript", "python", "go"], sources: ["manifest", "sdk"] }],
   },
 
   // ---- input fields ----
@@ -385,7 +385,7 @@ export const CASES: DiffCase[] = [
     expected: [
       { id: "rpc-renamed:delete_org_oidc_connection", severity: "breaking", protocols: ["grpc"], sources: ["manifest", "buf"] },
       { id: "title-changed:delete_org_oidc_connection", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] },
-      { id: "acronyms-changed:api", severity: "breaking", protocols: ["graphql"], sdks: ["typescript"], sources: ["manifest", "graphql-inspector", "sdk"] },
+      { id: "acronyms-changed:api", severity: "breaking", protocols: ["graphql"], sdks: ["typescript", "go"], sources: ["manifest", "graphql-inspector", "sdk"] },
     ],
   },
 
@@ -524,7 +524,7 @@ export const CASES: DiffCase[] = [
       [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      color: Color\n`],
     ],
     edits: [["values: [red, green]", "values: [red, green, blue]"]],
-    expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript", "python"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
+    expected: [{ id: "enum-value-added:Color.blue", severity: "safe", protocols: ALL, sdks: ["typescript", "python", "go"], sources: ["manifest", "graphql-inspector", "openapi", "sdk"] }],
   },
 
   // ---- declared errors and cookies ----

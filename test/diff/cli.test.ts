@@ -46,7 +46,7 @@ describe("apigen diff --against <git ref>", () => {
     expect(result.stderr).toBe("");
     expect(result.code).toBe(1);
     expect(result.stdout).toContain("Contract diff: operations.yaml against HEAD:operations.yaml");
-    expect(result.stdout).toContain(`breaking  ${BREAK_ID}  [graphql, rest, grpc; sdk: typescript, python]`);
+    expect(result.stdout).toContain(`breaking  ${BREAK_ID}  [graphql, rest, grpc; sdk: typescript, python, go]`);
     expect(result.stdout).toMatch(/found by: manifest, .*graphql-inspector/);
     expect(result.stdout).toContain("version: api.version 2.4.0 -> 3.0.0 (major bump for breaking changes)");
     expect(result.stdout).toContain("FAILED: 1 breaking change not accepted");
@@ -59,7 +59,7 @@ describe("apigen diff --against <git ref>", () => {
     expect(result.stdout).toContain("| protocol or SDK | breaking | dangerous | safe |");
     expect(result.stdout).toContain("| typescript SDK | 1 | 0 | 0 |");
     expect(result.stdout).toContain("| python SDK | 1 | 0 | 0 |");
-    expect(result.stdout).toContain(`| **breaking** | users | \`${BREAK_ID}\` | graphql, rest, grpc | typescript, python |`);
+    expect(result.stdout).toContain(`| **breaking** | users | \`${BREAK_ID}\` | graphql, rest, grpc | typescript, python, go |`);
   });
 
   it("gives a machine-readable JSON list", () => {
@@ -71,11 +71,11 @@ describe("apigen diff --against <git ref>", () => {
       summary: { breaking: 1, accepted: 0 },
       version: { old: "2.4.0", new: "3.0.0", bump: "major", minimum: "3.0.0", ok: true },
       protocols: { rest: { breaking: 1 } },
-      sdks: { typescript: { breaking: 1 }, python: { breaking: 1 }, go: { breaking: 0 } },
+      sdks: { typescript: { breaking: 1 }, python: { breaking: 1 }, go: { breaking: 1 } },
     });
-    // The TypeScript SDK's UsersInput and the Python SDK's users() gain the field: the change names the SDKs it touches.
+    // Each SDK's users input gains the field: the change names the SDKs it touches.
     expect(report.changes).toEqual([
-      expect.objectContaining({ id: BREAK_ID, severity: "breaking", operation: "users", protocols: ["graphql", "rest", "grpc"], sdks: ["typescript", "python"], accepted: null }),
+      expect.objectContaining({ id: BREAK_ID, severity: "breaking", operation: "users", protocols: ["graphql", "rest", "grpc"], sdks: ["typescript", "python", "go"], accepted: null }),
     ]);
     expect(report.changes[0].sources).toEqual(expect.arrayContaining(["manifest", "graphql-inspector", "openapi"]));
   });

@@ -1,6 +1,8 @@
 // How verdicts are reached: the manifest rule is primary and a contract finding only raises it for
 // an effect the rule does not model (the report shows both); the SDKs' surfaces count for their
 // language; the version a report calls for.
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildIr } from "../../generators/build-ir.js";
 import { ruleChange } from "../../generators/diff/change.js";
@@ -8,11 +10,11 @@ import { diffSides } from "../../generators/diff/command.js";
 import type { Finding } from "../../generators/diff/contracts.js";
 import { mergeFindings } from "../../generators/diff/merge.js";
 import { renderMarkdown, renderText } from "../../generators/diff/report.js";
-import { pythonSurface, surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
+import { goSurface, pythonSurface, surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
 import { checkVersion, requiredBump } from "../../generators/diff/version.js";
 import type { Ir } from "../../generators/ir.js";
-import { loadManifestText } from "../../generators/load.js";
-import { emptyLock } from "../../generators/lock.js";
+import { loadManifestFile, loadManifestText } from "../../generators/load.js";
+import { emptyLock, readLock } from "../../generators/lock.js";
 import { CASES } from "./cases.js";
 import { applyEdits, BASE_MANIFEST, sidesOf } from "./corpus.js";
 
@@ -144,6 +146,48 @@ describe("SDK surfaces", () => {
       "python.AsyncAdminClient.users.query",
       "python.AsyncAdminClient.rotate_key",
     ]);
+  });
+
+  it("name the Go SDK's module, clients, methods, iterators, structs, fields and enum constants as its emitter writes them", () => {
+    const names = goSurface(base).map((e) => `${e.kind} ${e.name}`);
+    expect(names).toEqual(
+      expect.arrayContaining([
+        "package example.com/mini-go (package mini)",
+        "method AdminClient.Users",
+        "iterator AdminClient.AllUsers",
+        "method AdminClient.DeleteOrgOIDCConnection",
+        "method UserClient.Meta",
+        "type UsersInput",
+        "field UsersInput.Query",
+        "field User.ID",
+        "field RotateKeyInput.OrgID",
+        "enum-value KeyStatus.KeyStatusRetired",
+      ]),
+    );
+    // The module's /vN suffix follows api.version: a major bump is the version line, not a vanished package.
+    const bumped = irOf(BASE_MANIFEST.replace(/version: \d+\./, "version: 9."));
+    expect([base.api.go.modulePath, bumped.api.go.modulePath]).toEqual(["example.com/mini-go/v2", "example.com/mini-go/v9"]);
+    expect(surfaceFindings(base, bumped, { go: goSurface })).toEqual([]);
+    // An acronym renames Go identifiers; the finding carries the acronyms anchor so it folds into that change.
+    const acronym = irOf(applyEdits(BASE_MANIFEST, [["  acronyms: [OIDC, SAML]\n", "  acronyms: [OIDC, SAML, ORG]\n"]]));
+    const removed = surfaceFindings(base, acronym, { go: goSurface }).find((f) => f.subject === "go.RotateKeyInput.OrgID");
+    expect(removed).toMatchObject({ kind: "field-removed", severity: "breaking" });
+    expect(removed!.anchors).toContain("api:acronyms");
+  });
+
+  it("name only what the generated Go code declares", () => {
+    const ir = buildIr(loadManifestFile("operations.yaml"), readLock("."));
+    const code = readdirSync("generated/go").filter((f) => f.endsWith(".go")).map((f) => readFileSync(join("generated/go", f), "utf8")).join("\n");
+    const module = readFileSync("generated/go/go.mod", "utf8");
+    const missing = goSurface(ir).filter((entry) => {
+      const last = entry.name.split(".").at(-1)!;
+      if (entry.kind === "package") return !module.includes(`module ${ir.api.go.modulePath}`);
+      if (entry.kind === "client" || entry.kind === "type") return !new RegExp(`^type ${last} `, "m").test(code);
+      if (entry.kind === "method" || entry.kind === "iterator") return !new RegExp(`^func \\(\\w+ \\*${entry.name.split(".")[0]}\\) ${last}\\(`, "m").test(code);
+      if (entry.kind === "enum-value") return !new RegExp(`^\\s+${last}\\b`, "m").test(code);
+      return !new RegExp(`^\\s+${last}\\s`, "m").test(code);
+    });
+    expect(missing).toEqual([]);
   });
 
   it("take another language with one function", () => {
