@@ -65,7 +65,12 @@ function compileTrust(trust: ProxyTrust): (address: string, hop: number) => bool
 }
 
 export function clientAddressResolver(option: TrustProxy | undefined): ClientAddressResolver {
-  if (option === undefined) return (peer) => normalizeAddress(peer);
+  if (option === undefined) {
+    // A keep-alive connection sends many calls from one peer: the last answer is kept.
+    let lastPeer: string | undefined;
+    let lastAddress = "";
+    return (peer) => (peer === lastPeer ? lastAddress : ((lastPeer = peer), (lastAddress = normalizeAddress(peer))));
+  }
   const { trust, header = "x-forwarded-for" } = typeof option === "number" || Array.isArray(option) ? { trust: option as ProxyTrust } : (option as TrustProxyOptions);
   if (header !== "x-forwarded-for" && header !== "forwarded") throw new RangeError(`trustProxy: header must be x-forwarded-for or forwarded, not ${String(header)}`);
   const trusted = compileTrust(trust);

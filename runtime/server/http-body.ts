@@ -14,7 +14,10 @@ export function hasBody(request: IncomingMessage): boolean {
  * a cross-site HTML form can post text/plain or form bodies without a preflight, JSON it cannot.
  */
 export function mediaTypeOf(request: IncomingMessage, accepted: readonly string[]): string {
-  const type = (request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase();
+  const header = request.headers["content-type"] ?? "";
+  // What clients send almost always: the bare media type, no parameters.
+  if (accepted.includes(header)) return header;
+  const type = header.split(";")[0]!.trim().toLowerCase();
   if (accepted.includes(type)) return type;
   const wanted = accepted.map((t) => `Content-Type: ${t}`).join(" or ");
   throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", type ? `the body must be sent with ${wanted}, not ${type.slice(0, 100)}` : `the body must be sent with ${wanted}; the request has no Content-Type header`);

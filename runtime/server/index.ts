@@ -96,7 +96,6 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
-    httpShutdown.track(response);
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
@@ -118,10 +117,11 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
   };
-  const http: Server = createHttpServer(handle);
+  const httpShutdown = new HttpShutdown();
+  const http: Server = createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
+  httpShutdown.attach(http);
   http.keepAliveTimeout = 65_000;
   const http2 = acceptHttp2(http, handle);
-  const httpShutdown = new HttpShutdown(http);
   const metricsServer: Server | undefined =
     metricsPort === undefined
       ? undefined

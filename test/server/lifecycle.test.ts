@@ -1,6 +1,7 @@
 // Health and shutdown: /healthz and /readyz, the health state the gRPC side reads, and
 // close({ graceMs }) with calls in flight over every protocol; then the reference service under load
 // on SIGTERM, which must answer every call it accepted.
+import { Agent, request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { redisStore } from "../../generated/server/index.js";
@@ -81,12 +82,44 @@ describe("graceful shutdown", () => {
     await inside;
     const started = performance.now();
     await service.server.close({ graceMs: 5_000 });
-    // close() waited for the call, and the call got its answer.
+    // close() waited for the call, and the call got its answer; the keep-alive connection was
+    // ended after that answer, not left to the end of the grace period.
     expect(performance.now() - started).toBeGreaterThan(300);
+    expect(performance.now() - started).toBeLessThan(2_500);
     expect((await call).version).toBe(sampleMessage(schema, "AdminMeta").version);
     const after = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
     expect(await codeOf(() => after.adminMeta())).toBe("UNAVAILABLE");
     await Promise.all([client.close(), after.close()]);
+  });
+
+  it("tells a keep-alive client that its connection ends with the answer in flight", async () => {
+    const service = await startRecordingService(SECRET);
+    const agent = new Agent({ keepAlive: true });
+    const post = () =>
+      new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
+        const url = new URL(`${service.httpUrl}/v1/admin/admin_meta`);
+        const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "x-service-admin-secret": SECRET } }, (response) => {
+          response.resume();
+          response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
+        });
+        request.on("error", reject);
+        request.end("{}");
+      });
+    // Before the close: the connection is kept alive.
+    expect(await post()).toEqual({ status: 200, connection: "keep-alive" });
+    let entered!: () => void;
+    const inside = new Promise<void>((resolve) => (entered = resolve));
+    service.answers.set("adminMeta", async () => {
+      entered();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      return sampleMessage(schema, "AdminMeta");
+    });
+    const call = post();
+    await inside;
+    const closed = service.server.close({ graceMs: 5_000 });
+    expect(await call).toEqual({ status: 200, connection: "close" });
+    await closed;
+    agent.destroy();
   });
 
   it("cuts the calls still running when the grace period ends", async () => {
