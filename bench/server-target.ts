@@ -1,14 +1,18 @@
 // A server for bench/server.bench.ts and bench/grpc.bench.ts, run in its own process so that it has
 // a core of its own:
-//   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta and admin_login;
+//   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta, update_user and
+//                 admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
 //                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
 //                 {"sdk": true} registers that SDK with the stubs' tracing off
-//   bare-http     plain node:http answering the same JSON for the REST and GraphQL requests
+//   bare-http     plain node:http answering the same JSON for the REST requests
+//   mercurius     fastify with mercurius and graphql-jit (jit from the first call), serving the
+//                 generated SDL with resolvers answering the same admin_meta and update_user
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
 //   bare-grpc-js  a bare @grpc/grpc-js server of AdminService (@grpc/proto-loader, from proto/)
 //                 answering the same message
 // It prints {"http": port, "grpc": port} once it listens.
+import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
 import { createServer as createHttp2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
@@ -26,6 +30,7 @@ import { toProtoInit } from "../runtime/shape.js";
 
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET } from "./targets.js";
 const meta = sampleMessage(schema, "AdminMeta");
+const user = sampleMessage(schema, "User");
 const mode = process.argv[2];
 
 process.on("SIGINT", () => process.exit(0));
@@ -50,6 +55,7 @@ if (mode === "stubs") {
   }
   const methods = {
     adminMeta: async () => meta,
+    updateUser: async () => user,
     // As the reference service does it: the session is opened in the server's store.
     adminLogin: async (input: { admin_secret: string }, context: CallContext) => {
       if (!(await context.adminSessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
@@ -78,12 +84,25 @@ if (mode === "stubs") {
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       JSON.parse(Buffer.concat(chunks).toString() || "{}");
-      const body = JSON.stringify(request.url === "/graphql" ? { data: { admin_meta: meta } } : meta);
+      const body = JSON.stringify(request.url === "/v1/admin/update_user" ? user : meta);
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
       response.end(body);
     });
   });
   server.listen(0, "127.0.0.1", () => report({ http: (server.address() as AddressInfo).port }));
+} else if (mode === "mercurius") {
+  // The GraphQL server a Node user would pick for speed: fastify + mercurius, graphql-jit compiling
+  // each query on its first call, the same SDL the stubs serve.
+  const { default: fastify } = await import("fastify");
+  const { default: mercurius } = await import("mercurius");
+  const app = fastify({ logger: false });
+  await app.register(mercurius, {
+    schema: readFileSync(join(REPO_ROOT, "generated", "graphql", "schema.graphql"), "utf8"),
+    resolvers: { Query: { admin_meta: () => meta }, Mutation: { update_user: () => user } },
+    jit: 1,
+  });
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  report({ http: (app.server.address() as AddressInfo).port });
 } else if (mode === "bare-connect") {
   const answer = toProtoInit(schema, "AdminMeta", meta);
   const handler = connectNodeAdapter({ routes: (router) => router.service(AdminService, { adminMeta: () => answer } as never) });
@@ -102,6 +121,6 @@ if (mode === "stubs") {
     report({ grpc: port });
   });
 } else {
-  process.stderr.write("usage: server-target.ts stubs|bare-http|bare-connect|bare-grpc-js\n");
+  process.stderr.write("usage: server-target.ts stubs|bare-http|mercurius|bare-connect|bare-grpc-js\n");
   process.exit(2);
 }

@@ -1,7 +1,10 @@
-// Requests per second of one cheap read (admin_meta) through the generated stubs, over each
-// protocol, against bare baselines measured in the same run:
-//   REST stub vs plain node:http answering the same JSON (target: at least 80% of it);
-//   GraphQL stub vs the REST stub (target: at least 50%);
+// Requests per second through the generated stubs against the peers a user would pick instead,
+// measured in the same run, on a cheap read (admin_meta) and on a write whose 15-field input is
+// validated by every rule of the manifest (update_user):
+//   REST stub vs plain node:http answering the same JSON (target: at least 80% of it), with wrk
+//   (Debian package, installed when missing) as a cross-check of autocannon on the read;
+//   GraphQL stub, sent the documents the generated clients send, vs fastify + mercurius with
+//   graphql-jit serving the same SDL and answers (target: at least as fast);
 //   the REST stub with its state in Redis vs in memory, admin secret in the header (target: at
 //   most 5% below); and, reported without a target, admin_login (opens a session in the store)
 //   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis;
@@ -16,10 +19,13 @@
 // machine single runs vary by ±30%, so each pair is measured in ROUNDS interleaved rounds and the
 // figures are medians.
 import { execFileSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import autocannon from "autocannon";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
+import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { startRedis } from "../test/helpers/redis.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget, type Target } from "./targets.js";
 
@@ -71,6 +77,38 @@ function measured(pids: readonly number[], run: () => Promise<number>): Load {
 
 const SECRET_HEADER = { "x-service-admin-secret": ADMIN_SECRET };
 
+/** update_user with every field of its input set, each valid under the manifest's rules. */
+const UPDATE_USER = {
+  id: "user-1",
+  email: "ada@example.com",
+  email_verified: true,
+  given_name: "Ada",
+  family_name: "Lovelace",
+  middle_name: "King",
+  nickname: "ada",
+  gender: "female",
+  birthdate: "1815-12-10",
+  phone_number: "+441234567890",
+  phone_number_verified: false,
+  picture: "https://example.com/ada.png",
+  roles: ["user", "admin"],
+  is_multi_factor_auth_enabled: true,
+  app_data: { team: "analytics", since: 1843 },
+};
+
+/** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
+async function sameAnswers(a: Target, b: Target, bodies: string[]): Promise<void> {
+  for (const body of bodies) {
+    const [left, right] = await Promise.all(
+      [a, b].map(async (target) => {
+        const response = await fetch(`http://127.0.0.1:${target.http}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...SECRET_HEADER }, body });
+        return JSON.stringify(await response.json());
+      }),
+    );
+    if (left !== right) throw new Error(`the GraphQL servers answer differently to ${body.slice(0, 60)}…:\n${left}\n${right}`);
+  }
+}
+
 function http(target: Target, path: string, body: string, auth: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = []): Load {
   return measured([target.child.pid!, ...alsoPids], async () => {
     const result = await autocannon({
@@ -86,6 +124,21 @@ function http(target: Target, path: string, body: string, auth: Record<string, s
   });
 }
 
+/** The same load from wrk, a load generator nobody here wrote (one thread, the same connections). */
+function wrk(target: Target, path: string, body: string, headers: Record<string, string> = SECRET_HEADER): Load {
+  const script = join(mkdtempSync(join(tmpdir(), "wrk-")), "post.lua");
+  const lua = (value: string) => JSON.stringify(value);
+  writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${lua(body)}`, ...Object.entries({ "content-type": "application/json", ...headers }).map(([name, value]) => `wrk.headers[${lua(name)}] = ${lua(value)}`)].join("\n"));
+  return measured([target.child.pid!], async () => {
+    const output = execFileSync(WRK, ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-s", script, `http://127.0.0.1:${target.http}${path}`], { encoding: "utf8" });
+    const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output);
+    if (failed) throw new Error(`${path}: wrk saw ${failed[1]} non-2xx answers`);
+    return Number(/(\d+) requests in/.exec(output)![1]);
+  });
+}
+
+const WRK = "/usr/bin/wrk";
+ensureDebianProgram("wrk", WRK, "npm run bench:server");
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.map((m) => m.rps)), cpuMicrosPerCall: median(measures.map((m) => m.cpuMicrosPerCall)) });
@@ -118,15 +171,22 @@ async function sessionCookie(port: number): Promise<string> {
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
+const mercurius = await startTarget("mercurius");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
 const meteredStubs = await startTarget("stubs", { metrics: true });
 const tracedStubs = await startTarget("stubs", { tracing: true });
 const sdkStubs = await startTarget("stubs", { sdk: true });
 try {
-  const graphqlBody = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
+  const metaQuery = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
+  const updateBody = JSON.stringify(UPDATE_USER);
+  const updateMutation = JSON.stringify({ query: graphqlDocument(schema, schema.operations.update_user), variables: { params: UPDATE_USER } });
+  await sameAnswers(stubs, mercurius, [metaQuery, updateMutation]);
   const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
   const [baselineRest, rest] = await pair(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
-  const [restAgain, graphql] = await pair(stubRest, http(stubs, "/graphql", graphqlBody));
+  const [baselineRestWrite, restWrite] = await pair(http(bareHttp, "/v1/admin/update_user", updateBody), http(stubs, "/v1/admin/update_user", updateBody));
+  const [wrkBaseline, wrkRest] = await pair(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
+  const [mercuriusRead, graphql] = await pair(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
+  const [mercuriusWrite, graphqlWrite] = await pair(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's, since each call makes Redis work too.
   const [memoryRest, redisRest] = await pair(stubRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
   const [plainForMetrics, meteredRest] = await pair(stubRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
@@ -151,10 +211,22 @@ try {
     return `${name.padEnd(14)} ${subject.rps.toFixed(0).padStart(7)} req/s  ${percent(ratio)} of ${of.padEnd(30)} ${verdict.padEnd(18)} ${cpu}`;
   };
   const base = (name: string, measure: Measure) => `${name.padEnd(14)} ${measure.rps.toFixed(0).padStart(7)} req/s${measure.cpuMicrosPerCall > 0 ? `  cpu ${measure.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call` : ""}`;
-  console.log(`admin_meta, ${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s; "of it": the baseline's CPU per call over this one's`);
+  console.log(`${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s; "of it": the baseline's CPU per call over this one's`);
+  console.log(`REST, admin_meta (read):`);
   console.log(base("bare node:http", baselineRest));
   console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
-  console.log(row("GraphQL stub", graphql, restAgain, "the REST stub", 50));
+  console.log(`REST, update_user (write, ${Object.keys(UPDATE_USER).length} fields):`);
+  console.log(base("bare node:http", baselineRestWrite));
+  console.log(row("REST stub", restWrite, baselineRestWrite, "bare node:http", 80));
+  console.log(`REST, admin_meta, load from wrk (cross-check):`);
+  console.log(base("bare node:http", wrkBaseline));
+  console.log(row("REST stub", wrkRest, wrkBaseline, "bare node:http", 80));
+  console.log(`GraphQL, admin_meta (read), the document the clients send:`);
+  console.log(base("mercurius+jit", mercuriusRead));
+  console.log(row("GraphQL stub", graphql, mercuriusRead, "mercurius with graphql-jit", 100));
+  console.log(`GraphQL, update_user (write, ${Object.keys(UPDATE_USER).length} fields in variables):`);
+  console.log(base("mercurius+jit", mercuriusWrite));
+  console.log(row("GraphQL stub", graphqlWrite, mercuriusWrite, "mercurius with graphql-jit", 100));
   console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing:`);
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 95));
@@ -167,6 +239,6 @@ try {
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, mercurius, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
   await redis.stop();
 }
