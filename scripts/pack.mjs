@@ -3,7 +3,8 @@
 // (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
 // npm package it takes the modules its package.json exports and every module they import, stages
 // them in a temporary build folder with their relative layout kept, compiles them once with the
-// project's TypeScript into ES modules with .d.ts, and runs `npm pack`.
+// project's TypeScript into ES modules with .d.ts, runs `npm pack`, and checks each tarball with
+// `npm publish --dry-run`.
 import { spawn } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -83,7 +84,7 @@ function compile(buildDir) {
   }
 }
 
-function run(command, args, cwd) {
+function run(command, args, cwd, { withStderr = false } = {}) {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" });
     let stdout = "";
@@ -91,8 +92,24 @@ function run(command, args, cwd) {
     child.stdout.on("data", (chunk) => (stdout += chunk));
     child.stderr.on("data", (chunk) => (stderr += chunk));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolvePromise(stdout) : reject(new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`))));
+    child.on("close", (code) => (code === 0 ? resolvePromise(withStderr ? { stdout, stderr } : stdout) : reject(new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`))));
   });
+}
+
+/**
+ * What npm would publish from a package folder, short of publishing: `npm publish --dry-run`
+ * (name, version, access, files). npm corrects some package.json mistakes as it publishes and only
+ * warns; those fail here, so that what is published is what was generated.
+ */
+export async function publishDryRun(packageDir) {
+  const { stderr } = await run("npm", ["publish", "--dry-run", "--json"], packageDir, { withStderr: true });
+  const corrections = stderr
+    .split("\n")
+    .map((line) => line.replace(/^npm warn publish /, "").trim())
+    .filter((line, index, lines) => lines.slice(0, index).some((l) => /^errors corrected:/.test(l)) && line !== "" && !/requires you to be logged in/.test(line) && !/^npm /.test(line));
+  if (/auto-corrected/.test(stderr)) {
+    throw new Error(`npm publish --dry-run: npm would change the package.json of ${packageDir} as it publishes:\n${corrections.map((c) => `  ${c}`).join("\n")}`);
+  }
 }
 
 /** Packs every package under generated/packages into `outDir`; answers each package's tarball. */
@@ -129,7 +146,9 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
         }
         for (const file of ["package.json", "README.md"]) copyFileSync(join(dir, file), join(packageDir, file));
         const [packed] = JSON.parse(await run("npm", ["pack", "--json", "--pack-destination", outDir], packageDir));
-        return { name: manifest.name, version: manifest.version, tarball: join(outDir, packed.filename), files: packed.files.length, bytes: packed.size };
+        const tarball = join(outDir, packed.filename);
+        await publishDryRun(packageDir);
+        return { name: manifest.name, version: manifest.version, tarball, files: packed.files.length, bytes: packed.size };
       }),
     );
   } finally {
@@ -148,7 +167,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     if (values.only !== undefined && !["npm", "python", "go"].includes(values.only)) throw new Error(`--only takes npm, python or go, not '${values.only}'`);
     if (values.only === undefined || values.only === "npm") {
       for (const p of await packPackages({ outDir: resolve(values.out) })) {
-        process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB)\n`);
+        process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, npm publish --dry-run passed)\n`);
       }
     }
     if (values.only === undefined || values.only === "python") {

@@ -170,12 +170,13 @@ let referenceServer: ServiceServer;
 let referenceAddresses: { httpUrl: string; grpcEndpoint: string };
 let consumerServer: ChildProcess | undefined;
 const timings: Record<string, number> = {};
+let packOutput = "";
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), "apigen-packages-"));
   const packDir = join(workDir, "tarballs");
   consumerDir = join(workDir, "consumer");
-  await timed(timings, "pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir, "--only", "npm"], { cwd: REPO_ROOT }));
+  packOutput = (await timed(timings, "pack", () => run(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--out", packDir, "--only", "npm"], { cwd: REPO_ROOT }))).stdout;
   tarballs = readdirSync(packDir).map((file) => join(packDir, file));
 
   mkdirSync(join(consumerDir, "src"), { recursive: true });
@@ -221,6 +222,10 @@ describe("the packed packages", () => {
     }
     expect(installed(sdkPackage, "generated/client/index.d.ts")).toContain("AdminClient");
     expect(installed(sdkPackage, "package.json")).toContain('"./grpc"');
+  });
+
+  it("each passed npm publish --dry-run as pack made it", () => {
+    for (const name of [sdkPackage, serverPackage]) expect(packOutput).toMatch(new RegExp(`^${name}@${ir.api.version}: .*npm publish --dry-run passed\\)$`, "m"));
   });
 
   it("type-check in a project outside the repository (tsc ran in beforeAll) and hold no link to it", () => {
