@@ -10,6 +10,16 @@ import { compareVersions } from "./version.js";
 
 /** Retries of reads when the config says nothing more. */
 export const RETRY_DEFAULTS = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000 } as const;
+/** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
+export const RETRY_AFTER_MAX_MS = 60_000;
+
+/** The wait before attempt + 1: what the server asked (Retry-After, up to a minute), else exponential backoff with jitter. */
+export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined): number {
+  if (retryAfterSeconds !== undefined && retryAfterSeconds * 1000 <= RETRY_AFTER_MAX_MS) return retryAfterSeconds * 1000;
+  const delay = Math.min(policy.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, (policy.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs) * 2 ** (attempt - 1));
+  return delay * (0.5 + Math.random() / 2);
+}
+
 /** Page size of iterators when the caller names none. */
 export const ITERATE_PAGE_LIMIT = 100;
 
@@ -36,7 +46,7 @@ export interface ClientConfig {
   readOnly?: boolean;
   /** Default deadline of each call. */
   timeoutMs?: number;
-  /** Retries of reads on transient failures; writes are never retried. `false` turns them off. */
+  /** Retries of reads on transient failures, honouring Retry-After up to 60 s; writes are never retried. `false` turns them off. */
   retry?: RetryPolicy | false;
   /** The fetch used for GraphQL and REST (default: global fetch). */
   fetch?: typeof fetch;
@@ -194,8 +204,7 @@ export class ClientCore {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
         if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
-        const delay = Math.min(policy.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, (policy.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs) * 2 ** (attempt - 1));
-        await sleep(delay * (0.5 + Math.random() / 2), signal);
+        await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
         if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);
       }

@@ -26,6 +26,8 @@ export class ApiError extends Error {
       status?: number;
       /** RFC 6749 error of the token routes. */
       oauthError?: string;
+      /** Seconds the server asked to wait before another try (Retry-After; gRPC: retry-after metadata). */
+      retryAfterSeconds?: number;
       cause?: unknown;
     } = {},
   ) {
@@ -33,13 +35,28 @@ export class ApiError extends Error {
     this.refused = options.refused ?? false;
     this.status = options.status;
     this.oauthError = options.oauthError;
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
   readonly refused: boolean;
   readonly status: number | undefined;
   readonly oauthError: string | undefined;
+  /** Seconds the server asked to wait before another try, when it said. */
+  readonly retryAfterSeconds: number | undefined;
 
   /** Failures worth another try for a read: no answer, or an overloaded server. */
   get transient(): boolean {
     return TRANSIENT_CODES.includes(this.code) || (this.status !== undefined && TRANSIENT_HTTP_STATUSES.includes(this.status));
   }
+}
+
+/**
+ * The seconds a Retry-After value asks to wait: delta-seconds or an HTTP date; undefined when
+ * absent, unreadable or past.
+ */
+export function retryAfterSeconds(value: string | null | undefined, nowMs = Date.now()): number | undefined {
+  const text = value?.trim();
+  if (!text) return undefined;
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const when = Date.parse(text);
+  return Number.isNaN(when) || when <= nowMs ? undefined : (when - nowMs) / 1000;
 }

@@ -2,7 +2,7 @@
 import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
 import { normalizeMessage } from "../shape.js";
-import { ApiError } from "./errors.js";
+import { ApiError, retryAfterSeconds } from "./errors.js";
 import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
@@ -10,7 +10,7 @@ export { graphqlDocument } from "../graphql-document.js";
 
 interface GraphqlAnswer {
   data?: Record<string, unknown> | null;
-  errors?: { message: string; extensions?: { code?: string } }[];
+  errors?: { message: string; extensions?: { code?: string; retryAfter?: number } }[];
 }
 
 export function createGraphqlTransport(settings: TransportSettings): Transport {
@@ -26,9 +26,11 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       const body = JSON.stringify(graphql.params === null ? { query } : { query, variables: { params: call.input } });
       let answer: GraphqlAnswer;
       let status = 0;
+      let wait: number | undefined;
       try {
         const response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal });
         status = response.status;
+        wait = retryAfterSeconds(response.headers.get("retry-after"));
         answer = (await response.json()) as GraphqlAnswer;
       } catch (error) {
         if (status >= 500 || status === 0) throw fetchFailure(error, call, "graphql");
@@ -37,7 +39,8 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       const first = answer.errors?.[0];
       if (first) {
         const code = isErrorCode(first.extensions?.code) ? first.extensions!.code : "INTERNAL";
-        throw new ApiError(code, first.message, operation.name, "graphql", { status });
+        const retryAfter = first.extensions?.retryAfter;
+        throw new ApiError(code, first.message, operation.name, "graphql", { status, retryAfterSeconds: typeof retryAfter === "number" && retryAfter >= 0 ? retryAfter : wait });
       }
       return normalizeMessage(settings.schema, operation.output, answer.data?.[operation.name]);
     },

@@ -6,7 +6,7 @@ import { createGrpcTransport as createConnectTransport, Http2SessionManager } fr
 import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError } from "../errors.js";
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
-import { ApiError } from "./errors.js";
+import { ApiError, retryAfterSeconds } from "./errors.js";
 import type { Plain, Transport, TransportCall, TransportSettings } from "./transport.js";
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
@@ -49,7 +49,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).
         const named = connectError.metadata.get(ERROR_CODE_METADATA);
         const code = isErrorCode(named) ? named : codeOfGrpcStatus(connectError.code);
-        throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error });
+        throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error, retryAfterSeconds: retryAfterSeconds(connectError.metadata.get("retry-after")) });
       }
     },
     async close() {

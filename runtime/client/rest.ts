@@ -2,7 +2,7 @@
 // {code, message}, and the RFC 6749 error body of the token routes.
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
 import { normalizeMessage } from "../shape.js";
-import { ApiError } from "./errors.js";
+import { ApiError, retryAfterSeconds } from "./errors.js";
 import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
@@ -47,13 +47,14 @@ export function createRestTransport(settings: TransportSettings): Transport {
       }
       if (!response.ok) {
         const status = response.status;
+        const wait = retryAfterSeconds(response.headers.get("retry-after"));
         if (typeof body?.error === "string") {
           const oauthError = body.error;
           const message = typeof body.error_description === "string" ? body.error_description : oauthError;
-          throw new ApiError(OAUTH_CODES[oauthError] ?? codeOfHttpStatus(status), message, operation.name, "rest", { status, oauthError });
+          throw new ApiError(OAUTH_CODES[oauthError] ?? codeOfHttpStatus(status), message, operation.name, "rest", { status, oauthError, retryAfterSeconds: wait });
         }
         const code = isErrorCode(body?.code) ? body.code : codeOfHttpStatus(status);
-        throw new ApiError(code, typeof body?.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status });
+        throw new ApiError(code, typeof body?.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });
       }
       return normalizeMessage(settings.schema, operation.output, body);
     },

@@ -28,6 +28,15 @@ interface RequestState {
 const errorExtensions = (error: ServiceError) =>
   error.retryAfterSeconds === undefined ? { code: error.code } : { code: error.code, retryAfter: error.retryAfterSeconds };
 
+/**
+ * The Retry-After header of a GraphQL answer whose errors say when to try again (the longest
+ * wait), so that HTTP clients and proxies read it where they read it for REST.
+ */
+const retryAfterHeader = (errors: readonly (ServiceError | undefined)[]): Record<string, string> | undefined => {
+  const waits = errors.map((e) => e?.retryAfterSeconds).filter((s): s is number => s !== undefined);
+  return waits.length === 0 ? undefined : { "retry-after": String(Math.max(...waits)) };
+};
+
 export class GraphqlEndpoint {
   private readonly schema: GraphQLSchema;
   private readonly documents = new Map<string, DocumentNode | readonly GraphQLError[]>();
@@ -82,7 +91,7 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: errorExtensions(serviceError) }], data: null }, cookies);
+      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: errorExtensions(serviceError) }], data: null }, cookies, retryAfterHeader([serviceError]));
     }
   }
 
@@ -155,7 +164,7 @@ export class GraphqlEndpoint {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         this.pipeline.settle("graphql", operation, serviceError, state.headers);
         const path = [selection.alias?.value ?? selection.name.value];
-        sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: errorExtensions(serviceError) }], data: null });
+        sendJson(response, 200, { errors: [{ message: serviceError.message, path, extensions: errorExtensions(serviceError) }], data: null }, [], retryAfterHeader([serviceError]));
         return;
       }
     }
@@ -171,6 +180,7 @@ export class GraphqlEndpoint {
       if (original instanceof ServiceError) return { message: e.message, path: e.path, extensions: errorExtensions(original) };
       return { message: e.path ? "internal error" : e.message, path: e.path, extensions: { code: e.path ? "INTERNAL" : "INVALID_ARGUMENT" } };
     });
-    sendJson(response, 200, errors ? { errors, data: result.data ?? null } : { data: result.data }, state.cookies);
+    const refusals = result.errors?.map((e) => (e.originalError instanceof ServiceError ? e.originalError : undefined)) ?? [];
+    sendJson(response, 200, errors ? { errors, data: result.data ?? null } : { data: result.data }, state.cookies, retryAfterHeader(refusals));
   }
 }

@@ -4,6 +4,7 @@ import { createServer as createTcpServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError, operations, UserClient } from "../../generated/client/index.js";
+import { retryAfterSeconds } from "../../runtime/client/errors.js";
 import { schema } from "../../generated/schema.js";
 import { loadIr } from "../../generators/generate.js";
 import { REPO_ROOT } from "../helpers/project.js";
@@ -221,6 +222,40 @@ describe("retries", () => {
     expect(requests).toHaveLength(1);
   });
 
+  it("wait as long as Retry-After asks, and expose it on the error", async () => {
+    const times: number[] = [];
+    const { fetch } = recordingFetch(() => {
+      times.push(performance.now());
+      return new Response(JSON.stringify({ code: "TOO_MANY_REQUESTS", message: "slow down" }), { status: 429, headers: { "retry-after": "0.3" } });
+    });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 2, baseDelayMs: 1 } });
+    expect(await refusalOf(() => client.users())).toMatchObject({ code: "TOO_MANY_REQUESTS", retryAfterSeconds: 0.3 });
+    expect(times).toHaveLength(2);
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(290);
+  });
+
+  it("fall back to the backoff when Retry-After asks for more than a minute", async () => {
+    const times: number[] = [];
+    const { fetch } = recordingFetch(() => {
+      times.push(performance.now());
+      return new Response(JSON.stringify({ code: "UNAVAILABLE", message: "down" }), { status: 503, headers: { "retry-after": "3600" } });
+    });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 2, baseDelayMs: 1 } });
+    expect(await refusalOf(() => client.users())).toMatchObject({ retryAfterSeconds: 3600 });
+    expect(times[1]! - times[0]!).toBeLessThan(1_000);
+  });
+
+  it("read Retry-After as seconds or an HTTP date, and ignore what is unreadable or past", () => {
+    const now = Date.parse("2026-11-23T12:00:00Z");
+    expect(retryAfterSeconds("7", now)).toBe(7);
+    expect(retryAfterSeconds(" 1.5 ", now)).toBe(1.5);
+    expect(retryAfterSeconds("Mon, 23 Nov 2026 12:00:30 GMT", now)).toBe(30);
+    expect(retryAfterSeconds("Mon, 23 Nov 2026 11:00:00 GMT", now)).toBeUndefined();
+    expect(retryAfterSeconds("-3", now)).toBeUndefined();
+    expect(retryAfterSeconds("soon", now)).toBeUndefined();
+    expect(retryAfterSeconds(null, now)).toBeUndefined();
+  });
+
   it("stop when the caller's signal aborts", async () => {
     const controller = new AbortController();
     controller.abort();
@@ -230,6 +265,22 @@ describe("retries", () => {
       return fetch(url, init);
     }) as typeof globalThis.fetch });
     expect(await refusalOf(() => client.users({}, { signal: controller.signal }))).toMatchObject({ code: "CANCELLED" });
+  });
+});
+
+describe("Retry-After from the service", () => {
+  it.each(PROTOCOLS)("over %s, a rate-limited read carries the wait the server asked for", async (protocol) => {
+    const limited = await startRecordingService("s3cret", { rateLimit: { read: { perSecond: 1, burst: 0 }, write: false, token: false } });
+    try {
+      const client = new AdminClient({ serviceUrl: limited.httpUrl, grpcEndpoint: limited.grpcEndpoint, adminSecret: "s3cret", protocol, serverVersion: schema.version, retry: false });
+      await client.users();
+      const error = await refusalOf(() => client.users());
+      expect(error).toMatchObject({ code: "TOO_MANY_REQUESTS" });
+      expect(error.retryAfterSeconds).toBeGreaterThanOrEqual(1);
+      await client.close();
+    } finally {
+      await limited.close();
+    }
   });
 });
 

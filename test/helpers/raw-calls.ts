@@ -1,6 +1,6 @@
 // One admin operation sent by hand over each protocol, answering what the wire said: the code,
 // and the retry hint where each protocol carries it (REST Retry-After, GraphQL
-// extensions.retryAfter, gRPC retry-after trailer).
+// extensions.retryAfter and the Retry-After header, gRPC retry-after trailer).
 import { createClient, ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ApiError } from "../../generated/client/index.js";
@@ -39,6 +39,11 @@ export function rawAdminMeta(endpoints: Endpoints, protocol: WireProtocol): (hea
       const response = await fetch(`${endpoints.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query }) });
       const body = (await response.json()) as { errors?: { extensions: { code: string; retryAfter?: number } }[] };
       const error = body.errors?.[0];
+      // The wait is in the error's extensions and, for HTTP clients and proxies, in the Retry-After header too.
+      const header = response.headers.get("retry-after");
+      if ((header === null ? undefined : Number(header)) !== error?.extensions.retryAfter) {
+        throw new Error(`GraphQL answer: extensions.retryAfter ${error?.extensions.retryAfter} but Retry-After header ${header}`);
+      }
       return { code: error ? error.extensions.code : "OK", retryAfter: error?.extensions.retryAfter };
     };
   }
