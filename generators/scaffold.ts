@@ -6,7 +6,11 @@
 // of the file as it was. Methods the interface no longer has are reported, never deleted.
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
-import { Node, Project, ts, type ClassDeclaration, type ObjectLiteralExpression, type Type } from "ts-morph";
+import type { ClassDeclaration, ObjectLiteralExpression, Project, Type } from "ts-morph";
+
+// ts-morph (and the TypeScript compiler under it) is loaded by scaffold() only: apigen generate,
+// bundled in the same file, must not pay ~400 ms to load it.
+let morph: typeof import("ts-morph");
 import { UsageError } from "./diagnostics.js";
 
 /** The generated interfaces an implementation can be typed with. */
@@ -58,11 +62,11 @@ function findCandidates(project: Project, file: string): Candidate[] {
     }
   }
   source.forEachDescendant((node, traversal) => {
-    if (!Node.isObjectLiteralExpression(node)) return;
+    if (!morph.Node.isObjectLiteralExpression(node)) return;
     const contextual = node.getContextualType();
     const found = contextual && handlersOf(contextual);
     if (!found) return;
-    const variable = node.getFirstAncestorByKind(ts.SyntaxKind.VariableDeclaration)?.getName();
+    const variable = node.getFirstAncestorByKind(morph.ts.SyntaxKind.VariableDeclaration)?.getName();
     candidates.push({ node, label: `object literal${variable ? ` ${variable}` : ""} (line ${node.getStartLineNumber()})`, name: variable, handlers: found.handlers, interfaceName: found.name });
     traversal.skip();
   });
@@ -72,20 +76,20 @@ function findCandidates(project: Project, file: string): Candidate[] {
 /** The first sentence of a method's doc comment in the interface, for the TODO. */
 function summaryOf(handlers: Type, name: string): string {
   const declaration = handlers.getProperty(name)?.getDeclarations()[0];
-  const docs = declaration && Node.isJSDocable(declaration) ? declaration.getJsDocs().map((d) => d.getDescription().trim()).join(" ") : "";
+  const docs = declaration && morph.Node.isJSDocable(declaration) ? declaration.getJsDocs().map((d) => d.getDescription().trim()).join(" ") : "";
   const first = docs.split(/(?<=\.)\s/)[0] ?? "";
   return first.replace(/\s+/g, " ");
 }
 
 function membersOf(candidate: Candidate): { present: Set<string>; own: string[] } {
   const node = candidate.node;
-  if (Node.isClassDeclaration(node)) {
+  if (morph.Node.isClassDeclaration(node)) {
     const present = new Set(node.getType().getProperties().map((p) => p.getName()));
-    const own = node.getMembers().flatMap((m) => (Node.isMethodDeclaration(m) || Node.isPropertyDeclaration(m) ? [m.getName()] : []));
+    const own = node.getMembers().flatMap((m) => (morph.Node.isMethodDeclaration(m) || morph.Node.isPropertyDeclaration(m) ? [m.getName()] : []));
     return { present, own };
   }
   const present = new Set(node.getType().getProperties().map((p) => p.getName()));
-  const own = node.getProperties().flatMap((p) => (Node.isMethodDeclaration(p) || Node.isPropertyAssignment(p) || Node.isShorthandPropertyAssignment(p) ? [p.getName()] : []));
+  const own = node.getProperties().flatMap((p) => (morph.Node.isMethodDeclaration(p) || morph.Node.isPropertyAssignment(p) || morph.Node.isShorthandPropertyAssignment(p) ? [p.getName()] : []));
   return { present, own };
 }
 
@@ -128,15 +132,16 @@ function projectFor(file: string): Project {
   let dir = dirname(file);
   for (;;) {
     const config = join(dir, "tsconfig.json");
-    if (existsSync(config)) return new Project({ tsConfigFilePath: config, skipAddingFilesFromTsConfig: true });
+    if (existsSync(config)) return new morph.Project({ tsConfigFilePath: config, skipAddingFilesFromTsConfig: true });
     const parent = dirname(dir);
     if (parent === dir) break;
     dir = parent;
   }
-  return new Project({ compilerOptions: { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true } });
+  return new morph.Project({ compilerOptions: { target: morph.ts.ScriptTarget.ES2022, module: morph.ts.ModuleKind.NodeNext, moduleResolution: morph.ts.ModuleResolutionKind.NodeNext, strict: true } });
 }
 
 export async function scaffold(path: string, options: { check: boolean; name?: string }): Promise<ScaffoldResult> {
+  morph ??= await import("ts-morph");
   const file = resolve(path);
   if (!existsSync(file)) throw new UsageError(`${path}: no such file`);
   const project = projectFor(file);
@@ -162,12 +167,12 @@ export async function scaffold(path: string, options: { check: boolean; name?: s
   const result: ScaffoldResult = { file, target: candidate.label, interfaceName: candidate.interfaceName, missing, unknown, written: false };
   if (options.check || missing.length === 0) return result;
 
-  const kind = Node.isClassDeclaration(candidate.node) ? "class" : "object";
+  const kind = morph.Node.isClassDeclaration(candidate.node) ? "class" : "object";
   const stubs = await stubText(missing, candidate.handlers, kind, file);
   const source = project.getSourceFileOrThrow(file);
   const text = source.getFullText();
   const closing = candidate.node.getEnd() - 1;
-  const lastMember = Node.isClassDeclaration(candidate.node) ? candidate.node.getMembers().at(-1) : candidate.node.getProperties().at(-1);
+  const lastMember = morph.Node.isClassDeclaration(candidate.node) ? candidate.node.getMembers().at(-1) : candidate.node.getProperties().at(-1);
   const memberIndent = lastMember ? indentOf(text, lastMember.getStart()) : `${indentOf(text, candidate.node.getStart())}  `;
   // An object literal's last member needs a comma before the new ones, unless it has one already.
   const afterLast = lastMember ? text.slice(lastMember.getEnd(), closing).replace(/\/\/.*$/gm, "").replace(/\/\*[\s\S]*?\*\//g, "") : "";
