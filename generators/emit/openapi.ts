@@ -200,7 +200,9 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     }
   } else if (op.input.fields.length > 0) {
     const schema = ref(op.input.name);
-    body.required = op.input.fields.some((f) => f.required);
+    // Required whenever an empty body ({}) would be refused: a required field, or a rule that asks
+    // for one of several fields (fuzzers then never send a body the server must refuse).
+    body.required = op.input.fields.some((f) => f.required) || op.exactlyOneOf.length > 0 || op.atLeastOneOf.length > 0;
     body.content =
       rest.body === "form_or_json"
         ? { "application/x-www-form-urlencoded": { schema }, "application/json": { schema } }
