@@ -136,6 +136,19 @@ describe("OpenAPI", () => {
     expect(token.security).toEqual([{}, { clientBasic: [] }]);
     expect(openapi.paths["/oauth/revoke"]!["post"]!.operationId).toBe("oauth_revoke");
   });
+
+  it("states form bodies without null, which a form cannot carry, and with the same fields and rules as JSON", () => {
+    const doc = openapi as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; allOf?: unknown }> } };
+    for (const path of ["/oauth/token", "/oauth/revoke"]) {
+      const content = (openapi.paths[path]!["post"]! as Record<string, any>).requestBody.content;
+      const form = content["application/x-www-form-urlencoded"].schema;
+      const json = doc.components.schemas[content["application/json"].schema.$ref.split("/").at(-1)]!;
+      expect(JSON.stringify(form), path).not.toContain('"null"');
+      expect(JSON.stringify(json), path).toContain('"null"');
+      expect(Object.keys(form.properties)).toEqual(Object.keys(json.properties));
+      expect(form.allOf).toEqual(json.allOf);
+    }
+  });
 });
 
 describe("proto", () => {
