@@ -180,6 +180,8 @@ export interface CallForm {
   protocol: Protocol;
   /** Where the request goes, when the code does not say (GraphQL). */
   endpoint?: string;
+  /** The credentials header to send, when the code does not say (GraphQL). */
+  header?: { name: string; value: string };
   language: "graphql" | "sh";
   code: string;
   /** GraphQL variables, when the document takes any. */
@@ -191,7 +193,15 @@ export function callForms(ir: Ir, op: IrOperation): CallForm[] {
   const forms: CallForm[] = [];
   if (op.graphql) {
     const variables = graphqlVariables(ir, op);
-    forms.push({ protocol: "graphql", endpoint: `POST ${SHELL_VARIABLES.serviceUrl}/graphql`, language: "graphql", code: graphqlDocument(ir, op), ...(variables ? { variables } : {}) });
+    const header = authHeader(ir, op);
+    forms.push({
+      protocol: "graphql",
+      endpoint: `POST ${SHELL_VARIABLES.serviceUrl}/graphql`,
+      ...(header ? { header } : {}),
+      language: "graphql",
+      code: graphqlDocument(ir, op),
+      ...(variables ? { variables } : {}),
+    });
   }
   if (op.rest) forms.push({ protocol: "rest", language: "sh", code: restCommand(ir, op) });
   if (op.grpc) forms.push({ protocol: "grpc", language: "sh", code: grpcCommand(ir, op) });
