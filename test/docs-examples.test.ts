@@ -25,6 +25,7 @@ import { fromProtoInput, normalizeMessage, toProtoInit } from "../runtime/shape.
 import { validateInput } from "../runtime/validate.js";
 import { scenarios, type OperationName, type Scenario, type Values } from "./conformance/scenarios.js";
 import { setupContext } from "./conformance/setup.js";
+import { ensureDebianProgram } from "./helpers/apt.js";
 import { ensureGoTool, GRPCURL } from "./helpers/go-tools.js";
 import { REPO_ROOT, tempDir } from "./helpers/project.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "./helpers/reference-server.js";
@@ -207,6 +208,7 @@ let curlHome: string;
 const timings: Record<string, number> = { graphql: 0, rest: 0, grpc: 0, setup: 0 };
 
 beforeAll(async () => {
+  ensureDebianProgram("curl", "/usr/bin/curl", "test/docs-examples.test.ts");
   grpcurlDir = dirname((await ensureGoTool(GRPCURL)).path);
   keys = await makeTestKeys();
   server = await startSwappableServer(createWorld(keys, "docs").service);
