@@ -3,15 +3,16 @@
 // (what users read, not the generator's functions) and
 //   - checks that each printed input is valid as it stands (the server's own validation, with the
 //     <field> placeholders left in: a placeholder only ever stands for a free-form string);
-//   - for each operation whose conformance scenario succeeds, runs each form on a fresh deterministic
-//     service after the scenario's setup, with the shell variables ($SERVICE_URL, $ADMIN_SECRET,
+//   - for each operation (but admin_signup and update_env, which always refuse), runs each form on a
+//     fresh deterministic service after its scenario's setup (the conformance scenario, or where that
+//     shows a refusal, test/conformance/succeeding-scenarios.ts), with the shell variables ($SERVICE_URL, $ADMIN_SECRET,
 //     $ACCESS_TOKEN, $SCIM_TOKEN) set and each printed field's value taken from the scenario (its
 //     input, or for a placeholder the value its setup answered): the GraphQL document through fetch,
 //     the curl line through bash and curl, the grpcurl line through bash and grpcurl from the repository
 //     root (with the test server's gRPC address for the default localhost:9091). Each must succeed, and
 //     the three answers must be the same.
 import { execFile } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { create, fromJson, toJson, type DescMessage, type JsonValue } from "@bufbuild/protobuf";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -25,10 +26,11 @@ import { fromProtoInput, normalizeMessage, toProtoInit } from "../runtime/shape.
 import { validateInput } from "../runtime/validate.js";
 import { scenarios, type OperationName, type Scenario, type Values } from "./conformance/scenarios.js";
 import { setupContext } from "./conformance/setup.js";
+import { SUCCEEDING_SCENARIOS } from "./conformance/succeeding-scenarios.js";
 import { ensureDebianProgram } from "./helpers/apt.js";
 import { ensureGoTool, GRPCURL } from "./helpers/go-tools.js";
 import { REPO_ROOT, tempDir } from "./helpers/project.js";
-import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "./helpers/reference-server.js";
+import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys } from "./helpers/reference-server.js";
 
 const DOCS = join(REPO_ROOT, "generated", "docs");
 const OPERATIONS = schema.operations as Record<string, OperationSpec>;
@@ -132,76 +134,27 @@ function fillInput(operation: OperationSpec, printed: Record<string, unknown>, i
   return Object.fromEntries(Object.keys(filled).map((field) => [field, proto[field] ?? filled[field]]));
 }
 
-const succeeds = { ok: () => {} };
-
 /**
- * Where the example shows another case than the conformance scenario, the case it shows: the
- * scenario exchanges client credentials, the example an authorization code; and where the scenario
- * shows a refusal, the setup after which the example succeeds. Not here, so not run: admin_signup and
- * update_env, which always refuse.
+ * The scenario each example runs: the conformance scenario, or where that shows a refusal, one in
+ * which the call succeeds (SUCCEEDING_SCENARIOS); and for oauth_token, whose scenario exchanges
+ * client credentials, the authorization code the example shows.
  */
 const EXAMPLE_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
+  ...SUCCEEDING_SCENARIOS,
   oauth_token: {
     about: "an authorization code of a signed-up user",
     setup: async (c) => ({ code: await c.state.issueAuthorizationCode({ userId: (await c.signUp("ada@example.com")).userId }) }),
     input: (v) => ({ grant_type: "authorization_code", code: v.code }),
-    expect: succeeds,
+    expect: { ok: (a) => expect(a).toMatchObject({ token_type: "Bearer", refresh_token: expect.any(String) }) },
   },
-  fga_get_model: {
-    about: "once a model is written",
-    setup: async (c) => {
-      await c.admin.fgaWriteModel({ dsl: "model\n  schema 1.1" });
-      return {};
-    },
-    input: () => ({}),
-    expect: succeeds,
-  },
-  get_client: { about: "a client", setup: async (c) => ({ id: (await c.admin.createClient({ name: "billing", allowed_scopes: ["invoices:read"] })).client.id }), input: () => ({}), expect: succeeds },
-  retire_saml_idp_key: {
-    about: "a key no longer current",
-    setup: async (c) => {
-      const orgId = await c.createOrg("acme");
-      const first = await c.admin.rotateSAMLIDPCert({ org_id: orgId });
-      await c.admin.rotateSAMLIDPCert({ org_id: orgId });
-      return { id: first.id };
-    },
-    input: () => ({}),
-    expect: succeeds,
-  },
-  create_organization: { about: "as the admin", input: () => ({}), expect: succeeds },
-  organizations: { about: "as the admin", input: () => ({}), expect: succeeds },
-  get_org_oidc_connection: {
-    about: "by id",
-    setup: async (c) => {
-      const orgId = await c.createOrg("acme");
-      return { id: (await c.admin.createOrgOIDCConnection({ org_id: orgId, name: "okta", issuer_url: "https://acme.okta.example", client_id: "acme-app", client_secret: "s" })).id };
-    },
-    input: () => ({}),
-    expect: succeeds,
-  },
-  resend_verify_email: { about: "a resendable purpose", input: () => ({}), expect: succeeds },
-  verify_org_domain: {
-    about: "once the TXT record is published (in the world's DNS)",
-    setup: async (c) => {
-      const orgId = await c.createOrg("acme");
-      const { txt_record } = await c.admin.requestOrgDomain({ org_id: orgId, domain: "example.com" });
-      currentWorld.dns.set(txt_record.name, [[txt_record.value]]);
-      return { orgId };
-    },
-    input: () => ({}),
-    expect: succeeds,
-  },
-  revoke: { about: "the user's own refresh token", setup: async (c) => c.signUp("ada@example.com"), input: () => ({}), expect: succeeds },
 };
 
 const runnable = (Object.keys(OPERATIONS) as OperationName[]).filter((name) => "ok" in (EXAMPLE_SCENARIOS[name] ?? scenarios[name]).expect);
-/** Not run: the conformance scenario is a refusal and no example scenario is given. */
+/** Not run: they refuse whatever the call (admin_signup, update_env). */
 const notRunnable = (Object.keys(OPERATIONS) as OperationName[]).filter((name) => !runnable.includes(name));
 
 let keys: TestKeys;
 let server: SwappableServer;
-/** The world the current form runs in. */
-let currentWorld: World;
 let admin: AdminClient;
 let grpcurlDir: string;
 let curlHome: string;
@@ -215,14 +168,13 @@ beforeAll(async () => {
   admin = new AdminClient({ serviceUrl: server.httpUrl, adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false });
   // curl as printed, with only its output settled here: quiet, errors shown, the status after the body.
   curlHome = tempDir("docs-curl-");
-  mkdirSync(curlHome, { recursive: true });
   writeFileSync(join(curlHome, ".curlrc"), 'silent\nshow-error\nwrite-out = "\\n%{http_code}"\n');
 }, 600_000);
 
 afterAll(async () => {
   console.log(
     `docs examples: ${runnable.length} operations run (GraphQL ${(timings.graphql! / 1000).toFixed(1)} s, curl ${(timings.rest! / 1000).toFixed(1)} s, ` +
-      `grpcurl ${(timings.grpc! / 1000).toFixed(1)} s, setups ${(timings.setup! / 1000).toFixed(1)} s); not run (their scenario is a refusal): ${notRunnable.join(", ")}`,
+      `grpcurl ${(timings.grpc! / 1000).toFixed(1)} s, setups ${(timings.setup! / 1000).toFixed(1)} s); not run (they always refuse): ${notRunnable.join(", ")}`,
   );
   await admin?.close();
   await server?.close();
@@ -239,7 +191,7 @@ function shell(command: string, env: Record<string, string>): Promise<{ code: nu
 /** A fresh world with the scenario's setup done; answers what the setup answered. */
 async function prepare(name: OperationName, scenario: Scenario): Promise<Values> {
   const started = performance.now();
-  const world = (currentWorld = createWorld(keys, name));
+  const world = createWorld(keys, name);
   server.use(world.service);
   const values = scenario.setup ? await scenario.setup(setupContext(world, server.httpUrl, admin)) : {};
   await world.service.state.settled();

@@ -42,5 +42,8 @@ export function setupContext(world: World, serviceUrl: string, admin: AdminClien
       if (!cookie) throw new Error("login set no session cookie");
       return decodeURIComponent(cookie.slice("service_session=".length, cookie.indexOf(";")));
     },
+    publishTxt(name, value) {
+      world.dns.set(name, [...(world.dns.get(name) ?? []), [value]]);
+    },
   };
 }
