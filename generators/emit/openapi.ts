@@ -5,7 +5,6 @@ import { AUTH_TEXT } from "./operation-text.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
-import { toYaml } from "./yaml-text.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
@@ -305,11 +304,6 @@ export function buildOpenapi(ir: Ir): Schema {
       responses: sharedResponses(),
     },
   };
-}
-
-/** The OpenAPI document as YAML text. */
-export function printOpenapi(ir: Ir): string {
-  return toYaml(buildOpenapi(ir));
 }
 
 export function emitOpenapi(openapiYaml: string): GeneratedFile[] {
