@@ -11,8 +11,10 @@ import { emitDocs } from "./emit/docs.js";
 import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
-import { emitOpenapi, printOpenapi } from "./emit/openapi.js";
 import { emitGo, emitGoDescriptors } from "./emit/go.js";
+import { buildOpenapi, emitOpenapi } from "./emit/openapi.js";
+import { emitOpenapiPythonClientConfig } from "./emit/openapi-python-client.js";
+import { toYaml } from "./emit/yaml-text.js";
 import { emitPython, emitPythonDescriptors } from "./emit/python.js";
 import { buildDescriptors, emitDescriptorSetModule } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
@@ -39,7 +41,8 @@ export function emitAll(ir: Ir): Emitted {
   const descriptors = buildDescriptors(protoPlan);
   const protobufEs = emitProtobufEs(descriptors, protoPlan.map((file) => file.path));
   const sdl = printGraphql(ir);
-  const openapiYaml = printOpenapi(ir);
+  const openapi = buildOpenapi(ir);
+  const openapiYaml = toYaml(openapi);
   return {
     files: [
       ...emitProtoText(protoPlan),
@@ -47,6 +50,7 @@ export function emitAll(ir: Ir): Emitted {
       { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
       ...emitGraphql(sdl),
       ...emitOpenapi(openapiYaml),
+      emitOpenapiPythonClientConfig(openapi as { components: { schemas: Record<string, unknown> } }),
       ...emitTypescript(ir),
       emitGraphqlSchemaModule(sdl),
       emitOpenapiDocumentModule(openapiYaml),

@@ -9,10 +9,15 @@ import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/pro
 import { buildSchema, GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
+import { schema } from "../generated/schema.js";
+import { rules } from "../generated/server/rules.js";
 import { loadIr } from "../generators/generate.js";
 import type { Ir } from "../generators/ir.js";
 import { buildDescriptors } from "../generators/emit/proto-descriptors.js";
 import { planProto } from "../generators/emit/proto-plan.js";
+import { ServiceError } from "../runtime/errors.js";
+import type { OperationSpec } from "../runtime/schema.js";
+import { validateInput } from "../runtime/validate.js";
 import { REPO_ROOT, tempDir } from "./helpers/project.js";
 
 const BUF = join(REPO_ROOT, "node_modules", ".bin", "buf");
@@ -28,6 +33,16 @@ beforeAll(() => {
   sdl = buildSchema(readFileSync(join(REPO_ROOT, "generated/graphql/schema.graphql"), "utf8"));
   openapi = parseYaml(readFileSync(join(REPO_ROOT, "generated/openapi/openapi.yaml"), "utf8"));
 });
+
+function throwsInvalidArgument(call: () => unknown): boolean {
+  try {
+    call();
+    return false;
+  } catch (error) {
+    if (error instanceof ServiceError && error.code === "INVALID_ARGUMENT") return true;
+    throw error;
+  }
+}
 
 const carried = (protocol: "graphql" | "rest" | "grpc") => ir.operations.filter((op) => op.protocols.includes(protocol)).map((op) => op.name).sort();
 
@@ -96,6 +111,21 @@ describe("OpenAPI", () => {
     expect(openapi.paths["/v1/meta"]!["get"]).toBeDefined();
   });
 
+  it("requires a request body exactly when the server refuses an empty one", () => {
+    const required: Record<string, boolean> = {};
+    const refusesEmpty: Record<string, boolean> = {};
+    for (const methods of Object.values(openapi.paths)) {
+      for (const operation of Object.values(methods) as { operationId: string; requestBody?: { required: boolean } }[]) {
+        if (!operation.requestBody) continue;
+        required[operation.operationId] = operation.requestBody.required;
+        refusesEmpty[operation.operationId] = throwsInvalidArgument(() => validateInput(schema, rules, (schema.operations as Record<string, OperationSpec>)[operation.operationId]!, {}));
+      }
+    }
+    expect(required).toEqual(refusesEmpty);
+    // Both kinds occur, so the comparison means something: a required field, a rule over several fields, nothing required.
+    expect([required.delete_user, required.user, required.get_org_oidc_connection, required.users]).toEqual([true, true, true, false]);
+  });
+
   it("includes the token routes with form and JSON bodies and RFC 6749 errors", () => {
     const token = openapi.paths["/oauth/token"]!["post"]! as Record<string, any>;
     expect(Object.keys(token.requestBody.content)).toEqual(["application/x-www-form-urlencoded", "application/json"]);
@@ -105,6 +135,19 @@ describe("OpenAPI", () => {
     // Client authentication with HTTP Basic is optional.
     expect(token.security).toEqual([{}, { clientBasic: [] }]);
     expect(openapi.paths["/oauth/revoke"]!["post"]!.operationId).toBe("oauth_revoke");
+  });
+
+  it("states form bodies without null, which a form cannot carry, and with the same fields and rules as JSON", () => {
+    const doc = openapi as unknown as { components: { schemas: Record<string, { properties: Record<string, unknown>; allOf?: unknown }> } };
+    for (const path of ["/oauth/token", "/oauth/revoke"]) {
+      const content = (openapi.paths[path]!["post"]! as Record<string, any>).requestBody.content;
+      const form = content["application/x-www-form-urlencoded"].schema;
+      const json = doc.components.schemas[content["application/json"].schema.$ref.split("/").at(-1)]!;
+      expect(JSON.stringify(form), path).not.toContain('"null"');
+      expect(JSON.stringify(json), path).toContain('"null"');
+      expect(Object.keys(form.properties)).toEqual(Object.keys(json.properties));
+      expect(form.allOf).toEqual(json.allOf);
+    }
   });
 });
 

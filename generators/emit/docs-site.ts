@@ -132,7 +132,7 @@ function protocolColumns(ir: Ir, op: IrOperation): string {
     return [
       `<div class="protocol" data-protocol="${protocol}">`,
       `<h3>${PROTOCOL_LABEL[protocol]} ${mark("since", `since ${binding.since}`, `first server version that carries ${op.name} over ${PROTOCOL_LABEL[protocol]}`)}</h3>`,
-      `<p class="binding"><code>${escape(bindingSummary(op, protocol))}</code>${form.endpoint ? ` at <code>${escape(form.endpoint)}</code>` : ""}</p>`,
+      `<p class="binding"><code>${escape(bindingSummary(op, protocol))}</code>${form.endpoint ? ` at <code>${escape(form.endpoint)}</code>` : ""}${form.header ? ` with header <code>${escape(`${form.header.name}: ${form.header.value}`)}</code>` : ""}</p>`,
       codeBlock(form.language, form.code),
       ...(form.variables ? ['<p class="label">variables</p>', codeBlock("json", JSON.stringify(form.variables, null, 2))] : []),
       "</div>",

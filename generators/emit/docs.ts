@@ -58,7 +58,7 @@ function protocolTable(op: IrOperation): string {
 function callSection(ir: Ir, op: IrOperation): string {
   return callForms(ir, op)
     .flatMap((form) => [
-      `**${PROTOCOL_LABEL[form.protocol]}**${form.endpoint ? ` (\`${form.endpoint}\`)` : ""}`,
+      `**${PROTOCOL_LABEL[form.protocol]}**${form.endpoint ? ` (\`${form.endpoint}\`${form.header ? ` with header \`${form.header.name}: ${form.header.value}\`` : ""})` : ""}`,
       fence(form.language, form.code),
       ...(form.variables ? ["variables:", fence("json", JSON.stringify(form.variables, null, 2))] : []),
     ])

@@ -5,7 +5,6 @@ import { AUTH_TEXT } from "./operation-text.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
-import { toYaml } from "./yaml-text.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
@@ -23,8 +22,11 @@ const SCALAR_SCHEMA: Record<Scalar, Schema> = {
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
-/** A field's schema; an input field states every rule the server checks of it. */
-function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
+/**
+ * A field's schema; an input field states every rule the server checks of it. `form`: a field of a
+ * form body, which cannot carry null (an absent field is the only "not given").
+ */
+function fieldSchema(ir: Ir, field: IrField, inAnswer = true, form = false): Schema {
   let item: Schema;
   if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
   else item = ref(field.type.name);
@@ -32,7 +34,7 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
   let schema: Schema = field.list ? { type: "array", items: item } : item;
   if (!inAnswer) schema = { ...schema, ...fieldKeywords(field) };
   // A value that may be unset is null in answers; in requests anything not required may be null.
-  if (inAnswer ? !field.alwaysInAnswer : !field.required) {
+  if (inAnswer ? !field.alwaysInAnswer : !field.required && !form) {
     schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
@@ -43,7 +45,7 @@ function fieldSchema(ir: Ir, field: IrField, inAnswer = true): Schema {
   return { ...annotations, ...schema };
 }
 
-function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined): Schema {
+function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, form = false): Schema {
   const schema: Schema = { type: "object" };
   const inAnswer = message.usedAsOutput && !message.usedAsInput;
   const description = [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" ");
@@ -51,7 +53,7 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined):
   // An answer carries every field (null when unset); a request needs only its required fields.
   const required = message.fields.filter((f) => inAnswer || f.required).map((f) => f.name);
   if (required.length > 0) schema.required = required;
-  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer)]));
+  schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer, form)]));
   schema.additionalProperties = false;
   return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
@@ -200,10 +202,13 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     }
   } else if (op.input.fields.length > 0) {
     const schema = ref(op.input.name);
-    body.required = op.input.fields.some((f) => f.required);
+    // Required whenever an empty body ({}) would be refused: a required field, or a rule that asks
+    // for one of several fields (fuzzers then never send a body the server must refuse).
+    body.required = op.input.fields.some((f) => f.required) || op.exactlyOneOf.length > 0 || op.atLeastOneOf.length > 0;
+    // A form has no null, so its schema (inline: it is this operation's alone) has none either.
     body.content =
       rest.body === "form_or_json"
-        ? { "application/x-www-form-urlencoded": { schema }, "application/json": { schema } }
+        ? { "application/x-www-form-urlencoded": { schema: messageSchema(ir, op.input, op, true) }, "application/json": { schema } }
         : { "application/json": { schema } };
     operation.requestBody = body;
   }
@@ -299,11 +304,6 @@ export function buildOpenapi(ir: Ir): Schema {
       responses: sharedResponses(),
     },
   };
-}
-
-/** The OpenAPI document as YAML text. */
-export function printOpenapi(ir: Ir): string {
-  return toYaml(buildOpenapi(ir));
 }
 
 export function emitOpenapi(openapiYaml: string): GeneratedFile[] {

@@ -88,9 +88,11 @@ export function sampleMessage(ir: Ir, message: IrMessage, which: "required" | "a
  * what they confirm.
  */
 export function sampleInput(ir: Ir, op: IrOperation, enumForm: EnumForm = "wire"): Record<string, unknown> {
-  const sample = sampleMessage(ir, op.input, "required", enumForm);
+  // Built in the wire form, which the rules name their values in (required_if: key_source_type
+  // equals jwks_url); the proto form's enum names are put in at the end.
+  const sample = sampleMessage(ir, op.input, "required");
   const add = (field: IrField | undefined) => {
-    if (field && sample[field.name] === undefined) sample[field.name] = field.list ? [sampleScalar(ir, field, enumForm)] : sampleScalar(ir, field, enumForm);
+    if (field && sample[field.name] === undefined) sample[field.name] = field.list ? [sampleScalar(ir, field, "wire")] : sampleScalar(ir, field, "wire");
   };
   add(op.input.fields.find((f) => f.name === op.exactlyOneOf[0]));
   if (!op.atLeastOneOf.some((name) => sample[name] !== undefined)) add(op.input.fields.find((f) => f.name === op.atLeastOneOf[0]));
@@ -102,7 +104,24 @@ export function sampleInput(ir: Ir, op: IrOperation, enumForm: EnumForm = "wire"
     const confirmed = field.constraints.sameAs;
     if (confirmed && sample[field.name] !== undefined) sample[field.name] = sample[confirmed];
   }
-  return sample;
+  return enumForm === "wire" ? sample : protoEnumNames(ir, op.input, sample);
+}
+
+/** `value` (a sample of `message` in the wire form) with its enum values written as proto names. */
+function protoEnumNames(ir: Ir, message: IrMessage, value: Record<string, unknown>): Record<string, unknown> {
+  const converted: Record<string, unknown> = { ...value };
+  for (const field of message.fields) {
+    const item = value[field.name];
+    if (item === undefined) continue;
+    const convert = (one: unknown): unknown =>
+      field.type.kind === "enum"
+        ? enumByName(ir, field.type.name).values.find((v) => v.name === one)?.protoName ?? one
+        : field.type.kind === "message"
+          ? protoEnumNames(ir, messageByName(ir, field.type.name), one as Record<string, unknown>)
+          : one;
+    converted[field.name] = Array.isArray(item) ? item.map(convert) : convert(item);
+  }
+  return converted;
 }
 
 /** A value as a JavaScript literal: `{ id: "<id>", tags: ["a"] }`. */
@@ -180,6 +199,8 @@ export interface CallForm {
   protocol: Protocol;
   /** Where the request goes, when the code does not say (GraphQL). */
   endpoint?: string;
+  /** The credentials header to send, when the code does not say (GraphQL). */
+  header?: { name: string; value: string };
   language: "graphql" | "sh";
   code: string;
   /** GraphQL variables, when the document takes any. */
@@ -191,7 +212,15 @@ export function callForms(ir: Ir, op: IrOperation): CallForm[] {
   const forms: CallForm[] = [];
   if (op.graphql) {
     const variables = graphqlVariables(ir, op);
-    forms.push({ protocol: "graphql", endpoint: `POST ${SHELL_VARIABLES.serviceUrl}/graphql`, language: "graphql", code: graphqlDocument(ir, op), ...(variables ? { variables } : {}) });
+    const header = authHeader(ir, op);
+    forms.push({
+      protocol: "graphql",
+      endpoint: `POST ${SHELL_VARIABLES.serviceUrl}/graphql`,
+      ...(header ? { header } : {}),
+      language: "graphql",
+      code: graphqlDocument(ir, op),
+      ...(variables ? { variables } : {}),
+    });
   }
   if (op.rest) forms.push({ protocol: "rest", language: "sh", code: restCommand(ir, op) });
   if (op.grpc) forms.push({ protocol: "grpc", language: "sh", code: grpcCommand(ir, op) });

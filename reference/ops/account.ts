@@ -375,7 +375,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     async checkPermissions(input, context) {
       const principal = context.principal;
       const subject = input.user ?? (principal.kind === "user" ? `user:${principal.userId}` : null);
-      if (!subject) throw invalid("user", "is required when no user is signed in");
+      if (subject === null) throw invalid("user", "is required when no user is signed in");
       const results = [];
       for (const check of input.checks) results.push({ relation: check.relation, object: check.object, allowed: await graph.check(subject, check.relation, check.object) });
       return { results };

@@ -103,7 +103,8 @@ export function fgaOperations({ core }: Deps): Operations<
 
     async fgaReadTuples(input) {
       const matching = await storage.fgaTuples.list(
-        (t) => (!input.user || t.user === input.user) && (!input.relation || t.relation === input.relation) && (!input.object || t.object === input.object),
+        // A filter given as "" matches "" (the contract makes "" a value), hence == null and not a falsy test.
+        (t) => (input.user == null || t.user === input.user) && (input.relation == null || t.relation === input.relation) && (input.object == null || t.object === input.object),
       );
       const offset = input.continuation_token ? decodeContinuation(input.continuation_token) : 0;
       const size = input.page_size ?? DEFAULT_TUPLE_PAGE;

@@ -12,7 +12,7 @@ async function byIdOrOrg<T extends { org_id: string }>(
   kind: string,
   input: { id?: string | null; org_id?: string | null },
 ): Promise<T> {
-  if (input.id) return mustGet(collection, kind, input.id);
+  if (input.id != null) return mustGet(collection, kind, input.id);
   const record = await collection.find((c) => c.org_id === input.org_id);
   if (!record) throw notFound(`${kind} of the organization`);
   return record;

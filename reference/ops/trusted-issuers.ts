@@ -67,7 +67,7 @@ export function trustedIssuerOperations({ core }: Deps): Operations<
     },
 
     async trustedIssuers(input) {
-      const issuers = await storage.trustedIssuers.list((i) => !input.service_account_id || i.service_account_id === input.service_account_id);
+      const issuers = await storage.trustedIssuers.list((i) => input.service_account_id == null || i.service_account_id === input.service_account_id);
       const page = paginate(issuers, input.pagination);
       return { pagination: page.pagination, trusted_issuers: page.items };
     },

@@ -36,8 +36,9 @@ export function userOperations({ core, sessions, events }: Deps): Operations<
     },
 
     async user(input) {
-      const user = input.id ? await storage.users.get(input.id) : await userByEmail(core, input.email!);
-      if (!user || (input.id && input.email && user.email !== normalizeEmail(input.email))) throw notFound("user");
+      // An id of "" is a value (that no user has), not "look up by email instead".
+      const user = input.id != null ? await storage.users.get(input.id) : await userByEmail(core, input.email!);
+      if (!user || (input.id != null && input.email != null && user.email !== normalizeEmail(input.email))) throw notFound("user");
       return publicUser(user);
     },
 

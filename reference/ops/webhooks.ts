@@ -62,7 +62,7 @@ export function webhookOperations({ core, events }: Deps): Operations<
     },
 
     async webhookLogs(input) {
-      const logs = await storage.webhookLogs.list((log) => !input.webhook_id || log.webhook_id === input.webhook_id);
+      const logs = await storage.webhookLogs.list((log) => input.webhook_id == null || log.webhook_id === input.webhook_id);
       const page = paginate(logs.reverse(), input.pagination);
       return { pagination: page.pagination, webhook_logs: page.items };
     },
@@ -114,10 +114,10 @@ export function webhookOperations({ core, events }: Deps): Operations<
     async auditLogs(input) {
       const logs = await storage.auditLogs.list(
         (log) =>
-          (!input.action || log.action === input.action) &&
-          (!input.actor_id || log.actor_id === input.actor_id) &&
-          (!input.resource_type || log.resource_type === input.resource_type) &&
-          (!input.resource_id || log.resource_id === input.resource_id) &&
+          (input.action == null || log.action === input.action) &&
+          (input.actor_id == null || log.actor_id === input.actor_id) &&
+          (input.resource_type == null || log.resource_type === input.resource_type) &&
+          (input.resource_id == null || log.resource_id === input.resource_id) &&
           (input.from_timestamp == null || log.created_at >= input.from_timestamp) &&
           (input.to_timestamp == null || log.created_at <= input.to_timestamp),
       );

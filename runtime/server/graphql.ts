@@ -5,6 +5,7 @@ import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType,
 import { ERROR_WIRE, ServiceError } from "../errors.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
+import { documentErrorMessage } from "./graphql-messages.js";
 import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
@@ -137,7 +138,7 @@ export class GraphqlEndpoint {
     }
     const document = this.document(query);
     if (Array.isArray(document)) {
-      sendJson(response, 200, { errors: document.map((e) => ({ message: e.message, locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
+      sendJson(response, 200, { errors: document.map((e) => ({ message: documentErrorMessage(e), locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
       return;
     }
     const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [], checked: new Map() };

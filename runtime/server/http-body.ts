@@ -13,6 +13,9 @@ export function hasBody(request: IncomingMessage): boolean {
  * Refuses a body that is not JSON (UNSUPPORTED_MEDIA_TYPE, HTTP 415), or not one of `forms` too:
  * a cross-site HTML form can post text/plain or form bodies without a preflight, JSON it cannot.
  */
+/** A media type (RFC 9110 type/subtype tokens), which a message may repeat: it names a format, not a value. */
+const MEDIA_TYPE = /^[a-z0-9!#$%&'*+.^_`|~-]{1,60}\/[a-z0-9!#$%&'*+.^_`|~-]{1,60}$/;
+
 export function mediaTypeOf(request: IncomingMessage, accepted: readonly string[]): string {
   const header = request.headers["content-type"] ?? "";
   // What clients send almost always: the bare media type, no parameters.
@@ -20,7 +23,8 @@ export function mediaTypeOf(request: IncomingMessage, accepted: readonly string[
   const type = header.split(";")[0]!.trim().toLowerCase();
   if (accepted.includes(type)) return type;
   const wanted = accepted.map((t) => `Content-Type: ${t}`).join(" or ");
-  throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", type ? `the body must be sent with ${wanted}, not ${type.slice(0, 100)}` : `the body must be sent with ${wanted}; the request has no Content-Type header`);
+  const got = !type ? "; the request has no Content-Type header" : MEDIA_TYPE.test(type) ? `, not ${type}` : "; the request's Content-Type is not one";
+  throw new ServiceError("UNSUPPORTED_MEDIA_TYPE", `the body must be sent with ${wanted}${got}`);
 }
 
 export function readBody(request: IncomingMessage, limit: number): Promise<string> {

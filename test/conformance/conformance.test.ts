@@ -9,7 +9,8 @@ import { schema } from "../../generated/schema.js";
 import { protocolsOf, type OperationSpec } from "../../runtime/schema.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
 import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type RunnerProcess } from "./runners.js";
-import { PASSWORD, scenarios, type Answer, type Caller, type OperationName, type Scenario, type SetupContext, type Values } from "./scenarios.js";
+import { scenarios, type Answer, type Caller, type OperationName, type Scenario, type Values } from "./scenarios.js";
+import { setupContext } from "./setup.js";
 
 const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 const SERVER_VERSION = schema.version;
@@ -113,46 +114,6 @@ function printMatrix(): void {
   console.log(lines.join("\n"));
 }
 
-/** The REST clients and shortcuts a scenario's setup runs with, on the world's fresh service. */
-function setupContext(world: World): SetupContext {
-  const admin = adminClients.get("rest")!;
-  const user = (accessToken?: string) =>
-    new UserClient({ serviceUrl: server.httpUrl, clientId: "reference", protocol: "rest", serverVersion: SERVER_VERSION, retry: false, ...(accessToken ? { accessToken } : {}) });
-  return {
-    admin,
-    user,
-    state: world.service.state,
-    advance: (seconds) => world.advance(seconds),
-    async signUp(email, password = PASSWORD) {
-      const answer = await user().signup({ email, password, confirm_password: password });
-      return { userId: answer.user!.id, accessToken: answer.access_token!, refreshToken: answer.refresh_token! };
-    },
-    async invite(email) {
-      await admin.inviteMembers({ emails: [email] });
-      return (await admin.user({ email })).id;
-    },
-    async createOrg(name) {
-      return (await admin.createOrganization({ name })).id;
-    },
-    lastSecretSentTo(to) {
-      const message = world.service.state.outbox.filter((m) => m.to === to).at(-1);
-      if (!message) throw new Error(`no message was sent to ${to}`);
-      return message.secret;
-    },
-    async sessionCookie(email, password) {
-      const response = await fetch(`${server.httpUrl}${schema.operations.login!.rest!.path}`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ email, password }),
-      });
-      expect(response.status).toBe(200);
-      const cookie = response.headers.getSetCookie().find((c) => c.startsWith("service_session="));
-      if (!cookie) throw new Error("login set no session cookie");
-      return decodeURIComponent(cookie.slice("service_session=".length, cookie.indexOf(";")));
-    },
-  };
-}
-
 /** The paths at which two outcomes differ, with both values: `answer.headers: {} | {"a":"1"}`. */
 function differences(left: unknown, right: unknown, path = ""): string[] {
   const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null;
@@ -199,7 +160,7 @@ async function runCell(name: OperationName, protocol: Protocol, column: ClientCo
   const operation = operations[name];
   const world = createWorld(keys, name);
   server.use(world.service);
-  const values = scenario.setup ? await scenario.setup(setupContext(world)) : {};
+  const values = scenario.setup ? await scenario.setup(setupContext(world, server.httpUrl, adminClients.get("rest")!)) : {};
   await world.service.state.settled();
   const input = scenario.input(values);
   checkInputFields(operation, input);

@@ -41,6 +41,8 @@ export interface SetupContext {
   lastSecretSentTo(to: string): string;
   /** Logs in over REST and answers the session cookie the answer set. */
   sessionCookie(email: string, password: string): Promise<string>;
+  /** Publishes a TXT record in the DNS the service looks domains up in. */
+  publishTxt(name: string, value: string): void;
 }
 
 export type Expectation = { ok: (answer: Answer, values: Values) => void } | { error: ErrorCode; message?: string | RegExp };

@@ -262,5 +262,8 @@ describe("meta and permissions", () => {
     expect(mine.results.map((r) => r.allowed)).toEqual([true, false, true]);
     const someone = await h.call("checkPermissions", { checks, user: "user:bob" }, { bearer: accessToken });
     expect(someone.results.map((r) => r.allowed)).toEqual([false, false, true]);
+    // "" is a subject too (one that holds no relation), not "the signed-in user".
+    const nobody = await h.call("checkPermissions", { checks, user: "" }, { bearer: accessToken });
+    expect(nobody.results.map((r) => r.allowed)).toEqual([false, false, false]);
   });
 });

@@ -207,3 +207,27 @@ describe("FGA", () => {
     expect(expanded.tree).toMatchObject({ root: { name: "doc:1#viewer" } });
   });
 });
+
+describe("an empty string is a value, as the contract says, never 'not given'", () => {
+  it("names no record and matches no filter", async () => {
+    const h = createHarness();
+    await signUp(h, "alice@example.com");
+    const webhook = await h.call("addWebhook", { event_name: "user.login", endpoint: "https://hooks.example.com/a", enabled: true });
+    await h.call("fgaWriteTuples", { tuples: [{ user: "user:anne", relation: "viewer", object: "doc:1" }] });
+    const org = await h.call("createOrganization", { name: "acme" });
+    await h.call("createOrgOIDCConnection", { org_id: org.id, name: "okta", issuer_url: "https://acme.okta.example", client_id: "app", client_secret: "s" });
+
+    // A lookup by an id "" finds nothing (it used to fall through to the other key, or fail).
+    expect((await expectCode(h.call("user", { id: "" }), "NOT_FOUND")).message).toBe("user not found");
+    expect((await expectCode(h.call("getOrgOIDCConnection", { id: "" }), "NOT_FOUND")).message).toBe("OIDC connection not found");
+    // A filter "" matches what equals "": nothing here.
+    expect((await h.call("webhookLogs", { webhook_id: "" })).pagination.total).toBe(0);
+    expect((await h.call("auditLogs", { action: "" })).pagination.total).toBe(0);
+    expect((await h.call("trustedIssuers", { service_account_id: "" })).pagination.total).toBe(0);
+    expect((await h.call("fgaReadTuples", { user: "" })).tuples).toEqual([]);
+    // Not given, the same filters match everything.
+    expect((await h.call("auditLogs", {})).pagination.total).toBeGreaterThan(0);
+    expect((await h.call("fgaReadTuples", {})).tuples).toHaveLength(1);
+    expect(webhook.id).toBeTruthy();
+  });
+});

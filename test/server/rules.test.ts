@@ -50,6 +50,10 @@ describe.each(PROTOCOLS)("rules of the manifest over %s", (protocol) => {
     ["a value outside a declared set", () => admin(protocol).addWebhook({ event_name: "user.exploded", endpoint: "https://hooks.example.com", enabled: true }), "event_name: must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled"],
     ["a value that misses a declared pattern", () => admin(protocol).fgaExpand({ relation: "viewer", object: "no-colon" }), "object: must be an FGA object, type:id"],
     ["a list item in the wrong format", () => admin(protocol).inviteMembers({ emails: ["ada@example.com", "not-an-email"] }), "emails[1]: must be an email address"],
+    // JSON Schema's email format refuses these, so the server must too (the OpenAPI states both).
+    ["an email address with a control character", () => admin(protocol).user({ email: "ada\b@example.com" }), "email: must be an email address"],
+    ["an email address with a non-ASCII character", () => user(protocol).forgotPassword({ email: "þ@example.com" }), "email: must be an email address"],
+    ["an email address whose local part is over 64 characters", () => user(protocol).magicLinkLogin({ email: `${"a".repeat(65)}@example.com` }), "email: must be an email address"],
     ["a field required by another one's value", () => admin(protocol).addTrustedIssuer({ service_account_id: "c1", name: "ci", issuer_url: "https://issuer.example.com", key_source_type: "jwks_url", expected_aud: "identity", issuer_type: "kubernetes" }), "jwks_url: is required when key_source_type is jwks_url"],
     ["a field required by another one's presence", () => user(protocol).resetPassword({ otp: "123456", password: PASSWORD, confirm_password: PASSWORD }), "phone_number: is required with otp"],
     ["a JSON value nested too deep", () => admin(protocol).updateUser({ id: "u1", app_data: deep(rules.limits.jsonDepth + 1) as never }), `app_data: must be nested at most ${rules.limits.jsonDepth} levels deep`],

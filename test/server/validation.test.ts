@@ -114,6 +114,35 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
     expect((await tokenPlain.json()).error_description).toBe("the body must be sent with Content-Type: application/json or Content-Type: application/x-www-form-urlencoded, not text/plain");
     // No body at all is an empty input, whatever the headers say.
     expect((await post("/v1/admin/admin_meta", {}, "")).status).toBe(200);
+    // A Content-Type that is not a media type is not repeated.
+    const odd = await post("/v1/admin/delete_user", { "content-type": "text/<b>hunter2</b>" }, '{"id":"u1"}');
+    expect(odd.status).toBe(415);
+    expect((await odd.json()).message).toBe("the body must be sent with Content-Type: application/json; the request's Content-Type is not one");
+  });
+
+  it("GraphQL: a literal of the wrong type in the document is INVALID_ARGUMENT naming where, never repeating the value", async () => {
+    const graphql = async (query: string) =>
+      (await (await fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: JSON.stringify({ query }) })).json()) as {
+        errors: { message: string; extensions: { code: string } }[];
+      };
+    const secret = "hunter2-secret-1234";
+    const documents = [
+      `{ users(params: { query: 12345678 }) { users { id } } }`,
+      `{ users(params: { pagination: { limit: "${secret}" } }) { users { id } } }`,
+      `{ validate_jwt_token(params: { token_type: ${secret.replace(/-/g, "_")}, token: "t" }) { is_valid } }`,
+      `{ users(params: { query: ["${secret}"] }) { users { id } } }`,
+      `{ "${secret}" }`,
+    ];
+    for (const document of documents) {
+      const answer = await graphql(document);
+      expect(answer.errors.length, document).toBeGreaterThan(0);
+      for (const error of answer.errors) {
+        expect(error.extensions.code, document).toBe("INVALID_ARGUMENT");
+        expect(error.message, document).not.toMatch(/hunter2|12345678/);
+      }
+    }
+    // What is not a value is still named: the field, the type.
+    expect((await graphql(`{ users(params: { query: 12345678 }) { users { id } } }`)).errors[0]!.message).toBe("String cannot represent a non string value: (the value sent)");
   });
 
   it("REST checks who is calling before it reads the body: a malformed body from a caller without the secret is UNAUTHENTICATED", async () => {
