@@ -204,9 +204,16 @@ function serverReadme(ir: Ir): string {
   const versionOp = operationByName(ir, ir.versionOperations.admin) ?? ir.operations[0]!;
   const withInput = exampleWithInput(ir);
   const answerLines = Object.entries(sampleMessage(ir, versionOp.output, "all")).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`);
+  // Messages never repeat a caller's value (it may be a secret), so the example names none.
   const notFound = withInput
-    ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", \`nothing matches \${JSON.stringify(input)}\`);\n  },`
+    ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", "nothing matches");\n  },`
     : "";
+  const write = ir.operations.find((op) => op.kind === "write" && op.auth === "admin_secret" && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2);
+  const writeMethod = write
+    ? `\n  async ${write.camelName}(input) {\n    return {\n${Object.entries(sampleMessage(ir, write.output, "required")).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`).join("\n")}\n    };\n  },`
+    : "";
+  const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
+  const authLevels = new Set(ir.operations.map((op) => op.auth));
   const calls: string[] = [];
   if (versionOp.graphql) {
     const variables = graphqlVariables(ir, versionOp);
@@ -221,7 +228,26 @@ function serverReadme(ir: Ir): string {
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
     `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
+    "The types are ES modules for Node's own resolution; a consumer's `tsconfig.json` needs `\"module\": \"NodeNext\"` (or `\"Node16\"`) with the matching `moduleResolution`, and `\"types\": [\"node\"]`, which TypeScript 7 no longer assumes (tested with the toolchain's TypeScript and with 7):",
+    fence("json", JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, types: ["node"] } }, null, 2)),
+    "## A service of a few operations",
+    fence(
+      "ts",
+      `import { createServer, ServiceError, type Implementation } from "${name}";
+
+const implementation: Partial<Implementation> = {
+  async ${versionOp.camelName}(input, context) {
+    return {\n${answerLines.join("\n")}\n    };
+  },${notFound}${writeMethod}
+};
+
+// partial: every operation not implemented answers UNIMPLEMENTED.
+const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, partial: true });
+await server.listen();`,
+    ),
+    `This serves ${implemented.map((op) => "`" + op.name + "`").join(", ")} over every protocol. With \`partial: true\` each of the other ${ir.operations.length - implemented.length} operations answers UNIMPLEMENTED alike on every protocol (GraphQL \`extensions.code\`, REST 501, gRPC 12), and start-up lists them once as a warning (\`onWarning\`, default: stderr). Without it, \`createServer\` takes only a full \`Implementation\` (tsc names what is missing), and start-up refuses one that lacks methods with an \`ImplementationError\` listing every one of them. In the toolchain repository, \`npx apigen scaffold <file>\` adds a typed stub, throwing UNIMPLEMENTED, for each method your implementation lacks, without touching your code.`,
     "## Implement",
+    "A full implementation is a value of `Implementation`, one method per operation:",
     fence(
       "ts",
       `import { createServer, ServiceError, type Implementation } from "${name}";
@@ -253,7 +279,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
       "| `verifyUserToken` | resolves a user's bearer token |",
       `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
-      "| `lockout`, `bodyLimitBytes` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |",
+      `| \`lockout\`, \`bodyLimitBytes\` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
       "| `store` | where lockout counts, admin sessions and rate-limit counters live: `memoryStore()` (default, this process) or `redisStore(url)` (shared by replicas; needs `ioredis`) |",
@@ -262,6 +288,20 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
       "| `tracing` | off by default; `true` makes one OpenTelemetry span per call, continuing the caller's trace; needs `@opentelemetry/api` and the service's SDK |",
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
+    ].join("\n"),
+    "## Hooks",
+    "The pipeline authenticates every call before your method runs, by the operation's auth level. The admin secret and admin sessions it checks itself; who a user is, and which organizations a user administers, only your service knows, so it asks these options:",
+    [
+      "| hook | asked for | without it |",
+      "|---|---|---|",
+      ...(authLevels.has("user") || authLevels.has("org_admin")
+        ? ["| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |"]
+        : []),
+      ...(authLevels.has("org_admin") ? [`| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${AUTH_TEXT.org_admin}): whether this user administers the organization the validated input names | only the admin may call them |`] : []),
+      ...(authLevels.has("scim_token") ? ["| `verifyScimToken(token)` | auth `scim_token`: the organization of a SCIM endpoint's bearer token, or `null` | every SCIM call is UNAUTHENTICATED |"] : []),
+      "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
+      "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",
+      "| `onWarning(message)` | start-up warnings (operations left UNIMPLEMENTED) and store outages | a line on stderr |",
     ].join("\n"),
     "## gRPC, Connect and gRPC-Web",
     [

@@ -163,6 +163,15 @@ process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal, metricsRefu
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
 `;
 
+/** The first TypeScript block of a README's section. */
+function readmeExample(path: string, heading: string): string {
+  const text = readFileSync(path, "utf8");
+  const section = text.slice(text.indexOf(heading));
+  const block = /```ts\n([\s\S]*?)```/.exec(section);
+  if (text.indexOf(heading) < 0 || !block) throw new Error(`${path} has no TypeScript example under ${heading}`);
+  return block[1]!;
+}
+
 let workDir: string;
 let consumerDir: string;
 let tarballs: string[];
@@ -184,6 +193,8 @@ beforeAll(async () => {
   writeFileSync(join(consumerDir, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
   writeFileSync(join(consumerDir, "src", "client.ts"), CLIENT_SOURCE);
   writeFileSync(join(consumerDir, "src", "server.ts"), SERVER_SOURCE);
+  // The server package README's first service must compile as printed (it is type-checked, not run: it listens on 8080).
+  writeFileSync(join(consumerDir, "src", "readme-service.ts"), readmeExample(join(REPO_ROOT, "generated", "packages", "server", "README.md"), "## A service of a few operations"));
   const tools = ["@types/node", "@connectrpc/connect", "@connectrpc/connect-node"].map((name) => `${name}@${installedVersion(name)}`);
   await timed(timings, "npm install", () =>
     run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }),
