@@ -61,7 +61,7 @@ func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...Call
 	return items[UsersResponse, *User](ctx, &c.core, opUsers, in, opts)
 }
 
-// User calls user: Get one user by id or by email.
+// User calls user: Get one user by id or by email. Give at least one of id, email.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -811,7 +811,7 @@ func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrg
 }
 
 // GetOrgOIDCConnection calls get_org_oidc_connection: Get an OIDC connection by id or by organization
-// id; exactly one must be supplied.
+// id; exactly one must be supplied. Give exactly one of id, org_id.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -853,7 +853,7 @@ func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrg
 }
 
 // GetOrgSAMLConnection calls get_org_saml_connection: Get a SAML connection by id or by organization
-// id; exactly one must be supplied.
+// id; exactly one must be supplied. Give exactly one of id, org_id.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
@@ -935,7 +935,8 @@ func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysIn
 	return invoke[JWTKeyPair](ctx, &c.core, opGenerateJWTKeys, in, opts)
 }
 
-// Signup calls signup: Sign up with an email or phone number and a password.
+// Signup calls signup: Sign up with an email or phone number and a password. Give at least one of
+// email, phone_number.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -944,7 +945,8 @@ func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOp
 	return invoke[AuthResponse](ctx, &c.core, opSignup, in, opts)
 }
 
-// Login calls login: Sign in with an email or phone number and a password.
+// Login calls login: Sign in with an email or phone number and a password. Give at least one of email,
+// phone_number.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1016,7 +1018,8 @@ func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmai
 	return invoke[Response](ctx, &c.core, opResendVerifyEmail, in, opts)
 }
 
-// ForgotPassword calls forgot_password: Start a password reset by email or phone.
+// ForgotPassword calls forgot_password: Start a password reset by email or phone. Give at least one of
+// email, phone_number.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1026,6 +1029,7 @@ func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput
 }
 
 // ResetPassword calls reset_password: Set a new password with a reset token or a one-time password.
+// Give at least one of token, otp.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1043,7 +1047,8 @@ func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOp
 	return invoke[Response](ctx, &c.core, opRevoke, in, opts)
 }
 
-// VerifyOTP calls verify_otp: Verify a one-time password sent by email or SMS, or a TOTP code.
+// VerifyOTP calls verify_otp: Verify a one-time password sent by email or SMS, or a TOTP code. Give at
+// least one of email, phone_number.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1052,7 +1057,8 @@ func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...
 	return invoke[AuthResponse](ctx, &c.core, opVerifyOTP, in, opts)
 }
 
-// ResendOTP calls resend_otp: Send the one-time password again.
+// ResendOTP calls resend_otp: Send the one-time password again. Give at least one of email,
+// phone_number.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //

@@ -118,9 +118,9 @@ type Response struct {
 
 // PaginationInput is the page request of a paginated list; defaults are limit 10 and page 1.
 type PaginationInput struct {
-	// Items per page.
+	// Items per page. Between 1 and 1000. Default 10.
 	Limit *int64 `json:"limit,omitempty"`
-	// Page number, from 1.
+	// Page number, from 1. 1 or more. Default 1.
 	Page *int64 `json:"page,omitempty"`
 }
 
@@ -400,11 +400,12 @@ type FGAModel struct {
 
 // FGATupleInput is a relationship tuple to write or delete.
 type FGATupleInput struct {
-	// The user. Required.
+	// The user. Required. Not empty. Must be an FGA subject, type:id, type:* or type:id#relation.
 	User string `json:"user"`
-	// The relation. Required.
+	// The relation. Required. Not empty. Must be an FGA relation name (letters, digits, _ and -, not
+	// starting with a digit).
 	Relation string `json:"relation"`
-	// The object. Required.
+	// The object. Required. Not empty. Must be an FGA object, type:id.
 	Object string `json:"object"`
 }
 
@@ -432,9 +433,10 @@ type FGAUserset struct {
 
 // PermissionCheckInput is one permission to check for the signed-in user.
 type PermissionCheckInput struct {
-	// The relation. Required.
+	// The relation. Required. Not empty. Must be an FGA relation name (letters, digits, _ and -, not
+	// starting with a digit).
 	Relation string `json:"relation"`
-	// The object. Required.
+	// The object. Required. Not empty. Must be an FGA object, type:id.
 	Object string `json:"object"`
 }
 
@@ -706,7 +708,7 @@ type ScimEndpoint struct {
 //
 // Input of admin_login.
 type AdminLoginInput struct {
-	// The admin secret. Secret. Required.
+	// The admin secret. Secret. Required. Not empty.
 	AdminSecret string `json:"admin_secret"`
 }
 
@@ -749,7 +751,7 @@ type UsersResponse struct {
 type UserInput struct {
 	// Id of the user; give this or email.
 	ID *string `json:"id,omitempty"`
-	// Email of the user; give this or id.
+	// Email of the user; give this or id. Must be an email address.
 	Email *string `json:"email,omitempty"`
 }
 
@@ -757,9 +759,9 @@ type UserInput struct {
 //
 // Input of update_user.
 type UpdateUserInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The email verified.
 	EmailVerified *bool `json:"email_verified,omitempty"`
@@ -779,13 +781,13 @@ type UpdateUserInput struct {
 	PhoneNumber *string `json:"phone_number,omitempty"`
 	// The phone number verified.
 	PhoneNumberVerified *bool `json:"phone_number_verified,omitempty"`
-	// The picture.
+	// The picture. Must be an http or https URL.
 	Picture *string `json:"picture,omitempty"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
 	// The is multi factor auth enabled.
 	IsMultiFactorAuthEnabled *bool `json:"is_multi_factor_auth_enabled,omitempty"`
-	// The app data.
+	// The app data. At most 32 levels deep and 65536 bytes as JSON.
 	AppData map[string]any `json:"app_data,omitempty"`
 }
 
@@ -793,7 +795,7 @@ type UpdateUserInput struct {
 //
 // Input of delete_user.
 type DeleteUserInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -817,7 +819,7 @@ type VerificationRequestsResponse struct {
 //
 // Input of revoke_access.
 type RevokeAccessInput struct {
-	// The user id. Required.
+	// The user id. Required. Not empty.
 	UserID string `json:"user_id"`
 }
 
@@ -825,7 +827,7 @@ type RevokeAccessInput struct {
 //
 // Input of enable_access.
 type EnableAccessInput struct {
-	// The user id. Required.
+	// The user id. Required. Not empty.
 	UserID string `json:"user_id"`
 }
 
@@ -833,9 +835,9 @@ type EnableAccessInput struct {
 //
 // Input of invite_members.
 type InviteMembersInput struct {
-	// The emails. Required.
+	// The emails. Required. At least 1 item. Each must be an email address.
 	Emails []string `json:"emails"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 }
 
@@ -843,11 +845,12 @@ type InviteMembersInput struct {
 //
 // Input of add_webhook.
 type AddWebhookInput struct {
-	// The event name. Required.
+	// The event name. Required. Not empty. Must be one of user.signup, user.created, user.login,
+	// user.deleted, user.access_revoked, user.access_enabled.
 	EventName string `json:"event_name"`
 	// The event description.
 	EventDescription *string `json:"event_description,omitempty"`
-	// The endpoint. Required.
+	// The endpoint. Required. Not empty. Must be an http or https URL.
 	Endpoint string `json:"endpoint"`
 	// The enabled. Required.
 	Enabled bool `json:"enabled"`
@@ -859,13 +862,14 @@ type AddWebhookInput struct {
 //
 // Input of update_webhook.
 type UpdateWebhookInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
-	// The event name.
+	// The event name. Must be one of user.signup, user.created, user.login, user.deleted,
+	// user.access_revoked, user.access_enabled.
 	EventName *string `json:"event_name,omitempty"`
 	// The event description.
 	EventDescription *string `json:"event_description,omitempty"`
-	// The endpoint.
+	// The endpoint. Must be an http or https URL.
 	Endpoint *string `json:"endpoint,omitempty"`
 	// The enabled.
 	Enabled *bool `json:"enabled,omitempty"`
@@ -877,7 +881,7 @@ type UpdateWebhookInput struct {
 //
 // Input of delete_webhook.
 type DeleteWebhookInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -885,7 +889,7 @@ type DeleteWebhookInput struct {
 //
 // Input of get_webhook.
 type GetWebhookInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -927,9 +931,10 @@ type WebhookLogsResponse struct {
 //
 // Input of test_endpoint.
 type TestEndpointInput struct {
-	// The endpoint. Required.
+	// The endpoint. Required. Not empty. Must be an http or https URL.
 	Endpoint string `json:"endpoint"`
-	// The event name. Required.
+	// The event name. Required. Not empty. Must be one of user.signup, user.created, user.login,
+	// user.deleted, user.access_revoked, user.access_enabled.
 	EventName string `json:"event_name"`
 	// The event description.
 	EventDescription *string `json:"event_description,omitempty"`
@@ -949,11 +954,11 @@ type TestEndpointResponse struct {
 //
 // Input of add_email_template.
 type AddEmailTemplateInput struct {
-	// The event name. Required.
+	// The event name. Required. Not empty.
 	EventName string `json:"event_name"`
-	// The subject. Required.
+	// The subject. Required. Not empty.
 	Subject string `json:"subject"`
-	// The template. Required.
+	// The template. Required. Not empty.
 	Template string `json:"template"`
 	// The design.
 	Design *string `json:"design,omitempty"`
@@ -963,7 +968,7 @@ type AddEmailTemplateInput struct {
 //
 // Input of update_email_template.
 type UpdateEmailTemplateInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The event name.
 	EventName *string `json:"event_name,omitempty"`
@@ -979,7 +984,7 @@ type UpdateEmailTemplateInput struct {
 //
 // Input of delete_email_template.
 type DeleteEmailTemplateInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1036,7 +1041,7 @@ type FGAGetModelInput struct{}
 //
 // Input of fga_write_model.
 type FGAWriteModelInput struct {
-	// The dsl. Required.
+	// The dsl. Required. Not empty. Must be text with at least one character that is not a space.
 	Dsl string `json:"dsl"`
 }
 
@@ -1044,7 +1049,7 @@ type FGAWriteModelInput struct {
 //
 // Input of fga_write_tuples.
 type FGAWriteTuplesInput struct {
-	// The tuples. Required.
+	// The tuples. Required. At least 1 item.
 	Tuples []*FGATupleInput `json:"tuples"`
 }
 
@@ -1052,7 +1057,7 @@ type FGAWriteTuplesInput struct {
 //
 // Input of fga_delete_tuples.
 type FGADeleteTuplesInput struct {
-	// The tuples. Required.
+	// The tuples. Required. At least 1 item.
 	Tuples []*FGATupleInput `json:"tuples"`
 }
 
@@ -1062,11 +1067,11 @@ type FGADeleteTuplesInput struct {
 type FGAReadTuplesInput struct {
 	// The user.
 	User *string `json:"user,omitempty"`
-	// The relation.
+	// The relation. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit).
 	Relation *string `json:"relation,omitempty"`
-	// The object.
+	// The object. Must be an FGA object, type:id.
 	Object *string `json:"object,omitempty"`
-	// Tuples per page.
+	// Tuples per page. Between 1 and 1000.
 	PageSize *int32 `json:"page_size,omitempty"`
 	// The continuation token.
 	ContinuationToken *string `json:"continuation_token,omitempty"`
@@ -1084,11 +1089,13 @@ type FGAReadTuplesResponse struct {
 //
 // Input of fga_list_users.
 type FGAListUsersInput struct {
-	// The object. Required.
+	// The object. Required. Not empty. Must be an FGA object, type:id.
 	Object string `json:"object"`
-	// The relation. Required.
+	// The relation. Required. Not empty. Must be an FGA relation name (letters, digits, _ and -, not
+	// starting with a digit).
 	Relation string `json:"relation"`
-	// The user type. Required.
+	// The user type. Required. Not empty. Must be an FGA type name (letters, digits, _ and -, not
+	// starting with a digit).
 	UserType string `json:"user_type"`
 }
 
@@ -1102,9 +1109,10 @@ type FGAListUsersResponse struct {
 //
 // Input of fga_expand.
 type FGAExpandInput struct {
-	// The relation. Required.
+	// The relation. Required. Not empty. Must be an FGA relation name (letters, digits, _ and -, not
+	// starting with a digit).
 	Relation string `json:"relation"`
-	// The object. Required.
+	// The object. Required. Not empty. Must be an FGA object, type:id.
 	Object string `json:"object"`
 }
 
@@ -1117,11 +1125,12 @@ type FGAResetInput struct{}
 //
 // Input of create_client.
 type CreateClientInput struct {
-	// The name. Required.
+	// The name. Required. Not empty.
 	Name string `json:"name"`
 	// The description.
 	Description *string `json:"description,omitempty"`
-	// The allowed scopes. Required.
+	// The allowed scopes. Required. At least 1 item. Each must be a scope token (no spaces, quotes or
+	// backslashes).
 	AllowedScopes []string `json:"allowed_scopes"`
 }
 
@@ -1137,13 +1146,13 @@ type CreateClientResponse struct {
 //
 // Input of update_client.
 type UpdateClientInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The name.
 	Name *string `json:"name,omitempty"`
 	// The description.
 	Description *string `json:"description,omitempty"`
-	// The allowed scopes.
+	// The allowed scopes. Each must be a scope token (no spaces, quotes or backslashes).
 	AllowedScopes []string `json:"allowed_scopes,omitempty"`
 	// The is active.
 	IsActive *bool `json:"is_active,omitempty"`
@@ -1153,7 +1162,7 @@ type UpdateClientInput struct {
 //
 // Input of delete_client.
 type DeleteClientInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1161,7 +1170,7 @@ type DeleteClientInput struct {
 //
 // Input of rotate_client_secret.
 type RotateClientSecretInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1177,7 +1186,7 @@ type RotateClientSecretResponse struct {
 //
 // Input of get_client.
 type GetClientInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1201,17 +1210,17 @@ type ClientsResponse struct {
 //
 // Input of add_trusted_issuer.
 type AddTrustedIssuerInput struct {
-	// The service account id. Required.
+	// The service account id. Required. Not empty.
 	ServiceAccountID string `json:"service_account_id"`
-	// The name. Required.
+	// The name. Required. Not empty.
 	Name string `json:"name"`
-	// The issuer url. Required.
+	// The issuer url. Required. Not empty. Must be an http or https URL.
 	IssuerURL string `json:"issuer_url"`
 	// The key source type. Required.
 	KeySourceType KeySourceType `json:"key_source_type"`
-	// The jwks url.
+	// The jwks url. Must be an http or https URL. Required when key_source_type is jwks_url.
 	JWKSURL *string `json:"jwks_url,omitempty"`
-	// The expected aud. Required.
+	// The expected aud. Required. Not empty.
 	ExpectedAud string `json:"expected_aud"`
 	// The subject claim.
 	SubjectClaim *string `json:"subject_claim,omitempty"`
@@ -1225,15 +1234,15 @@ type AddTrustedIssuerInput struct {
 //
 // Input of update_trusted_issuer.
 type UpdateTrustedIssuerInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The name.
 	Name *string `json:"name,omitempty"`
-	// The issuer url.
+	// The issuer url. Must be an http or https URL.
 	IssuerURL *string `json:"issuer_url,omitempty"`
 	// The key source type.
 	KeySourceType *KeySourceType `json:"key_source_type,omitempty"`
-	// The jwks url.
+	// The jwks url. Must be an http or https URL.
 	JWKSURL *string `json:"jwks_url,omitempty"`
 	// The expected aud.
 	ExpectedAud *string `json:"expected_aud,omitempty"`
@@ -1251,7 +1260,7 @@ type UpdateTrustedIssuerInput struct {
 //
 // Input of delete_trusted_issuer.
 type DeleteTrustedIssuerInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1259,7 +1268,7 @@ type DeleteTrustedIssuerInput struct {
 //
 // Input of get_trusted_issuer.
 type GetTrustedIssuerInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1285,13 +1294,13 @@ type TrustedIssuersResponse struct {
 //
 // Input of create_saml_service_provider.
 type CreateSAMLServiceProviderInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The name. Required.
+	// The name. Required. Not empty.
 	Name string `json:"name"`
-	// The entity id. Required.
+	// The entity id. Required. Not empty.
 	EntityID string `json:"entity_id"`
-	// The acs url. Required.
+	// The acs url. Required. Not empty. Must be an http or https URL.
 	AcsURL string `json:"acs_url"`
 	// The sp cert pem.
 	SPCertPem *string `json:"sp_cert_pem,omitempty"`
@@ -1307,13 +1316,13 @@ type CreateSAMLServiceProviderInput struct {
 //
 // Input of update_saml_service_provider.
 type UpdateSAMLServiceProviderInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The name.
 	Name *string `json:"name,omitempty"`
 	// The entity id.
 	EntityID *string `json:"entity_id,omitempty"`
-	// The acs url.
+	// The acs url. Must be an http or https URL.
 	AcsURL *string `json:"acs_url,omitempty"`
 	// The sp cert pem.
 	SPCertPem *string `json:"sp_cert_pem,omitempty"`
@@ -1331,7 +1340,7 @@ type UpdateSAMLServiceProviderInput struct {
 //
 // Input of delete_saml_service_provider.
 type DeleteSAMLServiceProviderInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1339,7 +1348,7 @@ type DeleteSAMLServiceProviderInput struct {
 //
 // Input of get_saml_service_provider.
 type GetSAMLServiceProviderInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1347,7 +1356,7 @@ type GetSAMLServiceProviderInput struct {
 //
 // Input of list_saml_service_providers.
 type ListSAMLServiceProvidersInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 	// The pagination.
 	Pagination *PaginationInput `json:"pagination,omitempty"`
@@ -1365,7 +1374,7 @@ type ListSAMLServiceProvidersResponse struct {
 //
 // Input of rotate_saml_idp_cert.
 type RotateSAMLIDPCertInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1373,7 +1382,7 @@ type RotateSAMLIDPCertInput struct {
 //
 // Input of retire_saml_idp_key.
 type RetireSAMLIDPKeyInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1381,7 +1390,7 @@ type RetireSAMLIDPKeyInput struct {
 //
 // Input of list_saml_idp_keys.
 type ListSAMLIDPKeysInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1395,7 +1404,7 @@ type ListSAMLIDPKeysResponse struct {
 //
 // Input of import_saml_sp_metadata.
 type ImportSAMLSPMetadataInput struct {
-	// The metadata xml. Required.
+	// The metadata xml. Required. Not empty.
 	MetadataXml string `json:"metadata_xml"`
 }
 
@@ -1403,7 +1412,8 @@ type ImportSAMLSPMetadataInput struct {
 //
 // Input of create_organization.
 type CreateOrganizationInput struct {
-	// The name. Required.
+	// The name. Required. Not empty. Must be a URL-safe slug (lower-case letters, digits and single
+	// dashes).
 	Name string `json:"name"`
 	// The display name.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -1413,9 +1423,9 @@ type CreateOrganizationInput struct {
 //
 // Input of update_organization.
 type UpdateOrganizationInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
-	// The name.
+	// The name. Must be a URL-safe slug (lower-case letters, digits and single dashes).
 	Name *string `json:"name,omitempty"`
 	// The display name.
 	DisplayName *string `json:"display_name,omitempty"`
@@ -1427,7 +1437,7 @@ type UpdateOrganizationInput struct {
 //
 // Input of delete_organization.
 type DeleteOrganizationInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1435,7 +1445,7 @@ type DeleteOrganizationInput struct {
 //
 // Input of get_organization.
 type GetOrganizationInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1459,9 +1469,9 @@ type OrganizationsResponse struct {
 //
 // Input of add_org_member.
 type AddOrgMemberInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The user id. Required.
+	// The user id. Required. Not empty.
 	UserID string `json:"user_id"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
@@ -1471,9 +1481,9 @@ type AddOrgMemberInput struct {
 //
 // Input of remove_org_member.
 type RemoveOrgMemberInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The user id. Required.
+	// The user id. Required. Not empty.
 	UserID string `json:"user_id"`
 }
 
@@ -1481,7 +1491,7 @@ type RemoveOrgMemberInput struct {
 //
 // Input of org_members.
 type OrgMembersInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 	// The pagination.
 	Pagination *PaginationInput `json:"pagination,omitempty"`
@@ -1499,7 +1509,7 @@ type OrgMembersResponse struct {
 //
 // Input of user_organizations.
 type UserOrganizationsInput struct {
-	// The user id. Required.
+	// The user id. Required. Not empty.
 	UserID string `json:"user_id"`
 	// The pagination.
 	Pagination *PaginationInput `json:"pagination,omitempty"`
@@ -1517,9 +1527,9 @@ type UserOrganizationsResponse struct {
 //
 // Input of request_org_domain.
 type RequestOrgDomainInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The domain. Required.
+	// The domain. Required. Not empty. Must be a DNS domain name.
 	Domain string `json:"domain"`
 }
 
@@ -1535,9 +1545,9 @@ type RequestOrgDomainResponse struct {
 //
 // Input of verify_org_domain.
 type VerifyOrgDomainInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The domain. Required.
+	// The domain. Required. Not empty. Must be a DNS domain name.
 	Domain string `json:"domain"`
 }
 
@@ -1545,9 +1555,9 @@ type VerifyOrgDomainInput struct {
 //
 // Input of add_verified_org_domain.
 type AddVerifiedOrgDomainInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The domain. Required.
+	// The domain. Required. Not empty. Must be a DNS domain name.
 	Domain string `json:"domain"`
 }
 
@@ -1555,7 +1565,7 @@ type AddVerifiedOrgDomainInput struct {
 //
 // Input of delete_org_domain.
 type DeleteOrgDomainInput struct {
-	// The domain. Required.
+	// The domain. Required. Not empty. Must be a DNS domain name.
 	Domain string `json:"domain"`
 }
 
@@ -1563,7 +1573,7 @@ type DeleteOrgDomainInput struct {
 //
 // Input of org_domains.
 type OrgDomainsInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 	// The pagination.
 	Pagination *PaginationInput `json:"pagination,omitempty"`
@@ -1581,19 +1591,19 @@ type OrgDomainsResponse struct {
 //
 // Input of create_org_oidc_connection.
 type CreateOrgOIDCConnectionInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The name. Required.
+	// The name. Required. Not empty.
 	Name string `json:"name"`
-	// The issuer url. Required.
+	// The issuer url. Required. Not empty. Must be an http or https URL.
 	IssuerURL string `json:"issuer_url"`
-	// The client id. Required.
+	// The client id. Required. Not empty.
 	ClientID string `json:"client_id"`
-	// The client secret. Secret. Required.
+	// The client secret. Secret. Required. Not empty.
 	ClientSecret string `json:"client_secret"`
 	// The scopes.
 	Scopes []string `json:"scopes,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 }
 
@@ -1601,11 +1611,11 @@ type CreateOrgOIDCConnectionInput struct {
 //
 // Input of update_org_oidc_connection.
 type UpdateOrgOIDCConnectionInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The name.
 	Name *string `json:"name,omitempty"`
-	// The issuer url.
+	// The issuer url. Must be an http or https URL.
 	IssuerURL *string `json:"issuer_url,omitempty"`
 	// The client id.
 	ClientID *string `json:"client_id,omitempty"`
@@ -1613,7 +1623,7 @@ type UpdateOrgOIDCConnectionInput struct {
 	ClientSecret *string `json:"client_secret,omitempty"`
 	// The scopes.
 	Scopes []string `json:"scopes,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 }
 
@@ -1621,7 +1631,7 @@ type UpdateOrgOIDCConnectionInput struct {
 //
 // Input of delete_org_oidc_connection.
 type DeleteOrgOIDCConnectionInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1639,19 +1649,20 @@ type GetOrgOIDCConnectionInput struct {
 //
 // Input of create_org_saml_connection.
 type CreateOrgSAMLConnectionInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
-	// The name. Required.
+	// The name. Required. Not empty.
 	Name string `json:"name"`
-	// The idp entity id. Required.
+	// The idp entity id. Required. Not empty.
 	IDPEntityID string `json:"idp_entity_id"`
-	// The idp sso url. Required.
+	// The idp sso url. Required. Not empty. Must be an http or https URL.
 	IDPSsoURL string `json:"idp_sso_url"`
-	// PEM certificate of the upstream IdP; write-only. Required.
+	// PEM certificate of the upstream IdP; write-only. Required. Not empty. Must be a PEM certificate
+	// (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
 	IDPCertificate string `json:"idp_certificate"`
 	// The sp entity id.
 	SPEntityID *string `json:"sp_entity_id,omitempty"`
-	// The acs url.
+	// The acs url. Must be an http or https URL.
 	AcsURL *string `json:"acs_url,omitempty"`
 	// The attribute mapping.
 	AttributeMapping map[string]string `json:"attribute_mapping,omitempty"`
@@ -1663,19 +1674,20 @@ type CreateOrgSAMLConnectionInput struct {
 //
 // Input of update_org_saml_connection.
 type UpdateOrgSAMLConnectionInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 	// The name.
 	Name *string `json:"name,omitempty"`
 	// The idp entity id.
 	IDPEntityID *string `json:"idp_entity_id,omitempty"`
-	// The idp sso url.
+	// The idp sso url. Must be an http or https URL.
 	IDPSsoURL *string `json:"idp_sso_url,omitempty"`
-	// Supplying it replaces the certificate; omitting it leaves it intact.
+	// Supplying it replaces the certificate; omitting it leaves it intact. Must be a PEM certificate
+	// (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
 	IDPCertificate *string `json:"idp_certificate,omitempty"`
 	// The sp entity id.
 	SPEntityID *string `json:"sp_entity_id,omitempty"`
-	// The acs url.
+	// The acs url. Must be an http or https URL.
 	AcsURL *string `json:"acs_url,omitempty"`
 	// The attribute mapping.
 	AttributeMapping map[string]string `json:"attribute_mapping,omitempty"`
@@ -1687,7 +1699,7 @@ type UpdateOrgSAMLConnectionInput struct {
 //
 // Input of delete_org_saml_connection.
 type DeleteOrgSAMLConnectionInput struct {
-	// The id. Required.
+	// The id. Required. Not empty.
 	ID string `json:"id"`
 }
 
@@ -1705,7 +1717,7 @@ type GetOrgSAMLConnectionInput struct {
 //
 // Input of create_scim_endpoint.
 type CreateSCIMEndpointInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1721,7 +1733,7 @@ type CreateSCIMEndpointResponse struct {
 //
 // Input of rotate_scim_token.
 type RotateSCIMTokenInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1737,7 +1749,7 @@ type RotateSCIMTokenResponse struct {
 //
 // Input of delete_scim_endpoint.
 type DeleteSCIMEndpointInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1745,7 +1757,7 @@ type DeleteSCIMEndpointInput struct {
 //
 // Input of get_scim_endpoint.
 type GetSCIMEndpointInput struct {
-	// The org id. Required.
+	// The org id. Required. Not empty.
 	OrgID string `json:"org_id"`
 }
 
@@ -1753,7 +1765,7 @@ type GetSCIMEndpointInput struct {
 //
 // Input of admin_signup.
 type AdminSignupInput struct {
-	// The admin secret. Secret. Required.
+	// The admin secret. Secret. Required. Not empty.
 	AdminSecret string `json:"admin_secret"`
 }
 
@@ -1761,7 +1773,7 @@ type AdminSignupInput struct {
 //
 // Input of update_env.
 type UpdateEnvInput struct {
-	// The config.
+	// The config. At most 32 levels deep and 65536 bytes as JSON.
 	Config map[string]any `json:"config,omitempty"`
 }
 
@@ -1777,7 +1789,7 @@ type GenerateJWTKeysInput struct {
 //
 // Input of signup.
 type SignupInput struct {
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The given name.
 	GivenName *string `json:"given_name,omitempty"`
@@ -1793,21 +1805,21 @@ type SignupInput struct {
 	Birthdate *string `json:"birthdate,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The picture.
+	// The picture. Must be an http or https URL.
 	Picture *string `json:"picture,omitempty"`
-	// The password. Secret. Required.
+	// The password. Secret. Required. 6 to 256 characters.
 	Password string `json:"password"`
-	// The confirm password. Secret. Required.
+	// The confirm password. Secret. Required. Not empty. Must match password.
 	ConfirmPassword string `json:"confirm_password"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
 	// The scope.
 	Scope []string `json:"scope,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 	// The state.
 	State *string `json:"state,omitempty"`
-	// The app data.
+	// The app data. At most 32 levels deep and 65536 bytes as JSON.
 	AppData map[string]any `json:"app_data,omitempty"`
 }
 
@@ -1815,11 +1827,11 @@ type SignupInput struct {
 //
 // Input of login.
 type LoginInput struct {
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The password. Secret. Required.
+	// The password. Secret. Required. Not empty.
 	Password string `json:"password"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
@@ -1833,7 +1845,7 @@ type LoginInput struct {
 //
 // Input of magic_link_login.
 type MagicLinkLoginInput struct {
-	// The email. Required.
+	// The email. Required. Not empty. Must be an email address.
 	Email string `json:"email"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
@@ -1841,7 +1853,7 @@ type MagicLinkLoginInput struct {
 	Scope []string `json:"scope,omitempty"`
 	// The state.
 	State *string `json:"state,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 }
 
@@ -1873,11 +1885,11 @@ type ProfileInput struct{}
 type UpdateProfileInput struct {
 	// The old password. Secret.
 	OldPassword *string `json:"old_password,omitempty"`
-	// The new password. Secret.
+	// The new password. Secret. 6 to 256 characters. Required with confirm_new_password.
 	NewPassword *string `json:"new_password,omitempty"`
-	// The confirm new password. Secret.
+	// The confirm new password. Secret. Required with new_password. Must match new_password.
 	ConfirmNewPassword *string `json:"confirm_new_password,omitempty"`
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The given name.
 	GivenName *string `json:"given_name,omitempty"`
@@ -1893,11 +1905,11 @@ type UpdateProfileInput struct {
 	Birthdate *string `json:"birthdate,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The picture.
+	// The picture. Must be an http or https URL.
 	Picture *string `json:"picture,omitempty"`
 	// The is multi factor auth enabled.
 	IsMultiFactorAuthEnabled *bool `json:"is_multi_factor_auth_enabled,omitempty"`
-	// The app data.
+	// The app data. At most 32 levels deep and 65536 bytes as JSON.
 	AppData map[string]any `json:"app_data,omitempty"`
 }
 
@@ -1905,7 +1917,7 @@ type UpdateProfileInput struct {
 //
 // Input of verify_email.
 type VerifyEmailInput struct {
-	// The token. Secret. Required.
+	// The token. Secret. Required. Not empty.
 	Token string `json:"token"`
 	// The state.
 	State *string `json:"state,omitempty"`
@@ -1915,9 +1927,10 @@ type VerifyEmailInput struct {
 //
 // Input of resend_verify_email.
 type ResendVerifyEmailInput struct {
-	// The email. Required.
+	// The email. Required. Not empty. Must be an email address.
 	Email string `json:"email"`
-	// The identifier. Required.
+	// The identifier. Required. Not empty. Must be one of basic_auth_signup, magic_link_login,
+	// update_email.
 	Identifier string `json:"identifier"`
 	// The state.
 	State *string `json:"state,omitempty"`
@@ -1927,13 +1940,13 @@ type ResendVerifyEmailInput struct {
 //
 // Input of forgot_password.
 type ForgotPasswordInput struct {
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
 	// The state.
 	State *string `json:"state,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
 }
 
@@ -1953,11 +1966,11 @@ type ResetPasswordInput struct {
 	Token *string `json:"token,omitempty"`
 	// The otp. Secret.
 	OTP *string `json:"otp,omitempty"`
-	// The phone number the one-time password was sent to.
+	// The phone number the one-time password was sent to. Required with otp.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The password. Secret. Required.
+	// The password. Secret. Required. 6 to 256 characters.
 	Password string `json:"password"`
-	// The confirm password. Secret. Required.
+	// The confirm password. Secret. Required. Not empty. Must match password.
 	ConfirmPassword string `json:"confirm_password"`
 }
 
@@ -1965,7 +1978,7 @@ type ResetPasswordInput struct {
 //
 // Input of revoke.
 type RevokeInput struct {
-	// The refresh token. Secret. Required.
+	// The refresh token. Secret. Required. Not empty.
 	RefreshToken string `json:"refresh_token"`
 }
 
@@ -1973,11 +1986,11 @@ type RevokeInput struct {
 //
 // Input of verify_otp.
 type VerifyOTPInput struct {
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The otp. Secret. Required.
+	// The otp. Secret. Required. Not empty.
 	OTP string `json:"otp"`
 	// The is totp.
 	IsTOTP *bool `json:"is_totp,omitempty"`
@@ -1989,7 +2002,7 @@ type VerifyOTPInput struct {
 //
 // Input of resend_otp.
 type ResendOTPInput struct {
-	// The email.
+	// The email. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The phone number.
 	PhoneNumber *string `json:"phone_number,omitempty"`
@@ -2008,7 +2021,7 @@ type MetaInput struct{}
 type ValidateJWTTokenInput struct {
 	// The token type. Required.
 	TokenType TokenType `json:"token_type"`
-	// The token. Secret. Required.
+	// The token. Secret. Required. Not empty.
 	Token string `json:"token"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
@@ -2026,7 +2039,7 @@ type ValidateJWTTokenResponse struct {
 //
 // Input of validate_session.
 type ValidateSessionInput struct {
-	// The cookie. Secret. Required.
+	// The cookie. Secret. Required. Not empty.
 	Cookie string `json:"cookie"`
 	// The roles.
 	Roles []string `json:"roles,omitempty"`
@@ -2044,7 +2057,7 @@ type ValidateSessionResponse struct {
 //
 // Input of check_permissions.
 type CheckPermissionsInput struct {
-	// The checks. Required.
+	// The checks. Required. At least 1 item.
 	Checks []*PermissionCheckInput `json:"checks"`
 	// Subject to check; defaults to the signed-in user.
 	User *string `json:"user,omitempty"`
@@ -2060,9 +2073,10 @@ type CheckPermissionsResponse struct {
 //
 // Input of oauth_token.
 type OauthTokenInput struct {
-	// The grant type. Required.
+	// The grant type. Required. Not empty. Must be one of authorization_code, refresh_token,
+	// client_credentials, urn:ietf:params:oauth:grant-type:token-exchange.
 	GrantType string `json:"grant_type"`
-	// The code. Secret.
+	// The code. Secret. Required when grant_type is authorization_code.
 	Code *string `json:"code,omitempty"`
 	// The code verifier. Secret.
 	CodeVerifier *string `json:"code_verifier,omitempty"`
@@ -2070,19 +2084,22 @@ type OauthTokenInput struct {
 	ClientID *string `json:"client_id,omitempty"`
 	// May be sent with HTTP Basic authentication instead. Secret.
 	ClientSecret *string `json:"client_secret,omitempty"`
-	// The redirect uri.
+	// The redirect uri. Must be an http or https URL.
 	RedirectURI *string `json:"redirect_uri,omitempty"`
-	// The refresh token. Secret.
+	// The refresh token. Secret. Required when grant_type is refresh_token.
 	RefreshToken *string `json:"refresh_token,omitempty"`
 	// Space-separated scopes.
 	Scope *string `json:"scope,omitempty"`
-	// The client assertion. Secret.
+	// The client assertion. Secret. Required with client_assertion_type.
 	ClientAssertion *string `json:"client_assertion,omitempty"`
-	// The client assertion type.
+	// The client assertion type. Must be one of urn:ietf:params:oauth:client-assertion-type:jwt-bearer.
+	// Required with client_assertion.
 	ClientAssertionType *string `json:"client_assertion_type,omitempty"`
-	// The subject token. Secret.
+	// The subject token. Secret. Required when grant_type is
+	// urn:ietf:params:oauth:grant-type:token-exchange.
 	SubjectToken *string `json:"subject_token,omitempty"`
-	// The subject token type.
+	// The subject token type. Must be one of urn:ietf:params:oauth:token-type:access_token,
+	// urn:ietf:params:oauth:token-type:jwt, urn:ietf:params:oauth:token-type:id_token.
 	SubjectTokenType *string `json:"subject_token_type,omitempty"`
 	// The actor token. Secret.
 	ActorToken *string `json:"actor_token,omitempty"`
@@ -2114,7 +2131,7 @@ type OauthTokenResponse struct {
 //
 // Input of oauth_revoke.
 type OauthRevokeInput struct {
-	// The token. Secret. Required.
+	// The token. Secret. Required. Not empty.
 	Token string `json:"token"`
 	// access_token or refresh_token.
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`

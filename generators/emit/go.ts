@@ -166,7 +166,7 @@ function goFieldType(field: FieldFacts, names: Names): string {
 
 function fieldDoc(field: FieldFacts, input: boolean): string[] {
   return [
-    [sentence(field.description || `The ${field.name.replace(/_/g, " ")}`), field.secret ? "Secret." : "", input && field.required ? "Required." : ""].filter(Boolean).join(" "),
+    [sentence(field.description || `The ${field.name.replace(/_/g, " ")}`), field.secret ? "Secret." : "", input && field.required ? "Required." : "", ...(input ? field.rules : [])].filter(Boolean).join(" "),
     field.deprecated ? `Deprecated: ${sentence(field.deprecated)}` : "",
   ];
 }
@@ -207,7 +207,7 @@ function protocolsDoc(op: OperationFacts): string {
 
 function methodDoc(op: OperationFacts, method: string): string[] {
   return [
-    `${method} calls ${op.name}: ${sentence(op.description)}`,
+    [`${method} calls ${op.name}: ${sentence(op.description)}`, ...op.rules].join(" "),
     op.destructive ? "It is destructive: it permanently changes or removes data, and a read-only client refuses it." : "",
     protocolsDoc(op),
     `Auth: ${op.auth}. ${op.kind === "read" ? "A read: retried on transient failures." : "A write: never retried."}`,

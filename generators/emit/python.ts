@@ -102,8 +102,11 @@ interface FieldView {
   doc: string;
 }
 
-function fieldDoc(field: FieldFacts): string {
-  return docText([field.description || `The ${field.name.replace(/_/g, " ")}.`, field.secret ? "Secret." : "", field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "));
+/** `input`: the field is sent, so its docs state the server's rules for it. */
+function fieldDoc(field: FieldFacts, input: boolean): string {
+  return docText(
+    [field.description || `The ${field.name.replace(/_/g, " ")}.`, field.secret ? "Secret." : "", ...(input ? field.rules : []), field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "),
+  );
 }
 
 function answerClassView(message: MessageFacts, names: Names) {
@@ -112,14 +115,14 @@ function answerClassView(message: MessageFacts, names: Names) {
     message: JSON.stringify(message.name),
     doc: docText(message.description || `Answer ${message.name}.`),
     fields: message.fields.map(
-      (f): FieldView => ({ attr: pythonName(f.name, RESERVED_ATTRIBUTES), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f) }),
+      (f): FieldView => ({ attr: pythonName(f.name, RESERVED_ATTRIBUTES), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f, false) }),
     ),
   };
 }
 
 function inputDictView(message: MessageFacts, names: Names) {
   const name = names.inputDict.get(message.name)!;
-  const entry = (f: FieldFacts) => ({ key: f.name, type: f.required ? fieldType(f, "input", names) : `${fieldType(f, "input", names)} | None`, doc: fieldDoc(f) });
+  const entry = (f: FieldFacts) => ({ key: f.name, type: f.required ? fieldType(f, "input", names) : `${fieldType(f, "input", names)} | None`, doc: fieldDoc(f, true) });
   const required = message.fields.filter((f) => f.required).map(entry);
   const optional = message.fields.filter((f) => !f.required).map(entry);
   const mixed = required.length > 0 && optional.length > 0;
@@ -148,12 +151,12 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
   const marks = [op.destructive ? "Destructive." : "", op.deprecated ? `Deprecated: ${op.deprecated}` : ""].filter(Boolean).join(" ");
   const protocols = `Protocols: ${op.protocols.map((p) => `${p} (since ${op.since[p]})`).join(", ")}${op.fixedProtocol ? `; always sent over ${op.fixedProtocol}` : ""}.`;
   const args = [
-    ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field) || field.name })),
+    ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field, true) || field.name })),
     { attr: "extra_headers", text: "Headers of this call only, added to the client's." },
     { attr: "timeout", text: "Deadline of this call in seconds (default: the client's timeout)." },
   ];
   const lines = [
-    ...wrap(docText(op.description)),
+    ...wrap(docText([op.description, ...op.rules].join(" "))),
     "",
     ...wrap([marks, protocols].filter(Boolean).join(" ")),
     "",

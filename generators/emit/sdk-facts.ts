@@ -22,6 +22,7 @@ import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
 import { PROTOCOLS, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
+import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
 
 export interface FieldFacts {
   /** snake_case wire name on every protocol (and the proto field name). */
@@ -39,6 +40,8 @@ export interface FieldFacts {
   alwaysInAnswer: boolean;
   /** The proto field tracks presence (messages, Struct, proto3 `optional` scalars and enums). */
   protoPresence: boolean;
+  /** The server's rules for this field in words ("Not empty.", "Between 1 and 1000."), in input messages; none in answers. */
+  rules: string[];
 }
 
 export interface MessageFacts {
@@ -89,6 +92,8 @@ export interface OperationFacts {
   grpc: { path: string; requestType: string; responseType: string } | null;
   pagination: { style: "page" | "token"; itemsField: string } | null;
   exactlyOneOf: string[];
+  /** The rules that span input fields, in words ("Give exactly one of id, email."). */
+  rules: string[];
   input: string;
   output: string;
 }
@@ -204,7 +209,7 @@ export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[])
   return toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
 }
 
-function fieldFacts(field: IrField, inRequest: boolean): FieldFacts {
+function fieldFacts(ir: Ir, field: IrField, inRequest: boolean): FieldFacts {
   const kind = field.type.kind === "scalar" ? field.type.scalar : field.type.kind;
   return {
     name: field.name,
@@ -218,12 +223,13 @@ function fieldFacts(field: IrField, inRequest: boolean): FieldFacts {
     deprecated: field.deprecated ?? null,
     alwaysInAnswer: field.alwaysInAnswer,
     protoPresence: isProtoOptional(field, inRequest) || (!field.list && (kind === "message" || kind === "json")),
+    rules: inRequest ? fieldRuleSentences(ir, field) : [],
   };
 }
 
-function messageFacts(message: IrMessage): MessageFacts {
+function messageFacts(ir: Ir, message: IrMessage): MessageFacts {
   const { name, description, shared, usedAsInput, usedAsOutput } = message;
-  return { name, description, fields: message.fields.map((field) => fieldFacts(field, usedAsInput)), shared, usedAsInput, usedAsOutput };
+  return { name, description, fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput)), shared, usedAsInput, usedAsOutput };
 }
 
 export function buildSdkFacts(ir: Ir): SdkFacts {
@@ -269,6 +275,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
         : null,
       pagination: op.pagination.style === "none" ? null : { style: op.pagination.style, itemsField: op.pagination.itemsField },
       exactlyOneOf: op.exactlyOneOf,
+      rules: operationRuleSentences(op),
       input: op.input.name,
       output: op.output.name,
     };
@@ -315,7 +322,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     retryAfterMaxMs: 60_000,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),
-    messages: ir.messages.map(messageFacts),
+    messages: ir.messages.map((message) => messageFacts(ir, message)),
     operations,
     clients,
   };

@@ -139,7 +139,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret.
+            admin_secret: The admin secret. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -250,13 +250,13 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> User:
-        """Get one user by id or by email.
+        """Get one user by id or by email. Give at least one of id, email.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
             id: Id of the user; give this or email.
-            email: Email of the user; give this or id.
+            email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -291,8 +291,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
-            email: The email.
+            id: The id. Not empty.
+            email: The email. Must be an email address.
             email_verified: The email verified.
             given_name: The given name.
             family_name: The family name.
@@ -302,10 +302,10 @@ class AdminClient(SyncClientBase):
             birthdate: The birthdate.
             phone_number: The phone number.
             phone_number_verified: The phone number verified.
-            picture: The picture.
+            picture: The picture. Must be an http or https URL.
             roles: The roles.
             is_multi_factor_auth_enabled: The is multi factor auth enabled.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -327,7 +327,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -382,7 +382,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -403,7 +403,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -425,8 +425,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            emails: The emails.
-            redirect_uri: The redirect uri.
+            emails: The emails. At least 1 item. Each must be an email address.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -451,9 +451,10 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            event_name: The event name.
+            event_name: The event name. Not empty. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
-            endpoint: The endpoint.
+            endpoint: The endpoint. Not empty. Must be an http or https URL.
             enabled: The enabled.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -481,10 +482,11 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
-            event_name: The event name.
+            id: The id. Not empty.
+            event_name: The event name. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
-            endpoint: The endpoint.
+            endpoint: The endpoint. Must be an http or https URL.
             enabled: The enabled.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -508,7 +510,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -529,7 +531,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -624,8 +626,9 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            endpoint: The endpoint.
-            event_name: The event name.
+            endpoint: The endpoint. Not empty. Must be an http or https URL.
+            event_name: The event name. Not empty. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -651,9 +654,9 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            event_name: The event name.
-            subject: The subject.
-            template: The template.
+            event_name: The event name. Not empty.
+            subject: The subject. Not empty.
+            template: The template. Not empty.
             design: The design.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -679,7 +682,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             event_name: The event name.
             subject: The subject.
             template: The template.
@@ -705,7 +708,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -832,7 +835,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            dsl: The dsl.
+            dsl: The dsl. Not empty. Must be text with at least one character that is not a space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -853,7 +856,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            tuples: The tuples.
+            tuples: The tuples. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -875,7 +878,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            tuples: The tuples.
+            tuples: The tuples. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -901,9 +904,10 @@ class AdminClient(SyncClientBase):
 
         Args:
             user: The user.
-            relation: The relation.
-            object: The object.
-            page_size: Tuples per page.
+            relation: The relation. Must be an FGA relation name (letters, digits, _ and -, not starting
+                with a digit).
+            object: The object. Must be an FGA object, type:id.
+            page_size: Tuples per page. Between 1 and 1000.
             continuation_token: The continuation token.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -944,9 +948,11 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            object: The object.
-            relation: The relation.
-            user_type: The user type.
+            object: The object. Not empty. Must be an FGA object, type:id.
+            relation: The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -,
+                not starting with a digit).
+            user_type: The user type. Not empty. Must be an FGA type name (letters, digits, _ and -, not
+                starting with a digit).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -968,8 +974,9 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            relation: The relation.
-            object: The object.
+            relation: The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -,
+                not starting with a digit).
+            object: The object. Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1012,9 +1019,10 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            name: The name.
+            name: The name. Not empty.
             description: The description.
-            allowed_scopes: The allowed scopes.
+            allowed_scopes: The allowed scopes. At least 1 item. Each must be a scope token (no spaces,
+                quotes or backslashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1039,10 +1047,11 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             description: The description.
-            allowed_scopes: The allowed scopes.
+            allowed_scopes: The allowed scopes. Each must be a scope token (no spaces, quotes or
+                backslashes).
             is_active: The is active.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1065,7 +1074,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1087,7 +1096,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1108,7 +1117,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1171,12 +1180,13 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            service_account_id: The service account id.
-            name: The name.
-            issuer_url: The issuer url.
+            service_account_id: The service account id. Not empty.
+            name: The name. Not empty.
+            issuer_url: The issuer url. Not empty. Must be an http or https URL.
             key_source_type: The key source type.
-            jwks_url: The jwks url.
-            expected_aud: The expected aud.
+            jwks_url: The jwks url. Must be an http or https URL. Required when key_source_type is
+                jwks_url.
+            expected_aud: The expected aud. Not empty.
             subject_claim: The subject claim.
             allowed_subjects: The allowed subjects.
             issuer_type: The issuer type.
@@ -1209,11 +1219,11 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
-            issuer_url: The issuer url.
+            issuer_url: The issuer url. Must be an http or https URL.
             key_source_type: The key source type.
-            jwks_url: The jwks url.
+            jwks_url: The jwks url. Must be an http or https URL.
             expected_aud: The expected aud.
             subject_claim: The subject claim.
             allowed_subjects: The allowed subjects.
@@ -1240,7 +1250,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1261,7 +1271,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1326,10 +1336,10 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            entity_id: The entity id.
-            acs_url: The acs url.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            entity_id: The entity id. Not empty.
+            acs_url: The acs url. Not empty. Must be an http or https URL.
             sp_cert_pem: The sp cert pem.
             name_id_format: The name id format.
             mapped_attributes: The mapped attributes.
@@ -1362,10 +1372,10 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             entity_id: The entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             sp_cert_pem: The sp cert pem.
             name_id_format: The name id format.
             mapped_attributes: The mapped attributes.
@@ -1392,7 +1402,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1413,7 +1423,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1435,7 +1445,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1472,7 +1482,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1494,7 +1504,7 @@ class AdminClient(SyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1515,7 +1525,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1536,7 +1546,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            metadata_xml: The metadata xml.
+            metadata_xml: The metadata xml. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1558,7 +1568,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            name: The name.
+            name: The name. Not empty. Must be a URL-safe slug (lower-case letters, digits and single
+                dashes).
             display_name: The display name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1583,8 +1594,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
-            name: The name.
+            id: The id. Not empty.
+            name: The name. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             display_name: The display name.
             enabled: The enabled.
             extra_headers: Headers of this call only, added to the client's.
@@ -1607,7 +1618,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1628,7 +1639,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1685,8 +1696,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            user_id: The user id.
+            org_id: The org id. Not empty.
+            user_id: The user id. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1709,8 +1720,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            user_id: The user id.
+            org_id: The org id. Not empty.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1732,7 +1743,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1769,7 +1780,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1806,8 +1817,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1829,8 +1840,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1852,8 +1863,8 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1874,7 +1885,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            domain: The domain.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1896,7 +1907,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1938,13 +1949,13 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            issuer_url: The issuer url.
-            client_id: The client id.
-            client_secret: The client secret. Secret.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            issuer_url: The issuer url. Not empty. Must be an http or https URL.
+            client_id: The client id. Not empty.
+            client_secret: The client secret. Secret. Not empty.
             scopes: The scopes.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1971,14 +1982,14 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
-            issuer_url: The issuer url.
+            issuer_url: The issuer url. Must be an http or https URL.
             client_id: The client id.
             client_secret: Supplying it rotates the secret; omitting it leaves the secret intact.
                 Secret.
             scopes: The scopes.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -1999,7 +2010,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2016,7 +2027,8 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OrgOIDCConnection:
-        """Get an OIDC connection by id or by organization id; exactly one must be supplied.
+        """Get an OIDC connection by id or by organization id; exactly one must be supplied. Give exactly
+        one of id, org_id.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -2051,13 +2063,14 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            idp_entity_id: The idp entity id.
-            idp_sso_url: The idp sso url.
-            idp_certificate: PEM certificate of the upstream IdP; write-only.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            idp_entity_id: The idp entity id. Not empty.
+            idp_sso_url: The idp sso url. Not empty. Must be an http or https URL.
+            idp_certificate: PEM certificate of the upstream IdP; write-only. Not empty. Must be a PEM
+                certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             sp_entity_id: The sp entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             attribute_mapping: The attribute mapping.
             allow_idp_initiated: The allow idp initiated.
             extra_headers: Headers of this call only, added to the client's.
@@ -2088,13 +2101,14 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             idp_entity_id: The idp entity id.
-            idp_sso_url: The idp sso url.
-            idp_certificate: Supplying it replaces the certificate; omitting it leaves it intact.
+            idp_sso_url: The idp sso url. Must be an http or https URL.
+            idp_certificate: Supplying it replaces the certificate; omitting it leaves it intact. Must
+                be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             sp_entity_id: The sp entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             attribute_mapping: The attribute mapping.
             allow_idp_initiated: The allow idp initiated.
             extra_headers: Headers of this call only, added to the client's.
@@ -2117,7 +2131,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2134,7 +2148,8 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OrgSAMLConnection:
-        """Get a SAML connection by id or by organization id; exactly one must be supplied.
+        """Get a SAML connection by id or by organization id; exactly one must be supplied. Give exactly
+        one of id, org_id.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -2161,7 +2176,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2182,7 +2197,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2203,7 +2218,7 @@ class AdminClient(SyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2224,7 +2239,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2245,7 +2260,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret.
+            admin_secret: The admin secret. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2267,7 +2282,7 @@ class AdminClient(SyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            config: The config.
+            config: The config. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2358,7 +2373,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret.
+            admin_secret: The admin secret. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2469,13 +2484,13 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> User:
-        """Get one user by id or by email.
+        """Get one user by id or by email. Give at least one of id, email.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
             id: Id of the user; give this or email.
-            email: Email of the user; give this or id.
+            email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2510,8 +2525,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
-            email: The email.
+            id: The id. Not empty.
+            email: The email. Must be an email address.
             email_verified: The email verified.
             given_name: The given name.
             family_name: The family name.
@@ -2521,10 +2536,10 @@ class AsyncAdminClient(AsyncClientBase):
             birthdate: The birthdate.
             phone_number: The phone number.
             phone_number_verified: The phone number verified.
-            picture: The picture.
+            picture: The picture. Must be an http or https URL.
             roles: The roles.
             is_multi_factor_auth_enabled: The is multi factor auth enabled.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2546,7 +2561,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2601,7 +2616,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2622,7 +2637,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2644,8 +2659,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            emails: The emails.
-            redirect_uri: The redirect uri.
+            emails: The emails. At least 1 item. Each must be an email address.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2670,9 +2685,10 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            event_name: The event name.
+            event_name: The event name. Not empty. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
-            endpoint: The endpoint.
+            endpoint: The endpoint. Not empty. Must be an http or https URL.
             enabled: The enabled.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -2700,10 +2716,11 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
-            event_name: The event name.
+            id: The id. Not empty.
+            event_name: The event name. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
-            endpoint: The endpoint.
+            endpoint: The endpoint. Must be an http or https URL.
             enabled: The enabled.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -2727,7 +2744,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2748,7 +2765,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -2843,8 +2860,9 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            endpoint: The endpoint.
-            event_name: The event name.
+            endpoint: The endpoint. Not empty. Must be an http or https URL.
+            event_name: The event name. Not empty. Must be one of user.signup, user.created, user.login,
+                user.deleted, user.access_revoked, user.access_enabled.
             event_description: The event description.
             headers: The headers.
             extra_headers: Headers of this call only, added to the client's.
@@ -2870,9 +2888,9 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            event_name: The event name.
-            subject: The subject.
-            template: The template.
+            event_name: The event name. Not empty.
+            subject: The subject. Not empty.
+            template: The template. Not empty.
             design: The design.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -2898,7 +2916,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             event_name: The event name.
             subject: The subject.
             template: The template.
@@ -2924,7 +2942,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3051,7 +3069,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            dsl: The dsl.
+            dsl: The dsl. Not empty. Must be text with at least one character that is not a space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3072,7 +3090,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            tuples: The tuples.
+            tuples: The tuples. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3094,7 +3112,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            tuples: The tuples.
+            tuples: The tuples. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3120,9 +3138,10 @@ class AsyncAdminClient(AsyncClientBase):
 
         Args:
             user: The user.
-            relation: The relation.
-            object: The object.
-            page_size: Tuples per page.
+            relation: The relation. Must be an FGA relation name (letters, digits, _ and -, not starting
+                with a digit).
+            object: The object. Must be an FGA object, type:id.
+            page_size: Tuples per page. Between 1 and 1000.
             continuation_token: The continuation token.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3163,9 +3182,11 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            object: The object.
-            relation: The relation.
-            user_type: The user type.
+            object: The object. Not empty. Must be an FGA object, type:id.
+            relation: The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -,
+                not starting with a digit).
+            user_type: The user type. Not empty. Must be an FGA type name (letters, digits, _ and -, not
+                starting with a digit).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3187,8 +3208,9 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            relation: The relation.
-            object: The object.
+            relation: The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -,
+                not starting with a digit).
+            object: The object. Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3231,9 +3253,10 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            name: The name.
+            name: The name. Not empty.
             description: The description.
-            allowed_scopes: The allowed scopes.
+            allowed_scopes: The allowed scopes. At least 1 item. Each must be a scope token (no spaces,
+                quotes or backslashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3258,10 +3281,11 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             description: The description.
-            allowed_scopes: The allowed scopes.
+            allowed_scopes: The allowed scopes. Each must be a scope token (no spaces, quotes or
+                backslashes).
             is_active: The is active.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3284,7 +3308,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3306,7 +3330,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3327,7 +3351,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3390,12 +3414,13 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            service_account_id: The service account id.
-            name: The name.
-            issuer_url: The issuer url.
+            service_account_id: The service account id. Not empty.
+            name: The name. Not empty.
+            issuer_url: The issuer url. Not empty. Must be an http or https URL.
             key_source_type: The key source type.
-            jwks_url: The jwks url.
-            expected_aud: The expected aud.
+            jwks_url: The jwks url. Must be an http or https URL. Required when key_source_type is
+                jwks_url.
+            expected_aud: The expected aud. Not empty.
             subject_claim: The subject claim.
             allowed_subjects: The allowed subjects.
             issuer_type: The issuer type.
@@ -3428,11 +3453,11 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
-            issuer_url: The issuer url.
+            issuer_url: The issuer url. Must be an http or https URL.
             key_source_type: The key source type.
-            jwks_url: The jwks url.
+            jwks_url: The jwks url. Must be an http or https URL.
             expected_aud: The expected aud.
             subject_claim: The subject claim.
             allowed_subjects: The allowed subjects.
@@ -3459,7 +3484,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3480,7 +3505,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3545,10 +3570,10 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            entity_id: The entity id.
-            acs_url: The acs url.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            entity_id: The entity id. Not empty.
+            acs_url: The acs url. Not empty. Must be an http or https URL.
             sp_cert_pem: The sp cert pem.
             name_id_format: The name id format.
             mapped_attributes: The mapped attributes.
@@ -3581,10 +3606,10 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             entity_id: The entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             sp_cert_pem: The sp cert pem.
             name_id_format: The name id format.
             mapped_attributes: The mapped attributes.
@@ -3611,7 +3636,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3632,7 +3657,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3654,7 +3679,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3691,7 +3716,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3713,7 +3738,7 @@ class AsyncAdminClient(AsyncClientBase):
         2.3.0-rc.9).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3734,7 +3759,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3755,7 +3780,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            metadata_xml: The metadata xml.
+            metadata_xml: The metadata xml. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3777,7 +3802,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            name: The name.
+            name: The name. Not empty. Must be a URL-safe slug (lower-case letters, digits and single
+                dashes).
             display_name: The display name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3802,8 +3828,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
-            name: The name.
+            id: The id. Not empty.
+            name: The name. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             display_name: The display name.
             enabled: The enabled.
             extra_headers: Headers of this call only, added to the client's.
@@ -3826,7 +3852,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3847,7 +3873,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3904,8 +3930,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            user_id: The user id.
+            org_id: The org id. Not empty.
+            user_id: The user id. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3928,8 +3954,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            user_id: The user id.
+            org_id: The org id. Not empty.
+            user_id: The user id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -3951,7 +3977,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3988,7 +4014,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            user_id: The user id.
+            user_id: The user id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -4025,8 +4051,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4048,8 +4074,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4071,8 +4097,8 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            domain: The domain.
+            org_id: The org id. Not empty.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4093,7 +4119,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            domain: The domain.
+            domain: The domain. Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4115,7 +4141,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             pagination: The pagination.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -4157,13 +4183,13 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            issuer_url: The issuer url.
-            client_id: The client id.
-            client_secret: The client secret. Secret.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            issuer_url: The issuer url. Not empty. Must be an http or https URL.
+            client_id: The client id. Not empty.
+            client_secret: The client secret. Secret. Not empty.
             scopes: The scopes.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4190,14 +4216,14 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
-            issuer_url: The issuer url.
+            issuer_url: The issuer url. Must be an http or https URL.
             client_id: The client id.
             client_secret: Supplying it rotates the secret; omitting it leaves the secret intact.
                 Secret.
             scopes: The scopes.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4218,7 +4244,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4235,7 +4261,8 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OrgOIDCConnection:
-        """Get an OIDC connection by id or by organization id; exactly one must be supplied.
+        """Get an OIDC connection by id or by organization id; exactly one must be supplied. Give exactly
+        one of id, org_id.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -4270,13 +4297,14 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
-            name: The name.
-            idp_entity_id: The idp entity id.
-            idp_sso_url: The idp sso url.
-            idp_certificate: PEM certificate of the upstream IdP; write-only.
+            org_id: The org id. Not empty.
+            name: The name. Not empty.
+            idp_entity_id: The idp entity id. Not empty.
+            idp_sso_url: The idp sso url. Not empty. Must be an http or https URL.
+            idp_certificate: PEM certificate of the upstream IdP; write-only. Not empty. Must be a PEM
+                certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             sp_entity_id: The sp entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             attribute_mapping: The attribute mapping.
             allow_idp_initiated: The allow idp initiated.
             extra_headers: Headers of this call only, added to the client's.
@@ -4307,13 +4335,14 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             name: The name.
             idp_entity_id: The idp entity id.
-            idp_sso_url: The idp sso url.
-            idp_certificate: Supplying it replaces the certificate; omitting it leaves it intact.
+            idp_sso_url: The idp sso url. Must be an http or https URL.
+            idp_certificate: Supplying it replaces the certificate; omitting it leaves it intact. Must
+                be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             sp_entity_id: The sp entity id.
-            acs_url: The acs url.
+            acs_url: The acs url. Must be an http or https URL.
             attribute_mapping: The attribute mapping.
             allow_idp_initiated: The allow idp initiated.
             extra_headers: Headers of this call only, added to the client's.
@@ -4336,7 +4365,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            id: The id.
+            id: The id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4353,7 +4382,8 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OrgSAMLConnection:
-        """Get a SAML connection by id or by organization id; exactly one must be supplied.
+        """Get a SAML connection by id or by organization id; exactly one must be supplied. Give exactly
+        one of id, org_id.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -4380,7 +4410,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4401,7 +4431,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4422,7 +4452,7 @@ class AsyncAdminClient(AsyncClientBase):
         Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4443,7 +4473,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
         Args:
-            org_id: The org id.
+            org_id: The org id. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4464,7 +4494,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret.
+            admin_secret: The admin secret. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4486,7 +4516,7 @@ class AsyncAdminClient(AsyncClientBase):
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            config: The config.
+            config: The config. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4590,12 +4620,12 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Sign up with an email or phone number and a password.
+        """Sign up with an email or phone number and a password. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
@@ -4603,14 +4633,14 @@ class UserClient(SyncUserClientBase):
             gender: The gender.
             birthdate: The birthdate.
             phone_number: The phone number.
-            picture: The picture.
-            password: The password. Secret.
-            confirm_password: The confirm password. Secret.
+            picture: The picture. Must be an http or https URL.
+            password: The password. Secret. 6 to 256 characters.
+            confirm_password: The confirm password. Secret. Not empty. Must match password.
             roles: The roles.
             scope: The scope.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             state: The state.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4631,14 +4661,14 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Sign in with an email or phone number and a password.
+        """Sign in with an email or phone number and a password. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
-            password: The password. Secret.
+            password: The password. Secret. Not empty.
             roles: The roles.
             scope: The scope.
             state: The state.
@@ -4666,11 +4696,11 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Not empty. Must be an email address.
             roles: The roles.
             scope: The scope.
             state: The state.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4768,9 +4798,11 @@ class UserClient(SyncUserClientBase):
 
         Args:
             old_password: The old password. Secret.
-            new_password: The new password. Secret.
-            confirm_new_password: The confirm new password. Secret.
-            email: The email.
+            new_password: The new password. Secret. 6 to 256 characters. Required with
+                confirm_new_password.
+            confirm_new_password: The confirm new password. Secret. Required with new_password. Must
+                match new_password.
+            email: The email. Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
@@ -4778,9 +4810,9 @@ class UserClient(SyncUserClientBase):
             gender: The gender.
             birthdate: The birthdate.
             phone_number: The phone number.
-            picture: The picture.
+            picture: The picture. Must be an http or https URL.
             is_multi_factor_auth_enabled: The is multi factor auth enabled.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4802,7 +4834,7 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -4826,8 +4858,9 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
-            identifier: The identifier.
+            email: The email. Not empty. Must be an email address.
+            identifier: The identifier. Not empty. Must be one of basic_auth_signup, magic_link_login,
+                update_email.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -4847,15 +4880,15 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> ForgotPasswordResponse:
-        """Start a password reset by email or phone.
+        """Start a password reset by email or phone. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
             state: The state.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4875,16 +4908,16 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Response:
-        """Set a new password with a reset token or a one-time password.
+        """Set a new password with a reset token or a one-time password. Give at least one of token, otp.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
             token: The token. Secret.
             otp: The otp. Secret.
-            phone_number: The phone number the one-time password was sent to.
-            password: The password. Secret.
-            confirm_password: The confirm password. Secret.
+            phone_number: The phone number the one-time password was sent to. Required with otp.
+            password: The password. Secret. 6 to 256 characters.
+            confirm_password: The confirm password. Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4905,7 +4938,7 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            refresh_token: The refresh token. Secret.
+            refresh_token: The refresh token. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4925,14 +4958,15 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Verify a one-time password sent by email or SMS, or a TOTP code.
+        """Verify a one-time password sent by email or SMS, or a TOTP code. Give at least one of email,
+        phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
-            otp: The otp. Secret.
+            otp: The otp. Secret. Not empty.
             is_totp: The is totp.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
@@ -4952,12 +4986,12 @@ class UserClient(SyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Response:
-        """Send the one-time password again.
+        """Send the one-time password again. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
@@ -5002,7 +5036,7 @@ class UserClient(SyncUserClientBase):
 
         Args:
             token_type: The token type.
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5025,7 +5059,7 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            cookie: The cookie. Secret.
+            cookie: The cookie. Secret. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5048,7 +5082,7 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            checks: The checks.
+            checks: The checks. At least 1 item.
             user: Subject to check; defaults to the signed-in user.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5085,18 +5119,23 @@ class UserClient(SyncUserClientBase):
         Protocols: rest (since 2.3.0-rc.9); always sent over rest.
 
         Args:
-            grant_type: The grant type.
-            code: The code. Secret.
+            grant_type: The grant type. Not empty. Must be one of authorization_code, refresh_token,
+                client_credentials, urn:ietf:params:oauth:grant-type:token-exchange.
+            code: The code. Secret. Required when grant_type is authorization_code.
             code_verifier: The code verifier. Secret.
             client_id: The client id.
             client_secret: May be sent with HTTP Basic authentication instead. Secret.
-            redirect_uri: The redirect uri.
-            refresh_token: The refresh token. Secret.
+            redirect_uri: The redirect uri. Must be an http or https URL.
+            refresh_token: The refresh token. Secret. Required when grant_type is refresh_token.
             scope: Space-separated scopes.
-            client_assertion: The client assertion. Secret.
-            client_assertion_type: The client assertion type.
-            subject_token: The subject token. Secret.
-            subject_token_type: The subject token type.
+            client_assertion: The client assertion. Secret. Required with client_assertion_type.
+            client_assertion_type: The client assertion type. Must be one of
+                urn:ietf:params:oauth:client-assertion-type:jwt-bearer. Required with client_assertion.
+            subject_token: The subject token. Secret. Required when grant_type is
+                urn:ietf:params:oauth:grant-type:token-exchange.
+            subject_token_type: The subject token type. Must be one of
+                urn:ietf:params:oauth:token-type:access_token, urn:ietf:params:oauth:token-type:jwt,
+                urn:ietf:params:oauth:token-type:id_token.
             actor_token: The actor token. Secret.
             actor_token_type: The actor token type.
             resource: The resource.
@@ -5122,7 +5161,7 @@ class UserClient(SyncUserClientBase):
         Protocols: rest (since 2.3.0-rc.9); always sent over rest.
 
         Args:
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             token_type_hint: access_token or refresh_token.
             client_id: The client id.
             extra_headers: Headers of this call only, added to the client's.
@@ -5207,12 +5246,12 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Sign up with an email or phone number and a password.
+        """Sign up with an email or phone number and a password. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
@@ -5220,14 +5259,14 @@ class AsyncUserClient(AsyncUserClientBase):
             gender: The gender.
             birthdate: The birthdate.
             phone_number: The phone number.
-            picture: The picture.
-            password: The password. Secret.
-            confirm_password: The confirm password. Secret.
+            picture: The picture. Must be an http or https URL.
+            password: The password. Secret. 6 to 256 characters.
+            confirm_password: The confirm password. Secret. Not empty. Must match password.
             roles: The roles.
             scope: The scope.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             state: The state.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5248,14 +5287,14 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Sign in with an email or phone number and a password.
+        """Sign in with an email or phone number and a password. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
-            password: The password. Secret.
+            password: The password. Secret. Not empty.
             roles: The roles.
             scope: The scope.
             state: The state.
@@ -5283,11 +5322,11 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Not empty. Must be an email address.
             roles: The roles.
             scope: The scope.
             state: The state.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5385,9 +5424,11 @@ class AsyncUserClient(AsyncUserClientBase):
 
         Args:
             old_password: The old password. Secret.
-            new_password: The new password. Secret.
-            confirm_new_password: The confirm new password. Secret.
-            email: The email.
+            new_password: The new password. Secret. 6 to 256 characters. Required with
+                confirm_new_password.
+            confirm_new_password: The confirm new password. Secret. Required with new_password. Must
+                match new_password.
+            email: The email. Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
@@ -5395,9 +5436,9 @@ class AsyncUserClient(AsyncUserClientBase):
             gender: The gender.
             birthdate: The birthdate.
             phone_number: The phone number.
-            picture: The picture.
+            picture: The picture. Must be an http or https URL.
             is_multi_factor_auth_enabled: The is multi factor auth enabled.
-            app_data: The app data.
+            app_data: The app data. At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5419,7 +5460,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5443,8 +5484,9 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
-            identifier: The identifier.
+            email: The email. Not empty. Must be an email address.
+            identifier: The identifier. Not empty. Must be one of basic_auth_signup, magic_link_login,
+                update_email.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5464,15 +5506,15 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> ForgotPasswordResponse:
-        """Start a password reset by email or phone.
+        """Start a password reset by email or phone. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
             state: The state.
-            redirect_uri: The redirect uri.
+            redirect_uri: The redirect uri. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5492,16 +5534,16 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Response:
-        """Set a new password with a reset token or a one-time password.
+        """Set a new password with a reset token or a one-time password. Give at least one of token, otp.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
             token: The token. Secret.
             otp: The otp. Secret.
-            phone_number: The phone number the one-time password was sent to.
-            password: The password. Secret.
-            confirm_password: The confirm password. Secret.
+            phone_number: The phone number the one-time password was sent to. Required with otp.
+            password: The password. Secret. 6 to 256 characters.
+            confirm_password: The confirm password. Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5522,7 +5564,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            refresh_token: The refresh token. Secret.
+            refresh_token: The refresh token. Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5542,14 +5584,15 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AuthResponse:
-        """Verify a one-time password sent by email or SMS, or a TOTP code.
+        """Verify a one-time password sent by email or SMS, or a TOTP code. Give at least one of email,
+        phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
-            otp: The otp. Secret.
+            otp: The otp. Secret. Not empty.
             is_totp: The is totp.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
@@ -5569,12 +5612,12 @@ class AsyncUserClient(AsyncUserClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Response:
-        """Send the one-time password again.
+        """Send the one-time password again. Give at least one of email, phone_number.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            email: The email.
+            email: The email. Must be an email address.
             phone_number: The phone number.
             state: The state.
             extra_headers: Headers of this call only, added to the client's.
@@ -5619,7 +5662,7 @@ class AsyncUserClient(AsyncUserClientBase):
 
         Args:
             token_type: The token type.
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5642,7 +5685,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            cookie: The cookie. Secret.
+            cookie: The cookie. Secret. Not empty.
             roles: The roles.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5665,7 +5708,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            checks: The checks.
+            checks: The checks. At least 1 item.
             user: Subject to check; defaults to the signed-in user.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5702,18 +5745,23 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: rest (since 2.3.0-rc.9); always sent over rest.
 
         Args:
-            grant_type: The grant type.
-            code: The code. Secret.
+            grant_type: The grant type. Not empty. Must be one of authorization_code, refresh_token,
+                client_credentials, urn:ietf:params:oauth:grant-type:token-exchange.
+            code: The code. Secret. Required when grant_type is authorization_code.
             code_verifier: The code verifier. Secret.
             client_id: The client id.
             client_secret: May be sent with HTTP Basic authentication instead. Secret.
-            redirect_uri: The redirect uri.
-            refresh_token: The refresh token. Secret.
+            redirect_uri: The redirect uri. Must be an http or https URL.
+            refresh_token: The refresh token. Secret. Required when grant_type is refresh_token.
             scope: Space-separated scopes.
-            client_assertion: The client assertion. Secret.
-            client_assertion_type: The client assertion type.
-            subject_token: The subject token. Secret.
-            subject_token_type: The subject token type.
+            client_assertion: The client assertion. Secret. Required with client_assertion_type.
+            client_assertion_type: The client assertion type. Must be one of
+                urn:ietf:params:oauth:client-assertion-type:jwt-bearer. Required with client_assertion.
+            subject_token: The subject token. Secret. Required when grant_type is
+                urn:ietf:params:oauth:grant-type:token-exchange.
+            subject_token_type: The subject token type. Must be one of
+                urn:ietf:params:oauth:token-type:access_token, urn:ietf:params:oauth:token-type:jwt,
+                urn:ietf:params:oauth:token-type:id_token.
             actor_token: The actor token. Secret.
             actor_token_type: The actor token type.
             resource: The resource.
@@ -5739,7 +5787,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: rest (since 2.3.0-rc.9); always sent over rest.
 
         Args:
-            token: The token. Secret.
+            token: The token. Secret. Not empty.
             token_type_hint: access_token or refresh_token.
             client_id: The client id.
             extra_headers: Headers of this call only, added to the client's.

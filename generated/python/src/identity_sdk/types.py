@@ -1390,33 +1390,33 @@ class PaginationInput(TypedDict, total=False):
     """Page request of a paginated list; defaults are limit 10 and page 1."""
 
     limit: int | None
-    """Items per page."""
+    """Items per page. Between 1 and 1000. Default 10."""
 
     page: int | None
-    """Page number, from 1."""
+    """Page number, from 1. 1 or more. Default 1."""
 
 
 class FGATupleInput(TypedDict):
     """A relationship tuple to write or delete."""
 
     user: str
-    """The user."""
+    """The user. Not empty. Must be an FGA subject, type:id, type:* or type:id#relation."""
 
     relation: str
-    """The relation."""
+    """The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit)."""
 
     object: str
-    """The object."""
+    """The object. Not empty. Must be an FGA object, type:id."""
 
 
 class PermissionCheckInput(TypedDict):
     """One permission to check for the signed-in user."""
 
     relation: str
-    """The relation."""
+    """The relation. Not empty. Must be an FGA relation name (letters, digits, _ and -, not starting with a digit)."""
 
     object: str
-    """The object."""
+    """The object. Not empty. Must be an FGA object, type:id."""
 
 
 MODELS: dict[str, type[Model]] = {
