@@ -3,13 +3,14 @@
 // the reference service with the admin secret typed into its headers editor, /docs lists every
 // REST operation, the static site shows its marks and versions and its search filters.
 // Screenshots go to dist/screenshots/.
-import { mkdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { parse as parseYaml } from "yaml";
 import { DOCS_SITE_DIR } from "../../generators/emit/docs-site.js";
+import { loadIr } from "../../generators/generate.js";
 import type { ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { serve } from "../../reference/cli.js";
@@ -128,6 +129,25 @@ describe("the static API reference", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "site-search.png") });
     await page.locator("#search").press("Escape");
     await expect.poll(() => page.locator("tr[data-operation]:visible").count()).toBe(operations.length);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
+  it("renders every page, each without a console error, and shows every operation once and every type", async () => {
+    const { page, problems } = await openPage();
+    const dir = join(REPO_ROOT, DOCS_SITE_DIR);
+    const pages = readdirSync(dir).filter((file) => file.endsWith(".html") && file !== "index.html").sort();
+    const shown: string[] = [];
+    let types = 0;
+    for (const file of pages) {
+      await page.goto(`${SITE}/${file}`);
+      await page.locator("main").waitFor();
+      shown.push(...(await page.locator("section.operation").evaluateAll((sections) => sections.map((s) => s.id))));
+      types += await page.locator("section.type").count();
+    }
+    expect(shown.sort()).toEqual(operations.map((op) => op.name).sort());
+    const ir = loadIr(REPO_ROOT);
+    expect(types).toBe(ir.messages.filter((message) => message.shared).length + ir.enums.length);
     expect(problems).toEqual([]);
     await page.close();
   });

@@ -77,7 +77,7 @@ describe("graceful shutdown", () => {
       await new Promise((resolve) => setTimeout(resolve, 400));
       return sampleMessage(schema, "AdminMeta");
     });
-    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
     const call = client.adminMeta();
     await inside;
     const started = performance.now();
@@ -87,7 +87,7 @@ describe("graceful shutdown", () => {
     expect(performance.now() - started).toBeGreaterThan(300);
     expect(performance.now() - started).toBeLessThan(2_500);
     expect((await call).version).toBe(sampleMessage(schema, "AdminMeta").version);
-    const after = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+    const after = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
     expect(await codeOf(() => after.adminMeta())).toBe("UNAVAILABLE");
     await Promise.all([client.close(), after.close()]);
   });
@@ -141,12 +141,12 @@ describe("the reference service on SIGTERM under load", () => {
   });
   afterAll(() => replica?.stop("SIGKILL"));
 
-  it("answers every call it accepted, over REST and gRPC, and exits 0", async () => {
-    const answered = { rest: 0, grpc: 0 };
+  it("answers every call it accepted, over GraphQL, REST and gRPC, and exits 0", async () => {
+    const answered = { graphql: 0, rest: 0, grpc: 0 };
     const failures: string[] = [];
     let stop = false;
-    const loop = async (protocol: "rest" | "grpc") => {
-      const client = new AdminClient({ serviceUrl: replica.httpUrl, grpcEndpoint: replica.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: "2.4.0", retry: false });
+    const loop = async (protocol: "graphql" | "rest" | "grpc") => {
+      const client = new AdminClient({ serviceUrl: replica.httpUrl, grpcEndpoint: replica.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
       while (!stop) {
         try {
           await client.adminMeta();
@@ -161,7 +161,7 @@ describe("the reference service on SIGTERM under load", () => {
       }
       await client.close();
     };
-    const loops = [...Array.from({ length: 4 }, () => loop("rest")), ...Array.from({ length: 4 }, () => loop("grpc"))];
+    const loops = (["graphql", "rest", "grpc"] as const).flatMap((protocol) => Array.from({ length: 3 }, () => loop(protocol)));
     await new Promise((resolve) => setTimeout(resolve, 700));
     const exited = replica.stop("SIGTERM");
     expect(await exited).toBe(0);
@@ -170,9 +170,8 @@ describe("the reference service on SIGTERM under load", () => {
     expect(failures).toEqual([]);
     // Every call the service logged as answered reached its client, and the other way round.
     const logged = (protocol: string) => replica.lines.filter((line) => new RegExp(` admin_meta ${protocol} OK `).test(line)).length;
-    expect(answered.rest).toBeGreaterThan(10);
-    expect(answered.grpc).toBeGreaterThan(10);
-    expect({ rest: logged("rest"), grpc: logged("grpc") }).toEqual(answered);
+    for (const count of Object.values(answered)) expect(count).toBeGreaterThan(10);
+    expect({ graphql: logged("graphql"), rest: logged("rest"), grpc: logged("grpc") }).toEqual(answered);
     expect(replica.lines.some((line) => line.startsWith("SIGTERM: closing"))).toBe(true);
   });
 });

@@ -93,7 +93,7 @@ describe.each(transports)("%s", (_name, transport) => {
 });
 
 describe("the generated client over gRPC", () => {
-  const admin = () => new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol: "grpc", serverVersion: "2.4.0", retry: false });
+  const admin = () => new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: SECRET, protocol: "grpc", serverVersion: schema.version, retry: false });
 
   it("reads a message over the limit as PAYLOAD_TOO_LARGE, however large, and nothing is stored", async () => {
     const client = admin();
@@ -112,7 +112,7 @@ describe("required scalars left out", () => {
   // proto3 cannot tell an unset bool or enum from false or the zero value; the request messages
   // declare them with explicit presence, so every protocol reports the same missing field.
   const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
-  const settings = (protocol: (typeof PROTOCOLS)[number]) => ({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, protocol, serverVersion: "2.4.0", retry: false as const });
+  const settings = (protocol: (typeof PROTOCOLS)[number]) => ({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, protocol, serverVersion: schema.version, retry: false as const });
 
   it.each(PROTOCOLS)("are INVALID_ARGUMENT naming the field over %s, and the implementation is not called", async (protocol) => {
     const admin = new AdminClient({ ...settings(protocol), adminSecret: SECRET });

@@ -6,6 +6,7 @@
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../generated/client/index.js";
+import { schema } from "../../generated/schema.js";
 import { codeOf } from "../helpers/raw-calls.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica, type Replica } from "../helpers/replica.js";
@@ -39,7 +40,7 @@ function client(replica: Replica, protocol: Protocol, address: string, adminSecr
     grpcEndpoint: replica.grpcEndpoint,
     adminSecret,
     protocol,
-    serverVersion: "2.4.0",
+    serverVersion: schema.version,
     retry: false,
     extraHeaders: { "x-forwarded-for": address },
   });
