@@ -41,8 +41,7 @@ const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;
  * (connect-node's own answer is a bare 404, which gRPC clients cannot read.)
  */
 function unimplemented(request: NodeRequest, response: NodeResponse): void {
-  const path = (request.url ?? "").split("?")[0];
-  const error = new ConnectError(`${path} is not an RPC of this service`, Code.Unimplemented, { [ERROR_CODE_METADATA]: "UNIMPLEMENTED" });
+  const error = new ConnectError("the path names no RPC of this service", Code.Unimplemented, { [ERROR_CODE_METADATA]: "UNIMPLEMENTED" });
   const contentType = String(request.headers["content-type"] ?? "");
   request.resume();
   if (/^application\/grpc/i.test(contentType)) {
