@@ -1,10 +1,11 @@
-// One admin operation sent by hand over each protocol, answering what the wire said: the code,
-// and the retry hint where each protocol carries it (REST Retry-After, GraphQL
+// A read without input (admin_meta, meta) sent by hand over each protocol, answering what the wire
+// said: the code, and the retry hint where each protocol carries it (REST Retry-After, GraphQL
 // extensions.retryAfter and the Retry-After header, gRPC retry-after trailer).
 import { createClient, ConnectError } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ApiError } from "../../generated/client/index.js";
 import { AdminService } from "../../generated/proto/identity/v1/admin_service_pb.js";
+import { UserService } from "../../generated/proto/identity/v1/user_service_pb.js";
 import { schema } from "../../generated/schema.js";
 import { graphqlDocument } from "../../runtime/client/graphql.js";
 import { codeOfGrpcStatus, ERROR_CODE_METADATA } from "../../runtime/errors.js";
@@ -25,16 +26,23 @@ export interface Endpoints {
 
 /** Calls admin_meta with `headers` over `protocol`. */
 export function rawAdminMeta(endpoints: Endpoints, protocol: WireProtocol): (headers: Record<string, string>) => Promise<WireAnswer> {
+  return rawRead(endpoints, protocol, "admin_meta");
+}
+
+/** Calls `operationName`, a read that takes no input, with `headers` over `protocol`. */
+export function rawRead(endpoints: Endpoints, protocol: WireProtocol, operationName: "admin_meta" | "meta"): (headers: Record<string, string>) => Promise<WireAnswer> {
+  const operation = schema.operations[operationName]!;
   if (protocol === "rest") {
     return async (headers) => {
-      const response = await fetch(`${endpoints.httpUrl}/v1/admin/admin_meta`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: "{}" });
+      const { method, path } = operation.rest!;
+      const response = await fetch(`${endpoints.httpUrl}${path}`, method === "GET" ? { headers } : { method, headers: { "content-type": "application/json", ...headers }, body: "{}" });
       const body = (await response.json()) as { code?: string };
       const retryAfter = response.headers.get("retry-after");
       return { code: response.status === 200 ? "OK" : body.code!, retryAfter: retryAfter === null ? undefined : Number(retryAfter) };
     };
   }
   if (protocol === "graphql") {
-    const query = graphqlDocument(schema, schema.operations.admin_meta!);
+    const query = graphqlDocument(schema, operation);
     return async (headers) => {
       const response = await fetch(`${endpoints.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", ...headers }, body: JSON.stringify({ query }) });
       const body = (await response.json()) as { errors?: { extensions: { code: string; retryAfter?: number } }[] };
@@ -47,10 +55,11 @@ export function rawAdminMeta(endpoints: Endpoints, protocol: WireProtocol): (hea
       return { code: error ? error.extensions.code : "OK", retryAfter: error?.extensions.retryAfter };
     };
   }
-  const client = createClient(AdminService, createGrpcTransport({ baseUrl: `http://${endpoints.grpcEndpoint}` }));
+  const transport = createGrpcTransport({ baseUrl: `http://${endpoints.grpcEndpoint}` });
+  const call = operationName === "admin_meta" ? createClient(AdminService, transport).adminMeta : createClient(UserService, transport).meta;
   return async (headers) => {
     try {
-      await client.adminMeta({}, { headers });
+      await call({}, { headers });
       return { code: "OK", retryAfter: undefined };
     } catch (error) {
       if (!(error instanceof ConnectError)) throw error;

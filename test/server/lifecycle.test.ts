@@ -2,6 +2,8 @@
 // close({ graceMs }) with calls in flight over every protocol; then the reference service under load
 // on SIGTERM, which must answer every call it accepted.
 import { Agent, request as httpRequest } from "node:http";
+import { credentials, makeClientConstructor } from "@grpc/grpc-js";
+import { service as healthService } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { redisStore } from "../../generated/server/index.js";
@@ -11,6 +13,22 @@ import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
 import { sampleMessage, startRecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica } from "../helpers/replica.js";
+
+const HealthClient = makeClientConstructor(healthService, "grpc.health.v1.Health");
+
+/** The server's status as grpc.health.v1 Check answers it for the whole server (service ""). */
+async function grpcHealth(endpoint: string): Promise<string> {
+  const client = new HealthClient(endpoint, credentials.createInsecure());
+  try {
+    return await new Promise<string>((resolve, reject) =>
+      (client as unknown as { Check(request: object, done: (error: Error | null, answer: { status: string }) => void): void }).Check({ service: "" }, (error, answer) =>
+        error ? reject(error) : resolve(answer.status),
+      ),
+    );
+  } finally {
+    client.close();
+  }
+}
 
 const SECRET = "s3cret";
 
@@ -33,7 +51,7 @@ describe("health", () => {
     await closing;
   });
 
-  it("follows the Redis store: NOT_SERVING and /readyz 503 while it is away, SERVING again when it is back", async () => {
+  it("follows the Redis store: NOT_SERVING on /readyz (503) and on grpc.health.v1 while it is away, SERVING again when it is back", async () => {
     let redis: RedisServer | undefined;
     const service = await (async () => {
       redis = await startRedis();
@@ -43,10 +61,12 @@ describe("health", () => {
       const changes: ServingStatus[] = [];
       service.server.health.onChange((status) => changes.push(status));
       expect(await statusOf(`${service.httpUrl}/readyz`)).toEqual({ status: 200, body: { status: "SERVING", store: "redis" } });
+      expect(await grpcHealth(service.grpcEndpoint)).toBe("SERVING");
       await redis!.stop();
       const down = await statusOf(`${service.httpUrl}/readyz`);
       expect(down.status).toBe(503);
       expect(down.body).toEqual({ status: "NOT_SERVING", reason: expect.stringMatching(/the redis store (cannot be reached|does not answer)/) });
+      expect(await grpcHealth(service.grpcEndpoint)).toBe("NOT_SERVING");
       // Alive all the same: the process is fine, the balancer should just send calls elsewhere.
       expect((await statusOf(`${service.httpUrl}/healthz`)).status).toBe(200);
       await redis!.start();
@@ -54,6 +74,7 @@ describe("health", () => {
       while (service.server.health.status() !== "SERVING" && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
       expect(changes).toEqual(["NOT_SERVING", "SERVING"]);
       expect((await statusOf(`${service.httpUrl}/readyz`)).status).toBe(200);
+      expect(await grpcHealth(service.grpcEndpoint)).toBe("SERVING");
     } finally {
       await service.close();
       await redis?.stop();

@@ -70,19 +70,19 @@ describe("metrics", () => {
     expect(delta({ protocol: "graphql", operation: "get_organization", code: "INVALID_ARGUMENT" })).toBe(1);
   });
 
-  it("count lockouts and rate-limit refusals", async () => {
+  it.each(PROTOCOLS.map((protocol, index) => [protocol, index] as const))("count lockouts and rate-limit refusals over %s", async (protocol, index) => {
     const before = await scrape();
-    const call = rawAdminMeta(service, "rest");
+    const call = rawAdminMeta(service, protocol);
     // Two wrong secrets lock the address; the third attempt is refused by the lockout.
-    for (let i = 0; i < 3; i++) await call({ "x-service-admin-secret": "guess", "x-forwarded-for": "203.0.113.2" });
+    for (let i = 0; i < 3; i++) await call({ "x-service-admin-secret": "guess", "x-forwarded-for": `203.0.113.${20 + 2 * index}` });
     // 5 reads a second: some of 8 quick ones are refused (more pass if the second rolls over).
     let limited = 0;
-    for (let i = 0; i < 8; i++) if ((await call({ "x-service-admin-secret": SECRET, "x-forwarded-for": "203.0.113.3" })).code === "TOO_MANY_REQUESTS") limited++;
+    for (let i = 0; i < 8; i++) if ((await call({ "x-service-admin-secret": SECRET, "x-forwarded-for": `203.0.113.${21 + 2 * index}` })).code === "TOO_MANY_REQUESTS") limited++;
     expect(limited).toBeGreaterThan(0);
     const after = await scrape();
     expect(sample(after, "api_admin_lockouts_total") - sample(before, "api_admin_lockouts_total")).toBe(1);
     expect(sample(after, "api_rate_limited_total", { class: "read" }) - sample(before, "api_rate_limited_total", { class: "read" })).toBe(limited);
-    const tooMany = { protocol: "rest", operation: "admin_meta", code: "TOO_MANY_REQUESTS" };
+    const tooMany = { protocol, operation: "admin_meta", code: "TOO_MANY_REQUESTS" };
     expect(sample(after, "api_operations_total", tooMany) - sample(before, "api_operations_total", tooMany)).toBe(1 + limited);
   });
 
