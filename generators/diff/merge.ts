@@ -71,12 +71,14 @@ export function mergeFindings(manifest: Change[], findings: (Finding | SurfaceFi
     if (target) {
       if (!target.sources.includes(finding.source)) target.sources.push(finding.source);
       if (finding.source === "sdk") target.sdks = orderedLanguages([...target.sdks, finding.language]);
-      if (severityRank[finding.severity] > severityRank[target.severity]) {
+      // Judged against the rule's own verdict, so each finding that goes past it is shown (one per SDK language).
+      const ruleSeverity = target.ruleSeverity ?? target.severity;
+      if (severityRank[finding.severity] > severityRank[ruleSeverity]) {
         if (models(target, finding)) evidence.verdict = "overruled";
         else {
           evidence.verdict = "raised";
-          target.ruleSeverity ??= target.severity;
-          target.severity = finding.severity;
+          target.ruleSeverity = ruleSeverity;
+          if (severityRank[finding.severity] > severityRank[target.severity]) target.severity = finding.severity;
         }
       }
       target.evidence.push(evidence);

@@ -31,14 +31,23 @@ function verdict(change: Change): string {
 
 type Counts = Record<Severity, number>;
 
-function counts<K extends string>(keys: readonly K[], of: (change: Change) => readonly K[], report: DiffReport): Record<K, Counts> {
+function counts<K extends string>(keys: readonly K[], of: (change: Change) => readonly K[], report: DiffReport, severityOf: (change: Change) => Severity): Record<K, Counts> {
   const result = Object.fromEntries(keys.map((k) => [k, { breaking: 0, dangerous: 0, safe: 0 }])) as Record<K, Counts>;
-  for (const change of report.changes) for (const k of of(change)) result[k][change.severity]++;
+  for (const change of report.changes) for (const k of of(change)) result[k][severityOf(change)]++;
   return result;
 }
 
-const perProtocol = (report: DiffReport) => counts<Protocol>(PROTOCOLS, (c) => c.protocols, report);
-const perSdk = (report: DiffReport) => counts<SdkLanguage>(SDK_LANGUAGES, (c) => c.sdks, report);
+/**
+ * What a change means on the wire: its rule's verdict, or a wire check's that went past it. An SDK
+ * surface that made the change breaking (a lost iterator) changes nothing a protocol's callers see.
+ */
+export function wireSeverity(change: Change): Severity {
+  const raisedOnWire = change.evidence.filter((e) => e.verdict === "raised" && e.source !== "sdk").map((e) => e.severity);
+  return [change.ruleSeverity ?? change.severity, ...raisedOnWire].reduce((a, b) => (severityRank[b] > severityRank[a] ? b : a));
+}
+
+const perProtocol = (report: DiffReport) => counts<Protocol>(PROTOCOLS, (c) => c.protocols, report, wireSeverity);
+const perSdk = (report: DiffReport) => counts<SdkLanguage>(SDK_LANGUAGES, (c) => c.sdks, report, (c) => c.severity);
 const touchedSdks = (report: DiffReport) => SDK_LANGUAGES.filter((l) => report.changes.some((c) => c.sdks.includes(l)));
 const countText = (c: Counts) => `${c.breaking} breaking, ${c.dangerous} dangerous, ${c.safe} safe`;
 

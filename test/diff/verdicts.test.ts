@@ -9,7 +9,7 @@ import { ruleChange } from "../../generators/diff/change.js";
 import { diffSides } from "../../generators/diff/command.js";
 import type { Finding } from "../../generators/diff/contracts.js";
 import { mergeFindings } from "../../generators/diff/merge.js";
-import { renderMarkdown, renderText } from "../../generators/diff/report.js";
+import { renderJson, renderMarkdown, renderText, wireSeverity } from "../../generators/diff/report.js";
 import { goSurface, pythonSurface, surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
 import { checkVersion, requiredBump } from "../../generators/diff/version.js";
 import type { Ir } from "../../generators/ir.js";
@@ -60,6 +60,21 @@ describe("contract findings against the manifest rule", () => {
     expect(change.evidence).toContainEqual(expect.objectContaining({ source: "graphql-inspector", kind: "ENUM_VALUE_ADDED", severity: "dangerous", verdict: "overruled" }));
     expect(renderText(result)).toMatch(/safe {2}enum-value-added:Color\.blue[^\n]*\n.*\n.*\n {6}graphql-inspector says dangerous, overruled by the manifest rule, which models this: /);
     expect(renderMarkdown(result)).toContain("<br>graphql-inspector says dangerous, overruled by the manifest rule");
+  });
+
+  it("a real case: pagination removed is breaking for each SDK, each named, and stays dangerous on the wire", async () => {
+    const { oldSide, newSide } = sidesOf(CASES.find((c) => c.name === "pagination removed: the SDK loses its iterator")!);
+    const result = await diffSides(newSide, oldSide);
+    const change = result.changes.find((c) => c.id === "pagination-changed:users")!;
+    expect(change).toMatchObject({ severity: "breaking", ruleSeverity: "dangerous" });
+    expect(wireSeverity(change)).toBe("dangerous");
+    const text = renderText(result);
+    expect(text).toContain("graphql: 0 breaking, 1 dangerous, 0 safe; rest: 0 breaking, 1 dangerous, 0 safe; grpc: 0 breaking, 1 dangerous, 0 safe");
+    expect(text).toContain("sdk typescript: 1 breaking, 0 dangerous, 0 safe; python: 1 breaking, 0 dangerous, 0 safe; go: 1 breaking, 0 dangerous, 0 safe");
+    for (const language of ["typescript", "python", "go"]) {
+      expect(text).toMatch(new RegExp(`the SDK surface makes it breaking \\(the rule alone says dangerous\\): iterator \\S+ was removed from the ${language} SDK`));
+    }
+    expect(JSON.parse(renderJson(result))).toMatchObject({ protocols: { rest: { breaking: 0, dangerous: 1 } }, sdks: { go: { breaking: 1 } } });
   });
 });
 
