@@ -3,15 +3,15 @@
 // protobuf-es request to the plain input, runs the shared pipeline and answers the same flat fields.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
-import type { DescService } from "@bufbuild/protobuf";
+import { fromBinary, type DescMessage, type DescService } from "@bufbuild/protobuf";
 import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
-import { ERROR_CODE_METADATA, ERROR_WIRE, type ServiceError } from "../errors.js";
+import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
 import { fromProtoInput, toProtoInit } from "../shape.js";
 import { serializeCookie, type CallPipeline } from "./invoke.js";
-import { rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver } from "./rpc.js";
+import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver } from "./rpc.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 type NodeResponse = ServerResponse | Http2ServerResponse;
@@ -36,24 +36,64 @@ const connectErrorOf = (error: ServiceError) =>
 const RPC_PATH = /^\/[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+\/[A-Za-z_]\w*$/;
 
 /**
- * UNIMPLEMENTED for an RPC path no service serves, in the protocol the request speaks: gRPC-Web and
- * gRPC put the status in headers (a trailers-only answer), Connect answers 501 with its JSON error.
- * (connect-node's own answer is a bare 404, which gRPC clients cannot read.)
+ * An error answered before connect-node sees the call, in the protocol the request speaks: gRPC-Web
+ * and gRPC put the status in headers (a trailers-only answer), Connect answers its JSON error with
+ * the HTTP status of the code.
  */
-function unimplemented(request: NodeRequest, response: NodeResponse): void {
-  const error = new ConnectError("the path names no RPC of this service", Code.Unimplemented, { [ERROR_CODE_METADATA]: "UNIMPLEMENTED" });
+function answerEarly(request: NodeRequest, response: NodeResponse, error: ServiceError): void {
+  const connectError = connectErrorOf(error);
   const contentType = String(request.headers["content-type"] ?? "");
   request.resume();
   if (/^application\/grpc/i.test(contentType)) {
     const headers: Record<string, string> = { "content-type": contentType, "content-length": "0" };
-    setTrailerStatus(new Headers(), error).forEach((value, name) => (headers[name] = value));
+    setTrailerStatus(new Headers(), connectError).forEach((value, name) => (headers[name] = value));
     response.writeHead(200, headers);
     response.end();
   } else {
-    const body = errorToJsonBytes(error, {});
-    response.writeHead(codeToHttpStatus(error.code), { "content-type": "application/json", "content-length": String(body.byteLength), [ERROR_CODE_METADATA]: "UNIMPLEMENTED" });
+    const body = errorToJsonBytes(connectError, {});
+    response.writeHead(codeToHttpStatus(connectError.code), { "content-type": "application/json", "content-length": String(body.byteLength), [ERROR_CODE_METADATA]: error.code });
     response.end(body);
   }
+}
+
+/** UNIMPLEMENTED for an RPC path no service serves (connect-node's own answer is a bare 404, which gRPC clients cannot read). */
+function unimplemented(request: NodeRequest, response: NodeResponse): void {
+  answerEarly(request, response, new ServiceError("UNIMPLEMENTED", "the path names no RPC of this service"));
+}
+
+/**
+ * The media types of protobuf binary request bodies, and whether each wraps the message in 5-byte
+ * envelopes (gRPC, gRPC-Web). Connect's streaming form is left to connect-node: no RPC here streams.
+ */
+const BINARY_BODIES: Readonly<Record<string, { enveloped: boolean }>> = {
+  "application/proto": { enveloped: false },
+  "application/grpc": { enveloped: true },
+  "application/grpc+proto": { enveloped: true },
+  "application/grpc-web": { enveloped: true },
+  "application/grpc-web+proto": { enveloped: true },
+};
+
+/** Whether every message of a binary body decodes as `input`; undefined when only connect-node can tell (compressed, cut short). */
+export function decodesAs(input: DescMessage, body: Buffer, enveloped: boolean): boolean | undefined {
+  const decodes = (bytes: Uint8Array) => {
+    try {
+      fromBinary(input, bytes);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!enveloped) return decodes(body);
+  for (let offset = 0; offset < body.length; ) {
+    if (offset + 5 > body.length) return undefined;
+    const length = body.readUInt32BE(offset + 1);
+    const end = offset + 5 + length;
+    // A flag (compression) or a frame cut short: connect-node reads it and answers in its own words.
+    if (body[offset] !== 0 || end > body.length) return undefined;
+    if (!decodes(body.subarray(offset + 5, end))) return false;
+    offset = end;
+  }
+  return true;
 }
 
 /**
@@ -82,8 +122,14 @@ export interface ConnectRoutesOptions {
 export class ConnectRoutes {
   private readonly adapter: (request: NodeRequest, response: NodeResponse) => void;
 
+  /** The request message of each RPC, by path. */
+  private readonly inputs = new Map<string, DescMessage>();
+  private readonly bodyLimit: number;
+
   constructor(pipeline: CallPipeline, services: readonly DescService[], options: ConnectRoutesOptions) {
     const { schema } = pipeline;
+    this.bodyLimit = options.bodyLimit;
+    for (const { method, path } of rpcMethods(schema, services)) this.inputs.set(path, method.input);
     const callerAddress = options.callerAddress ?? SOCKET_ADDRESS;
     const routes = (router: ConnectRouter) => {
       for (const service of services) {
@@ -124,6 +170,53 @@ export class ConnectRoutes {
 
   handle(request: NodeRequest, response: NodeResponse): void {
     if (request.httpVersionMajor === 1) drainWhenAnsweredEarly(request as IncomingMessage, response);
+    const input = this.inputs.get((request.url ?? "").split("?")[0]!);
+    const body = BINARY_BODIES[String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()];
+    const encoded = request.headers["content-encoding"] !== undefined && request.headers["content-encoding"] !== "identity";
+    // A body that says it is over the limit is connect-node's to refuse before reading it.
+    const tooLarge = Number(request.headers["content-length"] ?? 0) > this.bodyLimit + 5;
+    if (input && body && !encoded && !tooLarge) void this.decodeFirst(request, response, input, body.enveloped);
+    else this.adapter(request, response);
+  }
+
+  /**
+   * connect-node answers INTERNAL for a binary message it cannot decode, which is the caller's
+   * mistake: the body is read and decoded here first, and an undecodable one is INVALID_ARGUMENT as
+   * on the gRPC port. Otherwise connect-node reads the same chunks again.
+   */
+  private async decodeFirst(request: NodeRequest, response: NodeResponse, input: DescMessage, enveloped: boolean): Promise<void> {
+    const source = request[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let unread = false;
+    let failure: unknown;
+    try {
+      for (let next = await source.next(); !next.done; next = await source.next()) {
+        chunks.push(next.value);
+        size += next.value.length;
+        // Over the limit: connect-node reads on and refuses it as too large.
+        if (size > this.bodyLimit + 5) {
+          unread = true;
+          break;
+        }
+      }
+    } catch (error) {
+      failure = error;
+    }
+    if (failure === undefined && !unread && decodesAs(input, Buffer.concat(chunks), enveloped) === false) {
+      answerEarly(request, response, MALFORMED_MESSAGE);
+      return;
+    }
+    request[Symbol.asyncIterator] = async function* replay() {
+      try {
+        yield* chunks;
+        if (failure !== undefined) throw failure;
+        if (unread) for (let next = await source.next(); !next.done; next = await source.next()) yield next.value;
+      } finally {
+        // connect-node stops early at its limit: let go of the request as its own iterator would.
+        await source.return?.();
+      }
+    } as never;
     this.adapter(request, response);
   }
 }

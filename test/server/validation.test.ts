@@ -165,6 +165,73 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
 });
 
 describe("malformed protobuf", () => {
+  const garbage = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff]);
+  const framed = Buffer.concat([Buffer.from([0, 0, 0, 0, garbage.length]), garbage]);
+
+  /** A gRPC call over HTTP/2 to `origin`, answering its grpc-status and the error code the server named. */
+  async function grpcStatusOf(origin: string, body: Buffer): Promise<{ status: unknown; code: unknown }> {
+    const session = connect(origin);
+    const stream = session.request({ ":method": "POST", ":path": "/identity.v1.AdminService/DeleteUser", "content-type": "application/grpc+proto", te: "trailers", "x-service-admin-secret": SECRET });
+    const status = new Promise<Record<string, unknown>>((resolve) => {
+      stream.on("trailers", (t) => resolve(t));
+      stream.on("response", (h) => {
+        if (h["grpc-status"] !== undefined) resolve(h);
+      });
+    });
+    stream.end(body);
+    stream.resume();
+    const answer = await status;
+    session.close();
+    return { status: answer["grpc-status"], code: answer["x-error-code"] };
+  }
+
+  it("is INVALID_ARGUMENT over gRPC on the HTTP port (HTTP/2), and nothing runs", async () => {
+    const before = service.calls.length;
+    expect(await grpcStatusOf(service.httpUrl, framed)).toEqual({ status: "3", code: "INVALID_ARGUMENT" });
+    expect(service.calls.length).toBe(before);
+  });
+
+  it("is INVALID_ARGUMENT over Connect and gRPC-Web (HTTP/1.1), and nothing runs; a well-formed message is served", async () => {
+    const before = service.calls.length;
+    const url = `${service.httpUrl}/identity.v1.AdminService/DeleteUser`;
+    const connectAnswer = await fetch(url, { method: "POST", headers: { "content-type": "application/proto", "x-service-admin-secret": SECRET }, body: garbage });
+    expect(connectAnswer.status).toBe(400);
+    expect(connectAnswer.headers.get("x-error-code")).toBe("INVALID_ARGUMENT");
+    expect(await connectAnswer.json()).toEqual({ code: "invalid_argument", message: "the request is not a valid protobuf message" });
+    const grpcWeb = await fetch(url, { method: "POST", headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-service-admin-secret": SECRET }, body: framed });
+    expect(grpcWeb.status).toBe(200);
+    expect(grpcWeb.headers.get("grpc-status")).toBe("3");
+    expect(service.calls.length).toBe(before);
+    // The same route with a message that decodes: read again by connect-node, and served.
+    const valid = await fetch(`${service.httpUrl}/identity.v1.AdminService/AdminMeta`, { method: "POST", headers: { "content-type": "application/proto", "x-service-admin-secret": SECRET }, body: new Uint8Array() });
+    expect(valid.status).toBe(200);
+    expect(service.calls.length).toBe(before + 1);
+  });
+
+  it("still leaves a streamed body over the limit to the limit's own refusal (RESOURCE_EXHAUSTED)", async () => {
+    // No content-length: the body is read up to the limit before the refusal.
+    const chunk = Buffer.alloc(16 * 1024, 0x41);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent === 0) controller.enqueue(Buffer.from([0, 0, 0x10, 0, 0])); // one 1 MiB frame announced
+        if (sent >= 256 * 1024) return controller.close();
+        sent += chunk.length;
+        controller.enqueue(chunk);
+      },
+    });
+    const answer = await fetch(`${service.httpUrl}/identity.v1.AdminService/AddWebhook`, {
+      method: "POST",
+      headers: { "content-type": "application/grpc-web+proto", "x-grpc-web": "1", "x-service-admin-secret": SECRET },
+      body,
+      duplex: "half",
+    } as RequestInit);
+    // gRPC-Web carries the status in a trailer frame of the body when the answer has begun.
+    const text = Buffer.from(await answer.arrayBuffer()).toString("latin1");
+    expect(text).toContain("grpc-status: 8\r\n");
+    expect((await fetch(`${service.httpUrl}/v1/meta`)).status).toBe(200);
+  });
+
   it("is INVALID_ARGUMENT over gRPC", async () => {
     const session = connect(`http://${service.grpcEndpoint}`);
     const garbage = Buffer.from([0x0a, 0xff, 0xff, 0xff, 0xff]);
