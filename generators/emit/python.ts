@@ -404,7 +404,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     },
     protocols: pyLiteral(facts.protocols),
     protocolLiteral: facts.protocols.map(pyLiteral).join(", "),
-    grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]"`),
+    grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]" (from a wheel file: pip install "<wheel>[grpc]")`),
     grpcCodeMetadata: pyLiteral(facts.errors.grpcCodeMetadata),
     grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
     texts: Object.entries({ ...texts, wire: undefined })

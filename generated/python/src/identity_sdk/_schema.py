@@ -12,7 +12,7 @@ SERVICE_VERSION = "2.4.0"
 ADMIN_SECRET_HEADER = "x-service-admin-secret"
 GRPC_PORT = 9091
 PROTOCOLS = ("graphql", "rest", "grpc")
-GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: pip install \"identity-interface-sdk[grpc]\""
+GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: pip install \"identity-interface-sdk[grpc]\" (from a wheel file: pip install \"<wheel>[grpc]\")"
 GRPC_CODE_METADATA = "x-error-code"
 """The metadata key in which the server names the error code of a failed gRPC call."""
 GRPC_UNAVAILABLE_STATUS = 14
