@@ -5,18 +5,14 @@
 // several processes at once: one creates it under a lock, the others wait and reuse it.
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { lockDir } from "./lock-dir.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const REQUIREMENTS = "test/python/requirements-dev.txt";
 const MINIMUM = [3, 10];
-/** A lock older than this belongs to a run that died: it is taken over. */
-const STALE_LOCK_MS = 10 * 60_000;
-const WAIT_MS = 15 * 60_000;
-
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 function run(command, args, options = {}) {
   const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
@@ -41,47 +37,6 @@ function basePython() {
   return { command, version };
 }
 
-function alive(pid) {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return error.code === "EPERM";
-  }
-}
-
-/** Takes the lock folder (mkdir is atomic), taking over one left by a dead or stuck run. */
-async function lock(path) {
-  const started = Date.now();
-  for (;;) {
-    try {
-      mkdirSync(path);
-      writeFileSync(join(path, "pid"), String(process.pid));
-      return () => rmSync(path, { recursive: true, force: true });
-    } catch (error) {
-      if (error.code !== "EEXIST") throw error;
-    }
-    let owner = NaN;
-    try {
-      owner = Number(readFileSync(join(path, "pid"), "utf8"));
-    } catch {
-      // Just created by another process, which has not written its pid yet.
-    }
-    let age = 0;
-    try {
-      age = Date.now() - statSync(path).mtimeMs;
-    } catch {
-      continue;
-    }
-    if ((Number.isInteger(owner) && !alive(owner)) || age > STALE_LOCK_MS) {
-      rmSync(path, { recursive: true, force: true });
-      continue;
-    }
-    if (Date.now() - started > WAIT_MS) throw new Error(`waited ${WAIT_MS / 60_000} minutes for ${path}; remove it if no other run is creating the Python virtualenv`);
-    await sleep(300);
-  }
-}
-
 /**
  * The virtualenv, created or reused: `python` is its interpreter. `log` receives one line when it is
  * created (and how long that took).
@@ -98,7 +53,7 @@ export async function ensurePythonEnv({ root = PROJECT_ROOT, log = (line) => pro
   if (ready()) return { python, venv, created: false, seconds: 0 };
 
   mkdirSync(cache, { recursive: true });
-  const unlock = await lock(join(cache, "lock"));
+  const unlock = await lockDir(join(cache, "lock"), "creating the Python virtualenv");
   try {
     if (ready()) return { python, venv, created: false, seconds: 0 };
     const started = performance.now();
