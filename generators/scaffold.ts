@@ -7,11 +7,11 @@
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { ClassDeclaration, ObjectLiteralExpression, Project, Type } from "ts-morph";
+import { UsageError } from "./diagnostics.js";
 
 // ts-morph (and the TypeScript compiler under it) is loaded by scaffold() only: apigen generate,
 // bundled in the same file, must not pay ~400 ms to load it.
 let morph: typeof import("ts-morph");
-import { UsageError } from "./diagnostics.js";
 
 /** The generated interfaces an implementation can be typed with. */
 const HANDLER_INTERFACES = new Set(["Implementation", "AdminHandlers", "UserHandlers", "OAuthHandlers"]);

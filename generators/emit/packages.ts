@@ -203,15 +203,16 @@ function serverReadme(ir: Ir): string {
   const name = ir.api.serverPackage;
   const versionOp = operationByName(ir, ir.versionOperations.admin) ?? ir.operations[0]!;
   const withInput = exampleWithInput(ir);
-  const answerLines = Object.entries(sampleMessage(ir, versionOp.output, "all")).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`);
+  /** A method of the examples answering a sample of its output. */
+  const answering = (op: IrOperation, which: "required" | "all", params: string) =>
+    `\n  async ${op.camelName}(${params}) {\n    return {\n${Object.entries(sampleMessage(ir, op.output, which)).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`).join("\n")}\n    };\n  },`;
+  const metaMethod = answering(versionOp, "all", "input, context");
   // Messages never repeat a caller's value (it may be a secret), so the example names none.
   const notFound = withInput
     ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", "nothing matches");\n  },`
     : "";
   const write = ir.operations.find((op) => op.kind === "write" && op.auth === "admin_secret" && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2);
-  const writeMethod = write
-    ? `\n  async ${write.camelName}(input) {\n    return {\n${Object.entries(sampleMessage(ir, write.output, "required")).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`).join("\n")}\n    };\n  },`
-    : "";
+  const writeMethod = write ? answering(write, "required", "input") : "";
   const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
   const authLevels = new Set(ir.operations.map((op) => op.auth));
   const calls: string[] = [];
@@ -235,10 +236,7 @@ function serverReadme(ir: Ir): string {
       "ts",
       `import { createServer, ServiceError, type Implementation } from "${name}";
 
-const implementation: Partial<Implementation> = {
-  async ${versionOp.camelName}(input, context) {
-    return {\n${answerLines.join("\n")}\n    };
-  },${notFound}${writeMethod}
+const implementation: Partial<Implementation> = {${metaMethod}${notFound}${writeMethod}
 };
 
 // partial: every operation not implemented answers UNIMPLEMENTED.
@@ -252,10 +250,7 @@ await server.listen();`,
       "ts",
       `import { createServer, ServiceError, type Implementation } from "${name}";
 
-export const implementation: Implementation = {
-  async ${versionOp.camelName}(input, context) {
-    return {\n${answerLines.join("\n")}\n    };
-  },${notFound}
+export const implementation: Implementation = {${metaMethod}${notFound}
   // ... and every other operation
 };`,
     ),

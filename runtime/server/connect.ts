@@ -61,8 +61,11 @@ function unimplemented(request: NodeRequest, response: NodeResponse): void {
   answerEarly(request, response, new ServiceError("UNIMPLEMENTED", "the path names no RPC of this service"));
 }
 
+/** The prefix of each enveloped message: a flags byte and a 4-byte length. */
+const ENVELOPE_PREFIX = 5;
+
 /**
- * The media types of protobuf binary request bodies, and whether each wraps the message in 5-byte
+ * The media types of protobuf binary request bodies, and whether each wraps the message in
  * envelopes (gRPC, gRPC-Web). Connect's streaming form is left to connect-node: no RPC here streams.
  */
 const BINARY_BODIES: Readonly<Record<string, { enveloped: boolean }>> = {
@@ -74,7 +77,7 @@ const BINARY_BODIES: Readonly<Record<string, { enveloped: boolean }>> = {
 };
 
 /** Whether every message of a binary body decodes as `input`; undefined when only connect-node can tell (compressed, cut short). */
-export function decodesAs(input: DescMessage, body: Buffer, enveloped: boolean): boolean | undefined {
+function decodesAs(input: DescMessage, body: Buffer, enveloped: boolean): boolean | undefined {
   const decodes = (bytes: Uint8Array) => {
     try {
       fromBinary(input, bytes);
@@ -85,12 +88,11 @@ export function decodesAs(input: DescMessage, body: Buffer, enveloped: boolean):
   };
   if (!enveloped) return decodes(body);
   for (let offset = 0; offset < body.length; ) {
-    if (offset + 5 > body.length) return undefined;
-    const length = body.readUInt32BE(offset + 1);
-    const end = offset + 5 + length;
+    if (offset + ENVELOPE_PREFIX > body.length) return undefined;
+    const end = offset + ENVELOPE_PREFIX + body.readUInt32BE(offset + 1);
     // A flag (compression) or a frame cut short: connect-node reads it and answers in its own words.
     if (body[offset] !== 0 || end > body.length) return undefined;
-    if (!decodes(body.subarray(offset + 5, end))) return false;
+    if (!decodes(body.subarray(offset + ENVELOPE_PREFIX, end))) return false;
     offset = end;
   }
   return true;
@@ -124,11 +126,12 @@ export class ConnectRoutes {
 
   /** The request message of each RPC, by path. */
   private readonly inputs = new Map<string, DescMessage>();
-  private readonly bodyLimit: number;
+  /** The most a body within the limit can take: the message and one envelope prefix. */
+  private readonly bodyBytes: number;
 
   constructor(pipeline: CallPipeline, services: readonly DescService[], options: ConnectRoutesOptions) {
     const { schema } = pipeline;
-    this.bodyLimit = options.bodyLimit;
+    this.bodyBytes = options.bodyLimit + ENVELOPE_PREFIX;
     for (const { method, path } of rpcMethods(schema, services)) this.inputs.set(path, method.input);
     const callerAddress = options.callerAddress ?? SOCKET_ADDRESS;
     const routes = (router: ConnectRouter) => {
@@ -174,7 +177,7 @@ export class ConnectRoutes {
     const body = BINARY_BODIES[String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()];
     const encoded = request.headers["content-encoding"] !== undefined && request.headers["content-encoding"] !== "identity";
     // A body that says it is over the limit is connect-node's to refuse before reading it.
-    const tooLarge = Number(request.headers["content-length"] ?? 0) > this.bodyLimit + 5;
+    const tooLarge = Number(request.headers["content-length"] ?? 0) > this.bodyBytes;
     if (input && body && !encoded && !tooLarge) void this.decodeFirst(request, response, input, body.enveloped);
     else this.adapter(request, response);
   }
@@ -195,7 +198,7 @@ export class ConnectRoutes {
         chunks.push(next.value);
         size += next.value.length;
         // Over the limit: connect-node reads on and refuses it as too large.
-        if (size > this.bodyLimit + 5) {
+        if (size > this.bodyBytes) {
           unread = true;
           break;
         }
