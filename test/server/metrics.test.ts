@@ -3,6 +3,7 @@
 // refusals, and never a label a caller chose.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PROTOCOLS, rawAdminMeta } from "../helpers/raw-calls.js";
+import { sample } from "../helpers/prometheus.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
 const SECRET = "s3cret";
@@ -25,17 +26,6 @@ async function scrape(url = metricsUrl): Promise<string> {
   expect(response.status).toBe(200);
   expect(response.headers.get("content-type")).toContain("text/plain");
   return response.text();
-}
-
-/** The value of one sample, 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string> = {}): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  for (const line of text.split("\n")) {
-    if (!line.startsWith(`${name}{`) && !line.startsWith(`${name} `)) continue;
-    const labelText = line.slice(name.length).split(" ")[0]!;
-    if (wanted.every((pair) => labelText.includes(pair))) return Number(line.slice(line.lastIndexOf(" ") + 1));
-  }
-  return 0;
 }
 
 describe("metrics", () => {

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { redisStore } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { PROTOCOLS, rawAdminMeta, type WireAnswer } from "../helpers/raw-calls.js";
+import { sample } from "../helpers/prometheus.js";
 import { sampleMessage, startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 
@@ -41,13 +42,6 @@ afterAll(async () => {
   await redis?.stop();
   await provider.shutdown();
 });
-
-/** One sample of the Prometheus text, 0 when absent. */
-function sample(text: string, name: string, labels: Record<string, string>): number {
-  const wanted = Object.entries(labels).map(([key, value]) => `${key}="${value}"`);
-  const line = text.split("\n").find((l) => l.startsWith(`${name}{`) && wanted.every((pair) => l.includes(pair)));
-  return line ? Number(line.slice(line.lastIndexOf(" ") + 1)) : 0;
-}
 
 async function countOf(labels: Record<string, string>): Promise<number> {
   const texts = await Promise.all(replicas.map(async (replica) => (await fetch(`${replica.httpUrl}/metrics`)).text()));
