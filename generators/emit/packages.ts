@@ -281,7 +281,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`): a hop count or a list of addresses and CIDR ranges; default none |",
       "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
       "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
-      "| `tracing` | off by default; `true` makes one OpenTelemetry span per call, continuing the caller's trace; needs `@opentelemetry/api` and the service's SDK |",
+      "| `tracing` | off by default; `true` makes one OpenTelemetry span per traced call, continuing the caller's trace: a call follows its caller's sampling decision, and `{ sampleRatio }` (default 0.1) of the calls that start a trace are traced; calls not traced cost no span work; needs `@opentelemetry/api` and the service's SDK |",
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
     "## Hooks",

@@ -263,7 +263,7 @@ export class CallPipeline {
   settle(protocol: Protocol, operation: OperationSpec, error: unknown, headers: Readonly<Record<string, string>> = {}): void {
     if (error instanceof ServiceError && this.settled.has(error)) return;
     const code = error instanceof ServiceError ? error.code : "INTERNAL";
-    this.tracing?.start(operation, protocol, headers).end(code);
+    this.tracing?.start(operation, protocol, headers)?.end(code);
     this.finish(protocol, operation, code, undefined);
   }
 

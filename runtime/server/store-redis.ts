@@ -4,6 +4,13 @@
 // prefix, and session ids are stored only as their SHA-256. Commands are never queued while Redis
 // is away: they fail at once, so admin calls fail closed (UNAVAILABLE) and succeed again as soon as
 // the client has reconnected on its own.
+//
+// The right admin secret from an address that no replica has seen fail needs no round trip: every
+// recorded failure is published (in the same Lua script), each replica keeps the addresses with a
+// failure in the window as suspects, and only suspects are looked up in Redis. The local answer is
+// trusted only while it cannot be stale: subscribed, seeded from Redis after subscribing (so nothing
+// published while unsubscribed is missed), and Redis answered a heartbeat within
+// FAST_PATH_CONTACT_MS (so a hung Redis fails closed within that bound, as a lost one does at once).
 import type { Redis } from "ioredis";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { loadOptionalPackage } from "./optional-packages.js";
@@ -22,10 +29,21 @@ export interface RedisStoreOptions {
 
 export const DEFAULT_REDIS_KEY_PREFIX = "stubs:";
 
+/** How often a replica pings Redis to know that its local lockout answers are current. */
+export const HEARTBEAT_MS = 500;
+/** The local answer is used only while Redis answered within this time (a hung Redis fails closed after it). */
+export const FAST_PATH_CONTACT_MS = 1500;
+/**
+ * Most suspects a replica remembers. Failures from more addresses than this (a spread-out attack)
+ * turn the local answer off for a window instead of growing memory: every check goes to Redis then.
+ */
+export const MAX_SUSPECTS = 100_000;
+
 /**
  * One wrong admin secret against a sorted set of failure times (score: the time): recorded unless
  * the address is locked out already, in one atomic step. KEYS[1] failures; ARGV now, windowMs,
- * maxFailures, a unique member. Answers {locked (1/0), failures, retryAfterMs}.
+ * maxFailures, a unique member, the channel of failures and the message (address and window) to
+ * publish there. Answers {locked (1/0), failures, retryAfterMs}.
  */
 const RECORD_FAILURE_SCRIPT = `
 local now = tonumber(ARGV[1])
@@ -41,19 +59,31 @@ end
 if count >= max then return {1, count, retry_after()} end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], window)
+redis.call('PUBLISH', ARGV[5], ARGV[6])
 count = count + 1
 if count >= max then return {0, count, retry_after()} end
 return {0, count, 0}
 `;
 
 type ScriptedRedis = Redis & {
-  recordFailure(key: string, now: number, windowMs: number, maxFailures: number, member: string): Promise<[number, number, number]>;
+  recordFailure(key: string, now: number, windowMs: number, maxFailures: number, member: string, channel: string, message: string): Promise<[number, number, number]>;
 };
 
 export class RedisStore implements Store {
   readonly kind = "redis";
   private client: ScriptedRedis | undefined;
+  /** The second connection, subscribed to the failures every replica records. */
+  private subscriber: Redis | undefined;
+  private heartbeat: NodeJS.Timeout | undefined;
   private connected = false;
+  /** Addresses with a failure in the window, to the time (this process's clock) they stop being suspect. */
+  private readonly suspects = new Map<string, number>();
+  /** Subscribed and seeded since the subscription last started: the suspects are complete. */
+  private suspectsComplete = false;
+  /** When Redis last answered (this process's clock). */
+  private lastContact = 0;
+  /** Until then every check goes to Redis: more suspects than MAX_SUSPECTS were seen. */
+  private overflowUntil = 0;
   private readonly listeners = new Set<(reachable: boolean) => void>();
   private sequence = 0;
 
@@ -96,11 +126,96 @@ export class RedisStore implements Store {
       lost = !reachable;
     });
     this.client = client;
+    this.startSubscriber(client);
     const ready = new Promise<boolean>((resolve) => client.once("ready", () => resolve(true)));
     const deadline = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.connectTimeoutMs ?? 2000).unref());
     if (!(await Promise.race([ready, deadline]))) {
       onWarning(`cannot reach the Redis store ${this.location} (${lastError || "no answer"}); admin calls answer UNAVAILABLE until it is reachable`);
     }
+  }
+
+  private get prefix(): string {
+    return this.options.keyPrefix ?? DEFAULT_REDIS_KEY_PREFIX;
+  }
+
+  /** Channel names are not prefixed by ioredis: the prefix is written into the name. */
+  private get failureChannel(): string {
+    return `${this.prefix}lockout-failures`;
+  }
+
+  /**
+   * The subscriber connection and the heartbeat. Each time the subscription (re)starts, the suspects
+   * are rebuilt from the failure keys in Redis, after subscribing, so a failure recorded meanwhile is
+   * either in the scan or in a message.
+   */
+  private startSubscriber(client: ScriptedRedis): void {
+    const subscriber = client.duplicate({ keyPrefix: "" });
+    this.subscriber = subscriber;
+    subscriber.on("error", () => {});
+    subscriber.on("close", () => (this.suspectsComplete = false));
+    subscriber.on("message", (_channel: string, message: string) => {
+      const split = message.lastIndexOf(" ");
+      this.suspect(message.slice(0, split), Number(message.slice(split + 1)));
+    });
+    subscriber.on("ready", () => {
+      this.suspectsComplete = false;
+      subscriber
+        .subscribe(this.failureChannel)
+        .then(() => this.seedSuspects(client))
+        .then(
+          () => (this.suspectsComplete = this.subscriber === subscriber && subscriber.status === "ready"),
+          () => (this.suspectsComplete = false),
+        );
+    });
+    const beat = () => {
+      client.ping().then(
+        () => (this.lastContact = Date.now()),
+        () => {},
+      );
+    };
+    this.heartbeat = setInterval(beat, HEARTBEAT_MS).unref();
+    beat();
+  }
+
+  /** Every address with failure keys in Redis becomes a suspect until its key expires. */
+  private async seedSuspects(client: ScriptedRedis): Promise<void> {
+    const pattern = `${this.prefix}lockout:*`;
+    let cursor = "0";
+    do {
+      // SCAN matches raw key names: ioredis does not prefix its pattern, nor strip the prefix of what it answers.
+      const [next, keys] = await client.scan(cursor, "MATCH", pattern, "COUNT", 1000);
+      cursor = next;
+      for (const key of keys) {
+        const address = key.slice(pattern.length - 1);
+        const ttl = await client.pttl(`lockout:${address}`);
+        if (ttl > 0) this.suspect(address, ttl);
+      }
+    } while (cursor !== "0");
+    this.lastContact = Date.now();
+  }
+
+  /** `address` has a failure for the next `forMs`. */
+  private suspect(address: string, forMs: number): void {
+    const now = Date.now();
+    const until = now + forMs;
+    if (until > (this.suspects.get(address) ?? 0)) this.suspects.set(address, until);
+    if (this.suspects.size <= MAX_SUSPECTS) return;
+    for (const [known, knownUntil] of this.suspects) if (knownUntil <= now) this.suspects.delete(known);
+    if (this.suspects.size <= MAX_SUSPECTS) return;
+    for (const knownUntil of this.suspects.values()) if (knownUntil > this.overflowUntil) this.overflowUntil = knownUntil;
+    this.suspects.clear();
+  }
+
+  /** Whether the right secret from `address` is known locally to find no failure: see the top of this file. */
+  private knownClean(address: string): boolean {
+    if (!this.suspectsComplete || !this.connected) return false;
+    const now = Date.now();
+    if (now - this.lastContact > FAST_PATH_CONTACT_MS || now < this.overflowUntil) return false;
+    const until = this.suspects.get(address);
+    if (until === undefined) return true;
+    if (until > now) return false;
+    this.suspects.delete(address);
+    return true;
   }
 
   private setConnected(connected: boolean): void {
@@ -124,7 +239,12 @@ export class RedisStore implements Store {
     }
   }
 
-  async secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): Promise<SecretAttempt> {
+  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): SecretAttempt | Promise<SecretAttempt> {
+    if (ok && this.knownClean(address)) return { locked: false, failures: 0, retryAfterMs: 0 };
+    return this.decideInRedis(address, ok, policy, nowMs);
+  }
+
+  private async decideInRedis(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): Promise<SecretAttempt> {
     const key = `lockout:${address}`;
     if (ok) {
       // The right secret records nothing, so one read decides it (a single command is atomic too):
@@ -136,7 +256,11 @@ export class RedisStore implements Store {
       return { locked: true, failures, retryAfterMs: oldest === undefined ? 0 : Number(oldest) + policy.windowMs - nowMs };
     }
     const member = `${nowMs}:${process.pid}:${++this.sequence}`;
-    const [locked, failures, retryAfterMs] = await this.run((redis) => redis.recordFailure(key, nowMs, policy.windowMs, policy.maxFailures, member));
+    // Suspect here at once; the other replicas hear it from the script's PUBLISH.
+    this.suspect(address, policy.windowMs);
+    const [locked, failures, retryAfterMs] = await this.run((redis) =>
+      redis.recordFailure(key, nowMs, policy.windowMs, policy.maxFailures, member, this.failureChannel, `${address} ${policy.windowMs}`),
+    );
     return { locked: locked === 1, failures, retryAfterMs };
   }
 
@@ -186,6 +310,10 @@ export class RedisStore implements Store {
     const client = this.client;
     this.client = undefined;
     if (!client) return;
+    clearInterval(this.heartbeat);
+    this.suspectsComplete = false;
+    this.subscriber?.disconnect();
+    this.subscriber = undefined;
     client.disconnect();
     this.setConnected(false);
   }

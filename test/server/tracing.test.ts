@@ -22,7 +22,8 @@ beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(provider);
-  service = await startRecordingService(SECRET, { tracing: true });
+  // Every root call traced, so that each test sees its span; sampling has tests of its own below.
+  service = await startRecordingService(SECRET, { tracing: { sampleRatio: 1 } });
   service.answers.set("adminMeta", () => {
     seenInside.push(trace.getActiveSpan()?.spanContext());
     return sampleMessage(schema, "AdminMeta");
@@ -83,5 +84,41 @@ describe("traces", () => {
     const [span] = exporter.getFinishedSpans();
     expect(span!.parentSpanContext).toBeUndefined();
     expect(span!.spanContext().traceId).not.toBe(TRACE_ID);
+  });
+});
+
+describe("sampling", () => {
+  let sampled: RecordingService;
+  beforeAll(async () => {
+    sampled = await startRecordingService(SECRET, { tracing: { sampleRatio: 0.25 } });
+    sampled.answers.set("adminMeta", () => {
+      seenInside.push(trace.getActiveSpan()?.spanContext());
+      return sampleMessage(schema, "AdminMeta");
+    });
+  });
+  afterAll(() => sampled.close());
+
+  it.each(PROTOCOLS)("follows a sampled caller whatever the ratio, over %s", async (protocol) => {
+    for (let i = 0; i < 4; i++) expect((await rawAdminMeta(sampled, protocol)({ "x-service-admin-secret": SECRET, traceparent })).code).toBe("OK");
+    expect(exporter.getFinishedSpans()).toHaveLength(4);
+  });
+
+  it.each(PROTOCOLS)("traces nothing for a caller that does not sample, and the implementation sees no span, over %s", async (protocol) => {
+    const unsampled = `00-${TRACE_ID}-${CLIENT_SPAN_ID}-00`;
+    for (let i = 0; i < 4; i++) expect((await rawAdminMeta(sampled, protocol)({ "x-service-admin-secret": SECRET, traceparent: unsampled })).code).toBe("OK");
+    expect(exporter.getFinishedSpans()).toHaveLength(0);
+    expect(seenInside).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it("traces about the ratio of the calls that start a trace (0.25 of 400: 100 expected, 60 to 140 allowed, a 6-sigma band)", async () => {
+    const call = rawAdminMeta(sampled, "rest");
+    for (let i = 0; i < 400; i++) await call({ "x-service-admin-secret": SECRET });
+    const traced = exporter.getFinishedSpans().length;
+    expect(traced).toBeGreaterThanOrEqual(60);
+    expect(traced).toBeLessThanOrEqual(140);
+  });
+
+  it("refuses a ratio outside 0 to 1 at start-up", async () => {
+    await expect(startRecordingService(SECRET, { tracing: { sampleRatio: 1.5 } })).rejects.toThrow("tracing.sampleRatio must be between 0 and 1, not 1.5");
   });
 });
