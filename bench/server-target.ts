@@ -6,6 +6,10 @@
 //                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
 //                 {"sdk": true} registers that SDK with the stubs' tracing off
 //   bare-http     plain node:http answering the same JSON for the REST requests
+//   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
+//                 hand: the OpenAPI document's request and response schemas (ajv validation,
+//                 fast-json-stringify serialization) and an onRequest hook checking the admin
+//                 secret header in constant time
 //   mercurius     fastify with mercurius and graphql-jit (jit from the first call), serving the
 //                 generated SDL with resolvers answering the same admin_meta and update_user
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
@@ -90,6 +94,35 @@ if (mode === "stubs") {
     });
   });
   server.listen(0, "127.0.0.1", () => report({ http: (server.address() as AddressInfo).port }));
+} else if (mode === "fastify") {
+  const { default: fastify } = await import("fastify");
+  const { parse } = await import("yaml");
+  const { timingSafeEqual } = await import("node:crypto");
+  type OpenApi = { paths: Record<string, { post: { requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>; components: { schemas: Record<string, unknown> } };
+  const document = parse(readFileSync(join(REPO_ROOT, "generated", "openapi", "openapi.yaml"), "utf8")) as OpenApi;
+  // The document's schemas by $id, so that fastify resolves the $refs the routes use.
+  const local = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"'));
+  const app = fastify({ logger: false });
+  for (const [name, definition] of Object.entries(document.components.schemas)) app.addSchema({ $id: name, ...local(definition) });
+  const expected = Buffer.from(ADMIN_SECRET);
+  app.addHook("onRequest", async (request, reply) => {
+    const presented = Buffer.from(String(request.headers["x-service-admin-secret"] ?? ""));
+    if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) return reply.code(401).send({ code: "UNAUTHENTICATED", message: "wrong admin secret" });
+  });
+  const route = (path: string, answer: unknown) => {
+    const operation = document.paths[path]!.post;
+    app.post(path, {
+      schema: {
+        ...(operation.requestBody ? { body: local(operation.requestBody.content["application/json"]!.schema) } : {}),
+        response: { 200: local(operation.responses["200"]!.content["application/json"]!.schema) },
+      },
+      handler: async () => answer,
+    });
+  };
+  route("/v1/admin/admin_meta", meta);
+  route("/v1/admin/update_user", user);
+  await app.listen({ port: 0, host: "127.0.0.1" });
+  report({ http: (app.server.address() as AddressInfo).port });
 } else if (mode === "mercurius") {
   // The GraphQL server a Node user would pick for speed: fastify + mercurius, graphql-jit compiling
   // each query on its first call, the same SDL the stubs serve.
@@ -121,6 +154,6 @@ if (mode === "stubs") {
     report({ grpc: port });
   });
 } else {
-  process.stderr.write("usage: server-target.ts stubs|bare-http|mercurius|bare-connect|bare-grpc-js\n");
+  process.stderr.write("usage: server-target.ts stubs|bare-http|fastify|mercurius|bare-connect|bare-grpc-js\n");
   process.exit(2);
 }

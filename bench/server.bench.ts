@@ -1,23 +1,20 @@
 // Requests per second through the generated stubs against the peers a user would pick instead,
 // measured in the same run, on a cheap read (admin_meta) and on a write whose 15-field input is
 // validated by every rule of the manifest (update_user):
-//   REST stub vs plain node:http answering the same JSON (target: at least 80% of it), with wrk
-//   (Debian package, installed when missing) as a cross-check of autocannon on the read;
+//   REST stub vs fastify 5 with the OpenAPI document's schemas (ajv, fast-json-stringify) and an
+//   onRequest hook checking the admin secret, what a careful team writes by hand (target: at least
+//   as fast), and vs plain node:http answering the same JSON, the ceiling (target: 80% on the read,
+//   75% on the write), with wrk (Debian package, installed when missing) as a cross-check of
+//   autocannon on the read;
 //   GraphQL stub, sent the documents the generated clients send, vs fastify + mercurius with
 //   graphql-jit serving the same SDL and answers (target: at least as fast);
-//   the REST stub with its state in Redis vs in memory, admin secret in the header (target: at
-//   most 5% below); and, reported without a target, admin_login (opens a session in the store)
-//   and admin_meta authenticated by the session cookie (reads it), in memory and in Redis;
-//   the REST stub with metrics on, and with tracing on (an SDK whose exporter drops the spans),
-//   vs the REST stub without (target: at most 5% below each).
-// A redis-server (Debian package, installed when missing) is started on a free port for the run.
-// Each row also gives the CPU time the server spent per call (Linux /proc), steadier than req/s on
-// a machine shared with other jobs.
-// gRPC is measured by bench/grpc.bench.ts, with ghz (`npm run bench:server` runs both).
-// Servers run bundled, each in its own process. HTTP load comes from autocannon, with the same
-// concurrency on both sides of each ratio. On a shared 2-core
-// machine single runs vary by ±30%, so each pair is measured in ROUNDS interleaved rounds and the
-// figures are medians.
+//   the REST stub with its state in Redis vs in memory, admin secret in the header (target: 90%);
+//   and, reported without a target, admin_login (opens a session in the store) and admin_meta
+//   authenticated by the session cookie (reads it), in memory and in Redis;
+//   the REST stub with metrics on vs off (target 95%); with tracing on at the default sampling,
+//   calls that start their own trace, vs off (target 90%); with an OpenTelemetry SDK registered and
+//   the stubs' tracing off vs no SDK (target 97%); and, without a target, with every call sampled by
+//   its caller (the span's own cost).
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -168,9 +165,23 @@ async function sessionCookie(port: number): Promise<string> {
   return cookie;
 }
 
+/** Both servers give the same REST answer to each request, so the ratio compares equal work. */
+async function sameRestAnswers(a: Target, b: Target, requests: [path: string, body: string][]): Promise<void> {
+  for (const [path, body] of requests) {
+    const [left, right] = await Promise.all(
+      [a, b].map(async (target) => {
+        const response = await fetch(`http://127.0.0.1:${target.http}${path}`, { method: "POST", headers: { "content-type": "application/json", ...SECRET_HEADER }, body });
+        return `${response.status} ${JSON.stringify(await response.json())}`;
+      }),
+    );
+    if (left !== right) throw new Error(`the REST servers answer differently to ${path}:\n${left}\n${right}`);
+  }
+}
+
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
+const fastify = await startTarget("fastify");
 const mercurius = await startTarget("mercurius");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
 const meteredStubs = await startTarget("stubs", { metrics: true });
@@ -181,20 +192,27 @@ try {
   const updateBody = JSON.stringify(UPDATE_USER);
   const updateMutation = JSON.stringify({ query: graphqlDocument(schema, schema.operations.update_user), variables: { params: UPDATE_USER } });
   await sameAnswers(stubs, mercurius, [metaQuery, updateMutation]);
+  await sameRestAnswers(stubs, fastify, [["/v1/admin/admin_meta", "{}"], ["/v1/admin/update_user", updateBody]]);
   const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
+  const stubRestWrite = http(stubs, "/v1/admin/update_user", updateBody);
   const [baselineRest, rest] = await pair(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
-  const [baselineRestWrite, restWrite] = await pair(http(bareHttp, "/v1/admin/update_user", updateBody), http(stubs, "/v1/admin/update_user", updateBody));
+  const [fastifyRest, restAgain] = await pair(http(fastify, "/v1/admin/admin_meta", "{}"), stubRest);
+  const [baselineRestWrite, restWrite] = await pair(http(bareHttp, "/v1/admin/update_user", updateBody), stubRestWrite);
+  const [fastifyRestWrite, restWriteAgain] = await pair(http(fastify, "/v1/admin/update_user", updateBody), stubRestWrite);
   const [wrkBaseline, wrkRest] = await pair(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
   const [mercuriusRead, graphql] = await pair(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
   const [mercuriusWrite, graphqlWrite] = await pair(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's, since each call makes Redis work too.
   const [memoryRest, redisRest] = await pair(stubRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
   const [plainForMetrics, meteredRest] = await pair(stubRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
-  const traced = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
-  const tracedLoad = http(tracedStubs, "/v1/admin/admin_meta", "{}", traced);
-  const [plainForTracing, tracedRest] = await pair(stubRest, tracedLoad);
-  // The same SDK registered (async context on every promise of the process) with the stubs' tracing off: the stubs' own share.
-  const [sdkOnly, tracedAgain] = await pair(http(sdkStubs, "/v1/admin/admin_meta", "{}", traced), tracedLoad);
+  // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
+  const [plainForTracing, tracedRest] = await pair(stubRest, http(tracedStubs, "/v1/admin/admin_meta", "{}"));
+  // An SDK registered (async context on every promise of the process) with the stubs' tracing off.
+  const sdkOnlyLoad = http(sdkStubs, "/v1/admin/admin_meta", "{}");
+  const [plainForSdk, sdkOnly] = await pair(stubRest, sdkOnlyLoad);
+  // Every call sampled by its caller: what a span costs when there is one.
+  const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
+  const [sdkForSpans, everyCallTraced] = await pair(http(sdkStubs, "/v1/admin/admin_meta", "{}", sampledByCaller), http(tracedStubs, "/v1/admin/admin_meta", "{}", sampledByCaller));
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
   const [memoryLogin, redisLogin] = await pair(http(stubs, "/v1/admin/admin_login", loginBody, {}), http(redisStubs, "/v1/admin/admin_login", loginBody, {}, [redis.pid]));
   const [memorySession, redisSession] = await pair(
@@ -215,9 +233,13 @@ try {
   console.log(`REST, admin_meta (read):`);
   console.log(base("bare node:http", baselineRest));
   console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
+  console.log(base("fastify+ajv", fastifyRest));
+  console.log(row("REST stub", restAgain, fastifyRest, "fastify with the OpenAPI schemas", 100));
   console.log(`REST, update_user (write, ${Object.keys(UPDATE_USER).length} fields):`);
   console.log(base("bare node:http", baselineRestWrite));
-  console.log(row("REST stub", restWrite, baselineRestWrite, "bare node:http", 80));
+  console.log(row("REST stub", restWrite, baselineRestWrite, "bare node:http", 75));
+  console.log(base("fastify+ajv", fastifyRestWrite));
+  console.log(row("REST stub", restWriteAgain, fastifyRestWrite, "fastify with the OpenAPI schemas", 100));
   console.log(`REST, admin_meta, load from wrk (cross-check):`);
   console.log(base("bare node:http", wrkBaseline));
   console.log(row("REST stub", wrkRest, wrkBaseline, "bare node:http", 80));
@@ -229,16 +251,17 @@ try {
   console.log(row("GraphQL stub", graphqlWrite, mercuriusWrite, "mercurius with graphql-jit", 100));
   console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing:`);
   console.log(base("in memory", memoryRest));
-  console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 95));
+  console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
   console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 95));
-  console.log(row("REST, tracing", tracedRest, plainForTracing, "the REST stub without", 95));
-  console.log(row("  spans only", tracedAgain, sdkOnly, "SDK registered, tracing off", 95));
+  console.log(row("REST, tracing", tracedRest, plainForTracing, "without (default sampling)", 90));
+  console.log(row("SDK, no tracing", sdkOnly, plainForSdk, "without an SDK", 97));
+  console.log(row("every call", everyCallTraced, sdkForSpans, "SDK, tracing off (all sampled)"));
   console.log(`admin sessions (REST):`);
   console.log(base("login, memory", memoryLogin));
   console.log(row("login, Redis", redisLogin, memoryLogin, "admin_login in memory"));
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, mercurius, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, fastify, mercurius, redisStubs, meteredStubs, tracedStubs, sdkStubs]) target.child.kill();
   await redis.stop();
 }

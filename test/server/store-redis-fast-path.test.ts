@@ -81,7 +81,7 @@ describe("the Redis store's local answer", () => {
   it("misses no failure recorded while its subscription was down: it rebuilds its suspects from Redis", async () => {
     const address = "203.0.113.20";
     // Cut b's subscriber connection only (its command connection stays), then fail from a at once.
-    await admin.client("KILL", "TYPE", "pubsub");
+    await admin.call("CLIENT", "KILL", "TYPE", "pubsub");
     for (let i = 0; i < 3; i++) await a.secretAttempt(address, false, policy, Date.now());
     // While b resubscribes it asks Redis; once back, the rebuilt suspects hold the address.
     await until(() => answersLocally(b, "198.51.100.251"));
