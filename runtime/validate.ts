@@ -82,18 +82,43 @@ function rangeText(kind: FieldSpec["kind"], minimum: number | undefined, maximum
   return low !== undefined ? `${low} or more` : `${high} or less`;
 }
 
-type FormatCheck = { test: (value: string) => boolean; expected: string };
+export type FormatCheck = { test: (value: string) => boolean; expected: string };
 
 const BUILTIN_CHECKS = new Map<string, FormatCheck>(
   Object.entries(BUILTIN_FORMAT_RULES).map(([name, rule]) => {
     const maxLength = "maxLength" in rule ? rule.maxLength : undefined;
-    return [name, { test: (v: string) => rule.test(v) && (maxLength === undefined || v.length <= maxLength), expected: rule.expected }];
+    // The length first: no pattern ever runs on a value longer than its format allows.
+    return [name, { test: (v: string) => (maxLength === undefined || v.length <= maxLength) && rule.test(v), expected: rule.expected }];
   }),
 );
 
+/**
+ * The length of `value` in code points, as the rules count it, compared with `limit`: -1 when
+ * shorter, 0 when equal, 1 when longer. A string of n UTF-16 units has between n/2 and n code
+ * points, so most values are decided by their length alone, and the others are counted without
+ * building an array of code points (which a 1 MiB value would make 1 million strings of).
+ */
+function compareCodePoints(value: string, limit: number): -1 | 0 | 1 {
+  if (value.length < limit) return -1;
+  if (value.length === limit && !/[\uD800-\uDBFF]/.test(value)) return 0;
+  if (value.length > 2 * limit) return 1;
+  let count = 0;
+  for (let i = 0; i < value.length; i++) {
+    const unit = value.charCodeAt(i);
+    // A high surrogate followed by a low one is one code point.
+    if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < value.length) {
+      const next = value.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) i++;
+    }
+    if (++count > limit) return 1;
+  }
+  return count < limit ? -1 : 0;
+}
+
 /** Checks of declared formats, compiled once per rules object. */
 const declaredChecks = new WeakMap<object, Map<string, FormatCheck>>();
-function formatCheck(rules: ValidationRules, name: string): FormatCheck {
+/** The check of a built-in or declared format: whether a value is one, and what it must be. */
+export function formatCheck(rules: ValidationRules, name: string): FormatCheck {
   const builtin = BUILTIN_CHECKS.get(name);
   if (builtin) return builtin;
   let checks = declaredChecks.get(rules);
@@ -147,8 +172,8 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
     case "string":
       if (typeof value !== "string") fail(path, VALUE_TEXTS.string);
       if (check.mode === "full" && rule) {
-        if (rule.minLength !== undefined && [...value].length < rule.minLength) fail(path, rule.minLength === 1 ? "must not be empty" : `must be at least ${rule.minLength} characters`);
-        if (rule.maxLength !== undefined && [...value].length > rule.maxLength) fail(path, `must be at most ${rule.maxLength} characters`);
+        if (rule.minLength !== undefined && compareCodePoints(value, rule.minLength) < 0) fail(path, rule.minLength === 1 ? "must not be empty" : `must be at least ${rule.minLength} characters`);
+        if (rule.maxLength !== undefined && compareCodePoints(value, rule.maxLength) > 0) fail(path, `must be at most ${rule.maxLength} characters`);
         if (rule.format !== undefined) {
           const format = formatCheck(check.rules, rule.format);
           if (!format.test(value)) fail(path, `must be ${format.expected}`);
