@@ -6,6 +6,7 @@ import { ERROR_WIRE, ServiceError } from "../errors.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
 import { documentErrorMessage } from "./graphql-messages.js";
+import { documentLimitErrors, MAX_DOCUMENT_TOKENS } from "./graphql-limits.js";
 import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
@@ -100,8 +101,9 @@ export class GraphqlEndpoint {
     let cached = this.documents.get(query);
     if (!cached) {
       try {
-        const document = parse(query);
-        const errors = validate(this.schema, document);
+        const document = parse(query, { maxTokens: MAX_DOCUMENT_TOKENS });
+        const validated = validate(this.schema, document);
+        const errors = validated.length > 0 ? validated : documentLimitErrors(document);
         cached = errors.length > 0 ? errors : document;
       } catch (error) {
         cached = [error as GraphQLError];
