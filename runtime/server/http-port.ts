@@ -20,9 +20,19 @@ export interface Http2Beside {
   close(graceMs: number): Promise<void>;
 }
 
+/** An HTTP/2 session with no stream and no frame for this long is closed (as HTTP/1.1 keep-alive ends). */
+export const HTTP2_IDLE_TIMEOUT_MS = 65_000;
+/** Streams one HTTP/2 session may have open at once (what the server announces in its SETTINGS). */
+export const HTTP2_MAX_CONCURRENT_STREAMS = 100;
+
 /** Makes `http1` take HTTP/2 connections too, answered by `handler`. Call before it listens. */
 export function acceptHttp2(http1: Server, handler: RequestListener): Http2Beside {
-  const http2 = createHttp2Server(handler as never);
+  const http2 = createHttp2Server({ settings: { maxConcurrentStreams: HTTP2_MAX_CONCURRENT_STREAMS } }, handler as never);
+  // Without a timeout an HTTP/2 connection that goes quiet stays open for ever (node's default is none).
+  http2.setTimeout(HTTP2_IDLE_TIMEOUT_MS);
+  // A stream whose request is not complete within the HTTP/1.1 server's request timeout is reset,
+  // so a slow sender cannot hold a stream (and its handler) open for ever either.
+  http2.on("stream", (stream) => stream.setTimeout(http1.requestTimeout || 300_000, () => stream.close(0x8 /* NGHTTP2_CANCEL */)));
   // Open HTTP/2 sessions keep the port from closing; remember them to end them on close.
   const sessions = new Set<ServerHttp2Session>();
   http2.on("session", (session) => {
@@ -42,6 +52,9 @@ export function acceptHttp2(http1: Server, handler: RequestListener): Http2Besid
     socket.setTimeout(http1.headersTimeout || 60_000);
     socket.on("timeout", drop);
     socket.on("error", drop);
+    // node:http opens its server half-open (it ends sockets itself once it has them); a peer that
+    // leaves before saying anything would otherwise keep its socket, and its connection slot, open.
+    socket.on("end", drop);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
       const length = Math.min(head.length, HTTP2_PREFACE.length);
@@ -49,6 +62,7 @@ export function acceptHttp2(http1: Server, handler: RequestListener): Http2Besid
       if (isHttp2 && head.length < HTTP2_PREFACE.length) return; // too early to tell
       socket.off("data", onData);
       socket.off("timeout", drop);
+      socket.off("end", drop);
       socket.setTimeout(0);
       undecided.delete(socket);
       socket.pause();

@@ -13,7 +13,7 @@ import { GrpcPort } from "./grpc.js";
 import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
 import { sendJson } from "./http-body.js";
 import { acceptHttp2 } from "./http-port.js";
-import { CallPipeline, type ServerOptions } from "./invoke.js";
+import { CallPipeline, DEFAULT_MAX_CONNECTIONS, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
@@ -121,6 +121,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const http: Server = createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
   httpShutdown.attach(http);
   http.keepAliveTimeout = 65_000;
+  http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const http2 = acceptHttp2(http, handle);
   const metricsServer: Server | undefined =
     metricsPort === undefined

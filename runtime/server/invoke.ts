@@ -17,6 +17,8 @@ type Plain = Record<string, unknown>;
 
 const SUPER_ADMIN: Principal = { kind: "super_admin" };
 const ANONYMOUS: Principal = { kind: "anonymous" };
+/** The connection cap of the HTTP port when the service sets none. */
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
 export interface LogEntry {
@@ -60,6 +62,12 @@ export interface ServerOptions {
   tracing?: boolean | TracingOptions;
   /** GET /healthz and /readyz on the HTTP port (default true). */
   health?: boolean;
+  /**
+   * Most connections the HTTP port holds open at once (HTTP/1.1 and HTTP/2 together; default
+   * DEFAULT_MAX_CONNECTIONS, 10 000): past it a new connection is closed at once, so a flood of idle
+   * connections cannot take every file descriptor.
+   */
+  maxConnections?: number;
   /** Largest request body accepted, in bytes (default: the manifest's api.limits.request_bytes, which the contracts state). */
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
