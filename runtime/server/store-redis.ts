@@ -149,7 +149,8 @@ export class RedisStore implements Store {
    * either in the scan or in a message.
    */
   private startSubscriber(client: ScriptedRedis): void {
-    const subscriber = client.duplicate({ keyPrefix: "" });
+    // It subscribes itself on every "ready" (ioredis's own resubscription leaves its failures unhandled).
+    const subscriber = client.duplicate({ keyPrefix: "", autoResubscribe: false });
     this.subscriber = subscriber;
     subscriber.on("error", () => {});
     subscriber.on("close", () => (this.suspectsComplete = false));

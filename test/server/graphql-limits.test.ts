@@ -2,7 +2,7 @@
 // MAX_DOCUMENT_DEPTH deep, at most MAX_DOCUMENT_FIELDS fields with every fragment expanded (a
 // fragment spread twice in each of 30 nested fragments would ask for a billion), and at most
 // MAX_DOCUMENT_TOKENS tokens to parse. The clients' own documents are far within all three.
-import { parse } from "graphql";
+import { getIntrospectionQuery, parse } from "graphql";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
 import { graphqlDocument } from "../../runtime/graphql-document.js";
@@ -28,6 +28,11 @@ describe("GraphQL document limits", () => {
       if (!operation.graphql) continue;
       expect(documentLimitErrors(parse(graphqlDocument(schema, operation))), operation.name).toEqual([]);
     }
+  });
+
+  it("let the introspection query of tools through (GraphiQL, schemathesis), with every option", () => {
+    const everything = { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true };
+    for (const options of [{}, everything]) expect(documentLimitErrors(parse(getIntrospectionQuery(options)))).toEqual([]);
   });
 
   it(`refuse selections nested deeper than ${MAX_DOCUMENT_DEPTH} levels`, () => {
