@@ -65,7 +65,7 @@ const grpcFallback = CodeInternal
 const (
 	textNotCarried        = "{operation} not available over {protocol}; use {protocols}"
 	textReadOnly          = "{operation} is destructive and this client is read-only"
-	textTooOld            = "{operation} needs server {since} or later over {protocol}; the server is {server}; {hint}"
+	textTooOld            = "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})"
 	textTooOldUse         = "use {protocols}"
 	textTooOldNone        = "no protocol carries it on this server"
 	textProtocolSeparator = " or "

@@ -157,7 +157,8 @@ export const REFUSAL_TEXTS = {
   refusalCode: "FAILED_PRECONDITION",
   notCarried: "{operation} not available over {protocol}; use {protocols}",
   readOnly: "{operation} is destructive and this client is read-only",
-  tooOld: "{operation} needs server {since} or later over {protocol}; the server is {server}; {hint}",
+  // §4.2's shape first, then why this server refuses it.
+  tooOld: "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})",
   tooOldUse: "use {protocols}",
   tooOldNone: "no protocol carries it on this server",
   protocolSeparator: " or ",

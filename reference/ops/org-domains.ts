@@ -96,7 +96,8 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
 
     async orgDomains(input) {
       await mustGetOrg(input.org_id);
-      const page = paginate(await storage.orgDomains.list((d) => d.org_id === input.org_id), input.pagination);
+      // Verified only (spec §4.3): a pending domain is seen through requestOrgDomain's answer and verifyOrgDomain.
+      const page = paginate(await storage.orgDomains.list((d) => d.org_id === input.org_id && d.status === "verified"), input.pagination);
       return { pagination: page.pagination, domains: page.items.map(publicDomain) };
     },
   };

@@ -178,7 +178,7 @@ export class ClientCore {
         if (compareVersions(server, binding.since) >= 0) return undefined;
         const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
         const hint = working.length > 0 ? `use ${working.join(" or ")}` : "no protocol carries it on this server";
-        return refuse(`${operation.pascalName} needs server ${binding.since} or later over ${protocol}; the server is ${server}; ${hint}`);
+        return refuse(`${operation.pascalName} not available over ${protocol}; ${hint} (needs server ${binding.since} or later on ${protocol}; the server is ${server})`);
       });
     }
     return undefined;

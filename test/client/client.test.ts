@@ -159,7 +159,7 @@ describe("refusals before any byte is sent", () => {
     expect((await refusalOf(() => client.generateJWTKeys({ type: "RS256" }))).message).toBe("GenerateJWTKeys not available over grpc; use graphql");
     expect((await refusalOf(() => client.deleteOrganization({ id: "o1" }))).message).toBe("DeleteOrganization is destructive and this client is read-only");
     expect((await refusalOf(() => client.getOrganization({ id: "o1" }))).message).toBe(
-      "GetOrganization needs server 2.4.0 or later over grpc; the server is 2.3.0; use graphql",
+      "GetOrganization not available over grpc; use graphql (needs server 2.4.0 or later on grpc; the server is 2.3.0)",
     );
     await client.close();
     expect(counter.count()).toBe(0);
@@ -185,7 +185,7 @@ describe("refusals before any byte is sent", () => {
     const { fetch, requests } = recordingFetch(() => new Response(JSON.stringify(meta)));
     const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });
     const first = await refusalOf(() => client.createOrganization({ name: "acme" }));
-    expect(first.message).toBe("CreateOrganization needs server 2.4.0 or later over rest; the server is 2.3.0-rc.9; use graphql");
+    expect(first.message).toBe("CreateOrganization not available over rest; use graphql (needs server 2.4.0 or later on rest; the server is 2.3.0-rc.9)");
     await refusalOf(() => client.orgDomains({ org_id: "o1" }));
     expect(requests.map((r) => r.url)).toEqual(["http://127.0.0.1:9/v1/admin/admin_meta"]);
     // An operation every server version carries needs no version at all.

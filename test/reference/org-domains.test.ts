@@ -41,7 +41,10 @@ describe("org domains", () => {
     // Asking again while pending keeps the challenge, so a record already published stays good.
     const again = await h.call("requestOrgDomain", { org_id: orgId, domain: "acme.com" });
     expect(again.txt_record.value).toBe(answer.txt_record.value);
-    expect((await h.call("orgDomains", { org_id: orgId })).domains.map((d) => d.status)).toEqual(["pending"]);
+    // The list holds verified domains only: a pending one is not in it, nor in its total.
+    const listed = await h.call("orgDomains", { org_id: orgId });
+    expect(listed.domains).toEqual([]);
+    expect(listed.pagination.total).toBe(0);
   });
 
   it("verify refuses until the TXT value is found, then verifies and logins resolve to the org", async () => {
@@ -63,6 +66,7 @@ describe("org domains", () => {
     expect(verified).toMatchObject({ status: "verified", verified_at: Math.floor(h.now() / 1000) });
     expect(await resolves(h, "alice@ACME.com")).toBe(orgId);
     expect(await resolves(h, "acme.com")).toBe(orgId);
+    expect((await h.call("orgDomains", { org_id: orgId })).domains.map((d) => [d.domain, d.status])).toEqual([["acme.com", "verified"]]);
   });
 
   it("verify without a request is refused, and another org's domain is ALREADY_EXISTS", async () => {
@@ -97,6 +101,7 @@ describe("org domains", () => {
   it("lists page with limit, page, offset and total", async () => {
     const { h, orgId } = await setup();
     for (const name of ["a.com", "b.com", "c.com"]) await h.call("addVerifiedOrgDomain", { org_id: orgId, domain: name });
+    await h.call("requestOrgDomain", { org_id: orgId, domain: "pending.com" });
     const page = await h.call("orgDomains", { org_id: orgId, pagination: { limit: 2, page: 2 } });
     expect(page.pagination).toEqual({ limit: 2, page: 2, offset: 2, total: 3 });
     expect(page.domains.map((d) => d.domain)).toEqual(["c.com"]);

@@ -102,7 +102,7 @@ func TestAFailureEndsTheIteration(t *testing.T) {
 	}
 	refused := admin(t, service.url, identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminServerVersion("2.3.0"))
 	for _, err := range refused.AllOrganizations(ctx, nil) {
-		wantError(t, err, identity.CodeFailedPrecondition, "Organizations needs server 2.4.0 or later over rest; the server is 2.3.0; use graphql")
+		wantError(t, err, identity.CodeFailedPrecondition, "Organizations not available over rest; use graphql (needs server 2.4.0 or later on rest; the server is 2.3.0)")
 	}
 }
 

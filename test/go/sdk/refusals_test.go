@@ -38,10 +38,10 @@ func TestReadOnlyClientRefusesDestructiveOperations(t *testing.T) {
 func TestOperationTheServerVersionDoesNotCarryIsRefused(t *testing.T) {
 	client := admin(t, "http://127.0.0.1:1", identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminServerVersion("2.3.0"))
 	_, err := client.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"})
-	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization needs server 2.4.0 or later over rest; the server is 2.3.0; use graphql")
+	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization not available over rest; use graphql (needs server 2.4.0 or later on rest; the server is 2.3.0)")
 	older := grpcAdmin(t, "127.0.0.1:1", identity.WithAdminServerVersion("2.3.0-rc.1"))
 	_, err = older.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"})
-	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization needs server 2.4.0 or later over grpc; the server is 2.3.0-rc.1; no protocol carries it on this server")
+	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization not available over grpc; no protocol carries it on this server (needs server 2.4.0 or later on grpc; the server is 2.3.0-rc.1)")
 	// Pre-releases come before the release; build metadata does not count.
 	for version, refused := range map[string]bool{"2.4.0-rc.1": true, "2.4.0+build.7": false, "v2.4.1": false, "10.0.0": false} {
 		client := admin(t, "http://127.0.0.1:1", identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminServerVersion(version), identity.WithAdminRetry(identity.NoRetry))
@@ -124,7 +124,7 @@ func TestAFailedVersionQuestionIsAskedAgain(t *testing.T) {
 	_, err := client.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"})
 	wantError(t, err, identity.CodePermissionDenied, "no")
 	_, err = client.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"})
-	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization needs server 2.4.0 or later over rest; the server is 2.3.0; use graphql")
+	wantError(t, err, identity.CodeFailedPrecondition, "GetOrganization not available over rest; use graphql (needs server 2.4.0 or later on rest; the server is 2.3.0)")
 	if n := len(service.log()); n != 2 {
 		t.Fatalf("want 2 version questions and nothing else, got %d requests", n)
 	}

@@ -32,9 +32,9 @@ def test_destructive_operations_in_read_only_mode(clients: Clients, recorder: Re
 
 def test_an_operation_newer_than_the_server_over_that_protocol(clients: Clients, recorder: Recorder) -> None:
     error = clients.fails(lambda: clients.admin(protocol="rest", server_version="2.3.0").get_organization(id="o1"))
-    assert error.message == "GetOrganization needs server 2.4.0 or later over rest; the server is 2.3.0; use graphql"
+    assert error.message == "GetOrganization not available over rest; use graphql (needs server 2.4.0 or later on rest; the server is 2.3.0)"
     error = clients.fails(lambda: clients.admin(protocol="grpc", grpc_endpoint=NOWHERE, server_version="2.3.0-rc.1").get_organization(id="o1"))
-    assert error.message == "GetOrganization needs server 2.4.0 or later over grpc; the server is 2.3.0-rc.1; no protocol carries it on this server"
+    assert error.message == "GetOrganization not available over grpc; no protocol carries it on this server (needs server 2.4.0 or later on grpc; the server is 2.3.0-rc.1)"
     assert recorder.requests == []
 
 

@@ -26,7 +26,7 @@ TEXTS: dict[str, str] = {
     "refusalCode": "FAILED_PRECONDITION",
     "notCarried": "{operation} not available over {protocol}; use {protocols}",
     "readOnly": "{operation} is destructive and this client is read-only",
-    "tooOld": "{operation} needs server {since} or later over {protocol}; the server is {server}; {hint}",
+    "tooOld": "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})",
     "tooOldUse": "use {protocols}",
     "tooOldNone": "no protocol carries it on this server",
     "protocolSeparator": " or ",
