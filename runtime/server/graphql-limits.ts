@@ -16,6 +16,8 @@ interface Cost {
   fields: number;
 }
 
+const NOTHING: Cost = { depth: 0, fields: 0 };
+
 /** The errors of a document that asks for too much, or none. */
 export function documentLimitErrors(document: DocumentNode): GraphQLError[] {
   const fragments = new Map<string, FragmentDefinitionNode>();
@@ -25,10 +27,10 @@ export function documentLimitErrors(document: DocumentNode): GraphQLError[] {
     let depth = 0;
     let fields = 0;
     for (const selection of selectionSet.selections) {
-      let inner: Cost = { depth: 0, fields: 0 };
+      let inner: Cost;
       if (selection.kind === Kind.FIELD) {
-        inner = selection.selectionSet ? costOf(selection.selectionSet) : inner;
-        inner = { depth: inner.depth + 1, fields: inner.fields + 1 };
+        const below = selection.selectionSet ? costOf(selection.selectionSet) : NOTHING;
+        inner = { depth: below.depth + 1, fields: below.fields + 1 };
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         inner = costOf(selection.selectionSet);
       } else {
@@ -36,7 +38,7 @@ export function documentLimitErrors(document: DocumentNode): GraphQLError[] {
         let known = fragmentCosts.get(name);
         if (!known) {
           const fragment = fragments.get(name);
-          known = fragment ? costOf(fragment.selectionSet) : { depth: 0, fields: 0 };
+          known = fragment ? costOf(fragment.selectionSet) : NOTHING;
           fragmentCosts.set(name, known);
         }
         inner = known;

@@ -20,6 +20,8 @@ export interface Http2Beside {
   close(graceMs: number): Promise<void>;
 }
 
+/** The connection cap of the HTTP port when the service sets none (ServerOptions.maxConnections). */
+export const DEFAULT_MAX_CONNECTIONS = 10_000;
 /** An HTTP/2 session with no stream and no frame for this long is closed (as HTTP/1.1 keep-alive ends). */
 export const HTTP2_IDLE_TIMEOUT_MS = 65_000;
 /** Streams one HTTP/2 session may have open at once (what the server announces in its SETTINGS). */

@@ -17,8 +17,6 @@ type Plain = Record<string, unknown>;
 
 const SUPER_ADMIN: Principal = { kind: "super_admin" };
 const ANONYMOUS: Principal = { kind: "anonymous" };
-/** The connection cap of the HTTP port when the service sets none. */
-export const DEFAULT_MAX_CONNECTIONS = 10_000;
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
 export interface LogEntry {
@@ -64,7 +62,7 @@ export interface ServerOptions {
   health?: boolean;
   /**
    * Most connections the HTTP port holds open at once (HTTP/1.1 and HTTP/2 together; default
-   * DEFAULT_MAX_CONNECTIONS, 10 000): past it a new connection is closed at once, so a flood of idle
+   * DEFAULT_MAX_CONNECTIONS of http-port.ts, 10 000): past it a new connection is closed at once, so a flood of idle
    * connections cannot take every file descriptor.
    */
   maxConnections?: number;

@@ -29,6 +29,10 @@ export interface RedisStoreOptions {
 
 export const DEFAULT_REDIS_KEY_PREFIX = "stubs:";
 
+/** The failures of one address, a sorted set of their times, under the store's prefix. */
+const LOCKOUT_KEYS = "lockout:";
+const lockoutKey = (address: string) => `${LOCKOUT_KEYS}${address}`;
+
 /** How often a replica pings Redis to know that its local lockout answers are current. */
 export const HEARTBEAT_MS = 500;
 /** The local answer is used only while Redis answered within this time (a hung Redis fails closed after it). */
@@ -180,7 +184,7 @@ export class RedisStore implements Store {
 
   /** Every address with failure keys in Redis becomes a suspect until its key expires. */
   private async seedSuspects(client: ScriptedRedis): Promise<void> {
-    const pattern = `${this.prefix}lockout:*`;
+    const pattern = `${this.prefix}${LOCKOUT_KEYS}*`;
     let cursor = "0";
     do {
       // SCAN matches raw key names: ioredis does not prefix its pattern, nor strip the prefix of what it answers.
@@ -188,7 +192,7 @@ export class RedisStore implements Store {
       cursor = next;
       for (const key of keys) {
         const address = key.slice(pattern.length - 1);
-        const ttl = await client.pttl(`lockout:${address}`);
+        const ttl = await client.pttl(lockoutKey(address));
         if (ttl > 0) this.suspect(address, ttl);
       }
     } while (cursor !== "0");
@@ -246,7 +250,7 @@ export class RedisStore implements Store {
   }
 
   private async decideInRedis(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): Promise<SecretAttempt> {
-    const key = `lockout:${address}`;
+    const key = lockoutKey(address);
     if (ok) {
       // The right secret records nothing, so one read decides it (a single command is atomic too):
       // the success path costs one ZCOUNT, the oldest failure is read only when locked.
