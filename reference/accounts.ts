@@ -9,11 +9,11 @@ export const normalizeEmail = (email: string) => email.trim().toLowerCase();
 
 export async function userByEmail(core: Core, email: string): Promise<UserRecord | undefined> {
   const wanted = normalizeEmail(email);
-  return core.storage.users.find((user) => user.email === wanted);
+  return core.storage.users.find({ email: wanted });
 }
 
 export async function userByPhone(core: Core, phone: string): Promise<UserRecord | undefined> {
-  return core.storage.users.find((user) => user.phone_number === phone);
+  return core.storage.users.find({ phone_number: phone });
 }
 
 export async function assertEmailFree(core: Core, email: string, exceptUserId?: string): Promise<void> {
@@ -106,7 +106,7 @@ export async function sendVerification(
 ): Promise<void> {
   const email = options.email ?? user.email;
   if (!email) return;
-  await core.storage.verificationRequests.deleteWhere((r) => r.user_id === user.id && r.purpose === purpose);
+  await core.storage.verificationRequests.deleteWhere({ user_id: user.id, purpose });
   const token = randomToken("vt_", core.random);
   const now = nowSeconds(core);
   const request: VerificationRecord = {
@@ -129,7 +129,7 @@ export async function sendVerification(
 /** The pending, unexpired request a token belongs to, if its purpose is one of `purposes`. */
 export async function pendingVerification(core: Core, token: string, purposes: readonly VerificationPurpose[]): Promise<VerificationRecord | undefined> {
   const hash = sha256(token);
-  const request = await core.storage.verificationRequests.find((r) => r.token_hash === hash);
+  const request = await core.storage.verificationRequests.find({ token_hash: hash });
   if (!request || !purposes.includes(request.purpose)) return undefined;
   if (request.expires <= nowSeconds(core)) {
     await core.storage.verificationRequests.delete(request.id);

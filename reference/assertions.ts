@@ -25,7 +25,7 @@ function subjectAllowed(allowed: readonly string[], subject: string): boolean {
 
 /** The client a service account id names: its id or its client_id. */
 export async function serviceAccount(core: Core, serviceAccountId: string): Promise<ClientRecord | undefined> {
-  return (await core.storage.clients.get(serviceAccountId)) ?? (await core.storage.clients.find((c) => c.client_id === serviceAccountId));
+  return (await core.storage.clients.get(serviceAccountId)) ?? (await core.storage.clients.find({ client_id: serviceAccountId }));
 }
 
 export class TrustedIssuers {
@@ -40,7 +40,8 @@ export class TrustedIssuers {
       return null;
     }
     if (typeof issuerClaim !== "string") return null;
-    const candidates = await this.core.storage.trustedIssuers.list((i) => i.is_active && withoutTrailingSlash(i.issuer_url) === withoutTrailingSlash(issuerClaim));
+    const issuerUrl = withoutTrailingSlash(issuerClaim);
+    const candidates = await this.core.storage.trustedIssuers.list({ is_active: true, issuer_url: { in: [issuerUrl, `${issuerUrl}/`] } });
     for (const issuer of candidates) {
       const client = await serviceAccount(this.core, issuer.service_account_id);
       if (!client || !client.is_active) continue;

@@ -5,7 +5,7 @@ import type { JSONWebKeySet } from "jose";
 import { ServiceError } from "../generated/server/index.js";
 import type { Meta, PaginationInput, Pagination, TrustedIssuer } from "../generated/types.js";
 import type { RandomSource } from "./secrets.js";
-import type { Storage } from "./storage.js";
+import type { Collection, ListOptions, Storage, Where } from "./storage.js";
 
 /** The feature flags of Meta and AdminMeta. */
 export type FeatureFlags = Omit<Meta, "version" | "client_id">;
@@ -111,12 +111,26 @@ export async function mustGet<T>(collection: { get(key: string): Promise<T | und
 
 export const DEFAULT_LIMIT = 10;
 
-/** One page of `items` and the page information of field-facts.md: offset = (page - 1) * limit. */
+/** One page of `items` computed in code (a handful per user) and the page information of field-facts.md: offset = (page - 1) * limit. */
 export function paginate<T>(items: readonly T[], request: PaginationInput | null | undefined): { pagination: Pagination; items: T[] } {
   const limit = request?.limit ?? DEFAULT_LIMIT;
   const page = request?.page ?? 1;
   const offset = (page - 1) * limit;
   return { pagination: { limit, page, offset, total: items.length }, items: items.slice(offset, offset + limit) };
+}
+
+/** One page of a collection's matches, paged by the store (offset and limit in SQL, and a count). */
+export async function pageOf<T, Q>(
+  collection: Collection<T, Q>,
+  where: Where<Q>,
+  request: PaginationInput | null | undefined,
+  options: Pick<ListOptions, "newestFirst"> = {},
+): Promise<{ pagination: Pagination; items: T[] }> {
+  const limit = request?.limit ?? DEFAULT_LIMIT;
+  const page = request?.page ?? 1;
+  const offset = (page - 1) * limit;
+  const { items, total } = await collection.page(where, { ...options, limit, offset });
+  return { pagination: { limit, page, offset, total }, items };
 }
 
 /** Applies the fields of `changes` that were given (not undefined or null) onto `record`. */

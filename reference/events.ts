@@ -33,7 +33,7 @@ export class Events {
   }
 
   private async deliverAll(eventName: EventName, data: Record<string, unknown>): Promise<void> {
-    const webhooks = await this.core.storage.webhooks.list((w) => w.enabled && w.event_name === eventName);
+    const webhooks = await this.core.storage.webhooks.list({ enabled: true, event_name: eventName });
     for (const webhook of webhooks) {
       const body = JSON.stringify({ id: this.core.newId(), event_name: eventName, event_description: webhook.event_description, created_at: nowSeconds(this.core), data });
       const answer = await this.send({ url: webhook.endpoint, headers: { "content-type": "application/json", ...webhook.headers }, body });
@@ -70,6 +70,6 @@ export async function postWebhook(request: WebhookRequest): Promise<{ status: nu
 
 /** Sends an email or SMS for a user flow, with the subject of its email template if one exists. */
 export async function notify(core: Core, message: { channel: "email" | "sms"; to: string; purpose: string; secret: string; subject: string }): Promise<void> {
-  const template = await core.storage.emailTemplates.find((t) => t.event_name === message.purpose);
+  const template = await core.storage.emailTemplates.find({ event_name: message.purpose });
   await core.sendMessage({ ...message, subject: template?.subject ?? message.subject, sentAt: nowSeconds(core) });
 }

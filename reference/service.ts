@@ -28,7 +28,8 @@ import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
 import { randomToken, sha256, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
-import { createMemoryStorage, type Storage } from "./storage.js";
+import type { Storage } from "./storage.js";
+import { createMemoryStorage } from "./store/memory.js";
 import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
 
 /** Documented default: a rotated-away client secret keeps working for 5 minutes. */
@@ -275,12 +276,12 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     },
     async isOrgAdmin(user, operation, input) {
       const adminOf = async (orgId: string) => {
-        const member = await storage.orgMembers.find((m) => m.org_id === orgId && m.user_id === user.userId);
+        const member = await storage.orgMembers.find({ org_id: orgId, user_id: user.userId });
         return member?.roles.includes(config.orgAdminRole) ?? false;
       };
       if (operation.name === "user_organizations" && typeof input.user_id === "string") {
         // Allowed when the user belongs to an organization the caller administers; the answer is filtered to those.
-        for (const member of await storage.orgMembers.list((m) => m.user_id === input.user_id)) if (await adminOf(member.org_id)) return true;
+        for (const member of await storage.orgMembers.list({ user_id: input.user_id })) if (await adminOf(member.org_id)) return true;
         return false;
       }
       const orgs = await orgsOfCall(core, operation, input);
@@ -312,7 +313,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       return (await storage.orgSamlConnections.get(connectionId))?.idp_certificate ?? null;
     },
     async samlIdpMetadata(orgId) {
-      const keys = await storage.samlIdpKeys.list((k) => k.org_id === orgId && k.status !== "retired");
+      const keys = await storage.samlIdpKeys.list({ org_id: orgId, status: { ne: "retired" } });
       if (keys.length === 0) return null;
       const base = `${config.issuer}/saml/${encodeURIComponent(orgId)}`;
       // The current key first: service providers that read one key read the signing one.
@@ -320,7 +321,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       return idpMetadataXml(`${base}/metadata`, `${base}/sso`, ordered.map((k) => k.certificate_pem));
     },
     async samlServiceProviderFor(orgId, entityId) {
-      const sp = await storage.samlServiceProviders.find((s) => s.org_id === orgId && s.entity_id === entityId && s.is_active);
+      const sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId, is_active: true });
       return sp ? { id: sp.id, acs_url: sp.acs_url } : null;
     },
     async issueAuthorizationCode(request) {

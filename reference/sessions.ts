@@ -129,18 +129,18 @@ export class Sessions {
   /** Ends a session: its access tokens stop verifying and its refresh tokens are dropped. */
   async end(sessionId: string): Promise<void> {
     await this.core.storage.sessions.delete(sessionId);
-    await this.core.storage.refreshTokens.deleteWhere((token) => token.session_id === sessionId);
+    await this.core.storage.refreshTokens.deleteWhere({ session_id: sessionId });
   }
 
   async endAllOf(userId: string): Promise<void> {
-    const sessions = await this.core.storage.sessions.list((session) => session.user_id === userId);
+    const sessions = await this.core.storage.sessions.list({ user_id: userId });
     for (const session of sessions) await this.end(session.id);
   }
 
   /** The live session a session cookie names, or undefined. */
   async byCookie(cookie: string): Promise<SessionRecord | undefined> {
     const hash = sha256(cookie);
-    const session = await this.core.storage.sessions.find((s) => s.cookie_hash === hash);
+    const session = await this.core.storage.sessions.find({ cookie_hash: hash });
     return session && session.expires_at > nowSeconds(this.core) ? session : undefined;
   }
 }

@@ -1,6 +1,8 @@
-// The storage the reference service runs on: one typed collection per resource behind a small
-// async interface, so a database-backed store can replace the in-memory one without touching the
-// operations. Records are copied on the way in and out, as a real store would hand out new objects.
+// The storage the reference service runs on: one table per resource, described once below (the
+// columns that are looked up, filtered, unique or ordered; the rest of a record travels as JSON),
+// behind a small typed interface that the SQL store (SQLite, PostgreSQL) and the in-memory store
+// both implement. Queries name columns and conditions, never JavaScript callbacks, so that every
+// lookup is an indexed query in SQL. Records are copies: changing one changes nothing stored.
 import type {
   AuditLog,
   Client,
@@ -21,18 +23,92 @@ import type {
   WebhookLog,
 } from "../generated/types.js";
 
-export interface Collection<T> {
+// ---- queries ----
+
+/** Comparisons of one column; every one given holds. */
+export interface Comparison<V> {
+  readonly ne?: V;
+  readonly gt?: V;
+  readonly gte?: V;
+  readonly lt?: V;
+  readonly lte?: V;
+  readonly in?: readonly V[];
+  /** Case-insensitive substring (ASCII case in SQLite). */
+  readonly contains?: string;
+}
+
+/** A condition on one column: a value (equality; null means IS NULL) or comparisons. */
+export type Condition<V> = V | Comparison<V>;
+
+/** Every condition holds; `anyOf`, when given, also needs one of its alternatives to hold. */
+export type Where<Q> = { readonly [K in keyof Q]?: Condition<Q[K]> } & { readonly anyOf?: readonly Where<Q>[] };
+
+export interface ListOptions {
+  /** Newest first instead of oldest first (insertion order either way). */
+  newestFirst?: boolean;
+  limit?: number;
+  offset?: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  /** How many records match, whatever the page. */
+  total: number;
+}
+
+/** The records of one table. `Q` is the part of a record the table has columns for. */
+export interface Collection<T, Q = T> {
   get(key: string): Promise<T | undefined>;
-  /** Inserts or replaces the record under its key. */
+  /** The first match, in insertion order. */
+  find(where: Where<Q>): Promise<T | undefined>;
+  /** The matches, in insertion order (or newest first). */
+  list(where?: Where<Q>, options?: ListOptions): Promise<T[]>;
+  /** One page of the matches and how many match in all: two queries, never every row. */
+  page(where: Where<Q>, options: ListOptions & { limit: number; offset: number }): Promise<Page<T>>;
+  count(where?: Where<Q>): Promise<number>;
+  /** Adds a record; ALREADY_EXISTS when its key or a unique column is taken. */
+  insert(record: T): Promise<void>;
+  /** Inserts or replaces the record under its key; ALREADY_EXISTS when a unique column is taken by another. */
   put(record: T): Promise<void>;
   delete(key: string): Promise<boolean>;
-  /** Records in insertion order, optionally only those `filter` keeps. */
-  list(filter?: (record: T) => boolean): Promise<T[]>;
-  /** The first record `filter` keeps. */
-  find(filter: (record: T) => boolean): Promise<T | undefined>;
-  /** Deletes every record `filter` keeps; answers how many went. */
-  deleteWhere(filter: (record: T) => boolean): Promise<number>;
+  /** Deletes every match; answers how many went. */
+  deleteWhere(where: Where<Q>): Promise<number>;
 }
+
+// ---- tables ----
+
+export type ColumnType = "text" | "integer" | "boolean";
+
+export interface UniqueRule<C extends string> {
+  /** The index name (ux_<table>_<what>), also how a violation is recognised. */
+  name: string;
+  columns: readonly C[];
+  /** Only rows whose column has this value take part (a partial index). */
+  where?: { column: C; equals: string };
+  /** The ALREADY_EXISTS message a violation answers. */
+  message: string;
+}
+
+export interface TableSpec<T, C extends keyof T & string> {
+  /** SQL table name. */
+  table: string;
+  /** What a record is called in messages ("user"). */
+  kind: string;
+  /** The primary key of a record. */
+  key(record: T): string;
+  /** The ALREADY_EXISTS message of an insert whose key is taken (default "the <kind> already exists"). */
+  keyTaken?: string;
+  columns: { readonly [K in C]: ColumnType };
+  unique?: readonly UniqueRule<NoInfer<C>>[];
+  /** Indexes of lookups that are not unique. */
+  indexes?: readonly (readonly NoInfer<C>[])[];
+}
+
+const spec =
+  <T>() =>
+  <C extends keyof T & string>(table: TableSpec<T, C>): TableSpec<T, C> =>
+    table;
+const byId = (record: { id: string }) => record.id;
 
 // ---- records: the public shape of a resource plus what the service keeps to itself ----
 
@@ -151,94 +227,227 @@ export interface RevokedTokenRecord {
   expires_at: number;
 }
 
-export interface Storage {
-  users: Collection<UserRecord>;
-  verificationRequests: Collection<VerificationRecord>;
-  otps: Collection<OtpRecord>;
-  webhooks: Collection<Webhook>;
-  webhookLogs: Collection<WebhookLog>;
-  emailTemplates: Collection<EmailTemplate>;
-  auditLogs: Collection<AuditLog>;
+
+// ---- the tables (the schema of migration 1 is built from these; a change to one is a new migration) ----
+
+export const TABLES = {
+  users: spec<UserRecord>()({
+    table: "users",
+    kind: "user",
+    key: byId,
+    columns: {
+      id: "text",
+      email: "text",
+      phone_number: "text",
+      given_name: "text",
+      family_name: "text",
+      nickname: "text",
+      preferred_username: "text",
+      created_at: "integer",
+    },
+    unique: [
+      { name: "ux_users_email", columns: ["email"], message: "a user with this email already exists" },
+      { name: "ux_users_phone_number", columns: ["phone_number"], message: "a user with this phone number already exists" },
+    ],
+  }),
+  verificationRequests: spec<VerificationRecord>()({
+    table: "verification_requests",
+    kind: "verification request",
+    key: byId,
+    columns: { id: "text", token_hash: "text", user_id: "text", purpose: "text", email: "text", expires: "integer" },
+    unique: [{ name: "ux_verification_requests_token_hash", columns: ["token_hash"], message: "the verification token is taken" }],
+    indexes: [["user_id"], ["email"], ["expires"]],
+  }),
+  otps: spec<OtpRecord>()({
+    table: "otps",
+    kind: "one-time password",
+    key: byId,
+    columns: { id: "text", user_id: "text", purpose: "text" },
+    indexes: [["user_id"]],
+  }),
+  webhooks: spec<Webhook>()({
+    table: "webhooks",
+    kind: "webhook",
+    key: byId,
+    columns: { id: "text", event_name: "text", enabled: "boolean" },
+    indexes: [["event_name"]],
+  }),
+  webhookLogs: spec<WebhookLog>()({
+    table: "webhook_logs",
+    kind: "webhook log",
+    key: byId,
+    columns: { id: "text", webhook_id: "text" },
+    indexes: [["webhook_id"]],
+  }),
+  emailTemplates: spec<EmailTemplate>()({
+    table: "email_templates",
+    kind: "email template",
+    key: byId,
+    columns: { id: "text", event_name: "text" },
+    unique: [{ name: "ux_email_templates_event_name", columns: ["event_name"], message: "an email template for this event already exists" }],
+  }),
+  auditLogs: spec<AuditLog>()({
+    table: "audit_logs",
+    kind: "audit log",
+    key: byId,
+    columns: { id: "text", action: "text", actor_id: "text", resource_type: "text", resource_id: "text", created_at: "integer" },
+    indexes: [["actor_id"], ["resource_id"], ["created_at"]],
+  }),
   /** Holds at most one record, under the key "current". */
-  fgaModels: Collection<FGAModelRecord>;
-  fgaTuples: Collection<FGATupleRecord>;
-  clients: Collection<ClientRecord>;
-  trustedIssuers: Collection<TrustedIssuer>;
-  samlServiceProviders: Collection<SAMLServiceProvider>;
-  samlIdpKeys: Collection<SAMLIDPKeyRecord>;
-  organizations: Collection<Organization>;
-  orgMembers: Collection<OrgMember>;
+  fgaModels: spec<FGAModelRecord>()({ table: "fga_models", kind: "FGA model", key: () => "current", columns: { id: "text" } }),
+  fgaTuples: spec<FGATupleRecord>()({
+    table: "fga_tuples",
+    kind: "FGA tuple",
+    key: (tuple) => tuple.key,
+    columns: { key: "text", user: "text", relation: "text", object: "text" },
+    unique: [{ name: "ux_fga_tuples_tuple", columns: ["object", "relation", "user"], message: "the tuple is already written" }],
+    indexes: [["user"]],
+  }),
+  clients: spec<ClientRecord>()({
+    table: "clients",
+    kind: "client",
+    key: byId,
+    columns: { id: "text", client_id: "text" },
+    unique: [{ name: "ux_clients_client_id", columns: ["client_id"], message: "a client with this client_id already exists" }],
+  }),
+  trustedIssuers: spec<TrustedIssuer>()({
+    table: "trusted_issuers",
+    kind: "trusted issuer",
+    key: byId,
+    columns: { id: "text", issuer_url: "text", expected_aud: "text", service_account_id: "text", is_active: "boolean" },
+    unique: [
+      {
+        name: "ux_trusted_issuers_mapping",
+        columns: ["issuer_url", "expected_aud", "service_account_id"],
+        message: "a trusted issuer already maps this issuer and audience to this service account",
+      },
+    ],
+    indexes: [["service_account_id"]],
+  }),
+  samlServiceProviders: spec<SAMLServiceProvider>()({
+    table: "saml_service_providers",
+    kind: "SAML service provider",
+    key: byId,
+    columns: { id: "text", org_id: "text", entity_id: "text", is_active: "boolean" },
+    unique: [{ name: "ux_saml_service_providers_entity", columns: ["org_id", "entity_id"], message: "a service provider of the organization already has this entity_id" }],
+  }),
+  samlIdpKeys: spec<SAMLIDPKeyRecord>()({
+    table: "saml_idp_keys",
+    kind: "SAML IdP key",
+    key: byId,
+    columns: { id: "text", org_id: "text", status: "text" },
+    unique: [
+      {
+        name: "ux_saml_idp_keys_current",
+        columns: ["org_id"],
+        where: { column: "status", equals: "current" },
+        message: "the organization's signing key was rotated by another call at the same time",
+      },
+    ],
+    indexes: [["org_id"]],
+  }),
+  organizations: spec<Organization>()({
+    table: "organizations",
+    kind: "organization",
+    key: byId,
+    columns: { id: "text", name: "text" },
+    unique: [{ name: "ux_organizations_name", columns: ["name"], message: "an organization with this name already exists" }],
+  }),
+  orgMembers: spec<OrgMember>()({
+    table: "org_members",
+    kind: "membership",
+    key: byId,
+    columns: { id: "text", org_id: "text", user_id: "text" },
+    unique: [{ name: "ux_org_members_member", columns: ["org_id", "user_id"], message: "the user is already a member of the organization" }],
+    indexes: [["user_id"]],
+  }),
   /** Keyed by the (lower-case) domain: a domain belongs to at most one organization. */
-  orgDomains: Collection<OrgDomainRecord>;
-  orgOidcConnections: Collection<OrgOIDCConnectionRecord>;
-  orgSamlConnections: Collection<OrgSAMLConnectionRecord>;
-  scimEndpoints: Collection<ScimEndpointRecord>;
-  sessions: Collection<SessionRecord>;
-  refreshTokens: Collection<RefreshTokenRecord>;
-  authorizationCodes: Collection<AuthorizationCodeRecord>;
-  revokedTokens: Collection<RevokedTokenRecord>;
+  orgDomains: spec<OrgDomainRecord>()({
+    table: "org_domains",
+    kind: "domain",
+    key: (domain) => domain.domain,
+    keyTaken: "the domain already belongs to another organization",
+    columns: { domain: "text", org_id: "text", status: "text" },
+    indexes: [["org_id"]],
+  }),
+  orgOidcConnections: spec<OrgOIDCConnectionRecord>()({
+    table: "org_oidc_connections",
+    kind: "OIDC connection",
+    key: byId,
+    columns: { id: "text", org_id: "text" },
+    unique: [{ name: "ux_org_oidc_connections_org", columns: ["org_id"], message: "the organization already has an OIDC connection" }],
+  }),
+  orgSamlConnections: spec<OrgSAMLConnectionRecord>()({
+    table: "org_saml_connections",
+    kind: "SAML connection",
+    key: byId,
+    columns: { id: "text", org_id: "text" },
+    unique: [{ name: "ux_org_saml_connections_org", columns: ["org_id"], message: "the organization already has a SAML connection" }],
+  }),
+  scimEndpoints: spec<ScimEndpointRecord>()({
+    table: "scim_endpoints",
+    kind: "SCIM endpoint",
+    key: byId,
+    columns: { id: "text", org_id: "text", token_hash: "text" },
+    unique: [
+      { name: "ux_scim_endpoints_org", columns: ["org_id"], message: "the organization already has a SCIM endpoint; rotate its token instead" },
+      { name: "ux_scim_endpoints_token_hash", columns: ["token_hash"], message: "the SCIM token is taken" },
+    ],
+  }),
+  sessions: spec<SessionRecord>()({
+    table: "sessions",
+    kind: "session",
+    key: byId,
+    columns: { id: "text", user_id: "text", cookie_hash: "text" },
+    unique: [{ name: "ux_sessions_cookie_hash", columns: ["cookie_hash"], message: "the session cookie is taken" }],
+    indexes: [["user_id"]],
+  }),
+  refreshTokens: spec<RefreshTokenRecord>()({
+    table: "refresh_tokens",
+    kind: "refresh token",
+    key: (token) => token.token_hash,
+    columns: { token_hash: "text", session_id: "text", user_id: "text", client_id: "text" },
+    indexes: [["session_id"], ["user_id"], ["client_id"]],
+  }),
+  authorizationCodes: spec<AuthorizationCodeRecord>()({
+    table: "authorization_codes",
+    kind: "authorization code",
+    key: (code) => code.code_hash,
+    columns: { code_hash: "text", user_id: "text", client_id: "text" },
+    indexes: [["user_id"], ["client_id"]],
+  }),
+  revokedTokens: spec<RevokedTokenRecord>()({
+    table: "revoked_tokens",
+    kind: "revoked token",
+    key: (token) => token.jti,
+    columns: { jti: "text", expires_at: "integer" },
+    indexes: [["expires_at"]],
+  }),
+} as const;
+
+export type Tables = typeof TABLES;
+export type TableName = keyof Tables;
+export type RecordOf<N extends TableName> = Tables[N] extends TableSpec<infer T, infer _C> ? T : never;
+export type ColumnsOf<N extends TableName> = Tables[N] extends TableSpec<infer _T, infer C> ? C : never;
+/** The part of a record of table N that has columns, what Where conditions name. */
+export type QueryOf<N extends TableName> = Pick<RecordOf<N>, ColumnsOf<N>>;
+
+export type Collections = { readonly [N in TableName]: Collection<RecordOf<N>, QueryOf<N>> };
+
+/** Whether the store answers; /readyz and the gRPC health service follow it. */
+export interface Reachability {
+  readonly kind: string;
+  reachable(): boolean;
+  onReachableChange(listener: (reachable: boolean) => void): void;
+  /** Resolves when the store answers a trivial query now. */
+  ping(): Promise<void>;
 }
 
-class MemoryCollection<T> implements Collection<T> {
-  private readonly records = new Map<string, T>();
-  constructor(private readonly keyOf: (record: T) => string) {}
-
-  async get(key: string) {
-    const record = this.records.get(key);
-    return record === undefined ? undefined : structuredClone(record);
-  }
-  async put(record: T) {
-    this.records.set(this.keyOf(record), structuredClone(record));
-  }
-  async delete(key: string) {
-    return this.records.delete(key);
-  }
-  async list(filter?: (record: T) => boolean) {
-    const all = [...this.records.values()];
-    return (filter ? all.filter(filter) : all).map((record) => structuredClone(record));
-  }
-  async find(filter: (record: T) => boolean) {
-    for (const record of this.records.values()) if (filter(record)) return structuredClone(record);
-    return undefined;
-  }
-  async deleteWhere(filter: (record: T) => boolean) {
-    let count = 0;
-    for (const [key, record] of this.records) {
-      if (filter(record)) {
-        this.records.delete(key);
-        count++;
-      }
-    }
-    return count;
-  }
-}
-
-const byId = <T extends { id: string }>(record: T) => record.id;
-
-export function createMemoryStorage(): Storage {
-  return {
-    users: new MemoryCollection(byId),
-    verificationRequests: new MemoryCollection(byId),
-    otps: new MemoryCollection(byId),
-    webhooks: new MemoryCollection(byId),
-    webhookLogs: new MemoryCollection(byId),
-    emailTemplates: new MemoryCollection(byId),
-    auditLogs: new MemoryCollection(byId),
-    fgaModels: new MemoryCollection(() => "current"),
-    fgaTuples: new MemoryCollection((tuple) => tuple.key),
-    clients: new MemoryCollection(byId),
-    trustedIssuers: new MemoryCollection(byId),
-    samlServiceProviders: new MemoryCollection(byId),
-    samlIdpKeys: new MemoryCollection(byId),
-    organizations: new MemoryCollection(byId),
-    orgMembers: new MemoryCollection(byId),
-    orgDomains: new MemoryCollection((domain) => domain.domain),
-    orgOidcConnections: new MemoryCollection(byId),
-    orgSamlConnections: new MemoryCollection(byId),
-    scimEndpoints: new MemoryCollection(byId),
-    sessions: new MemoryCollection(byId),
-    refreshTokens: new MemoryCollection((token) => token.token_hash),
-    authorizationCodes: new MemoryCollection((code) => code.code_hash),
-    revokedTokens: new MemoryCollection((token) => token.jti),
-  };
+export interface Storage extends Collections, Reachability {
+  /**
+   * Runs `work` in one transaction: every call of a collection inside it, from any helper, joins
+   * it; a failure undoes all of it. A transaction inside another joins the outer one.
+   */
+  transaction<R>(work: () => Promise<R>): Promise<R>;
+  close(): Promise<void>;
 }

@@ -113,7 +113,7 @@ export class TokenService {
       if (!user || user.revoked_timestamp !== null) return false;
     }
     if (claims.client_id !== undefined) {
-      const client = await storage.clients.find((c) => c.client_id === claims.client_id);
+      const client = await storage.clients.find({ client_id: claims.client_id });
       if (!client || !client.is_active) return false;
     }
     return true;
@@ -121,7 +121,7 @@ export class TokenService {
 
   /** Stops a token this service signed, whoever presents it. */
   async revoke(claims: Pick<ServiceClaims, "jti" | "exp">): Promise<void> {
-    await this.core.storage.revokedTokens.deleteWhere((record) => record.expires_at <= nowSeconds(this.core));
+    await this.core.storage.revokedTokens.deleteWhere({ expires_at: { lte: nowSeconds(this.core) } });
     await this.core.storage.revokedTokens.put({ jti: claims.jti, expires_at: claims.exp });
   }
 }

@@ -45,7 +45,7 @@ function assertNotRevoked(user: UserRecord): void {
 }
 
 async function issueOtp(core: Core, user: UserRecord, purpose: OtpPurpose, channel: "email" | "sms"): Promise<void> {
-  await core.storage.otps.deleteWhere((o) => o.user_id === user.id && o.purpose === purpose);
+  await core.storage.otps.deleteWhere({ user_id: user.id, purpose });
   const otp = randomOtp(6, core.random);
   const now = nowSeconds(core);
   await core.storage.otps.put({ id: core.newId(), user_id: user.id, purpose, otp_hash: sha256(otp), attempts: 0, created_at: now, expires_at: now + core.config.otpSeconds });
@@ -55,7 +55,7 @@ async function issueOtp(core: Core, user: UserRecord, purpose: OtpPurpose, chann
 
 /** Uses up a matching one-time password of the user; wrong guesses count toward a limit. */
 async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPurpose[], otp: string): Promise<OtpPurpose | null> {
-  const record = await core.storage.otps.find((o) => o.user_id === user.id && purposes.includes(o.purpose));
+  const record = await core.storage.otps.find({ user_id: user.id, purpose: { in: purposes } });
   if (!record) return null;
   if (record.expires_at <= nowSeconds(core) || record.attempts >= MAX_OTP_ATTEMPTS) {
     await core.storage.otps.delete(record.id);
@@ -228,7 +228,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
         next.signup_methods = withSignupMethod(next, "basic_auth");
         // Other sessions may have been opened with the old password.
         const current = await currentClaims(context);
-        for (const other of await storage.sessions.list((s) => s.user_id === user.id && s.id !== current.sid)) await sessions.end(other.id);
+        for (const other of await storage.sessions.list(current.sid === undefined ? { user_id: user.id } : { user_id: user.id, id: { ne: current.sid } })) await sessions.end(other.id);
         notes.push("password changed");
       }
       if (input.is_multi_factor_auth_enabled !== undefined && input.is_multi_factor_auth_enabled !== null) {
@@ -274,7 +274,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     async resendVerifyEmail(input) {
       const purpose = input.identifier as VerificationPurpose;
       const email = normalizeEmail(input.email);
-      const pending = await storage.verificationRequests.find((r) => r.purpose === purpose && r.email === email);
+      const pending = await storage.verificationRequests.find({ purpose, email });
       const user = pending && (await storage.users.get(pending.user_id));
       if (pending && user) await sendVerification(core, user, purpose, { email, redirectUri: pending.redirect_uri, nonce: input.state ?? pending.nonce });
       return { message: "if a verification is pending for this address, it was sent again" };
@@ -341,7 +341,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
 
     async resendOTP(input) {
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
-      const pending = user && (await storage.otps.find((o) => o.user_id === user.id));
+      const pending = user && (await storage.otps.find({ user_id: user.id }));
       if (user && pending) await issueOtp(core, user, pending.purpose, input.email ? "email" : "sms");
       return { message: "if a one-time password is pending, a new one was sent" };
     },

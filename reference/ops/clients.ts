@@ -1,7 +1,7 @@
 // Admin: machine clients (service accounts). A secret is shown once, on create and on rotate;
 // the store keeps only salted hashes. After a rotation the previous secret keeps working for
 // `clientSecretGraceSeconds` so callers can roll over without downtime.
-import { applyChanges, mustGet, nowSeconds, paginate, type Core } from "../core.js";
+import { applyChanges, mustGet, nowSeconds, pageOf, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken, saltedSha256, sameDigest } from "../secrets.js";
 import type { ClientRecord, ClientSecretHash } from "../storage.js";
@@ -25,7 +25,7 @@ export function clientSecretMatches(core: Core, client: ClientRecord, secret: st
 }
 
 export function clientByClientId(core: Core, clientId: string): Promise<ClientRecord | undefined> {
-  return core.storage.clients.find((c) => c.client_id === clientId);
+  return core.storage.clients.find({ client_id: clientId });
 }
 
 export function clientOperations({ core }: Deps): Operations<"createClient" | "updateClient" | "deleteClient" | "rotateClientSecret" | "getClient" | "clients"> {
@@ -59,10 +59,12 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
 
     async deleteClient(input) {
       const client = await mustGet(storage.clients, "client", input.id);
-      await storage.clients.delete(client.id);
-      // Access tokens name the client and fail once it is gone; refresh tokens and codes go now.
-      await storage.refreshTokens.deleteWhere((t) => t.client_id === client.client_id);
-      await storage.authorizationCodes.deleteWhere((c) => c.client_id === client.client_id);
+      // Access tokens name the client and fail once it is gone; refresh tokens and codes go with it.
+      await storage.transaction(async () => {
+        await storage.clients.delete(client.id);
+        await storage.refreshTokens.deleteWhere({ client_id: client.client_id });
+        await storage.authorizationCodes.deleteWhere({ client_id: client.client_id });
+      });
       return { message: `client ${client.id} deleted` };
     },
 
@@ -87,7 +89,7 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
     },
 
     async clients(input) {
-      const page = paginate(await storage.clients.list(), input.pagination);
+      const page = await pageOf(storage.clients, {}, input.pagination);
       return { pagination: page.pagination, clients: page.items.map(publicClient) };
     },
   };

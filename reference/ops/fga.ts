@@ -19,7 +19,7 @@ export class TupleGraph {
   constructor(private readonly core: Core) {}
 
   private subjectsOf(object: string, relation: string): Promise<FGATupleRecord[]> {
-    return this.core.storage.fgaTuples.list((t) => t.object === object && t.relation === relation);
+    return this.core.storage.fgaTuples.list({ object, relation });
   }
 
   /** Whether `user` holds `relation` on `object`, directly, through a wildcard or through a userset. */
@@ -90,26 +90,33 @@ export function fgaOperations({ core }: Deps): Operations<
     },
 
     async fgaWriteTuples(input) {
-      // Writing a tuple that exists already leaves it as it is.
-      for (const tuple of input.tuples) await storage.fgaTuples.put({ user: tuple.user, relation: tuple.relation, object: tuple.object, key: tupleKey(tuple) });
+      // Writing a tuple that exists already leaves it as it is; the tuples of one call are written together.
+      await storage.transaction(async () => {
+        for (const tuple of input.tuples) await storage.fgaTuples.put({ user: tuple.user, relation: tuple.relation, object: tuple.object, key: tupleKey(tuple) });
+      });
       return { message: `${input.tuples.length} tuple(s) written` };
     },
 
     async fgaDeleteTuples(input) {
       let deleted = 0;
-      for (const tuple of input.tuples) if (await storage.fgaTuples.delete(tupleKey(tuple))) deleted++;
+      await storage.transaction(async () => {
+        for (const tuple of input.tuples) if (await storage.fgaTuples.delete(tupleKey(tuple))) deleted++;
+      });
       return { message: `${deleted} tuple(s) deleted` };
     },
 
     async fgaReadTuples(input) {
-      const matching = await storage.fgaTuples.list(
-        // A filter given as "" matches "" (the contract makes "" a value), hence == null and not a falsy test.
-        (t) => (input.user == null || t.user === input.user) && (input.relation == null || t.relation === input.relation) && (input.object == null || t.object === input.object),
-      );
+      // A filter given as "" matches "" (the contract makes "" a value), hence == null and not a falsy test.
+      const where = {
+        ...(input.user == null ? {} : { user: input.user }),
+        ...(input.relation == null ? {} : { relation: input.relation }),
+        ...(input.object == null ? {} : { object: input.object }),
+      };
       const offset = input.continuation_token ? decodeContinuation(input.continuation_token) : 0;
       const size = input.page_size ?? DEFAULT_TUPLE_PAGE;
-      const next = offset + size;
-      return { tuples: matching.slice(offset, next).map(plain), continuation_token: next < matching.length ? encodeContinuation(next) : "" };
+      // One more than the page tells whether another page follows.
+      const matching = await storage.fgaTuples.list(where, { offset, limit: size + 1 });
+      return { tuples: matching.slice(0, size).map(plain), continuation_token: matching.length > size ? encodeContinuation(offset + size) : "" };
     },
 
     async fgaListUsers(input) {
@@ -122,8 +129,10 @@ export function fgaOperations({ core }: Deps): Operations<
     },
 
     async fgaReset() {
-      await storage.fgaModels.deleteWhere(() => true);
-      const tuples = await storage.fgaTuples.deleteWhere(() => true);
+      const tuples = await storage.transaction(async () => {
+        await storage.fgaModels.deleteWhere({});
+        return storage.fgaTuples.deleteWhere({});
+      });
       return { message: `FGA data reset: the model and ${tuples} tuple(s) removed` };
     },
   };

@@ -2,7 +2,7 @@
 // to publish); verify -> verified once the TXT record is found through the DNS resolver; a
 // super-admin may add a verified domain directly; delete removes it and logins stop resolving.
 // A domain belongs to at most one organization, pending or verified.
-import { alreadyExists, mustGet, nowSeconds, paginate, refused, type Core } from "../core.js";
+import { alreadyExists, mustGet, nowSeconds, pageOf, refused, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken } from "../secrets.js";
 import type { OrgDomainRecord } from "../storage.js";
@@ -40,7 +40,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
       if (!record) {
         const now = nowSeconds(core);
         record = { domain, org_id: input.org_id, status: "pending", verified_at: null, created_at: now, updated_at: now, challenge: randomToken("", core.random) };
-        await storage.orgDomains.put(record);
+        await storage.orgDomains.insert(record);
       }
       return { domain: publicDomain(record), txt_record: { record_type: "TXT", name: challengeName(domain), value: record.challenge } };
     },
@@ -83,7 +83,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
         updated_at: now,
         challenge: existing?.challenge ?? randomToken("", core.random),
       };
-      await storage.orgDomains.put(record);
+      await (existing ? storage.orgDomains.put(record) : storage.orgDomains.insert(record));
       return publicDomain(record);
     },
 
@@ -97,7 +97,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
     async orgDomains(input) {
       await mustGetOrg(input.org_id);
       // Verified only (spec §4.3): a pending domain is seen through requestOrgDomain's answer and verifyOrgDomain.
-      const page = paginate(await storage.orgDomains.list((d) => d.org_id === input.org_id && d.status === "verified"), input.pagination);
+      const page = await pageOf(storage.orgDomains, { org_id: input.org_id, status: "verified" }, input.pagination);
       return { pagination: page.pagination, domains: page.items.map(publicDomain) };
     },
   };

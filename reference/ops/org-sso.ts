@@ -3,17 +3,17 @@
 // answered; omitted on update they stay as they are, supplied they replace the stored value.
 import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
-import type { OrgOIDCConnectionRecord, OrgSAMLConnectionRecord } from "../storage.js";
+import type { Collection, OrgOIDCConnectionRecord, OrgSAMLConnectionRecord } from "../storage.js";
 import { publicOidcConnection, publicSamlConnection } from "../views.js";
 
 /** By id or by organization; the stub has already checked that exactly one is given. */
 async function byIdOrOrg<T extends { org_id: string }>(
-  collection: { get(id: string): Promise<T | undefined>; find(filter: (record: T) => boolean): Promise<T | undefined> },
+  collection: Collection<T, { org_id: string }>,
   kind: string,
   input: { id?: string | null; org_id?: string | null },
 ): Promise<T> {
   if (input.id != null) return mustGet(collection, kind, input.id);
-  const record = await collection.find((c) => c.org_id === input.org_id);
+  const record = await collection.find({ org_id: input.org_id! });
   if (!record) throw notFound(`${kind} of the organization`);
   return record;
 }
@@ -38,7 +38,7 @@ export function orgSsoOperations({ core }: Deps): Operations<
   return {
     async createOrgOIDCConnection(input) {
       await mustGetOrg(input.org_id);
-      await assertNone("OIDC connection", storage.orgOidcConnections.find((c) => c.org_id === input.org_id));
+      await assertNone("OIDC connection", storage.orgOidcConnections.find({ org_id: input.org_id }));
       const now = nowSeconds(core);
       const connection: OrgOIDCConnectionRecord = {
         id: core.newId(),
@@ -82,7 +82,7 @@ export function orgSsoOperations({ core }: Deps): Operations<
 
     async createOrgSAMLConnection(input) {
       await mustGetOrg(input.org_id);
-      await assertNone("SAML connection", storage.orgSamlConnections.find((c) => c.org_id === input.org_id));
+      await assertNone("SAML connection", storage.orgSamlConnections.find({ org_id: input.org_id }));
       const now = nowSeconds(core);
       const connection: OrgSAMLConnectionRecord = {
         id: core.newId(),
@@ -128,7 +128,7 @@ export async function ssoConnectionsFor(core: Core, orgId: string): Promise<{ oi
   const org = await core.storage.organizations.get(orgId);
   if (!org || !org.enabled) return { oidc: undefined, saml: undefined };
   return {
-    oidc: await core.storage.orgOidcConnections.find((c) => c.org_id === orgId),
-    saml: await core.storage.orgSamlConnections.find((c) => c.org_id === orgId),
+    oidc: await core.storage.orgOidcConnections.find({ org_id: orgId }),
+    saml: await core.storage.orgSamlConnections.find({ org_id: orgId }),
   };
 }

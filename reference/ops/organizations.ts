@@ -2,27 +2,29 @@
 // everything that belongs to it: members, domains, SSO connections, SAML service providers and
 // IdP keys, and the SCIM endpoint.
 import type { Organization, OrgMember } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, paginate, type Core } from "../core.js";
+import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, pageOf, paginate, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 
 const DEFAULT_MEMBER_ROLES = ["member"];
 
 async function assertNameFree(core: Core, name: string, exceptId?: string): Promise<void> {
-  const twin = await core.storage.organizations.find((org) => org.name === name && org.id !== exceptId);
+  const twin = await core.storage.organizations.find(exceptId === undefined ? { name } : { name, id: { ne: exceptId } });
   if (twin) throw alreadyExists("an organization with this name already exists");
 }
 
 export async function deleteOrganizationCascade(core: Core, orgId: string): Promise<void> {
   const { storage } = core;
-  const ofOrg = (record: { org_id: string }) => record.org_id === orgId;
-  await storage.orgMembers.deleteWhere(ofOrg);
-  await storage.orgDomains.deleteWhere(ofOrg);
-  await storage.orgOidcConnections.deleteWhere(ofOrg);
-  await storage.orgSamlConnections.deleteWhere(ofOrg);
-  await storage.samlServiceProviders.deleteWhere(ofOrg);
-  await storage.samlIdpKeys.deleteWhere(ofOrg);
-  await storage.scimEndpoints.deleteWhere(ofOrg);
-  await storage.organizations.delete(orgId);
+  const ofOrg = { org_id: orgId };
+  await storage.transaction(async () => {
+    await storage.orgMembers.deleteWhere(ofOrg);
+    await storage.orgDomains.deleteWhere(ofOrg);
+    await storage.orgOidcConnections.deleteWhere(ofOrg);
+    await storage.orgSamlConnections.deleteWhere(ofOrg);
+    await storage.samlServiceProviders.deleteWhere(ofOrg);
+    await storage.samlIdpKeys.deleteWhere(ofOrg);
+    await storage.scimEndpoints.deleteWhere(ofOrg);
+    await storage.organizations.delete(orgId);
+  });
 }
 
 export function organizationOperations({ core }: Deps): Operations<
@@ -37,7 +39,7 @@ export function organizationOperations({ core }: Deps): Operations<
   | "userOrganizations"
 > {
   const { storage } = core;
-  const membership = (orgId: string, userId: string) => storage.orgMembers.find((m) => m.org_id === orgId && m.user_id === userId);
+  const membership = (orgId: string, userId: string) => storage.orgMembers.find({ org_id: orgId, user_id: userId });
 
   return {
     async createOrganization(input) {
@@ -68,7 +70,7 @@ export function organizationOperations({ core }: Deps): Operations<
     },
 
     async organizations(input) {
-      const page = paginate(await storage.organizations.list(), input.pagination);
+      const page = await pageOf(storage.organizations, {}, input.pagination);
       return { pagination: page.pagination, organizations: page.items };
     },
 
@@ -101,26 +103,25 @@ export function organizationOperations({ core }: Deps): Operations<
 
     async orgMembers(input) {
       await mustGet(storage.organizations, "organization", input.org_id);
-      const members = await storage.orgMembers.list((m) => m.org_id === input.org_id);
+      const page = await pageOf(storage.orgMembers, { org_id: input.org_id }, input.pagination);
       // Name and email come from the user as it is now, not as it was when the user joined.
-      const current = await Promise.all(
-        members.map(async (member) => {
+      const members = await Promise.all(
+        page.items.map(async (member) => {
           const user = await storage.users.get(member.user_id);
           return user ? { ...member, email: user.email, given_name: user.given_name, family_name: user.family_name } : member;
         }),
       );
-      const page = paginate(current, input.pagination);
-      return { pagination: page.pagination, members: page.items };
+      return { pagination: page.pagination, members };
     },
 
     async userOrganizations(input, context) {
       await mustGet(storage.users, "user", input.user_id);
-      let memberships = await storage.orgMembers.list((m) => m.user_id === input.user_id);
+      let memberships = await storage.orgMembers.list({ user_id: input.user_id });
       // An org-admin sees only the organizations they administer.
       const caller = context.principal;
       if (caller.kind === "user") {
         const administered = new Set(
-          (await storage.orgMembers.list((m) => m.user_id === caller.userId && m.roles.includes(core.config.orgAdminRole))).map((m) => m.org_id),
+          (await storage.orgMembers.list({ user_id: caller.userId })).filter((m) => m.roles.includes(core.config.orgAdminRole)).map((m) => m.org_id),
         );
         memberships = memberships.filter((m) => administered.has(m.org_id));
       }

@@ -4,7 +4,7 @@
 // the metadata); the current key cannot be retired.
 import { generateKeyPair, type KeyObject } from "node:crypto";
 import type { SAMLServiceProvider } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, nowSeconds, paginate, refused, type Core } from "../core.js";
+import { alreadyExists, applyChanges, mustGet, nowSeconds, pageOf, refused, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { parseSpMetadata } from "../saml-metadata.js";
 import type { SAMLIDPKeyRecord } from "../storage.js";
@@ -20,7 +20,7 @@ export const newRsaKeyPair = () =>
   );
 
 async function assertEntityIdFree(core: Core, orgId: string, entityId: string, exceptId?: string): Promise<void> {
-  const twin = await core.storage.samlServiceProviders.find((sp) => sp.org_id === orgId && sp.entity_id === entityId && sp.id !== exceptId);
+  const twin = await core.storage.samlServiceProviders.find(exceptId === undefined ? { org_id: orgId, entity_id: entityId } : { org_id: orgId, entity_id: entityId, id: { ne: exceptId } });
   if (twin) throw alreadyExists("a service provider of the organization already has this entity_id");
 }
 
@@ -98,7 +98,7 @@ export function samlIdpOperations({ core }: Deps): Operations<
 
     async listSAMLServiceProviders(input) {
       await mustGetOrg(input.org_id);
-      const page = paginate(await storage.samlServiceProviders.list((sp) => sp.org_id === input.org_id), input.pagination);
+      const page = await pageOf(storage.samlServiceProviders, { org_id: input.org_id }, input.pagination);
       return { pagination: page.pagination, saml_service_providers: page.items };
     },
 
@@ -119,10 +119,14 @@ export function samlIdpOperations({ core }: Deps): Operations<
           retired_at: null,
           private_key_pem: privateKey.export({ type: "pkcs8", format: "pem" }) as string,
         };
-        for (const previous of await storage.samlIdpKeys.list((k) => k.org_id === org.id && k.status === "current")) {
-          await storage.samlIdpKeys.put({ ...previous, status: "published" });
-        }
-        await storage.samlIdpKeys.put(key);
+        // Demoting the current key and adding the new one happen together or not at all; the
+        // database holds one current key per organization (a rotation racing on another replica fails).
+        await storage.transaction(async () => {
+          for (const previous of await storage.samlIdpKeys.list({ org_id: org.id, status: "current" })) {
+            await storage.samlIdpKeys.put({ ...previous, status: "published" });
+          }
+          await storage.samlIdpKeys.insert(key);
+        });
         return publicIdpKey(key);
       });
     },
@@ -138,7 +142,7 @@ export function samlIdpOperations({ core }: Deps): Operations<
 
     async listSAMLIDPKeys(input) {
       await mustGetOrg(input.org_id);
-      return { keys: (await storage.samlIdpKeys.list((k) => k.org_id === input.org_id)).map(publicIdpKey) };
+      return { keys: (await storage.samlIdpKeys.list({ org_id: input.org_id })).map(publicIdpKey) };
     },
 
     async importSAMLSPMetadata(input) {

@@ -10,7 +10,7 @@ import { publicScimEndpoint } from "../views.js";
 /** The organization and endpoint a SCIM bearer token provisions for, or null. */
 export async function verifyScimToken(core: Core, token: string): Promise<{ org_id: string; endpoint_id: string } | null> {
   const hash = sha256(token);
-  const endpoint = await core.storage.scimEndpoints.find((e) => e.token_hash === hash);
+  const endpoint = await core.storage.scimEndpoints.find({ token_hash: hash });
   return endpoint && endpoint.enabled ? { org_id: endpoint.org_id, endpoint_id: endpoint.id } : null;
 }
 
@@ -18,7 +18,7 @@ export function scimOperations({ core }: Deps): Operations<"createSCIMEndpoint" 
   const { storage } = core;
   const endpointOf = async (orgId: string) => {
     await mustGet(storage.organizations, "organization", orgId);
-    return storage.scimEndpoints.find((e) => e.org_id === orgId);
+    return storage.scimEndpoints.find({ org_id: orgId });
   };
   const mustGetEndpoint = async (orgId: string) => {
     const endpoint = await endpointOf(orgId);

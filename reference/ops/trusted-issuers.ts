@@ -2,7 +2,7 @@
 // service account; the token endpoint reads them from the store on every assertion.
 import type { TrustedIssuer } from "../../generated/types.js";
 import { serviceAccount } from "../assertions.js";
-import { alreadyExists, applyChanges, invalid, mustGet, notFound, nowSeconds, paginate, type Core } from "../core.js";
+import { alreadyExists, applyChanges, invalid, mustGet, notFound, nowSeconds, pageOf, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 
 function checkKeySource(issuer: Pick<TrustedIssuer, "key_source_type" | "jwks_url">): void {
@@ -10,9 +10,12 @@ function checkKeySource(issuer: Pick<TrustedIssuer, "key_source_type" | "jwks_ur
 }
 
 async function assertUnique(core: Core, issuer: TrustedIssuer): Promise<void> {
-  const twin = await core.storage.trustedIssuers.find(
-    (other) => other.id !== issuer.id && other.issuer_url === issuer.issuer_url && other.expected_aud === issuer.expected_aud && other.service_account_id === issuer.service_account_id,
-  );
+  const twin = await core.storage.trustedIssuers.find({
+    id: { ne: issuer.id },
+    issuer_url: issuer.issuer_url,
+    expected_aud: issuer.expected_aud,
+    service_account_id: issuer.service_account_id,
+  });
   if (twin) throw alreadyExists("a trusted issuer already maps this issuer and audience to this service account");
 }
 
@@ -67,8 +70,7 @@ export function trustedIssuerOperations({ core }: Deps): Operations<
     },
 
     async trustedIssuers(input) {
-      const issuers = await storage.trustedIssuers.list((i) => input.service_account_id == null || i.service_account_id === input.service_account_id);
-      const page = paginate(issuers, input.pagination);
+      const page = await pageOf(storage.trustedIssuers, input.service_account_id == null ? {} : { service_account_id: input.service_account_id }, input.pagination);
       return { pagination: page.pagination, trusted_issuers: page.items };
     },
   };

@@ -1,27 +1,28 @@
 // Admin: users, pending verification requests, revoking and re-enabling access, invitations.
 import { ServiceError } from "../../generated/server/index.js";
 import { assertEmailFree, assertPhoneFree, newUserRecord, normalizeEmail, sendVerification, userByEmail } from "../accounts.js";
-import { applyChanges, mustGet, notFound, nowSeconds, paginate, type Core } from "../core.js";
+import { applyChanges, mustGet, notFound, nowSeconds, pageOf, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
-import type { UserRecord } from "../storage.js";
+import type { QueryOf, Where } from "../storage.js";
 import { publicUser, publicVerificationRequest } from "../views.js";
 
-function matchesQuery(user: UserRecord, query: string): boolean {
-  const needle = query.toLowerCase();
-  return [user.email, user.phone_number, user.given_name, user.family_name, user.nickname, user.preferred_username].some((value) => value?.toLowerCase().includes(needle));
+/** Users whose email, phone number or a name contains `query` (ignoring case). */
+function matchingQuery(query: string): Where<QueryOf<"users">> {
+  return { anyOf: (["email", "phone_number", "given_name", "family_name", "nickname", "preferred_username"] as const).map((column) => ({ [column]: { contains: query } })) };
 }
 
 /** Removes a user and everything that hangs off it. */
 export async function deleteUserCascade(core: Core, userId: string): Promise<void> {
   const { storage } = core;
-  await storage.users.delete(userId);
-  const sessions = await storage.sessions.list((s) => s.user_id === userId);
-  for (const session of sessions) await storage.sessions.delete(session.id);
-  await storage.refreshTokens.deleteWhere((t) => t.user_id === userId);
-  await storage.authorizationCodes.deleteWhere((c) => c.user_id === userId);
-  await storage.verificationRequests.deleteWhere((r) => r.user_id === userId);
-  await storage.otps.deleteWhere((o) => o.user_id === userId);
-  await storage.orgMembers.deleteWhere((m) => m.user_id === userId);
+  await storage.transaction(async () => {
+    await storage.users.delete(userId);
+    await storage.sessions.deleteWhere({ user_id: userId });
+    await storage.refreshTokens.deleteWhere({ user_id: userId });
+    await storage.authorizationCodes.deleteWhere({ user_id: userId });
+    await storage.verificationRequests.deleteWhere({ user_id: userId });
+    await storage.otps.deleteWhere({ user_id: userId });
+    await storage.orgMembers.deleteWhere({ user_id: userId });
+  });
 }
 
 export function userOperations({ core, sessions, events }: Deps): Operations<
@@ -30,8 +31,7 @@ export function userOperations({ core, sessions, events }: Deps): Operations<
   const { storage } = core;
   return {
     async users(input) {
-      const all = await storage.users.list((user) => !input.query || matchesQuery(user, input.query));
-      const page = paginate(all, input.pagination);
+      const page = await pageOf(storage.users, input.query ? matchingQuery(input.query) : {}, input.pagination);
       return { pagination: page.pagination, users: page.items.map(publicUser) };
     },
 
@@ -62,8 +62,7 @@ export function userOperations({ core, sessions, events }: Deps): Operations<
 
     async verificationRequests(input) {
       const now = nowSeconds(core);
-      const pending = await storage.verificationRequests.list((r) => r.expires > now);
-      const page = paginate(pending, input.pagination);
+      const page = await pageOf(storage.verificationRequests, { expires: { gt: now } }, input.pagination);
       return { pagination: page.pagination, verification_requests: page.items.map(publicVerificationRequest) };
     },
 

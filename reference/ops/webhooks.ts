@@ -1,6 +1,7 @@
 // Admin: webhooks and their delivery logs, email templates and audit logs.
 import type { Webhook } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, nowSeconds, paginate, refused } from "../core.js";
+import { alreadyExists, applyChanges, mustGet, nowSeconds, pageOf, refused } from "../core.js";
+import type { QueryOf, Where } from "../storage.js";
 import type { Deps, Operations } from "../deps.js";
 
 export function webhookOperations({ core, events }: Deps): Operations<
@@ -18,7 +19,7 @@ export function webhookOperations({ core, events }: Deps): Operations<
   | "auditLogs"
 > {
   const { storage } = core;
-  const templateFor = (eventName: string) => storage.emailTemplates.find((t) => t.event_name === eventName);
+  const templateFor = (eventName: string) => storage.emailTemplates.find({ event_name: eventName });
 
   return {
     async addWebhook(input) {
@@ -47,8 +48,10 @@ export function webhookOperations({ core, events }: Deps): Operations<
 
     async deleteWebhook(input) {
       await mustGet(storage.webhooks, "webhook", input.id);
-      await storage.webhooks.delete(input.id);
-      await storage.webhookLogs.deleteWhere((log) => log.webhook_id === input.id);
+      await storage.transaction(async () => {
+        await storage.webhooks.delete(input.id);
+        await storage.webhookLogs.deleteWhere({ webhook_id: input.id });
+      });
       return { message: `webhook ${input.id} deleted` };
     },
 
@@ -57,13 +60,12 @@ export function webhookOperations({ core, events }: Deps): Operations<
     },
 
     async webhooks(input) {
-      const page = paginate(await storage.webhooks.list(), input.pagination);
+      const page = await pageOf(storage.webhooks, {}, input.pagination);
       return { pagination: page.pagination, webhooks: page.items };
     },
 
     async webhookLogs(input) {
-      const logs = await storage.webhookLogs.list((log) => input.webhook_id == null || log.webhook_id === input.webhook_id);
-      const page = paginate(logs.reverse(), input.pagination);
+      const page = await pageOf(storage.webhookLogs, input.webhook_id == null ? {} : { webhook_id: input.webhook_id }, input.pagination, { newestFirst: true });
       return { pagination: page.pagination, webhook_logs: page.items };
     },
 
@@ -107,21 +109,19 @@ export function webhookOperations({ core, events }: Deps): Operations<
     },
 
     async emailTemplates(input) {
-      const page = paginate(await storage.emailTemplates.list(), input.pagination);
+      const page = await pageOf(storage.emailTemplates, {}, input.pagination);
       return { pagination: page.pagination, email_templates: page.items };
     },
 
     async auditLogs(input) {
-      const logs = await storage.auditLogs.list(
-        (log) =>
-          (input.action == null || log.action === input.action) &&
-          (input.actor_id == null || log.actor_id === input.actor_id) &&
-          (input.resource_type == null || log.resource_type === input.resource_type) &&
-          (input.resource_id == null || log.resource_id === input.resource_id) &&
-          (input.from_timestamp == null || log.created_at >= input.from_timestamp) &&
-          (input.to_timestamp == null || log.created_at <= input.to_timestamp),
-      );
-      const page = paginate(logs.reverse(), input.pagination);
+      const where: Where<QueryOf<"auditLogs">> = {
+        ...(input.action == null ? {} : { action: input.action }),
+        ...(input.actor_id == null ? {} : { actor_id: input.actor_id }),
+        ...(input.resource_type == null ? {} : { resource_type: input.resource_type }),
+        ...(input.resource_id == null ? {} : { resource_id: input.resource_id }),
+        created_at: { gte: input.from_timestamp ?? undefined, lte: input.to_timestamp ?? undefined },
+      };
+      const page = await pageOf(storage.auditLogs, where, input.pagination, { newestFirst: true });
       return { pagination: page.pagination, audit_logs: page.items };
     },
   };

@@ -124,7 +124,7 @@ describe("npm run serve", () => {
   it("reports unexpected failures by kind and place, never by message", async () => {
     const reported: string[] = [];
     const service = createReferenceService({ onInternalError: (operation, error) => reported.push(formatInternalError(operation, error)) });
-    service.state.storage.webhooks.list = async () => {
+    service.state.storage.webhooks.page = async () => {
       throw new TypeError("boom with an input value in it");
     };
     const server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });

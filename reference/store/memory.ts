@@ -1,0 +1,129 @@
+// The in-memory store: the same tables, rules and answers as the SQL store, in Maps, for unit
+// tests and as the baseline of bench:server. Unique rules are checked on every write; a
+// transaction keeps an undo journal and replays it backwards when its work fails. Nothing
+// survives the process.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { conflict } from "./errors.js";
+import { matches } from "./where.js";
+import { TABLES, type Collection, type Collections, type ListOptions, type Page, type Storage, type TableSpec, type Where } from "../storage.js";
+
+type Undo = () => void;
+
+class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
+  private readonly records = new Map<string, T>();
+
+  constructor(
+    private readonly spec: TableSpec<T, keyof T & string>,
+    private readonly journal: AsyncLocalStorage<Undo[]>,
+  ) {}
+
+  async get(key: string) {
+    const record = this.records.get(key);
+    return record === undefined ? undefined : structuredClone(record);
+  }
+
+  async find(where: Where<Q>) {
+    for (const record of this.records.values()) if (matches(record, where)) return structuredClone(record);
+    return undefined;
+  }
+
+  async list(where?: Where<Q>, options: ListOptions = {}) {
+    return this.select(where, options).map((record) => structuredClone(record));
+  }
+
+  async page(where: Where<Q>, options: ListOptions & { limit: number; offset: number }): Promise<Page<T>> {
+    const all = this.select(where, { newestFirst: options.newestFirst });
+    return { items: all.slice(options.offset, options.offset + options.limit).map((record) => structuredClone(record)), total: all.length };
+  }
+
+  async count(where?: Where<Q>) {
+    return this.select(where, {}).length;
+  }
+
+  async insert(record: T) {
+    const key = this.spec.key(record);
+    if (this.records.has(key)) throw conflict(this.spec.keyTaken ?? `the ${this.spec.kind} already exists`);
+    this.write(key, record);
+  }
+
+  async put(record: T) {
+    this.write(this.spec.key(record), record);
+  }
+
+  async delete(key: string) {
+    const previous = this.records.get(key);
+    if (previous === undefined) return false;
+    this.records.delete(key);
+    this.journal.getStore()?.push(() => this.restore(key, previous));
+    return true;
+  }
+
+  async deleteWhere(where: Where<Q>) {
+    let count = 0;
+    for (const [key, record] of [...this.records]) {
+      if (matches(record, where)) {
+        await this.delete(key);
+        count++;
+      }
+    }
+    return count;
+  }
+
+  private select(where: Where<Q> | undefined, options: ListOptions): T[] {
+    const all = [...this.records.values()].filter((record) => matches(record, where));
+    if (options.newestFirst) all.reverse();
+    const offset = options.offset ?? 0;
+    return all.slice(offset, options.limit === undefined ? undefined : offset + options.limit);
+  }
+
+  private write(key: string, record: T): void {
+    this.checkUnique(key, record);
+    const previous = this.records.get(key);
+    this.records.set(key, structuredClone(record));
+    this.journal.getStore()?.push(() => (previous === undefined ? this.records.delete(key) : this.restore(key, previous)));
+  }
+
+  /** Puts a record back (a deleted one comes back last in insertion order). */
+  private restore(key: string, record: T): void {
+    this.records.set(key, record);
+  }
+
+  private checkUnique(key: string, record: T): void {
+    for (const rule of this.spec.unique ?? []) {
+      const value = (r: T) => rule.columns.map((column) => r[column] ?? null);
+      const mine = value(record);
+      if (mine.some((part) => part === null)) continue; // as in SQL: null is never a duplicate
+      if (rule.where && record[rule.where.column] !== rule.where.equals) continue;
+      for (const [otherKey, other] of this.records) {
+        if (otherKey === key || (rule.where && other[rule.where.column] !== rule.where.equals)) continue;
+        const theirs = value(other);
+        if (theirs.every((part, index) => part === mine[index])) throw conflict(rule.message);
+      }
+    }
+  }
+}
+
+export function createMemoryStorage(): Storage {
+  const journal = new AsyncLocalStorage<Undo[]>();
+  const collections = Object.fromEntries(
+    Object.entries(TABLES).map(([name, spec]) => [name, new MemoryCollection(spec as unknown as TableSpec<object, never>, journal)]),
+  ) as unknown as Collections;
+  return {
+    ...collections,
+    kind: "memory",
+    reachable: () => true,
+    onReachableChange: () => undefined,
+    ping: async () => undefined,
+    close: async () => undefined,
+    async transaction(work) {
+      if (journal.getStore()) return work();
+      const undo: Undo[] = [];
+      try {
+        return await journal.run(undo, work);
+      } catch (error) {
+        for (const step of undo.reverse()) step();
+        throw error;
+      }
+    },
+  };
+}

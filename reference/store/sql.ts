@@ -1,0 +1,311 @@
+// The SQL store: SQLite (embedded, the default) or PostgreSQL (shared by replicas), through one
+// query layer (Kysely). Each table has its lookup columns and the record as JSON (`data`); every
+// query names indexed columns; lists page in SQL. Transactions are ambient: collection calls made
+// while `transaction` runs join it, whichever helper makes them. Driver errors become
+// ALREADY_EXISTS (a unique rule, with its own message) or UNAVAILABLE, never a stack trace.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from "kysely";
+import { conflict, unavailable } from "./errors.js";
+import type { Dialect } from "./migrations.js";
+import { comparisonsOf } from "./where.js";
+import {
+  TABLES,
+  type Collection,
+  type Collections,
+  type ColumnType,
+  type Condition,
+  type ListOptions,
+  type Page,
+  type Storage,
+  type TableSpec,
+  type Where,
+} from "../storage.js";
+
+// Tables are named at run time from TABLES, so the builder is untyped; rows are mapped below.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyDatabase = Kysely<any>;
+type Row = Record<string, string | number | null>;
+
+/** How long the store waits between pings while the database cannot be reached. */
+const PROBE_INTERVAL_MS = 1000;
+
+const PG_CONNECTION_CODES = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "ENOTFOUND", "EHOSTUNREACH", "EAI_AGAIN", "57P01", "57P02", "57P03", "53300"]);
+
+/** What a driver error means to a caller, or undefined when it is a bug (answered as INTERNAL). */
+function classify(error: unknown, uniqueMessage: (constraint: string) => string | undefined): Error | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const code = String((error as { code?: unknown }).code ?? "");
+  if (code === "SQLITE_CONSTRAINT_UNIQUE" || code === "SQLITE_CONSTRAINT_PRIMARYKEY") {
+    // "UNIQUE constraint failed: users.email" names the columns.
+    return conflict(uniqueMessage(error.message.replace(/^.*failed: /, "")) ?? "the record already exists");
+  }
+  if (code === "23505") return conflict(uniqueMessage(String((error as { constraint?: unknown }).constraint ?? "")) ?? "the record already exists");
+  if (code.startsWith("SQLITE_READONLY")) return unavailable("is read-only");
+  if (code === "SQLITE_FULL") return unavailable("is full");
+  if (code.startsWith("SQLITE_IOERR") || code === "SQLITE_CANTOPEN") return unavailable("file cannot be read or written");
+  if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return unavailable("is busy");
+  if (code === "53100") return unavailable("is full");
+  if (PG_CONNECTION_CODES.has(code) || code.startsWith("08") || /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|pool.*(ended|end on)/i.test(error.message)) {
+    return unavailable("cannot be reached");
+  }
+  return undefined;
+}
+
+const toSql = (value: unknown, type: ColumnType): string | number | null =>
+  value === undefined || value === null ? null : type === "boolean" ? (value ? 1 : 0) : (value as string | number);
+
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+class SqlCollection<T extends object, Q> implements Collection<T, Q> {
+  private readonly table;
+  private readonly columns: [string, ColumnType][];
+
+  constructor(
+    private readonly spec: TableSpec<T, keyof T & string>,
+    private readonly store: SqlStorage,
+  ) {
+    this.table = spec.table;
+    this.columns = Object.entries(spec.columns) as [string, ColumnType][];
+  }
+
+  async get(key: string) {
+    const row = await this.store.run((db) => db.selectFrom(this.table).select("data").where("pk", "=", key).executeTakeFirst());
+    return row === undefined ? undefined : (JSON.parse(row.data) as T);
+  }
+
+  async find(where: Where<Q>) {
+    const [record] = await this.list(where, { limit: 1 });
+    return record;
+  }
+
+  async list(where?: Where<Q>, options: ListOptions = {}) {
+    const rows = await this.store.run((db) => {
+      let query = db.selectFrom(this.table).select("data").where(this.condition(where)).orderBy("seq", options.newestFirst ? "desc" : "asc");
+      if (options.limit !== undefined) query = query.limit(options.limit);
+      if (options.offset) query = (options.limit === undefined ? query.limit(-1) : query).offset(options.offset);
+      return query.execute();
+    });
+    return rows.map((row) => JSON.parse(row.data as string) as T);
+  }
+
+  async page(where: Where<Q>, options: ListOptions & { limit: number; offset: number }): Promise<Page<T>> {
+    const total = await this.count(where);
+    if (options.limit === 0 || options.offset >= total) return { items: [], total };
+    const order = options.newestFirst ? "desc" : "asc";
+    // The page's rows are picked on `seq` alone (an index walk), and only they are read whole.
+    const rows = await this.store.run((db) =>
+      db
+        .selectFrom(this.table)
+        .select("data")
+        .where("seq", "in", db.selectFrom(this.table).select("seq").where(this.condition(where)).orderBy("seq", order).limit(options.limit).offset(options.offset))
+        .orderBy("seq", order)
+        .execute(),
+    );
+    return { items: rows.map((row) => JSON.parse(row.data as string) as T), total };
+  }
+
+  async count(where?: Where<Q>) {
+    const row = await this.store.run((db) =>
+      db.selectFrom(this.table).select((eb) => eb.fn.countAll<number | string>().as("n")).where(this.condition(where)).executeTakeFirstOrThrow(),
+    );
+    return Number(row.n);
+  }
+
+  async insert(record: T) {
+    await this.store.run((db) => db.insertInto(this.table).values(this.rowOf(record)).execute());
+  }
+
+  async put(record: T) {
+    const row = this.rowOf(record);
+    const { pk: _pk, ...changes } = row;
+    await this.store.run((db) =>
+      db
+        .insertInto(this.table)
+        .values(row)
+        .onConflict((on) => on.column("pk").doUpdateSet(changes))
+        .execute(),
+    );
+  }
+
+  async delete(key: string) {
+    const result = await this.store.run((db) => db.deleteFrom(this.table).where("pk", "=", key).executeTakeFirst());
+    return Number(result.numDeletedRows) > 0;
+  }
+
+  async deleteWhere(where: Where<Q>) {
+    const result = await this.store.run((db) => db.deleteFrom(this.table).where(this.condition(where)).executeTakeFirst());
+    return Number(result.numDeletedRows);
+  }
+
+  /** The message of the unique rule a violation names: its index name (PostgreSQL) or its table.columns (SQLite). */
+  uniqueMessage(constraint: string): string | undefined {
+    if (constraint === `ux_${this.table}_pk` || constraint === `${this.table}.pk`) return this.spec.keyTaken ?? `the ${this.spec.kind} already exists`;
+    for (const rule of this.spec.unique ?? []) {
+      if (constraint === rule.name || constraint === rule.columns.map((column) => `${this.table}.${column}`).join(", ")) return rule.message;
+    }
+    return undefined;
+  }
+
+  private rowOf(record: T): Row {
+    const row: Row = { pk: this.spec.key(record) };
+    for (const [column, type] of this.columns) row[column] = toSql((record as Record<string, unknown>)[column], type);
+    row.data = JSON.stringify(record);
+    return row;
+  }
+
+  private condition(where: Where<Q> | undefined): RawBuilder<SqlBool> {
+    if (!where) return sql<SqlBool>`1 = 1`;
+    const parts: RawBuilder<unknown>[] = [];
+    for (const [column, condition] of Object.entries(where as Record<string, unknown>)) {
+      if (column === "anyOf" || condition === undefined) continue;
+      const type = this.spec.columns[column as keyof T & string];
+      if (type === undefined) throw new TypeError(`${this.table} has no column ${column} to query`);
+      for (const [operator, operand] of comparisonsOf(condition as Condition<unknown>)) parts.push(this.comparison(column, type, operator, operand));
+    }
+    if (where.anyOf) {
+      parts.push(where.anyOf.length === 0 ? sql`1 = 0` : sql`(${sql.join(where.anyOf.map((alternative) => this.condition(alternative)), sql` or `)})`);
+    }
+    return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
+  }
+
+  private comparison(column: string, type: ColumnType, operator: ReturnType<typeof comparisonsOf>[number][0], operand: unknown): RawBuilder<unknown> {
+    const ref = sql.ref(column);
+    const value = toSql(operand, type);
+    switch (operator) {
+      case "eq":
+        return value === null ? sql`${ref} is null` : sql`${ref} = ${value}`;
+      case "ne":
+        return value === null ? sql`${ref} is not null` : sql`${ref} <> ${value}`;
+      case "in": {
+        const values = (operand as unknown[]).map((item) => toSql(item, type));
+        return values.length === 0 ? sql`1 = 0` : sql`${ref} in (${sql.join(values)})`;
+      }
+      case "contains":
+        return sql`lower(${ref}) like ${likePattern(String(operand))} escape '\\'`;
+      case "gt":
+        return sql`${ref} > ${value}`;
+      case "gte":
+        return sql`${ref} >= ${value}`;
+      case "lt":
+        return sql`${ref} < ${value}`;
+      case "lte":
+        return sql`${ref} <= ${value}`;
+    }
+  }
+}
+
+export class SqlStorage {
+  readonly kind: string;
+  readonly collections: Collections;
+  private readonly transactions = new AsyncLocalStorage<Transaction<unknown>>();
+  private readonly listeners = new Set<(reachable: boolean) => void>();
+  private isReachable = true;
+  private probe: NodeJS.Timeout | undefined;
+  private closed = false;
+  /** Settles once the schema is migrated; queries wait for it. */
+  private ready: Promise<unknown> | undefined;
+
+  constructor(
+    readonly dialect: Dialect,
+    readonly db: AnyDatabase,
+  ) {
+    this.kind = dialect === "sqlite" ? "SQLite" : "PostgreSQL";
+    this.collections = Object.fromEntries(
+      Object.entries(TABLES).map(([name, spec]) => [name, new SqlCollection(spec as unknown as TableSpec<object, never>, this)]),
+    ) as unknown as Collections;
+  }
+
+  /** Makes every query wait for `ready` (the migrations) first. */
+  waitFor(ready: Promise<unknown>): void {
+    const settled = ready.then(() => {
+      if (this.ready === settled) this.ready = undefined;
+    });
+    this.ready = settled;
+    settled.catch(() => undefined);
+  }
+
+  /** Runs a query on the transaction in progress, or on the database; maps its failure. */
+  async run<R>(query: (db: AnyDatabase) => Promise<R>): Promise<R> {
+    if (this.ready) await this.ready;
+    try {
+      const result = await query((this.transactions.getStore() as AnyDatabase | undefined) ?? this.db);
+      if (!this.isReachable) this.setReachable(true);
+      return result;
+    } catch (error) {
+      throw this.mapped(error);
+    }
+  }
+
+  async transaction<R>(work: () => Promise<R>): Promise<R> {
+    if (this.transactions.getStore()) return work();
+    if (this.ready) await this.ready;
+    try {
+      return await this.db.transaction().execute((trx) => this.transactions.run(trx, work));
+    } catch (error) {
+      throw this.mapped(error);
+    }
+  }
+
+  reachable(): boolean {
+    return this.isReachable;
+  }
+
+  onReachableChange(listener: (reachable: boolean) => void): void {
+    this.listeners.add(listener);
+  }
+
+  async ping(): Promise<void> {
+    await this.run((db) => sql`select 1`.execute(db));
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.probe);
+    await this.db.destroy();
+  }
+
+  /** The database went away (a pooled connection broke while idle). */
+  lost(): void {
+    this.setReachable(false);
+  }
+
+  private mapped(error: unknown): unknown {
+    if ((error as { code?: unknown }).code === "ALREADY_EXISTS" || (error as { code?: unknown }).code === "UNAVAILABLE") return error;
+    const meaning = classify(error, (constraint) => {
+      for (const collection of Object.values(this.collections)) {
+        const message = (collection as SqlCollection<object, unknown>).uniqueMessage(constraint);
+        if (message) return message;
+      }
+      return undefined;
+    });
+    if (meaning === undefined) return error;
+    if ((meaning as { code?: unknown }).code === "UNAVAILABLE" && /reached/.test(meaning.message)) this.setReachable(false);
+    return meaning;
+  }
+
+  private setReachable(reachable: boolean): void {
+    if (reachable === this.isReachable) return;
+    this.isReachable = reachable;
+    for (const listener of this.listeners) listener(reachable);
+    clearInterval(this.probe);
+    this.probe = undefined;
+    if (!reachable && !this.closed) {
+      // Back by itself: a ping a second until the database answers again.
+      this.probe = setInterval(() => void this.ping().catch(() => undefined), PROBE_INTERVAL_MS);
+      this.probe.unref();
+    }
+  }
+
+  /** The Storage the service runs on. */
+  storage(): Storage {
+    return {
+      ...this.collections,
+      kind: this.kind,
+      reachable: () => this.reachable(),
+      onReachableChange: (listener) => this.onReachableChange(listener),
+      ping: () => this.ping(),
+      transaction: (work) => this.transaction(work),
+      close: () => this.close(),
+    };
+  }
+}
