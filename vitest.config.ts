@@ -2,8 +2,21 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    projects: [
+      // Everything; the reference service on SQLite (in memory, a fresh database per service).
+      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"] } },
+      // The reference service's operations and the §3 transitions again, on PostgreSQL.
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          include: ["test/reference/{account,admin,clients,org-domains,organizations,saml-idp,trusted-issuers-scim}.test.ts", "test/server/transitions.test.ts"],
+          env: { REFERENCE_TEST_STORE: "postgres" },
+          globalSetup: ["test/helpers/postgres-global-setup.ts"],
+        },
+      },
+    ],
   },
 });

@@ -61,9 +61,10 @@ function postgresDatabase(url: string, poolSize: number, onIdleError: (error: Er
 }
 
 /** Applies the migrations this code knows; refuses a database that has migrations it does not know. */
-export async function migrate(db: AnyDatabase, dialect: Dialect, where: string): Promise<string[]> {
+export async function migrate(db: AnyDatabase, dialect: Dialect, where: string, schema?: string): Promise<string[]> {
   const known = migrations(dialect);
-  const applied = await sql<{ name: string }>`select name from kysely_migration`.execute(db).then(
+  const table = schema ? sql`${sql.id(schema)}.kysely_migration` : sql`kysely_migration`;
+  const applied = await sql<{ name: string }>`select name from ${table}`.execute(db).then(
     (result) => result.rows.map((row) => row.name),
     () => [] as string[],
   );
@@ -74,7 +75,7 @@ export async function migrate(db: AnyDatabase, dialect: Dialect, where: string):
       `the database at ${where} has schema migration ${unknown.sort().at(-1)}, newer than this service knows (up to ${newest}): run a newer version of the service, or point --database-url at another database`,
     );
   }
-  const migrator = new Migrator({ db, provider: { getMigrations: async () => known } });
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => known }, ...(schema ? { migrationTableSchema: schema } : {}) });
   const { error, results } = await migrator.migrateToLatest();
   if (error) throw error;
   return (results ?? []).filter((result) => result.status === "Success").map((result) => result.migrationName);
@@ -96,8 +97,11 @@ export interface CreatedStorage {
 }
 
 export interface CreateStorageOptions {
-  /** Runs on the database before the migrations (tests make their own PostgreSQL schema here). */
-  beforeMigrate?: (db: AnyDatabase) => Promise<void>;
+  /**
+   * The PostgreSQL schema the tables live in, created when missing (default: the connection's
+   * search_path, normally public). The URL's search_path must name it too.
+   */
+  schema?: string;
   /** Connections of the PostgreSQL pool (default 10). */
   poolSize?: number;
 }
@@ -122,8 +126,8 @@ export function createStorage(url: string, options: CreateStorageOptions = {}): 
   const ready = (async () => {
     try {
       await sql`select 1`.execute(db);
-      await options.beforeMigrate?.(db);
-      return await migrate(db, target.kind, where);
+      if (options.schema) await sql`create schema if not exists ${sql.id(options.schema)}`.execute(db);
+      return await migrate(db, target.kind, where, options.schema);
     } catch (error) {
       if (error instanceof DatabaseError) throw error;
       throw new DatabaseError(`could not open the database at ${where}: ${describe(error)}`);

@@ -8,6 +8,7 @@ import { createServer, type Implementation, type ServerOptions } from "../../gen
 import { schema } from "../../generated/schema.js";
 import type { WebhookRequest } from "../../reference/core.js";
 import { createReferenceService, type ReferenceService, type ReferenceServiceOptions } from "../../reference/service.js";
+import { testStorage } from "./test-storage.js";
 
 export const ADMIN_SECRET = "matrix-admin-secret";
 /** 2030-01-01T00:00:00Z: every world starts here. */
@@ -102,6 +103,7 @@ export function createWorld(keys: TestKeys, seed: string, options: ReferenceServ
       return { status: 200, body: `received ${event_name}` };
     },
     onInternalError: (operation, error) => internalErrors.push({ operation, error }),
+    storage: testStorage(),
     ...options,
   });
   return {

@@ -11,6 +11,7 @@ import { AdminSecretGuard, AdminSessionStore } from "../../runtime/server/auth.j
 import { MemoryStore } from "../../runtime/server/store.js";
 import type { CookieOptions, Principal } from "../../runtime/server/context.js";
 import { validateInput } from "../../runtime/validate.js";
+import { testStorage } from "../helpers/test-storage.js";
 import { normalizeMessage } from "../../runtime/shape.js";
 
 export const ADMIN_SECRET = "test-admin-secret";
@@ -70,7 +71,7 @@ export interface Harness {
 export function createHarness(options: ReferenceServiceOptions = {}): Harness {
   let now = START_MS;
   let counter = 0;
-  const service = createReferenceService({ clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], ...options });
+  const service = createReferenceService({ clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], storage: testStorage(), ...options });
   const store = new MemoryStore();
   const adminSessions = new AdminSessionStore(store, () => now);
   const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, store, () => now);
