@@ -2,9 +2,13 @@
 import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, type ServiceServer } from "../generated/server/index.js";
 import type { LogEntry, RateLimitOptions, TrustProxy } from "../runtime/server/index.js";
 import { createReferenceService } from "./service.js";
+import type { Storage } from "./storage.js";
+import { DatabaseError, DEFAULT_DATABASE_URL, openStorage, parseDatabaseUrl } from "./store/open.js";
 
 export interface ServeSettings {
   adminSecret: string;
+  /** Where the service's data lives: SQLite (the default, a file) or PostgreSQL (shared by replicas). */
+  databaseUrl: string;
   port: number;
   grpcPort: number;
   host: string;
@@ -25,14 +29,15 @@ export interface ServeSettings {
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer]
-       [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
+export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
+       [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
-environment: SERVICE_ADMIN_SECRET, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
+environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
              RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS (flags win)`;
 
 const FLAGS = {
   "--admin-secret": "adminSecret",
+  "--database-url": "databaseUrl",
   "--port": "port",
   "--grpc-port": "grpcPort",
   "--host": "host",
@@ -106,8 +111,16 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   const metricsPort = metricsPortText === undefined ? undefined : parsePort(metricsPortText, given.metricsPort ? "--metrics-port" : "METRICS_PORT");
   if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UsageError(`${given.redisUrl ? "--redis-url" : "REDIS_URL"} must be a redis:// or rediss:// URL`);
   if (adminSecret === "") throw new UsageError("an admin secret is required: pass --admin-secret <secret> or set SERVICE_ADMIN_SECRET");
+  const databaseUrl = given.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
+  try {
+    parseDatabaseUrl(databaseUrl);
+  } catch (error) {
+    if (error instanceof DatabaseError) throw new UsageError(given.databaseUrl || !env.DATABASE_URL ? error.message : error.message.replace("--database-url", "DATABASE_URL"));
+    throw error;
+  }
   return {
     adminSecret,
+    databaseUrl,
     port: parsePort(given.port ?? env.PORT ?? "8080", given.port ? "--port" : "PORT"),
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
     host: given.host ?? env.HOST ?? "127.0.0.1",
@@ -167,7 +180,19 @@ export async function serve(
     output.err(USAGE);
     return 2;
   }
+  let storage: Storage;
+  let data: string;
+  try {
+    const opened = await openStorage(settings.databaseUrl);
+    storage = opened.storage;
+    data = `${opened.description}${opened.migrated.length > 0 ? ` (migrated: ${opened.migrated.join(", ")})` : ""}`;
+  } catch (error) {
+    if (!(error instanceof DatabaseError)) throw error;
+    output.err(`error: ${error.message}`);
+    return 1;
+  }
   const service = createReferenceService({
+    storage,
     issuer: `http://${settings.host}:${settings.port}`,
     grpcPort: settings.grpcPort,
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
@@ -186,9 +211,11 @@ export async function serve(
       ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
       rateLimit: settings.rateLimit,
       metrics: settings.metrics,
+      dependencies: [storage],
       ...service.serverOptions,
     });
   } catch (error) {
+    await storage.close();
     if (error instanceof ImplementationError) {
       output.err(`error: ${error.message}`);
       return 1;
@@ -205,11 +232,13 @@ export async function serve(
     if (error instanceof MissingPackageError) {
       output.err(`error: ${error.message}`);
       await server.close().catch(() => undefined);
+      await storage.close();
       return 1;
     }
     const { code, message } = error as NodeJS.ErrnoException;
     output.err(`error: could not listen on ${settings.host}: ${code ?? message}`);
     await server.close().catch(() => undefined);
+    await storage.close();
     return 1;
   }
   service.setAddresses({ issuer: addresses.httpUrl, grpcPort: Number(addresses.grpcEndpoint.slice(addresses.grpcEndpoint.lastIndexOf(":") + 1)) });
@@ -221,6 +250,7 @@ export async function serve(
   output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);
+  output.out(`  data     ${data}`);
   output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);
   if (settings.explorer) {
     output.out(`explorer, in a browser (--no-explorer turns it off):`);
@@ -231,7 +261,18 @@ export async function serve(
   const limit = settings.rateLimit && settings.rateLimit.read;
   output.out(`  limits   ${limit ? `${limit.perSecond} calls/s, burst ${limit.burst}, per address and operation class (--no-rate-limit turns them off)` : "none (--no-rate-limit)"}`);
   output.out(`admin calls carry the admin secret in header x-service-admin-secret; Ctrl-C or SIGTERM stops (calls in flight get ${settings.shutdownGraceMs} ms)`);
-  return Object.assign(server, { shutdownGraceMs: settings.shutdownGraceMs });
+  // Closing the server closes the database after the last call in flight.
+  const closeServer = server.close.bind(server);
+  return Object.assign(server, {
+    shutdownGraceMs: settings.shutdownGraceMs,
+    close: async (...args: Parameters<ServiceServer["close"]>) => {
+      try {
+        await closeServer(...args);
+      } finally {
+        await storage.close().catch(() => undefined);
+      }
+    },
+  });
 }
 
 export async function main(argv: readonly string[], env: Readonly<Record<string, string | undefined>>): Promise<void> {

@@ -24,7 +24,7 @@ export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } 
 export { redisStore, type RedisStoreOptions } from "./store-redis.js";
 export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";
 export { MissingPackageError } from "./optional-packages.js";
-export type { HealthState, ServingStatus } from "./health.js";
+export type { Dependency, HealthState, ServingStatus } from "./health.js";
 export type { RateLimitOptions, RateLimitRule, OperationClass } from "./rate-limit.js";
 export type { MetricsOptions } from "./metrics.js";
 export type { TracingOptions } from "./tracing.js";
@@ -101,7 +101,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
     };
     if (health && isHealthCheck(request.method, url.pathname)) {
-      answerHealthCheck(pipeline.health, pipeline.store, url.pathname, response).then(() => done(), done);
+      answerHealthCheck(pipeline.health, url.pathname, response).then(() => done(), done);
       return;
     }
     if (metricsPort === undefined && answerMetrics(url.pathname, response)) return;

@@ -6,7 +6,7 @@ import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CookieOptions, Principal } from "./context.js";
-import { HealthState } from "./health.js";
+import { HealthState, type Dependency } from "./health.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
 import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
 import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
@@ -60,6 +60,11 @@ export interface ServerOptions {
   tracing?: boolean | TracingOptions;
   /** GET /healthz and /readyz on the HTTP port (default true). */
   health?: boolean;
+  /**
+   * Backends of the implementation, such as its database: while one cannot be reached, /readyz
+   * and grpc.health.v1 answer NOT_SERVING (the store of `store` is always one).
+   */
+  dependencies?: Dependency[];
   /**
    * Most connections the HTTP port holds open at once (HTTP/1.1 and HTTP/2 together; default
    * DEFAULT_MAX_CONNECTIONS of http-port.ts, 10 000): past it a new connection is closed at once, so a flood of idle
@@ -218,7 +223,7 @@ export class CallPipeline {
     this.clientAddress = clientAddressResolver(options.trustProxy);
     this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, this.store, now, () => this.onLockout());
     this.adminSessions = new AdminSessionStore(this.store, now);
-    this.health = new HealthState(this.store);
+    this.health = new HealthState([this.store, ...(options.dependencies ?? [])]);
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
       const method = implementation[operation.method];

@@ -31,7 +31,7 @@ const loadTimes: Record<string, number> = {};
 beforeAll(async () => {
   ensureChromium();
   const lines: string[] = [];
-  const started = await serve(["--admin-secret", SECRET, "--port", "0", "--grpc-port", "0"], {}, { out: (line) => lines.push(line), err: (line) => lines.push(line) });
+  const started = await serve(["--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", "--database-url", "sqlite::memory:"], {}, { out: (line) => lines.push(line), err: (line) => lines.push(line) });
   if (typeof started === "number") throw new Error(`the reference service did not start:\n${lines.join("\n")}`);
   server = started;
   // The startup lines name the explorer's addresses; the test goes where they point.

@@ -18,7 +18,9 @@ export interface Replica {
 
 /** Starts `npm run serve -- <args>` on free ports and answers once it prints its addresses. */
 export async function startReplica(args: readonly string[], env: Record<string, string> = {}): Promise<Replica> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference", "main.ts"), "--port", "0", "--grpc-port", "0", "--no-explorer", ...args], {
+  // A throwaway database unless the test names one.
+  const database = args.includes("--database-url") ? [] : ["--database-url", "sqlite::memory:"];
+  const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference", "main.ts"), "--port", "0", "--grpc-port", "0", "--no-explorer", ...database, ...args], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { formatInternalError, parseServeArgs } from "../../reference/cli.js";
+import { DEFAULT_DATABASE_URL } from "../../reference/store/open.js";
 import { graphqlDocument } from "../../runtime/client/graphql.js";
 import { createReferenceService } from "../../reference/service.js";
 import type { LogEntry } from "../../runtime/server/index.js";
@@ -88,7 +89,7 @@ describe("npm run serve", () => {
   };
 
   it("reads flags before the environment and refuses bad values", () => {
-    const defaults = { rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, shutdownGraceMs: 10_000 };
+    const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, shutdownGraceMs: 10_000 };
     expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
     expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
     expect(parseServeArgs(["--no-explorer", "--admin-secret", "c"], {})).toMatchObject({ adminSecret: "c", explorer: false });
@@ -147,7 +148,7 @@ describe("npm run serve", () => {
   });
 
   it("prints where each protocol listens, logs one line per call and closes on SIGTERM", async () => {
-    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET });
+    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET, DATABASE_URL: "sqlite::memory:" });
     const deadline = Date.now() + 20_000;
     while (!output().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
     const { stdout } = output();
