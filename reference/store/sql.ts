@@ -4,7 +4,7 @@
 // while `transaction` runs join it, whichever helper makes them. Driver errors become
 // ALREADY_EXISTS (a unique rule, with its own message) or UNAVAILABLE, never a stack trace.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { sql, type Kysely, type RawBuilder, type SqlBool, type Transaction } from "kysely";
+import { sql, type ControlledTransaction, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { conflict, unavailable } from "./errors.js";
 import type { Dialect } from "./migrations.js";
 import { comparisonsOf } from "./where.js";
@@ -197,7 +197,7 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
 export class SqlStorage {
   readonly kind: string;
   readonly collections: Collections;
-  private readonly transactions = new AsyncLocalStorage<Transaction<unknown>>();
+  private readonly transactions = new AsyncLocalStorage<ControlledTransaction<unknown>>();
   private readonly listeners = new Set<(reachable: boolean) => void>();
   private isReachable = true;
   private probe: NodeJS.Timeout | undefined;
@@ -239,11 +239,27 @@ export class SqlStorage {
   async transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.transactions.getStore()) return work();
     if (this.ready) await this.ready;
+    let trx: ControlledTransaction<unknown>;
     try {
-      return await this.db.transaction().execute((trx) => this.transactions.run(trx, work));
+      trx = (await this.db.startTransaction().execute()) as ControlledTransaction<unknown>;
     } catch (error) {
       throw this.mapped(error);
     }
+    let result: R;
+    try {
+      result = await this.transactions.run(trx, work);
+    } catch (error) {
+      // SQLite has already rolled back after some failures (a full disk): the work's failure is the one to tell.
+      await trx.rollback().execute().catch(() => undefined);
+      throw this.mapped(error);
+    }
+    try {
+      await trx.commit().execute();
+    } catch (error) {
+      await trx.rollback().execute().catch(() => undefined);
+      throw this.mapped(error);
+    }
+    return result;
   }
 
   reachable(): boolean {
