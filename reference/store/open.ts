@@ -55,8 +55,10 @@ function sqliteDatabase(path: string): AnyDatabase {
 
 function postgresDatabase(url: string, poolSize: number, onIdleError: (error: Error) => void): AnyDatabase {
   const pool = new pg.Pool({ connectionString: url, max: poolSize, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
-  // An idle connection that breaks (the server restarted) must not crash the process.
+  // A connection that breaks (the server went away), idle or checked out between two queries,
+  // must not crash the process: the store learns the database is gone and answers UNAVAILABLE.
   pool.on("error", onIdleError);
+  pool.on("connect", (client) => client.on("error", onIdleError));
   return new Kysely({ dialect: new PostgresDialect({ pool }) });
 }
 

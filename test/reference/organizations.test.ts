@@ -29,6 +29,50 @@ describe("organizations", () => {
     await expectCode(h.call("createOrganization", { name: "Not A Slug" }), "INVALID_ARGUMENT");
   });
 
+  it("a failure midway through delete_organization leaves the organization and everything of it in place", async () => {
+    const h = createHarness();
+    const user = await signUp(h, "alice@acme.com");
+    const org = await h.call("createOrganization", { name: "acme" });
+    await h.call("addOrgMember", { org_id: org.id, user_id: user.userId });
+    await h.call("addVerifiedOrgDomain", { org_id: org.id, domain: "acme.com" });
+    await h.call("createOrgOIDCConnection", oidcInput(org.id));
+    await h.call("createSCIMEndpoint", { org_id: org.id });
+    await h.call("rotateSAMLIDPCert", { org_id: org.id });
+    const { storage } = h.service.state;
+    const counts = async () =>
+      Promise.all([storage.orgMembers, storage.orgDomains, storage.orgOidcConnections, storage.samlIdpKeys, storage.scimEndpoints, storage.organizations].map((c) =>
+        (c as Collection<unknown, { org_id: string }>).count(c === storage.organizations ? {} : { org_id: org.id }),
+      ));
+    const before = await counts();
+    expect(before).toEqual([1, 1, 1, 1, 1, 1]);
+    // The SAML service providers go after members, domains and connections, before keys and the organization.
+    const deleteWhere = storage.samlServiceProviders.deleteWhere.bind(storage.samlServiceProviders);
+    storage.samlServiceProviders.deleteWhere = async (where) => {
+      await deleteWhere(where);
+      throw new Error("injected failure");
+    };
+    await expect(h.call("deleteOrganization", { id: org.id })).rejects.toThrow("injected failure");
+    storage.samlServiceProviders.deleteWhere = deleteWhere;
+    expect(await counts()).toEqual(before);
+    expect(await h.service.state.orgForEmailDomain("bob@acme.com")).toBe(org.id);
+    await h.call("deleteOrganization", { id: org.id });
+    expect(await counts()).toEqual([0, 0, 0, 0, 0, 0]);
+  });
+
+  it("a failure midway through rotate_saml_idp_cert keeps the current key current", async () => {
+    const h = createHarness();
+    const org = await h.call("createOrganization", { name: "acme" });
+    const first = await h.call("rotateSAMLIDPCert", { org_id: org.id });
+    const { storage } = h.service.state;
+    const insert = storage.samlIdpKeys.insert.bind(storage.samlIdpKeys);
+    storage.samlIdpKeys.insert = async () => {
+      throw new Error("injected failure");
+    };
+    await expect(h.call("rotateSAMLIDPCert", { org_id: org.id })).rejects.toThrow("injected failure");
+    storage.samlIdpKeys.insert = insert;
+    expect((await h.call("listSAMLIDPKeys", { org_id: org.id })).keys.map((k) => [k.id, k.status])).toEqual([[first.id, "current"]]);
+  });
+
   it("delete cascades to members, domains, SSO connections, SAML SPs and keys, and the SCIM endpoint", async () => {
     const h = createHarness();
     const user = await signUp(h, "alice@acme.com");

@@ -1,0 +1,180 @@
+// The reference service on its databases, as a deployment runs it (`npm run serve`, each replica a
+// process of its own): a restart keeps everything, `kill -9` right after a write loses nothing,
+// replicas on one PostgreSQL and one Redis are one service (uniqueness too), a database lost while
+// running answers UNAVAILABLE on every protocol and comes back by itself, and start-up failures
+// are one clear line.
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, ApiError, UserClient } from "../../generated/client/index.js";
+import { createServer } from "../../generated/server/index.js";
+import { schema } from "../../generated/schema.js";
+import { createReferenceService } from "../../reference/service.js";
+import { openStorage } from "../../reference/store/open.js";
+import { REPO_ROOT } from "../helpers/project.js";
+import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
+import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
+import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { startReplica, type Replica } from "../helpers/replica.js";
+
+const SECRET = "database-test-secret";
+const PASSWORD = "database-password-1";
+
+let postgres: PostgresServer;
+let redis: RedisServer;
+let folder: string;
+let databases = 0;
+
+beforeAll(async () => {
+  [postgres, redis] = await Promise.all([startPostgres(), startRedis()]);
+  folder = mkdtempSync(join(tmpdir(), "apigen-db-"));
+});
+afterAll(async () => {
+  await Promise.all([postgres?.destroy(), redis?.stop()]);
+  rmSync(folder, { recursive: true, force: true });
+});
+
+const admin = (replica: { httpUrl: string; grpcEndpoint: string }, protocol: (typeof PROTOCOLS)[number] = "rest") =>
+  new AdminClient({ serviceUrl: replica.httpUrl, grpcEndpoint: replica.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: false });
+const user = (replica: { httpUrl: string }) => new UserClient({ serviceUrl: replica.httpUrl, clientId: "reference", protocol: "rest", serverVersion: schema.version, retry: false });
+const signUp = (replica: Replica, email: string) => user(replica).signup({ email, password: PASSWORD, confirm_password: PASSWORD });
+
+/** A database of each kind, empty. */
+async function databaseUrl(kind: "sqlite" | "postgres"): Promise<string> {
+  databases++;
+  return kind === "sqlite" ? `sqlite:${join(folder, `identity-${databases}.sqlite`)}` : postgres.createDatabase(`identity_${databases}`);
+}
+
+describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
+  it("a user survives a restart, and a write answered just before kill -9", async () => {
+    const url = await databaseUrl(kind);
+    const args = ["--admin-secret", SECRET, "--database-url", url, "--no-rate-limit"];
+    let replica = await startReplica(args);
+    const created = await signUp(replica, "ann@example.com");
+    await admin(replica).updateUser({ id: created.user!.id, given_name: "Ann" });
+    expect(await replica.stop("SIGTERM")).toBe(0);
+
+    replica = await startReplica(args);
+    expect(await admin(replica).user({ id: created.user!.id })).toMatchObject({ email: "ann@example.com", given_name: "Ann" });
+    const bob = await signUp(replica, "bob@example.com");
+    await admin(replica).updateUser({ id: bob.user!.id, nickname: "last write" });
+    await replica.stop("SIGKILL");
+
+    replica = await startReplica(args);
+    try {
+      expect(await admin(replica).user({ id: bob.user!.id })).toMatchObject({ email: "bob@example.com", nickname: "last write" });
+      expect((await admin(replica).users({})).pagination.total).toBe(2);
+      // Signing in works after the restart: sessions, hashes and keys were kept too.
+      expect((await user(replica).login({ email: "ann@example.com", password: PASSWORD })).user?.id).toBe(created.user!.id);
+    } finally {
+      await replica.stop();
+    }
+  });
+});
+
+describe("two replicas on one PostgreSQL and one Redis", () => {
+  let a: Replica;
+  let b: Replica;
+  beforeAll(async () => {
+    const url = await databaseUrl("postgres");
+    // Started at once on an empty database: the migrations are applied once.
+    const args = ["--admin-secret", SECRET, "--database-url", url, "--redis-url", redis.url, "--no-rate-limit"];
+    [a, b] = await Promise.all([startReplica(args), startReplica(args)]);
+  });
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it("behave as one service: created on A, read and updated on B, deleted on B, gone on A", async () => {
+    const created = await signUp(a, "carol@example.com");
+    const id = created.user!.id;
+    expect(await admin(b, "grpc").user({ id })).toMatchObject({ email: "carol@example.com" });
+    await admin(b, "graphql").updateUser({ id, given_name: "Carol" });
+    expect((await admin(a).user({ id })).given_name).toBe("Carol");
+    await admin(b).deleteUser({ id });
+    for (const protocol of PROTOCOLS) expect(await codeOf(() => admin(a, protocol).user({ id }))).toBe("NOT_FOUND");
+  });
+
+  it("20 concurrent sign-ups of one email spread over both: one user, 19 ALREADY_EXISTS", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => codeOf(() => signUp(index % 2 ? a : b, "dave@example.com"))));
+    expect(answers.filter((code) => code === "OK")).toHaveLength(1);
+    expect(answers.filter((code) => code === "ALREADY_EXISTS")).toHaveLength(19);
+    const found = await admin(a).users({ query: "dave@" });
+    expect(found.pagination.total).toBe(1);
+    // Neither the refused email nor the password reaches a log line (the database's own message names the email).
+    const lines = [...a.lines, ...b.lines].join("\n");
+    expect(lines).toMatch(/signup rest ALREADY_EXISTS/);
+    expect(lines).not.toContain("dave@example.com");
+    expect(lines).not.toContain(PASSWORD);
+  });
+
+  it("20 concurrent creations of one organization name: one organization", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => codeOf(() => admin(index % 2 ? a : b).createOrganization({ name: "acme" }))));
+    expect(answers.sort()).toEqual(["OK", ...Array(19).fill("ALREADY_EXISTS")].sort());
+  });
+});
+
+describe("the database lost while running", () => {
+  it("answers UNAVAILABLE on every protocol, /readyz is not ready, and it recovers by itself", async () => {
+    const url = await databaseUrl("postgres");
+    const { storage } = await openStorage(url);
+    const service = createReferenceService({ storage });
+    const server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, dependencies: [storage], ...service.serverOptions });
+    const addresses = await server.listen();
+    const endpoint = { httpUrl: addresses.httpUrl, grpcEndpoint: addresses.grpcEndpoint };
+    try {
+      const org = await admin(endpoint).createOrganization({ name: "before-outage" });
+      expect((await fetch(`${addresses.httpUrl}/readyz`)).status).toBe(200);
+
+      await postgres.stop();
+      for (const protocol of PROTOCOLS) {
+        const failure = await admin(endpoint, protocol).getOrganization({ id: org.id }).catch((error: unknown) => error);
+        expect(failure, protocol).toBeInstanceOf(ApiError);
+        expect((failure as ApiError).code, protocol).toBe("UNAVAILABLE");
+        expect((failure as ApiError).message, protocol).toContain("the database cannot be reached; try again later");
+      }
+      const notReady = await fetch(`${addresses.httpUrl}/readyz`);
+      expect(notReady.status).toBe(503);
+      expect(await notReady.json()).toEqual({ status: "NOT_SERVING", reason: "the PostgreSQL store cannot be reached" });
+
+      await postgres.start();
+      const deadline = Date.now() + 15_000;
+      while ((await fetch(`${addresses.httpUrl}/readyz`)).status !== 200 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+      expect((await fetch(`${addresses.httpUrl}/readyz`)).status).toBe(200);
+      for (const protocol of PROTOCOLS) expect((await admin(endpoint, protocol).getOrganization({ id: org.id })).name, protocol).toBe("before-outage");
+    } finally {
+      await server.close();
+      await storage.close();
+    }
+  });
+});
+
+describe("start-up failures", () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", ...args], {
+        cwd: REPO_ROOT,
+        stdio: ["ignore", "ignore", "pipe"],
+      });
+      let stderr = "";
+      child.stderr.on("data", (chunk) => (stderr += chunk));
+      child.on("exit", (code) => resolve({ code, stderr }));
+    });
+
+  it("an unreachable database: exit 1 naming the URL without its password", async () => {
+    const { code, stderr } = await run(["--database-url", "postgres://app:hunter2@127.0.0.1:1/identity"]);
+    expect(code).toBe(1);
+    expect(stderr.split("\n")[0]).toMatch(/^error: could not open the database at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/identity: ECONNREFUSED/);
+    expect(stderr).not.toContain("hunter2");
+  });
+
+  it("a malformed URL: exit 2 naming the accepted forms", async () => {
+    const { code, stderr } = await run(["--database-url", "mysql://app:hunter2@db/identity"]);
+    expect(code).toBe(2);
+    expect(stderr.split("\n")[0]).toBe(
+      "error: --database-url mysql://app:***@db/identity is not a database URL; accepted forms: sqlite:<file> (such as sqlite:./data/identity.sqlite), sqlite::memory:, postgres://user:password@host:5432/database (or postgresql://), memory:",
+    );
+  });
+});
