@@ -15,6 +15,8 @@
 //   bare-connect  a bare connect-node handler of AdminService answering the same message
 //   bare-grpc-js  a bare @grpc/grpc-js server of AdminService (@grpc/proto-loader, from proto/)
 //                 answering the same message
+//   reference json  the reference service on the stubs, its data in {"database": url} (memory:,
+//                 sqlite:<file>, postgres://...), with one user (id "user-1") to read and update
 // It prints {"http": port, "grpc": port} once it listens.
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer } from "node:http";
@@ -31,6 +33,8 @@ import { sampleMessage } from "../test/helpers/recording-service.js";
 import { REPO_ROOT } from "../test/helpers/project.js";
 import { schema } from "../generated/schema.js";
 import { toProtoInit } from "../runtime/shape.js";
+import { createReferenceService } from "../reference/service.js";
+import { openStorage } from "../reference/store/open.js";
 
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET } from "./targets.js";
 const meta = sampleMessage(schema, "AdminMeta");
@@ -153,7 +157,16 @@ if (mode === "stubs") {
     if (error) throw error;
     report({ grpc: port });
   });
+} else if (mode === "reference") {
+  const { database } = JSON.parse(process.argv[3] ?? "{}") as { database: string };
+  const { storage } = await openStorage(database);
+  const service = createReferenceService({ storage });
+  const now = Math.floor(Date.now() / 1000);
+  await storage.users.put({ ...user, id: "user-1", email: "bench@example.com", phone_number: null, created_at: now, updated_at: now, revoked_timestamp: null, password_hash: null } as never);
+  const server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, lockout: { maxFailures: 1e9, windowMs: 1 }, dependencies: [storage], ...service.serverOptions });
+  const { httpUrl, grpcEndpoint } = await server.listen();
+  report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
 } else {
-  process.stderr.write("usage: server-target.ts stubs|bare-http|fastify|mercurius|bare-connect|bare-grpc-js\n");
+  process.stderr.write("usage: server-target.ts stubs|bare-http|fastify|mercurius|bare-connect|bare-grpc-js|reference\n");
   process.exit(2);
 }

@@ -32,6 +32,9 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect, tables: reado
       .addUniqueConstraint(`ux_${spec.table}_pk`, ["pk"]);
     for (const [name, type] of Object.entries(spec.columns)) create = create.addColumn(name, SQL_TYPES[type]);
     await create.addColumn("data", "text", (column) => column.notNull()).execute();
+    // SQLite keeps rows in `seq` order with the records in them: a page far down a list walks an
+    // index of `seq` alone instead (PostgreSQL's primary key index is one already).
+    if (dialect === "sqlite") await db.schema.createIndex(`ix_${spec.table}_seq`).on(spec.table).column("seq").execute();
     for (const rule of spec.unique ?? []) {
       const columns = sql.join(rule.columns.map((column) => sql.ref(column)));
       const where = rule.where ? sql` where ${sql.ref(rule.where.column)} = ${sql.lit(rule.where.equals)}` : sql``;
