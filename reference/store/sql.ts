@@ -117,7 +117,13 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
 
   async put(record: T) {
     const row = this.rowOf(record);
-    const { pk: _pk, ...changes } = row;
+    const { pk, ...changes } = row;
+    if (this.store.dialect === "postgres") {
+      // PostgreSQL's upsert settles a race on its conflict target only: two replicas updating one
+      // user at once could trip the email index on the row's own other version. An UPDATE cannot.
+      const updated = await this.store.run((db) => db.updateTable(this.table).set(changes).where("pk", "=", pk).executeTakeFirst());
+      if (Number(updated.numUpdatedRows) > 0) return;
+    }
     await this.store.run((db) =>
       db
         .insertInto(this.table)

@@ -110,6 +110,13 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
     expect(lines).not.toContain(PASSWORD);
   });
 
+  it("20 concurrent updates of one user spread over both all succeed, and the user is one of them", async () => {
+    const { user: carol } = await signUp(a, "erin@example.com");
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => codeOf(() => admin(index % 2 ? a : b).updateUser({ id: carol!.id, email: "erin@example.com", nickname: `n${index}` }))));
+    expect(answers).toEqual(Array(20).fill("OK"));
+    expect((await admin(b).user({ id: carol!.id })).nickname).toMatch(/^n\d+$/);
+  });
+
   it("20 concurrent creations of one organization name: one organization", async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => codeOf(() => admin(index % 2 ? a : b).createOrganization({ name: "acme" }))));
     expect(answers.sort()).toEqual(["OK", ...Array(19).fill("ALREADY_EXISTS")].sort());
