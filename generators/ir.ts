@@ -252,7 +252,7 @@ export interface Ir {
     /** The words written in capitals in derived names (OIDC, SAML, ...): api.acronyms. */
     acronyms: string[];
     /** Breaking changes shipped on purpose; `version` is the api.version each was accepted for. */
-    breakingChangesAccepted: { change: string; reason: string; version?: string }[];
+    breakingChangesAccepted: { change: string; reason: string; version?: string; bump?: "major" | "minor" | "patch" }[];
   };
   proto: {
     package: string;

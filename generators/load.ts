@@ -72,7 +72,7 @@ export interface RawManifest {
     limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };
     acronyms?: string[];
     groups?: Record<string, string>;
-    breaking_changes_accepted?: { change: string; reason: string; version?: string }[];
+    breaking_changes_accepted?: { change: string; reason: string; version?: string; bump?: "major" | "minor" | "patch" }[];
   };
   enums?: Record<string, { description?: string; values: string[] | Record<string, string> }>;
   formats?: Record<string, { description: string; pattern?: string; values?: string[]; example?: string }>;

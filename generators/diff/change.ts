@@ -50,7 +50,7 @@ export interface Change {
   /** Findings of the checks folded into this change. */
   evidence: Evidence[];
   /** Set when a breaking change was acknowledged on purpose. */
-  accepted?: { reason: string; by: "flag" | "manifest" };
+  accepted?: { reason: string; by: "flag" | "manifest"; bump?: "major" | "minor" | "patch" };
   /**
    * Contract-neutral keys of what the change touches (`op:users`, `in:UsersRequest.query`,
    * `enum:KeyStatus.retired`, ...) by which findings are matched to it.

@@ -25,7 +25,10 @@ export function groupedChanges(report: DiffReport): [string, Change[]][] {
 }
 
 function verdict(change: Change): string {
-  if (change.severity === "breaking" && change.accepted) return `breaking (accepted: ${change.accepted.reason})`;
+  if (change.severity === "breaking" && change.accepted) {
+    const bump = change.accepted.bump && change.accepted.bump !== "major" ? `; ships in a ${change.accepted.bump} version` : "";
+    return `breaking (accepted: ${change.accepted.reason}${bump})`;
+  }
   return change.severity;
 }
 

@@ -16,11 +16,19 @@ export function isAddition(change: Change): boolean {
   return change.severity !== "breaking" && ADDITION.test(change.rule);
 }
 
-/** Accepted breaking changes count: they break clients all the same. */
+/**
+ * Accepted breaking changes count: they break clients all the same, and call for a major version
+ * unless their acceptance names a lower bump (a break no released client can meet).
+ */
 export function requiredBump(changes: readonly Change[]): Bump {
   if (changes.length === 0) return "none";
-  if (changes.some((c) => c.severity === "breaking")) return "major";
-  return changes.some(isAddition) ? "minor" : "patch";
+  let bump: Bump = changes.some(isAddition) ? "minor" : "patch";
+  for (const change of changes) {
+    if (change.severity !== "breaking") continue;
+    const asked = change.accepted?.bump ?? "major";
+    if (BUMPS.indexOf(asked) > BUMPS.indexOf(bump)) bump = asked;
+  }
+  return bump;
 }
 
 export interface VersionCheck {
@@ -83,6 +91,8 @@ export interface Acceptance {
   reason: string;
   /** The api.version the acceptance was made for; without one it applies to every version. */
   version?: string;
+  /** The bump the break calls for (default major). */
+  bump?: "major" | "minor" | "patch";
 }
 
 /**
@@ -148,7 +158,7 @@ export function applyAcceptances(
     // Made for 3.0.0-rc.1, an acceptance still holds for 3.0.0: the break ships in that release.
     if (entry.version !== undefined && semver.lt(release(entry.version), release(newVersion))) continue;
     const change = byId.get(entry.change);
-    if (change) change.accepted = { reason: entry.reason, by: "manifest" };
+    if (change) change.accepted = { reason: entry.reason, by: "manifest", ...(entry.bump ? { bump: entry.bump } : {}) };
     else if (!earlier.has(entry.change)) miss(entry.change, "manifest");
   }
   return [...unused.values()];

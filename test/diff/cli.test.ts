@@ -124,6 +124,23 @@ describe("apigen diff --against <git ref>", () => {
     expect(text.stdout).toContain(`breaking (accepted: every caller already sends org_id)  ${BREAK_ID}`);
   });
 
+  it("lets an acceptance name a lower bump, for a break no released client can meet, and still reports it", () => {
+    const root = tempDir("apigen-diff-");
+    const against = join(root, "old");
+    writeProject(against, BASE_MANIFEST);
+    const acceptance = (bump: string) => ["  groups:\n", `  breaking_changes_accepted:\n    - change: ${BREAK_ID}\n      reason: users never answered before 2.5\n      version: 2.5.0${bump}\n  groups:\n`] as [string, string];
+    writeProject(root, applyEdits(BASE_MANIFEST, [REQUIRED_INPUT, ["  version: 2.4.0\n", "  version: 2.5.0\n"], acceptance("\n      bump: minor")]));
+    const minor = apigen(root, "diff", "--against", against);
+    expect(minor.code).toBe(0);
+    expect(minor.stdout).toContain(`breaking (accepted: users never answered before 2.5; ships in a minor version)  ${BREAK_ID}`);
+    expect(minor.stdout).toContain("api.version 2.4.0 -> 2.5.0 (minor bump for additions)");
+    // Without the bump, the accepted break calls for a major version as before.
+    writeProject(root, applyEdits(BASE_MANIFEST, [REQUIRED_INPUT, ["  version: 2.4.0\n", "  version: 2.5.0\n"], acceptance("")]));
+    const major = apigen(root, "diff", "--against", against);
+    expect(major.code).toBe(1);
+    expect(major.stdout).toContain("api.version 2.4.0 -> 2.5.0 is not enough: api.version 2.4.0 -> at least 3.0.0 (major bump for breaking changes)");
+  });
+
   it("exits 0 with nothing to report when the manifest is unchanged", () => {
     const root = tempDir("apigen-diff-");
     writeProject(root, BASE_MANIFEST);
