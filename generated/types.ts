@@ -1172,7 +1172,7 @@ export interface GetSCIMEndpointInput {
 
 /** Input of admin_signup. */
 export interface AdminSignupInput {
-  /** Not empty. */
+  /** 12 to 256 characters. */
   admin_secret: string;
 }
 

@@ -6,7 +6,8 @@ import type { Storage } from "./storage.js";
 import { DatabaseError, DEFAULT_DATABASE_URL, openStorage, parseDatabaseUrl } from "./store/open.js";
 
 export interface ServeSettings {
-  adminSecret: string;
+  /** Without one, the first admin_signup call stores the admin secret (the bootstrap window). */
+  adminSecret?: string;
   /** Where the service's data lives: SQLite (the default, a file) or PostgreSQL (shared by replicas). */
   databaseUrl: string;
   port: number;
@@ -29,7 +30,7 @@ export interface ServeSettings {
 
 export class UsageError extends Error {}
 
-export const USAGE = `usage: npm run serve -- --admin-secret <secret> [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
+export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
@@ -110,7 +111,6 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   const metricsPortText = given.metricsPort ?? env.METRICS_PORT;
   const metricsPort = metricsPortText === undefined ? undefined : parsePort(metricsPortText, given.metricsPort ? "--metrics-port" : "METRICS_PORT");
   if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UsageError(`${given.redisUrl ? "--redis-url" : "REDIS_URL"} must be a redis:// or rediss:// URL`);
-  if (adminSecret === "") throw new UsageError("an admin secret is required: pass --admin-secret <secret> or set SERVICE_ADMIN_SECRET");
   const databaseUrl = given.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   try {
     parseDatabaseUrl(databaseUrl);
@@ -119,7 +119,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     throw error;
   }
   return {
-    adminSecret,
+    ...(adminSecret === "" ? {} : { adminSecret }),
     databaseUrl,
     port: parsePort(given.port ?? env.PORT ?? "8080", given.port ? "--port" : "PORT"),
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
@@ -191,8 +191,10 @@ export async function serve(
     output.err(`error: ${error.message}`);
     return 1;
   }
+  const bootstrap = settings.adminSecret === undefined;
   const service = createReferenceService({
     storage,
+    bootstrapAdmin: bootstrap,
     issuer: `http://${settings.host}:${settings.port}`,
     grpcPort: settings.grpcPort,
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
@@ -200,7 +202,7 @@ export async function serve(
   let server: ServiceServer;
   try {
     server = createServer(service.implementation, {
-      adminSecret: settings.adminSecret,
+      adminSecret: settings.adminSecret ?? service.adminBootstrap,
       port: settings.port,
       grpcPort: settings.grpcPort,
       host: settings.host,
@@ -260,6 +262,10 @@ export async function serve(
   }
   const limit = settings.rateLimit && settings.rateLimit.read;
   output.out(`  limits   ${limit ? `${limit.perSecond} calls/s, burst ${limit.burst}, per address and operation class (--no-rate-limit turns them off)` : "none (--no-rate-limit)"}`);
+  if (bootstrap && !(await storage.adminSecrets.get("admin"))) {
+    output.err("warning: no --admin-secret and no admin yet: whoever first calls admin_signup (GraphQL) becomes admin; until then every admin call is refused.");
+    output.err("warning: in production pass --admin-secret (or SERVICE_ADMIN_SECRET), or call admin_signup before the port is reachable by others.");
+  }
   output.out(`admin calls carry the admin secret in header x-service-admin-secret; Ctrl-C or SIGTERM stops (calls in flight get ${settings.shutdownGraceMs} ms)`);
   // Closing the server closes the database after the last call in flight.
   const closeServer = server.close.bind(server);

@@ -43,6 +43,8 @@ export interface ReferenceConfig {
   sessionSeconds: number;
   verificationSeconds: number;
   otpSeconds: number;
+  /** Started without --admin-secret: admin_signup stores the first admin's secret. */
+  adminBootstrap: boolean;
   /** Roles a user may ask for at sign-up, and those given when none are asked for. */
   allowedRoles: string[];
   defaultRoles: string[];

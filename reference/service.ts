@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveTxt } from "node:dns/promises";
 import type { JSONWebKeySet } from "jose";
-import { ServiceError, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
+import { ServiceError, type AdminBootstrap, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import type { OperationSpec } from "../runtime/schema.js";
 import { fetchIssuerJwks, TrustedIssuers } from "./assertions.js";
@@ -26,7 +26,7 @@ import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
-import { randomToken, sha256, type RandomSource } from "./secrets.js";
+import { randomToken, sha256, verifyPassword, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
@@ -70,6 +70,11 @@ export interface ReferenceServiceOptions {
   signingKey?: SigningKeyOption;
   storage?: Storage;
   features?: Partial<FeatureFlags>;
+  /**
+   * Started without an admin secret: admin_signup stores the first admin's (hashed, in `storage`);
+   * pass `adminBootstrap` as the server's `adminSecret`. Default false: admin_signup refuses.
+   */
+  bootstrapAdmin?: boolean;
   /** The gRPC port admin_meta reports (default the manifest's, 9091). */
   grpcPort?: number;
   /** The service's own client id, reported by meta (default "reference"). */
@@ -127,6 +132,8 @@ export interface ReferenceState {
 
 export interface ReferenceService {
   implementation: Implementation;
+  /** The server's `adminSecret` when the service bootstraps its admin (option bootstrapAdmin). */
+  adminBootstrap: AdminBootstrap;
   /** Spread into the options of `createServer`. */
   serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now">>;
   state: ReferenceState;
@@ -192,7 +199,7 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
         const admin = principal.kind === "super_admin" || operation.name === "admin_login";
         const userOfAnswer = ((output ?? {}) as { user?: { id?: string; email?: string | null } | null }).user;
         const userId = principal.kind === "user" ? principal.userId : userOfAnswer?.id;
-        await core.storage.auditLogs.put({
+        await core.storage.auditLogs.insert({
           id: core.newId(),
           actor_id: admin ? "admin" : (userId ?? "anonymous"),
           actor_type: admin ? "admin" : userId ? "user" : "anonymous",
@@ -212,6 +219,27 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
   return audited as unknown as Implementation;
 }
 
+/**
+ * The stored admin secret's check. scrypt takes tens of milliseconds, so a secret once found right
+ * is remembered (as its SHA-256, in this process only) and later calls with it cost a hash.
+ */
+function adminSecretBootstrap(core: Core): AdminBootstrap {
+  const known = new Set<string>();
+  return {
+    async verifier() {
+      const record = await core.storage.adminSecrets.get("admin");
+      if (!record) return undefined;
+      return async (candidate) => {
+        const digest = sha256(candidate);
+        if (known.has(digest)) return true;
+        const ok = await verifyPassword(candidate, record.secret_hash);
+        if (ok) known.add(digest);
+        return ok;
+      };
+    },
+  };
+}
+
 export function createReferenceService(options: ReferenceServiceOptions = {}): ReferenceService {
   const outbox: OutgoingMessage[] = [];
   const config: ReferenceConfig = {
@@ -227,6 +255,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     sessionSeconds: 30 * 24 * 3600,
     verificationSeconds: 24 * 3600,
     otpSeconds: 10 * 60,
+    adminBootstrap: options.bootstrapAdmin ?? false,
     allowedRoles: options.allowedRoles ?? ["user"],
     defaultRoles: options.defaultRoles ?? ["user"],
   };
@@ -343,6 +372,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
 
   return {
     implementation,
+    adminBootstrap: adminSecretBootstrap(core),
     serverOptions,
     state,
     setAddresses(addresses) {

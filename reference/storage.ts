@@ -221,6 +221,14 @@ export interface AuthorizationCodeRecord {
   expires_at: number;
 }
 
+/** The admin secret admin_signup stored (a service started without --admin-secret); one at most. */
+export interface AdminSecretRecord {
+  id: "admin";
+  /** scrypt hash of the secret. */
+  secret_hash: string;
+  created_at: number;
+}
+
 /** A revoked JWT, kept until it would have expired anyway. */
 export interface RevokedTokenRecord {
   jti: string;
@@ -423,6 +431,8 @@ export const TABLES = {
     columns: { jti: "text", expires_at: "integer" },
     indexes: [["expires_at"]],
   }),
+  /** Holds at most one record, under the key "admin": two admin_signup calls at once make one. */
+  adminSecrets: spec<AdminSecretRecord>()({ table: "admin_secrets", kind: "admin", key: () => "admin", keyTaken: "an admin is configured already; use admin_login", columns: { id: "text" } }),
 } as const;
 
 export type Tables = typeof TABLES;

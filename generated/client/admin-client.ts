@@ -606,7 +606,7 @@ export class AdminClient extends AdminClientBase {
     return this.core.call("get_scim_endpoint", input, options) as unknown as Promise<ScimEndpoint>;
   }
 
-  /** Bootstrap the first admin. Protocols: graphql (since 2.3.0-rc.9). */
+  /** Bootstrap the first admin of a server started without an admin secret; refused once an admin exists. Protocols: graphql (since 2.3.0-rc.9). */
   adminSignup(input: AdminSignupInput, options?: CallOptions): Promise<AdminSession> {
     return this.core.call("admin_signup", input, options) as unknown as Promise<AdminSession>;
   }

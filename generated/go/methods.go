@@ -906,7 +906,8 @@ func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointIn
 	return invoke[ScimEndpoint](ctx, &c.core, opGetSCIMEndpoint, in, opts)
 }
 
-// AdminSignup calls admin_signup: Bootstrap the first admin.
+// AdminSignup calls admin_signup: Bootstrap the first admin of a server started without an admin
+// secret; refused once an admin exists.
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //

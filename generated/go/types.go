@@ -1765,7 +1765,7 @@ type GetSCIMEndpointInput struct {
 //
 // Input of admin_signup.
 type AdminSignupInput struct {
-	// The admin secret. Secret. Required. Not empty.
+	// The admin secret. Secret. Required. 12 to 256 characters.
 	AdminSecret string `json:"admin_secret"`
 }
 

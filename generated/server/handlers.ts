@@ -312,7 +312,7 @@ export interface AdminHandlers {
   deleteSCIMEndpoint(input: DeleteSCIMEndpointInput, context: CallContext): Promise<Reply<Response>>;
   /** Get the SCIM endpoint of an organization; its token is never returned. Auth: org_admin. Protocols: graphql, rest, grpc. */
   getSCIMEndpoint(input: GetSCIMEndpointInput, context: CallContext): Promise<Reply<ScimEndpoint>>;
-  /** Bootstrap the first admin. Auth: public. Protocols: graphql. */
+  /** Bootstrap the first admin of a server started without an admin secret; refused once an admin exists. Auth: public. Protocols: graphql. */
   adminSignup(input: AdminSignupInput, context: CallContext): Promise<Reply<AdminSession>>;
   /** Update server configuration; deprecated and always fails. Auth: admin_secret. Protocols: graphql. */
   updateEnv(input: UpdateEnvInput, context: CallContext): Promise<Reply<Response>>;

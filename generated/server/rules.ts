@@ -85,7 +85,7 @@ export const rules: ValidationRules = {
     RotateSCIMTokenRequest: { org_id: {"minLength":1} },
     DeleteSCIMEndpointRequest: { org_id: {"minLength":1} },
     GetSCIMEndpointRequest: { org_id: {"minLength":1} },
-    AdminSignupRequest: { admin_secret: {"minLength":1} },
+    AdminSignupRequest: { admin_secret: {"minLength":12,"maxLength":256} },
     SignupRequest: { email: {"format":"email"}, picture: {"format":"url"}, password: {"minLength":6,"maxLength":256}, confirm_password: {"minLength":1,"sameAs":"password"}, redirect_uri: {"format":"url"} },
     LoginRequest: { email: {"format":"email"}, password: {"minLength":1} },
     MagicLinkLoginRequest: { email: {"minLength":1,"format":"email"}, redirect_uri: {"format":"url"} },

@@ -1,9 +1,11 @@
 // Admin: login, logout and session with the admin secret, server metadata, and the GraphQL-only
-// extras (admin_signup and update_env refuse: configuration is by CLI flags; generate_jwt_keys).
+// extras: admin_signup (bootstraps the first admin of a service started without --admin-secret),
+// update_env (refuses: configuration is by CLI flags), generate_jwt_keys.
 import { generateKeyPair } from "node:crypto";
 import { ServiceError } from "../../generated/server/index.js";
 import type { JWTKeyType, WireProtocol } from "../../generated/types.js";
 import { nowSeconds, refused } from "../core.js";
+import { hashPassword } from "../secrets.js";
 import type { Deps, Operations } from "../deps.js";
 
 const PROTOCOLS: WireProtocol[] = ["graphql", "rest", "grpc"];
@@ -50,8 +52,18 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
       return { version: config.version, client_id: config.clientId, enabled_protocols: PROTOCOLS, grpc_port: config.grpcPort, ...config.features };
     },
 
-    async adminSignup() {
-      throw refused("the admin secret is set with --admin-secret when the server starts; use admin_login");
+    async adminSignup(input, context) {
+      if (!core.config.adminBootstrap) throw refused("the admin secret is set with --admin-secret when the server starts; use admin_login");
+      const taken = () => refused("an admin is configured already; use admin_login");
+      if (await core.storage.adminSecrets.get("admin")) throw taken();
+      // The database decides a race: of two calls at once, one inserts and the other is refused.
+      await core.storage.adminSecrets.insert({ id: "admin", secret_hash: await hashPassword(input.admin_secret), created_at: nowSeconds(core) }).catch((error: unknown) => {
+        throw error instanceof ServiceError && error.code === "ALREADY_EXISTS" ? taken() : error;
+      });
+      const sessions = context.adminSessions;
+      const session = await sessions.open();
+      context.setCookie(sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
+      return { message: "admin created; admin session opened", created_at: session.createdAt, expires_at: session.expiresAt };
     },
 
     async updateEnv() {

@@ -77,5 +77,6 @@ const V1_TABLES: readonly TableDdl[] = [
 export function migrations(dialect: Dialect): Record<string, Migration> {
   return {
     "0001_initial": { up: (db) => createTables(db, dialect, V1_TABLES) },
+    "0002_admin_secret": { up: (db) => createTables(db, dialect, [{ table: "admin_secrets", columns: { id: "text" } }]) },
   };
 }

@@ -9,19 +9,45 @@ import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePr
 
 export { DEFAULT_LOCKOUT, type LockoutPolicy } from "./store.js";
 
+/** The one answer of an admin call while no admin exists, whatever it carries. */
+export const NO_ADMIN_MESSAGE = "no admin is configured: call admin_signup first";
+
+/**
+ * The admin secret of a service that starts without one: admin_signup stores it (the service
+ * decides where, hashed) and from then on `verifier` answers its check. Until then every admin
+ * call is refused with NO_ADMIN_MESSAGE.
+ */
+export interface AdminBootstrap {
+  /** The check of a candidate against the stored admin secret; undefined while none is stored. */
+  verifier(): Promise<((candidate: string) => Promise<boolean>) | undefined>;
+}
+
 export class AdminSecretGuard {
-  private readonly expected: Buffer;
+  private readonly expected: Buffer | undefined;
+  /** Once an admin exists it stays: the stored secret's check, asked for no more. */
+  private verifier: ((candidate: string) => Promise<boolean>) | undefined;
 
   constructor(
-    secret: string,
+    private readonly secret: string | AdminBootstrap,
     private readonly policy: LockoutPolicy = DEFAULT_LOCKOUT,
     private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
     /** Called each time an address becomes locked out (for the lockout counter of the metrics). */
     private readonly onLockout: () => void = () => {},
   ) {
-    if (!secret) throw new Error("an admin secret is required");
-    this.expected = Buffer.from(secret);
+    if (typeof secret === "string") {
+      if (!secret) throw new Error("an admin secret is required");
+      this.expected = Buffer.from(secret);
+    }
+  }
+
+  /** Throws UNAUTHENTICATED (NO_ADMIN_MESSAGE) while no admin exists; synchronous once one does. */
+  requireAdmin(): MaybePromise<void> {
+    if (this.expected || this.verifier) return;
+    return (this.secret as AdminBootstrap).verifier().then((verifier) => {
+      if (!verifier) throw new ServiceError("UNAUTHENTICATED", NO_ADMIN_MESSAGE);
+      this.verifier = verifier;
+    });
   }
 
   /**
@@ -31,9 +57,13 @@ export class AdminSecretGuard {
    * a mismatch recorded otherwise.
    */
   verify(candidate: string, address: string): MaybePromise<boolean> {
+    if (!this.expected) return andThen(this.requireAdmin(), () => this.verifier!(candidate).then((ok) => this.decide(ok, address)));
     const presented = Buffer.from(candidate);
     const sameLength = presented.length === this.expected.length;
-    const ok = timingSafeEqual(sameLength ? presented : this.expected, this.expected) && sameLength;
+    return this.decide(timingSafeEqual(sameLength ? presented : this.expected, this.expected) && sameLength, address);
+  }
+
+  private decide(ok: boolean, address: string): MaybePromise<boolean> {
     return andThen(this.store.secretAttempt(address, ok, this.policy, this.now()), (attempt) => {
       if (attempt.locked) {
         const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));

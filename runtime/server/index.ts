@@ -20,6 +20,7 @@ import { RestRoutes, sendError } from "./rest.js";
 
 export type { ServerOptions, LogEntry } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
+export { NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
 export { redisStore, type RedisStoreOptions } from "./store-redis.js";
 export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";

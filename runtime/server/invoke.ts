@@ -3,7 +3,7 @@
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
@@ -28,8 +28,11 @@ export interface LogEntry {
 }
 
 export interface ServerOptions {
-  /** The admin secret every admin call must carry (the server's --admin-secret). */
-  adminSecret: string;
+  /**
+   * The admin secret every admin call must carry (the server's --admin-secret), or, for a service
+   * that bootstraps its first admin with admin_signup, where the stored one is checked.
+   */
+  adminSecret: string | AdminBootstrap;
   /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
   port?: number;
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
@@ -291,6 +294,8 @@ export class CallPipeline {
    */
   private principalOf(call: IncomingCall, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
     if (needsAdminCheck(call.operation.auth)) {
+      const noAdminYet = this.guard.requireAdmin();
+      if (noAdminYet) return noAdminYet.then(() => this.principalOf(call, address, cookies));
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
         return andThen(this.guard.verify(secret, address), (ok) => {

@@ -5,7 +5,9 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import semver from "semver";
 import { LOCK_PATH } from "../../generators/lock.js";
+import { schema } from "../../generated/schema.js";
 import { APIGEN, REPO_ROOT, tempDir, type RunResult } from "../helpers/project.js";
 import { applyEdits } from "./corpus.js";
 
@@ -47,7 +49,7 @@ beforeAll(() => {
   writeFileSync(join(repo, "operations.yaml"), removed);
   git(repo, "commit", "--quiet", "-am", "remove get_webhook");
   // The wording fix raises the patch version, as a description change asks.
-  writeFileSync(join(repo, "operations.yaml"), applyEdits(removed, [WORDING, ["  version: 2.4.0\n", "  version: 2.4.1\n"]]));
+  writeFileSync(join(repo, "operations.yaml"), applyEdits(removed, [WORDING, [`\n  version: ${schema.version}\n`, `\n  version: ${semver.inc(schema.version, "patch")}\n`]]));
   git(repo, "commit", "--quiet", "-am", "fix wording");
 });
 
@@ -68,7 +70,7 @@ describe("apigen diff --against auto", () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toContain(`Contract diff: operations.yaml against ${base.slice(0, 12)}:operations.yaml`);
       expect(result.stdout).toContain("breaking  operation-removed:get_webhook");
-      expect(result.stdout).toContain("api.version 2.4.0 -> 2.4.1 is not enough: api.version 2.4.0 -> at least 3.0.0");
+      expect(result.stdout).toContain(`api.version ${schema.version} -> ${semver.inc(schema.version, "patch")} is not enough: api.version ${schema.version} -> at least ${semver.inc(schema.version, "major")}`);
       // The same run against HEAD~1 alone passes: that is what the merge base is for.
       expect(diff(repo, {}, "--against", "HEAD~1").code).toBe(0);
     } finally {

@@ -5,6 +5,8 @@ import { execFileSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import semver from "semver";
+import { schema } from "../../generated/schema.js";
 import { releaseGate } from "../../scripts/release-gate.mjs";
 import { apigen, copyOfRepo } from "../helpers/project.js";
 import { applyEdits } from "./corpus.js";
@@ -13,6 +15,11 @@ const git = (root: string, ...args: string[]) =>
   execFileSync("git", ["-c", "user.name=apigen test", "-c", "user.email=test@example.invalid", "-c", "commit.gpgsign=false", ...args], { cwd: root, encoding: "utf8" }).trim();
 
 const NO_ENV = { PATH: process.env.PATH ?? "" };
+/** The project's version as released here, and the versions after it. */
+const V = schema.version;
+const PATCH = semver.inc(V, "patch")!;
+const MAJOR = semver.inc(V, "major")!;
+const VERSION_LINE = `\n  version: ${V}\n`;
 
 let released: string;
 let removal: [string, string];
@@ -27,40 +34,40 @@ function edited(edits: [string, string][], stale = false): string {
 }
 
 beforeAll(() => {
-  // The release: this project as it is, committed and tagged v2.4.0.
+  // The release: this project as it is, committed and tagged v<its version>.
   released = copyOfRepo();
   git(released, "init", "--quiet");
   git(released, "add", ".");
-  git(released, "commit", "--quiet", "-m", "release 2.4.0");
-  git(released, "tag", "v2.4.0");
+  git(released, "commit", "--quiet", "-m", `release ${V}`);
+  git(released, "tag", `v${V}`);
   const manifest = readFileSync(join(released, "operations.yaml"), "utf8");
   removal = [manifest.slice(manifest.indexOf("  get_webhook:\n"), manifest.indexOf("  webhooks:\n")), ""];
 }, 120_000);
 
 describe("release gate", () => {
   it("passes the released project itself, comparing with the newest v* tag", () => {
-    expect(releaseGate({ root: released, env: NO_ENV })).toEqual({ problems: [], notes: ["contract since v2.4.0: api.version 2.4.0 -> 2.4.0: no contract change"] });
+    expect(releaseGate({ root: released, env: NO_ENV })).toEqual({ problems: [], notes: [`contract since v${V}: api.version ${V} -> ${V}: no contract change`] });
   });
 
   it("refuses an unbumped breaking change", () => {
     const gate = releaseGate({ root: edited([removal]), env: NO_ENV });
     expect(gate.problems).toEqual([
-      "breaking changes since v2.4.0 are not accepted: operation-removed:get_webhook",
-      "api.version is still 2.4.0 but the contract changed: api.version 2.4.0 -> at least 3.0.0 (major bump for breaking changes) (since v2.4.0)",
+      `breaking changes since v${V} are not accepted: operation-removed:get_webhook`,
+      `api.version is still ${V} but the contract changed: api.version ${V} -> at least ${MAJOR} (major bump for breaking changes) (since v${V})`,
     ]);
   }, 60_000);
 
   it("passes a breaking change with a major bump and an acceptance", () => {
     const root = edited([
       removal,
-      ["  version: 2.4.0\n", "  version: 3.0.0\n"],
-      ["  groups:\n", "  breaking_changes_accepted:\n    - { change: 'operation-removed:get_webhook', reason: replaced by webhooks, version: 3.0.0 }\n  groups:\n"],
+      [VERSION_LINE, `\n  version: ${MAJOR}\n`],
+      ["  breaking_changes_accepted:\n", `  breaking_changes_accepted:\n    - { change: 'operation-removed:get_webhook', reason: replaced by webhooks, version: ${MAJOR} }\n`],
     ]);
-    expect(releaseGate({ root, env: NO_ENV })).toEqual({ problems: [], notes: ["contract since v2.4.0: api.version 2.4.0 -> 3.0.0 (major bump for breaking changes)"] });
+    expect(releaseGate({ root, env: NO_ENV })).toEqual({ problems: [], notes: [`contract since v${V}: api.version ${V} -> ${MAJOR} (major bump for breaking changes)`] });
   }, 60_000);
 
   it("refuses stale generated files", () => {
-    const gate = releaseGate({ root: edited([["    description: List clients.\n", "    description: List every client.\n"], ["  version: 2.4.0\n", "  version: 2.4.1\n"]], true), env: NO_ENV });
+    const gate = releaseGate({ root: edited([["    description: List clients.\n", "    description: List every client.\n"], [VERSION_LINE, `\n  version: ${PATCH}\n`]], true), env: NO_ENV });
     expect(gate.problems).toHaveLength(1);
     expect(gate.problems[0]).toMatch(/^generated files are not up to date:\nstale: /);
   }, 60_000);
@@ -68,8 +75,8 @@ describe("release gate", () => {
   it("compares with APIGEN_RELEASE_BASE when set, and says when there is no release to compare with", () => {
     const root = edited([["    description: List clients.\n", "    description: List every client.\n"]]);
     const gate = releaseGate({ root, env: { ...NO_ENV, APIGEN_RELEASE_BASE: "HEAD" } });
-    expect(gate.problems).toEqual(["api.version is still 2.4.0 but the contract changed: api.version 2.4.0 -> at least 2.4.1 (patch bump for changes without additions) (since HEAD)"]);
-    git(root, "tag", "-d", "v2.4.0");
+    expect(gate.problems).toEqual([`api.version is still ${V} but the contract changed: api.version ${V} -> at least ${PATCH} (patch bump for changes without additions) (since HEAD)`]);
+    git(root, "tag", "-d", `v${V}`);
     expect(releaseGate({ root, env: NO_ENV }).notes).toEqual([
       "no release base found (APIGEN_RELEASE_BASE is not set and there is no v* tag): api.version not checked against a release",
     ]);

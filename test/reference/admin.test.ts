@@ -35,7 +35,7 @@ describe("admin auth and meta", () => {
     const h = createHarness();
     const error = await expectCode(h.call("updateEnv", { config: { SOME: "value" } }), "FAILED_PRECONDITION");
     expect(error.message).toContain("configuration is by CLI flags");
-    await expectCode(h.call("adminSignup", { admin_secret: "anything" }), "FAILED_PRECONDITION");
+    await expectCode(h.call("adminSignup", { admin_secret: "a-long-enough-secret" }), "FAILED_PRECONDITION");
   });
 
   it("generate_jwt_keys answers a secret for HMAC and a matching PEM pair otherwise", async () => {

@@ -196,8 +196,9 @@ describe("migrations", () => {
     const sqlite = new Kysely<any>({ dialect: new SqliteDialect({ database: new Database(":memory:") }) });
     await migrate(sqlite, "sqlite", "test");
     await sql`insert into kysely_migration (name, timestamp) values ('0999_from_the_future', '2030-01-01')`.execute(sqlite);
+    const newest = Object.keys(migrations("sqlite")).sort().at(-1);
     await expect(migrate(sqlite, "sqlite", "/data/identity.sqlite")).rejects.toThrow(
-      "the database at /data/identity.sqlite has schema migration 0999_from_the_future, newer than this service knows (up to 0001_initial): run a newer version of the service, or point --database-url at another database",
+      `the database at /data/identity.sqlite has schema migration 0999_from_the_future, newer than this service knows (up to ${newest}): run a newer version of the service, or point --database-url at another database`,
     );
     await sqlite.destroy();
   });

@@ -2255,12 +2255,13 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AdminSession:
-        """Bootstrap the first admin.
+        """Bootstrap the first admin of a server started without an admin secret; refused once an admin
+        exists.
 
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret. Not empty.
+            admin_secret: The admin secret. Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -4489,12 +4490,13 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> AdminSession:
-        """Bootstrap the first admin.
+        """Bootstrap the first admin of a server started without an admin secret; refused once an admin
+        exists.
 
         Protocols: graphql (since 2.3.0-rc.9).
 
         Args:
-            admin_secret: The admin secret. Secret. Not empty.
+            admin_secret: The admin secret. Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
