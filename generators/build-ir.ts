@@ -573,6 +573,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   }
 
   const packages = resolvePackages(raw.api, (path, message) => report(["api", ...path], "api", message));
+  const fieldNamesInUse = new Set(messages.flatMap((message) => message.fields.map((field) => field.name)));
+  for (const field of Object.keys(packages.go.fieldNames)) {
+    if (!fieldNamesInUse.has(field)) {
+      report(["api", "packages", "go", "field_names", field], "api", `Go name given for field '${field}', which no message has${didYouMean(field, fieldNamesInUse)}`, "key");
+    }
+  }
   (raw.api.breaking_changes_accepted ?? []).forEach((entry, index) => {
     if (entry.version !== undefined && semver.valid(entry.version) && semver.valid(apiVersion) && semver.gt(entry.version, apiVersion)) {
       report(["api", "breaking_changes_accepted", index, "version"], "api",
@@ -698,7 +704,7 @@ function resolvePackages(
   const python = { distribution: packages.python?.distribution ?? `${name}-sdk`, module: packages.python?.module ?? `${name.replace(/-/g, "_")}_sdk` };
   if (PYTHON_KEYWORDS.has(python.module)) fail(["packages", "python", "module"], `'${python.module}' is a Python keyword and cannot be imported; choose another module name`);
   const goModule = packages.go?.module ?? `example.com/${name}-go`;
-  const go = { module: goModule, package: packages.go?.package ?? name.replace(/-/g, ""), modulePath: goModulePath(goModule, api.version) };
+  const go = { module: goModule, package: packages.go?.package ?? name.replace(/-/g, ""), modulePath: goModulePath(goModule, api.version), fieldNames: packages.go?.field_names ?? {} };
   if (GO_KEYWORDS.has(go.package)) fail(["packages", "go", "package"], `'${go.package}' is a Go keyword; choose another package name`);
   const suffix = /\/v(\d+)$/.exec(goModule);
   if (suffix && Number(suffix[1]) >= 2 && Number(suffix[1]) !== majorVersion(api.version)) {

@@ -248,7 +248,13 @@ export interface Ir {
      * `module` as the manifest names it; `modulePath` is what go.mod declares and code imports: from
      * major version 2 on, Go requires the /vN suffix (github.com/acme/identity-go/v2 for 2.4.0).
      */
-    go: { module: string; package: string; modulePath: string };
+    go: {
+      module: string;
+      package: string;
+      modulePath: string;
+      /** Struct field names that differ from the derived one, by field name: packages.go.field_names. */
+      fieldNames: Record<string, string>;
+    };
     /** The words written in capitals in derived names (OIDC, SAML, ...): api.acronyms. */
     acronyms: string[];
     /** Breaking changes shipped on purpose; `version` is the api.version each was accepted for. */

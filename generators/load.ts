@@ -62,7 +62,7 @@ export interface RawManifest {
     packages?: {
       npm?: { sdk?: string; server?: string };
       python?: { distribution?: string; module?: string };
-      go?: { module?: string; package?: string };
+      go?: { module?: string; package?: string; field_names?: Record<string, string> };
     };
     version: string;
     proto_package: string;

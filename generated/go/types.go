@@ -672,9 +672,9 @@ type OrgSAMLConnection struct {
 	// The name.
 	Name string `json:"name"`
 	// The idp entity id.
-	IDPEntityID string `json:"idp_entity_id"`
+	IdpEntityID string `json:"idp_entity_id"`
 	// The idp sso url.
-	IDPSsoURL string `json:"idp_sso_url"`
+	IdpSsoURL string `json:"idp_sso_url"`
 	// The sp entity id.
 	SPEntityID *string `json:"sp_entity_id"`
 	// The acs url.
@@ -1654,12 +1654,12 @@ type CreateOrgSAMLConnectionInput struct {
 	// The name. Required. Not empty.
 	Name string `json:"name"`
 	// The idp entity id. Required. Not empty.
-	IDPEntityID string `json:"idp_entity_id"`
+	IdpEntityID string `json:"idp_entity_id"`
 	// The idp sso url. Required. Not empty. Must be an http or https URL.
-	IDPSsoURL string `json:"idp_sso_url"`
+	IdpSsoURL string `json:"idp_sso_url"`
 	// PEM certificate of the upstream IdP; write-only. Required. Not empty. Must be a PEM certificate
 	// (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
-	IDPCertificate string `json:"idp_certificate"`
+	IdpCertificate string `json:"idp_certificate"`
 	// The sp entity id.
 	SPEntityID *string `json:"sp_entity_id,omitempty"`
 	// The acs url. Must be an http or https URL.
@@ -1679,12 +1679,12 @@ type UpdateOrgSAMLConnectionInput struct {
 	// The name.
 	Name *string `json:"name,omitempty"`
 	// The idp entity id.
-	IDPEntityID *string `json:"idp_entity_id,omitempty"`
+	IdpEntityID *string `json:"idp_entity_id,omitempty"`
 	// The idp sso url. Must be an http or https URL.
-	IDPSsoURL *string `json:"idp_sso_url,omitempty"`
+	IdpSsoURL *string `json:"idp_sso_url,omitempty"`
 	// Supplying it replaces the certificate; omitting it leaves it intact. Must be a PEM certificate
 	// (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
-	IDPCertificate *string `json:"idp_certificate,omitempty"`
+	IdpCertificate *string `json:"idp_certificate,omitempty"`
 	// The sp entity id.
 	SPEntityID *string `json:"sp_entity_id,omitempty"`
 	// The acs url. Must be an http or https URL.

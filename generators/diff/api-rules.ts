@@ -3,6 +3,7 @@
 // metadata. (`version` is checked against the report, `limits` with the other value rules,
 // `proto_package` with the gRPC names, `breaking_changes_accepted` is not part of the contract.)
 import type { AuthLevel, Ir, IrOperation, Protocol } from "../ir.js";
+import { GO_INITIALISMS, goName } from "../emit/go.js";
 import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./change.js";
 
 /** The callers each auth level lets in: tightening is any change that turns one of them away. */
@@ -129,6 +130,15 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
   changes.push(
     ...groupChanges(oldIr, newIr, new Map(oldIr.groups.map((g) => [g.name, g.title])), new Map(newIr.groups.map((g) => [g.name, g.title]))),
   );
+
+  // packages.go.field_names: a field's Go name that changes breaks the Go code naming the old one.
+  const goFieldName = (ir: Ir, field: string) =>
+    ir.api.go.fieldNames[field] ?? goName(field, new Set([...ir.api.acronyms, ...GO_INITIALISMS].map((word) => word.toUpperCase())));
+  for (const field of new Set([...Object.keys(a.go.fieldNames), ...Object.keys(b.go.fieldNames)])) {
+    const [before, after] = [goFieldName(oldIr, field), goFieldName(newIr, field)];
+    if (before === after) continue;
+    add("go-field-name-changed", field, "breaking", [], `Go name of field '${field}' changed from ${before} to ${after} (packages.go.field_names): Go code naming ${before} breaks`, [`api:go.field_names.${field}`], ["go"]);
+  }
 
   for (const { key, what, language, of } of PACKAGE_NAMES) {
     const [before, after] = [of(oldIr), of(newIr)];

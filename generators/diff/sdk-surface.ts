@@ -144,7 +144,8 @@ export function goSurface(ir: Ir): SurfaceEntry[] {
     const prefix = message.usedAsInput && !message.usedAsOutput ? "in" : "out";
     entries.push({ kind: "type", name: struct.name, anchors: named([`${prefix}:${message.name}`]) });
     struct.fields.forEach((field, i) => {
-      entries.push({ kind: "field", name: `${struct.name}.${field.name}`, anchors: named([`${prefix}:${message.name}.${message.fields[i]!.name}`, `${prefix}:${message.name}`]) });
+      const fieldName = message.fields[i]!.name;
+      entries.push({ kind: "field", name: `${struct.name}.${field.name}`, anchors: named([`api:go.field_names.${fieldName}`, `${prefix}:${message.name}.${fieldName}`, `${prefix}:${message.name}`]) });
     });
   });
   for (const e of view.enums) {

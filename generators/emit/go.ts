@@ -135,6 +135,8 @@ function isDoc(name: string, description: string, fallback: string): string {
 
 interface Names {
   initialisms: ReadonlySet<string>;
+  /** packages.go.field_names: field name -> its Go name where the manifest sets one. */
+  fieldNames: Readonly<Record<string, string>>;
   /** Message name -> Go struct name. */
   struct: Map<string, string>;
   /** Enum name -> Go type name. */
@@ -177,8 +179,9 @@ function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc
     doc: goComment(doc),
     empty: message.fields.length === 0,
     fields: message.fields.map((field, i) => {
-      const name = goName(field.name, names.initialisms);
-      const twin = message.fields.slice(0, i).find((other) => goName(other.name, names.initialisms) === name);
+      const goFieldName = (f: { name: string }) => names.fieldNames[f.name] ?? goName(f.name, names.initialisms);
+      const name = goFieldName(field);
+      const twin = message.fields.slice(0, i).find((other) => goFieldName(other) === name);
       if (twin) throw new UsageError(`fields '${twin.name}' and '${field.name}' of ${message.name} would both be ${name} in Go; rename one in the manifest`);
       // Answers carry every field (null when unset); inputs leave out what is not given.
       const omit = inputOnly && !field.required ? ",omitempty" : "";
@@ -313,6 +316,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const inputOf = new Map(facts.operations.map((op) => [op.input, op]));
   const names: Names = {
     initialisms,
+    fieldNames: ir.api.go.fieldNames,
     struct: new Map(facts.messages.map((m) => [m.name, !m.shared && inputOf.has(m.name) ? `${inputOf.get(m.name)!.pascalName}Input` : m.name])),
     enumType: new Map(facts.enums.map((e) => [e.name, e.name])),
   };

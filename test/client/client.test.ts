@@ -89,6 +89,19 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     for (const call of calls) expect(call.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t1" });
   });
 
+  it("lets a call's own headers override the admin secret and the extra headers, for that call only", async () => {
+    const client = admin();
+    const before = service.calls.length;
+    await client.adminMeta({}, { headers: { "x-tenant": "t2" } });
+    // The server refuses the overriding secret: it was sent instead of the client's.
+    await expect(client.adminMeta({}, { headers: { "x-service-admin-secret": "another-secret" } })).rejects.toMatchObject({ code: "UNAUTHENTICATED" });
+    await client.adminMeta();
+    await client.close();
+    const [overridden, plain] = service.calls.slice(before);
+    expect(overridden!.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t2" });
+    expect(plain!.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t1" });
+  });
+
   it("answers the flat shape: every field present, as the sample the service returned", async () => {
     const client = admin();
     expect(await client.getWebhook({ id: "w1" })).toEqual(sampleMessage(schema, "Webhook"));

@@ -128,6 +128,14 @@ describe("clients", () => {
     expect(await h.service.state.verifyAccessToken(access_token)).not.toBeNull();
   });
 
+  it("a client's metadata (spec §2) is its name and description: update_client changes them and leaves the rest", async () => {
+    const h = createHarness();
+    const { client } = await newClient(h);
+    const updated = await h.call("updateClient", { id: client.id, name: "invoices", description: "bills customers" });
+    expect(updated).toMatchObject({ name: "invoices", description: "bills customers", allowed_scopes: client.allowed_scopes, is_active: true });
+    expect(await h.call("getClient", { id: client.id })).toMatchObject({ name: "invoices", description: "bills customers" });
+  });
+
   it("refuses scope names the OAuth grammar does not allow", async () => {
     const h = createHarness();
     const error = await expectCode(h.call("createClient", { name: "x", allowed_scopes: ["read", "has space"] }), "INVALID_ARGUMENT");
