@@ -1255,12 +1255,13 @@ export interface ProfileInput {
 
 /** Input of update_profile. */
 export interface UpdateProfileInput {
+  /** The current password: needed to change the password, and to change the email of an account that has one. */
   old_password?: string | null;
   /** 6 to 256 characters. Required with confirm_new_password. */
   new_password?: string | null;
   /** Required with new_password. Must match new_password. */
   confirm_new_password?: string | null;
-  /** Must be an email address. */
+  /** A new email address: needs old_password (an account without a password: a sign-in within the last 10 minutes, else FAILED_PRECONDITION), and is unverified until verified. Must be an email address. */
   email?: string | null;
   given_name?: string | null;
   family_name?: string | null;

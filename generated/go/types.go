@@ -1883,13 +1883,15 @@ type ProfileInput struct{}
 //
 // Input of update_profile.
 type UpdateProfileInput struct {
-	// The old password. Secret.
+	// The current password: needed to change the password, and to change the email of an account that has
+	// one. Secret.
 	OldPassword *string `json:"old_password,omitempty"`
 	// The new password. Secret. 6 to 256 characters. Required with confirm_new_password.
 	NewPassword *string `json:"new_password,omitempty"`
 	// The confirm new password. Secret. Required with new_password. Must match new_password.
 	ConfirmNewPassword *string `json:"confirm_new_password,omitempty"`
-	// The email. Must be an email address.
+	// A new email address: needs old_password (an account without a password: a sign-in within the last
+	// 10 minutes, else FAILED_PRECONDITION), and is unverified until verified. Must be an email address.
 	Email *string `json:"email,omitempty"`
 	// The given name.
 	GivenName *string `json:"given_name,omitempty"`

@@ -25,6 +25,8 @@ import { publicUser } from "../views.js";
 import { TupleGraph } from "./fga.js";
 
 const MAX_OTP_ATTEMPTS = 5;
+/** How recent a sign-in must be to change the email address of an account without a password. */
+const RECENT_SIGN_IN_SECONDS = 10 * 60;
 const BAD_CREDENTIALS = "wrong email, phone number or password";
 
 const noTokens = (message: string, user: UserRecord | null, screens: Partial<AuthResponse> = {}): AuthResponse => ({
@@ -136,7 +138,8 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
         roles,
         signup_method: input.email ? "basic_auth" : "mobile_basic_auth",
         password_hash: passwordHash,
-        email_verified: Boolean(input.email) && !verifyEmail,
+        // Verified only by proof (a verification link, a magic link); never by saying so.
+        email_verified: false,
       });
       await storage.users.put(user);
       events.emit("user.signup", { user: publicUser(user) });
@@ -240,13 +243,24 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
         next = { ...next, phone_number: input.phone_number, phone_number_verified: false };
       }
       if (input.email && normalizeEmail(input.email) !== user.email) {
+        // A stolen access token alone must not take the account over by its email: the password,
+        // or (for an account without one) a sign-in of the last RECENT_SIGN_IN_SECONDS.
+        if (user.password_hash) {
+          if (!(await verifyPassword(input.old_password ?? "", user.password_hash))) throw invalid("old_password", "is required to change the email address and must match the current password");
+        } else {
+          const session = await storage.sessions.get((await currentClaims(context)).sid!);
+          if (!session || nowSeconds(core) - session.created_at > RECENT_SIGN_IN_SECONDS) {
+            throw refused(`changing the email address needs a sign-in within the last ${RECENT_SIGN_IN_SECONDS / 60} minutes; sign in again`);
+          }
+        }
         await assertEmailFree(core, input.email, user.id);
         if (features.is_email_verification_enabled) {
           // The new address takes effect once it is verified.
           await sendVerification(core, user, "update_email", { email: normalizeEmail(input.email) });
           notes.push("a verification email was sent to the new address");
         } else {
-          next = { ...next, email: normalizeEmail(input.email), email_verified: true };
+          // Nothing proves the new address yet.
+          next = { ...next, email: normalizeEmail(input.email), email_verified: false };
         }
       }
       next.updated_at = nowSeconds(core);

@@ -910,7 +910,7 @@ export const scenarios: Record<OperationName, Scenario> = {
     about: "the signed-in user",
     setup: withSignedInUser,
     input: () => ({}),
-    expect: { ok: (a, v) => expect(a).toMatchObject({ id: v.userId, email: "ada@example.com", signup_methods: "basic_auth", email_verified: true }) },
+    expect: { ok: (a, v) => expect(a).toMatchObject({ id: v.userId, email: "ada@example.com", signup_methods: "basic_auth", email_verified: false }) },
   },
   update_profile: {
     about: "names and JSON app_data",

@@ -16,7 +16,7 @@ describe("sign-up and sign-in", () => {
   it("signs up with a hashed password and answers tokens, a session cookie and the user", async () => {
     const h = createHarness();
     const answer = await h.call("signup", { email: "Alice@Example.com", given_name: "Alice", password: "correct-horse-1", confirm_password: "correct-horse-1" }, anonymous);
-    expect(answer.user).toMatchObject({ email: "alice@example.com", given_name: "Alice", email_verified: true, roles: ["user"], signup_methods: "basic_auth" });
+    expect(answer.user).toMatchObject({ email: "alice@example.com", given_name: "Alice", email_verified: false, roles: ["user"], signup_methods: "basic_auth" });
     expect(answer.access_token).toBeTruthy();
     expect(answer.refresh_token).toMatch(/^rt_/);
     expect(answer.id_token).toBeTruthy();
@@ -84,6 +84,50 @@ describe("revoke_access and enable_access", () => {
     const again = await h.call("login", { email: "alice@example.com", password });
     expect(await h.service.serverOptions.verifyUserToken(again.access_token!)).toMatchObject({ userId });
     await expectCode(h.call("revokeAccess", { user_id: "nope" }), "NOT_FOUND");
+  });
+});
+
+describe("claims that are true (email_verified)", () => {
+  const idTokenClaims = async (h: ReturnType<typeof createHarness>, idToken: string | null) => (await h.call("validateJWTToken", { token_type: "id_token", token: idToken! })).claims;
+
+  it("a sign-up proves nothing: email_verified is false in the user and the ID token until a magic link proves the address", async () => {
+    const h = createHarness();
+    const { idToken } = await signUp(h, "alice@example.com");
+    expect(await idTokenClaims(h, idToken)).toMatchObject({ email: "alice@example.com", email_verified: false });
+    await h.call("magicLinkLogin", { email: "alice@example.com" });
+    const proved = await h.call("verifyEmail", { token: lastSecret(h, "magic_link_login") });
+    expect(proved.user?.email_verified).toBe(true);
+    expect(await idTokenClaims(h, proved.id_token)).toMatchObject({ email_verified: true });
+  });
+
+  it("a bearer token alone cannot change the email: the password is needed, and the new address is unverified", async () => {
+    const h = createHarness();
+    const { accessToken, password } = await signUp(h, "alice@example.com");
+    await h.call("magicLinkLogin", { email: "alice@example.com" });
+    await h.call("verifyEmail", { token: lastSecret(h, "magic_link_login") });
+    const stolen = { bearer: accessToken };
+    const refused = await expectCode(h.call("updateProfile", { email: "mallory@example.com" }, stolen), "INVALID_ARGUMENT");
+    expect(refused.message).toBe("old_password: is required to change the email address and must match the current password");
+    await expectCode(h.call("updateProfile", { email: "mallory@example.com", old_password: "guess-1234" }, stolen), "INVALID_ARGUMENT");
+    expect((await h.call("profile", {}, stolen)).email).toBe("alice@example.com");
+
+    await h.call("updateProfile", { email: "alice@new.example.com", old_password: password }, stolen);
+    const after = await h.call("login", { email: "alice@new.example.com", password });
+    expect(after.user).toMatchObject({ email: "alice@new.example.com", email_verified: false });
+    expect(await idTokenClaims(h, after.id_token)).toMatchObject({ email: "alice@new.example.com", email_verified: false });
+  });
+
+  it("an account without a password changes its email only within 10 minutes of signing in", async () => {
+    const h = createHarness();
+    await h.call("magicLinkLogin", { email: "bob@example.com" });
+    const { access_token } = await h.call("verifyEmail", { token: lastSecret(h, "magic_link_login") });
+    h.advance(11 * 60);
+    const refused = await expectCode(h.call("updateProfile", { email: "mallory@example.com" }, { bearer: access_token! }), "FAILED_PRECONDITION");
+    expect(refused.message).toBe("changing the email address needs a sign-in within the last 10 minutes; sign in again");
+    await h.call("magicLinkLogin", { email: "bob@example.com" });
+    const fresh = await h.call("verifyEmail", { token: lastSecret(h, "magic_link_login") });
+    await h.call("updateProfile", { email: "bob@new.example.com" }, { bearer: fresh.access_token! });
+    expect(await h.call("profile", {}, { bearer: fresh.access_token! })).toMatchObject({ email: "bob@new.example.com", email_verified: false });
   });
 });
 

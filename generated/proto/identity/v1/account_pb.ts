@@ -318,6 +318,8 @@ export const ProfileResponseSchema: GenMessage<ProfileResponse> = /*@__PURE__*/
  */
 export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> & {
   /**
+   * The current password: needed to change the password, and to change the email of an account that has one.
+   *
    * @generated from field: optional string old_password = 1;
    */
   oldPassword?: string | undefined;
@@ -337,7 +339,7 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
   confirmNewPassword?: string | undefined;
 
   /**
-   * Must be an email address.
+   * A new email address: needs old_password (an account without a password: a sign-in within the last 10 minutes, else FAILED_PRECONDITION), and is unverified until verified. Must be an email address.
    *
    * @generated from field: optional string email = 4;
    */

@@ -4799,12 +4799,15 @@ class UserClient(SyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            old_password: The old password. Secret.
+            old_password: The current password: needed to change the password, and to change the email
+                of an account that has one. Secret.
             new_password: The new password. Secret. 6 to 256 characters. Required with
                 confirm_new_password.
             confirm_new_password: The confirm new password. Secret. Required with new_password. Must
                 match new_password.
-            email: The email. Must be an email address.
+            email: A new email address: needs old_password (an account without a password: a sign-in
+                within the last 10 minutes, else FAILED_PRECONDITION), and is unverified until verified.
+                Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
@@ -5425,12 +5428,15 @@ class AsyncUserClient(AsyncUserClientBase):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            old_password: The old password. Secret.
+            old_password: The current password: needed to change the password, and to change the email
+                of an account that has one. Secret.
             new_password: The new password. Secret. 6 to 256 characters. Required with
                 confirm_new_password.
             confirm_new_password: The confirm new password. Secret. Required with new_password. Must
                 match new_password.
-            email: The email. Must be an email address.
+            email: A new email address: needs old_password (an account without a password: a sign-in
+                within the last 10 minutes, else FAILED_PRECONDITION), and is unverified until verified.
+                Must be an email address.
             given_name: The given name.
             family_name: The family name.
             middle_name: The middle name.
