@@ -5,7 +5,11 @@
 // issuer stops authenticating at once.
 import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
 import type { TrustedIssuer } from "../generated/types.js";
-import type { Core } from "./core.js";
+import type { Core, JwksResolver } from "./core.js";
+import { outboundRequest, type OutboundPolicy } from "./outbound.js";
+
+/** The most of a discovery document or key set the service reads. */
+const KEYS_READ_LIMIT = 256 * 1024;
 import type { ClientRecord } from "./storage.js";
 
 export interface AssertionIdentity {
@@ -69,19 +73,25 @@ export class TrustedIssuers {
   }
 }
 
-async function getJson(url: string): Promise<Record<string, unknown>> {
-  const response = await fetch(url, { signal: AbortSignal.timeout(5000), headers: { accept: "application/json" } });
-  if (!response.ok) throw new Error(`GET ${url} answered ${response.status}`);
-  return (await response.json()) as Record<string, unknown>;
+async function getJson(url: string, policy: OutboundPolicy): Promise<Record<string, unknown>> {
+  const answer = await outboundRequest(url, { method: "GET", headers: { accept: "application/json" }, timeoutMs: 5000, maxBytes: KEYS_READ_LIMIT }, policy);
+  if (answer.status !== 200) throw new Error(`GET ${url} answered ${answer.status}`);
+  if (answer.truncated) throw new Error(`GET ${url} answered more than ${KEYS_READ_LIMIT} bytes`);
+  return JSON.parse(answer.body) as Record<string, unknown>;
 }
 
-/** The default key source: the configured JWKS URL, or the one the issuer's discovery document names. */
-export async function fetchIssuerJwks(issuer: TrustedIssuer): Promise<JSONWebKeySet> {
-  let url = issuer.key_source_type === "jwks_url" ? issuer.jwks_url : null;
-  if (!url) {
-    const discovery = await getJson(`${withoutTrailingSlash(issuer.issuer_url)}/.well-known/openid-configuration`);
-    if (typeof discovery.jwks_uri !== "string") throw new Error("the discovery document names no jwks_uri");
-    url = discovery.jwks_uri;
-  }
-  return (await getJson(url)) as unknown as JSONWebKeySet;
+/**
+ * The default key source: the configured JWKS URL, or the one the issuer's discovery document
+ * names, fetched from public addresses only, without following redirects, at most 256 KiB each.
+ */
+export function issuerJwksFetcher(policy: OutboundPolicy): JwksResolver {
+  return async (issuer) => {
+    let url = issuer.key_source_type === "jwks_url" ? issuer.jwks_url : null;
+    if (!url) {
+      const discovery = await getJson(`${withoutTrailingSlash(issuer.issuer_url)}/.well-known/openid-configuration`, policy);
+      if (typeof discovery.jwks_uri !== "string") throw new Error("the discovery document names no jwks_uri");
+      url = discovery.jwks_uri;
+    }
+    return (await getJson(url, policy)) as unknown as JSONWebKeySet;
+  };
 }

@@ -26,13 +26,15 @@ export interface ServeSettings {
   metrics: false | { port?: number };
   /** How long SIGTERM lets calls in flight finish. */
   shutdownGraceMs: number;
+  /** Webhooks, test_endpoint and key fetches may reach loopback and private addresses (development only). */
+  allowPrivateOutbound?: boolean;
 }
 
 export class UsageError extends Error {}
 
 export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
-       [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
+       [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
              RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS (flags win)`;
 
@@ -92,8 +94,13 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   let explorer = true;
   let rateLimitOff = false;
   let metricsOnHttpPort = false;
+  let allowPrivateOutbound = false;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
+    if (arg === "--allow-private-outbound") {
+      allowPrivateOutbound = true;
+      continue;
+    }
     if (arg === "--no-explorer" || arg === "--no-rate-limit" || arg === "--metrics") {
       if (arg === "--no-explorer") explorer = false;
       if (arg === "--no-rate-limit") rateLimitOff = true;
@@ -132,6 +139,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
       ? false
       : parseRateLimit(given.rateLimit ?? env.RATE_LIMIT ?? "30/20", given.rateLimitStoreDown ?? env.RATE_LIMIT_STORE_DOWN, given.rateLimit ? "--rate-limit" : "RATE_LIMIT"),
     metrics: metricsPort !== undefined ? { port: metricsPort } : metricsOnHttpPort ? {} : false,
+    ...(allowPrivateOutbound ? { allowPrivateOutbound } : {}),
     shutdownGraceMs: parseMilliseconds(given.shutdownGraceMs ?? env.SHUTDOWN_GRACE_MS ?? "10000", given.shutdownGraceMs ? "--shutdown-grace-ms" : "SHUTDOWN_GRACE_MS"),
   };
 }
@@ -195,6 +203,7 @@ export async function serve(
   const service = createReferenceService({
     storage,
     bootstrapAdmin: bootstrap,
+    allowPrivateOutbound: settings.allowPrivateOutbound ?? false,
     issuer: `http://${settings.host}:${settings.port}`,
     grpcPort: settings.grpcPort,
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
@@ -262,6 +271,7 @@ export async function serve(
   }
   const limit = settings.rateLimit && settings.rateLimit.read;
   output.out(`  limits   ${limit ? `${limit.perSecond} calls/s, burst ${limit.burst}, per address and operation class (--no-rate-limit turns them off)` : "none (--no-rate-limit)"}`);
+  if (settings.allowPrivateOutbound) output.err("warning: --allow-private-outbound: webhooks, test_endpoint and key fetches may reach loopback and private addresses (development only)");
   if (bootstrap && !(await storage.adminSecrets.get("admin"))) {
     output.err("warning: no --admin-secret and no admin yet: whoever first calls admin_signup (GraphQL) becomes admin; until then every admin call is refused.");
     output.err("warning: in production pass --admin-secret (or SERVICE_ADMIN_SECRET), or call admin_signup before the port is reachable by others.");

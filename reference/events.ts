@@ -1,7 +1,11 @@
 // Outgoing traffic: webhook deliveries for events (recorded as delivery logs) and the emails and
 // SMS the user flows send. Deliveries run in the background so a slow endpoint never slows a
 // sign-in; `settled()` lets tests and shutdown wait for them.
-import { nowSeconds, type Core, type WebhookRequest } from "./core.js";
+import { nowSeconds, type Core, type WebhookRequest, type WebhookSender } from "./core.js";
+import { OutboundRefused, outboundRequest, type OutboundPolicy } from "./outbound.js";
+
+/** The most of an endpoint's answer the service reads; the rest is never buffered. */
+const ANSWER_READ_LIMIT = 64 * 1024;
 
 /** Event names of the webhooks, as the service sends them. */
 export const EVENTS = [
@@ -56,16 +60,18 @@ export class Events {
     try {
       return await this.core.webhookSender(request);
     } catch (error) {
-      const reason = (error as { cause?: { code?: string }; name?: string }).cause?.code ?? (error as Error).name ?? "error";
+      const reason = error instanceof OutboundRefused ? error.reason : ((error as { cause?: { code?: string }; code?: string; name?: string }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).name ?? "error");
       return { status: null, body: `delivery failed: ${reason}` };
     }
   }
 }
 
-/** The default sender: a POST with a 5 second timeout. */
-export async function postWebhook(request: WebhookRequest): Promise<{ status: number; body: string }> {
-  const response = await fetch(request.url, { method: "POST", headers: request.headers, body: request.body, signal: AbortSignal.timeout(5000), redirect: "manual" });
-  return { status: response.status, body: await response.text() };
+/** The default sender: a POST with a 5 second timeout, to public addresses only (outbound.ts), reading at most 64 KiB of the answer. */
+export function webhookPoster(policy: OutboundPolicy): WebhookSender {
+  return async (request) => {
+    const answer = await outboundRequest(request.url, { method: "POST", headers: request.headers, body: request.body, timeoutMs: 5000, maxBytes: ANSWER_READ_LIMIT }, policy);
+    return { status: answer.status, body: answer.body };
+  };
 }
 
 /** Sends an email or SMS for a user flow, with the subject of its email template if one exists. */

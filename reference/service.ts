@@ -8,10 +8,10 @@ import type { JSONWebKeySet } from "jose";
 import { ServiceError, type AdminBootstrap, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import type { OperationSpec } from "../runtime/schema.js";
-import { fetchIssuerJwks, TrustedIssuers } from "./assertions.js";
+import { issuerJwksFetcher, TrustedIssuers } from "./assertions.js";
 import { DEFAULT_FEATURES, nowSeconds, type Core, type DnsResolver, type FeatureFlags, type JwksResolver, type MessageSender, type OutgoingMessage, type ReferenceConfig, type RsaKeyPairSource, type WebhookSender } from "./core.js";
 import type { Deps } from "./deps.js";
-import { Events, postWebhook } from "./events.js";
+import { Events, webhookPoster } from "./events.js";
 import { accountOperations } from "./ops/account.js";
 import { authOperations } from "./ops/auth.js";
 import { clientOperations } from "./ops/clients.js";
@@ -55,7 +55,12 @@ export interface ReferenceServiceOptions {
   dnsResolver?: DnsResolver;
   /** Signing keys of a trusted issuer (default: fetch its jwks_url, or its OIDC discovery document). */
   jwksResolver?: JwksResolver;
-  /** Webhook deliveries and test_endpoint (default: an HTTP POST with a 5 s timeout). */
+  /**
+   * Let webhook deliveries, test_endpoint and key fetches reach loopback and private addresses
+   * (default false: refused after DNS resolution, see outbound.ts). For development only.
+   */
+  allowPrivateOutbound?: boolean;
+  /** Webhook deliveries and test_endpoint (default: an HTTP POST with a 5 s timeout, to public addresses only). */
   webhookSender?: WebhookSender;
   /** Emails and SMS of the user flows (default: kept in `state.outbox`). */
   sendMessage?: MessageSender;
@@ -267,8 +272,8 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     random: options.random ?? randomBytes,
     newRsaKeyPair: options.rsaKeyPairs ?? newRsaKeyPair,
     dnsResolver: options.dnsResolver ?? resolveTxt,
-    jwksResolver: options.jwksResolver ?? fetchIssuerJwks,
-    webhookSender: options.webhookSender ?? postWebhook,
+    jwksResolver: options.jwksResolver ?? issuerJwksFetcher({ allowPrivate: options.allowPrivateOutbound ?? false }),
+    webhookSender: options.webhookSender ?? webhookPoster({ allowPrivate: options.allowPrivateOutbound ?? false }),
     sendMessage:
       options.sendMessage ??
       (async (message) => {
