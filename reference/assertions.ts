@@ -1,16 +1,27 @@
 // JWT-bearer assertions from trusted external issuers (a cluster's service-account issuer, SPIFFE,
 // a generic OIDC provider). An assertion authenticates as the issuer's service account when it is
-// signed by a key of the issuer, names the expected audience, has not expired and carries an
-// allowed subject. Issuers are read from the store on every check, so a deleted or deactivated
-// issuer stops authenticating at once.
-import { createLocalJWKSet, decodeJwt, jwtVerify, type JSONWebKeySet } from "jose";
+// signed by a key of the issuer, names the expected audience, has not expired, lives at most
+// MAX_ASSERTION_LIFETIME_SECONDS, carries a subject the issuer's allowed_subjects name (an empty
+// list names none; `*` names all) and has not been used before (its jti, or its hash without one,
+// is kept in the database until it expires, so a replay fails on every replica). Issuers are read
+// from the store on every check, so a deleted or deactivated issuer stops authenticating at once;
+// their keys are cached for KEY_CACHE_SECONDS and fetched again at once for an unknown key id.
+import { createHash } from "node:crypto";
+import { createLocalJWKSet, decodeJwt, decodeProtectedHeader, jwtVerify, type JSONWebKeySet, type JWTPayload } from "jose";
+import { ServiceError } from "../generated/server/index.js";
 import type { TrustedIssuer } from "../generated/types.js";
-import type { Core, JwksResolver } from "./core.js";
+import { nowSeconds, type Core, type JwksResolver } from "./core.js";
 import { outboundRequest, type OutboundPolicy } from "./outbound.js";
+import type { ClientRecord } from "./storage.js";
 
 /** The most of a discovery document or key set the service reads. */
 const KEYS_READ_LIMIT = 256 * 1024;
-import type { ClientRecord } from "./storage.js";
+/** Longest an assertion may live (exp - iat), unless the service is configured otherwise. */
+export const MAX_ASSERTION_LIFETIME_SECONDS = 3600;
+/** How long an issuer's keys are used before they are fetched again. */
+const KEY_CACHE_SECONDS = 300;
+/** At most one fetch of an issuer's keys for an unknown key id per this many seconds. */
+const UNKNOWN_KID_REFETCH_SECONDS = 10;
 
 export interface AssertionIdentity {
   client: ClientRecord;
@@ -23,7 +34,6 @@ const withoutTrailingSlash = (url: string) => url.replace(/\/+$/, "");
 
 /** Exact subjects, or a trailing `*` for a prefix (for example `system:serviceaccount:ci:*`). */
 function subjectAllowed(allowed: readonly string[], subject: string): boolean {
-  if (allowed.length === 0) return true;
   return allowed.some((pattern) => (pattern.endsWith("*") ? subject.startsWith(pattern.slice(0, -1)) : pattern === subject));
 }
 
@@ -32,8 +42,29 @@ export async function serviceAccount(core: Core, serviceAccountId: string): Prom
   return (await core.storage.clients.get(serviceAccountId)) ?? (await core.storage.clients.find({ client_id: serviceAccountId }));
 }
 
+interface CachedKeys {
+  keys: JSONWebKeySet;
+  fetchedAt: number;
+}
+
 export class TrustedIssuers {
-  constructor(private readonly core: Core) {}
+  private readonly keyCache = new Map<string, CachedKeys>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly maxLifetimeSeconds = MAX_ASSERTION_LIFETIME_SECONDS,
+  ) {}
+
+  /** The issuer's keys: cached, fetched again when stale or (at most every 10 s) for a key id they lack. */
+  private async keysOf(issuer: TrustedIssuer, kid: string | undefined): Promise<JSONWebKeySet> {
+    const now = nowSeconds(this.core);
+    const cached = this.keyCache.get(issuer.id);
+    const knows = (keys: JSONWebKeySet) => kid === undefined || keys.keys.some((key) => key.kid === kid);
+    if (cached && now - cached.fetchedAt < KEY_CACHE_SECONDS && (knows(cached.keys) || now - cached.fetchedAt < UNKNOWN_KID_REFETCH_SECONDS)) return cached.keys;
+    const keys = await this.core.jwksResolver(issuer);
+    this.keyCache.set(issuer.id, { keys, fetchedAt: now });
+    return keys;
+  }
 
   /** Who an assertion authenticates as, or null when no active trusted issuer vouches for it. */
   async authenticate(assertion: string): Promise<AssertionIdentity | null> {
@@ -51,23 +82,36 @@ export class TrustedIssuers {
       if (!client || !client.is_active) continue;
       let keys: JSONWebKeySet;
       try {
-        keys = await this.core.jwksResolver(issuer);
+        keys = await this.keysOf(issuer, decodeProtectedHeader(assertion).kid);
       } catch {
         continue;
       }
+      let payload: JWTPayload;
       try {
-        const { payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
+        ({ payload } = await jwtVerify(assertion, createLocalJWKSet(keys), {
           issuer: issuerClaim,
           audience: issuer.expected_aud,
           currentDate: new Date(this.core.clock()),
           requiredClaims: ["exp"],
-        });
-        const subject = payload[issuer.subject_claim ?? "sub"];
-        if (typeof subject !== "string" || !subjectAllowed(issuer.allowed_subjects, subject)) continue;
-        return { client, issuer, subject };
+        }));
       } catch {
         continue;
       }
+      const subject = payload[issuer.subject_claim ?? "sub"];
+      if (typeof subject !== "string" || !subjectAllowed(issuer.allowed_subjects, subject)) continue;
+      const issuedAt = typeof payload.iat === "number" ? payload.iat : nowSeconds(this.core);
+      if (payload.exp! - issuedAt > this.maxLifetimeSeconds) continue;
+      // Single use: the first to record it wins; a replay (here or on another replica) finds it
+      // taken. A database that cannot be reached is UNAVAILABLE, not a refusal.
+      const key = `${issuer.id}:${typeof payload.jti === "string" ? `jti:${payload.jti}` : `sha256:${createHash("sha256").update(assertion).digest("hex")}`}`;
+      await this.core.storage.usedAssertions.deleteWhere({ expires_at: { lt: nowSeconds(this.core) } });
+      try {
+        await this.core.storage.usedAssertions.insert({ key, expires_at: payload.exp! });
+      } catch (error) {
+        if (error instanceof ServiceError && error.code === "ALREADY_EXISTS") return null;
+        throw error;
+      }
+      return { client, issuer, subject };
     }
     return null;
   }
@@ -89,6 +133,10 @@ export function issuerJwksFetcher(policy: OutboundPolicy): JwksResolver {
     let url = issuer.key_source_type === "jwks_url" ? issuer.jwks_url : null;
     if (!url) {
       const discovery = await getJson(`${withoutTrailingSlash(issuer.issuer_url)}/.well-known/openid-configuration`, policy);
+      // OpenID Connect Discovery §4.3: the document must be the issuer's own.
+      if (typeof discovery.issuer !== "string" || withoutTrailingSlash(discovery.issuer) !== withoutTrailingSlash(issuer.issuer_url)) {
+        throw new Error("the discovery document names another issuer");
+      }
       if (typeof discovery.jwks_uri !== "string") throw new Error("the discovery document names no jwks_uri");
       url = discovery.jwks_uri;
     }

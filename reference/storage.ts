@@ -229,6 +229,12 @@ export interface AdminSecretRecord {
   created_at: number;
 }
 
+/** An assertion already used (its issuer and jti, or its hash without one), kept until it expires. */
+export interface UsedAssertionRecord {
+  key: string;
+  expires_at: number;
+}
+
 /** A revoked JWT, kept until it would have expired anyway. */
 export interface RevokedTokenRecord {
   jti: string;
@@ -431,6 +437,8 @@ export const TABLES = {
     columns: { jti: "text", expires_at: "integer" },
     indexes: [["expires_at"]],
   }),
+  /** Replays of an assertion find its key taken, on every replica. */
+  usedAssertions: spec<UsedAssertionRecord>()({ table: "used_assertions", kind: "assertion", key: (used) => used.key, keyTaken: "the assertion was used already", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }),
   /** Holds at most one record, under the key "admin": two admin_signup calls at once make one. */
   adminSecrets: spec<AdminSecretRecord>()({ table: "admin_secrets", kind: "admin", key: () => "admin", keyTaken: "an admin is configured already; use admin_login", columns: { id: "text" } }),
 } as const;

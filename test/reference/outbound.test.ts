@@ -20,7 +20,9 @@ beforeAll(async () => {
   streamClosed = new Promise((resolve) => (closed = resolve));
   server = createServer((request, response) => {
     hits.push(request.url!);
-    if (request.url === "/redirect") {
+    if (request.url === "/.well-known/openid-configuration") {
+      response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ issuer: "https://someone-else.example.com", jwks_uri: `${base}/jwks` }));
+    } else if (request.url === "/redirect") {
       response.writeHead(302, { location: `${base}/target` }).end();
     } else if (request.url === "/endless") {
       // An answer that never ends: the service must stop reading, not buffer it.
@@ -84,6 +86,14 @@ describe("outbound requests", () => {
     await streamClosed;
     // The service hung up: the endpoint could not push more than a few socket buffers past the cap.
     expect(streamed).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it("a discovery document that names another issuer is refused before its keys are fetched", async () => {
+    const fetchKeys = issuerJwksFetcher({ allowPrivate: true });
+    const issuer = { id: "i", service_account_id: "s", name: "n", issuer_url: base, key_source_type: "oidc_discovery", jwks_url: null, expected_aud: "a" } as never;
+    const before = hits.length;
+    await expect(fetchKeys(issuer)).rejects.toThrow("the discovery document names another issuer");
+    expect(hits.slice(before)).toEqual(["/.well-known/openid-configuration"]);
   });
 
   it("a trusted issuer's keys are not fetched from a private address", async () => {

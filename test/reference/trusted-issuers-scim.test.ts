@@ -23,10 +23,10 @@ async function externalIssuer() {
       resolved.push(issuer.id);
       return jwks;
     },
-    assertion: (h: Harness, claims: { sub?: string; aud?: string; iss?: string; lifetime?: number } = {}) => {
+    assertion: (h: Harness, claims: { sub?: string; aud?: string; iss?: string; lifetime?: number; jti?: string; kid?: string } = {}) => {
       const now = Math.floor(h.now() / 1000);
-      return new SignJWT({})
-        .setProtectedHeader({ alg: "ES256", kid: "k1" })
+      return new SignJWT(claims.jti ? { jti: claims.jti } : {})
+        .setProtectedHeader({ alg: "ES256", kid: claims.kid ?? "k1" })
         .setIssuer(claims.iss ?? ISSUER)
         .setAudience(claims.aud ?? AUDIENCE)
         .setSubject(claims.sub ?? "system:serviceaccount:ci:builder")
@@ -37,7 +37,7 @@ async function externalIssuer() {
   };
 }
 
-async function setup(allowedSubjects?: string[]) {
+async function setup(allowedSubjects: string[] | null = ["system:serviceaccount:ci:*"]) {
   const external = await externalIssuer();
   const h = createHarness({ jwksResolver: external.resolver });
   const { client } = await h.call("createClient", { name: "ci", allowed_scopes: ["deploy", "read"] });
@@ -88,6 +88,46 @@ describe("trusted issuers", () => {
     refused.push(await stranger.assertion(h));
     for (const assertion of refused) expect((await expectCode(withAssertion(h, assertion), "UNAUTHENTICATED")).oauthError).toBe("invalid_client");
     await expectCode(withAssertion(h, "not.a.jwt"), "UNAUTHENTICATED");
+  });
+
+  it("an assertion is used once: a replay fails, with or without a jti, kept in the database", async () => {
+    const { h, external } = await setup();
+    const withJti = await external.assertion(h, { jti: "once" });
+    await withAssertion(h, withJti);
+    await expectCode(withAssertion(h, withJti), "UNAUTHENTICATED");
+    // Another assertion with the same jti is the same assertion to the issuer.
+    await expectCode(withAssertion(h, await external.assertion(h, { jti: "once" })), "UNAUTHENTICATED");
+    const withoutJti = await external.assertion(h);
+    await h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: withoutJti, subject_token_type: TOKEN_TYPE_JWT }, anonymous);
+    const replay = await expectCode(h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: withoutJti, subject_token_type: TOKEN_TYPE_JWT }, anonymous), "FAILED_PRECONDITION");
+    expect(replay.message).toBe("subject_token is not a valid assertion of a trusted issuer");
+    expect(await h.service.state.storage.usedAssertions.count()).toBe(2);
+  });
+
+  it("refuses an assertion living longer than an hour, and any subject when allowed_subjects is empty", async () => {
+    const { h, external } = await setup();
+    await expectCode(withAssertion(h, await external.assertion(h, { lifetime: 3601 })), "UNAUTHENTICATED");
+    await withAssertion(h, await external.assertion(h, { lifetime: 3600 }));
+    const open = await setup(null);
+    await expectCode(withAssertion(open.h, await open.external.assertion(open.h)), "UNAUTHENTICATED");
+    const any = await setup(["*"]);
+    await withAssertion(any.h, await any.external.assertion(any.h, { sub: "anyone" }));
+  });
+
+  it("caches the issuer's keys, and fetches them again at once for a key id they lack", async () => {
+    const { h, external, issuer } = await setup();
+    await withAssertion(h, await external.assertion(h));
+    await withAssertion(h, await external.assertion(h));
+    expect(external.resolved).toEqual([issuer.id]);
+    // The issuer rotated its key: an unknown kid fetches the keys again (once), then they are cached.
+    h.advance(11);
+    await expectCode(withAssertion(h, await external.assertion(h, { kid: "k2" })), "UNAUTHENTICATED");
+    expect(external.resolved).toEqual([issuer.id, issuer.id]);
+    await expectCode(withAssertion(h, await external.assertion(h, { kid: "k2" })), "UNAUTHENTICATED");
+    expect(external.resolved).toHaveLength(2);
+    h.advance(301);
+    await withAssertion(h, await external.assertion(h));
+    expect(external.resolved).toHaveLength(3);
   });
 
   it("delete stops assertions from the issuer at once; deactivating does too", async () => {
