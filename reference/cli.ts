@@ -32,6 +32,9 @@ export interface ServeSettings {
 
 export class UsageError extends Error {}
 
+/** The shortest admin secret the service starts with (and admin_signup accepts, in the contract). */
+export const MIN_ADMIN_SECRET_LENGTH = 12;
+
 export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
@@ -114,6 +117,9 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     given[FLAGS[flag as FlagName]] = value;
   }
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
+  if (adminSecret !== "" && [...adminSecret].length < MIN_ADMIN_SECRET_LENGTH) {
+    throw new UsageError(`${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_ADMIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`);
+  }
   const redisUrl = given.redisUrl ?? env.REDIS_URL;
   const metricsPortText = given.metricsPort ?? env.METRICS_PORT;
   const metricsPort = metricsPortText === undefined ? undefined : parsePort(metricsPortText, given.metricsPort ? "--metrics-port" : "METRICS_PORT");

@@ -69,6 +69,8 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
     "content-type": "application/json; charset=utf-8",
     "content-length": String(Buffer.byteLength(text)),
     "cache-control": "no-store",
+    // An answer is data: no browser may sniff it into a page or a script.
+    "x-content-type-options": "nosniff",
     ...extraHeaders,
   };
   if (cookies.length > 0) headers["set-cookie"] = [...cookies];

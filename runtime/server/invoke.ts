@@ -304,7 +304,14 @@ export class CallPipeline {
         });
       }
       const sessionId = cookies[ADMIN_SESSION_COOKIE];
-      if (sessionId) return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call)));
+      if (sessionId) {
+        // A browser says where a request comes from: the session cookie acts only for the service's own pages.
+        const site = call.headers["sec-fetch-site"];
+        if (site !== undefined && site !== "same-origin" && site !== "none") {
+          throw new ServiceError("PERMISSION_DENIED", "the admin session cookie is not accepted on a cross-site request; send the admin secret header");
+        }
+        return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call)));
+      }
     }
     return this.bearerPrincipal(call);
   }

@@ -54,7 +54,12 @@ export class RestRoutes {
       const fields = this.fields(operation);
       return Object.fromEntries([...new URLSearchParams(url.query)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
-    if (!hasBody(request)) return {};
+    if (!hasBody(request)) {
+      // A cross-site page can POST an empty body without a preflight, but not one typed JSON: a
+      // write needs the content type even when it sends nothing.
+      if (operation.kind === "write") mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
+      return {};
+    }
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
     const text = await readBody(request, this.bodyLimit);
     if (type === FORM) {

@@ -90,16 +90,18 @@ describe("npm run serve", () => {
 
   it("reads flags before the environment and refuses bad values", () => {
     const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, shutdownGraceMs: 10_000 };
-    expect(parseServeArgs(["--admin-secret", "a", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
-    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
-    expect(parseServeArgs(["--no-explorer", "--admin-secret", "c"], {})).toMatchObject({ adminSecret: "c", explorer: false });
-    expect(() => parseServeArgs(["--admin-secret", "a", "--port", "http"], {})).toThrow(/--port must be a port number/);
+    expect(parseServeArgs(["--admin-secret", "a-long-secret", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a-long-secret", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
+    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b-long-secret", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b-long-secret", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
+    expect(parseServeArgs(["--no-explorer", "--admin-secret", "c-long-secret"], {})).toMatchObject({ adminSecret: "c-long-secret", explorer: false });
+    expect(() => parseServeArgs(["--admin-secret", "short-12345"], {})).toThrow("--admin-secret must be at least 12 characters: it is all that stands between the network and every admin operation");
+    expect(() => parseServeArgs([], { SERVICE_ADMIN_SECRET: "s3cret" })).toThrow(/^SERVICE_ADMIN_SECRET must be at least 12 characters/);
+    expect(() => parseServeArgs(["--admin-secret", "a-long-secret", "--port", "http"], {})).toThrow(/--port must be a port number/);
     expect(() => parseServeArgs(["--admin-secret"], {})).toThrow(/needs a value/);
-    expect(() => parseServeArgs(["--verbose"], { SERVICE_ADMIN_SECRET: "a" })).toThrow(/unknown argument --verbose/);
+    expect(() => parseServeArgs(["--verbose"], { SERVICE_ADMIN_SECRET: "a-long-secret" })).toThrow(/unknown argument --verbose/);
   });
 
   it("reads the flags of replicas, proxies, rate limits, metrics and shutdown", () => {
-    const env = { SERVICE_ADMIN_SECRET: "a" };
+    const env = { SERVICE_ADMIN_SECRET: "a-long-secret" };
     expect(
       parseServeArgs(["--redis-url", "redis://cache:6379/2", "--redis-key-prefix", "id:", "--trust-proxy", "10.0.0.0/8, loopback", "--forwarded-header", "forwarded"], env),
     ).toMatchObject({ redisUrl: "redis://cache:6379/2", redisKeyPrefix: "id:", trustProxy: { trust: ["10.0.0.0/8", "loopback"], header: "forwarded" } });

@@ -30,7 +30,7 @@ async function grpcHealth(endpoint: string): Promise<string> {
   }
 }
 
-const SECRET = "s3cret";
+const SECRET = "lifecycle-admin-secret";
 
 const statusOf = async (url: string) => {
   const response = await fetch(url);
