@@ -208,6 +208,8 @@ export interface RefreshTokenRecord {
   scope: string[];
   created_at: number;
   expires_at: number;
+  /** When the refresh_token grant used it up (rotation); a second use ends the session. */
+  used_at?: number | null;
 }
 
 export interface AuthorizationCodeRecord {

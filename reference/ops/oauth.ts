@@ -21,6 +21,7 @@ export const TOKEN_TYPE_JWT = "urn:ietf:params:oauth:token-type:jwt";
 const invalidRequest = (message: string, field?: string) => new ServiceError("INVALID_ARGUMENT", message, field, "invalid_request");
 const invalidClient = (message = "client authentication failed") => new ServiceError("UNAUTHENTICATED", message, undefined, "invalid_client");
 const invalidGrant = (message: string) => new ServiceError("FAILED_PRECONDITION", message, undefined, "invalid_grant");
+const invalidTarget = () => new ServiceError("INVALID_ARGUMENT", "resource must be this service or a registered client", "resource", "invalid_target");
 const invalidScope = (message: string) => new ServiceError("INVALID_ARGUMENT", message, "scope", "invalid_scope");
 
 /** Requested scopes (space-separated) must lie within `allowed`; none requested means all of them. */
@@ -93,8 +94,14 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     return { access_token: token.token, token_type: "Bearer", expires_in: token.expiresIn, scope: scope.join(" "), id_token: null, refresh_token: null, issued_token_type: null };
   }
 
+  /** Audiences a token may be issued for: this service (its issuer URL and own client id) or a registered client. */
+  async function isServiceAudience(audience: string): Promise<boolean> {
+    return audience === config.issuer || audience === config.clientId || (await clientByClientId(core, audience)) !== undefined;
+  }
+
   async function clientCredentials(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
     const { client } = await requireClient(input, context);
+    if (input.resource != null && !(await isServiceAudience(input.resource))) throw invalidTarget();
     return machineToken(client, grantScopes(input.scope, client.allowed_scopes), {}, input.resource);
   }
 
@@ -115,6 +122,10 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
       if (!authenticated) throw invalidClient("exchanging a token of this service needs client authentication");
       const subject = await tokens.verify(subjectToken);
       if (!subject || subject.token_type !== "access_token") throw invalidGrant("subject_token is not a valid access token of this service");
+      // A client exchanges only what was issued to it: a token another client (or the service's own
+      // sign-in) holds is not its to re-issue.
+      if (subject.aud !== authenticated.client.client_id) throw invalidGrant("subject_token was not issued to this client");
+      if (input.resource != null && !(await isServiceAudience(input.resource))) throw invalidTarget();
       const scope = grantScopes(input.scope, (subject.scope ?? "").split(" ").filter(Boolean));
       const exchanged = await tokens.sign(
         {
@@ -155,6 +166,8 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
       throw invalidGrant("the code was issued to another client");
     }
     if (code.redirect_uri !== null && input.redirect_uri !== code.redirect_uri) throw invalidGrant("redirect_uri does not match the authorization request");
+    // A public client (the service's own, which holds no secret) proves it asked for the code: PKCE (RFC 9700 §2.1.1).
+    if (!registered && code.code_challenge === null) throw invalidGrant("a public client's code needs PKCE: the authorization request must carry a code_challenge");
     if (code.code_challenge !== null) {
       if (!input.code_verifier) throw invalidRequest("code_verifier is required for this code", "code_verifier");
       if (!sameDigest(s256(input.code_verifier), code.code_challenge)) throw invalidGrant("code_verifier does not match the code challenge");
@@ -168,6 +181,11 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
   async function refreshToken(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
     const hash = sha256(input.refresh_token!);
     const record = await storage.refreshTokens.get(hash);
+    if (record?.used_at != null) {
+      // A refresh token used twice was copied: end its whole family (the session) for both holders (RFC 9700 §4.14.2).
+      await sessions.end(record.session_id);
+      throw invalidGrant("the refresh token was used already; its session is ended");
+    }
     if (!record || record.expires_at <= nowSeconds(core)) throw invalidGrant("the refresh token is not valid or has expired");
     if (record.client_id) {
       const authenticated = await authenticateClient(input, context);
@@ -177,8 +195,8 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     const user = await storage.users.get(record.user_id);
     if (!session || session.expires_at <= nowSeconds(core) || !user || user.revoked_timestamp !== null) throw invalidGrant("the session of this refresh token has ended");
     const scope = grantScopes(input.scope, record.scope);
-    // Rotation: the presented refresh token is used up and a new one is answered.
-    await storage.refreshTokens.delete(hash);
+    // Rotation: the presented refresh token is used up (kept, marked, to recognise a replay) and a new one is answered.
+    await storage.refreshTokens.put({ ...record, used_at: nowSeconds(core) });
     const issued = await sessions.tokensFor(user, session, scope, record.client_id, null);
     return { access_token: issued.access_token, token_type: "Bearer", expires_in: issued.expires_in, scope: scope.join(" "), id_token: issued.id_token, refresh_token: issued.refresh_token, issued_token_type: null };
   }

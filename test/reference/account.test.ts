@@ -221,17 +221,25 @@ describe("validation of tokens and sessions", () => {
 });
 
 describe("user grants at /oauth/token", () => {
-  it("refresh_token rotates: the used token stops, the new one works", async () => {
+  it("refresh_token rotates: the new one works and narrows the scope only", async () => {
     const h = createHarness();
     const { refreshToken } = await signUp(h, "alice@example.com");
     const first = await h.call("oauthToken", { grant_type: "refresh_token", refresh_token: refreshToken }, anonymous);
     expect(first).toMatchObject({ token_type: "Bearer", scope: "openid email profile" });
     expect(first.refresh_token).not.toBe(refreshToken);
     expect(first.id_token).toBeTruthy();
-    await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: refreshToken }, anonymous), "FAILED_PRECONDITION");
     const second = await h.call("oauthToken", { grant_type: "refresh_token", refresh_token: first.refresh_token!, scope: "openid" }, anonymous);
+    // A refresh narrows the scope, never widens it (RFC 6749 §6).
     expect(second.scope).toBe("openid");
     expect((await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: second.refresh_token!, scope: "admin" }, anonymous), "INVALID_ARGUMENT")).oauthError).toBe("invalid_scope");
+  });
+
+  it("a public client's authorization code needs PKCE", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const code = await h.service.state.issueAuthorizationCode({ userId });
+    const refused = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code }, anonymous), "FAILED_PRECONDITION");
+    expect([refused.message, refused.oauthError]).toEqual(["a public client's code needs PKCE: the authorization request must carry a code_challenge", "invalid_grant"]);
   });
 
   it("authorization_code with PKCE: the verifier must match and the code works once", async () => {
@@ -251,21 +259,53 @@ describe("user grants at /oauth/token", () => {
     await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code: again, code_verifier: "wrong" }, anonymous), "FAILED_PRECONDITION");
   });
 
-  it("token exchange of a user token by a client keeps the subject and names the client as actor", async () => {
+  it("token exchange of a user token issued to a client keeps the subject and names the client as actor", async () => {
     const h = createHarness();
-    const { userId, accessToken } = await signUp(h, "alice@example.com");
+    const { userId } = await signUp(h, "alice@example.com");
     const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"] });
+    const code = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, scope: ["openid", "read"] });
+    const issued = await h.call("oauthToken", { grant_type: "authorization_code", code, client_id: client.client_id, client_secret }, anonymous);
     const exchanged = await h.call(
       "oauthToken",
-      { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: accessToken, subject_token_type: TOKEN_TYPE_ACCESS, client_id: client.client_id, client_secret, scope: "openid" },
+      { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: issued.access_token, subject_token_type: TOKEN_TYPE_ACCESS, client_id: client.client_id, client_secret, scope: "openid" },
       anonymous,
     );
     expect(exchanged.issued_token_type).toBe(TOKEN_TYPE_ACCESS);
     expect(await h.service.state.verifyAccessToken(exchanged.access_token)).toMatchObject({ sub: userId, act: { sub: client.client_id }, scope: "openid" });
-    await expectCode(h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: accessToken }, anonymous), "UNAUTHENTICATED");
-    await h.call("logout", {}, { bearer: accessToken });
+    await expectCode(h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: issued.access_token }, anonymous), "UNAUTHENTICATED");
+    await h.call("logout", {}, { bearer: issued.access_token });
     // The exchanged token belongs to the same session and ends with it.
     expect(await h.service.state.verifyAccessToken(exchanged.access_token)).toBeNull();
+  });
+
+  it("a client cannot re-issue a token it was not given, nor for an audience of its choosing", async () => {
+    const h = createHarness();
+    const { accessToken } = await signUp(h, "alice@example.com");
+    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"] });
+    const authenticated = { client_id: client.client_id, client_secret };
+    // The service's own sign-in token is not the client's to exchange.
+    const borrowed = await expectCode(
+      h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: accessToken, subject_token_type: TOKEN_TYPE_ACCESS, ...authenticated }, anonymous),
+      "FAILED_PRECONDITION",
+    );
+    expect([borrowed.message, borrowed.oauthError]).toEqual(["subject_token was not issued to this client", "invalid_grant"]);
+    // No token for an audience the service does not know, by any grant.
+    const elsewhere = await expectCode(h.call("oauthToken", { grant_type: "client_credentials", resource: "https://evil.example.com", ...authenticated }, anonymous), "INVALID_ARGUMENT");
+    expect(elsewhere.oauthError).toBe("invalid_target");
+    const ownAudience = await h.call("oauthToken", { grant_type: "client_credentials", resource: client.client_id, ...authenticated }, anonymous);
+    expect(ownAudience.access_token).toBeTruthy();
+  });
+
+  it("a refresh token used twice ends its whole session, for both holders", async () => {
+    const h = createHarness();
+    const { refreshToken } = await signUp(h, "alice@example.com");
+    const rotated = await h.call("oauthToken", { grant_type: "refresh_token", refresh_token: refreshToken }, anonymous);
+    expect(await h.service.serverOptions.verifyUserToken(rotated.access_token)).not.toBeNull();
+    // The first token again: a copy is in someone else's hands.
+    const replay = await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: refreshToken }, anonymous), "FAILED_PRECONDITION");
+    expect(replay.message).toBe("the refresh token was used already; its session is ended");
+    expect(await h.service.serverOptions.verifyUserToken(rotated.access_token)).toBeNull();
+    await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: rotated.refresh_token! }, anonymous), "FAILED_PRECONDITION");
   });
 
   it("oauth_revoke of a refresh token ends its grant; revoke (user op) drops one refresh token", async () => {
