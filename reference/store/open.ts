@@ -44,13 +44,13 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   throw new DatabaseError(`--database-url ${redactDatabaseUrl(url)} is not a database URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
 }
 
-function sqliteDatabase(path: string): AnyDatabase {
+function sqliteDatabase(path: string): { db: AnyDatabase; handle: Database.Database } {
   if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
   const database = new Database(path, { timeout: 5000 });
   if (path !== ":memory:") database.pragma("journal_mode = WAL");
   // In WAL mode, NORMAL loses nothing when the process dies (only an OS crash can lose the last commits).
   database.pragma("synchronous = NORMAL");
-  return new Kysely({ dialect: new SqliteDialect({ database }) });
+  return { db: new Kysely({ dialect: new SqliteDialect({ database }) }), handle: database };
 }
 
 function postgresDatabase(url: string, poolSize: number, onIdleError: (error: Error) => void): AnyDatabase {
@@ -119,12 +119,14 @@ export function createStorage(url: string, options: CreateStorageOptions = {}): 
   const description = target.kind === "sqlite" ? `SQLite ${where}${target.path === ":memory:" ? " (this process only)" : ""}` : `PostgreSQL ${where}`;
   let store: SqlStorage | undefined;
   let db: AnyDatabase;
+  let handle: Database.Database | undefined;
   try {
-    db = target.kind === "sqlite" ? sqliteDatabase(target.path) : postgresDatabase(target.url, options.poolSize ?? POOL_SIZE, () => store?.lost());
+    if (target.kind === "sqlite") ({ db, handle } = sqliteDatabase(target.path));
+    else db = postgresDatabase(target.url, options.poolSize ?? POOL_SIZE, () => store?.lost());
   } catch (error) {
     throw new DatabaseError(`could not open the database at ${where}: ${describe(error)}`);
   }
-  store = new SqlStorage(target.kind, db);
+  store = new SqlStorage(target.kind, db, handle);
   const ready = (async () => {
     try {
       await sql`select 1`.execute(db);

@@ -4,7 +4,8 @@
 // while `transaction` runs join it, whichever helper makes them. Driver errors become
 // ALREADY_EXISTS (a unique rule, with its own message) or UNAVAILABLE, never a stack trace.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { sql, type ControlledTransaction, type Kysely, type RawBuilder, type SqlBool } from "kysely";
+import type { Database as SqliteDatabase, Statement } from "better-sqlite3";
+import { sql, type Compilable, type ControlledTransaction, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { conflict, unavailable } from "./errors.js";
 import type { Dialect } from "./migrations.js";
 import { comparisonsOf } from "./where.js";
@@ -25,6 +26,12 @@ import {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type AnyDatabase = Kysely<any>;
 type Row = Record<string, string | number | null>;
+
+/** A query Kysely can compile and run. */
+type Query = Compilable & { execute(): Promise<unknown>; executeTakeFirst(): Promise<unknown> };
+
+/** Prepared SQLite statements kept (by SQL text; a query's shape, never its values). */
+const STATEMENT_CACHE_SIZE = 500;
 
 /** How long the store waits between pings while the database cannot be reached. */
 const PROBE_INTERVAL_MS = 1000;
@@ -69,8 +76,8 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
   }
 
   async get(key: string) {
-    const row = await this.store.run((db) => db.selectFrom(this.table).select("data").where("pk", "=", key).executeTakeFirst());
-    return row === undefined ? undefined : (JSON.parse(row.data) as T);
+    const [row] = await this.store.rows((db) => db.selectFrom(this.table).select("data").where("pk", "=", key), `get ${this.table}`, [key]);
+    return row === undefined ? undefined : (JSON.parse(row.data as string) as T);
   }
 
   async find(where: Where<Q>) {
@@ -79,11 +86,11 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
   }
 
   async list(where?: Where<Q>, options: ListOptions = {}) {
-    const rows = await this.store.run((db) => {
+    const rows = await this.store.rows((db) => {
       let query = db.selectFrom(this.table).select("data").where(this.condition(where)).orderBy("seq", options.newestFirst ? "desc" : "asc");
       if (options.limit !== undefined) query = query.limit(options.limit);
       if (options.offset) query = (options.limit === undefined ? query.limit(-1) : query).offset(options.offset);
-      return query.execute();
+      return query;
     });
     return rows.map((row) => JSON.parse(row.data as string) as T);
   }
@@ -93,26 +100,24 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     if (options.limit === 0 || options.offset >= total) return { items: [], total };
     const order = options.newestFirst ? "desc" : "asc";
     // The page's rows are picked on `seq` alone (an index walk), and only they are read whole.
-    const rows = await this.store.run((db) =>
+    const rows = await this.store.rows((db) =>
       db
         .selectFrom(this.table)
         .select("data")
         .where("seq", "in", db.selectFrom(this.table).select("seq").where(this.condition(where)).orderBy("seq", order).limit(options.limit).offset(options.offset))
-        .orderBy("seq", order)
-        .execute(),
+        .orderBy("seq", order),
     );
     return { items: rows.map((row) => JSON.parse(row.data as string) as T), total };
   }
 
   async count(where?: Where<Q>) {
-    const row = await this.store.run((db) =>
-      db.selectFrom(this.table).select((eb) => eb.fn.countAll<number | string>().as("n")).where(this.condition(where)).executeTakeFirstOrThrow(),
-    );
-    return Number(row.n);
+    const [row] = await this.store.rows((db) => db.selectFrom(this.table).select((eb) => eb.fn.countAll<number | string>().as("n")).where(this.condition(where)));
+    return Number(row!.n);
   }
 
   async insert(record: T) {
-    await this.store.run((db) => db.insertInto(this.table).values(this.rowOf(record)).execute());
+    const row = this.rowOf(record);
+    await this.store.changes((db) => db.insertInto(this.table).values(row), `insert ${this.table}`, Object.values(row));
   }
 
   async put(record: T) {
@@ -121,26 +126,25 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     if (this.store.dialect === "postgres") {
       // PostgreSQL's upsert settles a race on its conflict target only: two replicas updating one
       // user at once could trip the email index on the row's own other version. An UPDATE cannot.
-      const updated = await this.store.run((db) => db.updateTable(this.table).set(changes).where("pk", "=", pk).executeTakeFirst());
-      if (Number(updated.numUpdatedRows) > 0) return;
+      if ((await this.store.changes((db) => db.updateTable(this.table).set(changes).where("pk", "=", pk))) > 0) return;
     }
-    await this.store.run((db) =>
-      db
-        .insertInto(this.table)
-        .values(row)
-        .onConflict((on) => on.column("pk").doUpdateSet(changes))
-        .execute(),
+    await this.store.changes(
+      (db) =>
+        db
+          .insertInto(this.table)
+          .values(row)
+          .onConflict((on) => on.column("pk").doUpdateSet(changes)),
+      `put ${this.table}`,
+      [...Object.values(row), ...Object.values(changes)],
     );
   }
 
   async delete(key: string) {
-    const result = await this.store.run((db) => db.deleteFrom(this.table).where("pk", "=", key).executeTakeFirst());
-    return Number(result.numDeletedRows) > 0;
+    return (await this.store.changes((db) => db.deleteFrom(this.table).where("pk", "=", key))) > 0;
   }
 
   async deleteWhere(where: Where<Q>) {
-    const result = await this.store.run((db) => db.deleteFrom(this.table).where(this.condition(where)).executeTakeFirst());
-    return Number(result.numDeletedRows);
+    return this.store.changes((db) => db.deleteFrom(this.table).where(this.condition(where)));
   }
 
   /** The message of the unique rule a violation names: its index name (PostgreSQL) or its table.columns (SQLite). */
@@ -211,9 +215,17 @@ export class SqlStorage {
   /** Settles once the schema is migrated; queries wait for it. */
   private ready: Promise<unknown> | undefined;
 
+  /** Transactions begun and not yet over: while any is, statements go through Kysely. */
+  private openTransactions = 0;
+  private readonly statements = new Map<string, Statement>();
+  /** Statements of fixed-shape queries, by shape (`get users`), whose values come in a known order. */
+  private readonly shapes = new Map<string, Statement>();
+
   constructor(
     readonly dialect: Dialect,
     readonly db: AnyDatabase,
+    /** The SQLite connection Kysely runs on, for statements outside transactions. */
+    private readonly sqlite?: SqliteDatabase,
   ) {
     this.kind = dialect === "sqlite" ? "SQLite" : "PostgreSQL";
     this.collections = Object.fromEntries(
@@ -228,6 +240,53 @@ export class SqlStorage {
     });
     this.ready = settled;
     settled.catch(() => undefined);
+  }
+
+  /**
+   * Rows of a select: on SQLite outside a transaction as a cached prepared statement, else through
+   * Kysely. A query of fixed shape names it (`shape`) with its values in order, and is compiled once.
+   */
+  async rows(build: (db: AnyDatabase) => Query, shape?: string, values?: readonly unknown[]): Promise<Row[]> {
+    const statement = this.direct(build, shape, values);
+    if (statement) return this.guard(() => statement.statement.all(...statement.parameters) as Row[]);
+    return this.run((db) => build(db).execute() as Promise<Row[]>);
+  }
+
+  /** How many rows an insert, update or delete changed, the same two ways. */
+  async changes(build: (db: AnyDatabase) => Query, shape?: string, values?: readonly unknown[]): Promise<number> {
+    const statement = this.direct(build, shape, values);
+    if (statement) return this.guard(() => statement.statement.run(...statement.parameters).changes);
+    const result = (await this.run((db) => build(db).executeTakeFirst())) as { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint } | undefined;
+    return Number(result?.numInsertedOrUpdatedRows ?? result?.numUpdatedRows ?? result?.numDeletedRows ?? 0);
+  }
+
+  /**
+   * better-sqlite3 answers synchronously, so outside a transaction a statement runs whole before
+   * anything else: Kysely only compiles it, and the prepared statement is kept by its SQL text
+   * (preparing and Kysely's executor were most of a read's cost). In a transaction, or on
+   * PostgreSQL, Kysely runs it on the transaction's connection.
+   */
+  private direct(build: (db: AnyDatabase) => Query, shape?: string, values?: readonly unknown[]): { statement: Statement; parameters: readonly unknown[] } | undefined {
+    if (!this.sqlite || this.openTransactions > 0 || this.ready || this.transactions.getStore()) return undefined;
+    const known = shape === undefined ? undefined : this.shapes.get(shape);
+    if (known) return { statement: known, parameters: values! };
+    const { sql: text, parameters } = build(this.db).compile();
+    let statement = this.statements.get(text);
+    if (!statement) {
+      if (this.statements.size >= STATEMENT_CACHE_SIZE) this.statements.clear();
+      statement = this.sqlite.prepare(text);
+      this.statements.set(text, statement);
+    }
+    if (shape !== undefined) this.shapes.set(shape, statement);
+    return { statement, parameters };
+  }
+
+  private async guard<R>(work: () => R): Promise<R> {
+    try {
+      return work();
+    } catch (error) {
+      throw this.mapped(error);
+    }
   }
 
   /** Runs a query on the transaction in progress, or on the database; maps its failure. */
@@ -245,6 +304,15 @@ export class SqlStorage {
   async transaction<R>(work: () => Promise<R>): Promise<R> {
     if (this.transactions.getStore()) return work();
     if (this.ready) await this.ready;
+    this.openTransactions++;
+    try {
+      return await this.transactionOnce(work);
+    } finally {
+      this.openTransactions--;
+    }
+  }
+
+  private async transactionOnce<R>(work: () => Promise<R>): Promise<R> {
     let trx: ControlledTransaction<unknown>;
     try {
       trx = (await this.db.startTransaction().execute()) as ControlledTransaction<unknown>;
