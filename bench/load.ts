@@ -1,0 +1,122 @@
+// The load of the server benchmarks: autocannon against a target for a few seconds, the CPU time
+// its processes spent per call (from /proc), interleaved rounds of a baseline and a subject, and
+// the lines that print a ratio against the baseline measured in the same run.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import autocannon from "autocannon";
+import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
+
+export const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
+export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+export const CONNECTIONS = 16;
+
+/**
+ * One round of load: requests per second, and the CPU time the server processes spent per call.
+ * The machine is shared, so req/s move with other jobs; CPU per call moves much less, which makes
+ * it the steadier measure of what a feature costs.
+ */
+export interface Measure {
+  rps: number;
+  cpuMicrosPerCall: number;
+}
+export type Load = () => Promise<Measure>;
+
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim()) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** User + system CPU time of processes so far, in microseconds (Linux /proc; 0 elsewhere). */
+export function cpuMicros(pids: readonly number[]): number {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    } catch {
+      return 0;
+    }
+  }
+  return (ticks / CLOCK_TICKS) * 1e6;
+}
+
+/** Measures `run` (which answers the calls it made) against the CPU of `pids`. */
+export function measured(pids: readonly number[], run: () => Promise<number>): Load {
+  return async () => {
+    const cpuBefore = cpuMicros(pids);
+    const calls = await run();
+    return { rps: calls / SECONDS, cpuMicrosPerCall: (cpuMicros(pids) - cpuBefore) / calls };
+  };
+}
+
+export const SECRET_HEADER = { "x-service-admin-secret": ADMIN_SECRET };
+
+/** POST `body` to `path` of a target with autocannon; every answer must be a 2xx. */
+export function http(target: Target, path: string, body: string, auth: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = []): Load {
+  return measured([target.child.pid!, ...alsoPids], async () => {
+    const result = await autocannon({
+      url: `http://127.0.0.1:${target.http}${path}`,
+      method: "POST",
+      headers: { "content-type": "application/json", ...auth },
+      body,
+      connections: CONNECTIONS,
+      duration: SECONDS,
+    });
+    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+    return result.requests.total;
+  });
+}
+
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.map((m) => m.rps)), cpuMicrosPerCall: median(measures.map((m) => m.cpuMicrosPerCall)) });
+
+/** Medians of `baseline` and `subject` over interleaved rounds, after one warm-up round each. */
+export async function pair(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
+  await baseline();
+  await subject();
+  const a: Measure[] = [];
+  const b: Measure[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    a.push(await baseline());
+    b.push(await subject());
+  }
+  return [medianMeasure(a), medianMeasure(b)];
+}
+
+
+const percent = (ratio: number) => `${(ratio * 100).toFixed(0).padStart(3)}%`;
+
+/** Throughput against the baseline, with a target; and the CPU each call cost the server. */
+export function row(name: string, subject: Measure, baseline: Measure, of: string, target?: number): string {
+  const ratio = subject.rps / baseline.rps;
+  const verdict = target === undefined ? "" : `target ${target}%: ${ratio * 100 >= target ? "met" : "MISSED"}`;
+  const cpu = subject.cpuMicrosPerCall > 0 ? `cpu ${subject.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call (${percent(baseline.cpuMicrosPerCall / subject.cpuMicrosPerCall).trim()} of it)` : "";
+  return `${name.padEnd(14)} ${subject.rps.toFixed(0).padStart(7)} req/s  ${percent(ratio)} of ${of.padEnd(30)} ${verdict.padEnd(18)} ${cpu}`;
+}
+
+/** A baseline's own line. */
+export function base(name: string, measure: Measure): string {
+  return `${name.padEnd(14)} ${measure.rps.toFixed(0).padStart(7)} req/s${measure.cpuMicrosPerCall > 0 ? `  cpu ${measure.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call` : ""}`;
+}
+
+/** update_user with every field of its input set, each valid under the manifest's rules. */
+export const UPDATE_USER = {
+  id: "user-1",
+  email: "ada@example.com",
+  email_verified: true,
+  given_name: "Ada",
+  family_name: "Lovelace",
+  middle_name: "King",
+  nickname: "ada",
+  gender: "female",
+  birthdate: "1815-12-10",
+  phone_number: "+441234567890",
+  phone_number_verified: false,
+  picture: "https://example.com/ada.png",
+  roles: ["user", "admin"],
+  is_multi_factor_auth_enabled: true,
+  app_data: { team: "analytics", since: 1843 },
+};
