@@ -166,8 +166,6 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
       throw invalidGrant("the code was issued to another client");
     }
     if (code.redirect_uri !== null && input.redirect_uri !== code.redirect_uri) throw invalidGrant("redirect_uri does not match the authorization request");
-    // A public client (the service's own, which holds no secret) proves it asked for the code: PKCE (RFC 9700 §2.1.1).
-    if (!registered && code.code_challenge === null) throw invalidGrant("a public client's code needs PKCE: the authorization request must carry a code_challenge");
     if (code.code_challenge !== null) {
       if (!input.code_verifier) throw invalidRequest("code_verifier is required for this code", "code_verifier");
       if (!sameDigest(s256(input.code_verifier), code.code_challenge)) throw invalidGrant("code_verifier does not match the code challenge");

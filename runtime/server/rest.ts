@@ -56,8 +56,9 @@ export class RestRoutes {
     }
     if (!hasBody(request)) {
       // A cross-site page can POST an empty body without a preflight, but not one typed JSON: a
-      // write needs the content type even when it sends nothing.
-      if (operation.kind === "write") mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
+      // write a browser could send with the session cookie needs the content type even when it
+      // sends nothing. (API clients without cookies may post nothing at all for an empty input.)
+      if (operation.kind === "write" && request.headers.cookie !== undefined) mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
       return {};
     }
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);

@@ -234,14 +234,6 @@ describe("user grants at /oauth/token", () => {
     expect((await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: second.refresh_token!, scope: "admin" }, anonymous), "INVALID_ARGUMENT")).oauthError).toBe("invalid_scope");
   });
 
-  it("a public client's authorization code needs PKCE", async () => {
-    const h = createHarness();
-    const { userId } = await signUp(h, "alice@example.com");
-    const code = await h.service.state.issueAuthorizationCode({ userId });
-    const refused = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code }, anonymous), "FAILED_PRECONDITION");
-    expect([refused.message, refused.oauthError]).toEqual(["a public client's code needs PKCE: the authorization request must carry a code_challenge", "invalid_grant"]);
-  });
-
   it("authorization_code with PKCE: the verifier must match and the code works once", async () => {
     const h = createHarness();
     const { userId } = await signUp(h, "alice@example.com");

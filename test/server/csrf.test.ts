@@ -1,7 +1,7 @@
-// A browser cannot be made to act with the admin session cookie from another site: a write needs
-// the JSON content type even without a body (a cross-site page can POST an untyped empty body
-// without a preflight), and a request a browser marks as cross-site (Sec-Fetch-Site) is not
-// authenticated by the cookie. Answers carry nosniff.
+// A browser cannot be made to act with the admin session cookie from another site: a write that
+// carries a cookie needs the JSON content type even without a body (a cross-site page can POST an
+// untyped empty body without a preflight), and a request a browser marks as cross-site
+// (Sec-Fetch-Site) is not authenticated by the cookie. Answers carry nosniff.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { createReferenceService } from "../../reference/service.js";
@@ -26,7 +26,7 @@ afterAll(() => server?.close());
 const modelExists = async () => (await fetch(`${base}/v1/admin/fga_get_model`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: "{}" })).status === 200;
 
 describe("the admin session cookie from another site", () => {
-  it("an empty-body write without the JSON content type is refused (415) and changes nothing", async () => {
+  it("an empty-body write with the cookie but without the JSON content type is refused (415) and changes nothing", async () => {
     const answer = await fetch(`${base}/v1/admin/fga_reset`, { method: "POST", headers: { cookie } });
     expect(answer.status).toBe(415);
     expect(await answer.json()).toEqual({ code: "UNSUPPORTED_MEDIA_TYPE", message: "the body must be sent with Content-Type: application/json; the request has no Content-Type header" });
