@@ -262,6 +262,7 @@ export interface TrustedIssuer {
   jwks_url: string | null;
   expected_aud: string;
   subject_claim: string | null;
+  /** Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all. */
   allowed_subjects: string[];
   issuer_type: IssuerType;
   is_active: boolean;
@@ -775,6 +776,7 @@ export interface AddTrustedIssuerInput {
   /** Not empty. */
   expected_aud: string;
   subject_claim?: string | null;
+  /** Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all. */
   allowed_subjects?: string[] | null;
   issuer_type: IssuerType;
 }
@@ -791,6 +793,7 @@ export interface UpdateTrustedIssuerInput {
   jwks_url?: string | null;
   expected_aud?: string | null;
   subject_claim?: string | null;
+  /** Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all. */
   allowed_subjects?: string[] | null;
   issuer_type?: IssuerType | null;
   is_active?: boolean | null;
@@ -1417,6 +1420,7 @@ export interface OauthTokenInput {
   subject_token_type?: string | null;
   actor_token?: string | null;
   actor_token_type?: string | null;
+  /** Audience of the issued token (RFC 8707): this service or a registered client, else invalid_target. */
   resource?: string | null;
 }
 

@@ -516,7 +516,7 @@ export class AdminClient extends AdminClientBase {
     return this.core.iterate("user_organizations", input, options) as AsyncIterable<UserOrganization>;
   }
 
-  /** Start verification of a domain; returns the DNS TXT record to publish. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
+  /** Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   requestOrgDomain(input: RequestOrgDomainInput, options?: CallOptions): Promise<RequestOrgDomainResponse> {
     return this.core.call("request_org_domain", input, options) as unknown as Promise<RequestOrgDomainResponse>;
   }

@@ -11,7 +11,7 @@ import "time"
 const ServiceName = "identity"
 
 // ServiceVersion is the version of the service these clients were generated for.
-const ServiceVersion = "2.4.3"
+const ServiceVersion = "2.4.4"
 
 // DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.
 const DefaultGRPCPort = 9091

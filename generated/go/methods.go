@@ -719,7 +719,8 @@ func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganiza
 }
 
 // RequestOrgDomain calls request_org_domain: Start verification of a domain; returns the DNS TXT
-// record to publish.
+// record to publish. A claim left unverified for 7 days no longer holds the domain against another
+// organization.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //

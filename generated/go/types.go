@@ -489,7 +489,8 @@ type TrustedIssuer struct {
 	ExpectedAud string `json:"expected_aud"`
 	// The subject claim.
 	SubjectClaim *string `json:"subject_claim"`
-	// The allowed subjects.
+	// Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, *
+	// accepts all.
 	AllowedSubjects []string `json:"allowed_subjects"`
 	// The issuer type.
 	IssuerType IssuerType `json:"issuer_type"`
@@ -1224,7 +1225,8 @@ type AddTrustedIssuerInput struct {
 	ExpectedAud string `json:"expected_aud"`
 	// The subject claim.
 	SubjectClaim *string `json:"subject_claim,omitempty"`
-	// The allowed subjects.
+	// Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, *
+	// accepts all.
 	AllowedSubjects []string `json:"allowed_subjects,omitempty"`
 	// The issuer type. Required.
 	IssuerType IssuerType `json:"issuer_type"`
@@ -1248,7 +1250,8 @@ type UpdateTrustedIssuerInput struct {
 	ExpectedAud *string `json:"expected_aud,omitempty"`
 	// The subject claim.
 	SubjectClaim *string `json:"subject_claim,omitempty"`
-	// The allowed subjects.
+	// Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, *
+	// accepts all.
 	AllowedSubjects []string `json:"allowed_subjects,omitempty"`
 	// The issuer type.
 	IssuerType *IssuerType `json:"issuer_type,omitempty"`
@@ -2107,7 +2110,7 @@ type OauthTokenInput struct {
 	ActorToken *string `json:"actor_token,omitempty"`
 	// The actor token type.
 	ActorTokenType *string `json:"actor_token_type,omitempty"`
-	// The resource.
+	// Audience of the issued token (RFC 8707): this service or a registered client, else invalid_target.
 	Resource *string `json:"resource,omitempty"`
 }
 

@@ -278,7 +278,7 @@ export interface AdminHandlers {
   orgMembers(input: OrgMembersInput, context: CallContext): Promise<Reply<OrgMembersResponse>>;
   /** List a user's organizations with the user's roles in each. Auth: org_admin. Protocols: graphql, rest, grpc. */
   userOrganizations(input: UserOrganizationsInput, context: CallContext): Promise<Reply<UserOrganizationsResponse>>;
-  /** Start verification of a domain; returns the DNS TXT record to publish. Auth: org_admin. Protocols: graphql, rest, grpc. */
+  /** Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization. Auth: org_admin. Protocols: graphql, rest, grpc. */
   requestOrgDomain(input: RequestOrgDomainInput, context: CallContext): Promise<Reply<RequestOrgDomainResponse>>;
   /** Check the DNS TXT challenge and verify the domain. Auth: org_admin. Protocols: graphql, rest, grpc. */
   verifyOrgDomain(input: VerifyOrgDomainInput, context: CallContext): Promise<Reply<OrgDomain>>;

@@ -20,9 +20,19 @@ export async function orgForEmailDomain(core: Core, domainOrEmail: string): Prom
   return record && record.status === "verified" ? record.org_id : null;
 }
 
+/** How long an unverified claim on a domain holds it: after that, another organization may claim it. */
+export const PENDING_DOMAIN_SECONDS = 7 * 24 * 3600;
+
 async function domainFor(core: Core, orgId: string, domain: string): Promise<OrgDomainRecord | undefined> {
   const record = await core.storage.orgDomains.get(domain);
-  if (record && record.org_id !== orgId) throw alreadyExists("the domain already belongs to another organization");
+  if (record && record.org_id !== orgId) {
+    // A claim nobody proved within a week squats on nothing: it goes, and the domain is free.
+    if (record.status === "pending" && nowSeconds(core) - record.created_at > PENDING_DOMAIN_SECONDS) {
+      await core.storage.orgDomains.delete(domain);
+      return undefined;
+    }
+    throw alreadyExists("the domain already belongs to another organization");
+  }
   return record;
 }
 

@@ -79,6 +79,22 @@ describe("org domains", () => {
     await expectCode(h.call("requestOrgDomain", { org_id: "nope", domain: "x.com" }), "NOT_FOUND");
   });
 
+  it("a claim left unverified for a week no longer holds the domain: another organization may claim it", async () => {
+    const { h, orgId } = await setup();
+    const other = await h.call("createOrganization", { name: "other" });
+    await h.call("requestOrgDomain", { org_id: orgId, domain: "acme.com" });
+    h.advance(7 * 24 * 3600);
+    await expectCode(h.call("requestOrgDomain", { org_id: other.id, domain: "acme.com" }), "ALREADY_EXISTS");
+    h.advance(1);
+    const claimed = await h.call("requestOrgDomain", { org_id: other.id, domain: "acme.com" });
+    expect(claimed.domain).toMatchObject({ domain: "acme.com", org_id: other.id, status: "pending" });
+    // The squatter's claim is gone; a verified domain is never taken this way.
+    await expectCode(h.call("verifyOrgDomain", { org_id: orgId, domain: "acme.com" }), "ALREADY_EXISTS");
+    await h.call("addVerifiedOrgDomain", { org_id: orgId, domain: "verified.example" });
+    h.advance(30 * 24 * 3600);
+    await expectCode(h.call("requestOrgDomain", { org_id: other.id, domain: "verified.example" }), "ALREADY_EXISTS");
+  });
+
   it("add_verified_org_domain skips the DNS challenge", async () => {
     const { h, dns, orgId } = await setup();
     const domain = await h.call("addVerifiedOrgDomain", { org_id: orgId, domain: "acme.io" });

@@ -656,7 +656,7 @@ export const AdminService: GenService<{
     output: typeof UserOrganizationsResponseSchema;
   },
   /**
-   * Start verification of a domain; returns the DNS TXT record to publish.
+   * Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization.
    *
    * @generated from rpc identity.v1.AdminService.RequestOrgDomain
    */

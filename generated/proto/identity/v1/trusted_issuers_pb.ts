@@ -68,6 +68,8 @@ export type AddTrustedIssuerRequest = Message<"identity.v1.AddTrustedIssuerReque
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 8;
    */
   allowedSubjects: string[];
@@ -132,6 +134,8 @@ export type AddTrustedIssuerResponse = Message<"identity.v1.AddTrustedIssuerResp
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 9;
    */
   allowedSubjects: string[];
@@ -212,6 +216,8 @@ export type UpdateTrustedIssuerRequest = Message<"identity.v1.UpdateTrustedIssue
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 8;
    */
   allowedSubjects: string[];
@@ -281,6 +287,8 @@ export type UpdateTrustedIssuerResponse = Message<"identity.v1.UpdateTrustedIssu
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 9;
    */
   allowedSubjects: string[];
@@ -421,6 +429,8 @@ export type GetTrustedIssuerResponse = Message<"identity.v1.GetTrustedIssuerResp
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 9;
    */
   allowedSubjects: string[];

@@ -1055,6 +1055,8 @@ export type TrustedIssuer = Message<"identity.v1.TrustedIssuer"> & {
   subjectClaim?: string | undefined;
 
   /**
+   * Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all.
+   *
    * @generated from field: repeated string allowed_subjects = 9;
    */
   allowedSubjects: string[];

@@ -1188,7 +1188,8 @@ class AdminClient(SyncClientBase):
                 jwks_url.
             expected_aud: The expected aud. Not empty.
             subject_claim: The subject claim.
-            allowed_subjects: The allowed subjects.
+            allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
+                empty accepts none, * accepts all.
             issuer_type: The issuer type.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -1226,7 +1227,8 @@ class AdminClient(SyncClientBase):
             jwks_url: The jwks url. Must be an http or https URL.
             expected_aud: The expected aud.
             subject_claim: The subject claim.
-            allowed_subjects: The allowed subjects.
+            allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
+                empty accepts none, * accepts all.
             issuer_type: The issuer type.
             is_active: The is active.
             extra_headers: Headers of this call only, added to the client's.
@@ -1812,7 +1814,8 @@ class AdminClient(SyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> RequestOrgDomainResponse:
-        """Start verification of a domain; returns the DNS TXT record to publish.
+        """Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified
+        for 7 days no longer holds the domain against another organization.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -3423,7 +3426,8 @@ class AsyncAdminClient(AsyncClientBase):
                 jwks_url.
             expected_aud: The expected aud. Not empty.
             subject_claim: The subject claim.
-            allowed_subjects: The allowed subjects.
+            allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
+                empty accepts none, * accepts all.
             issuer_type: The issuer type.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -3461,7 +3465,8 @@ class AsyncAdminClient(AsyncClientBase):
             jwks_url: The jwks url. Must be an http or https URL.
             expected_aud: The expected aud.
             subject_claim: The subject claim.
-            allowed_subjects: The allowed subjects.
+            allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
+                empty accepts none, * accepts all.
             issuer_type: The issuer type.
             is_active: The is active.
             extra_headers: Headers of this call only, added to the client's.
@@ -4047,7 +4052,8 @@ class AsyncAdminClient(AsyncClientBase):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> RequestOrgDomainResponse:
-        """Start verification of a domain; returns the DNS TXT record to publish.
+        """Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified
+        for 7 days no longer holds the domain against another organization.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 
@@ -5143,7 +5149,8 @@ class UserClient(SyncUserClientBase):
                 urn:ietf:params:oauth:token-type:id_token.
             actor_token: The actor token. Secret.
             actor_token_type: The actor token type.
-            resource: The resource.
+            resource: Audience of the issued token (RFC 8707): this service or a registered client, else
+                invalid_target.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5772,7 +5779,8 @@ class AsyncUserClient(AsyncUserClientBase):
                 urn:ietf:params:oauth:token-type:id_token.
             actor_token: The actor token. Secret.
             actor_token_type: The actor token type.
-            resource: The resource.
+            resource: Audience of the issued token (RFC 8707): this service or a registered client, else
+                invalid_target.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
