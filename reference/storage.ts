@@ -231,6 +231,16 @@ export interface AdminSecretRecord {
   created_at: number;
 }
 
+/**
+ * Wrong guesses at one account's secrets within a window: passwords by the name signed in with
+ * (known or not), one-time passwords by account across every code re-issued.
+ */
+export interface GuessCounterRecord {
+  key: string;
+  failures: number;
+  window_started: number;
+}
+
 /** An assertion already used (its issuer and jti, or its hash without one), kept until it expires. */
 export interface UsedAssertionRecord {
   key: string;
@@ -439,6 +449,8 @@ export const TABLES = {
     columns: { jti: "text", expires_at: "integer" },
     indexes: [["expires_at"]],
   }),
+  /** Shared by every replica on the database, so guesses spread over them count together. */
+  guessCounters: spec<GuessCounterRecord>()({ table: "guess_counters", kind: "guess counter", key: (counter) => counter.key, columns: { key: "text" } }),
   /** Replays of an assertion find its key taken, on every replica. */
   usedAssertions: spec<UsedAssertionRecord>()({ table: "used_assertions", kind: "assertion", key: (used) => used.key, keyTaken: "the assertion was used already", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }),
   /** Holds at most one record, under the key "admin": two admin_signup calls at once make one. */

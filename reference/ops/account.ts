@@ -55,8 +55,34 @@ async function issueOtp(core: Core, user: UserRecord, purpose: OtpPurpose, chann
   if (to) await notify(core, { channel, to, purpose: "verify_otp", secret: otp, subject: "Your one-time password" });
 }
 
-/** Uses up a matching one-time password of the user; wrong guesses count toward a limit. */
+/** Wrong guesses at one account within GUESS_WINDOW_SECONDS that lock it until the window ends. */
+export const MAX_ACCOUNT_GUESSES = 10;
+export const GUESS_WINDOW_SECONDS = 15 * 60;
+
+/** Refuses while `key` (an account's name or id) has used up its guesses; the same for a name nobody has. */
+async function assertGuessesLeft(core: Core, key: string): Promise<void> {
+  const counter = await core.storage.guessCounters.get(key);
+  const now = nowSeconds(core);
+  if (!counter || counter.failures < MAX_ACCOUNT_GUESSES || now - counter.window_started >= GUESS_WINDOW_SECONDS) return;
+  const retryAfter = counter.window_started + GUESS_WINDOW_SECONDS - now;
+  throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong guesses for this account; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
+}
+
+/** Counts one wrong guess at `key`; a window that has ended starts again. */
+async function countWrongGuess(core: Core, key: string): Promise<void> {
+  const counter = await core.storage.guessCounters.get(key);
+  const now = nowSeconds(core);
+  const fresh = !counter || now - counter.window_started >= GUESS_WINDOW_SECONDS;
+  await core.storage.guessCounters.put({ key, failures: fresh ? 1 : counter.failures + 1, window_started: fresh ? now : counter.window_started });
+}
+
+/**
+ * Uses up a matching one-time password of the user. Wrong guesses count toward a limit per code
+ * and per account across every code re-issued (a new code does not bring new guesses).
+ */
 async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPurpose[], otp: string): Promise<OtpPurpose | null> {
+  const accountKey = `codes:${user.id}`;
+  await assertGuessesLeft(core, accountKey);
   const record = await core.storage.otps.find({ user_id: user.id, purpose: { in: purposes } });
   if (!record) return null;
   if (record.expires_at <= nowSeconds(core) || record.attempts >= MAX_OTP_ATTEMPTS) {
@@ -65,9 +91,11 @@ async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPu
   }
   if (!sameDigest(sha256(otp), record.otp_hash)) {
     await core.storage.otps.put({ ...record, attempts: record.attempts + 1 });
+    await countWrongGuess(core, accountKey);
     return null;
   }
   await core.storage.otps.delete(record.id);
+  await core.storage.guessCounters.delete(accountKey);
   return record.purpose;
 }
 
@@ -158,9 +186,17 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     async login(input, context) {
       if (input.email && !features.is_basic_authentication_enabled) throw refused("sign-in with email and password is disabled");
       if (!input.email && !features.is_mobile_basic_authentication_enabled) throw refused("sign-in with phone number and password is disabled");
+      // Counted by the name signed in with, whether an account has it or not: the answers (and the
+      // scrypt of a decoy hash) are the same for both.
+      const guessKey = `password:${input.email ? normalizeEmail(input.email) : input.phone_number!}`;
+      await assertGuessesLeft(core, guessKey);
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
       const passwordOk = user?.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy")));
-      if (!user || !passwordOk) throw new ServiceError("UNAUTHENTICATED", BAD_CREDENTIALS);
+      if (!user || !passwordOk) {
+        await countWrongGuess(core, guessKey);
+        throw new ServiceError("UNAUTHENTICATED", BAD_CREDENTIALS);
+      }
+      await core.storage.guessCounters.delete(guessKey);
       assertNotRevoked(user);
       if (input.email && features.is_email_verification_enabled && !user.email_verified) throw refused("the email address is not verified yet");
       grantedRoles(user, input.roles);

@@ -79,5 +79,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0001_initial": { up: (db) => createTables(db, dialect, V1_TABLES) },
     "0002_admin_secret": { up: (db) => createTables(db, dialect, [{ table: "admin_secrets", columns: { id: "text" } }]) },
     "0003_used_assertions": { up: (db) => createTables(db, dialect, [{ table: "used_assertions", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }]) },
+    "0004_guess_counters": { up: (db) => createTables(db, dialect, [{ table: "guess_counters", columns: { key: "text" } }]) },
   };
 }

@@ -190,6 +190,39 @@ describe("email and one-time password flows", () => {
     await expectCode(h.call("verifyOTP", { email: "alice@example.com", otp: next }), "INVALID_ARGUMENT");
   });
 
+  it("wrong passwords are limited per account: 10 in 15 minutes lock it, known or not, whatever the address", async () => {
+    const h = createHarness();
+    const { password } = await signUp(h, "alice@example.com");
+    for (const email of ["alice@example.com", "nobody@example.com"]) {
+      for (let attempt = 0; attempt < 10; attempt++) await expectCode(h.call("login", { email, password: `wrong-${attempt}-password` }), "UNAUTHENTICATED");
+      const locked = await expectCode(h.call("login", { email: email.toUpperCase(), password }), "TOO_MANY_REQUESTS");
+      expect(locked.message).toBe("too many wrong guesses for this account; try again in 900 s");
+    }
+    h.advance(15 * 60);
+    expect((await h.call("login", { email: "alice@example.com", password })).access_token).toBeTruthy();
+    // A success starts the count again.
+    for (let attempt = 0; attempt < 9; attempt++) await expectCode(h.call("login", { email: "alice@example.com", password: "wrong-password" }), "UNAUTHENTICATED");
+    expect((await h.call("login", { email: "alice@example.com", password })).access_token).toBeTruthy();
+  });
+
+  it("wrong one-time passwords count per account across re-issued codes", async () => {
+    const h = createHarness();
+    const { accessToken, password } = await signUp(h, "alice@example.com");
+    await h.call("updateProfile", { is_multi_factor_auth_enabled: true }, { bearer: accessToken });
+    for (let code = 0; code < 2; code++) {
+      await h.call("login", { email: "alice@example.com", password });
+      const otp = lastSecret(h, "verify_otp");
+      for (let attempt = 0; attempt < 5; attempt++) await expectCode(h.call("verifyOTP", { email: "alice@example.com", otp: otp === "999999" ? "111111" : "999999" }), "INVALID_ARGUMENT");
+    }
+    // A third code brings no new guesses: even the right one is refused until the window ends.
+    await h.call("login", { email: "alice@example.com", password });
+    const third = lastSecret(h, "verify_otp");
+    await expectCode(h.call("verifyOTP", { email: "alice@example.com", otp: third }), "TOO_MANY_REQUESTS");
+    h.advance(15 * 60);
+    await h.call("login", { email: "alice@example.com", password });
+    expect((await h.call("verifyOTP", { email: "alice@example.com", otp: lastSecret(h, "verify_otp") })).access_token).toBeTruthy();
+  });
+
   it("update_profile changes the password only with the old one and ends the other sessions", async () => {
     const h = createHarness();
     const first = await signUp(h, "alice@example.com");
