@@ -3,7 +3,7 @@ import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { fetchFailure, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
 export { graphqlDocument } from "../graphql-document.js";
@@ -28,11 +28,14 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       let status = 0;
       let wait: number | undefined;
       try {
-        const response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal });
+        // Never followed: fetch would send the admin secret header to whatever address a redirect names.
+        const response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal, redirect: "manual" });
         status = response.status;
+        if (status >= 300 && status < 400) throw redirected(response, operation.name, "graphql");
         wait = retryAfterSeconds(response.headers.get("retry-after"));
         answer = (await response.json()) as GraphqlAnswer;
       } catch (error) {
+        if (error instanceof ApiError) throw error;
         if (status >= 500 || status === 0) throw fetchFailure(error, call, "graphql");
         throw new ApiError("INTERNAL", `${operation.name}: the answer is not GraphQL JSON (HTTP ${status})`, operation.name, "graphql", { status, cause: error });
       }

@@ -3,7 +3,7 @@
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { fetchFailure, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
 export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -39,10 +39,14 @@ export function createRestTransport(settings: TransportSettings): Transport {
           headers: isGet ? call.headers : { ...call.headers, "content-type": "application/json" },
           body: isGet ? undefined : JSON.stringify(call.input),
           signal: call.signal,
+          // Never followed: fetch would send the admin secret header to whatever address a redirect names.
+          redirect: "manual",
         });
+        if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "rest");
         const text = await response.text();
         body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
       } catch (error) {
+        if (error instanceof ApiError) throw error;
         throw fetchFailure(error, call, "rest");
       }
       if (!response.ok) {

@@ -36,3 +36,14 @@ export function fetchFailure(error: unknown, call: TransportCall, protocol: Prot
   if (call.signal?.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
   return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${(error as Error).message})`, call.operation.name, protocol, { cause: error });
 }
+
+/** A redirect answered by the service: an error, since following it would hand the call's credentials to another address. */
+export function redirected(response: Response, operation: string, protocol: "rest" | "graphql"): ApiError {
+  return new ApiError(
+    "FAILED_PRECONDITION",
+    `the service answered a redirect (HTTP ${response.status}); the client does not follow redirects, so that credentials never go to another address`,
+    operation,
+    protocol,
+    { status: response.status },
+  );
+}

@@ -125,7 +125,9 @@ func newHTTPClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	// One client serves concurrent calls to one host: keep their connections for reuse.
 	t.MaxIdleConnsPerHost = 64
-	return &http.Client{Transport: t}
+	// A redirect is answered, never followed: Go would forward the admin secret header (any header
+	// but Authorization and Cookie) to whatever address the redirect names.
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 }
 
 func lowerKeys(headers map[string]string) map[string]string {
