@@ -1,6 +1,7 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, type ServiceServer } from "../generated/server/index.js";
 import type { LogEntry, RateLimitOptions, TrustProxy } from "../runtime/server/index.js";
+import { redactUrl } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
 import { DatabaseError, DEFAULT_DATABASE_URL, openStorage, parseDatabaseUrl } from "./store/open.js";
@@ -148,13 +149,6 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     ...(allowPrivateOutbound ? { allowPrivateOutbound } : {}),
     shutdownGraceMs: parseMilliseconds(given.shutdownGraceMs ?? env.SHUTDOWN_GRACE_MS ?? "10000", given.shutdownGraceMs ? "--shutdown-grace-ms" : "SHUTDOWN_GRACE_MS"),
   };
-}
-
-/** A Redis URL without its password, for the start-up lines. */
-function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = "***";
-  return parsed.toString();
 }
 
 /**

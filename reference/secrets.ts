@@ -54,3 +54,14 @@ export async function verifyPassword(password: string, stored: string | null): P
   const key = await scryptAsync(password, Buffer.from(salt, "base64url"), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
   return timingSafeEqual(key, expected);
 }
+
+/** A URL (a database's, Redis's) as it may be printed: without its password, even when it does not parse. */
+export function redactUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = "***";
+    return parsed.toString();
+  } catch {
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+  }
+}

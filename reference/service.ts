@@ -14,7 +14,7 @@ import type { Deps } from "./deps.js";
 import { Events, webhookPoster } from "./events.js";
 import { accountOperations } from "./ops/account.js";
 import { authOperations } from "./ops/auth.js";
-import { clientByClientId, clientOperations } from "./ops/clients.js";
+import { clientOperations, isServiceAudience } from "./ops/clients.js";
 import { fgaOperations } from "./ops/fga.js";
 import { oauthOperations } from "./ops/oauth.js";
 import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
@@ -308,8 +308,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       if (!claims || claims.token_type !== "access_token" || claims.sid === undefined) return null;
       // Only tokens meant for this service: its issuer URL or own client id, or a registered client
       // acting for the user here. A token exchanged for another audience is that audience's.
-      const audience = claims.aud;
-      if (audience !== config.clientId && audience !== config.issuer && (typeof audience !== "string" || !(await clientByClientId(core, audience)))) return null;
+      if (!(await isServiceAudience(core, claims.aud))) return null;
       return { userId: claims.sub, roles: claims.roles ?? [] };
     },
     async isOrgAdmin(user, operation, input) {

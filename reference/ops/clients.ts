@@ -28,6 +28,12 @@ export function clientByClientId(core: Core, clientId: string): Promise<ClientRe
   return core.storage.clients.find({ client_id: clientId });
 }
 
+/** Audiences a token may be issued for, and user operations accept: this service (its issuer URL and own client id) or a registered client. */
+export async function isServiceAudience(core: Core, audience: unknown): Promise<boolean> {
+  if (audience === core.config.issuer || audience === core.config.clientId) return true;
+  return typeof audience === "string" && (await clientByClientId(core, audience)) !== undefined;
+}
+
 export function clientOperations({ core }: Deps): Operations<"createClient" | "updateClient" | "deleteClient" | "rotateClientSecret" | "getClient" | "clients"> {
   const { storage } = core;
   return {

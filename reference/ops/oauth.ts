@@ -11,7 +11,7 @@ import { nowSeconds } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { sameDigest, sha256 } from "../secrets.js";
 import type { ClientRecord } from "../storage.js";
-import { clientByClientId, clientSecretMatches } from "./clients.js";
+import { clientByClientId, clientSecretMatches, isServiceAudience } from "./clients.js";
 
 export const GRANT_TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange";
 export const ASSERTION_JWT_BEARER = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
@@ -94,14 +94,9 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     return { access_token: token.token, token_type: "Bearer", expires_in: token.expiresIn, scope: scope.join(" "), id_token: null, refresh_token: null, issued_token_type: null };
   }
 
-  /** Audiences a token may be issued for: this service (its issuer URL and own client id) or a registered client. */
-  async function isServiceAudience(audience: string): Promise<boolean> {
-    return audience === config.issuer || audience === config.clientId || (await clientByClientId(core, audience)) !== undefined;
-  }
-
   async function clientCredentials(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
     const { client } = await requireClient(input, context);
-    if (input.resource != null && !(await isServiceAudience(input.resource))) throw invalidTarget();
+    if (input.resource != null && !(await isServiceAudience(core, input.resource))) throw invalidTarget();
     return machineToken(client, grantScopes(input.scope, client.allowed_scopes), {}, input.resource);
   }
 
@@ -125,7 +120,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
       // A client exchanges only what was issued to it: a token another client (or the service's own
       // sign-in) holds is not its to re-issue.
       if (subject.aud !== authenticated.client.client_id) throw invalidGrant("subject_token was not issued to this client");
-      if (input.resource != null && !(await isServiceAudience(input.resource))) throw invalidTarget();
+      if (input.resource != null && !(await isServiceAudience(core, input.resource))) throw invalidTarget();
       const scope = grantScopes(input.scope, (subject.scope ?? "").split(" ").filter(Boolean));
       const exchanged = await tokens.sign(
         {

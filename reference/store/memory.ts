@@ -54,7 +54,8 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
     const previous = this.records.get(key);
     if (previous === undefined) return false;
     this.records.delete(key);
-    this.journal.getStore()?.push(() => this.restore(key, previous));
+    // Undone, a deleted record comes back last in insertion order.
+    this.journal.getStore()?.push(() => this.records.set(key, previous));
     return true;
   }
 
@@ -80,12 +81,7 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
     this.checkUnique(key, record);
     const previous = this.records.get(key);
     this.records.set(key, structuredClone(record));
-    this.journal.getStore()?.push(() => (previous === undefined ? this.records.delete(key) : this.restore(key, previous)));
-  }
-
-  /** Puts a record back (a deleted one comes back last in insertion order). */
-  private restore(key: string, record: T): void {
-    this.records.set(key, record);
+    this.journal.getStore()?.push(() => (previous === undefined ? this.records.delete(key) : this.records.set(key, previous)));
   }
 
   private checkUnique(key: string, record: T): void {

@@ -8,7 +8,7 @@ import { Kysely, PostgresDialect, sql, SqliteDialect } from "kysely";
 import { Migrator } from "kysely/migration";
 import pg from "pg";
 import type { Storage } from "../storage.js";
-import { redactDatabaseUrl } from "./errors.js";
+import { redactUrl } from "../secrets.js";
 import { createMemoryStorage } from "./memory.js";
 import { migrations, type Dialect } from "./migrations.js";
 import { SqlStorage, type AnyDatabase } from "./sql.js";
@@ -36,12 +36,12 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
     try {
       parsed = new URL(url);
     } catch {
-      throw new DatabaseError(`--database-url ${redactDatabaseUrl(url)} is not a valid URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
+      throw new DatabaseError(`--database-url ${redactUrl(url)} is not a valid URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
     }
-    if (!parsed.hostname) throw new DatabaseError(`--database-url ${redactDatabaseUrl(url)} names no host; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
+    if (!parsed.hostname) throw new DatabaseError(`--database-url ${redactUrl(url)} names no host; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
     return { kind: "postgres", url };
   }
-  throw new DatabaseError(`--database-url ${redactDatabaseUrl(url)} is not a database URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
+  throw new DatabaseError(`--database-url ${redactUrl(url)} is not a database URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
 }
 
 function sqliteDatabase(path: string): { db: AnyDatabase; handle: Database.Database } {
@@ -115,7 +115,7 @@ export interface CreateStorageOptions {
 export function createStorage(url: string, options: CreateStorageOptions = {}): CreatedStorage {
   const target = parseDatabaseUrl(url);
   if (target.kind === "memory") return { storage: createMemoryStorage(), description: "in memory (this process only)", ready: Promise.resolve([]) };
-  const where = target.kind === "sqlite" ? (target.path === ":memory:" ? "sqlite::memory:" : resolve(target.path)) : redactDatabaseUrl(target.url);
+  const where = target.kind === "sqlite" ? (target.path === ":memory:" ? "sqlite::memory:" : resolve(target.path)) : redactUrl(target.url);
   const description = target.kind === "sqlite" ? `SQLite ${where}${target.path === ":memory:" ? " (this process only)" : ""}` : `PostgreSQL ${where}`;
   let store: SqlStorage | undefined;
   let db: AnyDatabase;

@@ -8,7 +8,7 @@ import type { Database as SqliteDatabase, Statement } from "better-sqlite3";
 import { sql, type Compilable, type ControlledTransaction, type Kysely, type RawBuilder, type SqlBool } from "kysely";
 import { conflict, unavailable } from "./errors.js";
 import type { Dialect } from "./migrations.js";
-import { comparisonsOf } from "./where.js";
+import { comparisonsOf, type Operator } from "./where.js";
 import {
   TABLES,
   type Collection,
@@ -178,7 +178,7 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
   }
 
-  private comparison(column: string, type: ColumnType, operator: ReturnType<typeof comparisonsOf>[number][0], operand: unknown): RawBuilder<unknown> {
+  private comparison(column: string, type: ColumnType, operator: Operator | "eq", operand: unknown): RawBuilder<unknown> {
     const ref = sql.ref(column);
     const value = toSql(operand, type);
     switch (operator) {

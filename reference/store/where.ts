@@ -3,7 +3,8 @@
 import type { Condition, Where } from "../storage.js";
 
 type Plain = Record<string, unknown>;
-type Operator = "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains";
+/** A comparison a condition may hold (equality is written as a plain value). */
+export type Operator = "ne" | "gt" | "gte" | "lt" | "lte" | "in" | "contains";
 
 /** The comparisons of a condition, each an operator and its operand; equality when it is a plain value; none when all are left out. */
 export function comparisonsOf(condition: Condition<unknown>): [Operator | "eq", unknown][] {
