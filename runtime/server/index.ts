@@ -11,14 +11,14 @@ import { Explorer, type ExplorerContracts } from "./explorer.js";
 import { GraphqlEndpoint } from "./graphql.js";
 import { GrpcPort } from "./grpc.js";
 import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
-import { sendJson } from "./http-body.js";
+import { readBody, sendJson } from "./http-body.js";
 import { acceptHttp2, DEFAULT_MAX_CONNECTIONS } from "./http-port.js";
-import { CallPipeline, type ServerOptions } from "./invoke.js";
+import { CallPipeline, type MountContext, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
 
-export type { ServerOptions, LogEntry } from "./invoke.js";
+export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
 export { NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
@@ -95,6 +95,17 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   // the gRPC health service follows the pipeline's readiness.
   const rpc = new ConnectRoutes(pipeline, definition.grpcServices, { bodyLimit });
   const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
+  const mounts = options.mounts ?? [];
+  const mountOf = (pathname: string) => mounts.find(({ prefix }) => pathname.startsWith(prefix) && (pathname.length === prefix.length || pathname[prefix.length] === "/"));
+  const mountContext = (request: IncomingMessage): MountContext => {
+    const clientAddress = pipeline.clientAddress(request.socket.remoteAddress ?? "", request.headers as Record<string, string | undefined>);
+    return {
+      clientAddress,
+      bodyLimit,
+      readBody: (body) => readBody(body, bodyLimit),
+      admit: async (operationClass) => pipeline.rateLimiter?.admitClass(operationClass, clientAddress),
+    };
+  };
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const url = requestTarget(request.url ?? "/");
@@ -114,6 +125,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       else graphql.handle(request, response).then(() => done(), done);
     } else if (rest.owns(url.pathname)) {
       rest.handle(request, response, url).then(() => done(), done);
+    } else if (mounts.length > 0 && mountOf(url.pathname)) {
+      mountOf(url.pathname)!.handle(request, response, mountContext(request)).then(() => done(), done);
     } else {
       sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }

@@ -1,5 +1,6 @@
 // The one call pipeline behind every protocol: who is calling, may they, is the input valid, run
 // the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
+import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
@@ -8,7 +9,7 @@ import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } fr
 import type { AdminSessions, CallContext, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
-import { RateLimiter, type RateLimitOptions } from "./rate-limit.js";
+import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-limit.js";
 import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import { validateInput, type ValidationRules } from "../validate.js";
@@ -101,6 +102,29 @@ export interface ServerOptions {
   partial?: boolean;
   /** Start-up warnings (default: a line on stderr). */
   onWarning?: (message: string) => void;
+  /**
+   * Further routes on the HTTP port, each owning the paths under its prefix (the reference service
+   * serves SCIM at /scim/v2 so). They share the port's listener, body limit, caller address and rate limits.
+   */
+  mounts?: readonly HttpMount[];
+}
+
+/** What a mounted route is given with each request. */
+export interface MountContext {
+  /** The caller's address: the TCP peer, or what the trusted proxies say. */
+  readonly clientAddress: string;
+  /** The largest request body the port accepts, in bytes. */
+  readonly bodyLimit: number;
+  /** The request's body as text, refused (PAYLOAD_TOO_LARGE) past `bodyLimit`. */
+  readBody(request: IncomingMessage): Promise<string>;
+  /** Counts the request against the rate limit of its class; throws TOO_MANY_REQUESTS (with retryAfter) when it may not go on. */
+  admit(operationClass: OperationClass): Promise<void>;
+}
+
+export interface HttpMount {
+  /** The path the mount owns, with every path under it ("/scim/v2"). */
+  readonly prefix: string;
+  handle(request: IncomingMessage, response: ServerResponse, context: MountContext): Promise<void>;
 }
 
 /**

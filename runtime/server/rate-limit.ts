@@ -79,7 +79,11 @@ export class RateLimiter {
 
   /** Counts one call of `operation` from `address`; throws TOO_MANY_REQUESTS (or UNAVAILABLE) when it may not go on. */
   async admit(operation: OperationSpec, address: string): Promise<void> {
-    const operationClass = classOf(operation);
+    return this.admitClass(classOf(operation), address);
+  }
+
+  /** Counts one call of `operationClass` from `address` (routes mounted beside the operations use it). */
+  async admitClass(operationClass: OperationClass, address: string): Promise<void> {
     const limiter = this.limiters.get(operationClass);
     if (!limiter) return;
     try {
