@@ -12,7 +12,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "postgres",
-          include: ["test/reference/{account,admin,clients,org-domains,organizations,saml-idp,trusted-issuers-scim}.test.ts", "test/server/transitions.test.ts"],
+          include: ["test/reference/{account,admin,clients,org-domains,organizations,saml-idp,trusted-issuers-scim,scim}.test.ts", "test/server/transitions.test.ts"],
           env: { REFERENCE_TEST_STORE: "postgres" },
           globalSetup: ["test/helpers/postgres-global-setup.ts"],
         },

@@ -258,6 +258,7 @@ export async function serve(
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
   output.out(`  gRPC     ${addresses.grpcEndpoint}  (with reflection and grpc.health.v1)`);
+  output.out(`  SCIM     ${addresses.httpUrl}/scim/v2  (Bearer: an organization's SCIM endpoint token)`);
   output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);

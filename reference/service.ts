@@ -22,6 +22,8 @@ import { organizationOperations } from "./ops/organizations.js";
 import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
 import { newRsaKeyPair, samlIdpOperations } from "./ops/saml-idp.js";
 import { scimOperations, verifyScimToken } from "./ops/scim.js";
+import { ScimProvisioning } from "./scim/provisioning.js";
+import { scimRoutes } from "./scim/routes.js";
 import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
@@ -139,8 +141,8 @@ export interface ReferenceService {
   implementation: Implementation;
   /** The server's `adminSecret` when the service bootstraps its admin (option bootstrapAdmin). */
   adminBootstrap: AdminBootstrap;
-  /** Spread into the options of `createServer`. */
-  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now">>;
+  /** Spread into the options of `createServer`; `mounts` serves SCIM provisioning at /scim/v2. */
+  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now" | "mounts">>;
   state: ReferenceState;
   /** Once the server listens: the base URL tokens are issued under and the real gRPC port. */
   setAddresses(addresses: { issuer?: string; grpcPort?: number }): void;
@@ -303,6 +305,14 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
 
   const serverOptions: ReferenceService["serverOptions"] = {
     now: core.clock,
+    mounts: [
+      scimRoutes({
+        provisioning: new ScimProvisioning(deps),
+        verifyToken: (token) => verifyScimToken(core, token),
+        baseUrl: () => config.issuer,
+        ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
+      }),
+    ],
     async verifyUserToken(token) {
       const claims = await tokens.verify(token);
       if (!claims || claims.token_type !== "access_token" || claims.sid === undefined) return null;

@@ -186,6 +186,49 @@ export interface ScimEndpointRecord extends ScimEndpoint {
   token_hash: string;
 }
 
+/**
+ * A user an organization's SCIM endpoint provisioned: the SCIM attributes as the identity provider
+ * last wrote them, beside the service user they map to (the SCIM id is the user's id).
+ */
+export interface ScimUserRecord {
+  /** `<org_id>/<user_id>`: a user is provisioned at most once per organization. */
+  key: string;
+  org_id: string;
+  user_id: string;
+  user_name: string;
+  /** userName in lower case: unique per organization, as SCIM compares it (caseExact false). */
+  user_name_key: string;
+  external_id: string | null;
+  /** The rest of the resource (name, emails, …), without id, meta, active, groups and password. */
+  attributes: Record<string, unknown>;
+  /** Whether provisioning made the service user (then deprovisioning may delete it). */
+  created_user: boolean;
+  /** Whether the identity provider's last write stated `active` (answered then, and whenever access is revoked). */
+  active_stated: boolean;
+  /** Counts the writes: the ETag. */
+  version: number;
+  /** Milliseconds since the epoch. */
+  created: number;
+  last_modified: number;
+}
+
+/** A SCIM group of an organization: its members are provisioned users of the same organization. */
+export interface ScimGroupRecord {
+  id: string;
+  org_id: string;
+  display_name: string;
+  /** displayName in lower case: unique per organization. */
+  display_name_key: string;
+  external_id: string | null;
+  /** Users of the organization, in the order they were added, with the display name the identity provider gave. */
+  members: { user_id: string; display: string | null }[];
+  /** The rest of the resource, without id, meta, displayName, externalId and members. */
+  attributes: Record<string, unknown>;
+  version: number;
+  created: number;
+  last_modified: number;
+}
+
 /** A signed-in user's session; access tokens name it (`sid`) and die with it. */
 export interface SessionRecord {
   id: string;
@@ -419,6 +462,23 @@ export const TABLES = {
       { name: "ux_scim_endpoints_org", columns: ["org_id"], message: "the organization already has a SCIM endpoint; rotate its token instead" },
       { name: "ux_scim_endpoints_token_hash", columns: ["token_hash"], message: "the SCIM token is taken" },
     ],
+  }),
+  scimUsers: spec<ScimUserRecord>()({
+    table: "scim_users",
+    kind: "SCIM user",
+    key: (user) => user.key,
+    keyTaken: "the user is already provisioned in the organization",
+    columns: { key: "text", org_id: "text", user_id: "text", user_name_key: "text", external_id: "text" },
+    unique: [{ name: "ux_scim_users_user_name", columns: ["org_id", "user_name_key"], message: "the userName is already taken in the organization" }],
+    indexes: [["user_id"], ["org_id", "external_id"]],
+  }),
+  scimGroups: spec<ScimGroupRecord>()({
+    table: "scim_groups",
+    kind: "SCIM group",
+    key: byId,
+    columns: { id: "text", org_id: "text", display_name_key: "text", external_id: "text" },
+    unique: [{ name: "ux_scim_groups_display_name", columns: ["org_id", "display_name_key"], message: "the displayName is already taken in the organization" }],
+    indexes: [["org_id", "external_id"]],
   }),
   sessions: spec<SessionRecord>()({
     table: "sessions",

@@ -3,6 +3,7 @@
 // IdP keys, and the SCIM endpoint.
 import type { Organization, OrgMember } from "../../generated/types.js";
 import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, pageOf, paginate, type Core } from "../core.js";
+import { scimUserKey } from "../scim/provisioning.js";
 import type { Deps, Operations } from "../deps.js";
 
 const DEFAULT_MEMBER_ROLES = ["member"];
@@ -23,6 +24,8 @@ export async function deleteOrganizationCascade(core: Core, orgId: string): Prom
     await storage.samlServiceProviders.deleteWhere(ofOrg);
     await storage.samlIdpKeys.deleteWhere(ofOrg);
     await storage.scimEndpoints.deleteWhere(ofOrg);
+    await storage.scimUsers.deleteWhere(ofOrg);
+    await storage.scimGroups.deleteWhere(ofOrg);
     await storage.organizations.delete(orgId);
   });
 }
@@ -97,7 +100,11 @@ export function organizationOperations({ core }: Deps): Operations<
     async removeOrgMember(input) {
       const member = await membership(input.org_id, input.user_id);
       if (!member) throw notFound("member of the organization");
-      await storage.orgMembers.delete(member.id);
+      // A member provisioned by SCIM leaves the endpoint's users too: the organization no longer has them.
+      await storage.transaction(async () => {
+        await storage.orgMembers.delete(member.id);
+        await storage.scimUsers.delete(scimUserKey(input.org_id, input.user_id));
+      });
       return { message: `user ${input.user_id} removed from organization ${input.org_id}` };
     },
 

@@ -3,7 +3,7 @@ import { ServiceError } from "../../generated/server/index.js";
 import { assertEmailFree, assertPhoneFree, newUserRecord, normalizeEmail, sendVerification, userByEmail } from "../accounts.js";
 import { applyChanges, mustGet, notFound, nowSeconds, pageOf, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
-import type { QueryOf, Where } from "../storage.js";
+import type { QueryOf, UserRecord, Where } from "../storage.js";
 import { publicUser, publicVerificationRequest } from "../views.js";
 
 /** Users whose email, phone number or a name contains `query` (ignoring case). */
@@ -22,12 +22,34 @@ export async function deleteUserCascade(core: Core, userId: string): Promise<voi
     await storage.verificationRequests.deleteWhere({ user_id: userId });
     await storage.otps.deleteWhere({ user_id: userId });
     await storage.orgMembers.deleteWhere({ user_id: userId });
+    await storage.scimUsers.deleteWhere({ user_id: userId });
   });
 }
 
-export function userOperations({ core, sessions, events }: Deps): Operations<
+/** revoke_access: the user's access tokens fail from now on and every session ends (so do its refresh tokens). */
+export async function revokeUserAccess({ core, sessions, events }: Pick<Deps, "core" | "sessions" | "events">, user: UserRecord): Promise<void> {
+  if (user.revoked_timestamp === null) {
+    user.revoked_timestamp = nowSeconds(core);
+    user.updated_at = user.revoked_timestamp;
+    await core.storage.users.put(user);
+    events.emit("user.access_revoked", { user: publicUser(user) });
+  }
+  await sessions.endAllOf(user.id);
+}
+
+/** enable_access: a revoked user may sign in again. */
+export async function enableUserAccess({ core, events }: Pick<Deps, "core" | "events">, user: UserRecord): Promise<void> {
+  if (user.revoked_timestamp === null) return;
+  user.revoked_timestamp = null;
+  user.updated_at = nowSeconds(core);
+  await core.storage.users.put(user);
+  events.emit("user.access_enabled", { user: publicUser(user) });
+}
+
+export function userOperations(deps: Deps): Operations<
   "users" | "user" | "updateUser" | "deleteUser" | "verificationRequests" | "revokeAccess" | "enableAccess" | "inviteMembers"
 > {
+  const { core, events } = deps;
   const { storage } = core;
   return {
     async users(input) {
@@ -68,26 +90,13 @@ export function userOperations({ core, sessions, events }: Deps): Operations<
 
     async revokeAccess(input) {
       const user = await mustGet(storage.users, "user", input.user_id);
-      if (user.revoked_timestamp === null) {
-        user.revoked_timestamp = nowSeconds(core);
-        user.updated_at = user.revoked_timestamp;
-        await storage.users.put(user);
-        events.emit("user.access_revoked", { user: publicUser(user) });
-      }
-      // Ending the sessions drops refresh tokens too; access tokens already fail on the revoked flag.
-      await sessions.endAllOf(user.id);
+      await revokeUserAccess(deps, user);
       return { message: `access of user ${user.id} revoked` };
     },
 
     async enableAccess(input) {
-      const user = await mustGet(storage.users, "user", input.user_id);
-      if (user.revoked_timestamp !== null) {
-        user.revoked_timestamp = null;
-        user.updated_at = nowSeconds(core);
-        await storage.users.put(user);
-        events.emit("user.access_enabled", { user: publicUser(user) });
-      }
-      return { message: `access of user ${user.id} enabled` };
+      await enableUserAccess(deps, await mustGet(storage.users, "user", input.user_id));
+      return { message: `access of user ${input.user_id} enabled` };
     },
 
     async inviteMembers(input) {

@@ -80,5 +80,22 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0002_admin_secret": { up: (db) => createTables(db, dialect, [{ table: "admin_secrets", columns: { id: "text" } }]) },
     "0003_used_assertions": { up: (db) => createTables(db, dialect, [{ table: "used_assertions", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }]) },
     "0004_guess_counters": { up: (db) => createTables(db, dialect, [{ table: "guess_counters", columns: { key: "text" } }]) },
+    "0005_scim_provisioning": {
+      up: (db) =>
+        createTables(db, dialect, [
+          {
+            table: "scim_users",
+            columns: { key: "text", org_id: "text", user_id: "text", user_name_key: "text", external_id: "text" },
+            unique: [{ name: "ux_scim_users_user_name", columns: ["org_id", "user_name_key"] }],
+            indexes: [["user_id"], ["org_id", "external_id"]],
+          },
+          {
+            table: "scim_groups",
+            columns: { id: "text", org_id: "text", display_name_key: "text", external_id: "text" },
+            unique: [{ name: "ux_scim_groups_display_name", columns: ["org_id", "display_name_key"] }],
+            indexes: [["org_id", "external_id"]],
+          },
+        ]),
+    },
   };
 }
