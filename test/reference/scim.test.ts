@@ -10,8 +10,9 @@ import { AdminClient, UserClient } from "../../generated/client/index.js";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { createReferenceService, type ReferenceService } from "../../reference/service.js";
+import { openStorage } from "../../reference/store/open.js";
 import { ensureDebianProgram } from "../helpers/apt.js";
-import { REPO_ROOT } from "../helpers/project.js";
+import { REPO_ROOT, tempDir } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
 
 const SECRET = "scim-test-admin-secret";
@@ -413,6 +414,30 @@ describe("the README's SCIM example", () => {
     expect(created).toMatchObject({ userName: "ada@example.com", active: true });
     expect(found).toMatchObject({ totalResults: 1, Resources: [{ id: created.id }] });
     expect((await admin.user({ id: created.id })).email).toBe("ada@example.com");
+  });
+});
+
+describe("SCIM on a SQLite file", () => {
+  it("keeps provisioned users and groups across a restart", async () => {
+    const file = join(tempDir("scim-restart-"), "identity.sqlite");
+    const serve = async () => {
+      const opened = await openStorage(`sqlite:${file}`);
+      service = createReferenceService({ storage: opened.storage });
+      server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
+      base = (await server.listen()).httpUrl;
+      service.setAddresses({ issuer: base });
+      admin = new AdminClient({ serviceUrl: base, protocol: "rest", adminSecret: SECRET, serverVersion: schema.version, retry: false });
+    };
+    await serve();
+    const { token } = await organization("restart-org");
+    const user = (await scim(token, "POST", "/Users", newUser("restart@example.org"))).body;
+    const group = (await scim(token, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Kept", members: [{ value: user.id }] })).body;
+    await stop();
+    await serve();
+    // The same records, at the new address.
+    expect((await scim(token, "GET", `/Users/${user.id}`)).body).toMatchObject({ userName: "restart@example.org", emails: user.emails, active: true, meta: { created: user.meta.created, version: 'W/"1"' }, groups: [{ value: group.id, display: "Kept" }] });
+    expect((await scim(token, "GET", `/Groups/${group.id}`)).body).toMatchObject({ displayName: "Kept", members: [{ value: user.id }], meta: { created: group.meta.created, version: 'W/"1"', location: `${base}/scim/v2/Groups/${group.id}` } });
+    await stop();
   });
 });
 
