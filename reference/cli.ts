@@ -16,6 +16,8 @@ export interface ServeSettings {
   host: string;
   /** GraphiQL on /graphql, the REST reference on /docs, the contracts; on unless --no-explorer. */
   explorer: boolean;
+  /** MCP on /mcp of the HTTP port (--mcp): every admin and user operation a tool. */
+  mcp: boolean;
   /** Lockout counts and admin sessions in this Redis, shared with every replica on it; in memory without. */
   redisUrl?: string;
   redisKeyPrefix?: string;
@@ -38,7 +40,7 @@ export const MIN_ADMIN_SECRET_LENGTH = 12;
 
 export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
-       [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000]
+       [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
              RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS (flags win)`;
 
@@ -99,10 +101,15 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   let rateLimitOff = false;
   let metricsOnHttpPort = false;
   let allowPrivateOutbound = false;
+  let mcp = false;
   for (let index = 0; index < argv.length; index++) {
     const arg = argv[index]!;
     if (arg === "--allow-private-outbound") {
       allowPrivateOutbound = true;
+      continue;
+    }
+    if (arg === "--mcp") {
+      mcp = true;
       continue;
     }
     if (arg === "--no-explorer" || arg === "--no-rate-limit" || arg === "--metrics") {
@@ -139,6 +146,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
     host: given.host ?? env.HOST ?? "127.0.0.1",
     explorer,
+    mcp,
     redisUrl: given.redisUrl ?? env.REDIS_URL,
     redisKeyPrefix: given.redisKeyPrefix ?? env.REDIS_KEY_PREFIX,
     trustProxy: parseTrustProxy(given.trustProxy ?? env.TRUST_PROXY, given.forwardedHeader ?? env.FORWARDED_HEADER, given.trustProxy ? "--trust-proxy" : "TRUST_PROXY"),
@@ -216,6 +224,7 @@ export async function serve(
       grpcPort: settings.grpcPort,
       host: settings.host,
       explorer: settings.explorer,
+      mcp: settings.mcp,
       logger: (entry) => output.out(formatLogEntry(entry)),
       onWarning: (message) => output.err(`warning: ${message}`),
       ...(settings.redisUrl ? { store: redisStore({ url: settings.redisUrl, ...(settings.redisKeyPrefix ? { keyPrefix: settings.redisKeyPrefix } : {}) }) } : {}),
@@ -259,6 +268,7 @@ export async function serve(
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
   output.out(`  gRPC     ${addresses.grpcEndpoint}  (with reflection and grpc.health.v1)`);
   output.out(`  SCIM     ${addresses.httpUrl}/scim/v2  (Bearer: an organization's SCIM endpoint token)`);
+  if (settings.mcp) output.out(`  MCP      POST ${addresses.httpUrl}/mcp  (Streamable HTTP; the admin secret header or a bearer token on each request)`);
   output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);

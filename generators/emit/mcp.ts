@@ -112,10 +112,30 @@ function toolOf(ir: Ir, op: IrOperation): JsonSchema {
     "x-protocols": op.protocols,
     "x-min-versions": Object.fromEntries(PROTOCOLS.flatMap((p) => (op[p] ? [[p, op[p].since]] : []))),
     "x-auth": op.auth,
+    "x-surface": op.surface,
+    "x-group": op.group,
   };
 }
 
+/** The standalone MCP server's entry (`npm run mcp`, the bin of the mcp package): the runtime's CLI over the generated clients. */
+const MCP_MAIN = `// The standalone MCP server: every operation a tool, called through the generated TypeScript client.
+import { runMcpCli } from "../../runtime/mcp/cli.js";
+import { AdminClient, UserClient } from "../client/index.js";
+import { schema } from "../schema.js";
+
+const code = await runMcpCli(process.argv.slice(2), process.env, {
+  schema,
+  catalogue: new URL("./tools.json", import.meta.url),
+  admin: (config) => new AdminClient(config),
+  user: (config) => new UserClient(config),
+});
+if (code !== undefined) process.exitCode = code;
+`;
+
 export function emitMcpTools(ir: Ir): GeneratedFile[] {
   const catalogue = { tools: ir.operations.map((op) => toolOf(ir, op)) };
-  return [{ path: MCP_TOOLS_PATH, content: `${JSON.stringify(catalogue, null, 2)}\n`, header: false }];
+  return [
+    { path: MCP_TOOLS_PATH, content: `${JSON.stringify(catalogue, null, 2)}\n`, header: false },
+    { path: "generated/mcp/main.ts", content: MCP_MAIN },
+  ];
 }

@@ -1,6 +1,9 @@
 // What an implementation sees of a call, whatever protocol carried it.
 import type { OperationSpec, Protocol } from "../schema.js";
 
+/** The protocols a call arrives by: the manifest's three, and MCP tool calls (option mcp). */
+export type CallProtocol = Protocol | "mcp";
+
 /** Who is calling, as established by the runtime before the implementation runs. */
 export type Principal =
   | { readonly kind: "anonymous" }
@@ -18,7 +21,7 @@ export interface CookieOptions {
 
 export interface CallContext {
   readonly operation: OperationSpec;
-  readonly protocol: Protocol;
+  readonly protocol: CallProtocol;
   readonly principal: Principal;
   /** The caller's address: the TCP peer, or what trusted proxies say (option trustProxy). */
   readonly remoteAddress: string;

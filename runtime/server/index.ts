@@ -15,6 +15,7 @@ import { readBody, sendJson } from "./http-body.js";
 import { acceptHttp2, DEFAULT_MAX_CONNECTIONS } from "./http-port.js";
 import { CallPipeline, type MountContext, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
+import { mcpMount } from "./mcp.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
 
@@ -28,6 +29,7 @@ export { MissingPackageError } from "./optional-packages.js";
 export type { Dependency, HealthState, ServingStatus } from "./health.js";
 export type { RateLimitOptions, RateLimitRule, OperationClass } from "./rate-limit.js";
 export type { MetricsOptions } from "./metrics.js";
+export type { McpOptions } from "./mcp.js";
 export type { TracingOptions } from "./tracing.js";
 
 /** Path and query of a request target, without the cost of a full URL parse per request. */
@@ -49,6 +51,8 @@ export interface ServiceDefinition {
   /** FileDescriptorSet of the services, base64, for gRPC server reflection. */
   descriptorSet: string;
   explorer: ExplorerContracts;
+  /** The MCP tool catalogue (generated/mcp/tools.json), read when the option mcp is on. */
+  mcpTools?: URL | string;
 }
 
 export interface ListeningAddresses {
@@ -95,7 +99,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   // the gRPC health service follows the pipeline's readiness.
   const rpc = new ConnectRoutes(pipeline, definition.grpcServices, { bodyLimit });
   const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
-  const mounts = options.mounts ?? [];
+  const mcp = options.mcp ? mcpMount(pipeline, definition.schema, definition.mcpTools ?? "", options.mcp === true ? {} : options.mcp) : undefined;
+  const mounts = [...(mcp ? [mcp] : []), ...(options.mounts ?? [])];
   const mountOf = (pathname: string) => mounts.find(({ prefix }) => pathname.startsWith(prefix) && (pathname.length === prefix.length || pathname[prefix.length] === "/"));
   const mountContext = (request: IncomingMessage): MountContext => {
     const clientAddress = pipeline.clientAddress(request.socket.remoteAddress ?? "", request.headers as Record<string, string | undefined>);

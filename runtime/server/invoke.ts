@@ -2,12 +2,13 @@
 // the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
-import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
+import type { ApiSchema, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
 import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
-import type { AdminSessions, CallContext, CookieOptions, Principal } from "./context.js";
+import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
+import type { McpOptions } from "./mcp.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
 import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-limit.js";
 import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
@@ -22,7 +23,7 @@ export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
 export interface LogEntry {
   operation: string;
-  protocol: Protocol;
+  protocol: CallProtocol;
   /** Error code, or "OK". */
   outcome: string;
   durationMs: number;
@@ -107,6 +108,12 @@ export interface ServerOptions {
    * serves SCIM at /scim/v2 so). They share the port's listener, body limit, caller address and rate limits.
    */
   mounts?: readonly HttpMount[];
+  /**
+   * MCP on /mcp (Streamable HTTP; needs @modelcontextprotocol/sdk): off by default; `true` makes
+   * every operation a tool, options narrow them (readOnly, surfaces, groups, operations) or serve
+   * the three tools of dynamic mode. Each tool call runs through this pipeline with the request's credentials.
+   */
+  mcp?: boolean | McpOptions;
 }
 
 /** What a mounted route is given with each request. */
@@ -156,7 +163,7 @@ class InternalFault extends Error {
 }
 
 export interface IncomingCall {
-  protocol: Protocol;
+  protocol: CallProtocol;
   operation: OperationSpec;
   input: unknown;
   /** Reads the input (an HTTP body) once the caller is authenticated; `input` is ignored then. */
@@ -203,7 +210,7 @@ class PipelineCallContext implements CallContext {
   readonly #guard: AdminSecretGuard;
   constructor(
     readonly operation: OperationSpec,
-    readonly protocol: Protocol,
+    readonly protocol: CallProtocol,
     readonly principal: Principal,
     readonly remoteAddress: string,
     readonly headers: Readonly<Record<string, string>>,
@@ -298,7 +305,7 @@ export class CallPipeline {
    * variables found wrong before executing): in the log, the metrics and a span like any call.
    * Errors that came out of invoke() were counted there and are ignored.
    */
-  settle(protocol: Protocol, operation: OperationSpec, error: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  settle(protocol: CallProtocol, operation: OperationSpec, error: unknown, headers: Readonly<Record<string, string>> = {}): void {
     if (error instanceof ServiceError && this.settled.has(error)) return;
     const code = error instanceof ServiceError ? error.code : "INTERNAL";
     this.tracing?.start(operation, protocol, headers)?.end(code);
@@ -306,7 +313,7 @@ export class CallPipeline {
   }
 
   /** The log entry and the metrics of a finished call; `started` is left out for a call that never ran. */
-  private finish(protocol: Protocol, operation: OperationSpec, outcome: string, started: number | undefined): void {
+  private finish(protocol: CallProtocol, operation: OperationSpec, outcome: string, started: number | undefined): void {
     const seconds = started === undefined ? undefined : (performance.now() - started) / 1000;
     this.options.logger?.({ operation: operation.name, protocol, outcome, durationMs: (seconds ?? 0) * 1000 });
     this.metrics?.observe(protocol, operation.name, outcome, seconds);

@@ -3,7 +3,7 @@
 // path, an address or anything else a caller sends.
 import type { ServerResponse } from "node:http";
 import type { Counter, Registry } from "prom-client";
-import type { Protocol } from "../schema.js";
+import type { CallProtocol } from "./context.js";
 import { sendJson } from "./http-body.js";
 import { loadOptionalPackage } from "./optional-packages.js";
 import type { OperationClass } from "./rate-limit.js";
@@ -36,7 +36,7 @@ class CallFigures {
   count = 0;
 
   constructor(
-    readonly protocol: Protocol,
+    readonly protocol: CallProtocol,
     readonly operation: string,
   ) {}
 }
@@ -68,7 +68,7 @@ class ScrapedMetric {
 
 export class Metrics {
   /** Figures by protocol, then by operation name: two lookups of interned strings per call, no label work. */
-  private readonly figures = new Map<Protocol, Map<string, CallFigures>>();
+  private readonly figures = new Map<CallProtocol, Map<string, CallFigures>>();
 
   private constructor(
     private readonly registry: Registry,
@@ -96,7 +96,7 @@ export class Metrics {
   }
 
   /** One finished call; `seconds` is left out for a call refused before it ran. */
-  observe(protocol: Protocol, operation: string, code: string, seconds?: number): void {
+  observe(protocol: CallProtocol, operation: string, code: string, seconds?: number): void {
     let byOperation = this.figures.get(protocol);
     if (!byOperation) this.figures.set(protocol, (byOperation = new Map()));
     let figures = byOperation.get(operation);

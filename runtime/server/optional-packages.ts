@@ -7,6 +7,7 @@ export const OPTIONAL_PACKAGES = {
   ioredis: { range: "^6.0.0", feature: "the Redis store (option store: redisStore(...))" },
   "prom-client": { range: "^15.1.3", feature: "metrics (option metrics)" },
   "@opentelemetry/api": { range: "^1.9.0", feature: "tracing (option tracing)" },
+  "@modelcontextprotocol/sdk": { range: "^1.32.2", feature: "MCP on /mcp (option mcp)" },
 } as const;
 
 export type OptionalPackage = keyof typeof OPTIONAL_PACKAGES;

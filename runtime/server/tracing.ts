@@ -5,7 +5,8 @@
 // calls continues the trace. Attributes hold the operation, protocol and outcome, never inputs.
 import type { Context, Span, Tracer } from "@opentelemetry/api";
 import { ERROR_WIRE, isErrorCode } from "../errors.js";
-import type { OperationSpec, Protocol } from "../schema.js";
+import type { OperationSpec } from "../schema.js";
+import type { CallProtocol } from "./context.js";
 import { loadOptionalPackage } from "./optional-packages.js";
 
 export interface TracingOptions {
@@ -50,7 +51,7 @@ export class Tracing {
   }
 
   /** The span of a call, or undefined when the call is not traced (see TracingOptions.sampleRatio). */
-  start(operation: OperationSpec, protocol: Protocol, headers: Readonly<Record<string, string>>): CallSpan | undefined {
+  start(operation: OperationSpec, protocol: CallProtocol, headers: Readonly<Record<string, string>>): CallSpan | undefined {
     const { api } = this;
     let parent: Context = api.ROOT_CONTEXT;
     if (this.contextHeaders.some((name) => headers[name] !== undefined)) {

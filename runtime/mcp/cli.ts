@@ -1,0 +1,229 @@
+// The standalone MCP server: the tools of the catalogue, each call made through the generated
+// TypeScript client against a running service. stdio by default (credentials from the
+// environment: the admin secret never from argv, where `ps` shows it); Streamable HTTP with
+// `--transport http`, where every request carries its own credentials and a tool call without the
+// one its operation needs (or with a wrong one) is refused with HTTP 401 before it runs.
+import { createHash } from "node:crypto";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { ApiSchema } from "../schema.js";
+import { createToolServer, operationOfCall, readToolCatalogue, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
+
+/** The generated clients, as the CLI drives them: one method per operation, per-call headers. */
+type ClientMethod = (input: object, options?: { headers?: Record<string, string> }) => Promise<Record<string, unknown>>;
+interface AnyClient {
+  close(): Promise<void>;
+}
+export interface GeneratedClients {
+  schema: ApiSchema;
+  catalogue: URL | string;
+  admin(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
+  user(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
+}
+
+export const USAGE = `usage: identity-mcp --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
+       [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
+environment: IDENTITY_SERVICE_URL, IDENTITY_ADMIN_SECRET and IDENTITY_ACCESS_TOKEN (stdio: the credentials of every call), IDENTITY_CLIENT_ID`;
+
+export class UsageError extends Error {}
+
+export interface McpCliSettings {
+  serviceUrl: string;
+  protocol: "rest" | "graphql" | "grpc";
+  transport: "stdio" | "http";
+  port: number;
+  host: string;
+  clientId: string;
+  serverVersion: string;
+  selection: ToolSelection;
+  adminSecret?: string;
+  accessToken?: string;
+}
+
+const VALUE_FLAGS = ["--service-url", "--protocol", "--transport", "--port", "--host", "--surface", "--group", "--operation", "--tools", "--client-id", "--server-version"] as const;
+
+export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, schema: ApiSchema): McpCliSettings {
+  const given = new Map<string, string>();
+  let readOnly = false;
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index]!;
+    if (arg === "--read-only") {
+      readOnly = true;
+      continue;
+    }
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    if (flag === "--admin-secret" || flag === "--access-token") {
+      throw new UsageError(`${flag} is not taken on the command line, where other users of the machine can read it: set ${flag === "--admin-secret" ? "IDENTITY_ADMIN_SECRET" : "IDENTITY_ACCESS_TOKEN"} instead`);
+    }
+    if (!(VALUE_FLAGS as readonly string[]).includes(flag)) throw new UsageError(`unknown argument ${flag}`);
+    const value = inline ?? argv[++index];
+    if (value === undefined || value === "") throw new UsageError(`${flag} needs a value`);
+    given.set(flag, value);
+  }
+  const serviceUrl = given.get("--service-url") ?? env.IDENTITY_SERVICE_URL;
+  if (!serviceUrl || !/^https?:\/\/./.test(serviceUrl)) throw new UsageError("--service-url (or IDENTITY_SERVICE_URL) must be the service's http:// or https:// URL");
+  const oneOf = <T extends string>(flag: string, allowed: readonly T[], fallback: T): T => {
+    const value = given.get(flag) ?? fallback;
+    if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")}, not ${value}`);
+    return value as T;
+  };
+  const list = (flag: string) => given.get(flag)?.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const port = Number(given.get("--port") ?? "8765");
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be a port number");
+  const surface = given.get("--surface");
+  if (surface !== undefined && surface !== "admin" && surface !== "user") throw new UsageError("--surface must be admin or user");
+  const protocol = oneOf("--protocol", ["rest", "graphql", "grpc"] as const, "rest");
+  return {
+    serviceUrl,
+    protocol,
+    transport: oneOf("--transport", ["stdio", "http"] as const, "stdio"),
+    port,
+    host: given.get("--host") ?? "127.0.0.1",
+    clientId: given.get("--client-id") ?? env.IDENTITY_CLIENT_ID ?? "mcp",
+    serverVersion: given.get("--server-version") ?? schema.version,
+    selection: {
+      readOnly,
+      protocol,
+      mode: oneOf("--tools", ["all", "dynamic"] as const, "all"),
+      ...(surface ? { surfaces: [surface] } : {}),
+      ...(list("--group") ? { groups: list("--group")! } : {}),
+      ...(list("--operation") ? { operations: list("--operation")! } : {}),
+    },
+    ...(env.IDENTITY_ADMIN_SECRET ? { adminSecret: env.IDENTITY_ADMIN_SECRET } : {}),
+    ...(env.IDENTITY_ACCESS_TOKEN ? { accessToken: env.IDENTITY_ACCESS_TOKEN } : {}),
+  };
+}
+
+/** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
+function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: { adminSecret?: string; accessToken?: string }): Record<string, string> | undefined {
+  if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
+  if (tool["x-auth"] === "public") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
+  return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : undefined;
+}
+
+/** Starts the server the settings ask for; answers how to stop it (and, over HTTP, its URL). */
+export async function startMcp(settings: McpCliSettings, generated: GeneratedClients, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<{ url?: string; close(): Promise<void> }> {
+  const { schema } = generated;
+  const tools = selectTools(readToolCatalogue(generated.catalogue), settings.selection);
+  const mode = settings.selection.mode ?? "all";
+  const common = { serviceUrl: settings.serviceUrl, protocol: settings.protocol, serverVersion: settings.serverVersion, retry: false as const };
+  // The admin client's own secret is never sent: each call names the caller's in its headers.
+  const admin = generated.admin({ ...common, adminSecret: "per-call" });
+  const user = generated.user({ ...common, clientId: settings.clientId });
+  const methodOf = (name: string): ClientMethod => {
+    const operation = schema.operations[name]!;
+    const client = (operation.surface === "admin" ? admin : user) as unknown as Record<string, ClientMethod>;
+    return client[operation.method]!.bind(client);
+  };
+  const invokeWith = (credentials: { adminSecret?: string; accessToken?: string }) => async (name: string, input: Record<string, unknown>) => {
+    const tool = tools.find((candidate) => candidate.name === name)!;
+    const headers = credentialHeaders(schema, tool, credentials);
+    if (!headers) throw Object.assign(new Error(tool["x-surface"] === "admin" ? "this tool needs the admin secret: set IDENTITY_ADMIN_SECRET" : "this tool needs a user's access token: set IDENTITY_ACCESS_TOKEN"), { code: "UNAUTHENTICATED" });
+    return methodOf(name)(input, { headers });
+  };
+  const closeClients = async () => void (await Promise.all([admin.close(), user.close()]));
+
+  if (settings.transport === "stdio") {
+    const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
+    const server = await createToolServer({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: invokeWith(settings) });
+    await server.connect(new StdioServerTransport());
+    log(`identity-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on stdio, calling ${settings.serviceUrl} over ${settings.protocol}`);
+    return { close: async () => (await server.close(), await closeClients()) };
+  }
+
+  // HTTP: a credential is checked once against the service (admin_meta, profile), then trusted for a minute.
+  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  const verified = new Map<string, number>();
+  const verify = async (kind: "admin" | "user", headers: Record<string, string>): Promise<boolean> => {
+    const key = createHash("sha256").update(`${kind}\n${JSON.stringify(headers)}`).digest("hex");
+    if ((verified.get(key) ?? 0) > Date.now()) return true;
+    try {
+      await methodOf(kind === "admin" ? "admin_meta" : "profile")({}, { headers });
+      verified.set(key, Date.now() + 60_000);
+      return true;
+    } catch (error) {
+      if ((error as { code?: string }).code === "UNAUTHENTICATED") return false;
+      throw error;
+    }
+  };
+  const refuse = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
+    const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+    response.writeHead(status, { "content-type": "application/json", ...headers }).end(body);
+  };
+  const handle = async (request: IncomingMessage, response: ServerResponse) => {
+    if (new URL(request.url ?? "/", "http://mcp.invalid").pathname !== "/mcp") return refuse(response, 404, "the MCP endpoint is /mcp");
+    if (request.method !== "POST") return refuse(response, 405, "this MCP endpoint is stateless: POST JSON-RPC messages to it", { allow: "POST" });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of request as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > 1024 * 1024) return refuse(response, 413, "the request body is larger than 1 MiB");
+      chunks.push(chunk);
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      return refuse(response, 400, "the request body is not valid JSON");
+    }
+    const bearer = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1]?.trim();
+    const secret = request.headers[schema.adminSecretHeader.toLowerCase()];
+    const credentials = { ...(typeof secret === "string" && secret ? { adminSecret: secret } : {}), ...(bearer ? { accessToken: bearer } : {}) };
+    for (const message of Array.isArray(body) ? body : [body]) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+      if (method !== "tools/call" || typeof params?.name !== "string") continue;
+      const call = operationOfCall(tools, mode, params.name, (params.arguments ?? {}) as Record<string, unknown>);
+      if (!call) continue;
+      const headers = credentialHeaders(schema, call.operation, credentials);
+      const kind = call.operation["x-surface"] === "admin" ? "admin" : "user";
+      const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : "a bearer token";
+      if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers)))) {
+        return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
+      }
+    }
+    const server = await createToolServer({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: invokeWith(credentials) });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    response.on("close", () => void (transport.close(), server.close()));
+    await server.connect(transport);
+    await transport.handleRequest(request, response, body);
+  };
+  const http = createServer((request, response) => {
+    handle(request, response).catch(() => {
+      if (!response.headersSent) refuse(response, 500, "internal error");
+    });
+  });
+  await new Promise<void>((resolve, reject) => http.once("error", reject).listen(settings.port, settings.host, () => resolve()));
+  const url = `http://${settings.host}:${(http.address() as AddressInfo).port}/mcp`;
+  log(`identity-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on ${url}, calling ${settings.serviceUrl} over ${settings.protocol}`);
+  return {
+    url,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise<void>((resolve) => http.close(() => resolve()));
+      await closeClients();
+    },
+  };
+}
+
+/** The command line: settings, start, and a clean exit on a usage error (2) or an unreachable port (1). */
+export async function runMcpCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, generated: GeneratedClients): Promise<number | undefined> {
+  let settings: McpCliSettings;
+  try {
+    settings = parseMcpArgs(argv, env, generated.schema);
+    selectTools(readToolCatalogue(generated.catalogue), settings.selection);
+  } catch (error) {
+    if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
+    process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+    return 2;
+  }
+  try {
+    const running = await startMcp(settings, generated);
+    const stop = () => void running.close().then(() => process.exit(0));
+    process.once("SIGINT", stop);
+    process.once("SIGTERM", stop);
+    return undefined;
+  } catch (error) {
+    process.stderr.write(`error: ${(error as Error).message}\n`);
+    return 1;
+  }
+}

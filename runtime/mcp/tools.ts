@@ -1,0 +1,177 @@
+// The Model Context Protocol face of the API: one tool per operation of generated/mcp/tools.json
+// (its JSON Schemas and behaviour hints), served with the official SDK's low-level Server. Where a
+// call goes is the host's business (`invoke`): the server stubs run it through their call pipeline,
+// the standalone `identity-mcp` through the generated client. Token routes are never tools.
+import { readFileSync } from "node:fs";
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { ServiceError } from "../errors.js";
+
+export interface ToolDefinition {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Record<string, unknown> & { type: "object" };
+  outputSchema: Record<string, unknown> & { type: "object" };
+  annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
+  "x-protocols": string[];
+  "x-min-versions": Record<string, string>;
+  "x-auth": string;
+  "x-surface": string;
+  "x-group": string;
+}
+
+/** The tools of a catalogue file (generated/mcp/tools.json). */
+export function readToolCatalogue(file: URL | string): ToolDefinition[] {
+  return (JSON.parse(readFileSync(file, "utf8")) as { tools: ToolDefinition[] }).tools;
+}
+
+/** Which tools a host exposes. */
+export interface ToolSelection {
+  /** No tool that writes (readOnlyHint false). */
+  readOnly?: boolean;
+  /** Only these surfaces (admin, user). */
+  surfaces?: readonly string[];
+  /** Only these groups of the manifest. */
+  groups?: readonly string[];
+  /** Only these operations. */
+  operations?: readonly string[];
+  /** Only operations this protocol carries (the standalone server's client protocol). */
+  protocol?: string;
+  /**
+   * "all" (default): one tool per operation. "dynamic": three tools, list_operations,
+   * describe_operation and invoke_operation, for hosts that cannot take a hundred tools.
+   */
+  mode?: "all" | "dynamic";
+}
+
+/** Runs one operation for a tool call; throws a ServiceError (or anything with a code) when it fails. */
+export type ToolInvoker = (operation: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+/** The tools of `catalogue` a selection keeps, in the catalogue's order; names it does not know are an error. */
+export function selectTools(catalogue: readonly ToolDefinition[], selection: ToolSelection = {}): ToolDefinition[] {
+  const known = new Set(catalogue.map((tool) => tool.name));
+  const unknown = (selection.operations ?? []).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new RangeError(`no such operation: ${unknown.join(", ")}`);
+  const groups = new Set(catalogue.map((tool) => tool["x-group"]));
+  const unknownGroups = (selection.groups ?? []).filter((group) => !groups.has(group));
+  if (unknownGroups.length > 0) throw new RangeError(`no such group: ${unknownGroups.join(", ")} (the groups: ${[...groups].join(", ")})`);
+  return catalogue.filter(
+    (tool) =>
+      tool["x-surface"] !== "oauth" &&
+      !(selection.readOnly && !tool.annotations.readOnlyHint) &&
+      (!selection.surfaces || selection.surfaces.includes(tool["x-surface"])) &&
+      (!selection.groups || selection.groups.includes(tool["x-group"])) &&
+      (!selection.operations || selection.operations.includes(tool.name)) &&
+      (!selection.protocol || tool["x-protocols"].includes(selection.protocol)),
+  );
+}
+
+const OBJECT = { type: "object" } as const;
+
+/** The three tools of dynamic mode. */
+function dynamicTools(): ToolDefinition[] {
+  const common = { "x-protocols": [], "x-min-versions": {}, "x-auth": "public", "x-surface": "mcp", "x-group": "mcp" };
+  const hints = (readOnly: boolean) => ({ readOnlyHint: readOnly, destructiveHint: !readOnly, idempotentHint: readOnly, openWorldHint: false });
+  return [
+    {
+      name: "list_operations",
+      title: "List operations",
+      description: "Lists the operations this server can invoke: name, title, what each does, and whether it only reads or destroys.",
+      inputSchema: { ...OBJECT, properties: { group: { type: "string", description: "Only operations of this group." } }, additionalProperties: false },
+      outputSchema: { ...OBJECT, properties: { operations: { type: "array", items: OBJECT } }, required: ["operations"] },
+      annotations: { title: "List operations", ...hints(true) },
+      ...common,
+    },
+    {
+      name: "describe_operation",
+      title: "Describe an operation",
+      description: "The input and output JSON Schemas and behaviour hints of one operation.",
+      inputSchema: { ...OBJECT, properties: { name: { type: "string" } }, required: ["name"], additionalProperties: false },
+      outputSchema: { ...OBJECT },
+      annotations: { title: "Describe an operation", ...hints(true) },
+      ...common,
+    },
+    {
+      name: "invoke_operation",
+      title: "Invoke an operation",
+      description: "Runs one operation with its input (see describe_operation). Some operations write, and some destroy data: list_operations says which.",
+      inputSchema: { ...OBJECT, properties: { name: { type: "string" }, arguments: { ...OBJECT } }, required: ["name"], additionalProperties: false },
+      outputSchema: { ...OBJECT },
+      annotations: { title: "Invoke an operation", ...hints(false) },
+      ...common,
+    },
+  ];
+}
+
+/** What a tools/call names: the operation and its input (dynamic mode reads them out of invoke_operation). */
+export function operationOfCall(tools: readonly ToolDefinition[], mode: "all" | "dynamic", name: string, args: Record<string, unknown>): { operation: ToolDefinition; input: Record<string, unknown> } | undefined {
+  if (mode === "dynamic") {
+    if (name !== "invoke_operation") return undefined;
+    const operation = tools.find((tool) => tool.name === args.name);
+    const input = args.arguments;
+    return operation ? { operation, input: typeof input === "object" && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {} } : undefined;
+  }
+  const operation = tools.find((tool) => tool.name === name);
+  return operation ? { operation, input: args } : undefined;
+}
+
+interface ToolResult {
+  [key: string]: unknown;
+  content: { type: "text"; text: string }[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+}
+
+const success = (output: Record<string, unknown>): ToolResult => ({ content: [{ type: "text", text: JSON.stringify(output) }], structuredContent: output });
+
+/** A failed call as a tool result the model can read: the service's code, message and field. */
+export function errorResult(error: unknown): ToolResult {
+  const known = error instanceof ServiceError || (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string");
+  const { code, message, field } = known ? (error as { code: string; message: string; field?: string }) : { code: "INTERNAL", message: "internal error", field: undefined };
+  return { isError: true, content: [{ type: "text", text: JSON.stringify({ code, message, ...(field ? { field } : {}) }) }] };
+}
+
+export interface McpServerOptions {
+  name: string;
+  version: string;
+  /** The tools to serve, from selectTools. */
+  tools: readonly ToolDefinition[];
+  mode?: "all" | "dynamic";
+  invoke: ToolInvoker;
+}
+
+/** An MCP server (the SDK's low-level Server) that lists `tools` and answers each call through `invoke`. */
+export async function createToolServer(options: McpServerOptions): Promise<Server> {
+  const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
+  const mode = options.mode ?? "all";
+  const { tools } = options;
+  const listed = mode === "dynamic" ? dynamicTools() : tools;
+  const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} } });
+  const served = listed.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served }));
+  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+    const { name } = request.params;
+    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
+    try {
+      if (mode === "dynamic" && name === "list_operations") {
+        const group = typeof args.group === "string" ? args.group : undefined;
+        const operations = tools
+          .filter((tool) => !group || tool["x-group"] === group)
+          .map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, group: tool["x-group"], readOnly: tool.annotations.readOnlyHint, destructive: tool.annotations.destructiveHint }));
+        return success({ operations });
+      }
+      if (mode === "dynamic" && name === "describe_operation") {
+        const tool = tools.find((candidate) => candidate.name === args.name);
+        if (!tool) throw new ServiceError("NOT_FOUND", `no operation named ${JSON.stringify(String(args.name))} here; list_operations names them`);
+        const { name: toolName, title, description, inputSchema, outputSchema, annotations } = tool;
+        return success({ name: toolName, title, description, inputSchema, outputSchema, annotations });
+      }
+      const call = operationOfCall(tools, mode, name, args);
+      if (!call) throw new ServiceError("NOT_FOUND", mode === "dynamic" ? "no such operation here; list_operations names them" : `no tool named ${JSON.stringify(name)} here`);
+      return success(await options.invoke(call.operation.name, call.input));
+    } catch (error) {
+      return errorResult(error);
+    }
+  });
+  return server;
+}

@@ -1,0 +1,100 @@
+// MCP on /mcp (Streamable HTTP, stateless: each POST is answered on its own, JSON in and out): every
+// tool call runs through the call pipeline like a call of any other protocol (validation, auth,
+// rate limits, metrics, traces, logs) with the credentials of the HTTP request that carries it.
+// Nothing is ambient: a tool call without the credential its operation needs (the admin secret
+// header, or a bearer token) is refused with HTTP 401 before any tool runs.
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { ServiceError } from "../errors.js";
+import { createToolServer, operationOfCall, readToolCatalogue, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
+import type { ApiSchema } from "../schema.js";
+import { flatHeaders } from "./http-body.js";
+import type { Principal } from "./context.js";
+import type { CallPipeline, HttpMount, MountContext } from "./invoke.js";
+import { loadOptionalPackage } from "./optional-packages.js";
+
+export const MCP_PATH = "/mcp";
+
+export type McpOptions = Omit<ToolSelection, "protocol">;
+
+const jsonRpcError = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
+  const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
+  response.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers }).end(body);
+};
+
+export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: URL | string, options: McpOptions): HttpMount {
+  let tools: ToolDefinition[] | undefined;
+  const mode = options.mode ?? "all";
+  const transportModule = () => loadOptionalPackage("@modelcontextprotocol/sdk", () => import("@modelcontextprotocol/sdk/server/streamableHttp.js"));
+
+  /**
+   * The caller of each tools/call of `messages`, by operation, checked (and counted against the rate
+   * limits) now: one without its credential refuses the whole request.
+   */
+  const checkCredentials = async (messages: unknown[], headers: Record<string, string>, remoteAddress: string) => {
+    const principals = new Map<string, Principal>();
+    for (const message of messages) {
+      const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
+      if (method !== "tools/call" || typeof params?.name !== "string") continue;
+      const args = typeof params.arguments === "object" && params.arguments !== null ? (params.arguments as Record<string, unknown>) : {};
+      const call = operationOfCall(tools!, mode, params.name, args);
+      if (!call) continue;
+      principals.set(call.operation.name, await pipeline.preauthorize(schema.operations[call.operation.name]!, headers, remoteAddress));
+    }
+    return principals;
+  };
+
+  return {
+    prefix: MCP_PATH,
+    async handle(request: IncomingMessage, response: ServerResponse, context: MountContext) {
+      if (request.method !== "POST") {
+        request.resume();
+        jsonRpcError(response, 405, "this MCP endpoint is stateless: POST JSON-RPC messages to it", { allow: "POST" });
+        return;
+      }
+      tools ??= selectTools(readToolCatalogue(catalogue), options);
+      const headers = flatHeaders(request.headers);
+      const remoteAddress = request.socket.remoteAddress ?? "";
+      let body: unknown;
+      try {
+        body = JSON.parse(await context.readBody(request));
+      } catch (error) {
+        if (error instanceof ServiceError) jsonRpcError(response, error.code === "PAYLOAD_TOO_LARGE" ? 413 : 400, error.message);
+        else jsonRpcError(response, 400, "the request body is not valid JSON");
+        return;
+      }
+      let principals = new Map<string, Principal>();
+      try {
+        principals = await checkCredentials(Array.isArray(body) ? body : [body], headers, remoteAddress);
+      } catch (error) {
+        const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
+        if (serviceError.code === "UNAUTHENTICATED") {
+          jsonRpcError(response, 401, serviceError.message, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
+          return;
+        }
+        if (serviceError.code === "TOO_MANY_REQUESTS") {
+          jsonRpcError(response, 429, serviceError.message, serviceError.retryAfterSeconds ? { "retry-after": String(serviceError.retryAfterSeconds) } : {});
+          return;
+        }
+        // Other refusals (a user who is not an admin of the organization) answer as the tool's error.
+      }
+      const { StreamableHTTPServerTransport } = await transportModule();
+      const server = await createToolServer({
+        name: `${schema.name}-mcp`,
+        version: schema.version,
+        tools,
+        mode,
+        invoke: (name, input) => {
+          const principal = principals.get(name);
+          return pipeline.invoke({ protocol: "mcp", operation: schema.operations[name]!, input, headers, remoteAddress, setCookie: () => {}, ...(principal ? { checked: { principal } } : {}) });
+        },
+      });
+      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+      response.on("close", () => {
+        void transport.close();
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request, response, body);
+    },
+  };
+}

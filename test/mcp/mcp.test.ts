@@ -1,0 +1,230 @@
+// MCP with the official SDK's own Client: the stubs' /mcp (Streamable HTTP, in process, through
+// the call pipeline) and the standalone server (`npm run mcp`: stdio, and HTTP) against the
+// reference service. Listing, a read, a write, a destructive call, bad input and missing or wrong
+// credentials; read-only, filtered and dynamic modes.
+import { spawn, spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type ServerOptions, type ServiceServer } from "../../generated/server/index.js";
+import { schema } from "../../generated/schema.js";
+import type { LogEntry } from "../../runtime/server/index.js";
+import { createReferenceService } from "../../reference/service.js";
+import { REPO_ROOT } from "../helpers/project.js";
+import { testStorage } from "../helpers/test-storage.js";
+
+const SECRET = "mcp-test-admin-secret";
+const ADMIN_HEADER = schema.adminSecretHeader;
+const TOOL_OPERATIONS = Object.values(schema.operations).filter((operation) => operation.surface !== "oauth");
+
+interface Running {
+  base: string;
+  logs: LogEntry[];
+  close(): Promise<void>;
+}
+
+async function serve(options: Partial<ServerOptions> = {}): Promise<Running> {
+  const logs: LogEntry[] = [];
+  const service = createReferenceService({ storage: testStorage() });
+  const server: ServiceServer = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, logger: (entry) => logs.push(entry), ...service.serverOptions, ...options });
+  const base = (await server.listen()).httpUrl;
+  service.setAddresses({ issuer: base });
+  return { base, logs, close: async () => (await server.close(), await service.state.storage.close()) };
+}
+
+async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: "mcp-test", version: "1.0.0" });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+  return client;
+}
+
+type CallResult = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text: string }[] };
+const call = async (client: Client, name: string, args: Record<string, unknown> = {}) => (await client.callTool({ name, arguments: args })) as CallResult;
+const errorOf = (result: CallResult) => {
+  expect(result.isError).toBe(true);
+  return JSON.parse(result.content[0]!.text) as { code: string; message: string; field?: string };
+};
+
+describe("MCP on the stubs' /mcp", () => {
+  let running: Running;
+  let admin: Client;
+  beforeAll(async () => {
+    running = await serve({ mcp: true });
+    admin = await connect(`${running.base}/mcp`, { [ADMIN_HEADER]: SECRET });
+  });
+  afterAll(async () => {
+    await admin.close();
+    await running.close();
+  });
+
+  it("lists one tool per admin and user operation, with schemas and hints; token routes are not tools", async () => {
+    const { tools } = await admin.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(TOOL_OPERATIONS.map((operation) => operation.name).sort());
+    const byName = new Map(tools.map((tool) => [tool.name, tool]));
+    expect(byName.get("admin_meta")!.annotations).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    expect(byName.get("delete_user")!.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
+    expect(byName.get("delete_user")!.description).toContain("Destructive.");
+    expect(byName.get("create_organization")!.inputSchema.required).toContain("name");
+    expect(byName.get("create_organization")!.outputSchema).toBeDefined();
+    expect(byName.has("oauth_token")).toBe(false);
+  });
+
+  it("calls a read, a write and a destructive tool through the pipeline, answering structuredContent and its JSON text", async () => {
+    const meta = await call(admin, "admin_meta");
+    expect(meta.isError).toBeFalsy();
+    expect(meta.structuredContent).toMatchObject({ version: schema.version });
+    expect(JSON.parse(meta.content[0]!.text)).toEqual(meta.structuredContent);
+    const created = await call(admin, "create_organization", { name: "mcp-org", display_name: "MCP" });
+    expect(created.structuredContent).toMatchObject({ name: "mcp-org" });
+    const orgId = created.structuredContent!.id as string;
+    expect((await call(admin, "delete_organization", { id: orgId })).isError).toBeFalsy();
+    expect(errorOf(await call(admin, "get_organization", { id: orgId })).code).toBe("NOT_FOUND");
+    // Logged as MCP calls, as every protocol's calls are.
+    expect(running.logs.filter((entry) => entry.protocol === "mcp").map((entry) => `${entry.operation} ${entry.outcome}`)).toEqual(
+      expect.arrayContaining(["admin_meta OK", "create_organization OK", "delete_organization OK", "get_organization NOT_FOUND"]),
+    );
+  });
+
+  it("answers bad input as a tool error naming the field, and the session goes on", async () => {
+    const missing = errorOf(await call(admin, "create_organization", { display_name: "no name" }));
+    expect(missing).toMatchObject({ code: "INVALID_ARGUMENT" });
+    expect(missing.message).toContain("name");
+    const wrongType = errorOf(await call(admin, "create_organization", { name: 42 }));
+    expect(wrongType.code).toBe("INVALID_ARGUMENT");
+    expect(errorOf(await call(admin, "no_such_tool")).code).toBe("NOT_FOUND");
+    expect((await call(admin, "admin_meta")).isError).toBeFalsy();
+  });
+
+  it("refuses a tool call without its credential, or with a wrong one, with HTTP 401 and WWW-Authenticate; no tool runs", async () => {
+    const before = running.logs.length;
+    for (const headers of [{}, { [ADMIN_HEADER]: "wrong-admin-secret" }]) {
+      const response = await fetch(`${running.base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_organization", arguments: { name: "sneaky" } } }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toContain("Bearer");
+    }
+    expect(running.logs.slice(before).filter((entry) => entry.operation === "create_organization")).toEqual([]);
+    const anonymous = await connect(`${running.base}/mcp`);
+    expect((await anonymous.listTools()).tools.length).toBe(TOOL_OPERATIONS.length);
+    await expect(call(anonymous, "admin_meta")).rejects.toMatchObject({ code: 401 });
+    await anonymous.close();
+  });
+
+  it("calls user tools with the bearer token of the request", async () => {
+    const anonymous = await connect(`${running.base}/mcp`);
+    const signup = await call(anonymous, "signup", { email: "mcp-user@example.com", password: "mcp-password-1", confirm_password: "mcp-password-1" });
+    expect(signup.isError).toBeFalsy();
+    await anonymous.close();
+    const signedIn = await connect(`${running.base}/mcp`, { authorization: `Bearer ${signup.structuredContent!.access_token}` });
+    expect((await call(signedIn, "profile")).structuredContent).toMatchObject({ email: "mcp-user@example.com" });
+    await signedIn.close();
+  });
+});
+
+describe("MCP modes on /mcp", () => {
+  it("read-only lists no writing tool, and a surface filter keeps one surface", async () => {
+    const running = await serve({ mcp: { readOnly: true, surfaces: ["admin"] } });
+    const client = await connect(`${running.base}/mcp`, { [ADMIN_HEADER]: SECRET });
+    const { tools } = await client.listTools();
+    expect(tools.length).toBe(TOOL_OPERATIONS.filter((operation) => operation.kind === "read" && operation.surface === "admin").length);
+    expect(tools.every((tool) => tool.annotations?.readOnlyHint === true)).toBe(true);
+    expect(errorOf(await call(client, "delete_user", { id: "x" })).code).toBe("NOT_FOUND");
+    await client.close();
+    await running.close();
+  });
+
+  it("dynamic mode serves three tools that reach every operation", async () => {
+    const running = await serve({ mcp: { mode: "dynamic" } });
+    const client = await connect(`${running.base}/mcp`, { [ADMIN_HEADER]: SECRET });
+    expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual(["list_operations", "describe_operation", "invoke_operation"]);
+    const listed = (await call(client, "list_operations")).structuredContent!.operations as { name: string; destructive: boolean }[];
+    expect(listed.map((operation) => operation.name).sort()).toEqual(TOOL_OPERATIONS.map((operation) => operation.name).sort());
+    expect(listed.find((operation) => operation.name === "delete_user")!.destructive).toBe(true);
+    expect((await call(client, "describe_operation", { name: "create_organization" })).structuredContent!.inputSchema.required).toContain("name");
+    expect((await call(client, "invoke_operation", { name: "admin_meta", arguments: {} })).structuredContent).toMatchObject({ version: schema.version });
+    expect(errorOf(await call(client, "invoke_operation", { name: "create_organization", arguments: {} })).code).toBe("INVALID_ARGUMENT");
+    await client.close();
+    await running.close();
+  });
+});
+
+describe("the standalone identity-mcp (npm run mcp)", () => {
+  let running: Running;
+  beforeAll(async () => {
+    running = await serve();
+  });
+  afterAll(() => running.close());
+  const main = join(REPO_ROOT, "generated", "mcp", "main.ts");
+  const stdio = async (args: string[], env: Record<string, string> = {}) => {
+    const client = new Client({ name: "mcp-test", version: "1.0.0" });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", main, "--service-url", running.base, ...args], env: { PATH: process.env.PATH ?? "", ...env }, cwd: REPO_ROOT, stderr: "pipe" }));
+    return client;
+  };
+
+  it("over stdio: lists, reads, writes and refuses bad input, with the admin secret from the environment", async () => {
+    const client = await stdio([], { IDENTITY_ADMIN_SECRET: SECRET });
+    const { tools } = await client.listTools();
+    expect(tools.length).toBe(TOOL_OPERATIONS.filter((operation) => operation.rest).length);
+    expect((await call(client, "admin_meta")).structuredContent).toMatchObject({ version: schema.version });
+    const created = await call(client, "create_organization", { name: "stdio-org", display_name: "stdio" });
+    expect(created.structuredContent).toMatchObject({ name: "stdio-org" });
+    expect((await call(client, "delete_organization", { id: created.structuredContent!.id })).isError).toBeFalsy();
+    expect(errorOf(await call(client, "create_organization", { display_name: "no name" })).code).toBe("INVALID_ARGUMENT");
+    await client.close();
+  }, 60_000);
+
+  it("over stdio without the admin secret: admin tools answer UNAUTHENTICATED, public ones work", async () => {
+    const client = await stdio(["--surface", "user"]);
+    const { tools } = await client.listTools();
+    expect(tools.every((tool) => !tool.name.startsWith("admin_"))).toBe(true);
+    expect((await call(client, "meta")).isError).toBeFalsy();
+    expect(errorOf(await call(client, "profile")).code).toBe("UNAUTHENTICATED");
+    await client.close();
+  }, 60_000);
+
+  it("read-only and operation filters list what they should", async () => {
+    const client = await stdio(["--read-only", "--operation", "admin_meta,users,delete_user"], { IDENTITY_ADMIN_SECRET: SECRET });
+    expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["admin_meta", "users"]);
+    await client.close();
+  }, 60_000);
+
+  it("refuses the admin secret on the command line, and unknown filters, with exit 2", () => {
+    const run = (args: string[]) => spawnSync(process.execPath, ["--import", "tsx", main, "--service-url", running.base, ...args], { cwd: REPO_ROOT, encoding: "utf8" });
+    const secret = run(["--admin-secret", SECRET]);
+    expect(secret.status).toBe(2);
+    expect(secret.stderr).toContain("IDENTITY_ADMIN_SECRET");
+    const group = run(["--group", "nonsense"]);
+    expect(group.status).toBe(2);
+    expect(group.stderr).toContain("no such group: nonsense");
+  }, 60_000);
+
+  it("over HTTP: each request's own credential, 401 when it is missing or wrong", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", running.base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        child.stderr.on("data", (chunk: Buffer) => {
+          err += chunk.toString();
+          const found = /on (http:\/\/\S+\/mcp)/.exec(err);
+          if (found) resolve(found[1]!);
+        });
+        child.on("exit", () => reject(new Error(err)));
+      });
+      const admin = await connect(url, { [ADMIN_HEADER]: SECRET });
+      expect((await call(admin, "admin_meta")).structuredContent).toMatchObject({ version: schema.version });
+      await admin.close();
+      for (const headers of [{}, { [ADMIN_HEADER]: "wrong-admin-secret" }]) {
+        const client = await connect(url, headers);
+        await expect(call(client, "admin_meta")).rejects.toMatchObject({ code: 401 });
+        await client.close();
+      }
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
+});
