@@ -48,7 +48,7 @@ const report = (ports: { http?: number; grpc?: number }) => process.stdout.write
 
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean; mcp?: boolean };
   if (variant.tracing || variant.sdk) {
     // What a traced service registers: W3C propagation, async context, spans batched to an
     // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
@@ -81,6 +81,7 @@ if (mode === "stubs") {
     ...(variant.redis ? { store: redisStore({ url: variant.redis, keyPrefix: `bench-${process.pid}:` }) } : {}),
     metrics: variant.metrics ?? false,
     tracing: variant.tracing ?? false,
+    mcp: variant.mcp ?? false,
   });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });

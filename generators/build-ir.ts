@@ -691,7 +691,7 @@ function goModulePath(module: string, version: string): string {
 function resolvePackages(
   api: RawManifest["api"],
   fail: (path: PathSegment[], message: string) => void,
-): Pick<Ir["api"], "sdkPackage" | "serverPackage" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go"> {
+): Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "mcpEnvPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go"> {
   const { name } = api;
   const packages = api.packages ?? {};
   if (api.license !== undefined) {
@@ -716,12 +716,17 @@ function resolvePackages(
   if (api.homepage !== undefined) metadata.homepage = api.homepage;
   const sdkPackage = packages.npm?.sdk ?? `${name}-sdk`;
   const serverPackage = packages.npm?.server ?? `${name}-server`;
+  const scope = /^(@[^/]+)\//.exec(sdkPackage)?.[1];
+  const mcpPackage = packages.npm?.mcp ?? (scope ? `${scope}/mcp` : `${name}-mcp`);
   // npm pack names a tarball after the package, its scope folded in: @scope/sdk -> scope-sdk-<version>.tgz.
   const tarball = (npmName: string) => `${npmName.replace(/^@/, "").replace("/", "-")}-${api.version}.tgz`;
   return {
     sdkPackage,
     serverPackage,
+    mcpPackage,
+    mcpEnvPrefix: name.toUpperCase().replace(/[^A-Z0-9]+/g, "_"),
     sdkTarball: tarball(sdkPackage),
+    mcpTarball: tarball(mcpPackage),
     serverTarball: tarball(serverPackage),
     metadata,
     python,

@@ -238,8 +238,13 @@ export interface Ir {
     sdkPackage: string;
     /** npm name of the server-stub package (api.packages.npm.server, default <name>-server). */
     serverPackage: string;
+    /** npm name of the standalone MCP server (bin `<api name>-mcp`). */
+    mcpPackage: string;
+    /** Prefix of the standalone MCP server's environment variables: the API name in capitals (IDENTITY_ADMIN_SECRET). */
+    mcpEnvPrefix: string;
     /** File names `npm pack` gives the two packages. */
     sdkTarball: string;
+    mcpTarball: string;
     serverTarball: string;
     /** What every published artifact says of itself. */
     metadata: PackageMetadata;

@@ -60,7 +60,7 @@ export interface RawManifest {
     homepage?: string;
     keywords?: string[];
     packages?: {
-      npm?: { sdk?: string; server?: string };
+      npm?: { sdk?: string; server?: string; mcp?: string };
       python?: { distribution?: string; module?: string };
       go?: { module?: string; package?: string; field_names?: Record<string, string> };
     };

@@ -33,8 +33,8 @@ export function createServer(implementation: Partial<Implementation>, options: S
       descriptorSet,
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument, firstOperation: "admin_meta" },
-      // Read only when the option mcp serves /mcp.
-      mcpTools: new URL("../mcp/tools.json", import.meta.url),
+      // Loaded only when the option mcp serves /mcp.
+      mcpTools: async () => (await import("../mcp/tools.js")).tools,
     },
     implementation as never,
     options,

@@ -28,6 +28,31 @@ export const PACKAGES_DIR = "generated/packages";
 /** Each npm package's folder under PACKAGES_DIR is named after its role, whatever its (scoped) name. */
 export const SDK_PACKAGE_DIR = `${PACKAGES_DIR}/sdk`;
 export const SERVER_PACKAGE_DIR = `${PACKAGES_DIR}/server`;
+export const MCP_PACKAGE_DIR = `${PACKAGES_DIR}/mcp`;
+const MCP_MAIN = "generated/mcp/main.ts";
+/** The standalone MCP server's command: `<api name>-mcp`. */
+export const mcpCommand = (ir: Ir) => `${ir.api.name}-mcp`;
+
+function mcpReadme(ir: Ir): string {
+  const command = mcpCommand(ir);
+  return [
+    `# ${ir.api.mcpPackage}`,
+    "",
+    `An MCP server for ${ir.api.title} ${ir.api.version}: every admin and user operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
+    "",
+    "```sh",
+    `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... npx ${command} --service-url https://identity.example.com            # stdio`,
+    `npx ${command} --service-url https://identity.example.com --transport http --port 8765      # Streamable HTTP on /mcp`,
+    "```",
+    "",
+    `- stdio: the credentials of every call come from the environment: \`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools) and \`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools); never from the command line.`,
+    `- HTTP: each request carries its own: the \`${ir.api.adminSecretHeader}\` header for admin tools, \`Authorization: Bearer <token>\` for user tools. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing.`,
+    "- `--read-only` lists no tool that writes; `--surface admin|user`, `--group <g,...>` and `--operation <name,...>` narrow the tools; `--tools dynamic` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.",
+    "- `--protocol rest|graphql|grpc` (default rest): the tools are the operations that protocol carries.",
+    "- A service error is a tool result with `isError: true` and the service's code, message and field.",
+    "",
+  ].join("\n");
+}
 /** The module behind the SDK's ./grpc subpath. */
 export const GRPC_ENTRY = `${CLIENT_DIR}/grpc.ts`;
 
@@ -47,10 +72,12 @@ export const RUNTIME_DEPENDENCIES = {
   "forwarded-parse": "^2.2.0",
   "rate-limiter-flexible": "^11.4.0",
   protobufjs: "^7.6.6",
+  "@modelcontextprotocol/sdk": "^1.32.2",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
+const MCP_DEPENDENCIES: Dependency[] = [...SDK_DEPENDENCIES, "@modelcontextprotocol/sdk"];
 const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql", "protobufjs", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
@@ -73,7 +100,15 @@ const OPTIONAL_PEERS = {
   peerDependenciesMeta: Object.fromEntries(optionalPeers.map(([name]) => [name, { optional: true }])),
 };
 
-function packageJson(ir: Ir, name: string, description: string, entries: Record<string, string>, dependencies: Dependency[], optionalPeers?: typeof OPTIONAL_PEERS): string {
+function packageJson(
+  ir: Ir,
+  name: string,
+  description: string,
+  entries: Record<string, string>,
+  dependencies: Dependency[],
+  optionalPeers?: typeof OPTIONAL_PEERS,
+  bin?: Record<string, string>,
+): string {
   const { license, repository, homepage, keywords } = ir.api.metadata;
   const manifest = {
     name,
@@ -85,8 +120,10 @@ function packageJson(ir: Ir, name: string, description: string, entries: Record<
     ...(keywords.length > 0 ? { keywords } : {}),
     type: "module",
     exports: { ...Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [subpath, entry(source)])), "./package.json": "./package.json" },
-    types: compiled(entries["."]!, ".d.ts"),
-    sideEffects: false,
+    ...(entries["."] ? { types: compiled(entries["."], ".d.ts") } : {}),
+    // npm writes bin paths without "./" (and would rewrite one that has it as it publishes).
+    ...(bin ? { bin: Object.fromEntries(Object.entries(bin).map(([command, source]) => [command, source.replace(/\.ts$/, ".js")])) } : {}),
+    sideEffects: !!bin,
     // The compiled modules keep the layout of the sources: generated/ on top of runtime/.
     files: ["generated", "runtime"],
     engines: { node: ">=20" },
@@ -359,5 +396,11 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
       header: false,
     },
     { path: `${serverDir}/README.md`, content: serverReadme(ir) },
+    {
+      path: `${MCP_PACKAGE_DIR}/package.json`,
+      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, undefined, { [mcpCommand(ir)]: MCP_MAIN }),
+      header: false,
+    },
+    { path: `${MCP_PACKAGE_DIR}/README.md`, content: mcpReadme(ir) },
   ];
 }

@@ -7,7 +7,8 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ApiSchema } from "../schema.js";
-import { createToolServer, operationOfCall, readToolCatalogue, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
+import { McpRequestBridge } from "./bridge.js";
+import { createToolServer, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
 /** The generated clients, as the CLI drives them: one method per operation, per-call headers. */
 type ClientMethod = (input: object, options?: { headers?: Record<string, string> }) => Promise<Record<string, unknown>>;
@@ -16,14 +17,18 @@ interface AnyClient {
 }
 export interface GeneratedClients {
   schema: ApiSchema;
-  catalogue: URL | string;
+  /** Prefix of the environment variables (IDENTITY: IDENTITY_ADMIN_SECRET, ...). */
+  envPrefix: string;
+  /** The tool catalogue (generated/mcp/tools.ts). */
+  tools: readonly ToolDefinition[];
   admin(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
   user(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
 }
 
-export const USAGE = `usage: identity-mcp --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
+export const usage = (command: string, env: string) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
        [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
-environment: IDENTITY_SERVICE_URL, IDENTITY_ADMIN_SECRET and IDENTITY_ACCESS_TOKEN (stdio: the credentials of every call), IDENTITY_CLIENT_ID`;
+environment: ${env}_SERVICE_URL, ${env}_ADMIN_SECRET and ${env}_ACCESS_TOKEN (stdio: the credentials of every call), ${env}_CLIENT_ID`;
+
 
 export class UsageError extends Error {}
 
@@ -42,7 +47,7 @@ export interface McpCliSettings {
 
 const VALUE_FLAGS = ["--service-url", "--protocol", "--transport", "--port", "--host", "--surface", "--group", "--operation", "--tools", "--client-id", "--server-version"] as const;
 
-export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, schema: ApiSchema): McpCliSettings {
+export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, schema: ApiSchema, prefix: string): McpCliSettings {
   const given = new Map<string, string>();
   let readOnly = false;
   for (let index = 0; index < argv.length; index++) {
@@ -53,15 +58,15 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
     }
     const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
     if (flag === "--admin-secret" || flag === "--access-token") {
-      throw new UsageError(`${flag} is not taken on the command line, where other users of the machine can read it: set ${flag === "--admin-secret" ? "IDENTITY_ADMIN_SECRET" : "IDENTITY_ACCESS_TOKEN"} instead`);
+      throw new UsageError(`${flag} is not taken on the command line, where other users of the machine can read it: set ${prefix}_${flag === "--admin-secret" ? "ADMIN_SECRET" : "ACCESS_TOKEN"} instead`);
     }
     if (!(VALUE_FLAGS as readonly string[]).includes(flag)) throw new UsageError(`unknown argument ${flag}`);
     const value = inline ?? argv[++index];
     if (value === undefined || value === "") throw new UsageError(`${flag} needs a value`);
     given.set(flag, value);
   }
-  const serviceUrl = given.get("--service-url") ?? env.IDENTITY_SERVICE_URL;
-  if (!serviceUrl || !/^https?:\/\/./.test(serviceUrl)) throw new UsageError("--service-url (or IDENTITY_SERVICE_URL) must be the service's http:// or https:// URL");
+  const serviceUrl = given.get("--service-url") ?? env[`${prefix}_SERVICE_URL`];
+  if (!serviceUrl || !/^https?:\/\/./.test(serviceUrl)) throw new UsageError(`--service-url (or ${prefix}_SERVICE_URL) must be the service's http:// or https:// URL`);
   const oneOf = <T extends string>(flag: string, allowed: readonly T[], fallback: T): T => {
     const value = given.get(flag) ?? fallback;
     if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")}, not ${value}`);
@@ -79,7 +84,7 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
     transport: oneOf("--transport", ["stdio", "http"] as const, "stdio"),
     port,
     host: given.get("--host") ?? "127.0.0.1",
-    clientId: given.get("--client-id") ?? env.IDENTITY_CLIENT_ID ?? "mcp",
+    clientId: given.get("--client-id") ?? env[`${prefix}_CLIENT_ID`] ?? "mcp",
     serverVersion: given.get("--server-version") ?? schema.version,
     selection: {
       readOnly,
@@ -89,8 +94,8 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
       ...(list("--group") ? { groups: list("--group")! } : {}),
       ...(list("--operation") ? { operations: list("--operation")! } : {}),
     },
-    ...(env.IDENTITY_ADMIN_SECRET ? { adminSecret: env.IDENTITY_ADMIN_SECRET } : {}),
-    ...(env.IDENTITY_ACCESS_TOKEN ? { accessToken: env.IDENTITY_ACCESS_TOKEN } : {}),
+    ...(env[`${prefix}_ADMIN_SECRET`] ? { adminSecret: env[`${prefix}_ADMIN_SECRET`] } : {}),
+    ...(env[`${prefix}_ACCESS_TOKEN`] ? { accessToken: env[`${prefix}_ACCESS_TOKEN`] } : {}),
   };
 }
 
@@ -104,7 +109,7 @@ function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials:
 /** Starts the server the settings ask for; answers how to stop it (and, over HTTP, its URL). */
 export async function startMcp(settings: McpCliSettings, generated: GeneratedClients, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<{ url?: string; close(): Promise<void> }> {
   const { schema } = generated;
-  const tools = selectTools(readToolCatalogue(generated.catalogue), settings.selection);
+  const tools = selectTools(generated.tools, settings.selection);
   const mode = settings.selection.mode ?? "all";
   const common = { serviceUrl: settings.serviceUrl, protocol: settings.protocol, serverVersion: settings.serverVersion, retry: false as const };
   // The admin client's own secret is never sent: each call names the caller's in its headers.
@@ -118,7 +123,10 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   const invokeWith = (credentials: { adminSecret?: string; accessToken?: string }) => async (name: string, input: Record<string, unknown>) => {
     const tool = tools.find((candidate) => candidate.name === name)!;
     const headers = credentialHeaders(schema, tool, credentials);
-    if (!headers) throw Object.assign(new Error(tool["x-surface"] === "admin" ? "this tool needs the admin secret: set IDENTITY_ADMIN_SECRET" : "this tool needs a user's access token: set IDENTITY_ACCESS_TOKEN"), { code: "UNAUTHENTICATED" });
+    if (!headers) {
+      const variable = `${generated.envPrefix}_${tool["x-surface"] === "admin" ? "ADMIN_SECRET" : "ACCESS_TOKEN"}`;
+      throw Object.assign(new Error(`${name} needs ${tool["x-surface"] === "admin" ? "the admin secret" : "a user's access token"}: set ${variable}`), { code: "UNAUTHENTICATED" });
+    }
     return methodOf(name)(input, { headers });
   };
   const closeClients = async () => void (await Promise.all([admin.close(), user.close()]));
@@ -127,12 +135,22 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
     const server = await createToolServer({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: invokeWith(settings) });
     await server.connect(new StdioServerTransport());
-    log(`identity-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on stdio, calling ${settings.serviceUrl} over ${settings.protocol}`);
+    log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on stdio, calling ${settings.serviceUrl} over ${settings.protocol}`);
     return { close: async () => (await server.close(), await closeClients()) };
   }
 
-  // HTTP: a credential is checked once against the service (admin_meta, profile), then trusted for a minute.
-  const { StreamableHTTPServerTransport } = await import("@modelcontextprotocol/sdk/server/streamableHttp.js");
+  // HTTP: one server for every request, each call with the credentials of the request that carries it.
+  type Credentials = { adminSecret?: string; accessToken?: string };
+  let bridge: McpRequestBridge<Credentials> | undefined;
+  const server = await createToolServer({
+    name: `${schema.name}-mcp`,
+    version: schema.version,
+    tools,
+    mode,
+    invoke: (name, input, requestId) => invokeWith(bridge!.contextOf(requestId) ?? {})(name, input),
+  });
+  bridge = await McpRequestBridge.connect<Credentials>(server);
+  // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
   const verified = new Map<string, number>();
   const verify = async (kind: "admin" | "user", headers: Record<string, string>): Promise<boolean> => {
     const key = createHash("sha256").update(`${kind}\n${JSON.stringify(headers)}`).digest("hex");
@@ -181,11 +199,9 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
         return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
       }
     }
-    const server = await createToolServer({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: invokeWith(credentials) });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    response.on("close", () => void (transport.close(), server.close()));
-    await server.connect(transport);
-    await transport.handleRequest(request, response, body);
+    const answer = await bridge!.handle(body, credentials);
+    if (answer === undefined) return void response.writeHead(202).end();
+    response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   };
   const http = createServer((request, response) => {
     handle(request, response).catch(() => {
@@ -194,12 +210,13 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   });
   await new Promise<void>((resolve, reject) => http.once("error", reject).listen(settings.port, settings.host, () => resolve()));
   const url = `http://${settings.host}:${(http.address() as AddressInfo).port}/mcp`;
-  log(`identity-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on ${url}, calling ${settings.serviceUrl} over ${settings.protocol}`);
+  log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on ${url}, calling ${settings.serviceUrl} over ${settings.protocol}`);
   return {
     url,
     close: async () => {
       http.closeAllConnections();
       await new Promise<void>((resolve) => http.close(() => resolve()));
+      await server.close();
       await closeClients();
     },
   };
@@ -209,11 +226,11 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
 export async function runMcpCli(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, generated: GeneratedClients): Promise<number | undefined> {
   let settings: McpCliSettings;
   try {
-    settings = parseMcpArgs(argv, env, generated.schema);
-    selectTools(readToolCatalogue(generated.catalogue), settings.selection);
+    settings = parseMcpArgs(argv, env, generated.schema, generated.envPrefix);
+    selectTools(generated.tools, settings.selection);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
-    process.stderr.write(`error: ${error.message}\n${USAGE}\n`);
+    process.stderr.write(`error: ${error.message}\n${usage(`${generated.schema.name}-mcp`, generated.envPrefix)}\n`);
     return 2;
   }
   try {

@@ -2,7 +2,6 @@
 // (its JSON Schemas and behaviour hints), served with the official SDK's low-level Server. Where a
 // call goes is the host's business (`invoke`): the server stubs run it through their call pipeline,
 // the standalone `identity-mcp` through the generated client. Token routes are never tools.
-import { readFileSync } from "node:fs";
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { ServiceError } from "../errors.js";
 
@@ -18,11 +17,6 @@ export interface ToolDefinition {
   "x-auth": string;
   "x-surface": string;
   "x-group": string;
-}
-
-/** The tools of a catalogue file (generated/mcp/tools.json). */
-export function readToolCatalogue(file: URL | string): ToolDefinition[] {
-  return (JSON.parse(readFileSync(file, "utf8")) as { tools: ToolDefinition[] }).tools;
 }
 
 /** Which tools a host exposes. */
@@ -44,8 +38,11 @@ export interface ToolSelection {
   mode?: "all" | "dynamic";
 }
 
-/** Runs one operation for a tool call; throws a ServiceError (or anything with a code) when it fails. */
-export type ToolInvoker = (operation: string, args: Record<string, unknown>) => Promise<Record<string, unknown>>;
+/**
+ * Runs one operation for a tool call; throws a ServiceError (or anything with a code) when it
+ * fails. `requestId` is the JSON-RPC id the server handles the call under (McpRequestBridge.contextOf).
+ */
+export type ToolInvoker = (operation: string, args: Record<string, unknown>, requestId: string | number) => Promise<Record<string, unknown>>;
 
 /** The tools of `catalogue` a selection keeps, in the catalogue's order; names it does not know are an error. */
 export function selectTools(catalogue: readonly ToolDefinition[], selection: ToolSelection = {}): ToolDefinition[] {
@@ -149,7 +146,7 @@ export async function createToolServer(options: McpServerOptions): Promise<Serve
   const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} } });
   const served = listed.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served }));
-  server.setRequestHandler(CallToolRequestSchema, async (request) => {
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name } = request.params;
     const args = (request.params.arguments ?? {}) as Record<string, unknown>;
     try {
@@ -168,7 +165,7 @@ export async function createToolServer(options: McpServerOptions): Promise<Serve
       }
       const call = operationOfCall(tools, mode, name, args);
       if (!call) throw new ServiceError("NOT_FOUND", mode === "dynamic" ? "no such operation here; list_operations names them" : `no tool named ${JSON.stringify(name)} here`);
-      return success(await options.invoke(call.operation.name, call.input));
+      return success(await options.invoke(call.operation.name, call.input, extra.requestId));
     } catch (error) {
       return errorResult(error);
     }

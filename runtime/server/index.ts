@@ -15,6 +15,7 @@ import { readBody, sendJson } from "./http-body.js";
 import { acceptHttp2, DEFAULT_MAX_CONNECTIONS } from "./http-port.js";
 import { CallPipeline, type MountContext, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
+import type { ToolDefinition } from "../mcp/tools.js";
 import { mcpMount } from "./mcp.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
@@ -51,8 +52,8 @@ export interface ServiceDefinition {
   /** FileDescriptorSet of the services, base64, for gRPC server reflection. */
   descriptorSet: string;
   explorer: ExplorerContracts;
-  /** The MCP tool catalogue (generated/mcp/tools.json), read when the option mcp is on. */
-  mcpTools?: URL | string;
+  /** Loads the MCP tool catalogue (generated/mcp/tools.ts); called only when the option mcp is on. */
+  mcpTools?: () => Promise<readonly ToolDefinition[]>;
 }
 
 export interface ListeningAddresses {
@@ -99,7 +100,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   // the gRPC health service follows the pipeline's readiness.
   const rpc = new ConnectRoutes(pipeline, definition.grpcServices, { bodyLimit });
   const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
-  const mcp = options.mcp ? mcpMount(pipeline, definition.schema, definition.mcpTools ?? "", options.mcp === true ? {} : options.mcp) : undefined;
+  const mcp = options.mcp ? mcpMount(pipeline, definition.schema, definition.mcpTools ?? (async () => []), options.mcp === true ? {} : options.mcp) : undefined;
   const mounts = [...(mcp ? [mcp] : []), ...(options.mounts ?? [])];
   const mountOf = (pathname: string) => mounts.find(({ prefix }) => pathname.startsWith(prefix) && (pathname.length === prefix.length || pathname[prefix.length] === "/"));
   const mountContext = (request: IncomingMessage): MountContext => {

@@ -5,9 +5,10 @@
 // header, or a bearer token) is refused with HTTP 401 before any tool runs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
-import { createToolServer, operationOfCall, readToolCatalogue, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
+import { createToolServer, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
 import type { ApiSchema } from "../schema.js";
-import { flatHeaders } from "./http-body.js";
+import { McpRequestBridge } from "../mcp/bridge.js";
+import { flatHeaders, sendJson } from "./http-body.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline, HttpMount, MountContext } from "./invoke.js";
 import { loadOptionalPackage } from "./optional-packages.js";
@@ -21,22 +22,46 @@ const jsonRpcError = (response: ServerResponse, status: number, message: string,
   response.writeHead(status, { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), ...headers }).end(body);
 };
 
-export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: URL | string, options: McpOptions): HttpMount {
-  let tools: ToolDefinition[] | undefined;
+interface RequestContext {
+  headers: Record<string, string>;
+  remoteAddress: string;
+  principals: Map<string, Principal>;
+}
+
+export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: () => Promise<readonly ToolDefinition[]>, options: McpOptions): HttpMount {
   const mode = options.mode ?? "all";
-  const transportModule = () => loadOptionalPackage("@modelcontextprotocol/sdk", () => import("@modelcontextprotocol/sdk/server/streamableHttp.js"));
+  let started: Promise<{ tools: readonly ToolDefinition[]; bridge: McpRequestBridge<RequestContext> }> | undefined;
+  /** One server for every request, made at the first: the tools, and the SDK (an optional package). */
+  const start = async () => {
+    await loadOptionalPackage("@modelcontextprotocol/sdk", () => import("@modelcontextprotocol/sdk/server/index.js"));
+    const tools = selectTools(await catalogue(), options);
+    let bridge: McpRequestBridge<RequestContext> | undefined;
+    const server = await createToolServer({
+      name: `${schema.name}-mcp`,
+      version: schema.version,
+      tools,
+      mode,
+      invoke: (name, input, requestId) => {
+        const { headers, remoteAddress, principals } = bridge!.contextOf(requestId)!;
+        const principal = principals.get(name);
+        return pipeline.invoke({ protocol: "mcp", operation: schema.operations[name]!, input, headers, remoteAddress, setCookie: () => {}, ...(principal ? { checked: { principal } } : {}) });
+      },
+    });
+    bridge = await McpRequestBridge.connect<RequestContext>(server);
+    return { tools, bridge };
+  };
 
   /**
    * The caller of each tools/call of `messages`, by operation, checked (and counted against the rate
    * limits) now: one without its credential refuses the whole request.
    */
-  const checkCredentials = async (messages: unknown[], headers: Record<string, string>, remoteAddress: string) => {
+  const checkCredentials = async (tools: readonly ToolDefinition[], messages: unknown[], headers: Record<string, string>, remoteAddress: string) => {
     const principals = new Map<string, Principal>();
     for (const message of messages) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
       if (method !== "tools/call" || typeof params?.name !== "string") continue;
       const args = typeof params.arguments === "object" && params.arguments !== null ? (params.arguments as Record<string, unknown>) : {};
-      const call = operationOfCall(tools!, mode, params.name, args);
+      const call = operationOfCall(tools, mode, params.name, args);
       if (!call) continue;
       principals.set(call.operation.name, await pipeline.preauthorize(schema.operations[call.operation.name]!, headers, remoteAddress));
     }
@@ -51,7 +76,7 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: U
         jsonRpcError(response, 405, "this MCP endpoint is stateless: POST JSON-RPC messages to it", { allow: "POST" });
         return;
       }
-      tools ??= selectTools(readToolCatalogue(catalogue), options);
+      const { tools, bridge } = await (started ??= start());
       const headers = flatHeaders(request.headers);
       const remoteAddress = request.socket.remoteAddress ?? "";
       let body: unknown;
@@ -64,7 +89,7 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: U
       }
       let principals = new Map<string, Principal>();
       try {
-        principals = await checkCredentials(Array.isArray(body) ? body : [body], headers, remoteAddress);
+        principals = await checkCredentials(tools, Array.isArray(body) ? body : [body], headers, remoteAddress);
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         if (serviceError.code === "UNAUTHENTICATED") {
@@ -77,24 +102,9 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: U
         }
         // Other refusals (a user who is not an admin of the organization) answer as the tool's error.
       }
-      const { StreamableHTTPServerTransport } = await transportModule();
-      const server = await createToolServer({
-        name: `${schema.name}-mcp`,
-        version: schema.version,
-        tools,
-        mode,
-        invoke: (name, input) => {
-          const principal = principals.get(name);
-          return pipeline.invoke({ protocol: "mcp", operation: schema.operations[name]!, input, headers, remoteAddress, setCookie: () => {}, ...(principal ? { checked: { principal } } : {}) });
-        },
-      });
-      const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-      response.on("close", () => {
-        void transport.close();
-        void server.close();
-      });
-      await server.connect(transport);
-      await transport.handleRequest(request, response, body);
+      const answer = await bridge.handle(body, { headers, remoteAddress, principals });
+      if (answer === undefined) response.writeHead(202).end();
+      else sendJson(response, 200, answer);
     },
   };
 }

@@ -2,7 +2,8 @@
 // the call pipeline) and the standalone server (`npm run mcp`: stdio, and HTTP) against the
 // reference service. Listing, a read, a write, a destructive call, bad input and missing or wrong
 // credentials; read-only, filtered and dynamic modes.
-import { spawn, spawnSync } from "node:child_process";
+import { execFile, spawn, spawnSync } from "node:child_process";
+import { promisify } from "node:util";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -202,6 +203,21 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
     expect(group.status).toBe(2);
     expect(group.stderr).toContain("no such group: nonsense");
   }, 60_000);
+
+  it("passes the MCP inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list and tools/call over stdio", async () => {
+    const inspector = (...args: string[]) =>
+      promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector"), ["--cli", "-e", `IDENTITY_ADMIN_SECRET=${SECRET}`, process.execPath, "--import", "tsx", main, "--service-url", running.base, ...args], {
+        cwd: REPO_ROOT,
+        env: { PATH: process.env.PATH ?? "" },
+      });
+    const listed = JSON.parse((await inspector("--method", "tools/list")).stdout) as { tools: { name: string; annotations: { destructiveHint: boolean } }[] };
+    expect(listed.tools.length).toBe(TOOL_OPERATIONS.filter((operation) => operation.rest).length);
+    expect(listed.tools.find((tool) => tool.name === "delete_organization")!.annotations.destructiveHint).toBe(true);
+    const created = JSON.parse((await inspector("--method", "tools/call", "--tool-name", "create_organization", "--tool-arg", "name=inspected")).stdout) as CallResult;
+    expect(created.structuredContent).toMatchObject({ name: "inspected" });
+    const refused = JSON.parse((await inspector("--method", "tools/call", "--tool-name", "get_organization", "--tool-arg", "id=missing")).stdout) as CallResult;
+    expect(errorOf(refused).code).toBe("NOT_FOUND");
+  }, 120_000);
 
   it("over HTTP: each request's own credential, 401 when it is missing or wrong", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", running.base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });

@@ -156,7 +156,7 @@ describe("the package manifests and READMEs", () => {
     const explorerNames = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer).map(([name]) => name);
     expect(explorerNames).toEqual(["graphiql", "swagger-ui-dist"]);
     const names = [...explorerNames, ...Object.keys(OPTIONAL_PACKAGES)];
-    expect(names).toEqual(["graphiql", "swagger-ui-dist", "ioredis", "prom-client", "@opentelemetry/api"]);
+    expect(names).toEqual(["graphiql", "swagger-ui-dist", "ioredis", "prom-client", "@opentelemetry/api", "@modelcontextprotocol/sdk"]);
     expect(Object.keys(server.peerDependencies!)).toEqual(names);
     expect(server.peerDependenciesMeta).toEqual(Object.fromEntries(names.map((name) => [name, { optional: true }])));
     for (const name of names) expect(server.dependencies).not.toHaveProperty(name);

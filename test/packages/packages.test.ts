@@ -221,8 +221,8 @@ afterAll(async () => {
 });
 
 describe("the packed packages", () => {
-  it("are two tarballs named after the manifest, each holding compiled modules, declarations and a README", async () => {
-    expect(tarballs.map((t) => t.slice(t.lastIndexOf("/") + 1)).sort()).toEqual([ir.api.sdkTarball, ir.api.serverTarball].sort());
+  it("are three tarballs named after the manifest, each holding compiled modules, declarations and a README", async () => {
+    expect(tarballs.map((t) => t.slice(t.lastIndexOf("/") + 1)).sort()).toEqual([ir.api.sdkTarball, ir.api.serverTarball, ir.api.mcpTarball].sort());
     const installed = (name: string, path: string) => readFileSync(join(consumerDir, "node_modules", name, path), "utf8");
     for (const name of [sdkPackage, serverPackage]) {
       const manifest = JSON.parse(installed(name, "package.json")) as Record<string, unknown>;
@@ -236,7 +236,7 @@ describe("the packed packages", () => {
   });
 
   it("each passed npm publish --dry-run as pack made it", () => {
-    for (const name of [sdkPackage, serverPackage]) expect(packOutput).toMatch(new RegExp(`^${name}@${ir.api.version}: .*npm publish --dry-run passed\\)$`, "m"));
+    for (const name of [sdkPackage, serverPackage, ir.api.mcpPackage]) expect(packOutput).toMatch(new RegExp(`^${name}@${ir.api.version}: .*npm publish --dry-run passed\\)$`, "m"));
   });
 
   it("type-check in a project outside the repository (tsc ran in beforeAll) and hold no link to it", () => {
@@ -245,6 +245,28 @@ describe("the packed packages", () => {
       expect(manifest.dependencies[name]).toMatch(/^file:.*\.tgz$/);
       expect(readFileSync(join(consumerDir, "node_modules", name, "package.json"), "utf8")).not.toContain(REPO_ROOT);
     }
+  });
+});
+
+describe("the MCP package", () => {
+  it("installs its bin, which serves the tools over stdio against the reference service", async () => {
+    const manifest = JSON.parse(readFileSync(join(consumerDir, "node_modules", ir.api.mcpPackage, "package.json"), "utf8")) as { bin: Record<string, string> };
+    expect(Object.keys(manifest.bin)).toEqual([`${ir.api.name}-mcp`]);
+    const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
+    const { StdioClientTransport } = await import("@modelcontextprotocol/sdk/client/stdio.js");
+    const client = new Client({ name: "packages-test", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: join(consumerDir, "node_modules", ".bin", `${ir.api.name}-mcp`),
+        args: ["--service-url", referenceAddresses.httpUrl],
+        env: { PATH: process.env.PATH ?? "", [`${ir.api.mcpEnvPrefix}_ADMIN_SECRET`]: ADMIN_SECRET },
+        cwd: consumerDir,
+      }),
+    );
+    expect((await client.listTools()).tools.some((tool) => tool.name === "admin_meta")).toBe(true);
+    const meta = (await client.callTool({ name: "admin_meta", arguments: {} })) as unknown as { structuredContent: { version: string } };
+    expect(meta.structuredContent.version).toBe(ir.api.version);
+    await client.close();
   });
 });
 

@@ -1,0 +1,78 @@
+// Stateless Streamable HTTP for one long-lived MCP server: each POSTed JSON-RPC message goes into
+// the SDK's Server through this in-memory transport, and its response comes back as the HTTP
+// answer (JSON, never a stream). Building a Server and the SDK's web-standard HTTP transport for
+// every request cost 600 µs a call; this costs a map entry. Request ids are renumbered inside, so
+// that two callers both sending id 1 at once get their own answers, and each request's context
+// (its credentials) is found again by the id the tool handler sees.
+import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
+import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
+
+type Message = Record<string, unknown> & { id?: string | number | null; method?: unknown };
+
+const invalidRequest = (id: unknown) => ({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: -32600, message: "Invalid Request: a JSON-RPC 2.0 message with a method" } });
+
+export class McpRequestBridge<C> implements Transport {
+  onmessage?: Transport["onmessage"];
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (message: Message) => void; context: C }>();
+
+  private constructor() {}
+
+  /** Connects `server` to a new bridge. */
+  static async connect<C>(server: Server): Promise<McpRequestBridge<C>> {
+    const bridge = new McpRequestBridge<C>();
+    await server.connect(bridge);
+    return bridge;
+  }
+
+  async start(): Promise<void> {}
+
+  async close(): Promise<void> {
+    this.onclose?.();
+  }
+
+  /** Responses of the server resolve their request; what it sends on its own (notifications) has nowhere to go without a stream. */
+  async send(message: JSONRPCMessage): Promise<void> {
+    const { id } = message as Message;
+    if (typeof id !== "number" || !("result" in message || "error" in message)) return;
+    const waiting = this.pending.get(id);
+    if (!waiting) return;
+    this.pending.delete(id);
+    waiting.resolve(message as Message);
+  }
+
+  /** The context of the request the server is handling under `requestId`. */
+  contextOf(requestId: string | number): C | undefined {
+    return typeof requestId === "number" ? this.pending.get(requestId)?.context : undefined;
+  }
+
+  /** The JSON answer of one POST body (a message or a batch), or undefined when it held notifications only (HTTP 202). */
+  async handle(body: unknown, context: C): Promise<unknown> {
+    if (Array.isArray(body)) {
+      const answers = (await Promise.all(body.map((message) => this.one(message, context)))).filter((answer) => answer !== undefined);
+      return answers.length > 0 ? answers : undefined;
+    }
+    return this.one(body, context);
+  }
+
+  private async one(raw: unknown, context: C): Promise<unknown> {
+    if (typeof raw !== "object" || raw === null || Array.isArray(raw)) return invalidRequest(null);
+    const message = raw as Message;
+    if (message.jsonrpc !== "2.0") return invalidRequest(message.id);
+    // A response or an error from the client: this server never asks the client anything.
+    if (typeof message.method !== "string") return "id" in message ? undefined : invalidRequest(null);
+    if (!("id" in message) || message.id === undefined) {
+      this.onmessage?.(message as unknown as JSONRPCMessage);
+      return undefined;
+    }
+    if (typeof message.id !== "string" && typeof message.id !== "number") return invalidRequest(null);
+    const callerId = message.id;
+    const id = ++this.next;
+    const answered = new Promise<Message>((resolve) => this.pending.set(id, { resolve, context }));
+    this.onmessage?.({ ...message, id } as unknown as JSONRPCMessage);
+    return { ...(await answered), id: callerId };
+  }
+}
