@@ -46,9 +46,8 @@ const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules
  * they import (static and dynamic), as paths relative to the project root.
  */
 function moduleClosure(root, manifest) {
-  const entries = Object.values(manifest.exports)
-    .filter((target) => typeof target === "object")
-    .map((target) => target.default.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
+  const entries = [...Object.values(manifest.exports).filter((target) => typeof target === "object").map((target) => target.default), ...Object.values(manifest.bin ?? {})]
+    .map((target) => target.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
   const modules = new Set();
   const packages = new Set();
   const queue = [...entries];

@@ -71,9 +71,35 @@ const typescriptColumn: ClientColumn = {
   close: async () => {},
 };
 
+/** MCP: the call as a tools/call on /mcp, with the caller's credential in the request's headers. */
+const mcpCells = new Map<OperationName, Cell>();
+let mcpRequests = 0;
+const mcpColumn: ClientColumn = {
+  name: "mcp",
+  async call(call) {
+    const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
+    if (call.surface === "admin") Object.assign(headers, { [schema.adminSecretHeader]: ADMIN_SECRET }, call.headers);
+    else if (call.accessToken) headers.authorization = `Bearer ${call.accessToken}`;
+    const response = await fetch(`${server.httpUrl}/mcp`, {
+      method: "POST",
+      headers,
+      body: JSON.stringify({ jsonrpc: "2.0", id: ++mcpRequests, method: "tools/call", params: { name: call.operation, arguments: call.input } }),
+    });
+    if (response.status === 401) {
+      const { error } = (await response.json()) as { error: { message: string } };
+      return { ok: false, code: "UNAUTHENTICATED", message: error.message, refused: false, operation: call.operation, protocol: call.protocol };
+    }
+    const { result } = (await response.json()) as { result: { isError?: boolean; structuredContent?: Answer; content: { text: string }[] } };
+    if (!result.isError) return { ok: true, answer: result.structuredContent! };
+    const { code, message } = JSON.parse(result.content[0]!.text) as { code: string; message: string };
+    return { ok: false, code, message, refused: false, operation: call.operation, protocol: call.protocol };
+  },
+  close: async () => {},
+};
+
 beforeAll(async () => {
   keys = await makeTestKeys();
-  server = await startSwappableServer(createWorld(keys, "boot").service);
+  server = await startSwappableServer(createWorld(keys, "boot").service, { mcp: true });
   const common = { serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, serverVersion: SERVER_VERSION, retry: false as const };
   for (const protocol of PROTOCOLS) {
     adminClients.set(protocol, new AdminClient({ ...common, adminSecret: ADMIN_SECRET, protocol }));
@@ -109,6 +135,7 @@ function printMatrix(): void {
     }),
     `cells: ${cells.filter((c) => c === "pass").length} pass, ${cells.filter((c) => c === "FAIL").length} FAIL, ${cells.filter((c) => c === "-").length} not carried, ` +
       `${cells.filter((c) => c === "?").length} not run; ${cellMs.length} cells took ${(cellMs.reduce((a, b) => a + b, 0) / 1000).toFixed(1)} s (slowest ${Math.max(0, ...cellMs)} ms)`,
+    `mcp column: ${[...mcpCells.values()].filter((c) => c === "pass").length} pass, ${[...mcpCells.values()].filter((c) => c === "FAIL").length} FAIL of ${NAMES.filter((n) => operations[n].surface !== "oauth").length} operations`,
     ...failures.map((failure) => `FAIL ${failure}`),
   ];
   console.log(lines.join("\n"));
@@ -236,6 +263,25 @@ describe("conformance matrix", () => {
             }
           });
         }
+      }
+      // The MCP column: the same scenario as a tools/call on the stubs' /mcp, answering as the first protocol did.
+      if (operations[name].surface !== "oauth" && (!ONLY || ONLY.includes("mcp"))) {
+        it(`over mcp: ${scenario.about}`, async () => {
+          const started = Date.now();
+          try {
+            const { outcome } = await runCell(name, carriers[0]!, mcpColumn);
+            const base = outcomes.get(carriers[0]!);
+            expect(base, `the ${carriers[0]} cell did not run`).toBeDefined();
+            expect(outcome, `mcp answered differently from ${carriers[0]} (${carriers[0]} | mcp): ${differences(base, outcome).join("; ")}`).toEqual(base);
+            mcpCells.set(name, "pass");
+          } catch (error) {
+            mcpCells.set(name, "FAIL");
+            failures.push(`${name} over mcp: ${String((error as Error).message ?? error).split("\n")[0]}`);
+            throw error;
+          } finally {
+            cellMs.push(Date.now() - started);
+          }
+        });
       }
     });
   }
