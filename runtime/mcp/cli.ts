@@ -78,6 +78,8 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
   const surface = given.get("--surface");
   if (surface !== undefined && surface !== "admin" && surface !== "user") throw new UsageError("--surface must be admin or user");
   const protocol = oneOf("--protocol", ["rest", "graphql", "grpc"] as const, "rest");
+  const serverVersion = given.get("--server-version") ?? schema.version;
+  if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(serverVersion)) throw new UsageError(`--server-version must be a version such as ${schema.version}`);
   return {
     serviceUrl,
     protocol,
@@ -85,10 +87,11 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
     port,
     host: given.get("--host") ?? "127.0.0.1",
     clientId: given.get("--client-id") ?? env[`${prefix}_CLIENT_ID`] ?? "mcp",
-    serverVersion: given.get("--server-version") ?? schema.version,
+    serverVersion,
     selection: {
       readOnly,
       protocol,
+      serverVersion,
       mode: oneOf("--tools", ["all", "dynamic"] as const, "all"),
       ...(surface ? { surfaces: [surface] } : {}),
       ...(list("--group") ? { groups: list("--group")! } : {}),

@@ -3,6 +3,7 @@
 // call goes is the host's business (`invoke`): the server stubs run it through their call pipeline,
 // the standalone `identity-mcp` through the generated client. Token routes are never tools.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { compareVersions } from "../client/version.js";
 import { ServiceError } from "../errors.js";
 
 export interface ToolDefinition {
@@ -31,6 +32,8 @@ export interface ToolSelection {
   operations?: readonly string[];
   /** Only operations this protocol carries (the standalone server's client protocol). */
   protocol?: string;
+  /** With `protocol`: only operations a server of this version carries on it (their minimum version is not above it). */
+  serverVersion?: string;
   /**
    * "all" (default): one tool per operation. "dynamic": three tools, list_operations,
    * describe_operation and invoke_operation, for hosts that cannot take a hundred tools.
@@ -59,7 +62,8 @@ export function selectTools(catalogue: readonly ToolDefinition[], selection: Too
       (!selection.surfaces || selection.surfaces.includes(tool["x-surface"])) &&
       (!selection.groups || selection.groups.includes(tool["x-group"])) &&
       (!selection.operations || selection.operations.includes(tool.name)) &&
-      (!selection.protocol || tool["x-protocols"].includes(selection.protocol)),
+      (!selection.protocol || tool["x-protocols"].includes(selection.protocol)) &&
+      (!selection.protocol || !selection.serverVersion || compareVersions(tool["x-min-versions"][selection.protocol]!, selection.serverVersion) <= 0),
   );
 }
 

@@ -161,6 +161,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     health: pipeline.health,
     async listen() {
       await pipeline.start();
+      await mcp?.ready();
       const httpPort = await listen(http, options.port ?? 8080);
       const grpcPort = await grpc.listen(host, options.grpcPort ?? definition.schema.grpcPort);
       const addresses: ListeningAddresses = { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };

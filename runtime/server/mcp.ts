@@ -28,7 +28,7 @@ interface RequestContext {
   principals: Map<string, Principal>;
 }
 
-export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: () => Promise<readonly ToolDefinition[]>, options: McpOptions): HttpMount {
+export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: () => Promise<readonly ToolDefinition[]>, options: McpOptions): HttpMount & { ready(): Promise<unknown> } {
   const mode = options.mode ?? "all";
   let started: Promise<{ tools: readonly ToolDefinition[]; bridge: McpRequestBridge<RequestContext> }> | undefined;
   /** One server for every request, made at the first: the tools, and the SDK (an optional package). */
@@ -70,6 +70,8 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
 
   return {
     prefix: MCP_PATH,
+    /** Loads the SDK and the tools before the port opens: a missing package is a MissingPackageError at listen(). */
+    ready: () => (started ??= start()),
     async handle(request: IncomingMessage, response: ServerResponse, context: MountContext) {
       if (request.method !== "POST") {
         request.resume();

@@ -13,6 +13,7 @@ import { createServer, type ServerOptions, type ServiceServer } from "../../gene
 import { schema } from "../../generated/schema.js";
 import type { LogEntry } from "../../runtime/server/index.js";
 import { createReferenceService } from "../../reference/service.js";
+import { compareVersions } from "../../runtime/client/version.js";
 import { REPO_ROOT } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
 
@@ -191,6 +192,15 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
   it("read-only and operation filters list what they should", async () => {
     const client = await stdio(["--read-only", "--operation", "admin_meta,users,delete_user"], { IDENTITY_ADMIN_SECRET: SECRET });
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(["admin_meta", "users"]);
+    await client.close();
+  }, 60_000);
+
+  it("lists only the operations the server version it is told of carries", async () => {
+    const client = await stdio(["--server-version", "2.3.0-rc.1"], { IDENTITY_ADMIN_SECRET: SECRET });
+    const names = (await client.listTools()).tools.map((tool) => tool.name);
+    const carried = TOOL_OPERATIONS.filter((operation) => operation.rest && compareVersions(operation.rest.since, "2.3.0-rc.1") <= 0).map((operation) => operation.name);
+    expect(names.sort()).toEqual(carried.sort());
+    expect(names).not.toContain("admin_meta");
     await client.close();
   }, 60_000);
 

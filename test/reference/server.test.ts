@@ -89,10 +89,11 @@ describe("npm run serve", () => {
   };
 
   it("reads flags before the environment and refuses bad values", () => {
-    const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, shutdownGraceMs: 10_000 };
+    const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, mcp: false, shutdownGraceMs: 10_000 };
     expect(parseServeArgs(["--admin-secret", "a-long-secret", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a-long-secret", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
     expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b-long-secret", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b-long-secret", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
     expect(parseServeArgs(["--no-explorer", "--admin-secret", "c-long-secret"], {})).toMatchObject({ adminSecret: "c-long-secret", explorer: false });
+    expect(parseServeArgs(["--mcp"], { SERVICE_ADMIN_SECRET: "c-long-secret" })).toMatchObject({ mcp: true });
     expect(() => parseServeArgs(["--admin-secret", "short-12345"], {})).toThrow("--admin-secret must be at least 12 characters: it is all that stands between the network and every admin operation");
     expect(() => parseServeArgs([], { SERVICE_ADMIN_SECRET: "s3cret" })).toThrow(/^SERVICE_ADMIN_SECRET must be at least 12 characters/);
     expect(() => parseServeArgs(["--admin-secret", "a-long-secret", "--port", "http"], {})).toThrow(/--port must be a port number/);
