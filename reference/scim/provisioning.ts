@@ -98,6 +98,24 @@ export interface Listed {
   resources: ScimResource[];
 }
 
+/**
+ * One page of what `filter` matches, in the order found: each of its alternatives (SCIMMY's parsed
+ * form) picks candidates, narrowed on an index where it can, and SCIMMY's matcher checks the rest.
+ */
+async function filteredPage(
+  filter: SCIMMY.Types.Filter,
+  page: ListPage,
+  candidatesOf: (conjunction: Conjunction) => Promise<{ candidates: ScimResource[]; rest: Conjunction | null }>,
+): Promise<Listed> {
+  const matched = new Map<string, ScimResource>();
+  for (const conjunction of filter as unknown as Conjunction[]) {
+    const { candidates, rest } = await candidatesOf(conjunction);
+    for (const hit of rest ? new SCIMMY.Types.Filter([rest]).match(candidates) : candidates) matched.set(hit.id, hit);
+  }
+  const all = [...matched.values()];
+  return { total: all.length, resources: all.slice(page.startIndex - 1, page.startIndex - 1 + page.count) };
+}
+
 export class ScimProvisioning {
   constructor(private readonly deps: Pick<Deps, "core" | "sessions" | "events">) {}
 
@@ -120,10 +138,8 @@ export class ScimProvisioning {
       const found = await scimUsers.page(ofOrg, { limit: page.count, offset: page.startIndex - 1 });
       return { total: found.total, resources: await this.userResources(scope, found.items) };
     }
-    // Each alternative of the filter narrows on an index when it tests userName or externalId for
-    // equality (userName as SCIM compares it, ignoring case); SCIMMY's matcher checks the rest.
-    const matched = new Map<string, ScimResource>();
-    for (const conjunction of filter as unknown as Conjunction[]) {
+    // userName (as SCIM compares it, ignoring case) or externalId tested for equality narrow on an index.
+    return filteredPage(filter, page, async (conjunction) => {
       const byName = equalityOn(conjunction, "userName");
       const byExternalId = byName ? undefined : equalityOn(conjunction, "externalId");
       const candidates = byName
@@ -131,12 +147,8 @@ export class ScimProvisioning {
         : byExternalId
           ? await scimUsers.list({ ...ofOrg, external_id: byExternalId.value })
           : await scimUsers.list(ofOrg);
-      const rest = byName ? byName.rest : byExternalId ? byExternalId.rest : conjunction;
-      const resources = await this.userResources(scope, candidates);
-      for (const hit of rest ? new SCIMMY.Types.Filter([rest]).match(resources) : resources) matched.set(hit.id, hit);
-    }
-    const all = [...matched.values()];
-    return { total: all.length, resources: all.slice(page.startIndex - 1, page.startIndex - 1 + page.count) };
+      return { candidates: await this.userResources(scope, candidates), rest: byName ? byName.rest : byExternalId ? byExternalId.rest : conjunction };
+    });
   }
 
   /**
@@ -298,16 +310,11 @@ export class ScimProvisioning {
       const found = await scimGroups.page(ofOrg, { limit: page.count, offset: page.startIndex - 1 });
       return { total: found.total, resources: await this.groupResources(scope, found.items) };
     }
-    const matched = new Map<string, ScimResource>();
-    for (const conjunction of filter as unknown as Conjunction[]) {
+    return filteredPage(filter, page, async (conjunction) => {
       const byName = equalityOn(conjunction, "displayName");
       const candidates = byName ? await scimGroups.list({ ...ofOrg, display_name_key: caseless(byName.value) }) : await scimGroups.list(ofOrg);
-      const rest = byName ? byName.rest : conjunction;
-      const resources = await this.groupResources(scope, candidates);
-      for (const hit of rest ? new SCIMMY.Types.Filter([rest]).match(resources) : resources) matched.set(hit.id, hit);
-    }
-    const all = [...matched.values()];
-    return { total: all.length, resources: all.slice(page.startIndex - 1, page.startIndex - 1 + page.count) };
+      return { candidates: await this.groupResources(scope, candidates), rest: byName ? byName.rest : conjunction };
+    });
   }
 
   async createGroup(scope: ScimScope, input: Plain): Promise<ScimResource> {

@@ -5,6 +5,7 @@
 // that two callers both sending id 1 at once get their own answers, and each request's context
 // (its credentials) is found again by the id the tool handler sees.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
+import { createToolServer, type McpServerOptions } from "./tools.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -75,4 +76,17 @@ export class McpRequestBridge<C> implements Transport {
     this.onmessage?.({ ...message, id } as unknown as JSONRPCMessage);
     return { ...(await answered), id: callerId };
   }
+}
+
+/**
+ * A tool server behind a bridge: `invoke` gets the context the request of each call was handled
+ * with (its credentials). Both HTTP hosts, the stubs' /mcp and the standalone server, are this.
+ */
+export async function bridgedToolServer<C>(
+  options: Omit<McpServerOptions, "invoke"> & { invoke(operation: string, args: Record<string, unknown>, context: C): Promise<Record<string, unknown>> },
+): Promise<{ bridge: McpRequestBridge<C>; server: Server }> {
+  let bridge: McpRequestBridge<C> | undefined;
+  const server = await createToolServer({ ...options, invoke: (operation, args, requestId) => options.invoke(operation, args, bridge!.contextOf(requestId)!) });
+  bridge = await McpRequestBridge.connect<C>(server);
+  return { bridge, server };
 }

@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ApiSchema } from "../schema.js";
-import { McpRequestBridge } from "./bridge.js";
+import { bridgedToolServer } from "./bridge.js";
 import { createToolServer, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
 /** The generated clients, as the CLI drives them: one method per operation, per-call headers. */
@@ -144,15 +144,7 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
 
   // HTTP: one server for every request, each call with the credentials of the request that carries it.
   type Credentials = { adminSecret?: string; accessToken?: string };
-  let bridge: McpRequestBridge<Credentials> | undefined;
-  const server = await createToolServer({
-    name: `${schema.name}-mcp`,
-    version: schema.version,
-    tools,
-    mode,
-    invoke: (name, input, requestId) => invokeWith(bridge!.contextOf(requestId) ?? {})(name, input),
-  });
-  bridge = await McpRequestBridge.connect<Credentials>(server);
+  const { bridge, server } = await bridgedToolServer<Credentials>({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: (name, input, credentials) => invokeWith(credentials)(name, input) });
   // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
   const verified = new Map<string, number>();
   const verify = async (kind: "admin" | "user", headers: Record<string, string>): Promise<boolean> => {
@@ -202,7 +194,7 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
         return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
       }
     }
-    const answer = await bridge!.handle(body, credentials);
+    const answer = await bridge.handle(body, credentials);
     if (answer === undefined) return void response.writeHead(202).end();
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   };

@@ -5,9 +5,9 @@
 // header, or a bearer token) is refused with HTTP 401 before any tool runs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
-import { createToolServer, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
+import { operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
 import type { ApiSchema } from "../schema.js";
-import { McpRequestBridge } from "../mcp/bridge.js";
+import { bridgedToolServer, type McpRequestBridge } from "../mcp/bridge.js";
 import { flatHeaders, sendJson } from "./http-body.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline, HttpMount, MountContext } from "./invoke.js";
@@ -35,19 +35,16 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
   const start = async () => {
     await loadOptionalPackage("@modelcontextprotocol/sdk", () => import("@modelcontextprotocol/sdk/server/index.js"));
     const tools = selectTools(await catalogue(), options);
-    let bridge: McpRequestBridge<RequestContext> | undefined;
-    const server = await createToolServer({
+    const { bridge } = await bridgedToolServer<RequestContext>({
       name: `${schema.name}-mcp`,
       version: schema.version,
       tools,
       mode,
-      invoke: (name, input, requestId) => {
-        const { headers, remoteAddress, principals } = bridge!.contextOf(requestId)!;
+      invoke: (name, input, { headers, remoteAddress, principals }) => {
         const principal = principals.get(name);
         return pipeline.invoke({ protocol: "mcp", operation: schema.operations[name]!, input, headers, remoteAddress, setCookie: () => {}, ...(principal ? { checked: { principal } } : {}) });
       },
     });
-    bridge = await McpRequestBridge.connect<RequestContext>(server);
     return { tools, bridge };
   };
 
