@@ -1,8 +1,8 @@
 // SCIM 2.0 (RFC 7644) at /scim/v2 on the HTTP port: Users, Groups and the discovery resources,
 // authenticated by an organization's SCIM endpoint token, which also chooses the organization.
 // SCIMMY (npm scimmy) holds the protocol: the core schemas and their validation in and out, the
-// filter grammar and matcher, PATCH paths and operations, the discovery documents and the error
-// message; this file routes, authenticates, and turns its answers into HTTP.
+// filter grammar and matcher, PATCH paths and operations, and the discovery documents; this file
+// routes, authenticates, and turns answers and errors into HTTP.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import SCIMMY from "scimmy";
 import { ServiceError, type HttpMount, type MountContext } from "../../generated/server/index.js";
@@ -17,7 +17,6 @@ export const MAX_RESULTS = 200;
 // SCIMMY's registry is per process and the same for every service: the two core resource types,
 // their location prefix, and what ServiceProviderConfig announces.
 SCIMMY.Config.set({
-  documentationUri: "https://github.com/identity-interface/toolchain/blob/main/reference/README.md#scim-provisioning",
   patch: { supported: true },
   filter: { supported: true, maxResults: MAX_RESULTS },
   etag: { supported: true },
@@ -81,6 +80,17 @@ function scimErrorOf(error: unknown): InstanceType<typeof SCIMMY.Types.Error> | 
   return undefined;
 }
 
+/**
+ * Whether every comparison of a node of SCIMMY's parsed filter has its value (SCIMMY parses
+ * `userName eq` without one): objects map attributes to comparisons, or to several of them.
+ */
+function comparisonsComplete(node: unknown): boolean {
+  if (!Array.isArray(node)) return typeof node === "object" && node !== null && Object.values(node).every(comparisonsComplete);
+  if (node.every(Array.isArray)) return node.every(comparisonsComplete);
+  const [operator, ...values] = node[0] === "not" ? node.slice(1) : node;
+  return ["pr", "np"].includes(String(operator).toLowerCase()) || values.length > 0;
+}
+
 /** A parsed filter, refused (400 invalidFilter) when it does not parse or a comparison lacks its value. */
 function parseFilter(text: string, parameter = "filter"): SCIMMY.Types.Filter {
   let filter: SCIMMY.Types.Filter;
@@ -89,13 +99,7 @@ function parseFilter(text: string, parameter = "filter"): SCIMMY.Types.Filter {
   } catch (error) {
     throw scimError(400, "invalidFilter", `${parameter}: ${(error as Error).message}`);
   }
-  const complete = (node: unknown): boolean =>
-    Array.isArray(node)
-      ? node.every(Array.isArray)
-        ? node.every(complete)
-        : ((operator) => ["pr", "np"].includes(operator) || node.length >= 2)(String(node[node[0] === "not" ? 1 : 0]).toLowerCase())
-      : typeof node === "object" && node !== null && Object.values(node).every(complete);
-  if (!(filter as unknown as unknown[]).every(complete)) throw scimError(400, "invalidFilter", `${parameter}: a comparison lacks its value`);
+  if (!(filter as unknown as unknown[]).every(comparisonsComplete)) throw scimError(400, "invalidFilter", `${parameter}: a comparison lacks its value`);
   return filter;
 }
 

@@ -131,10 +131,10 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       else graphql.handle(request, response).then(() => done(), done);
     } else if (rest.owns(url.pathname)) {
       rest.handle(request, response, url).then(() => done(), done);
-    } else if (mounts.length > 0 && mountOf(url.pathname)) {
-      mountOf(url.pathname)!.handle(request, response, mountContext(request)).then(() => done(), done);
     } else {
-      sendError(response, new ServiceError("NOT_FOUND", "no such route"));
+      const mount = mounts.length > 0 ? mountOf(url.pathname) : undefined;
+      if (mount) mount.handle(request, response, mountContext(request)).then(() => done(), done);
+      else sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
   };
   const httpShutdown = new HttpShutdown();
