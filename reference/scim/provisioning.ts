@@ -162,6 +162,8 @@ export class ScimProvisioning {
     const { userName, externalId, active, password, attributes } = splitUser(input);
     const email = emailOf(userName, attributes);
     if (password !== undefined) checkPasswordStrength(core, password);
+    // Hashed before the transaction: scrypt's 50 ms would hold the database's write lock.
+    const passwordHash = password !== undefined ? await hashPassword(password) : null;
     const { record, user, created } = await storage.transaction(async () => {
       let user = email ? await userByEmail(core, email) : undefined;
       const created = !user;
@@ -172,7 +174,7 @@ export class ScimProvisioning {
           throw uniqueness("an account outside the organization has this email; verify the email's domain for the organization to let provisioning link it");
         }
       } else {
-        user = newUserRecord(core, { email, roles: [...core.config.defaultRoles], signup_method: SIGNUP_METHOD, password_hash: password ? await hashPassword(password) : null, email_verified: false, ...namesOf(attributes) });
+        user = newUserRecord(core, { email, roles: [...core.config.defaultRoles], signup_method: SIGNUP_METHOD, password_hash: passwordHash, email_verified: false, ...namesOf(attributes) });
         await storage.users.insert(user);
       }
       if (!(await storage.orgMembers.find({ org_id: scope.orgId, user_id: user.id }))) {
@@ -212,6 +214,7 @@ export class ScimProvisioning {
     const { storage } = core;
     const { userName, externalId, active, password, attributes } = splitUser(input);
     if (password !== undefined) checkPasswordStrength(core, password);
+    const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
     const record = await storage.transaction(async () => {
       const current = await storage.scimUsers.get(scimUserKey(scope.orgId, id));
       const user = current && (await storage.users.get(id));
@@ -221,9 +224,9 @@ export class ScimProvisioning {
         const email = emailOf(userName, attributes);
         const next: UserRecord = { ...user, ...namesOf(attributes), email, updated_at: Math.floor(core.clock() / 1000) };
         if (email !== user.email) next.email_verified = false;
-        if (password !== undefined) next.password_hash = await hashPassword(password);
+        if (passwordHash !== undefined) next.password_hash = passwordHash;
         await storage.users.put(next);
-      } else if (password !== undefined) {
+      } else if (passwordHash !== undefined) {
         throw scimError(400, "mutability", "the password of an account that provisioning linked, not created, belongs to its owner");
       }
       const record: ScimUserRecord = {
