@@ -102,8 +102,11 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
   };
 }
 
+/** What a caller authenticates with: the environment's on stdio, each request's headers over HTTP. */
+type Credentials = { adminSecret?: string; accessToken?: string };
+
 /** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
-function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: { adminSecret?: string; accessToken?: string }): Record<string, string> | undefined {
+function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: Credentials): Record<string, string> | undefined {
   if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
   if (tool["x-auth"] === "public") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
   return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : undefined;
@@ -123,7 +126,7 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     const client = (operation.surface === "admin" ? admin : user) as unknown as Record<string, ClientMethod>;
     return client[operation.method]!.bind(client);
   };
-  const invokeWith = (credentials: { adminSecret?: string; accessToken?: string }) => async (name: string, input: Record<string, unknown>) => {
+  const invokeWith = (credentials: Credentials) => async (name: string, input: Record<string, unknown>) => {
     const tool = tools.find((candidate) => candidate.name === name)!;
     const headers = credentialHeaders(schema, tool, credentials);
     if (!headers) {
@@ -143,7 +146,6 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   }
 
   // HTTP: one server for every request, each call with the credentials of the request that carries it.
-  type Credentials = { adminSecret?: string; accessToken?: string };
   const { bridge, server } = await bridgedToolServer<Credentials>({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: (name, input, credentials) => invokeWith(credentials)(name, input) });
   // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
   const verified = new Map<string, number>();
@@ -181,7 +183,7 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     }
     const bearer = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1]?.trim();
     const secret = request.headers[schema.adminSecretHeader.toLowerCase()];
-    const credentials = { ...(typeof secret === "string" && secret ? { adminSecret: secret } : {}), ...(bearer ? { accessToken: bearer } : {}) };
+    const credentials: Credentials = { ...(typeof secret === "string" && secret ? { adminSecret: secret } : {}), ...(bearer ? { accessToken: bearer } : {}) };
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
       if (method !== "tools/call" || typeof params?.name !== "string") continue;

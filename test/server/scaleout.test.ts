@@ -148,6 +148,11 @@ describe("two replicas on one Redis", () => {
     const cookie = login.headers.get("set-cookie")!.split(";")[0]!;
     await redis.stop();
     try {
+      // Down as each replica knows it: its /readyz says so once its connection to Redis has dropped.
+      for (const replica of [a, b]) {
+        const deadline = Date.now() + 5_000;
+        while ((await fetch(`${replica.httpUrl}/readyz`)).status !== 503 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       for (const replica of [a, b]) {
         for (const protocol of PROTOCOLS) {
           const admin = client(replica, protocol, address);
