@@ -205,6 +205,8 @@ export interface ScimUserRecord {
   created_user: boolean;
   /** Whether the identity provider's last write stated `active` (answered then, and whenever access is revoked). */
   active_stated: boolean;
+  /** Whether provisioning revoked the user's access (`active: false`); an `active` left out later gives it back. */
+  deactivated: boolean;
   /** Counts the writes: the ETag. */
   version: number;
   /** Milliseconds since the epoch. */

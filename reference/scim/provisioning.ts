@@ -192,6 +192,7 @@ export class ScimProvisioning {
         attributes,
         created_user: created,
         active_stated: active !== undefined,
+        deactivated: active === false,
         version: 1,
         created: now,
         last_modified: now,
@@ -207,7 +208,8 @@ export class ScimProvisioning {
   /**
    * PUT (and PATCH, after SCIMMY applied its operations). The service user follows the SCIM
    * attributes when provisioning created it; an account that was linked keeps its own email, names
-   * and password. `active` moves the access of either.
+   * and password. `active` moves the access of either: false revokes it, true gives it back, and so
+   * does leaving it out after provisioning revoked it (not after an admin did).
    */
   async replaceUser(scope: ScimScope, id: string, input: Plain, ifMatch?: string): Promise<ScimResource> {
     const { core } = this.deps;
@@ -236,13 +238,15 @@ export class ScimProvisioning {
         external_id: externalId,
         attributes,
         active_stated: active !== undefined,
+        deactivated: active === false,
         version: current.version + 1,
         last_modified: core.clock(),
       };
       await storage.scimUsers.put(record);
       const latest = (await storage.users.get(id))!;
       if (active === false) await revokeUserAccess(this.deps, latest);
-      if (active === true) await enableUserAccess(this.deps, latest);
+      // Left out, `active` counts as true for a user provisioning deactivated; access revoked by an admin stays so.
+      else if (active === true || current.deactivated) await enableUserAccess(this.deps, latest);
       return record;
     });
     return (await this.userResources(scope, [record]))[0]!;

@@ -305,8 +305,21 @@ describe("SCIM at /scim/v2", () => {
       const removed = await scim(org.token, "PATCH", `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "active" }] });
       expect(removed.status).toBe(200);
       expect(removed.body.active).toBeUndefined();
-      // Removing the statement revokes nothing.
       expect((await admin.user({ id: user.id })).revoked_timestamp).toBeNull();
+    });
+
+    it("left out after provisioning deactivated the user gives access back; after an admin revoked it, it stays revoked", async () => {
+      const org = await organization("active-org-2");
+      const deactivated = (await scim(org.token, "POST", "/Users", newUser("deactivated@example.org", { active: false }))).body;
+      expect((await admin.user({ id: deactivated.id })).revoked_timestamp).not.toBeNull();
+      const removed = await scim(org.token, "PATCH", `/Users/${deactivated.id}`, { schemas: [PATCH_OP], Operations: [{ op: "remove", path: "active" }] });
+      expect(removed.body.active).toBeUndefined();
+      expect((await admin.user({ id: deactivated.id })).revoked_timestamp).toBeNull();
+      const revoked = (await scim(org.token, "POST", "/Users", newUser("revoked@example.org"))).body;
+      await admin.revokeAccess({ user_id: revoked.id });
+      const put = await scim(org.token, "PUT", `/Users/${revoked.id}`, { schemas: [USER_SCHEMA], userName: "revoked@example.org" });
+      expect(put.body.active).toBe(false);
+      expect((await admin.user({ id: revoked.id })).revoked_timestamp).not.toBeNull();
     });
   });
 
