@@ -1,7 +1,7 @@
 // The Model Context Protocol face of the API: one tool per operation of generated/mcp/tools.json
 // (its JSON Schemas and behaviour hints), served with the official SDK's low-level Server. Where a
 // call goes is the host's business (`invoke`): the server stubs run it through their call pipeline,
-// the standalone `identity-mcp` through the generated client. Token routes are never tools.
+// the standalone server (`<api name>-mcp`) through the generated client. Token routes are never tools.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { compareVersions } from "../client/version.js";
 import { ServiceError } from "../errors.js";
