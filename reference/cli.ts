@@ -1,5 +1,5 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, type ServiceServer } from "../generated/server/index.js";
+import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
 import type { LogEntry, RateLimitOptions, TrustProxy } from "../runtime/server/index.js";
 import { redactUrl } from "./secrets.js";
 import { createReferenceService } from "./service.js";
@@ -31,6 +31,8 @@ export interface ServeSettings {
   shutdownGraceMs: number;
   /** Webhooks, test_endpoint and key fetches may reach loopback and private addresses (development only). */
   allowPrivateOutbound?: boolean;
+  /** TLS on every port: the certificate and key files (read again when they change, or on SIGHUP), and the clients' CA for mutual TLS. */
+  tls?: { cert: string; key: string; clientCa?: string };
 }
 
 export class UsageError extends Error {}
@@ -41,8 +43,9 @@ export const MIN_ADMIN_SECRET_LENGTH = 12;
 export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
+       [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
-             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS (flags win)`;
+             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA (flags win)`;
 
 const FLAGS = {
   "--admin-secret": "adminSecret",
@@ -58,6 +61,9 @@ const FLAGS = {
   "--rate-limit-store-down": "rateLimitStoreDown",
   "--metrics-port": "metricsPort",
   "--shutdown-grace-ms": "shutdownGraceMs",
+  "--tls-cert": "tlsCert",
+  "--tls-key": "tlsKey",
+  "--tls-client-ca": "tlsClientCa",
 } as const;
 
 /** `30/20`: calls a second / burst, for every operation class; `off` turns the limit off. */
@@ -81,6 +87,16 @@ function parseTrustProxy(text: string | undefined, header: string | undefined, w
   const trust = /^\d+$/.test(text) ? Number(text) : text.split(",").map((part) => part.trim()).filter((part) => part !== "");
   if (Array.isArray(trust) && trust.length === 0) throw new UsageError(`${what} needs a hop count or a list of addresses`);
   return header ? { trust, header } : trust;
+}
+
+/** The TLS files: a certificate and its key together, or neither; a client CA only with them. */
+function parseTls(cert: string | undefined, key: string | undefined, clientCa: string | undefined): ServeSettings["tls"] {
+  if (cert === undefined && key === undefined) {
+    if (clientCa !== undefined) throw new UsageError("--tls-client-ca (TLS_CLIENT_CA) needs --tls-cert and --tls-key");
+    return undefined;
+  }
+  if (cert === undefined || key === undefined) throw new UsageError("--tls-cert (TLS_CERT) and --tls-key (TLS_KEY) go together");
+  return { cert, key, ...(clientCa !== undefined ? { clientCa } : {}) };
 }
 
 function parseMilliseconds(text: string, what: string): number {
@@ -155,6 +171,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
       : parseRateLimit(given.rateLimit ?? env.RATE_LIMIT ?? "30/20", given.rateLimitStoreDown ?? env.RATE_LIMIT_STORE_DOWN, given.rateLimit ? "--rate-limit" : "RATE_LIMIT"),
     metrics: metricsPort !== undefined ? { port: metricsPort } : metricsOnHttpPort ? {} : false,
     ...(allowPrivateOutbound ? { allowPrivateOutbound } : {}),
+    tls: parseTls(given.tlsCert ?? env.TLS_CERT, given.tlsKey ?? env.TLS_KEY, given.tlsClientCa ?? env.TLS_CLIENT_CA),
     shutdownGraceMs: parseMilliseconds(given.shutdownGraceMs ?? env.SHUTDOWN_GRACE_MS ?? "10000", given.shutdownGraceMs ? "--shutdown-grace-ms" : "SHUTDOWN_GRACE_MS"),
   };
 }
@@ -212,7 +229,7 @@ export async function serve(
     storage,
     bootstrapAdmin: bootstrap,
     allowPrivateOutbound: settings.allowPrivateOutbound ?? false,
-    issuer: `http://${settings.host}:${settings.port}`,
+    issuer: `${settings.tls ? "https" : "http"}://${settings.host}:${settings.port}`,
     grpcPort: settings.grpcPort,
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
   });
@@ -231,12 +248,13 @@ export async function serve(
       ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
       rateLimit: settings.rateLimit,
       metrics: settings.metrics,
+      ...(settings.tls ? { tls: settings.tls } : {}),
       dependencies: [storage],
       ...service.serverOptions,
     });
   } catch (error) {
     await storage.close();
-    if (error instanceof ImplementationError) {
+    if (error instanceof ImplementationError || error instanceof TlsConfigError) {
       output.err(`error: ${error.message}`);
       return 1;
     }
@@ -266,13 +284,16 @@ export async function serve(
   output.out(`  GraphQL  POST ${addresses.httpUrl}/graphql`);
   output.out(`  REST     ${addresses.httpUrl}/v1/...  (admin: ${addresses.httpUrl}/v1/admin/...)`);
   output.out(`  tokens   POST ${addresses.httpUrl}/oauth/token  POST ${addresses.httpUrl}/oauth/revoke`);
-  output.out(`  gRPC     ${addresses.grpcEndpoint}  (with reflection and grpc.health.v1)`);
+  output.out(`  gRPC     ${addresses.grpcEndpoint}  (${settings.tls ? "TLS, " : "plaintext, "}with reflection and grpc.health.v1)`);
   output.out(`  SCIM     ${addresses.httpUrl}/scim/v2  (Bearer: an organization's SCIM endpoint token)`);
   if (settings.mcp) output.out(`  MCP      POST ${addresses.httpUrl}/mcp  (Streamable HTTP; the admin secret header or a bearer token on each request)`);
   output.out(`  Connect, gRPC-Web  ${addresses.httpUrl}/<package>.<Service>/<Method>`);
   if (addresses.metricsUrl) output.out(`  metrics  GET ${addresses.metricsUrl}  (Prometheus)`);
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);
   output.out(`  data     ${data}`);
+  if (settings.tls) {
+    output.out(`  TLS      ${settings.tls.cert} on every port${settings.tls.clientCa ? `; clients need a certificate of ${settings.tls.clientCa}` : ""} (reloaded when the files change, or on SIGHUP)`);
+  }
   output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);
   if (settings.explorer) {
     output.out(`explorer, in a browser (--no-explorer turns it off):`);
@@ -323,4 +344,13 @@ export async function main(argv: readonly string[], env: Readonly<Record<string,
   };
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
+  // SIGHUP reads the TLS files again (a renewed certificate); a pair that does not fit keeps the one in use.
+  process.on("SIGHUP", () => {
+    try {
+      started.reloadTls();
+      process.stdout.write("SIGHUP: TLS certificate reloaded\n");
+    } catch (error) {
+      process.stderr.write(`SIGHUP: ${(error as Error).message}; still serving the previous certificate\n`);
+    }
+  });
 }

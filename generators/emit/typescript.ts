@@ -201,8 +201,8 @@ export type { CallContext, Reply } from "../../runtime/server/context.js";
 export { ServiceError } from "../../runtime/errors.js";
 export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
 export { ImplementationError } from "../../runtime/server/invoke.js";
-export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE } from "../../runtime/server/index.js";
-export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions } from "../../runtime/server/index.js";
+export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "../../runtime/server/index.js";
+export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "../../runtime/server/index.js";
 
 /**
  * Serves \`implementation\` over GraphQL (POST /graphql), REST (/v1/..., /oauth/...), Connect and

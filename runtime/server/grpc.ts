@@ -9,6 +9,7 @@
 // GC for the garbage that makes; none of it can be turned off from outside. grpc-js answers the
 // same call with a fraction of that work (see bench/grpc.bench.ts).
 import { createServer as createNetServer, isIP, type AddressInfo, type Server as NetServer } from "node:net";
+import { createServer as createTlsServer } from "node:tls";
 import { fromBinary, type DescService } from "@bufbuild/protobuf";
 import { Metadata, Server, ServerCredentials, type ConnectionInjector, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from "@grpc/grpc-js";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
@@ -18,6 +19,7 @@ import { fromProtoInput } from "../shape.js";
 import { answerEncoder } from "./answer-encoder.js";
 import { addHealthAndReflection, asBuffer } from "./grpc-reflection.js";
 import { serializeCookie, type CallPipeline } from "./invoke.js";
+import type { TlsCredentials } from "./tls.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
 type Plain = Record<string, unknown>;
@@ -162,10 +164,23 @@ export class GrpcPort {
     for (const name of this.healthNames) this.health.setStatus(name, status);
   }
 
-  /** Listens on host:port (0: a free port); answers the port. */
-  listen(host: string, port: number): Promise<number> {
+  /**
+   * Listens on host:port (0: a free port); answers the port. With `tls` the port's own listener
+   * ends TLS (ALPN h2, the certificate reloaded as its files change) and hands grpc-js the
+   * decrypted connection, so that one secure context serves every port and rotates in one place.
+   */
+  listen(host: string, port: number, tls?: TlsCredentials): Promise<number> {
     const connections = (this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure()));
-    const listener = (this.listener = createNetServer((socket) => connections.injectConnection(socket)));
+    let listener: NetServer;
+    if (tls) {
+      const secure = createTlsServer(tls.serverOptions(["h2"]));
+      secure.on("secureConnection", (socket) => connections.injectConnection(socket));
+      tls.attach(secure);
+      listener = secure;
+    } else {
+      listener = createNetServer((socket) => connections.injectConnection(socket));
+    }
+    this.listener = listener;
     return new Promise((resolve, reject) => {
       listener.once("error", reject);
       listener.listen(port, host, () => {

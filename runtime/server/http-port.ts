@@ -3,10 +3,11 @@
 // open with the HTTP/2 preface. Node serves one or the other on a port, not both, so the HTTP/1.1
 // server keeps listening (with its timeouts, connection tracking and close) and the first bytes
 // of each connection decide whether it stays there or goes to an HTTP/2 server that answers with
-// the same request handler.
+// the same request handler. Over TLS the handshake's ALPN decides instead (h2 or http/1.1).
 import type { RequestListener, Server } from "node:http";
 import { createServer as createHttp2Server, type ServerHttp2Session } from "node:http2";
 import type { Socket } from "node:net";
+import { Server as TlsServer, type TLSSocket } from "node:tls";
 import { withDeadline } from "./lifecycle.js";
 
 /** Every HTTP/2 connection opens with "PRI * HTTP/2.0"; no HTTP/1 method is "PRI". */
@@ -42,48 +43,67 @@ export function acceptHttp2(http1: Server, handler: RequestListener): Http2Besid
     session.once("close", () => sessions.delete(session));
   });
   const undecided = new Set<Socket>();
-  // node:http reads a connection from its own "connection" listener; it now runs once HTTP/1 is certain.
-  const http1Connection = http1.listeners("connection")[0] as (socket: Socket) => void;
-  http1.removeListener("connection", http1Connection);
-  http1.on("connection", (socket: Socket) => {
-    let head = Buffer.alloc(0);
-    const drop = () => socket.destroy();
-    undecided.add(socket);
-    socket.once("close", () => undecided.delete(socket));
-    // A connection that says nothing is closed after as long as a request may take to send its headers.
-    socket.setTimeout(http1.headersTimeout || 60_000);
-    socket.on("timeout", drop);
-    socket.on("error", drop);
-    // node:http opens its server half-open (it ends sockets itself once it has them); a peer that
-    // leaves before saying anything would otherwise keep its socket, and its connection slot, open.
-    socket.on("end", drop);
-    const onData = (chunk: Buffer) => {
-      head = Buffer.concat([head, chunk]);
-      const length = Math.min(head.length, HTTP2_PREFACE.length);
-      const isHttp2 = head.subarray(0, length).equals(HTTP2_PREFACE.subarray(0, length));
-      if (isHttp2 && head.length < HTTP2_PREFACE.length) return; // too early to tell
-      socket.off("data", onData);
-      socket.off("timeout", drop);
-      socket.off("end", drop);
-      socket.setTimeout(0);
-      undecided.delete(socket);
-      socket.pause();
-      socket.unshift(head);
-      if (isHttp2) {
-        http2.emit("connection", socket);
-      } else {
-        http1Connection.call(http1, socket);
-        socket.resume();
-      }
-    };
-    socket.on("data", onData);
-  });
+  // The sockets under the HTTP/2 sessions: a session closed gracefully and then destroyed only ends
+  // its socket (and waits for the peer to close it), so the cut at the deadline destroys them.
+  const http2Sockets = new Set<Socket>();
+  const toHttp2 = (socket: Socket) => {
+    http2Sockets.add(socket);
+    socket.once("close", () => http2Sockets.delete(socket));
+    http2.emit("connection", socket);
+  };
+  if (http1 instanceof TlsServer) {
+    // https.Server reads a connection from its "secureConnection" listener, once the handshake is done.
+    const http1Connection = http1.listeners("secureConnection")[0] as (socket: TLSSocket) => void;
+    http1.removeListener("secureConnection", http1Connection);
+    http1.on("secureConnection", (socket: TLSSocket) => {
+      if (socket.alpnProtocol === "h2") toHttp2(socket);
+      else http1Connection.call(http1, socket);
+    });
+  } else {
+    // node:http reads a connection from its own "connection" listener; it now runs once HTTP/1 is certain.
+    const http1Connection = http1.listeners("connection")[0] as (socket: Socket) => void;
+    http1.removeListener("connection", http1Connection);
+    http1.on("connection", (socket: Socket) => {
+      let head = Buffer.alloc(0);
+      const drop = () => socket.destroy();
+      undecided.add(socket);
+      socket.once("close", () => undecided.delete(socket));
+      // A connection that says nothing is closed after as long as a request may take to send its headers.
+      socket.setTimeout(http1.headersTimeout || 60_000);
+      socket.on("timeout", drop);
+      socket.on("error", drop);
+      // node:http opens its server half-open (it ends sockets itself once it has them); a peer that
+      // leaves before saying anything would otherwise keep its socket, and its connection slot, open.
+      socket.on("end", drop);
+      const onData = (chunk: Buffer) => {
+        head = Buffer.concat([head, chunk]);
+        const length = Math.min(head.length, HTTP2_PREFACE.length);
+        const isHttp2 = head.subarray(0, length).equals(HTTP2_PREFACE.subarray(0, length));
+        if (isHttp2 && head.length < HTTP2_PREFACE.length) return; // too early to tell
+        socket.off("data", onData);
+        socket.off("timeout", drop);
+        socket.off("end", drop);
+        socket.setTimeout(0);
+        undecided.delete(socket);
+        socket.pause();
+        socket.unshift(head);
+        if (isHttp2) {
+          toHttp2(socket);
+        } else {
+          http1Connection.call(http1, socket);
+          socket.resume();
+        }
+      };
+      socket.on("data", onData);
+    });
+  }
   return {
     async close(graceMs) {
       for (const socket of undecided) socket.destroy();
       const ended = Promise.all([...sessions].map((session) => new Promise<void>((resolve) => (session.once("close", () => resolve()), session.close()))));
       await withDeadline(ended.then(() => undefined), graceMs, () => {
         for (const session of sessions) session.destroy();
+        for (const socket of http2Sockets) socket.destroy();
       });
     },
   };

@@ -1,7 +1,9 @@
 // The server of the generated stubs: GraphQL, REST, Connect and gRPC-Web on one HTTP port (HTTP/1.1
 // and HTTP/2), gRPC on another, all running the same call pipeline.
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
+import type { Server as TlsServer } from "node:tls";
 import type { DescService } from "@bufbuild/protobuf";
 import { ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
@@ -19,6 +21,7 @@ import type { ToolDefinition } from "../mcp/tools.js";
 import { mcpMount } from "./mcp.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
+import { TlsCredentials } from "./tls.js";
 
 export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
@@ -32,6 +35,7 @@ export type { RateLimitOptions, RateLimitRule, OperationClass } from "./rate-lim
 export type { MetricsOptions } from "./metrics.js";
 export type { McpOptions } from "./mcp.js";
 export type { TracingOptions } from "./tracing.js";
+export { TlsConfigError, type TlsOptions } from "./tls.js";
 
 /** Path and query of a request target, without the cost of a full URL parse per request. */
 export interface RequestTarget {
@@ -57,9 +61,9 @@ export interface ServiceDefinition {
 }
 
 export interface ListeningAddresses {
-  /** Base URL of GraphQL (/graphql), REST (/v1/..., /oauth/...), Connect and gRPC-Web (/<package>.<Service>/<Method>). */
+  /** Base URL (https:// with the option tls) of GraphQL (/graphql), REST (/v1/..., /oauth/...), Connect and gRPC-Web (/<package>.<Service>/<Method>). */
   httpUrl: string;
-  /** host:port of gRPC (with server reflection and grpc.health.v1). */
+  /** host:port of gRPC (with server reflection and grpc.health.v1; over TLS with the option tls). */
   grpcEndpoint: string;
   /** URL of the Prometheus metrics, when the option metrics is on. */
   metricsUrl?: string;
@@ -82,6 +86,12 @@ export interface ServiceServer {
    * after `graceMs`, then closes the store.
    */
   close(options?: CloseOptions): Promise<void>;
+  /**
+   * With the option tls: reads the certificate, key and client CA files again and serves them to
+   * the next connections on every port (as a change of the files does by itself); throws a
+   * TlsConfigError, and keeps serving the previous ones, when they do not fit. Without it, nothing.
+   */
+  reloadTls(): void;
 }
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
@@ -137,18 +147,23 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       else sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
   };
+  // Read before anything listens: a certificate that cannot be used stops createServer, not a connection.
+  const tls = options.tls ? new TlsCredentials(options.tls, options.onWarning ?? ((message) => console.warn(message))) : undefined;
   const httpShutdown = new HttpShutdown();
-  const http: Server = createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
+  const http: Server = tls
+    ? createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...tls.serverOptions(["h2", "http/1.1"]) }, handle)
+    : createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
+  tls?.attach(http as unknown as TlsServer);
   httpShutdown.attach(http);
   http.keepAliveTimeout = 65_000;
   http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const http2 = acceptHttp2(http, handle);
+  const metricsHandler = (request: IncomingMessage, response: ServerResponse) => {
+    if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
+  };
   const metricsServer: Server | undefined =
-    metricsPort === undefined
-      ? undefined
-      : createHttpServer((request, response) => {
-          if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
-        });
+    metricsPort === undefined ? undefined : tls ? createHttpsServer(tls.serverOptions(["http/1.1"]), metricsHandler) : createHttpServer(metricsHandler);
+  if (metricsServer && tls) tls.attach(metricsServer as unknown as TlsServer);
 
   const listen = (server: Server, port: number) =>
     new Promise<number>((resolve, reject) => {
@@ -163,14 +178,17 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       await pipeline.start();
       await mcp?.ready();
       const httpPort = await listen(http, options.port ?? 8080);
-      const grpcPort = await grpc.listen(host, options.grpcPort ?? definition.schema.grpcPort);
-      const addresses: ListeningAddresses = { httpUrl: `http://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
-      if (metricsServer) addresses.metricsUrl = `http://${host}:${await listen(metricsServer, metricsPort!)}${metricsPath}`;
+      const grpcPort = await grpc.listen(host, options.grpcPort ?? definition.schema.grpcPort, tls);
+      tls?.watch();
+      const scheme = tls ? "https" : "http";
+      const addresses: ListeningAddresses = { httpUrl: `${scheme}://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
+      if (metricsServer) addresses.metricsUrl = `${scheme}://${host}:${await listen(metricsServer, metricsPort!)}${metricsPath}`;
       else if (metricsPath) addresses.metricsUrl = `${addresses.httpUrl}${metricsPath}`;
       return addresses;
     },
     async close({ graceMs = DEFAULT_GRACE_MS }: CloseOptions = {}) {
       pipeline.health.shutDown();
+      tls?.close();
       await Promise.all([
         httpShutdown.close(graceMs),
         http2.close(graceMs),
@@ -178,6 +196,9 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
         metricsServer ? new Promise<void>((resolve) => (metricsServer.closeAllConnections(), metricsServer.close(() => resolve()))) : undefined,
       ]);
       await pipeline.store.close();
+    },
+    reloadTls() {
+      tls?.reload();
     },
   };
 }

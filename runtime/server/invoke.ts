@@ -12,6 +12,7 @@ import type { McpOptions } from "./mcp.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
 import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-limit.js";
 import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
+import type { TlsOptions } from "./tls.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import { validateInput, type ValidationRules } from "../validate.js";
 
@@ -35,6 +36,12 @@ export interface ServerOptions {
    * that bootstraps its first admin with admin_signup, where the stored one is checked.
    */
   adminSecret: string | AdminBootstrap;
+  /**
+   * TLS on every port (off by default): HTTPS (HTTP/1.1 and h2 by ALPN) on the HTTP port, and on the
+   * metrics port; gRPC over TLS (h2) on the gRPC port. Certificates given as file paths are read
+   * again when the files change. `clientCa` asks every client for a certificate it signed (mutual TLS).
+   */
+  tls?: TlsOptions;
   /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
   port?: number;
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */

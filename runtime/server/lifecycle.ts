@@ -2,7 +2,6 @@
 // what is left. HTTP/1.1 connections are closed after their current response; HTTP/2 sessions are
 // sent GOAWAY, which lets their open streams finish and refuses new ones.
 import { ServerResponse, type Server } from "node:http";
-import type { Http2Server, ServerHttp2Session } from "node:http2";
 
 /** How long close() lets calls in flight finish, unless told otherwise. */
 export const DEFAULT_GRACE_MS = 10_000;
@@ -65,25 +64,5 @@ export class HttpShutdown {
     } finally {
       clearInterval(sweep);
     }
-  }
-}
-
-export class Http2Shutdown {
-  private readonly sessions = new Set<ServerHttp2Session>();
-
-  constructor(private readonly server: Http2Server) {
-    // Open sessions keep a server from closing; they are asked to end (or cut) on close().
-    server.on("session", (session) => {
-      this.sessions.add(session);
-      session.once("close", () => this.sessions.delete(session));
-    });
-  }
-
-  async close(graceMs: number): Promise<void> {
-    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    for (const session of this.sessions) session.close();
-    await withDeadline(closed, graceMs, () => {
-      for (const session of this.sessions) session.destroy();
-    });
   }
 }

@@ -132,6 +132,8 @@ export interface SwappableServer {
   /** Serves `service` from now on (and tells it the addresses it is reached at). */
   use(service: ReferenceService): void;
   close(): Promise<void>;
+  /** Reads the TLS files again (started with the option tls). */
+  reloadTls(): void;
 }
 
 /**
@@ -160,5 +162,5 @@ export async function startSwappableServer(first: ReferenceService, options: Par
     service.setAddresses({ issuer: httpUrl, grpcPort });
   };
   use(first);
-  return { httpUrl, grpcEndpoint, use, close: () => server.close() };
+  return { httpUrl, grpcEndpoint, use, close: () => server.close(), reloadTls: () => server.reloadTls() };
 }

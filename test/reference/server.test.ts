@@ -1,6 +1,10 @@
 // Smoke test of the real server on free ports, and of the `npm run serve` command line.
 import { spawn } from "node:child_process";
+import { X509Certificate } from "node:crypto";
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { connect as tlsConnect } from "node:tls";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
@@ -9,6 +13,7 @@ import { DEFAULT_DATABASE_URL } from "../../reference/store/open.js";
 import { graphqlDocument } from "../../runtime/client/graphql.js";
 import { createReferenceService } from "../../reference/service.js";
 import type { LogEntry } from "../../runtime/server/index.js";
+import { makeCertificates } from "../helpers/certs.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 const SECRET = "smoke-admin-secret";
@@ -125,6 +130,15 @@ describe("npm run serve", () => {
     expect(() => parseServeArgs(["--shutdown-grace-ms", "soon"], env)).toThrow("--shutdown-grace-ms must be a whole number of milliseconds");
   });
 
+  it("reads the TLS files from flags or the environment, a certificate and its key together", () => {
+    const env = { SERVICE_ADMIN_SECRET: "a-long-secret" };
+    expect(parseServeArgs(["--tls-cert", "c.pem", "--tls-key", "k.pem"], env).tls).toEqual({ cert: "c.pem", key: "k.pem" });
+    expect(parseServeArgs([], { ...env, TLS_CERT: "c.pem", TLS_KEY: "k.pem", TLS_CLIENT_CA: "ca.pem" }).tls).toEqual({ cert: "c.pem", key: "k.pem", clientCa: "ca.pem" });
+    expect(parseServeArgs([], env).tls).toBeUndefined();
+    expect(() => parseServeArgs(["--tls-cert", "c.pem"], env)).toThrow("--tls-cert (TLS_CERT) and --tls-key (TLS_KEY) go together");
+    expect(() => parseServeArgs(["--tls-client-ca", "ca.pem"], env)).toThrow("--tls-client-ca (TLS_CLIENT_CA) needs --tls-cert and --tls-key");
+  });
+
   it("reports unexpected failures by kind and place, never by message", async () => {
     const reported: string[] = [];
     const service = createReferenceService({ onInternalError: (operation, error) => reported.push(formatInternalError(operation, error)) });
@@ -154,6 +168,52 @@ describe("npm run serve", () => {
     ]);
     child.kill("SIGTERM");
     expect(await exited).toBe(0);
+  });
+
+  it("with --tls-cert and --tls-key, serves HTTPS and gRPC over TLS, reloads them on SIGHUP, and refuses a key that is not the certificate's", async () => {
+    const certs = makeCertificates();
+    const wrong = run(["--port", "0", "--grpc-port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.nextKey], { SERVICE_ADMIN_SECRET: SECRET, DATABASE_URL: "sqlite::memory:" });
+    expect(await wrong.exited).toBe(1);
+    expect(wrong.output().stderr).toBe(`error: the TLS private key ${certs.nextKey} does not belong to the TLS certificate ${certs.serverCert}\n`);
+
+    const dir = mkdtempSync(join(tmpdir(), "serve-tls-"));
+    copyFileSync(certs.serverCert, join(dir, "tls.pem"));
+    copyFileSync(certs.serverKey, join(dir, "tls.key"));
+    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], {
+      SERVICE_ADMIN_SECRET: SECRET,
+      DATABASE_URL: "sqlite::memory:",
+      TLS_CERT: join(dir, "tls.pem"),
+      TLS_KEY: join(dir, "tls.key"),
+    });
+    const deadline = Date.now() + 20_000;
+    while (!output().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout } = output();
+    const restBase = /REST\s+(https:\/\/[^/\s]+)\/v1/.exec(stdout)?.[1];
+    expect(restBase).toBeDefined();
+    expect(stdout).toMatch(/gRPC\s+127\.0\.0\.1:\d+\s+\(TLS, with reflection/);
+    expect(stdout).toContain(`TLS      ${join(dir, "tls.pem")} on every port (reloaded when the files change, or on SIGHUP)`);
+    const served = () =>
+      new Promise<string>((resolve, reject) => {
+        const url = new URL(restBase!);
+        const socket = tlsConnect({ host: url.hostname, port: Number(url.port), ca: readFileSync(certs.ca), servername: "localhost" }, () => {
+          resolve(socket.getPeerCertificate().fingerprint256);
+          socket.destroy();
+        });
+        socket.on("error", reject);
+      });
+    expect(await served()).toBe(new X509Certificate(readFileSync(certs.serverCert)).fingerprint256);
+    // A renewal written in place (no rename, so the watcher may see it late): SIGHUP serves it at once.
+    writeFileSync(join(dir, "tls.key"), readFileSync(certs.nextKey));
+    writeFileSync(join(dir, "tls.pem"), readFileSync(certs.nextCert));
+    child.kill("SIGHUP");
+    const reloaded = Date.now() + 10_000;
+    while ((await served()) !== new X509Certificate(readFileSync(certs.nextCert)).fingerprint256) {
+      expect(Date.now()).toBeLessThan(reloaded);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    child.kill("SIGTERM");
+    expect(await exited).toBe(0);
+    expect(output().stderr).not.toMatch(/SIGHUP: .*still serving/);
   });
 
   it("prints where each protocol listens, logs one line per call and closes on SIGTERM", async () => {

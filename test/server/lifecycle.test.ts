@@ -2,6 +2,7 @@
 // close({ graceMs }) with calls in flight over every protocol; then the reference service under load
 // on SIGTERM, which must answer every call it accepted.
 import { Agent, request as httpRequest } from "node:http";
+import { connect as http2Connect } from "node:http2";
 import { credentials, makeClientConstructor } from "@grpc/grpc-js";
 import { service as healthService } from "grpc-health-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -141,6 +142,22 @@ describe("graceful shutdown", () => {
     expect(await call).toEqual({ status: 200, connection: "close" });
     await closed;
     agent.destroy();
+  });
+
+  it("cuts an HTTP/2 connection whose client never reads its answer when the grace period ends", async () => {
+    const service = await startRecordingService(SECRET);
+    const session = http2Connect(service.httpUrl);
+    // The answer arrives but is never read: the session stays open and the client never closes it.
+    await new Promise<void>((resolve, reject) => {
+      const stream = session.request({ ":path": "/readyz" });
+      stream.on("response", () => resolve());
+      stream.on("error", reject);
+      stream.end();
+    });
+    const started = performance.now();
+    await service.server.close({ graceMs: 300 });
+    expect(performance.now() - started).toBeLessThan(2_000);
+    session.destroy();
   });
 
   it("cuts the calls still running when the grace period ends", async () => {
