@@ -4,8 +4,9 @@
 //                 admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
 //                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
-//                 {"sdk": true} registers that SDK with the stubs' tracing off
-//   bare-http     plain node:http answering the same JSON for the REST requests
+//                 {"sdk": true} registers that SDK with the stubs' tracing off; {"tls": {cert, key}}
+//                 serves every port over TLS with these files
+//   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https)
 //   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
 //                 hand: the OpenAPI document's request and response schemas (ajv validation,
 //                 fast-json-stringify serialization) and an onRequest hook checking the admin
@@ -19,7 +20,8 @@
 //                 sqlite:<file>, postgres://...), with one user (id "user-1") to read and update
 // It prints {"http": port, "grpc": port} once it listens.
 import { readFileSync } from "node:fs";
-import { createServer as createHttpServer } from "node:http";
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer as createHttpsServer } from "node:https";
 import { createServer as createHttp2Server } from "node:http2";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -48,7 +50,7 @@ const report = (ports: { http?: number; grpc?: number }) => process.stdout.write
 
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean; mcp?: boolean };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean; mcp?: boolean; tls?: { cert: string; key: string } };
   if (variant.tracing || variant.sdk) {
     // What a traced service registers: W3C propagation, async context, spans batched to an
     // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
@@ -82,13 +84,15 @@ if (mode === "stubs") {
     metrics: variant.metrics ?? false,
     tracing: variant.tracing ?? false,
     mcp: variant.mcp ?? false,
+    ...(variant.tls ? { tls: variant.tls } : {}),
   });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
 } else if (mode === "bare-http") {
   // What any hand-written JSON handler does per request, and nothing more: read and parse the
-  // body, serialize the answer. No auth, no validation, no routing table.
-  const server = createHttpServer((request, response) => {
+  // body, serialize the answer. No auth, no validation, no routing table. {"tls": {cert, key}}: node:https.
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string } };
+  const handler = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -97,7 +101,8 @@ if (mode === "stubs") {
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
       response.end(body);
     });
-  });
+  };
+  const server = variant.tls ? createHttpsServer({ cert: readFileSync(variant.tls.cert), key: readFileSync(variant.tls.key) }, handler) : createHttpServer(handler);
   server.listen(0, "127.0.0.1", () => report({ http: (server.address() as AddressInfo).port }));
 } else if (mode === "fastify") {
   const { default: fastify } = await import("fastify");

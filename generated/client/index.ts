@@ -4,6 +4,7 @@ export { UserClient } from "./user-client.js";
 export { ApiError, type ClientErrorCode } from "../../runtime/client/errors.js";
 export type { AdminClientConfig, UserClientConfig } from "../../runtime/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "../../runtime/client/core.js";
+export type { TlsClientOptions } from "../../runtime/client/tls.js";
 export type { OperationSpec, Protocol } from "../../runtime/schema.js";
 export type * from "../types.js";
 import { schema } from "../schema.js";

@@ -69,6 +69,7 @@ const (
 	textTooOldUse         = "use {protocols}"
 	textTooOldNone        = "no protocol carries it on this server"
 	textProtocolSeparator = " or "
+	textInClear           = "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway"
 	textTimedOut          = "{operation} timed out"
 	textCancelled         = "{operation} was cancelled"
 	textNoAnswer          = "{operation}: no answer from the service ({reason})"

@@ -73,10 +73,12 @@ export const RUNTIME_DEPENDENCIES = {
   "rate-limiter-flexible": "^11.4.0",
   protobufjs: "^7.6.6",
   "@modelcontextprotocol/sdk": "^1.32.2",
+  undici: "^7.30.2",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
-const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node"];
+// undici: REST and GraphQL with a private CA or a client certificate (ClientConfig.tls), loaded only then.
+const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "undici"];
 const MCP_DEPENDENCIES: Dependency[] = [...SDK_DEPENDENCIES, "@modelcontextprotocol/sdk"];
 const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql", "protobufjs", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
 

@@ -253,6 +253,21 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
     { decl: "timeout: float | None = None", name: "timeout", doc: "Default deadline of each call in seconds (retries included); None waits as long as it takes." },
     { decl: "retry: RetryPolicy | bool = True", name: "retry", doc: "Retries of reads on transient failures; False turns them off." },
     { decl: `http_client: ${httpClient} | None = None`, name: "http_client", doc: "The httpx client for GraphQL and REST (default: one of the client's own, closed by close())." },
+    {
+      decl: "verify: Verify = True",
+      name: "verify",
+      doc: "TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.",
+    },
+    { decl: "cert: ClientCert | None = None", name: "cert", doc: "A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client." },
+    { decl: "grpc_tls: bool | None = None", name: "grpc_tls", doc: "gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://." },
+    { decl: "grpc_root_certificates: bytes | None = None", name: "grpc_root_certificates", doc: "PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots)." },
+    { decl: "grpc_client_cert: bytes | None = None", name: "grpc_client_cert", doc: "PEM client certificate chain of gRPC over TLS (default: cert's)." },
+    { decl: "grpc_client_key: bytes | None = None", name: "grpc_client_key", doc: "PEM private key of grpc_client_cert." },
+    {
+      decl: "allow_insecure: bool = False",
+      name: "allow_insecure",
+      doc: "Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.",
+    },
   ];
 }
 

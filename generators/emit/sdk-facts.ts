@@ -162,6 +162,8 @@ export const REFUSAL_TEXTS = {
   tooOldUse: "use {protocols}",
   tooOldNone: "no protocol carries it on this server",
   protocolSeparator: " or ",
+  // Plaintext to a host that is not loopback would carry the admin secret, a token or a password.
+  inClear: "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway",
 } as const;
 
 /** Failures a client names itself (runtime/client/transport.ts, graphql.ts, rest.ts). `{operation}`: snake_case. */

@@ -5,6 +5,7 @@ import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protoc
 import { ApiError } from "./errors.js";
 import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
+import { hostOfEndpoint, plaintextRefusal, tlsFetch, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
@@ -48,8 +49,24 @@ export interface ClientConfig {
   timeoutMs?: number;
   /** Retries of reads on transient failures, honouring Retry-After up to 60 s; writes are never retried. `false` turns them off. */
   retry?: RetryPolicy | false;
-  /** The fetch used for GraphQL and REST (default: global fetch). */
+  /** The fetch used for GraphQL and REST (default: global fetch, or undici's with the option tls). */
   fetch?: typeof fetch;
+  /**
+   * A private CA, a client certificate (mutual TLS) or the server's name, for an https:// service:
+   * REST and GraphQL use them (through the package undici), and gRPC too unless grpcTls says otherwise.
+   */
+  tls?: TlsClientOptions;
+  /**
+   * gRPC over TLS. Default: when serviceUrl is https://, with the CA and certificate of `tls` (or
+   * the system's roots); plaintext when it is http://. `true` or options turn it on, `false` off.
+   */
+  grpcTls?: boolean | TlsClientOptions;
+  /**
+   * Let calls go in clear (http://, gRPC without TLS) to a host that is not loopback. Off by
+   * default: such a call is refused before anything is sent, since it would carry the admin secret,
+   * a token or a password.
+   */
+  allowInsecure?: boolean;
 }
 
 export interface CallOptions {
@@ -93,6 +110,9 @@ export class ClientCore {
   private readonly ready = new Map<Protocol, Transport>();
   private serverVersion: Promise<string> | undefined;
   private readonly lowestSince = new Map<Protocol, string>();
+  /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
+  private readonly inClear: Record<Protocol, string | undefined>;
+  private readonly closeFetch: (() => Promise<void>) | undefined;
 
   constructor(
     private readonly definition: ClientDefinition,
@@ -103,11 +123,27 @@ export class ClientCore {
     if (!PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${PROTOCOLS.join(", ")}, not '${protocol}'`);
     this.protocol = protocol;
     const serviceUrl = config.serviceUrl.replace(/\/+$/, "");
+    const url = new URL(serviceUrl);
+    const https = url.protocol === "https:";
+    const grpcTls = config.grpcTls === undefined ? (https ? (config.tls ?? {}) : false) : config.grpcTls === true ? (config.tls ?? {}) : config.grpcTls;
+    const customFetch = config.fetch || !config.tls ? undefined : tlsFetch(config.tls);
+    this.closeFetch = customFetch?.close;
     this.settings = {
       schema: definition.schema,
       serviceUrl,
       grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
-      fetch: config.fetch ?? globalThis.fetch.bind(globalThis),
+      fetch: config.fetch ?? customFetch?.fetch ?? globalThis.fetch.bind(globalThis),
+      grpcTls,
+    };
+    const overHttp = plaintextRefusal({ secure: https, host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
+    this.inClear = {
+      graphql: overHttp,
+      rest: overHttp,
+      grpc: plaintextRefusal(
+        { secure: grpcTls !== false, host: hostOfEndpoint(this.settings.grpcEndpoint), shown: `gRPC ${this.settings.grpcEndpoint}` },
+        "use grpcTls (the default for an https:// serviceUrl)",
+        config.allowInsecure,
+      ),
     };
     if (config.serverVersion !== undefined) this.serverVersion = Promise.resolve(config.serverVersion);
     // An operation whose minimum version is the lowest of its protocol never needs the server's version.
@@ -153,6 +189,8 @@ export class ClientCore {
       // Asked directly, not through call(): its own refusal check would ask for the version again.
       const operation = this.operation(name);
       const protocol = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
+      const inClear = this.inClear[protocol];
+      if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, name, protocol, { refused: true }));
       const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders() };
       this.serverVersion = this.transport(protocol)
         .then((transport) => transport.call({ operation, input: {}, headers, signal: undefined }))
@@ -167,6 +205,8 @@ export class ClientCore {
     const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
     const carriers = protocolsOf(operation);
     const binding = operation[protocol];
+    const inClear = this.inClear[protocol];
+    if (inClear) return refuse(inClear);
     if (!binding) {
       return refuse(`${operation.pascalName} not available over ${protocol}; use ${carriers.join(" or ")}`);
     }
@@ -246,6 +286,6 @@ export class ClientCore {
     const transports = await Promise.allSettled(this.transports.values());
     this.transports.clear();
     this.ready.clear();
-    await Promise.all(transports.map((t) => (t.status === "fulfilled" ? t.value.close() : undefined)));
+    await Promise.all([...transports.map((t) => (t.status === "fulfilled" ? t.value.close() : undefined)), this.closeFetch?.()]);
   }
 }

@@ -7,14 +7,19 @@ import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError }
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
+import { connectionFailure } from "./tls.js";
 import type { Plain, Transport, TransportCall, TransportSettings } from "./transport.js";
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
-  const baseUrl = `http://${settings.grpcEndpoint}`;
+  const tls = settings.grpcTls;
+  const baseUrl = `${tls ? "https" : "http"}://${settings.grpcEndpoint}`;
   // Node's HTTP/2 session refuses to buffer more than maxSessionMemory (10 MB by default) and resets
   // the stream (ENHANCE_YOUR_CALM) before the server can answer; a large message must reach the
   // server, which answers it RESOURCE_EXHAUSTED when it is over its limit. (grpc-js lifts it the same way.)
-  const sessionManager = new Http2SessionManager(baseUrl, undefined, { maxSessionMemory: Number.MAX_SAFE_INTEGER });
+  const sessionManager = new Http2SessionManager(baseUrl, undefined, {
+    maxSessionMemory: Number.MAX_SAFE_INTEGER,
+    ...(tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, servername: tls.serverName } : {}),
+  });
   const transport = createConnectTransport({ baseUrl, sessionManager });
   const methods = new Map<string, DescMethodUnary>();
   for (const service of services) {
@@ -44,6 +49,9 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
           const timedOut = reason?.name === "TimeoutError";
           throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
         }
+        // No connection, or none the client trusts (a certificate of another CA, name or time): the service did not answer.
+        const failedConnection = connectionFailure(error);
+        if (failedConnection) throw new ApiError("UNAVAILABLE", `${operation.name}: no answer from the service (${failedConnection})`, operation.name, "grpc", { cause: error });
         const connectError = ConnectError.from(error);
         // The server names the code beside the status, which two codes may share; a status without
         // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).

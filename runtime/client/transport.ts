@@ -1,6 +1,7 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { ApiError } from "./errors.js";
+import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
 export type Plain = Record<string, unknown>;
 
@@ -24,6 +25,8 @@ export interface TransportSettings {
   serviceUrl: string;
   grpcEndpoint: string;
   fetch: typeof fetch;
+  /** gRPC over TLS with these options, or plaintext (false). */
+  grpcTls: false | TlsClientOptions;
 }
 
 /** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */
@@ -34,7 +37,7 @@ export function fetchFailure(error: unknown, call: TransportCall, protocol: Prot
     return new ApiError("DEADLINE_EXCEEDED", `${call.operation.name} timed out`, call.operation.name, protocol, { cause: error });
   }
   if (call.signal?.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
-  return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${(error as Error).message})`, call.operation.name, protocol, { cause: error });
+  return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${connectionFailureReason(error)})`, call.operation.name, protocol, { cause: error });
 }
 
 /** A redirect answered by the service: an error, since following it would hand the call's credentials to another address. */

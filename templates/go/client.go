@@ -1,6 +1,7 @@
 package identity
 
 import (
+	"crypto/tls"
 	"fmt"
 	"net/http"
 	"time"
@@ -51,9 +52,21 @@ type config struct {
 	retry          RetryPolicy
 	httpClient     *http.Client
 	grpcDial       []grpc.DialOption
+	grpcSecurity   grpcSecurity
+	grpcTLS        *tls.Config
+	insecure       bool
 	accessToken    string
 	configProblems []string
 }
+
+// grpcSecurity is how the gRPC connection is secured: by the service URL's scheme unless an option says.
+type grpcSecurity int
+
+const (
+	grpcBySchema grpcSecurity = iota
+	grpcOverTLS
+	grpcPlaintext
+)
 
 func (c *config) problem(format string, args ...any) {
 	c.configProblems = append(c.configProblems, fmt.Sprintf(format, args...))
@@ -101,11 +114,27 @@ func WithRetry(policy RetryPolicy) Option { return func(c *config) { c.retry = p
 // leaves it open.
 func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.httpClient = client } }
 
-// WithGRPCDialOptions adds options to the gRPC connection of the user client, such as transport
-// credentials for TLS (default: plaintext).
+// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the
+// transport credentials of WithGRPCTLS or WithGRPCInsecure, which a credentials option here replaces).
 func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
 	return func(c *config) { c.grpcDial = append(c.grpcDial, opts...) }
 }
+
+// WithGRPCTLS makes the user client's gRPC connection use TLS with cfg (nil: the system's roots),
+// which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client
+// certificate in Certificates) also secures the client's own HTTP client for GraphQL and REST.
+func WithGRPCTLS(cfg *tls.Config) Option {
+	return func(c *config) { c.grpcSecurity, c.grpcTLS = grpcOverTLS, cfg }
+}
+
+// WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL
+// is http://. A host that is not loopback also needs WithInsecureTransport.
+func WithGRPCInsecure() Option { return func(c *config) { c.grpcSecurity = grpcPlaintext } }
+
+// WithInsecureTransport lets the user client send calls in clear (http://, gRPC without TLS) to a
+// host that is not loopback. Without it such a call is refused before anything is sent, since it
+// would carry a token or a password.
+func WithInsecureTransport() Option { return func(c *config) { c.insecure = true } }
 
 // WithAdminProtocol chooses the protocol of the admin client's calls: ProtocolGraphQL (default),
 // ProtocolREST or ProtocolGRPC.
@@ -143,11 +172,28 @@ func WithAdminHTTPClient(client *http.Client) AdminOption {
 	return func(c *config) { c.httpClient = client }
 }
 
-// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client, such as
-// transport credentials for TLS (default: plaintext).
+// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client (after the
+// transport credentials of WithAdminGRPCTLS or WithAdminGRPCInsecure, which a credentials option
+// here replaces).
 func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
 	return func(c *config) { c.grpcDial = append(c.grpcDial, opts...) }
 }
+
+// WithAdminGRPCTLS makes the admin client's gRPC connection use TLS with cfg (nil: the system's
+// roots), which is the default when serviceURL is https://. cfg also secures the client's own HTTP
+// client for GraphQL and REST.
+func WithAdminGRPCTLS(cfg *tls.Config) AdminOption {
+	return func(c *config) { c.grpcSecurity, c.grpcTLS = grpcOverTLS, cfg }
+}
+
+// WithAdminGRPCInsecure makes the admin client's gRPC connection plaintext, the default when
+// serviceURL is http://. A host that is not loopback also needs WithAdminInsecureTransport.
+func WithAdminGRPCInsecure() AdminOption { return func(c *config) { c.grpcSecurity = grpcPlaintext } }
+
+// WithAdminInsecureTransport lets the admin client send calls in clear (http://, gRPC without TLS)
+// to a host that is not loopback. Without it such a call is refused before anything is sent, since
+// it would carry the admin secret.
+func WithAdminInsecureTransport() AdminOption { return func(c *config) { c.insecure = true } }
 
 // CallOption configures one call.
 type CallOption func(*callConfig)

@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -45,10 +46,13 @@ type core struct {
 	http    *httpTransport
 	ownHTTP bool
 
-	mu          sync.Mutex
-	versionMu   sync.Mutex // held while the server's version is asked: one question at a time
-	grpc        *grpcTransport
-	grpcDial    []dialOption
+	mu        sync.Mutex
+	versionMu sync.Mutex // held while the server's version is asked: one question at a time
+	grpc      *grpcTransport
+	grpcTLS   *tls.Config // nil: plaintext
+	grpcDial  []dialOption
+	// inClear is, per protocol, why a call may not be sent (plaintext to another host), or "".
+	inClear     map[Protocol]string
 	version     string
 	accessToken string
 	headers     map[string]string // extra headers, then credentials and the bearer token: lower-case keys
@@ -102,10 +106,33 @@ func (c *core) init(role, serviceURL string, cfg config, credentials map[string]
 	c.credentials = lowerKeys(credentials)
 	c.extraHeaders = lowerKeys(cfg.extraHeaders)
 	c.grpcDial = cfg.grpcDial
+	https := strings.HasPrefix(strings.ToLower(c.serviceURL), "https://")
+	if cfg.grpcSecurity == grpcOverTLS || (cfg.grpcSecurity == grpcBySchema && https) {
+		c.grpcTLS = &tls.Config{}
+		if cfg.grpcTLS != nil {
+			c.grpcTLS = cfg.grpcTLS.Clone()
+		}
+	}
+	serviceHost := ""
+	if parsed, err := url.Parse(c.serviceURL); err == nil {
+		serviceHost = parsed.Hostname()
+	}
+	prefix := "With"
+	if role == roleAdmin {
+		prefix = "WithAdmin"
+	}
+	allow := prefix + "InsecureTransport()"
+	overHTTP := inClear(https, serviceHost, c.serviceURL, "use an https:// serviceURL", allow, cfg.insecure)
+	grpcHost, _, _ := net.SplitHostPort(c.grpcEndpoint)
+	c.inClear = map[Protocol]string{
+		ProtocolGraphQL: overHTTP,
+		ProtocolREST:    overHTTP,
+		ProtocolGRPC:    inClear(c.grpcTLS != nil, grpcHost, "gRPC "+c.grpcEndpoint, "use "+prefix+"GRPCTLS (the default for an https:// serviceURL)", allow, cfg.insecure),
+	}
 	httpClient := cfg.httpClient
 	if httpClient == nil {
 		c.ownHTTP = true
-		httpClient = newHTTPClient()
+		httpClient = newHTTPClient(cfg.grpcTLS)
 	}
 	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient}
 	c.headers = c.buildHeaders()
@@ -121,8 +148,30 @@ func defaultGRPCEndpoint(serviceURL string) (string, error) {
 	return net.JoinHostPort(parsed.Hostname(), strconv.Itoa(DefaultGRPCPort)), nil
 }
 
-func newHTTPClient() *http.Client {
+// isLoopback: localhost, 127.0.0.0/8 and ::1, traffic that never leaves the machine.
+func isLoopback(host string) bool {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// inClear is why a call may not go to target in clear, or "": TLS, loopback, or the insecure option.
+func inClear(secure bool, host, target, remedy, option string, allowed bool) string {
+	if secure || allowed || isLoopback(host) {
+		return ""
+	}
+	return fill(textInClear, "target", target, "remedy", remedy, "option", option)
+}
+
+// newHTTPClient is the client's own HTTP client; tlsConfig (WithGRPCTLS), when given, secures it too.
+func newHTTPClient(tlsConfig *tls.Config) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsConfig != nil {
+		t.TLSClientConfig = tlsConfig.Clone()
+	}
 	// One client serves concurrent calls to one host: keep their connections for reuse.
 	t.MaxIdleConnsPerHost = 64
 	// A redirect is answered, never followed: Go would forward the admin secret header (any header
@@ -176,7 +225,7 @@ func (c *core) transport(protocol Protocol) (transport, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.grpc == nil {
-		t, err := newGRPCTransport(c.grpcEndpoint, c.grpcDial)
+		t, err := newGRPCTransport(c.grpcEndpoint, c.grpcTLS, c.grpcDial)
 		if err != nil {
 			return nil, err
 		}
@@ -206,6 +255,9 @@ func refuse(op *operation, protocol Protocol, message string) *APIError {
 
 // refusal is a reason to refuse the call that needs no server version, or nil.
 func (c *core) refusal(op *operation, protocol Protocol) *APIError {
+	if reason := c.inClear[protocol]; reason != "" {
+		return refuse(op, protocol, reason)
+	}
 	if _, carried := op.since[protocol]; !carried {
 		return refuse(op, protocol, fill(textNotCarried, "operation", op.pascalName, "protocol", string(protocol), "protocols", joinProtocols(op.protocols)))
 	}
@@ -261,6 +313,9 @@ func (c *core) serverVersion(ctx context.Context) (string, error) {
 	protocol := c.protocol
 	if _, carried := op.since[protocol]; !carried {
 		protocol = op.protocols[0]
+	}
+	if reason := c.inClear[protocol]; reason != "" {
+		return "", refuse(op, protocol, reason)
 	}
 	t, err := c.transport(protocol)
 	if err != nil {

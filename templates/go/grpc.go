@@ -2,6 +2,7 @@ package identity
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"fmt"
 	"reflect"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -104,8 +106,14 @@ type grpcTransport struct {
 	conn *grpc.ClientConn
 }
 
-func newGRPCTransport(endpoint string, options []grpc.DialOption) (*grpcTransport, error) {
-	all := append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, options...)
+// newGRPCTransport dials endpoint over TLS with tlsConfig, or in plaintext when it is nil; options
+// come after, so that credentials among them replace these.
+func newGRPCTransport(endpoint string, tlsConfig *tls.Config, options []grpc.DialOption) (*grpcTransport, error) {
+	security := insecure.NewCredentials()
+	if tlsConfig != nil {
+		security = credentials.NewTLS(tlsConfig)
+	}
+	all := append([]grpc.DialOption{grpc.WithTransportCredentials(security)}, options...)
 	conn, err := grpc.NewClient(endpoint, all...)
 	if err != nil {
 		return nil, fmt.Errorf("gRPC endpoint %q: %w", endpoint, err)

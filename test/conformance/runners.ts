@@ -4,7 +4,8 @@
 //   request  {"id": 1, "mode": "sync", "surface": "admin", "operation": "admin_meta", "protocol": "grpc",
 //             "input": {...}, "headers": {...}, "access_token": null,
 //             "config": {"service_url": "...", "grpc_endpoint": "...", "server_version": "2.4.0",
-//                        "admin_secret": "..."  |  "client_id": "..."}}
+//                        "admin_secret": "..."  |  "client_id": "...",
+//                        "tls": {"ca_file": "...", "cert_file": null, "key_file": null}  (optional)}}
 //   answer   {"id": 1, "ok": true, "answer": {...flat shape...}}
 //         or {"id": 1, "ok": false, "code": "NOT_FOUND", "message": "...", "refused": false,
 //             "operation": "user", "protocol": "grpc"}
@@ -26,7 +27,14 @@ export interface ClientCall {
   input: Record<string, unknown>;
   headers: Record<string, string>;
   accessToken: string | undefined;
-  config: { serviceUrl: string; grpcEndpoint: string; serverVersion: string; adminSecret: string; clientId: string };
+  config: { serviceUrl: string; grpcEndpoint: string; serverVersion: string; adminSecret: string; clientId: string; tls?: RunnerTls };
+}
+
+/** A private CA to trust and, for mutual TLS, a client certificate: files, as the runners read them. */
+export interface RunnerTls {
+  caFile: string;
+  certFile?: string;
+  keyFile?: string;
 }
 
 export type ClientOutcome =
@@ -109,6 +117,7 @@ export class RunnerProcess {
         grpc_endpoint: config.grpcEndpoint,
         server_version: config.serverVersion,
         ...(call.surface === "admin" ? { admin_secret: config.adminSecret } : { client_id: config.clientId }),
+        ...(config.tls ? { tls: { ca_file: config.tls.caFile, cert_file: config.tls.certFile ?? null, key_file: config.tls.keyFile ?? null } } : {}),
       },
     });
     return new Promise((resolve, reject) => {

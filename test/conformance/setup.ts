@@ -1,15 +1,18 @@
 // What a scenario's setup runs with (scenarios.ts): REST clients and shortcuts on a world's fresh
 // service. Shared by the conformance matrix and the test of the API reference's examples.
 import { expect } from "vitest";
-import { UserClient, type AdminClient } from "../../generated/client/index.js";
+import { UserClient, type AdminClient, type UserClientConfig } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
 import type { World } from "../helpers/reference-server.js";
 import { PASSWORD, type SetupContext } from "./scenarios.js";
 
-/** The setup context on `world`'s service, reached at `serviceUrl`; `admin` is an admin client over REST of that address. */
-export function setupContext(world: World, serviceUrl: string, admin: AdminClient): SetupContext {
+/**
+ * The setup context on `world`'s service, reached at `serviceUrl`; `admin` is an admin client over
+ * REST of that address; `userConfig` adds to the configuration of its user clients (a CA to trust).
+ */
+export function setupContext(world: World, serviceUrl: string, admin: AdminClient, userConfig: Partial<UserClientConfig> = {}): SetupContext {
   const user = (accessToken?: string) =>
-    new UserClient({ serviceUrl, clientId: "reference", protocol: "rest", serverVersion: schema.version, retry: false, ...(accessToken ? { accessToken } : {}) });
+    new UserClient({ serviceUrl, clientId: "reference", protocol: "rest", serverVersion: schema.version, retry: false, ...userConfig, ...(accessToken ? { accessToken } : {}) });
   return {
     admin,
     user,

@@ -27,7 +27,8 @@ clients: dict[tuple[str, str, str, str], Client] = {}
 
 def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> Client:
     """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
-    key = (mode, role, protocol, config["service_url"])
+    tls = config.get("tls")
+    key = (mode, role, protocol, config["service_url"] + json.dumps(tls))
     client = clients.get(key)
     if client is None:
         common: dict[str, Any] = {
@@ -37,6 +38,11 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
             "protocol": protocol,
             "retry": False,
         }
+        if tls:
+            # The CA file reaches every protocol (httpx's verify and gRPC's roots); so does the client certificate.
+            common["verify"] = tls["ca_file"]
+            if tls.get("cert_file"):
+                common["cert"] = (tls["cert_file"], tls["key_file"])
         credential = {"admin_secret": config["admin_secret"]} if role == "admin" else {"client_id": config["client_id"]}
         client = clients[key] = CLASSES[(mode, role)](**common, **credential)
     return client

@@ -203,7 +203,7 @@ def answer(request: httpx.Request) -> httpx.Response:
 
 window: WindowInput = {"from": 1, "global": True}
 http = httpx.Client(transport=httpx.MockTransport(answer))
-with AdminClient(service_url="http://kw.test", admin_secret="s", protocol="rest", http_client=http) as admin:
+with AdminClient(service_url="http://kw.localhost", admin_secret="s", protocol="rest", http_client=http) as admin:
     found = admin.find_things(from_="2030", class_="c", timeout_=5, extra_headers_={"a": "b"}, window=window, timeout=3)
 print(json.dumps({"sent": sent[0], "from": found.from_, "span": found.span.lambda_ if found.span else None, "plain": found.to_dict(),
                   "arguments": dict(OPERATIONS["find_things"].arguments)}))

@@ -9,6 +9,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -34,6 +36,11 @@ type request struct {
 		ServerVersion string `json:"server_version"`
 		AdminSecret   string `json:"admin_secret"`
 		ClientID      string `json:"client_id"`
+		TLS           *struct {
+			CAFile   string  `json:"ca_file"`
+			CertFile *string `json:"cert_file"`
+			KeyFile  *string `json:"key_file"`
+		} `json:"tls"`
 	} `json:"config"`
 }
 
@@ -41,6 +48,7 @@ type clientKey struct {
 	client   string
 	protocol identity.Protocol
 	url      string
+	tls      string
 }
 
 type closer interface{ Close() error }
@@ -52,26 +60,63 @@ var (
 
 // clientFor keeps one client per role, protocol and service, as the TypeScript column does.
 func clientFor(r *request, info identity.OperationInfo) (closer, error) {
-	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL}
+	tlsConfig, tlsKey, err := runnerTLS(r)
+	if err != nil {
+		return nil, err
+	}
+	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey}
 	if client, ok := clients[key]; ok {
 		return client, nil
 	}
 	var client closer
-	var err error
 	if info.Client == "admin" {
-		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret,
-			identity.WithAdminProtocol(r.Protocol), identity.WithAdminGRPCEndpoint(r.Config.GRPCEndpoint),
-			identity.WithAdminServerVersion(r.Config.ServerVersion), identity.WithAdminRetry(identity.NoRetry))
+		opts := []identity.AdminOption{identity.WithAdminProtocol(r.Protocol), identity.WithAdminGRPCEndpoint(r.Config.GRPCEndpoint),
+			identity.WithAdminServerVersion(r.Config.ServerVersion), identity.WithAdminRetry(identity.NoRetry)}
+		if tlsConfig != nil {
+			opts = append(opts, identity.WithAdminGRPCTLS(tlsConfig))
+		}
+		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret, opts...)
 	} else {
-		client, err = identity.NewClient(r.Config.ClientID, r.Config.ServiceURL,
-			identity.WithProtocol(r.Protocol), identity.WithGRPCEndpoint(r.Config.GRPCEndpoint),
-			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(identity.NoRetry))
+		opts := []identity.Option{identity.WithProtocol(r.Protocol), identity.WithGRPCEndpoint(r.Config.GRPCEndpoint),
+			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(identity.NoRetry)}
+		if tlsConfig != nil {
+			opts = append(opts, identity.WithGRPCTLS(tlsConfig))
+		}
+		client, err = identity.NewClient(r.Config.ClientID, r.Config.ServiceURL, opts...)
 	}
 	if err != nil {
 		return nil, err
 	}
 	clients[key] = client
 	return client, nil
+}
+
+// runnerTLS is the TLS configuration of the request's private CA and client certificate (one
+// option: WithGRPCTLS secures the client's own HTTP client too), and a key naming it.
+func runnerTLS(r *request) (*tls.Config, string, error) {
+	given := r.Config.TLS
+	if given == nil {
+		return nil, "", nil
+	}
+	pem, err := os.ReadFile(given.CAFile)
+	if err != nil {
+		return nil, "", err
+	}
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(pem) {
+		return nil, "", fmt.Errorf("no certificate in %s", given.CAFile)
+	}
+	config := &tls.Config{RootCAs: roots}
+	key := given.CAFile
+	if given.CertFile != nil && *given.CertFile != "" {
+		certificate, err := tls.LoadX509KeyPair(*given.CertFile, *given.KeyFile)
+		if err != nil {
+			return nil, "", err
+		}
+		config.Certificates = []tls.Certificate{certificate}
+		key += "|" + *given.CertFile
+	}
+	return config, key, nil
 }
 
 func handle(r *request) (map[string]any, error) {

@@ -13,7 +13,8 @@ import pytest
 
 from identity_sdk import AdminClient, AsyncAdminClient, AsyncUserClient, UserClient
 
-SERVICE_URL = "http://identity.test"
+# A name under .localhost: loopback (RFC 6761), so the clients send to it in clear without allow_insecure.
+SERVICE_URL = "http://identity.localhost"
 SECRET = "s3cret"
 Answer = httpx.Response | Exception | Callable[[httpx.Request], httpx.Response]
 

@@ -11,6 +11,7 @@ import httpx
 from ._base import AsyncClientBase, AsyncUserClientBase, SyncClientBase, SyncUserClientBase
 from ._core import RetryPolicy, Settings
 from ._schema import OPERATIONS
+from ._tls import ClientCert, Verify
 from .types import (
     AdminMeta,
     AdminSession,
@@ -95,6 +96,13 @@ class AdminClient(SyncClientBase):
         timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
+        verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
+        cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
+        grpc_tls: gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://.
+        grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
+        grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
+        grpc_client_key: PEM private key of grpc_client_cert.
+        allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
     def __init__(
@@ -110,6 +118,13 @@ class AdminClient(SyncClientBase):
         timeout: float | None = None,
         retry: RetryPolicy | bool = True,
         http_client: httpx.Client | None = None,
+        verify: Verify = True,
+        cert: ClientCert | None = None,
+        grpc_tls: bool | None = None,
+        grpc_root_certificates: bytes | None = None,
+        grpc_client_cert: bytes | None = None,
+        grpc_client_key: bytes | None = None,
+        allow_insecure: bool = False,
     ) -> None:
         super().__init__(
             Settings(
@@ -123,6 +138,13 @@ class AdminClient(SyncClientBase):
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                verify=verify,
+                cert=cert,
+                grpc_tls=grpc_tls,
+                grpc_root_certificates=grpc_root_certificates,
+                grpc_client_cert=grpc_client_cert,
+                grpc_client_key=grpc_client_key,
+                allow_insecure=allow_insecure,
             ),
             http_client,
         )
@@ -2333,6 +2355,13 @@ class AsyncAdminClient(AsyncClientBase):
         timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
+        verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
+        cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
+        grpc_tls: gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://.
+        grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
+        grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
+        grpc_client_key: PEM private key of grpc_client_cert.
+        allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
     def __init__(
@@ -2348,6 +2377,13 @@ class AsyncAdminClient(AsyncClientBase):
         timeout: float | None = None,
         retry: RetryPolicy | bool = True,
         http_client: httpx.AsyncClient | None = None,
+        verify: Verify = True,
+        cert: ClientCert | None = None,
+        grpc_tls: bool | None = None,
+        grpc_root_certificates: bytes | None = None,
+        grpc_client_cert: bytes | None = None,
+        grpc_client_key: bytes | None = None,
+        allow_insecure: bool = False,
     ) -> None:
         super().__init__(
             Settings(
@@ -2361,6 +2397,13 @@ class AsyncAdminClient(AsyncClientBase):
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                verify=verify,
+                cert=cert,
+                grpc_tls=grpc_tls,
+                grpc_root_certificates=grpc_root_certificates,
+                grpc_client_cert=grpc_client_cert,
+                grpc_client_key=grpc_client_key,
+                allow_insecure=allow_insecure,
             ),
             http_client,
         )
@@ -4572,6 +4615,13 @@ class UserClient(SyncUserClientBase):
         timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
+        verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
+        cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
+        grpc_tls: gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://.
+        grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
+        grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
+        grpc_client_key: PEM private key of grpc_client_cert.
+        allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
     def __init__(
@@ -4588,6 +4638,13 @@ class UserClient(SyncUserClientBase):
         timeout: float | None = None,
         retry: RetryPolicy | bool = True,
         http_client: httpx.Client | None = None,
+        verify: Verify = True,
+        cert: ClientCert | None = None,
+        grpc_tls: bool | None = None,
+        grpc_root_certificates: bytes | None = None,
+        grpc_client_cert: bytes | None = None,
+        grpc_client_key: bytes | None = None,
+        allow_insecure: bool = False,
     ) -> None:
         super().__init__(
             Settings(
@@ -4602,6 +4659,13 @@ class UserClient(SyncUserClientBase):
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                verify=verify,
+                cert=cert,
+                grpc_tls=grpc_tls,
+                grpc_root_certificates=grpc_root_certificates,
+                grpc_client_cert=grpc_client_cert,
+                grpc_client_key=grpc_client_key,
+                allow_insecure=allow_insecure,
             ),
             http_client,
         )
@@ -5202,6 +5266,13 @@ class AsyncUserClient(AsyncUserClientBase):
         timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
+        verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
+        cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
+        grpc_tls: gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://.
+        grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
+        grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
+        grpc_client_key: PEM private key of grpc_client_cert.
+        allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
     def __init__(
@@ -5218,6 +5289,13 @@ class AsyncUserClient(AsyncUserClientBase):
         timeout: float | None = None,
         retry: RetryPolicy | bool = True,
         http_client: httpx.AsyncClient | None = None,
+        verify: Verify = True,
+        cert: ClientCert | None = None,
+        grpc_tls: bool | None = None,
+        grpc_root_certificates: bytes | None = None,
+        grpc_client_cert: bytes | None = None,
+        grpc_client_key: bytes | None = None,
+        allow_insecure: bool = False,
     ) -> None:
         super().__init__(
             Settings(
@@ -5232,6 +5310,13 @@ class AsyncUserClient(AsyncUserClientBase):
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                verify=verify,
+                cert=cert,
+                grpc_tls=grpc_tls,
+                grpc_root_certificates=grpc_root_certificates,
+                grpc_client_cert=grpc_client_cert,
+                grpc_client_key=grpc_client_key,
+                allow_insecure=allow_insecure,
             ),
             http_client,
         )

@@ -34,6 +34,7 @@ from ._schema import (
     TEXTS,
     VERSION_FIELD,
 )
+from ._tls import ClientCert, GrpcTls, Verify, grpc_tls, host_of_endpoint, in_clear, ssl_context
 from ._version import compare_versions
 from .errors import REFUSAL_CODE, ApiError, timed_out
 from .types import Protocol
@@ -75,6 +76,13 @@ class Settings:
     admin_secret: str | None = None
     client_id: str | None = None
     access_token: str | None = None
+    verify: Verify = True
+    cert: ClientCert | None = None
+    grpc_tls: bool | None = None
+    grpc_root_certificates: bytes | None = None
+    grpc_client_cert: bytes | None = None
+    grpc_client_key: bytes | None = None
+    allow_insecure: bool = False
 
 
 def default_grpc_endpoint(service_url: str) -> str:
@@ -165,6 +173,24 @@ class _CoreBase:
         self._retry = retry if isinstance(retry, RetryPolicy) else RetryPolicy() if retry else RetryPolicy(attempts=1)
         self._default_timeout = settings.timeout
         self.client_id = settings.client_id
+        https = urlsplit(self.service_url).scheme == "https"
+        self.verify = ssl_context(settings.verify, settings.cert) if https else True
+        use_grpc_tls = https if settings.grpc_tls is None else settings.grpc_tls
+        self.grpc_tls: GrpcTls | None = (
+            grpc_tls(settings.grpc_root_certificates, settings.grpc_client_cert, settings.grpc_client_key, settings.verify, settings.cert) if use_grpc_tls else None
+        )
+        over_http = in_clear(https, urlsplit(self.service_url).hostname or "", self.service_url, "use an https:// service_url", settings.allow_insecure)
+        self._in_clear: dict[str, str | None] = {
+            "graphql": over_http,
+            "rest": over_http,
+            "grpc": in_clear(
+                use_grpc_tls,
+                host_of_endpoint(self.grpc_endpoint),
+                f"gRPC {self.grpc_endpoint}",
+                "use grpc_tls=True (the default for an https:// service_url)",
+                settings.allow_insecure,
+            ),
+        }
 
     def _base_headers(self) -> dict[str, str]:
         """Extra headers, then the credential of the surface."""
@@ -187,6 +213,9 @@ class _CoreBase:
 
     def refusal(self, operation: Operation, protocol: Protocol) -> ApiError | None:
         """A reason to refuse the call that needs no server version, or None."""
+        reason = self._in_clear[protocol]
+        if reason is not None:
+            return self.refuse(operation, protocol, reason)
         if protocol not in operation.protocols:
             carriers = TEXTS["protocolSeparator"].join(operation.protocols)
             return self.refuse(operation, protocol, TEXTS["notCarried"].format(operation=operation.pascal_name, protocol=protocol, protocols=carriers))
@@ -244,7 +273,11 @@ class _CoreBase:
         """The operation that answers the server's version, and the protocol to ask it over."""
         if self._version_operation is None:
             raise RuntimeError("this client cannot learn the server version; set server_version")
-        return self._version_operation, self.version_protocol(self._version_operation)
+        protocol = self.version_protocol(self._version_operation)
+        reason = self._in_clear[protocol]
+        if reason is not None:
+            raise self.refuse(self._version_operation, protocol, reason)
+        return self._version_operation, protocol
 
     def remaining(self, operation: Operation, call: _Call) -> float | None:
         """Seconds left for the next attempt; DEADLINE_EXCEEDED when none are."""
@@ -276,10 +309,10 @@ class SyncCore(_CoreBase):
             if self._grpc is None:
                 from ._grpc import SyncGrpcTransport
 
-                self._grpc = SyncGrpcTransport(self.grpc_endpoint)
+                self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
             return self._grpc
         if self._http is None:
-            self._http = SyncHttpTransport(self.service_url, self._http_client)
+            self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify)
         return self._http
 
     def server_version(self) -> str:
@@ -287,7 +320,7 @@ class SyncCore(_CoreBase):
         with self._version_lock:
             if self._server_version is None:
                 operation, protocol = self.version_question()
-                answer = self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
+                answer = self._transport(protocol).call(operation, protocol, {}, self._headers, self._default_timeout)
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
 
@@ -353,10 +386,10 @@ class AsyncCore(_CoreBase):
             if self._grpc is None:
                 from ._grpc import AsyncGrpcTransport
 
-                self._grpc = AsyncGrpcTransport(self.grpc_endpoint)
+                self._grpc = AsyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
             return self._grpc
         if self._http is None:
-            self._http = AsyncHttpTransport(self.service_url, self._http_client)
+            self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify)
         return self._http
 
     async def server_version(self) -> str:
@@ -364,7 +397,7 @@ class AsyncCore(_CoreBase):
         async with self._version_lock:
             if self._server_version is None:
                 operation, protocol = self.version_question()
-                answer = await self._transport(protocol).call(operation, protocol, {}, self._headers, self.deadline(None))
+                answer = await self._transport(protocol).call(operation, protocol, {}, self._headers, self._default_timeout)
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
 

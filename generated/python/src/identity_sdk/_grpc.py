@@ -17,6 +17,7 @@ from ._facts import Operation
 from ._model import JsonValue, Model
 from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES
 from ._shape import WireTypeError, check_wire_types, enum_name
+from ._tls import GrpcTls
 from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, timed_out
 from .types import MODELS
 
@@ -248,9 +249,13 @@ class _Methods:
         return method
 
 
+def _credentials(tls: GrpcTls) -> grpc.ChannelCredentials:
+    return grpc.ssl_channel_credentials(tls.root_certificates, tls.private_key, tls.certificate_chain)
+
+
 class SyncGrpcTransport:
-    def __init__(self, endpoint: str) -> None:
-        self._channel = grpc.insecure_channel(endpoint)
+    def __init__(self, endpoint: str, tls: GrpcTls | None) -> None:
+        self._channel = grpc.insecure_channel(endpoint) if tls is None else grpc.secure_channel(endpoint, _credentials(tls))
         self._methods = _Methods(self._channel)
 
     def call(
@@ -270,8 +275,9 @@ class SyncGrpcTransport:
 
 
 class AsyncGrpcTransport:
-    def __init__(self, endpoint: str) -> None:
+    def __init__(self, endpoint: str, tls: GrpcTls | None) -> None:
         self._endpoint = endpoint
+        self._tls = tls
         # Made in the event loop of the first call: a grpc.aio channel belongs to one loop.
         self._channel: grpc.aio.Channel | None = None
         self._methods: _Methods | None = None
@@ -281,7 +287,9 @@ class AsyncGrpcTransport:
     ) -> Model:
         request = encode_request(operation, body)
         if self._methods is None:
-            self._channel = grpc.aio.insecure_channel(self._endpoint)
+            self._channel = (
+                grpc.aio.insecure_channel(self._endpoint) if self._tls is None else grpc.aio.secure_channel(self._endpoint, _credentials(self._tls))
+            )
             self._methods = _Methods(self._channel)
         try:
             response = await self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))

@@ -5,6 +5,7 @@ synchronous and one asynchronous transport that only move the bytes."""
 from __future__ import annotations
 
 import json
+import ssl
 import time
 from collections.abc import Mapping
 from email.utils import parsedate_to_datetime
@@ -128,10 +129,10 @@ def read_answer(operation: Operation, protocol: Protocol, response: httpx.Respon
 
 
 class SyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.Client | None) -> None:
+    def __init__(self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool = True) -> None:
         self._service_url = service_url
         self._owned = client is None
-        self._client = httpx.Client(timeout=None) if client is None else client
+        self._client = httpx.Client(timeout=None, verify=verify) if client is None else client
 
     def call(
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
@@ -141,7 +142,9 @@ class SyncHttpTransport:
             response = self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
         except httpx.TimeoutException:
             raise timed_out(operation.name, protocol) from None
-        except httpx.TransportError as error:
+        except (httpx.TransportError, ssl.SSLError) as error:
+            # httpcore's asyncio backend lets a TLS alert read after the handshake (TLS 1.3: a client
+            # certificate the server wanted) through as ssl.SSLError instead of httpx.ReadError.
             raise no_answer(operation.name, protocol, error) from error
         return read_answer(operation, protocol, response)
 
@@ -151,10 +154,10 @@ class SyncHttpTransport:
 
 
 class AsyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.AsyncClient | None) -> None:
+    def __init__(self, service_url: str, client: httpx.AsyncClient | None, verify: ssl.SSLContext | bool = True) -> None:
         self._service_url = service_url
         self._owned = client is None
-        self._client = httpx.AsyncClient(timeout=None) if client is None else client
+        self._client = httpx.AsyncClient(timeout=None, verify=verify) if client is None else client
 
     async def call(
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
@@ -164,7 +167,9 @@ class AsyncHttpTransport:
             response = await self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
         except httpx.TimeoutException:
             raise timed_out(operation.name, protocol) from None
-        except httpx.TransportError as error:
+        except (httpx.TransportError, ssl.SSLError) as error:
+            # httpcore's asyncio backend lets a TLS alert read after the handshake (TLS 1.3: a client
+            # certificate the server wanted) through as ssl.SSLError instead of httpx.ReadError.
             raise no_answer(operation.name, protocol, error) from error
         return read_answer(operation, protocol, response)
 

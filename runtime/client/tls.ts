@@ -1,0 +1,78 @@
+// TLS of the clients: a private CA, a client certificate (mutual TLS) and the server name, for
+// REST and GraphQL (through an undici Agent, loaded only when asked) and for gRPC; and the rule
+// that credentials never go in clear to a host that is not this machine unless the caller says so.
+import { isIP } from "node:net";
+
+export interface TlsClientOptions {
+  /** CA certificates (PEM) to trust instead of the system's roots. */
+  ca?: string | Buffer;
+  /** A client certificate chain (PEM), for servers that ask for one (mutual TLS). */
+  cert?: string | Buffer;
+  /** The private key (PEM) of `cert`. */
+  key?: string | Buffer;
+  /** The name the server's certificate must carry, when it is not the host of the URL. */
+  serverName?: string;
+}
+
+/** localhost, 127.0.0.0/8 and ::1: traffic that never leaves the machine. */
+export function isLoopback(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
+  if (bare === "localhost" || bare.endsWith(".localhost")) return true;
+  if (isIP(bare) === 4) return bare.startsWith("127.");
+  return bare === "::1" || bare === "0:0:0:0:0:0:0:1";
+}
+
+/** The host of a gRPC target host:port (an IPv6 address in brackets). */
+export function hostOfEndpoint(endpoint: string): string {
+  const index = endpoint.lastIndexOf(":");
+  return index < 0 ? endpoint : endpoint.slice(0, index);
+}
+
+/**
+ * Why a call may not go to `target` in clear, or undefined when it may: TLS, loopback, or the
+ * caller's `allowInsecure`. `remedy` names what would make it TLS.
+ */
+export function plaintextRefusal(target: { secure: boolean; host: string; shown: string }, remedy: string, allowInsecure: boolean | undefined): string | undefined {
+  if (target.secure || allowInsecure || isLoopback(target.host)) return undefined;
+  // REFUSAL_TEXTS.inClear of generators/emit/sdk-facts.ts, which the other languages' clients say.
+  return `refusing to send credentials in clear to ${target.shown}: the connection is not TLS and the host is not loopback; ${remedy}, or set allowInsecure: true to send them anyway`;
+}
+
+/** A fetch whose connections trust `options.ca` and present `options.cert` (undici, loaded on the first call), and its close. */
+export function tlsFetch(options: TlsClientOptions): { fetch: typeof fetch; close(): Promise<void> } {
+  let loaded: Promise<{ fetch: typeof fetch; close(): Promise<void> }> | undefined;
+  const load = () =>
+    (loaded ??= import("undici").then(({ Agent, fetch: undiciFetch }) => {
+      const agent = new Agent({ connect: { ca: options.ca, cert: options.cert, key: options.key, servername: options.serverName } });
+      const bound = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+      return { fetch: bound, close: () => agent.close() };
+    }));
+  return {
+    fetch: ((input: string, init: RequestInit) => load().then((client) => client.fetch(input, init))) as typeof fetch,
+    close: async () => {
+      if (loaded) await (await loaded).close();
+    },
+  };
+}
+
+/** Codes of Node errors that mean no connection (or no trusted one) was made: the call never reached the service. */
+const CONNECTION_FAILURE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH)/;
+
+/** The reason when `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
+export function connectionFailure(error: unknown): string | undefined {
+  let current = error;
+  for (let depth = 0; current instanceof Error && depth < 8; depth++) {
+    const code = (current as Error & { code?: unknown }).code;
+    if (typeof code === "string" && CONNECTION_FAILURE.test(code)) return connectionFailureReason(current);
+    current = current.cause;
+  }
+  return undefined;
+}
+
+/** The reason of a failed connection, from the innermost cause: "self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)". */
+export function connectionFailureReason(error: unknown): string {
+  let innermost = error as (Error & { code?: string; cause?: unknown }) | undefined;
+  while (innermost?.cause instanceof Error) innermost = innermost.cause as Error & { code?: string; cause?: unknown };
+  if (!innermost) return String(error);
+  return innermost.code && !innermost.message.includes(innermost.code) ? `${innermost.message} (${innermost.code})` : innermost.message;
+}
