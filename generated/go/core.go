@@ -48,11 +48,11 @@ type core struct {
 	http    *httpTransport
 	ownHTTP bool
 
-	mu        sync.Mutex
-	versionMu sync.Mutex // held while the server's version is asked: one question at a time
-	grpc      *grpcTransport
-	grpcTLS   *tls.Config // nil: plaintext
-	grpcDial  []dialOption
+	mu       sync.Mutex
+	question *versionQuestion // the server's version being asked, while it is
+	grpc     *grpcTransport
+	grpcTLS  *tls.Config // nil: plaintext
+	grpcDial []dialOption
 	// inClear is, per protocol, why a call may not be sent (plaintext to another host), or "".
 	inClear     map[Protocol]string
 	version     string
@@ -92,6 +92,9 @@ func (c *core) init(role, serviceURL string, cfg config, credentials map[string]
 	}
 	c.readOnly = cfg.readOnly
 	c.timeout = cfg.timeout
+	if !cfg.timeoutSet {
+		c.timeout = defaultTimeout
+	}
 	c.retry = cfg.retry
 	if c.retry.Attempts <= 0 {
 		c.retry.Attempts = DefaultRetryPolicy.Attempts
@@ -296,18 +299,61 @@ func versionRefusal(op *operation, protocol Protocol, server string) *APIError {
 	return refuse(op, protocol, fill(textTooOld, "operation", op.pascalName, "since", since, "protocol", string(protocol), "server", server, "hint", hint))
 }
 
+// versionQuestion is one asking of the server's version, which every caller that needs it waits for.
+type versionQuestion struct {
+	done    chan struct{}
+	version string
+	err     error
+}
+
 // serverVersion is the configured version, or the one the server answers, asked once over this
-// client's protocol (or the first that carries the question). A failure is not kept: the next
-// call asks again.
+// client's protocol (or the first that carries the question) under the context of the call that
+// asks first. Every caller waits no longer than its own context allows, and asks again when the
+// question ended with another caller's context. A failure is not kept: the next call asks again.
 func (c *core) serverVersion(ctx context.Context) (string, error) {
-	c.versionMu.Lock()
-	defer c.versionMu.Unlock()
-	c.mu.Lock()
-	version := c.version
-	c.mu.Unlock()
-	if version != "" {
-		return version, nil
+	for {
+		c.mu.Lock()
+		if c.version != "" {
+			version := c.version
+			c.mu.Unlock()
+			return version, nil
+		}
+		question := c.question
+		if question == nil {
+			question = &versionQuestion{done: make(chan struct{})}
+			c.question = question
+			go c.ask(ctx, question)
+		}
+		c.mu.Unlock()
+		select {
+		case <-question.done:
+			if question.err == nil {
+				return question.version, nil
+			}
+			var apiErr *APIError
+			endedByAnother := ctx.Err() == nil && errors.As(question.err, &apiErr) && (apiErr.Code == CodeDeadlineExceeded || apiErr.Code == CodeCancelled)
+			if !endedByAnother {
+				return "", question.err
+			}
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
 	}
+}
+
+// ask puts the version question to the server under ctx and tells its waiters.
+func (c *core) ask(ctx context.Context, question *versionQuestion) {
+	question.version, question.err = c.askVersion(ctx)
+	c.mu.Lock()
+	if question.err == nil {
+		c.version = question.version
+	}
+	c.question = nil
+	c.mu.Unlock()
+	close(question.done)
+}
+
+func (c *core) askVersion(ctx context.Context) (string, error) {
 	op := c.versionOp
 	if op == nil {
 		return "", fmt.Errorf("%s: this client cannot learn the server version; use the server version option", packageName)
@@ -325,15 +371,12 @@ func (c *core) serverVersion(ctx context.Context) (string, error) {
 	}
 	out := newVersionAnswer[op.name]()
 	if err := t.call(ctx, op, protocol, map[string]any{}, c.baseHeaders(), out); err != nil {
-		return "", err
+		return "", asAPIError(ctx, err, op, protocol)
 	}
 	answer := answerString(op.output, out, versionField)
 	if _, err := parseVersion(answer); err != nil {
 		return "", &APIError{Code: CodeInternal, Message: "the server answered a version that is not one: " + err.Error(), Operation: op.name, Protocol: protocol}
 	}
-	c.mu.Lock()
-	c.version = answer
-	c.mu.Unlock()
 	return answer, nil
 }
 
@@ -388,7 +431,7 @@ func (c *core) admit(ctx context.Context, op *operation, protocol Protocol) erro
 	}
 	server, err := c.serverVersion(ctx)
 	if err != nil {
-		return asAPIError(ctx, err, op, protocol)
+		return asCallers(asAPIError(ctx, err, op, protocol), op, protocol)
 	}
 	if refused := versionRefusal(op, protocol, server); refused != nil {
 		return refused
@@ -480,6 +523,20 @@ func asAPIError(ctx context.Context, err error, op *operation, protocol Protocol
 		return contextFailure(err, op, protocol, err)
 	}
 	return noAnswer(op, protocol, err)
+}
+
+// asCallers is a failure of the server-version lookup named after the operation the caller called.
+func asCallers(err *APIError, op *operation, protocol Protocol) *APIError {
+	if err.Operation == op.name {
+		return err
+	}
+	named := *err
+	named.Message = strings.Replace(err.Message, err.Operation, op.name, 1)
+	if !strings.HasPrefix(err.Message, err.Operation) {
+		named.Message = err.Message
+	}
+	named.Operation, named.Protocol = op.name, protocol
+	return &named
 }
 
 // invoke is one call of op, answered as a new *Out.

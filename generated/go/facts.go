@@ -49,6 +49,9 @@ const retryMaxDelay = 2 * time.Second
 // retryAfterMax: a longer Retry-After is not waited for; the usual backoff applies.
 const retryAfterMax = 60 * time.Second
 
+// defaultTimeout: the deadline of a call when nothing names one.
+const defaultTimeout = 60 * time.Second
+
 // refusalCode: the code of every call the client refuses before sending it.
 const refusalCode = CodeFailedPrecondition
 

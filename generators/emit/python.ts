@@ -250,7 +250,11 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
     { decl: "grpc_endpoint: str | None = None", name: "grpc_endpoint", doc: `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` },
     { decl: "server_version: str | None = None", name: "server_version", doc: "The server's version if known; otherwise asked once when an operation's minimum version matters." },
     { decl: "read_only: bool = False", name: "read_only", doc: "Refuse destructive operations before anything is sent." },
-    { decl: "timeout: float | None = None", name: "timeout", doc: "Default deadline of each call in seconds (retries included); None waits as long as it takes." },
+    {
+      decl: "timeout: float | None = DEFAULT_TIMEOUT",
+      name: "timeout",
+      doc: `Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default ${facts.defaultTimeoutMs / 1000}; None waits as long as it takes.`,
+    },
     { decl: "retry: RetryPolicy | bool = True", name: "retry", doc: "Retries of reads on transient failures; False turns them off." },
     { decl: `http_client: ${httpClient} | None = None`, name: "http_client", doc: "The httpx client for GraphQL and REST (default: one of the client's own, closed by close())." },
     {
@@ -428,6 +432,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     wireTexts: Object.entries(texts.wire).map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
     retry: { attempts: facts.retry.attempts, baseDelay: facts.retry.baseDelayMs / 1000, maxDelay: facts.retry.maxDelayMs / 1000 },
     iteratePageLimit: facts.iteratePageLimit,
+    defaultTimeout: facts.defaultTimeoutMs / 1000,
     versionField: pyLiteral(facts.versionField),
     clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),
     enums: facts.enums.map((e) => ({

@@ -13,7 +13,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
-import { ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
+import { DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
 import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
@@ -142,6 +142,8 @@ export interface SdkFacts {
   /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
   versionField: string;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
+  /** The deadline of a call, retries and the server-version lookup included, when neither the call nor the client names one. */
+  defaultTimeoutMs: number;
   /** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
   retryAfterMaxMs: number;
   /** Page size of iterators when the caller names none. */
@@ -322,6 +324,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
     versionField: "version",
     retry: { ...RETRY_DEFAULTS },
+    defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
     retryAfterMaxMs: 60_000,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),

@@ -21,6 +21,9 @@ export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSecond
   return delay * (0.5 + Math.random() / 2);
 }
 
+/** The deadline of a call when neither the call nor the client names one. */
+export const DEFAULT_TIMEOUT_MS = 60_000;
+
 /** Page size of iterators when the caller names none. */
 export const ITERATE_PAGE_LIMIT = 100;
 
@@ -45,7 +48,7 @@ export interface ClientConfig {
   serverVersion?: string;
   /** Refuse destructive operations before anything is sent. */
   readOnly?: boolean;
-  /** Default deadline of each call. */
+  /** Default deadline of each call, retries included (default DEFAULT_TIMEOUT_MS, 60 s; 0: none). */
   timeoutMs?: number;
   /** Retries of reads on transient failures, honouring Retry-After up to 60 s; writes are never retried. `false` turns them off. */
   retry?: RetryPolicy | false;
@@ -83,6 +86,20 @@ export interface ClientDefinition {
   versionOperation: string | null;
   /** Loads the protobuf-es service descriptors; called only for protocol grpc. */
   loadGrpcServices: () => Promise<readonly DescService[]>;
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts (the promise runs on). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(
+      (value) => (signal.removeEventListener("abort", abort), resolve(value)),
+      (error: unknown) => (signal.removeEventListener("abort", abort), reject(error)),
+    );
+  });
 }
 
 /** Waits `ms`, or until `signal` aborts (resolving early; the caller then sees signal.aborted). */
@@ -181,27 +198,45 @@ export class ClientCore {
     return transport;
   }
 
-  /** The server's version: from config, or asked once of the server over this client's protocol. */
-  private version(): Promise<string> {
+  /**
+   * The server's version: from config, or asked once of the server over this client's protocol.
+   * The question runs under the signal of the call that asks it first; every caller waits for it
+   * no longer than its own signal allows, and a failure is the calling operation's (`caller`).
+   */
+  private version(caller: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): Promise<string> {
     if (!this.serverVersion) {
       const name = this.definition.versionOperation;
-      if (!name) return Promise.reject(new Error("this client cannot learn the server version; set serverVersion"));
+      if (!name) return Promise.reject(new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true }));
       // Asked directly, not through call(): its own refusal check would ask for the version again.
       const operation = this.operation(name);
-      const protocol = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
-      const inClear = this.inClear[protocol];
-      if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, name, protocol, { refused: true }));
+      const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
+      const inClear = this.inClear[over];
+      if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true }));
       const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders() };
-      this.serverVersion = this.transport(protocol)
-        .then((transport) => transport.call({ operation, input: {}, headers, signal: undefined }))
-        .then((answer) => String(answer.version));
-      this.serverVersion.catch(() => (this.serverVersion = undefined));
+      const asked = (this.serverVersion = this.transport(over)
+        .then((transport) => transport.call({ operation, input: {}, headers, signal }))
+        .then((answer) => String(answer.version)));
+      asked.catch(() => {
+        if (this.serverVersion === asked) this.serverVersion = undefined;
+      });
     }
-    return this.serverVersion;
+    const asked = this.serverVersion;
+    return untilAborted(asked, signal).catch((error: unknown) => {
+      // The question ended at the deadline of the call that asked it, not this one's: ask again under this one's.
+      const endedByAnother = !signal?.aborted && error instanceof ApiError && (error.code === "DEADLINE_EXCEEDED" || error.code === "CANCELLED");
+      if (endedByAnother) return this.version(caller, protocol, signal);
+      // The caller's own deadline or cancellation, or the question's failure: named after the caller's operation.
+      const failure = error instanceof ApiError ? error : fetchFailure(error, { operation: caller, input: {}, headers: {}, signal }, protocol);
+      throw new ApiError(failure.code, failure.message.replace(/^[a-z_]+(?=: | timed out| was cancelled)/, caller.name), caller.name, protocol, {
+        cause: failure,
+        ...(failure.status !== undefined ? { status: failure.status } : {}),
+        ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
+      });
+    });
   }
 
   /** A reason to refuse the call before sending anything; a promise only while the server version is being learnt. */
-  private refusal(operation: OperationSpec, protocol: Protocol): ApiError | undefined | Promise<ApiError | undefined> {
+  private refusal(operation: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): ApiError | undefined | Promise<ApiError | undefined> {
     const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
     const carriers = protocolsOf(operation);
     const binding = operation[protocol];
@@ -214,7 +249,7 @@ export class ClientCore {
       return refuse(`${operation.pascalName} is destructive and this client is read-only`);
     }
     if (binding.since !== this.lowestSince.get(protocol) && compareVersions(binding.since, this.lowestSince.get(protocol)!) > 0) {
-      return this.version().then((server) => {
+      return this.version(operation, protocol, signal).then((server) => {
         if (compareVersions(server, binding.since) >= 0) return undefined;
         const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
         const hint = working.length > 0 ? `use ${working.join(" or ")}` : "no protocol carries it on this server";
@@ -229,16 +264,17 @@ export class ClientCore {
     const operation = this.operation(name);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
-    const pending = this.refusal(operation, protocol);
+    // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.
+    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
+    const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
+    const pending = this.refusal(operation, protocol, signal);
     const refused = pending instanceof Promise ? await pending : pending;
     if (refused) throw refused;
     const transport = this.ready.get(protocol) ?? (await this.transport(protocol));
     const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
     const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts) : 1;
-    const timeoutMs = options.timeoutMs ?? this.config.timeoutMs;
-    const signals = [options.signal, timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs)].filter((s): s is AbortSignal => s !== undefined);
-    const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
     for (let attempt = 1; ; attempt++) {
       try {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });

@@ -38,6 +38,10 @@ type RetryPolicy struct {
 // DefaultRetryPolicy is the policy of a client configured without one.
 var DefaultRetryPolicy = RetryPolicy{Attempts: retryAttempts, BaseDelay: retryBaseDelay, MaxDelay: retryMaxDelay}
 
+// DefaultTimeout is the deadline of a call when neither its context, its options nor the client's
+// name one.
+const DefaultTimeout = defaultTimeout
+
 // NoRetry turns retries off: every call is attempted once.
 var NoRetry = RetryPolicy{Attempts: 1}
 
@@ -49,6 +53,7 @@ type config struct {
 	serverVersion  string
 	readOnly       bool
 	timeout        time.Duration
+	timeoutSet     bool
 	retry          RetryPolicy
 	httpClient     *http.Client
 	grpcDial       []grpc.DialOption
@@ -102,9 +107,11 @@ func WithServerVersion(version string) Option { return func(c *config) { c.serve
 // WithReadOnly makes the user client refuse destructive operations before anything is sent.
 func WithReadOnly() Option { return func(c *config) { c.readOnly = true } }
 
-// WithTimeout sets the default deadline of each call of the user client, retries included
-// (default: none beyond the context's).
-func WithTimeout(d time.Duration) Option { return func(c *config) { c.timeout = d } }
+// WithTimeout sets the deadline of each call of the user client, the server-version lookup and
+// retries included (default DefaultTimeout; 0: none beyond the context's).
+func WithTimeout(d time.Duration) Option {
+	return func(c *config) { c.timeout, c.timeoutSet = d, true }
+}
 
 // WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy; NoRetry
 // turns retries off).
@@ -158,9 +165,11 @@ func WithAdminServerVersion(version string) AdminOption {
 // WithAdminReadOnly makes the admin client refuse destructive operations before anything is sent.
 func WithAdminReadOnly() AdminOption { return func(c *config) { c.readOnly = true } }
 
-// WithAdminTimeout sets the default deadline of each call of the admin client, retries included
-// (default: none beyond the context's).
-func WithAdminTimeout(d time.Duration) AdminOption { return func(c *config) { c.timeout = d } }
+// WithAdminTimeout sets the deadline of each call of the admin client, the server-version lookup
+// and retries included (default DefaultTimeout; 0: none beyond the context's).
+func WithAdminTimeout(d time.Duration) AdminOption {
+	return func(c *config) { c.timeout, c.timeoutSet = d, true }
+}
 
 // WithAdminRetry sets the retry policy of the admin client's reads (default DefaultRetryPolicy;
 // NoRetry turns retries off).

@@ -3,6 +3,7 @@ synchronous and one asynchronous transport that only move the bytes."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import ssl
 import time
@@ -120,11 +121,19 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
     raise ApiError(code, message if isinstance(message, str) else TEXTS["httpStatus"].format(status=status), operation.name, "rest", status=status, retry_after=wait)
 
 
-def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response) -> Model:
+def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response, content: bytes) -> Model:
     """The answer in the flat shape, or the ApiError it carries."""
     wait = retry_after(response.headers) if response.status_code >= 400 else None
     read = _read_graphql if protocol == "graphql" else _read_rest
-    return read(operation, response.status_code, response.content, wait)
+    return read(operation, response.status_code, content, wait)
+
+
+def _deadline(timeout: float | None) -> float | None:
+    return None if timeout is None else time.monotonic() + timeout
+
+
+def _past(deadline: float | None) -> bool:
+    return deadline is not None and time.monotonic() >= deadline
 
 
 class SyncHttpTransport:
@@ -137,15 +146,23 @@ class SyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        # httpx's timeout bounds each wait (connect, each read); the deadline bounds the whole call,
+        # so a server that drips its answer a byte at a time cannot hold it past `timeout`.
+        deadline = _deadline(timeout)
         try:
-            response = self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+            with self._client.stream(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout) as response:
+                chunks = []
+                for chunk in response.iter_bytes():
+                    chunks.append(chunk)
+                    if _past(deadline):
+                        raise timed_out(operation.name, protocol)
         except httpx.TimeoutException:
             raise timed_out(operation.name, protocol) from None
         except (httpx.TransportError, ssl.SSLError) as error:
             # httpcore's asyncio backend lets a TLS alert read after the handshake (TLS 1.3: a client
             # certificate the server wanted) through as ssl.SSLError instead of httpx.ReadError.
             raise no_answer(operation.name, protocol, error) from error
-        return read_answer(operation, protocol, response)
+        return read_answer(operation, protocol, response, b"".join(chunks))
 
     def close(self) -> None:
         if self._owned:
@@ -162,15 +179,28 @@ class AsyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        request = self._client.build_request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+
+        async def exchange() -> tuple[httpx.Response, bytes]:
+            response = await self._client.send(request, stream=True)
+            try:
+                return response, b"".join([chunk async for chunk in response.aiter_bytes()])
+            finally:
+                await response.aclose()
+
         try:
-            response = await self._client.request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
+            # The whole exchange under one deadline: a server that drips its headers or its body
+            # cannot hold the call past `timeout`.
+            response, body_bytes = await asyncio.wait_for(exchange(), timeout)
+        except asyncio.TimeoutError:
+            raise timed_out(operation.name, protocol) from None
         except httpx.TimeoutException:
             raise timed_out(operation.name, protocol) from None
         except (httpx.TransportError, ssl.SSLError) as error:
             # httpcore's asyncio backend lets a TLS alert read after the handshake (TLS 1.3: a client
             # certificate the server wanted) through as ssl.SSLError instead of httpx.ReadError.
             raise no_answer(operation.name, protocol, error) from error
-        return read_answer(operation, protocol, response)
+        return read_answer(operation, protocol, response, body_bytes)
 
     async def close(self) -> None:
         if self._owned:

@@ -10,7 +10,7 @@ import httpx
 
 from ._base import AsyncClientBase, AsyncUserClientBase, SyncClientBase, SyncUserClientBase
 from ._core import RetryPolicy, Settings
-from ._schema import OPERATIONS
+from ._schema import DEFAULT_TIMEOUT, OPERATIONS
 from ._tls import ClientCert, Verify
 from .types import (
     AdminMeta,
@@ -93,7 +93,7 @@ class AdminClient(SyncClientBase):
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
-        timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
+        timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
@@ -115,7 +115,7 @@ class AdminClient(SyncClientBase):
         grpc_endpoint: str | None = None,
         server_version: str | None = None,
         read_only: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
         http_client: httpx.Client | None = None,
         verify: Verify = True,
@@ -2352,7 +2352,7 @@ class AsyncAdminClient(AsyncClientBase):
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
-        timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
+        timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
@@ -2374,7 +2374,7 @@ class AsyncAdminClient(AsyncClientBase):
         grpc_endpoint: str | None = None,
         server_version: str | None = None,
         read_only: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
         http_client: httpx.AsyncClient | None = None,
         verify: Verify = True,
@@ -4612,7 +4612,7 @@ class UserClient(SyncUserClientBase):
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
-        timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
+        timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
@@ -4635,7 +4635,7 @@ class UserClient(SyncUserClientBase):
         grpc_endpoint: str | None = None,
         server_version: str | None = None,
         read_only: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
         http_client: httpx.Client | None = None,
         verify: Verify = True,
@@ -5263,7 +5263,7 @@ class AsyncUserClient(AsyncUserClientBase):
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
-        timeout: Default deadline of each call in seconds (retries included); None waits as long as it takes.
+        timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries of reads on transient failures; False turns them off.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
@@ -5286,7 +5286,7 @@ class AsyncUserClient(AsyncUserClientBase):
         grpc_endpoint: str | None = None,
         server_version: str | None = None,
         read_only: bool = False,
-        timeout: float | None = None,
+        timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
         http_client: httpx.AsyncClient | None = None,
         verify: Verify = True,

@@ -23,6 +23,7 @@ from ._model import Model
 from ._schema import (
     ADMIN_SECRET_HEADER,
     CLIENT_ROLES,
+    DEFAULT_TIMEOUT,
     GRPC_MISSING,
     GRPC_PORT,
     ITERATE_PAGE_LIMIT,
@@ -71,7 +72,7 @@ class Settings:
     extra_headers: Mapping[str, str] | None = None
     server_version: str | None = None
     read_only: bool = False
-    timeout: float | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
     retry: RetryPolicy | bool = True
     admin_secret: str | None = None
     client_id: str | None = None
@@ -269,6 +270,12 @@ class _CoreBase:
         if refused is not None:
             raise refused
 
+    def as_callers(self, error: ApiError, operation: Operation, protocol: Protocol) -> ApiError:
+        """A failure of the server-version lookup, named after the operation the caller called."""
+        question = self._version_operation.name if self._version_operation else ""
+        message = error.message.replace(question, operation.name, 1) if question and error.message.startswith(question) else error.message
+        return ApiError(error.code, message, operation.name, protocol, status=error.status, retry_after=error.retry_after, refused=error.refused)
+
     def version_question(self) -> tuple[Operation, Protocol]:
         """The operation that answers the server's version, and the protocol to ask it over."""
         if self._version_operation is None:
@@ -303,26 +310,39 @@ class SyncCore(_CoreBase):
         self._http: SyncHttpTransport | None = None
         self._grpc: SyncGrpcTransport | None = None
         self._version_lock = threading.Lock()
+        # Threads making their first call together must share one pool and one channel.
+        self._transport_lock = threading.Lock()
 
     def _transport(self, protocol: Protocol) -> SyncHttpTransport | SyncGrpcTransport:
-        if protocol == "grpc":
-            if self._grpc is None:
-                from ._grpc import SyncGrpcTransport
+        with self._transport_lock:
+            if protocol == "grpc":
+                if self._grpc is None:
+                    from ._grpc import SyncGrpcTransport
 
-                self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
-            return self._grpc
-        if self._http is None:
-            self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify)
-        return self._http
+                    self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
+                return self._grpc
+            if self._http is None:
+                self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify)
+            return self._http
 
-    def server_version(self) -> str:
-        """From the configuration, or asked once of the server over this client's protocol."""
-        with self._version_lock:
+    def server_version(self, operation: Operation, call: _Call) -> str:
+        """From the configuration, or asked once of the server; waited for no longer than `call`'s deadline."""
+        if self._server_version is not None:
+            return self._server_version
+        remaining = self.remaining(operation, call)
+        if not self._version_lock.acquire(timeout=-1 if remaining is None else remaining):
+            raise timed_out(operation.name, call.protocol)
+        try:
             if self._server_version is None:
-                operation, protocol = self.version_question()
-                answer = self._transport(protocol).call(operation, protocol, {}, self._headers, self._default_timeout)
+                try:
+                    question, protocol = self.version_question()
+                    answer = self._transport(protocol).call(question, protocol, {}, self._headers, self.remaining(operation, call))
+                except ApiError as error:
+                    raise self.as_callers(error, operation, call.protocol) from None
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
+        finally:
+            self._version_lock.release()
 
     def call(
         self,
@@ -334,7 +354,7 @@ class SyncCore(_CoreBase):
     ) -> M:
         call = self.start(operation, given, extra_headers, timeout)
         if call.version_gated:
-            self.check_version(operation, call, self.server_version())
+            self.check_version(operation, call, self.server_version(operation, call))
         transport = self._transport(call.protocol)
         attempt = 1
         while True:
@@ -379,7 +399,7 @@ class AsyncCore(_CoreBase):
         self._http_client = http_client
         self._http: AsyncHttpTransport | None = None
         self._grpc: AsyncGrpcTransport | None = None
-        self._version_lock = asyncio.Lock()
+        self._version_task: asyncio.Future[str] | None = None
 
     def _transport(self, protocol: Protocol) -> AsyncHttpTransport | AsyncGrpcTransport:
         if protocol == "grpc":
@@ -392,14 +412,33 @@ class AsyncCore(_CoreBase):
             self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify)
         return self._http
 
-    async def server_version(self) -> str:
-        """From the configuration, or asked once of the server over this client's protocol."""
-        async with self._version_lock:
-            if self._server_version is None:
-                operation, protocol = self.version_question()
-                answer = await self._transport(protocol).call(operation, protocol, {}, self._headers, self._default_timeout)
-                self._server_version = str(getattr(answer, VERSION_FIELD))
-            return self._server_version
+    async def _ask_version(self, timeout: float | None) -> str:
+        question, protocol = self.version_question()
+        answer = await self._transport(protocol).call(question, protocol, {}, self._headers, timeout)
+        return str(getattr(answer, VERSION_FIELD))
+
+    async def server_version(self, operation: Operation, call: _Call) -> str:
+        """
+        From the configuration, or asked once of the server under the deadline of the call that
+        asks first; every caller waits no longer than its own deadline, and asks again when the
+        question ended at another caller's.
+        """
+        while self._server_version is None:
+            remaining = self.remaining(operation, call)
+            task = self._version_task
+            if task is None or task.done():
+                task = self._version_task = asyncio.ensure_future(self._ask_version(remaining))
+                # Retrieved here too, so that a question nobody waits for any more logs nothing.
+                task.add_done_callback(lambda done: None if done.cancelled() else done.exception())
+            try:
+                self._server_version = await asyncio.wait_for(asyncio.shield(task), remaining)
+            except asyncio.TimeoutError:
+                raise timed_out(operation.name, call.protocol) from None
+            except ApiError as error:
+                ended_by_another = error.code == "DEADLINE_EXCEEDED" and not (call.deadline is not None and time.monotonic() >= call.deadline)
+                if not ended_by_another:
+                    raise self.as_callers(error, operation, call.protocol) from None
+        return self._server_version
 
     async def call(
         self,
@@ -411,7 +450,7 @@ class AsyncCore(_CoreBase):
     ) -> M:
         call = self.start(operation, given, extra_headers, timeout)
         if call.version_gated:
-            self.check_version(operation, call, await self.server_version())
+            self.check_version(operation, call, await self.server_version(operation, call))
         transport = self._transport(call.protocol)
         attempt = 1
         while True:

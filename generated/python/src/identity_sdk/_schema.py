@@ -21,6 +21,8 @@ RETRY_ATTEMPTS = 3
 RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 2
 ITERATE_PAGE_LIMIT = 100
+DEFAULT_TIMEOUT = 60
+"""Seconds a call may take in all when neither the call nor the client names a timeout."""
 
 TEXTS: dict[str, str] = {
     "refusalCode": "FAILED_PRECONDITION",

@@ -1,0 +1,94 @@
+// The TypeScript client when the server misbehaves (issue 33): every wait is bounded by the
+// caller's deadline or signal, the server-version lookup included, and its failures are named after
+// the operation the caller called.
+import { createServer, type Server, type Socket } from "node:net";
+import type { AddressInfo } from "node:net";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { schema } from "../../generated/schema.js";
+import { sampleMessage } from "../helpers/recording-service.js";
+
+/** A server that accepts connections and never answers. */
+let hanging: Server;
+let hangingUrl: string;
+const sockets = new Set<Socket>();
+beforeAll(async () => {
+  hanging = createServer((socket) => {
+    sockets.add(socket);
+    socket.on("error", () => {});
+    socket.on("close", () => sockets.delete(socket));
+  });
+  await new Promise<void>((resolve) => hanging.listen(0, "127.0.0.1", resolve));
+  hangingUrl = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}`;
+});
+afterAll(async () => {
+  for (const socket of sockets) socket.destroy();
+  await new Promise((resolve) => hanging.close(resolve));
+});
+
+async function failure(call: Promise<unknown>): Promise<{ error: ApiError; ms: number }> {
+  const started = performance.now();
+  const error = await call.then(
+    () => {
+      throw new Error("the call succeeded");
+    },
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return { error: error as ApiError, ms: performance.now() - started };
+}
+
+describe("the server-version lookup", () => {
+  // create_organization over REST needs server 2.4.0, so a client without serverVersion asks first.
+  it("ends at the caller's deadline against a server that never answers, named after the caller's operation", async () => {
+    const client = new AdminClient({ serviceUrl: hangingUrl, adminSecret: "s", protocol: "rest", retry: false });
+    const { error, ms } = await failure(client.createOrganization({ name: "acme" }, { timeoutMs: 300 }));
+    expect(ms).toBeLessThan(1_500);
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", operation: "create_organization", protocol: "rest", message: "create_organization timed out" });
+    await client.close();
+  });
+
+  it("ends when the caller's signal aborts", async () => {
+    const client = new AdminClient({ serviceUrl: hangingUrl, adminSecret: "s", protocol: "rest", retry: false });
+    const { error, ms } = await failure(client.createOrganization({ name: "acme" }, { signal: AbortSignal.timeout(200) }));
+    expect(ms).toBeLessThan(1_500);
+    expect(error).toMatchObject({ code: "DEADLINE_EXCEEDED", operation: "create_organization" });
+    const controller = new AbortController();
+    const cancelled = failure(client.createOrganization({ name: "acme" }, { signal: controller.signal }));
+    setTimeout(() => controller.abort(), 100);
+    expect((await cancelled).error).toMatchObject({ code: "CANCELLED", operation: "create_organization", message: "create_organization was cancelled" });
+    await client.close();
+  });
+
+  it("lets each waiter leave at its own deadline", async () => {
+    const client = new AdminClient({ serviceUrl: hangingUrl, adminSecret: "s", protocol: "rest", retry: false });
+    const short = failure(client.createOrganization({ name: "a" }, { timeoutMs: 200 }));
+    const long = failure(client.createOrganization({ name: "b" }, { timeoutMs: 900 }));
+    const [first, second] = await Promise.all([short, long]);
+    expect(first.ms).toBeLessThan(700);
+    expect(second.ms).toBeGreaterThan(850);
+    expect(second.ms).toBeLessThan(2_000);
+    expect([first.error.code, second.error.code]).toEqual(["DEADLINE_EXCEEDED", "DEADLINE_EXCEEDED"]);
+    await client.close();
+  });
+
+  it("is asked again under a later caller's deadline when the caller who asked it gave up", async () => {
+    const meta = { ...sampleMessage(schema, "AdminMeta"), version: schema.version };
+    const organization = sampleMessage(schema, "Organization");
+    // The version answers after 500 ms, and only to a request still waiting then.
+    const fetch = (async (url: string, init?: RequestInit) => {
+      if (!url.endsWith("/admin_meta")) return new Response(JSON.stringify(organization));
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(resolve, 500);
+        init?.signal?.addEventListener("abort", () => (clearTimeout(timer), reject(init.signal!.reason)));
+      });
+      return new Response(JSON.stringify(meta));
+    }) as typeof globalThis.fetch;
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", retry: false, fetch });
+    const impatient = failure(client.createOrganization({ name: "a" }, { timeoutMs: 200 }));
+    const patient = client.createOrganization({ name: "b" }, { timeoutMs: 3_000 });
+    expect((await impatient).error.code).toBe("DEADLINE_EXCEEDED");
+    expect(await patient).toMatchObject({ id: organization.id });
+    await client.close();
+  });
+});

@@ -1,0 +1,89 @@
+package sdk_test
+
+import (
+	"context"
+	"net"
+	"sync"
+	"testing"
+	"time"
+
+	identity "github.com/identity-interface/identity-go/v2"
+)
+
+// hangingServer accepts connections and never answers.
+func hangingServer(t *testing.T) string {
+	t.Helper()
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			conn, err := listener.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, conn)
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		listener.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, conn := range conns {
+			conn.Close()
+		}
+	})
+	return "http://" + listener.Addr().String()
+}
+
+// CreateOrganization over REST needs server 2.4.0: a client without a server version asks first.
+func TestTheVersionLookupEndsAtTheCallersDeadline(t *testing.T) {
+	url := hangingServer(t)
+	client := admin(t, url, identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminRetry(identity.NoRetry))
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	started := time.Now()
+	_, err := client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
+	apiErr := wantError(t, err, identity.CodeDeadlineExceeded, "create_organization timed out")
+	if apiErr.Operation != "create_organization" || time.Since(started) > 1500*time.Millisecond {
+		t.Fatalf("%+v after %v", apiErr, time.Since(started))
+	}
+	cancelled, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(100*time.Millisecond, cancel)
+	_, err = client.CreateOrganization(cancelled, &identity.CreateOrganizationInput{Name: "acme"})
+	wantError(t, err, identity.CodeCancelled, "create_organization was cancelled")
+}
+
+func TestEachWaiterForTheVersionLeavesAtItsOwnDeadline(t *testing.T) {
+	url := hangingServer(t)
+	client := admin(t, url, identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminRetry(identity.NoRetry))
+	deadlines := []time.Duration{1200 * time.Millisecond, 300 * time.Millisecond}
+	elapsed := make([]time.Duration, len(deadlines))
+	var wg sync.WaitGroup
+	for i, deadline := range deadlines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			started := time.Now()
+			_, err := client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"}, identity.WithCallTimeout(deadline))
+			elapsed[i] = time.Since(started)
+			wantError(t, err, identity.CodeDeadlineExceeded, "create_organization timed out")
+		}()
+		time.Sleep(20 * time.Millisecond) // the long one asks first
+	}
+	wg.Wait()
+	if elapsed[1] > 900*time.Millisecond || elapsed[0] < 1100*time.Millisecond || elapsed[0] > 2500*time.Millisecond {
+		t.Fatalf("waits %v for deadlines %v", elapsed, deadlines)
+	}
+}
+
+func TestTheDefaultDeadlineIsAMinute(t *testing.T) {
+	if identity.DefaultTimeout != time.Minute {
+		t.Fatalf("DefaultTimeout %v", identity.DefaultTimeout)
+	}
+}
