@@ -66,18 +66,19 @@ const grpcFallback = CodeInternal
 
 // Refusal and client-error texts, with {placeholders}: the same words in every client.
 const (
-	textNotCarried        = "{operation} not available over {protocol}; use {protocols}"
-	textReadOnly          = "{operation} is destructive and this client is read-only"
-	textTooOld            = "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})"
-	textTooOldUse         = "use {protocols}"
-	textTooOldNone        = "no protocol carries it on this server"
-	textProtocolSeparator = " or "
-	textInClear           = "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway"
-	textTimedOut          = "{operation} timed out"
-	textCancelled         = "{operation} was cancelled"
-	textNoAnswer          = "{operation}: no answer from the service ({reason})"
-	textNotGraphqlJson    = "{operation}: the answer is not GraphQL JSON (HTTP {status})"
-	textHttpStatus        = "HTTP {status}"
+	textNotCarried           = "{operation} not available over {protocol}; use {protocols}"
+	textReadOnly             = "{operation} is destructive and this client is read-only"
+	textTooOld               = "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})"
+	textTooOldUse            = "use {protocols}"
+	textTooOldNone           = "no protocol carries it on this server"
+	textProtocolSeparator    = " or "
+	textInClear              = "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway"
+	textTimedOut             = "{operation} timed out"
+	textCancelled            = "{operation} was cancelled"
+	textNoAnswer             = "{operation}: no answer from the service ({reason})"
+	textHttpStatus           = "HTTP {status}"
+	textMalformedAnswer      = "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}"
+	textWriteMayHaveHappened = "; the write may have happened"
 )
 
 // What the check of inputs says of a value protobuf could not carry ("<path>: <text>").

@@ -173,8 +173,10 @@ export const CLIENT_ERROR_TEXTS = {
   timedOut: "{operation} timed out",
   cancelled: "{operation} was cancelled",
   noAnswer: "{operation}: no answer from the service ({reason})",
-  notGraphqlJson: "{operation}: the answer is not GraphQL JSON (HTTP {status})",
   httpStatus: "HTTP {status}",
+  // A 2xx whose body is not the answer (not JSON, null, GraphQL without its data): never retried.
+  malformedAnswer: "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+  writeMayHaveHappened: "; the write may have happened",
 } as const;
 
 /**

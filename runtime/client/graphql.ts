@@ -3,7 +3,7 @@ import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { fetchFailure, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
 export { graphqlDocument } from "../graphql-document.js";
@@ -24,28 +24,31 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       let query = documents.get(operation.name);
       if (query === undefined) documents.set(operation.name, (query = graphqlDocument(settings.schema, operation)));
       const body = JSON.stringify(graphql.params === null ? { query } : { query, variables: { params: call.input } });
-      let answer: GraphqlAnswer;
-      let status = 0;
-      let wait: number | undefined;
+      let response: Response;
+      let text: string;
       try {
         // Never followed: fetch would send the admin secret header to whatever address a redirect names.
-        const response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal, redirect: "manual" });
-        status = response.status;
-        if (status >= 300 && status < 400) throw redirected(response, operation.name, "graphql");
-        wait = retryAfterSeconds(response.headers.get("retry-after"));
-        answer = (await response.json()) as GraphqlAnswer;
+        response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal, redirect: "manual" });
+        if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "graphql");
+        text = await response.text();
       } catch (error) {
         if (error instanceof ApiError) throw error;
-        if (status >= 500 || status === 0) throw fetchFailure(error, call, "graphql");
-        throw new ApiError("INTERNAL", `${operation.name}: the answer is not GraphQL JSON (HTTP ${status})`, operation.name, "graphql", { status, cause: error });
+        throw fetchFailure(error, call, "graphql");
       }
-      const first = answer.errors?.[0];
+      const status = response.status;
+      const answer = jsonObject(text) as GraphqlAnswer | undefined;
+      const first = Array.isArray(answer?.errors) ? answer.errors[0] : undefined;
       if (first) {
         const code = isErrorCode(first.extensions?.code) ? first.extensions!.code : "INTERNAL";
         const retryAfter = first.extensions?.retryAfter;
-        throw new ApiError(code, first.message, operation.name, "graphql", { status, retryAfterSeconds: typeof retryAfter === "number" && retryAfter >= 0 ? retryAfter : wait });
+        const wait = retryAfterSeconds(response.headers.get("retry-after"));
+        throw new ApiError(code, String(first.message), operation.name, "graphql", { status, retryAfterSeconds: typeof retryAfter === "number" && retryAfter >= 0 ? retryAfter : wait });
       }
-      return normalizeMessage(settings.schema, operation.output, answer.data?.[operation.name]);
+      // A proxy's HTML page, or any failure that is not a GraphQL answer: the code of the status.
+      if (!response.ok) throw bareStatus(operation, "graphql", response);
+      const data = answer?.data?.[operation.name];
+      if (typeof data !== "object" || data === null) throw malformedAnswer(operation, "graphql", status);
+      return normalizeMessage(settings.schema, operation.output, data);
     },
     async close() {},
   };

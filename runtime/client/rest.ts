@@ -3,7 +3,7 @@
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { fetchFailure, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
 export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -32,7 +32,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
       const isGet = rest.method === "GET";
       const url = `${settings.serviceUrl}${rest.path}${isGet ? queryString(call.input) : ""}`;
       let response: Response;
-      let body: Record<string, unknown> | undefined;
+      let text: string;
       try {
         response = await settings.fetch(url, {
           method: rest.method,
@@ -43,23 +43,26 @@ export function createRestTransport(settings: TransportSettings): Transport {
           redirect: "manual",
         });
         if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "rest");
-        const text = await response.text();
-        body = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+        text = await response.text();
       } catch (error) {
         if (error instanceof ApiError) throw error;
         throw fetchFailure(error, call, "rest");
       }
+      const body = text === "" ? {} : jsonObject(text);
       if (!response.ok) {
+        // A proxy's HTML page, or any body that is not the error model: the code of the status.
+        if (!body) throw bareStatus(operation, "rest", response);
         const status = response.status;
         const wait = retryAfterSeconds(response.headers.get("retry-after"));
-        if (typeof body?.error === "string") {
+        if (typeof body.error === "string") {
           const oauthError = body.error;
           const message = typeof body.error_description === "string" ? body.error_description : oauthError;
           throw new ApiError(OAUTH_CODES[oauthError] ?? codeOfHttpStatus(status), message, operation.name, "rest", { status, oauthError, retryAfterSeconds: wait });
         }
-        const code = isErrorCode(body?.code) ? body.code : codeOfHttpStatus(status);
-        throw new ApiError(code, typeof body?.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });
+        const code = isErrorCode(body.code) ? body.code : codeOfHttpStatus(status);
+        throw new ApiError(code, typeof body.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });
       }
+      if (!body) throw malformedAnswer(operation, "rest", response.status);
       return normalizeMessage(settings.schema, operation.output, body);
     },
     async close() {},

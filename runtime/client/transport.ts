@@ -1,6 +1,7 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
+import { codeOfHttpStatus } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
-import { ApiError } from "./errors.js";
+import { ApiError, retryAfterSeconds } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
 export type Plain = Record<string, unknown>;
@@ -38,6 +39,34 @@ export function fetchFailure(error: unknown, call: TransportCall, protocol: Prot
   }
   if (call.signal?.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
   return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${connectionFailureReason(error)})`, call.operation.name, protocol, { cause: error });
+}
+
+/**
+ * A 2xx answer whose body is not the answer (not JSON, null, GraphQL without its data): INTERNAL,
+ * never retried, and for a write a warning that it may have happened (CLIENT_ERROR_TEXTS.malformedAnswer).
+ */
+export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "graphql", status: number, cause?: unknown): ApiError {
+  const outcome = operation.kind === "read" ? "" : "; the write may have happened";
+  return new ApiError("INTERNAL", `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${outcome}`, operation.name, protocol, { status, cause });
+}
+
+/**
+ * A non-2xx answer whose body is not the error model (a proxy's HTML page): the code of its status
+ * (any 5xx UNAVAILABLE: the service did not answer), with the status and Retry-After.
+ */
+export function bareStatus(operation: OperationSpec, protocol: "rest" | "graphql", response: Response): ApiError {
+  const status = response.status;
+  return new ApiError(status >= 500 ? "UNAVAILABLE" : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, { status, retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")) });
+}
+
+/** A JSON object, or undefined for any other text (not JSON, null, an array, a scalar). */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A redirect answered by the service: an error, since following it would hand the call's credentials to another address. */

@@ -172,32 +172,80 @@ func graphqlError(errors json.RawMessage) (ErrorCode, string, bool) {
 	return CodeInternal, message, true
 }
 
+// malformedAnswer is a 2xx whose body is not the answer (not JSON, null, GraphQL without its data):
+// CodeInternal, never retried, and for a write a warning that it may have happened.
+func malformedAnswer(op *operation, protocol Protocol, status int, cause error) *APIError {
+	outcome := ""
+	if !op.retried {
+		outcome = textWriteMayHaveHappened
+	}
+	message := fill(textMalformedAnswer, "operation", op.name, "status", strconv.Itoa(status), "outcome", outcome)
+	return &APIError{Code: CodeInternal, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: cause}
+}
+
+// bareStatus is a failure whose body is not the error model (a proxy's HTML page): the code of
+// its status (any 5xx CodeUnavailable: the service did not answer), with the status and Retry-After.
+func bareStatus(op *operation, protocol Protocol, status int, wait time.Duration) *APIError {
+	code := codeOfHTTPStatus(status)
+	if status >= 500 {
+		code = CodeUnavailable
+	}
+	return &APIError{Code: code, Message: fill(textHttpStatus, "status", strconv.Itoa(status)), Operation: op.name, Protocol: protocol, HTTPStatus: status, RetryAfter: wait}
+}
+
+// jsonObject reports whether content is a JSON object (not a syntax error, null, a list or a scalar).
+func jsonObject(content []byte) bool {
+	trimmed := bytes.TrimSpace(content)
+	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed)
+}
+
 func readGraphQL(op *operation, status int, content []byte, wait time.Duration, out any) error {
+	if !jsonObject(content) {
+		if status < 200 || status >= 300 {
+			return bareStatus(op, ProtocolGraphQL, status, wait)
+		}
+		return malformedAnswer(op, ProtocolGraphQL, status, nil)
+	}
 	envelope := graphqlEnvelope(op, out)
 	err := json.Unmarshal(content, envelope.Interface())
-	if err != nil && (isSyntaxError(err) || !strings.HasPrefix(strings.TrimSpace(string(content)), "{")) {
-		if status >= 500 {
-			return noAnswer(op, ProtocolGraphQL, err)
-		}
-		message := fill(textNotGraphqlJson, "operation", op.name, "status", strconv.Itoa(status))
-		return &APIError{Code: CodeInternal, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, cause: err}
-	}
 	if code, message, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
 		return &APIError{Code: code, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, RetryAfter: wait}
 	}
+	if status < 200 || status >= 300 {
+		return bareStatus(op, ProtocolGraphQL, status, wait)
+	}
 	if err != nil {
 		return answerMismatch(op, ProtocolGraphQL, status, err)
+	}
+	// {"data": null}, or data without the operation's answer (or with null for it).
+	if data := envelope.Elem().Field(0); data.IsNil() || !graphqlAnswered(content, op.name) {
+		return malformedAnswer(op, ProtocolGraphQL, status, nil)
 	}
 	v, _ := structValue(out)
 	normalize(op.output, v)
 	return nil
 }
 
+// graphqlAnswered reports whether data[name] of a GraphQL answer is an object.
+func graphqlAnswered(content []byte, name string) bool {
+	var envelope struct {
+		Data map[string]json.RawMessage `json:"data"`
+	}
+	if json.Unmarshal(content, &envelope) != nil {
+		return false
+	}
+	answer := bytes.TrimSpace(envelope.Data[name])
+	return len(answer) > 0 && answer[0] == '{'
+}
+
 func readREST(op *operation, status int, content []byte, wait time.Duration, out any) error {
 	if status >= 200 && status < 300 {
+		if len(bytes.TrimSpace(content)) > 0 && !jsonObject(content) {
+			return malformedAnswer(op, ProtocolREST, status, nil)
+		}
 		err := decodeJSON(op.output, content, out)
 		if err != nil && isSyntaxError(err) {
-			return noAnswer(op, ProtocolREST, err)
+			return malformedAnswer(op, ProtocolREST, status, err)
 		}
 		if err != nil {
 			return answerMismatch(op, ProtocolREST, status, err)
@@ -206,11 +254,12 @@ func readREST(op *operation, status int, content []byte, wait time.Duration, out
 	}
 	var fields map[string]any
 	if len(content) > 0 {
-		var parsed any
-		if err := json.Unmarshal(content, &parsed); err != nil {
-			return noAnswer(op, ProtocolREST, err)
+		if !jsonObject(content) {
+			return bareStatus(op, ProtocolREST, status, wait)
 		}
-		fields, _ = parsed.(map[string]any)
+		if err := json.Unmarshal(content, &fields); err != nil {
+			return bareStatus(op, ProtocolREST, status, wait)
+		}
 	}
 	if oauthError, ok := fields["error"].(string); ok {
 		message := oauthError

@@ -92,3 +92,43 @@ describe("the server-version lookup", () => {
     await client.close();
   });
 });
+
+describe("answers that are not the service's", () => {
+  /** A client whose every request is answered `answer()`; `sent` counts the requests. */
+  const answering = (answer: () => Response, protocol: "rest" | "graphql") => {
+    let sent = 0;
+    const fetch = (async () => (sent++, answer())) as unknown as typeof globalThis.fetch;
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol, serverVersion: schema.version, retry: { attempts: 3, baseDelayMs: 1 }, fetch });
+    return { client, sent: () => sent };
+  };
+  const html = (status: number, headers: Record<string, string> = {}) => () => new Response("<html><body>Bad gateway</body></html>", { status, headers: { "content-type": "text/html", ...headers } });
+
+  for (const protocol of ["rest", "graphql"] as const) {
+    it(`over ${protocol}, a proxy's HTML page gets the code of its status, with the status and Retry-After; only the transient ones are retried`, async () => {
+      const cases = [
+        { status: 401, code: "UNAUTHENTICATED", attempts: 1 },
+        { status: 404, code: "NOT_FOUND", attempts: 1 },
+        { status: 429, code: "TOO_MANY_REQUESTS", attempts: 3 },
+        { status: 503, code: "UNAVAILABLE", attempts: 3 },
+      ];
+      for (const { status, code, attempts } of cases) {
+        const { client, sent } = answering(html(status, { "retry-after": "0" }), protocol);
+        const { error } = await failure(client.adminMeta());
+        expect(error, String(status)).toMatchObject({ code, status, message: `HTTP ${status}`, retryAfterSeconds: 0, operation: "admin_meta", protocol });
+        expect(sent(), `attempts after ${status}`).toBe(attempts);
+      }
+    });
+
+    it(`over ${protocol}, a 2xx whose body is not the answer is INTERNAL, never retried, and a write says it may have happened`, async () => {
+      const bodies = protocol === "rest" ? ["<html></html>", "null", "[1]"] : ["<html></html>", "null", '{"data": null}', '{"data": {}}', "{}"];
+      for (const text of bodies) {
+        const { client, sent } = answering(() => new Response(text, { status: 200 }), protocol);
+        const read = await failure(client.adminMeta());
+        expect(read.error, text).toMatchObject({ code: "INTERNAL", status: 200, message: "admin_meta: the service answered HTTP 200 with a body that is not its answer" });
+        expect(sent()).toBe(1);
+        const write = await failure(client.createOrganization({ name: "acme" }));
+        expect(write.error.message, text).toBe("create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened");
+      }
+    });
+  }
+});

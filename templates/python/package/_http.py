@@ -80,44 +80,63 @@ def retry_after(headers: httpx.Headers) -> float | None:
         return None
 
 
-def _read_graphql(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
+def _json_object(content: bytes) -> dict[str, object] | None:
+    """A JSON object, or None for any other body (not JSON, null, a list, a scalar)."""
     try:
-        answer = json.loads(content)
-    except ValueError as error:
-        if status >= 500:
-            raise no_answer(operation.name, "graphql", error) from None
-        message = TEXTS["notGraphqlJson"].format(operation=operation.name, status=status)
-        raise ApiError("INTERNAL", message, operation.name, "graphql", status=status) from None
-    if not isinstance(answer, dict):
-        answer = {}
-    errors = answer.get("errors")
+        value = json.loads(content)
+    except ValueError:
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def malformed_answer(operation: Operation, protocol: Protocol, status: int) -> ApiError:
+    """A 2xx whose body is not the answer: INTERNAL, never retried; a write may have happened."""
+    outcome = "" if operation.retried else TEXTS["writeMayHaveHappened"]
+    message = TEXTS["malformedAnswer"].format(operation=operation.name, status=status, outcome=outcome)
+    return ApiError("INTERNAL", message, operation.name, protocol, status=status)
+
+
+def bare_status(operation: Operation, protocol: Protocol, status: int, wait: float | None) -> ApiError:
+    """A failure whose body is not the error model (a proxy's HTML page): the code of its status, any 5xx UNAVAILABLE."""
+    code = "UNAVAILABLE" if status >= 500 else code_of_http_status(status)
+    return ApiError(code, TEXTS["httpStatus"].format(status=status), operation.name, protocol, status=status, retry_after=wait)
+
+
+def _read_graphql(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
+    answer = _json_object(content)
+    errors = answer.get("errors") if answer is not None else None
     if isinstance(errors, list) and errors:
         first = errors[0] if isinstance(errors[0], dict) else {}
         extensions = first.get("extensions")
         code = extensions.get("code") if isinstance(extensions, dict) else None
         message = str(first.get("message", ""))
         raise ApiError(code if is_error_code(code) else "INTERNAL", message, operation.name, "graphql", status=status, retry_after=wait)
-    data = answer.get("data")
-    return from_json(operation.output, data.get(operation.name) if isinstance(data, dict) else None)
+    if not 200 <= status < 300:
+        raise bare_status(operation, "graphql", status, wait)
+    data = answer.get("data") if answer is not None else None
+    fields = data.get(operation.name) if isinstance(data, dict) else None
+    if not isinstance(fields, dict):
+        raise malformed_answer(operation, "graphql", status)
+    return from_json(operation.output, fields)
 
 
 def _read_rest(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
-    try:
-        body = json.loads(content) if content else {}
-    except ValueError as error:
-        raise no_answer(operation.name, "rest", error) from None
+    body = _json_object(content) if content else {}
     if 200 <= status < 300:
+        if body is None:
+            raise malformed_answer(operation, "rest", status)
         return from_json(operation.output, body)
-    fields = body if isinstance(body, dict) else {}
-    oauth_error = fields.get("error")
+    if body is None:
+        raise bare_status(operation, "rest", status, wait)
+    oauth_error = body.get("error")
     if isinstance(oauth_error, str):
-        description = fields.get("error_description")
+        description = body.get("error_description")
         text = description if isinstance(description, str) else oauth_error
         code = code_of_oauth_error(oauth_error, status)
         raise ApiError(code, text, operation.name, "rest", status=status, oauth_error=oauth_error, retry_after=wait)
-    named = fields.get("code")
+    named = body.get("code")
     code = named if is_error_code(named) else code_of_http_status(status)
-    message = fields.get("message")
+    message = body.get("message")
     raise ApiError(code, message if isinstance(message, str) else TEXTS["httpStatus"].format(status=status), operation.name, "rest", status=status, retry_after=wait)
 
 

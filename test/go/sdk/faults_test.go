@@ -3,6 +3,7 @@ package sdk_test
 import (
 	"context"
 	"net"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -85,5 +86,47 @@ func TestEachWaiterForTheVersionLeavesAtItsOwnDeadline(t *testing.T) {
 func TestTheDefaultDeadlineIsAMinute(t *testing.T) {
 	if identity.DefaultTimeout != time.Minute {
 		t.Fatalf("DefaultTimeout %v", identity.DefaultTimeout)
+	}
+}
+
+func TestAProxysHTMLPageGetsTheCodeOfItsStatus(t *testing.T) {
+	for _, protocol := range []identity.Protocol{identity.ProtocolREST, identity.ProtocolGraphQL} {
+		for _, c := range []struct {
+			status   int
+			code     identity.ErrorCode
+			attempts int
+		}{{401, identity.CodeUnauthenticated, 1}, {404, identity.CodeNotFound, 1}, {429, identity.CodeTooManyRequests, 3}, {503, identity.CodeUnavailable, 3}} {
+			service := newHTTPService(t, func(int, recorded) reply {
+				return reply{status: c.status, body: "<html>proxy</html>", headers: map[string]string{"Retry-After": "0", "Content-Type": "text/html"}}
+			})
+			client := admin(t, service.url, identity.WithAdminProtocol(protocol), identity.WithAdminServerVersion("2.4.4"),
+				identity.WithAdminRetry(identity.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond}))
+			_, err := client.AdminMeta(ctx, &identity.AdminMetaInput{})
+			apiErr := wantError(t, err, c.code, "HTTP "+strconv.Itoa(c.status))
+			if apiErr.HTTPStatus != c.status || len(service.log()) != c.attempts {
+				t.Errorf("%s %d: status %d after %d attempts", protocol, c.status, apiErr.HTTPStatus, len(service.log()))
+			}
+		}
+	}
+}
+
+func TestA2xxThatIsNotTheAnswerIsInternalAndNeverRetried(t *testing.T) {
+	bodies := map[identity.Protocol][]string{
+		identity.ProtocolREST:    {"<html></html>", "null", "[1]"},
+		identity.ProtocolGraphQL: {"<html></html>", "null", `{"data": null}`, `{"data": {}}`, "{}"},
+	}
+	for protocol, list := range bodies {
+		for _, body := range list {
+			service := newHTTPService(t, ok(body))
+			client := admin(t, service.url, identity.WithAdminProtocol(protocol), identity.WithAdminServerVersion("2.4.4"),
+				identity.WithAdminRetry(identity.RetryPolicy{Attempts: 3, BaseDelay: time.Millisecond}))
+			_, err := client.AdminMeta(ctx, &identity.AdminMetaInput{})
+			wantError(t, err, identity.CodeInternal, "admin_meta: the service answered HTTP 200 with a body that is not its answer")
+			if len(service.log()) != 1 {
+				t.Errorf("%s %s: %d attempts", protocol, body, len(service.log()))
+			}
+			_, err = client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
+			wantError(t, err, identity.CodeInternal, "create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened")
+		}
 	}
 }

@@ -45,7 +45,7 @@ func TestInsecureTransportSendsAndLoopbackNeedsNothing(t *testing.T) {
 	if apiErr := apiError(t, err); apiErr.Refused || (apiErr.Code != identity.CodeUnavailable && apiErr.Code != identity.CodeDeadlineExceeded) {
 		t.Errorf("opted in: %+v", apiErr)
 	}
-	service := newHTTPService(t, ok(`{"data":{"_admin_meta":{"version":"2.4.4"}}}`))
+	service := newHTTPService(t, ok(graphqlData("admin_meta", `{"version":"2.4.4"}`)))
 	if _, err := admin(t, service.url).AdminMeta(ctx, &identity.AdminMetaInput{}); err != nil {
 		t.Fatalf("loopback: %v", err)
 	}

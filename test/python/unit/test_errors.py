@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from conftest import Clients, Recorder
-from identity_sdk import ApiError, InternalError, NotFoundError, UnauthenticatedError
+from identity_sdk import ApiError, InternalError, NotFoundError, RetryPolicy, UnauthenticatedError
 
 
 def test_graphql_errors_carry_the_code_in_extensions(clients: Clients, recorder: Recorder) -> None:
@@ -47,9 +47,25 @@ def test_token_routes_answer_rfc_6749_errors(clients: Clients, recorder: Recorde
 def test_an_answer_that_is_not_json(clients: Clients, recorder: Recorder) -> None:
     recorder.answer(httpx.Response(200, text="<html>"))
     error = clients.fails(lambda: clients.admin().admin_meta())
-    assert (error.code, error.message) == ("INTERNAL", "admin_meta: the answer is not GraphQL JSON (HTTP 200)")
+    assert (error.code, error.message, error.status) == ("INTERNAL", "admin_meta: the service answered HTTP 200 with a body that is not its answer", 200)
+    assert len(recorder.requests) == 1
+    recorder.answer(httpx.Response(200, json={"data": None}))
+    error = clients.fails(lambda: clients.admin().create_organization(name="acme"))
+    assert error.message == "create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened"
     recorder.answer(httpx.Response(502, text="<html>bad gateway</html>"))
-    assert clients.fails(lambda: clients.admin(retry=False).admin_meta()).code == "UNAVAILABLE"
+    error = clients.fails(lambda: clients.admin(retry=False).admin_meta())
+    assert (error.code, error.message, error.status) == ("UNAVAILABLE", "HTTP 502", 502)
+
+
+@pytest.mark.parametrize("protocol", ["graphql", "rest"])
+def test_a_proxys_html_page_gets_the_code_of_its_status(clients: Clients, recorder: Recorder, protocol: str) -> None:
+    for status, code, attempts in [(401, "UNAUTHENTICATED", 1), (404, "NOT_FOUND", 1), (429, "TOO_MANY_REQUESTS", 3), (503, "UNAVAILABLE", 3)]:
+        recorder.requests.clear()
+        page = httpx.Response(status, text="<html>proxy</html>", headers={"retry-after": "0"})
+        recorder.answer(*[page] * attempts)
+        error = clients.fails(lambda: clients.admin(protocol=protocol, retry=RetryPolicy(base_delay=0.001)).admin_meta())
+        assert (error.code, error.status, error.retry_after, error.message) == (code, status, 0.0, f"HTTP {status}")
+        assert len(recorder.requests) == attempts
 
 
 def test_no_answer_and_timeouts(clients: Clients, recorder: Recorder) -> None:
@@ -69,3 +85,12 @@ def test_transient_failures() -> None:
     assert not ApiError("NOT_FOUND", "m", "users", "grpc").transient
     # Made as ApiError, an error is of its code's subclass.
     assert type(ApiError("NOT_FOUND", "m", "users", "grpc")) is NotFoundError
+
+
+def test_an_error_pickles_with_every_field() -> None:
+    import pickle
+
+    error = ApiError("NOT_FOUND", "no such user", "user", "rest", status=404, retry_after=1.5)
+    copy = pickle.loads(pickle.dumps(error))
+    assert isinstance(copy, NotFoundError)
+    assert (copy.code, copy.message, copy.operation, copy.protocol, copy.status, copy.retry_after) == ("NOT_FOUND", "no such user", "user", "rest", 404, 1.5)

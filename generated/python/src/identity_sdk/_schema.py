@@ -36,8 +36,9 @@ TEXTS: dict[str, str] = {
     "timedOut": "{operation} timed out",
     "cancelled": "{operation} was cancelled",
     "noAnswer": "{operation}: no answer from the service ({reason})",
-    "notGraphqlJson": "{operation}: the answer is not GraphQL JSON (HTTP {status})",
     "httpStatus": "HTTP {status}",
+    "malformedAnswer": "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+    "writeMayHaveHappened": "; the write may have happened",
 }
 """Refusal and client-error texts, with {placeholders}: the same words in every client."""
 

@@ -68,6 +68,11 @@ class ApiError(Exception):
         self.oauth_error = oauth_error
         self.retry_after = retry_after
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled with every field (Exception pickles only its message), so that an error crosses
+        # to another process (multiprocessing, a task queue) as it was raised.
+        return (ApiError, (self.code, self.message, self.operation, self.protocol, self.status, self.refused, self.oauth_error, self.retry_after))
+
     @property
     def transient(self) -> bool:
         """Worth another try for a read: no answer, or an overloaded server."""
