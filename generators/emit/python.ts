@@ -426,6 +426,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]" (from a wheel file: pip install "<wheel>[grpc]")`),
     grpcCodeMetadata: pyLiteral(facts.errors.grpcCodeMetadata),
     grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
+    retryAfterKey: pyLiteral(facts.errors.retryAfterKey),
     texts: Object.entries({ ...texts, wire: undefined })
       .filter(([, value]) => typeof value === "string")
       .map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),

@@ -188,8 +188,10 @@ func grpcFailure(ctx context.Context, op *operation, err error, header, trailer 
 	}
 	st := status.Convert(err)
 	number := uint32(st.Code())
+	// The wait an overloaded server asks for, on whatever status it answers.
+	wait := retryAfter(firstValue(retryAfterKey, trailer, header), time.Now())
 	if number == grpcUnavailableStatus {
-		return &APIError{Code: CodeUnavailable, Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, cause: err}
+		return &APIError{Code: CodeUnavailable, Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}
 	}
 	named := firstValue(grpcCodeMetadata, trailer, header)
 	code := codeOfGRPCStatus(number)
@@ -198,7 +200,6 @@ func grpcFailure(ctx context.Context, op *operation, err error, header, trailer 
 	} else if bare, ok := grpcBareStatuses[number]; ok && named == "" {
 		code = bare
 	}
-	wait := retryAfter(firstValue(retryAfterKey, trailer, header), time.Now())
 	return &APIError{Code: code, Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}
 }
 

@@ -9,6 +9,9 @@ import (
 	"time"
 
 	identity "github.com/identity-interface/identity-go/v2"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 )
 
 // hangingServer accepts connections and never answers.
@@ -128,5 +131,16 @@ func TestA2xxThatIsNotTheAnswerIsInternalAndNeverRetried(t *testing.T) {
 			_, err = client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
 			wantError(t, err, identity.CodeInternal, "create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened")
 		}
+	}
+}
+
+func TestGRPCRetryAfterIsReadOnEveryStatus(t *testing.T) {
+	service := newGRPCService(t, func(int, grpcCall) grpcReply {
+		return grpcReply{err: status.Error(codes.Unavailable, "draining"), trailer: metadata.Pairs("retry-after", "7")}
+	})
+	client := grpcAdmin(t, service.endpoint, identity.WithAdminRetry(identity.NoRetry))
+	_, err := client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
+	if apiErr := wantError(t, err, identity.CodeUnavailable, "draining"); apiErr.RetryAfter != 7*time.Second {
+		t.Fatalf("retry after %v", apiErr.RetryAfter)
 	}
 }

@@ -181,3 +181,22 @@ def test_one_sync_client_serves_threads(server: Server) -> None:
         for thread in threads:
             thread.join()
     assert results == [""] * 8
+
+
+def test_retry_after_is_read_on_every_status(call: Callable[..., Any], server: Server) -> None:
+    def overloaded(request: Message, context: grpc.ServicerContext) -> Message:
+        context.set_trailing_metadata((("retry-after", "7"),))
+        context.abort(grpc.StatusCode.UNAVAILABLE, "draining")
+
+    def limited(request: Message, context: grpc.ServicerContext) -> Message:
+        context.set_trailing_metadata((("x-error-code", "TOO_MANY_REQUESTS"), ("retry-after", "2")))
+        context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down")
+
+    server.behaviours["create_organization"] = overloaded
+    server.behaviours["get_organization"] = limited
+    with pytest.raises(Exception) as raised:
+        call("create_organization", name="acme")
+    assert (raised.value.code, raised.value.retry_after) == ("UNAVAILABLE", 7.0)  # type: ignore[attr-defined]
+    with pytest.raises(Exception) as raised:
+        call("get_organization", id="o1", client={"retry": False})
+    assert (raised.value.code, raised.value.retry_after) == ("TOO_MANY_REQUESTS", 2.0)  # type: ignore[attr-defined]

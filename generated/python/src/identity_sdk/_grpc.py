@@ -15,7 +15,7 @@ from google.protobuf.message import Message
 from ._descriptors import FILE_DESCRIPTOR_SET
 from ._facts import Operation
 from ._model import JsonValue, Model
-from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES
+from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES, RETRY_AFTER_METADATA
 from ._shape import WireTypeError, check_wire_types, enum_name
 from ._tls import GrpcTls
 from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, timed_out
@@ -204,13 +204,27 @@ def _metadata(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
     return tuple((key.lower(), value) for key, value in headers.items())
 
 
-def _named_code(metadata: Iterable[Any] | None) -> str | None:
-    """The error code the server names in its metadata, if any."""
+def _metadata_value(metadata: Iterable[Any] | None, name: str) -> str | None:
+    """The first value of `name` in gRPC metadata, if any."""
     for entry in metadata or ():
         key, value = (entry.key, entry.value) if hasattr(entry, "key") else entry
-        if key == GRPC_CODE_METADATA:
+        if key == name:
             return value.decode() if isinstance(value, bytes) else str(value)
     return None
+
+
+def _named_code(metadata: Iterable[Any] | None) -> str | None:
+    """The error code the server names in its metadata, if any."""
+    return _metadata_value(metadata, GRPC_CODE_METADATA)
+
+
+def _retry_after(error: grpc.Call | grpc.aio.AioRpcError) -> float | None:
+    """Seconds the server asks to wait (retry-after metadata, on whatever status), or None."""
+    value = _metadata_value(error.trailing_metadata(), RETRY_AFTER_METADATA) or _metadata_value(error.initial_metadata(), RETRY_AFTER_METADATA)
+    try:
+        return None if value is None else max(0.0, float(value))
+    except ValueError:
+        return None
 
 
 def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool) -> ApiError:
@@ -222,11 +236,12 @@ def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, dea
     if status == grpc.StatusCode.CANCELLED:
         return cancelled(operation.name, "grpc")
     number = status.value[0] if status is not None else -1
+    wait = _retry_after(error)
     if number == GRPC_UNAVAILABLE_STATUS:
-        return ApiError("UNAVAILABLE", message, operation.name, "grpc")
+        return ApiError("UNAVAILABLE", message, operation.name, "grpc", retry_after=wait)
     named = _named_code(error.trailing_metadata()) or _named_code(error.initial_metadata())
     code = named if is_error_code(named) else code_of_grpc_status(number)
-    return ApiError(code, message, operation.name, "grpc")
+    return ApiError(code, message, operation.name, "grpc", retry_after=wait)
 
 
 class _Methods:

@@ -16,6 +16,8 @@ GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: 
 GRPC_CODE_METADATA = "x-error-code"
 """The metadata key in which the server names the error code of a failed gRPC call."""
 GRPC_UNAVAILABLE_STATUS = 14
+RETRY_AFTER_METADATA = "retry-after"
+"""The metadata key (HTTP: header) of the wait an overloaded server asks for."""
 
 RETRY_ATTEMPTS = 3
 RETRY_BASE_DELAY = 0.1
