@@ -52,6 +52,9 @@ const retryAfterMax = 60 * time.Second
 // defaultTimeout: the deadline of a call when nothing names one.
 const defaultTimeout = 60 * time.Second
 
+// defaultMaxResponseBytes: the largest answer read when the client names no other.
+const defaultMaxResponseBytes = 33554432
+
 // refusalCode: the code of every call the client refuses before sending it.
 const refusalCode = CodeFailedPrecondition
 
@@ -79,6 +82,7 @@ const (
 	textHttpStatus           = "HTTP {status}"
 	textMalformedAnswer      = "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}"
 	textWriteMayHaveHappened = "; the write may have happened"
+	textAnswerTooLarge       = "{operation}: the answer is larger than {limit} bytes ({option})"
 )
 
 // What the check of inputs says of a value protobuf could not carry ("<path>: <text>").

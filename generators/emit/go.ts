@@ -405,6 +405,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
       constant("retryMaxDelay", durationMs(facts.retry.maxDelayMs), "the longest wait between two attempts."),
       constant("retryAfterMax", durationMs(facts.retryAfterMaxMs), "a longer Retry-After is not waited for; the usual backoff applies."),
       constant("defaultTimeout", durationMs(facts.defaultTimeoutMs), "the deadline of a call when nothing names one."),
+      constant("defaultMaxResponseBytes", facts.defaultMaxResponseBytes, "the largest answer read when the client names no other."),
       constant("refusalCode", codeConstant.get(texts.refusalCode)!, "the code of every call the client refuses before sending it."),
       constant("httpFallbackServerError", codeConstant.get(errors.httpFallback.serverError)!, "the code of a 5xx status outside the table."),
       constant("httpFallbackOtherwise", codeConstant.get(errors.httpFallback.otherwise)!, "the code of any other status outside the table."),

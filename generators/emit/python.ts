@@ -268,6 +268,11 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
     { decl: "grpc_client_cert: bytes | None = None", name: "grpc_client_cert", doc: "PEM client certificate chain of gRPC over TLS (default: cert's)." },
     { decl: "grpc_client_key: bytes | None = None", name: "grpc_client_key", doc: "PEM private key of grpc_client_cert." },
     {
+      decl: "max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES",
+      name: "max_response_bytes",
+      doc: `The largest answer read, on every protocol (default ${facts.defaultMaxResponseBytes}, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.`,
+    },
+    {
       decl: "allow_insecure: bool = False",
       name: "allow_insecure",
       doc: "Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.",
@@ -434,6 +439,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     retry: { attempts: facts.retry.attempts, baseDelay: facts.retry.baseDelayMs / 1000, maxDelay: facts.retry.maxDelayMs / 1000 },
     iteratePageLimit: facts.iteratePageLimit,
     defaultTimeout: facts.defaultTimeoutMs / 1000,
+    defaultMaxResponseBytes: facts.defaultMaxResponseBytes,
     versionField: pyLiteral(facts.versionField),
     clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),
     enums: facts.enums.map((e) => ({

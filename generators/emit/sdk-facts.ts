@@ -13,7 +13,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
-import { DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
 import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
@@ -144,6 +144,8 @@ export interface SdkFacts {
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** The deadline of a call, retries and the server-version lookup included, when neither the call nor the client names one. */
   defaultTimeoutMs: number;
+  /** The largest answer a client reads, on every protocol, unless configured otherwise. */
+  defaultMaxResponseBytes: number;
   /** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
   retryAfterMaxMs: number;
   /** Page size of iterators when the caller names none. */
@@ -177,6 +179,8 @@ export const CLIENT_ERROR_TEXTS = {
   // A 2xx whose body is not the answer (not JSON, null, GraphQL without its data): never retried.
   malformedAnswer: "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
   writeMayHaveHappened: "; the write may have happened",
+  // An answer over the client's size cap: PAYLOAD_TOO_LARGE, never retried; {option} names the setting.
+  answerTooLarge: "{operation}: the answer is larger than {limit} bytes ({option})",
 } as const;
 
 /**
@@ -327,6 +331,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     versionField: "version",
     retry: { ...RETRY_DEFAULTS },
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
+    defaultMaxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
     retryAfterMaxMs: 60_000,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),

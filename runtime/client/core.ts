@@ -21,6 +21,9 @@ export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSecond
   return delay * (0.5 + Math.random() / 2);
 }
 
+/** The largest answer a client reads (32 MiB), on every protocol, unless `maxResponseBytes` says otherwise. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
+
 /** The deadline of a call when neither the call nor the client names one. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
 
@@ -70,6 +73,8 @@ export interface ClientConfig {
    * a token or a password.
    */
   allowInsecure?: boolean;
+  /** The largest answer read, in bytes, on every protocol (default DEFAULT_MAX_RESPONSE_BYTES, 32 MiB): a larger one is PAYLOAD_TOO_LARGE. */
+  maxResponseBytes?: number;
 }
 
 export interface CallOptions {
@@ -151,6 +156,7 @@ export class ClientCore {
       grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
       fetch: config.fetch ?? customFetch?.fetch ?? globalThis.fetch.bind(globalThis),
       grpcTls,
+      maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
     const overHttp = plaintextRefusal({ secure: https, host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
     this.inClear = {

@@ -3,7 +3,7 @@ import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { bareStatus, fetchFailure, jsonObject, malformedAnswer, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
 export { graphqlDocument } from "../graphql-document.js";
@@ -30,7 +30,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
         // Never followed: fetch would send the admin secret header to whatever address a redirect names.
         response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal, redirect: "manual" });
         if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "graphql");
-        text = await response.text();
+        text = await readText(response, settings.maxResponseBytes, operation, "graphql");
       } catch (error) {
         if (error instanceof ApiError) throw error;
         throw fetchFailure(error, call, "graphql");

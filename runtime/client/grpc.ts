@@ -20,7 +20,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
     maxSessionMemory: Number.MAX_SAFE_INTEGER,
     ...(tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, servername: tls.serverName } : {}),
   });
-  const transport = createConnectTransport({ baseUrl, sessionManager });
+  const transport = createConnectTransport({ baseUrl, sessionManager, readMaxBytes: settings.maxResponseBytes });
   const methods = new Map<string, DescMethodUnary>();
   for (const service of services) {
     for (const method of service.methods) {

@@ -3,7 +3,7 @@
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
 import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { bareStatus, fetchFailure, jsonObject, malformedAnswer, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
 export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -43,7 +43,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
           redirect: "manual",
         });
         if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "rest");
-        text = await response.text();
+        text = await readText(response, settings.maxResponseBytes, operation, "rest");
       } catch (error) {
         if (error instanceof ApiError) throw error;
         throw fetchFailure(error, call, "rest");

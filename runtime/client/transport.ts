@@ -28,6 +28,37 @@ export interface TransportSettings {
   fetch: typeof fetch;
   /** gRPC over TLS with these options, or plaintext (false). */
   grpcTls: false | TlsClientOptions;
+  /** The largest answer read, in bytes. */
+  maxResponseBytes: number;
+}
+
+/** An answer over the size cap (CLIENT_ERROR_TEXTS.answerTooLarge). */
+export function answerTooLarge(operation: OperationSpec, protocol: Protocol, limit: number, status?: number): ApiError {
+  return new ApiError("PAYLOAD_TOO_LARGE", `${operation.name}: the answer is larger than ${limit} bytes (maxResponseBytes)`, operation.name, protocol, status === undefined ? {} : { status });
+}
+
+/** The body of `response` as text, read no further than `limit` bytes: a larger one is refused as soon as it is known. */
+export async function readText(response: Response, limit: number, operation: OperationSpec, protocol: "rest" | "graphql"): Promise<string> {
+  const declared = Number(response.headers.get("content-length"));
+  if (declared > limit || !response.body) {
+    await response.body?.cancel();
+    if (declared > limit) throw answerTooLarge(operation, protocol, limit, response.status);
+    return "";
+  }
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      throw answerTooLarge(operation, protocol, limit, response.status);
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */

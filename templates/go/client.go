@@ -42,6 +42,9 @@ var DefaultRetryPolicy = RetryPolicy{Attempts: retryAttempts, BaseDelay: retryBa
 // name one.
 const DefaultTimeout = defaultTimeout
 
+// DefaultMaxResponseBytes is the largest answer a client reads when it names no other (32 MiB).
+const DefaultMaxResponseBytes = defaultMaxResponseBytes
+
 // NoRetry turns retries off: every call is attempted once.
 var NoRetry = RetryPolicy{Attempts: 1}
 
@@ -54,6 +57,7 @@ type config struct {
 	readOnly       bool
 	timeout        time.Duration
 	timeoutSet     bool
+	maxResponse    int64
 	retry          RetryPolicy
 	httpClient     *http.Client
 	grpcDial       []grpc.DialOption
@@ -134,6 +138,10 @@ func WithGRPCTLS(cfg *tls.Config) Option {
 	return func(c *config) { c.grpcSecurity, c.grpcTLS = grpcOverTLS, cfg }
 }
 
+// WithMaxResponseBytes sets the largest answer the user client reads, on every protocol (default
+// DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
+func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.maxResponse = n } }
+
 // WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL
 // is http://. A host that is not loopback also needs WithInsecureTransport.
 func WithGRPCInsecure() Option { return func(c *config) { c.grpcSecurity = grpcPlaintext } }
@@ -194,6 +202,10 @@ func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
 func WithAdminGRPCTLS(cfg *tls.Config) AdminOption {
 	return func(c *config) { c.grpcSecurity, c.grpcTLS = grpcOverTLS, cfg }
 }
+
+// WithAdminMaxResponseBytes sets the largest answer the admin client reads, on every protocol
+// (default DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
+func WithAdminMaxResponseBytes(n int64) AdminOption { return func(c *config) { c.maxResponse = n } }
 
 // WithAdminGRPCInsecure makes the admin client's gRPC connection plaintext, the default when
 // serviceURL is http://. A host that is not loopback also needs WithAdminInsecureTransport.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"google.golang.org/grpc"
 )
 
 const (
@@ -137,7 +139,12 @@ func (c *core) init(role, serviceURL string, cfg config, credentials map[string]
 		c.ownHTTP = true
 		httpClient = newHTTPClient(cfg.grpcTLS)
 	}
-	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient}
+	maxResponse := cfg.maxResponse
+	if maxResponse <= 0 {
+		maxResponse = defaultMaxResponseBytes
+	}
+	c.grpcDial = append([]dialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponse)))}, c.grpcDial...)
+	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient, maxBytes: maxResponse}
 	c.headers = c.buildHeaders()
 	return nil
 }

@@ -19,6 +19,14 @@ import (
 type httpTransport struct {
 	serviceURL string
 	client     *http.Client
+	// maxBytes is the largest answer read; a larger one is refused as soon as it is known.
+	maxBytes int64
+}
+
+// answerTooLarge is the error of an answer over the size cap.
+func answerTooLarge(op *operation, protocol Protocol, limit int64, status int) *APIError {
+	message := fill(textAnswerTooLarge, "operation", op.name, "limit", strconv.FormatInt(limit, 10), "option", "WithMaxResponseBytes")
+	return &APIError{Code: CodePayloadTooLarge, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status}
 }
 
 const contentTypeJSON = "application/json"
@@ -117,10 +125,17 @@ func (t *httpTransport) call(ctx context.Context, op *operation, protocol Protoc
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
 	}
-	content, err := io.ReadAll(response.Body)
+	if response.ContentLength > t.maxBytes {
+		response.Body.Close()
+		return answerTooLarge(op, protocol, t.maxBytes, response.StatusCode)
+	}
+	content, err := io.ReadAll(io.LimitReader(response.Body, t.maxBytes+1))
 	response.Body.Close()
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
+	}
+	if int64(len(content)) > t.maxBytes {
+		return answerTooLarge(op, protocol, t.maxBytes, response.StatusCode)
 	}
 	var wait time.Duration
 	if response.StatusCode >= 400 {

@@ -1,12 +1,13 @@
 // The TypeScript client when the server misbehaves (issue 33): every wait is bounded by the
 // caller's deadline or signal, the server-version lookup included, and its failures are named after
 // the operation the caller called.
+import { createServer as createHttpServer } from "node:http";
 import { createServer, type Server, type Socket } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
-import { sampleMessage } from "../helpers/recording-service.js";
+import { sampleMessage, startRecordingService } from "../helpers/recording-service.js";
 
 /** A server that accepts connections and never answers. */
 let hanging: Server;
@@ -131,4 +132,53 @@ describe("answers that are not the service's", () => {
       }
     });
   }
+});
+
+describe("answers over the size cap", () => {
+  it("refuses a 50 MB answer at the default 32 MiB, streamed without a length, and a declared one at once", async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    const server = createHttpServer((request, response) => {
+      request.resume();
+      if (request.url === "/v1/admin/admin_meta") {
+        response.writeHead(200, { "content-type": "application/json" });
+        let sent = 0;
+        const pump = () => {
+          while (sent < 50 && response.write(chunk)) sent++;
+          if (sent >= 50) response.end();
+          else response.once("drain", pump);
+        };
+        response.on("error", () => {});
+        pump();
+      } else {
+        response.writeHead(200, { "content-type": "application/json", "content-length": String(50 * 1024 * 1024) });
+        response.write(chunk);
+      }
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const serviceUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const rest = new AdminClient({ serviceUrl, adminSecret: "s", protocol: "rest", serverVersion: schema.version, retry: false });
+      const { error } = await failure(rest.adminMeta());
+      expect(error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 200, message: `admin_meta: the answer is larger than ${32 * 1024 * 1024} bytes (maxResponseBytes)` });
+      const graphql = new AdminClient({ serviceUrl, adminSecret: "s", protocol: "graphql", serverVersion: schema.version, retry: false });
+      expect((await failure(graphql.adminMeta())).error).toMatchObject({ code: "PAYLOAD_TOO_LARGE", status: 200 });
+      await Promise.all([rest.close(), graphql.close()]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
+  it("takes its cap from maxResponseBytes, over gRPC too", async () => {
+    const service = await startRecordingService("s");
+    try {
+      for (const protocol of ["graphql", "rest", "grpc"] as const) {
+        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol, serverVersion: schema.version, retry: false, maxResponseBytes: 40 });
+        expect((await failure(client.adminMeta())).error, protocol).toMatchObject({ code: "PAYLOAD_TOO_LARGE", protocol });
+        await client.close();
+      }
+    } finally {
+      await service.close();
+    }
+  });
 });

@@ -147,6 +147,14 @@ def read_answer(operation: Operation, protocol: Protocol, response: httpx.Respon
     return read(operation, response.status_code, content, wait)
 
 
+def _check_size(operation: Operation, protocol: Protocol, response: httpx.Response, limit: int, read: int) -> None:
+    """Refuses an answer over the size cap as soon as it is known: from Content-Length, or from the bytes read so far."""
+    declared = response.headers.get("content-length")
+    if read > limit or (read == 0 and declared is not None and declared.isdigit() and int(declared) > limit):
+        message = TEXTS["answerTooLarge"].format(operation=operation.name, limit=limit, option="max_response_bytes")
+        raise ApiError("PAYLOAD_TOO_LARGE", message, operation.name, protocol, status=response.status_code)
+
+
 def _deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
 
@@ -156,8 +164,9 @@ def _past(deadline: float | None) -> bool:
 
 
 class SyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool = True) -> None:
+    def __init__(self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool, max_bytes: int) -> None:
         self._service_url = service_url
+        self._max_bytes = max_bytes
         self._owned = client is None
         self._client = httpx.Client(timeout=None, verify=verify) if client is None else client
 
@@ -170,9 +179,13 @@ class SyncHttpTransport:
         deadline = _deadline(timeout)
         try:
             with self._client.stream(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout) as response:
+                _check_size(operation, protocol, response, self._max_bytes, 0)
                 chunks = []
+                size = 0
                 for chunk in response.iter_bytes():
                     chunks.append(chunk)
+                    size += len(chunk)
+                    _check_size(operation, protocol, response, self._max_bytes, size)
                     if _past(deadline):
                         raise timed_out(operation.name, protocol)
         except httpx.TimeoutException:
@@ -189,8 +202,9 @@ class SyncHttpTransport:
 
 
 class AsyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.AsyncClient | None, verify: ssl.SSLContext | bool = True) -> None:
+    def __init__(self, service_url: str, client: httpx.AsyncClient | None, verify: ssl.SSLContext | bool, max_bytes: int) -> None:
         self._service_url = service_url
+        self._max_bytes = max_bytes
         self._owned = client is None
         self._client = httpx.AsyncClient(timeout=None, verify=verify) if client is None else client
 
@@ -203,7 +217,14 @@ class AsyncHttpTransport:
         async def exchange() -> tuple[httpx.Response, bytes]:
             response = await self._client.send(request, stream=True)
             try:
-                return response, b"".join([chunk async for chunk in response.aiter_bytes()])
+                _check_size(operation, protocol, response, self._max_bytes, 0)
+                chunks = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    chunks.append(chunk)
+                    size += len(chunk)
+                    _check_size(operation, protocol, response, self._max_bytes, size)
+                return response, b"".join(chunks)
             finally:
                 await response.aclose()
 

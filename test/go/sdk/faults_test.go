@@ -4,6 +4,7 @@ import (
 	"context"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -142,5 +143,25 @@ func TestGRPCRetryAfterIsReadOnEveryStatus(t *testing.T) {
 	_, err := client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
 	if apiErr := wantError(t, err, identity.CodeUnavailable, "draining"); apiErr.RetryAfter != 7*time.Second {
 		t.Fatalf("retry after %v", apiErr.RetryAfter)
+	}
+}
+
+func TestAnAnswerOverTheSizeCapIsRefused(t *testing.T) {
+	big := `{"version":"` + strings.Repeat("x", 5000) + `"}`
+	for _, protocol := range []identity.Protocol{identity.ProtocolREST, identity.ProtocolGraphQL} {
+		service := newHTTPService(t, ok(big))
+		client := admin(t, service.url, identity.WithAdminProtocol(protocol), identity.WithAdminServerVersion("2.4.4"), identity.WithAdminMaxResponseBytes(1000))
+		_, err := client.AdminMeta(ctx, &identity.AdminMetaInput{})
+		wantError(t, err, identity.CodePayloadTooLarge, "admin_meta: the answer is larger than 1000 bytes (WithMaxResponseBytes)")
+	}
+	service := newGRPCService(t, func(int, grpcCall) grpcReply {
+		answer := message(t, "identity.v1.AdminMetaResponse")
+		answer.Set(answer.Descriptor().Fields().ByName("version"), protoString(strings.Repeat("2.4.4", 20)))
+		return grpcReply{message: answer}
+	})
+	client := grpcAdmin(t, service.endpoint, identity.WithAdminMaxResponseBytes(4), identity.WithAdminRetry(identity.NoRetry))
+	_, err := client.AdminMeta(ctx, &identity.AdminMetaInput{})
+	if apiErr := apiError(t, err); apiErr.Code != identity.CodePayloadTooLarge {
+		t.Fatalf("gRPC: %+v", apiErr)
 	}
 }

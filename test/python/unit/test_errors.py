@@ -94,3 +94,10 @@ def test_an_error_pickles_with_every_field() -> None:
     copy = pickle.loads(pickle.dumps(error))
     assert isinstance(copy, NotFoundError)
     assert (copy.code, copy.message, copy.operation, copy.protocol, copy.status, copy.retry_after) == ("NOT_FOUND", "no such user", "user", "rest", 404, 1.5)
+
+
+@pytest.mark.parametrize("protocol", ["graphql", "rest"])
+def test_an_answer_over_the_size_cap_is_refused(clients: Clients, recorder: Recorder, protocol: str) -> None:
+    recorder.answer(httpx.Response(200, content=b" " * 5000))
+    error = clients.fails(lambda: clients.admin(protocol=protocol, max_response_bytes=1000).admin_meta())
+    assert (error.code, error.status, error.message) == ("PAYLOAD_TOO_LARGE", 200, "admin_meta: the answer is larger than 1000 bytes (max_response_bytes)")

@@ -200,3 +200,10 @@ def test_retry_after_is_read_on_every_status(call: Callable[..., Any], server: S
     with pytest.raises(Exception) as raised:
         call("get_organization", id="o1", client={"retry": False})
     assert (raised.value.code, raised.value.retry_after) == ("TOO_MANY_REQUESTS", 2.0)  # type: ignore[attr-defined]
+
+
+def test_a_grpc_answer_over_the_size_cap_is_refused(call: Callable[..., Any], server: Server) -> None:
+    server.behaviours["admin_meta"] = lambda request, context: message_class("identity.v1.AdminMetaResponse")(version="2.4.4" * 20)
+    with pytest.raises(Exception) as raised:
+        call("admin_meta", client={"max_response_bytes": 4})
+    assert raised.value.code == "PAYLOAD_TOO_LARGE"  # type: ignore[attr-defined]

@@ -10,7 +10,7 @@ import httpx
 
 from ._base import AsyncClientBase, AsyncUserClientBase, SyncClientBase, SyncUserClientBase
 from ._core import RetryPolicy, Settings
-from ._schema import DEFAULT_TIMEOUT, OPERATIONS
+from ._schema import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT, OPERATIONS
 from ._tls import ClientCert, Verify
 from .types import (
     AdminMeta,
@@ -102,6 +102,7 @@ class AdminClient(SyncClientBase):
         grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
         grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
         grpc_client_key: PEM private key of grpc_client_cert.
+        max_response_bytes: The largest answer read, on every protocol (default 33554432, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.
         allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
@@ -124,6 +125,7 @@ class AdminClient(SyncClientBase):
         grpc_root_certificates: bytes | None = None,
         grpc_client_cert: bytes | None = None,
         grpc_client_key: bytes | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure: bool = False,
     ) -> None:
         super().__init__(
@@ -144,6 +146,7 @@ class AdminClient(SyncClientBase):
                 grpc_root_certificates=grpc_root_certificates,
                 grpc_client_cert=grpc_client_cert,
                 grpc_client_key=grpc_client_key,
+                max_response_bytes=max_response_bytes,
                 allow_insecure=allow_insecure,
             ),
             http_client,
@@ -2361,6 +2364,7 @@ class AsyncAdminClient(AsyncClientBase):
         grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
         grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
         grpc_client_key: PEM private key of grpc_client_cert.
+        max_response_bytes: The largest answer read, on every protocol (default 33554432, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.
         allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
@@ -2383,6 +2387,7 @@ class AsyncAdminClient(AsyncClientBase):
         grpc_root_certificates: bytes | None = None,
         grpc_client_cert: bytes | None = None,
         grpc_client_key: bytes | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure: bool = False,
     ) -> None:
         super().__init__(
@@ -2403,6 +2408,7 @@ class AsyncAdminClient(AsyncClientBase):
                 grpc_root_certificates=grpc_root_certificates,
                 grpc_client_cert=grpc_client_cert,
                 grpc_client_key=grpc_client_key,
+                max_response_bytes=max_response_bytes,
                 allow_insecure=allow_insecure,
             ),
             http_client,
@@ -4621,6 +4627,7 @@ class UserClient(SyncUserClientBase):
         grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
         grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
         grpc_client_key: PEM private key of grpc_client_cert.
+        max_response_bytes: The largest answer read, on every protocol (default 33554432, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.
         allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
@@ -4644,6 +4651,7 @@ class UserClient(SyncUserClientBase):
         grpc_root_certificates: bytes | None = None,
         grpc_client_cert: bytes | None = None,
         grpc_client_key: bytes | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure: bool = False,
     ) -> None:
         super().__init__(
@@ -4665,6 +4673,7 @@ class UserClient(SyncUserClientBase):
                 grpc_root_certificates=grpc_root_certificates,
                 grpc_client_cert=grpc_client_cert,
                 grpc_client_key=grpc_client_key,
+                max_response_bytes=max_response_bytes,
                 allow_insecure=allow_insecure,
             ),
             http_client,
@@ -5272,6 +5281,7 @@ class AsyncUserClient(AsyncUserClientBase):
         grpc_root_certificates: PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots).
         grpc_client_cert: PEM client certificate chain of gRPC over TLS (default: cert's).
         grpc_client_key: PEM private key of grpc_client_cert.
+        max_response_bytes: The largest answer read, on every protocol (default 33554432, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.
         allow_insecure: Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.
     """
 
@@ -5295,6 +5305,7 @@ class AsyncUserClient(AsyncUserClientBase):
         grpc_root_certificates: bytes | None = None,
         grpc_client_cert: bytes | None = None,
         grpc_client_key: bytes | None = None,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         allow_insecure: bool = False,
     ) -> None:
         super().__init__(
@@ -5316,6 +5327,7 @@ class AsyncUserClient(AsyncUserClientBase):
                 grpc_root_certificates=grpc_root_certificates,
                 grpc_client_cert=grpc_client_cert,
                 grpc_client_key=grpc_client_key,
+                max_response_bytes=max_response_bytes,
                 allow_insecure=allow_insecure,
             ),
             http_client,

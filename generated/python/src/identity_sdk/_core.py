@@ -23,6 +23,7 @@ from ._model import Model
 from ._schema import (
     ADMIN_SECRET_HEADER,
     CLIENT_ROLES,
+    DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
     GRPC_MISSING,
     GRPC_PORT,
@@ -84,6 +85,7 @@ class Settings:
     grpc_client_cert: bytes | None = None
     grpc_client_key: bytes | None = None
     allow_insecure: bool = False
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
 
 def default_grpc_endpoint(service_url: str) -> str:
@@ -319,10 +321,10 @@ class SyncCore(_CoreBase):
                 if self._grpc is None:
                     from ._grpc import SyncGrpcTransport
 
-                    self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
+                    self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes)
                 return self._grpc
             if self._http is None:
-                self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify)
+                self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
             return self._http
 
     def server_version(self, operation: Operation, call: _Call) -> str:
@@ -406,10 +408,10 @@ class AsyncCore(_CoreBase):
             if self._grpc is None:
                 from ._grpc import AsyncGrpcTransport
 
-                self._grpc = AsyncGrpcTransport(self.grpc_endpoint, self.grpc_tls)
+                self._grpc = AsyncGrpcTransport(self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes)
             return self._grpc
         if self._http is None:
-            self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify)
+            self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
         return self._http
 
     async def _ask_version(self, timeout: float | None) -> str:

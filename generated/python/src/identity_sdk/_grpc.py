@@ -268,9 +268,14 @@ def _credentials(tls: GrpcTls) -> grpc.ChannelCredentials:
     return grpc.ssl_channel_credentials(tls.root_certificates, tls.private_key, tls.certificate_chain)
 
 
+def _options(max_bytes: int) -> list[tuple[str, int]]:
+    return [("grpc.max_receive_message_length", max_bytes)]
+
+
 class SyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None) -> None:
-        self._channel = grpc.insecure_channel(endpoint) if tls is None else grpc.secure_channel(endpoint, _credentials(tls))
+    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int) -> None:
+        options = _options(max_bytes)
+        self._channel = grpc.insecure_channel(endpoint, options) if tls is None else grpc.secure_channel(endpoint, _credentials(tls), options)
         self._methods = _Methods(self._channel)
 
     def call(
@@ -290,9 +295,10 @@ class SyncGrpcTransport:
 
 
 class AsyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None) -> None:
+    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int) -> None:
         self._endpoint = endpoint
         self._tls = tls
+        self._options = _options(max_bytes)
         # Made in the event loop of the first call: a grpc.aio channel belongs to one loop.
         self._channel: grpc.aio.Channel | None = None
         self._methods: _Methods | None = None
@@ -303,7 +309,9 @@ class AsyncGrpcTransport:
         request = encode_request(operation, body)
         if self._methods is None:
             self._channel = (
-                grpc.aio.insecure_channel(self._endpoint) if self._tls is None else grpc.aio.secure_channel(self._endpoint, _credentials(self._tls))
+                grpc.aio.insecure_channel(self._endpoint, self._options)
+                if self._tls is None
+                else grpc.aio.secure_channel(self._endpoint, _credentials(self._tls), self._options)
             )
             self._methods = _Methods(self._channel)
         try:

@@ -24,6 +24,8 @@ RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 2
 ITERATE_PAGE_LIMIT = 100
 DEFAULT_TIMEOUT = 60
+DEFAULT_MAX_RESPONSE_BYTES = 33554432
+"""The largest answer a client reads, on every protocol, unless max_response_bytes says otherwise."""
 """Seconds a call may take in all when neither the call nor the client names a timeout."""
 
 TEXTS: dict[str, str] = {
@@ -41,6 +43,7 @@ TEXTS: dict[str, str] = {
     "httpStatus": "HTTP {status}",
     "malformedAnswer": "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
     "writeMayHaveHappened": "; the write may have happened",
+    "answerTooLarge": "{operation}: the answer is larger than {limit} bytes ({option})",
 }
 """Refusal and client-error texts, with {placeholders}: the same words in every client."""
 
