@@ -52,6 +52,7 @@ type core struct {
 
 	mu       sync.Mutex
 	question *versionQuestion // the server's version being asked, while it is
+	closed   bool             // after close(): every call is refused
 	grpc     *grpcTransport
 	grpcTLS  *tls.Config // nil: plaintext
 	grpcDial []dialOption
@@ -250,6 +251,7 @@ func (c *core) close() error {
 	c.mu.Lock()
 	grpc := c.grpc
 	c.grpc = nil
+	c.closed = true
 	c.mu.Unlock()
 	var err error
 	if grpc != nil {
@@ -267,6 +269,12 @@ func refuse(op *operation, protocol Protocol, message string) *APIError {
 
 // refusal is a reason to refuse the call that needs no server version, or nil.
 func (c *core) refusal(op *operation, protocol Protocol) *APIError {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return refuse(op, protocol, fill(textClientClosed, "operation", op.name))
+	}
 	if reason := c.inClear[protocol]; reason != "" {
 		return refuse(op, protocol, reason)
 	}
@@ -486,6 +494,13 @@ func (c *core) attempt(ctx context.Context, op *operation, protocol Protocol, bo
 			return nil
 		}
 		failure := asAPIError(ctx, err, op, protocol)
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			// Close while the call was in flight: the caller ended it, as a cancelled context does.
+			return contextFailure(context.Canceled, op, protocol, failure)
+		}
 		if !failure.transient() || attempt >= attempts || ctx.Err() != nil {
 			return failure
 		}

@@ -75,6 +75,7 @@ const (
 	textTooOldUse            = "use {protocols}"
 	textTooOldNone           = "no protocol carries it on this server"
 	textProtocolSeparator    = " or "
+	textClientClosed         = "{operation}: the client is closed; make a new one"
 	textInClear              = "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway"
 	textTimedOut             = "{operation} timed out"
 	textCancelled            = "{operation} was cancelled"

@@ -166,6 +166,8 @@ export const REFUSAL_TEXTS = {
   tooOldUse: "use {protocols}",
   tooOldNone: "no protocol carries it on this server",
   protocolSeparator: " or ",
+  // A call on a client after close(): refused at once rather than quietly reopening its connections.
+  clientClosed: "{operation}: the client is closed; make a new one",
   // Plaintext to a host that is not loopback would carry the admin secret, a token or a password.
   inClear: "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway",
 } as const;

@@ -24,7 +24,7 @@ export class AdminClientBase {
   get grpcEndpoint(): string {
     return this.core.grpcEndpoint;
   }
-  /** Ends open connections (gRPC sessions). */
+  /** Ends open connections; calls in flight end CANCELLED, and a call after close() is refused (make a new client). */
   close(): Promise<void> {
     return this.core.close();
   }

@@ -135,6 +135,7 @@ export class ClientCore {
   /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
   private readonly inClear: Record<Protocol, string | undefined>;
   private readonly closeFetch: (() => Promise<void>) | undefined;
+  private closed = false;
 
   constructor(
     private readonly definition: ClientDefinition,
@@ -244,6 +245,7 @@ export class ClientCore {
   /** A reason to refuse the call before sending anything; a promise only while the server version is being learnt. */
   private refusal(operation: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): ApiError | undefined | Promise<ApiError | undefined> {
     const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
+    if (this.closed) return refuse(`${operation.name}: the client is closed; make a new one`);
     const carriers = protocolsOf(operation);
     const binding = operation[protocol];
     const inClear = this.inClear[protocol];
@@ -285,6 +287,8 @@ export class ClientCore {
       try {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
+        // close() while the call was in flight: the caller ended it, as an abort does.
+        if (this.closed) throw new ApiError("CANCELLED", `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
         if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
         await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
@@ -324,7 +328,9 @@ export class ClientCore {
     }
   }
 
+  /** Ends every connection; calls in flight end CANCELLED, and later calls are refused. */
   async close(): Promise<void> {
+    this.closed = true;
     const transports = await Promise.allSettled(this.transports.values());
     this.transports.clear();
     this.ready.clear();

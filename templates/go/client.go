@@ -269,7 +269,7 @@ func (c *AdminClient) GRPCEndpoint() string { return c.core.grpcEndpoint }
 func (c *AdminClient) Protocol() Protocol { return c.core.protocol }
 
 // Close releases the client's connections (its gRPC connection, and the idle connections of its
-// own HTTP client). A call after Close opens them again.
+// own HTTP client); calls in flight end CodeCancelled, and a call after Close is refused (make a new client).
 func (c *AdminClient) Close() error { return c.core.close() }
 
 // UserClient calls the user interface of the service and its token routes, one method per
@@ -309,7 +309,7 @@ func (c *UserClient) GRPCEndpoint() string { return c.core.grpcEndpoint }
 func (c *UserClient) Protocol() Protocol { return c.core.protocol }
 
 // Close releases the client's connections (its gRPC connection, and the idle connections of its
-// own HTTP client). A call after Close opens them again.
+// own HTTP client); calls in flight end CodeCancelled, and a call after Close is refused (make a new client).
 func (c *UserClient) Close() error { return c.core.close() }
 
 // Ptr returns a pointer to v, for the optional fields of inputs: Email: identity.Ptr("a@b.c").

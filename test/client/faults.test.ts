@@ -182,3 +182,30 @@ describe("answers over the size cap", () => {
     }
   });
 });
+
+describe("a closed client", () => {
+  it("refuses every later call at once, sending nothing, and ends a gRPC call in flight as CANCELLED", async () => {
+    const service = await startRecordingService("s");
+    try {
+      for (const protocol of ["graphql", "rest", "grpc"] as const) {
+        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol, serverVersion: schema.version, retry: false });
+        await client.adminMeta();
+        await client.close();
+        const sent = service.calls.length;
+        const { error } = await failure(client.adminMeta());
+        expect(error, protocol).toMatchObject({ code: "FAILED_PRECONDITION", refused: true, message: "admin_meta: the client is closed; make a new one" });
+        expect(service.calls.length).toBe(sent);
+      }
+      service.answers.set("adminMeta", () => new Promise((resolve) => setTimeout(() => resolve(sampleMessage(schema, "AdminMeta")), 2_000)));
+      const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol: "grpc", serverVersion: schema.version, retry: false });
+      const inFlight = failure(client.adminMeta());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await client.close();
+      const { error, ms } = await inFlight;
+      expect(error).toMatchObject({ code: "CANCELLED", message: "admin_meta was cancelled" });
+      expect(ms).toBeLessThan(1_500);
+    } finally {
+      await service.close();
+    }
+  });
+});

@@ -167,6 +167,7 @@ class _CoreBase:
             raise ImportError(GRPC_MISSING, name="grpc")
         self._settings = settings
         self._access_token = settings.access_token
+        self._closed = False
         self._headers = self._base_headers()
         self._server_version = settings.server_version
         version_operation = CLIENT_ROLES[settings.role]
@@ -215,6 +216,8 @@ class _CoreBase:
 
     def refusal(self, operation: Operation, protocol: Protocol) -> ApiError | None:
         """A reason to refuse the call that needs no server version, or None."""
+        if self._closed:
+            return self.refuse(operation, protocol, TEXTS["clientClosed"].format(operation=operation.name))
         reason = self._in_clear[protocol]
         if reason is not None:
             return self.refuse(operation, protocol, reason)
@@ -386,6 +389,7 @@ class SyncCore(_CoreBase):
             request = pager.next(answer, len(items))
 
     def close(self) -> None:
+        self._closed = True
         if self._http is not None:
             self._http.close()
             self._http = None
@@ -483,6 +487,7 @@ class AsyncCore(_CoreBase):
             request = pager.next(answer, len(items))
 
     async def close(self) -> None:
+        self._closed = True
         if self._http is not None:
             await self._http.close()
             self._http = None

@@ -165,3 +165,28 @@ func TestAnAnswerOverTheSizeCapIsRefused(t *testing.T) {
 		t.Fatalf("gRPC: %+v", apiErr)
 	}
 }
+
+func TestAClosedClientRefusesLaterCallsAndCancelsOnesInFlight(t *testing.T) {
+	service := newHTTPService(t, ok(graphqlData("admin_meta", metaJSON)))
+	client := admin(t, service.url, identity.WithAdminServerVersion("2.4.4"))
+	if _, err := client.AdminMeta(ctx, &identity.AdminMetaInput{}); err != nil {
+		t.Fatal(err)
+	}
+	client.Close()
+	_, err := client.AdminMeta(ctx, &identity.AdminMetaInput{})
+	if apiErr := wantError(t, err, identity.CodeFailedPrecondition, "admin_meta: the client is closed; make a new one"); !apiErr.Refused || len(service.log()) != 1 {
+		t.Fatalf("%+v after %d requests", apiErr, len(service.log()))
+	}
+	slow := newGRPCService(t, func(int, grpcCall) grpcReply {
+		time.Sleep(2 * time.Second)
+		return grpcReply{message: message(t, "identity.v1.AdminMetaResponse")}
+	})
+	grpcClient := grpcAdmin(t, slow.endpoint, identity.WithAdminRetry(identity.NoRetry))
+	time.AfterFunc(200*time.Millisecond, func() { grpcClient.Close() })
+	started := time.Now()
+	_, err = grpcClient.AdminMeta(ctx, &identity.AdminMetaInput{})
+	wantError(t, err, identity.CodeCancelled, "admin_meta was cancelled")
+	if time.Since(started) > 1500*time.Millisecond {
+		t.Fatalf("returned after %v", time.Since(started))
+	}
+}

@@ -101,3 +101,12 @@ def test_an_answer_over_the_size_cap_is_refused(clients: Clients, recorder: Reco
     recorder.answer(httpx.Response(200, content=b" " * 5000))
     error = clients.fails(lambda: clients.admin(protocol=protocol, max_response_bytes=1000).admin_meta())
     assert (error.code, error.status, error.message) == ("PAYLOAD_TOO_LARGE", 200, "admin_meta: the answer is larger than 1000 bytes (max_response_bytes)")
+
+
+def test_a_closed_client_refuses_every_later_call(clients: Clients, recorder: Recorder) -> None:
+    admin = clients.admin()
+    clients.run(admin.admin_meta())
+    clients.run(admin.close())
+    error = clients.fails(lambda: admin.admin_meta())
+    assert (error.code, error.refused, error.message) == ("FAILED_PRECONDITION", True, "admin_meta: the client is closed; make a new one")
+    assert len(recorder.requests) == 1

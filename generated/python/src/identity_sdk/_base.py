@@ -43,7 +43,7 @@ class SyncClientBase(_Client):
         self._core = SyncCore(settings, http_client)
 
     def close(self) -> None:
-        """Closes the connection pool and the gRPC channel; a later call opens them again."""
+        """Closes the connection pool and the gRPC channel; a later call is refused (make a new client)."""
         self._core.close()
 
     def __enter__(self: _Sync) -> _Sync:
@@ -60,7 +60,7 @@ class AsyncClientBase(_Client):
         self._core = AsyncCore(settings, http_client)
 
     async def close(self) -> None:
-        """Closes the connection pool and the gRPC channel; a later call opens them again."""
+        """Closes the connection pool and the gRPC channel; a later call is refused (make a new client)."""
         await self._core.close()
 
     async def __aenter__(self: _Async) -> _Async:

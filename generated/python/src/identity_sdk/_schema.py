@@ -36,6 +36,7 @@ TEXTS: dict[str, str] = {
     "tooOldUse": "use {protocols}",
     "tooOldNone": "no protocol carries it on this server",
     "protocolSeparator": " or ",
+    "clientClosed": "{operation}: the client is closed; make a new one",
     "inClear": "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway",
     "timedOut": "{operation} timed out",
     "cancelled": "{operation} was cancelled",
