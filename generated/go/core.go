@@ -179,14 +179,19 @@ func inClear(secure bool, host, target, remedy, option string, allowed bool) str
 	return fill(textInClear, "target", target, "remedy", remedy, "option", option)
 }
 
+// maxConnsPerHost is the most connections the client's own HTTP client holds to the service.
+const maxConnsPerHost = 64
+
 // newHTTPClient is the client's own HTTP client; tlsConfig (WithGRPCTLS), when given, secures it too.
 func newHTTPClient(tlsConfig *tls.Config) *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	if tlsConfig != nil {
 		t.TLSClientConfig = tlsConfig.Clone()
 	}
-	// One client serves concurrent calls to one host: keep their connections for reuse.
-	t.MaxIdleConnsPerHost = 64
+	// One client serves concurrent calls to one host: keep their connections for reuse, and open no
+	// more than that many at once (more calls wait for one), so a burst cannot take every socket.
+	t.MaxIdleConnsPerHost = maxConnsPerHost
+	t.MaxConnsPerHost = maxConnsPerHost
 	// A redirect is answered, never followed: Go would forward the admin secret header (any header
 	// but Authorization and Cookie) to whatever address the redirect names.
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}

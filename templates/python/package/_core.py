@@ -405,8 +405,14 @@ class AsyncCore(_CoreBase):
         self._http: AsyncHttpTransport | None = None
         self._grpc: AsyncGrpcTransport | None = None
         self._version_task: asyncio.Future[str] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     def _transport(self, protocol: Protocol) -> AsyncHttpTransport | AsyncGrpcTransport:
+        loop = asyncio.get_running_loop()
+        if loop is not self._loop:
+            # Connections belong to the event loop that opened them: a client used again from a
+            # later loop (a second asyncio.run) opens its own anew, the old loop's being gone.
+            self._loop, self._http, self._grpc, self._version_task = loop, None, None, None
         if protocol == "grpc":
             if self._grpc is None:
                 from ._grpc import AsyncGrpcTransport

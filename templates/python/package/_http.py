@@ -155,6 +155,12 @@ def _check_size(operation: Operation, protocol: Protocol, response: httpx.Respon
         raise ApiError("PAYLOAD_TOO_LARGE", message, operation.name, protocol, status=response.status_code)
 
 
+def _check_open(client: httpx.Client | httpx.AsyncClient, operation: Operation, protocol: Protocol) -> None:
+    """A caller's http_client that it closed: refused in the one error class, not httpx's RuntimeError."""
+    if client.is_closed:
+        raise ApiError("FAILED_PRECONDITION", TEXTS["clientClosed"].format(operation=operation.name), operation.name, protocol, refused=True)
+
+
 def _deadline(timeout: float | None) -> float | None:
     return None if timeout is None else time.monotonic() + timeout
 
@@ -174,6 +180,7 @@ class SyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        _check_open(self._client, operation, protocol)
         # httpx's timeout bounds each wait (connect, each read); the deadline bounds the whole call,
         # so a server that drips its answer a byte at a time cannot hold it past `timeout`.
         deadline = _deadline(timeout)
@@ -212,6 +219,7 @@ class AsyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        _check_open(self._client, operation, protocol)
         request = self._client.build_request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
 
         async def exchange() -> tuple[httpx.Response, bytes]:

@@ -3,6 +3,8 @@ package sdk_test
 import (
 	"context"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
@@ -188,5 +190,41 @@ func TestAClosedClientRefusesLaterCallsAndCancelsOnesInFlight(t *testing.T) {
 	wantError(t, err, identity.CodeCancelled, "admin_meta was cancelled")
 	if time.Since(started) > 1500*time.Millisecond {
 		t.Fatalf("returned after %v", time.Since(started))
+	}
+}
+
+func TestBurstsShareABoundedPoolOfConnections(t *testing.T) {
+	var mu sync.Mutex
+	opened := 0
+	server := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(graphqlData("admin_meta", metaJSON)))
+	}))
+	server.Config.ConnState = func(_ net.Conn, state http.ConnState) {
+		if state == http.StateNew {
+			mu.Lock()
+			opened++
+			mu.Unlock()
+		}
+	}
+	server.Start()
+	t.Cleanup(server.Close)
+	client := admin(t, server.URL, identity.WithAdminServerVersion("2.4.4"))
+	var wg sync.WaitGroup
+	for range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := client.AdminMeta(ctx, &identity.AdminMetaInput{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	mu.Lock()
+	defer mu.Unlock()
+	if opened > 64 {
+		t.Fatalf("300 concurrent calls opened %d connections", opened)
 	}
 }

@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from identity_sdk import AdminClient, ApiError, AsyncAdminClient
@@ -163,3 +164,27 @@ def test_threads_making_their_first_call_together_share_one_pool() -> None:
 def test_the_default_deadline_is_a_minute_and_none_turns_it_off() -> None:
     assert AdminClient(service_url="http://localhost", admin_secret="s")._core._default_timeout == 60.0
     assert AdminClient(service_url="http://localhost", admin_secret="s", timeout=None)._core._default_timeout is None
+
+
+def answer_meta(connection: socket.socket) -> None:
+    """An HTTP/1.1 server answering every request on the connection with admin_meta's answer."""
+    while connection.recv(65536):
+        body = b'{"version": "2.4.4"}'
+        connection.sendall(b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: %d\r\n\r\n%s" % (len(body), body))
+
+
+@pytest.mark.parametrize("server", [answer_meta], indirect=True)
+def test_an_async_client_works_from_a_second_event_loop(server: FaultServer) -> None:
+    client = AsyncAdminClient(service_url=server.url, admin_secret="s", protocol="rest", server_version="2.4.4")
+    assert asyncio.run(client.admin_meta()).version == "2.4.4"
+    # A second asyncio.run: the first loop, and the connections it opened, are gone.
+    assert asyncio.run(client.admin_meta()).version == "2.4.4"
+
+
+def test_a_closed_http_client_of_the_callers_is_refused_in_the_one_error_class() -> None:
+    http = httpx.Client()
+    http.close()
+    client = AdminClient(service_url="http://localhost:9", admin_secret="s", protocol="rest", server_version="2.4.4", http_client=http)
+    with pytest.raises(ApiError) as raised:
+        client.admin_meta()
+    assert (raised.value.code, raised.value.refused) == ("FAILED_PRECONDITION", True)
