@@ -236,6 +236,7 @@ export class ClientCore {
       const failure = error instanceof ApiError ? error : fetchFailure(error, { operation: caller, input: {}, headers: {}, signal }, protocol);
       throw new ApiError(failure.code, failure.message.replace(/^[a-z_]+(?=: | timed out| was cancelled)/, caller.name), caller.name, protocol, {
         cause: failure,
+        refused: failure.refused,
         ...(failure.status !== undefined ? { status: failure.status } : {}),
         ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
       });
