@@ -7,8 +7,8 @@ import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError }
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { connectionFailure } from "./tls.js";
-import type { Plain, Transport, TransportCall, TransportSettings } from "./transport.js";
+import { isConnectionFailure } from "./tls.js";
+import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
   const tls = settings.grpcTls;
@@ -44,14 +44,9 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
         return normalizeMessage(settings.schema, operation.output, response.message, "protoName");
       } catch (error) {
-        const reason = call.signal?.reason as { name?: string } | undefined;
-        if (call.signal?.aborted) {
-          const timedOut = reason?.name === "TimeoutError";
-          throw new ApiError(timedOut ? "DEADLINE_EXCEEDED" : "CANCELLED", `${operation.name} ${timedOut ? "timed out" : "was cancelled"}`, operation.name, "grpc", { cause: error });
-        }
-        // No connection, or none the client trusts (a certificate of another CA, name or time): the service did not answer.
-        const failedConnection = connectionFailure(error);
-        if (failedConnection) throw new ApiError("UNAVAILABLE", `${operation.name}: no answer from the service (${failedConnection})`, operation.name, "grpc", { cause: error });
+        // Ended by the caller, or no connection (or none the client trusts: a certificate of another
+        // CA, name or time): the same errors as a fetch that failed so.
+        if (call.signal?.aborted || isConnectionFailure(error)) throw fetchFailure(error, call, "grpc");
         const connectError = ConnectError.from(error);
         // The server names the code beside the status, which two codes may share; a status without
         // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).

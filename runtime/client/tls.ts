@@ -58,15 +58,15 @@ export function tlsFetch(options: TlsClientOptions): { fetch: typeof fetch; clos
 /** Codes of Node errors that mean no connection (or no trusted one) was made: the call never reached the service. */
 const CONNECTION_FAILURE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH)/;
 
-/** The reason when `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
-export function connectionFailure(error: unknown): string | undefined {
+/** Whether `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
+export function isConnectionFailure(error: unknown): boolean {
   let current = error;
   for (let depth = 0; current instanceof Error && depth < 8; depth++) {
     const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === "string" && CONNECTION_FAILURE.test(code)) return connectionFailureReason(current);
+    if (typeof code === "string" && CONNECTION_FAILURE.test(code)) return true;
     current = current.cause;
   }
-  return undefined;
+  return false;
 }
 
 /** The reason of a failed connection, from the innermost cause: "self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)". */

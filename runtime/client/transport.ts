@@ -39,12 +39,13 @@ export function answerTooLarge(operation: OperationSpec, protocol: Protocol, lim
 
 /** The body of `response` as text, read no further than `limit` bytes: a larger one is refused as soon as it is known. */
 export async function readText(response: Response, limit: number, operation: OperationSpec, protocol: "rest" | "graphql"): Promise<string> {
-  const declared = Number(response.headers.get("content-length"));
-  if (declared > limit || !response.body) {
+  const length = response.headers.get("content-length");
+  if (length !== null && Number(length) > limit) {
     await response.body?.cancel();
-    if (declared > limit) throw answerTooLarge(operation, protocol, limit, response.status);
-    return "";
+    throw answerTooLarge(operation, protocol, limit, response.status);
   }
+  // A declared length within the cap (every answer of the service's): read at once, no chunk loop per call.
+  if (length !== null || !response.body) return response.text();
   const reader = response.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -171,16 +171,9 @@ export class GrpcPort {
    */
   listen(host: string, port: number, tls?: TlsCredentials): Promise<number> {
     const connections = (this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure()));
-    let listener: NetServer;
-    if (tls) {
-      const secure = createTlsServer(tls.serverOptions(["h2"]));
-      secure.on("secureConnection", (socket) => connections.injectConnection(socket));
-      tls.attach(secure);
-      listener = secure;
-    } else {
-      listener = createNetServer((socket) => connections.injectConnection(socket));
-    }
-    this.listener = listener;
+    const listener = (this.listener = tls
+      ? tls.attach(createTlsServer(tls.serverOptions(["h2"]), (socket) => connections.injectConnection(socket)))
+      : createNetServer((socket) => connections.injectConnection(socket)));
     return new Promise((resolve, reject) => {
       listener.once("error", reject);
       listener.listen(port, host, () => {

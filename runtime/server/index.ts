@@ -3,7 +3,6 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
-import type { Server as TlsServer } from "node:tls";
 import type { DescService } from "@bufbuild/protobuf";
 import { ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
@@ -151,9 +150,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const tls = options.tls ? new TlsCredentials(options.tls, options.onWarning ?? ((message) => console.warn(message))) : undefined;
   const httpShutdown = new HttpShutdown();
   const http: Server = tls
-    ? createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...tls.serverOptions(["h2", "http/1.1"]) }, handle)
+    ? tls.attach(createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...tls.serverOptions(["h2", "http/1.1"]) }, handle))
     : createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
-  tls?.attach(http as unknown as TlsServer);
   httpShutdown.attach(http);
   http.keepAliveTimeout = 65_000;
   http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
@@ -162,8 +160,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
   };
   const metricsServer: Server | undefined =
-    metricsPort === undefined ? undefined : tls ? createHttpsServer(tls.serverOptions(["http/1.1"]), metricsHandler) : createHttpServer(metricsHandler);
-  if (metricsServer && tls) tls.attach(metricsServer as unknown as TlsServer);
+    metricsPort === undefined ? undefined : tls ? tls.attach(createHttpsServer(tls.serverOptions(["http/1.1"]), metricsHandler)) : createHttpServer(metricsHandler);
 
   const listen = (server: Server, port: number) =>
     new Promise<number>((resolve, reject) => {

@@ -124,9 +124,10 @@ export class TlsCredentials {
     };
   }
 
-  /** Gives `server` every new context from now on. */
-  attach(server: TlsServer): void {
+  /** Gives `server` every new context from now on; answers it. */
+  attach<S extends TlsServer>(server: S): S {
     this.servers.add(server);
+    return server;
   }
 
   /** Reads the files again and serves what they hold to the next connections; throws a TlsConfigError and keeps the old context when they do not fit. */

@@ -176,13 +176,14 @@ class _CoreBase:
         self._retry = retry if isinstance(retry, RetryPolicy) else RetryPolicy() if retry else RetryPolicy(attempts=1)
         self._default_timeout = settings.timeout
         self.client_id = settings.client_id
-        https = urlsplit(self.service_url).scheme == "https"
+        url = urlsplit(self.service_url)
+        https = url.scheme == "https"
         self.verify = ssl_context(settings.verify, settings.cert) if https else True
         use_grpc_tls = https if settings.grpc_tls is None else settings.grpc_tls
         self.grpc_tls: GrpcTls | None = (
             grpc_tls(settings.grpc_root_certificates, settings.grpc_client_cert, settings.grpc_client_key, settings.verify, settings.cert) if use_grpc_tls else None
         )
-        over_http = in_clear(https, urlsplit(self.service_url).hostname or "", self.service_url, "use an https:// service_url", settings.allow_insecure)
+        over_http = in_clear(https, url.hostname or "", self.service_url, "use an https:// service_url", settings.allow_insecure)
         self._in_clear: dict[str, str | None] = {
             "graphql": over_http,
             "rest": over_http,
