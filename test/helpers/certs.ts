@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { ensureDebianProgram } from "./apt.js";
 
 export interface CertificateFiles {
   dir: string;
@@ -41,6 +42,7 @@ function issue(dir: string, name: string, altNames: string, options: { days?: nu
 }
 
 export function makeCertificates(): CertificateFiles {
+  ensureDebianProgram("openssl", "/usr/bin/openssl", "the TLS tests' certificates");
   const dir = mkdtempSync(join(tmpdir(), "apigen-tls-"));
   makeCa(dir, "ca");
   makeCa(dir, "other-ca");
