@@ -34,6 +34,8 @@ const (
 	CodeDeadlineExceeded ErrorCode = "DEADLINE_EXCEEDED"
 	// CodeCancelled is CANCELLED: told by the client itself.
 	CodeCancelled ErrorCode = "CANCELLED"
+	// CodeOutcomeUnknown is OUTCOME_UNKNOWN: told by the client itself.
+	CodeOutcomeUnknown ErrorCode = "OUTCOME_UNKNOWN"
 )
 
 // The sentinels of the codes, for errors.Is.
@@ -80,6 +82,9 @@ var (
 	ErrDeadlineExceeded error = &codeSentinel{CodeDeadlineExceeded}
 	// ErrCancelled matches every *APIError of code CANCELLED: errors.Is(err, identity.ErrCancelled).
 	ErrCancelled error = &codeSentinel{CodeCancelled}
+	// ErrOutcomeUnknown matches every *APIError of code OUTCOME_UNKNOWN: errors.Is(err,
+	// identity.ErrOutcomeUnknown).
+	ErrOutcomeUnknown error = &codeSentinel{CodeOutcomeUnknown}
 )
 
 type codeWire struct {
@@ -120,6 +125,13 @@ var oauthCodes = map[string]ErrorCode{
 	"invalid_scope":          CodeInvalidArgument,
 	"invalid_target":         CodeInvalidArgument,
 }
+
+// grpcNoAnswerStatuses: statuses of a call the service did not answer, when it names no code
+// (CANCELLED that the caller did not ask for: a dropped connection).
+var grpcNoAnswerStatuses = []uint32{14, 1}
+
+// grpcUnreadableStatuses: statuses of a stream without a readable answer, when the server names no code.
+var grpcUnreadableStatuses = []uint32{13, 2}
 
 // grpcBareStatuses: statuses the gRPC transport itself sends, naming no code.
 var grpcBareStatuses = map[uint32]ErrorCode{8: CodePayloadTooLarge}

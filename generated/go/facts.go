@@ -25,9 +25,6 @@ const adminSecretHeader = "x-service-admin-secret"
 // grpcCodeMetadata: the metadata key in which the server names the error code of a failed gRPC call.
 const grpcCodeMetadata = "x-error-code"
 
-// grpcUnavailableStatus: the gRPC status of a call the service did not answer.
-const grpcUnavailableStatus = 14
-
 // retryAfterKey: the header (gRPC: metadata) of the wait an overloaded server asks for.
 const retryAfterKey = "retry-after"
 
@@ -67,6 +64,24 @@ const httpFallbackOtherwise = CodeInvalidArgument
 // grpcFallback: the code of a gRPC status outside the table.
 const grpcFallback = CodeInternal
 
+// faultTimedOut: the code of a failure the client names itself (timedOut).
+const faultTimedOut = CodeDeadlineExceeded
+
+// faultCancelled: the code of a failure the client names itself (cancelled).
+const faultCancelled = CodeCancelled
+
+// faultNoAnswer: the code of a failure the client names itself (noAnswer).
+const faultNoAnswer = CodeUnavailable
+
+// faultUnreadableRead: the code of a failure the client names itself (unreadableRead).
+const faultUnreadableRead = CodeInternal
+
+// faultUnreadableWrite: the code of a failure the client names itself (unreadableWrite).
+const faultUnreadableWrite = CodeOutcomeUnknown
+
+// faultTooLarge: the code of a failure the client names itself (tooLarge).
+const faultTooLarge = CodePayloadTooLarge
+
 // Refusal and client-error texts, with {placeholders}: the same words in every client.
 const (
 	textNotCarried           = "{operation} not available over {protocol}; use {protocols}"
@@ -82,6 +97,7 @@ const (
 	textNoAnswer             = "{operation}: no answer from the service ({reason})"
 	textHttpStatus           = "HTTP {status}"
 	textMalformedAnswer      = "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}"
+	textUnreadableMessage    = "{operation}: the gRPC answer could not be read ({reason}){outcome}"
 	textWriteMayHaveHappened = "; the write may have happened"
 	textAnswerTooLarge       = "{operation}: the answer is larger than {limit} bytes ({option})"
 )

@@ -396,7 +396,6 @@ export function goView(ir: Ir, facts: SdkFacts) {
       constant("packageName", goString(ir.api.go.package), "the prefix of the errors the package makes itself."),
       constant("adminSecretHeader", goString(facts.service.adminSecretHeader), "the header (gRPC: metadata) of the admin secret."),
       constant("grpcCodeMetadata", goString(errors.grpcCodeMetadata), "the metadata key in which the server names the error code of a failed gRPC call."),
-      constant("grpcUnavailableStatus", errors.grpcUnavailableStatus, "the gRPC status of a call the service did not answer."),
       constant("retryAfterKey", goString(errors.retryAfterKey), "the header (gRPC: metadata) of the wait an overloaded server asks for."),
       constant("versionField", goString(facts.versionField), "the answer field of the version operations that carries the server's version."),
       constant("iteratePageLimit", facts.iteratePageLimit, "the page size of iterators when the input names none."),
@@ -410,6 +409,10 @@ export function goView(ir: Ir, facts: SdkFacts) {
       constant("httpFallbackServerError", codeConstant.get(errors.httpFallback.serverError)!, "the code of a 5xx status outside the table."),
       constant("httpFallbackOtherwise", codeConstant.get(errors.httpFallback.otherwise)!, "the code of any other status outside the table."),
       constant("grpcFallback", codeConstant.get(errors.grpcFallback)!, "the code of a gRPC status outside the table."),
+      // The code of each failure the client names itself (one table for every language).
+      ...Object.entries(errors.faults).map(([fault, code]) =>
+        constant(factName("fault", fault), codeConstant.get(code)!, `the code of a failure the client names itself (${fault}).`),
+      ),
     ],
     texts: goSpecLines(
       Object.entries(texts as Record<string, unknown>)
@@ -446,6 +449,8 @@ export function goView(ir: Ir, facts: SdkFacts) {
       Object.entries(errors.oauth).map(([error, code]) => ({ key: goString(error), value: codeConstant.get(code)! })),
       "\t",
     ),
+    grpcNoAnswerStatuses: `[]uint32{${errors.grpcNoAnswerStatuses.join(", ")}}`,
+    grpcUnreadableStatuses: `[]uint32{${errors.grpcUnreadableStatuses.join(", ")}}`,
     grpcBareStatuses: `map[uint32]ErrorCode{${Object.entries(errors.grpcBareStatuses)
       .map(([status, code]) => `${status}: ${codeConstant.get(code)!}`)
       .join(", ")}}`,

@@ -328,6 +328,7 @@ function errorView(facts: SdkFacts) {
     httpFallbackOther: pyLiteral(errors.httpFallback.otherwise),
     grpcFallback: pyLiteral(errors.grpcFallback),
     bareGrpcTable: Object.entries(errors.grpcBareStatuses).map(([status, code]) => `${status}: ${pyLiteral(code)}`).join(", "),
+    faults: Object.entries(errors.faults).map(([fault, code]) => ({ name: `_${fault.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, code: pyLiteral(code) })),
     grpcFallbackName: errors.grpcFallback,
     refusalCode: pyLiteral(facts.texts.refusalCode),
     classes,
@@ -430,7 +431,8 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     protocolLiteral: facts.protocols.map(pyLiteral).join(", "),
     grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]" (from a wheel file: pip install "<wheel>[grpc]")`),
     grpcCodeMetadata: pyLiteral(facts.errors.grpcCodeMetadata),
-    grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
+    grpcNoAnswerStatuses: facts.errors.grpcNoAnswerStatuses.join(", "),
+    grpcUnreadableStatuses: facts.errors.grpcUnreadableStatuses.join(", "),
     retryAfterKey: pyLiteral(facts.errors.retryAfterKey),
     texts: Object.entries({ ...texts, wire: undefined })
       .filter(([, value]) => typeof value === "string")

@@ -14,7 +14,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
-import { CLIENT_ERROR_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
+import { CLIENT_ERROR_CODES, FAULT_CODES, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
 import { compareVersions } from "../../runtime/client/version.js";
@@ -125,8 +125,13 @@ export interface SdkFacts {
     httpFallback: { serverError: string; otherwise: string };
     /** Code of a gRPC status outside the table. */
     grpcFallback: string;
-    /** gRPC status that means no answer from the service (client code UNAVAILABLE). */
-    grpcUnavailableStatus: number;
+    /** gRPC statuses of a call the service did not answer, when it names no code: UNAVAILABLE, and CANCELLED the caller did not ask for (a dropped connection). */
+    grpcNoAnswerStatuses: number[];
+    /**
+     * gRPC statuses of a stream without a readable answer when the service names no code (a reset, a
+     * missing status, a message that does not decode): INTERNAL, and UNKNOWN that some libraries give.
+     */
+    grpcUnreadableStatuses: number[];
     /** Metadata key the server names the error code in, telling apart codes that share a gRPC status. */
     grpcCodeMetadata: string;
     /**
@@ -136,6 +141,8 @@ export interface SdkFacts {
     grpcBareStatuses: Record<number, string>;
     /** HTTP header (and gRPC metadata key) of the wait an overloaded server asks for, in seconds. */
     retryAfterKey: string;
+    /** The code of each failure a client names itself (runtime/client/errors.ts FAULT_CODES). */
+    faults: { -readonly [K in keyof typeof FAULT_CODES]: string };
   };
   /** Texts with {placeholders}; every client fills them the same way. */
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS };
@@ -180,6 +187,8 @@ export const CLIENT_ERROR_TEXTS = {
   httpStatus: "HTTP {status}",
   // A 2xx whose body is not the answer (not JSON, null, GraphQL without its data): never retried.
   malformedAnswer: "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+  // A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status.
+  unreadableMessage: "{operation}: the gRPC answer could not be read ({reason}){outcome}",
   writeMayHaveHappened: "; the write may have happened",
   // An answer over the client's size cap: PAYLOAD_TOO_LARGE, never retried; {option} names the setting.
   answerTooLarge: "{operation}: the answer is larger than {limit} bytes ({option})",
@@ -324,10 +333,12 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       oauth: { ...OAUTH_CODES },
       httpFallback: { serverError: "INTERNAL", otherwise: "INVALID_ARGUMENT" },
       grpcFallback: "INTERNAL",
-      grpcUnavailableStatus: ERROR_WIRE.UNAVAILABLE.grpc,
+      grpcNoAnswerStatuses: [...GRPC_NO_ANSWER_STATUSES],
+      grpcUnreadableStatuses: [...GRPC_UNREADABLE_STATUSES],
       grpcCodeMetadata: ERROR_CODE_METADATA,
       grpcBareStatuses: { ...BARE_GRPC_STATUS } as Record<number, string>,
       retryAfterKey: "retry-after",
+      faults: { ...FAULT_CODES },
     },
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
     versionField: "version",

@@ -2,10 +2,10 @@
 // server version, read-only mode), headers, deadlines, retries of reads, and pagination.
 import type { DescService } from "@bufbuild/protobuf";
 import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
-import { ApiError } from "./errors.js";
+import { ApiError, FAULT_CODES } from "./errors.js";
 import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
-import { hostOfEndpoint, plaintextRefusal, tlsFetch, type TlsClientOptions } from "./tls.js";
+import { hostOfEndpoint, plaintextRefusal, pooledFetch, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
@@ -55,7 +55,10 @@ export interface ClientConfig {
   timeoutMs?: number;
   /** Retries of reads on transient failures, honouring Retry-After up to 60 s; writes are never retried. `false` turns them off. */
   retry?: RetryPolicy | false;
-  /** The fetch used for GraphQL and REST (default: global fetch, or undici's with the option tls). */
+  /**
+   * The fetch used for GraphQL and REST (default: the client's own pool of keep-alive connections,
+   * at most 64 per host, closed by close(); a fetch given here is the caller's to close).
+   */
   fetch?: typeof fetch;
   /**
    * A private CA, a client certificate (mutual TLS) or the server's name, for an https:// service:
@@ -149,13 +152,13 @@ export class ClientCore {
     const url = new URL(serviceUrl);
     const https = url.protocol === "https:";
     const grpcTls = config.grpcTls === undefined ? (https ? (config.tls ?? {}) : false) : config.grpcTls === true ? (config.tls ?? {}) : config.grpcTls;
-    const customFetch = config.fetch || !config.tls ? undefined : tlsFetch(config.tls);
-    this.closeFetch = customFetch?.close;
+    const ownFetch = config.fetch ? undefined : pooledFetch(config.tls);
+    this.closeFetch = ownFetch?.close;
     this.settings = {
       schema: definition.schema,
       serviceUrl,
       grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
-      fetch: config.fetch ?? customFetch?.fetch ?? globalThis.fetch.bind(globalThis),
+      fetch: config.fetch ?? ownFetch!.fetch,
       grpcTls,
       maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
     };
@@ -289,7 +292,7 @@ export class ClientCore {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
         // close() while the call was in flight: the caller ended it, as an abort does.
-        if (this.closed) throw new ApiError("CANCELLED", `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
+        if (this.closed) throw new ApiError(FAULT_CODES.cancelled, `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
         if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
         await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.

@@ -2,10 +2,41 @@
 import type { ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
 
-/** What only a client can tell: too late, cancelled. (UNAVAILABLE is the server's code, and also the client's when no answer came.) */
-export const CLIENT_ERROR_CODES = ["DEADLINE_EXCEEDED", "CANCELLED"] as const;
+/**
+ * What only a client can tell: too late, cancelled, and an answer to a write that could not be read
+ * (the write may have happened). UNAVAILABLE is the server's code, and also the client's when no
+ * answer came.
+ */
+export const CLIENT_ERROR_CODES = ["DEADLINE_EXCEEDED", "CANCELLED", "OUTCOME_UNKNOWN"] as const;
 /** The server's code set, plus the client's own. */
 export type ClientErrorCode = ErrorCode | (typeof CLIENT_ERROR_CODES)[number];
+
+/**
+ * The code of each failure a client names itself, one table for every language and protocol (the
+ * Python and Go SDKs are generated from it through sdk-facts), so that one fault is one error.
+ */
+export const FAULT_CODES = {
+  /** The caller's deadline passed. */
+  timedOut: "DEADLINE_EXCEEDED",
+  /** The caller cancelled, or closed the client during the call. */
+  cancelled: "CANCELLED",
+  /** No answer: refused, reset, a TLS failure, a gRPC stream the peer dropped, a 5xx page that is not the error model. */
+  noAnswer: "UNAVAILABLE",
+  /** An answer that could not be read (a 2xx that is not the answer, a gRPC stream without a readable message or status), to a read. */
+  unreadableRead: "INTERNAL",
+  /** The same, to a write: it may have happened, so it is never retried and says so. */
+  unreadableWrite: "OUTCOME_UNKNOWN",
+  /** An answer over the client's size cap. */
+  tooLarge: "PAYLOAD_TOO_LARGE",
+} as const satisfies Record<string, ClientErrorCode>;
+
+/**
+ * gRPC statuses of a stream without a readable answer when the service names no code (a reset, a
+ * missing status, a message that does not decode): INTERNAL, and UNKNOWN that some libraries give.
+ */
+export const GRPC_UNREADABLE_STATUSES: readonly number[] = [13, 2];
+/** gRPC statuses of a call the service did not answer, when it names no code: UNAVAILABLE, and CANCELLED that the caller did not ask for (a dropped connection). */
+export const GRPC_NO_ANSWER_STATUSES: readonly number[] = [14, 1];
 
 /** Failures worth another try for a read: no answer, or an overloaded server. */
 export const TRANSIENT_CODES: readonly ClientErrorCode[] = ["UNAVAILABLE", "TOO_MANY_REQUESTS"];

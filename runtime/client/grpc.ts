@@ -6,9 +6,9 @@ import { createGrpcTransport as createConnectTransport, Http2SessionManager } fr
 import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError } from "../errors.js";
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
-import { ApiError, retryAfterSeconds } from "./errors.js";
+import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, retryAfterSeconds } from "./errors.js";
 import { isConnectionFailure } from "./tls.js";
-import { fetchFailure, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
   const tls = settings.grpcTls;
@@ -48,11 +48,18 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         // CA, name or time): the same errors as a fetch that failed so.
         if (call.signal?.aborted || isConnectionFailure(error)) throw fetchFailure(error, call, "grpc");
         const connectError = ConnectError.from(error);
+        const wait = retryAfterSeconds(connectError.metadata.get("retry-after"));
         // The server names the code beside the status, which two codes may share; a status without
-        // it comes from the gRPC library and reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).
+        // it comes from the gRPC library or a proxy: a dropped stream (the caller cancelled nothing)
+        // is no answer, a stream without a readable message or status an unreadable answer, and
+        // the rest reads as codeOfGrpcStatus says (8: PAYLOAD_TOO_LARGE).
         const named = connectError.metadata.get(ERROR_CODE_METADATA);
+        if (!isErrorCode(named)) {
+          if (GRPC_NO_ANSWER_STATUSES.includes(connectError.code)) throw noAnswer(operation, "grpc", connectError.rawMessage, { cause: error, retryAfterSeconds: wait });
+          if (GRPC_UNREADABLE_STATUSES.includes(connectError.code)) throw unreadableMessage(operation, connectError.rawMessage, error);
+        }
         const code = isErrorCode(named) ? named : codeOfGrpcStatus(connectError.code);
-        throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error, retryAfterSeconds: retryAfterSeconds(connectError.metadata.get("retry-after")) });
+        throw new ApiError(code, connectError.rawMessage, operation.name, "grpc", { cause: error, retryAfterSeconds: wait });
       }
     },
     async close() {

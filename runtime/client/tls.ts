@@ -38,12 +38,22 @@ export function plaintextRefusal(target: { secure: boolean; host: string; shown:
   return `refusing to send credentials in clear to ${target.shown}: the connection is not TLS and the host is not loopback; ${remedy}, or set allowInsecure: true to send them anyway`;
 }
 
-/** A fetch whose connections trust `options.ca` and present `options.cert` (undici, loaded on the first call), and its close. */
-export function tlsFetch(options: TlsClientOptions): { fetch: typeof fetch; close(): Promise<void> } {
+/** The most connections a client keeps to one host (as the Go SDK's MaxConnsPerHost): more concurrent calls queue. */
+export const MAX_CONNECTIONS_PER_HOST = 64;
+
+/**
+ * The client's own fetch: a pool of at most MAX_CONNECTIONS_PER_HOST keep-alive connections per host
+ * (undici, loaded on the first call), trusting `options.ca` and presenting `options.cert` when
+ * given, and its close, which ends every connection it opened (global fetch would keep them).
+ */
+export function pooledFetch(options: TlsClientOptions = {}): { fetch: typeof fetch; close(): Promise<void> } {
   let loaded: Promise<{ fetch: typeof fetch; close(): Promise<void> }> | undefined;
   const load = () =>
     (loaded ??= import("undici").then(({ Agent, fetch: undiciFetch }) => {
-      const agent = new Agent({ connect: { ca: options.ca, cert: options.cert, key: options.key, servername: options.serverName } });
+      const agent = new Agent({
+        connections: MAX_CONNECTIONS_PER_HOST,
+        connect: { ca: options.ca, cert: options.cert, key: options.key, servername: options.serverName },
+      });
       const bound = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
       return { fetch: bound, close: () => agent.close() };
     }));

@@ -1,7 +1,7 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import { codeOfHttpStatus } from "../errors.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
-import { ApiError, retryAfterSeconds } from "./errors.js";
+import { ApiError, FAULT_CODES, retryAfterSeconds } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
 export type Plain = Record<string, unknown>;
@@ -34,7 +34,7 @@ export interface TransportSettings {
 
 /** An answer over the size cap (CLIENT_ERROR_TEXTS.answerTooLarge). */
 export function answerTooLarge(operation: OperationSpec, protocol: Protocol, limit: number, status?: number): ApiError {
-  return new ApiError("PAYLOAD_TOO_LARGE", `${operation.name}: the answer is larger than ${limit} bytes (maxResponseBytes)`, operation.name, protocol, status === undefined ? {} : { status });
+  return new ApiError(FAULT_CODES.tooLarge, `${operation.name}: the answer is larger than ${limit} bytes (maxResponseBytes)`, operation.name, protocol, status === undefined ? {} : { status });
 }
 
 /** The body of `response` as text, read no further than `limit` bytes: a larger one is refused as soon as it is known. */
@@ -67,19 +67,37 @@ export function fetchFailure(error: unknown, call: TransportCall, protocol: Prot
   if (error instanceof ApiError) return error;
   const reason = call.signal?.reason as { name?: string } | undefined;
   if (call.signal?.aborted && reason?.name === "TimeoutError") {
-    return new ApiError("DEADLINE_EXCEEDED", `${call.operation.name} timed out`, call.operation.name, protocol, { cause: error });
+    return new ApiError(FAULT_CODES.timedOut, `${call.operation.name} timed out`, call.operation.name, protocol, { cause: error });
   }
-  if (call.signal?.aborted) return new ApiError("CANCELLED", `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
-  return new ApiError("UNAVAILABLE", `${call.operation.name}: no answer from the service (${connectionFailureReason(error)})`, call.operation.name, protocol, { cause: error });
+  if (call.signal?.aborted) return new ApiError(FAULT_CODES.cancelled, `${call.operation.name} was cancelled`, call.operation.name, protocol, { cause: error });
+  return noAnswer(call.operation, protocol, connectionFailureReason(error), { cause: error });
+}
+
+/** No answer from the service (CLIENT_ERROR_TEXTS.noAnswer): refused, reset, dropped. */
+export function noAnswer(operation: OperationSpec, protocol: Protocol, reason: string, options: { cause?: unknown; retryAfterSeconds?: number } = {}): ApiError {
+  return new ApiError(FAULT_CODES.noAnswer, `${operation.name}: no answer from the service (${reason})`, operation.name, protocol, options);
+}
+
+/** The code of an answer that could not be read: a write's may have happened. */
+function unreadableCode(operation: OperationSpec) {
+  return operation.kind === "read" ? FAULT_CODES.unreadableRead : FAULT_CODES.unreadableWrite;
+}
+const writeOutcome = (operation: OperationSpec) => (operation.kind === "read" ? "" : "; the write may have happened");
+
+/**
+ * A gRPC answer that could not be read (CLIENT_ERROR_TEXTS.unreadableMessage): a message that does
+ * not decode, a stream reset or ended without a status.
+ */
+export function unreadableMessage(operation: OperationSpec, reason: string, cause?: unknown): ApiError {
+  return new ApiError(unreadableCode(operation), `${operation.name}: the gRPC answer could not be read (${reason})${writeOutcome(operation)}`, operation.name, "grpc", { cause });
 }
 
 /**
- * A 2xx answer whose body is not the answer (not JSON, null, GraphQL without its data): INTERNAL,
- * never retried, and for a write a warning that it may have happened (CLIENT_ERROR_TEXTS.malformedAnswer).
+ * A 2xx answer whose body is not the answer (not JSON, null, GraphQL without its data): never
+ * retried; to a write OUTCOME_UNKNOWN, saying it may have happened (CLIENT_ERROR_TEXTS.malformedAnswer).
  */
 export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "graphql", status: number, cause?: unknown): ApiError {
-  const outcome = operation.kind === "read" ? "" : "; the write may have happened";
-  return new ApiError("INTERNAL", `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${outcome}`, operation.name, protocol, { status, cause });
+  return new ApiError(unreadableCode(operation), `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${writeOutcome(operation)}`, operation.name, protocol, { status, cause });
 }
 
 /**
@@ -88,7 +106,7 @@ export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "gr
  */
 export function bareStatus(operation: OperationSpec, protocol: "rest" | "graphql", response: Response): ApiError {
   const status = response.status;
-  return new ApiError(status >= 500 ? "UNAVAILABLE" : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, { status, retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")) });
+  return new ApiError(status >= 500 ? FAULT_CODES.noAnswer : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, { status, retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")) });
 }
 
 /** A JSON object, or undefined for any other text (not JSON, null, an array, a scalar). */

@@ -134,14 +134,25 @@ func contextEnded(ctx context.Context) error {
 // contextFailure is the error of a call whose context ended: DEADLINE_EXCEEDED or CANCELLED.
 func contextFailure(ctxErr error, op *operation, protocol Protocol, cause error) *APIError {
 	if errors.Is(ctxErr, context.DeadlineExceeded) {
-		return &APIError{Code: CodeDeadlineExceeded, Message: fill(textTimedOut, "operation", op.name), Operation: op.name, Protocol: protocol, cause: errors.Join(ctxErr, cause)}
+		return &APIError{Code: faultTimedOut, Message: fill(textTimedOut, "operation", op.name), Operation: op.name, Protocol: protocol, cause: errors.Join(ctxErr, cause)}
 	}
-	return &APIError{Code: CodeCancelled, Message: fill(textCancelled, "operation", op.name), Operation: op.name, Protocol: protocol, cause: errors.Join(ctxErr, cause)}
+	return &APIError{Code: faultCancelled, Message: fill(textCancelled, "operation", op.name), Operation: op.name, Protocol: protocol, cause: errors.Join(ctxErr, cause)}
 }
 
 // noAnswer is the error of a call the service did not answer.
 func noAnswer(op *operation, protocol Protocol, cause error) *APIError {
-	return &APIError{Code: CodeUnavailable, Message: fill(textNoAnswer, "operation", op.name, "reason", cause.Error()), Operation: op.name, Protocol: protocol, cause: cause}
+	return &APIError{Code: faultNoAnswer, Message: fill(textNoAnswer, "operation", op.name, "reason", cause.Error()), Operation: op.name, Protocol: protocol, cause: cause}
+}
+
+// unreadable is the error of an answer that could not be read: to a write faultUnreadableWrite
+// (OUTCOME_UNKNOWN), saying it may have happened; never retried. text has {operation} and {outcome}.
+func unreadable(op *operation, protocol Protocol, status int, cause error, text string, values ...string) *APIError {
+	code, outcome := faultUnreadableRead, ""
+	if !op.retried {
+		code, outcome = faultUnreadableWrite, textWriteMayHaveHappened
+	}
+	message := fill(text, append([]string{"operation", op.name, "outcome", outcome}, values...)...)
+	return &APIError{Code: code, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: cause}
 }
 
 // retryAfter is the wait a Retry-After value asks: delta-seconds or an HTTP date (0 when absent,

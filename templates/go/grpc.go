@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -181,7 +183,9 @@ func firstValue(key string, mds ...metadata.MD) string {
 }
 
 // grpcFailure is the *APIError of a failed call: the code the server names in its metadata, else
-// the one of its gRPC status.
+// the one of its gRPC status. A status the server does not name comes from the gRPC library or a
+// proxy: UNAVAILABLE is no answer, INTERNAL or UNKNOWN a stream without a readable answer (a write's may have
+// happened).
 func grpcFailure(ctx context.Context, op *operation, err error, header, trailer metadata.MD) *APIError {
 	if ended := contextEnded(ctx); ended != nil {
 		return contextFailure(ended, op, ProtocolGRPC, err)
@@ -190,14 +194,20 @@ func grpcFailure(ctx context.Context, op *operation, err error, header, trailer 
 	number := uint32(st.Code())
 	// The wait an overloaded server asks for, on whatever status it answers.
 	wait := retryAfter(firstValue(retryAfterKey, trailer, header), time.Now())
-	if number == grpcUnavailableStatus {
-		return &APIError{Code: CodeUnavailable, Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}
-	}
 	named := firstValue(grpcCodeMetadata, trailer, header)
-	code := codeOfGRPCStatus(number)
 	if isServerCode(named) {
-		code = ErrorCode(named)
-	} else if bare, ok := grpcBareStatuses[number]; ok && named == "" {
+		return &APIError{Code: ErrorCode(named), Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}
+	}
+	if slices.Contains(grpcNoAnswerStatuses, number) {
+		failure := noAnswer(op, ProtocolGRPC, errors.New(st.Message()))
+		failure.RetryAfter, failure.cause = wait, err
+		return failure
+	}
+	if slices.Contains(grpcUnreadableStatuses, number) {
+		return unreadable(op, ProtocolGRPC, 0, err, textUnreadableMessage, "reason", st.Message())
+	}
+	code := codeOfGRPCStatus(number)
+	if bare, ok := grpcBareStatuses[number]; ok && named == "" {
 		code = bare
 	}
 	return &APIError{Code: code, Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}

@@ -26,7 +26,7 @@ type httpTransport struct {
 // answerTooLarge is the error of an answer over the size cap.
 func answerTooLarge(op *operation, protocol Protocol, limit int64, status int) *APIError {
 	message := fill(textAnswerTooLarge, "operation", op.name, "limit", strconv.FormatInt(limit, 10), "option", "WithMaxResponseBytes")
-	return &APIError{Code: CodePayloadTooLarge, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status}
+	return &APIError{Code: faultTooLarge, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status}
 }
 
 const contentTypeJSON = "application/json"
@@ -147,9 +147,9 @@ func (t *httpTransport) call(ctx context.Context, op *operation, protocol Protoc
 	return readREST(op, response.StatusCode, content, wait, out)
 }
 
-// answerMismatch is the error of JSON that does not fit the answer type.
+// answerMismatch is the error of JSON that does not fit the answer type: an answer that could not be read.
 func answerMismatch(op *operation, protocol Protocol, status int, err error) *APIError {
-	return &APIError{Code: CodeInternal, Message: op.name + ": the answer does not fit " + op.output + " (" + err.Error() + ")", Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: err}
+	return unreadable(op, protocol, status, err, "{operation}: the answer does not fit "+op.output+" ("+err.Error()+"){outcome}")
 }
 
 // graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},
@@ -188,14 +188,9 @@ func graphqlError(errors json.RawMessage) (ErrorCode, string, bool) {
 }
 
 // malformedAnswer is a 2xx whose body is not the answer (not JSON, null, GraphQL without its data):
-// CodeInternal, never retried, and for a write a warning that it may have happened.
+// never retried; to a write CodeOutcomeUnknown, saying it may have happened.
 func malformedAnswer(op *operation, protocol Protocol, status int, cause error) *APIError {
-	outcome := ""
-	if !op.retried {
-		outcome = textWriteMayHaveHappened
-	}
-	message := fill(textMalformedAnswer, "operation", op.name, "status", strconv.Itoa(status), "outcome", outcome)
-	return &APIError{Code: CodeInternal, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: cause}
+	return unreadable(op, protocol, status, cause, textMalformedAnswer, "status", strconv.Itoa(status))
 }
 
 // bareStatus is a failure whose body is not the error model (a proxy's HTML page): the code of
@@ -203,7 +198,7 @@ func malformedAnswer(op *operation, protocol Protocol, status int, cause error) 
 func bareStatus(op *operation, protocol Protocol, status int, wait time.Duration) *APIError {
 	code := codeOfHTTPStatus(status)
 	if status >= 500 {
-		code = CodeUnavailable
+		code = faultNoAnswer
 	}
 	return &APIError{Code: code, Message: fill(textHttpStatus, "status", strconv.Itoa(status)), Operation: op.name, Protocol: protocol, HTTPStatus: status, RetryAfter: wait}
 }

@@ -209,3 +209,33 @@ describe("a closed client", () => {
     }
   });
 });
+
+describe("connections", () => {
+  it("holds at most 64 to one host however many calls run at once, and close() ends every one it opened", async () => {
+    let opened = 0;
+    const open = new Set<Socket>();
+    const answer = JSON.stringify({ ...sampleMessage(schema, "AdminMeta"), version: schema.version });
+    // Each answer waits a little, so that 200 concurrent calls would need 200 connections.
+    const server = createHttpServer((_, response) => void setTimeout(() => response.writeHead(200, { "content-type": "application/json" }).end(answer), 20));
+    server.on("connection", (socket: Socket) => {
+      opened++;
+      open.add(socket);
+      socket.on("close", () => open.delete(socket));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const client = new AdminClient({ serviceUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, adminSecret: "s", protocol: "rest", serverVersion: schema.version, retry: false });
+      const answers = await Promise.all(Array.from({ length: 200 }, () => client.adminMeta()));
+      expect(answers.every((a) => a.version === schema.version)).toBe(true);
+      expect(opened).toBeGreaterThan(1);
+      expect(opened).toBeLessThanOrEqual(64);
+      expect(open.size).toBeGreaterThan(0);
+      await client.close();
+      for (let waited = 0; open.size > 0 && waited < 2_000; waited += 20) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(open.size, "connections still open after close()").toBe(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+});

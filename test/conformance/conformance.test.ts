@@ -8,7 +8,8 @@ import { AdminClient, ApiError, operations, UserClient, type CallOptions, type P
 import { schema } from "../../generated/schema.js";
 import { protocolsOf, type OperationSpec } from "../../runtime/schema.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
-import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type RunnerProcess } from "./runners.js";
+import { FAULT_MAX_RESPONSE_BYTES, FAULT_TIMEOUT_MS, FAULTS, faultProtocols, startFaultServers, type Fault, type FaultServers } from "./faults.js";
+import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type ClientOutcome, type RunnerProcess } from "./runners.js";
 import { scenarios, type Answer, type Caller, type OperationName, type Scenario, type Values } from "./scenarios.js";
 import { setupContext } from "./setup.js";
 
@@ -44,6 +45,19 @@ const matrix = new Map<OperationName, Record<string, Cell>>(
 const failures: string[] = [];
 const cellMs: number[] = [];
 
+/** The fault column's TypeScript admin clients, one per fault server and protocol, with the cell's deadline and size cap. */
+const faultClients = new Map<string, AdminClient>();
+function faultClient(call: ClientCall): AdminClient {
+  const key = `${call.config.serviceUrl} ${call.protocol}`;
+  let client = faultClients.get(key);
+  if (!client) {
+    const { serviceUrl, grpcEndpoint, serverVersion, adminSecret, timeoutMs, maxResponseBytes } = call.config;
+    client = new AdminClient({ serviceUrl, grpcEndpoint, serverVersion, adminSecret, protocol: call.protocol, retry: false, timeoutMs, maxResponseBytes });
+    faultClients.set(key, client);
+  }
+  return client;
+}
+
 /** The generated TypeScript clients, one per protocol and surface. */
 const typescriptColumn: ClientColumn = {
   name: "ts",
@@ -52,7 +66,8 @@ const typescriptColumn: ClientColumn = {
     try {
       let answer: unknown;
       if (call.surface === "admin") {
-        answer = await (adminClients.get(call.protocol)! as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
+        const client = call.config.timeoutMs === undefined ? adminClients.get(call.protocol)! : faultClient(call);
+        answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
       } else {
         const client = userClients.get(call.protocol)!;
         client.setAccessToken(call.accessToken);
@@ -65,7 +80,8 @@ const typescriptColumn: ClientColumn = {
       return { ok: true, answer: answer as Answer };
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return { ok: false, code: error.code, message: error.message, refused: error.refused, operation: error.operation, protocol: error.protocol };
+      const { code, message, refused, operation, protocol, status, retryAfterSeconds } = error;
+      return { ok: false, code, message, refused, operation, protocol, status: status ?? null, retryAfterSeconds: retryAfterSeconds ?? null };
     }
   },
   close: async () => {},
@@ -115,7 +131,9 @@ beforeAll(async () => {
 
 afterAll(async () => {
   printMatrix();
-  for (const client of [...adminClients.values(), ...userClients.values()]) await client.close();
+  printFaultColumn();
+  for (const client of [...adminClients.values(), ...userClients.values(), ...faultClients.values()]) await client.close();
+  await Promise.all([...faultServers.values()].map((servers) => servers.close()));
   await Promise.all(runners.map((runner) => runner.close()));
   await server?.close();
 });
@@ -284,5 +302,86 @@ describe("conformance matrix", () => {
         });
       }
     });
+  }
+});
+
+// The fault column: every client, over every protocol, against servers that misbehave; one answer per fault.
+const faultServers = new Map<Fault, FaultServers>();
+const faultCells = new Map<Fault, Record<string, Cell>>(
+  FAULTS.map((fault) => [fault, Object.fromEntries(PROTOCOLS.flatMap((p) => COLUMNS.map((c) => [cellKey(p, c), faultProtocols(fault).includes(p) ? "?" : "-"])))]),
+);
+
+function printFaultColumn(): void {
+  const width = Math.max(...FAULTS.map((f) => f.name.length));
+  const label = (column: string) => column.padEnd(Math.max(4, column.length));
+  const cells = [...faultCells.values()].flatMap((row) => Object.values(row));
+  console.log(
+    [
+      `fault column: ${FAULTS.length} faults x ${PROTOCOLS.length} protocols x ${COLUMNS.length} clients`,
+      `${"".padEnd(width)}  ${PROTOCOLS.map((p) => p.padEnd(COLUMNS.map(label).join(" ").length)).join(" | ")}`,
+      `${"fault".padEnd(width)}  ${PROTOCOLS.map(() => COLUMNS.map(label).join(" ")).join(" | ")}`,
+      ...FAULTS.map((fault) => `${fault.name.padEnd(width)}  ${PROTOCOLS.map((p) => COLUMNS.map((c) => faultCells.get(fault)![cellKey(p, c)]!.padEnd(label(c).length)).join(" ")).join(" | ")}`),
+      `cells: ${cells.filter((c) => c === "pass").length} pass, ${cells.filter((c) => c === "FAIL").length} FAIL`,
+    ].join("\n"),
+  );
+}
+
+describe("fault column", () => {
+  beforeAll(async () => {
+    for (const fault of FAULTS) faultServers.set(fault, await startFaultServers(fault));
+  });
+
+  for (const fault of FAULTS) {
+    for (const protocol of faultProtocols(fault)) {
+      for (const columnName of COLUMNS) {
+        it(`${fault.name}, over ${protocol} via ${columnName}: ${fault.expect.code}`, async () => {
+          const key = cellKey(protocol, columnName);
+          try {
+            const column = columns.get(columnName);
+            expect(column, `the ${columnName} client did not start`).toBeDefined();
+            const servers = faultServers.get(fault)!;
+            const started = performance.now();
+            const outcome: ClientOutcome = await column!.call({
+              surface: "admin",
+              operation: fault.operation,
+              protocol,
+              input: fault.input,
+              headers: {},
+              accessToken: undefined,
+              config: {
+                serviceUrl: servers.serviceUrl,
+                grpcEndpoint: servers.grpcEndpoint,
+                serverVersion: SERVER_VERSION,
+                adminSecret: ADMIN_SECRET,
+                clientId: "reference",
+                timeoutMs: FAULT_TIMEOUT_MS,
+                maxResponseBytes: FAULT_MAX_RESPONSE_BYTES,
+              },
+            });
+            const elapsed = performance.now() - started;
+            expect(outcome, "the call should fail").toMatchObject({ ok: false });
+            const { code, message, refused, operation, status, retryAfterSeconds } = outcome as Extract<ClientOutcome, { ok: false }>;
+            const expected = fault.expect;
+            expect({ code, refused, operation, status: status ?? null, retryAfterSeconds: retryAfterSeconds ?? null }).toEqual({
+              code: expected.code,
+              refused: false,
+              operation: fault.operation,
+              status: protocol === "grpc" ? null : expected.status,
+              retryAfterSeconds: expected.retryAfterSeconds,
+            });
+            const expectedMessage = (protocol === "grpc" ? expected.grpcMessage : undefined) ?? expected.message;
+            if (typeof expectedMessage === "string") expect(message).toBe(expectedMessage);
+            else expect(message).toMatch(expectedMessage);
+            // No call outlives its deadline (with room for a loaded machine).
+            expect(elapsed, "milliseconds the call took").toBeLessThan(FAULT_TIMEOUT_MS + 1_500);
+            faultCells.get(fault)![key] = "pass";
+          } catch (error) {
+            faultCells.get(fault)![key] = "FAIL";
+            failures.push(`fault "${fault.name}" over ${protocol} via ${columnName}: ${String((error as Error).message ?? error).split("\n")[0]}`);
+            throw error;
+          }
+        });
+      }
+    }
   }
 });

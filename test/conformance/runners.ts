@@ -5,10 +5,11 @@
 //             "input": {...}, "headers": {...}, "access_token": null,
 //             "config": {"service_url": "...", "grpc_endpoint": "...", "server_version": "2.4.0",
 //                        "admin_secret": "..."  |  "client_id": "...",
-//                        "tls": {"ca_file": "...", "cert_file": null, "key_file": null}  (optional)}}
+//                        "tls": {"ca_file": "...", "cert_file": null, "key_file": null}  (optional),
+//                        "timeout_ms": 400, "max_response_bytes": 1048576  (optional: the client's defaults otherwise)}}
 //   answer   {"id": 1, "ok": true, "answer": {...flat shape...}}
 //         or {"id": 1, "ok": false, "code": "NOT_FOUND", "message": "...", "refused": false,
-//             "operation": "user", "protocol": "grpc"}
+//             "operation": "user", "protocol": "grpc", "status": 404 | null, "retry_after_seconds": 7 | null}
 //         or {"id": 1, "crash": "what went wrong in the runner itself"}
 //
 // `mode` selects a variant of the language's client (Python: sync or async; Go: sync). `headers`
@@ -27,7 +28,17 @@ export interface ClientCall {
   input: Record<string, unknown>;
   headers: Record<string, string>;
   accessToken: string | undefined;
-  config: { serviceUrl: string; grpcEndpoint: string; serverVersion: string; adminSecret: string; clientId: string; tls?: RunnerTls };
+  config: {
+    serviceUrl: string;
+    grpcEndpoint: string;
+    serverVersion: string;
+    adminSecret: string;
+    clientId: string;
+    tls?: RunnerTls;
+    /** The client's overall deadline of a call (the fault column's hanging servers). */
+    timeoutMs?: number;
+    maxResponseBytes?: number;
+  };
 }
 
 /** A private CA to trust and, for mutual TLS, a client certificate: files, as the runners read them. */
@@ -39,7 +50,17 @@ export interface RunnerTls {
 
 export type ClientOutcome =
   | { ok: true; answer: Record<string, unknown> }
-  | { ok: false; code: string; message: string; refused: boolean; operation: string; protocol: string };
+  | {
+      ok: false;
+      code: string;
+      message: string;
+      refused: boolean;
+      operation: string;
+      protocol: string;
+      /** HTTP status of the answer, when one came (the fault column compares it). */
+      status?: number | null;
+      retryAfterSeconds?: number | null;
+    };
 
 /** One column of the matrix: a client of one language (and variant) making the cell's call. */
 export interface ClientColumn {
@@ -90,7 +111,10 @@ export class RunnerProcess {
     if (!waiting) return;
     this.pending.delete(message.id!);
     if (typeof message.crash === "string") waiting.reject(new Error(`${this.label} runner failed: ${message.crash}`));
-    else waiting.resolve(message as unknown as ClientOutcome);
+    else {
+      const { retry_after_seconds: retryAfterSeconds, ...rest } = message;
+      waiting.resolve({ ...rest, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) } as unknown as ClientOutcome);
+    }
   }
 
   private fail(error: Error): void {
@@ -118,6 +142,8 @@ export class RunnerProcess {
         server_version: config.serverVersion,
         ...(call.surface === "admin" ? { admin_secret: config.adminSecret } : { client_id: config.clientId }),
         ...(config.tls ? { tls: { ca_file: config.tls.caFile, cert_file: config.tls.certFile ?? null, key_file: config.tls.keyFile ?? null } } : {}),
+        ...(config.timeoutMs === undefined ? {} : { timeout_ms: config.timeoutMs }),
+        ...(config.maxResponseBytes === undefined ? {} : { max_response_bytes: config.maxResponseBytes }),
       },
     });
     return new Promise((resolve, reject) => {

@@ -108,7 +108,8 @@ describe("the generated Go module", () => {
         http: Object.fromEntries(range(100, 600).map((status) => [status, codeOfHttpStatus(status)])),
         grpc: Object.fromEntries(range(0, 17).map((status) => [status, codeOfGrpcStatus(status)])),
         grpcBare: facts.errors.grpcBareStatuses,
-        grpcUnavailableStatus: facts.errors.grpcUnavailableStatus,
+        grpcNoAnswerStatuses: facts.errors.grpcNoAnswerStatuses,
+        grpcUnreadableStatuses: facts.errors.grpcUnreadableStatuses,
       }),
     );
     const result = await go("go test", ["test", "-v", "./sdk/"], TESTS, { SDK_STATUS_FACTS: statusFacts });

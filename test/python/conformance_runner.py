@@ -28,7 +28,8 @@ clients: dict[tuple[str, str, str, str], Client] = {}
 def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> Client:
     """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
     tls = config.get("tls")
-    key = (mode, role, protocol, config["service_url"] + json.dumps(tls))
+    limits = {"timeout_ms": config.get("timeout_ms"), "max_response_bytes": config.get("max_response_bytes")}
+    key = (mode, role, protocol, config["service_url"] + json.dumps(tls) + json.dumps(limits))
     client = clients.get(key)
     if client is None:
         common: dict[str, Any] = {
@@ -38,6 +39,10 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
             "protocol": protocol,
             "retry": False,
         }
+        if limits["timeout_ms"] is not None:
+            common["timeout"] = limits["timeout_ms"] / 1000
+        if limits["max_response_bytes"] is not None:
+            common["max_response_bytes"] = limits["max_response_bytes"]
         if tls:
             # The CA file reaches every protocol (httpx's verify and gRPC's roots); so does the client certificate.
             common["verify"] = tls["ca_file"]
@@ -70,6 +75,8 @@ def handle(request: dict[str, Any]) -> dict[str, Any]:
             "refused": error.refused,
             "operation": error.operation,
             "protocol": error.protocol,
+            "status": error.status,
+            "retry_after_seconds": error.retry_after,
         }
     finally:
         if role == "user":

@@ -17,6 +17,7 @@ import (
 	"os"
 	"reflect"
 	"runtime/debug"
+	"time"
 
 	identity "github.com/identity-interface/identity-go/v2"
 )
@@ -36,6 +37,8 @@ type request struct {
 		ServerVersion string `json:"server_version"`
 		AdminSecret   string `json:"admin_secret"`
 		ClientID      string `json:"client_id"`
+		TimeoutMs     *int64 `json:"timeout_ms"`
+		MaxResponse   *int64 `json:"max_response_bytes"`
 		TLS           *struct {
 			CAFile   string  `json:"ca_file"`
 			CertFile *string `json:"cert_file"`
@@ -49,6 +52,7 @@ type clientKey struct {
 	protocol identity.Protocol
 	url      string
 	tls      string
+	limits   string
 }
 
 type closer interface{ Close() error }
@@ -64,7 +68,8 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 	if err != nil {
 		return nil, err
 	}
-	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey}
+	limits := fmt.Sprint(deref(r.Config.TimeoutMs), "|", deref(r.Config.MaxResponse))
+	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey, limits}
 	if client, ok := clients[key]; ok {
 		return client, nil
 	}
@@ -75,12 +80,24 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 		if tlsConfig != nil {
 			opts = append(opts, identity.WithAdminGRPCTLS(tlsConfig))
 		}
+		if r.Config.TimeoutMs != nil {
+			opts = append(opts, identity.WithAdminTimeout(time.Duration(*r.Config.TimeoutMs)*time.Millisecond))
+		}
+		if r.Config.MaxResponse != nil {
+			opts = append(opts, identity.WithAdminMaxResponseBytes(*r.Config.MaxResponse))
+		}
 		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret, opts...)
 	} else {
 		opts := []identity.Option{identity.WithProtocol(r.Protocol), identity.WithGRPCEndpoint(r.Config.GRPCEndpoint),
 			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(identity.NoRetry)}
 		if tlsConfig != nil {
 			opts = append(opts, identity.WithGRPCTLS(tlsConfig))
+		}
+		if r.Config.TimeoutMs != nil {
+			opts = append(opts, identity.WithTimeout(time.Duration(*r.Config.TimeoutMs)*time.Millisecond))
+		}
+		if r.Config.MaxResponse != nil {
+			opts = append(opts, identity.WithMaxResponseBytes(*r.Config.MaxResponse))
 		}
 		client, err = identity.NewClient(r.Config.ClientID, r.Config.ServiceURL, opts...)
 	}
@@ -89,6 +106,14 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 	}
 	clients[key] = client
 	return client, nil
+}
+
+// deref is the value of an optional number, or -1 when absent.
+func deref(n *int64) int64 {
+	if n == nil {
+		return -1
+	}
+	return *n
 }
 
 // runnerTLS is the TLS configuration of the request's private CA and client certificate (one
@@ -155,8 +180,15 @@ func handle(r *request) (map[string]any, error) {
 		if !errors.As(failure, &apiErr) {
 			return nil, fmt.Errorf("%s failed with an error that is not an *APIError: %v", r.Operation, failure)
 		}
-		return map[string]any{"id": r.ID, "ok": false, "code": apiErr.Code, "message": apiErr.Message, "refused": apiErr.Refused,
-			"operation": apiErr.Operation, "protocol": apiErr.Protocol}, nil
+		reply := map[string]any{"id": r.ID, "ok": false, "code": apiErr.Code, "message": apiErr.Message, "refused": apiErr.Refused,
+			"operation": apiErr.Operation, "protocol": apiErr.Protocol, "status": nil, "retry_after_seconds": nil}
+		if apiErr.HTTPStatus != 0 {
+			reply["status"] = apiErr.HTTPStatus
+		}
+		if apiErr.RetryAfter != 0 {
+			reply["retry_after_seconds"] = apiErr.RetryAfter.Seconds()
+		}
+		return reply, nil
 	}
 	return map[string]any{"id": r.ID, "ok": true, "answer": results[0].Interface()}, nil
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -19,10 +20,11 @@ import (
 // statusFacts is how the TypeScript runtime maps statuses to codes (test/go/go.test.ts writes it
 // from runtime/errors.ts and the SDK facts): the Go client must map them alike.
 type statusFacts struct {
-	HTTP        map[string]string `json:"http"`
-	GRPC        map[string]string `json:"grpc"`
-	GRPCBare    map[string]string `json:"grpcBare"`
-	Unavailable int               `json:"grpcUnavailableStatus"`
+	HTTP       map[string]string `json:"http"`
+	GRPC       map[string]string `json:"grpc"`
+	GRPCBare   map[string]string `json:"grpcBare"`
+	NoAnswer   []int             `json:"grpcNoAnswerStatuses"`
+	Unreadable []int             `json:"grpcUnreadableStatuses"`
 }
 
 func loadStatusFacts(t *testing.T) statusFacts {
@@ -179,12 +181,16 @@ func TestGRPCErrors(t *testing.T) {
 		if bare, ok := facts.GRPCBare[strconv.Itoa(code)]; ok {
 			want = bare
 		}
-		if code == facts.Unavailable {
-			want = "UNAVAILABLE"
+		message := "status " + strconv.Itoa(code)
+		// Statuses the server does not name: no answer, or a stream without a readable answer.
+		if slices.Contains(facts.NoAnswer, code) {
+			want, message = "UNAVAILABLE", "admin_meta: no answer from the service ("+message+")"
+		} else if slices.Contains(facts.Unreadable, code) {
+			want, message = "INTERNAL", "admin_meta: the gRPC answer could not be read ("+message+")"
 		}
 		_, err := client.AdminMeta(ctx, nil, identity.WithHeader("x-status", strconv.Itoa(code)))
 		apiErr := apiError(t, err)
-		if string(apiErr.Code) != want || apiErr.Message != "status "+strconv.Itoa(code) {
+		if string(apiErr.Code) != want || apiErr.Message != message {
 			t.Errorf("gRPC status %d: %s %q, want %s", code, apiErr.Code, apiErr.Message, want)
 		}
 	}

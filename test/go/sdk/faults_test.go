@@ -116,7 +116,7 @@ func TestAProxysHTMLPageGetsTheCodeOfItsStatus(t *testing.T) {
 	}
 }
 
-func TestA2xxThatIsNotTheAnswerIsInternalAndNeverRetried(t *testing.T) {
+func TestA2xxThatIsNotTheAnswerIsNeverRetriedAndAWriteOutcomeUnknown(t *testing.T) {
 	bodies := map[identity.Protocol][]string{
 		identity.ProtocolREST:    {"<html></html>", "null", "[1]"},
 		identity.ProtocolGraphQL: {"<html></html>", "null", `{"data": null}`, `{"data": {}}`, "{}"},
@@ -132,7 +132,7 @@ func TestA2xxThatIsNotTheAnswerIsInternalAndNeverRetried(t *testing.T) {
 				t.Errorf("%s %s: %d attempts", protocol, body, len(service.log()))
 			}
 			_, err = client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
-			wantError(t, err, identity.CodeInternal, "create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened")
+			wantError(t, err, identity.CodeOutcomeUnknown, "create_organization: the service answered HTTP 200 with a body that is not its answer; the write may have happened")
 		}
 	}
 }
@@ -143,7 +143,7 @@ func TestGRPCRetryAfterIsReadOnEveryStatus(t *testing.T) {
 	})
 	client := grpcAdmin(t, service.endpoint, identity.WithAdminRetry(identity.NoRetry))
 	_, err := client.CreateOrganization(ctx, &identity.CreateOrganizationInput{Name: "acme"})
-	if apiErr := wantError(t, err, identity.CodeUnavailable, "draining"); apiErr.RetryAfter != 7*time.Second {
+	if apiErr := wantError(t, err, identity.CodeUnavailable, "create_organization: no answer from the service (draining)"); apiErr.RetryAfter != 7*time.Second {
 		t.Fatalf("retry after %v", apiErr.RetryAfter)
 	}
 }

@@ -15,10 +15,10 @@ from google.protobuf.message import Message
 from ._descriptors import FILE_DESCRIPTOR_SET
 from ._facts import Operation
 from ._model import JsonValue, Model
-from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_UNAVAILABLE_STATUS, MESSAGES, RETRY_AFTER_METADATA
+from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, MESSAGES, RETRY_AFTER_METADATA
 from ._shape import WireTypeError, check_wire_types, enum_name
 from ._tls import GrpcTls
-from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, timed_out
+from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, no_answer, timed_out, unreadable_message
 from .types import MODELS
 
 
@@ -228,20 +228,26 @@ def _retry_after(error: grpc.Call | grpc.aio.AioRpcError) -> float | None:
 
 
 def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool) -> ApiError:
-    """The ApiError of a failed call: the code the server names, else the one of its gRPC status."""
+    """The ApiError of a failed call: the code the server names, else the one of its gRPC status.
+
+    A status the server does not name comes from the gRPC library or a proxy: UNAVAILABLE is no
+    answer (CANCELLED too: the caller's own cancel and close() are told apart by the transports),
+    INTERNAL or UNKNOWN a stream without a readable answer (a write's may have happened).
+    """
     status = error.code()
     message = error.details() or ""
     if status == grpc.StatusCode.DEADLINE_EXCEEDED and deadline_set:
         return timed_out(operation.name, "grpc")
-    if status == grpc.StatusCode.CANCELLED:
-        return cancelled(operation.name, "grpc")
     number = status.value[0] if status is not None else -1
     wait = _retry_after(error)
-    if number == GRPC_UNAVAILABLE_STATUS:
-        return ApiError("UNAVAILABLE", message, operation.name, "grpc", retry_after=wait)
     named = _named_code(error.trailing_metadata()) or _named_code(error.initial_metadata())
-    code = named if is_error_code(named) else code_of_grpc_status(number)
-    return ApiError(code, message, operation.name, "grpc", retry_after=wait)
+    if is_error_code(named):
+        return ApiError(named, message, operation.name, "grpc", retry_after=wait)
+    if number in GRPC_NO_ANSWER_STATUSES:
+        return no_answer(operation.name, "grpc", message, wait)
+    if number in GRPC_UNREADABLE_STATUSES:
+        return unreadable_message(operation.name, operation.retried, message)
+    return ApiError(code_of_grpc_status(number), message, operation.name, "grpc", retry_after=wait)
 
 
 class _Methods:
@@ -275,6 +281,7 @@ def _options(max_bytes: int) -> list[tuple[str, int]]:
 class SyncGrpcTransport:
     def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int) -> None:
         options = _options(max_bytes)
+        self._closed = False
         self._channel = grpc.insecure_channel(endpoint, options) if tls is None else grpc.secure_channel(endpoint, _credentials(tls), options)
         self._methods = _Methods(self._channel)
 
@@ -287,10 +294,13 @@ class SyncGrpcTransport:
         except grpc.RpcError as error:
             if not isinstance(error, grpc.Call):
                 raise
+            if self._closed:
+                raise cancelled(operation.name, "grpc") from None
             raise rpc_error(operation, error, timeout is not None) from None
         return from_proto(operation.output, response)
 
     def close(self) -> None:
+        self._closed = True
         self._channel.close()
 
 
@@ -317,11 +327,16 @@ class AsyncGrpcTransport:
         try:
             response = await self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
         except grpc.aio.AioRpcError as error:
+            if self._channel is None:
+                raise cancelled(operation.name, "grpc") from None
             raise rpc_error(operation, error, timeout is not None) from None
+        if not isinstance(response, Message):
+            # grpc.aio answers None for a message its deserializer refused (the sync stub raises INTERNAL).
+            raise unreadable_message(operation.name, operation.retried, "Exception deserializing response!")
         return from_proto(operation.output, response)
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-        self._channel = None
-        self._methods = None
+        # Forgotten first, so that a call the close ends reads as cancelled.
+        channel, self._channel, self._methods = self._channel, None, None
+        if channel is not None:
+            await channel.close()

@@ -18,7 +18,17 @@ from ._facts import Operation
 from ._model import Model
 from ._schema import TEXTS
 from ._shape import from_json
-from .errors import ApiError, code_of_http_status, code_of_oauth_error, is_error_code, no_answer, timed_out
+from .errors import (
+    ApiError,
+    code_of_http_status,
+    code_of_oauth_error,
+    is_error_code,
+    malformed_answer,
+    no_answer,
+    server_unavailable,
+    timed_out,
+    too_large,
+)
 from .types import Protocol
 
 _JSON = "application/json"
@@ -90,17 +100,11 @@ def _json_object(content: bytes) -> dict[str, object] | None:
     return value if isinstance(value, dict) else None
 
 
-def malformed_answer(operation: Operation, protocol: Protocol, status: int) -> ApiError:
-    """A 2xx whose body is not the answer: INTERNAL, never retried; a write may have happened."""
-    outcome = "" if operation.retried else TEXTS["writeMayHaveHappened"]
-    message = TEXTS["malformedAnswer"].format(operation=operation.name, status=status, outcome=outcome)
-    return ApiError("INTERNAL", message, operation.name, protocol, status=status)
-
-
 def bare_status(operation: Operation, protocol: Protocol, status: int, wait: float | None) -> ApiError:
     """A failure whose body is not the error model (a proxy's HTML page): the code of its status, any 5xx UNAVAILABLE."""
-    code = "UNAVAILABLE" if status >= 500 else code_of_http_status(status)
-    return ApiError(code, TEXTS["httpStatus"].format(status=status), operation.name, protocol, status=status, retry_after=wait)
+    if status >= 500:
+        return server_unavailable(operation.name, protocol, status, wait)
+    return ApiError(code_of_http_status(status), TEXTS["httpStatus"].format(status=status), operation.name, protocol, status=status, retry_after=wait)
 
 
 def _read_graphql(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
@@ -117,7 +121,7 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
     data = answer.get("data") if answer is not None else None
     fields = data.get(operation.name) if isinstance(data, dict) else None
     if not isinstance(fields, dict):
-        raise malformed_answer(operation, "graphql", status)
+        raise malformed_answer(operation.name, operation.retried, "graphql", status)
     return from_json(operation.output, fields)
 
 
@@ -125,7 +129,7 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
     body = _json_object(content) if content else {}
     if 200 <= status < 300:
         if body is None:
-            raise malformed_answer(operation, "rest", status)
+            raise malformed_answer(operation.name, operation.retried, "rest", status)
         return from_json(operation.output, body)
     if body is None:
         raise bare_status(operation, "rest", status, wait)
@@ -152,8 +156,7 @@ def _check_size(operation: Operation, protocol: Protocol, response: httpx.Respon
     """Refuses an answer over the size cap as soon as it is known: from Content-Length, or from the bytes read so far."""
     declared = response.headers.get("content-length")
     if read > limit or (read == 0 and declared is not None and declared.isdigit() and int(declared) > limit):
-        message = TEXTS["answerTooLarge"].format(operation=operation.name, limit=limit, option="max_response_bytes")
-        raise ApiError("PAYLOAD_TOO_LARGE", message, operation.name, protocol, status=response.status_code)
+        raise too_large(operation.name, protocol, limit, response.status_code)
 
 
 def _check_open(client: httpx.Client | httpx.AsyncClient, operation: Operation, protocol: Protocol) -> None:

@@ -15,7 +15,10 @@ PROTOCOLS = ("graphql", "rest", "grpc")
 GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: pip install \"identity-interface-sdk[grpc]\" (from a wheel file: pip install \"<wheel>[grpc]\")"
 GRPC_CODE_METADATA = "x-error-code"
 """The metadata key in which the server names the error code of a failed gRPC call."""
-GRPC_UNAVAILABLE_STATUS = 14
+GRPC_NO_ANSWER_STATUSES = frozenset({ 14, 1 })
+"""gRPC statuses of a call the service did not answer, when it names no code (CANCELLED: a dropped connection)."""
+GRPC_UNREADABLE_STATUSES = frozenset({ 13, 2 })
+"""gRPC statuses of a stream without a readable answer, when the server names no code."""
 RETRY_AFTER_METADATA = "retry-after"
 """The metadata key (HTTP: header) of the wait an overloaded server asks for."""
 
@@ -43,6 +46,7 @@ TEXTS: dict[str, str] = {
     "noAnswer": "{operation}: no answer from the service ({reason})",
     "httpStatus": "HTTP {status}",
     "malformedAnswer": "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+    "unreadableMessage": "{operation}: the gRPC answer could not be read ({reason}){outcome}",
     "writeMayHaveHappened": "; the write may have happened",
     "answerTooLarge": "{operation}: the answer is larger than {limit} bytes ({option})",
 }

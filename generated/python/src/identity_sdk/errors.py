@@ -8,7 +8,7 @@ from typing import Any, Literal, TypeGuard
 from ._schema import TEXTS
 from .types import Protocol
 
-ErrorCode = Literal["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "FAILED_PRECONDITION", "ALREADY_EXISTS", "TOO_MANY_REQUESTS", "INTERNAL", "UNIMPLEMENTED", "UNAVAILABLE", "PAYLOAD_TOO_LARGE", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "DEADLINE_EXCEEDED", "CANCELLED"]
+ErrorCode = Literal["INVALID_ARGUMENT", "UNAUTHENTICATED", "PERMISSION_DENIED", "NOT_FOUND", "FAILED_PRECONDITION", "ALREADY_EXISTS", "TOO_MANY_REQUESTS", "INTERNAL", "UNIMPLEMENTED", "UNAVAILABLE", "PAYLOAD_TOO_LARGE", "METHOD_NOT_ALLOWED", "UNSUPPORTED_MEDIA_TYPE", "DEADLINE_EXCEEDED", "CANCELLED", "OUTCOME_UNKNOWN"]
 """The server's codes, then those a client tells on its own (no answer, too late, cancelled)."""
 
 REFUSAL_CODE: ErrorCode = "FAILED_PRECONDITION"
@@ -21,6 +21,13 @@ _BARE_GRPC_STATUS: dict[int, ErrorCode] = { 8: "PAYLOAD_TOO_LARGE" }
 _OAUTH_CODES: dict[str, ErrorCode] = { "invalid_request": "INVALID_ARGUMENT", "invalid_client": "UNAUTHENTICATED", "invalid_grant": "FAILED_PRECONDITION", "unauthorized_client": "PERMISSION_DENIED", "unsupported_grant_type": "INVALID_ARGUMENT", "invalid_scope": "INVALID_ARGUMENT", "invalid_target": "INVALID_ARGUMENT" }
 _TRANSIENT_CODES = frozenset({ "UNAVAILABLE", "TOO_MANY_REQUESTS" })
 _TRANSIENT_STATUSES = frozenset({ 502, 503, 504 })
+# The code of each failure a client names itself, the same in every language and protocol.
+_TIMED_OUT: ErrorCode = "DEADLINE_EXCEEDED"
+_CANCELLED: ErrorCode = "CANCELLED"
+_NO_ANSWER: ErrorCode = "UNAVAILABLE"
+_UNREADABLE_READ: ErrorCode = "INTERNAL"
+_UNREADABLE_WRITE: ErrorCode = "OUTCOME_UNKNOWN"
+_TOO_LARGE: ErrorCode = "PAYLOAD_TOO_LARGE"
 
 
 class ApiError(Exception):
@@ -145,7 +152,11 @@ class ApiCancelledError(ApiError):
     """CANCELLED: told by the client itself."""
 
 
-_CLASSES: dict[ErrorCode, type[ApiError]] = { "INVALID_ARGUMENT": InvalidArgumentError, "UNAUTHENTICATED": UnauthenticatedError, "PERMISSION_DENIED": PermissionDeniedError, "NOT_FOUND": NotFoundError, "FAILED_PRECONDITION": FailedPreconditionError, "ALREADY_EXISTS": AlreadyExistsError, "TOO_MANY_REQUESTS": TooManyRequestsError, "INTERNAL": InternalError, "UNIMPLEMENTED": UnimplementedError, "UNAVAILABLE": UnavailableError, "PAYLOAD_TOO_LARGE": PayloadTooLargeError, "METHOD_NOT_ALLOWED": MethodNotAllowedError, "UNSUPPORTED_MEDIA_TYPE": UnsupportedMediaTypeError, "DEADLINE_EXCEEDED": DeadlineExceededError, "CANCELLED": ApiCancelledError }
+class OutcomeUnknownError(ApiError):
+    """OUTCOME_UNKNOWN: told by the client itself."""
+
+
+_CLASSES: dict[ErrorCode, type[ApiError]] = { "INVALID_ARGUMENT": InvalidArgumentError, "UNAUTHENTICATED": UnauthenticatedError, "PERMISSION_DENIED": PermissionDeniedError, "NOT_FOUND": NotFoundError, "FAILED_PRECONDITION": FailedPreconditionError, "ALREADY_EXISTS": AlreadyExistsError, "TOO_MANY_REQUESTS": TooManyRequestsError, "INTERNAL": InternalError, "UNIMPLEMENTED": UnimplementedError, "UNAVAILABLE": UnavailableError, "PAYLOAD_TOO_LARGE": PayloadTooLargeError, "METHOD_NOT_ALLOWED": MethodNotAllowedError, "UNSUPPORTED_MEDIA_TYPE": UnsupportedMediaTypeError, "DEADLINE_EXCEEDED": DeadlineExceededError, "CANCELLED": ApiCancelledError, "OUTCOME_UNKNOWN": OutcomeUnknownError }
 
 
 def is_error_code(value: object) -> TypeGuard[ErrorCode]:
@@ -154,15 +165,45 @@ def is_error_code(value: object) -> TypeGuard[ErrorCode]:
 
 
 def timed_out(operation: str, protocol: Protocol) -> ApiError:
-    return ApiError("DEADLINE_EXCEEDED", TEXTS["timedOut"].format(operation=operation), operation, protocol)
+    return ApiError(_TIMED_OUT, TEXTS["timedOut"].format(operation=operation), operation, protocol)
 
 
 def cancelled(operation: str, protocol: Protocol) -> ApiError:
-    return ApiError("CANCELLED", TEXTS["cancelled"].format(operation=operation), operation, protocol)
+    return ApiError(_CANCELLED, TEXTS["cancelled"].format(operation=operation), operation, protocol)
 
 
-def no_answer(operation: str, protocol: Protocol, reason: object) -> ApiError:
-    return ApiError("UNAVAILABLE", TEXTS["noAnswer"].format(operation=operation, reason=reason), operation, protocol)
+def no_answer(operation: str, protocol: Protocol, reason: object, retry_after: float | None = None) -> ApiError:
+    return ApiError(_NO_ANSWER, TEXTS["noAnswer"].format(operation=operation, reason=reason), operation, protocol, retry_after=retry_after)
+
+
+def too_large(operation: str, protocol: Protocol, limit: int, status: int | None = None) -> ApiError:
+    message = TEXTS["answerTooLarge"].format(operation=operation, limit=limit, option="max_response_bytes")
+    return ApiError(_TOO_LARGE, message, operation, protocol, status=status)
+
+
+def server_unavailable(operation: str, protocol: Protocol, status: int, retry_after: float | None) -> ApiError:
+    """A 5xx whose body is not the error model: the service did not answer."""
+    return ApiError(_NO_ANSWER, TEXTS["httpStatus"].format(status=status), operation, protocol, status=status, retry_after=retry_after)
+
+
+def _unreadable(operation: str, read: bool, message: str, protocol: Protocol, status: int | None) -> ApiError:
+    return ApiError(_UNREADABLE_READ if read else _UNREADABLE_WRITE, message, operation, protocol, status=status)
+
+
+def _outcome(read: bool) -> str:
+    return "" if read else TEXTS["writeMayHaveHappened"]
+
+
+def malformed_answer(operation: str, read: bool, protocol: Protocol, status: int) -> ApiError:
+    """A 2xx whose body is not the answer: never retried; to a write OUTCOME_UNKNOWN, since it may have happened."""
+    message = TEXTS["malformedAnswer"].format(operation=operation, status=status, outcome=_outcome(read))
+    return _unreadable(operation, read, message, protocol, status)
+
+
+def unreadable_message(operation: str, read: bool, reason: object) -> ApiError:
+    """A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status."""
+    message = TEXTS["unreadableMessage"].format(operation=operation, reason=reason, outcome=_outcome(read))
+    return _unreadable(operation, read, message, "grpc", None)
 
 
 def code_of_http_status(status: int) -> ErrorCode:
