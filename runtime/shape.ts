@@ -119,3 +119,58 @@ export function missingRequiredField(schema: ApiSchema, messageName: string, val
   }
   return undefined;
 }
+
+/** What answerMismatch says of a value whose JSON type does not fit its field ("<path>: <text>"); the SDKs read them from sdk-facts. */
+export const ANSWER_TYPE_TEXTS = {
+  string: "not a string",
+  bool: "not a boolean",
+  number: "not a number",
+  map: "not an object of strings",
+  object: "not an object",
+  list: "not a list",
+} as const;
+
+function fitsJson(schema: ApiSchema, field: FieldSpec, value: unknown, path: string): string | undefined {
+  switch (field.kind) {
+    case "string":
+    case "enum":
+      return typeof value === "string" ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.string}`;
+    case "bool":
+      return typeof value === "boolean" ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.bool}`;
+    case "int32":
+    case "int64":
+    case "float64":
+      // A 64-bit integer may come as a decimal string (the proto3 JSON form).
+      return typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.number}`;
+    case "map":
+      return isObject(value) && Object.values(value).every((v) => typeof v === "string") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
+    case "json":
+      return undefined;
+    case "message":
+      return isObject(value) ? answerMismatch(schema, field.ref!, value, path) : `${path}: ${ANSWER_TYPE_TEXTS.object}`;
+  }
+}
+
+/**
+ * The first value of a JSON answer whose type does not fit message `messageName` ("version: not a
+ * string"), or undefined when it fits. Fields the message does not declare and enum names it does
+ * not know pass: a newer server may add them.
+ */
+export function answerMismatch(schema: ApiSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
+  for (const field of schema.messages[messageName]!.fields) {
+    const raw = value[field.name];
+    if (raw === undefined || raw === null) continue;
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    if (field.list) {
+      if (!Array.isArray(raw)) return `${path}: ${ANSWER_TYPE_TEXTS.list}`;
+      for (let i = 0; i < raw.length; i++) {
+        const mismatch = fitsJson(schema, field, raw[i], `${path}[${i}]`);
+        if (mismatch) return mismatch;
+      }
+    } else {
+      const mismatch = fitsJson(schema, field, raw, path);
+      if (mismatch) return mismatch;
+    }
+  }
+  return undefined;
+}

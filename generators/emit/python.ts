@@ -438,6 +438,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       .filter(([, value]) => typeof value === "string")
       .map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
     wireTexts: Object.entries(texts.wire).map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
+    answerTypeTexts: Object.entries(texts.answerTypes).map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),
     retry: { attempts: facts.retry.attempts, baseDelay: facts.retry.baseDelayMs / 1000, maxDelay: facts.retry.maxDelayMs / 1000 },
     iteratePageLimit: facts.iteratePageLimit,
     defaultTimeout: facts.defaultTimeoutMs / 1000,

@@ -18,6 +18,7 @@ import { CLIENT_ERROR_CODES, FAULT_CODES, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADAB
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
 import { compareVersions } from "../../runtime/client/version.js";
+import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
 import { PROTOCOLS, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
@@ -145,7 +146,7 @@ export interface SdkFacts {
     faults: { -readonly [K in keyof typeof FAULT_CODES]: string };
   };
   /** Texts with {placeholders}; every client fills them the same way. */
-  texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS };
+  texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS; answerTypes: typeof ANSWER_TYPE_TEXTS };
   /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
   versionField: string;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
@@ -187,6 +188,8 @@ export const CLIENT_ERROR_TEXTS = {
   httpStatus: "HTTP {status}",
   // A 2xx whose body is not the answer (not JSON, null, GraphQL without its data): never retried.
   malformedAnswer: "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+  // A 2xx whose fields do not have the types of its message ({reason}: "version: not a string").
+  answerMismatch: "{operation}: the answer does not fit {message} ({reason}){outcome}",
   // A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status.
   unreadableMessage: "{operation}: the gRPC answer could not be read ({reason}){outcome}",
   writeMayHaveHappened: "; the write may have happened",
@@ -340,7 +343,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       retryAfterKey: "retry-after",
       faults: { ...FAULT_CODES },
     },
-    texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS },
+    texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS, answerTypes: ANSWER_TYPE_TEXTS },
     versionField: "version",
     retry: { ...RETRY_DEFAULTS },
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,

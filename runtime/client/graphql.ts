@@ -1,9 +1,8 @@
 // GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
 import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
-import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
 export { graphqlDocument } from "../graphql-document.js";
@@ -47,8 +46,8 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       // A proxy's HTML page, or any failure that is not a GraphQL answer: the code of the status.
       if (!response.ok) throw bareStatus(operation, "graphql", response);
       const data = answer?.data?.[operation.name];
-      if (typeof data !== "object" || data === null) throw malformedAnswer(operation, "graphql", status);
-      return normalizeMessage(settings.schema, operation.output, data);
+      if (typeof data !== "object" || data === null || Array.isArray(data)) throw malformedAnswer(operation, "graphql", status);
+      return readAnswer(settings.schema, operation, "graphql", status, data as Plain);
     },
     async close() {},
   };

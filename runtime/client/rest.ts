@@ -1,9 +1,8 @@
 // REST transport: the operation's route, JSON bodies (query strings for GET), the error body
 // {code, message}, and the RFC 6749 error body of the token routes.
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
-import { normalizeMessage } from "../shape.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
-import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
 export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
@@ -63,7 +62,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
         throw new ApiError(code, typeof body.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });
       }
       if (!body) throw malformedAnswer(operation, "rest", response.status);
-      return normalizeMessage(settings.schema, operation.output, body);
+      return readAnswer(settings.schema, operation, "rest", response.status, body);
     },
     async close() {},
   };

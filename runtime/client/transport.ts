@@ -1,5 +1,6 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import { codeOfHttpStatus } from "../errors.js";
+import { answerMismatch, normalizeMessage } from "../shape.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { ApiError, FAULT_CODES, retryAfterSeconds } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
@@ -98,6 +99,16 @@ export function unreadableMessage(operation: OperationSpec, reason: string, caus
  */
 export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "graphql", status: number, cause?: unknown): ApiError {
   return new ApiError(unreadableCode(operation), `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${writeOutcome(operation)}`, operation.name, protocol, { status, cause });
+}
+
+/**
+ * A 2xx answer whose fields do not have the types of its message (CLIENT_ERROR_TEXTS.answerMismatch),
+ * read as the flat shape when they do: an answer that could not be read.
+ */
+export function readAnswer(schema: ApiSchema, operation: OperationSpec, protocol: "rest" | "graphql", status: number, body: Plain): Plain {
+  const mismatch = answerMismatch(schema, operation.output, body);
+  if (mismatch === undefined) return normalizeMessage(schema, operation.output, body);
+  throw new ApiError(unreadableCode(operation), `${operation.name}: the answer does not fit ${operation.output} (${mismatch})${writeOutcome(operation)}`, operation.name, protocol, { status });
 }
 
 /**

@@ -149,7 +149,7 @@ func (t *httpTransport) call(ctx context.Context, op *operation, protocol Protoc
 
 // answerMismatch is the error of JSON that does not fit the answer type: an answer that could not be read.
 func answerMismatch(op *operation, protocol Protocol, status int, err error) *APIError {
-	return unreadable(op, protocol, status, err, "{operation}: the answer does not fit "+op.output+" ("+err.Error()+"){outcome}")
+	return unreadable(op, protocol, status, err, textAnswerMismatch, "message", op.output, "reason", err.Error())
 }
 
 // graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},

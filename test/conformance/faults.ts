@@ -142,6 +142,13 @@ export const FAULTS: readonly Fault[] = [
     expect: { code: "INTERNAL", status: 200, retryAfterSeconds: null, message: "admin_meta: the service answered HTTP 200 with a body that is not its answer" },
   },
   {
+    name: "2xx whose fields have the wrong types",
+    ...READ,
+    http: { protocols: BOTH, answer: (request, response) => json(request.url === "/graphql" ? '{"data": {"admin_meta": {"version": 5}}}' : '{"version": 5}')(request, response) },
+    // The reason is the language's own ("version: not a string"; Go: its JSON decoder's words).
+    expect: { code: "INTERNAL", status: 200, retryAfterSeconds: null, message: /^admin_meta: the answer does not fit AdminMeta \(.*version.*\)$/ },
+  },
+  {
     name: 'GraphQL {"data": null}',
     ...READ,
     http: { protocols: ["graphql"], answer: json('{"data": null}') },

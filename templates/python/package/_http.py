@@ -16,13 +16,14 @@ import httpx
 from ._facts import Operation
 from ._model import Model
 from ._schema import TEXTS
-from ._shape import from_json
+from ._shape import answer_mismatch, from_json
 from .errors import (
     ApiError,
     code_of_http_status,
     code_of_oauth_error,
     is_error_code,
     malformed_answer,
+    mismatched_answer,
     no_answer,
     server_unavailable,
     timed_out,
@@ -121,7 +122,15 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
     fields = data.get(operation.name) if isinstance(data, dict) else None
     if not isinstance(fields, dict):
         raise malformed_answer(operation.name, operation.retried, "graphql", status)
-    return from_json(operation.output, fields)
+    return _answer(operation, "graphql", status, fields)
+
+
+def _answer(operation: Operation, protocol: Protocol, status: int, body: dict[str, object]) -> Model:
+    """The answer class of a 2xx body, or the error of one whose fields do not have their types."""
+    mismatch = answer_mismatch(operation.output, body)
+    if mismatch is not None:
+        raise mismatched_answer(operation.name, operation.retried, protocol, status, operation.output, mismatch)
+    return from_json(operation.output, body)
 
 
 def _read_rest(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
@@ -129,7 +138,7 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
     if 200 <= status < 300:
         if body is None:
             raise malformed_answer(operation.name, operation.retried, "rest", status)
-        return from_json(operation.output, body)
+        return _answer(operation, "rest", status, body)
     if body is None:
         raise bare_status(operation, "rest", status, wait)
     oauth_error = body.get("error")

@@ -46,6 +46,7 @@ TEXTS: dict[str, str] = {
     "noAnswer": "{operation}: no answer from the service ({reason})",
     "httpStatus": "HTTP {status}",
     "malformedAnswer": "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
+    "answerMismatch": "{operation}: the answer does not fit {message} ({reason}){outcome}",
     "unreadableMessage": "{operation}: the gRPC answer could not be read ({reason}){outcome}",
     "writeMayHaveHappened": "; the write may have happened",
     "answerTooLarge": "{operation}: the answer is larger than {limit} bytes ({option})",
@@ -69,6 +70,16 @@ WIRE_TEXTS: dict[str, str] = {
     "root": "request",
 }
 """What the check of gRPC inputs says of a value protobuf could not carry ("<path>: <text>")."""
+
+ANSWER_TYPE_TEXTS: dict[str, str] = {
+    "string": "not a string",
+    "bool": "not a boolean",
+    "number": "not a number",
+    "map": "not an object of strings",
+    "object": "not an object",
+    "list": "not a list",
+}
+"""What the check of JSON answers says of a value whose type does not fit its field ("<path>: <text>")."""
 
 VERSION_FIELD = "version"
 """The answer field of the version operations that carries the server's version."""

@@ -10,7 +10,7 @@ from typing import NoReturn
 
 from ._facts import Field
 from ._model import Model
-from ._schema import ENUMS, MESSAGES, WIRE_TEXTS
+from ._schema import ANSWER_TYPE_TEXTS, ENUMS, MESSAGES, WIRE_TEXTS
 from .types import MODELS
 
 Decoder = Callable[[object], object]
@@ -90,6 +90,59 @@ def from_json(message: str, value: object) -> Model:
         else:
             fields.append(raw if raw is None or decode is None else decode(raw))
     return cls(*fields)
+
+
+def _answer_value_mismatch(field: Field, value: object, path: str) -> str | None:
+    kind = field.kind
+    if kind in ("string", "enum"):
+        return None if isinstance(value, str) else f"{path}: {ANSWER_TYPE_TEXTS['string']}"
+    if kind == "bool":
+        return None if isinstance(value, bool) else f"{path}: {ANSWER_TYPE_TEXTS['bool']}"
+    if kind in ("int32", "int64", "float64"):
+        # A 64-bit integer may come as a decimal string (the proto3 JSON form).
+        if _is_number(value) or (isinstance(value, str) and _is_numeric_text(value)):
+            return None
+        return f"{path}: {ANSWER_TYPE_TEXTS['number']}"
+    if kind == "map":
+        fits = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+        return None if fits else f"{path}: {ANSWER_TYPE_TEXTS['map']}"
+    if kind == "message":
+        if not isinstance(value, dict):
+            return f"{path}: {ANSWER_TYPE_TEXTS['object']}"
+        assert field.ref is not None
+        return answer_mismatch(field.ref, value, path)
+    return None
+
+
+def _is_numeric_text(value: str) -> bool:
+    try:
+        float(value)
+    except ValueError:
+        return False
+    return value.strip() != ""
+
+
+def answer_mismatch(message: str, value: Mapping[str, object], prefix: str = "") -> str | None:
+    """The first value of a JSON answer whose type does not fit `message` ("version: not a string"),
+    or None. Fields the message does not declare and enum names it does not know pass: a newer
+    server may add them."""
+    for field in MESSAGES[message]:
+        raw = value.get(field.name)
+        if raw is None:
+            continue
+        path = f"{prefix}.{field.name}" if prefix else field.name
+        if field.is_list:
+            if not isinstance(raw, list):
+                return f"{path}: {ANSWER_TYPE_TEXTS['list']}"
+            for index, item in enumerate(raw):
+                mismatch = _answer_value_mismatch(field, item, f"{path}[{index}]")
+                if mismatch is not None:
+                    return mismatch
+        else:
+            mismatch = _answer_value_mismatch(field, raw, path)
+            if mismatch is not None:
+                return mismatch
+    return None
 
 
 # ---------------------------------------------------------------- the wire check of gRPC inputs

@@ -200,6 +200,12 @@ def malformed_answer(operation: str, read: bool, protocol: Protocol, status: int
     return _unreadable(operation, read, message, protocol, status)
 
 
+def mismatched_answer(operation: str, read: bool, protocol: Protocol, status: int, message: str, reason: str) -> ApiError:
+    """A 2xx whose fields do not have the types of its message: an answer that could not be read."""
+    text = TEXTS["answerMismatch"].format(operation=operation, message=message, reason=reason, outcome=_outcome(read))
+    return _unreadable(operation, read, text, protocol, status)
+
+
 def unreadable_message(operation: str, read: bool, reason: object) -> ApiError:
     """A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status."""
     message = TEXTS["unreadableMessage"].format(operation=operation, reason=reason, outcome=_outcome(read))
