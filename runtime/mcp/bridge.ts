@@ -5,7 +5,7 @@
 // that two callers both sending id 1 at once get their own answers, and each request's context
 // (its credentials) is found again by the id the tool handler sees.
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
-import { createToolServer, type McpServerOptions } from "./tools.js";
+import { answerToolCall, createToolServer, type McpServerOptions } from "./tools.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
@@ -20,11 +20,12 @@ export class McpRequestBridge<C> implements Transport {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (message: Message) => void; context: C }>();
 
-  private constructor() {}
+  /** `toolCall`: the server's own tools/call handler, which a plain call reaches without the SDK's request plumbing. */
+  private constructor(private readonly toolCall?: (name: string, args: Record<string, unknown>, requestId: number) => Promise<unknown>) {}
 
   /** Connects `server` to a new bridge. */
-  static async connect<C>(server: Server): Promise<McpRequestBridge<C>> {
-    const bridge = new McpRequestBridge<C>();
+  static async connect<C>(server: Server, toolCall?: (name: string, args: Record<string, unknown>, requestId: number) => Promise<unknown>): Promise<McpRequestBridge<C>> {
+    const bridge = new McpRequestBridge<C>(toolCall);
     await server.connect(bridge);
     return bridge;
   }
@@ -72,10 +73,31 @@ export class McpRequestBridge<C> implements Transport {
     if (typeof message.id !== "string" && typeof message.id !== "number") return invalidRequest(null);
     const callerId = message.id;
     const id = ++this.next;
+    // A plain tools/call (a name, and arguments or none) goes straight to the handler the SDK would
+    // call, answering the same JSON: the SDK's schema parse and per-request signal cost more than the
+    // call itself. Anything else (other methods, _meta, a malformed call) takes the SDK's path.
+    const params = message.params as Record<string, unknown> | undefined;
+    if (this.toolCall && message.method === "tools/call" && isPlainToolCall(params)) {
+      this.pending.set(id, { resolve: () => {}, context });
+      try {
+        return { result: await this.toolCall(params.name, (params.arguments ?? {}) as Record<string, unknown>, id), jsonrpc: "2.0", id: callerId };
+      } finally {
+        this.pending.delete(id);
+      }
+    }
     const answered = new Promise<Message>((resolve) => this.pending.set(id, { resolve, context }));
     this.onmessage?.({ ...message, id } as unknown as JSONRPCMessage);
     return { ...(await answered), id: callerId };
   }
+}
+
+const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Params of tools/call with a string name and object arguments (or none), and nothing else. */
+function isPlainToolCall(params: unknown): params is { name: string; arguments?: Record<string, unknown> } {
+  if (!isPlainObject(params) || typeof params.name !== "string") return false;
+  for (const key in params) if (key !== "name" && key !== "arguments") return false;
+  return params.arguments === undefined || isPlainObject(params.arguments);
 }
 
 /**
@@ -86,7 +108,8 @@ export async function bridgedToolServer<C>(
   options: Omit<McpServerOptions, "invoke"> & { invoke(operation: string, args: Record<string, unknown>, context: C): Promise<Record<string, unknown>> },
 ): Promise<{ bridge: McpRequestBridge<C>; server: Server }> {
   let bridge: McpRequestBridge<C> | undefined;
-  const server = await createToolServer({ ...options, invoke: (operation, args, requestId) => options.invoke(operation, args, bridge!.contextOf(requestId)!) });
-  bridge = await McpRequestBridge.connect<C>(server);
+  const serverOptions = { ...options, invoke: (operation: string, args: Record<string, unknown>, requestId: string | number) => options.invoke(operation, args, bridge!.contextOf(requestId)!) };
+  const server = await createToolServer(serverOptions);
+  bridge = await McpRequestBridge.connect<C>(server, (name, args, requestId) => answerToolCall(serverOptions, name, args, requestId));
   return { bridge, server };
 }

@@ -129,7 +129,8 @@ const success = (output: Record<string, unknown>): ToolResult => ({ content: [{ 
 export function errorResult(error: unknown): ToolResult {
   const known = error instanceof ServiceError || (typeof error === "object" && error !== null && typeof (error as { code?: unknown }).code === "string");
   const { code, message, field } = known ? (error as { code: string; message: string; field?: string }) : { code: "INTERNAL", message: "internal error", field: undefined };
-  return { isError: true, content: [{ type: "text", text: JSON.stringify({ code, message, ...(field ? { field } : {}) }) }] };
+  // Keys in the order of the SDK's result schema, so that every path answers the same bytes.
+  return { content: [{ type: "text", text: JSON.stringify({ code, message, ...(field ? { field } : {}) }) }], isError: true };
 }
 
 export interface McpServerOptions {
@@ -141,38 +142,41 @@ export interface McpServerOptions {
   invoke: ToolInvoker;
 }
 
-/** An MCP server (the SDK's low-level Server) that lists `tools` and answers each call through `invoke`. */
+/** An MCP server (the SDK's low-level Server) that lists `tools` and answers each call through `invoke` (answerToolCall). */
 export async function createToolServer(options: McpServerOptions): Promise<Server> {
   const [{ Server }, { CallToolRequestSchema, ListToolsRequestSchema }] = await Promise.all([import("@modelcontextprotocol/sdk/server/index.js"), import("@modelcontextprotocol/sdk/types.js")]);
-  const mode = options.mode ?? "all";
-  const { tools } = options;
-  const listed = mode === "dynamic" ? dynamicTools() : tools;
+  const listed = options.mode === "dynamic" ? dynamicTools() : options.tools;
   const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} } });
   const served = listed.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served }));
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const { name } = request.params;
-    const args = (request.params.arguments ?? {}) as Record<string, unknown>;
-    try {
-      if (mode === "dynamic" && name === "list_operations") {
-        const group = typeof args.group === "string" ? args.group : undefined;
-        const operations = tools
-          .filter((tool) => !group || tool["x-group"] === group)
-          .map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, group: tool["x-group"], readOnly: tool.annotations.readOnlyHint, destructive: tool.annotations.destructiveHint }));
-        return success({ operations });
-      }
-      if (mode === "dynamic" && name === "describe_operation") {
-        const tool = tools.find((candidate) => candidate.name === args.name);
-        if (!tool) throw new ServiceError("NOT_FOUND", `no operation named ${JSON.stringify(String(args.name))} here; list_operations names them`);
-        const { name: toolName, title, description, inputSchema, outputSchema, annotations } = tool;
-        return success({ name: toolName, title, description, inputSchema, outputSchema, annotations });
-      }
-      const call = operationOfCall(tools, mode, name, args);
-      if (!call) throw new ServiceError("NOT_FOUND", mode === "dynamic" ? "no such operation here; list_operations names them" : `no tool named ${JSON.stringify(name)} here`);
-      return success(await options.invoke(call.operation.name, call.input, extra.requestId));
-    } catch (error) {
-      return errorResult(error);
-    }
-  });
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
+    answerToolCall(options, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, extra.requestId),
+  );
   return server;
+}
+
+/** The result of one tools/call: the operation's answer, or its error as a result the model can read. */
+export async function answerToolCall(options: McpServerOptions, name: string, args: Record<string, unknown>, requestId: string | number): Promise<ToolResult> {
+  const mode = options.mode ?? "all";
+  const { tools } = options;
+  try {
+    if (mode === "dynamic" && name === "list_operations") {
+      const group = typeof args.group === "string" ? args.group : undefined;
+      const operations = tools
+        .filter((tool) => !group || tool["x-group"] === group)
+        .map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, group: tool["x-group"], readOnly: tool.annotations.readOnlyHint, destructive: tool.annotations.destructiveHint }));
+      return success({ operations });
+    }
+    if (mode === "dynamic" && name === "describe_operation") {
+      const tool = tools.find((candidate) => candidate.name === args.name);
+      if (!tool) throw new ServiceError("NOT_FOUND", `no operation named ${JSON.stringify(String(args.name))} here; list_operations names them`);
+      const { name: toolName, title, description, inputSchema, outputSchema, annotations } = tool;
+      return success({ name: toolName, title, description, inputSchema, outputSchema, annotations });
+    }
+    const call = operationOfCall(tools, mode, name, args);
+    if (!call) throw new ServiceError("NOT_FOUND", mode === "dynamic" ? "no such operation here; list_operations names them" : `no tool named ${JSON.stringify(name)} here`);
+    return success(await options.invoke(call.operation.name, call.input, requestId));
+  } catch (error) {
+    return errorResult(error);
+  }
 }

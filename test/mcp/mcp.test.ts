@@ -117,6 +117,34 @@ describe("MCP on the stubs' /mcp", () => {
     await anonymous.close();
   });
 
+  it("answers a plain tools/call (the direct path) exactly as the SDK's request handling does", async () => {
+    const post = async (params: Record<string, unknown>, id: number | string) => {
+      const response = await fetch(`${running.base}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", [ADMIN_HEADER]: SECRET },
+        body: JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params }),
+      });
+      expect(response.status).toBe(200);
+      return response.text();
+    };
+    // With _meta the call takes the SDK's path; the answers must be byte for byte the same.
+    for (const [index, params] of [
+      { name: "admin_meta" },
+      { name: "admin_meta", arguments: {} },
+      { name: "get_organization", arguments: { id: "no-such-org" } },
+      { name: "create_organization", arguments: { name: 42 } },
+      { name: "no_such_tool", arguments: {} },
+    ].entries()) {
+      const direct = await post(params, `call-${index}`);
+      expect(direct, JSON.stringify(params)).toBe(await post({ ...params, _meta: {} }, `call-${index}`));
+      expect(JSON.parse(direct)).toMatchObject({ jsonrpc: "2.0", id: `call-${index}`, result: expect.any(Object) });
+    }
+    // A malformed call is the SDK's to refuse: a JSON-RPC error, not a tool run.
+    const malformed = JSON.parse(await post({ name: 7 }, 9)) as { error?: { code: number; message: string } };
+    expect(malformed).not.toHaveProperty("result");
+    expect(malformed.error?.message).toMatch(/name/);
+  });
+
   it("calls user tools with the bearer token of the request", async () => {
     const anonymous = await connect(`${running.base}/mcp`);
     const signup = await call(anonymous, "signup", { email: "mcp-user@example.com", password: "mcp-password-1", confirm_password: "mcp-password-1" });
