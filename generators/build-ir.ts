@@ -400,7 +400,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       }
     });
 
-    const pagination = resolvePagination(rawOp, input, output, (message) => report([...opPath, "pagination"], subject, message));
+    const pagination = resolvePagination(rawOp, input, output, sharedByName, (message) => report([...opPath, "pagination"], subject, message));
 
     const op: IrOperation = {
       name,
@@ -649,6 +649,7 @@ function resolvePagination(
   rawOp: RawOperation,
   input: IrMessage,
   output: IrMessage,
+  sharedByName: ReadonlyMap<string, IrMessage>,
   fail: (message: string) => void,
 ): Pagination {
   const style = rawOp.pagination ?? "none";
@@ -667,7 +668,11 @@ function resolvePagination(
   if (style === "page") {
     if (!has(input, "pagination")) fail("pagination: page needs an input field 'pagination: PaginationInput'");
     else if (!has(output, "pagination")) fail("pagination: page needs an output field 'pagination: Pagination!'");
-    return { style, itemsField };
+    // An iterator asks for pages no larger than the server takes.
+    const request = input.fields.find((f) => f.name === "pagination");
+    const requestMessage = request?.type.kind === "message" ? sharedByName.get(request.type.name) : undefined;
+    const maxPageSize = requestMessage?.fields.find((f) => f.name === "limit")?.constraints.maximum ?? null;
+    return { style, itemsField, maxPageSize };
   }
   if (!has(input, "continuation_token") || !has(output, "continuation_token")) {
     fail("pagination: token needs a 'continuation_token' field in both input and output");

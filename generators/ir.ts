@@ -161,7 +161,8 @@ export interface PackageMetadata {
 
 export type Pagination =
   | { style: "none" }
-  | { style: "page"; itemsField: string }
+  /** `maxPageSize`: the maximum of the request's `pagination.limit`, when the manifest declares one. */
+  | { style: "page"; itemsField: string; maxPageSize: number | null }
   | { style: "token"; itemsField: string };
 
 export interface IrOperation {

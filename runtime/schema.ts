@@ -43,7 +43,8 @@ export interface OperationSpec {
   readonly kind: "read" | "write";
   readonly destructive: boolean;
   readonly auth: AuthLevel;
-  readonly pagination: { readonly style: "page" | "token"; readonly itemsField: string } | null;
+  /** `pageSize`: what an iterator asks for when the input names none (page style; token style: null). */
+  readonly pagination: { readonly style: "page" | "token"; readonly itemsField: string; readonly pageSize: number | null } | null;
   readonly exactlyOneOf: readonly string[];
   readonly deprecated: string | null;
   /** Message names (keys of ApiSchema.messages). */

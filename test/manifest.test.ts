@@ -2,7 +2,11 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadIr } from "../generators/generate.js";
 import type { Ir, IrOperation } from "../generators/ir.js";
-import { REPO_ROOT } from "./helpers/project.js";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { buildSdkFacts, iteratorPageSize } from "../generators/emit/sdk-facts.js";
+import { emitTypescript } from "../generators/emit/typescript.js";
+import { readFixture, REPO_ROOT, tempDir } from "./helpers/project.js";
 
 // Spec §4.3, table by table, transcribed independently of the manifest.
 const ADMIN_TABLES: Record<string, string[]> = {
@@ -176,5 +180,43 @@ describe("the manifest schema", () => {
       $defs: { operation: { properties: { errors: { items: { enum: string[] } } } } };
     };
     expect(manifestSchema.$defs.operation.properties.errors.items.enum).toEqual([...ERROR_CODES]);
+  });
+});
+
+describe("the page size of iterators", () => {
+  /** The minimal fixture with `limit` of PaginationInput capped at `maximum`, built into an IR. */
+  const irWithLimit = (maximum: number | undefined): Ir => {
+    const root = tempDir("apigen-page-size-");
+    const limit = maximum === undefined ? "limit: int64" : `limit: { type: int64, minimum: 1, maximum: ${maximum} }`;
+    writeFileSync(join(root, "operations.yaml"), readFixture("minimal.yaml").replace("limit: int64\n      page: int64", `${limit}\n      page: int64`));
+    return loadIr(root);
+  };
+  const pageSize = (ir: Ir) => {
+    const paginated = ir.operations.find((o) => o.pagination.style === "page")!;
+    return { ir: iteratorPageSize(paginated.pagination), facts: buildSdkFacts(ir).operations.find((o) => o.name === paginated.name)!.pagination!.pageSize };
+  };
+
+  it("is the clients' default (100) unless the manifest's maximum is lower, and the same in every SDK's facts", () => {
+    expect(pageSize(irWithLimit(undefined))).toEqual({ ir: 100, facts: 100 });
+    expect(pageSize(irWithLimit(1000))).toEqual({ ir: 100, facts: 100 });
+    // A list whose maximum is 50 would refuse the default page of 100.
+    expect(pageSize(irWithLimit(50))).toEqual({ ir: 50, facts: 50 });
+  });
+});
+
+describe("generated/types.ts", () => {
+  const typesOf = (manifest: string) => {
+    const root = tempDir("apigen-json-import-");
+    writeFileSync(join(root, "operations.yaml"), manifest);
+    return emitTypescript(loadIr(root)).find((file) => file.path.endsWith("types.ts"))!.content;
+  };
+
+  it("imports JsonObject only when a field is JSON (an unused import fails noUnusedLocals), and exports it either way", () => {
+    const withJson = typesOf(readFixture("minimal.yaml"));
+    expect(withJson).toContain('import type { JsonObject } from "../runtime/json.js";');
+    const withoutJson = typesOf(readFixture("minimal.yaml").replace(/\n\s+app_data: json/, ""));
+    expect(withoutJson).not.toContain("import type { JsonObject }");
+    expect(withoutJson).not.toMatch(/\bJsonObject\b(?!.*from)/);
+    expect(withoutJson).toContain('export type { JsonObject } from "../runtime/json.js";');
   });
 });

@@ -1126,7 +1126,7 @@ var opUsers = &operation{
 	graphql:    &graphqlBinding{document: "query users($params: UsersInput) { users(params: $params) { pagination { limit page offset total } users { id email email_verified signup_methods given_name family_name middle_name nickname preferred_username gender birthdate phone_number phone_number_verified picture roles created_at updated_at revoked_timestamp is_multi_factor_auth_enabled app_data } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/users"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/Users", request: "identity.v1.UsersRequest", response: "identity.v1.UsersResponse"},
-	pagination: &pagination{style: paginationPage, items: "users"},
+	pagination: &pagination{style: paginationPage, items: "users", pageSize: 100},
 	input:      "UsersRequest",
 	output:     "UsersResponse",
 }
@@ -1194,7 +1194,7 @@ var opVerificationRequests = &operation{
 	graphql:    &graphqlBinding{document: "query verification_requests($params: VerificationRequestsInput) { verification_requests(params: $params) { pagination { limit page offset total } verification_requests { id identifier token email expires created_at updated_at nonce redirect_uri } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/verification_requests"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/VerificationRequests", request: "identity.v1.VerificationRequestsRequest", response: "identity.v1.VerificationRequestsResponse"},
-	pagination: &pagination{style: paginationPage, items: "verification_requests"},
+	pagination: &pagination{style: paginationPage, items: "verification_requests", pageSize: 100},
 	input:      "VerificationRequestsRequest",
 	output:     "VerificationRequestsResponse",
 }
@@ -1326,7 +1326,7 @@ var opWebhooks = &operation{
 	graphql:    &graphqlBinding{document: "query webhooks($params: WebhooksInput) { webhooks(params: $params) { pagination { limit page offset total } webhooks { id event_name event_description endpoint enabled headers created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/webhooks"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/Webhooks", request: "identity.v1.WebhooksRequest", response: "identity.v1.WebhooksResponse"},
-	pagination: &pagination{style: paginationPage, items: "webhooks"},
+	pagination: &pagination{style: paginationPage, items: "webhooks", pageSize: 100},
 	input:      "WebhooksRequest",
 	output:     "WebhooksResponse",
 }
@@ -1344,7 +1344,7 @@ var opWebhookLogs = &operation{
 	graphql:    &graphqlBinding{document: "query webhook_logs($params: WebhookLogsInput) { webhook_logs(params: $params) { pagination { limit page offset total } webhook_logs { id http_status response request webhook_id created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/webhook_logs"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/WebhookLogs", request: "identity.v1.WebhookLogsRequest", response: "identity.v1.WebhookLogsResponse"},
-	pagination: &pagination{style: paginationPage, items: "webhook_logs"},
+	pagination: &pagination{style: paginationPage, items: "webhook_logs", pageSize: 100},
 	input:      "WebhookLogsRequest",
 	output:     "WebhookLogsResponse",
 }
@@ -1427,7 +1427,7 @@ var opEmailTemplates = &operation{
 	graphql:    &graphqlBinding{document: "query email_templates($params: EmailTemplatesInput) { email_templates(params: $params) { pagination { limit page offset total } email_templates { id event_name template design subject created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/email_templates"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/EmailTemplates", request: "identity.v1.EmailTemplatesRequest", response: "identity.v1.EmailTemplatesResponse"},
-	pagination: &pagination{style: paginationPage, items: "email_templates"},
+	pagination: &pagination{style: paginationPage, items: "email_templates", pageSize: 100},
 	input:      "EmailTemplatesRequest",
 	output:     "EmailTemplatesResponse",
 }
@@ -1445,7 +1445,7 @@ var opAuditLogs = &operation{
 	graphql:    &graphqlBinding{document: "query audit_logs($params: AuditLogsInput) { audit_logs(params: $params) { pagination { limit page offset total } audit_logs { id actor_id actor_type actor_email action resource_type resource_id ip_address user_agent metadata created_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/audit_logs"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/AuditLogs", request: "identity.v1.AuditLogsRequest", response: "identity.v1.AuditLogsResponse"},
-	pagination: &pagination{style: paginationPage, items: "audit_logs"},
+	pagination: &pagination{style: paginationPage, items: "audit_logs", pageSize: 100},
 	input:      "AuditLogsRequest",
 	output:     "AuditLogsResponse",
 }
@@ -1530,7 +1530,7 @@ var opFGAReadTuples = &operation{
 	graphql:    &graphqlBinding{document: "query fga_read_tuples($params: FGAReadTuplesInput) { fga_read_tuples(params: $params) { tuples { user relation object } continuation_token } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/fga_read_tuples"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/FGAReadTuples", request: "identity.v1.FGAReadTuplesRequest", response: "identity.v1.FGAReadTuplesResponse"},
-	pagination: &pagination{style: paginationToken, items: "tuples"},
+	pagination: &pagination{style: paginationToken, items: "tuples", pageSize: 0},
 	input:      "FGAReadTuplesRequest",
 	output:     "FGAReadTuplesResponse",
 }
@@ -1682,7 +1682,7 @@ var opClients = &operation{
 	graphql:    &graphqlBinding{document: "query clients($params: ClientsInput) { clients(params: $params) { pagination { limit page offset total } clients { id client_id name description allowed_scopes is_active created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/clients"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/Clients", request: "identity.v1.ClientsRequest", response: "identity.v1.ClientsResponse"},
-	pagination: &pagination{style: paginationPage, items: "clients"},
+	pagination: &pagination{style: paginationPage, items: "clients", pageSize: 100},
 	input:      "ClientsRequest",
 	output:     "ClientsResponse",
 }
@@ -1766,7 +1766,7 @@ var opTrustedIssuers = &operation{
 	graphql:    &graphqlBinding{document: "query trusted_issuers($params: TrustedIssuersInput) { trusted_issuers(params: $params) { pagination { limit page offset total } trusted_issuers { id service_account_id name issuer_url key_source_type jwks_url expected_aud subject_claim allowed_subjects issuer_type is_active created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/trusted_issuers"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/TrustedIssuers", request: "identity.v1.TrustedIssuersRequest", response: "identity.v1.TrustedIssuersResponse"},
-	pagination: &pagination{style: paginationPage, items: "trusted_issuers"},
+	pagination: &pagination{style: paginationPage, items: "trusted_issuers", pageSize: 100},
 	input:      "TrustedIssuersRequest",
 	output:     "TrustedIssuersResponse",
 }
@@ -1850,7 +1850,7 @@ var opListSAMLServiceProviders = &operation{
 	graphql:    &graphqlBinding{document: "query list_saml_service_providers($params: ListSAMLServiceProvidersInput!) { list_saml_service_providers(params: $params) { pagination { limit page offset total } saml_service_providers { id org_id name entity_id acs_url sp_cert_pem name_id_format mapped_attributes allow_idp_initiated is_active created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/list_saml_service_providers"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/ListSAMLServiceProviders", request: "identity.v1.ListSAMLServiceProvidersRequest", response: "identity.v1.ListSAMLServiceProvidersResponse"},
-	pagination: &pagination{style: paginationPage, items: "saml_service_providers"},
+	pagination: &pagination{style: paginationPage, items: "saml_service_providers", pageSize: 100},
 	input:      "ListSAMLServiceProvidersRequest",
 	output:     "ListSAMLServiceProvidersResponse",
 }
@@ -2006,7 +2006,7 @@ var opOrganizations = &operation{
 	graphql:      &graphqlBinding{document: "query organizations($params: OrganizationsInput) { organizations(params: $params) { pagination { limit page offset total } organizations { id name display_name enabled created_at updated_at } } }", withParams: true},
 	rest:         &restBinding{method: "POST", path: "/v1/admin/organizations"},
 	grpc:         &grpcBinding{path: "/identity.v1.AdminService/Organizations", request: "identity.v1.OrganizationsRequest", response: "identity.v1.OrganizationsResponse"},
-	pagination:   &pagination{style: paginationPage, items: "organizations"},
+	pagination:   &pagination{style: paginationPage, items: "organizations", pageSize: 100},
 	input:        "OrganizationsRequest",
 	output:       "OrganizationsResponse",
 }
@@ -2059,7 +2059,7 @@ var opOrgMembers = &operation{
 	graphql:      &graphqlBinding{document: "query org_members($params: OrgMembersInput!) { org_members(params: $params) { pagination { limit page offset total } members { id org_id user_id email given_name family_name roles created_at updated_at } } }", withParams: true},
 	rest:         &restBinding{method: "POST", path: "/v1/admin/org_members"},
 	grpc:         &grpcBinding{path: "/identity.v1.AdminService/OrgMembers", request: "identity.v1.OrgMembersRequest", response: "identity.v1.OrgMembersResponse"},
-	pagination:   &pagination{style: paginationPage, items: "members"},
+	pagination:   &pagination{style: paginationPage, items: "members", pageSize: 100},
 	input:        "OrgMembersRequest",
 	output:       "OrgMembersResponse",
 }
@@ -2078,7 +2078,7 @@ var opUserOrganizations = &operation{
 	graphql:      &graphqlBinding{document: "query user_organizations($params: UserOrganizationsInput!) { user_organizations(params: $params) { pagination { limit page offset total } organizations { organization { id name display_name enabled created_at updated_at } roles } } }", withParams: true},
 	rest:         &restBinding{method: "POST", path: "/v1/admin/user_organizations"},
 	grpc:         &grpcBinding{path: "/identity.v1.AdminService/UserOrganizations", request: "identity.v1.UserOrganizationsRequest", response: "identity.v1.UserOrganizationsResponse"},
-	pagination:   &pagination{style: paginationPage, items: "organizations"},
+	pagination:   &pagination{style: paginationPage, items: "organizations", pageSize: 100},
 	input:        "UserOrganizationsRequest",
 	output:       "UserOrganizationsResponse",
 }
@@ -2166,7 +2166,7 @@ var opOrgDomains = &operation{
 	graphql:      &graphqlBinding{document: "query org_domains($params: OrgDomainsInput!) { org_domains(params: $params) { pagination { limit page offset total } domains { domain org_id status verified_at created_at updated_at } } }", withParams: true},
 	rest:         &restBinding{method: "POST", path: "/v1/admin/org_domains"},
 	grpc:         &grpcBinding{path: "/identity.v1.AdminService/OrgDomains", request: "identity.v1.OrgDomainsRequest", response: "identity.v1.OrgDomainsResponse"},
-	pagination:   &pagination{style: paginationPage, items: "domains"},
+	pagination:   &pagination{style: paginationPage, items: "domains", pageSize: 100},
 	input:        "OrgDomainsRequest",
 	output:       "OrgDomainsResponse",
 }

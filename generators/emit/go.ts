@@ -240,7 +240,7 @@ function operationEntries(op: OperationFacts, client: string): { key: string; va
     ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
     ["rest", op.rest ? `&restBinding{method: ${goString(op.rest.method)}, path: ${goString(op.rest.path)}}` : null],
     ["grpc", op.grpc ? `&grpcBinding{path: ${goString(op.grpc.path)}, request: ${goString(op.grpc.requestType)}, response: ${goString(op.grpc.responseType)}}` : null],
-    ["pagination", op.pagination ? `&pagination{style: ${op.pagination.style === "page" ? "paginationPage" : "paginationToken"}, items: ${goString(op.pagination.itemsField)}}` : null],
+    ["pagination", op.pagination ? `&pagination{style: ${op.pagination.style === "page" ? "paginationPage" : "paginationToken"}, items: ${goString(op.pagination.itemsField)}, pageSize: ${op.pagination.pageSize ?? 0}}` : null],
     ["input", goString(op.input)],
     ["output", goString(op.output)],
   ];
@@ -299,7 +299,7 @@ function clientViews(facts: SdkFacts, names: Names) {
           name: iterator,
           item,
           doc: goComment([
-            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${facts.iteratePageLimit}) from its page (default 1)` : "following the continuation token"}.`,
+            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : "following the continuation token"}.`,
             `A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as ${op.pascalName}.`,
           ]),
         });

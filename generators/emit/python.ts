@@ -204,7 +204,9 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   const rest = op.rest ? `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)})` : "None";
   const grpc = op.grpc ? `GrpcBinding(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
   const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;
-  const pagination = op.pagination ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))})` : "None";
+  const pagination = op.pagination
+    ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, ${op.pagination.pageSize ?? "None"})`
+    : "None";
   const gated = Object.entries(op.versionGated).filter(([, gatedOver]) => gatedOver).map(([p]) => p);
   const entries: [string, string][] = [
     ["name", pyLiteral(op.name)],

@@ -20,7 +20,7 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import { PROTOCOLS, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
+import { PROTOCOLS, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
@@ -91,7 +91,8 @@ export interface OperationFacts {
   rest: { method: "GET" | "POST"; path: string; body: "json" | "form_or_json" } | null;
   /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
   grpc: { path: string; requestType: string; responseType: string } | null;
-  pagination: { style: "page" | "token"; itemsField: string } | null;
+  /** `pageSize`: what an iterator asks for when the input names no page size (page style; token style: null). */
+  pagination: { style: "page" | "token"; itemsField: string; pageSize: number | null } | null;
   exactlyOneOf: string[];
   /** The rules that span input fields, in words ("Give exactly one of id, email."). */
   rules: string[];
@@ -223,6 +224,14 @@ function rangeText(range: { minimum: number; maximum: number }): string {
   return VALUE_TEXTS.range.replace("{minimum}", String(range.minimum)).replace("{maximum}", String(range.maximum));
 }
 
+/**
+ * The page size an iterator asks for when the input names none: the clients' default, or the
+ * manifest's maximum when that is lower (a larger request would be refused). Token style: null.
+ */
+export function iteratorPageSize(pagination: Pagination): number | null {
+  return pagination.style === "page" ? Math.min(ITERATE_PAGE_LIMIT, pagination.maxPageSize ?? ITERATE_PAGE_LIMIT) : null;
+}
+
 /** The GraphQL document of an operation exactly as the TypeScript client sends it: one line. */
 export function clientGraphqlDocument(ir: Ir, op: IrOperation): string {
   return graphqlDocument(ir, op).replace(/\s+/g, " ");
@@ -298,7 +307,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
             responseType: `${ir.proto.package}.${op.grpc.responseMessage}`,
           }
         : null,
-      pagination: op.pagination.style === "none" ? null : { style: op.pagination.style, itemsField: op.pagination.itemsField },
+      pagination: op.pagination.style === "none" ? null : { style: op.pagination.style, itemsField: op.pagination.itemsField, pageSize: iteratorPageSize(op.pagination) },
       exactlyOneOf: op.exactlyOneOf,
       rules: operationRuleSentences(op),
       input: op.input.name,

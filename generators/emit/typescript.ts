@@ -2,6 +2,7 @@
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
 import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
+import { iteratorPageSize } from "./sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -51,7 +52,7 @@ function operationSpec(op: IrOperation): string {
     `kind: ${quote(op.kind)}`,
     `destructive: ${op.destructive}`,
     `auth: ${quote(op.auth)}`,
-    `pagination: ${op.pagination.style === "none" ? "null" : `{ style: ${quote(op.pagination.style)}, itemsField: ${quote(op.pagination.itemsField)} }`}`,
+    `pagination: ${op.pagination.style === "none" ? "null" : `{ style: ${quote(op.pagination.style)}, itemsField: ${quote(op.pagination.itemsField)}, pageSize: ${iteratorPageSize(op.pagination)} }`}`,
     `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,
     `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
     `input: ${quote(op.input.name)}`,
@@ -124,8 +125,10 @@ function inputInterface(ir: Ir, message: IrMessage): string {
 }
 
 function emitTypes(ir: Ir): GeneratedFile {
+  // JsonObject is imported only where a field uses it (an unused import fails noUnusedLocals); it is exported either way.
+  const usesJson = ir.messages.some((message) => message.fields.some((f) => f.type.kind === "scalar" && f.type.scalar === "json"));
   const blocks: string[] = [
-    'import type { JsonObject } from "../runtime/json.js";',
+    ...(usesJson ? ['import type { JsonObject } from "../runtime/json.js";'] : []),
     'export type { JsonObject } from "../runtime/json.js";',
   ];
   for (const e of ir.enums) {

@@ -309,7 +309,7 @@ export class ClientCore {
     const base: Plain = { ...input };
     if (pagination.style === "page") {
       const requested = (base.pagination ?? {}) as { limit?: number; page?: number };
-      const limit = requested.limit ?? ITERATE_PAGE_LIMIT;
+      const limit = requested.limit ?? pagination.pageSize ?? ITERATE_PAGE_LIMIT;
       let page = requested.page ?? 1;
       for (;;) {
         const answer = await this.call(name, { ...base, pagination: { limit, page } }, options);

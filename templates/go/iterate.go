@@ -92,7 +92,10 @@ func pager(op *operation, base map[string]any) func(answer any, count int) map[s
 	requested, _ := base[paginationField].(map[string]any)
 	limit, ok := requested[pageLimitField].(int64)
 	if !ok {
-		limit = iteratePageLimit
+		limit = op.pagination.pageSize
+		if limit == 0 {
+			limit = iteratePageLimit
+		}
 	}
 	page, ok := requested[pageNumberField].(int64)
 	if !ok {

@@ -60,6 +60,8 @@ type pagination struct {
 	style string
 	// items is the answer field holding the items.
 	items string
+	// pageSize is what an iterator asks for when the input names none (page style).
+	pageSize int64
 }
 
 // OperationInfo describes one operation of the service: what the refusals and the docs go by.

@@ -116,7 +116,7 @@ class _Pager:
         requested = self._base.get("pagination")
         requested = requested if isinstance(requested, Mapping) else {}
         limit, page = requested.get("limit"), requested.get("page")
-        self._limit = ITERATE_PAGE_LIMIT if limit is None else limit
+        self._limit = (operation.pagination.page_size or ITERATE_PAGE_LIMIT) if limit is None else limit
         self._page = 1 if page is None else page
 
     def first(self) -> dict[str, object]:

@@ -47,6 +47,8 @@ class Pagination(NamedTuple):
     """page (pagination {limit, page}) or token (continuation_token)."""
     items_attr: str
     """The answer attribute holding the items."""
+    page_size: int | None
+    """The page size an iterator asks for when the input names none (page style)."""
 
 
 class Operation(NamedTuple):
