@@ -248,6 +248,8 @@ export interface Client {
   description: string | null;
   allowed_scopes: string[];
   is_active: boolean;
+  /** Whether the client may exchange a user's access token issued to it for another (RFC 8693); off unless set. */
+  allow_token_exchange: boolean;
   created_at: number;
   updated_at: number;
 }
@@ -708,6 +710,8 @@ export interface CreateClientInput {
   description?: string | null;
   /** At least 1 item. Each must be a scope token (no spaces, quotes or backslashes). */
   allowed_scopes: string[];
+  /** Let the client exchange a user's access token issued to it (RFC 8693); default false. */
+  allow_token_exchange?: boolean | null;
 }
 
 /** Answer of create_client. */
@@ -725,6 +729,7 @@ export interface UpdateClientInput {
   /** Each must be a scope token (no spaces, quotes or backslashes). */
   allowed_scopes?: string[] | null;
   is_active?: boolean | null;
+  allow_token_exchange?: boolean | null;
 }
 
 /** Input of delete_client. */
@@ -1203,7 +1208,7 @@ export interface SignupInput {
   phone_number?: string | null;
   /** Must be an http or https URL. */
   picture?: string | null;
-  /** 6 to 256 characters. */
+  /** 12 to 256 characters. */
   password: string;
   /** Not empty. Must match password. */
   confirm_password: string;
@@ -1260,7 +1265,7 @@ export interface ProfileInput {
 export interface UpdateProfileInput {
   /** The current password: needed to change the password, and to change the email of an account that has one. */
   old_password?: string | null;
-  /** 6 to 256 characters. Required with confirm_new_password. */
+  /** 12 to 256 characters. Required with confirm_new_password. */
   new_password?: string | null;
   /** Required with new_password. Must match new_password. */
   confirm_new_password?: string | null;
@@ -1318,7 +1323,7 @@ export interface ResetPasswordInput {
   otp?: string | null;
   /** The phone number the one-time password was sent to. Required with otp. */
   phone_number?: string | null;
-  /** 6 to 256 characters. */
+  /** 12 to 256 characters. */
   password: string;
   /** Not empty. Must match password. */
   confirm_password: string;
@@ -1385,7 +1390,7 @@ export interface ValidateSessionResponse {
 export interface CheckPermissionsInput {
   /** At least 1 item. */
   checks: PermissionCheckInput[];
-  /** Subject to check; defaults to the signed-in user. */
+  /** Subject to check; defaults to the signed-in user. Another subject than the caller only for a user with the admin role (else PERMISSION_DENIED): what others may do is not every user's to learn. */
   user?: string | null;
 }
 
@@ -1400,6 +1405,7 @@ export interface OauthTokenInput {
   grant_type: string;
   /** Required when grant_type is authorization_code. */
   code?: string | null;
+  /** The PKCE verifier of the code's S256 challenge: every authorization code is issued with one (OAuth 2.1). Required when grant_type is authorization_code. */
   code_verifier?: string | null;
   client_id?: string | null;
   /** May be sent with HTTP Basic authentication instead. */

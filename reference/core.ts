@@ -43,6 +43,13 @@ export interface ReferenceConfig {
   sessionSeconds: number;
   verificationSeconds: number;
   otpSeconds: number;
+  /**
+   * Codes (emailed tokens, one-time passwords) that forgot_password, resend_otp and
+   * resend_verify_email send to one account, and to one phone number, within
+   * codeSendWindowSeconds; beyond it they send nothing until the window ends.
+   */
+  codeSendLimit: number;
+  codeSendWindowSeconds: number;
   /** Started without --admin-secret: admin_signup stores the first admin's secret. */
   adminBootstrap: boolean;
   /** Roles a user may ask for at sign-up, and those given when none are asked for. */

@@ -16,7 +16,7 @@ import { accountOperations } from "./ops/account.js";
 import { authOperations } from "./ops/auth.js";
 import { clientOperations, isServiceAudience } from "./ops/clients.js";
 import { fgaOperations } from "./ops/fga.js";
-import { oauthOperations } from "./ops/oauth.js";
+import { issueAuthorizationCode, oauthOperations, type AuthorizationCodeRequest } from "./ops/oauth.js";
 import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
 import { organizationOperations } from "./ops/organizations.js";
 import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
@@ -28,7 +28,7 @@ import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
-import { randomToken, sha256, verifyPassword, type RandomSource } from "./secrets.js";
+import { sha256, verifyPassword, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
@@ -37,6 +37,9 @@ import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption
 /** Documented default: a rotated-away client secret keeps working for 5 minutes. */
 export const DEFAULT_CLIENT_SECRET_GRACE_SECONDS = 300;
 export const DEFAULT_ISSUER = "http://127.0.0.1:8080";
+/** Documented default: forgot_password and the resends send at most 5 codes an hour to one account. */
+export const DEFAULT_CODE_SEND_LIMIT = 5;
+export const DEFAULT_CODE_SEND_WINDOW_SECONDS = 3600;
 const OUTBOX_LIMIT = 1000;
 
 export interface ReferenceServiceOptions {
@@ -71,6 +74,13 @@ export interface ReferenceServiceOptions {
    * Default 300 (5 minutes); 0 invalidates it at once.
    */
   clientSecretGraceSeconds?: number;
+  /**
+   * Codes forgot_password, resend_otp and resend_verify_email send to one account (and to one
+   * phone number) per codeSendWindowSeconds. Default 5 per 3600 s; beyond it they answer as
+   * usual and send nothing, so the cap does not tell whether an account exists.
+   */
+  codeSendLimit?: number;
+  codeSendWindowSeconds?: number;
   /** Base URL of the service, the `iss` of its tokens (default http://127.0.0.1:8080). */
   issuer?: string;
   /** The JWT signing key (default: an EC P-256 key generated at start, ES256). */
@@ -97,16 +107,7 @@ export interface ReferenceServiceOptions {
   onInternalError?: (operation: string, error: unknown) => void;
 }
 
-export interface AuthorizationCodeRequest {
-  userId: string;
-  /** A registered client's client_id, or the service's own client id (the default). */
-  clientId?: string;
-  redirectUri?: string | null;
-  scope?: string[];
-  /** S256 code challenge (PKCE). */
-  codeChallenge?: string | null;
-  nonce?: string | null;
-}
+export type { AuthorizationCodeRequest } from "./ops/oauth.js";
 
 /** What tests and tools may inspect or drive beyond the operations. */
 export interface ReferenceState {
@@ -131,7 +132,10 @@ export interface ReferenceState {
   samlIdpMetadata(orgId: string): Promise<string | null>;
   /** The active service provider assertions may be issued to, or null. */
   samlServiceProviderFor(orgId: string, entityId: string): Promise<{ id: string; acs_url: string } | null>;
-  /** Stands in for the interactive authorization endpoint, which the interface does not carry. */
+  /**
+   * Stands in for the interactive authorization endpoint, which the interface does not carry.
+   * Refuses (invalid_request) a public client's request without an S256 code challenge.
+   */
   issueAuthorizationCode(request: AuthorizationCodeRequest): Promise<string>;
   /** Waits for webhook deliveries in flight. */
   settled(): Promise<void>;
@@ -262,6 +266,8 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     sessionSeconds: 30 * 24 * 3600,
     verificationSeconds: 24 * 3600,
     otpSeconds: 10 * 60,
+    codeSendLimit: options.codeSendLimit ?? DEFAULT_CODE_SEND_LIMIT,
+    codeSendWindowSeconds: options.codeSendWindowSeconds ?? DEFAULT_CODE_SEND_WINDOW_SECONDS,
     adminBootstrap: options.bootstrapAdmin ?? false,
     allowedRoles: options.allowedRoles ?? ["user"],
     defaultRoles: options.defaultRoles ?? ["user"],
@@ -371,20 +377,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       const sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId, is_active: true });
       return sp ? { id: sp.id, acs_url: sp.acs_url } : null;
     },
-    async issueAuthorizationCode(request) {
-      const code = randomToken("ac_", core.random);
-      await storage.authorizationCodes.put({
-        code_hash: sha256(code),
-        user_id: request.userId,
-        client_id: request.clientId ?? config.clientId,
-        redirect_uri: request.redirectUri ?? null,
-        scope: request.scope ?? ["openid", "email", "profile"],
-        code_challenge: request.codeChallenge ?? null,
-        nonce: request.nonce ?? null,
-        expires_at: nowSeconds(core) + 600,
-      });
-      return code;
-    },
+    issueAuthorizationCode: (request) => issueAuthorizationCode(core, request),
     settled: () => deps.events.settled(),
   };
 

@@ -278,7 +278,9 @@ export interface AdminSecretRecord {
 
 /**
  * Wrong guesses at one account's secrets within a window: passwords by the name signed in with
- * (known or not), one-time passwords by account across every code re-issued.
+ * (known or not), one-time passwords by account across every code re-issued. Keys `sends:…`
+ * count codes sent instead (forgot_password and the resends, per account and phone number):
+ * `failures` is then the number sent in the window.
  */
 export interface GuessCounterRecord {
   key: string;
@@ -511,7 +513,7 @@ export const TABLES = {
     columns: { jti: "text", expires_at: "integer" },
     indexes: [["expires_at"]],
   }),
-  /** Shared by every replica on the database, so guesses spread over them count together. */
+  /** Shared by every replica on the database, so guesses (and code sends) spread over them count together. */
   guessCounters: spec<GuessCounterRecord>()({ table: "guess_counters", kind: "guess counter", key: (counter) => counter.key, columns: { key: "text" } }),
   /** Replays of an assertion find its key taken, on every replica. */
   usedAssertions: spec<UsedAssertionRecord>()({ table: "used_assertions", kind: "assertion", key: (used) => used.key, keyTaken: "the assertion was used already", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }),

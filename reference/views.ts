@@ -54,6 +54,8 @@ export function publicClient(client: ClientRecord): Client {
     description: client.description,
     allowed_scopes: [...client.allowed_scopes],
     is_active: client.is_active,
+    // Records stored before the setting existed have none: off.
+    allow_token_exchange: client.allow_token_exchange === true,
     created_at: client.created_at,
     updated_at: client.updated_at,
   };

@@ -11,6 +11,7 @@
 //     the curl line through bash and curl, the grpcurl line through bash and grpcurl from the repository
 //     root (with the test server's gRPC address for the default localhost:9091). Each must succeed, and
 //     the three answers must be the same.
+import { createHash } from "node:crypto";
 import { execFile } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -143,8 +144,12 @@ const EXAMPLE_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
   ...SUCCEEDING_SCENARIOS,
   oauth_token: {
     about: "an authorization code of a signed-up user",
-    setup: async (c) => ({ code: await c.state.issueAuthorizationCode({ userId: (await c.signUp("ada@example.com")).userId }) }),
-    input: (v) => ({ grant_type: "authorization_code", code: v.code }),
+    setup: async (c) => {
+      const verifier = "the-verifier-of-ada-at-least-43-characters-0123456789";
+      const codeChallenge = createHash("sha256").update(verifier).digest("base64url");
+      return { code: await c.state.issueAuthorizationCode({ userId: (await c.signUp("ada@example.com")).userId, codeChallenge }), code_verifier: verifier };
+    },
+    input: (v) => ({ grant_type: "authorization_code", code: v.code, code_verifier: v.code_verifier }),
     expect: { ok: (a) => expect(a).toMatchObject({ token_type: "Bearer", refresh_token: expect.any(String) }) },
   },
 };

@@ -11,7 +11,7 @@ import "time"
 const ServiceName = "identity"
 
 // ServiceVersion is the version of the service these clients were generated for.
-const ServiceVersion = "2.4.4"
+const ServiceVersion = "2.5.0"
 
 // DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.
 const DefaultGRPCPort = 9091
@@ -321,6 +321,7 @@ var messageFacts = map[string][]field{
 		{name: "description", kind: kindString, presence: true},
 		{name: "allowed_scopes", kind: kindString, list: true, required: true},
 		{name: "is_active", kind: kindBool, required: true},
+		{name: "allow_token_exchange", kind: kindBool, required: true},
 		{name: "created_at", kind: kindInt64, required: true},
 		{name: "updated_at", kind: kindInt64, required: true},
 	},
@@ -614,6 +615,7 @@ var messageFacts = map[string][]field{
 		{name: "name", kind: kindString, required: true, presence: true},
 		{name: "description", kind: kindString, presence: true},
 		{name: "allowed_scopes", kind: kindString, list: true, required: true},
+		{name: "allow_token_exchange", kind: kindBool, presence: true},
 	},
 	"CreateClientResponse": {
 		{name: "client", kind: kindMessage, ref: "Client", required: true, presence: true},
@@ -625,6 +627,7 @@ var messageFacts = map[string][]field{
 		{name: "description", kind: kindString, presence: true},
 		{name: "allowed_scopes", kind: kindString, list: true},
 		{name: "is_active", kind: kindBool, presence: true},
+		{name: "allow_token_exchange", kind: kindBool, presence: true},
 	},
 	"DeleteClientRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -1595,7 +1598,7 @@ var opCreateClient = &operation{
 	auth:       "admin_secret",
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "2.3.0-rc.9", ProtocolREST: "2.3.0-rc.9", ProtocolGRPC: "2.3.0-rc.9"},
-	graphql:    &graphqlBinding{document: "mutation create_client($params: CreateClientInput!) { create_client(params: $params) { client { id client_id name description allowed_scopes is_active created_at updated_at } client_secret } }", withParams: true},
+	graphql:    &graphqlBinding{document: "mutation create_client($params: CreateClientInput!) { create_client(params: $params) { client { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } client_secret } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/create_client"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/CreateClient", request: "identity.v1.CreateClientRequest", response: "identity.v1.CreateClientResponse"},
 	input:      "CreateClientRequest",
@@ -1611,7 +1614,7 @@ var opUpdateClient = &operation{
 	auth:       "admin_secret",
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "2.3.0-rc.9", ProtocolREST: "2.3.0-rc.9", ProtocolGRPC: "2.3.0-rc.9"},
-	graphql:    &graphqlBinding{document: "mutation update_client($params: UpdateClientInput!) { update_client(params: $params) { id client_id name description allowed_scopes is_active created_at updated_at } }", withParams: true},
+	graphql:    &graphqlBinding{document: "mutation update_client($params: UpdateClientInput!) { update_client(params: $params) { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/update_client"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/UpdateClient", request: "identity.v1.UpdateClientRequest", response: "identity.v1.UpdateClientResponse"},
 	input:      "UpdateClientRequest",
@@ -1645,7 +1648,7 @@ var opRotateClientSecret = &operation{
 	auth:        "admin_secret",
 	protocols:   []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:       map[Protocol]string{ProtocolGraphQL: "2.3.0-rc.9", ProtocolREST: "2.3.0-rc.9", ProtocolGRPC: "2.3.0-rc.9"},
-	graphql:     &graphqlBinding{document: "mutation rotate_client_secret($params: RotateClientSecretInput!) { rotate_client_secret(params: $params) { client { id client_id name description allowed_scopes is_active created_at updated_at } client_secret } }", withParams: true},
+	graphql:     &graphqlBinding{document: "mutation rotate_client_secret($params: RotateClientSecretInput!) { rotate_client_secret(params: $params) { client { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } client_secret } }", withParams: true},
 	rest:        &restBinding{method: "POST", path: "/v1/admin/rotate_client_secret"},
 	grpc:        &grpcBinding{path: "/identity.v1.AdminService/RotateClientSecret", request: "identity.v1.RotateClientSecretRequest", response: "identity.v1.RotateClientSecretResponse"},
 	input:       "RotateClientSecretRequest",
@@ -1662,7 +1665,7 @@ var opGetClient = &operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "2.3.0-rc.9", ProtocolREST: "2.3.0-rc.9", ProtocolGRPC: "2.3.0-rc.9"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query get_client($params: GetClientInput!) { get_client(params: $params) { id client_id name description allowed_scopes is_active created_at updated_at } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query get_client($params: GetClientInput!) { get_client(params: $params) { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/get_client"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/GetClient", request: "identity.v1.GetClientRequest", response: "identity.v1.GetClientResponse"},
 	input:      "GetClientRequest",
@@ -1679,7 +1682,7 @@ var opClients = &operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "2.3.0-rc.9", ProtocolREST: "2.3.0-rc.9", ProtocolGRPC: "2.3.0-rc.9"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query clients($params: ClientsInput) { clients(params: $params) { pagination { limit page offset total } clients { id client_id name description allowed_scopes is_active created_at updated_at } } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query clients($params: ClientsInput) { clients(params: $params) { pagination { limit page offset total } clients { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/clients"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/Clients", request: "identity.v1.ClientsRequest", response: "identity.v1.ClientsResponse"},
 	pagination: &pagination{style: paginationPage, items: "clients", pageSize: 100},

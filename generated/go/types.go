@@ -464,6 +464,9 @@ type Client struct {
 	AllowedScopes []string `json:"allowed_scopes"`
 	// The is active.
 	IsActive bool `json:"is_active"`
+	// Whether the client may exchange a user's access token issued to it for another (RFC 8693); off
+	// unless set.
+	AllowTokenExchange bool `json:"allow_token_exchange"`
 	// The created at.
 	CreatedAt int64 `json:"created_at"`
 	// The updated at.
@@ -1133,6 +1136,8 @@ type CreateClientInput struct {
 	// The allowed scopes. Required. At least 1 item. Each must be a scope token (no spaces, quotes or
 	// backslashes).
 	AllowedScopes []string `json:"allowed_scopes"`
+	// Let the client exchange a user's access token issued to it (RFC 8693); default false.
+	AllowTokenExchange *bool `json:"allow_token_exchange,omitempty"`
 }
 
 // CreateClientResponse is the answer of create_client.
@@ -1157,6 +1162,8 @@ type UpdateClientInput struct {
 	AllowedScopes []string `json:"allowed_scopes,omitempty"`
 	// The is active.
 	IsActive *bool `json:"is_active,omitempty"`
+	// The allow token exchange.
+	AllowTokenExchange *bool `json:"allow_token_exchange,omitempty"`
 }
 
 // DeleteClientInput is the input of DeleteClient.
@@ -1810,7 +1817,7 @@ type SignupInput struct {
 	PhoneNumber *string `json:"phone_number,omitempty"`
 	// The picture. Must be an http or https URL.
 	Picture *string `json:"picture,omitempty"`
-	// The password. Secret. Required. 6 to 256 characters.
+	// The password. Secret. Required. 12 to 256 characters.
 	Password string `json:"password"`
 	// The confirm password. Secret. Required. Not empty. Must match password.
 	ConfirmPassword string `json:"confirm_password"`
@@ -1889,7 +1896,7 @@ type UpdateProfileInput struct {
 	// The current password: needed to change the password, and to change the email of an account that has
 	// one. Secret.
 	OldPassword *string `json:"old_password,omitempty"`
-	// The new password. Secret. 6 to 256 characters. Required with confirm_new_password.
+	// The new password. Secret. 12 to 256 characters. Required with confirm_new_password.
 	NewPassword *string `json:"new_password,omitempty"`
 	// The confirm new password. Secret. Required with new_password. Must match new_password.
 	ConfirmNewPassword *string `json:"confirm_new_password,omitempty"`
@@ -1973,7 +1980,7 @@ type ResetPasswordInput struct {
 	OTP *string `json:"otp,omitempty"`
 	// The phone number the one-time password was sent to. Required with otp.
 	PhoneNumber *string `json:"phone_number,omitempty"`
-	// The password. Secret. Required. 6 to 256 characters.
+	// The password. Secret. Required. 12 to 256 characters.
 	Password string `json:"password"`
 	// The confirm password. Secret. Required. Not empty. Must match password.
 	ConfirmPassword string `json:"confirm_password"`
@@ -2064,7 +2071,8 @@ type ValidateSessionResponse struct {
 type CheckPermissionsInput struct {
 	// The checks. Required. At least 1 item.
 	Checks []*PermissionCheckInput `json:"checks"`
-	// Subject to check; defaults to the signed-in user.
+	// Subject to check; defaults to the signed-in user. Another subject than the caller only for a user
+	// with the admin role (else PERMISSION_DENIED): what others may do is not every user's to learn.
 	User *string `json:"user,omitempty"`
 }
 
@@ -2083,7 +2091,8 @@ type OauthTokenInput struct {
 	GrantType string `json:"grant_type"`
 	// The code. Secret. Required when grant_type is authorization_code.
 	Code *string `json:"code,omitempty"`
-	// The code verifier. Secret.
+	// The PKCE verifier of the code's S256 challenge: every authorization code is issued with one (OAuth
+	// 2.1). Secret. Required when grant_type is authorization_code.
 	CodeVerifier *string `json:"code_verifier,omitempty"`
 	// The client id.
 	ClientID *string `json:"client_id,omitempty"`

@@ -57,7 +57,9 @@ function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
   if (type.kind === "message") return sampleMessage(ir, messageByName(ir, type.name), "required", enumForm);
   switch (type.scalar) {
     case "string":
-      return field.format ? ir.formats[field.format]!.example : `<${field.name}>`;
+      if (field.format) return ir.formats[field.format]!.example;
+      // A placeholder that is itself valid input, as the examples are run as printed.
+      return `<${field.name}>`.length >= (field.constraints.minLength ?? 0) ? `<${field.name}>` : `<${field.name}, at least ${field.constraints.minLength} characters>`;
     case "bool":
       return true;
     case "int32":

@@ -24,6 +24,9 @@ import type { ServiceClaims } from "../tokens.js";
 import { publicUser } from "../views.js";
 import { TupleGraph } from "./fga.js";
 
+/** The user role that may check another user's permissions (check_permissions with `user`). */
+export const PERMISSIONS_ADMIN_ROLE = "admin";
+
 const MAX_OTP_ATTEMPTS = 5;
 /** How recent a sign-in must be to change the email address of an account without a password. */
 const RECENT_SIGN_IN_SECONDS = 10 * 60;
@@ -74,6 +77,30 @@ async function countWrongGuess(core: Core, key: string): Promise<void> {
   const now = nowSeconds(core);
   const fresh = !counter || now - counter.window_started >= GUESS_WINDOW_SECONDS;
   await core.storage.guessCounters.put({ key, failures: fresh ? 1 : counter.failures + 1, window_started: fresh ? now : counter.window_started });
+}
+
+/** The budgets a code sent to `user` draws on: the account's, and the phone number's when it is sent there. */
+const codeSendKeys = (user: UserRecord, phoneNumber?: string | null) => [`sends:account:${user.id}`, ...(phoneNumber ? [`sends:phone:${phoneNumber}`] : [])];
+
+/**
+ * Takes one code send from every budget of `keys` (stored with the guess counters, so replicas
+ * share them): at most codeSendLimit per codeSendWindowSeconds, since each re-sent code would
+ * otherwise bring its own tries. False, with nothing counted, when one of them is used up.
+ */
+async function takeCodeSend(core: Core, keys: readonly string[]): Promise<boolean> {
+  const { codeSendLimit, codeSendWindowSeconds } = core.config;
+  const now = nowSeconds(core);
+  const counters = await Promise.all(
+    keys.map(async (key) => {
+      const counter = await core.storage.guessCounters.get(key);
+      return { key, counter: counter && now - counter.window_started < codeSendWindowSeconds ? counter : undefined };
+    }),
+  );
+  if (counters.some(({ counter }) => counter && counter.failures >= codeSendLimit)) return false;
+  for (const { key, counter } of counters) {
+    await core.storage.guessCounters.put({ key, failures: (counter?.failures ?? 0) + 1, window_started: counter?.window_started ?? now });
+  }
+  return true;
 }
 
 /**
@@ -326,18 +353,24 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       const email = normalizeEmail(input.email);
       const pending = await storage.verificationRequests.find({ purpose, email });
       const user = pending && (await storage.users.get(pending.user_id));
-      if (pending && user) await sendVerification(core, user, purpose, { email, redirectUri: pending.redirect_uri, nonce: input.state ?? pending.nonce });
+      // Over the cap nothing is sent, and the answer stays the one that does not tell whether anything was pending.
+      if (pending && user && (await takeCodeSend(core, codeSendKeys(user)))) {
+        await sendVerification(core, user, purpose, { email, redirectUri: pending.redirect_uri, nonce: input.state ?? pending.nonce });
+      }
       return { message: "if a verification is pending for this address, it was sent again" };
     },
 
     async forgotPassword(input) {
+      // Over the cap the account is treated as an unknown one: the same answer, nothing sent.
       if (input.email) {
         const user = await userByEmail(core, input.email);
-        if (user && user.revoked_timestamp === null) await sendVerification(core, user, "forgot_password", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
+        if (user && user.revoked_timestamp === null && (await takeCodeSend(core, codeSendKeys(user)))) {
+          await sendVerification(core, user, "forgot_password", { redirectUri: input.redirect_uri ?? null, nonce: input.state ?? null });
+        }
         return { message: "if an account uses this address, a reset link was sent to it", should_show_mobile_otp_screen: false };
       }
       const user = await userByPhone(core, input.phone_number!);
-      if (user && user.revoked_timestamp === null) await issueOtp(core, user, "reset_password", "sms");
+      if (user && user.revoked_timestamp === null && (await takeCodeSend(core, codeSendKeys(user, input.phone_number)))) await issueOtp(core, user, "reset_password", "sms");
       return { message: "if an account uses this phone number, a one-time password was sent to it", should_show_mobile_otp_screen: true };
     },
 
@@ -392,7 +425,10 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
     async resendOTP(input) {
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
       const pending = user && (await storage.otps.find({ user_id: user.id }));
-      if (user && pending) await issueOtp(core, user, pending.purpose, input.email ? "email" : "sms");
+      // Over the cap the pending code stays as it is and the answer does not change.
+      if (user && pending && (await takeCodeSend(core, codeSendKeys(user, input.email ? null : input.phone_number)))) {
+        await issueOtp(core, user, pending.purpose, input.email ? "email" : "sms");
+      }
       return { message: "if a one-time password is pending, a new one was sent" };
     },
 
@@ -424,8 +460,13 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
 
     async checkPermissions(input, context) {
       const principal = context.principal;
-      const subject = input.user ?? (principal.kind === "user" ? `user:${principal.userId}` : null);
+      const own = principal.kind === "user" ? `user:${principal.userId}` : null;
+      const subject = input.user ?? own;
       if (subject === null) throw invalid("user", "is required when no user is signed in");
+      // What another user may do is an admin's to learn, not every user's (the contract says so).
+      if (subject !== own && !(principal.kind === "user" && principal.roles.includes(PERMISSIONS_ADMIN_ROLE))) {
+        throw new ServiceError("PERMISSION_DENIED", "checking another user's permissions needs the admin role", "user");
+      }
       const results = [];
       for (const check of input.checks) results.push({ relation: check.relation, object: check.object, allowed: await graph.check(subject, check.relation, check.object) });
       return { results };

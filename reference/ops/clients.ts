@@ -47,6 +47,7 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
         description: input.description ?? null,
         allowed_scopes: [...new Set(input.allowed_scopes)],
         is_active: true,
+        allow_token_exchange: input.allow_token_exchange ?? false,
         created_at: now,
         updated_at: now,
         secrets: [hash],
@@ -57,7 +58,13 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
 
     async updateClient(input) {
       const client = await mustGet(storage.clients, "client", input.id);
-      const next = applyChanges(client, { name: input.name, description: input.description, allowed_scopes: input.allowed_scopes, is_active: input.is_active });
+      const next = applyChanges(client, {
+        name: input.name,
+        description: input.description,
+        allowed_scopes: input.allowed_scopes,
+        is_active: input.is_active,
+        allow_token_exchange: input.allow_token_exchange,
+      });
       next.updated_at = nowSeconds(core);
       await storage.clients.put(next);
       return publicClient(next);

@@ -1,15 +1,16 @@
 // The token routes. /oauth/token: client_credentials (client secret in the body or HTTP Basic, or a
 // JWT-bearer assertion from a trusted issuer), token exchange (of a token this service issued, or
 // of a trusted issuer's assertion), authorization_code with PKCE, and refresh_token with rotation.
-// /oauth/revoke answers 200 {} whether or not anything was revoked (RFC 7009).
+// /oauth/revoke answers 200 {} whether or not anything was revoked (RFC 7009). Also the issuing
+// of authorization codes, which stands in for the interactive authorization endpoint.
 import { createHash } from "node:crypto";
 import { decodeJwt } from "jose";
 import { ServiceError, type CallContext } from "../../generated/server/index.js";
 import type { OauthTokenInput, OauthTokenResponse } from "../../generated/types.js";
 import type { AssertionIdentity } from "../assertions.js";
-import { nowSeconds } from "../core.js";
+import { nowSeconds, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
-import { sameDigest, sha256 } from "../secrets.js";
+import { randomToken, sameDigest, sha256 } from "../secrets.js";
 import type { ClientRecord } from "../storage.js";
 import { clientByClientId, clientSecretMatches, isServiceAudience } from "./clients.js";
 
@@ -20,6 +21,7 @@ export const TOKEN_TYPE_JWT = "urn:ietf:params:oauth:token-type:jwt";
 
 const invalidRequest = (message: string, field?: string) => new ServiceError("INVALID_ARGUMENT", message, field, "invalid_request");
 const invalidClient = (message = "client authentication failed") => new ServiceError("UNAUTHENTICATED", message, undefined, "invalid_client");
+const unauthorizedClient = (message: string) => new ServiceError("PERMISSION_DENIED", message, undefined, "unauthorized_client");
 const invalidGrant = (message: string) => new ServiceError("FAILED_PRECONDITION", message, undefined, "invalid_grant");
 const invalidTarget = () => new ServiceError("INVALID_ARGUMENT", "resource must be this service or a registered client", "resource", "invalid_target");
 const invalidScope = (message: string) => new ServiceError("INVALID_ARGUMENT", message, "scope", "invalid_scope");
@@ -54,6 +56,55 @@ interface AuthenticatedClient {
 }
 
 const s256 = (verifier: string) => createHash("sha256").update(verifier).digest("base64url");
+
+/** An S256 code challenge: the base64url SHA-256 of the verifier, unpadded (RFC 7636 §4.2). */
+const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+const AUTHORIZATION_CODE_SECONDS = 600;
+
+export interface AuthorizationCodeRequest {
+  userId: string;
+  /** A registered client's client_id, or the service's own client id (the default). */
+  clientId?: string;
+  redirectUri?: string | null;
+  scope?: string[];
+  /** PKCE code challenge (S256); required for every client. */
+  codeChallenge?: string | null;
+  /** Only S256 is accepted; taken as S256 when not given, as the challenge is then checked as one. */
+  codeChallengeMethod?: string | null;
+  nonce?: string | null;
+}
+
+/**
+ * Issues an authorization code as the authorization endpoint would once the user consented. Every
+ * client sends an S256 challenge, as OAuth 2.1 asks: a public client (any client_id that is not a
+ * registered client, the service's own included) has no secret, so only PKCE ties the code to the
+ * client that asked for it (RFC 9700 §2.1.1), and for a registered one it also stops a code
+ * injected into its session. Refusals are the authorization endpoint's invalid_request (RFC 7636 §4.4.1).
+ */
+export async function issueAuthorizationCode(core: Core, request: AuthorizationCodeRequest): Promise<string> {
+  const clientId = request.clientId ?? core.config.clientId;
+  const challenge = request.codeChallenge ?? null;
+  if (request.codeChallengeMethod != null && request.codeChallengeMethod !== "S256") {
+    throw invalidRequest("code_challenge_method must be S256; plain is not supported", "code_challenge_method");
+  }
+  if (challenge === null) {
+    throw invalidRequest("code_challenge is required (PKCE with S256)", "code_challenge");
+  } else if (!S256_CHALLENGE.test(challenge)) {
+    throw invalidRequest("code_challenge must be the base64url SHA-256 of the code verifier (43 characters)", "code_challenge");
+  }
+  const code = randomToken("ac_", core.random);
+  await core.storage.authorizationCodes.put({
+    code_hash: sha256(code),
+    user_id: request.userId,
+    client_id: clientId,
+    redirect_uri: request.redirectUri ?? null,
+    scope: request.scope ?? ["openid", "email", "profile"],
+    code_challenge: challenge,
+    nonce: request.nonce ?? null,
+    expires_at: nowSeconds(core) + AUTHORIZATION_CODE_SECONDS,
+  });
+  return code;
+}
 
 export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps): Operations<"oauthToken" | "oauthRevoke"> {
   const { storage, config } = core;
@@ -115,6 +166,8 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     if (issuer === config.issuer) {
       // A token of this service, exchanged by an authenticated client acting for its subject.
       if (!authenticated) throw invalidClient("exchanging a token of this service needs client authentication");
+      // Re-issuing a user's token is a power an admin grants a client (allow_token_exchange), off by default.
+      if (authenticated.client.allow_token_exchange !== true) throw unauthorizedClient("this client may not exchange tokens; an admin can allow it (allow_token_exchange)");
       const subject = await tokens.verify(subjectToken);
       if (!subject || subject.token_type !== "access_token") throw invalidGrant("subject_token is not a valid access token of this service");
       // A client exchanges only what was issued to it: a token another client (or the service's own
@@ -160,11 +213,11 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     } else if (authenticated || (input.client_id && input.client_id !== code.client_id)) {
       throw invalidGrant("the code was issued to another client");
     }
+    // Defence in depth for codes stored before PKCE was required.
+    if (code.code_challenge === null) throw invalidGrant("the code was issued without a code challenge (PKCE)");
     if (code.redirect_uri !== null && input.redirect_uri !== code.redirect_uri) throw invalidGrant("redirect_uri does not match the authorization request");
-    if (code.code_challenge !== null) {
-      if (!input.code_verifier) throw invalidRequest("code_verifier is required for this code", "code_verifier");
-      if (!sameDigest(s256(input.code_verifier), code.code_challenge)) throw invalidGrant("code_verifier does not match the code challenge");
-    }
+    // The contract requires code_verifier with this grant.
+    if (!sameDigest(s256(input.code_verifier!), code.code_challenge)) throw invalidGrant("code_verifier does not match the code challenge");
     const user = await storage.users.get(code.user_id);
     if (!user || user.revoked_timestamp !== null) throw invalidGrant("the user of this code can no longer sign in");
     const { tokens: issued } = await sessions.open(user, { scope: code.scope, nonce: code.nonce, clientId: registered ? registered.client_id : null });

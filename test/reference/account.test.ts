@@ -1,13 +1,17 @@
 // User operations and user tokens: sign-up and sign-in with hashed passwords, sessions, profile,
 // revoke_access / enable_access (§3), email and OTP flows, token validation, the refresh_token and
-// authorization_code grants, token exchange of a user token, and revocation.
+// authorization_code grants (PKCE required of public clients), token exchange of a user token,
+// revocation, and the cap on codes re-sent.
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
 import type { Principal } from "../../runtime/server/context.js";
 import { GRANT_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS } from "../../reference/ops/oauth.js";
 import { USER_SESSION_COOKIE } from "../../reference/sessions.js";
-import { createHarness, expectCode, signUp, type Harness } from "./context.js";
+import { createServer } from "../../generated/server/index.js";
+import { createReferenceService, DEFAULT_CODE_SEND_LIMIT, DEFAULT_CODE_SEND_WINDOW_SECONDS } from "../../reference/service.js";
+import { testStorage } from "../helpers/test-storage.js";
+import { ADMIN_SECRET, createHarness, expectCode, signUp, type Harness } from "./context.js";
 
 const anonymous: { principal: Principal } = { principal: { kind: "anonymous" } };
 const lastSecret = (h: Harness, purpose?: string) => [...h.service.state.outbox].reverse().find((m) => !purpose || m.purpose === purpose)!.secret;
@@ -33,12 +37,12 @@ describe("sign-up and sign-in", () => {
     const h = createHarness();
     await signUp(h, "alice@example.com");
     await expectCode(h.call("signup", { email: "ALICE@example.com", password: "another-pass", confirm_password: "another-pass" }), "ALREADY_EXISTS");
-    expect((await expectCode(h.call("signup", { email: "b@example.com", password: "abcdefg", confirm_password: "abcdefX" }), "INVALID_ARGUMENT")).field).toBe("confirm_password");
+    expect((await expectCode(h.call("signup", { email: "b@example.com", password: "abcdefg-12345", confirm_password: "abcdefX-12345" }), "INVALID_ARGUMENT")).field).toBe("confirm_password");
     expect((await expectCode(h.call("signup", { email: "b@example.com", password: "abc", confirm_password: "abc" }), "INVALID_ARGUMENT")).field).toBe("password");
-    expect((await expectCode(h.call("signup", { email: "b@example.com", password: "abcdefg", confirm_password: "abcdefg", roles: ["admin"] }), "INVALID_ARGUMENT")).field).toBe("roles");
-    expect((await expectCode(h.call("signup", { password: "abcdefg", confirm_password: "abcdefg" }), "INVALID_ARGUMENT")).field).toBe("email");
+    expect((await expectCode(h.call("signup", { email: "b@example.com", password: "abcdefg-12345", confirm_password: "abcdefg-12345", roles: ["admin"] }), "INVALID_ARGUMENT")).field).toBe("roles");
+    expect((await expectCode(h.call("signup", { password: "abcdefg-12345", confirm_password: "abcdefg-12345" }), "INVALID_ARGUMENT")).field).toBe("email");
     const closed = createHarness({ features: { is_sign_up_enabled: false } });
-    await expectCode(closed.call("signup", { email: "b@example.com", password: "abcdefg", confirm_password: "abcdefg" }), "FAILED_PRECONDITION");
+    await expectCode(closed.call("signup", { email: "b@example.com", password: "abcdefg-12345", confirm_password: "abcdefg-12345" }), "FAILED_PRECONDITION");
   });
 
   it("logs in with the right password only, with one message for unknown users and wrong passwords", async () => {
@@ -134,10 +138,10 @@ describe("claims that are true (email_verified)", () => {
 describe("email and one-time password flows", () => {
   it("email verification: sign-up answers no tokens until the emailed token is verified", async () => {
     const h = createHarness({ features: { is_email_verification_enabled: true } });
-    const answer = await h.call("signup", { email: "alice@example.com", password: "abcdefg", confirm_password: "abcdefg" });
+    const answer = await h.call("signup", { email: "alice@example.com", password: "abcdefg-12345", confirm_password: "abcdefg-12345" });
     expect(answer.access_token).toBeNull();
     expect(answer.user?.email_verified).toBe(false);
-    await expectCode(h.call("login", { email: "alice@example.com", password: "abcdefg" }), "FAILED_PRECONDITION");
+    await expectCode(h.call("login", { email: "alice@example.com", password: "abcdefg-12345" }), "FAILED_PRECONDITION");
     const pending = await h.call("verificationRequests", {});
     expect(pending.verification_requests).toHaveLength(1);
     expect(pending.verification_requests[0]).toMatchObject({ identifier: "basic_auth_signup", email: "alice@example.com", token: null });
@@ -227,8 +231,8 @@ describe("email and one-time password flows", () => {
     const h = createHarness();
     const first = await signUp(h, "alice@example.com");
     const second = await h.call("login", { email: "alice@example.com", password: first.password });
-    expect((await expectCode(h.call("updateProfile", { old_password: "nope", new_password: "next-pass-1", confirm_new_password: "next-pass-1" }, { bearer: first.accessToken }), "INVALID_ARGUMENT")).field).toBe("old_password");
-    await h.call("updateProfile", { old_password: first.password, new_password: "next-pass-1", confirm_new_password: "next-pass-1", nickname: "ally" }, { bearer: first.accessToken });
+    expect((await expectCode(h.call("updateProfile", { old_password: "nope", new_password: "next-pass-12345", confirm_new_password: "next-pass-12345" }, { bearer: first.accessToken }), "INVALID_ARGUMENT")).field).toBe("old_password");
+    await h.call("updateProfile", { old_password: first.password, new_password: "next-pass-12345", confirm_new_password: "next-pass-12345", nickname: "ally" }, { bearer: first.accessToken });
     expect(await h.service.serverOptions.verifyUserToken(first.accessToken)).not.toBeNull();
     expect(await h.service.serverOptions.verifyUserToken(second.access_token!)).toBeNull();
     expect((await h.call("profile", {}, { bearer: first.accessToken })).nickname).toBe("ally");
@@ -287,9 +291,12 @@ describe("user grants at /oauth/token", () => {
   it("token exchange of a user token issued to a client keeps the subject and names the client as actor", async () => {
     const h = createHarness();
     const { userId } = await signUp(h, "alice@example.com");
-    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"] });
-    const code = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, scope: ["openid", "read"] });
-    const issued = await h.call("oauthToken", { grant_type: "authorization_code", code, client_id: client.client_id, client_secret }, anonymous);
+    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"], allow_token_exchange: true });
+    expect(client.allow_token_exchange).toBe(true);
+    const verifier = "a-verifier-of-at-least-43-characters-0123456789";
+    const codeChallenge = createHash("sha256").update(verifier).digest("base64url");
+    const code = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, scope: ["openid", "read"], codeChallenge });
+    const issued = await h.call("oauthToken", { grant_type: "authorization_code", code, client_id: client.client_id, client_secret, code_verifier: verifier }, anonymous);
     const exchanged = await h.call(
       "oauthToken",
       { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: issued.access_token, subject_token_type: TOKEN_TYPE_ACCESS, client_id: client.client_id, client_secret, scope: "openid" },
@@ -306,7 +313,8 @@ describe("user grants at /oauth/token", () => {
   it("a client cannot re-issue a token it was not given, nor for an audience of its choosing", async () => {
     const h = createHarness();
     const { accessToken } = await signUp(h, "alice@example.com");
-    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"] });
+    // Allowed to exchange tokens: still only those issued to it.
+    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"], allow_token_exchange: true });
     const authenticated = { client_id: client.client_id, client_secret };
     // The service's own sign-in token is not the client's to exchange.
     const borrowed = await expectCode(
@@ -319,6 +327,25 @@ describe("user grants at /oauth/token", () => {
     expect(elsewhere.oauthError).toBe("invalid_target");
     const ownAudience = await h.call("oauthToken", { grant_type: "client_credentials", resource: client.client_id, ...authenticated }, anonymous);
     expect(ownAudience.access_token).toBeTruthy();
+  });
+
+  it("token exchange is off for a client until an admin allows it (allow_token_exchange), and off again when taken back", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const { client, client_secret } = await h.call("createClient", { name: "api", allowed_scopes: ["read"] });
+    expect(client.allow_token_exchange).toBe(false);
+    const verifier = "a-verifier-of-at-least-43-characters-0123456789";
+    const codeChallenge = createHash("sha256").update(verifier).digest("base64url");
+    const code = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, scope: ["openid", "read"], codeChallenge });
+    const issued = await h.call("oauthToken", { grant_type: "authorization_code", code, client_id: client.client_id, client_secret, code_verifier: verifier }, anonymous);
+    const exchange = () =>
+      h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: issued.access_token, subject_token_type: TOKEN_TYPE_ACCESS, client_id: client.client_id, client_secret }, anonymous);
+    const refused = await expectCode(exchange(), "PERMISSION_DENIED");
+    expect([refused.oauthError, refused.message]).toEqual(["unauthorized_client", "this client may not exchange tokens; an admin can allow it (allow_token_exchange)"]);
+    expect((await h.call("updateClient", { id: client.id, allow_token_exchange: true })).allow_token_exchange).toBe(true);
+    expect((await exchange()).access_token).toBeTruthy();
+    await h.call("updateClient", { id: client.id, allow_token_exchange: false });
+    await expectCode(exchange(), "PERMISSION_DENIED");
   });
 
   it("a refresh token used twice ends its whole session, for both holders", async () => {
@@ -346,14 +373,223 @@ describe("user grants at /oauth/token", () => {
   });
 });
 
+describe("PKCE: required of every client (OAuth 2.1), public or registered", () => {
+  const verifier = "a-long-random-code-verifier-of-the-client-0123456789";
+  const challenge = createHash("sha256").update(verifier).digest("base64url");
+
+  it("refuses an authorization request without an S256 code challenge (invalid_request), of a public or a registered client", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const { client } = await h.call("createClient", { name: "web-app", allowed_scopes: ["read"] });
+    // The service's own client id and any client id nobody registered are public clients; a registered one needs PKCE too (OAuth 2.1).
+    for (const clientId of [undefined, "spa-without-secret", client.client_id]) {
+      const missing = await expectCode(h.service.state.issueAuthorizationCode({ userId, clientId }), "INVALID_ARGUMENT");
+      expect([missing.oauthError, missing.field, missing.message]).toEqual(["invalid_request", "code_challenge", "code_challenge is required (PKCE with S256)"]);
+    }
+    const plain = await expectCode(h.service.state.issueAuthorizationCode({ userId, codeChallenge: verifier, codeChallengeMethod: "plain" }), "INVALID_ARGUMENT");
+    expect([plain.oauthError, plain.field]).toEqual(["invalid_request", "code_challenge_method"]);
+    // A verifier sent as the challenge (plain with the method left out) is not an S256 challenge.
+    const notS256 = await expectCode(h.service.state.issueAuthorizationCode({ userId, codeChallenge: verifier }), "INVALID_ARGUMENT");
+    expect([notS256.oauthError, notS256.field]).toEqual(["invalid_request", "code_challenge"]);
+    expect(await h.service.state.storage.authorizationCodes.count()).toBe(0);
+  });
+
+  it("a public client's code exchanges with the verifier only: a wrong one is invalid_grant, none is invalid_request", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const issue = () => h.service.state.issueAuthorizationCode({ userId, clientId: "spa-without-secret", codeChallenge: challenge, codeChallengeMethod: "S256" });
+    const exchange = (code: string, input: Record<string, string> = {}) => h.call("oauthToken", { grant_type: "authorization_code", code, client_id: "spa-without-secret", ...input }, anonymous);
+
+    const wrong = await expectCode(exchange(await issue(), { code_verifier: "another-verifier-of-someone-who-stole-the-code-0123" }), "FAILED_PRECONDITION");
+    expect([wrong.oauthError, wrong.message]).toEqual(["invalid_grant", "code_verifier does not match the code challenge"]);
+    const none = await expectCode(exchange(await issue()), "INVALID_ARGUMENT");
+    // The contract's rule (required_if), checked before the code is looked at; over HTTP it reads as invalid_request.
+    expect(none.field).toBe("code_verifier");
+    const tokens = await exchange(await issue(), { code_verifier: verifier });
+    expect(await h.service.serverOptions.verifyUserToken(tokens.access_token)).toMatchObject({ userId });
+  });
+
+  it("refuses a stored code that has no challenge (issued before PKCE was required): invalid_grant", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const code = "ac_stored-before-pkce-was-required";
+    await h.service.state.storage.authorizationCodes.put({
+      code_hash: createHash("sha256").update(code).digest("hex"),
+      user_id: userId,
+      client_id: "reference",
+      redirect_uri: null,
+      scope: ["openid"],
+      code_challenge: null,
+      nonce: null,
+      expires_at: Math.floor(h.now() / 1000) + 600,
+    });
+    expect(await h.service.state.storage.authorizationCodes.count()).toBe(1);
+    const refused = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code, code_verifier: verifier }, anonymous), "FAILED_PRECONDITION");
+    expect([refused.oauthError, refused.message]).toEqual(["invalid_grant", "the code was issued without a code challenge (PKCE)"]);
+    // Used up all the same: a code is good for one try.
+    expect(await h.service.state.storage.authorizationCodes.count()).toBe(0);
+  });
+
+  it("a registered client exchanges a code with its secret and the verifier; its secret alone does not stand in for the verifier", async () => {
+    const h = createHarness();
+    const { userId } = await signUp(h, "alice@example.com");
+    const { client, client_secret } = await h.call("createClient", { name: "web-app", allowed_scopes: ["read"] });
+    const code = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, scope: ["openid", "read"], codeChallenge: challenge });
+    const tokens = await h.call("oauthToken", { grant_type: "authorization_code", code, client_id: client.client_id, client_secret, code_verifier: verifier }, anonymous);
+    expect(await h.service.state.verifyAccessToken(tokens.access_token)).toMatchObject({ sub: userId, aud: client.client_id, scope: "openid read" });
+    // The contract asks for the verifier with this grant: without it, invalid_request before any code is used up.
+    const kept = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, codeChallenge: challenge });
+    const none = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code: kept, client_id: client.client_id, client_secret }, anonymous), "INVALID_ARGUMENT");
+    // The contract's rule (required_if), checked before the code is looked at; over HTTP it reads as invalid_request.
+    expect(none.field).toBe("code_verifier");
+    const withPkce = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, codeChallenge: challenge });
+    const wrong = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code: withPkce, client_id: client.client_id, client_secret, code_verifier: "wrong-verifier-0123456789-0123456789-0123456789" }, anonymous), "FAILED_PRECONDITION");
+    expect(wrong.oauthError).toBe("invalid_grant");
+    // plain is refused for registered clients too.
+    await expectCode(h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, codeChallenge: verifier, codeChallengeMethod: "plain" }), "INVALID_ARGUMENT");
+  });
+
+  it("end to end over HTTP: a public client signs a user in with S256 at /oauth/token (a form), and a wrong verifier is invalid_grant", async () => {
+    const service = createReferenceService({ storage: testStorage() });
+    const server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
+    try {
+      const base = (await server.listen()).httpUrl;
+      service.setAddresses({ issuer: base });
+      const signup = await fetch(`${base}/v1/signup`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ email: "alice@example.com", password: "correct-horse-1", confirm_password: "correct-horse-1" }),
+      });
+      const userId = ((await signup.json()) as { user: { id: string } }).user.id;
+      const redirectUri = "https://app.example.com/callback";
+      const token = (code: string, codeVerifier: string) =>
+        fetch(`${base}/oauth/token`, {
+          method: "POST",
+          headers: { "content-type": "application/x-www-form-urlencoded" },
+          body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: redirectUri, client_id: "reference", code_verifier: codeVerifier }),
+        });
+
+      await expect(service.state.issueAuthorizationCode({ userId, redirectUri })).rejects.toMatchObject({ oauthError: "invalid_request" });
+      const wrong = await token(await service.state.issueAuthorizationCode({ userId, redirectUri, codeChallenge: challenge }), "not-the-verifier-0123456789-0123456789-0123456789");
+      expect([wrong.status, await wrong.json()]).toEqual([400, { error: "invalid_grant", error_description: "code_verifier does not match the code challenge" }]);
+      const right = await token(await service.state.issueAuthorizationCode({ userId, redirectUri, codeChallenge: challenge }), verifier);
+      expect(right.status).toBe(200);
+      const tokens = (await right.json()) as { access_token: string; refresh_token: string; token_type: string };
+      expect(tokens).toMatchObject({ token_type: "Bearer", refresh_token: expect.stringMatching(/^rt_/) });
+      const profile = await fetch(`${base}/v1/profile`, { headers: { authorization: `Bearer ${tokens.access_token}` } });
+      expect(((await profile.json()) as { id: string }).id).toBe(userId);
+    } finally {
+      await server.close();
+      await service.state.storage.close();
+    }
+  });
+});
+
+describe("code re-sends are capped per account and phone number", () => {
+  const sent = (h: Harness, purpose: string) => h.service.state.outbox.filter((m) => m.purpose === purpose).length;
+
+  it("forgot_password sends at most 5 codes an hour to an account, answering over the cap as for an unknown account", async () => {
+    const h = createHarness();
+    await signUp(h, "alice@example.com");
+    const unknown = await h.call("forgotPassword", { email: "nobody@example.com" });
+    for (let send = 0; send < 5; send++) expect(await h.call("forgotPassword", { email: "alice@example.com" })).toEqual(unknown);
+    expect(sent(h, "forgot_password")).toBe(5);
+    const lastSent = lastSecret(h, "forgot_password");
+
+    h.advance(3599);
+    expect(await h.call("forgotPassword", { email: "ALICE@example.com" })).toEqual(unknown);
+    expect(sent(h, "forgot_password")).toBe(5);
+    // Nothing was replaced either: the last link sent still works.
+    await h.call("resetPassword", { token: lastSent, password: "new-password-1", confirm_password: "new-password-1" });
+
+    h.advance(1);
+    expect(await h.call("forgotPassword", { email: "alice@example.com" })).toEqual(unknown);
+    expect(sent(h, "forgot_password")).toBe(6);
+  });
+
+  it("forgot_password and resend_otp by phone share one budget, of the account and of the phone number", async () => {
+    const h = createHarness();
+    const phone = "+15550100";
+    await h.call("signup", { phone_number: phone, password: "correct-horse-1", confirm_password: "correct-horse-1" });
+    const unknown = await h.call("forgotPassword", { phone_number: "+15550199" });
+    for (let send = 0; send < 3; send++) expect(await h.call("forgotPassword", { phone_number: phone })).toEqual(unknown);
+    const resent = await h.call("resendOTP", { phone_number: phone });
+    await h.call("resendOTP", { phone_number: phone });
+    expect(sent(h, "verify_otp")).toBe(5);
+    expect(await h.call("forgotPassword", { phone_number: phone })).toEqual(unknown);
+    expect(await h.call("resendOTP", { phone_number: phone })).toEqual(resent);
+    expect(sent(h, "verify_otp")).toBe(5);
+    // The last code sent still resets the password.
+    await h.call("resetPassword", { phone_number: phone, otp: lastSecret(h, "verify_otp"), password: "new-password-1", confirm_password: "new-password-1" });
+
+    // The number moves to another account (signed in again: the reset ended the sessions); its budget stays with the number.
+    const { access_token } = await h.call("login", { phone_number: phone, password: "new-password-1" });
+    await h.call("updateProfile", { phone_number: "+15550111" }, { bearer: access_token! });
+    await h.call("signup", { phone_number: phone, password: "other-horse-1", confirm_password: "other-horse-1" });
+    expect(await h.call("forgotPassword", { phone_number: phone })).toEqual(unknown);
+    expect(sent(h, "verify_otp")).toBe(5);
+    h.advance(3600);
+    await h.call("forgotPassword", { phone_number: phone });
+    expect(h.service.state.outbox.at(-1)).toMatchObject({ channel: "sms", to: phone, purpose: "verify_otp" });
+    expect(sent(h, "verify_otp")).toBe(6);
+  });
+
+  it("resend_otp: over the cap the answer is unchanged, nothing is sent and the pending code stays; sending resumes after the window", async () => {
+    const h = createHarness();
+    const { accessToken, password } = await signUp(h, "alice@example.com");
+    await h.call("updateProfile", { is_multi_factor_auth_enabled: true }, { bearer: accessToken });
+    await h.call("login", { email: "alice@example.com", password });
+    // The login's own code is not a re-send.
+    expect(sent(h, "verify_otp")).toBe(1);
+    const noneSent = await h.call("resendOTP", { email: "nobody@example.com" });
+    for (let send = 0; send < 5; send++) expect(await h.call("resendOTP", { email: "alice@example.com" })).toEqual(noneSent);
+    expect(sent(h, "verify_otp")).toBe(6);
+    const lastSent = lastSecret(h, "verify_otp");
+    expect(await h.call("resendOTP", { email: "alice@example.com" })).toEqual(noneSent);
+    expect(sent(h, "verify_otp")).toBe(6);
+    expect((await h.call("verifyOTP", { email: "alice@example.com", otp: lastSent })).access_token).toBeTruthy();
+
+    h.advance(3600);
+    await h.call("login", { email: "alice@example.com", password });
+    await h.call("resendOTP", { email: "alice@example.com" });
+    expect(sent(h, "verify_otp")).toBe(8);
+    expect((await h.call("verifyOTP", { email: "alice@example.com", otp: lastSecret(h, "verify_otp") })).access_token).toBeTruthy();
+  });
+
+  it("resend_verify_email shares the account's budget with forgot_password, keeping the neutral answer; the cap and window are configurable", async () => {
+    const h = createHarness({ features: { is_email_verification_enabled: true }, codeSendLimit: 3, codeSendWindowSeconds: 600 });
+    expect(h.service.state.config).toMatchObject({ codeSendLimit: 3, codeSendWindowSeconds: 600 });
+    await h.call("signup", { email: "alice@example.com", password: "abcdefg-12345", confirm_password: "abcdefg-12345" });
+    expect(sent(h, "basic_auth_signup")).toBe(1);
+    const resend = { email: "alice@example.com", identifier: "basic_auth_signup" } as const;
+    const neutral = await h.call("resendVerifyEmail", { ...resend, email: "nobody@example.com" });
+    await h.call("forgotPassword", { email: "alice@example.com" });
+    for (let send = 0; send < 2; send++) expect(await h.call("resendVerifyEmail", resend)).toEqual(neutral);
+    expect(sent(h, "basic_auth_signup")).toBe(3);
+    expect(await h.call("resendVerifyEmail", resend)).toEqual(neutral);
+    await h.call("forgotPassword", { email: "alice@example.com" });
+    expect([sent(h, "basic_auth_signup"), sent(h, "forgot_password")]).toEqual([3, 1]);
+    expect((await h.call("verifyEmail", { token: lastSecret(h, "basic_auth_signup") })).user?.email_verified).toBe(true);
+
+    h.advance(600);
+    await h.call("forgotPassword", { email: "alice@example.com" });
+    expect(sent(h, "forgot_password")).toBe(2);
+  });
+
+  it("defaults to 5 codes per hour", () => {
+    expect(createHarness().service.state.config).toMatchObject({ codeSendLimit: DEFAULT_CODE_SEND_LIMIT, codeSendWindowSeconds: DEFAULT_CODE_SEND_WINDOW_SECONDS });
+    expect([DEFAULT_CODE_SEND_LIMIT, DEFAULT_CODE_SEND_WINDOW_SECONDS]).toEqual([5, 3600]);
+  });
+});
+
 describe("meta and permissions", () => {
   it("meta answers the version and feature flags", async () => {
     const h = createHarness({ features: { is_fga_enabled: false } });
     expect(await h.call("meta", {}, anonymous)).toMatchObject({ version: schema.version, client_id: "reference", is_fga_enabled: false, is_sign_up_enabled: true });
   });
 
-  it("check_permissions answers from the tuples, for the signed-in user or a given subject", async () => {
-    const h = createHarness();
+  it("check_permissions answers from the tuples, for the signed-in user, and for another subject to an admin only", async () => {
+    const h = createHarness({ allowedRoles: ["user", "admin"] });
     const { userId, accessToken } = await signUp(h, "alice@example.com");
     await h.call("fgaWriteTuples", {
       tuples: [
@@ -369,10 +605,18 @@ describe("meta and permissions", () => {
     ];
     const mine = await h.call("checkPermissions", { checks }, { bearer: accessToken });
     expect(mine.results.map((r) => r.allowed)).toEqual([true, false, true]);
-    const someone = await h.call("checkPermissions", { checks, user: "user:bob" }, { bearer: accessToken });
+    expect((await h.call("checkPermissions", { checks, user: `user:${userId}` }, { bearer: accessToken })).results).toEqual(mine.results);
+    // What another user may do is not every user's to learn.
+    for (const user of ["user:bob", ""]) {
+      const refused = await expectCode(h.call("checkPermissions", { checks, user }, { bearer: accessToken }), "PERMISSION_DENIED");
+      expect([refused.field, refused.message]).toEqual(["user", "checking another user's permissions needs the admin role"]);
+    }
+    const answer = await h.call("signup", { email: "root@example.com", password: "correct-horse-1", confirm_password: "correct-horse-1", roles: ["admin"] });
+    const admin = { bearer: answer.access_token! };
+    const someone = await h.call("checkPermissions", { checks, user: "user:bob" }, admin);
     expect(someone.results.map((r) => r.allowed)).toEqual([false, false, true]);
     // "" is a subject too (one that holds no relation), not "the signed-in user".
-    const nobody = await h.call("checkPermissions", { checks, user: "" }, { bearer: accessToken });
+    const nobody = await h.call("checkPermissions", { checks, user: "" }, admin);
     expect(nobody.results.map((r) => r.allowed)).toEqual([false, false, false]);
   });
 });

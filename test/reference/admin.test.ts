@@ -83,8 +83,8 @@ describe("users", () => {
     const answer = await h.call("inviteMembers", { emails: ["new@example.com", "old@example.com"] });
     expect(answer.message).toBe("1 invited; 1 already had an account");
     const invitation = h.service.state.outbox.find((m) => m.purpose === "invite_member")!;
-    await h.call("resetPassword", { token: invitation.secret, password: "welcome-1", confirm_password: "welcome-1" });
-    expect((await h.call("login", { email: "new@example.com", password: "welcome-1" })).user?.email_verified).toBe(true);
+    await h.call("resetPassword", { token: invitation.secret, password: "welcome-12345", confirm_password: "welcome-12345" });
+    expect((await h.call("login", { email: "new@example.com", password: "welcome-12345" })).user?.email_verified).toBe(true);
     expect((await expectCode(h.call("inviteMembers", { emails: ["not-an-email"] }), "INVALID_ARGUMENT")).field).toBe("emails[0]");
   });
 });

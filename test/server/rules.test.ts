@@ -43,7 +43,7 @@ describe.each(PROTOCOLS)("rules of the manifest over %s", (protocol) => {
   const cases: [string, () => Promise<unknown>, string][] = [
     ["a value below the minimum", () => admin(protocol).users({ pagination: { limit: 0 } }), "pagination.limit: must be between 1 and 1000"],
     ["a value above the maximum", () => admin(protocol).fgaReadTuples({ page_size: 1001 }), "page_size: must be between 1 and 1000"],
-    ["a string shorter than its minimum", () => user(protocol).signup({ email: "ada@example.com", password: "short", confirm_password: "short" }), "password: must be at least 6 characters"],
+    ["a string shorter than its minimum", () => user(protocol).signup({ email: "ada@example.com", password: "short", confirm_password: "short" }), "password: must be at least 12 characters"],
     ["a string longer than its maximum", () => user(protocol).signup({ email: "ada@example.com", password: "x".repeat(257), confirm_password: "x".repeat(257) }), "password: must be at most 256 characters"],
     ["a confirmation that differs", () => user(protocol).signup({ email: "ada@example.com", password: PASSWORD, confirm_password: "other-password" }), "confirm_password: does not match password"],
     ["neither of two alternatives", () => user(protocol).signup({ password: PASSWORD, confirm_password: PASSWORD }), "give at least one of email, phone_number"],
@@ -126,7 +126,7 @@ describe("the rules as the generator derives them", () => {
   });
 
   it("are stated in every rule-bearing contract: the server module, the OpenAPI document and the tool catalogue", () => {
-    expect(rules.fields.SignupRequest).toMatchObject({ password: { minLength: 6, maxLength: 256 }, confirm_password: { sameAs: "password" } });
+    expect(rules.fields.SignupRequest).toMatchObject({ password: { minLength: 12, maxLength: 256 }, confirm_password: { sameAs: "password" } });
     expect(rules.atLeastOneOf.signup).toEqual(["email", "phone_number"]);
     expect(rules.formats.webhook_event!.values).toContain("user.login");
   });

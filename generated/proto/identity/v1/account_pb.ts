@@ -73,7 +73,7 @@ export type SignupRequest = Message<"identity.v1.SignupRequest"> & {
   picture?: string | undefined;
 
   /**
-   * 6 to 256 characters.
+   * 12 to 256 characters.
    *
    * @generated from field: optional string password = 10;
    */
@@ -325,7 +325,7 @@ export type UpdateProfileRequest = Message<"identity.v1.UpdateProfileRequest"> &
   oldPassword?: string | undefined;
 
   /**
-   * 6 to 256 characters. Required with confirm_new_password.
+   * 12 to 256 characters. Required with confirm_new_password.
    *
    * @generated from field: optional string new_password = 2;
    */
@@ -512,7 +512,7 @@ export type ResetPasswordRequest = Message<"identity.v1.ResetPasswordRequest"> &
   phoneNumber?: string | undefined;
 
   /**
-   * 6 to 256 characters.
+   * 12 to 256 characters.
    *
    * @generated from field: optional string password = 4;
    */

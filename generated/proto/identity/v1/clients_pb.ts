@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/clients.proto.
  */
 export const file_identity_v1_clients: GenFile = /*@__PURE__*/
-  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSJzChNDcmVhdGVDbGllbnRSZXF1ZXN0EhEKBG5hbWUYASABKAlIAIgBARIYCgtkZXNjcmlwdGlvbhgCIAEoCUgBiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAMgAygJQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbiJSChRDcmVhdGVDbGllbnRSZXNwb25zZRIjCgZjbGllbnQYASABKAsyEy5pZGVudGl0eS52MS5DbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSKxAQoTVXBkYXRlQ2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhEKBG5hbWUYAiABKAlIAYgBARIYCgtkZXNjcmlwdGlvbhgDIAEoCUgCiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAQgAygJEhYKCWlzX2FjdGl2ZRgFIAEoCEgDiAEBQgUKA19pZEIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CDAoKX2lzX2FjdGl2ZSLAAQoUVXBkYXRlQ2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiItChNEZWxldGVDbGllbnRSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIicKFERlbGV0ZUNsaWVudFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkiMwoZUm90YXRlQ2xpZW50U2VjcmV0UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCJYChpSb3RhdGVDbGllbnRTZWNyZXRSZXNwb25zZRIjCgZjbGllbnQYASABKAsyEy5pZGVudGl0eS52MS5DbGllbnQSFQoNY2xpZW50X3NlY3JldBgCIAEoCSIqChBHZXRDbGllbnRSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIr0BChFHZXRDbGllbnRSZXNwb25zZRIKCgJpZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAUgAygJEhEKCWlzX2FjdGl2ZRgGIAEoCBISCgpjcmVhdGVkX2F0GAcgASgDEhIKCnVwZGF0ZWRfYXQYCCABKANCDgoMX2Rlc2NyaXB0aW9uIkIKDkNsaWVudHNSZXF1ZXN0EjAKCnBhZ2luYXRpb24YASABKAsyHC5pZGVudGl0eS52MS5QYWdpbmF0aW9uSW5wdXQiZAoPQ2xpZW50c1Jlc3BvbnNlEisKCnBhZ2luYXRpb24YASABKAsyFy5pZGVudGl0eS52MS5QYWdpbmF0aW9uEiQKB2NsaWVudHMYAiADKAsyEy5pZGVudGl0eS52MS5DbGllbnRiBnByb3RvMw", [file_identity_v1_types]);
+  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSKvAQoTQ3JlYXRlQ2xpZW50UmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIWCg5hbGxvd2VkX3Njb3BlcxgDIAMoCRIhChRhbGxvd190b2tlbl9leGNoYW5nZRgEIAEoCEgCiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIXChVfYWxsb3dfdG9rZW5fZXhjaGFuZ2UiUgoUQ3JlYXRlQ2xpZW50UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAki7QEKE1VwZGF0ZUNsaWVudFJlcXVlc3QSDwoCaWQYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YAyABKAlIAogBARIWCg5hbGxvd2VkX3Njb3BlcxgEIAMoCRIWCglpc19hY3RpdmUYBSABKAhIA4gBARIhChRhbGxvd190b2tlbl9leGNoYW5nZRgGIAEoCEgEiAEBQgUKA19pZEIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CDAoKX2lzX2FjdGl2ZUIXChVfYWxsb3dfdG9rZW5fZXhjaGFuZ2Ui3gEKFFVwZGF0ZUNsaWVudFJlc3BvbnNlEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFgoOYWxsb3dlZF9zY29wZXMYBSADKAkSEQoJaXNfYWN0aXZlGAYgASgIEhwKFGFsbG93X3Rva2VuX2V4Y2hhbmdlGAkgASgIEhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoA0IOCgxfZGVzY3JpcHRpb24iLQoTRGVsZXRlQ2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCInChREZWxldGVDbGllbnRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjMKGVJvdGF0ZUNsaWVudFNlY3JldFJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiWAoaUm90YXRlQ2xpZW50U2VjcmV0UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkiKgoQR2V0Q2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCLbAQoRR2V0Q2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSHAoUYWxsb3dfdG9rZW5fZXhjaGFuZ2UYCSABKAgSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiJCCg5DbGllbnRzUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0ImQKD0NsaWVudHNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhIkCgdjbGllbnRzGAIgAygLMhMuaWRlbnRpdHkudjEuQ2xpZW50YgZwcm90bzM", [file_identity_v1_types]);
 
 /**
  * Input of create_client.
@@ -40,6 +40,13 @@ export type CreateClientRequest = Message<"identity.v1.CreateClientRequest"> & {
    * @generated from field: repeated string allowed_scopes = 3;
    */
   allowedScopes: string[];
+
+  /**
+   * Let the client exchange a user's access token issued to it (RFC 8693); default false.
+   *
+   * @generated from field: optional bool allow_token_exchange = 4;
+   */
+  allowTokenExchange?: boolean | undefined;
 };
 
 /**
@@ -107,6 +114,11 @@ export type UpdateClientRequest = Message<"identity.v1.UpdateClientRequest"> & {
    * @generated from field: optional bool is_active = 5;
    */
   isActive?: boolean | undefined;
+
+  /**
+   * @generated from field: optional bool allow_token_exchange = 6;
+   */
+  allowTokenExchange?: boolean | undefined;
 };
 
 /**
@@ -151,6 +163,13 @@ export type UpdateClientResponse = Message<"identity.v1.UpdateClientResponse"> &
    * @generated from field: bool is_active = 6;
    */
   isActive: boolean;
+
+  /**
+   * Whether the client may exchange a user's access token issued to it for another (RFC 8693); off unless set.
+   *
+   * @generated from field: bool allow_token_exchange = 9;
+   */
+  allowTokenExchange: boolean;
 
   /**
    * @generated from field: int64 created_at = 7;
@@ -311,6 +330,13 @@ export type GetClientResponse = Message<"identity.v1.GetClientResponse"> & {
    * @generated from field: bool is_active = 6;
    */
   isActive: boolean;
+
+  /**
+   * Whether the client may exchange a user's access token issued to it for another (RFC 8693); off unless set.
+   *
+   * @generated from field: bool allow_token_exchange = 9;
+   */
+  allowTokenExchange: boolean;
 
   /**
    * @generated from field: int64 created_at = 7;

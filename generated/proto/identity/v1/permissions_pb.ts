@@ -30,7 +30,7 @@ export type CheckPermissionsRequest = Message<"identity.v1.CheckPermissionsReque
   checks: PermissionCheckInput[];
 
   /**
-   * Subject to check; defaults to the signed-in user.
+   * Subject to check; defaults to the signed-in user. Another subject than the caller only for a user with the admin role (else PERMISSION_DENIED): what others may do is not every user's to learn.
    *
    * @generated from field: optional string user = 2;
    */

@@ -1036,6 +1036,7 @@ class AdminClient(SyncClientBase):
         name: str,
         allowed_scopes: Sequence[str],
         description: str | None = None,
+        allow_token_exchange: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CreateClientResponse:
@@ -1048,13 +1049,15 @@ class AdminClient(SyncClientBase):
             description: The description.
             allowed_scopes: The allowed scopes. At least 1 item. Each must be a scope token (no spaces,
                 quotes or backslashes).
+            allow_token_exchange: Let the client exchange a user's access token issued to it (RFC 8693);
+                default false.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes}, CreateClientResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange}, CreateClientResponse, extra_headers, timeout)
 
     def update_client(
         self,
@@ -1064,6 +1067,7 @@ class AdminClient(SyncClientBase):
         description: str | None = None,
         allowed_scopes: Sequence[str] | None = None,
         is_active: bool | None = None,
+        allow_token_exchange: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Client:
@@ -1078,13 +1082,14 @@ class AdminClient(SyncClientBase):
             allowed_scopes: The allowed scopes. Each must be a scope token (no spaces, quotes or
                 backslashes).
             is_active: The is active.
+            allow_token_exchange: The allow token exchange.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active}, Client, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange}, Client, extra_headers, timeout)
 
     def delete_client(
         self,
@@ -3298,6 +3303,7 @@ class AsyncAdminClient(AsyncClientBase):
         name: str,
         allowed_scopes: Sequence[str],
         description: str | None = None,
+        allow_token_exchange: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CreateClientResponse:
@@ -3310,13 +3316,15 @@ class AsyncAdminClient(AsyncClientBase):
             description: The description.
             allowed_scopes: The allowed scopes. At least 1 item. Each must be a scope token (no spaces,
                 quotes or backslashes).
+            allow_token_exchange: Let the client exchange a user's access token issued to it (RFC 8693);
+                default false.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes}, CreateClientResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange}, CreateClientResponse, extra_headers, timeout)
 
     async def update_client(
         self,
@@ -3326,6 +3334,7 @@ class AsyncAdminClient(AsyncClientBase):
         description: str | None = None,
         allowed_scopes: Sequence[str] | None = None,
         is_active: bool | None = None,
+        allow_token_exchange: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Client:
@@ -3340,13 +3349,14 @@ class AsyncAdminClient(AsyncClientBase):
             allowed_scopes: The allowed scopes. Each must be a scope token (no spaces, quotes or
                 backslashes).
             is_active: The is active.
+            allow_token_exchange: The allow token exchange.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active}, Client, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange}, Client, extra_headers, timeout)
 
     async def delete_client(
         self,
@@ -4715,7 +4725,7 @@ class UserClient(SyncUserClientBase):
             birthdate: The birthdate.
             phone_number: The phone number.
             picture: The picture. Must be an http or https URL.
-            password: The password. Secret. 6 to 256 characters.
+            password: The password. Secret. 12 to 256 characters.
             confirm_password: The confirm password. Secret. Not empty. Must match password.
             roles: The roles.
             scope: The scope.
@@ -4880,7 +4890,7 @@ class UserClient(SyncUserClientBase):
         Args:
             old_password: The current password: needed to change the password, and to change the email
                 of an account that has one. Secret.
-            new_password: The new password. Secret. 6 to 256 characters. Required with
+            new_password: The new password. Secret. 12 to 256 characters. Required with
                 confirm_new_password.
             confirm_new_password: The confirm new password. Secret. Required with new_password. Must
                 match new_password.
@@ -5000,7 +5010,7 @@ class UserClient(SyncUserClientBase):
             token: The token. Secret.
             otp: The otp. Secret.
             phone_number: The phone number the one-time password was sent to. Required with otp.
-            password: The password. Secret. 6 to 256 characters.
+            password: The password. Secret. 12 to 256 characters.
             confirm_password: The confirm password. Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5167,7 +5177,9 @@ class UserClient(SyncUserClientBase):
 
         Args:
             checks: The checks. At least 1 item.
-            user: Subject to check; defaults to the signed-in user.
+            user: Subject to check; defaults to the signed-in user. Another subject than the caller only
+                for a user with the admin role (else PERMISSION_DENIED): what others may do is not every
+                user's to learn.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5206,7 +5218,8 @@ class UserClient(SyncUserClientBase):
             grant_type: The grant type. Not empty. Must be one of authorization_code, refresh_token,
                 client_credentials, urn:ietf:params:oauth:grant-type:token-exchange.
             code: The code. Secret. Required when grant_type is authorization_code.
-            code_verifier: The code verifier. Secret.
+            code_verifier: The PKCE verifier of the code's S256 challenge: every authorization code is
+                issued with one (OAuth 2.1). Secret. Required when grant_type is authorization_code.
             client_id: The client id.
             client_secret: May be sent with HTTP Basic authentication instead. Secret.
             redirect_uri: The redirect uri. Must be an http or https URL.
@@ -5369,7 +5382,7 @@ class AsyncUserClient(AsyncUserClientBase):
             birthdate: The birthdate.
             phone_number: The phone number.
             picture: The picture. Must be an http or https URL.
-            password: The password. Secret. 6 to 256 characters.
+            password: The password. Secret. 12 to 256 characters.
             confirm_password: The confirm password. Secret. Not empty. Must match password.
             roles: The roles.
             scope: The scope.
@@ -5534,7 +5547,7 @@ class AsyncUserClient(AsyncUserClientBase):
         Args:
             old_password: The current password: needed to change the password, and to change the email
                 of an account that has one. Secret.
-            new_password: The new password. Secret. 6 to 256 characters. Required with
+            new_password: The new password. Secret. 12 to 256 characters. Required with
                 confirm_new_password.
             confirm_new_password: The confirm new password. Secret. Required with new_password. Must
                 match new_password.
@@ -5654,7 +5667,7 @@ class AsyncUserClient(AsyncUserClientBase):
             token: The token. Secret.
             otp: The otp. Secret.
             phone_number: The phone number the one-time password was sent to. Required with otp.
-            password: The password. Secret. 6 to 256 characters.
+            password: The password. Secret. 12 to 256 characters.
             confirm_password: The confirm password. Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
@@ -5821,7 +5834,9 @@ class AsyncUserClient(AsyncUserClientBase):
 
         Args:
             checks: The checks. At least 1 item.
-            user: Subject to check; defaults to the signed-in user.
+            user: Subject to check; defaults to the signed-in user. Another subject than the caller only
+                for a user with the admin role (else PERMISSION_DENIED): what others may do is not every
+                user's to learn.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -5860,7 +5875,8 @@ class AsyncUserClient(AsyncUserClientBase):
             grant_type: The grant type. Not empty. Must be one of authorization_code, refresh_token,
                 client_credentials, urn:ietf:params:oauth:grant-type:token-exchange.
             code: The code. Secret. Required when grant_type is authorization_code.
-            code_verifier: The code verifier. Secret.
+            code_verifier: The PKCE verifier of the code's S256 challenge: every authorization code is
+                issued with one (OAuth 2.1). Secret. Required when grant_type is authorization_code.
             client_id: The client id.
             client_secret: May be sent with HTTP Basic authentication instead. Secret.
             redirect_uri: The redirect uri. Must be an http or https URL.

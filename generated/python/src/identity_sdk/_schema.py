@@ -7,7 +7,7 @@ from __future__ import annotations
 from ._facts import Field, GraphqlBinding, GrpcBinding, Operation, Pagination, RestBinding
 
 SERVICE_NAME = "identity"
-SERVICE_VERSION = "2.4.4"
+SERVICE_VERSION = "2.5.0"
 """The version of the service these clients were generated for."""
 ADMIN_SECRET_HEADER = "x-service-admin-secret"
 GRPC_PORT = 9091
@@ -278,6 +278,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("description", "description", "string", None, False, False, True),
         Field("allowed_scopes", "allowed_scopes", "string", None, True, True, False),
         Field("is_active", "is_active", "bool", None, False, True, False),
+        Field("allow_token_exchange", "allow_token_exchange", "bool", None, False, True, False),
         Field("created_at", "created_at", "int64", None, False, True, False),
         Field("updated_at", "updated_at", "int64", None, False, True, False),
     ),
@@ -576,6 +577,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("name", "name", "string", None, False, True, True),
         Field("description", "description", "string", None, False, False, True),
         Field("allowed_scopes", "allowed_scopes", "string", None, True, True, False),
+        Field("allow_token_exchange", "allow_token_exchange", "bool", None, False, False, True),
     ),
     "CreateClientResponse": (
         Field("client", "client", "message", "Client", False, True, True),
@@ -587,6 +589,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("description", "description", "string", None, False, False, True),
         Field("allowed_scopes", "allowed_scopes", "string", None, True, False, False),
         Field("is_active", "is_active", "bool", None, False, False, True),
+        Field("allow_token_exchange", "allow_token_exchange", "bool", None, False, False, True),
     ),
     "DeleteClientRequest": (
         Field("id", "id", "string", None, False, True, True),
@@ -1732,13 +1735,13 @@ OPERATIONS: dict[str, Operation] = {
         defaults_client_id=False,
         since={"graphql": "2.3.0-rc.9", "rest": "2.3.0-rc.9", "grpc": "2.3.0-rc.9"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation create_client($params: CreateClientInput!) { create_client(params: $params) { client { id client_id name description allowed_scopes is_active created_at updated_at } client_secret } }", True),
+        graphql=GraphqlBinding("mutation create_client($params: CreateClientInput!) { create_client(params: $params) { client { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } client_secret } }", True),
         rest=RestBinding("POST", "/v1/admin/create_client"),
         grpc=GrpcBinding("/identity.v1.AdminService/CreateClient", "identity.v1.CreateClientRequest", "identity.v1.CreateClientResponse"),
         pagination=None,
         input="CreateClientRequest",
         output="CreateClientResponse",
-        arguments={"name": "name", "description": "description", "allowed_scopes": "allowed_scopes"},
+        arguments={"name": "name", "description": "description", "allowed_scopes": "allowed_scopes", "allow_token_exchange": "allow_token_exchange"},
     ),
     "update_client": Operation(
         name="update_client",
@@ -1754,13 +1757,13 @@ OPERATIONS: dict[str, Operation] = {
         defaults_client_id=False,
         since={"graphql": "2.3.0-rc.9", "rest": "2.3.0-rc.9", "grpc": "2.3.0-rc.9"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation update_client($params: UpdateClientInput!) { update_client(params: $params) { id client_id name description allowed_scopes is_active created_at updated_at } }", True),
+        graphql=GraphqlBinding("mutation update_client($params: UpdateClientInput!) { update_client(params: $params) { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } }", True),
         rest=RestBinding("POST", "/v1/admin/update_client"),
         grpc=GrpcBinding("/identity.v1.AdminService/UpdateClient", "identity.v1.UpdateClientRequest", "identity.v1.UpdateClientResponse"),
         pagination=None,
         input="UpdateClientRequest",
         output="Client",
-        arguments={"id": "id", "name": "name", "description": "description", "allowed_scopes": "allowed_scopes", "is_active": "is_active"},
+        arguments={"id": "id", "name": "name", "description": "description", "allowed_scopes": "allowed_scopes", "is_active": "is_active", "allow_token_exchange": "allow_token_exchange"},
     ),
     "delete_client": Operation(
         name="delete_client",
@@ -1798,7 +1801,7 @@ OPERATIONS: dict[str, Operation] = {
         defaults_client_id=False,
         since={"graphql": "2.3.0-rc.9", "rest": "2.3.0-rc.9", "grpc": "2.3.0-rc.9"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation rotate_client_secret($params: RotateClientSecretInput!) { rotate_client_secret(params: $params) { client { id client_id name description allowed_scopes is_active created_at updated_at } client_secret } }", True),
+        graphql=GraphqlBinding("mutation rotate_client_secret($params: RotateClientSecretInput!) { rotate_client_secret(params: $params) { client { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } client_secret } }", True),
         rest=RestBinding("POST", "/v1/admin/rotate_client_secret"),
         grpc=GrpcBinding("/identity.v1.AdminService/RotateClientSecret", "identity.v1.RotateClientSecretRequest", "identity.v1.RotateClientSecretResponse"),
         pagination=None,
@@ -1820,7 +1823,7 @@ OPERATIONS: dict[str, Operation] = {
         defaults_client_id=False,
         since={"graphql": "2.3.0-rc.9", "rest": "2.3.0-rc.9", "grpc": "2.3.0-rc.9"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query get_client($params: GetClientInput!) { get_client(params: $params) { id client_id name description allowed_scopes is_active created_at updated_at } }", True),
+        graphql=GraphqlBinding("query get_client($params: GetClientInput!) { get_client(params: $params) { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } }", True),
         rest=RestBinding("POST", "/v1/admin/get_client"),
         grpc=GrpcBinding("/identity.v1.AdminService/GetClient", "identity.v1.GetClientRequest", "identity.v1.GetClientResponse"),
         pagination=None,
@@ -1842,7 +1845,7 @@ OPERATIONS: dict[str, Operation] = {
         defaults_client_id=False,
         since={"graphql": "2.3.0-rc.9", "rest": "2.3.0-rc.9", "grpc": "2.3.0-rc.9"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query clients($params: ClientsInput) { clients(params: $params) { pagination { limit page offset total } clients { id client_id name description allowed_scopes is_active created_at updated_at } } }", True),
+        graphql=GraphqlBinding("query clients($params: ClientsInput) { clients(params: $params) { pagination { limit page offset total } clients { id client_id name description allowed_scopes is_active allow_token_exchange created_at updated_at } } }", True),
         rest=RestBinding("POST", "/v1/admin/clients"),
         grpc=GrpcBinding("/identity.v1.AdminService/Clients", "identity.v1.ClientsRequest", "identity.v1.ClientsResponse"),
         pagination=Pagination("page", "clients", 100),
