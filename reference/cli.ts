@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
-import type { LogEntry, RateLimitOptions, TrustProxy } from "../runtime/server/index.js";
+import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
 import { redactUrl } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
@@ -21,8 +21,10 @@ export interface ServeSettings {
   /** Lockout counts and admin sessions in this Redis, shared with every replica on it; in memory without. */
   redisUrl?: string;
   redisKeyPrefix?: string;
-  /** Proxies trusted to name the caller in X-Forwarded-For / Forwarded. */
+  /** Proxies in front of the HTTP port trusted to name the caller in X-Forwarded-For / Forwarded. */
   trustProxy?: TrustProxy;
+  /** The same for the gRPC port (none by default: there the metadata is the caller's own). */
+  grpcTrustProxy?: TrustProxy;
   /** Per address and operation class; on (30/s, burst 20) unless --no-rate-limit. */
   rateLimit: RateLimitOptions | false;
   /** Prometheus metrics: on the HTTP port's /metrics (--metrics) or on a port of their own (--metrics-port). */
@@ -37,14 +39,12 @@ export interface ServeSettings {
 
 export class UsageError extends Error {}
 
-/** The shortest admin secret the service starts with (and admin_signup accepts, in the contract). */
-export const MIN_ADMIN_SECRET_LENGTH = 12;
-
 export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--database-url sqlite:./data/identity.sqlite | postgres://user:password@host/db]
-       [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
+       [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>]
+       [--grpc-trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
        [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]]
-environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, FORWARDED_HEADER,
+environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, GRPC_TRUST_PROXY, FORWARDED_HEADER,
              RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA (flags win)`;
 
 const FLAGS = {
@@ -56,6 +56,7 @@ const FLAGS = {
   "--redis-url": "redisUrl",
   "--redis-key-prefix": "redisKeyPrefix",
   "--trust-proxy": "trustProxy",
+  "--grpc-trust-proxy": "grpcTrustProxy",
   "--forwarded-header": "forwardedHeader",
   "--rate-limit": "rateLimit",
   "--rate-limit-store-down": "rateLimitStoreDown",
@@ -77,13 +78,14 @@ function parseRateLimit(text: string, storeDown: string | undefined, what: strin
 }
 type FlagName = keyof typeof FLAGS;
 
-/** `2` (hops) or `10.0.0.0/8,loopback` (addresses, ranges and the names loopback, linklocal, uniquelocal). */
-function parseTrustProxy(text: string | undefined, header: string | undefined, what: string): TrustProxy | undefined {
-  if (header !== undefined && header !== "x-forwarded-for" && header !== "forwarded") throw new UsageError("--forwarded-header must be x-forwarded-for or forwarded");
-  if (text === undefined) {
-    if (header !== undefined) throw new UsageError("--forwarded-header needs --trust-proxy");
-    return undefined;
-  }
+type ForwardedHeader = "x-forwarded-for" | "forwarded";
+
+/**
+ * `2` (hops) or `10.0.0.0/8,loopback` (addresses, ranges and the names loopback, linklocal,
+ * uniquelocal), read by the header of --forwarded-header.
+ */
+function parseTrustProxy(text: string | undefined, header: ForwardedHeader | undefined, what: string): TrustProxy | undefined {
+  if (text === undefined) return undefined;
   const trust = /^\d+$/.test(text) ? Number(text) : text.split(",").map((part) => part.trim()).filter((part) => part !== "");
   if (Array.isArray(trust) && trust.length === 0) throw new UsageError(`${what} needs a hop count or a list of addresses`);
   return header ? { trust, header } : trust;
@@ -141,6 +143,7 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     given[FLAGS[flag as FlagName]] = value;
   }
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
+  // The stubs refuse a shorter one too (AdminSecretError); said here first, with the flag's name.
   if (adminSecret !== "" && [...adminSecret].length < MIN_ADMIN_SECRET_LENGTH) {
     throw new UsageError(`${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_ADMIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`);
   }
@@ -148,6 +151,12 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   const metricsPortText = given.metricsPort ?? env.METRICS_PORT;
   const metricsPort = metricsPortText === undefined ? undefined : parsePort(metricsPortText, given.metricsPort ? "--metrics-port" : "METRICS_PORT");
   if (redisUrl !== undefined && !/^rediss?:\/\/./.test(redisUrl)) throw new UsageError(`${given.redisUrl ? "--redis-url" : "REDIS_URL"} must be a redis:// or rediss:// URL`);
+  // One header for both listeners: the proxies in front of either port write the same one.
+  const forwardedHeader = given.forwardedHeader ?? env.FORWARDED_HEADER;
+  if (forwardedHeader !== undefined && forwardedHeader !== "x-forwarded-for" && forwardedHeader !== "forwarded") throw new UsageError("--forwarded-header must be x-forwarded-for or forwarded");
+  if (forwardedHeader !== undefined && (given.trustProxy ?? env.TRUST_PROXY) === undefined && (given.grpcTrustProxy ?? env.GRPC_TRUST_PROXY) === undefined) {
+    throw new UsageError("--forwarded-header needs --trust-proxy or --grpc-trust-proxy");
+  }
   const databaseUrl = given.databaseUrl ?? env.DATABASE_URL ?? DEFAULT_DATABASE_URL;
   try {
     parseDatabaseUrl(databaseUrl);
@@ -165,7 +174,8 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     mcp,
     redisUrl: given.redisUrl ?? env.REDIS_URL,
     redisKeyPrefix: given.redisKeyPrefix ?? env.REDIS_KEY_PREFIX,
-    trustProxy: parseTrustProxy(given.trustProxy ?? env.TRUST_PROXY, given.forwardedHeader ?? env.FORWARDED_HEADER, given.trustProxy ? "--trust-proxy" : "TRUST_PROXY"),
+    trustProxy: parseTrustProxy(given.trustProxy ?? env.TRUST_PROXY, forwardedHeader, given.trustProxy ? "--trust-proxy" : "TRUST_PROXY"),
+    grpcTrustProxy: parseTrustProxy(given.grpcTrustProxy ?? env.GRPC_TRUST_PROXY, forwardedHeader, given.grpcTrustProxy ? "--grpc-trust-proxy" : "GRPC_TRUST_PROXY"),
     rateLimit: rateLimitOff
       ? false
       : parseRateLimit(given.rateLimit ?? env.RATE_LIMIT ?? "30/20", given.rateLimitStoreDown ?? env.RATE_LIMIT_STORE_DOWN, given.rateLimit ? "--rate-limit" : "RATE_LIMIT"),
@@ -246,6 +256,7 @@ export async function serve(
       onWarning: (message) => output.err(`warning: ${message}`),
       ...(settings.redisUrl ? { store: redisStore({ url: settings.redisUrl, ...(settings.redisKeyPrefix ? { keyPrefix: settings.redisKeyPrefix } : {}) }) } : {}),
       ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
+      ...(settings.grpcTrustProxy !== undefined ? { grpcTrustProxy: settings.grpcTrustProxy } : {}),
       rateLimit: settings.rateLimit,
       metrics: settings.metrics,
       ...(settings.tls ? { tls: settings.tls } : {}),
@@ -254,7 +265,8 @@ export async function serve(
     });
   } catch (error) {
     await storage.close();
-    if (error instanceof ImplementationError || error instanceof TlsConfigError) {
+    // A bad admin secret, implementation or certificate says all in its message: no stack trace.
+    if (error instanceof ImplementationError || error instanceof TlsConfigError || error instanceof AdminSecretError) {
       output.err(`error: ${error.message}`);
       return 1;
     }

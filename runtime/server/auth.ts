@@ -1,13 +1,13 @@
-// Admin-secret checks (constant time, with lockout of repeated failures per address), admin
-// sessions, and the auth levels of the manifest. The lockout counts and the sessions live in the
-// server's store (store.ts), so replicas sharing a store share them.
+// Admin-secret checks (constant time, with lockout of repeated failures per address and a budget of
+// failures across all addresses), admin sessions, and the auth levels of the manifest. The lockout
+// counts and the sessions live in the server's store (store.ts), so replicas sharing a store share them.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../errors.js";
 import type { AuthLevel } from "../schema.js";
 import type { AdminSession, AdminSessions, Principal } from "./context.js";
-import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
+import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 
-export { DEFAULT_LOCKOUT, type LockoutPolicy } from "./store.js";
+export { DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, type LockoutPolicy } from "./store.js";
 
 /** The one answer of an admin call while no admin exists, whatever it carries. */
 export const NO_ADMIN_MESSAGE = "no admin is configured: call admin_signup first";
@@ -22,21 +22,56 @@ export interface AdminBootstrap {
   verifier(): Promise<((candidate: string) => Promise<boolean>) | undefined>;
 }
 
+/**
+ * The shortest admin secret a server starts with (characters). It is all that stands between the
+ * network and every admin operation, and the lockouts only slow guessing down.
+ */
+export const MIN_ADMIN_SECRET_LENGTH = 12;
+
+/**
+ * An admin secret the server cannot start with (missing or too short). Its message says
+ * everything: the stack is left out, so an uncaught one prints as one clear message.
+ */
+export class AdminSecretError extends Error {
+  override name = "AdminSecretError";
+  constructor(message: string) {
+    super(message);
+    this.stack = `${this.name}: ${message}`;
+  }
+}
+
+/** What a lockout shuts out: one address, or every address (the global budget is spent). */
+export type LockoutScope = "address" | "everyone";
+
 export class AdminSecretGuard {
   private readonly expected: Buffer | undefined;
   /** Once an admin exists it stays: the stored secret's check, asked for no more. */
   private verifier: ((candidate: string) => Promise<boolean>) | undefined;
+  /** Until when (this.now()) the spent global budget has been reported: once per spell, not per refused call. */
+  private everyoneReportedUntil = 0;
 
   constructor(
     private readonly secret: string | AdminBootstrap,
     private readonly policy: LockoutPolicy = DEFAULT_LOCKOUT,
     private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
-    /** Called each time an address becomes locked out (for the lockout counter of the metrics). */
-    private readonly onLockout: () => void = () => {},
+    /**
+     * Called each time an address becomes locked out (for the lockout counter of the metrics), and
+     * once when the global budget is found spent (for the operator's log), with the seconds it lasts.
+     */
+    private readonly onLockout: (scope: LockoutScope, retryAfterSeconds: number) => void = () => {},
+    /** Failures of all addresses together that lock every address out (the server's globalLockout). */
+    private readonly globalPolicy: LockoutPolicy = DEFAULT_GLOBAL_LOCKOUT,
   ) {
+    checkPolicy("lockout", policy);
+    checkPolicy("globalLockout", globalPolicy);
     if (typeof secret === "string") {
-      if (!secret) throw new Error("an admin secret is required");
+      if (!secret) throw new AdminSecretError("an admin secret is required");
+      // Counted in characters (code points), as admin_signup's min_length and the reference CLI count them.
+      const length = [...secret].length;
+      if (length < MIN_ADMIN_SECRET_LENGTH) {
+        throw new AdminSecretError(`the admin secret must be at least ${MIN_ADMIN_SECRET_LENGTH} characters long; this one has ${length}`);
+      }
       this.expected = Buffer.from(secret);
     }
   }
@@ -53,8 +88,8 @@ export class AdminSecretGuard {
   /**
    * Constant-time comparison; a candidate of another length is compared with the secret itself,
    * so that the work done is the same either way. The store then decides the attempt in one atomic
-   * step: refused with TOO_MANY_REQUESTS while the address is locked out (whatever the secret),
-   * a mismatch recorded otherwise.
+   * step: refused with TOO_MANY_REQUESTS while the address is locked out or the global budget is
+   * spent (whatever the secret), a mismatch recorded otherwise.
    */
   verify(candidate: string, address: string): MaybePromise<boolean> {
     if (!this.expected) return andThen(this.requireAdmin(), () => this.verifier!(candidate).then((ok) => this.decide(ok, address)));
@@ -64,14 +99,38 @@ export class AdminSecretGuard {
   }
 
   private decide(ok: boolean, address: string): MaybePromise<boolean> {
-    return andThen(this.store.secretAttempt(address, ok, this.policy, this.now()), (attempt) => {
+    const now = this.now();
+    return andThen(this.store.secretAttempt(address, ok, this.policy, now, this.globalPolicy), (attempt) => {
       if (attempt.locked) {
         const retryAfter = Math.max(1, Math.ceil(attempt.retryAfterMs / 1000));
+        if (attempt.everyone) {
+          // The right secret is refused too while the budget is spent: were it let through, each
+          // further guess would still be told right or wrong, and the budget would stop nothing.
+          if (now >= this.everyoneReportedUntil) {
+            this.everyoneReportedUntil = now + attempt.retryAfterMs;
+            this.onLockout("everyone", retryAfter);
+          }
+          throw new ServiceError(
+            "TOO_MANY_REQUESTS",
+            `too many wrong admin secrets from all addresses; every admin-secret check is refused for ${retryAfter} s`,
+            undefined,
+            undefined,
+            retryAfter,
+          );
+        }
         throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
       }
-      if (!ok && attempt.failures === this.policy.maxFailures) this.onLockout();
+      if (!ok && attempt.failures === this.policy.maxFailures) this.onLockout("address", Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
       return ok;
     });
+  }
+}
+
+/** A policy the stores can count with: whole numbers, at least one failure and one millisecond. */
+function checkPolicy(option: string, policy: LockoutPolicy): void {
+  const { maxFailures, windowMs } = policy;
+  if (!Number.isInteger(maxFailures) || maxFailures < 1 || !Number.isInteger(windowMs) || windowMs < 1) {
+    throw new RangeError(`${option}: maxFailures and windowMs must be whole numbers >= 1, not ${maxFailures} and ${windowMs}`);
   }
 }
 

@@ -3,6 +3,9 @@
 // through the proxies the service trusts: the header is walked from the nearest hop outwards and
 // the first address not trusted is the caller. A header from anyone else is ignored, so a caller
 // can neither pose as another address (to lock it out) nor change address (to dodge the lockout).
+// Each listener has a trust of its own (options trustProxy and grpcTrustProxy): the proxy in front
+// of the HTTP port says nothing about who reaches the gRPC port, where by default the metadata a
+// caller writes itself is all there is.
 import { isIP } from "node:net";
 import parseForwarded from "forwarded-parse";
 import proxyaddr from "proxy-addr";
@@ -51,20 +54,21 @@ function listedHops(header: "x-forwarded-for" | "forwarded", value: string | und
   }
 }
 
-function compileTrust(trust: ProxyTrust): (address: string, hop: number) => boolean {
+function compileTrust(trust: ProxyTrust, optionName: string): (address: string, hop: number) => boolean {
   if (typeof trust === "number") {
-    if (!Number.isInteger(trust) || trust < 0) throw new RangeError(`trustProxy: a hop count must be a whole number >= 0, not ${trust}`);
+    if (!Number.isInteger(trust) || trust < 0) throw new RangeError(`${optionName}: a hop count must be a whole number >= 0, not ${trust}`);
     return (_address, hop) => hop < trust;
   }
   if (trust.length === 0) return () => false;
   try {
     return proxyaddr.compile([...trust]);
   } catch (error) {
-    throw new RangeError(`trustProxy: ${(error as Error).message}`);
+    throw new RangeError(`${optionName}: ${(error as Error).message}`);
   }
 }
 
-export function clientAddressResolver(option: TrustProxy | undefined): ClientAddressResolver {
+/** The resolver of one listener; `optionName` (the option the trust came from) prefixes the errors of a bad setting. */
+export function clientAddressResolver(option: TrustProxy | undefined, optionName = "trustProxy"): ClientAddressResolver {
   if (option === undefined) {
     // A keep-alive connection sends many calls from one peer: the last answer is kept.
     let lastPeer: string | undefined;
@@ -72,8 +76,8 @@ export function clientAddressResolver(option: TrustProxy | undefined): ClientAdd
     return (peer) => (peer === lastPeer ? lastAddress : ((lastPeer = peer), (lastAddress = normalizeAddress(peer))));
   }
   const { trust, header = "x-forwarded-for" } = typeof option === "number" || Array.isArray(option) ? { trust: option as ProxyTrust } : (option as TrustProxyOptions);
-  if (header !== "x-forwarded-for" && header !== "forwarded") throw new RangeError(`trustProxy: header must be x-forwarded-for or forwarded, not ${String(header)}`);
-  const trusted = compileTrust(trust);
+  if (header !== "x-forwarded-for" && header !== "forwarded") throw new RangeError(`${optionName}: header must be x-forwarded-for or forwarded, not ${String(header)}`);
+  const trusted = compileTrust(trust, optionName);
   return (peer, headers) => {
     const hops = listedHops(header, headers[header]);
     const address = normalizeAddress(peer);

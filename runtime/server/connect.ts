@@ -143,6 +143,8 @@ export class ConnectRoutes {
             try {
               const output = await pipeline.invoke({
                 protocol: "grpc",
+                // Served on the HTTP port, behind its proxies: trustProxy applies, not grpcTrustProxy.
+                listener: "http",
                 operation,
                 input: fromProtoInput(schema, operation.input, request),
                 headers,

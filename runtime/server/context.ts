@@ -23,7 +23,7 @@ export interface CallContext {
   readonly operation: OperationSpec;
   readonly protocol: CallProtocol;
   readonly principal: Principal;
-  /** The caller's address: the TCP peer, or what trusted proxies say (option trustProxy). */
+  /** The caller's address: the TCP peer, or what trusted proxies say (option trustProxy; on the gRPC port grpcTrustProxy). */
   readonly remoteAddress: string;
   /** Request headers (gRPC: metadata), lower-case names. */
   readonly headers: Readonly<Record<string, string>>;

@@ -62,6 +62,7 @@ export class GraphqlEndpoint {
         field.resolve = (_root, args: { params?: unknown }, state: RequestState, info) =>
           pipeline.invoke({
             protocol: "graphql",
+            listener: "http",
             operation,
             checked: state.checked.get(info.path.key as string),
             input: args.params ?? {},
@@ -84,6 +85,7 @@ export class GraphqlEndpoint {
     try {
       const output = await this.pipeline.invoke({
         protocol: "graphql",
+        listener: "http",
         operation,
         input: params ?? {},
         headers: flatHeaders(request.headers),

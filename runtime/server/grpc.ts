@@ -134,6 +134,8 @@ export class GrpcPort {
           try {
             output = await pipeline.invoke({
               protocol: "grpc",
+              // The gRPC port's own trust (grpcTrustProxy): metadata is the caller's to write.
+              listener: "grpc",
               operation: rpc.operation,
               input,
               headers,

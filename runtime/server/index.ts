@@ -24,7 +24,7 @@ import { TlsCredentials } from "./tls.js";
 
 export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
-export { NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
+export { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
 export { redisStore, type RedisStoreOptions } from "./store-redis.js";
 export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";
@@ -105,14 +105,15 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   const metricsPort = options.metrics && options.metrics !== true ? options.metrics.port : undefined;
   /** Serves the metrics; answers whether `pathname` was their path. */
   const answerMetrics = (pathname: string, response: ServerResponse) => pathname === metricsPath && sendMetrics(pipeline.metrics, response);
-  // The pipeline resolves the caller's address (trusted proxies) from the socket's and the headers;
-  // the gRPC health service follows the pipeline's readiness.
+  // The pipeline resolves the caller's address from the socket's and the headers, with the trusted
+  // proxies of the port the call came in on; the gRPC health service follows the pipeline's readiness.
   const rpc = new ConnectRoutes(pipeline, definition.grpcServices, { bodyLimit });
   const grpc = new GrpcPort(pipeline, definition.grpcServices, { bodyLimit, descriptorSet: definition.descriptorSet, servingState: pipeline.health });
   const mcp = options.mcp ? mcpMount(pipeline, definition.schema, definition.mcpTools ?? (async () => []), options.mcp === true ? {} : options.mcp) : undefined;
   const mounts = [...(mcp ? [mcp] : []), ...(options.mounts ?? [])];
   const mountOf = (pathname: string) => mounts.find(({ prefix }) => pathname.startsWith(prefix) && (pathname.length === prefix.length || pathname[prefix.length] === "/"));
   const mountContext = (request: IncomingMessage): MountContext => {
+    // Mounts are served on the HTTP port: its trust of proxies (trustProxy) applies.
     const clientAddress = pipeline.clientAddress(request.socket.remoteAddress ?? "", request.headers as Record<string, string | undefined>);
     return {
       clientAddress,

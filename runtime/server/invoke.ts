@@ -4,14 +4,14 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
 import type { McpOptions } from "./mcp.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
 import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-limit.js";
-import { andThen, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
+import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 import type { TlsOptions } from "./tls.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import { validateInput, type ValidationRules } from "../validate.js";
@@ -32,8 +32,9 @@ export interface LogEntry {
 
 export interface ServerOptions {
   /**
-   * The admin secret every admin call must carry (the server's --admin-secret), or, for a service
-   * that bootstraps its first admin with admin_signup, where the stored one is checked.
+   * The admin secret every admin call must carry (the server's --admin-secret), at least
+   * MIN_ADMIN_SECRET_LENGTH (12) characters, or, for a service that bootstraps its first admin with
+   * admin_signup, where the stored one is checked.
    */
   adminSecret: string | AdminBootstrap;
   /**
@@ -50,16 +51,29 @@ export interface ServerOptions {
   /** Failed admin secrets from one address that lock it out, and the window (default 10 in 15 minutes). */
   lockout?: LockoutPolicy;
   /**
+   * Failed admin secrets from all addresses together, and the window, after which every admin-secret
+   * check is refused, the right secret too, until the oldest failure leaves the window (default 100
+   * a minute): an attacker with many addresses guesses no faster than that. Counted in the store.
+   */
+  globalLockout?: LockoutPolicy;
+  /**
    * Where the state the stubs keep between calls lives: lockout counts, admin sessions, rate-limit
    * counters. Default: in this process (memoryStore()). Replicas behind a load balancer share it
    * with redisStore(url). While the store cannot be reached, admin calls answer UNAVAILABLE.
    */
   store?: Store;
   /**
-   * Proxies trusted to name the caller in X-Forwarded-For (or Forwarded): a hop count or a list of
-   * addresses and CIDR ranges. Default: none, the caller is the TCP peer and the headers are ignored.
+   * Proxies in front of the HTTP port (GraphQL, REST, Connect, gRPC-Web, MCP, mounts) trusted to name
+   * the caller in X-Forwarded-For (or Forwarded): a hop count or a list of addresses and CIDR ranges.
+   * Default: none, the caller is the TCP peer and the headers are ignored. The gRPC port has its own
+   * (grpcTrustProxy).
    */
   trustProxy?: TrustProxy;
+  /**
+   * The same for the gRPC port, whose callers write their metadata themselves unless a proxy in
+   * front of that port rewrites it. Default: none, the caller is the TCP peer; trustProxy never applies there.
+   */
+  grpcTrustProxy?: TrustProxy;
   /**
    * Rate limits per caller address and operation class (reads, writes, token routes), counted in the
    * store: off by default; `true` or options for 30 calls a second with a burst of 20 per class.
@@ -169,8 +183,13 @@ class InternalFault extends Error {
   override name = "InternalFault";
 }
 
+/** The port a call came in on: each trusts its own proxies (options trustProxy, grpcTrustProxy). */
+export type Listener = "http" | "grpc";
+
 export interface IncomingCall {
   protocol: CallProtocol;
+  /** Connect and gRPC-Web calls speak gRPC (protocol) but come in on the HTTP port (listener). */
+  listener: Listener;
   operation: OperationSpec;
   input: unknown;
   /** Reads the input (an HTTP body) once the caller is authenticated; `input` is ignored then. */
@@ -178,7 +197,7 @@ export interface IncomingCall {
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
-  /** The TCP peer; the pipeline resolves the caller's address from it (option trustProxy). */
+  /** The TCP peer; the pipeline resolves the caller's address from it (the listener's trust of proxies). */
   remoteAddress: string;
   setCookie(name: string, value: string, options?: CookieOptions): void;
 }
@@ -248,8 +267,10 @@ export class CallPipeline {
   tracing: Tracing | undefined;
   /** Errors the pipeline has already counted, so that an adapter reporting them again changes nothing. */
   private readonly settled = new WeakSet<ServiceError>();
-  /** The caller's address of a call: its TCP peer, or what the trusted proxies say. Every protocol goes through it. */
+  /** The caller's address of a call on the HTTP port: its TCP peer, or what the proxies of trustProxy say. */
   readonly clientAddress: ClientAddressResolver;
+  /** The same on the gRPC port, after grpcTrustProxy. */
+  readonly grpcClientAddress: ClientAddressResolver;
   private readonly handlers = new Map<string, Handler>();
 
   constructor(
@@ -261,8 +282,16 @@ export class CallPipeline {
   ) {
     const now = options.now ?? Date.now;
     this.store = options.store ?? new MemoryStore();
-    this.clientAddress = clientAddressResolver(options.trustProxy);
-    this.guard = new AdminSecretGuard(options.adminSecret, options.lockout ?? DEFAULT_LOCKOUT, this.store, now, () => this.onLockout());
+    this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
+    this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
+    this.guard = new AdminSecretGuard(
+      options.adminSecret,
+      options.lockout ?? DEFAULT_LOCKOUT,
+      this.store,
+      now,
+      (scope, retryAfterSeconds) => this.onLockout(scope, retryAfterSeconds),
+      options.globalLockout ?? DEFAULT_GLOBAL_LOCKOUT,
+    );
     this.adminSessions = new AdminSessionStore(this.store, now);
     this.health = new HealthState([this.store, ...(options.dependencies ?? [])]);
     const missing: OperationSpec[] = [];
@@ -290,8 +319,10 @@ export class CallPipeline {
   /** Start-up warnings and store outages: options.onWarning, or a line on stderr. */
   private readonly warn = (message: string) => (this.options.onWarning ? this.options.onWarning(message) : process.stderr.write(`warning: ${message}\n`));
 
-  private onLockout(): void {
-    this.metrics?.lockout();
+  private onLockout(scope: LockoutScope, retryAfterSeconds: number): void {
+    if (scope === "address") this.metrics?.lockout();
+    // Every admin is shut out meanwhile: the operator should hear why.
+    else this.warn(`too many wrong admin secrets from all addresses (globalLockout): every admin-secret check is refused for ${retryAfterSeconds} s`);
   }
 
   /** Starts the store and loads the instruments of the options that are on (listen() calls it). */
@@ -376,10 +407,11 @@ export class CallPipeline {
   /**
    * The auth check of a call whose input is not known yet: GraphQL coerces variables before any
    * resolver runs, and a caller without the secret must hear UNAUTHENTICATED there too, not a
-   * complaint about the input. Org-admin checks that need the input wait for invoke().
+   * complaint about the input. Org-admin checks that need the input wait for invoke(). Only
+   * protocols of the HTTP port (GraphQL, MCP) ask, so the HTTP port's trust applies.
    */
   async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
-    const call = { protocol: "graphql" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
+    const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
     const principal = await this.principalOf(call, address, parseCookies(headers["cookie"]));
@@ -396,7 +428,7 @@ export class CallPipeline {
     let outcome = "OK";
     try {
       const cookies = parseCookies(call.headers["cookie"]);
-      const address = this.clientAddress(call.remoteAddress, call.headers);
+      const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
       const found = call.checked?.principal ?? this.principalOf(call, address, cookies);

@@ -86,6 +86,7 @@ export class RestRoutes {
     try {
       const output = await this.pipeline.invoke({
         protocol: "rest",
+        listener: "http",
         operation,
         input: undefined,
         readInput: () => this.input(request, operation, url),

@@ -11,6 +11,9 @@
 // trusted only while it cannot be stale: subscribed, seeded from Redis after subscribing (so nothing
 // published while unsubscribed is missed), and Redis answered a heartbeat within
 // FAST_PATH_CONTACT_MS (so a hung Redis fails closed within that bound, as a lost one does at once).
+// The global budget works the same way: the failure that spends it sets a marker key that expires
+// when the budget is free again and publishes how long that is; while a replica knows the budget
+// spent, every check goes to Redis.
 import type { Redis } from "ioredis";
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { loadOptionalPackage } from "./optional-packages.js";
@@ -32,6 +35,10 @@ export const DEFAULT_REDIS_KEY_PREFIX = "stubs:";
 /** The failures of one address, a sorted set of their times, under the store's prefix. */
 const LOCKOUT_KEYS = "lockout:";
 const lockoutKey = (address: string) => `${LOCKOUT_KEYS}${address}`;
+/** The failures of all addresses (the global budget), a sorted set of their times; outside LOCKOUT_KEYS*, which are addresses. */
+const GLOBAL_FAILURES_KEY = "lockout-all";
+/** Set, with the time until the budget is free again as its TTL, while the global budget is spent. */
+const GLOBAL_SPENT_KEY = "lockout-all-spent";
 
 /** How often a replica pings Redis to know that its local lockout answers are current. */
 export const HEARTBEAT_MS = 500;
@@ -44,34 +51,104 @@ export const FAST_PATH_CONTACT_MS = 1500;
 export const MAX_SUSPECTS = 100_000;
 
 /**
- * One wrong admin secret against a sorted set of failure times (score: the time): recorded unless
- * the address is locked out already, in one atomic step. KEYS[1] failures; ARGV now, windowMs,
- * maxFailures, a unique member, the channel of failures and the message (address and window) to
- * publish there. Answers {locked (1/0), failures, retryAfterMs}.
+ * One wrong admin secret against sorted sets of failure times (score: the time): recorded, for the
+ * address and for all addresses, unless the global budget is spent or the address is locked out
+ * already, in one atomic step. KEYS[1] the address's failures, KEYS[2] the failures of all,
+ * KEYS[3] the marker of a spent budget; ARGV now, windowMs, maxFailures, a unique member, the
+ * channel of failures and the message (address and window) to publish there, the global windowMs
+ * and maxFailures (0: no global budget), the channel that hears of a spent budget. Answers
+ * {locked (0 no, 1 the address, 2 everyone), failures, retryAfterMs}.
  */
 const RECORD_FAILURE_SCRIPT = `
 local now = tonumber(ARGV[1])
 local window = tonumber(ARGV[2])
 local max = tonumber(ARGV[3])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
-local count = redis.call('ZCARD', KEYS[1])
-local function retry_after()
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  if oldest[2] then return tonumber(oldest[2]) + window - now end
+local global_window = tonumber(ARGV[7])
+local global_max = tonumber(ARGV[8])
+local function retry_after(key, span)
+  local oldest = redis.call('ZRANGE', key, 0, 0, 'WITHSCORES')
+  if oldest[2] then return tonumber(oldest[2]) + span - now end
   return 0
 end
-if count >= max then return {1, count, retry_after()} end
+local global_count = 0
+if global_max > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - global_window)
+  global_count = redis.call('ZCARD', KEYS[2])
+  if global_count >= global_max then return {2, global_count, retry_after(KEYS[2], global_window)} end
+end
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+local count = redis.call('ZCARD', KEYS[1])
+if count >= max then return {1, count, retry_after(KEYS[1], window)} end
 redis.call('ZADD', KEYS[1], now, ARGV[4])
 redis.call('PEXPIRE', KEYS[1], window)
 redis.call('PUBLISH', ARGV[5], ARGV[6])
+if global_max > 0 then
+  redis.call('ZADD', KEYS[2], now, ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], global_window)
+  if global_count + 1 >= global_max then
+    local spent_for = math.max(1, math.ceil(retry_after(KEYS[2], global_window)))
+    redis.call('SET', KEYS[3], '1', 'PX', spent_for)
+    redis.call('PUBLISH', ARGV[9], spent_for)
+  end
+end
 count = count + 1
-if count >= max then return {0, count, retry_after()} end
+if count >= max then return {0, count, retry_after(KEYS[1], window)} end
+return {0, count, 0}
+`;
+
+/**
+ * The right admin secret: nothing is recorded, the failures in the windows decide, in one atomic
+ * read. KEYS[1] the address's failures, KEYS[2] the failures of all; ARGV now, the address's
+ * window start (exclusive, "(<ms>"), windowMs, maxFailures, the same three for all addresses.
+ * Answers {locked (0 no, 1 the address, 2 everyone), failures, retryAfterMs}.
+ */
+const CHECK_SECRET_SCRIPT = `
+local now = tonumber(ARGV[1])
+local function judged(key, since, window, max)
+  local count = redis.call('ZCOUNT', key, since, '+inf')
+  if count < max then return count, nil end
+  local oldest = redis.call('ZRANGEBYSCORE', key, since, '+inf', 'WITHSCORES', 'LIMIT', 0, 1)
+  return count, tonumber(oldest[2]) + window - now
+end
+local global_count, global_wait = judged(KEYS[2], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7]))
+if global_wait then return {2, global_count, global_wait} end
+local count, wait = judged(KEYS[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]))
+if wait then return {1, count, wait} end
 return {0, count, 0}
 `;
 
 type ScriptedRedis = Redis & {
-  recordFailure(key: string, now: number, windowMs: number, maxFailures: number, member: string, channel: string, message: string): Promise<[number, number, number]>;
+  recordFailure(
+    key: string,
+    globalKey: string,
+    spentKey: string,
+    now: number,
+    windowMs: number,
+    maxFailures: number,
+    member: string,
+    channel: string,
+    message: string,
+    globalWindowMs: number,
+    globalMaxFailures: number,
+    spentChannel: string,
+  ): Promise<[number, number, number]>;
+  checkSecret(
+    key: string,
+    globalKey: string,
+    now: number,
+    since: string,
+    windowMs: number,
+    maxFailures: number,
+    globalSince: string,
+    globalWindowMs: number,
+    globalMaxFailures: number,
+  ): Promise<[number, number, number]>;
 };
+
+/** The store's answer from a script's {locked, failures, retryAfterMs}. */
+function attemptOf([locked, failures, retryAfterMs]: [number, number, number]): SecretAttempt {
+  return locked === 2 ? { locked: true, everyone: true, failures, retryAfterMs } : { locked: locked === 1, failures, retryAfterMs };
+}
 
 export class RedisStore implements Store {
   readonly kind = "redis";
@@ -88,6 +165,8 @@ export class RedisStore implements Store {
   private lastContact = 0;
   /** Until then every check goes to Redis: more suspects than MAX_SUSPECTS were seen. */
   private overflowUntil = 0;
+  /** Until then (this process's clock) the global budget is known spent: every check goes to Redis. */
+  private globalSpentUntil = 0;
   private readonly listeners = new Set<(reachable: boolean) => void>();
   private sequence = 0;
 
@@ -116,7 +195,8 @@ export class RedisStore implements Store {
       // Reconnect for ever, at most every 2 s: calls succeed again once Redis is back.
       retryStrategy: (times) => Math.min(times * 100, 2000),
     }) as ScriptedRedis;
-    client.defineCommand("recordFailure", { numberOfKeys: 1, lua: RECORD_FAILURE_SCRIPT });
+    client.defineCommand("recordFailure", { numberOfKeys: 3, lua: RECORD_FAILURE_SCRIPT });
+    client.defineCommand("checkSecret", { numberOfKeys: 2, lua: CHECK_SECRET_SCRIPT });
     // The client retries on its own and reports every failed attempt: say it once per outage.
     let lastError = "";
     client.on("error", (error: Error) => (lastError = error.message));
@@ -147,6 +227,11 @@ export class RedisStore implements Store {
     return `${this.prefix}lockout-failures`;
   }
 
+  /** Hears, from the failure that spends the global budget, how many ms it stays spent. */
+  private get globalSpentChannel(): string {
+    return `${this.prefix}lockout-all-spent`;
+  }
+
   /**
    * The subscriber connection and the heartbeat. Each time the subscription (re)starts, the suspects
    * are rebuilt from the failure keys in Redis, after subscribing, so a failure recorded meanwhile is
@@ -158,14 +243,15 @@ export class RedisStore implements Store {
     this.subscriber = subscriber;
     subscriber.on("error", () => {});
     subscriber.on("close", () => (this.suspectsComplete = false));
-    subscriber.on("message", (_channel: string, message: string) => {
+    subscriber.on("message", (channel: string, message: string) => {
+      if (channel === this.globalSpentChannel) return this.globalSpent(Number(message));
       const split = message.lastIndexOf(" ");
       this.suspect(message.slice(0, split), Number(message.slice(split + 1)));
     });
     subscriber.on("ready", () => {
       this.suspectsComplete = false;
       subscriber
-        .subscribe(this.failureChannel)
+        .subscribe(this.failureChannel, this.globalSpentChannel)
         .then(() => this.seedSuspects(client))
         .then(
           () => (this.suspectsComplete = this.subscriber === subscriber && subscriber.status === "ready"),
@@ -182,8 +268,13 @@ export class RedisStore implements Store {
     beat();
   }
 
-  /** Every address with failure keys in Redis becomes a suspect until its key expires. */
+  /**
+   * Every address with failure keys in Redis becomes a suspect until its key expires, and a spent
+   * global budget is known spent until its marker expires.
+   */
   private async seedSuspects(client: ScriptedRedis): Promise<void> {
+    const spentMs = await client.pttl(GLOBAL_SPENT_KEY);
+    if (spentMs > 0) this.globalSpent(spentMs);
     const pattern = `${this.prefix}${LOCKOUT_KEYS}*`;
     let cursor = "0";
     do {
@@ -211,11 +302,17 @@ export class RedisStore implements Store {
     this.suspects.clear();
   }
 
+  /** The global budget is spent for the next `forMs`. */
+  private globalSpent(forMs: number): void {
+    if (forMs > 0) this.globalSpentUntil = Math.max(this.globalSpentUntil, Date.now() + forMs);
+  }
+
   /** Whether the right secret from `address` is known locally to find no failure: see the top of this file. */
-  private knownClean(address: string): boolean {
+  private knownClean(address: string, global: LockoutPolicy | undefined): boolean {
     if (!this.suspectsComplete || !this.connected) return false;
     const now = Date.now();
     if (now - this.lastContact > FAST_PATH_CONTACT_MS || now < this.overflowUntil) return false;
+    if (global && now < this.globalSpentUntil) return false;
     const until = this.suspects.get(address);
     if (until === undefined) return true;
     if (until > now) return false;
@@ -244,13 +341,23 @@ export class RedisStore implements Store {
     }
   }
 
-  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): SecretAttempt | Promise<SecretAttempt> {
-    if (ok && this.knownClean(address)) return { locked: false, failures: 0, retryAfterMs: 0 };
-    return this.decideInRedis(address, ok, policy, nowMs);
+  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number, global?: LockoutPolicy): SecretAttempt | Promise<SecretAttempt> {
+    if (ok && this.knownClean(address, global)) return { locked: false, failures: 0, retryAfterMs: 0 };
+    return this.decideInRedis(address, ok, policy, nowMs, global).then((attempt) => {
+      if (attempt.everyone) this.globalSpent(attempt.retryAfterMs);
+      return attempt;
+    });
   }
 
-  private async decideInRedis(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): Promise<SecretAttempt> {
+  private async decideInRedis(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number, global: LockoutPolicy | undefined): Promise<SecretAttempt> {
     const key = lockoutKey(address);
+    if (ok && global) {
+      // The right secret records nothing: one read of both windows decides it.
+      const answer = await this.run((redis) =>
+        redis.checkSecret(key, GLOBAL_FAILURES_KEY, nowMs, `(${nowMs - policy.windowMs}`, policy.windowMs, policy.maxFailures, `(${nowMs - global.windowMs}`, global.windowMs, global.maxFailures),
+      );
+      return attemptOf(answer);
+    }
     if (ok) {
       // The right secret records nothing, so one read decides it (a single command is atomic too):
       // the success path costs one ZCOUNT, the oldest failure is read only when locked.
@@ -263,10 +370,23 @@ export class RedisStore implements Store {
     const member = `${nowMs}:${process.pid}:${++this.sequence}`;
     // Suspect here at once; the other replicas hear it from the script's PUBLISH.
     this.suspect(address, policy.windowMs);
-    const [locked, failures, retryAfterMs] = await this.run((redis) =>
-      redis.recordFailure(key, nowMs, policy.windowMs, policy.maxFailures, member, this.failureChannel, `${address} ${policy.windowMs}`),
+    const answer = await this.run((redis) =>
+      redis.recordFailure(
+        key,
+        GLOBAL_FAILURES_KEY,
+        GLOBAL_SPENT_KEY,
+        nowMs,
+        policy.windowMs,
+        policy.maxFailures,
+        member,
+        this.failureChannel,
+        `${address} ${policy.windowMs}`,
+        global?.windowMs ?? 0,
+        global?.maxFailures ?? 0,
+        this.globalSpentChannel,
+      ),
     );
-    return { locked: locked === 1, failures, retryAfterMs };
+    return attemptOf(answer);
   }
 
   async openSession(key: string, session: StoredSession, nowMs: number): Promise<void> {

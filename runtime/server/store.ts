@@ -1,8 +1,8 @@
-// The state the stubs keep between calls (admin-secret lockout, admin sessions, rate-limit
-// counters) behind one interface: in this process by default, in Redis (store-redis.ts) when
-// several replicas must share it. Every operation is atomic in its store, and none of them keeps a
-// local copy of shared state, so a replica never lets through what another replica has locked out
-// or logged out.
+// The state the stubs keep between calls (admin-secret lockout per address and across all of them,
+// admin sessions, rate-limit counters) behind one interface: in this process by default, in Redis
+// (store-redis.ts) when several replicas must share it. Every operation is atomic in its store, and
+// none of them keeps a local copy of shared state, so a replica never lets through what another
+// replica has locked out or logged out.
 import type { RateLimiterAbstract } from "rate-limiter-flexible";
 import { ServiceError } from "../errors.js";
 
@@ -18,11 +18,19 @@ export interface LockoutPolicy {
 /** 10 failures in 15 minutes, as the service documents. */
 export const DEFAULT_LOCKOUT: LockoutPolicy = { maxFailures: 10, windowMs: 15 * 60_000 };
 
+/**
+ * 100 failures a minute from all addresses together. Far above what admins mistype, and it bounds
+ * an attacker with many addresses, whom the lockout per address does not slow down.
+ */
+export const DEFAULT_GLOBAL_LOCKOUT: LockoutPolicy = { maxFailures: 100, windowMs: 60_000 };
+
 /** What the store decided about one admin-secret attempt. */
 export interface SecretAttempt {
-  /** The address was locked out before this attempt: it is refused whatever the secret. */
+  /** The address, or every address (`everyone`), was locked out before this attempt: it is refused whatever the secret. */
   locked: boolean;
-  /** Failures within the window, this one included. */
+  /** Set when the lock is the global one: the failures of all addresses spent the budget of `global`. */
+  everyone?: boolean;
+  /** Failures within the window (of all addresses when `everyone`), this one included. */
   failures: number;
   /** Until the oldest counted failure leaves the window (when locked, or when this failure locked it). */
   retryAfterMs: number;
@@ -54,11 +62,13 @@ export interface Store {
   /** Loads what the store needs and connects; `listen()` calls it. Never rejects because the backend is down. */
   start(onWarning: (message: string) => void): Promise<void>;
   /**
-   * One admin-secret attempt from `address`, decided atomically: if the address is locked out
-   * nothing is recorded; otherwise a failure (`ok` false) is recorded. So however many replicas
-   * race, at most `maxFailures` wrong secrets from one address get an answer other than locked.
+   * One admin-secret attempt from `address`, decided atomically: if the address is locked out, or
+   * the failures of all addresses have reached `global.maxFailures` (when `global` is given),
+   * nothing is recorded; otherwise a failure (`ok` false) is recorded, for the address and for all.
+   * So however many replicas race, at most `maxFailures` wrong secrets from one address, and at
+   * most `global.maxFailures` from all of them, get an answer other than locked within a window.
    */
-  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): MaybePromise<SecretAttempt>;
+  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number, global?: LockoutPolicy): MaybePromise<SecretAttempt>;
   /** Keeps a session under `key` (the SHA-256 of its id, never the id) until it expires. */
   openSession(key: string, session: StoredSession, nowMs: number): MaybePromise<void>;
   sessionOf(key: string, nowMs: number): MaybePromise<StoredSession | undefined>;
@@ -99,6 +109,8 @@ export class MemoryStore implements Store {
   private readonly maxAddresses: number;
   /** Failure times per address; Map order is the order of last failure, oldest first. */
   private readonly failures = new Map<string, number[]>();
+  /** Failure times of all addresses, oldest first: at most the global maxFailures, since a refused attempt records nothing. */
+  private readonly allFailures: number[] = [];
   private readonly sessions = new Map<string, StoredSession>();
 
   constructor(options: MemoryStoreOptions = {}) {
@@ -113,7 +125,12 @@ export class MemoryStore implements Store {
 
   async start(): Promise<void> {}
 
-  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number): SecretAttempt {
+  secretAttempt(address: string, ok: boolean, policy: LockoutPolicy, nowMs: number, global?: LockoutPolicy): SecretAttempt {
+    if (global) {
+      const all = this.allFailures;
+      while (all.length > 0 && all[0]! <= nowMs - global.windowMs) all.shift();
+      if (all.length >= global.maxFailures) return { locked: true, everyone: true, failures: all.length, retryAfterMs: all[0]! + global.windowMs - nowMs };
+    }
     const known = this.failures.get(address);
     // The success path of an address that never failed costs one Map lookup.
     if (!known && ok) return { locked: false, failures: 0, retryAfterMs: 0 };
@@ -123,6 +140,7 @@ export class MemoryStore implements Store {
     if (!ok) {
       recent.push(nowMs);
       this.failures.delete(address); // re-inserted below, as the newest
+      if (global) this.allFailures.push(nowMs);
     }
     if (recent.length === 0) this.failures.delete(address);
     else {

@@ -76,7 +76,7 @@ describe("configuration", () => {
 });
 
 describe.each(PROTOCOLS)("over %s", (protocol) => {
-  const admin = () => new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret", protocol, extraHeaders: { "x-tenant": "t1" } });
+  const admin = () => new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, extraHeaders: { "x-tenant": "t1" } });
 
   it("sends the admin secret and the extra headers on every admin call", async () => {
     const client = admin();
@@ -86,7 +86,7 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     await client.close();
     const calls = service.calls.slice(before);
     expect(calls.map((c) => [c.method, c.protocol])).toEqual([["adminMeta", protocol], ["deleteUser", protocol]]);
-    for (const call of calls) expect(call.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t1" });
+    for (const call of calls) expect(call.headers).toMatchObject({ "x-service-admin-secret": "s3cret-admin-key", "x-tenant": "t1" });
   });
 
   it("lets a call's own headers override the admin secret and the extra headers, for that call only", async () => {
@@ -98,8 +98,8 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     await client.adminMeta();
     await client.close();
     const [overridden, plain] = service.calls.slice(before);
-    expect(overridden!.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t2" });
-    expect(plain!.headers).toMatchObject({ "x-service-admin-secret": "s3cret", "x-tenant": "t1" });
+    expect(overridden!.headers).toMatchObject({ "x-service-admin-secret": "s3cret-admin-key", "x-tenant": "t2" });
+    expect(plain!.headers).toMatchObject({ "x-service-admin-secret": "s3cret-admin-key", "x-tenant": "t1" });
   });
 
   it("answers the flat shape: every field present, as the sample the service returned", async () => {
@@ -283,9 +283,9 @@ describe("retries", () => {
 
 describe("Retry-After from the service", () => {
   it.each(PROTOCOLS)("over %s, a rate-limited read carries the wait the server asked for", async (protocol) => {
-    const limited = await startRecordingService("s3cret", { rateLimit: { read: { perSecond: 1, burst: 0 }, write: false, token: false } });
+    const limited = await startRecordingService("s3cret-admin-key", { rateLimit: { read: { perSecond: 1, burst: 0 }, write: false, token: false } });
     try {
-      const client = new AdminClient({ serviceUrl: limited.httpUrl, grpcEndpoint: limited.grpcEndpoint, adminSecret: "s3cret", protocol, serverVersion: schema.version, retry: false });
+      const client = new AdminClient({ serviceUrl: limited.httpUrl, grpcEndpoint: limited.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version, retry: false });
       await client.users();
       const error = await refusalOf(() => client.users());
       expect(error).toMatchObject({ code: "TOO_MANY_REQUESTS" });

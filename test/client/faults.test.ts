@@ -170,10 +170,10 @@ describe("answers over the size cap", () => {
   });
 
   it("takes its cap from maxResponseBytes, over gRPC too", async () => {
-    const service = await startRecordingService("s");
+    const service = await startRecordingService("s3cret-admin-key");
     try {
       for (const protocol of ["graphql", "rest", "grpc"] as const) {
-        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol, serverVersion: schema.version, retry: false, maxResponseBytes: 40 });
+        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version, retry: false, maxResponseBytes: 40 });
         expect((await failure(client.adminMeta())).error, protocol).toMatchObject({ code: "PAYLOAD_TOO_LARGE", protocol });
         await client.close();
       }
@@ -185,10 +185,10 @@ describe("answers over the size cap", () => {
 
 describe("a closed client", () => {
   it("refuses every later call at once, sending nothing, and ends a gRPC call in flight as CANCELLED", async () => {
-    const service = await startRecordingService("s");
+    const service = await startRecordingService("s3cret-admin-key");
     try {
       for (const protocol of ["graphql", "rest", "grpc"] as const) {
-        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol, serverVersion: schema.version, retry: false });
+        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version, retry: false });
         await client.adminMeta();
         await client.close();
         const sent = service.calls.length;
@@ -197,7 +197,7 @@ describe("a closed client", () => {
         expect(service.calls.length).toBe(sent);
       }
       service.answers.set("adminMeta", () => new Promise((resolve) => setTimeout(() => resolve(sampleMessage(schema, "AdminMeta")), 2_000)));
-      const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s", protocol: "grpc", serverVersion: schema.version, retry: false });
+      const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol: "grpc", serverVersion: schema.version, retry: false });
       const inFlight = failure(client.adminMeta());
       await new Promise((resolve) => setTimeout(resolve, 200));
       await client.close();

@@ -9,6 +9,8 @@ export interface RecordedCall {
   input: Record<string, unknown>;
   headers: Record<string, string>;
   protocol: string;
+  /** The caller's address as the pipeline resolved it (the listener's trusted proxies). */
+  remoteAddress: string;
 }
 
 function sampleValue(api: ApiSchema, field: FieldSpec): unknown {
@@ -58,7 +60,7 @@ export interface RecordingService {
 /** Org-admin of org-a only: the user of bearer token "user-token". */
 const ORG_ADMIN_OF = "org-a";
 
-export async function startRecordingService(adminSecret = "s3cret", options: Partial<ServerOptions> = {}): Promise<RecordingService> {
+export async function startRecordingService(adminSecret = "s3cret-admin-key", options: Partial<ServerOptions> = {}): Promise<RecordingService> {
   const calls: RecordedCall[] = [];
   const answers = new Map<string, (input: Record<string, unknown>) => unknown>();
   const byMethod = new Map<string, { output: string }>(Object.values(schema.operations).map((op) => [op.method, op]));
@@ -66,7 +68,7 @@ export async function startRecordingService(adminSecret = "s3cret", options: Par
     {},
     {
       get: (_target, method: string) => async (input: Record<string, unknown>, context: CallContext) => {
-        calls.push({ method, input, headers: { ...context.headers }, protocol: context.protocol });
+        calls.push({ method, input, headers: { ...context.headers }, protocol: context.protocol, remoteAddress: context.remoteAddress });
         const answer = answers.get(method);
         return answer ? answer(input) : sampleMessage(schema, byMethod.get(method)!.output);
       },
@@ -78,8 +80,9 @@ export async function startRecordingService(adminSecret = "s3cret", options: Par
     grpcPort: 0,
     verifyUserToken: async (token) => (token === "user-token" ? { userId: "u1", roles: [] } : null),
     isOrgAdmin: async (_user, _operation, input) => input.org_id === ORG_ADMIN_OF,
-    // Protocol tests send many wrong secrets on purpose; the lockout has tests of its own.
+    // Protocol tests send many wrong secrets on purpose; the lockouts have tests of their own.
     lockout: { maxFailures: 1_000_000, windowMs: 60_000 },
+    globalLockout: { maxFailures: 1_000_000, windowMs: 60_000 },
     ...options,
   });
   const { httpUrl, grpcEndpoint, metricsUrl } = await server.listen();

@@ -144,7 +144,7 @@ export function typeChecks(): void {
 // The explorer's browser packages are optional peers, not installed here: turning it on must say so.
 let explorerRefusal = "";
 try {
-  createServer(implemented, { adminSecret: "unused", explorer: true, partial: true, onWarning: () => {} });
+  createServer(implemented, { adminSecret: "unused-admin-secret", explorer: true, partial: true, onWarning: () => {} });
 } catch (error) {
   explorerRefusal = error instanceof ExplorerSetupError ? error.message : \`not an ExplorerSetupError: \${String(error)}\`;
 }
@@ -155,7 +155,7 @@ const addresses = await server.listen();
 // prom-client is an optional peer too: metrics without it must say what to install.
 let metricsRefusal = "";
 try {
-  await createServer(implemented, { adminSecret: "unused", port: 0, grpcPort: 0, metrics: true, partial: true, onWarning: () => {} }).listen();
+  await createServer(implemented, { adminSecret: "unused-admin-secret", port: 0, grpcPort: 0, metrics: true, partial: true, onWarning: () => {} }).listen();
 } catch (error) {
   metricsRefusal = error instanceof MissingPackageError ? error.message : \`not a MissingPackageError: \${String(error)}\`;
 }

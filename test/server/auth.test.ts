@@ -12,7 +12,7 @@ type Method = (input: object, options?: object) => Promise<unknown>;
 
 let service: RecordingService;
 beforeAll(async () => {
-  service = await startRecordingService("s3cret");
+  service = await startRecordingService("s3cret-admin-key");
 });
 afterAll(async () => {
   await service.close();
@@ -48,7 +48,7 @@ describe("the admin secret", () => {
   });
 
   it.each(PROTOCOLS)("lets the right secret through over %s", async (protocol) => {
-    const client = clientFor(protocol, "s3cret");
+    const client = clientFor(protocol, "s3cret-admin-key");
     expect(await codeOf(() => client.users())).toBe("OK");
     expect(await codeOf(() => client.deleteOrgDomain({ domain: "example.com" }))).toBe("OK");
     await client.close();
@@ -58,11 +58,11 @@ describe("the admin secret", () => {
 describe("lockout of repeated wrong secrets", () => {
   it.each(PROTOCOLS)("locks an address out after the configured failures, over %s, until the window passes", async (protocol) => {
     let now = 1_000_000;
-    const locked = await startRecordingService("s3cret", { lockout: { maxFailures: 3, windowMs: 60_000 }, now: () => now });
+    const locked = await startRecordingService("s3cret-admin-key", { lockout: { maxFailures: 3, windowMs: 60_000 }, now: () => now });
     const make = (secret: string) =>
       new AdminClient({ serviceUrl: locked.httpUrl, grpcEndpoint: locked.grpcEndpoint, adminSecret: secret, protocol, retry: false });
     const wrong = make("guess");
-    const right = make("s3cret");
+    const right = make("s3cret-admin-key");
     for (let i = 0; i < 3; i++) expect(await codeOf(() => wrong.adminMeta())).toBe("UNAUTHENTICATED");
     expect(await codeOf(() => wrong.adminMeta())).toBe("TOO_MANY_REQUESTS");
     // Even the right secret waits: the address is locked, not the guess.
@@ -101,7 +101,7 @@ describe("super-admin and org-admin", () => {
   });
 
   it.each(PROTOCOLS)("over %s, the super-admin may call them all", async (protocol) => {
-    const client = clientFor(protocol, "s3cret");
+    const client = clientFor(protocol, "s3cret-admin-key");
     for (const call of [() => client.organizations(), () => client.createOrganization({ name: "acme" }), () => client.orgMembers({ org_id: "org-b" })]) {
       expect(await codeOf(call)).toBe("OK");
     }

@@ -66,8 +66,9 @@ afterAll(async () => {
   await Promise.all(servers.map((server) => server.close()));
 });
 
+/** The same proxies trusted on both ports: the gRPC port's own trust has tests of its own (proxy-trust.test.ts). */
 async function lockedServer(trustProxy: string[]) {
-  const server = await startRecordingService("s3cret", { lockout: { maxFailures: 3, windowMs: 60_000 }, trustProxy });
+  const server = await startRecordingService("s3cret-admin-key", { lockout: { maxFailures: 3, windowMs: 60_000 }, trustProxy, grpcTrustProxy: trustProxy });
   servers.push(server);
   return (protocol: (typeof PROTOCOLS)[number], secret: string, forwardedFor: string) =>
     new AdminClient({ serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, adminSecret: secret, protocol, retry: false, extraHeaders: { "x-forwarded-for": forwardedFor } });
@@ -80,16 +81,16 @@ describe("behind a proxy", () => {
     for (let i = 0; i < 3; i++) expect(await codeOf(() => client(protocol, "guess", `198.51.100.${i}`).adminMeta())).toBe("UNAUTHENTICATED");
     // Every guess counted against the peer, whatever address the header claimed.
     expect(await codeOf(() => client(protocol, "guess", "198.51.100.99").adminMeta())).toBe("TOO_MANY_REQUESTS");
-    expect(await codeOf(() => client(protocol, "s3cret", "198.51.100.100").adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => client(protocol, "s3cret-admin-key", "198.51.100.100").adminMeta())).toBe("TOO_MANY_REQUESTS");
   });
 
   it.each(PROTOCOLS)("over %s, a trusted proxy's X-Forwarded-For keys the lockout per caller", async (protocol) => {
     const client = await lockedServer(["loopback"]);
     for (let i = 0; i < 3; i++) expect(await codeOf(() => client(protocol, "guess", "203.0.113.66").adminMeta())).toBe("UNAUTHENTICATED");
-    expect(await codeOf(() => client(protocol, "s3cret", "203.0.113.66").adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => client(protocol, "s3cret-admin-key", "203.0.113.66").adminMeta())).toBe("TOO_MANY_REQUESTS");
     // Another caller behind the same proxy is not locked out...
-    expect(await codeOf(() => client(protocol, "s3cret", "203.0.113.67").adminMeta())).toBe("OK");
+    expect(await codeOf(() => client(protocol, "s3cret-admin-key", "203.0.113.67").adminMeta())).toBe("OK");
     // ... and the locked caller cannot pose as it by writing its address in front: the proxy appends the real one.
-    expect(await codeOf(() => client(protocol, "s3cret", "203.0.113.67, 203.0.113.66").adminMeta())).toBe("TOO_MANY_REQUESTS");
+    expect(await codeOf(() => client(protocol, "s3cret-admin-key", "203.0.113.67, 203.0.113.66").adminMeta())).toBe("TOO_MANY_REQUESTS");
   });
 });

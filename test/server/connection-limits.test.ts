@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HTTP2_MAX_CONCURRENT_STREAMS } from "../../runtime/server/http-port.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 let service: RecordingService;
 let port: number;
 beforeAll(async () => {

@@ -59,9 +59,9 @@ describe("an implementation answering a code its operation does not list", () =>
         throw new ServiceError("NOT_FOUND", "webhook not found");
       },
     };
-    server = createServer(implementation, { adminSecret: "s", port: 0, grpcPort: 0, partial: true, onWarning: () => {}, onInternalError: (_op, error) => reported.push(error) });
+    server = createServer(implementation, { adminSecret: "s3cret-admin-key", port: 0, grpcPort: 0, partial: true, onWarning: () => {}, onInternalError: (_op, error) => reported.push(error) });
     const { httpUrl, grpcEndpoint } = await server.listen();
-    const admin = new AdminClient({ serviceUrl: httpUrl, grpcEndpoint, adminSecret: "s", protocol: "rest", retry: false });
+    const admin = new AdminClient({ serviceUrl: httpUrl, grpcEndpoint, adminSecret: "s3cret-admin-key", protocol: "rest", retry: false });
     await expect(admin.adminMeta()).rejects.toMatchObject({ code: "ALREADY_EXISTS" } satisfies Partial<ApiError>);
     await expect(admin.getWebhook({ id: "w" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(reported).toHaveLength(1);

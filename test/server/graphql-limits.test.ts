@@ -9,7 +9,7 @@ import { graphqlDocument } from "../../runtime/graphql-document.js";
 import { documentLimitErrors, MAX_DOCUMENT_DEPTH, MAX_DOCUMENT_FIELDS, MAX_DOCUMENT_TOKENS } from "../../runtime/server/graphql-limits.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 let service: RecordingService;
 beforeAll(async () => {
   service = await startRecordingService(SECRET);

@@ -6,14 +6,16 @@ import { PROTOCOLS, rawAdminMeta } from "../helpers/raw-calls.js";
 import { sample } from "../helpers/prometheus.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 let service: RecordingService;
 let metricsUrl: string;
 
 beforeAll(async () => {
   service = await startRecordingService(SECRET, {
     metrics: true,
+    // Each test speaks from its own address on every port, through the loopback proxy.
     trustProxy: ["loopback"],
+    grpcTrustProxy: ["loopback"],
     lockout: { maxFailures: 2, windowMs: 60_000 },
     rateLimit: { read: { perSecond: 5, burst: 0 }, write: false, token: false },
   });

@@ -25,7 +25,7 @@ const echo: HttpMount = {
 describe("mounts", () => {
   let service: RecordingService;
   beforeAll(async () => {
-    service = await startRecordingService("s3cret", { mounts: [echo], bodyLimitBytes: 1000, rateLimit: { write: { perSecond: 3, burst: 0 }, read: false, token: false } });
+    service = await startRecordingService("s3cret-admin-key", { mounts: [echo], bodyLimitBytes: 1000, rateLimit: { write: { perSecond: 3, burst: 0 }, read: false, token: false } });
   });
   afterAll(() => service.close());
 

@@ -14,7 +14,7 @@ import { sample } from "../helpers/prometheus.js";
 import { sampleMessage, startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 const TRACE_ID = "0af7651916cd43dd8448eb211c80319c";
 const CLIENT_SPAN_ID = "b7ad6b7169203331";
 const exporter = new InMemorySpanExporter();
@@ -34,6 +34,7 @@ beforeAll(async () => {
     metrics: true,
     tracing: true,
     trustProxy: ["loopback"],
+    grpcTrustProxy: ["loopback"],
   };
   replicas = [await startRecordingService(SECRET, options), await startRecordingService(SECRET, { ...options, store: redisStore({ url: redis.url, keyPrefix: "production-test:" }) })];
 });

@@ -8,7 +8,7 @@ import { PROTOCOLS, rawAdminMeta, rawRead, type WireAnswer } from "../helpers/ra
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 const servers: RecordingService[] = [];
 let redis: RedisServer;
 
@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 async function server(options: Partial<ServerOptions>): Promise<RecordingService> {
-  const started = await startRecordingService(SECRET, { trustProxy: ["loopback"], ...options });
+  const started = await startRecordingService(SECRET, { trustProxy: ["loopback"], grpcTrustProxy: ["loopback"], ...options });
   servers.push(started);
   return started;
 }

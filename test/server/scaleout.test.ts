@@ -1,8 +1,8 @@
 // Two replicas of the reference service (`npm run serve -- --redis-url ...`, each its own process)
 // on one real redis-server behave as one service: lockout counts and admin sessions are shared, an
 // outage of Redis makes admin calls fail closed, and they recover on their own when Redis is back.
-// The replicas trust the loopback proxy, so each test speaks from its own address through
-// X-Forwarded-For.
+// The replicas trust the loopback proxy on both ports, so each test speaks from its own address
+// through X-Forwarded-For.
 import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../generated/client/index.js";
@@ -21,7 +21,7 @@ let b: Replica;
 
 beforeAll(async () => {
   redis = await startRedis();
-  const args = ["--admin-secret", SECRET, "--redis-url", redis.url, "--trust-proxy", "loopback"];
+  const args = ["--admin-secret", SECRET, "--redis-url", redis.url, "--trust-proxy", "loopback", "--grpc-trust-proxy", "loopback"];
   [a, b] = await Promise.all([startReplica(args), startReplica(args)]);
 });
 

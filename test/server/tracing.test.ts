@@ -11,7 +11,7 @@ import { PROTOCOLS, rawAdminMeta } from "../helpers/raw-calls.js";
 import { sampleMessage, startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 import { schema } from "../../generated/schema.js";
 
-const SECRET = "s3cret";
+const SECRET = "s3cret-admin-key";
 const exporter = new InMemorySpanExporter();
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
 let service: RecordingService;
