@@ -295,7 +295,7 @@ export function buildOpenapi(ir: Ir): Schema {
     components: {
       securitySchemes: {
         adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." },
-        adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: "The admin session admin_login opens; stands in for the admin secret." },
+        adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: `The admin session admin_login opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.` },
         userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." },
         ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
         ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),

@@ -10,7 +10,7 @@ import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
 import { fromProtoInput, toProtoInit } from "../shape.js";
-import { serializeCookie, type CallPipeline } from "./invoke.js";
+import type { CallPipeline } from "./invoke.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver } from "./rpc.js";
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
@@ -149,7 +149,7 @@ export class ConnectRoutes {
                 input: fromProtoInput(schema, operation.input, request),
                 headers,
                 remoteAddress: callerAddress(context.values.get(socketAddress), headers),
-                setCookie: (name, value, cookieOptions) => context.responseHeader.append("set-cookie", serializeCookie(name, value, cookieOptions)),
+                setCookie: (name, value, cookieOptions) => context.responseHeader.append("set-cookie", pipeline.cookie(name, value, cookieOptions)),
               });
               return toProtoInit(schema, operation.output, output);
             } catch (error) {

@@ -8,7 +8,6 @@ import type { CallPipeline } from "./invoke.js";
 import { documentErrorMessage } from "./graphql-messages.js";
 import { documentLimitErrors, MAX_DOCUMENT_TOKENS } from "./graphql-limits.js";
 import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
-import { serializeCookie } from "./invoke.js";
 import { validateInput } from "../validate.js";
 import { graphqlDocument } from "../graphql-document.js";
 import type { OperationSpec } from "../schema.js";
@@ -68,7 +67,7 @@ export class GraphqlEndpoint {
             input: args.params ?? {},
             headers: state.headers,
             remoteAddress: state.remoteAddress,
-            setCookie: (name, value, options) => state.cookies.push(serializeCookie(name, value, options)),
+            setCookie: (name, value, options) => state.cookies.push(pipeline.cookie(name, value, options)),
           });
       }
     }
@@ -90,7 +89,7 @@ export class GraphqlEndpoint {
         input: params ?? {},
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
-        setCookie: (name, value, options) => cookies.push(serializeCookie(name, value, options)),
+        setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
       sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {

@@ -18,7 +18,7 @@ import type { ApiSchema } from "../schema.js";
 import { fromProtoInput } from "../shape.js";
 import { answerEncoder } from "./answer-encoder.js";
 import { addHealthAndReflection, asBuffer } from "./grpc-reflection.js";
-import { serializeCookie, type CallPipeline } from "./invoke.js";
+import type { CallPipeline } from "./invoke.js";
 import type { TlsCredentials } from "./tls.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
@@ -140,7 +140,7 @@ export class GrpcPort {
               input,
               headers,
               remoteAddress: callerAddress(peerAddress(call.getPeer()), headers),
-              setCookie: (name, value, cookieOptions) => (cookies ??= new Metadata()).add("set-cookie", serializeCookie(name, value, cookieOptions)),
+              setCookie: (name, value, cookieOptions) => (cookies ??= new Metadata()).add("set-cookie", pipeline.cookie(name, value, cookieOptions)),
             });
           } catch (error) {
             failure = serviceErrorOf(error);

@@ -202,12 +202,32 @@ export interface IncomingCall {
   setCookie(name: string, value: string, options?: CookieOptions): void;
 }
 
-export function parseCookies(header: string | undefined): Record<string, string> {
+/**
+ * The prefixes of cookies a server over TLS sets and reads (RFC 6265bis §4.1.3): a browser keeps a
+ * `__Host-` cookie only if it came over TLS, with Secure, Path=/ and no Domain, so no other host
+ * (a sibling subdomain) and no plaintext answer can plant or overwrite it; `__Secure-` for a
+ * cookie of another path.
+ */
+const HOST_PREFIX = "__Host-";
+const SECURE_PREFIX = "__Secure-";
+
+/**
+ * The cookies of a request by name. `secure` (a server over TLS): only the `__Host-` and `__Secure-`
+ * cookies count, read under their names without the prefix; a plain cookie of the same name could
+ * have been planted by another host or in clear, so it is ignored.
+ */
+export function parseCookies(header: string | undefined, secure = false): Record<string, string> {
   const cookies: Record<string, string> = {};
   if (!header) return cookies;
   for (const part of header.split(";")) {
     const index = part.indexOf("=");
     if (index <= 0) continue;
+    let name = part.slice(0, index).trim();
+    if (secure) {
+      if (name.startsWith(HOST_PREFIX)) name = name.slice(HOST_PREFIX.length);
+      else if (name.startsWith(SECURE_PREFIX)) name = name.slice(SECURE_PREFIX.length);
+      else continue;
+    }
     const raw = part.slice(index + 1).trim();
     let value = raw;
     try {
@@ -215,13 +235,17 @@ export function parseCookies(header: string | undefined): Record<string, string>
     } catch {
       // A malformed escape is the client's business: keep the value as sent.
     }
-    cookies[part.slice(0, index).trim()] = value;
+    cookies[name] = value;
   }
   return cookies;
 }
 
-export function serializeCookie(name: string, value: string, options: CookieOptions = {}): string {
-  const parts = [`${name}=${encodeURIComponent(value)}`, `Path=${options.path ?? "/"}`, "HttpOnly", "SameSite=Strict"];
+/** A Set-Cookie value: HttpOnly and SameSite=Strict always; over TLS (`secure`) also Secure, under a `__Host-` (or `__Secure-`) name. */
+export function serializeCookie(name: string, value: string, options: CookieOptions = {}, secure = false): string {
+  const path = options.path ?? "/";
+  const fullName = secure ? `${path === "/" ? HOST_PREFIX : SECURE_PREFIX}${name}` : name;
+  const parts = [`${fullName}=${encodeURIComponent(value)}`, `Path=${path}`, "HttpOnly", "SameSite=Strict"];
+  if (secure) parts.push("Secure");
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
   return parts.join("; ");
 }
@@ -271,6 +295,8 @@ export class CallPipeline {
   readonly clientAddress: ClientAddressResolver;
   /** The same on the gRPC port, after grpcTrustProxy. */
   readonly grpcClientAddress: ClientAddressResolver;
+  /** Served over TLS (every port is): cookies are Secure, under `__Host-` names, and only those are read. */
+  readonly secureCookies: boolean;
   private readonly handlers = new Map<string, Handler>();
 
   constructor(
@@ -284,6 +310,7 @@ export class CallPipeline {
     this.store = options.store ?? new MemoryStore();
     this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
+    this.secureCookies = options.tls !== undefined;
     this.guard = new AdminSecretGuard(
       options.adminSecret,
       options.lockout ?? DEFAULT_LOCKOUT,
@@ -414,10 +441,15 @@ export class CallPipeline {
     const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
-    const principal = await this.principalOf(call, address, parseCookies(headers["cookie"]));
+    const principal = await this.principalOf(call, address, parseCookies(headers["cookie"], this.secureCookies));
     if (operation.auth === "org_admin" && principal.kind === "user") return principal;
     await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
     return principal;
+  }
+
+  /** The Set-Cookie value of a cookie an implementation sets, as this server serves it (serializeCookie). */
+  cookie(name: string, value: string, options?: CookieOptions): string {
+    return serializeCookie(name, value, options, this.secureCookies);
   }
 
   /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
@@ -427,7 +459,7 @@ export class CallPipeline {
     const span: CallSpan | undefined = this.tracing?.start(operation, call.protocol, call.headers);
     let outcome = "OK";
     try {
-      const cookies = parseCookies(call.headers["cookie"]);
+      const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);

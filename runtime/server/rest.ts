@@ -6,7 +6,6 @@ import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
 import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
-import { serializeCookie } from "./invoke.js";
 
 type Plain = Record<string, unknown>;
 
@@ -92,7 +91,7 @@ export class RestRoutes {
         readInput: () => this.input(request, operation, url),
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
-        setCookie: (name, value, options) => cookies.push(serializeCookie(name, value, options)),
+        setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
       sendJson(response, 200, output, cookies);
     } catch (error) {

@@ -122,6 +122,31 @@ describe("the service over TLS", () => {
     expect(plain).not.toBe("answered");
   });
 
+  it("sets cookies Secure under __Host- names, and reads no cookie of a plain name (one another host or a plaintext answer could plant)", async () => {
+    const post = (path: string, body: object, cookie?: string) =>
+      new Promise<{ status: number; setCookie: string[]; body: string }>((resolve, reject) => {
+        const request = httpsRequest(`${server.httpUrl}${path}`, { method: "POST", ca: caPem(), headers: { "content-type": "application/json", ...(cookie ? { cookie } : {}) } }, (response) => {
+          let text = "";
+          response.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
+          response.on("end", () => resolve({ status: response.statusCode!, setCookie: response.headers["set-cookie"] ?? [], body: text }));
+        });
+        request.on("error", reject);
+        request.end(JSON.stringify(body));
+      });
+    const login = await post(operations.admin_login.rest!.path, { admin_secret: ADMIN_SECRET });
+    expect(login.status).toBe(200);
+    expect(login.setCookie).toHaveLength(1);
+    const [pair, ...attributes] = login.setCookie[0]!.split("; ");
+    expect(pair).toMatch(/^__Host-service_admin_session=.+/);
+    expect(attributes).toEqual(expect.arrayContaining(["Path=/", "HttpOnly", "SameSite=Strict", "Secure"]));
+    expect(attributes.some((attribute) => attribute.startsWith("Domain="))).toBe(false);
+    const sessionId = pair!.slice(pair!.indexOf("=") + 1);
+    const session = operations.admin_session.rest!.path;
+    expect((await post(session, {}, `__Host-service_admin_session=${sessionId}`)).status).toBe(200);
+    // The same session under the plain name is not read over TLS.
+    expect((await post(session, {}, `service_admin_session=${sessionId}`)).status).toBe(401);
+  });
+
   it("serves HTTP/1.1 and h2 by ALPN on the HTTP port, health and metrics included", async () => {
     const http1 = await new Promise<{ status: number; alpn: string | false | null }>((resolve, reject) => {
       const request = httpsRequest(`${server.httpUrl}/healthz`, { ca: caPem() }, (response) => {
