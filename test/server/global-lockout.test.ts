@@ -10,18 +10,9 @@ import { RedisStore } from "../../runtime/server/store-redis.js";
 import { PROTOCOLS, rawAdminMeta } from "../helpers/raw-calls.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { sleep, until } from "../helpers/wait.js";
 
 const SECRET = "global-budget-admin-secret";
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `condition` holds, polling every 10 ms, at most `ms`. */
-async function until(condition: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(10);
-  }
-}
 
 let nextAddress = 1;
 /** A caller address no test has used (the servers trust the loopback proxy). */

@@ -7,6 +7,7 @@ import { Redis } from "ioredis";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FAST_PATH_CONTACT_MS, RedisStore } from "../../runtime/server/store-redis.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { sleep, until } from "../helpers/wait.js";
 
 const policy = { maxFailures: 3, windowMs: 60_000 };
 let redis: RedisServer;
@@ -21,16 +22,6 @@ async function commandsProcessed(): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(info)![1]) - 1;
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Waits until `condition` holds, polling every 10 ms, at most `ms`. */
-async function until(condition: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
-    await sleep(10);
-  }
-}
 
 /** Whether the store answers the right secret from `address` without a promise (locally). */
 function answersLocally(store: RedisStore, address: string): boolean {
