@@ -102,8 +102,8 @@ export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "gr
 }
 
 /**
- * A 2xx answer whose fields do not have the types of its message (CLIENT_ERROR_TEXTS.answerMismatch),
- * read as the flat shape when they do: an answer that could not be read.
+ * The flat shape of a 2xx JSON answer; when a field's JSON type is not its own, the error of an
+ * answer that could not be read (CLIENT_ERROR_TEXTS.answerMismatch).
  */
 export function readAnswer(schema: ApiSchema, operation: OperationSpec, protocol: "rest" | "graphql", status: number, body: Plain): Plain {
   const mismatch = answerMismatch(schema, operation.output, body);
