@@ -13,8 +13,12 @@ import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
-/** Third-party requirements of the package: httpx always, grpcio and protobuf with the grpc extra. */
-export const PYTHON_DEPENDENCIES = ["httpx>=0.25,<1"];
+/**
+ * Third-party requirements of the package: httpx always (and httpcore, through which the sync
+ * client bounds its own sockets by each call's deadline; httpx 0.26 is the first on httpcore 1),
+ * grpcio and protobuf with the grpc extra.
+ */
+export const PYTHON_DEPENDENCIES = ["httpx>=0.26,<1", "httpcore>=1,<2"];
 export const PYTHON_GRPC_EXTRA = ["grpcio>=1.60,<2", "protobuf>=4.25,<8"];
 export const PYTHON_REQUIRES = ">=3.10";
 /** ruff's line length in the generated pyproject.toml. */

@@ -82,6 +82,21 @@ export const FAULTS: readonly Fault[] = [
     expect: { code: "DEADLINE_EXCEEDED", status: null, retryAfterSeconds: null, message: "admin_meta timed out" },
   },
   {
+    name: "drips its status line and headers",
+    ...READ,
+    http: {
+      protocols: BOTH,
+      answer: (request) => {
+        // Written on the socket itself: the status line and a header, a byte every 50 ms, never ending.
+        const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: ${"a".repeat(1000)}`;
+        let sent = 0;
+        const timer = setInterval(() => (sent < head.length ? request.socket.write(head[sent++]!) : undefined), 50);
+        request.socket.on("close", () => clearInterval(timer));
+      },
+    },
+    expect: { code: "DEADLINE_EXCEEDED", status: null, retryAfterSeconds: null, message: "admin_meta timed out" },
+  },
+  {
     name: "resets the connection mid-answer",
     ...READ,
     http: {

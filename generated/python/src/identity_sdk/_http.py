@@ -7,11 +7,14 @@ from __future__ import annotations
 import asyncio
 import json
 import ssl
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from email.utils import parsedate_to_datetime
+from typing import Any
 from urllib.parse import urlencode
 
+import httpcore
 import httpx
 
 from ._facts import Operation
@@ -182,12 +185,79 @@ def _past(deadline: float | None) -> bool:
     return deadline is not None and time.monotonic() >= deadline
 
 
+# The deadline of the sync call this thread is making, for the sockets of the client's own pool:
+# httpx bounds each read on its own, so a server that drips its status line and headers a byte at
+# a time would hold a call for ever without it.
+_call_deadline = threading.local()
+
+
+def _within_deadline(timeout: float | None, expired: type[httpcore.TimeoutException]) -> float | None:
+    """`timeout` cut to what is left of this thread's call deadline; `expired` once it has passed."""
+    deadline: float | None = getattr(_call_deadline, "value", None)
+    if deadline is None:
+        return timeout
+    left = deadline - time.monotonic()
+    if left <= 0:
+        raise expired("the call's deadline passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _DeadlineStream(httpcore.NetworkStream):
+    """A socket whose every wait ends at the call's deadline."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _within_deadline(timeout, httpcore.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _within_deadline(timeout, httpcore.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._stream.start_tls(ssl_context, server_hostname, _within_deadline(timeout, httpcore.ConnectTimeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._stream.get_extra_info(info)
+
+
+class _DeadlineBackend(httpcore.NetworkBackend):
+    def __init__(self, backend: httpcore.NetworkBackend) -> None:
+        self._backend = backend
+
+    def connect_tcp(
+        self, host: str, port: int, timeout: float | None = None, local_address: str | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(host, port, _within_deadline(timeout, httpcore.ConnectTimeout), local_address, socket_options)
+        return _DeadlineStream(stream)
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        return _DeadlineStream(self._backend.connect_unix_socket(path, _within_deadline(timeout, httpcore.ConnectTimeout), socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+def _own_client(verify: ssl.SSLContext | bool) -> httpx.Client:
+    """The sync client's own httpx client, its sockets bounded by each call's deadline (where httpx
+    exposes its connection pool's network backend; otherwise per read, as httpx does)."""
+    client = httpx.Client(timeout=None, verify=verify)
+    pool: Any = getattr(getattr(client, "_transport", None), "_pool", None)
+    backend = getattr(pool, "_network_backend", None)
+    if isinstance(backend, httpcore.NetworkBackend):
+        pool._network_backend = _DeadlineBackend(backend)
+    return client
+
+
 class SyncHttpTransport:
     def __init__(self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool, max_bytes: int) -> None:
         self._service_url = service_url
         self._max_bytes = max_bytes
         self._owned = client is None
-        self._client = httpx.Client(timeout=None, verify=verify) if client is None else client
+        self._client = _own_client(verify) if client is None else client
 
     def call(
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
@@ -197,6 +267,7 @@ class SyncHttpTransport:
         # httpx's timeout bounds each wait (connect, each read); the deadline bounds the whole call,
         # so a server that drips its answer a byte at a time cannot hold it past `timeout`.
         deadline = _deadline(timeout)
+        _call_deadline.value = deadline
         try:
             with self._client.stream(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout) as response:
                 _check_size(operation, protocol, response, self._max_bytes, 0)
@@ -214,6 +285,8 @@ class SyncHttpTransport:
             # httpcore's asyncio backend lets a TLS alert read after the handshake (TLS 1.3: a client
             # certificate the server wanted) through as ssl.SSLError instead of httpx.ReadError.
             raise no_answer(operation.name, protocol, error) from error
+        finally:
+            _call_deadline.value = None
         return read_answer(operation, protocol, response, b"".join(chunks))
 
     def close(self) -> None:
