@@ -6,7 +6,7 @@ import parseSpdx from "spdx-expression-parse";
 import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
 import { INTEGER_RANGES } from "../runtime/validate.js";
 import { ERROR_CODES, type ErrorCode } from "../runtime/errors.js";
-import type { Diagnostic, SourcePosition } from "./diagnostics.js";
+import type { Diagnostic, DiagnosticCode, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
@@ -66,8 +66,8 @@ function parseTypeExpr(expr: string): ParsedTypeExpr {
 export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const { raw, file } = loaded;
   const diagnostics: Diagnostic[] = [];
-  const report = (path: readonly PathSegment[], subject: string, message: string, which: "key" | "value" = "value") =>
-    diagnostics.push({ file, position: loaded.locate(path, which), subject, message });
+  const report = (code: DiagnosticCode, path: readonly PathSegment[], subject: string, message: string, which: "key" | "value" = "value") =>
+    diagnostics.push({ code, file, position: loaded.locate(path, which), subject, message });
   const nextLock: FieldNumberLock = structuredClone(lock);
 
   const acronyms = new Set(raw.api.acronyms ?? DEFAULT_ACRONYMS);
@@ -94,19 +94,19 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const protoName = `${prefix}_${upperSnakeCase(value)}`;
       const clash = protoNames.get(protoName);
       if (clash !== undefined) {
-        report(valuePath, `enum '${name}'`, `values '${clash}' and '${value}' both become ${protoName} in proto; rename one`);
+        report("proto-name-clash", valuePath, `enum '${name}'`, `values '${clash}' and '${value}' both become ${protoName} in proto; rename one`);
       } else if (protoName === `${prefix}_UNSPECIFIED`) {
-        report(valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, the name of the zero value; rename it`);
+        report("proto-zero-value-name", valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, the name of the zero value; rename it`);
       } else {
         const other = enumValueOwners.get(protoName);
         if (other !== undefined) {
-          report(valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, which enum '${other}' already declares (proto enum values share one scope); rename one`);
+          report("proto-name-clash", valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, which enum '${other}' already declares (proto enum values share one scope); rename one`);
         }
         enumValueOwners.set(protoName, name);
       }
       protoNames.set(protoName, value);
       if (["true", "false", "null"].includes(value)) {
-        report(valuePath, `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
+        report("graphql-reserved-name", valuePath, `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
       }
       return { name: value, description, protoName, protoNumber: numbers.get(value)! };
     });
@@ -128,18 +128,18 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   for (const [name, rawFormat] of Object.entries(raw.formats ?? {})) {
     const formatPath = ["formats", name];
     if (formats[name]?.builtin) {
-      report(formatPath, `format '${name}'`, `'${name}' is a built-in format (${Object.keys(BUILTIN_FORMAT_RULES).join(", ")}); choose another name`, "key");
+      report("builtin-format-redeclared", formatPath, `format '${name}'`, `'${name}' is a built-in format (${Object.keys(BUILTIN_FORMAT_RULES).join(", ")}); choose another name`, "key");
       continue;
     }
     const example = rawFormat.example ?? rawFormat.values?.[0] ?? "";
     if (rawFormat.pattern !== undefined) {
       try {
-        if (!new RegExp(rawFormat.pattern, "u").test(example)) report([...formatPath, "example"], `format '${name}'`, `example '${example}' does not match the pattern`);
+        if (!new RegExp(rawFormat.pattern, "u").test(example)) report("format-example-mismatch", [...formatPath, "example"], `format '${name}'`, `example '${example}' does not match the pattern`);
       } catch (error) {
-        report([...formatPath, "pattern"], `format '${name}'`, `pattern is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, "")})`);
+        report("invalid-pattern", [...formatPath, "pattern"], `format '${name}'`, `pattern is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, "")})`);
       }
     } else if (!rawFormat.values!.includes(example)) {
-      report([...formatPath, "example"], `format '${name}'`, `example '${example}' is not one of the values`);
+      report("format-example-mismatch", [...formatPath, "example"], `format '${name}'`, `example '${example}' is not one of the values`);
     }
     formats[name] = {
       name,
@@ -170,7 +170,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     if ((SCALARS as readonly string[]).includes(expr.base)) {
       type = { kind: "scalar", scalar: expr.base as Scalar };
       if (expr.list && (expr.base === "map" || expr.base === "json")) {
-        report(typePath, subject, `field '${name}': a list of ${expr.base} is not supported; declare a type that holds the ${expr.base} and list that`);
+        report("unsupported-type", typePath, subject, `field '${name}': a list of ${expr.base} is not supported; declare a type that holds the ${expr.base} and list that`);
       }
     } else if (enumNames.has(expr.base)) {
       type = { kind: "enum", name: expr.base };
@@ -179,12 +179,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     } else {
       const alias = TYPE_ALIASES[expr.base.toLowerCase()];
       const hint = alias ? `; did you mean '${alias}'?` : didYouMean(expr.base, knownTypeNames);
-      report(typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${hint}`);
+      report("unknown-type", typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${hint}`);
     }
     const isString = type.kind === "scalar" && type.scalar === "string";
     if (spec.format !== undefined) {
-      if (!isString) report([...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
-      else if (!formats[spec.format]) report([...path, "format"], subject, `field '${name}': unknown format '${spec.format}'${didYouMean(spec.format, Object.keys(formats))}; declare it under formats: or use one of ${Object.keys(formats).join(", ")}`);
+      if (!isString) report("format-not-applicable", [...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
+      else if (!formats[spec.format]) report("unknown-format", [...path, "format"], subject, `field '${name}': unknown format '${spec.format}'${didYouMean(spec.format, Object.keys(formats))}; declare it under formats: or use one of ${Object.keys(formats).join(", ")}`);
     }
     const field: IrField = {
       name,
@@ -200,7 +200,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       position: loaded.locate(path, "key"),
     };
     if (spec.format !== undefined) field.format = spec.format;
-    field.constraints = resolveConstraints(field, typeof rawField === "string" ? {} : rawField, (key, message) => report([...path, key], subject, `field '${name}': ${message}`));
+    field.constraints = resolveConstraints(field, typeof rawField === "string" ? {} : rawField, (key, message) => report("invalid-rule", [...path, key], subject, `field '${name}': ${message}`));
     if (spec.deprecated !== undefined) field.deprecated = spec.deprecated;
     return field;
   };
@@ -215,7 +215,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const sibling = (key: string, name: string) => {
         const other = byName.get(name);
         if (!other || other === field) {
-          report(at(key), subject, `field '${field.name}': ${key} names '${name}', which is not another field here${didYouMean(name, [...byName.keys()].filter((n) => n !== field.name))}`);
+          report("unknown-field", at(key), subject, `field '${field.name}': ${key} names '${name}', which is not another field here${didYouMean(name, [...byName.keys()].filter((n) => n !== field.name))}`);
         }
         return other === field ? undefined : other;
       };
@@ -225,17 +225,17 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
           const values = other.type.kind === "enum" ? enumValuesOf(other.type.name) : undefined;
           const kind = other.type.kind === "scalar" ? other.type.scalar : other.type.kind;
           const fits = values ? values.includes(String(requiredIf.equals)) : kind === "string" ? typeof requiredIf.equals === "string" : kind === "bool" ? typeof requiredIf.equals === "boolean" : ["int32", "int64", "float64"].includes(kind) && typeof requiredIf.equals === "number";
-          if (!fits || other.list) report(at("required_if"), subject, `field '${field.name}': required_if compares '${other.name}' (${typeText(other)}) with ${JSON.stringify(requiredIf.equals)}, which it can never equal`);
+          if (!fits || other.list) report("invalid-rule", at("required_if"), subject, `field '${field.name}': required_if compares '${other.name}' (${typeText(other)}) with ${JSON.stringify(requiredIf.equals)}, which it can never equal`);
         }
       }
       if (sameAs) {
         const other = sibling("same_as", sameAs);
-        if (other && typeText(other) !== typeText(field)) report(at("same_as"), subject, `field '${field.name}': same_as names '${other.name}' of type ${typeText(other)}, not ${typeText(field)}`);
+        if (other && typeText(other) !== typeText(field)) report("invalid-rule", at("same_as"), subject, `field '${field.name}': same_as names '${other.name}' of type ${typeText(other)}, not ${typeText(field)}`);
       }
       if (field.type.kind === "enum" && typeof field.constraints.default === "string") {
         const values = enumValuesOf(field.type.name);
         if (values && !values.includes(field.constraints.default)) {
-          report(at("default"), subject, `field '${field.name}': default '${field.constraints.default}' is not a value of ${field.type.name}${didYouMean(field.constraints.default, values)}`);
+          report("invalid-rule", at("default"), subject, `field '${field.name}': default '${field.constraints.default}' is not a value of ${field.type.name}${didYouMean(field.constraints.default, values)}`);
         }
       }
     }
@@ -257,7 +257,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const jsonName = protoCamelCase(fieldName);
       const clash = jsonNames.get(jsonName);
       if (clash !== undefined) {
-        report([...path, fieldName], subject, `fields '${clash}' and '${fieldName}' both become ${jsonName} in proto JSON; rename one`, "key");
+        report("json-name-clash", [...path, fieldName], subject, `fields '${clash}' and '${fieldName}' both become ${jsonName} in proto JSON; rename one`, "key");
       }
       jsonNames.set(jsonName, fieldName);
     }
@@ -305,39 +305,39 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const protocols = PROTOCOLS.filter((p) => rawOp.protocols[p] !== undefined);
 
     if (!(rawOp.group in groupTitles)) {
-      report([...opPath, "group"], subject,
+      report("unknown-group", [...opPath, "group"], subject,
         `group '${rawOp.group}' is not declared under api.groups${didYouMean(rawOp.group, Object.keys(groupTitles))}`);
     }
     if (destructive && rawOp.kind === "read") {
-      report([...opPath, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
+      report("destructive-read", [...opPath, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
     }
     if (rawOp.route !== undefined && rawOp.protocols.rest === undefined) {
-      report([...opPath, "route"], subject,
+      report("route-without-rest", [...opPath, "route"], subject,
         `declares a REST route but is not carried over rest (protocols: ${protocols.join(", ")}); add rest to protocols or remove route`, "key");
     }
     for (const protocol of protocols) {
       const since = rawOp.protocols[protocol]!;
       if (semver.valid(since) && semver.valid(apiVersion) && semver.gt(since, apiVersion)) {
-        report([...opPath, "protocols", protocol], subject,
+        report("version-ahead", [...opPath, "protocols", protocol], subject,
           `minimum version ${since} on ${protocol} is newer than api.version ${apiVersion}; raise api.version or lower the minimum`);
       }
     }
     if (rawOp.surface === "oauth") {
       const others = protocols.filter((p) => p !== "rest");
       if (others.length > 0) {
-        report([...opPath, "protocols"], subject, `a token route is always REST; remove ${others.join(", ")} from protocols`);
+        report("token-route-protocol", [...opPath, "protocols"], subject, `a token route is always REST; remove ${others.join(", ")} from protocols`);
       }
       if (rawOp.route?.path === undefined) {
-        report(opPath, subject, "a token route needs route.path (such as /oauth/token)", "key");
+        report("token-route-path", opPath, subject, "a token route needs route.path (such as /oauth/token)", "key");
       }
     }
     const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
     if (!allowedAuth.includes(auth)) {
-      report([...opPath, "auth"], subject,
+      report("auth-not-allowed", [...opPath, "auth"], subject,
         `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
     }
     if (rawOp.deprecated !== undefined && rawOp.deprecated.trim() === "") {
-      report([...opPath, "deprecated"], subject, "deprecated needs a reason");
+      report("deprecated-without-reason", [...opPath, "deprecated"], subject, "deprecated needs a reason");
     }
 
     // Request and response messages live in one file per group: small files keep protoc-gen-es fast.
@@ -357,7 +357,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const shared = sharedByName.get(rawOp.output);
       if (!shared) {
         const what = enumNames.has(rawOp.output) ? `the enum '${rawOp.output}'; an output must be a type` : `unknown type '${rawOp.output}'${didYouMean(rawOp.output, typeNames)}`;
-        report([...opPath, "output"], subject, `output refers to ${what}`);
+        report(enumNames.has(rawOp.output) ? "invalid-output" : "unknown-type", [...opPath, "output"], subject, `output refers to ${what}`);
         output = input; // placeholder; the build fails below
       } else {
         output = shared;
@@ -375,17 +375,17 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     output.usedAsOutput = true;
 
     if (protocols.includes("graphql") && output.fields.length === 0 && output !== input) {
-      report([...opPath, "output"], subject, "an operation carried over graphql must return at least one field", "key");
+      report("empty-graphql-type", [...opPath, "output"], subject, "an operation carried over graphql must return at least one field", "key");
     }
 
     const exactlyOneOf = rawOp.exactly_one_of ?? [];
     exactlyOneOf.forEach((fieldName, index) => {
       const field = input.fields.find((f) => f.name === fieldName);
       if (!field) {
-        report([...opPath, "exactly_one_of", index], subject,
+        report("unknown-field", [...opPath, "exactly_one_of", index], subject,
           `exactly_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
       } else if (field.required) {
-        report([...opPath, "exactly_one_of", index], subject, `exactly_one_of names '${fieldName}', which is required; make it optional`);
+        report("invalid-rule", [...opPath, "exactly_one_of", index], subject, `exactly_one_of names '${fieldName}', which is required; make it optional`);
       }
     });
 
@@ -393,14 +393,14 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     atLeastOneOf.forEach((fieldName, index) => {
       const field = input.fields.find((f) => f.name === fieldName);
       if (!field) {
-        report([...opPath, "at_least_one_of", index], subject,
+        report("unknown-field", [...opPath, "at_least_one_of", index], subject,
           `at_least_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
       } else if (field.required) {
-        report([...opPath, "at_least_one_of", index], subject, `at_least_one_of names '${fieldName}', which is required; make it optional`);
+        report("invalid-rule", [...opPath, "at_least_one_of", index], subject, `at_least_one_of names '${fieldName}', which is required; make it optional`);
       }
     });
 
-    const pagination = resolvePagination(rawOp, input, output, sharedByName, (message) => report([...opPath, "pagination"], subject, message));
+    const pagination = resolvePagination(rawOp, input, output, sharedByName, (message) => report("invalid-pagination", [...opPath, "pagination"], subject, message));
 
     const op: IrOperation = {
       name,
@@ -444,13 +444,13 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const routeKey = `${method} ${path}`;
       const taken = routes.get(routeKey);
       if (taken !== undefined) {
-        report([...opPath, "route"], subject, `REST route ${routeKey} is already used by operation '${taken}'`, "key");
+        report("duplicate-route", [...opPath, "route"], subject, `REST route ${routeKey} is already used by operation '${taken}'`, "key");
       }
       routes.set(routeKey, name);
       if (method === "GET") {
         for (const field of input.fields) {
           if (field.type.kind === "message" || field.list || (field.type.kind === "scalar" && ["map", "json"].includes(field.type.scalar))) {
-            report([...opPath, "input", field.name], subject,
+            report("get-field-not-in-query", [...opPath, "input", field.name], subject,
               `a GET route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
           }
         }
@@ -503,13 +503,14 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   }
   for (const message of sharedMessages) {
     if (message.fields.length === 0 && reachedByGraphql.has(message.name)) {
-      diagnostics.push({ file, position: message.position, subject: `type '${message.name}'`, message: "a type carried over graphql must have at least one field" });
+      diagnostics.push({ code: "empty-graphql-type", file, position: message.position, subject: `type '${message.name}'`, message: "a type carried over graphql must have at least one field" });
     }
   }
   for (const [section, names] of [["type", Object.keys(typesRaw)], ["enum", Object.keys(enumsRaw)]] as const) {
     for (const name of names) {
       if (GRAPHQL_RESERVED.has(name)) {
         diagnostics.push({
+          code: "graphql-reserved-name",
           file,
           position: loaded.locate([section === "type" ? "types" : "enums", name], "key"),
           subject: `${section} '${name}'`,
@@ -561,6 +562,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       if (first && first.owner !== entry.owner && !reported.has(`${entry.owner} ${entry.name}`)) {
         reported.add(`${entry.owner} ${entry.name}`);
         diagnostics.push({
+          code: "name-clash",
           file,
           position: entry.position,
           subject: entry.owner,
@@ -572,16 +574,16 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
   }
 
-  const packages = resolvePackages(raw.api, (path, message) => report(["api", ...path], "api", message));
+  const packages = resolvePackages(raw.api, (path, message) => report("invalid-package", ["api", ...path], "api", message));
   const fieldNamesInUse = new Set(messages.flatMap((message) => message.fields.map((field) => field.name)));
   for (const field of Object.keys(packages.go.fieldNames)) {
     if (!fieldNamesInUse.has(field)) {
-      report(["api", "packages", "go", "field_names", field], "api", `Go name given for field '${field}', which no message has${didYouMean(field, fieldNamesInUse)}`, "key");
+      report("unknown-field", ["api", "packages", "go", "field_names", field], "api", `Go name given for field '${field}', which no message has${didYouMean(field, fieldNamesInUse)}`, "key");
     }
   }
   (raw.api.breaking_changes_accepted ?? []).forEach((entry, index) => {
     if (entry.version !== undefined && semver.valid(entry.version) && semver.valid(apiVersion) && semver.gt(entry.version, apiVersion)) {
-      report(["api", "breaking_changes_accepted", index, "version"], "api",
+      report("version-ahead", ["api", "breaking_changes_accepted", index, "version"], "api",
         `breaking change '${entry.change}' is accepted for version ${entry.version}, newer than api.version ${apiVersion}; raise api.version or correct the acceptance's version`);
     }
   });

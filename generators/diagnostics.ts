@@ -1,4 +1,55 @@
-// Errors about the manifest, each naming its place in the source (graphql-js style: message + location).
+// Errors about the manifest, each naming its place in the source (graphql-js style: message +
+// location) and a stable code (as TypeSpec's diagnostics have): tools and tests match the code,
+// the message may be reworded.
+
+/** Every code a manifest error may carry, with what it means. */
+export const DIAGNOSTIC_CODES = {
+  "yaml-syntax": "the file is not YAML",
+  "yaml-tab": "a line is indented with a tab",
+  "yaml-colon-in-value": "a second ': ' on a line starts a mapping inside a value",
+  "yaml-indentation": "keys of one mapping do not line up",
+  "yaml-bracket-in-flow": "'[' inside { ... } starts a list",
+  "duplicate-key": "a name is declared twice in one mapping",
+  "dedented-key": "a key of an operation or type is indented as an operation or type",
+  "unknown-key": "a key the manifest does not know",
+  "missing-key": "a required key is missing",
+  "wrong-type": "a value of the wrong YAML type",
+  "empty-value": "a value that must not be empty is empty",
+  "invalid-value": "a value outside what the key takes",
+  "invalid-version": "not a semantic version",
+  "invalid-protocols": "protocols is not a map of protocol to minimum version",
+  "invalid-name": "a name that breaks the naming rules of its kind",
+  "graphql-reserved-name": "a name GraphQL reserves",
+  "proto-name-clash": "two names that become one in proto",
+  "proto-zero-value-name": "an enum value that becomes proto's zero value name",
+  "json-name-clash": "two fields that become one in proto JSON",
+  "name-clash": "two declarations whose derived names collide",
+  "builtin-format-redeclared": "a declared format takes a built-in format's name",
+  "format-example-mismatch": "a format's example does not fit the format",
+  "invalid-pattern": "a pattern that is not a regular expression",
+  "unknown-type": "a reference to a type or enum not declared",
+  "unsupported-type": "a type expression the contracts cannot carry",
+  "format-not-applicable": "a format on a field that is not a string",
+  "unknown-format": "a format that is neither built in nor declared",
+  "invalid-rule": "a field rule that does not fit the field or can never hold",
+  "unknown-field": "a rule or setting naming a field that is not there",
+  "unknown-group": "an operation's group is not declared",
+  "destructive-read": "a destructive operation whose kind is read",
+  "route-without-rest": "a REST route on an operation not carried over rest",
+  "version-ahead": "a version newer than api.version",
+  "token-route-protocol": "a token route carried over another protocol than rest",
+  "token-route-path": "a token route without route.path",
+  "auth-not-allowed": "an auth level the operation's surface does not take",
+  "deprecated-without-reason": "deprecated without a reason",
+  "invalid-output": "an output that is not a type",
+  "empty-graphql-type": "a type or answer carried over graphql without a field",
+  "invalid-pagination": "pagination the operation's messages do not support",
+  "duplicate-route": "two operations on one REST route",
+  "get-field-not-in-query": "a GET route input field the query string cannot hold",
+  "invalid-package": "package names or metadata the registries or languages refuse",
+} as const;
+
+export type DiagnosticCode = keyof typeof DIAGNOSTIC_CODES;
 
 export interface SourcePosition {
   line: number;
@@ -6,6 +57,7 @@ export interface SourcePosition {
 }
 
 export interface Diagnostic {
+  code: DiagnosticCode;
   file: string;
   position: SourcePosition;
   /** "operation 'delete_user'", "type 'User'", ... or "" at top level. */
@@ -13,8 +65,9 @@ export interface Diagnostic {
   message: string;
 }
 
+/** `operations.yaml:61:3: error duplicate-key: operation 'users': …` */
 export function formatDiagnostic(d: Diagnostic): string {
-  const where = `${d.file}:${d.position.line}:${d.position.col}`;
+  const where = `${d.file}:${d.position.line}:${d.position.col}: error ${d.code}`;
   return d.subject ? `${where}: ${d.subject}: ${d.message}` : `${where}: ${d.message}`;
 }
 

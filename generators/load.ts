@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { LineCounter, isMap, isNode, parseDocument, type Document } from "yaml";
 import type { ErrorObject, ValidateFunction } from "ajv";
-import { ManifestError, UsageError, type Diagnostic, type SourcePosition } from "./diagnostics.js";
+import { ManifestError, UsageError, type Diagnostic, type DiagnosticCode, type SourcePosition } from "./diagnostics.js";
 import { didYouMean } from "./naming.js";
 import { compileManifestValidator } from "./schema-validator.js";
 import manifestSchema from "./manifest.schema.json" with { type: "json" };
@@ -113,7 +113,7 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
     // Later syntax errors mostly follow from the first one; report that one alone.
     const error = doc.errors[0]!;
     const explained = yamlErrorMessage(error.code, error.message, text, position(error.pos[0]).line);
-    throw new ManifestError([{ file, position: explained.at ?? position(error.pos[0]), subject: "", message: explained.message }]);
+    throw new ManifestError([{ code: explained.code, file, position: explained.at ?? position(error.pos[0]), subject: "", message: explained.message }]);
   }
 
   const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition =>
@@ -149,6 +149,7 @@ function dedentedKeys(raw: unknown, file: string, locate: LoadedManifest["locate
       if (!(keys as readonly string[]).includes(name)) return;
       const owner = entries.slice(0, index).reverse().find((n) => !(keys as readonly string[]).includes(n));
       diagnostics.push({
+        code: "dedented-key",
         file,
         position: locate([section, name], "key"),
         subject: "",
@@ -160,7 +161,7 @@ function dedentedKeys(raw: unknown, file: string, locate: LoadedManifest["locate
 }
 
 /** What a YAML syntax error means for a manifest author, and how to fix it; `at` when the mistake is on another line than the parser's. */
-function yamlErrorMessage(code: string, message: string, text: string, line: number): { message: string; at?: SourcePosition } {
+function yamlErrorMessage(code: string, message: string, text: string, line: number): { code: DiagnosticCode; message: string; at?: SourcePosition } {
   const lines = text.split("\n");
   const current = lines[line - 1] ?? "";
   const indent = (l: string) => /^ */.exec(l)![0].length;
@@ -169,38 +170,39 @@ function yamlErrorMessage(code: string, message: string, text: string, line: num
     case "DUPLICATE_KEY": {
       const key = /^\s*["']?([^"':\n]+?)["']?\s*:/.exec(current)?.[1]?.trim() ?? "";
       const first = lines.findIndex((l, i) => i < line - 1 && indent(l) === indent(current) && new RegExp(`^\\s*["']?${key.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}["']?\\s*:`).test(l));
-      return { message: `'${key}' is declared twice (first on line ${first + 1}): each name may be declared once; rename or remove one` };
+      return { code: "duplicate-key", message: `'${key}' is declared twice (first on line ${first + 1}): each name may be declared once; rename or remove one` };
     }
     case "TAB_AS_INDENT":
-      return { message: "this line is indented with a tab: YAML indents with spaces (this manifest uses 2 per level)" };
+      return { code: "yaml-tab", message: "this line is indented with a tab: YAML indents with spaces (this manifest uses 2 per level)" };
     case "BLOCK_AS_IMPLICIT_KEY":
     case "MULTILINE_IMPLICIT_KEY": {
       if (/^\s*[\w-]+:\s+[^\s"'{[#][^#]*?:(\s|$)/.test(current)) {
-        return { message: "a second ': ' on this line starts a mapping inside a value: quote the value (description: \"Text: more text\"), or put the mapping on the next lines, indented two more spaces" };
+        return { code: "yaml-colon-in-value", message: "a second ': ' on this line starts a mapping inside a value: quote the value (description: \"Text: more text\"), or put the mapping on the next lines, indented two more spaces" };
       }
       // The value on this line runs on into a deeper-indented next line: that line is the mistake.
       const next = lines[line] ?? "";
       if (/^\s*[\w-]+:\s+\S/.test(current) && next.trim() !== "" && indent(next) > indent(current)) {
         return {
+          code: "yaml-indentation",
           message: `this line is indented ${indent(next)} spaces, deeper than the line above (${indent(current)}), which already has a value: keys of one mapping line up at the same column`,
           at: { line: line + 1, col: indent(next) + 1 },
         };
       }
       if (previous !== undefined && indent(current) > indent(previous)) {
-        return { message: `this line is indented ${indent(current)} spaces, deeper than the line above (${indent(previous)}), which already has a value: keys of one mapping line up at the same column` };
+        return { code: "yaml-indentation", message: `this line is indented ${indent(current)} spaces, deeper than the line above (${indent(previous)}), which already has a value: keys of one mapping line up at the same column` };
       }
-      return { message: "a mapping cannot start here: keys of one mapping line up at the same column, and a nested mapping goes on the next lines, indented two more spaces" };
+      return { code: "yaml-indentation", message: "a mapping cannot start here: keys of one mapping line up at the same column, and a nested mapping goes on the next lines, indented two more spaces" };
     }
     case "BAD_INDENT":
-      if (message.startsWith("All mapping items")) return { message: `this key is indented ${indent(current)} spaces, unlike the keys before it: keys of one mapping line up at the same column` };
+      if (message.startsWith("All mapping items")) return { code: "yaml-indentation", message: `this key is indented ${indent(current)} spaces, unlike the keys before it: keys of one mapping line up at the same column` };
       break;
     case "UNEXPECTED_TOKEN":
       if (message.includes("flow-seq-start") && current.includes("{")) {
-        return { message: "'[' starts a list inside { ... }: quote a type that ends in [] there, such as { type: \"string[]!\", format: email }" };
+        return { code: "yaml-bracket-in-flow", message: "'[' starts a list inside { ... }: quote a type that ends in [] there, such as { type: \"string[]!\", format: email }" };
       }
       break;
   }
-  return { message: message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "") };
+  return { code: "yaml-syntax", message: message.split("\n")[0]!.replace(/ at line \d+, column \d+.*$/, "") };
 }
 
 function offsetOf(doc: Document, path: readonly PathSegment[], which: "key" | "value"): number {
@@ -315,11 +317,12 @@ function describe(
   const shown = written !== undefined ? `'${written.replace(/^["']|["']$/g, "")}'` : typeof value === "string" ? `'${value}'` : JSON.stringify(value);
   const definition = definitionOf(error);
   if (definition === "version" || definition === "protocolEntry") {
-    return { file, position: locate(segments), subject, message: `${shown} is not a version: ${hints.version}` };
+    return { code: "invalid-version", file, position: locate(segments), subject, message: `${shown} is not a version: ${hints.version}` };
   }
   if (definition === "enumValue" && error.keyword === "type") {
     const reserved = ["null", "true", "false"].includes(String(written));
     return {
+      code: reserved ? "graphql-reserved-name" : "invalid-name",
       file,
       position: locate(segments),
       subject,
@@ -335,6 +338,7 @@ function describe(
         ? "PascalCase, such as OrgMember"
         : "snake_case, such as delete_org_domain";
     return {
+      code: "invalid-name",
       file,
       position: at([...segments, propertyName], "key"),
       subject: segments.length >= 2 ? subjectOf(segments) : "",
@@ -346,6 +350,7 @@ function describe(
       const extra = (error.params as { additionalProperty: string }).additionalProperty;
       const known = Object.keys((error.parentSchema as { properties?: object }).properties ?? {});
       return {
+        code: "unknown-key",
         file,
         position: at([...segments, extra], "key"),
         subject,
@@ -355,11 +360,12 @@ function describe(
     case "required": {
       const missing = (error.params as { missingProperty: string }).missingProperty;
       const where = segments.length === 0 ? "the manifest is" : segments.length === 2 && subject ? "" : `'${leaf}' is`;
-      return { file, position: at(segments, "key"), subject, message: `${where ? `${where} ` : ""}missing required key '${missing}'` };
+      return { code: "missing-key", file, position: at(segments, "key"), subject, message: `${where ? `${where} ` : ""}missing required key '${missing}'` };
     }
     case "enum": {
       const allowed = (error.params as { allowedValues: unknown[] }).allowedValues.map(String);
       return {
+        code: "invalid-value",
         file,
         position: at(segments),
         subject,
@@ -367,21 +373,21 @@ function describe(
       };
     }
     case "const":
-      return { file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
+      return { code: "invalid-value", file, position: at(segments), subject, message: `${leaf} must be ${JSON.stringify((error.params as { allowedValue: unknown }).allowedValue)}` };
     case "pattern": {
       const ref = definition;
       const kind = ref === "typeExpr" ? "type expression" : ref === "typeName" ? "type name" : ref === "npmName" ? "valid npm package name" : `valid ${leaf}`;
       const hint = hints[ref] ?? `it must match ${(error.params as { pattern: string }).pattern}`;
-      return { file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
+      return { code: "invalid-value", file, position: at(segments), subject, message: `${shown} is not a ${kind}: ${hint}` };
     }
     case "type":
       if (leaf === "protocols") {
-        return { file, position: at(segments), subject, message: `protocols maps each protocol to the lowest server version that carries it, such as protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }, not ${shown}` };
+        return { code: "invalid-protocols", file, position: at(segments), subject, message: `protocols maps each protocol to the lowest server version that carries it, such as protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }, not ${shown}` };
       }
-      return { file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
+      return { code: "wrong-type", file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
     case "minProperties":
-      return { file, position: at(segments), subject, message: `${leaf} must not be empty` };
+      return { code: "empty-value", file, position: at(segments), subject, message: `${leaf} must not be empty` };
     default:
-      return { file, position: at(segments), subject, message: `${leaf} ${error.message ?? "is invalid"}` };
+      return { code: "invalid-value", file, position: at(segments), subject, message: `${leaf} ${error.message ?? "is invalid"}` };
   }
 }

@@ -1,12 +1,15 @@
 // The bad-manifest corpus: every test/bad-manifests/*.yaml is a copy of test/fixtures/minimal.yaml
-// with one defect (a few with two). Its leading `# expect:` lines are the exact diagnostics a user
-// must see, in order. Each case runs the real CLI in a project that already holds a valid
-// generation and checks the failure contract: exit 1, exactly those errors plus the summary line,
-// no stack trace, nothing on stdout, and not one generated file written, changed or deleted.
+// with one defect (a few with two). Its leading `# expect:` lines are the diagnostics a user must
+// see, in order. Each case runs the real CLI in a project that already holds a valid generation
+// and checks the failure contract: exit 1, exactly those errors by place and stable code
+// (`operations.yaml:61:3: error duplicate-key`) plus the summary line, no stack trace, nothing on
+// stdout, and not one generated file written, changed or deleted. The messages' wording is held
+// to the corpus in one test of its own, so rewording a message fails that test alone.
 import { spawn } from "node:child_process";
 import { copyFileSync, cpSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { DIAGNOSTIC_CODES } from "../generators/diagnostics.js";
 import { APIGEN, REPO_ROOT, apigen, projectWithManifest, readFixture, tempDir, type RunResult } from "./helpers/project.js";
 
 const CORPUS = join(REPO_ROOT, "test", "bad-manifests");
@@ -41,6 +44,15 @@ function summaryLine(errors: number): string {
 function expectedStderr(c: Case): string {
   return `${[...c.expected, summaryLine(c.expected.length)].join("\n")}\n`;
 }
+
+/** A diagnostic line's place and code (`operations.yaml:61:3: error duplicate-key`), and whether a message follows. */
+const DIAGNOSTIC = /^(operations\.yaml:\d+:\d+: error ([a-z-]+)): \S/;
+function placesAndCodes(stderr: string): string[] {
+  return stderr.split("\n").filter(Boolean).map((line) => DIAGNOSTIC.exec(line)?.[1] ?? line);
+}
+
+/** What each case printed, for the wording test below. */
+const printed = new Map<string, string>();
 
 /** Clips very long lines (a crash can print a whole minified bundle line) so a failure stays readable. */
 const CLIP = 500;
@@ -134,7 +146,8 @@ describe("the bad-manifest corpus", () => {
     for (const c of cases.values()) {
       expect(c.expected.length, `${c.name} opens with no '# expect:' line`).toBeGreaterThan(0);
       for (const line of c.expected) {
-        expect(line, `${c.name}: every expected error names the manifest and a place`).toMatch(/^operations\.yaml:\d+:\d+: \S/);
+        expect(line, `${c.name}: every expected error names the manifest, a place and a code`).toMatch(DIAGNOSTIC);
+        expect(Object.keys(DIAGNOSTIC_CODES), `${c.name}: a documented code`).toContain(DIAGNOSTIC.exec(line)?.[2]);
         expect(line.length, `${c.name}: expected lines stay short enough to compare unclipped`).toBeLessThan(CLIP);
       }
     }
@@ -147,12 +160,21 @@ describe("apigen generate on a bad manifest", () => {
     const { root, before } = projectFor(c);
 
     const result = await apigenAsync(root, "generate");
+    printed.set(name, result.stderr);
 
-    expect.soft(readable(result.stderr), "stderr").toBe(expectedStderr(c));
+    expect.soft(placesAndCodes(readable(result.stderr)), "places and codes of the errors").toEqual(placesAndCodes(expectedStderr(c)));
     expect.soft(result.code, "exit code").toBe(1);
     expect.soft(stackFrames(result.stderr), "stack frames in stderr").toEqual([]);
     expect.soft(readable(result.stdout), "stdout").toBe("");
     expect.soft(changes(baseline, before, fileStates(root)), "files written or deleted").toEqual(NOTHING_CHANGED);
+  });
+});
+
+describe("the messages of the bad-manifest corpus", () => {
+  test("read as the corpus prints them", () => {
+    const differing = names.filter((name) => printed.has(name) && readable(printed.get(name)!) !== expectedStderr(cases.get(name)!));
+    expect(differing.map((name) => `${name}:\n${readable(printed.get(name)!)}`), "cases whose messages differ from their # expect: lines").toEqual([]);
+    expect(printed.size).toBe(names.length);
   });
 });
 

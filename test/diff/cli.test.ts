@@ -221,7 +221,7 @@ describe("apigen diff errors", () => {
     writeFileSync(join(broken, "operations.yaml"), BASE_MANIFEST.replace("    kind: read\n    auth: admin_secret\n", "    kind: reed\n    auth: admin_secret\n"));
     const result = apigen(root, "diff", "--against", broken);
     expect(result.code).toBe(2);
-    expect(result.stderr).toMatch(/broken\/operations\.yaml:\d+:\d+: operation 'users': 'reed' is not a valid kind/);
+    expect(result.stderr).toMatch(/broken\/operations\.yaml:\d+:\d+: error invalid-value: operation 'users': 'reed' is not a valid kind/);
     expect(result.stderr).toContain("1 error in the old manifest");
     expect(result.stderr).not.toMatch(/\n\s+at /);
 
@@ -230,7 +230,7 @@ describe("apigen diff errors", () => {
     writeFileSync(join(root, "operations.yaml"), BASE_MANIFEST.replace("    output: Key\n", "    output: Kye\n"));
     const newSide = apigen(root, "diff", "--against", old);
     expect(newSide.code).toBe(2);
-    expect(newSide.stderr).toMatch(/^operations\.yaml:\d+:\d+: operation 'rotate_key': output refers to unknown type 'Kye'; did you mean 'Key'\?/);
+    expect(newSide.stderr).toMatch(/^operations\.yaml:\d+:\d+: error unknown-type: operation 'rotate_key': output refers to unknown type 'Kye'; did you mean 'Key'\?/);
     expect(newSide.stderr).toContain("1 error in the new manifest (operations.yaml); cannot diff.");
   });
 });
