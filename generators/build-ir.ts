@@ -1,29 +1,32 @@
 // Turns a schema-valid manifest into the IR, checking everything a JSON Schema cannot say
 // (references, name collisions, protocol and flag consistency). All problems are reported at once.
+// The rules of one concern live in a pass of their own (generators/passes/): names, auth, routes,
+// pagination, versions, field rules, packages; this module walks the manifest and joins them.
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
-import semver from "semver";
-import parseSpdx from "spdx-expression-parse";
 import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
-import { INTEGER_RANGES } from "../runtime/validate.js";
-import { ERROR_CODES, type ErrorCode } from "../runtime/errors.js";
-import type { Diagnostic, DiagnosticCode, SourcePosition } from "./diagnostics.js";
+import type { Diagnostic, SourcePosition } from "./diagnostics.js";
 import { ManifestError } from "./diagnostics.js";
-import type { LoadedManifest, PathSegment, RawField, RawFields, RawManifest, RawOperation } from "./load.js";
+import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
-import { camelCase, didYouMean, pascalCase, sentenceCase, upperSnakeCase } from "./naming.js";
+import { didYouMean, upperSnakeCase } from "./naming.js";
+import { checkAuth, errorCodesOf } from "./passes/auth.js";
+import { iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
+import { resolveConstraints } from "./passes/constraints.js";
+import { resolvePackages } from "./passes/packages.js";
+import { resolvePagination } from "./passes/pagination.js";
+import type { Report } from "./passes/report.js";
+import { checkRouteDeclaration, restBinding } from "./passes/routes.js";
+import { checkAcceptedVersions, checkMinimumVersions } from "./passes/versions.js";
 import {
   PROTOCOLS,
   SCALARS,
   type AuthLevel,
-  type FieldConstraints,
   type IrFormat,
   type Ir,
   type IrEnum,
   type IrField,
   type IrMessage,
   type IrOperation,
-  type PackageMetadata,
-  type Pagination,
   type Scalar,
   type TypeRef,
 } from "./ir.js";
@@ -45,8 +48,6 @@ const TYPE_ALIASES: Record<string, Scalar> = {
 };
 /** Names GraphQL or this toolchain's SDL already uses: root types, built-in and custom scalars. */
 const GRAPHQL_RESERVED = new Set(["Query", "Mutation", "Subscription", "String", "Int", "Float", "Boolean", "ID", "Int64", "Map", "JSON"]);
-const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
-const USER_AUTH: readonly AuthLevel[] = ["public", "user", "scim_token"];
 /** Writes named after one of these verbs leave the same state when repeated with the same input. */
 const IDEMPOTENT_VERBS = new Set(["update", "delete", "remove"]);
 
@@ -66,8 +67,9 @@ function parseTypeExpr(expr: string): ParsedTypeExpr {
 export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const { raw, file } = loaded;
   const diagnostics: Diagnostic[] = [];
-  const report = (code: DiagnosticCode, path: readonly PathSegment[], subject: string, message: string, which: "key" | "value" = "value") =>
+  const report: Report = (code, path, subject, message, which = "value") => {
     diagnostics.push({ code, file, position: loaded.locate(path, which), subject, message });
+  };
   const nextLock: FieldNumberLock = structuredClone(lock);
 
   const acronyms = new Set(raw.api.acronyms ?? DEFAULT_ACRONYMS);
@@ -78,7 +80,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const protoDirectory = protoPackage.replace(/\./g, "/");
   const typesFile = `${protoDirectory}/types.proto`;
   const serviceFile = (surface: "admin" | "user") => `${protoDirectory}/${surface}_service.proto`;
-  const serviceName = (surface: string) => `${pascalCase(surface, acronyms)}Service`;
+  const serviceName = (surface: string) => serviceNameOf(surface, acronyms);
 
   // ---- enums ----
   const enumValueOwners = new Map<string, string>();
@@ -298,8 +300,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   for (const [name, rawOp] of Object.entries(raw.operations)) {
     const subject = `operation '${name}'`;
     const opPath = ["operations", name];
-    const pascalName = pascalCase(name, acronyms);
-    const camelName = camelCase(name, acronyms);
+    const { pascalName, camelName, title } = operationNames(name, acronyms);
     const auth = rawOp.auth as AuthLevel;
     const destructive = rawOp.destructive ?? false;
     const protocols = PROTOCOLS.filter((p) => rawOp.protocols[p] !== undefined);
@@ -311,31 +312,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     if (destructive && rawOp.kind === "read") {
       report("destructive-read", [...opPath, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
     }
-    if (rawOp.route !== undefined && rawOp.protocols.rest === undefined) {
-      report("route-without-rest", [...opPath, "route"], subject,
-        `declares a REST route but is not carried over rest (protocols: ${protocols.join(", ")}); add rest to protocols or remove route`, "key");
-    }
-    for (const protocol of protocols) {
-      const since = rawOp.protocols[protocol]!;
-      if (semver.valid(since) && semver.valid(apiVersion) && semver.gt(since, apiVersion)) {
-        report("version-ahead", [...opPath, "protocols", protocol], subject,
-          `minimum version ${since} on ${protocol} is newer than api.version ${apiVersion}; raise api.version or lower the minimum`);
-      }
-    }
-    if (rawOp.surface === "oauth") {
-      const others = protocols.filter((p) => p !== "rest");
-      if (others.length > 0) {
-        report("token-route-protocol", [...opPath, "protocols"], subject, `a token route is always REST; remove ${others.join(", ")} from protocols`);
-      }
-      if (rawOp.route?.path === undefined) {
-        report("token-route-path", opPath, subject, "a token route needs route.path (such as /oauth/token)", "key");
-      }
-    }
-    const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
-    if (!allowedAuth.includes(auth)) {
-      report("auth-not-allowed", [...opPath, "auth"], subject,
-        `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
-    }
+    checkRouteDeclaration(rawOp, protocols, opPath, subject, report);
+    checkMinimumVersions(rawOp, protocols, apiVersion, opPath, subject, report);
+    checkAuth(rawOp, opPath, subject, report);
     if (rawOp.deprecated !== undefined && rawOp.deprecated.trim() === "") {
       report("deprecated-without-reason", [...opPath, "deprecated"], subject, "deprecated needs a reason");
     }
@@ -406,7 +385,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       name,
       pascalName,
       camelName,
-      title: sentenceCase(name, acronyms),
+      title,
       surface: rawOp.surface,
       group: rawOp.group,
       description: rawOp.description,
@@ -418,7 +397,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       errorCodes: errorCodesOf(auth, rawOp.errors ?? []),
       setsCookies: rawOp.sets_cookies ?? [],
       pagination,
-      ...(pagination.style === "none" ? {} : { iteratorName: `iterate${pascalName}` }),
+      ...(pagination.style === "none" ? {} : { iteratorName: iteratorName(pascalName) }),
       exactlyOneOf,
       atLeastOneOf,
       protocols,
@@ -437,25 +416,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         op.graphql.argument = { name: "params", required: input.fields.some((f) => f.required) };
       }
     }
-    if (rawOp.protocols.rest !== undefined) {
-      const method = rawOp.route?.method ?? "POST";
-      const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `/v1/admin/${name}` : `/v1/${name}`);
-      op.rest = { since: rawOp.protocols.rest, method, path, body: rawOp.route?.body ?? "json" };
-      const routeKey = `${method} ${path}`;
-      const taken = routes.get(routeKey);
-      if (taken !== undefined) {
-        report("duplicate-route", [...opPath, "route"], subject, `REST route ${routeKey} is already used by operation '${taken}'`, "key");
-      }
-      routes.set(routeKey, name);
-      if (method === "GET") {
-        for (const field of input.fields) {
-          if (field.type.kind === "message" || field.list || (field.type.kind === "scalar" && ["map", "json"].includes(field.type.scalar))) {
-            report("get-field-not-in-query", [...opPath, "input", field.name], subject,
-              `a GET route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
-          }
-        }
-      }
-    }
+    if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, routes, opPath, subject, report);
     if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
       const service = serviceName(rawOp.surface);
       op.grpc = {
@@ -581,12 +542,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       report("unknown-field", ["api", "packages", "go", "field_names", field], "api", `Go name given for field '${field}', which no message has${didYouMean(field, fieldNamesInUse)}`, "key");
     }
   }
-  (raw.api.breaking_changes_accepted ?? []).forEach((entry, index) => {
-    if (entry.version !== undefined && semver.valid(entry.version) && semver.valid(apiVersion) && semver.gt(entry.version, apiVersion)) {
-      report("version-ahead", ["api", "breaking_changes_accepted", index, "version"], "api",
-        `breaking change '${entry.change}' is accepted for version ${entry.version}, newer than api.version ${apiVersion}; raise api.version or correct the acceptance's version`);
-    }
-  });
+  checkAcceptedVersions(raw.api, report);
 
   if (diagnostics.length > 0) throw new ManifestError(diagnostics);
 
@@ -645,175 +601,4 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     ),
     lock: nextLock,
   };
-}
-
-function resolvePagination(
-  rawOp: RawOperation,
-  input: IrMessage,
-  output: IrMessage,
-  sharedByName: ReadonlyMap<string, IrMessage>,
-  fail: (message: string) => void,
-): Pagination {
-  const style = rawOp.pagination ?? "none";
-  if (style === "none") return { style };
-  if (rawOp.kind !== "read") {
-    fail("pagination applies to read operations only");
-    return { style: "none" };
-  }
-  const lists = output.fields.filter((f) => f.list);
-  if (lists.length !== 1) {
-    fail(`pagination: ${style} needs exactly one list field in the output to hold the items (found ${lists.length})`);
-    return { style: "none" };
-  }
-  const itemsField = lists[0]!.name;
-  const has = (message: IrMessage, field: string) => message.fields.some((f) => f.name === field);
-  if (style === "page") {
-    if (!has(input, "pagination")) fail("pagination: page needs an input field 'pagination: PaginationInput'");
-    else if (!has(output, "pagination")) fail("pagination: page needs an output field 'pagination: Pagination!'");
-    // An iterator asks for pages no larger than the server takes.
-    const request = input.fields.find((f) => f.name === "pagination");
-    const requestMessage = request?.type.kind === "message" ? sharedByName.get(request.type.name) : undefined;
-    const maxPageSize = requestMessage?.fields.find((f) => f.name === "limit")?.constraints.maximum ?? null;
-    return { style, itemsField, maxPageSize };
-  }
-  if (!has(input, "continuation_token") || !has(output, "continuation_token")) {
-    fail("pagination: token needs a 'continuation_token' field in both input and output");
-  }
-  return { style, itemsField };
-}
-
-export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
-const GO_KEYWORDS = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"]);
-
-const majorVersion = (version: string) => Number(/^(\d+)/.exec(version)?.[1] ?? 0);
-
-/** The Go module path of `module` at `version`: from major version 2 on it ends in /v<major> (Go's semantic import versioning). */
-function goModulePath(module: string, version: string): string {
-  const major = majorVersion(version);
-  if (major < 2 || module.endsWith(`/v${major}`)) return module;
-  return `${module}/v${major}`;
-}
-
-/** Names and metadata of the published artifacts: the manifest's, or defaults derived from api.name. */
-function resolvePackages(
-  api: RawManifest["api"],
-  fail: (path: PathSegment[], message: string) => void,
-): Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "mcpEnvPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go"> {
-  const { name } = api;
-  const packages = api.packages ?? {};
-  if (api.license !== undefined) {
-    try {
-      parseSpdx(api.license);
-    } catch {
-      fail(["license"], `'${api.license}' is not an SPDX license expression, such as Apache-2.0, MIT or (MIT OR Apache-2.0)`);
-    }
-  }
-  const python = { distribution: packages.python?.distribution ?? `${name}-sdk`, module: packages.python?.module ?? `${name.replace(/-/g, "_")}_sdk` };
-  if (PYTHON_KEYWORDS.has(python.module)) fail(["packages", "python", "module"], `'${python.module}' is a Python keyword and cannot be imported; choose another module name`);
-  const goModule = packages.go?.module ?? `example.com/${name}-go`;
-  const go = { module: goModule, package: packages.go?.package ?? name.replace(/-/g, ""), modulePath: goModulePath(goModule, api.version), fieldNames: packages.go?.field_names ?? {} };
-  if (GO_KEYWORDS.has(go.package)) fail(["packages", "go", "package"], `'${go.package}' is a Go keyword; choose another package name`);
-  const suffix = /\/v(\d+)$/.exec(goModule);
-  if (suffix && Number(suffix[1]) >= 2 && Number(suffix[1]) !== majorVersion(api.version)) {
-    fail(["packages", "go", "module"], `'${goModule}' ends in /v${suffix[1]}, but version ${api.version} is major version ${majorVersion(api.version)}; Go needs the suffix to match the major version`);
-  }
-  const metadata: PackageMetadata = { description: api.description ?? api.title, keywords: api.keywords ?? [] };
-  if (api.license !== undefined) metadata.license = api.license;
-  if (api.repository !== undefined) metadata.repository = api.repository;
-  if (api.homepage !== undefined) metadata.homepage = api.homepage;
-  const sdkPackage = packages.npm?.sdk ?? `${name}-sdk`;
-  const serverPackage = packages.npm?.server ?? `${name}-server`;
-  const scope = /^(@[^/]+)\//.exec(sdkPackage)?.[1];
-  const mcpPackage = packages.npm?.mcp ?? (scope ? `${scope}/mcp` : `${name}-mcp`);
-  // npm pack names a tarball after the package, its scope folded in: @scope/sdk -> scope-sdk-<version>.tgz.
-  const tarball = (npmName: string) => `${npmName.replace(/^@/, "").replace("/", "-")}-${api.version}.tgz`;
-  return {
-    sdkPackage,
-    serverPackage,
-    mcpPackage,
-    mcpEnvPrefix: name.toUpperCase().replace(/[^A-Z0-9]+/g, "_"),
-    sdkTarball: tarball(sdkPackage),
-    mcpTarball: tarball(mcpPackage),
-    serverTarball: tarball(serverPackage),
-    metadata,
-    python,
-    go,
-  };
-}
-
-type RawFieldSpec = Exclude<RawField, string>;
-
-/**
- * The field's rules, the implied ones made explicit: a required string has at least one
- * character, a required list at least one item, an integer stays in the range its type carries.
- * Rules that do not fit the field's type are reported.
- */
-function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, fail: (key: string, message: string) => void): FieldConstraints {
-  const constraints: FieldConstraints = {};
-  const scalar = field.type.kind === "scalar" ? field.type.scalar : undefined;
-  const isString = scalar === "string";
-  const isNumber = scalar === "int32" || scalar === "int64" || scalar === "float64";
-  const only = (key: keyof RawFieldSpec, applies: boolean, what: string) => {
-    if (spec[key] === undefined) return false;
-    if (!applies) fail(key, `${key} applies to ${what} only`);
-    return applies;
-  };
-  const pair = (minKey: keyof RawFieldSpec, maxKey: keyof RawFieldSpec, min: number | undefined, max: number | undefined) => {
-    if (min !== undefined && max !== undefined && min > max) fail(maxKey, `${maxKey} ${max} is less than ${minKey} ${min}`);
-  };
-
-  if (only("min_length", isString, "string fields")) constraints.minLength = spec.min_length!;
-  if (only("max_length", isString, "string fields")) constraints.maxLength = spec.max_length!;
-  if (isString && field.required && !field.list && !(constraints.minLength! >= 1)) constraints.minLength = 1;
-  pair("min_length", "max_length", constraints.minLength, constraints.maxLength);
-
-  if (only("minimum", isNumber, "number fields")) constraints.minimum = spec.minimum!;
-  if (only("maximum", isNumber, "number fields")) constraints.maximum = spec.maximum!;
-  if (scalar === "int32" || scalar === "int64") {
-    const range = INTEGER_RANGES[scalar];
-    for (const [key, bound] of [["minimum", range.minimum], ["maximum", range.maximum]] as const) {
-      const declared = constraints[key];
-      if (declared !== undefined && (!Number.isInteger(declared) || declared < range.minimum || declared > range.maximum)) {
-        fail(key, `${key} ${declared} is not an ${scalar} value (${range.minimum} to ${range.maximum})`);
-      }
-      constraints[key] ??= bound;
-    }
-  }
-  pair("minimum", "maximum", constraints.minimum, constraints.maximum);
-
-  if (only("min_items", field.list, "list fields")) constraints.minItems = spec.min_items!;
-  if (only("max_items", field.list, "list fields")) constraints.maxItems = spec.max_items!;
-  if (field.list && field.required && !(constraints.minItems! >= 1)) constraints.minItems = 1;
-  pair("min_items", "max_items", constraints.minItems, constraints.maxItems);
-
-  if (spec.default !== undefined) {
-    const expected = isString || field.type.kind === "enum" ? "string" : scalar === "bool" ? "boolean" : isNumber ? "number" : undefined;
-    if (field.list || expected === undefined) fail("default", "a default applies to a single string, bool, number or enum field");
-    else if (field.required) fail("default", "a required field cannot have a default; make it optional");
-    else if (typeof spec.default !== expected) fail("default", `the default must be a ${expected}`);
-    else constraints.default = spec.default;
-  }
-  if (spec.required_if !== undefined) {
-    if (field.required) fail("required_if", "the field is always required; make it optional or drop required_if");
-    else constraints.requiredIf = spec.required_if.equals === undefined ? { field: spec.required_if.field } : { field: spec.required_if.field, equals: spec.required_if.equals };
-  }
-  if (spec.same_as !== undefined) constraints.sameAs = spec.same_as;
-  if (only("empty_means_unset", isString && !field.list, "single string fields") && spec.empty_means_unset) constraints.emptyMeansUnset = true;
-  return constraints;
-}
-
-/** Codes of the auth levels, raised by the server before any implementation runs. */
-const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
-  public: [],
-  user: ["UNAUTHENTICATED"],
-  scim_token: ["UNAUTHENTICATED"],
-  // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
-  admin_secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
-  super_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
-  org_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
-};
-
-function errorCodesOf(auth: AuthLevel, declared: readonly string[]): string[] {
-  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[auth], ...declared]);
-  return ERROR_CODES.filter((code) => codes.has(code));
 }

@@ -5,7 +5,7 @@
 // hand-written runtime) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { PYTHON_KEYWORDS } from "../build-ir.js";
+import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import type { Ir } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";

@@ -1,0 +1,39 @@
+// The pagination pass: what a paginated operation's messages must hold (a page request and answer,
+// or a continuation token), the list that holds its items, and the largest page the server takes.
+import type { RawOperation } from "../load.js";
+import type { IrMessage, Pagination } from "../ir.js";
+
+export function resolvePagination(
+  rawOp: RawOperation,
+  input: IrMessage,
+  output: IrMessage,
+  sharedByName: ReadonlyMap<string, IrMessage>,
+  fail: (message: string) => void,
+): Pagination {
+  const style = rawOp.pagination ?? "none";
+  if (style === "none") return { style };
+  if (rawOp.kind !== "read") {
+    fail("pagination applies to read operations only");
+    return { style: "none" };
+  }
+  const lists = output.fields.filter((f) => f.list);
+  if (lists.length !== 1) {
+    fail(`pagination: ${style} needs exactly one list field in the output to hold the items (found ${lists.length})`);
+    return { style: "none" };
+  }
+  const itemsField = lists[0]!.name;
+  const has = (message: IrMessage, field: string) => message.fields.some((f) => f.name === field);
+  if (style === "page") {
+    if (!has(input, "pagination")) fail("pagination: page needs an input field 'pagination: PaginationInput'");
+    else if (!has(output, "pagination")) fail("pagination: page needs an output field 'pagination: Pagination!'");
+    // An iterator asks for pages no larger than the server takes.
+    const request = input.fields.find((f) => f.name === "pagination");
+    const requestMessage = request?.type.kind === "message" ? sharedByName.get(request.type.name) : undefined;
+    const maxPageSize = requestMessage?.fields.find((f) => f.name === "limit")?.constraints.maximum ?? null;
+    return { style, itemsField, maxPageSize };
+  }
+  if (!has(input, "continuation_token") || !has(output, "continuation_token")) {
+    fail("pagination: token needs a 'continuation_token' field in both input and output");
+  }
+  return { style, itemsField };
+}
