@@ -186,8 +186,8 @@ func firstValue(key string, mds ...metadata.MD) string {
 
 // grpcFailure is the *APIError of a failed call: the code the server names in its metadata, else
 // the one of its gRPC status. A status the server does not name comes from the gRPC library or a
-// proxy: UNAVAILABLE is no answer, INTERNAL or UNKNOWN a stream without a readable answer (a write's may have
-// happened).
+// proxy: UNAVAILABLE, or a CANCELLED the caller did not ask for, is no answer; INTERNAL or UNKNOWN
+// a stream without a readable answer (a write's may have happened).
 func grpcFailure(ctx context.Context, op *operation, err error, header, trailer metadata.MD) *APIError {
 	if ended := contextEnded(ctx); ended != nil {
 		return contextFailure(ended, op, ProtocolGRPC, err)
