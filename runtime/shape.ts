@@ -130,7 +130,7 @@ export const ANSWER_TYPE_TEXTS = {
   list: "not a list",
 } as const;
 
-function fitsJson(schema: ApiSchema, field: FieldSpec, value: unknown, path: string): string | undefined {
+function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, path: string): string | undefined {
   switch (field.kind) {
     case "string":
     case "enum":
@@ -164,11 +164,11 @@ export function answerMismatch(schema: ApiSchema, messageName: string, value: Pl
     if (field.list) {
       if (!Array.isArray(raw)) return `${path}: ${ANSWER_TYPE_TEXTS.list}`;
       for (let i = 0; i < raw.length; i++) {
-        const mismatch = fitsJson(schema, field, raw[i], `${path}[${i}]`);
+        const mismatch = jsonTypeMismatch(schema, field, raw[i], `${path}[${i}]`);
         if (mismatch) return mismatch;
       }
     } else {
-      const mismatch = fitsJson(schema, field, raw, path);
+      const mismatch = jsonTypeMismatch(schema, field, raw, path);
       if (mismatch) return mismatch;
     }
   }
