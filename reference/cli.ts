@@ -1,7 +1,7 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
 import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
-import { redactUrl } from "./secrets.js";
+import { passwordHashCostProblem, redactUrl, type PasswordHashCost } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
 import { DatabaseError, DEFAULT_DATABASE_URL, openStorage, parseDatabaseUrl } from "./store/open.js";
@@ -33,6 +33,8 @@ export interface ServeSettings {
   shutdownGraceMs: number;
   /** Webhooks, test_endpoint and key fetches may reach loopback and private addresses (development only). */
   allowPrivateOutbound?: boolean;
+  /** scrypt cost of password hashes (default OWASP's N=2^14, r=8, p=5). */
+  passwordHashCost?: PasswordHashCost;
   /** TLS on every port: the certificate and key files (read again when they change, or on SIGHUP), and the clients' CA for mutual TLS. */
   tls?: { cert: string; key: string; clientCa?: string };
 }
@@ -43,9 +45,9 @@ export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--datab
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>]
        [--grpc-trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
-       [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]]
+       [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]] [--password-hash-cost <N>,<r>,<p>]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, GRPC_TRUST_PROXY, FORWARDED_HEADER,
-             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA (flags win)`;
+             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, PASSWORD_HASH_COST (flags win)`;
 
 const FLAGS = {
   "--admin-secret": "adminSecret",
@@ -65,7 +67,19 @@ const FLAGS = {
   "--tls-cert": "tlsCert",
   "--tls-key": "tlsKey",
   "--tls-client-ca": "tlsClientCa",
+  "--password-hash-cost": "passwordHashCost",
 } as const;
+
+/** `16384,8,5`: scrypt's N, r and p. */
+function parsePasswordHashCost(text: string | undefined, what: string): PasswordHashCost | undefined {
+  if (text === undefined) return undefined;
+  const match = /^(\d+),(\d+),(\d+)$/.exec(text);
+  if (!match) throw new UsageError(`${what} must be scrypt's <N>,<r>,<p> (such as 16384,8,5)`);
+  const cost = { N: Number(match[1]), r: Number(match[2]), p: Number(match[3]) };
+  const problem = passwordHashCostProblem(cost);
+  if (problem) throw new UsageError(`${what}: ${problem}`);
+  return cost;
+}
 
 /** `30/20`: calls a second / burst, for every operation class; `off` turns the limit off. */
 function parseRateLimit(text: string, storeDown: string | undefined, what: string): RateLimitOptions | false {
@@ -164,8 +178,10 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     if (error instanceof DatabaseError) throw new UsageError(given.databaseUrl || !env.DATABASE_URL ? error.message : error.message.replace("--database-url", "DATABASE_URL"));
     throw error;
   }
+  const passwordHashCost = parsePasswordHashCost(given.passwordHashCost ?? env.PASSWORD_HASH_COST, given.passwordHashCost ? "--password-hash-cost" : "PASSWORD_HASH_COST");
   return {
     ...(adminSecret === "" ? {} : { adminSecret }),
+    ...(passwordHashCost ? { passwordHashCost } : {}),
     databaseUrl,
     port: parsePort(given.port ?? env.PORT ?? "8080", given.port ? "--port" : "PORT"),
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
@@ -241,6 +257,7 @@ export async function serve(
     allowPrivateOutbound: settings.allowPrivateOutbound ?? false,
     issuer: `${settings.tls ? "https" : "http"}://${settings.host}:${settings.port}`,
     grpcPort: settings.grpcPort,
+    ...(settings.passwordHashCost ? { passwordHashCost: settings.passwordHashCost } : {}),
     onInternalError: (operation, error) => output.err(formatInternalError(operation, error)),
   });
   let server: ServiceServer;

@@ -4,7 +4,7 @@ import type { KeyObject } from "node:crypto";
 import type { JSONWebKeySet } from "jose";
 import { ServiceError } from "../generated/server/index.js";
 import type { Meta, PaginationInput, Pagination, TrustedIssuer } from "../generated/types.js";
-import type { RandomSource } from "./secrets.js";
+import type { PasswordHashCost, RandomSource } from "./secrets.js";
 import type { Collection, ListOptions, Storage, Where } from "./storage.js";
 
 /** The feature flags of Meta and AdminMeta. */
@@ -50,6 +50,8 @@ export interface ReferenceConfig {
    */
   codeSendLimit: number;
   codeSendWindowSeconds: number;
+  /** scrypt cost of new password hashes (and of older ones, at their next sign-in). */
+  passwordHashCost: PasswordHashCost;
   /** Started without --admin-secret: admin_signup stores the first admin's secret. */
   adminBootstrap: boolean;
   /** Roles a user may ask for at sign-up, and those given when none are asked for. */

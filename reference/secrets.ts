@@ -36,14 +36,36 @@ export function sameDigest(a: string, b: string): boolean {
 const scryptAsync = (password: BinaryLike, salt: BinaryLike, length: number, options: ScryptOptions) =>
   new Promise<Buffer>((resolve, reject) => scrypt(password, salt, length, options, (error, key) => (error ? reject(error) : resolve(key))));
 
-const SCRYPT = { N: 16384, r: 8, p: 1 } as const;
+/** scrypt's cost parameters: N (CPU and memory, a power of two), r (block size), p (parallelism). */
+export interface PasswordHashCost {
+  N: number;
+  r: number;
+  p: number;
+}
+
+/**
+ * OWASP's Password Storage Cheat Sheet scrypt setting with the least memory (N=2^14, r=8, p=5:
+ * 16 MiB, about 180 ms a hash on one core here); its equivalents with more memory cost more time.
+ */
+export const DEFAULT_PASSWORD_HASH_COST: PasswordHashCost = Object.freeze({ N: 2 ** 14, r: 8, p: 5 });
 const SCRYPT_KEY_LENGTH = 32;
 
-/** `scrypt$N$r$p$salt$hash`, so the parameters can change without breaking stored hashes. */
-export async function hashPassword(password: string): Promise<string> {
+/** Why a cost cannot be used, or undefined when it can. */
+export function passwordHashCostProblem({ N, r, p }: PasswordHashCost): string | undefined {
+  if (!Number.isInteger(N) || N < 2 || (N & (N - 1)) !== 0) return `N must be a power of two of at least 2, not ${N}`;
+  if (!Number.isInteger(r) || r < 1 || !Number.isInteger(p) || p < 1) return `r and p must be whole numbers of at least 1, not r=${r}, p=${p}`;
+  if (128 * N * r > 2 ** 30) return `128 * N * r must stay within 1 GiB, not ${128 * N * r} bytes`;
+  return undefined;
+}
+
+// Node refuses scrypt above 32 MiB unless told more: room for the N*r table and the p blocks.
+const scryptOptions = ({ N, r, p }: PasswordHashCost): ScryptOptions => ({ N, r, p, maxmem: 129 * N * r + 128 * r * p + 2 ** 20 });
+
+/** `scrypt$N$r$p$salt$hash`, so the cost can change without breaking stored hashes. */
+export async function hashPassword(password: string, cost: PasswordHashCost = DEFAULT_PASSWORD_HASH_COST): Promise<string> {
   const salt = randomBytes(16);
-  const key = await scryptAsync(password, salt, SCRYPT_KEY_LENGTH, SCRYPT);
-  return ["scrypt", SCRYPT.N, SCRYPT.r, SCRYPT.p, salt.toString("base64url"), key.toString("base64url")].join("$");
+  const key = await scryptAsync(password, salt, SCRYPT_KEY_LENGTH, scryptOptions(cost));
+  return ["scrypt", cost.N, cost.r, cost.p, salt.toString("base64url"), key.toString("base64url")].join("$");
 }
 
 export async function verifyPassword(password: string, stored: string | null): Promise<boolean> {
@@ -51,8 +73,14 @@ export async function verifyPassword(password: string, stored: string | null): P
   const [scheme, n, r, p, salt, hash] = stored.split("$");
   if (scheme !== "scrypt" || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64url");
-  const key = await scryptAsync(password, Buffer.from(salt, "base64url"), expected.length, { N: Number(n), r: Number(r), p: Number(p) });
+  const key = await scryptAsync(password, Buffer.from(salt, "base64url"), expected.length, scryptOptions({ N: Number(n), r: Number(r), p: Number(p) }));
   return timingSafeEqual(key, expected);
+}
+
+/** A stored hash made at another cost than `cost`: made again at the next sign-in that proves the password. */
+export function hashCostDiffers(stored: string, cost: PasswordHashCost): boolean {
+  const [, n, r, p] = stored.split("$");
+  return Number(n) !== cost.N || Number(r) !== cost.r || Number(p) !== cost.p;
 }
 
 /** A URL (a database's, Redis's) as it may be printed: without its password, even when it does not parse. */

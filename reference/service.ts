@@ -28,7 +28,7 @@ import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
-import { sha256, verifyPassword, type RandomSource } from "./secrets.js";
+import { DEFAULT_PASSWORD_HASH_COST, passwordHashCostProblem, sha256, verifyPassword, type PasswordHashCost, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
@@ -81,6 +81,12 @@ export interface ReferenceServiceOptions {
    */
   codeSendLimit?: number;
   codeSendWindowSeconds?: number;
+  /**
+   * scrypt cost of password and stored admin secret hashes (default DEFAULT_PASSWORD_HASH_COST,
+   * OWASP's N=2^14, r=8, p=5). Hashes made at another cost still verify, and a password's is made
+   * again at this cost at its next sign-in. Lower it only for tests.
+   */
+  passwordHashCost?: PasswordHashCost;
   /** Base URL of the service, the `iss` of its tokens (default http://127.0.0.1:8080). */
   issuer?: string;
   /** The JWT signing key (default: an EC P-256 key generated at start, ES256). */
@@ -251,6 +257,13 @@ function adminSecretBootstrap(core: Core): AdminBootstrap {
   };
 }
 
+function passwordHashCostOf(cost: PasswordHashCost | undefined): PasswordHashCost {
+  if (!cost) return DEFAULT_PASSWORD_HASH_COST;
+  const problem = passwordHashCostProblem(cost);
+  if (problem) throw new RangeError(`passwordHashCost: ${problem}`);
+  return cost;
+}
+
 export function createReferenceService(options: ReferenceServiceOptions = {}): ReferenceService {
   const outbox: OutgoingMessage[] = [];
   const config: ReferenceConfig = {
@@ -268,6 +281,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     otpSeconds: 10 * 60,
     codeSendLimit: options.codeSendLimit ?? DEFAULT_CODE_SEND_LIMIT,
     codeSendWindowSeconds: options.codeSendWindowSeconds ?? DEFAULT_CODE_SEND_WINDOW_SECONDS,
+    passwordHashCost: passwordHashCostOf(options.passwordHashCost),
     adminBootstrap: options.bootstrapAdmin ?? false,
     allowedRoles: options.allowedRoles ?? ["user"],
     defaultRoles: options.defaultRoles ?? ["user"],

@@ -17,7 +17,7 @@ import {
 import { applyChanges, invalid, nowSeconds, refused, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { notify } from "../events.js";
-import { hashPassword, randomOtp, sha256, sameDigest, verifyPassword } from "../secrets.js";
+import { hashCostDiffers, hashPassword, randomOtp, sha256, sameDigest, verifyPassword } from "../secrets.js";
 import { grantedRoles, USER_SESSION_COOKIE } from "../sessions.js";
 import type { OtpPurpose, UserRecord, VerificationPurpose } from "../storage.js";
 import type { ServiceClaims } from "../tokens.js";
@@ -152,6 +152,15 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
   // Unknown users are checked against this hash too, so timing does not tell which emails exist.
   let decoyHash: Promise<string> | undefined;
 
+  /** A password proven right but stored at another cost is stored again at the configured one. */
+  async function rehashIfCostChanged(user: UserRecord, password: string): Promise<void> {
+    if (!user.password_hash || !hashCostDiffers(user.password_hash, config.passwordHashCost)) return;
+    const passwordHash = await hashPassword(password, config.passwordHashCost);
+    const current = await storage.users.get(user.id);
+    // Unless the password changed meanwhile: then the newer hash stays.
+    if (current && current.password_hash === user.password_hash) await storage.users.put({ ...current, password_hash: passwordHash });
+  }
+
   /** The verified claims of the bearer token the runtime accepted for this call. */
   async function currentClaims(context: CallContext): Promise<ServiceClaims> {
     const header = context.headers["authorization"] ?? "";
@@ -182,7 +191,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       const roles = input.roles && input.roles.length > 0 ? [...new Set(input.roles)] : [...config.defaultRoles];
       const notAllowed = roles.filter((role) => !config.allowedRoles.includes(role));
       if (notAllowed.length > 0) throw invalid("roles", `not allowed at sign-up: ${notAllowed.join(", ")}`);
-      const passwordHash = await hashPassword(input.password);
+      const passwordHash = await hashPassword(input.password, config.passwordHashCost);
       // Checked after the slow hash, right before the write, so two sign-ups cannot both pass.
       if (input.email) await assertEmailFree(core, input.email);
       if (input.phone_number) await assertPhoneFree(core, input.phone_number);
@@ -218,13 +227,14 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       const guessKey = `password:${input.email ? normalizeEmail(input.email) : input.phone_number!}`;
       await assertGuessesLeft(core, guessKey);
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
-      const passwordOk = user?.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy")));
+      const passwordOk = user?.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy", config.passwordHashCost)));
       if (!user || !passwordOk) {
         await countWrongGuess(core, guessKey);
         throw new ServiceError("UNAUTHENTICATED", BAD_CREDENTIALS);
       }
       await core.storage.guessCounters.delete(guessKey);
       assertNotRevoked(user);
+      await rehashIfCostChanged(user, input.password);
       if (input.email && features.is_email_verification_enabled && !user.email_verified) throw refused("the email address is not verified yet");
       grantedRoles(user, input.roles);
       if (features.is_multi_factor_auth_enabled && user.is_multi_factor_auth_enabled) {
@@ -290,7 +300,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       if (input.new_password || input.confirm_new_password) {
         if (user.password_hash && !(await verifyPassword(input.old_password ?? "", user.password_hash))) throw invalid("old_password", "does not match the current password");
         checkPasswordStrength(core, input.new_password!, "new_password");
-        next.password_hash = await hashPassword(input.new_password!);
+        next.password_hash = await hashPassword(input.new_password!, config.passwordHashCost);
         next.signup_methods = withSignupMethod(next, "basic_auth");
         // Other sessions may have been opened with the old password.
         const current = await currentClaims(context);
@@ -391,7 +401,7 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
         user.phone_number_verified = true;
       }
       assertNotRevoked(user);
-      user.password_hash = await hashPassword(input.password);
+      user.password_hash = await hashPassword(input.password, config.passwordHashCost);
       user.signup_methods = withSignupMethod(user, "basic_auth");
       user.updated_at = nowSeconds(core);
       await storage.users.put(user);

@@ -162,8 +162,8 @@ export class ScimProvisioning {
     const { userName, externalId, active, password, attributes } = splitUser(input);
     const email = emailOf(userName, attributes);
     if (password !== undefined) checkPasswordStrength(core, password);
-    // Hashed before the transaction: scrypt's 50 ms would hold the database's write lock.
-    const passwordHash = password !== undefined ? await hashPassword(password) : null;
+    // Hashed before the transaction: scrypt's ~180 ms would hold the database's write lock.
+    const passwordHash = password !== undefined ? await hashPassword(password, this.deps.core.config.passwordHashCost) : null;
     const { record, user, created } = await storage.transaction(async () => {
       let user = email ? await userByEmail(core, email) : undefined;
       const created = !user;
@@ -216,7 +216,7 @@ export class ScimProvisioning {
     const { storage } = core;
     const { userName, externalId, active, password, attributes } = splitUser(input);
     if (password !== undefined) checkPasswordStrength(core, password);
-    const passwordHash = password !== undefined ? await hashPassword(password) : undefined;
+    const passwordHash = password !== undefined ? await hashPassword(password, this.deps.core.config.passwordHashCost) : undefined;
     const record = await storage.transaction(async () => {
       const current = await storage.scimUsers.get(scimUserKey(scope.orgId, id));
       const user = current && (await storage.users.get(id));

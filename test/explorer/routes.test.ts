@@ -14,6 +14,7 @@ import { schema } from "../../generated/schema.js";
 import { createReferenceService } from "../../reference/service.js";
 import { EXPLORER_PACKAGES, resolveExplorerPackages } from "../../runtime/server/explorer-packages.js";
 import { REPO_ROOT } from "../helpers/project.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "explorer-admin-secret";
 const HTML = { accept: "text/html,application/xhtml+xml" };
@@ -39,7 +40,7 @@ function get(base: string, path: string, headers: Record<string, string> = {}, m
 }
 
 async function start(explorer?: boolean): Promise<{ server: ServiceServer; base: string }> {
-  const service = createReferenceService();
+  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   const server = createServer(service.implementation, { ...service.serverOptions, adminSecret: SECRET, port: 0, grpcPort: 0, ...(explorer === undefined ? {} : { explorer }) });
   const { httpUrl } = await server.listen();
   return { server, base: httpUrl };

@@ -14,6 +14,7 @@ import { createReferenceService } from "../../reference/service.js";
 import { goBinary, goToolchain } from "../../scripts/go-env.mjs";
 import { packGo } from "../../scripts/pack-go.mjs";
 import { REPO_ROOT, timed } from "../helpers/project.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const exec = promisify(execFile);
 const ADMIN_SECRET = "module-secret";
@@ -125,7 +126,7 @@ beforeAll(async () => {
     `module example.com/consumer\n\ngo 1.23.0\n\nrequire ${packed.path} ${packed.version}\n\nreplace ${packed.path} => ../module\n`,
   );
   writeFileSync(join(consumer, "main.go"), CONSUMER);
-  const reference = createReferenceService();
+  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
   addresses = await server.listen();
 }, 300_000);

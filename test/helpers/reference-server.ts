@@ -9,6 +9,7 @@ import { schema } from "../../generated/schema.js";
 import type { WebhookRequest } from "../../reference/core.js";
 import { createReferenceService, type ReferenceService, type ReferenceServiceOptions } from "../../reference/service.js";
 import { testStorage } from "./test-storage.js";
+import { TEST_PASSWORD_HASH_COST } from "./password-hash-cost.js";
 
 export const ADMIN_SECRET = "matrix-admin-secret";
 /** 2030-01-01T00:00:00Z: every world starts here. */
@@ -82,6 +83,7 @@ export function createWorld(keys: TestKeys, seed: string, options: ReferenceServ
   const webhookRequests: WebhookRequest[] = [];
   const internalErrors: World["internalErrors"] = [];
   const service = createReferenceService({
+    passwordHashCost: TEST_PASSWORD_HASH_COST,
     clock: () => now,
     ids: () => `id-${++ids}`,
     random: seededRandom(seed),

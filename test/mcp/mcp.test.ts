@@ -16,6 +16,7 @@ import { createReferenceService } from "../../reference/service.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { REPO_ROOT } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "mcp-test-admin-secret";
 const ADMIN_HEADER = schema.adminSecretHeader;
@@ -29,7 +30,7 @@ interface Running {
 
 async function serve(options: Partial<ServerOptions> = {}): Promise<Running> {
   const logs: LogEntry[] = [];
-  const service = createReferenceService({ storage: testStorage() });
+  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage() });
   const server: ServiceServer = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, logger: (entry) => logs.push(entry), ...service.serverOptions, ...options });
   const base = (await server.listen()).httpUrl;
   service.setAddresses({ issuer: base });

@@ -14,6 +14,7 @@ import { createServer, type ServiceServer } from "../../generated/server/index.j
 import { loadIr } from "../../generators/generate.js";
 import { createReferenceService } from "../../reference/service.js";
 import { REPO_ROOT, timed } from "../helpers/project.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const run = promisify(execFile);
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
@@ -208,7 +209,7 @@ beforeAll(async () => {
   );
   await timed(timings, `tsc ${NEWEST_TYPESCRIPT}`, () => run(join(newest, "node_modules", ".bin", "tsc"), ["-p", consumerDir, "--noEmit"], { cwd: consumerDir }));
 
-  const reference = createReferenceService();
+  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
   referenceAddresses = await referenceServer.listen();
 }, 240_000);

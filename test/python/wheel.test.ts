@@ -13,6 +13,7 @@ import { createReferenceService } from "../../reference/service.js";
 import { packPython } from "../../scripts/pack-python.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { REPO_ROOT, timed } from "../helpers/project.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const run = promisify(execFile);
 const ADMIN_SECRET = "wheel-secret";
@@ -84,7 +85,7 @@ beforeAll(async () => {
   python = (await ensurePythonEnv()).python;
   const built = await timed(timings, "pack", () => packPython({ outDir: join(workDir, "dist") }));
   wheel = built.find((artifact) => artifact.kind === "wheel")!.path;
-  const reference = createReferenceService();
+  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
   addresses = await server.listen();
 }, 300_000);

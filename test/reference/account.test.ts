@@ -10,6 +10,8 @@ import { GRANT_TOKEN_EXCHANGE, TOKEN_TYPE_ACCESS } from "../../reference/ops/oau
 import { USER_SESSION_COOKIE } from "../../reference/sessions.js";
 import { createServer } from "../../generated/server/index.js";
 import { createReferenceService, DEFAULT_CODE_SEND_LIMIT, DEFAULT_CODE_SEND_WINDOW_SECONDS } from "../../reference/service.js";
+import { DEFAULT_PASSWORD_HASH_COST } from "../../reference/secrets.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 import { testStorage } from "../helpers/test-storage.js";
 import { ADMIN_SECRET, createHarness, expectCode, signUp, type Harness } from "./context.js";
 
@@ -17,6 +19,28 @@ const anonymous: { principal: Principal } = { principal: { kind: "anonymous" } }
 const lastSecret = (h: Harness, purpose?: string) => [...h.service.state.outbox].reverse().find((m) => !purpose || m.purpose === purpose)!.secret;
 
 describe("sign-up and sign-in", () => {
+  it("hashes at OWASP's scrypt cost by default, and again at the configured cost at the first sign-in that proves the password", async () => {
+    expect(DEFAULT_PASSWORD_HASH_COST).toEqual({ N: 16384, r: 8, p: 5 });
+    expect(createReferenceService({ storage: testStorage() }).state.config.passwordHashCost).toEqual(DEFAULT_PASSWORD_HASH_COST);
+    const storage = testStorage();
+    const older = createHarness({ storage, passwordHashCost: { N: 512, r: 8, p: 1 } });
+    const user = (await older.call("signup", { email: "alice@example.com", password: "correct-horse-1", confirm_password: "correct-horse-1" }, anonymous)).user!;
+    const storedHash = async () => (await storage.users.get(user.id))!.password_hash;
+    expect(await storedHash()).toMatch(/^scrypt\$512\$8\$1\$/);
+
+    const current = createHarness({ storage });
+    await expectCode(current.call("login", { email: "alice@example.com", password: "wrong-horse-12" }, anonymous), "UNAUTHENTICATED");
+    expect(await storedHash()).toMatch(/^scrypt\$512\$8\$1\$/);
+    await current.call("login", { email: "alice@example.com", password: "correct-horse-1" }, anonymous);
+    expect(await storedHash()).toMatch(/^scrypt\$1024\$8\$1\$/);
+    expect((await current.call("login", { email: "alice@example.com", password: "correct-horse-1" }, anonymous)).user?.id).toBe(user.id);
+  });
+
+  it("refuses a scrypt cost it cannot use, naming the option", () => {
+    expect(() => createReferenceService({ passwordHashCost: { N: 1000, r: 8, p: 1 } })).toThrow("passwordHashCost: N must be a power of two of at least 2, not 1000");
+    expect(() => createReferenceService({ passwordHashCost: { N: 1024, r: 0, p: 1 } })).toThrow("passwordHashCost: r and p must be whole numbers of at least 1, not r=0, p=1");
+  });
+
   it("signs up with a hashed password and answers tokens, a session cookie and the user", async () => {
     const h = createHarness();
     const answer = await h.call("signup", { email: "Alice@Example.com", given_name: "Alice", password: "correct-horse-1", confirm_password: "correct-horse-1" }, anonymous);
@@ -27,7 +51,7 @@ describe("sign-up and sign-in", () => {
     expect(h.cookiesSet.at(-1)?.name).toBe(USER_SESSION_COOKIE);
 
     const stored = (await h.service.state.storage.users.get(answer.user!.id))!;
-    expect(stored.password_hash).toMatch(/^scrypt\$16384\$8\$1\$/);
+    expect(stored.password_hash).toMatch(/^scrypt\$1024\$8\$1\$/);
     expect(JSON.stringify(stored)).not.toContain("correct-horse-1");
     expect(JSON.stringify(answer)).not.toContain("correct-horse-1");
     expect(await h.service.serverOptions.verifyUserToken(answer.access_token!)).toEqual({ userId: answer.user!.id, roles: ["user"] });
@@ -450,7 +474,7 @@ describe("PKCE: required of every client (OAuth 2.1), public or registered", () 
   });
 
   it("end to end over HTTP: a public client signs a user in with S256 at /oauth/token (a form), and a wrong verifier is invalid_grant", async () => {
-    const service = createReferenceService({ storage: testStorage() });
+    const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage() });
     const server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
     try {
       const base = (await server.listen()).httpUrl;

@@ -12,6 +12,7 @@ import { createReferenceService } from "../../reference/service.js";
 import type { Storage } from "../../reference/storage.js";
 import { openStorage } from "../../reference/store/open.js";
 import { PROTOCOLS } from "../helpers/raw-calls.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "first-admin-secret-1";
 let folder: string;
@@ -30,7 +31,7 @@ interface Running {
 
 async function start(databaseUrl: string, adminSecret?: string): Promise<Running> {
   const { storage } = await openStorage(databaseUrl);
-  const service = createReferenceService({ storage, bootstrapAdmin: adminSecret === undefined });
+  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage, bootstrapAdmin: adminSecret === undefined });
   const server = createServer(service.implementation, { adminSecret: adminSecret ?? service.adminBootstrap, port: 0, grpcPort: 0, ...service.serverOptions });
   const endpoint = await server.listen();
   return {

@@ -13,6 +13,7 @@ import type { CookieOptions, Principal } from "../../runtime/server/context.js";
 import { validateInput } from "../../runtime/validate.js";
 import { testStorage } from "../helpers/test-storage.js";
 import { normalizeMessage } from "../../runtime/shape.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 export const ADMIN_SECRET = "test-admin-secret";
 export const START_MS = Date.UTC(2030, 0, 1);
@@ -71,7 +72,7 @@ export interface Harness {
 export function createHarness(options: ReferenceServiceOptions = {}): Harness {
   let now = START_MS;
   let counter = 0;
-  const service = createReferenceService({ clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], storage: testStorage(), ...options });
+  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], storage: testStorage(), ...options });
   const store = new MemoryStore();
   const adminSessions = new AdminSessionStore(store, () => now);
   const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, store, () => now);

@@ -18,6 +18,7 @@ import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica, type Replica } from "../helpers/replica.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "database-test-secret";
 const PASSWORD = "database-password-1";
@@ -127,7 +128,7 @@ describe("the database lost while running", () => {
   it("answers UNAVAILABLE on every protocol, /readyz is not ready, and it recovers by itself", async () => {
     const url = await databaseUrl("postgres");
     const { storage } = await openStorage(url);
-    const service = createReferenceService({ storage });
+    const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage });
     const server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, dependencies: [storage], ...service.serverOptions });
     const addresses = await server.listen();
     const endpoint = { httpUrl: addresses.httpUrl, grpcEndpoint: addresses.grpcEndpoint };

@@ -14,6 +14,7 @@ import { openStorage } from "../../reference/store/open.js";
 import { ensureDebianProgram } from "../helpers/apt.js";
 import { REPO_ROOT, tempDir } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "scim-test-admin-secret";
 const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
@@ -29,7 +30,7 @@ let internalErrors: unknown[];
 
 async function start(options: Parameters<typeof createServer>[1] extends infer O ? Partial<O> : never = {}) {
   internalErrors = [];
-  service = createReferenceService({ storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) });
+  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) });
   server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions, ...options });
   base = (await server.listen()).httpUrl;
   service.setAddresses({ issuer: base });
@@ -435,7 +436,7 @@ describe("SCIM on a SQLite file", () => {
     const file = join(tempDir("scim-restart-"), "identity.sqlite");
     const serve = async () => {
       const opened = await openStorage(`sqlite:${file}`);
-      service = createReferenceService({ storage: opened.storage });
+      service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: opened.storage });
       server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
       base = (await server.listen()).httpUrl;
       service.setAddresses({ issuer: base });

@@ -15,6 +15,7 @@ import { createReferenceService } from "../../reference/service.js";
 import type { LogEntry } from "../../runtime/server/index.js";
 import { makeCertificates } from "../helpers/certs.js";
 import { REPO_ROOT } from "../helpers/project.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "smoke-admin-secret";
 
@@ -24,7 +25,7 @@ describe("the reference service behind the generated stubs", () => {
   const logs: LogEntry[] = [];
 
   beforeAll(async () => {
-    const service = createReferenceService();
+    const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
     server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, logger: (entry) => logs.push(entry), ...service.serverOptions });
     const addresses = await server.listen();
     base = addresses.httpUrl;
@@ -130,6 +131,15 @@ describe("npm run serve", () => {
     expect(() => parseServeArgs(["--shutdown-grace-ms", "soon"], env)).toThrow("--shutdown-grace-ms must be a whole number of milliseconds");
   });
 
+  it("reads the scrypt cost of password hashes, refusing one scrypt cannot use", () => {
+    const env = { SERVICE_ADMIN_SECRET: "a-long-secret" };
+    expect(parseServeArgs([], env).passwordHashCost).toBeUndefined();
+    expect(parseServeArgs(["--password-hash-cost", "32768,8,3"], env).passwordHashCost).toEqual({ N: 32768, r: 8, p: 3 });
+    expect(parseServeArgs([], { ...env, PASSWORD_HASH_COST: "131072,8,1" }).passwordHashCost).toEqual({ N: 131072, r: 8, p: 1 });
+    expect(() => parseServeArgs(["--password-hash-cost", "high"], env)).toThrow("--password-hash-cost must be scrypt's <N>,<r>,<p> (such as 16384,8,5)");
+    expect(() => parseServeArgs([], { ...env, PASSWORD_HASH_COST: "10000,8,1" })).toThrow("PASSWORD_HASH_COST: N must be a power of two of at least 2, not 10000");
+  });
+
   it("reads the TLS files from flags or the environment, a certificate and its key together", () => {
     const env = { SERVICE_ADMIN_SECRET: "a-long-secret" };
     expect(parseServeArgs(["--tls-cert", "c.pem", "--tls-key", "k.pem"], env).tls).toEqual({ cert: "c.pem", key: "k.pem" });
@@ -141,7 +151,7 @@ describe("npm run serve", () => {
 
   it("reports unexpected failures by kind and place, never by message", async () => {
     const reported: string[] = [];
-    const service = createReferenceService({ onInternalError: (operation, error) => reported.push(formatInternalError(operation, error)) });
+    const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, onInternalError: (operation, error) => reported.push(formatInternalError(operation, error)) });
     service.state.storage.webhooks.page = async () => {
       throw new TypeError("boom with an input value in it");
     };

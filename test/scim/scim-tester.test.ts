@@ -12,6 +12,7 @@ import { createReferenceService, type ReferenceService } from "../../reference/s
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { REPO_ROOT } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "scim-tester-admin-secret";
 
@@ -32,7 +33,7 @@ const internalErrors: unknown[] = [];
 beforeAll(async () => {
   const env = await ensurePythonEnv({ log: (line) => console.log(line) });
   python = join(env.venv, "bin", "python");
-  service = createReferenceService({ storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) });
+  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) });
   server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
   base = (await server.listen()).httpUrl;
   service.setAddresses({ issuer: base });

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer, type ServiceServer } from "../../generated/server/index.js";
 import { createReferenceService } from "../../reference/service.js";
 import { testStorage } from "../helpers/test-storage.js";
+import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "csrf-test-admin-secret";
 let server: ServiceServer;
@@ -13,7 +14,7 @@ let base: string;
 let cookie: string;
 
 beforeAll(async () => {
-  const service = createReferenceService({ storage: testStorage("sqlite") });
+  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage("sqlite") });
   server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
   base = (await server.listen()).httpUrl;
   const login = await fetch(`${base}/v1/admin/admin_login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ admin_secret: SECRET }) });
