@@ -13,6 +13,7 @@ import { checkAuth, errorCodesOf } from "./passes/auth.js";
 import { iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
 import { resolveConstraints } from "./passes/constraints.js";
 import { resolvePackages } from "./passes/packages.js";
+import { pickDocExamples } from "./passes/examples.js";
 import { resolvePagination } from "./passes/pagination.js";
 import type { Report } from "./passes/report.js";
 import { checkRouteDeclaration, restBinding } from "./passes/routes.js";
@@ -28,6 +29,7 @@ import {
   type IrMessage,
   type IrOperation,
   type Scalar,
+  type Surface,
   type TypeRef,
 } from "./ir.js";
 
@@ -563,6 +565,19 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     })
     .filter((s) => s.operations.length > 0);
 
+  const versionOperations: Partial<Record<Surface, string>> = Object.fromEntries(
+    (["admin", "user"] as const).flatMap((surface) => {
+      const op = operations.find(
+        (o) =>
+          o.surface === surface &&
+          o.kind === "read" &&
+          !o.input.fields.some((f) => f.required) &&
+          o.output.fields.some((f) => f.name === "version" && f.type.kind === "scalar" && f.type.scalar === "string"),
+      );
+      return op ? [[surface, op.name]] : [];
+    }),
+  );
+
   return {
     api: {
       name: raw.api.name,
@@ -587,18 +602,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     formats,
     messages,
     operations,
-    versionOperations: Object.fromEntries(
-      (["admin", "user"] as const).flatMap((surface) => {
-        const op = operations.find(
-          (o) =>
-            o.surface === surface &&
-            o.kind === "read" &&
-            !o.input.fields.some((f) => f.required) &&
-            o.output.fields.some((f) => f.name === "version" && f.type.kind === "scalar" && f.type.scalar === "string"),
-        );
-        return op ? [[surface, op.name]] : [];
-      }),
-    ),
+    versionOperations,
+    docExamples: pickDocExamples(operations, versionOperations.admin),
     lock: nextLock,
   };
 }

@@ -224,6 +224,18 @@ export interface IrService {
   operations: string[];
 }
 
+/** Operations of the admin surface that SDK docs show, by name; absent when the API has none of the kind. */
+export interface DocExamples {
+  /** A read without required input: the first call shown. */
+  read?: string;
+  /** A paginated read: its iterator walks every page. */
+  list?: string;
+  /** A read that answers NOT_FOUND for an unknown value of its one required string field. */
+  lookup?: { operation: string; field: string };
+  /** An operation a protocol does not carry: a call over `protocol` is refused before sending. */
+  notCarried?: { operation: string; protocol: Protocol; protocols: Protocol[] };
+}
+
 export interface Ir {
   api: {
     name: string;
@@ -282,6 +294,8 @@ export interface Ir {
   operations: IrOperation[];
   /** Per surface, the read that answers the server `version` (clients ask it to check minimum versions). */
   versionOperations: Partial<Record<Surface, string>>;
+  /** The operations the SDK docs show in their examples (passes/examples.ts). */
+  docExamples: DocExamples;
   /** The lock as it must be after this run (new numbers appended). */
   lock: FieldNumberLock;
 }

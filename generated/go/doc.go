@@ -11,7 +11,7 @@
 //		return err
 //	}
 //	defer admin.Close()
-//	meta, err := admin.AdminMeta(ctx, &identity.AdminMetaInput{})
+//	adminMeta, err := admin.AdminMeta(ctx, &identity.AdminMetaInput{})
 //	for user, err := range admin.AllUsers(ctx, &identity.UsersInput{}) { // every page
 //		...
 //	}

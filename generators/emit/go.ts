@@ -9,7 +9,7 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../diagnostics.js";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
+import { CLIENT_OF_SURFACE, messageWords, notCarriedText, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -310,6 +310,52 @@ function clientViews(facts: SdkFacts, names: Names) {
   });
 }
 
+/** Go's keywords and the names the examples declare themselves: an example variable takes none of them. */
+const EXAMPLE_TAKEN = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var", "admin", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
+
+/** The manifest's own operations in the README and package doc examples (passes/examples.ts), in Go's names. */
+function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly ReturnType<typeof structView>[], clients: ReturnType<typeof clientViews>) {
+  const { read, list, lookup, notCarried } = ir.docExamples;
+  const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
+  const message = (name: string) => facts.messages.find((m) => m.name === name)!;
+  const struct = (messageName: string) => structs.find((s) => s.name === names.struct.get(messageName))!;
+  const fieldName = (messageName: string, wire: string) => struct(messageName).fields.find((f) => f.tag.split(",")[0] === wire)!.name;
+  const variable = (typeName: string, fallback: string) => {
+    const name = typeName.replace(/^[A-Z]+(?=[A-Z][a-z])|^[A-Z]+$|^[A-Z]/, (head) => head.toLowerCase());
+    return EXAMPLE_TAKEN.has(name) ? fallback : name;
+  };
+  // Fields a Println shows as values: required scalars (optional ones are pointers).
+  const printable = (messageName: string) => message(messageName).fields.filter((f) => f.required && !f.list && f.kind !== "message" && f.kind !== "json" && f.kind !== "map");
+  const readView = read && (() => {
+    const op = operation(read);
+    const output = message(op.output);
+    const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
+    return { method: op.pascalName, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
+  })();
+  const listView = list && (() => {
+    const op = operation(list);
+    const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+    const iterator = clients.flatMap((c) => c.methods).find((m) => m.name === op.pascalName)!.iterators[0]!.name;
+    const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
+    const fields = items.kind === "message" ? printable(items.ref!).slice(0, 2).map((f) => fieldName(items.ref!, f.name)) : [];
+    const itemVariable = variable(item, "item");
+    return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
+  })();
+  const lookupView = lookup && (() => {
+    const op = operation(lookup.operation);
+    return { method: op.pascalName, input: names.struct.get(op.input)!, field: fieldName(op.input, lookup.field), noun: messageWords(names.struct.get(op.output)!) };
+  })();
+  const acronym = ir.operations.find((op) => op.pascalName !== goName(op.name, new Set()));
+  return {
+    read: readView,
+    list: listView,
+    lookup: lookupView,
+    notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
+    // How names are made: the example read, and an operation whose name shows an acronym.
+    names: [...(readView ? [{ wire: read!, method: readView.method }] : []), ...(acronym && acronym.name !== read ? [{ wire: acronym.name, method: acronym.pascalName }] : [])],
+  };
+}
+
 /** The whole view model the templates of templates/go/ lay out. */
 export function goView(ir: Ir, facts: SdkFacts) {
   const initialisms = new Set([...ir.api.acronyms, ...GO_INITIALISMS].map((word) => word.toUpperCase()));
@@ -458,6 +504,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     structs,
     clients,
     usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0)),
+    examples: goExamples(ir, facts, names, structs, clients),
   };
 }
 

@@ -268,3 +268,14 @@ export function operationTable(ops: readonly IrOperation[], options: { link?: (o
   });
   return [header, header.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }
+
+/** "SAMLServiceProvider" -> "SAML service provider": a message name as the words of a sentence. */
+export function messageWords(name: string): string {
+  const words = name.match(/[A-Z]+(?![a-z])|[A-Z][a-z0-9]*|[a-z0-9]+/g) ?? [name];
+  return words.map((word) => (word.length > 1 && word === word.toUpperCase() ? word : word.toLowerCase())).join(" ");
+}
+
+/** The refusal of a call over a protocol that does not carry its operation, worded as every SDK words it. */
+export function notCarriedText(template: string, separator: string, method: string, example: { protocol: Protocol; protocols: readonly Protocol[] }): string {
+  return template.replace("{operation}", method).replace("{protocol}", example.protocol).replace("{protocols}", example.protocols.join(separator));
+}

@@ -8,7 +8,7 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import type { Ir } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { CLIENT_OF_SURFACE, operationTable } from "./operation-text.js";
+import { CLIENT_OF_SURFACE, notCarriedText, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -367,6 +367,44 @@ function importLine(module: string, candidates: readonly string[], code: readonl
 }
 
 /** The whole view model the templates of templates/python/ lay out. */
+/** Python's keywords and the names the README examples take themselves: an example variable takes none of them. */
+const EXAMPLE_TAKEN = new Set(["admin", "page", "main", "await", "async", "for", "in", "with", "as", "from", "import", "class", "def", "return", "print", "type", "id"]);
+
+/** The manifest's own operations in the README and package docstring examples (passes/examples.ts), in Python's names. */
+function pythonExamples(ir: Ir, facts: SdkFacts) {
+  const { read, list, notCarried } = ir.docExamples;
+  const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
+  const message = (name: string) => facts.messages.find((m) => m.name === name)!;
+  const method = (name: string) => pythonName(name, RESERVED_METHODS);
+  const attr = (name: string) => pythonName(name, RESERVED_ATTRIBUTES);
+  const readView = read && (() => {
+    const output = message(operation(read).output);
+    const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
+    return { method: method(read), field: shown ? attr(shown.name) : undefined };
+  })();
+  const listView = list && (() => {
+    const op = operation(list);
+    const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+    const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
+    const shown = fields.find((f) => f.name !== "id") ?? fields[0];
+    const variable = items.kind === "message" ? items.ref!.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase() : "item";
+    const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
+    const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
+    return {
+      method: method(list),
+      pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
+      iterator: `iter_${list}`,
+      item,
+      print: shown ? `${item}.${attr(shown.name)}` : item,
+    };
+  })();
+  return {
+    read: readView,
+    list: listView,
+    notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
+  };
+}
+
 export function pythonView(ir: Ir, facts: SdkFacts) {
   const messages = new Map(facts.messages.map((m) => [m.name, m]));
   const ir_messages = new Map(ir.messages.map((m) => [m.name, m]));
@@ -410,6 +448,8 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     pythonVersion: `${PYTHON_REQUIRES.replace(">=", "")} or later`,
     adminSecretHeader: facts.service.adminSecretHeader,
     grpcPort: facts.service.grpcPort,
+    examples: pythonExamples(ir, facts),
+    versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
     adminTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
       { method: (op) => `${pythonName(op.name, RESERVED_METHODS)}()` },
