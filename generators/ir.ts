@@ -163,7 +163,8 @@ export type Pagination =
   | { style: "none" }
   /** `maxPageSize`: the maximum of the request's `pagination.limit`, when the manifest declares one. */
   | { style: "page"; itemsField: string; maxPageSize: number | null }
-  | { style: "token"; itemsField: string };
+  /** `cursorField`: the input field asking for the page after a cursor; `nextCursorField`: the answer field handing it back. */
+  | { style: "token"; itemsField: string; cursorField: string; nextCursorField: string };
 
 export interface IrOperation {
   /** snake_case; the GraphQL root field and the OpenAPI operationId. */

@@ -41,7 +41,7 @@ export interface RawOperation {
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
   route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
-  pagination?: "none" | "page" | "token";
+  pagination?: "none" | "page" | "token" | { style: "token"; cursor?: string; next_cursor?: string };
   exactly_one_of?: string[];
   at_least_one_of?: string[];
   deprecated?: string;

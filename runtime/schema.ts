@@ -44,7 +44,14 @@ export interface OperationSpec {
   readonly destructive: boolean;
   readonly auth: AuthLevel;
   /** `pageSize`: what an iterator asks for when the input names none (page style; token style: null). */
-  readonly pagination: { readonly style: "page" | "token"; readonly itemsField: string; readonly pageSize: number | null } | null;
+  /** Token style: the wire names of the cursor asked with (`cursorField`) and handed back (`nextCursorField`); null for page style. */
+  readonly pagination: {
+    readonly style: "page" | "token";
+    readonly itemsField: string;
+    readonly pageSize: number | null;
+    readonly cursorField: string | null;
+    readonly nextCursorField: string | null;
+  } | null;
   readonly exactlyOneOf: readonly string[];
   readonly deprecated: string | null;
   /** Message names (keys of ApiSchema.messages). */

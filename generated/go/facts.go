@@ -1533,7 +1533,7 @@ var opFGAReadTuples = &operation{
 	graphql:    &graphqlBinding{document: "query fga_read_tuples($params: FGAReadTuplesInput) { fga_read_tuples(params: $params) { tuples { user relation object } continuation_token } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/admin/fga_read_tuples"},
 	grpc:       &grpcBinding{path: "/identity.v1.AdminService/FGAReadTuples", request: "identity.v1.FGAReadTuplesRequest", response: "identity.v1.FGAReadTuplesResponse"},
-	pagination: &pagination{style: paginationToken, items: "tuples", pageSize: 0},
+	pagination: &pagination{style: paginationToken, items: "tuples", cursor: "continuation_token", nextCursor: "continuation_token"},
 	input:      "FGAReadTuplesRequest",
 	output:     "FGAReadTuplesResponse",
 }

@@ -7,14 +7,14 @@ import (
 	"iter"
 )
 
-// The wire names the pagination of every list goes by, as in every client of the service.
+// The wire names of page-style pagination, as in every client of the service (a token-style list
+// names its cursor fields in its operation's facts).
 const (
-	paginationField        = "pagination"
-	pageLimitField         = "limit"
-	pageNumberField        = "page"
-	pageOffsetField        = "offset"
-	pageTotalField         = "total"
-	continuationTokenField = "continuation_token"
+	paginationField = "pagination"
+	pageLimitField  = "limit"
+	pageNumberField = "page"
+	pageOffsetField = "offset"
+	pageTotalField  = "total"
 )
 
 // items walks every item of a paginated list, page after page, each exactly once; pages are
@@ -82,13 +82,13 @@ func pager(op *operation, base map[string]any) func(answer any, count int) map[s
 			if answer == nil {
 				return base
 			}
-			token := answerString(op.output, answer, continuationTokenField)
+			token := answerString(op.output, answer, op.pagination.nextCursor)
 			// A token handed out twice would loop for ever; the list ends there.
 			if token == "" || seen[token] {
 				return nil
 			}
 			seen[token] = true
-			return with(continuationTokenField, token)
+			return with(op.pagination.cursor, token)
 		}
 	}
 	requested, _ := base[paginationField].(map[string]any)

@@ -338,7 +338,8 @@ func (c *AdminClient) FGAReadTuples(ctx context.Context, in *FGAReadTuplesInput,
 }
 
 // AllFGAReadTuples walks the tuples of FGAReadTuples, page after page, each item exactly once: pages
-// are fetched as the loop asks for more, following the continuation token.
+// are fetched as the loop asks for more, following the cursor each answer hands back
+// (continuation_token).
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // FGAReadTuples.

@@ -58,12 +58,15 @@ const (
 )
 
 type pagination struct {
-	// style is page (pagination {limit, page}) or token (continuation_token).
+	// style is page (pagination {limit, page}) or token (a cursor handed back and forth).
 	style string
 	// items is the answer field holding the items.
 	items string
 	// pageSize is what an iterator asks for when the input names none (page style).
 	pageSize int64
+	// cursor and nextCursor are the input field asking for the page after a cursor and the
+	// answer field handing it back (token style).
+	cursor, nextCursor string
 }
 
 // OperationInfo describes one operation of the service: what the refusals and the docs go by.

@@ -298,6 +298,12 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
   if (before.pagination.style !== after.pagination.style) {
     add("pagination-changed", name, "dangerous", common,
       `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [`iterator:${name}`, opAnchor]);
+  } else if (before.pagination.style === "token" && after.pagination.style === "token") {
+    const cursors = (p: { cursorField: string; nextCursorField: string }) => `${p.cursorField} -> ${p.nextCursorField}`;
+    if (cursors(before.pagination) !== cursors(after.pagination)) {
+      add("pagination-changed", name, "dangerous", common,
+        `the cursor fields changed from ${cursors(before.pagination)} to ${cursors(after.pagination)}: paging loops in clients must change`, [`iterator:${name}`, opAnchor]);
+    }
   }
   if (before.description !== after.description) {
     add("description-changed", name, "safe", common, "description changed", [opAnchor]);

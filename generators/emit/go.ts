@@ -219,6 +219,11 @@ function methodDoc(op: OperationFacts, method: string): string[] {
 }
 
 /** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
+function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>): string {
+  if (pagination.style === "page") return `&pagination{style: paginationPage, items: ${goString(pagination.itemsField)}, pageSize: ${pagination.pageSize ?? 0}}`;
+  return `&pagination{style: paginationToken, items: ${goString(pagination.itemsField)}, cursor: ${goString(pagination.cursorField!)}, nextCursor: ${goString(pagination.nextCursorField!)}}`;
+}
+
 function operationEntries(op: OperationFacts, client: string): { key: string; value: string }[] {
   const protocols = (list: readonly Protocol[]) => list.map((p) => PROTOCOL_CONSTANT[p]).join(", ");
   const gated = op.protocols.filter((p) => op.versionGated[p]);
@@ -240,7 +245,7 @@ function operationEntries(op: OperationFacts, client: string): { key: string; va
     ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
     ["rest", op.rest ? `&restBinding{method: ${goString(op.rest.method)}, path: ${goString(op.rest.path)}}` : null],
     ["grpc", op.grpc ? `&grpcBinding{path: ${goString(op.grpc.path)}, request: ${goString(op.grpc.requestType)}, response: ${goString(op.grpc.responseType)}}` : null],
-    ["pagination", op.pagination ? `&pagination{style: ${op.pagination.style === "page" ? "paginationPage" : "paginationToken"}, items: ${goString(op.pagination.itemsField)}, pageSize: ${op.pagination.pageSize ?? 0}}` : null],
+    ["pagination", op.pagination ? paginationLiteral(op.pagination) : null],
     ["input", goString(op.input)],
     ["output", goString(op.output)],
   ];
@@ -299,7 +304,7 @@ function clientViews(facts: SdkFacts, names: Names) {
           name: iterator,
           item,
           doc: goComment([
-            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : "following the continuation token"}.`,
+            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : `following the cursor each answer hands back (${op.pagination.nextCursorField})`}.`,
             `A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as ${op.pascalName}.`,
           ]),
         });

@@ -209,7 +209,9 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   const grpc = op.grpc ? `GrpcBinding(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
   const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;
   const pagination = op.pagination
-    ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, ${op.pagination.pageSize ?? "None"})`
+    ? op.pagination.style === "page"
+      ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, ${op.pagination.pageSize ?? "None"})`
+      : `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonName(op.pagination.nextCursorField!, RESERVED_ATTRIBUTES))})`
     : "None";
   const gated = Object.entries(op.versionGated).filter(([, gatedOver]) => gatedOver).map(([p]) => p);
   const entries: [string, string][] = [

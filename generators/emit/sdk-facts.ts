@@ -92,7 +92,8 @@ export interface OperationFacts {
   /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
   grpc: { path: string; requestType: string; responseType: string } | null;
   /** `pageSize`: what an iterator asks for when the input names no page size (page style; token style: null). */
-  pagination: { style: "page" | "token"; itemsField: string; pageSize: number | null } | null;
+  /** `cursorField` / `nextCursorField`: the wire names of the cursor asked with and handed back (token style; page style: null). */
+  pagination: { style: "page" | "token"; itemsField: string; pageSize: number | null; cursorField: string | null; nextCursorField: string | null } | null;
   exactlyOneOf: string[];
   /** The rules that span input fields, in words ("Give exactly one of id, email."). */
   rules: string[];
@@ -228,6 +229,11 @@ function rangeText(range: { minimum: number; maximum: number }): string {
  * The page size an iterator asks for when the input names none: the clients' default, or the
  * manifest's maximum when that is lower (a larger request would be refused). Token style: null.
  */
+function paginationFacts(pagination: Exclude<Pagination, { style: "none" }>): NonNullable<OperationFacts["pagination"]> {
+  const token = pagination.style === "token" ? pagination : undefined;
+  return { style: pagination.style, itemsField: pagination.itemsField, pageSize: iteratorPageSize(pagination), cursorField: token?.cursorField ?? null, nextCursorField: token?.nextCursorField ?? null };
+}
+
 export function iteratorPageSize(pagination: Pagination): number | null {
   return pagination.style === "page" ? Math.min(ITERATE_PAGE_LIMIT, pagination.maxPageSize ?? ITERATE_PAGE_LIMIT) : null;
 }
@@ -307,7 +313,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
             responseType: `${ir.proto.package}.${op.grpc.responseMessage}`,
           }
         : null,
-      pagination: op.pagination.style === "none" ? null : { style: op.pagination.style, itemsField: op.pagination.itemsField, pageSize: iteratorPageSize(op.pagination) },
+      pagination: op.pagination.style === "none" ? null : paginationFacts(op.pagination),
       exactlyOneOf: op.exactlyOneOf,
       rules: operationRuleSentences(op),
       input: op.input.name,

@@ -4,7 +4,7 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "./sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
+import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";
@@ -42,6 +42,12 @@ function compactField(field: IrField): string {
   return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${property}`;
 }
 
+function paginationSpec(pagination: Exclude<Pagination, { style: "none" }>): string {
+  const cursor = pagination.style === "token" ? pagination : undefined;
+  const name = (field: string | undefined) => (field === undefined ? "null" : quote(field));
+  return `{ style: ${quote(pagination.style)}, itemsField: ${quote(pagination.itemsField)}, pageSize: ${iteratorPageSize(pagination)}, cursorField: ${name(cursor?.cursorField)}, nextCursorField: ${name(cursor?.nextCursorField)} }`;
+}
+
 function operationSpec(op: IrOperation): string {
   const graphql = op.graphql;
   const params = graphql?.argument ? `{ type: ${quote(op.input.graphqlInputName)}, required: ${graphql.argument.required} }` : "null";
@@ -52,7 +58,7 @@ function operationSpec(op: IrOperation): string {
     `kind: ${quote(op.kind)}`,
     `destructive: ${op.destructive}`,
     `auth: ${quote(op.auth)}`,
-    `pagination: ${op.pagination.style === "none" ? "null" : `{ style: ${quote(op.pagination.style)}, itemsField: ${quote(op.pagination.itemsField)}, pageSize: ${iteratorPageSize(op.pagination)} }`}`,
+    `pagination: ${op.pagination.style === "none" ? "null" : paginationSpec(op.pagination)}`,
     `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,
     `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
     `input: ${quote(op.input.name)}`,

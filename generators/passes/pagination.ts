@@ -1,7 +1,10 @@
 // The pagination pass: what a paginated operation's messages must hold (a page request and answer,
-// or a continuation token), the list that holds its items, and the largest page the server takes.
+// or a cursor handed back and forth), the list that holds its items, and the largest page the server takes.
 import type { RawOperation } from "../load.js";
 import type { IrMessage, Pagination } from "../ir.js";
+
+/** The cursor field of both input and answer unless the manifest names them (pagination: { style: token, cursor, next_cursor }). */
+export const DEFAULT_CURSOR_FIELD = "continuation_token";
 
 export function resolvePagination(
   rawOp: RawOperation,
@@ -10,7 +13,8 @@ export function resolvePagination(
   sharedByName: ReadonlyMap<string, IrMessage>,
   fail: (message: string) => void,
 ): Pagination {
-  const style = rawOp.pagination ?? "none";
+  const declared = rawOp.pagination ?? "none";
+  const style = typeof declared === "string" ? declared : declared.style;
   if (style === "none") return { style };
   if (rawOp.kind !== "read") {
     fail("pagination applies to read operations only");
@@ -32,8 +36,10 @@ export function resolvePagination(
     const maxPageSize = requestMessage?.fields.find((f) => f.name === "limit")?.constraints.maximum ?? null;
     return { style, itemsField, maxPageSize };
   }
-  if (!has(input, "continuation_token") || !has(output, "continuation_token")) {
-    fail("pagination: token needs a 'continuation_token' field in both input and output");
-  }
-  return { style, itemsField };
+  const cursorField = (typeof declared === "object" ? declared.cursor : undefined) ?? DEFAULT_CURSOR_FIELD;
+  const nextCursorField = (typeof declared === "object" ? declared.next_cursor : undefined) ?? DEFAULT_CURSOR_FIELD;
+  const isText = (message: IrMessage, field: string) => message.fields.some((f) => f.name === field && !f.list && f.type.kind === "scalar" && f.type.scalar === "string");
+  if (!isText(input, cursorField)) fail(`pagination: token needs a string input field '${cursorField}' (the cursor of the page asked for)`);
+  else if (!isText(output, nextCursorField)) fail(`pagination: token needs a string output field '${nextCursorField}' (the cursor of the next page)`);
+  return { style, itemsField, cursorField, nextCursorField };
 }

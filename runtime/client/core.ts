@@ -320,12 +320,13 @@ export class ClientCore {
         page++;
       }
     }
-    let token = base.continuation_token as string | undefined;
+    const cursorField = pagination.cursorField!;
+    let token = base[cursorField] as string | undefined;
     const seen = new Set<string>();
     for (;;) {
-      const answer = await this.call(name, token ? { ...base, continuation_token: token } : base, options);
+      const answer = await this.call(name, token ? { ...base, [cursorField]: token } : base, options);
       yield* answer[pagination.itemsField] as unknown[];
-      token = answer.continuation_token as string | undefined;
+      token = answer[pagination.nextCursorField!] as string | undefined;
       // A token handed out twice would loop for ever; the list ends there.
       if (!token || seen.has(token)) return;
       seen.add(token);

@@ -112,6 +112,8 @@ class _Pager:
             raise TypeError(f"{operation.name} is not paginated")
         self._items = operation.pagination.items_attr
         self._by_token = operation.pagination.style == "token"
+        self._cursor = operation.pagination.cursor or ""
+        self._next_cursor = operation.pagination.next_cursor_attr or ""
         self._base = {key: value for key, value in given.items() if value is not None}
         self._seen: set[str] = set()
         requested = self._base.get("pagination")
@@ -129,12 +131,12 @@ class _Pager:
     def next(self, answer: Model, count: int) -> dict[str, object] | None:
         """The request of the next page, or None when the list has ended."""
         if self._by_token:
-            token = getattr(answer, "continuation_token", None)
+            token = getattr(answer, self._next_cursor, None)
             # A token handed out twice would loop for ever; the list ends there.
             if not token or token in self._seen:
                 return None
             self._seen.add(token)
-            return {**self._base, "continuation_token": token}
+            return {**self._base, self._cursor: token}
         info = getattr(answer, "pagination", None)
         if count == 0 or info is None or info.offset + count >= info.total:
             return None

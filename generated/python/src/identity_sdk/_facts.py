@@ -45,11 +45,15 @@ class GrpcBinding(NamedTuple):
 
 class Pagination(NamedTuple):
     style: str
-    """page (pagination {limit, page}) or token (continuation_token)."""
+    """page (pagination {limit, page}) or token (a cursor handed back and forth)."""
     items_attr: str
     """The answer attribute holding the items."""
     page_size: int | None
     """The page size an iterator asks for when the input names none (page style)."""
+    cursor: str | None = None
+    """The input field asking for the page after a cursor (token style)."""
+    next_cursor_attr: str | None = None
+    """The answer attribute handing back the cursor of the next page (token style)."""
 
 
 class Operation(NamedTuple):
