@@ -9,6 +9,7 @@ export const schema = defineSchema({
   adminSecretHeader: "x-service-admin-secret",
   orgAdminRole: "service:org_admin",
   grpcPort: 9091,
+  restPrefix: "/v1",
   enums: {
     TokenType: "access_token=1 id_token=2 refresh_token=3",
     JWTKeyType: "HS256=1 HS384=2 HS512=3 RS256=4 RS384=5 RS512=6 ES256=7 ES384=8 ES512=9",
@@ -196,7 +197,7 @@ export const schema = defineSchema({
       input: "AdminLoginRequest",
       output: "AdminSession",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AdminLoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_login", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_login", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminLogin" },
     },
     admin_logout: {
@@ -212,7 +213,7 @@ export const schema = defineSchema({
       input: "AdminLogoutRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_logout", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_logout", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminLogout" },
     },
     admin_session: {
@@ -228,7 +229,7 @@ export const schema = defineSchema({
       input: "AdminSessionRequest",
       output: "AdminSession",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_session", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_session", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminSession" },
     },
     admin_meta: {
@@ -244,7 +245,7 @@ export const schema = defineSchema({
       input: "AdminMetaRequest",
       output: "AdminMeta",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_meta", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_meta", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminMeta" },
     },
     users: {
@@ -260,7 +261,7 @@ export const schema = defineSchema({
       input: "UsersRequest",
       output: "UsersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UsersInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/users", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/users", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Users" },
     },
     user: {
@@ -276,7 +277,7 @@ export const schema = defineSchema({
       input: "UserRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UserInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/user", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/user", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "User" },
     },
     update_user: {
@@ -292,7 +293,7 @@ export const schema = defineSchema({
       input: "UpdateUserRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateUserInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_user", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_user", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateUser" },
     },
     delete_user: {
@@ -308,7 +309,7 @@ export const schema = defineSchema({
       input: "DeleteUserRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteUserInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_user", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_user", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteUser" },
     },
     verification_requests: {
@@ -324,7 +325,7 @@ export const schema = defineSchema({
       input: "VerificationRequestsRequest",
       output: "VerificationRequestsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "VerificationRequestsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/verification_requests", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/verification_requests", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "VerificationRequests" },
     },
     revoke_access: {
@@ -340,7 +341,7 @@ export const schema = defineSchema({
       input: "RevokeAccessRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RevokeAccessInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/revoke_access", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/revoke_access", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RevokeAccess" },
     },
     enable_access: {
@@ -356,7 +357,7 @@ export const schema = defineSchema({
       input: "EnableAccessRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "EnableAccessInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/enable_access", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/enable_access", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "EnableAccess" },
     },
     invite_members: {
@@ -372,7 +373,7 @@ export const schema = defineSchema({
       input: "InviteMembersRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "InviteMembersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/invite_members", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/invite_members", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "InviteMembers" },
     },
     add_webhook: {
@@ -388,7 +389,7 @@ export const schema = defineSchema({
       input: "AddWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_webhook", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_webhook", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddWebhook" },
     },
     update_webhook: {
@@ -404,7 +405,7 @@ export const schema = defineSchema({
       input: "UpdateWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_webhook", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_webhook", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateWebhook" },
     },
     delete_webhook: {
@@ -420,7 +421,7 @@ export const schema = defineSchema({
       input: "DeleteWebhookRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_webhook", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_webhook", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteWebhook" },
     },
     get_webhook: {
@@ -436,7 +437,7 @@ export const schema = defineSchema({
       input: "GetWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_webhook", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_webhook", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetWebhook" },
     },
     webhooks: {
@@ -452,7 +453,7 @@ export const schema = defineSchema({
       input: "WebhooksRequest",
       output: "WebhooksResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "WebhooksInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhooks", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhooks", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Webhooks" },
     },
     webhook_logs: {
@@ -468,7 +469,7 @@ export const schema = defineSchema({
       input: "WebhookLogsRequest",
       output: "WebhookLogsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "WebhookLogsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhook_logs", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhook_logs", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "WebhookLogs" },
     },
     test_endpoint: {
@@ -484,7 +485,7 @@ export const schema = defineSchema({
       input: "TestEndpointRequest",
       output: "TestEndpointResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "TestEndpointInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/test_endpoint", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/test_endpoint", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "TestEndpoint" },
     },
     add_email_template: {
@@ -500,7 +501,7 @@ export const schema = defineSchema({
       input: "AddEmailTemplateRequest",
       output: "EmailTemplate",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_email_template", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_email_template", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddEmailTemplate" },
     },
     update_email_template: {
@@ -516,7 +517,7 @@ export const schema = defineSchema({
       input: "UpdateEmailTemplateRequest",
       output: "EmailTemplate",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_email_template", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_email_template", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateEmailTemplate" },
     },
     delete_email_template: {
@@ -532,7 +533,7 @@ export const schema = defineSchema({
       input: "DeleteEmailTemplateRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_email_template", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_email_template", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteEmailTemplate" },
     },
     email_templates: {
@@ -548,7 +549,7 @@ export const schema = defineSchema({
       input: "EmailTemplatesRequest",
       output: "EmailTemplatesResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "EmailTemplatesInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/email_templates", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/email_templates", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "EmailTemplates" },
     },
     audit_logs: {
@@ -564,7 +565,7 @@ export const schema = defineSchema({
       input: "AuditLogsRequest",
       output: "AuditLogsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "AuditLogsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/audit_logs", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/audit_logs", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AuditLogs" },
     },
     fga_get_model: {
@@ -580,7 +581,7 @@ export const schema = defineSchema({
       input: "FGAGetModelRequest",
       output: "FGAModel",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_get_model", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_get_model", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAGetModel" },
     },
     fga_write_model: {
@@ -596,7 +597,7 @@ export const schema = defineSchema({
       input: "FGAWriteModelRequest",
       output: "FGAModel",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGAWriteModelInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_model", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_model", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAWriteModel" },
     },
     fga_write_tuples: {
@@ -612,7 +613,7 @@ export const schema = defineSchema({
       input: "FGAWriteTuplesRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGAWriteTuplesInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_tuples", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_tuples", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAWriteTuples" },
     },
     fga_delete_tuples: {
@@ -628,7 +629,7 @@ export const schema = defineSchema({
       input: "FGADeleteTuplesRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGADeleteTuplesInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_delete_tuples", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_delete_tuples", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGADeleteTuples" },
     },
     fga_read_tuples: {
@@ -644,7 +645,7 @@ export const schema = defineSchema({
       input: "FGAReadTuplesRequest",
       output: "FGAReadTuplesResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAReadTuplesInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_read_tuples", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_read_tuples", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAReadTuples" },
     },
     fga_list_users: {
@@ -660,7 +661,7 @@ export const schema = defineSchema({
       input: "FGAListUsersRequest",
       output: "FGAListUsersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAListUsersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_list_users", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_list_users", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAListUsers" },
     },
     fga_expand: {
@@ -676,7 +677,7 @@ export const schema = defineSchema({
       input: "FGAExpandRequest",
       output: "FGAUserset",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAExpandInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_expand", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_expand", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAExpand" },
     },
     fga_reset: {
@@ -692,7 +693,7 @@ export const schema = defineSchema({
       input: "FGAResetRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_reset", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_reset", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAReset" },
     },
     create_client: {
@@ -708,7 +709,7 @@ export const schema = defineSchema({
       input: "CreateClientRequest",
       output: "CreateClientResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_client", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_client", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "CreateClient" },
     },
     update_client: {
@@ -724,7 +725,7 @@ export const schema = defineSchema({
       input: "UpdateClientRequest",
       output: "Client",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_client", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_client", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateClient" },
     },
     delete_client: {
@@ -740,7 +741,7 @@ export const schema = defineSchema({
       input: "DeleteClientRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_client", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_client", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteClient" },
     },
     rotate_client_secret: {
@@ -756,7 +757,7 @@ export const schema = defineSchema({
       input: "RotateClientSecretRequest",
       output: "RotateClientSecretResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateClientSecretInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_client_secret", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_client_secret", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RotateClientSecret" },
     },
     get_client: {
@@ -772,7 +773,7 @@ export const schema = defineSchema({
       input: "GetClientRequest",
       output: "Client",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_client", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_client", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetClient" },
     },
     clients: {
@@ -788,7 +789,7 @@ export const schema = defineSchema({
       input: "ClientsRequest",
       output: "ClientsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ClientsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/clients", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/clients", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Clients" },
     },
     add_trusted_issuer: {
@@ -804,7 +805,7 @@ export const schema = defineSchema({
       input: "AddTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_trusted_issuer", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_trusted_issuer", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddTrustedIssuer" },
     },
     update_trusted_issuer: {
@@ -820,7 +821,7 @@ export const schema = defineSchema({
       input: "UpdateTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_trusted_issuer", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_trusted_issuer", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateTrustedIssuer" },
     },
     delete_trusted_issuer: {
@@ -836,7 +837,7 @@ export const schema = defineSchema({
       input: "DeleteTrustedIssuerRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_trusted_issuer", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_trusted_issuer", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteTrustedIssuer" },
     },
     get_trusted_issuer: {
@@ -852,7 +853,7 @@ export const schema = defineSchema({
       input: "GetTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_trusted_issuer", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_trusted_issuer", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetTrustedIssuer" },
     },
     trusted_issuers: {
@@ -868,7 +869,7 @@ export const schema = defineSchema({
       input: "TrustedIssuersRequest",
       output: "TrustedIssuersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "TrustedIssuersInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/trusted_issuers", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/trusted_issuers", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "TrustedIssuers" },
     },
     create_saml_service_provider: {
@@ -884,7 +885,7 @@ export const schema = defineSchema({
       input: "CreateSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_saml_service_provider", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_saml_service_provider", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "CreateSAMLServiceProvider" },
     },
     update_saml_service_provider: {
@@ -900,7 +901,7 @@ export const schema = defineSchema({
       input: "UpdateSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_saml_service_provider", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_saml_service_provider", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateSAMLServiceProvider" },
     },
     delete_saml_service_provider: {
@@ -916,7 +917,7 @@ export const schema = defineSchema({
       input: "DeleteSAMLServiceProviderRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_saml_service_provider", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_saml_service_provider", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteSAMLServiceProvider" },
     },
     get_saml_service_provider: {
@@ -932,7 +933,7 @@ export const schema = defineSchema({
       input: "GetSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_saml_service_provider", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_saml_service_provider", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetSAMLServiceProvider" },
     },
     list_saml_service_providers: {
@@ -948,7 +949,7 @@ export const schema = defineSchema({
       input: "ListSAMLServiceProvidersRequest",
       output: "ListSAMLServiceProvidersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ListSAMLServiceProvidersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_service_providers", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_service_providers", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ListSAMLServiceProviders" },
     },
     rotate_saml_idp_cert: {
@@ -964,7 +965,7 @@ export const schema = defineSchema({
       input: "RotateSAMLIDPCertRequest",
       output: "SAMLIDPKey",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateSAMLIDPCertInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_saml_idp_cert", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_saml_idp_cert", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RotateSAMLIDPCert" },
     },
     retire_saml_idp_key: {
@@ -980,7 +981,7 @@ export const schema = defineSchema({
       input: "RetireSAMLIDPKeyRequest",
       output: "SAMLIDPKey",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RetireSAMLIDPKeyInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/retire_saml_idp_key", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/retire_saml_idp_key", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RetireSAMLIDPKey" },
     },
     list_saml_idp_keys: {
@@ -996,7 +997,7 @@ export const schema = defineSchema({
       input: "ListSAMLIDPKeysRequest",
       output: "ListSAMLIDPKeysResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ListSAMLIDPKeysInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_idp_keys", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_idp_keys", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ListSAMLIDPKeys" },
     },
     import_saml_sp_metadata: {
@@ -1012,7 +1013,7 @@ export const schema = defineSchema({
       input: "ImportSAMLSPMetadataRequest",
       output: "SAMLSPMetadata",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ImportSAMLSPMetadataInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/import_saml_sp_metadata", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/import_saml_sp_metadata", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ImportSAMLSPMetadata" },
     },
     create_organization: {
@@ -1028,7 +1029,7 @@ export const schema = defineSchema({
       input: "CreateOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_organization", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_organization", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrganization" },
     },
     update_organization: {
@@ -1044,7 +1045,7 @@ export const schema = defineSchema({
       input: "UpdateOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_organization", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_organization", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrganization" },
     },
     delete_organization: {
@@ -1060,7 +1061,7 @@ export const schema = defineSchema({
       input: "DeleteOrganizationRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_organization", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_organization", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrganization" },
     },
     get_organization: {
@@ -1076,7 +1077,7 @@ export const schema = defineSchema({
       input: "GetOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_organization", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_organization", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrganization" },
     },
     organizations: {
@@ -1092,7 +1093,7 @@ export const schema = defineSchema({
       input: "OrganizationsRequest",
       output: "OrganizationsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrganizationsInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/organizations", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/organizations", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "Organizations" },
     },
     add_org_member: {
@@ -1108,7 +1109,7 @@ export const schema = defineSchema({
       input: "AddOrgMemberRequest",
       output: "OrgMember",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddOrgMemberInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_org_member", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_org_member", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "AddOrgMember" },
     },
     remove_org_member: {
@@ -1124,7 +1125,7 @@ export const schema = defineSchema({
       input: "RemoveOrgMemberRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RemoveOrgMemberInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/remove_org_member", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/remove_org_member", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RemoveOrgMember" },
     },
     org_members: {
@@ -1140,7 +1141,7 @@ export const schema = defineSchema({
       input: "OrgMembersRequest",
       output: "OrgMembersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrgMembersInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_members", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_members", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "OrgMembers" },
     },
     user_organizations: {
@@ -1156,7 +1157,7 @@ export const schema = defineSchema({
       input: "UserOrganizationsRequest",
       output: "UserOrganizationsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UserOrganizationsInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/user_organizations", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/user_organizations", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UserOrganizations" },
     },
     request_org_domain: {
@@ -1172,7 +1173,7 @@ export const schema = defineSchema({
       input: "RequestOrgDomainRequest",
       output: "RequestOrgDomainResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RequestOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/request_org_domain", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/request_org_domain", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RequestOrgDomain" },
     },
     verify_org_domain: {
@@ -1188,7 +1189,7 @@ export const schema = defineSchema({
       input: "VerifyOrgDomainRequest",
       output: "OrgDomain",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/verify_org_domain", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/verify_org_domain", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "VerifyOrgDomain" },
     },
     add_verified_org_domain: {
@@ -1204,7 +1205,7 @@ export const schema = defineSchema({
       input: "AddVerifiedOrgDomainRequest",
       output: "OrgDomain",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddVerifiedOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_verified_org_domain", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_verified_org_domain", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "AddVerifiedOrgDomain" },
     },
     delete_org_domain: {
@@ -1220,7 +1221,7 @@ export const schema = defineSchema({
       input: "DeleteOrgDomainRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_domain", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_domain", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgDomain" },
     },
     org_domains: {
@@ -1236,7 +1237,7 @@ export const schema = defineSchema({
       input: "OrgDomainsRequest",
       output: "OrgDomainsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrgDomainsInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_domains", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_domains", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "OrgDomains" },
     },
     create_org_oidc_connection: {
@@ -1252,7 +1253,7 @@ export const schema = defineSchema({
       input: "CreateOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_oidc_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_oidc_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrgOIDCConnection" },
     },
     update_org_oidc_connection: {
@@ -1268,7 +1269,7 @@ export const schema = defineSchema({
       input: "UpdateOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_oidc_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_oidc_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrgOIDCConnection" },
     },
     delete_org_oidc_connection: {
@@ -1284,7 +1285,7 @@ export const schema = defineSchema({
       input: "DeleteOrgOIDCConnectionRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_oidc_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_oidc_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgOIDCConnection" },
     },
     get_org_oidc_connection: {
@@ -1300,7 +1301,7 @@ export const schema = defineSchema({
       input: "GetOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrgOIDCConnectionInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_oidc_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_oidc_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrgOIDCConnection" },
     },
     create_org_saml_connection: {
@@ -1316,7 +1317,7 @@ export const schema = defineSchema({
       input: "CreateOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_saml_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_saml_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrgSAMLConnection" },
     },
     update_org_saml_connection: {
@@ -1332,7 +1333,7 @@ export const schema = defineSchema({
       input: "UpdateOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_saml_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_saml_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrgSAMLConnection" },
     },
     delete_org_saml_connection: {
@@ -1348,7 +1349,7 @@ export const schema = defineSchema({
       input: "DeleteOrgSAMLConnectionRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_saml_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_saml_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgSAMLConnection" },
     },
     get_org_saml_connection: {
@@ -1364,7 +1365,7 @@ export const schema = defineSchema({
       input: "GetOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrgSAMLConnectionInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_saml_connection", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_saml_connection", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrgSAMLConnection" },
     },
     create_scim_endpoint: {
@@ -1380,7 +1381,7 @@ export const schema = defineSchema({
       input: "CreateSCIMEndpointRequest",
       output: "CreateSCIMEndpointResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_scim_endpoint", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_scim_endpoint", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateSCIMEndpoint" },
     },
     rotate_scim_token: {
@@ -1396,7 +1397,7 @@ export const schema = defineSchema({
       input: "RotateSCIMTokenRequest",
       output: "RotateSCIMTokenResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateSCIMTokenInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/rotate_scim_token", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/rotate_scim_token", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RotateSCIMToken" },
     },
     delete_scim_endpoint: {
@@ -1412,7 +1413,7 @@ export const schema = defineSchema({
       input: "DeleteSCIMEndpointRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_scim_endpoint", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_scim_endpoint", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteSCIMEndpoint" },
     },
     get_scim_endpoint: {
@@ -1428,7 +1429,7 @@ export const schema = defineSchema({
       input: "GetSCIMEndpointRequest",
       output: "ScimEndpoint",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_scim_endpoint", body: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_scim_endpoint", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetSCIMEndpoint" },
     },
     admin_signup: {
@@ -1492,7 +1493,7 @@ export const schema = defineSchema({
       input: "SignupRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "SignupInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/signup", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/signup", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Signup" },
     },
     login: {
@@ -1508,7 +1509,7 @@ export const schema = defineSchema({
       input: "LoginRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "LoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/login", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/login", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Login" },
     },
     magic_link_login: {
@@ -1524,7 +1525,7 @@ export const schema = defineSchema({
       input: "MagicLinkLoginRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "MagicLinkLoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/magic_link_login", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/magic_link_login", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "MagicLinkLogin" },
     },
     logout: {
@@ -1540,7 +1541,7 @@ export const schema = defineSchema({
       input: "LogoutRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/logout", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/logout", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Logout" },
     },
     session: {
@@ -1556,7 +1557,7 @@ export const schema = defineSchema({
       input: "SessionRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "SessionInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/session", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/session", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Session" },
     },
     profile: {
@@ -1572,7 +1573,7 @@ export const schema = defineSchema({
       input: "ProfileRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/profile", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/profile", pathParams: [], inQuery: true, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Profile" },
     },
     update_profile: {
@@ -1588,7 +1589,7 @@ export const schema = defineSchema({
       input: "UpdateProfileRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateProfileInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/update_profile", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/update_profile", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "UpdateProfile" },
     },
     verify_email: {
@@ -1604,7 +1605,7 @@ export const schema = defineSchema({
       input: "VerifyEmailRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyEmailInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_email", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_email", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "VerifyEmail" },
     },
     resend_verify_email: {
@@ -1620,7 +1621,7 @@ export const schema = defineSchema({
       input: "ResendVerifyEmailRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResendVerifyEmailInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_verify_email", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_verify_email", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResendVerifyEmail" },
     },
     forgot_password: {
@@ -1636,7 +1637,7 @@ export const schema = defineSchema({
       input: "ForgotPasswordRequest",
       output: "ForgotPasswordResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ForgotPasswordInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/forgot_password", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/forgot_password", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ForgotPassword" },
     },
     reset_password: {
@@ -1652,7 +1653,7 @@ export const schema = defineSchema({
       input: "ResetPasswordRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResetPasswordInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/reset_password", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/reset_password", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResetPassword" },
     },
     revoke: {
@@ -1668,7 +1669,7 @@ export const schema = defineSchema({
       input: "RevokeRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RevokeInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/revoke", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/revoke", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Revoke" },
     },
     verify_otp: {
@@ -1684,7 +1685,7 @@ export const schema = defineSchema({
       input: "VerifyOTPRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyOTPInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_otp", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_otp", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "VerifyOTP" },
     },
     resend_otp: {
@@ -1700,7 +1701,7 @@ export const schema = defineSchema({
       input: "ResendOTPRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResendOTPInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_otp", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_otp", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResendOTP" },
     },
     meta: {
@@ -1716,7 +1717,7 @@ export const schema = defineSchema({
       input: "MetaRequest",
       output: "Meta",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/meta", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/meta", pathParams: [], inQuery: true, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Meta" },
     },
     validate_jwt_token: {
@@ -1732,7 +1733,7 @@ export const schema = defineSchema({
       input: "ValidateJWTTokenRequest",
       output: "ValidateJWTTokenResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ValidateJWTTokenInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_jwt_token", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_jwt_token", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ValidateJWTToken" },
     },
     validate_session: {
@@ -1748,7 +1749,7 @@ export const schema = defineSchema({
       input: "ValidateSessionRequest",
       output: "ValidateSessionResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ValidateSessionInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_session", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_session", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ValidateSession" },
     },
     check_permissions: {
@@ -1764,7 +1765,7 @@ export const schema = defineSchema({
       input: "CheckPermissionsRequest",
       output: "CheckPermissionsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "CheckPermissionsInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/check_permissions", body: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/check_permissions", pathParams: [], inQuery: false, body: "json" },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "CheckPermissions" },
     },
     oauth_token: {
@@ -1780,7 +1781,7 @@ export const schema = defineSchema({
       input: "OauthTokenRequest",
       output: "OauthTokenResponse",
       graphql: null,
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/token", body: "form_or_json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/token", pathParams: [], inQuery: false, body: "form_or_json" },
       grpc: null,
     },
     oauth_revoke: {
@@ -1796,7 +1797,7 @@ export const schema = defineSchema({
       input: "OauthRevokeRequest",
       output: "OauthRevokeResponse",
       graphql: null,
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/revoke", body: "form_or_json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/revoke", pathParams: [], inQuery: false, body: "form_or_json" },
       grpc: null,
     },
   },

@@ -16,7 +16,7 @@ import { resolvePackages } from "./passes/packages.js";
 import { pickDocExamples } from "./passes/examples.js";
 import { resolvePagination } from "./passes/pagination.js";
 import type { Report } from "./passes/report.js";
-import { checkRouteDeclaration, restBinding } from "./passes/routes.js";
+import { checkRouteDeclaration, DEFAULT_REST_PREFIX, restBinding } from "./passes/routes.js";
 import { checkAcceptedVersions, checkMinimumVersions } from "./passes/versions.js";
 import {
   PROTOCOLS,
@@ -297,6 +297,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const inlineMessages: IrMessage[] = [];
   const operations: IrOperation[] = [];
   const routes = new Map<string, string>();
+  const restPrefix = raw.api.rest_prefix ?? DEFAULT_REST_PREFIX;
   const apiVersion = raw.api.version;
 
   for (const [name, rawOp] of Object.entries(raw.operations)) {
@@ -418,7 +419,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         op.graphql.argument = { name: "params", required: input.fields.some((f) => f.required) };
       }
     }
-    if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, routes, opPath, subject, report);
+    if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, restPrefix, routes, opPath, subject, report);
     if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
       const service = serviceName(rawOp.surface);
       op.grpc = {
@@ -587,6 +588,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
       orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
       grpcPort: raw.api.grpc_port ?? 9091,
+      restPrefix,
       limits: {
         requestBytes: raw.api.limits?.request_bytes ?? 1024 * 1024,
         jsonDepth: raw.api.limits?.json_depth ?? 32,

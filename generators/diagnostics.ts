@@ -45,7 +45,8 @@ export const DIAGNOSTIC_CODES = {
   "empty-graphql-type": "a type or answer carried over graphql without a field",
   "invalid-pagination": "pagination the operation's messages do not support",
   "duplicate-route": "two operations on one REST route",
-  "get-field-not-in-query": "a GET route input field the query string cannot hold",
+  "get-field-not-in-query": "a GET or DELETE route input field the query string cannot hold",
+  "invalid-route-param": "a {field} segment of a REST path that names no required scalar input field",
   "invalid-package": "package names or metadata the registries or languages refuse",
 } as const;
 

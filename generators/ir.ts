@@ -133,8 +133,13 @@ export interface GraphqlBinding {
 
 export interface RestBinding {
   since: string;
-  method: "GET" | "POST";
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  /** Fixed segments and `{field}` segments (/v1/books/{id}). */
   path: string;
+  /** The input fields the path carries, in the order of their segments; the rest go in the query (GET, DELETE) or the body. */
+  pathParams: string[];
+  /** GET and DELETE carry the other input fields in the query string; the other methods in the body. */
+  inQuery: boolean;
   /** Token routes take form bodies as well as JSON (RFC 6749). */
   body: "json" | "form_or_json";
 }
@@ -246,6 +251,8 @@ export interface Ir {
     adminSecretHeader: string;
     orgAdminRole: string;
     grpcPort: number;
+    /** The first segments of every derived REST route: api.rest_prefix, default /v1. */
+    restPrefix: string;
     /** Largest request, deepest and largest free-form json value: enforced on every protocol, stated in the contracts. */
     limits: { requestBytes: number; jsonDepth: number; jsonBytes: number };
     /** npm name of the client SDK package (api.packages.npm.sdk, default <name>-sdk). */

@@ -30,6 +30,8 @@ export type RawField =
     };
 export type RawFields = Record<string, RawField>;
 
+export type RestMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+
 export interface RawOperation {
   surface: "admin" | "user" | "oauth";
   group: string;
@@ -40,7 +42,7 @@ export interface RawOperation {
   errors?: string[];
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
-  route?: { method?: "GET" | "POST"; path?: string; body?: "json" | "form_or_json" };
+  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json" };
   pagination?: "none" | "page" | "token" | { style: "token"; cursor?: string; next_cursor?: string };
   exactly_one_of?: string[];
   at_least_one_of?: string[];
@@ -69,6 +71,7 @@ export interface RawManifest {
     admin_secret_header?: string;
     org_admin_role?: string;
     grpc_port?: number;
+    rest_prefix?: string;
     limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };
     acronyms?: string[];
     groups?: Record<string, string>;

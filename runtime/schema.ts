@@ -59,7 +59,18 @@ export interface OperationSpec {
   readonly output: string;
   /** `params`: the GraphQL input type of the single argument, and whether it is non-null; null when there is no argument. */
   readonly graphql: { readonly since: string; readonly root: "Query" | "Mutation"; readonly params: { readonly type: string; readonly required: boolean } | null } | null;
-  readonly rest: { readonly since: string; readonly method: "GET" | "POST"; readonly path: string; readonly body: "json" | "form_or_json" } | null;
+  /**
+   * `path` holds `{field}` segments for the fields of `pathParams`; `inQuery`: the other input
+   * fields travel in the query string (GET, DELETE), else in a JSON body.
+   */
+  readonly rest: {
+    readonly since: string;
+    readonly method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+    readonly path: string;
+    readonly pathParams: readonly string[];
+    readonly inQuery: boolean;
+    readonly body: "json" | "form_or_json";
+  } | null;
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }
 
@@ -71,6 +82,8 @@ export interface ServiceFacts {
   readonly adminSecretHeader: string;
   readonly orgAdminRole: string;
   readonly grpcPort: number;
+  /** The first segments of the derived REST routes (/v1): paths under it belong to the REST surface. */
+  readonly restPrefix: string;
 }
 
 export interface ApiSchema extends ServiceFacts {

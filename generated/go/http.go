@@ -85,18 +85,32 @@ func (t *httpTransport) request(ctx context.Context, op *operation, protocol Pro
 			request.Variables = &graphqlParams{Params: body}
 		}
 		payload, err = jsonBody(request)
-	} else if op.rest.method == http.MethodGet {
-		method, target = http.MethodGet, t.serviceURL+op.rest.path
-		query := url.Values{}
-		for key, value := range body {
-			query.Set(key, queryValue(value))
-		}
-		if encoded := query.Encode(); encoded != "" {
-			target += "?" + encoded
-		}
 	} else {
-		method, target = op.rest.method, t.serviceURL+op.rest.path
-		payload, err = jsonBody(body)
+		path := op.rest.path
+		if len(op.rest.pathParams) > 0 {
+			// Each {field} segment takes the input's value, percent-encoded; the field leaves the body.
+			rest := make(map[string]any, len(body))
+			for key, value := range body {
+				rest[key] = value
+			}
+			for _, param := range op.rest.pathParams {
+				path = strings.Replace(path, "{"+param+"}", url.PathEscape(queryValue(body[param])), 1)
+				delete(rest, param)
+			}
+			body = rest
+		}
+		method, target = op.rest.method, t.serviceURL+path
+		if op.rest.inQuery {
+			query := url.Values{}
+			for key, value := range body {
+				query.Set(key, queryValue(value))
+			}
+			if encoded := query.Encode(); encoded != "" {
+				target += "?" + encoded
+			}
+		} else {
+			payload, err = jsonBody(body)
+		}
 	}
 	if err != nil {
 		return nil, &APIError{Code: CodeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}

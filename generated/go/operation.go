@@ -42,7 +42,11 @@ type graphqlBinding struct {
 
 type restBinding struct {
 	method string
-	path   string
+	// path holds {field} segments for the input fields of pathParams.
+	path       string
+	pathParams []string
+	// inQuery: the other input fields travel in the query string (GET, DELETE), else in a JSON body.
+	inQuery bool
 }
 
 type grpcBinding struct {

@@ -249,8 +249,8 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
     add("response-schema-changed", "dangerous", id, `${id} answers ${newResponse} instead of ${oldResponse}`, [`outtype:${id}`]);
   }
 
-  // GET routes carry the input as query parameters, which no component schema describes.
-  if (old.method === "GET" && current.method === "GET") {
+  // Query parameters (GET, DELETE) and path parameters carry input that no component schema describes.
+  if (old.method === current.method) {
     const input = names.inputMessages.get(id) ?? id;
     const parameters = (entry: RouteEntry) =>
       new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).map((p) => [p.name as string, p]));

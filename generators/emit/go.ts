@@ -219,6 +219,11 @@ function methodDoc(op: OperationFacts, method: string): string[] {
 }
 
 /** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
+function restLiteral(rest: NonNullable<OperationFacts["rest"]>): string {
+  const params = rest.pathParams.length > 0 ? `, pathParams: []string{${rest.pathParams.map(goString).join(", ")}}` : "";
+  return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${rest.inQuery ? ", inQuery: true" : ""}}`;
+}
+
 function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>): string {
   if (pagination.style === "page") return `&pagination{style: paginationPage, items: ${goString(pagination.itemsField)}, pageSize: ${pagination.pageSize ?? 0}}`;
   return `&pagination{style: paginationToken, items: ${goString(pagination.itemsField)}, cursor: ${goString(pagination.cursorField!)}, nextCursor: ${goString(pagination.nextCursorField!)}}`;
@@ -243,7 +248,7 @@ function operationEntries(op: OperationFacts, client: string): { key: string; va
     ["retried", op.retried ? "true" : null],
     ["defaultsClientID", op.defaultsClientId ? "true" : null],
     ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
-    ["rest", op.rest ? `&restBinding{method: ${goString(op.rest.method)}, path: ${goString(op.rest.path)}}` : null],
+    ["rest", op.rest ? restLiteral(op.rest) : null],
     ["grpc", op.grpc ? `&grpcBinding{path: ${goString(op.grpc.path)}, request: ${goString(op.grpc.requestType)}, response: ${goString(op.grpc.responseType)}}` : null],
     ["pagination", op.pagination ? paginationLiteral(op.pagination) : null],
     ["input", goString(op.input)],

@@ -126,7 +126,7 @@ function unauthenticatedExample(ir: Ir, op: IrOperation): string {
 
 /** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
 function responsesOf(ir: Ir, op: IrOperation): Schema {
-  const post = op.rest!.method === "POST";
+  const post = !op.rest!.inQuery;
   const ok: Schema = { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
   if (op.setsCookies.length > 0) {
     ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };
@@ -196,19 +196,22 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   };
   if (op.deprecated) operation.deprecated = true;
   operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : SECURITY[op.auth];
-  if (rest.method === "GET") {
-    if (op.input.fields.length > 0) {
-      operation.parameters = op.input.fields.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) }));
-    }
-  } else if (op.input.fields.length > 0) {
-    const schema = ref(op.input.name);
+  // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
+  const inPath = new Set(rest.pathParams);
+  const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
+  const others = op.input.fields.filter((f) => !inPath.has(f.name));
+  if (rest.inQuery) parameters.push(...others.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) })));
+  if (parameters.length > 0) operation.parameters = parameters;
+  if (!rest.inQuery && others.length > 0) {
+    // The body is the input message, or (when the path carries some of its fields) the rest of it, inline.
+    const schema = inPath.size === 0 ? ref(op.input.name) : messageSchema(ir, { ...op.input, fields: others }, op);
     // Required whenever an empty body ({}) would be refused: a required field, or a rule that asks
     // for one of several fields (fuzzers then never send a body the server must refuse).
-    body.required = op.input.fields.some((f) => f.required) || op.exactlyOneOf.length > 0 || op.atLeastOneOf.length > 0;
+    body.required = others.some((f) => f.required) || op.exactlyOneOf.length > 0 || op.atLeastOneOf.length > 0;
     // A form has no null, so its schema (inline: it is this operation's alone) has none either.
     body.content =
       rest.body === "form_or_json"
-        ? { "application/x-www-form-urlencoded": { schema: messageSchema(ir, op.input, op, true) }, "application/json": { schema } }
+        ? { "application/x-www-form-urlencoded": { schema: messageSchema(ir, { ...op.input, fields: others }, op, true) }, "application/json": { schema } }
         : { "application/json": { schema } };
     operation.requestBody = body;
   }

@@ -170,12 +170,18 @@ export function restCommand(ir: Ir, op: IrOperation): string {
   const input = sampleInput(ir, op);
   const header = authHeader(ir, op);
   const headerLines = header ? [`  -H "${header.name}: ${header.value}"`] : [];
-  if (rest.method === "GET") {
+  // The path's {field} segments take the sample's values; the other fields go in the query or the body.
+  let path = rest.path;
+  for (const param of rest.pathParams) {
+    path = path.replace(`{${param}}`, encodeURIComponent(String(input[param] ?? "")));
+    delete input[param];
+  }
+  if (rest.inQuery) {
     const query = new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
-    return [`curl "${SHELL_VARIABLES.serviceUrl}${rest.path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");
+    return [`curl ${rest.method === "GET" ? "" : `-X ${rest.method} `}"${SHELL_VARIABLES.serviceUrl}${path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");
   }
   return [
-    `curl -X ${rest.method} "${SHELL_VARIABLES.serviceUrl}${rest.path}"`,
+    `curl -X ${rest.method} "${SHELL_VARIABLES.serviceUrl}${path}"`,
     ...headerLines,
     `  -H "content-type: application/json"`,
     `  -d ${shellQuote(JSON.stringify(input))}`,

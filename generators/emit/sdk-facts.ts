@@ -20,7 +20,7 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import { PROTOCOLS, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type Scalar, type Surface } from "../ir.js";
+import { PROTOCOLS, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
@@ -88,7 +88,8 @@ export interface OperationFacts {
   versionGated: Partial<Record<Protocol, boolean>>;
   /** The document the TypeScript client sends, byte for byte; `withParams`: sent with variables {params}. */
   graphql: { document: string; withParams: boolean } | null;
-  rest: { method: "GET" | "POST"; path: string; body: "json" | "form_or_json" } | null;
+  /** `pathParams`: the input fields the path's `{field}` segments carry; `inQuery`: the others go in the query string (GET, DELETE). */
+  rest: { method: RestBinding["method"]; path: string; pathParams: string[]; inQuery: boolean; body: "json" | "form_or_json" } | null;
   /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
   grpc: { path: string; requestType: string; responseType: string } | null;
   /** `pageSize`: what an iterator asks for when the input names no page size (page style; token style: null). */
@@ -305,7 +306,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       since,
       versionGated,
       graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
-      rest: op.rest ? { method: op.rest.method, path: op.rest.path, body: op.rest.body } : null,
+      rest: op.rest ? { method: op.rest.method, path: op.rest.path, pathParams: op.rest.pathParams, inQuery: op.rest.inQuery, body: op.rest.body } : null,
       grpc: op.grpc
         ? {
             path: `/${op.grpc.serviceTypeName}/${op.grpc.rpc}`,

@@ -1,6 +1,7 @@
-// The routes pass: the REST route of an operation (the manifest's route, else POST /v1/admin/<op>
-// or /v1/<op>), and the rules routes keep: one operation per route, a GET route's input fits a
-// query string, a route only on an operation carried over rest, token routes on REST alone.
+// The routes pass: the REST route of an operation (the manifest's route, else POST
+// <prefix>/admin/<op> or <prefix>/<op>), and the rules routes keep: one operation per route shape,
+// path segments bound to required input fields, a GET or DELETE route's input fits a query string,
+// a route only on an operation carried over rest, token routes on REST alone.
 import type { RawOperation } from "../load.js";
 import type { IrMessage, IrOperation, Protocol } from "../ir.js";
 import type { Report } from "./report.js";
@@ -24,31 +25,56 @@ export function checkRouteDeclaration(rawOp: RawOperation, protocols: readonly P
   }
 }
 
-/** The REST binding of an operation carried over rest; `routes` (method and path -> operation) finds a route used twice. */
+/** The first segments of the derived routes when the manifest names none (api.rest_prefix). */
+export const DEFAULT_REST_PREFIX = "/v1";
+
+/** Methods whose request carries the input in the query string rather than a body. */
+const QUERY_METHODS: ReadonlySet<string> = new Set(["GET", "DELETE"]);
+
+/** A field that a path segment or a query string can carry: one string, integer, number or bool. */
+function fitsText(field: IrMessage["fields"][number]): boolean {
+  return !field.list && (field.type.kind === "enum" || (field.type.kind === "scalar" && !["map", "json"].includes(field.type.scalar)));
+}
+
+/**
+ * The REST binding of an operation carried over rest; `routes` (method and path shape ->
+ * operation) finds a route used twice, /books/{id} and /books/{book_id} being one shape.
+ */
 export function restBinding(
   name: string,
   rawOp: RawOperation,
   input: IrMessage,
+  prefix: string,
   routes: Map<string, string>,
   opPath: Path,
   subject: string,
   report: Report,
 ): NonNullable<IrOperation["rest"]> {
   const method = rawOp.route?.method ?? "POST";
-  const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `/v1/admin/${name}` : `/v1/${name}`);
-  const routeKey = `${method} ${path}`;
+  const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `${prefix}/admin/${name}` : `${prefix}/${name}`);
+  const pathParams = [...path.matchAll(/\{([a-z0-9_]+)\}/g)].map((match) => match[1]!);
+  const routeKey = `${method} ${path.replace(/\{[a-z0-9_]+\}/g, "{}")}`;
   const taken = routes.get(routeKey);
   if (taken !== undefined) {
-    report("duplicate-route", [...opPath, "route"], subject, `REST route ${routeKey} is already used by operation '${taken}'`, "key");
+    report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} is already used by operation '${taken}'`, "key");
   }
   routes.set(routeKey, name);
-  if (method === "GET") {
+  const seen = new Set<string>();
+  for (const param of pathParams) {
+    const field = input.fields.find((f) => f.name === param);
+    if (seen.has(param)) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path names {${param}} twice`);
+    else if (!field) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path segment {${param}} names no input field; add '${param}' to the input or rename the segment`);
+    else if (!field.required || !fitsText(field)) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path segment {${param}} needs a required string, number, bool or enum input field; '${param}' is not`);
+    seen.add(param);
+  }
+  const inQuery = QUERY_METHODS.has(method);
+  if (inQuery) {
     for (const field of input.fields) {
-      if (field.type.kind === "message" || field.list || (field.type.kind === "scalar" && ["map", "json"].includes(field.type.scalar))) {
+      if (!seen.has(field.name) && !fitsText(field)) {
         report("get-field-not-in-query", [...opPath, "input", field.name], subject,
-          `a GET route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
+          `a ${method} route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
       }
     }
   }
-  return { since: rawOp.protocols.rest!, method, path, body: rawOp.route?.body ?? "json" };
+  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json" };
 }

@@ -1,5 +1,6 @@
-// REST transport: the operation's route, JSON bodies (query strings for GET), the error body
-// {code, message}, and the RFC 6749 error body of the token routes.
+// REST transport: the operation's route with its {field} segments filled in, JSON bodies (query
+// strings for GET and DELETE), the error body {code, message}, and the RFC 6749 error body of the
+// token routes.
 import { codeOfHttpStatus, isErrorCode, type ErrorCode } from "../errors.js";
 import { ApiError, retryAfterSeconds } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
@@ -15,6 +16,20 @@ export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
   invalid_target: "INVALID_ARGUMENT",
 };
 
+/**
+ * The route's path with each `{field}` segment replaced by the input's value (percent-encoded), and
+ * the input without those fields. A missing value is refused by the input check before this.
+ */
+export function fillPath(path: string, pathParams: readonly string[], input: Plain): { path: string; rest: Plain } {
+  if (pathParams.length === 0) return { path, rest: input };
+  const rest = { ...input };
+  for (const param of pathParams) {
+    path = path.replace(`{${param}}`, encodeURIComponent(String(input[param] ?? "")));
+    delete rest[param];
+  }
+  return { path, rest };
+}
+
 function queryString(input: Plain): string {
   const params = new URLSearchParams();
   for (const [key, value] of Object.entries(input)) if (value !== undefined && value !== null) params.set(key, String(value));
@@ -28,15 +43,16 @@ export function createRestTransport(settings: TransportSettings): Transport {
     async call(call: TransportCall): Promise<Plain> {
       const { operation } = call;
       const rest = operation.rest!;
-      const isGet = rest.method === "GET";
-      const url = `${settings.serviceUrl}${rest.path}${isGet ? queryString(call.input) : ""}`;
+      const inQuery = rest.inQuery;
+      const filled = fillPath(rest.path, rest.pathParams, call.input);
+      const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(filled.rest) : ""}`;
       let response: Response;
       let text: string;
       try {
         response = await settings.fetch(url, {
           method: rest.method,
-          headers: isGet ? call.headers : { ...call.headers, "content-type": "application/json" },
-          body: isGet ? undefined : JSON.stringify(call.input),
+          headers: inQuery ? call.headers : { ...call.headers, "content-type": "application/json" },
+          body: inQuery ? undefined : JSON.stringify(filled.rest),
           signal: call.signal,
           // Never followed: fetch would send the admin secret header to whatever address a redirect names.
           redirect: "manual",

@@ -1,5 +1,6 @@
-// REST routes as the OpenAPI document says: POST (or GET) /v1/..., and the token routes, which take
-// form bodies too and answer errors the RFC 6749 way.
+// REST routes as the OpenAPI document says: GET, POST, PUT, PATCH or DELETE on fixed paths and on
+// paths with {field} segments, and the token routes, which take form bodies too and answer errors
+// the RFC 6749 way.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
 import type { FieldSpec, OperationSpec } from "../schema.js";
@@ -17,24 +18,55 @@ function fromText(field: FieldSpec | undefined, value: string): unknown {
   return value;
 }
 
+/** A route with {field} segments: its fixed segments (null where a field goes) and those fields. */
+interface TemplateRoute {
+  method: string;
+  segments: (string | null)[];
+  params: readonly string[];
+  operation: OperationSpec;
+}
+
 export class RestRoutes {
+  /** Routes without {field} segments, by "METHOD /path": one map look-up per request. */
   private readonly routes = new Map<string, OperationSpec>();
   private readonly paths = new Map<string, string[]>();
+  private readonly templates: TemplateRoute[] = [];
+  private readonly prefix: string;
 
   constructor(
     private readonly pipeline: CallPipeline,
     private readonly bodyLimit: number,
   ) {
+    this.prefix = `${pipeline.schema.restPrefix}/`;
     for (const operation of Object.values(pipeline.schema.operations)) {
       if (!operation.rest) continue;
-      this.routes.set(`${operation.rest.method} ${operation.rest.path}`, operation);
-      this.paths.set(operation.rest.path, [...(this.paths.get(operation.rest.path) ?? []), operation.rest.method]);
+      const { method, path, pathParams } = operation.rest;
+      if (pathParams.length > 0) {
+        this.templates.push({ method, segments: path.split("/").map((segment) => (segment.startsWith("{") ? null : segment)), params: pathParams, operation });
+        continue;
+      }
+      this.routes.set(`${method} ${path}`, operation);
+      this.paths.set(path, [...(this.paths.get(path) ?? []), method]);
     }
   }
 
   /** Whether a path belongs to the REST surface at all. */
   owns(path: string): boolean {
-    return path.startsWith("/v1/") || this.paths.has(path);
+    return path.startsWith(this.prefix) || this.paths.has(path) || this.templates.some((route) => matchSegments(route, path) !== undefined);
+  }
+
+  /** The operation of a method and path, with the values of its {field} segments; or the methods the path takes. */
+  private route(method: string, pathname: string): { operation: OperationSpec; params: Record<string, string> | undefined } | { allowed: string[] } {
+    const operation = this.routes.get(`${method} ${pathname}`);
+    if (operation) return { operation, params: undefined };
+    const allowed = [...(this.paths.get(pathname) ?? [])];
+    for (const route of this.templates) {
+      const params = matchSegments(route, pathname);
+      if (!params) continue;
+      if (route.method === method) return { operation: route.operation, params };
+      allowed.push(route.method);
+    }
+    return { allowed };
   }
 
   private readonly fieldMaps = new Map<string, Map<string, FieldSpec>>();
@@ -48,8 +80,21 @@ export class RestRoutes {
     return fields;
   }
 
-  private async input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Promise<Plain> {
-    if (operation.rest!.method === "GET") {
+  private async input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Promise<Plain> {
+    const given = await this.inputOfRequest(request, operation, url);
+    if (!params) return given;
+    // The path names these fields: a body or query that says otherwise is refused, not overridden.
+    const fields = this.fields(operation);
+    for (const [name, text] of Object.entries(params)) {
+      const value = fromText(fields.get(name), text);
+      if (name in given && given[name] !== value) throw new ServiceError("INVALID_ARGUMENT", `${name}: the path says ${JSON.stringify(value)}, the request ${JSON.stringify(given[name])}`);
+      given[name] = value;
+    }
+    return given;
+  }
+
+  private async inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Promise<Plain> {
+    if (operation.rest!.inQuery) {
       const fields = this.fields(operation);
       return Object.fromEntries([...new URLSearchParams(url.query)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
     }
@@ -70,17 +115,17 @@ export class RestRoutes {
   }
 
   async handle(request: IncomingMessage, response: ServerResponse, url: RequestTarget): Promise<void> {
-    const method = request.method ?? "GET";
-    const operation = this.routes.get(`${method} ${url.pathname}`);
-    if (!operation) {
-      const allowed = this.paths.get(url.pathname);
-      if (allowed) {
+    const found = this.route(request.method ?? "GET", url.pathname);
+    if ("allowed" in found) {
+      const { allowed } = found;
+      if (allowed.length > 0) {
         sendError(response, new ServiceError("METHOD_NOT_ALLOWED", `this route takes ${allowed.join(" or ")}`), [], { allow: allowed.join(", ") });
       } else {
         sendError(response, new ServiceError("NOT_FOUND", "no such route"));
       }
       return;
     }
+    const { operation, params } = found;
     const cookies: string[] = [];
     try {
       const output = await this.pipeline.invoke({
@@ -88,7 +133,7 @@ export class RestRoutes {
         listener: "http",
         operation,
         input: undefined,
-        readInput: () => this.input(request, operation, url),
+        readInput: () => this.input(request, operation, url, params),
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
@@ -109,6 +154,29 @@ export class RestRoutes {
       }
     }
   }
+}
+
+/** The values of a template route's {field} segments in `path` (percent-decoded), or undefined when it does not match. */
+function matchSegments(route: TemplateRoute, path: string): Record<string, string> | undefined {
+  const segments = path.split("/");
+  if (segments.length !== route.segments.length) return undefined;
+  const values: Record<string, string> = {};
+  let param = 0;
+  for (let i = 0; i < segments.length; i++) {
+    const fixed = route.segments[i];
+    const segment = segments[i]!;
+    if (fixed === null) {
+      if (segment === "") return undefined;
+      try {
+        values[route.params[param++]!] = decodeURIComponent(segment);
+      } catch {
+        return undefined; // not percent-encoding: no route of ours
+      }
+    } else if (fixed !== segment) {
+      return undefined;
+    }
+  }
+  return values;
 }
 
 const FORM = "application/x-www-form-urlencoded";

@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Mapping
 from email.utils import parsedate_to_datetime
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 import httpcore
 import httpx
@@ -73,10 +73,16 @@ def build_request(
         return "POST", f"{service_url}/graphql", _graphql_body(operation, graphql.document, graphql.with_params, body), {**headers, "content-type": _JSON}
     rest = operation.rest
     assert rest is not None
-    if rest.method == "GET":
+    path = rest.path
+    if rest.path_params:
+        # Each {field} segment takes the input's value, percent-encoded; the field leaves the body.
+        for param in rest.path_params:
+            path = path.replace("{" + param + "}", quote(_query_value(body.get(param, "")), safe=""))
+        body = {key: value for key, value in body.items() if key not in rest.path_params}
+    if rest.in_query:
         query = urlencode([(key, _query_value(value)) for key, value in body.items() if value is not None])
-        return "GET", f"{service_url}{rest.path}{'?' + query if query else ''}", None, headers
-    return rest.method, f"{service_url}{rest.path}", _dumps(body), {**headers, "content-type": _JSON}
+        return rest.method, f"{service_url}{path}{'?' + query if query else ''}", None, headers
+    return rest.method, f"{service_url}{path}", _dumps(body), {**headers, "content-type": _JSON}
 
 
 def retry_after(headers: httpx.Headers) -> float | None:

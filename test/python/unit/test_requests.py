@@ -99,3 +99,16 @@ def test_the_async_clients_mirror_the_sync_ones_method_for_method(sync: type, as
     iterators = {f"iter_{op.name}" for op in OPERATIONS.values() if op.surface in surfaces and op.pagination}
     assert set(public_methods(sync)) == operations | iterators | {"close", "set_access_token"} - ({"set_access_token"} if sync is AdminClient else set())
     assert inspect.iscoroutinefunction(async_.admin_meta if sync is AdminClient else async_.meta)
+
+
+def test_resource_routes_fill_their_path_and_send_the_rest_in_the_query_or_the_body() -> None:
+    from identity_sdk._facts import Operation, RestBinding
+    from identity_sdk._http import build_request
+
+    def route(method: str, in_query: bool) -> Operation:
+        return OPERATIONS["get_webhook"]._replace(rest=RestBinding(method, "/v1/admin/webhooks/{id}", ("id",), in_query))
+
+    method, url, body, _ = build_request(SERVICE_URL, route("DELETE", True), "rest", {"id": "hook/1 é", "reason": "gone"}, {})
+    assert (method, url, body) == ("DELETE", f"{SERVICE_URL}/v1/admin/webhooks/hook%2F1%20%C3%A9?reason=gone", None)
+    method, url, body, headers = build_request(SERVICE_URL, route("PATCH", False), "rest", {"id": "hook-2", "enabled": False}, {})
+    assert (method, url, body, headers["content-type"]) == ("PATCH", f"{SERVICE_URL}/v1/admin/webhooks/hook-2", b'{"enabled":false}', "application/json")

@@ -34,6 +34,11 @@ class GraphqlBinding(NamedTuple):
 class RestBinding(NamedTuple):
     method: str
     path: str
+    """Fixed segments and {field} segments (/v1/books/{id})."""
+    path_params: tuple[str, ...] = ()
+    """The input fields the path's {field} segments carry."""
+    in_query: bool = False
+    """The other input fields travel in the query string (GET, DELETE), else in a JSON body."""
 
 
 class GrpcBinding(NamedTuple):
