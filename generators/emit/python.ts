@@ -29,6 +29,9 @@ const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
 const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
 const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
 
+/** The client method of an operation: its name, with a trailing underscore where Python or the client takes it. */
+export const pythonMethodName = (operation: string) => pythonName(operation, RESERVED_METHODS);
+
 /** A safe Python spelling of a wire name: keywords (and names taken by the SDK) get a trailing underscore. */
 export function pythonName(name: string, reserved: ReadonlySet<string> = RESERVED_ARGUMENTS): string {
   return PYTHON_KEYWORDS.has(name) || reserved.has(name) ? `${name}_` : name;
@@ -183,7 +186,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
   const pagination = op.pagination;
   const items = pagination ? answer.fields.find((f) => f.name === pagination.itemsField)! : undefined;
   return {
-    name: pythonName(op.name, RESERVED_METHODS),
+    name: pythonMethodName(op.name),
     key: JSON.stringify(op.name),
     params: ordered,
     given,
@@ -195,7 +198,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
             name: `iter_${op.name}`,
             item: itemType(items, "answer", names),
             itemClass: items.kind === "message" ? itemType(items, "answer", names) : items.kind === "enum" ? "str" : itemType(items, "answer", names),
-            doc: `Every item of ${items.name} of ${pythonName(op.name, RESERVED_METHODS)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonName(op.name, RESERVED_METHODS)}().`,
+            doc: `Every item of ${items.name} of ${pythonMethodName(op.name)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonMethodName(op.name)}().`,
           },
         ]
       : [],
@@ -221,7 +224,7 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   const entries: [string, string][] = [
     ["name", pyLiteral(op.name)],
     ["pascal_name", pyLiteral(op.pascalName)],
-    ["method", pyLiteral(pythonName(op.name, RESERVED_METHODS))],
+    ["method", pyLiteral(pythonMethodName(op.name))],
     ["surface", pyLiteral(op.surface)],
     ["kind", pyLiteral(op.kind)],
     ["destructive", pyLiteral(op.destructive)],
@@ -381,7 +384,7 @@ function pythonExamples(ir: Ir, facts: SdkFacts) {
   const { read, list, notCarried } = ir.docExamples;
   const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
   const message = (name: string) => facts.messages.find((m) => m.name === name)!;
-  const method = (name: string) => pythonName(name, RESERVED_METHODS);
+  const method = pythonMethodName;
   const attr = (name: string) => pythonName(name, RESERVED_ATTRIBUTES);
   const readView = read && (() => {
     const output = message(operation(read).output);
@@ -458,11 +461,11 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
     adminTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
-      { method: (op) => `${pythonName(op.name, RESERVED_METHODS)}()` },
+      { method: (op) => `${pythonMethodName(op.name)}()` },
     ),
     userTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "UserClient"),
-      { method: (op) => `${pythonName(op.name, RESERVED_METHODS)}()` },
+      { method: (op) => `${pythonMethodName(op.name)}()` },
     ),
     license: metadata.license ? [JSON.stringify(metadata.license)] : [],
     keywords: JSON.stringify(metadata.keywords),
@@ -494,6 +497,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     retry: { attempts: facts.retry.attempts, baseDelay: facts.retry.baseDelayMs / 1000, maxDelay: facts.retry.maxDelayMs / 1000 },
     iteratePageLimit: facts.iteratePageLimit,
     defaultTimeout: facts.defaultTimeoutMs / 1000,
+    retryAfterMax: facts.retryAfterMaxMs / 1000,
     defaultMaxResponseBytes: facts.defaultMaxResponseBytes,
     versionField: pyLiteral(facts.versionField),
     clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),

@@ -13,7 +13,7 @@
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_DEFAULTS } from "../../runtime/client/core.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_AFTER_MAX_MS, RETRY_DEFAULTS } from "../../runtime/client/core.js";
 import { CLIENT_ERROR_CODES, FAULT_CODES, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
@@ -364,7 +364,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     retry: { ...RETRY_DEFAULTS },
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
     defaultMaxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,
-    retryAfterMaxMs: 60_000,
+    retryAfterMaxMs: RETRY_AFTER_MAX_MS,
     iteratePageLimit: ITERATE_PAGE_LIMIT,
     enums: ir.enums.map((e) => ({ name: e.name, description: e.description, values: e.values.map((v) => ({ name: v.name, number: v.protoNumber, description: v.description })) })),
     messages: ir.messages.map((message) => messageFacts(ir, message)),

@@ -29,6 +29,7 @@ from ._schema import (
     ITERATE_PAGE_LIMIT,
     OPERATIONS,
     PROTOCOLS,
+    RETRY_AFTER_MAX,
     RETRY_ATTEMPTS,
     RETRY_BASE_DELAY,
     RETRY_MAX_DELAY,
@@ -45,10 +46,6 @@ if TYPE_CHECKING:
 
 M = TypeVar("M", bound=Model)
 T = TypeVar("T")
-
-# A Retry-After longer than this is not waited for; the usual backoff applies instead.
-_RETRY_AFTER_MAX = 60.0
-
 
 @dataclass(frozen=True)
 class RetryPolicy:
@@ -255,7 +252,7 @@ class _CoreBase:
         return max(1, self._retry.attempts) if operation.retried else 1
 
     def backoff(self, attempt: int, error: ApiError) -> float:
-        if error.retry_after is not None and 0 <= error.retry_after <= _RETRY_AFTER_MAX:
+        if error.retry_after is not None and 0 <= error.retry_after <= RETRY_AFTER_MAX:
             return error.retry_after
         delay = min(self._retry.max_delay, self._retry.base_delay * 2.0 ** (attempt - 1))
         return delay * (0.5 + random.random() / 2)

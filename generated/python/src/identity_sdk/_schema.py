@@ -27,6 +27,8 @@ RETRY_BASE_DELAY = 0.1
 RETRY_MAX_DELAY = 2
 ITERATE_PAGE_LIMIT = 100
 DEFAULT_TIMEOUT = 60
+RETRY_AFTER_MAX = 60
+"""A Retry-After longer than this many seconds is not waited for; the usual backoff applies instead."""
 DEFAULT_MAX_RESPONSE_BYTES = 33554432
 """The largest answer a client reads, on every protocol, unless max_response_bytes says otherwise."""
 """Seconds a call may take in all when neither the call nor the client names a timeout."""
