@@ -58,15 +58,22 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, 
   return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
-const ADMIN_SECURITY: Schema[] = [{ adminSecret: [] }, { adminSession: [] }];
-const SECURITY: Record<string, Schema[]> = {
-  public: [],
-  user: [{ userToken: [] }],
-  admin_secret: ADMIN_SECURITY,
-  org_admin: [...ADMIN_SECURITY, { userToken: [] }],
-  super_admin: ADMIN_SECURITY,
-  scim_token: [{ scimToken: [] }],
-};
+/** The security requirements of each auth level; the admin session only where an operation opens one. */
+function securityOf(auth: string, adminSession: boolean): Schema[] {
+  const admin: Schema[] = [{ adminSecret: [] }, ...(adminSession ? [{ adminSession: [] }] : [])];
+  const byAuth: Record<string, Schema[]> = {
+    public: [],
+    user: [{ userToken: [] }],
+    admin_secret: admin,
+    org_admin: [...admin, { userToken: [] }],
+    super_admin: admin,
+    scim_token: [{ scimToken: [] }],
+  };
+  return byAuth[auth]!;
+}
+
+/** Whether an operation of the manifest opens an admin session (sets its cookie): only then is the cookie a way in. */
+const opensAdminSession = (ir: Ir) => ir.operations.some((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE));
 
 /** What each code means for the caller, for the response descriptions. */
 const CODE_MEANING: Record<string, string> = {
@@ -157,7 +164,7 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === "default" ? 1 : b === "default" ? -1 : a.localeCompare(b))));
 }
 
-function sharedResponses(): Schema {
+function sharedResponses(tokenRoutes: boolean): Schema {
   const shared: Schema = {};
   for (const [code, name] of Object.entries(SHARED_RESPONSES)) {
     shared[name] = {
@@ -170,7 +177,7 @@ function sharedResponses(): Schema {
     description: "INTERNAL (500), UNIMPLEMENTED (501: the service does not implement this operation) or UNAVAILABLE (503: a store it needs is down; retry later).",
     content: errorContent("INTERNAL", "the call failed; see the server log"),
   };
-  shared.OAuthServerError = { description: "A fault of the server (500, 501 or 503).", content: errorContent("", "the call failed; see the server log", "OAuthError") };
+  if (tokenRoutes) shared.OAuthServerError = { description: "A fault of the server (500, 501 or 503).", content: errorContent("", "the call failed; see the server log", "OAuthError") };
   return shared;
 }
 
@@ -195,7 +202,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     tags: [op.group],
   };
   if (op.deprecated) operation.deprecated = true;
-  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : SECURITY[op.auth];
+  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(op.auth, opensAdminSession(ir));
   // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
@@ -268,15 +275,19 @@ export function buildOpenapi(ir: Ir): Schema {
       message: { type: "string" },
     },
   };
-  schemas.OAuthError = {
-    type: "object",
-    description: "RFC 6749 error body of the token routes.",
-    required: ["error"],
-    properties: {
-      error: { type: "string", enum: [...OAUTH_ERROR_CODES] },
-      error_description: { type: "string" },
-    },
-  };
+  // Only an API with token routes answers RFC 6749 errors.
+  const tokenRoutes = restOps.some((op) => op.surface === "oauth");
+  if (tokenRoutes) {
+    schemas.OAuthError = {
+      type: "object",
+      description: "RFC 6749 error body of the token routes.",
+      required: ["error"],
+      properties: {
+        error: { type: "string", enum: [...OAUTH_ERROR_CODES] },
+        error_description: { type: "string" },
+      },
+    };
+  }
 
   const usedGroups = new Set(restOps.map((op) => op.group));
   return {
@@ -297,14 +308,20 @@ export function buildOpenapi(ir: Ir): Schema {
     paths,
     components: {
       securitySchemes: {
-        adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." },
-        adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: `The admin session admin_login opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.` },
-        userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." },
+        ...(ir.operations.some((op) => ["admin_secret", "org_admin", "super_admin"].includes(op.auth))
+          ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } }
+          : {}),
+        ...(opensAdminSession(ir)
+          ? { adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: `The admin session ${ir.operations.find((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE))!.name} opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.` } }
+          : {}),
+        ...(ir.operations.some((op) => op.auth === "user" || op.auth === "org_admin")
+          ? { userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." } }
+          : {}),
         ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
         ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),
       },
       schemas,
-      responses: sharedResponses(),
+      responses: sharedResponses(tokenRoutes),
     },
   };
 }

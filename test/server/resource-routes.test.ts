@@ -1,7 +1,8 @@
 // Resource routes: GET, PUT, PATCH and DELETE on paths with {field} segments, served by the stubs'
 // REST routes and called by the TypeScript client from the same schema, and what the manifest
 // says of them (the OpenAPI's path and query parameters, the per-API prefix). The identity API's
-// webhook operations are moved to /v1/admin/webhooks/{id} in a copy of its schema.
+// webhook operations are moved to /v1/admin/webhooks/{id} in a copy of its schema. The OpenAPI of
+// another API states only the auth schemes and error bodies it has.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
 import { descriptorSet } from "../../generated/server/descriptor-set.js";
@@ -91,7 +92,7 @@ describe("a resource route", () => {
   });
 });
 
-describe("resource routes in the manifest", () => {
+describe("the contracts of another API: resource routes, a prefix, its own auth schemes", () => {
   const manifest = readFixture("minimal.yaml")
     .replace("  proto_package: mini.v1\n", "  proto_package: mini.v1\n  rest_prefix: /api/v2\n")
     .replace(
@@ -99,7 +100,16 @@ describe("resource routes in the manifest", () => {
       "    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    route:\n      method: DELETE\n      path: /api/v2/users/{id}\n    input:\n      id: string!\n      reason: string\n    output: Response\n  delete_org_oidc_connection:",
     );
   const ir = buildIr(loadManifestText(manifest), emptyLock());
-  const openapi = buildOpenapi(ir) as { paths: Record<string, Record<string, { parameters?: unknown[]; requestBody?: unknown }>> };
+  const openapi = buildOpenapi(ir) as {
+    paths: Record<string, Record<string, { parameters?: unknown[]; requestBody?: unknown; security?: unknown }>>;
+    components: { securitySchemes: Record<string, unknown>; schemas: Record<string, unknown>; responses: Record<string, unknown> };
+  };
+
+  it("state only the auth schemes and error bodies the API has: no admin session nor token-route errors where no operation has them", () => {
+    expect(Object.keys(openapi.components.securitySchemes)).toEqual(["adminSecret", "userToken"]);
+    expect(openapi.paths["/api/v2/admin/users"]!.post!.security).toEqual([{ adminSecret: [] }]);
+    expect([openapi.components.schemas.OAuthError, openapi.components.responses.OAuthServerError]).toEqual([undefined, undefined]);
+  });
 
   it("put derived routes under the API's prefix", () => {
     expect(ir.operations.find((op) => op.name === "users")!.rest).toMatchObject({ method: "POST", path: "/api/v2/admin/users", pathParams: [], inQuery: false });
