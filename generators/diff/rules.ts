@@ -185,6 +185,20 @@ function signature(op: IrOperation): string {
   return [op.kind, op.surface, fields(op.input), op.output.shared ? op.output.name : fields(op.output)].join("|");
 }
 
+/**
+ * A protocol newly carrying an operation must name a minimum version the base did not have: with
+ * one the base already has (released without the operation), a client would call servers that
+ * lack it, and refuse nothing. Undefined when `since` is newer.
+ */
+function sinceAlreadyReleased(oldIr: Ir, name: string, protocol: Protocol, since: string): Change | undefined {
+  const base = oldIr.api.version;
+  const newer = semver.valid(since) && semver.valid(base) ? semver.gt(since, base) : since > base;
+  if (newer) return undefined;
+  return ruleChange("min-version-not-new", `${name}.${protocol}`, "breaking", [protocol],
+    `newly carried over ${protocol} since ${since}, which the base (${base}) already is: clients would call servers up to ${base} that lack it; name a version after ${base}`,
+    [`op:${name}`], name);
+}
+
 function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOperation): Change[] {
   const name = after.name;
   const changes: Change[] = [];
@@ -201,6 +215,8 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
         `no longer carried over ${protocol}: clients calling it over ${protocol} break`, operationAnchors(oldIr, before));
     } else if (!was && is) {
       add("protocol-added", `${name}.${protocol}`, "safe", [protocol], `now carried over ${protocol} since ${is.since}`, [opAnchor]);
+      const stale = sinceAlreadyReleased(oldIr, name, protocol, is.since);
+      if (stale) changes.push(stale);
     } else if (was && is && was.since !== is.since) {
       const raised = semver.valid(was.since) && semver.valid(is.since) ? semver.gt(is.since, was.since) : is.since > was.since;
       add(raised ? "min-version-raised" : "min-version-lowered", `${name}.${protocol}`, raised ? "breaking" : "safe", [protocol],
@@ -499,6 +515,10 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     if (renamedTargets.has(after.name)) continue;
     changes.push(change("operation-added", after.name, "safe", after.protocols,
       `added over ${after.protocols.join(", ")}`, operationAnchors(newIr, after), after.name));
+    for (const protocol of after.protocols) {
+      const stale = sinceAlreadyReleased(oldIr, after.name, protocol, after[protocol]!.since);
+      if (stale) changes.push(stale);
+    }
   }
 
   const newMessages = new Map(newIr.messages.filter((m) => m.shared).map((m) => [m.name, m]));

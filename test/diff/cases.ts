@@ -65,8 +65,16 @@ export const CASES: DiffCase[] = [
   {
     name: "new operation",
     bump: "minor",
-    edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.4.0, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n    output: User\n"]],
+    edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.5.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
     expected: [{ id: "operation-added:get_user", severity: "safe", protocols: ALL }],
+  },
+  {
+    name: "new operation at a version the base already released",
+    edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.4.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
+    expected: [
+      { id: "operation-added:get_user", severity: "safe", protocols: ALL },
+      { id: "min-version-not-new:get_user.rest", severity: "breaking", protocols: ["rest"] },
+    ],
   },
   {
     name: "description edit",
@@ -103,7 +111,7 @@ export const CASES: DiffCase[] = [
   {
     name: "protocol added",
     bump: "minor",
-    edits: [["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0 }\n"]],
+    edits: [["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.5.0 }\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
     expected: [{ id: "protocol-added:admin_signup.rest", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
   {
@@ -628,7 +636,8 @@ export const CASES: DiffCase[] = [
     edits: [
       [USERS_INPUT, `${USERS_INPUT}      org_id: string!\n`],
       ["    description: List users.\n", "    description: List the users.\n"],
-      ["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0 }\n"],
+      ["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.5.0 }\n"],
+      ["  version: 2.4.0\n", "  version: 2.5.0\n"],
     ],
     expected: [
       { id: "input-field-required-added:users.org_id", severity: "breaking", protocols: ALL },

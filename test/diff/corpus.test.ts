@@ -12,6 +12,7 @@ const REQUIRED_RULES = [
   "operation-renamed",
   "protocol-removed",
   "min-version-raised",
+  "min-version-not-new",
   "operation-destructive",
   "auth-tightened",
   "input-field-required-added",
@@ -82,10 +83,13 @@ describe("diff corpus", () => {
         }
         const breaking = diffCase.expected.some((e) => e.severity === "breaking");
         expect(report.summary.breaking > report.summary.accepted).toBe(breaking);
-        // The base manifest keeps its version, so the version check fails on every contract change; it names the bump the changes call for.
+        // Most cases keep the base's version, so the version check fails on every contract change; it
+        // names the bump the changes call for. Cases that add an operation or a protocol raise it, as they must.
         const bump = diffCase.bump ?? (breaking ? "major" : "patch");
-        expect(report.version).toMatchObject({ old: "2.4.0", new: "2.4.0", bump, ok: bump === "none" });
-        expect(report.failed).toBe(bump !== "none");
+        const version = /^ {2}version: (\S+)$/m.exec(newSide.text)![1]!;
+        const raisedAsCalledFor = version === "2.5.0" && bump === "minor";
+        expect(report.version).toMatchObject({ old: "2.4.0", new: version, bump, ok: bump === "none" || raisedAsCalledFor });
+        expect(report.failed).toBe(breaking || (bump !== "none" && !raisedAsCalledFor));
         if (SAFE_CASES.includes(diffCase.name)) expect(report.summary.breaking).toBe(0);
       });
     }
