@@ -4,6 +4,7 @@ import { X509Certificate } from "node:crypto";
 import { XMLParser, XMLValidator } from "fast-xml-parser";
 import type { SAMLSPMetadata } from "../generated/types.js";
 import { invalid } from "./core.js";
+import { escapeMarkup } from "../runtime/markup.js";
 
 type Node = Record<string, unknown>;
 const FIELD = "metadata_xml";
@@ -95,7 +96,6 @@ export function parseSpMetadata(xml: string): SAMLSPMetadata {
   };
 }
 
-const escapeXml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 const pemBody = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, "");
 
 /** IdP metadata naming every key that is current or published; retired keys are left out. */
@@ -104,10 +104,10 @@ export function idpMetadataXml(entityId: string, ssoUrl: string, certificates: r
     .map((pem) => `    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${pemBody(pem)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`)
     .join("\n");
   return [
-    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${escapeXml(entityId)}">`,
+    `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${escapeMarkup(entityId)}">`,
     `  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">`,
     keys,
-    `    <md:SingleSignOnService Binding="${HTTP_POST}" Location="${escapeXml(ssoUrl)}"/>`,
+    `    <md:SingleSignOnService Binding="${HTTP_POST}" Location="${escapeMarkup(ssoUrl)}"/>`,
     `  </md:IDPSSODescriptor>`,
     `</md:EntityDescriptor>`,
     "",

@@ -1,5 +1,6 @@
 // TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
 // iterator per paginated list, all running through the client runtime.
+import { CLIENT_OF_SURFACE } from "./operation-text.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import { messageByName, type Ir, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -74,7 +75,7 @@ ${body}}
 
 /** The client class that carries an operation's method (and iterator). */
 export function clientClassOf(op: IrOperation): "AdminClient" | "UserClient" {
-  return op.surface === "admin" ? "AdminClient" : "UserClient";
+  return CLIENT_OF_SURFACE[op.surface];
 }
 
 export function emitClients(ir: Ir): GeneratedFile[] {

@@ -7,6 +7,7 @@ import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type Ir
 import type { GeneratedFile } from "../writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
 import { AUTH_TEXT, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
+import { escapeMarkup } from "../../runtime/markup.js";
 
 export const DOCS_SITE_DIR = `${DOCS_DIR}/site`;
 const INDEX_PAGE = "index.html";
@@ -19,32 +20,31 @@ const SEARCH_INDEX_GLOBAL = "API_SEARCH_INDEX";
 
 const pageOf = (group: string) => `${group}.html`;
 
-const escape = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 
 /** Inline Markdown of descriptions and shared prose (code spans, bold, links) as HTML. */
 function inline(markdown: string): string {
-  return escape(markdown)
+  return escapeMarkup(markdown)
     .replace(/`([^`]+)`/g, "<code>$1</code>")
     .replace(/\*\*([^*]+)\*\*/g, "<strong>$1</strong>")
     .replace(/\[([^\]]+)\]\(([^)\s]+)\)/g, '<a href="$2">$1</a>');
 }
 
 const mark = (kind: "destructive" | "deprecated" | "since" | "read" | "write", text: string, title?: string) =>
-  `<span class="mark ${kind}"${title ? ` title="${escape(title)}"` : ""}>${escape(text)}</span>`;
+  `<span class="mark ${kind}"${title ? ` title="${escapeMarkup(title)}"` : ""}>${escapeMarkup(text)}</span>`;
 
 const destructiveMark = (op: IrOperation) => (op.destructive ? mark("destructive", "destructive", "Removes or overwrites data; clients in read-only mode refuse it") : "");
 const deprecatedMark = (op: IrOperation) => (op.deprecated ? mark("deprecated", "deprecated", op.deprecated) : "");
 
 function page(ir: Ir, options: { title: string; current?: string; main: string }): string {
   const groups = ir.groups
-    .map((g) => `<li><a href="${pageOf(g.name)}"${options.current === g.name ? ' aria-current="page"' : ""}>${escape(g.title)}</a> <span class="count">${g.operations.length}</span></li>`)
+    .map((g) => `<li><a href="${pageOf(g.name)}"${options.current === g.name ? ' aria-current="page"' : ""}>${escapeMarkup(g.title)}</a> <span class="count">${g.operations.length}</span></li>`)
     .join("\n");
   return `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(options.title)}</title>
+<title>${escapeMarkup(options.title)}</title>
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="${STYLE_SHEET}">
 <script src="${SEARCH_INDEX}" defer></script>
@@ -52,7 +52,7 @@ function page(ir: Ir, options: { title: string; current?: string; main: string }
 </head>
 <body>
 <header class="top">
-<a class="brand" href="${INDEX_PAGE}">${escape(ir.api.title)} API reference ${mark("since", ir.api.version, "API version")}</a>
+<a class="brand" href="${INDEX_PAGE}">${escapeMarkup(ir.api.title)} API reference ${mark("since", ir.api.version, "API version")}</a>
 <div class="search">
 <input id="search" type="search" placeholder="Search operations, routes, RPCs (press /)" aria-label="Search operations" autocomplete="off">
 <ol id="search-results" hidden></ol>
@@ -78,7 +78,7 @@ ${options.main}
 // ---------------------------------------------------------------- tables
 
 function table(head: readonly string[], rows: readonly string[][], attributes: (index: number) => string = () => ""): string {
-  const headCells = head.map((h) => `<th>${escape(h)}</th>`).join("");
+  const headCells = head.map((h) => `<th>${escapeMarkup(h)}</th>`).join("");
   const bodyRows = rows.map((cells, index) => `<tr${attributes(index)}>${cells.map((c) => `<td>${c}</td>`).join("")}</tr>`).join("\n");
   return `<table>\n<thead><tr>${headCells}</tr></thead>\n<tbody>\n${bodyRows}\n</tbody>\n</table>`;
 }
@@ -86,19 +86,19 @@ function table(head: readonly string[], rows: readonly string[][], attributes: (
 /** The table of operations: protocols with minimum versions, marks and auth; rows the search filters. */
 function operationTable(ops: readonly IrOperation[], link: (op: IrOperation) => string): string {
   const rows = ops.map((op) => [
-    `<a href="${link(op)}"><code>${escape(op.name)}</code></a>`,
+    `<a href="${link(op)}"><code>${escapeMarkup(op.name)}</code></a>`,
     op.kind === "read" ? mark("read", "read") : mark("write", "write"),
     ...PROTOCOLS.map((p) => (op[p] ? mark("since", op[p]!.since, `${PROTOCOL_LABEL[p]} since ${op[p]!.since}`) : '<span class="absent" title="not available">—</span>')),
     `${destructiveMark(op)}${deprecatedMark(op)}`,
-    `<code>${escape(op.auth)}</code>`,
+    `<code>${escapeMarkup(op.auth)}</code>`,
   ]);
   const head = ["operation", "kind", ...PROTOCOLS.map((p) => `${PROTOCOL_LABEL[p]} since`), "marks", "auth"];
-  return table(head, rows, (index) => ` data-operation="${escape(ops[index]!.name)}"`);
+  return table(head, rows, (index) => ` data-operation="${escapeMarkup(ops[index]!.name)}"`);
 }
 
 function typeCell(field: IrField, fromPage: "group" | "types"): string {
   const { label, typeName } = fieldType(field);
-  const base = typeName ? `<a href="${fromPage === "types" ? "" : TYPES_PAGE}#${escape(typeName)}"><code>${escape(label)}</code></a>` : `<code>${escape(label)}</code>`;
+  const base = typeName ? `<a href="${fromPage === "types" ? "" : TYPES_PAGE}#${escapeMarkup(typeName)}"><code>${escapeMarkup(label)}</code></a>` : `<code>${escapeMarkup(label)}</code>`;
   return field.list ? `list of ${base}` : base;
 }
 
@@ -108,17 +108,17 @@ function notes(field: IrField): string {
 
 function inputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return '<p class="muted">No input.</p>';
-  return table(["field", "type", "required", "description"], message.fields.map((f) => [`<code>${escape(f.name)}</code>`, typeCell(f, fromPage), f.required ? "yes" : "", notes(f)]));
+  return table(["field", "type", "required", "description"], message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.required ? "yes" : "", notes(f)]));
 }
 
 function outputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return '<p class="muted">Empty answer.</p>';
-  return table(["field", "type", "set", "description"], message.fields.map((f) => [`<code>${escape(f.name)}</code>`, typeCell(f, fromPage), f.alwaysInAnswer ? "always" : "or null", notes(f)]));
+  return table(["field", "type", "set", "description"], message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.alwaysInAnswer ? "always" : "or null", notes(f)]));
 }
 
 // ---------------------------------------------------------------- pages
 
-const codeBlock = (language: string, code: string) => `<pre><code class="language-${language}">${escape(code)}</code></pre>`;
+const codeBlock = (language: string, code: string) => `<pre><code class="language-${language}">${escapeMarkup(code)}</code></pre>`;
 
 /** The three protocols side by side: the version that carries the call, and the call itself. */
 function protocolColumns(ir: Ir, op: IrOperation): string {
@@ -132,7 +132,7 @@ function protocolColumns(ir: Ir, op: IrOperation): string {
     return [
       `<div class="protocol" data-protocol="${protocol}">`,
       `<h3>${PROTOCOL_LABEL[protocol]} ${mark("since", `since ${binding.since}`, `first server version that carries ${op.name} over ${PROTOCOL_LABEL[protocol]}`)}</h3>`,
-      `<p class="binding"><code>${escape(bindingSummary(op, protocol))}</code>${form.endpoint ? ` at <code>${escape(form.endpoint)}</code>` : ""}${form.header ? ` with header <code>${escape(`${form.header.name}: ${form.header.value}`)}</code>` : ""}</p>`,
+      `<p class="binding"><code>${escapeMarkup(bindingSummary(op, protocol))}</code>${form.endpoint ? ` at <code>${escapeMarkup(form.endpoint)}</code>` : ""}${form.header ? ` with header <code>${escapeMarkup(`${form.header.name}: ${form.header.value}`)}</code>` : ""}</p>`,
       codeBlock(form.language, form.code),
       ...(form.variables ? ['<p class="label">variables</p>', codeBlock("json", JSON.stringify(form.variables, null, 2))] : []),
       "</div>",
@@ -142,17 +142,17 @@ function protocolColumns(ir: Ir, op: IrOperation): string {
 }
 
 function operationSection(ir: Ir, op: IrOperation): string {
-  const output = op.output.shared ? `<a href="${TYPES_PAGE}#${escape(op.output.name)}"><code>${escape(op.output.graphqlName)}</code></a>` : `<code>${escape(op.output.graphqlName)}</code>`;
-  return `<section class="operation" id="${escape(op.name)}">
-<h2><a class="anchor" href="#${escape(op.name)}">${escape(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
+  const output = op.output.shared ? `<a href="${TYPES_PAGE}#${escapeMarkup(op.output.name)}"><code>${escapeMarkup(op.output.graphqlName)}</code></a>` : `<code>${escapeMarkup(op.output.graphqlName)}</code>`;
+  return `<section class="operation" id="${escapeMarkup(op.name)}">
+<h2><a class="anchor" href="#${escapeMarkup(op.name)}">${escapeMarkup(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
 <p>${inline(op.description)}</p>
-${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escape(op.auth)}</code>: ${escape(AUTH_TEXT[op.auth])}. Client: <code>${escape(clientCall(op))}</code>.</p>
+${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(AUTH_TEXT[op.auth])}. Client: <code>${escapeMarkup(clientCall(op))}</code>.</p>
 ${protocolColumns(ir, op)}
 <div class="fields">
 <div>
-<h3>Input <code>${escape(op.input.graphqlInputName)}</code> <span class="muted">(proto <code>${escape(op.input.name)}</code>)</span></h3>
+<h3>Input <code>${escapeMarkup(op.input.graphqlInputName)}</code> <span class="muted">(proto <code>${escapeMarkup(op.input.name)}</code>)</span></h3>
 ${inputTable(op.input, "group")}
-${op.exactlyOneOf.length > 0 ? `<p>Give exactly one of ${op.exactlyOneOf.map((f) => `<code>${escape(f)}</code>`).join(", ")}.</p>` : ""}
+${op.exactlyOneOf.length > 0 ? `<p>Give exactly one of ${op.exactlyOneOf.map((f) => `<code>${escapeMarkup(f)}</code>`).join(", ")}.</p>` : ""}
 </div>
 <div>
 <h3>Output ${output}</h3>
@@ -169,8 +169,8 @@ function operationsOf(ir: Ir, group: IrGroup): IrOperation[] {
 function groupPage(ir: Ir, group: IrGroup): GeneratedFile {
   const ops = operationsOf(ir, group);
   const main = [
-    `<h1>${escape(group.title)}</h1>`,
-    `<p class="muted">group <code>${escape(group.name)}</code> · ${ops.length} operation${ops.length === 1 ? "" : "s"} · ${ops.filter((op) => op.destructive).length} destructive</p>`,
+    `<h1>${escapeMarkup(group.title)}</h1>`,
+    `<p class="muted">group <code>${escapeMarkup(group.name)}</code> · ${ops.length} operation${ops.length === 1 ? "" : "s"} · ${ops.filter((op) => op.destructive).length} destructive</p>`,
     operationTable(ops, (op) => `#${op.name}`),
     ...ops.map((op) => operationSection(ir, op)),
   ].join("\n");
@@ -181,18 +181,18 @@ function indexPage(ir: Ir): GeneratedFile {
   const groupOf = new Map(ir.groups.flatMap((g) => g.operations.map((name) => [name, g.name] as const)));
   const prose = indexProse(ir);
   const main = [
-    `<h1>${escape(ir.api.title)} API reference ${mark("since", ir.api.version, "API version")}</h1>`,
+    `<h1>${escapeMarkup(ir.api.title)} API reference ${mark("since", ir.api.version, "API version")}</h1>`,
     `<p>${inline(ir.api.description)}</p>`,
     `<p>${inline(prose.sameCall)}</p>`,
     table(["protocol", "endpoint"], prose.endpoints.map((e) => [PROTOCOL_LABEL[e.protocol], inline(e.text)])),
     `<p>${inline(prose.examples)}</p>`,
     "<h2>Auth levels</h2>",
-    table(["auth", "who may call"], Object.entries(AUTH_TEXT).map(([level, text]) => [`<code>${escape(level)}</code>`, escape(text)])),
+    table(["auth", "who may call"], Object.entries(AUTH_TEXT).map(([level, text]) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(text)])),
     "<h2>Groups</h2>",
     `<ul class="group-cards">\n${ir.groups
       .map((g) => {
         const destructive = operationsOf(ir, g).filter((op) => op.destructive).length;
-        return `<li><a href="${pageOf(g.name)}"><strong>${escape(g.title)}</strong><span>${g.operations.length} operation${g.operations.length === 1 ? "" : "s"}${destructive ? `, ${destructive} destructive` : ""}</span></a></li>`;
+        return `<li><a href="${pageOf(g.name)}"><strong>${escapeMarkup(g.title)}</strong><span>${g.operations.length} operation${g.operations.length === 1 ? "" : "s"}${destructive ? `, ${destructive} destructive` : ""}</span></a></li>`;
       })
       .join("\n")}\n</ul>`,
     `<h2>Operations <span class="muted" id="operation-count">${ir.operations.length}</span></h2>`,
@@ -202,15 +202,15 @@ function indexPage(ir: Ir): GeneratedFile {
 }
 
 function typesPage(ir: Ir): GeneratedFile {
-  const sections: string[] = [`<h1>Types and enums of ${escape(ir.api.title)}</h1>`, "<h2>Types</h2>"];
+  const sections: string[] = [`<h1>Types and enums of ${escapeMarkup(ir.api.title)}</h1>`, "<h2>Types</h2>"];
   for (const message of ir.messages.filter((m) => m.shared)) {
     const fields = message.usedAsInput && !message.usedAsOutput ? inputTable(message, "types") : outputTable(message, "types");
-    sections.push(`<section class="type" id="${escape(message.name)}">\n<h3><a class="anchor" href="#${escape(message.name)}">${escape(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${fields}\n</section>`);
+    sections.push(`<section class="type" id="${escapeMarkup(message.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(message.name)}">${escapeMarkup(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${fields}\n</section>`);
   }
   sections.push("<h2>Enums</h2>");
   for (const irEnum of ir.enums) {
-    const values = table(["value", "proto name", "description"], irEnum.values.map((v) => [`<code>${escape(v.name)}</code>`, `<code>${escape(v.protoName)}</code>`, inline(v.description)]));
-    sections.push(`<section class="type" id="${escape(irEnum.name)}">\n<h3><a class="anchor" href="#${escape(irEnum.name)}">${escape(irEnum.name)}</a></h3>\n${irEnum.description ? `<p>${inline(irEnum.description)}</p>\n` : ""}${values}\n</section>`);
+    const values = table(["value", "proto name", "description"], irEnum.values.map((v) => [`<code>${escapeMarkup(v.name)}</code>`, `<code>${escapeMarkup(v.protoName)}</code>`, inline(v.description)]));
+    sections.push(`<section class="type" id="${escapeMarkup(irEnum.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(irEnum.name)}">${escapeMarkup(irEnum.name)}</a></h3>\n${irEnum.description ? `<p>${inline(irEnum.description)}</p>\n` : ""}${values}\n</section>`);
   }
   return { path: `${DOCS_SITE_DIR}/${TYPES_PAGE}`, content: page(ir, { title: `Types · ${ir.api.title} API reference`, current: TYPES_PAGE, main: sections.join("\n") }) };
 }

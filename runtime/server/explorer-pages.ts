@@ -1,6 +1,7 @@
 // The explorer's two pages and the scripts that start them. The pages hold no inline script: their
 // settings travel as a JSON data block that the start script reads, so the content-security policy
 // can forbid inline scripts altogether.
+import { escapeMarkup } from "../markup.js";
 
 /**
  * Scripts and style sheets from this server only, requests to this server only; no inline script
@@ -92,7 +93,6 @@ body { font-family: system-ui, sans-serif; }
 .explorer-bar a:hover { text-decoration: underline; }
 `;
 
-const escapeHtml = (text: string) => text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 /** JSON that cannot end the data block it sits in. */
 const dataBlock = (value: unknown) => JSON.stringify(value).replace(/</g, "\\u003c");
 
@@ -111,14 +111,14 @@ export function page({ title, styles, scripts, settings, body }: PageParts): str
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
+<title>${escapeMarkup(title)}</title>
 <link rel="icon" href="data:,">
-${styles.map((href) => `<link rel="stylesheet" href="${escapeHtml(href)}">`).join("\n")}
+${styles.map((href) => `<link rel="stylesheet" href="${escapeMarkup(href)}">`).join("\n")}
 </head>
 <body>
 ${body}
 <script type="application/json" id="explorer-settings">${dataBlock(settings)}</script>
-${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join("\n")}
+${scripts.map((src) => `<script src="${escapeMarkup(src)}"></script>`).join("\n")}
 </body>
 </html>
 `;
@@ -126,5 +126,5 @@ ${scripts.map((src) => `<script src="${escapeHtml(src)}"></script>`).join("\n")}
 
 /** The links every explorer page shows at the top (GraphiQL has its own chrome, so not there). */
 export function explorerBar(title: string, links: readonly { href: string; text: string }[]): string {
-  return `<nav class="explorer-bar"><strong>${escapeHtml(title)}</strong>${links.map((l) => `<a href="${escapeHtml(l.href)}">${escapeHtml(l.text)}</a>`).join("")}</nav>`;
+  return `<nav class="explorer-bar"><strong>${escapeMarkup(title)}</strong>${links.map((l) => `<a href="${escapeMarkup(l.href)}">${escapeMarkup(l.text)}</a>`).join("")}</nav>`;
 }
