@@ -34,6 +34,34 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, fro
 }
 
 /**
+ * Per message, an object with every field (null) in declaration order, which each answer starts as
+ * a copy of. Adding a message's fields one by one under computed names puts an object of more than
+ * 16 fields (User has 20) in V8's slow dictionary mode, which JSON.stringify and every read then
+ * pay for; a copy of this template keeps the fast shape and only overwrites values. JSON.parse
+ * builds it since it makes fast objects of any size. No template (the old way) for a field named
+ * __proto__, which a computed store would treat as the prototype.
+ */
+const answerTemplates = new WeakMap<object, Plain | null>();
+function answerTemplate(message: ApiSchema["messages"][string]): Plain | null {
+  let template = answerTemplates.get(message);
+  if (template === undefined) {
+    const names = message.fields.map((field) => field.name);
+    template = names.includes("__proto__") ? null : (JSON.parse(JSON.stringify(Object.fromEntries(names.map((name) => [name, null])))) as Plain);
+    answerTemplates.set(message, template);
+  }
+  return template;
+}
+
+/**
+ * The items of a list field, normalized. A function of its own: a closure over the loop's `field`
+ * inside normalizeMessage would make V8 allocate a context for every field of every answer (about
+ * 40 bytes a field), lists or not.
+ */
+function normalizeList(schema: ApiSchema, field: FieldSpec, items: unknown[], from: "name" | "protoName"): unknown[] {
+  return items.map((item) => normalizeValue(schema, field, item, from));
+}
+
+/**
  * `value` in the flat shape of message `messageName`. Fields the message does not declare are
  * dropped, so nothing undeclared (such as a secret) can leave through an answer.
  * `from: "protoName"` reads a protobuf-es message instead of a plain object.
@@ -42,11 +70,12 @@ export function normalizeMessage(schema: ApiSchema, messageName: string, value: 
   const message = schema.messages[messageName];
   if (!message) throw new Error(`unknown message ${messageName}`);
   const source = isObject(value) ? value : {};
-  const result: Plain = {};
+  const template = answerTemplate(message);
+  const result: Plain = template ? { ...template } : {};
   for (const field of message.fields) {
     const raw = source[field[from]];
     if (field.list) {
-      result[field.name] = Array.isArray(raw) ? raw.map((item) => normalizeValue(schema, field, item, from)) : [];
+      result[field.name] = Array.isArray(raw) ? normalizeList(schema, field, raw, from) : [];
     } else if (field.kind === "map") {
       result[field.name] = isObject(raw) ? { ...raw } : {};
     } else if (raw === undefined || raw === null) {

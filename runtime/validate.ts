@@ -225,6 +225,38 @@ function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
 
 const NO_RULES: Readonly<Record<string, FieldRules>> = {};
 
+/**
+ * The rules of a message's fields in field order, and whether any of them relates two fields
+ * (requiredIf, sameAs), looked up once per message and rules object: every call would otherwise
+ * look each field's rules up by name twice (a megamorphic keyed load each), and walk the fields a
+ * second time for cross-field rules most messages do not have.
+ */
+interface FieldRuleList {
+  readonly rules: readonly (FieldRules | undefined)[];
+  readonly crossField: boolean;
+}
+const fieldRuleLists = new WeakMap<object, WeakMap<object, FieldRuleList>>();
+function fieldRuleList(message: ApiSchema["messages"][string], rules: Readonly<Record<string, FieldRules>>): FieldRuleList {
+  let byMessage = fieldRuleLists.get(rules);
+  if (!byMessage) fieldRuleLists.set(rules, (byMessage = new WeakMap()));
+  let list = byMessage.get(message);
+  if (!list) {
+    const ordered = message.fields.map((field) => rules[field.name]);
+    list = { rules: ordered, crossField: ordered.some((rule) => rule !== undefined && (rule.requiredIf !== undefined || rule.sameAs !== undefined)) };
+    byMessage.set(message, list);
+  }
+  return list;
+}
+
+/**
+ * The items of a list field, checked. A function of its own: a closure over the loop's `field`,
+ * `rule` and `path` inside checkMessage would make V8 allocate a context for every field of every
+ * input (about 100 bytes a field), lists or not.
+ */
+function checkList(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undefined, items: unknown[], path: string, check: Check): unknown[] {
+  return items.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));
+}
+
 function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
   if (!isObject(value)) fail(prefix || "request", VALUE_TEXTS.object);
   const message = schema.messages[messageName]!;
@@ -232,11 +264,13 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
   for (const key in value) {
     if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, VALUE_TEXTS.unknownField);
   }
-  const rules = check.mode === "full" ? (check.rules.fields[messageName] ?? NO_RULES) : NO_RULES;
+  const ruleList = fieldRuleList(message, check.mode === "full" ? (check.rules.fields[messageName] ?? NO_RULES) : NO_RULES);
   const result: Plain = {};
-  for (const field of message.fields) {
+  const fields = message.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const field = fields[i]!;
     const path = prefix ? `${prefix}.${field.name}` : field.name;
-    const rule = rules[field.name];
+    const rule = ruleList.rules[i];
     const raw = value[field.name];
     if (isMissing(field, rule, raw)) {
       if (check.mode === "full") {
@@ -249,14 +283,15 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
       if (!Array.isArray(raw)) fail(path, VALUE_TEXTS.list);
       if (rule?.minItems !== undefined && raw.length < rule.minItems) fail(path, rule.minItems === 1 ? "must not be empty" : `must have at least ${rule.minItems} items`);
       if (rule?.maxItems !== undefined && raw.length > rule.maxItems) fail(path, `must have at most ${rule.maxItems} items`);
-      result[field.name] = raw.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));
+      result[field.name] = checkList(schema, field, rule, raw, path, check);
     } else {
       result[field.name] = checkValue(schema, field, rule, raw, path, check);
     }
   }
-  if (check.mode === "full") {
-    for (const field of message.fields) {
-      const rule = rules[field.name];
+  if (check.mode === "full" && ruleList.crossField) {
+    for (let i = 0; i < fields.length; i++) {
+      const field = fields[i]!;
+      const rule = ruleList.rules[i];
       if (!rule) continue;
       const path = prefix ? `${prefix}.${field.name}` : field.name;
       const given = result[field.name];

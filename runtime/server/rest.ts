@@ -80,9 +80,14 @@ export class RestRoutes {
     return fields;
   }
 
-  private async input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Promise<Plain> {
+  private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Promise<Plain> {
+    // A route without {field} segments (most): the request's input as it comes, with no async
+    // frame and promise of this function's own around it.
+    return params ? this.inputWithParams(request, operation, url, params) : this.inputOfRequest(request, operation, url);
+  }
+
+  private async inputWithParams(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string>): Promise<Plain> {
     const given = await this.inputOfRequest(request, operation, url);
-    if (!params) return given;
     // The path names these fields: a body or query that says otherwise is refused, not overridden.
     const fields = this.fields(operation);
     for (const [name, text] of Object.entries(params)) {
