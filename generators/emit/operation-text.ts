@@ -1,6 +1,7 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
 import { PROTOCOLS, enumByName, messageByName, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
 
@@ -167,15 +168,10 @@ export function graphqlVariables(ir: Ir, op: IrOperation): Record<string, unknow
 export function restCommand(ir: Ir, op: IrOperation): string {
   const rest = op.rest;
   if (!rest) throw new Error(`${op.name} is not carried over rest`);
-  const input = sampleInput(ir, op);
   const header = authHeader(ir, op);
   const headerLines = header ? [`  -H "${header.name}: ${header.value}"`] : [];
-  // The path's {field} segments take the sample's values; the other fields go in the query or the body.
-  let path = rest.path;
-  for (const param of rest.pathParams) {
-    path = path.replace(`{${param}}`, encodeURIComponent(String(input[param] ?? "")));
-    delete input[param];
-  }
+  // The path's {field} segments take the sample's values, as the TypeScript client fills them; the other fields go in the query or the body.
+  const { path, rest: input } = fillPath(rest.path, rest.pathParams, sampleInput(ir, op));
   if (rest.inQuery) {
     const query = new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
     return [`curl ${rest.method === "GET" ? "" : `-X ${rest.method} `}"${SHELL_VARIABLES.serviceUrl}${path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");
