@@ -5,6 +5,7 @@ import { once } from "node:events";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { REPO_ROOT } from "./project.js";
+import { TEST_PASSWORD_HASH_COST } from "./password-hash-cost.js";
 
 export interface Replica {
   child: ChildProcess;
@@ -22,7 +23,8 @@ export async function startReplica(args: readonly string[], env: Record<string, 
   const database = args.includes("--database-url") ? [] : ["--database-url", "sqlite::memory:"];
   const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference", "main.ts"), "--port", "0", "--grpc-port", "0", "--no-explorer", ...database, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
+    // Replicas sign many users up: the tests' cheap scrypt cost (a test may name another).
+    env: { ...process.env, PASSWORD_HASH_COST: `${TEST_PASSWORD_HASH_COST.N},${TEST_PASSWORD_HASH_COST.r},${TEST_PASSWORD_HASH_COST.p}`, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const lines: string[] = [];
