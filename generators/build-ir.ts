@@ -296,7 +296,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   // ---- operations ----
   const inlineMessages: IrMessage[] = [];
   const operations: IrOperation[] = [];
-  const routes = new Map<string, string>();
+  const routes = new Map<string, { name: string; path: string }>();
   const restPrefix = raw.api.rest_prefix ?? DEFAULT_REST_PREFIX;
   const apiVersion = raw.api.version;
 

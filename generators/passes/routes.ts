@@ -36,6 +36,13 @@ function fitsText(field: IrMessage["fields"][number]): boolean {
   return !field.list && (field.type.kind === "enum" || (field.type.kind === "scalar" && !["map", "json"].includes(field.type.scalar)));
 }
 
+/** Whether one request path could match both route shapes (`{}` matching any one segment). */
+function segmentsOverlap(a: string, b: string): boolean {
+  const left = a.split("/");
+  const right = b.split("/");
+  return left.length === right.length && left.every((segment, i) => segment === right[i] || segment === "{}" || right[i] === "{}");
+}
+
 /**
  * The REST binding of an operation carried over rest; `routes` (method and path shape ->
  * operation) finds a route used twice, /books/{id} and /books/{book_id} being one shape.
@@ -45,7 +52,7 @@ export function restBinding(
   rawOp: RawOperation,
   input: IrMessage,
   prefix: string,
-  routes: Map<string, string>,
+  routes: Map<string, { name: string; path: string }>,
   opPath: Path,
   subject: string,
   report: Report,
@@ -53,12 +60,17 @@ export function restBinding(
   const method = rawOp.route?.method ?? "POST";
   const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `${prefix}/admin/${name}` : `${prefix}/${name}`);
   const pathParams = [...path.matchAll(/\{([a-z0-9_]+)\}/g)].map((match) => match[1]!);
-  const routeKey = `${method} ${path.replace(/\{[a-z0-9_]+\}/g, "{}")}`;
+  const shape = path.replace(/\{[a-z0-9_]+\}/g, "{}");
+  const routeKey = `${method} ${shape}`;
   const taken = routes.get(routeKey);
   if (taken !== undefined) {
-    report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} is already used by operation '${taken}'`, "key");
+    report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} is already used by operation '${taken.name}'`, "key");
+  } else {
+    // /books/{id} and /books/count: a request for the book "count" could reach either.
+    const overlap = [...routes].find(([key]) => key.startsWith(`${method} `) && segmentsOverlap(key.slice(method.length + 1), shape));
+    if (overlap) report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} overlaps ${method} ${overlap[1].path} of operation '${overlap[1].name}': one request could match both`, "key");
   }
-  routes.set(routeKey, name);
+  routes.set(routeKey, { name, path });
   const seen = new Set<string>();
   for (const param of pathParams) {
     const field = input.fields.find((f) => f.name === param);

@@ -125,12 +125,20 @@ describe("the contracts of another API: resource routes, a prefix, its own auth 
     expect(operation.requestBody).toBeUndefined();
   });
 
-  it("refuse two routes of one shape", () => {
+  it("refuse two routes of one shape, or two that one request could match", () => {
     // /users/{id} and /users/{org_id} are one route: no request could tell them apart.
     const twice = manifest.replace(
       "  rotate_key:\n    surface: admin\n    group: orgs\n",
       "  rotate_key:\n    surface: admin\n    group: orgs\n    route:\n      method: DELETE\n      path: /api/v2/users/{org_id}\n",
     );
     expect(() => buildIr(loadManifestText(twice), emptyLock())).toThrow(/error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/\{org_id\} is already used by operation 'delete_user'/);
+    // /users/{id} and /users/current: a request for the user "current" could reach either.
+    const overlapping = manifest.replace(
+      "  rotate_key:\n    surface: admin\n    group: orgs\n",
+      "  rotate_key:\n    surface: admin\n    group: orgs\n    route:\n      method: DELETE\n      path: /api/v2/users/current\n",
+    );
+    expect(() => buildIr(loadManifestText(overlapping), emptyLock())).toThrow(
+      /error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/current overlaps DELETE \/api\/v2\/users\/\{id\} of operation 'delete_user': one request could match both/,
+    );
   });
 });
