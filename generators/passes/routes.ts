@@ -44,8 +44,9 @@ function segmentsOverlap(a: string, b: string): boolean {
 }
 
 /**
- * The REST binding of an operation carried over rest; `routes` (method and path shape ->
- * operation) finds a route used twice, /books/{id} and /books/{book_id} being one shape.
+ * The REST binding of an operation carried over rest; `routes` (method and path shape -> the
+ * operation and its path) finds a route used twice (/books/{id} and /books/{book_id} being one
+ * shape) and two that one request could match (/books/{id} and /books/count).
  */
 export function restBinding(
   name: string,
