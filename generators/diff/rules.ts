@@ -185,6 +185,9 @@ function signature(op: IrOperation): string {
   return [op.kind, op.surface, fields(op.input), op.output.shared ? op.output.name : fields(op.output)].join("|");
 }
 
+/** Whether version `a` comes after `b` (semver order; text order for what is not semver). */
+const isLater = (a: string, b: string) => (semver.valid(a) && semver.valid(b) ? semver.gt(a, b) : a > b);
+
 /**
  * A protocol newly carrying an operation must name a minimum version the base did not have: with
  * one the base already has (released without the operation), a client would call servers that
@@ -192,8 +195,7 @@ function signature(op: IrOperation): string {
  */
 function sinceAlreadyReleased(oldIr: Ir, name: string, protocol: Protocol, since: string): Change | undefined {
   const base = oldIr.api.version;
-  const newer = semver.valid(since) && semver.valid(base) ? semver.gt(since, base) : since > base;
-  if (newer) return undefined;
+  if (isLater(since, base)) return undefined;
   return ruleChange("min-version-not-new", `${name}.${protocol}`, "breaking", [protocol],
     `newly carried over ${protocol} since ${since}, which the base (${base}) already is: clients would call servers up to ${base} that lack it; name a version after ${base}`,
     [`op:${name}`], name);
@@ -218,7 +220,7 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
       const stale = sinceAlreadyReleased(oldIr, name, protocol, is.since);
       if (stale) changes.push(stale);
     } else if (was && is && was.since !== is.since) {
-      const raised = semver.valid(was.since) && semver.valid(is.since) ? semver.gt(is.since, was.since) : is.since > was.since;
+      const raised = isLater(is.since, was.since);
       add(raised ? "min-version-raised" : "min-version-lowered", `${name}.${protocol}`, raised ? "breaking" : "safe", [protocol],
         raised
           ? `minimum server version over ${protocol} raised from ${was.since} to ${is.since}: clients of servers older than ${is.since} now refuse the call`

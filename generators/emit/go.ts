@@ -218,7 +218,6 @@ function methodDoc(op: OperationFacts, method: string): string[] {
   ];
 }
 
-/** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
 function restLiteral(rest: NonNullable<OperationFacts["rest"]>): string {
   const params = rest.pathParams.length > 0 ? `, pathParams: []string{${rest.pathParams.map(goString).join(", ")}}` : "";
   return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${rest.inQuery ? ", inQuery: true" : ""}}`;
@@ -229,6 +228,7 @@ function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>
   return `&pagination{style: paginationToken, items: ${goString(pagination.itemsField)}, cursor: ${goString(pagination.cursorField!)}, nextCursor: ${goString(pagination.nextCursorField!)}}`;
 }
 
+/** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
 function operationEntries(op: OperationFacts, client: string): { key: string; value: string }[] {
   const protocols = (list: readonly Protocol[]) => list.map((p) => PROTOCOL_CONSTANT[p]).join(", ");
   const gated = op.protocols.filter((p) => op.versionGated[p]);

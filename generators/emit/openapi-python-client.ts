@@ -4,6 +4,7 @@
 // it generates breaks on the success path (its `Response` no longer takes the status and body).
 // Such schemas get another class name here, computed from the document, so a manifest type named
 // like any of them still yields a working client.
+import { upperSnakeCase } from "../naming.js";
 import type { GeneratedFile } from "../writer.js";
 import { toYaml } from "./yaml-text.js";
 
@@ -39,7 +40,7 @@ export const OPENAPI_PYTHON_CLIENT_NAMES: readonly string[] = [
   "StrEnum",
 ];
 
-const snakeCase = (name: string) => name.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase();
+const snakeCase = (name: string) => upperSnakeCase(name).toLowerCase();
 
 /** Schema name -> the class (and module) openapi-python-client should give it, for each name that collides. */
 export function pythonClientClassOverrides(schemaNames: readonly string[]): Record<string, { class_name: string; module_name: string }> {

@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import type { Ir } from "../ir.js";
+import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { CLIENT_OF_SURFACE, notCarriedText, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
@@ -375,16 +376,15 @@ function importLine(module: string, candidates: readonly string[], code: readonl
   return [line.length <= PYTHON_LINE_LENGTH ? line : `from ${module} import (\n${used.map((name) => `    ${name},`).join("\n")}\n)`];
 }
 
-/** The whole view model the templates of templates/python/ lay out. */
 /** Python's keywords and the names the README examples take themselves: an example variable takes none of them. */
 const EXAMPLE_TAKEN = new Set(["admin", "page", "main", "await", "async", "for", "in", "with", "as", "from", "import", "class", "def", "return", "print", "type", "id"]);
 
 /** The manifest's own operations in the README and package docstring examples (passes/examples.ts), in Python's names. */
-function pythonExamples(ir: Ir, facts: SdkFacts) {
+function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>) {
   const { read, list, notCarried } = ir.docExamples;
   const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
   const message = (name: string) => facts.messages.find((m) => m.name === name)!;
-  const method = pythonMethodName;
+  const method = (name: string) => methods.get(name)!.name;
   const attr = (name: string) => pythonName(name, RESERVED_ATTRIBUTES);
   const readView = read && (() => {
     const output = message(operation(read).output);
@@ -396,13 +396,13 @@ function pythonExamples(ir: Ir, facts: SdkFacts) {
     const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
     const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
     const shown = fields.find((f) => f.name !== "id") ?? fields[0];
-    const variable = items.kind === "message" ? items.ref!.replace(/([a-z0-9])([A-Z])/g, "$1_$2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1_$2").toLowerCase() : "item";
+    const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
     const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
     const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
     return {
       method: method(list),
       pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
-      iterator: `iter_${list}`,
+      iterator: methods.get(list)!.iterators[0]!.name,
       item,
       print: shown ? `${item}.${attr(shown.name)}` : item,
     };
@@ -414,6 +414,7 @@ function pythonExamples(ir: Ir, facts: SdkFacts) {
   };
 }
 
+/** The whole view model the templates of templates/python/ lay out. */
 export function pythonView(ir: Ir, facts: SdkFacts) {
   const messages = new Map(facts.messages.map((m) => [m.name, m]));
   const ir_messages = new Map(ir.messages.map((m) => [m.name, m]));
@@ -457,7 +458,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     pythonVersion: `${PYTHON_REQUIRES.replace(">=", "")} or later`,
     adminSecretHeader: facts.service.adminSecretHeader,
     grpcPort: facts.service.grpcPort,
-    examples: pythonExamples(ir, facts),
+    examples: pythonExamples(ir, facts, methods),
     versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
     adminTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
