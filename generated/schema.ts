@@ -8,6 +8,7 @@ export const schema = defineSchema({
   version: "2.5.0",
   adminSecretHeader: "x-service-admin-secret",
   orgAdminRole: "service:org_admin",
+  features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true },
   grpcPort: 9091,
   restPrefix: "/v1",
   enums: {

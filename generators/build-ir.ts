@@ -9,7 +9,7 @@ import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
 import { didYouMean, upperSnakeCase } from "./naming.js";
-import { checkAuth, errorCodesOf } from "./passes/auth.js";
+import { apiFeatures, checkAuth, errorCodesOf } from "./passes/auth.js";
 import { iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
 import { resolveConstraints } from "./passes/constraints.js";
 import { resolvePackages } from "./passes/packages.js";
@@ -596,6 +596,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       },
       ...packages,
       acronyms: [...acronyms],
+      features: apiFeatures(operations),
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },

@@ -2,6 +2,9 @@
 // test uses is computed here, once.
 import type { FieldNumberLock } from "./lock.js";
 import type { SourcePosition } from "./diagnostics.js";
+import type { ApiFeatures } from "../runtime/schema.js";
+
+export type { ApiFeatures };
 
 export const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -283,6 +286,8 @@ export interface Ir {
     };
     /** The words written in capitals in derived names (OIDC, SAML, ...): api.acronyms. */
     acronyms: string[];
+    /** What of the auth machinery the operations use (passes/auth.ts); whatever is false appears in no output. */
+    features: ApiFeatures;
     /** Breaking changes shipped on purpose; `version` is the api.version each was accepted for. */
     breakingChangesAccepted: { change: string; reason: string; version?: string; bump?: "major" | "minor" | "patch" }[];
   };

@@ -74,6 +74,18 @@ export interface OperationSpec {
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }
 
+/** What of the auth machinery the operations use; whatever is false appears in no output, and the runtime asks for none of it. */
+export interface ApiFeatures {
+  /** An operation needs the admin secret (auth admin_secret, org_admin or super_admin): servers require one, admin clients send it. */
+  readonly adminSecret: boolean;
+  /** An operation opens an admin session (sets the admin session cookie), which stands in for the admin secret. */
+  readonly adminSession: boolean;
+  /** Operations of the oauth surface: token routes answering RFC 6749 errors (OAuthError in the SDKs). */
+  readonly tokenRoutes: boolean;
+  /** A token call takes client_id, which the user client fills with its own: the user client needs a client id. */
+  readonly clientId: boolean;
+}
+
 /** What the schema says of the service as a whole. */
 export interface ServiceFacts {
   readonly name: string;
@@ -81,6 +93,7 @@ export interface ServiceFacts {
   readonly version: string;
   readonly adminSecretHeader: string;
   readonly orgAdminRole: string;
+  readonly features: ApiFeatures;
   readonly grpcPort: number;
   /** The first segments of the derived REST routes (/v1): paths under it belong to the REST surface. */
   readonly restPrefix: string;

@@ -28,7 +28,7 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
     `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`,
     op.deprecated ? `@deprecated ${op.deprecated}` : "",
   ].filter(Boolean).join(" ");
-  const callInput = op.surface === "oauth" ? "this.withClientId(input)" : "input";
+  const callInput = op.surface === "oauth" && ir.api.features.clientId ? "this.withClientId(input)" : "input";
   let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: CallOptions): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op);
@@ -39,7 +39,14 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
   return text;
 }
 
-function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string, config: string): GeneratedFile {
+/** The configuration a client class takes: its credentials only where the API's operations use them (ir.api.features). */
+function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; imported: string } {
+  if (name === "AdminClient") return ir.api.features.adminSecret ? { type: "AdminClientConfig", imported: "AdminClientConfig" } : { type: "ClientConfig", imported: "" };
+  return ir.api.features.clientId ? { type: "UserClientConfig", imported: "UserClientConfig" } : { type: `Omit<UserClientConfig, "clientId">`, imported: "UserClientConfig" };
+}
+
+function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): GeneratedFile {
+  const config = configOf(ir, name);
   const types = new Set<string>();
   const surfaces = name === "AdminClient" ? ["admin"] : ["user", "oauth"];
   const body = ir.operations
@@ -48,8 +55,8 @@ function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string, c
     .join("\n");
   const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
   const file = name === "AdminClient" ? "admin-client" : "user-client";
-  const content = `import { ${base}, type ${config} } from "../../runtime/client/clients.js";
-import type { CallOptions, ClientDefinition } from "../../runtime/client/core.js";
+  const content = `import { ${base}${config.imported ? `, type ${config.imported}` : ""} } from "../../runtime/client/clients.js";
+import type { CallOptions, ClientDefinition${config.imported ? "" : ", ClientConfig"} } from "../../runtime/client/core.js";
 import { schema } from "../schema.js";
 import type {
 ${[...types].sort().map((t) => `  ${t},`).join("\n")}
@@ -64,7 +71,7 @@ const definition: ClientDefinition = {
 
 /** ${name === "AdminClient" ? "The admin interface" : "The user interface and the token routes"} of ${ir.api.title}, over graphql (default), rest or grpc. */
 export class ${name} extends ${base} {
-  constructor(config: ${config}) {
+  constructor(config: ${config.type}) {
     super(definition, config);
   }
 
@@ -81,8 +88,8 @@ export function clientClassOf(op: IrOperation): "AdminClient" | "UserClient" {
 export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
   return [
-    clientClass(ir, "AdminClient", "AdminClientBase", "AdminClientConfig"),
-    clientClass(ir, "UserClient", "UserClientBase", "UserClientConfig"),
+    clientClass(ir, "AdminClient", "AdminClientBase"),
+    clientClass(ir, "UserClient", "UserClientBase"),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
       content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}

@@ -6,7 +6,7 @@
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
-import { AUTH_TEXT, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
+import { authLevelsOf, authText, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
 import { escapeMarkup } from "../../runtime/markup.js";
 
 export const DOCS_SITE_DIR = `${DOCS_DIR}/site`;
@@ -146,7 +146,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
   return `<section class="operation" id="${escapeMarkup(op.name)}">
 <h2><a class="anchor" href="#${escapeMarkup(op.name)}">${escapeMarkup(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
 <p>${inline(op.description)}</p>
-${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(AUTH_TEXT[op.auth])}. Client: <code>${escapeMarkup(clientCall(op))}</code>.</p>
+${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(authText(ir, op.auth))}. Client: <code>${escapeMarkup(clientCall(op))}</code>.</p>
 ${protocolColumns(ir, op)}
 <div class="fields">
 <div>
@@ -187,7 +187,7 @@ function indexPage(ir: Ir): GeneratedFile {
     table(["protocol", "endpoint"], prose.endpoints.map((e) => [PROTOCOL_LABEL[e.protocol], inline(e.text)])),
     `<p>${inline(prose.examples)}</p>`,
     "<h2>Auth levels</h2>",
-    table(["auth", "who may call"], Object.entries(AUTH_TEXT).map(([level, text]) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(text)])),
+    table(["auth", "who may call"], authLevelsOf(ir).map((level) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(authText(ir, level))])),
     "<h2>Groups</h2>",
     `<ul class="group-cards">\n${ir.groups
       .map((g) => {

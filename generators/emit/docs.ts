@@ -4,7 +4,7 @@
 import { describedField, operationRuleSentences } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
-import { AUTH_TEXT, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
+import { authLevelsOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
 
 export const DOCS_DIR = "generated/docs";
 const INDEX_PAGE = "README.md";
@@ -70,7 +70,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     op.destructive ? "**Destructive.**" : "",
     op.deprecated ? `**Deprecated:** ${op.deprecated}.` : "",
     `${op.kind === "read" ? "Read" : "Write"}.`,
-    `Auth \`${op.auth}\`: ${AUTH_TEXT[op.auth]}.`,
+    `Auth \`${op.auth}\`: ${authText(ir, op.auth)}.`,
     `Client: \`${clientCall(op)}\`.`,
   ].filter(Boolean).join(" ");
   return [
@@ -107,16 +107,16 @@ export function indexProse(ir: Ir): { sameCall: string; endpoints: { protocol: P
     sameCall: "Every operation is described once and reached over up to three protocols; each carries the same input and answers with the same fields.",
     endpoints: [
       { protocol: "graphql", text: `\`POST ${SHELL_VARIABLES.serviceUrl}/graphql\`: reads are \`Query\` fields, writes \`Mutation\` fields, input in one \`params\` argument` },
-      { protocol: "rest", text: `\`${SHELL_VARIABLES.serviceUrl}/v1/...\` with a JSON body (query string for GET); errors as \`{code, message}\`` },
+      { protocol: "rest", text: `\`${SHELL_VARIABLES.serviceUrl}${ir.api.restPrefix}/...\` with a JSON body (query string for GET); errors as \`{code, message}\`` },
       { protocol: "grpc", text: `port ${ir.api.grpcPort}: ${services}` },
     ],
-    examples: `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), \`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and \`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
+    examples: `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), ${ir.api.features.adminSecret ? `\`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and ` : ""}\`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
   };
 }
 
 function indexPage(ir: Ir): GeneratedFile {
   const groupOf = new Map(ir.groups.flatMap((g) => g.operations.map((name) => [name, g.name] as const)));
-  const authRows = Object.entries(AUTH_TEXT).map(([level, text]) => `| \`${level}\` | ${text} |`);
+  const authRows = authLevelsOf(ir).map((level) => `| \`${level}\` | ${authText(ir, level)} |`);
   const prose = indexProse(ir);
   const content = [
     `# ${ir.api.title} API reference (${ir.api.version})`,

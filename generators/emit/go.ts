@@ -432,6 +432,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     description: ir.api.metadata.description,
     license: ir.api.metadata.license ? [ir.api.metadata.license] : [],
     repository: ir.api.metadata.repository ? [ir.api.metadata.repository] : [],
+    features: facts.features,
     adminSecretHeader: facts.service.adminSecretHeader,
     grpcPort: facts.service.grpcPort,
     grpcCodeMetadata: facts.errors.grpcCodeMetadata,

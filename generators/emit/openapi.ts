@@ -1,7 +1,7 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
-import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
-import { AUTH_TEXT } from "./operation-text.js";
+import { ADMIN_SESSION_COOKIE, adminCredentialsOf } from "../../runtime/server/auth.js";
+import { authText } from "./operation-text.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -72,9 +72,6 @@ function securityOf(auth: string, adminSession: boolean): Schema[] {
   return byAuth[auth]!;
 }
 
-/** Whether an operation of the manifest opens an admin session (sets its cookie): only then is the cookie a way in. */
-const opensAdminSession = (ir: Ir) => ir.operations.some((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE));
-
 /** What each code means for the caller, for the response descriptions. */
 const CODE_MEANING: Record<string, string> = {
   INVALID_ARGUMENT: "The input breaks a rule of this contract (the message names the field), or the request is malformed.",
@@ -109,6 +106,9 @@ const EXAMPLE_MESSAGE: Record<string, string> = {
   UNSUPPORTED_MEDIA_TYPE: "the body must be sent with Content-Type: application/json, not text/plain",
 };
 
+/** TOO_MANY_REQUESTS of an API without the admin secret: its calls only, no lockout of wrong secrets. */
+const RATE_LIMIT_ONLY = { meaning: "Too many calls from this address; retry after Retry-After seconds.", example: "too many calls from this address; try again in 1 s" };
+
 const errorContent = (code: string, message: string, schema: "Error" | "OAuthError" = "Error") => ({
   "application/json": { schema: ref(schema), example: schema === "Error" ? { code, message } : { error: "invalid_request", error_description: message } },
 });
@@ -128,7 +128,7 @@ function unauthenticatedExample(ir: Ir, op: IrOperation): string {
   if (op.auth === "user") return `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
   if (op.auth === "scim_token") return `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`;
   if (op.auth === "public") return "the credentials are not valid";
-  return `${op.pascalName} needs the admin secret in header ${ir.api.adminSecretHeader} (or an admin session)`;
+  return `${op.pascalName} needs ${adminCredentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, features: ir.api.features })}`;
 }
 
 /** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
@@ -164,12 +164,13 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === "default" ? 1 : b === "default" ? -1 : a.localeCompare(b))));
 }
 
-function sharedResponses(tokenRoutes: boolean): Schema {
+function sharedResponses(tokenRoutes: boolean, adminSecret: boolean): Schema {
   const shared: Schema = {};
   for (const [code, name] of Object.entries(SHARED_RESPONSES)) {
+    const rateLimitOnly = code === "TOO_MANY_REQUESTS" && !adminSecret;
     shared[name] = {
-      description: `${code}: ${CODE_MEANING[code]}`,
-      content: errorContent(code, EXAMPLE_MESSAGE[code]!),
+      description: `${code}: ${rateLimitOnly ? RATE_LIMIT_ONLY.meaning : CODE_MEANING[code]}`,
+      content: errorContent(code, rateLimitOnly ? RATE_LIMIT_ONLY.example : EXAMPLE_MESSAGE[code]!),
       ...(code === "TOO_MANY_REQUESTS" ? { headers: retryAfter } : {}),
     };
   }
@@ -181,25 +182,25 @@ function sharedResponses(tokenRoutes: boolean): Schema {
   return shared;
 }
 
-function operationDescription(op: IrOperation): string {
+function operationDescription(ir: Ir, op: IrOperation): string {
   return [
     op.description,
     op.destructive ? "**Destructive**: permanently changes or removes data." : "",
     op.deprecated ? `**Deprecated**: ${op.deprecated}` : "",
-    `Auth: ${AUTH_TEXT[op.auth]}.`,
+    `Auth: ${authText(ir, op.auth)}.`,
     ...operationRuleSentences(op),
     `Protocols: ${op.protocols.map((p) => `${p} (from server ${op[p]!.since})`).join(", ")}.`,
   ].filter(Boolean).join(" ");
 }
 
-/** `adminSession`: whether an operation of the API opens an admin session (opensAdminSession), decided once. */
+/** `adminSession`: whether an operation of the API opens an admin session (ir.api.features). */
 function operationObject(ir: Ir, op: IrOperation, adminSession: boolean): Schema {
   const rest = op.rest!;
   const body: Schema = {};
   const operation: Schema = {
     operationId: op.name,
     summary: op.title,
-    description: operationDescription(op),
+    description: operationDescription(ir, op),
     tags: [op.group],
   };
   if (op.deprecated) operation.deprecated = true;
@@ -253,7 +254,7 @@ export function buildOpenapi(ir: Ir): Schema {
     ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))),
   );
 
-  const adminSession = opensAdminSession(ir);
+  const adminSession = ir.api.features.adminSession;
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
     const entry = (paths[op.rest!.path] ??= {});
@@ -323,7 +324,7 @@ export function buildOpenapi(ir: Ir): Schema {
         ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),
       },
       schemas,
-      responses: sharedResponses(tokenRoutes),
+      responses: sharedResponses(tokenRoutes, ir.api.features.adminSecret),
     },
   };
 }

@@ -1,6 +1,6 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
-import { PROTOCOLS, enumByName, messageByName, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { AUTH_LEVELS, PROTOCOLS, enumByName, messageByName, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
@@ -13,14 +13,22 @@ export const CLIENT_OF_SURFACE: Record<IrOperation["surface"], "AdminClient" | "
 };
 
 /** Who may call, in words. */
-export const AUTH_TEXT: Record<AuthLevel, string> = {
-  public: "anyone; no credentials",
-  user: "a signed-in user (bearer access token)",
-  admin_secret: "the admin (admin secret header or admin session)",
-  super_admin: "the super-admin (admin secret header or admin session)",
-  org_admin: "the admin, or a user who is an org-admin of the organization concerned",
-  scim_token: "a SCIM provisioning client (bearer SCIM token)",
-};
+/** Who may call at an auth level, as the docs and contracts say it: the admin session only where the API opens one. */
+export function authText(ir: Ir, level: AuthLevel): string {
+  const adminCredentials = ir.api.features.adminSession ? "admin secret header or admin session" : "admin secret header";
+  const texts: Record<AuthLevel, string> = {
+    public: "anyone; no credentials",
+    user: "a signed-in user (bearer access token)",
+    admin_secret: `the admin (${adminCredentials})`,
+    super_admin: `the super-admin (${adminCredentials})`,
+    org_admin: "the admin, or a user who is an org-admin of the organization concerned",
+    scim_token: "a SCIM provisioning client (bearer SCIM token)",
+  };
+  return texts[level];
+}
+
+/** The auth levels the API's operations use, in AUTH_LEVELS order: the docs' legend lists no other. */
+export const authLevelsOf = (ir: Ir): AuthLevel[] => AUTH_LEVELS.filter((level) => ir.operations.some((op) => op.auth === level));
 
 /** The shell variables the examples use for credentials and addresses. */
 export const SHELL_VARIABLES = {

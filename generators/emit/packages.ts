@@ -9,7 +9,7 @@ import type { Ir, IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { CLIENT_DIR } from "./client.js";
 import {
-  AUTH_TEXT,
+  authText,
   CLIENT_OF_SURFACE,
   PROTOCOL_LABEL,
   fence,
@@ -41,12 +41,12 @@ function mcpReadme(ir: Ir): string {
     `An MCP server for ${ir.api.title} ${ir.api.version}: every admin and user operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
     "",
     "```sh",
-    `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
+    `${ir.api.features.adminSecret ? `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
     `npx ${command} --service-url https://${ir.api.name}.example.com --transport http --port 8765      # Streamable HTTP on /mcp`,
     "```",
     "",
-    `- stdio: the credentials of every call come from the environment: \`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools) and \`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools); never from the command line.`,
-    `- HTTP: each request carries its own: the \`${ir.api.adminSecretHeader}\` header for admin tools, \`Authorization: Bearer <token>\` for user tools. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing.`,
+    `- stdio: the credentials of every call come from the environment: ${ir.api.features.adminSecret ? `\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools) and ` : ""}\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools); never from the command line.`,
+    `- HTTP: each request carries its own: ${ir.api.features.adminSecret ? `the \`${ir.api.adminSecretHeader}\` header for admin tools, ` : ""}\`Authorization: Bearer <token>\` for user tools. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing.`,
     "- `--read-only` lists no tool that writes; `--surface admin|user`, `--group <g,...>` and `--operation <name,...>` narrow the tools; `--tools dynamic` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.",
     "- `--protocol rest|graphql|grpc` (default rest): the tools are the operations that protocol carries.",
     "- A service error is a tool result with `isError: true` and the service's code, message and field.",
@@ -148,6 +148,9 @@ function operationByName(ir: Ir, name: string | undefined): IrOperation | undefi
 
 // ---------------------------------------------------------------- SDK
 
+/** The admin secret among a client's or server's options, where an operation needs it (ir.api.features). */
+const adminSecretOption = (ir: Ir) => (ir.api.features.adminSecret ? ", adminSecret: process.env.ADMIN_SECRET!" : "");
+
 function sdkReadme(ir: Ir): string {
   const name = ir.api.sdkPackage;
   const admin = operationByName(ir, ir.versionOperations.admin);
@@ -156,6 +159,7 @@ function sdkReadme(ir: Ir): string {
   const inputCall = withInput ? `const answer = await admin.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : adminCall;
   const grpcService = ir.proto.services.find((s) => s.surface === "admin");
   const byClient = (client: "AdminClient" | "UserClient") => ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === client);
+  const secretOption = adminSecretOption(ir);
   const sections = [
     `# ${name}`,
     `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: \`AdminClient\` for the admin interface, \`UserClient\` for the user interface and the token routes. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
@@ -168,20 +172,22 @@ function sdkReadme(ir: Ir): string {
       `import { AdminClient, UserClient } from "${name}";
 
 const admin = new AdminClient({
-  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at /v1/...
-  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}
+  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${ir.api.features.adminSecret ? `
+  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}` : ""}
   protocol: "graphql", // graphql (default), rest or grpc
 });
-const user = new UserClient({ serviceUrl: "http://localhost:8080", clientId: "my-app" });`,
+const user = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`,
     ),
     [
       "| option | meaning |",
       "|---|---|",
       "| `serviceUrl` | base URL of the service |",
-      "| `protocol` | `graphql` (default), `rest` or `grpc`; token routes always use REST |",
+      `| \`protocol\` | \`graphql\` (default), \`rest\` or \`grpc\`${ir.api.features.tokenRoutes ? "; token routes always use REST" : ""} |`,
       `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
-      "| `adminSecret` | AdminClient: the service's admin secret |",
-      "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |",
+      ...(ir.api.features.adminSecret ? ["| `adminSecret` | AdminClient: the service's admin secret |"] : []),
+      ir.api.features.clientId
+        ? "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |"
+        : "| `accessToken` | UserClient: the signed-in user's token (`setAccessToken` changes it) |",
       "| `extraHeaders` | headers sent on every call, over every protocol |",
       "| `serverVersion` | the server's version if known; otherwise asked once when an operation's minimum version matters |",
       "| `readOnly` | refuse destructive operations before anything is sent |",
@@ -190,13 +196,13 @@ const user = new UserClient({ serviceUrl: "http://localhost:8080", clientId: "my
     ].join("\n"),
     "Every answer is the same plain object whichever protocol carried it: every declared field present, unset fields `null`, int64 as a number. Failures raise `ApiError` with `code`, `operation` and `protocol`; calls a protocol or the server's version cannot carry are refused before anything is sent.",
     `## ${PROTOCOL_LABEL.graphql}`,
-    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET! });\n${adminCall}`),
+    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption} });\n${adminCall}`),
     `## ${PROTOCOL_LABEL.rest}`,
-    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET!, protocol: "rest" });\n${inputCall}`),
+    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption}, protocol: "rest" });\n${inputCall}`),
     `## ${PROTOCOL_LABEL.grpc}`,
     fence(
       "ts",
-      `const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: process.env.ADMIN_SECRET!, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${adminCall}\nawait admin.close(); // ends the HTTP/2 session`,
+      `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${adminCall}\nawait admin.close(); // ends the HTTP/2 session`,
     ),
     "The gRPC transport is loaded on the first gRPC call, so applications that use GraphQL or REST never load it (nor Connect, nor HTTP/2).",
     `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use.`,
@@ -209,7 +215,7 @@ import { createGrpcTransport } from "@connectrpc/connect-node";
 import { ${grpcService.name} } from "${name}/grpc";
 
 const rpc = createClient(${grpcService.name}, createGrpcTransport({ baseUrl: "http://localhost:${ir.api.grpcPort}" }));
-const meta = await rpc.${admin.camelName}({}, { headers: { "${ir.api.adminSecretHeader}": process.env.ADMIN_SECRET! } });`,
+const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, { headers: { "${ir.api.adminSecretHeader}": process.env.ADMIN_SECRET! } }` : ""});`,
           ),
         ]
       : []),
@@ -254,6 +260,7 @@ function serverReadme(ir: Ir): string {
   const writeMethod = write ? answering(write, "required", "input") : "";
   const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
   const authLevels = new Set(ir.operations.map((op) => op.auth));
+  const { adminSecret, adminSession } = ir.api.features;
   const calls: string[] = [];
   if (versionOp.graphql) {
     const variables = graphqlVariables(ir, versionOp);
@@ -279,7 +286,7 @@ const implementation: Partial<Implementation> = {${metaMethod}${notFound}${write
 };
 
 // partial: every operation not implemented answers UNIMPLEMENTED.
-const server = createServer(implementation, { adminSecret: process.env.ADMIN_SECRET!, partial: true });
+const server = createServer(implementation, { ${adminSecret ? "adminSecret: process.env.ADMIN_SECRET!, " : ""}partial: true });
 await server.listen();`,
     ),
     `This serves ${implemented.map((op) => "`" + op.name + "`").join(", ")} over every protocol. With \`partial: true\` each of the other ${ir.operations.length - implemented.length} operations answers UNIMPLEMENTED alike on every protocol (GraphQL \`extensions.code\`, REST 501, gRPC 12), and start-up lists them once as a warning (\`onWarning\`, default: stderr). Without it, \`createServer\` takes only a full \`Implementation\` (tsc names what is missing), and start-up refuses one that lacks methods with an \`ImplementationError\` listing every one of them. In the toolchain repository, \`npx apigen scaffold <file>\` adds a typed stub, throwing UNIMPLEMENTED, for each method your implementation lacks, without touching your code.`,
@@ -293,13 +300,15 @@ export const implementation: Implementation = {${metaMethod}${notFound}
   // ... and every other operation
 };`,
     ),
-    "Each method receives the validated input (snake_case names, as on the wire) and a `CallContext` (`principal`, `protocol`, `headers`, `cookies`, `setCookie`, `adminSessions`), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" + `${name}/types` + "`.",
+    "Each method receives the validated input (snake_case names, as on the wire) and a `CallContext` (`principal`, `protocol`, `headers`, `cookies`, `setCookie`" +
+      (adminSession ? ", `adminSessions`" : "") +
+      "), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" + `${name}/types` + "`.",
     "## Serve",
     fence(
       "ts",
-      `const server = createServer(implementation, {
-  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}
-  port: 8080, // GraphQL (POST /graphql), REST (/v1/...), Connect and gRPC-Web
+      `const server = createServer(implementation, {${adminSecret ? `
+  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}` : ""}
+  port: 8080, // GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...), Connect and gRPC-Web
   grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1
   verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
 });
@@ -309,31 +318,33 @@ const { httpUrl, grpcEndpoint } = await server.listen();
     [
       "| option | meaning |",
       "|---|---|",
-      "| `adminSecret` | the secret every admin call must carry |",
+      ...(adminSecret ? ["| `adminSecret` | the secret every admin call must carry |"] : []),
       `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
       "| `verifyUserToken` | resolves a user's bearer token |",
-      `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${AUTH_TEXT.org_admin}) |`,
-      `| \`lockout\`, \`bodyLimitBytes\` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
+      `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${authText(ir, "org_admin")}) |`,
+      adminSecret
+        ? `| \`lockout\`, \`bodyLimitBytes\` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`
+        : `| \`bodyLimitBytes\` | largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
-      "| `store` | where lockout counts, admin sessions and rate-limit counters live: `memoryStore()` (default, this process) or `redisStore(url)` (shared by replicas; needs `ioredis`) |",
+      `| \`store\` | where ${[adminSecret ? "lockout counts" : "", adminSession ? "admin sessions" : "", "rate-limit counters"].filter(Boolean).join(", ").replace(/, (?=[^,]*$)/, " and ")} live: \`memoryStore()\` (default, this process) or \`redisStore(url)\` (shared by replicas; needs \`ioredis\`) |`,
       "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`) on the HTTP port (REST, GraphQL, Connect, gRPC-Web, MCP): a hop count or a list of addresses and CIDR ranges; default none |",
       "| `grpcTrustProxy` | the same for the gRPC port, whose callers' own forwarding metadata is otherwise ignored; default none |",
-      "| `globalLockout` | wrong admin secrets from all addresses together before every admin-secret check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |",
+      ...(adminSecret ? ["| `globalLockout` | wrong admin secrets from all addresses together before every admin-secret check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |"] : []),
       "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
       "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
       "| `tracing` | off by default; `true` makes one OpenTelemetry span per traced call, continuing the caller's trace: a call follows its caller's sampling decision, and `{ sampleRatio }` (default 0.1) of the calls that start a trace are traced; calls not traced cost no span work; needs `@opentelemetry/api` and the service's SDK |",
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
     "## Hooks",
-    "The pipeline authenticates every call before your method runs, by the operation's auth level. The admin secret and admin sessions it checks itself; who a user is, and which organizations a user administers, only your service knows, so it asks these options:",
+    `The pipeline authenticates every call before your method runs, by the operation's auth level. ${adminSecret ? `The admin secret${adminSession ? " and admin sessions" : ""} it checks itself; who` : "Who"} a user is${authLevels.has("org_admin") ? ", and which organizations a user administers," : ""} only your service knows, so it asks these options:`,
     [
       "| hook | asked for | without it |",
       "|---|---|---|",
       ...(authLevels.has("user") || authLevels.has("org_admin")
         ? ["| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |"]
         : []),
-      ...(authLevels.has("org_admin") ? [`| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${AUTH_TEXT.org_admin}): whether this user administers the organization the validated input names | only the admin may call them |`] : []),
+      ...(authLevels.has("org_admin") ? [`| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${authText(ir, "org_admin")}): whether this user administers the organization the validated input names | only the admin may call them |`] : []),
       ...(authLevels.has("scim_token") ? ["| `verifyScimToken(token)` | auth `scim_token`: the organization of a SCIM endpoint's bearer token, or `null` | every SCIM call is UNAUTHENTICATED |"] : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
       "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",
@@ -350,7 +361,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
     "Every RPC runs the same pipeline as GraphQL and REST. A message over `bodyLimitBytes` is RESOURCE_EXHAUSTED, one that does not decode INVALID_ARGUMENT, an unknown service or method UNIMPLEMENTED; errors the server raises carry their code in the `x-error-code` trailer (Connect: error metadata), so a RESOURCE_EXHAUSTED without it is a message too large (PAYLOAD_TOO_LARGE), with it a rate limit (TOO_MANY_REQUESTS). Health answers SERVING for `\"\"` and each service while the server listens. Request messages declare their scalar fields `optional`, so a required one left out is INVALID_ARGUMENT as on REST.",
     "## Production",
     [
-      "- **Metrics**: `api_operations_total{protocol,operation,code}`, `api_operation_duration_seconds{protocol,operation}`, `api_admin_lockouts_total`, `api_rate_limited_total{class}`; label values are only protocols, operation names, error codes and classes.",
+      `- **Metrics**: \`api_operations_total{protocol,operation,code}\`, \`api_operation_duration_seconds{protocol,operation}\`, ${adminSecret ? "`api_admin_lockouts_total`, " : ""}\`api_rate_limited_total{class}\`; label values are only protocols, operation names, error codes and classes.`,
       "- **Traces**: one SERVER span per call named after the operation, with `api.operation`, `api.protocol`, `api.code`; the caller's context comes from `traceparent` (HTTP headers or gRPC metadata) through the registered propagator; no inputs or secrets.",
       "- **Health**: `server.health.status()` is `SERVING` or `NOT_SERVING`, `server.health.onChange(listener)` reports changes; `/readyz` and gRPC health follow it.",
       "- **Shutdown**: `await server.close({ graceMs: 10_000 })` stops accepting, lets calls in flight finish (HTTP/1.1 connections closed after their answer, HTTP/2 sessions sent GOAWAY), cuts the rest after `graceMs`, then closes the store. Call it on SIGTERM.",
@@ -361,15 +372,17 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "ts",
       `import { createServer, redisStore } from "${name}";
 
-const server = createServer(implementation, {
-  adminSecret: process.env.ADMIN_SECRET!,
+const server = createServer(implementation, {${adminSecret ? `
+  adminSecret: process.env.ADMIN_SECRET!,` : ""}
   store: redisStore(process.env.REDIS_URL!), // npm install ${"ioredis@" + OPTIONAL_PACKAGES.ioredis.range}
   trustProxy: ["10.0.0.0/8"], // the load balancer's addresses, or a hop count
 });`,
     ),
-    "Replicas on one Redis share the admin-secret lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), admin sessions (stored under the SHA-256 of their id, expiring by Redis TTL) and rate-limit counters, under the key prefix `stubs:` (`keyPrefix` changes it). While Redis cannot be reached, admin calls fail closed with UNAVAILABLE (HTTP 503 with `Retry-After`, gRPC 14) and succeed again once it is back; nothing is cached. Without `trustProxy` (on the gRPC port, `grpcTrustProxy`) the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge the lockout nor lock out someone else.",
+    `Replicas on one Redis share ${adminSecret ? "the admin-secret lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), " : ""}${adminSession ? "admin sessions (stored under the SHA-256 of their id, expiring by Redis TTL) and " : adminSecret ? "and " : ""}rate-limit counters, under the key prefix \`stubs:\` (\`keyPrefix\` changes it). ` +
+      (adminSecret ? "While Redis cannot be reached, admin calls fail closed with UNAVAILABLE (HTTP 503 with `Retry-After`, gRPC 14) and succeed again once it is back; nothing is cached. " : "") +
+      "Without `trustProxy` (on the gRPC port, `grpcTrustProxy`) the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge " + (adminSecret ? "the lockout nor lock out someone else." : "a rate limit nor shut someone else out."),
     "## Explorer",
-    `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
+    `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, ${adminSecret ? `with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and ` : "with "}every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
     "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",
     fence("sh", EXPLORER_INSTALL_COMMAND),
     `## Call it`,

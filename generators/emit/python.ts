@@ -251,11 +251,14 @@ const CLIENT_TITLE: Record<ClientFacts["role"], string> = { admin: "The admin in
 
 /** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
 function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
+  // Each credential only where an operation of the API uses it (ir.api.features).
   const credential =
     role === "admin"
-      ? [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
+      ? facts.features.adminSecret
+        ? [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
+        : []
       : [
-          { decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." },
+          ...(facts.features.clientId ? [{ decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." }] : []),
           { decl: "access_token: str | None = None", name: "access_token", doc: "Access token of the signed-in user, sent as a bearer token (see set_access_token)." },
         ];
   return [
@@ -291,7 +294,7 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
     {
       decl: "allow_insecure: bool = False",
       name: "allow_insecure",
-      doc: "Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry the admin secret, tokens and passwords.",
+      doc: `Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry ${facts.features.adminSecret ? "the admin secret, " : ""}tokens and passwords.`,
     },
   ];
 }
@@ -477,10 +480,13 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       ...(metadata.homepage ? [{ key: "Homepage", value: JSON.stringify(metadata.homepage) }] : []),
       ...(metadata.repository ? [{ key: "Repository", value: JSON.stringify(metadata.repository) }] : []),
     ],
+    features: facts.features,
     service: {
       name: pyLiteral(facts.service.name),
       version: pyLiteral(facts.service.version),
       adminSecretHeader: pyLiteral(facts.service.adminSecretHeader),
+      adminSecretRequired: pyLiteral(facts.features.adminSecret),
+      clientIdRequired: pyLiteral(facts.features.clientId),
       grpcPort: facts.service.grpcPort,
     },
     protocols: pyLiteral(facts.protocols),

@@ -20,7 +20,7 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import { PROTOCOLS, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
+import { PROTOCOLS, type ApiFeatures, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
 import { graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
@@ -113,6 +113,8 @@ export interface ClientFacts {
 
 export interface SdkFacts {
   service: { name: string; title: string; version: string; adminSecretHeader: string; grpcPort: number; protoPackage: string };
+  /** What of the auth machinery the operations use: the SDKs carry only that (credentials, OAuthError). */
+  features: ApiFeatures;
   protocols: readonly Protocol[];
   /** The lowest minimum version of each protocol over every operation. */
   lowestSince: Partial<Record<Protocol, string>>;
@@ -302,7 +304,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       // Token routes are REST whatever the protocol (spec §1, rule 2).
       fixedProtocol: op.surface === "oauth" ? "rest" : null,
       retried: op.kind === "read",
-      defaultsClientId: op.surface === "oauth",
+      defaultsClientId: op.surface === "oauth" && ir.api.features.clientId,
       since,
       versionGated,
       graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
@@ -342,6 +344,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       grpcPort: ir.api.grpcPort,
       protoPackage: ir.proto.package,
     },
+    features: ir.api.features,
     protocols: PROTOCOLS,
     lowestSince,
     errors: {

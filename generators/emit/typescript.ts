@@ -83,6 +83,7 @@ export const schema = defineSchema({
   version: ${quote(ir.api.version)},
   adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
   orgAdminRole: ${quote(ir.api.orgAdminRole)},
+  features: { ${Object.entries(ir.api.features).map(([name, used]) => `${name}: ${used}`).join(", ")} },
   grpcPort: ${ir.api.grpcPort},
   restPrefix: ${quote(ir.api.restPrefix)},
   enums: {
@@ -215,7 +216,7 @@ export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConf
 export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "../../runtime/server/index.js";
 
 /**
- * Serves \`implementation\` over GraphQL (POST /graphql), REST (/v1/..., /oauth/...), Connect and
+ * Serves \`implementation\` over GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...${ir.api.features.tokenRoutes ? ", /oauth/..." : ""}), Connect and
  * gRPC-Web on one port and over gRPC on another, with auth, validation and one error model.
  */
 export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer;

@@ -1,8 +1,9 @@
 // The auth pass: which auth levels each surface takes, and the error codes an auth level lets a
 // call answer before any implementation runs.
 import { ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
+import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
 import type { RawOperation } from "../load.js";
-import type { AuthLevel } from "../ir.js";
+import type { ApiFeatures, AuthLevel, IrOperation } from "../ir.js";
 import type { Report } from "./report.js";
 
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
@@ -32,4 +33,18 @@ const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
 export function errorCodesOf(auth: AuthLevel, declared: readonly string[]): string[] {
   const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[auth], ...declared]);
   return ERROR_CODES.filter((code) => codes.has(code));
+}
+
+/** Auth levels a caller meets with the admin secret (or an admin session). */
+const ADMIN_SECRET_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_admin"];
+
+/** What of the auth machinery the API's operations use: the outputs mention nothing else. */
+export function apiFeatures(operations: readonly IrOperation[]): ApiFeatures {
+  const tokenOperations = operations.filter((op) => op.surface === "oauth");
+  return {
+    adminSecret: operations.some((op) => ADMIN_SECRET_LEVELS.includes(op.auth)),
+    adminSession: operations.some((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE)),
+    tokenRoutes: tokenOperations.length > 0,
+    clientId: tokenOperations.some((op) => op.input.fields.some((f) => f.name === "client_id")),
+  };
 }

@@ -3,12 +3,12 @@
 import { ClientCore, type ClientConfig, type ClientDefinition } from "./core.js";
 
 export interface AdminClientConfig extends ClientConfig {
-  /** The server's --admin-secret; sent on every admin call. */
+  /** The server's --admin-secret; sent on every admin call. Only where an operation needs it (schema.features.adminSecret). */
   adminSecret: string;
 }
 
 export interface UserClientConfig extends ClientConfig {
-  /** Identifier of the client application; the default client_id of token calls. */
+  /** Identifier of the client application; the default client_id of token calls. Only where a token call takes one (schema.features.clientId). */
   clientId: string;
   /** Access token of the signed-in user, sent as a bearer token. */
   accessToken?: string;
@@ -16,9 +16,11 @@ export interface UserClientConfig extends ClientConfig {
 
 export class AdminClientBase {
   protected readonly core: ClientCore;
-  constructor(definition: ClientDefinition, config: AdminClientConfig) {
-    if (!config.adminSecret) throw new TypeError("adminSecret is required");
-    this.core = new ClientCore(definition, config, () => ({ [definition.schema.adminSecretHeader]: config.adminSecret }));
+  constructor(definition: ClientDefinition, config: ClientConfig & Partial<AdminClientConfig>) {
+    const secret = config.adminSecret;
+    if (definition.schema.features.adminSecret && !secret) throw new TypeError("adminSecret is required");
+    const headers = secret ? { [definition.schema.adminSecretHeader]: secret } : {};
+    this.core = new ClientCore(definition, config, () => headers);
   }
   /** The gRPC target this client uses when its protocol is grpc. */
   get grpcEndpoint(): string {
@@ -33,8 +35,8 @@ export class AdminClientBase {
 export class UserClientBase {
   protected readonly core: ClientCore;
   private accessToken: string | undefined;
-  constructor(definition: ClientDefinition, protected readonly config: UserClientConfig) {
-    if (!config.clientId) throw new TypeError("clientId is required");
+  constructor(definition: ClientDefinition, protected readonly config: ClientConfig & Partial<UserClientConfig>) {
+    if (definition.schema.features.clientId && !config.clientId) throw new TypeError("clientId is required");
     this.accessToken = config.accessToken;
     this.core = new ClientCore(definition, config, (): Record<string, string> =>
       this.accessToken ? { authorization: `Bearer ${this.accessToken}` } : {},
@@ -52,6 +54,6 @@ export class UserClientBase {
   }
   /** Token calls name this client unless the caller names another. */
   protected withClientId<T extends object>(input: T): T {
-    return "client_id" in input && input.client_id ? input : { ...input, client_id: this.config.clientId };
+    return ("client_id" in input && input.client_id) || !this.config.clientId ? input : { ...input, client_id: this.config.clientId };
   }
 }

@@ -3,7 +3,7 @@
 // counts and the sessions live in the server's store (store.ts), so replicas sharing a store share them.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../errors.js";
-import type { AuthLevel } from "../schema.js";
+import type { AuthLevel, ServiceFacts } from "../schema.js";
 import type { AdminSession, AdminSessions, Principal } from "./context.js";
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 
@@ -174,6 +174,10 @@ export class AdminSessionStore {
 }
 
 const ADMIN_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_admin"];
+/** What an admin call must carry, as the refusal of a call without it says: the secret's header, and the admin session where the API opens one. */
+export const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
+  `the admin secret in header ${schema.adminSecretHeader}${schema.features.adminSession ? " (or an admin session)" : ""}`;
+
 export const needsAdminCheck = (level: AuthLevel) => ADMIN_LEVELS.includes(level);
 
 /**
@@ -185,11 +189,10 @@ export function authorize(
   level: AuthLevel,
   principal: Principal,
   operationName: string,
-  secretHeader: string,
+  adminCredentials: string,
   isOrgAdmin: () => Promise<boolean>,
 ): Promise<void> | undefined {
-  const missingSecret = () =>
-    new ServiceError("UNAUTHENTICATED", `${operationName} needs the admin secret in header ${secretHeader} (or an admin session)`);
+  const missingSecret = () => new ServiceError("UNAUTHENTICATED", `${operationName} needs ${adminCredentials}`);
   switch (level) {
     case "public":
       return;

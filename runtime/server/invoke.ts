@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap, type LockoutScope } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, adminCredentialsOf, AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
@@ -19,6 +19,8 @@ import { validateInput, type ValidationRules } from "../validate.js";
 type Plain = Record<string, unknown>;
 
 const SUPER_ADMIN: Principal = { kind: "super_admin" };
+/** The guard of an API no operation of which takes the admin secret: it is never asked, and would accept none. */
+const NO_ADMIN_SECRET: AdminBootstrap = { verifier: () => Promise.resolve(undefined) };
 const ANONYMOUS: Principal = { kind: "anonymous" };
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
@@ -34,9 +36,10 @@ export interface ServerOptions {
   /**
    * The admin secret every admin call must carry (the server's --admin-secret), at least
    * MIN_ADMIN_SECRET_LENGTH (12) characters, or, for a service that bootstraps its first admin with
-   * admin_signup, where the stored one is checked.
+   * admin_signup, where the stored one is checked. Required when an operation of the API needs it
+   * (schema.features.adminSecret); an API without such operations takes none.
    */
-  adminSecret: string | AdminBootstrap;
+  adminSecret?: string | AdminBootstrap;
   /**
    * TLS on every port (off by default): HTTPS (HTTP/1.1 and h2 by ALPN) on the HTTP port, and on the
    * metrics port; gRPC over TLS (h2) on the gRPC port. Certificates given as file paths are read
@@ -301,6 +304,8 @@ export class CallPipeline {
   /** Served over TLS (every port is): cookies are Secure, under `__Host-` names, and only those are read. */
   readonly secureCookies: boolean;
   private readonly handlers = new Map<string, Handler>();
+  /** What the refusal of an admin call without credentials asks for (adminCredentialsOf). */
+  private readonly adminCredentials: string;
 
   constructor(
     readonly schema: ApiSchema,
@@ -314,8 +319,10 @@ export class CallPipeline {
     this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
     this.secureCookies = options.tls !== undefined;
+    this.adminCredentials = adminCredentialsOf(schema);
+    if (options.adminSecret === undefined && schema.features.adminSecret) throw new AdminSecretError("an admin secret is required");
     this.guard = new AdminSecretGuard(
-      options.adminSecret,
+      options.adminSecret ?? NO_ADMIN_SECRET,
       options.lockout ?? DEFAULT_LOCKOUT,
       this.store,
       now,
@@ -448,7 +455,7 @@ export class CallPipeline {
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
     const principal = await this.principalOf(call, address, parseCookies(headers["cookie"], this.secureCookies));
     if (operation.auth === "org_admin" && principal.kind === "user") return principal;
-    await authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, async () => false);
+    await authorize(operation.auth, principal, operation.pascalName, this.adminCredentials, async () => false);
     return principal;
   }
 
@@ -486,7 +493,7 @@ export class CallPipeline {
               if (readInput) raw = await readInput();
               return this.options.isOrgAdmin(principal, operation, (input ??= validateInput(this.schema, this.rules, operation, raw)));
             };
-      const allowed = authorize(operation.auth, principal, operation.pascalName, this.schema.adminSecretHeader, orgAdminCheck);
+      const allowed = authorize(operation.auth, principal, operation.pascalName, this.adminCredentials, orgAdminCheck);
       if (allowed) await allowed;
       else if (readInput) raw = await readInput();
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);

@@ -197,19 +197,21 @@ import httpx
 from keyword_sdk import AdminClient, OPERATIONS, WindowInput
 
 sent: list[object] = []
+headers: list[str] = []
 
 
 def answer(request: httpx.Request) -> httpx.Response:
     sent.append(json.loads(request.content))
+    headers.extend(request.headers.keys())
     return httpx.Response(200, json={"from": "a", "class": None, "span": {"from": 3, "lambda": "x"}})
 
 
 window: WindowInput = {"from": 1, "global": True}
 http = httpx.Client(transport=httpx.MockTransport(answer))
-with AdminClient(service_url="http://kw.localhost", admin_secret="s", protocol="rest", http_client=http) as admin:
+with AdminClient(service_url="http://kw.localhost", protocol="rest", http_client=http) as admin:
     found = admin.find_things(from_="2030", class_="c", timeout_=5, extra_headers_={"a": "b"}, window=window, timeout=3)
 print(json.dumps({"sent": sent[0], "from": found.from_, "span": found.span.lambda_ if found.span else None, "plain": found.to_dict(),
-                  "arguments": dict(OPERATIONS["find_things"].arguments)}))
+                  "arguments": dict(OPERATIONS["find_things"].arguments), "secret_header": "x-service-admin-secret" in headers}))
 `,
     );
     const env = { PYTHONPATH: join(project, "src") };
@@ -225,6 +227,7 @@ print(json.dumps({"sent": sent[0], "from": found.from_, "span": found.span.lambd
       span: "x",
       plain: { from: "a", class: null, span: { from: 3, lambda: "x" } },
       arguments: { from: "from_", class: "class_", timeout: "timeout_", extra_headers: "extra_headers_", window: "window" },
+      secret_header: false,
     });
     expect(typed.output).toMatch(/^Success: no issues found/m);
     expect(linted.output.trim()).toBe("All checks passed!");

@@ -121,9 +121,9 @@ describe("auth levels, one by one", () => {
   const scim = { kind: "scim", orgId: "org-a" } as const;
 
   it("keeps user tokens and SCIM endpoint tokens apart", () => {
-    expect(() => authorize("scim_token", user, "ProvisionUser", "x-service-admin-secret", never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
-    expect(authorize("scim_token", scim, "ProvisionUser", "x-service-admin-secret", never)).toBeUndefined();
-    expect(() => authorize("user", scim, "Profile", "x-service-admin-secret", never)).toThrow("needs a signed-in user");
-    expect(authorize("user", user, "Profile", "x-service-admin-secret", never)).toBeUndefined();
+    expect(() => authorize("scim_token", user, "ProvisionUser", "the admin secret in header x-service-admin-secret", never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
+    expect(authorize("scim_token", scim, "ProvisionUser", "the admin secret in header x-service-admin-secret", never)).toBeUndefined();
+    expect(() => authorize("user", scim, "Profile", "the admin secret in header x-service-admin-secret", never)).toThrow("needs a signed-in user");
+    expect(authorize("user", user, "Profile", "the admin secret in header x-service-admin-secret", never)).toBeUndefined();
   });
 });

@@ -21,6 +21,8 @@ from ._http import AsyncHttpTransport, SyncHttpTransport
 from ._model import Model
 from ._schema import (
     ADMIN_SECRET_HEADER,
+    ADMIN_SECRET_REQUIRED,
+    CLIENT_ID_REQUIRED,
     CLIENT_ROLES,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
@@ -155,9 +157,9 @@ class _CoreBase:
     def __init__(self, settings: Settings) -> None:
         if settings.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not '{settings.protocol}'")
-        if settings.role == "admin" and not settings.admin_secret:
+        if settings.role == "admin" and ADMIN_SECRET_REQUIRED and not settings.admin_secret:
             raise ValueError("admin_secret is required")
-        if settings.role == "user" and not settings.client_id:
+        if settings.role == "user" and CLIENT_ID_REQUIRED and not settings.client_id:
             raise ValueError("client_id is required")
         self.protocol: Protocol = settings.protocol
         self.service_url = settings.service_url.rstrip("/")

@@ -10,6 +10,10 @@ SERVICE_NAME = "identity"
 SERVICE_VERSION = "2.5.0"
 """The version of the service these clients were generated for."""
 ADMIN_SECRET_HEADER = "x-service-admin-secret"
+ADMIN_SECRET_REQUIRED = True
+"""Whether an operation needs the admin secret: the admin client requires one only then."""
+CLIENT_ID_REQUIRED = True
+"""Whether a token call takes the user client's client id: the user client requires one only then."""
 GRPC_PORT = 9091
 PROTOCOLS = ("graphql", "rest", "grpc")
 GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: pip install \"identity-interface-sdk[grpc]\" (from a wheel file: pip install \"<wheel>[grpc]\")"
