@@ -1,4 +1,4 @@
-// Adding an operation, as the README walks through it, in a copy of this project: edit the
+// Adding an operation, as docs/manifest.md walks through it, in a copy of this project: edit the
 // manifest, generate, scaffold the reference implementation, add a conformance scenario; the
 // typecheck and the tests that cover every operation are green, and the new operation answers
 // UNIMPLEMENTED on every protocol until it is implemented.
@@ -53,7 +53,7 @@ afterAll(() => {
   if (copy) rmSync(copy, { recursive: true, force: true });
 });
 
-describe("adding an operation, as the README says", () => {
+describe("adding an operation, as docs/manifest.md says", () => {
   it("edit, generate, scaffold, scenario: the typecheck and the suite are green, and the operation answers UNIMPLEMENTED", () => {
     // 1. The manifest.
     const manifest = readFileSync(join(copy, "operations.yaml"), "utf8");

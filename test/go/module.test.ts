@@ -1,6 +1,6 @@
 // The Go module used from outside this repository: packed as `npm run pack` packs it (a module
 // zip), extracted into a folder under the system temp dir, and required by a new consumer module
-// there through a `replace` directive; the consumer runs the README's snippet against the reference
+// there through a `replace` directive; the consumer runs the snippet of docs/go.md against the reference
 // service over GraphQL, REST and gRPC.
 import { execFile } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ const ADMIN_SECRET = "module-secret";
 const ir = loadIr(REPO_ROOT);
 const { modulePath, package: packageName } = ir.api.go;
 
-/** The README's snippet, over the protocols named on the command line, printing what it saw as JSON. */
+/** The snippet of docs/go.md, over the protocols named on the command line, printing what it saw as JSON. */
 const CONSUMER = `package main
 
 import (
@@ -152,7 +152,7 @@ describe("the Go module zip, required by a consumer module outside the repositor
     await timed(timings, "build", () => go(["build", "-o", "consumer", "."], { GOFLAGS: "-mod=readonly" }));
   }, 300_000);
 
-  it("runs the README's snippet against the reference service over all three protocols", async () => {
+  it("runs the snippet of docs/go.md against the reference service over all three protocols", async () => {
     const { stdout } = await timed(timings, "run", () =>
       exec(join(consumer, "consumer"), ["graphql,rest,grpc"], {
         cwd: consumer,

@@ -1,6 +1,6 @@
 // The Python wheel used from outside this repository: built as `npm run pack` builds it, installed
 // into fresh virtualenvs under the system temp folder (once without and once with the grpc extra),
-// and the README's snippet run there against the reference service over every protocol it has.
+// and the snippet of docs/python.md run there against the reference service over every protocol it has.
 import { execFile } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -413,14 +413,16 @@ describe("SCIM at /scim/v2", () => {
   });
 });
 
-describe("the README's SCIM example", () => {
+describe("the SCIM example of docs/server.md", () => {
   beforeAll(() => start());
   afterAll(() => stop());
 
   it("runs as printed: provisions a user, then finds it by userName", async () => {
-    ensureDebianProgram("curl", "/usr/bin/curl", "the README's SCIM example");
-    const readme = readFileSync(join(REPO_ROOT, "README.md"), "utf8");
-    const section = readme.slice(readme.indexOf("### SCIM provisioning"));
+    ensureDebianProgram("curl", "/usr/bin/curl", "the SCIM example of docs/server.md");
+    const page = readFileSync(join(REPO_ROOT, "docs", "server.md"), "utf8");
+    const heading = page.indexOf("\n## SCIM provisioning\n");
+    expect(heading).toBeGreaterThan(-1);
+    const section = page.slice(heading);
     const script = /```sh\n([\s\S]*?)\n```/.exec(section)![1]!;
     const { token } = await organization("readme-org");
     const { stdout: output } = await promisify(execFile)("bash", ["-euo", "pipefail", "-c", script], { env: { PATH: process.env.PATH ?? "", SERVICE_URL: base, SCIM_TOKEN: token }, encoding: "utf8" });
