@@ -3,22 +3,17 @@
 // not writable, under node_modules/.cache/go, so that nothing is downloaded twice), and builds the
 // helper programs of test/go once per change of their sources. Safe to call from several processes
 // at once: one builds under a lock, the others wait and reuse the binary.
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lockDir } from "./lock-dir.mjs";
+import { runSync as run } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MINIMUM = [1, 23];
 /** The module of the hand-written Go programs and tests (conformance runner, benchmark, module zips). */
 export const GO_TEST_MODULE = "test/go";
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
-  if (result.error) throw result.error;
-  return result;
-}
 
 function writable(dir) {
   try {

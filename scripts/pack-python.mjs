@@ -1,19 +1,18 @@
 // The Python SDK's wheel and sdist (generated/python), built with `python -m build` in the
 // virtualenv of scripts/python-env.mjs (hatchling, no build isolation: nothing is downloaded at
 // build time) and checked with `twine check --strict`, the metadata check of PyPI uploads.
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensurePythonEnv } from "./python-env.mjs";
+import { runSync } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const PYTHON_PROJECT = "generated/python";
 
 function run(python, args) {
-  const result = spawnSync(python, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.error) throw result.error;
+  const result = runSync(python, args);
   if (result.status !== 0) throw new Error(`python ${args.join(" ")} failed (${result.status}):\n${(result.stderr || result.stdout).trim()}`);
   return result.stdout;
 }

@@ -3,22 +3,16 @@
 // generated package importable in place (a .pth file naming generated/python/src), and reused while
 // the requirements, the Python version and the project folder stay the same. Safe to call from
 // several processes at once: one creates it under a lock, the others wait and reuse it.
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { lockDir } from "./lock-dir.mjs";
+import { runSync as run } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const REQUIREMENTS = "test/python/requirements-dev.txt";
 const MINIMUM = [3, 10];
-
-function run(command, args, options = {}) {
-  const result = spawnSync(command, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024, ...options });
-  if (result.error) throw result.error;
-  return result;
-}
 
 /** The interpreter to build the virtualenv with: $PYTHON, else python3; with its version. */
 function basePython() {

@@ -5,11 +5,11 @@
 // (`operations.yaml:61:3: error duplicate-key`) plus the summary line, no stack trace, nothing on
 // stdout, and not one generated file written, changed or deleted. The messages' wording is held
 // to the corpus in one test of its own, so rewording a message fails that test alone.
-import { spawn } from "node:child_process";
 import { copyFileSync, cpSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import { DIAGNOSTIC_CODES } from "../generators/diagnostics.js";
+import { runProcess } from "../scripts/run-process.mjs";
 import { APIGEN, REPO_ROOT, apigen, projectWithManifest, readFixture, tempDir, type RunResult } from "./helpers/project.js";
 
 const CORPUS = join(REPO_ROOT, "test", "bad-manifests");
@@ -68,16 +68,9 @@ function stackFrames(stderr: string): string[] {
 }
 
 /** `apigen <args> --root <root>` like the helper, but without blocking, so cases can run concurrently. */
-function apigenAsync(root: string, ...args: string[]): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [APIGEN, ...args, "--root", root], { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code: code ?? -1, stdout, stderr }));
-  });
+async function apigenAsync(root: string, ...args: string[]): Promise<RunResult> {
+  const { code, stdout, stderr } = await runProcess(process.execPath, [APIGEN, ...args, "--root", root]);
+  return { code: code ?? -1, stdout, stderr };
 }
 
 interface FileState {

@@ -7,6 +7,13 @@ import { apigen, copyOfRepo, projectWithManifest, readFixture, REPO_ROOT, snapsh
 
 const minimal = readFixture("minimal.yaml");
 
+/** `manifest` without the orgs group and its operations. */
+const withoutOrgs = (manifest: string) =>
+  manifest
+    .replace(/  delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
+    .replace(/  rotate_key:[\s\S]*?output: Key\n/, "")
+    .replace("    orgs: Organizations\n", "");
+
 /** `name = N` numbers of the fields of one message in a .proto file. */
 function fieldNumbers(protoText: string, message: string): Record<string, number> {
   const body = protoText.match(new RegExp(`message ${message} \\{([\\s\\S]*?)\\n\\}`))?.[1] ?? "";
@@ -72,11 +79,7 @@ describe("generate", () => {
     writeFileSync(join(root, "proto/mine.proto"), "// mine\n");
     const withoutAdminSignup = minimal.replace(/  admin_signup:[\s\S]*?output: Response\n/, "");
     const withoutExtras = withoutAdminSignup.replace("    extras: GraphQL-only extras\n", "");
-    const withoutOrgs = withoutExtras
-      .replace(/  delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
-      .replace(/  rotate_key:[\s\S]*?output: Key\n/, "")
-      .replace("    orgs: Organizations\n", "");
-    writeFileSync(join(root, "operations.yaml"), withoutOrgs);
+    writeFileSync(join(root, "operations.yaml"), withoutOrgs(withoutExtras));
     const result = apigen(root, "generate");
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("removed proto/mini/v1/orgs.proto");
@@ -92,11 +95,7 @@ it("leaves a file it no longer generates in place when it was edited by hand, an
   apigen(root, "generate");
   const orgs = join(root, "proto/mini/v1/orgs.proto");
   writeFileSync(orgs, readFileSync(orgs, "utf8") + "// my notes\n");
-  const withoutOrgs = minimal
-    .replace(/  delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
-    .replace(/  rotate_key:[\s\S]*?output: Key\n/, "")
-    .replace("    orgs: Organizations\n", "");
-  writeFileSync(join(root, "operations.yaml"), withoutOrgs);
+  writeFileSync(join(root, "operations.yaml"), withoutOrgs(minimal));
   const result = apigen(root, "generate");
   expect(result.code).toBe(0);
   expect(result.stdout).toContain("left proto/mini/v1/orgs.proto in place: no longer generated, but edited since; it is yours now");

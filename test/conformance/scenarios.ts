@@ -9,7 +9,7 @@ import { schema } from "../../generated/schema.js";
 import type { ReferenceState } from "../../reference/service.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
 import type { ErrorCode } from "../../runtime/errors.js";
-import { ADMIN_SECRET, EXTERNAL_ISSUER, START_S } from "../helpers/reference-server.js";
+import { ADMIN_SECRET, ciClusterIssuer, EXTERNAL_ISSUER, START_S } from "../helpers/reference-server.js";
 
 export type { OperationName } from "../../generated/client/index.js";
 import type { OperationName } from "../../generated/client/index.js";
@@ -103,16 +103,7 @@ async function withClient(c: SetupContext): Promise<{ id: string; clientId: stri
 
 async function withTrustedIssuer(c: SetupContext): Promise<Values> {
   const { id: clientRecordId, clientId } = await withClient(c);
-  const issuer = await c.admin.addTrustedIssuer({
-    service_account_id: clientRecordId,
-    name: "ci cluster",
-    issuer_url: EXTERNAL_ISSUER,
-    key_source_type: "jwks_url",
-    jwks_url: `${EXTERNAL_ISSUER}/keys`,
-    expected_aud: "identity",
-    allowed_subjects: ["system:serviceaccount:ci:*"],
-    issuer_type: "kubernetes",
-  });
+  const issuer = await c.admin.addTrustedIssuer(ciClusterIssuer(clientRecordId));
   return { id: issuer.id, clientRecordId, clientId };
 }
 

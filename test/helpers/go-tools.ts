@@ -1,9 +1,9 @@
 // Go programs that tests and benchmarks drive (grpcurl, ghz): pinned versions, installed with
 // `go install` into a cache folder the first time they are needed, so a fresh machine needs only Go.
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
+import { runProcess } from "../../scripts/run-process.mjs";
 
 export interface GoTool {
   /** The command's name, also its file name once installed. */
@@ -22,17 +22,6 @@ export function goToolPath(tool: GoTool): string {
   return join(GO_TOOLS_DIR, `${tool.name}-${tool.version}`, tool.name);
 }
 
-function run(command: string, args: string[], env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-    child.on("error", (error) => resolve({ code: null, output: error.message }));
-    child.on("close", (code) => resolve({ code, output }));
-  });
-}
-
 /**
  * The path of `tool`, installing it first when it is missing (about a minute on first use: the
  * module and its dependencies come from the Go module proxy). `installedMs` is set when it was installed now.
@@ -45,7 +34,7 @@ export async function ensureGoTool(tool: GoTool): Promise<{ path: string; instal
   // Installed into a fresh folder and renamed into place, so that a run cut short leaves nothing half-written.
   const staging = mkdtempSync(join(GO_TOOLS_DIR, `.${tool.name}-`));
   try {
-    const result = await run("go", ["install", `${tool.module}@${tool.version}`], { ...process.env, GOBIN: staging, GOFLAGS: "-buildvcs=false" });
+    const result = await runProcess("go", ["install", `${tool.module}@${tool.version}`], { env: { ...process.env, GOBIN: staging, GOFLAGS: "-buildvcs=false" } }).catch((error: Error) => ({ code: null, output: error.message }));
     if (result.code !== 0) {
       const why = result.code === null ? `go could not be started (${result.output.trim()}); install Go 1.22 or later` : result.output.trim().split("\n").slice(-10).join("\n");
       throw new Error(`could not install ${tool.name} with \`go install ${tool.module}@${tool.version}\`:\n${why}`);

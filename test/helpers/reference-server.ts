@@ -6,6 +6,7 @@ import { createHash, generateKeyPair, type KeyObject } from "node:crypto";
 import { exportJWK, SignJWT, type JSONWebKeySet, type JWTPayload } from "jose";
 import { createServer, type Implementation, type ServerOptions } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
+import type { AddTrustedIssuerInput } from "../../generated/types.js";
 import type { WebhookRequest } from "../../reference/core.js";
 import { createReferenceService, type ReferenceService, type ReferenceServiceOptions } from "../../reference/service.js";
 import { testStorage } from "./test-storage.js";
@@ -17,6 +18,17 @@ export const START_MS = Date.UTC(2030, 0, 1);
 export const START_S = START_MS / 1000;
 /** The external issuer whose assertions trusted issuers accept (its keys come from `World.jwks`). */
 export const EXTERNAL_ISSUER = "https://issuer.example.com";
+/** A trusted issuer of EXTERNAL_ISSUER (a CI cluster's service accounts, keys from its JWKS URL) for the client `serviceAccountId`. */
+export const ciClusterIssuer = (serviceAccountId: string): AddTrustedIssuerInput => ({
+  service_account_id: serviceAccountId,
+  name: "ci cluster",
+  issuer_url: EXTERNAL_ISSUER,
+  key_source_type: "jwks_url",
+  jwks_url: `${EXTERNAL_ISSUER}/keys`,
+  expected_aud: "identity",
+  allowed_subjects: ["system:serviceaccount:ci:*"],
+  issuer_type: "kubernetes",
+});
 
 type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
 

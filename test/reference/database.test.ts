@@ -3,7 +3,6 @@
 // replicas on one PostgreSQL and one Redis are one service (uniqueness too), a database lost while
 // running answers UNAVAILABLE on every protocol and comes back by itself, and start-up failures
 // are one clear line.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -13,6 +12,7 @@ import { createServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { createReferenceService } from "../../reference/service.js";
 import { openStorage } from "../../reference/store/open.js";
+import { runProcess } from "../../scripts/run-process.mjs";
 import { REPO_ROOT } from "../helpers/project.js";
 import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
@@ -160,16 +160,7 @@ describe("the database lost while running", () => {
 });
 
 describe("start-up failures", () => {
-  const run = (args: string[]) =>
-    new Promise<{ code: number | null; stderr: string }>((resolve) => {
-      const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", ...args], {
-        cwd: REPO_ROOT,
-        stdio: ["ignore", "ignore", "pipe"],
-      });
-      let stderr = "";
-      child.stderr.on("data", (chunk) => (stderr += chunk));
-      child.on("exit", (code) => resolve({ code, stderr }));
-    });
+  const run = (args: string[]) => runProcess(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", ...args], { cwd: REPO_ROOT });
 
   it("an unreachable database: exit 1 naming the URL without its password", async () => {
     const { code, stderr } = await run(["--database-url", "postgres://app:hunter2@127.0.0.1:1/identity"]);

@@ -1,5 +1,4 @@
 // Smoke test of the real server on free ports, and of the `npm run serve` command line.
-import { spawn } from "node:child_process";
 import { X509Certificate } from "node:crypto";
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -13,6 +12,7 @@ import { DEFAULT_DATABASE_URL } from "../../reference/store/open.js";
 import { graphqlDocument } from "../../runtime/client/graphql.js";
 import { createReferenceService } from "../../reference/service.js";
 import type { LogEntry } from "../../runtime/server/index.js";
+import { startProcess } from "../../scripts/run-process.mjs";
 import { makeCertificates } from "../helpers/certs.js";
 import { REPO_ROOT } from "../helpers/project.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
@@ -80,19 +80,8 @@ describe("the reference service behind the generated stubs", () => {
 });
 
 describe("npm run serve", () => {
-  const run = (args: string[], env: Record<string, string> = {}) => {
-    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), ...args], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "", ...env },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)));
-    return { child, exited, output: () => ({ stdout, stderr }) };
-  };
+  const run = (args: string[], env: Record<string, string> = {}) =>
+    startProcess(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", ...env } });
 
   it("reads flags before the environment and refuses bad values", () => {
     const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, mcp: false, shutdownGraceMs: 10_000 };
@@ -169,35 +158,35 @@ describe("npm run serve", () => {
   });
 
   it("without an admin secret, starts and warns of the bootstrap window until admin_signup", async () => {
-    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { DATABASE_URL: "sqlite::memory:" });
+    const { child, exited, written } = run(["--port", "0", "--grpc-port", "0"], { DATABASE_URL: "sqlite::memory:" });
     const deadline = Date.now() + 20_000;
-    while (!output().stdout.includes("Ctrl-C") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(output().stderr.split("\n").slice(0, 2)).toEqual([
+    while (!written().stdout.includes("Ctrl-C") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(written().stderr.split("\n").slice(0, 2)).toEqual([
       "warning: no --admin-secret and no admin yet: whoever first calls admin_signup (GraphQL) becomes admin; until then every admin call is refused.",
       "warning: in production pass --admin-secret (or SERVICE_ADMIN_SECRET), or call admin_signup before the port is reachable by others.",
     ]);
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    expect((await exited).code).toBe(0);
   });
 
   it("with --tls-cert and --tls-key, serves HTTPS and gRPC over TLS, reloads them on SIGHUP, and refuses a key that is not the certificate's", async () => {
     const certs = makeCertificates();
     const wrong = run(["--port", "0", "--grpc-port", "0", "--tls-cert", certs.serverCert, "--tls-key", certs.nextKey], { SERVICE_ADMIN_SECRET: SECRET, DATABASE_URL: "sqlite::memory:" });
-    expect(await wrong.exited).toBe(1);
-    expect(wrong.output().stderr).toBe(`error: the TLS private key ${certs.nextKey} does not belong to the TLS certificate ${certs.serverCert}\n`);
+    expect((await wrong.exited).code).toBe(1);
+    expect(wrong.written().stderr).toBe(`error: the TLS private key ${certs.nextKey} does not belong to the TLS certificate ${certs.serverCert}\n`);
 
     const dir = mkdtempSync(join(tmpdir(), "serve-tls-"));
     copyFileSync(certs.serverCert, join(dir, "tls.pem"));
     copyFileSync(certs.serverKey, join(dir, "tls.key"));
-    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], {
+    const { child, exited, written } = run(["--port", "0", "--grpc-port", "0"], {
       SERVICE_ADMIN_SECRET: SECRET,
       DATABASE_URL: "sqlite::memory:",
       TLS_CERT: join(dir, "tls.pem"),
       TLS_KEY: join(dir, "tls.key"),
     });
     const deadline = Date.now() + 20_000;
-    while (!output().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const { stdout } = output();
+    while (!written().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout } = written();
     const restBase = /REST\s+(https:\/\/[^/\s]+)\/v1/.exec(stdout)?.[1];
     expect(restBase).toBeDefined();
     expect(stdout).toMatch(/gRPC\s+127\.0\.0\.1:\d+\s+\(TLS, with reflection/);
@@ -222,15 +211,15 @@ describe("npm run serve", () => {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    expect(output().stderr).not.toMatch(/SIGHUP: .*still serving/);
+    expect((await exited).code).toBe(0);
+    expect(written().stderr).not.toMatch(/SIGHUP: .*still serving/);
   });
 
   it("prints where each protocol listens, logs one line per call and closes on SIGTERM", async () => {
-    const { child, exited, output } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET, DATABASE_URL: "sqlite::memory:" });
+    const { child, exited, written } = run(["--port", "0", "--grpc-port", "0"], { SERVICE_ADMIN_SECRET: SECRET, DATABASE_URL: "sqlite::memory:" });
     const deadline = Date.now() + 20_000;
-    while (!output().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
-    const { stdout } = output();
+    while (!written().stdout.includes("Ctrl-C stops") && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    const { stdout } = written();
     const restBase = /REST\s+(http:\/\/[^/\s]+)\/v1/.exec(stdout)?.[1];
     expect(stdout).toMatch(/GraphQL\s+POST http:\/\/127\.0\.0\.1:\d+\/graphql/);
     expect(stdout).toMatch(/tokens\s+POST http:\/\/127\.0\.0\.1:\d+\/oauth\/token/);
@@ -243,8 +232,8 @@ describe("npm run serve", () => {
     await fetch(`${restBase}/v1/admin/admin_meta`, { method: "POST", headers: { "x-service-admin-secret": "wrong-secret" } });
 
     child.kill("SIGTERM");
-    expect(await exited).toBe(0);
-    const log = output().stdout;
+    expect((await exited).code).toBe(0);
+    const log = written().stdout;
     expect(log).toMatch(/admin_meta rest OK \d+\.\d+ms/);
     expect(log).toMatch(/admin_meta rest UNAUTHENTICATED/);
     expect(log).not.toContain(SECRET);

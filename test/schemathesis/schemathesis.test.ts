@@ -8,7 +8,6 @@
 // counted ids, seeded randomness; webhooks, DNS and JWKS answered in process), seeded with one record
 // of each kind so that the ids of schemathesis.toml's dictionary name real records and calls get
 // past NOT_FOUND. SCHEMATHESIS_SEED and SCHEMATHESIS_MAX_EXAMPLES change the seed and the bound.
-import { spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -19,6 +18,7 @@ import { rules } from "../../generated/server/rules.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
 import { ERROR_WIRE } from "../../runtime/errors.js";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
+import { runProcess } from "../../scripts/run-process.mjs";
 import { REPO_ROOT, tempDir } from "../helpers/project.js";
 import { ADMIN_SECRET, createWorld, EXTERNAL_ISSUER, makeTestKeys, START_MS, startSwappableServer, type SwappableServer, type TestKeys } from "../helpers/reference-server.js";
 
@@ -154,27 +154,18 @@ async function run(name: string, location: string, args: string[]): Promise<{ re
   outcomes.clear();
   const reports = join(work, name);
   const started = performance.now();
-  return new Promise((resolve, reject) => {
-    const child = spawn(
-      schemathesis,
-      ["--config-file", CONFIG, "run", location, "--checks", "all", "--seed", SEED, "--report", "json", "--report-dir", reports, "--no-color", ...args],
-      {
-        // hooks.py is found from the working folder.
-        cwd: HERE,
-        env: { ...process.env, IDENTITY_SERVICE_URL: server.httpUrl, IDENTITY_ADMIN_SECRET: ADMIN_SECRET, IDENTITY_CONTRACT: join(work, "contract.json"), PYTHONDONTWRITEBYTECODE: "1" },
-        stdio: ["ignore", "pipe", "pipe"],
-      },
-    );
-    let output = "";
-    child.stdout.on("data", (chunk: Buffer) => (output += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (output += chunk));
-    child.on("error", reject);
-    child.on("close", () => {
-      const file = readdirSync(reports, { withFileTypes: true }).find((entry) => entry.name.endsWith(".json"));
-      if (!file) return reject(new Error(`schemathesis wrote no report:\n${output}`));
-      resolve({ report: JSON.parse(readFileSync(join(reports, file.name), "utf8")) as Report, output, seconds: (performance.now() - started) / 1000 });
-    });
-  });
+  const { output } = await runProcess(
+    schemathesis,
+    ["--config-file", CONFIG, "run", location, "--checks", "all", "--seed", SEED, "--report", "json", "--report-dir", reports, "--no-color", ...args],
+    {
+      // hooks.py is found from the working folder.
+      cwd: HERE,
+      env: { ...process.env, IDENTITY_SERVICE_URL: server.httpUrl, IDENTITY_ADMIN_SECRET: ADMIN_SECRET, IDENTITY_CONTRACT: join(work, "contract.json"), PYTHONDONTWRITEBYTECODE: "1" },
+    },
+  );
+  const file = readdirSync(reports, { withFileTypes: true }).find((entry) => entry.name.endsWith(".json"));
+  if (!file) throw new Error(`schemathesis wrote no report:\n${output}`);
+  return { report: JSON.parse(readFileSync(join(reports, file.name), "utf8")) as Report, output, seconds: (performance.now() - started) / 1000 };
 }
 
 /** Prints each finding with the request that reproduces it (schemathesis's own words), if there are any. */

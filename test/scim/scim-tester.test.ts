@@ -2,7 +2,6 @@
 // query, replace, PATCH add/replace/remove and delete of every resource type the server announces,
 // with the values it generates. The run must end with no check below SUCCESS (no DEVIATION, ERROR
 // or CRITICAL); the pinned tool lives in the test virtualenv (test/python/requirements-dev.txt).
-import { spawn } from "node:child_process";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient } from "../../generated/client/index.js";
@@ -10,6 +9,7 @@ import { createServer, type ServiceServer } from "../../generated/server/index.j
 import { schema } from "../../generated/schema.js";
 import { createReferenceService, type ReferenceService } from "../../reference/service.js";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
+import { runProcess } from "../../scripts/run-process.mjs";
 import { REPO_ROOT } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
@@ -44,16 +44,9 @@ afterAll(async () => {
   await service?.state.storage.close();
 });
 
-function runTester(token: string): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(python, [join(REPO_ROOT, "test", "scim", "run_scim_tester.py"), `${base}/scim/v2`], { env: { ...process.env, SCIM_TOKEN: token } });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stderr, results: stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as CheckResult) }));
-  });
+async function runTester(token: string): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
+  const { code, stdout, stderr } = await runProcess(python, [join(REPO_ROOT, "test", "scim", "run_scim_tester.py"), `${base}/scim/v2`], { env: { ...process.env, SCIM_TOKEN: token } });
+  return { code, stderr, results: stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as CheckResult) };
 }
 
 describe("scim2-tester", () => {

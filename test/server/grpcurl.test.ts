@@ -1,7 +1,6 @@
 // The gRPC port as an independent client sees it: grpcurl (grpc-go) lists and describes the
 // services through server reflection, calls them, and reads UNIMPLEMENTED, the body limit and
 // grpc.health.v1 as grpc-go reports them. grpcurl is installed with `go install` when missing.
-import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
@@ -14,6 +13,7 @@ import { descriptorSet } from "../../generated/server/descriptor-set.js";
 import { rules } from "../../generated/server/rules.js";
 import { GrpcPort, type ServingStatusName } from "../../runtime/server/grpc.js";
 import { CallPipeline } from "../../runtime/server/invoke.js";
+import { runProcess, type ProcessResult } from "../../scripts/run-process.mjs";
 import { ensureGoTool, GRPCURL } from "../helpers/go-tools.js";
 import { tempDir } from "../helpers/project.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
@@ -32,27 +32,9 @@ afterAll(async () => {
   await service?.close();
 });
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 /** grpcurl exits 0 on success and 64 + the status code when the call fails. */
-function grpcurl(args: string[], stdin = ""): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(grpcurlPath, ["-plaintext", "-max-time", "20", ...args], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-    child.stdin.on("error", () => {}); // grpcurl may stop reading once it has its answer
-    child.stdin.end(stdin);
-  });
-}
-const statusOf = (run: Run) => (run.code === 0 ? 0 : run.code! - 64);
+const grpcurl = (args: string[], stdin = "") => runProcess(grpcurlPath, ["-plaintext", "-max-time", "20", ...args], { input: stdin });
+const statusOf = (run: ProcessResult) => (run.code === 0 ? 0 : run.code! - 64);
 const admin = ["-H", `x-service-admin-secret: ${SECRET}`];
 
 describe("grpcurl against the gRPC port", () => {

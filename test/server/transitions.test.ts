@@ -11,8 +11,8 @@ import { DEFAULT_CLIENT_SECRET_GRACE_SECONDS } from "../../reference/service.js"
 import { selfSignedCertificate } from "../../reference/x509.js";
 import {
   ADMIN_SECRET,
-  EXTERNAL_ISSUER,
   START_S,
+  ciClusterIssuer,
   createWorld,
   makeTestKeys,
   startSwappableServer,
@@ -236,16 +236,7 @@ describe.each(PROTOCOLS)("§3 transitions over %s", (protocol) => {
   describe("trusted issuers", () => {
     it("delete_trusted_issuer stops its assertions at once", async () => {
       const { client } = await admin.createClient({ name: "deployer", allowed_scopes: ["deploy"] });
-      const issuer = await admin.addTrustedIssuer({
-        service_account_id: client.id,
-        name: "ci cluster",
-        issuer_url: EXTERNAL_ISSUER,
-        key_source_type: "jwks_url",
-        jwks_url: `${EXTERNAL_ISSUER}/keys`,
-        expected_aud: "identity",
-        allowed_subjects: ["system:serviceaccount:ci:*"],
-        issuer_type: "kubernetes",
-      });
+      const issuer = await admin.addTrustedIssuer(ciClusterIssuer(client.id));
       const assertion = await world.issuerAssertion({ sub: "system:serviceaccount:ci:deployer", aud: "identity" });
       const exchange = () => user.oauthToken({ grant_type: "client_credentials", client_id: client.client_id, client_assertion_type: ASSERTION_JWT_BEARER, client_assertion: assertion });
       const token = await exchange();

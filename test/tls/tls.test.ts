@@ -4,7 +4,6 @@
 // one UNAVAILABLE that says why; mutual TLS; a certificate replaced on disk served to the next
 // connection; no credentials in clear to another host unless the caller says so; grpcurl and
 // buf curl over TLS.
-import { spawn } from "node:child_process";
 import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { connect as http2Connect } from "node:http2";
 import { request as httpsRequest } from "node:https";
@@ -16,6 +15,7 @@ import { AdminClient, ApiError, operations, UserClient, type Protocol, type TlsC
 import { createServer, TlsConfigError } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import { protocolsOf } from "../../runtime/schema.js";
+import { runProcess } from "../../scripts/run-process.mjs";
 import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type ClientOutcome, type RunnerProcess, type RunnerTls } from "../conformance/runners.js";
 import { scenarios, type OperationName } from "../conformance/scenarios.js";
 import { setupContext } from "../conformance/setup.js";
@@ -389,16 +389,7 @@ describe("the server refuses to start with files that do not fit", () => {
 });
 
 describe("tools nobody here wrote, over TLS", () => {
-  const run = (command: string, args: string[]) =>
-    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-      const child = spawn(command, args, { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "pipe"] });
-      let stdout = "";
-      let stderr = "";
-      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk));
-      child.stderr.on("data", (chunk: Buffer) => (stderr += chunk));
-      child.on("error", reject);
-      child.on("close", (code) => resolve({ code, stdout, stderr }));
-    });
+  const run = (command: string, args: string[]) => runProcess(command, args, { cwd: REPO_ROOT });
 
   it("grpcurl -cacert lists the services and calls one; without the CA it refuses", async () => {
     const { path } = await ensureGoTool(GRPCURL);
