@@ -1,11 +1,12 @@
-// `npm run pack [-- --out <dir>] [--only npm|python|go]`: turns the generated packages
-// (generated/packages/*) into npm tarballs, the Python SDK into a wheel and an sdist
-// (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
+// `npm run pack [-- --out <dir>] [--only npm|python|go] [--first-release] [--release]`: turns the
+// generated packages (generated/packages/*) into npm tarballs, the Python SDK into a wheel and an
+// sdist (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
 // npm package it takes the modules its package.json exports and every module they import, stages
 // them in a temporary build folder with their relative layout kept, compiles them once with the
 // project's TypeScript into ES modules with .d.ts, runs `npm pack`, and checks each tarball with
-// `npm publish --dry-run`.
-import { spawn } from "node:child_process";
+// `npm publish --dry-run`. The release gate (scripts/release-gate.mjs) runs first:
+// `--first-release` lets it pass when there is no earlier release to compare with, and `--release`
+// records this release (HEAD and its api.version) in release.json once everything is packed.
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules } from "node:module";
 import { tmpdir } from "node:os";
@@ -15,7 +16,8 @@ import { parseArgs } from "node:util";
 import ts from "typescript";
 import { packGo } from "./pack-go.mjs";
 import { packPython } from "./pack-python.mjs";
-import { releaseGate } from "./release-gate.mjs";
+import { RELEASE_RECORD, releaseGate, releaseToRecord, writeReleaseRecord } from "./release-gate.mjs";
+import { runProcess } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PACKAGES_DIR = "generated/packages";
@@ -40,7 +42,6 @@ const COMPILER_OPTIONS = {
 /** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
 const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
-
 /**
  * Every source module a package needs: its exported entry points and, transitively, every module
  * they import (static and dynamic), as paths relative to the project root.
@@ -83,16 +84,10 @@ function compile(buildDir) {
   }
 }
 
-function run(command, args, cwd, { withStderr = false } = {}) {
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"], shell: process.platform === "win32" });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk) => (stdout += chunk));
-    child.stderr.on("data", (chunk) => (stderr += chunk));
-    child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolvePromise(withStderr ? { stdout, stderr } : stdout) : reject(new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`))));
-  });
+async function run(command, args, cwd, { withStderr = false } = {}) {
+  const { code, stdout, stderr } = await runProcess(command, args, { cwd, shell: process.platform === "win32" });
+  if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`);
+  return withStderr ? { stdout, stderr } : stdout;
 }
 
 /**
@@ -156,14 +151,15 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR }, only: { type: "string" } } });
+  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } } });
   const started = performance.now();
   try {
     // Nothing is built from stale files or under a version the contract diff says is too low.
-    const gate = releaseGate({ root: PROJECT_ROOT });
+    const gate = releaseGate({ root: PROJECT_ROOT, firstRelease: values["first-release"] });
     for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
     if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
     if (values.only !== undefined && !["npm", "python", "go"].includes(values.only)) throw new Error(`--only takes npm, python or go, not '${values.only}'`);
+    const release = values.release ? releaseToRecord(PROJECT_ROOT) : undefined;
     if (values.only === undefined || values.only === "npm") {
       for (const p of await packPackages({ outDir: resolve(values.out) })) {
         process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, npm publish --dry-run passed)\n`);
@@ -177,6 +173,10 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     if (values.only === undefined || values.only === "go") {
       const p = await packGo({ outDir: resolve(values.out) });
       process.stdout.write(`go module ${p.path}@${p.version}: ${relative(process.cwd(), p.zip)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, built from the zip)\n`);
+    }
+    if (release !== undefined) {
+      writeReleaseRecord(PROJECT_ROOT, release);
+      process.stdout.write(`pack: recorded release ${release.version} (commit ${release.commit.slice(0, 12)}) in ${RELEASE_RECORD}: commit it once the release is published\n`);
     }
     process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
   } catch (error) {

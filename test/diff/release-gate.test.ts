@@ -1,13 +1,14 @@
 // The release gate of `npm run pack` (scripts/release-gate.mjs): it refuses stale generated files
 // and a version the contract diff against the last release says is too low, and passes a breaking
-// change shipped with a major bump and an acceptance.
+// change shipped with a major bump and an acceptance. The last release is APIGEN_RELEASE_BASE, a
+// v* tag or release.json; without any, it refuses unless told this is the first release.
 import { execFileSync } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import semver from "semver";
 import { schema } from "../../generated/schema.js";
-import { releaseGate } from "../../scripts/release-gate.mjs";
+import { recordedRelease, releaseGate, releaseToRecord } from "../../scripts/release-gate.mjs";
 import { apigen, copyOfRepo } from "../helpers/project.js";
 import { applyEdits } from "./corpus.js";
 
@@ -22,6 +23,8 @@ const MAJOR = semver.inc(V, "major")!;
 const VERSION_LINE = `\n  version: ${V}\n`;
 
 let released: string;
+/** The commit of the release. */
+let releasedCommit: string;
 let removal: [string, string];
 
 /** A copy of the released project with `edits` applied to its manifest, regenerated unless `stale`. */
@@ -40,6 +43,7 @@ beforeAll(() => {
   git(released, "add", ".");
   git(released, "commit", "--quiet", "-m", `release ${V}`);
   git(released, "tag", `v${V}`);
+  releasedCommit = git(released, "rev-parse", "HEAD");
   const manifest = readFileSync(join(released, "operations.yaml"), "utf8");
   removal = [manifest.slice(manifest.indexOf("  get_webhook:\n"), manifest.indexOf("  webhooks:\n")), ""];
 }, 120_000);
@@ -49,11 +53,15 @@ describe("release gate", () => {
     expect(releaseGate({ root: released, env: NO_ENV })).toEqual({ problems: [], notes: [`contract since v${V}: api.version ${V} -> ${V}: no contract change`] });
   });
 
-  it("refuses an unbumped breaking change", () => {
-    const gate = releaseGate({ root: edited([removal]), env: NO_ENV });
+  it("refuses an unbumped breaking change since the release recorded in release.json (no tag)", () => {
+    const root = edited([removal]);
+    git(root, "tag", "-d", `v${V}`);
+    writeFileSync(join(root, "release.json"), JSON.stringify({ version: V, commit: releasedCommit }));
+    const since = `${V} (release.json, commit ${releasedCommit.slice(0, 12)})`;
+    const gate = releaseGate({ root, env: NO_ENV });
     expect(gate.problems).toEqual([
-      `breaking changes since v${V} are not accepted: operation-removed:get_webhook`,
-      `api.version is still ${V} but the contract changed: api.version ${V} -> at least ${MAJOR} (major bump for breaking changes) (since v${V})`,
+      `breaking changes since ${since} are not accepted: operation-removed:get_webhook`,
+      `api.version is still ${V} but the contract changed: api.version ${V} -> at least ${MAJOR} (major bump for breaking changes) (since ${since})`,
     ]);
   }, 60_000);
 
@@ -66,19 +74,37 @@ describe("release gate", () => {
     expect(releaseGate({ root, env: NO_ENV })).toEqual({ problems: [], notes: [`contract since v${V}: api.version ${V} -> ${MAJOR} (major bump for breaking changes)`] });
   }, 60_000);
 
-  it("refuses stale generated files", () => {
-    const gate = releaseGate({ root: edited([["    description: List clients.\n", "    description: List every client.\n"], [VERSION_LINE, `\n  version: ${PATCH}\n`]], true), env: NO_ENV });
+  it("refuses stale generated files, --first-release or not", () => {
+    const root = edited([["    description: List clients.\n", "    description: List every client.\n"], [VERSION_LINE, `\n  version: ${PATCH}\n`]], true);
+    git(root, "tag", "-d", `v${V}`);
+    const gate = releaseGate({ root, env: NO_ENV, firstRelease: true });
     expect(gate.problems).toHaveLength(1);
     expect(gate.problems[0]).toMatch(/^generated files are not up to date:\nstale: /);
+    expect(gate.notes).toEqual([expect.stringMatching(/^first release \(--first-release\): no release to compare with/)]);
   }, 60_000);
 
-  it("compares with APIGEN_RELEASE_BASE when set, and says when there is no release to compare with", () => {
+  it("compares with APIGEN_RELEASE_BASE when set; without any release, refuses unless told it is the first", () => {
     const root = edited([["    description: List clients.\n", "    description: List every client.\n"]]);
     const gate = releaseGate({ root, env: { ...NO_ENV, APIGEN_RELEASE_BASE: "HEAD" } });
     expect(gate.problems).toEqual([`api.version is still ${V} but the contract changed: api.version ${V} -> at least ${PATCH} (patch bump for changes without additions) (since HEAD)`]);
     git(root, "tag", "-d", `v${V}`);
-    expect(releaseGate({ root, env: NO_ENV }).notes).toEqual([
-      "no release base found (APIGEN_RELEASE_BASE is not set and there is no v* tag): api.version not checked against a release",
-    ]);
+    const none = "no release to compare with (APIGEN_RELEASE_BASE is not set, there is no v* tag and no release.json)";
+    expect(releaseGate({ root, env: NO_ENV })).toEqual({
+      problems: [`${none}. If nothing was released before, pack the first release with \`npm run pack -- --first-release\`; otherwise set APIGEN_RELEASE_BASE to the commit or tag of the last release`],
+      notes: [],
+    });
+    expect(releaseGate({ root, env: NO_ENV, firstRelease: true })).toEqual({ problems: [], notes: [`first release (--first-release): ${none}; api.version not checked against a release`] });
+    // `--release` records HEAD, so not while the manifest differs from it.
+    expect(() => releaseToRecord(root)).toThrow(/^--release records HEAD, but operations.yaml or proto\/field-numbers.lock.json differs from it: commit them first\n M operations.yaml$/);
   }, 60_000);
+
+  it("records a release as HEAD and its api.version, and refuses a record its commit contradicts", () => {
+    expect(releaseToRecord(released)).toEqual({ version: V, commit: releasedCommit });
+    writeFileSync(join(released, "release.json"), JSON.stringify({ version: PATCH, commit: releasedCommit }));
+    try {
+      expect(() => recordedRelease(released)).toThrow(`release.json records release ${PATCH}, but api.version at commit ${releasedCommit.slice(0, 12)} is ${V}`);
+    } finally {
+      rmSync(join(released, "release.json"));
+    }
+  });
 });
