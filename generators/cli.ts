@@ -19,6 +19,11 @@ Commands:
                       auto: $APIGEN_DIFF_BASE, else the merge base with origin/main, else HEAD~1.
                       --report also writes the report to <file> under --root (.md markdown,
                       .json JSON, else text), whatever the outcome.
+  init <dir> [--toolchain <folder>]
+                      Write a starter project into a new folder: a manifest of a few operations,
+                      a service on the generated stubs, its tests, package.json and a README.
+                      --toolchain: a folder with the packed toolchain (npm run pack:toolchain),
+                      used instead of the registry.
   scaffold <file> [--check] [--name <class or variable>]
                       Add a stub for every operation the implementation in <file> lacks;
                       --check writes nothing and exits 1 listing them.
@@ -46,6 +51,7 @@ export async function main(argv: string[]): Promise<number> {
         accept: { type: "string", multiple: true, default: [] },
         report: { type: "string" },
         name: { type: "string" },
+        toolchain: { type: "string" },
       },
     });
   } catch (error) {
@@ -109,6 +115,18 @@ export async function main(argv: string[]): Promise<number> {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
         const { runDiffCommand } = await import("./diff/command.js");
         return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [], report: values.report });
+      }
+      case "init": {
+        const target = positionals[1];
+        if (!target) throw new UsageError("init needs the folder to create: apigen init my-api");
+        const { init } = await import("./init.js");
+        const { TOOLCHAIN_VERSION } = await import("./version.js");
+        const result = init({ dir: target, version: TOOLCHAIN_VERSION, ...(values.toolchain ? { toolchain: values.toolchain } : {}) });
+        process.stdout.write(
+          `wrote ${result.files.length} files into ${target}:\n${result.files.map((f) => `  ${f}\n`).join("")}` +
+            `next: cd ${target} && npm install && npm run generate && npm test\n`,
+        );
+        return 0;
       }
       case "scaffold": {
         const target = positionals[1];

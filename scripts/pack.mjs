@@ -24,7 +24,7 @@ const PACKAGES_DIR = "generated/packages";
 export const DEFAULT_OUT_DIR = "dist/packages";
 
 /** Compiler options of the packages: ES modules for Node's resolution, with declarations. */
-const COMPILER_OPTIONS = {
+export const COMPILER_OPTIONS = {
   target: "ES2022",
   module: "NodeNext",
   moduleResolution: "NodeNext",
@@ -40,8 +40,19 @@ const COMPILER_OPTIONS = {
 };
 
 /** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
-const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
-const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
+export const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+export const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
+/** Generated code imports the runtime by package name (generators/emit/runtime-package.ts); the packages carry it inside. */
+const RUNTIME_PACKAGE = "@apigen/runtime";
+/** The project path of a module of the runtime package, or undefined for any other specifier. */
+const runtimeModule = (specifier) => (specifier.startsWith(`${RUNTIME_PACKAGE}/`) ? `runtime/${specifier.slice(RUNTIME_PACKAGE.length + 1)}` : undefined);
+/** A module's text with each import of the runtime package made relative to the module, as the package lays the runtime out. */
+const withRelativeRuntime = (path, text) =>
+  text.replace(/(["'])@apigen\/runtime\/([^"']+)\1/g, (_, quote, rest) => {
+    const target = posix.relative(posix.dirname(path), `runtime/${rest}`);
+    return `${quote}${target.startsWith(".") ? target : `./${target}`}${quote}`;
+  });
+
 /**
  * Every source module a package needs: its exported entry points and, transitively, every module
  * they import (static and dynamic), as paths relative to the project root.
@@ -60,6 +71,7 @@ function moduleClosure(root, manifest) {
     modules.add(path);
     for (const { fileName: specifier } of ts.preProcessFile(readFileSync(absolute, "utf8"), true, true).importedFiles) {
       if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
+      else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
       else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
     }
   }
@@ -70,7 +82,7 @@ function moduleClosure(root, manifest) {
   return [...modules].sort();
 }
 
-function compile(buildDir) {
+export function compile(buildDir) {
   // Under NodeNext the nearest package.json decides the module format of every .ts file.
   writeFileSync(join(buildDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
   writeFileSync(join(buildDir, "tsconfig.json"), `${JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["src"] }, null, 2)}\n`);
@@ -84,7 +96,7 @@ function compile(buildDir) {
   }
 }
 
-async function run(command, args, cwd, { withStderr = false } = {}) {
+export async function run(command, args, cwd, { withStderr = false } = {}) {
   const { code, stdout, stderr } = await runProcess(command, args, { cwd, shell: process.platform === "win32" });
   if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`);
   return withStderr ? { stdout, stderr } : stdout;
@@ -122,7 +134,7 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
     // One compilation for all packages: they share the schema, the types and the proto messages.
     for (const path of new Set(packages.flatMap((p) => p.modules))) {
       mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
-      copyFileSync(join(root, path), join(buildDir, "src", path));
+      writeFileSync(join(buildDir, "src", path), withRelativeRuntime(path, readFileSync(join(root, path), "utf8")));
     }
     symlinkSync(join(root, "node_modules"), join(buildDir, "node_modules"), "junction");
     compile(buildDir);

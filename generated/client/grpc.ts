@@ -3,8 +3,8 @@
  * The ./grpc entry point of @identity-interface/sdk: the service descriptors and message schemas for use
  * with Connect, and the gRPC transport the clients load when their protocol is grpc.
  */
-export { createGrpcTransport } from "../../runtime/client/grpc.js";
-export type { Transport, TransportSettings } from "../../runtime/client/transport.js";
+export { createGrpcTransport } from "@apigen/runtime/client/grpc.js";
+export type { Transport, TransportSettings } from "@apigen/runtime/client/transport.js";
 export { grpcServices } from "./grpc-services.js";
 export * from "../proto/identity/v1/account_pb.js";
 export * from "../proto/identity/v1/admin_service_pb.js";

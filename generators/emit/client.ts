@@ -4,6 +4,7 @@ import { CLIENT_OF_SURFACE } from "./operation-text.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import { messageByName, type Ir, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
+import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
 export const CLIENT_DIR = "generated/client";
 
@@ -48,15 +49,15 @@ function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; i
 function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): GeneratedFile {
   const config = configOf(ir, name);
   const types = new Set<string>();
-  const surfaces = name === "AdminClient" ? ["admin"] : ["user", "oauth"];
+  const surfaces = name === "AdminClient" ? ["admin"] : ir.api.features.tokenRoutes ? ["user", "oauth"] : ["user"];
   const body = ir.operations
     .filter((op) => clientClassOf(op) === name)
     .map((op) => methods(ir, op, types))
     .join("\n");
   const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
   const file = name === "AdminClient" ? "admin-client" : "user-client";
-  const content = `import { ${base}${config.imported ? `, type ${config.imported}` : ""} } from "../../runtime/client/clients.js";
-import type { CallOptions, ClientDefinition${config.imported ? "" : ", ClientConfig"} } from "../../runtime/client/core.js";
+  const content = `import { ${base}${config.imported ? `, type ${config.imported}` : ""} } from "${RUNTIME_PACKAGE}/client/clients.js";
+import type { CallOptions, ClientDefinition${config.imported ? "" : ", ClientConfig"} } from "${RUNTIME_PACKAGE}/client/core.js";
 import { schema } from "../schema.js";
 import type {
 ${[...types].sort().map((t) => `  ${t},`).join("\n")}
@@ -69,7 +70,7 @@ const definition: ClientDefinition = {
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 
-/** ${name === "AdminClient" ? "The admin interface" : "The user interface and the token routes"} of ${ir.api.title}, over graphql (default), rest or grpc. */
+/** ${name === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface"} of ${ir.api.title}, over graphql (default), rest or grpc. */
 export class ${name} extends ${base} {
   constructor(config: ${config.type}) {
     super(definition, config);
@@ -102,11 +103,11 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
       path: `${CLIENT_DIR}/index.ts`,
       content: `export { AdminClient } from "./admin-client.js";
 export { UserClient } from "./user-client.js";
-export { ApiError, type ClientErrorCode } from "../../runtime/client/errors.js";
-export type { AdminClientConfig, UserClientConfig } from "../../runtime/client/clients.js";
-export type { CallOptions, ClientConfig, RetryPolicy } from "../../runtime/client/core.js";
-export type { TlsClientOptions } from "../../runtime/client/tls.js";
-export type { OperationSpec, Protocol } from "../../runtime/schema.js";
+export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
+export type { AdminClientConfig, UserClientConfig } from "${RUNTIME_PACKAGE}/client/clients.js";
+export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
+export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
+export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";
 export type * from "../types.js";
 import { schema } from "../schema.js";
 

@@ -23,6 +23,7 @@ import {
   sampleMessage,
 } from "./operation-text.js";
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
+import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
 export const PACKAGES_DIR = "generated/packages";
 /** Each npm package's folder under PACKAGES_DIR is named after its role, whatever its (scoped) name. */
@@ -234,8 +235,8 @@ function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
  * The ./grpc entry point of ${ir.api.sdkPackage}: the service descriptors and message schemas for use
  * with Connect, and the gRPC transport the clients load when their protocol is grpc.
  */
-export { createGrpcTransport } from "../../runtime/client/grpc.js";
-export type { Transport, TransportSettings } from "../../runtime/client/transport.js";
+export { createGrpcTransport } from "${RUNTIME_PACKAGE}/client/grpc.js";
+export type { Transport, TransportSettings } from "${RUNTIME_PACKAGE}/client/transport.js";
 export { grpcServices } from "./grpc-services.js";
 ${[...protoFiles].sort().map((file) => `export * from "${protobufEsModule(file)}";`).join("\n")}
 `;

@@ -247,7 +247,8 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   return entries.map(([key, value]) => ({ key, value }));
 }
 
-const CLIENT_TITLE: Record<ClientFacts["role"], string> = { admin: "The admin interface", user: "The user interface and the token routes" };
+const clientTitle = (role: ClientFacts["role"], facts: SdkFacts) =>
+  role === "admin" ? "The admin interface" : facts.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";
 
 /** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
 function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
@@ -306,7 +307,7 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
       const name = `${sync ? "" : "Async"}${client.role === "admin" ? "Admin" : "User"}Client`;
       const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
-      const title = `${CLIENT_TITLE[client.role]} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
+      const title = `${clientTitle(client.role, facts)} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,

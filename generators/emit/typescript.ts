@@ -6,6 +6,7 @@ import { iteratorPageSize } from "./sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
+import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";
 export const TYPES_MODULE = "generated/types.ts";
@@ -74,7 +75,7 @@ function emitSchemaModule(ir: Ir): GeneratedFile {
   const enums = ir.enums.map((e) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`).join("\n");
   const messages = ir.messages.map((m) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`).join("\n");
   const operations = ir.operations.map(operationSpec).join("\n");
-  const content = `import { defineSchema } from "../runtime/schema.js";
+  const content = `import { defineSchema } from "${RUNTIME_PACKAGE}/schema.js";
 
 /** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data (field syntax: runtime/schema.ts). */
 export const schema = defineSchema({
@@ -136,8 +137,8 @@ function emitTypes(ir: Ir): GeneratedFile {
   // JsonObject is imported only where a field uses it (an unused import fails noUnusedLocals); it is exported either way.
   const usesJson = ir.messages.some((message) => message.fields.some((f) => f.type.kind === "scalar" && f.type.scalar === "json"));
   const blocks: string[] = [
-    ...(usesJson ? ['import type { JsonObject } from "../runtime/json.js";'] : []),
-    'export type { JsonObject } from "../runtime/json.js";',
+    ...(usesJson ? [`import type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`] : []),
+    `export type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`,
   ];
   for (const e of ir.enums) {
     blocks.push(`${doc(e.description)}export type ${e.name} = ${e.values.map((v) => quote(v.name)).join(" | ")};`);
@@ -188,7 +189,7 @@ function emitServer(ir: Ir): GeneratedFile[] {
     module: protobufEsModule(s.protoFile),
   }));
 
-  const handlers = `import type { CallContext, Reply } from "../../runtime/server/context.js";
+  const handlers = `import type { CallContext, Reply } from "${RUNTIME_PACKAGE}/server/context.js";
 import type {
 ${[...typeNames].sort().map((n) => `  ${n},`).join("\n")}
 } from "../types.js";
@@ -199,7 +200,7 @@ ${interfaces.join("\n\n")}
 export interface Implementation extends ${surfaces.map((s) => SURFACE_INTERFACE[s]!.name).join(", ")} {}
 `;
 
-  const index = `import { createServiceServer, type ServerOptions, type ServiceServer } from "../../runtime/server/index.js";
+  const index = `import { createServiceServer, type ServerOptions, type ServiceServer } from "${RUNTIME_PACKAGE}/server/index.js";
 import { schema } from "../schema.js";
 import { descriptorSet } from "./descriptor-set.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
@@ -208,21 +209,25 @@ import { rules } from "./rules.js";
 ${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
 
 export type * from "./handlers.js";
-export type { CallContext, Reply } from "../../runtime/server/context.js";
-export { ServiceError } from "../../runtime/errors.js";
-export { ExplorerSetupError } from "../../runtime/server/explorer-packages.js";
-export { ImplementationError } from "../../runtime/server/invoke.js";
-export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "../../runtime/server/index.js";
-export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "../../runtime/server/index.js";
+export type { CallContext, Reply } from "${RUNTIME_PACKAGE}/server/context.js";
+export { ServiceError } from "${RUNTIME_PACKAGE}/errors.js";
+export { ExplorerSetupError } from "${RUNTIME_PACKAGE}/server/explorer-packages.js";
+export { ImplementationError } from "${RUNTIME_PACKAGE}/server/invoke.js";
+export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
+export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
+
+${ir.api.features.adminSecret ? `/** The server's options; operations of this API need the admin secret, so it is required. */
+export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["adminSecret"]> };` : `/** The server's options. */
+export type Options = ServerOptions;`}
 
 /**
  * Serves \`implementation\` over GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...${ir.api.features.tokenRoutes ? ", /oauth/..." : ""}), Connect and
  * gRPC-Web on one port and over gRPC on another, with auth, validation and one error model.
  */
-export function createServer(implementation: Implementation, options: ServerOptions): ServiceServer;
+export function createServer(implementation: Implementation, options: Options): ServiceServer;
 /** Serves what \`implementation\` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
-export function createServer(implementation: Partial<Implementation>, options: ServerOptions & { partial: true }): ServiceServer;
-export function createServer(implementation: Partial<Implementation>, options: ServerOptions): ServiceServer {
+export function createServer(implementation: Partial<Implementation>, options: Options & { partial: true }): ServiceServer;
+export function createServer(implementation: Partial<Implementation>, options: Options): ServiceServer {
   return createServiceServer(
     {
       schema,
@@ -264,7 +269,7 @@ function emitRulesModule(ir: Ir): GeneratedFile {
   const errorCodes = ir.operations.map((op) => `    ${op.name}: ${JSON.stringify(op.errorCodes)},`);
   const { requestBytes, jsonDepth, jsonBytes } = ir.api.limits;
   const block = (lines: string[]) => (lines.length === 0 ? "{}" : `{\n${lines.join("\n")}\n  }`);
-  const content = `import type { ValidationRules } from "../../runtime/validate.js";
+  const content = `import type { ValidationRules } from "${RUNTIME_PACKAGE}/validate.js";
 
 /** What the server checks of every input beyond its type (runtime/validate.ts applies it). */
 export const rules: ValidationRules = {

@@ -2,7 +2,7 @@
 // installed from their tarballs into a fresh project under the system temp dir, and type-checked
 // there with tsc. The SDK then runs against the reference service over every protocol; the server
 // stubs are implemented and served by that project and called over every protocol.
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile, spawn, type ChildProcess, type ExecFileOptions } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -16,7 +16,12 @@ import { createReferenceService } from "../../reference/service.js";
 import { REPO_ROOT, timed } from "../helpers/project.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
-const run = promisify(execFile);
+const execFileAsync = promisify(execFile);
+/** execFile, failing with what the command printed (tsc reports its errors on stdout). */
+const run = (file: string, args: string[], options: ExecFileOptions = {}): Promise<{ stdout: string; stderr: string }> =>
+  execFileAsync(file, args, { ...options, encoding: "utf8" }).catch((error: Error & { stdout?: string; stderr?: string }) => {
+    throw new Error(`${error.message}\n${String(error.stdout ?? "")}${String(error.stderr ?? "")}`);
+  });
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 const ADMIN_SECRET = "consumer-secret";
 const TSC = join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc");

@@ -1,0 +1,292 @@
+// `apigen init <dir>`: a starter project of its own — a manifest of a few operations, a service
+// implementing them on the generated stubs, a test calling it with the generated client over every
+// protocol, package.json scripts, a tsconfig and a README — that installs, generates and tests
+// outside this repository. The toolchain comes as two packages: `apigen` (this command line, with
+// the templates) and `@apigen/runtime` (what generated code imports); `--toolchain <folder>` points
+// the starter at their packed tarballs instead of the registry.
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { UsageError } from "./diagnostics.js";
+import { RUNTIME_PACKAGE } from "./emit/runtime-package.js";
+
+/** The name of the command-line package, which holds the generators and templates. */
+export const TOOLCHAIN_PACKAGE = "apigen";
+
+/** File names `npm pack` gives the toolchain's packages at `version`. */
+export const toolchainTarballs = (version: string) => ({
+  cli: `${TOOLCHAIN_PACKAGE}-${version}.tgz`,
+  runtime: `${RUNTIME_PACKAGE.replace("@", "").replace("/", "-")}-${version}.tgz`,
+});
+
+export interface InitOptions {
+  /** The folder to create (or an empty one to fill). */
+  dir: string;
+  /** The toolchain's version: the starter asks for it. */
+  version: string;
+  /** A folder holding the packed toolchain tarballs; the starter depends on them by file path. */
+  toolchain?: string;
+}
+
+export interface InitResult {
+  dir: string;
+  files: string[];
+}
+
+/** An API name from a folder name: lower-case words joined by underscores (my-books -> my_books). */
+function apiNameOf(dir: string): string {
+  const words = basename(resolve(dir)).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const name = words.join("_").replace(/^[0-9_]+/, "");
+  return name || "tasks";
+}
+
+const title = (name: string) => name.split("_").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
+
+function manifest(name: string): string {
+  return `# yaml-language-server: $schema=./node_modules/${TOOLCHAIN_PACKAGE}/manifest.schema.json
+# The one source of the API: edit it, then \`npm run generate\`. Reference: the toolchain's docs/manifest.md.
+manifest_version: 1
+
+api:
+  name: ${name}
+  title: ${title(name)} Service
+  description: A starter API of tasks, over GraphQL, REST and gRPC.
+  version: 0.1.0
+  proto_package: ${name}.v1
+  grpc_port: 9091
+  groups:
+    tasks: Tasks
+
+types:
+  Task:
+    description: Something to do.
+    fields:
+      id: string!
+      title: string!
+      done: bool!
+
+operations:
+  add_task:
+    surface: user
+    group: tasks
+    description: Add a task.
+    kind: write
+    auth: public
+    protocols: { graphql: 0.1.0, rest: 0.1.0, grpc: 0.1.0 }
+    input:
+      title: { type: string!, max_length: 200 }
+    output: Task
+  get_task:
+    surface: user
+    group: tasks
+    description: One task, by id.
+    kind: read
+    auth: public
+    protocols: { graphql: 0.1.0, rest: 0.1.0, grpc: 0.1.0 }
+    route: { method: GET, path: "/v1/tasks/{id}" }
+    errors: [NOT_FOUND]
+    input:
+      id: string!
+    output: Task
+  list_tasks:
+    surface: user
+    group: tasks
+    description: Every task, oldest first.
+    kind: read
+    auth: public
+    protocols: { graphql: 0.1.0, rest: 0.1.0, grpc: 0.1.0 }
+    route: { method: GET, path: /v1/tasks }
+    output:
+      tasks: Task[]!
+  complete_task:
+    surface: user
+    group: tasks
+    description: Mark a task done.
+    kind: write
+    auth: public
+    protocols: { graphql: 0.1.0, rest: 0.1.0, grpc: 0.1.0 }
+    route: { method: POST, path: "/v1/tasks/{id}/complete" }
+    errors: [NOT_FOUND]
+    input:
+      id: string!
+    output: Task
+`;
+}
+
+const SERVICE = `// The service: one method per operation of operations.yaml, on the generated stubs.
+import { randomUUID } from "node:crypto";
+import { createServer, ServiceError, type Implementation } from "../generated/server/index.js";
+import type { Task } from "../generated/types.js";
+
+export function createTaskService(): Implementation {
+  const tasks = new Map<string, Task>();
+  const find = (id: string): Task => {
+    const task = tasks.get(id);
+    if (!task) throw new ServiceError("NOT_FOUND", "no task has this id");
+    return task;
+  };
+  return {
+    async addTask({ title }) {
+      const task = { id: randomUUID(), title, done: false };
+      tasks.set(task.id, task);
+      return task;
+    },
+    async getTask({ id }) {
+      return find(id);
+    },
+    async listTasks() {
+      return { tasks: [...tasks.values()] };
+    },
+    async completeTask({ id }) {
+      const task = find(id);
+      task.done = true;
+      return task;
+    },
+  };
+}
+
+export function startServer(port = 8080, grpcPort = 9091) {
+  return createServer(createTaskService(), { port, grpcPort });
+}
+`;
+
+const MAIN = `// \`npm start\`: serves the API on http://127.0.0.1:8080 (GraphQL, REST) and 127.0.0.1:9091 (gRPC).
+import { startServer } from "./service.js";
+
+const server = startServer(Number(process.env.PORT ?? 8080), Number(process.env.GRPC_PORT ?? 9091));
+const { httpUrl, grpcEndpoint } = await server.listen();
+console.log(\`serving on \${httpUrl} and gRPC on \${grpcEndpoint}\`);
+process.once("SIGTERM", () => void server.close());
+process.once("SIGINT", () => void server.close());
+`;
+
+const TEST = `// The service answers the generated client alike over every protocol.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ApiError, UserClient } from "../generated/client/index.js";
+import { startServer } from "../src/service.js";
+
+const server = startServer(0, 0);
+let endpoints: { httpUrl: string; grpcEndpoint: string };
+beforeAll(async () => {
+  endpoints = await server.listen();
+});
+afterAll(() => server.close());
+
+describe.each(["graphql", "rest", "grpc"] as const)("over %s", (protocol) => {
+  it("adds, reads, lists and completes a task", async () => {
+    const client = new UserClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol });
+    const added = await client.addTask({ title: \`write the \${protocol} docs\` });
+    expect(added).toMatchObject({ title: \`write the \${protocol} docs\`, done: false });
+    expect(await client.getTask({ id: added.id })).toEqual(added);
+    expect((await client.listTasks()).tasks).toContainEqual(added);
+    expect(await client.completeTask({ id: added.id })).toEqual({ ...added, done: true });
+    await client.close();
+  });
+
+  it("answers NOT_FOUND for an unknown task, and refuses a title over 200 characters", async () => {
+    const client = new UserClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol });
+    await expect(client.getTask({ id: "nope" })).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const refused = await client.addTask({ title: "x".repeat(201) }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ code: "INVALID_ARGUMENT" });
+    await client.close();
+  });
+});
+`;
+
+const TSCONFIG = `{
+  "compilerOptions": {
+    "target": "ES2022",
+    "module": "NodeNext",
+    "moduleResolution": "NodeNext",
+    "strict": true,
+    "noUncheckedIndexedAccess": true,
+    "skipLibCheck": true,
+    "noEmit": true,
+    "types": ["node"]
+  },
+  "include": ["src", "test", "generated"]
+}
+`;
+
+function packageJson(name: string, options: InitOptions): string {
+  const tarballs = toolchainTarballs(options.version);
+  const dependency = (pkg: "cli" | "runtime") =>
+    options.toolchain ? `file:${join(resolve(options.toolchain), tarballs[pkg])}` : `^${options.version}`;
+  const pkg = {
+    name: name.replace(/_/g, "-"),
+    version: "0.1.0",
+    private: true,
+    type: "module",
+    engines: { node: ">=20" },
+    scripts: {
+      generate: "apigen generate",
+      check: "apigen generate --check && tsc -p tsconfig.json",
+      test: "apigen generate --check && tsc -p tsconfig.json && vitest run",
+      start: "tsx src/main.ts",
+      diff: "apigen diff --against HEAD",
+    },
+    dependencies: { [RUNTIME_PACKAGE]: dependency("runtime"), "@bufbuild/protobuf": "2.13.0" },
+    devDependencies: { [TOOLCHAIN_PACKAGE]: dependency("cli"), "@types/node": "^20.19.0", tsx: "^4.20.0", typescript: "^5.9.0", vitest: "^3.2.0" },
+  };
+  return `${JSON.stringify(pkg, null, 2)}\n`;
+}
+
+function readme(name: string): string {
+  return `# ${title(name)} Service
+
+\`\`\`sh
+npm install && npm run generate   # install, then generate the contracts, stubs and SDKs from operations.yaml
+npm test                          # generated files up to date, type check, and the service's tests
+\`\`\`
+
+- \`operations.yaml\`: the API — operations, their protocols and minimum versions, auth, input and output.
+- \`generated/\`: what \`npm run generate\` writes from it (commit it; \`npm test\` fails when it is stale):
+  \`proto/\`, GraphQL SDL, OpenAPI, TypeScript server stubs and client, and Python and Go SDKs.
+- \`src/service.ts\`: the service, one method per operation; \`npm start\` serves it.
+- \`test/\`: the service called with the generated client over GraphQL, REST and gRPC.
+
+Add an operation: describe it in \`operations.yaml\`, run \`npm run generate\`, then
+\`npx apigen scaffold src/service.ts\` adds a stub for the method the service now lacks.
+Before a release, \`npm run diff\` lists what changed in the contracts since the last commit.
+`;
+}
+
+const GITIGNORE = "node_modules/\ndist/\n";
+
+/** Writes the starter into `options.dir`, all files or none. */
+export function init(options: InitOptions): InitResult {
+  const dir = resolve(options.dir);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${options.dir} is not empty; apigen init writes a new project into a new or empty folder`);
+  if (options.toolchain) {
+    const tarballs = Object.values(toolchainTarballs(options.version));
+    const missing = tarballs.filter((tarball) => !existsSync(join(options.toolchain!, tarball)));
+    if (missing.length > 0) throw new UsageError(`--toolchain ${options.toolchain} lacks ${missing.join(" and ")}; make them with npm run pack:toolchain in the toolchain's repository`);
+  }
+  const name = apiNameOf(dir);
+  const files: Record<string, string> = {
+    "operations.yaml": manifest(name),
+    "package.json": packageJson(name, options),
+    "tsconfig.json": TSCONFIG,
+    "README.md": readme(name),
+    ".gitignore": GITIGNORE,
+    "src/service.ts": SERVICE,
+    "src/main.ts": MAIN,
+    "test/service.test.ts": TEST,
+  };
+  // Written beside the target first, then moved into place: a failure leaves no half-made project.
+  mkdirSync(dirname(dir), { recursive: true });
+  const staging = `${dir}.init-${process.pid}`;
+  rmSync(staging, { recursive: true, force: true });
+  try {
+    for (const [path, content] of Object.entries(files)) {
+      mkdirSync(dirname(join(staging, path)), { recursive: true });
+      writeFileSync(join(staging, path), content);
+    }
+    if (existsSync(dir)) rmSync(dir, { recursive: true });
+    renameSync(staging, dir);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, files: Object.keys(files) };
+}
