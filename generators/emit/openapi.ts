@@ -98,9 +98,9 @@ const SHARED_RESPONSES: Record<string, string> = {
 
 const EXAMPLE_MESSAGE: Record<string, string> = {
   PERMISSION_DENIED: "the caller may not make this call",
-  NOT_FOUND: "user not found",
-  ALREADY_EXISTS: "an organization with this name already exists",
-  FAILED_PRECONDITION: "the current signing key cannot be retired",
+  NOT_FOUND: "nothing has the id given",
+  ALREADY_EXISTS: "one with this name exists already",
+  FAILED_PRECONDITION: "the current state does not allow this call",
   TOO_MANY_REQUESTS: "too many wrong admin secrets from this address; try again in 900 s",
   PAYLOAD_TOO_LARGE: "the request body is larger than 1048576 bytes",
   UNSUPPORTED_MEDIA_TYPE: "the body must be sent with Content-Type: application/json, not text/plain",
