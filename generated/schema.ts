@@ -7,8 +7,9 @@ export const schema = defineSchema({
   title: "Identity Service",
   version: "2.5.0",
   adminSecretHeader: "x-service-admin-secret",
+  apiKeyHeader: "x-api-key",
   orgAdminRole: "service:org_admin",
-  features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true },
+  features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false },
   grpcPort: 9091,
   restPrefix: "/v1",
   enums: {

@@ -586,6 +586,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       description: raw.api.description ?? "",
       version: apiVersion,
       adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
+      apiKeyHeader: raw.api.api_key_header ?? "x-api-key",
       orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
       grpcPort: raw.api.grpc_port ?? 9091,
       restPrefix,

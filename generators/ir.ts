@@ -12,7 +12,7 @@ export type Protocol = (typeof PROTOCOLS)[number];
 export const SCALARS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
 export type Scalar = (typeof SCALARS)[number];
 
-export const AUTH_LEVELS = ["public", "user", "admin_secret", "org_admin", "super_admin", "scim_token"] as const;
+export const AUTH_LEVELS = ["public", "user", "api_key", "admin_secret", "org_admin", "super_admin", "scim_token"] as const;
 export type AuthLevel = (typeof AUTH_LEVELS)[number];
 
 export type Surface = "admin" | "user" | "oauth";
@@ -252,6 +252,8 @@ export interface Ir {
     description: string;
     version: string;
     adminSecretHeader: string;
+    /** The header of API keys (auth level api_key): api.api_key_header, default x-api-key. */
+    apiKeyHeader: string;
     orgAdminRole: string;
     grpcPort: number;
     /** The first segments of every derived REST route: api.rest_prefix, default /v1. */

@@ -69,6 +69,7 @@ export interface RawManifest {
     version: string;
     proto_package: string;
     admin_secret_header?: string;
+    api_key_header?: string;
     org_admin_role?: string;
     grpc_port?: number;
     rest_prefix?: string;

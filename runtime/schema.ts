@@ -4,7 +4,7 @@
 export type Protocol = "graphql" | "rest" | "grpc";
 export const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 
-export type AuthLevel = "public" | "user" | "admin_secret" | "org_admin" | "super_admin" | "scim_token";
+export type AuthLevel = "public" | "user" | "api_key" | "admin_secret" | "org_admin" | "super_admin" | "scim_token";
 export type Surface = "admin" | "user" | "oauth";
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "float64" | "map" | "json";
 
@@ -84,6 +84,8 @@ export interface ApiFeatures {
   readonly tokenRoutes: boolean;
   /** A token call takes client_id, which the user client fills with its own: the user client needs a client id. */
   readonly clientId: boolean;
+  /** An operation takes an API key (auth api_key) in the header apiKeyHeader: clients send one, the server asks verifyApiKey. */
+  readonly apiKey: boolean;
 }
 
 /** What the schema says of the service as a whole. */
@@ -92,6 +94,7 @@ export interface ServiceFacts {
   readonly title: string;
   readonly version: string;
   readonly adminSecretHeader: string;
+  readonly apiKeyHeader: string;
   readonly orgAdminRole: string;
   readonly features: ApiFeatures;
   readonly grpcPort: number;

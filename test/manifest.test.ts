@@ -213,10 +213,10 @@ describe("generated/types.ts", () => {
 
   it("imports JsonObject only when a field is JSON (an unused import fails noUnusedLocals), and exports it either way", () => {
     const withJson = typesOf(readFixture("minimal.yaml"));
-    expect(withJson).toContain('import type { JsonObject } from "../runtime/json.js";');
+    expect(withJson).toContain('import type { JsonObject } from "@apigen/runtime/json.js";');
     const withoutJson = typesOf(readFixture("minimal.yaml").replace(/\n\s+app_data: json/, ""));
     expect(withoutJson).not.toContain("import type { JsonObject }");
     expect(withoutJson).not.toMatch(/\bJsonObject\b(?!.*from)/);
-    expect(withoutJson).toContain('export type { JsonObject } from "../runtime/json.js";');
+    expect(withoutJson).toContain('export type { JsonObject } from "@apigen/runtime/json.js";');
   });
 });

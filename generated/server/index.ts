@@ -16,7 +16,7 @@ export { ImplementationError } from "@apigen/runtime/server/invoke.js";
 export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "@apigen/runtime/server/index.js";
 export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "@apigen/runtime/server/index.js";
 
-/** The server's options; operations of this API need the admin secret, so it is required. */
+/** The server's options; the operations of this API need adminSecret. */
 export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["adminSecret"]> };
 
 /**

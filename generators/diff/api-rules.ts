@@ -8,8 +8,9 @@ import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./chan
 
 /** The callers each auth level lets in: tightening is any change that turns one of them away. */
 export const CALLERS: Record<AuthLevel, readonly string[]> = {
-  public: ["anonymous", "user", "org_admin_user", "admin_secret", "scim"],
+  public: ["anonymous", "user", "org_admin_user", "admin_secret", "scim", "api_key"],
   user: ["user", "org_admin_user"],
+  api_key: ["api_key"],
   org_admin: ["admin_secret", "org_admin_user"],
   admin_secret: ["admin_secret"],
   super_admin: ["admin_secret"],

@@ -41,9 +41,13 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
 }
 
 /** The configuration a client class takes: its credentials only where the API's operations use them (ir.api.features). */
-function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; imported: string } {
-  if (name === "AdminClient") return ir.api.features.adminSecret ? { type: "AdminClientConfig", imported: "AdminClientConfig" } : { type: "ClientConfig", imported: "" };
-  return ir.api.features.clientId ? { type: "UserClientConfig", imported: "UserClientConfig" } : { type: `Omit<UserClientConfig, "clientId">`, imported: "UserClientConfig" };
+function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; imported: string[] } {
+  const { adminSecret, clientId, apiKey } = ir.api.features;
+  const base =
+    name === "AdminClient"
+      ? adminSecret ? { type: "AdminClientConfig", imported: ["AdminClientConfig"] } : { type: "ClientConfig", imported: [] }
+      : clientId ? { type: "UserClientConfig", imported: ["UserClientConfig"] } : { type: `Omit<UserClientConfig, "clientId">`, imported: ["UserClientConfig"] };
+  return apiKey ? { type: `${base.type} & ApiKeyConfig`, imported: [...base.imported, "ApiKeyConfig"] } : base;
 }
 
 function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): GeneratedFile {
@@ -56,13 +60,10 @@ function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): 
     .join("\n");
   const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
   const file = name === "AdminClient" ? "admin-client" : "user-client";
-  const content = `import { ${base}${config.imported ? `, type ${config.imported}` : ""} } from "${RUNTIME_PACKAGE}/client/clients.js";
-import type { CallOptions, ClientDefinition${config.imported ? "" : ", ClientConfig"} } from "${RUNTIME_PACKAGE}/client/core.js";
+  const content = `import { ${[base, ...config.imported.map((name) => `type ${name}`)].join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
+import type { ${[...(body ? ["CallOptions"] : []), "ClientDefinition", ...(config.type.startsWith("ClientConfig") ? ["ClientConfig"] : [])].join(", ")} } from "${RUNTIME_PACKAGE}/client/core.js";
 import { schema } from "../schema.js";
-import type {
-${[...types].sort().map((t) => `  ${t},`).join("\n")}
-} from "../types.js";
-
+${types.size > 0 ? `import type {\n${[...types].sort().map((t) => `  ${t},`).join("\n")}\n} from "../types.js";\n` : ""}
 const definition: ClientDefinition = {
   schema,
   surfaces: ${JSON.stringify(surfaces)},
@@ -75,8 +76,7 @@ export class ${name} extends ${base} {
   constructor(config: ${config.type}) {
     super(definition, config);
   }
-
-${body}}
+${body ? `\n${body}` : ""}}
 `;
   return { path: `${CLIENT_DIR}/${file}.ts`, content };
 }
@@ -104,7 +104,7 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
       content: `export { AdminClient } from "./admin-client.js";
 export { UserClient } from "./user-client.js";
 export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
-export type { AdminClientConfig, UserClientConfig } from "${RUNTIME_PACKAGE}/client/clients.js";
+export type { AdminClientConfig, ApiKeyConfig, UserClientConfig } from "${RUNTIME_PACKAGE}/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
 export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";

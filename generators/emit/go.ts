@@ -434,6 +434,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     repository: ir.api.metadata.repository ? [ir.api.metadata.repository] : [],
     features: facts.features,
     adminSecretHeader: facts.service.adminSecretHeader,
+    apiKeyHeader: facts.service.apiKeyHeader,
     grpcPort: facts.service.grpcPort,
     grpcCodeMetadata: facts.errors.grpcCodeMetadata,
     adminTable: operationTable(
@@ -451,7 +452,8 @@ export function goView(ir: Ir, facts: SdkFacts) {
     ],
     constants: [
       constant("packageName", goString(ir.api.go.package), "the prefix of the errors the package makes itself."),
-      constant("adminSecretHeader", goString(facts.service.adminSecretHeader), "the header (gRPC: metadata) of the admin secret."),
+      ...(facts.features.adminSecret ? [constant("adminSecretHeader", goString(facts.service.adminSecretHeader), "the header (gRPC: metadata) of the admin secret.")] : []),
+      ...(facts.features.apiKey ? [constant("apiKeyHeader", goString(facts.service.apiKeyHeader), "the header (gRPC: metadata) of the API key (WithAPIKey).")] : []),
       constant("grpcCodeMetadata", goString(errors.grpcCodeMetadata), "the metadata key in which the server names the error code of a failed gRPC call."),
       constant("retryAfterKey", goString(errors.retryAfterKey), "the header (gRPC: metadata) of the wait an overloaded server asks for."),
       constant("versionField", goString(facts.versionField), "the answer field of the version operations that carries the server's version."),

@@ -1,6 +1,6 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
-import { ADMIN_SESSION_COOKIE, adminCredentialsOf } from "../../runtime/server/auth.js";
+import { ADMIN_SESSION_COOKIE, credentialsOf } from "../../runtime/server/auth.js";
 import { authText } from "./operation-text.js";
 import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -64,6 +64,7 @@ function securityOf(auth: string, adminSession: boolean): Schema[] {
   const byAuth: Record<string, Schema[]> = {
     public: [],
     user: [{ userToken: [] }],
+    api_key: [{ apiKey: [] }],
     admin_secret: admin,
     org_admin: [...admin, { userToken: [] }],
     super_admin: admin,
@@ -127,8 +128,10 @@ function invalidExample(op: IrOperation): string {
 function unauthenticatedExample(ir: Ir, op: IrOperation): string {
   if (op.auth === "user") return `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
   if (op.auth === "scim_token") return `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`;
+  const credentials = credentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, apiKeyHeader: ir.api.apiKeyHeader, features: ir.api.features });
+  if (op.auth === "api_key") return `${op.pascalName} needs ${credentials.apiKey}`;
   if (op.auth === "public") return "the credentials are not valid";
-  return `${op.pascalName} needs ${adminCredentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, features: ir.api.features })}`;
+  return `${op.pascalName} needs ${credentials.admin}`;
 }
 
 /** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
@@ -320,6 +323,7 @@ export function buildOpenapi(ir: Ir): Schema {
         ...(ir.operations.some((op) => op.auth === "user" || op.auth === "org_admin")
           ? { userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." } }
           : {}),
+        ...(ir.api.features.apiKey ? { apiKey: { type: "apiKey", in: "header", name: ir.api.apiKeyHeader, description: "An API key, on every call of an operation with auth api_key." } } : {}),
         ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
         ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),
       },

@@ -19,6 +19,7 @@ export function authText(ir: Ir, level: AuthLevel): string {
   const texts: Record<AuthLevel, string> = {
     public: "anyone; no credentials",
     user: "a signed-in user (bearer access token)",
+    api_key: `a caller with an API key (header ${ir.api.apiKeyHeader})`,
     admin_secret: `the admin (${adminCredentials})`,
     super_admin: `the super-admin (${adminCredentials})`,
     org_admin: "the admin, or a user who is an org-admin of the organization concerned",
@@ -36,6 +37,7 @@ export const SHELL_VARIABLES = {
   adminSecret: "$ADMIN_SECRET",
   accessToken: "$ACCESS_TOKEN",
   scimToken: "$SCIM_TOKEN",
+  apiKey: "$API_KEY",
 } as const;
 
 /** The header an example call sends for the operation's auth, if any. */
@@ -47,6 +49,8 @@ export function authHeader(ir: Ir, op: IrOperation): { name: string; value: stri
       return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.accessToken}` };
     case "scim_token":
       return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.scimToken}` };
+    case "api_key":
+      return { name: ir.api.apiKeyHeader, value: SHELL_VARIABLES.apiKey };
     default:
       return { name: ir.api.adminSecretHeader, value: SHELL_VARIABLES.adminSecret };
   }

@@ -186,6 +186,7 @@ const user = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.featur
       `| \`protocol\` | \`graphql\` (default), \`rest\` or \`grpc\`${ir.api.features.tokenRoutes ? "; token routes always use REST" : ""} |`,
       `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
       ...(ir.api.features.adminSecret ? ["| `adminSecret` | AdminClient: the service's admin secret |"] : []),
+      ...(ir.api.features.apiKey ? [`| \`apiKey\` | the API key of the operations with auth \`api_key\`, sent in header \`${ir.api.apiKeyHeader}\` |`] : []),
       ir.api.features.clientId
         ? "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |"
         : "| `accessToken` | UserClient: the signed-in user's token (`setAccessToken` changes it) |",
@@ -346,6 +347,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
         ? ["| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |"]
         : []),
       ...(authLevels.has("org_admin") ? [`| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${authText(ir, "org_admin")}): whether this user administers the organization the validated input names | only the admin may call them |`] : []),
+      ...(authLevels.has("api_key") ? [`| \`verifyApiKey(key)\` | auth \`api_key\`: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`] : []),
       ...(authLevels.has("scim_token") ? ["| `verifyScimToken(token)` | auth `scim_token`: the organization of a SCIM endpoint's bearer token, or `null` | every SCIM call is UNAUTHENTICATED |"] : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
       "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",

@@ -262,9 +262,13 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
           ...(facts.features.clientId ? [{ decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." }] : []),
           { decl: "access_token: str | None = None", name: "access_token", doc: "Access token of the signed-in user, sent as a bearer token (see set_access_token)." },
         ];
+  const apiKey = facts.features.apiKey
+    ? [{ decl: "api_key: str | None = None", name: "api_key", doc: `API key of the operations with auth api_key; sent in header ${facts.service.apiKeyHeader} on every call.` }]
+    : [];
   return [
     { decl: "service_url: str", name: "service_url", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." },
     ...credential,
+    ...apiKey,
     { decl: "extra_headers: Mapping[str, str] | None = None", name: "extra_headers", doc: "Headers sent on every request, over every protocol." },
     { decl: 'protocol: Protocol = "graphql"', name: "protocol", doc: `${facts.protocols.join(", ")}; the token calls always use rest.` },
     { decl: "grpc_endpoint: str | None = None", name: "grpc_endpoint", doc: `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` },
@@ -461,6 +465,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     requiresPython: JSON.stringify(PYTHON_REQUIRES),
     pythonVersion: `${PYTHON_REQUIRES.replace(">=", "")} or later`,
     adminSecretHeader: facts.service.adminSecretHeader,
+    apiKeyHeader: facts.service.apiKeyHeader,
     grpcPort: facts.service.grpcPort,
     examples: pythonExamples(ir, facts, methods),
     versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
@@ -487,6 +492,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       version: pyLiteral(facts.service.version),
       adminSecretHeader: pyLiteral(facts.service.adminSecretHeader),
       adminSecretRequired: pyLiteral(facts.features.adminSecret),
+      apiKeyHeader: pyLiteral(facts.service.apiKeyHeader),
       clientIdRequired: pyLiteral(facts.features.clientId),
       grpcPort: facts.service.grpcPort,
     },

@@ -112,7 +112,7 @@ export interface ClientFacts {
 }
 
 export interface SdkFacts {
-  service: { name: string; title: string; version: string; adminSecretHeader: string; grpcPort: number; protoPackage: string };
+  service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; grpcPort: number; protoPackage: string };
   /** What of the auth machinery the operations use: the SDKs carry only that (credentials, OAuthError). */
   features: ApiFeatures;
   protocols: readonly Protocol[];
@@ -341,6 +341,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       title: ir.api.title,
       version: ir.api.version,
       adminSecretHeader: ir.api.adminSecretHeader,
+      apiKeyHeader: ir.api.apiKeyHeader,
       grpcPort: ir.api.grpcPort,
       protoPackage: ir.proto.package,
     },

@@ -83,6 +83,7 @@ export const schema = defineSchema({
   title: ${quote(ir.api.title)},
   version: ${quote(ir.api.version)},
   adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
+  apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
   orgAdminRole: ${quote(ir.api.orgAdminRole)},
   features: { ${Object.entries(ir.api.features).map(([name, used]) => `${name}: ${used}`).join(", ")} },
   grpcPort: ${ir.api.grpcPort},
@@ -216,9 +217,7 @@ export { ImplementationError } from "${RUNTIME_PACKAGE}/server/invoke.js";
 export { memoryStore, redisStore, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
 export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
 
-${ir.api.features.adminSecret ? `/** The server's options; operations of this API need the admin secret, so it is required. */
-export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["adminSecret"]> };` : `/** The server's options. */
-export type Options = ServerOptions;`}
+${serverOptionsType(ir)}
 
 /**
  * Serves \`implementation\` over GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...${ir.api.features.tokenRoutes ? ", /oauth/..." : ""}), Connect and
@@ -295,6 +294,17 @@ export function emitOpenapiDocumentModule(openapiYaml: string): GeneratedFile {
     path: `${SERVER_DIR}/openapi-document.ts`,
     content: `/** The OpenAPI document of generated/openapi/openapi.yaml, for the explorer to serve. */\nexport const openapiDocument = ${JSON.stringify(openapiYaml)};\n`,
   };
+}
+
+/** The server's options: what the API's operations need (the admin secret, an API key check) is required. */
+function serverOptionsType(ir: Ir): string {
+  const required = [
+    ...(ir.api.features.adminSecret ? ['adminSecret: NonNullable<ServerOptions["adminSecret"]>'] : []),
+    ...(ir.api.features.apiKey ? ['verifyApiKey: NonNullable<ServerOptions["verifyApiKey"]>'] : []),
+  ];
+  return required.length === 0
+    ? "/** The server's options. */\nexport type Options = ServerOptions;"
+    : `/** The server's options; the operations of this API need ${required.map((r) => r.slice(0, r.indexOf(":"))).join(" and ")}. */\nexport type Options = ServerOptions & { ${required.join("; ")} };`;
 }
 
 export function emitTypescript(ir: Ir): GeneratedFile[] {

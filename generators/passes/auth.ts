@@ -7,7 +7,7 @@ import type { ApiFeatures, AuthLevel, IrOperation } from "../ir.js";
 import type { Report } from "./report.js";
 
 const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
-const USER_AUTH: readonly AuthLevel[] = ["public", "user", "scim_token"];
+const USER_AUTH: readonly AuthLevel[] = ["public", "user", "api_key", "scim_token"];
 
 /** Reports an auth level the operation's surface does not take. */
 export function checkAuth(rawOp: RawOperation, opPath: readonly (string | number)[], subject: string, report: Report): void {
@@ -23,6 +23,7 @@ export function checkAuth(rawOp: RawOperation, opPath: readonly (string | number
 const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
   public: [],
   user: ["UNAUTHENTICATED"],
+  api_key: ["UNAUTHENTICATED"],
   scim_token: ["UNAUTHENTICATED"],
   // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
   admin_secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
@@ -46,5 +47,6 @@ export function apiFeatures(operations: readonly IrOperation[]): ApiFeatures {
     adminSession: operations.some((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE)),
     tokenRoutes: tokenOperations.length > 0,
     clientId: tokenOperations.some((op) => op.input.fields.some((f) => f.name === "client_id")),
+    apiKey: operations.some((op) => op.auth === "api_key"),
   };
 }

@@ -2,6 +2,16 @@
 // the headers of each surface, and close(). Generated classes add one method per operation.
 import { ClientCore, type ClientConfig, type ClientDefinition } from "./core.js";
 
+/** A client of an API whose operations take an API key (schema.features.apiKey). */
+export interface ApiKeyConfig {
+  /** Sent in the API's key header (schema.apiKeyHeader) on every call. */
+  apiKey?: string;
+}
+
+/** The header of the API key, when the config gives one. */
+const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Record<string, string> =>
+  config.apiKey ? { [definition.schema.apiKeyHeader]: config.apiKey } : {};
+
 export interface AdminClientConfig extends ClientConfig {
   /** The server's --admin-secret; sent on every admin call. Only where an operation needs it (schema.features.adminSecret). */
   adminSecret: string;
@@ -16,10 +26,10 @@ export interface UserClientConfig extends ClientConfig {
 
 export class AdminClientBase {
   protected readonly core: ClientCore;
-  constructor(definition: ClientDefinition, config: ClientConfig & Partial<AdminClientConfig>) {
+  constructor(definition: ClientDefinition, config: ClientConfig & Partial<AdminClientConfig> & ApiKeyConfig) {
     const secret = config.adminSecret;
     if (definition.schema.features.adminSecret && !secret) throw new TypeError("adminSecret is required");
-    const headers = secret ? { [definition.schema.adminSecretHeader]: secret } : {};
+    const headers = { ...apiKeyHeaders(definition, config), ...(secret ? { [definition.schema.adminSecretHeader]: secret } : {}) };
     this.core = new ClientCore(definition, config, () => headers);
   }
   /** The gRPC target this client uses when its protocol is grpc. */
@@ -35,11 +45,12 @@ export class AdminClientBase {
 export class UserClientBase {
   protected readonly core: ClientCore;
   private accessToken: string | undefined;
-  constructor(definition: ClientDefinition, protected readonly config: ClientConfig & Partial<UserClientConfig>) {
+  constructor(definition: ClientDefinition, protected readonly config: ClientConfig & Partial<UserClientConfig> & ApiKeyConfig) {
     if (definition.schema.features.clientId && !config.clientId) throw new TypeError("clientId is required");
     this.accessToken = config.accessToken;
+    const keyHeaders = apiKeyHeaders(definition, config);
     this.core = new ClientCore(definition, config, (): Record<string, string> =>
-      this.accessToken ? { authorization: `Bearer ${this.accessToken}` } : {},
+      this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders,
     );
   }
   /** Use this access token (from login, signup, ...) on the calls that follow; undefined signs out. */

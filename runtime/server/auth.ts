@@ -178,6 +178,17 @@ const ADMIN_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_
 export const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
   `the admin secret in header ${schema.adminSecretHeader}${schema.features.adminSession ? " (or an admin session)" : ""}`;
 
+/** What the refusals of calls without credentials ask for, by kind; worded once per server (credentialsOf). */
+export interface Credentials {
+  admin: string;
+  apiKey: string;
+}
+
+export const credentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">): Credentials => ({
+  admin: adminCredentialsOf(schema),
+  apiKey: `an API key in header ${schema.apiKeyHeader}`,
+});
+
 export const needsAdminCheck = (level: AuthLevel) => ADMIN_LEVELS.includes(level);
 
 /**
@@ -189,16 +200,19 @@ export function authorize(
   level: AuthLevel,
   principal: Principal,
   operationName: string,
-  adminCredentials: string,
+  credentials: Credentials,
   isOrgAdmin: () => Promise<boolean>,
 ): Promise<void> | undefined {
-  const missingSecret = () => new ServiceError("UNAUTHENTICATED", `${operationName} needs ${adminCredentials}`);
+  const missingSecret = () => new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.admin}`);
   switch (level) {
     case "public":
       return;
     case "user":
       if (principal.kind === "user") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs a signed-in user: send an access token as Authorization: Bearer <token>`);
+    case "api_key":
+      if (principal.kind === "api_key") return;
+      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.apiKey}`);
     case "scim_token":
       if (principal.kind === "scim") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs the bearer token of an organization's SCIM endpoint`);

@@ -12,7 +12,9 @@ export type Principal =
   /** A signed-in user, from a bearer token the service issued. */
   | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] }
   /** A SCIM client, from the bearer token of an organization's SCIM endpoint. */
-  | { readonly kind: "scim"; readonly orgId: string };
+  | { readonly kind: "scim"; readonly orgId: string }
+  /** The holder of an API key (auth api_key), as the service's verifyApiKey names it. */
+  | { readonly kind: "api_key"; readonly keyId: string; readonly roles: readonly string[] };
 
 export interface CookieOptions {
   maxAgeSeconds?: number;

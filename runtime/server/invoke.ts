@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, adminCredentialsOf, AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap, type LockoutScope } from "./auth.js";
+import { ADMIN_SESSION_COOKIE, AdminSecretError, AdminSecretGuard, credentialsOf, type Credentials, AdminSessionStore, authorize, needsAdminCheck, type AdminBootstrap, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
@@ -106,6 +106,11 @@ export interface ServerOptions {
   verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
   /** Resolves the bearer token of a SCIM endpoint (auth level scim_token) to its organization, or null. */
   verifyScimToken?: (token: string) => Promise<{ orgId: string } | null>;
+  /**
+   * Resolves the API key of a call whose auth is api_key (header schema.apiKeyHeader) to its
+   * holder, or null when the key is not valid; without it every such call is UNAUTHENTICATED.
+   */
+  verifyApiKey?: (key: string) => Promise<{ keyId: string; roles?: readonly string[] } | null>;
   /** Whether a signed-in user is an org-admin of the organization this call concerns. */
   isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
   /** One entry per call; never holds inputs, answers or secrets. */
@@ -304,8 +309,8 @@ export class CallPipeline {
   /** Served over TLS (every port is): cookies are Secure, under `__Host-` names, and only those are read. */
   readonly secureCookies: boolean;
   private readonly handlers = new Map<string, Handler>();
-  /** What the refusal of an admin call without credentials asks for (adminCredentialsOf). */
-  private readonly adminCredentials: string;
+  /** What the refusals of calls without credentials ask for (credentialsOf). */
+  private readonly credentials: Credentials;
 
   constructor(
     readonly schema: ApiSchema,
@@ -319,7 +324,7 @@ export class CallPipeline {
     this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
     this.secureCookies = options.tls !== undefined;
-    this.adminCredentials = adminCredentialsOf(schema);
+    this.credentials = credentialsOf(schema);
     if (options.adminSecret === undefined && schema.features.adminSecret) throw new AdminSecretError("an admin secret is required");
     this.guard = new AdminSecretGuard(
       options.adminSecret ?? NO_ADMIN_SECRET,
@@ -426,6 +431,14 @@ export class CallPipeline {
 
   private bearerPrincipal(call: IncomingCall): MaybePromise<Principal> {
     const level = call.operation.auth;
+    if (level === "api_key") {
+      const key = call.headers[this.schema.apiKeyHeader];
+      if (!key) return ANONYMOUS;
+      return Promise.resolve(this.options.verifyApiKey?.(key)).then((holder) => {
+        if (!holder) throw new ServiceError("UNAUTHENTICATED", `the API key in header ${this.schema.apiKeyHeader} is not valid`);
+        return { kind: "api_key", keyId: holder.keyId, roles: holder.roles ?? [] } as const;
+      });
+    }
     const authorization = call.headers["authorization"];
     // A SCIM endpoint's token is no user token: each is checked only where its level asks for it.
     if (level === "scim_token" && authorization?.toLowerCase().startsWith("bearer ")) {
@@ -455,7 +468,7 @@ export class CallPipeline {
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
     const principal = await this.principalOf(call, address, parseCookies(headers["cookie"], this.secureCookies));
     if (operation.auth === "org_admin" && principal.kind === "user") return principal;
-    await authorize(operation.auth, principal, operation.pascalName, this.adminCredentials, async () => false);
+    await authorize(operation.auth, principal, operation.pascalName, this.credentials, async () => false);
     return principal;
   }
 
@@ -493,7 +506,7 @@ export class CallPipeline {
               if (readInput) raw = await readInput();
               return this.options.isOrgAdmin(principal, operation, (input ??= validateInput(this.schema, this.rules, operation, raw)));
             };
-      const allowed = authorize(operation.auth, principal, operation.pascalName, this.adminCredentials, orgAdminCheck);
+      const allowed = authorize(operation.auth, principal, operation.pascalName, this.credentials, orgAdminCheck);
       if (allowed) await allowed;
       else if (readInput) raw = await readInput();
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);

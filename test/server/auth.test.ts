@@ -24,6 +24,8 @@ const clientFor = (protocol: (typeof PROTOCOLS)[number], adminSecret: string, ex
 const adminOperations = Object.values(operations).filter((op) => op.surface === "admin");
 const guarded = adminOperations.filter((op) => op.auth !== "public");
 
+const CREDENTIALS = { admin: "the admin secret in header x-service-admin-secret", apiKey: "an API key in header x-api-key" };
+
 describe("the admin secret", () => {
   it("guards every admin operation but admin_login and admin_signup", () => {
     expect(adminOperations.length).toBeGreaterThan(0);
@@ -121,9 +123,9 @@ describe("auth levels, one by one", () => {
   const scim = { kind: "scim", orgId: "org-a" } as const;
 
   it("keeps user tokens and SCIM endpoint tokens apart", () => {
-    expect(() => authorize("scim_token", user, "ProvisionUser", "the admin secret in header x-service-admin-secret", never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
-    expect(authorize("scim_token", scim, "ProvisionUser", "the admin secret in header x-service-admin-secret", never)).toBeUndefined();
-    expect(() => authorize("user", scim, "Profile", "the admin secret in header x-service-admin-secret", never)).toThrow("needs a signed-in user");
-    expect(authorize("user", user, "Profile", "the admin secret in header x-service-admin-secret", never)).toBeUndefined();
+    expect(() => authorize("scim_token", user, "ProvisionUser", CREDENTIALS, never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
+    expect(authorize("scim_token", scim, "ProvisionUser", CREDENTIALS, never)).toBeUndefined();
+    expect(() => authorize("user", scim, "Profile", CREDENTIALS, never)).toThrow("needs a signed-in user");
+    expect(authorize("user", user, "Profile", CREDENTIALS, never)).toBeUndefined();
   });
 });

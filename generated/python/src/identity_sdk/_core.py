@@ -23,6 +23,7 @@ from ._model import Model
 from ._schema import (
     ADMIN_SECRET_HEADER,
     ADMIN_SECRET_REQUIRED,
+    API_KEY_HEADER,
     CLIENT_ID_REQUIRED,
     CLIENT_ROLES,
     DEFAULT_MAX_RESPONSE_BYTES,
@@ -76,6 +77,7 @@ class Settings:
     retry: RetryPolicy | bool = True
     admin_secret: str | None = None
     client_id: str | None = None
+    api_key: str | None = None
     access_token: str | None = None
     verify: Verify = True
     cert: ClientCert | None = None
@@ -201,6 +203,8 @@ class _CoreBase:
     def _base_headers(self) -> dict[str, str]:
         """Extra headers, then the credential of the surface."""
         headers = dict(self._settings.extra_headers or {})
+        if self._settings.api_key:
+            headers[API_KEY_HEADER] = self._settings.api_key
         if self._settings.admin_secret is not None:
             headers[ADMIN_SECRET_HEADER] = self._settings.admin_secret
         elif self._access_token:

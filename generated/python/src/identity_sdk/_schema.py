@@ -14,6 +14,8 @@ ADMIN_SECRET_REQUIRED = True
 """Whether an operation needs the admin secret: the admin client requires one only then."""
 CLIENT_ID_REQUIRED = True
 """Whether a token call takes the user client's client id: the user client requires one only then."""
+API_KEY_HEADER = "x-api-key"
+"""The header of the API key (api_key=) of operations with auth api_key."""
 GRPC_PORT = 9091
 PROTOCOLS = ("graphql", "rest", "grpc")
 GRPC_MISSING = "protocol \"grpc\" needs the grpc extra, which is not installed: pip install \"identity-interface-sdk[grpc]\" (from a wheel file: pip install \"<wheel>[grpc]\")"

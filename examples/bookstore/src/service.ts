@@ -1,0 +1,56 @@
+// The bookstore's service on its generated stubs: books in memory, writes for holders of the key.
+import { randomUUID } from "node:crypto";
+import { createServer, ServiceError, type Implementation, type ServiceServer } from "../generated/server/index.js";
+import type { Book } from "../generated/types.js";
+
+/** Books a page holds when the caller asks for no size. */
+const DEFAULT_PAGE_SIZE = 3;
+
+export function createBookstore(): Implementation {
+  const books = new Map<string, Book>();
+  const find = (id: string): Book => {
+    const book = books.get(id);
+    if (!book) throw new ServiceError("NOT_FOUND", "no book has this id");
+    return book;
+  };
+  return {
+    async addBook({ title, author, genre, year }) {
+      const book: Book = { id: randomUUID(), title, author: { name: author.name, born: author.born ?? null }, genre, year: year ?? null, in_stock: true };
+      books.set(book.id, book);
+      return book;
+    },
+    async getBook({ id }) {
+      return find(id);
+    },
+    async updateBook({ id, in_stock }) {
+      const book = find(id);
+      book.in_stock = in_stock;
+      return book;
+    },
+    async removeBook({ id }) {
+      find(id);
+      return { removed: books.delete(id) };
+    },
+    async listBooks({ genre, page_size, page_token }) {
+      // The cursor is the position of the next book: books are kept in the order they were added.
+      const all = [...books.values()].filter((book) => !genre || book.genre === genre);
+      const start = page_token ? Number(page_token) : 0;
+      if (!Number.isInteger(start) || start < 0) throw new ServiceError("INVALID_ARGUMENT", "page_token: is not a cursor this store handed out");
+      const end = start + (page_size ?? DEFAULT_PAGE_SIZE);
+      return { books: all.slice(start, end), next_page_token: end < all.length ? String(end) : null };
+    },
+    async searchBooks({ words }) {
+      const wanted = words.toLowerCase().split(/\s+/);
+      return { books: [...books.values()].filter((book) => wanted.every((word) => book.title.toLowerCase().includes(word))) };
+    },
+  };
+}
+
+/** The bookstore on free ports (0) or the given ones; `apiKey` is the one key that may write. */
+export function startBookstore(apiKey: string, ports: { port?: number; grpcPort?: number } = {}): ServiceServer {
+  return createServer(createBookstore(), {
+    port: ports.port ?? 0,
+    grpcPort: ports.grpcPort ?? 0,
+    verifyApiKey: async (key) => (key === apiKey ? { keyId: "store-owner" } : null),
+  });
+}
