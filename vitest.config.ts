@@ -2,6 +2,10 @@ import { defineConfig } from "vitest/config";
 
 export default defineConfig({
   test: {
+    // Two files at a time, whatever the core count (vitest's default is one fewer than the cores,
+    // which runs a 2-core machine's suite file after file): most files wait on servers, child
+    // processes and the network more than they compute.
+    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [
