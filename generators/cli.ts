@@ -124,7 +124,7 @@ export async function main(argv: string[]): Promise<number> {
         const result = init({ dir: target, version: TOOLCHAIN_VERSION, ...(values.toolchain ? { toolchain: values.toolchain } : {}) });
         process.stdout.write(
           `wrote ${result.files.length} files into ${target}:\n${result.files.map((f) => `  ${f}\n`).join("")}` +
-            `next: cd ${target} && npm install && npm run generate && npm test\n`,
+            `next: cd ${/^[\w./-]+$/.test(target) ? target : `'${target.replace(/'/g, `'\\''`)}'`} && npm install && npm run generate && npm test\n`,
         );
         return 0;
       }

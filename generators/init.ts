@@ -32,14 +32,14 @@ export interface InitResult {
   files: string[];
 }
 
-/** An API name from a folder name: lower-case words joined by underscores (my-books -> my_books). */
+/** An API name from a folder name, as api.name takes it: lower-case words joined by hyphens (My Books -> my-books). */
 function apiNameOf(dir: string): string {
   const words = basename(resolve(dir)).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
-  const name = words.join("_").replace(/^[0-9_]+/, "");
+  const name = words.join("-").replace(/^[0-9-]+/, "");
   return name || "tasks";
 }
 
-const title = (name: string) => name.split("_").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
+const title = (name: string) => name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
 
 function manifest(name: string): string {
   return `# yaml-language-server: $schema=./node_modules/${TOOLCHAIN_PACKAGE}/manifest.schema.json
@@ -51,7 +51,7 @@ api:
   title: ${title(name)} Service
   description: A starter API of tasks, over GraphQL, REST and gRPC.
   version: 0.1.0
-  proto_package: ${name}.v1
+  proto_package: ${name.replace(/-/g, "_")}.v1
   grpc_port: 9091
   groups:
     tasks: Tasks
@@ -213,7 +213,7 @@ function packageJson(name: string, options: InitOptions): string {
   const dependency = (pkg: "cli" | "runtime") =>
     options.toolchain ? `file:${join(resolve(options.toolchain), tarballs[pkg])}` : `^${options.version}`;
   const pkg = {
-    name: name.replace(/_/g, "-"),
+    name,
     version: "0.1.0",
     private: true,
     type: "module",

@@ -12,6 +12,8 @@ export interface GeneratedFile {
   content: string;
   /** False for files that carry their own notice (protoc-gen-es) or allow none (JSON). */
   header?: boolean;
+  /** The template a hand-written runtime file is copied from, which its header names; default the manifest. */
+  source?: string;
 }
 
 /**
@@ -80,7 +82,7 @@ export function render(root: string, files: readonly GeneratedFile[], groups: re
   const rendered = new Map<string, string>();
   const add = (file: GeneratedFile) => {
     if (rendered.has(file.path)) throw new Error(`two emitters produce ${file.path}`);
-    const header = file.header === false ? undefined : headerFor(file.path);
+    const header = file.header === false ? undefined : headerFor(file.path, file.source);
     // Go: a blank line, so that the notice is not read as the package's doc comment.
     const separator = /\.(proto|graphql|md|go)$/.test(file.path) ? "\n\n" : "\n";
     rendered.set(file.path, header === undefined ? file.content : header + separator + file.content);

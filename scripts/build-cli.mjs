@@ -39,7 +39,7 @@ export function loadTemplates(language, helpers) {
   if (!files) throw new Error("this build of apigen has no templates/" + language);
   const handlebars = Handlebars.create();
   for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper);
-  return files.map((file) => (file.spec ? { path: file.path, render: handlebars.template(file.spec) } : { path: file.path, render: () => file.text }));
+  return files.map((file) => (file.spec ? { path: file.path, verbatim: false, render: handlebars.template(file.spec) } : { path: file.path, verbatim: true, render: () => file.text }));
 }`;
 }
 

@@ -34,12 +34,13 @@ beforeAll(async () => {
 
 describe("apigen init", () => {
   it("writes a starter that installs, generates and passes its own tests outside the repository", async () => {
-    const written = await runProcess(process.execPath, [APIGEN, "init", "bookshelf", "--toolchain", toolchainDir], { cwd: workDir });
+    const written = await runProcess(process.execPath, [APIGEN, "init", "Book Shelf", "--toolchain", toolchainDir], { cwd: workDir });
     expect(written.code, written.output).toBe(0);
-    expect(written.stdout).toContain("next: cd bookshelf && npm install && npm run generate && npm test");
-    const project = join(workDir, "bookshelf");
+    expect(written.stdout).toContain("next: cd 'Book Shelf' && npm install && npm run generate && npm test");
+    const project = join(workDir, "Book Shelf");
     expect(filesBelow(project).sort()).toEqual([".gitignore", "README.md", "operations.yaml", "package.json", "src/main.ts", "src/service.ts", "test/service.test.ts", "tsconfig.json"]);
-    expect(readFileSync(join(project, "operations.yaml"), "utf8")).toContain("name: bookshelf");
+    // The folder's words make the API's name, as api.name takes it (and a proto package proto takes).
+    expect(readFileSync(join(project, "operations.yaml"), "utf8")).toMatch(/name: book-shelf\n[\s\S]*proto_package: book_shelf\.v1/);
 
     await npm(project, "install", "--package-lock-only");
     await npm(project, "ci");

@@ -168,9 +168,27 @@ function goFieldType(field: FieldFacts, names: Names): string {
 
 function fieldDoc(field: FieldFacts, input: boolean): string[] {
   return [
-    [sentence(field.description || `The ${field.name.replace(/_/g, " ")}`), field.secret ? "Secret." : "", input && field.required ? "Required." : "", ...(input ? field.rules : [])].filter(Boolean).join(" "),
+    // Only what the manifest says of the field: no comment is better than one repeating its name.
+    [field.description ? sentence(field.description) : "", field.secret ? "Secret." : "", input && field.required ? "Required." : "", ...(input ? field.rules : [])].filter(Boolean).join(" "),
     field.deprecated ? `Deprecated: ${sentence(field.deprecated)}` : "",
   ];
+}
+
+/**
+ * Fields laid out as gofmt lays them out: in each run of fields without a comment between them, the
+ * names and types are padded to the run's widest (a comment line ends a run).
+ */
+function alignFields<F extends { name: string; type: string; doc: string }>(fields: F[]): (F & { nameCell: string; typeCell: string })[] {
+  const runs: F[][] = [];
+  for (const field of fields) {
+    if (runs.length === 0 || field.doc !== "") runs.push([field]);
+    else runs.at(-1)!.push(field);
+  }
+  return runs.flatMap((run) => {
+    const nameWidth = Math.max(...run.map((f) => f.name.length));
+    const typeWidth = Math.max(...run.map((f) => f.type.length));
+    return run.map((f) => ({ ...f, nameCell: f.name.padEnd(nameWidth), typeCell: f.type.padEnd(typeWidth) }));
+  });
 }
 
 function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc: string[]) {
@@ -178,7 +196,7 @@ function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc
     name: names.struct.get(message.name)!,
     doc: goComment(doc),
     empty: message.fields.length === 0,
-    fields: message.fields.map((field, i) => {
+    fields: alignFields(message.fields.map((field, i) => {
       const goFieldName = (f: { name: string }) => names.fieldNames[f.name] ?? goName(f.name, names.initialisms);
       const name = goFieldName(field);
       const twin = message.fields.slice(0, i).find((other) => goFieldName(other) === name);
@@ -186,7 +204,7 @@ function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc
       // Answers carry every field (null when unset); inputs leave out what is not given.
       const omit = inputOnly && !field.required ? ",omitempty" : "";
       return { name, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
-    }),
+    })),
   };
 }
 
@@ -544,7 +562,12 @@ export function emitGo(ir: Ir): GeneratedFile[] {
   const view = goView(ir, buildSdkFacts(ir));
   return goTemplates()
     .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
-    .map((template) => ({ path: `${GO_DIR}/${template.path}`, content: render(template, view, ir.api.go.package), header: !VERBATIM.has(template.path) }));
+    .map((template) => ({
+      path: `${GO_DIR}/${template.path}`,
+      content: render(template, view, ir.api.go.package),
+      header: !VERBATIM.has(template.path),
+      ...(template.verbatim ? { source: `templates/go/${template.path}` } : {}),
+    }));
 }
 
 /**

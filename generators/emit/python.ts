@@ -113,7 +113,8 @@ interface FieldView {
 /** `input`: the field is sent, so its docs state the server's rules for it. */
 function fieldDoc(field: FieldFacts, input: boolean): string {
   return docText(
-    [field.description || `The ${field.name.replace(/_/g, " ")}.`, field.secret ? "Secret." : "", ...(input ? field.rules : []), field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "),
+    // Only what the manifest says of the field: no doc is better than one repeating its name.
+    [field.description, field.secret ? "Secret." : "", ...(input ? field.rules : []), field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "),
   );
 }
 
@@ -159,7 +160,8 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
   const marks = [op.destructive ? "Destructive." : "", op.deprecated ? `Deprecated: ${op.deprecated}` : ""].filter(Boolean).join(" ");
   const protocols = `Protocols: ${op.protocols.map((p) => `${p} (since ${op.since[p]})`).join(", ")}${op.fixedProtocol ? `; always sent over ${op.fixedProtocol}` : ""}.`;
   const args = [
-    ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field, true) || field.name })),
+    // An argument the manifest says nothing of, and that has no rule, is left out rather than named twice.
+    ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field, true) })).filter(({ text }) => text !== ""),
     { attr: "extra_headers", text: "Headers of this call only, added to the client's." },
     { attr: "timeout", text: "Deadline of this call in seconds (default: the client's timeout)." },
   ];
@@ -582,7 +584,12 @@ export function emitPython(ir: Ir): GeneratedFile[] {
   const view = pythonView(ir, buildSdkFacts(ir));
   return pythonTemplates()
     .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
-    .map((template) => ({ path: outputPath(ir, template), content: template.render(view), header: !template.path.endsWith("py.typed") }));
+    .map((template) => ({
+      path: outputPath(ir, template),
+      content: template.render(view),
+      header: !template.path.endsWith("py.typed"),
+      ...(template.verbatim ? { source: `templates/python/${template.path}` } : {}),
+    }));
 }
 
 /**

@@ -10,6 +10,8 @@ import Handlebars from "handlebars";
 export interface TemplateFile {
   /** Relative to templates/<language>/, without .hbs, with forward slashes. */
   path: string;
+  /** Copied as it is (no .hbs): hand-written runtime code, whose header names the template to edit. */
+  verbatim: boolean;
   render(view: object): string;
 }
 
@@ -43,8 +45,8 @@ export function loadTemplates(language: string, helpers: TemplateHelpers): Templ
   for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
   return templateFiles(dir).map((path) => {
     const source = readFileSync(join(dir, path), "utf8");
-    if (!path.endsWith(".hbs")) return { path, render: () => source };
+    if (!path.endsWith(".hbs")) return { path, verbatim: true, render: () => source };
     const compiled = handlebars.compile(source, COMPILE_OPTIONS);
-    return { path: path.slice(0, -".hbs".length), render: (view: object) => compiled(view) };
+    return { path: path.slice(0, -".hbs".length), verbatim: false, render: (view: object) => compiled(view) };
   });
 }
