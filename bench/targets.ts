@@ -2,7 +2,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";
-import { build } from "esbuild";
+import { build, type Plugin } from "esbuild";
 import { REPO_ROOT } from "../test/helpers/project.js";
 
 export const BENCH_ADMIN_SECRET = "bench-secret";
@@ -10,6 +10,14 @@ export const BENCH_ADMIN_SECRET = "bench-secret";
 // Inside the repository (dist/ is ignored) so that its imports resolve to node_modules.
 const targetBundle = join(REPO_ROOT, "dist", "bench", "server-target.mjs");
 let built: Promise<unknown> | undefined;
+
+/** The runtime is this repository's runtime/ (generated code imports it by package name): bundled, as its TypeScript cannot run as it is. */
+const bundleRuntime: Plugin = {
+  name: "bundle-runtime",
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@apigen\/runtime\// }, (args) => ({ path: join(REPO_ROOT, "runtime", args.path.slice("@apigen/runtime/".length).replace(/\.js$/, ".ts")) }));
+  },
+};
 
 export interface Target {
   child: ChildProcess;
@@ -27,6 +35,7 @@ export async function startTarget(mode: string, variant?: object): Promise<Targe
     format: "esm",
     target: "node20",
     packages: "external",
+    plugins: [bundleRuntime],
     absWorkingDir: REPO_ROOT,
     logLevel: "warning",
   });
