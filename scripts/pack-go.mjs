@@ -33,7 +33,7 @@ function modzip(binary, args) {
 
 /** Writes the module zip into `outDir` after building an extracted copy of it; answers its path, size and file count. */
 export async function packGo({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages") } = {}) {
-  const { binary } = await goBinary("modzip", { root });
+  const { binary } = await goBinary("modzip");
   const module = goModule(root);
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-go-"));
   try {

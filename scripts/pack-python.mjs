@@ -19,7 +19,8 @@ function run(python, args) {
 
 /** Builds the wheel and the sdist into `outDir`; answers each with its path and size. */
 export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages") } = {}) {
-  const { python } = await ensurePythonEnv({ root });
+  // The build tools are this repository's, whatever project is packed.
+  const { python } = await ensurePythonEnv();
   // Built aside first, so that outDir only ever holds checked artifacts.
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-python-"));
   try {

@@ -1,5 +1,6 @@
-// `npm run pack [-- --out <dir>] [--only npm|python|go] [--first-release] [--release]`: turns the
-// generated packages (generated/packages/*) into npm tarballs, the Python SDK into a wheel and an
+// `npm run pack [-- --root <dir>] [--out <dir>] [--only npm|python|go] [--first-release] [--release]`:
+// turns the generated packages of a project (this one, or the one under --root; the runtime and
+// the build tools are this repository's) into npm tarballs, the Python SDK into a wheel and an
 // sdist (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
 // npm package it takes the modules its package.json exports and every module they import, stages
 // them in a temporary build folder with their relative layout kept, compiles them once with the
@@ -44,6 +45,8 @@ export const packageOf = (specifier) => specifier.split("/").slice(0, specifier.
 export const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 /** Generated code imports the runtime by package name (generators/emit/runtime-package.ts); the packages carry it inside. */
 const RUNTIME_PACKAGE = "@apigen/runtime";
+/** Where a module of a package comes from: the runtime's from this repository's runtime/, whatever project is packed. */
+const sourcePath = (root, path) => join(path.startsWith("runtime/") ? PROJECT_ROOT : root, path);
 /** The project path of a module of the runtime package, or undefined for any other specifier. */
 const runtimeModule = (specifier) => (specifier.startsWith(`${RUNTIME_PACKAGE}/`) ? `runtime/${specifier.slice(RUNTIME_PACKAGE.length + 1)}` : undefined);
 /** A module's text with each import of the runtime package made relative to the module, as the package lays the runtime out. */
@@ -66,7 +69,7 @@ function moduleClosure(root, manifest) {
   while (queue.length > 0) {
     const path = queue.pop();
     if (modules.has(path)) continue;
-    const absolute = join(root, path);
+    const absolute = sourcePath(root, path);
     if (!existsSync(absolute)) throw new Error(`${manifest.name}: ${path} is missing; run \`npm run generate\``);
     modules.add(path);
     for (const { fileName: specifier } of ts.preProcessFile(readFileSync(absolute, "utf8"), true, true).importedFiles) {
@@ -134,9 +137,10 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
     // One compilation for all packages: they share the schema, the types and the proto messages.
     for (const path of new Set(packages.flatMap((p) => p.modules))) {
       mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
-      writeFileSync(join(buildDir, "src", path), withRelativeRuntime(path, readFileSync(join(root, path), "utf8")));
+      writeFileSync(join(buildDir, "src", path), withRelativeRuntime(path, readFileSync(sourcePath(root, path), "utf8")));
     }
-    symlinkSync(join(root, "node_modules"), join(buildDir, "node_modules"), "junction");
+    // The packages compile against this repository's dependencies, whatever project is packed.
+    symlinkSync(join(PROJECT_ROOT, "node_modules"), join(buildDir, "node_modules"), "junction");
     compile(buildDir);
 
     mkdirSync(outDir, { recursive: true });
@@ -163,31 +167,37 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { out: { type: "string", default: DEFAULT_OUT_DIR }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } } });
+  const { values } = parseArgs({
+    options: { root: { type: "string", default: "." }, out: { type: "string" }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } },
+  });
   const started = performance.now();
+  // Any project: its manifest, generated files and release record are under --root (default: here).
+  const root = resolve(values.root);
+  const outDir = resolve(values.out ?? join(root, DEFAULT_OUT_DIR));
   try {
+    if (!existsSync(join(root, "generated", "packages"))) throw new Error(`${root} has no generated/packages: run apigen generate --root ${values.root} first`);
     // Nothing is built from stale files or under a version the contract diff says is too low.
-    const gate = releaseGate({ root: PROJECT_ROOT, firstRelease: values["first-release"] });
+    const gate = releaseGate({ root, firstRelease: values["first-release"] });
     for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
     if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
     if (values.only !== undefined && !["npm", "python", "go"].includes(values.only)) throw new Error(`--only takes npm, python or go, not '${values.only}'`);
-    const release = values.release ? releaseToRecord(PROJECT_ROOT) : undefined;
+    const release = values.release ? releaseToRecord(root) : undefined;
     if (values.only === undefined || values.only === "npm") {
-      for (const p of await packPackages({ outDir: resolve(values.out) })) {
+      for (const p of await packPackages({ root, outDir })) {
         process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, npm publish --dry-run passed)\n`);
       }
     }
     if (values.only === undefined || values.only === "python") {
-      for (const p of await packPython({ outDir: resolve(values.out) })) {
+      for (const p of await packPython({ root, outDir })) {
         process.stdout.write(`${p.kind}: ${relative(process.cwd(), p.path)} (${(p.bytes / 1024).toFixed(1)} KB, twine check passed)\n`);
       }
     }
     if (values.only === undefined || values.only === "go") {
-      const p = await packGo({ outDir: resolve(values.out) });
+      const p = await packGo({ root, outDir });
       process.stdout.write(`go module ${p.path}@${p.version}: ${relative(process.cwd(), p.zip)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, built from the zip)\n`);
     }
     if (release !== undefined) {
-      writeReleaseRecord(PROJECT_ROOT, release);
+      writeReleaseRecord(root, release);
       process.stdout.write(`pack: recorded release ${release.version} (commit ${release.commit.slice(0, 12)}) in ${RELEASE_RECORD}: commit it once the release is published\n`);
     }
     process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);

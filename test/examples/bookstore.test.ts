@@ -2,8 +2,9 @@
 // parameters, cursor pagination with a maximum of 10, an enum, a nested type, an operation gRPC does
 // not carry). Its generated files are up to date; its TypeScript compiles on its own; its service,
 // on its own stubs, answers the generated TypeScript client over all three protocols, and the
-// Python SDK (mypy --strict, ruff, a pytest smoke run) and the Go SDK (go vet, a go test) likewise.
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+// Python SDK (mypy --strict, ruff, a pytest smoke run) and the Go SDK (go vet, a go test) likewise;
+// `npm run pack -- --root examples/bookstore` packs its npm packages, wheel, sdist and Go module.
+import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -96,6 +97,15 @@ describe("the bookstore example", () => {
     expect(smoke.code, smoke.output).toBe(0);
     expect(smoke.output).toMatch(/5 passed/);
   }, 120_000);
+
+  it("is packed by npm run pack --root, with the runtime and the build tools of this repository", async () => {
+    const out = join(workDir, "packed");
+    const packed = await runProcess(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--root", EXAMPLE, "--first-release", "--out", out], { cwd: REPO_ROOT });
+    expect(packed.code, packed.output).toBe(0);
+    expect(readdirSync(out).sort()).toEqual(["bookstore-go-1.0.0.zip", "bookstore-mcp-1.0.0.tgz", "bookstore-sdk-1.0.0.tgz", "bookstore-server-1.0.0.tgz", "bookstore_sdk-1.0.0-py3-none-any.whl", "bookstore_sdk-1.0.0.tar.gz"]);
+    expect(packed.stdout).toContain("@bookstore/server@1.0.0");
+    expect(packed.stdout).toContain("npm publish --dry-run passed");
+  }, 180_000);
 
   it("has a Go SDK that passes go vet and a go test against the service", async () => {
     const { go, env } = goToolchain();
