@@ -607,7 +607,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     messages,
     operations,
     versionOperations,
-    docExamples: pickDocExamples(operations, versionOperations.admin),
+    docExamples: pickDocExamples(operations, versionOperations),
     lock: nextLock,
   };
 }

@@ -233,8 +233,10 @@ export interface IrService {
   operations: string[];
 }
 
-/** Operations of the admin surface that SDK docs show, by name; absent when the API has none of the kind. */
+/** Operations that SDK docs show, by name; absent when the API has none of the kind. */
 export interface DocExamples {
+  /** The client the examples call: the admin client where the API has admin operations, else the user client. */
+  surface: "admin" | "user";
   /** A read without required input: the first call shown. */
   read?: string;
   /** A paginated read: its iterator walks every page. */

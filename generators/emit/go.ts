@@ -339,7 +339,15 @@ function clientViews(facts: SdkFacts, names: Names) {
 }
 
 /** Go's keywords and the names the examples declare themselves: an example variable takes none of them. */
-const EXAMPLE_TAKEN = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var", "admin", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
+const EXAMPLE_TAKEN = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var", "admin", "client", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
+
+/** How the examples open their client: the admin client, or the user client of an API without admin operations, with the credentials the API asks for. */
+function goExampleClient(ir: Ir) {
+  const { adminSecret, clientId } = ir.api.features;
+  return ir.docExamples.surface === "admin"
+    ? { variable: "admin", constructor: `NewAdminClient("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`, protocolOption: "WithAdminProtocol" }
+    : { variable: "client", constructor: `NewClient(${clientId ? `"my-app", ` : ""}"http://localhost:8080",`, protocolOption: "WithProtocol" };
+}
 
 /** The manifest's own operations in the README and package doc examples (passes/examples.ts), in Go's names. */
 function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly ReturnType<typeof structView>[], clients: ReturnType<typeof clientViews>) {
@@ -375,6 +383,7 @@ function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly Ret
   })();
   const acronym = ir.operations.find((op) => op.pascalName !== goName(op.name, new Set()));
   return {
+    client: goExampleClient(ir),
     read: readView,
     list: listView,
     lookup: lookupView,

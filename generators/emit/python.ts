@@ -387,7 +387,7 @@ function importLine(module: string, candidates: readonly string[], code: readonl
 }
 
 /** Python's keywords and the names the README examples take themselves: an example variable takes none of them. */
-const EXAMPLE_TAKEN = new Set(["admin", "page", "main", "await", "async", "for", "in", "with", "as", "from", "import", "class", "def", "return", "print", "type", "id"]);
+const EXAMPLE_TAKEN = new Set(["admin", "client", "page", "main", "await", "async", "for", "in", "with", "as", "from", "import", "class", "def", "return", "print", "type", "id"]);
 
 /** The manifest's own operations in the README and package docstring examples (passes/examples.ts), in Python's names. */
 function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>) {
@@ -417,7 +417,11 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
       print: shown ? `${item}.${attr(shown.name)}` : item,
     };
   })();
+  const admin = ir.docExamples.surface === "admin";
+  const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
+    // The client the examples open: the admin client, or the user client of an API without admin operations.
+    client: { variable: admin ? "admin" : "client", sync: admin ? "AdminClient" : "UserClient", async: admin ? "AsyncAdminClient" : "AsyncUserClient", credential },
     read: readView,
     list: listView,
     notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),

@@ -3,9 +3,11 @@
 // emitter turns these operation names into its own method and type names.
 import { PROTOCOLS, type DocExamples, type IrOperation, type Protocol } from "../ir.js";
 
-export function pickDocExamples(operations: readonly IrOperation[], versionOperation: string | undefined): DocExamples {
-  // The examples call the admin client (the one every SDK builds from a service URL and a secret).
-  const admin = operations.filter((op) => op.surface === "admin");
+export function pickDocExamples(operations: readonly IrOperation[], versionOperations: Partial<Record<"admin" | "user", string>>): DocExamples {
+  // The examples call the admin client where the API has admin operations, else the user client.
+  const surface = operations.some((op) => op.surface === "admin") ? "admin" : "user";
+  const versionOperation = versionOperations[surface];
+  const admin = operations.filter((op) => op.surface === surface);
   const reads = admin.filter((op) => op.kind === "read");
   const read = versionOperation ?? reads.find((op) => op.pagination.style === "none" && !op.input.fields.some((f) => f.required))?.name;
   const list = reads.find((op) => op.pagination.style !== "none")?.name;
@@ -15,6 +17,7 @@ export function pickDocExamples(operations: readonly IrOperation[], versionOpera
   const partial = admin.find((op) => op.protocols.length < PROTOCOLS.length);
   const notCarried = partial && { operation: partial.name, protocol: PROTOCOLS.find((p) => !partial.protocols.includes(p)) as Protocol, protocols: partial.protocols };
   return {
+    surface,
     ...(read ? { read } : {}),
     ...(list ? { list } : {}),
     ...(lookup ? { lookup: { operation: lookup.op.name, field: lookup.required[0]!.name } } : {}),

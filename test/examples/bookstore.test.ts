@@ -4,7 +4,7 @@
 // on its own stubs, answers the generated TypeScript client over all three protocols, and the
 // Python SDK (mypy --strict, ruff, a pytest smoke run) and the Go SDK (go vet, a go test) likewise;
 // `npm run pack -- --root examples/bookstore` packs its npm packages, wheel, sdist and Go module.
-import { copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,6 +31,8 @@ afterAll(async () => {
 
 const client = (protocol: "graphql" | "rest" | "grpc", apiKey?: string) =>
   new UserClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}) });
+/** The first fenced block of `language` in a generated README: its example, as printed. */
+const readmeExample = (path: string, language: string) => new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(readFileSync(path, "utf8"))![1]!;
 const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("the call succeeded"), (error: unknown) => error as ApiError);
 
 describe("the bookstore example", () => {
@@ -83,12 +85,14 @@ describe("the bookstore example", () => {
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "DELETE", headers: { "x-bookstore-key": KEY } })).status).toBe(200);
   });
 
-  it("has a Python SDK that passes mypy --strict, ruff and a pytest run against the service", async () => {
+  it("has a Python SDK that passes mypy --strict (its README's example too), ruff and a pytest run against the service", async () => {
     const { python } = await ensurePythonEnv();
     const project = join(EXAMPLE, "generated", "python");
+    const example = join(workDir, "readme_example.py");
+    writeFileSync(example, readmeExample(join(project, "README.md"), "python"));
     const env = { ...process.env, PYTHONPATH: join(project, "src"), BOOKSTORE_URL: endpoints.httpUrl, BOOKSTORE_GRPC: endpoints.grpcEndpoint, BOOKSTORE_KEY: KEY };
     const [typed, linted, smoke] = await Promise.all([
-      runProcess(python, ["-m", "mypy", "--strict", "--no-incremental", "src"], { cwd: project, env: { ...process.env, MYPYPATH: join(project, "src") } }),
+      runProcess(python, ["-m", "mypy", "--strict", "--no-incremental", "src", example], { cwd: project, env: { ...process.env, MYPYPATH: join(project, "src") } }),
       runProcess(python, ["-m", "ruff", "check", "--no-cache", "."], { cwd: project }),
       runProcess(python, ["-m", "pytest", "-q", "-p", "no:cacheprovider", "-o", "asyncio_mode=auto", join(EXAMPLE, "python")], { cwd: project, env }),
     ]);
@@ -107,13 +111,15 @@ describe("the bookstore example", () => {
     expect(packed.stdout).toContain("npm publish --dry-run passed");
   }, 180_000);
 
-  it("has a Go SDK that passes go vet and a go test against the service", async () => {
+  it("has a Go SDK that passes go vet (its README's example too) and a go test against the service", async () => {
     const { go, env } = goToolchain();
     const module = join(EXAMPLE, "generated", "go");
     const path = /^module (\S+)$/m.exec(readFileSync(join(module, "go.mod"), "utf8"))![1]!;
     writeFileSync(join(workDir, "go.mod"), `module example.com/bookstore-smoke\n\ngo 1.23.0\n\nrequire ${path} v0.0.0\n\nreplace ${path} => ${module}\n`);
     copyFileSync(join(module, "go.sum"), join(workDir, "go.sum"));
     copyFileSync(join(EXAMPLE, "go", "smoke_test.go"), join(workDir, "smoke_test.go"));
+    mkdirSync(join(workDir, "readme"));
+    writeFileSync(join(workDir, "readme", "main.go"), readmeExample(join(module, "README.md"), "go"));
     const smokeEnv = { ...env, BOOKSTORE_URL: endpoints.httpUrl, BOOKSTORE_GRPC: endpoints.grpcEndpoint, BOOKSTORE_KEY: KEY, GOFLAGS: "-mod=mod" };
     const vet = await runProcess(go, ["vet", "./...", path], { cwd: workDir, env: smokeEnv });
     expect(vet.code, vet.output).toBe(0);

@@ -5,12 +5,15 @@
 // default), REST or gRPC, with one method per operation. Every answer is a plain struct in one
 // flat shape whichever protocol carried it, and every failure is an *APIError.
 //
-//	admin, err := bookstore.NewAdminClient("http://localhost:8080", "s3cret",
-//		bookstore.WithAdminProtocol(bookstore.ProtocolGRPC))
+//	client, err := bookstore.NewClient("http://localhost:8080",
+//		bookstore.WithProtocol(bookstore.ProtocolGRPC))
 //	if err != nil {
 //		return err
 //	}
-//	defer admin.Close()
+//	defer client.Close()
+//	for book, err := range client.AllBooks(ctx, &bookstore.ListBooksInput{}) { // every page
+//		...
+//	}
 //	var apiErr *bookstore.APIError
 //	if errors.As(err, &apiErr) && apiErr.Code == bookstore.CodeNotFound {
 //		...
@@ -26,13 +29,13 @@
 // enums are their string types. The JSON tags are the wire names, so json.Marshal of an answer
 // gives the service's own JSON shape.
 //
-// Paginated lists have an iterator that walks every page once, for use with
+// Paginated lists have an iterator (AllBooks, ...) that walks every page once, for use with
 // range (Go 1.23 range-over-func).
 //
 // # Refusals, versions and retries
 //
 // A call is refused before any byte is sent, with an *APIError whose Refused is true, when the
-// protocol does not carry the operation, when
+// protocol does not carry the operation ("SearchBooks not available over grpc; use graphql or rest"), when
 // the server's version does not carry it over that protocol (the version is given with
 // WithAdminServerVersion / WithServerVersion, or asked once of the server), and for destructive
 // operations of a read-only client. Reads are retried with exponential backoff and jitter on
