@@ -1,6 +1,6 @@
 // TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
 // iterator per paginated list, all running through the client runtime.
-import { CLIENT_OF_SURFACE } from "./operation-text.js";
+import { CLIENT_OF_SURFACE, clientTitle } from "./operation-text.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import { messageByName, type Ir, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -71,7 +71,7 @@ const definition: ClientDefinition = {
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 
-/** ${name === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface"} of ${ir.api.title}, over graphql (default), rest or grpc. */
+/** ${clientTitle(ir, name)} of ${ir.api.title}, over graphql (default), rest or grpc. */
 export class ${name} extends ${base} {
   constructor(config: ${config.type}) {
     super(definition, config);

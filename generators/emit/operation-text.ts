@@ -12,6 +12,10 @@ export const CLIENT_OF_SURFACE: Record<IrOperation["surface"], "AdminClient" | "
   oauth: "UserClient",
 };
 
+/** What a client class covers, as its doc comments say: the token routes only where the API has them. */
+export const clientTitle = (ir: Ir, client: "AdminClient" | "UserClient") =>
+  client === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";
+
 /** Who may call, in words. */
 /** Who may call at an auth level, as the docs and contracts say it: the admin session only where the API opens one. */
 export function authText(ir: Ir, level: AuthLevel): string {

@@ -9,7 +9,7 @@ import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import type { Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { CLIENT_OF_SURFACE, notCarriedText, operationTable } from "./operation-text.js";
+import { CLIENT_OF_SURFACE, clientTitle, notCarriedText, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -249,8 +249,6 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   return entries.map(([key, value]) => ({ key, value }));
 }
 
-const clientTitle = (role: ClientFacts["role"], facts: SdkFacts) =>
-  role === "admin" ? "The admin interface" : facts.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";
 
 /** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
 function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
@@ -306,14 +304,14 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
   ];
 }
 
-function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>) {
+function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>) {
   return facts.clients.flatMap((client) =>
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
       const name = `${sync ? "" : "Async"}${client.role === "admin" ? "Admin" : "User"}Client`;
       const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
-      const title = `${clientTitle(client.role, facts)} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
+      const title = `${clientTitle(ir, client.role === "admin" ? "AdminClient" : "UserClient")} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,
@@ -450,7 +448,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const metadata = ir.api.metadata;
   const answerClasses = answerMessages.map((m) => answerClassView(m, names));
   const inputDicts = inputMessages.map((m) => inputDictView(m, names));
-  const clients = clientViews(facts, methods);
+  const clients = clientViews(ir, facts, methods);
   const typeCode = [
     ...answerClasses.flatMap((c) => c.fields.map((f) => f.type)),
     ...inputDicts.flatMap((d) => [...d.classForm.flatMap((c) => [...c.fields, ...c.requiredBase.flatMap((b) => b.fields)].map((f) => f.type)), ...d.functionalForm.map((f) => f.declaration)]),

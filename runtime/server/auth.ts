@@ -175,7 +175,7 @@ export class AdminSessionStore {
 
 const ADMIN_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_admin"];
 /** What an admin call must carry, as the refusal of a call without it says: the secret's header, and the admin session where the API opens one. */
-export const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
+const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
   `the admin secret in header ${schema.adminSecretHeader}${schema.features.adminSession ? " (or an admin session)" : ""}`;
 
 /** What the refusals of calls without credentials ask for, by kind; worded once per server (credentialsOf). */
