@@ -6,7 +6,7 @@ import { join } from "node:path";
 import SwaggerParser from "@apidevtools/swagger-parser";
 import { fromBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { buildSchema, GraphQLObjectType, type GraphQLSchema } from "graphql";
+import { buildSchema, type GraphQLObjectType, type GraphQLSchema } from "graphql";
 import { parse as parseYaml } from "yaml";
 import { beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../generated/schema.js";

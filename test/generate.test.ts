@@ -10,8 +10,8 @@ const minimal = readFixture("minimal.yaml");
 /** `manifest` without the orgs group and its operations. */
 const withoutOrgs = (manifest: string) =>
   manifest
-    .replace(/  delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
-    .replace(/  rotate_key:[\s\S]*?output: Key\n/, "")
+    .replace(/ {2}delete_org_oidc_connection:[\s\S]*?output: Response\n/, "")
+    .replace(/ {2}rotate_key:[\s\S]*?output: Key\n/, "")
     .replace("    orgs: Organizations\n", "");
 
 /** `name = N` numbers of the fields of one message in a .proto file. */
@@ -82,7 +82,7 @@ describe("generate", () => {
     apigen(root, "generate");
     writeFileSync(join(root, "generated/notes.txt"), "mine\n");
     writeFileSync(join(root, "proto/mine.proto"), "// mine\n");
-    const withoutAdminSignup = minimal.replace(/  admin_signup:[\s\S]*?output: Response\n/, "");
+    const withoutAdminSignup = minimal.replace(/ {2}admin_signup:[\s\S]*?output: Response\n/, "");
     const withoutExtras = withoutAdminSignup.replace("    extras: GraphQL-only extras\n", "");
     writeFileSync(join(root, "operations.yaml"), withoutOrgs(withoutExtras));
     const result = apigen(root, "generate");
@@ -149,7 +149,7 @@ describe("generate --check", () => {
     const messagePath = join(root, "generated/proto/mini/v1/users_pb.ts");
     writeFileSync(messagePath, readFileSync(messagePath, "utf8") + "// edited\n");
     rmSync(join(root, "generated/openapi/openapi.yaml"));
-    writeFileSync(join(root, "operations.yaml"), minimal.replace(/  meta:[\s\S]*$/, ""));
+    writeFileSync(join(root, "operations.yaml"), minimal.replace(/ {2}meta:[\s\S]*$/, ""));
     const before = snapshot(root);
     const result = apigen(root, "generate", "--check");
     expect(result.code).toBe(1);
@@ -197,7 +197,7 @@ describe("proto field numbers", () => {
     const removed = added.replace("      email: string\n", "");
     const text = generateWith(root, removed);
     expect(fieldNumbers(text, "User")).toEqual({ id: 1, nickname: 6, roles: 3, app_data: 4, created_at: 5 });
-    expect(text).toMatch(/message User \{[\s\S]*?  reserved 2;\n  reserved "email";\n\}/);
+    expect(text).toMatch(/message User \{[\s\S]*? {2}reserved 2;\n {2}reserved "email";\n\}/);
     expect(fieldNumbers(generateWith(root, added), "User")).toEqual({ id: 1, nickname: 6, email: 2, roles: 3, app_data: 4, created_at: 5 });
   });
 

@@ -54,6 +54,7 @@ describe("apigen init", () => {
 
     // generate --check, tsc and the starter's tests: the service answers its client over all three protocols.
     // Without vitest's colours.
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape that starts each colour
     const tested = (await npm(project, "test")).replace(/\x1b\[[0-9;]*m/g, "");
     expect(tested).toContain("up to date");
     expect(tested).toMatch(/Tests\s+6 passed/);

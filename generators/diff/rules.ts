@@ -447,7 +447,7 @@ function operationReach(oldIr: Ir, newIr: Ir, usages: [Usage, Usage]) {
       if (field.type.kind !== "scalar" || field.type.scalar !== "json") continue;
       const protocols = reaching(message.name, "input");
       if (protocols.length === 0) continue;
-      protocols.forEach((p) => jsonInputs.protocols.add(p));
+      for (const p of protocols) jsonInputs.protocols.add(p);
       jsonInputs.anchors.push(`in:${message.name}.${field.name}`);
     }
   }

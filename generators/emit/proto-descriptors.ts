@@ -70,7 +70,9 @@ function buildFile(plan: ProtoFilePlan): FileDescriptorProto {
 
   const enumType = plan.enums.map((e, enumIndex) => {
     note([FILE_ENUM_TYPE, enumIndex], e.comment);
-    e.values.forEach((v, valueIndex) => note([FILE_ENUM_TYPE, enumIndex, ENUM_VALUE, valueIndex], v.comment));
+    e.values.forEach((v, valueIndex) => {
+      note([FILE_ENUM_TYPE, enumIndex, ENUM_VALUE, valueIndex], v.comment);
+    });
     return create(EnumDescriptorProtoSchema, {
       name: e.name,
       value: e.values.map((v) => ({ name: v.name, number: v.number })),

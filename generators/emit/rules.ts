@@ -60,6 +60,7 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
   const anyOf = (schemas: Schema[]): Schema => (schemas.length === 1 ? schemas[0]! : { anyOf: schemas });
   const atLeastOne = (names: string[]): Schema => ({
     if: { not: anyOf(names.slice(0, -1).map((name) => requires([name]))) },
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
     then: requires([names.at(-1)!]),
   });
   const all: Schema[] = [];
@@ -67,6 +68,7 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
     const condition = field.constraints.requiredIf;
     if (!condition) continue;
     const when = condition.equals === undefined ? requires([condition.field]) : requires([condition.field], { const: condition.equals });
+    // biome-ignore lint/suspicious/noThenProperty: JSON Schema's if/then, not a thenable
     all.push({ if: when, then: requires([field.name]) });
   }
   if (op && op.atLeastOneOf.length > 0) all.push(atLeastOne(op.atLeastOneOf));

@@ -6,7 +6,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import SCIMMY from "scimmy";
 import { ServiceError, type HttpMount, type MountContext } from "../../generated/server/index.js";
-import { checkVersion, scimError, ScimProvisioning, type ListPage, type ScimResource, type ScimScope } from "./provisioning.js";
+import { checkVersion, scimError, type ScimProvisioning, type ListPage, type ScimResource, type ScimScope } from "./provisioning.js";
 
 export const SCIM_PREFIX = "/scim/v2";
 const CONTENT_TYPE = "application/scim+json; charset=utf-8";

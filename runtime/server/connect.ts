@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { Http2ServerRequest, Http2ServerResponse } from "node:http2";
 import { fromBinary, type DescMessage, type DescService } from "@bufbuild/protobuf";
-import { Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
+import { type Code, ConnectError, createContextKey, createContextValues, type ConnectRouter, type HandlerContext } from "@connectrpc/connect";
 import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol-connect";
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
@@ -46,7 +46,9 @@ function answerEarly(request: NodeRequest, response: NodeResponse, error: Servic
   request.resume();
   if (/^application\/grpc/i.test(contentType)) {
     const headers: Record<string, string> = { "content-type": contentType, "content-length": "0" };
-    setTrailerStatus(new Headers(), connectError).forEach((value, name) => (headers[name] = value));
+    setTrailerStatus(new Headers(), connectError).forEach((value, name) => {
+      headers[name] = value;
+    });
     response.writeHead(200, headers);
     response.end();
   } else {

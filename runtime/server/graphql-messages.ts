@@ -4,7 +4,7 @@
 import { Kind, print, type ASTNode, type GraphQLError } from "graphql";
 
 const VALUE_KINDS: ReadonlySet<string> = new Set([Kind.INT, Kind.FLOAT, Kind.STRING, Kind.BOOLEAN, Kind.NULL, Kind.ENUM, Kind.LIST, Kind.OBJECT]);
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 /** A token the lexer quotes in a syntax error: `String "..."`, `Int "42"`. */
 const QUOTED_TOKEN = /\b(String|BlockString|Int|Float) "(?:[^"\\]|\\.)*"/g;
 
@@ -14,7 +14,7 @@ export function documentErrorMessage(error: GraphQLError): string {
   for (const node of (error.nodes ?? []) as ASTNode[]) {
     if (!VALUE_KINDS.has(node.kind)) continue;
     // graphql-js puts the printed literal after "found " or ": ", or quotes it (an unknown enum value).
-    const literal = escape(print(node));
+    const literal = escapeRegExp(print(node));
     message = message.replace(new RegExp(`(found |: )${literal}`, "g"), "$1(the value sent)").replace(new RegExp(`"${literal}"`, "g"), "(the value sent)");
   }
   return message;

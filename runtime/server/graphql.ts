@@ -1,7 +1,7 @@
 // GraphQL over HTTP with graphql-js. Parsed and validated documents are cached by their text:
 // clients send the same query text every time, so most requests skip parse and validate.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { buildSchema, execute, getOperationAST, GraphQLError, GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
+import { buildSchema, execute, getOperationAST, type GraphQLError, type GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { ERROR_WIRE, ServiceError } from "../errors.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";

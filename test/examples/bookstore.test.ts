@@ -8,7 +8,7 @@ import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, UserClient } from "../../examples/bookstore/generated/client/index.js";
+import { type ApiError, UserClient } from "../../examples/bookstore/generated/client/index.js";
 import { startBookstore } from "../../examples/bookstore/src/service.js";
 import { goToolchain } from "../../scripts/go-env.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";

@@ -12,7 +12,7 @@ import { REPO_ROOT } from "../helpers/project.js";
 const ir = loadIr(REPO_ROOT);
 const siteDir = join(REPO_ROOT, DOCS_SITE_DIR);
 const read = (file: string) => readFileSync(join(siteDir, file), "utf8");
-const unescape = (html: string) => html.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescapeHtml = (html: string) => html.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
 
 /** The HTML of an operation's section on a page, or undefined. */
 function section(html: string, name: string): string | undefined {
@@ -41,7 +41,7 @@ describe("the static API reference", () => {
           if (op[protocol]) expect(column, `${name} ${protocol}`).toMatch(new RegExp(`^[^>]*>\\n<h3>[^<]+ <span class="mark since"[^>]*>since ${op[protocol]!.since.replace(/\./g, "\\.")}</span>`));
           else expect(column, `${name} ${protocol}`).toContain("Not available over");
         }
-        for (const form of callForms(ir, op)) expect(unescape(text), `${name} ${form.protocol}`).toContain(form.code);
+        for (const form of callForms(ir, op)) expect(unescapeHtml(text), `${name} ${form.protocol}`).toContain(form.code);
       }
     }
   });

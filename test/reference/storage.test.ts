@@ -21,7 +21,7 @@ afterAll(async () => {
   await postgres?.destroy();
 });
 
-export function userRecord(id: string, fields: Partial<UserRecord> = {}): UserRecord {
+function userRecord(id: string, fields: Partial<UserRecord> = {}): UserRecord {
   return {
     id,
     email: `${id}@example.com`,

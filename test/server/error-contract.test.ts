@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { AdminClient, type ApiError } from "../../generated/client/index.js";
 import { createServer, ServiceError, type Implementation, type ServiceServer } from "../../generated/server/index.js";
 import { OPENAPI_PATH } from "../../generators/emit/openapi.js";
 import { loadIr } from "../../generators/generate.js";
