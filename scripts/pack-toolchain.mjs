@@ -15,8 +15,8 @@ import { compile, isBuiltin, packageOf, run } from "./pack.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const TOOLCHAIN_OUT_DIR = "dist/toolchain";
-/** Loaded only when a server option asks (runtime/server/optional-packages.ts), and the explorer's browser packages. */
-const OPTIONAL = ["ioredis", "prom-client", "@opentelemetry/api", "@modelcontextprotocol/sdk"];
+/** The server package's optional peers (runtime/server/optional-packages.ts, as the generator states them): loaded only when an option asks. */
+const optionalPeers = (root) => JSON.parse(readFileSync(join(root, "generated", "packages", "server", "package.json"), "utf8")).peerDependencies;
 
 /** Every .ts module below runtime/, relative to the project root. */
 function runtimeModules(root, dir = "runtime") {
@@ -37,13 +37,13 @@ function runtimeDependencies(root, modules) {
   }
   const missing = [...imported].filter((name) => !ranges[name]);
   if (missing.length > 0) throw new Error(`runtime/ imports ${missing.join(", ")}, which package.json does not install`);
-  const pick = (names) => Object.fromEntries(names.sort().map((name) => [name, ranges[name]]));
-  const optional = [...imported].filter((name) => OPTIONAL.includes(name));
+  const peers = optionalPeers(root);
+  const optional = [...imported].filter((name) => name in peers).sort();
   return {
     version: project.version,
-    dependencies: pick([...imported].filter((name) => !OPTIONAL.includes(name))),
-    peerDependencies: pick(optional),
-    peerDependenciesMeta: Object.fromEntries(optional.sort().map((name) => [name, { optional: true }])),
+    dependencies: Object.fromEntries([...imported].filter((name) => !(name in peers)).sort().map((name) => [name, ranges[name]])),
+    peerDependencies: Object.fromEntries(optional.map((name) => [name, peers[name]])),
+    peerDependenciesMeta: Object.fromEntries(optional.map((name) => [name, { optional: true }])),
   };
 }
 

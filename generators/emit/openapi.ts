@@ -196,8 +196,7 @@ function operationDescription(ir: Ir, op: IrOperation): string {
   ].filter(Boolean).join(" ");
 }
 
-/** `adminSession`: whether an operation of the API opens an admin session (ir.api.features). */
-function operationObject(ir: Ir, op: IrOperation, adminSession: boolean): Schema {
+function operationObject(ir: Ir, op: IrOperation): Schema {
   const rest = op.rest!;
   const body: Schema = {};
   const operation: Schema = {
@@ -207,7 +206,7 @@ function operationObject(ir: Ir, op: IrOperation, adminSession: boolean): Schema
     tags: [op.group],
   };
   if (op.deprecated) operation.deprecated = true;
-  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(op.auth, adminSession);
+  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(op.auth, ir.api.features.adminSession);
   // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
@@ -257,11 +256,10 @@ export function buildOpenapi(ir: Ir): Schema {
     ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))),
   );
 
-  const adminSession = ir.api.features.adminSession;
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
     const entry = (paths[op.rest!.path] ??= {});
-    entry[op.rest!.method.toLowerCase()] = operationObject(ir, op, adminSession);
+    entry[op.rest!.method.toLowerCase()] = operationObject(ir, op);
   }
 
   const schemas: Record<string, Schema> = {};
@@ -314,10 +312,10 @@ export function buildOpenapi(ir: Ir): Schema {
     paths,
     components: {
       securitySchemes: {
-        ...(ir.operations.some((op) => ["admin_secret", "org_admin", "super_admin"].includes(op.auth))
+        ...(ir.api.features.adminSecret
           ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } }
           : {}),
-        ...(adminSession
+        ...(ir.api.features.adminSession
           ? { adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: `The admin session ${ir.operations.find((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE))!.name} opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.` } }
           : {}),
         ...(ir.operations.some((op) => op.auth === "user" || op.auth === "org_admin")
