@@ -10,7 +10,7 @@ import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
 import { didYouMean, upperSnakeCase } from "./naming.js";
 import { apiFeatures, checkAuth, errorCodesOf } from "./passes/auth.js";
-import { iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
+import { groupName, iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
 import { resolveConstraints } from "./passes/constraints.js";
 import { resolvePackages } from "./passes/packages.js";
 import { pickDocExamples } from "./passes/examples.js";
@@ -550,7 +550,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   if (diagnostics.length > 0) throw new ManifestError(diagnostics);
 
   const groups = Object.entries(groupTitles)
-    .map(([group, title]) => ({ name: group, title, operations: operations.filter((op) => op.group === group).map((op) => op.name) }))
+    .map(([group, title]) => ({ name: group, pascalName: groupName(group, acronyms), title, operations: operations.filter((op) => op.group === group).map((op) => op.name) }))
     .filter((g) => g.operations.length > 0);
 
   const services = (["admin", "user"] as const)

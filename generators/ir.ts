@@ -220,7 +220,10 @@ export interface IrOperation {
 }
 
 export interface IrGroup {
+  /** snake_case, as declared under api.groups. */
   name: string;
+  /** PascalCase with acronyms (org_sso -> OrgSSO): the SDKs' resource class of the group. */
+  pascalName: string;
   title: string;
   operations: string[];
 }

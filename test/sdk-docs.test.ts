@@ -2,7 +2,7 @@
 // field, and each rule spanning an operation's fields, appears in the generated TypeScript types,
 // the Python SDK and the Go SDK, in the same words (emitters/rules.ts says them once). The SDK
 // READMEs and package docs show the manifest's own operations, whichever API it describes.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { buildIr } from "../generators/build-ir.js";
@@ -24,7 +24,10 @@ function prose(path: string): string {
 const ir = loadIr(REPO_ROOT);
 const sdks = {
   typescript: prose("generated/types.ts"),
-  python: prose("generated/python/src/identity_sdk/types.py") + prose("generated/python/src/identity_sdk/_clients.py"),
+  // The types and the methods, one module per group in each of types/ and resources/.
+  python: ["types", "resources"]
+    .flatMap((folder) => readdirSync(join(REPO_ROOT, "generated/python/src/identity_sdk", folder)).filter((file) => file.endsWith(".py")).map((file) => prose(`generated/python/src/identity_sdk/${folder}/${file}`)))
+    .join(" "),
   go: prose("generated/go/types.go") + prose("generated/go/methods.go"),
 };
 

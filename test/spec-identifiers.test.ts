@@ -3,7 +3,7 @@
 // silently: the Go names it prints (options, protocol constants, methods, fields, types), the
 // Python client parameters, and every admin operation as a Python method (sync and async) and a
 // Go method.
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { schema } from "../generated/schema.js";
@@ -22,14 +22,28 @@ const GO = withoutComments(
   ["client.go", "methods.go", "types.go", "errors.go", "codes.go"].map((file) => readFileSync(join(REPO_ROOT, "generated", "go", file), "utf8")).join("\n"),
   "//",
 );
-const PYTHON = readFileSync(join(REPO_ROOT, "generated", "python", "src", "identity_sdk", "_clients.py"), "utf8");
+const PYTHON_PACKAGE = join(REPO_ROOT, "generated", "python", "src", "identity_sdk");
+const PYTHON = readFileSync(join(PYTHON_PACKAGE, "_clients.py"), "utf8");
+/** The classes of the groups' methods, which the clients inherit. */
+const PYTHON_RESOURCES = readdirSync(join(PYTHON_PACKAGE, "resources"))
+  .filter((file) => file.endsWith(".py"))
+  .map((file) => readFileSync(join(PYTHON_PACKAGE, "resources", file), "utf8"))
+  .join("\n");
 
 /** The body of a Python class: from its line to the next top-level class. */
-function pythonClass(name: string): string {
-  const start = PYTHON.indexOf(`\nclass ${name}(`);
+function pythonClass(name: string, code = PYTHON): string {
+  const start = code.indexOf(`\nclass ${name}(`);
   expect(start, `class ${name}`).toBeGreaterThanOrEqual(0);
-  const end = PYTHON.indexOf("\nclass ", start + 1);
-  return PYTHON.slice(start, end < 0 ? undefined : end);
+  const end = code.indexOf("\nclass ", start + 1);
+  return code.slice(start, end < 0 ? undefined : end);
+}
+
+/** A client's class with the bodies of the resource classes it inherits, where its operations' methods are. */
+function pythonClientWithMethods(name: string): string {
+  const body = pythonClass(name);
+  const bases = [...body.slice(0, body.indexOf("):")).matchAll(/^ {4}(\w+Resource),$/gm)].map((m) => m[1]!);
+  expect(bases.length, `${name} inherits resource classes`).toBeGreaterThan(0);
+  return [body, ...bases.map((base) => pythonClass(base, PYTHON_RESOURCES))].join("\n");
 }
 const initParameters = (body: string) => [...body.slice(body.indexOf("def __init__("), body.indexOf(") -> None:", body.indexOf("def __init__("))).matchAll(/^\s+(\w+):/gm)].map((m) => m[1]);
 
@@ -67,8 +81,8 @@ describe("identifiers the spec prints", () => {
     // Operations listed in prose: "Email templates: add_email_template (create), ...", "Audit: audit_logs (list)."
     for (const line of admin.split("\n").filter((l) => /^(Email templates|Audit):/.test(l))) for (const m of line.matchAll(/\b([a-z]+(?:_[a-z]+)+|[a-z]+_logs)\b/g)) names.add(m[1]!);
     expect(names.size).toBeGreaterThan(60);
-    const sync = pythonClass("AdminClient");
-    const async = pythonClass("AsyncAdminClient");
+    const sync = pythonClientWithMethods("AdminClient");
+    const async = pythonClientWithMethods("AsyncAdminClient");
     for (const name of names) {
       const operation = (schema.operations as Record<string, (typeof schema.operations)[keyof typeof schema.operations] | undefined>)[name];
       expect(operation, `${name} is an operation of the manifest`).toBeDefined();

@@ -5,6 +5,7 @@
 // hand-written runtime) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
+import { UsageError } from "../diagnostics.js";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import type { Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
@@ -304,7 +305,105 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
   ];
 }
 
-function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>) {
+/** A group's module in resources/ and types/: its name, with a trailing underscore where it is a keyword. */
+const groupModule = (group: string) => pythonName(group, new Set());
+/** The module of types/ holding the types that operations of several groups reach (and those none reach). */
+const SHARED_TYPES_MODULE = "shared";
+
+/**
+ * resources/<group>.py: per group and client, the sync and async classes holding the group's
+ * methods, which the clients inherit (the methods stay on the client: admin.users(), as before).
+ * A group whose operations are on both clients has a class for each, named after the client.
+ */
+function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, typeNames: readonly string[]) {
+  const roleOf = new Map(facts.clients.flatMap((client) => client.operations.map((name) => [name, client.role])));
+  return ir.groups.map((group) => {
+    const roles = facts.clients.map((client) => client.role).filter((role) => group.operations.some((name) => roleOf.get(name) === role));
+    const classes = roles.flatMap((role) =>
+      (["sync", "async"] as const).map((mode) => {
+        const sync = mode === "sync";
+        const client = `${sync ? "" : "Async"}${role === "admin" ? "Admin" : "User"}Client`;
+        return {
+          role,
+          mode,
+          name: `${sync ? "" : "Async"}${group.pascalName}${roles.length > 1 ? (role === "admin" ? "Admin" : "User") : ""}Resource`,
+          base: sync ? "SyncResource" : "AsyncResource",
+          doc: wrap(docText(`${group.title}: the operations of group ${group.name} on ${client}, which inherits them.`)).join("\n"),
+          def: sync ? "def" : "async def",
+          await: sync ? "" : "await ",
+          iteratorType: sync ? "Iterator" : "AsyncIterator",
+          methods: group.operations.filter((name) => roleOf.get(name) === role).map((name) => methods.get(name)!),
+        };
+      }),
+    );
+    for (const c of classes) {
+      if (typeNames.includes(c.name)) throw new UsageError(`the Python class ${c.name} of group ${group.name} is taken by a type of the same name; rename one in the manifest`);
+    }
+    const code = classes.flatMap((c) => c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)]));
+    return {
+      file: groupModule(group.name),
+      doc: docText(`${group.title}: the methods of group ${group.name}.`),
+      classes,
+      importBlock: importBlock([
+        importLine("collections.abc", ["AsyncIterator", "Iterator", "Mapping", "Sequence"], [...code, "Mapping"]),
+        [`from .._base import ${importOrder(new Set(classes.map((c) => c.base))).join(", ")}`, "from .._schema import OPERATIONS", ...importLine("..types", typeNames, code)],
+      ]),
+    };
+  });
+}
+
+type AnswerClassView = ReturnType<typeof answerClassView>;
+type InputDictView = ReturnType<typeof inputDictView>;
+interface EnumView {
+  name: string;
+  literal: string;
+  doc: string;
+}
+
+/** types/<module>.py: the enums, answer classes and input TypedDicts of each module (typeModuleOf), in manifest order. */
+function typeModules(
+  ir: Ir,
+  facts: SdkFacts,
+  types: { enums: readonly EnumView[]; answerClasses: readonly (readonly [string, AnswerClassView])[]; inputDicts: readonly (readonly [string, InputDictView])[] },
+) {
+  const moduleOf = typeModuleOf(ir, facts);
+  const files = [...new Set([SHARED_TYPES_MODULE, ...ir.groups.map((g) => groupModule(g.name))])].sort();
+  const modules = files.map((file) => {
+    const enums = types.enums.filter((e) => moduleOf(e.name) === file);
+    const answerClasses = types.answerClasses.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
+    const inputDicts = types.inputDicts.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
+    const code = [
+      ...answerClasses.flatMap((c) => c.fields.map((f) => f.type)),
+      ...inputDicts.flatMap((d) => [...d.classForm.flatMap((c) => [...c.fields, ...c.requiredBase.flatMap((b) => b.fields)].map((f) => f.type)), ...d.functionalForm.map((f) => f.declaration)]),
+    ];
+    const typing = [...(answerClasses.length > 0 ? ["ClassVar"] : []), ...(enums.length > 0 ? ["Literal"] : []), ...(inputDicts.length > 0 ? ["TypedDict"] : [])];
+    return { file, enums, answerClasses, inputDicts, code, typing, all: allOrder([...enums.map((e) => e.name), ...answerClasses.map((c) => c.name), ...inputDicts.map((d) => d.name)]) };
+  });
+  const shared = modules.find((m) => m.file === SHARED_TYPES_MODULE)!.all;
+  return modules
+    .filter((m) => m.all.length > 0)
+    .map(({ code, typing, ...module }) => ({
+      ...module,
+      doc: docText(
+        module.file === SHARED_TYPES_MODULE
+          ? "Types that operations of several groups (or none) reach."
+          : `Types only the operations of group ${ir.groups.find((g) => groupModule(g.name) === module.file)!.name} reach.`,
+      ),
+      importBlock: importBlock([
+        [
+          ...importLine("collections.abc", ["Mapping", "Sequence"], code),
+          ...(module.answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []),
+          `from typing import ${typing.join(", ")}`,
+        ],
+        [
+          ...importLine(".._model", ["JsonInput", "JsonObject", "Model"], [...code, ...(module.answerClasses.length > 0 ? ["Model"] : [])]),
+          ...(module.file === SHARED_TYPES_MODULE ? [] : importLine(`.${SHARED_TYPES_MODULE}`, shared, code)),
+        ],
+      ]),
+    }));
+}
+
+function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>, resources: ReturnType<typeof resourceModules>) {
   return facts.clients.flatMap((client) =>
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
@@ -315,11 +414,9 @@ function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<ty
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,
-        base,
+        // The client's base, then the classes of its groups' methods, in the manifest's order of groups.
+        bases: [base, ...resources.flatMap((module) => module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => c.name))],
         role: JSON.stringify(client.role),
-        def: sync ? "def" : "async def",
-        await: sync ? "" : "await ",
-        iteratorType: sync ? "Iterator" : "AsyncIterator",
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
         params: params.map((p) => p.decl),
         settings: params.filter((p) => p.name !== "http_client").map((p) => `${p.name}=${p.name}`),
@@ -376,12 +473,46 @@ export function allOrder(names: Iterable<string>): string[] {
 
 /** `from <module> import <names>` for the candidates that `code` uses, or nothing. */
 function importLine(module: string, candidates: readonly string[], code: readonly string[]): string[] {
-  const words = new Set(code.join(" ").match(/[A-Za-z_][A-Za-z0-9_]*/g) ?? []);
+  // Names as written in the code, not attributes of another module (httpx.Client is not a type Client).
+  const words = new Set(code.join(" ").match(/(?<![.\w])[A-Za-z_]\w*/g) ?? []);
   const used = importOrder(candidates.filter((name) => words.has(name)));
   if (used.length === 0) return [];
   const line = `from ${module} import ${used.join(", ")}`;
   // Longer than ruff's line length: one name a line, as isort writes it.
   return [line.length <= PYTHON_LINE_LENGTH ? line : `from ${module} import (\n${used.map((name) => `    ${name},`).join("\n")}\n)`];
+}
+
+/** Import sections (standard library, then the package's own), one blank line between those that have lines. */
+function importBlock(sections: readonly (readonly string[])[]): string {
+  return sections
+    .filter((lines) => lines.length > 0)
+    .map((lines) => lines.join("\n"))
+    .join("\n\n");
+}
+
+/** The module of types/ of each message and enum: that of the one group whose operations reach it, else shared. */
+function typeModuleOf(ir: Ir, facts: SdkFacts): (name: string) => string {
+  const fields = new Map(facts.messages.map((m) => [m.name, m.fields]));
+  const groups = new Map<string, Set<string>>();
+  for (const op of ir.operations) {
+    const reached = new Set<string>();
+    const reach = (name: string) => {
+      if (reached.has(name)) return;
+      reached.add(name);
+      for (const field of fields.get(name) ?? []) if (field.ref) reach(field.ref);
+    };
+    reach(op.input.name);
+    reach(op.output.name);
+    for (const name of reached) {
+      if (!groups.has(name)) groups.set(name, new Set());
+      groups.get(name)!.add(op.group);
+    }
+  }
+  // What one group's types reach is that group's or shared: a group module imports from shared.py only, never the other way.
+  return (name) => {
+    const of = [...(groups.get(name) ?? [])];
+    return of.length === 1 ? groupModule(of[0]!) : SHARED_TYPES_MODULE;
+  };
 }
 
 /** Python's keywords and the names the README examples take themselves: an example variable takes none of them. */
@@ -448,13 +579,18 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const metadata = ir.api.metadata;
   const answerClasses = answerMessages.map((m) => answerClassView(m, names));
   const inputDicts = inputMessages.map((m) => inputDictView(m, names));
-  const clients = clientViews(ir, facts, methods);
-  const typeCode = [
-    ...answerClasses.flatMap((c) => c.fields.map((f) => f.type)),
-    ...inputDicts.flatMap((d) => [...d.classForm.flatMap((c) => [...c.fields, ...c.requiredBase.flatMap((b) => b.fields)].map((f) => f.type)), ...d.functionalForm.map((f) => f.declaration)]),
-  ];
-  const clientCode = clients.flatMap((c) => [...c.params, ...c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)])]);
+  const enums = facts.enums.map((e) => ({
+    name: e.name,
+    key: pyLiteral(e.name),
+    literal: e.values.map((v) => pyLiteral(v.name)).join(", "),
+    numbers: e.values.map((v) => `${pyLiteral(v.name)}: ${v.number}`).join(", "),
+    doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
+  }));
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
+  const resources = resourceModules(ir, facts, methods, typeNames);
+  const clients = clientViews(ir, facts, methods, resources);
+  const types = typeModules(ir, facts, { enums, answerClasses: answerMessages.map((m, i) => [m.name, answerClasses[i]!] as const), inputDicts: inputMessages.map((m, i) => [m.name, inputDicts[i]!] as const) });
+  const clientCode = clients.flatMap((c) => c.params);
   const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
   const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
   const errors = errorView(facts);
@@ -519,13 +655,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     defaultMaxResponseBytes: facts.defaultMaxResponseBytes,
     versionField: pyLiteral(facts.versionField),
     clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),
-    enums: facts.enums.map((e) => ({
-      name: e.name,
-      key: pyLiteral(e.name),
-      literal: e.values.map((v) => pyLiteral(v.name)).join(", "),
-      numbers: e.values.map((v) => `${pyLiteral(v.name)}: ${v.number}`).join(", "),
-      doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
-    })),
+    enums,
     messages: facts.messages.map((m) => ({
       key: pyLiteral(m.name),
       fields: m.fields.map((f) =>
@@ -536,17 +666,18 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     schemaImports: importLine("._facts", ["Field", "GraphqlBinding", "GrpcBinding", "Operation", "Pagination", "RestBinding"], schemaCode),
     answerClasses,
     inputDicts,
-    typeImports: [
-      ...importLine("collections.abc", ["Mapping", "Sequence"], typeCode),
-      ...(answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []),
-      `from typing import ${["ClassVar", "Literal", "TypedDict"].filter((name) => name === "Literal" || (name === "ClassVar" ? answerClasses.length > 0 : inputDicts.length > 0)).join(", ")}`,
-    ],
+    resourceModules: resources,
+    typeModules: types,
     clientImports: {
-      collections: importLine("collections.abc", ["AsyncIterator", "Iterator", "Mapping", "Sequence"], clientCode),
+      collections: importLine("collections.abc", ["Mapping"], clientCode),
+      resources: [...resources].sort((a, b) => ascii(a.file, b.file)).flatMap((module) => importLine(`.resources.${module.file}`, module.classes.map((c) => c.name), module.classes.map((c) => c.name))),
       types: importLine(".types", typeNames, clientCode),
     },
-    models: answerMessages.map((m) => ({ key: pyLiteral(m.name), name: names.answerClass.get(m.name)! })),
-    typesAll: allOrder(["JsonInput", "JsonInputValue", "JsonObject", "JsonValue", "Model", "Protocol", ...publicTypes]),
+    typesInit: {
+      imports: types.flatMap((module) => importLine(`.${module.file}`, module.all, module.all)),
+      models: answerMessages.map((m) => ({ key: pyLiteral(m.name), name: names.answerClass.get(m.name)! })),
+      all: allOrder(["JsonInput", "JsonInputValue", "JsonObject", "JsonValue", "Model", "Protocol", ...publicTypes]),
+    },
     exports: {
       clients: importOrder(clients.map((c) => c.name)).join(", "),
       errors: importOrder(["ApiError", "ErrorCode", ...errorClasses]),
@@ -578,20 +709,37 @@ function pythonTemplates(): TemplateFile[] {
 
 /** Where a template of templates/python/ lands: project/ in generated/python/, package/ in its module. */
 function outputPath(ir: Ir, template: TemplateFile): string {
-  const [folder, name] = template.path.split("/") as [string, string];
-  return folder === "project" ? `${PYTHON_DIR}/${name}` : `${PYTHON_DIR}/src/${ir.api.python.module}/${name}`;
+  const [folder, ...rest] = template.path.split("/");
+  return folder === "project" ? `${PYTHON_DIR}/${rest.join("/")}` : `${PYTHON_DIR}/src/${ir.api.python.module}/${rest.join("/")}`;
 }
+
+type PythonView = ReturnType<typeof pythonView>;
+
+/** Templates rendered once per module of a list of the view, each to <its folder>/<module>.py. */
+const PER_MODULE_TEMPLATES: Record<string, (view: PythonView) => readonly { file: string }[]> = {
+  "package/resources/group.py": (view) => view.resourceModules,
+  "package/types/group.py": (view) => view.typeModules,
+};
 
 export function emitPython(ir: Ir): GeneratedFile[] {
   const view = pythonView(ir, buildSdkFacts(ir));
   return pythonTemplates()
     .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
-    .map((template) => ({
-      path: outputPath(ir, template),
-      content: template.render(view),
-      header: !template.path.endsWith("py.typed"),
-      ...(template.verbatim ? { source: `templates/python/${template.path}` } : {}),
-    }));
+    .flatMap((template): GeneratedFile[] => {
+      const modules = PER_MODULE_TEMPLATES[template.path];
+      if (modules) {
+        const folder = outputPath(ir, template).replace(/\/[^/]+$/, "");
+        return modules(view).map((module) => ({ path: `${folder}/${module.file}.py`, content: template.render(module), header: true }));
+      }
+      return [
+        {
+          path: outputPath(ir, template),
+          content: template.render(view),
+          header: !template.path.endsWith("py.typed"),
+          ...(template.verbatim ? { source: `templates/python/${template.path}` } : {}),
+        },
+      ];
+    });
 }
 
 /**

@@ -15,6 +15,11 @@ export function operationNames(name: string, acronyms: ReadonlySet<string>): Ope
   return { pascalName: pascalCase(name, acronyms), camelName: camelCase(name, acronyms), title: sentenceCase(name, acronyms) };
 }
 
+/** The class of a group's operations in the SDKs that split clients by group (org_sso -> OrgSSO). */
+export function groupName(group: string, acronyms: ReadonlySet<string>): string {
+  return pascalCase(group, acronyms);
+}
+
 /** The gRPC service of a surface: AdminService, UserService. */
 export function serviceName(surface: string, acronyms: ReadonlySet<string>): string {
   return `${pascalCase(surface, acronyms)}Service`;

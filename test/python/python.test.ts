@@ -1,5 +1,5 @@
 // The Python SDK's own checks, run by `npm test`: mypy --strict and ruff on the generated package,
-// the pytest suite of its runtime (test/python/unit), the facts it shares with the TypeScript client,
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 // and a package generated from a manifest whose fields are named like Python keywords.
 import { execFile } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -168,6 +168,59 @@ describe("the templates", () => {
     const rendered = render(REPO_ROOT, files).files;
     expect(files.length).toBeGreaterThan(10);
     for (const file of files) expect(rendered.get(file.path), file.path).toBe(readFileSync(join(REPO_ROOT, file.path), "utf8"));
+  });
+});
+
+describe("the package's layout by group", () => {
+  it("puts each group's methods in resources/ and each type in the module of the one group reaching it, or shared.py; the public imports stay", async () => {
+    // minimal.yaml: group users has operations on both clients; Response is reached by every group, Key and KeyStatus only by orgs.
+    const root = projectWithManifest(readFixture("minimal.yaml"));
+    temporary.push(root);
+    expect(apigen(root, "generate").code).toBe(0);
+    const project = join(root, "generated", "python");
+    const packageDir = join(project, "src", "mini_sdk");
+    const read = (path: string) => readFileSync(join(packageDir, path), "utf8");
+    expect(read("resources/users.py")).toMatch(/^class UsersAdminResource\(SyncResource\):$/m);
+    expect(read("resources/users.py")).toMatch(/^class AsyncUsersUserResource\(AsyncResource\):$/m);
+    expect(read("resources/orgs.py")).toMatch(/^class OrgsResource\(SyncResource\):$/m);
+    expect(read("types/orgs.py")).toMatch(/^KeyStatus = Literal\[/m);
+    expect(read("types/orgs.py")).toMatch(/^class Key\(Model\):$/m);
+    expect(read("types/shared.py")).toMatch(/^class Response\(Model\):$/m);
+    expect(read("types/users.py")).toMatch(/^class User\(Model\):$/m);
+    expect(read("types/users.py")).not.toMatch(/^class Response\(/m);
+    const script = join(mkdtempSync(join(tmpdir(), "apigen-layout-")), "check.py");
+    temporary.push(join(script, ".."));
+    writeFileSync(
+      script,
+      `from mini_sdk import AdminClient, AsyncUserClient, Key, UserClient
+from mini_sdk.types import MODELS, KeyStatus, Response, User
+
+status: KeyStatus = "current"
+print(sorted(name for name in ("users", "delete_user", "rotate_key", "delete_org_oidc_connection", "admin_signup", "iter_users") if hasattr(AdminClient, name)),
+      hasattr(UserClient, "meta"), hasattr(AsyncUserClient, "meta"), hasattr(UserClient, "users"), MODELS["Key"] is Key, Response.__module__, User.__module__, status)
+`,
+    );
+    const [checked, typed, linted] = await Promise.all([
+      py([script], { env: { PYTHONPATH: join(project, "src") } }),
+      py(["-m", "mypy", "--strict", "--no-incremental", "src", script], { cwd: project, env: { MYPYPATH: join(project, "src") } }),
+      py(["-m", "ruff", "check", "--no-cache", "."], { cwd: project }),
+    ]);
+    expect(checked.output.trim()).toBe(
+      "['admin_signup', 'delete_org_oidc_connection', 'delete_user', 'iter_users', 'rotate_key', 'users'] True True False True mini_sdk.types.shared mini_sdk.types.users current",
+    );
+    expect(typed.output).toMatch(/^Success: no issues found/m);
+    expect(linted.output.trim()).toBe("All checks passed!");
+  });
+
+  it("refuses a group whose methods' class a type already names, and writes nothing", () => {
+    const manifest = readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  OrgsResource:\n    fields:\n      id: string!\n");
+    expect(manifest).toContain("OrgsResource:");
+    const root = projectWithManifest(manifest);
+    temporary.push(root);
+    const result = apigen(root, "generate");
+    expect(result.stderr).toContain("the Python class OrgsResource of group orgs is taken by a type of the same name; rename one in the manifest");
+    expect(result.code).not.toBe(0);
+    expect(existsSync(join(root, "generated")), "files written by a failed generate").toBe(false);
   });
 });
 

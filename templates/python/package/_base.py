@@ -75,3 +75,15 @@ class SyncUserClientBase(_SignsIn, SyncClientBase):
 
 class AsyncUserClientBase(_SignsIn, AsyncClientBase):
     _core: AsyncCore
+
+
+class SyncResource:
+    """The methods of one group of operations (resources/), inherited by a sync client."""
+
+    _core: SyncCore
+
+
+class AsyncResource:
+    """The methods of one group of operations (resources/), inherited by an async client."""
+
+    _core: AsyncCore
