@@ -6,7 +6,8 @@
 // difference for its language.
 import { clientClassOf } from "../emit/client.js";
 import { goView } from "../emit/go.js";
-import { pythonName, pythonView } from "../emit/python.js";
+import { pythonArgumentName } from "../emit/python-names.js";
+import { pythonView } from "../emit/python.js";
 import { buildSdkFacts } from "../emit/sdk-facts.js";
 import { exportedInterfaces } from "../emit/typescript.js";
 import type { Ir } from "../ir.js";
@@ -87,7 +88,7 @@ export function pythonSurface(ir: Ir): SurfaceEntry[] {
       const input = inputs.get(op)!;
       entries.push({ kind: "method", name: `${client.name}.${method.name}`, anchors: [`method:${op}`, `op:${op}`] });
       for (const param of method.params) {
-        const field = input.fields.find((f) => pythonName(f.name) === declared(param));
+        const field = input.fields.find((f) => pythonArgumentName(f.name) === declared(param));
         entries.push({ kind: "argument", name: `${client.name}.${method.name}.${declared(param)}`, anchors: [...(field ? [`in:${input.name}.${field.name}`] : []), `op:${op}`] });
       }
       for (const iterator of method.iterators) entries.push({ kind: "iterator", name: `${client.name}.${iterator.name}`, anchors: [`iterator:${op}`, `op:${op}`] });

@@ -7,6 +7,15 @@ import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../diagnostics.js";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
+import {
+  pythonArgumentName,
+  pythonAttributeName,
+  pythonClientName,
+  pythonIteratorName,
+  pythonMethodName,
+  pythonModuleName,
+  pythonResourceClassName,
+} from "./python-names.js";
 import type { Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
@@ -25,19 +34,6 @@ export const PYTHON_GRPC_EXTRA = ["grpcio>=1.60,<2", "protobuf>=4.25,<8"];
 export const PYTHON_REQUIRES = ">=3.10";
 /** ruff's line length in the generated pyproject.toml. */
 const PYTHON_LINE_LENGTH = 160;
-
-/** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */
-const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
-const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
-const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
-
-/** The client method of an operation: its name, with a trailing underscore where Python or the client takes it. */
-export const pythonMethodName = (operation: string) => pythonName(operation, RESERVED_METHODS);
-
-/** A safe Python spelling of a wire name: keywords (and names taken by the SDK) get a trailing underscore. */
-export function pythonName(name: string, reserved: ReadonlySet<string> = RESERVED_ARGUMENTS): string {
-  return PYTHON_KEYWORDS.has(name) || reserved.has(name) ? `${name}_` : name;
-}
 
 /** A value as a Python literal. */
 export function pyLiteral(value: unknown): string {
@@ -125,7 +121,7 @@ function answerClassView(message: MessageFacts, names: Names) {
     message: JSON.stringify(message.name),
     doc: docText(message.description || `Answer ${message.name}.`),
     fields: message.fields.map(
-      (f): FieldView => ({ attr: pythonName(f.name, RESERVED_ATTRIBUTES), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f, false) }),
+      (f): FieldView => ({ attr: pythonAttributeName(f.name), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f, false) }),
     ),
   };
 }
@@ -181,7 +177,7 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
 }
 
 function operationView(op: OperationFacts, message: MessageFacts, names: Names, answer: MessageFacts) {
-  const params = message.fields.map((field) => ({ attr: pythonName(field.name), field }));
+  const params = message.fields.map((field) => ({ attr: pythonArgumentName(field.name), field }));
   const declarations = params.map(({ attr, field }) => (field.required ? `${attr}: ${fieldType(field, "input", names)}` : `${attr}: ${fieldType(field, "input", names)} | None = None`));
   // Required arguments first: Python reads them more easily, and keyword-only arguments may come in any order.
   const ordered = [...declarations.filter((d) => !d.endsWith("= None")), ...declarations.filter((d) => d.endsWith("= None"))];
@@ -199,7 +195,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
     iterators: items
       ? [
           {
-            name: `iter_${op.name}`,
+            name: pythonIteratorName(op.name),
             item: itemType(items, "answer", names),
             itemClass: items.kind === "message" ? itemType(items, "answer", names) : items.kind === "enum" ? "str" : itemType(items, "answer", names),
             doc: `Every item of ${items.name} of ${pythonMethodName(op.name)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonMethodName(op.name)}().`,
@@ -221,8 +217,8 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;
   const pagination = op.pagination
     ? op.pagination.style === "page"
-      ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, ${op.pagination.pageSize ?? "None"})`
-      : `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonName(items!.name, RESERVED_ATTRIBUTES))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonName(op.pagination.nextCursorField!, RESERVED_ATTRIBUTES))})`
+      ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, ${op.pagination.pageSize ?? "None"})`
+      : `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonAttributeName(op.pagination.nextCursorField!))})`
     : "None";
   const gated = Object.entries(op.versionGated).filter(([, gatedOver]) => gatedOver).map(([p]) => p);
   const entries: [string, string][] = [
@@ -245,7 +241,7 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
     ["pagination", pagination],
     ["input", pyLiteral(op.input)],
     ["output", pyLiteral(op.output)],
-    ["arguments", pyLiteral(Object.fromEntries(message.fields.map((f) => [f.name, pythonName(f.name)])))],
+    ["arguments", pyLiteral(Object.fromEntries(message.fields.map((f) => [f.name, pythonArgumentName(f.name)])))],
   ];
   return entries.map(([key, value]) => ({ key, value }));
 }
@@ -305,8 +301,6 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
   ];
 }
 
-/** A group's module in resources/ and types/: its name, with a trailing underscore where it is a keyword. */
-const groupModule = (group: string) => pythonName(group, new Set());
 /** The module of types/ holding the types that operations of several groups reach (and those none reach). */
 const SHARED_TYPES_MODULE = "shared";
 
@@ -322,11 +316,11 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
     const classes = roles.flatMap((role) =>
       (["sync", "async"] as const).map((mode) => {
         const sync = mode === "sync";
-        const client = `${sync ? "" : "Async"}${role === "admin" ? "Admin" : "User"}Client`;
+        const client = pythonClientName(role, mode);
         return {
           role,
           mode,
-          name: `${sync ? "" : "Async"}${group.pascalName}${roles.length > 1 ? (role === "admin" ? "Admin" : "User") : ""}Resource`,
+          name: pythonResourceClassName(group.pascalName, role, mode, roles.length > 1),
           base: sync ? "SyncResource" : "AsyncResource",
           doc: wrap(docText(`${group.title}: the operations of group ${group.name} on ${client}, which inherits them.`)).join("\n"),
           def: sync ? "def" : "async def",
@@ -341,7 +335,7 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
     }
     const code = classes.flatMap((c) => c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)]));
     return {
-      file: groupModule(group.name),
+      file: pythonModuleName(group.name),
       doc: docText(`${group.title}: the methods of group ${group.name}.`),
       classes,
       importBlock: importBlock([
@@ -367,7 +361,7 @@ function typeModules(
   types: { enums: readonly EnumView[]; answerClasses: readonly (readonly [string, AnswerClassView])[]; inputDicts: readonly (readonly [string, InputDictView])[] },
 ) {
   const moduleOf = typeModuleOf(ir, facts);
-  const files = [...new Set([SHARED_TYPES_MODULE, ...ir.groups.map((g) => groupModule(g.name))])].sort();
+  const files = [...new Set([SHARED_TYPES_MODULE, ...ir.groups.map((g) => pythonModuleName(g.name))])].sort();
   const modules = files.map((file) => {
     const enums = types.enums.filter((e) => moduleOf(e.name) === file);
     const answerClasses = types.answerClasses.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
@@ -387,7 +381,7 @@ function typeModules(
       doc: docText(
         module.file === SHARED_TYPES_MODULE
           ? "Types that operations of several groups (or none) reach."
-          : `Types only the operations of group ${ir.groups.find((g) => groupModule(g.name) === module.file)!.name} reach.`,
+          : `Types only the operations of group ${ir.groups.find((g) => pythonModuleName(g.name) === module.file)!.name} reach.`,
       ),
       importBlock: importBlock([
         [
@@ -408,7 +402,7 @@ function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<ty
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
-      const name = `${sync ? "" : "Async"}${client.role === "admin" ? "Admin" : "User"}Client`;
+      const name = pythonClientName(client.role, mode);
       const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
       const title = `${clientTitle(ir, client.role === "admin" ? "AdminClient" : "UserClient")} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
@@ -511,7 +505,7 @@ function typeModuleOf(ir: Ir, facts: SdkFacts): (name: string) => string {
   // What one group's types reach is that group's or shared: a group module imports from shared.py only, never the other way.
   return (name) => {
     const of = [...(groups.get(name) ?? [])];
-    return of.length === 1 ? groupModule(of[0]!) : SHARED_TYPES_MODULE;
+    return of.length === 1 ? pythonModuleName(of[0]!) : SHARED_TYPES_MODULE;
   };
 }
 
@@ -524,7 +518,7 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
   const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
   const message = (name: string) => facts.messages.find((m) => m.name === name)!;
   const method = (name: string) => methods.get(name)!.name;
-  const attr = (name: string) => pythonName(name, RESERVED_ATTRIBUTES);
+  const attr = pythonAttributeName;
   const readView = read && (() => {
     const output = message(operation(read).output);
     const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
@@ -659,7 +653,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     messages: facts.messages.map((m) => ({
       key: pyLiteral(m.name),
       fields: m.fields.map((f) =>
-        [f.name, pythonName(f.name, RESERVED_ATTRIBUTES), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", "),
+        [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", "),
       ),
     })),
     operations,

@@ -1,8 +1,7 @@
 // The Python SDK's own checks, run by `npm test`: mypy --strict and ruff on the generated package,
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 // and a package generated from a manifest whose fields are named like Python keywords.
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -10,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadIr } from "../../generators/generate.js";
 import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
 import { planProto } from "../../generators/emit/proto-plan.js";
-import { allOrder, emitPython, emitPythonDescriptors, importOrder, pythonName } from "../../generators/emit/python.js";
+import { allOrder, emitPython, emitPythonDescriptors, importOrder } from "../../generators/emit/python.js";
+import { pythonName } from "../../generators/emit/python-names.js";
 import { render } from "../../generators/writer.js";
 import { buildSdkFacts, clientGraphqlDocument, REFUSAL_TEXTS, WIRE_CHECK_TEXTS } from "../../generators/emit/sdk-facts.js";
 import { AdminClient, ApiError } from "../../generated/client/index.js";

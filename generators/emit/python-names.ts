@@ -1,0 +1,45 @@
+// The Python SDK's names, each derived here once from the IR's: keyword escaping, the names the
+// SDK's own code takes, the clients and the classes of each group's methods. The Python emitter
+// and the SDK-surface diff read them from here.
+import { PYTHON_KEYWORDS } from "../passes/packages.js";
+import type { ClientFacts } from "./sdk-facts.js";
+
+/** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */
+const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
+const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
+const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
+
+/** A safe Python spelling of a wire name: keywords (and names taken by the SDK) get a trailing underscore. */
+export function pythonName(name: string, reserved: ReadonlySet<string> = RESERVED_ARGUMENTS): string {
+  return PYTHON_KEYWORDS.has(name) || reserved.has(name) ? `${name}_` : name;
+}
+
+/** The keyword argument of an input field. */
+export const pythonArgumentName = (field: string) => pythonName(field, RESERVED_ARGUMENTS);
+
+/** The attribute of an answer field. */
+export const pythonAttributeName = (field: string) => pythonName(field, RESERVED_ATTRIBUTES);
+
+/** The client method of an operation: its name, with a trailing underscore where Python or the client takes it. */
+export const pythonMethodName = (operation: string) => pythonName(operation, RESERVED_METHODS);
+
+/** The method walking every page of a paginated operation. */
+export const pythonIteratorName = (operation: string) => `iter_${operation}`;
+
+/** A group's module in resources/ and types/. */
+export const pythonModuleName = (group: string) => pythonName(group, new Set());
+
+export type PythonMode = "sync" | "async";
+
+/** AdminClient, AsyncAdminClient, UserClient, AsyncUserClient. */
+export function pythonClientName(role: ClientFacts["role"], mode: PythonMode): string {
+  return `${mode === "async" ? "Async" : ""}${role === "admin" ? "Admin" : "User"}Client`;
+}
+
+/**
+ * The class of a group's methods that a client inherits (UsersResource, AsyncUsersResource); a
+ * group with operations on both clients has one per client (UsersAdminResource, UsersUserResource).
+ */
+export function pythonResourceClassName(groupPascalName: string, role: ClientFacts["role"], mode: PythonMode, onBothClients: boolean): string {
+  return `${mode === "async" ? "Async" : ""}${groupPascalName}${onBothClients ? (role === "admin" ? "Admin" : "User") : ""}Resource`;
+}
