@@ -18,7 +18,7 @@ function filesBelow(dir, prefix = "") {
     });
 }
 
-/** generators/emit/templates.ts with every template of templates/<language>/ precompiled, and the other files inlined. */
+/** generators/emit/templates.ts with every template of templates/<language>/ precompiled (its text kept beside), and the other files inlined. */
 function precompiledTemplates(projectRoot) {
   const Handlebars = require("handlebars");
   const root = join(projectRoot, "templates");
@@ -27,7 +27,7 @@ function precompiledTemplates(projectRoot) {
     const files = filesBelow(join(root, language)).map((path) => {
       const source = readFileSync(join(root, language, path), "utf8");
       return path.endsWith(".hbs")
-        ? `{ path: ${JSON.stringify(path.slice(0, -".hbs".length))}, spec: ${Handlebars.precompile(source, { noEscape: true, strict: true })} }`
+        ? `{ path: ${JSON.stringify(path.slice(0, -".hbs".length))}, text: ${JSON.stringify(source)}, spec: ${Handlebars.precompile(source, { noEscape: true, strict: true })} }`
         : `{ path: ${JSON.stringify(path)}, text: ${JSON.stringify(source)} }`;
     });
     return `${JSON.stringify(language)}: [${files.join(",\n")}]`;
@@ -39,7 +39,7 @@ export function loadTemplates(language, helpers) {
   if (!files) throw new Error("this build of apigen has no templates/" + language);
   const handlebars = Handlebars.create();
   for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper);
-  return files.map((file) => (file.spec ? { path: file.path, verbatim: false, render: handlebars.template(file.spec) } : { path: file.path, verbatim: true, render: () => file.text }));
+  return files.map((file) => (file.spec ? { path: file.path, verbatim: false, source: file.text, render: handlebars.template(file.spec) } : { path: file.path, verbatim: true, source: file.text, render: () => file.text }));
 }`;
 }
 

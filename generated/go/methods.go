@@ -5,6 +5,8 @@ package identity
 import (
 	"context"
 	"iter"
+
+	"github.com/identity-interface/identity-go/v2/internal/transport"
 )
 
 // AdminLogin calls admin_login: Exchange the admin secret for a session.
@@ -13,7 +15,7 @@ import (
 //
 // Auth: public. A write: never retried.
 func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts ...CallOption) (*AdminSession, error) {
-	return invoke[AdminSession](ctx, &c.core, opAdminLogin, in, opts)
+	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminLogin, in, callSettings(opts))
 }
 
 // AdminLogout calls admin_logout: End the admin session.
@@ -22,7 +24,7 @@ func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts 
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opAdminLogout, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpAdminLogout, in, callSettings(opts))
 }
 
 // AdminSession calls admin_session: Get the current admin session.
@@ -31,7 +33,7 @@ func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opt
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AdminSession(ctx context.Context, in *AdminSessionInput, opts ...CallOption) (*AdminSession, error) {
-	return invoke[AdminSession](ctx, &c.core, opAdminSession, in, opts)
+	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminSession, in, callSettings(opts))
 }
 
 // AdminMeta calls admin_meta: Get server metadata and feature flags.
@@ -40,7 +42,7 @@ func (c *AdminClient) AdminSession(ctx context.Context, in *AdminSessionInput, o
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AdminMeta(ctx context.Context, in *AdminMetaInput, opts ...CallOption) (*AdminMeta, error) {
-	return invoke[AdminMeta](ctx, &c.core, opAdminMeta, in, opts)
+	return transport.Invoke[AdminMeta](ctx, &c.core, transport.OpAdminMeta, in, callSettings(opts))
 }
 
 // Users calls users: List users.
@@ -49,7 +51,7 @@ func (c *AdminClient) AdminMeta(ctx context.Context, in *AdminMetaInput, opts ..
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Users(ctx context.Context, in *UsersInput, opts ...CallOption) (*UsersResponse, error) {
-	return invoke[UsersResponse](ctx, &c.core, opUsers, in, opts)
+	return transport.Invoke[UsersResponse](ctx, &c.core, transport.OpUsers, in, callSettings(opts))
 }
 
 // AllUsers walks the users of Users, page after page, each item exactly once: pages are fetched as the
@@ -58,7 +60,7 @@ func (c *AdminClient) Users(ctx context.Context, in *UsersInput, opts ...CallOpt
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Users.
 func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...CallOption) iter.Seq2[*User, error] {
-	return items[UsersResponse, *User](ctx, &c.core, opUsers, in, opts)
+	return transport.Items[UsersResponse, *User](ctx, &c.core, transport.OpUsers, in, callSettings(opts))
 }
 
 // User calls user: Get one user by id or by email. Give at least one of id, email.
@@ -67,7 +69,7 @@ func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...Call
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOption) (*User, error) {
-	return invoke[User](ctx, &c.core, opUser, in, opts)
+	return transport.Invoke[User](ctx, &c.core, transport.OpUser, in, callSettings(opts))
 }
 
 // UpdateUser calls update_user: Update a user.
@@ -76,7 +78,7 @@ func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOptio
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts ...CallOption) (*User, error) {
-	return invoke[User](ctx, &c.core, opUpdateUser, in, opts)
+	return transport.Invoke[User](ctx, &c.core, transport.OpUpdateUser, in, callSettings(opts))
 }
 
 // DeleteUser calls delete_user: Delete a user.
@@ -87,7 +89,7 @@ func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts 
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteUser, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteUser, in, callSettings(opts))
 }
 
 // VerificationRequests calls verification_requests: List pending verification requests.
@@ -96,7 +98,7 @@ func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts 
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) VerificationRequests(ctx context.Context, in *VerificationRequestsInput, opts ...CallOption) (*VerificationRequestsResponse, error) {
-	return invoke[VerificationRequestsResponse](ctx, &c.core, opVerificationRequests, in, opts)
+	return transport.Invoke[VerificationRequestsResponse](ctx, &c.core, transport.OpVerificationRequests, in, callSettings(opts))
 }
 
 // AllVerificationRequests walks the verification_requests of VerificationRequests, page after page,
@@ -106,7 +108,7 @@ func (c *AdminClient) VerificationRequests(ctx context.Context, in *Verification
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // VerificationRequests.
 func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *VerificationRequestsInput, opts ...CallOption) iter.Seq2[*VerificationRequest, error] {
-	return items[VerificationRequestsResponse, *VerificationRequest](ctx, &c.core, opVerificationRequests, in, opts)
+	return transport.Items[VerificationRequestsResponse, *VerificationRequest](ctx, &c.core, transport.OpVerificationRequests, in, callSettings(opts))
 }
 
 // RevokeAccess calls revoke_access: Revoke a user's access.
@@ -115,7 +117,7 @@ func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *Verificat
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opRevokeAccess, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpRevokeAccess, in, callSettings(opts))
 }
 
 // EnableAccess calls enable_access: Re-enable a user's access.
@@ -124,7 +126,7 @@ func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opEnableAccess, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpEnableAccess, in, callSettings(opts))
 }
 
 // InviteMembers calls invite_members: Invite members by email.
@@ -133,7 +135,7 @@ func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opInviteMembers, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpInviteMembers, in, callSettings(opts))
 }
 
 // AddWebhook calls add_webhook: Create a webhook.
@@ -142,7 +144,7 @@ func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput,
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return invoke[Webhook](ctx, &c.core, opAddWebhook, in, opts)
+	return transport.Invoke[Webhook](ctx, &c.core, transport.OpAddWebhook, in, callSettings(opts))
 }
 
 // UpdateWebhook calls update_webhook: Update a webhook.
@@ -151,7 +153,7 @@ func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts 
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return invoke[Webhook](ctx, &c.core, opUpdateWebhook, in, opts)
+	return transport.Invoke[Webhook](ctx, &c.core, transport.OpUpdateWebhook, in, callSettings(opts))
 }
 
 // DeleteWebhook calls delete_webhook: Delete a webhook.
@@ -162,7 +164,7 @@ func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput,
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteWebhook, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteWebhook, in, callSettings(opts))
 }
 
 // GetWebhook calls get_webhook: Get one webhook.
@@ -171,7 +173,7 @@ func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput,
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetWebhook(ctx context.Context, in *GetWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return invoke[Webhook](ctx, &c.core, opGetWebhook, in, opts)
+	return transport.Invoke[Webhook](ctx, &c.core, transport.OpGetWebhook, in, callSettings(opts))
 }
 
 // Webhooks calls webhooks: List webhooks.
@@ -180,7 +182,7 @@ func (c *AdminClient) GetWebhook(ctx context.Context, in *GetWebhookInput, opts 
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Webhooks(ctx context.Context, in *WebhooksInput, opts ...CallOption) (*WebhooksResponse, error) {
-	return invoke[WebhooksResponse](ctx, &c.core, opWebhooks, in, opts)
+	return transport.Invoke[WebhooksResponse](ctx, &c.core, transport.OpWebhooks, in, callSettings(opts))
 }
 
 // AllWebhooks walks the webhooks of Webhooks, page after page, each item exactly once: pages are
@@ -189,7 +191,7 @@ func (c *AdminClient) Webhooks(ctx context.Context, in *WebhooksInput, opts ...C
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Webhooks.
 func (c *AdminClient) AllWebhooks(ctx context.Context, in *WebhooksInput, opts ...CallOption) iter.Seq2[*Webhook, error] {
-	return items[WebhooksResponse, *Webhook](ctx, &c.core, opWebhooks, in, opts)
+	return transport.Items[WebhooksResponse, *Webhook](ctx, &c.core, transport.OpWebhooks, in, callSettings(opts))
 }
 
 // WebhookLogs calls webhook_logs: List webhook delivery logs.
@@ -198,7 +200,7 @@ func (c *AdminClient) AllWebhooks(ctx context.Context, in *WebhooksInput, opts .
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) WebhookLogs(ctx context.Context, in *WebhookLogsInput, opts ...CallOption) (*WebhookLogsResponse, error) {
-	return invoke[WebhookLogsResponse](ctx, &c.core, opWebhookLogs, in, opts)
+	return transport.Invoke[WebhookLogsResponse](ctx, &c.core, transport.OpWebhookLogs, in, callSettings(opts))
 }
 
 // AllWebhookLogs walks the webhook_logs of WebhookLogs, page after page, each item exactly once: pages
@@ -208,7 +210,7 @@ func (c *AdminClient) WebhookLogs(ctx context.Context, in *WebhookLogsInput, opt
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // WebhookLogs.
 func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, opts ...CallOption) iter.Seq2[*WebhookLog, error] {
-	return items[WebhookLogsResponse, *WebhookLog](ctx, &c.core, opWebhookLogs, in, opts)
+	return transport.Items[WebhookLogsResponse, *WebhookLog](ctx, &c.core, transport.OpWebhookLogs, in, callSettings(opts))
 }
 
 // TestEndpoint calls test_endpoint: Send a test event to a webhook endpoint.
@@ -217,7 +219,7 @@ func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, 
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, opts ...CallOption) (*TestEndpointResponse, error) {
-	return invoke[TestEndpointResponse](ctx, &c.core, opTestEndpoint, in, opts)
+	return transport.Invoke[TestEndpointResponse](ctx, &c.core, transport.OpTestEndpoint, in, callSettings(opts))
 }
 
 // AddEmailTemplate calls add_email_template: Create an email template.
@@ -226,7 +228,7 @@ func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
-	return invoke[EmailTemplate](ctx, &c.core, opAddEmailTemplate, in, opts)
+	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpAddEmailTemplate, in, callSettings(opts))
 }
 
 // UpdateEmailTemplate calls update_email_template: Update an email template.
@@ -235,7 +237,7 @@ func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplate
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
-	return invoke[EmailTemplate](ctx, &c.core, opUpdateEmailTemplate, in, opts)
+	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpUpdateEmailTemplate, in, callSettings(opts))
 }
 
 // DeleteEmailTemplate calls delete_email_template: Delete an email template.
@@ -246,7 +248,7 @@ func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTe
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTemplateInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteEmailTemplate, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteEmailTemplate, in, callSettings(opts))
 }
 
 // EmailTemplates calls email_templates: List email templates.
@@ -255,7 +257,7 @@ func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTe
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) EmailTemplates(ctx context.Context, in *EmailTemplatesInput, opts ...CallOption) (*EmailTemplatesResponse, error) {
-	return invoke[EmailTemplatesResponse](ctx, &c.core, opEmailTemplates, in, opts)
+	return transport.Invoke[EmailTemplatesResponse](ctx, &c.core, transport.OpEmailTemplates, in, callSettings(opts))
 }
 
 // AllEmailTemplates walks the email_templates of EmailTemplates, page after page, each item exactly
@@ -265,7 +267,7 @@ func (c *AdminClient) EmailTemplates(ctx context.Context, in *EmailTemplatesInpu
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // EmailTemplates.
 func (c *AdminClient) AllEmailTemplates(ctx context.Context, in *EmailTemplatesInput, opts ...CallOption) iter.Seq2[*EmailTemplate, error] {
-	return items[EmailTemplatesResponse, *EmailTemplate](ctx, &c.core, opEmailTemplates, in, opts)
+	return transport.Items[EmailTemplatesResponse, *EmailTemplate](ctx, &c.core, transport.OpEmailTemplates, in, callSettings(opts))
 }
 
 // AuditLogs calls audit_logs: List audit log entries.
@@ -274,7 +276,7 @@ func (c *AdminClient) AllEmailTemplates(ctx context.Context, in *EmailTemplatesI
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AuditLogs(ctx context.Context, in *AuditLogsInput, opts ...CallOption) (*AuditLogsResponse, error) {
-	return invoke[AuditLogsResponse](ctx, &c.core, opAuditLogs, in, opts)
+	return transport.Invoke[AuditLogsResponse](ctx, &c.core, transport.OpAuditLogs, in, callSettings(opts))
 }
 
 // AllAuditLogs walks the audit_logs of AuditLogs, page after page, each item exactly once: pages are
@@ -284,7 +286,7 @@ func (c *AdminClient) AuditLogs(ctx context.Context, in *AuditLogsInput, opts ..
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // AuditLogs.
 func (c *AdminClient) AllAuditLogs(ctx context.Context, in *AuditLogsInput, opts ...CallOption) iter.Seq2[*AuditLog, error] {
-	return items[AuditLogsResponse, *AuditLog](ctx, &c.core, opAuditLogs, in, opts)
+	return transport.Items[AuditLogsResponse, *AuditLog](ctx, &c.core, transport.OpAuditLogs, in, callSettings(opts))
 }
 
 // FGAGetModel calls fga_get_model: Get the current authorization model.
@@ -293,7 +295,7 @@ func (c *AdminClient) AllAuditLogs(ctx context.Context, in *AuditLogsInput, opts
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opts ...CallOption) (*FGAModel, error) {
-	return invoke[FGAModel](ctx, &c.core, opFGAGetModel, in, opts)
+	return transport.Invoke[FGAModel](ctx, &c.core, transport.OpFGAGetModel, in, callSettings(opts))
 }
 
 // FGAWriteModel calls fga_write_model: Write or overwrite the authorization model.
@@ -304,7 +306,7 @@ func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opt
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput, opts ...CallOption) (*FGAModel, error) {
-	return invoke[FGAModel](ctx, &c.core, opFGAWriteModel, in, opts)
+	return transport.Invoke[FGAModel](ctx, &c.core, transport.OpFGAWriteModel, in, callSettings(opts))
 }
 
 // FGAWriteTuples calls fga_write_tuples: Write relationship tuples.
@@ -313,7 +315,7 @@ func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput,
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opFGAWriteTuples, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAWriteTuples, in, callSettings(opts))
 }
 
 // FGADeleteTuples calls fga_delete_tuples: Delete relationship tuples.
@@ -324,7 +326,7 @@ func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInpu
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opFGADeleteTuples, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpFGADeleteTuples, in, callSettings(opts))
 }
 
 // FGAReadTuples calls fga_read_tuples: Read relationship tuples, optionally filtered by user, relation
@@ -334,7 +336,7 @@ func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesIn
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAReadTuples(ctx context.Context, in *FGAReadTuplesInput, opts ...CallOption) (*FGAReadTuplesResponse, error) {
-	return invoke[FGAReadTuplesResponse](ctx, &c.core, opFGAReadTuples, in, opts)
+	return transport.Invoke[FGAReadTuplesResponse](ctx, &c.core, transport.OpFGAReadTuples, in, callSettings(opts))
 }
 
 // AllFGAReadTuples walks the tuples of FGAReadTuples, page after page, each item exactly once: pages
@@ -344,7 +346,7 @@ func (c *AdminClient) FGAReadTuples(ctx context.Context, in *FGAReadTuplesInput,
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // FGAReadTuples.
 func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInput, opts ...CallOption) iter.Seq2[*FGATuple, error] {
-	return items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, opFGAReadTuples, in, opts)
+	return transport.Items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, transport.OpFGAReadTuples, in, callSettings(opts))
 }
 
 // FGAListUsers calls fga_list_users: List users with a relation to an object.
@@ -353,7 +355,7 @@ func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInp
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, opts ...CallOption) (*FGAListUsersResponse, error) {
-	return invoke[FGAListUsersResponse](ctx, &c.core, opFGAListUsers, in, opts)
+	return transport.Invoke[FGAListUsersResponse](ctx, &c.core, transport.OpFGAListUsers, in, callSettings(opts))
 }
 
 // FGAExpand calls fga_expand: Expand a relation into its userset.
@@ -362,7 +364,7 @@ func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, o
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ...CallOption) (*FGAUserset, error) {
-	return invoke[FGAUserset](ctx, &c.core, opFGAExpand, in, opts)
+	return transport.Invoke[FGAUserset](ctx, &c.core, transport.OpFGAExpand, in, callSettings(opts))
 }
 
 // FGAReset calls fga_reset: Wipe all authorization data.
@@ -373,7 +375,7 @@ func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ..
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opFGAReset, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAReset, in, callSettings(opts))
 }
 
 // CreateClient calls create_client: Create a machine client; its secret is returned once.
@@ -382,7 +384,7 @@ func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...C
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, opts ...CallOption) (*CreateClientResponse, error) {
-	return invoke[CreateClientResponse](ctx, &c.core, opCreateClient, in, opts)
+	return transport.Invoke[CreateClientResponse](ctx, &c.core, transport.OpCreateClient, in, callSettings(opts))
 }
 
 // UpdateClient calls update_client: Update a client's metadata, scopes or active flag.
@@ -391,7 +393,7 @@ func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, opts ...CallOption) (*Client, error) {
-	return invoke[Client](ctx, &c.core, opUpdateClient, in, opts)
+	return transport.Invoke[Client](ctx, &c.core, transport.OpUpdateClient, in, callSettings(opts))
 }
 
 // DeleteClient calls delete_client: Delete a client; tokens already issued stop being honoured.
@@ -402,7 +404,7 @@ func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteClient, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteClient, in, callSettings(opts))
 }
 
 // RotateClientSecret calls rotate_client_secret: Issue a new client secret, returned once.
@@ -413,7 +415,7 @@ func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, o
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSecretInput, opts ...CallOption) (*RotateClientSecretResponse, error) {
-	return invoke[RotateClientSecretResponse](ctx, &c.core, opRotateClientSecret, in, opts)
+	return transport.Invoke[RotateClientSecretResponse](ctx, &c.core, transport.OpRotateClientSecret, in, callSettings(opts))
 }
 
 // GetClient calls get_client: Get one client by id; its secret is never returned.
@@ -422,7 +424,7 @@ func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSe
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetClient(ctx context.Context, in *GetClientInput, opts ...CallOption) (*Client, error) {
-	return invoke[Client](ctx, &c.core, opGetClient, in, opts)
+	return transport.Invoke[Client](ctx, &c.core, transport.OpGetClient, in, callSettings(opts))
 }
 
 // Clients calls clients: List clients.
@@ -431,7 +433,7 @@ func (c *AdminClient) GetClient(ctx context.Context, in *GetClientInput, opts ..
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Clients(ctx context.Context, in *ClientsInput, opts ...CallOption) (*ClientsResponse, error) {
-	return invoke[ClientsResponse](ctx, &c.core, opClients, in, opts)
+	return transport.Invoke[ClientsResponse](ctx, &c.core, transport.OpClients, in, callSettings(opts))
 }
 
 // AllClients walks the clients of Clients, page after page, each item exactly once: pages are fetched
@@ -440,7 +442,7 @@ func (c *AdminClient) Clients(ctx context.Context, in *ClientsInput, opts ...Cal
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Clients.
 func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...CallOption) iter.Seq2[*Client, error] {
-	return items[ClientsResponse, *Client](ctx, &c.core, opClients, in, opts)
+	return transport.Items[ClientsResponse, *Client](ctx, &c.core, transport.OpClients, in, callSettings(opts))
 }
 
 // AddTrustedIssuer calls add_trusted_issuer: Register an external token issuer.
@@ -449,7 +451,7 @@ func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return invoke[TrustedIssuer](ctx, &c.core, opAddTrustedIssuer, in, opts)
+	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpAddTrustedIssuer, in, callSettings(opts))
 }
 
 // UpdateTrustedIssuer calls update_trusted_issuer: Update a trusted issuer.
@@ -458,7 +460,7 @@ func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuer
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return invoke[TrustedIssuer](ctx, &c.core, opUpdateTrustedIssuer, in, opts)
+	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpUpdateTrustedIssuer, in, callSettings(opts))
 }
 
 // DeleteTrustedIssuer calls delete_trusted_issuer: Delete a trusted issuer; its assertions stop
@@ -470,7 +472,7 @@ func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrusted
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrustedIssuerInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteTrustedIssuer, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteTrustedIssuer, in, callSettings(opts))
 }
 
 // GetTrustedIssuer calls get_trusted_issuer: Get one trusted issuer by id.
@@ -479,7 +481,7 @@ func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrusted
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetTrustedIssuer(ctx context.Context, in *GetTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return invoke[TrustedIssuer](ctx, &c.core, opGetTrustedIssuer, in, opts)
+	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpGetTrustedIssuer, in, callSettings(opts))
 }
 
 // TrustedIssuers calls trusted_issuers: List trusted issuers, optionally filtered by service account.
@@ -488,7 +490,7 @@ func (c *AdminClient) GetTrustedIssuer(ctx context.Context, in *GetTrustedIssuer
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) TrustedIssuers(ctx context.Context, in *TrustedIssuersInput, opts ...CallOption) (*TrustedIssuersResponse, error) {
-	return invoke[TrustedIssuersResponse](ctx, &c.core, opTrustedIssuers, in, opts)
+	return transport.Invoke[TrustedIssuersResponse](ctx, &c.core, transport.OpTrustedIssuers, in, callSettings(opts))
 }
 
 // AllTrustedIssuers walks the trusted_issuers of TrustedIssuers, page after page, each item exactly
@@ -498,7 +500,7 @@ func (c *AdminClient) TrustedIssuers(ctx context.Context, in *TrustedIssuersInpu
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // TrustedIssuers.
 func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersInput, opts ...CallOption) iter.Seq2[*TrustedIssuer, error] {
-	return items[TrustedIssuersResponse, *TrustedIssuer](ctx, &c.core, opTrustedIssuers, in, opts)
+	return transport.Items[TrustedIssuersResponse, *TrustedIssuer](ctx, &c.core, transport.OpTrustedIssuers, in, callSettings(opts))
 }
 
 // CreateSAMLServiceProvider calls create_saml_service_provider: Register a downstream SAML 2.0 service
@@ -508,7 +510,7 @@ func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersI
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return invoke[SAMLServiceProvider](ctx, &c.core, opCreateSAMLServiceProvider, in, opts)
+	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpCreateSAMLServiceProvider, in, callSettings(opts))
 }
 
 // UpdateSAMLServiceProvider calls update_saml_service_provider: Update a service provider's name,
@@ -518,7 +520,7 @@ func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateS
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return invoke[SAMLServiceProvider](ctx, &c.core, opUpdateSAMLServiceProvider, in, opts)
+	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpUpdateSAMLServiceProvider, in, callSettings(opts))
 }
 
 // DeleteSAMLServiceProvider calls delete_saml_service_provider: Delete a service provider; no more
@@ -530,7 +532,7 @@ func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateS
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteSAMLServiceProviderInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteSAMLServiceProvider, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSAMLServiceProvider, in, callSettings(opts))
 }
 
 // GetSAMLServiceProvider calls get_saml_service_provider: Get one service provider by id.
@@ -539,7 +541,7 @@ func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteS
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetSAMLServiceProvider(ctx context.Context, in *GetSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return invoke[SAMLServiceProvider](ctx, &c.core, opGetSAMLServiceProvider, in, opts)
+	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpGetSAMLServiceProvider, in, callSettings(opts))
 }
 
 // ListSAMLServiceProviders calls list_saml_service_providers: List the service providers of an
@@ -549,7 +551,7 @@ func (c *AdminClient) GetSAMLServiceProvider(ctx context.Context, in *GetSAMLSer
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ListSAMLServiceProviders(ctx context.Context, in *ListSAMLServiceProvidersInput, opts ...CallOption) (*ListSAMLServiceProvidersResponse, error) {
-	return invoke[ListSAMLServiceProvidersResponse](ctx, &c.core, opListSAMLServiceProviders, in, opts)
+	return transport.Invoke[ListSAMLServiceProvidersResponse](ctx, &c.core, transport.OpListSAMLServiceProviders, in, callSettings(opts))
 }
 
 // AllSAMLServiceProviders walks the saml_service_providers of ListSAMLServiceProviders, page after
@@ -559,7 +561,7 @@ func (c *AdminClient) ListSAMLServiceProviders(ctx context.Context, in *ListSAML
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // ListSAMLServiceProviders.
 func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLServiceProvidersInput, opts ...CallOption) iter.Seq2[*SAMLServiceProvider, error] {
-	return items[ListSAMLServiceProvidersResponse, *SAMLServiceProvider](ctx, &c.core, opListSAMLServiceProviders, in, opts)
+	return transport.Items[ListSAMLServiceProvidersResponse, *SAMLServiceProvider](ctx, &c.core, transport.OpListSAMLServiceProviders, in, callSettings(opts))
 }
 
 // RotateSAMLIDPCert calls rotate_saml_idp_cert: Generate a new current signing keypair for an
@@ -569,7 +571,7 @@ func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLS
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCertInput, opts ...CallOption) (*SAMLIDPKey, error) {
-	return invoke[SAMLIDPKey](ctx, &c.core, opRotateSAMLIDPCert, in, opts)
+	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRotateSAMLIDPCert, in, callSettings(opts))
 }
 
 // RetireSAMLIDPKey calls retire_saml_idp_key: Retire a published, non-signing key; the current key
@@ -581,7 +583,7 @@ func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCe
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKeyInput, opts ...CallOption) (*SAMLIDPKey, error) {
-	return invoke[SAMLIDPKey](ctx, &c.core, opRetireSAMLIDPKey, in, opts)
+	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRetireSAMLIDPKey, in, callSettings(opts))
 }
 
 // ListSAMLIDPKeys calls list_saml_idp_keys: List the signing keys of an organization.
@@ -590,7 +592,7 @@ func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKey
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ListSAMLIDPKeys(ctx context.Context, in *ListSAMLIDPKeysInput, opts ...CallOption) (*ListSAMLIDPKeysResponse, error) {
-	return invoke[ListSAMLIDPKeysResponse](ctx, &c.core, opListSAMLIDPKeys, in, opts)
+	return transport.Invoke[ListSAMLIDPKeysResponse](ctx, &c.core, transport.OpListSAMLIDPKeys, in, callSettings(opts))
 }
 
 // ImportSAMLSPMetadata calls import_saml_sp_metadata: Parse pasted SP metadata XML; creates nothing
@@ -600,7 +602,7 @@ func (c *AdminClient) ListSAMLIDPKeys(ctx context.Context, in *ListSAMLIDPKeysIn
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSPMetadataInput, opts ...CallOption) (*SAMLSPMetadata, error) {
-	return invoke[SAMLSPMetadata](ctx, &c.core, opImportSAMLSPMetadata, in, opts)
+	return transport.Invoke[SAMLSPMetadata](ctx, &c.core, transport.OpImportSAMLSPMetadata, in, callSettings(opts))
 }
 
 // CreateOrganization calls create_organization: Create an organization; its name must be a unique
@@ -610,7 +612,7 @@ func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSP
 //
 // Auth: super_admin. A write: never retried.
 func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return invoke[Organization](ctx, &c.core, opCreateOrganization, in, opts)
+	return transport.Invoke[Organization](ctx, &c.core, transport.OpCreateOrganization, in, callSettings(opts))
 }
 
 // UpdateOrganization calls update_organization: Update an organization.
@@ -619,7 +621,7 @@ func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganiza
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return invoke[Organization](ctx, &c.core, opUpdateOrganization, in, opts)
+	return transport.Invoke[Organization](ctx, &c.core, transport.OpUpdateOrganization, in, callSettings(opts))
 }
 
 // DeleteOrganization calls delete_organization: Delete an organization with its memberships and
@@ -631,7 +633,7 @@ func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganiza
 //
 // Auth: super_admin. A write: never retried.
 func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganizationInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteOrganization, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrganization, in, callSettings(opts))
 }
 
 // GetOrganization calls get_organization: Get one organization by id.
@@ -640,7 +642,7 @@ func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganiza
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrganization(ctx context.Context, in *GetOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return invoke[Organization](ctx, &c.core, opGetOrganization, in, opts)
+	return transport.Invoke[Organization](ctx, &c.core, transport.OpGetOrganization, in, callSettings(opts))
 }
 
 // Organizations calls organizations: List organizations.
@@ -649,7 +651,7 @@ func (c *AdminClient) GetOrganization(ctx context.Context, in *GetOrganizationIn
 //
 // Auth: super_admin. A read: retried on transient failures.
 func (c *AdminClient) Organizations(ctx context.Context, in *OrganizationsInput, opts ...CallOption) (*OrganizationsResponse, error) {
-	return invoke[OrganizationsResponse](ctx, &c.core, opOrganizations, in, opts)
+	return transport.Invoke[OrganizationsResponse](ctx, &c.core, transport.OpOrganizations, in, callSettings(opts))
 }
 
 // AllOrganizations walks the organizations of Organizations, page after page, each item exactly once:
@@ -659,7 +661,7 @@ func (c *AdminClient) Organizations(ctx context.Context, in *OrganizationsInput,
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // Organizations.
 func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInput, opts ...CallOption) iter.Seq2[*Organization, error] {
-	return items[OrganizationsResponse, *Organization](ctx, &c.core, opOrganizations, in, opts)
+	return transport.Items[OrganizationsResponse, *Organization](ctx, &c.core, transport.OpOrganizations, in, callSettings(opts))
 }
 
 // AddOrgMember calls add_org_member: Add a user to an organization.
@@ -668,7 +670,7 @@ func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInp
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, opts ...CallOption) (*OrgMember, error) {
-	return invoke[OrgMember](ctx, &c.core, opAddOrgMember, in, opts)
+	return transport.Invoke[OrgMember](ctx, &c.core, transport.OpAddOrgMember, in, callSettings(opts))
 }
 
 // RemoveOrgMember calls remove_org_member: Remove a user from an organization.
@@ -677,7 +679,7 @@ func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, o
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opRemoveOrgMember, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpRemoveOrgMember, in, callSettings(opts))
 }
 
 // OrgMembers calls org_members: List the members of an organization.
@@ -686,7 +688,7 @@ func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberIn
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) OrgMembers(ctx context.Context, in *OrgMembersInput, opts ...CallOption) (*OrgMembersResponse, error) {
-	return invoke[OrgMembersResponse](ctx, &c.core, opOrgMembers, in, opts)
+	return transport.Invoke[OrgMembersResponse](ctx, &c.core, transport.OpOrgMembers, in, callSettings(opts))
 }
 
 // AllOrgMembers walks the members of OrgMembers, page after page, each item exactly once: pages are
@@ -696,7 +698,7 @@ func (c *AdminClient) OrgMembers(ctx context.Context, in *OrgMembersInput, opts 
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // OrgMembers.
 func (c *AdminClient) AllOrgMembers(ctx context.Context, in *OrgMembersInput, opts ...CallOption) iter.Seq2[*OrgMember, error] {
-	return items[OrgMembersResponse, *OrgMember](ctx, &c.core, opOrgMembers, in, opts)
+	return transport.Items[OrgMembersResponse, *OrgMember](ctx, &c.core, transport.OpOrgMembers, in, callSettings(opts))
 }
 
 // UserOrganizations calls user_organizations: List a user's organizations with the user's roles in
@@ -706,7 +708,7 @@ func (c *AdminClient) AllOrgMembers(ctx context.Context, in *OrgMembersInput, op
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) UserOrganizations(ctx context.Context, in *UserOrganizationsInput, opts ...CallOption) (*UserOrganizationsResponse, error) {
-	return invoke[UserOrganizationsResponse](ctx, &c.core, opUserOrganizations, in, opts)
+	return transport.Invoke[UserOrganizationsResponse](ctx, &c.core, transport.OpUserOrganizations, in, callSettings(opts))
 }
 
 // AllUserOrganizations walks the organizations of UserOrganizations, page after page, each item
@@ -716,7 +718,7 @@ func (c *AdminClient) UserOrganizations(ctx context.Context, in *UserOrganizatio
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // UserOrganizations.
 func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganizationsInput, opts ...CallOption) iter.Seq2[*UserOrganization, error] {
-	return items[UserOrganizationsResponse, *UserOrganization](ctx, &c.core, opUserOrganizations, in, opts)
+	return transport.Items[UserOrganizationsResponse, *UserOrganization](ctx, &c.core, transport.OpUserOrganizations, in, callSettings(opts))
 }
 
 // RequestOrgDomain calls request_org_domain: Start verification of a domain; returns the DNS TXT
@@ -727,7 +729,7 @@ func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganiza
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomainInput, opts ...CallOption) (*RequestOrgDomainResponse, error) {
-	return invoke[RequestOrgDomainResponse](ctx, &c.core, opRequestOrgDomain, in, opts)
+	return transport.Invoke[RequestOrgDomainResponse](ctx, &c.core, transport.OpRequestOrgDomain, in, callSettings(opts))
 }
 
 // VerifyOrgDomain calls verify_org_domain: Check the DNS TXT challenge and verify the domain.
@@ -736,7 +738,7 @@ func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomain
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
-	return invoke[OrgDomain](ctx, &c.core, opVerifyOrgDomain, in, opts)
+	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpVerifyOrgDomain, in, callSettings(opts))
 }
 
 // AddVerifiedOrgDomain calls add_verified_org_domain: Register a verified domain without the DNS
@@ -746,7 +748,7 @@ func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainIn
 //
 // Auth: super_admin. A write: never retried.
 func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
-	return invoke[OrgDomain](ctx, &c.core, opAddVerifiedOrgDomain, in, opts)
+	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpAddVerifiedOrgDomain, in, callSettings(opts))
 }
 
 // DeleteOrgDomain calls delete_org_domain: Remove a verified domain; logins stop resolving to the
@@ -758,7 +760,7 @@ func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedO
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteOrgDomain, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgDomain, in, callSettings(opts))
 }
 
 // OrgDomains calls org_domains: List the verified domains of an organization.
@@ -767,7 +769,7 @@ func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainIn
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) OrgDomains(ctx context.Context, in *OrgDomainsInput, opts ...CallOption) (*OrgDomainsResponse, error) {
-	return invoke[OrgDomainsResponse](ctx, &c.core, opOrgDomains, in, opts)
+	return transport.Invoke[OrgDomainsResponse](ctx, &c.core, transport.OpOrgDomains, in, callSettings(opts))
 }
 
 // AllOrgDomains walks the domains of OrgDomains, page after page, each item exactly once: pages are
@@ -777,7 +779,7 @@ func (c *AdminClient) OrgDomains(ctx context.Context, in *OrgDomainsInput, opts 
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // OrgDomains.
 func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, opts ...CallOption) iter.Seq2[*OrgDomain, error] {
-	return items[OrgDomainsResponse, *OrgDomain](ctx, &c.core, opOrgDomains, in, opts)
+	return transport.Items[OrgDomainsResponse, *OrgDomain](ctx, &c.core, transport.OpOrgDomains, in, callSettings(opts))
 }
 
 // CreateOrgOIDCConnection calls create_org_oidc_connection: Create an upstream OIDC connection for an
@@ -787,7 +789,7 @@ func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, op
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return invoke[OrgOIDCConnection](ctx, &c.core, opCreateOrgOIDCConnection, in, opts)
+	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpCreateOrgOIDCConnection, in, callSettings(opts))
 }
 
 // UpdateOrgOIDCConnection calls update_org_oidc_connection: Update an OIDC connection; supplying the
@@ -797,7 +799,7 @@ func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrg
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return invoke[OrgOIDCConnection](ctx, &c.core, opUpdateOrgOIDCConnection, in, opts)
+	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpUpdateOrgOIDCConnection, in, callSettings(opts))
 }
 
 // DeleteOrgOIDCConnection calls delete_org_oidc_connection: Delete an OIDC connection; SSO logins
@@ -809,7 +811,7 @@ func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrg
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrgOIDCConnectionInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteOrgOIDCConnection, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgOIDCConnection, in, callSettings(opts))
 }
 
 // GetOrgOIDCConnection calls get_org_oidc_connection: Get an OIDC connection by id or by organization
@@ -819,7 +821,7 @@ func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrg
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return invoke[OrgOIDCConnection](ctx, &c.core, opGetOrgOIDCConnection, in, opts)
+	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpGetOrgOIDCConnection, in, callSettings(opts))
 }
 
 // CreateOrgSAMLConnection calls create_org_saml_connection: Create an upstream SAML connection for an
@@ -829,7 +831,7 @@ func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCCo
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return invoke[OrgSAMLConnection](ctx, &c.core, opCreateOrgSAMLConnection, in, opts)
+	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpCreateOrgSAMLConnection, in, callSettings(opts))
 }
 
 // UpdateOrgSAMLConnection calls update_org_saml_connection: Update a SAML connection; supplying the
@@ -839,7 +841,7 @@ func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrg
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return invoke[OrgSAMLConnection](ctx, &c.core, opUpdateOrgSAMLConnection, in, opts)
+	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpUpdateOrgSAMLConnection, in, callSettings(opts))
 }
 
 // DeleteOrgSAMLConnection calls delete_org_saml_connection: Delete a SAML connection; SSO logins
@@ -851,7 +853,7 @@ func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrg
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrgSAMLConnectionInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteOrgSAMLConnection, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgSAMLConnection, in, callSettings(opts))
 }
 
 // GetOrgSAMLConnection calls get_org_saml_connection: Get a SAML connection by id or by organization
@@ -861,7 +863,7 @@ func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrg
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return invoke[OrgSAMLConnection](ctx, &c.core, opGetOrgSAMLConnection, in, opts)
+	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpGetOrgSAMLConnection, in, callSettings(opts))
 }
 
 // CreateSCIMEndpoint calls create_scim_endpoint: Create the SCIM endpoint of an organization; its
@@ -871,7 +873,7 @@ func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLCo
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndpointInput, opts ...CallOption) (*CreateSCIMEndpointResponse, error) {
-	return invoke[CreateSCIMEndpointResponse](ctx, &c.core, opCreateSCIMEndpoint, in, opts)
+	return transport.Invoke[CreateSCIMEndpointResponse](ctx, &c.core, transport.OpCreateSCIMEndpoint, in, callSettings(opts))
 }
 
 // RotateSCIMToken calls rotate_scim_token: Issue a new SCIM bearer token, returned once; the old one
@@ -883,7 +885,7 @@ func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndp
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenInput, opts ...CallOption) (*RotateSCIMTokenResponse, error) {
-	return invoke[RotateSCIMTokenResponse](ctx, &c.core, opRotateSCIMToken, in, opts)
+	return transport.Invoke[RotateSCIMTokenResponse](ctx, &c.core, transport.OpRotateSCIMToken, in, callSettings(opts))
 }
 
 // DeleteSCIMEndpoint calls delete_scim_endpoint: Delete the SCIM endpoint of an organization; its
@@ -895,7 +897,7 @@ func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenIn
 //
 // Auth: org_admin. A write: never retried.
 func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndpointInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opDeleteSCIMEndpoint, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSCIMEndpoint, in, callSettings(opts))
 }
 
 // GetSCIMEndpoint calls get_scim_endpoint: Get the SCIM endpoint of an organization; its token is
@@ -905,7 +907,7 @@ func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndp
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointInput, opts ...CallOption) (*ScimEndpoint, error) {
-	return invoke[ScimEndpoint](ctx, &c.core, opGetSCIMEndpoint, in, opts)
+	return transport.Invoke[ScimEndpoint](ctx, &c.core, transport.OpGetSCIMEndpoint, in, callSettings(opts))
 }
 
 // AdminSignup calls admin_signup: Bootstrap the first admin of a server started without an admin
@@ -915,7 +917,7 @@ func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointIn
 //
 // Auth: public. A write: never retried.
 func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opts ...CallOption) (*AdminSession, error) {
-	return invoke[AdminSession](ctx, &c.core, opAdminSignup, in, opts)
+	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminSignup, in, callSettings(opts))
 }
 
 // UpdateEnv calls update_env: Update server configuration; deprecated and always fails.
@@ -926,7 +928,7 @@ func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opt
 //
 // Deprecated: Configuration is by CLI flags in v2; this operation always returns an error.
 func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opUpdateEnv, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpUpdateEnv, in, callSettings(opts))
 }
 
 // GenerateJWTKeys calls generate_jwt_keys: Generate a new JWT signing key pair.
@@ -935,7 +937,7 @@ func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ..
 //
 // Auth: admin_secret. A write: never retried.
 func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysInput, opts ...CallOption) (*JWTKeyPair, error) {
-	return invoke[JWTKeyPair](ctx, &c.core, opGenerateJWTKeys, in, opts)
+	return transport.Invoke[JWTKeyPair](ctx, &c.core, transport.OpGenerateJWTKeys, in, callSettings(opts))
 }
 
 // Signup calls signup: Sign up with an email or phone number and a password. Give at least one of
@@ -945,7 +947,7 @@ func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysIn
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOption) (*AuthResponse, error) {
-	return invoke[AuthResponse](ctx, &c.core, opSignup, in, opts)
+	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpSignup, in, callSettings(opts))
 }
 
 // Login calls login: Sign in with an email or phone number and a password. Give at least one of email,
@@ -955,7 +957,7 @@ func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOp
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOption) (*AuthResponse, error) {
-	return invoke[AuthResponse](ctx, &c.core, opLogin, in, opts)
+	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpLogin, in, callSettings(opts))
 }
 
 // MagicLinkLogin calls magic_link_login: Send a sign-in link to an email address.
@@ -964,7 +966,7 @@ func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOpti
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opMagicLinkLogin, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpMagicLinkLogin, in, callSettings(opts))
 }
 
 // Logout calls logout: End the current user session.
@@ -973,7 +975,7 @@ func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput
 //
 // Auth: user. A write: never retried.
 func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opLogout, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpLogout, in, callSettings(opts))
 }
 
 // Session calls session: Get the current session with fresh tokens.
@@ -982,7 +984,7 @@ func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOp
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) Session(ctx context.Context, in *SessionInput, opts ...CallOption) (*AuthResponse, error) {
-	return invoke[AuthResponse](ctx, &c.core, opSession, in, opts)
+	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpSession, in, callSettings(opts))
 }
 
 // Profile calls profile: Get the profile of the signed-in user.
@@ -991,7 +993,7 @@ func (c *UserClient) Session(ctx context.Context, in *SessionInput, opts ...Call
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...CallOption) (*User, error) {
-	return invoke[User](ctx, &c.core, opProfile, in, opts)
+	return transport.Invoke[User](ctx, &c.core, transport.OpProfile, in, callSettings(opts))
 }
 
 // UpdateProfile calls update_profile: Update the profile or password of the signed-in user.
@@ -1000,7 +1002,7 @@ func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...Call
 //
 // Auth: user. A write: never retried.
 func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opUpdateProfile, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpUpdateProfile, in, callSettings(opts))
 }
 
 // VerifyEmail calls verify_email: Verify an email address with the token sent to it.
@@ -1009,7 +1011,7 @@ func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, 
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts ...CallOption) (*AuthResponse, error) {
-	return invoke[AuthResponse](ctx, &c.core, opVerifyEmail, in, opts)
+	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyEmail, in, callSettings(opts))
 }
 
 // ResendVerifyEmail calls resend_verify_email: Send the email verification message again.
@@ -1018,7 +1020,7 @@ func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmailInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opResendVerifyEmail, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpResendVerifyEmail, in, callSettings(opts))
 }
 
 // ForgotPassword calls forgot_password: Start a password reset by email or phone. Give at least one of
@@ -1028,7 +1030,7 @@ func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmai
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput, opts ...CallOption) (*ForgotPasswordResponse, error) {
-	return invoke[ForgotPasswordResponse](ctx, &c.core, opForgotPassword, in, opts)
+	return transport.Invoke[ForgotPasswordResponse](ctx, &c.core, transport.OpForgotPassword, in, callSettings(opts))
 }
 
 // ResetPassword calls reset_password: Set a new password with a reset token or a one-time password.
@@ -1038,7 +1040,7 @@ func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opResetPassword, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpResetPassword, in, callSettings(opts))
 }
 
 // Revoke calls revoke: Revoke a refresh token.
@@ -1047,7 +1049,7 @@ func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, 
 //
 // Auth: user. A write: never retried.
 func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opRevoke, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpRevoke, in, callSettings(opts))
 }
 
 // VerifyOTP calls verify_otp: Verify a one-time password sent by email or SMS, or a TOTP code. Give at
@@ -1057,7 +1059,7 @@ func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOp
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...CallOption) (*AuthResponse, error) {
-	return invoke[AuthResponse](ctx, &c.core, opVerifyOTP, in, opts)
+	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyOTP, in, callSettings(opts))
 }
 
 // ResendOTP calls resend_otp: Send the one-time password again. Give at least one of email,
@@ -1067,7 +1069,7 @@ func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...CallOption) (*Response, error) {
-	return invoke[Response](ctx, &c.core, opResendOTP, in, opts)
+	return transport.Invoke[Response](ctx, &c.core, transport.OpResendOTP, in, callSettings(opts))
 }
 
 // Meta calls meta: Get public service metadata and feature flags.
@@ -1076,7 +1078,7 @@ func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) Meta(ctx context.Context, in *MetaInput, opts ...CallOption) (*Meta, error) {
-	return invoke[Meta](ctx, &c.core, opMeta, in, opts)
+	return transport.Invoke[Meta](ctx, &c.core, transport.OpMeta, in, callSettings(opts))
 }
 
 // ValidateJWTToken calls validate_jwt_token: Validate a token and return its claims.
@@ -1085,7 +1087,7 @@ func (c *UserClient) Meta(ctx context.Context, in *MetaInput, opts ...CallOption
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) ValidateJWTToken(ctx context.Context, in *ValidateJWTTokenInput, opts ...CallOption) (*ValidateJWTTokenResponse, error) {
-	return invoke[ValidateJWTTokenResponse](ctx, &c.core, opValidateJWTToken, in, opts)
+	return transport.Invoke[ValidateJWTTokenResponse](ctx, &c.core, transport.OpValidateJWTToken, in, callSettings(opts))
 }
 
 // ValidateSession calls validate_session: Validate a session cookie and return its user.
@@ -1094,7 +1096,7 @@ func (c *UserClient) ValidateJWTToken(ctx context.Context, in *ValidateJWTTokenI
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInput, opts ...CallOption) (*ValidateSessionResponse, error) {
-	return invoke[ValidateSessionResponse](ctx, &c.core, opValidateSession, in, opts)
+	return transport.Invoke[ValidateSessionResponse](ctx, &c.core, transport.OpValidateSession, in, callSettings(opts))
 }
 
 // CheckPermissions calls check_permissions: Check relations of the signed-in user, or of a given user,
@@ -1104,7 +1106,7 @@ func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInp
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsInput, opts ...CallOption) (*CheckPermissionsResponse, error) {
-	return invoke[CheckPermissionsResponse](ctx, &c.core, opCheckPermissions, in, opts)
+	return transport.Invoke[CheckPermissionsResponse](ctx, &c.core, transport.OpCheckPermissions, in, callSettings(opts))
 }
 
 // OauthToken calls oauth_token: Issue tokens for the authorization_code, refresh_token,
@@ -1114,7 +1116,7 @@ func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsI
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts ...CallOption) (*OauthTokenResponse, error) {
-	return invoke[OauthTokenResponse](ctx, &c.core, opOauthToken, in, opts)
+	return transport.Invoke[OauthTokenResponse](ctx, &c.core, transport.OpOauthToken, in, callSettings(opts))
 }
 
 // OauthRevoke calls oauth_revoke: Revoke an access or refresh token; answers the same whether or not
@@ -1124,5 +1126,5 @@ func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts .
 //
 // Auth: public. A write: never retried.
 func (c *UserClient) OauthRevoke(ctx context.Context, in *OauthRevokeInput, opts ...CallOption) (*OauthRevokeResponse, error) {
-	return invoke[OauthRevokeResponse](ctx, &c.core, opOauthRevoke, in, opts)
+	return transport.Invoke[OauthRevokeResponse](ctx, &c.core, transport.OpOauthRevoke, in, callSettings(opts))
 }

@@ -3,7 +3,7 @@
 // metadata. (`version` is checked against the report, `limits` with the other value rules,
 // `proto_package` with the gRPC names, `breaking_changes_accepted` is not part of the contract.)
 import type { AuthLevel, Ir, IrOperation, Protocol } from "../ir.js";
-import { GO_INITIALISMS, goName } from "../emit/go.js";
+import { goFieldName } from "../emit/go-names.js";
 import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./change.js";
 
 /** The callers each auth level lets in: tightening is any change that turns one of them away. */
@@ -133,8 +133,6 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
   );
 
   // packages.go.field_names: a field's Go name that changes breaks the Go code naming the old one.
-  const goFieldName = (ir: Ir, field: string) =>
-    ir.api.go.fieldNames[field] ?? goName(field, new Set([...ir.api.acronyms, ...GO_INITIALISMS].map((word) => word.toUpperCase())));
   for (const field of new Set([...Object.keys(a.go.fieldNames), ...Object.keys(b.go.fieldNames)])) {
     const [before, after] = [goFieldName(oldIr, field), goFieldName(newIr, field)];
     if (before === after) continue;

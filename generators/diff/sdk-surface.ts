@@ -5,7 +5,7 @@
 // language plugs in with one function; the diff compares both sides' surfaces and reports each
 // difference for its language.
 import { clientClassOf } from "../emit/client.js";
-import { goView } from "../emit/go.js";
+import { goNames } from "../emit/go-names.js";
 import { pythonArgumentName } from "../emit/python-names.js";
 import { pythonView } from "../emit/python.js";
 import { buildSdkFacts } from "../emit/sdk-facts.js";
@@ -118,40 +118,42 @@ export function pythonSurface(ir: Ir): SurfaceEntry[] {
 }
 
 /**
- * The Go SDK, read from the view model its templates lay out: the module and package, the
+ * The Go SDK, read from the names its emitter uses (emit/go-names.ts): the module and package, the
  * clients with their methods and iterators, the structs (input and answer) with their fields, the
  * enum types with their constants.
  */
 export function goSurface(ir: Ir): SurfaceEntry[] {
-  const view = goView(ir, buildSdkFacts(ir));
+  const names = goNames(ir, buildSdkFacts(ir));
   // The module as the manifest names it: the /vN suffix follows api.version, and a major bump is
   // already reported as the version line, not as a package that vanished.
-  const entries: SurfaceEntry[] = [{ kind: "package", name: `${ir.api.go.module} (package ${view.package})`, anchors: ["package:go.module", "package:go.package"] }];
+  const entries: SurfaceEntry[] = [{ kind: "package", name: `${ir.api.go.module} (package ${ir.api.go.package})`, anchors: ["package:go.module", "package:go.package"] }];
   // Go spells every identifier with api.acronyms (and Go's own initialisms), so a change of the
   // acronyms can explain any Go name appearing or vanishing.
   const named = (anchors: string[]) => [...anchors, "api:acronyms"];
-  const operationOf = new Map(ir.operations.map((op) => [op.pascalName, op]));
-  for (const client of view.clients) {
+  for (const client of names.clients) {
     entries.push({ kind: "client", name: client.name, anchors: [] });
     for (const method of client.methods) {
-      const op = operationOf.get(method.name)!;
-      entries.push({ kind: "method", name: `${client.name}.${method.name}`, anchors: named([`method:${op.name}`, `op:${op.name}`]) });
-      for (const iterator of method.iterators) entries.push({ kind: "iterator", name: `${client.name}.${iterator.name}`, anchors: named([`iterator:${op.name}`, `op:${op.name}`]) });
+      const op = method.operation;
+      entries.push({ kind: "method", name: `${client.name}.${method.name}`, anchors: named([`method:${op}`, `op:${op}`]) });
+      if (method.iterator !== undefined) entries.push({ kind: "iterator", name: `${client.name}.${method.iterator}`, anchors: named([`iterator:${op}`, `op:${op}`]) });
     }
   }
   // One struct per message, in the IR's order (an operation's inline input is <Method>Input).
-  view.structs.forEach((struct, index) => {
-    const message = ir.messages[index]!;
+  for (const message of ir.messages) {
+    const struct = names.struct.get(message.name)!;
     const prefix = message.usedAsInput && !message.usedAsOutput ? "in" : "out";
-    entries.push({ kind: "type", name: struct.name, anchors: named([`${prefix}:${message.name}`]) });
-    struct.fields.forEach((field, i) => {
+    entries.push({ kind: "type", name: struct, anchors: named([`${prefix}:${message.name}`]) });
+    names.fields.get(message.name)!.forEach((field, i) => {
       const fieldName = message.fields[i]!.name;
-      entries.push({ kind: "field", name: `${struct.name}.${field.name}`, anchors: named([`api:go.field_names.${fieldName}`, `${prefix}:${message.name}.${fieldName}`, `${prefix}:${message.name}`]) });
+      entries.push({ kind: "field", name: `${struct}.${field}`, anchors: named([`api:go.field_names.${fieldName}`, `${prefix}:${message.name}.${fieldName}`, `${prefix}:${message.name}`]) });
     });
-  });
-  for (const e of view.enums) {
-    entries.push({ kind: "type", name: e.name, anchors: named([`enum:${e.name}`]) });
-    for (const value of e.values) entries.push({ kind: "enum-value", name: `${e.name}.${value.name}`, anchors: named([`enum:${e.name}.${JSON.parse(value.value) as string}`]) });
+  }
+  for (const e of ir.enums) {
+    const type = names.enumType.get(e.name)!;
+    entries.push({ kind: "type", name: type, anchors: named([`enum:${e.name}`]) });
+    names.enumValues.get(e.name)!.forEach((value, i) => {
+      entries.push({ kind: "enum-value", name: `${type}.${value}`, anchors: named([`enum:${e.name}.${e.values[i]!.name}`]) });
+    });
   }
   return entries;
 }

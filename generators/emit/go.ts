@@ -1,57 +1,32 @@
 // The Go SDK (generated/go/): a view model built from the IR and the language-neutral SDK facts
-// (sdk-facts.ts), laid out by the handlebars templates of templates/go/. Everything Go adds is
-// computed here: exported names with Go's initialisms, field types and JSON tags, doc comments,
-// and Go literals laid out as gofmt lays them out (so that the package is gofmt-clean without
-// running gofmt). Files under templates/go/ without .hbs (the hand-written runtime) are copied with
-// their package clause set to the manifest's package.
+// (sdk-facts.ts), laid out by the handlebars templates of templates/go/. The module has two
+// packages: the public one at its root (clients, options, errors, types, methods) and the
+// runtime's machinery in internal/transport (refusals, retries, pagination, the flat shape, the
+// transports, and the facts tables they read). Its names come from go-names.ts; everything else Go
+// adds is computed here: field types and JSON tags, doc comments, and Go literals laid out as gofmt
+// lays them out (so that the module is gofmt-clean without running gofmt). Files under
+// templates/go/ without .hbs (the hand-written runtime) are copied as they are, those of the root
+// with their package clause set to the manifest's package.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { UsageError } from "../diagnostics.js";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { CLIENT_OF_SURFACE, messageWords, notCarriedText, operationTable } from "./operation-text.js";
-import { loadTemplates, type TemplateFile } from "./templates.js";
+import { goName, goNames, goPackageDir, goTemplates, type GoNames } from "./go-names.js";
+import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
+import type { TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
 /** The go directive of go.mod: range-over-func iterators need Go 1.23. */
 export const GO_VERSION = "1.23";
 
-/** Go's common initialisms (written in capitals in exported names) besides the manifest's acronyms. */
-export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "API", "JSON", "IP", "UUID"];
-
 /** The Go constants of the protocols, as spec §4.2 names them. */
 const PROTOCOL_CONSTANT: Record<Protocol, string> = { graphql: "ProtocolGraphQL", rest: "ProtocolREST", grpc: "ProtocolGRPC" };
 
-/** Exported names of the hand-written runtime: no generated type, constant or method may take them. */
-const RUNTIME_NAMES = [
-  "Protocol", "ProtocolGraphQL", "ProtocolREST", "ProtocolGRPC", "RetryPolicy", "DefaultRetryPolicy", "NoRetry", "Option", "AdminOption",
-  "CallOption", "AdminClient", "UserClient", "NewAdminClient", "NewClient", "ErrorCode", "APIError", "OperationInfo", "Operations",
-  "FileDescriptorSet", "Ptr", "String", "Bool", "Int32", "Int64", "Float64", "ServiceName", "ServiceVersion", "DefaultGRPCPort",
-  "WithProtocol", "WithGRPCEndpoint", "WithExtraHeaders", "WithAccessToken", "WithServerVersion", "WithReadOnly", "WithTimeout", "WithRetry",
-  "WithHTTPClient", "WithGRPCDialOptions", "WithAdminProtocol", "WithAdminGRPCEndpoint", "WithAdminExtraHeaders", "WithAdminServerVersion",
-  "WithAdminReadOnly", "WithAdminTimeout", "WithAdminRetry", "WithAdminHTTPClient", "WithAdminGRPCDialOptions", "WithHeader", "WithHeaders",
-  "WithCallTimeout",
-];
-/** Methods of both clients that the runtime defines. */
-const CLIENT_METHODS = ["Close", "SetAccessToken", "GRPCEndpoint", "Protocol"];
-
-// ---------------------------------------------------------------- names and literals
-
-/** An exported Go name of a snake_case (or other) word list: each word capitalized, initialisms in capitals. */
-export function goName(words: string, initialisms: ReadonlySet<string>): string {
-  return words
-    .split(/[^A-Za-z0-9]+/)
-    .filter(Boolean)
-    .map((word) => (initialisms.has(word.toUpperCase()) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)))
-    .join("");
-}
+// ---------------------------------------------------------------- literals
 
 /** A Go interpreted string literal (a JSON string literal is one). */
 export const goString = (text: string) => JSON.stringify(text);
-
-/** SCREAMING_SNAKE (an error code) -> PascalCase. */
-const pascalOfCode = (code: string) => code.toLowerCase().replace(/(^|_)(.)/g, (_, __: string, c: string) => c.toUpperCase());
 
 /**
  * The lines of a keyed composite literal (`key: value,` each) as gofmt lays them out: runs of
@@ -133,17 +108,7 @@ function isDoc(name: string, description: string, fallback: string): string {
 
 // ---------------------------------------------------------------- the view model
 
-interface Names {
-  initialisms: ReadonlySet<string>;
-  /** packages.go.field_names: field name -> its Go name where the manifest sets one. */
-  fieldNames: Readonly<Record<string, string>>;
-  /** Message name -> Go struct name. */
-  struct: Map<string, string>;
-  /** Enum name -> Go type name. */
-  enumType: Map<string, string>;
-}
-
-function scalarType(field: FieldFacts, names: Names): string {
+function scalarType(field: FieldFacts, names: GoNames): string {
   switch (field.kind) {
     case "map":
       return "map[string]string";
@@ -159,7 +124,7 @@ function scalarType(field: FieldFacts, names: Names): string {
 }
 
 /** The Go type of a field: optional scalars and enums are pointers, messages always are; lists and maps never. */
-function goFieldType(field: FieldFacts, names: Names): string {
+function goFieldType(field: FieldFacts, names: GoNames): string {
   const item = scalarType(field, names);
   if (field.list) return `[]${item}`;
   const pointer = !field.required && !["map", "json", "message"].includes(field.kind);
@@ -191,30 +156,28 @@ function alignFields<F extends { name: string; type: string; doc: string }>(fiel
   });
 }
 
-function structView(message: MessageFacts, names: Names, inputOnly: boolean, doc: string[]) {
+function structView(message: MessageFacts, names: GoNames, inputOnly: boolean, doc: string[]) {
+  const fieldNames = names.fields.get(message.name)!;
   return {
     name: names.struct.get(message.name)!,
     doc: goComment(doc),
     empty: message.fields.length === 0,
     fields: alignFields(message.fields.map((field, i) => {
-      const goFieldName = (f: { name: string }) => names.fieldNames[f.name] ?? goName(f.name, names.initialisms);
-      const name = goFieldName(field);
-      const twin = message.fields.slice(0, i).find((other) => goFieldName(other) === name);
-      if (twin) throw new UsageError(`fields '${twin.name}' and '${field.name}' of ${message.name} would both be ${name} in Go; rename one in the manifest`);
       // Answers carry every field (null when unset); inputs leave out what is not given.
       const omit = inputOnly && !field.required ? ",omitempty" : "";
-      return { name, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
+      return { name: fieldNames[i]!, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
     })),
   };
 }
 
-function enumView(e: EnumFacts, names: Names) {
+function enumView(e: EnumFacts, names: GoNames) {
   const type = names.enumType.get(e.name)!;
+  const constants = names.enumValues.get(e.name)!;
   return {
     name: type,
     doc: goComment([isDoc(type, e.description, `value of ${e.name}`), `Its values are the constants ${type}*; the wire carries them as these strings.`]),
-    values: e.values.map((v) => {
-      const name = `${type}${goName(v.name, names.initialisms)}`;
+    values: e.values.map((v, i) => {
+      const name = constants[i]!;
       return { name, value: goString(v.name), doc: goComment([`${name} is ${goString(v.name)}${v.description ? `: ${sentence(lowerFirst(v.description))}` : "."}`], "\t") };
     }),
   };
@@ -247,12 +210,12 @@ function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>
 }
 
 /** The Go literal of one entry of the operation table, keyed as operation.go declares it. */
-function operationEntries(op: OperationFacts, client: string): { key: string; value: string }[] {
+function operationEntries(op: OperationFacts, client: string, method: string): { key: string; value: string }[] {
   const protocols = (list: readonly Protocol[]) => list.map((p) => PROTOCOL_CONSTANT[p]).join(", ");
   const gated = op.protocols.filter((p) => op.versionGated[p]);
   const entries: [string, string | null][] = [
     ["name", goString(op.name)],
-    ["pascalName", goString(op.pascalName)],
+    ["pascalName", goString(method)],
     ["client", goString(client)],
     ["surface", goString(op.surface)],
     ["kind", goString(op.kind)],
@@ -300,42 +263,31 @@ function fieldFactsLiteral(field: FieldFacts): string {
 /** Unexported identifier of a camelCase facts key: notCarried -> textNotCarried. */
 const factName = (prefix: string, key: string) => `${prefix}${key.charAt(0).toUpperCase()}${key.slice(1)}`;
 
-function clientViews(facts: SdkFacts, names: Names) {
+function clientViews(facts: SdkFacts, names: GoNames) {
   const messages = new Map(facts.messages.map((m) => [m.name, m]));
   const operations = new Map(facts.operations.map((op) => [op.name, op]));
-  const methodNames = new Set(facts.operations.map((op) => op.pascalName));
-  return facts.clients.map((client) => {
-    const type = client.role === "admin" ? "AdminClient" : "UserClient";
-    const taken = new Set([...CLIENT_METHODS, ...methodNames]);
-    const methods = client.operations.map((name) => {
-      const op = operations.get(name)!;
-      if (CLIENT_METHODS.includes(op.pascalName)) {
-        throw new UsageError(`the Go method of operation '${op.name}' would be ${type}.${op.pascalName}, which the client has already; rename the operation in the manifest`);
-      }
+  return names.clients.map((client) => ({
+    name: client.name,
+    methods: client.methods.map((method) => {
+      const op = operations.get(method.operation)!;
       const input = names.struct.get(op.input)!;
       const output = names.struct.get(op.output)!;
       const iterators = [];
-      if (op.pagination) {
+      if (op.pagination && method.iterator) {
+        const iterator = method.iterator;
         const items = messages.get(op.output)!.fields.find((f) => f.name === op.pagination!.itemsField)!;
-        // AllUsers, AllOrgMembers; a list named List... reads without it (AllSAMLServiceProviders).
-        const preferred = `All${op.pascalName.replace(/^List(?=[A-Z])/, "")}`;
-        const iterator = taken.has(preferred) ? `All${op.pascalName}` : preferred;
-        if (taken.has(iterator)) throw new UsageError(`the Go iterator of operation '${op.name}' would be named ${iterator}, which ${type} already has; rename the operation in the manifest`);
-        taken.add(iterator);
-        const item = goFieldType({ ...items, list: false, required: true }, names);
         iterators.push({
           name: iterator,
-          item,
+          item: goFieldType({ ...items, list: false, required: true }, names),
           doc: goComment([
-            `${iterator} walks the ${items.name} of ${op.pascalName}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : `following the cursor each answer hands back (${op.pagination.nextCursorField})`}.`,
-            `A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as ${op.pascalName}.`,
+            `${iterator} walks the ${items.name} of ${method.name}, page after page, each item exactly once: pages are fetched as the loop asks for more, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : `following the cursor each answer hands back (${op.pagination.nextCursorField})`}.`,
+            `A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as ${method.name}.`,
           ]),
         });
       }
-      return { name: op.pascalName, opVar: `op${op.pascalName}`, input, output, doc: goComment(methodDoc(op, op.pascalName)), iterators };
-    });
-    return { name: type, methods };
-  });
+      return { name: method.name, opVar: method.opVar, input, output, doc: goComment(methodDoc(op, method.name)), iterators };
+    }),
+  }));
 }
 
 /** Go's keywords and the names the examples declare themselves: an example variable takes none of them. */
@@ -350,9 +302,10 @@ function goExampleClient(ir: Ir) {
 }
 
 /** The manifest's own operations in the README and package doc examples (passes/examples.ts), in Go's names. */
-function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly ReturnType<typeof structView>[], clients: ReturnType<typeof clientViews>) {
+function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly ReturnType<typeof structView>[]) {
   const { read, list, lookup, notCarried } = ir.docExamples;
   const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
+  const method = (name: string) => names.clients.flatMap((c) => c.methods).find((m) => m.operation === name)!;
   const message = (name: string) => facts.messages.find((m) => m.name === name)!;
   const struct = (messageName: string) => structs.find((s) => s.name === names.struct.get(messageName))!;
   const fieldName = (messageName: string, wire: string) => struct(messageName).fields.find((f) => f.tag.split(",")[0] === wire)!.name;
@@ -366,12 +319,12 @@ function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly Ret
     const op = operation(read);
     const output = message(op.output);
     const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
-    return { method: op.pascalName, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
+    return { method: method(read).name, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
   })();
   const listView = list && (() => {
     const op = operation(list);
     const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
-    const iterator = clients.flatMap((c) => c.methods).find((m) => m.name === op.pascalName)!.iterators[0]!.name;
+    const iterator = method(list).iterator!;
     const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
     const fields = items.kind === "message" ? printable(items.ref!).slice(0, 2).map((f) => fieldName(items.ref!, f.name)) : [];
     const itemVariable = variable(item, "item");
@@ -379,70 +332,50 @@ function goExamples(ir: Ir, facts: SdkFacts, names: Names, structs: readonly Ret
   })();
   const lookupView = lookup && (() => {
     const op = operation(lookup.operation);
-    return { method: op.pascalName, input: names.struct.get(op.input)!, field: fieldName(op.input, lookup.field), noun: messageWords(names.struct.get(op.output)!) };
+    return { method: method(lookup.operation).name, input: names.struct.get(op.input)!, field: fieldName(op.input, lookup.field), noun: messageWords(names.struct.get(op.output)!) };
   })();
-  const acronym = ir.operations.find((op) => op.pascalName !== goName(op.name, new Set()));
+  // An operation whose method is not its name merely capitalized: the acronyms show.
+  const acronym = ir.operations.find((op) => method(op.name).name !== goName(op.name, new Set()));
   return {
     client: goExampleClient(ir),
     read: readView,
     list: listView,
     lookup: lookupView,
-    notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
+    notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, method(notCarried.operation).name, notCarried),
     // How names are made: the example read, and an operation whose name shows an acronym.
-    names: [...(readView ? [{ wire: read!, method: readView.method }] : []), ...(acronym && acronym.name !== read ? [{ wire: acronym.name, method: acronym.pascalName }] : [])],
+    names: [...(readView ? [{ wire: read!, method: readView.method }] : []), ...(acronym && acronym.name !== read ? [{ wire: acronym.name, method: method(acronym.name).name }] : [])],
   };
 }
 
 /** The whole view model the templates of templates/go/ lay out. */
 export function goView(ir: Ir, facts: SdkFacts) {
-  const initialisms = new Set([...ir.api.acronyms, ...GO_INITIALISMS].map((word) => word.toUpperCase()));
+  const names = goNames(ir, facts);
   const inputOf = new Map(facts.operations.map((op) => [op.input, op]));
-  const names: Names = {
-    initialisms,
-    fieldNames: ir.api.go.fieldNames,
-    struct: new Map(facts.messages.map((m) => [m.name, !m.shared && inputOf.has(m.name) ? `${inputOf.get(m.name)!.pascalName}Input` : m.name])),
-    enumType: new Map(facts.enums.map((e) => [e.name, e.name])),
-  };
+  const methodOf = new Map(names.clients.flatMap((c) => c.methods.map((m) => [m.operation, { ...m, client: c.name }])));
   const enums = facts.enums.map((e) => enumView(e, names));
   const structs = facts.messages.map((message) => {
     const op = inputOf.get(message.name);
     const name = names.struct.get(message.name)!;
     const doc = op && !message.shared
-      ? [`${name} is the input of ${op.pascalName}.`, message.description ? sentence(message.description) : ""]
+      ? [`${name} is the input of ${methodOf.get(op.name)!.name}.`, message.description ? sentence(message.description) : ""]
       : [isDoc(name, message.description, `answer ${message.name}`)];
     return structView(message, names, message.usedAsInput && !message.usedAsOutput, doc);
   });
   const clients = clientViews(facts, names);
-
-  // Every exported name once: a manifest name the runtime or another declaration takes is an error, not a compile failure later.
-  const declared = new Map<string, string>(RUNTIME_NAMES.map((name) => [name, "the runtime"]));
-  const declare = (name: string, what: string) => {
-    const owner = declared.get(name);
-    if (owner) throw new UsageError(`the Go name ${name} of ${what} is taken by ${owner}; rename one in the manifest`);
-    declared.set(name, what);
-  };
-  for (const e of enums) {
-    declare(e.name, `enum ${e.name}`);
-    for (const v of e.values) declare(v.name, `a value of enum ${e.name}`);
-  }
-  for (const s of structs) declare(s.name, `type ${s.name}`);
-  const codes = [...facts.errors.server.map((e) => e.code), ...facts.errors.clientOnly].map((code) => {
+  const codes = names.codes.map(({ code, constant: name, sentinel, internal }) => {
     const wire = facts.errors.server.find((e) => e.code === code);
-    const name = `Code${pascalOfCode(code)}`;
-    const sentinel = `Err${pascalOfCode(code)}`;
-    declare(name, `error code ${code}`);
-    declare(sentinel, `error code ${code}`);
     return {
       code,
       name,
+      internal,
       value: goString(code),
       doc: goComment([`${name} is ${code}: ${wire ? `HTTP ${wire.http}, gRPC status ${wire.grpc}.` : "told by the client itself."}`], "\t"),
       sentinel,
-      sentinelValue: `&codeSentinel{${name}}`,
       sentinelDoc: goComment([`${sentinel} matches every *APIError of code ${code}: errors.Is(err, ${ir.api.go.package}.${sentinel}).`], "\t"),
     };
   });
-  const codeConstant = new Map(codes.map((c) => [c.code, c.name]));
+  // The transport package's tables name the codes by its own constants.
+  const codeConstant = new Map(codes.map((c) => [c.code, c.internal]));
   const { texts, errors } = facts;
   const durationMs = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000} * time.Second` : `${ms} * time.Millisecond`);
   const constant = (name: string, value: string | number, doc: string) => ({ name, value: String(value), doc: goComment([`${name}: ${doc}`]) });
@@ -465,22 +398,25 @@ export function goView(ir: Ir, facts: SdkFacts) {
     grpcPort: facts.service.grpcPort,
     grpcCodeMetadata: facts.errors.grpcCodeMetadata,
     adminTable: operationTable(
-      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
-      { method: (op) => op.pascalName },
+      ir.operations.filter((op) => methodOf.get(op.name)!.client === "AdminClient"),
+      { method: (op) => methodOf.get(op.name)!.name },
     ),
     userTable: operationTable(
-      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "UserClient"),
-      { method: (op) => op.pascalName },
+      ir.operations.filter((op) => methodOf.get(op.name)!.client === "UserClient"),
+      { method: (op) => methodOf.get(op.name)!.name },
     ),
-    exported: [
-      { name: "ServiceName", value: goString(facts.service.name), doc: goComment([`ServiceName is the name of the service these clients were generated for.`]) },
-      { name: "ServiceVersion", value: goString(facts.service.version), doc: goComment([`ServiceVersion is the version of the service these clients were generated for.`]) },
-      { name: "DefaultGRPCPort", value: String(facts.service.grpcPort), doc: goComment([`DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.`]) },
-    ],
+    // Go literals of the public package's facts.go.
+    service: { name: goString(facts.service.name), version: goString(facts.service.version), grpcPort: String(facts.service.grpcPort) },
+    // Go literals of what the transport package exports to the public one (its facts.go).
+    transport: {
+      adminSecretHeader: goString(facts.service.adminSecretHeader),
+      apiKeyHeader: goString(facts.service.apiKeyHeader),
+      defaultTimeout: durationMs(facts.defaultTimeoutMs),
+      defaultMaxResponseBytes: String(facts.defaultMaxResponseBytes),
+    },
     constants: [
       constant("packageName", goString(ir.api.go.package), "the prefix of the errors the package makes itself."),
-      ...(facts.features.adminSecret ? [constant("adminSecretHeader", goString(facts.service.adminSecretHeader), "the header (gRPC: metadata) of the admin secret.")] : []),
-      ...(facts.features.apiKey ? [constant("apiKeyHeader", goString(facts.service.apiKeyHeader), "the header (gRPC: metadata) of the API key (WithAPIKey).")] : []),
+      constant("grpcPort", facts.service.grpcPort, "the port of the gRPC endpoint when no gRPC endpoint option names one."),
       constant("grpcCodeMetadata", goString(errors.grpcCodeMetadata), "the metadata key in which the server names the error code of a failed gRPC call."),
       constant("retryAfterKey", goString(errors.retryAfterKey), "the header (gRPC: metadata) of the wait an overloaded server asks for."),
       constant("versionField", goString(facts.versionField), "the answer field of the version operations that carries the server's version."),
@@ -489,8 +425,6 @@ export function goView(ir: Ir, facts: SdkFacts) {
       constant("retryBaseDelay", durationMs(facts.retry.baseDelayMs), "the wait before the second attempt, doubled each time."),
       constant("retryMaxDelay", durationMs(facts.retry.maxDelayMs), "the longest wait between two attempts."),
       constant("retryAfterMax", durationMs(facts.retryAfterMaxMs), "a longer Retry-After is not waited for; the usual backoff applies."),
-      constant("defaultTimeout", durationMs(facts.defaultTimeoutMs), "the deadline of a call when nothing names one."),
-      constant("defaultMaxResponseBytes", facts.defaultMaxResponseBytes, "the largest answer read when the client names no other."),
       constant("refusalCode", codeConstant.get(texts.refusalCode)!, "the code of every call the client refuses before sending it."),
       constant("httpFallbackServerError", codeConstant.get(errors.httpFallback.serverError)!, "the code of a 5xx status outside the table."),
       constant("httpFallbackOtherwise", codeConstant.get(errors.httpFallback.otherwise)!, "the code of any other status outside the table."),
@@ -512,7 +446,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     ),
     versionOperations: `map[string]string{${versionOps.map((c) => `${goString(c.role)}: ${goString(c.versionOperation!)}`).join(", ")}}`,
     versionAnswers: `map[string]func() any{${versionOps
-      .map((c) => `${goString(c.versionOperation!)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === c.versionOperation)!.output)!}) }`)
+      .map((c) => `${goString(c.role)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === c.versionOperation)!.output)!}) }`)
       .join(", ")}}`,
     hasEnums: facts.enums.length > 0,
     enumFacts: goKeyedLines(
@@ -526,8 +460,20 @@ export function goView(ir: Ir, facts: SdkFacts) {
       })),
       "\t",
     ),
-    operations: facts.operations.map((op) => ({ name: `op${op.pascalName}`, entries: goKeyedLines(operationEntries(op, operationsByClient.get(op.name)!), "\t") })),
+    operations: facts.operations.map((op) => {
+      const method = methodOf.get(op.name)!;
+      const client = operationsByClient.get(op.name)!;
+      return {
+        name: method.opVar,
+        doc: goComment([`${method.opVar} is operation ${op.name}, called by ${method.client}.${method.name}.`]),
+        entries: goKeyedLines(operationEntries(op, client, method.name), "\t"),
+      };
+    }),
     codes,
+    internalCodes: goSpecLines(
+      codes.map((c) => ({ name: c.internal, value: `ErrorCode(${c.value})` })),
+      "\t",
+    ),
     serverCodes: errors.server.map((e) => `{${codeConstant.get(e.code)}, ${e.http}, ${e.grpc}}`),
     transientCodes: `[]ErrorCode{${errors.transientCodes.map((code) => codeConstant.get(code)!).join(", ")}}`,
     transientHTTPStatuses: `[]int{${errors.transientHttpStatuses.join(", ")}}`,
@@ -544,27 +490,21 @@ export function goView(ir: Ir, facts: SdkFacts) {
     structs,
     clients,
     usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0)),
-    examples: goExamples(ir, facts, names, structs, clients),
+    examples: goExamples(ir, facts, names, structs),
   };
 }
 
 // ---------------------------------------------------------------- templates
 
-let templates: TemplateFile[] | undefined;
-
 /** The template that ships the descriptor set; rendered by its own derived group. */
-const DESCRIPTORS_TEMPLATE = "descriptors.go";
+const DESCRIPTORS_TEMPLATE = "internal/transport/descriptors.go";
 /** Copied as it is, without the generated-file header (go.sum allows no comments). */
 const VERBATIM = new Set(["go.sum"]);
 
-function goTemplates(): TemplateFile[] {
-  return (templates ??= loadTemplates("go", {}));
-}
-
-/** A rendered template with the package clause of the manifest's package (the runtime is written as package identity). */
+/** A rendered template; those of the public package get the manifest's package clause (its runtime is written as package identity). */
 function render(template: TemplateFile, view: object, packageName: string): string {
   const text = template.render(view);
-  return template.path.endsWith(".go") ? text.replace(/^package \w+$/m, `package ${packageName}`) : text;
+  return template.path.endsWith(".go") && goPackageDir(template.path) === "" ? text.replace(/^package \w+$/m, `package ${packageName}`) : text;
 }
 
 export function emitGo(ir: Ir): GeneratedFile[] {

@@ -12,6 +12,8 @@ export interface TemplateFile {
   path: string;
   /** Copied as it is (no .hbs): hand-written runtime code, whose header names the template to edit. */
   verbatim: boolean;
+  /** The template's text as written (what an emitter reads the hand-written declarations from). */
+  source: string;
   render(view: object): string;
 }
 
@@ -45,8 +47,8 @@ export function loadTemplates(language: string, helpers: TemplateHelpers): Templ
   for (const [name, helper] of Object.entries(helpers)) handlebars.registerHelper(name, helper as Handlebars.HelperDelegate);
   return templateFiles(dir).map((path) => {
     const source = readFileSync(join(dir, path), "utf8");
-    if (!path.endsWith(".hbs")) return { path, verbatim: true, render: () => source };
+    if (!path.endsWith(".hbs")) return { path, verbatim: true, source, render: () => source };
     const compiled = handlebars.compile(source, COMPILE_OPTIONS);
-    return { path: path.slice(0, -".hbs".length), verbatim: false, render: (view: object) => compiled(view) };
+    return { path: path.slice(0, -".hbs".length), verbatim: false, source, render: (view: object) => compiled(view) };
   });
 }

@@ -10,9 +10,13 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
 import { planProto } from "../../generators/emit/proto-plan.js";
-import { emitGo, emitGoDescriptors, goKeyedLines, goName, goSpecLines } from "../../generators/emit/go.js";
+import { buildIr } from "../../generators/build-ir.js";
+import { emitGo, emitGoDescriptors, goKeyedLines, goSpecLines } from "../../generators/emit/go.js";
+import { GO_TRANSPORT_DIR, goExportedDeclarations, goName, goNames, goRuntimeDeclarations } from "../../generators/emit/go-names.js";
 import { buildSdkFacts } from "../../generators/emit/sdk-facts.js";
 import { loadIr } from "../../generators/generate.js";
+import { loadManifestText } from "../../generators/load.js";
+import { emptyLock } from "../../generators/lock.js";
 import { render } from "../../generators/writer.js";
 import { codeOfGrpcStatus, codeOfHttpStatus } from "../../runtime/errors.js";
 import { GO_TEST_MODULE, goToolchain } from "../../scripts/go-env.mjs";
@@ -158,6 +162,142 @@ describe("the Go view model", () => {
     expect(result.stderr).toContain("the Go name APIError of type APIError is taken by the runtime; rename one in the manifest");
     expect(result.code).not.toBe(0);
     expect(existsSync(join(root, "generated")), "files written by a failed generate").toBe(false);
+  });
+});
+
+describe("the names the runtime takes, read from the templates", () => {
+  /** A copy of the minimal manifest with `operations` added before its own. */
+  const withOperations = (operations: string) => readFixture("minimal.yaml").replace(/^operations:\n/m, `operations:\n${operations}`);
+  const namesOf = (manifest: string) => {
+    const mini = buildIr(loadManifestText(manifest), emptyLock());
+    return () => goNames(mini, buildSdkFacts(mini));
+  };
+  const operation = (name: string, surface: string) =>
+    `  ${name}:\n    surface: ${surface}\n    group: users\n    description: Collides in Go.\n    kind: write\n    auth: public\n    protocols: { graphql: 2.3.0-rc.9 }\n    input:\n      id: string!\n    output: Response\n`;
+
+  it("are every exported name Go finds in the generated packages, besides the manifest's", async () => {
+    // go/ast over the generated files: each exported top-level name, and each exported method as Receiver.Method.
+    const dir = mkdtempSync(join(tmpdir(), "apigen-go-decls-"));
+    temporary.push(dir);
+    writeFileSync(join(dir, "go.mod"), "module decls\n\ngo 1.23.0\n");
+    writeFileSync(
+      join(dir, "main.go"),
+      `package main
+
+import (
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"os"
+)
+
+func main() {
+	for _, path := range os.Args[1:] {
+		file, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			panic(err)
+		}
+		for _, decl := range file.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if d.Recv == nil {
+					fmt.Println(d.Name.Name)
+				} else if d.Name.IsExported() {
+					typ := d.Recv.List[0].Type
+					if star, ok := typ.(*ast.StarExpr); ok {
+						typ = star.X
+					}
+					fmt.Println(typ.(*ast.Ident).Name + "." + d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					switch s := spec.(type) {
+					case *ast.TypeSpec:
+						fmt.Println(s.Name.Name)
+					case *ast.ValueSpec:
+						for _, name := range s.Names {
+							fmt.Println(name.Name)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+`,
+    );
+    const runtime = goRuntimeDeclarations();
+    const names = goNames(ir, facts);
+    const goFiles = (sub: string) => emitGo(ir).map((f) => f.path).filter((path) => path.endsWith(".go") && path.slice(0, path.lastIndexOf("/")) === join("generated/go", sub).replace(/\/$/, ""));
+    const exportedIn = async (sub: string) => {
+      const listed = await go(`decls ${sub || "public"}`, ["run", ".", ...goFiles(sub).map((path) => join(REPO_ROOT, path))], dir, { GOFLAGS: "" });
+      expect(listed.code, listed.output).toBe(0);
+      return new Set(listed.output.split("\n").filter((name) => /^[A-Z]/.test(name) || /\.[A-Z]/.test(name)));
+    };
+
+    const publicNames = await exportedIn("");
+    const publicRuntime = runtime.get("")!;
+    const generated = new Set([
+      ...names.struct.values(),
+      ...names.enumType.values(),
+      ...[...names.enumValues.values()].flat(),
+      ...names.codes.flatMap((c) => [c.constant, c.sentinel]),
+      ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : [])])),
+    ]);
+    const runtimeNames = new Set([...publicRuntime.names.keys(), ...[...publicRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiver}.${m}`))]);
+    expect([...publicNames].filter((name) => !runtimeNames.has(name) && !generated.has(name)), "exported by the public package, and neither read from the templates nor generated").toEqual([]);
+    expect([...generated].filter((name) => !publicNames.has(name)), "generated names missing from the package").toEqual([]);
+    expect(publicRuntime.names.has("DefaultTimeout") && publicRuntime.methods.get("UserClient")?.has("SetAccessToken")).toBe(true);
+
+    const transportNames = await exportedIn(GO_TRANSPORT_DIR);
+    const transportRuntime = runtime.get(GO_TRANSPORT_DIR)!;
+    const operationVars = new Set(names.clients.flatMap((c) => c.methods.map((m) => m.opVar)));
+    const transportDeclared = new Set([...transportRuntime.names.keys(), ...[...transportRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiver}.${m}`))]);
+    expect([...transportNames].filter((name) => !transportDeclared.has(name) && !operationVars.has(name)), "exported by the transport package, and neither read from the templates nor generated").toEqual([]);
+  }, 120_000);
+
+  it("are the exported names a template writes out, under every condition, and none it renders from the view", () => {
+    const template = [
+      "package {{package}}",
+      "",
+      "// Doc of func Commented() mentions type Hidden.",
+      "type {{name}} struct{}",
+      "{{#if features.apiKey}}",
+      "func WithKey(key string) Option { return nil }",
+      "{{/if}}",
+      "func (c *Client) Close() error { return nil }",
+      "func (c *{{../name}}) {{name}}() {}",
+      "func Ptr[T any](v T) *T { return &v }",
+      "type Alias = other.Type",
+      "const (",
+      "\tFirst, Second = 1, 2",
+      "\t{{name}} Code = {{value}}",
+      "\tunexported = 3",
+      ")",
+      "var raw = `",
+      "func NotCode() {}",
+      "`",
+      "var Single = \"`\"",
+    ].join("\n");
+    expect(goExportedDeclarations(template)).toEqual({
+      names: ["WithKey", "Ptr", "Alias", "First", "Second", "Single"],
+      methods: [{ receiver: "Client", name: "Close" }],
+    });
+  });
+
+  it("stop a manifest type that takes one, naming the template that declares it", () => {
+    const manifest = readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  DefaultTimeout:\n    fields:\n      id: string!\n");
+    expect(namesOf(manifest)).toThrow("the Go name DefaultTimeout of type DefaultTimeout is taken by the runtime; rename one in the manifest (the runtime declares it in templates/go/client.go.hbs)");
+  });
+
+  it("stop an operation whose method the client's runtime has, and only on that client", () => {
+    expect(namesOf(withOperations(operation("close", "admin")))).toThrow(
+      "the Go method of operation 'close' would be AdminClient.Close, which the client has already; rename the operation in the manifest (the runtime declares it in templates/go/client.go.hbs)",
+    );
+    expect(namesOf(withOperations(operation("set_access_token", "user")))).toThrow("would be UserClient.SetAccessToken, which the client has already");
+    // The admin client has no SetAccessToken of its own: the operation takes the name.
+    expect(namesOf(withOperations(operation("set_access_token", "admin")))().clients[0]!.methods.map((m) => m.name)).toContain("SetAccessToken");
   });
 });
 

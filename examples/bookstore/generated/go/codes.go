@@ -2,6 +2,8 @@
 
 package bookstore
 
+import "example.com/bookstore-go/internal/transport"
+
 // The codes of APIError: the server's, then those a client tells on its own.
 const (
 	// CodeInvalidArgument is INVALID_ARGUMENT: HTTP 400, gRPC status 3.
@@ -42,85 +44,47 @@ const (
 var (
 	// ErrInvalidArgument matches every *APIError of code INVALID_ARGUMENT: errors.Is(err,
 	// bookstore.ErrInvalidArgument).
-	ErrInvalidArgument error = &codeSentinel{CodeInvalidArgument}
+	ErrInvalidArgument = transport.Sentinel(CodeInvalidArgument)
 	// ErrUnauthenticated matches every *APIError of code UNAUTHENTICATED: errors.Is(err,
 	// bookstore.ErrUnauthenticated).
-	ErrUnauthenticated error = &codeSentinel{CodeUnauthenticated}
+	ErrUnauthenticated = transport.Sentinel(CodeUnauthenticated)
 	// ErrPermissionDenied matches every *APIError of code PERMISSION_DENIED: errors.Is(err,
 	// bookstore.ErrPermissionDenied).
-	ErrPermissionDenied error = &codeSentinel{CodePermissionDenied}
+	ErrPermissionDenied = transport.Sentinel(CodePermissionDenied)
 	// ErrNotFound matches every *APIError of code NOT_FOUND: errors.Is(err, bookstore.ErrNotFound).
-	ErrNotFound error = &codeSentinel{CodeNotFound}
+	ErrNotFound = transport.Sentinel(CodeNotFound)
 	// ErrFailedPrecondition matches every *APIError of code FAILED_PRECONDITION: errors.Is(err,
 	// bookstore.ErrFailedPrecondition).
-	ErrFailedPrecondition error = &codeSentinel{CodeFailedPrecondition}
+	ErrFailedPrecondition = transport.Sentinel(CodeFailedPrecondition)
 	// ErrAlreadyExists matches every *APIError of code ALREADY_EXISTS: errors.Is(err,
 	// bookstore.ErrAlreadyExists).
-	ErrAlreadyExists error = &codeSentinel{CodeAlreadyExists}
+	ErrAlreadyExists = transport.Sentinel(CodeAlreadyExists)
 	// ErrTooManyRequests matches every *APIError of code TOO_MANY_REQUESTS: errors.Is(err,
 	// bookstore.ErrTooManyRequests).
-	ErrTooManyRequests error = &codeSentinel{CodeTooManyRequests}
+	ErrTooManyRequests = transport.Sentinel(CodeTooManyRequests)
 	// ErrInternal matches every *APIError of code INTERNAL: errors.Is(err, bookstore.ErrInternal).
-	ErrInternal error = &codeSentinel{CodeInternal}
+	ErrInternal = transport.Sentinel(CodeInternal)
 	// ErrUnimplemented matches every *APIError of code UNIMPLEMENTED: errors.Is(err,
 	// bookstore.ErrUnimplemented).
-	ErrUnimplemented error = &codeSentinel{CodeUnimplemented}
+	ErrUnimplemented = transport.Sentinel(CodeUnimplemented)
 	// ErrUnavailable matches every *APIError of code UNAVAILABLE: errors.Is(err,
 	// bookstore.ErrUnavailable).
-	ErrUnavailable error = &codeSentinel{CodeUnavailable}
+	ErrUnavailable = transport.Sentinel(CodeUnavailable)
 	// ErrPayloadTooLarge matches every *APIError of code PAYLOAD_TOO_LARGE: errors.Is(err,
 	// bookstore.ErrPayloadTooLarge).
-	ErrPayloadTooLarge error = &codeSentinel{CodePayloadTooLarge}
+	ErrPayloadTooLarge = transport.Sentinel(CodePayloadTooLarge)
 	// ErrMethodNotAllowed matches every *APIError of code METHOD_NOT_ALLOWED: errors.Is(err,
 	// bookstore.ErrMethodNotAllowed).
-	ErrMethodNotAllowed error = &codeSentinel{CodeMethodNotAllowed}
+	ErrMethodNotAllowed = transport.Sentinel(CodeMethodNotAllowed)
 	// ErrUnsupportedMediaType matches every *APIError of code UNSUPPORTED_MEDIA_TYPE: errors.Is(err,
 	// bookstore.ErrUnsupportedMediaType).
-	ErrUnsupportedMediaType error = &codeSentinel{CodeUnsupportedMediaType}
+	ErrUnsupportedMediaType = transport.Sentinel(CodeUnsupportedMediaType)
 	// ErrDeadlineExceeded matches every *APIError of code DEADLINE_EXCEEDED: errors.Is(err,
 	// bookstore.ErrDeadlineExceeded).
-	ErrDeadlineExceeded error = &codeSentinel{CodeDeadlineExceeded}
+	ErrDeadlineExceeded = transport.Sentinel(CodeDeadlineExceeded)
 	// ErrCancelled matches every *APIError of code CANCELLED: errors.Is(err, bookstore.ErrCancelled).
-	ErrCancelled error = &codeSentinel{CodeCancelled}
+	ErrCancelled = transport.Sentinel(CodeCancelled)
 	// ErrOutcomeUnknown matches every *APIError of code OUTCOME_UNKNOWN: errors.Is(err,
 	// bookstore.ErrOutcomeUnknown).
-	ErrOutcomeUnknown error = &codeSentinel{CodeOutcomeUnknown}
+	ErrOutcomeUnknown = transport.Sentinel(CodeOutcomeUnknown)
 )
-
-type codeWire struct {
-	code ErrorCode
-	http int
-	grpc uint32
-}
-
-// serverCodes: the server's code set with its HTTP status and gRPC status.
-var serverCodes = []codeWire{
-	{CodeInvalidArgument, 400, 3},
-	{CodeUnauthenticated, 401, 16},
-	{CodePermissionDenied, 403, 7},
-	{CodeNotFound, 404, 5},
-	{CodeFailedPrecondition, 412, 9},
-	{CodeAlreadyExists, 409, 6},
-	{CodeTooManyRequests, 429, 8},
-	{CodeInternal, 500, 13},
-	{CodeUnimplemented, 501, 12},
-	{CodeUnavailable, 503, 14},
-	{CodePayloadTooLarge, 413, 8},
-	{CodeMethodNotAllowed, 405, 12},
-	{CodeUnsupportedMediaType, 415, 3},
-}
-
-// transientCodes and transientHTTPStatuses: failures worth another try for a read.
-var transientCodes = []ErrorCode{CodeUnavailable, CodeTooManyRequests}
-
-var transientHTTPStatuses = []int{502, 503, 504}
-
-// grpcNoAnswerStatuses: statuses of a call the service did not answer, when it names no code
-// (CANCELLED that the caller did not ask for: a dropped connection).
-var grpcNoAnswerStatuses = []uint32{14, 1}
-
-// grpcUnreadableStatuses: statuses of a stream without a readable answer, when the server names no code.
-var grpcUnreadableStatuses = []uint32{13, 2}
-
-// grpcBareStatuses: statuses the gRPC transport itself sends, naming no code.
-var grpcBareStatuses = map[uint32]ErrorCode{8: CodePayloadTooLarge}

@@ -2,10 +2,9 @@
 
 package bookstore
 
-// The facts every call goes by, from the service's manifest: the service, the error and refusal
-// texts, and one entry per enum, message and operation. The runtime reads nothing else.
+// What the package was generated for: the service, its operations and its proto descriptors.
 
-import "time"
+import "example.com/bookstore-go/internal/transport"
 
 // ServiceName is the name of the service these clients were generated for.
 const ServiceName = "bookstore"
@@ -16,285 +15,43 @@ const ServiceVersion = "1.0.0"
 // DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.
 const DefaultGRPCPort = 9191
 
-// packageName: the prefix of the errors the package makes itself.
-const packageName = "bookstore"
+// OperationInfo describes one operation of the service: what the refusals and the docs go by.
+type OperationInfo struct {
+	// Name is the snake_case operation name (admin_meta), as the server and errors name it.
+	Name string
+	// Method is the client method that calls it (AdminMeta).
+	Method string
+	// Client is the client that has the method: "admin" (AdminClient) or "user" (UserClient).
+	Client string
+	// Surface is admin, user or oauth (the token routes, on the user client).
+	Surface string
+	// Kind is read or write; only reads are retried.
+	Kind string
+	// Destructive operations permanently change or remove data; read-only clients refuse them.
+	Destructive bool
+	// Auth is who may call it: public, user, admin_secret, org_admin, super_admin or scim_token.
+	Auth string
+	// Since is the minimum server version over each protocol that carries the operation.
+	Since map[Protocol]string
+	// Protocols are the protocols that carry it, in canonical order.
+	Protocols []Protocol
+	// Deprecated says why the operation is deprecated ("" when it is not).
+	Deprecated string
+}
 
-// apiKeyHeader: the header (gRPC: metadata) of the API key (WithAPIKey).
-const apiKeyHeader = "x-bookstore-key"
+// Operations describes every operation of the service, in the order of its manifest.
+func Operations() []OperationInfo {
+	described := transport.Operations()
+	infos := make([]OperationInfo, len(described))
+	for i, info := range described {
+		infos[i] = OperationInfo(info)
+	}
+	return infos
+}
 
-// grpcCodeMetadata: the metadata key in which the server names the error code of a failed gRPC call.
-const grpcCodeMetadata = "x-error-code"
+// FileDescriptorSet is the serialized google.protobuf.FileDescriptorSet of the service's proto
+// files (without source info), for tools and raw gRPC clients.
+func FileDescriptorSet() []byte { return transport.FileDescriptorSet() }
 
-// retryAfterKey: the header (gRPC: metadata) of the wait an overloaded server asks for.
-const retryAfterKey = "retry-after"
-
-// versionField: the answer field of the version operations that carries the server's version.
-const versionField = "version"
-
-// iteratePageLimit: the page size of iterators when the input names none.
-const iteratePageLimit = 100
-
-// retryAttempts: attempts in all of a read, when the retry policy names none.
-const retryAttempts = 3
-
-// retryBaseDelay: the wait before the second attempt, doubled each time.
-const retryBaseDelay = 100 * time.Millisecond
-
-// retryMaxDelay: the longest wait between two attempts.
-const retryMaxDelay = 2 * time.Second
-
-// retryAfterMax: a longer Retry-After is not waited for; the usual backoff applies.
-const retryAfterMax = 60 * time.Second
-
-// defaultTimeout: the deadline of a call when nothing names one.
-const defaultTimeout = 60 * time.Second
-
-// defaultMaxResponseBytes: the largest answer read when the client names no other.
-const defaultMaxResponseBytes = 33554432
-
-// refusalCode: the code of every call the client refuses before sending it.
-const refusalCode = CodeFailedPrecondition
-
-// httpFallbackServerError: the code of a 5xx status outside the table.
-const httpFallbackServerError = CodeInternal
-
-// httpFallbackOtherwise: the code of any other status outside the table.
-const httpFallbackOtherwise = CodeInvalidArgument
-
-// grpcFallback: the code of a gRPC status outside the table.
-const grpcFallback = CodeInternal
-
-// faultTimedOut: the code of a failure the client names itself (timedOut).
-const faultTimedOut = CodeDeadlineExceeded
-
-// faultCancelled: the code of a failure the client names itself (cancelled).
-const faultCancelled = CodeCancelled
-
-// faultNoAnswer: the code of a failure the client names itself (noAnswer).
-const faultNoAnswer = CodeUnavailable
-
-// faultUnreadableRead: the code of a failure the client names itself (unreadableRead).
-const faultUnreadableRead = CodeInternal
-
-// faultUnreadableWrite: the code of a failure the client names itself (unreadableWrite).
-const faultUnreadableWrite = CodeOutcomeUnknown
-
-// faultTooLarge: the code of a failure the client names itself (tooLarge).
-const faultTooLarge = CodePayloadTooLarge
-
-// Refusal and client-error texts, with {placeholders}: the same words in every client.
-const (
-	textNotCarried           = "{operation} not available over {protocol}; use {protocols}"
-	textReadOnly             = "{operation} is destructive and this client is read-only"
-	textTooOld               = "{operation} not available over {protocol}; {hint} (needs server {since} or later on {protocol}; the server is {server})"
-	textTooOldUse            = "use {protocols}"
-	textTooOldNone           = "no protocol carries it on this server"
-	textProtocolSeparator    = " or "
-	textClientClosed         = "{operation}: the client is closed; make a new one"
-	textInClear              = "refusing to send credentials in clear to {target}: the connection is not TLS and the host is not loopback; {remedy}, or set {option} to send them anyway"
-	textTimedOut             = "{operation} timed out"
-	textCancelled            = "{operation} was cancelled"
-	textNoAnswer             = "{operation}: no answer from the service ({reason})"
-	textHttpStatus           = "HTTP {status}"
-	textMalformedAnswer      = "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}"
-	textAnswerMismatch       = "{operation}: the answer does not fit {message} ({reason}){outcome}"
-	textUnreadableMessage    = "{operation}: the gRPC answer could not be read ({reason}){outcome}"
-	textWriteMayHaveHappened = "; the write may have happened"
-	textAnswerTooLarge       = "{operation}: the answer is larger than {limit} bytes ({option})"
-)
-
-// What the check of inputs says of a value protobuf could not carry ("<path>: <text>").
-const (
-	wireTextString        = "must be a string"
-	wireTextBool          = "must be true or false"
-	wireTextInteger       = "must be an integer"
-	wireTextInt32Range    = "must be between -2147483648 and 2147483647"
-	wireTextInt64Range    = "must be between -9007199254740991 and 9007199254740991"
-	wireTextFloat64       = "must be a number"
-	wireTextMap           = "must be an object of strings"
-	wireTextJson          = "must be a JSON object"
-	wireTextEnum          = "must be one of {values}"
-	wireTextEnumSeparator = ", "
-	wireTextObject        = "must be an object"
-	wireTextList          = "must be a list"
-	wireTextUnknownField  = "is not a field of this request"
-	wireTextRoot          = "request"
-)
-
-// versionOperations: per client role, the read whose answer carries the server's version.
-var versionOperations = map[string]string{}
-
-// newVersionAnswer: the answer struct of each version operation.
+// newVersionAnswer: per client role, a new answer of the read whose answer carries the server's version.
 var newVersionAnswer = map[string]func() any{}
-
-type enumValue struct {
-	name   string
-	number int32
-}
-
-// enumFacts: per enum, its wire names and proto numbers (0 is unset).
-var enumFacts = map[string][]enumValue{
-	"Genre": {{"fiction", 1}, {"history", 2}, {"science", 3}, {"poetry", 4}},
-}
-
-// messageFacts: per message, its fields in declaration order.
-var messageFacts = map[string][]field{
-	"Author": {
-		{name: "name", kind: kindString, required: true, presence: true},
-		{name: "born", kind: kindInt32, presence: true},
-	},
-	"Book": {
-		{name: "id", kind: kindString, required: true},
-		{name: "title", kind: kindString, required: true},
-		{name: "author", kind: kindMessage, ref: "Author", required: true, presence: true},
-		{name: "genre", kind: kindEnum, ref: "Genre", required: true},
-		{name: "year", kind: kindInt32, presence: true},
-		{name: "in_stock", kind: kindBool, required: true},
-	},
-	"AddBookRequest": {
-		{name: "title", kind: kindString, required: true, presence: true},
-		{name: "author", kind: kindMessage, ref: "Author", required: true, presence: true},
-		{name: "genre", kind: kindEnum, ref: "Genre", required: true, presence: true},
-		{name: "year", kind: kindInt32, presence: true},
-	},
-	"GetBookRequest": {
-		{name: "id", kind: kindString, required: true, presence: true},
-	},
-	"UpdateBookRequest": {
-		{name: "id", kind: kindString, required: true, presence: true},
-		{name: "in_stock", kind: kindBool, required: true, presence: true},
-	},
-	"RemoveBookRequest": {
-		{name: "id", kind: kindString, required: true, presence: true},
-	},
-	"RemoveBookResponse": {
-		{name: "removed", kind: kindBool, required: true},
-	},
-	"ListBooksRequest": {
-		{name: "genre", kind: kindEnum, ref: "Genre", presence: true},
-		{name: "page_size", kind: kindInt32, presence: true},
-		{name: "page_token", kind: kindString, presence: true},
-	},
-	"ListBooksResponse": {
-		{name: "books", kind: kindMessage, ref: "Book", list: true, required: true},
-		{name: "next_page_token", kind: kindString, presence: true},
-	},
-	"SearchBooksRequest": {
-		{name: "words", kind: kindString, required: true, presence: true},
-	},
-	"SearchBooksResponse": {
-		{name: "books", kind: kindMessage, ref: "Book", list: true, required: true},
-	},
-}
-
-var opAddBook = &operation{
-	name:       "add_book",
-	pascalName: "AddBook",
-	client:     "user",
-	surface:    "user",
-	kind:       "write",
-	auth:       "api_key",
-	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
-	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
-	graphql:    &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
-	rest:       &restBinding{method: "POST", path: "/v1/books"},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
-	input:      "AddBookRequest",
-	output:     "Book",
-}
-
-var opGetBook = &operation{
-	name:       "get_book",
-	pascalName: "GetBook",
-	client:     "user",
-	surface:    "user",
-	kind:       "read",
-	auth:       "public",
-	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
-	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
-	retried:    true,
-	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
-	rest:       &restBinding{method: "GET", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
-	input:      "GetBookRequest",
-	output:     "Book",
-}
-
-var opUpdateBook = &operation{
-	name:       "update_book",
-	pascalName: "UpdateBook",
-	client:     "user",
-	surface:    "user",
-	kind:       "write",
-	auth:       "api_key",
-	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
-	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
-	graphql:    &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
-	rest:       &restBinding{method: "PATCH", path: "/v1/books/{id}", pathParams: []string{"id"}},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
-	input:      "UpdateBookRequest",
-	output:     "Book",
-}
-
-var opRemoveBook = &operation{
-	name:        "remove_book",
-	pascalName:  "RemoveBook",
-	client:      "user",
-	surface:     "user",
-	kind:        "write",
-	destructive: true,
-	auth:        "api_key",
-	protocols:   []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
-	since:       map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
-	graphql:     &graphqlBinding{document: "mutation remove_book($params: RemoveBookInput!) { remove_book(params: $params) { removed } }", withParams: true},
-	rest:        &restBinding{method: "DELETE", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
-	grpc:        &grpcBinding{path: "/bookstore.v1.UserService/RemoveBook", request: "bookstore.v1.RemoveBookRequest", response: "bookstore.v1.RemoveBookResponse"},
-	input:       "RemoveBookRequest",
-	output:      "RemoveBookResponse",
-}
-
-var opListBooks = &operation{
-	name:       "list_books",
-	pascalName: "ListBooks",
-	client:     "user",
-	surface:    "user",
-	kind:       "read",
-	auth:       "public",
-	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
-	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
-	retried:    true,
-	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock } next_page_token } }", withParams: true},
-	rest:       &restBinding{method: "GET", path: "/v1/books", inQuery: true},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
-	pagination: &pagination{style: paginationToken, items: "books", cursor: "page_token", nextCursor: "next_page_token"},
-	input:      "ListBooksRequest",
-	output:     "ListBooksResponse",
-}
-
-var opSearchBooks = &operation{
-	name:       "search_books",
-	pascalName: "SearchBooks",
-	client:     "user",
-	surface:    "user",
-	kind:       "read",
-	auth:       "public",
-	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST},
-	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0"},
-	retried:    true,
-	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock } } }", withParams: true},
-	rest:       &restBinding{method: "GET", path: "/v1/search", inQuery: true},
-	input:      "SearchBooksRequest",
-	output:     "SearchBooksResponse",
-}
-
-// operationList: every operation, in manifest order.
-var operationList = []*operation{
-	opAddBook,
-	opGetBook,
-	opUpdateBook,
-	opRemoveBook,
-	opListBooks,
-	opSearchBooks,
-}
-
-var operationsByName = indexOperations(operationList)

@@ -5,6 +5,8 @@ package bookstore
 import (
 	"context"
 	"iter"
+
+	"example.com/bookstore-go/internal/transport"
 )
 
 // AddBook calls add_book: Add a book to the store.
@@ -13,7 +15,7 @@ import (
 //
 // Auth: api_key. A write: never retried.
 func (c *UserClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
-	return invoke[Book](ctx, &c.core, opAddBook, in, opts)
+	return transport.Invoke[Book](ctx, &c.core, transport.OpAddBook, in, callSettings(opts))
 }
 
 // GetBook calls get_book: One book, by id.
@@ -22,7 +24,7 @@ func (c *UserClient) AddBook(ctx context.Context, in *AddBookInput, opts ...Call
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) GetBook(ctx context.Context, in *GetBookInput, opts ...CallOption) (*Book, error) {
-	return invoke[Book](ctx, &c.core, opGetBook, in, opts)
+	return transport.Invoke[Book](ctx, &c.core, transport.OpGetBook, in, callSettings(opts))
 }
 
 // UpdateBook calls update_book: Change the stock of a book.
@@ -31,7 +33,7 @@ func (c *UserClient) GetBook(ctx context.Context, in *GetBookInput, opts ...Call
 //
 // Auth: api_key. A write: never retried.
 func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
-	return invoke[Book](ctx, &c.core, opUpdateBook, in, opts)
+	return transport.Invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, callSettings(opts))
 }
 
 // RemoveBook calls remove_book: Take a book out of the store.
@@ -42,7 +44,7 @@ func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts .
 //
 // Auth: api_key. A write: never retried.
 func (c *UserClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
-	return invoke[RemoveBookResponse](ctx, &c.core, opRemoveBook, in, opts)
+	return transport.Invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, callSettings(opts))
 }
 
 // ListBooks calls list_books: The books of the store, oldest first, a page at a time.
@@ -51,7 +53,7 @@ func (c *UserClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts .
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) (*ListBooksResponse, error) {
-	return invoke[ListBooksResponse](ctx, &c.core, opListBooks, in, opts)
+	return transport.Invoke[ListBooksResponse](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
 }
 
 // AllBooks walks the books of ListBooks, page after page, each item exactly once: pages are fetched as
@@ -60,7 +62,7 @@ func (c *UserClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // ListBooks.
 func (c *UserClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) iter.Seq2[*Book, error] {
-	return items[ListBooksResponse, *Book](ctx, &c.core, opListBooks, in, opts)
+	return transport.Items[ListBooksResponse, *Book](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
 }
 
 // SearchBooks calls search_books: Books whose title holds the words, over GraphQL and REST only.
@@ -69,5 +71,5 @@ func (c *UserClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...C
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) SearchBooks(ctx context.Context, in *SearchBooksInput, opts ...CallOption) (*SearchBooksResponse, error) {
-	return invoke[SearchBooksResponse](ctx, &c.core, opSearchBooks, in, opts)
+	return transport.Invoke[SearchBooksResponse](ctx, &c.core, transport.OpSearchBooks, in, callSettings(opts))
 }

@@ -1,0 +1,558 @@
+package transport
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"google.golang.org/grpc"
+)
+
+// transport moves one call of one operation: the flat input out, the answer into out (a pointer
+// to the answer struct), or an *APIError.
+type transport interface {
+	call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error
+}
+
+// Core is what both clients go through: refusals before any byte is sent (protocol, server
+// version, read-only mode), headers, deadlines, retries of reads. The same steps as the TypeScript
+// client's core, from the same facts.
+type Core struct {
+	protocol     Protocol
+	serviceURL   string
+	grpcEndpoint string
+	clientID     string
+	readOnly     bool
+	timeout      time.Duration
+	retry        RetryPolicy
+	versionOp    *Operation
+	// newVersionAnswer makes the answer struct of versionOp.
+	newVersionAnswer func() any
+	// credentials: the admin secret header, or nothing (the user client's token is added per call).
+	credentials  map[string]string
+	extraHeaders map[string]string
+
+	http    *httpTransport
+	ownHTTP bool
+
+	mu       sync.Mutex
+	question *versionQuestion // the server's version being asked, while it is
+	closed   bool             // after Close(): every call is refused
+	grpc     *grpcTransport
+	grpcTLS  *tls.Config // nil: plaintext
+	grpcDial []dialOption
+	// inClear is, per protocol, why a call may not be sent (plaintext to another host), or "".
+	inClear     map[Protocol]string
+	version     string
+	accessToken string
+	headers     map[string]string // extra headers, then credentials and the bearer token: lower-case keys
+}
+
+// Init readies a client of role at serviceURL with what its options and constructor set, or fails
+// naming every setting it cannot use. Nothing is sent before the first call.
+func (c *Core) Init(role, serviceURL string, cfg Config) error {
+	problems := cfg.problems
+	c.protocol = cfg.Protocol
+	if c.protocol == "" {
+		c.protocol = ProtocolGraphQL
+	}
+	if !slices.Contains(protocols, c.protocol) {
+		problems = append(problems, fmt.Sprintf("protocol must be one of graphql, rest, grpc, not %q", string(c.protocol)))
+	}
+	c.serviceURL = strings.TrimRight(serviceURL, "/")
+	endpoint, err := defaultGRPCEndpoint(c.serviceURL)
+	if err != nil {
+		problems = append(problems, err.Error())
+	}
+	c.grpcEndpoint = cfg.GRPCEndpoint
+	if c.grpcEndpoint == "" {
+		c.grpcEndpoint = endpoint
+	}
+	if cfg.ServerVersion != "" {
+		if _, err := parseVersion(cfg.ServerVersion); err != nil {
+			problems = append(problems, "server version: "+err.Error())
+		}
+		c.version = cfg.ServerVersion
+	}
+	if cfg.Timeout < 0 {
+		problems = append(problems, "timeout must not be negative")
+	}
+	if len(problems) > 0 {
+		return fmt.Errorf("%s: %s", packageName, strings.Join(problems, "; "))
+	}
+	c.clientID = cfg.ClientID
+	c.readOnly = cfg.ReadOnly
+	c.timeout = cfg.Timeout
+	if !cfg.TimeoutSet {
+		c.timeout = DefaultTimeout
+	}
+	c.retry = cfg.Retry
+	if c.retry.Attempts <= 0 {
+		c.retry.Attempts = DefaultRetryPolicy.Attempts
+	}
+	if c.retry.BaseDelay <= 0 {
+		c.retry.BaseDelay = DefaultRetryPolicy.BaseDelay
+	}
+	if c.retry.MaxDelay <= 0 {
+		c.retry.MaxDelay = DefaultRetryPolicy.MaxDelay
+	}
+	if op := versionOperations[role]; op != "" && cfg.NewVersionAnswer != nil {
+		c.versionOp, c.newVersionAnswer = operationsByName[op], cfg.NewVersionAnswer
+	}
+	c.credentials = lowerKeys(cfg.Credentials)
+	c.extraHeaders = lowerKeys(cfg.ExtraHeaders)
+	c.grpcDial = cfg.GRPCDial
+	https := strings.HasPrefix(strings.ToLower(c.serviceURL), "https://")
+	if cfg.GRPCSecurity == GRPCOverTLS || (cfg.GRPCSecurity == GRPCBySchema && https) {
+		c.grpcTLS = &tls.Config{}
+		if cfg.GRPCTLS != nil {
+			c.grpcTLS = cfg.GRPCTLS.Clone()
+		}
+	}
+	serviceHost := ""
+	if parsed, err := url.Parse(c.serviceURL); err == nil {
+		serviceHost = parsed.Hostname()
+	}
+	prefix := "With"
+	if role == RoleAdmin {
+		prefix = "WithAdmin"
+	}
+	allow := prefix + "InsecureTransport()"
+	overHTTP := inClear(https, serviceHost, c.serviceURL, "use an https:// serviceURL", allow, cfg.Insecure)
+	grpcHost, _, _ := net.SplitHostPort(c.grpcEndpoint)
+	c.inClear = map[Protocol]string{
+		ProtocolGraphQL: overHTTP,
+		ProtocolREST:    overHTTP,
+		ProtocolGRPC:    inClear(c.grpcTLS != nil, grpcHost, "gRPC "+c.grpcEndpoint, "use "+prefix+"GRPCTLS (the default for an https:// serviceURL)", allow, cfg.Insecure),
+	}
+	httpClient := cfg.HTTPClient
+	if httpClient == nil {
+		c.ownHTTP = true
+		httpClient = newHTTPClient(cfg.GRPCTLS)
+	}
+	maxResponse := cfg.MaxResponse
+	if maxResponse <= 0 {
+		maxResponse = DefaultMaxResponseBytes
+	}
+	c.grpcDial = append([]dialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponse)))}, c.grpcDial...)
+	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient, maxBytes: maxResponse}
+	c.accessToken = cfg.AccessToken
+	c.headers = c.buildHeaders()
+	return nil
+}
+
+// defaultGRPCEndpoint is the host of the service URL with the service's gRPC port.
+func defaultGRPCEndpoint(serviceURL string) (string, error) {
+	parsed, err := url.Parse(serviceURL)
+	if err != nil || (parsed.Scheme != "http" && parsed.Scheme != "https") || parsed.Hostname() == "" {
+		return "", fmt.Errorf("serviceURL must be an http or https URL such as http://localhost:8080, not %q", serviceURL)
+	}
+	return net.JoinHostPort(parsed.Hostname(), strconv.Itoa(grpcPort)), nil
+}
+
+// isLoopback: localhost, 127.0.0.0/8 and ::1, traffic that never leaves the machine.
+func isLoopback(host string) bool {
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// inClear is why a call may not go to target in clear, or "": TLS, loopback, or the insecure option.
+func inClear(secure bool, host, target, remedy, option string, allowed bool) string {
+	if secure || allowed || isLoopback(host) {
+		return ""
+	}
+	return fill(textInClear, "target", target, "remedy", remedy, "option", option)
+}
+
+// maxConnsPerHost is the most connections the client's own HTTP client holds to the service.
+const maxConnsPerHost = 64
+
+// newHTTPClient is the client's own HTTP client; tlsConfig (WithGRPCTLS), when given, secures it too.
+func newHTTPClient(tlsConfig *tls.Config) *http.Client {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	if tlsConfig != nil {
+		t.TLSClientConfig = tlsConfig.Clone()
+	}
+	// One client serves concurrent calls to one host: keep their connections for reuse, and open no
+	// more than that many at once (more calls wait for one), so a burst cannot take every socket.
+	t.MaxIdleConnsPerHost = maxConnsPerHost
+	t.MaxConnsPerHost = maxConnsPerHost
+	// A redirect is answered, never followed: Go would forward the admin secret header (any header
+	// but Authorization and Cookie) to whatever address the redirect names.
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// buildHeaders: extra headers, then the credential of the surface. Called with c.mu held or before use.
+func (c *Core) buildHeaders() map[string]string {
+	headers := MergeHeaders(c.extraHeaders, c.credentials)
+	if c.accessToken != "" {
+		headers["authorization"] = "Bearer " + c.accessToken
+	}
+	return headers
+}
+
+// SetAccessToken signs the client in with token for the calls that follow; "" signs it out.
+func (c *Core) SetAccessToken(token string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.accessToken = token
+	c.headers = c.buildHeaders()
+}
+
+func (c *Core) baseHeaders() map[string]string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.headers
+}
+
+func (c *Core) transport(protocol Protocol) (transport, error) {
+	if protocol != ProtocolGRPC {
+		return c.http, nil
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.grpc == nil {
+		t, err := newGRPCTransport(c.grpcEndpoint, c.grpcTLS, c.grpcDial)
+		if err != nil {
+			return nil, err
+		}
+		c.grpc = t
+	}
+	return c.grpc, nil
+}
+
+// GRPCEndpoint is the gRPC target of the client.
+func (c *Core) GRPCEndpoint() string { return c.grpcEndpoint }
+
+// Protocol is the protocol of the client's calls.
+func (c *Core) Protocol() Protocol { return c.protocol }
+
+// Close releases the client's connections; calls in flight end cancelled, and later calls are refused.
+func (c *Core) Close() error {
+	c.mu.Lock()
+	grpc := c.grpc
+	c.grpc = nil
+	c.closed = true
+	c.mu.Unlock()
+	var err error
+	if grpc != nil {
+		err = grpc.close()
+	}
+	if c.ownHTTP {
+		c.http.client.CloseIdleConnections()
+	}
+	return err
+}
+
+func refuse(op *Operation, protocol Protocol, message string) *APIError {
+	return &APIError{Code: refusalCode, Message: message, Operation: op.name, Protocol: protocol, Refused: true}
+}
+
+// refusal is a reason to refuse the call that needs no server version, or nil.
+func (c *Core) refusal(op *Operation, protocol Protocol) *APIError {
+	c.mu.Lock()
+	closed := c.closed
+	c.mu.Unlock()
+	if closed {
+		return refuse(op, protocol, fill(textClientClosed, "operation", op.name))
+	}
+	if reason := c.inClear[protocol]; reason != "" {
+		return refuse(op, protocol, reason)
+	}
+	if _, carried := op.since[protocol]; !carried {
+		return refuse(op, protocol, fill(textNotCarried, "operation", op.pascalName, "protocol", string(protocol), "protocols", joinProtocols(op.protocols)))
+	}
+	if c.readOnly && op.destructive {
+		return refuse(op, protocol, fill(textReadOnly, "operation", op.pascalName))
+	}
+	return nil
+}
+
+func joinProtocols(list []Protocol) string {
+	names := make([]string, len(list))
+	for i, p := range list {
+		names[i] = string(p)
+	}
+	return strings.Join(names, textProtocolSeparator)
+}
+
+// versionRefusal refuses an operation the server's version does not carry over protocol.
+func versionRefusal(op *Operation, protocol Protocol, server string) *APIError {
+	since := op.since[protocol]
+	if versionAtLeast(server, since) {
+		return nil
+	}
+	var working []Protocol
+	for _, p := range op.protocols {
+		if versionAtLeast(server, op.since[p]) {
+			working = append(working, p)
+		}
+	}
+	hint := textTooOldNone
+	if len(working) > 0 {
+		hint = fill(textTooOldUse, "protocols", joinProtocols(working))
+	}
+	return refuse(op, protocol, fill(textTooOld, "operation", op.pascalName, "since", since, "protocol", string(protocol), "server", server, "hint", hint))
+}
+
+// versionQuestion is one asking of the server's version, which every caller that needs it waits for.
+type versionQuestion struct {
+	done    chan struct{}
+	version string
+	err     error
+}
+
+// serverVersion is the configured version, or the one the server answers, asked once over this
+// client's protocol (or the first that carries the question) under the context of the call that
+// asks first. Every caller waits no longer than its own context allows, and asks again when the
+// question ended with another caller's context. A failure is not kept: the next call asks again.
+func (c *Core) serverVersion(ctx context.Context) (string, error) {
+	for {
+		c.mu.Lock()
+		if c.version != "" {
+			version := c.version
+			c.mu.Unlock()
+			return version, nil
+		}
+		question := c.question
+		if question == nil {
+			question = &versionQuestion{done: make(chan struct{})}
+			c.question = question
+			go c.ask(ctx, question)
+		}
+		c.mu.Unlock()
+		select {
+		case <-question.done:
+			if question.err == nil {
+				return question.version, nil
+			}
+			var apiErr *APIError
+			endedByAnother := ctx.Err() == nil && errors.As(question.err, &apiErr) && (apiErr.Code == codeDeadlineExceeded || apiErr.Code == codeCancelled)
+			if !endedByAnother {
+				return "", question.err
+			}
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+	}
+}
+
+// ask puts the version question to the server under ctx and tells its waiters.
+func (c *Core) ask(ctx context.Context, question *versionQuestion) {
+	question.version, question.err = c.askVersion(ctx)
+	c.mu.Lock()
+	if question.err == nil {
+		c.version = question.version
+	}
+	c.question = nil
+	c.mu.Unlock()
+	close(question.done)
+}
+
+func (c *Core) askVersion(ctx context.Context) (string, error) {
+	op := c.versionOp
+	if op == nil {
+		return "", fmt.Errorf("%s: this client cannot learn the server version; use the server version option", packageName)
+	}
+	protocol := c.protocol
+	if _, carried := op.since[protocol]; !carried {
+		protocol = op.protocols[0]
+	}
+	if reason := c.inClear[protocol]; reason != "" {
+		return "", refuse(op, protocol, reason)
+	}
+	t, err := c.transport(protocol)
+	if err != nil {
+		return "", err
+	}
+	out := c.newVersionAnswer()
+	if err := t.call(ctx, op, protocol, map[string]any{}, c.baseHeaders(), out); err != nil {
+		return "", asAPIError(ctx, err, op, protocol)
+	}
+	answer := answerString(op.output, out, versionField)
+	if _, err := parseVersion(answer); err != nil {
+		return "", &APIError{Code: codeInternal, Message: "the server answered a version that is not one: " + err.Error(), Operation: op.name, Protocol: protocol}
+	}
+	return answer, nil
+}
+
+func (c *Core) withTimeout(ctx context.Context, perCall time.Duration) (context.Context, context.CancelFunc) {
+	timeout := perCall
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	if timeout <= 0 {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, timeout)
+}
+
+// prepare is the input as sent: the flat shape of in; token calls name this client.
+func (c *Core) prepare(op *Operation, protocol Protocol, in any) (map[string]any, error) {
+	body, err := toWire(op.input, in)
+	if err != nil {
+		return nil, &APIError{Code: codeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
+	}
+	if op.defaultsClientID {
+		if given, _ := body["client_id"].(string); given == "" && c.clientID != "" {
+			body["client_id"] = c.clientID
+		}
+	}
+	return body, nil
+}
+
+func (c *Core) protocolOf(op *Operation) Protocol {
+	if op.fixedProtocol != "" {
+		return op.fixedProtocol
+	}
+	return c.protocol
+}
+
+// admit refuses a call before anything is sent: a protocol that does not carry the operation,
+// read-only mode, and a server version that does not carry it over the protocol.
+func (c *Core) admit(ctx context.Context, op *Operation, protocol Protocol) error {
+	if refused := c.refusal(op, protocol); refused != nil {
+		return refused
+	}
+	if !op.versionGated[protocol] {
+		return nil
+	}
+	server, err := c.serverVersion(ctx)
+	if err != nil {
+		return asCallers(asAPIError(ctx, err, op, protocol), op, protocol)
+	}
+	if refused := versionRefusal(op, protocol, server); refused != nil {
+		return refused
+	}
+	return nil
+}
+
+// call is one call of op with input in (a pointer to its input struct, or nil), its answer
+// decoded into out: refusals first, then the attempts, with the call's deadline over all of them.
+func (c *Core) call(ctx context.Context, op *Operation, in any, out any, settings CallConfig) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	protocol := c.protocolOf(op)
+	ctx, cancel := c.withTimeout(ctx, settings.Timeout)
+	defer cancel()
+	if err := c.admit(ctx, op, protocol); err != nil {
+		return err
+	}
+	body, err := c.prepare(op, protocol, in)
+	if err != nil {
+		return err
+	}
+	return c.attempt(ctx, op, protocol, body, out, settings.Headers)
+}
+
+// attempt sends the call, and again on transient failures of a read, as the retry policy says.
+func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, out any, callHeaders map[string]string) error {
+	t, err := c.transport(protocol)
+	if err != nil {
+		return asAPIError(ctx, err, op, protocol)
+	}
+	headers := c.baseHeaders()
+	if len(callHeaders) > 0 {
+		headers = MergeHeaders(headers, callHeaders)
+	}
+	attempts := 1
+	if op.retried {
+		attempts = max(1, c.retry.Attempts)
+	}
+	for attempt := 1; ; attempt++ {
+		err := t.call(ctx, op, protocol, body, headers, out)
+		if err == nil {
+			return nil
+		}
+		failure := asAPIError(ctx, err, op, protocol)
+		c.mu.Lock()
+		closed := c.closed
+		c.mu.Unlock()
+		if closed {
+			// Close while the call was in flight: the caller ended it, as a cancelled context does.
+			return contextFailure(context.Canceled, op, protocol, failure)
+		}
+		if !failure.transient() || attempt >= attempts || ctx.Err() != nil {
+			return failure
+		}
+		delay := c.backoff(attempt, failure)
+		if deadline, ok := ctx.Deadline(); ok && time.Now().Add(delay).After(deadline) {
+			return contextFailure(context.DeadlineExceeded, op, protocol, failure)
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return contextFailure(ctx.Err(), op, protocol, failure)
+		case <-timer.C:
+		}
+	}
+}
+
+// backoff is the wait before attempt+1: what Retry-After asks (up to retryAfterMax), else an
+// exponential delay with jitter.
+func (c *Core) backoff(attempt int, failure *APIError) time.Duration {
+	if failure.RetryAfter > 0 && failure.RetryAfter <= retryAfterMax {
+		return failure.RetryAfter
+	}
+	delay := min(c.retry.MaxDelay, c.retry.BaseDelay<<(attempt-1))
+	if delay <= 0 { // shifted past the range of a Duration
+		delay = c.retry.MaxDelay
+	}
+	return time.Duration(float64(delay) * (0.5 + rand.Float64()/2))
+}
+
+// asAPIError is err as an *APIError of op: errors of the context become DEADLINE_EXCEEDED or
+// CANCELLED, anything else UNAVAILABLE.
+func asAPIError(ctx context.Context, err error, op *Operation, protocol Protocol) *APIError {
+	var apiErr *APIError
+	if errors.As(err, &apiErr) {
+		return apiErr
+	}
+	if ended := contextEnded(ctx); ended != nil {
+		return contextFailure(ended, op, protocol, err)
+	}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return contextFailure(err, op, protocol, err)
+	}
+	return noAnswer(op, protocol, err)
+}
+
+// asCallers is a failure of the server-version lookup named after the operation the caller called.
+func asCallers(err *APIError, op *Operation, protocol Protocol) *APIError {
+	if err.Operation == op.name {
+		return err
+	}
+	named := *err
+	named.Message = strings.Replace(err.Message, err.Operation, op.name, 1)
+	if !strings.HasPrefix(err.Message, err.Operation) {
+		named.Message = err.Message
+	}
+	named.Operation, named.Protocol = op.name, protocol
+	return &named
+}
+
+// Invoke is one call of op with input in (a pointer to its input struct, or nil), answered as a
+// new *Out.
+func Invoke[Out any](ctx context.Context, c *Core, op *Operation, in any, settings CallConfig) (*Out, error) {
+	out := new(Out)
+	if err := c.call(ctx, op, in, out, settings); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
