@@ -118,6 +118,21 @@ export async function mustGet<T>(collection: { get(key: string): Promise<T | und
   return record;
 }
 
+/** Deletes record `id` (NOT_FOUND when there is none) and says so. */
+export async function removeRecord(collection: { get(key: string): Promise<unknown>; delete(key: string): Promise<boolean> }, kind: string, id: string): Promise<{ message: string }> {
+  await mustGet(collection, kind, id);
+  await collection.delete(id);
+  return { message: `${kind} ${id} deleted` };
+}
+
+/** Saves `record` with `changes` applied (applyChanges) and a new updated_at; answers what was saved. */
+export async function saveChanges<T extends { updated_at: number }>(core: Core, collection: { put(record: T): Promise<unknown> }, record: T, changes: Partial<Record<keyof T, unknown>>): Promise<T> {
+  const next = applyChanges(record, changes);
+  next.updated_at = nowSeconds(core);
+  await collection.put(next);
+  return next;
+}
+
 // ---- pages ----
 
 export const DEFAULT_LIMIT = 10;

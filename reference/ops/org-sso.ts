@@ -1,7 +1,7 @@
 // Admin: upstream SSO connections of organizations, at most one OIDC and one SAML connection per
 // organization. The OIDC client secret and the SAML IdP certificate are write-only: never
 // answered; omitted on update they stay as they are, supplied they replace the stored value.
-import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, type Core } from "../core.js";
+import { alreadyExists, applyChanges, type Core, mustGet, notFound, nowSeconds, removeRecord, saveChanges } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import type { Collection, OrgOIDCConnectionRecord, OrgSAMLConnectionRecord } from "../storage.js";
 import { publicOidcConnection, publicSamlConnection } from "../views.js";
@@ -71,9 +71,7 @@ export function orgSsoOperations({ core }: Deps): Operations<
     },
 
     async deleteOrgOIDCConnection(input) {
-      await mustGet(storage.orgOidcConnections, "OIDC connection", input.id);
-      await storage.orgOidcConnections.delete(input.id);
-      return { message: `OIDC connection ${input.id} deleted` };
+      return removeRecord(storage.orgOidcConnections, "OIDC connection", input.id);
     },
 
     async getOrgOIDCConnection(input) {
@@ -105,16 +103,11 @@ export function orgSsoOperations({ core }: Deps): Operations<
     async updateOrgSAMLConnection(input) {
       const connection = await mustGet(storage.orgSamlConnections, "SAML connection", input.id);
       const { id: _id, ...changes } = input;
-      const next = applyChanges(connection, changes);
-      next.updated_at = nowSeconds(core);
-      await storage.orgSamlConnections.put(next);
-      return publicSamlConnection(next);
+      return publicSamlConnection(await saveChanges(core, storage.orgSamlConnections, connection, changes));
     },
 
     async deleteOrgSAMLConnection(input) {
-      await mustGet(storage.orgSamlConnections, "SAML connection", input.id);
-      await storage.orgSamlConnections.delete(input.id);
-      return { message: `SAML connection ${input.id} deleted` };
+      return removeRecord(storage.orgSamlConnections, "SAML connection", input.id);
     },
 
     async getOrgSAMLConnection(input) {

@@ -2,7 +2,7 @@
 // everything that belongs to it: members, domains, SSO connections, SAML service providers and
 // IdP keys, and the SCIM endpoint.
 import type { Organization, OrgMember } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, notFound, nowSeconds, pageOf, paginate, type Core } from "../core.js";
+import { alreadyExists, type Core, mustGet, notFound, nowSeconds, pageOf, paginate, saveChanges } from "../core.js";
 import { scimUserKey } from "../scim/provisioning.js";
 import type { Deps, Operations } from "../deps.js";
 
@@ -56,10 +56,7 @@ export function organizationOperations({ core }: Deps): Operations<
     async updateOrganization(input) {
       const org = await mustGet(storage.organizations, "organization", input.id);
       if (input.name) await assertNameFree(core, input.name, org.id);
-      const next = applyChanges(org, { name: input.name, display_name: input.display_name, enabled: input.enabled });
-      next.updated_at = nowSeconds(core);
-      await storage.organizations.put(next);
-      return next;
+      return await saveChanges(core, storage.organizations, org, { name: input.name, display_name: input.display_name, enabled: input.enabled });
     },
 
     async deleteOrganization(input) {

@@ -4,7 +4,7 @@
 // the metadata); the current key cannot be retired.
 import { generateKeyPair, type KeyObject } from "node:crypto";
 import type { SAMLServiceProvider } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, nowSeconds, pageOf, refused, type Core } from "../core.js";
+import { alreadyExists, type Core, mustGet, nowSeconds, pageOf, refused, removeRecord, saveChanges } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { parseSpMetadata } from "../saml-metadata.js";
 import type { SAMLIDPKeyRecord } from "../storage.js";
@@ -80,16 +80,11 @@ export function samlIdpOperations({ core }: Deps): Operations<
       const sp = await mustGet(storage.samlServiceProviders, "SAML service provider", input.id);
       if (input.entity_id) await assertEntityIdFree(core, sp.org_id, input.entity_id, sp.id);
       const { id: _id, ...changes } = input;
-      const next = applyChanges(sp, changes);
-      next.updated_at = nowSeconds(core);
-      await storage.samlServiceProviders.put(next);
-      return next;
+      return await saveChanges(core, storage.samlServiceProviders, sp, changes);
     },
 
     async deleteSAMLServiceProvider(input) {
-      await mustGet(storage.samlServiceProviders, "SAML service provider", input.id);
-      await storage.samlServiceProviders.delete(input.id);
-      return { message: `SAML service provider ${input.id} deleted` };
+      return removeRecord(storage.samlServiceProviders, "SAML service provider", input.id);
     },
 
     async getSAMLServiceProvider(input) {

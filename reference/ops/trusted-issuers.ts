@@ -2,7 +2,7 @@
 // service account; the token endpoint reads them from the store on every assertion.
 import type { TrustedIssuer } from "../../generated/types.js";
 import { serviceAccount } from "../assertions.js";
-import { alreadyExists, applyChanges, invalid, mustGet, notFound, nowSeconds, pageOf, type Core } from "../core.js";
+import { alreadyExists, applyChanges, type Core, invalid, mustGet, notFound, nowSeconds, pageOf, removeRecord } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 
 function checkKeySource(issuer: Pick<TrustedIssuer, "key_source_type" | "jwks_url">): void {
@@ -60,9 +60,7 @@ export function trustedIssuerOperations({ core }: Deps): Operations<
     },
 
     async deleteTrustedIssuer(input) {
-      await mustGet(storage.trustedIssuers, "trusted issuer", input.id);
-      await storage.trustedIssuers.delete(input.id);
-      return { message: `trusted issuer ${input.id} deleted` };
+      return removeRecord(storage.trustedIssuers, "trusted issuer", input.id);
     },
 
     async getTrustedIssuer(input) {

@@ -1,7 +1,7 @@
 // Admin: users, pending verification requests, revoking and re-enabling access, invitations.
 import { ServiceError } from "../../generated/server/index.js";
 import { assertEmailFree, assertPhoneFree, newUserRecord, normalizeEmail, sendVerification, userByEmail } from "../accounts.js";
-import { applyChanges, mustGet, notFound, nowSeconds, pageOf, type Core } from "../core.js";
+import { type Core, mustGet, notFound, nowSeconds, pageOf, saveChanges } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import type { QueryOf, UserRecord, Where } from "../storage.js";
 import { publicUser, publicVerificationRequest } from "../views.js";
@@ -69,10 +69,7 @@ export function userOperations(deps: Deps): Operations<
       if (input.email) await assertEmailFree(core, input.email, user.id);
       if (input.phone_number) await assertPhoneFree(core, input.phone_number, user.id);
       const { id: _id, ...changes } = input;
-      const next = applyChanges(user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined });
-      next.updated_at = nowSeconds(core);
-      await storage.users.put(next);
-      return publicUser(next);
+      return publicUser(await saveChanges(core, storage.users, user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined }));
     },
 
     async deleteUser(input) {

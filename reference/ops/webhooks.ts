@@ -1,6 +1,6 @@
 // Admin: webhooks and their delivery logs, email templates and audit logs.
 import type { Webhook } from "../../generated/types.js";
-import { alreadyExists, applyChanges, mustGet, nowSeconds, pageOf, refused } from "../core.js";
+import { alreadyExists, mustGet, nowSeconds, pageOf, refused, removeRecord, saveChanges } from "../core.js";
 import type { QueryOf, Where } from "../storage.js";
 import type { Deps, Operations } from "../deps.js";
 
@@ -40,10 +40,7 @@ export function webhookOperations({ core, events }: Deps): Operations<
 
     async updateWebhook(input) {
       const webhook = await mustGet(storage.webhooks, "webhook", input.id);
-      const next = applyChanges(webhook, { event_name: input.event_name, event_description: input.event_description, endpoint: input.endpoint, enabled: input.enabled, headers: input.headers });
-      next.updated_at = nowSeconds(core);
-      await storage.webhooks.put(next);
-      return next;
+      return await saveChanges(core, storage.webhooks, webhook, { event_name: input.event_name, event_description: input.event_description, endpoint: input.endpoint, enabled: input.enabled, headers: input.headers });
     },
 
     async deleteWebhook(input) {
@@ -96,16 +93,11 @@ export function webhookOperations({ core, events }: Deps): Operations<
       if (input.event_name && input.event_name !== template.event_name && (await templateFor(input.event_name))) {
         throw alreadyExists("an email template for this event already exists");
       }
-      const next = applyChanges(template, { event_name: input.event_name, subject: input.subject, template: input.template, design: input.design });
-      next.updated_at = nowSeconds(core);
-      await storage.emailTemplates.put(next);
-      return next;
+      return await saveChanges(core, storage.emailTemplates, template, { event_name: input.event_name, subject: input.subject, template: input.template, design: input.design });
     },
 
     async deleteEmailTemplate(input) {
-      await mustGet(storage.emailTemplates, "email template", input.id);
-      await storage.emailTemplates.delete(input.id);
-      return { message: `email template ${input.id} deleted` };
+      return removeRecord(storage.emailTemplates, "email template", input.id);
     },
 
     async emailTemplates(input) {
