@@ -1,6 +1,8 @@
 // apigen: the command line of the toolchain.
-import { resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ManifestError, UsageError } from "./diagnostics.js";
 import { DEFAULT_MANIFEST, emitAll, loadIr } from "./generate.js";
@@ -27,6 +29,14 @@ Commands:
   scaffold <file> [--check] [--name <class or variable>]
                       Add a stub for every operation the implementation in <file> lacks;
                       --check writes nothing and exits 1 listing them.
+  pack [--out <dir>] [--only npm|python|go[,...]] [--first-release] [--release]
+                      Pack the project for release into --out (default: dist/packages under
+                      --root): its npm packages (with the installed @apigen/runtime, compiled by
+                      the project's TypeScript), the Python wheel and sdist (needs Python 3.10+)
+                      and the Go module zip (needs Go 1.23+), after the release gate (generated
+                      files up to date, the contract diff against the last release passing).
+                      --first-release: there is no release to compare with; --release: record this
+                      one in release.json.
 
 Options:
   --manifest <file>   Manifest path relative to --root (default: ${DEFAULT_MANIFEST}).
@@ -52,6 +62,10 @@ export async function main(argv: string[]): Promise<number> {
         report: { type: "string" },
         name: { type: "string" },
         toolchain: { type: "string" },
+        out: { type: "string" },
+        only: { type: "string" },
+        "first-release": { type: "boolean", default: false },
+        release: { type: "boolean", default: false },
       },
     });
   } catch (error) {
@@ -142,6 +156,41 @@ export async function main(argv: string[]): Promise<number> {
         if (result.unknown.length > 0) lines.push(`not operations of ${result.interfaceName} (left in place; remove them if the operations were removed): ${result.unknown.join(", ")}`);
         process.stdout.write(`${lines.join("\n")}\n`);
         return values.check && result.missing.length > 0 ? 1 : 0;
+      }
+      case "pack": {
+        // Loaded on demand: packing is scripts/pack.mjs (npm run pack in this repository), bundled.
+        const { artifactKinds, installedToolchain, packProject, DEFAULT_OUT_DIR } = await import("../scripts/pack.mjs");
+        // Bad input exits 2 before anything runs, naming what is wrong.
+        const refuse = (message: string) => (process.stderr.write(`apigen pack: ${message}\n`), 2);
+        if (values.manifest !== DEFAULT_MANIFEST) return refuse(`pack takes the project's ${DEFAULT_MANIFEST}; --manifest is not for pack`);
+        try {
+          artifactKinds(values.only);
+        } catch (error) {
+          return refuse((error as Error).message);
+        }
+        if (!existsSync(join(root, DEFAULT_MANIFEST))) {
+          return refuse(`${values.root === "." ? "this folder" : `--root ${values.root}`} has no ${DEFAULT_MANIFEST}: run apigen pack in the project's folder, or name it with --root <dir>`);
+        }
+        try {
+          // The release gate checks and diffs with this very CLI (the bundle runs as a command too).
+          const toolchain = installedToolchain(root, { apigen: [process.execPath, fileURLToPath(import.meta.url)], packCommand: "apigen pack" });
+          await packProject({
+            root,
+            outDir: resolve(values.out ?? join(root, DEFAULT_OUT_DIR)),
+            only: values.only,
+            firstRelease: values["first-release"]!,
+            release: values.release!,
+            toolchain,
+            out: (line) => process.stdout.write(`${line}\n`),
+          });
+        } catch (error) {
+          // What stops a pack (a refused gate, a missing tool, a failed build) is said in its message; the stack only with APIGEN_DEBUG=1.
+          const detail = !(error instanceof Error) ? String(error) : process.env.APIGEN_DEBUG ? [error, error.cause].map((e) => (e instanceof Error ? e.stack : "")).join("\n") : error.message;
+          process.stderr.write(`apigen pack: ${detail}\n`);
+          return 1;
+        }
+        process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
+        return 0;
       }
       default:
         throw new UsageError(`unknown command '${command}'\n\n${USAGE}`);

@@ -5,6 +5,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { packToolSources } from "./pack-tools.mjs";
 
 const require = createRequire(import.meta.url);
 
@@ -77,6 +78,16 @@ export async function buildCli(projectRoot) {
         /[\\/]generators[\\/]emit[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined,
       );
       pluginBuild.onLoad({ filter: /^sdk-templates$/, namespace: "replaced" }, () => ({ contents: precompiledTemplates(projectRoot), resolveDir: projectRoot, loader: "js" }));
+      // `apigen pack` bundles scripts/pack.mjs and what it imports: none of them runs as a command
+      // in the bundle, and the sources of the tools it builds in a project of its own are held here.
+      pluginBuild.onResolve({ filter: /^\.\/(is-main|pack-tools)\.mjs$/ }, (args) =>
+        /[\\/]scripts$/.test(args.resolveDir) ? { path: args.path.slice(2, -".mjs".length), namespace: "replaced" } : undefined,
+      );
+      pluginBuild.onLoad({ filter: /^is-main$/, namespace: "replaced" }, () => ({ contents: "export const isMain = () => false;", loader: "js" }));
+      pluginBuild.onLoad({ filter: /^pack-tools$/, namespace: "replaced" }, () => ({
+        contents: `const SOURCES = ${JSON.stringify(packToolSources(projectRoot))};\nexport function packToolSources() { return SOURCES; }`,
+        loader: "js",
+      }));
       // protoplugin loads TypeScript only to transpile to JS or .d.ts; apigen asks protoc-gen-es for TS.
       pluginBuild.onResolve({ filter: /^(typescript|@typescript\/vfs)$/ }, () => ({ path: "unused", namespace: "replaced" }));
       pluginBuild.onLoad({ filter: /^unused$/, namespace: "replaced" }, () => ({ contents: "module.exports = {};", loader: "js" }));

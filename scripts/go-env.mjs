@@ -7,6 +7,7 @@ import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { isMain } from "./is-main.mjs";
 import { lockDir } from "./lock-dir.mjs";
 import { runSync as run } from "./run-process.mjs";
 
@@ -120,7 +121,41 @@ export async function goBinary(name, { root = PROJECT_ROOT, log = (line) => proc
   }
 }
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/**
+ * The binary of a Go program given as its files (name -> text: a main package with its go.mod and
+ * go.sum), written under `cache`/src/<name> and built into `cache`/bin/<name> with that go.sum only;
+ * rebuilt only when a file or the toolchain changed. `apigen pack` builds the module-zip helper so
+ * in a project of its own (scripts/pack-tools.mjs); `root` is that project (goToolchain's caches).
+ */
+export async function goToolFromSource(name, files, { cache, root, log = (line) => process.stderr.write(`${line}\n`) }) {
+  const { version } = goToolchain({ root });
+  const source = join(cache, "src", name);
+  const binary = join(cache, "bin", name);
+  const marker = `${binary}.hash`;
+  const hash = createHash("sha256").update(`${version}\n`);
+  for (const file of Object.keys(files).sort()) hash.update(`${file}\n${files[file]}\n`);
+  const digest = hash.digest("hex");
+  const ready = () => existsSync(binary) && existsSync(marker) && readFileSync(marker, "utf8") === digest;
+  if (ready()) return { binary, built: false, seconds: 0 };
+  mkdirSync(join(cache, "bin"), { recursive: true });
+  const unlock = await lockDir(join(cache, `lock-${name}`), `building ${name}`);
+  try {
+    if (ready()) return { binary, built: false, seconds: 0 };
+    const started = performance.now();
+    mkdirSync(source, { recursive: true });
+    for (const [file, text] of Object.entries(files)) writeFileSync(join(source, file), text);
+    runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, "."], { cwd: source });
+    renameSync(`${binary}.tmp`, binary);
+    writeFileSync(marker, digest);
+    const seconds = (performance.now() - started) / 1000;
+    log(`go-env: built ${name} in ${seconds.toFixed(1)} s`);
+    return { binary, built: true, seconds };
+  } finally {
+    unlock();
+  }
+}
+
+if (isMain(import.meta.url)) {
   const toolchain = goToolchain();
   process.stdout.write(`${toolchain.go} (go${toolchain.version})\n`);
 }

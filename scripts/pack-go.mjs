@@ -31,9 +31,13 @@ function modzip(binary, args) {
   return result.stdout;
 }
 
-/** Writes the module zip into `outDir` after building an extracted copy of it; answers its path, size and file count. */
-export async function packGo({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages") } = {}) {
-  const { binary } = await goBinary("modzip");
+/**
+ * Writes the module zip into `outDir` after building an extracted copy of it; answers its path,
+ * size and file count. `modzipBinary`: the module-zip helper's binary (by default test/go/modzip of this
+ * repository, built by goBinary; `apigen pack` builds its own copy, goToolFromSource).
+ */
+export async function packGo({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages"), modzipBinary } = {}) {
+  const binary = modzipBinary ?? (await goBinary("modzip")).binary;
   const module = goModule(root);
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-go-"));
   try {

@@ -5,4 +5,4 @@ export interface PythonArtifact {
   path: string;
   bytes: number;
 }
-export declare function packPython(options?: { root?: string; outDir?: string }): Promise<PythonArtifact[]>;
+export declare function packPython(options?: { root?: string; outDir?: string; python?: string }): Promise<PythonArtifact[]>;

@@ -1,4 +1,4 @@
-// The Python SDK's wheel and sdist (generated/python), built with `python -m build` in the
+// The Python SDK's wheel and sdist (generated/python), built with `python -m build` in a
 // virtualenv of scripts/python-env.mjs (hatchling, no build isolation: nothing is downloaded at
 // build time) and checked with `twine check --strict`, the metadata check of PyPI uploads.
 import { mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
@@ -17,10 +17,13 @@ function run(python, args) {
   return result.stdout;
 }
 
-/** Builds the wheel and the sdist into `outDir`; answers each with its path and size. */
-export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages") } = {}) {
-  // The build tools are this repository's, whatever project is packed.
-  const { python } = await ensurePythonEnv();
+/**
+ * Builds the wheel and the sdist into `outDir`; answers each with its path and size. `python`: the
+ * interpreter of a virtualenv with the build tools (by default the tests' virtualenv of this
+ * repository, whatever project is packed; `apigen pack` passes its own, ensurePythonBuildEnv).
+ */
+export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dist", "packages"), python } = {}) {
+  python ??= (await ensurePythonEnv()).python;
   // Built aside first, so that outDir only ever holds checked artifacts.
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-python-"));
   try {

@@ -58,7 +58,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
       copyFileSync(join(root, path), join(buildDir, "src", path));
     }
     symlinkSync(join(root, "node_modules"), join(buildDir, "node_modules"), "junction");
-    compile(buildDir);
+    compile(buildDir, ts);
     mkdirSync(outDir, { recursive: true });
 
     const runtimeDir = join(buildDir, "out", "runtime");
@@ -86,7 +86,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
           license: "Apache-2.0",
           engines: { node: ">=20" },
           bin: { apigen: "bin.mjs" },
-          // `apigen scaffold` alone loads them.
+          // `apigen scaffold` alone loads them. (`apigen pack` loads the project's own TypeScript, whichever it installed.)
           peerDependencies: { "ts-morph": project.dependencies["ts-morph"], prettier: project.devDependencies.prettier },
           peerDependenciesMeta: { "ts-morph": { optional: true }, prettier: { optional: true } },
         },
@@ -94,7 +94,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
         2,
       )}\n`,
     );
-    writeFileSync(join(cliDir, "README.md"), "# apigen\n\n`apigen init <dir>` starts a project; `apigen generate` turns its `operations.yaml` into contracts, server stubs and SDKs; `apigen diff` reports contract changes. `apigen --help` lists every command.\n");
+    writeFileSync(join(cliDir, "README.md"), "# apigen\n\n`apigen init <dir>` starts a project; `apigen generate` turns its `operations.yaml` into contracts, server stubs and SDKs; `apigen diff` reports contract changes; `apigen pack` packs its npm packages, Python wheel and sdist, and Go module zip for release. `apigen --help` lists every command.\n");
 
     const packed = [];
     for (const dir of [cliDir, runtimeDir]) {

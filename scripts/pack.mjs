@@ -1,28 +1,44 @@
-// `npm run pack [-- --root <dir>] [--out <dir>] [--only npm|python|go] [--first-release] [--release]`:
-// turns the generated packages of a project (this one, or the one under --root; the runtime and
-// the build tools are this repository's) into npm tarballs, the Python SDK into a wheel and an
-// sdist (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each
-// npm package it takes the modules its package.json exports and every module they import, stages
-// them in a temporary build folder with their relative layout kept, compiles them once with the
-// project's TypeScript into ES modules with .d.ts, runs `npm pack`, and checks each tarball with
-// `npm publish --dry-run`. The release gate (scripts/release-gate.mjs) runs first:
-// `--first-release` lets it pass when there is no earlier release to compare with, and `--release`
-// records this release (HEAD and its api.version) in release.json once everything is packed.
+// `npm run pack [-- --root <dir>] [--out <dir>] [--only npm|python|go[,...]] [--first-release] [--release]`,
+// and `apigen pack` with the same flags: turns the generated packages of a project (this one, or the
+// one under --root) into npm tarballs, the Python SDK into a wheel and an sdist
+// (scripts/pack-python.mjs), and the Go SDK into a module zip (scripts/pack-go.mjs). For each npm
+// package it takes the modules its package.json exports and every module they import, stages them
+// in a temporary build folder with their relative layout kept, compiles them once with TypeScript
+// into ES modules with .d.ts, runs `npm pack`, and checks each tarball with `npm publish --dry-run`.
+// The release gate (scripts/release-gate.mjs) runs first: `--first-release` lets it pass when there
+// is no earlier release to compare with, and `--release` records this release (HEAD and its
+// api.version) in release.json once everything is packed.
+//
+// What is not the project's own comes from a toolchain: `npm run pack` takes this repository's
+// (repoToolchain: runtime/, its node_modules and TypeScript, its test virtualenv and Go helper);
+// `apigen pack`, in a project that installed the toolchain, that project's (installedToolchain: the
+// compiled @apigen/runtime and the TypeScript it installed, and build tools of its own under its
+// node_modules/.cache/apigen).
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { builtinModules } from "node:module";
+import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, posix, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import ts from "typescript";
+import { goBinary, goToolFromSource } from "./go-env.mjs";
+import { isMain } from "./is-main.mjs";
 import { packGo } from "./pack-go.mjs";
 import { packPython } from "./pack-python.mjs";
+import { packToolSources } from "./pack-tools.mjs";
+import { ensurePythonBuildEnv, ensurePythonEnv } from "./python-env.mjs";
 import { RELEASE_RECORD, releaseGate, releaseToRecord, writeReleaseRecord } from "./release-gate.mjs";
 import { runProcess } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const PACKAGES_DIR = "generated/packages";
 export const DEFAULT_OUT_DIR = "dist/packages";
+/** What --only takes. */
+export const ARTIFACT_KINDS = ["npm", "python", "go"];
+/** Generated code imports the runtime by package name (generators/emit/runtime-package.ts); the packages carry it inside. */
+const RUNTIME_PACKAGE = "@apigen/runtime";
+
+/** A packing error the command reports as it is (no stack): bad input, a missing tool, a refused gate. */
+export class PackError extends Error {}
 
 /** Compiler options of the packages: ES modules for Node's resolution, with declarations. */
 export const COMPILER_OPTIONS = {
@@ -43,10 +59,6 @@ export const COMPILER_OPTIONS = {
 /** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
 export const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
 export const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
-/** Generated code imports the runtime by package name (generators/emit/runtime-package.ts); the packages carry it inside. */
-const RUNTIME_PACKAGE = "@apigen/runtime";
-/** Where a module of a package comes from: the runtime's from this repository's runtime/, whatever project is packed. */
-const sourcePath = (root, path) => join(path.startsWith("runtime/") ? PROJECT_ROOT : root, path);
 /** The project path of a module of the runtime package, or undefined for any other specifier. */
 const runtimeModule = (specifier) => (specifier.startsWith(`${RUNTIME_PACKAGE}/`) ? `runtime/${specifier.slice(RUNTIME_PACKAGE.length + 1)}` : undefined);
 /** A module's text with each import of the runtime package made relative to the module, as the package lays the runtime out. */
@@ -57,10 +69,88 @@ const withRelativeRuntime = (path, text) =>
   });
 
 /**
- * Every source module a package needs: its exported entry points and, transitively, every module
- * they import (static and dynamic), as paths relative to the project root.
+ * This repository's toolchain (`npm run pack`), whatever project is packed: the runtime's sources
+ * (runtime/), TypeScript and the packages' dependencies from its node_modules, bin/apigen.js for
+ * the release gate, the tests' Python virtualenv and the Go helper of test/go.
  */
-function moduleClosure(root, manifest) {
+export function repoToolchain() {
+  return {
+    runtime: { dir: join(PROJECT_ROOT, "runtime"), compiled: false },
+    nodeModules: join(PROJECT_ROOT, "node_modules"),
+    typescript: () => createRequire(join(PROJECT_ROOT, "package.json"))("typescript"),
+    apigen: [process.execPath, join(PROJECT_ROOT, "bin", "apigen.js")],
+    packCommand: "npm run pack --",
+    python: async () => (await ensurePythonEnv()).python,
+    modzip: async () => (await goBinary("modzip")).binary,
+  };
+}
+
+/**
+ * The toolchain a project installed (`apigen pack`): `@apigen/runtime` and TypeScript as the
+ * project resolves them (the runtime compiled, as npm installs it; this repository's workspace
+ * holds its sources, which work too), `apigen` (the command that checks and diffs: the running
+ * CLI), and build tools made under <node_modules>/.cache/apigen from the texts the CLI holds:
+ * a virtualenv with hatchling, build and twine, and the module-zip helper (golang.org/x/mod).
+ */
+export function installedToolchain(root, { apigen, packCommand = "apigen pack", sources = packToolSources } = {}) {
+  // The node_modules that holds the runtime, found as Node finds it (the nearest, from the root up);
+  // the packages compile against it. Not its real path: in this repository it links to runtime/.
+  // Looked up when the npm packages ask for it: the wheel and the Go module do without.
+  let found;
+  const nodeModules = () => {
+    for (let dir = root; found === undefined; dir = dirname(dir)) {
+      if (existsSync(join(dir, "node_modules", RUNTIME_PACKAGE, "package.json"))) found = join(dir, "node_modules");
+      else if (dirname(dir) === dir) throw new PackError(`${root} has no ${RUNTIME_PACKAGE} installed, which the generated packages carry: run npm install there (the project of apigen init depends on it)`);
+    }
+    return found;
+  };
+  const cache = () => {
+    try {
+      return join(nodeModules(), ".cache", "apigen");
+    } catch {
+      return join(root, "node_modules", ".cache", "apigen");
+    }
+  };
+  // TypeScript as the project's own modules resolve it (not a name the CLI bundle could hold).
+  const projectRequire = createRequire(join(root, "package.json"));
+  return {
+    get runtime() {
+      const dir = join(nodeModules(), RUNTIME_PACKAGE);
+      return { dir, compiled: !existsSync(join(dir, "schema.ts")) };
+    },
+    get nodeModules() {
+      return nodeModules();
+    },
+    typescript: () => {
+      try {
+        return projectRequire("typescript");
+      } catch {
+        throw new PackError(`${packCommand} compiles the npm packages with the project's TypeScript, and ${root} has none: npm install --save-dev typescript @types/node`);
+      }
+    },
+    apigen,
+    packCommand,
+    python: async () => (await ensurePythonBuildEnv({ cache: join(cache(), "python-build"), requirements: sources().pythonBuild })).python,
+    modzip: async () => (await goToolFromSource("modzip", sources().modzip, { cache: join(cache(), "go"), root })).binary,
+  };
+}
+
+/**
+ * Where the text of a module comes from, by project path: the generated ones from the project, the
+ * runtime's from the toolchain's runtime (its sources, or its compiled .js and .d.ts: the imports
+ * of both count, since a .d.ts keeps the type-only ones).
+ */
+function moduleFiles(root, runtime, path) {
+  if (!path.startsWith("runtime/")) return [join(root, path)];
+  const inRuntime = join(runtime.dir, path.slice("runtime/".length));
+  return runtime.compiled ? [inRuntime.replace(/\.ts$/, ".js"), inRuntime.replace(/\.ts$/, ".d.ts")] : [inRuntime];
+}
+
+/**
+ * Every source module a package needs: its exported entry points and, transitively, every module
+ * they import (static and dynamic), as .ts paths relative to the project root.
+ */
+function moduleClosure(root, manifest, { runtime, ts }) {
   const entries = [...Object.values(manifest.exports).filter((target) => typeof target === "object").map((target) => target.default), ...Object.values(manifest.bin ?? {})]
     .map((target) => target.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
   const modules = new Set();
@@ -69,23 +159,29 @@ function moduleClosure(root, manifest) {
   while (queue.length > 0) {
     const path = queue.pop();
     if (modules.has(path)) continue;
-    const absolute = sourcePath(root, path);
-    if (!existsSync(absolute)) throw new Error(`${manifest.name}: ${path} is missing; run \`npm run generate\``);
+    const files = moduleFiles(root, runtime, path);
+    const missing = files.find((file) => !existsSync(file));
+    if (missing) {
+      throw new PackError(path.startsWith("runtime/") ? `${manifest.name}: ${missing} is missing from ${RUNTIME_PACKAGE}; install the version of the toolchain that generated the files` : `${manifest.name}: ${path} is missing; run apigen generate`);
+    }
     modules.add(path);
-    for (const { fileName: specifier } of ts.preProcessFile(readFileSync(absolute, "utf8"), true, true).importedFiles) {
-      if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
-      else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
-      else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
+    for (const file of files) {
+      for (const { fileName: specifier } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) {
+        if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
+        else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
+        else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
+      }
     }
   }
   // An optional peer counts as declared: its modules import it only when an option asks for it.
   const declared = { ...manifest.dependencies, ...manifest.peerDependencies };
   const undeclared = [...packages].filter((name) => !(name in declared));
-  if (undeclared.length > 0) throw new Error(`${manifest.name} imports ${undeclared.join(", ")} but does not declare it in dependencies or peerDependencies`);
+  if (undeclared.length > 0) throw new PackError(`${manifest.name} imports ${undeclared.join(", ")} but does not declare it in dependencies or peerDependencies`);
   return [...modules].sort();
 }
 
-export function compile(buildDir) {
+/** Compiles buildDir/src into buildDir/out with `ts` (the typescript module) and COMPILER_OPTIONS; throws the diagnostics. */
+export function compile(buildDir, ts) {
   // Under NodeNext the nearest package.json decides the module format of every .ts file.
   writeFileSync(join(buildDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
   writeFileSync(join(buildDir, "tsconfig.json"), `${JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["src"] }, null, 2)}\n`);
@@ -95,13 +191,13 @@ export function compile(buildDir) {
   const diagnostics = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
   if (diagnostics.length > 0 || emitted.emitSkipped) {
     const host = { getCanonicalFileName: (f) => f, getCurrentDirectory: () => buildDir, getNewLine: () => "\n" };
-    throw new Error(`TypeScript failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
+    throw new PackError(`TypeScript failed:\n${ts.formatDiagnostics(diagnostics, host)}`);
   }
 }
 
 export async function run(command, args, cwd, { withStderr = false } = {}) {
   const { code, stdout, stderr } = await runProcess(command, args, { cwd, shell: process.platform === "win32" });
-  if (code !== 0) throw new Error(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`);
+  if (code !== 0) throw new PackError(`${command} ${args.join(" ")} failed (${code}):\n${stderr}`);
   return withStderr ? { stdout, stderr } : stdout;
 }
 
@@ -117,41 +213,52 @@ export async function publishDryRun(packageDir) {
     .map((line) => line.replace(/^npm warn publish /, "").trim())
     .filter((line, index, lines) => lines.slice(0, index).some((l) => /^errors corrected:/.test(l)) && line !== "" && !/requires you to be logged in/.test(line) && !/^npm /.test(line));
   if (/auto-corrected/.test(stderr)) {
-    throw new Error(`npm publish --dry-run: npm would change the package.json of ${packageDir} as it publishes:\n${corrections.map((c) => `  ${c}`).join("\n")}`);
+    throw new PackError(`npm publish --dry-run: npm would change the package.json of ${packageDir} as it publishes:\n${corrections.map((c) => `  ${c}`).join("\n")}`);
   }
 }
 
-/** Packs every package under generated/packages into `outDir`; answers each package's tarball. */
-export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DEFAULT_OUT_DIR) } = {}) {
+/**
+ * Packs every package under generated/packages into `outDir`; answers each package's tarball.
+ * `toolchain`: where the runtime, TypeScript and the packages' dependencies come from (repoToolchain by default).
+ */
+export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DEFAULT_OUT_DIR), toolchain = repoToolchain() } = {}) {
+  const ts = toolchain.typescript();
+  const { runtime } = toolchain;
   const packages = readdirSync(join(root, PACKAGES_DIR), { withFileTypes: true })
     .filter((entry) => entry.isDirectory() && existsSync(join(root, PACKAGES_DIR, entry.name, "package.json")))
     .map((entry) => {
       const dir = join(root, PACKAGES_DIR, entry.name);
       const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-      return { dir, manifest, modules: moduleClosure(root, manifest) };
+      return { dir, manifest, modules: moduleClosure(root, manifest, { runtime, ts }) };
     });
-  if (packages.length === 0) throw new Error(`no packages under ${PACKAGES_DIR}; run \`npm run generate\``);
+  if (packages.length === 0) throw new PackError(`no packages under ${PACKAGES_DIR}; run apigen generate`);
 
   const buildDir = mkdtempSync(join(tmpdir(), "apigen-pack-"));
   try {
     // One compilation for all packages: they share the schema, the types and the proto messages.
+    // A compiled runtime is staged as its declarations, to compile against; its .js is shipped as it is.
     for (const path of new Set(packages.flatMap((p) => p.modules))) {
-      mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
-      writeFileSync(join(buildDir, "src", path), withRelativeRuntime(path, readFileSync(sourcePath(root, path), "utf8")));
+      const compiledRuntime = runtime.compiled && path.startsWith("runtime/");
+      const staged = join(buildDir, "src", compiledRuntime ? path.replace(/\.ts$/, ".d.ts") : path);
+      mkdirSync(dirname(staged), { recursive: true });
+      const [source] = moduleFiles(root, runtime, path).slice(compiledRuntime ? 1 : 0);
+      writeFileSync(staged, withRelativeRuntime(path, readFileSync(source, "utf8")));
     }
-    // The packages compile against this repository's dependencies, whatever project is packed.
-    symlinkSync(join(PROJECT_ROOT, "node_modules"), join(buildDir, "node_modules"), "junction");
-    compile(buildDir);
+    // The packages compile against the toolchain's dependencies (this repository's, or the project's).
+    symlinkSync(toolchain.nodeModules, join(buildDir, "node_modules"), "junction");
+    compile(buildDir, ts);
 
     mkdirSync(outDir, { recursive: true });
     return await Promise.all(
       packages.map(async ({ dir, manifest, modules }) => {
         const packageDir = join(buildDir, "packages", manifest.name);
         for (const path of modules) {
-          for (const extension of [".js", ".d.ts"]) {
-            const file = path.replace(/\.ts$/, extension);
-            mkdirSync(dirname(join(packageDir, file)), { recursive: true });
-            copyFileSync(join(buildDir, "out", file), join(packageDir, file));
+          const compiledRuntime = runtime.compiled && path.startsWith("runtime/");
+          const [js, dts] = compiledRuntime ? moduleFiles(root, runtime, path) : [".js", ".d.ts"].map((extension) => join(buildDir, "out", path.replace(/\.ts$/, extension)));
+          for (const [from, extension] of [[js, ".js"], [dts, ".d.ts"]]) {
+            const file = join(packageDir, path.replace(/\.ts$/, extension));
+            mkdirSync(dirname(file), { recursive: true });
+            copyFileSync(from, file);
           }
         }
         for (const file of ["package.json", "README.md"]) copyFileSync(join(dir, file), join(packageDir, file));
@@ -166,40 +273,84 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
   }
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({
-    options: { root: { type: "string", default: "." }, out: { type: "string" }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } },
+/** The kinds of --only (a comma-separated list of ARTIFACT_KINDS), every kind when it is not given. */
+export function artifactKinds(only) {
+  if (only === undefined) return [...ARTIFACT_KINDS];
+  const kinds = only.split(",").map((kind) => kind.trim()).filter((kind) => kind !== "");
+  const unknown = kinds.filter((kind) => !ARTIFACT_KINDS.includes(kind));
+  if (kinds.length === 0 || unknown.length > 0) throw new PackError(`--only takes ${ARTIFACT_KINDS.join(", ")} or a comma-separated list of them, not '${only}'`);
+  return ARTIFACT_KINDS.filter((kind) => kinds.includes(kind));
+}
+
+/** What each kind needs besides Node and npm, as a refusal names it. */
+const NEEDS = { npm: "", python: "Python 3.10 or later (a virtualenv with hatchling, build and twine)", go: "Go 1.23 or later" };
+
+/**
+ * The whole of pack: the release gate, then the artefacts `only` asks for (all by default) into
+ * `outDir`, then the release record when `release`. Throws a PackError naming what is wrong; each
+ * artefact's line goes to `out`. Answers the files written.
+ */
+export async function packProject({ root, outDir = join(root, DEFAULT_OUT_DIR), only, firstRelease = false, release = false, toolchain = repoToolchain(), out = (line) => process.stdout.write(`${line}\n`) }) {
+  const kinds = artifactKinds(only);
+  if (!existsSync(join(root, "operations.yaml"))) throw new PackError(`${root} has no operations.yaml: --root names the folder of the project to pack (the one holding its operations.yaml)`);
+  if (!existsSync(join(root, PACKAGES_DIR))) throw new PackError(`${root} has no ${PACKAGES_DIR}: generate it first (apigen generate${root === resolve(".") ? "" : ` --root ${relative(process.cwd(), root) || "."}`})`);
+  // Nothing is built from stale files or under a version the contract diff says is too low.
+  const gate = releaseGate({ root, firstRelease, apigen: toolchain.apigen, packCommand: toolchain.packCommand });
+  for (const note of gate.notes) out(`pack: ${note}`);
+  if (gate.problems.length > 0) throw new PackError(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
+  const record = release ? releaseToRecord(root) : undefined;
+  const shown = (path) => relative(process.cwd(), path) || path;
+  const written = [];
+  /** One kind's step: a failure names the kind, what it needs, and how to pack the others without it. */
+  const step = async (kind, work) => {
+    if (!kinds.includes(kind)) return;
+    try {
+      await work();
+    } catch (error) {
+      const others = kinds.filter((other) => other !== kind);
+      const hint = kind !== "npm" && others.length > 0 ? ` (--only ${others.join(",")} packs the rest without it)` : "";
+      throw new PackError(`${kind}: ${error.message}${NEEDS[kind] ? `\n${kind} artefacts need ${NEEDS[kind]}${hint}` : ""}`, { cause: error });
+    }
+  };
+  // The tools first, so that a missing one stops pack before anything is written.
+  let python;
+  let modzipBinary;
+  await step("python", async () => void (python = await toolchain.python()));
+  await step("go", async () => void (modzipBinary = await toolchain.modzip()));
+  await step("npm", async () => {
+    for (const p of await packPackages({ root, outDir, toolchain })) {
+      written.push(p.tarball);
+      out(`${p.name}@${p.version}: ${shown(p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, npm publish --dry-run passed)`);
+    }
   });
+  await step("python", async () => {
+    for (const p of await packPython({ root, outDir, python })) {
+      written.push(p.path);
+      out(`${p.kind}: ${shown(p.path)} (${(p.bytes / 1024).toFixed(1)} KB, twine check passed)`);
+    }
+  });
+  await step("go", async () => {
+    const p = await packGo({ root, outDir, modzipBinary });
+    written.push(p.zip);
+    out(`go module ${p.path}@${p.version}: ${shown(p.zip)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, built from the zip)`);
+  });
+  if (record !== undefined) {
+    writeReleaseRecord(root, record);
+    out(`pack: recorded release ${record.version} (commit ${record.commit.slice(0, 12)}) in ${RELEASE_RECORD}: commit it once the release is published`);
+  }
+  return written;
+}
+
+/** The flags of pack, for parseArgs (npm run pack here; generators/cli.ts takes the same). */
+export const PACK_OPTIONS = { root: { type: "string", default: "." }, out: { type: "string" }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } };
+
+if (isMain(import.meta.url)) {
   const started = performance.now();
-  // Any project: its manifest, generated files and release record are under --root (default: here).
-  const root = resolve(values.root);
-  const outDir = resolve(values.out ?? join(root, DEFAULT_OUT_DIR));
   try {
-    if (!existsSync(join(root, "generated", "packages"))) throw new Error(`${root} has no generated/packages: run apigen generate --root ${values.root} first`);
-    // Nothing is built from stale files or under a version the contract diff says is too low.
-    const gate = releaseGate({ root, firstRelease: values["first-release"] });
-    for (const note of gate.notes) process.stdout.write(`pack: ${note}\n`);
-    if (gate.problems.length > 0) throw new Error(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
-    if (values.only !== undefined && !["npm", "python", "go"].includes(values.only)) throw new Error(`--only takes npm, python or go, not '${values.only}'`);
-    const release = values.release ? releaseToRecord(root) : undefined;
-    if (values.only === undefined || values.only === "npm") {
-      for (const p of await packPackages({ root, outDir })) {
-        process.stdout.write(`${p.name}@${p.version}: ${relative(process.cwd(), p.tarball)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, npm publish --dry-run passed)\n`);
-      }
-    }
-    if (values.only === undefined || values.only === "python") {
-      for (const p of await packPython({ root, outDir })) {
-        process.stdout.write(`${p.kind}: ${relative(process.cwd(), p.path)} (${(p.bytes / 1024).toFixed(1)} KB, twine check passed)\n`);
-      }
-    }
-    if (values.only === undefined || values.only === "go") {
-      const p = await packGo({ root, outDir });
-      process.stdout.write(`go module ${p.path}@${p.version}: ${relative(process.cwd(), p.zip)} (${p.files} files, ${(p.bytes / 1024).toFixed(1)} KB, built from the zip)\n`);
-    }
-    if (release !== undefined) {
-      writeReleaseRecord(root, release);
-      process.stdout.write(`pack: recorded release ${release.version} (commit ${release.commit.slice(0, 12)}) in ${RELEASE_RECORD}: commit it once the release is published\n`);
-    }
+    const { values } = parseArgs({ options: PACK_OPTIONS });
+    // Any project: its manifest, generated files and release record are under --root (default: here).
+    const root = resolve(values.root);
+    await packProject({ root, outDir: resolve(values.out ?? join(root, DEFAULT_OUT_DIR)), only: values.only, firstRelease: values["first-release"], release: values.release });
     process.stdout.write(`time: ${((performance.now() - started) / 1000).toFixed(2)} s\n`);
   } catch (error) {
     process.stderr.write(`pack: ${error.message}\n`);

@@ -64,12 +64,15 @@ export function releaseBase(root, env = process.env) {
 
 /**
  * Answers `{ problems, notes }`: pack refuses when there is any problem. `firstRelease` lets pack
- * go on when there is no release to compare with; it changes nothing when there is one.
+ * go on when there is no release to compare with; it changes nothing when there is one. `apigen`:
+ * the command (program and first arguments) that checks and diffs, this repository's by default;
+ * `packCommand`: how the messages name pack.
  */
-export function releaseGate({ root, env = process.env, firstRelease = false }) {
+export function releaseGate({ root, env = process.env, firstRelease = false, apigen = [process.execPath, APIGEN], packCommand = "npm run pack --" }) {
   const problems = [];
   const notes = [];
-  const check = run(process.execPath, [APIGEN, "generate", "--check", "--root", root]);
+  const [program, ...programArgs] = apigen;
+  const check = run(program, [...programArgs, "generate", "--check", "--root", root]);
   if (check.status !== 0) problems.push(`generated files are not up to date:\n${check.stderr.trim()}`);
 
   let base;
@@ -82,11 +85,11 @@ export function releaseGate({ root, env = process.env, firstRelease = false }) {
   if (base === undefined) {
     const none = `no release to compare with (${RELEASE_BASE_ENV} is not set, there is no v* tag and no ${RELEASE_RECORD})`;
     if (firstRelease) notes.push(`first release (${FIRST_RELEASE_FLAG}): ${none}; api.version not checked against a release`);
-    else problems.push(`${none}. If nothing was released before, pack the first release with \`npm run pack -- ${FIRST_RELEASE_FLAG}\`; otherwise set ${RELEASE_BASE_ENV} to the commit or tag of the last release`);
+    else problems.push(`${none}. If nothing was released before, pack the first release with \`${packCommand} ${FIRST_RELEASE_FLAG}\`; otherwise set ${RELEASE_BASE_ENV} to the commit or tag of the last release`);
     return { problems, notes };
   }
   if (firstRelease) notes.push(`${FIRST_RELEASE_FLAG} ignored: there is a release to compare with, ${base.label}`);
-  const diff = run(process.execPath, [APIGEN, "diff", "--against", base.ref, "--format", "json", "--root", root]);
+  const diff = run(program, [...programArgs, "diff", "--against", base.ref, "--format", "json", "--root", root]);
   if (diff.status === 2) {
     problems.push(`cannot diff against the release base ${base.label}: ${diff.stderr.trim()}`);
   } else {

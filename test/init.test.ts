@@ -1,8 +1,13 @@
 // `apigen init`, as a team with another API meets it: the toolchain packed from this repository
 // (npm run pack:toolchain: the `apigen` command line and `@apigen/runtime`), a starter written into a
-// folder outside it, then `npm ci`, `npm run generate` and `npm test` there, with nothing of this
-// repository beside it. Bad input (a folder that is not empty, a toolchain folder without the
-// packages) is refused with a clear message, and nothing is written.
+// folder outside it, then `npm ci`, `npm run generate`, `npm test` and `npx apigen pack` there, with
+// nothing of this repository beside it: the three npm packages (the installed runtime inside, compiled
+// by the starter's TypeScript), the Python wheel and sdist (built in a virtualenv of pinned build
+// tools the CLI makes under the starter's node_modules; needs Python 3.10+) and the Go module zip
+// (the CLI builds its module-zip helper; needs Go 1.23+). Bad input (a folder that is not empty, a
+// toolchain folder without the packages; a pack --root without operations.yaml, an unknown --only,
+// a project not generated yet, a first release not said to be one) is refused with a clear message
+// and no stack trace, and nothing is written.
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -60,6 +65,51 @@ describe("apigen init", () => {
     expect(tested).toMatch(/Tests\s+6 passed/);
   }, 300_000);
 
+  it("packs the starter with npx apigen pack: npm packages, wheel, sdist and Go module, from the installed toolchain", async () => {
+    const project = join(workDir, "Book Shelf");
+    const npx = (...args: string[]) => runProcess("npx", ["--no-install", "apigen", ...args], { cwd: project });
+    // Without Python or Go, their artefacts stop pack before anything is written, naming what they need and how to pack the others.
+    for (const [kind, variable, needs] of [["python", "PYTHON", "Python 3.10 or later"], ["go", "GO", "Go 1.23 or later"]] as const) {
+      const missing = await runProcess("npx", ["--no-install", "apigen", "pack", "--first-release", "--only", `npm,${kind}`], { cwd: project, env: { ...process.env, [variable]: join(workDir, `no-${kind}`) } });
+      expect(missing.code, missing.output).toBe(1);
+      expect(missing.stderr).toContain(`apigen pack: ${kind}: ${needs} is needed`);
+      expect(missing.stderr).toContain(`${kind} artefacts need ${needs}`);
+      expect(missing.stderr).toContain("(--only npm packs the rest without it)");
+      expect(missing.stderr).not.toContain("    at ");
+      expect(existsSync(join(project, "dist"))).toBe(false);
+    }
+    // No release before, and not said to be the first: the gate refuses, naming the flag; nothing is built.
+    const gated = await npx("pack");
+    expect(gated.code, gated.output).toBe(1);
+    expect(gated.stderr).toContain("pack the first release with `apigen pack --first-release`");
+    expect(gated.stderr).not.toContain("    at ");
+    expect(existsSync(join(project, "dist"))).toBe(false);
+
+    const packed = await npx("pack", "--first-release");
+    expect(packed.code, packed.output).toBe(0);
+    expect(readdirSync(join(project, "dist", "packages")).sort()).toEqual([
+      "book-shelf-go-0.1.0.zip",
+      "book-shelf-mcp-0.1.0.tgz",
+      "book-shelf-sdk-0.1.0.tgz",
+      "book-shelf-server-0.1.0.tgz",
+      "book_shelf_sdk-0.1.0-py3-none-any.whl",
+      "book_shelf_sdk-0.1.0.tar.gz",
+    ]);
+    expect(packed.stdout).toMatch(/book-shelf-sdk@0\.1\.0: dist\/packages\/book-shelf-sdk-0\.1\.0\.tgz \(\d+ files, [\d.]+ KB, npm publish --dry-run passed\)/);
+    expect(packed.stdout).toContain("twine check passed");
+    expect(packed.stdout).toContain("built from the zip");
+    // Its own build tools, under its own node_modules: nothing of this repository.
+    expect(existsSync(join(project, "node_modules", ".cache", "apigen", "python-build", "venv"))).toBe(true);
+    expect(packed.output).not.toContain(REPO_ROOT);
+
+    // The SDK tarball carries the installed runtime, compiled, with the generated client importing it relatively.
+    const unpacked = join(workDir, "unpacked-sdk");
+    mkdirSync(unpacked);
+    await runProcess("tar", ["-xzf", join(project, "dist", "packages", "book-shelf-sdk-0.1.0.tgz"), "-C", unpacked]);
+    expect(readFileSync(join(unpacked, "package", "runtime", "client", "core.js"), "utf8")).toBe(readFileSync(join(project, "node_modules", "@apigen", "runtime", "client", "core.js"), "utf8"));
+    expect(readFileSync(join(unpacked, "package", "generated", "client", "index.js"), "utf8")).not.toContain("@apigen/runtime");
+  }, 300_000);
+
   it("refuses a folder that is not empty and a toolchain folder without the packages, writing nothing", async () => {
     const occupied = join(workDir, "occupied");
     mkdirSync(occupied);
@@ -74,5 +124,26 @@ describe("apigen init", () => {
     expect(noPackages.stderr).toMatch(/--toolchain .* lacks apigen-\S+\.tgz and apigen-runtime-\S+\.tgz; make them with npm run pack:toolchain/);
     expect(noPackages.stderr).not.toContain("    at ");
     expect(existsSync(join(workDir, "fresh"))).toBe(false);
+  });
+
+  it("refuses to pack a --root without operations.yaml, an unknown --only and a project not generated yet, writing nothing", async () => {
+    const pack = (...args: string[]) => runProcess(process.execPath, [APIGEN, "pack", ...args], { cwd: workDir });
+    const noManifest = join(workDir, "not-a-project");
+    mkdirSync(noManifest);
+    const refused = await pack("--root", noManifest);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe(`apigen pack: --root ${noManifest} has no operations.yaml: run apigen pack in the project's folder, or name it with --root <dir>\n`);
+
+    const only = await pack("--root", noManifest, "--only", "npm,rust");
+    expect(only.code).toBe(2);
+    expect(only.stderr).toBe("apigen pack: --only takes npm, python, go or a comma-separated list of them, not 'npm,rust'\n");
+
+    // A manifest, but nothing generated from it yet.
+    writeFileSync(join(noManifest, "operations.yaml"), readFileSync(join(REPO_ROOT, "examples", "bookstore", "operations.yaml"), "utf8"));
+    const ungenerated = await pack("--root", noManifest, "--first-release");
+    expect(ungenerated.code).toBe(1);
+    expect(ungenerated.stderr).toMatch(/^apigen pack: \S+not-a-project has no generated\/packages: generate it first \(apigen generate --root \S+\)\n$/);
+    for (const result of [refused, only, ungenerated]) expect(result.stderr).not.toContain("    at ");
+    expect(readdirSync(noManifest)).toEqual(["operations.yaml"]);
   });
 });

@@ -36,18 +36,23 @@ export const mcpCommand = (ir: Ir) => `${ir.api.name}-mcp`;
 
 function mcpReadme(ir: Ir): string {
   const command = mcpCommand(ir);
+  const stdioCredentials = [
+    ...(ir.api.features.adminSecret ? [`\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
+    `\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools)`,
+    ...(ir.api.features.apiKey ? [`\`${ir.api.mcpEnvPrefix}_API_KEY\` (the tools of operations that take an API key; sent in the \`${ir.api.apiKeyHeader}\` header)`] : []),
+  ];
   return [
     `# ${ir.api.mcpPackage}`,
     "",
     `An MCP server for ${ir.api.title} ${ir.api.version}: every admin and user operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
     "",
     "```sh",
-    `${ir.api.features.adminSecret ? `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
+    `${ir.api.features.adminSecret ? `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... ` : ""}${ir.api.features.apiKey ? `${ir.api.mcpEnvPrefix}_API_KEY=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
     `npx ${command} --service-url https://${ir.api.name}.example.com --transport http --port 8765      # Streamable HTTP on /mcp`,
     "```",
     "",
-    `- stdio: the credentials of every call come from the environment: ${ir.api.features.adminSecret ? `\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools) and ` : ""}\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools); never from the command line.`,
-    `- HTTP: each request carries its own: ${ir.api.features.adminSecret ? `the \`${ir.api.adminSecretHeader}\` header for admin tools, ` : ""}\`Authorization: Bearer <token>\` for user tools. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing.`,
+    `- stdio: the credentials of every call come from the environment: ${[stdioCredentials.slice(0, -1).join(", "), stdioCredentials.at(-1)].filter(Boolean).join(" and ")}; never from the command line.`,
+    `- HTTP: each request carries its own: ${ir.api.features.adminSecret ? `the \`${ir.api.adminSecretHeader}\` header for admin tools, ` : ""}\`Authorization: Bearer <token>\` for user tools${ir.api.features.apiKey ? `, the \`${ir.api.apiKeyHeader}\` header for the tools of operations that take an API key` : ""}. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing${ir.api.features.apiKey ? "; an API key is checked by the service as it takes the call, so a wrong one answers UNAUTHENTICATED as the tool's error, and runs nothing either" : ""}.`,
     "- `--read-only` lists no tool that writes; `--surface admin|user`, `--group <g,...>` and `--operation <name,...>` narrow the tools; `--tools dynamic` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.",
     "- `--protocol rest|graphql|grpc` (default rest): the tools are the operations that protocol carries.",
     "- A service error is a tool result with `isError: true` and the service's code, message and field.",

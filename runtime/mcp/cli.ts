@@ -1,14 +1,15 @@
 // The standalone MCP server: the tools of the catalogue, each call made through the generated
 // TypeScript client against a running service. stdio by default (credentials from the
-// environment: the admin secret never from argv, where `ps` shows it); Streamable HTTP with
-// `--transport http`, where every request carries its own credentials and a tool call without the
-// one its operation needs (or with a wrong one) is refused with HTTP 401 before it runs.
+// environment: the admin secret, an access token, and an API key where operations take one, never
+// from argv, where `ps` shows them); Streamable HTTP with `--transport http`, where every request
+// carries its own credentials and a tool call without the one its operation needs (or with a wrong
+// admin secret or access token) is refused with HTTP 401 before it runs.
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ApiSchema } from "../schema.js";
+import type { ApiFeatures, ApiSchema } from "../schema.js";
 import { bridgedToolServer } from "./bridge.js";
-import { createToolServer, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
+import { createToolServer, mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
 /** The generated clients, as the CLI drives them: one method per operation, per-call headers. */
 type ClientMethod = (input: object, options?: { headers?: Record<string, string> }) => Promise<Record<string, unknown>>;
@@ -25,9 +26,13 @@ export interface GeneratedClients {
   user(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
 }
 
-export const usage = (command: string, env: string) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
+/** The environment variables of the credentials an API's tools take: the API key's only where an operation takes one (schema.features.apiKey). */
+const credentialVariables = (env: string, features: ApiFeatures | undefined) =>
+  [...(features?.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]), `${env}_ACCESS_TOKEN`, ...(features?.apiKey ? [`${env}_API_KEY`] : [])];
+
+export const usage = (command: string, env: string, features?: ApiFeatures) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
        [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
-environment: ${env}_SERVICE_URL, ${env}_ADMIN_SECRET and ${env}_ACCESS_TOKEN (stdio: the credentials of every call), ${env}_CLIENT_ID`;
+environment: ${env}_SERVICE_URL, ${credentialVariables(env, features).join(", ").replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call), ${env}_CLIENT_ID`;
 
 
 export class UsageError extends Error {}
@@ -43,7 +48,12 @@ export interface McpCliSettings {
   selection: ToolSelection;
   adminSecret?: string;
   accessToken?: string;
+  /** Sent in the API's key header (schema.apiKeyHeader) on the tools of auth api_key; only where the API has them. */
+  apiKey?: string;
 }
+
+/** The credentials the command line refuses to take, where other users of the machine can read them: flag -> the variable's suffix. */
+const SECRET_FLAGS: Readonly<Record<string, string>> = { "--admin-secret": "ADMIN_SECRET", "--access-token": "ACCESS_TOKEN", "--api-key": "API_KEY" };
 
 const VALUE_FLAGS = ["--service-url", "--protocol", "--transport", "--port", "--host", "--surface", "--group", "--operation", "--tools", "--client-id", "--server-version"] as const;
 
@@ -57,8 +67,9 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
       continue;
     }
     const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
-    if (flag === "--admin-secret" || flag === "--access-token") {
-      throw new UsageError(`${flag} is not taken on the command line, where other users of the machine can read it: set ${prefix}_${flag === "--admin-secret" ? "ADMIN_SECRET" : "ACCESS_TOKEN"} instead`);
+    const variable = SECRET_FLAGS[flag];
+    if (variable !== undefined && (flag !== "--api-key" || schema.features.apiKey)) {
+      throw new UsageError(`${flag} is not taken on the command line, where other users of the machine can read it: set ${prefix}_${variable} instead`);
     }
     if (!(VALUE_FLAGS as readonly string[]).includes(flag)) throw new UsageError(`unknown argument ${flag}`);
     const value = inline ?? argv[++index];
@@ -99,15 +110,26 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
     },
     ...(env[`${prefix}_ADMIN_SECRET`] ? { adminSecret: env[`${prefix}_ADMIN_SECRET`] } : {}),
     ...(env[`${prefix}_ACCESS_TOKEN`] ? { accessToken: env[`${prefix}_ACCESS_TOKEN`] } : {}),
+    ...(schema.features.apiKey && env[`${prefix}_API_KEY`] ? { apiKey: env[`${prefix}_API_KEY`] } : {}),
   };
 }
 
 /** What a caller authenticates with: the environment's on stdio, each request's headers over HTTP. */
-type Credentials = { adminSecret?: string; accessToken?: string };
+type Credentials = { adminSecret?: string; accessToken?: string; apiKey?: string };
+
+/** The credential a tool needs, as the refusals and the variables name it. */
+type CredentialKind = "admin" | "user" | "api_key";
+const kindOf = (tool: ToolDefinition): CredentialKind => (tool["x-surface"] === "admin" ? "admin" : tool["x-auth"] === "api_key" ? "api_key" : "user");
+const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = {
+  admin: { variable: "ADMIN_SECRET", text: "the admin secret" },
+  user: { variable: "ACCESS_TOKEN", text: "a user's access token" },
+  api_key: { variable: "API_KEY", text: "an API key" },
+};
 
 /** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
 function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: Credentials): Record<string, string> | undefined {
   if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
+  if (tool["x-auth"] === "api_key") return credentials.apiKey ? { [schema.apiKeyHeader]: credentials.apiKey } : undefined;
   if (tool["x-auth"] === "public") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
   return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : undefined;
 }
@@ -130,8 +152,8 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     const tool = tools.find((candidate) => candidate.name === name)!;
     const headers = credentialHeaders(schema, tool, credentials);
     if (!headers) {
-      const variable = `${generated.envPrefix}_${tool["x-surface"] === "admin" ? "ADMIN_SECRET" : "ACCESS_TOKEN"}`;
-      throw Object.assign(new Error(`${name} needs ${tool["x-surface"] === "admin" ? "the admin secret" : "a user's access token"}: set ${variable}`), { code: "UNAUTHENTICATED" });
+      const needed = CREDENTIALS[kindOf(tool)];
+      throw Object.assign(new Error(`${name} needs ${needed.text}: set ${generated.envPrefix}_${needed.variable}`), { code: "UNAUTHENTICATED" });
     }
     return methodOf(name)(input, { headers });
   };
@@ -148,12 +170,16 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   // HTTP: one server for every request, each call with the credentials of the request that carries it.
   const { bridge, server } = await bridgedToolServer<Credentials>({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: (name, input, credentials) => invokeWith(credentials)(name, input) });
   // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
+  // An API without that operation, and an API key (no operation only checks one), leave the check to
+  // the service: a call it refuses answers UNAUTHENTICATED as the tool's error, having run nothing.
   const verified = new Map<string, number>();
-  const verify = async (kind: "admin" | "user", headers: Record<string, string>): Promise<boolean> => {
+  const verify = async (kind: CredentialKind, headers: Record<string, string>): Promise<boolean> => {
+    const check = kind === "admin" ? "admin_meta" : kind === "user" ? "profile" : undefined;
+    if (check === undefined || !schema.operations[check]) return true;
     const key = createHash("sha256").update(`${kind}\n${JSON.stringify(headers)}`).digest("hex");
     if ((verified.get(key) ?? 0) > Date.now()) return true;
     try {
-      await methodOf(kind === "admin" ? "admin_meta" : "profile")({}, { headers });
+      await methodOf(check)({}, { headers });
       verified.set(key, Date.now() + 60_000);
       return true;
     } catch (error) {
@@ -183,17 +209,22 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     }
     const bearer = /^bearer\s+(.+)$/i.exec(request.headers.authorization ?? "")?.[1]?.trim();
     const secret = request.headers[schema.adminSecretHeader.toLowerCase()];
-    const credentials: Credentials = { ...(typeof secret === "string" && secret ? { adminSecret: secret } : {}), ...(bearer ? { accessToken: bearer } : {}) };
+    const apiKey = schema.features.apiKey ? request.headers[schema.apiKeyHeader.toLowerCase()] : undefined;
+    const credentials: Credentials = {
+      ...(typeof secret === "string" && secret ? { adminSecret: secret } : {}),
+      ...(bearer ? { accessToken: bearer } : {}),
+      ...(typeof apiKey === "string" && apiKey ? { apiKey } : {}),
+    };
     for (const message of Array.isArray(body) ? body : [body]) {
       const { method, params } = (message ?? {}) as { method?: unknown; params?: { name?: unknown; arguments?: unknown } };
       if (method !== "tools/call" || typeof params?.name !== "string") continue;
       const call = operationOfCall(tools, mode, params.name, (params.arguments ?? {}) as Record<string, unknown>);
       if (!call) continue;
       const headers = credentialHeaders(schema, call.operation, credentials);
-      const kind = call.operation["x-surface"] === "admin" ? "admin" : "user";
-      const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : "a bearer token";
+      const kind = kindOf(call.operation);
+      const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : kind === "api_key" ? `an API key in the ${schema.apiKeyHeader} header` : "a bearer token";
       if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers)))) {
-        return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
+        return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": mcpChallenge(schema) });
       }
     }
     const answer = await bridge.handle(body, credentials);
@@ -227,7 +258,7 @@ export async function runMcpCli(argv: readonly string[], env: Readonly<Record<st
     selectTools(generated.tools, settings.selection);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
-    process.stderr.write(`error: ${error.message}\n${usage(`${generated.schema.name}-mcp`, generated.envPrefix)}\n`);
+    process.stderr.write(`error: ${error.message}\n${usage(`${generated.schema.name}-mcp`, generated.envPrefix, generated.schema.features)}\n`);
     return 2;
   }
   try {

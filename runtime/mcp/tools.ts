@@ -5,6 +5,7 @@
 import type { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { compareVersions } from "../client/version.js";
 import { ServiceError } from "../errors.js";
+import type { ServiceFacts } from "../schema.js";
 
 export interface ToolDefinition {
   name: string;
@@ -19,6 +20,13 @@ export interface ToolDefinition {
   "x-surface": string;
   "x-group": string;
 }
+
+/**
+ * The WWW-Authenticate of a tool call refused for its credential (HTTP 401): a bearer token, and
+ * the headers of the admin secret and of the API key where the API's operations take them.
+ */
+export const mcpChallenge = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">): string =>
+  [`Bearer realm="mcp"`, ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []), ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : [])].join(", ");
 
 /** Which tools a host exposes. */
 export interface ToolSelection {

@@ -2,10 +2,10 @@
 // tool call runs through the call pipeline like a call of any other protocol (validation, auth,
 // rate limits, metrics, traces, logs) with the credentials of the HTTP request that carries it.
 // Nothing is ambient: a tool call without the credential its operation needs (the admin secret
-// header, or a bearer token) is refused with HTTP 401 before any tool runs.
+// header, a bearer token, or the API key header) is refused with HTTP 401 before any tool runs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
-import { operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
+import { mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
 import type { ApiSchema } from "../schema.js";
 import { bridgedToolServer, type McpRequestBridge } from "../mcp/bridge.js";
 import { flatHeaders, sendJson } from "./http-body.js";
@@ -92,7 +92,7 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         if (serviceError.code === "UNAUTHENTICATED") {
-          jsonRpcError(response, 401, serviceError.message, { "www-authenticate": `Bearer realm="mcp", ${schema.adminSecretHeader}="admin tools"` });
+          jsonRpcError(response, 401, serviceError.message, { "www-authenticate": mcpChallenge(schema) });
           return;
         }
         if (serviceError.code === "TOO_MANY_REQUESTS") {

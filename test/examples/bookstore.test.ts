@@ -4,12 +4,20 @@
 // on its own stubs, answers the generated TypeScript client over all three protocols, and the
 // Python SDK (mypy --strict, ruff, a pytest smoke run) and the Go SDK (go vet, a go test) likewise;
 // `npm run pack -- --root examples/bookstore` packs its npm packages, wheel, sdist and Go module.
+// Its MCP tools of API-key operations take the key: from BOOKSTORE_API_KEY (the standalone
+// bookstore-mcp over stdio) or from the request's x-bookstore-key header (/mcp, and bookstore-mcp
+// over HTTP); without it they answer UNAUTHENTICATED and write nothing.
+import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiError, UserClient } from "../../examples/bookstore/generated/client/index.js";
-import { startBookstore } from "../../examples/bookstore/src/service.js";
+import { createServer } from "../../examples/bookstore/generated/server/index.js";
+import { createBookstore, startBookstore } from "../../examples/bookstore/src/service.js";
 import { goToolchain } from "../../scripts/go-env.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { runProcess } from "../../scripts/run-process.mjs";
@@ -127,4 +135,132 @@ describe("the bookstore example", () => {
     expect(tested.code, tested.output).toBe(0);
     expect(readFileSync(join(workDir, "go.mod"), "utf8")).toContain(`replace ${path} => ${module}`);
   }, 180_000);
+});
+
+describe("the bookstore's MCP tools of API-key operations", () => {
+  type CallResult = { isError?: boolean; structuredContent?: Record<string, any>; content: { type: string; text: string }[] };
+  const call = async (mcp: Client, name: string, args: Record<string, unknown> = {}) => (await mcp.callTool({ name, arguments: args })) as CallResult;
+  const errorOf = (result: CallResult) => {
+    expect(result.isError).toBe(true);
+    return JSON.parse(result.content[0]!.text) as { code: string; message: string };
+  };
+  const connectHttp = async (url: string, headers: Record<string, string> = {}) => {
+    const mcp = new Client({ name: "bookstore-test", version: "1.0.0" });
+    await mcp.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers } }));
+    return mcp;
+  };
+  /** The titles of every book the store holds, read over REST (public). */
+  const titles = async () => {
+    const reader = client("rest");
+    const all: string[] = [];
+    for await (const book of reader.iterateListBooks({})) all.push(book.title);
+    await reader.close();
+    return all;
+  };
+  const main = join(EXAMPLE, "generated", "mcp", "main.ts");
+  const stdio = async (env: Record<string, string>) => {
+    const mcp = new Client({ name: "bookstore-test", version: "1.0.0" });
+    const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", main, "--service-url", endpoints.httpUrl], env: { PATH: process.env.PATH ?? "", ...env }, cwd: REPO_ROOT, stderr: "pipe" });
+    await mcp.connect(transport);
+    return mcp;
+  };
+  const book = (title: string) => ({ title, author: { name: "Ursula K. Le Guin" }, genre: "fiction" });
+
+  it("bookstore-mcp over stdio sends BOOKSTORE_API_KEY in x-bookstore-key; without it a write answers UNAUTHENTICATED and writes nothing", async () => {
+    const keyed = await stdio({ BOOKSTORE_API_KEY: KEY });
+    const added = await call(keyed, "add_book", book("The Dispossessed (stdio)"));
+    expect(added.isError, added.content[0]?.text).toBeFalsy();
+    expect(added.structuredContent).toMatchObject({ title: "The Dispossessed (stdio)", in_stock: true });
+    expect((await call(keyed, "update_book", { id: added.structuredContent!.id, in_stock: false })).structuredContent).toMatchObject({ in_stock: false });
+    await keyed.close();
+
+    const keyless = await stdio({});
+    const refused = errorOf(await call(keyless, "add_book", book("Keyless (stdio)")));
+    expect(refused).toEqual({ code: "UNAUTHENTICATED", message: "add_book needs an API key: set BOOKSTORE_API_KEY" });
+    expect(errorOf(await call(keyless, "remove_book", { id: added.structuredContent!.id })).code).toBe("UNAUTHENTICATED");
+    // Public tools need no key.
+    expect((await call(keyless, "get_book", { id: added.structuredContent!.id })).structuredContent).toMatchObject({ in_stock: false });
+    await keyless.close();
+
+    const wrong = await stdio({ BOOKSTORE_API_KEY: "not-the-key" });
+    const wrongKey = errorOf(await call(wrong, "add_book", book("Wrong key (stdio)")));
+    expect(wrongKey.code).toBe("UNAUTHENTICATED");
+    expect(wrongKey.message).toContain("x-bookstore-key");
+    await wrong.close();
+
+    const held = await titles();
+    expect(held).toContain("The Dispossessed (stdio)");
+    expect(held.filter((title) => title.startsWith("Keyless") || title.startsWith("Wrong key"))).toEqual([]);
+  }, 60_000);
+
+  it("bookstore-mcp refuses --api-key on the command line, naming BOOKSTORE_API_KEY, and lists it in its usage", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--api-key", KEY], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => void (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+    expect(code).toBe(2);
+    expect(stderr).toContain("--api-key is not taken on the command line, where other users of the machine can read it: set BOOKSTORE_API_KEY instead");
+    // The bookstore has no admin operations: no admin secret to set.
+    expect(stderr).toContain("environment: BOOKSTORE_SERVICE_URL, BOOKSTORE_ACCESS_TOKEN and BOOKSTORE_API_KEY");
+  }, 60_000);
+
+  it("bookstore-mcp over HTTP takes each request's x-bookstore-key; a request without it is refused with 401 and runs nothing", async () => {
+    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let err = "";
+        child.stderr.on("data", (chunk: Buffer) => {
+          err += chunk.toString();
+          const found = /on (http:\/\/\S+\/mcp)/.exec(err);
+          if (found) resolve(found[1]!);
+        });
+        child.on("exit", () => reject(new Error(err)));
+      });
+      const keyed = await connectHttp(url, { "x-bookstore-key": KEY });
+      expect((await call(keyed, "add_book", book("The Lathe of Heaven (http)"))).structuredContent).toMatchObject({ title: "The Lathe of Heaven (http)" });
+      await keyed.close();
+      const response = await fetch(url, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+        body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_book", arguments: book("Keyless (http)") } }),
+      });
+      expect(response.status).toBe(401);
+      expect(response.headers.get("www-authenticate")).toBe('Bearer realm="mcp", x-bookstore-key="api_key tools"');
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe("add_book needs an API key in the x-bookstore-key header");
+      const wrong = await connectHttp(url, { "x-bookstore-key": "not-the-key" });
+      expect(errorOf(await call(wrong, "add_book", book("Wrong key (http)"))).code).toBe("UNAUTHENTICATED");
+      await wrong.close();
+      const held = await titles();
+      expect(held).toContain("The Lathe of Heaven (http)");
+      expect(held.filter((title) => title.endsWith("(http)") && title !== "The Lathe of Heaven (http)")).toEqual([]);
+    } finally {
+      child.kill();
+    }
+  }, 60_000);
+
+  it("the stubs' /mcp takes the x-bookstore-key of each request; without it, or with a wrong one, 401 and nothing written", async () => {
+    const served = createServer(createBookstore(), { port: 0, grpcPort: 0, mcp: true, verifyApiKey: async (key) => (key === KEY ? { keyId: "store-owner" } : null) });
+    const { httpUrl } = await served.listen();
+    try {
+      const keyed = await connectHttp(`${httpUrl}/mcp`, { "x-bookstore-key": KEY });
+      const added = await call(keyed, "add_book", book("A Wizard of Earthsea (/mcp)"));
+      expect(added.structuredContent).toMatchObject({ title: "A Wizard of Earthsea (/mcp)" });
+      await keyed.close();
+      for (const headers of [{}, { "x-bookstore-key": "not-the-key" }] as Record<string, string>[]) {
+        const response = await fetch(`${httpUrl}/mcp`, {
+          method: "POST",
+          headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...headers },
+          body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "add_book", arguments: book("Refused (/mcp)") } }),
+        });
+        expect(response.status).toBe(401);
+        expect(response.headers.get("www-authenticate")).toBe('Bearer realm="mcp", x-bookstore-key="api_key tools"');
+        expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/x-bookstore-key/);
+      }
+      const reader = new UserClient({ serviceUrl: httpUrl, protocol: "rest" });
+      expect((await reader.listBooks({})).books.map((b) => b.title)).toEqual(["A Wizard of Earthsea (/mcp)"]);
+      await reader.close();
+    } finally {
+      await served.close();
+    }
+  }, 60_000);
 });

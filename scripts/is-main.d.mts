@@ -1,0 +1,1 @@
+export declare const isMain: (url: string) => boolean;

@@ -1,0 +1,1 @@
+export declare function packToolSources(root?: string): { modzip: Record<string, string>; pythonBuild: string };
