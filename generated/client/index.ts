@@ -2,7 +2,7 @@
 export { AdminClient } from "./admin-client.js";
 export { UserClient } from "./user-client.js";
 export { ApiError, type ClientErrorCode } from "@apigen/runtime/client/errors.js";
-export type { AdminClientConfig, ApiKeyConfig, UserClientConfig } from "@apigen/runtime/client/clients.js";
+export type { AdminClientConfig, UserClientConfig } from "@apigen/runtime/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "@apigen/runtime/client/core.js";
 export type { TlsClientOptions } from "@apigen/runtime/client/tls.js";
 export type { OperationSpec, Protocol } from "@apigen/runtime/schema.js";

@@ -1,6 +1,6 @@
 // TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
 // iterator per paginated list, all running through the client runtime.
-import { CLIENT_OF_SURFACE, clientTitle } from "./operation-text.js";
+import { CLIENT_OF_SURFACE, clientClasses, clientTitle } from "./operation-text.js";
 import { protobufEsModule } from "./protobuf-es.js";
 import { messageByName, type Ir, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
@@ -50,6 +50,14 @@ function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; i
   return apiKey ? { type: `${base.type} & ApiKeyConfig`, imported: [...base.imported, "ApiKeyConfig"] } : base;
 }
 
+/** The configuration types index.ts exports: those of the API's clients, and the API key's where an operation takes one. */
+function clientConfigTypes(ir: Ir, clients: readonly ("AdminClient" | "UserClient")[]): string[] {
+  return [...(clients.includes("AdminClient") ? ["AdminClientConfig"] : []), ...(ir.api.features.apiKey ? ["ApiKeyConfig"] : []), ...(clients.includes("UserClient") ? ["UserClientConfig"] : [])];
+}
+
+/** The module of each client class in generated/client/. */
+const CLIENT_FILE = { AdminClient: "admin-client", UserClient: "user-client" } as const;
+
 function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): GeneratedFile {
   const config = configOf(ir, name);
   const types = new Set<string>();
@@ -59,7 +67,7 @@ function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): 
     .map((op) => methods(ir, op, types))
     .join("\n");
   const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
-  const file = name === "AdminClient" ? "admin-client" : "user-client";
+  const file = CLIENT_FILE[name];
   const content = `import { ${[base, ...config.imported.map((name) => `type ${name}`)].join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 import type { ${[...(body ? ["CallOptions"] : []), "ClientDefinition", ...(config.type.startsWith("ClientConfig") ? ["ClientConfig"] : [])].join(", ")} } from "${RUNTIME_PACKAGE}/client/core.js";
 import { schema } from "../schema.js";
@@ -88,9 +96,9 @@ export function clientClassOf(op: IrOperation): "AdminClient" | "UserClient" {
 
 export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
+  const clients = clientClasses(ir);
   return [
-    clientClass(ir, "AdminClient", "AdminClientBase"),
-    clientClass(ir, "UserClient", "UserClientBase"),
+    ...clients.map((name) => clientClass(ir, name, name === "AdminClient" ? "AdminClientBase" : "UserClientBase")),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
       content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
@@ -101,10 +109,8 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
     },
     {
       path: `${CLIENT_DIR}/index.ts`,
-      content: `export { AdminClient } from "./admin-client.js";
-export { UserClient } from "./user-client.js";
-export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
-export type { AdminClientConfig, ApiKeyConfig, UserClientConfig } from "${RUNTIME_PACKAGE}/client/clients.js";
+      content: `${clients.map((name) => `export { ${name} } from "./${CLIENT_FILE[name]}.js";\n`).join("")}export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
+export type { ${clientConfigTypes(ir, clients).join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
 export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";

@@ -25,6 +25,24 @@ const PROTOCOL_CONSTANT: Record<Protocol, string> = { graphql: "ProtocolGraphQL"
 
 // ---------------------------------------------------------------- literals
 
+/** The options of both clients the README's table lists, by the view key it reads them under: With<suffix> and WithAdmin<suffix>. */
+const OPTION_CELLS = {
+  protocol: "Protocol(p)",
+  grpcEndpoint: "GRPCEndpoint(addr)",
+  extraHeaders: "ExtraHeaders(h)",
+  serverVersion: "ServerVersion(v)",
+  readOnly: "ReadOnly()",
+  timeout: "Timeout(d)",
+  retry: "Retry(p)",
+  httpClient: "HTTPClient(c)",
+  grpcTls: "GRPCTLS(cfg)",
+  grpcInsecure: "GRPCInsecure()",
+  maxResponseBytes: "MaxResponseBytes(n)",
+  insecureTransport: "InsecureTransport()",
+  grpcDialOptions: "GRPCDialOptions(...)",
+  apiKey: "APIKey(k)",
+};
+
 /** A Go interpreted string literal (a JSON string literal is one). */
 export const goString = (text: string) => JSON.stringify(text);
 
@@ -382,8 +400,23 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const operationsByClient = new Map(facts.clients.flatMap((c) => c.operations.map((name) => [name, c.role])));
   const versionOps = facts.clients.filter((c) => c.versionOperation);
 
+  const hasAdminClient = facts.clients.some((c) => c.role === "admin");
+  const hasUserClient = facts.clients.some((c) => c.role === "user");
   return {
     package: ir.api.go.package,
+    // The clients the API has: one only where it has operations for it.
+    hasAdminClient,
+    hasUserClient,
+    clientSummary: [hasAdminClient ? "`AdminClient` for the admin interface" : "", hasUserClient ? `\`UserClient\` for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(", "),
+    packageDoc: goComment([
+      `Package ${ir.api.go.package} is the Go client of ${ir.api.title} ${ir.api.version}: ${[hasAdminClient ? "an AdminClient for the admin interface" : "", hasUserClient ? `a UserClient for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(" and ")}, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.`,
+    ]),
+    serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
+    // The README's option table: each option of the admin client and its twin of the user client, those the API has.
+    optionColumn: [hasAdminClient ? "admin" : "", hasUserClient ? "user" : ""].filter(Boolean).join(" / "),
+    options: Object.fromEntries(
+      Object.entries(OPTION_CELLS).map(([key, suffix]) => [key, [hasAdminClient ? `\`WithAdmin${suffix}\`` : "", hasUserClient ? `\`With${suffix}\`` : ""].filter(Boolean).join(" / ")]),
+    ),
     modulePath: ir.api.go.modulePath,
     goVersion: GO_VERSION,
     version: ir.api.version,

@@ -5,6 +5,7 @@ import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMes
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 import { GENERATED_NOTICE } from "../header.js";
+import { clientClasses } from "./operation-text.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
 export const MCP_TOOLS_PATH = "generated/mcp/tools.json";
@@ -124,7 +125,7 @@ const mcpMain = (ir: Ir) => `#!/usr/bin/env node
 // ${GENERATED_NOTICE}
 // The standalone MCP server: every operation a tool, called through the generated TypeScript client.
 import { runMcpCli } from "${RUNTIME_PACKAGE}/mcp/cli.js";
-import { AdminClient, UserClient } from "../client/index.js";
+import { ${clientClasses(ir).join(", ")} } from "../client/index.js";
 import { schema } from "../schema.js";
 import { tools } from "./tools.js";
 
@@ -132,9 +133,9 @@ const code = await runMcpCli(process.argv.slice(2), process.env, {
   schema,
   tools,
   envPrefix: ${JSON.stringify(ir.api.mcpEnvPrefix)},
-  admin: (config) => new AdminClient(config),
-  user: (config) => new UserClient(config),
-});
+${clientClasses(ir)
+  .map((name) => `  ${name === "AdminClient" ? "admin" : "user"}: (config) => new ${name}(config),\n`)
+  .join("")}});
 if (code !== undefined) process.exitCode = code;
 `;
 

@@ -12,6 +12,11 @@ export const CLIENT_OF_SURFACE: Record<IrOperation["surface"], "AdminClient" | "
   oauth: "UserClient",
 };
 
+/** The client classes an API has: one only where it has operations for it (no AdminClient without admin operations). */
+export function clientClasses(ir: Ir): ("AdminClient" | "UserClient")[] {
+  return (["AdminClient", "UserClient"] as const).filter((client) => ir.operations.some((op) => CLIENT_OF_SURFACE[op.surface] === client));
+}
+
 /** What a client class covers, as its doc comments say: the token routes only where the API has them. */
 export const clientTitle = (ir: Ir, client: "AdminClient" | "UserClient") =>
   client === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";

@@ -11,6 +11,8 @@ import { CLIENT_DIR } from "./client.js";
 import {
   authText,
   CLIENT_OF_SURFACE,
+  clientClasses,
+  clientTitle,
   PROTOCOL_LABEL,
   fence,
   graphqlDocument,
@@ -144,8 +146,9 @@ function packageJson(
 }
 
 /** A read of the admin surface on every protocol that takes input: the example of a call with input. */
-function exampleWithInput(ir: Ir): IrOperation | undefined {
-  return ir.operations.find((op) => op.surface === "admin" && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
+/** A read of the examples' client with a required input, carried by every protocol: the REST example's call. */
+function exampleWithInput(ir: Ir, client: "AdminClient" | "UserClient"): IrOperation | undefined {
+  return ir.operations.find((op) => CLIENT_OF_SURFACE[op.surface] === client && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
 }
 
 function operationByName(ir: Ir, name: string | undefined): IrOperation | undefined {
@@ -157,32 +160,57 @@ function operationByName(ir: Ir, name: string | undefined): IrOperation | undefi
 /** The admin secret among a client's or server's options, where an operation needs it (ir.api.features). */
 const adminSecretOption = (ir: Ir) => (ir.api.features.adminSecret ? ", adminSecret: process.env.ADMIN_SECRET!" : "");
 
+/** A call of `op` on the client variable `client` as the README shows it: its sample input, its answer printed. */
+function exampleCall(ir: Ir, client: string, op: IrOperation): string {
+  const input = op.input.fields.length > 0 ? jsLiteral(sampleInput(ir, op)) : "";
+  return `const answer = await ${client}.${op.camelName}(${input});\nconsole.log(answer);`;
+}
+
 function sdkReadme(ir: Ir): string {
   const name = ir.api.sdkPackage;
-  const admin = operationByName(ir, ir.versionOperations.admin);
-  const withInput = exampleWithInput(ir);
-  const adminCall = admin ? `const meta = await admin.${admin.camelName}();\nconsole.log(meta.version);` : "";
-  const inputCall = withInput ? `const answer = await admin.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : adminCall;
+  const clients = clientClasses(ir);
+  // The examples use the client of the operations passes/examples.ts picked: the admin client, or the user client of an API without admin operations.
+  const onAdmin = ir.docExamples.surface === "admin";
+  const client = onAdmin ? "AdminClient" : "UserClient";
+  const variable = onAdmin ? "admin" : "client";
+  const credentials = onAdmin ? adminSecretOption(ir) : ir.api.features.clientId ? `, clientId: "my-app"` : "";
+  const versionRead = operationByName(ir, ir.versionOperations[ir.docExamples.surface]);
+  const firstOperation = versionRead ?? operationByName(ir, ir.docExamples.read) ?? operationByName(ir, ir.docExamples.list);
+  const firstCall = versionRead
+    ? `const meta = await ${variable}.${versionRead.camelName}();\nconsole.log(meta.version);`
+    : firstOperation
+      ? exampleCall(ir, variable, firstOperation)
+      : "";
+  const withInput = exampleWithInput(ir, client);
+  const inputCall = withInput ? `const answer = await ${variable}.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : firstCall;
+  const admin = onAdmin ? versionRead : undefined;
   const grpcService = ir.proto.services.find((s) => s.surface === "admin");
-  const byClient = (client: "AdminClient" | "UserClient") => ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === client);
-  const secretOption = adminSecretOption(ir);
+  const byClient = (name: "AdminClient" | "UserClient") => ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === name);
+  const clientWords = clients.map((name) => `\`${name}\` for ${clientTitle(ir, name).replace(/^The/, "the")}`).join(", ");
+  const configured = [
+    ...(clients.includes("AdminClient")
+      ? [
+          `const admin = new AdminClient({
+  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${ir.api.features.adminSecret ? `
+  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}` : ""}
+  protocol: "graphql", // graphql (default), rest or grpc
+});`,
+        ]
+      : []),
+    ...(clients.includes("UserClient") ? [`const ${onAdmin ? "user" : "client"} = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`] : []),
+  ];
   const sections = [
     `# ${name}`,
-    `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: \`AdminClient\` for the admin interface, \`UserClient\` for the user interface and the token routes. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
+    `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: ${clientWords}. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
     "## Install",
     fence("sh", `npm install ${name}`),
     `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.sdkTarball}\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
     "## Configure",
     fence(
       "ts",
-      `import { AdminClient, UserClient } from "${name}";
+      `import { ${clients.join(", ")} } from "${name}";
 
-const admin = new AdminClient({
-  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${ir.api.features.adminSecret ? `
-  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}` : ""}
-  protocol: "graphql", // graphql (default), rest or grpc
-});
-const user = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`,
+${configured.join("\n")}`,
     ),
     [
       "| option | meaning |",
@@ -192,9 +220,13 @@ const user = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.featur
       `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
       ...(ir.api.features.adminSecret ? ["| `adminSecret` | AdminClient: the service's admin secret |"] : []),
       ...(ir.api.features.apiKey ? [`| \`apiKey\` | the API key of the operations with auth \`api_key\`, sent in header \`${ir.api.apiKeyHeader}\` |`] : []),
-      ir.api.features.clientId
-        ? "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |"
-        : "| `accessToken` | UserClient: the signed-in user's token (`setAccessToken` changes it) |",
+      ...(clients.includes("UserClient")
+        ? [
+            ir.api.features.clientId
+              ? "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |"
+              : "| `accessToken` | UserClient: the signed-in user's token (`setAccessToken` changes it) |",
+          ]
+        : []),
       "| `extraHeaders` | headers sent on every call, over every protocol |",
       "| `serverVersion` | the server's version if known; otherwise asked once when an operation's minimum version matters |",
       "| `readOnly` | refuse destructive operations before anything is sent |",
@@ -203,13 +235,13 @@ const user = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.featur
     ].join("\n"),
     "Every answer is the same plain object whichever protocol carried it: every declared field present, unset fields `null`, int64 as a number. Failures raise `ApiError` with `code`, `operation` and `protocol`; calls a protocol or the server's version cannot carry are refused before anything is sent.",
     `## ${PROTOCOL_LABEL.graphql}`,
-    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption} });\n${adminCall}`),
+    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials} });\n${firstCall}`),
     `## ${PROTOCOL_LABEL.rest}`,
-    fence("ts", `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption}, protocol: "rest" });\n${inputCall}`),
+    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials}, protocol: "rest" });\n${inputCall}`),
     `## ${PROTOCOL_LABEL.grpc}`,
     fence(
       "ts",
-      `const admin = new AdminClient({ serviceUrl: "http://localhost:8080"${secretOption}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${adminCall}\nawait admin.close(); // ends the HTTP/2 session`,
+      `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${firstCall}\nawait ${variable}.close(); // ends the HTTP/2 session`,
     ),
     "The gRPC transport is loaded on the first gRPC call, so applications that use GraphQL or REST never load it (nor Connect, nor HTTP/2).",
     `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use.`,
@@ -228,10 +260,7 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
       : []),
     "## Operations",
     "Minimum server version per protocol (— : not carried), destructive flag and auth of every method.",
-    "### AdminClient",
-    operationTable(byClient("AdminClient"), { method: (op) => `${op.camelName}()` }),
-    "### UserClient",
-    operationTable(byClient("UserClient"), { method: (op) => `${op.camelName}()` }),
+    ...clients.flatMap((name) => [`### ${name}`, operationTable(byClient(name), { method: (op) => `${op.camelName}()` })]),
   ];
   return `${sections.join("\n\n")}\n`;
 }
@@ -254,7 +283,7 @@ ${[...protoFiles].sort().map((file) => `export * from "${protobufEsModule(file)}
 function serverReadme(ir: Ir): string {
   const name = ir.api.serverPackage;
   const versionOp = operationByName(ir, ir.versionOperations.admin) ?? ir.operations[0]!;
-  const withInput = exampleWithInput(ir);
+  const withInput = exampleWithInput(ir, ir.docExamples.surface === "admin" ? "AdminClient" : "UserClient");
   /** A method of the examples answering a sample of its output. */
   const answering = (op: IrOperation, which: "required" | "all", params: string) =>
     `\n  async ${op.camelName}(${params}) {\n    return {\n${Object.entries(sampleMessage(ir, op.output, which)).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`).join("\n")}\n    };\n  },`;

@@ -267,7 +267,7 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
     ...credential,
     ...apiKey,
     { decl: "extra_headers: Mapping[str, str] | None = None", name: "extra_headers", doc: "Headers sent on every request, over every protocol." },
-    { decl: 'protocol: Protocol = "graphql"', name: "protocol", doc: `${facts.protocols.join(", ")}; the token calls always use rest.` },
+    { decl: 'protocol: Protocol = "graphql"', name: "protocol", doc: `${facts.protocols.join(", ")}${facts.features.tokenRoutes ? "; the token calls always use rest" : ""}.` },
     { decl: "grpc_endpoint: str | None = None", name: "grpc_endpoint", doc: `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` },
     { decl: "server_version: str | None = None", name: "server_version", doc: "The server's version if known; otherwise asked once when an operation's minimum version matters." },
     { decl: "read_only: bool = False", name: "read_only", doc: "Refuse destructive operations before anything is sent." },
@@ -603,6 +603,16 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     grpcPort: facts.service.grpcPort,
     examples: pythonExamples(ir, facts, methods),
     versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
+    // The clients the API has, as the README's first paragraph names them.
+    clientSummary: facts.clients
+      .map((client) => {
+        const name = client.role === "admin" ? "AdminClient" : "UserClient";
+        const title = clientTitle(ir, name);
+        return `\`${pythonClientName(client.role, "sync")}\` / \`${pythonClientName(client.role, "async")}\` for ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
+      })
+      .join(", "),
+    hasAdminClient: facts.clients.some((c) => c.role === "admin"),
+    hasUserClient: facts.clients.some((c) => c.role === "user"),
     adminTable: operationTable(
       ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
       { method: (op) => `${pythonMethodName(op.name)}()` },
@@ -664,6 +674,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     typeModules: types,
     clientImports: {
       collections: importLine("collections.abc", ["Mapping"], clientCode),
+      bases: importOrder(new Set(clients.map((c) => c.bases[0]!))).join(", "),
       resources: [...resources].sort((a, b) => ascii(a.file, b.file)).flatMap((module) => importLine(`.resources.${module.file}`, module.classes.map((c) => c.name), module.classes.map((c) => c.name))),
       types: importLine(".types", typeNames, clientCode),
     },

@@ -21,7 +21,7 @@ import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
 import { PROTOCOLS, type ApiFeatures, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
-import { graphqlDocument } from "./operation-text.js";
+import { clientClasses, graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
 
@@ -103,7 +103,7 @@ export interface OperationFacts {
 }
 
 export interface ClientFacts {
-  /** admin | user: one client (sync and async) per role. */
+  /** admin | user: one client (sync and async) per role that has operations. */
   role: "admin" | "user";
   surfaces: Surface[];
   /** The read whose answer carries the server `version`, asked once when a minimum version matters. */
@@ -333,7 +333,9 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     surfaces: [...surfaces],
     versionOperation: ir.versionOperations[surfaces[0]] ?? null,
     operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
-  }));
+  }))
+    // A client only where the API has operations for it: an API without admin operations has no admin client.
+    .filter((client) => clientClasses(ir).includes(client.role === "admin" ? "AdminClient" : "UserClient"));
   const serverCodes: readonly string[] = ERROR_CODES;
   return {
     service: {

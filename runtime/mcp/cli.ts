@@ -22,8 +22,9 @@ export interface GeneratedClients {
   envPrefix: string;
   /** The tool catalogue (generated/mcp/tools.ts). */
   tools: readonly ToolDefinition[];
-  admin(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
-  user(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
+  /** The clients of the API, those it has (an API without admin operations has no admin client). */
+  admin?(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
+  user?(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
 }
 
 /** The environment variables of the credentials an API's tools take: the API key's only where an operation takes one (schema.features.apiKey). */
@@ -141,10 +142,11 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   const mode = settings.selection.mode ?? "all";
   const common = { serviceUrl: settings.serviceUrl, protocol: settings.protocol, serverVersion: settings.serverVersion, retry: false as const };
   // The admin client's own secret is never sent: each call names the caller's in its headers.
-  const admin = generated.admin({ ...common, adminSecret: "per-call" });
-  const user = generated.user({ ...common, clientId: settings.clientId });
+  const admin = generated.admin?.({ ...common, adminSecret: "per-call" });
+  const user = generated.user?.({ ...common, clientId: settings.clientId });
   const methodOf = (name: string): ClientMethod => {
     const operation = schema.operations[name]!;
+    // Every operation's client exists: the generated entry passes the clients its operations are on.
     const client = (operation.surface === "admin" ? admin : user) as unknown as Record<string, ClientMethod>;
     return client[operation.method]!.bind(client);
   };
@@ -157,7 +159,7 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
     }
     return methodOf(name)(input, { headers });
   };
-  const closeClients = async () => void (await Promise.all([admin.close(), user.close()]));
+  const closeClients = async () => void (await Promise.all([admin?.close(), user?.close()]));
 
   if (settings.transport === "stdio") {
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");

@@ -78,6 +78,21 @@ describe("the bookstore example", () => {
     await store.close();
   });
 
+  it("has only the client its operations are on: a UserClient, no AdminClient, in every SDK, the MCP server and the READMEs", async () => {
+    const generated = (path: string) => readFileSync(join(EXAMPLE, "generated", path), "utf8");
+    const sdk = await import("../../examples/bookstore/generated/client/index.js");
+    expect(Object.keys(sdk).filter((name) => name.endsWith("Client"))).toEqual(["UserClient"]);
+    expect(readdirSync(join(EXAMPLE, "generated", "client"))).not.toContain("admin-client.ts");
+    expect(generated("python/src/bookstore_sdk/__init__.py")).toMatch(/^from \._clients import AsyncUserClient, UserClient$/m);
+    expect(generated("go/client.go")).toMatch(/^type UserClient struct/m);
+    expect(generated("mcp/main.ts")).toMatch(/^import \{ UserClient \} from "\.\.\/client\/index\.js";$/m);
+    for (const path of ["client/index.ts", "mcp/main.ts", "python/src/bookstore_sdk/__init__.py", "python/src/bookstore_sdk/_clients.py", "python/README.md", "go/client.go", "go/doc.go", "go/README.md", "packages/sdk/README.md"]) {
+      expect(generated(path), path).not.toMatch(/AdminClient|WithAdmin|AdminOption/);
+    }
+    // The identity API, which has both, keeps both.
+    expect(readFileSync(join(REPO_ROOT, "generated", "go", "client.go"), "utf8")).toMatch(/^type AdminClient struct/m);
+  });
+
   it("serves its resource routes with path parameters", async () => {
     const created = await fetch(`${endpoints.httpUrl}/v1/books`, {
       method: "POST",

@@ -57,11 +57,8 @@ type (
 // Option configures a UserClient (see NewClient).
 type Option func(*config)
 
-// AdminOption configures an AdminClient (see NewAdminClient).
-type AdminOption func(*config)
-
 // WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
-// ProtocolREST or ProtocolGRPC. The token calls always use REST.
+// ProtocolREST or ProtocolGRPC.
 func WithProtocol(p Protocol) Option { return func(c *config) { c.Protocol = p } }
 
 // WithGRPCEndpoint sets the gRPC target (host:port) of the user client; by default the host of
@@ -84,8 +81,7 @@ func WithAPIKey(key string) Option {
 	}
 }
 
-// WithServerVersion tells the user client the server's version, so that it never asks (see
-// WithAdminServerVersion).
+// WithServerVersion tells the user client the server's version, so that it never asks.
 func WithServerVersion(version string) Option { return func(c *config) { c.ServerVersion = version } }
 
 // WithReadOnly makes the user client refuse destructive operations before anything is sent.
@@ -133,83 +129,6 @@ func WithGRPCInsecure() Option { return func(c *config) { c.GRPCSecurity = trans
 // would carry a token or a password.
 func WithInsecureTransport() Option { return func(c *config) { c.Insecure = true } }
 
-// WithAdminProtocol chooses the protocol of the admin client's calls: ProtocolGraphQL (default),
-// ProtocolREST or ProtocolGRPC.
-func WithAdminProtocol(p Protocol) AdminOption { return func(c *config) { c.Protocol = p } }
-
-// WithAdminGRPCEndpoint sets the gRPC target (host:port) of the admin client; by default the host
-// of serviceURL with port DefaultGRPCPort.
-func WithAdminGRPCEndpoint(addr string) AdminOption { return func(c *config) { c.GRPCEndpoint = addr } }
-
-// WithAdminAPIKey sends key as the API key (the operations with auth api_key need one) on every
-// request of the admin client.
-func WithAdminAPIKey(key string) AdminOption {
-	return func(c *config) {
-		c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, map[string]string{transport.APIKeyHeader: key})
-	}
-}
-
-// WithAdminExtraHeaders adds headers (gRPC: metadata) to every request of the admin client.
-func WithAdminExtraHeaders(h map[string]string) AdminOption {
-	return func(c *config) { c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h) }
-}
-
-// WithAdminServerVersion tells the admin client the server's version. Without it the client asks
-// the server once, the first time an operation's minimum version matters.
-func WithAdminServerVersion(version string) AdminOption {
-	return func(c *config) { c.ServerVersion = version }
-}
-
-// WithAdminReadOnly makes the admin client refuse destructive operations before anything is sent.
-func WithAdminReadOnly() AdminOption { return func(c *config) { c.ReadOnly = true } }
-
-// WithAdminTimeout sets the deadline of each call of the admin client, the server-version lookup
-// and retries included (default DefaultTimeout; 0: none beyond the context's).
-func WithAdminTimeout(d time.Duration) AdminOption {
-	return func(c *config) { c.Timeout, c.TimeoutSet = d, true }
-}
-
-// WithAdminRetry sets the retry policy of the admin client's reads (default DefaultRetryPolicy;
-// NoRetry turns retries off).
-func WithAdminRetry(policy RetryPolicy) AdminOption {
-	return func(c *config) { c.Retry = transport.RetryPolicy(policy) }
-}
-
-// WithAdminHTTPClient makes the admin client send GraphQL and REST calls through client; Close then
-// leaves it open.
-func WithAdminHTTPClient(client *http.Client) AdminOption {
-	return func(c *config) { c.HTTPClient = client }
-}
-
-// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client (after the
-// transport credentials of WithAdminGRPCTLS or WithAdminGRPCInsecure, which a credentials option
-// here replaces).
-func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
-	return func(c *config) { c.GRPCDial = append(c.GRPCDial, opts...) }
-}
-
-// WithAdminGRPCTLS makes the admin client's gRPC connection use TLS with cfg (nil: the system's
-// roots), which is the default when serviceURL is https://. cfg also secures the client's own HTTP
-// client for GraphQL and REST.
-func WithAdminGRPCTLS(cfg *tls.Config) AdminOption {
-	return func(c *config) { c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg }
-}
-
-// WithAdminMaxResponseBytes sets the largest answer the admin client reads, on every protocol
-// (default DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
-func WithAdminMaxResponseBytes(n int64) AdminOption { return func(c *config) { c.MaxResponse = n } }
-
-// WithAdminGRPCInsecure makes the admin client's gRPC connection plaintext, the default when
-// serviceURL is http://. A host that is not loopback also needs WithAdminInsecureTransport.
-func WithAdminGRPCInsecure() AdminOption {
-	return func(c *config) { c.GRPCSecurity = transport.GRPCPlaintext }
-}
-
-// WithAdminInsecureTransport lets the admin client send calls in clear (http://, gRPC without TLS)
-// to a host that is not loopback. Without it such a call is refused before anything is sent, since
-// it would carry credentials.
-func WithAdminInsecureTransport() AdminOption { return func(c *config) { c.Insecure = true } }
-
 // CallOption configures one call.
 type CallOption func(*callConfig)
 
@@ -234,38 +153,6 @@ func WithHeaders(h map[string]string) CallOption {
 
 // WithCallTimeout sets the deadline of this call, retries included, instead of the client's.
 func WithCallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.Timeout = d } }
-
-// AdminClient calls the admin interface of the service, one method per operation. It is safe for
-// concurrent use; Close releases its connections.
-type AdminClient struct {
-	core transport.Core
-}
-
-// NewAdminClient returns a client of the admin interface at serviceURL (such as
-// http://localhost:8080). It fails only on a configuration it cannot use; nothing is sent before
-// the first call.
-func NewAdminClient(serviceURL string, opts ...AdminOption) (*AdminClient, error) {
-	cfg := config{}
-	for _, opt := range opts {
-		opt(&cfg)
-	}
-	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleAdmin]
-	c := &AdminClient{}
-	if err := c.core.Init(transport.RoleAdmin, serviceURL, cfg); err != nil {
-		return nil, err
-	}
-	return c, nil
-}
-
-// GRPCEndpoint is the gRPC target the client uses when its protocol is ProtocolGRPC.
-func (c *AdminClient) GRPCEndpoint() string { return c.core.GRPCEndpoint() }
-
-// Protocol is the protocol of the client's calls.
-func (c *AdminClient) Protocol() Protocol { return c.core.Protocol() }
-
-// Close releases the client's connections (its gRPC connection, and the idle connections of its
-// own HTTP client); calls in flight end CodeCancelled, and a call after Close is refused (make a new client).
-func (c *AdminClient) Close() error { return c.core.Close() }
 
 // UserClient calls the user interface of the service, one method per
 // operation. It is safe for concurrent use; Close releases its connections.
@@ -295,7 +182,7 @@ func (c *UserClient) SetAccessToken(token string) { c.core.SetAccessToken(token)
 // GRPCEndpoint is the gRPC target the client uses when its protocol is ProtocolGRPC.
 func (c *UserClient) GRPCEndpoint() string { return c.core.GRPCEndpoint() }
 
-// Protocol is the protocol of the client's calls (the token calls always use REST).
+// Protocol is the protocol of the client's calls.
 func (c *UserClient) Protocol() Protocol { return c.core.Protocol() }
 
 // Close releases the client's connections (its gRPC connection, and the idle connections of its

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from ._clients import AdminClient, AsyncAdminClient, AsyncUserClient, UserClient
+from ._clients import AsyncUserClient, UserClient
 from ._core import RetryPolicy
 from ._facts import Operation
 from ._schema import OPERATIONS as _OPERATIONS
@@ -47,11 +47,9 @@ OPERATIONS: Mapping[str, Operation] = _OPERATIONS
 __all__ = [
     "OPERATIONS",
     "SERVICE_VERSION",
-    "AdminClient",
     "AlreadyExistsError",
     "ApiCancelledError",
     "ApiError",
-    "AsyncAdminClient",
     "AsyncUserClient",
     "DeadlineExceededError",
     "ErrorCode",

@@ -92,7 +92,6 @@ ANSWER_TYPE_TEXTS: dict[str, str] = {
 VERSION_FIELD = "version"
 """The answer field of the version operations that carries the server's version."""
 CLIENT_ROLES: dict[str, str | None] = {
-    "admin": None,
     "user": None,
 }
 """Per client role, the read whose answer carries the server's version."""
