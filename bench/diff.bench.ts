@@ -64,10 +64,19 @@ function tenEdits(text: string, ir: Ir): string {
   const start = lines.findIndex((l) => l === `  ${removed.name}:`);
   lines.splice(start, blockEnd(start) - start);
   const operationsLine = lines.findIndex((l) => l === "operations:");
-  lines.splice(operationsLine + 1, 0,
-    "  bench_added:", "    surface: admin", `    group: ${carried[0]!.group}`, "    description: Added by the diff benchmark.",
-    "    kind: read", "    auth: admin_secret", `    protocols: { graphql: ${ir.api.version}, rest: ${ir.api.version}, grpc: ${ir.api.version} }`,
-    "    output:", "      ok: bool!");
+  lines.splice(
+    operationsLine + 1,
+    0,
+    "  bench_added:",
+    "    surface: admin",
+    `    group: ${carried[0]!.group}`,
+    "    description: Added by the diff benchmark.",
+    "    kind: read",
+    "    auth: admin_secret",
+    `    protocols: { graphql: ${ir.api.version}, rest: ${ir.api.version}, grpc: ${ir.api.version} }`,
+    "    output:",
+    "      ok: bool!",
+  );
   // The tenth edit: a field added to the first shared type's answer shape.
   const typesLine = lines.findIndex((l) => l === "types:");
   const fieldsLine = lines.findIndex((l, i) => i > typesLine && l === "    fields:");

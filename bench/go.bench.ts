@@ -42,8 +42,12 @@ try {
       sdkWall.toFixed(1).padStart(7),
       percent(sdkWall / rawWall).padStart(10),
       percent(paired).padStart(7),
-      median(raw.map((s) => s.cpu)).toFixed(1).padStart(8),
-      median(sdk.map((s) => s.cpu)).toFixed(1).padStart(10),
+      median(raw.map((s) => s.cpu))
+        .toFixed(1)
+        .padStart(8),
+      median(sdk.map((s) => s.cpu))
+        .toFixed(1)
+        .padStart(10),
     ];
     console.log(cells.join("  "));
   }

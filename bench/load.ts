@@ -86,7 +86,6 @@ export async function pair(baseline: Load, subject: Load): Promise<[Measure, Mea
   return [medianMeasure(a), medianMeasure(b)];
 }
 
-
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0).padStart(3)}%`;
 
 /** Throughput against the baseline, with a target; and the CPU each call cost the server. */

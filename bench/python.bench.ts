@@ -15,11 +15,10 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 11);
 const { python } = await ensurePythonEnv();
 const target = await startTarget("stubs");
 try {
-  const child = spawn(
-    python,
-    [join(REPO_ROOT, "bench", "python_bench.py"), `http://127.0.0.1:${target.http}`, `127.0.0.1:${target.grpc}`, BENCH_ADMIN_SECRET, String(CALLS), String(ROUNDS)],
-    { cwd: REPO_ROOT, stdio: "inherit" },
-  );
+  const child = spawn(python, [join(REPO_ROOT, "bench", "python_bench.py"), `http://127.0.0.1:${target.http}`, `127.0.0.1:${target.grpc}`, BENCH_ADMIN_SECRET, String(CALLS), String(ROUNDS)], {
+    cwd: REPO_ROOT,
+    stdio: "inherit",
+  });
   const [code] = (await once(child, "exit")) as [number | null];
   if (code !== 0) process.exitCode = 1;
 } finally {

@@ -35,9 +35,27 @@ async function userPages(database: string): Promise<{ seedSeconds: number; first
   await storage.transaction(async () => {
     for (let i = 0; i < 100_000; i++) {
       const user: UserRecord = {
-        id: `user-${i}`, email: `user${i}@example.com`, email_verified: true, signup_methods: "basic_auth", given_name: `Given${i}`, family_name: "Family", middle_name: null,
-        nickname: null, preferred_username: null, gender: null, birthdate: null, phone_number: null, phone_number_verified: false, picture: null, roles: ["user"],
-        created_at: 1_700_000_000 + i, updated_at: 1_700_000_000 + i, revoked_timestamp: null, is_multi_factor_auth_enabled: null, app_data: { plan: "pro" }, password_hash: `scrypt$${"x".repeat(100)}`,
+        id: `user-${i}`,
+        email: `user${i}@example.com`,
+        email_verified: true,
+        signup_methods: "basic_auth",
+        given_name: `Given${i}`,
+        family_name: "Family",
+        middle_name: null,
+        nickname: null,
+        preferred_username: null,
+        gender: null,
+        birthdate: null,
+        phone_number: null,
+        phone_number_verified: false,
+        picture: null,
+        roles: ["user"],
+        created_at: 1_700_000_000 + i,
+        updated_at: 1_700_000_000 + i,
+        revoked_timestamp: null,
+        is_multi_factor_auth_enabled: null,
+        app_data: { plan: "pro" },
+        password_hash: `scrypt$${"x".repeat(100)}`,
       };
       await storage.users.insert(user);
     }
@@ -77,7 +95,10 @@ try {
   console.log(row("update, PG", postgresWrite, memoryWriteAgain, "the in-memory store"));
   const ms = (value: number) => `${value.toFixed(2)} ms`;
   console.log(`the users operation among 100,000 users, 10 a page (in process; seeding took ${sqlitePages.seedSeconds.toFixed(1)} s on SQLite):`);
-  for (const [name, pages] of [["SQLite", sqlitePages], ["memory", memoryPages]] as const) {
+  for (const [name, pages] of [
+    ["SQLite", sqlitePages],
+    ["memory", memoryPages],
+  ] as const) {
     const verdict = name === "SQLite" ? `target p50 under 5 ms: ${Math.max(pages.first.p50, pages.last.p50) < 5 ? "met" : "MISSED"}` : "";
     console.log(`${name.padEnd(8)} first page p50 ${ms(pages.first.p50)} (p99 ${ms(pages.first.p99)}), last page p50 ${ms(pages.last.p50)} (p99 ${ms(pages.last.p99)})  ${verdict}`);
   }

@@ -108,7 +108,10 @@ if (mode === "stubs") {
   const { default: fastify } = await import("fastify");
   const { parse } = await import("yaml");
   const { timingSafeEqual } = await import("node:crypto");
-  type OpenApi = { paths: Record<string, { post: { requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>; components: { schemas: Record<string, unknown> } };
+  type OpenApi = {
+    paths: Record<string, { post: { requestBody?: { content: Record<string, { schema: unknown }> }; responses: Record<string, { content: Record<string, { schema: unknown }> }> } }>;
+    components: { schemas: Record<string, unknown> };
+  };
   const document = parse(readFileSync(join(REPO_ROOT, "generated", "openapi", "openapi.yaml"), "utf8")) as OpenApi;
   // The document's schemas by $id, so that fastify resolves the $refs the routes use.
   const local = (schema: unknown) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', '"'));
@@ -169,7 +172,14 @@ if (mode === "stubs") {
   const service = createReferenceService({ storage });
   const now = Math.floor(Date.now() / 1000);
   await storage.users.put({ ...user, id: "user-1", email: "bench@example.com", phone_number: null, created_at: now, updated_at: now, revoked_timestamp: null, password_hash: null } as never);
-  const server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, lockout: { maxFailures: 1e9, windowMs: 1 }, dependencies: [storage], ...service.serverOptions });
+  const server = createServer(service.implementation, {
+    adminSecret: ADMIN_SECRET,
+    port: 0,
+    grpcPort: 0,
+    lockout: { maxFailures: 1e9, windowMs: 1 },
+    dependencies: [storage],
+    ...service.serverOptions,
+  });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });
 } else {

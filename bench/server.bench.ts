@@ -26,8 +26,6 @@ import { startRedis } from "../test/helpers/redis.js";
 import { CONNECTIONS, ROUNDS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pair, row, type Load } from "./load.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget, type Target } from "./targets.js";
 
-
-
 /** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
 async function sameAnswers(a: Target, b: Target, bodies: string[]): Promise<void> {
   for (const body of bodies) {
@@ -45,7 +43,12 @@ async function sameAnswers(a: Target, b: Target, bodies: string[]): Promise<void
 function wrk(target: Target, path: string, body: string, headers: Record<string, string> = SECRET_HEADER): Load {
   const script = join(mkdtempSync(join(tmpdir(), "wrk-")), "post.lua");
   const lua = (value: string) => JSON.stringify(value);
-  writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${lua(body)}`, ...Object.entries({ "content-type": "application/json", ...headers }).map(([name, value]) => `wrk.headers[${lua(name)}] = ${lua(value)}`)].join("\n"));
+  writeFileSync(
+    script,
+    [`wrk.method = "POST"`, `wrk.body = ${lua(body)}`, ...Object.entries({ "content-type": "application/json", ...headers }).map(([name, value]) => `wrk.headers[${lua(name)}] = ${lua(value)}`)].join(
+      "\n",
+    ),
+  );
   return measured([target.child.pid!], async () => {
     const output = execFileSync(WRK, ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-s", script, `http://127.0.0.1:${target.http}${path}`], { encoding: "utf8" });
     const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output);
@@ -96,7 +99,10 @@ try {
   const updateBody = JSON.stringify(UPDATE_USER);
   const updateMutation = JSON.stringify({ query: graphqlDocument(schema, schema.operations.update_user), variables: { params: UPDATE_USER } });
   await sameAnswers(stubs, mercurius, [metaQuery, updateMutation]);
-  await sameRestAnswers(stubs, fastify, [["/v1/admin/admin_meta", "{}"], ["/v1/admin/update_user", updateBody]]);
+  await sameRestAnswers(stubs, fastify, [
+    ["/v1/admin/admin_meta", "{}"],
+    ["/v1/admin/update_user", updateBody],
+  ]);
   const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
   const stubRestWrite = http(stubs, "/v1/admin/update_user", updateBody);
   const [baselineRest, rest] = await pair(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);

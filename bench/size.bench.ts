@@ -88,7 +88,9 @@ try {
   const grpc = await measure(workDir, "grpc", operation.camelName);
   const line = (label: string, size: AppSize) =>
     `${label.padEnd(5)} ${kb(size.gzippedBytes).padStart(8)} min+gzip  (${kb(size.minifiedBytes)} minified, ${size.chunks} chunk${size.chunks === 1 ? "" : "s"} loaded)`;
-  process.stdout.write(`App: import { AdminClient } from ${PROJECT_MODULES ? `${CLIENT_MODULE} (${options.project})` : relative(process.cwd(), CLIENT_MODULE)}; one call of ${operation.camelName}() (esbuild, minified, code splitting)\n`);
+  process.stdout.write(
+    `App: import { AdminClient } from ${PROJECT_MODULES ? `${CLIENT_MODULE} (${options.project})` : relative(process.cwd(), CLIENT_MODULE)}; one call of ${operation.camelName}() (esbuild, minified, code splitting)\n`,
+  );
   process.stdout.write(`${line("REST", rest)}\n${line("gRPC", grpc)}\n`);
   process.stdout.write(`gRPC / REST: ${(grpc.gzippedBytes / rest.gzippedBytes).toFixed(1)}x\n`);
   const met = rest.gzippedBytes < TARGET_BYTES;

@@ -31,7 +31,10 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 function wrk(url: string, body: string): number {
   const script = join(mkdtempSync(join(tmpdir(), "wrk-")), "post.lua");
   const headers = { "content-type": "application/json", [schema.adminSecretHeader]: BENCH_ADMIN_SECRET };
-  writeFileSync(script, [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)].join("\n"));
+  writeFileSync(
+    script,
+    [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)].join("\n"),
+  );
   const output = execFileSync(WRK, ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-s", script, url], { encoding: "utf8" });
   const failed = /Non-2xx or 3xx responses: (\d+)|Socket errors: (.*)/.exec(output);
   if (failed) throw new Error(`${url}: wrk saw ${failed[0]}`);
@@ -44,15 +47,24 @@ function ghz(ghzPath: string, protoset: string, endpoint: string, ca: string | u
     ghzPath,
     [
       ...(ca ? ["--cacert", ca, "--cname", "localhost"] : ["--insecure"]),
-      "--protoset", protoset,
-      "--call", `${AdminService.typeName}/${AdminService.method.adminMeta.name}`,
-      "--data", "{}",
-      "--metadata", JSON.stringify({ [schema.adminSecretHeader]: BENCH_ADMIN_SECRET }),
-      "--concurrency", String(CONNECTIONS),
-      "--connections", "1",
-      "--duration", `${SECONDS}s`,
-      "--duration-stop", "wait",
-      "--format", "json",
+      "--protoset",
+      protoset,
+      "--call",
+      `${AdminService.typeName}/${AdminService.method.adminMeta.name}`,
+      "--data",
+      "{}",
+      "--metadata",
+      JSON.stringify({ [schema.adminSecretHeader]: BENCH_ADMIN_SECRET }),
+      "--concurrency",
+      String(CONNECTIONS),
+      "--connections",
+      "1",
+      "--duration",
+      `${SECONDS}s`,
+      "--duration-stop",
+      "wait",
+      "--format",
+      "json",
       endpoint,
     ],
     { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
@@ -118,7 +130,13 @@ try {
     if (ratio < TARGET && !load.targets) missed++;
     const cpu = (list: ReturnType<typeof measure>[]) => `${median(list.map((r) => r.cpuPerCall)).toFixed(0)} µs ${(median(list.map((r) => r.busy)) * 100).toFixed(0)}%`;
     console.log(
-      `${load.name.padEnd(16)} ${median(runs.plain.map((r) => r.rps)).toFixed(0).padStart(11)} ${median(runs.tls.map((r) => r.rps)).toFixed(0).padStart(10)}  ${(ratio * 100).toFixed(0).padStart(4)}% ${load.targets ? "(Node's own cost)   " : `(target ${TARGET * 100}%: ${ratio >= TARGET ? "met" : "MISSED"})`}   ${cpu(runs.plain)} | ${cpu(runs.tls)}`,
+      `${load.name.padEnd(16)} ${median(runs.plain.map((r) => r.rps))
+        .toFixed(0)
+        .padStart(11)} ${median(runs.tls.map((r) => r.rps))
+        .toFixed(0)
+        .padStart(
+          10,
+        )}  ${(ratio * 100).toFixed(0).padStart(4)}% ${load.targets ? "(Node's own cost)   " : `(target ${TARGET * 100}%: ${ratio >= TARGET ? "met" : "MISSED"})`}   ${cpu(runs.plain)} | ${cpu(runs.tls)}`,
     );
   }
   if (missed > 0) process.exitCode = 1;

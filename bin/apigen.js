@@ -29,9 +29,7 @@ const sources = [
   join(projectRoot, "test", "go", "go.sum"),
   join(projectRoot, "test", "python", "requirements-dev.txt"),
 ];
-const stale =
-  !existsSync(bundle) ||
-  Math.max(...sources.map((s) => (statSync(s).isDirectory() ? newestSource(s) : statSync(s).mtimeMs))) > statSync(bundle).mtimeMs;
+const stale = !existsSync(bundle) || Math.max(...sources.map((s) => (statSync(s).isDirectory() ? newestSource(s) : statSync(s).mtimeMs))) > statSync(bundle).mtimeMs;
 if (stale) {
   const { buildCli } = await import(pathToFileURL(join(projectRoot, "scripts", "build-cli.mjs")).href);
   await buildCli(projectRoot);

@@ -18,20 +18,7 @@ import { resolvePagination } from "./passes/pagination.js";
 import type { Report } from "./passes/report.js";
 import { checkRouteDeclaration, DEFAULT_REST_PREFIX, restBinding } from "./passes/routes.js";
 import { checkAcceptedVersions, checkMinimumVersions } from "./passes/versions.js";
-import {
-  PROTOCOLS,
-  SCALARS,
-  type AuthLevel,
-  type IrFormat,
-  type Ir,
-  type IrEnum,
-  type IrField,
-  type IrMessage,
-  type IrOperation,
-  type Scalar,
-  type Surface,
-  type TypeRef,
-} from "./ir.js";
+import { PROTOCOLS, SCALARS, type AuthLevel, type IrFormat, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Scalar, type Surface, type TypeRef } from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
 /** Type names other languages use, and the manifest's word for each. */
@@ -87,11 +74,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   // ---- enums ----
   const enumValueOwners = new Map<string, string>();
   const enums: IrEnum[] = Object.entries(enumsRaw).map(([name, rawEnum]) => {
-    const entries: [string, string][] = Array.isArray(rawEnum.values)
-      ? rawEnum.values.map((v) => [v, ""])
-      : Object.entries(rawEnum.values);
+    const entries: [string, string][] = Array.isArray(rawEnum.values) ? rawEnum.values.map((v) => [v, ""]) : Object.entries(rawEnum.values);
     const prefix = upperSnakeCase(name);
-    const { numbers, reserved } = assignNumbers((nextLock.enums[name] ??= {}), entries.map(([v]) => v));
+    const { numbers, reserved } = assignNumbers(
+      (nextLock.enums[name] ??= {}),
+      entries.map(([v]) => v),
+    );
     const protoNames = new Map<string, string>();
     const values = entries.map(([value, description], index) => {
       const valuePath = ["enums", name, "values", Array.isArray(rawEnum.values) ? index : value];
@@ -104,7 +92,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       } else {
         const other = enumValueOwners.get(protoName);
         if (other !== undefined) {
-          report("proto-name-clash", valuePath, `enum '${name}'`, `value '${value}' becomes ${protoName} in proto, which enum '${other}' already declares (proto enum values share one scope); rename one`);
+          report(
+            "proto-name-clash",
+            valuePath,
+            `enum '${name}'`,
+            `value '${value}' becomes ${protoName} in proto, which enum '${other}' already declares (proto enum values share one scope); rename one`,
+          );
         }
         enumValueOwners.set(protoName, name);
       }
@@ -140,7 +133,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       try {
         if (!new RegExp(rawFormat.pattern, "u").test(example)) report("format-example-mismatch", [...formatPath, "example"], `format '${name}'`, `example '${example}' does not match the pattern`);
       } catch (error) {
-        report("invalid-pattern", [...formatPath, "pattern"], `format '${name}'`, `pattern is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, "")})`);
+        report(
+          "invalid-pattern",
+          [...formatPath, "pattern"],
+          `format '${name}'`,
+          `pattern is not a valid regular expression (${(error as Error).message.replace(/^Invalid regular expression: /, "")})`,
+        );
       }
     } else if (!rawFormat.values!.includes(example)) {
       report("format-example-mismatch", [...formatPath, "example"], `format '${name}'`, `example '${example}' is not one of the values`);
@@ -160,13 +158,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const knownTypeNames = [...SCALARS, ...enumNames, ...typeNames];
 
   // ---- fields ----
-  const resolveField = (
-    path: PathSegment[],
-    subject: string,
-    name: string,
-    rawField: RawField,
-    number: number,
-  ): IrField => {
+  const resolveField = (path: PathSegment[], subject: string, name: string, rawField: RawField, number: number): IrField => {
     const spec = typeof rawField === "string" ? { type: rawField } : rawField;
     const expr = parseTypeExpr(spec.type);
     const typePath = typeof rawField === "string" ? path : [...path, "type"];
@@ -188,7 +180,13 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const isString = type.kind === "scalar" && type.scalar === "string";
     if (spec.format !== undefined) {
       if (!isString) report("format-not-applicable", [...path, "format"], subject, `field '${name}': format '${spec.format}' applies to string fields only`);
-      else if (!formats[spec.format]) report("unknown-format", [...path, "format"], subject, `field '${name}': unknown format '${spec.format}'${didYouMean(spec.format, Object.keys(formats))}; declare it under formats: or use one of ${Object.keys(formats).join(", ")}`);
+      else if (!formats[spec.format])
+        report(
+          "unknown-format",
+          [...path, "format"],
+          subject,
+          `field '${name}': unknown format '${spec.format}'${didYouMean(spec.format, Object.keys(formats))}; declare it under formats: or use one of ${Object.keys(formats).join(", ")}`,
+        );
     }
     const field: IrField = {
       name,
@@ -219,7 +217,15 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       const sibling = (key: string, name: string) => {
         const other = byName.get(name);
         if (!other || other === field) {
-          report("unknown-field", at(key), subject, `field '${field.name}': ${key} names '${name}', which is not another field here${didYouMean(name, [...byName.keys()].filter((n) => n !== field.name))}`);
+          report(
+            "unknown-field",
+            at(key),
+            subject,
+            `field '${field.name}': ${key} names '${name}', which is not another field here${didYouMean(
+              name,
+              [...byName.keys()].filter((n) => n !== field.name),
+            )}`,
+          );
         }
         return other === field ? undefined : other;
       };
@@ -228,18 +234,36 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         if (other && requiredIf.equals !== undefined) {
           const values = other.type.kind === "enum" ? enumValuesOf(other.type.name) : undefined;
           const kind = other.type.kind === "scalar" ? other.type.scalar : other.type.kind;
-          const fits = values ? values.includes(String(requiredIf.equals)) : kind === "string" ? typeof requiredIf.equals === "string" : kind === "bool" ? typeof requiredIf.equals === "boolean" : ["int32", "int64", "float64"].includes(kind) && typeof requiredIf.equals === "number";
-          if (!fits || other.list) report("invalid-rule", at("required_if"), subject, `field '${field.name}': required_if compares '${other.name}' (${typeText(other)}) with ${JSON.stringify(requiredIf.equals)}, which it can never equal`);
+          const fits = values
+            ? values.includes(String(requiredIf.equals))
+            : kind === "string"
+              ? typeof requiredIf.equals === "string"
+              : kind === "bool"
+                ? typeof requiredIf.equals === "boolean"
+                : ["int32", "int64", "float64"].includes(kind) && typeof requiredIf.equals === "number";
+          if (!fits || other.list)
+            report(
+              "invalid-rule",
+              at("required_if"),
+              subject,
+              `field '${field.name}': required_if compares '${other.name}' (${typeText(other)}) with ${JSON.stringify(requiredIf.equals)}, which it can never equal`,
+            );
         }
       }
       if (sameAs) {
         const other = sibling("same_as", sameAs);
-        if (other && typeText(other) !== typeText(field)) report("invalid-rule", at("same_as"), subject, `field '${field.name}': same_as names '${other.name}' of type ${typeText(other)}, not ${typeText(field)}`);
+        if (other && typeText(other) !== typeText(field))
+          report("invalid-rule", at("same_as"), subject, `field '${field.name}': same_as names '${other.name}' of type ${typeText(other)}, not ${typeText(field)}`);
       }
       if (field.type.kind === "enum" && typeof field.constraints.default === "string") {
         const values = enumValuesOf(field.type.name);
         if (values && !values.includes(field.constraints.default)) {
-          report("invalid-rule", at("default"), subject, `field '${field.name}': default '${field.constraints.default}' is not a value of ${field.type.name}${didYouMean(field.constraints.default, values)}`);
+          report(
+            "invalid-rule",
+            at("default"),
+            subject,
+            `field '${field.name}': default '${field.constraints.default}' is not a value of ${field.type.name}${didYouMean(field.constraints.default, values)}`,
+          );
         }
       }
     }
@@ -309,8 +333,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const protocols = PROTOCOLS.filter((p) => rawOp.protocols[p] !== undefined);
 
     if (!(rawOp.group in groupTitles)) {
-      report("unknown-group", [...opPath, "group"], subject,
-        `group '${rawOp.group}' is not declared under api.groups${didYouMean(rawOp.group, Object.keys(groupTitles))}`);
+      report("unknown-group", [...opPath, "group"], subject, `group '${rawOp.group}' is not declared under api.groups${didYouMean(rawOp.group, Object.keys(groupTitles))}`);
     }
     if (destructive && rawOp.kind === "read") {
       report("destructive-read", [...opPath, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
@@ -364,8 +387,15 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     exactlyOneOf.forEach((fieldName, index) => {
       const field = input.fields.find((f) => f.name === fieldName);
       if (!field) {
-        report("unknown-field", [...opPath, "exactly_one_of", index], subject,
-          `exactly_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
+        report(
+          "unknown-field",
+          [...opPath, "exactly_one_of", index],
+          subject,
+          `exactly_one_of names '${fieldName}', which is not an input field${didYouMean(
+            fieldName,
+            input.fields.map((f) => f.name),
+          )}`,
+        );
       } else if (field.required) {
         report("invalid-rule", [...opPath, "exactly_one_of", index], subject, `exactly_one_of names '${fieldName}', which is required; make it optional`);
       }
@@ -375,8 +405,15 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     atLeastOneOf.forEach((fieldName, index) => {
       const field = input.fields.find((f) => f.name === fieldName);
       if (!field) {
-        report("unknown-field", [...opPath, "at_least_one_of", index], subject,
-          `at_least_one_of names '${fieldName}', which is not an input field${didYouMean(fieldName, input.fields.map((f) => f.name))}`);
+        report(
+          "unknown-field",
+          [...opPath, "at_least_one_of", index],
+          subject,
+          `at_least_one_of names '${fieldName}', which is not an input field${didYouMean(
+            fieldName,
+            input.fields.map((f) => f.name),
+          )}`,
+        );
       } else if (field.required) {
         report("invalid-rule", [...opPath, "at_least_one_of", index], subject, `at_least_one_of names '${fieldName}', which is required; make it optional`);
       }
@@ -470,7 +507,10 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       diagnostics.push({ code: "empty-graphql-type", file, position: message.position, subject: `type '${message.name}'`, message: "a type carried over graphql must have at least one field" });
     }
   }
-  for (const [section, names] of [["type", Object.keys(typesRaw)], ["enum", Object.keys(enumsRaw)]] as const) {
+  for (const [section, names] of [
+    ["type", Object.keys(typesRaw)],
+    ["enum", Object.keys(enumsRaw)],
+  ] as const) {
     for (const name of names) {
       if (GRAPHQL_RESERVED.has(name)) {
         diagnostics.push({
@@ -499,11 +539,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         ...(m.usedAsOutput || m.shared ? [{ name: m.graphqlName, owner: ownerOf(m), position: m.position }] : []),
         ...(m.usedAsInput ? [{ name: m.graphqlInputName, owner: ownerOf(m), position: m.position }] : []),
       ]),
-      ...operations.flatMap((op) =>
-        op.grpc && op.output.shared
-          ? [{ name: op.grpc.responseMessage, owner: `the response message of operation '${op.name}'`, position: op.position }]
-          : [],
-      ),
+      ...operations.flatMap((op) => (op.grpc && op.output.shared ? [{ name: op.grpc.responseMessage, owner: `the response message of operation '${op.name}'`, position: op.position }] : [])),
     ],
     "type name",
   );

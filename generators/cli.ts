@@ -102,11 +102,7 @@ export async function main(argv: string[]): Promise<number> {
         const seconds = () => ((performance.now() - started) / 1000).toFixed(2);
         if (values.check) {
           const drift = compare(root, rendered);
-          const problems = [
-            ...drift.stale.map((p) => `stale: ${p}`),
-            ...drift.missing.map((p) => `missing: ${p}`),
-            ...drift.orphaned.map((p) => `orphaned: ${p} (no longer generated)`),
-          ];
+          const problems = [...drift.stale.map((p) => `stale: ${p}`), ...drift.missing.map((p) => `missing: ${p}`), ...drift.orphaned.map((p) => `orphaned: ${p} (no longer generated)`)];
           if (problems.length > 0) {
             process.stderr.write(`${problems.join("\n")}\n${problems.length} generated file(s) out of date; run \`npm run generate\` and commit the result.\n`);
             return 1;

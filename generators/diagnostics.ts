@@ -76,9 +76,7 @@ export function formatDiagnostic(d: Diagnostic): string {
 export class ManifestError extends Error {
   readonly diagnostics: readonly Diagnostic[];
   constructor(diagnostics: Diagnostic[]) {
-    const sorted = [...diagnostics].sort(
-      (a, b) => a.position.line - b.position.line || a.position.col - b.position.col,
-    );
+    const sorted = [...diagnostics].sort((a, b) => a.position.line - b.position.line || a.position.col - b.position.col);
     super(sorted.map(formatDiagnostic).join("\n"));
     this.name = "ManifestError";
     this.diagnostics = sorted;

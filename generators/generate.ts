@@ -39,7 +39,10 @@ export interface Emitted {
 export function emitAll(ir: Ir): Emitted {
   const protoPlan = planProto(ir);
   const descriptors = buildDescriptors(protoPlan);
-  const protobufEs = emitProtobufEs(descriptors, protoPlan.map((file) => file.path));
+  const protobufEs = emitProtobufEs(
+    descriptors,
+    protoPlan.map((file) => file.path),
+  );
   const sdl = printGraphql(ir);
   const openapi = buildOpenapi(ir);
   const openapiYaml = toYaml(openapi);
@@ -56,7 +59,10 @@ export function emitAll(ir: Ir): Emitted {
       emitOpenapiDocumentModule(openapiYaml),
       emitDescriptorSetModule(descriptors),
       ...emitClients(ir),
-      ...emitPackages(ir, protoPlan.map((file) => file.path)),
+      ...emitPackages(
+        ir,
+        protoPlan.map((file) => file.path),
+      ),
       ...emitDocs(ir),
       ...emitDocsSite(ir),
       ...emitMcpTools(ir),

@@ -34,12 +34,19 @@ export interface InitResult {
 
 /** An API name from a folder name, as api.name takes it: lower-case words joined by hyphens (My Books -> my-books). */
 function apiNameOf(dir: string): string {
-  const words = basename(resolve(dir)).toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  const words = basename(resolve(dir))
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
   const name = words.join("-").replace(/^[0-9-]+/, "");
   return name || "tasks";
 }
 
-const title = (name: string) => name.split("-").map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ");
+const title = (name: string) =>
+  name
+    .split("-")
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .join(" ");
 
 function manifest(name: string): string {
   return `# yaml-language-server: $schema=./node_modules/${TOOLCHAIN_PACKAGE}/manifest.schema.json
@@ -210,8 +217,7 @@ const TSCONFIG = `{
 
 function packageJson(name: string, options: InitOptions): string {
   const tarballs = toolchainTarballs(options.version);
-  const dependency = (pkg: "cli" | "runtime") =>
-    options.toolchain ? `file:${join(resolve(options.toolchain), tarballs[pkg])}` : `^${options.version}`;
+  const dependency = (pkg: "cli" | "runtime") => (options.toolchain ? `file:${join(resolve(options.toolchain), tarballs[pkg])}` : `^${options.version}`);
   const pkg = {
     name,
     version: "0.1.0",

@@ -57,10 +57,7 @@ export interface FieldConstraints {
   emptyMeansUnset?: boolean;
 }
 
-export type TypeRef =
-  | { kind: "scalar"; scalar: Scalar }
-  | { kind: "enum"; name: string }
-  | { kind: "message"; name: string };
+export type TypeRef = { kind: "scalar"; scalar: Scalar } | { kind: "enum"; name: string } | { kind: "message"; name: string };
 
 export interface IrField {
   /** snake_case; the wire name on every protocol. */

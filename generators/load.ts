@@ -120,8 +120,7 @@ export function loadManifestText(text: string, file = "operations.yaml"): Loaded
     throw new ManifestError([{ code: explained.code, file, position: explained.at ?? position(error.pos[0]), subject: "", message: explained.message }]);
   }
 
-  const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition =>
-    position(offsetOf(doc, path, which));
+  const locate = (path: readonly PathSegment[], which: "key" | "value" = "value"): SourcePosition => position(offsetOf(doc, path, which));
   const sourceText = (path: readonly PathSegment[]): string | undefined => {
     const node = doc.getIn(path as PathSegment[], true);
     return isNode(node) && node.range ? text.slice(node.range[0], node.range[1]).trim() : undefined;
@@ -151,7 +150,10 @@ function dedentedKeys(raw: unknown, file: string, locate: LoadedManifest["locate
     const entries = Object.keys(((raw ?? {}) as Record<string, Record<string, unknown> | undefined>)[section] ?? {});
     entries.forEach((name, index) => {
       if (!(keys as readonly string[]).includes(name)) return;
-      const owner = entries.slice(0, index).reverse().find((n) => !(keys as readonly string[]).includes(n));
+      const owner = entries
+        .slice(0, index)
+        .reverse()
+        .find((n) => !(keys as readonly string[]).includes(n));
       diagnostics.push({
         code: "dedented-key",
         file,
@@ -169,7 +171,10 @@ function yamlErrorMessage(code: string, message: string, text: string, line: num
   const lines = text.split("\n");
   const current = lines[line - 1] ?? "";
   const indent = (l: string) => /^ */.exec(l)![0].length;
-  const previous = lines.slice(0, line - 1).reverse().find((l) => l.trim() !== "" && !l.trim().startsWith("#"));
+  const previous = lines
+    .slice(0, line - 1)
+    .reverse()
+    .find((l) => l.trim() !== "" && !l.trim().startsWith("#"));
   switch (code) {
     case "DUPLICATE_KEY": {
       const key = /^\s*["']?([^"':\n]+?)["']?\s*:/.exec(current)?.[1]?.trim() ?? "";
@@ -181,7 +186,10 @@ function yamlErrorMessage(code: string, message: string, text: string, line: num
     case "BLOCK_AS_IMPLICIT_KEY":
     case "MULTILINE_IMPLICIT_KEY": {
       if (/^\s*[\w-]+:\s+[^\s"'{[#][^#]*?:(\s|$)/.test(current)) {
-        return { code: "yaml-colon-in-value", message: "a second ': ' on this line starts a mapping inside a value: quote the value (description: \"Text: more text\"), or put the mapping on the next lines, indented two more spaces" };
+        return {
+          code: "yaml-colon-in-value",
+          message: "a second ': ' on this line starts a mapping inside a value: quote the value (description: \"Text: more text\"), or put the mapping on the next lines, indented two more spaces",
+        };
       }
       // The value on this line runs on into a deeper-indented next line: that line is the mistake.
       const next = lines[line] ?? "";
@@ -193,12 +201,19 @@ function yamlErrorMessage(code: string, message: string, text: string, line: num
         };
       }
       if (previous !== undefined && indent(current) > indent(previous)) {
-        return { code: "yaml-indentation", message: `this line is indented ${indent(current)} spaces, deeper than the line above (${indent(previous)}), which already has a value: keys of one mapping line up at the same column` };
+        return {
+          code: "yaml-indentation",
+          message: `this line is indented ${indent(current)} spaces, deeper than the line above (${indent(previous)}), which already has a value: keys of one mapping line up at the same column`,
+        };
       }
-      return { code: "yaml-indentation", message: "a mapping cannot start here: keys of one mapping line up at the same column, and a nested mapping goes on the next lines, indented two more spaces" };
+      return {
+        code: "yaml-indentation",
+        message: "a mapping cannot start here: keys of one mapping line up at the same column, and a nested mapping goes on the next lines, indented two more spaces",
+      };
     }
     case "BAD_INDENT":
-      if (message.startsWith("All mapping items")) return { code: "yaml-indentation", message: `this key is indented ${indent(current)} spaces, unlike the keys before it: keys of one mapping line up at the same column` };
+      if (message.startsWith("All mapping items"))
+        return { code: "yaml-indentation", message: `this key is indented ${indent(current)} spaces, unlike the keys before it: keys of one mapping line up at the same column` };
       break;
     case "UNEXPECTED_TOKEN":
       if (message.includes("flow-seq-start") && current.includes("{")) {
@@ -242,13 +257,7 @@ function schemaValidator(): ValidateFunction {
 /** Turns Ajv's errors into one actionable message per place, most specific first. */
 type SourceText = (path: readonly PathSegment[]) => string | undefined;
 
-function schemaDiagnostics(
-  errors: ErrorObject[],
-  root: unknown,
-  file: string,
-  locate: LoadedManifest["locate"],
-  sourceText: SourceText,
-): Diagnostic[] {
+function schemaDiagnostics(errors: ErrorObject[], root: unknown, file: string, locate: LoadedManifest["locate"], sourceText: SourceText): Diagnostic[] {
   const byPath = new Map<string, ErrorObject[]>();
   for (const error of errors) {
     if (["oneOf", "anyOf", "if", "propertyNames"].includes(error.keyword)) continue;
@@ -303,14 +312,7 @@ function definitionOf(error: ErrorObject): string {
   return matches[matches.length - 1]?.[1] ?? "";
 }
 
-function describe(
-  error: ErrorObject,
-  segments: string[],
-  root: unknown,
-  file: string,
-  locate: LoadedManifest["locate"],
-  sourceText: SourceText,
-): Diagnostic {
+function describe(error: ErrorObject, segments: string[], root: unknown, file: string, locate: LoadedManifest["locate"], sourceText: SourceText): Diagnostic {
   const subject = subjectOf(segments);
   const last = segments[segments.length - 1];
   // An index means nothing to the reader; "value 4 of values" does.
@@ -337,10 +339,7 @@ function describe(
   const propertyName = (error as ErrorObject & { propertyName?: string }).propertyName;
   if (propertyName !== undefined) {
     const section = segments[0] ?? "";
-    const style =
-      section === "types" || section === "enums"
-        ? "PascalCase, such as OrgMember"
-        : "snake_case, such as delete_org_domain";
+    const style = section === "types" || section === "enums" ? "PascalCase, such as OrgMember" : "snake_case, such as delete_org_domain";
     return {
       code: "invalid-name",
       file,
@@ -386,7 +385,13 @@ function describe(
     }
     case "type":
       if (leaf === "protocols") {
-        return { code: "invalid-protocols", file, position: at(segments), subject, message: `protocols maps each protocol to the lowest server version that carries it, such as protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }, not ${shown}` };
+        return {
+          code: "invalid-protocols",
+          file,
+          position: at(segments),
+          subject,
+          message: `protocols maps each protocol to the lowest server version that carries it, such as protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }, not ${shown}`,
+        };
       }
       return { code: "wrong-type", file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
     case "minProperties":

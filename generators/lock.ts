@@ -39,12 +39,7 @@ export function parseLock(text: string, file = LOCK_PATH): FieldNumberLock {
   const valid = (section: unknown): section is Record<string, Record<string, number>> =>
     typeof section === "object" &&
     section !== null &&
-    Object.values(section).every(
-      (entry) =>
-        typeof entry === "object" &&
-        entry !== null &&
-        Object.values(entry).every((n) => Number.isInteger(n) && (n as number) > 0),
-    );
+    Object.values(section).every((entry) => typeof entry === "object" && entry !== null && Object.values(entry).every((n) => Number.isInteger(n) && (n as number) > 0));
   if (!valid(lock.messages) || !valid(lock.enums)) {
     throw new UsageError(`${file}: expected {"messages": {...}, "enums": {...}} with positive integer numbers; restore it from version control`);
   }
@@ -52,10 +47,7 @@ export function parseLock(text: string, file = LOCK_PATH): FieldNumberLock {
 }
 
 /** Assigns numbers to `names` within one lock entry, appending new names after the highest number ever used. */
-export function assignNumbers(
-  entry: Record<string, number>,
-  names: readonly string[],
-): { numbers: Map<string, number>; reserved: { name: string; number: number }[] } {
+export function assignNumbers(entry: Record<string, number>, names: readonly string[]): { numbers: Map<string, number>; reserved: { name: string; number: number }[] } {
   let next = Math.max(0, ...Object.values(entry)) + 1;
   const numbers = new Map<string, number>();
   for (const name of names) {

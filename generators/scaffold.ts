@@ -76,7 +76,13 @@ function findCandidates(project: Project, file: string): Candidate[] {
 /** The first sentence of a method's doc comment in the interface, for the TODO. */
 function summaryOf(handlers: Type, name: string): string {
   const declaration = handlers.getProperty(name)?.getDeclarations()[0];
-  const docs = declaration && morph.Node.isJSDocable(declaration) ? declaration.getJsDocs().map((d) => d.getDescription().trim()).join(" ") : "";
+  const docs =
+    declaration && morph.Node.isJSDocable(declaration)
+      ? declaration
+          .getJsDocs()
+          .map((d) => d.getDescription().trim())
+          .join(" ")
+      : "";
   const first = docs.split(/(?<=\.)\s/)[0] ?? "";
   return first.replace(/\s+/g, " ");
 }
@@ -84,11 +90,21 @@ function summaryOf(handlers: Type, name: string): string {
 function membersOf(candidate: Candidate): { present: Set<string>; own: string[] } {
   const node = candidate.node;
   if (morph.Node.isClassDeclaration(node)) {
-    const present = new Set(node.getType().getProperties().map((p) => p.getName()));
+    const present = new Set(
+      node
+        .getType()
+        .getProperties()
+        .map((p) => p.getName()),
+    );
     const own = node.getMembers().flatMap((m) => (morph.Node.isMethodDeclaration(m) || morph.Node.isPropertyDeclaration(m) ? [m.getName()] : []));
     return { present, own };
   }
-  const present = new Set(node.getType().getProperties().map((p) => p.getName()));
+  const present = new Set(
+    node
+      .getType()
+      .getProperties()
+      .map((p) => p.getName()),
+  );
   const own = node.getProperties().flatMap((p) => (morph.Node.isMethodDeclaration(p) || morph.Node.isPropertyAssignment(p) || morph.Node.isShorthandPropertyAssignment(p) ? [p.getName()] : []));
   return { present, own };
 }
@@ -175,7 +191,12 @@ export async function scaffold(path: string, options: { check: boolean; name?: s
   const lastMember = morph.Node.isClassDeclaration(candidate.node) ? candidate.node.getMembers().at(-1) : candidate.node.getProperties().at(-1);
   const memberIndent = lastMember ? indentOf(text, lastMember.getStart()) : `${indentOf(text, candidate.node.getStart())}  `;
   // An object literal's last member needs a comma before the new ones, unless it has one already.
-  const afterLast = lastMember ? text.slice(lastMember.getEnd(), closing).replace(/\/\/.*$/gm, "").replace(/\/\*[\s\S]*?\*\//g, "") : "";
+  const afterLast = lastMember
+    ? text
+        .slice(lastMember.getEnd(), closing)
+        .replace(/\/\/.*$/gm, "")
+        .replace(/\/\*[\s\S]*?\*\//g, "")
+    : "";
   const needsComma = kind === "object" && lastMember !== undefined && !afterLast.includes(",");
   const stubIndent = /^[ \t]*/.exec(stubs.find((l) => l.trim() !== "") ?? "")![0];
   const body = stubs.map((line) => (line.trim() === "" ? "" : memberIndent + line.slice(stubIndent.length))).join("\n");

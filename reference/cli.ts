@@ -100,7 +100,12 @@ type ForwardedHeader = "x-forwarded-for" | "forwarded";
  */
 function parseTrustProxy(text: string | undefined, header: ForwardedHeader | undefined, what: string): TrustProxy | undefined {
   if (text === undefined) return undefined;
-  const trust = /^\d+$/.test(text) ? Number(text) : text.split(",").map((part) => part.trim()).filter((part) => part !== "");
+  const trust = /^\d+$/.test(text)
+    ? Number(text)
+    : text
+        .split(",")
+        .map((part) => part.trim())
+        .filter((part) => part !== "");
   if (Array.isArray(trust) && trust.length === 0) throw new UsageError(`${what} needs a hop count or a list of addresses`);
   return header ? { trust, header } : trust;
 }
@@ -159,7 +164,9 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
   // The stubs refuse a shorter one too (AdminSecretError); said here first, with the flag's name.
   if (adminSecret !== "" && [...adminSecret].length < MIN_ADMIN_SECRET_LENGTH) {
-    throw new UsageError(`${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_ADMIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`);
+    throw new UsageError(
+      `${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_ADMIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`,
+    );
   }
   const redisUrl = given.redisUrl ?? env.REDIS_URL;
   const metricsPortText = given.metricsPort ?? env.METRICS_PORT;
@@ -321,7 +328,9 @@ export async function serve(
   output.out(`  health   GET ${addresses.httpUrl}/healthz  GET ${addresses.httpUrl}/readyz`);
   output.out(`  data     ${data}`);
   if (settings.tls) {
-    output.out(`  TLS      ${settings.tls.cert} on every port${settings.tls.clientCa ? `; clients need a certificate of ${settings.tls.clientCa}` : ""} (reloaded when the files change, or on SIGHUP)`);
+    output.out(
+      `  TLS      ${settings.tls.cert} on every port${settings.tls.clientCa ? `; clients need a certificate of ${settings.tls.clientCa}` : ""} (reloaded when the files change, or on SIGHUP)`,
+    );
   }
   output.out(`  state    ${settings.redisUrl ? `Redis ${redactUrl(settings.redisUrl)} (shared with every replica on it)` : "in memory (this process only; --redis-url shares it)"}`);
   if (settings.explorer) {

@@ -8,14 +8,7 @@ import { OutboundRefused, outboundRequest, type OutboundPolicy } from "./outboun
 const ANSWER_READ_LIMIT = 64 * 1024;
 
 /** Event names of the webhooks, as the service sends them. */
-export const EVENTS = [
-  "user.signup",
-  "user.created",
-  "user.login",
-  "user.deleted",
-  "user.access_revoked",
-  "user.access_enabled",
-] as const;
+export const EVENTS = ["user.signup", "user.created", "user.login", "user.deleted", "user.access_revoked", "user.access_enabled"] as const;
 export type EventName = (typeof EVENTS)[number];
 
 const LOGGED_RESPONSE_LIMIT = 2048;
@@ -60,7 +53,10 @@ export class Events {
     try {
       return await this.core.webhookSender(request);
     } catch (error) {
-      const reason = error instanceof OutboundRefused ? error.reason : ((error as { cause?: { code?: string }; code?: string; name?: string }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).name ?? "error");
+      const reason =
+        error instanceof OutboundRefused
+          ? error.reason
+          : ((error as { cause?: { code?: string }; code?: string; name?: string }).cause?.code ?? (error as { code?: string }).code ?? (error as Error).name ?? "error");
       return { status: null, body: `delivery failed: ${reason}` };
     }
   }

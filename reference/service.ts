@@ -9,7 +9,19 @@ import { ServiceError, type AdminBootstrap, type CallContext, type Implementatio
 import { schema } from "../generated/schema.js";
 import type { OperationSpec } from "../runtime/schema.js";
 import { issuerJwksFetcher, TrustedIssuers } from "./assertions.js";
-import { DEFAULT_FEATURES, nowSeconds, type Core, type DnsResolver, type FeatureFlags, type JwksResolver, type MessageSender, type OutgoingMessage, type ReferenceConfig, type RsaKeyPairSource, type WebhookSender } from "./core.js";
+import {
+  DEFAULT_FEATURES,
+  nowSeconds,
+  type Core,
+  type DnsResolver,
+  type FeatureFlags,
+  type JwksResolver,
+  type MessageSender,
+  type OutgoingMessage,
+  type ReferenceConfig,
+  type RsaKeyPairSource,
+  type WebhookSender,
+} from "./core.js";
 import type { Deps } from "./deps.js";
 import { Events, webhookPoster } from "./events.js";
 import { accountOperations } from "./ops/account.js";
@@ -307,21 +319,25 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
   const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
   const { storage } = core;
 
-  const implementation: Implementation = instrument(core, {
-    ...authOperations(deps),
-    ...userOperations(deps),
-    ...webhookOperations(deps),
-    ...fgaOperations(deps),
-    ...clientOperations(deps),
-    ...trustedIssuerOperations(deps),
-    ...samlIdpOperations(deps),
-    ...organizationOperations(deps),
-    ...orgDomainOperations(deps),
-    ...orgSsoOperations(deps),
-    ...scimOperations(deps),
-    ...accountOperations(deps),
-    ...oauthOperations(deps),
-  }, options.onInternalError);
+  const implementation: Implementation = instrument(
+    core,
+    {
+      ...authOperations(deps),
+      ...userOperations(deps),
+      ...webhookOperations(deps),
+      ...fgaOperations(deps),
+      ...clientOperations(deps),
+      ...trustedIssuerOperations(deps),
+      ...samlIdpOperations(deps),
+      ...organizationOperations(deps),
+      ...orgDomainOperations(deps),
+      ...orgSsoOperations(deps),
+      ...scimOperations(deps),
+      ...accountOperations(deps),
+      ...oauthOperations(deps),
+    },
+    options.onInternalError,
+  );
 
   const serverOptions: ReferenceService["serverOptions"] = {
     now: core.clock,
@@ -385,7 +401,11 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       const base = `${config.issuer}/saml/${encodeURIComponent(orgId)}`;
       // The current key first: service providers that read one key read the signing one.
       const ordered = [...keys.filter((k) => k.status === "current"), ...keys.filter((k) => k.status !== "current")];
-      return idpMetadataXml(`${base}/metadata`, `${base}/sso`, ordered.map((k) => k.certificate_pem));
+      return idpMetadataXml(
+        `${base}/metadata`,
+        `${base}/sso`,
+        ordered.map((k) => k.certificate_pem),
+      );
     },
     async samlServiceProviderFor(orgId, entityId) {
       const sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId, is_active: true });

@@ -300,7 +300,6 @@ export interface RevokedTokenRecord {
   expires_at: number;
 }
 
-
 // ---- the tables (the schema of migration 1 is built from these; a change to one is a new migration) ----
 
 export const TABLES = {
@@ -516,7 +515,14 @@ export const TABLES = {
   /** Shared by every replica on the database, so guesses (and code sends) spread over them count together. */
   guessCounters: spec<GuessCounterRecord>()({ table: "guess_counters", kind: "guess counter", key: (counter) => counter.key, columns: { key: "text" } }),
   /** Replays of an assertion find its key taken, on every replica. */
-  usedAssertions: spec<UsedAssertionRecord>()({ table: "used_assertions", kind: "assertion", key: (used) => used.key, keyTaken: "the assertion was used already", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }),
+  usedAssertions: spec<UsedAssertionRecord>()({
+    table: "used_assertions",
+    kind: "assertion",
+    key: (used) => used.key,
+    keyTaken: "the assertion was used already",
+    columns: { key: "text", expires_at: "integer" },
+    indexes: [["expires_at"]],
+  }),
   /** Holds at most one record, under the key "admin": two admin_signup calls at once make one. */
   adminSecrets: spec<AdminSecretRecord>()({ table: "admin_secrets", kind: "admin", key: () => "admin", keyTaken: "an admin is configured already; use admin_login", columns: { id: "text" } }),
 } as const;

@@ -55,11 +55,7 @@ function thumbprint(jwk: JWK): string {
 /** The given key, or a new EC P-256 key when none is given. */
 export function loadSigningKey(option: SigningKeyOption | undefined): SigningKey {
   const alg = option?.alg ?? "ES256";
-  const privateKey = option
-    ? typeof option.privateKey === "string"
-      ? createPrivateKey(option.privateKey)
-      : option.privateKey
-    : generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
+  const privateKey = option ? (typeof option.privateKey === "string" ? createPrivateKey(option.privateKey) : option.privateKey) : generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey;
   const expectedType = alg === "ES256" ? "ec" : "rsa";
   if (privateKey.asymmetricKeyType !== expectedType) throw new Error(`signing key: ${alg} needs an ${expectedType.toUpperCase()} private key`);
   const publicKey = createPublicKey(privateKey);

@@ -1,25 +1,7 @@
 // The public shape of each stored record: fields are picked one by one, so nothing the service
 // keeps to itself (hashes, private keys, write-only secrets) can reach an answer.
-import type {
-  Client,
-  OrgDomain,
-  OrgOIDCConnection,
-  OrgSAMLConnection,
-  SAMLIDPKey,
-  ScimEndpoint,
-  User,
-  VerificationRequest,
-} from "../generated/types.js";
-import type {
-  ClientRecord,
-  OrgDomainRecord,
-  OrgOIDCConnectionRecord,
-  OrgSAMLConnectionRecord,
-  SAMLIDPKeyRecord,
-  ScimEndpointRecord,
-  UserRecord,
-  VerificationRecord,
-} from "./storage.js";
+import type { Client, OrgDomain, OrgOIDCConnection, OrgSAMLConnection, SAMLIDPKey, ScimEndpoint, User, VerificationRequest } from "../generated/types.js";
+import type { ClientRecord, OrgDomainRecord, OrgOIDCConnectionRecord, OrgSAMLConnectionRecord, SAMLIDPKeyRecord, ScimEndpointRecord, UserRecord, VerificationRecord } from "./storage.js";
 
 export function publicUser(user: UserRecord): User {
   return {

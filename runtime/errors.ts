@@ -87,15 +87,7 @@ export class ServiceError extends Error {
 }
 
 /** RFC 6749 (and RFC 8693) errors of the token routes. */
-export const OAUTH_ERROR_CODES = [
-  "invalid_request",
-  "invalid_client",
-  "invalid_grant",
-  "unauthorized_client",
-  "unsupported_grant_type",
-  "invalid_scope",
-  "invalid_target",
-] as const;
+export const OAUTH_ERROR_CODES = ["invalid_request", "invalid_client", "invalid_grant", "unauthorized_client", "unsupported_grant_type", "invalid_scope", "invalid_target"] as const;
 export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[number];
 
 /** RFC 6749 error of the token routes for a code, when the raiser named none. */

@@ -163,9 +163,7 @@ export function defineSchema<Operations extends Record<string, CompactOperation>
       { name, values: Object.fromEntries(line.split(" ").map((pair) => [pair.slice(0, pair.indexOf("=")), Number(pair.slice(pair.indexOf("=") + 1))])) },
     ]),
   );
-  const messages = Object.fromEntries(
-    Object.entries(compact.messages).map(([name, line]) => [name, { name, fields: line ? line.split(" ").map((f) => decodeField(f, compact.enums)) : [] }]),
-  );
+  const messages = Object.fromEntries(Object.entries(compact.messages).map(([name, line]) => [name, { name, fields: line ? line.split(" ").map((f) => decodeField(f, compact.enums)) : [] }]));
   const operations = Object.fromEntries(Object.entries(compact.operations).map(([name, op]) => [name, { name, ...op }]));
   return { ...compact, enums, messages, operations } as never;
 }

@@ -93,7 +93,7 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
     case "int64":
       return typeof value === "number" || typeof value === "string" ? BigInt(value) : value;
     case "enum":
-      return typeof value === "string" ? schema.enums[field.ref!]?.values[value] ?? 0 : value;
+      return typeof value === "string" ? (schema.enums[field.ref!]?.values[value] ?? 0) : value;
     case "message":
       return toProtoInit(schema, field.ref!, value);
     default:

@@ -78,7 +78,11 @@ function rangeText(kind: FieldSpec["kind"], minimum: number | undefined, maximum
   const natural = kind === "int32" || kind === "int64" ? INTEGER_RANGES[kind] : undefined;
   const low = minimum !== natural?.minimum || maximum === natural?.maximum ? minimum : undefined;
   const high = maximum !== natural?.maximum || minimum === natural?.minimum ? maximum : undefined;
-  if (low !== undefined && high !== undefined) return VALUE_TEXTS.range.replace("{minimum}", String(low)).replace("{maximum}", String(high)).replace(/^must be /, "");
+  if (low !== undefined && high !== undefined)
+    return VALUE_TEXTS.range
+      .replace("{minimum}", String(low))
+      .replace("{maximum}", String(high))
+      .replace(/^must be /, "");
   return low !== undefined ? `${low} or more` : `${high} or less`;
 }
 

@@ -23,7 +23,9 @@ function filesBelow(dir, prefix = "") {
 function precompiledTemplates(projectRoot) {
   const Handlebars = require("handlebars");
   const root = join(projectRoot, "templates");
-  const languages = readdirSync(root).filter((name) => statSync(join(root, name)).isDirectory()).sort();
+  const languages = readdirSync(root)
+    .filter((name) => statSync(join(root, name)).isDirectory())
+    .sort();
   const entries = languages.map((language) => {
     const files = filesBelow(join(root, language)).map((path) => {
       const source = readFileSync(join(root, language, path), "utf8");
@@ -50,9 +52,12 @@ export function memoizedAllNames(source, path) {
   if (source.split(declaration).length !== 2) {
     throw new Error(`${path}: expected one "${declaration}" to memoize; protoplugin changed, update scripts/build-cli.mjs`);
   }
-  return source.replace(declaration, "const allNamesByFile = new WeakMap();\n" +
-    "function allNames(file) {\n  let names = allNamesByFile.get(file);\n  if (names === undefined) allNamesByFile.set(file, (names = computeAllNames(file)));\n  return names;\n}\n" +
-    "function computeAllNames(file) {");
+  return source.replace(
+    declaration,
+    "const allNamesByFile = new WeakMap();\n" +
+      "function allNames(file) {\n  let names = allNamesByFile.get(file);\n  if (names === undefined) allNamesByFile.set(file, (names = computeAllNames(file)));\n  return names;\n}\n" +
+      "function computeAllNames(file) {",
+  );
 }
 
 export async function buildCli(projectRoot) {
@@ -74,9 +79,7 @@ export async function buildCli(projectRoot) {
         loader: "js",
       }));
       // The SDK templates, precompiled: a run neither reads nor parses them (bin/apigen.js rebuilds when one changes).
-      pluginBuild.onResolve({ filter: /^\.\/templates\.js$/ }, (args) =>
-        /[\\/]generators[\\/]emit[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined,
-      );
+      pluginBuild.onResolve({ filter: /^\.\/templates\.js$/ }, (args) => (/[\\/]generators[\\/]emit[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined));
       pluginBuild.onLoad({ filter: /^sdk-templates$/, namespace: "replaced" }, () => ({ contents: precompiledTemplates(projectRoot), resolveDir: projectRoot, loader: "js" }));
       // `apigen pack` bundles scripts/pack.mjs and what it imports: none of them runs as a command
       // in the bundle, and the sources of the tools it builds in a project of its own are held here.

@@ -52,4 +52,3 @@ export async function lockDir(path, what) {
     await sleep(300);
   }
 }
-

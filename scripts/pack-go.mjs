@@ -20,7 +20,10 @@ export function goModule(root = PROJECT_ROOT) {
   const version = /^const ServiceVersion = "([^"]+)"/m.exec(facts)?.[1];
   if (!path || !version) throw new Error(`${GO_MODULE_DIR} has no module path or ServiceVersion; run \`npm run generate\``);
   // github.com/acme/identity-go/v2 -> identity-go
-  const name = path.split("/").filter((part) => !/^v\d+$/.test(part)).at(-1);
+  const name = path
+    .split("/")
+    .filter((part) => !/^v\d+$/.test(part))
+    .at(-1);
   return { path, version: `v${version}`, zipName: `${name}-${version}.zip` };
 }
 
@@ -42,7 +45,9 @@ export async function packGo({ root = PROJECT_ROOT, outDir = join(root, "dist", 
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-go-"));
   try {
     const zip = join(staging, module.zipName);
-    const files = modzip(binary, ["create", "-module", module.path, "-version", module.version, "-dir", join(root, GO_MODULE_DIR), "-zip", zip]).trim().split("\n");
+    const files = modzip(binary, ["create", "-module", module.path, "-version", module.version, "-dir", join(root, GO_MODULE_DIR), "-zip", zip])
+      .trim()
+      .split("\n");
     const extracted = join(staging, "module");
     modzip(binary, ["extract", "-module", module.path, "-version", module.version, "-zip", zip, "-dir", extracted]);
     // What a user's build does: the module's own go.sum only, nothing added.

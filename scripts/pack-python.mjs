@@ -28,7 +28,9 @@ export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dis
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-python-"));
   try {
     run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", staging, join(root, PYTHON_PROJECT)]);
-    const built = readdirSync(staging).sort().map((file) => join(staging, file));
+    const built = readdirSync(staging)
+      .sort()
+      .map((file) => join(staging, file));
     run(python, ["-m", "twine", "check", "--strict", ...built]);
     mkdirSync(outDir, { recursive: true });
     return built.map((path) => {

@@ -17,7 +17,9 @@ export function packToolSources(root = PROJECT_ROOT) {
   const goMod = readFileSync(join(root, "test", "go", "go.mod"), "utf8");
   const goVersion = /^go (\S+)$/m.exec(goMod)?.[1];
   const xMod = new RegExp(`^\\s*(?:require\\s+)?${X_MOD.replace(/\./g, "\\.")} (v\\S+)`, "m").exec(goMod)?.[1];
-  const sums = readFileSync(join(root, "test", "go", "go.sum"), "utf8").split("\n").filter((line) => line.startsWith(`${X_MOD} ${xMod} `) || line.startsWith(`${X_MOD} ${xMod}/go.mod `));
+  const sums = readFileSync(join(root, "test", "go", "go.sum"), "utf8")
+    .split("\n")
+    .filter((line) => line.startsWith(`${X_MOD} ${xMod} `) || line.startsWith(`${X_MOD} ${xMod}/go.mod `));
   if (!goVersion || !xMod || sums.length !== 2) throw new Error(`test/go/go.mod and go.sum must pin ${X_MOD} (the module-zip helper's one requirement)`);
   return {
     modzip: {

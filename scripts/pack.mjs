@@ -57,7 +57,11 @@ export const COMPILER_OPTIONS = {
 };
 
 /** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
-export const packageOf = (specifier) => specifier.split("/").slice(0, specifier.startsWith("@") ? 2 : 1).join("/");
+export const packageOf = (specifier) =>
+  specifier
+    .split("/")
+    .slice(0, specifier.startsWith("@") ? 2 : 1)
+    .join("/");
 export const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 /** The project path of a module of the runtime package, or undefined for any other specifier. */
 const runtimeModule = (specifier) => (specifier.startsWith(`${RUNTIME_PACKAGE}/`) ? `runtime/${specifier.slice(RUNTIME_PACKAGE.length + 1)}` : undefined);
@@ -100,7 +104,8 @@ export function installedToolchain(root, { apigen, packCommand = "apigen pack", 
   const nodeModules = () => {
     for (let dir = root; found === undefined; dir = dirname(dir)) {
       if (existsSync(join(dir, "node_modules", RUNTIME_PACKAGE, "package.json"))) found = join(dir, "node_modules");
-      else if (dirname(dir) === dir) throw new PackError(`${root} has no ${RUNTIME_PACKAGE} installed, which the generated packages carry: run npm install there (the project of apigen init depends on it)`);
+      else if (dirname(dir) === dir)
+        throw new PackError(`${root} has no ${RUNTIME_PACKAGE} installed, which the generated packages carry: run npm install there (the project of apigen init depends on it)`);
     }
     return found;
   };
@@ -151,8 +156,12 @@ function moduleFiles(root, runtime, path) {
  * they import (static and dynamic), as .ts paths relative to the project root.
  */
 function moduleClosure(root, manifest, { runtime, ts }) {
-  const entries = [...Object.values(manifest.exports).filter((target) => typeof target === "object").map((target) => target.default), ...Object.values(manifest.bin ?? {})]
-    .map((target) => target.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
+  const entries = [
+    ...Object.values(manifest.exports)
+      .filter((target) => typeof target === "object")
+      .map((target) => target.default),
+    ...Object.values(manifest.bin ?? {}),
+  ].map((target) => target.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
   const modules = new Set();
   const packages = new Set();
   const queue = [...entries];
@@ -162,7 +171,11 @@ function moduleClosure(root, manifest, { runtime, ts }) {
     const files = moduleFiles(root, runtime, path);
     const missing = files.find((file) => !existsSync(file));
     if (missing) {
-      throw new PackError(path.startsWith("runtime/") ? `${manifest.name}: ${missing} is missing from ${RUNTIME_PACKAGE}; install the version of the toolchain that generated the files` : `${manifest.name}: ${path} is missing; run apigen generate`);
+      throw new PackError(
+        path.startsWith("runtime/")
+          ? `${manifest.name}: ${missing} is missing from ${RUNTIME_PACKAGE}; install the version of the toolchain that generated the files`
+          : `${manifest.name}: ${path} is missing; run apigen generate`,
+      );
     }
     modules.add(path);
     for (const file of files) {
@@ -255,7 +268,10 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
         for (const path of modules) {
           const compiledRuntime = runtime.compiled && path.startsWith("runtime/");
           const [js, dts] = compiledRuntime ? moduleFiles(root, runtime, path) : [".js", ".d.ts"].map((extension) => join(buildDir, "out", path.replace(/\.ts$/, extension)));
-          for (const [from, extension] of [[js, ".js"], [dts, ".d.ts"]]) {
+          for (const [from, extension] of [
+            [js, ".js"],
+            [dts, ".d.ts"],
+          ]) {
             const file = join(packageDir, path.replace(/\.ts$/, extension));
             mkdirSync(dirname(file), { recursive: true });
             copyFileSync(from, file);
@@ -276,7 +292,10 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
 /** The kinds of --only (a comma-separated list of ARTIFACT_KINDS), every kind when it is not given. */
 export function artifactKinds(only) {
   if (only === undefined) return [...ARTIFACT_KINDS];
-  const kinds = only.split(",").map((kind) => kind.trim()).filter((kind) => kind !== "");
+  const kinds = only
+    .split(",")
+    .map((kind) => kind.trim())
+    .filter((kind) => kind !== "");
   const unknown = kinds.filter((kind) => !ARTIFACT_KINDS.includes(kind));
   if (kinds.length === 0 || unknown.length > 0) throw new PackError(`--only takes ${ARTIFACT_KINDS.join(", ")} or a comma-separated list of them, not '${only}'`);
   return ARTIFACT_KINDS.filter((kind) => kinds.includes(kind));
@@ -290,10 +309,19 @@ const NEEDS = { npm: "", python: "Python 3.10 or later (a virtualenv with hatchl
  * `outDir`, then the release record when `release`. Throws a PackError naming what is wrong; each
  * artefact's line goes to `out`. Answers the files written.
  */
-export async function packProject({ root, outDir = join(root, DEFAULT_OUT_DIR), only, firstRelease = false, release = false, toolchain = repoToolchain(), out = (line) => process.stdout.write(`${line}\n`) }) {
+export async function packProject({
+  root,
+  outDir = join(root, DEFAULT_OUT_DIR),
+  only,
+  firstRelease = false,
+  release = false,
+  toolchain = repoToolchain(),
+  out = (line) => process.stdout.write(`${line}\n`),
+}) {
   const kinds = artifactKinds(only);
   if (!existsSync(join(root, "operations.yaml"))) throw new PackError(`${root} has no operations.yaml: --root names the folder of the project to pack (the one holding its operations.yaml)`);
-  if (!existsSync(join(root, PACKAGES_DIR))) throw new PackError(`${root} has no ${PACKAGES_DIR}: generate it first (apigen generate${root === resolve(".") ? "" : ` --root ${relative(process.cwd(), root) || "."}`})`);
+  if (!existsSync(join(root, PACKAGES_DIR)))
+    throw new PackError(`${root} has no ${PACKAGES_DIR}: generate it first (apigen generate${root === resolve(".") ? "" : ` --root ${relative(process.cwd(), root) || "."}`})`);
   // Nothing is built from stale files or under a version the contract diff says is too low.
   const gate = releaseGate({ root, firstRelease, apigen: toolchain.apigen, packCommand: toolchain.packCommand });
   for (const note of gate.notes) out(`pack: ${note}`);
@@ -342,7 +370,13 @@ export async function packProject({ root, outDir = join(root, DEFAULT_OUT_DIR), 
 }
 
 /** The flags of pack, for parseArgs (npm run pack here; generators/cli.ts takes the same). */
-export const PACK_OPTIONS = { root: { type: "string", default: "." }, out: { type: "string" }, only: { type: "string" }, "first-release": { type: "boolean", default: false }, release: { type: "boolean", default: false } };
+export const PACK_OPTIONS = {
+  root: { type: "string", default: "." },
+  out: { type: "string" },
+  only: { type: "string" },
+  "first-release": { type: "boolean", default: false },
+  release: { type: "boolean", default: false },
+};
 
 if (isMain(import.meta.url)) {
   const started = performance.now();

@@ -85,7 +85,10 @@ export function releaseGate({ root, env = process.env, firstRelease = false, api
   if (base === undefined) {
     const none = `no release to compare with (${RELEASE_BASE_ENV} is not set, there is no v* tag and no ${RELEASE_RECORD})`;
     if (firstRelease) notes.push(`first release (${FIRST_RELEASE_FLAG}): ${none}; api.version not checked against a release`);
-    else problems.push(`${none}. If nothing was released before, pack the first release with \`${packCommand} ${FIRST_RELEASE_FLAG}\`; otherwise set ${RELEASE_BASE_ENV} to the commit or tag of the last release`);
+    else
+      problems.push(
+        `${none}. If nothing was released before, pack the first release with \`${packCommand} ${FIRST_RELEASE_FLAG}\`; otherwise set ${RELEASE_BASE_ENV} to the commit or tag of the last release`,
+      );
     return { problems, notes };
   }
   if (firstRelease) notes.push(`${FIRST_RELEASE_FLAG} ignored: there is a release to compare with, ${base.label}`);

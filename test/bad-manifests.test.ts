@@ -48,7 +48,10 @@ function expectedStderr(c: Case): string {
 /** A diagnostic line's place and code (`operations.yaml:61:3: error duplicate-key`), and whether a message follows. */
 const DIAGNOSTIC = /^(operations\.yaml:\d+:\d+: error ([a-z-]+)): \S/;
 function placesAndCodes(stderr: string): string[] {
-  return stderr.split("\n").filter(Boolean).map((line) => DIAGNOSTIC.exec(line)?.[1] ?? line);
+  return stderr
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => DIAGNOSTIC.exec(line)?.[1] ?? line);
 }
 
 /** What each case printed, for the wording test below. */
@@ -100,8 +103,14 @@ function changes(baseline: Map<string, FileState>, before: Map<string, FileState
   return {
     added: [...after.keys()].filter((path) => !baseline.has(path)).sort(),
     removed: [...baseline.keys()].filter((path) => !after.has(path)).sort(),
-    changed: [...after].filter(([path, state]) => baseline.has(path) && !baseline.get(path)!.bytes.equals(state.bytes)).map(([path]) => path).sort(),
-    rewritten: [...after].filter(([path, state]) => before.has(path) && before.get(path)!.mtimeMs !== state.mtimeMs).map(([path]) => path).sort(),
+    changed: [...after]
+      .filter(([path, state]) => baseline.has(path) && !baseline.get(path)!.bytes.equals(state.bytes))
+      .map(([path]) => path)
+      .sort(),
+    rewritten: [...after]
+      .filter(([path, state]) => before.has(path) && before.get(path)!.mtimeMs !== state.mtimeMs)
+      .map(([path]) => path)
+      .sort(),
   };
 }
 const NOTHING_CHANGED = { added: [], removed: [], changed: [], rewritten: [] };
@@ -166,7 +175,10 @@ describe("apigen generate on a bad manifest", () => {
 describe("the messages of the bad-manifest corpus", () => {
   test("read as the corpus prints them", () => {
     const differing = names.filter((name) => printed.has(name) && readable(printed.get(name)!) !== expectedStderr(cases.get(name)!));
-    expect(differing.map((name) => `${name}:\n${readable(printed.get(name)!)}`), "cases whose messages differ from their # expect: lines").toEqual([]);
+    expect(
+      differing.map((name) => `${name}:\n${readable(printed.get(name)!)}`),
+      "cases whose messages differ from their # expect: lines",
+    ).toEqual([]);
     expect(printed.size).toBe(names.length);
   });
 });

@@ -44,7 +44,11 @@ function throwsInvalidArgument(call: () => unknown): boolean {
   }
 }
 
-const carried = (protocol: "graphql" | "rest" | "grpc") => ir.operations.filter((op) => op.protocols.includes(protocol)).map((op) => op.name).sort();
+const carried = (protocol: "graphql" | "rest" | "grpc") =>
+  ir.operations
+    .filter((op) => op.protocols.includes(protocol))
+    .map((op) => op.name)
+    .sort();
 
 describe("GraphQL SDL", () => {
   it("is valid for graphql-js buildSchema", () => {
@@ -168,7 +172,12 @@ describe("proto", () => {
     const services = built.flatMap((f) => f.service.map((s) => ({ pkg: f.package, service: s })));
     expect(services.map((s) => `${s.pkg}.${s.service.name}`).sort()).toEqual(["identity.v1.AdminService", "identity.v1.UserService"]);
     const rpcs = services.flatMap((s) => s.service.method.map((m) => m.name)).sort();
-    expect(rpcs).toEqual(ir.operations.filter((o) => o.grpc).map((o) => o.pascalName).sort());
+    expect(rpcs).toEqual(
+      ir.operations
+        .filter((o) => o.grpc)
+        .map((o) => o.pascalName)
+        .sort(),
+    );
     expect(rpcs.length).toBe(carried("grpc").length);
     expect(rpcs).toContain("DeleteOrgOIDCConnection");
     expect(rpcs).not.toContain("AdminSignup");
@@ -186,11 +195,13 @@ describe("proto", () => {
 
   it("agrees with the descriptors apigen builds from the IR (what protoc-gen-es runs on)", () => {
     // Well-known imports (google/protobuf/*) come from each tool's own copy; compare ours.
-    const ours = buildDescriptors(planProto(ir)).filter((file) => !file.name.startsWith("google/")).map((file) => {
-      const copy = structuredClone(file);
-      copy.sourceCodeInfo = undefined;
-      return copy;
-    });
+    const ours = buildDescriptors(planProto(ir))
+      .filter((file) => !file.name.startsWith("google/"))
+      .map((file) => {
+        const copy = structuredClone(file);
+        copy.sourceCodeInfo = undefined;
+        return copy;
+      });
     const byName = (files: FileDescriptorProto[]) => new Map(files.map((f) => [f.name, f]));
     // buf adds a private extension (field 8042) to each file; it is not part of the schema.
     const theirs = byName(built.filter((file) => !file.name.startsWith("google/")).map((file) => ({ ...file, $unknown: undefined })));

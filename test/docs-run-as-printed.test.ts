@@ -120,7 +120,13 @@ function extract(file: string): { examples: Example[]; problems: string[] } {
   return { examples, problems };
 }
 
-const DOC_FILES = ["README.md", ...readdirSync(join(REPO_ROOT, "docs")).filter((name) => name.endsWith(".md")).sort().map((name) => `docs/${name}`)];
+const DOC_FILES = [
+  "README.md",
+  ...readdirSync(join(REPO_ROOT, "docs"))
+    .filter((name) => name.endsWith(".md"))
+    .sort()
+    .map((name) => `docs/${name}`),
+];
 const extracted = DOC_FILES.map(extract);
 const EXAMPLES = extracted.flatMap((e) => e.examples);
 const MARKER_PROBLEMS = extracted.flatMap((e) => e.problems);
@@ -355,7 +361,9 @@ async function runTypeScriptExamples(): Promise<void> {
   const env: Record<string, string> = {};
   for (const example of examples) {
     let code = fillAddresses(example.code);
-    const given = TS_GIVEN_NAMES.filter((name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`(?:\\b(?:const|let|var|function|class)\\s+|\\bimport\\s*(?:type\\s*)?\\{[^}]*\\b)${name}\\b`).test(code));
+    const given = TS_GIVEN_NAMES.filter(
+      (name) => new RegExp(`\\b${name}\\b`).test(code) && !new RegExp(`(?:\\b(?:const|let|var|function|class)\\s+|\\bimport\\s*(?:type\\s*)?\\{[^}]*\\b)${name}\\b`).test(code),
+    );
     // Appended, not prepended: imports are hoisted, and the example's lines keep their numbers.
     if (given.length > 0) code += `\nimport { ${given.join(", ")} } from "./docs-harness.js";\n`;
     for (const match of code.matchAll(/from\s+["']\.\/([^/"']+)\//g)) linked.add(match[1]!);
@@ -488,7 +496,12 @@ function goFile(example: Example, name: string): { source: string; lineOf: (file
     if (/^\s*\.\.\.\s*$/.test(line)) out = line.replace("...", `elided(${visible()})`);
     else out = line.replace(/\{\s*\.\.\.\s*\}/g, () => `{ elided(${visible()}) }`);
     const declared = /^\s*(?:for\s+)?([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*:=/.exec(bare)?.[1] ?? /^\s*var\s+([A-Za-z_]\w*)/.exec(bare)?.[1];
-    const names = declared ? declared.split(",").map((n) => n.trim()).filter((n) => n !== "_") : [];
+    const names = declared
+      ? declared
+          .split(",")
+          .map((n) => n.trim())
+          .filter((n) => n !== "_")
+      : [];
     const loop = /^\s*for\s/.test(bare);
     if (!loop) scopes.at(-1)!.push(...names);
     const depth = scopes.length;
@@ -500,7 +513,16 @@ function goFile(example: Example, name: string): { source: string; lineOf: (file
     if (loop && scopes.length > depth) scopes[depth]!.push(...names);
     return out;
   });
-  const header = [`// ${example.id}, as printed; written by test/docs-run-as-printed.test.ts.`, "package main", "", "import (", ...imports.map((spec) => `\t${spec}`), ")", "", `func ${name}(ctx context.Context) error {`];
+  const header = [
+    `// ${example.id}, as printed; written by test/docs-run-as-printed.test.ts.`,
+    "package main",
+    "",
+    "import (",
+    ...imports.map((spec) => `\t${spec}`),
+    ")",
+    "",
+    `func ${name}(ctx context.Context) error {`,
+  ];
   // The file's line of the body's first line is header.length + 1; that line is the example's line `index` after the fence.
   const lineOf = (fileLine: number) => example.line + 1 + index + fileLine - (header.length + 1);
   const returns = /^return\b/.test(body.filter((line) => line.trim() !== "").at(-1) ?? "");
@@ -626,8 +648,7 @@ afterAll(async () => {
   const perLanguage = (Object.keys(LANGUAGE_NAMES) as Language[]).map((language) => `${LANGUAGE_NAMES[language]} ${count(EXAMPLES.filter((e) => e.language === language))}`);
   const notRun = EXAMPLES.filter((e) => e.notRun !== undefined).map((e) => `  ${e.id} (${e.info}): ${e.notRun}`);
   console.log(
-    `docs run as printed: ${RUN.length} / ${EXAMPLES.length} examples run (${perLanguage.join(", ")}); ${notRun.length} not run:\n${notRun.join("\n")}\n` +
-      `steps (ms): ${JSON.stringify(timings)}`,
+    `docs run as printed: ${RUN.length} / ${EXAMPLES.length} examples run (${perLanguage.join(", ")}); ${notRun.length} not run:\n${notRun.join("\n")}\n` + `steps (ms): ${JSON.stringify(timings)}`,
   );
   await admin?.close();
   await server?.close();

@@ -69,8 +69,14 @@ describe("apigen init", () => {
     const project = join(workDir, "Book Shelf");
     const npx = (...args: string[]) => runProcess("npx", ["--no-install", "apigen", ...args], { cwd: project });
     // Without Python or Go, their artefacts stop pack before anything is written, naming what they need and how to pack the others.
-    for (const [kind, variable, needs] of [["python", "PYTHON", "Python 3.10 or later"], ["go", "GO", "Go 1.23 or later"]] as const) {
-      const missing = await runProcess("npx", ["--no-install", "apigen", "pack", "--first-release", "--only", `npm,${kind}`], { cwd: project, env: { ...process.env, [variable]: join(workDir, `no-${kind}`) } });
+    for (const [kind, variable, needs] of [
+      ["python", "PYTHON", "Python 3.10 or later"],
+      ["go", "GO", "Go 1.23 or later"],
+    ] as const) {
+      const missing = await runProcess("npx", ["--no-install", "apigen", "pack", "--first-release", "--only", `npm,${kind}`], {
+        cwd: project,
+        env: { ...process.env, [variable]: join(workDir, `no-${kind}`) },
+      });
       expect(missing.code, missing.output).toBe(1);
       expect(missing.stderr).toContain(`apigen pack: ${kind}: ${needs} is needed`);
       expect(missing.stderr).toContain(`${kind} artefacts need ${needs}`);

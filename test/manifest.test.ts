@@ -19,30 +19,70 @@ const ADMIN_TABLES: Record<string, string[]> = {
   clients: ["create_client", "update_client", "delete_client", "rotate_client_secret", "get_client", "clients"],
   trusted_issuers: ["add_trusted_issuer", "update_trusted_issuer", "delete_trusted_issuer", "get_trusted_issuer", "trusted_issuers"],
   saml_idp: [
-    "create_saml_service_provider", "update_saml_service_provider", "delete_saml_service_provider", "get_saml_service_provider",
-    "list_saml_service_providers", "rotate_saml_idp_cert", "retire_saml_idp_key", "list_saml_idp_keys", "import_saml_sp_metadata",
+    "create_saml_service_provider",
+    "update_saml_service_provider",
+    "delete_saml_service_provider",
+    "get_saml_service_provider",
+    "list_saml_service_providers",
+    "rotate_saml_idp_cert",
+    "retire_saml_idp_key",
+    "list_saml_idp_keys",
+    "import_saml_sp_metadata",
   ],
-  organizations: [
-    "create_organization", "update_organization", "delete_organization", "get_organization", "organizations",
-    "add_org_member", "remove_org_member", "org_members", "user_organizations",
-  ],
+  organizations: ["create_organization", "update_organization", "delete_organization", "get_organization", "organizations", "add_org_member", "remove_org_member", "org_members", "user_organizations"],
   org_domains: ["request_org_domain", "verify_org_domain", "add_verified_org_domain", "delete_org_domain", "org_domains"],
   org_sso: [
-    "create_org_oidc_connection", "update_org_oidc_connection", "delete_org_oidc_connection", "get_org_oidc_connection",
-    "create_org_saml_connection", "update_org_saml_connection", "delete_org_saml_connection", "get_org_saml_connection",
+    "create_org_oidc_connection",
+    "update_org_oidc_connection",
+    "delete_org_oidc_connection",
+    "get_org_oidc_connection",
+    "create_org_saml_connection",
+    "update_org_saml_connection",
+    "delete_org_saml_connection",
+    "get_org_saml_connection",
   ],
   scim: ["create_scim_endpoint", "rotate_scim_token", "delete_scim_endpoint", "get_scim_endpoint"],
 };
 const GRAPHQL_ONLY = ["admin_signup", "update_env", "generate_jwt_keys"];
 const VERSIONED_GROUPS = ["organizations", "org_domains", "org_sso", "scim"];
 const USER_OPERATIONS = [
-  "signup", "login", "magic_link_login", "logout", "session", "profile", "update_profile", "verify_email", "resend_verify_email",
-  "forgot_password", "reset_password", "revoke", "verify_otp", "resend_otp", "meta", "validate_jwt_token", "validate_session", "check_permissions",
+  "signup",
+  "login",
+  "magic_link_login",
+  "logout",
+  "session",
+  "profile",
+  "update_profile",
+  "verify_email",
+  "resend_verify_email",
+  "forgot_password",
+  "reset_password",
+  "revoke",
+  "verify_otp",
+  "resend_otp",
+  "meta",
+  "validate_jwt_token",
+  "validate_session",
+  "check_permissions",
 ];
 const DESTRUCTIVE = [
-  "delete_user", "delete_webhook", "delete_email_template", "fga_write_model", "fga_delete_tuples", "fga_reset", "delete_client",
-  "rotate_client_secret", "rotate_scim_token", "delete_trusted_issuer", "delete_organization", "delete_org_oidc_connection",
-  "delete_org_saml_connection", "delete_saml_service_provider", "retire_saml_idp_key", "delete_org_domain", "delete_scim_endpoint",
+  "delete_user",
+  "delete_webhook",
+  "delete_email_template",
+  "fga_write_model",
+  "fga_delete_tuples",
+  "fga_reset",
+  "delete_client",
+  "rotate_client_secret",
+  "rotate_scim_token",
+  "delete_trusted_issuer",
+  "delete_organization",
+  "delete_org_oidc_connection",
+  "delete_org_saml_connection",
+  "delete_saml_service_provider",
+  "retire_saml_idp_key",
+  "delete_org_domain",
+  "delete_scim_endpoint",
 ];
 const SUPER_ADMIN_ONLY = ["organizations", "create_organization", "delete_organization", "add_verified_org_domain"];
 
@@ -64,7 +104,11 @@ describe("operations.yaml", () => {
   // The manifest may grow (a service adds operations of its own); it must keep every one the spec names.
   it("holds the 81 admin operations of spec §4.3, the 18 user operations and the 2 token routes", () => {
     expect(tableOps.length + GRAPHQL_ONLY.length).toBe(81);
-    const bySurface = (surface: string) => ir.operations.filter((o) => o.surface === surface).map((o) => o.name).sort();
+    const bySurface = (surface: string) =>
+      ir.operations
+        .filter((o) => o.surface === surface)
+        .map((o) => o.name)
+        .sort();
     expect(bySurface("admin")).toEqual(expect.arrayContaining([...tableOps, ...GRAPHQL_ONLY]));
     expect(bySurface("user")).toEqual(expect.arrayContaining([...USER_OPERATIONS]));
     expect(bySurface("oauth")).toEqual(expect.arrayContaining(["oauth_revoke", "oauth_token"]));
@@ -146,12 +190,18 @@ describe("operations.yaml", () => {
   it("requires exactly-one-of id and org_id on the org SSO gets by leaving both optional", () => {
     for (const name of ["get_org_oidc_connection", "get_org_saml_connection"]) {
       const fields = op(name).input.fields.filter((f) => f.name === "id" || f.name === "org_id");
-      expect(fields.map((f) => [f.name, f.required])).toEqual([["id", false], ["org_id", false]]);
+      expect(fields.map((f) => [f.name, f.required])).toEqual([
+        ["id", false],
+        ["org_id", false],
+      ]);
     }
   });
 
   it("marks secrets and keeps them out of get answers", () => {
-    const secretFields = (name: string) => op(name).output.fields.filter((f) => f.secret).map((f) => f.name);
+    const secretFields = (name: string) =>
+      op(name)
+        .output.fields.filter((f) => f.secret)
+        .map((f) => f.name);
     expect(secretFields("create_client")).toEqual(["client_secret"]);
     expect(secretFields("rotate_client_secret")).toEqual(["client_secret"]);
     expect(secretFields("create_scim_endpoint")).toEqual(["token"]);

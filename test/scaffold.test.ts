@@ -18,7 +18,17 @@ function typecheck(...files: string[]): void {
   writeFileSync(
     join(root, "tsconfig.json"),
     JSON.stringify({
-      compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, noUnusedLocals: true, noUnusedParameters: true, types: ["node"] },
+      compilerOptions: {
+        strict: true,
+        noEmit: true,
+        module: "NodeNext",
+        moduleResolution: "NodeNext",
+        target: "ES2022",
+        skipLibCheck: true,
+        noUnusedLocals: true,
+        noUnusedParameters: true,
+        types: ["node"],
+      },
       files,
     }),
   );
@@ -114,7 +124,10 @@ describe("apigen scaffold", () => {
   it("after an operation is added and another removed: adds the new one, reports the removed one and keeps it", () => {
     const changed = manifest
       .replace(/ {2}meta:\n(?: {4}.*\n)+/, "")
-      .replace("operations:\n", `operations:\n  ping:\n    surface: admin\n    group: users\n    description: Answer pong.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    output: Response\n`);
+      .replace(
+        "operations:\n",
+        `operations:\n  ping:\n    surface: admin\n    group: users\n    description: Answer pong.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    output: Response\n`,
+      );
     writeFileSync(join(root, "operations.yaml"), changed);
     expect(apigen(root, "generate").code).toBe(0);
     const before = read("object.ts");
@@ -139,9 +152,7 @@ describe("apigen scaffold", () => {
     const two = `import type { Implementation } from "./generated/server/index.js";\nexport class A implements Partial<Implementation> {}\nexport class B implements Partial<Implementation> {}\n`;
     writeFileSync(join(root, "two.ts"), two);
     // The rest in-process: the same code, without starting the command each time.
-    await expect(runScaffold(join(root, "two.ts"), { check: false })).rejects.toThrow(
-      "found 2 implementations (class A, class B); keep one per file, or pass --name <class or variable>",
-    );
+    await expect(runScaffold(join(root, "two.ts"), { check: false })).rejects.toThrow("found 2 implementations (class A, class B); keep one per file, or pass --name <class or variable>");
     expect(read("two.ts")).toBe(two);
     expect((await runScaffold(join(root, "two.ts"), { check: false, name: "B" })).written).toBe(true);
     expect(read("two.ts")).toContain("export class A implements Partial<Implementation> {}");

@@ -26,7 +26,11 @@ const sdks = {
   typescript: prose("generated/types.ts"),
   // The types and the methods, one module per group in each of types/ and resources/.
   python: ["types", "resources"]
-    .flatMap((folder) => readdirSync(join(REPO_ROOT, "generated/python/src/identity_sdk", folder)).filter((file) => file.endsWith(".py")).map((file) => prose(`generated/python/src/identity_sdk/${folder}/${file}`)))
+    .flatMap((folder) =>
+      readdirSync(join(REPO_ROOT, "generated/python/src/identity_sdk", folder))
+        .filter((file) => file.endsWith(".py"))
+        .map((file) => prose(`generated/python/src/identity_sdk/${folder}/${file}`)),
+    )
     .join(" "),
   go: prose("generated/go/types.go") + prose("generated/go/methods.go"),
 };
@@ -50,7 +54,12 @@ describe("the SDKs' doc comments", () => {
 
 describe("the SDK READMEs and package docs of another API", () => {
   // The minimal manifest: a paginated users list, a meta read answering the version, admin_signup on GraphQL only.
-  const files = new Map([...emitGo(buildIr(loadManifestText(readFixture("minimal.yaml")), emptyLock())), ...emitPython(buildIr(loadManifestText(readFixture("minimal.yaml")), emptyLock()))].map((f) => [f.path, f.content]));
+  const files = new Map(
+    [...emitGo(buildIr(loadManifestText(readFixture("minimal.yaml")), emptyLock())), ...emitPython(buildIr(loadManifestText(readFixture("minimal.yaml")), emptyLock()))].map((f) => [
+      f.path,
+      f.content,
+    ]),
+  );
   const goReadme = files.get("generated/go/README.md")!;
   const goDoc = files.get("generated/go/doc.go")!;
   const pythonReadme = files.get("generated/python/README.md")!;
@@ -60,7 +69,7 @@ describe("the SDK READMEs and package docs of another API", () => {
     expect(goReadme).toContain("for user, err := range admin.AllUsers(ctx, &mini.UsersInput{}) { // every page");
     expect(goReadme).toContain("fmt.Println(user.ID, user.CreatedAt)");
     // No NOT_FOUND read in this manifest: no lookup example, and no import only it would use.
-    expect(goReadme).not.toContain("\"errors\"");
+    expect(goReadme).not.toContain('"errors"');
     expect(goReadme).toContain("`delete_org_oidc_connection` is `DeleteOrgOIDCConnection`");
     expect(goReadme).toContain("(`AdminSignup not available over rest; use graphql`)");
     expect(goDoc).toContain("for user, err := range admin.AllUsers(ctx, &mini.UsersInput{}) { // every page");
@@ -70,7 +79,12 @@ describe("the SDK READMEs and package docs of another API", () => {
   });
 
   it("name nothing of the identity API", () => {
-    for (const [path, text] of [["go/README.md", goReadme], ["go/doc.go", goDoc], ["python/README.md", pythonReadme], ["python/__init__.py", pythonInit]]) {
+    for (const [path, text] of [
+      ["go/README.md", goReadme],
+      ["go/doc.go", goDoc],
+      ["python/README.md", pythonReadme],
+      ["python/__init__.py", pythonInit],
+    ]) {
       expect(text, path).not.toMatch(/AdminMeta|admin_meta|GetOrganization|organization|identity/i);
     }
   });

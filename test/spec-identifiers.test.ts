@@ -18,10 +18,7 @@ const withoutComments = (code: string, marker: string) =>
     .split("\n")
     .filter((line) => !line.trimStart().startsWith(marker))
     .join("\n");
-const GO = withoutComments(
-  ["client.go", "methods.go", "types.go", "errors.go", "codes.go"].map((file) => readFileSync(join(REPO_ROOT, "generated", "go", file), "utf8")).join("\n"),
-  "//",
-);
+const GO = withoutComments(["client.go", "methods.go", "types.go", "errors.go", "codes.go"].map((file) => readFileSync(join(REPO_ROOT, "generated", "go", file), "utf8")).join("\n"), "//");
 const PYTHON_PACKAGE = join(REPO_ROOT, "generated", "python", "src", "identity_sdk");
 const PYTHON = readFileSync(join(PYTHON_PACKAGE, "_clients.py"), "utf8");
 /** The classes of the groups' methods, which the clients inherit. */
@@ -54,7 +51,22 @@ describe("identifiers the spec prints", () => {
   it("finds every Go name it prints in the Go SDK, each as a declaration", () => {
     const printed = [...new Set(SPEC.match(/\b[A-Z][a-z0-9]+(?:[A-Z][A-Za-z0-9]*)+\b|\b[A-Z]{2,}[a-z]+[A-Za-z0-9]*\b/g) ?? [])].filter((word) => !PROSE.has(word));
     expect(printed.sort()).toEqual(
-      ["AdminMeta", "ClientSecret", "DeleteOrgOIDCConnection", "IdpCertificate", "OrgID", "ProtocolGRPC", "ProtocolGraphQL", "ProtocolREST", "SAMLIDPKey", "WithAdminExtraHeaders", "WithAdminGRPCEndpoint", "WithAdminProtocol", "WithGRPCEndpoint", "WithProtocol"].sort(),
+      [
+        "AdminMeta",
+        "ClientSecret",
+        "DeleteOrgOIDCConnection",
+        "IdpCertificate",
+        "OrgID",
+        "ProtocolGRPC",
+        "ProtocolGraphQL",
+        "ProtocolREST",
+        "SAMLIDPKey",
+        "WithAdminExtraHeaders",
+        "WithAdminGRPCEndpoint",
+        "WithAdminProtocol",
+        "WithGRPCEndpoint",
+        "WithProtocol",
+      ].sort(),
     );
     for (const name of printed) {
       const declared = new RegExp(`^func ${name}\\(|^func \\([a-z]+ \\*\\w+\\) ${name}\\(|^type ${name} |^\\t${name}\\s+\\S|^\\t${name}\\s+Protocol = `, "m");
@@ -70,7 +82,12 @@ describe("identifiers the spec prints", () => {
     const user = ["client_id", "service_url", "protocol", "grpc_endpoint"];
     const admin = ["service_url", "admin_secret", "extra_headers", "protocol", "grpc_endpoint"];
     for (const row of section("### 4.2", "### 4.3").matchAll(/^\| ([a-z_]+) \|/gm)) expect([...user, ...admin], row[1]).toContain(row[1]);
-    for (const [client, parameters] of [["UserClient", user], ["AsyncUserClient", user], ["AdminClient", admin], ["AsyncAdminClient", admin]] as const) {
+    for (const [client, parameters] of [
+      ["UserClient", user],
+      ["AsyncUserClient", user],
+      ["AdminClient", admin],
+      ["AsyncAdminClient", admin],
+    ] as const) {
       expect(initParameters(pythonClass(client)), client).toEqual(expect.arrayContaining([...parameters]));
     }
   });

@@ -77,9 +77,14 @@ function acronymChanges(oldIr: Ir, newIr: Ir): Change[] {
   if (renamed.length === 0) return [];
   const shown = renamed.slice(0, 6).join(", ") + (renamed.length > 6 ? `, and ${renamed.length - 6} more` : "");
   return [
-    ruleChange("acronyms-changed", "api", "breaking", graphql ? ["graphql"] : [],
+    ruleChange(
+      "acronyms-changed",
+      "api",
+      "breaking",
+      graphql ? ["graphql"] : [],
       `api.acronyms changed, which renames ${shown}: GraphQL documents and SDK code naming the old names break (renamed gRPC methods are listed per operation)`,
-      anchors),
+      anchors,
+    ),
   ];
 }
 
@@ -89,7 +94,16 @@ function groupChanges(oldIr: Ir, newIr: Ir, oldGroups: Map<string, string>, newG
     const now = newGroups.get(name);
     if (now === undefined) changes.push(ruleChange("group-removed", name, "safe", [], `group ${name} was removed (its operations moved or were removed, and say so)`, [`group:${name}`]));
     else if (now !== title) {
-      changes.push(ruleChange("group-title-changed", name, "safe", protocolsOf(oldIr, newIr, (op) => op.group === name), `title of group ${name} changed from '${title}' to '${now}' (docs, OpenAPI tags, proto comments)`, [`group:${name}`]));
+      changes.push(
+        ruleChange(
+          "group-title-changed",
+          name,
+          "safe",
+          protocolsOf(oldIr, newIr, (op) => op.group === name),
+          `title of group ${name} changed from '${title}' to '${now}' (docs, OpenAPI tags, proto comments)`,
+          [`group:${name}`],
+        ),
+      );
     }
   }
   for (const name of newGroups.keys()) {
@@ -111,32 +125,53 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
 
   if (a.adminSecretHeader !== b.adminSecretHeader) {
     const protocols = protocolsOf(oldIr, newIr, (op) => CALLERS[op.auth].includes("admin_secret"));
-    add("admin-secret-header-changed", "api", protocols.length > 0 ? "breaking" : "safe", protocols,
+    add(
+      "admin-secret-header-changed",
+      "api",
+      protocols.length > 0 ? "breaking" : "safe",
+      protocols,
       `admin secret header renamed from ${a.adminSecretHeader} to ${b.adminSecretHeader}: callers that send the old header are refused`,
-      ["api:admin_secret_header", "scheme:adminSecret"]);
+      ["api:admin_secret_header", "scheme:adminSecret"],
+    );
   }
   if (a.orgAdminRole !== b.orgAdminRole) {
     const protocols = protocolsOf(oldIr, newIr, (op) => op.auth === "org_admin");
-    add("org-admin-role-changed", "api", protocols.length > 0 ? "breaking" : "safe", protocols,
+    add(
+      "org-admin-role-changed",
+      "api",
+      protocols.length > 0 ? "breaking" : "safe",
+      protocols,
       `org admin role changed from ${a.orgAdminRole} to ${b.orgAdminRole}: users holding only the old role are refused the org_admin operations`,
-      ["api:org_admin_role"]);
+      ["api:org_admin_role"],
+    );
   }
   if (a.grpcPort !== b.grpcPort) {
     const protocols = protocolsOf(oldIr, newIr, (op) => op.grpc !== undefined).filter((p) => p === "grpc");
-    add("grpc-port-changed", "api", protocols.length > 0 ? "breaking" : "safe", protocols,
+    add(
+      "grpc-port-changed",
+      "api",
+      protocols.length > 0 ? "breaking" : "safe",
+      protocols,
       `gRPC port changed from ${a.grpcPort} to ${b.grpcPort}: clients and deployments using the default endpoint no longer reach the service`,
-      ["api:grpc_port"]);
+      ["api:grpc_port"],
+    );
   }
   changes.push(...acronymChanges(oldIr, newIr));
-  changes.push(
-    ...groupChanges(oldIr, newIr, new Map(oldIr.groups.map((g) => [g.name, g.title])), new Map(newIr.groups.map((g) => [g.name, g.title]))),
-  );
+  changes.push(...groupChanges(oldIr, newIr, new Map(oldIr.groups.map((g) => [g.name, g.title])), new Map(newIr.groups.map((g) => [g.name, g.title]))));
 
   // packages.go.field_names: a field's Go name that changes breaks the Go code naming the old one.
   for (const field of new Set([...Object.keys(a.go.fieldNames), ...Object.keys(b.go.fieldNames)])) {
     const [before, after] = [goFieldName(oldIr, field), goFieldName(newIr, field)];
     if (before === after) continue;
-    add("go-field-name-changed", field, "breaking", [], `Go name of field '${field}' changed from ${before} to ${after} (packages.go.field_names): Go code naming ${before} breaks`, [`api:go.field_names.${field}`], ["go"]);
+    add(
+      "go-field-name-changed",
+      field,
+      "breaking",
+      [],
+      `Go name of field '${field}' changed from ${before} to ${after} (packages.go.field_names): Go code naming ${before} breaks`,
+      [`api:go.field_names.${field}`],
+      ["go"],
+    );
   }
 
   for (const { key, what, language, of } of PACKAGE_NAMES) {

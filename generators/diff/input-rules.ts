@@ -86,7 +86,7 @@ export function fieldRuleDeltas(oldIr: Ir, newIr: Ir, before: IrField, after: Ir
     if (impliedByRequired) continue;
     if (x === undefined) deltas.push({ relation: "narrowed", text: `${name} ${y} added` });
     else if (y === undefined) deltas.push({ relation: "widened", text: `${name} ${x} removed` });
-    else deltas.push({ relation: (y > x) === (side === "lower") ? "narrowed" : "widened", text: `${name} ${x} -> ${y}` });
+    else deltas.push({ relation: y > x === (side === "lower") ? "narrowed" : "widened", text: `${name} ${x} -> ${y}` });
   }
   if (before.format !== after.format) {
     if (before.format === undefined) deltas.push({ relation: "narrowed", text: `format ${after.format} added` });
@@ -206,8 +206,12 @@ export function formatChanges(oldIr: Ir, newIr: Ir, usesOf: (format: string) => 
       const severity: Severity = severities.includes("breaking") ? "breaking" : severities.includes("dangerous") ? "dangerous" : "safe";
       const consequence =
         delta.relation === "narrowed"
-          ? inInputs ? "requests valid before may now be refused" : "answers keep to a narrower rule"
-          : inAnswers ? "clients may meet values they never met before" : "every request valid before still is";
+          ? inInputs
+            ? "requests valid before may now be refused"
+            : "answers keep to a narrower rule"
+          : inAnswers
+            ? "clients may meet values they never met before"
+            : "every request valid before still is";
       changes.push(ruleChange(`format-${delta.relation}`, name, severity, protocols, `format ${name} ${delta.text} (${fields}): ${consequence}`, anchors));
     } else if (before.description !== after.description || before.example !== after.example) {
       changes.push(ruleChange("format-description-changed", name, "safe", protocols, `description of format ${name} changed (${fields})`, anchors));
@@ -234,9 +238,14 @@ export function limitChanges(oldIr: Ir, newIr: Ir, every: Protocol[], jsonInputs
     const lowered = after < before;
     const reach = key === "requestBytes" ? { protocols: every, anchors: [] } : jsonInputs;
     changes.push(
-      ruleChange(lowered ? "api-limit-lowered" : "api-limit-raised", name, lowered && reach.protocols.length > 0 ? "breaking" : "safe", reach.protocols,
+      ruleChange(
+        lowered ? "api-limit-lowered" : "api-limit-raised",
+        name,
+        lowered && reach.protocols.length > 0 ? "breaking" : "safe",
+        reach.protocols,
         `api.limits.${name} (${what}) ${lowered ? "lowered" : "raised"} from ${before} to ${after}${lowered ? ": requests within the old limit may now be refused" : ""}`,
-        [`api:limits.${name}`, ...reach.anchors]),
+        [`api:limits.${name}`, ...reach.anchors],
+      ),
     );
   }
   return changes;

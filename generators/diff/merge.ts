@@ -13,7 +13,12 @@ import type { SurfaceFinding } from "./sdk-surface.js";
 
 const ID_PREFIX: Record<Finding["source"] | "sdk", string> = { buf: "buf", "graphql-inspector": "graphql", openapi: "openapi", sdk: "sdk" };
 
-const RULE_FINDINGS = ["openapi:property-format-changed", "openapi:parameter-format-changed", "graphql-inspector:DIRECTIVE_USAGE_INPUT_OBJECT_ADDED", "graphql-inspector:DIRECTIVE_USAGE_INPUT_OBJECT_REMOVED"];
+const RULE_FINDINGS = [
+  "openapi:property-format-changed",
+  "openapi:parameter-format-changed",
+  "graphql-inspector:DIRECTIVE_USAGE_INPUT_OBJECT_ADDED",
+  "graphql-inspector:DIRECTIVE_USAGE_INPUT_OBJECT_REMOVED",
+];
 
 /**
  * What each manifest rule models, as `<source>:<kind>` of the findings that see the same thing:

@@ -195,9 +195,13 @@ export function compareOpenapi(before: Document, after: Document, names: Contrac
   for (const [name, old] of Object.entries(before.components.securitySchemes)) {
     const current = after.components.securitySchemes[name];
     if (!current || !same(shape(old), shape(current))) {
-      add("security-scheme-changed", "breaking", name,
+      add(
+        "security-scheme-changed",
+        "breaking",
+        name,
         current ? `security scheme ${name} changed from ${JSON.stringify(shape(old))} to ${JSON.stringify(shape(current))}` : `security scheme ${name} was removed`,
-        [`scheme:${name}`]);
+        [`scheme:${name}`],
+      );
     }
   }
   return findings;
@@ -252,8 +256,7 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
   // Query parameters (GET, DELETE) and path parameters carry input that no component schema describes.
   if (old.method === current.method) {
     const input = names.inputMessages.get(id) ?? id;
-    const parameters = (entry: RouteEntry) =>
-      new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).map((p) => [p.name as string, p]));
+    const parameters = (entry: RouteEntry) => new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).map((p) => [p.name as string, p]));
     const oldParameters = parameters(old);
     const newParameters = parameters(current);
     for (const [name, parameter] of oldParameters) {
@@ -278,8 +281,13 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
     }
     for (const [name, parameter] of newParameters) {
       if (oldParameters.has(name)) continue;
-      add(parameter.required ? "required-parameter-added" : "parameter-added", parameter.required ? "breaking" : "safe", `${id}.${name}`,
-        `${parameter.required ? "required " : ""}query parameter ${name} of ${id} was added`, [`in:${input}.${name}`]);
+      add(
+        parameter.required ? "required-parameter-added" : "parameter-added",
+        parameter.required ? "breaking" : "safe",
+        `${id}.${name}`,
+        `${parameter.required ? "required " : ""}query parameter ${name} of ${id} was added`,
+        [`in:${input}.${name}`],
+      );
     }
   }
 }
@@ -315,8 +323,13 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     if (!typeChanged && nullable(schema) !== nullable(next)) {
       const nowNullable = nullable(next);
       const breaks = nowNullable ? usage.inResponses : usage.inRequests;
-      add(nowNullable ? "property-became-nullable" : "property-became-non-nullable", breaks ? "breaking" : "safe", subject,
-        `property ${property} of ${name} ${nowNullable ? "may now be null" : "may no longer be null"}`, anchorsOf(property));
+      add(
+        nowNullable ? "property-became-nullable" : "property-became-non-nullable",
+        breaks ? "breaking" : "safe",
+        subject,
+        `property ${property} of ${name} ${nowNullable ? "may now be null" : "may no longer be null"}`,
+        anchorsOf(property),
+      );
     }
     if (!oldRequired.has(property) && newRequired.has(property)) {
       add("property-became-required", usage.inRequests ? "breaking" : "safe", subject, `property ${property} of ${name} became required`, anchorsOf(property));
@@ -326,13 +339,24 @@ function schemaFindings(name: string, old: Schema, current: Schema, usage: { inR
     const rules = typeChanged ? "same" : ruleChange(schema, next);
     if (rules !== "same") {
       const severity = !usage.inRequests ? "safe" : rules === "narrower" ? "breaking" : rules === "changed" ? "dangerous" : "safe";
-      add("property-format-changed", severity, subject, `property ${property} of ${name} accepts ${rules === "narrower" ? "fewer" : rules === "wider" ? "more" : "other"} values (format, pattern, length, range or size)`, anchorsOf(property));
+      add(
+        "property-format-changed",
+        severity,
+        subject,
+        `property ${property} of ${name} accepts ${rules === "narrower" ? "fewer" : rules === "wider" ? "more" : "other"} values (format, pattern, length, range or size)`,
+        anchorsOf(property),
+      );
     }
   }
   for (const property of Object.keys(newProperties)) {
     if (property in oldProperties) continue;
     const required = newRequired.has(property);
-    add(required && usage.inRequests ? "required-property-added" : "property-added", required && usage.inRequests ? "breaking" : "safe", `${name}.${property}`,
-      `${required ? "required " : ""}property ${property} was added to ${name}`, anchorsOf(property));
+    add(
+      required && usage.inRequests ? "required-property-added" : "property-added",
+      required && usage.inRequests ? "breaking" : "safe",
+      `${name}.${property}`,
+      `${required ? "required " : ""}property ${property} was added to ${name}`,
+      anchorsOf(property),
+    );
   }
 }

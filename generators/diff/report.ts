@@ -50,7 +50,13 @@ export function wireSeverity(change: Change): Severity {
 }
 
 const perProtocol = (report: DiffReport) => counts<Protocol>(PROTOCOLS, (c) => c.protocols, report, wireSeverity);
-const perSdk = (report: DiffReport) => counts<SdkLanguage>(SDK_LANGUAGES, (c) => c.sdks, report, (c) => c.severity);
+const perSdk = (report: DiffReport) =>
+  counts<SdkLanguage>(
+    SDK_LANGUAGES,
+    (c) => c.sdks,
+    report,
+    (c) => c.severity,
+  );
 const touchedSdks = (report: DiffReport) => SDK_LANGUAGES.filter((l) => report.changes.some((c) => c.sdks.includes(l)));
 const countText = (c: Counts) => `${c.breaking} breaking, ${c.dangerous} dangerous, ${c.safe} safe`;
 
@@ -135,7 +141,9 @@ export function renderMarkdown(report: DiffReport): string {
       for (const change of changes) {
         const severity = change.severity === "breaking" && !change.accepted ? "**breaking**" : verdict(change);
         const what = [change.message, ...change.evidence.map((e) => disagreement(change, e)).filter((t) => t !== undefined)].map(cell).join("<br>");
-        lines.push(`| ${cell(severity)} | ${change.operation === undefined ? "" : cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${change.sdks.join(", ")} | ${what} | ${change.sources.join(", ")} |`);
+        lines.push(
+          `| ${cell(severity)} | ${change.operation === undefined ? "" : cell(group)} | \`${cell(change.id)}\` | ${change.protocols.join(", ")} | ${change.sdks.join(", ")} | ${what} | ${change.sources.join(", ")} |`,
+        );
       }
     }
   }

@@ -75,10 +75,7 @@ function git(root: string, args: string[]): Promise<GitResult> {
 async function gitSide(root: string, manifestPath: string, ref: string): Promise<ManifestSide> {
   // `REF:./path` is relative to the folder git runs in, so the manifest path works from any sub-folder of a repository.
   const relative = (path: string) => `./${path.split(sep).join(posix.sep)}`;
-  const [manifest, lock] = await Promise.all([
-    git(root, ["show", `${ref}:${relative(manifestPath)}`]),
-    git(root, ["show", `${ref}:${relative(LOCK_PATH)}`]),
-  ]);
+  const [manifest, lock] = await Promise.all([git(root, ["show", `${ref}:${relative(manifestPath)}`]), git(root, ["show", `${ref}:${relative(LOCK_PATH)}`])]);
   const displayName = `${ref}:${manifestPath}`;
   if (!manifest.ok) {
     if (manifest.missingGit) throw new UsageError(`'${ref}' is not a file or folder, and git is not installed to read it as a ref`);

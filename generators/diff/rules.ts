@@ -75,15 +75,9 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
   const oldByName = new Map(before.fields.map((f) => [f.name, f]));
   const newByName = new Map(after.fields.map((f) => [f.name, f]));
   const prefix = ANCHOR_PREFIX[direction];
-  const fieldAnchors = (name: string, ...extra: string[]) => [
-    `${prefix}:${before.name}.${name}`,
-    `${prefix}:${after.name}.${name}`,
-    ...context.anchors,
-    ...extra,
-  ];
+  const fieldAnchors = (name: string, ...extra: string[]) => [`${prefix}:${before.name}.${name}`, `${prefix}:${after.name}.${name}`, ...context.anchors, ...extra];
   // "input field 'query'" of an operation; "output field 'email' of type User" of a shared type.
-  const label = (name: string, type?: string) =>
-    `${direction} field '${type ? `${name}: ${type}` : name}'${operation !== undefined ? "" : ` of type ${subject}`}`;
+  const label = (name: string, type?: string) => `${direction} field '${type ? `${name}: ${type}` : name}'${operation !== undefined ? "" : ` of type ${subject}`}`;
   const add = (rule: string, field: string, severity: Severity, message: string, anchors: string[], only?: Protocol[]) =>
     changes.push(change(rule, `${subject}.${field}`, severity, only ?? protocols, message, anchors, operation));
 
@@ -101,15 +95,21 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
   for (const field of before.fields) {
     const successor = renamedTo.get(field.name);
     if (successor) {
-      add("proto-field-renamed", field.name, "breaking",
+      add(
+        "proto-field-renamed",
+        field.name,
+        "breaking",
         `${label(field.name)} was renamed to '${successor.name}' keeping proto number ${field.protoNumber}: the name is the wire name on every protocol`,
-        [...fieldAnchors(field.name), ...fieldAnchors(successor.name)]);
+        [...fieldAnchors(field.name), ...fieldAnchors(successor.name)],
+      );
     } else if (!newByName.has(field.name)) {
-      add(`${direction}-field-removed`, field.name, "breaking",
-        direction === "input"
-          ? `${label(field.name)} was removed: callers that still send it are refused`
-          : `${label(field.name)} was removed: clients that read it break`,
-        fieldAnchors(field.name, ...typeAnchors(field, direction)));
+      add(
+        `${direction}-field-removed`,
+        field.name,
+        "breaking",
+        direction === "input" ? `${label(field.name)} was removed: callers that still send it are refused` : `${label(field.name)} was removed: clients that read it break`,
+        fieldAnchors(field.name, ...typeAnchors(field, direction)),
+      );
     }
   }
   // An answer swapped for another message keeps its gRPC response message: a number may now carry another field.
@@ -119,15 +119,19 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     const anchors = fieldAnchors(field.name, ...typeAnchors(field, direction));
     const previousHolder = before.name !== after.name ? oldByNumber.get(field.protoNumber) : undefined;
     if (previousHolder && !newByName.has(previousHolder.name) && grpc.length > 0) {
-      add("proto-field-number-reused", field.name, "breaking",
+      add(
+        "proto-field-number-reused",
+        field.name,
+        "breaking",
         `proto field number ${field.protoNumber} carried '${previousHolder.name}' and now carries '${field.name}': old gRPC clients read one as the other`,
-        [...anchors, ...fieldAnchors(previousHolder.name)], grpc);
+        [...anchors, ...fieldAnchors(previousHolder.name)],
+        grpc,
+      );
     }
     if (direction === "output") {
       add("output-field-added", field.name, "safe", `${label(field.name, typeText(field))} was added`, anchors);
     } else if (field.required) {
-      add("input-field-required-added", field.name, "breaking",
-        `${label(field.name, typeText(field))} was added as required: callers that do not send it are refused`, anchors);
+      add("input-field-required-added", field.name, "breaking", `${label(field.name, typeText(field))} was added as required: callers that do not send it are refused`, anchors);
     } else {
       add("input-field-optional-added", field.name, "safe", `optional ${label(field.name, typeText(field))} was added`, anchors);
     }
@@ -137,30 +141,41 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     if (!field) continue;
     const anchors = fieldAnchors(field.name);
     if (!sameType(previous, field)) {
-      add(`${direction}-field-type-changed`, field.name, "breaking",
-        `${label(field.name)} changed type from ${typeText(previous)} to ${typeText(field)}`,
-        [...anchors, ...typeAnchors(previous, direction), ...typeAnchors(field, direction)]);
+      add(`${direction}-field-type-changed`, field.name, "breaking", `${label(field.name)} changed type from ${typeText(previous)} to ${typeText(field)}`, [
+        ...anchors,
+        ...typeAnchors(previous, direction),
+        ...typeAnchors(field, direction),
+      ]);
     } else if (previous.required !== field.required && !(direction === "output" && field.list)) {
       // An output list is never null on any protocol, so `!` on it changes nothing a client sees.
       const nowRequired = field.required;
       if (direction === "input") {
-        add(nowRequired ? "input-field-became-required" : "input-field-became-optional", field.name, nowRequired ? "breaking" : "safe",
-          nowRequired
-            ? `${label(field.name)} became required: callers that leave it out are refused`
-            : `${label(field.name)} became optional`,
-          anchors);
+        add(
+          nowRequired ? "input-field-became-required" : "input-field-became-optional",
+          field.name,
+          nowRequired ? "breaking" : "safe",
+          nowRequired ? `${label(field.name)} became required: callers that leave it out are refused` : `${label(field.name)} became optional`,
+          anchors,
+        );
       } else {
-        add(nowRequired ? "output-field-became-required" : "output-field-became-optional", field.name, nowRequired ? "safe" : "breaking",
-          nowRequired
-            ? `${label(field.name)} is now always set`
-            : `${label(field.name)} may now be null: clients that rely on a value break`,
-          anchors);
+        add(
+          nowRequired ? "output-field-became-required" : "output-field-became-optional",
+          field.name,
+          nowRequired ? "safe" : "breaking",
+          nowRequired ? `${label(field.name)} is now always set` : `${label(field.name)} may now be null: clients that rely on a value break`,
+          anchors,
+        );
       }
     }
     if (previous.protoNumber !== field.protoNumber && grpc.length > 0) {
-      add("proto-field-renumbered", field.name, "breaking",
+      add(
+        "proto-field-renumbered",
+        field.name,
+        "breaking",
         `${label(field.name)} moved from proto field number ${previous.protoNumber} to ${field.protoNumber}: a wire break for gRPC clients`,
-        anchors, grpc);
+        anchors,
+        grpc,
+      );
     }
     const rules = sameType(previous, field) ? fieldRuleDeltas(context.oldIr, context.newIr, previous, field, direction) : [];
     if (rules.length > 0) {
@@ -171,9 +186,7 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
       add("field-description-changed", field.name, "safe", `description of ${label(field.name)} changed`, anchors);
     }
     if (previous.deprecated !== field.deprecated) {
-      add("field-deprecation-changed", field.name, "safe",
-        field.deprecated ? `${label(field.name)} is deprecated: ${field.deprecated}` : `${label(field.name)} is no longer deprecated`,
-        anchors);
+      add("field-deprecation-changed", field.name, "safe", field.deprecated ? `${label(field.name)} is deprecated: ${field.deprecated}` : `${label(field.name)} is no longer deprecated`, anchors);
     }
   }
   return changes;
@@ -196,9 +209,15 @@ const isLater = (a: string, b: string) => (semver.valid(a) && semver.valid(b) ? 
 function sinceAlreadyReleased(oldIr: Ir, name: string, protocol: Protocol, since: string): Change | undefined {
   const base = oldIr.api.version;
   if (isLater(since, base)) return undefined;
-  return ruleChange("min-version-not-new", `${name}.${protocol}`, "breaking", [protocol],
+  return ruleChange(
+    "min-version-not-new",
+    `${name}.${protocol}`,
+    "breaking",
+    [protocol],
     `newly carried over ${protocol} since ${since}, which the base (${base}) already is: clients would call servers up to ${base} that lack it; name a version after ${base}`,
-    [`op:${name}`], name);
+    [`op:${name}`],
+    name,
+  );
 }
 
 function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOperation): Change[] {
@@ -213,19 +232,23 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     const was = before[protocol];
     const is = after[protocol];
     if (was && !is) {
-      add("protocol-removed", `${name}.${protocol}`, "breaking", [protocol],
-        `no longer carried over ${protocol}: clients calling it over ${protocol} break`, operationAnchors(oldIr, before));
+      add("protocol-removed", `${name}.${protocol}`, "breaking", [protocol], `no longer carried over ${protocol}: clients calling it over ${protocol} break`, operationAnchors(oldIr, before));
     } else if (!was && is) {
       add("protocol-added", `${name}.${protocol}`, "safe", [protocol], `now carried over ${protocol} since ${is.since}`, [opAnchor]);
       const stale = sinceAlreadyReleased(oldIr, name, protocol, is.since);
       if (stale) changes.push(stale);
     } else if (was && is && was.since !== is.since) {
       const raised = isLater(is.since, was.since);
-      add(raised ? "min-version-raised" : "min-version-lowered", `${name}.${protocol}`, raised ? "breaking" : "safe", [protocol],
+      add(
+        raised ? "min-version-raised" : "min-version-lowered",
+        `${name}.${protocol}`,
+        raised ? "breaking" : "safe",
+        [protocol],
         raised
           ? `minimum server version over ${protocol} raised from ${was.since} to ${is.since}: clients of servers older than ${is.since} now refuse the call`
           : `minimum server version over ${protocol} lowered from ${was.since} to ${is.since}`,
-        [opAnchor]);
+        [opAnchor],
+      );
     }
   }
 
@@ -234,28 +257,45 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     if (after.kind === "write") {
       // GraphQL moves it from Query to Mutation; gRPC drops NO_SIDE_EFFECTS, which Connect needs to serve it over GET.
       const hit = common.filter((p) => p !== "rest" || restMethodChanged);
-      add("read-became-write", name, "breaking", hit,
-        `read turned write: ${[
-          common.includes("graphql") ? "GraphQL moves it from Query to Mutation" : "",
-          common.includes("grpc") ? "the gRPC method loses its no-side-effects idempotency level" : "",
-          restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
-        ].filter(Boolean).join("; ") || "no contract carries the kind"}`,
-        [opAnchor, `outtype:${name}`]);
+      add(
+        "read-became-write",
+        name,
+        "breaking",
+        hit,
+        `read turned write: ${
+          [
+            common.includes("graphql") ? "GraphQL moves it from Query to Mutation" : "",
+            common.includes("grpc") ? "the gRPC method loses its no-side-effects idempotency level" : "",
+            restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
+          ]
+            .filter(Boolean)
+            .join("; ") || "no contract carries the kind"
+        }`,
+        [opAnchor, `outtype:${name}`],
+      );
     } else {
       const hit = common.filter((p) => p !== "rest" || restMethodChanged);
-      add("write-became-read", name, "breaking", hit,
-        `write turned read: ${[
-          common.includes("graphql") ? "GraphQL moves it from Mutation to Query" : "",
-          common.includes("grpc") ? "the gRPC method becomes no-side-effects" : "",
-          restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
-        ].filter(Boolean).join("; ") || "no contract carries the kind"}`,
-        [opAnchor, `outtype:${name}`]);
+      add(
+        "write-became-read",
+        name,
+        "breaking",
+        hit,
+        `write turned read: ${
+          [
+            common.includes("graphql") ? "GraphQL moves it from Mutation to Query" : "",
+            common.includes("grpc") ? "the gRPC method becomes no-side-effects" : "",
+            restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
+          ]
+            .filter(Boolean)
+            .join("; ") || "no contract carries the kind"
+        }`,
+        [opAnchor, `outtype:${name}`],
+      );
     }
   }
   if (before.destructive !== after.destructive) {
     if (after.destructive) {
-      add("operation-destructive", name, "dangerous", common,
-        "turned destructive: clients in read-only mode now refuse it, and callers should confirm before calling", [opAnchor]);
+      add("operation-destructive", name, "dangerous", common, "turned destructive: clients in read-only mode now refuse it, and callers should confirm before calling", [opAnchor]);
     } else {
       add("operation-not-destructive", name, "safe", common, "no longer destructive", [opAnchor]);
     }
@@ -266,12 +306,16 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     const gained = CALLERS[after.auth].filter((c) => !CALLERS[before.auth].includes(c));
     const anchors = [opAnchor, `auth:${name}`];
     if (lost.length > 0) {
-      add("auth-tightened", name, "breaking", common,
-        `auth tightened from ${before.auth} to ${after.auth}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`, anchors);
+      add("auth-tightened", name, "breaking", common, `auth tightened from ${before.auth} to ${after.auth}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`, anchors);
     } else {
-      add(gained.length > 0 ? "auth-loosened" : "auth-changed", name, "safe", common,
+      add(
+        gained.length > 0 ? "auth-loosened" : "auth-changed",
+        name,
+        "safe",
+        common,
         `auth changed from ${before.auth} to ${after.auth}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
-        anchors);
+        anchors,
+      );
     }
   }
   if (before.rest && after.rest) {
@@ -284,17 +328,27 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     }
     if (before.rest.body !== after.rest.body) {
       const formDropped = before.rest.body === "form_or_json";
-      add(formDropped ? "rest-form-body-removed" : "rest-form-body-added", name, formDropped ? "breaking" : "safe", ["rest"],
+      add(
+        formDropped ? "rest-form-body-removed" : "rest-form-body-added",
+        name,
+        formDropped ? "breaking" : "safe",
+        ["rest"],
         formDropped ? "the REST route no longer takes form-encoded bodies" : "the REST route now takes form-encoded bodies too",
-        [`body:${name}`]);
+        [`body:${name}`],
+      );
     }
   }
   if (before.grpc && after.grpc) {
     // A new proto package renames every service; proto-package-changed says so once.
     if (before.grpc.service !== after.grpc.service) {
-      add("surface-changed", name, "breaking", ["grpc"],
+      add(
+        "surface-changed",
+        name,
+        "breaking",
+        ["grpc"],
         `moved from the ${before.surface} to the ${after.surface} surface: the gRPC method moves from ${before.grpc.service} to ${after.grpc.service}`,
-        [opAnchor]);
+        [opAnchor],
+      );
     } else if (before.grpc.rpc !== after.grpc.rpc) {
       add("rpc-renamed", name, "breaking", ["grpc"], `gRPC method renamed from ${before.grpc.rpc} to ${after.grpc.rpc}`, [opAnchor]);
     }
@@ -302,25 +356,40 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     add("surface-changed", name, "safe", [], `moved from the ${before.surface} to the ${after.surface} surface`, [opAnchor]);
   }
   if (before.group !== after.group) {
-    add("group-changed", name, "dangerous", common.filter((p) => p === "grpc"),
+    add(
+      "group-changed",
+      name,
+      "dangerous",
+      common.filter((p) => p === "grpc"),
       `moved from group ${before.group} to ${after.group}: the proto messages move to another file, so generated imports change (the wire does not)`,
-      [opAnchor]);
+      [opAnchor],
+    );
   }
   const oneOfRules = operationRuleDeltas(before, after);
   if (oneOfRules.length > 0) {
     const relation = combined(oneOfRules);
     // GraphQL states "exactly one of" every input field as @oneOf on the input type.
-    add(`input-rules-${relation}`, name, ruleSeverity(relation, "input"), common, ruleMessage("input rules", "input", oneOfRules),
-      [opAnchor, `arg:${name}`, `in:${before.input.name}.@oneOf`, `in:${after.input.name}.@oneOf`, `in:${before.input.name}`, `in:${after.input.name}`]);
+    add(`input-rules-${relation}`, name, ruleSeverity(relation, "input"), common, ruleMessage("input rules", "input", oneOfRules), [
+      opAnchor,
+      `arg:${name}`,
+      `in:${before.input.name}.@oneOf`,
+      `in:${after.input.name}.@oneOf`,
+      `in:${before.input.name}`,
+      `in:${after.input.name}`,
+    ]);
   }
   if (before.pagination.style !== after.pagination.style) {
-    add("pagination-changed", name, "dangerous", common,
-      `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [`iterator:${name}`, opAnchor]);
+    add("pagination-changed", name, "dangerous", common, `pagination changed from ${before.pagination.style} to ${after.pagination.style}: paging loops in clients must change`, [
+      `iterator:${name}`,
+      opAnchor,
+    ]);
   } else if (before.pagination.style === "token" && after.pagination.style === "token") {
     const cursors = (p: { cursorField: string; nextCursorField: string }) => `${p.cursorField} -> ${p.nextCursorField}`;
     if (cursors(before.pagination) !== cursors(after.pagination)) {
-      add("pagination-changed", name, "dangerous", common,
-        `the cursor fields changed from ${cursors(before.pagination)} to ${cursors(after.pagination)}: paging loops in clients must change`, [`iterator:${name}`, opAnchor]);
+      add("pagination-changed", name, "dangerous", common, `the cursor fields changed from ${cursors(before.pagination)} to ${cursors(after.pagination)}: paging loops in clients must change`, [
+        `iterator:${name}`,
+        opAnchor,
+      ]);
     }
   }
   if (before.description !== after.description) {
@@ -332,7 +401,10 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
   }
   // Declared error codes: a client may now meet a code it never met from this call.
   for (const code of after.errors.filter((c) => !before.errors.includes(c))) {
-    add("error-code-added", `${name}.${code}`, "dangerous", common, `may now answer ${code}: clients that handle each code this call answers may meet one they do not expect`, [opAnchor, `errors:${name}`]);
+    add("error-code-added", `${name}.${code}`, "dangerous", common, `may now answer ${code}: clients that handle each code this call answers may meet one they do not expect`, [
+      opAnchor,
+      `errors:${name}`,
+    ]);
   }
   for (const code of before.errors.filter((c) => !after.errors.includes(c))) {
     add("error-code-removed", `${name}.${code}`, "safe", common, `no longer declares ${code}`, [opAnchor, `errors:${name}`]);
@@ -344,14 +416,18 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
     add("cookie-added", `${name}.${cookie}`, "safe", common, `now sets cookie ${cookie}`, [opAnchor, `cookies:${name}`]);
   }
   if (before.deprecated !== after.deprecated) {
-    add("deprecation-changed", name, "safe", common,
-      after.deprecated ? `deprecated: ${after.deprecated}` : "no longer deprecated", [opAnchor]);
+    add("deprecation-changed", name, "safe", common, after.deprecated ? `deprecated: ${after.deprecated}` : "no longer deprecated", [opAnchor]);
   }
   if (before.output.name !== after.output.name) {
     // GraphQL selections and fragments name the answer type; REST only names it in the schema reference.
-    add("output-type-renamed", name, common.includes("graphql") ? "breaking" : "dangerous", common.filter((p) => p !== "grpc"),
+    add(
+      "output-type-renamed",
+      name,
+      common.includes("graphql") ? "breaking" : "dangerous",
+      common.filter((p) => p !== "grpc"),
       `answer type changed from ${before.output.name} to ${after.output.name}: GraphQL fragments and typed REST clients name the old type`,
-      [`outtype:${name}`, `out:${before.output.name}`, `out:${after.output.name}`]);
+      [`outtype:${name}`, `out:${before.output.name}`, `out:${after.output.name}`],
+    );
   }
 
   const inputContext: FieldContext = { direction: "input", subject: name, protocols: common, operation: name, anchors: [`arg:${name}`], oldIr, newIr };
@@ -395,11 +471,18 @@ function enumChanges(before: IrEnum, after: IrEnum, protocols: { input: Protocol
     const successor = newValues.get(value.name);
     const anchors = [`enum:${subject}.${value.name}`];
     if (!successor) {
-      changes.push(change("enum-value-removed", `${subject}.${value.name}`, "breaking", all,
-        `enum ${subject} lost value '${value.name}': clients sending or expecting it break`, anchors));
+      changes.push(change("enum-value-removed", `${subject}.${value.name}`, "breaking", all, `enum ${subject} lost value '${value.name}': clients sending or expecting it break`, anchors));
     } else if (successor.protoNumber !== value.protoNumber) {
-      changes.push(change("proto-enum-value-renumbered", `${subject}.${value.name}`, "breaking", ["grpc"],
-        `enum value ${subject}.${value.name} moved from proto number ${value.protoNumber} to ${successor.protoNumber}: a wire break for gRPC clients`, anchors));
+      changes.push(
+        change(
+          "proto-enum-value-renumbered",
+          `${subject}.${value.name}`,
+          "breaking",
+          ["grpc"],
+          `enum value ${subject}.${value.name} moved from proto number ${value.protoNumber} to ${successor.protoNumber}: a wire break for gRPC clients`,
+          anchors,
+        ),
+      );
     } else if (successor.description !== value.description) {
       changes.push(change("enum-description-changed", `${subject}.${value.name}`, "safe", all, `description of enum value ${subject}.${value.name} changed`, anchors));
     }
@@ -408,11 +491,16 @@ function enumChanges(before: IrEnum, after: IrEnum, protocols: { input: Protocol
     if (oldValues.has(value.name)) continue;
     // Old clients may meet the new value in answers; in inputs it only widens what is accepted.
     const inAnswers = protocols.inAnswers;
-    changes.push(change("enum-value-added", `${subject}.${value.name}`, inAnswers ? "dangerous" : "safe", all,
-      inAnswers
-        ? `enum ${subject} gained value '${value.name}': clients that switch over every value may meet one they do not know`
-        : `enum ${subject} gained value '${value.name}'`,
-      [`enum:${subject}.${value.name}`]));
+    changes.push(
+      change(
+        "enum-value-added",
+        `${subject}.${value.name}`,
+        inAnswers ? "dangerous" : "safe",
+        all,
+        inAnswers ? `enum ${subject} gained value '${value.name}': clients that switch over every value may meet one they do not know` : `enum ${subject} gained value '${value.name}'`,
+        [`enum:${subject}.${value.name}`],
+      ),
+    );
   }
   if (before.description !== after.description) {
     changes.push(change("enum-description-changed", subject, "safe", all, `description of enum ${subject} changed`, [`enum:${subject}`]));
@@ -479,8 +567,11 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
   const newOps = new Map(newIr.operations.map((op) => [op.name, op]));
 
   if (oldIr.proto.package !== newIr.proto.package) {
-    changes.push(change("proto-package-changed", "api", "breaking", ["grpc"],
-      `proto package changed from ${oldIr.proto.package} to ${newIr.proto.package}: every gRPC method and message is renamed`, ["api:package"]));
+    changes.push(
+      change("proto-package-changed", "api", "breaking", ["grpc"], `proto package changed from ${oldIr.proto.package} to ${newIr.proto.package}: every gRPC method and message is renamed`, [
+        "api:package",
+      ]),
+    );
   }
 
   changes.push(...apiChanges(oldIr, newIr));
@@ -503,20 +594,28 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     const after = newOps.get(before.name);
     const successor = renamedAs.get(before.name);
     if (successor) {
-      changes.push(change("operation-renamed", before.name, "breaking", before.protocols,
-        `renamed to '${successor.name}': clients calling '${before.name}' break`,
-        [...operationAnchors(oldIr, before), ...operationAnchors(newIr, successor)], before.name));
+      changes.push(
+        change(
+          "operation-renamed",
+          before.name,
+          "breaking",
+          before.protocols,
+          `renamed to '${successor.name}': clients calling '${before.name}' break`,
+          [...operationAnchors(oldIr, before), ...operationAnchors(newIr, successor)],
+          before.name,
+        ),
+      );
     } else if (!after) {
-      changes.push(change("operation-removed", before.name, "breaking", before.protocols,
-        `removed: clients calling it over ${before.protocols.join(", ")} break`, operationAnchors(oldIr, before), before.name));
+      changes.push(
+        change("operation-removed", before.name, "breaking", before.protocols, `removed: clients calling it over ${before.protocols.join(", ")} break`, operationAnchors(oldIr, before), before.name),
+      );
     } else {
       changes.push(...operationChanges(oldIr, newIr, before, after));
     }
   }
   for (const after of added) {
     if (renamedTargets.has(after.name)) continue;
-    changes.push(change("operation-added", after.name, "safe", after.protocols,
-      `added over ${after.protocols.join(", ")}`, operationAnchors(newIr, after), after.name));
+    changes.push(change("operation-added", after.name, "safe", after.protocols, `added over ${after.protocols.join(", ")}`, operationAnchors(newIr, after), after.name));
     for (const protocol of after.protocols) {
       const stale = sinceAlreadyReleased(oldIr, after.name, protocol, after[protocol]!.since);
       if (stale) changes.push(stale);
@@ -528,8 +627,12 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
   for (const before of oldShared) {
     const after = newMessages.get(before.name);
     if (!after) {
-      changes.push(change("type-removed", before.name, "dangerous", ["grpc"],
-        `type ${before.name} was removed; no operation reaches it any more, but code generated from types.proto may name it`, [`in:${before.name}`, `out:${before.name}`]));
+      changes.push(
+        change("type-removed", before.name, "dangerous", ["grpc"], `type ${before.name} was removed; no operation reaches it any more, but code generated from types.proto may name it`, [
+          `in:${before.name}`,
+          `out:${before.name}`,
+        ]),
+      );
       continue;
     }
     const inputProtocols = reachProtocols(oldIr, newIr, before.name, (u) => u.messages, usages, "input");
@@ -538,14 +641,13 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
     const usedAsOutput = usages.some((u) => (u.messages.get(before.name)?.output.size ?? 0) > 0);
     const directions: Direction[] = [...(usedAsInput ? ["input" as const] : []), ...(usedAsOutput || !usedAsInput ? ["output" as const] : [])];
     if (before.description !== after.description) {
-      changes.push(change("type-description-changed", before.name, "safe", [...inputProtocols, ...outputProtocols],
-        `description of type ${before.name} changed`, [`in:${before.name}`, `out:${before.name}`]));
+      changes.push(
+        change("type-description-changed", before.name, "safe", [...inputProtocols, ...outputProtocols], `description of type ${before.name} changed`, [`in:${before.name}`, `out:${before.name}`]),
+      );
     }
     // Used both ways, a type reports each way; changes that do not depend on the way merge below.
     for (const direction of directions) {
-      changes.push(
-        ...fieldChanges(before, after, { direction, subject: before.name, protocols: direction === "input" ? inputProtocols : outputProtocols, anchors: [], oldIr, newIr }),
-      );
+      changes.push(...fieldChanges(before, after, { direction, subject: before.name, protocols: direction === "input" ? inputProtocols : outputProtocols, anchors: [], oldIr, newIr }));
     }
   }
   const oldSharedNames = new Set(oldShared.map((m) => m.name));
@@ -559,8 +661,11 @@ export function manifestChanges(oldIr: Ir, newIr: Ir): Change[] {
   for (const before of oldIr.enums) {
     const after = newEnums.get(before.name);
     if (!after) {
-      changes.push(change("enum-removed", before.name, "dangerous", ["grpc"],
-        `enum ${before.name} was removed; no field uses it any more, but code generated from types.proto may name it`, [`enum:${before.name}`]));
+      changes.push(
+        change("enum-removed", before.name, "dangerous", ["grpc"], `enum ${before.name} was removed; no field uses it any more, but code generated from types.proto may name it`, [
+          `enum:${before.name}`,
+        ]),
+      );
       continue;
     }
     changes.push(

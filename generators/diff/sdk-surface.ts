@@ -55,7 +55,10 @@ export function typescriptSurface(ir: Ir): SurfaceEntry[] {
   }
   for (const message of ir.messages) {
     const { output, input } = exportedInterfaces(message);
-    for (const [typeName, prefix] of [[output, "out"], [input, "in"]] as const) {
+    for (const [typeName, prefix] of [
+      [output, "out"],
+      [input, "in"],
+    ] as const) {
       if (typeName === undefined) continue;
       entries.push({ kind: "type", name: typeName, anchors: [`${prefix}:${message.name}`] });
       for (const field of message.fields) {

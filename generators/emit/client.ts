@@ -24,11 +24,9 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
   types.add(input).add(output);
   const optional = !op.input.fields.some((f) => f.required);
   const param = `input: ${input}${optional ? " = {}" : ""}`;
-  const marks = [
-    op.destructive ? "Destructive." : "",
-    `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`,
-    op.deprecated ? `@deprecated ${op.deprecated}` : "",
-  ].filter(Boolean).join(" ");
+  const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
+    .filter(Boolean)
+    .join(" ");
   const callInput = op.surface === "oauth" && ir.api.features.clientId ? "this.withClientId(input)" : "input";
   let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: CallOptions): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
@@ -45,8 +43,12 @@ function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; i
   const { adminSecret, clientId, apiKey } = ir.api.features;
   const base =
     name === "AdminClient"
-      ? adminSecret ? { type: "AdminClientConfig", imported: ["AdminClientConfig"] } : { type: "ClientConfig", imported: [] }
-      : clientId ? { type: "UserClientConfig", imported: ["UserClientConfig"] } : { type: `Omit<UserClientConfig, "clientId">`, imported: ["UserClientConfig"] };
+      ? adminSecret
+        ? { type: "AdminClientConfig", imported: ["AdminClientConfig"] }
+        : { type: "ClientConfig", imported: [] }
+      : clientId
+        ? { type: "UserClientConfig", imported: ["UserClientConfig"] }
+        : { type: `Omit<UserClientConfig, "clientId">`, imported: ["UserClientConfig"] };
   return apiKey ? { type: `${base.type} & ApiKeyConfig`, imported: [...base.imported, "ApiKeyConfig"] } : base;
 }
 
@@ -71,7 +73,14 @@ function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): 
   const content = `import { ${[base, ...config.imported.map((name) => `type ${name}`)].join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 import type { ${[...(body ? ["CallOptions"] : []), "ClientDefinition", ...(config.type.startsWith("ClientConfig") ? ["ClientConfig"] : [])].join(", ")} } from "${RUNTIME_PACKAGE}/client/core.js";
 import { schema } from "../schema.js";
-${types.size > 0 ? `import type {\n${[...types].sort().map((t) => `  ${t},`).join("\n")}\n} from "../types.js";\n` : ""}
+${
+  types.size > 0
+    ? `import type {\n${[...types]
+        .sort()
+        .map((t) => `  ${t},`)
+        .join("\n")}\n} from "../types.js";\n`
+    : ""
+}
 const definition: ClientDefinition = {
   schema,
   surfaces: ${JSON.stringify(surfaces)},

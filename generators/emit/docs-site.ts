@@ -20,7 +20,6 @@ const SEARCH_INDEX_GLOBAL = "API_SEARCH_INDEX";
 
 const pageOf = (group: string) => `${group}.html`;
 
-
 /** Inline Markdown of descriptions and shared prose (code spans, bold, links) as HTML. */
 function inline(markdown: string): string {
   return escapeMarkup(markdown)
@@ -103,17 +102,25 @@ function typeCell(field: IrField, fromPage: "group" | "types"): string {
 }
 
 function notes(field: IrField): string {
-  return [inline(field.description), field.secret ? "<strong>secret</strong>" : "", field.deprecated ? `${mark("deprecated", "deprecated")} ${inline(field.deprecated)}` : ""].filter(Boolean).join(" ");
+  return [inline(field.description), field.secret ? "<strong>secret</strong>" : "", field.deprecated ? `${mark("deprecated", "deprecated")} ${inline(field.deprecated)}` : ""]
+    .filter(Boolean)
+    .join(" ");
 }
 
 function inputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return '<p class="muted">No input.</p>';
-  return table(["field", "type", "required", "description"], message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.required ? "yes" : "", notes(f)]));
+  return table(
+    ["field", "type", "required", "description"],
+    message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.required ? "yes" : "", notes(f)]),
+  );
 }
 
 function outputTable(message: IrMessage, fromPage: "group" | "types"): string {
   if (message.fields.length === 0) return '<p class="muted">Empty answer.</p>';
-  return table(["field", "type", "set", "description"], message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.alwaysInAnswer ? "always" : "or null", notes(f)]));
+  return table(
+    ["field", "type", "set", "description"],
+    message.fields.map((f) => [`<code>${escapeMarkup(f.name)}</code>`, typeCell(f, fromPage), f.alwaysInAnswer ? "always" : "or null", notes(f)]),
+  );
 }
 
 // ---------------------------------------------------------------- pages
@@ -142,7 +149,9 @@ function protocolColumns(ir: Ir, op: IrOperation): string {
 }
 
 function operationSection(ir: Ir, op: IrOperation): string {
-  const output = op.output.shared ? `<a href="${TYPES_PAGE}#${escapeMarkup(op.output.name)}"><code>${escapeMarkup(op.output.graphqlName)}</code></a>` : `<code>${escapeMarkup(op.output.graphqlName)}</code>`;
+  const output = op.output.shared
+    ? `<a href="${TYPES_PAGE}#${escapeMarkup(op.output.name)}"><code>${escapeMarkup(op.output.graphqlName)}</code></a>`
+    : `<code>${escapeMarkup(op.output.graphqlName)}</code>`;
   return `<section class="operation" id="${escapeMarkup(op.name)}">
 <h2><a class="anchor" href="#${escapeMarkup(op.name)}">${escapeMarkup(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
 <p>${inline(op.description)}</p>
@@ -184,10 +193,16 @@ function indexPage(ir: Ir): GeneratedFile {
     `<h1>${escapeMarkup(ir.api.title)} API reference ${mark("since", ir.api.version, "API version")}</h1>`,
     `<p>${inline(ir.api.description)}</p>`,
     `<p>${inline(prose.sameCall)}</p>`,
-    table(["protocol", "endpoint"], prose.endpoints.map((e) => [PROTOCOL_LABEL[e.protocol], inline(e.text)])),
+    table(
+      ["protocol", "endpoint"],
+      prose.endpoints.map((e) => [PROTOCOL_LABEL[e.protocol], inline(e.text)]),
+    ),
     `<p>${inline(prose.examples)}</p>`,
     "<h2>Auth levels</h2>",
-    table(["auth", "who may call"], authLevelsOf(ir).map((level) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(authText(ir, level))])),
+    table(
+      ["auth", "who may call"],
+      authLevelsOf(ir).map((level) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(authText(ir, level))]),
+    ),
     "<h2>Groups</h2>",
     `<ul class="group-cards">\n${ir.groups
       .map((g) => {
@@ -205,12 +220,19 @@ function typesPage(ir: Ir): GeneratedFile {
   const sections: string[] = [`<h1>Types and enums of ${escapeMarkup(ir.api.title)}</h1>`, "<h2>Types</h2>"];
   for (const message of ir.messages.filter((m) => m.shared)) {
     const fields = message.usedAsInput && !message.usedAsOutput ? inputTable(message, "types") : outputTable(message, "types");
-    sections.push(`<section class="type" id="${escapeMarkup(message.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(message.name)}">${escapeMarkup(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${fields}\n</section>`);
+    sections.push(
+      `<section class="type" id="${escapeMarkup(message.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(message.name)}">${escapeMarkup(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${fields}\n</section>`,
+    );
   }
   sections.push("<h2>Enums</h2>");
   for (const irEnum of ir.enums) {
-    const values = table(["value", "proto name", "description"], irEnum.values.map((v) => [`<code>${escapeMarkup(v.name)}</code>`, `<code>${escapeMarkup(v.protoName)}</code>`, inline(v.description)]));
-    sections.push(`<section class="type" id="${escapeMarkup(irEnum.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(irEnum.name)}">${escapeMarkup(irEnum.name)}</a></h3>\n${irEnum.description ? `<p>${inline(irEnum.description)}</p>\n` : ""}${values}\n</section>`);
+    const values = table(
+      ["value", "proto name", "description"],
+      irEnum.values.map((v) => [`<code>${escapeMarkup(v.name)}</code>`, `<code>${escapeMarkup(v.protoName)}</code>`, inline(v.description)]),
+    );
+    sections.push(
+      `<section class="type" id="${escapeMarkup(irEnum.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(irEnum.name)}">${escapeMarkup(irEnum.name)}</a></h3>\n${irEnum.description ? `<p>${inline(irEnum.description)}</p>\n` : ""}${values}\n</section>`,
+    );
   }
   return { path: `${DOCS_SITE_DIR}/${TYPES_PAGE}`, content: page(ir, { title: `Types · ${ir.api.title} API reference`, current: TYPES_PAGE, main: sections.join("\n") }) };
 }

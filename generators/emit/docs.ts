@@ -21,11 +21,7 @@ function typeText(field: IrField, fromPage: "group" | "types"): string {
 }
 
 function notes(ir: Ir, field: IrField, asInput: boolean): string {
-  return [
-    describedField(ir, field, asInput),
-    field.secret ? "**secret**" : "",
-    field.deprecated ? `**deprecated**: ${field.deprecated}` : "",
-  ].filter(Boolean).map(cell).join(" ");
+  return [describedField(ir, field, asInput), field.secret ? "**secret**" : "", field.deprecated ? `**deprecated**: ${field.deprecated}` : ""].filter(Boolean).map(cell).join(" ");
 }
 
 /** Input fields: required or not. */
@@ -48,9 +44,7 @@ function outputTable(ir: Ir, message: IrMessage, fromPage: "group" | "types"): s
 function protocolTable(op: IrOperation): string {
   const rows = PROTOCOLS.map((p) => {
     const binding = op[p];
-    return binding
-      ? `| ${PROTOCOL_LABEL[p]} | ${binding.since} | \`${bindingSummary(op, p)}\` |`
-      : `| ${PROTOCOL_LABEL[p]} | — | not available |`;
+    return binding ? `| ${PROTOCOL_LABEL[p]} | ${binding.since} | \`${bindingSummary(op, p)}\` |` : `| ${PROTOCOL_LABEL[p]} | — | not available |`;
   });
   return ["| protocol | since | call |", "|---|---|---|", ...rows].join("\n");
 }
@@ -72,7 +66,9 @@ function operationSection(ir: Ir, op: IrOperation): string {
     `${op.kind === "read" ? "Read" : "Write"}.`,
     `Auth \`${op.auth}\`: ${authText(ir, op.auth)}.`,
     `Client: \`${clientCall(op)}\`.`,
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
   return [
     `## ${op.name}`,
     op.description,

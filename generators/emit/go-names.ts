@@ -69,7 +69,7 @@ export function goExportedDeclarations(source: string): GoDeclarations {
   const identifiers = (list: string) => list.split(",").map((name) => name.trim());
   for (const line of source.split("\n")) {
     const continued = open !== undefined;
-    for (let i = 0; i < line.length; ) {
+    for (let i = 0; i < line.length;) {
       if (open) {
         const end = line.indexOf(open, i);
         if (end < 0) break;
@@ -245,7 +245,9 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
       const op = operations.get(name)!;
       const file = runtimeMethods.get(op.pascalName);
       if (file) {
-        throw new UsageError(`the Go method of operation '${op.name}' would be ${type}.${op.pascalName}, which the client has already; rename the operation in the manifest (the runtime declares it in ${file})`);
+        throw new UsageError(
+          `the Go method of operation '${op.name}' would be ${type}.${op.pascalName}, which the client has already; rename the operation in the manifest (the runtime declares it in ${file})`,
+        );
       }
       const opVar = `Op${op.pascalName}`;
       const owner = transportNames.get(opVar);
@@ -257,7 +259,9 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
       const iterator = taken.has(preferred) ? `All${op.pascalName}` : preferred;
       if (taken.has(iterator)) {
         const file = runtimeMethods.get(iterator);
-        throw new UsageError(`the Go iterator of operation '${op.name}' would be named ${iterator}, which ${type} already has; rename the operation in the manifest${file ? ` (the runtime declares it in ${file})` : ""}`);
+        throw new UsageError(
+          `the Go iterator of operation '${op.name}' would be named ${iterator}, which ${type} already has; rename the operation in the manifest${file ? ` (the runtime declares it in ${file})` : ""}`,
+        );
       }
       taken.add(iterator);
       return { operation: op.name, name: op.pascalName, opVar, iterator };

@@ -108,7 +108,11 @@ function wrap(text: string, width: number): string[] {
 export function goComment(paragraphs: readonly string[], indent = ""): string {
   return paragraphs
     .filter((p) => p.trim() !== "")
-    .map((p) => wrap(p, 100 - indent.length).map((line) => `${indent}// ${line}`).join("\n"))
+    .map((p) =>
+      wrap(p, 100 - indent.length)
+        .map((line) => `${indent}// ${line}`)
+        .join("\n"),
+    )
     .join(`\n${indent}//\n`);
 }
 
@@ -180,11 +184,13 @@ function structView(message: MessageFacts, names: GoNames, inputOnly: boolean, d
     name: names.struct.get(message.name)!,
     doc: goComment(doc),
     empty: message.fields.length === 0,
-    fields: alignFields(message.fields.map((field, i) => {
-      // Answers carry every field (null when unset); inputs leave out what is not given.
-      const omit = inputOnly && !field.required ? ",omitempty" : "";
-      return { name: fieldNames[i]!, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
-    })),
+    fields: alignFields(
+      message.fields.map((field, i) => {
+        // Answers carry every field (null when unset); inputs leave out what is not given.
+        const omit = inputOnly && !field.required ? ",omitempty" : "";
+        return { name: fieldNames[i]!, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
+      }),
+    ),
   };
 }
 
@@ -309,7 +315,42 @@ function clientViews(facts: SdkFacts, names: GoNames) {
 }
 
 /** Go's keywords and the names the examples declare themselves: an example variable takes none of them. */
-const EXAMPLE_TAKEN = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var", "admin", "client", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
+const EXAMPLE_TAKEN = new Set([
+  "break",
+  "case",
+  "chan",
+  "const",
+  "continue",
+  "default",
+  "defer",
+  "else",
+  "fallthrough",
+  "for",
+  "func",
+  "go",
+  "goto",
+  "if",
+  "import",
+  "interface",
+  "map",
+  "package",
+  "range",
+  "return",
+  "select",
+  "struct",
+  "switch",
+  "type",
+  "var",
+  "admin",
+  "client",
+  "ctx",
+  "err",
+  "apiErr",
+  "errors",
+  "fmt",
+  "log",
+  "context",
+]);
 
 /** How the examples open their client: the admin client, or the user client of an API without admin operations, with the credentials the API asks for. */
 function goExampleClient(ir: Ir) {
@@ -333,25 +374,36 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
   };
   // Fields a Println shows as values: required scalars (optional ones are pointers).
   const printable = (messageName: string) => message(messageName).fields.filter((f) => f.required && !f.list && f.kind !== "message" && f.kind !== "json" && f.kind !== "map");
-  const readView = read && (() => {
-    const op = operation(read);
-    const output = message(op.output);
-    const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
-    return { method: method(read).name, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
-  })();
-  const listView = list && (() => {
-    const op = operation(list);
-    const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
-    const iterator = method(list).iterator!;
-    const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
-    const fields = items.kind === "message" ? printable(items.ref!).slice(0, 2).map((f) => fieldName(items.ref!, f.name)) : [];
-    const itemVariable = variable(item, "item");
-    return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
-  })();
-  const lookupView = lookup && (() => {
-    const op = operation(lookup.operation);
-    return { method: method(lookup.operation).name, input: names.struct.get(op.input)!, field: fieldName(op.input, lookup.field), noun: messageWords(names.struct.get(op.output)!) };
-  })();
+  const readView =
+    read &&
+    (() => {
+      const op = operation(read);
+      const output = message(op.output);
+      const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
+      return { method: method(read).name, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
+    })();
+  const listView =
+    list &&
+    (() => {
+      const op = operation(list);
+      const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+      const iterator = method(list).iterator!;
+      const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
+      const fields =
+        items.kind === "message"
+          ? printable(items.ref!)
+              .slice(0, 2)
+              .map((f) => fieldName(items.ref!, f.name))
+          : [];
+      const itemVariable = variable(item, "item");
+      return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
+    })();
+  const lookupView =
+    lookup &&
+    (() => {
+      const op = operation(lookup.operation);
+      return { method: method(lookup.operation).name, input: names.struct.get(op.input)!, field: fieldName(op.input, lookup.field), noun: messageWords(names.struct.get(op.output)!) };
+    })();
   // An operation whose method is not its name merely capitalized: the acronyms show.
   const acronym = ir.operations.find((op) => method(op.name).name !== goName(op.name, new Set()));
   return {
@@ -374,9 +426,10 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const structs = facts.messages.map((message) => {
     const op = inputOf.get(message.name);
     const name = names.struct.get(message.name)!;
-    const doc = op && !message.shared
-      ? [`${name} is the input of ${methodOf.get(op.name)!.name}.`, message.description ? sentence(message.description) : ""]
-      : [isDoc(name, message.description, `answer ${message.name}`)];
+    const doc =
+      op && !message.shared
+        ? [`${name} is the input of ${methodOf.get(op.name)!.name}.`, message.description ? sentence(message.description) : ""]
+        : [isDoc(name, message.description, `answer ${message.name}`)];
     return structView(message, names, message.usedAsInput && !message.usedAsOutput, doc);
   });
   const clients = clientViews(facts, names);
@@ -407,7 +460,12 @@ export function goView(ir: Ir, facts: SdkFacts) {
     // The clients the API has: one only where it has operations for it.
     hasAdminClient,
     hasUserClient,
-    clientSummary: [hasAdminClient ? "`AdminClient` for the admin interface" : "", hasUserClient ? `\`UserClient\` for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(", "),
+    clientSummary: [
+      hasAdminClient ? "`AdminClient` for the admin interface" : "",
+      hasUserClient ? `\`UserClient\` for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : "",
+    ]
+      .filter(Boolean)
+      .join(", "),
     packageDoc: goComment([
       `Package ${ir.api.go.package} is the Go client of ${ir.api.title} ${ir.api.version}: ${[hasAdminClient ? "an AdminClient for the admin interface" : "", hasUserClient ? `a UserClient for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(" and ")}, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.`,
     ]),
@@ -463,9 +521,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
       constant("httpFallbackOtherwise", codeConstant.get(errors.httpFallback.otherwise)!, "the code of any other status outside the table."),
       constant("grpcFallback", codeConstant.get(errors.grpcFallback)!, "the code of a gRPC status outside the table."),
       // The code of each failure the client names itself (one table for every language).
-      ...Object.entries(errors.faults).map(([fault, code]) =>
-        constant(factName("fault", fault), codeConstant.get(code)!, `the code of a failure the client names itself (${fault}).`),
-      ),
+      ...Object.entries(errors.faults).map(([fault, code]) => constant(factName("fault", fault), codeConstant.get(code)!, `the code of a failure the client names itself (${fault}).`)),
     ],
     texts: goSpecLines(
       Object.entries(texts as Record<string, unknown>)

@@ -84,10 +84,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
         description: message.description || undefined,
         fields: () =>
           Object.fromEntries(
-            message.fields.map((f) => [
-              f.name,
-              { type: wrap(f, named(f, "output"), "output"), description: f.description || undefined, deprecationReason: f.deprecated },
-            ]),
+            message.fields.map((f) => [f.name, { type: wrap(f, named(f, "output"), "output"), description: f.description || undefined, deprecationReason: f.deprecated }]),
           ) as GraphQLFieldConfigMap<unknown, unknown>,
       });
       outputTypes.set(message.name, type);
@@ -129,9 +126,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
         Object.fromEntries(
           ops.map((op) => {
             const argument = op.graphql.argument;
-            const args = argument
-              ? { [argument.name]: { type: argument.required ? new GraphQLNonNull(inputType(op.input)) : inputType(op.input) } }
-              : undefined;
+            const args = argument ? { [argument.name]: { type: argument.required ? new GraphQLNonNull(inputType(op.input)) : inputType(op.input) } } : undefined;
             return [op.graphql.field, { type: new GraphQLNonNull(outputType(op.output)), description: op.description, deprecationReason: op.deprecated, args }];
           }),
         ) as GraphQLFieldConfigMap<unknown, unknown>,

@@ -145,8 +145,12 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   const codes = [...op.errorCodes, ...(post ? ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] : [])];
   if (op.surface === "oauth") {
     // RFC 6749 §5.2: 400 for every refusal but a failed client authentication (401).
-    responses["400"] = { description: "An RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or invalid_target.", content: errorContent("", invalidExample(op), "OAuthError") };
-    if (codes.includes("UNAUTHENTICATED")) responses["401"] = { description: "invalid_client: the client could not be authenticated.", content: errorContent("", "the client could not be authenticated", "OAuthError") };
+    responses["400"] = {
+      description: "An RFC 6749 error: invalid_request, invalid_grant, unsupported_grant_type, invalid_scope or invalid_target.",
+      content: errorContent("", invalidExample(op), "OAuthError"),
+    };
+    if (codes.includes("UNAUTHENTICATED"))
+      responses["401"] = { description: "invalid_client: the client could not be authenticated.", content: errorContent("", "the client could not be authenticated", "OAuthError") };
     for (const code of ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE", "TOO_MANY_REQUESTS"].filter((c) => codes.includes(c))) {
       responses[String(ERROR_WIRE[code as ErrorCode].http)] = {
         description: CODE_MEANING[code],
@@ -193,7 +197,9 @@ function operationDescription(ir: Ir, op: IrOperation): string {
     `Auth: ${authText(ir, op.auth)}.`,
     ...operationRuleSentences(op),
     `Protocols: ${op.protocols.map((p) => `${p} (from server ${op[p]!.since})`).join(", ")}.`,
-  ].filter(Boolean).join(" ");
+  ]
+    .filter(Boolean)
+    .join(" ");
 }
 
 function operationObject(ir: Ir, op: IrOperation): Schema {
@@ -252,9 +258,7 @@ export function buildOpenapi(ir: Ir): Schema {
     if (op.input.fields.length > 0) visit(op.input);
     visit(op.output);
   }
-  const usedEnums = new Set(
-    ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))),
-  );
+  const usedEnums = new Set(ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))));
 
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
@@ -303,8 +307,10 @@ export function buildOpenapi(ir: Ir): Schema {
         ir.api.description,
         "Absent and null fields are not given; so are empty lists and maps, which protobuf cannot tell from unset ones. An empty string is a value, except where a field says it means not given.",
         `Bodies are JSON (Content-Type: application/json; the token routes also take forms), at most ${ir.api.limits.requestBytes} bytes. Errors answer {code, message}, the token routes RFC 6749 {error, error_description}; no message repeats a value the caller sent.`,
-      ].filter(Boolean).join("\n\n"),
-      ...(ir.api.metadata.homepage ?? ir.api.metadata.repository ? { contact: { name: ir.api.title, url: ir.api.metadata.homepage ?? ir.api.metadata.repository } } : {}),
+      ]
+        .filter(Boolean)
+        .join("\n\n"),
+      ...((ir.api.metadata.homepage ?? ir.api.metadata.repository) ? { contact: { name: ir.api.title, url: ir.api.metadata.homepage ?? ir.api.metadata.repository } } : {}),
       ...(ir.api.metadata.license ? { license: { name: ir.api.metadata.license, identifier: ir.api.metadata.license } } : {}),
     },
     servers: [{ url: "{base_url}", variables: { base_url: { default: "http://localhost:8080" } } }],
@@ -312,18 +318,25 @@ export function buildOpenapi(ir: Ir): Schema {
     paths,
     components: {
       securitySchemes: {
-        ...(ir.api.features.adminSecret
-          ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } }
-          : {}),
+        ...(ir.api.features.adminSecret ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } } : {}),
         ...(ir.api.features.adminSession
-          ? { adminSession: { type: "apiKey", in: "cookie", name: ADMIN_SESSION_COOKIE, description: `The admin session ${ir.operations.find((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE))!.name} opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.` } }
+          ? {
+              adminSession: {
+                type: "apiKey",
+                in: "cookie",
+                name: ADMIN_SESSION_COOKIE,
+                description: `The admin session ${ir.operations.find((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE))!.name} opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.`,
+              },
+            }
           : {}),
         ...(ir.operations.some((op) => op.auth === "user" || op.auth === "org_admin")
           ? { userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." } }
           : {}),
         ...(ir.api.features.apiKey ? { apiKey: { type: "apiKey", in: "header", name: ir.api.apiKeyHeader, description: "An API key, on every call of an operation with auth api_key." } } : {}),
         ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
-        ...(ir.operations.some((op) => op.surface === "oauth") ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } } : {}),
+        ...(ir.operations.some((op) => op.surface === "oauth")
+          ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } }
+          : {}),
       },
       schemas,
       responses: sharedResponses(tokenRoutes, ir.api.features.adminSecret),

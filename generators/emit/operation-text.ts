@@ -139,7 +139,7 @@ function protoEnumNames(ir: Ir, message: IrMessage, value: Record<string, unknow
     if (item === undefined) continue;
     const convert = (one: unknown): unknown =>
       field.type.kind === "enum"
-        ? enumByName(ir, field.type.name).values.find((v) => v.name === one)?.protoName ?? one
+        ? (enumByName(ir, field.type.name).values.find((v) => v.name === one)?.protoName ?? one)
         : field.type.kind === "message"
           ? protoEnumNames(ir, messageByName(ir, field.type.name), one as Record<string, unknown>)
           : one;
@@ -164,9 +164,7 @@ const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 function selection(ir: Ir, message: IrMessage, indent: string): string[] {
   return message.fields.flatMap((field) =>
-    field.type.kind === "message"
-      ? [`${indent}${field.name} {`, ...selection(ir, messageByName(ir, field.type.name), `${indent}  `), `${indent}}`]
-      : [`${indent}${field.name}`],
+    field.type.kind === "message" ? [`${indent}${field.name} {`, ...selection(ir, messageByName(ir, field.type.name), `${indent}  `), `${indent}}`] : [`${indent}${field.name}`],
   );
 }
 
@@ -197,12 +195,7 @@ export function restCommand(ir: Ir, op: IrOperation): string {
     const query = new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
     return [`curl ${rest.method === "GET" ? "" : `-X ${rest.method} `}"${SHELL_VARIABLES.serviceUrl}${path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");
   }
-  return [
-    `curl -X ${rest.method} "${SHELL_VARIABLES.serviceUrl}${path}"`,
-    ...headerLines,
-    `  -H "content-type: application/json"`,
-    `  -d ${shellQuote(JSON.stringify(input))}`,
-  ].join(" \\\n");
+  return [`curl -X ${rest.method} "${SHELL_VARIABLES.serviceUrl}${path}"`, ...headerLines, `  -H "content-type: application/json"`, `  -d ${shellQuote(JSON.stringify(input))}`].join(" \\\n");
 }
 
 /** The gRPC call as a grpcurl command line, reading the .proto files of this repository. */
@@ -280,14 +273,7 @@ export function operationTable(ops: readonly IrOperation[], options: { link?: (o
   const header = ["operation", ...(options.method ? ["method"] : []), "kind", ...PROTOCOLS.map((p) => `${PROTOCOL_LABEL[p]} since`), "destructive", "auth"];
   const rows = ops.map((op) => {
     const name = options.link ? `[\`${op.name}\`](${options.link(op)})` : `\`${op.name}\``;
-    return [
-      name,
-      ...(options.method ? [`\`${options.method(op)}\``] : []),
-      op.kind,
-      ...PROTOCOLS.map((p) => op[p]?.since ?? "—"),
-      op.destructive ? "**yes**" : "",
-      `\`${op.auth}\``,
-    ];
+    return [name, ...(options.method ? [`\`${options.method(op)}\``] : []), op.kind, ...PROTOCOLS.map((p) => op[p]?.since ?? "—"), op.destructive ? "**yes**" : "", `\`${op.auth}\``];
   });
   return [header, header.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }

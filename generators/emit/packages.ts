@@ -88,7 +88,19 @@ type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 // undici: REST and GraphQL with a private CA or a client certificate (ClientConfig.tls), loaded only then.
 const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "undici"];
 const MCP_DEPENDENCIES: Dependency[] = [...SDK_DEPENDENCIES, "@modelcontextprotocol/sdk"];
-const SERVER_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@grpc/grpc-js", "@grpc/reflection", "grpc-health-check", "graphql", "protobufjs", "proxy-addr", "forwarded-parse", "rate-limiter-flexible"];
+const SERVER_DEPENDENCIES: Dependency[] = [
+  "@bufbuild/protobuf",
+  "@connectrpc/connect",
+  "@connectrpc/connect-node",
+  "@grpc/grpc-js",
+  "@grpc/reflection",
+  "grpc-health-check",
+  "graphql",
+  "protobufjs",
+  "proxy-addr",
+  "forwarded-parse",
+  "rate-limiter-flexible",
+];
 
 /** `./generated/client/index.js` for `generated/client/index.ts`. */
 const compiled = (source: string, extension: ".js" | ".d.ts") => `./${source.replace(/\.ts$/, extension)}`;
@@ -176,11 +188,7 @@ function sdkReadme(ir: Ir): string {
   const credentials = onAdmin ? adminSecretOption(ir) : ir.api.features.clientId ? `, clientId: "my-app"` : "";
   const versionRead = operationByName(ir, ir.versionOperations[ir.docExamples.surface]);
   const firstOperation = versionRead ?? operationByName(ir, ir.docExamples.read) ?? operationByName(ir, ir.docExamples.list);
-  const firstCall = versionRead
-    ? `const meta = await ${variable}.${versionRead.camelName}();\nconsole.log(meta.version);`
-    : firstOperation
-      ? exampleCall(ir, variable, firstOperation)
-      : "";
+  const firstCall = versionRead ? `const meta = await ${variable}.${versionRead.camelName}();\nconsole.log(meta.version);` : firstOperation ? exampleCall(ir, variable, firstOperation) : "";
   const withInput = exampleWithInput(ir, client);
   const inputCall = withInput ? `const answer = await ${variable}.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : firstCall;
   const admin = onAdmin ? versionRead : undefined;
@@ -191,13 +199,19 @@ function sdkReadme(ir: Ir): string {
     ...(clients.includes("AdminClient")
       ? [
           `const admin = new AdminClient({
-  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${ir.api.features.adminSecret ? `
-  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}` : ""}
+  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${
+    ir.api.features.adminSecret
+      ? `
+  adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}`
+      : ""
+  }
   protocol: "graphql", // graphql (default), rest or grpc
 });`,
         ]
       : []),
-    ...(clients.includes("UserClient") ? [`const ${onAdmin ? "user" : "client"} = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`] : []),
+    ...(clients.includes("UserClient")
+      ? [`const ${onAdmin ? "user" : "client"} = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`]
+      : []),
   ];
   const sections = [
     `# ${name}`,
@@ -273,7 +287,10 @@ function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
 export { createGrpcTransport } from "${RUNTIME_PACKAGE}/client/grpc.js";
 export type { Transport, TransportSettings } from "${RUNTIME_PACKAGE}/client/transport.js";
 export { grpcServices } from "./grpc-services.js";
-${[...protoFiles].sort().map((file) => `export * from "${protobufEsModule(file)}";`).join("\n")}
+${[...protoFiles]
+  .sort()
+  .map((file) => `export * from "${protobufEsModule(file)}";`)
+  .join("\n")}
 `;
   return { path: GRPC_ENTRY, content };
 }
@@ -286,13 +303,15 @@ function serverReadme(ir: Ir): string {
   const withInput = exampleWithInput(ir, ir.docExamples.surface === "admin" ? "AdminClient" : "UserClient");
   /** A method of the examples answering a sample of its output. */
   const answering = (op: IrOperation, which: "required" | "all", params: string) =>
-    `\n  async ${op.camelName}(${params}) {\n    return {\n${Object.entries(sampleMessage(ir, op.output, which)).map(([field, value]) => `      ${field}: ${jsLiteral(value)},`).join("\n")}\n    };\n  },`;
+    `\n  async ${op.camelName}(${params}) {\n    return {\n${Object.entries(sampleMessage(ir, op.output, which))
+      .map(([field, value]) => `      ${field}: ${jsLiteral(value)},`)
+      .join("\n")}\n    };\n  },`;
   const metaMethod = answering(versionOp, "all", "input, context");
   // Messages never repeat a caller's value (it may be a secret), so the example names none.
-  const notFound = withInput
-    ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", "nothing matches");\n  },`
-    : "";
-  const write = ir.operations.find((op) => op.kind === "write" && op.auth === "admin_secret" && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2);
+  const notFound = withInput ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", "nothing matches");\n  },` : "";
+  const write = ir.operations.find(
+    (op) => op.kind === "write" && op.auth === "admin_secret" && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2,
+  );
   const writeMethod = write ? answering(write, "required", "input") : "";
   const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
   const authLevels = new Set(ir.operations.map((op) => op.auth));
@@ -311,7 +330,7 @@ function serverReadme(ir: Ir): string {
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
     `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
-    "The types are ES modules for Node's own resolution; a consumer's `tsconfig.json` needs `\"module\": \"NodeNext\"` (or `\"Node16\"`) with the matching `moduleResolution`, and `\"types\": [\"node\"]`, which TypeScript 7 no longer assumes (tested with the toolchain's TypeScript and with 7):",
+    'The types are ES modules for Node\'s own resolution; a consumer\'s `tsconfig.json` needs `"module": "NodeNext"` (or `"Node16"`) with the matching `moduleResolution`, and `"types": ["node"]`, which TypeScript 7 no longer assumes (tested with the toolchain\'s TypeScript and with 7):',
     fence("json", JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, types: ["node"] } }, null, 2)),
     "## A service of a few operations",
     fence(
@@ -338,12 +357,18 @@ export const implementation: Implementation = {${metaMethod}${notFound}
     ),
     "Each method receives the validated input (snake_case names, as on the wire) and a `CallContext` (`principal`, `protocol`, `headers`, `cookies`, `setCookie`" +
       (adminSession ? ", `adminSessions`" : "") +
-      "), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" + `${name}/types` + "`.",
+      "), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" +
+      `${name}/types` +
+      "`.",
     "## Serve",
     fence(
       "ts",
-      `const server = createServer(implementation, {${adminSecret ? `
-  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}` : ""}
+      `const server = createServer(implementation, {${
+        adminSecret
+          ? `
+  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}`
+          : ""
+      }
   port: 8080, // GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...), Connect and gRPC-Web
   grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1
   verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
@@ -363,10 +388,15 @@ const { httpUrl, grpcEndpoint } = await server.listen();
         : `| \`bodyLimitBytes\` | largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
-      `| \`store\` | where ${[adminSecret ? "lockout counts" : "", adminSession ? "admin sessions" : "", "rate-limit counters"].filter(Boolean).join(", ").replace(/, (?=[^,]*$)/, " and ")} live: \`memoryStore()\` (default, this process) or \`redisStore(url)\` (shared by replicas; needs \`ioredis\`) |`,
+      `| \`store\` | where ${[adminSecret ? "lockout counts" : "", adminSession ? "admin sessions" : "", "rate-limit counters"]
+        .filter(Boolean)
+        .join(", ")
+        .replace(/, (?=[^,]*$)/, " and ")} live: \`memoryStore()\` (default, this process) or \`redisStore(url)\` (shared by replicas; needs \`ioredis\`) |`,
       "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`) on the HTTP port (REST, GraphQL, Connect, gRPC-Web, MCP): a hop count or a list of addresses and CIDR ranges; default none |",
       "| `grpcTrustProxy` | the same for the gRPC port, whose callers' own forwarding metadata is otherwise ignored; default none |",
-      ...(adminSecret ? ["| `globalLockout` | wrong admin secrets from all addresses together before every admin-secret check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |"] : []),
+      ...(adminSecret
+        ? ["| `globalLockout` | wrong admin secrets from all addresses together before every admin-secret check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |"]
+        : []),
       "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
       "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
       "| `tracing` | off by default; `true` makes one OpenTelemetry span per traced call, continuing the caller's trace: a call follows its caller's sampling decision, and `{ sampleRatio }` (default 0.1) of the calls that start a trace are traced; calls not traced cost no span work; needs `@opentelemetry/api` and the service's SDK |",
@@ -378,10 +408,20 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| hook | asked for | without it |",
       "|---|---|---|",
       ...(authLevels.has("user") || authLevels.has("org_admin")
-        ? ["| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |"]
+        ? [
+            "| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |",
+          ]
         : []),
-      ...(authLevels.has("org_admin") ? [`| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${authText(ir, "org_admin")}): whether this user administers the organization the validated input names | only the admin may call them |`] : []),
-      ...(authLevels.has("api_key") ? [`| \`verifyApiKey(key)\` | auth \`api_key\`: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`] : []),
+      ...(authLevels.has("org_admin")
+        ? [
+            `| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${authText(ir, "org_admin")}): whether this user administers the organization the validated input names | only the admin may call them |`,
+          ]
+        : []),
+      ...(authLevels.has("api_key")
+        ? [
+            `| \`verifyApiKey(key)\` | auth \`api_key\`: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`,
+          ]
+        : []),
       ...(authLevels.has("scim_token") ? ["| `verifyScimToken(token)` | auth `scim_token`: the organization of a SCIM endpoint's bearer token, or `null` | every SCIM call is UNAUTHENTICATED |"] : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
       "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",
@@ -395,29 +435,36 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `port` | Connect and gRPC-Web at `/<package>.<Service>/<Method>`, over HTTP/1.1 and HTTP/2 cleartext, beside GraphQL and REST (no CORS) |",
     ].join("\n"),
     fence("sh", `grpcurl -plaintext localhost:${ir.api.grpcPort} list\ngrpcurl -plaintext -d '{"service": ""}' localhost:${ir.api.grpcPort} grpc.health.v1.Health/Check`),
-    "Every RPC runs the same pipeline as GraphQL and REST. A message over `bodyLimitBytes` is RESOURCE_EXHAUSTED, one that does not decode INVALID_ARGUMENT, an unknown service or method UNIMPLEMENTED; errors the server raises carry their code in the `x-error-code` trailer (Connect: error metadata), so a RESOURCE_EXHAUSTED without it is a message too large (PAYLOAD_TOO_LARGE), with it a rate limit (TOO_MANY_REQUESTS). Health answers SERVING for `\"\"` and each service while the server listens. Request messages declare their scalar fields `optional`, so a required one left out is INVALID_ARGUMENT as on REST.",
+    'Every RPC runs the same pipeline as GraphQL and REST. A message over `bodyLimitBytes` is RESOURCE_EXHAUSTED, one that does not decode INVALID_ARGUMENT, an unknown service or method UNIMPLEMENTED; errors the server raises carry their code in the `x-error-code` trailer (Connect: error metadata), so a RESOURCE_EXHAUSTED without it is a message too large (PAYLOAD_TOO_LARGE), with it a rate limit (TOO_MANY_REQUESTS). Health answers SERVING for `""` and each service while the server listens. Request messages declare their scalar fields `optional`, so a required one left out is INVALID_ARGUMENT as on REST.',
     "## Production",
     [
       `- **Metrics**: \`api_operations_total{protocol,operation,code}\`, \`api_operation_duration_seconds{protocol,operation}\`, ${adminSecret ? "`api_admin_lockouts_total`, " : ""}\`api_rate_limited_total{class}\`; label values are only protocols, operation names, error codes and classes.`,
       "- **Traces**: one SERVER span per call named after the operation, with `api.operation`, `api.protocol`, `api.code`; the caller's context comes from `traceparent` (HTTP headers or gRPC metadata) through the registered propagator; no inputs or secrets.",
       "- **Health**: `server.health.status()` is `SERVING` or `NOT_SERVING`, `server.health.onChange(listener)` reports changes; `/readyz` and gRPC health follow it.",
       "- **Shutdown**: `await server.close({ graceMs: 10_000 })` stops accepting, lets calls in flight finish (HTTP/1.1 connections closed after their answer, HTTP/2 sessions sent GOAWAY), cuts the rest after `graceMs`, then closes the store. Call it on SIGTERM.",
-      `- Optional packages, installed only by a service that turns their option on: ${Object.keys(OPTIONAL_PACKAGES).map((name) => "`" + name + "`").join(", ")}. Without them \`listen()\` rejects with a \`MissingPackageError\` naming the command that installs them.`,
+      `- Optional packages, installed only by a service that turns their option on: ${Object.keys(OPTIONAL_PACKAGES)
+        .map((name) => "`" + name + "`")
+        .join(", ")}. Without them \`listen()\` rejects with a \`MissingPackageError\` naming the command that installs them.`,
     ].join("\n"),
     "## Replicas behind a load balancer",
     fence(
       "ts",
       `import { createServer, redisStore } from "${name}";
 
-const server = createServer(implementation, {${adminSecret ? `
-  adminSecret: process.env.ADMIN_SECRET!,` : ""}
+const server = createServer(implementation, {${
+        adminSecret
+          ? `
+  adminSecret: process.env.ADMIN_SECRET!,`
+          : ""
+      }
   store: redisStore(process.env.REDIS_URL!), // npm install ${"ioredis@" + OPTIONAL_PACKAGES.ioredis.range}
   trustProxy: ["10.0.0.0/8"], // the load balancer's addresses, or a hop count
 });`,
     ),
     `Replicas on one Redis share ${adminSecret ? "the admin-secret lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), " : ""}${adminSession ? "admin sessions (stored under the SHA-256 of their id, expiring by Redis TTL) and " : adminSecret ? "and " : ""}rate-limit counters, under the key prefix \`stubs:\` (\`keyPrefix\` changes it). ` +
       (adminSecret ? "While Redis cannot be reached, admin calls fail closed with UNAVAILABLE (HTTP 503 with `Retry-After`, gRPC 14) and succeed again once it is back; nothing is cached. " : "") +
-      "Without `trustProxy` (on the gRPC port, `grpcTrustProxy`) the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge " + (adminSecret ? "the lockout nor lock out someone else." : "a rate limit nor shut someone else out."),
+      "Without `trustProxy` (on the gRPC port, `grpcTrustProxy`) the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge " +
+      (adminSecret ? "the lockout nor lock out someone else." : "a rate limit nor shut someone else out."),
     "## Explorer",
     `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, ${adminSecret ? `with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and ` : "with "}every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
     "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",
@@ -446,13 +493,22 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
     grpcEntry(ir, protoFiles),
     {
       path: `${serverDir}/package.json`,
-      content: packageJson(ir, ir.api.serverPackage, `Server stubs of ${ir.api.title}: implement one interface, serve it over GraphQL, REST and gRPC.`, { ".": `${SERVER_DIR}/index.ts`, "./types": TYPES_MODULE }, SERVER_DEPENDENCIES, OPTIONAL_PEERS),
+      content: packageJson(
+        ir,
+        ir.api.serverPackage,
+        `Server stubs of ${ir.api.title}: implement one interface, serve it over GraphQL, REST and gRPC.`,
+        { ".": `${SERVER_DIR}/index.ts`, "./types": TYPES_MODULE },
+        SERVER_DEPENDENCIES,
+        OPTIONAL_PEERS,
+      ),
       header: false,
     },
     { path: `${serverDir}/README.md`, content: serverReadme(ir) },
     {
       path: `${MCP_PACKAGE_DIR}/package.json`,
-      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, undefined, { [mcpCommand(ir)]: MCP_MAIN }),
+      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, undefined, {
+        [mcpCommand(ir)]: MCP_MAIN,
+      }),
       header: false,
     },
     { path: `${MCP_PACKAGE_DIR}/README.md`, content: mcpReadme(ir) },

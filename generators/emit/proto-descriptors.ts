@@ -61,9 +61,7 @@ function commentText(text: string): string {
 }
 
 function buildFile(plan: ProtoFilePlan): FileDescriptorProto {
-  const locations: SourceCodeInfo_Location[] = [
-    create(SourceCodeInfo_LocationSchema, { path: [FILE_SYNTAX], leadingDetachedComments: [` ${GENERATED_NOTICE}\n`] }),
-  ];
+  const locations: SourceCodeInfo_Location[] = [create(SourceCodeInfo_LocationSchema, { path: [FILE_SYNTAX], leadingDetachedComments: [` ${GENERATED_NOTICE}\n`] })];
   const note = (path: number[], text: string) => {
     if (text) locations.push(location(path, text));
   };

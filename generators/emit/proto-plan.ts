@@ -6,11 +6,7 @@ import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
 
 export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
 
-export type ProtoFieldType =
-  | { kind: "scalar"; scalar: ProtoScalar }
-  | { kind: "enum"; typeName: string }
-  | { kind: "message"; typeName: string }
-  | { kind: "map"; key: "string"; value: "string" };
+export type ProtoFieldType = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string } | { kind: "message"; typeName: string } | { kind: "map"; key: "string"; value: "string" };
 
 export interface ProtoFieldPlan {
   name: string;
@@ -122,10 +118,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   typesFile.enums = ir.enums.map((e) => ({
     name: e.name,
     comment: e.description,
-    values: [
-      { name: e.protoZeroName, number: 0, comment: "" },
-      ...e.values.map((v) => ({ name: v.protoName, number: v.protoNumber, comment: v.description })),
-    ],
+    values: [{ name: e.protoZeroName, number: 0, comment: "" }, ...e.values.map((v) => ({ name: v.protoName, number: v.protoNumber, comment: v.description }))],
     reserved: e.reserved.map((r) => ({ name: r.protoName, number: r.number })),
   }));
   typesFile.messages = ir.messages.filter((m) => m.shared).map((m) => planMessage(m));
@@ -163,14 +156,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
 
   const files = [typesFile, ...groupFiles.values(), ...serviceFiles];
   for (const file of files) {
-    const uses = (typeName: string) =>
-      file.messages.some((m) => m.fields.some((f) => f.type.kind !== "scalar" && f.type.kind !== "map" && f.type.typeName === typeName));
+    const uses = (typeName: string) => file.messages.some((m) => m.fields.some((f) => f.type.kind !== "scalar" && f.type.kind !== "map" && f.type.typeName === typeName));
     const local = new Set([...file.messages.map((m) => qualified(m.name)), ...file.enums.map((e) => qualified(e.name))]);
     const referencesShared =
-      file !== typesFile &&
-      file.messages.some((m) =>
-        m.fields.some((f) => (f.type.kind === "message" || f.type.kind === "enum") && f.type.typeName !== STRUCT_TYPE && !local.has(f.type.typeName)),
-      );
+      file !== typesFile && file.messages.some((m) => m.fields.some((f) => (f.type.kind === "message" || f.type.kind === "enum") && f.type.typeName !== STRUCT_TYPE && !local.has(f.type.typeName)));
     if (uses(STRUCT_TYPE)) file.imports.unshift(STRUCT_FILE);
     if (referencesShared) file.imports.push(ir.proto.typesFile);
     file.imports.sort();

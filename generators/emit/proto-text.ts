@@ -25,10 +25,7 @@ function typeSpelling(field: ProtoFieldPlan, pkg: string): string {
 
 function reservedLines(reserved: readonly { name: string; number: number }[], indent: string): string[] {
   if (reserved.length === 0) return [];
-  return [
-    `${indent}reserved ${reserved.map((r) => r.number).join(", ")};`,
-    `${indent}reserved ${reserved.map((r) => `"${r.name}"`).join(", ")};`,
-  ];
+  return [`${indent}reserved ${reserved.map((r) => r.number).join(", ")};`, `${indent}reserved ${reserved.map((r) => `"${r.name}"`).join(", ")};`];
 }
 
 function printFile(file: ProtoFilePlan): string {
@@ -59,10 +56,7 @@ function printFile(file: ProtoFilePlan): string {
   for (const service of file.services) {
     lines.push(...comment(service.comment, ""), `service ${service.name} {`);
     for (const method of service.methods) {
-      const options = [
-        ...(method.deprecated ? ["option deprecated = true;"] : []),
-        ...(method.noSideEffects ? ["option idempotency_level = NO_SIDE_EFFECTS;"] : []),
-      ];
+      const options = [...(method.deprecated ? ["option deprecated = true;"] : []), ...(method.noSideEffects ? ["option idempotency_level = NO_SIDE_EFFECTS;"] : [])];
       const signature = `  rpc ${method.name}(${method.inputType.slice(file.package.length + 2)}) returns (${method.outputType.slice(file.package.length + 2)})`;
       lines.push(...comment(method.comment, "  "));
       if (options.length === 0) lines.push(`${signature};`);

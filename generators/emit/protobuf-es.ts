@@ -26,10 +26,7 @@ export function emitProtobufEs(descriptors: FileDescriptorProto[], filesToGenera
     parameter: PROTOC_GEN_ES_OPTIONS,
     protoFile: descriptors,
   });
-  const inputHash = createHash("sha256")
-    .update(`${protocGenEs.name} ${protocGenEs.version}\n`)
-    .update(toBinary(CodeGeneratorRequestSchema, request))
-    .digest("hex");
+  const inputHash = createHash("sha256").update(`${protocGenEs.name} ${protocGenEs.version}\n`).update(toBinary(CodeGeneratorRequestSchema, request)).digest("hex");
   return {
     name: "protoc-gen-es",
     inputHash,
@@ -54,14 +51,7 @@ export function emitBufConfig(): GeneratedFile[] {
     },
     {
       path: "proto/buf.gen.yaml",
-      content: [
-        "version: v2",
-        "plugins:",
-        "  - local: protoc-gen-es",
-        `    out: ../${PROTOBUF_ES_OUT}`,
-        `    opt: ${PROTOC_GEN_ES_OPTIONS}`,
-        "",
-      ].join("\n"),
+      content: ["version: v2", "plugins:", "  - local: protoc-gen-es", `    out: ../${PROTOBUF_ES_OUT}`, `    opt: ${PROTOC_GEN_ES_OPTIONS}`, ""].join("\n"),
     },
   ];
 }

@@ -7,15 +7,7 @@ import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../diagnostics.js";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
-import {
-  pythonArgumentName,
-  pythonAttributeName,
-  pythonClientName,
-  pythonIteratorName,
-  pythonMethodName,
-  pythonModuleName,
-  pythonResourceClassName,
-} from "./python-names.js";
+import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName } from "./python-names.js";
 import type { Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
@@ -120,9 +112,11 @@ function answerClassView(message: MessageFacts, names: Names) {
     name: names.answerClass.get(message.name)!,
     message: JSON.stringify(message.name),
     doc: docText(message.description || `Answer ${message.name}.`),
-    fields: message.fields.map(
-      (f): FieldView => ({ attr: pythonAttributeName(f.name), type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`, doc: fieldDoc(f, false) }),
-    ),
+    fields: message.fields.map((f): FieldView => ({
+      attr: pythonAttributeName(f.name),
+      type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`,
+      doc: fieldDoc(f, false),
+    })),
   };
 }
 
@@ -220,7 +214,9 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
       ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, ${op.pagination.pageSize ?? "None"})`
       : `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonAttributeName(op.pagination.nextCursorField!))})`
     : "None";
-  const gated = Object.entries(op.versionGated).filter(([, gatedOver]) => gatedOver).map(([p]) => p);
+  const gated = Object.entries(op.versionGated)
+    .filter(([, gatedOver]) => gatedOver)
+    .map(([p]) => p);
   const entries: [string, string][] = [
     ["name", pyLiteral(op.name)],
     ["pascal_name", pyLiteral(op.pascalName)],
@@ -245,7 +241,6 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   ];
   return entries.map(([key, value]) => ({ key, value }));
 }
-
 
 /** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
 function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
@@ -283,7 +278,11 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
       name: "verify",
       doc: "TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.",
     },
-    { decl: "cert: ClientCert | None = None", name: "cert", doc: "A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client." },
+    {
+      decl: "cert: ClientCert | None = None",
+      name: "cert",
+      doc: "A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.",
+    },
     { decl: "grpc_tls: bool | None = None", name: "grpc_tls", doc: "gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://." },
     { decl: "grpc_root_certificates: bytes | None = None", name: "grpc_root_certificates", doc: "PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots)." },
     { decl: "grpc_client_cert: bytes | None = None", name: "grpc_client_cert", doc: "PEM client certificate chain of gRPC over TLS (default: cert's)." },
@@ -384,11 +383,7 @@ function typeModules(
           : `Types only the operations of group ${ir.groups.find((g) => pythonModuleName(g.name) === module.file)!.name} reach.`,
       ),
       importBlock: importBlock([
-        [
-          ...importLine("collections.abc", ["Mapping", "Sequence"], code),
-          ...(module.answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []),
-          `from typing import ${typing.join(", ")}`,
-        ],
+        [...importLine("collections.abc", ["Mapping", "Sequence"], code), ...(module.answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []), `from typing import ${typing.join(", ")}`],
         [
           ...importLine(".._model", ["JsonInput", "JsonObject", "Model"], [...code, ...(module.answerClasses.length > 0 ? ["Model"] : [])]),
           ...(module.file === SHARED_TYPES_MODULE ? [] : importLine(`.${SHARED_TYPES_MODULE}`, shared, code)),
@@ -436,13 +431,17 @@ function errorView(facts: SdkFacts) {
     literal: all.map(pyLiteral).join(", "),
     httpTable: errors.server.map((e) => `${pyLiteral(e.code)}: ${e.http}`).join(", "),
     grpcTable: errors.server.map((e) => `${pyLiteral(e.code)}: ${e.grpc}`).join(", "),
-    oauthTable: Object.entries(errors.oauth).map(([error, code]) => `${pyLiteral(error)}: ${pyLiteral(code)}`).join(", "),
+    oauthTable: Object.entries(errors.oauth)
+      .map(([error, code]) => `${pyLiteral(error)}: ${pyLiteral(code)}`)
+      .join(", "),
     transientCodes: errors.transientCodes.map(pyLiteral).join(", "),
     transientStatuses: errors.transientHttpStatuses.join(", "),
     httpFallbackServer: pyLiteral(errors.httpFallback.serverError),
     httpFallbackOther: pyLiteral(errors.httpFallback.otherwise),
     grpcFallback: pyLiteral(errors.grpcFallback),
-    bareGrpcTable: Object.entries(errors.grpcBareStatuses).map(([status, code]) => `${status}: ${pyLiteral(code)}`).join(", "),
+    bareGrpcTable: Object.entries(errors.grpcBareStatuses)
+      .map(([status, code]) => `${status}: ${pyLiteral(code)}`)
+      .join(", "),
     faults: Object.entries(errors.faults).map(([fault, code]) => ({ name: `_${fault.replace(/[A-Z]/g, (c) => `_${c}`).toUpperCase()}`, code: pyLiteral(code) })),
     grpcFallbackName: errors.grpcFallback,
     refusalCode: pyLiteral(facts.texts.refusalCode),
@@ -519,27 +518,31 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
   const message = (name: string) => facts.messages.find((m) => m.name === name)!;
   const method = (name: string) => methods.get(name)!.name;
   const attr = pythonAttributeName;
-  const readView = read && (() => {
-    const output = message(operation(read).output);
-    const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
-    return { method: method(read), field: shown ? attr(shown.name) : undefined };
-  })();
-  const listView = list && (() => {
-    const op = operation(list);
-    const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
-    const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
-    const shown = fields.find((f) => f.name !== "id") ?? fields[0];
-    const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
-    const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
-    const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
-    return {
-      method: method(list),
-      pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
-      iterator: methods.get(list)!.iterators[0]!.name,
-      item,
-      print: shown ? `${item}.${attr(shown.name)}` : item,
-    };
-  })();
+  const readView =
+    read &&
+    (() => {
+      const output = message(operation(read).output);
+      const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
+      return { method: method(read), field: shown ? attr(shown.name) : undefined };
+    })();
+  const listView =
+    list &&
+    (() => {
+      const op = operation(list);
+      const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+      const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
+      const shown = fields.find((f) => f.name !== "id") ?? fields[0];
+      const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
+      const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
+      const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
+      return {
+        method: method(list),
+        pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
+        iterator: methods.get(list)!.iterators[0]!.name,
+        item,
+        print: shown ? `${item}.${attr(shown.name)}` : item,
+      };
+    })();
   const admin = ir.docExamples.surface === "admin";
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
@@ -583,7 +586,11 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
   const resources = resourceModules(ir, facts, methods, typeNames);
   const clients = clientViews(ir, facts, methods, resources);
-  const types = typeModules(ir, facts, { enums, answerClasses: answerMessages.map((m, i) => [m.name, answerClasses[i]!] as const), inputDicts: inputMessages.map((m, i) => [m.name, inputDicts[i]!] as const) });
+  const types = typeModules(ir, facts, {
+    enums,
+    answerClasses: answerMessages.map((m, i) => [m.name, answerClasses[i]!] as const),
+    inputDicts: inputMessages.map((m, i) => [m.name, inputDicts[i]!] as const),
+  });
   const clientCode = clients.flatMap((c) => c.params);
   const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
   const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
@@ -602,7 +609,9 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     apiKeyHeader: facts.service.apiKeyHeader,
     grpcPort: facts.service.grpcPort,
     examples: pythonExamples(ir, facts, methods),
-    versionOperations: Object.values(ir.versionOperations).map((name) => `\`${name}\``).join(" / "),
+    versionOperations: Object.values(ir.versionOperations)
+      .map((name) => `\`${name}\``)
+      .join(" / "),
     // The clients the API has, as the README's first paragraph names them.
     clientSummary: facts.clients
       .map((client) => {
@@ -662,9 +671,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     enums,
     messages: facts.messages.map((m) => ({
       key: pyLiteral(m.name),
-      fields: m.fields.map((f) =>
-        [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", "),
-      ),
+      fields: m.fields.map((f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ")),
     })),
     operations,
     schemaImports: importLine("._facts", ["Field", "GraphqlBinding", "GrpcBinding", "Operation", "Pagination", "RestBinding"], schemaCode),
@@ -675,7 +682,15 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     clientImports: {
       collections: importLine("collections.abc", ["Mapping"], clientCode),
       bases: importOrder(new Set(clients.map((c) => c.bases[0]!))).join(", "),
-      resources: [...resources].sort((a, b) => ascii(a.file, b.file)).flatMap((module) => importLine(`.resources.${module.file}`, module.classes.map((c) => c.name), module.classes.map((c) => c.name))),
+      resources: [...resources]
+        .sort((a, b) => ascii(a.file, b.file))
+        .flatMap((module) =>
+          importLine(
+            `.resources.${module.file}`,
+            module.classes.map((c) => c.name),
+            module.classes.map((c) => c.name),
+          ),
+        ),
       types: importLine(".types", typeNames, clientCode),
     },
     typesInit: {

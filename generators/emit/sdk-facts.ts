@@ -20,7 +20,20 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import { PROTOCOLS, type ApiFeatures, type AuthLevel, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
+import {
+  PROTOCOLS,
+  type ApiFeatures,
+  type AuthLevel,
+  type Pagination,
+  type Ir,
+  type IrField,
+  type IrMessage,
+  type IrOperation,
+  type Protocol,
+  type RestBinding,
+  type Scalar,
+  type Surface,
+} from "../ir.js";
 import { clientClasses, graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
@@ -234,7 +247,13 @@ function rangeText(range: { minimum: number; maximum: number }): string {
  */
 function paginationFacts(pagination: Exclude<Pagination, { style: "none" }>): NonNullable<OperationFacts["pagination"]> {
   const token = pagination.style === "token" ? pagination : undefined;
-  return { style: pagination.style, itemsField: pagination.itemsField, pageSize: iteratorPageSize(pagination), cursorField: token?.cursorField ?? null, nextCursorField: token?.nextCursorField ?? null };
+  return {
+    style: pagination.style,
+    itemsField: pagination.itemsField,
+    pageSize: iteratorPageSize(pagination),
+    cursorField: token?.cursorField ?? null,
+    nextCursorField: token?.nextCursorField ?? null,
+  };
 }
 
 export function iteratorPageSize(pagination: Pagination): number | null {
@@ -328,12 +347,13 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       { role: "admin", surfaces: ["admin"] },
       { role: "user", surfaces: ["user", "oauth"] },
     ] as const
-  ).map(({ role, surfaces }) => ({
-    role,
-    surfaces: [...surfaces],
-    versionOperation: ir.versionOperations[surfaces[0]] ?? null,
-    operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
-  }))
+  )
+    .map(({ role, surfaces }) => ({
+      role,
+      surfaces: [...surfaces],
+      versionOperation: ir.versionOperations[surfaces[0]] ?? null,
+      operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
+    }))
     // A client only where the API has operations for it: an API without admin operations has no admin client.
     .filter((client) => clientClasses(ir).includes(client.role === "admin" ? "AdminClient" : "UserClient"));
   const serverCodes: readonly string[] = ERROR_CODES;

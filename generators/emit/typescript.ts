@@ -31,7 +31,6 @@ function messageOf(ir: Ir, field: IrField): IrMessage {
 
 // ---------------------------------------------------------------- schema.ts
 
-
 /**
  * A field in the compact syntax of runtime/schema.ts: `name:type[]!#secret=protoName`. The
  * protobuf-es property is written only where it is not the field's JSON name (protoc's rule, which
@@ -85,7 +84,9 @@ export const schema = defineSchema({
   adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
   apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
   orgAdminRole: ${quote(ir.api.orgAdminRole)},
-  features: { ${Object.entries(ir.api.features).map(([name, used]) => `${name}: ${used}`).join(", ")} },
+  features: { ${Object.entries(ir.api.features)
+    .map(([name, used]) => `${name}: ${used}`)
+    .join(", ")} },
   grpcPort: ${ir.api.grpcPort},
   restPrefix: ${quote(ir.api.restPrefix)},
   enums: {
@@ -128,19 +129,14 @@ function outputInterface(ir: Ir, message: IrMessage): string {
 }
 
 function inputInterface(ir: Ir, message: IrMessage): string {
-  const fields = message.fields.map(
-    (f) => `${doc(describedField(ir, f, true), "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`,
-  );
+  const fields = message.fields.map((f) => `${doc(describedField(ir, f, true), "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`);
   return `${doc(message.description)}export interface ${message.graphqlInputName} {\n${fields.join("\n")}\n}`;
 }
 
 function emitTypes(ir: Ir): GeneratedFile {
   // JsonObject is imported only where a field uses it (an unused import fails noUnusedLocals); it is exported either way.
   const usesJson = ir.messages.some((message) => message.fields.some((f) => f.type.kind === "scalar" && f.type.scalar === "json"));
-  const blocks: string[] = [
-    ...(usesJson ? [`import type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`] : []),
-    `export type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`,
-  ];
+  const blocks: string[] = [...(usesJson ? [`import type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`] : []), `export type { JsonObject } from "${RUNTIME_PACKAGE}/json.js";`];
   for (const e of ir.enums) {
     blocks.push(`${doc(e.description)}export type ${e.name} = ${e.values.map((v) => quote(v.name)).join(" | ")};`);
   }
@@ -192,7 +188,10 @@ function emitServer(ir: Ir): GeneratedFile[] {
 
   const handlers = `import type { CallContext, Reply } from "${RUNTIME_PACKAGE}/server/context.js";
 import type {
-${[...typeNames].sort().map((n) => `  ${n},`).join("\n")}
+${[...typeNames]
+  .sort()
+  .map((n) => `  ${n},`)
+  .join("\n")}
 } from "../types.js";
 
 ${interfaces.join("\n\n")}
@@ -244,11 +243,7 @@ export function createServer(implementation: Partial<Implementation>, options: O
   );
 }
 `;
-  return [
-    emitRulesModule(ir),
-    { path: `${SERVER_DIR}/handlers.ts`, content: handlers },
-    { path: `${SERVER_DIR}/index.ts`, content: index },
-  ];
+  return [emitRulesModule(ir), { path: `${SERVER_DIR}/handlers.ts`, content: handlers }, { path: `${SERVER_DIR}/index.ts`, content: index }];
 }
 
 /** The validation rules of the manifest, for the server only: clients check types, the server checks rules. */

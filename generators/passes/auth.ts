@@ -14,8 +14,7 @@ export function checkAuth(rawOp: RawOperation, opPath: readonly (string | number
   const auth = rawOp.auth as AuthLevel;
   const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
   if (!allowedAuth.includes(auth)) {
-    report("auth-not-allowed", [...opPath, "auth"], subject,
-      `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
+    report("auth-not-allowed", [...opPath, "auth"], subject, `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
   }
 }
 

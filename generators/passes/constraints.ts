@@ -34,7 +34,10 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
   if (only("maximum", isNumber, "number fields")) constraints.maximum = spec.maximum!;
   if (scalar === "int32" || scalar === "int64") {
     const range = INTEGER_RANGES[scalar];
-    for (const [key, bound] of [["minimum", range.minimum], ["maximum", range.maximum]] as const) {
+    for (const [key, bound] of [
+      ["minimum", range.minimum],
+      ["maximum", range.maximum],
+    ] as const) {
       const declared = constraints[key];
       if (declared !== undefined && (!Number.isInteger(declared) || declared < range.minimum || declared > range.maximum)) {
         fail(key, `${key} ${declared} is not an ${scalar} value (${range.minimum} to ${range.maximum})`);

@@ -4,8 +4,70 @@ import parseSpdx from "spdx-expression-parse";
 import type { PathSegment, RawManifest } from "../load.js";
 import type { Ir, PackageMetadata } from "../ir.js";
 
-export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set(["False", "None", "True", "and", "as", "assert", "async", "await", "break", "class", "continue", "def", "del", "elif", "else", "except", "finally", "for", "from", "global", "if", "import", "in", "is", "lambda", "nonlocal", "not", "or", "pass", "raise", "return", "try", "while", "with", "yield"]);
-const GO_KEYWORDS = new Set(["break", "case", "chan", "const", "continue", "default", "defer", "else", "fallthrough", "for", "func", "go", "goto", "if", "import", "interface", "map", "package", "range", "return", "select", "struct", "switch", "type", "var"]);
+export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([
+  "False",
+  "None",
+  "True",
+  "and",
+  "as",
+  "assert",
+  "async",
+  "await",
+  "break",
+  "class",
+  "continue",
+  "def",
+  "del",
+  "elif",
+  "else",
+  "except",
+  "finally",
+  "for",
+  "from",
+  "global",
+  "if",
+  "import",
+  "in",
+  "is",
+  "lambda",
+  "nonlocal",
+  "not",
+  "or",
+  "pass",
+  "raise",
+  "return",
+  "try",
+  "while",
+  "with",
+  "yield",
+]);
+const GO_KEYWORDS = new Set([
+  "break",
+  "case",
+  "chan",
+  "const",
+  "continue",
+  "default",
+  "defer",
+  "else",
+  "fallthrough",
+  "for",
+  "func",
+  "go",
+  "goto",
+  "if",
+  "import",
+  "interface",
+  "map",
+  "package",
+  "range",
+  "return",
+  "select",
+  "struct",
+  "switch",
+  "type",
+  "var",
+]);
 
 export const majorVersion = (version: string) => Number(/^(\d+)/.exec(version)?.[1] ?? 0);
 
@@ -37,7 +99,10 @@ export function resolvePackages(
   if (GO_KEYWORDS.has(go.package)) fail(["packages", "go", "package"], `'${go.package}' is a Go keyword; choose another package name`);
   const suffix = /\/v(\d+)$/.exec(goModule);
   if (suffix && Number(suffix[1]) >= 2 && Number(suffix[1]) !== majorVersion(api.version)) {
-    fail(["packages", "go", "module"], `'${goModule}' ends in /v${suffix[1]}, but version ${api.version} is major version ${majorVersion(api.version)}; Go needs the suffix to match the major version`);
+    fail(
+      ["packages", "go", "module"],
+      `'${goModule}' ends in /v${suffix[1]}, but version ${api.version} is major version ${majorVersion(api.version)}; Go needs the suffix to match the major version`,
+    );
   }
   const metadata: PackageMetadata = { description: api.description ?? api.title, keywords: api.keywords ?? [] };
   if (api.license !== undefined) metadata.license = api.license;

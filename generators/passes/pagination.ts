@@ -6,13 +6,7 @@ import type { IrMessage, Pagination } from "../ir.js";
 /** The cursor field of both input and answer unless the manifest names them (pagination: { style: token, cursor, next_cursor }). */
 export const DEFAULT_CURSOR_FIELD = "continuation_token";
 
-export function resolvePagination(
-  rawOp: RawOperation,
-  input: IrMessage,
-  output: IrMessage,
-  sharedByName: ReadonlyMap<string, IrMessage>,
-  fail: (message: string) => void,
-): Pagination {
+export function resolvePagination(rawOp: RawOperation, input: IrMessage, output: IrMessage, sharedByName: ReadonlyMap<string, IrMessage>, fail: (message: string) => void): Pagination {
   const declared = rawOp.pagination ?? "none";
   const style = typeof declared === "string" ? declared : declared.style;
   if (style === "none") return { style };

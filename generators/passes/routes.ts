@@ -11,8 +11,13 @@ type Path = readonly (string | number)[];
 /** Reports a route declared where it cannot apply, and a token route off REST or without its path. */
 export function checkRouteDeclaration(rawOp: RawOperation, protocols: readonly Protocol[], opPath: Path, subject: string, report: Report): void {
   if (rawOp.route !== undefined && rawOp.protocols.rest === undefined) {
-    report("route-without-rest", [...opPath, "route"], subject,
-      `declares a REST route but is not carried over rest (protocols: ${protocols.join(", ")}); add rest to protocols or remove route`, "key");
+    report(
+      "route-without-rest",
+      [...opPath, "route"],
+      subject,
+      `declares a REST route but is not carried over rest (protocols: ${protocols.join(", ")}); add rest to protocols or remove route`,
+      "key",
+    );
   }
   if (rawOp.surface === "oauth") {
     const others = protocols.filter((p) => p !== "rest");
@@ -69,7 +74,14 @@ export function restBinding(
   } else {
     // /books/{id} and /books/count: a request for the book "count" could reach either.
     const overlap = [...routes].find(([key]) => key.startsWith(`${method} `) && segmentsOverlap(key.slice(method.length + 1), shape));
-    if (overlap) report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} overlaps ${method} ${overlap[1].path} of operation '${overlap[1].name}': one request could match both`, "key");
+    if (overlap)
+      report(
+        "duplicate-route",
+        [...opPath, "route"],
+        subject,
+        `REST route ${method} ${path} overlaps ${method} ${overlap[1].path} of operation '${overlap[1].name}': one request could match both`,
+        "key",
+      );
   }
   routes.set(routeKey, { name, path });
   const seen = new Set<string>();
@@ -77,15 +89,21 @@ export function restBinding(
     const field = input.fields.find((f) => f.name === param);
     if (seen.has(param)) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path names {${param}} twice`);
     else if (!field) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path segment {${param}} names no input field; add '${param}' to the input or rename the segment`);
-    else if (!field.required || !fitsText(field)) report("invalid-route-param", [...opPath, "route", "path"], subject, `the path segment {${param}} needs a required string, number, bool or enum input field; '${param}' is not`);
+    else if (!field.required || !fitsText(field))
+      report("invalid-route-param", [...opPath, "route", "path"], subject, `the path segment {${param}} needs a required string, number, bool or enum input field; '${param}' is not`);
     seen.add(param);
   }
   const inQuery = QUERY_METHODS.has(method);
   if (inQuery) {
     for (const field of input.fields) {
       if (!seen.has(field.name) && !fitsText(field)) {
-        report("get-field-not-in-query", [...opPath, "input", field.name], subject,
-          `a ${method} route carries its input in the query string, which cannot hold field '${field.name}'; use POST`, "key");
+        report(
+          "get-field-not-in-query",
+          [...opPath, "input", field.name],
+          subject,
+          `a ${method} route carries its input in the query string, which cannot hold field '${field.name}'; use POST`,
+          "key",
+        );
       }
     }
   }

@@ -10,8 +10,7 @@ export function checkMinimumVersions(rawOp: RawOperation, protocols: readonly Pr
   for (const protocol of protocols) {
     const since = rawOp.protocols[protocol]!;
     if (semver.valid(since) && semver.valid(apiVersion) && semver.gt(since, apiVersion)) {
-      report("version-ahead", [...opPath, "protocols", protocol], subject,
-        `minimum version ${since} on ${protocol} is newer than api.version ${apiVersion}; raise api.version or lower the minimum`);
+      report("version-ahead", [...opPath, "protocols", protocol], subject, `minimum version ${since} on ${protocol} is newer than api.version ${apiVersion}; raise api.version or lower the minimum`);
     }
   }
 }
@@ -21,8 +20,12 @@ export function checkAcceptedVersions(api: RawManifest["api"], report: Report): 
   const apiVersion = api.version;
   (api.breaking_changes_accepted ?? []).forEach((entry, index) => {
     if (entry.version !== undefined && semver.valid(entry.version) && semver.valid(apiVersion) && semver.gt(entry.version, apiVersion)) {
-      report("version-ahead", ["api", "breaking_changes_accepted", index, "version"], "api",
-        `breaking change '${entry.change}' is accepted for version ${entry.version}, newer than api.version ${apiVersion}; raise api.version or correct the acceptance's version`);
+      report(
+        "version-ahead",
+        ["api", "breaking_changes_accepted", index, "version"],
+        "api",
+        `breaking change '${entry.change}' is accepted for version ${entry.version}, newer than api.version ${apiVersion}; raise api.version or correct the acceptance's version`,
+      );
     }
   });
 }

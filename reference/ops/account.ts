@@ -126,7 +126,12 @@ async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPu
   return record.purpose;
 }
 
-export function accountOperations({ core, tokens, sessions, events }: Deps): Operations<
+export function accountOperations({
+  core,
+  tokens,
+  sessions,
+  events,
+}: Deps): Operations<
   | "signup"
   | "login"
   | "magicLinkLogin"
@@ -227,7 +232,9 @@ export function accountOperations({ core, tokens, sessions, events }: Deps): Ope
       const guessKey = `password:${input.email ? normalizeEmail(input.email) : input.phone_number!}`;
       await assertGuessesLeft(core, guessKey);
       const user = input.email ? await userByEmail(core, input.email) : await userByPhone(core, input.phone_number!);
-      const passwordOk = user?.password_hash ? await verifyPassword(input.password, user.password_hash) : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy", config.passwordHashCost)));
+      const passwordOk = user?.password_hash
+        ? await verifyPassword(input.password, user.password_hash)
+        : await verifyPassword(input.password, await (decoyHash ??= hashPassword("decoy", config.passwordHashCost)));
       if (!user || !passwordOk) {
         await countWrongGuess(core, guessKey);
         throw new ServiceError("UNAUTHENTICATED", BAD_CREDENTIALS);

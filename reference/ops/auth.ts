@@ -57,9 +57,11 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
       const taken = () => refused("an admin is configured already; use admin_login");
       if (await core.storage.adminSecrets.get("admin")) throw taken();
       // The database decides a race: of two calls at once, one inserts and the other is refused.
-      await core.storage.adminSecrets.insert({ id: "admin", secret_hash: await hashPassword(input.admin_secret, core.config.passwordHashCost), created_at: nowSeconds(core) }).catch((error: unknown) => {
-        throw error instanceof ServiceError && error.code === "ALREADY_EXISTS" ? taken() : error;
-      });
+      await core.storage.adminSecrets
+        .insert({ id: "admin", secret_hash: await hashPassword(input.admin_secret, core.config.passwordHashCost), created_at: nowSeconds(core) })
+        .catch((error: unknown) => {
+          throw error instanceof ServiceError && error.code === "ALREADY_EXISTS" ? taken() : error;
+        });
       const sessions = context.adminSessions;
       const session = await sessions.open();
       context.setCookie(sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });

@@ -86,12 +86,7 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
       const now = nowSeconds(core);
       const graceEnds = now + core.config.clientSecretGraceSeconds;
       const { secret, hash } = newSecret(core);
-      client.secrets = [
-        ...client.secrets
-          .filter((s) => s.expires_at === null || s.expires_at > now)
-          .map((s) => (s.expires_at === null ? { ...s, expires_at: graceEnds } : s)),
-        hash,
-      ];
+      client.secrets = [...client.secrets.filter((s) => s.expires_at === null || s.expires_at > now).map((s) => (s.expires_at === null ? { ...s, expires_at: graceEnds } : s)), hash];
       client.updated_at = now;
       await storage.clients.put(client);
       return { client: publicClient(client), client_secret: secret };

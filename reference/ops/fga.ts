@@ -71,9 +71,7 @@ function decodeContinuation(token: string): number {
   throw invalid("continuation_token", "is not a token this service handed out");
 }
 
-export function fgaOperations({ core }: Deps): Operations<
-  "fgaGetModel" | "fgaWriteModel" | "fgaWriteTuples" | "fgaDeleteTuples" | "fgaReadTuples" | "fgaListUsers" | "fgaExpand" | "fgaReset"
-> {
+export function fgaOperations({ core }: Deps): Operations<"fgaGetModel" | "fgaWriteModel" | "fgaWriteTuples" | "fgaDeleteTuples" | "fgaReadTuples" | "fgaListUsers" | "fgaExpand" | "fgaReset"> {
   const { storage } = core;
   const graph = new TupleGraph(core);
   return {

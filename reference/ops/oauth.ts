@@ -188,7 +188,15 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
         },
         config.accessTokenSeconds,
       );
-      return { access_token: exchanged.token, token_type: "Bearer", expires_in: exchanged.expiresIn, scope: scope.join(" "), id_token: null, refresh_token: null, issued_token_type: TOKEN_TYPE_ACCESS };
+      return {
+        access_token: exchanged.token,
+        token_type: "Bearer",
+        expires_in: exchanged.expiresIn,
+        scope: scope.join(" "),
+        id_token: null,
+        refresh_token: null,
+        issued_token_type: TOKEN_TYPE_ACCESS,
+      };
     }
 
     // Otherwise it must be an assertion of a trusted issuer: it authenticates as that issuer's service account.
@@ -221,7 +229,15 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     const user = await storage.users.get(code.user_id);
     if (!user || user.revoked_timestamp !== null) throw invalidGrant("the user of this code can no longer sign in");
     const { tokens: issued } = await sessions.open(user, { scope: code.scope, nonce: code.nonce, clientId: registered ? registered.client_id : null });
-    return { access_token: issued.access_token, token_type: "Bearer", expires_in: issued.expires_in, scope: issued.scope.join(" "), id_token: issued.id_token, refresh_token: issued.refresh_token, issued_token_type: null };
+    return {
+      access_token: issued.access_token,
+      token_type: "Bearer",
+      expires_in: issued.expires_in,
+      scope: issued.scope.join(" "),
+      id_token: issued.id_token,
+      refresh_token: issued.refresh_token,
+      issued_token_type: null,
+    };
   }
 
   async function refreshToken(input: OauthTokenInput, context: CallContext): Promise<OauthTokenResponse> {
@@ -244,7 +260,15 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     // Rotation: the presented refresh token is used up (kept, marked, to recognise a replay) and a new one is answered.
     await storage.refreshTokens.put({ ...record, used_at: nowSeconds(core) });
     const issued = await sessions.tokensFor(user, session, scope, record.client_id, null);
-    return { access_token: issued.access_token, token_type: "Bearer", expires_in: issued.expires_in, scope: scope.join(" "), id_token: issued.id_token, refresh_token: issued.refresh_token, issued_token_type: null };
+    return {
+      access_token: issued.access_token,
+      token_type: "Bearer",
+      expires_in: issued.expires_in,
+      scope: scope.join(" "),
+      id_token: issued.id_token,
+      refresh_token: issued.refresh_token,
+      issued_token_type: null,
+    };
   }
 
   return {

@@ -7,18 +7,16 @@ import type { Collection, OrgOIDCConnectionRecord, OrgSAMLConnectionRecord } fro
 import { publicOidcConnection, publicSamlConnection } from "../views.js";
 
 /** By id or by organization; the stub has already checked that exactly one is given. */
-async function byIdOrOrg<T extends { org_id: string }>(
-  collection: Collection<T, { org_id: string }>,
-  kind: string,
-  input: { id?: string | null; org_id?: string | null },
-): Promise<T> {
+async function byIdOrOrg<T extends { org_id: string }>(collection: Collection<T, { org_id: string }>, kind: string, input: { id?: string | null; org_id?: string | null }): Promise<T> {
   if (input.id != null) return mustGet(collection, kind, input.id);
   const record = await collection.find({ org_id: input.org_id! });
   if (!record) throw notFound(`${kind} of the organization`);
   return record;
 }
 
-export function orgSsoOperations({ core }: Deps): Operations<
+export function orgSsoOperations({
+  core,
+}: Deps): Operations<
   | "createOrgOIDCConnection"
   | "updateOrgOIDCConnection"
   | "deleteOrgOIDCConnection"

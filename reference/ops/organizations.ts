@@ -30,16 +30,10 @@ export async function deleteOrganizationCascade(core: Core, orgId: string): Prom
   });
 }
 
-export function organizationOperations({ core }: Deps): Operations<
-  | "createOrganization"
-  | "updateOrganization"
-  | "deleteOrganization"
-  | "getOrganization"
-  | "organizations"
-  | "addOrgMember"
-  | "removeOrgMember"
-  | "orgMembers"
-  | "userOrganizations"
+export function organizationOperations({
+  core,
+}: Deps): Operations<
+  "createOrganization" | "updateOrganization" | "deleteOrganization" | "getOrganization" | "organizations" | "addOrgMember" | "removeOrgMember" | "orgMembers" | "userOrganizations"
 > {
   const { storage } = core;
   const membership = (orgId: string, userId: string) => storage.orgMembers.find({ org_id: orgId, user_id: userId });
@@ -124,9 +118,7 @@ export function organizationOperations({ core }: Deps): Operations<
       // An org-admin sees only the organizations they administer.
       const caller = context.principal;
       if (caller.kind === "user") {
-        const administered = new Set(
-          (await storage.orgMembers.list({ user_id: caller.userId })).filter((m) => m.roles.includes(core.config.orgAdminRole)).map((m) => m.org_id),
-        );
+        const administered = new Set((await storage.orgMembers.list({ user_id: caller.userId })).filter((m) => m.roles.includes(core.config.orgAdminRole)).map((m) => m.org_id));
         memberships = memberships.filter((m) => administered.has(m.org_id));
       }
       const entries = [];

@@ -38,7 +38,9 @@ function serialQueue() {
   };
 }
 
-export function samlIdpOperations({ core }: Deps): Operations<
+export function samlIdpOperations({
+  core,
+}: Deps): Operations<
   | "createSAMLServiceProvider"
   | "updateSAMLServiceProvider"
   | "deleteSAMLServiceProvider"

@@ -19,9 +19,7 @@ async function assertUnique(core: Core, issuer: TrustedIssuer): Promise<void> {
   if (twin) throw alreadyExists("a trusted issuer already maps this issuer and audience to this service account");
 }
 
-export function trustedIssuerOperations({ core }: Deps): Operations<
-  "addTrustedIssuer" | "updateTrustedIssuer" | "deleteTrustedIssuer" | "getTrustedIssuer" | "trustedIssuers"
-> {
+export function trustedIssuerOperations({ core }: Deps): Operations<"addTrustedIssuer" | "updateTrustedIssuer" | "deleteTrustedIssuer" | "getTrustedIssuer" | "trustedIssuers"> {
   const { storage } = core;
   return {
     async addTrustedIssuer(input) {

@@ -46,9 +46,7 @@ export async function enableUserAccess({ core, events }: Pick<Deps, "core" | "ev
   events.emit("user.access_enabled", { user: publicUser(user) });
 }
 
-export function userOperations(deps: Deps): Operations<
-  "users" | "user" | "updateUser" | "deleteUser" | "verificationRequests" | "revokeAccess" | "enableAccess" | "inviteMembers"
-> {
+export function userOperations(deps: Deps): Operations<"users" | "user" | "updateUser" | "deleteUser" | "verificationRequests" | "revokeAccess" | "enableAccess" | "inviteMembers"> {
   const { core, events } = deps;
   const { storage } = core;
   return {

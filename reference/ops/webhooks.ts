@@ -4,7 +4,10 @@ import { alreadyExists, mustGet, nowSeconds, pageOf, refused, removeRecord, save
 import type { QueryOf, Where } from "../storage.js";
 import type { Deps, Operations } from "../deps.js";
 
-export function webhookOperations({ core, events }: Deps): Operations<
+export function webhookOperations({
+  core,
+  events,
+}: Deps): Operations<
   | "addWebhook"
   | "updateWebhook"
   | "deleteWebhook"
@@ -40,7 +43,13 @@ export function webhookOperations({ core, events }: Deps): Operations<
 
     async updateWebhook(input) {
       const webhook = await mustGet(storage.webhooks, "webhook", input.id);
-      return await saveChanges(core, storage.webhooks, webhook, { event_name: input.event_name, event_description: input.event_description, endpoint: input.endpoint, enabled: input.enabled, headers: input.headers });
+      return await saveChanges(core, storage.webhooks, webhook, {
+        event_name: input.event_name,
+        event_description: input.event_description,
+        endpoint: input.endpoint,
+        enabled: input.enabled,
+        headers: input.headers,
+      });
     },
 
     async deleteWebhook(input) {

@@ -179,7 +179,17 @@ export class ScimProvisioning {
       }
       if (!(await storage.orgMembers.find({ org_id: scope.orgId, user_id: user.id }))) {
         const now = Math.floor(core.clock() / 1000);
-        await storage.orgMembers.insert({ id: core.newId(), org_id: scope.orgId, user_id: user.id, email: user.email, given_name: user.given_name, family_name: user.family_name, roles: [], created_at: now, updated_at: now });
+        await storage.orgMembers.insert({
+          id: core.newId(),
+          org_id: scope.orgId,
+          user_id: user.id,
+          email: user.email,
+          given_name: user.given_name,
+          family_name: user.family_name,
+          roles: [],
+          created_at: now,
+          updated_at: now,
+        });
       }
       const now = core.clock();
       const record: ScimUserRecord = {

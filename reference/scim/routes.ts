@@ -107,9 +107,25 @@ function parseFilter(text: string, parameter = "filter"): SCIMMY.Types.Filter {
 function attributeFilter(query: URLSearchParams): SCIMMY.Types.Filter | undefined {
   const only = query.get("attributes");
   const excluded = query.get("excludedAttributes");
-  const list = (text: string) => text.split(",").map((name) => name.trim()).filter((name) => name !== "");
-  if (only) return parseFilter(list(only).map((name) => `${name} pr`).join(" and "), "attributes");
-  if (excluded) return parseFilter(list(excluded).map((name) => `${name} np`).join(" and "), "excludedAttributes");
+  const list = (text: string) =>
+    text
+      .split(",")
+      .map((name) => name.trim())
+      .filter((name) => name !== "");
+  if (only)
+    return parseFilter(
+      list(only)
+        .map((name) => `${name} pr`)
+        .join(" and "),
+      "attributes",
+    );
+  if (excluded)
+    return parseFilter(
+      list(excluded)
+        .map((name) => `${name} np`)
+        .join(" and "),
+      "excludedAttributes",
+    );
   return undefined;
 }
 
@@ -168,8 +184,7 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
 
   type Kind = keyof typeof resources;
   // `schemas` goes with every resource, whatever `attributes` asked for (SCIMMY leaves it out then).
-  const outSchema = (scope: ScimScope, kind: Kind, found: ScimResource, attributes?: SCIMMY.Types.Filter) =>
-    new resources[kind].schema(found, "out", `${scope.base}/${kind}`, attributes);
+  const outSchema = (scope: ScimScope, kind: Kind, found: ScimResource, attributes?: SCIMMY.Types.Filter) => new resources[kind].schema(found, "out", `${scope.base}/${kind}`, attributes);
   const out = (scope: ScimScope, kind: Kind, found: ScimResource, attributes?: SCIMMY.Types.Filter): Plain => ({
     schemas: found.schemas,
     ...(JSON.parse(JSON.stringify(outSchema(scope, kind, found, attributes))) as Plain),
@@ -205,7 +220,14 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
     if (kinds.length === 1) {
       const kind = kinds[0]!;
       const listed = await resources[kind].list(scope, filter, page);
-      return { status: 200, body: listResponse(listed.resources.map((found) => out(scope, kind, found, attributes)), listed.total, page) };
+      return {
+        status: 200,
+        body: listResponse(
+          listed.resources.map((found) => out(scope, kind, found, attributes)),
+          listed.total,
+          page,
+        ),
+      };
     }
     // Across types: each list up to the end of the page, then the page of the two together.
     const upTo = { startIndex: 1, count: page.startIndex - 1 + page.count };
@@ -332,7 +354,11 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
       const operation = `scim ${request.method} ${target.pathname.split("/")[3] ?? ""}`;
       try {
         try {
-          segments = target.pathname.slice(SCIM_PREFIX.length).split("/").filter((segment) => segment !== "").map(decodeURIComponent);
+          segments = target.pathname
+            .slice(SCIM_PREFIX.length)
+            .split("/")
+            .filter((segment) => segment !== "")
+            .map(decodeURIComponent);
         } catch {
           throw scimError(400, "invalidSyntax", "the path is not valid percent-encoding");
         }

@@ -101,9 +101,7 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
 
 export function createMemoryStorage(): Storage {
   const journal = new AsyncLocalStorage<Undo[]>();
-  const collections = Object.fromEntries(
-    Object.entries(TABLES).map(([name, spec]) => [name, new MemoryCollection(spec as unknown as TableSpec<object, never>, journal)]),
-  ) as unknown as Collections;
+  const collections = Object.fromEntries(Object.entries(TABLES).map(([name, spec]) => [name, new MemoryCollection(spec as unknown as TableSpec<object, never>, journal)])) as unknown as Collections;
   return {
     ...collections,
     kind: "memory",

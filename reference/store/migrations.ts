@@ -24,9 +24,7 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect, tables: reado
   for (const spec of tables) {
     let create = db.schema
       .createTable(spec.table)
-      .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (column) =>
-        dialect === "sqlite" ? column.primaryKey().autoIncrement() : column.primaryKey().generatedByDefaultAsIdentity(),
-      )
+      .addColumn("seq", dialect === "sqlite" ? "integer" : "bigint", (column) => (dialect === "sqlite" ? column.primaryKey().autoIncrement() : column.primaryKey().generatedByDefaultAsIdentity()))
       .addColumn("pk", "text", (column) => column.notNull())
       .addUniqueConstraint(`ux_${spec.table}_pk`, ["pk"]);
     for (const [name, type] of Object.entries(spec.columns)) create = create.addColumn(name, SQL_TYPES[type]);
@@ -40,32 +38,78 @@ async function createTables(db: Kysely<unknown>, dialect: Dialect, tables: reado
       await sql`create unique index ${sql.ref(rule.name)} on ${sql.table(spec.table)} (${columns})${where}`.execute(db);
     }
     for (const columns of spec.indexes ?? []) {
-      await db.schema.createIndex(`ix_${spec.table}_${columns.join("_")}`).on(spec.table).columns(columns).execute();
+      await db.schema
+        .createIndex(`ix_${spec.table}_${columns.join("_")}`)
+        .on(spec.table)
+        .columns(columns)
+        .execute();
     }
   }
 }
 
 /** The tables of the first release, as they were: never edit (see above). */
 const V1_TABLES: readonly TableDdl[] = [
-  { table: "users", columns: { id: "text", email: "text", phone_number: "text", given_name: "text", family_name: "text", nickname: "text", preferred_username: "text", created_at: "integer" }, unique: [{ name: "ux_users_email", columns: ["email"] }, { name: "ux_users_phone_number", columns: ["phone_number"] }] },
-  { table: "verification_requests", columns: { id: "text", token_hash: "text", user_id: "text", purpose: "text", email: "text", expires: "integer" }, unique: [{ name: "ux_verification_requests_token_hash", columns: ["token_hash"] }], indexes: [["user_id"], ["email"], ["expires"]] },
+  {
+    table: "users",
+    columns: { id: "text", email: "text", phone_number: "text", given_name: "text", family_name: "text", nickname: "text", preferred_username: "text", created_at: "integer" },
+    unique: [
+      { name: "ux_users_email", columns: ["email"] },
+      { name: "ux_users_phone_number", columns: ["phone_number"] },
+    ],
+  },
+  {
+    table: "verification_requests",
+    columns: { id: "text", token_hash: "text", user_id: "text", purpose: "text", email: "text", expires: "integer" },
+    unique: [{ name: "ux_verification_requests_token_hash", columns: ["token_hash"] }],
+    indexes: [["user_id"], ["email"], ["expires"]],
+  },
   { table: "otps", columns: { id: "text", user_id: "text", purpose: "text" }, indexes: [["user_id"]] },
   { table: "webhooks", columns: { id: "text", event_name: "text", enabled: "boolean" }, indexes: [["event_name"]] },
   { table: "webhook_logs", columns: { id: "text", webhook_id: "text" }, indexes: [["webhook_id"]] },
   { table: "email_templates", columns: { id: "text", event_name: "text" }, unique: [{ name: "ux_email_templates_event_name", columns: ["event_name"] }] },
-  { table: "audit_logs", columns: { id: "text", action: "text", actor_id: "text", resource_type: "text", resource_id: "text", created_at: "integer" }, indexes: [["actor_id"], ["resource_id"], ["created_at"]] },
+  {
+    table: "audit_logs",
+    columns: { id: "text", action: "text", actor_id: "text", resource_type: "text", resource_id: "text", created_at: "integer" },
+    indexes: [["actor_id"], ["resource_id"], ["created_at"]],
+  },
   { table: "fga_models", columns: { id: "text" } },
-  { table: "fga_tuples", columns: { key: "text", user: "text", relation: "text", object: "text" }, unique: [{ name: "ux_fga_tuples_tuple", columns: ["object", "relation", "user"] }], indexes: [["user"]] },
+  {
+    table: "fga_tuples",
+    columns: { key: "text", user: "text", relation: "text", object: "text" },
+    unique: [{ name: "ux_fga_tuples_tuple", columns: ["object", "relation", "user"] }],
+    indexes: [["user"]],
+  },
   { table: "clients", columns: { id: "text", client_id: "text" }, unique: [{ name: "ux_clients_client_id", columns: ["client_id"] }] },
-  { table: "trusted_issuers", columns: { id: "text", issuer_url: "text", expected_aud: "text", service_account_id: "text", is_active: "boolean" }, unique: [{ name: "ux_trusted_issuers_mapping", columns: ["issuer_url", "expected_aud", "service_account_id"] }], indexes: [["service_account_id"]] },
-  { table: "saml_service_providers", columns: { id: "text", org_id: "text", entity_id: "text", is_active: "boolean" }, unique: [{ name: "ux_saml_service_providers_entity", columns: ["org_id", "entity_id"] }] },
-  { table: "saml_idp_keys", columns: { id: "text", org_id: "text", status: "text" }, unique: [{ name: "ux_saml_idp_keys_current", columns: ["org_id"], where: { column: "status", equals: "current" } }], indexes: [["org_id"]] },
+  {
+    table: "trusted_issuers",
+    columns: { id: "text", issuer_url: "text", expected_aud: "text", service_account_id: "text", is_active: "boolean" },
+    unique: [{ name: "ux_trusted_issuers_mapping", columns: ["issuer_url", "expected_aud", "service_account_id"] }],
+    indexes: [["service_account_id"]],
+  },
+  {
+    table: "saml_service_providers",
+    columns: { id: "text", org_id: "text", entity_id: "text", is_active: "boolean" },
+    unique: [{ name: "ux_saml_service_providers_entity", columns: ["org_id", "entity_id"] }],
+  },
+  {
+    table: "saml_idp_keys",
+    columns: { id: "text", org_id: "text", status: "text" },
+    unique: [{ name: "ux_saml_idp_keys_current", columns: ["org_id"], where: { column: "status", equals: "current" } }],
+    indexes: [["org_id"]],
+  },
   { table: "organizations", columns: { id: "text", name: "text" }, unique: [{ name: "ux_organizations_name", columns: ["name"] }] },
   { table: "org_members", columns: { id: "text", org_id: "text", user_id: "text" }, unique: [{ name: "ux_org_members_member", columns: ["org_id", "user_id"] }], indexes: [["user_id"]] },
   { table: "org_domains", columns: { domain: "text", org_id: "text", status: "text" }, indexes: [["org_id"]] },
   { table: "org_oidc_connections", columns: { id: "text", org_id: "text" }, unique: [{ name: "ux_org_oidc_connections_org", columns: ["org_id"] }] },
   { table: "org_saml_connections", columns: { id: "text", org_id: "text" }, unique: [{ name: "ux_org_saml_connections_org", columns: ["org_id"] }] },
-  { table: "scim_endpoints", columns: { id: "text", org_id: "text", token_hash: "text" }, unique: [{ name: "ux_scim_endpoints_org", columns: ["org_id"] }, { name: "ux_scim_endpoints_token_hash", columns: ["token_hash"] }] },
+  {
+    table: "scim_endpoints",
+    columns: { id: "text", org_id: "text", token_hash: "text" },
+    unique: [
+      { name: "ux_scim_endpoints_org", columns: ["org_id"] },
+      { name: "ux_scim_endpoints_token_hash", columns: ["token_hash"] },
+    ],
+  },
   { table: "sessions", columns: { id: "text", user_id: "text", cookie_hash: "text" }, unique: [{ name: "ux_sessions_cookie_hash", columns: ["cookie_hash"] }], indexes: [["user_id"]] },
   { table: "refresh_tokens", columns: { token_hash: "text", session_id: "text", user_id: "text", client_id: "text" }, indexes: [["session_id"], ["user_id"], ["client_id"]] },
   { table: "authorization_codes", columns: { code_hash: "text", user_id: "text", client_id: "text" }, indexes: [["user_id"], ["client_id"]] },

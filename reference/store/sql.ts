@@ -9,18 +9,7 @@ import { sql, type Compilable, type ControlledTransaction, type Kysely, type Raw
 import { conflict, unavailable } from "./errors.js";
 import type { Dialect } from "./migrations.js";
 import { comparisonsOf, type Operator } from "./where.js";
-import {
-  TABLES,
-  type Collection,
-  type Collections,
-  type ColumnType,
-  type Condition,
-  type ListOptions,
-  type Page,
-  type Storage,
-  type TableSpec,
-  type Where,
-} from "../storage.js";
+import { TABLES, type Collection, type Collections, type ColumnType, type Condition, type ListOptions, type Page, type Storage, type TableSpec, type Where } from "../storage.js";
 
 // Tables are named at run time from TABLES, so the builder is untyped; rows are mapped below.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -52,14 +41,17 @@ function classify(error: unknown, uniqueMessage: (constraint: string) => string 
   if (code.startsWith("SQLITE_IOERR") || code === "SQLITE_CANTOPEN") return unavailable("file cannot be read or written");
   if (code.startsWith("SQLITE_BUSY") || code.startsWith("SQLITE_LOCKED")) return unavailable("is busy");
   if (code === "53100") return unavailable("is full");
-  if (PG_CONNECTION_CODES.has(code) || code.startsWith("08") || /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|pool.*(ended|end on)/i.test(error.message)) {
+  if (
+    PG_CONNECTION_CODES.has(code) ||
+    code.startsWith("08") ||
+    /Connection terminated|connection error|timeout exceeded when trying to connect|Client was closed|pool.*(ended|end on)/i.test(error.message)
+  ) {
     return unavailable("cannot be reached");
   }
   return undefined;
 }
 
-const toSql = (value: unknown, type: ColumnType): string | number | null =>
-  value === undefined || value === null ? null : type === "boolean" ? (value ? 1 : 0) : (value as string | number);
+const toSql = (value: unknown, type: ColumnType): string | number | null => (value === undefined || value === null ? null : type === "boolean" ? (value ? 1 : 0) : (value as string | number));
 
 const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
@@ -87,7 +79,11 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
 
   async list(where?: Where<Q>, options: ListOptions = {}) {
     const rows = await this.store.rows((db) => {
-      let query = db.selectFrom(this.table).select("data").where(this.condition(where)).orderBy("seq", options.newestFirst ? "desc" : "asc");
+      let query = db
+        .selectFrom(this.table)
+        .select("data")
+        .where(this.condition(where))
+        .orderBy("seq", options.newestFirst ? "desc" : "asc");
       if (options.limit !== undefined) query = query.limit(options.limit);
       if (options.offset) query = (options.limit === undefined ? query.limit(-1) : query).offset(options.offset);
       return query;
@@ -111,7 +107,12 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
   }
 
   async count(where?: Where<Q>) {
-    const [row] = await this.store.rows((db) => db.selectFrom(this.table).select((eb) => eb.fn.countAll<number | string>().as("n")).where(this.condition(where)));
+    const [row] = await this.store.rows((db) =>
+      db
+        .selectFrom(this.table)
+        .select((eb) => eb.fn.countAll<number | string>().as("n"))
+        .where(this.condition(where)),
+    );
     return Number(row!.n);
   }
 
@@ -173,7 +174,14 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
       for (const [operator, operand] of comparisonsOf(condition as Condition<unknown>)) parts.push(this.comparison(column, type, operator, operand));
     }
     if (where.anyOf) {
-      parts.push(where.anyOf.length === 0 ? sql`1 = 0` : sql`(${sql.join(where.anyOf.map((alternative) => this.condition(alternative)), sql` or `)})`);
+      parts.push(
+        where.anyOf.length === 0
+          ? sql`1 = 0`
+          : sql`(${sql.join(
+              where.anyOf.map((alternative) => this.condition(alternative)),
+              sql` or `,
+            )})`,
+      );
     }
     return parts.length === 0 ? sql<SqlBool>`1 = 1` : sql<SqlBool>`(${sql.join(parts, sql` and `)})`;
   }
@@ -228,9 +236,7 @@ export class SqlStorage {
     private readonly sqlite?: SqliteDatabase,
   ) {
     this.kind = dialect === "sqlite" ? "SQLite" : "PostgreSQL";
-    this.collections = Object.fromEntries(
-      Object.entries(TABLES).map(([name, spec]) => [name, new SqlCollection(spec as unknown as TableSpec<object, never>, this)]),
-    ) as unknown as Collections;
+    this.collections = Object.fromEntries(Object.entries(TABLES).map(([name, spec]) => [name, new SqlCollection(spec as unknown as TableSpec<object, never>, this)])) as unknown as Collections;
   }
 
   /** Makes every query wait for `ready` (the migrations) first. */
@@ -324,13 +330,19 @@ export class SqlStorage {
       result = await this.transactions.run(trx, work);
     } catch (error) {
       // SQLite has already rolled back after some failures (a full disk): the work's failure is the one to tell.
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       throw this.mapped(error);
     }
     try {
       await trx.commit().execute();
     } catch (error) {
-      await trx.rollback().execute().catch(() => undefined);
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
       throw this.mapped(error);
     }
     return result;

@@ -9,8 +9,7 @@ export interface ApiKeyConfig {
 }
 
 /** The header of the API key, when the config gives one. */
-const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Record<string, string> =>
-  config.apiKey ? { [definition.schema.apiKeyHeader]: config.apiKey } : {};
+const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Record<string, string> => (config.apiKey ? { [definition.schema.apiKeyHeader]: config.apiKey } : {});
 
 export interface AdminClientConfig extends ClientConfig {
   /** The server's --admin-secret; sent on every admin call. Only where an operation needs it (schema.features.adminSecret). */
@@ -45,13 +44,14 @@ export class AdminClientBase {
 export class UserClientBase {
   protected readonly core: ClientCore;
   private accessToken: string | undefined;
-  constructor(definition: ClientDefinition, protected readonly config: ClientConfig & Partial<UserClientConfig> & ApiKeyConfig) {
+  constructor(
+    definition: ClientDefinition,
+    protected readonly config: ClientConfig & Partial<UserClientConfig> & ApiKeyConfig,
+  ) {
     if (definition.schema.features.clientId && !config.clientId) throw new TypeError("clientId is required");
     this.accessToken = config.accessToken;
     const keyHeaders = apiKeyHeaders(definition, config);
-    this.core = new ClientCore(definition, config, (): Record<string, string> =>
-      this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders,
-    );
+    this.core = new ClientCore(definition, config, (): Record<string, string> => (this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders));
   }
   /** Use this access token (from login, signup, ...) on the calls that follow; undefined signs out. */
   setAccessToken(token: string | undefined): void {

@@ -203,7 +203,10 @@ export class ClientCore {
             ? Promise.resolve(createRestTransport(this.settings))
             : Promise.all([import("./grpc.js"), this.definition.loadGrpcServices()]).then(([grpc, services]) => grpc.createGrpcTransport(this.settings, services));
       this.transports.set(protocol, transport);
-      transport.then((created) => this.ready.set(protocol, created), () => this.transports.delete(protocol));
+      transport.then(
+        (created) => this.ready.set(protocol, created),
+        () => this.transports.delete(protocol),
+      );
     }
     return transport;
   }

@@ -98,7 +98,10 @@ export function unreadableMessage(operation: OperationSpec, reason: string, caus
  * retried; to a write OUTCOME_UNKNOWN, saying it may have happened (CLIENT_ERROR_TEXTS.malformedAnswer).
  */
 export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "graphql", status: number, cause?: unknown): ApiError {
-  return new ApiError(unreadableCode(operation), `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${writeOutcome(operation)}`, operation.name, protocol, { status, cause });
+  return new ApiError(unreadableCode(operation), `${operation.name}: the service answered HTTP ${status} with a body that is not its answer${writeOutcome(operation)}`, operation.name, protocol, {
+    status,
+    cause,
+  });
 }
 
 /**
@@ -117,7 +120,10 @@ export function readAnswer(schema: ApiSchema, operation: OperationSpec, protocol
  */
 export function bareStatus(operation: OperationSpec, protocol: "rest" | "graphql", response: Response): ApiError {
   const status = response.status;
-  return new ApiError(status >= 500 ? FAULT_CODES.noAnswer : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, { status, retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")) });
+  return new ApiError(status >= 500 ? FAULT_CODES.noAnswer : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, {
+    status,
+    retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")),
+  });
 }
 
 /** A JSON object, or undefined for any other text (not JSON, null, an array, a scalar). */

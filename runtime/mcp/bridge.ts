@@ -11,7 +11,11 @@ import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 
 type Message = Record<string, unknown> & { id?: string | number | null; method?: unknown };
 
-const invalidRequest = (id: unknown) => ({ jsonrpc: "2.0", id: typeof id === "string" || typeof id === "number" ? id : null, error: { code: -32600, message: "Invalid Request: a JSON-RPC 2.0 message with a method" } });
+const invalidRequest = (id: unknown) => ({
+  jsonrpc: "2.0",
+  id: typeof id === "string" || typeof id === "number" ? id : null,
+  error: { code: -32600, message: "Invalid Request: a JSON-RPC 2.0 message with a method" },
+});
 
 export class McpRequestBridge<C> implements Transport {
   onmessage?: Transport["onmessage"];

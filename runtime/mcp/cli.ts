@@ -28,13 +28,21 @@ export interface GeneratedClients {
 }
 
 /** The environment variables of the credentials an API's tools take: the API key's only where an operation takes one (schema.features.apiKey). */
-const credentialVariables = (env: string, features: ApiFeatures | undefined) =>
-  [...(features?.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]), `${env}_ACCESS_TOKEN`, ...(features?.apiKey ? [`${env}_API_KEY`] : [])];
+const credentialVariables = (env: string, features: ApiFeatures | undefined) => [
+  ...(features?.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]),
+  `${env}_ACCESS_TOKEN`,
+  ...(features?.apiKey ? [`${env}_API_KEY`] : []),
+];
 
-export const usage = (command: string, env: string, features?: ApiFeatures) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
+export const usage = (
+  command: string,
+  env: string,
+  features?: ApiFeatures,
+) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
        [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
-environment: ${env}_SERVICE_URL, ${credentialVariables(env, features).join(", ").replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call), ${env}_CLIENT_ID`;
-
+environment: ${env}_SERVICE_URL, ${credentialVariables(env, features)
+  .join(", ")
+  .replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call), ${env}_CLIENT_ID`;
 
 export class UsageError extends Error {}
 
@@ -84,7 +92,12 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
     if (!(allowed as readonly string[]).includes(value)) throw new UsageError(`${flag} must be one of ${allowed.join(", ")}, not ${value}`);
     return value as T;
   };
-  const list = (flag: string) => given.get(flag)?.split(",").map((item) => item.trim()).filter((item) => item !== "");
+  const list = (flag: string) =>
+    given
+      .get(flag)
+      ?.split(",")
+      .map((item) => item.trim())
+      .filter((item) => item !== "");
   const port = Number(given.get("--port") ?? "8765");
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError("--port must be a port number");
   const surface = given.get("--surface");
@@ -136,7 +149,11 @@ function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials:
 }
 
 /** Starts the server the settings ask for; answers how to stop it (and, over HTTP, its URL). */
-export async function startMcp(settings: McpCliSettings, generated: GeneratedClients, log: (line: string) => void = (line) => process.stderr.write(`${line}\n`)): Promise<{ url?: string; close(): Promise<void> }> {
+export async function startMcp(
+  settings: McpCliSettings,
+  generated: GeneratedClients,
+  log: (line: string) => void = (line) => process.stderr.write(`${line}\n`),
+): Promise<{ url?: string; close(): Promise<void> }> {
   const { schema } = generated;
   const tools = selectTools(generated.tools, settings.selection);
   const mode = settings.selection.mode ?? "all";
@@ -170,7 +187,13 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   }
 
   // HTTP: one server for every request, each call with the credentials of the request that carries it.
-  const { bridge, server } = await bridgedToolServer<Credentials>({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: (name, input, credentials) => invokeWith(credentials)(name, input) });
+  const { bridge, server } = await bridgedToolServer<Credentials>({
+    name: `${schema.name}-mcp`,
+    version: schema.version,
+    tools,
+    mode,
+    invoke: (name, input, credentials) => invokeWith(credentials)(name, input),
+  });
   // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
   // An API without that operation, and an API key (no operation only checks one), leave the check to
   // the service: a call it refuses answers UNAUTHENTICATED as the tool's error, having run nothing.
@@ -178,7 +201,9 @@ export async function startMcp(settings: McpCliSettings, generated: GeneratedCli
   const verify = async (kind: CredentialKind, headers: Record<string, string>): Promise<boolean> => {
     const check = kind === "admin" ? "admin_meta" : kind === "user" ? "profile" : undefined;
     if (check === undefined || !schema.operations[check]) return true;
-    const key = createHash("sha256").update(`${kind}\n${JSON.stringify(headers)}`).digest("hex");
+    const key = createHash("sha256")
+      .update(`${kind}\n${JSON.stringify(headers)}`)
+      .digest("hex");
     if ((verified.get(key) ?? 0) > Date.now()) return true;
     try {
       await methodOf(check)({}, { headers });

@@ -26,7 +26,9 @@ export interface ToolDefinition {
  * the headers of the admin secret and of the API key where the API's operations take them.
  */
 export const mcpChallenge = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">): string =>
-  [`Bearer realm="mcp"`, ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []), ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : [])].join(", ");
+  [`Bearer realm="mcp"`, ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []), ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : [])].join(
+    ", ",
+  );
 
 /** Which tools a host exposes. */
 export interface ToolSelection {
@@ -113,7 +115,12 @@ function dynamicTools(): ToolDefinition[] {
 }
 
 /** What a tools/call names: the operation and its input (dynamic mode reads them out of invoke_operation). */
-export function operationOfCall(tools: readonly ToolDefinition[], mode: "all" | "dynamic", name: string, args: Record<string, unknown>): { operation: ToolDefinition; input: Record<string, unknown> } | undefined {
+export function operationOfCall(
+  tools: readonly ToolDefinition[],
+  mode: "all" | "dynamic",
+  name: string,
+  args: Record<string, unknown>,
+): { operation: ToolDefinition; input: Record<string, unknown> } | undefined {
   if (mode === "dynamic") {
     if (name !== "invoke_operation") return undefined;
     const operation = tools.find((tool) => tool.name === args.name);
@@ -157,9 +164,7 @@ export async function createToolServer(options: McpServerOptions): Promise<Serve
   const server = new Server({ name: options.name, version: options.version }, { capabilities: { tools: {} } });
   const served = listed.map(({ name, title, description, inputSchema, outputSchema, annotations }) => ({ name, title, description, inputSchema, outputSchema, annotations }));
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: served }));
-  server.setRequestHandler(CallToolRequestSchema, (request, extra) =>
-    answerToolCall(options, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, extra.requestId),
-  );
+  server.setRequestHandler(CallToolRequestSchema, (request, extra) => answerToolCall(options, request.params.name, (request.params.arguments ?? {}) as Record<string, unknown>, extra.requestId));
   return server;
 }
 
@@ -172,7 +177,14 @@ export async function answerToolCall(options: McpServerOptions, name: string, ar
       const group = typeof args.group === "string" ? args.group : undefined;
       const operations = tools
         .filter((tool) => !group || tool["x-group"] === group)
-        .map((tool) => ({ name: tool.name, title: tool.title, description: tool.description, group: tool["x-group"], readOnly: tool.annotations.readOnlyHint, destructive: tool.annotations.destructiveHint }));
+        .map((tool) => ({
+          name: tool.name,
+          title: tool.title,
+          description: tool.description,
+          group: tool["x-group"],
+          readOnly: tool.annotations.readOnlyHint,
+          destructive: tool.annotations.destructiveHint,
+        }));
       return success({ operations });
     }
     if (mode === "dynamic" && name === "describe_operation") {

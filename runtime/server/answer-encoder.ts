@@ -130,11 +130,13 @@ function messageWriter(schema: ApiSchema, desc: DescMessage, messageName: string
   };
   cache.set(key, write); // before compiling the fields, for messages that contain themselves
   // In field-number order, as protobuf-es writes them.
-  writers = [...desc.fields].sort((a, b) => a.number - b.number).map((field) => {
-    const spec = specs.get(field.name);
-    if (!spec) throw new Error(`${desc.typeName}.${field.name} is not a field of ${messageName} in the schema`);
-    return fieldWriter(schema, field, spec);
-  });
+  writers = [...desc.fields]
+    .sort((a, b) => a.number - b.number)
+    .map((field) => {
+      const spec = specs.get(field.name);
+      if (!spec) throw new Error(`${desc.typeName}.${field.name} is not a field of ${messageName} in the schema`);
+      return fieldWriter(schema, field, spec);
+    });
   return write;
 }
 

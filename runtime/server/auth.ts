@@ -110,13 +110,7 @@ export class AdminSecretGuard {
             this.everyoneReportedUntil = now + attempt.retryAfterMs;
             this.onLockout("everyone", retryAfter);
           }
-          throw new ServiceError(
-            "TOO_MANY_REQUESTS",
-            `too many wrong admin secrets from all addresses; every admin-secret check is refused for ${retryAfter} s`,
-            undefined,
-            undefined,
-            retryAfter,
-          );
+          throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from all addresses; every admin-secret check is refused for ${retryAfter} s`, undefined, undefined, retryAfter);
         }
         throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
       }
@@ -196,13 +190,7 @@ export const needsAdminCheck = (level: AuthLevel) => ADMIN_LEVELS.includes(level
  * PERMISSION_DENIED otherwise. Org-admin callers are checked against the organization by
  * `isOrgAdmin`, which the service supplies: only that check returns a promise.
  */
-export function authorize(
-  level: AuthLevel,
-  principal: Principal,
-  operationName: string,
-  credentials: Credentials,
-  isOrgAdmin: () => Promise<boolean>,
-): Promise<void> | undefined {
+export function authorize(level: AuthLevel, principal: Principal, operationName: string, credentials: Credentials, isOrgAdmin: () => Promise<boolean>): Promise<void> | undefined {
   const missingSecret = () => new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.admin}`);
   switch (level) {
     case "public":

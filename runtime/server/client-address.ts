@@ -42,7 +42,11 @@ export function normalizeAddress(text: string): string {
 /** The hops a header lists, nearest last, or undefined when it is absent or unreadable. */
 function listedHops(header: "x-forwarded-for" | "forwarded", value: string | undefined): string[] | undefined {
   if (!value) return undefined;
-  if (header === "x-forwarded-for") return value.split(",").map(normalizeAddress).filter((a) => a !== "");
+  if (header === "x-forwarded-for")
+    return value
+      .split(",")
+      .map(normalizeAddress)
+      .filter((a) => a !== "");
   try {
     return parseForwarded(value)
       .map((element) => element.for)

@@ -89,7 +89,7 @@ function decodesAs(input: DescMessage, body: Buffer, enveloped: boolean): boolea
     }
   };
   if (!enveloped) return decodes(body);
-  for (let offset = 0; offset < body.length; ) {
+  for (let offset = 0; offset < body.length;) {
     if (offset + ENVELOPE_PREFIX > body.length) return undefined;
     const end = offset + ENVELOPE_PREFIX + body.readUInt32BE(offset + 1);
     // A flag (compression) or a frame cut short: connect-node reads it and answers in its own words.
@@ -178,7 +178,13 @@ export class ConnectRoutes {
   handle(request: NodeRequest, response: NodeResponse): void {
     if (request.httpVersionMajor === 1) drainWhenAnsweredEarly(request as IncomingMessage, response);
     const input = this.inputs.get((request.url ?? "").split("?")[0]!);
-    const body = BINARY_BODIES[String(request.headers["content-type"] ?? "").split(";")[0]!.trim().toLowerCase()];
+    const body =
+      BINARY_BODIES[
+        String(request.headers["content-type"] ?? "")
+          .split(";")[0]!
+          .trim()
+          .toLowerCase()
+      ];
     const encoded = request.headers["content-encoding"] !== undefined && request.headers["content-encoding"] !== "identity";
     // A body that says it is over the limit is connect-node's to refuse before reading it.
     const tooLarge = Number(request.headers["content-length"] ?? 0) > this.bodyBytes;

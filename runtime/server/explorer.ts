@@ -9,17 +9,7 @@ import { gzip } from "node:zlib";
 import { parse, print } from "graphql";
 import { graphqlDocument } from "../graphql-document.js";
 import type { ApiSchema, OperationSpec, Surface } from "../schema.js";
-import {
-  DOCS_START_SCRIPT,
-  EXPLORER_CSP,
-  EXPLORER_STYLE,
-  GRAPHIQL_START_SCRIPT,
-  explorerBar,
-  page,
-  type DocsSettings,
-  type GraphiqlSettings,
-  type GraphiqlTab,
-} from "./explorer-pages.js";
+import { DOCS_START_SCRIPT, EXPLORER_CSP, EXPLORER_STYLE, GRAPHIQL_START_SCRIPT, explorerBar, page, type DocsSettings, type GraphiqlSettings, type GraphiqlTab } from "./explorer-pages.js";
 import { resolveExplorerPackages, type PackageFile } from "./explorer-packages.js";
 
 const gzipAsync = promisify(gzip);

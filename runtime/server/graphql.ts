@@ -26,8 +26,7 @@ interface RequestState {
 }
 
 /** `extensions` of a GraphQL error: the code, and when a retry may succeed (seconds), like Retry-After. */
-const errorExtensions = (error: ServiceError) =>
-  error.retryAfterSeconds === undefined ? { code: error.code } : { code: error.code, retryAfter: error.retryAfterSeconds };
+const errorExtensions = (error: ServiceError) => (error.retryAfterSeconds === undefined ? { code: error.code } : { code: error.code, retryAfter: error.retryAfterSeconds });
 
 /**
  * The Retry-After header of a GraphQL answer whose errors say when to try again (the longest
@@ -94,7 +93,13 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
-      sendJson(response, 200, { errors: [{ message: serviceError.message, path: [operation.name], extensions: errorExtensions(serviceError) }], data: null }, cookies, retryAfterHeader([serviceError]));
+      sendJson(
+        response,
+        200,
+        { errors: [{ message: serviceError.message, path: [operation.name], extensions: errorExtensions(serviceError) }], data: null },
+        cookies,
+        retryAfterHeader([serviceError]),
+      );
     }
   }
 

@@ -70,9 +70,20 @@ export async function answerHealthCheck(health: HealthState, path: string, respo
   if (path === "/healthz") return sendJson(response, 200, { status: "alive" });
   let reason = health.reason();
   if (!reason) {
-    const pings = await Promise.all(health.dependencies.map((dependency) => dependency.ping().then(() => undefined, () => `the ${dependency.kind} store does not answer`)));
+    const pings = await Promise.all(
+      health.dependencies.map((dependency) =>
+        dependency.ping().then(
+          () => undefined,
+          () => `the ${dependency.kind} store does not answer`,
+        ),
+      ),
+    );
     reason = pings.find((failure) => failure !== undefined);
   }
   const [store, ...others] = health.dependencies;
-  sendJson(response, reason ? 503 : 200, reason ? { status: "NOT_SERVING", reason } : { status: "SERVING", store: store?.kind, ...(others.length > 0 ? { dependencies: others.map((d) => d.kind) } : {}) });
+  sendJson(
+    response,
+    reason ? 503 : 200,
+    reason ? { status: "NOT_SERVING", reason } : { status: "SERVING", store: store?.kind, ...(others.length > 0 ? { dependencies: others.map((d) => d.kind) } : {}) },
+  );
 }

@@ -2,7 +2,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
 
-
 /** Whether a request carries a body at all (a POST with none stands for an empty input). */
 export function hasBody(request: IncomingMessage): boolean {
   const length = request.headers["content-length"];
@@ -68,7 +67,16 @@ export function sendJson(response: ServerResponse, status: number, body: unknown
   if (extraHeaders === undefined && cookies.length === 0) {
     // Most answers: the same four headers as below, as the flat name/value list writeHead also
     // takes, which spares building and enumerating an object per answer.
-    response.writeHead(status, ["content-type", "application/json; charset=utf-8", "content-length", String(Buffer.byteLength(text)), "cache-control", "no-store", "x-content-type-options", "nosniff"]);
+    response.writeHead(status, [
+      "content-type",
+      "application/json; charset=utf-8",
+      "content-length",
+      String(Buffer.byteLength(text)),
+      "cache-control",
+      "no-store",
+      "x-content-type-options",
+      "nosniff",
+    ]);
     response.end(text);
     return;
   }

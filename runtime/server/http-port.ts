@@ -101,10 +101,14 @@ export function acceptHttp2(http1: Server, handler: RequestListener): Http2Besid
     async close(graceMs) {
       for (const socket of undecided) socket.destroy();
       const ended = Promise.all([...sessions].map((session) => new Promise<void>((resolve) => (session.once("close", () => resolve()), session.close()))));
-      await withDeadline(ended.then(() => undefined), graceMs, () => {
-        for (const session of sessions) session.destroy();
-        for (const socket of http2Sockets) socket.destroy();
-      });
+      await withDeadline(
+        ended.then(() => undefined),
+        graceMs,
+        () => {
+          for (const session of sessions) session.destroy();
+          for (const socket of http2Sockets) socket.destroy();
+        },
+      );
     },
   };
 }

@@ -4,7 +4,18 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import { ADMIN_SESSION_COOKIE, AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, credentialsOf, needsAdminCheck, type AdminBootstrap, type Credentials, type LockoutScope } from "./auth.js";
+import {
+  ADMIN_SESSION_COOKIE,
+  AdminSecretError,
+  AdminSecretGuard,
+  AdminSessionStore,
+  authorize,
+  credentialsOf,
+  needsAdminCheck,
+  type AdminBootstrap,
+  type Credentials,
+  type LockoutScope,
+} from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";

@@ -42,7 +42,16 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
       mode,
       invoke: (name, input, { headers, remoteAddress, principals }) => {
         const principal = principals.get(name);
-        return pipeline.invoke({ protocol: "mcp", listener: "http", operation: schema.operations[name]!, input, headers, remoteAddress, setCookie: () => {}, ...(principal ? { checked: { principal } } : {}) });
+        return pipeline.invoke({
+          protocol: "mcp",
+          listener: "http",
+          operation: schema.operations[name]!,
+          input,
+          headers,
+          remoteAddress,
+          setCookie: () => {},
+          ...(principal ? { checked: { principal } } : {}),
+        });
       },
     });
     return { tools, bridge };

@@ -86,12 +86,8 @@ export class Metrics {
       new client.Counter({ name: "api_rate_limited_total", help: "Calls refused by the rate limit, by operation class.", labelNames: ["class"], registers }),
     );
     const reset = () => metrics.figures.clear();
-    registry.registerMetric(
-      new ScrapedMetric("api_operations_total", "Calls by protocol, operation and outcome code (OK or the error code).", "counter", () => metrics.callSamples(), reset) as never,
-    );
-    registry.registerMetric(
-      new ScrapedMetric("api_operation_duration_seconds", "Duration of calls by protocol and operation.", "histogram", () => metrics.durationSamples(), reset) as never,
-    );
+    registry.registerMetric(new ScrapedMetric("api_operations_total", "Calls by protocol, operation and outcome code (OK or the error code).", "counter", () => metrics.callSamples(), reset) as never);
+    registry.registerMetric(new ScrapedMetric("api_operation_duration_seconds", "Duration of calls by protocol and operation.", "histogram", () => metrics.durationSamples(), reset) as never);
     return metrics;
   }
 

@@ -38,7 +38,8 @@ export const DEFAULT_BURST_WINDOW_SECONDS = 10;
 
 function checkRule(name: string, rule: RateLimitRule): void {
   for (const [field, value] of Object.entries(rule)) {
-    if (!Number.isInteger(value) || value < (field === "perSecond" ? 1 : 0)) throw new RangeError(`rateLimit.${name}.${field} must be a whole number${field === "perSecond" ? " >= 1" : " >= 0"}, not ${value}`);
+    if (!Number.isInteger(value) || value < (field === "perSecond" ? 1 : 0))
+      throw new RangeError(`rateLimit.${name}.${field} must be a whole number${field === "perSecond" ? " >= 1" : " >= 0"}, not ${value}`);
   }
 }
 
@@ -96,7 +97,13 @@ export class RateLimiter {
       }
       this.onLimited(operationClass);
       const retryAfter = Math.max(1, Math.ceil((rejection as RateLimiterRes).msBeforeNext / 1000));
-      throw new ServiceError("TOO_MANY_REQUESTS", `too many ${operationClass === "token" ? "token requests" : `${operationClass}s`} from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
+      throw new ServiceError(
+        "TOO_MANY_REQUESTS",
+        `too many ${operationClass === "token" ? "token requests" : `${operationClass}s`} from this address; try again in ${retryAfter} s`,
+        undefined,
+        undefined,
+        retryAfter,
+      );
     }
   }
 }

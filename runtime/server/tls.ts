@@ -2,11 +2,7 @@
 // read from PEM text or from files that are read again when they change, so short-lived
 // certificates rotate without a restart. Every port's listener takes its secure context from here.
 import { readFileSync, unwatchFile, watchFile } from "node:fs";
-import {
-  createSecureContext,
-  type SecureContextOptions,
-  type Server as TlsServer,
-} from "node:tls";
+import { createSecureContext, type SecureContextOptions, type Server as TlsServer } from "node:tls";
 
 export interface TlsOptions {
   /**
@@ -30,8 +26,7 @@ export class TlsConfigError extends Error {
 /** A TLS handshake not done in this time is dropped: a peer cannot hold a connection slot by stalling it. */
 export const TLS_HANDSHAKE_TIMEOUT_MS = 30_000;
 
-const isPemText = (value: string | Buffer) =>
-  typeof value !== "string" || value.includes("-----BEGIN");
+const isPemText = (value: string | Buffer) => typeof value !== "string" || value.includes("-----BEGIN");
 
 const WHAT = {
   cert: "certificate",
@@ -44,9 +39,7 @@ function read(field: keyof typeof WHAT, value: string | Buffer): Buffer {
   try {
     return readFileSync(value as string);
   } catch (error) {
-    throw new TlsConfigError(
-      `cannot read the TLS ${WHAT[field]} ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw new TlsConfigError(`cannot read the TLS ${WHAT[field]} ${value}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
   }
 }
 
@@ -80,8 +73,7 @@ export function loadSecureContext(options: TlsOptions): SecureContextOptions {
     cert: read("cert", options.cert),
     key: read("key", options.key),
   };
-  if (options.clientCa !== undefined)
-    context.ca = read("clientCa", options.clientCa);
+  if (options.clientCa !== undefined) context.ca = read("clientCa", options.clientCa);
   try {
     createSecureContext(context);
   } catch {
@@ -108,9 +100,7 @@ export class TlsCredentials {
   }
 
   /** Options for tls.createServer / https.createServer: the context, client certificates when mutual, and `alpn`. */
-  serverOptions(
-    alpn: string[],
-  ): SecureContextOptions & {
+  serverOptions(alpn: string[]): SecureContextOptions & {
     ALPNProtocols: string[];
     requestCert: boolean;
     rejectUnauthorized: boolean;
@@ -141,30 +131,17 @@ export class TlsCredentials {
   watch(): void {
     const interval = this.options.watchIntervalMs ?? 1000;
     if (interval <= 0) return;
-    for (const value of [
-      this.options.cert,
-      this.options.key,
-      this.options.clientCa,
-    ]) {
+    for (const value of [this.options.cert, this.options.key, this.options.clientCa]) {
       if (value === undefined || isPemText(value)) continue;
       const path = value as string;
       this.watched.push(path);
       watchFile(path, { interval, persistent: false }, (current, previous) => {
-        if (
-          current.mtimeMs === previous.mtimeMs &&
-          current.size === previous.size &&
-          current.ino === previous.ino
-        )
-          return;
+        if (current.mtimeMs === previous.mtimeMs && current.size === previous.size && current.ino === previous.ino) return;
         try {
           this.reload();
-          this.onWarning(
-            `TLS: ${path} changed; new connections get the certificate it now holds`,
-          );
+          this.onWarning(`TLS: ${path} changed; new connections get the certificate it now holds`);
         } catch (error) {
-          this.onWarning(
-            `TLS: ${path} changed but the files do not make a certificate yet (${(error as Error).message}); still serving the previous one`,
-          );
+          this.onWarning(`TLS: ${path} changed but the files do not make a certificate yet (${(error as Error).message}); still serving the previous one`);
         }
       });
     }

@@ -47,7 +47,12 @@ export class Tracing {
     if (!(sampleRatio >= 0 && sampleRatio <= 1)) throw new RangeError(`tracing.sampleRatio must be between 0 and 1, not ${sampleRatio}`);
     const api = await loadOptionalPackage("@opentelemetry/api", () => import("@opentelemetry/api"));
     const tracer = (options.tracerProvider?.getTracer(tracerName) as Tracer | undefined) ?? api.trace.getTracer(tracerName);
-    return new Tracing(api, tracer, sampleRatio, api.propagation.fields().map((field) => field.toLowerCase()));
+    return new Tracing(
+      api,
+      tracer,
+      sampleRatio,
+      api.propagation.fields().map((field) => field.toLowerCase()),
+    );
   }
 
   /** The span of a call, or undefined when the call is not traced (see TracingOptions.sampleRatio). */
@@ -61,11 +66,7 @@ export class Tracing {
         if ((caller.traceFlags & api.TraceFlags.SAMPLED) === 0) return undefined;
       } else if (!(Math.random() < this.sampleRatio)) return undefined;
     } else if (!(Math.random() < this.sampleRatio)) return undefined;
-    const span: Span = this.tracer.startSpan(
-      operation.name,
-      { kind: api.SpanKind.SERVER, attributes: { "api.operation": operation.name, "api.protocol": protocol } },
-      parent,
-    );
+    const span: Span = this.tracer.startSpan(operation.name, { kind: api.SpanKind.SERVER, attributes: { "api.operation": operation.name, "api.protocol": protocol } }, parent);
     const active = api.trace.setSpan(parent, span);
     return {
       run: (work) => api.context.with(active, work),

@@ -85,7 +85,10 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     await client.deleteUser({ id: "u1" });
     await client.close();
     const calls = service.calls.slice(before);
-    expect(calls.map((c) => [c.method, c.protocol])).toEqual([["adminMeta", protocol], ["deleteUser", protocol]]);
+    expect(calls.map((c) => [c.method, c.protocol])).toEqual([
+      ["adminMeta", protocol],
+      ["deleteUser", protocol],
+    ]);
     for (const call of calls) expect(call.headers).toMatchObject({ "x-service-admin-secret": "s3cret-admin-key", "x-tenant": "t1" });
   });
 
@@ -124,7 +127,11 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     await user.oauthRevoke({ token: "t" });
     await user.meta();
     const calls = service.calls.slice(before);
-    expect(calls.map((c) => [c.method, c.protocol])).toEqual([["oauthToken", "rest"], ["oauthRevoke", "rest"], ["meta", protocol]]);
+    expect(calls.map((c) => [c.method, c.protocol])).toEqual([
+      ["oauthToken", "rest"],
+      ["oauthRevoke", "rest"],
+      ["meta", protocol],
+    ]);
     expect(calls[0]!.input).toMatchObject({ grant_type: "client_credentials", client_id: "app-1" });
     await user.close();
   });
@@ -273,10 +280,15 @@ describe("retries", () => {
     const controller = new AbortController();
     controller.abort();
     const { fetch } = recordingFetch();
-    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch: ((url: string, init?: RequestInit) => {
-      init?.signal?.throwIfAborted();
-      return fetch(url, init);
-    }) as typeof globalThis.fetch });
+    const client = new AdminClient({
+      serviceUrl: "http://127.0.0.1:9",
+      adminSecret: "s",
+      protocol: "rest",
+      fetch: ((url: string, init?: RequestInit) => {
+        init?.signal?.throwIfAborted();
+        return fetch(url, init);
+      }) as typeof globalThis.fetch,
+    });
     expect(await refusalOf(() => client.users({}, { signal: controller.signal }))).toMatchObject({ code: "CANCELLED" });
   });
 });

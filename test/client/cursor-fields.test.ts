@@ -32,7 +32,11 @@ describe("declared cursor fields", () => {
   it("are the IR's, and default to continuation_token in both directions", () => {
     const op = irOf(manifest(TOKEN_LIST)).operations.find((o) => o.name === "tuples")!;
     expect(op.pagination).toEqual({ style: "token", itemsField: "names", cursorField: "page_token", nextCursorField: "next_page_token" });
-    const plain = manifest(TOKEN_LIST.replace("{ style: token, cursor: page_token, next_cursor: next_page_token }", "token").replaceAll("page_token", "continuation_token").replace("next_continuation_token", "continuation_token"));
+    const plain = manifest(
+      TOKEN_LIST.replace("{ style: token, cursor: page_token, next_cursor: next_page_token }", "token")
+        .replaceAll("page_token", "continuation_token")
+        .replace("next_continuation_token", "continuation_token"),
+    );
     expect(irOf(plain).operations.find((o) => o.name === "tuples")!.pagination).toMatchObject({ cursorField: "continuation_token", nextCursorField: "continuation_token" });
   });
 
@@ -63,12 +67,19 @@ describe("declared cursor fields", () => {
       operations: { ...schema.operations, fga_read_tuples: { ...operation, pagination: { ...operation.pagination!, cursorField: "page_token", nextCursorField: "next_page_token" } } },
     };
     const bodies: unknown[] = [];
-    const answers = [{ tuples: [{ user: "user:1", relation: "viewer", object: "doc:1" }], next_page_token: "b" }, { tuples: [{ user: "user:2", relation: "viewer", object: "doc:1" }], next_page_token: "" }];
+    const answers = [
+      { tuples: [{ user: "user:1", relation: "viewer", object: "doc:1" }], next_page_token: "b" },
+      { tuples: [{ user: "user:2", relation: "viewer", object: "doc:1" }], next_page_token: "" },
+    ];
     const fetch = (async (_url: string, init?: RequestInit) => {
       bodies.push(JSON.parse(String(init?.body)));
       return new Response(JSON.stringify(answers[bodies.length - 1]));
     }) as typeof globalThis.fetch;
-    const core = new ClientCore({ schema: renamed, surfaces: ["admin"], versionOperation: null, loadGrpcServices: async () => [] }, { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch }, () => ({}));
+    const core = new ClientCore(
+      { schema: renamed, surfaces: ["admin"], versionOperation: null, loadGrpcServices: async () => [] },
+      { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch },
+      () => ({}),
+    );
     const users: string[] = [];
     for await (const tuple of core.iterate("fga_read_tuples", { object: "doc:1" })) users.push((tuple as { user: string }).user);
     expect(users).toEqual(["user:1", "user:2"]);

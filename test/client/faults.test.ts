@@ -102,7 +102,10 @@ describe("answers that are not the service's", () => {
     const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol, serverVersion: schema.version, retry: { attempts: 3, baseDelayMs: 1 }, fetch });
     return { client, sent: () => sent };
   };
-  const html = (status: number, headers: Record<string, string> = {}) => () => new Response("<html><body>Bad gateway</body></html>", { status, headers: { "content-type": "text/html", ...headers } });
+  const html =
+    (status: number, headers: Record<string, string> = {}) =>
+    () =>
+      new Response("<html><body>Bad gateway</body></html>", { status, headers: { "content-type": "text/html", ...headers } });
 
   for (const protocol of ["rest", "graphql"] as const) {
     it(`over ${protocol}, a proxy's HTML page gets the code of its status, with the status and Retry-After; only the transient ones are retried`, async () => {
@@ -173,7 +176,15 @@ describe("answers over the size cap", () => {
     const service = await startRecordingService("s3cret-admin-key");
     try {
       for (const protocol of ["graphql", "rest", "grpc"] as const) {
-        const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version, retry: false, maxResponseBytes: 40 });
+        const client = new AdminClient({
+          serviceUrl: service.httpUrl,
+          grpcEndpoint: service.grpcEndpoint,
+          adminSecret: "s3cret-admin-key",
+          protocol,
+          serverVersion: schema.version,
+          retry: false,
+          maxResponseBytes: 40,
+        });
         expect((await failure(client.adminMeta())).error, protocol).toMatchObject({ code: "PAYLOAD_TOO_LARGE", protocol });
         await client.close();
       }
@@ -197,7 +208,14 @@ describe("a closed client", () => {
         expect(service.calls.length).toBe(sent);
       }
       service.answers.set("adminMeta", () => new Promise((resolve) => setTimeout(() => resolve(sampleMessage(schema, "AdminMeta")), 2_000)));
-      const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol: "grpc", serverVersion: schema.version, retry: false });
+      const client = new AdminClient({
+        serviceUrl: service.httpUrl,
+        grpcEndpoint: service.grpcEndpoint,
+        adminSecret: "s3cret-admin-key",
+        protocol: "grpc",
+        serverVersion: schema.version,
+        retry: false,
+      });
       const inFlight = failure(client.adminMeta());
       await new Promise((resolve) => setTimeout(resolve, 200));
       await client.close();

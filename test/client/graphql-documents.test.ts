@@ -21,7 +21,10 @@ describe("GraphQL documents", () => {
     for (const op of carried) {
       const client = parse(documentForClients(schema, (schema.operations as Record<string, OperationSpec>)[op.name]!));
       expect(print(client), op.name).toBe(print(parse(documentForDocs(ir, op))));
-      expect(validate(sdl, client).map((e) => e.message), op.name).toEqual([]);
+      expect(
+        validate(sdl, client).map((e) => e.message),
+        op.name,
+      ).toEqual([]);
     }
   });
 });

@@ -31,7 +31,10 @@ afterAll(() => Promise.all([elsewhere, redirecting].map((server) => new Promise(
 describe("a redirect from the service", () => {
   it.each(["rest", "graphql"] as const)("over %s is an error, and the other address hears nothing", async (protocol) => {
     const client = new AdminClient({ serviceUrl: redirectingUrl, adminSecret: "redirect-test-secret", protocol, serverVersion: schema.version, retry: false });
-    const error = await client.adminMeta().then(() => undefined, (e: unknown) => e);
+    const error = await client.adminMeta().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).code).toBe("FAILED_PRECONDITION");
     expect((error as ApiError).message).toBe("the service answered a redirect (HTTP 307); the client does not follow redirects, so that credentials never go to another address");

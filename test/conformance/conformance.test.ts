@@ -37,10 +37,7 @@ const columns = new Map<string, ClientColumn>();
 const runners: RunnerProcess[] = [];
 const cellKey = (protocol: Protocol, column: string) => `${protocol}/${column}`;
 const matrix = new Map<OperationName, Record<string, Cell>>(
-  NAMES.map((name) => [
-    name,
-    Object.fromEntries(PROTOCOLS.flatMap((p) => COLUMNS.map((c) => [cellKey(p, c), operations[name][p] ? "?" : "-"]))) as Record<string, Cell>,
-  ]),
+  NAMES.map((name) => [name, Object.fromEntries(PROTOCOLS.flatMap((p) => COLUMNS.map((c) => [cellKey(p, c), operations[name][p] ? "?" : "-"]))) as Record<string, Cell>]),
 );
 const failures: string[] = [];
 const cellMs: number[] = [];
@@ -185,9 +182,7 @@ function defaultCaller(operation: OperationSpec): Caller {
 function clientCall(operation: OperationSpec, protocol: Protocol, caller: Caller, input: Record<string, unknown>, values: Values): ClientCall {
   // An org-admin or a nobody sends no admin secret (an empty header is "none").
   const headers: Record<string, string> =
-    operation.surface !== "admin" || caller === "admin"
-      ? {}
-      : { [schema.adminSecretHeader]: "", ...(caller === "org_admin" ? { authorization: `Bearer ${values.accessToken}` } : {}) };
+    operation.surface !== "admin" || caller === "admin" ? {} : { [schema.adminSecretHeader]: "", ...(caller === "org_admin" ? { authorization: `Bearer ${values.accessToken}` } : {}) };
   return {
     surface: operation.surface,
     operation: operation.name,
@@ -221,7 +216,10 @@ async function runCell(name: OperationName, protocol: Protocol, column: ClientCo
     outcome = { ok: false, code: result.code, message: result.message };
   }
   await world.service.state.settled();
-  expect(world.internalErrors.map((e) => `${e.operation}: ${String(e.error)}`), "internal errors of the implementation").toEqual([]);
+  expect(
+    world.internalErrors.map((e) => `${e.operation}: ${String(e.error)}`),
+    "internal errors of the implementation",
+  ).toEqual([]);
   return { outcome, values, world };
 }
 

@@ -43,9 +43,11 @@ const BOTH = ["rest", "graphql"] as const;
 const NO_ANSWER = /^admin_meta: no answer from the service \(.+\)$/;
 const UNREADABLE = /^admin_meta: the gRPC answer could not be read \(.+\)$/;
 
-const html = (status: number, headers: Record<string, string> = {}) => (_: IncomingMessage, response: ServerResponse) => {
-  response.writeHead(status, { "content-type": "text/html", ...headers }).end("<html><body>Bad gateway</body></html>");
-};
+const html =
+  (status: number, headers: Record<string, string> = {}) =>
+  (_: IncomingMessage, response: ServerResponse) => {
+    response.writeHead(status, { "content-type": "text/html", ...headers }).end("<html><body>Bad gateway</body></html>");
+  };
 const json = (body: string) => (_: IncomingMessage, response: ServerResponse) => {
   response.writeHead(200, { "content-type": "application/json" }).end(body);
 };
@@ -191,7 +193,13 @@ export const FAULTS: readonly Fault[] = [
       stream.end(frame(Buffer.alloc(2 * FAULT_MAX_RESPONSE_BYTES)));
     },
     // The text names the setting as each language spells it (maxResponseBytes, max_response_bytes, WithMaxResponseBytes).
-    expect: { code: "PAYLOAD_TOO_LARGE", status: 200, retryAfterSeconds: null, grpcMessage: /larger than/, message: new RegExp(`^admin_meta: the answer is larger than ${FAULT_MAX_RESPONSE_BYTES} bytes \\(\\w+\\)$`) },
+    expect: {
+      code: "PAYLOAD_TOO_LARGE",
+      status: 200,
+      retryAfterSeconds: null,
+      grpcMessage: /larger than/,
+      message: new RegExp(`^admin_meta: the answer is larger than ${FAULT_MAX_RESPONSE_BYTES} bytes \\(\\w+\\)$`),
+    },
   },
   {
     name: "stream reset (RST_STREAM)",
@@ -249,8 +257,7 @@ export async function startFaultServers(fault: Fault): Promise<FaultServers> {
       for (const socket of sockets) socket.destroy();
     });
   });
-  const listen = (server: typeof http | typeof grpc) =>
-    new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
+  const listen = (server: typeof http | typeof grpc) => new Promise<number>((resolve) => server.listen(0, "127.0.0.1", () => resolve((server.address() as AddressInfo).port)));
   const [httpPort, grpcPort] = [await listen(http), await listen(grpc)];
   return {
     serviceUrl: `http://127.0.0.1:${httpPort}`,

@@ -224,7 +224,9 @@ export const scenarios: Record<OperationName, Scenario> = {
     about: "profile fields, roles and JSON app_data",
     setup: async (c) => ({ id: await c.invite("ann@example.com") }),
     input: (v) => ({ id: v.id, given_name: "Ann", roles: ["user", "editor"], email_verified: true, app_data: { team: "core", level: 3, tags: ["a", "b"], nested: { on: true } } }),
-    expect: { ok: (a) => expect(a).toMatchObject({ given_name: "Ann", roles: ["user", "editor"], email_verified: true, app_data: { team: "core", level: 3, tags: ["a", "b"], nested: { on: true } } }) },
+    expect: {
+      ok: (a) => expect(a).toMatchObject({ given_name: "Ann", roles: ["user", "editor"], email_verified: true, app_data: { team: "core", level: 3, tags: ["a", "b"], nested: { on: true } } }),
+    },
   },
   delete_user: {
     about: "deletes the user",
@@ -274,7 +276,19 @@ export const scenarios: Record<OperationName, Scenario> = {
   add_webhook: {
     about: "with a headers map",
     input: () => ({ event_name: "user.login", event_description: "logins", endpoint: "https://hooks.example.com/login", enabled: true, headers: { "x-hook-token": "abc", "x-env": "test" } }),
-    expect: { ok: (a) => expect(a).toEqual({ id: "id-1", event_name: "user.login", event_description: "logins", endpoint: "https://hooks.example.com/login", enabled: true, headers: { "x-hook-token": "abc", "x-env": "test" }, created_at: START_S, updated_at: START_S }) },
+    expect: {
+      ok: (a) =>
+        expect(a).toEqual({
+          id: "id-1",
+          event_name: "user.login",
+          event_description: "logins",
+          endpoint: "https://hooks.example.com/login",
+          enabled: true,
+          headers: { "x-hook-token": "abc", "x-env": "test" },
+          created_at: START_S,
+          updated_at: START_S,
+        }),
+    },
   },
   update_webhook: {
     about: "disables it, moves it and clears its headers with an empty map",
@@ -531,7 +545,14 @@ export const scenarios: Record<OperationName, Scenario> = {
     setup: async (c) => {
       const values = await withTrustedIssuer(c);
       const other = await c.admin.createClient({ name: "other", allowed_scopes: ["jobs:run"] });
-      await c.admin.addTrustedIssuer({ service_account_id: other.client.id, name: "other", issuer_url: EXTERNAL_ISSUER, key_source_type: "oidc_discovery", expected_aud: "other", issuer_type: "oidc" });
+      await c.admin.addTrustedIssuer({
+        service_account_id: other.client.id,
+        name: "other",
+        issuer_url: EXTERNAL_ISSUER,
+        key_source_type: "oidc_discovery",
+        expected_aud: "other",
+        issuer_type: "oidc",
+      });
       return values;
     },
     input: (v) => ({ service_account_id: v.clientRecordId }),
@@ -542,14 +563,24 @@ export const scenarios: Record<OperationName, Scenario> = {
   create_saml_service_provider: {
     about: "with mapped attributes",
     setup: withOrg,
-    input: (v) => ({ org_id: v.orgId, name: "wiki", entity_id: "https://wiki.example.com/saml", acs_url: "https://wiki.example.com/saml/acs", sp_cert_pem: CERTIFICATE, mapped_attributes: { email: "mail" }, allow_idp_initiated: true }),
+    input: (v) => ({
+      org_id: v.orgId,
+      name: "wiki",
+      entity_id: "https://wiki.example.com/saml",
+      acs_url: "https://wiki.example.com/saml/acs",
+      sp_cert_pem: CERTIFICATE,
+      mapped_attributes: { email: "mail" },
+      allow_idp_initiated: true,
+    }),
     expect: { ok: (a) => expect(a).toMatchObject({ sp_cert_pem: CERTIFICATE, mapped_attributes: { email: "mail" }, allow_idp_initiated: true, is_active: true, name_id_format: null }) },
   },
   update_saml_service_provider: {
     about: "deactivates it",
     setup: withServiceProvider,
     input: (v) => ({ id: v.id, is_active: false, name_id_format: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress" }),
-    expect: { ok: (a) => expect(a).toMatchObject({ is_active: false, name_id_format: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress", mapped_attributes: { email: "mail", name: "displayName" } }) },
+    expect: {
+      ok: (a) => expect(a).toMatchObject({ is_active: false, name_id_format: "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress", mapped_attributes: { email: "mail", name: "displayName" } }),
+    },
   },
   delete_saml_service_provider: {
     about: "deletes it",
@@ -980,10 +1011,20 @@ export const scenarios: Record<OperationName, Scenario> = {
     about: "the signed-in user's relations, through a userset",
     setup: async (c) => {
       const values = await withSignedInUser(c);
-      await c.admin.fgaWriteTuples({ tuples: [{ user: "group:eng#member", relation: "viewer", object: "doc:roadmap" }, { user: `user:${values.userId}`, relation: "member", object: "group:eng" }] });
+      await c.admin.fgaWriteTuples({
+        tuples: [
+          { user: "group:eng#member", relation: "viewer", object: "doc:roadmap" },
+          { user: `user:${values.userId}`, relation: "member", object: "group:eng" },
+        ],
+      });
       return values;
     },
-    input: () => ({ checks: [{ relation: "viewer", object: "doc:roadmap" }, { relation: "editor", object: "doc:roadmap" }] }),
+    input: () => ({
+      checks: [
+        { relation: "viewer", object: "doc:roadmap" },
+        { relation: "editor", object: "doc:roadmap" },
+      ],
+    }),
     expect: {
       ok: (a) =>
         expect(a).toEqual({

@@ -79,4 +79,3 @@ export const SUCCEEDING_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
     expect: { ok: (a) => expect(a).toEqual({ message: "refresh token revoked" }) },
   },
 };
-

@@ -70,13 +70,29 @@ beforeAll(async () => {
   const work = tempDir("openapi-python-client-");
   let started = performance.now();
   // The venv's bin first: the tool formats what it writes with ruff, which is there.
-  const generated = await run(join(bin, "openapi-python-client"), ["generate", "--path", OPENAPI_PATH, "--config", join(REPO_ROOT, OPENAPI_PYTHON_CLIENT_CONFIG_PATH), "--meta", "setup", "--output-path", join(work, "client")], {
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
-  });
+  const generated = await run(
+    join(bin, "openapi-python-client"),
+    ["generate", "--path", OPENAPI_PATH, "--config", join(REPO_ROOT, OPENAPI_PYTHON_CLIENT_CONFIG_PATH), "--meta", "setup", "--output-path", join(work, "client")],
+    {
+      env: { ...process.env, PATH: `${bin}:${process.env.PATH}` },
+    },
+  );
   expect(`${generated.stdout}${generated.stderr}`, "openapi-python-client warns").not.toMatch(/warning|error/i);
   timings.generate = performance.now() - started;
   started = performance.now();
-  await run(join(bin, "python"), ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-deps", "--no-build-isolation", "--no-index", "--target", join(work, "site"), join(work, "client")]);
+  await run(join(bin, "python"), [
+    "-m",
+    "pip",
+    "install",
+    "--disable-pip-version-check",
+    "--quiet",
+    "--no-deps",
+    "--no-build-isolation",
+    "--no-index",
+    "--target",
+    join(work, "site"),
+    join(work, "client"),
+  ]);
   timings.install = performance.now() - started;
   runner = spawn(join(bin, "python"), [join(REPO_ROOT, "test", "contracts", "openapi_python_client_runner.py")], { env: { ...process.env, PYTHONPATH: join(work, "site") } });
   runner.stderr.on("data", (chunk: Buffer) => (runnerErrors += chunk));

@@ -35,10 +35,7 @@ beforeAll(async () => {
   cpSync(join(REPO_ROOT, CODEGEN_CONFIG_PATH), join(dir, "codegen.yml"));
   mkdirSync(join(dir, "src"));
   for (const op of ir.operations.filter((o) => o.graphql)) writeFileSync(join(dir, "src", `${op.name}.graphql`), `${graphqlDocument(ir, op)}\n`);
-  await Promise.all([
-    exec(bin("graphql-codegen"), ["--config", "codegen.yml"]),
-    exec(bin("openapi-typescript"), [join(REPO_ROOT, OPENAPI_PATH), "-o", "openapi.ts"]),
-  ]);
+  await Promise.all([exec(bin("graphql-codegen"), ["--config", "codegen.yml"]), exec(bin("openapi-typescript"), [join(REPO_ROOT, OPENAPI_PATH), "-o", "openapi.ts"])]);
 }, 240_000);
 afterAll(() => {
   if (dir && !process.env.KEEP_CONTRACT_TYPES) rmSync(dir, { recursive: true, force: true });
@@ -84,7 +81,10 @@ describe("types generated from the contracts by third-party tools", () => {
     writeFileSync(join(dir, "check.ts"), `${lines.join("\n")}\n`);
     writeFileSync(
       join(dir, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, noUnusedLocals: false }, files: ["check.ts"] }),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, noUnusedLocals: false },
+        files: ["check.ts"],
+      }),
     );
     await exec(bin("tsc"), ["-p", "tsconfig.json"]);
     expect(checks).toBeGreaterThan(ir.operations.length * 2);

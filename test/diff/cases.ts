@@ -36,8 +36,10 @@ const ALL: Protocol[] = ["graphql", "rest", "grpc"];
 
 // Snippets of minimal.yaml that the edits anchor on.
 const USERS_INPUT = "    input:\n      pagination: PaginationInput\n      query: string\n";
-const DELETE_USER = "  delete_user:\n    surface: admin\n    group: users\n    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n    output: Response\n";
-const ROTATE_KEY = "  rotate_key:\n    surface: admin\n    group: orgs\n    description: Rotate a key.\n    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n    output: Key\n";
+const DELETE_USER =
+  "  delete_user:\n    surface: admin\n    group: users\n    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n    output: Response\n";
+const ROTATE_KEY =
+  "  rotate_key:\n    surface: admin\n    group: orgs\n    description: Rotate a key.\n    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n    output: Key\n";
 const META_HEAD = "  meta:\n    surface: user\n    group: users\n    description: Public metadata.\n    kind: read\n";
 const USER_FIELDS = "      id: string!\n      email: string\n      roles: string[]!\n      app_data: json\n      created_at: int64!\n";
 const OIDC_INPUT = "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n";
@@ -65,12 +67,24 @@ export const CASES: DiffCase[] = [
   {
     name: "new operation",
     bump: "minor",
-    edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.5.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
+    edits: [
+      [
+        "operations:\n",
+        "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.5.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n",
+      ],
+      ["  version: 2.4.0\n", "  version: 2.5.0\n"],
+    ],
     expected: [{ id: "operation-added:get_user", severity: "safe", protocols: ALL }],
   },
   {
     name: "new operation at a version the base already released",
-    edits: [["operations:\n", "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.4.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
+    edits: [
+      [
+        "operations:\n",
+        "operations:\n  get_user:\n    surface: admin\n    group: users\n    description: Get a user.\n    kind: read\n    auth: admin_secret\n    protocols: { graphql: 2.5.0, rest: 2.4.0, grpc: 2.5.0 }\n    input:\n      id: string!\n    output: User\n",
+      ],
+      ["  version: 2.4.0\n", "  version: 2.5.0\n"],
+    ],
     expected: [
       { id: "operation-added:get_user", severity: "safe", protocols: ALL },
       { id: "min-version-not-new:get_user.rest", severity: "breaking", protocols: ["rest"] },
@@ -105,31 +119,51 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "protocol removed (graphql)",
-    edits: [["    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n", "    protocols: { rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n"]],
+    edits: [
+      ["    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n", "    protocols: { rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n"],
+    ],
     expected: [{ id: "protocol-removed:rotate_key.graphql", severity: "breaking", protocols: ["graphql"], sources: ["manifest", "graphql-inspector"] }],
   },
   {
     name: "protocol added",
     bump: "minor",
-    edits: [["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.5.0 }\n"], ["  version: 2.4.0\n", "  version: 2.5.0\n"]],
+    edits: [
+      ["    protocols: { graphql: 2.3.0-rc.9 }\n", "    protocols: { graphql: 2.3.0-rc.9, rest: 2.5.0 }\n"],
+      ["  version: 2.4.0\n", "  version: 2.5.0\n"],
+    ],
     expected: [{ id: "protocol-added:admin_signup.rest", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
   {
     name: "minimum server version raised",
-    edits: [["  delete_org_oidc_connection:\n    surface: admin\n    group: orgs\n    description: Delete an upstream OIDC connection.\n    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9,", "  delete_org_oidc_connection:\n    surface: admin\n    group: orgs\n    description: Delete an upstream OIDC connection.\n    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.4.0,"]],
+    edits: [
+      [
+        "  delete_org_oidc_connection:\n    surface: admin\n    group: orgs\n    description: Delete an upstream OIDC connection.\n    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9,",
+        "  delete_org_oidc_connection:\n    surface: admin\n    group: orgs\n    description: Delete an upstream OIDC connection.\n    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.4.0,",
+      ],
+    ],
     expected: [{ id: "min-version-raised:delete_org_oidc_connection.graphql", severity: "breaking", protocols: ["graphql"], sources: ["manifest"] }],
   },
   {
     name: "minimum server version lowered",
     bump: "minor",
-    edits: [["    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n", "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0, grpc: 2.4.0 }\n    input:\n      id: string!\n"]],
+    edits: [
+      [
+        "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n",
+        "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0, grpc: 2.4.0 }\n    input:\n      id: string!\n",
+      ],
+    ],
     expected: [{ id: "min-version-lowered:delete_org_oidc_connection.rest", severity: "safe", protocols: ["rest"] }],
   },
 
   // ---- destructiveness and auth ----
   {
     name: "operation turned destructive",
-    edits: [["    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n", "    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n"]],
+    edits: [
+      [
+        "    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n",
+        "    kind: write\n    destructive: true\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n",
+      ],
+    ],
     expected: [{ id: "operation-destructive:rotate_key", severity: "dangerous", protocols: ALL }],
   },
   {
@@ -144,7 +178,12 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "auth tightened (org_admin to super_admin)",
-    edits: [["    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n", "    kind: write\n    auth: super_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n"]],
+    edits: [
+      [
+        "    kind: write\n    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n",
+        "    kind: write\n    auth: super_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      org_id: string!\n",
+      ],
+    ],
     expected: [{ id: "auth-tightened:rotate_key", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
@@ -178,7 +217,12 @@ export const CASES: DiffCase[] = [
   },
   {
     name: "REST path changed",
-    edits: [["    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:", "    route: { path: /v1/admin/users/delete }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:"]],
+    edits: [
+      [
+        "    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+        "    route: { path: /v1/admin/users/delete }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+      ],
+    ],
     expected: [{ id: "rest-path-changed:delete_user", severity: "breaking", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
   {
@@ -189,7 +233,12 @@ export const CASES: DiffCase[] = [
   {
     name: "REST route takes form bodies too",
     bump: "minor",
-    edits: [["    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:", "    route: { body: form_or_json }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:"]],
+    edits: [
+      [
+        "    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+        "    route: { body: form_or_json }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+      ],
+    ],
     expected: [{ id: "rest-form-body-added:delete_user", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
   {
@@ -237,12 +286,22 @@ export const CASES: DiffCase[] = [
   {
     name: "input field became optional",
     bump: "minor",
-    edits: [["    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n", "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string\n"]],
+    edits: [
+      [
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n",
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string\n",
+      ],
+    ],
     expected: [{ id: "input-field-became-optional:delete_user.id", severity: "safe", protocols: ALL }],
   },
   {
     name: "input field format added",
-    edits: [["    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n", "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: { type: string!, format: slug }\n"]],
+    edits: [
+      [
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n",
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: { type: string!, format: slug }\n",
+      ],
+    ],
     expected: [{ id: "input-rules-narrowed:delete_user.id", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
@@ -540,12 +599,22 @@ export const CASES: DiffCase[] = [
     // A client that handles each code the call answers may meet one it never met (the version asks a minor bump: an addition).
     name: "error code declared",
     bump: "minor",
-    edits: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    errors: [NOT_FOUND]\n"]],
+    edits: [
+      [
+        "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n",
+        "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    errors: [NOT_FOUND]\n",
+      ],
+    ],
     expected: [{ id: "error-code-added:delete_user.NOT_FOUND", severity: "dangerous", protocols: ALL }],
   },
   {
     name: "cookie no longer set",
-    base: [["    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n", "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    sets_cookies: [session]\n"]],
+    base: [
+      [
+        "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n",
+        "    description: Delete a user.\n    kind: write\n    destructive: true\n    auth: admin_secret\n    sets_cookies: [session]\n",
+      ],
+    ],
     edits: [["    sets_cookies: [session]\n", ""]],
     expected: [{ id: "cookie-removed:delete_user.session", severity: "breaking", protocols: ALL }],
   },

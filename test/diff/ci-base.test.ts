@@ -70,7 +70,9 @@ describe("apigen diff --against auto", () => {
       expect(result.code).toBe(1);
       expect(result.stdout).toContain(`Contract diff: operations.yaml against ${base.slice(0, 12)}:operations.yaml`);
       expect(result.stdout).toContain("breaking  operation-removed:get_webhook");
-      expect(result.stdout).toContain(`api.version ${schema.version} -> ${semver.inc(schema.version, "patch")} is not enough: api.version ${schema.version} -> at least ${semver.inc(schema.version, "major")}`);
+      expect(result.stdout).toContain(
+        `api.version ${schema.version} -> ${semver.inc(schema.version, "patch")} is not enough: api.version ${schema.version} -> at least ${semver.inc(schema.version, "major")}`,
+      );
       // The same run against HEAD~1 alone passes: that is what the merge base is for.
       expect(diff(repo, {}, "--against", "HEAD~1").code).toBe(0);
     } finally {

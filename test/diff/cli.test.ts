@@ -128,7 +128,8 @@ describe("apigen diff --against <git ref>", () => {
     const root = tempDir("apigen-diff-");
     const against = join(root, "old");
     writeProject(against, BASE_MANIFEST);
-    const acceptance = (bump: string) => ["  groups:\n", `  breaking_changes_accepted:\n    - change: ${BREAK_ID}\n      reason: users never answered before 2.5\n      version: 2.5.0${bump}\n  groups:\n`] as [string, string];
+    const acceptance = (bump: string) =>
+      ["  groups:\n", `  breaking_changes_accepted:\n    - change: ${BREAK_ID}\n      reason: users never answered before 2.5\n      version: 2.5.0${bump}\n  groups:\n`] as [string, string];
     writeProject(root, applyEdits(BASE_MANIFEST, [REQUIRED_INPUT, ["  version: 2.4.0\n", "  version: 2.5.0\n"], acceptance("\n      bump: minor")]));
     const minor = apigen(root, "diff", "--against", against);
     expect(minor.code).toBe(0);

@@ -75,7 +75,13 @@ describe("release gate", () => {
   }, 60_000);
 
   it("refuses stale generated files, --first-release or not", () => {
-    const root = edited([["    description: List clients.\n", "    description: List every client.\n"], [VERSION_LINE, `\n  version: ${PATCH}\n`]], true);
+    const root = edited(
+      [
+        ["    description: List clients.\n", "    description: List every client.\n"],
+        [VERSION_LINE, `\n  version: ${PATCH}\n`],
+      ],
+      true,
+    );
     git(root, "tag", "-d", `v${V}`);
     const gate = releaseGate({ root, env: NO_ENV, firstRelease: true });
     expect(gate.problems).toHaveLength(1);
@@ -90,7 +96,9 @@ describe("release gate", () => {
     git(root, "tag", "-d", `v${V}`);
     const none = "no release to compare with (APIGEN_RELEASE_BASE is not set, there is no v* tag and no release.json)";
     expect(releaseGate({ root, env: NO_ENV })).toEqual({
-      problems: [`${none}. If nothing was released before, pack the first release with \`npm run pack -- --first-release\`; otherwise set APIGEN_RELEASE_BASE to the commit or tag of the last release`],
+      problems: [
+        `${none}. If nothing was released before, pack the first release with \`npm run pack -- --first-release\`; otherwise set APIGEN_RELEASE_BASE to the commit or tag of the last release`,
+      ],
       notes: [],
     });
     expect(releaseGate({ root, env: NO_ENV, firstRelease: true })).toEqual({ problems: [], notes: [`first release (--first-release): ${none}; api.version not checked against a release`] });

@@ -153,14 +153,14 @@ describe("SDK surfaces", () => {
   });
 
   it("report a removed keyword argument of a Python method, not the arguments of a removed method", () => {
-    const removed = irOf(applyEdits(BASE_MANIFEST, [["      pagination: PaginationInput\n      query: string\n", "      pagination: PaginationInput\n"], ["  rotate_key:\n", "  turn_key:\n"]]));
+    const removed = irOf(
+      applyEdits(BASE_MANIFEST, [
+        ["      pagination: PaginationInput\n      query: string\n", "      pagination: PaginationInput\n"],
+        ["  rotate_key:\n", "  turn_key:\n"],
+      ]),
+    );
     const findings = surfaceFindings(base, removed, { python: pythonSurface }).filter((f) => f.kind.endsWith("-removed"));
-    expect(findings.map((f) => f.subject)).toEqual([
-      "python.AdminClient.users.query",
-      "python.AdminClient.rotate_key",
-      "python.AsyncAdminClient.users.query",
-      "python.AsyncAdminClient.rotate_key",
-    ]);
+    expect(findings.map((f) => f.subject)).toEqual(["python.AdminClient.users.query", "python.AdminClient.rotate_key", "python.AsyncAdminClient.users.query", "python.AsyncAdminClient.rotate_key"]);
   });
 
   it("name the Go SDK's module, clients, methods, iterators, structs, fields and enum constants as its emitter writes them", () => {
@@ -192,7 +192,10 @@ describe("SDK surfaces", () => {
 
   it("name only what the generated Go code declares", () => {
     const ir = buildIr(loadManifestFile("operations.yaml"), readLock("."));
-    const code = readdirSync("generated/go").filter((f) => f.endsWith(".go")).map((f) => readFileSync(join("generated/go", f), "utf8")).join("\n");
+    const code = readdirSync("generated/go")
+      .filter((f) => f.endsWith(".go"))
+      .map((f) => readFileSync(join("generated/go", f), "utf8"))
+      .join("\n");
     const module = readFileSync("generated/go/go.mod", "utf8");
     const missing = goSurface(ir).filter((entry) => {
       const last = entry.name.split(".").at(-1)!;

@@ -41,7 +41,11 @@ const client = (protocol: "graphql" | "rest" | "grpc", apiKey?: string) =>
   new UserClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}) });
 /** The first fenced block of `language` in a generated README: its example, as printed. */
 const readmeExample = (path: string, language: string) => new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(readFileSync(path, "utf8"))![1]!;
-const failure = (promise: Promise<unknown>) => promise.then(() => expect.unreachable("the call succeeded"), (error: unknown) => error as ApiError);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => expect.unreachable("the call succeeded"),
+    (error: unknown) => error as ApiError,
+  );
 
 describe("the bookstore example", () => {
   it("is generated from its manifest, and its TypeScript compiles on its own", async () => {
@@ -86,7 +90,17 @@ describe("the bookstore example", () => {
     expect(generated("python/src/bookstore_sdk/__init__.py")).toMatch(/^from \._clients import AsyncUserClient, UserClient$/m);
     expect(generated("go/client.go")).toMatch(/^type UserClient struct/m);
     expect(generated("mcp/main.ts")).toMatch(/^import \{ UserClient \} from "\.\.\/client\/index\.js";$/m);
-    for (const path of ["client/index.ts", "mcp/main.ts", "python/src/bookstore_sdk/__init__.py", "python/src/bookstore_sdk/_clients.py", "python/README.md", "go/client.go", "go/doc.go", "go/README.md", "packages/sdk/README.md"]) {
+    for (const path of [
+      "client/index.ts",
+      "mcp/main.ts",
+      "python/src/bookstore_sdk/__init__.py",
+      "python/src/bookstore_sdk/_clients.py",
+      "python/README.md",
+      "go/client.go",
+      "go/doc.go",
+      "go/README.md",
+      "packages/sdk/README.md",
+    ]) {
       expect(generated(path), path).not.toMatch(/AdminClient|WithAdmin|AdminOption/);
     }
     // The identity API, which has both, keeps both.
@@ -102,7 +116,11 @@ describe("the bookstore example", () => {
     const book = (await created.json()) as { id: string };
     expect(created.status).toBe(200);
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`)).status).toBe(200);
-    const patched = await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "PATCH", headers: { "content-type": "application/json", "x-bookstore-key": KEY }, body: JSON.stringify({ in_stock: false }) });
+    const patched = await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, {
+      method: "PATCH",
+      headers: { "content-type": "application/json", "x-bookstore-key": KEY },
+      body: JSON.stringify({ in_stock: false }),
+    });
     expect(await patched.json()).toMatchObject({ id: book.id, in_stock: false });
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "DELETE" })).status).toBe(401);
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "DELETE", headers: { "x-bookstore-key": KEY } })).status).toBe(200);
@@ -129,7 +147,14 @@ describe("the bookstore example", () => {
     const out = join(workDir, "packed");
     const packed = await runProcess(process.execPath, [join(REPO_ROOT, "scripts", "pack.mjs"), "--root", EXAMPLE, "--first-release", "--out", out], { cwd: REPO_ROOT });
     expect(packed.code, packed.output).toBe(0);
-    expect(readdirSync(out).sort()).toEqual(["bookstore-go-1.0.0.zip", "bookstore-mcp-1.0.0.tgz", "bookstore-sdk-1.0.0.tgz", "bookstore-server-1.0.0.tgz", "bookstore_sdk-1.0.0-py3-none-any.whl", "bookstore_sdk-1.0.0.tar.gz"]);
+    expect(readdirSync(out).sort()).toEqual([
+      "bookstore-go-1.0.0.zip",
+      "bookstore-mcp-1.0.0.tgz",
+      "bookstore-sdk-1.0.0.tgz",
+      "bookstore-server-1.0.0.tgz",
+      "bookstore_sdk-1.0.0-py3-none-any.whl",
+      "bookstore_sdk-1.0.0.tar.gz",
+    ]);
     expect(packed.stdout).toContain("@bookstore/server@1.0.0");
     expect(packed.stdout).toContain("npm publish --dry-run passed");
   }, 180_000);
@@ -175,7 +200,13 @@ describe("the bookstore's MCP tools of API-key operations", () => {
   const main = join(EXAMPLE, "generated", "mcp", "main.ts");
   const stdio = async (env: Record<string, string>) => {
     const mcp = new Client({ name: "bookstore-test", version: "1.0.0" });
-    const transport = new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", main, "--service-url", endpoints.httpUrl], env: { PATH: process.env.PATH ?? "", ...env }, cwd: REPO_ROOT, stderr: "pipe" });
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ["--import", "tsx", main, "--service-url", endpoints.httpUrl],
+      env: { PATH: process.env.PATH ?? "", ...env },
+      cwd: REPO_ROOT,
+      stderr: "pipe",
+    });
     await mcp.connect(transport);
     return mcp;
   };
@@ -220,7 +251,10 @@ describe("the bookstore's MCP tools of API-key operations", () => {
   }, 60_000);
 
   it("bookstore-mcp over HTTP takes each request's x-bookstore-key; a request without it is refused with 401 and runs nothing", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--transport", "http", "--port", "0"], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? "" },
+    });
     try {
       const url = await new Promise<string>((resolve, reject) => {
         let err = "";

@@ -31,7 +31,11 @@ const loadTimes: Record<string, number> = {};
 beforeAll(async () => {
   ensureChromium();
   const lines: string[] = [];
-  const started = await serve(["--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", "--database-url", "sqlite::memory:"], {}, { out: (line) => lines.push(line), err: (line) => lines.push(line) });
+  const started = await serve(
+    ["--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", "--database-url", "sqlite::memory:"],
+    {},
+    { out: (line) => lines.push(line), err: (line) => lines.push(line) },
+  );
   if (typeof started === "number") throw new Error(`the reference service did not start:\n${lines.join("\n")}`);
   server = started;
   // The startup lines name the explorer's addresses; the test goes where they point.
@@ -103,7 +107,12 @@ describe("the explorer of the reference service", () => {
     const operationIds = Object.values(document.paths).flatMap((path) => Object.values(path).map((operation) => operation.operationId));
     expect(shown.sort()).toEqual(operationIds.sort());
     // Every operation REST carries; the others (GraphQL only) are in GraphiQL.
-    expect(shown.sort()).toEqual(operations.filter((op) => op.rest).map((op) => op.name).sort());
+    expect(shown.sort()).toEqual(
+      operations
+        .filter((op) => op.rest)
+        .map((op) => op.name)
+        .sort(),
+    );
     await expect.poll(() => page.locator(".servers input").inputValue()).toBe(httpUrl);
     await page.screenshot({ path: join(SCREENSHOTS, "docs.png") });
     expect(problems).toEqual([]);
@@ -136,7 +145,9 @@ describe("the static API reference", () => {
   it("renders every page, each without a console error, and shows every operation once and every type", async () => {
     const { page, problems } = await openPage();
     const dir = join(REPO_ROOT, DOCS_SITE_DIR);
-    const pages = readdirSync(dir).filter((file) => file.endsWith(".html") && file !== "index.html").sort();
+    const pages = readdirSync(dir)
+      .filter((file) => file.endsWith(".html") && file !== "index.html")
+      .sort();
     const shown: string[] = [];
     let types = 0;
     for (const file of pages) {

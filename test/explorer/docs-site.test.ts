@@ -12,7 +12,12 @@ import { REPO_ROOT } from "../helpers/project.js";
 const ir = loadIr(REPO_ROOT);
 const siteDir = join(REPO_ROOT, DOCS_SITE_DIR);
 const read = (file: string) => readFileSync(join(siteDir, file), "utf8");
-const unescapeHtml = (html: string) => html.replace(/&quot;/g, '"').replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&amp;/g, "&");
+const unescapeHtml = (html: string) =>
+  html
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, "<")
+    .replace(/&gt;/g, ">")
+    .replace(/&amp;/g, "&");
 
 /** The HTML of an operation's section on a page, or undefined. */
 function section(html: string, name: string): string | undefined {
@@ -22,9 +27,7 @@ function section(html: string, name: string): string | undefined {
 
 describe("the static API reference", () => {
   it("has an index, one page per group, a types page, a style sheet and the search files", () => {
-    expect(readdirSync(siteDir).sort()).toEqual(
-      ["index.html", "types.html", "site.css", "search.js", "search-index.js", ...ir.groups.map((g) => `${g.name}.html`)].sort(),
-    );
+    expect(readdirSync(siteDir).sort()).toEqual(["index.html", "types.html", "site.css", "search.js", "search-index.js", ...ir.groups.map((g) => `${g.name}.html`)].sort());
   });
 
   it("describes every operation once, on its group's page, with marks, versions and each protocol's call", () => {
@@ -71,7 +74,10 @@ describe("the static API reference", () => {
     for (const file of readdirSync(siteDir).filter((f) => f.endsWith(".html"))) {
       const html = read(file);
       for (const [, url] of html.matchAll(/<(?:script|link)[^>]* (?:src|href)="([^"]+)"/g)) expect(url, file).toMatch(/^(?:[\w-]+\.(?:js|css)|data:,)$/);
-      expect(html.match(/<script[^>]*>/g)!.every((tag) => / src="/.test(tag)), file).toBe(true);
+      expect(
+        html.match(/<script[^>]*>/g)!.every((tag) => / src="/.test(tag)),
+        file,
+      ).toBe(true);
     }
   });
 });

@@ -194,7 +194,11 @@ describe("the explorer's browser packages", () => {
 
   it("are all found in this project", () => {
     const files = resolveExplorerPackages();
-    expect([...files.keys()].sort()).toEqual(Object.entries(EXPLORER_PACKAGES).flatMap(([name, { files }]) => files.map((file) => `${name}/${file}`)).sort());
+    expect([...files.keys()].sort()).toEqual(
+      Object.entries(EXPLORER_PACKAGES)
+        .flatMap(([name, { files }]) => files.map((file) => `${name}/${file}`))
+        .sort(),
+    );
   });
 
   it("are named, with the command that installs them, when missing or of a version without the served files", () => {
@@ -206,6 +210,8 @@ describe("the explorer's browser packages", () => {
     );
     mkdirSync(join(root, "node_modules", "react"), { recursive: true });
     writeFileSync(join(root, "node_modules", "react", "package.json"), JSON.stringify({ name: "react", version: "19.0.0" }));
-    expect(() => resolveExplorerPackages(from)).toThrow(/not installed: graphiql, react-dom, swagger-ui-dist; react 19\.0\.0 has no umd\/react\.production\.min\.js \(the explorer needs react@\^18\.3\.1\)\./);
+    expect(() => resolveExplorerPackages(from)).toThrow(
+      /not installed: graphiql, react-dom, swagger-ui-dist; react 19\.0\.0 has no umd\/react\.production\.min\.js \(the explorer needs react@\^18\.3\.1\)\./,
+    );
   });
 });

@@ -134,7 +134,14 @@ describe("the Go view model", () => {
   it("writes exported names with Go's initialisms and the manifest's acronyms", () => {
     const initialisms = new Set(["ID", "URL", "OIDC", "SAML", "JWKS", "HTTP"]);
     expect(["client_id", "jwks_url", "idp_sso_url", "http_status", "is_org_oidc_enabled", "HS256", "access_token", "identifier"].map((w) => goName(w, initialisms))).toEqual([
-      "ClientID", "JWKSURL", "IdpSsoURL", "HTTPStatus", "IsOrgOIDCEnabled", "HS256", "AccessToken", "Identifier",
+      "ClientID",
+      "JWKSURL",
+      "IdpSsoURL",
+      "HTTPStatus",
+      "IsOrgOIDCEnabled",
+      "HS256",
+      "AccessToken",
+      "Identifier",
     ]);
   });
 
@@ -144,7 +151,13 @@ describe("the Go view model", () => {
       keys.map((key) => ({ key, value: key === "multi" ? "[]int{\n\t\t1,\n\t}" : `"${key}"` })),
       "\t",
     );
-    const specs = goSpecLines([{ name: "short", value: `"x"` }, { name: "muchLongerName", value: "2" }], "\t");
+    const specs = goSpecLines(
+      [
+        { name: "short", value: `"x"` },
+        { name: "muchLongerName", value: "2" },
+      ],
+      "\t",
+    );
     const source = `package p\n\nvar m = map[string]any{\n${literal.join("\n")}\n}\n\nconst (\n${specs.join("\n")}\n)\n`;
     const dir = mkdtempSync(join(tmpdir(), "apigen-gofmt-"));
     temporary.push(dir);
@@ -229,7 +242,10 @@ func main() {
     );
     const runtime = goRuntimeDeclarations();
     const names = goNames(ir, facts);
-    const goFiles = (sub: string) => emitGo(ir).map((f) => f.path).filter((path) => path.endsWith(".go") && path.slice(0, path.lastIndexOf("/")) === join("generated/go", sub).replace(/\/$/, ""));
+    const goFiles = (sub: string) =>
+      emitGo(ir)
+        .map((f) => f.path)
+        .filter((path) => path.endsWith(".go") && path.slice(0, path.lastIndexOf("/")) === join("generated/go", sub).replace(/\/$/, ""));
     const exportedIn = async (sub: string) => {
       const listed = await go(`decls ${sub || "public"}`, ["run", ".", ...goFiles(sub).map((path) => join(REPO_ROOT, path))], dir, { GOFLAGS: "" });
       expect(listed.code, listed.output).toBe(0);
@@ -246,15 +262,24 @@ func main() {
       ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : [])])),
     ]);
     const runtimeNames = new Set([...publicRuntime.names.keys(), ...[...publicRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiver}.${m}`))]);
-    expect([...publicNames].filter((name) => !runtimeNames.has(name) && !generated.has(name)), "exported by the public package, and neither read from the templates nor generated").toEqual([]);
-    expect([...generated].filter((name) => !publicNames.has(name)), "generated names missing from the package").toEqual([]);
+    expect(
+      [...publicNames].filter((name) => !runtimeNames.has(name) && !generated.has(name)),
+      "exported by the public package, and neither read from the templates nor generated",
+    ).toEqual([]);
+    expect(
+      [...generated].filter((name) => !publicNames.has(name)),
+      "generated names missing from the package",
+    ).toEqual([]);
     expect(publicRuntime.names.has("DefaultTimeout") && publicRuntime.methods.get("UserClient")?.has("SetAccessToken")).toBe(true);
 
     const transportNames = await exportedIn(GO_TRANSPORT_DIR);
     const transportRuntime = runtime.get(GO_TRANSPORT_DIR)!;
     const operationVars = new Set(names.clients.flatMap((c) => c.methods.map((m) => m.opVar)));
     const transportDeclared = new Set([...transportRuntime.names.keys(), ...[...transportRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiver}.${m}`))]);
-    expect([...transportNames].filter((name) => !transportDeclared.has(name) && !operationVars.has(name)), "exported by the transport package, and neither read from the templates nor generated").toEqual([]);
+    expect(
+      [...transportNames].filter((name) => !transportDeclared.has(name) && !operationVars.has(name)),
+      "exported by the transport package, and neither read from the templates nor generated",
+    ).toEqual([]);
   }, 120_000);
 
   it("are the exported names a template writes out, under every condition, and none it renders from the view", () => {
@@ -278,7 +303,7 @@ func main() {
       "var raw = `",
       "func NotCode() {}",
       "`",
-      "var Single = \"`\"",
+      'var Single = "`"',
     ].join("\n");
     expect(goExportedDeclarations(template)).toEqual({
       names: ["WithKey", "Ptr", "Alias", "First", "Second", "Single"],

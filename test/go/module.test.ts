@@ -121,10 +121,7 @@ beforeAll(async () => {
   await exec(modzip, ["extract", "-module", packed.path, "-version", packed.version, "-zip", packed.zip, "-dir", module]);
   consumer = join(workDir, "consumer");
   mkdirSync(consumer);
-  writeFileSync(
-    join(consumer, "go.mod"),
-    `module example.com/consumer\n\ngo 1.23.0\n\nrequire ${packed.path} ${packed.version}\n\nreplace ${packed.path} => ../module\n`,
-  );
+  writeFileSync(join(consumer, "go.mod"), `module example.com/consumer\n\ngo 1.23.0\n\nrequire ${packed.path} ${packed.version}\n\nreplace ${packed.path} => ../module\n`);
   writeFileSync(join(consumer, "main.go"), CONSUMER);
   const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });

@@ -8,16 +8,7 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
  * Headless, and quiet on the network: without the background-networking flags Chromium keeps
  * reaching for update, sync and field-trial servers, which a closed network refuses.
  */
-export const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
+export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
 /** Makes sure CHROMIUM_PATH exists, installing the Debian package as root; throws why it cannot. */
 export function ensureChromium(): void {

@@ -34,7 +34,10 @@ export async function ensureGoTool(tool: GoTool): Promise<{ path: string; instal
   // Installed into a fresh folder and renamed into place, so that a run cut short leaves nothing half-written.
   const staging = mkdtempSync(join(GO_TOOLS_DIR, `.${tool.name}-`));
   try {
-    const result = await runProcess("go", ["install", `${tool.module}@${tool.version}`], { env: { ...process.env, GOBIN: staging, GOFLAGS: "-buildvcs=false" } }).catch((error: Error) => ({ code: null, output: error.message }));
+    const result = await runProcess("go", ["install", `${tool.module}@${tool.version}`], { env: { ...process.env, GOBIN: staging, GOFLAGS: "-buildvcs=false" } }).catch((error: Error) => ({
+      code: null,
+      output: error.message,
+    }));
     if (result.code !== 0) {
       const why = result.code === null ? `go could not be started (${result.output.trim()}); install Go 1.22 or later` : result.output.trim().split("\n").slice(-10).join("\n");
       throw new Error(`could not install ${tool.name} with \`go install ${tool.module}@${tool.version}\`:\n${why}`);

@@ -12,7 +12,12 @@ import { freePort } from "./redis.js";
 /** The newest installed server's programs (Debian puts them under /usr/lib/postgresql/<major>/bin). */
 function serverBin(): string {
   const root = "/usr/lib/postgresql";
-  const newest = () => (existsSync(root) ? readdirSync(root).filter((major) => existsSync(join(root, major, "bin", "postgres"))).sort((a, b) => Number(b) - Number(a))[0] : undefined);
+  const newest = () =>
+    existsSync(root)
+      ? readdirSync(root)
+          .filter((major) => existsSync(join(root, major, "bin", "postgres")))
+          .sort((a, b) => Number(b) - Number(a))[0]
+      : undefined;
   if (!newest()) ensureDebianProgram("postgresql", "/usr/lib/postgresql", "the PostgreSQL store tests");
   const major = newest();
   if (!major) throw new Error("the postgresql package installed no server under /usr/lib/postgresql/<major>/bin");
@@ -40,7 +45,7 @@ export async function startPostgres(): Promise<PostgresServer> {
   const data = join(dir, "data");
   if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()));
   const run = (program: string, args: string[]) => {
-    const command = asRoot ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] as const : [join(bin, program), args] as const;
+    const command = asRoot ? (["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] as const) : ([join(bin, program), args] as const);
     const result = spawnSync(command[0], [...command[1]], { encoding: "utf8", cwd: dir, timeout: 120_000 });
     if (result.status !== 0) throw new Error(`${program} ${args.join(" ")} failed (${result.status ?? result.error?.message}):\n${result.stdout}${result.stderr}`);
   };

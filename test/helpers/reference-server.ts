@@ -33,13 +33,9 @@ export const ciClusterIssuer = (serviceAccountId: string): AddTrustedIssuerInput
 type KeyPair = { privateKey: KeyObject; publicKey: KeyObject };
 
 const rsaKeyPair = (modulusLength = 2048) =>
-  new Promise<KeyPair>((resolve, reject) =>
-    generateKeyPair("rsa", { modulusLength }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))),
-  );
+  new Promise<KeyPair>((resolve, reject) => generateKeyPair("rsa", { modulusLength }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))));
 const ecKeyPair = () =>
-  new Promise<KeyPair>((resolve, reject) =>
-    generateKeyPair("ec", { namedCurve: "P-256" }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))),
-  );
+  new Promise<KeyPair>((resolve, reject) => generateKeyPair("ec", { namedCurve: "P-256" }, (error, publicKey, privateKey) => (error ? reject(error) : resolve({ publicKey, privateKey }))));
 
 /** Keys made once per test file: key generation is the slow part of a fresh service. */
 export interface TestKeys {

@@ -193,7 +193,15 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
   const main = join(REPO_ROOT, "generated", "mcp", "main.ts");
   const stdio = async (args: string[], env: Record<string, string> = {}) => {
     const client = new Client({ name: "mcp-test", version: "1.0.0" });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: ["--import", "tsx", main, "--service-url", running.base, ...args], env: { PATH: process.env.PATH ?? "", ...env }, cwd: REPO_ROOT, stderr: "pipe" }));
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: ["--import", "tsx", main, "--service-url", running.base, ...args],
+        env: { PATH: process.env.PATH ?? "", ...env },
+        cwd: REPO_ROOT,
+        stderr: "pipe",
+      }),
+    );
     return client;
   };
 
@@ -245,10 +253,14 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
 
   it("passes the MCP inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list and tools/call over stdio", async () => {
     const inspector = (...args: string[]) =>
-      promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector"), ["--cli", "-e", `IDENTITY_ADMIN_SECRET=${SECRET}`, process.execPath, "--import", "tsx", main, "--service-url", running.base, ...args], {
-        cwd: REPO_ROOT,
-        env: { PATH: process.env.PATH ?? "" },
-      });
+      promisify(execFile)(
+        join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector"),
+        ["--cli", "-e", `IDENTITY_ADMIN_SECRET=${SECRET}`, process.execPath, "--import", "tsx", main, "--service-url", running.base, ...args],
+        {
+          cwd: REPO_ROOT,
+          env: { PATH: process.env.PATH ?? "" },
+        },
+      );
     const listed = JSON.parse((await inspector("--method", "tools/list")).stdout) as { tools: { name: string; annotations: { destructiveHint: boolean } }[] };
     expect(listed.tools.length).toBe(TOOL_OPERATIONS.filter((operation) => operation.rest).length);
     expect(listed.tools.find((tool) => tool.name === "delete_organization")!.annotations.destructiveHint).toBe(true);

@@ -121,7 +121,10 @@ describe("the package manifests and READMEs", () => {
   it("are named, versioned and described after the manifest", () => {
     const raw = parseYaml(read("operations.yaml")) as { api: Record<string, any> };
     expect([ir.api.sdkPackage, ir.api.serverPackage]).toEqual([raw.api.packages.npm.sdk, raw.api.packages.npm.server]);
-    for (const [dir, name] of [[SDK_PACKAGE_DIR, ir.api.sdkPackage], [SERVER_PACKAGE_DIR, ir.api.serverPackage]] as const) {
+    for (const [dir, name] of [
+      [SDK_PACKAGE_DIR, ir.api.sdkPackage],
+      [SERVER_PACKAGE_DIR, ir.api.serverPackage],
+    ] as const) {
       const manifest = JSON.parse(read(`${dir}/package.json`)) as Record<string, unknown>;
       expect(manifest).toMatchObject({
         name,
@@ -153,7 +156,9 @@ describe("the package manifests and READMEs", () => {
     const server = JSON.parse(read(`${SERVER_PACKAGE_DIR}/package.json`)) as Record<string, Record<string, unknown>>;
     const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as Record<string, unknown>;
     expect(sdk).not.toHaveProperty("peerDependencies");
-    const explorerNames = Object.entries(EXPLORER_PACKAGES).filter(([, { optionalPeer }]) => optionalPeer).map(([name]) => name);
+    const explorerNames = Object.entries(EXPLORER_PACKAGES)
+      .filter(([, { optionalPeer }]) => optionalPeer)
+      .map(([name]) => name);
     expect(explorerNames).toEqual(["graphiql", "swagger-ui-dist"]);
     const names = [...explorerNames, ...Object.keys(OPTIONAL_PACKAGES)];
     expect(names).toEqual(["graphiql", "swagger-ui-dist", "ioredis", "prom-client", "@opentelemetry/api", "@modelcontextprotocol/sdk"]);

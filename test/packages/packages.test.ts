@@ -203,9 +203,7 @@ beforeAll(async () => {
   // The server package README's first service must compile as printed (it is type-checked, not run: it listens on 8080).
   writeFileSync(join(consumerDir, "src", "readme-service.ts"), readmeExample(join(REPO_ROOT, "generated", "packages", "server", "README.md"), "## A service of a few operations"));
   const tools = ["@types/node", "@connectrpc/connect", "@connectrpc/connect-node"].map((name) => `${name}@${installedVersion(name)}`);
-  await timed(timings, "npm install", () =>
-    run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }),
-  );
+  await timed(timings, "npm install", () => run("npm", ["install", ...tarballs, ...tools, "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: consumerDir }));
   await timed(timings, "tsc", () => run(process.execPath, [TSC, "-p", consumerDir], { cwd: consumerDir }));
   // And with the newest TypeScript, which consumers may well have (7 needs "types": ["node"], as the READMEs say).
   const newest = join(workDir, "typescript-newest");

@@ -21,13 +21,22 @@ afterEach(() => {
 
 describe("npm publish --dry-run in pack", () => {
   it("passes a package.json npm publishes as written", async () => {
-    const dir = packageFolder({ name: "@example-scope/ok", version: "1.0.0", license: "MIT", repository: { type: "git", url: "git+https://github.com/example/ok.git" }, publishConfig: { access: "public" } });
+    const dir = packageFolder({
+      name: "@example-scope/ok",
+      version: "1.0.0",
+      license: "MIT",
+      repository: { type: "git", url: "git+https://github.com/example/ok.git" },
+      publishConfig: { access: "public" },
+    });
     await expect(publishDryRun(dir)).resolves.toBeUndefined();
   }, 60_000);
 
   it("refuses one npm would correct, naming each correction", async () => {
     const dir = packageFolder({ name: "@example-scope/fixed", version: "1.0.0", license: "MIT", repository: "https://github.com/example/fixed", bin: { fixed: "./index.js" } });
-    const refused = await publishDryRun(dir).then(() => undefined, (error: Error) => error.message);
+    const refused = await publishDryRun(dir).then(
+      () => undefined,
+      (error: Error) => error.message,
+    );
     expect(refused).toContain("npm would change the package.json");
     expect(refused).toContain('"repository" was changed from a string to an object');
   }, 60_000);

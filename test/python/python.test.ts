@@ -73,7 +73,12 @@ describe("the generated Python package", () => {
     // gRPC's C core logs a peer's GOAWAY at info level ("... err=UNAVAILABLE ... Error code: 2") when a
     // test server stops: only errors of its own may reach the output, and pytest's verdict is its summary.
     const result = await py(["-m", "pytest", "-c", "test/python/pytest.ini", "--rootdir", "test/python", "test/python/unit"], { env: { GRPC_VERBOSITY: "ERROR" } });
-    const summary = result.output.trim().split("\n").filter((line) => /\d+ (passed|failed)/.test(line)).pop() ?? "";
+    const summary =
+      result.output
+        .trim()
+        .split("\n")
+        .filter((line) => /\d+ (passed|failed)/.test(line))
+        .pop() ?? "";
     expect(summary, result.output).toMatch(/\d+ passed/);
     expect(summary, result.output).not.toMatch(/failed|error/i);
     expect(result.code, result.output).toBe(0);
@@ -92,7 +97,10 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
   it("have the refusal texts of the TypeScript client", async () => {
     const fill = (text: string, values: Record<string, string>) => text.replace(/\{(\w+)\}/g, (_, key: string) => values[key]!);
     const refusal = async (client: AdminClient, call: (c: AdminClient) => Promise<unknown>) => {
-      const error = await call(client).then(() => undefined, (e: unknown) => e);
+      const error = await call(client).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).code).toBe(REFUSAL_TEXTS.refusalCode);
       return (error as ApiError).message;
@@ -102,9 +110,7 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
     expect(await refusal(admin, (c) => c.adminSignup({ admin_secret: "x" }))).toBe(fill(REFUSAL_TEXTS.notCarried, { operation: "AdminSignup", protocol: "rest", protocols: "graphql" }));
     expect(await refusal(admin, (c) => c.deleteUser({ id: "u" }))).toBe(fill(REFUSAL_TEXTS.readOnly, { operation: "DeleteUser" }));
     const hint = fill(REFUSAL_TEXTS.tooOldUse, { protocols: "graphql" });
-    expect(await refusal(admin, (c) => c.getOrganization({ id: "o" }))).toBe(
-      fill(REFUSAL_TEXTS.tooOld, { operation: "GetOrganization", since: "2.4.0", protocol: "rest", server: "2.3.0", hint }),
-    );
+    expect(await refusal(admin, (c) => c.getOrganization({ id: "o" }))).toBe(fill(REFUSAL_TEXTS.tooOld, { operation: "GetOrganization", since: "2.4.0", protocol: "rest", server: "2.3.0", hint }));
     const older = new AdminClient({ ...config, protocol: "grpc", serverVersion: "2.3.0-rc.1" });
     expect(await refusal(older, (c) => c.getOrganization({ id: "o" }))).toContain(`; ${REFUSAL_TEXTS.tooOldNone}`);
   });
@@ -117,8 +123,16 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
         Input: {
           name: "Input",
           fields: [
-            field("s", "string"), field("b", "bool"), field("i", "int64"), field("n", "int32"), field("f", "float64"),
-            field("m", "map"), field("j", "json"), field("e", "enum", { ref: "Color" }), field("l", "string", { list: true }), field("o", "message", { ref: "Nested" }),
+            field("s", "string"),
+            field("b", "bool"),
+            field("i", "int64"),
+            field("n", "int32"),
+            field("f", "float64"),
+            field("m", "map"),
+            field("j", "json"),
+            field("e", "enum", { ref: "Color" }),
+            field("l", "string", { list: true }),
+            field("o", "message", { ref: "Nested" }),
           ],
         },
         Nested: { name: "Nested", fields: [field("x", "string")] },
@@ -227,7 +241,15 @@ print(sorted(name for name in ("users", "delete_user", "rotate_key", "delete_org
 describe("Python names", () => {
   it("escape keywords and the names the SDK takes with a trailing underscore", () => {
     expect(["from", "class", "lambda", "timeout", "extra_headers", "self", "id", "type", "match"].map((n) => pythonName(n))).toEqual([
-      "from_", "class_", "lambda_", "timeout_", "extra_headers_", "self_", "id", "type", "match",
+      "from_",
+      "class_",
+      "lambda_",
+      "timeout_",
+      "extra_headers_",
+      "self_",
+      "id",
+      "type",
+      "match",
     ]);
   });
 

@@ -255,7 +255,10 @@ describe("email and one-time password flows", () => {
     const h = createHarness();
     const first = await signUp(h, "alice@example.com");
     const second = await h.call("login", { email: "alice@example.com", password: first.password });
-    expect((await expectCode(h.call("updateProfile", { old_password: "nope", new_password: "next-pass-12345", confirm_new_password: "next-pass-12345" }, { bearer: first.accessToken }), "INVALID_ARGUMENT")).field).toBe("old_password");
+    expect(
+      (await expectCode(h.call("updateProfile", { old_password: "nope", new_password: "next-pass-12345", confirm_new_password: "next-pass-12345" }, { bearer: first.accessToken }), "INVALID_ARGUMENT"))
+        .field,
+    ).toBe("old_password");
     await h.call("updateProfile", { old_password: first.password, new_password: "next-pass-12345", confirm_new_password: "next-pass-12345", nickname: "ally" }, { bearer: first.accessToken });
     expect(await h.service.serverOptions.verifyUserToken(first.accessToken)).not.toBeNull();
     expect(await h.service.serverOptions.verifyUserToken(second.access_token!)).toBeNull();
@@ -292,7 +295,9 @@ describe("user grants at /oauth/token", () => {
     const second = await h.call("oauthToken", { grant_type: "refresh_token", refresh_token: first.refresh_token!, scope: "openid" }, anonymous);
     // A refresh narrows the scope, never widens it (RFC 6749 §6).
     expect(second.scope).toBe("openid");
-    expect((await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: second.refresh_token!, scope: "admin" }, anonymous), "INVALID_ARGUMENT")).oauthError).toBe("invalid_scope");
+    expect((await expectCode(h.call("oauthToken", { grant_type: "refresh_token", refresh_token: second.refresh_token!, scope: "admin" }, anonymous), "INVALID_ARGUMENT")).oauthError).toBe(
+      "invalid_scope",
+    );
   });
 
   it("authorization_code with PKCE: the verifier must match and the code works once", async () => {
@@ -467,7 +472,14 @@ describe("PKCE: required of every client (OAuth 2.1), public or registered", () 
     // The contract's rule (required_if), checked before the code is looked at; over HTTP it reads as invalid_request.
     expect(none.field).toBe("code_verifier");
     const withPkce = await h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, codeChallenge: challenge });
-    const wrong = await expectCode(h.call("oauthToken", { grant_type: "authorization_code", code: withPkce, client_id: client.client_id, client_secret, code_verifier: "wrong-verifier-0123456789-0123456789-0123456789" }, anonymous), "FAILED_PRECONDITION");
+    const wrong = await expectCode(
+      h.call(
+        "oauthToken",
+        { grant_type: "authorization_code", code: withPkce, client_id: client.client_id, client_secret, code_verifier: "wrong-verifier-0123456789-0123456789-0123456789" },
+        anonymous,
+      ),
+      "FAILED_PRECONDITION",
+    );
     expect(wrong.oauthError).toBe("invalid_grant");
     // plain is refused for registered clients too.
     await expectCode(h.service.state.issueAuthorizationCode({ userId, clientId: client.client_id, codeChallenge: verifier, codeChallengeMethod: "plain" }), "INVALID_ARGUMENT");

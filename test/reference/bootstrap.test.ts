@@ -48,7 +48,10 @@ async function start(databaseUrl: string, adminSecret?: string): Promise<Running
 }
 
 async function failure(call: Promise<unknown>): Promise<string> {
-  const error = await call.then(() => undefined, (e: unknown) => e);
+  const error = await call.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (!(error instanceof ApiError)) throw new Error(`expected an ApiError, got ${String(error)}`);
   return `${error.code}: ${error.message}`;
 }
@@ -72,7 +75,15 @@ describe("a service started without an admin secret", () => {
 
       const contenders = ["contender-secret-a", "contender-secret-b"];
       const outcomes = await Promise.all(
-        contenders.map((secret) => running.admin("graphql", secret).adminSignup({ admin_secret: secret }).then(() => "OK", (error: ApiError) => `${error.code}: ${error.message}`)),
+        contenders.map((secret) =>
+          running
+            .admin("graphql", secret)
+            .adminSignup({ admin_secret: secret })
+            .then(
+              () => "OK",
+              (error: ApiError) => `${error.code}: ${error.message}`,
+            ),
+        ),
       );
       expect(outcomes.filter((outcome) => outcome === "OK")).toHaveLength(1);
       expect(outcomes).toContain("FAILED_PRECONDITION: an admin is configured already; use admin_login");

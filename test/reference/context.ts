@@ -72,7 +72,14 @@ export interface Harness {
 export function createHarness(options: ReferenceServiceOptions = {}): Harness {
   let now = START_MS;
   let counter = 0;
-  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, clock: () => now, ids: () => `id-${++counter}`, dnsResolver: async () => [], storage: testStorage(), ...options });
+  const service = createReferenceService({
+    passwordHashCost: TEST_PASSWORD_HASH_COST,
+    clock: () => now,
+    ids: () => `id-${++counter}`,
+    dnsResolver: async () => [],
+    storage: testStorage(),
+    ...options,
+  });
   const store = new MemoryStore();
   const adminSessions = new AdminSessionStore(store, () => now);
   const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, store, () => now);

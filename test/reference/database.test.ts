@@ -138,7 +138,9 @@ describe("the database lost while running", () => {
 
       await postgres.stop();
       for (const protocol of PROTOCOLS) {
-        const failure = await admin(endpoint, protocol).getOrganization({ id: org.id }).catch((error: unknown) => error);
+        const failure = await admin(endpoint, protocol)
+          .getOrganization({ id: org.id })
+          .catch((error: unknown) => error);
         expect(failure, protocol).toBeInstanceOf(ApiError);
         expect((failure as ApiError).code, protocol).toBe("UNAVAILABLE");
         expect((failure as ApiError).message, protocol).toContain("the database cannot be reached; try again later");
@@ -160,7 +162,8 @@ describe("the database lost while running", () => {
 });
 
 describe("start-up failures", () => {
-  const run = (args: string[]) => runProcess(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", ...args], { cwd: REPO_ROOT });
+  const run = (args: string[]) =>
+    runProcess(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", ...args], { cwd: REPO_ROOT });
 
   it("an unreachable database: exit 1 naming the URL without its password", async () => {
     const { code, stderr } = await run(["--database-url", "postgres://app:hunter2@127.0.0.1:1/identity"]);

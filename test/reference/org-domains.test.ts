@@ -123,5 +123,4 @@ describe("org domains", () => {
     expect(page.domains.map((d) => d.domain)).toEqual(["c.com"]);
     expect(JSON.stringify(page)).not.toContain("challenge");
   });
-
 });

@@ -13,7 +13,13 @@ const pem = (name: string) => {
 };
 
 const oidcInput = (orgId: string) => ({ org_id: orgId, name: "okta", issuer_url: "https://acme.okta.example.com", client_id: "acme-client", client_secret: "upstream-secret-1" });
-const samlInput = (orgId: string, certificate: string) => ({ org_id: orgId, name: "adfs", idp_entity_id: "https://adfs.acme.example.com", idp_sso_url: "https://adfs.acme.example.com/sso", idp_certificate: certificate });
+const samlInput = (orgId: string, certificate: string) => ({
+  org_id: orgId,
+  name: "adfs",
+  idp_entity_id: "https://adfs.acme.example.com",
+  idp_sso_url: "https://adfs.acme.example.com/sso",
+  idp_certificate: certificate,
+});
 
 describe("organizations", () => {
   it("names are unique", async () => {
@@ -40,9 +46,11 @@ describe("organizations", () => {
     await h.call("rotateSAMLIDPCert", { org_id: org.id });
     const { storage } = h.service.state;
     const counts = async () =>
-      Promise.all([storage.orgMembers, storage.orgDomains, storage.orgOidcConnections, storage.samlIdpKeys, storage.scimEndpoints, storage.organizations].map((c) =>
-        (c as Collection<unknown, { org_id: string }>).count(c === storage.organizations ? {} : { org_id: org.id }),
-      ));
+      Promise.all(
+        [storage.orgMembers, storage.orgDomains, storage.orgOidcConnections, storage.samlIdpKeys, storage.scimEndpoints, storage.organizations].map((c) =>
+          (c as Collection<unknown, { org_id: string }>).count(c === storage.organizations ? {} : { org_id: org.id }),
+        ),
+      );
     const before = await counts();
     expect(before).toEqual([1, 1, 1, 1, 1, 1]);
     // The SAML service providers go after members, domains and connections, before keys and the organization.
@@ -91,7 +99,15 @@ describe("organizations", () => {
 
     await h.call("deleteOrganization", { id: org.id });
     const { storage } = h.service.state;
-    for (const collection of [storage.orgMembers, storage.orgDomains, storage.orgOidcConnections, storage.orgSamlConnections, storage.samlServiceProviders, storage.samlIdpKeys, storage.scimEndpoints]) {
+    for (const collection of [
+      storage.orgMembers,
+      storage.orgDomains,
+      storage.orgOidcConnections,
+      storage.orgSamlConnections,
+      storage.samlServiceProviders,
+      storage.samlIdpKeys,
+      storage.scimEndpoints,
+    ]) {
       expect(await (collection as Collection<unknown, { org_id: string }>).count({ org_id: org.id })).toBe(0);
       // The other organization keeps its own (it has no IdP key: it never rotated).
       if (collection !== storage.samlIdpKeys) expect(await (collection as Collection<unknown, { org_id: string }>).count({ org_id: keep.id })).toBeGreaterThan(0);

@@ -45,7 +45,22 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 
 describe("outbound requests", () => {
   it("know which addresses are the service's own network", () => {
-    for (const address of ["127.0.0.1", "10.1.2.3", "169.254.169.254", "172.16.0.1", "192.168.1.1", "100.64.0.1", "0.0.0.0", "::1", "fe80::1", "fc00::1", "::ffff:127.0.0.1", "::ffff:10.0.0.1", "224.0.0.1", "not-an-ip"]) {
+    for (const address of [
+      "127.0.0.1",
+      "10.1.2.3",
+      "169.254.169.254",
+      "172.16.0.1",
+      "192.168.1.1",
+      "100.64.0.1",
+      "0.0.0.0",
+      "::1",
+      "fe80::1",
+      "fc00::1",
+      "::ffff:127.0.0.1",
+      "::ffff:10.0.0.1",
+      "224.0.0.1",
+      "not-an-ip",
+    ]) {
       expect(isPublicAddress(address), address).toBe(false);
     }
     for (const address of ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111", "::ffff:8.8.8.8"]) expect(isPublicAddress(address), address).toBe(true);

@@ -426,7 +426,10 @@ describe("the SCIM example of docs/server.md", () => {
     const script = /```sh\n([\s\S]*?)\n```/.exec(section)![1]!;
     const { token } = await organization("readme-org");
     const { stdout: output } = await promisify(execFile)("bash", ["-euo", "pipefail", "-c", script], { env: { PATH: process.env.PATH ?? "", SERVICE_URL: base, SCIM_TOKEN: token }, encoding: "utf8" });
-    const [created, found] = output.replace("}{", "}\n{").split("\n").map((line) => JSON.parse(line));
+    const [created, found] = output
+      .replace("}{", "}\n{")
+      .split("\n")
+      .map((line) => JSON.parse(line));
     expect(created).toMatchObject({ userName: "ada@example.com", active: true });
     expect(found).toMatchObject({ totalResults: 1, Resources: [{ id: created.id }] });
     expect((await admin.user({ id: created.id })).email).toBe("ada@example.com");
@@ -451,8 +454,18 @@ describe("SCIM on a SQLite file", () => {
     await stop();
     await serve();
     // The same records, at the new address.
-    expect((await scim(token, "GET", `/Users/${user.id}`)).body).toMatchObject({ userName: "restart@example.org", emails: user.emails, active: true, meta: { created: user.meta.created, version: 'W/"1"' }, groups: [{ value: group.id, display: "Kept" }] });
-    expect((await scim(token, "GET", `/Groups/${group.id}`)).body).toMatchObject({ displayName: "Kept", members: [{ value: user.id }], meta: { created: group.meta.created, version: 'W/"1"', location: `${base}/scim/v2/Groups/${group.id}` } });
+    expect((await scim(token, "GET", `/Users/${user.id}`)).body).toMatchObject({
+      userName: "restart@example.org",
+      emails: user.emails,
+      active: true,
+      meta: { created: user.meta.created, version: 'W/"1"' },
+      groups: [{ value: group.id, display: "Kept" }],
+    });
+    expect((await scim(token, "GET", `/Groups/${group.id}`)).body).toMatchObject({
+      displayName: "Kept",
+      members: [{ value: user.id }],
+      meta: { created: group.meta.created, version: 'W/"1"', location: `${base}/scim/v2/Groups/${group.id}` },
+    });
     await stop();
   });
 });

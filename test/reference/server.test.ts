@@ -84,9 +84,29 @@ describe("npm run serve", () => {
     startProcess(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), ...args], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "", ...env } });
 
   it("reads flags before the environment and refuses bad values", () => {
-    const defaults = { databaseUrl: DEFAULT_DATABASE_URL, rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } }, metrics: false, mcp: false, shutdownGraceMs: 10_000 };
-    expect(parseServeArgs(["--admin-secret", "a-long-secret", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({ adminSecret: "a-long-secret", port: 81, grpcPort: 0, host: "0.0.0.0", explorer: true, ...defaults });
-    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b-long-secret", GRPC_PORT: "7000" })).toEqual({ adminSecret: "b-long-secret", port: 8080, grpcPort: 7000, host: "127.0.0.1", explorer: true, ...defaults });
+    const defaults = {
+      databaseUrl: DEFAULT_DATABASE_URL,
+      rateLimit: { read: { perSecond: 30, burst: 20 }, write: { perSecond: 30, burst: 20 }, token: { perSecond: 30, burst: 20 } },
+      metrics: false,
+      mcp: false,
+      shutdownGraceMs: 10_000,
+    };
+    expect(parseServeArgs(["--admin-secret", "a-long-secret", "--port=81", "--grpc-port", "0"], { PORT: "90", HOST: "0.0.0.0" })).toEqual({
+      adminSecret: "a-long-secret",
+      port: 81,
+      grpcPort: 0,
+      host: "0.0.0.0",
+      explorer: true,
+      ...defaults,
+    });
+    expect(parseServeArgs([], { SERVICE_ADMIN_SECRET: "b-long-secret", GRPC_PORT: "7000" })).toEqual({
+      adminSecret: "b-long-secret",
+      port: 8080,
+      grpcPort: 7000,
+      host: "127.0.0.1",
+      explorer: true,
+      ...defaults,
+    });
     expect(parseServeArgs(["--no-explorer", "--admin-secret", "c-long-secret"], {})).toMatchObject({ adminSecret: "c-long-secret", explorer: false });
     expect(parseServeArgs(["--mcp"], { SERVICE_ADMIN_SECRET: "c-long-secret" })).toMatchObject({ mcp: true });
     expect(() => parseServeArgs(["--admin-secret", "short-12345"], {})).toThrow("--admin-secret must be at least 12 characters: it is all that stands between the network and every admin operation");
@@ -98,9 +118,11 @@ describe("npm run serve", () => {
 
   it("reads the flags of replicas, proxies, rate limits, metrics and shutdown", () => {
     const env = { SERVICE_ADMIN_SECRET: "a-long-secret" };
-    expect(
-      parseServeArgs(["--redis-url", "redis://cache:6379/2", "--redis-key-prefix", "id:", "--trust-proxy", "10.0.0.0/8, loopback", "--forwarded-header", "forwarded"], env),
-    ).toMatchObject({ redisUrl: "redis://cache:6379/2", redisKeyPrefix: "id:", trustProxy: { trust: ["10.0.0.0/8", "loopback"], header: "forwarded" } });
+    expect(parseServeArgs(["--redis-url", "redis://cache:6379/2", "--redis-key-prefix", "id:", "--trust-proxy", "10.0.0.0/8, loopback", "--forwarded-header", "forwarded"], env)).toMatchObject({
+      redisUrl: "redis://cache:6379/2",
+      redisKeyPrefix: "id:",
+      trustProxy: { trust: ["10.0.0.0/8", "loopback"], header: "forwarded" },
+    });
     expect(parseServeArgs([], { ...env, TRUST_PROXY: "2", REDIS_URL: "redis://r" })).toMatchObject({ trustProxy: 2, redisUrl: "redis://r" });
     expect(parseServeArgs(["--rate-limit", "5/0", "--rate-limit-store-down", "closed"], env).rateLimit).toEqual({
       read: { perSecond: 5, burst: 0 },

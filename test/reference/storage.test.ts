@@ -106,7 +106,20 @@ describe.each(STORES)("the %s store", (kind) => {
   });
 
   it("pages in the store: the page, and the total of every match", async () => {
-    for (let index = 0; index < 25; index++) await storage.auditLogs.put({ id: `log${index}`, actor_id: index % 2 ? "odd" : "even", actor_type: "admin", actor_email: null, action: "a", resource_type: null, resource_id: null, ip_address: null, user_agent: null, metadata: null, created_at: index });
+    for (let index = 0; index < 25; index++)
+      await storage.auditLogs.put({
+        id: `log${index}`,
+        actor_id: index % 2 ? "odd" : "even",
+        actor_type: "admin",
+        actor_email: null,
+        action: "a",
+        resource_type: null,
+        resource_id: null,
+        ip_address: null,
+        user_agent: null,
+        metadata: null,
+        created_at: index,
+      });
     const page = await storage.auditLogs.page({ actor_id: "even" }, { limit: 5, offset: 10, newestFirst: true });
     expect(page.total).toBe(13);
     expect(page.items.map((log) => log.id)).toEqual(["log4", "log2", "log0"]);
@@ -238,12 +251,15 @@ describe("a SQLite file that is full or read-only", () => {
     const pages = Number(database.pragma("page_count", { simple: true }));
     database.pragma(`max_page_count = ${pages}`);
     const big = userRecord("big", { app_data: { blob: "x".repeat(200_000) } });
-    expect(await codeOf(store.transaction(async () => {
-      await store.users.delete("kept");
-      await store.users.put(big);
-    }))).toBe("UNAVAILABLE: the database is full; try again later");
+    expect(
+      await codeOf(
+        store.transaction(async () => {
+          await store.users.delete("kept");
+          await store.users.put(big);
+        }),
+      ),
+    ).toBe("UNAVAILABLE: the database is full; try again later");
     expect((await store.users.list()).map((user) => user.id)).toEqual(["kept"]);
     await store.close();
   });
 });
-

@@ -35,11 +35,13 @@ let keys: TestKeys;
 /** Per protocol, operation and outcome ("OK" or the error code), how many calls the server answered. */
 const outcomes = new Map<string, number>();
 const tally = (protocol: string) =>
-  [...outcomes].filter(([key]) => key.startsWith(`${protocol} `)).reduce<Record<string, Record<string, number>>>((byOperation, [key, count]) => {
-    const [, operation, outcome] = key.split(" ");
-    (byOperation[operation!] ??= {})[outcome!] = count;
-    return byOperation;
-  }, {});
+  [...outcomes]
+    .filter(([key]) => key.startsWith(`${protocol} `))
+    .reduce<Record<string, Record<string, number>>>((byOperation, [key, count]) => {
+      const [, operation, outcome] = key.split(" ");
+      (byOperation[operation!] ??= {})[outcome!] = count;
+      return byOperation;
+    }, {});
 
 interface Report {
   running_time: number;
@@ -86,7 +88,10 @@ async function seed(serviceUrl: string): Promise<Record<string, string[]>> {
     add("saml-ids", (await admin.createSAMLServiceProvider({ org_id: org.id, name: "wiki", entity_id: `https://wiki.${name}.com/saml`, acs_url: `https://wiki.${name}.com/acs` })).id);
     add("saml-ids", (await admin.rotateSAMLIDPCert({ org_id: org.id })).id);
     add("saml-ids", (await admin.rotateSAMLIDPCert({ org_id: org.id })).id);
-    add("sso-connection-ids", (await admin.createOrgOIDCConnection({ org_id: org.id, name: "okta", issuer_url: `https://${name}.okta.example`, client_id: `${name}-app`, client_secret: "upstream-secret" })).id);
+    add(
+      "sso-connection-ids",
+      (await admin.createOrgOIDCConnection({ org_id: org.id, name: "okta", issuer_url: `https://${name}.okta.example`, client_id: `${name}-app`, client_secret: "upstream-secret" })).id,
+    );
     add(
       "sso-connection-ids",
       (
@@ -111,7 +116,12 @@ async function seed(serviceUrl: string): Promise<Record<string, string[]>> {
   return ids;
 }
 
-const CERTIFICATE = selfSignedCertificate({ ...generateKeyPairSync("ec", { namedCurve: "P-256" }), commonName: "adfs.example", notBefore: new Date(START_MS), notAfter: new Date(START_MS + 365 * 86_400_000) });
+const CERTIFICATE = selfSignedCertificate({
+  ...generateKeyPairSync("ec", { namedCurve: "P-256" }),
+  commonName: "adfs.example",
+  notBefore: new Date(START_MS),
+  notAfter: new Date(START_MS + 365 * 86_400_000),
+});
 
 beforeAll(async () => {
   const env = await ensurePythonEnv({ log: (line) => console.log(line) });
@@ -132,7 +142,9 @@ beforeAll(async () => {
     JSON.stringify({
       adminSecretHeader: schema.adminSecretHeader,
       errorCodes: rules.errorCodes,
-      serverFaults: Object.entries(ERROR_WIRE).filter(([, wire]) => wire.http >= 500).map(([code]) => code),
+      serverFaults: Object.entries(ERROR_WIRE)
+        .filter(([, wire]) => wire.http >= 500)
+        .map(([code]) => code),
     }),
   );
 }, 600_000);
@@ -154,15 +166,11 @@ async function run(name: string, location: string, args: string[]): Promise<{ re
   outcomes.clear();
   const reports = join(work, name);
   const started = performance.now();
-  const { output } = await runProcess(
-    schemathesis,
-    ["--config-file", CONFIG, "run", location, "--checks", "all", "--seed", SEED, "--report", "json", "--report-dir", reports, "--no-color", ...args],
-    {
-      // hooks.py is found from the working folder.
-      cwd: HERE,
-      env: { ...process.env, IDENTITY_SERVICE_URL: server.httpUrl, IDENTITY_ADMIN_SECRET: ADMIN_SECRET, IDENTITY_CONTRACT: join(work, "contract.json"), PYTHONDONTWRITEBYTECODE: "1" },
-    },
-  );
+  const { output } = await runProcess(schemathesis, ["--config-file", CONFIG, "run", location, "--checks", "all", "--seed", SEED, "--report", "json", "--report-dir", reports, "--no-color", ...args], {
+    // hooks.py is found from the working folder.
+    cwd: HERE,
+    env: { ...process.env, IDENTITY_SERVICE_URL: server.httpUrl, IDENTITY_ADMIN_SECRET: ADMIN_SECRET, IDENTITY_CONTRACT: join(work, "contract.json"), PYTHONDONTWRITEBYTECODE: "1" },
+  });
   const file = readdirSync(reports, { withFileTypes: true }).find((entry) => entry.name.endsWith(".json"));
   if (!file) throw new Error(`schemathesis wrote no report:\n${output}`);
   return { report: JSON.parse(readFileSync(join(reports, file.name), "utf8")) as Report, output, seconds: (performance.now() - started) / 1000 };
@@ -177,17 +185,30 @@ function printFindings(label: string, { report, output }: { report: Report; outp
 }
 
 function summary(label: string, { report, seconds }: { report: Report; seconds: number }, calls: Record<string, Record<string, number>>): string {
-  const phases = Object.entries(report.phases).map(([phase, { status }]) => `${phase} ${status}`).join(", ");
-  const total = Object.values(calls).flatMap((byOutcome) => Object.values(byOutcome)).reduce((a, b) => a + b, 0);
+  const phases = Object.entries(report.phases)
+    .map(([phase, { status }]) => `${phase} ${status}`)
+    .join(", ");
+  const total = Object.values(calls)
+    .flatMap((byOutcome) => Object.values(byOutcome))
+    .reduce((a, b) => a + b, 0);
   const succeeded = Object.values(calls).filter((byOutcome) => byOutcome.OK).length;
-  return `schemathesis ${label}: ${report.operations.tested}/${report.operations.selected} operations, ${report.test_cases.generated} test cases, ` +
+  return (
+    `schemathesis ${label}: ${report.operations.tested}/${report.operations.selected} operations, ${report.test_cases.generated} test cases, ` +
     `${report.test_cases.unique_failures} unique findings, ${report.auth.reauth_count} re-authentications, ${seconds.toFixed(1)} s (${phases}); ` +
-    `the server answered ${total} calls, ${succeeded} operations succeeded at least once; never: ${Object.keys(calls).filter((op) => !calls[op]!.OK).sort().join(" ") || "none"}`;
+    `the server answered ${total} calls, ${succeeded} operations succeeded at least once; never: ${
+      Object.keys(calls)
+        .filter((op) => !calls[op]!.OK)
+        .sort()
+        .join(" ") || "none"
+    }`
+  );
 }
 
 describe("schemathesis", () => {
   it("lists each business rule it allows with its reason, on operations of the manifest", () => {
-    const entries = readFileSync(CONFIG, "utf8").split(/\n\n+/).filter((entry) => entry.includes("[[operations]]") && entry.includes("checks."));
+    const entries = readFileSync(CONFIG, "utf8")
+      .split(/\n\n+/)
+      .filter((entry) => entry.includes("[[operations]]") && entry.includes("checks."));
     expect(entries.length).toBeGreaterThan(5);
     for (const entry of entries) {
       expect(entry.split("\n")[0], entry).toMatch(/^# \w+.*: .+/);

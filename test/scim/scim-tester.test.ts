@@ -46,7 +46,14 @@ afterAll(async () => {
 
 async function runTester(token: string): Promise<{ code: number | null; results: CheckResult[]; stderr: string }> {
   const { code, stdout, stderr } = await runProcess(python, [join(REPO_ROOT, "test", "scim", "run_scim_tester.py"), `${base}/scim/v2`], { env: { ...process.env, SCIM_TOKEN: token } });
-  return { code, stderr, results: stdout.split("\n").filter((line) => line.trim() !== "").map((line) => JSON.parse(line) as CheckResult) };
+  return {
+    code,
+    stderr,
+    results: stdout
+      .split("\n")
+      .filter((line) => line.trim() !== "")
+      .map((line) => JSON.parse(line) as CheckResult),
+  };
 }
 
 describe("scim2-tester", () => {

@@ -26,7 +26,7 @@ function value(field: FieldSpec, variant: Variant, depth: number): unknown {
     case "float64":
       return variant === "zero" ? 0 : -1.5e300;
     case "map":
-      return variant === "zero" ? {} : { a: "1", "": "", "ключ": "значение" };
+      return variant === "zero" ? {} : { a: "1", "": "", ключ: "значение" };
     case "json":
       return variant === "zero" ? {} : { nested: { list: [1, "two", null, true] }, n: 2.5 };
     case "enum": {

@@ -70,7 +70,12 @@ describe("the outputs", () => {
     expect(ir.api.features).toEqual(NONE);
     const files = emitAll(ir).files.filter((f) => !RUNTIME_COPIES.test(f.path));
     expect(files.length).toBeGreaterThan(40);
-    const mentions = files.flatMap((f) => f.content.split("\n").filter((line) => MACHINERY.test(line)).map((line) => `${f.path}: ${line.trim().slice(0, 120)}`));
+    const mentions = files.flatMap((f) =>
+      f.content
+        .split("\n")
+        .filter((line) => MACHINERY.test(line))
+        .map((line) => `${f.path}: ${line.trim().slice(0, 120)}`),
+    );
     expect(mentions).toEqual([]);
   });
 

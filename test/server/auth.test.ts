@@ -29,7 +29,12 @@ const CREDENTIALS = { admin: "the admin secret in header x-service-admin-secret"
 describe("the admin secret", () => {
   it("guards every admin operation but admin_login and admin_signup", () => {
     expect(adminOperations.length).toBeGreaterThan(0);
-    expect(adminOperations.filter((op) => op.auth === "public").map((op) => op.name).sort()).toEqual(["admin_login", "admin_signup"]);
+    expect(
+      adminOperations
+        .filter((op) => op.auth === "public")
+        .map((op) => op.name)
+        .sort(),
+    ).toEqual(["admin_login", "admin_signup"]);
   });
 
   it.each(PROTOCOLS)("is required on every admin operation carried over %s: none and a wrong one are UNAUTHENTICATED", async (protocol) => {
@@ -61,8 +66,7 @@ describe("lockout of repeated wrong secrets", () => {
   it.each(PROTOCOLS)("locks an address out after the configured failures, over %s, until the window passes", async (protocol) => {
     let now = 1_000_000;
     const locked = await startRecordingService("s3cret-admin-key", { lockout: { maxFailures: 3, windowMs: 60_000 }, now: () => now });
-    const make = (secret: string) =>
-      new AdminClient({ serviceUrl: locked.httpUrl, grpcEndpoint: locked.grpcEndpoint, adminSecret: secret, protocol, retry: false });
+    const make = (secret: string) => new AdminClient({ serviceUrl: locked.httpUrl, grpcEndpoint: locked.grpcEndpoint, adminSecret: secret, protocol, retry: false });
     const wrong = make("guess");
     const right = make("s3cret-admin-key");
     for (let i = 0; i < 3; i++) expect(await codeOf(() => wrong.adminMeta())).toBe("UNAUTHENTICATED");

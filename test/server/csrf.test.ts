@@ -24,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => server?.close());
 
-const modelExists = async () => (await fetch(`${base}/v1/admin/fga_get_model`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: "{}" })).status === 200;
+const modelExists = async () =>
+  (await fetch(`${base}/v1/admin/fga_get_model`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: "{}" })).status === 200;
 
 describe("the admin session cookie from another site", () => {
   it("an empty-body write with the cookie but without the JSON content type is refused (415) and changes nothing", async () => {
@@ -39,7 +40,11 @@ describe("the admin session cookie from another site", () => {
       const rest = await fetch(`${base}/v1/admin/fga_reset`, { method: "POST", headers: { cookie, "content-type": "application/json", "sec-fetch-site": site }, body: "{}" });
       expect(rest.status, site).toBe(403);
       expect((await rest.json()).message).toBe("the admin session cookie is not accepted on a cross-site request; send the admin secret header");
-      const graphql = await fetch(`${base}/graphql`, { method: "POST", headers: { cookie, "content-type": "application/json", "sec-fetch-site": site }, body: JSON.stringify({ query: "mutation { fga_reset { message } }" }) });
+      const graphql = await fetch(`${base}/graphql`, {
+        method: "POST",
+        headers: { cookie, "content-type": "application/json", "sec-fetch-site": site },
+        body: JSON.stringify({ query: "mutation { fga_reset { message } }" }),
+      });
       expect((await graphql.json()).errors[0].extensions.code, site).toBe("PERMISSION_DENIED");
     }
     expect(await modelExists()).toBe(true);

@@ -53,7 +53,9 @@ describe("GraphQL document limits", () => {
     const answer = await post(`query { ...F30 } ${fragments.join(" ")}`);
     expect(answer.status).toBe(200);
     expect(answer.body.data).toBeNull();
-    expect(answer.body.errors).toEqual([expect.objectContaining({ message: `the document selects more than ${MAX_DOCUMENT_FIELDS} fields once its fragments are expanded`, extensions: { code: "INVALID_ARGUMENT" } })]);
+    expect(answer.body.errors).toEqual([
+      expect.objectContaining({ message: `the document selects more than ${MAX_DOCUMENT_FIELDS} fields once its fragments are expanded`, extensions: { code: "INVALID_ARGUMENT" } }),
+    ]);
     expect(answer.ms).toBeLessThan(2_000);
     expect(service.calls.filter((call) => call.method === "adminMeta")).toEqual([]);
   });

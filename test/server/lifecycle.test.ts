@@ -120,10 +120,13 @@ describe("graceful shutdown", () => {
     const post = () =>
       new Promise<{ status: number; connection: string | undefined }>((resolve, reject) => {
         const url = new URL(`${service.httpUrl}/v1/admin/admin_meta`);
-        const request = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "x-service-admin-secret": SECRET } }, (response) => {
-          response.resume();
-          response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
-        });
+        const request = httpRequest(
+          { host: url.hostname, port: url.port, path: url.pathname, method: "POST", agent, headers: { "content-type": "application/json", "x-service-admin-secret": SECRET } },
+          (response) => {
+            response.resume();
+            response.on("end", () => resolve({ status: response.statusCode!, connection: response.headers.connection }));
+          },
+        );
         request.on("error", reject);
         request.end("{}");
       });

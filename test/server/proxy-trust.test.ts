@@ -17,10 +17,7 @@ const FORWARDED = { "x-forwarded-for": "203.0.113.9" };
 let httpOnly: RecordingService;
 let bothPorts: RecordingService;
 beforeAll(async () => {
-  [httpOnly, bothPorts] = await Promise.all([
-    startRecordingService(SECRET, { trustProxy: 1 }),
-    startRecordingService(SECRET, { trustProxy: 1, grpcTrustProxy: 1 }),
-  ]);
+  [httpOnly, bothPorts] = await Promise.all([startRecordingService(SECRET, { trustProxy: 1 }), startRecordingService(SECRET, { trustProxy: 1, grpcTrustProxy: 1 })]);
 });
 afterAll(async () => {
   await Promise.all([httpOnly?.close(), bothPorts?.close()]);

@@ -38,7 +38,10 @@ const calls: { method: string; input: Record<string, unknown> }[] = [];
 
 beforeAll(async () => {
   const byMethod = new Map(Object.values(resources.operations).map((op) => [op.method, op]));
-  const implementation = new Proxy({}, { get: (_target, method: string) => async (input: Record<string, unknown>) => (calls.push({ method, input }), sampleMessage(resources, byMethod.get(method)!.output)) });
+  const implementation = new Proxy(
+    {},
+    { get: (_target, method: string) => async (input: Record<string, unknown>) => (calls.push({ method, input }), sampleMessage(resources, byMethod.get(method)!.output)) },
+  );
   server = createServiceServer(
     { schema: resources, rules, graphqlSchemaText, grpcServices: [], descriptorSet, explorer: { openapiDocument: async () => "", firstOperation: "admin_meta" } },
     implementation,
@@ -131,7 +134,9 @@ describe("the contracts of another API: resource routes, a prefix, its own auth 
       "  rotate_key:\n    surface: admin\n    group: orgs\n",
       "  rotate_key:\n    surface: admin\n    group: orgs\n    route:\n      method: DELETE\n      path: /api/v2/users/{org_id}\n",
     );
-    expect(() => buildIr(loadManifestText(twice), emptyLock())).toThrow(/error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/\{org_id\} is already used by operation 'delete_user'/);
+    expect(() => buildIr(loadManifestText(twice), emptyLock())).toThrow(
+      /error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/\{org_id\} is already used by operation 'delete_user'/,
+    );
     // /users/{id} and /users/current: a request for the user "current" could reach either.
     const overlapping = manifest.replace(
       "  rotate_key:\n    surface: admin\n    group: orgs\n",

@@ -26,7 +26,10 @@ afterAll(async () => {
 const webhook = (size: number) => ({ event_name: "user.created", event_description: "d".repeat(size), endpoint: "https://hooks.example.com/in", enabled: true });
 
 async function failure(call: () => Promise<unknown>): Promise<ConnectError> {
-  const error = await call().then(() => undefined, (e: unknown) => e);
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ConnectError);
   return error as ConnectError;
 }
@@ -99,7 +102,10 @@ describe("the generated client over gRPC", () => {
     const client = admin();
     const before = service.calls.length;
     for (const size of [2 * MiB, 20 * MiB]) {
-      const error = await client.addWebhook(webhook(size)).then(() => undefined, (e: unknown) => e);
+      const error = await client.addWebhook(webhook(size)).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ApiError);
       expect((error as ApiError).code).toBe("PAYLOAD_TOO_LARGE");
     }
@@ -123,7 +129,10 @@ describe("required scalars left out", () => {
       [() => user.validateJWTToken({ token: "t" } as never), "token_type: is required"],
     ];
     for (const [call, message] of cases) {
-      const error = await call().then(() => undefined, (e: unknown) => e);
+      const error = await call().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(error).toBeInstanceOf(ApiError);
       expect({ code: (error as ApiError).code, message: (error as ApiError).message }).toEqual({ code: "INVALID_ARGUMENT", message });
     }

@@ -27,7 +27,10 @@ const user = (protocol: (typeof PROTOCOLS)[number]) =>
   new UserClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, clientId: "app", protocol, serverVersion: schema.version, retry: false });
 
 async function refusal(call: () => Promise<unknown>): Promise<{ code: string; message: string }> {
-  const error = await call().then(() => undefined, (e: unknown) => e);
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ApiError);
   return { code: (error as ApiError).code, message: (error as ApiError).message };
 }
@@ -44,20 +47,48 @@ describe.each(PROTOCOLS)("rules of the manifest over %s", (protocol) => {
     ["a value below the minimum", () => admin(protocol).users({ pagination: { limit: 0 } }), "pagination.limit: must be between 1 and 1000"],
     ["a value above the maximum", () => admin(protocol).fgaReadTuples({ page_size: 1001 }), "page_size: must be between 1 and 1000"],
     ["a string shorter than its minimum", () => user(protocol).signup({ email: "ada@example.com", password: "short", confirm_password: "short" }), "password: must be at least 12 characters"],
-    ["a string longer than its maximum", () => user(protocol).signup({ email: "ada@example.com", password: "x".repeat(257), confirm_password: "x".repeat(257) }), "password: must be at most 256 characters"],
+    [
+      "a string longer than its maximum",
+      () => user(protocol).signup({ email: "ada@example.com", password: "x".repeat(257), confirm_password: "x".repeat(257) }),
+      "password: must be at most 256 characters",
+    ],
     ["a confirmation that differs", () => user(protocol).signup({ email: "ada@example.com", password: PASSWORD, confirm_password: "other-password" }), "confirm_password: does not match password"],
     ["neither of two alternatives", () => user(protocol).signup({ password: PASSWORD, confirm_password: PASSWORD }), "give at least one of email, phone_number"],
-    ["a value outside a declared set", () => admin(protocol).addWebhook({ event_name: "user.exploded", endpoint: "https://hooks.example.com", enabled: true }), "event_name: must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled"],
+    [
+      "a value outside a declared set",
+      () => admin(protocol).addWebhook({ event_name: "user.exploded", endpoint: "https://hooks.example.com", enabled: true }),
+      "event_name: must be one of user.signup, user.created, user.login, user.deleted, user.access_revoked, user.access_enabled",
+    ],
     ["a value that misses a declared pattern", () => admin(protocol).fgaExpand({ relation: "viewer", object: "no-colon" }), "object: must be an FGA object, type:id"],
     ["a list item in the wrong format", () => admin(protocol).inviteMembers({ emails: ["ada@example.com", "not-an-email"] }), "emails[1]: must be an email address"],
     // JSON Schema's email format refuses these, so the server must too (the OpenAPI states both).
     ["an email address with a control character", () => admin(protocol).user({ email: "ada\b@example.com" }), "email: must be an email address"],
     ["an email address with a non-ASCII character", () => user(protocol).forgotPassword({ email: "þ@example.com" }), "email: must be an email address"],
     ["an email address whose local part is over 64 characters", () => user(protocol).magicLinkLogin({ email: `${"a".repeat(65)}@example.com` }), "email: must be an email address"],
-    ["a field required by another one's value", () => admin(protocol).addTrustedIssuer({ service_account_id: "c1", name: "ci", issuer_url: "https://issuer.example.com", key_source_type: "jwks_url", expected_aud: "identity", issuer_type: "kubernetes" }), "jwks_url: is required when key_source_type is jwks_url"],
+    [
+      "a field required by another one's value",
+      () =>
+        admin(protocol).addTrustedIssuer({
+          service_account_id: "c1",
+          name: "ci",
+          issuer_url: "https://issuer.example.com",
+          key_source_type: "jwks_url",
+          expected_aud: "identity",
+          issuer_type: "kubernetes",
+        }),
+      "jwks_url: is required when key_source_type is jwks_url",
+    ],
     ["a field required by another one's presence", () => user(protocol).resetPassword({ otp: "123456", password: PASSWORD, confirm_password: PASSWORD }), "phone_number: is required with otp"],
-    ["a JSON value nested too deep", () => admin(protocol).updateUser({ id: "u1", app_data: deep(rules.limits.jsonDepth + 1) as never }), `app_data: must be nested at most ${rules.limits.jsonDepth} levels deep`],
-    ["a JSON value too large", () => admin(protocol).updateUser({ id: "u1", app_data: { blob: "x".repeat(rules.limits.jsonBytes) } }), `app_data: must be at most ${rules.limits.jsonBytes} bytes as JSON`],
+    [
+      "a JSON value nested too deep",
+      () => admin(protocol).updateUser({ id: "u1", app_data: deep(rules.limits.jsonDepth + 1) as never }),
+      `app_data: must be nested at most ${rules.limits.jsonDepth} levels deep`,
+    ],
+    [
+      "a JSON value too large",
+      () => admin(protocol).updateUser({ id: "u1", app_data: { blob: "x".repeat(rules.limits.jsonBytes) } }),
+      `app_data: must be at most ${rules.limits.jsonBytes} bytes as JSON`,
+    ],
   ];
 
   it.each(cases)("%s is INVALID_ARGUMENT naming the field, before the implementation", async (_name, call, message) => {

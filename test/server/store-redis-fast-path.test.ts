@@ -22,7 +22,6 @@ async function commandsProcessed(): Promise<number> {
   return Number(/total_commands_processed:(\d+)/.exec(info)![1]) - 1;
 }
 
-
 /** Whether the store answers the right secret from `address` without a promise (locally). */
 function answersLocally(store: RedisStore, address: string): boolean {
   const answer = store.secretAttempt(address, true, policy, Date.now());

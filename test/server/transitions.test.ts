@@ -9,17 +9,7 @@ import { AdminClient, ApiError, UserClient, type Protocol } from "../../generate
 import { ASSERTION_JWT_BEARER } from "../../reference/ops/oauth.js";
 import { DEFAULT_CLIENT_SECRET_GRACE_SECONDS } from "../../reference/service.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
-import {
-  ADMIN_SECRET,
-  START_S,
-  ciClusterIssuer,
-  createWorld,
-  makeTestKeys,
-  startSwappableServer,
-  type SwappableServer,
-  type TestKeys,
-  type World,
-} from "../helpers/reference-server.js";
+import { ADMIN_SECRET, START_S, ciClusterIssuer, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
 
 const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 const PASSWORD = "transition-password-1";
@@ -264,7 +254,13 @@ describe.each(PROTOCOLS)("§3 transitions over %s", (protocol) => {
       const orgId = await createOrg();
       await admin.addVerifiedOrgDomain({ org_id: orgId, domain: "acme.com" });
       const oidc = await admin.createOrgOIDCConnection({ org_id: orgId, name: "okta", issuer_url: "https://acme.okta.example", client_id: "acme", client_secret: "upstream-secret" });
-      const saml = await admin.createOrgSAMLConnection({ org_id: orgId, name: "adfs", idp_entity_id: "https://adfs.acme.example", idp_sso_url: "https://adfs.acme.example/ls", idp_certificate: certificate() });
+      const saml = await admin.createOrgSAMLConnection({
+        org_id: orgId,
+        name: "adfs",
+        idp_entity_id: "https://adfs.acme.example",
+        idp_sso_url: "https://adfs.acme.example/ls",
+        idp_certificate: certificate(),
+      });
       expect(await state().ssoConnectionsForEmail("ann@acme.com")).toEqual({ org_id: orgId, oidc_connection_id: oidc.id, saml_connection_id: saml.id });
 
       await admin.deleteOrgOIDCConnection({ id: oidc.id });

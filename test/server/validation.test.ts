@@ -20,7 +20,10 @@ afterAll(async () => {
 });
 
 async function failure(call: () => Promise<unknown>): Promise<ApiError> {
-  const error = await call().then(() => undefined, (e: unknown) => e);
+  const error = await call().then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(ApiError);
   return error as ApiError;
 }
@@ -65,7 +68,13 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
     ["an unknown field", '{"id":"u1","is_admin":true}', "is_admin: is not a field of this request"],
     ["a list for a map", '{"id":"w1","headers":["a"]}', "headers: must be an object of strings"],
   ])("REST: %s", async (_name, body, message) => {
-    const path = message.startsWith("token_type") ? "/v1/validate_jwt_token" : message.startsWith("enabled") || message.startsWith("headers") ? "/v1/admin/update_webhook" : message.startsWith("pagination") ? "/v1/admin/users" : "/v1/admin/delete_user";
+    const path = message.startsWith("token_type")
+      ? "/v1/validate_jwt_token"
+      : message.startsWith("enabled") || message.startsWith("headers")
+        ? "/v1/admin/update_webhook"
+        : message.startsWith("pagination")
+          ? "/v1/admin/users"
+          : "/v1/admin/delete_user";
     const response = await rest(path, body);
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ code: "INVALID_ARGUMENT", message });
@@ -122,7 +131,9 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
 
   it("GraphQL: a literal of the wrong type in the document is INVALID_ARGUMENT naming where, never repeating the value", async () => {
     const graphql = async (query: string) =>
-      (await (await fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: JSON.stringify({ query }) })).json()) as {
+      (await (
+        await fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body: JSON.stringify({ query }) })
+      ).json()) as {
         errors: { message: string; extensions: { code: string } }[];
       };
     const secret = "hunter2-secret-1234";
@@ -142,7 +153,19 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
       }
     }
     // What is not a value is still named: the field, the type.
-    expect((await graphql(`{ users(params: { query: 12345678 }) { users { id } } }`)).errors[0]!.message).toBe("String cannot represent a non string value: (the value sent)");
+    expect(
+      (
+        await graphql(`
+          {
+            users(params: { query: 12345678 }) {
+              users {
+                id
+              }
+            }
+          }
+        `)
+      ).errors[0]!.message,
+    ).toBe("String cannot represent a non string value: (the value sent)");
   });
 
   it("REST checks who is calling before it reads the body: a malformed body from a caller without the secret is UNAUTHENTICATED", async () => {
@@ -152,8 +175,7 @@ describe("bad input only JSON can carry (GraphQL and REST)", () => {
   });
 
   it("GraphQL: malformed JSON, a bad query and a wrongly typed variable are INVALID_ARGUMENT", async () => {
-    const graphql = (body: string) =>
-      fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body });
+    const graphql = (body: string) => fetch(`${service.httpUrl}/graphql`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": SECRET }, body });
     const malformed = await graphql("{oops");
     expect(malformed.status).toBe(400);
     expect((await malformed.json()).errors[0].extensions.code).toBe("INVALID_ARGUMENT");
@@ -203,7 +225,11 @@ describe("malformed protobuf", () => {
     expect(grpcWeb.headers.get("grpc-status")).toBe("3");
     expect(service.calls.length).toBe(before);
     // The same route with a message that decodes: read again by connect-node, and served.
-    const valid = await fetch(`${service.httpUrl}/identity.v1.AdminService/AdminMeta`, { method: "POST", headers: { "content-type": "application/proto", "x-service-admin-secret": SECRET }, body: new Uint8Array() });
+    const valid = await fetch(`${service.httpUrl}/identity.v1.AdminService/AdminMeta`, {
+      method: "POST",
+      headers: { "content-type": "application/proto", "x-service-admin-secret": SECRET },
+      body: new Uint8Array(),
+    });
     expect(valid.status).toBe(200);
     expect(service.calls.length).toBe(before + 1);
   });

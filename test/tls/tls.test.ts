@@ -267,7 +267,9 @@ describe("certificates that do not fit, and their rotation", () => {
       const outcomes = await adminMetaEverywhere(rotating, { caFile: caFor(`wrong-host-${protocol}`) }, protocol);
       for (const [column, outcome] of outcomes) {
         expect(outcome, column).toMatchObject({ ok: false, code: "UNAVAILABLE" });
-        expect((outcome as { message: string }).message, column).toMatch(/altname|not valid for|doesn't match|does not match|hostname|subject alternative|IP address mismatch|certificate is valid for|127\.0\.0\.1/i);
+        expect((outcome as { message: string }).message, column).toMatch(
+          /altname|not valid for|doesn't match|does not match|hostname|subject alternative|IP address mismatch|certificate is valid for|127\.0\.0\.1/i,
+        );
       }
     });
 
@@ -296,7 +298,15 @@ describe("certificates that do not fit, and their rotation", () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect((await servedCertificate(grpcPort, "h2")).fingerprint256).toBe(fingerprint(certs.nextCert));
-    const admin = new AdminClient({ serviceUrl: rotating.httpUrl, grpcEndpoint: rotating.grpcEndpoint, adminSecret: ADMIN_SECRET, protocol: "grpc", serverVersion: schema.version, retry: false, tls: { ca: caPem() } });
+    const admin = new AdminClient({
+      serviceUrl: rotating.httpUrl,
+      grpcEndpoint: rotating.grpcEndpoint,
+      adminSecret: ADMIN_SECRET,
+      protocol: "grpc",
+      serverVersion: schema.version,
+      retry: false,
+      tls: { ca: caPem() },
+    });
     try {
       expect((await admin.adminMeta({})).version).toBe(schema.version);
     } finally {
@@ -351,7 +361,15 @@ describe("no credentials in clear by accident", () => {
   }
 
   it("sends them when the caller opts in, and to loopback without a word", async () => {
-    const optedIn = new AdminClient({ serviceUrl: "http://192.0.2.1:8080", adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false, allowInsecure: true, timeoutMs: 300 });
+    const optedIn = new AdminClient({
+      serviceUrl: "http://192.0.2.1:8080",
+      adminSecret: ADMIN_SECRET,
+      protocol: "rest",
+      serverVersion: schema.version,
+      retry: false,
+      allowInsecure: true,
+      timeoutMs: 300,
+    });
     const error = await optedIn.adminMeta({}).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ApiError);
     // Sent: no route to the address (UNAVAILABLE) or no answer in time, never refused.
@@ -363,7 +381,15 @@ describe("no credentials in clear by accident", () => {
   });
 
   it("takes gRPC over TLS from an https:// URL alone, and plaintext gRPC to another host only when told", async () => {
-    const fromUrl = new AdminClient({ serviceUrl: server.httpUrl, adminSecret: ADMIN_SECRET, protocol: "grpc", grpcEndpoint: server.grpcEndpoint, serverVersion: schema.version, retry: false, tls: { ca: caPem() } });
+    const fromUrl = new AdminClient({
+      serviceUrl: server.httpUrl,
+      adminSecret: ADMIN_SECRET,
+      protocol: "grpc",
+      grpcEndpoint: server.grpcEndpoint,
+      serverVersion: schema.version,
+      retry: false,
+      tls: { ca: caPem() },
+    });
     expect((await fromUrl.adminMeta({})).version).toBe(schema.version);
     await fromUrl.close();
     const plain = new AdminClient({ serviceUrl: "https://192.0.2.1", adminSecret: ADMIN_SECRET, protocol: "grpc", grpcTls: false, serverVersion: schema.version, retry: false });
