@@ -19,7 +19,8 @@ import { toProtoInit } from "../runtime/shape.js";
 import { ensureGoTool, GHZ } from "../test/helpers/go-tools.js";
 import { REPO_ROOT } from "../test/helpers/project.js";
 import { sampleMessage } from "../test/helpers/recording-service.js";
-import { BENCH_ADMIN_SECRET, startTarget, type Target } from "./targets.js";
+import { ghzAdminMeta } from "./load.js";
+import { startTarget, type Target } from "./targets.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -34,43 +35,7 @@ interface Round {
 }
 
 /** One ghz run against `endpoint`; throws on any failed call. */
-function ghz(ghzPath: string, protoset: string, endpoint: string): Round {
-  const result = spawnSync(
-    ghzPath,
-    [
-      "--insecure",
-      "--protoset",
-      protoset,
-      "--call",
-      `${AdminService.typeName}/${AdminService.method.adminMeta.name}`,
-      "--data",
-      "{}",
-      "--metadata",
-      JSON.stringify({ "x-service-admin-secret": BENCH_ADMIN_SECRET }),
-      "--concurrency",
-      String(CONCURRENCY),
-      "--duration",
-      `${SECONDS}s`,
-      "--duration-stop",
-      "wait", // calls in flight when time is up finish, rather than fail as "transport is closing"
-      "--format",
-      "json",
-      endpoint,
-    ],
-    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (result.status !== 0 && !result.stdout) throw new Error(`ghz failed (${result.status}): ${result.stderr}`);
-  const report = JSON.parse(result.stdout) as {
-    rps: number;
-    statusCodeDistribution: Record<string, number>;
-    errorDistribution?: Record<string, number>;
-    latencyDistribution: { percentage: number; latency: number }[];
-  };
-  const failed = Object.entries(report.statusCodeDistribution).filter(([status]) => status !== "OK");
-  if (failed.length > 0) throw new Error(`${endpoint}: calls failed: ${JSON.stringify(report.statusCodeDistribution)} ${JSON.stringify(report.errorDistribution ?? {})}`);
-  const latency = (percentage: number) => report.latencyDistribution.find((d) => d.percentage === percentage)!.latency / 1e6;
-  return { rps: report.rps, p50: latency(50), p99: latency(99) };
-}
+const ghz = (ghzPath: string, protoset: string, endpoint: string): Round => ghzAdminMeta(ghzPath, protoset, endpoint, { concurrency: CONCURRENCY, seconds: SECONDS });
 
 /** Builds bench/grpc-go (its modules come from the Go module proxy on first build) and starts it. */
 async function startGrpcGo(answerFile: string): Promise<Target> {

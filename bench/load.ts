@@ -1,9 +1,10 @@
 // The load of the server benchmarks: autocannon against a target for a few seconds, the CPU time
 // its processes spent per call (from /proc), interleaved rounds of a baseline and a subject, and
 // the lines that print a ratio against the baseline measured in the same run.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
+import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
 
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
@@ -119,3 +120,32 @@ export const UPDATE_USER = {
   is_multi_factor_auth_enabled: true,
   app_data: { team: "analytics", since: 1843 },
 };
+
+/** One ghz run calling AdminMeta on `endpoint` (plaintext, or TLS trusting `ca`): requests a second and latencies in ms; throws on any failed call. */
+export function ghzAdminMeta(
+  ghzPath: string,
+  protoset: string,
+  endpoint: string,
+  options: { concurrency: number; seconds: number; ca?: string; connections?: number },
+): { rps: number; p50: number; p99: number } {
+  const { ca, connections } = options;
+  const args = [
+    ...(ca ? ["--cacert", ca, "--cname", "localhost"] : ["--insecure"]),
+    ...["--protoset", protoset, "--call", `${AdminService.typeName}/${AdminService.method.adminMeta.name}`, "--data", "{}", "--metadata", JSON.stringify(SECRET_HEADER)],
+    ...["--concurrency", String(options.concurrency), ...(connections ? ["--connections", String(connections)] : []), "--duration", `${options.seconds}s`],
+    // Calls in flight when time is up finish, rather than fail as "transport is closing".
+    ...["--duration-stop", "wait", "--format", "json", endpoint],
+  ];
+  const result = spawnSync(ghzPath, args, { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
+  if (!result.stdout) throw new Error(`ghz failed (${result.status}): ${result.stderr}`);
+  const report = JSON.parse(result.stdout) as {
+    rps: number;
+    statusCodeDistribution: Record<string, number>;
+    errorDistribution?: Record<string, number>;
+    latencyDistribution: { percentage: number; latency: number }[];
+  };
+  const failed = Object.entries(report.statusCodeDistribution).filter(([status]) => status !== "OK");
+  if (failed.length > 0) throw new Error(`${endpoint}: calls failed: ${JSON.stringify(report.statusCodeDistribution)} ${JSON.stringify(report.errorDistribution ?? {})}`);
+  const latency = (percentage: number) => report.latencyDistribution.find((d) => d.percentage === percentage)!.latency / 1e6;
+  return { rps: report.rps, p50: latency(50), p99: latency(99) };
+}

@@ -4,11 +4,10 @@
 // wrk over HTTP/1.1 for REST and GraphQL, ghz over HTTP/2 for gRPC. The two servers take turns,
 // round after round; the figures are medians of ROUNDS rounds after a warm-up round each.
 // Target: TLS at least 85% of plaintext on each protocol.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { graphqlDocument } from "../runtime/graphql-document.js";
 import { schema } from "../generated/schema.js";
 import { descriptorSet } from "../generated/server/descriptor-set.js";
@@ -16,7 +15,7 @@ import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { makeCertificates } from "../test/helpers/certs.js";
 import { ensureGoTool, GHZ } from "../test/helpers/go-tools.js";
 import { REPO_ROOT } from "../test/helpers/project.js";
-import { cpuMicros } from "./load.js";
+import { cpuMicros, ghzAdminMeta } from "./load.js";
 import { BENCH_ADMIN_SECRET, startTarget, type Target } from "./targets.js";
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 4);
@@ -41,40 +40,9 @@ function wrk(url: string, body: string): number {
   return Number(/Requests\/sec:\s+([\d.]+)/.exec(output)![1]);
 }
 
-/** Requests a second of ghz calling AdminMeta on `endpoint`, trusting `ca` (or in plaintext). */
-function ghz(ghzPath: string, protoset: string, endpoint: string, ca: string | undefined): number {
-  const result = spawnSync(
-    ghzPath,
-    [
-      ...(ca ? ["--cacert", ca, "--cname", "localhost"] : ["--insecure"]),
-      "--protoset",
-      protoset,
-      "--call",
-      `${AdminService.typeName}/${AdminService.method.adminMeta.name}`,
-      "--data",
-      "{}",
-      "--metadata",
-      JSON.stringify({ [schema.adminSecretHeader]: BENCH_ADMIN_SECRET }),
-      "--concurrency",
-      String(CONNECTIONS),
-      "--connections",
-      "1",
-      "--duration",
-      `${SECONDS}s`,
-      "--duration-stop",
-      "wait",
-      "--format",
-      "json",
-      endpoint,
-    ],
-    { encoding: "utf8", maxBuffer: 64 * 1024 * 1024 },
-  );
-  if (!result.stdout) throw new Error(`ghz failed (${result.status}): ${result.stderr}`);
-  const report = JSON.parse(result.stdout) as { rps: number; statusCodeDistribution: Record<string, number> };
-  const failed = Object.entries(report.statusCodeDistribution).filter(([status]) => status !== "OK");
-  if (failed.length > 0) throw new Error(`${endpoint}: calls failed: ${JSON.stringify(report.statusCodeDistribution)}`);
-  return report.rps;
-}
+/** Requests a second of ghz calling AdminMeta on `endpoint`, trusting `ca` (or in plaintext), over one connection. */
+const ghz = (ghzPath: string, protoset: string, endpoint: string, ca: string | undefined): number =>
+  ghzAdminMeta(ghzPath, protoset, endpoint, { concurrency: CONNECTIONS, seconds: SECONDS, connections: 1, ...(ca ? { ca } : {}) }).rps;
 
 ensureDebianProgram("wrk", WRK, "npm run bench:tls");
 mkdirSync(BENCH_DIR, { recursive: true });

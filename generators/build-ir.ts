@@ -384,40 +384,19 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
 
     const exactlyOneOf = rawOp.exactly_one_of ?? [];
-    exactlyOneOf.forEach((fieldName, index) => {
-      const field = input.fields.find((f) => f.name === fieldName);
-      if (!field) {
-        report(
-          "unknown-field",
-          [...opPath, "exactly_one_of", index],
-          subject,
-          `exactly_one_of names '${fieldName}', which is not an input field${didYouMean(
-            fieldName,
-            input.fields.map((f) => f.name),
-          )}`,
-        );
-      } else if (field.required) {
-        report("invalid-rule", [...opPath, "exactly_one_of", index], subject, `exactly_one_of names '${fieldName}', which is required; make it optional`);
-      }
-    });
-
     const atLeastOneOf = rawOp.at_least_one_of ?? [];
-    atLeastOneOf.forEach((fieldName, index) => {
-      const field = input.fields.find((f) => f.name === fieldName);
-      if (!field) {
-        report(
-          "unknown-field",
-          [...opPath, "at_least_one_of", index],
-          subject,
-          `at_least_one_of names '${fieldName}', which is not an input field${didYouMean(
-            fieldName,
-            input.fields.map((f) => f.name),
-          )}`,
-        );
-      } else if (field.required) {
-        report("invalid-rule", [...opPath, "at_least_one_of", index], subject, `at_least_one_of names '${fieldName}', which is required; make it optional`);
-      }
-    });
+    // The fields a rule over several fields names: optional input fields.
+    for (const [key, fieldNames] of [
+      ["exactly_one_of", exactlyOneOf],
+      ["at_least_one_of", atLeastOneOf],
+    ] as const) {
+      fieldNames.forEach((fieldName, index) => {
+        const field = input.fields.find((f) => f.name === fieldName);
+        const inputNames = input.fields.map((f) => f.name);
+        if (!field) report("unknown-field", [...opPath, key, index], subject, `${key} names '${fieldName}', which is not an input field${didYouMean(fieldName, inputNames)}`);
+        else if (field.required) report("invalid-rule", [...opPath, key, index], subject, `${key} names '${fieldName}', which is required; make it optional`);
+      });
+    }
 
     const pagination = resolvePagination(rawOp, input, output, sharedByName, (message) => report("invalid-pagination", [...opPath, "pagination"], subject, message));
 

@@ -254,44 +254,21 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
 
   const restMethodChanged = before.rest !== undefined && after.rest !== undefined && before.rest.method !== after.rest.method;
   if (before.kind !== after.kind) {
-    if (after.kind === "write") {
-      // GraphQL moves it from Query to Mutation; gRPC drops NO_SIDE_EFFECTS, which Connect needs to serve it over GET.
-      const hit = common.filter((p) => p !== "rest" || restMethodChanged);
-      add(
-        "read-became-write",
-        name,
-        "breaking",
-        hit,
-        `read turned write: ${
-          [
-            common.includes("graphql") ? "GraphQL moves it from Query to Mutation" : "",
-            common.includes("grpc") ? "the gRPC method loses its no-side-effects idempotency level" : "",
-            restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
-          ]
-            .filter(Boolean)
-            .join("; ") || "no contract carries the kind"
-        }`,
-        [opAnchor, `outtype:${name}`],
-      );
-    } else {
-      const hit = common.filter((p) => p !== "rest" || restMethodChanged);
-      add(
-        "write-became-read",
-        name,
-        "breaking",
-        hit,
-        `write turned read: ${
-          [
-            common.includes("graphql") ? "GraphQL moves it from Mutation to Query" : "",
-            common.includes("grpc") ? "the gRPC method becomes no-side-effects" : "",
-            restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
-          ]
-            .filter(Boolean)
-            .join("; ") || "no contract carries the kind"
-        }`,
-        [opAnchor, `outtype:${name}`],
-      );
-    }
+    // A read turned write: GraphQL moves it from Query to Mutation; gRPC drops NO_SIDE_EFFECTS, which Connect needs to serve it over GET.
+    const toWrite = after.kind === "write";
+    const changes = [
+      common.includes("graphql") ? (toWrite ? "GraphQL moves it from Query to Mutation" : "GraphQL moves it from Mutation to Query") : "",
+      common.includes("grpc") ? (toWrite ? "the gRPC method loses its no-side-effects idempotency level" : "the gRPC method becomes no-side-effects") : "",
+      restMethodChanged ? `REST moves it from ${before.rest!.method} to ${after.rest!.method}` : "",
+    ].filter(Boolean);
+    add(
+      toWrite ? "read-became-write" : "write-became-read",
+      name,
+      "breaking",
+      common.filter((p) => p !== "rest" || restMethodChanged),
+      `${toWrite ? "read turned write" : "write turned read"}: ${changes.join("; ") || "no contract carries the kind"}`,
+      [opAnchor, `outtype:${name}`],
+    );
   }
   if (before.destructive !== after.destructive) {
     if (after.destructive) {

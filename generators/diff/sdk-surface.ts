@@ -5,6 +5,7 @@
 // language plugs in with one function; the diff compares both sides' surfaces and reports each
 // difference for its language.
 import { clientClassOf } from "../emit/client.js";
+import { clientClasses } from "../emit/operation-text.js";
 import { goNames } from "../emit/go-names.js";
 import { pythonArgumentName } from "../emit/python-names.js";
 import { pythonView } from "../emit/python.js";
@@ -41,7 +42,7 @@ export type SurfaceOf = (ir: Ir) => SurfaceEntry[];
 export function typescriptSurface(ir: Ir): SurfaceEntry[] {
   const entries: SurfaceEntry[] = [{ kind: "package", name: ir.api.sdkPackage, anchors: ["package:npm.sdk"] }];
   // Their options come from the runtime, not the manifest.
-  for (const client of ["AdminClient", "UserClient"]) entries.push({ kind: "client", name: client, anchors: [] });
+  for (const client of clientClasses(ir)) entries.push({ kind: "client", name: client, anchors: [] });
   for (const op of ir.operations) {
     const client = clientClassOf(op);
     entries.push({ kind: "method", name: `${client}.${op.camelName}`, anchors: [`method:${op.name}`, `op:${op.name}`] });

@@ -11,6 +11,7 @@ import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
+import { GO_KEYWORDS } from "../passes/packages.js";
 import { goName, goNames, goPackageDir, goTemplates, type GoNames } from "./go-names.js";
 import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
 import type { TemplateFile } from "./templates.js";
@@ -315,42 +316,7 @@ function clientViews(facts: SdkFacts, names: GoNames) {
 }
 
 /** Go's keywords and the names the examples declare themselves: an example variable takes none of them. */
-const EXAMPLE_TAKEN = new Set([
-  "break",
-  "case",
-  "chan",
-  "const",
-  "continue",
-  "default",
-  "defer",
-  "else",
-  "fallthrough",
-  "for",
-  "func",
-  "go",
-  "goto",
-  "if",
-  "import",
-  "interface",
-  "map",
-  "package",
-  "range",
-  "return",
-  "select",
-  "struct",
-  "switch",
-  "type",
-  "var",
-  "admin",
-  "client",
-  "ctx",
-  "err",
-  "apiErr",
-  "errors",
-  "fmt",
-  "log",
-  "context",
-]);
+const EXAMPLE_TAKEN = new Set([...GO_KEYWORDS, "admin", "client", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
 
 /** How the examples open their client: the admin client, or the user client of an API without admin operations, with the credentials the API asks for. */
 function goExampleClient(ir: Ir) {

@@ -41,7 +41,9 @@ export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([
   "with",
   "yield",
 ]);
-const GO_KEYWORDS = new Set([
+
+/** Go's keywords: no package, and no name an example declares, may be one. */
+export const GO_KEYWORDS: ReadonlySet<string> = new Set([
   "break",
   "case",
   "chan",

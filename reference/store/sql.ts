@@ -325,25 +325,24 @@ export class SqlStorage {
     } catch (error) {
       throw this.mapped(error);
     }
+    // SQLite has already rolled back after some failures (a full disk): the failure to tell is the one that came first.
+    const rolledBack = async (error: unknown) => {
+      await trx
+        .rollback()
+        .execute()
+        .catch(() => undefined);
+      return this.mapped(error);
+    };
     let result: R;
     try {
       result = await this.transactions.run(trx, work);
     } catch (error) {
-      // SQLite has already rolled back after some failures (a full disk): the work's failure is the one to tell.
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => undefined);
-      throw this.mapped(error);
+      throw await rolledBack(error);
     }
     try {
       await trx.commit().execute();
     } catch (error) {
-      await trx
-        .rollback()
-        .execute()
-        .catch(() => undefined);
-      throw this.mapped(error);
+      throw await rolledBack(error);
     }
     return result;
   }

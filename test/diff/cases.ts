@@ -247,6 +247,11 @@ export const CASES: DiffCase[] = [
     expected: [
       { id: "surface-changed:meta", severity: "breaking", protocols: ["grpc"], sources: ["manifest", "buf"] },
       { id: "rest-path-changed:meta", severity: "breaking", protocols: ["rest"], sources: ["manifest", "openapi"] },
+      // meta was the only user operation: the SDKs have no UserClient any more.
+      { id: "sdk-client-removed:typescript.UserClient", severity: "breaking", protocols: [], sdks: ["typescript"] },
+      { id: "sdk-client-removed:go.UserClient", severity: "breaking", protocols: [], sdks: ["go"] },
+      { id: "sdk-client-removed:python.AsyncUserClient", severity: "breaking", protocols: [], sdks: ["python"] },
+      { id: "sdk-client-removed:python.UserClient", severity: "breaking", protocols: [], sdks: ["python"] },
     ],
   },
   {
