@@ -390,9 +390,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       ["exactly_one_of", exactlyOneOf],
       ["at_least_one_of", atLeastOneOf],
     ] as const) {
+      const inputNames = input.fields.map((f) => f.name);
       fieldNames.forEach((fieldName, index) => {
         const field = input.fields.find((f) => f.name === fieldName);
-        const inputNames = input.fields.map((f) => f.name);
         if (!field) report("unknown-field", [...opPath, key, index], subject, `${key} names '${fieldName}', which is not an input field${didYouMean(fieldName, inputNames)}`);
         else if (field.required) report("invalid-rule", [...opPath, key, index], subject, `${key} names '${fieldName}', which is required; make it optional`);
       });

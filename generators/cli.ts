@@ -155,7 +155,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "pack": {
         // Loaded on demand: packing is scripts/pack.mjs (npm run pack in this repository), bundled.
-        const { artifactKinds, installedToolchain, packProject, DEFAULT_OUT_DIR } = await import("../scripts/pack.mjs");
+        const { artifactKinds, installedToolchain, packProject, DEFAULT_OUT_DIR, PackError } = await import("../scripts/pack.mjs");
         // Bad input exits 2 before anything runs, naming what is wrong.
         const refuse = (message: string) => (process.stderr.write(`apigen pack: ${message}\n`), 2);
         if (values.manifest !== DEFAULT_MANIFEST) return refuse(`pack takes the project's ${DEFAULT_MANIFEST}; --manifest is not for pack`);
@@ -180,8 +180,10 @@ export async function main(argv: string[]): Promise<number> {
             out: (line) => process.stdout.write(`${line}\n`),
           });
         } catch (error) {
-          // What stops a pack (a refused gate, a missing tool, a failed build) is said in its message; the stack only with APIGEN_DEBUG=1.
-          const detail = !(error instanceof Error) ? String(error) : process.env.APIGEN_DEBUG ? [error, error.cause].map((e) => (e instanceof Error ? e.stack : "")).join("\n") : error.message;
+          // What stops a pack (a refused gate, a missing tool, a failed build) is said in its message, the stack only with
+          // APIGEN_DEBUG=1; anything else is a fault of apigen's own, reported as one below.
+          if (!(error instanceof PackError)) throw error;
+          const detail = process.env.APIGEN_DEBUG ? [error, error.cause].map((e) => (e instanceof Error ? e.stack : "")).join("\n") : error.message;
           process.stderr.write(`apigen pack: ${detail}\n`);
           return 1;
         }

@@ -323,28 +323,39 @@ export async function packProject({
   if (!existsSync(join(root, PACKAGES_DIR)))
     throw new PackError(`${root} has no ${PACKAGES_DIR}: generate it first (apigen generate${root === resolve(".") ? "" : ` --root ${relative(process.cwd(), root) || "."}`})`);
   // Nothing is built from stale files or under a version the contract diff says is too low.
-  const gate = releaseGate({ root, firstRelease, apigen: toolchain.apigen, packCommand: toolchain.packCommand });
+  // The gate's own refusals (an unreadable release record, an uncommitted manifest to record) are the project's to fix.
+  const said = (work) => {
+    try {
+      return work();
+    } catch (error) {
+      throw new PackError(error.message, { cause: error });
+    }
+  };
+  const gate = said(() => releaseGate({ root, firstRelease, apigen: toolchain.apigen, packCommand: toolchain.packCommand }));
   for (const note of gate.notes) out(`pack: ${note}`);
   if (gate.problems.length > 0) throw new PackError(`refusing to pack:\n${gate.problems.map((p) => `  - ${p}`).join("\n")}`);
-  const record = release ? releaseToRecord(root) : undefined;
+  const record = release ? said(() => releaseToRecord(root)) : undefined;
   const shown = (path) => relative(process.cwd(), path) || path;
   const written = [];
-  /** One kind's step: a failure names the kind, what it needs, and how to pack the others without it. */
-  const step = async (kind, work) => {
+  /**
+   * One kind's step: a failure names the kind; where the step gets the kind's tool, also what it
+   * needs and how to pack the others without it.
+   */
+  const step = async (kind, work, getsTool = false) => {
     if (!kinds.includes(kind)) return;
     try {
       await work();
     } catch (error) {
       const others = kinds.filter((other) => other !== kind);
       const hint = kind !== "npm" && others.length > 0 ? ` (--only ${others.join(",")} packs the rest without it)` : "";
-      throw new PackError(`${kind}: ${error.message}${NEEDS[kind] ? `\n${kind} artefacts need ${NEEDS[kind]}${hint}` : ""}`, { cause: error });
+      throw new PackError(`${kind}: ${error.message}${getsTool && NEEDS[kind] ? `\n${kind} artefacts need ${NEEDS[kind]}${hint}` : ""}`, { cause: error });
     }
   };
   // The tools first, so that a missing one stops pack before anything is written.
   let python;
   let modzipBinary;
-  await step("python", async () => void (python = await toolchain.python()));
-  await step("go", async () => void (modzipBinary = await toolchain.modzip()));
+  await step("python", async () => void (python = await toolchain.python()), true);
+  await step("go", async () => void (modzipBinary = await toolchain.modzip()), true);
   await step("npm", async () => {
     for (const p of await packPackages({ root, outDir, toolchain })) {
       written.push(p.tarball);
@@ -369,7 +380,7 @@ export async function packProject({
   return written;
 }
 
-/** The flags of pack, for parseArgs (npm run pack here; generators/cli.ts takes the same). */
+/** The flags of pack, for parseArgs (npm run pack here; generators/cli.ts declares the same for apigen pack). */
 export const PACK_OPTIONS = {
   root: { type: "string", default: "." },
   out: { type: "string" },

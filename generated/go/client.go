@@ -48,7 +48,7 @@ const DefaultMaxResponseBytes = transport.DefaultMaxResponseBytes
 // NoRetry turns retries off: every call is attempted once.
 var NoRetry = RetryPolicy{Attempts: 1}
 
-// config is what the options of both clients set; callConfig what the options of one call set.
+// config is what the options of a client set; callConfig what the options of one call set.
 type (
 	config     = transport.Config
 	callConfig = transport.CallConfig

@@ -159,7 +159,6 @@ export interface GoMethodNames {
 }
 
 export interface GoNames {
-  initialisms: ReadonlySet<string>;
   /** Message name -> its struct (an operation's inline input is <Method>Input). */
   struct: ReadonlyMap<string, string>;
   /** Message name -> the Go names of its fields, in the message's order. */
@@ -170,7 +169,7 @@ export interface GoNames {
   enumValues: ReadonlyMap<string, readonly string[]>;
   /** Every error code: its constant and sentinel in the public package, its constant in the transport package. */
   codes: readonly { code: string; constant: string; sentinel: string; internal: string }[];
-  /** The two clients, each with its methods in manifest order. */
+  /** The clients the API has (one where all its operations are on one), each with its methods in manifest order. */
   clients: readonly { role: string; name: string; methods: readonly GoMethodNames[] }[];
 }
 
@@ -269,7 +268,7 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
     return { role: client.role, name: type, methods };
   });
 
-  const names: GoNames = { initialisms, struct, fields, enumType, enumValues, codes, clients };
+  const names: GoNames = { struct, fields, enumType, enumValues, codes, clients };
   computed.set(ir, names);
   return names;
 }

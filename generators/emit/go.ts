@@ -5,16 +5,14 @@
 // transports, and the facts tables they read). Its names come from go-names.ts; everything else Go
 // adds is computed here: field types and JSON tags, doc comments, and Go literals laid out as gofmt
 // lays them out (so that the module is gofmt-clean without running gofmt). Files under
-// templates/go/ without .hbs (the hand-written runtime) are copied as they are, those of the root
-// with their package clause set to the manifest's package.
+// templates/go/ without .hbs (the hand-written runtime of internal/transport) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { GO_KEYWORDS } from "../passes/packages.js";
-import { goName, goNames, goPackageDir, goTemplates, type GoNames } from "./go-names.js";
+import { goName, goNames, goTemplates, type GoNames } from "./go-names.js";
 import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
-import type { TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
@@ -435,6 +433,21 @@ export function goView(ir: Ir, facts: SdkFacts) {
     packageDoc: goComment([
       `Package ${ir.api.go.package} is the Go client of ${ir.api.title} ${ir.api.version}: ${[hasAdminClient ? "an AdminClient for the admin interface" : "", hasUserClient ? `a UserClient for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(" and ")}, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.`,
     ]),
+    // What the README says of the constructors the API has, as one sentence.
+    constructorsSentence: `${[
+      hasAdminClient
+        ? facts.features.adminSecret
+          ? `\`NewAdminClient(serviceURL, adminSecret, opts...)\` sends the admin secret in header \`${facts.service.adminSecretHeader}\` on every call`
+          : "`NewAdminClient(serviceURL, opts...)` returns an `*AdminClient`"
+        : "",
+      hasUserClient
+        ? facts.features.clientId
+          ? "`NewClient(clientID, serviceURL, opts...)` returns a `*UserClient` whose `clientID` is the default `client_id` of the token calls"
+          : "`NewClient(serviceURL, opts...)` returns a `*UserClient`"
+        : "",
+    ]
+      .filter(Boolean)
+      .join("; ")}.`,
     serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
     // The README's option table: each option of the admin client and its twin of the user client, those the API has.
     optionColumn: [hasAdminClient ? "admin" : "", hasUserClient ? "user" : ""].filter(Boolean).join(" / "),
@@ -556,19 +569,13 @@ const DESCRIPTORS_TEMPLATE = "internal/transport/descriptors.go";
 /** Copied as it is, without the generated-file header (go.sum allows no comments). */
 const VERBATIM = new Set(["go.sum"]);
 
-/** A rendered template; those of the public package get the manifest's package clause (its runtime is written as package identity). */
-function render(template: TemplateFile, view: object, packageName: string): string {
-  const text = template.render(view);
-  return template.path.endsWith(".go") && goPackageDir(template.path) === "" ? text.replace(/^package \w+$/m, `package ${packageName}`) : text;
-}
-
 export function emitGo(ir: Ir): GeneratedFile[] {
   const view = goView(ir, buildSdkFacts(ir));
   return goTemplates()
     .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
     .map((template) => ({
       path: `${GO_DIR}/${template.path}`,
-      content: render(template, view, ir.api.go.package),
+      content: template.render(view),
       header: !VERBATIM.has(template.path),
       ...(template.verbatim ? { source: `templates/go/${template.path}` } : {}),
     }));
@@ -582,13 +589,13 @@ export function emitGo(ir: Ir): GeneratedFile[] {
 export function emitGoDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
   const template = goTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
   const path = `${GO_DIR}/${template.path}`;
-  const layout = render(template, { package: ir.api.go.package, descriptorLines: ["descriptor-set"] }, ir.api.go.package);
+  const layout = template.render({ package: ir.api.go.package, descriptorLines: ["descriptor-set"] });
   return {
     name: "go-descriptors",
     inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
     produce: () => {
       const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
-      return [{ path, content: render(template, { package: ir.api.go.package, descriptorLines: base64.match(/.{1,100}/g) ?? [] }, ir.api.go.package) }];
+      return [{ path, content: template.render({ package: ir.api.go.package, descriptorLines: base64.match(/.{1,100}/g) ?? [] }) }];
     },
   };
 }

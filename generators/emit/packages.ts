@@ -38,9 +38,11 @@ export const mcpCommand = (ir: Ir) => `${ir.api.name}-mcp`;
 
 function mcpReadme(ir: Ir): string {
   const command = mcpCommand(ir);
+  // A signed-in user's token only where a tool of the user surfaces needs one.
+  const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && op.auth === "user");
   const stdioCredentials = [
     ...(ir.api.features.adminSecret ? [`\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
-    `\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools)`,
+    ...(userTokenTools ? [`\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools)`] : []),
     ...(ir.api.features.apiKey ? [`\`${ir.api.mcpEnvPrefix}_API_KEY\` (the tools of operations that take an API key; sent in the \`${ir.api.apiKeyHeader}\` header)`] : []),
   ];
   return [
@@ -54,7 +56,13 @@ function mcpReadme(ir: Ir): string {
     "```",
     "",
     `- stdio: the credentials of every call come from the environment: ${[stdioCredentials.slice(0, -1).join(", "), stdioCredentials.at(-1)].filter(Boolean).join(" and ")}; never from the command line.`,
-    `- HTTP: each request carries its own: ${ir.api.features.adminSecret ? `the \`${ir.api.adminSecretHeader}\` header for admin tools, ` : ""}\`Authorization: Bearer <token>\` for user tools${ir.api.features.apiKey ? `, the \`${ir.api.apiKeyHeader}\` header for the tools of operations that take an API key` : ""}. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing${ir.api.features.apiKey ? "; an API key is checked by the service as it takes the call, so a wrong one answers UNAUTHENTICATED as the tool's error, and runs nothing either" : ""}.`,
+    `- HTTP: each request carries its own: ${[
+      ...(ir.api.features.adminSecret ? [`the \`${ir.api.adminSecretHeader}\` header for admin tools`] : []),
+      ...(userTokenTools ? ["`Authorization: Bearer <token>` for user tools"] : []),
+      ...(ir.api.features.apiKey ? [`the \`${ir.api.apiKeyHeader}\` header for the tools of operations that take an API key`] : []),
+    ].join(
+      ", ",
+    )}. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing${ir.api.features.apiKey ? "; an API key is checked by the service as it takes the call, so a wrong one answers UNAUTHENTICATED as the tool's error, and runs nothing either" : ""}.`,
     "- `--read-only` lists no tool that writes; `--surface admin|user`, `--group <g,...>` and `--operation <name,...>` narrow the tools; `--tools dynamic` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.",
     "- `--protocol rest|graphql|grpc` (default rest): the tools are the operations that protocol carries.",
     "- A service error is a tool result with `isError: true` and the service's code, message and field.",
@@ -157,7 +165,6 @@ function packageJson(
   return `${JSON.stringify(manifest, null, 2)}\n`;
 }
 
-/** A read of the admin surface on every protocol that takes input: the example of a call with input. */
 /** A read of the examples' client with a required input, carried by every protocol: the REST example's call. */
 function exampleWithInput(ir: Ir, client: "AdminClient" | "UserClient"): IrOperation | undefined {
   return ir.operations.find((op) => CLIENT_OF_SURFACE[op.surface] === client && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
@@ -218,7 +225,7 @@ function sdkReadme(ir: Ir): string {
     `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: ${clientWords}. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
     "## Install",
     fence("sh", `npm install ${name}`),
-    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.sdkTarball}\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
+    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.sdkTarball}\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
     "## Configure",
     fence(
       "ts",
@@ -329,7 +336,7 @@ function serverReadme(ir: Ir): string {
     `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL, REST, Connect and gRPC-Web on one port and over gRPC on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
-    `From a tarball made by \`npm run pack\` in the toolchain repository: \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
+    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
     'The types are ES modules for Node\'s own resolution; a consumer\'s `tsconfig.json` needs `"module": "NodeNext"` (or `"Node16"`) with the matching `moduleResolution`, and `"types": ["node"]`, which TypeScript 7 no longer assumes (tested with the toolchain\'s TypeScript and with 7):',
     fence("json", JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, types: ["node"] } }, null, 2)),
     "## A service of a few operations",

@@ -9,6 +9,37 @@ const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
 const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
 const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
 
+/**
+ * Names the SDK itself declares or imports beside the types: in the package and types/ exports
+ * (Protocol, the Json aliases, MODELS, OPERATIONS, ...) and in the modules of resources/ (their
+ * bases and typing imports). No type and no group's class may take one.
+ */
+export const PYTHON_SDK_NAMES = [
+  "Protocol",
+  "ErrorCode",
+  "ApiError",
+  "JsonValue",
+  "JsonObject",
+  "JsonInput",
+  "JsonInputValue",
+  "Model",
+  "MODELS",
+  "OPERATIONS",
+  "Operation",
+  "RetryPolicy",
+  "SERVICE_VERSION",
+  "SyncResource",
+  "AsyncResource",
+  "Mapping",
+  "Sequence",
+  "Iterator",
+  "AsyncIterator",
+  "ClassVar",
+  "Literal",
+  "TypedDict",
+  "dataclass",
+];
+
 /** A safe Python spelling of a wire name: keywords (and names taken by the SDK) get a trailing underscore. */
 export function pythonName(name: string, reserved: ReadonlySet<string> = RESERVED_ARGUMENTS): string {
   return PYTHON_KEYWORDS.has(name) || reserved.has(name) ? `${name}_` : name;

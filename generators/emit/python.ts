@@ -1,13 +1,13 @@
 // The Python SDK (generated/python/): a view model built from the IR and the language-neutral SDK
 // facts (sdk-facts.ts), laid out by the handlebars templates of templates/python/. Everything Python
-// adds is computed here: snake_case names with keyword escaping, type expressions, docstrings and
-// literals. The templates hold no decisions; files under templates/python/ without .hbs (the
+// adds is computed here (the names in python-names.ts): type expressions, the module of each type
+// and method, docstrings and literals. The templates hold no decisions; files under templates/python/ without .hbs (the
 // hand-written runtime) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../diagnostics.js";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
-import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName } from "./python-names.js";
+import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName, PYTHON_SDK_NAMES } from "./python-names.js";
 import type { Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
@@ -305,10 +305,12 @@ const SHARED_TYPES_MODULE = "shared";
 
 /**
  * resources/<group>.py: per group and client, the sync and async classes holding the group's
- * methods, which the clients inherit (the methods stay on the client: admin.users(), as before).
+ * methods, which the clients inherit (the methods are the client's: admin.users()).
  * A group whose operations are on both clients has a class for each, named after the client.
  */
-function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, typeNames: readonly string[]) {
+function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, taken: ReadonlyMap<string, string>) {
+  const typeNames = ["Protocol", "JsonInput", "JsonObject", ...[...taken].filter(([, owner]) => owner === "another type").map(([name]) => name)];
+  const classOwners = new Map(taken);
   const roleOf = new Map(facts.clients.flatMap((client) => client.operations.map((name) => [name, client.role])));
   return ir.groups.map((group) => {
     const roles = facts.clients.map((client) => client.role).filter((role) => group.operations.some((name) => roleOf.get(name) === role));
@@ -330,7 +332,9 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
       }),
     );
     for (const c of classes) {
-      if (typeNames.includes(c.name)) throw new UsageError(`the Python class ${c.name} of group ${group.name} is taken by a type of the same name; rename one in the manifest`);
+      const owner = classOwners.get(c.name);
+      if (owner) throw new UsageError(`the Python class ${c.name} of group ${group.name} is taken by ${owner === "another type" ? "a type of the same name" : owner}; rename one in the manifest`);
+      classOwners.set(c.name, `the class of group ${group.name}`);
     }
     const code = classes.flatMap((c) => c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)]));
     return {
@@ -501,8 +505,18 @@ function typeModuleOf(ir: Ir, facts: SdkFacts): (name: string) => string {
       groups.get(name)!.add(op.group);
     }
   }
+  // A type no operation reaches is shared, and so is all it reaches: shared.py imports from no group module.
+  const unreached = [...fields.keys(), ...facts.enums.map((e) => e.name)].filter((name) => !groups.has(name));
+  const reachedFromShared = new Set<string>();
+  const share = (name: string) => {
+    if (reachedFromShared.has(name)) return;
+    reachedFromShared.add(name);
+    for (const field of fields.get(name) ?? []) if (field.ref) share(field.ref);
+  };
+  unreached.forEach(share);
   // What one group's types reach is that group's or shared: a group module imports from shared.py only, never the other way.
   return (name) => {
+    if (reachedFromShared.has(name)) return SHARED_TYPES_MODULE;
     const of = [...(groups.get(name) ?? [])];
     return of.length === 1 ? pythonModuleName(of[0]!) : SHARED_TYPES_MODULE;
   };
@@ -547,7 +561,7 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
     // The client the examples open: the admin client, or the user client of an API without admin operations.
-    client: { variable: admin ? "admin" : "client", sync: admin ? "AdminClient" : "UserClient", async: admin ? "AsyncAdminClient" : "AsyncUserClient", credential },
+    client: { variable: admin ? "admin" : "client", sync: pythonClientName(admin ? "admin" : "user", "sync"), async: pythonClientName(admin ? "admin" : "user", "async"), credential },
     read: readView,
     list: listView,
     notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
@@ -565,10 +579,18 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     inputDict: new Map(inputMessages.map((m) => [m.name, ir_messages.get(m.name)!.graphqlInputName])),
   };
   const publicTypes = [...facts.enums.map((e) => e.name), ...names.answerClass.values(), ...names.inputDict.values()];
-  const taken = new Set(["Protocol", "ErrorCode", "JsonValue", "JsonObject", "JsonInput", "JsonInputValue", "Model", "MODELS"]);
+  const errors = errorView(facts);
+  const errorClasses = errors.classes.map((c) => c.name);
+  // Every type is exported beside the SDK's own names (package and types/ __init__), and imported where clients and methods use it.
+  const taken = new Map<string, string>([
+    ...PYTHON_SDK_NAMES.map((name) => [name, "the SDK"] as const),
+    ...errorClasses.map((name) => [name, "an error class"] as const),
+    ...facts.clients.flatMap((c) => [pythonClientName(c.role, "sync"), pythonClientName(c.role, "async")]).map((name) => [name, "a client"] as const),
+  ]);
   for (const name of publicTypes) {
-    if (taken.has(name)) throw new Error(`two Python types would be named ${name}`);
-    taken.add(name);
+    const owner = taken.get(name);
+    if (owner) throw new UsageError(`the Python name ${name} of a type is taken by ${owner}; rename one in the manifest`);
+    taken.set(name, "another type");
   }
   const methods = new Map(facts.operations.map((op) => [op.name, operationView(op, messages.get(op.input)!, names, messages.get(op.output)!)]));
   const { texts } = facts;
@@ -584,7 +606,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
   }));
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
-  const resources = resourceModules(ir, facts, methods, typeNames);
+  const resources = resourceModules(ir, facts, methods, taken);
   const clients = clientViews(ir, facts, methods, resources);
   const types = typeModules(ir, facts, {
     enums,
@@ -594,8 +616,6 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const clientCode = clients.flatMap((c) => c.params);
   const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
   const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
-  const errors = errorView(facts);
-  const errorClasses = errors.classes.map((c) => c.name);
   return {
     distribution,
     module,

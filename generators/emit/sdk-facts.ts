@@ -342,6 +342,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       output: op.output.name,
     };
   });
+  const present = clientClasses(ir);
   const clients: ClientFacts[] = (
     [
       { role: "admin", surfaces: ["admin"] },
@@ -355,7 +356,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
     }))
     // A client only where the API has operations for it: an API without admin operations has no admin client.
-    .filter((client) => clientClasses(ir).includes(client.role === "admin" ? "AdminClient" : "UserClient"));
+    .filter((client) => present.includes(client.role === "admin" ? "AdminClient" : "UserClient"));
   const serverCodes: readonly string[] = ERROR_CODES;
   return {
     service: {

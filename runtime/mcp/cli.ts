@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ApiFeatures, ApiSchema } from "../schema.js";
+import type { ApiSchema } from "../schema.js";
 import { bridgedToolServer } from "./bridge.js";
 import { createToolServer, mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
@@ -27,20 +27,24 @@ export interface GeneratedClients {
   user?(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
 }
 
-/** The environment variables of the credentials an API's tools take: the API key's only where an operation takes one (schema.features.apiKey). */
-const credentialVariables = (env: string, features: ApiFeatures | undefined) => [
-  ...(features?.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]),
-  `${env}_ACCESS_TOKEN`,
-  ...(features?.apiKey ? [`${env}_API_KEY`] : []),
+/**
+ * The environment variables of the credentials an API's tools take: the admin secret's where an
+ * operation needs it, the access token's where a tool of the user surfaces needs a signed-in user,
+ * the API key's where an operation takes one.
+ */
+const credentialVariables = (env: string, schema: ApiSchema | undefined) => [
+  ...(schema?.features.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]),
+  ...(schema && !Object.values(schema.operations).some((op) => op.surface !== "admin" && op.auth === "user") ? [] : [`${env}_ACCESS_TOKEN`]),
+  ...(schema?.features.apiKey ? [`${env}_API_KEY`] : []),
 ];
 
 export const usage = (
   command: string,
   env: string,
-  features?: ApiFeatures,
+  schema?: ApiSchema,
 ) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
        [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
-environment: ${env}_SERVICE_URL, ${credentialVariables(env, features)
+environment: ${env}_SERVICE_URL, ${credentialVariables(env, schema)
   .join(", ")
   .replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call), ${env}_CLIENT_ID`;
 
@@ -285,7 +289,7 @@ export async function runMcpCli(argv: readonly string[], env: Readonly<Record<st
     selectTools(generated.tools, settings.selection);
   } catch (error) {
     if (!(error instanceof UsageError || error instanceof RangeError)) throw error;
-    process.stderr.write(`error: ${error.message}\n${usage(`${generated.schema.name}-mcp`, generated.envPrefix, generated.schema.features)}\n`);
+    process.stderr.write(`error: ${error.message}\n${usage(`${generated.schema.name}-mcp`, generated.envPrefix, generated.schema)}\n`);
     return 2;
   }
   try {

@@ -247,7 +247,7 @@ describe("the bookstore's MCP tools of API-key operations", () => {
     expect(code).toBe(2);
     expect(stderr).toContain("--api-key is not taken on the command line, where other users of the machine can read it: set BOOKSTORE_API_KEY instead");
     // The bookstore has no admin operations: no admin secret to set.
-    expect(stderr).toContain("environment: BOOKSTORE_SERVICE_URL, BOOKSTORE_ACCESS_TOKEN and BOOKSTORE_API_KEY");
+    expect(stderr).toContain("environment: BOOKSTORE_SERVICE_URL, BOOKSTORE_API_KEY (stdio: the credentials of every call)");
   }, 60_000);
 
   it("bookstore-mcp over HTTP takes each request's x-bookstore-key; a request without it is refused with 401 and runs nothing", async () => {

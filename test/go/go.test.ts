@@ -327,9 +327,16 @@ func main() {
 });
 
 describe("modules generated from other manifests", () => {
-  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords)", async () => {
-    for (const fixture of ["minimal.yaml", "python-keywords.yaml"]) {
-      const root = projectWithManifest(readFixture(fixture));
+  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords, an API with admin operations only)", async () => {
+    // admin-only: minimal.yaml with its one user operation moved to the admin surface, so the module has no UserClient.
+    const manifests: Record<string, string> = {
+      "minimal.yaml": readFixture("minimal.yaml"),
+      "python-keywords.yaml": readFixture("python-keywords.yaml"),
+      "admin-only": readFixture("minimal.yaml").replace(/(\n {2}meta:\n {4}surface: )user/, "$1admin"),
+    };
+    expect(manifests["admin-only"]).not.toBe(manifests["minimal.yaml"]);
+    for (const [fixture, manifest] of Object.entries(manifests)) {
+      const root = projectWithManifest(manifest);
       temporary.push(root);
       expect(apigen(root, "generate").code, fixture).toBe(0);
       const module = join(root, "generated", "go");
@@ -338,6 +345,7 @@ describe("modules generated from other manifests", () => {
       const vetted = await go(`vet ${fixture}`, ["vet", "./..."], module);
       expect(goFindings(vetted.output), fixture).toBe("");
       expect(vetted.code).toBe(0);
+      if (fixture === "admin-only") expect(readFileSync(join(module, "client.go"), "utf8")).not.toMatch(/UserClient|\bOption func/);
     }
   }, 240_000);
 });

@@ -226,13 +226,41 @@ print(sorted(name for name in ("users", "delete_user", "rotate_key", "delete_org
     expect(linted.output.trim()).toBe("All checks passed!");
   });
 
-  it("refuses a group whose methods' class a type already names, and writes nothing", () => {
-    const manifest = readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  OrgsResource:\n    fields:\n      id: string!\n");
-    expect(manifest).toContain("OrgsResource:");
+  it("puts a type no operation reaches in shared.py with every type it reaches, so that shared.py imports no group module", async () => {
+    // Key (and its enum KeyStatus) is reached by group orgs only, and by Orphan, which no operation reaches.
+    const root = projectWithManifest(readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  Orphan:\n    fields:\n      key: Key!\n"));
+    temporary.push(root);
+    expect(apigen(root, "generate").code).toBe(0);
+    const project = join(root, "generated", "python");
+    const shared = readFileSync(join(project, "src", "mini_sdk", "types", "shared.py"), "utf8");
+    expect(shared).toMatch(/^class Orphan\(Model\):$/m);
+    expect(shared).toMatch(/^class Key\(Model\):$/m);
+    expect(shared).toMatch(/^KeyStatus = Literal\[/m);
+    expect(shared).not.toMatch(/^from \.(?!shared)\w+ import/m);
+    const [typed, linted] = await Promise.all([
+      py(["-m", "mypy", "--strict", "--no-incremental", "src"], { cwd: project, env: { MYPYPATH: join(project, "src") } }),
+      py(["-m", "ruff", "check", "--no-cache", "."], { cwd: project }),
+    ]);
+    expect(typed.output).toMatch(/^Success: no issues found/m);
+    expect(linted.output.trim()).toBe("All checks passed!");
+  });
+
+  it.each([
+    [
+      "a type named like a group's class",
+      "types:\n  OrgsResource:\n    fields:\n      id: string!\n",
+      "the Python class OrgsResource of group orgs is taken by a type of the same name; rename one in the manifest",
+    ],
+    ["a group whose class is the SDK's own base (group sync)", "  groups:\n    sync: Synchronisation\n", "the Python class SyncResource of group sync is taken by the SDK; rename one in the manifest"],
+    ["a type named like a name the SDK exports", "types:\n  RetryPolicy:\n    fields:\n      id: string!\n", "the Python name RetryPolicy of a type is taken by the SDK; rename one in the manifest"],
+  ])("refuses %s, and writes nothing", (_, insertion, message) => {
+    let manifest = readFixture("minimal.yaml");
+    manifest = insertion.startsWith("types:") ? manifest.replace(/^types:\n/m, insertion) : manifest.replace(/^ {2}groups:\n/m, insertion).replace("group: extras", "group: sync");
+    expect(manifest).not.toBe(readFixture("minimal.yaml"));
     const root = projectWithManifest(manifest);
     temporary.push(root);
     const result = apigen(root, "generate");
-    expect(result.stderr).toContain("the Python class OrgsResource of group orgs is taken by a type of the same name; rename one in the manifest");
+    expect(result.stderr).toContain(message);
     expect(result.code).not.toBe(0);
     expect(existsSync(join(root, "generated")), "files written by a failed generate").toBe(false);
   });
