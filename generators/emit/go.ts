@@ -11,7 +11,7 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { GO_KEYWORDS } from "../passes/packages.js";
-import { goName, goNames, goTemplates, type GoNames } from "./go-names.js";
+import { goName, goNames, goRuntimeDeclarations, goTemplates, type GoNames } from "./go-names.js";
 import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -41,6 +41,20 @@ const OPTION_CELLS = {
   grpcDialOptions: "GRPCDialOptions(...)",
   apiKey: "APIKey(k)",
 };
+
+/** The README's option cells: each option of the clients the API has, as client.go.hbs declares it. */
+function optionCells(hasAdminClient: boolean, hasUserClient: boolean): Record<string, string> {
+  const declared = goRuntimeDeclarations().get("")!.names;
+  const option = (prefix: string, suffix: string) => {
+    const name = `${prefix}${suffix.replace(/\(.*$/, "")}`;
+    // An option renamed in the template but not here is a fault of the generator, not of a manifest.
+    if (!declared.has(name)) throw new Error(`the Go README names option ${name}, which templates/go/client.go.hbs does not declare`);
+    return `\`${prefix}${suffix}\``;
+  };
+  return Object.fromEntries(
+    Object.entries(OPTION_CELLS).map(([key, suffix]) => [key, [hasAdminClient ? option("WithAdmin", suffix) : "", hasUserClient ? option("With", suffix) : ""].filter(Boolean).join(" / ")]),
+  );
+}
 
 /** A Go interpreted string literal (a JSON string literal is one). */
 export const goString = (text: string) => JSON.stringify(text);
@@ -451,9 +465,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
     // The README's option table: each option of the admin client and its twin of the user client, those the API has.
     optionColumn: [hasAdminClient ? "admin" : "", hasUserClient ? "user" : ""].filter(Boolean).join(" / "),
-    options: Object.fromEntries(
-      Object.entries(OPTION_CELLS).map(([key, suffix]) => [key, [hasAdminClient ? `\`WithAdmin${suffix}\`` : "", hasUserClient ? `\`With${suffix}\`` : ""].filter(Boolean).join(" / ")]),
-    ),
+    options: optionCells(hasAdminClient, hasUserClient),
     modulePath: ir.api.go.modulePath,
     goVersion: GO_VERSION,
     version: ir.api.version,
