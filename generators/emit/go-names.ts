@@ -145,6 +145,11 @@ export function goRuntimeDeclarations(list: readonly TemplateFile[] = goTemplate
 
 let runtimeDeclarations: Map<string, GoRuntimePackage> | undefined;
 
+/** What the Go templates of this toolchain declare, read once (goRuntimeDeclarations of goTemplates()). */
+export function goTemplateDeclarations(): Map<string, GoRuntimePackage> {
+  return (runtimeDeclarations ??= goRuntimeDeclarations());
+}
+
 // ---------------------------------------------------------------- the SDK's names
 
 export interface GoMethodNames {
@@ -185,7 +190,7 @@ const computed = new WeakMap<Ir, GoNames>();
 export function goNames(ir: Ir, facts: SdkFacts): GoNames {
   const known = computed.get(ir);
   if (known) return known;
-  runtimeDeclarations ??= goRuntimeDeclarations();
+  const runtimeDeclarations = goTemplateDeclarations();
   const publicRuntime = runtimeDeclarations.get("") ?? { names: new Map(), methods: new Map() };
   const transportRuntime = runtimeDeclarations.get(GO_TRANSPORT_DIR) ?? { names: new Map(), methods: new Map() };
   const initialisms = goInitialisms(ir);

@@ -11,7 +11,7 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
 import { GO_KEYWORDS } from "../passes/packages.js";
-import { goName, goNames, goRuntimeDeclarations, goTemplates, type GoNames } from "./go-names.js";
+import { goName, goNames, goTemplateDeclarations, goTemplates, type GoNames } from "./go-names.js";
 import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -44,7 +44,7 @@ const OPTION_CELLS = {
 
 /** The README's option cells: each option of the clients the API has, as client.go.hbs declares it. */
 function optionCells(hasAdminClient: boolean, hasUserClient: boolean): Record<string, string> {
-  const declared = goRuntimeDeclarations().get("")!.names;
+  const declared = goTemplateDeclarations().get("")!.names;
   const option = (prefix: string, suffix: string) => {
     const name = `${prefix}${suffix.replace(/\(.*$/, "")}`;
     // An option renamed in the template but not here is a fault of the generator, not of a manifest.

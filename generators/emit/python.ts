@@ -308,9 +308,9 @@ const SHARED_TYPES_MODULE = "shared";
  * methods, which the clients inherit (the methods are the client's: admin.users()).
  * A group whose operations are on both clients has a class for each, named after the client.
  */
-function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, taken: ReadonlyMap<string, string>) {
-  const typeNames = ["Protocol", "JsonInput", "JsonObject", ...[...taken].filter(([, owner]) => owner === "another type").map(([name]) => name)];
-  const classOwners = new Map(taken);
+function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, names: { types: readonly string[]; taken: ReadonlyMap<string, string> }) {
+  const typeNames = names.types;
+  const classOwners = new Map(names.taken);
   const roleOf = new Map(facts.clients.flatMap((client) => client.operations.map((name) => [name, client.role])));
   return ir.groups.map((group) => {
     const roles = facts.clients.map((client) => client.role).filter((role) => group.operations.some((name) => roleOf.get(name) === role));
@@ -606,7 +606,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
   }));
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
-  const resources = resourceModules(ir, facts, methods, taken);
+  const resources = resourceModules(ir, facts, methods, { types: typeNames, taken });
   const clients = clientViews(ir, facts, methods, resources);
   const types = typeModules(ir, facts, {
     enums,
