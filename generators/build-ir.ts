@@ -9,7 +9,7 @@ import { ManifestError } from "./diagnostics.js";
 import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js";
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
 import { didYouMean, upperSnakeCase } from "./naming.js";
-import { apiFeatures, checkAuth, errorCodesOf } from "./passes/auth.js";
+import { apiFeatures, authSettings, checkAuth, errorCodesOf, resolveAuthSchemes } from "./passes/auth.js";
 import { groupName, iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
 import { resolveConstraints } from "./passes/constraints.js";
 import { resolvePackages } from "./passes/packages.js";
@@ -18,7 +18,7 @@ import { resolvePagination } from "./passes/pagination.js";
 import type { Report } from "./passes/report.js";
 import { checkRouteDeclaration, DEFAULT_REST_PREFIX, restBinding } from "./passes/routes.js";
 import { checkAcceptedVersions, checkMinimumVersions } from "./passes/versions.js";
-import { PROTOCOLS, SCALARS, type AuthLevel, type IrFormat, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Scalar, type Surface, type TypeRef } from "./ir.js";
+import { PROTOCOLS, SCALARS, type IrFormat, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Scalar, type Surface, type TypeRef } from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
 /** Type names other languages use, and the manifest's word for each. */
@@ -317,6 +317,11 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   );
   const sharedByName = new Map(sharedMessages.map((m) => [m.name, m]));
 
+  // ---- auth schemes ----
+  const authSchemes = resolveAuthSchemes(raw, report);
+  /** The cookie each operation that opens a session sets, whether or not its sets_cookies lists it. */
+  const sessionCookies = new Map(authSchemes.flatMap((s) => (s.session ? [[s.session.openedBy, s.session.cookie] as const] : [])));
+
   // ---- operations ----
   const inlineMessages: IrMessage[] = [];
   const operations: IrOperation[] = [];
@@ -328,7 +333,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     const subject = `operation '${name}'`;
     const opPath = ["operations", name];
     const { pascalName, camelName, title } = operationNames(name, acronyms);
-    const auth = rawOp.auth as AuthLevel;
+    const auth = rawOp.auth;
     const destructive = rawOp.destructive ?? false;
     const protocols = PROTOCOLS.filter((p) => rawOp.protocols[p] !== undefined);
 
@@ -340,7 +345,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
     checkRouteDeclaration(rawOp, protocols, opPath, subject, report);
     checkMinimumVersions(rawOp, protocols, apiVersion, opPath, subject, report);
-    checkAuth(rawOp, opPath, subject, report);
+    checkAuth(rawOp, authSchemes, opPath, subject, report);
     if (rawOp.deprecated !== undefined && rawOp.deprecated.trim() === "") {
       report("deprecated-without-reason", [...opPath, "deprecated"], subject, "deprecated needs a reason");
     }
@@ -413,8 +418,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
       auth,
       errors: rawOp.errors ?? [],
-      errorCodes: errorCodesOf(auth, rawOp.errors ?? []),
-      setsCookies: rawOp.sets_cookies ?? [],
+      errorCodes: errorCodesOf(authSchemes.find((s) => s.name === auth)?.kind ?? "none", rawOp.errors ?? []),
+      setsCookies: [...new Set([...(rawOp.sets_cookies ?? []), ...(sessionCookies.has(name) ? [sessionCookies.get(name)!] : [])])],
       pagination,
       ...(pagination.style === "none" ? {} : { iteratorName: iteratorName(pascalName) }),
       exactlyOneOf,
@@ -600,9 +605,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       title: raw.api.title,
       description: raw.api.description ?? "",
       version: apiVersion,
-      adminSecretHeader: raw.api.admin_secret_header ?? "x-service-admin-secret",
-      apiKeyHeader: raw.api.api_key_header ?? "x-api-key",
-      orgAdminRole: raw.api.org_admin_role ?? "service:org_admin",
+      authSchemes,
+      ...authSettings(authSchemes, operations),
       grpcPort: raw.api.grpc_port ?? 9091,
       restPrefix,
       limits: {
@@ -612,7 +616,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       },
       ...packages,
       acronyms: [...acronyms],
-      features: apiFeatures(operations),
+      features: apiFeatures(operations, authSchemes),
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },

@@ -60,6 +60,10 @@ api:
   version: 0.1.0
   proto_package: ${name.replace(/-/g, "_")}.v1
   grpc_port: 9091
+  # Who may call: each operation's auth names one of these. Kinds: none, bearer (a user's token),
+  # api_key (a key in a header), secret (the admin secret), rule (a secret scheme and an org role).
+  auth_schemes:
+    public: { kind: none }
   groups:
     tasks: Tasks
 

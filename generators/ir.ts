@@ -2,9 +2,9 @@
 // test uses is computed here, once.
 import type { FieldNumberLock } from "./lock.js";
 import type { SourcePosition } from "./diagnostics.js";
-import type { ApiFeatures } from "../runtime/schema.js";
+import type { ApiFeatures, AuthKind } from "../runtime/schema.js";
 
-export type { ApiFeatures };
+export type { ApiFeatures, AuthKind };
 
 export const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
@@ -12,8 +12,26 @@ export type Protocol = (typeof PROTOCOLS)[number];
 export const SCALARS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
 export type Scalar = (typeof SCALARS)[number];
 
-export const AUTH_LEVELS = ["public", "user", "api_key", "admin_secret", "org_admin", "super_admin", "scim_token"] as const;
-export type AuthLevel = (typeof AUTH_LEVELS)[number];
+/**
+ * An auth scheme operations name (api.auth_schemes, or the built-in ones): a rule of the manifest
+ * is resolved to the secret scheme it extends, with its org role and callers.
+ */
+export interface IrAuthScheme {
+  name: string;
+  kind: AuthKind;
+  /** Who may call, in words, as the docs say it. */
+  description: string;
+  /** bearer: a signed-in user's access token, or an organization's SCIM token. */
+  token?: "access" | "scim";
+  /** api_key and secret: the header that carries it. */
+  header?: string;
+  /** secret: the session cookie standing in for the secret, and the operation that opens it. */
+  session?: { cookie: string; openedBy: string };
+  /** secret: signed-in users holding this role for the organization concerned pass too. */
+  orgRole?: string;
+  /** secret: who may call, as a signed-in user's refusal says it ("is for admins only"). */
+  callers?: string;
+}
 
 export type Surface = "admin" | "user" | "oauth";
 /** A string format: built in (runtime/formats.ts) or declared under `formats:`. */
@@ -185,12 +203,13 @@ export interface IrOperation {
   destructive: boolean;
   /** Repeating the call with the same input changes nothing more: reads, updates and removals. */
   idempotent: boolean;
-  auth: AuthLevel;
+  /** The auth scheme's name (a key of api.authSchemes). */
+  auth: string;
   /** Error codes the manifest declares the implementation may answer (`errors:`). */
   errors: string[];
   /**
    * Every code a call may answer, in the order of the error table: INVALID_ARGUMENT and
-   * TOO_MANY_REQUESTS always, those of the auth level, and the declared ones. (Any call may
+   * TOO_MANY_REQUESTS always, those of the auth scheme, and the declared ones. (Any call may
    * also fail with INTERNAL, UNIMPLEMENTED or UNAVAILABLE, and over HTTP with the transport's codes.)
    */
   errorCodes: string[];
@@ -253,10 +272,16 @@ export interface Ir {
     title: string;
     description: string;
     version: string;
+    /** The auth schemes operations name, in declaration order. */
+    authSchemes: IrAuthScheme[];
+    /** The header of the admin secret (of the secret schemes): one per API; empty where no operation takes the secret. */
     adminSecretHeader: string;
-    /** The header of API keys (auth level api_key): api.api_key_header, default x-api-key. */
+    /** The header of API keys (of the api_key schemes): one per API; empty where no operation takes a key. */
     apiKeyHeader: string;
+    /** The org role of the rules that let org-admins in: one per API; empty where no operation has such a rule. */
     orgAdminRole: string;
+    /** The cookie of the admin session; empty where no scheme of the operations has one. */
+    adminSessionCookie: string;
     grpcPort: number;
     /** The first segments of every derived REST route: api.rest_prefix, default /v1. */
     restPrefix: string;
@@ -315,6 +340,13 @@ export interface Ir {
   docExamples: DocExamples;
   /** The lock as it must be after this run (new numbers appended). */
   lock: FieldNumberLock;
+}
+
+/** The auth scheme an operation names. */
+export function schemeOf(ir: Pick<Ir, "api">, op: Pick<IrOperation, "auth">): IrAuthScheme {
+  const scheme = ir.api.authSchemes.find((s) => s.name === op.auth);
+  if (!scheme) throw new Error(`no auth scheme ${op.auth} in the IR`);
+  return scheme;
 }
 
 export function messageByName(ir: Ir, name: string): IrMessage {

@@ -71,6 +71,7 @@ export interface RawManifest {
     admin_secret_header?: string;
     api_key_header?: string;
     org_admin_role?: string;
+    auth_schemes?: Record<string, RawAuthScheme>;
     grpc_port?: number;
     rest_prefix?: string;
     limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };
@@ -82,6 +83,18 @@ export interface RawManifest {
   formats?: Record<string, { description: string; pattern?: string; values?: string[]; example?: string }>;
   types?: Record<string, { description?: string; fields: RawFields }>;
   operations: Record<string, RawOperation>;
+}
+
+/** An auth scheme as api.auth_schemes declares it (passes/auth.ts checks which keys fit its kind). */
+export interface RawAuthScheme {
+  kind: "none" | "bearer" | "api_key" | "secret" | "rule";
+  description?: string;
+  token?: "access" | "scim";
+  header?: string;
+  session?: { cookie: string; opened_by: string };
+  of?: string;
+  org_role?: string;
+  callers?: string;
 }
 
 export type PathSegment = string | number;

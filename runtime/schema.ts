@@ -4,7 +4,24 @@
 export type Protocol = "graphql" | "rest" | "grpc";
 export const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 
-export type AuthLevel = "public" | "user" | "api_key" | "admin_secret" | "org_admin" | "super_admin" | "scim_token";
+/**
+ * How a caller of an auth scheme proves who it is, as the manifest declares it (api.auth_schemes):
+ * no credentials; a bearer token (a signed-in user's access token, or an organization's SCIM
+ * token); an API key in a header; the admin secret in a header (or the admin session standing in
+ * for it).
+ */
+export type AuthKind = "none" | "bearer" | "api_key" | "secret";
+
+/** What the server checks for an auth scheme; operations name theirs (OperationSpec.auth). */
+export interface AuthSchemeSpec {
+  readonly kind: AuthKind;
+  /** bearer: what the token stands for, checked by verifyUserToken (access) or verifyScimToken (scim). */
+  readonly token?: "access" | "scim";
+  /** secret: a signed-in user holding the API's org role (orgAdminRole) for the organization concerned passes too, as isOrgAdmin decides. */
+  readonly orgRole?: boolean;
+  /** secret: who may call, as a signed-in user's refusal says it ("DeleteUser is for admins only"). */
+  readonly callers?: string;
+}
 export type Surface = "admin" | "user" | "oauth";
 export type ScalarKind = "string" | "bool" | "int32" | "int64" | "float64" | "map" | "json";
 
@@ -42,7 +59,8 @@ export interface OperationSpec {
   readonly surface: Surface;
   readonly kind: "read" | "write";
   readonly destructive: boolean;
-  readonly auth: AuthLevel;
+  /** The auth scheme, by name (a key of ServiceFacts.authSchemes). */
+  readonly auth: string;
   /** `pageSize`: what an iterator asks for when the input names none (page style; token style: null). */
   /** Token style: the wire names of the cursor asked with (`cursorField`) and handed back (`nextCursorField`); null for page style. */
   readonly pagination: {
@@ -96,6 +114,10 @@ export interface ServiceFacts {
   readonly adminSecretHeader: string;
   readonly apiKeyHeader: string;
   readonly orgAdminRole: string;
+  /** The cookie of the admin session (features.adminSession), which stands in for the admin secret. */
+  readonly adminSessionCookie: string;
+  /** The auth schemes the operations name, by name. */
+  readonly authSchemes: Readonly<Record<string, AuthSchemeSpec>>;
   readonly features: ApiFeatures;
   readonly grpcPort: number;
   /** The first segments of the derived REST routes (/v1): paths under it belong to the REST surface. */

@@ -29,7 +29,7 @@ type OperationInfo struct {
 	Kind string
 	// Destructive operations permanently change or remove data; read-only clients refuse them.
 	Destructive bool
-	// Auth is who may call it: public, user, admin_secret, org_admin, super_admin or scim_token.
+	// Auth is the name of its auth scheme, as the manifest declares it.
 	Auth string
 	// Since is the minimum server version over each protocol that carries the operation.
 	Since map[Protocol]string

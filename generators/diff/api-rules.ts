@@ -2,20 +2,23 @@
 // role names, the gRPC port, acronyms (through the names they change), groups, package names and
 // metadata. (`version` is checked against the report, `limits` with the other value rules,
 // `proto_package` with the gRPC names, `breaking_changes_accepted` is not part of the contract.)
-import type { AuthLevel, Ir, IrOperation, Protocol } from "../ir.js";
+import { schemeOf, type Ir, type IrAuthScheme, type IrOperation, type Protocol } from "../ir.js";
 import { goFieldName } from "../emit/go-names.js";
 import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./change.js";
 
-/** The callers each auth level lets in: tightening is any change that turns one of them away. */
-export const CALLERS: Record<AuthLevel, readonly string[]> = {
-  public: ["anonymous", "user", "org_admin_user", "admin_secret", "scim", "api_key"],
-  user: ["user", "org_admin_user"],
-  api_key: ["api_key"],
-  org_admin: ["admin_secret", "org_admin_user"],
-  admin_secret: ["admin_secret"],
-  super_admin: ["admin_secret"],
-  scim_token: ["scim"],
-};
+/** The callers an auth scheme lets in: tightening is any change that turns one of them away. */
+export function callersOf(scheme: IrAuthScheme): readonly string[] {
+  switch (scheme.kind) {
+    case "none":
+      return ["anonymous", "user", "org_admin_user", "admin_secret", "scim", "api_key"];
+    case "bearer":
+      return scheme.token === "scim" ? ["scim"] : ["user", "org_admin_user"];
+    case "api_key":
+      return ["api_key"];
+    case "secret":
+      return scheme.orgRole ? ["admin_secret", "org_admin_user"] : ["admin_secret"];
+  }
+}
 
 /** Protocols of the operations (on both sides) that `keep` selects on the new side. */
 function protocolsOf(oldIr: Ir, newIr: Ir, keep: (op: IrOperation) => boolean): Protocol[] {
@@ -124,7 +127,7 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
   if (a.description !== b.description) add("api-description-changed", "api", "safe", [], "api.description changed", ["api:description"]);
 
   if (a.adminSecretHeader !== b.adminSecretHeader) {
-    const protocols = protocolsOf(oldIr, newIr, (op) => CALLERS[op.auth].includes("admin_secret"));
+    const protocols = protocolsOf(oldIr, newIr, (op) => schemeOf(newIr, op).kind === "secret");
     add(
       "admin-secret-header-changed",
       "api",
@@ -135,7 +138,7 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
     );
   }
   if (a.orgAdminRole !== b.orgAdminRole) {
-    const protocols = protocolsOf(oldIr, newIr, (op) => op.auth === "org_admin");
+    const protocols = protocolsOf(oldIr, newIr, (op) => schemeOf(newIr, op).orgRole !== undefined);
     add(
       "org-admin-role-changed",
       "api",

@@ -3,9 +3,9 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { PROTOCOLS, schemeOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
-import { apiChanges, CALLERS } from "./api-rules.js";
+import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
 import { usageOf, type Reach, type Usage } from "./usage.js";
 
@@ -277,20 +277,29 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
       add("operation-not-destructive", name, "safe", common, "no longer destructive", [opAnchor]);
     }
   }
-  if (before.auth !== after.auth) {
-    const callers = new Set(CALLERS[after.auth]);
-    const lost = CALLERS[before.auth].filter((c) => !callers.has(c));
-    const gained = CALLERS[after.auth].filter((c) => !CALLERS[before.auth].includes(c));
+  // Schemes are compared by the callers they let in: a scheme renamed or redeclared under its old name alike.
+  const [callersBefore, callersAfter] = [callersOf(schemeOf(oldIr, before)), callersOf(schemeOf(newIr, after))];
+  const lost = callersBefore.filter((c) => !callersAfter.includes(c));
+  const gained = callersAfter.filter((c) => !callersBefore.includes(c));
+  if (before.auth !== after.auth || lost.length > 0 || gained.length > 0) {
     const anchors = [opAnchor, `auth:${name}`];
+    const change = before.auth === after.auth ? `auth scheme ${after.auth} redeclared` : `from ${before.auth} to ${after.auth}`;
     if (lost.length > 0) {
-      add("auth-tightened", name, "breaking", common, `auth tightened from ${before.auth} to ${after.auth}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`, anchors);
+      add(
+        "auth-tightened",
+        name,
+        "breaking",
+        common,
+        `${before.auth === after.auth ? `${change}, tightened` : `auth tightened ${change}`}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`,
+        anchors,
+      );
     } else {
       add(
         gained.length > 0 ? "auth-loosened" : "auth-changed",
         name,
         "safe",
         common,
-        `auth changed from ${before.auth} to ${after.auth}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
+        `${before.auth === after.auth ? change : `auth changed ${change}`}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
         anchors,
       );
     }

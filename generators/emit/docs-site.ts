@@ -6,7 +6,7 @@
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
-import { authLevelsOf, authText, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
+import { authSchemesOf, authText, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
 import { escapeMarkup } from "../../runtime/markup.js";
 
 export const DOCS_SITE_DIR = `${DOCS_DIR}/site`;
@@ -201,7 +201,7 @@ function indexPage(ir: Ir): GeneratedFile {
     "<h2>Auth levels</h2>",
     table(
       ["auth", "who may call"],
-      authLevelsOf(ir).map((level) => [`<code>${escapeMarkup(level)}</code>`, escapeMarkup(authText(ir, level))]),
+      authSchemesOf(ir).map((scheme) => [`<code>${escapeMarkup(scheme.name)}</code>`, escapeMarkup(scheme.description)]),
     ),
     "<h2>Groups</h2>",
     `<ul class="group-cards">\n${ir.groups

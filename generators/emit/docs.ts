@@ -4,7 +4,7 @@
 import { describedField, operationRuleSentences } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
-import { authLevelsOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
+import { authSchemesOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
 
 export const DOCS_DIR = "generated/docs";
 const INDEX_PAGE = "README.md";
@@ -112,7 +112,7 @@ export function indexProse(ir: Ir): { sameCall: string; endpoints: { protocol: P
 
 function indexPage(ir: Ir): GeneratedFile {
   const groupOf = new Map(ir.groups.flatMap((g) => g.operations.map((name) => [name, g.name] as const)));
-  const authRows = authLevelsOf(ir).map((level) => `| \`${level}\` | ${authText(ir, level)} |`);
+  const authRows = authSchemesOf(ir).map((scheme) => `| \`${scheme.name}\` | ${scheme.description} |`);
   const prose = indexProse(ir);
   const content = [
     `# ${ir.api.title} API reference (${ir.api.version})`,

@@ -1,8 +1,8 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
-import { ADMIN_SESSION_COOKIE, credentialsOf } from "../../runtime/server/auth.js";
-import { authText } from "./operation-text.js";
-import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
+import { credentialsOf } from "../../runtime/server/auth.js";
+import { authSchemesOf, authText } from "./operation-text.js";
+import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 
@@ -58,19 +58,19 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, 
   return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
-/** The security requirements of each auth level; the admin session only where an operation opens one. */
-function securityOf(auth: string, adminSession: boolean): Schema[] {
-  const admin: Schema[] = [{ adminSecret: [] }, ...(adminSession ? [{ adminSession: [] }] : [])];
-  const byAuth: Record<string, Schema[]> = {
-    public: [],
-    user: [{ userToken: [] }],
-    api_key: [{ apiKey: [] }],
-    admin_secret: admin,
-    org_admin: [...admin, { userToken: [] }],
-    super_admin: admin,
-    scim_token: [{ scimToken: [] }],
-  };
-  return byAuth[auth]!;
+/** The OpenAPI security requirements of an operation's scheme (the components' names are by kind: adminSecret, userToken, ...). */
+function securityOf(ir: Ir, op: IrOperation): Schema[] {
+  const scheme = schemeOf(ir, op);
+  switch (scheme.kind) {
+    case "none":
+      return [];
+    case "bearer":
+      return [scheme.token === "scim" ? { scimToken: [] } : { userToken: [] }];
+    case "api_key":
+      return [{ apiKey: [] }];
+    case "secret":
+      return [{ adminSecret: [] }, ...(scheme.session ? [{ adminSession: [] }] : []), ...(scheme.orgRole ? [{ userToken: [] }] : [])];
+  }
 }
 
 /** What each code means for the caller, for the response descriptions. */
@@ -126,12 +126,20 @@ function invalidExample(op: IrOperation): string {
 }
 
 function unauthenticatedExample(ir: Ir, op: IrOperation): string {
-  if (op.auth === "user") return `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
-  if (op.auth === "scim_token") return `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`;
+  const scheme = schemeOf(ir, op);
   const credentials = credentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, apiKeyHeader: ir.api.apiKeyHeader, features: ir.api.features });
-  if (op.auth === "api_key") return `${op.pascalName} needs ${credentials.apiKey}`;
-  if (op.auth === "public") return "the credentials are not valid";
-  return `${op.pascalName} needs ${credentials.admin}`;
+  switch (scheme.kind) {
+    case "none":
+      return "the credentials are not valid";
+    case "bearer":
+      return scheme.token === "scim"
+        ? `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`
+        : `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
+    case "api_key":
+      return `${op.pascalName} needs ${credentials.apiKey}`;
+    case "secret":
+      return `${op.pascalName} needs ${credentials.admin}`;
+  }
 }
 
 /** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
@@ -212,7 +220,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     tags: [op.group],
   };
   if (op.deprecated) operation.deprecated = true;
-  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(op.auth, ir.api.features.adminSession);
+  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(ir, op);
   // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
@@ -298,6 +306,7 @@ export function buildOpenapi(ir: Ir): Schema {
   }
 
   const usedGroups = new Set(restOps.map((op) => op.group));
+  const used = authSchemesOf(ir);
   return {
     openapi: "3.1.0",
     info: {
@@ -324,16 +333,28 @@ export function buildOpenapi(ir: Ir): Schema {
               adminSession: {
                 type: "apiKey",
                 in: "cookie",
-                name: ADMIN_SESSION_COOKIE,
-                description: `The admin session ${ir.operations.find((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE))!.name} opens; stands in for the admin secret. A server over TLS names it __Host-${ADMIN_SESSION_COOKIE} (Secure, Path=/), and reads no other.`,
+                name: ir.api.adminSessionCookie,
+                description: `The admin session ${used.find((s) => s.session)!.session!.openedBy} opens; stands in for the admin secret. A server over TLS names it __Host-${ir.api.adminSessionCookie} (Secure, Path=/), and reads no other.`,
               },
             }
           : {}),
-        ...(ir.operations.some((op) => op.auth === "user" || op.auth === "org_admin")
+        ...(used.some((s) => s.token === "access" || s.orgRole !== undefined)
           ? { userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." } }
           : {}),
-        ...(ir.api.features.apiKey ? { apiKey: { type: "apiKey", in: "header", name: ir.api.apiKeyHeader, description: "An API key, on every call of an operation with auth api_key." } } : {}),
-        ...(ir.operations.some((op) => op.auth === "scim_token") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
+        ...(ir.api.features.apiKey
+          ? {
+              apiKey: {
+                type: "apiKey",
+                in: "header",
+                name: ir.api.apiKeyHeader,
+                description: `An API key, on every call of an operation with auth ${used
+                  .filter((s) => s.kind === "api_key")
+                  .map((s) => s.name)
+                  .join(" or ")}.`,
+              },
+            }
+          : {}),
+        ...(used.some((s) => s.token === "scim") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
         ...(ir.operations.some((op) => op.surface === "oauth")
           ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } }
           : {}),

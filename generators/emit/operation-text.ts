@@ -1,6 +1,6 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
-import { AUTH_LEVELS, PROTOCOLS, enumByName, messageByName, type AuthLevel, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { PROTOCOLS, enumByName, messageByName, schemeOf, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
@@ -21,24 +21,11 @@ export function clientClasses(ir: Ir): ("AdminClient" | "UserClient")[] {
 export const clientTitle = (ir: Ir, client: "AdminClient" | "UserClient") =>
   client === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";
 
-/** Who may call, in words. */
-/** Who may call at an auth level, as the docs and contracts say it: the admin session only where the API opens one. */
-export function authText(ir: Ir, level: AuthLevel): string {
-  const adminCredentials = ir.api.features.adminSession ? "admin secret header or admin session" : "admin secret header";
-  const texts: Record<AuthLevel, string> = {
-    public: "anyone; no credentials",
-    user: "a signed-in user (bearer access token)",
-    api_key: `a caller with an API key (header ${ir.api.apiKeyHeader})`,
-    admin_secret: `the admin (${adminCredentials})`,
-    super_admin: `the super-admin (${adminCredentials})`,
-    org_admin: "the admin, or a user who is an org-admin of the organization concerned",
-    scim_token: "a SCIM provisioning client (bearer SCIM token)",
-  };
-  return texts[level];
-}
+/** Who may call with an auth scheme, in words, as the docs and contracts say it (the manifest's description, or its kind's). */
+export const authText = (ir: Ir, scheme: string): string => schemeOf(ir, { auth: scheme }).description;
 
-/** The auth levels the API's operations use, in AUTH_LEVELS order: the docs' legend lists no other. */
-export const authLevelsOf = (ir: Ir): AuthLevel[] => AUTH_LEVELS.filter((level) => ir.operations.some((op) => op.auth === level));
+/** The auth schemes the API's operations use, in declaration order: the docs' legend lists no other. */
+export const authSchemesOf = (ir: Ir): IrAuthScheme[] => ir.api.authSchemes.filter((s) => ir.operations.some((op) => op.auth === s.name));
 
 /** The shell variables the examples use for credentials and addresses. */
 export const SHELL_VARIABLES = {
@@ -51,16 +38,15 @@ export const SHELL_VARIABLES = {
 
 /** The header an example call sends for the operation's auth, if any. */
 export function authHeader(ir: Ir, op: IrOperation): { name: string; value: string } | undefined {
-  switch (op.auth) {
-    case "public":
+  const scheme = schemeOf(ir, op);
+  switch (scheme.kind) {
+    case "none":
       return undefined;
-    case "user":
-      return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.accessToken}` };
-    case "scim_token":
-      return { name: "authorization", value: `Bearer ${SHELL_VARIABLES.scimToken}` };
+    case "bearer":
+      return { name: "authorization", value: `Bearer ${scheme.token === "scim" ? SHELL_VARIABLES.scimToken : SHELL_VARIABLES.accessToken}` };
     case "api_key":
       return { name: ir.api.apiKeyHeader, value: SHELL_VARIABLES.apiKey };
-    default:
+    case "secret":
       return { name: ir.api.adminSecretHeader, value: SHELL_VARIABLES.adminSecret };
   }
 }

@@ -5,11 +5,11 @@
 import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
-import type { Ir, IrOperation } from "../ir.js";
+import { schemeOf, type Ir, type IrAuthScheme, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { CLIENT_DIR } from "./client.js";
 import {
-  authText,
+  authSchemesOf,
   CLIENT_OF_SURFACE,
   clientClasses,
   clientTitle,
@@ -39,7 +39,7 @@ export const mcpCommand = (ir: Ir) => `${ir.api.name}-mcp`;
 function mcpReadme(ir: Ir): string {
   const command = mcpCommand(ir);
   // A signed-in user's token only where a tool of the user surfaces needs one.
-  const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && op.auth === "user");
+  const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && schemeOf(ir, op).token === "access");
   const stdioCredentials = [
     ...(ir.api.features.adminSecret ? [`\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
     ...(userTokenTools ? [`\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools)`] : []),
@@ -240,7 +240,14 @@ ${configured.join("\n")}`,
       `| \`protocol\` | \`graphql\` (default), \`rest\` or \`grpc\`${ir.api.features.tokenRoutes ? "; token routes always use REST" : ""} |`,
       `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
       ...(ir.api.features.adminSecret ? ["| `adminSecret` | AdminClient: the service's admin secret |"] : []),
-      ...(ir.api.features.apiKey ? [`| \`apiKey\` | the API key of the operations with auth \`api_key\`, sent in header \`${ir.api.apiKeyHeader}\` |`] : []),
+      ...(ir.api.features.apiKey
+        ? [
+            `| \`apiKey\` | the API key of the operations with auth ${authSchemesOf(ir)
+              .filter((s) => s.kind === "api_key")
+              .map((s) => `\`${s.name}\``)
+              .join(" or ")}, sent in header \`${ir.api.apiKeyHeader}\` |`,
+          ]
+        : []),
       ...(clients.includes("UserClient")
         ? [
             ir.api.features.clientId
@@ -316,12 +323,20 @@ function serverReadme(ir: Ir): string {
   const metaMethod = answering(versionOp, "all", "input, context");
   // Messages never repeat a caller's value (it may be a secret), so the example names none.
   const notFound = withInput ? `\n  async ${withInput.camelName}(input) {\n    throw new ServiceError("NOT_FOUND", "nothing matches");\n  },` : "";
+  // A write of the first secret scheme (the plain admin secret, where rules extend it).
+  const adminScheme = ir.api.authSchemes.find((s) => s.kind === "secret");
   const write = ir.operations.find(
-    (op) => op.kind === "write" && op.auth === "admin_secret" && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2,
+    (op) => op.kind === "write" && op.auth === adminScheme?.name && !op.destructive && op.protocols.length === 3 && op.input.fields.some((f) => f.required) && op.output.fields.length <= 2,
   );
   const writeMethod = write ? answering(write, "required", "input") : "";
   const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
-  const authLevels = new Set(ir.operations.map((op) => op.auth));
+  const used = authSchemesOf(ir);
+  /** Schemes of one kind, as the hooks table names them: `user` or `member`. */
+  const named = (schemes: readonly IrAuthScheme[]) => schemes.map((s) => `\`${s.name}\``).join(" or ");
+  const userTokens = used.filter((s) => s.token === "access");
+  const orgRules = used.filter((s) => s.orgRole !== undefined);
+  const apiKeys = used.filter((s) => s.kind === "api_key");
+  const scimTokens = used.filter((s) => s.token === "scim");
   const { adminSecret, adminSession } = ir.api.features;
   const calls: string[] = [];
   if (versionOp.graphql) {
@@ -388,8 +403,8 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "|---|---|",
       ...(adminSecret ? ["| `adminSecret` | the secret every admin call must carry |"] : []),
       `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
-      "| `verifyUserToken` | resolves a user's bearer token |",
-      `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`org_admin\`: ${authText(ir, "org_admin")}) |`,
+      ...(userTokens.length > 0 || orgRules.length > 0 ? ["| `verifyUserToken` | resolves a user's bearer token |"] : []),
+      ...orgRules.map((rule) => `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`${rule.name}\`: ${rule.description}) |`),
       adminSecret
         ? `| \`lockout\`, \`bodyLimitBytes\` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`
         : `| \`bodyLimitBytes\` | largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
@@ -410,26 +425,27 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
     "## Hooks",
-    `The pipeline authenticates every call before your method runs, by the operation's auth level. ${adminSecret ? `The admin secret${adminSession ? " and admin sessions" : ""} it checks itself; who` : "Who"} a user is${authLevels.has("org_admin") ? ", and which organizations a user administers," : ""} only your service knows, so it asks these options:`,
+    `The pipeline authenticates every call before your method runs, by the operation's auth scheme. ${adminSecret ? `The admin secret${adminSession ? " and admin sessions" : ""} it checks itself; who` : "Who"} a user is${orgRules.length > 0 ? ", and which organizations a user administers," : ""} only your service knows, so it asks these options:`,
     [
       "| hook | asked for | without it |",
       "|---|---|---|",
-      ...(authLevels.has("user") || authLevels.has("org_admin")
+      ...(userTokens.length > 0 || orgRules.length > 0
         ? [
-            "| `verifyUserToken(token)` | the bearer token of a call whose auth is `user` (or `org_admin` without the admin secret): `{ userId, roles }` of the signed-in user, or `null` when the token is not valid | every user call is UNAUTHENTICATED |",
+            `| \`verifyUserToken(token)\` | the bearer token of a call whose auth is ${[named(userTokens), orgRules.length > 0 ? `(or ${named(orgRules)} without the admin secret)` : ""].filter(Boolean).join(" ")}: \`{ userId, roles }\` of the signed-in user, or \`null\` when the token is not valid | every user call is UNAUTHENTICATED |`,
           ]
         : []),
-      ...(authLevels.has("org_admin")
+      ...orgRules.map(
+        (rule) =>
+          `| \`isOrgAdmin(user, operation, input)\` | auth \`${rule.name}\` (${rule.description}): whether this user administers the organization the validated input names | only the admin may call them |`,
+      ),
+      ...(apiKeys.length > 0
         ? [
-            `| \`isOrgAdmin(user, operation, input)\` | auth \`org_admin\` (${authText(ir, "org_admin")}): whether this user administers the organization the validated input names | only the admin may call them |`,
+            `| \`verifyApiKey(key)\` | auth ${named(apiKeys)}: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`,
           ]
         : []),
-      ...(authLevels.has("api_key")
-        ? [
-            `| \`verifyApiKey(key)\` | auth \`api_key\`: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`,
-          ]
+      ...(scimTokens.length > 0
+        ? [`| \`verifyScimToken(token)\` | auth ${named(scimTokens)}: the organization of a SCIM endpoint's bearer token, or \`null\` | every SCIM call is UNAUTHENTICATED |`]
         : []),
-      ...(authLevels.has("scim_token") ? ["| `verifyScimToken(token)` | auth `scim_token`: the organization of a SCIM endpoint's bearer token, or `null` | every SCIM call is UNAUTHENTICATED |"] : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
       "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",
       "| `onWarning(message)` | start-up warnings (operations left UNIMPLEMENTED) and store outages | a line on stderr |",

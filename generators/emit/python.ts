@@ -255,7 +255,13 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
           { decl: "access_token: str | None = None", name: "access_token", doc: "Access token of the signed-in user, sent as a bearer token (see set_access_token)." },
         ];
   const apiKey = facts.features.apiKey
-    ? [{ decl: "api_key: str | None = None", name: "api_key", doc: `API key of the operations with auth api_key; sent in header ${facts.service.apiKeyHeader} on every call.` }]
+    ? [
+        {
+          decl: "api_key: str | None = None",
+          name: "api_key",
+          doc: `API key of the operations with auth ${facts.apiKeySchemes.join(" or ")}; sent in header ${facts.service.apiKeyHeader} on every call.`,
+        },
+      ]
     : [];
   return [
     { decl: "service_url: str", name: "service_url", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." },

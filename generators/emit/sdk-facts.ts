@@ -20,21 +20,8 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import {
-  PROTOCOLS,
-  type ApiFeatures,
-  type AuthLevel,
-  type Pagination,
-  type Ir,
-  type IrField,
-  type IrMessage,
-  type IrOperation,
-  type Protocol,
-  type RestBinding,
-  type Scalar,
-  type Surface,
-} from "../ir.js";
-import { clientClasses, graphqlDocument } from "./operation-text.js";
+import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
+import { authSchemesOf, clientClasses, graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
 
@@ -83,7 +70,8 @@ export interface OperationFacts {
   surface: Surface;
   kind: "read" | "write";
   destructive: boolean;
-  auth: AuthLevel;
+  /** The auth scheme's name. */
+  auth: string;
   /** Protocols that carry it, in canonical order. */
   protocols: Protocol[];
   /** The protocol every call takes whatever the client's (the token routes: rest); null when it follows the client. */
@@ -128,6 +116,8 @@ export interface SdkFacts {
   service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; grpcPort: number; protoPackage: string };
   /** What of the auth machinery the operations use: the SDKs carry only that (credentials, OAuthError). */
   features: ApiFeatures;
+  /** The auth schemes of kind api_key the operations name, as the docs of the API key say which operations take it. */
+  apiKeySchemes: string[];
   protocols: readonly Protocol[];
   /** The lowest minimum version of each protocol over every operation. */
   lowestSince: Partial<Record<Protocol, string>>;
@@ -369,6 +359,9 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       protoPackage: ir.proto.package,
     },
     features: ir.api.features,
+    apiKeySchemes: authSchemesOf(ir)
+      .filter((s) => s.kind === "api_key")
+      .map((s) => s.name),
     protocols: PROTOCOLS,
     lowestSince,
     errors: {

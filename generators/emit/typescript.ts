@@ -4,7 +4,8 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "./sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir.js";
+import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir.js";
+import { authSchemesOf } from "./operation-text.js";
 import type { GeneratedFile } from "../writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
@@ -74,6 +75,14 @@ function emitSchemaModule(ir: Ir): GeneratedFile {
   const enums = ir.enums.map((e) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`).join("\n");
   const messages = ir.messages.map((m) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`).join("\n");
   const operations = ir.operations.map(operationSpec).join("\n");
+  /** What the server checks of a scheme (runtime AuthSchemeSpec): its kind and what it adds to it. */
+  const authSchemeSpec = (scheme: IrAuthScheme) =>
+    `{ ${[
+      `kind: ${quote(scheme.kind)}`,
+      ...(scheme.token ? [`token: ${quote(scheme.token)}`] : []),
+      ...(scheme.orgRole ? ["orgRole: true"] : []),
+      ...(scheme.callers ? [`callers: ${quote(scheme.callers)}`] : []),
+    ].join(", ")} }`;
   const content = `import { defineSchema } from "${RUNTIME_PACKAGE}/schema.js";
 
 /** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data (field syntax: runtime/schema.ts). */
@@ -84,6 +93,12 @@ export const schema = defineSchema({
   adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
   apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
   orgAdminRole: ${quote(ir.api.orgAdminRole)},
+  adminSessionCookie: ${quote(ir.api.adminSessionCookie)},
+  authSchemes: {
+${authSchemesOf(ir)
+  .map((scheme) => `    ${scheme.name}: ${authSchemeSpec(scheme)},`)
+  .join("\n")}
+  },
   features: { ${Object.entries(ir.api.features)
     .map(([name, used]) => `${name}: ${used}`)
     .join(", ")} },

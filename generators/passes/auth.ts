@@ -1,51 +1,242 @@
-// The auth pass: which auth levels each surface takes, and the error codes an auth level lets a
-// call answer before any implementation runs.
+// The auth pass: the auth schemes a manifest declares (api.auth_schemes) or the built-in ones,
+// which schemes each surface takes, and the error codes a scheme lets a call answer before any
+// implementation runs.
 import { ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
 import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
-import type { RawOperation } from "../load.js";
-import type { ApiFeatures, AuthLevel, IrOperation } from "../ir.js";
+import type { RawAuthScheme, RawManifest, RawOperation } from "../load.js";
+import { didYouMean } from "../naming.js";
+import type { ApiFeatures, AuthKind, IrAuthScheme, IrOperation } from "../ir.js";
 import type { Report } from "./report.js";
 
-const ADMIN_AUTH: readonly AuthLevel[] = ["public", "admin_secret", "org_admin", "super_admin"];
-const USER_AUTH: readonly AuthLevel[] = ["public", "user", "api_key", "scim_token"];
+const DEFAULT_SECRET_HEADER = "x-service-admin-secret";
+const DEFAULT_API_KEY_HEADER = "x-api-key";
+const DEFAULT_ORG_ROLE = "service:org_admin";
+/** The settings of a manifest without auth_schemes; a manifest with them declares these on its schemes. */
+const FLAT_SETTINGS = ["admin_secret_header", "api_key_header", "org_admin_role"] as const;
 
-/** Reports an auth level the operation's surface does not take. */
-export function checkAuth(rawOp: RawOperation, opPath: readonly (string | number)[], subject: string, report: Report): void {
-  const auth = rawOp.auth as AuthLevel;
-  const allowedAuth = rawOp.surface === "admin" ? ADMIN_AUTH : USER_AUTH;
-  if (!allowedAuth.includes(auth)) {
-    report("auth-not-allowed", [...opPath, "auth"], subject, `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${auth}'; use one of ${allowedAuth.join(", ")}`);
+/**
+ * The schemes of a manifest that declares none: those the toolchain always had, with the flat
+ * settings' headers and role, and the admin session of the operation that sets its cookie.
+ */
+function builtinSchemes(raw: RawManifest): Record<string, RawAuthScheme> {
+  const opener = Object.entries(raw.operations).find(([, op]) => op.sets_cookies?.includes(ADMIN_SESSION_COOKIE))?.[0];
+  const secret = { header: raw.api.admin_secret_header ?? DEFAULT_SECRET_HEADER, ...(opener ? { session: { cookie: ADMIN_SESSION_COOKIE, opened_by: opener } } : {}) };
+  const adminCredentials = opener ? "admin secret header or admin session" : "admin secret header";
+  return {
+    public: { kind: "none" },
+    user: { kind: "bearer", token: "access" },
+    api_key: { kind: "api_key", header: raw.api.api_key_header ?? DEFAULT_API_KEY_HEADER },
+    admin_secret: { kind: "secret", ...secret },
+    org_admin: {
+      kind: "rule",
+      of: "admin_secret",
+      org_role: raw.api.org_admin_role ?? DEFAULT_ORG_ROLE,
+      callers: "super-admins and the organization's own org-admins",
+      description: "the admin, or a user who is an org-admin of the organization concerned",
+    },
+    super_admin: { kind: "rule", of: "admin_secret", callers: "super-admins", description: `the super-admin (${adminCredentials})` },
+    scim_token: { kind: "bearer", token: "scim" },
+  };
+}
+
+/** The keys each declared kind takes besides kind and description. */
+const KEYS_OF_KIND: Record<RawAuthScheme["kind"], readonly (keyof RawAuthScheme)[]> = {
+  none: [],
+  bearer: ["token"],
+  api_key: ["header"],
+  secret: ["header", "session", "callers"],
+  rule: ["of", "org_role", "callers"],
+};
+
+/** Who may call, in words, where the scheme does not say it. */
+function defaultDescription(scheme: Omit<IrAuthScheme, "description">): string {
+  switch (scheme.kind) {
+    case "none":
+      return "anyone; no credentials";
+    case "bearer":
+      return scheme.token === "scim" ? "a SCIM provisioning client (bearer SCIM token)" : "a signed-in user (bearer access token)";
+    case "api_key":
+      return `a caller with an API key (header ${scheme.header})`;
+    case "secret":
+      if (scheme.orgRole) return `the admin, or a user who holds the role ${scheme.orgRole} for the organization concerned`;
+      return `the admin (${scheme.session ? "admin secret header or admin session" : "admin secret header"})`;
   }
 }
 
-/** Codes of the auth levels, raised by the server before any implementation runs. */
-const AUTH_ERRORS: Record<AuthLevel, readonly ErrorCode[]> = {
-  public: [],
-  user: ["UNAUTHENTICATED"],
-  api_key: ["UNAUTHENTICATED"],
-  scim_token: ["UNAUTHENTICATED"],
-  // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
-  admin_secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
-  super_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
-  org_admin: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+/**
+ * The auth schemes of the manifest, checked: each key fits its kind, a rule extends a secret
+ * scheme, an opening operation exists, and the API has one admin secret header, one API key
+ * header, one session and one org role (the server checks each with one setting).
+ */
+export function resolveAuthSchemes(raw: RawManifest, report: Report): IrAuthScheme[] {
+  const declared = raw.api.auth_schemes;
+  if (declared) {
+    for (const setting of FLAT_SETTINGS) {
+      if (raw.api[setting] !== undefined) {
+        report("invalid-auth-scheme", ["api", setting], "api", `api.${setting} is for manifests without auth_schemes; declare it on the scheme under api.auth_schemes instead`, "key");
+      }
+    }
+  }
+  const rawSchemes = declared ?? builtinSchemes(raw);
+  const path = (name: string, ...rest: string[]) => ["api", "auth_schemes", name, ...rest];
+  const schemes: IrAuthScheme[] = [];
+  for (const [name, scheme] of Object.entries(rawSchemes)) {
+    const subject = `auth scheme '${name}'`;
+    for (const key of Object.keys(scheme) as (keyof RawAuthScheme)[]) {
+      if (key !== "kind" && key !== "description" && !KEYS_OF_KIND[scheme.kind].includes(key)) {
+        report(
+          "invalid-auth-scheme",
+          path(name, key),
+          subject,
+          `'${key}' does not apply to a scheme of kind ${scheme.kind}; it takes ${["description", ...KEYS_OF_KIND[scheme.kind]].join(", ")}`,
+          "key",
+        );
+      }
+    }
+    let base: RawAuthScheme = scheme;
+    if (scheme.kind === "rule") {
+      const of = scheme.of === undefined ? undefined : rawSchemes[scheme.of];
+      if (scheme.of === undefined) {
+        report("invalid-auth-scheme", path(name), subject, "a rule names the secret scheme it extends in 'of'");
+      } else if (of?.kind !== "secret") {
+        const secrets = Object.keys(rawSchemes).filter((n) => rawSchemes[n]!.kind === "secret");
+        const hint = of ? "" : didYouMean(scheme.of, secrets);
+        report(
+          "invalid-auth-scheme",
+          path(name, "of"),
+          subject,
+          `a rule extends a secret scheme, and '${scheme.of}' is not one${hint || ` (secret schemes: ${secrets.join(", ") || "none declared"})`}`,
+        );
+      } else {
+        base = of;
+      }
+    }
+    const kind: AuthKind = scheme.kind === "rule" ? "secret" : scheme.kind;
+    const resolved: Omit<IrAuthScheme, "description"> = {
+      name,
+      kind,
+      ...(kind === "bearer" ? { token: scheme.token ?? "access" } : {}),
+      ...(kind === "api_key" ? { header: scheme.header ?? DEFAULT_API_KEY_HEADER } : {}),
+      ...(kind === "secret" ? { header: base.header ?? DEFAULT_SECRET_HEADER, callers: scheme.callers ?? base.callers ?? "admins" } : {}),
+      ...(kind === "secret" && base.session ? { session: { cookie: base.session.cookie, openedBy: base.session.opened_by } } : {}),
+      ...(scheme.kind === "rule" && scheme.org_role ? { orgRole: scheme.org_role } : {}),
+    };
+    schemes.push({ ...resolved, description: scheme.description ?? defaultDescription(resolved) });
+  }
+  for (const scheme of schemes) {
+    const opener = scheme.session?.openedBy;
+    if (opener !== undefined && !(opener in raw.operations) && rawSchemes[scheme.name]!.session) {
+      report(
+        "invalid-auth-scheme",
+        path(scheme.name, "session", "opened_by"),
+        `auth scheme '${scheme.name}'`,
+        `no operation '${opener}' opens the session${didYouMean(opener, Object.keys(raw.operations))}`,
+      );
+    }
+  }
+  // One setting of each per server: the admin secret's header, the API key's, the session's cookie, the org role.
+  const oneOf = (what: string, key: string, values: [string, string | undefined][]) => {
+    const distinct = [...new Set(values.map(([, v]) => v).filter((v) => v !== undefined))];
+    if (distinct.length > 1) {
+      const [name] = values.find(([, v]) => v === distinct[1])!;
+      report("invalid-auth-scheme", path(name, key), `auth scheme '${name}'`, `an API has one ${what}, and these schemes declare ${distinct.join(" and ")}`);
+    }
+  };
+  const declaredSchemes = Object.entries(rawSchemes);
+  oneOf(
+    "admin secret header",
+    "header",
+    declaredSchemes.filter(([, s]) => s.kind === "secret").map(([n, s]) => [n, s.header ?? DEFAULT_SECRET_HEADER]),
+  );
+  oneOf(
+    "API key header",
+    "header",
+    declaredSchemes.filter(([, s]) => s.kind === "api_key").map(([n, s]) => [n, s.header ?? DEFAULT_API_KEY_HEADER]),
+  );
+  oneOf(
+    "admin session",
+    "session",
+    declaredSchemes.filter(([, s]) => s.kind === "secret").map(([n, s]) => [n, s.session?.cookie]),
+  );
+  oneOf(
+    "org role",
+    "org_role",
+    declaredSchemes.filter(([, s]) => s.kind === "rule").map(([n, s]) => [n, s.org_role]),
+  );
+  return schemes;
+}
+
+/**
+ * The settings the server takes once per API, from the schemes the operations name: empty where
+ * none of them has one (an API without the admin secret names no admin secret header anywhere).
+ */
+export function authSettings(schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]) {
+  const used = usedSchemes(schemes, operations);
+  return {
+    adminSecretHeader: used.find((s) => s.kind === "secret")?.header ?? "",
+    apiKeyHeader: used.find((s) => s.kind === "api_key")?.header ?? "",
+    orgAdminRole: used.find((s) => s.orgRole)?.orgRole ?? "",
+    adminSessionCookie: used.find((s) => s.session)?.session?.cookie ?? "",
+  };
+}
+
+/** The kinds of scheme each surface takes: admin calls carry the admin secret, user and token calls a token or key. */
+const KINDS_OF_SURFACE: Record<RawOperation["surface"], readonly AuthKind[]> = {
+  admin: ["none", "secret"],
+  user: ["none", "bearer", "api_key"],
+  oauth: ["none", "bearer", "api_key"],
 };
 
-export function errorCodesOf(auth: AuthLevel, declared: readonly string[]): string[] {
-  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[auth], ...declared]);
+/** Reports an auth scheme that is not declared, or that the operation's surface does not take. */
+export function checkAuth(rawOp: RawOperation, schemes: readonly IrAuthScheme[], opPath: readonly (string | number)[], subject: string, report: Report): void {
+  const scheme = schemes.find((s) => s.name === rawOp.auth);
+  const allowed = schemes.filter((s) => KINDS_OF_SURFACE[rawOp.surface].includes(s.kind)).map((s) => s.name);
+  if (!scheme) {
+    report(
+      "unknown-auth-scheme",
+      [...opPath, "auth"],
+      subject,
+      `auth '${rawOp.auth}' is not an auth scheme of this API${didYouMean(
+        rawOp.auth,
+        schemes.map((s) => s.name),
+      )}; declare it under api.auth_schemes or use one of ${allowed.join(", ") || "(none a " + rawOp.surface + " operation takes)"}`,
+    );
+  } else if (!KINDS_OF_SURFACE[rawOp.surface].includes(scheme.kind)) {
+    report(
+      "auth-not-allowed",
+      [...opPath, "auth"],
+      subject,
+      `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${rawOp.auth}' (a ${scheme.kind} scheme); use one of ${allowed.join(", ") || "(none declared)"}`,
+    );
+  }
+}
+
+/** Codes of the schemes' kinds, raised by the server before any implementation runs. */
+const AUTH_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {
+  none: [],
+  bearer: ["UNAUTHENTICATED"],
+  api_key: ["UNAUTHENTICATED"],
+  // A bearer token on an admin operation is PERMISSION_DENIED; wrong secrets are locked out (TOO_MANY_REQUESTS, always listed).
+  secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
+};
+
+export function errorCodesOf(kind: AuthKind, declared: readonly string[]): string[] {
+  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[kind], ...declared]);
   return ERROR_CODES.filter((code) => codes.has(code));
 }
 
-/** Auth levels a caller meets with the admin secret (or an admin session). */
-const ADMIN_SECRET_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_admin"];
-
 /** What of the auth machinery the API's operations use: the outputs mention nothing else. */
-export function apiFeatures(operations: readonly IrOperation[]): ApiFeatures {
+export function apiFeatures(operations: readonly IrOperation[], schemes: readonly IrAuthScheme[]): ApiFeatures {
+  const used = schemes.filter((s) => operations.some((op) => op.auth === s.name));
   const tokenOperations = operations.filter((op) => op.surface === "oauth");
   return {
-    adminSecret: operations.some((op) => ADMIN_SECRET_LEVELS.includes(op.auth)),
-    adminSession: operations.some((op) => op.setsCookies.includes(ADMIN_SESSION_COOKIE)),
+    adminSecret: used.some((s) => s.kind === "secret"),
+    adminSession: used.some((s) => s.session !== undefined),
     tokenRoutes: tokenOperations.length > 0,
     clientId: tokenOperations.some((op) => op.input.fields.some((f) => f.name === "client_id")),
-    apiKey: operations.some((op) => op.auth === "api_key"),
+    apiKey: used.some((s) => s.kind === "api_key"),
   };
 }
+
+/** The schemes the operations name, in declaration order: the outputs list no other. */
+export const usedSchemes = (schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]): IrAuthScheme[] => schemes.filter((s) => operations.some((op) => op.auth === s.name));

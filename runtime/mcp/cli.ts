@@ -34,7 +34,7 @@ export interface GeneratedClients {
  */
 const credentialVariables = (env: string, schema: ApiSchema | undefined) => [
   ...(schema?.features.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]),
-  ...(schema && !Object.values(schema.operations).some((op) => op.surface !== "admin" && op.auth === "user") ? [] : [`${env}_ACCESS_TOKEN`]),
+  ...(schema && !Object.values(schema.operations).some((op) => op.surface !== "admin" && schema.authSchemes[op.auth]?.token === "access") ? [] : [`${env}_ACCESS_TOKEN`]),
   ...(schema?.features.apiKey ? [`${env}_API_KEY`] : []),
 ];
 
@@ -61,7 +61,7 @@ export interface McpCliSettings {
   selection: ToolSelection;
   adminSecret?: string;
   accessToken?: string;
-  /** Sent in the API's key header (schema.apiKeyHeader) on the tools of auth api_key; only where the API has them. */
+  /** Sent in the API's key header (schema.apiKeyHeader) on the tools of an api_key scheme; only where the API has them. */
   apiKey?: string;
 }
 
@@ -137,7 +137,9 @@ type Credentials = { adminSecret?: string; accessToken?: string; apiKey?: string
 
 /** The credential a tool needs, as the refusals and the variables name it. */
 type CredentialKind = "admin" | "user" | "api_key";
-const kindOf = (tool: ToolDefinition): CredentialKind => (tool["x-surface"] === "admin" ? "admin" : tool["x-auth"] === "api_key" ? "api_key" : "user");
+/** The kind of a tool's auth scheme; the MCP server's own tools, of no scheme of the API, need nothing. */
+const authKindOf = (schema: ApiSchema, tool: ToolDefinition) => schema.authSchemes[tool["x-auth"]]?.kind ?? "none";
+const kindOf = (schema: ApiSchema, tool: ToolDefinition): CredentialKind => (tool["x-surface"] === "admin" ? "admin" : authKindOf(schema, tool) === "api_key" ? "api_key" : "user");
 const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = {
   admin: { variable: "ADMIN_SECRET", text: "the admin secret" },
   user: { variable: "ACCESS_TOKEN", text: "a user's access token" },
@@ -147,8 +149,9 @@ const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = 
 /** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
 function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: Credentials): Record<string, string> | undefined {
   if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
-  if (tool["x-auth"] === "api_key") return credentials.apiKey ? { [schema.apiKeyHeader]: credentials.apiKey } : undefined;
-  if (tool["x-auth"] === "public") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
+  const kind = authKindOf(schema, tool);
+  if (kind === "api_key") return credentials.apiKey ? { [schema.apiKeyHeader]: credentials.apiKey } : undefined;
+  if (kind === "none") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
   return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : undefined;
 }
 
@@ -175,7 +178,7 @@ export async function startMcp(
     const tool = tools.find((candidate) => candidate.name === name)!;
     const headers = credentialHeaders(schema, tool, credentials);
     if (!headers) {
-      const needed = CREDENTIALS[kindOf(tool)];
+      const needed = CREDENTIALS[kindOf(schema, tool)];
       throw Object.assign(new Error(`${name} needs ${needed.text}: set ${generated.envPrefix}_${needed.variable}`), { code: "UNAUTHENTICATED" });
     }
     return methodOf(name)(input, { headers });
@@ -252,7 +255,7 @@ export async function startMcp(
       const call = operationOfCall(tools, mode, params.name, (params.arguments ?? {}) as Record<string, unknown>);
       if (!call) continue;
       const headers = credentialHeaders(schema, call.operation, credentials);
-      const kind = kindOf(call.operation);
+      const kind = kindOf(schema, call.operation);
       const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : kind === "api_key" ? `an API key in the ${schema.apiKeyHeader} header` : "a bearer token";
       if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers)))) {
         return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": mcpChallenge(schema) });

@@ -1,9 +1,9 @@
 // Admin-secret checks (constant time, with lockout of repeated failures per address and a budget of
-// failures across all addresses), admin sessions, and the auth levels of the manifest. The lockout
+// failures across all addresses), admin sessions, and the auth schemes of the manifest. The lockout
 // counts and the sessions live in the server's store (store.ts), so replicas sharing a store share them.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../errors.js";
-import type { AuthLevel, ServiceFacts } from "../schema.js";
+import type { AuthSchemeSpec, ServiceFacts } from "../schema.js";
 import type { AdminSession, AdminSessions, Principal } from "./context.js";
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 
@@ -128,6 +128,7 @@ function checkPolicy(option: string, policy: LockoutPolicy): void {
   }
 }
 
+/** The admin session's cookie of a manifest that declares no auth_schemes (the default of its session). */
 export const ADMIN_SESSION_COOKIE = "service_admin_session";
 const ADMIN_SESSION_SECONDS = 24 * 3600;
 
@@ -138,6 +139,8 @@ export class AdminSessionStore {
   constructor(
     private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
+    /** The cookie that carries the session's id (ServiceFacts.adminSessionCookie). */
+    readonly cookieName: string = ADMIN_SESSION_COOKIE,
   ) {}
 
   open(): MaybePromise<AdminSession> {
@@ -158,7 +161,7 @@ export class AdminSessionStore {
   /** The per-call view handed to implementations. */
   forCall(guard: AdminSecretGuard, address: string): AdminSessions {
     return {
-      cookieName: ADMIN_SESSION_COOKIE,
+      cookieName: this.cookieName,
       verifySecret: async (candidate) => guard.verify(candidate, address),
       open: async () => this.open(),
       get: async (id) => this.get(id),
@@ -167,7 +170,6 @@ export class AdminSessionStore {
   }
 }
 
-const ADMIN_LEVELS: readonly AuthLevel[] = ["admin_secret", "org_admin", "super_admin"];
 /** What an admin call must carry, as the refusal of a call without it says: the secret's header, and the admin session where the API opens one. */
 const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
   `the admin secret in header ${schema.adminSecretHeader}${schema.features.adminSession ? " (or an admin session)" : ""}`;
@@ -183,42 +185,34 @@ export const credentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "
   apiKey: `an API key in header ${schema.apiKeyHeader}`,
 });
 
-export const needsAdminCheck = (level: AuthLevel) => ADMIN_LEVELS.includes(level);
-
 /**
- * Whether `principal` may call an operation of auth `level`; throws UNAUTHENTICATED or
- * PERMISSION_DENIED otherwise. Org-admin callers are checked against the organization by
- * `isOrgAdmin`, which the service supplies: only that check returns a promise.
+ * Whether `principal` may call an operation of auth `scheme`; throws UNAUTHENTICATED or
+ * PERMISSION_DENIED otherwise. Callers a scheme lets in by their org role are checked against the
+ * organization by `isOrgAdmin`, which the service supplies: only that check returns a promise.
  */
-export function authorize(level: AuthLevel, principal: Principal, operationName: string, credentials: Credentials, isOrgAdmin: () => Promise<boolean>): Promise<void> | undefined {
-  const missingSecret = () => new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.admin}`);
-  switch (level) {
-    case "public":
+export function authorize(scheme: AuthSchemeSpec, principal: Principal, operationName: string, credentials: Credentials, isOrgAdmin: () => Promise<boolean>): Promise<void> | undefined {
+  switch (scheme.kind) {
+    case "none":
       return;
-    case "user":
+    case "bearer":
+      if (scheme.token === "scim") {
+        if (principal.kind === "scim") return;
+        throw new ServiceError("UNAUTHENTICATED", `${operationName} needs the bearer token of an organization's SCIM endpoint`);
+      }
       if (principal.kind === "user") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs a signed-in user: send an access token as Authorization: Bearer <token>`);
     case "api_key":
       if (principal.kind === "api_key") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.apiKey}`);
-    case "scim_token":
-      if (principal.kind === "scim") return;
-      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs the bearer token of an organization's SCIM endpoint`);
-    case "admin_secret":
-      if (principal.kind === "super_admin") return;
-      if (principal.kind === "user") throw new ServiceError("PERMISSION_DENIED", `${operationName} is for admins only`);
-      throw missingSecret();
-    case "super_admin":
-      if (principal.kind === "super_admin") return;
-      if (principal.kind === "user") throw new ServiceError("PERMISSION_DENIED", `${operationName} is for super-admins only`);
-      throw missingSecret();
-    case "org_admin":
+    case "secret":
       if (principal.kind === "super_admin") return;
       if (principal.kind === "user") {
+        const refused = () => new ServiceError("PERMISSION_DENIED", `${operationName} is for ${scheme.callers ?? "admins"} only`);
+        if (!scheme.orgRole) throw refused();
         return isOrgAdmin().then((allowed) => {
-          if (!allowed) throw new ServiceError("PERMISSION_DENIED", `${operationName} is for super-admins and the organization's own org-admins only`);
+          if (!allowed) throw refused();
         });
       }
-      throw missingSecret();
+      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.admin}`);
   }
 }

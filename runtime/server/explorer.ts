@@ -165,7 +165,8 @@ export class Explorer {
 
   /** GraphiQL's tabs: the first operation alone, ready to run, then every operation of each interface. */
   private graphiqlSettings(): GraphiqlSettings {
-    const adminHeaders = JSON.stringify({ [this.schema.adminSecretHeader]: "" }, null, 2);
+    const { adminSecret } = this.schema.features;
+    const adminHeaders = adminSecret ? JSON.stringify({ [this.schema.adminSecretHeader]: "" }, null, 2) : "{}";
     const carried = Object.values(this.schema.operations).filter((op) => op.graphql);
     const everyOperation = (surface: Surface, intro: string, headers: string): GraphiqlTab[] => {
       const operations = carried.filter((op) => op.surface === surface);
@@ -178,7 +179,7 @@ export class Explorer {
       ...(first ? [{ query: this.document(first), headers: adminHeaders }] : []),
       ...everyOperation(
         "admin",
-        `Every operation of the admin interface: put the cursor in one and run it, or pick it from the run button. They need the admin secret in header ${this.schema.adminSecretHeader} (below); ${inputs}.`,
+        `Every operation of the admin interface: put the cursor in one and run it, or pick it from the run button.${adminSecret ? ` They need the admin secret in header ${this.schema.adminSecretHeader} (below);` : ""} ${inputs}.`,
         adminHeaders,
       ),
       ...everyOperation("user", `Every operation of the user interface. A signed-in user's need the header {"authorization": "Bearer <access token>"}; ${inputs}.`, "{}"),

@@ -2,20 +2,9 @@
 // the implementation, answer in the flat shape. Protocol adapters only translate to and from it.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
-import type { ApiSchema, OperationSpec } from "../schema.js";
+import type { ApiSchema, AuthSchemeSpec, OperationSpec } from "../schema.js";
 import { missingRequiredField, normalizeMessage } from "../shape.js";
-import {
-  ADMIN_SESSION_COOKIE,
-  AdminSecretError,
-  AdminSecretGuard,
-  AdminSessionStore,
-  authorize,
-  credentialsOf,
-  needsAdminCheck,
-  type AdminBootstrap,
-  type Credentials,
-  type LockoutScope,
-} from "./auth.js";
+import { AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, credentialsOf, type AdminBootstrap, type Credentials, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
@@ -115,7 +104,7 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
   verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
-  /** Resolves the bearer token of a SCIM endpoint (auth level scim_token) to its organization, or null. */
+  /** Resolves the bearer token of a SCIM endpoint (a bearer scheme with token scim) to its organization, or null. */
   verifyScimToken?: (token: string) => Promise<{ orgId: string } | null>;
   /**
    * Resolves the API key of a call whose auth is api_key (header schema.apiKeyHeader) to its
@@ -186,7 +175,7 @@ export class ImplementationError extends Error {
   }
 }
 
-/** The org-admin check authorize() is given for the other auth levels, which never call it. */
+/** The org-admin check authorize() is given for the schemes without an org role, which never call it. */
 const NO_ORG_ADMIN_CHECK = async () => false;
 
 /** Codes any call may answer whatever its contract lists: faults, gaps and outages. */
@@ -345,7 +334,7 @@ export class CallPipeline {
       (scope, retryAfterSeconds) => this.onLockout(scope, retryAfterSeconds),
       options.globalLockout ?? DEFAULT_GLOBAL_LOCKOUT,
     );
-    this.adminSessions = new AdminSessionStore(this.store, now);
+    this.adminSessions = new AdminSessionStore(this.store, now, schema.adminSessionCookie);
     this.health = new HealthState([this.store, ...(options.dependencies ?? [])]);
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
@@ -417,7 +406,8 @@ export class CallPipeline {
    * in-memory store an admin call makes no promise.
    */
   private principalOf(call: IncomingCall, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
-    if (needsAdminCheck(call.operation.auth)) {
+    const scheme = this.schema.authSchemes[call.operation.auth]!;
+    if (scheme.kind === "secret") {
       const noAdminYet = this.guard.requireAdmin();
       if (noAdminYet) return noAdminYet.then(() => this.principalOf(call, address, cookies));
       const secret = call.headers[this.schema.adminSecretHeader];
@@ -427,22 +417,21 @@ export class CallPipeline {
           throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
         });
       }
-      const sessionId = cookies[ADMIN_SESSION_COOKIE];
+      const sessionId = cookies[this.schema.adminSessionCookie];
       if (sessionId) {
         // A browser says where a request comes from: the session cookie acts only for the service's own pages.
         const site = call.headers["sec-fetch-site"];
         if (site !== undefined && site !== "same-origin" && site !== "none") {
           throw new ServiceError("PERMISSION_DENIED", "the admin session cookie is not accepted on a cross-site request; send the admin secret header");
         }
-        return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call)));
+        return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call, scheme)));
       }
     }
-    return this.bearerPrincipal(call);
+    return this.bearerPrincipal(call, scheme);
   }
 
-  private bearerPrincipal(call: IncomingCall): MaybePromise<Principal> {
-    const level = call.operation.auth;
-    if (level === "api_key") {
+  private bearerPrincipal(call: IncomingCall, scheme: AuthSchemeSpec): MaybePromise<Principal> {
+    if (scheme.kind === "api_key") {
       const key = call.headers[this.schema.apiKeyHeader];
       if (!key) return ANONYMOUS;
       return Promise.resolve(this.options.verifyApiKey?.(key)).then((holder) => {
@@ -451,14 +440,14 @@ export class CallPipeline {
       });
     }
     const authorization = call.headers["authorization"];
-    // A SCIM endpoint's token is no user token: each is checked only where its level asks for it.
-    if (level === "scim_token" && authorization?.toLowerCase().startsWith("bearer ")) {
+    // A SCIM endpoint's token is no user token: each is checked only where its scheme asks for it.
+    if (scheme.token === "scim" && authorization?.toLowerCase().startsWith("bearer ")) {
       return Promise.resolve(this.options.verifyScimToken?.(authorization.slice(7).trim())).then((endpoint) => {
         if (!endpoint) throw new ServiceError("UNAUTHENTICATED", "the SCIM bearer token is not valid");
         return { kind: "scim", orgId: endpoint.orgId } as const;
       });
     }
-    if (authorization?.toLowerCase().startsWith("bearer ") && level !== "public") {
+    if (authorization?.toLowerCase().startsWith("bearer ") && scheme.kind !== "none") {
       return Promise.resolve(this.options.verifyUserToken?.(authorization.slice(7).trim())).then((user) => {
         if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
         return { kind: "user", userId: user.userId, roles: user.roles } as const;
@@ -478,8 +467,9 @@ export class CallPipeline {
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
     const principal = await this.principalOf(call, address, parseCookies(headers["cookie"], this.secureCookies));
-    if (operation.auth === "org_admin" && principal.kind === "user") return principal;
-    await authorize(operation.auth, principal, operation.pascalName, this.credentials, async () => false);
+    const scheme = this.schema.authSchemes[operation.auth]!;
+    if (scheme.orgRole && principal.kind === "user") return principal;
+    await authorize(scheme, principal, operation.pascalName, this.credentials, async () => false);
     return principal;
   }
 
@@ -506,18 +496,18 @@ export class CallPipeline {
       let raw = call.input;
       const readInput = call.readInput;
       let input: Plain | undefined = call.checked?.input;
-      // Only an org-admin operation's check needs a function (authorize calls it for no other
-      // level), so the other calls allocate none; and the body is read straight from readInput,
+      // Only the check of a scheme with an org role needs a function (authorize calls it for no
+      // other), so the other calls allocate none; and the body is read straight from readInput,
       // with no async wrapper around it (a frame and a promise fewer per call).
-      const orgAdminCheck =
-        operation.auth !== "org_admin"
-          ? NO_ORG_ADMIN_CHECK
-          : async () => {
-              if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
-              if (readInput) raw = await readInput();
-              return this.options.isOrgAdmin(principal, operation, (input ??= validateInput(this.schema, this.rules, operation, raw)));
-            };
-      const allowed = authorize(operation.auth, principal, operation.pascalName, this.credentials, orgAdminCheck);
+      const scheme = this.schema.authSchemes[operation.auth]!;
+      const orgAdminCheck = !scheme.orgRole
+        ? NO_ORG_ADMIN_CHECK
+        : async () => {
+            if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
+            if (readInput) raw = await readInput();
+            return this.options.isOrgAdmin(principal, operation, (input ??= validateInput(this.schema, this.rules, operation, raw)));
+          };
+      const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
       if (allowed) await allowed;
       else if (readInput) raw = await readInput();
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);

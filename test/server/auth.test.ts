@@ -121,15 +121,31 @@ describe("super-admin and org-admin", () => {
   });
 });
 
-describe("auth levels, one by one", () => {
+describe("auth schemes, one by one", () => {
   const never = async () => false;
+  const always = async () => true;
   const user = { kind: "user", userId: "u1", roles: [] } as const;
   const scim = { kind: "scim", orgId: "org-a" } as const;
+  const admin = { kind: "super_admin" } as const;
+  const anonymous = { kind: "anonymous" } as const;
+  const accessToken = { kind: "bearer", token: "access" } as const;
+  const scimToken = { kind: "bearer", token: "scim" } as const;
 
   it("keeps user tokens and SCIM endpoint tokens apart", () => {
-    expect(() => authorize("scim_token", user, "ProvisionUser", CREDENTIALS, never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
-    expect(authorize("scim_token", scim, "ProvisionUser", CREDENTIALS, never)).toBeUndefined();
-    expect(() => authorize("user", scim, "Profile", CREDENTIALS, never)).toThrow("needs a signed-in user");
-    expect(authorize("user", user, "Profile", CREDENTIALS, never)).toBeUndefined();
+    expect(() => authorize(scimToken, user, "ProvisionUser", CREDENTIALS, never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
+    expect(authorize(scimToken, scim, "ProvisionUser", CREDENTIALS, never)).toBeUndefined();
+    expect(() => authorize(accessToken, scim, "Profile", CREDENTIALS, never)).toThrow("needs a signed-in user");
+    expect(authorize(accessToken, user, "Profile", CREDENTIALS, never)).toBeUndefined();
+  });
+
+  it("refuses a signed-in user a secret scheme in the words of its callers, and lets one in only by the org role a rule adds", async () => {
+    expect(() => authorize({ kind: "secret", callers: "the store's managers" }, user, "CloseStore", CREDENTIALS, always)).toThrow("CloseStore is for the store's managers only");
+    expect(() => authorize({ kind: "secret" }, user, "CloseStore", CREDENTIALS, always)).toThrow("CloseStore is for admins only");
+    expect(() => authorize({ kind: "secret" }, anonymous, "CloseStore", CREDENTIALS, always)).toThrow(`CloseStore needs ${CREDENTIALS.admin}`);
+    expect(authorize({ kind: "secret" }, admin, "CloseStore", CREDENTIALS, never)).toBeUndefined();
+    await expect(authorize({ kind: "secret", orgRole: true, callers: "org managers" }, user, "RenameOrg", CREDENTIALS, always)).resolves.toBeUndefined();
+    await expect(authorize({ kind: "secret", orgRole: true, callers: "org managers" }, user, "RenameOrg", CREDENTIALS, never)).rejects.toThrow("RenameOrg is for org managers only");
+    expect(authorize({ kind: "none" }, anonymous, "Meta", CREDENTIALS, never)).toBeUndefined();
+    expect(() => authorize({ kind: "api_key" }, user, "AddBook", CREDENTIALS, never)).toThrow(`AddBook needs ${CREDENTIALS.apiKey}`);
   });
 });

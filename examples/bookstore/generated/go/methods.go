@@ -13,7 +13,7 @@ import (
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: api_key. A write: never retried.
+// Auth: staff_key. A write: never retried.
 func (c *UserClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpAddBook, in, callSettings(opts))
 }
@@ -31,7 +31,7 @@ func (c *UserClient) GetBook(ctx context.Context, in *GetBookInput, opts ...Call
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: api_key. A write: never retried.
+// Auth: staff_key. A write: never retried.
 func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, callSettings(opts))
 }
@@ -42,7 +42,7 @@ func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts .
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: api_key. A write: never retried.
+// Auth: staff_key. A write: never retried.
 func (c *UserClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
 	return transport.Invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, callSettings(opts))
 }

@@ -15,13 +15,13 @@ import type {
 
 /** Every user operation, one method each. */
 export interface UserHandlers {
-  /** Add a book to the store. Auth: api_key. Protocols: graphql, rest, grpc. */
+  /** Add a book to the store. Auth: staff_key. Protocols: graphql, rest, grpc. */
   addBook(input: AddBookInput, context: CallContext): Promise<Reply<Book>>;
   /** One book, by id. Auth: public. Protocols: graphql, rest, grpc. */
   getBook(input: GetBookInput, context: CallContext): Promise<Reply<Book>>;
-  /** Change the stock of a book. Auth: api_key. Protocols: graphql, rest, grpc. */
+  /** Change the stock of a book. Auth: staff_key. Protocols: graphql, rest, grpc. */
   updateBook(input: UpdateBookInput, context: CallContext): Promise<Reply<Book>>;
-  /** Take a book out of the store. Destructive. Auth: api_key. Protocols: graphql, rest, grpc. */
+  /** Take a book out of the store. Destructive. Auth: staff_key. Protocols: graphql, rest, grpc. */
   removeBook(input: RemoveBookInput, context: CallContext): Promise<Reply<RemoveBookResponse>>;
   /** The books of the store, oldest first, a page at a time. Auth: public. Protocols: graphql, rest, grpc. */
   listBooks(input: ListBooksInput, context: CallContext): Promise<Reply<ListBooksResponse>>;

@@ -14,7 +14,7 @@ ADMIN_SECRET_REQUIRED = True
 """Whether an operation needs the admin secret: the admin client requires one only then."""
 CLIENT_ID_REQUIRED = True
 """Whether a token call takes the user client's client id: the user client requires one only then."""
-API_KEY_HEADER = "x-api-key"
+API_KEY_HEADER = ""
 """The header of the API key (api_key=) of operations with auth api_key."""
 GRPC_PORT = 9091
 PROTOCOLS = ("graphql", "rest", "grpc")

@@ -28,7 +28,7 @@ class UserClient(
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
         access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
-        api_key: API key of the operations with auth api_key; sent in header x-bookstore-key on every call.
+        api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9191.
@@ -107,7 +107,7 @@ class AsyncUserClient(
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
         access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
-        api_key: API key of the operations with auth api_key; sent in header x-bookstore-key on every call.
+        api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9191.

@@ -9,7 +9,7 @@ from ._facts import Field, GraphqlBinding, GrpcBinding, Operation, Pagination, R
 SERVICE_NAME = "bookstore"
 SERVICE_VERSION = "1.0.0"
 """The version of the service these clients were generated for."""
-ADMIN_SECRET_HEADER = "x-service-admin-secret"
+ADMIN_SECRET_HEADER = ""
 ADMIN_SECRET_REQUIRED = False
 """Whether an operation needs the admin secret: the admin client requires one only then."""
 CLIENT_ID_REQUIRED = False
@@ -159,7 +159,7 @@ OPERATIONS: dict[str, Operation] = {
         surface="user",
         kind="write",
         destructive=False,
-        auth="api_key",
+        auth="staff_key",
         protocols=("graphql", "rest", "grpc"),
         fixed_protocol=None,
         retried=False,
@@ -203,7 +203,7 @@ OPERATIONS: dict[str, Operation] = {
         surface="user",
         kind="write",
         destructive=False,
-        auth="api_key",
+        auth="staff_key",
         protocols=("graphql", "rest", "grpc"),
         fixed_protocol=None,
         retried=False,
@@ -225,7 +225,7 @@ OPERATIONS: dict[str, Operation] = {
         surface="user",
         kind="write",
         destructive=True,
-        auth="api_key",
+        auth="staff_key",
         protocols=("graphql", "rest", "grpc"),
         fixed_protocol=None,
         retried=False,
