@@ -10,7 +10,7 @@ import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js
 import { assignNumbers, type FieldNumberLock } from "./lock.js";
 import { didYouMean, upperSnakeCase } from "./naming.js";
 import { apiFeatures, authSettings, checkAuth, errorCodesOf, resolveAuthSchemes } from "./passes/auth.js";
-import { groupName, iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
+import { clientName as clientNameOf, groupName, iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";
 import { resolveConstraints } from "./passes/constraints.js";
 import { resolvePackages } from "./passes/packages.js";
 import { pickDocExamples } from "./passes/examples.js";
@@ -18,7 +18,22 @@ import { resolvePagination } from "./passes/pagination.js";
 import type { Report } from "./passes/report.js";
 import { checkRouteDeclaration, DEFAULT_REST_PREFIX, restBinding } from "./passes/routes.js";
 import { checkAcceptedVersions, checkMinimumVersions } from "./passes/versions.js";
-import { PROTOCOLS, SCALARS, type IrFormat, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Scalar, type Surface, type TypeRef } from "./ir.js";
+import {
+  clientRoleOf,
+  PROTOCOLS,
+  SCALARS,
+  type ClientRole,
+  type IrClient,
+  type IrFormat,
+  type Ir,
+  type IrEnum,
+  type IrField,
+  type IrMessage,
+  type IrOperation,
+  type Scalar,
+  type Surface,
+  type TypeRef,
+} from "./ir.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
 /** Type names other languages use, and the manifest's word for each. */
@@ -69,7 +84,9 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   const protoDirectory = protoPackage.replace(/\./g, "/");
   const typesFile = `${protoDirectory}/types.proto`;
   const serviceFile = (surface: "admin" | "user") => `${protoDirectory}/${surface}_service.proto`;
-  const serviceName = (surface: string) => serviceNameOf(surface, acronyms);
+  const declaredSurfaces = raw.api.surfaces ?? {};
+  const serviceName = (surface: ClientRole) => declaredSurfaces[surface]?.service ?? serviceNameOf(surface, acronyms);
+  const clientName = (surface: ClientRole) => declaredSurfaces[surface]?.client ?? clientNameOf(surface, acronyms);
 
   // ---- enums ----
   const enumValueOwners = new Map<string, string>();
@@ -442,7 +459,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }
     if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, restPrefix, routes, opPath, subject, report);
     if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
-      const service = serviceName(rawOp.surface);
+      const service = serviceName(rawOp.surface as ClientRole);
       op.grpc = {
         since: rawOp.protocols.grpc,
         service,
@@ -515,7 +532,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       ...(["admin", "user"] as const).map((surface) => ({
         name: serviceName(surface),
         owner: `the ${surface} gRPC service`,
-        position: loaded.locate(["operations"], "key"),
+        position: loaded.locate(declaredSurfaces[surface]?.service ? ["api", "surfaces", surface, "service"] : ["operations"], declaredSurfaces[surface]?.service ? "value" : "key"),
       })),
       ...enums.map((e) => ({ name: e.name, owner: `enum '${e.name}'`, position: e.position })),
       ...messages.flatMap((m) => [
@@ -530,6 +547,14 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   checkUnique(
     operations.map((op) => ({ name: op.camelName, owner: `operation '${op.name}'`, position: op.position })),
     "client method name",
+  );
+  checkUnique(
+    (["admin", "user"] as const).map((surface) => ({
+      name: clientName(surface),
+      owner: `the ${surface} surface`,
+      position: loaded.locate(["api", "surfaces", surface, "client"]),
+    })),
+    "client class",
   );
 
   function ownerOf(m: IrMessage): string {
@@ -599,6 +624,16 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
     }),
   );
 
+  const tokenRoutes = operations.some((op) => op.surface === "oauth");
+  const clients: IrClient[] = (["admin", "user"] as const)
+    .filter((role) => operations.some((op) => clientRoleOf(op) === role))
+    .map((role) => ({
+      role,
+      name: clientName(role),
+      surfaces: role === "admin" ? ["admin"] : tokenRoutes ? ["user", "oauth"] : ["user"],
+      title: role === "admin" ? "The admin interface" : tokenRoutes ? "The user interface and the token routes" : "The user interface",
+    }));
+
   return {
     api: {
       name: raw.api.name,
@@ -620,6 +655,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
       breakingChangesAccepted: raw.api.breaking_changes_accepted ?? [],
     },
     proto: { package: protoPackage, directory: protoDirectory, typesFile, services },
+    clients,
     groups,
     enums,
     formats,

@@ -60,6 +60,9 @@ api:
   version: 0.1.0
   proto_package: ${name.replace(/-/g, "_")}.v1
   grpc_port: 9091
+  # The client class and gRPC service of each surface (an admin surface is named alike).
+  surfaces:
+    user: { client: UserClient, service: UserService }
   # Who may call: each operation's auth names one of these. Kinds: none, bearer (a user's token),
   # api_key (a key in a header), secret (the admin secret), rule (a secret scheme and an org role).
   auth_schemes:

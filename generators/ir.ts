@@ -34,6 +34,21 @@ export interface IrAuthScheme {
 }
 
 export type Surface = "admin" | "user" | "oauth";
+
+/** The clients of the SDKs: the admin surface's, and the user surface's, which carries the token routes too. */
+export type ClientRole = "admin" | "user";
+export interface IrClient {
+  role: ClientRole;
+  /** api.surfaces.<role>.client: the class in TypeScript and Python (Python's async one is Async<name>), the struct in Go. */
+  name: string;
+  /** The surfaces whose operations it carries. */
+  surfaces: Surface[];
+  /** What it covers, as its doc comments say: "The admin interface". */
+  title: string;
+}
+
+/** The client that carries an operation's surface. */
+export const clientRoleOf = (op: Pick<IrOperation, "surface">): ClientRole => (op.surface === "admin" ? "admin" : "user");
 /** A string format: built in (runtime/formats.ts) or declared under `formats:`. */
 export interface IrFormat {
   name: string;
@@ -327,6 +342,8 @@ export interface Ir {
     typesFile: string;
     services: IrService[];
   };
+  /** The clients the SDKs have: one only where operations are on it (no admin client without admin operations). */
+  clients: IrClient[];
   groups: IrGroup[];
   enums: IrEnum[];
   /** Built-in and declared string formats, by name. */
@@ -340,6 +357,12 @@ export interface Ir {
   docExamples: DocExamples;
   /** The lock as it must be after this run (new numbers appended). */
   lock: FieldNumberLock;
+}
+
+/** The client that carries an operation (it exists: an operation puts it in ir.clients). */
+export function clientOf(ir: Pick<Ir, "clients">, op: Pick<IrOperation, "surface">): IrClient {
+  const role = clientRoleOf(op);
+  return ir.clients.find((c) => c.role === role)!;
 }
 
 /** The auth scheme an operation names. */

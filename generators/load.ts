@@ -72,6 +72,7 @@ export interface RawManifest {
     api_key_header?: string;
     org_admin_role?: string;
     auth_schemes?: Record<string, RawAuthScheme>;
+    surfaces?: Partial<Record<"admin" | "user", { client?: string; service?: string }>>;
     grpc_port?: number;
     rest_prefix?: string;
     limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };

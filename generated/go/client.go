@@ -54,10 +54,10 @@ type (
 	callConfig = transport.CallConfig
 )
 
-// Option configures a UserClient (see NewClient).
+// Option configures the user client (UserClient, see NewClient).
 type Option func(*config)
 
-// AdminOption configures an AdminClient (see NewAdminClient).
+// AdminOption configures the admin client (AdminClient, see NewAdminClient).
 type AdminOption func(*config)
 
 // WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),

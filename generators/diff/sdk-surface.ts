@@ -4,14 +4,13 @@
 // code even when the wire does not change (an iterator dropped with `pagination: page`). Each
 // language plugs in with one function; the diff compares both sides' surfaces and reports each
 // difference for its language.
-import { clientClassOf } from "../emit/client.js";
 import { clientClasses } from "../emit/operation-text.js";
 import { goNames } from "../emit/go-names.js";
 import { pythonArgumentName } from "../emit/python-names.js";
 import { pythonView } from "../emit/python.js";
 import { buildSdkFacts } from "../emit/sdk-facts.js";
 import { exportedInterfaces } from "../emit/typescript.js";
-import type { Ir } from "../ir.js";
+import { clientOf, type Ir } from "../ir.js";
 import { SDK_LANGUAGES, type SdkLanguage, type Severity } from "./change.js";
 
 export const SURFACE_KINDS = ["package", "client", "option", "method", "argument", "iterator", "type", "field", "enum-value"] as const;
@@ -44,7 +43,7 @@ export function typescriptSurface(ir: Ir): SurfaceEntry[] {
   // Their options come from the runtime, not the manifest.
   for (const client of clientClasses(ir)) entries.push({ kind: "client", name: client, anchors: [] });
   for (const op of ir.operations) {
-    const client = clientClassOf(op);
+    const client = clientOf(ir, op).name;
     entries.push({ kind: "method", name: `${client}.${op.camelName}`, anchors: [`method:${op.name}`, `op:${op.name}`] });
     if (op.iteratorName !== undefined) {
       entries.push({ kind: "iterator", name: `${client}.${op.iteratorName}`, anchors: [`iterator:${op.name}`, `op:${op.name}`] });

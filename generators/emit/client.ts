@@ -1,8 +1,8 @@
-// TypeScript clients: AdminClient and UserClient, one typed method per operation (camelCase), an
-// iterator per paginated list, all running through the client runtime.
-import { CLIENT_OF_SURFACE, clientClasses, clientTitle } from "./operation-text.js";
+// TypeScript clients: the admin and the user client (AdminClient and UserClient unless api.surfaces
+// names them), one typed method per operation (camelCase), an iterator per paginated list, all
+// running through the client runtime.
 import { protobufEsModule } from "./protobuf-es.js";
-import { messageByName, type Ir, type IrOperation } from "../ir.js";
+import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
@@ -39,10 +39,10 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
 }
 
 /** The configuration a client class takes: its credentials only where the API's operations use them (ir.api.features). */
-function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; imported: string[] } {
+function configOf(ir: Ir, role: ClientRole): { type: string; imported: string[] } {
   const { adminSecret, clientId, apiKey } = ir.api.features;
   const base =
-    name === "AdminClient"
+    role === "admin"
       ? adminSecret
         ? { type: "AdminClientConfig", imported: ["AdminClientConfig"] }
         : { type: "ClientConfig", imported: [] }
@@ -53,23 +53,27 @@ function configOf(ir: Ir, name: "AdminClient" | "UserClient"): { type: string; i
 }
 
 /** The configuration types index.ts exports: those of the API's clients, and the API key's where an operation takes one. */
-function clientConfigTypes(ir: Ir, clients: readonly ("AdminClient" | "UserClient")[]): string[] {
-  return [...(clients.includes("AdminClient") ? ["AdminClientConfig"] : []), ...(ir.api.features.apiKey ? ["ApiKeyConfig"] : []), ...(clients.includes("UserClient") ? ["UserClientConfig"] : [])];
+function clientConfigTypes(ir: Ir): string[] {
+  const has = (role: ClientRole) => ir.clients.some((c) => c.role === role);
+  return [...(has("admin") ? ["AdminClientConfig"] : []), ...(ir.api.features.apiKey ? ["ApiKeyConfig"] : []), ...(has("user") ? ["UserClientConfig"] : [])];
 }
 
-/** The module of each client class in generated/client/. */
-const CLIENT_FILE = { AdminClient: "admin-client", UserClient: "user-client" } as const;
+/** The module of each client class in generated/client/, by role (the class may be named otherwise). */
+const CLIENT_FILE: Record<ClientRole, string> = { admin: "admin-client", user: "user-client" };
+/** The runtime class each client extends. */
+const CLIENT_BASE: Record<ClientRole, string> = { admin: "AdminClientBase", user: "UserClientBase" };
 
-function clientClass(ir: Ir, name: "AdminClient" | "UserClient", base: string): GeneratedFile {
-  const config = configOf(ir, name);
+function clientClass(ir: Ir, client: IrClient): GeneratedFile {
+  const { name, role, surfaces } = client;
+  const base = CLIENT_BASE[role];
+  const config = configOf(ir, role);
   const types = new Set<string>();
-  const surfaces = name === "AdminClient" ? ["admin"] : ir.api.features.tokenRoutes ? ["user", "oauth"] : ["user"];
   const body = ir.operations
-    .filter((op) => clientClassOf(op) === name)
+    .filter((op) => clientRoleOf(op) === role)
     .map((op) => methods(ir, op, types))
     .join("\n");
-  const versionOperation = ir.versionOperations[surfaces[0] as "admin" | "user"];
-  const file = CLIENT_FILE[name];
+  const versionOperation = ir.versionOperations[role];
+  const file = CLIENT_FILE[role];
   const content = `import { ${[base, ...config.imported.map((name) => `type ${name}`)].join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 import type { ${[...(body ? ["CallOptions"] : []), "ClientDefinition", ...(config.type.startsWith("ClientConfig") ? ["ClientConfig"] : [])].join(", ")} } from "${RUNTIME_PACKAGE}/client/core.js";
 import { schema } from "../schema.js";
@@ -88,7 +92,7 @@ const definition: ClientDefinition = {
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 
-/** ${clientTitle(ir, name)} of ${ir.api.title}, over graphql (default), rest or grpc. */
+/** ${client.title} of ${ir.api.title}, over graphql (default), rest or grpc. */
 export class ${name} extends ${base} {
   constructor(config: ${config.type}) {
     super(definition, config);
@@ -98,16 +102,10 @@ ${body ? `\n${body}` : ""}}
   return { path: `${CLIENT_DIR}/${file}.ts`, content };
 }
 
-/** The client class that carries an operation's method (and iterator). */
-export function clientClassOf(op: IrOperation): "AdminClient" | "UserClient" {
-  return CLIENT_OF_SURFACE[op.surface];
-}
-
 export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
-  const clients = clientClasses(ir);
   return [
-    ...clients.map((name) => clientClass(ir, name, name === "AdminClient" ? "AdminClientBase" : "UserClientBase")),
+    ...ir.clients.map((client) => clientClass(ir, client)),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
       content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
@@ -118,8 +116,8 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
     },
     {
       path: `${CLIENT_DIR}/index.ts`,
-      content: `${clients.map((name) => `export { ${name} } from "./${CLIENT_FILE[name]}.js";\n`).join("")}export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
-export type { ${clientConfigTypes(ir, clients).join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
+      content: `${ir.clients.map((c) => `export { ${c.name} } from "./${CLIENT_FILE[c.role]}.js";\n`).join("")}export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
+export type { ${clientConfigTypes(ir).join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
 export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";

@@ -155,7 +155,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
   return `<section class="operation" id="${escapeMarkup(op.name)}">
 <h2><a class="anchor" href="#${escapeMarkup(op.name)}">${escapeMarkup(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
 <p>${inline(op.description)}</p>
-${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(authText(ir, op.auth))}. Client: <code>${escapeMarkup(clientCall(op))}</code>.</p>
+${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(authText(ir, op.auth))}. Client: <code>${escapeMarkup(clientCall(ir, op))}</code>.</p>
 ${protocolColumns(ir, op)}
 <div class="fields">
 <div>

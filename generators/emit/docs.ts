@@ -65,7 +65,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     op.deprecated ? `**Deprecated:** ${op.deprecated}.` : "",
     `${op.kind === "read" ? "Read" : "Write"}.`,
     `Auth \`${op.auth}\`: ${authText(ir, op.auth)}.`,
-    `Client: \`${clientCall(op)}\`.`,
+    `Client: \`${clientCall(ir, op)}\`.`,
   ]
     .filter(Boolean)
     .join(" ");

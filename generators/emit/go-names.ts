@@ -58,7 +58,8 @@ const exported = (name: string) => /^[A-Z]/.test(name);
  * starts inside a raw string or a block comment declares nothing. A handlebars template reads as
  * its Go: block tags stand on lines of their own, and a name rendered from the view
  * (`type {{name}} struct`) is not an identifier, so only the names written out count, under every
- * condition of the template.
+ * condition of the template; a method's receiver is kept as written (`*{{adminClient}}`, see
+ * goClientPlaceholder).
  */
 export function goExportedDeclarations(source: string): GoDeclarations {
   const names: string[] = [];
@@ -93,7 +94,7 @@ export function goExportedDeclarations(source: string): GoDeclarations {
       group = true;
     } else {
       const func = new RegExp(`^func (${IDENT})[[(]`).exec(line);
-      const method = new RegExp(`^func \\(\\w+ \\*?(${IDENT})(?:\\[[^\\]]*\\])?\\) (${IDENT})[[(]`).exec(line);
+      const method = new RegExp(`^func \\(\\w+ \\*?(${IDENT}|\\{\\{\\w+\\}\\})(?:\\[[^\\]]*\\])?\\) (${IDENT})[[(]`).exec(line);
       const single = new RegExp(`^(?:const|var) (${IDENT}(?:\\s*,\\s*${IDENT})*)(?=[\\s=]|$)`).exec(line);
       const type = new RegExp(`^type (${IDENT})(?=[\\s[=])`).exec(line);
       if (func) names.push(func[1]!);
@@ -174,11 +175,22 @@ export interface GoNames {
   enumValues: ReadonlyMap<string, readonly string[]>;
   /** Every error code: its constant and sentinel in the public package, its constant in the transport package. */
   codes: readonly { code: string; constant: string; sentinel: string; internal: string }[];
-  /** The clients the API has (one where all its operations are on one), each with its methods in manifest order. */
-  clients: readonly { role: string; name: string; methods: readonly GoMethodNames[] }[];
+  /**
+   * The clients the API has (one where all its operations are on one): the struct api.surfaces
+   * names, its constructor (the admin client's New<name>; the user client's is NewClient, the
+   * package's main client), and its methods in manifest order.
+   */
+  clients: readonly { role: string; name: string; constructor: string; methods: readonly GoMethodNames[] }[];
 }
 
-const CLIENT_TYPE: Record<string, string> = { admin: "AdminClient", user: "UserClient" };
+/**
+ * How the templates write a client's struct, whose name the manifest declares: client.go.hbs
+ * declares `type {{adminClient}} struct` and its methods on `*{{adminClient}}`, which the
+ * declarations read from the templates keep under this receiver.
+ */
+export const goClientPlaceholder = (role: string) => `{{${role}Client}}`;
+/** The constructor of a client: NewAdminClient, and the user client's NewClient (written out in client.go.hbs). */
+const goConstructor = (role: string, name: string) => (role === "admin" ? `New${name}` : "NewClient");
 
 const computed = new WeakMap<Ir, GoNames>();
 
@@ -242,8 +254,11 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
   const methodNames = new Set(facts.operations.map((op) => op.pascalName));
   const transportNames = new Map(transportRuntime.names);
   const clients = facts.clients.map((client) => {
-    const type = CLIENT_TYPE[client.role]!;
-    const runtimeMethods = publicRuntime.methods.get(type) ?? new Map<string, string>();
+    const type = client.name;
+    const newFunc = goConstructor(client.role, type);
+    declare(type, `the ${client.role} client`);
+    if (newFunc !== "NewClient") declare(newFunc, `the constructor of the ${client.role} client`);
+    const runtimeMethods = publicRuntime.methods.get(goClientPlaceholder(client.role)) ?? new Map<string, string>();
     const taken = new Set([...runtimeMethods.keys(), ...methodNames]);
     const methods = client.operations.map((name): GoMethodNames => {
       const op = operations.get(name)!;
@@ -270,7 +285,7 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
       taken.add(iterator);
       return { operation: op.name, name: op.pascalName, opVar, iterator };
     });
-    return { role: client.role, name: type, methods };
+    return { role: client.role, name: type, constructor: newFunc, methods };
   });
 
   const names: GoNames = { struct, fields, enumType, enumValues, codes, clients };

@@ -331,10 +331,11 @@ function clientViews(facts: SdkFacts, names: GoNames) {
 const EXAMPLE_TAKEN = new Set([...GO_KEYWORDS, "admin", "client", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
 
 /** How the examples open their client: the admin client, or the user client of an API without admin operations, with the credentials the API asks for. */
-function goExampleClient(ir: Ir) {
+function goExampleClient(ir: Ir, names: GoNames) {
   const { adminSecret, clientId } = ir.api.features;
+  const adminConstructor = names.clients.find((c) => c.role === "admin")?.constructor;
   return ir.docExamples.surface === "admin"
-    ? { variable: "admin", constructor: `NewAdminClient("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`, protocolOption: "WithAdminProtocol" }
+    ? { variable: "admin", constructor: `${adminConstructor}("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`, protocolOption: "WithAdminProtocol" }
     : { variable: "client", constructor: `NewClient(${clientId ? `"my-app", ` : ""}"http://localhost:8080",`, protocolOption: "WithProtocol" };
 }
 
@@ -385,7 +386,7 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
   // An operation whose method is not its name merely capitalized: the acronyms show.
   const acronym = ir.operations.find((op) => method(op.name).name !== goName(op.name, new Set()));
   return {
-    client: goExampleClient(ir),
+    client: goExampleClient(ir, names),
     read: readView,
     list: listView,
     lookup: lookupView,
@@ -399,7 +400,7 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
 export function goView(ir: Ir, facts: SdkFacts) {
   const names = goNames(ir, facts);
   const inputOf = new Map(facts.operations.map((op) => [op.input, op]));
-  const methodOf = new Map(names.clients.flatMap((c) => c.methods.map((m) => [m.operation, { ...m, client: c.name }])));
+  const methodOf = new Map(names.clients.flatMap((c) => c.methods.map((m) => [m.operation, { ...m, client: c.name, role: c.role }])));
   const enums = facts.enums.map((e) => enumView(e, names));
   const structs = facts.messages.map((message) => {
     const op = inputOf.get(message.name);
@@ -431,33 +432,33 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const operationsByClient = new Map(facts.clients.flatMap((c) => c.operations.map((name) => [name, c.role])));
   const versionOps = facts.clients.filter((c) => c.versionOperation);
 
-  const hasAdminClient = facts.clients.some((c) => c.role === "admin");
-  const hasUserClient = facts.clients.some((c) => c.role === "user");
+  const adminClient = names.clients.find((c) => c.role === "admin");
+  const userClient = names.clients.find((c) => c.role === "user");
+  const hasAdminClient = adminClient !== undefined;
+  const hasUserClient = userClient !== undefined;
+  const titleOf = (role: string) => ir.clients.find((c) => c.role === role)!.title.replace(/^The/, "the");
   return {
     package: ir.api.go.package,
-    // The clients the API has: one only where it has operations for it.
+    // The clients the API has: one only where it has operations for it, named as api.surfaces says.
     hasAdminClient,
     hasUserClient,
-    clientSummary: [
-      hasAdminClient ? "`AdminClient` for the admin interface" : "",
-      hasUserClient ? `\`UserClient\` for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : "",
-    ]
-      .filter(Boolean)
-      .join(", "),
+    adminClient: adminClient?.name,
+    userClient: userClient?.name,
+    clientSummary: names.clients.map((c) => `\`${c.name}\` for ${titleOf(c.role)}`).join(", "),
     packageDoc: goComment([
-      `Package ${ir.api.go.package} is the Go client of ${ir.api.title} ${ir.api.version}: ${[hasAdminClient ? "an AdminClient for the admin interface" : "", hasUserClient ? `a UserClient for the user interface${facts.features.tokenRoutes ? " and the token routes" : ""}` : ""].filter(Boolean).join(" and ")}, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.`,
+      `Package ${ir.api.go.package} is the Go client of ${ir.api.title} ${ir.api.version}: ${names.clients.map((c) => `${c.role === "admin" ? "an admin client" : "a user client"} (${c.name}) for ${titleOf(c.role)}`).join(" and ")}, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.`,
     ]),
     // What the README says of the constructors the API has, as one sentence.
     constructorsSentence: `${[
-      hasAdminClient
+      adminClient
         ? facts.features.adminSecret
-          ? `\`NewAdminClient(serviceURL, adminSecret, opts...)\` sends the admin secret in header \`${facts.service.adminSecretHeader}\` on every call`
-          : "`NewAdminClient(serviceURL, opts...)` returns an `*AdminClient`"
+          ? `\`${adminClient.constructor}(serviceURL, adminSecret, opts...)\` sends the admin secret in header \`${facts.service.adminSecretHeader}\` on every call`
+          : `\`${adminClient.constructor}(serviceURL, opts...)\` returns a \`*${adminClient.name}\``
         : "",
-      hasUserClient
+      userClient
         ? facts.features.clientId
-          ? "`NewClient(clientID, serviceURL, opts...)` returns a `*UserClient` whose `clientID` is the default `client_id` of the token calls"
-          : "`NewClient(serviceURL, opts...)` returns a `*UserClient`"
+          ? `\`${userClient.constructor}(clientID, serviceURL, opts...)\` returns a \`*${userClient.name}\` whose \`clientID\` is the default \`client_id\` of the token calls`
+          : `\`${userClient.constructor}(serviceURL, opts...)\` returns a \`*${userClient.name}\``
         : "",
     ]
       .filter(Boolean)
@@ -480,11 +481,11 @@ export function goView(ir: Ir, facts: SdkFacts) {
     grpcPort: facts.service.grpcPort,
     grpcCodeMetadata: facts.errors.grpcCodeMetadata,
     adminTable: operationTable(
-      ir.operations.filter((op) => methodOf.get(op.name)!.client === "AdminClient"),
+      ir.operations.filter((op) => methodOf.get(op.name)!.role === "admin"),
       { method: (op) => methodOf.get(op.name)!.name },
     ),
     userTable: operationTable(
-      ir.operations.filter((op) => methodOf.get(op.name)!.client === "UserClient"),
+      ir.operations.filter((op) => methodOf.get(op.name)!.role === "user"),
       { method: (op) => methodOf.get(op.name)!.name },
     ),
     // Go literals of the public package's facts.go.

@@ -133,9 +133,7 @@ const code = await runMcpCli(process.argv.slice(2), process.env, {
   schema,
   tools,
   envPrefix: ${JSON.stringify(ir.api.mcpEnvPrefix)},
-${clientClasses(ir)
-  .map((name) => `  ${name === "AdminClient" ? "admin" : "user"}: (config) => new ${name}(config),\n`)
-  .join("")}});
+${ir.clients.map((client) => `  ${client.role}: (config) => new ${client.name}(config),\n`).join("")}});
 if (code !== undefined) process.exitCode = code;
 `;
 

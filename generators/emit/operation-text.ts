@@ -1,25 +1,12 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
-import { PROTOCOLS, enumByName, messageByName, schemeOf, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
 
-/** The generated client class that carries each surface (see emit/client.ts). */
-export const CLIENT_OF_SURFACE: Record<IrOperation["surface"], "AdminClient" | "UserClient"> = {
-  admin: "AdminClient",
-  user: "UserClient",
-  oauth: "UserClient",
-};
-
-/** The client classes an API has: one only where it has operations for it (no AdminClient without admin operations). */
-export function clientClasses(ir: Ir): ("AdminClient" | "UserClient")[] {
-  return (["AdminClient", "UserClient"] as const).filter((client) => ir.operations.some((op) => CLIENT_OF_SURFACE[op.surface] === client));
-}
-
-/** What a client class covers, as its doc comments say: the token routes only where the API has them. */
-export const clientTitle = (ir: Ir, client: "AdminClient" | "UserClient") =>
-  client === "AdminClient" ? "The admin interface" : ir.api.features.tokenRoutes ? "The user interface and the token routes" : "The user interface";
+/** The client classes an API has (ir.clients): one only where it has operations for it. */
+export const clientClasses = (ir: Ir): string[] => ir.clients.map((c) => c.name);
 
 /** Who may call with an auth scheme, in words, as the docs and contracts say it (the manifest's description, or its kind's). */
 export const authText = (ir: Ir, scheme: string): string => schemeOf(ir, { auth: scheme }).description;
@@ -232,7 +219,7 @@ export function callForms(ir: Ir, op: IrOperation): CallForm[] {
 }
 
 /** The generated client method that makes the call: `AdminClient.deleteUser()`. */
-export const clientCall = (op: IrOperation) => `${CLIENT_OF_SURFACE[op.surface]}.${op.camelName}()`;
+export const clientCall = (ir: Ir, op: IrOperation) => `${clientOf(ir, op).name}.${op.camelName}()`;
 
 /** A field's type as the reference shows it; `typeName` is the enum or type it links to. */
 export function fieldType(field: IrField): { label: string; typeName?: string } {

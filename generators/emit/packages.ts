@@ -5,14 +5,12 @@
 import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
-import { schemeOf, type Ir, type IrAuthScheme, type IrOperation } from "../ir.js";
+import { clientRoleOf, schemeOf, type ClientRole, type Ir, type IrAuthScheme, type IrOperation } from "../ir.js";
 import type { GeneratedFile } from "../writer.js";
 import { CLIENT_DIR } from "./client.js";
 import {
   authSchemesOf,
-  CLIENT_OF_SURFACE,
   clientClasses,
-  clientTitle,
   PROTOCOL_LABEL,
   fence,
   graphqlDocument,
@@ -166,8 +164,8 @@ function packageJson(
 }
 
 /** A read of the examples' client with a required input, carried by every protocol: the REST example's call. */
-function exampleWithInput(ir: Ir, client: "AdminClient" | "UserClient"): IrOperation | undefined {
-  return ir.operations.find((op) => CLIENT_OF_SURFACE[op.surface] === client && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
+function exampleWithInput(ir: Ir, role: ClientRole): IrOperation | undefined {
+  return ir.operations.find((op) => clientRoleOf(op) === role && op.kind === "read" && op.protocols.length === 3 && op.input.fields.some((f) => f.required));
 }
 
 function operationByName(ir: Ir, name: string | undefined): IrOperation | undefined {
@@ -188,24 +186,25 @@ function exampleCall(ir: Ir, client: string, op: IrOperation): string {
 function sdkReadme(ir: Ir): string {
   const name = ir.api.sdkPackage;
   const clients = clientClasses(ir);
+  const adminClient = ir.clients.find((c) => c.role === "admin");
+  const userClient = ir.clients.find((c) => c.role === "user");
   // The examples use the client of the operations passes/examples.ts picked: the admin client, or the user client of an API without admin operations.
   const onAdmin = ir.docExamples.surface === "admin";
-  const client = onAdmin ? "AdminClient" : "UserClient";
+  const client = (onAdmin ? adminClient : userClient)!.name;
   const variable = onAdmin ? "admin" : "client";
   const credentials = onAdmin ? adminSecretOption(ir) : ir.api.features.clientId ? `, clientId: "my-app"` : "";
   const versionRead = operationByName(ir, ir.versionOperations[ir.docExamples.surface]);
   const firstOperation = versionRead ?? operationByName(ir, ir.docExamples.read) ?? operationByName(ir, ir.docExamples.list);
   const firstCall = versionRead ? `const meta = await ${variable}.${versionRead.camelName}();\nconsole.log(meta.version);` : firstOperation ? exampleCall(ir, variable, firstOperation) : "";
-  const withInput = exampleWithInput(ir, client);
+  const withInput = exampleWithInput(ir, ir.docExamples.surface);
   const inputCall = withInput ? `const answer = await ${variable}.${withInput.camelName}(${jsLiteral(sampleInput(ir, withInput))});` : firstCall;
   const admin = onAdmin ? versionRead : undefined;
   const grpcService = ir.proto.services.find((s) => s.surface === "admin");
-  const byClient = (name: "AdminClient" | "UserClient") => ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === name);
-  const clientWords = clients.map((name) => `\`${name}\` for ${clientTitle(ir, name).replace(/^The/, "the")}`).join(", ");
+  const clientWords = ir.clients.map((c) => `\`${c.name}\` for ${c.title.replace(/^The/, "the")}`).join(", ");
   const configured = [
-    ...(clients.includes("AdminClient")
+    ...(adminClient
       ? [
-          `const admin = new AdminClient({
+          `const admin = new ${adminClient.name}({
   serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${
     ir.api.features.adminSecret
       ? `
@@ -216,9 +215,7 @@ function sdkReadme(ir: Ir): string {
 });`,
         ]
       : []),
-    ...(clients.includes("UserClient")
-      ? [`const ${onAdmin ? "user" : "client"} = new UserClient({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`]
-      : []),
+    ...(userClient ? [`const ${onAdmin ? "user" : "client"} = new ${userClient.name}({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`] : []),
   ];
   const sections = [
     `# ${name}`,
@@ -239,7 +236,7 @@ ${configured.join("\n")}`,
       "| `serviceUrl` | base URL of the service |",
       `| \`protocol\` | \`graphql\` (default), \`rest\` or \`grpc\`${ir.api.features.tokenRoutes ? "; token routes always use REST" : ""} |`,
       `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
-      ...(ir.api.features.adminSecret ? ["| `adminSecret` | AdminClient: the service's admin secret |"] : []),
+      ...(ir.api.features.adminSecret ? [`| \`adminSecret\` | ${adminClient!.name}: the service's admin secret |`] : []),
       ...(ir.api.features.apiKey
         ? [
             `| \`apiKey\` | the API key of the operations with auth ${authSchemesOf(ir)
@@ -248,11 +245,11 @@ ${configured.join("\n")}`,
               .join(" or ")}, sent in header \`${ir.api.apiKeyHeader}\` |`,
           ]
         : []),
-      ...(clients.includes("UserClient")
+      ...(userClient
         ? [
             ir.api.features.clientId
-              ? "| `clientId`, `accessToken` | UserClient: the client application, and the signed-in user's token (`setAccessToken` changes it) |"
-              : "| `accessToken` | UserClient: the signed-in user's token (`setAccessToken` changes it) |",
+              ? `| \`clientId\`, \`accessToken\` | ${userClient.name}: the client application, and the signed-in user's token (\`setAccessToken\` changes it) |`
+              : `| \`accessToken\` | ${userClient.name}: the signed-in user's token (\`setAccessToken\` changes it) |`,
           ]
         : []),
       "| `extraHeaders` | headers sent on every call, over every protocol |",
@@ -288,7 +285,13 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
       : []),
     "## Operations",
     "Minimum server version per protocol (— : not carried), destructive flag and auth of every method.",
-    ...clients.flatMap((name) => [`### ${name}`, operationTable(byClient(name), { method: (op) => `${op.camelName}()` })]),
+    ...ir.clients.flatMap((c) => [
+      `### ${c.name}`,
+      operationTable(
+        ir.operations.filter((op) => clientRoleOf(op) === c.role),
+        { method: (op) => `${op.camelName}()` },
+      ),
+    ]),
   ];
   return `${sections.join("\n\n")}\n`;
 }
@@ -314,7 +317,7 @@ ${[...protoFiles]
 function serverReadme(ir: Ir): string {
   const name = ir.api.serverPackage;
   const versionOp = operationByName(ir, ir.versionOperations.admin) ?? ir.operations[0]!;
-  const withInput = exampleWithInput(ir, ir.docExamples.surface === "admin" ? "AdminClient" : "UserClient");
+  const withInput = exampleWithInput(ir, ir.docExamples.surface);
   /** A method of the examples answering a sample of its output. */
   const answering = (op: IrOperation, which: "required" | "all", params: string) =>
     `\n  async ${op.camelName}(${params}) {\n    return {\n${Object.entries(sampleMessage(ir, op.output, which))

@@ -62,9 +62,9 @@ export const pythonModuleName = (group: string) => pythonName(group, new Set());
 
 export type PythonMode = "sync" | "async";
 
-/** AdminClient, AsyncAdminClient, UserClient, AsyncUserClient. */
-export function pythonClientName(role: ClientFacts["role"], mode: PythonMode): string {
-  return `${mode === "async" ? "Async" : ""}${role === "admin" ? "Admin" : "User"}Client`;
+/** A client's class, and its asyncio twin: AdminClient, AsyncAdminClient (the names api.surfaces declares). */
+export function pythonClientName(client: Pick<ClientFacts, "name">, mode: PythonMode): string {
+  return `${mode === "async" ? "Async" : ""}${client.name}`;
 }
 
 /**

@@ -8,10 +8,10 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../diagnostics.js";
 import { PYTHON_KEYWORDS } from "../passes/packages.js";
 import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName, PYTHON_SDK_NAMES } from "./python-names.js";
-import type { Ir } from "../ir.js";
+import { clientRoleOf, type Ir } from "../ir.js";
 import { upperSnakeCase } from "../naming.js";
 import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { CLIENT_OF_SURFACE, clientTitle, notCarriedText, operationTable } from "./operation-text.js";
+import { notCarriedText, operationTable } from "./operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -318,12 +318,13 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
   const typeNames = names.types;
   const classOwners = new Map(names.taken);
   const roleOf = new Map(facts.clients.flatMap((client) => client.operations.map((name) => [name, client.role])));
+  const clientOfRole = new Map(facts.clients.map((client) => [client.role, client]));
   return ir.groups.map((group) => {
     const roles = facts.clients.map((client) => client.role).filter((role) => group.operations.some((name) => roleOf.get(name) === role));
     const classes = roles.flatMap((role) =>
       (["sync", "async"] as const).map((mode) => {
         const sync = mode === "sync";
-        const client = pythonClientName(role, mode);
+        const client = pythonClientName(clientOfRole.get(role)!, mode);
         return {
           role,
           mode,
@@ -407,9 +408,9 @@ function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<ty
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
-      const name = pythonClientName(client.role, mode);
+      const name = pythonClientName(client, mode);
       const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
-      const title = `${clientTitle(ir, client.role === "admin" ? "AdminClient" : "UserClient")} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
+      const title = `${ir.clients.find((c) => c.role === client.role)!.title} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,
@@ -564,10 +565,11 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
       };
     })();
   const admin = ir.docExamples.surface === "admin";
+  const shownClient = facts.clients.find((c) => c.role === ir.docExamples.surface)!;
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
     // The client the examples open: the admin client, or the user client of an API without admin operations.
-    client: { variable: admin ? "admin" : "client", sync: pythonClientName(admin ? "admin" : "user", "sync"), async: pythonClientName(admin ? "admin" : "user", "async"), credential },
+    client: { variable: admin ? "admin" : "client", sync: pythonClientName(shownClient, "sync"), async: pythonClientName(shownClient, "async"), credential },
     read: readView,
     list: listView,
     notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
@@ -591,7 +593,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const taken = new Map<string, string>([
     ...PYTHON_SDK_NAMES.map((name) => [name, "the SDK"] as const),
     ...errorClasses.map((name) => [name, "an error class"] as const),
-    ...facts.clients.flatMap((c) => [pythonClientName(c.role, "sync"), pythonClientName(c.role, "async")]).map((name) => [name, "a client"] as const),
+    ...facts.clients.flatMap((c) => [pythonClientName(c, "sync"), pythonClientName(c, "async")]).map((name) => [name, "a client"] as const),
   ]);
   for (const name of publicTypes) {
     const owner = taken.get(name);
@@ -641,19 +643,21 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     // The clients the API has, as the README's first paragraph names them.
     clientSummary: facts.clients
       .map((client) => {
-        const name = client.role === "admin" ? "AdminClient" : "UserClient";
-        const title = clientTitle(ir, name);
-        return `\`${pythonClientName(client.role, "sync")}\` / \`${pythonClientName(client.role, "async")}\` for ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
+        const title = ir.clients.find((c) => c.role === client.role)!.title;
+        return `\`${pythonClientName(client, "sync")}\` / \`${pythonClientName(client, "async")}\` for ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
       })
       .join(", "),
+    adminClient: facts.clients.find((c) => c.role === "admin")?.name,
+    apiKeyAuth: facts.apiKeySchemes.map((name) => `\`${name}\``).join(" or "),
+    userClient: facts.clients.find((c) => c.role === "user")?.name,
     hasAdminClient: facts.clients.some((c) => c.role === "admin"),
     hasUserClient: facts.clients.some((c) => c.role === "user"),
     adminTable: operationTable(
-      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "AdminClient"),
+      ir.operations.filter((op) => clientRoleOf(op) === "admin"),
       { method: (op) => `${pythonMethodName(op.name)}()` },
     ),
     userTable: operationTable(
-      ir.operations.filter((op) => CLIENT_OF_SURFACE[op.surface] === "UserClient"),
+      ir.operations.filter((op) => clientRoleOf(op) === "user"),
       { method: (op) => `${pythonMethodName(op.name)}()` },
     ),
     license: metadata.license ? [JSON.stringify(metadata.license)] : [],

@@ -21,7 +21,7 @@ import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
 import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
-import { authSchemesOf, clientClasses, graphqlDocument } from "./operation-text.js";
+import { authSchemesOf, graphqlDocument } from "./operation-text.js";
 import { isProtoOptional } from "./proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
 
@@ -106,6 +106,8 @@ export interface OperationFacts {
 export interface ClientFacts {
   /** admin | user: one client (sync and async) per role that has operations. */
   role: "admin" | "user";
+  /** The class (TypeScript, Python; Go: the struct): api.surfaces.<role>.client. */
+  name: string;
   surfaces: Surface[];
   /** The read whose answer carries the server `version`, asked once when a minimum version matters. */
   versionOperation: string | null;
@@ -332,21 +334,17 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       output: op.output.name,
     };
   });
-  const present = clientClasses(ir);
-  const clients: ClientFacts[] = (
-    [
-      { role: "admin", surfaces: ["admin"] },
-      { role: "user", surfaces: ["user", "oauth"] },
-    ] as const
-  )
-    .map(({ role, surfaces }) => ({
-      role,
-      surfaces: [...surfaces],
-      versionOperation: ir.versionOperations[surfaces[0]] ?? null,
-      operations: ir.operations.filter((op) => (surfaces as readonly Surface[]).includes(op.surface)).map((op) => op.name),
-    }))
-    // A client only where the API has operations for it: an API without admin operations has no admin client.
-    .filter((client) => present.includes(client.role === "admin" ? "AdminClient" : "UserClient"));
+  // A client only where the API has operations for it (ir.clients): an API without admin operations has no admin client.
+  const clients: ClientFacts[] = ir.clients.map((client) => {
+    const surfaces: Surface[] = client.role === "admin" ? ["admin"] : ["user", "oauth"];
+    return {
+      role: client.role,
+      name: client.name,
+      surfaces,
+      versionOperation: ir.versionOperations[client.role] ?? null,
+      operations: ir.operations.filter((op) => surfaces.includes(op.surface)).map((op) => op.name),
+    };
+  });
   const serverCodes: readonly string[] = ERROR_CODES;
   return {
     service: {

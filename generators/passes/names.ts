@@ -25,6 +25,11 @@ export function serviceName(surface: string, acronyms: ReadonlySet<string>): str
   return `${pascalCase(surface, acronyms)}Service`;
 }
 
+/** The client class of a surface where the manifest names none (api.surfaces): AdminClient, UserClient. */
+export function clientName(surface: string, acronyms: ReadonlySet<string>): string {
+  return `${pascalCase(surface, acronyms)}Client`;
+}
+
 /** The client method that walks every page of a paginated operation. */
 export function iteratorName(pascalName: string): string {
   return `iterate${pascalName}`;

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ApiSchema } from "../schema.js";
+import type { ApiSchema, OperationSpec } from "../schema.js";
 import { bridgedToolServer } from "./bridge.js";
 import { createToolServer, mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
@@ -146,6 +146,21 @@ const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = 
   api_key: { variable: "API_KEY", text: "an API key" },
 };
 
+/**
+ * The read that tells whether a credential of `kind` is accepted: one that needs exactly that
+ * credential and takes no input, the one answering the server's version first (admin_meta), else
+ * the first (profile); undefined where the API has none.
+ */
+export function probeOf(schema: ApiSchema, kind: CredentialKind): string | undefined {
+  const needs = (op: OperationSpec) => {
+    const scheme = schema.authSchemes[op.auth];
+    if (kind === "admin") return op.surface === "admin" && scheme?.kind === "secret";
+    return op.surface !== "admin" && (kind === "api_key" ? scheme?.kind === "api_key" : scheme?.token === "access");
+  };
+  const candidates = Object.values(schema.operations).filter((op) => op.kind === "read" && schema.messages[op.input]!.fields.length === 0 && needs(op));
+  return (candidates.find((op) => schema.messages[op.output]!.fields.some((f) => f.name === "version")) ?? candidates[0])?.name;
+}
+
 /** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
 function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: Credentials): Record<string, string> | undefined {
   if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
@@ -201,13 +216,14 @@ export async function startMcp(
     mode,
     invoke: (name, input, credentials) => invokeWith(credentials)(name, input),
   });
-  // A credential is checked once against the service (admin_meta, profile), then trusted for a minute.
-  // An API without that operation, and an API key (no operation only checks one), leave the check to
-  // the service: a call it refuses answers UNAUTHENTICATED as the tool's error, having run nothing.
+  // A credential is checked once against the service, by a read that needs it and takes no input
+  // (probeOf: admin_meta, profile), then trusted for a minute. An API without such a read leaves the
+  // check to the service: a call it refuses answers UNAUTHENTICATED as the tool's error, having run nothing.
   const verified = new Map<string, number>();
+  const probes = { admin: probeOf(schema, "admin"), user: probeOf(schema, "user"), api_key: probeOf(schema, "api_key") };
   const verify = async (kind: CredentialKind, headers: Record<string, string>): Promise<boolean> => {
-    const check = kind === "admin" ? "admin_meta" : kind === "user" ? "profile" : undefined;
-    if (check === undefined || !schema.operations[check]) return true;
+    const check = probes[kind];
+    if (check === undefined) return true;
     const key = createHash("sha256")
       .update(`${kind}\n${JSON.stringify(headers)}`)
       .digest("hex");

@@ -15,7 +15,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type ApiError, UserClient } from "../../examples/bookstore/generated/client/index.js";
+import { type ApiError, StoreClient } from "../../examples/bookstore/generated/client/index.js";
 import { createServer } from "../../examples/bookstore/generated/server/index.js";
 import { createBookstore, startBookstore } from "../../examples/bookstore/src/service.js";
 import { goToolchain } from "../../scripts/go-env.mjs";
@@ -38,7 +38,7 @@ afterAll(async () => {
 });
 
 const client = (protocol: "graphql" | "rest" | "grpc", apiKey?: string) =>
-  new UserClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}) });
+  new StoreClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}) });
 /** The first fenced block of `language` in a generated README: its example, as printed. */
 const readmeExample = (path: string, language: string) => new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(readFileSync(path, "utf8"))![1]!;
 const failure = (promise: Promise<unknown>) =>
@@ -82,14 +82,14 @@ describe("the bookstore example", () => {
     await store.close();
   });
 
-  it("has only the client its operations are on: a UserClient, no AdminClient, in every SDK, the MCP server and the READMEs", async () => {
+  it("has only the client its operations are on, named as its manifest says: a StoreClient, no admin client, in every SDK, the MCP server and the READMEs", async () => {
     const generated = (path: string) => readFileSync(join(EXAMPLE, "generated", path), "utf8");
     const sdk = await import("../../examples/bookstore/generated/client/index.js");
-    expect(Object.keys(sdk).filter((name) => name.endsWith("Client"))).toEqual(["UserClient"]);
+    expect(Object.keys(sdk).filter((name) => name.endsWith("Client"))).toEqual(["StoreClient"]);
     expect(readdirSync(join(EXAMPLE, "generated", "client"))).not.toContain("admin-client.ts");
-    expect(generated("python/src/bookstore_sdk/__init__.py")).toMatch(/^from \._clients import AsyncUserClient, UserClient$/m);
-    expect(generated("go/client.go")).toMatch(/^type UserClient struct/m);
-    expect(generated("mcp/main.ts")).toMatch(/^import \{ UserClient \} from "\.\.\/client\/index\.js";$/m);
+    expect(generated("python/src/bookstore_sdk/__init__.py")).toMatch(/^from \._clients import AsyncStoreClient, StoreClient$/m);
+    expect(generated("go/client.go")).toMatch(/^type StoreClient struct/m);
+    expect(generated("mcp/main.ts")).toMatch(/^import \{ StoreClient \} from "\.\.\/client\/index\.js";$/m);
     for (const path of [
       "client/index.ts",
       "mcp/main.ts",
@@ -101,7 +101,7 @@ describe("the bookstore example", () => {
       "go/README.md",
       "packages/sdk/README.md",
     ]) {
-      expect(generated(path), path).not.toMatch(/AdminClient|WithAdmin|AdminOption/);
+      expect(generated(path), path).not.toMatch(/\b(AdminClient|UserClient)\b|WithAdmin|AdminOption/);
     }
     // The identity API, which has both, keeps both.
     expect(readFileSync(join(REPO_ROOT, "generated", "go", "client.go"), "utf8")).toMatch(/^type AdminClient struct/m);
@@ -305,7 +305,7 @@ describe("the bookstore's MCP tools of API-key operations", () => {
         expect(response.headers.get("www-authenticate")).toBe('Bearer realm="mcp", x-bookstore-key="api_key tools"');
         expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/x-bookstore-key/);
       }
-      const reader = new UserClient({ serviceUrl: httpUrl, protocol: "rest" });
+      const reader = new StoreClient({ serviceUrl: httpUrl, protocol: "rest" });
       expect((await reader.listBooks({})).books.map((b) => b.title)).toEqual(["A Wizard of Earthsea (/mcp)"]);
       await reader.close();
     } finally {

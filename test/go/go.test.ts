@@ -12,7 +12,7 @@ import { buildDescriptors } from "../../generators/emit/proto-descriptors.js";
 import { planProto } from "../../generators/emit/proto-plan.js";
 import { buildIr } from "../../generators/build-ir.js";
 import { emitGo, emitGoDescriptors, goKeyedLines, goSpecLines } from "../../generators/emit/go.js";
-import { GO_TRANSPORT_DIR, goExportedDeclarations, goName, goNames, goRuntimeDeclarations } from "../../generators/emit/go-names.js";
+import { GO_TRANSPORT_DIR, goClientPlaceholder, goExportedDeclarations, goName, goNames, goRuntimeDeclarations } from "../../generators/emit/go-names.js";
 import { buildSdkFacts } from "../../generators/emit/sdk-facts.js";
 import { loadIr } from "../../generators/generate.js";
 import { loadManifestText } from "../../generators/load.js";
@@ -20,7 +20,7 @@ import { emptyLock } from "../../generators/lock.js";
 import { render } from "../../generators/writer.js";
 import { codeOfGrpcStatus, codeOfHttpStatus } from "../../runtime/errors.js";
 import { GO_TEST_MODULE, goToolchain } from "../../scripts/go-env.mjs";
-import { apigen, projectWithManifest, readFixture, REPO_ROOT } from "../helpers/project.js";
+import { apigen, namedSurfacesManifest, projectWithManifest, readFixture, REPO_ROOT } from "../helpers/project.js";
 
 const exec = promisify(execFile);
 const ir = loadIr(REPO_ROOT);
@@ -260,8 +260,15 @@ func main() {
       ...[...names.enumValues.values()].flat(),
       ...names.codes.flatMap((c) => [c.constant, c.sentinel]),
       ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : [])])),
+      // The clients' structs and the admin client's constructor, named by the manifest (api.surfaces).
+      ...names.clients.flatMap((c) => [c.name, ...(c.constructor === "NewClient" ? [] : [c.constructor])]),
     ]);
-    const runtimeNames = new Set([...publicRuntime.names.keys(), ...[...publicRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiver}.${m}`))]);
+    // The runtime's methods of a client are declared on its placeholder (*{{adminClient}}), rendered as the manifest names it.
+    const receiverName = new Map(names.clients.map((c) => [goClientPlaceholder(c.role), c.name]));
+    const runtimeNames = new Set([
+      ...publicRuntime.names.keys(),
+      ...[...publicRuntime.methods].flatMap(([receiver, methods]) => [...methods.keys()].map((m) => `${receiverName.get(receiver) ?? receiver}.${m}`)),
+    ]);
     expect(
       [...publicNames].filter((name) => !runtimeNames.has(name) && !generated.has(name)),
       "exported by the public package, and neither read from the templates nor generated",
@@ -270,7 +277,7 @@ func main() {
       [...generated].filter((name) => !publicNames.has(name)),
       "generated names missing from the package",
     ).toEqual([]);
-    expect(publicRuntime.names.has("DefaultTimeout") && publicRuntime.methods.get("UserClient")?.has("SetAccessToken")).toBe(true);
+    expect(publicRuntime.names.has("DefaultTimeout") && publicRuntime.methods.get(goClientPlaceholder("user"))?.has("SetAccessToken")).toBe(true);
 
     const transportNames = await exportedIn(GO_TRANSPORT_DIR);
     const transportRuntime = runtime.get(GO_TRANSPORT_DIR)!;
@@ -327,12 +334,13 @@ func main() {
 });
 
 describe("modules generated from other manifests", () => {
-  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords, an API with admin operations only)", async () => {
+  it("are gofmt-clean and pass go vet (a minimal manifest, fields named like keywords, an API with admin operations only, surfaces named by the manifest)", async () => {
     // admin-only: minimal.yaml with its one user operation moved to the admin surface, so the module has no UserClient.
     const manifests: Record<string, string> = {
       "minimal.yaml": readFixture("minimal.yaml"),
       "python-keywords.yaml": readFixture("python-keywords.yaml"),
       "admin-only": readFixture("minimal.yaml").replace(/(\n {2}meta:\n {4}surface: )user/, "$1admin"),
+      "named-surfaces": namedSurfacesManifest(),
     };
     expect(manifests["admin-only"]).not.toBe(manifests["minimal.yaml"]);
     for (const [fixture, manifest] of Object.entries(manifests)) {
@@ -346,6 +354,11 @@ describe("modules generated from other manifests", () => {
       expect(goFindings(vetted.output), fixture).toBe("");
       expect(vetted.code).toBe(0);
       if (fixture === "admin-only") expect(readFileSync(join(module, "client.go"), "utf8")).not.toMatch(/UserClient|\bOption func/);
+      if (fixture === "named-surfaces") {
+        const client = readFileSync(join(module, "client.go"), "utf8");
+        expect(client).toMatch(/^type OwnerClient struct \{$/m);
+        expect(client).toMatch(/^func NewClient\(serviceURL string, opts \.\.\.Option\) \(\*ShopClient, error\) \{$/m);
+      }
     }
   }, 240_000);
 });

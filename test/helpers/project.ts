@@ -68,3 +68,11 @@ export function snapshot(root: string): Map<string, string> {
 export function readFixture(name: string): string {
   return readFileSync(join(REPO_ROOT, "test", "fixtures", name), "utf8");
 }
+
+/** minimal.yaml (admin and user operations) with its surfaces named: OwnerClient / OwnerService, ShopClient / ShopService. */
+export function namedSurfacesManifest(): string {
+  return readFixture("minimal.yaml").replace(
+    /^ {2}proto_package: mini\.v1\n/m,
+    "  proto_package: mini.v1\n  surfaces:\n    admin: { client: OwnerClient, service: OwnerService }\n    user: { client: ShopClient, service: ShopService }\n",
+  );
+}

@@ -20,7 +20,7 @@ import { codeOfGrpcStatus, codeOfHttpStatus } from "../../runtime/errors.js";
 import type { ApiSchema, OperationSpec } from "../../runtime/schema.js";
 import { checkWireTypes } from "../../runtime/validate.js";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
-import { apigen, projectWithManifest, readFixture, REPO_ROOT } from "../helpers/project.js";
+import { apigen, namedSurfacesManifest, projectWithManifest, readFixture, REPO_ROOT } from "../helpers/project.js";
 
 const run = promisify(execFile);
 const ir = loadIr(REPO_ROOT);
@@ -224,6 +224,29 @@ print(sorted(name for name in ("users", "delete_user", "rotate_key", "delete_org
     );
     expect(typed.output).toMatch(/^Success: no issues found/m);
     expect(linted.output.trim()).toBe("All checks passed!");
+  });
+
+  it("names its clients as api.surfaces declares them, and type-checks", async () => {
+    const root = projectWithManifest(namedSurfacesManifest());
+    temporary.push(root);
+    expect(apigen(root, "generate").code).toBe(0);
+    const project = join(root, "generated", "python");
+    const script = join(mkdtempSync(join(tmpdir(), "apigen-surfaces-")), "check.py");
+    temporary.push(join(script, ".."));
+    writeFileSync(
+      script,
+      `import mini_sdk
+from mini_sdk import AsyncOwnerClient, AsyncShopClient, OwnerClient, ShopClient
+
+print(hasattr(OwnerClient, "users"), hasattr(AsyncOwnerClient, "users"), hasattr(ShopClient, "meta"), hasattr(AsyncShopClient, "meta"), hasattr(mini_sdk, "AdminClient"), hasattr(mini_sdk, "UserClient"))
+`,
+    );
+    const [checked, typed] = await Promise.all([
+      py([script], { env: { PYTHONPATH: join(project, "src") } }),
+      py(["-m", "mypy", "--strict", "--no-incremental", "src", script], { cwd: project, env: { MYPYPATH: join(project, "src") } }),
+    ]);
+    expect(checked.output.trim()).toBe("True True True True False False");
+    expect(typed.output).toMatch(/^Success: no issues found/m);
   });
 
   it("puts a type no operation reaches in shared.py with every type it reaches, so that shared.py imports no group module", async () => {

@@ -197,3 +197,20 @@ describe("the server, by the declared schemes", () => {
     expect((await post(await serve(true), orgAdminOperation, { authorization: "Bearer member" }, input)).status).toBe(200);
   });
 });
+
+describe("the standalone MCP server's credential check, by the declared schemes", () => {
+  it("asks a read that needs exactly the credential and takes no input, the version's first", async () => {
+    const { probeOf } = await import("../../runtime/mcp/cli.js");
+    const { schema: bookstore } = await import("../../examples/bookstore/generated/schema.js");
+    expect([probeOf(schema, "admin"), probeOf(schema, "user"), probeOf(schema, "api_key")]).toEqual(["admin_meta", "profile", undefined]);
+    // The bookstore's keyed operations are all writes: its keys are left to the service's refusal.
+    expect([probeOf(bookstore, "admin"), probeOf(bookstore, "user"), probeOf(bookstore, "api_key")]).toEqual([undefined, undefined, undefined]);
+    // With a keyed read that takes no input, a key is checked by it.
+    const keyed: ApiSchema = {
+      ...bookstore,
+      messages: { ...bookstore.messages, Empty: { name: "Empty", fields: [] } },
+      operations: { ...bookstore.operations, count_books: { ...bookstore.operations.list_books, name: "count_books", auth: "staff_key", input: "Empty" } },
+    };
+    expect(probeOf(keyed, "api_key")).toBe("count_books");
+  });
+});

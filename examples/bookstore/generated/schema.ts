@@ -48,7 +48,7 @@ export const schema = defineSchema({
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "AddBookInput", required: true } },
       rest: { since: "1.0.0", method: "POST", path: "/v1/books", pathParams: [], inQuery: false, body: "json" },
-      grpc: { since: "1.0.0", service: "bookstore.v1.UserService", rpc: "AddBook" },
+      grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "AddBook" },
     },
     get_book: {
       method: "getBook",
@@ -64,7 +64,7 @@ export const schema = defineSchema({
       output: "Book",
       graphql: { since: "1.0.0", root: "Query", params: { type: "GetBookInput", required: true } },
       rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json" },
-      grpc: { since: "1.0.0", service: "bookstore.v1.UserService", rpc: "GetBook" },
+      grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "GetBook" },
     },
     update_book: {
       method: "updateBook",
@@ -80,7 +80,7 @@ export const schema = defineSchema({
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "UpdateBookInput", required: true } },
       rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json" },
-      grpc: { since: "1.0.0", service: "bookstore.v1.UserService", rpc: "UpdateBook" },
+      grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "UpdateBook" },
     },
     remove_book: {
       method: "removeBook",
@@ -96,7 +96,7 @@ export const schema = defineSchema({
       output: "RemoveBookResponse",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "RemoveBookInput", required: true } },
       rest: { since: "1.0.0", method: "DELETE", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json" },
-      grpc: { since: "1.0.0", service: "bookstore.v1.UserService", rpc: "RemoveBook" },
+      grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "RemoveBook" },
     },
     list_books: {
       method: "listBooks",
@@ -112,7 +112,7 @@ export const schema = defineSchema({
       output: "ListBooksResponse",
       graphql: { since: "1.0.0", root: "Query", params: { type: "ListBooksInput", required: false } },
       rest: { since: "1.0.0", method: "GET", path: "/v1/books", pathParams: [], inQuery: true, body: "json" },
-      grpc: { since: "1.0.0", service: "bookstore.v1.UserService", rpc: "ListBooks" },
+      grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "ListBooks" },
     },
     search_books: {
       method: "searchBooks",

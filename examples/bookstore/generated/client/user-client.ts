@@ -23,7 +23,7 @@ const definition: ClientDefinition = {
 };
 
 /** The user interface of Bookstore, over graphql (default), rest or grpc. */
-export class UserClient extends UserClientBase {
+export class StoreClient extends UserClientBase {
   constructor(config: Omit<UserClientConfig, "clientId"> & ApiKeyConfig) {
     super(definition, config);
   }

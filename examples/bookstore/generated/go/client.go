@@ -54,7 +54,7 @@ type (
 	callConfig = transport.CallConfig
 )
 
-// Option configures a UserClient (see NewClient).
+// Option configures the user client (StoreClient, see NewClient).
 type Option func(*config)
 
 // WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
@@ -71,7 +71,7 @@ func WithExtraHeaders(h map[string]string) Option {
 }
 
 // WithAccessToken signs the user client in: the token is sent as a bearer token (see
-// UserClient.SetAccessToken).
+// StoreClient.SetAccessToken).
 func WithAccessToken(token string) Option { return func(c *config) { c.AccessToken = token } }
 
 // WithAPIKey sends key as the API key (the operations with auth api_key need one) on every request.
@@ -154,21 +154,21 @@ func WithHeaders(h map[string]string) CallOption {
 // WithCallTimeout sets the deadline of this call, retries included, instead of the client's.
 func WithCallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.Timeout = d } }
 
-// UserClient calls the user interface of the service, one method per
+// StoreClient calls the user interface of the service, one method per
 // operation. It is safe for concurrent use; Close releases its connections.
-type UserClient struct {
+type StoreClient struct {
 	core transport.Core
 }
 
 // NewClient returns a client of the user interface at serviceURL (such as http://localhost:8080).
 // It fails only on a configuration it cannot use; nothing is sent before the first call.
-func NewClient(serviceURL string, opts ...Option) (*UserClient, error) {
+func NewClient(serviceURL string, opts ...Option) (*StoreClient, error) {
 	cfg := config{}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
 	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleUser]
-	c := &UserClient{}
+	c := &StoreClient{}
 	if err := c.core.Init(transport.RoleUser, serviceURL, cfg); err != nil {
 		return nil, err
 	}
@@ -177,17 +177,17 @@ func NewClient(serviceURL string, opts ...Option) (*UserClient, error) {
 
 // SetAccessToken signs the client in with token (from Login, Signup, ...) for the calls that
 // follow; "" signs it out.
-func (c *UserClient) SetAccessToken(token string) { c.core.SetAccessToken(token) }
+func (c *StoreClient) SetAccessToken(token string) { c.core.SetAccessToken(token) }
 
 // GRPCEndpoint is the gRPC target the client uses when its protocol is ProtocolGRPC.
-func (c *UserClient) GRPCEndpoint() string { return c.core.GRPCEndpoint() }
+func (c *StoreClient) GRPCEndpoint() string { return c.core.GRPCEndpoint() }
 
 // Protocol is the protocol of the client's calls.
-func (c *UserClient) Protocol() Protocol { return c.core.Protocol() }
+func (c *StoreClient) Protocol() Protocol { return c.core.Protocol() }
 
 // Close releases the client's connections (its gRPC connection, and the idle connections of its
 // own HTTP client); calls in flight end CodeCancelled, and a call after Close is refused (make a new client).
-func (c *UserClient) Close() error { return c.core.Close() }
+func (c *StoreClient) Close() error { return c.core.Close() }
 
 // Ptr returns a pointer to v, for the optional fields of inputs: Email: bookstore.Ptr("a@b.c").
 func Ptr[T any](v T) *T { return &v }

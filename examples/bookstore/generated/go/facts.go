@@ -21,7 +21,7 @@ type OperationInfo struct {
 	Name string
 	// Method is the client method that calls it (AdminMeta).
 	Method string
-	// Client is the client that has the method: "admin" (AdminClient) or "user" (UserClient).
+	// Client is the client that has the method: "admin" (the admin client) or "user" (the user client).
 	Client string
 	// Surface is admin, user or oauth (the token routes, on the user client).
 	Surface string

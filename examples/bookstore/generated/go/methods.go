@@ -14,7 +14,7 @@ import (
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
 // Auth: staff_key. A write: never retried.
-func (c *UserClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
+func (c *StoreClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpAddBook, in, callSettings(opts))
 }
 
@@ -23,7 +23,7 @@ func (c *UserClient) AddBook(ctx context.Context, in *AddBookInput, opts ...Call
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
 // Auth: public. A read: retried on transient failures.
-func (c *UserClient) GetBook(ctx context.Context, in *GetBookInput, opts ...CallOption) (*Book, error) {
+func (c *StoreClient) GetBook(ctx context.Context, in *GetBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpGetBook, in, callSettings(opts))
 }
 
@@ -32,7 +32,7 @@ func (c *UserClient) GetBook(ctx context.Context, in *GetBookInput, opts ...Call
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
 // Auth: staff_key. A write: never retried.
-func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
+func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, callSettings(opts))
 }
 
@@ -43,7 +43,7 @@ func (c *UserClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts .
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
 // Auth: staff_key. A write: never retried.
-func (c *UserClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
+func (c *StoreClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
 	return transport.Invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, callSettings(opts))
 }
 
@@ -52,7 +52,7 @@ func (c *UserClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts .
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
 // Auth: public. A read: retried on transient failures.
-func (c *UserClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) (*ListBooksResponse, error) {
+func (c *StoreClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) (*ListBooksResponse, error) {
 	return transport.Invoke[ListBooksResponse](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
 }
 
@@ -61,7 +61,7 @@ func (c *UserClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // ListBooks.
-func (c *UserClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) iter.Seq2[*Book, error] {
+func (c *StoreClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) iter.Seq2[*Book, error] {
 	return transport.Items[ListBooksResponse, *Book](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
 }
 
@@ -70,6 +70,6 @@ func (c *UserClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...C
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0).
 //
 // Auth: public. A read: retried on transient failures.
-func (c *UserClient) SearchBooks(ctx context.Context, in *SearchBooksInput, opts ...CallOption) (*SearchBooksResponse, error) {
+func (c *StoreClient) SearchBooks(ctx context.Context, in *SearchBooksInput, opts ...CallOption) (*SearchBooksResponse, error) {
 	return transport.Invoke[SearchBooksResponse](ctx, &c.core, transport.OpSearchBooks, in, callSettings(opts))
 }

@@ -5,7 +5,7 @@ import { descriptorSet } from "./descriptor-set.js";
 import { graphqlSchemaText } from "./graphql-schema.js";
 import type { Implementation } from "./handlers.js";
 import { rules } from "./rules.js";
-import { UserService } from "../proto/bookstore/v1/user_service_pb.js";
+import { StoreService } from "../proto/bookstore/v1/user_service_pb.js";
 
 export type * from "./handlers.js";
 export type { CallContext, Reply } from "@apigen/runtime/server/context.js";
@@ -31,7 +31,7 @@ export function createServer(implementation: Partial<Implementation>, options: O
       schema,
       rules,
       graphqlSchemaText,
-      grpcServices: [UserService],
+      grpcServices: [StoreService],
       descriptorSet,
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument },

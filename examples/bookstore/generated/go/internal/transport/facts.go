@@ -179,7 +179,7 @@ var messageFacts = map[string][]field{
 	},
 }
 
-// OpAddBook is operation add_book, called by UserClient.AddBook.
+// OpAddBook is operation add_book, called by StoreClient.AddBook.
 var OpAddBook = &Operation{
 	name:       "add_book",
 	pascalName: "AddBook",
@@ -191,12 +191,12 @@ var OpAddBook = &Operation{
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	graphql:    &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
 	rest:       &restBinding{method: "POST", path: "/v1/books"},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
+	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
 	input:      "AddBookRequest",
 	output:     "Book",
 }
 
-// OpGetBook is operation get_book, called by UserClient.GetBook.
+// OpGetBook is operation get_book, called by StoreClient.GetBook.
 var OpGetBook = &Operation{
 	name:       "get_book",
 	pascalName: "GetBook",
@@ -209,12 +209,12 @@ var OpGetBook = &Operation{
 	retried:    true,
 	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
+	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
 	input:      "GetBookRequest",
 	output:     "Book",
 }
 
-// OpUpdateBook is operation update_book, called by UserClient.UpdateBook.
+// OpUpdateBook is operation update_book, called by StoreClient.UpdateBook.
 var OpUpdateBook = &Operation{
 	name:       "update_book",
 	pascalName: "UpdateBook",
@@ -226,12 +226,12 @@ var OpUpdateBook = &Operation{
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	graphql:    &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
 	rest:       &restBinding{method: "PATCH", path: "/v1/books/{id}", pathParams: []string{"id"}},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
+	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
 	input:      "UpdateBookRequest",
 	output:     "Book",
 }
 
-// OpRemoveBook is operation remove_book, called by UserClient.RemoveBook.
+// OpRemoveBook is operation remove_book, called by StoreClient.RemoveBook.
 var OpRemoveBook = &Operation{
 	name:        "remove_book",
 	pascalName:  "RemoveBook",
@@ -244,12 +244,12 @@ var OpRemoveBook = &Operation{
 	since:       map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	graphql:     &graphqlBinding{document: "mutation remove_book($params: RemoveBookInput!) { remove_book(params: $params) { removed } }", withParams: true},
 	rest:        &restBinding{method: "DELETE", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
-	grpc:        &grpcBinding{path: "/bookstore.v1.UserService/RemoveBook", request: "bookstore.v1.RemoveBookRequest", response: "bookstore.v1.RemoveBookResponse"},
+	grpc:        &grpcBinding{path: "/bookstore.v1.StoreService/RemoveBook", request: "bookstore.v1.RemoveBookRequest", response: "bookstore.v1.RemoveBookResponse"},
 	input:       "RemoveBookRequest",
 	output:      "RemoveBookResponse",
 }
 
-// OpListBooks is operation list_books, called by UserClient.ListBooks.
+// OpListBooks is operation list_books, called by StoreClient.ListBooks.
 var OpListBooks = &Operation{
 	name:       "list_books",
 	pascalName: "ListBooks",
@@ -262,13 +262,13 @@ var OpListBooks = &Operation{
 	retried:    true,
 	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock } next_page_token } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books", inQuery: true},
-	grpc:       &grpcBinding{path: "/bookstore.v1.UserService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
+	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
 	pagination: &pagination{style: paginationToken, items: "books", cursor: "page_token", nextCursor: "next_page_token"},
 	input:      "ListBooksRequest",
 	output:     "ListBooksResponse",
 }
 
-// OpSearchBooks is operation search_books, called by UserClient.SearchBooks.
+// OpSearchBooks is operation search_books, called by StoreClient.SearchBooks.
 var OpSearchBooks = &Operation{
 	name:       "search_books",
 	pascalName: "SearchBooks",

@@ -13,18 +13,18 @@ import { file_bookstore_v1_books } from "./books_pb.js";
  * Describes the file bookstore/v1/user_service.proto.
  */
 export const file_bookstore_v1_user_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9ib29rc3RvcmUvdjEvdXNlcl9zZXJ2aWNlLnByb3RvEgxib29rc3RvcmUudjEylwMKC1VzZXJTZXJ2aWNlEkYKB0FkZEJvb2sSHC5ib29rc3RvcmUudjEuQWRkQm9va1JlcXVlc3QaHS5ib29rc3RvcmUudjEuQWRkQm9va1Jlc3BvbnNlEksKB0dldEJvb2sSHC5ib29rc3RvcmUudjEuR2V0Qm9va1JlcXVlc3QaHS5ib29rc3RvcmUudjEuR2V0Qm9va1Jlc3BvbnNlIgOQAgESTwoKVXBkYXRlQm9vaxIfLmJvb2tzdG9yZS52MS5VcGRhdGVCb29rUmVxdWVzdBogLmJvb2tzdG9yZS52MS5VcGRhdGVCb29rUmVzcG9uc2USTwoKUmVtb3ZlQm9vaxIfLmJvb2tzdG9yZS52MS5SZW1vdmVCb29rUmVxdWVzdBogLmJvb2tzdG9yZS52MS5SZW1vdmVCb29rUmVzcG9uc2USUQoJTGlzdEJvb2tzEh4uYm9va3N0b3JlLnYxLkxpc3RCb29rc1JlcXVlc3QaHy5ib29rc3RvcmUudjEuTGlzdEJvb2tzUmVzcG9uc2UiA5ACAWIGcHJvdG8z", [file_bookstore_v1_books]);
+  fileDesc("Ch9ib29rc3RvcmUvdjEvdXNlcl9zZXJ2aWNlLnByb3RvEgxib29rc3RvcmUudjEymAMKDFN0b3JlU2VydmljZRJGCgdBZGRCb29rEhwuYm9va3N0b3JlLnYxLkFkZEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkFkZEJvb2tSZXNwb25zZRJLCgdHZXRCb29rEhwuYm9va3N0b3JlLnYxLkdldEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkdldEJvb2tSZXNwb25zZSIDkAIBEk8KClVwZGF0ZUJvb2sSHy5ib29rc3RvcmUudjEuVXBkYXRlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuVXBkYXRlQm9va1Jlc3BvbnNlEk8KClJlbW92ZUJvb2sSHy5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1Jlc3BvbnNlElEKCUxpc3RCb29rcxIeLmJvb2tzdG9yZS52MS5MaXN0Qm9va3NSZXF1ZXN0Gh8uYm9va3N0b3JlLnYxLkxpc3RCb29rc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_bookstore_v1_books]);
 
 /**
  * User operations of Bookstore.
  *
- * @generated from service bookstore.v1.UserService
+ * @generated from service bookstore.v1.StoreService
  */
-export const UserService: GenService<{
+export const StoreService: GenService<{
   /**
    * Add a book to the store.
    *
-   * @generated from rpc bookstore.v1.UserService.AddBook
+   * @generated from rpc bookstore.v1.StoreService.AddBook
    */
   addBook: {
     methodKind: "unary";
@@ -34,7 +34,7 @@ export const UserService: GenService<{
   /**
    * One book, by id.
    *
-   * @generated from rpc bookstore.v1.UserService.GetBook
+   * @generated from rpc bookstore.v1.StoreService.GetBook
    */
   getBook: {
     methodKind: "unary";
@@ -44,7 +44,7 @@ export const UserService: GenService<{
   /**
    * Change the stock of a book.
    *
-   * @generated from rpc bookstore.v1.UserService.UpdateBook
+   * @generated from rpc bookstore.v1.StoreService.UpdateBook
    */
   updateBook: {
     methodKind: "unary";
@@ -54,7 +54,7 @@ export const UserService: GenService<{
   /**
    * Take a book out of the store.
    *
-   * @generated from rpc bookstore.v1.UserService.RemoveBook
+   * @generated from rpc bookstore.v1.StoreService.RemoveBook
    */
   removeBook: {
     methodKind: "unary";
@@ -64,7 +64,7 @@ export const UserService: GenService<{
   /**
    * The books of the store, oldest first, a page at a time.
    *
-   * @generated from rpc bookstore.v1.UserService.ListBooks
+   * @generated from rpc bookstore.v1.StoreService.ListBooks
    */
   listBooks: {
     methodKind: "unary";

@@ -11,7 +11,7 @@ from ..types import AuthorInput, Book, Genre, ListBooksResponse, RemoveBookRespo
 
 
 class BooksResource(SyncResource):
-    """Books and their authors: the operations of group books on UserClient, which inherits them."""
+    """Books and their authors: the operations of group books on StoreClient, which inherits them."""
 
     def add_book(
         self,
@@ -163,7 +163,7 @@ class BooksResource(SyncResource):
 
 
 class AsyncBooksResource(AsyncResource):
-    """Books and their authors: the operations of group books on AsyncUserClient, which inherits them."""
+    """Books and their authors: the operations of group books on AsyncStoreClient, which inherits them."""
 
     async def add_book(
         self,
