@@ -17,9 +17,9 @@ const DefaultGRPCPort = 9091
 
 // OperationInfo describes one operation of the service: what the refusals and the docs go by.
 type OperationInfo struct {
-	// Name is the snake_case operation name (admin_meta), as the server and errors name it.
+	// Name is the snake_case operation name, as the server and errors name it.
 	Name string
-	// Method is the client method that calls it (AdminMeta).
+	// Method is the client method that calls it, the operation's name in PascalCase.
 	Method string
 	// Client is the client that has the method: "admin" (the admin client) or "user" (the user client).
 	Client string

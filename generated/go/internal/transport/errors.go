@@ -23,7 +23,7 @@ type APIError struct {
 	Code ErrorCode
 	// Message is the server's message, or the client's own when it refused or heard no answer.
 	Message string
-	// Operation is the snake_case name of the operation (admin_meta).
+	// Operation is the snake_case name of the operation, as the manifest names it.
 	Operation string
 	// Protocol is the protocol of the call.
 	Protocol Protocol
