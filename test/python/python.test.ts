@@ -185,13 +185,26 @@ describe("the templates", () => {
   });
 });
 
+/** The Python project generated from `manifest` in a project of its own (removed after the tests). */
+function generatedPythonProject(manifest: string): string {
+  const root = projectWithManifest(manifest);
+  temporary.push(root);
+  expect(apigen(root, "generate").code).toBe(0);
+  return join(root, "generated", "python");
+}
+
+/** A Python script with `source`, in a folder of its own (removed after the tests). */
+function checkScript(source: string): string {
+  const script = join(mkdtempSync(join(tmpdir(), "apigen-check-")), "check.py");
+  temporary.push(join(script, ".."));
+  writeFileSync(script, source);
+  return script;
+}
+
 describe("the package's layout by group", () => {
   it("puts each group's methods in resources/ and each type in the module of the one group reaching it, or shared.py; the public imports stay", async () => {
     // minimal.yaml: group users has operations on both clients; Response is reached by every group, Key and KeyStatus only by orgs.
-    const root = projectWithManifest(readFixture("minimal.yaml"));
-    temporary.push(root);
-    expect(apigen(root, "generate").code).toBe(0);
-    const project = join(root, "generated", "python");
+    const project = generatedPythonProject(readFixture("minimal.yaml"));
     const packageDir = join(project, "src", "mini_sdk");
     const read = (path: string) => readFileSync(join(packageDir, path), "utf8");
     expect(read("resources/users.py")).toMatch(/^class UsersAdminResource\(SyncResource\):$/m);
@@ -202,10 +215,7 @@ describe("the package's layout by group", () => {
     expect(read("types/shared.py")).toMatch(/^class Response\(Model\):$/m);
     expect(read("types/users.py")).toMatch(/^class User\(Model\):$/m);
     expect(read("types/users.py")).not.toMatch(/^class Response\(/m);
-    const script = join(mkdtempSync(join(tmpdir(), "apigen-layout-")), "check.py");
-    temporary.push(join(script, ".."));
-    writeFileSync(
-      script,
+    const script = checkScript(
       `from mini_sdk import AdminClient, AsyncUserClient, Key, UserClient
 from mini_sdk.types import MODELS, KeyStatus, Response, User
 
@@ -227,14 +237,8 @@ print(sorted(name for name in ("users", "delete_user", "rotate_key", "delete_org
   });
 
   it("names its clients as api.surfaces declares them, and type-checks", async () => {
-    const root = projectWithManifest(namedSurfacesManifest());
-    temporary.push(root);
-    expect(apigen(root, "generate").code).toBe(0);
-    const project = join(root, "generated", "python");
-    const script = join(mkdtempSync(join(tmpdir(), "apigen-surfaces-")), "check.py");
-    temporary.push(join(script, ".."));
-    writeFileSync(
-      script,
+    const project = generatedPythonProject(namedSurfacesManifest());
+    const script = checkScript(
       `import mini_sdk
 from mini_sdk import AsyncOwnerClient, AsyncShopClient, OwnerClient, ShopClient
 
@@ -251,10 +255,7 @@ print(hasattr(OwnerClient, "users"), hasattr(AsyncOwnerClient, "users"), hasattr
 
   it("puts a type no operation reaches in shared.py with every type it reaches, so that shared.py imports no group module", async () => {
     // Key (and its enum KeyStatus) is reached by group orgs only, and by Orphan, which no operation reaches.
-    const root = projectWithManifest(readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  Orphan:\n    fields:\n      key: Key!\n"));
-    temporary.push(root);
-    expect(apigen(root, "generate").code).toBe(0);
-    const project = join(root, "generated", "python");
+    const project = generatedPythonProject(readFixture("minimal.yaml").replace(/^types:\n/m, "types:\n  Orphan:\n    fields:\n      key: Key!\n"));
     const shared = readFileSync(join(project, "src", "mini_sdk", "types", "shared.py"), "utf8");
     expect(shared).toMatch(/^class Orphan\(Model\):$/m);
     expect(shared).toMatch(/^class Key\(Model\):$/m);
@@ -310,14 +311,8 @@ describe("Python names", () => {
   });
 
   it("reach every field under its wire name, in a package generated from a manifest full of them", async () => {
-    const root = projectWithManifest(readFixture("python-keywords.yaml"));
-    temporary.push(root);
-    expect(apigen(root, "generate").code).toBe(0);
-    const project = join(root, "generated", "python");
-    const script = join(mkdtempSync(join(tmpdir(), "apigen-kw-")), "check.py");
-    temporary.push(join(script, ".."));
-    writeFileSync(
-      script,
+    const project = generatedPythonProject(readFixture("python-keywords.yaml"));
+    const script = checkScript(
       `import json
 import httpx
 from keyword_sdk import AdminClient, OPERATIONS, WindowInput
