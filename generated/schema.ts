@@ -13,9 +13,9 @@ export const schema = defineSchema({
   authSchemes: {
     public: { kind: "none" },
     user: { kind: "bearer", token: "access" },
-    admin_secret: { kind: "secret", callers: "admins" },
-    org_admin: { kind: "secret", orgRole: true, callers: "super-admins and the organization's own org-admins" },
-    super_admin: { kind: "secret", callers: "super-admins" },
+    admin_secret: { kind: "secret", session: true, callers: "admins" },
+    org_admin: { kind: "secret", session: true, orgRole: true, callers: "super-admins and the organization's own org-admins" },
+    super_admin: { kind: "secret", session: true, callers: "super-admins" },
   },
   features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false },
   grpcPort: 9091,

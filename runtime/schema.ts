@@ -17,6 +17,8 @@ export interface AuthSchemeSpec {
   readonly kind: AuthKind;
   /** bearer: what the token stands for, checked by verifyUserToken (access) or verifyScimToken (scim). */
   readonly token?: "access" | "scim";
+  /** secret: the admin session (ServiceFacts.adminSessionCookie) stands in for the secret. */
+  readonly session?: boolean;
   /** secret: a signed-in user holding the API's org role (orgAdminRole) for the organization concerned passes too, as isOrgAdmin decides. */
   readonly orgRole?: boolean;
   /** secret: who may call, as a signed-in user's refusal says it ("DeleteUser is for admins only"). */

@@ -80,6 +80,7 @@ function emitSchemaModule(ir: Ir): GeneratedFile {
     `{ ${[
       `kind: ${quote(scheme.kind)}`,
       ...(scheme.token ? [`token: ${quote(scheme.token)}`] : []),
+      ...(scheme.session ? ["session: true"] : []),
       ...(scheme.orgRole ? ["orgRole: true"] : []),
       ...(scheme.callers ? [`callers: ${quote(scheme.callers)}`] : []),
     ].join(", ")} }`;

@@ -417,7 +417,7 @@ export class CallPipeline {
           throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
         });
       }
-      const sessionId = cookies[this.schema.adminSessionCookie];
+      const sessionId = scheme.session ? cookies[this.schema.adminSessionCookie] : undefined;
       if (sessionId) {
         // A browser says where a request comes from: the session cookie acts only for the service's own pages.
         const site = call.headers["sec-fetch-site"];

@@ -119,7 +119,7 @@ describe("a manifest's own auth schemes", () => {
     const serverReadme = files.get("generated/packages/server/README.md")!;
     expect(serverReadme).toContain("auth `manager` (the admin, or a user who holds the role shop:manager");
     const generatedSchema = files.get("generated/schema.ts")!;
-    expect(generatedSchema).toContain(`manager: { kind: "secret", orgRole: true, callers: "owners and the branch's managers" },`);
+    expect(generatedSchema).toContain(`manager: { kind: "secret", session: true, orgRole: true, callers: "owners and the branch's managers" },`);
     // Nothing of the identity API's schemes.
     for (const [path, content] of files) {
       if (path.startsWith("generated/") && !path.includes("/runtime/")) expect(content, path).not.toMatch(/service:org_admin|x-service-admin-secret|service_admin_session|super_admin/);
@@ -141,20 +141,23 @@ describe("the server, by the declared schemes", () => {
   afterAll(() => Promise.all(servers.map((s) => s.close())));
   const SECRET = "a-long-enough-admin-secret";
 
-  /** The identity schema with its schemes redeclared: another header's secret, other refusal words, another role rule. */
+  /**
+   * The identity schema with its schemes redeclared: another header's secret, other refusal words,
+   * another role rule; the session stands in for the secret of org_admin only.
+   */
   const redeclared: ApiSchema = {
     ...schema,
     adminSecretHeader: "x-shop-secret",
     authSchemes: {
       ...schema.authSchemes,
       admin_secret: { kind: "secret", callers: "the shop's owners" },
-      org_admin: { kind: "secret", orgRole: true, callers: "owners and the branch's managers" },
+      org_admin: { kind: "secret", session: true, orgRole: true, callers: "owners and the branch's managers" },
     },
   };
   const orgAdminOperation = Object.values(schema.operations).find((op) => op.auth === "org_admin" && op.rest)!;
   const adminOperation = Object.values(schema.operations).find((op) => op.auth === "admin_secret" && op.rest?.method === "POST" && op.kind === "read")!;
 
-  const serve = async (isOrgAdmin: boolean) => {
+  const serve = async (isOrgAdmin: boolean, opened?: (server: ServiceServer) => void) => {
     const server = createServiceServer(
       { schema: redeclared, rules, graphqlSchemaText, grpcServices: [], descriptorSet, explorer: { openapiDocument: async () => "", firstOperation: "meta" } },
       {
@@ -173,6 +176,7 @@ describe("the server, by the declared schemes", () => {
       },
     );
     servers.push(server);
+    opened?.(server);
     return (await server.listen()).httpUrl;
   };
   const post = (url: string, op: { rest: { path: string } | null }, headers: Record<string, string>, body: unknown = {}) =>
@@ -187,6 +191,18 @@ describe("the server, by the declared schemes", () => {
     const member = await post(url, adminOperation, { authorization: "Bearer member" });
     expect(member.status).toBe(403);
     expect(((await member.json()) as { message: string }).message).toBe(`${adminOperation.pascalName} is for the shop's owners only`);
+  });
+
+  it("takes the admin session only for the schemes that declare it", async () => {
+    let server: ServiceServer | undefined;
+    const url = await serve(false, (s) => (server = s));
+    const session = await server!.pipeline.adminSessions.open();
+    const cookie = `${schema.adminSessionCookie}=${session.id}`;
+    const input = sampleMessage(redeclared, orgAdminOperation.input);
+    expect((await post(url, orgAdminOperation, { cookie }, input)).status).toBe(200);
+    const refused = await post(url, adminOperation, { cookie });
+    expect(refused.status).toBe(401);
+    expect(((await refused.json()) as { message: string }).message).toContain(`${adminOperation.pascalName} needs`);
   });
 
   it("lets a user in by the rule's org role only where the service says the user holds it", async () => {
