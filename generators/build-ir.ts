@@ -534,6 +534,12 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         owner: `the ${surface} gRPC service`,
         position: loaded.locate(declaredSurfaces[surface]?.service ? ["api", "surfaces", surface, "service"] : ["operations"], declaredSurfaces[surface]?.service ? "value" : "key"),
       })),
+      // The clients are types of every SDK, beside the messages and enums (TypeScript exports both from one index).
+      ...(["admin", "user"] as const).map((surface) => ({
+        name: clientName(surface),
+        owner: `the ${surface} client`,
+        position: loaded.locate(["api", "surfaces", surface, "client"]),
+      })),
       ...enums.map((e) => ({ name: e.name, owner: `enum '${e.name}'`, position: e.position })),
       ...messages.flatMap((m) => [
         { name: m.name, owner: ownerOf(m), position: m.position },
@@ -547,14 +553,6 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   checkUnique(
     operations.map((op) => ({ name: op.camelName, owner: `operation '${op.name}'`, position: op.position })),
     "client method name",
-  );
-  checkUnique(
-    (["admin", "user"] as const).map((surface) => ({
-      name: clientName(surface),
-      owner: `the ${surface} surface`,
-      position: loaded.locate(["api", "surfaces", surface, "client"]),
-    })),
-    "client class",
   );
 
   function ownerOf(m: IrMessage): string {
