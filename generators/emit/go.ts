@@ -436,7 +436,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const userClient = names.clients.find((c) => c.role === "user");
   const hasAdminClient = adminClient !== undefined;
   const hasUserClient = userClient !== undefined;
-  const titleOf = (role: string) => ir.clients.find((c) => c.role === role)!.title.replace(/^The/, "the");
+  const titleOf = (role: string) => facts.clients.find((c) => c.role === role)!.title.replace(/^The/, "the");
   return {
     package: ir.api.go.package,
     // The clients the API has: one only where it has operations for it, named as api.surfaces says.

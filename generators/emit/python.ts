@@ -403,14 +403,14 @@ function typeModules(
     }));
 }
 
-function clientViews(ir: Ir, facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>, resources: ReturnType<typeof resourceModules>) {
+function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>, resources: ReturnType<typeof resourceModules>) {
   return facts.clients.flatMap((client) =>
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
       const name = pythonClientName(client, mode);
       const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
-      const title = `${ir.clients.find((c) => c.role === client.role)!.title} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
+      const title = `${client.title} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,
@@ -615,7 +615,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   }));
   const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
   const resources = resourceModules(ir, facts, methods, { types: typeNames, taken });
-  const clients = clientViews(ir, facts, methods, resources);
+  const clients = clientViews(facts, methods, resources);
   const types = typeModules(ir, facts, {
     enums,
     answerClasses: answerMessages.map((m, i) => [m.name, answerClasses[i]!] as const),
@@ -643,8 +643,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     // The clients the API has, as the README's first paragraph names them.
     clientSummary: facts.clients
       .map((client) => {
-        const title = ir.clients.find((c) => c.role === client.role)!.title;
-        return `\`${pythonClientName(client, "sync")}\` / \`${pythonClientName(client, "async")}\` for ${title.charAt(0).toLowerCase()}${title.slice(1)}`;
+        return `\`${pythonClientName(client, "sync")}\` / \`${pythonClientName(client, "async")}\` for ${client.title.charAt(0).toLowerCase()}${client.title.slice(1)}`;
       })
       .join(", "),
     adminClient: facts.clients.find((c) => c.role === "admin")?.name,

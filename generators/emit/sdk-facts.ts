@@ -108,6 +108,8 @@ export interface ClientFacts {
   role: "admin" | "user";
   /** The class (TypeScript, Python; Go: the struct): api.surfaces.<role>.client. */
   name: string;
+  /** What it covers, as its doc comments say: "The admin interface". */
+  title: string;
   surfaces: Surface[];
   /** The read whose answer carries the server `version`, asked once when a minimum version matters. */
   versionOperation: string | null;
@@ -340,6 +342,7 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
     return {
       role: client.role,
       name: client.name,
+      title: client.title,
       surfaces,
       versionOperation: ir.versionOperations[client.role] ?? null,
       operations: ir.operations.filter((op) => surfaces.includes(op.surface)).map((op) => op.name),
