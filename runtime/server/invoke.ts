@@ -402,14 +402,14 @@ export class CallPipeline {
   }
 
   /**
-   * Who is calling. Synchronous unless the store or a bearer-token check answers later: with the
-   * in-memory store an admin call makes no promise.
+   * Who is calling, by the credentials the operation's scheme takes (looked up once per call by the
+   * caller). Synchronous unless the store or a bearer-token check answers later: with the in-memory
+   * store an admin call makes no promise.
    */
-  private principalOf(call: IncomingCall, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
-    const scheme = this.schema.authSchemes[call.operation.auth]!;
+  private principalOf(call: IncomingCall, scheme: AuthSchemeSpec, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
     if (scheme.kind === "secret") {
       const noAdminYet = this.guard.requireAdmin();
-      if (noAdminYet) return noAdminYet.then(() => this.principalOf(call, address, cookies));
+      if (noAdminYet) return noAdminYet.then(() => this.principalOf(call, scheme, address, cookies));
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
         return andThen(this.guard.verify(secret, address), (ok) => {
@@ -466,8 +466,8 @@ export class CallPipeline {
     const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
-    const principal = await this.principalOf(call, address, parseCookies(headers["cookie"], this.secureCookies));
     const scheme = this.schema.authSchemes[operation.auth]!;
+    const principal = await this.principalOf(call, scheme, address, parseCookies(headers["cookie"], this.secureCookies));
     if (scheme.orgRole && principal.kind === "user") return principal;
     await authorize(scheme, principal, operation.pascalName, this.credentials, async () => false);
     return principal;
@@ -489,7 +489,8 @@ export class CallPipeline {
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
-      const found = call.checked?.principal ?? this.principalOf(call, address, cookies);
+      const scheme = this.schema.authSchemes[operation.auth]!;
+      const found = call.checked?.principal ?? this.principalOf(call, scheme, address, cookies);
       const principal = found instanceof Promise ? await found : found;
       // The body is read only once the caller is known: an unauthenticated caller learns nothing
       // about what it sent. The org-admin check alone needs the input, to know the organization.
@@ -499,7 +500,6 @@ export class CallPipeline {
       // Only the check of a scheme with an org role needs a function (authorize calls it for no
       // other), so the other calls allocate none; and the body is read straight from readInput,
       // with no async wrapper around it (a frame and a promise fewer per call).
-      const scheme = this.schema.authSchemes[operation.auth]!;
       const orgAdminCheck = !scheme.orgRole
         ? NO_ORG_ADMIN_CHECK
         : async () => {
