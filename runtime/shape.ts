@@ -9,7 +9,7 @@ const isObject = (value: unknown): value is Plain => typeof value === "object" &
 
 /** Reverse enum tables, built once per schema. */
 const enumNames = new WeakMap<ApiSchema, Map<string, Map<number, string>>>();
-function enumName(schema: ApiSchema, enumRef: string, value: number): string | null {
+export function enumName(schema: ApiSchema, enumRef: string, value: number): string | null {
   let tables = enumNames.get(schema);
   if (!tables) {
     tables = new Map(Object.values(schema.enums).map((e) => [e.name, new Map(Object.entries(e.values).map(([name, n]) => [n, name]))]));

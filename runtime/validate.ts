@@ -102,7 +102,7 @@ const BUILTIN_CHECKS = new Map<string, FormatCheck>(
  * points, so most values are decided by their length alone, and the others are counted without
  * building an array of code points (which a 1 MiB value would make 1 million strings of).
  */
-function compareCodePoints(value: string, limit: number): -1 | 0 | 1 {
+export function compareCodePoints(value: string, limit: number): -1 | 0 | 1 {
   if (value.length < limit) return -1;
   if (value.length === limit && !/[\uD800-\uDBFF]/.test(value)) return 0;
   if (value.length > 2 * limit) return 1;
@@ -143,11 +143,21 @@ export function formatCheck(rules: ValidationRules, name: string): FormatCheck {
   return check;
 }
 
+/** Whether an object or array has an object or array among its values (for-in: its own keys and any enumerable inherited one). */
+function hasObjectMember(value: object): boolean {
+  for (const key in value) {
+    const member = (value as Plain)[key];
+    if (typeof member === "object" && member !== null) return true;
+  }
+  return false;
+}
+
 /**
  * The depth of a free-form json value, counted without recursion (a value nested a million deep
  * must fail the check, not the stack); stops as soon as `limit` is passed.
  */
 function jsonDepthExceeds(value: unknown, limit: number): boolean {
+  if (limit >= 1 && typeof value === "object" && value !== null && !hasObjectMember(value)) return false; // most values: flat
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
@@ -155,6 +165,13 @@ function jsonDepthExceeds(value: unknown, limit: number): boolean {
     if (typeof node === "object" && node !== null) for (const child of Object.values(node)) if (typeof child === "object" && child !== null) stack.push([child, depth + 1]);
   }
   return false;
+}
+
+const jsonTooLarge = (value: unknown, bytes: number) => Buffer.byteLength(JSON.stringify(value)) > bytes;
+
+/** Whether a free-form json value keeps within the limits of api.limits (depth, then size). */
+export function jsonWithinLimits(value: unknown, depth: number, bytes: number): boolean {
+  return !jsonDepthExceeds(value, depth) && !jsonTooLarge(value, bytes);
 }
 
 /**
@@ -207,7 +224,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       if (check.mode === "full") {
         const { jsonDepth, jsonBytes } = check.rules.limits;
         if (jsonDepthExceeds(value, jsonDepth)) fail(path, `must be nested at most ${jsonDepth} levels deep`);
-        if (Buffer.byteLength(JSON.stringify(value)) > jsonBytes) fail(path, `must be at most ${jsonBytes} bytes as JSON`);
+        if (jsonTooLarge(value, jsonBytes)) fail(path, `must be at most ${jsonBytes} bytes as JSON`);
       }
       return value;
     case "enum": {
@@ -216,7 +233,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       return value;
     }
     case "message":
-      return checkMessage(schema, field.ref!, value, path, check);
+      return walkMessage(schema, field.ref!, value, path, check);
   }
 }
 
@@ -261,7 +278,7 @@ function checkList(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undef
   return items.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));
 }
 
-function checkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
+function walkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
   if (!isObject(value)) fail(prefix || "request", VALUE_TEXTS.object);
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
@@ -313,17 +330,29 @@ function checkMessage(schema: ApiSchema, messageName: string, value: unknown, pr
 
 /** Throws INVALID_ARGUMENT for a value the protobuf encoding would coerce or drop without a word. */
 export function checkWireTypes(schema: ApiSchema, operation: OperationSpec, input: unknown): void {
-  checkMessage(schema, operation.input, input ?? {}, "", { mode: "wire" });
+  walkMessage(schema, operation.input, input ?? {}, "", { mode: "wire" });
 }
+
+/** The server's full check of a value of message `messageName` at `prefix` (its path; "" for an input): the value checked, with defaults, or INVALID_ARGUMENT. */
+export function checkMessage(schema: ApiSchema, rules: ValidationRules, messageName: string, value: unknown, prefix = ""): Plain {
+  return walkMessage(schema, messageName, value, prefix, { mode: "full", rules });
+}
+
+/** How validateInputWith checks a message: checkMessage, or a function that does the same. */
+export type MessageCheck = (messageName: string, value: unknown, prefix: string) => Plain;
 
 /** The validated input of `operation`, with defaults filled in. Throws INVALID_ARGUMENT. */
 export function validateInput(schema: ApiSchema, rules: ValidationRules, operation: OperationSpec, input: unknown): Plain {
-  const check: Check = { mode: "full", rules };
-  const result = checkMessage(schema, operation.input, input ?? {}, "", check);
+  return validateInputWith(schema, rules, operation, input, (messageName, value, prefix) => checkMessage(schema, rules, messageName, value, prefix));
+}
+
+/** validateInput with `check` checking each message (the server's compiled checks, which give the same answers). */
+export function validateInputWith(schema: ApiSchema, rules: ValidationRules, operation: OperationSpec, input: unknown, check: MessageCheck): Plain {
+  const result = check(operation.input, input ?? {}, "");
   if (operation.pagination?.style === "page" && result.pagination === undefined) {
     // An absent page request is the default page.
     const field = schema.messages[operation.input]!.fields.find((f) => f.name === "pagination")!;
-    result.pagination = checkMessage(schema, field.ref!, {}, "pagination", check);
+    result.pagination = check(field.ref!, {}, "pagination");
   }
   if (operation.exactlyOneOf.length > 0) {
     const given = operation.exactlyOneOf.filter((name) => result[name] !== undefined);

@@ -7,8 +7,7 @@ import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
 import { documentErrorMessage } from "./graphql-messages.js";
 import { documentLimitErrors, MAX_DOCUMENT_TOKENS } from "./graphql-limits.js";
-import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
-import { validateInput } from "../validate.js";
+import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson, sendJsonText } from "./http-body.js";
 import { graphqlDocument } from "../graphql-document.js";
 import type { OperationSpec } from "../schema.js";
 
@@ -90,7 +89,7 @@ export class GraphqlEndpoint {
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
-      sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
+      sendJsonText(response, 200, `{"data":{${JSON.stringify(operation.name)}:${this.pipeline.codecs.of(operation).serialize(output)}}}`, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       sendJson(
@@ -164,9 +163,9 @@ export class GraphqlEndpoint {
         let input: Record<string, unknown> | undefined;
         if (params?.value.kind === Kind.VARIABLE) {
           const variables = (body.variables ?? {}) as Record<string, unknown>;
-          input = validateInput(this.pipeline.schema, this.pipeline.rules, operation, variables[params.value.name.value] ?? {});
+          input = this.pipeline.codecs.of(operation).validate(variables[params.value.name.value] ?? {});
         } else if (!params) {
-          input = validateInput(this.pipeline.schema, this.pipeline.rules, operation, {});
+          input = this.pipeline.codecs.of(operation).validate({});
         }
         state.checked.set(selection.alias?.value ?? selection.name.value, { principal, ...(input ? { input } : {}) });
       } catch (error) {

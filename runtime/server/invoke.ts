@@ -3,7 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, AuthSchemeSpec, OperationSpec } from "../schema.js";
-import { missingRequiredField, normalizeMessage } from "../shape.js";
+import { missingRequiredField } from "../shape.js";
 import { AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, credentialsOf, type AdminBootstrap, type Credentials, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
@@ -14,7 +14,8 @@ import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 import type { TlsOptions } from "./tls.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
-import { validateInput, type ValidationRules } from "../validate.js";
+import type { ValidationRules } from "../validate.js";
+import { CompiledCodecs } from "./compiled-codecs.js";
 
 type Plain = Record<string, unknown>;
 
@@ -311,6 +312,8 @@ export class CallPipeline {
   private readonly handlers = new Map<string, Handler>();
   /** What the refusals of calls without credentials ask for (credentialsOf). */
   private readonly credentials: Credentials;
+  /** The input check, flat answer and JSON text of each message, compiled from the schema and the rules. */
+  readonly codecs: CompiledCodecs;
 
   constructor(
     readonly schema: ApiSchema,
@@ -325,6 +328,7 @@ export class CallPipeline {
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
     this.secureCookies = options.tls !== undefined;
     this.credentials = credentialsOf(schema);
+    this.codecs = new CompiledCodecs(schema, rules);
     if (options.adminSecret === undefined && schema.features.adminSecret) throw new AdminSecretError("an admin secret is required");
     this.guard = new AdminSecretGuard(
       options.adminSecret ?? NO_ADMIN_SECRET,
@@ -490,6 +494,7 @@ export class CallPipeline {
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
       const scheme = this.schema.authSchemes[operation.auth]!;
+      const codec = this.codecs.of(operation);
       const found = call.checked?.principal ?? this.principalOf(call, scheme, address, cookies);
       const principal = found instanceof Promise ? await found : found;
       // The body is read only once the caller is known: an unauthenticated caller learns nothing
@@ -505,17 +510,15 @@ export class CallPipeline {
         : async () => {
             if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
             if (readInput) raw = await readInput();
-            return this.options.isOrgAdmin(principal, operation, (input ??= validateInput(this.schema, this.rules, operation, raw)));
+            return this.options.isOrgAdmin(principal, operation, (input ??= codec.validate(raw)));
           };
       const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
       if (allowed) await allowed;
       else if (readInput) raw = await readInput();
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
       const handler = this.handlers.get(operation.name)!;
-      const answer = await (span
-        ? span.run(() => handler((input ??= validateInput(this.schema, this.rules, operation, raw)), context))
-        : handler((input ??= validateInput(this.schema, this.rules, operation, raw)), context));
-      const output = normalizeMessage(this.schema, operation.output, answer);
+      const answer = await (span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context));
+      const output = codec.normalize(answer);
       const missing = missingRequiredField(this.schema, operation.output, output);
       if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
       return output;

@@ -6,7 +6,7 @@ import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.j
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson, sendJsonText } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
 
@@ -27,9 +27,8 @@ interface TemplateRoute {
 }
 
 export class RestRoutes {
-  /** Routes without {field} segments, by "METHOD /path": one map look-up per request. */
-  private readonly routes = new Map<string, OperationSpec>();
-  private readonly paths = new Map<string, string[]>();
+  /** Routes without {field} segments, by path, then method: no key is built per request. */
+  private readonly routes = new Map<string, Map<string, OperationSpec>>();
   private readonly templates: TemplateRoute[] = [];
   private readonly prefix: string;
 
@@ -45,21 +44,22 @@ export class RestRoutes {
         this.templates.push({ method, segments: path.split("/").map((segment) => (segment.startsWith("{") ? null : segment)), params: pathParams, operation });
         continue;
       }
-      this.routes.set(`${method} ${path}`, operation);
-      this.paths.set(path, [...(this.paths.get(path) ?? []), method]);
+      const methods = this.routes.get(path) ?? new Map<string, OperationSpec>();
+      this.routes.set(path, methods.set(method, operation));
     }
   }
 
   /** Whether a path belongs to the REST surface at all. */
   owns(path: string): boolean {
-    return path.startsWith(this.prefix) || this.paths.has(path) || this.templates.some((route) => matchSegments(route, path) !== undefined);
+    return path.startsWith(this.prefix) || this.routes.has(path) || this.templates.some((route) => matchSegments(route, path) !== undefined);
   }
 
   /** The operation of a method and path, with the values of its {field} segments; or the methods the path takes. */
   private route(method: string, pathname: string): { operation: OperationSpec; params: Record<string, string> | undefined } | { allowed: string[] } {
-    const operation = this.routes.get(`${method} ${pathname}`);
+    const methods = this.routes.get(pathname);
+    const operation = methods?.get(method);
     if (operation) return { operation, params: undefined };
-    const allowed = [...(this.paths.get(pathname) ?? [])];
+    const allowed = [...(methods?.keys() ?? [])];
     for (const route of this.templates) {
       const params = matchSegments(route, pathname);
       if (!params) continue;
@@ -143,7 +143,7 @@ export class RestRoutes {
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
-      sendJson(response, 200, output, cookies);
+      sendJsonText(response, 200, this.pipeline.codecs.of(operation).serialize(output), cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       this.pipeline.settle("rest", operation, serviceError, flatHeaders(request.headers));

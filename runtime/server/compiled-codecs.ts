@@ -1,0 +1,240 @@
+// The server's per-message codecs, compiled once at start from the schema and the rules: the input
+// check of validate.ts, the flat answer of shape.ts and its JSON text, as straight-line functions
+// with every field name, rule and enum table fixed. A generic walk looks each field up by a name it
+// holds in a variable, which V8 serves through its slowest (megamorphic) property paths; here every
+// access names its field. The generic functions stay the definition: a check that meets anything
+// unusual (a wrong value, a missing required field) hands the whole message to checkMessage of
+// validate.ts, which gives the error, so errors and their order are the generic ones by construction.
+// Server only: clients (which may run under a CSP forbidding `new Function`) keep the generic ones.
+import type { ApiSchema, FieldSpec, MessageSpec, OperationSpec } from "../schema.js";
+import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
+import { enumName, normalizeMessage } from "../shape.js";
+
+type Plain = Record<string, unknown>;
+type Check = (value: unknown, prefix: string) => Plain;
+type Normalize = (value: unknown) => Plain;
+type Serialize = (value: Plain) => string;
+
+/** A field name any access can spell as a constant key (not `__proto__`, which a literal would read as the prototype). */
+const plainName = (name: string) => name !== "__proto__";
+const key = (name: string) => JSON.stringify(name);
+/** A message's name as part of a function's name (which profiles show). */
+const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
+
+const json = (value: unknown): string => JSON.stringify(value) ?? "null";
+/** A character JSON.stringify escapes: a control character, a quote, a backslash or a surrogate (lone ones are escaped). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
+const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
+/** JSON text of a string: the common case without escapes by concatenation, the rest by JSON.stringify. */
+const stringText = (value: unknown): string => (typeof value === "string" && !NEEDS_ESCAPE.test(value) ? `"${value}"` : json(value));
+const numberText = (value: unknown): string => (typeof value === "number" && Number.isFinite(value) ? `${value}` : json(value));
+const boolText = (value: unknown): string => (value === true ? "true" : value === false ? "false" : json(value));
+const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
+const isMapOfStrings = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === "string");
+const EMPTY: Plain = Object.freeze({}) as Plain;
+
+/** What the server does with the messages of one operation, compiled. */
+export interface OperationCodec {
+  /** validateInput of validate.ts: the input checked, with defaults, or INVALID_ARGUMENT. */
+  validate(input: unknown): Plain;
+  /** normalizeMessage of shape.ts: the implementation's answer in the flat shape. */
+  normalize(answer: unknown): Plain;
+  /** The JSON text of an answer as normalize() makes it: the very text of JSON.stringify. */
+  serialize(output: Plain): string;
+}
+
+export class CompiledCodecs {
+  private readonly checks = new Map<string, Check>();
+  private readonly normalizers = new Map<string, Normalize>();
+  private readonly serializers = new Map<string, Serialize>();
+  private readonly operations = new Map<string, OperationCodec>();
+
+  constructor(
+    private readonly schema: ApiSchema,
+    private readonly rules: ValidationRules,
+  ) {
+    for (const message of Object.values(schema.messages)) {
+      const compilable = message.fields.every((field) => plainName(field.name));
+      this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
+      this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
+      this.serializers.set(message.name, compilable ? this.compileSerialize(message) : (value) => JSON.stringify(value));
+    }
+    const check = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
+    for (const operation of Object.values(schema.operations)) {
+      const normalize = this.normalizers.get(operation.output)!;
+      const serialize = this.serializers.get(operation.output)!;
+      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, check), normalize, serialize });
+    }
+  }
+
+  /** The codec of an operation of the schema. */
+  of(operation: OperationSpec): OperationCodec {
+    return this.operations.get(operation.name)!;
+  }
+
+  /** Evaluates the source of one function, given the values it closes over by name. */
+  private compile<T>(source: string, names: readonly string[], values: readonly unknown[]): T {
+    return new Function(...names, source)(...values) as T;
+  }
+
+  private compileCheck(message: MessageSpec): Check {
+    const { schema, rules } = this;
+    const fieldRules: Readonly<Record<string, FieldRules>> = rules.fields[message.name] ?? {};
+    const constants: unknown[] = [];
+    const constant = (value: unknown) => `C[${constants.push(value) - 1}]`;
+    const slow = `return slow(value, prefix);`;
+    const lines: string[] = [];
+    lines.push(`if (typeof value !== "object" || value === null || Array.isArray(value)) ${slow}`);
+    if (message.fields.length > 0) {
+      lines.push(`for (const k in value) { switch (k) { ${message.fields.map((f) => `case ${key(f.name)}:`).join(" ")} break; default: ${slow} } }`);
+    } else {
+      lines.push(`for (const k in value) ${slow}`);
+    }
+    lines.push(`const r = {}; let v, w;`);
+    /** An expression: whether `item` passes the field's check, setting `w` to the value to keep. */
+    const valueCheck = (field: FieldSpec, rule: FieldRules | undefined, item: string, path: string): string => {
+      switch (field.kind) {
+        case "string": {
+          const parts = [`typeof ${item} === "string"`];
+          if (rule?.minLength !== undefined) parts.push(`cmp(${item}, ${rule.minLength}) >= 0`);
+          if (rule?.maxLength !== undefined) parts.push(`cmp(${item}, ${rule.maxLength}) <= 0`);
+          if (rule?.format !== undefined) parts.push(`${constant(formatCheck(rules, rule.format).test)}(${item})`);
+          return `(${parts.join(" && ")}) && ((w = ${item}), true)`;
+        }
+        case "bool":
+          return `typeof ${item} === "boolean" && ((w = ${item}), true)`;
+        case "int32":
+        case "int64":
+        case "float64": {
+          const parts = [`typeof w === "number"`, `Number.isFinite(w)`];
+          if (field.kind !== "float64") parts.push(`Number.isInteger(w)`);
+          if (rule?.minimum !== undefined) parts.push(`w >= ${rule.minimum}`);
+          if (rule?.maximum !== undefined) parts.push(`w <= ${rule.maximum}`);
+          return `((w = typeof ${item} === "bigint" ? Number(${item}) : ${item}), ${parts.join(" && ")})`;
+        }
+        case "map":
+          return `isMap(${item}) && ((w = ${item}), true)`;
+        case "json":
+          return `jsonOk(${item}) && ((w = ${item}), true)`;
+        case "enum":
+          return `typeof ${item} === "string" && hasOwn(${constant(schema.enums[field.ref!]!.values)}, ${item}) && ((w = ${item}), true)`;
+        case "message":
+          return `((w = check(${key(field.ref!)}, ${item}, ${path})), true)`;
+      }
+    };
+    for (const field of message.fields) {
+      const rule = fieldRules[field.name];
+      const path = `(prefix ? prefix + ${key(`.${field.name}`)} : ${key(field.name)})`;
+      const missing = ["v === undefined", "v === null"];
+      if (rule?.emptyMeansUnset) missing.push(`v === ""`);
+      if (field.list) missing.push(`(Array.isArray(v) && v.length === 0)`);
+      else if (field.kind === "map") missing.push(`(isObject(v) && Object.keys(v).length === 0)`);
+      lines.push(`v = value[${key(field.name)}];`);
+      const whenMissing = field.required ? slow : rule?.default !== undefined ? `r[${key(field.name)}] = ${constant(rule.default)};` : "";
+      if (field.list) {
+        const bounds = [`!Array.isArray(v)`];
+        if (rule?.minItems !== undefined) bounds.push(`v.length < ${rule.minItems}`);
+        if (rule?.maxItems !== undefined) bounds.push(`v.length > ${rule.maxItems}`);
+        lines.push(
+          `if (${missing.join(" || ")}) { ${whenMissing} } else {`,
+          `  if (${bounds.join(" || ")}) ${slow}`,
+          `  const items = [];`,
+          `  for (let i = 0; i < v.length; i++) { const item = v[i]; if (!(${valueCheck(field, rule, "item", `${path} + "[" + i + "]"`)})) ${slow} items.push(w); }`,
+          `  r[${key(field.name)}] = items;`,
+          `}`,
+        );
+      } else {
+        lines.push(`if (${missing.join(" || ")}) { ${whenMissing} } else { if (!(${valueCheck(field, rule, "v", path)})) ${slow} r[${key(field.name)}] = w; }`);
+      }
+    }
+    // Rules that relate two fields, once every field is known (as checkMessage does).
+    for (const field of message.fields) {
+      const rule = fieldRules[field.name];
+      const given = `r[${key(field.name)}]`;
+      const condition = rule?.requiredIf;
+      if (condition) {
+        const other = `r[${key(condition.field)}]`;
+        const applies = condition.equals === undefined ? `${other} !== undefined` : `${other} === ${constant(condition.equals)}`;
+        lines.push(`if (${given} === undefined && ${applies}) ${slow}`);
+      }
+      if (rule?.sameAs) lines.push(`if (${given} !== undefined && ${given} !== r[${key(rule.sameAs)}]) ${slow}`);
+    }
+    lines.push(`return r;`);
+    const check = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
+    const slowCheck = (value: unknown, prefix: string) => checkMessage(schema, rules, message.name, value, prefix);
+    const { jsonDepth, jsonBytes } = rules.limits;
+    const jsonOk = (value: unknown) => isObject(value) && jsonWithinLimits(value, jsonDepth, jsonBytes);
+    return this.compile(
+      `return function check_${identifier(message.name)}(value, prefix) {\n${lines.join("\n")}\n};`,
+      ["C", "slow", "check", "cmp", "isMap", "isObject", "jsonOk", "hasOwn"],
+      [constants, slowCheck, check, compareCodePoints, isMapOfStrings, isObject, jsonOk, Object.hasOwn],
+    );
+  }
+
+  private compileNormalize(message: MessageSpec): Normalize {
+    const { schema } = this;
+    const constants: unknown[] = [];
+    const constant = (value: unknown) => `C[${constants.push(value) - 1}]`;
+    /** An expression: `item` (neither undefined nor null for a single value) as the field's value. */
+    const value = (field: FieldSpec, item: string): string => {
+      switch (field.kind) {
+        case "int32":
+        case "int64":
+        case "float64":
+          return `(typeof ${item} === "bigint" ? Number(${item}) : typeof ${item} === "string" && ${item}.trim() !== "" ? Number(${item}) : ${item})`;
+        case "enum":
+          return `(typeof ${item} === "number" ? enumName(${constant(field.ref)}, ${item}) : ${item})`;
+        case "message":
+          return `normalize(${key(field.ref!)}, ${item})`;
+        default:
+          return item;
+      }
+    };
+    const entries = message.fields.map((field) => {
+      const read = `(v = s[${key(field.name)}])`;
+      if (field.list) return `${key(field.name)}: Array.isArray${read} ? v.map((item) => ${value(field, "item")}) : []`;
+      if (field.kind === "map") return `${key(field.name)}: isObject${read} ? { ...v } : {}`;
+      return `${key(field.name)}: ${read} === undefined || v === null ? null : ${value(field, "v")}`;
+    });
+    const normalize = (messageName: string, item: unknown) => this.normalizers.get(messageName)!(item);
+    return this.compile(
+      `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
+      ["C", "normalize", "enumName", "isObject", "EMPTY"],
+      [constants, normalize, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
+    );
+  }
+
+  private compileSerialize(message: MessageSpec): Serialize {
+    /** An expression: the JSON text of `item`, a value of the field's kind in the flat shape (or null). */
+    const text = (field: FieldSpec, item: string): string => {
+      switch (field.kind) {
+        case "string":
+        case "enum":
+          return `stringText(${item})`;
+        case "bool":
+          return `boolText(${item})`;
+        case "int32":
+        case "int64":
+        case "float64":
+          return `numberText(${item})`;
+        case "message":
+          return `(isObject(${item}) ? serialize(${key(field.ref!)}, ${item}) : json(${item}))`;
+        default:
+          return `json(${item})`;
+      }
+    };
+    const parts = message.fields.map((field, index) => {
+      const name = `${index === 0 ? "{" : ","}${key(field.name)}:`;
+      const read = `value[${key(field.name)}]`;
+      const body = field.list ? `(Array.isArray(v = ${read}) ? "[" + v.map((item) => ${text(field, "item")}).join(",") + "]" : json(v))` : text(field, read);
+      return `${JSON.stringify(name)} + ${body}`;
+    });
+    const source = parts.length === 0 ? `return "{}";` : `let v;\nreturn ${parts.join(" +\n")} + "}";`;
+    const serialize = (messageName: string, item: Plain) => this.serializers.get(messageName)!(item);
+    return this.compile(
+      `return function serialize_${identifier(message.name)}(value) {\n${source}\n};`,
+      ["serialize", "stringText", "numberText", "boolText", "json", "isObject"],
+      [serialize, stringText, numberText, boolText, json, isObject],
+    );
+  }
+}

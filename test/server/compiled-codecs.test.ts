@@ -1,0 +1,152 @@
+// The server's compiled codecs give the answers of the generic functions they stand in for
+// (validateInput, normalizeMessage, JSON.stringify), on both APIs of this repository: for every
+// operation, an input with every field valid and, from it, each field left out, null, empty, of
+// every wrong type, too long, out of range, with an unknown key beside it; for every message, answers
+// with wrong, missing, bigint, numeric-string and enum-number values and strings JSON must escape.
+import { describe, expect, it } from "vitest";
+import { schema as identitySchema } from "../../generated/schema.js";
+import { rules as identityRules } from "../../generated/server/rules.js";
+import { schema as bookstoreSchema } from "../../examples/bookstore/generated/schema.js";
+import { rules as bookstoreRules } from "../../examples/bookstore/generated/server/rules.js";
+import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
+import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
+import { ServiceError } from "../../runtime/errors.js";
+import { CompiledCodecs } from "../../runtime/server/compiled-codecs.js";
+import { normalizeMessage } from "../../runtime/shape.js";
+import { formatCheck, validateInput, type ValidationRules } from "../../runtime/validate.js";
+
+type Plain = Record<string, unknown>;
+
+/** JSON text that shows bigints too (as "5n"). */
+const shown = (value: unknown) => String(JSON.stringify(value, (_key, item: unknown) => (typeof item === "bigint" ? `${item}n` : item))).slice(0, 200);
+
+/** What a call came to: its result as JSON text (key order included), or its error. */
+function outcome(run: () => unknown): string {
+  try {
+    const result = run();
+    return `ok ${typeof result === "string" ? result : shown(result)}`;
+  } catch (error) {
+    if (!(error instanceof ServiceError)) return `thrown ${String(error)}`;
+    return `error ${error.code} ${error.field ?? ""} ${error.message}`;
+  }
+}
+
+/** Strings a declared pattern may take: the first it matches is used. */
+const PATTERN_CANDIDATES = ["user:1", "viewer", "a", "x y", "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----"];
+
+/** A value of the field that its rules accept (as far as a few candidates go). */
+function validValue(api: ApiSchema, rules: ValidationRules, messageName: string, field: FieldSpec, depth: number): unknown {
+  const rule = rules.fields[messageName]?.[field.name];
+  switch (field.kind) {
+    case "string": {
+      if (rule?.format) {
+        const builtin = BUILTIN_FORMAT_RULES[rule.format as keyof typeof BUILTIN_FORMAT_RULES];
+        if (builtin) return builtin.example;
+        const declared = rules.formats[rule.format]!;
+        if (declared.values) return declared.values[0];
+        return PATTERN_CANDIDATES.find((candidate) => formatCheck(rules, rule.format!).test(candidate)) ?? "x";
+      }
+      return "v".repeat(Math.max(1, rule?.minLength ?? 1));
+    }
+    case "bool":
+      return true;
+    case "int32":
+    case "int64":
+    case "float64":
+      return rule?.minimum ?? 1;
+    case "map":
+      return { key: "value" };
+    case "json":
+      return { team: "analytics", since: 1843, nested: { ok: true } };
+    case "enum":
+      return Object.keys(api.enums[field.ref!]!.values)[0];
+    case "message":
+      return depth > 3 ? {} : validMessage(api, rules, field.ref!, depth + 1);
+  }
+}
+
+function validMessage(api: ApiSchema, rules: ValidationRules, messageName: string, depth = 0): Plain {
+  const value: Plain = {};
+  for (const field of api.messages[messageName]!.fields) {
+    const item = validValue(api, rules, messageName, field, depth);
+    value[field.name] = field.list ? [item] : item;
+  }
+  return value;
+}
+
+/** Values of every kind a field must refuse or treat apart. */
+const ODD_VALUES: unknown[] = [undefined, null, "", " ", "x".repeat(300), 0, -1, 1.5, 2 ** 31, 2 ** 53, Number.NaN, 5n, true, false, "7", [], ["x"], [null], {}, { a: 1 }, { a: { b: { c: 1 } } }];
+
+/** The input with one change: each field replaced by each odd value (in lists too), or an unknown key added. */
+function* variants(api: ApiSchema, messageName: string, valid: Plain): Generator<unknown> {
+  yield valid;
+  yield { ...valid, not_a_field: 1 };
+  yield "not an object";
+  yield null;
+  yield [];
+  for (const field of api.messages[messageName]!.fields) {
+    for (const odd of ODD_VALUES) yield { ...valid, [field.name]: odd };
+    if (field.list) for (const odd of ODD_VALUES) yield { ...valid, [field.name]: [valid[field.name] && (valid[field.name] as unknown[])[0], odd] };
+    const { [field.name]: _left, ...without } = valid;
+    yield without;
+    if (field.kind === "message" && !field.list) {
+      for (const inner of variants(api, field.ref!, valid[field.name] as Plain)) yield { ...valid, [field.name]: inner };
+    }
+  }
+}
+
+/** Answers to normalize: a valid one, and each field of it made odd (enum numbers, numeric strings and strings to escape too). */
+function* answers(api: ApiSchema, messageName: string, valid: Plain): Generator<unknown> {
+  yield* variants(api, messageName, valid);
+  const strings = ['quote " backslash \\ newline \n', "tab\tand \u0001", "lone \ud800 surrogate", "pair \ud83d\ude00", "unicode é ü 漢", "\u2028"];
+  for (const field of api.messages[messageName]!.fields) {
+    for (const odd of [...strings, 1, 2, 99, "12", 12n, { toJSON: () => "from toJSON" }, new Date(0)]) yield { ...valid, [field.name]: field.list ? [odd, null] : odd };
+  }
+}
+
+describe.each([
+  ["identity", identitySchema, identityRules],
+  ["bookstore", bookstoreSchema, bookstoreRules],
+] as const)("the compiled codecs of the %s API", (_name, api, rules) => {
+  const codecs = new CompiledCodecs(api, rules);
+
+  it("check every input as validateInput does: the same value, or the same error", () => {
+    let compared = 0;
+    let accepted = 0;
+    for (const operation of Object.values(api.operations)) {
+      const codec = codecs.of(operation);
+      for (const input of variants(api, operation.input, validMessage(api, rules, operation.input))) {
+        const expected = outcome(() => validateInput(api, rules, operation, input));
+        expect(
+          outcome(() => codec.validate(input)),
+          `${operation.name} ${shown(input)}`,
+        ).toBe(expected);
+        compared++;
+        if (expected.startsWith("ok")) accepted++;
+      }
+    }
+    // Both ways are exercised, on many inputs.
+    expect(compared).toBeGreaterThan(300);
+    expect(accepted).toBeGreaterThan(compared / 10);
+    expect(compared - accepted).toBeGreaterThan(compared / 10);
+  });
+
+  it("normalize every answer as normalizeMessage does, and write it as JSON.stringify does", () => {
+    let compared = 0;
+    for (const operation of Object.values(api.operations)) {
+      const codec = codecs.of(operation);
+      for (const answer of answers(api, operation.output, validMessage(api, rules, operation.output))) {
+        const expected = normalizeMessage(api, operation.output, answer);
+        const normalized = codec.normalize(answer);
+        expect(normalized).toEqual(expected);
+        // A bigint where a string belongs throws in both (and the call answers INTERNAL).
+        expect(
+          outcome(() => codec.serialize(normalized)),
+          `${operation.name} ${shown(answer)}`,
+        ).toBe(outcome(() => JSON.stringify(expected)));
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(300);
+  });
+});
