@@ -167,7 +167,46 @@ function jsonDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-const jsonTooLarge = (value: unknown, bytes: number) => Buffer.byteLength(JSON.stringify(value)) > bytes;
+/** The most bytes a finite number takes as JSON ("-1.7976931348623157e+308" is 24). */
+const MAX_NUMBER_TEXT = 24;
+
+/**
+ * Whether `value` surely takes at most `bytes` as JSON text, from an upper bound of its size: each
+ * UTF-16 unit of a string at most 6 bytes (\uXXXX), a number at most 24, and so on. Most values are
+ * far below the limit, and are told so without writing them out; a value near it, or one that
+ * JSON.stringify would treat specially (toJSON, a bigint), is left to the exact count. Runs after
+ * the depth check, so its recursion is bounded.
+ */
+function jsonSurelyWithin(value: unknown, bytes: number): boolean {
+  let budget = bytes;
+  const visit = (node: unknown): boolean => {
+    switch (typeof node) {
+      case "string":
+        return (budget -= 2 + 6 * node.length) >= 0;
+      case "number":
+        return (budget -= MAX_NUMBER_TEXT) >= 0;
+      case "boolean":
+        return (budget -= 5) >= 0;
+      case "object": {
+        if (node === null) return (budget -= 4) >= 0;
+        if (typeof (node as { toJSON?: unknown }).toJSON === "function") return false;
+        budget -= 2;
+        if (Array.isArray(node)) {
+          for (const item of node) if ((budget -= 1) < 0 || !visit(item ?? null)) return false;
+          return budget >= 0;
+        }
+        // for-in counts inherited enumerable keys too, which only makes the bound larger.
+        for (const key in node) if ((budget -= 4 + 6 * key.length) < 0 || !visit((node as Plain)[key] ?? null)) return false;
+        return budget >= 0;
+      }
+      default:
+        return false;
+    }
+  };
+  return visit(value);
+}
+
+const jsonTooLarge = (value: unknown, bytes: number) => !jsonSurelyWithin(value, bytes) && Buffer.byteLength(JSON.stringify(value)) > bytes;
 
 /** Whether a free-form json value keeps within the limits of api.limits (depth, then size). */
 export function jsonWithinLimits(value: unknown, depth: number, bytes: number): boolean {

@@ -13,7 +13,7 @@ import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
 import { ServiceError } from "../../runtime/errors.js";
 import { CompiledCodecs } from "../../runtime/server/compiled-codecs.js";
 import { normalizeMessage } from "../../runtime/shape.js";
-import { formatCheck, validateInput, type ValidationRules } from "../../runtime/validate.js";
+import { formatCheck, jsonWithinLimits, validateInput, type ValidationRules } from "../../runtime/validate.js";
 
 type Plain = Record<string, unknown>;
 
@@ -148,5 +148,41 @@ describe.each([
       }
     }
     expect(compared).toBeGreaterThan(300);
+  });
+});
+
+describe("the size limit of a json value", () => {
+  it("gives the verdict of counting its JSON bytes, whether a bound settles it or the count does", () => {
+    // Long strings of characters that take more than one byte, so that a bound too low would show.
+    const members: unknown[] = [
+      "plain",
+      "é ü 漢",
+      "é".repeat(60),
+      "漢".repeat(60),
+      "\u0001".repeat(60),
+      "\\".repeat(60),
+      "\ud83d\ude00".repeat(30),
+      0,
+      -1.5,
+      1e21,
+      1.7976931348623157e308,
+      true,
+      null,
+      [1, "two", null],
+      { nested: { deeper: ["x"] } },
+    ];
+    let verdicts = 0;
+    for (const member of members) {
+      for (let count = 1; count <= 4; count++) {
+        const value = Object.fromEntries(Array.from({ length: count }, (_, i) => [`key_${i}`, member]));
+        const size = Buffer.byteLength(JSON.stringify(value));
+        // Limits around the exact size, and far above it (where the bound alone decides).
+        for (const limit of [size - 1, size, size + 1, size * 10]) {
+          expect(jsonWithinLimits(value, 32, limit), `${JSON.stringify(value)} within ${limit}`).toBe(size <= limit);
+          verdicts++;
+        }
+      }
+    }
+    expect(verdicts).toBe(members.length * 4 * 4);
   });
 });
