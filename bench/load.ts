@@ -10,6 +10,8 @@ import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 3);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 export const CONNECTIONS = 16;
+/** How pair() measures, for the benchmarks' headers. */
+export const ROUNDS_TEXT = `medians of ${ROUNDS} interleaved rounds of ${SECONDS} s, each ratio the median of its rounds' own`;
 
 /**
  * One round of load: requests per second, and the CPU time the server processes spent per call.
@@ -19,6 +21,8 @@ export const CONNECTIONS = 16;
 export interface Measure {
   rps: number;
   cpuMicrosPerCall: number;
+  /** Of a subject measured by pair(): its baseline, and the medians over rounds of its rate over the baseline's in the same round and of the baseline's CPU per call over its own. */
+  paired?: { baseline: Measure; rpsRatio: number; cpuRatio: number };
 }
 export type Load = () => Promise<Measure>;
 
@@ -74,26 +78,45 @@ export function http(target: Target, path: string, body: string, auth: Record<st
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.map((m) => m.rps)), cpuMicrosPerCall: median(measures.map((m) => m.cpuMicrosPerCall)) });
 
-/** Medians of `baseline` and `subject` over interleaved rounds, after one warm-up round each. */
+/**
+ * Medians of `baseline` and `subject` over interleaved rounds, after one warm-up round each. The
+ * machine is shared and its speed drifts over seconds: each round runs the two back to back (in
+ * turn first, so that neither always meets the drift first), and the ratio reported is the median
+ * of the rounds' own ratios, which a drift between rounds does not move.
+ */
 export async function pair(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
   await baseline();
   await subject();
   const a: Measure[] = [];
   const b: Measure[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    a.push(await baseline());
-    b.push(await subject());
+    if (i % 2 === 0) {
+      a.push(await baseline());
+      b.push(await subject());
+    } else {
+      b.push(await subject());
+      a.push(await baseline());
+    }
   }
-  return [medianMeasure(a), medianMeasure(b)];
+  const baselineMedian = medianMeasure(a);
+  const paired = {
+    baseline: baselineMedian,
+    rpsRatio: median(a.map((baselineRound, i) => b[i]!.rps / baselineRound.rps)),
+    cpuRatio: median(a.map((baselineRound, i) => (b[i]!.cpuMicrosPerCall > 0 ? baselineRound.cpuMicrosPerCall / b[i]!.cpuMicrosPerCall : 0))),
+  };
+  return [baselineMedian, { ...medianMeasure(b), paired }];
 }
 
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0).padStart(3)}%`;
 
 /** Throughput against the baseline, with a target; and the CPU each call cost the server. */
 export function row(name: string, subject: Measure, baseline: Measure, of: string, target?: number): string {
-  const ratio = subject.rps / baseline.rps;
+  // Paired with this very baseline: the median of the rounds' ratios; otherwise the medians' ratio.
+  const paired = subject.paired?.baseline === baseline ? subject.paired : undefined;
+  const ratio = paired?.rpsRatio ?? subject.rps / baseline.rps;
+  const cpuRatio = paired?.cpuRatio ?? baseline.cpuMicrosPerCall / subject.cpuMicrosPerCall;
   const verdict = target === undefined ? "" : `target ${target}%: ${ratio * 100 >= target ? "met" : "MISSED"}`;
-  const cpu = subject.cpuMicrosPerCall > 0 ? `cpu ${subject.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call (${percent(baseline.cpuMicrosPerCall / subject.cpuMicrosPerCall).trim()} of it)` : "";
+  const cpu = subject.cpuMicrosPerCall > 0 ? `cpu ${subject.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call (${percent(cpuRatio).trim()} of it)` : "";
   return `${name.padEnd(14)} ${subject.rps.toFixed(0).padStart(7)} req/s  ${percent(ratio)} of ${of.padEnd(30)} ${verdict.padEnd(18)} ${cpu}`;
 }
 

@@ -11,7 +11,7 @@ import { createReferenceService } from "../reference/service.js";
 import type { UserRecord } from "../reference/storage.js";
 import { openStorage } from "../reference/store/open.js";
 import { startPostgres } from "../test/helpers/postgres.js";
-import { CONNECTIONS, ROUNDS, SECONDS, UPDATE_USER, base, http, pair, row } from "./load.js";
+import { CONNECTIONS, ROUNDS_TEXT, UPDATE_USER, base, http, pair, row } from "./load.js";
 import { startTarget } from "./targets.js";
 
 /** p50 and p99 of `samples` calls of `call`, in milliseconds. */
@@ -85,7 +85,7 @@ try {
   const [memoryReadAgain, postgresRead] = await pair(http(referenceMemory, "/v1/admin/user", userRead), http(referencePostgres, "/v1/admin/user", userRead));
   const [memoryWrite, sqliteWrite] = await pair(http(referenceMemory, "/v1/admin/update_user", updateBody), http(referenceSqlite, "/v1/admin/update_user", updateBody));
   const [memoryWriteAgain, postgresWrite] = await pair(http(referenceMemory, "/v1/admin/update_user", updateBody), http(referencePostgres, "/v1/admin/update_user", updateBody));
-  console.log(`${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s; "of it": the baseline's CPU per call over this one's`);
+  console.log(`${CONNECTIONS} concurrent, ${ROUNDS_TEXT}; "of it": the baseline's CPU per call over this one's`);
   console.log(`the reference service on its databases (REST; CPU of the service alone, not of PostgreSQL's processes):`);
   console.log(base("get user, mem", memoryRead));
   console.log(row("get user, SQLite", sqliteRead, memoryRead, "the in-memory store", 70));

@@ -23,7 +23,7 @@ import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { startRedis } from "../test/helpers/redis.js";
-import { CONNECTIONS, ROUNDS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pair, row, type Load } from "./load.js";
+import { CONNECTIONS, ROUNDS_TEXT, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pair, row, type Load } from "./load.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget, type Target } from "./targets.js";
 
 /** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
@@ -130,7 +130,7 @@ try {
     http(redisStubs, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }, [redis.pid]),
   );
 
-  console.log(`${CONNECTIONS} concurrent, medians of ${ROUNDS} interleaved rounds of ${SECONDS} s; "of it": the baseline's CPU per call over this one's`);
+  console.log(`${CONNECTIONS} concurrent, ${ROUNDS_TEXT}; "of it": the baseline's CPU per call over this one's`);
   console.log(`REST, admin_meta (read):`);
   console.log(base("bare node:http", baselineRest));
   console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
