@@ -1,5 +1,5 @@
 // The server's per-message codecs, compiled once at start from the schema and the rules: the input
-// check of validate.ts, the flat answer of shape.ts and its JSON text, as straight-line functions
+// check of validate.ts and the flat answer of shape.ts, as straight-line functions
 // with every field name, rule and enum table fixed. A generic walk looks each field up by a name it
 // holds in a variable, which V8 serves through its slowest (megamorphic) property paths; here every
 // access names its field. The generic functions stay the definition: a check that meets anything
@@ -13,7 +13,6 @@ import { enumName, normalizeMessage } from "../shape.js";
 type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
 type Normalize = (value: unknown) => Plain;
-type Serialize = (value: Plain) => string;
 
 /** A field name any access can spell as a constant key (not `__proto__`, which a literal would read as the prototype). */
 const plainName = (name: string) => name !== "__proto__";
@@ -21,14 +20,6 @@ const key = (name: string) => JSON.stringify(name);
 /** A message's name as part of a function's name (which profiles show). */
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
 
-const json = (value: unknown): string => JSON.stringify(value) ?? "null";
-/** A character JSON.stringify escapes: a control character, a quote, a backslash or a surrogate (lone ones are escaped). */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what JSON escapes
-const NEEDS_ESCAPE = /[\u0000-\u001f"\\\ud800-\udfff]/;
-/** JSON text of a string: the common case without escapes by concatenation, the rest by JSON.stringify. */
-const stringText = (value: unknown): string => (typeof value === "string" && !NEEDS_ESCAPE.test(value) ? `"${value}"` : json(value));
-const numberText = (value: unknown): string => (typeof value === "number" && Number.isFinite(value) ? `${value}` : json(value));
-const boolText = (value: unknown): string => (value === true ? "true" : value === false ? "false" : json(value));
 const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 const isMapOfStrings = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === "string");
 const EMPTY: Plain = Object.freeze({}) as Plain;
@@ -39,14 +30,11 @@ export interface OperationCodec {
   validate(input: unknown): Plain;
   /** normalizeMessage of shape.ts: the implementation's answer in the flat shape. */
   normalize(answer: unknown): Plain;
-  /** The JSON text of an answer as normalize() makes it: the very text of JSON.stringify. */
-  serialize(output: Plain): string;
 }
 
 export class CompiledCodecs {
   private readonly checks = new Map<string, Check>();
   private readonly normalizers = new Map<string, Normalize>();
-  private readonly serializers = new Map<string, Serialize>();
   private readonly operations = new Map<string, OperationCodec>();
 
   constructor(
@@ -57,13 +45,11 @@ export class CompiledCodecs {
       const compilable = message.fields.every((field) => plainName(field.name));
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
-      this.serializers.set(message.name, compilable ? this.compileSerialize(message) : (value) => JSON.stringify(value));
     }
     const check = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
     for (const operation of Object.values(schema.operations)) {
       const normalize = this.normalizers.get(operation.output)!;
-      const serialize = this.serializers.get(operation.output)!;
-      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, check), normalize, serialize });
+      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, check), normalize });
     }
   }
 
@@ -201,40 +187,6 @@ export class CompiledCodecs {
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
       ["C", "normalize", "enumName", "isObject", "EMPTY"],
       [constants, normalize, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
-    );
-  }
-
-  private compileSerialize(message: MessageSpec): Serialize {
-    /** An expression: the JSON text of `item`, a value of the field's kind in the flat shape (or null). */
-    const text = (field: FieldSpec, item: string): string => {
-      switch (field.kind) {
-        case "string":
-        case "enum":
-          return `stringText(${item})`;
-        case "bool":
-          return `boolText(${item})`;
-        case "int32":
-        case "int64":
-        case "float64":
-          return `numberText(${item})`;
-        case "message":
-          return `(isObject(${item}) ? serialize(${key(field.ref!)}, ${item}) : json(${item}))`;
-        default:
-          return `json(${item})`;
-      }
-    };
-    const parts = message.fields.map((field, index) => {
-      const name = `${index === 0 ? "{" : ","}${key(field.name)}:`;
-      const read = `value[${key(field.name)}]`;
-      const body = field.list ? `(Array.isArray(v = ${read}) ? "[" + v.map((item) => ${text(field, "item")}).join(",") + "]" : json(v))` : text(field, read);
-      return `${JSON.stringify(name)} + ${body}`;
-    });
-    const source = parts.length === 0 ? `return "{}";` : `let v;\nreturn ${parts.join(" +\n")} + "}";`;
-    const serialize = (messageName: string, item: Plain) => this.serializers.get(messageName)!(item);
-    return this.compile(
-      `return function serialize_${identifier(message.name)}(value) {\n${source}\n};`,
-      ["serialize", "stringText", "numberText", "boolText", "json", "isObject"],
-      [serialize, stringText, numberText, boolText, json, isObject],
     );
   }
 }

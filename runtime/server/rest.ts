@@ -6,7 +6,7 @@ import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.j
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson, sendJsonText } from "./http-body.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
 
@@ -143,7 +143,7 @@ export class RestRoutes {
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
-      sendJsonText(response, 200, this.pipeline.codecs.of(operation).serialize(output), cookies);
+      sendJson(response, 200, output, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       this.pipeline.settle("rest", operation, serviceError, flatHeaders(request.headers));
