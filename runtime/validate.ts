@@ -167,12 +167,12 @@ function jsonDepthExceeds(value: unknown, limit: number): boolean {
   return false;
 }
 
-/** The most bytes a finite number takes as JSON ("-1.7976931348623157e+308" is 24). */
-const MAX_NUMBER_TEXT = 24;
+/** The most bytes a finite number takes as JSON: 17 digits, a sign and "0.00000" ("-0.0000012345678901234567"). */
+const MAX_NUMBER_TEXT = 25;
 
 /**
  * Whether `value` surely takes at most `bytes` as JSON text, from an upper bound of its size: each
- * UTF-16 unit of a string at most 6 bytes (\uXXXX), a number at most 24, and so on. Most values are
+ * UTF-16 unit of a string at most 6 bytes (\uXXXX), a number at most 25, and so on. Most values are
  * far below the limit, and are told so without writing them out; a value near it, or one that
  * JSON.stringify would treat specially (toJSON, a bigint), is left to the exact count. Runs after
  * the depth check, so its recursion is bounded.

@@ -312,7 +312,7 @@ export class CallPipeline {
   private readonly handlers = new Map<string, Handler>();
   /** What the refusals of calls without credentials ask for (credentialsOf). */
   private readonly credentials: Credentials;
-  /** The input check, flat answer and JSON text of each message, compiled from the schema and the rules. */
+  /** The input check and the flat answer of each message, compiled from the schema and the rules. */
   readonly codecs: CompiledCodecs;
 
   constructor(

@@ -163,6 +163,7 @@ describe("the size limit of a json value", () => {
       -1.5,
       1e21,
       1.7976931348623157e308,
+      Array(30).fill(-0.0000012345678901234567),
       true,
       null,
       [1, "two", null],
