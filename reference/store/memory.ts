@@ -1,7 +1,8 @@
 // The in-memory store: the same tables, rules and answers as the SQL store, in Maps, for unit
-// tests and as the baseline of bench:server. Unique rules are checked on every write; a
-// transaction keeps an undo journal and replays it backwards when its work fails. Nothing
-// survives the process.
+// tests and as the baseline of bench:server. Unique rules are checked on every write against an
+// index per rule (as the SQL store's unique indexes), so a write costs the same among 100 000
+// records as among ten; a transaction keeps an undo journal and replays it backwards when its work
+// fails. Nothing survives the process.
 import { AsyncLocalStorage } from "node:async_hooks";
 import { conflict } from "./errors.js";
 import { matches } from "./where.js";
@@ -9,13 +10,19 @@ import { TABLES, type Collection, type Collections, type ListOptions, type Page,
 
 type Undo = () => void;
 
+type Rule<T> = NonNullable<TableSpec<T, keyof T & string>["unique"]>[number];
+
 class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
   private readonly records = new Map<string, T>();
+  /** Per unique rule: the record key of each value its columns hold (records the rule applies to only). */
+  private readonly uniques: { rule: Rule<T>; keys: Map<string, string> }[];
 
   constructor(
     private readonly spec: TableSpec<T, keyof T & string>,
     private readonly journal: AsyncLocalStorage<Undo[]>,
-  ) {}
+  ) {
+    this.uniques = (spec.unique ?? []).map((rule) => ({ rule, keys: new Map() }));
+  }
 
   async get(key: string) {
     const record = this.records.get(key);
@@ -53,9 +60,9 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
   async delete(key: string) {
     const previous = this.records.get(key);
     if (previous === undefined) return false;
-    this.records.delete(key);
+    this.set(key, undefined);
     // Undone, a deleted record comes back last in insertion order.
-    this.journal.getStore()?.push(() => this.records.set(key, previous));
+    this.journal.getStore()?.push(() => this.set(key, previous));
     return true;
   }
 
@@ -80,23 +87,42 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
   private write(key: string, record: T): void {
     this.checkUnique(key, record);
     const previous = this.records.get(key);
-    this.records.set(key, structuredClone(record));
-    this.journal.getStore()?.push(() => (previous === undefined ? this.records.delete(key) : this.records.set(key, previous)));
+    this.set(key, structuredClone(record));
+    this.journal.getStore()?.push(() => this.set(key, previous));
+  }
+
+  /** Puts `record` under `key` (or removes the key), keeping the unique indexes in step. */
+  private set(key: string, record: T | undefined): void {
+    const previous = this.records.get(key);
+    for (const { rule, keys } of this.uniques) {
+      const before = previous && uniqueValue(rule, previous);
+      if (before !== undefined && keys.get(before) === key) keys.delete(before);
+      const after = record && uniqueValue(rule, record);
+      if (after !== undefined) keys.set(after, key);
+    }
+    if (record === undefined) this.records.delete(key);
+    else this.records.set(key, record);
   }
 
   private checkUnique(key: string, record: T): void {
-    for (const rule of this.spec.unique ?? []) {
-      const value = (r: T) => rule.columns.map((column) => r[column] ?? null);
-      const mine = value(record);
-      if (mine.some((part) => part === null)) continue; // as in SQL: null is never a duplicate
-      if (rule.where && record[rule.where.column] !== rule.where.equals) continue;
-      for (const [otherKey, other] of this.records) {
-        if (otherKey === key || (rule.where && other[rule.where.column] !== rule.where.equals)) continue;
-        const theirs = value(other);
-        if (theirs.every((part, index) => part === mine[index])) throw conflict(rule.message);
-      }
+    for (const { rule, keys } of this.uniques) {
+      const value = uniqueValue(rule, record);
+      if (value === undefined) continue;
+      const holder = keys.get(value);
+      if (holder !== undefined && holder !== key) throw conflict(rule.message);
     }
   }
+}
+
+/**
+ * What a record holds in the columns of a unique rule, as one index key; undefined when the rule
+ * does not apply to it: a column is null (as in SQL, null is never a duplicate), or the record is
+ * outside the rule's `where`.
+ */
+function uniqueValue<T>(rule: Rule<T>, record: T): string | undefined {
+  if (rule.where && record[rule.where.column] !== rule.where.equals) return undefined;
+  const values = rule.columns.map((column) => record[column] ?? null);
+  return values.some((part) => part === null) ? undefined : JSON.stringify(values);
 }
 
 export function createMemoryStorage(): Storage {

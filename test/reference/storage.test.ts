@@ -151,6 +151,29 @@ describe.each(STORES)("the %s store", (kind) => {
     expect(await codeOf(storage.orgDomains.insert({ ...domain, org_id: "o2" }))).toBe("ALREADY_EXISTS: the domain already belongs to another organization");
   });
 
+  it("frees a unique value when its record changes it or goes, and takes it back when a transaction that did so is undone", async () => {
+    await storage.users.put(userRecord("mover", { email: "old@example.com" }));
+    await storage.users.put(userRecord("mover", { email: "new@example.com" }));
+    await storage.users.put(userRecord("heir", { email: "old@example.com" }));
+    expect(await codeOf(storage.users.put(userRecord("other", { email: "new@example.com" })))).toBe("ALREADY_EXISTS: a user with this email already exists");
+    await storage.users.delete("mover");
+    await storage.users.put(userRecord("other", { email: "new@example.com" }));
+    // Undone: "other" holds new@ again and "heir" old@, and what the transaction freed is taken.
+    const undone = storage.transaction(async () => {
+      await storage.users.put(userRecord("other", { email: "moved@example.com" }));
+      await storage.users.delete("heir");
+      await storage.users.put(userRecord("newcomer", { email: "old@example.com" }));
+      await storage.users.put(userRecord("clash", { email: "moved@example.com" }));
+    });
+    expect(await codeOf(undone)).toBe("ALREADY_EXISTS: a user with this email already exists");
+    expect((await storage.users.get("other"))?.email).toBe("new@example.com");
+    expect(await storage.users.get("newcomer")).toBeUndefined();
+    for (const email of ["old@example.com", "new@example.com"]) {
+      expect(await codeOf(storage.users.put(userRecord("late", { email })))).toBe("ALREADY_EXISTS: a user with this email already exists");
+    }
+    await storage.users.put(userRecord("late", { email: "moved@example.com" }));
+  });
+
   it("undoes a whole transaction when its work fails, and joins an inner one to the outer", async () => {
     await storage.organizations.put({ id: "org-t", name: "tx", display_name: null, enabled: true, created_at: 1, updated_at: 1 } as never);
     const failure = storage.transaction(async () => {
