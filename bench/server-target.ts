@@ -3,7 +3,8 @@
 //   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta, update_user and
 //                 admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
-//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans);
+//                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans;
+//                 {"tracing": {"sampleRatio": r}} with that sampling);
 //                 {"sdk": true} registers that SDK with the stubs' tracing off; {"tls": {cert, key}}
 //                 serves every port over TLS with these files
 //   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https)
@@ -50,7 +51,14 @@ const report = (ports: { http?: number; grpc?: number }) => process.stdout.write
 
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { redis?: string; metrics?: boolean; tracing?: boolean; sdk?: boolean; mcp?: boolean; tls?: { cert: string; key: string } };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as {
+    redis?: string;
+    metrics?: boolean;
+    tracing?: boolean | { sampleRatio: number };
+    sdk?: boolean;
+    mcp?: boolean;
+    tls?: { cert: string; key: string };
+  };
   if (variant.tracing || variant.sdk) {
     // What a traced service registers: W3C propagation, async context, spans batched to an
     // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
