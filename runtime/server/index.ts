@@ -140,7 +140,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       if (request.method !== "POST") sendError(response, new ServiceError("METHOD_NOT_ALLOWED", "/graphql takes POST"), [], { allow: "POST" });
       else graphql.handle(request, response).then(() => done(), done);
     } else if (rest.owns(url.pathname)) {
-      rest.handle(request, response, url).then(() => done(), done);
+      rest.handle(request, response, url);
     } else {
       const mount = mounts.length > 0 ? mountOf(url.pathname) : undefined;
       if (mount) mount.handle(request, response, mountContext(request)).then(() => done(), done);

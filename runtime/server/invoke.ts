@@ -205,7 +205,7 @@ export interface IncomingCall {
   operation: OperationSpec;
   input: unknown;
   /** Reads the input (an HTTP body) once the caller is authenticated; `input` is ignored then. */
-  readInput?: () => Promise<unknown>;
+  readInput?: () => MaybePromise<unknown>;
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
@@ -514,7 +514,11 @@ export class CallPipeline {
           };
       const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
       if (allowed) await allowed;
-      else if (readInput) raw = await readInput();
+      else if (readInput) {
+        // An input known at once (a query string, an empty body) is taken without an await.
+        const read = readInput();
+        raw = read instanceof Promise ? await read : read;
+      }
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
       const handler = this.handlers.get(operation.name)!;
       const answer = await (span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context));

@@ -6,7 +6,8 @@ import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.j
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
-import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
+import type { MaybePromise } from "./store.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
 
@@ -80,7 +81,7 @@ export class RestRoutes {
     return fields;
   }
 
-  private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Promise<Plain> {
+  private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): MaybePromise<Plain> {
     // A route without {field} segments (most): the request's input as it comes, with no async
     // frame and promise of this function's own around it.
     return params ? this.inputWithParams(request, operation, url, params) : this.inputOfRequest(request, operation, url);
@@ -98,11 +99,18 @@ export class RestRoutes {
     return given;
   }
 
-  private async inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Promise<Plain> {
-    if (operation.rest!.inQuery) {
-      const fields = this.fields(operation);
-      return Object.fromEntries([...new URLSearchParams(url.query)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
-    }
+  /** The input of a query string or a form body, its values typed by the operation's fields. */
+  private fromText(operation: OperationSpec, text: string): Plain {
+    const fields = this.fields(operation);
+    return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
+  }
+
+  /**
+   * The input a request carries: at once from the query string or an empty body; from a body, once
+   * it is read and decoded, in the one promise of its reading (a refusal of its type throws here).
+   */
+  private inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): MaybePromise<Plain> {
+    if (operation.rest!.inQuery) return this.fromText(operation, url.query);
     if (!hasBody(request)) {
       // A cross-site page can POST an empty body without a preflight, but not one typed JSON: a
       // write a browser could send with the session cookie needs the content type even when it
@@ -111,15 +119,22 @@ export class RestRoutes {
       return {};
     }
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
-    const text = await readBody(request, this.bodyLimit);
-    if (type === FORM) {
-      const fields = this.fields(operation);
-      return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
-    }
-    return parseJsonObject(text);
+    return type === FORM ? readBodyAs(request, this.bodyLimit, (text) => this.fromText(operation, text)) : readBodyAs(request, this.bodyLimit, parseJsonObject);
   }
 
-  async handle(request: IncomingMessage, response: ServerResponse, url: RequestTarget): Promise<void> {
+  /**
+   * Answers a request of the REST surface. Never throws, and makes no promise of its own beyond the
+   * call's: every failure, a fault of the answer's writing too, is answered as the contract says.
+   */
+  handle(request: IncomingMessage, response: ServerResponse, url: RequestTarget): void {
+    try {
+      this.call(request, response, url);
+    } catch {
+      answerFault(response);
+    }
+  }
+
+  private call(request: IncomingMessage, response: ServerResponse, url: RequestTarget): void {
     const found = this.route(request.method ?? "GET", url.pathname);
     if ("allowed" in found) {
       const { allowed } = found;
@@ -132,8 +147,8 @@ export class RestRoutes {
     }
     const { operation, params } = found;
     const cookies: string[] = [];
-    try {
-      const output = await this.pipeline.invoke({
+    this.pipeline
+      .invoke({
         protocol: "rest",
         listener: "http",
         operation,
@@ -142,9 +157,22 @@ export class RestRoutes {
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
-      });
-      sendJson(response, 200, output, cookies);
-    } catch (error) {
+      })
+      .then(
+        (output) => {
+          try {
+            sendJson(response, 200, output, cookies);
+          } catch (error) {
+            this.refuse(request, response, operation, error, cookies);
+          }
+        },
+        (error: unknown) => this.refuse(request, response, operation, error, cookies),
+      );
+  }
+
+  /** The answer of a failed call: the code table's, or RFC 6749's on the token routes. Never throws. */
+  private refuse(request: IncomingMessage, response: ServerResponse, operation: OperationSpec, error: unknown, cookies: readonly string[]): void {
+    try {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       this.pipeline.settle("rest", operation, serviceError, flatHeaders(request.headers));
       if (serviceError.retryAfterSeconds !== undefined) response.setHeader("retry-after", String(serviceError.retryAfterSeconds));
@@ -157,8 +185,16 @@ export class RestRoutes {
       } else {
         sendError(response, serviceError, cookies);
       }
+    } catch {
+      answerFault(response);
     }
   }
+}
+
+/** The last answer of a request whose handling failed: 500, or the connection ended when its head already went out. */
+function answerFault(response: ServerResponse): void {
+  if (response.headersSent) response.destroy();
+  else sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
 }
 
 /** The values of a template route's {field} segments in `path` (percent-decoded), or undefined when it does not match. */

@@ -12,6 +12,8 @@ import { loadIr } from "../../generators/generate.js";
 import { ERROR_WIRE, type ErrorCode } from "../../runtime/errors.js";
 import { UndeclaredErrorCode } from "../../runtime/server/invoke.js";
 import { REPO_ROOT } from "../helpers/project.js";
+import { sampleMessage } from "../helpers/recording-service.js";
+import { schema } from "../../generated/schema.js";
 
 const ir = loadIr(REPO_ROOT);
 const openapi = parse(readFileSync(join(REPO_ROOT, OPENAPI_PATH), "utf8")) as {
@@ -67,5 +69,38 @@ describe("an implementation answering a code its operation does not list", () =>
     expect(reported).toHaveLength(1);
     expect(reported[0]).toBeInstanceOf(UndeclaredErrorCode);
     expect((reported[0] as Error).message).toBe("admin_meta answered ALREADY_EXISTS, which operations.yaml does not list under its errors:");
+  });
+});
+
+describe("an implementation answering a value JSON cannot carry", () => {
+  let server: ServiceServer | undefined;
+  afterAll(async () => server?.close());
+
+  it("answers INTERNAL over REST, logs the call so, and keeps serving", async () => {
+    const outcomes: string[] = [];
+    const implementation: Partial<Implementation> = {
+      // Every field set, and a bigint where a string belongs: the flat shape keeps it, and JSON.stringify throws on it.
+      async adminMeta() {
+        return { ...sampleMessage(schema, "AdminMeta"), version: 7n } as never;
+      },
+      async getWebhook() {
+        throw new ServiceError("NOT_FOUND", "webhook not found");
+      },
+    };
+    server = createServer(implementation, {
+      adminSecret: "s3cret-admin-key",
+      port: 0,
+      grpcPort: 0,
+      partial: true,
+      onWarning: () => {},
+      logger: (entry) => outcomes.push(`${entry.operation} ${entry.outcome}`),
+    });
+    const { httpUrl } = await server.listen();
+    const call = (path: string) => fetch(`${httpUrl}/v1/admin/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": "s3cret-admin-key" }, body: "{}" });
+    const answer = await call("admin_meta");
+    expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 500, body: { code: "INTERNAL", message: "internal error" } });
+    const next = await call("get_webhook");
+    expect(next.status).toBe(400);
+    expect(outcomes).toEqual(["admin_meta OK", "admin_meta INTERNAL", "get_webhook INVALID_ARGUMENT"]);
   });
 });
