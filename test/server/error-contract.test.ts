@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { AdminClient, type ApiError } from "../../generated/client/index.js";
-import { createServer, ServiceError, type Implementation, type ServiceServer } from "../../generated/server/index.js";
+import { createServer, ServiceError, type Implementation, type ServerOptions, type ServiceServer } from "../../generated/server/index.js";
 import { OPENAPI_PATH } from "../../generators/emit/openapi.js";
 import { loadIr } from "../../generators/generate.js";
 import { ERROR_WIRE, type ErrorCode } from "../../runtime/errors.js";
@@ -16,6 +16,7 @@ import { sampleMessage } from "../helpers/recording-service.js";
 import { schema } from "../../generated/schema.js";
 
 const ir = loadIr(REPO_ROOT);
+const ADMIN_SECRET = "s3cret-admin-key";
 const openapi = parse(readFileSync(join(REPO_ROOT, OPENAPI_PATH), "utf8")) as {
   paths: Record<string, Record<string, { operationId: string; responses: Record<string, { $ref?: string; headers?: object }> }>>;
   components: { responses: Record<string, { content: { "application/json": { example: { code: string } } }; headers?: object }> };
@@ -47,56 +48,49 @@ describe("every error an operation may answer is in the OpenAPI document", () =>
   });
 });
 
-describe("an implementation answering a code its operation does not list", () => {
-  let server: ServiceServer | undefined;
-  afterAll(async () => server?.close());
+describe("an implementation answering outside its contract", () => {
+  const servers: ServiceServer[] = [];
+  afterAll(async () => Promise.all(servers.map((server) => server.close())));
+  /** A server of `implementation` (what it lacks answers UNIMPLEMENTED), listening. */
+  const serve = (implementation: Partial<Implementation>, options: Pick<ServerOptions, "logger" | "onInternalError">) => {
+    const server = createServer(implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, partial: true, onWarning: () => {}, ...options });
+    servers.push(server);
+    return server.listen();
+  };
 
-  it("is reported to the operator, and the caller still gets the code", async () => {
+  it("a code its operation does not list: reported to the operator, and the caller still gets the code", async () => {
     const reported: unknown[] = [];
-    const implementation: Partial<Implementation> = {
-      async adminMeta() {
-        throw new ServiceError("ALREADY_EXISTS", "not a thing admin_meta answers");
+    const { httpUrl, grpcEndpoint } = await serve(
+      {
+        async adminMeta() {
+          throw new ServiceError("ALREADY_EXISTS", "not a thing admin_meta answers");
+        },
+        async getWebhook() {
+          throw new ServiceError("NOT_FOUND", "webhook not found");
+        },
       },
-      async getWebhook() {
-        throw new ServiceError("NOT_FOUND", "webhook not found");
-      },
-    };
-    server = createServer(implementation, { adminSecret: "s3cret-admin-key", port: 0, grpcPort: 0, partial: true, onWarning: () => {}, onInternalError: (_op, error) => reported.push(error) });
-    const { httpUrl, grpcEndpoint } = await server.listen();
-    const admin = new AdminClient({ serviceUrl: httpUrl, grpcEndpoint, adminSecret: "s3cret-admin-key", protocol: "rest", retry: false });
+      { onInternalError: (_op, error) => reported.push(error) },
+    );
+    const admin = new AdminClient({ serviceUrl: httpUrl, grpcEndpoint, adminSecret: ADMIN_SECRET, protocol: "rest", retry: false });
     await expect(admin.adminMeta()).rejects.toMatchObject({ code: "ALREADY_EXISTS" } satisfies Partial<ApiError>);
     await expect(admin.getWebhook({ id: "w" })).rejects.toMatchObject({ code: "NOT_FOUND" });
     expect(reported).toHaveLength(1);
     expect(reported[0]).toBeInstanceOf(UndeclaredErrorCode);
     expect((reported[0] as Error).message).toBe("admin_meta answered ALREADY_EXISTS, which operations.yaml does not list under its errors:");
   });
-});
 
-describe("an implementation answering a value JSON cannot carry", () => {
-  let server: ServiceServer | undefined;
-  afterAll(async () => server?.close());
-
-  it("answers INTERNAL over REST, logs the call so, and keeps serving", async () => {
+  it("a value JSON cannot carry: INTERNAL over REST, logged so, and the server serves on", async () => {
     const outcomes: string[] = [];
-    const implementation: Partial<Implementation> = {
-      // Every field set, and a bigint where a string belongs: the flat shape keeps it, and JSON.stringify throws on it.
-      async adminMeta() {
-        return { ...sampleMessage(schema, "AdminMeta"), version: 7n } as never;
+    const { httpUrl } = await serve(
+      {
+        // Every field set, and a bigint where a string belongs: the flat shape keeps it, and JSON.stringify throws on it.
+        async adminMeta() {
+          return { ...sampleMessage(schema, "AdminMeta"), version: 7n } as never;
+        },
       },
-      async getWebhook() {
-        throw new ServiceError("NOT_FOUND", "webhook not found");
-      },
-    };
-    server = createServer(implementation, {
-      adminSecret: "s3cret-admin-key",
-      port: 0,
-      grpcPort: 0,
-      partial: true,
-      onWarning: () => {},
-      logger: (entry) => outcomes.push(`${entry.operation} ${entry.outcome}`),
-    });
-    const { httpUrl } = await server.listen();
-    const call = (path: string) => fetch(`${httpUrl}/v1/admin/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": "s3cret-admin-key" }, body: "{}" });
+      { logger: (entry) => outcomes.push(`${entry.operation} ${entry.outcome}`) },
+    );
+    const call = (path: string) => fetch(`${httpUrl}/v1/admin/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": ADMIN_SECRET }, body: "{}" });
     const answer = await call("admin_meta");
     expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 500, body: { code: "INTERNAL", message: "internal error" } });
     const next = await call("get_webhook");
