@@ -5,7 +5,10 @@ import type { ApiSchema, FieldSpec } from "./schema.js";
 
 type Plain = Record<string, unknown>;
 
-const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
+/** A JSON object: not null, not an array. */
+export const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
+/** The value of a map field: an object of strings. */
+export const isMapOfStrings = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === "string");
 
 /** Reverse enum tables, built once per schema. */
 const enumNames = new WeakMap<ApiSchema, Map<string, Map<number, string>>>();
@@ -172,7 +175,7 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
       // A 64-bit integer may come as a decimal string (the proto3 JSON form).
       return typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.number}`;
     case "map":
-      return isObject(value) && Object.values(value).every((v) => typeof v === "string") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
+      return isMapOfStrings(value) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
     case "json":
       return undefined;
     case "message":

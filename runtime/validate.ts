@@ -7,10 +7,10 @@
 import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
 import type { ApiSchema, FieldSpec, OperationSpec } from "./schema.js";
+import { isMapOfStrings, isObject } from "./shape.js";
 
 type Plain = Record<string, unknown>;
 type ScalarValue = string | number | boolean;
-const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** The integers every protocol carries alike: int32's range, and JSON's exact integers for int64. */
 export const INTEGER_RANGES = {
@@ -256,7 +256,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       return number;
     }
     case "map":
-      if (!isObject(value) || !Object.values(value).every((v) => typeof v === "string")) fail(path, VALUE_TEXTS.map);
+      if (!isMapOfStrings(value)) fail(path, VALUE_TEXTS.map);
       return value;
     case "json":
       if (!isObject(value)) fail(path, VALUE_TEXTS.json);

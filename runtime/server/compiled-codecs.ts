@@ -8,7 +8,7 @@
 // only: clients (which may run under a CSP forbidding `new Function`) keep the generic ones.
 import type { ApiSchema, FieldSpec, MessageSpec, OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
-import { enumName, normalizeMessage } from "../shape.js";
+import { enumName, isMapOfStrings, isObject, normalizeMessage } from "../shape.js";
 
 type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
@@ -20,8 +20,6 @@ const key = (name: string) => JSON.stringify(name);
 /** A message's name as part of a function's name (which profiles show). */
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
 
-const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
-const isMapOfStrings = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === "string");
 const EMPTY: Plain = Object.freeze({}) as Plain;
 
 /** What the server does with the messages of one operation, compiled. */
@@ -36,6 +34,9 @@ export class CompiledCodecs {
   private readonly checks = new Map<string, Check>();
   private readonly normalizers = new Map<string, Normalize>();
   private readonly operations = new Map<string, OperationCodec>();
+  /** The check and the normalizer of a message by name, bound late: messages refer to each other, and to themselves. */
+  private readonly checkOf = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
+  private readonly normalizeOf = (messageName: string, value: unknown) => this.normalizers.get(messageName)!(value);
 
   constructor(
     private readonly schema: ApiSchema,
@@ -46,21 +47,15 @@ export class CompiledCodecs {
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
     }
-    const check = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
     for (const operation of Object.values(schema.operations)) {
       const normalize = this.normalizers.get(operation.output)!;
-      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, check), normalize });
+      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf), normalize });
     }
   }
 
   /** The codec of an operation of the schema. */
   of(operation: OperationSpec): OperationCodec {
     return this.operations.get(operation.name)!;
-  }
-
-  /** Evaluates the source of one function, given the values it closes over by name. */
-  private compile<T>(source: string, names: readonly string[], values: readonly unknown[]): T {
-    return new Function(...names, source)(...values) as T;
   }
 
   private compileCheck(message: MessageSpec): Check {
@@ -146,14 +141,13 @@ export class CompiledCodecs {
       if (rule?.sameAs) lines.push(`if (${given} !== undefined && ${given} !== r[${key(rule.sameAs)}]) ${slow}`);
     }
     lines.push(`return r;`);
-    const check = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
     const slowCheck = (value: unknown, prefix: string) => checkMessage(schema, rules, message.name, value, prefix);
     const { jsonDepth, jsonBytes } = rules.limits;
     const jsonOk = (value: unknown) => isObject(value) && jsonWithinLimits(value, jsonDepth, jsonBytes);
-    return this.compile(
+    return compile(
       `return function check_${identifier(message.name)}(value, prefix) {\n${lines.join("\n")}\n};`,
       ["C", "slow", "check", "cmp", "isMap", "isObject", "jsonOk", "hasOwn"],
-      [constants, slowCheck, check, compareCodePoints, isMapOfStrings, isObject, jsonOk, Object.hasOwn],
+      [constants, slowCheck, this.checkOf, compareCodePoints, isMapOfStrings, isObject, jsonOk, Object.hasOwn],
     );
   }
 
@@ -182,11 +176,15 @@ export class CompiledCodecs {
       if (field.kind === "map") return `${key(field.name)}: isObject${read} ? { ...v } : {}`;
       return `${key(field.name)}: ${read} === undefined || v === null ? null : ${value(field, "v")}`;
     });
-    const normalize = (messageName: string, item: unknown) => this.normalizers.get(messageName)!(item);
-    return this.compile(
+    return compile(
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
       ["C", "normalize", "enumName", "isObject", "EMPTY"],
-      [constants, normalize, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
+      [constants, this.normalizeOf, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
     );
   }
+}
+
+/** Evaluates the source of one function, given the values it closes over by name. */
+function compile<T>(source: string, names: readonly string[], values: readonly unknown[]): T {
+  return new Function(...names, source)(...values) as T;
 }

@@ -15,7 +15,7 @@ import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type Loc
 import type { TlsOptions } from "./tls.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import type { ValidationRules } from "../validate.js";
-import { CompiledCodecs } from "./compiled-codecs.js";
+import { CompiledCodecs, type OperationCodec } from "./compiled-codecs.js";
 
 type Plain = Record<string, unknown>;
 
@@ -24,6 +24,13 @@ const SUPER_ADMIN: Principal = { kind: "super_admin" };
 const NO_ADMIN_SECRET: AdminBootstrap = { verifier: () => Promise.resolve(undefined) };
 const ANONYMOUS: Principal = { kind: "anonymous" };
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
+
+/** What a call of one operation needs of the pipeline, set up once at start. */
+interface OperationCall {
+  readonly handler: Handler;
+  readonly scheme: AuthSchemeSpec;
+  readonly codec: OperationCodec;
+}
 
 export interface LogEntry {
   operation: string;
@@ -309,7 +316,8 @@ export class CallPipeline {
   readonly grpcClientAddress: ClientAddressResolver;
   /** Served over TLS (every port is): cookies are Secure, under `__Host-` names, and only those are read. */
   readonly secureCookies: boolean;
-  private readonly handlers = new Map<string, Handler>();
+  /** Each operation's implementation, auth scheme and compiled codec: one look-up per call. */
+  private readonly calls = new Map<string, OperationCall>();
   /** What the refusals of calls without credentials ask for (credentialsOf). */
   private readonly credentials: Credentials;
   /** The input check and the flat answer of each message, compiled from the schema and the rules. */
@@ -343,12 +351,10 @@ export class CallPipeline {
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
       const method = implementation[operation.method];
-      if (typeof method === "function") {
-        this.handlers.set(operation.name, method.bind(implementation) as Handler);
-      } else {
-        missing.push(operation);
-        this.handlers.set(operation.name, () => Promise.reject(new ServiceError("UNIMPLEMENTED", `${operation.pascalName} is not implemented by this service`)));
-      }
+      if (typeof method !== "function") missing.push(operation);
+      const handler: Handler =
+        typeof method === "function" ? (method.bind(implementation) as Handler) : () => Promise.reject(new ServiceError("UNIMPLEMENTED", `${operation.pascalName} is not implemented by this service`));
+      this.calls.set(operation.name, { handler, scheme: schema.authSchemes[operation.auth]!, codec: this.codecs.of(operation) });
     }
     if (missing.length > 0) {
       const list = missing.map((op) => op.method).join(", ");
@@ -470,7 +476,7 @@ export class CallPipeline {
     const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
-    const scheme = this.schema.authSchemes[operation.auth]!;
+    const { scheme } = this.calls.get(operation.name)!;
     const principal = await this.principalOf(call, scheme, address, parseCookies(headers["cookie"], this.secureCookies));
     if (scheme.orgRole && principal.kind === "user") return principal;
     await authorize(scheme, principal, operation.pascalName, this.credentials, async () => false);
@@ -493,8 +499,7 @@ export class CallPipeline {
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
-      const scheme = this.schema.authSchemes[operation.auth]!;
-      const codec = this.codecs.of(operation);
+      const { scheme, codec, handler } = this.calls.get(operation.name)!;
       const found = call.checked?.principal ?? this.principalOf(call, scheme, address, cookies);
       const principal = found instanceof Promise ? await found : found;
       // The body is read only once the caller is known: an unauthenticated caller learns nothing
@@ -520,7 +525,6 @@ export class CallPipeline {
         raw = read instanceof Promise ? await read : read;
       }
       const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
-      const handler = this.handlers.get(operation.name)!;
       const answer = await (span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context));
       const output = codec.normalize(answer);
       const missing = missingRequiredField(this.schema, operation.output, output);

@@ -100,7 +100,7 @@ export class RestRoutes {
   }
 
   /** The input of a query string or a form body, its values typed by the operation's fields. */
-  private fromText(operation: OperationSpec, text: string): Plain {
+  private textInput(operation: OperationSpec, text: string): Plain {
     const fields = this.fields(operation);
     return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
   }
@@ -110,7 +110,7 @@ export class RestRoutes {
    * it is read and decoded, in the one promise of its reading (a refusal of its type throws here).
    */
   private inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): MaybePromise<Plain> {
-    if (operation.rest!.inQuery) return this.fromText(operation, url.query);
+    if (operation.rest!.inQuery) return this.textInput(operation, url.query);
     if (!hasBody(request)) {
       // A cross-site page can POST an empty body without a preflight, but not one typed JSON: a
       // write a browser could send with the session cookie needs the content type even when it
@@ -119,7 +119,7 @@ export class RestRoutes {
       return {};
     }
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
-    return type === FORM ? readBodyAs(request, this.bodyLimit, (text) => this.fromText(operation, text)) : readBodyAs(request, this.bodyLimit, parseJsonObject);
+    return type === FORM ? readBodyAs(request, this.bodyLimit, (text) => this.textInput(operation, text)) : readBodyAs(request, this.bodyLimit, parseJsonObject);
   }
 
   /**
