@@ -1,6 +1,7 @@
 // Reading request bodies with a size limit, and writing JSON answers.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
+import { Pending } from "./pending.js";
 
 /** Whether a request carries a body at all (a POST with none stands for an empty input). */
 export function hasBody(request: IncomingMessage): boolean {
@@ -27,40 +28,44 @@ export function mediaTypeOf(request: IncomingMessage, accepted: readonly string[
 }
 
 export function readBody(request: IncomingMessage, limit: number): Promise<string> {
-  return readBodyAs(request, limit, (text) => text);
+  return new Promise((resolve, reject) => readBodyAs(request, limit, (text) => text).settle(resolve, reject));
 }
 
 /**
  * The request's body as `decode` makes it of the text (which may throw to refuse it), refused
- * (PAYLOAD_TOO_LARGE) past `limit`: one promise for reading and decoding, where an async function
- * around readBody would add its own (each costs more still once a span's context is active).
+ * (PAYLOAD_TOO_LARGE) past `limit`: read by the stream's events and handed on without a promise
+ * (see Pending).
  */
-export function readBodyAs<T>(request: IncomingMessage, limit: number, decode: (text: string) => T): Promise<T> {
+export function readBodyAs<T>(request: IncomingMessage, limit: number, decode: (text: string) => T): Pending<T> {
+  const body = new Pending<T>();
   const tooLarge = () => new ServiceError("PAYLOAD_TOO_LARGE", `the request body is larger than ${limit} bytes`);
   if (Number(request.headers["content-length"] ?? 0) > limit) {
     request.resume();
-    return Promise.reject(tooLarge());
+    body.reject(tooLarge());
+    return body;
   }
-  return new Promise<T>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    request.on("data", (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        request.removeAllListeners("data");
-        request.resume();
-        reject(tooLarge());
-      } else chunks.push(chunk);
-    });
-    request.on("end", () => {
-      try {
-        resolve(decode(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8")));
-      } catch (error) {
-        reject(error);
-      }
-    });
-    request.on("error", reject);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  request.on("data", (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > limit) {
+      request.removeAllListeners("data");
+      request.resume();
+      body.reject(tooLarge());
+    } else chunks.push(chunk);
   });
+  request.on("end", () => {
+    let value: T;
+    try {
+      value = decode(chunks.length === 1 ? chunks[0]!.toString("utf8") : Buffer.concat(chunks).toString("utf8"));
+    } catch (error) {
+      body.reject(error);
+      return;
+    }
+    body.resolve(value);
+  });
+  request.on("error", (error) => body.reject(error));
+  return body;
 }
 
 export function parseJsonObject(text: string): Record<string, unknown> {

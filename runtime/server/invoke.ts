@@ -14,6 +14,7 @@ import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 import type { TlsOptions } from "./tls.js";
 import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
+import { whenSettled, type Eventual } from "./pending.js";
 import type { ValidationRules } from "../validate.js";
 import { CompiledCodecs, type OperationCodec } from "./compiled-codecs.js";
 
@@ -202,6 +203,9 @@ class InternalFault extends Error {
   override name = "InternalFault";
 }
 
+/** How run() hands a call's outcome back: its ServiceError, or its flat output. */
+export type CallSettler = (error: ServiceError | undefined, output: Plain | undefined) => void;
+
 /** The port a call came in on: each trusts its own proxies (options trustProxy, grpcTrustProxy). */
 export type Listener = "http" | "grpc";
 
@@ -212,7 +216,7 @@ export interface IncomingCall {
   operation: OperationSpec;
   input: unknown;
   /** Reads the input (an HTTP body) once the caller is authenticated; `input` is ignored then. */
-  readInput?: () => MaybePromise<unknown>;
+  readInput?: () => Eventual<unknown>;
   /** What an adapter already established for this call (GraphQL checks before executing). */
   checked?: { principal: Principal; input?: Plain };
   headers: Readonly<Record<string, string>>;
@@ -488,61 +492,91 @@ export class CallPipeline {
     return serializeCookie(name, value, options, this.secureCookies);
   }
 
-  /** Runs one call; answers the flat output or throws a ServiceError (never anything else). */
-  async invoke(call: IncomingCall): Promise<Plain> {
+  /** Runs one call; answers the flat output or rejects with a ServiceError (never anything else). */
+  invoke(call: IncomingCall): Promise<Plain> {
+    return new Promise((resolve, reject) => this.run(call, (error, output) => (error ? reject(error) : resolve(output!))));
+  }
+
+  /**
+   * Runs one call and hands `settle` its flat output or its ServiceError, once. Each step that
+   * answers at once is taken at once, with no promise between steps: a REST call authenticated by
+   * the admin secret makes one promise, its implementation's (see Pending for why that matters).
+   */
+  run(call: IncomingCall, settle: CallSettler): void {
     const started = this.options.logger || this.metrics ? performance.now() : 0;
     const { operation } = call;
     const span: CallSpan | undefined = this.tracing?.start(operation, call.protocol, call.headers);
-    let outcome = "OK";
+    let done = false;
+    const fail = (error: unknown) => {
+      if (done) return;
+      done = true;
+      const serviceError = this.serviceErrorOf(operation, error);
+      span?.end(serviceError.code);
+      this.finish(call.protocol, operation, serviceError.code, started);
+      settle(serviceError, undefined);
+    };
     try {
       const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
-      // GraphQL counted the call against the rate limit before executing (preauthorize).
-      if (this.rateLimiter && !call.checked) await this.rateLimiter.admit(operation, address);
       const { scheme, codec, handler } = this.calls.get(operation.name)!;
-      const found = call.checked?.principal ?? this.principalOf(call, scheme, address, cookies);
-      const principal = found instanceof Promise ? await found : found;
-      // The body is read only once the caller is known: an unauthenticated caller learns nothing
-      // about what it sent. The org-admin check alone needs the input, to know the organization.
-      let raw = call.input;
-      const readInput = call.readInput;
-      let input: Plain | undefined = call.checked?.input;
-      // Only the check of a scheme with an org role needs a function (authorize calls it for no
-      // other), so the other calls allocate none; and the body is read straight from readInput,
-      // with no async wrapper around it (a frame and a promise fewer per call).
-      const orgAdminCheck = !scheme.orgRole
-        ? NO_ORG_ADMIN_CHECK
-        : async () => {
-            if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
-            if (readInput) raw = await readInput();
-            return this.options.isOrgAdmin(principal, operation, (input ??= codec.validate(raw)));
-          };
-      const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
-      if (allowed) await allowed;
-      else if (readInput) {
-        // An input known at once (a query string, an empty body) is taken without an await.
-        const read = readInput();
-        raw = read instanceof Promise ? await read : read;
-      }
-      const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
-      const answer = await (span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context));
-      const output = codec.normalize(answer);
-      const missing = missingRequiredField(this.schema, operation.output, output);
-      if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
-      return output;
+      const answer = (principal: Principal, raw: unknown, input: Plain | undefined) => {
+        const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
+        const answered = span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context);
+        whenSettled(
+          answered,
+          (value) => {
+            const output = codec.normalize(value);
+            const missing = missingRequiredField(this.schema, operation.output, output);
+            if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
+            done = true;
+            span?.end("OK");
+            this.finish(call.protocol, operation, "OK", started);
+            settle(undefined, output);
+          },
+          fail,
+        );
+      };
+      const authorized = (principal: Principal) => {
+        // The body is read only once the caller is known: an unauthenticated caller learns nothing
+        // about what it sent. The org-admin check alone needs the input, to know the organization.
+        let raw = call.input;
+        const readInput = call.readInput;
+        let input: Plain | undefined = call.checked?.input;
+        // Only the check of a scheme with an org role needs a function (authorize calls it for no other).
+        const orgAdminCheck = !scheme.orgRole
+          ? NO_ORG_ADMIN_CHECK
+          : async () => {
+              if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
+              if (readInput) raw = await readInput();
+              return this.options.isOrgAdmin(principal, operation, (input ??= codec.validate(raw)));
+            };
+        const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
+        if (allowed) whenSettled(allowed, () => answer(principal, raw, input), fail);
+        else if (readInput) whenSettled(readInput(), (read) => answer(principal, read, input), fail);
+        else answer(principal, raw, input);
+      };
+      const identify = () => whenSettled(call.checked?.principal ?? this.principalOf(call, scheme, address, cookies), authorized, fail);
+      // GraphQL counted the call against the rate limit before executing (preauthorize).
+      if (this.rateLimiter && !call.checked) whenSettled(this.rateLimiter.admit(operation, address), identify, fail);
+      else identify();
     } catch (error) {
+      fail(error);
+    }
+  }
+
+  /** The ServiceError a failed call answers; faults, and codes its contract does not list, are told to onInternalError. */
+  private serviceErrorOf(operation: OperationSpec, error: unknown): ServiceError {
+    try {
       if (!(error instanceof ServiceError)) this.options.onInternalError?.(operation.name, error);
       else if (!ALWAYS_POSSIBLE.has(error.code) && !this.rules.errorCodes[operation.name]?.includes(error.code)) {
         // The contract must state every answer: tell the operator, who adds the code to the manifest's errors:.
         this.options.onInternalError?.(operation.name, new UndeclaredErrorCode(operation.name, error.code));
       }
-      const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
-      outcome = serviceError.code;
-      this.settled.add(serviceError);
-      throw serviceError;
-    } finally {
-      span?.end(outcome);
-      this.finish(call.protocol, operation, outcome, started);
+    } catch {
+      // A reporter that throws changes nothing of the answer.
     }
+    const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
+    this.settled.add(serviceError);
+    return serviceError;
   }
 }

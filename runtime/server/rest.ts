@@ -6,7 +6,7 @@ import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.j
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
-import type { MaybePromise } from "./store.js";
+import type { Eventual } from "./pending.js";
 import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
@@ -81,7 +81,7 @@ export class RestRoutes {
     return fields;
   }
 
-  private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): MaybePromise<Plain> {
+  private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Eventual<Plain> {
     // A route without {field} segments (most): the request's input as it comes, with no async
     // frame and promise of this function's own around it.
     return params ? this.inputWithParams(request, operation, url, params) : this.inputOfRequest(request, operation, url);
@@ -109,7 +109,7 @@ export class RestRoutes {
    * The input a request carries: at once from the query string or an empty body; from a body, once
    * it is read and decoded, in the one promise of its reading (a refusal of its type throws here).
    */
-  private inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): MaybePromise<Plain> {
+  private inputOfRequest(request: IncomingMessage, operation: OperationSpec, url: RequestTarget): Eventual<Plain> {
     if (operation.rest!.inQuery) return this.textInput(operation, url.query);
     if (!hasBody(request)) {
       // A cross-site page can POST an empty body without a preflight, but not one typed JSON: a
@@ -147,8 +147,8 @@ export class RestRoutes {
     }
     const { operation, params } = found;
     const cookies: string[] = [];
-    this.pipeline
-      .invoke({
+    this.pipeline.run(
+      {
         protocol: "rest",
         listener: "http",
         operation,
@@ -157,17 +157,16 @@ export class RestRoutes {
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
-      })
-      .then(
-        (output) => {
-          try {
-            sendJson(response, 200, output, cookies);
-          } catch (error) {
-            this.refuse(request, response, operation, error, cookies);
-          }
-        },
-        (error: unknown) => this.refuse(request, response, operation, error, cookies),
-      );
+      },
+      (error, output) => {
+        if (error) return this.refuse(request, response, operation, error, cookies);
+        try {
+          sendJson(response, 200, output, cookies);
+        } catch (error) {
+          this.refuse(request, response, operation, error, cookies);
+        }
+      },
+    );
   }
 
   /** The answer of a failed call: the code table's, or RFC 6749's on the token routes. Never throws. */
