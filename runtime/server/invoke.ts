@@ -203,7 +203,7 @@ class InternalFault extends Error {
   override name = "InternalFault";
 }
 
-/** How run() hands a call's outcome back: its ServiceError, or its flat output. */
+/** How run() hands a call's outcome back, once: its ServiceError, or its flat output. It must not throw. */
 export type CallSettler = (error: ServiceError | undefined, output: Plain | undefined) => void;
 
 /** The port a call came in on: each trusts its own proxies (options trustProxy, grpcTrustProxy). */
@@ -507,13 +507,20 @@ export class CallPipeline {
     const { operation } = call;
     const span: CallSpan | undefined = this.tracing?.start(operation, call.protocol, call.headers);
     let done = false;
-    const fail = (error: unknown) => {
-      if (done) return;
+    // The span, the log and the metrics, then the caller: answered even when a logger throws.
+    const conclude = (error: ServiceError | undefined, output: Plain | undefined) => {
       done = true;
-      const serviceError = this.serviceErrorOf(operation, error);
-      span?.end(serviceError.code);
-      this.finish(call.protocol, operation, serviceError.code, started);
-      settle(serviceError, undefined);
+      const outcome = error ? error.code : "OK";
+      try {
+        span?.end(outcome);
+        this.finish(call.protocol, operation, outcome, started);
+      } catch (fault) {
+        this.warn(`recording the outcome of ${operation.name} failed: ${(fault as Error)?.message ?? fault}`);
+      }
+      settle(error, output);
+    };
+    const fail = (error: unknown) => {
+      if (!done) conclude(this.serviceErrorOf(operation, error), undefined);
     };
     try {
       const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
@@ -528,10 +535,7 @@ export class CallPipeline {
             const output = codec.normalize(value);
             const missing = missingRequiredField(this.schema, operation.output, output);
             if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
-            done = true;
-            span?.end("OK");
-            this.finish(call.protocol, operation, "OK", started);
-            settle(undefined, output);
+            conclude(undefined, output);
           },
           fail,
         );

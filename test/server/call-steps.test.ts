@@ -80,7 +80,7 @@ describe("Pending", () => {
 describe("a REST call", () => {
   const servers: ServiceServer[] = [];
   afterAll(async () => Promise.all(servers.map((server) => server.close())));
-  const serve = async (implementation: Partial<Implementation>, options: Pick<ServerOptions, "onInternalError"> = {}) => {
+  const serve = async (implementation: Partial<Implementation>, options: Pick<ServerOptions, "onInternalError" | "logger" | "onWarning"> = {}) => {
     const server = createServer(implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, partial: true, onWarning: () => {}, ...options });
     servers.push(server);
     return (await server.listen()).httpUrl;
@@ -160,5 +160,28 @@ describe("a REST call", () => {
     );
     expect(await post(`${url}/v1/admin/admin_meta`)).toEqual({ status: 500, body: { code: "INTERNAL", message: "admin_meta failed; see the server log" } });
     expect((await post(`${url}/v1/admin/get_webhook`, JSON.stringify({ id: "w-1" }))).status).toBe(200);
+  });
+  it("is answered when the operator's logger throws, on success and on failure alike, and the operator is warned", async () => {
+    const warnings: string[] = [];
+    const url = await serve(
+      {
+        adminMeta: async () => meta,
+        getWebhook: async () => {
+          throw new ServiceError("NOT_FOUND", "no such webhook");
+        },
+      },
+      {
+        logger: () => {
+          throw new Error("the log is broken");
+        },
+        onWarning: (message) => warnings.push(message),
+      },
+    );
+    expect(await post(`${url}/v1/admin/admin_meta`)).toEqual({ status: 200, body: meta });
+    expect(await post(`${url}/v1/admin/get_webhook`, JSON.stringify({ id: "w-1" }))).toEqual({ status: 404, body: { code: "NOT_FOUND", message: "no such webhook" } });
+    expect(warnings.filter((line) => line.startsWith("recording"))).toEqual([
+      "recording the outcome of admin_meta failed: the log is broken",
+      "recording the outcome of get_webhook failed: the log is broken",
+    ]);
   });
 });
