@@ -576,8 +576,9 @@ export class CallPipeline {
         // The contract must state every answer: tell the operator, who adds the code to the manifest's errors:.
         this.options.onInternalError?.(operation.name, new UndeclaredErrorCode(operation.name, error.code));
       }
-    } catch {
+    } catch (fault) {
       // A reporter that throws changes nothing of the answer.
+      this.warn(`onInternalError failed on ${operation.name}: ${(fault as Error)?.message ?? fault}`);
     }
     const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", `${operation.name} failed; see the server log`);
     this.settled.add(serviceError);

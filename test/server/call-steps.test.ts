@@ -144,7 +144,8 @@ describe("a REST call", () => {
     expect(reported).toEqual([new Error("a bug that throws before any await")]);
   });
 
-  it("is answered INTERNAL when the operator's onInternalError throws, and the server serves on", async () => {
+  it("is answered INTERNAL when the operator's onInternalError throws, the operator is warned, and the server serves on", async () => {
+    const warnings: string[] = [];
     const url = await serve(
       {
         adminMeta: async () => {
@@ -156,10 +157,12 @@ describe("a REST call", () => {
         onInternalError: () => {
           throw new Error("the reporter is broken too");
         },
+        onWarning: (message) => warnings.push(message),
       },
     );
     expect(await post(`${url}/v1/admin/admin_meta`)).toEqual({ status: 500, body: { code: "INTERNAL", message: "admin_meta failed; see the server log" } });
     expect((await post(`${url}/v1/admin/get_webhook`, JSON.stringify({ id: "w-1" }))).status).toBe(200);
+    expect(warnings.filter((line) => line.startsWith("onInternalError"))).toEqual(["onInternalError failed on admin_meta: the reporter is broken too"]);
   });
   it("is answered when the operator's logger throws, on success and on failure alike, and the operator is warned", async () => {
     const warnings: string[] = [];
