@@ -8,8 +8,8 @@ import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
 
 // Many short rounds rather than a few long ones: the machine's speed drifts over seconds, and the
-// two halves of a 1 s round meet nearly the same speed (ratios of repeated runs within ±3% of each
-// other, against ±20% with 5 rounds of 3 s in the same total time).
+// two halves of a 1 s round meet nearly the same speed (docs/benchmarks.md: repeated runs of a
+// pair agree better; the spread between two processes of the same code remains).
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 export const CONNECTIONS = 16;

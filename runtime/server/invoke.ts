@@ -500,7 +500,8 @@ export class CallPipeline {
   /**
    * Runs one call and hands `settle` its flat output or its ServiceError, once. Each step that
    * answers at once is taken at once, with no promise between steps: a REST call authenticated by
-   * the admin secret makes one promise, its implementation's (see Pending for why that matters).
+   * the admin secret makes two promises, its implementation's and the one that waits for it (see
+   * Pending for why that matters).
    */
   run(call: IncomingCall, settle: CallSettler): void {
     const started = this.options.logger || this.metrics ? performance.now() : 0;

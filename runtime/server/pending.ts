@@ -1,7 +1,7 @@
 // A value that arrives later, handed to its one reader by callback instead of through a promise.
 // On Node 20 each promise costs ~0.5 µs more once AsyncLocalStorage is on (as it is for good once an
 // OpenTelemetry SDK makes a span's context active): a REST call whose body is read by its stream's
-// events and whose steps run on at once pays for one promise, its implementation's.
+// events and whose steps run on at once makes two, its implementation's and the one waiting for it.
 import type { MaybePromise } from "./store.js";
 
 export class Pending<T> implements PromiseLike<T> {
