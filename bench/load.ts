@@ -15,6 +15,8 @@ export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 export const CONNECTIONS = 16;
 /** How pair() measures, for the benchmarks' headers. */
 export const ROUNDS_TEXT = `medians of ${ROUNDS} interleaved rounds of ${SECONDS} s, each ratio the median of its rounds' own`;
+/** How pairAtOnce() measures. */
+export const AT_ONCE_TEXT = `medians of ${ROUNDS} rounds of ${SECONDS} s loading both sides at once, each ratio the median of its rounds' own`;
 
 /**
  * One round of load: requests per second, and the CPU time the server processes spent per call.
@@ -24,7 +26,7 @@ export const ROUNDS_TEXT = `medians of ${ROUNDS} interleaved rounds of ${SECONDS
 export interface Measure {
   rps: number;
   cpuMicrosPerCall: number;
-  /** Of a subject measured by pair(): its baseline, and the medians over rounds of its rate over the baseline's in the same round and of the baseline's CPU per call over its own. */
+  /** Of a subject measured by pair() or pairAtOnce(): its baseline, and the medians over rounds of its rate over the baseline's in the same round and of the baseline's CPU per call over its own. */
   paired?: { baseline: Measure; rpsRatio: number; cpuRatio: number };
 }
 export type Load = () => Promise<Measure>;
@@ -101,13 +103,40 @@ export async function pair(baseline: Load, subject: Load): Promise<[Measure, Mea
       a.push(await baseline());
     }
   }
+  return paired(a, b);
+}
+
+/** The medians of each side's rounds, and the subject's ratios as the medians of the rounds' own. */
+function paired(a: Measure[], b: Measure[]): [Measure, Measure] {
   const baselineMedian = medianMeasure(a);
-  const paired = {
+  const ratios = {
     baseline: baselineMedian,
     rpsRatio: median(a.map((baselineRound, i) => b[i]!.rps / baselineRound.rps)),
     cpuRatio: median(a.map((baselineRound, i) => (b[i]!.cpuMicrosPerCall > 0 ? baselineRound.cpuMicrosPerCall / b[i]!.cpuMicrosPerCall : 0))),
   };
-  return [baselineMedian, { ...medianMeasure(b), paired }];
+  return [baselineMedian, { ...medianMeasure(b), paired: ratios }];
+}
+
+/**
+ * `baseline` and `subject` loaded at the same time, round after round, after one warm-up round.
+ * With separateCores() the two servers share the one core the servers run on, the load has the
+ * others: whatever else slows that core down (this machine's other tenants slowed one server from
+ * 26 to 56 µs of CPU a call between two seconds) slows both at once, and the kernel gives each half
+ * of the core, so the ratio of their rates is the ratio of their costs on the same core at the same
+ * time. A round's own ratio then varies by 2-3% (one standard deviation) where rounds in turn varied
+ * by 13-34%, and two processes of the same code came out within 3% of each other in five runs
+ * (docs/benchmarks.md). Each ratio is the median of the rounds' own.
+ */
+export async function pairAtOnce(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
+  await Promise.all([baseline(), subject()]);
+  const a: Measure[] = [];
+  const b: Measure[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    const [baselineRound, subjectRound] = await Promise.all([baseline(), subject()]);
+    a.push(baselineRound);
+    b.push(subjectRound);
+  }
+  return paired(a, b);
 }
 
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0).padStart(3)}%`;

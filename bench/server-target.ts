@@ -1,12 +1,13 @@
-// A server for bench/server.bench.ts and bench/grpc.bench.ts, run in its own process so that it has
-// a core of its own:
+// A server for bench/server.bench.ts and bench/grpc.bench.ts, each in its own process (placed on a
+// core by bench/targets.ts):
 //   stubs [json]  the generated stubs (GraphQL, REST, gRPC) answering admin_meta, update_user and
 //                 admin_login;
 //                 json picks a variant: {"redis": url} keeps their state in Redis, {"metrics": true}
 //                 and {"tracing": true} turn those on (tracing with an SDK whose exporter drops spans;
 //                 {"tracing": {"sampleRatio": r}} with that sampling);
 //                 {"sdk": true} registers that SDK with the stubs' tracing off; {"tls": {cert, key}}
-//                 serves every port over TLS with these files
+//                 serves every port over TLS with these files; {"asyncContext": true} (any mode)
+//                 turns Node's async-context hooks on as the first traced call would
 //   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https)
 //   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
 //                 hand: the OpenAPI document's request and response schemas (ajv validation,
@@ -20,6 +21,7 @@
 //   reference json  the reference service on the stubs, its data in {"database": url} (memory:,
 //                 sqlite:<file>, postgres://...), with one user (id "user-1") to read and update
 // It prints {"http": port, "grpc": port} once it listens.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
@@ -43,6 +45,10 @@ import { BENCH_ADMIN_SECRET as ADMIN_SECRET } from "./targets.js";
 const meta = sampleMessage(schema, "AdminMeta");
 const user = sampleMessage(schema, "User");
 const mode = process.argv[2];
+// {"asyncContext": true}, in the variant of any mode: an AsyncLocalStorage made active once, as the
+// first traced call does through OpenTelemetry's context manager, which on Node 20 turns its hooks
+// on for every promise and callback of the process for good. What that costs alone: server.bench.ts.
+if ((JSON.parse(process.argv[3] ?? "{}") as { asyncContext?: boolean }).asyncContext) new AsyncLocalStorage().run(true, () => {});
 
 process.on("SIGINT", () => process.exit(0));
 process.on("SIGTERM", () => process.exit(0));

@@ -14,9 +14,17 @@
 //   the REST stub with metrics on vs off (target 95%); with tracing on at the default sampling,
 //   calls that start their own trace, vs off (target 90%); with an OpenTelemetry SDK registered and
 //   the stubs' tracing off vs no SDK (target 97%); and, without a target, with tracing on and
-//   nothing sampled (sampleRatio 0) and with every call sampled by its caller (the span's own cost).
+//   nothing sampled (sampleRatio 0) and with every call sampled by its caller (the span's own cost);
+//   Node's async-context hooks turned on (as the first traced call turns them on), in the stub and
+//   in bare node:http, without a target: the part of the tracing row that is Node's;
+//   and a second process of the baseline's very code against it: how far apart this run's method
+//   leaves two processes that differ in nothing (no target; the margin every other row has to beat).
 //   The reference service on its databases: reference.bench.ts.
-import { execFileSync } from "node:child_process";
+// Each row loads its two servers at the same time, sharing one core (pairAtOnce, separateCores):
+// this machine's other tenants slow a core down at random, and only two servers measured at once
+// on the same core meet the same slowdown.
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -24,8 +32,8 @@ import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { startRedis } from "../test/helpers/redis.js";
-import { CONNECTIONS, ROUNDS_TEXT, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pair, row, type Load } from "./load.js";
-import { BENCH_ADMIN_SECRET as ADMIN_SECRET, startTarget, type Target } from "./targets.js";
+import { AT_ONCE_TEXT, CONNECTIONS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, row, type Load } from "./load.js";
+import { BENCH_ADMIN_SECRET as ADMIN_SECRET, separateCores, startTarget, type Target } from "./targets.js";
 
 /** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
 async function sameAnswers(a: Target, b: Target, bodies: string[]): Promise<void> {
@@ -51,7 +59,7 @@ function wrk(target: Target, path: string, body: string, headers: Record<string,
     ),
   );
   return measured([target.child.pid!], async () => {
-    const output = execFileSync(WRK, ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-s", script, `http://127.0.0.1:${target.http}${path}`], { encoding: "utf8" });
+    const { stdout: output } = await runFile(WRK, ["-t1", `-c${CONNECTIONS}`, `-d${SECONDS}s`, "-s", script, `http://127.0.0.1:${target.http}${path}`], { encoding: "utf8" });
     const failed = /Non-2xx or 3xx responses: (\d+)/.exec(output);
     if (failed) throw new Error(`${path}: wrk saw ${failed[1]} non-2xx answers`);
     return Number(/(\d+) requests in/.exec(output)![1]);
@@ -59,6 +67,7 @@ function wrk(target: Target, path: string, body: string, headers: Record<string,
 }
 
 const WRK = "/usr/bin/wrk";
+const runFile = promisify(execFile);
 ensureDebianProgram("wrk", WRK, "npm run bench:server");
 
 /** Opens an admin session on a target and answers its cookie. */
@@ -86,6 +95,8 @@ async function sameRestAnswers(a: Target, b: Target, requests: [path: string, bo
   }
 }
 
+// Before anything starts: the servers on a core of their own, the load (and redis-server) on the others.
+const cores = separateCores();
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
@@ -95,11 +106,14 @@ const mercurius = await startTarget("mercurius");
 // theirs, serves nothing but admin_meta over REST. (The first stubs serve writes and GraphQL too,
 // and code that has seen more kinds of call runs slower: a row against them would flatter.)
 const featureBaseline = await startTarget("stubs");
+const twinBaseline = await startTarget("stubs");
 const redisStubs = await startTarget("stubs", { redis: redis.url });
 const meteredStubs = await startTarget("stubs", { metrics: true });
 const tracedStubs = await startTarget("stubs", { tracing: true });
 const unsampledStubs = await startTarget("stubs", { tracing: { sampleRatio: 0 } });
 const sdkStubs = await startTarget("stubs", { sdk: true });
+const hookedStubs = await startTarget("stubs", { asyncContext: true });
+const hookedBare = await startTarget("bare-http", { asyncContext: true });
 try {
   const metaQuery = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const updateBody = JSON.stringify(UPDATE_USER);
@@ -111,36 +125,40 @@ try {
   ]);
   const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
   const stubRestWrite = http(stubs, "/v1/admin/update_user", updateBody);
-  const [baselineRest, rest] = await pair(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
-  const [fastifyRest, restAgain] = await pair(http(fastify, "/v1/admin/admin_meta", "{}"), stubRest);
-  const [baselineRestWrite, restWrite] = await pair(http(bareHttp, "/v1/admin/update_user", updateBody), stubRestWrite);
-  const [fastifyRestWrite, restWriteAgain] = await pair(http(fastify, "/v1/admin/update_user", updateBody), stubRestWrite);
-  const [wrkBaseline, wrkRest] = await pair(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
-  const [mercuriusRead, graphql] = await pair(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
-  const [mercuriusWrite, graphqlWrite] = await pair(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
+  const [baselineRest, rest] = await pairAtOnce(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
+  const [fastifyRest, restAgain] = await pairAtOnce(http(fastify, "/v1/admin/admin_meta", "{}"), stubRest);
+  const [baselineRestWrite, restWrite] = await pairAtOnce(http(bareHttp, "/v1/admin/update_user", updateBody), stubRestWrite);
+  const [fastifyRestWrite, restWriteAgain] = await pairAtOnce(http(fastify, "/v1/admin/update_user", updateBody), stubRestWrite);
+  const [wrkBaseline, wrkRest] = await pairAtOnce(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
+  const [mercuriusRead, graphql] = await pairAtOnce(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
+  const [mercuriusWrite, graphqlWrite] = await pairAtOnce(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's, since each call makes Redis work too.
   const plainRest = http(featureBaseline, "/v1/admin/admin_meta", "{}");
-  const [memoryRest, redisRest] = await pair(plainRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
-  const [plainForMetrics, meteredRest] = await pair(plainRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
+  const [memoryRest, redisRest] = await pairAtOnce(plainRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
+  const [plainForMetrics, meteredRest] = await pairAtOnce(plainRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
   // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
-  const [plainForTracing, tracedRest] = await pair(plainRest, http(tracedStubs, "/v1/admin/admin_meta", "{}"));
+  const [plainForTracing, tracedRest] = await pairAtOnce(plainRest, http(tracedStubs, "/v1/admin/admin_meta", "{}"));
   // Tracing on, nothing sampled: no span ever makes a context active, so Node's AsyncLocalStorage
   // never turns its promise hooks on; the gap to the row above is theirs (docs/server.md, traces).
-  const [plainForUnsampled, unsampledRest] = await pair(plainRest, http(unsampledStubs, "/v1/admin/admin_meta", "{}"));
+  const [plainForUnsampled, unsampledRest] = await pairAtOnce(plainRest, http(unsampledStubs, "/v1/admin/admin_meta", "{}"));
   // An SDK registered (async context on every promise of the process) with the stubs' tracing off.
   const sdkOnlyLoad = http(sdkStubs, "/v1/admin/admin_meta", "{}");
-  const [plainForSdk, sdkOnly] = await pair(plainRest, sdkOnlyLoad);
+  const [plainForSdk, sdkOnly] = await pairAtOnce(plainRest, sdkOnlyLoad);
   // Every call sampled by its caller: what a span costs when there is one.
   const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
-  const [sdkForSpans, everyCallTraced] = await pair(http(sdkStubs, "/v1/admin/admin_meta", "{}", sampledByCaller), http(tracedStubs, "/v1/admin/admin_meta", "{}", sampledByCaller));
+  const [plainForHooks, hooked] = await pairAtOnce(plainRest, http(hookedStubs, "/v1/admin/admin_meta", "{}"));
+  const [bareForHooks, bareHooked] = await pairAtOnce(http(bareHttp, "/v1/admin/admin_meta", "{}"), http(hookedBare, "/v1/admin/admin_meta", "{}"));
+  const [plainForTwin, twin] = await pairAtOnce(plainRest, http(twinBaseline, "/v1/admin/admin_meta", "{}"));
+  const [sdkForSpans, everyCallTraced] = await pairAtOnce(http(sdkStubs, "/v1/admin/admin_meta", "{}", sampledByCaller), http(tracedStubs, "/v1/admin/admin_meta", "{}", sampledByCaller));
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
-  const [memoryLogin, redisLogin] = await pair(http(stubs, "/v1/admin/admin_login", loginBody, {}), http(redisStubs, "/v1/admin/admin_login", loginBody, {}, [redis.pid]));
-  const [memorySession, redisSession] = await pair(
+  const [memoryLogin, redisLogin] = await pairAtOnce(http(stubs, "/v1/admin/admin_login", loginBody, {}), http(redisStubs, "/v1/admin/admin_login", loginBody, {}, [redis.pid]));
+  const [memorySession, redisSession] = await pairAtOnce(
     http(stubs, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(stubs.http!) }),
     http(redisStubs, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }, [redis.pid]),
   );
 
-  console.log(`${CONNECTIONS} concurrent, ${ROUNDS_TEXT}; "of it": the baseline's CPU per call over this one's`);
+  const placement = cores ? `both servers of a pair on core ${cores.server}, the load on ${cores.load}` : "servers and load on any core";
+  console.log(`${CONNECTIONS} concurrent, ${AT_ONCE_TEXT}; ${placement}; "of it": the baseline's CPU per call over this one's`);
   console.log(`REST, admin_meta (read):`);
   console.log(base("bare node:http", baselineRest));
   console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
@@ -167,6 +185,9 @@ try {
   console.log(row("REST, tracing", tracedRest, plainForTracing, "without (default sampling)", 90));
   console.log(row("none sampled", unsampledRest, plainForUnsampled, "without (sampleRatio 0)"));
   console.log(row("SDK, no tracing", sdkOnly, plainForSdk, "without an SDK", 97));
+  console.log(row("hooks on", hooked, plainForHooks, "without (Node's async context)"));
+  console.log(row("bare, hooks on", bareHooked, bareForHooks, "bare node:http without"));
+  console.log(row("same code", twin, plainForTwin, "a second process of it"));
   console.log(row("every call", everyCallTraced, sdkForSpans, "SDK, tracing off (all sampled)"));
   console.log(`admin sessions (REST):`);
   console.log(base("login, memory", memoryLogin));
@@ -174,6 +195,7 @@ try {
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, fastify, mercurius, featureBaseline, redisStubs, meteredStubs, tracedStubs, unsampledStubs, sdkStubs]) target.child.kill();
+  for (const target of [stubs, bareHttp, fastify, mercurius, featureBaseline, twinBaseline, redisStubs, meteredStubs, tracedStubs, unsampledStubs, sdkStubs, hookedStubs, hookedBare])
+    target.child.kill();
   await redis.stop();
 }

@@ -1,6 +1,7 @@
 // Starting the benchmark servers of bench/server-target.ts: bundled once, each in its own process.
-import { spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
+import { availableParallelism } from "node:os";
 import { join } from "node:path";
 import { build, type Plugin } from "esbuild";
 import { REPO_ROOT } from "../test/helpers/project.js";
@@ -25,6 +26,28 @@ export interface Target {
   grpc?: number;
 }
 
+/** The core the servers started by startTarget run on, once separateCores() has set one. */
+let serverCore: number | undefined;
+
+/**
+ * Gives the servers started from now on the last core, together, and this process (the load
+ * generator, and the programs it starts: wrk, redis-server) the others, on Linux with two cores or
+ * more: a server then never shares its core with the load, nor moves between cores mid-round. Answers the cores
+ * it chose, or undefined where it cannot (one core, no taskset).
+ */
+export function separateCores(): { server: number; load: string } | undefined {
+  const cores = availableParallelism();
+  if (process.platform !== "linux" || cores < 2) return undefined;
+  const load = cores === 2 ? "0" : `0-${cores - 2}`;
+  try {
+    execFileSync("taskset", ["--all-tasks", "--cpu-list", "--pid", load, String(process.pid)], { stdio: "ignore" });
+  } catch {
+    return undefined;
+  }
+  serverCore = cores - 1;
+  return { server: serverCore, load };
+}
+
 /** Starts a target (a mode of server-target.ts) as a deployed service would run: bundled JS, no TS loader. */
 export async function startTarget(mode: string, variant?: object): Promise<Target> {
   built ??= build({
@@ -40,7 +63,10 @@ export async function startTarget(mode: string, variant?: object): Promise<Targe
     logLevel: "warning",
   });
   await built;
-  const child = spawn(process.execPath, [targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])], { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const command = [process.execPath, targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])];
+  // taskset runs node in its own process (same pid), bound to the core before its first thread starts.
+  if (serverCore !== undefined) command.unshift("taskset", "--cpu-list", String(serverCore));
+  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
   const [line] = (await once(child.stdout!, "data")) as [Buffer];
   return { child, ...JSON.parse(line.toString()) };
 }
