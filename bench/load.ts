@@ -124,8 +124,8 @@ function paired(a: Measure[], b: Measure[]): [Measure, Measure] {
  * 26 to 56 µs of CPU a call between two seconds) slows both at once, and the kernel gives each half
  * of the core, so the ratio of their rates is the ratio of their costs on the same core at the same
  * time. A round's own ratio then varies by 2-3% (one standard deviation) where rounds in turn varied
- * by 13-34%, and two processes of the same code came out within 3% of each other in five runs
- * (docs/benchmarks.md). Each ratio is the median of the rounds' own.
+ * by 13-34%, and two processes of the same code came out within 2.5% of each other in four
+ * standalone runs (docs/benchmarks.md). Each ratio is the median of the rounds' own.
  */
 export async function pairAtOnce(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
   await Promise.all([baseline(), subject()]);

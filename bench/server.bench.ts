@@ -95,7 +95,7 @@ async function sameRestAnswers(a: Target, b: Target, requests: [path: string, bo
   }
 }
 
-// Before anything starts: the servers on a core of their own, the load (and redis-server) on the others.
+// Before anything starts: the servers on one core, the load (and redis-server) on the others.
 const cores = separateCores();
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
@@ -132,7 +132,8 @@ try {
   const [wrkBaseline, wrkRest] = await pairAtOnce(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
   const [mercuriusRead, graphql] = await pairAtOnce(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
   const [mercuriusWrite, graphqlWrite] = await pairAtOnce(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
-  // Redis: the stub's CPU plus redis-server's, since each call makes Redis work too.
+  // Redis: the stub's CPU plus redis-server's (a call by secret makes no command while its address
+  // has no failure; the login and cookie rows below make one each).
   const plainRest = http(featureBaseline, "/v1/admin/admin_meta", "{}");
   const [memoryRest, redisRest] = await pairAtOnce(plainRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
   const [plainForMetrics, meteredRest] = await pairAtOnce(plainRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
@@ -141,14 +142,15 @@ try {
   // Tracing on, nothing sampled: no span ever makes a context active, so Node's AsyncLocalStorage
   // never turns its promise hooks on; the gap to the row above is theirs (docs/server.md, traces).
   const [plainForUnsampled, unsampledRest] = await pairAtOnce(plainRest, http(unsampledStubs, "/v1/admin/admin_meta", "{}"));
-  // An SDK registered (async context on every promise of the process) with the stubs' tracing off.
+  // An SDK registered (its context manager enabled, no span ever made active) with the stubs' tracing off.
   const sdkOnlyLoad = http(sdkStubs, "/v1/admin/admin_meta", "{}");
   const [plainForSdk, sdkOnly] = await pairAtOnce(plainRest, sdkOnlyLoad);
-  // Every call sampled by its caller: what a span costs when there is one.
-  const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
+  // Node's hooks alone, as the first span made active turns them on; then two processes of one code.
   const [plainForHooks, hooked] = await pairAtOnce(plainRest, http(hookedStubs, "/v1/admin/admin_meta", "{}"));
   const [bareForHooks, bareHooked] = await pairAtOnce(http(bareHttp, "/v1/admin/admin_meta", "{}"), http(hookedBare, "/v1/admin/admin_meta", "{}"));
   const [plainForTwin, twin] = await pairAtOnce(plainRest, http(twinBaseline, "/v1/admin/admin_meta", "{}"));
+  // Every call sampled by its caller: what a span costs when there is one.
+  const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
   const [sdkForSpans, everyCallTraced] = await pairAtOnce(http(sdkStubs, "/v1/admin/admin_meta", "{}", sampledByCaller), http(tracedStubs, "/v1/admin/admin_meta", "{}", sampledByCaller));
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
   const [memoryLogin, redisLogin] = await pairAtOnce(http(stubs, "/v1/admin/admin_login", loginBody, {}), http(redisStubs, "/v1/admin/admin_login", loginBody, {}, [redis.pid]));
