@@ -7,9 +7,10 @@ import autocannon from "autocannon";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
 
-// Many short rounds rather than a few long ones: the machine's speed drifts over seconds, and the
-// two halves of a 1 s round meet nearly the same speed (docs/benchmarks.md: repeated runs of a
-// pair agree better; the spread between two processes of the same code remains).
+// Many short rounds rather than a few long ones: the machine's speed changes from one second to the
+// next, and the median of many rounds moves less than that of a few. Rounds taken in turn (pair())
+// still meet different slowdowns; pairAtOnce() loads both sides in the same round
+// (docs/benchmarks.md).
 export const SECONDS = Number(process.env.BENCH_SECONDS ?? 1);
 export const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 15);
 export const CONNECTIONS = 16;

@@ -32,8 +32,8 @@ let serverCore: number | undefined;
 /**
  * Gives the servers started from now on the last core, together, and this process (the load
  * generator, and the programs it starts: wrk, redis-server) the others, on Linux with two cores or
- * more: a server then never shares its core with the load, nor moves between cores mid-round. Answers the cores
- * it chose, or undefined where it cannot (one core, no taskset).
+ * more: a server then never shares its core with the load, nor moves between cores mid-round.
+ * Answers the cores it chose, or undefined where it cannot (one core, no taskset).
  */
 export function separateCores(): { server: number; load: string } | undefined {
   const cores = availableParallelism();
