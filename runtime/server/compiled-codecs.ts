@@ -8,11 +8,12 @@
 // only: clients (which may run under a CSP forbidding `new Function`) keep the generic ones.
 import type { ApiSchema, FieldSpec, MessageSpec, OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
-import { enumName, isMapOfStrings, isObject, normalizeMessage } from "../shape.js";
+import { enumName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
 
 type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
 type Normalize = (value: unknown) => Plain;
+type MissingField = (value: Plain, prefix: string) => string | undefined;
 
 /** A field name any access can spell as a constant key (not `__proto__`, which a literal would read as the prototype). */
 const plainName = (name: string) => name !== "__proto__";
@@ -28,15 +29,19 @@ export interface OperationCodec {
   validate(input: unknown): Plain;
   /** normalizeMessage of shape.ts: the implementation's answer in the flat shape. */
   normalize(answer: unknown): Plain;
+  /** missingRequiredField of shape.ts on a normalized answer: the path of a required field it lacks, if any. */
+  missingField(output: Plain): string | undefined;
 }
 
 export class CompiledCodecs {
   private readonly checks = new Map<string, Check>();
   private readonly normalizers = new Map<string, Normalize>();
+  private readonly missingFields = new Map<string, MissingField>();
   private readonly operations = new Map<string, OperationCodec>();
   /** The check and the normalizer of a message by name, bound late: messages refer to each other, and to themselves. */
   private readonly checkOf = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
   private readonly normalizeOf = (messageName: string, value: unknown) => this.normalizers.get(messageName)!(value);
+  private readonly missingFieldOf = (messageName: string, value: Plain, prefix: string) => this.missingFields.get(messageName)!(value, prefix);
 
   constructor(
     private readonly schema: ApiSchema,
@@ -46,10 +51,12 @@ export class CompiledCodecs {
       const compilable = message.fields.every((field) => plainName(field.name));
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
+      this.missingFields.set(message.name, compilable ? this.compileMissingField(message) : (value, prefix) => missingRequiredField(schema, message.name, value, prefix));
     }
     for (const operation of Object.values(schema.operations)) {
       const normalize = this.normalizers.get(operation.output)!;
-      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf), normalize });
+      const missingField = this.missingFields.get(operation.output)!;
+      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf), normalize, missingField: (output) => missingField(output, "") });
     }
   }
 
@@ -181,6 +188,35 @@ export class CompiledCodecs {
       ["C", "normalize", "enumName", "isObject", "EMPTY"],
       [constants, this.normalizeOf, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
     );
+  }
+
+  /**
+   * Whether a message, or one it holds at any depth, has a required single field: only then can a
+   * normalized answer lack one (lists and maps are never null there).
+   */
+  private canLackField(messageName: string, seen = new Set<string>()): boolean {
+    if (seen.has(messageName)) return false;
+    seen.add(messageName);
+    return this.schema.messages[messageName]!.fields.some((field) => (field.required && !field.list) || (field.kind === "message" && this.canLackField(field.ref!, seen)));
+  }
+
+  /** missingRequiredField of one message, on the normalized shape (every field present, lists as arrays). */
+  private compileMissingField(message: MessageSpec): MissingField {
+    const lines: string[] = [];
+    for (const field of message.fields) {
+      const path = `(prefix ? prefix + ${key(`.${field.name}`)} : ${key(field.name)})`;
+      const required = field.required && !field.list;
+      const nested = field.kind === "message" && this.canLackField(field.ref!);
+      if (!required && !nested) continue;
+      lines.push(`v = value[${key(field.name)}];`);
+      if (required) lines.push(`if (v === null) return ${path};`);
+      if (nested && field.list) {
+        lines.push(`if (v !== null) for (let i = 0; i < v.length; i++) { m = missing(${key(field.ref!)}, v[i], ${path} + "[" + i + "]"); if (m) return m; }`);
+      } else if (nested) {
+        lines.push(`if (v !== null) { m = missing(${key(field.ref!)}, v, ${path}); if (m) return m; }`);
+      }
+    }
+    return compile(`return function missing_${identifier(message.name)}(value, prefix) {\nlet v, m;\n${lines.join("\n")}\nreturn undefined;\n};`, ["missing"], [this.missingFieldOf]);
   }
 }
 

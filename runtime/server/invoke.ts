@@ -3,7 +3,6 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, AuthSchemeSpec, OperationSpec } from "../schema.js";
-import { missingRequiredField } from "../shape.js";
 import { AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, credentialsOf, type AdminBootstrap, type Credentials, type LockoutScope } from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
@@ -534,7 +533,7 @@ export class CallPipeline {
           answered,
           (value) => {
             const output = codec.normalize(value);
-            const missing = missingRequiredField(this.schema, operation.output, output);
+            const missing = codec.missingField(output);
             if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
             conclude(undefined, output);
           },

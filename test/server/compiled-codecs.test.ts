@@ -12,7 +12,7 @@ import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
 import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
 import { ServiceError } from "../../runtime/errors.js";
 import { CompiledCodecs } from "../../runtime/server/compiled-codecs.js";
-import { normalizeMessage } from "../../runtime/shape.js";
+import { missingRequiredField, normalizeMessage } from "../../runtime/shape.js";
 import { formatCheck, jsonWithinLimits, validateInput, type ValidationRules } from "../../runtime/validate.js";
 
 type Plain = Record<string, unknown>;
@@ -145,6 +145,27 @@ describe.each([
       }
     }
     expect(compared).toBeGreaterThan(300);
+  });
+
+  it("find the required field a normalized answer lacks as missingRequiredField does, at any depth", () => {
+    let compared = 0;
+    let lacking = 0;
+    let nested = 0;
+    for (const operation of Object.values(api.operations)) {
+      const codec = codecs.of(operation);
+      for (const answer of answers(api, operation.output, validMessage(api, rules, operation.output))) {
+        const normalized = codec.normalize(answer);
+        const expected = missingRequiredField(api, operation.output, normalized);
+        expect(codec.missingField(normalized), `${operation.name} ${shown(answer)}`).toBe(expected);
+        compared++;
+        if (expected !== undefined) lacking++;
+        if (expected?.includes(".")) nested++;
+      }
+    }
+    // Answers lacking a field, in a nested message too, and complete ones.
+    expect(lacking).toBeGreaterThan(10);
+    expect(nested).toBeGreaterThan(0);
+    expect(compared - lacking).toBeGreaterThan(compared / 2);
   });
 });
 

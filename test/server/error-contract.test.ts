@@ -97,4 +97,29 @@ describe("an implementation answering outside its contract", () => {
     expect(next.status).toBe(400);
     expect(outcomes).toEqual(["admin_meta OK", "admin_meta INTERNAL", "get_webhook INVALID_ARGUMENT"]);
   });
+
+  it("an answer without a required field, nested too: INTERNAL to the caller, the field's path to the operator", async () => {
+    const reported: string[] = [];
+    const { httpUrl } = await serve(
+      {
+        async adminMeta() {
+          const { version: _left, ...rest } = sampleMessage(schema, "AdminMeta");
+          return rest as never;
+        },
+        async users() {
+          return { pagination: { limit: 10, page: 1, offset: 0 }, users: [] } as never;
+        },
+      },
+      { onInternalError: (operation, error) => reported.push(`${operation}: ${(error as Error).message}`) },
+    );
+    const call = (path: string) => fetch(`${httpUrl}/v1/admin/${path}`, { method: "POST", headers: { "content-type": "application/json", "x-service-admin-secret": ADMIN_SECRET }, body: "{}" });
+    for (const path of ["admin_meta", "users"]) {
+      const answer = await call(path);
+      expect({ status: answer.status, body: await answer.json() }).toEqual({ status: 500, body: { code: "INTERNAL", message: expect.stringContaining("failed") } });
+    }
+    expect(reported).toEqual([
+      "admin_meta: the implementation of admin_meta answered without required field version",
+      "users: the implementation of users answered without required field pagination.total",
+    ]);
+  });
 });
