@@ -8,7 +8,8 @@
 //                 {"sdk": true} registers that SDK with the stubs' tracing off; {"tls": {cert, key}}
 //                 serves every port over TLS with these files; {"asyncContext": true} (any mode)
 //                 turns Node's async-context hooks on as the first traced call would
-//   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https)
+//   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https;
+//                 {"tracing": true}: a span around a request's handling at the stubs' default sampling)
 //   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
 //                 hand: the OpenAPI document's request and response schemas (ajv validation,
 //                 fast-json-stringify serialization) and an onRequest hook checking the admin
@@ -39,6 +40,7 @@ import { REPO_ROOT } from "../test/helpers/project.js";
 import { schema } from "../generated/schema.js";
 import { toProtoInit } from "../runtime/shape.js";
 import { createReferenceService } from "../reference/service.js";
+import { DEFAULT_SAMPLE_RATIO } from "../runtime/server/tracing.js";
 import { openStorage } from "../reference/store/open.js";
 
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET } from "./targets.js";
@@ -55,6 +57,22 @@ process.on("SIGTERM", () => process.exit(0));
 
 const report = (ports: { http?: number; grpc?: number }) => process.stdout.write(JSON.stringify(ports) + "\n");
 
+/**
+ * What a traced service registers: W3C propagation, async context, spans batched to an exporter
+ * (here one that drops them, so the figure is the server's cost, not a collector's).
+ */
+async function registerTracingSdk() {
+  const api = await import("@opentelemetry/api");
+  const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
+  const { W3CTraceContextPropagator } = await import("@opentelemetry/core");
+  const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
+  const discard = { export: (_spans: unknown, done: (result: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => {} };
+  api.context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
+  api.propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  api.trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discard as never)] }));
+  return api;
+}
+
 if (mode === "stubs") {
   // Variants of the stubs: {"redis": url} keeps their state in Redis.
   const variant = JSON.parse(process.argv[3] ?? "{}") as {
@@ -65,18 +83,7 @@ if (mode === "stubs") {
     mcp?: boolean;
     tls?: { cert: string; key: string };
   };
-  if (variant.tracing || variant.sdk) {
-    // What a traced service registers: W3C propagation, async context, spans batched to an
-    // exporter (here one that drops them, so the figure is the stubs' cost, not a collector's).
-    const { context, propagation, trace } = await import("@opentelemetry/api");
-    const { AsyncLocalStorageContextManager } = await import("@opentelemetry/context-async-hooks");
-    const { W3CTraceContextPropagator } = await import("@opentelemetry/core");
-    const { BasicTracerProvider, BatchSpanProcessor } = await import("@opentelemetry/sdk-trace-base");
-    const discard = { export: (_spans: unknown, done: (result: { code: 0 }) => void) => done({ code: 0 }), shutdown: async () => {} };
-    context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-    propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-    trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(discard as never)] }));
-  }
+  if (variant.tracing || variant.sdk) await registerTracingSdk();
   const methods = {
     adminMeta: async () => meta,
     updateUser: async () => user,
@@ -105,8 +112,10 @@ if (mode === "stubs") {
 } else if (mode === "bare-http") {
   // What any hand-written JSON handler does per request, and nothing more: read and parse the
   // body, serialize the answer. No auth, no validation, no routing table. {"tls": {cert, key}}: node:https.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string } };
-  const handler = (request: IncomingMessage, response: ServerResponse) => {
+  // {"tracing": true}: the SDK the stubs' tracing rows register, and a span made active around the
+  // handling of one request in DEFAULT_SAMPLE_RATIO, as a hand-written traced server would.
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string }; tracing?: boolean };
+  const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
@@ -116,6 +125,17 @@ if (mode === "stubs") {
       response.end(body);
     });
   };
+  let handler = handle;
+  if (variant.tracing) {
+    const api = await registerTracingSdk();
+    const tracer = api.trace.getTracer("bare-http");
+    handler = (request, response) => {
+      if (!(Math.random() < DEFAULT_SAMPLE_RATIO)) return handle(request, response);
+      const span = tracer.startSpan(request.url ?? "", { kind: api.SpanKind.SERVER, attributes: { "http.route": request.url } });
+      response.on("finish", () => span.end());
+      api.context.with(api.trace.setSpan(api.ROOT_CONTEXT, span), () => handle(request, response));
+    };
+  }
   const server = variant.tls ? createHttpsServer({ cert: readFileSync(variant.tls.cert), key: readFileSync(variant.tls.key) }, handler) : createHttpServer(handler);
   server.listen(0, "127.0.0.1", () => report({ http: (server.address() as AddressInfo).port }));
 } else if (mode === "fastify") {

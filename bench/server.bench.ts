@@ -16,7 +16,8 @@
 //   the stubs' tracing off vs no SDK (target 97%); and, without a target, with tracing on and
 //   nothing sampled (sampleRatio 0) and with every call sampled by its caller (the span's own cost);
 //   Node's async-context hooks turned on (as the first traced call turns them on), in the stub and
-//   in bare node:http, without a target: the part of the tracing row that is Node's;
+//   in bare node:http, and bare node:http traced by the same SDK at the same sampling, without a
+//   target: the part of the tracing row that is Node's and the SDK's;
 //   and a second process of the baseline's very code against it: how far apart this run's method
 //   leaves two processes that differ in nothing (no target; the margin every other row has to beat).
 //   The reference service on its databases: reference.bench.ts.
@@ -102,63 +103,80 @@ const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
 const fastify = await startTarget("fastify");
 const mercurius = await startTarget("mercurius");
-// The baseline of the rows of state, metrics and tracing: a process of its own that, like each of
-// theirs, serves nothing but admin_meta over REST. (The first stubs serve writes and GraphQL too,
-// and code that has seen more kinds of call runs slower: a row against them would flatter.)
-const featureBaseline = await startTarget("stubs");
-const twinBaseline = await startTarget("stubs");
-const redisStubs = await startTarget("stubs", { redis: redis.url });
-const meteredStubs = await startTarget("stubs", { metrics: true });
-const tracedStubs = await startTarget("stubs", { tracing: true });
-const unsampledStubs = await startTarget("stubs", { tracing: { sampleRatio: 0 } });
-const sdkStubs = await startTarget("stubs", { sdk: true });
-const hookedStubs = await startTarget("stubs", { asyncContext: true });
-const hookedBare = await startTarget("bare-http", { asyncContext: true });
+
+const META = "/v1/admin/admin_meta";
+
+/**
+ * A row of two servers started for it and stopped after it: both sides then have the same history
+ * (started together, warmed up and loaded together), and the row measures what their code differs
+ * in. Started up front, the subject of a late row would have idled for minutes while its baseline
+ * served other rows, and a process that idles while something talks to it (a Redis client's
+ * heartbeat, or a health check polling an in-memory stub) comes out 14% slower for a while after
+ * (docs/benchmarks.md): a row would measure that, whatever its feature.
+ */
+async function freshPair(baseline: [mode: string, variant?: object], subject: [mode: string, variant?: object], loads: (baseline: Target, subject: Target) => [Load, Load] | Promise<[Load, Load]>) {
+  const [a, b] = await Promise.all([startTarget(...baseline), startTarget(...subject)]);
+  try {
+    return await pairAtOnce(...(await loads(a, b)));
+  } finally {
+    a.child.kill();
+    b.child.kill();
+  }
+}
+/** A row of the REST stub with a feature against the stub without: admin_meta by the secret on each. */
+const featureRow = (subject: object, subjectHeaders: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = []) =>
+  freshPair(["stubs"], ["stubs", subject], (plain, featured) => [http(plain, META, "{}"), http(featured, META, "{}", subjectHeaders, alsoPids)]);
 try {
   const metaQuery = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const updateBody = JSON.stringify(UPDATE_USER);
   const updateMutation = JSON.stringify({ query: graphqlDocument(schema, schema.operations.update_user), variables: { params: UPDATE_USER } });
   await sameAnswers(stubs, mercurius, [metaQuery, updateMutation]);
   await sameRestAnswers(stubs, fastify, [
-    ["/v1/admin/admin_meta", "{}"],
+    [META, "{}"],
     ["/v1/admin/update_user", updateBody],
   ]);
-  const stubRest = http(stubs, "/v1/admin/admin_meta", "{}");
+  const stubRest = http(stubs, META, "{}");
   const stubRestWrite = http(stubs, "/v1/admin/update_user", updateBody);
-  const [baselineRest, rest] = await pairAtOnce(http(bareHttp, "/v1/admin/admin_meta", "{}"), stubRest);
-  const [fastifyRest, restAgain] = await pairAtOnce(http(fastify, "/v1/admin/admin_meta", "{}"), stubRest);
+  const [baselineRest, rest] = await pairAtOnce(http(bareHttp, META, "{}"), stubRest);
+  const [fastifyRest, restAgain] = await pairAtOnce(http(fastify, META, "{}"), stubRest);
   const [baselineRestWrite, restWrite] = await pairAtOnce(http(bareHttp, "/v1/admin/update_user", updateBody), stubRestWrite);
   const [fastifyRestWrite, restWriteAgain] = await pairAtOnce(http(fastify, "/v1/admin/update_user", updateBody), stubRestWrite);
-  const [wrkBaseline, wrkRest] = await pairAtOnce(wrk(bareHttp, "/v1/admin/admin_meta", "{}"), wrk(stubs, "/v1/admin/admin_meta", "{}"));
+  const [wrkBaseline, wrkRest] = await pairAtOnce(wrk(bareHttp, META, "{}"), wrk(stubs, META, "{}"));
   const [mercuriusRead, graphql] = await pairAtOnce(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
   const [mercuriusWrite, graphqlWrite] = await pairAtOnce(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's (a call by secret makes no command while its address
   // has no failure; the login and cookie rows below make one each).
-  const plainRest = http(featureBaseline, "/v1/admin/admin_meta", "{}");
-  const [memoryRest, redisRest] = await pairAtOnce(plainRest, http(redisStubs, "/v1/admin/admin_meta", "{}", SECRET_HEADER, [redis.pid]));
-  const [plainForMetrics, meteredRest] = await pairAtOnce(plainRest, http(meteredStubs, "/v1/admin/admin_meta", "{}"));
+  const [memoryRest, redisRest] = await featureRow({ redis: redis.url }, SECRET_HEADER, [redis.pid]);
+  const [plainForMetrics, meteredRest] = await featureRow({ metrics: true });
   // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
-  const [plainForTracing, tracedRest] = await pairAtOnce(plainRest, http(tracedStubs, "/v1/admin/admin_meta", "{}"));
+  const [plainForTracing, tracedRest] = await featureRow({ tracing: true });
   // Tracing on, nothing sampled: no span ever makes a context active, so Node's AsyncLocalStorage
   // never turns its promise hooks on; the gap to the row above is theirs (docs/server.md, traces).
-  const [plainForUnsampled, unsampledRest] = await pairAtOnce(plainRest, http(unsampledStubs, "/v1/admin/admin_meta", "{}"));
+  const [plainForUnsampled, unsampledRest] = await featureRow({ tracing: { sampleRatio: 0 } });
   // An SDK registered (its context manager enabled, no span ever made active) with the stubs' tracing off.
-  const sdkOnlyLoad = http(sdkStubs, "/v1/admin/admin_meta", "{}");
-  const [plainForSdk, sdkOnly] = await pairAtOnce(plainRest, sdkOnlyLoad);
+  const [plainForSdk, sdkOnly] = await featureRow({ sdk: true });
   // Node's hooks alone, as the first span made active turns them on; then two processes of one code.
-  const [plainForHooks, hooked] = await pairAtOnce(plainRest, http(hookedStubs, "/v1/admin/admin_meta", "{}"));
-  const [bareForHooks, bareHooked] = await pairAtOnce(http(bareHttp, "/v1/admin/admin_meta", "{}"), http(hookedBare, "/v1/admin/admin_meta", "{}"));
-  const [plainForTwin, twin] = await pairAtOnce(plainRest, http(twinBaseline, "/v1/admin/admin_meta", "{}"));
+  const [plainForHooks, hooked] = await featureRow({ asyncContext: true });
+  const [bareForHooks, bareHooked] = await freshPair(["bare-http"], ["bare-http", { asyncContext: true }], (plain, hooked) => [http(plain, META, "{}"), http(hooked, META, "{}")]);
+  // The same SDK in bare node:http, a span made active around a request's handling at the same
+  // sampling: what tracing costs a server that does nothing else (Node's hooks and the SDK's spans).
+  const [bareForTracing, bareTraced] = await freshPair(["bare-http"], ["bare-http", { tracing: true }], (plain, traced) => [http(plain, META, "{}"), http(traced, META, "{}")]);
+  const [plainForTwin, twin] = await featureRow({});
   // Every call sampled by its caller: what a span costs when there is one.
   const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
-  const [sdkForSpans, everyCallTraced] = await pairAtOnce(http(sdkStubs, "/v1/admin/admin_meta", "{}", sampledByCaller), http(tracedStubs, "/v1/admin/admin_meta", "{}", sampledByCaller));
+  const [sdkForSpans, everyCallTraced] = await freshPair(["stubs", { sdk: true }], ["stubs", { tracing: true }], (sdk, traced) => [
+    http(sdk, META, "{}", sampledByCaller),
+    http(traced, META, "{}", sampledByCaller),
+  ]);
   const loginBody = JSON.stringify({ admin_secret: ADMIN_SECRET });
-  const [memoryLogin, redisLogin] = await pairAtOnce(http(stubs, "/v1/admin/admin_login", loginBody, {}), http(redisStubs, "/v1/admin/admin_login", loginBody, {}, [redis.pid]));
-  const [memorySession, redisSession] = await pairAtOnce(
-    http(stubs, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(stubs.http!) }),
-    http(redisStubs, "/v1/admin/admin_meta", "{}", { cookie: await sessionCookie(redisStubs.http!) }, [redis.pid]),
-  );
-
+  const [memoryLogin, redisLogin] = await freshPair(["stubs"], ["stubs", { redis: redis.url }], (memory, inRedis) => [
+    http(memory, "/v1/admin/admin_login", loginBody, {}),
+    http(inRedis, "/v1/admin/admin_login", loginBody, {}, [redis.pid]),
+  ]);
+  const [memorySession, redisSession] = await freshPair(["stubs"], ["stubs", { redis: redis.url }], async (memory, inRedis) => [
+    http(memory, META, "{}", { cookie: await sessionCookie(memory.http!) }),
+    http(inRedis, META, "{}", { cookie: await sessionCookie(inRedis.http!) }, [redis.pid]),
+  ]);
   const placement = cores ? `both servers of a pair on core ${cores.server}, the load on ${cores.load}` : "servers and load on any core";
   console.log(`${CONNECTIONS} concurrent, ${AT_ONCE_TEXT}; ${placement}; "of it": the baseline's CPU per call over this one's`);
   console.log(`REST, admin_meta (read):`);
@@ -189,6 +207,7 @@ try {
   console.log(row("SDK, no tracing", sdkOnly, plainForSdk, "without an SDK", 97));
   console.log(row("hooks on", hooked, plainForHooks, "without (Node's async context)"));
   console.log(row("bare, hooks on", bareHooked, bareForHooks, "bare node:http without"));
+  console.log(row("bare, tracing", bareTraced, bareForTracing, "bare node:http without"));
   console.log(row("same code", twin, plainForTwin, "a second process of it"));
   console.log(row("every call", everyCallTraced, sdkForSpans, "SDK, tracing off (all sampled)"));
   console.log(`admin sessions (REST):`);
@@ -197,7 +216,6 @@ try {
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
 } finally {
-  for (const target of [stubs, bareHttp, fastify, mercurius, featureBaseline, twinBaseline, redisStubs, meteredStubs, tracedStubs, unsampledStubs, sdkStubs, hookedStubs, hookedBare])
-    target.child.kill();
+  for (const target of [stubs, bareHttp, fastify, mercurius]) target.child.kill();
   await redis.stop();
 }
