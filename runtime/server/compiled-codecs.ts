@@ -14,7 +14,6 @@ type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
 type Normalize = (value: unknown) => Plain;
 type MissingField = (value: Plain, prefix: string) => string | undefined;
-type Stringify = (value: Plain) => string;
 
 /** A field name any access can spell as a constant key (not `__proto__`, which a literal would read as the prototype). */
 const plainName = (name: string) => name !== "__proto__";
@@ -32,21 +31,17 @@ export interface OperationCodec {
   normalize(answer: unknown): Plain;
   /** missingRequiredField of shape.ts on a normalized answer: the path of a required field it lacks, if any. */
   missingField(output: Plain): string | undefined;
-  /** JSON.stringify of a normalized answer, the same text (and the same TypeError on a bigint), in half the time or less. */
-  stringify(output: Plain): string;
 }
 
 export class CompiledCodecs {
   private readonly checks = new Map<string, Check>();
   private readonly normalizers = new Map<string, Normalize>();
   private readonly missingFields = new Map<string, MissingField>();
-  private readonly stringifiers = new Map<string, Stringify>();
   private readonly operations = new Map<string, OperationCodec>();
   /** The check and the normalizer of a message by name, bound late: messages refer to each other, and to themselves. */
   private readonly checkOf = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
   private readonly normalizeOf = (messageName: string, value: unknown) => this.normalizers.get(messageName)!(value);
   private readonly missingFieldOf = (messageName: string, value: Plain, prefix: string) => this.missingFields.get(messageName)!(value, prefix);
-  private readonly stringifyOf = (messageName: string, value: Plain) => this.stringifiers.get(messageName)!(value);
 
   constructor(
     private readonly schema: ApiSchema,
@@ -57,18 +52,11 @@ export class CompiledCodecs {
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
       this.missingFields.set(message.name, compilable ? this.compileMissingField(message) : (value, prefix) => missingRequiredField(schema, message.name, value, prefix));
-      this.stringifiers.set(message.name, compilable ? this.compileStringify(message) : (value) => JSON.stringify(value));
     }
     for (const operation of Object.values(schema.operations)) {
       const normalize = this.normalizers.get(operation.output)!;
       const missingField = this.missingFields.get(operation.output)!;
-      const stringify = this.stringifiers.get(operation.output)!;
-      this.operations.set(operation.name, {
-        validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf),
-        normalize,
-        missingField: (output) => missingField(output, ""),
-        stringify,
-      });
+      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf), normalize, missingField: (output) => missingField(output, "") });
     }
   }
 
@@ -230,59 +218,7 @@ export class CompiledCodecs {
     }
     return compile(`return function missing_${identifier(message.name)}(value, prefix) {\nlet v, m;\n${lines.join("\n")}\nreturn undefined;\n};`, ["missing"], [this.missingFieldOf]);
   }
-
-  /**
-   * JSON.stringify of one message's normalized shape, written out field by field (what
-   * fast-json-stringify does for fastify): each field's value is of the kind its field says, so
-   * it is written without a look at its type's general case. A value of any other kind (an
-   * implementation's own object in a string field, a bigint) hands the whole message to
-   * JSON.stringify, which gives the text or the TypeError: the answers are JSON.stringify's by
-   * construction.
-   */
-  private compileStringify(message: MessageSpec): Stringify {
-    const slow = "return J(o);";
-    const lines: string[] = [];
-    message.fields.forEach((field, index) => {
-      lines.push(`v = o[${key(field.name)}];`, `s += ${key(`${index === 0 ? "{" : ","}${key(field.name)}:`)};`);
-      if (field.list) {
-        if (field.kind === "message") {
-          lines.push(
-            `if (!Array.isArray(v)) ${slow}`,
-            `s += "["; for (let i = 0; i < v.length; i++) s += (i === 0 ? "" : ",") + (typeof v[i] === "object" && v[i] !== null ? write(${key(field.ref!)}, v[i]) : J(v[i]) ?? "null"); s += "]";`,
-          );
-        } else lines.push(`if (!Array.isArray(v)) ${slow}`, `s += J(v);`);
-        return;
-      }
-      const nullable = `else if (v === null) s += "null"; else ${slow}`;
-      switch (field.kind) {
-        case "string":
-        case "enum":
-          lines.push(`if (typeof v === "string") s += plain(v) ? '"' + v + '"' : J(v); ${nullable}`);
-          break;
-        case "bool":
-          lines.push(`if (v === true) s += "true"; else if (v === false) s += "false"; ${nullable}`);
-          break;
-        case "int32":
-        case "int64":
-        case "float64":
-          lines.push(`if (typeof v === "number") s += Number.isFinite(v) ? "" + v : "null"; ${nullable}`);
-          break;
-        case "message":
-          lines.push(`if (typeof v === "object" && v !== null && !Array.isArray(v)) s += write(${key(field.ref!)}, v); ${nullable}`);
-          break;
-        default:
-          // Maps and JSON values: JSON.stringify's own, unless it would leave the field out.
-          lines.push(`w = J(v); if (w === undefined) ${slow} s += w;`);
-      }
-    });
-    const body = message.fields.length === 0 ? `return "{}";` : `let v, w, s = "";\n${lines.join("\n")}\nreturn s + "}";`;
-    return compile(`return function stringify_${identifier(message.name)}(o) {\n${body}\n};`, ["J", "write", "plain"], [JSON.stringify, this.stringifyOf, needsNoEscape]);
-  }
 }
-
-/** A string JSON writes as it is between quotes: no quote, backslash, control character or lone surrogate to escape. */
-const ESCAPED = /["\\\u0000-\u001f\ud800-\udfff]/;
-const needsNoEscape = (text: string) => !ESCAPED.test(text);
 
 /** Evaluates the source of one function, given the values it closes over by name. */
 function compile<T>(source: string, names: readonly string[], values: readonly unknown[]): T {

@@ -7,7 +7,7 @@ import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
 import { documentErrorMessage } from "./graphql-messages.js";
 import { documentLimitErrors, MAX_DOCUMENT_TOKENS } from "./graphql-limits.js";
-import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson, sendJsonText } from "./http-body.js";
+import { flatHeaders, mediaTypeOf, parseJsonObject, readBody, sendJson } from "./http-body.js";
 import { graphqlDocument } from "../graphql-document.js";
 import type { OperationSpec } from "../schema.js";
 
@@ -89,7 +89,7 @@ export class GraphqlEndpoint {
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
       });
-      sendJsonText(response, 200, `{"data":{${JSON.stringify(operation.name)}:${this.pipeline.codecs.of(operation).stringify(output)}}}`, cookies);
+      sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {
       const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
       sendJson(

@@ -83,11 +83,7 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, cookies: readonly string[] = [], extraHeaders?: Record<string, string>): void {
-  sendJsonText(response, status, JSON.stringify(body), cookies, extraHeaders);
-}
-
-/** sendJson of a body already written as JSON text (an answer's compiled stringify). */
-export function sendJsonText(response: ServerResponse, status: number, text: string, cookies: readonly string[] = [], extraHeaders?: Record<string, string>): void {
+  const text = JSON.stringify(body);
   if (extraHeaders === undefined && cookies.length === 0) {
     // Most answers: the same four headers as below, as the flat name/value list writeHead also
     // takes, which spares building and enumerating an object per answer.

@@ -7,7 +7,7 @@ import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./index.js";
 import type { CallPipeline } from "./invoke.js";
 import type { Eventual } from "./pending.js";
-import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson, sendJsonText } from "./http-body.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
 
@@ -146,7 +146,6 @@ export class RestRoutes {
       return;
     }
     const { operation, params } = found;
-    const codec = this.pipeline.codecs.of(operation);
     const cookies: string[] = [];
     this.pipeline.run(
       {
@@ -162,7 +161,7 @@ export class RestRoutes {
       (error, output) => {
         if (error) return this.refuse(request, response, operation, error, cookies);
         try {
-          sendJsonText(response, 200, codec.stringify(output!), cookies);
+          sendJson(response, 200, output, cookies);
         } catch (error) {
           this.refuse(request, response, operation, error, cookies);
         }
