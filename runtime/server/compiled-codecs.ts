@@ -1,11 +1,12 @@
 // The server's per-message codecs, compiled once at start from the schema and the rules: the input
-// check of validate.ts and the flat answer of shape.ts, as straight-line functions with every field
-// name, rule and enum table fixed. A generic walk looks each field up by a name it holds in a
-// variable, which V8 serves through its slowest (megamorphic) property paths; here every access
-// names its field. The generic functions stay the definition: a check that meets anything unusual
-// (a wrong value, a missing required field) hands the whole message to checkMessage of validate.ts,
-// which gives the error, so errors and their order are the generic ones by construction. Server
-// only: clients (which may run under a CSP forbidding `new Function`) keep the generic ones.
+// check of validate.ts, the flat answer of shape.ts and its required fields, as straight-line
+// functions with every field name, rule and enum table fixed. A generic walk looks each field up
+// by a name it holds in a variable, which V8 serves through its slowest (megamorphic) property
+// paths; here every access names its field. The generic functions stay the definition: a check
+// that meets anything unusual (a wrong value, a missing required field) hands the whole message to
+// checkMessage of validate.ts, which gives the error, so errors and their order are the generic
+// ones by construction. Server only: clients (which may run under a CSP forbidding `new Function`)
+// keep the generic ones.
 import type { ApiSchema, FieldSpec, MessageSpec, OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
 import { enumName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";

@@ -1,5 +1,5 @@
 // The server's compiled codecs give the answers of the generic functions they stand in for
-// (validateInput, normalizeMessage), on both APIs of this repository: for every
+// (validateInput, normalizeMessage, missingRequiredField), on both APIs of this repository: for every
 // operation, an input with every field valid and, from it, each field left out, null, empty, of
 // every wrong type, too long, out of range, with an unknown key beside it; for every message, answers
 // with wrong, missing, bigint, numeric-string and enum-number values.
