@@ -123,9 +123,9 @@ async function freshPair(baseline: [mode: string, variant?: object], subject: [m
     b.child.kill();
   }
 }
-/** A row of the REST stub with a feature against the stub without: admin_meta by the secret on each. */
-const featureRow = (subject: object, subjectHeaders: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = []) =>
-  freshPair(["stubs"], ["stubs", subject], (plain, featured) => [http(plain, META, "{}"), http(featured, META, "{}", subjectHeaders, alsoPids)]);
+/** A row of a server with a feature (a variant of its mode) against the same without: admin_meta on each. */
+const featureRow = (subject: object, { mode = "stubs", headers = SECRET_HEADER, alsoPids = [] as readonly number[] } = {}) =>
+  freshPair([mode], [mode, subject], (plain, featured) => [http(plain, META, "{}", headers), http(featured, META, "{}", headers, alsoPids)]);
 try {
   const metaQuery = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const updateBody = JSON.stringify(UPDATE_USER);
@@ -146,7 +146,7 @@ try {
   const [mercuriusWrite, graphqlWrite] = await pairAtOnce(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's (a call by secret makes no command while its address
   // has no failure; the login and cookie rows below make one each).
-  const [memoryRest, redisRest] = await featureRow({ redis: redis.url }, SECRET_HEADER, [redis.pid]);
+  const [memoryRest, redisRest] = await featureRow({ redis: redis.url }, { alsoPids: [redis.pid] });
   const [plainForMetrics, meteredRest] = await featureRow({ metrics: true });
   // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
   const [plainForTracing, tracedRest] = await featureRow({ tracing: true });
@@ -155,12 +155,13 @@ try {
   const [plainForUnsampled, unsampledRest] = await featureRow({ tracing: { sampleRatio: 0 } });
   // An SDK registered (its context manager enabled, no span ever made active) with the stubs' tracing off.
   const [plainForSdk, sdkOnly] = await featureRow({ sdk: true });
-  // Node's hooks alone, as the first span made active turns them on; then two processes of one code.
+  // Node's hooks alone, as the first span made active turns them on, in the stub and in bare node:http.
   const [plainForHooks, hooked] = await featureRow({ asyncContext: true });
-  const [bareForHooks, bareHooked] = await freshPair(["bare-http"], ["bare-http", { asyncContext: true }], (plain, hooked) => [http(plain, META, "{}"), http(hooked, META, "{}")]);
+  const [bareForHooks, bareHooked] = await featureRow({ asyncContext: true }, { mode: "bare-http" });
   // The same SDK in bare node:http, a span made active around a request's handling at the same
   // sampling: what tracing costs a server that does nothing else (Node's hooks and the SDK's spans).
-  const [bareForTracing, bareTraced] = await freshPair(["bare-http"], ["bare-http", { tracing: true }], (plain, traced) => [http(plain, META, "{}"), http(traced, META, "{}")]);
+  const [bareForTracing, bareTraced] = await featureRow({ tracing: true }, { mode: "bare-http" });
+  // Two processes of one code.
   const [plainForTwin, twin] = await featureRow({});
   // Every call sampled by its caller: what a span costs when there is one.
   const sampledByCaller = { ...SECRET_HEADER, traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01" };
