@@ -2,6 +2,7 @@
 // the same request made by hand in the same run: a raw fetch for REST and GraphQL, a raw
 // connect-node client for gRPC. Target: at most 10% overhead. Calls are sequential, against the
 // generated stubs running in their own process; the figure is the median of ROUNDS rounds.
+import "./banner.js";
 import { createClient } from "@connectrpc/connect";
 import { createGrpcTransport } from "@connectrpc/connect-node";
 import { AdminClient } from "../generated/client/index.js";

@@ -1,6 +1,7 @@
 // Wall time of `apigen diff` (every check: manifest rules, buf breaking, graphql-inspector,
 // OpenAPI) of the full operations.yaml against a copy with 10 edits, against `apigen validate` of
 // the same manifest measured in the same run. Median of RUNS runs each.
+import "./banner.js";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

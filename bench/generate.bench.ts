@@ -2,6 +2,7 @@
 // same run, on the real manifest and on one 16 times larger (every operation copied 15 times under
 // new names, made here from the real one): from scratch (every contract and the TS messages), with
 // nothing to do, and `generate --check`. Median of RUNS runs each; time per operation at both sizes.
+import "./banner.js";
 import { spawnSync } from "node:child_process";
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";

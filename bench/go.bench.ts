@@ -5,6 +5,7 @@
 // of each side, and the median of the ratios of adjacent rounds (which cancels the drift of a
 // machine shared with other work), with the CPU time per call of the client process beside them.
 // Target: at most 10% overhead.
+import "./banner.js";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { goBinary } from "../scripts/go-env.mjs";

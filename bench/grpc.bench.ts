@@ -7,6 +7,7 @@
 // Target: the stub at least 90% of bare grpc-js. Each server runs in its own process; ghz runs
 // CONCURRENCY calls at a time for SECONDS per round; the servers take turns round after round, and
 // the figures are medians of ROUNDS rounds after one warm-up round each.
+import "./banner.js";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";

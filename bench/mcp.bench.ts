@@ -1,6 +1,7 @@
 // MCP tool calls against REST calls of the same operation, in the same run and the same server
 // (the stubs with option mcp): admin_meta as a tools/call over Streamable HTTP (stateless, JSON
 // answers) and as POST /v1/admin/admin_meta. Target: at least 50% of REST's throughput.
+import "./banner.js";
 import { schema } from "../generated/schema.js";
 import { CONNECTIONS, ROUNDS_TEXT, SECRET_HEADER, base, http, pair, row } from "./load.js";
 import { startTarget } from "./targets.js";

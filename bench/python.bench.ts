@@ -2,6 +2,7 @@
 // (sync and async) over each protocol, against raw httpx / grpcio calls in the same run (see
 // bench/python_bench.py). The server is the generated stubs in their own process, as for
 // bench:client. Target: at most 10% overhead.
+import "./banner.js";
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { join } from "node:path";

@@ -3,6 +3,7 @@
 // on SQLite (a file, WAL; target: reads at least 70% of memory) and on PostgreSQL (a real server
 // on this machine; its processes' CPU is not counted); and, in this process, the p50 of the first
 // and the last page of `users` among 100,000 users (target: under 5 ms on SQLite).
+import "./banner.js";
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

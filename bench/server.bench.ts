@@ -24,14 +24,16 @@
 // Each row loads its two servers at the same time, sharing one core (pairAtOnce, separateCores):
 // this machine's other tenants slow a core down at random, and only two servers measured at once
 // on the same core meet the same slowdown.
+import "./banner.js";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { graphqlDocument } from "../runtime/client/graphql.js";
 import { schema } from "../generated/schema.js";
 import { ensureDebianProgram } from "../test/helpers/apt.js";
+import { olderNode } from "../test/helpers/node-lines.js";
 import { startRedis } from "../test/helpers/redis.js";
 import { AT_ONCE_TEXT, CONNECTIONS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, row, type Load } from "./load.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, separateCores, startTarget, type Target } from "./targets.js";
@@ -114,7 +116,11 @@ const META = "/v1/admin/admin_meta";
  * heartbeat, or a health check polling an in-memory stub) comes out 14% slower for a while after
  * (docs/benchmarks.md): a row would measure that, whatever its feature.
  */
-async function freshPair(baseline: [mode: string, variant?: object], subject: [mode: string, variant?: object], loads: (baseline: Target, subject: Target) => [Load, Load] | Promise<[Load, Load]>) {
+async function freshPair(
+  baseline: [mode: string, variant?: object, node?: string],
+  subject: [mode: string, variant?: object, node?: string],
+  loads: (baseline: Target, subject: Target) => [Load, Load] | Promise<[Load, Load]>,
+) {
   const [a, b] = await Promise.all([startTarget(...baseline), startTarget(...subject)]);
   try {
     return await pairAtOnce(...(await loads(a, b)));
@@ -122,6 +128,21 @@ async function freshPair(baseline: [mode: string, variant?: object], subject: [m
     a.child.kill();
     b.child.kill();
   }
+}
+/**
+ * The other Nodes to compare this one with: $BENCH_OTHER_NODES (node executables, comma-separated),
+ * else the older line the packages are tested on and the machine's own node when it is another line
+ * (Node 20 where the system ships it).
+ */
+async function otherNodes(): Promise<{ path: string; version: string }[]> {
+  const versionOf = async (path: string) => (await promisify(execFile)(path, ["-p", "process.version"], { encoding: "utf8" })).stdout.trim();
+  const paths = process.env.BENCH_OTHER_NODES?.split(",").filter(Boolean) ?? [(await olderNode()).path, ...["/usr/bin/node", "/usr/local/bin/node"].filter((path) => existsSync(path))];
+  const found = new Map<string, { path: string; version: string }>();
+  for (const path of paths) {
+    const version = await versionOf(path);
+    if (version !== process.version && !found.has(version)) found.set(version, { path, version });
+  }
+  return [...found.values()];
 }
 /** A row of a server with a feature (a variant of its mode) against the same without: admin_meta on each. */
 const featureRow = (subject: object, { mode = "stubs", headers = SECRET_HEADER, alsoPids = [] as readonly number[] } = {}) =>
@@ -178,6 +199,13 @@ try {
     http(memory, META, "{}", { cookie: await sessionCookie(memory.http!) }),
     http(inRedis, META, "{}", { cookie: await sessionCookie(inRedis.http!) }, [redis.pid]),
   ]);
+  // The same bundle on each other Node line against this one, and the tracing row on that line.
+  const nodeRows: string[] = [];
+  for (const other of await otherNodes()) {
+    const [onOther, onThis] = await freshPair(["stubs", undefined, other.path], ["stubs"], (a, b) => [http(a, META, "{}"), http(b, META, "{}")]);
+    const [plainOnOther, tracedOnOther] = await freshPair(["stubs", undefined, other.path], ["stubs", { tracing: true }, other.path], (a, b) => [http(a, META, "{}"), http(b, META, "{}")]);
+    nodeRows.push(row(`on ${process.version}`, onThis, onOther, `the REST stub on ${other.version}`), row(`tracing, ${other.version}`, tracedOnOther, plainOnOther, `without, on ${other.version}`));
+  }
   const placement = cores ? `both servers of a pair on core ${cores.server}, the load on ${cores.load}` : "servers and load on any core";
   console.log(`${CONNECTIONS} concurrent, ${AT_ONCE_TEXT}; ${placement}; "of it": the baseline's CPU per call over this one's`);
   console.log(`REST, admin_meta (read):`);
@@ -216,6 +244,10 @@ try {
   console.log(row("login, Redis", redisLogin, memoryLogin, "admin_login in memory"));
   console.log(base("cookie, memory", memorySession));
   console.log(row("cookie, Redis", redisSession, memorySession, "admin_meta by cookie in memory"));
+  if (nodeRows.length > 0) {
+    console.log(`Node lines, REST admin_meta (the stubs on ${process.version} above):`);
+    for (const line of nodeRows) console.log(line);
+  }
 } finally {
   for (const target of [stubs, bareHttp, fastify, mercurius]) target.child.kill();
   await redis.stop();

@@ -4,6 +4,7 @@
 // gRPC chunks, the gRPC app loads them on its first call.
 // `-- --project <dir>` measures the SDK package installed in that project (npm install <tarball>)
 // instead of the sources in generated/client.
+import "./banner.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";

@@ -48,14 +48,19 @@ export function separateCores(): { server: number; load: string } | undefined {
   return { server: serverCore, load };
 }
 
-/** Starts a target (a mode of server-target.ts) as a deployed service would run: bundled JS, no TS loader. */
-export async function startTarget(mode: string, variant?: object): Promise<Target> {
+/**
+ * Starts a target (a mode of server-target.ts) as a deployed service would run: bundled JS, no TS
+ * loader, on this process's Node or on the node executable `node` (another Node line, compared in
+ * the same run).
+ */
+export async function startTarget(mode: string, variant?: object, node: string = process.execPath): Promise<Target> {
   built ??= build({
     entryPoints: [join(REPO_ROOT, "bench", "server-target.ts")],
     outfile: targetBundle,
     bundle: true,
     platform: "node",
     format: "esm",
+    // Node 20 too, which bench:server compares with when the machine has it.
     target: "node20",
     packages: "external",
     plugins: [bundleRuntime],
@@ -63,7 +68,7 @@ export async function startTarget(mode: string, variant?: object): Promise<Targe
     logLevel: "warning",
   });
   await built;
-  const command = [process.execPath, targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])];
+  const command = [node, targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])];
   // taskset runs node in its own process (same pid), bound to the core before its first thread starts.
   if (serverCore !== undefined) command.unshift("taskset", "--cpu-list", String(serverCore));
   const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });

@@ -4,6 +4,7 @@
 // wrk over HTTP/1.1 for REST and GraphQL, ghz over HTTP/2 for gRPC. The two servers take turns,
 // round after round; the figures are medians of ROUNDS rounds after a warm-up round each.
 // Target: TLS at least 85% of plaintext on each protocol.
+import "./banner.js";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
