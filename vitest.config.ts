@@ -6,6 +6,8 @@ export default defineConfig({
     // which runs a 2-core machine's suite file after file): most files wait on servers, child
     // processes and the network more than they compute.
     maxWorkers: 2,
+    // The default reporter, then the line naming the Node that ran the tests.
+    reporters: ["default", "./test/helpers/node-reporter.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     projects: [

@@ -117,7 +117,7 @@ export async function main(argv: string[]): Promise<number> {
             result.written.map((p) => `  wrote ${p}\n`).join("") +
             result.removed.map((p) => `  removed ${p}\n`).join("") +
             result.leftInPlace.map((p) => `  left ${p} in place: no longer generated, but edited since; it is yours now\n`).join("") +
-            `time: ${seconds()} s\n`,
+            `time: ${seconds()} s on Node ${process.version}\n`,
         );
         return 0;
       }

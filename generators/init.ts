@@ -8,6 +8,7 @@ import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync }
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "./diagnostics.js";
 import { RUNTIME_PACKAGE } from "./emit/runtime-package.js";
+import { PUBLISHED_NODE_RANGE } from "./version.js";
 
 /** The name of the command-line package, which holds the generators and templates. */
 export const TOOLCHAIN_PACKAGE = "apigen";
@@ -230,7 +231,7 @@ function packageJson(name: string, options: InitOptions): string {
     version: "0.1.0",
     private: true,
     type: "module",
-    engines: { node: ">=20" },
+    engines: { node: PUBLISHED_NODE_RANGE },
     scripts: {
       generate: "apigen generate",
       check: "apigen generate --check && tsc -p tsconfig.json",

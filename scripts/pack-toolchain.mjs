@@ -58,6 +58,8 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
   try {
     const modules = runtimeModules(root);
     const { version, ...dependencies } = runtimeDependencies(root, modules);
+    // The Node lines both packages support, as the packages the toolchain generates declare them.
+    const nodeLines = JSON.parse(readFileSync(join(root, "generators", "node-lines.json"), "utf8"));
     for (const path of modules) {
       mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
       copyFileSync(join(root, path), join(buildDir, "src", path));
@@ -69,7 +71,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
     const runtimeDir = join(buildDir, "out", "runtime");
     writeFileSync(
       join(runtimeDir, "package.json"),
-      `${JSON.stringify({ name: "@apigen/runtime", version, description: "The runtime generated TypeScript of apigen imports: server pipeline, clients, MCP bridge.", type: "module", license: "Apache-2.0", engines: { node: ">=20" }, exports: { "./*": "./*" }, ...dependencies }, null, 2)}\n`,
+      `${JSON.stringify({ name: "@apigen/runtime", version, description: "The runtime generated TypeScript of apigen imports: server pipeline, clients, MCP bridge.", type: "module", license: "Apache-2.0", engines: { node: `>=${nodeLines.minimum}` }, exports: { "./*": "./*" }, ...dependencies }, null, 2)}\n`,
     );
     writeFileSync(
       join(runtimeDir, "README.md"),
@@ -92,7 +94,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
           description: "Schema-first code generation: one manifest of operations to .proto, GraphQL SDL, OpenAPI, TypeScript server stubs and clients, and Python and Go SDKs.",
           type: "module",
           license: "Apache-2.0",
-          engines: { node: ">=20" },
+          engines: { node: `>=${nodeLines.minimum}` },
           bin: { apigen: "bin.mjs" },
           // `apigen scaffold` alone loads them. (`apigen pack` loads the project's own TypeScript, whichever it installed.)
           peerDependencies: { "ts-morph": project.dependencies["ts-morph"], prettier: project.devDependencies.prettier },

@@ -28,7 +28,7 @@ describe("generate", () => {
     const written = snapshot(root).size - 1; // all but operations.yaml
     expect(written).toBeGreaterThan(20);
     expect(result.stdout).toMatch(new RegExp(`^operations: 6 \\(graphql 6, rest 5, grpc 5\\)\\nfiles: ${written} written, 0 unchanged\\n`));
-    expect(result.stdout).toMatch(/\ntime: \d+\.\d\d s\n$/);
+    expect(result.stdout).toMatch(/\ntime: \d+\.\d\d s on Node v\d+\.\d+\.\d+\n$/);
     const again = apigen(root, "generate");
     expect(again.stdout).toMatch(`files: 0 written, ${written} unchanged`);
   });

@@ -24,6 +24,7 @@ import {
 } from "./operation-text.js";
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
+import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../version.js";
 
 export const PACKAGES_DIR = "generated/packages";
 /** Each npm package's folder under PACKAGES_DIR is named after its role, whatever its (scoped) name. */
@@ -87,7 +88,7 @@ export const RUNTIME_DEPENDENCIES = {
   "rate-limiter-flexible": "^11.4.0",
   protobufjs: "^7.6.6",
   "@modelcontextprotocol/sdk": "^1.32.2",
-  undici: "^7.30.2",
+  undici: "^8.13.1",
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
@@ -154,7 +155,7 @@ function packageJson(
     sideEffects: !!bin,
     // The compiled modules keep the layout of the sources: generated/ on top of runtime/.
     files: ["generated", "runtime"],
-    engines: { node: ">=20" },
+    engines: { node: PUBLISHED_NODE_RANGE },
     dependencies: Object.fromEntries(dependencies.map((d) => [d, RUNTIME_DEPENDENCIES[d]])),
     ...optionalPeers,
     // A scoped package is private on the npm registry unless published as public.
@@ -222,7 +223,7 @@ function sdkReadme(ir: Ir): string {
     `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: ${clientWords}. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
     "## Install",
     fence("sh", `npm install ${name}`),
-    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.sdkTarball}\`. Node 20 or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
+    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.sdkTarball}\`. Node ${PUBLISHED_NODE_MINIMUM} or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
     "## Configure",
     fence(
       "ts",
@@ -354,7 +355,7 @@ function serverReadme(ir: Ir): string {
     `Server stubs of ${ir.api.title} ${ir.api.version}: implement the \`Implementation\` interface, one method per operation, and \`createServer\` serves it over GraphQL, REST, Connect and gRPC-Web on one port and over gRPC on another, with auth, input validation, one error model and the answer shape every client expects. The server runtime is included.`,
     "## Install",
     fence("sh", `npm install ${name}\nnpm install --save-dev typescript @types/node`),
-    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.serverTarball}\`. Node 20 or later.`,
+    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.serverTarball}\`. Node ${PUBLISHED_NODE_MINIMUM} or later.`,
     'The types are ES modules for Node\'s own resolution; a consumer\'s `tsconfig.json` needs `"module": "NodeNext"` (or `"Node16"`) with the matching `moduleResolution`, and `"types": ["node"]`, which TypeScript 7 no longer assumes (tested with the toolchain\'s TypeScript and with 7):',
     fence("json", JSON.stringify({ compilerOptions: { target: "ES2022", module: "NodeNext", moduleResolution: "NodeNext", strict: true, types: ["node"] } }, null, 2)),
     "## A service of a few operations",

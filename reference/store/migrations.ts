@@ -2,7 +2,8 @@
 // PostgreSQL under an advisory lock, so that replicas starting at once apply them once). A
 // migration is never edited once released: a change of TABLES in ../storage.ts comes with a new
 // migration here, and test/reference/storage.test.ts fails until the migrated schema matches TABLES.
-import { sql, type Kysely, type Migration } from "kysely";
+import { sql, type Kysely } from "kysely";
+import type { Migration } from "kysely/migration";
 import type { ColumnType } from "../storage.js";
 
 export type Dialect = "sqlite" | "postgres";

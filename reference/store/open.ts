@@ -4,7 +4,8 @@
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
-import { Kysely, Migrator, PostgresDialect, sql, SqliteDialect } from "kysely";
+import { Kysely, PostgresDialect, sql, SqliteDialect } from "kysely";
+import { Migrator } from "kysely/migration";
 import pg from "pg";
 import type { Storage } from "../storage.js";
 import { redactUrl } from "../secrets.js";

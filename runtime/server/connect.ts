@@ -15,6 +15,10 @@ import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type Cal
 
 type NodeRequest = IncomingMessage | Http2ServerRequest;
 type NodeResponse = ServerResponse | Http2ServerResponse;
+/** Both responses take this form of writeHead; @types/node 24 declares overloads the union cannot call. */
+const writeHead = (response: NodeResponse, status: number, headers: Record<string, string>): void => {
+  (response as ServerResponse).writeHead(status, headers);
+};
 
 const socketAddress = createContextKey<string>("", { description: "address of the socket the call came on" });
 
@@ -49,11 +53,11 @@ function answerEarly(request: NodeRequest, response: NodeResponse, error: Servic
     setTrailerStatus(new Headers(), connectError).forEach((value, name) => {
       headers[name] = value;
     });
-    response.writeHead(200, headers);
+    writeHead(response, 200, headers);
     response.end();
   } else {
     const body = errorToJsonBytes(connectError, {});
-    response.writeHead(codeToHttpStatus(connectError.code), { "content-type": "application/json", "content-length": String(body.byteLength), [ERROR_CODE_METADATA]: error.code });
+    writeHead(response, codeToHttpStatus(connectError.code), { "content-type": "application/json", "content-length": String(body.byteLength), [ERROR_CODE_METADATA]: error.code });
     response.end(body);
   }
 }

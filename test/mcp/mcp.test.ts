@@ -251,7 +251,7 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
     expect(group.stderr).toContain("no such group: nonsense");
   }, 60_000);
 
-  it("passes the MCP inspector's CLI mode (@modelcontextprotocol/inspector --cli): tools/list and tools/call over stdio", async () => {
+  it("passes the MCP inspector's CLI mode (@modelcontextprotocol/inspector 2 --cli): tools/list and tools/call over stdio", async () => {
     const inspector = (...args: string[]) =>
       promisify(execFile)(
         join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector"),
@@ -266,7 +266,14 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
     expect(listed.tools.find((tool) => tool.name === "delete_organization")!.annotations.destructiveHint).toBe(true);
     const created = JSON.parse((await inspector("--method", "tools/call", "--tool-name", "create_organization", "--tool-arg", "name=inspected")).stdout) as CallResult;
     expect(created.structuredContent).toMatchObject({ name: "inspected" });
-    const refused = JSON.parse((await inspector("--method", "tools/call", "--tool-name", "get_organization", "--tool-arg", "id=missing")).stdout) as CallResult;
+    // A tool result with isError: the inspector prints it, then exits with its tool-error status (5).
+    const failed = (await inspector("--method", "tools/call", "--tool-name", "get_organization", "--tool-arg", "id=missing").then(
+      () => expect.unreachable("the inspector exited 0 on a tool error"),
+      (error: unknown) => error,
+    )) as { code: number; stdout: string; stderr: string };
+    expect(failed.code, failed.stderr).toBe(5);
+    expect(failed.stderr).toContain('"code":"tool_is_error"');
+    const refused = JSON.parse(failed.stdout) as CallResult;
     expect(errorOf(refused).code).toBe("NOT_FOUND");
   }, 120_000);
 

@@ -1,11 +1,13 @@
 // The published packages, used from outside this repository: both are packed with `npm run pack`,
 // installed from their tarballs into a fresh project under the system temp dir, and type-checked
 // there with tsc. The SDK then runs against the reference service over every protocol; the server
-// stubs are implemented and served by that project and called over every protocol.
+// stubs are implemented and served by that project and called over every protocol; the MCP server's
+// bin serves its tools. Each of the three runs on every Node line the packages declare: the project's
+// own Node and the newest of the older line (test/helpers/node-lines.ts).
 import { execFile, spawn, type ChildProcess, type ExecFileOptions } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,6 +17,7 @@ import { loadIr } from "../../generators/generate.js";
 import { createReferenceService } from "../../reference/service.js";
 import { REPO_ROOT, timed } from "../helpers/project.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { CURRENT_NODE, OLDER_NODE_VERSION, olderNode, type NodeLine } from "../helpers/node-lines.js";
 
 const execFileAsync = promisify(execFile);
 /** execFile, failing with what the command printed (tsc reports its errors on stdout). */
@@ -85,7 +88,8 @@ for (const protocol of protocols) {
   const readOnly = new AdminClient({ serviceUrl, grpcEndpoint, adminSecret, protocol, readOnly: true });
   const user = new UserClient({ serviceUrl, grpcEndpoint, clientId: "consumer-app", protocol });
   const meta = await admin.adminMeta();
-  const created: Organization = await admin.createOrganization({ name: \`acme-\${protocol}\`, display_name: "Acme" });
+  // One organization per protocol and Node line: the script runs once on each line against one service.
+  const created: Organization = await admin.createOrganization({ name: \`acme-\${protocol}-node\${process.versions.node.split(".")[0]}\`, display_name: "Acme" });
   const fetched = await admin.getOrganization({ id: created.id });
   results[protocol] = {
     version: meta.version,
@@ -102,6 +106,7 @@ for (const protocol of protocols) {
 const rpc = createClient(AdminService, createGrpcTransport({ baseUrl: \`http://\${grpcEndpoint}\` }));
 const direct = await rpc.adminMeta({}, { headers: { "${adminSecretHeader}": adminSecret } });
 results.direct = { version: direct.version, services: grpcServices.map((s) => s.typeName) };
+results.node = process.version;
 process.stdout.write(JSON.stringify(results));
 `;
 
@@ -165,7 +170,7 @@ try {
 } catch (error) {
   metricsRefusal = error instanceof MissingPackageError ? error.message : \`not a MissingPackageError: \${String(error)}\`;
 }
-process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal, metricsRefusal }) + "\\n");
+process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal, metricsRefusal, node: process.version }) + "\\n");
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
 `;
 
@@ -183,7 +188,11 @@ let consumerDir: string;
 let tarballs: string[];
 let referenceServer: ServiceServer;
 let referenceAddresses: { httpUrl: string; grpcEndpoint: string };
-let consumerServer: ChildProcess | undefined;
+const consumerServers: ChildProcess[] = [];
+/** The Node lines the packages run on, the project's own first; the older one is installed in beforeAll. */
+const NODE_LINES = [CURRENT_NODE.line, OLDER_NODE_VERSION.split(".")[0]!];
+const nodes = new Map<string, NodeLine>([[CURRENT_NODE.line, CURRENT_NODE]]);
+const nodeOf = (line: string): NodeLine => nodes.get(line) ?? expect.unreachable(`Node ${line} was not installed`);
 const timings: Record<string, number> = {};
 let packOutput = "";
 
@@ -213,13 +222,16 @@ beforeAll(async () => {
   );
   await timed(timings, `tsc ${NEWEST_TYPESCRIPT}`, () => run(join(newest, "node_modules", ".bin", "tsc"), ["-p", consumerDir, "--noEmit"], { cwd: consumerDir }));
 
+  const older = await timed(timings, `node ${OLDER_NODE_VERSION}`, olderNode);
+  nodes.set(older.line, older);
+
   const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
   referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
   referenceAddresses = await referenceServer.listen();
 }, 240_000);
 
 afterAll(async () => {
-  if (consumerServer?.pid !== undefined && consumerServer.exitCode === null) consumerServer.kill("SIGTERM");
+  for (const server of consumerServers) if (server.pid !== undefined && server.exitCode === null) server.kill("SIGTERM");
   await referenceServer?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   console.log(`packages test steps (ms): ${JSON.stringify(timings)}`);
@@ -240,6 +252,19 @@ describe("the packed packages", () => {
     expect(installed(sdkPackage, "package.json")).toContain('"./grpc"');
   });
 
+  it(`declare the Node lines they are run on here (${NODE_LINES.join(" and ")})`, () => {
+    for (const name of [sdkPackage, serverPackage, ir.api.mcpPackage]) {
+      const { engines } = JSON.parse(readFileSync(join(consumerDir, "node_modules", name, "package.json"), "utf8")) as { engines: { node: string } };
+      const minimum = /^>=(\d+)\.(\d+)$/.exec(engines.node);
+      expect(minimum, `${name} engines.node ${engines.node}`).not.toBeNull();
+      for (const { version } of nodes.values()) {
+        const [major, minor] = version.slice(1).split(".").map(Number) as [number, number];
+        expect(major > Number(minimum![1]) || (major === Number(minimum![1]) && minor >= Number(minimum![2])), `${name} on Node ${version}`).toBe(true);
+      }
+    }
+    expect([...nodes.keys()].sort()).toEqual([...NODE_LINES].sort());
+  });
+
   it("each passed npm publish --dry-run as pack made it", () => {
     for (const name of [sdkPackage, serverPackage, ir.api.mcpPackage]) expect(packOutput).toMatch(new RegExp(`^${name}@${ir.api.version}: .*npm publish --dry-run passed\\)$`, "m"));
   });
@@ -253,8 +278,11 @@ describe("the packed packages", () => {
   });
 });
 
-describe("the MCP package", () => {
+describe.each(NODE_LINES)("the MCP package on Node %s", (line) => {
   it("installs its bin, which serves the tools over stdio against the reference service", async () => {
+    const node = nodeOf(line);
+    const PATH = `${dirname(node.path)}${delimiter}${process.env.PATH ?? ""}`;
+    expect((await run("/usr/bin/env", ["node", "-p", "process.version"], { env: { PATH } })).stdout.trim()).toBe(node.version);
     const manifest = JSON.parse(readFileSync(join(consumerDir, "node_modules", ir.api.mcpPackage, "package.json"), "utf8")) as { bin: Record<string, string> };
     expect(Object.keys(manifest.bin)).toEqual([`${ir.api.name}-mcp`]);
     const { Client } = await import("@modelcontextprotocol/sdk/client/index.js");
@@ -262,9 +290,10 @@ describe("the MCP package", () => {
     const client = new Client({ name: "packages-test", version: "1.0.0" });
     await client.connect(
       new StdioClientTransport({
+        // The bin as a host starts it: its "#!/usr/bin/env node" finds this line's node first on the PATH.
         command: join(consumerDir, "node_modules", ".bin", `${ir.api.name}-mcp`),
         args: ["--service-url", referenceAddresses.httpUrl],
-        env: { PATH: process.env.PATH ?? "", [`${ir.api.mcpEnvPrefix}_ADMIN_SECRET`]: ADMIN_SECRET },
+        env: { PATH, [`${ir.api.mcpEnvPrefix}_ADMIN_SECRET`]: ADMIN_SECRET },
         cwd: consumerDir,
       }),
     );
@@ -275,9 +304,9 @@ describe("the MCP package", () => {
   });
 });
 
-describe("the SDK package against the reference service", () => {
+describe.each(NODE_LINES)("the SDK package on Node %s against the reference service", (line) => {
   it("answers over GraphQL, REST and gRPC alike, and over ./grpc with Connect", async () => {
-    const { stdout } = await run(process.execPath, [join(consumerDir, "dist", "client.js")], {
+    const { stdout } = await run(nodeOf(line).path, [join(consumerDir, "dist", "client.js")], {
       cwd: consumerDir,
       env: { ...process.env, SERVICE_URL: referenceAddresses.httpUrl, GRPC_ENDPOINT: referenceAddresses.grpcEndpoint, ADMIN_SECRET },
     });
@@ -286,7 +315,7 @@ describe("the SDK package against the reference service", () => {
       expect(results[protocol]).toEqual({
         version: ir.api.version,
         sameOrganization: true,
-        name: `acme-${protocol}`,
+        name: `acme-${protocol}-node${line}`,
         displayName: "Acme",
         notFound: `NOT_FOUND ${protocol}`,
         refused: `FAILED_PRECONDITION ${protocol}`,
@@ -294,19 +323,25 @@ describe("the SDK package against the reference service", () => {
       });
     }
     expect(results.direct).toEqual({ version: ir.api.version, services: ir.proto.services.map((s) => s.typeName) });
+    expect(results.node).toBe(nodeOf(line).version);
   });
 });
 
-describe("the server-stub package implemented and served by the consumer", () => {
-  let addresses: { httpUrl: string; grpcEndpoint: string; explorerRefusal: string; metricsRefusal: string };
+describe.each(NODE_LINES)("the server-stub package implemented and served by the consumer on Node %s", (line) => {
+  let addresses: { httpUrl: string; grpcEndpoint: string; explorerRefusal: string; metricsRefusal: string; node: string };
 
   beforeAll(async () => {
-    consumerServer = spawn(process.execPath, [join(consumerDir, "dist", "server.js")], { cwd: consumerDir, env: { ...process.env, ADMIN_SECRET }, stdio: ["ignore", "pipe", "inherit"] });
+    const consumerServer = spawn(nodeOf(line).path, [join(consumerDir, "dist", "server.js")], { cwd: consumerDir, env: { ...process.env, ADMIN_SECRET }, stdio: ["ignore", "pipe", "inherit"] });
+    consumerServers.push(consumerServer);
     const firstLine = await new Promise<string>((resolve, reject) => {
-      createInterface({ input: consumerServer!.stdout! }).once("line", resolve);
-      consumerServer!.once("exit", (code) => reject(new Error(`the consumer's server exited (${code})`)));
+      createInterface({ input: consumerServer.stdout! }).once("line", resolve);
+      consumerServer.once("exit", (code) => reject(new Error(`the consumer's server exited (${code})`)));
     });
     addresses = JSON.parse(firstLine) as typeof addresses;
+  });
+
+  it("runs on that Node", () => {
+    expect(addresses.node).toBe(nodeOf(line).version);
   });
 
   it("refuses the explorer and metrics without their optional peers, naming them and the command that installs them", async () => {
