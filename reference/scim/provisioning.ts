@@ -4,6 +4,8 @@
 // stored record whose members are provisioned users of the same organization. Errors are SCIM
 // errors (SCIMMY's), which routes.ts answers as they are.
 import SCIMMY from "scimmy";
+import { rules } from "../../generated/server/rules.js";
+import { compareCodePoints } from "../../runtime/validate.js";
 import { checkPasswordStrength, newUserRecord, normalizeEmail, userByEmail } from "../accounts.js";
 import type { Deps } from "../deps.js";
 import { orgForEmailDomain } from "../ops/org-domains.js";
@@ -29,6 +31,15 @@ export interface ScimScope {
 export type ScimResource = Record<string, unknown> & { id: string; meta: { version: string } };
 
 export const scimError = (status: number, scimType: string | null, detail: string) => new SCIMMY.Types.Error(status, scimType as string, detail);
+
+/** The manifest's rule of a password (signup's): a SCIM password meets the same length as every other way of setting one. */
+const PASSWORD_RULE = rules.fields.SignupRequest?.password ?? {};
+
+function checkPasswordLength(password: string): void {
+  const { minLength, maxLength } = PASSWORD_RULE;
+  if (minLength !== undefined && compareCodePoints(password, minLength) < 0) throw scimError(400, "invalidValue", `password: must be at least ${minLength} characters`);
+  if (maxLength !== undefined && compareCodePoints(password, maxLength) > 0) throw scimError(400, "invalidValue", `password: must be at most ${maxLength} characters`);
+}
 const notFound = (kind: "User" | "Group") => scimError(404, null, `${kind} not found`);
 const uniqueness = (detail: string) => scimError(409, "uniqueness", detail);
 
@@ -161,7 +172,10 @@ export class ScimProvisioning {
     const { storage } = core;
     const { userName, externalId, active, password, attributes } = splitUser(input);
     const email = emailOf(userName, attributes);
-    if (password !== undefined) checkPasswordStrength(core, password);
+    if (password !== undefined) {
+      checkPasswordLength(password);
+      checkPasswordStrength(core, password);
+    }
     // Hashed before the transaction: scrypt's ~180 ms would hold the database's write lock.
     const passwordHash = password !== undefined ? await hashPassword(password, this.deps.core.config.passwordHashCost) : null;
     const { record, user, created } = await storage.transaction(async () => {
@@ -225,7 +239,10 @@ export class ScimProvisioning {
     const { core } = this.deps;
     const { storage } = core;
     const { userName, externalId, active, password, attributes } = splitUser(input);
-    if (password !== undefined) checkPasswordStrength(core, password);
+    if (password !== undefined) {
+      checkPasswordLength(password);
+      checkPasswordStrength(core, password);
+    }
     const passwordHash = password !== undefined ? await hashPassword(password, this.deps.core.config.passwordHashCost) : undefined;
     const record = await storage.transaction(async () => {
       const current = await storage.scimUsers.get(scimUserKey(scope.orgId, id));

@@ -13,6 +13,21 @@ const CONTENT_TYPE = "application/scim+json; charset=utf-8";
 const ACCEPTED_TYPES = ["application/scim+json", "application/json"];
 /** The most resources one list answers (ServiceProviderConfig filter.maxResults), and the default page. */
 export const MAX_RESULTS = 200;
+/**
+ * The most values a multi-valued attribute of a User holds (emails, addresses, roles, ...), and
+ * members of a Group. SCIMMY's reading and PATCH cost about 0.15 ms a value on the event loop, so a
+ * record of thousands stalls every caller for each request that touches it: past these, a write is
+ * refused (400 invalidValue) before SCIMMY reads it, and so is a PATCH that would grow past them.
+ */
+export const MAX_MULTI_VALUES = 100;
+export const MAX_GROUP_MEMBERS = 1000;
+/** The most operations one PATCH request carries. */
+export const MAX_PATCH_OPERATIONS = 100;
+/**
+ * The largest resource kept, as JSON: without it, PATCH requests each under the body limit could
+ * grow one record without end (every later read and write of it paying for its size).
+ */
+export const MAX_RESOURCE_BYTES = 256 * 1024;
 
 // SCIMMY's registry is per process and the same for every service: the two core resource types,
 // their location prefix, and what ServiceProviderConfig announces.
@@ -103,25 +118,35 @@ function parseFilter(text: string, parameter = "filter"): SCIMMY.Types.Filter {
   return filter;
 }
 
+/**
+ * An attribute name of RFC 7643 §2.1 (ALPHA *(ALPHA / DIGIT / "-" / "_")), with its sub-attribute
+ * and its schema URN before it: a name outside it (`__proto__`) is refused before SCIMMY reads it.
+ */
+const ATTRIBUTE_PATH = /^(?:urn:[A-Za-z0-9:._-]+:)?[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z][A-Za-z0-9_-]*)?$/;
+
 /** `attributes` / `excludedAttributes` as SCIMMY's output schemas take them. */
 function attributeFilter(query: URLSearchParams): SCIMMY.Types.Filter | undefined {
   const only = query.get("attributes");
   const excluded = query.get("excludedAttributes");
-  const list = (text: string) =>
+  const list = (text: string, parameter: string) =>
     text
       .split(",")
       .map((name) => name.trim())
-      .filter((name) => name !== "");
+      .filter((name) => name !== "")
+      .map((name) => {
+        if (!ATTRIBUTE_PATH.test(name)) throw scimError(400, "invalidValue", `${parameter}: ${JSON.stringify(name.slice(0, 64))} is not an attribute name`);
+        return name;
+      });
   if (only)
     return parseFilter(
-      list(only)
+      list(only, "attributes")
         .map((name) => `${name} pr`)
         .join(" and "),
       "attributes",
     );
   if (excluded)
     return parseFilter(
-      list(excluded)
+      list(excluded, "excludedAttributes")
         .map((name) => `${name} np`)
         .join(" and "),
       "excludedAttributes",
@@ -134,6 +159,44 @@ function integerParameter(query: URLSearchParams, name: string, fallback: number
   if (text === null || text === "") return fallback;
   if (!/^-?\d{1,9}$/.test(text)) throw scimError(400, "invalidValue", `${name} must be a whole number`);
   return Math.max(Number(text), minimum);
+}
+
+/** The cap of a multi-valued attribute by its name (members of a Group, any other of a User). */
+const capOf = (attribute: string) => (attribute.toLowerCase() === "members" ? MAX_GROUP_MEMBERS : MAX_MULTI_VALUES);
+
+/**
+ * Refuses a resource (or the value of a PATCH operation) with a multi-valued attribute past its
+ * cap, at the top and inside schema extensions (one level down). Linear in the value's keys.
+ */
+function checkMultiValued(value: unknown, where: string): void {
+  if (typeof value !== "object" || value === null) return;
+  // Past the body limit a resource sent whole is refused before it is read; this bounds what a PATCH makes.
+  const bytes = Buffer.byteLength(JSON.stringify(value));
+  if (bytes > MAX_RESOURCE_BYTES) throw scimError(413, null, `${where}the resource would be ${bytes} bytes as JSON; the most it may be is ${MAX_RESOURCE_BYTES}`);
+  for (const [name, attribute] of Object.entries(value)) {
+    if (Array.isArray(attribute)) {
+      if (attribute.length > capOf(name)) throw scimError(400, "invalidValue", `${where}${name}: at most ${capOf(name)} values, not ${attribute.length}`);
+    } else if (name.startsWith("urn:") && typeof attribute === "object" && attribute !== null) {
+      for (const [inner, values] of Object.entries(attribute)) {
+        if (Array.isArray(values) && values.length > capOf(inner)) throw scimError(400, "invalidValue", `${where}${inner}: at most ${capOf(inner)} values, not ${values.length}`);
+      }
+    }
+  }
+}
+
+/** A PATCH message's operations, refused past MAX_PATCH_OPERATIONS and when a value is past its cap, before SCIMMY applies any. */
+function checkPatch(message: Plain): void {
+  const operations = message.Operations;
+  if (!Array.isArray(operations)) return; // SCIMMY says what is wrong with it
+  if (operations.length > MAX_PATCH_OPERATIONS) throw scimError(400, "invalidValue", `a PATCH carries at most ${MAX_PATCH_OPERATIONS} operations, not ${operations.length}`);
+  for (const [index, operation] of operations.entries()) {
+    const { path, value } = (operation ?? {}) as { path?: unknown; value?: unknown };
+    const where = `Operations[${index}]: `;
+    if (Array.isArray(value)) {
+      const attribute = typeof path === "string" ? (path.split(/[.[]/)[0]!.split(":").at(-1) ?? path) : "";
+      if (value.length > capOf(attribute)) throw scimError(400, "invalidValue", `${where}${path ?? "value"}: at most ${capOf(attribute)} values, not ${value.length}`);
+    } else checkMultiValued(value, where);
+  }
 }
 
 export function scimRoutes(options: ScimRoutesOptions): HttpMount {
@@ -275,6 +338,12 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
     if (extra !== undefined) throw scimError(404, null, "no such resource");
     const resource = resources[kind];
     /** A resource as SCIMMY's schema reads it in: types checked, read-only attributes dropped (the write-only password is kept apart from its JSON). */
+    /** A resource sent whole (POST, PUT), refused past the caps before SCIMMY reads it. */
+    const bounded = async () => {
+      const value = await body();
+      checkMultiValued(value, "");
+      return value;
+    };
     const inbound = (value: Plain) => {
       const instance = new resource.schema(value, "in") as unknown as Plain;
       const plain = JSON.parse(JSON.stringify(instance)) as Plain;
@@ -286,7 +355,7 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
     if (id === undefined) {
       allow("GET, POST");
       if (method === "GET") return list(scope, [kind], query);
-      const created = await resource.create(scope, inbound(await body()));
+      const created = await resource.create(scope, inbound(await bounded()));
       return { ...single(created, 201), location: `${scope.base}/${kind}/${created.id}` };
     }
     if (id === ".search") {
@@ -302,14 +371,17 @@ export function scimRoutes(options: ScimRoutesOptions): HttpMount {
         return single(found);
       }
       case "PUT":
-        return single(await resource.replace(scope, id, inbound(await body()), ifMatch));
+        return single(await resource.replace(scope, id, inbound(await bounded()), ifMatch));
       case "PATCH": {
         const message = await body();
+        checkPatch(message);
         const current = await resource.get(scope, id);
         checkVersion(current.meta.version, ifMatch);
         const patch = new SCIMMY.Messages.PatchOp(message as ConstructorParameters<typeof SCIMMY.Messages.PatchOp>[0]);
         let written: ScimResource | undefined;
         await patch.apply(outSchema(scope, kind, current), async (target: unknown) => {
+          // What the operations made, held to the same caps as a resource sent whole.
+          checkMultiValued(JSON.parse(JSON.stringify(target)), "");
           // Written only over the version the operations were applied to: a write in between is a 412, not lost.
           written = await resource.replace(scope, id, inbound(target as Plain), current.meta.version);
           return outSchema(scope, kind, written);

@@ -411,6 +411,110 @@ describe("SCIM at /scim/v2", () => {
       expect((await scim(org.token, "POST", "/Users", newUser("json@example.org"), { "content-type": "application/json" })).status).toBe(201);
     });
   });
+
+  // The security review's attack: 8,000 addresses in one PATCH took 12.2 s of the event loop, every
+  // later PATCH of that user 9-13 s, and another client's /healthz waited 8.65 s.
+  describe("bounded work: multi-valued attributes, PATCH operations and resources are capped", () => {
+    const address = (i: number, size = 20) => ({ type: "work", streetAddress: `${i} ${"x".repeat(size)}` });
+    const patchOp = (...Operations: unknown[]) => ({ schemas: [PATCH_OP], Operations });
+
+    it("refuses 8,000 addresses in one PATCH at once, the record unchanged, while another client is answered", async () => {
+      const org = await organization("cap-patch-org");
+      const user = (await scim(org.token, "POST", "/Users", newUser("cap@example.org"))).body;
+      const started = performance.now();
+      const [refused, health] = await Promise.all([
+        scim(org.token, "PATCH", `/Users/${user.id}`, patchOp({ op: "add", path: "addresses", value: Array.from({ length: 8000 }, (_, i) => address(i, 80)) })),
+        fetch(`${base}/healthz`).then((answer) => answer.status),
+      ]);
+      expectScimError(refused, 400, "invalidValue");
+      expect(refused.body.detail).toBe("Operations[0]: addresses: at most 100 values, not 8000");
+      expect(health).toBe(200);
+      expect(performance.now() - started).toBeLessThan(2_000);
+      const after = await scim(org.token, "GET", `/Users/${user.id}`);
+      expect(after.body.addresses).toBeUndefined();
+      expect(after.body.meta.version).toBe(user.meta.version);
+    });
+
+    it("refuses the PATCH that would grow a list past its cap across requests, keeping what was there", async () => {
+      const org = await organization("cap-grow-org");
+      const user = (await scim(org.token, "POST", "/Users", newUser("grow@example.org"))).body;
+      const first = await scim(org.token, "PATCH", `/Users/${user.id}`, patchOp({ op: "add", path: "addresses", value: Array.from({ length: 60 }, (_, i) => address(i)) }));
+      expect(first.status).toBe(200);
+      expect(first.body.addresses).toHaveLength(60);
+      const second = await scim(org.token, "PATCH", `/Users/${user.id}`, patchOp({ op: "add", path: "addresses", value: Array.from({ length: 60 }, (_, i) => address(60 + i)) }));
+      expectScimError(second, 400, "invalidValue");
+      expect(second.body.detail).toBe("addresses: at most 100 values, not 120");
+      // One value an operation, many operations: the same cap on what they make together.
+      const oneByOne = await scim(org.token, "PATCH", `/Users/${user.id}`, patchOp(...Array.from({ length: 41 }, (_, i) => ({ op: "add", path: "addresses", value: [address(200 + i)] }))));
+      expectScimError(oneByOne, 400, "invalidValue");
+      const after = await scim(org.token, "GET", `/Users/${user.id}`);
+      expect(after.body.addresses).toHaveLength(60);
+      expect(after.body.meta.version).toBe(first.body.meta.version);
+    });
+
+    it("refuses more than 100 operations in a PATCH, and a user or group sent whole past its cap, creating nothing", async () => {
+      const org = await organization("cap-whole-org");
+      const user = (await scim(org.token, "POST", "/Users", newUser("whole@example.org"))).body;
+      const many = await scim(org.token, "PATCH", `/Users/${user.id}`, patchOp(...Array.from({ length: 101 }, () => ({ op: "replace", path: "displayName", value: "x" }))));
+      expectScimError(many, 400, "invalidValue");
+      expect(many.body.detail).toBe("a PATCH carries at most 100 operations, not 101");
+      const emails = Array.from({ length: 101 }, (_, i) => ({ value: `e${i}@example.org`, type: "work" }));
+      const created = await scim(org.token, "POST", "/Users", newUser("many@example.org", { emails }));
+      expectScimError(created, 400, "invalidValue");
+      expect(created.body.detail).toBe("emails: at most 100 values, not 101");
+      expectScimError(await scim(org.token, "PUT", `/Users/${user.id}`, newUser("whole@example.org", { emails })), 400, "invalidValue");
+      const members = Array.from({ length: 1001 }, () => ({ value: user.id }));
+      const group = await scim(org.token, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "crowd", members });
+      expectScimError(group, 400, "invalidValue");
+      expect(group.body.detail).toBe("members: at most 1000 values, not 1001");
+      expect((await scim(org.token, "GET", "/Users")).body.totalResults).toBe(1);
+      expect((await scim(org.token, "GET", "/Groups")).body.totalResults).toBe(0);
+      expect((await scim(org.token, "GET", `/Users/${user.id}`)).body.meta.version).toBe(user.meta.version);
+    });
+
+    it("refuses a PATCH that would make a resource larger than 256 KiB, though each request is under the body limit", async () => {
+      const org = await organization("cap-size-org");
+      const user = (await scim(org.token, "POST", "/Users", newUser("size@example.org"))).body;
+      const big = (from: number) => patchOp({ op: "add", path: "addresses", value: Array.from({ length: 30 }, (_, i) => address(from + i, 4000)) });
+      const first = await scim(org.token, "PATCH", `/Users/${user.id}`, big(0));
+      expect(first.status).toBe(200);
+      const second = await scim(org.token, "PATCH", `/Users/${user.id}`, big(30));
+      expect(second.status).toBe(200);
+      const third = await scim(org.token, "PATCH", `/Users/${user.id}`, big(60));
+      expectScimError(third, 413);
+      expect(third.body.detail).toMatch(/^the resource would be \d+ bytes as JSON; the most it may be is 262144$/);
+      expect((await scim(org.token, "GET", `/Users/${user.id}`)).body.addresses).toHaveLength(60);
+    });
+  });
+
+  describe("the lows of the security review", () => {
+    it("holds a SCIM password to the manifest's 12-character minimum, on create, replace and PATCH", async () => {
+      const org = await organization("password-org");
+      const short = await scim(org.token, "POST", "/Users", newUser("short@example.org", { password: "Short-1" }));
+      expectScimError(short, 400, "invalidValue");
+      expect(short.body.detail).toBe("password: must be at least 12 characters");
+      expect((await scim(org.token, "GET", "/Users")).body.totalResults).toBe(0);
+      const user = (await scim(org.token, "POST", "/Users", newUser("long@example.org", { password: "Long-enough-password-1" }))).body;
+      expectScimError(await scim(org.token, "PUT", `/Users/${user.id}`, newUser("long@example.org", { password: "Short-2" })), 400, "invalidValue");
+      expectScimError(await scim(org.token, "PATCH", `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "password", value: "Short-3" }] }), 400, "invalidValue");
+      const users = new UserClient({ serviceUrl: base, protocol: "rest", clientId: "reference", serverVersion: schema.version, retry: false });
+      try {
+        expect((await users.login({ email: "long@example.org", password: "Long-enough-password-1" })).access_token).toBeTruthy();
+      } finally {
+        await users.close();
+      }
+    });
+
+    it("refuses attributes that are no attribute names (__proto__) with a SCIM error of its own, not a JavaScript message", async () => {
+      const org = await organization("proto-org");
+      for (const parameter of ["attributes", "excludedAttributes"]) {
+        const answer = await scim(org.token, "GET", `/Users?${parameter}=userName,__proto__`);
+        expectScimError(answer, 400, "invalidValue");
+        expect(answer.body.detail).toBe(`${parameter}: "__proto__" is not an attribute name`);
+      }
+      expect((await scim(org.token, "GET", "/Users?attributes=userName,emails.value,urn:ietf:params:scim:schemas:core:2.0:User:name.givenName")).status).toBe(200);
+    });
+  });
 });
 
 describe("the SCIM example of docs/server.md", () => {
