@@ -92,7 +92,9 @@ export class AdminSecretGuard {
    * spent (whatever the secret), a mismatch recorded otherwise.
    */
   verify(candidate: string, address: string): MaybePromise<boolean> {
-    if (!this.expected) return andThen(this.requireAdmin(), () => this.verifier!(candidate).then((ok) => this.decide(ok, address)));
+    // A stored secret's check is scrypt (tens of milliseconds of CPU): the lockouts are asked first
+    // (as a right secret would be, which records nothing), so a refused attempt costs no hash.
+    if (!this.expected) return andThen(this.requireAdmin(), () => andThen(this.decide(true, address), () => this.verifier!(candidate).then((ok) => this.decide(ok, address))));
     const presented = Buffer.from(candidate);
     const sameLength = presented.length === this.expected.length;
     return this.decide(timingSafeEqual(sameLength ? presented : this.expected, this.expected) && sameLength, address);

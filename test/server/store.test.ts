@@ -60,6 +60,38 @@ describe("the in-memory lockout", () => {
   });
 });
 
+describe("a stored admin secret (bootstrap) under lockout", () => {
+  // The security review: requests already answered 429 still cost 0.64-0.83 s of scrypt each, and 2
+  // a second slowed every login to 7-10 s. The check of the stored secret runs only when the
+  // lockouts let the attempt through.
+  it("never runs the stored secret's check for an address locked out, nor while the global budget is spent", async () => {
+    let now = 0;
+    const checked: string[] = [];
+    const bootstrap = { verifier: async () => async (candidate: string) => (checked.push(candidate), candidate === "s3cret-admin-key") };
+    const guard = new AdminSecretGuard(
+      bootstrap,
+      policy,
+      new MemoryStore(),
+      () => now,
+      () => {},
+      { maxFailures: 5, windowMs: 60_000 },
+    );
+    for (let i = 0; i < 3; i++) expect(await guard.verify(`guess-${i}`, "a")).toBe(false);
+    expect(checked).toEqual(["guess-0", "guess-1", "guess-2"]);
+    for (const candidate of ["guess-3", "s3cret-admin-key"]) await expect(Promise.resolve().then(() => guard.verify(candidate, "a"))).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+    expect(checked).toHaveLength(3);
+    // Another address is checked as usual, until all addresses together spend the global budget.
+    expect(await guard.verify("guess-b1", "b")).toBe(false);
+    expect(await guard.verify("guess-b2", "b")).toBe(false);
+    await expect(Promise.resolve().then(() => guard.verify("s3cret-admin-key", "c"))).rejects.toMatchObject({ code: "TOO_MANY_REQUESTS" });
+    expect(checked).toEqual(["guess-0", "guess-1", "guess-2", "guess-b1", "guess-b2"]);
+    // Once the windows have passed, the right secret is checked and let through.
+    now = 120_000;
+    expect(await guard.verify("s3cret-admin-key", "a")).toBe(true);
+    expect(checked.at(-1)).toBe("s3cret-admin-key");
+  });
+});
+
 describe("admin sessions in the in-memory store", () => {
   it("are kept under the SHA-256 of their id and end at expiry or close", async () => {
     let now = 1_000_000;
