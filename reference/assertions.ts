@@ -2,7 +2,7 @@
 // a generic OIDC provider). An assertion authenticates as the issuer's service account when it is
 // signed by a key of the issuer, names the expected audience, has not expired, lives at most
 // MAX_ASSERTION_LIFETIME_SECONDS, carries a subject the issuer's allowed_subjects name (an empty
-// list names none; `*` names all) and has not been used before (its jti, or its hash without one,
+// list names none; `*` names all) and has not been used before (its jti, or without one the hash of what was signed and of its signature's bytes,
 // is kept in the database until it expires, so a replay fails on every replica). Issuers are read
 // from the store on every check, so a deleted or deactivated issuer stops authenticating at once;
 // their keys are cached for KEY_CACHE_SECONDS and fetched again at once for an unknown key id.
@@ -103,7 +103,7 @@ export class TrustedIssuers {
       if (payload.exp! - issuedAt > this.maxLifetimeSeconds) continue;
       // Single use: the first to record it wins; a replay (here or on another replica) finds it
       // taken. A database that cannot be reached is UNAVAILABLE, not a refusal.
-      const key = `${issuer.id}:${typeof payload.jti === "string" ? `jti:${payload.jti}` : `sha256:${createHash("sha256").update(assertion).digest("hex")}`}`;
+      const key = `${issuer.id}:${typeof payload.jti === "string" ? `jti:${payload.jti}` : `sig:${signatureKey(assertion)}`}`;
       await this.core.storage.usedAssertions.deleteWhere({ expires_at: { lt: nowSeconds(this.core) } });
       try {
         await this.core.storage.usedAssertions.insert({ key, expires_at: payload.exp! });
@@ -115,6 +115,34 @@ export class TrustedIssuers {
     }
     return null;
   }
+}
+
+/** The group order n of each ECDSA curve of JWS (RFC 7518 §3.4, RFC 8812 §3.2). */
+const ECDSA_ORDERS: Record<string, bigint> = {
+  ES256: BigInt("0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551"),
+  ES384: BigInt("0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFC7634D81F4372DDF581A0DB248B0A77AECEC196ACCC52973"),
+  ES512: BigInt("0x01FFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFA51868783BF2F966B7FCC0148F709A5D03BB5C9B8899C47AEBB6FB71E91386409"),
+  ES256K: BigInt("0xFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFFEBAAEDCE6AF48A03BBFD25E8CD0364141"),
+};
+
+/**
+ * What makes a verified assertion without a jti this one and no other: the hash of what its issuer
+ * signed and of its signature's bytes, not of its text. Base64url's unused last bits decode to the
+ * same bytes, and an ECDSA signature (r, s) verifies as (r, n - s) too: s is taken as the lower of
+ * the two, so every variant of one signature has one key. RSA and EdDSA signatures have no second
+ * form that Node's verification accepts.
+ */
+export function signatureKey(assertion: string): string {
+  const dot = assertion.lastIndexOf(".");
+  let bytes = Buffer.from(assertion.slice(dot + 1), "base64url");
+  const order = ECDSA_ORDERS[String(decodeProtectedHeader(assertion).alg)];
+  if (order !== undefined && bytes.length % 2 === 0) {
+    const half = bytes.length / 2;
+    const s = BigInt(`0x${bytes.subarray(half).toString("hex") || "0"}`);
+    const low = s > order - s ? order - s : s;
+    bytes = Buffer.concat([bytes.subarray(0, half), Buffer.from(low.toString(16).padStart(half * 2, "0"), "hex")]);
+  }
+  return createHash("sha256").update(assertion.slice(0, dot)).update(".").update(bytes).digest("hex");
 }
 
 async function getJson(url: string, policy: OutboundPolicy): Promise<Record<string, unknown>> {

@@ -1,7 +1,7 @@
 // §3: trusted issuers (JWT-bearer assertions authenticate as the issuer's service account; delete
 // stops them at once) and SCIM endpoints (token answered on create and rotate only; the old token
 // stops on rotate, every token on delete).
-import { exportJWK, generateKeyPair, SignJWT, type JSONWebKeySet } from "jose";
+import { createLocalJWKSet, exportJWK, generateKeyPair, jwtVerify, SignJWT, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
 import type { TrustedIssuer } from "../../generated/types.js";
 import type { Principal } from "../../runtime/server/context.js";
@@ -102,6 +102,30 @@ describe("trusted issuers", () => {
     const replay = await expectCode(h.call("oauthToken", { grant_type: GRANT_TOKEN_EXCHANGE, subject_token: withoutJti, subject_token_type: TOKEN_TYPE_JWT }, anonymous), "FAILED_PRECONDITION");
     expect(replay.message).toBe("subject_token is not a valid assertion of a trusted issuer");
     expect(await h.service.state.storage.usedAssertions.count()).toBe(2);
+  });
+
+  // The security review: the used-assertion record hashed the compact text, so the same signature
+  // with its last character's unused bits flipped, or ECDSA's s replaced by n - s, was taken again
+  // (3 tokens from one assertion).
+  it("a replay without a jti fails as a variant too: its signature re-encoded, or mirrored (n - s)", async () => {
+    const { h, external } = await setup();
+    const original = await external.assertion(h);
+    const [head, claims, signature] = original.split(".") as [string, string, string];
+    const bytes = Buffer.from(signature, "base64url");
+    // 64 bytes are 86 characters, whose last one carries 4 bits that decode to nothing.
+    const last = signature.at(-1)!;
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    const reencoded = `${head}.${claims}.${signature.slice(0, -1)}${alphabet[alphabet.indexOf(last) ^ 1]}`;
+    expect(Buffer.from(reencoded.split(".")[2]!, "base64url")).toEqual(bytes);
+    const n = BigInt("0xFFFFFFFF00000000FFFFFFFFFFFFFFFFBCE6FAADA7179E84F3B9CAC2FC632551"); // P-256's group order
+    const s = BigInt(`0x${bytes.subarray(32).toString("hex")}`);
+    const mirrored = `${head}.${claims}.${Buffer.concat([bytes.subarray(0, 32), Buffer.from((n - s).toString(16).padStart(64, "0"), "hex")]).toString("base64url")}`;
+    // Both variants verify: each would be a token of its own if the record were keyed on the text.
+    const keys = createLocalJWKSet(external.jwks);
+    for (const variant of [reencoded, mirrored]) await jwtVerify(variant, keys, { issuer: ISSUER, audience: AUDIENCE });
+    await withAssertion(h, original);
+    for (const variant of [reencoded, mirrored, original]) await expectCode(withAssertion(h, variant), "UNAUTHENTICATED");
+    expect(await h.service.state.storage.usedAssertions.count()).toBe(1);
   });
 
   it("refuses an assertion living longer than an hour, and any subject when allowed_subjects is empty", async () => {
