@@ -141,6 +141,12 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if httpClient == nil {
 		c.ownHTTP = true
 		httpClient = newHTTPClient(cfg.GRPCTLS)
+	} else {
+		// The caller's client, as it is but for redirects, which it might follow with the
+		// credential headers: a copy that answers them instead (its transport, jar and timeout shared).
+		own := *httpClient
+		own.CheckRedirect = answerRedirects
+		httpClient = &own
 	}
 	maxResponse := cfg.MaxResponse
 	if maxResponse <= 0 {
@@ -193,10 +199,12 @@ func newHTTPClient(tlsConfig *tls.Config) *http.Client {
 	// more than that many at once (more calls wait for one), so a burst cannot take every socket.
 	t.MaxIdleConnsPerHost = maxConnsPerHost
 	t.MaxConnsPerHost = maxConnsPerHost
-	// A redirect is answered, never followed: Go would forward the admin secret header (any header
-	// but Authorization and Cookie) to whatever address the redirect names.
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return &http.Client{Transport: t, CheckRedirect: answerRedirects}
 }
+
+// answerRedirects makes a redirect the answer, never followed: Go would forward the admin secret
+// header (any header but Authorization and Cookie) to whatever address the redirect names.
+func answerRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // buildHeaders: extra headers, then the credential of the surface. Called with c.mu held or before use.
 func (c *Core) buildHeaders() map[string]string {

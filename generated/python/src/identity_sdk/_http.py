@@ -275,7 +275,11 @@ class SyncHttpTransport:
         deadline = _deadline(timeout)
         _call_deadline.value = deadline
         try:
-            with self._client.stream(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout) as response:
+            # follow_redirects=False whatever the client says: httpx would send the admin secret
+            # header (any header but Authorization) to the address a redirect names; it is answered.
+            with self._client.stream(
+                method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout, follow_redirects=False
+            ) as response:
                 _check_size(operation, protocol, response, self._max_bytes, 0)
                 chunks = []
                 size = 0
@@ -315,7 +319,7 @@ class AsyncHttpTransport:
         request = self._client.build_request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
 
         async def exchange() -> tuple[httpx.Response, bytes]:
-            response = await self._client.send(request, stream=True)
+            response = await self._client.send(request, stream=True, follow_redirects=False)
             try:
                 _check_size(operation, protocol, response, self._max_bytes, 0)
                 chunks = []
