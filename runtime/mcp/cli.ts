@@ -8,7 +8,9 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ApiSchema, OperationSpec } from "../schema.js";
+import { ERROR_WIRE, isErrorCode } from "../errors.js";
 import { bridgedToolServer } from "./bridge.js";
+import { FailureBudget } from "./failures.js";
 import { createToolServer, mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "./tools.js";
 
 /** The generated clients, as the CLI drives them: one method per operation, per-call headers. */
@@ -219,27 +221,44 @@ export async function startMcp(
   // A credential is checked once against the service, by a read that needs it and takes no input
   // (probeOf: admin_meta, profile), then trusted for a minute. An API without such a read leaves the
   // check to the service: a call it refuses answers UNAUTHENTICATED as the tool's error, having run nothing.
+  // Each caller has a budget of wrong credentials, and all of them together one that stays under the
+  // service's lockout of this server's address (failures.ts): past it, a credential not yet verified
+  // is refused here with 429, and the service hears nothing.
   const verified = new Map<string, number>();
+  const failures = new FailureBudget();
   const probes = { admin: probeOf(schema, "admin"), user: probeOf(schema, "user"), api_key: probeOf(schema, "api_key") };
-  const verify = async (kind: CredentialKind, headers: Record<string, string>): Promise<boolean> => {
+  const verify = async (kind: CredentialKind, headers: Record<string, string>, caller: string): Promise<boolean> => {
     const check = probes[kind];
     if (check === undefined) return true;
     const key = createHash("sha256")
       .update(`${kind}\n${JSON.stringify(headers)}`)
       .digest("hex");
     if ((verified.get(key) ?? 0) > Date.now()) return true;
+    const wait = failures.retryAfterSeconds(caller);
+    if (wait > 0) throw Object.assign(new Error(`too many wrong credentials through this MCP server; try again in ${wait} s`), { code: "TOO_MANY_REQUESTS", retryAfterSeconds: wait });
     try {
       await methodOf(check)({}, { headers });
       verified.set(key, Date.now() + 60_000);
       return true;
     } catch (error) {
-      if ((error as { code?: string }).code === "UNAUTHENTICATED") return false;
-      throw error;
+      if ((error as { code?: string }).code !== "UNAUTHENTICATED") throw error;
+      failures.fail(caller);
+      return false;
     }
   };
   const refuse = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
     const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });
     response.writeHead(status, { "content-type": "application/json", ...headers }).end(body);
+  };
+  /**
+   * A failure of the service while checking a credential, passed on with its own status (429 stays
+   * 429, with its Retry-After; 503 stays 503); anything else is this server's fault (500).
+   */
+  const refuseFailed = (response: ServerResponse, error: unknown) => {
+    const { code, message, retryAfterSeconds } = error as { code?: unknown; message?: string; retryAfterSeconds?: unknown };
+    if (!isErrorCode(code)) return refuse(response, 500, "internal error");
+    const retryAfter: Record<string, string> = typeof retryAfterSeconds === "number" && retryAfterSeconds >= 0 ? { "retry-after": String(Math.ceil(retryAfterSeconds)) } : {};
+    refuse(response, ERROR_WIRE[code].http, `${code}: ${message ?? ""}`, retryAfter);
   };
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
     if (new URL(request.url ?? "/", "http://mcp.invalid").pathname !== "/mcp") return refuse(response, 404, "the MCP endpoint is /mcp");
@@ -273,7 +292,7 @@ export async function startMcp(
       const headers = credentialHeaders(schema, call.operation, credentials);
       const kind = kindOf(schema, call.operation);
       const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : kind === "api_key" ? `an API key in the ${schema.apiKeyHeader} header` : "a bearer token";
-      if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers)))) {
+      if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers, request.socket.remoteAddress ?? "")))) {
         return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": mcpChallenge(schema) });
       }
     }
@@ -282,8 +301,8 @@ export async function startMcp(
     response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(answer));
   };
   const http = createServer((request, response) => {
-    handle(request, response).catch(() => {
-      if (!response.headersSent) refuse(response, 500, "internal error");
+    handle(request, response).catch((error: unknown) => {
+      if (!response.headersSent) refuseFailed(response, error);
     });
   });
   await new Promise<void>((resolve, reject) => http.once("error", reject).listen(settings.port, settings.host, () => resolve()));

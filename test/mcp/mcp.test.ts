@@ -4,6 +4,7 @@
 // credentials; read-only, filtered and dynamic modes.
 import { execFile, spawn, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
+import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -276,6 +277,81 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
     const refused = JSON.parse(failed.stdout) as CallResult;
     expect(errorOf(refused).code).toBe("NOT_FOUND");
   }, 120_000);
+
+  /** The standalone server over HTTP against `base`, and a tools/call posted to it from `localAddress`. */
+  async function httpMcp(base: string) {
+    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    const url = await new Promise<string>((resolve, reject) => {
+      let err = "";
+      child.stderr.on("data", (chunk: Buffer) => {
+        err += chunk.toString();
+        const found = /on (http:\/\/\S+\/mcp)/.exec(err);
+        if (found) resolve(found[1]!);
+      });
+      child.on("exit", () => reject(new Error(err)));
+    });
+    const toolCall = (secret: string, localAddress: string) =>
+      new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
+        const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "admin_meta", arguments: {} } });
+        const request = httpRequest(
+          url,
+          { method: "POST", localAddress, headers: { "content-type": "application/json", accept: "application/json, text/event-stream", [ADMIN_HEADER]: secret } },
+          (response) => {
+            let text = "";
+            response.on("data", (chunk: Buffer) => (text += chunk.toString()));
+            response.on("end", () => resolve({ status: response.statusCode!, retryAfter: response.headers["retry-after"] as string | undefined, body: text }));
+          },
+        );
+        request.on("error", reject);
+        request.end(body);
+      });
+    return { toolCall, stop: () => child.kill() };
+  }
+
+  // The security review: ten wrong secrets from an anonymous caller locked the MCP server's own
+  // address out at the service, so the right admin's secret got TOO_MANY_REQUESTS for 662 s, and
+  // the MCP server answered 500 where the service said 429.
+  it("over HTTP: a caller's wrong secrets spend its own budget, never the MCP server's address at the service", async () => {
+    const service = await serve();
+    const mcp = await httpMcp(service.base);
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 12; i++) statuses.push((await mcp.toolCall(`wrong-admin-secret-${i}`, "127.0.0.1")).status);
+      expect(statuses).toEqual([...Array(5).fill(401), ...Array(7).fill(429)]);
+      const refused = await mcp.toolCall("another-wrong-secret", "127.0.0.1");
+      expect([refused.status, Number(refused.retryAfter) > 800]).toEqual([429, true]);
+      // Another caller, with the right secret: the service heard 5 wrong ones from the MCP server, under its lockout of 10.
+      const right = await mcp.toolCall(SECRET, "127.0.0.2");
+      expect(right.status, right.body).toBe(200);
+      expect(right.body).toContain(schema.version);
+      // A second anonymous caller spends what is left of the forwarded budget (9), then is refused here too.
+      const others: number[] = [];
+      for (let i = 0; i < 6; i++) others.push((await mcp.toolCall(`wrong-again-${i}`, "127.0.0.3")).status);
+      expect(others).toEqual([401, 401, 401, 401, 429, 429]);
+      expect((await mcp.toolCall(SECRET, "127.0.0.2")).status).toBe(200); // verified a minute ago: not asked again
+    } finally {
+      mcp.stop();
+      await service.close();
+    }
+  }, 60_000);
+
+  it("over HTTP: the service's refusal passes through with its status, 429 and its Retry-After", async () => {
+    const service = await serve();
+    const mcp = await httpMcp(service.base);
+    try {
+      // The service's lockout of 127.0.0.1 (the MCP server's address too), spent directly.
+      for (let i = 0; i < 10; i++) {
+        await fetch(`${service.base}/v1/admin/admin_meta`, { method: "POST", headers: { "content-type": "application/json", [ADMIN_HEADER]: `direct-wrong-${i}` }, body: "{}" });
+      }
+      const answer = await mcp.toolCall(SECRET, "127.0.0.2");
+      expect(answer.status, answer.body).toBe(429);
+      expect(Number(answer.retryAfter)).toBeGreaterThan(0);
+      expect(answer.body).toContain("TOO_MANY_REQUESTS");
+    } finally {
+      mcp.stop();
+      await service.close();
+    }
+  }, 60_000);
 
   it("over HTTP: each request's own credential, 401 when it is missing or wrong", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", running.base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
