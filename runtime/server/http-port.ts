@@ -23,6 +23,41 @@ export interface Http2Beside {
 
 /** The connection cap of the HTTP port when the service sets none (ServerOptions.maxConnections). */
 export const DEFAULT_MAX_CONNECTIONS = 10_000;
+/** The cap of one client address's connections to the HTTP port (ServerOptions.maxConnectionsPerAddress). */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1_000;
+/** How long a request may take to send its headers, and its headers and body (ServerOptions.headersTimeoutMs, requestTimeoutMs). */
+export const DEFAULT_HEADERS_TIMEOUT_MS = 20_000;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 60_000;
+/** How often node:http looks for requests past those deadlines (its default, 30 s, let slow senders hold slots that long). */
+export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
+
+/**
+ * Closes at once a new connection of an address that already holds `max` open, before anything
+ * reads from it: counted on the raw connection (TCP, before a TLS handshake), whatever protocol it
+ * then speaks. Call after acceptHttp2, whose listener it wraps.
+ */
+export function capConnectionsPerAddress(server: Server, max: number): void {
+  if (max <= 0) return;
+  const open = new Map<string, number>();
+  const accept = server.listeners("connection")[0] as (socket: Socket) => void;
+  server.removeListener("connection", accept);
+  server.on("connection", (socket: Socket) => {
+    const address = socket.remoteAddress ?? "";
+    const count = open.get(address) ?? 0;
+    if (count >= max) {
+      socket.destroy();
+      return;
+    }
+    open.set(address, count + 1);
+    socket.once("close", () => {
+      const left = (open.get(address) ?? 1) - 1;
+      if (left > 0) open.set(address, left);
+      else open.delete(address);
+    });
+    accept.call(server, socket);
+  });
+}
+
 /** An HTTP/2 session with no stream and no frame for this long is closed (as HTTP/1.1 keep-alive ends). */
 export const HTTP2_IDLE_TIMEOUT_MS = 65_000;
 /** Streams one HTTP/2 session may have open at once (what the server announces in its SETTINGS). */

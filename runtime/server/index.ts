@@ -13,7 +13,15 @@ import { GraphqlEndpoint } from "./graphql.js";
 import { GrpcPort } from "./grpc.js";
 import { answerHealthCheck, isHealthCheck, type ServingStatus } from "./health.js";
 import { readBody, sendJson } from "./http-body.js";
-import { acceptHttp2, DEFAULT_MAX_CONNECTIONS } from "./http-port.js";
+import {
+  acceptHttp2,
+  capConnectionsPerAddress,
+  CONNECTIONS_CHECKING_INTERVAL_MS,
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  DEFAULT_REQUEST_TIMEOUT_MS,
+} from "./http-port.js";
 import { CallPipeline, type MountContext, type ServerOptions } from "./invoke.js";
 import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
 import type { ToolDefinition } from "../mcp/tools.js";
@@ -150,13 +158,19 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   // Read before anything listens: a certificate that cannot be used stops createServer, not a connection.
   const tls = options.tls ? new TlsCredentials(options.tls, options.onWarning ?? ((message) => console.warn(message))) : undefined;
   const httpShutdown = new HttpShutdown();
+  const deadlines = {
+    headersTimeout: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+    requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
+    connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
+  };
   const http: Server = tls
-    ? tls.attach(createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...tls.serverOptions(["h2", "http/1.1"]) }, handle))
-    : createHttpServer({ ServerResponse: httpShutdown.ServerResponse }, handle);
+    ? tls.attach(createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...deadlines, ...tls.serverOptions(["h2", "http/1.1"]) }, handle))
+    : createHttpServer({ ServerResponse: httpShutdown.ServerResponse, ...deadlines }, handle);
   httpShutdown.attach(http);
   http.keepAliveTimeout = 65_000;
   http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const http2 = acceptHttp2(http, handle);
+  capConnectionsPerAddress(http, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
   const metricsHandler = (request: IncomingMessage, response: ServerResponse) => {
     if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
   };

@@ -108,6 +108,20 @@ export interface ServerOptions {
    * connections cannot take every file descriptor.
    */
   maxConnections?: number;
+  /**
+   * Most connections one client address holds open at once on the HTTP port (default
+   * DEFAULT_MAX_CONNECTIONS_PER_ADDRESS of http-port.ts, 1 000; 0: no cap of its own): past it a new
+   * connection from that address is closed at once, so one address cannot take every slot of
+   * maxConnections. Behind a reverse proxy every connection comes from the proxy: raise it there.
+   */
+  maxConnectionsPerAddress?: number;
+  /**
+   * Time a request may take to send its headers, and its headers and body, in milliseconds
+   * (defaults DEFAULT_HEADERS_TIMEOUT_MS, 20 s, and DEFAULT_REQUEST_TIMEOUT_MS, 60 s): a slower
+   * sender's connection is closed, checked every second, freeing its slot while others are served.
+   */
+  headersTimeoutMs?: number;
+  requestTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default: the manifest's api.limits.request_bytes, which the contracts state). */
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
