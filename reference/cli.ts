@@ -252,6 +252,7 @@ export async function serve(
     const opened = await openStorage(settings.databaseUrl);
     storage = opened.storage;
     data = `${opened.description}${opened.migrated.length > 0 ? ` (migrated: ${opened.migrated.join(", ")})` : ""}`;
+    for (const note of opened.notes) output.out(`note: ${note}`);
   } catch (error) {
     if (!(error instanceof DatabaseError)) throw error;
     output.err(`error: ${error.message}`);

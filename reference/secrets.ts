@@ -88,8 +88,12 @@ export function redactUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = "***";
+    // libpq (and so pg) takes a password as a parameter too: ?password=, ?sslpassword=.
+    for (const name of [...parsed.searchParams.keys()]) if (SECRET_PARAMETER.test(name)) parsed.searchParams.set(name, "***");
     return parsed.toString();
   } catch {
-    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@");
+    return url.replace(/\/\/([^:/@]*):[^@/]*@/, "//$1:***@").replace(/([?&][^=&]*(?:pass|secret|token)[^=&]*=)[^&#]*/gi, "$1***");
   }
 }
+/** A URL parameter that carries a secret: password, sslpassword, and anything named like a secret or token. */
+const SECRET_PARAMETER = /pass|secret|token/i;

@@ -1,7 +1,7 @@
 // `--database-url`: which store the reference service runs on, opened and migrated before the
 // service listens. Every way this can fail is a DatabaseError whose message names the URL without
 // its password and says what to do; the CLI prints it and exits non-zero.
-import { mkdirSync } from "node:fs";
+import { closeSync, existsSync, mkdirSync, openSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, PostgresDialect, sql, SqliteDialect } from "kysely";
@@ -44,8 +44,23 @@ export function parseDatabaseUrl(url: string): DatabaseTarget {
   throw new DatabaseError(`--database-url ${redactUrl(url)} is not a database URL; accepted forms: ${ACCEPTED_DATABASE_URLS}`);
 }
 
-function sqliteDatabase(path: string): { db: AnyDatabase; handle: Database.Database } {
-  if (path !== ":memory:") mkdirSync(dirname(resolve(path)), { recursive: true });
+/**
+ * A SQLite file of the owner's alone: created 0600 (SQLite gives its -wal and -shm files the
+ * file's mode), in a folder created 0700 when missing, each said in `notes`. An existing file
+ * keeps the mode it has.
+ */
+function sqliteDatabase(path: string, notes: string[]): { db: AnyDatabase; handle: Database.Database } {
+  if (path !== ":memory:") {
+    const folder = dirname(resolve(path));
+    if (!existsSync(folder)) {
+      mkdirSync(folder, { recursive: true, mode: 0o700 });
+      notes.push(`created the folder ${folder} (mode 0700)`);
+    }
+    if (!existsSync(path)) {
+      closeSync(openSync(path, "a", 0o600));
+      notes.push(`created the database file ${resolve(path)} (mode 0600)`);
+    }
+  }
   const database = new Database(path, { timeout: 5000 });
   if (path !== ":memory:") database.pragma("journal_mode = WAL");
   // In WAL mode, NORMAL loses nothing when the process dies (only an OS crash can lose the last commits).
@@ -94,6 +109,8 @@ export interface CreatedStorage {
   storage: Storage;
   /** Where the data is, as it may be printed (no password). */
   description: string;
+  /** What opening it created (a SQLite file, its folder), to be said where the description is printed. */
+  notes: string[];
   /** Resolves with the migrations applied once the database answers and its schema is current; a DatabaseError otherwise. */
   ready: Promise<string[]>;
 }
@@ -114,14 +131,15 @@ export interface CreateStorageOptions {
  */
 export function createStorage(url: string, options: CreateStorageOptions = {}): CreatedStorage {
   const target = parseDatabaseUrl(url);
-  if (target.kind === "memory") return { storage: createMemoryStorage(), description: "in memory (this process only)", ready: Promise.resolve([]) };
+  if (target.kind === "memory") return { storage: createMemoryStorage(), description: "in memory (this process only)", notes: [], ready: Promise.resolve([]) };
   const where = target.kind === "sqlite" ? (target.path === ":memory:" ? "sqlite::memory:" : resolve(target.path)) : redactUrl(target.url);
   const description = target.kind === "sqlite" ? `SQLite ${where}${target.path === ":memory:" ? " (this process only)" : ""}` : `PostgreSQL ${where}`;
+  const notes: string[] = [];
   let store: SqlStorage | undefined;
   let db: AnyDatabase;
   let handle: Database.Database | undefined;
   try {
-    if (target.kind === "sqlite") ({ db, handle } = sqliteDatabase(target.path));
+    if (target.kind === "sqlite") ({ db, handle } = sqliteDatabase(target.path, notes));
     else db = postgresDatabase(target.url, options.poolSize ?? POOL_SIZE, () => store?.lost());
   } catch (error) {
     throw new DatabaseError(`could not open the database at ${where}: ${describe(error)}`);
@@ -138,14 +156,14 @@ export function createStorage(url: string, options: CreateStorageOptions = {}): 
     }
   })();
   store.waitFor(ready);
-  return { storage: store.storage(), description, ready };
+  return { storage: store.storage(), description, notes, ready };
 }
 
 /** Opens and migrates the database of `url`; a DatabaseError (the store closed) when it cannot. */
-export async function openStorage(url: string, options: CreateStorageOptions = {}): Promise<{ storage: Storage; migrated: string[]; description: string }> {
-  const { storage, description, ready } = createStorage(url, options);
+export async function openStorage(url: string, options: CreateStorageOptions = {}): Promise<{ storage: Storage; migrated: string[]; description: string; notes: string[] }> {
+  const { storage, description, notes, ready } = createStorage(url, options);
   try {
-    return { storage, migrated: await ready, description };
+    return { storage, migrated: await ready, description, notes };
   } catch (error) {
     await storage.close().catch(() => undefined);
     throw error;

@@ -3,7 +3,9 @@
 // replicas on one PostgreSQL and one Redis are one service (uniqueness too), a database lost while
 // running answers UNAVAILABLE on every protocol and comes back by itself, and start-up failures
 // are one clear line.
-import { mkdtempSync, rmSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -170,6 +172,38 @@ describe("start-up failures", () => {
     expect(code).toBe(1);
     expect(stderr.split("\n")[0]).toMatch(/^error: could not open the database at postgres:\/\/app:\*\*\*@127\.0\.0\.1:1\/identity: ECONNREFUSED/);
     expect(stderr).not.toContain("hunter2");
+  });
+
+  it("a password given as a URL parameter is masked too (?password=, ?sslpassword=)", async () => {
+    const { code, stderr } = await run(["--database-url", "postgres://app@127.0.0.1:1/identity?password=hunter2&sslpassword=hunter3&application_name=idp"]);
+    expect(code).toBe(1);
+    expect(stderr.split("\n")[0]).toMatch(/^error: could not open the database at postgres:\/\/app@127\.0\.0\.1:1\/identity\?password=\*\*\*&sslpassword=\*\*\*&application_name=idp: /);
+    expect(stderr).not.toMatch(/hunter[23]/);
+  });
+
+  it("a SQLite file of the owner's alone: its new folder 0700 and the file 0600, each said as it is created", async () => {
+    const dir = join(mkdtempSync(join(tmpdir(), "apigen-sqlite-")), "fresh", "data");
+    const file = join(dir, "identity.sqlite");
+    const child = spawn(process.execPath, ["--import", "tsx", join(REPO_ROOT, "reference/main.ts"), "--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", "--database-url", `sqlite:${file}`], {
+      cwd: REPO_ROOT,
+    });
+    try {
+      let out = "";
+      await new Promise<void>((resolve, reject) => {
+        child.stdout.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("  SCIM ")) resolve();
+        });
+        child.once("exit", (code) => reject(new Error(`exited ${code}: ${out}`)));
+      });
+      expect(out).toContain(`note: created the folder ${dir} (mode 0700)`);
+      expect(out).toContain(`note: created the database file ${file} (mode 0600)`);
+      expect(statSync(dir).mode & 0o777).toBe(0o700);
+      for (const path of [file, `${file}-wal`]) if (existsSync(path)) expect([path, statSync(path).mode & 0o777]).toEqual([path, 0o600]);
+    } finally {
+      child.kill();
+      await once(child, "exit");
+    }
   });
 
   it("a malformed URL: exit 2 naming the accepted forms", async () => {
