@@ -422,7 +422,7 @@ export interface AdminMetaInput {
 /** Input of users. */
 export interface UsersInput {
   pagination?: PaginationInput | null;
-  /** Free-text filter on email, phone number or name. */
+  /** Free-text filter on email, phone number or name. At most 256 characters. */
   query?: string | null;
 }
 

@@ -526,7 +526,7 @@ type AdminMetaInput struct{}
 // Input of users.
 type UsersInput struct {
 	Pagination *PaginationInput `json:"pagination,omitempty"`
-	// Free-text filter on email, phone number or name.
+	// Free-text filter on email, phone number or name. At most 256 characters.
 	Query *string `json:"query,omitempty"`
 }
 

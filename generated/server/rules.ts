@@ -23,6 +23,7 @@ export const rules: ValidationRules = {
     FGATupleInput: { user: {"minLength":1,"format":"fga_user"}, relation: {"minLength":1,"format":"fga_relation"}, object: {"minLength":1,"format":"fga_object"} },
     PermissionCheckInput: { relation: {"minLength":1,"format":"fga_relation"}, object: {"minLength":1,"format":"fga_object"} },
     AdminLoginRequest: { admin_secret: {"minLength":1} },
+    UsersRequest: { query: {"maxLength":256} },
     UserRequest: { email: {"format":"email"} },
     UpdateUserRequest: { id: {"minLength":1}, email: {"format":"email"}, picture: {"format":"url"} },
     DeleteUserRequest: { id: {"minLength":1} },

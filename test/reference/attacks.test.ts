@@ -69,6 +69,13 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
     expect(world.service.state.outbox).toEqual([]);
   });
 
+  it("a 900 KB users query is refused as the contract says (INVALID_ARGUMENT), not INTERNAL, and the service keeps answering", async () => {
+    const { admin } = freshWorld(protocol);
+    const error = await failure(admin.users({ query: "a".repeat(900_000) }));
+    expect([error.code, error.message]).toEqual(["INVALID_ARGUMENT", "query: must be at most 256 characters"]);
+    expect((await admin.users({ query: "a".repeat(256) })).users).toEqual([]);
+  });
+
   it("guessing a password stops after 10 wrong ones: the right one is refused too until the window ends, and an unknown account answers alike", async () => {
     const { user } = freshWorld(protocol);
     const client = user();

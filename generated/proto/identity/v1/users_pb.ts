@@ -29,7 +29,7 @@ export type UsersRequest = Message<"identity.v1.UsersRequest"> & {
   pagination?: PaginationInput | undefined;
 
   /**
-   * Free-text filter on email, phone number or name.
+   * Free-text filter on email, phone number or name. At most 256 characters.
    *
    * @generated from field: optional string query = 2;
    */

@@ -7,7 +7,7 @@ from __future__ import annotations
 from ._facts import Field, GraphqlBinding, GrpcBinding, Operation, Pagination, RestBinding
 
 SERVICE_NAME = "identity"
-SERVICE_VERSION = "2.5.0"
+SERVICE_VERSION = "2.5.1"
 """The version of the service these clients were generated for."""
 ADMIN_SECRET_HEADER = "x-service-admin-secret"
 ADMIN_SECRET_REQUIRED = True

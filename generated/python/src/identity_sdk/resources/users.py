@@ -28,7 +28,7 @@ class UsersResource(SyncResource):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            query: Free-text filter on email, phone number or name.
+            query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -251,7 +251,7 @@ class AsyncUsersResource(AsyncResource):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            query: Free-text filter on email, phone number or name.
+            query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
