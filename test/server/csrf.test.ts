@@ -35,6 +35,21 @@ describe("the admin session cookie from another site", () => {
     expect(await modelExists()).toBe(true);
   });
 
+  it("so is one to /graphql and to a Connect procedure, and a body of a type a form can send (text/plain, a form)", async () => {
+    for (const [path, type] of [
+      ["/graphql", undefined],
+      ["/identity.v1.AdminService/AdminLogout", undefined],
+      ["/identity.v1.AdminService/AdminLogout", "text/plain"],
+      ["/v1/admin/fga_reset", "text/plain"],
+      ["/v1/admin/fga_reset", "application/x-www-form-urlencoded"],
+    ] as const) {
+      const answer = await fetch(`${base}${path}`, { method: "POST", headers: { cookie, ...(type ? { "content-type": type } : {}) }, ...(type ? { body: "x=1" } : {}) });
+      expect([path, type, answer.status]).toEqual([path, type, 415]);
+    }
+    expect(await modelExists()).toBe(true);
+    expect((await fetch(`${base}/v1/admin/admin_meta`, { method: "POST", headers: { cookie, "content-type": "application/json" }, body: "{}" })).status).toBe(200);
+  });
+
   it("a request the browser marks cross-site or same-site is not authenticated by the cookie, on REST and GraphQL", async () => {
     for (const site of ["cross-site", "same-site"]) {
       const rest = await fetch(`${base}/v1/admin/fga_reset`, { method: "POST", headers: { cookie, "content-type": "application/json", "sec-fetch-site": site }, body: "{}" });
