@@ -136,6 +136,8 @@ export class Explorer {
       "content-security-policy": EXPLORER_CSP,
       "x-content-type-options": "nosniff",
       "referrer-policy": "no-referrer",
+      // frame-ancestors 'none' of the CSP, for browsers that read only the older header.
+      "x-frame-options": "DENY",
       vary: "accept-encoding",
       ...(gzipped ? { "content-encoding": "gzip" } : {}),
     });

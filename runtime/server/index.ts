@@ -30,6 +30,9 @@ import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
 import { TlsCredentials } from "./tls.js";
 
+/** HSTS of every answer over TLS: a year, subdomains not included (they may be other services). */
+export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
+
 export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
 export { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
@@ -132,6 +135,8 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   };
 
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    // Under TLS every answer tells browsers to come back over HTTPS only (the port serves no plaintext).
+    if (tls) response.setHeader("strict-transport-security", STRICT_TRANSPORT_SECURITY);
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });

@@ -121,6 +121,10 @@ describe("with explorer: true", () => {
       expect(csp).not.toContain("unsafe-inline");
       expect(csp).not.toContain("unsafe-eval");
       expect(answer.headers["x-content-type-options"]).toBe("nosniff");
+      // Framed by no page (clickjacking), in the CSP and in the older header; no referrer leaves it.
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(answer.headers["x-frame-options"]).toBe("DENY");
+      expect(answer.headers["referrer-policy"]).toBe("no-referrer");
       // A script element either loads a file of this server or carries data that is never run.
       for (const tag of answer.body.toString().match(/<script[^>]*>/g)!) expect(tag, path).toMatch(/^<script (src="_explorer\/[^"]+"|type="application\/json" id="explorer-settings")>$/);
     }

@@ -76,5 +76,7 @@ describe("the admin session cookie from another site", () => {
     const ok = await fetch(`${base}/v1/admin/admin_meta`, { method: "POST", headers: { "x-service-admin-secret": SECRET, "content-type": "application/json" }, body: "{}" });
     const refused = await fetch(`${base}/v1/admin/admin_meta`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
     for (const answer of [ok, refused]) expect(answer.headers.get("x-content-type-options")).toBe("nosniff");
+    // HSTS only over TLS (test/tls): over plaintext it would be ignored, and misleads.
+    expect(ok.headers.get("strict-transport-security")).toBeNull();
   });
 });

@@ -148,20 +148,25 @@ describe("the service over TLS", () => {
   });
 
   it("serves HTTP/1.1 and h2 by ALPN on the HTTP port, health and metrics included", async () => {
-    const http1 = await new Promise<{ status: number; alpn: string | false | null }>((resolve, reject) => {
+    const http1 = await new Promise<{ status: number; alpn: string | false | null; hsts: unknown }>((resolve, reject) => {
       const request = httpsRequest(`${server.httpUrl}/healthz`, { ca: caPem() }, (response) => {
         response.resume();
-        resolve({ status: response.statusCode!, alpn: (response.socket as unknown as { alpnProtocol: string | false }).alpnProtocol });
+        resolve({ status: response.statusCode!, alpn: (response.socket as unknown as { alpnProtocol: string | false }).alpnProtocol, hsts: response.headers["strict-transport-security"] });
       });
       request.on("error", reject);
       request.end();
     });
     expect(http1.status).toBe(200);
+    // Every answer over TLS tells browsers to use HTTPS only (HSTS).
+    expect(http1.hsts).toBe("max-age=31536000");
     const session = http2Connect(server.httpUrl, { ca: caPem() });
     try {
       const status = await new Promise<number>((resolve, reject) => {
         const stream = session.request({ ":path": "/readyz" });
-        stream.on("response", (headers) => resolve(Number(headers[":status"])));
+        stream.on("response", (headers) => {
+          expect(headers["strict-transport-security"]).toBe("max-age=31536000");
+          resolve(Number(headers[":status"]));
+        });
         stream.on("error", reject);
         stream.resume();
         stream.end();
