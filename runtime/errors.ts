@@ -124,5 +124,12 @@ export function oauthErrorOf(error: ServiceError): OAuthErrorCode {
 export function oauthStatus(code: ErrorCode, oauthError: OAuthErrorCode): number {
   if (oauthError === "invalid_client") return 401;
   const http = ERROR_WIRE[code].http;
-  return http >= 500 || [413, 415, 429].includes(http) ? http : 400;
+  return statusSaysMore(http) ? http : 400;
 }
+
+/**
+ * Whether a token route's HTTP status says more than its RFC 6749 error: a server fault, an
+ * overload, a size or a type refused. The server keeps those statuses (oauthStatus), and clients
+ * take the code of such a status before the code of the OAuth error.
+ */
+export const statusSaysMore = (status: number): boolean => status >= 500 || status === 413 || status === 415 || status === 429;

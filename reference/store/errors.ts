@@ -5,4 +5,6 @@ import { ServiceError } from "../../generated/server/index.js";
 
 export const conflict = (message: string) => new ServiceError("ALREADY_EXISTS", message);
 
-export const unavailable = (why: string) => new ServiceError("UNAVAILABLE", `the database ${why}; try again later`);
+/** Seconds a caller is asked to wait (Retry-After) while the database is away: the store pings it about as often. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+export const unavailable = (why: string) => new ServiceError("UNAVAILABLE", `the database ${why}; try again later`, undefined, undefined, DATABASE_RETRY_AFTER_SECONDS);

@@ -117,6 +117,23 @@ func TestTokenRouteErrorsCarryTheOAuthError(t *testing.T) {
 	}
 }
 
+// A status that says more than "bad request" (the service keeps 503, 429, 500 with an
+// invalid_request body) gives the code of the status, not INVALID_ARGUMENT.
+func TestTokenRouteStatusSaysMoreThanItsOAuthError(t *testing.T) {
+	for status, code := range map[int]identity.ErrorCode{503: identity.CodeUnavailable, 429: identity.CodeTooManyRequests, 500: identity.CodeInternal} {
+		failing := newHTTPService(t, func(int, recorded) reply {
+			return reply{status: status, body: `{"error":"invalid_request","error_description":"the database cannot be reached"}`}
+		})
+		client, _ := identity.NewClient("app", failing.url, identity.WithProtocol(identity.ProtocolGRPC), identity.WithGRPCEndpoint("127.0.0.1:1"), identity.WithRetry(identity.NoRetry))
+		_, err := client.OauthToken(ctx, &identity.OauthTokenInput{GrantType: "refresh_token", RefreshToken: identity.String("r")})
+		apiErr := wantError(t, err, code, "the database cannot be reached")
+		if apiErr.OAuthError != "invalid_request" || apiErr.HTTPStatus != status {
+			t.Errorf("status %d: %+v", status, apiErr)
+		}
+		client.Close()
+	}
+}
+
 func TestGraphQLErrors(t *testing.T) {
 	service := newHTTPService(t, func(n int, _ recorded) reply {
 		switch n {

@@ -14,7 +14,12 @@ def test_graphql_errors_carry_the_code_in_extensions(clients: Clients, recorder:
     error = clients.fails(lambda: clients.admin().get_organization(id="x"))
     assert isinstance(error, NotFoundError)
     assert (error.code, error.message, error.operation, error.protocol, error.status, error.refused) == (
-        "NOT_FOUND", "organization x not found", "get_organization", "graphql", 200, False,
+        "NOT_FOUND",
+        "organization x not found",
+        "get_organization",
+        "graphql",
+        200,
+        False,
     )
     assert str(error) == "organization x not found"
 
@@ -42,6 +47,14 @@ def test_token_routes_answer_rfc_6749_errors(clients: Clients, recorder: Recorde
     recorder.answer(httpx.Response(400, json={"error": "invalid_grant", "error_description": "the code expired"}))
     error = clients.fails(lambda: clients.user().oauth_token(grant_type="authorization_code", code="c"))
     assert (error.code, error.message, error.oauth_error, error.protocol) == ("FAILED_PRECONDITION", "the code expired", "invalid_grant", "rest")
+
+
+@pytest.mark.parametrize(("status", "code"), [(503, "UNAVAILABLE"), (429, "TOO_MANY_REQUESTS"), (500, "INTERNAL")])
+def test_a_token_route_status_that_says_more_than_its_oauth_error(clients: Clients, recorder: Recorder, status: int, code: str) -> None:
+    # The service keeps these statuses with an invalid_request body (RFC 6749 has no error for them).
+    recorder.answer(httpx.Response(status, json={"error": "invalid_request", "error_description": "the database cannot be reached"}))
+    error = clients.fails(lambda: clients.user(retry=False).oauth_token(grant_type="refresh_token", refresh_token="r"))
+    assert (error.code, error.oauth_error, error.status) == (code, "invalid_request", status)
 
 
 def test_an_answer_that_is_not_json(clients: Clients, recorder: Recorder) -> None:

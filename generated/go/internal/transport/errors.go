@@ -101,8 +101,13 @@ func codeOfGRPCStatus(status uint32) ErrorCode {
 	return grpcFallback
 }
 
-// codeOfOAuthError is the code of an RFC 6749 error of the token routes.
+// codeOfOAuthError is the code of an RFC 6749 error of the token routes: its own, unless the
+// status says more than "bad request" (a server fault, an overload, a size or type refused): a 503
+// is UNAVAILABLE.
 func codeOfOAuthError(oauthError string, status int) ErrorCode {
+	if status >= 500 || status == 413 || status == 415 || status == 429 {
+		return codeOfHTTPStatus(status)
+	}
 	if code, ok := oauthCodes[oauthError]; ok {
 		return code
 	}

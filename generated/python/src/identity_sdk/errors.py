@@ -232,5 +232,8 @@ def code_of_grpc_status(status: int) -> ErrorCode:
 
 
 def code_of_oauth_error(error: str, status: int) -> ErrorCode:
-    """The code of an RFC 6749 error of the token routes."""
+    """The code of an RFC 6749 error of the token routes: its own, unless the status says more than
+    "bad request" (a server fault, an overload, a size or type refused): a 503 is UNAVAILABLE."""
+    if status >= 500 or status in (413, 415, 429):
+        return code_of_http_status(status)
     return _OAUTH_CODES.get(error) or code_of_http_status(status)
