@@ -1,5 +1,6 @@
-// The fault schedule, short: about 40 s of load on two replicas of one PostgreSQL and one Redis
-// while each fault happens once (schedule.ts); `npm run faults` runs it longer.
+// The fault schedule, short: about 40 s of load from the TypeScript, Python and Go SDKs on two
+// replicas of one PostgreSQL and one Redis while each fault happens once (schedule.ts); `npm run
+// faults` runs it longer.
 import { describe, expect, it } from "vitest";
 import { DOCUMENTED_CODES, formatReport, runFaultSchedule } from "./schedule.js";
 
@@ -13,6 +14,8 @@ describe("two replicas under load while a replica is killed, PostgreSQL and Redi
     expect(Object.keys(report.codes).filter((code) => !DOCUMENTED_CODES.has(code))).toEqual([]);
     expect(report.unavailableWithoutRetryAfter).toBe(0);
     expect(report.acknowledged.signups).toBeGreaterThan(50);
+    // The load came from the three SDKs.
+    expect(Object.keys(report.bySdk).sort()).toEqual(["go", "python", "ts"]);
     expect(report.acknowledged.updates + report.acknowledged.deletes + report.acknowledged.refreshes).toBeGreaterThan(50);
     expect(new Set(report.recoveries.map((recovery) => recovery.fault)).size).toBe(4);
     for (const recovery of report.recoveries) expect(recovery.seconds, recovery.fault).toBeLessThan(10);

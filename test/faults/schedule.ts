@@ -1,13 +1,20 @@
 // A load with a fault schedule: two replicas of the reference service on one PostgreSQL and one
-// Redis serve a steady mixed load of writes from the TypeScript SDK over GraphQL, REST and gRPC
-// (sign-ups, updates, deletes, token refreshes) while the schedule kills a replica with SIGKILL and
+// Redis serve a steady mixed load of writes from the three SDKs over GraphQL, REST and gRPC (the
+// TypeScript SDK's sign-ups, updates, deletes and token refreshes in process; the Python SDK's and
+// the Go SDK's sign-ups and updates from load.py and test/go/faultload) while the schedule kills a replica with SIGKILL and
 // starts it again, restarts PostgreSQL, restarts Redis and pauses it. Then a checker compares every
 // acknowledged write with the database. Run by `npm run faults` (a few minutes) and, shorter, by
 // test/faults/faults.test.ts.
+import { spawn } from "node:child_process";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
 import { AdminClient, ApiError, UserClient, type Protocol } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
-import { startRedis, type RedisServer } from "../helpers/redis.js";
+import { freePort, startRedis, type RedisServer } from "../helpers/redis.js";
+import { REPO_ROOT } from "../helpers/project.js";
+import { goBinary } from "../../scripts/go-env.mjs";
+import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { startReplica, type Replica } from "../helpers/replica.js";
 
 const SECRET = "faults-admin-secret";
@@ -28,6 +35,8 @@ export interface FaultReport {
   /** UNAVAILABLE answered by the service without a Retry-After. */
   unavailableWithoutRetryAfter: number;
   acknowledged: { signups: number; updates: number; deletes: number; refreshes: number };
+  /** Calls by SDK. */
+  bySdk: Record<string, number>;
   /** Acknowledged sign-ups missing from the database, or updates whose value is gone, or deletes undone. */
   lost: string[];
   /** Emails held by more than one account. */
@@ -38,14 +47,33 @@ export interface FaultReport {
   recoveries: { fault: string; seconds: number; sinceStart: number }[];
 }
 
+/** An update of an account's nickname: when it was sent, and when it was acknowledged (Infinity: its outcome is unknown). */
+interface Update {
+  nickname: string;
+  sentAt: number;
+  doneAt: number;
+  acknowledged: boolean;
+}
+
 interface Account {
   email: string;
   id?: string;
-  /** The nickname of the last acknowledged update, and of every update sent since (any may have landed). */
-  acknowledgedNickname?: string;
-  pendingNicknames: Set<string>;
+  /** Which SDK made it: "ts", "python", "go". */
+  sdk: string;
+  updates: Update[];
   deleted: boolean;
   deleteSent: boolean;
+}
+
+/**
+ * Whether the nickname the database holds is one an acknowledged history allows (linearizability):
+ * the value of some update that no acknowledged update was sent after the end of, or none when no
+ * update was acknowledged.
+ */
+function nicknameAllowed(account: Account, stored: string | null): boolean {
+  const acknowledged = account.updates.filter((update) => update.acknowledged);
+  if (stored === null) return acknowledged.length === 0;
+  return account.updates.some((update) => update.nickname === stored && !acknowledged.some((later) => later.sentAt > update.doneAt));
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -77,7 +105,10 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
   const redis: RedisServer = await startRedis();
   const databaseUrl = await postgres.createDatabase("faults");
   const args = ["--admin-secret", SECRET, "--database-url", databaseUrl, "--redis-url", redis.url, "--no-rate-limit"];
-  const replicas: Replica[] = await Promise.all([startReplica(args), startReplica(args)]);
+  // Fixed ports, so that a replica started again after SIGKILL is where the loaders of the other SDKs call.
+  const ports = [await freePort(), await freePort(), await freePort(), await freePort()];
+  const argsOf = (index: number) => [...args, "--port", String(ports[index * 2]), "--grpc-port", String(ports[index * 2 + 1])];
+  const replicas: Replica[] = await Promise.all([startReplica(argsOf(0)), startReplica(argsOf(1))]);
   const accounts: Account[] = [];
   const refreshed = new Map<string, number>();
   const report: FaultReport = {
@@ -86,18 +117,20 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
     codes: {},
     unavailableWithoutRetryAfter: 0,
     acknowledged: { signups: 0, updates: 0, deletes: 0, refreshes: 0 },
+    bySdk: {},
     lost: [],
     duplicates: [],
     appliedTwice: [],
     recoveries: [],
   };
   const samples = new Map<string, number>();
-  const count = (result: { code: string; retryAfter?: number; message?: string; answered?: boolean }) => {
+  const count = (result: { code: string; retryAfter?: number; message?: string; answered?: boolean }, sdk = "ts") => {
     report.calls++;
+    report.bySdk[sdk] = (report.bySdk[sdk] ?? 0) + 1;
     report.codes[result.code] = (report.codes[result.code] ?? 0) + 1;
     if (result.code === "UNAVAILABLE" && result.answered && result.retryAfter === undefined) report.unavailableWithoutRetryAfter++;
     if (result.code !== "OK" && result.message) {
-      const key = `${result.code} ${result.retryAfter === undefined ? "" : "(Retry-After) "}${result.message.replace(/\d+/g, "N").slice(0, 160)}`;
+      const key = `${result.code} ${result.retryAfter === undefined ? "" : "(Retry-After) "}${result.answered ? "(answered) " : ""}${result.message.replace(/\d+/g, "N").slice(0, 160)}`;
       samples.set(key, (samples.get(key) ?? 0) + 1);
     }
   };
@@ -121,11 +154,12 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
     for (let step = 0; !stopping; step++) {
       const protocol = PROTOCOLS[(workerIndex + step) % PROTOCOLS.length]!;
       const target = workerIndex + step;
-      const live = accounts.filter((account) => account.id && !account.deleteSent);
+      // The TypeScript SDK's own accounts: the other SDKs' are theirs to update.
+      const live = accounts.filter((account) => account.sdk === "ts" && account.id && !account.deleteSent);
       const choice = step % 6;
       if (choice <= 2 || live.length < 3) {
         // A sign-up; one whose outcome is unknown is sent again until the service says which (ALREADY_EXISTS: it landed).
-        const account: Account = { email: `w${workerIndex}-${step}@faults.example.com`, pendingNicknames: new Set(), deleted: false, deleteSent: false };
+        const account: Account = { email: `w${workerIndex}-${step}@faults.example.com`, sdk: "ts", updates: [], deleted: false, deleteSent: false };
         accounts.push(account);
         for (let attempt = 0; attempt < 20 && !account.id && !stopping; attempt++) {
           const result = await withClients(target + attempt, protocol, ({ user }) => user.signup({ email: account.email, password: PASSWORD, confirm_password: PASSWORD, scope: ["offline_access"] }));
@@ -142,13 +176,12 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
         }
       } else if (choice <= 4) {
         const account = live[(workerIndex * 7 + step) % live.length]!;
-        const nickname = `n${workerIndex}-${step}`;
-        account.pendingNicknames.add(nickname);
-        const result = await withClients(target, protocol, ({ admin }) => admin.updateUser({ id: account.id!, nickname }));
+        const update: Update = { nickname: `n${workerIndex}-${step}`, sentAt: performance.now(), doneAt: Number.POSITIVE_INFINITY, acknowledged: false };
+        account.updates.push(update);
+        const result = await withClients(target, protocol, ({ admin }) => admin.updateUser({ id: account.id!, nickname: update.nickname }));
         count(result);
         if (result.code === "OK") {
-          account.acknowledgedNickname = nickname;
-          account.pendingNicknames = new Set([nickname]);
+          Object.assign(update, { doneAt: performance.now(), acknowledged: true });
           report.acknowledged.updates++;
         }
       } else {
@@ -173,6 +206,53 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
     if (again.code === "OK") refreshed.set(refreshToken, (refreshed.get(refreshToken) ?? 1) + 1);
   };
 
+  /**
+   * The Python and Go SDKs' loaders, each in a process of its own until the schedule's end: every
+   * line they print is a call's outcome, counted and checked as the TypeScript SDK's.
+   */
+  async function otherSdks(): Promise<Promise<void>[]> {
+    const [{ python }, { binary }] = await Promise.all([ensurePythonEnv({ log }), goBinary("faultload", { log })]);
+    const settings = (prefix: string) =>
+      JSON.stringify({ replicas: replicas.map((replica) => ({ http: replica.httpUrl, grpc: replica.grpcEndpoint })), secret: SECRET, password: PASSWORD, prefix, seconds: options.seconds });
+    const loaders = [
+      { sdk: "python", command: python, args: [join(REPO_ROOT, "test", "faults", "load.py"), settings("py")], env: { PYTHONPATH: join(REPO_ROOT, "generated", "python", "src") } },
+      { sdk: "go", command: binary, args: [settings("go")], env: {} },
+    ];
+    return loaders.map(async ({ sdk, command, args: loaderArgs, env }) => {
+      const child = spawn(command, loaderArgs, { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "inherit"] });
+      const byEmail = new Map<string, Account>();
+      let previous = performance.now();
+      createInterface({ input: child.stdout! }).on("line", (line) => {
+        const now = performance.now();
+        const call = JSON.parse(line) as {
+          op: string;
+          code: string;
+          email?: string;
+          nickname?: string;
+          attempt?: number;
+          answered?: boolean;
+          retry_after?: boolean;
+          protocol?: string;
+          message?: string;
+        };
+        count({ code: call.code, answered: call.answered ?? false, ...(call.retry_after ? { retryAfter: 1 } : {}), message: `${sdk} ${call.protocol ?? ""} ${call.op}: ${call.message ?? ""}` }, sdk);
+        if (call.op === "signup" && (call.code === "OK" || (call.code === "ALREADY_EXISTS" && (call.attempt ?? 0) > 0))) {
+          const account: Account = { email: call.email!, sdk, updates: [], deleted: false, deleteSent: false };
+          byEmail.set(account.email, account);
+          accounts.push(account);
+          report.acknowledged.signups++;
+        } else if (call.op === "update") {
+          const acknowledged = call.code === "OK";
+          byEmail.get(call.email!)?.updates.push({ nickname: call.nickname!, sentAt: previous, doneAt: acknowledged ? now : Number.POSITIVE_INFINITY, acknowledged });
+          if (acknowledged) report.acknowledged.updates++;
+        }
+        previous = now;
+      });
+      const code = await new Promise<number | null>((resolve) => child.once("exit", (exitCode) => resolve(exitCode)));
+      if (code !== 0) throw new Error(`the ${sdk} SDK's loader exited ${code}`);
+    });
+  }
+
   /** Seconds until every replica answers a database read again. */
   const recovered = async (fault: string, since: number, began: number) => {
     for (;;) {
@@ -192,7 +272,7 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
       async () => {
         await replicas[1]!.stop("SIGKILL");
         await sleep(1_000);
-        replicas[1] = await startReplica(args);
+        replicas[1] = await startReplica(argsOf(1));
       },
     ],
     ["PostgreSQL stopped (immediate) and started again", async () => (await postgres.stop(), await sleep(2_000), await postgres.start())],
@@ -207,9 +287,10 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
     ],
   ];
 
-  const workers = Array.from({ length: options.workers ?? 6 }, (_, index) => worker(index));
+  const workers = [...Array.from({ length: options.workers ?? 6 }, (_, index) => worker(index)), ...(await otherSdks())];
   try {
-    const end = started + options.seconds * 1000;
+    // The schedule's time counts from the load's start (the stores, replicas and loaders are up).
+    const end = Date.now() + options.seconds * 1000;
     const gap = Math.max(2_000, (options.seconds * 1000) / (faults.length * 2 + 1));
     for (let round = 0; Date.now() + gap < end; round++) {
       await sleep(gap);
@@ -238,13 +319,14 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
   const stored = check.value!;
   for (const [email, users] of stored) if (users.length > 1) report.duplicates.push(email);
   for (const account of accounts) {
-    if (!account.id) continue;
+    if (account.sdk === "ts" && !account.id) continue;
     const found = stored.get(account.email)?.[0];
     if (account.deleted) {
       if (found) report.lost.push(`delete of ${account.email} undone`);
-    } else if (!account.deleteSent && !found) report.lost.push(`sign-up of ${account.email} (${account.id}) missing`);
-    else if (found && account.acknowledgedNickname && !account.pendingNicknames.has(found.nickname ?? "")) {
-      report.lost.push(`update of ${account.email} to ${account.acknowledgedNickname} lost (found ${found.nickname})`);
+    } else if (!found) {
+      if (!account.deleteSent) report.lost.push(`sign-up of ${account.email} (${account.sdk}) missing`);
+    } else if (!nicknameAllowed(account, found.nickname)) {
+      report.lost.push(`an acknowledged update of ${account.email} (${account.sdk}) lost: the database holds ${found.nickname}`);
     }
   }
   for (const [token, times] of refreshed) report.appliedTwice.push(`refresh token ${token.slice(0, 8)}… answered ${times} times`);
@@ -263,7 +345,9 @@ export function formatReport(report: FaultReport): string {
     .map(([code, n]) => `${code} ${n}`)
     .join(", ");
   return [
-    `faults: ${report.calls} calls in ${report.seconds.toFixed(0)} s: ${codes}`,
+    `faults: ${report.calls} calls in ${report.seconds.toFixed(0)} s (${Object.entries(report.bySdk)
+      .map(([sdk, n]) => `${sdk} ${n}`)
+      .join(", ")}): ${codes}`,
     `acknowledged: ${report.acknowledged.signups} sign-ups, ${report.acknowledged.updates} updates, ${report.acknowledged.deletes} deletes, ${report.acknowledged.refreshes} refreshes`,
     `lost: ${report.lost.length}; duplicate accounts: ${report.duplicates.length}; applied twice: ${report.appliedTwice.length}; UNAVAILABLE without Retry-After: ${report.unavailableWithoutRetryAfter}`,
     ...report.recoveries.map((recovery) => `recovery: ${recovery.fault}: answering ${recovery.seconds.toFixed(1)} s after it ended (${recovery.sinceStart.toFixed(1)} s after it began)`),

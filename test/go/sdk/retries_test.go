@@ -91,6 +91,24 @@ func TestRetryAfterIsWaitedFor(t *testing.T) {
 	}
 }
 
+// GraphQL errors come with 200: the Retry-After header and the error's retryAfter extension both count.
+func TestGraphQLErrorsSayWhenToTryAgain(t *testing.T) {
+	service := newHTTPService(t, func(n int, _ recorded) reply {
+		if n == 1 {
+			return reply{body: `{"errors":[{"message":"the database cannot be reached","extensions":{"code":"UNAVAILABLE","retryAfter":1}}],"data":null}`}
+		}
+		return reply{headers: map[string]string{"Retry-After": "3"}, body: `{"errors":[{"message":"m","extensions":{"code":"UNAVAILABLE"}}],"data":null}`}
+	})
+	client := admin(t, service.url, identity.WithAdminProtocol(identity.ProtocolGraphQL), identity.WithAdminRetry(identity.NoRetry))
+	for _, want := range []time.Duration{time.Second, 3 * time.Second} {
+		_, err := client.AdminMeta(ctx, nil)
+		var apiErr *identity.APIError
+		if !errors.As(err, &apiErr) || apiErr.Code != identity.CodeUnavailable || apiErr.RetryAfter != want {
+			t.Errorf("want UNAVAILABLE with RetryAfter %v, got %v", want, err)
+		}
+	}
+}
+
 func TestGRPCReadsAreRetriedWhenUnavailable(t *testing.T) {
 	service := newGRPCService(t, func(n int, _ grpcCall) grpcReply {
 		if n == 1 {

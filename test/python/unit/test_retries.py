@@ -54,6 +54,18 @@ def test_retry_after_is_honoured(clients: Clients, recorder: Recorder, sleeps: l
     assert sleeps == [2.0]
 
 
+def test_a_graphql_error_says_when_to_try_again(clients: Clients, recorder: Recorder) -> None:
+    # GraphQL errors come with 200: the Retry-After header and the error's retryAfter extension both count.
+    unavailable = {"errors": [{"message": "the database cannot be reached", "extensions": {"code": "UNAVAILABLE", "retryAfter": 1}}], "data": None}
+    recorder.answer(
+        httpx.Response(200, json=unavailable),
+        httpx.Response(200, headers={"retry-after": "3"}, json={"errors": [{"message": "m", "extensions": {"code": "UNAVAILABLE"}}]}),
+    )
+    first = clients.fails(lambda: clients.admin(protocol="graphql", retry=False).admin_meta())
+    second = clients.fails(lambda: clients.admin(protocol="graphql", retry=False).admin_meta())
+    assert (first.code, first.retry_after, second.retry_after) == ("UNAVAILABLE", 1.0, 3.0)
+
+
 def test_retries_can_be_turned_off(clients: Clients, recorder: Recorder, sleeps: list[float]) -> None:
     recorder.answer(httpx.Response(503, text=""))
     clients.fails(lambda: clients.admin(retry=False).admin_meta())

@@ -154,7 +154,8 @@ func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protoc
 		return answerTooLarge(op, protocol, t.maxBytes, response.StatusCode)
 	}
 	var wait time.Duration
-	if response.StatusCode >= 400 {
+	// A GraphQL error is answered with 200 and its Retry-After; a REST one with its status.
+	if response.StatusCode >= 400 || protocol == ProtocolGraphQL {
 		wait = retryAfter(response.Header.Get("Retry-After"), time.Now())
 	}
 	if protocol == ProtocolGraphQL {
@@ -188,19 +189,24 @@ func graphqlEnvelope(op *Operation, out any) reflect.Value {
 	return envelope
 }
 
-// graphqlError is the code (a server code, else INTERNAL) and message of the first error of errors, if any.
-func graphqlError(errors json.RawMessage) (ErrorCode, string, bool) {
+// graphqlError is the code (a server code, else INTERNAL), message and retryAfter extension (in
+// seconds, -1 when absent) of the first error of errors, if any.
+func graphqlError(errors json.RawMessage) (ErrorCode, string, float64, bool) {
 	var list []any
 	if len(errors) == 0 || json.Unmarshal(errors, &list) != nil || len(list) == 0 {
-		return "", "", false
+		return "", "", -1, false
 	}
 	first, _ := list[0].(map[string]any)
 	message, _ := first["message"].(string)
 	extensions, _ := first["extensions"].(map[string]any)
-	if code, _ := extensions["code"].(string); isServerCode(code) {
-		return ErrorCode(code), message, true
+	wait, ok := extensions["retryAfter"].(float64)
+	if !ok || wait < 0 {
+		wait = -1
 	}
-	return codeInternal, message, true
+	if code, _ := extensions["code"].(string); isServerCode(code) {
+		return ErrorCode(code), message, wait, true
+	}
+	return codeInternal, message, wait, true
 }
 
 // malformedAnswer is a 2xx whose body is not the answer (not JSON, null, GraphQL without its data):
@@ -234,7 +240,10 @@ func readGraphQL(op *Operation, status int, content []byte, wait time.Duration, 
 	}
 	envelope := graphqlEnvelope(op, out)
 	err := json.Unmarshal(content, envelope.Interface())
-	if code, message, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
+	if code, message, extensionWait, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
+		if extensionWait >= 0 {
+			wait = time.Duration(extensionWait * float64(time.Second))
+		}
 		return &APIError{Code: code, Message: message, Operation: op.name, Protocol: ProtocolGraphQL, HTTPStatus: status, RetryAfter: wait}
 	}
 	if status < 200 || status >= 300 {

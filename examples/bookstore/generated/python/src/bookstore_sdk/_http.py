@@ -124,6 +124,10 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
         extensions = first.get("extensions")
         code = extensions.get("code") if isinstance(extensions, dict) else None
         message = str(first.get("message", ""))
+        # The service says when to try again in the error too (a GraphQL error comes with 200).
+        extension_wait = extensions.get("retryAfter") if isinstance(extensions, dict) else None
+        if isinstance(extension_wait, (int, float)) and not isinstance(extension_wait, bool) and extension_wait >= 0:
+            wait = float(extension_wait)
         raise ApiError(code if is_error_code(code) else "INTERNAL", message, operation.name, "graphql", status=status, retry_after=wait)
     if not 200 <= status < 300:
         raise bare_status(operation, "graphql", status, wait)
@@ -158,7 +162,8 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
 
 def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response, content: bytes) -> Model:
     """The answer in the flat shape, or the ApiError it carries."""
-    wait = retry_after(response.headers) if response.status_code >= 400 else None
+    # A GraphQL error is answered with 200 and its Retry-After; a REST one with its status.
+    wait = retry_after(response.headers) if response.status_code >= 400 or protocol == "graphql" else None
     read = _read_graphql if protocol == "graphql" else _read_rest
     return read(operation, response.status_code, content, wait)
 
