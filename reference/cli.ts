@@ -31,6 +31,8 @@ export interface ServeSettings {
   metrics: false | { port?: number };
   /** How long SIGTERM lets calls in flight finish. */
   shutdownGraceMs: number;
+  /** Connections one client address may hold open on the HTTP port (0: no cap of its own; the stubs' default 1 000 when unset). */
+  maxConnectionsPerAddress?: number;
   /** Webhooks, test_endpoint and key fetches may reach loopback and private addresses (development only). */
   allowPrivateOutbound?: boolean;
   /** scrypt cost of password hashes (default OWASP's N=2^14, r=8, p=5). */
@@ -45,9 +47,10 @@ export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--datab
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>]
        [--grpc-trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
+       [--max-connections-per-address 1000]
        [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]] [--password-hash-cost <N>,<r>,<p>]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, GRPC_TRUST_PROXY, FORWARDED_HEADER,
-             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, PASSWORD_HASH_COST (flags win)`;
+             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, PASSWORD_HASH_COST, MAX_CONNECTIONS_PER_ADDRESS (flags win)`;
 
 const FLAGS = {
   "--admin-secret": "adminSecret",
@@ -68,6 +71,7 @@ const FLAGS = {
   "--tls-key": "tlsKey",
   "--tls-client-ca": "tlsClientCa",
   "--password-hash-cost": "passwordHashCost",
+  "--max-connections-per-address": "maxConnectionsPerAddress",
 } as const;
 
 /** `16384,8,5`: scrypt's N, r and p. */
@@ -186,9 +190,14 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     throw error;
   }
   const passwordHashCost = parsePasswordHashCost(given.passwordHashCost ?? env.PASSWORD_HASH_COST, given.passwordHashCost ? "--password-hash-cost" : "PASSWORD_HASH_COST");
+  const perAddressText = given.maxConnectionsPerAddress ?? env.MAX_CONNECTIONS_PER_ADDRESS;
+  if (perAddressText !== undefined && !/^\d{1,9}$/.test(perAddressText)) {
+    throw new UsageError(`${given.maxConnectionsPerAddress ? "--max-connections-per-address" : "MAX_CONNECTIONS_PER_ADDRESS"} must be a whole number of connections (0: no cap of its own)`);
+  }
   return {
     ...(adminSecret === "" ? {} : { adminSecret }),
     ...(passwordHashCost ? { passwordHashCost } : {}),
+    ...(perAddressText !== undefined ? { maxConnectionsPerAddress: Number(perAddressText) } : {}),
     databaseUrl,
     port: parsePort(given.port ?? env.PORT ?? "8080", given.port ? "--port" : "PORT"),
     grpcPort: parsePort(given.grpcPort ?? env.GRPC_PORT ?? "9091", given.grpcPort ? "--grpc-port" : "GRPC_PORT"),
@@ -285,6 +294,7 @@ export async function serve(
       rateLimit: settings.rateLimit,
       metrics: settings.metrics,
       ...(settings.tls ? { tls: settings.tls } : {}),
+      ...(settings.maxConnectionsPerAddress !== undefined ? { maxConnectionsPerAddress: settings.maxConnectionsPerAddress } : {}),
       dependencies: [storage],
       ...service.serverOptions,
     });

@@ -54,7 +54,7 @@ afterAll(() => {
 });
 
 describe("adding an operation, as docs/manifest.md says", () => {
-  it("edit, generate, scaffold, scenario: the typecheck and the suite are green, and the operation answers UNIMPLEMENTED", () => {
+  it("edit, generate, scaffold, scenario: the typecheck and the suite are green, and the operation answers UNIMPLEMENTED", { timeout: 240_000 }, () => {
     // 1. The manifest.
     const manifest = readFileSync(join(copy, "operations.yaml"), "utf8");
     writeFileSync(join(copy, "operations.yaml"), manifest.replace("\noperations:\n", `\noperations:\n${PING}`));

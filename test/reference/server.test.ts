@@ -135,6 +135,10 @@ describe("npm run serve", () => {
     expect(parseServeArgs(["--metrics"], env).metrics).toEqual({});
     expect(parseServeArgs(["--metrics-port", "9464"], env).metrics).toEqual({ port: 9464 });
     expect(parseServeArgs(["--shutdown-grace-ms", "2500"], env).shutdownGraceMs).toBe(2500);
+    expect(parseServeArgs([], env).maxConnectionsPerAddress).toBeUndefined();
+    expect(parseServeArgs(["--max-connections-per-address", "5000"], env).maxConnectionsPerAddress).toBe(5000);
+    expect(parseServeArgs([], { ...env, MAX_CONNECTIONS_PER_ADDRESS: "0" }).maxConnectionsPerAddress).toBe(0);
+    expect(() => parseServeArgs(["--max-connections-per-address", "many"], env)).toThrow("--max-connections-per-address must be a whole number of connections (0: no cap of its own)");
     expect(() => parseServeArgs(["--redis-url", "localhost:6379"], env)).toThrow("--redis-url must be a redis:// or rediss:// URL");
     expect(() => parseServeArgs(["--forwarded-header", "forwarded"], env)).toThrow("--forwarded-header needs --trust-proxy");
     expect(() => parseServeArgs(["--rate-limit", "fast"], env)).toThrow("--rate-limit must be <calls a second>/<burst> (such as 30/20) or off");
