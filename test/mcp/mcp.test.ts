@@ -305,7 +305,7 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
         request.on("error", reject);
         request.end(body);
       });
-    return { toolCall, stop: () => child.kill() };
+    return { url, toolCall, stop: () => child.kill() };
   }
 
   // The security review: ten wrong secrets from an anonymous caller locked the MCP server's own
@@ -354,17 +354,9 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
   }, 60_000);
 
   it("over HTTP: each request's own credential, 401 when it is missing or wrong", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", running.base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
+    const mcp = await httpMcp(running.base);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        child.stderr.on("data", (chunk: Buffer) => {
-          err += chunk.toString();
-          const found = /on (http:\/\/\S+\/mcp)/.exec(err);
-          if (found) resolve(found[1]!);
-        });
-        child.on("exit", () => reject(new Error(err)));
-      });
+      const { url } = mcp;
       const admin = await connect(url, { [ADMIN_HEADER]: SECRET });
       expect((await call(admin, "admin_meta")).structuredContent).toMatchObject({ version: schema.version });
       await admin.close();
@@ -374,7 +366,7 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
         await client.close();
       }
     } finally {
-      child.kill();
+      mcp.stop();
     }
   }, 60_000);
 });
