@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
-import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
+import { AdminSecretError, ListenError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
 import { passwordHashCostProblem, redactUrl, type PasswordHashCost } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
@@ -320,8 +320,9 @@ export async function serve(
       await storage.close();
       return 1;
     }
-    const { code, message } = error as NodeJS.ErrnoException;
-    output.err(`error: could not listen on ${settings.host}: ${code ?? message}`);
+    if (!(error instanceof ListenError)) throw error;
+    const flag = { http: "--port (PORT)", grpc: "--grpc-port (GRPC_PORT)", metrics: "--metrics-port (METRICS_PORT)" }[error.listener];
+    output.err(`error: ${error.message}; choose another with ${flag}${error.code === "EADDRINUSE" ? ", or stop the program listening there" : ""}`);
     await server.close().catch(() => undefined);
     await storage.close();
     return 1;

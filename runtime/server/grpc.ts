@@ -19,6 +19,7 @@ import { fromProtoInput } from "../shape.js";
 import { answerEncoder } from "./answer-encoder.js";
 import { addHealthAndReflection, asBuffer } from "./grpc-reflection.js";
 import type { CallPipeline } from "./invoke.js";
+import { capConnectionsPerAddress } from "./http-port.js";
 import type { TlsCredentials } from "./tls.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver, type RpcMethod } from "./rpc.js";
 
@@ -171,11 +172,13 @@ export class GrpcPort {
    * ends TLS (ALPN h2, the certificate reloaded as its files change) and hands grpc-js the
    * decrypted connection, so that one secure context serves every port and rotates in one place.
    */
-  listen(host: string, port: number, tls?: TlsCredentials): Promise<number> {
+  /** Listens on `port` (0: any free one); `maxPerAddress` caps one client address's connections (0: no cap). */
+  listen(host: string, port: number, tls?: TlsCredentials, maxPerAddress = 0): Promise<number> {
     const connections = (this.connections = this.server.createConnectionInjector(ServerCredentials.createInsecure()));
     const listener = (this.listener = tls
       ? tls.attach(createTlsServer(tls.serverOptions(["h2"]), (socket) => connections.injectConnection(socket)))
       : createNetServer((socket) => connections.injectConnection(socket)));
+    capConnectionsPerAddress(listener, maxPerAddress);
     return new Promise((resolve, reject) => {
       listener.once("error", reject);
       listener.listen(port, host, () => {

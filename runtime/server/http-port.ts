@@ -6,7 +6,7 @@
 // the same request handler. Over TLS the handshake's ALPN decides instead (h2 or http/1.1).
 import type { RequestListener, Server } from "node:http";
 import { createServer as createHttp2Server, type ServerHttp2Session } from "node:http2";
-import type { Socket } from "node:net";
+import type { Server as NetServer, Socket } from "node:net";
 import { Server as TlsServer, type TLSSocket } from "node:tls";
 import { withDeadline } from "./lifecycle.js";
 
@@ -34,9 +34,9 @@ export const CONNECTIONS_CHECKING_INTERVAL_MS = 1_000;
 /**
  * Closes at once a new connection of an address that already holds `max` open, before anything
  * reads from it: counted on the raw connection (TCP, before a TLS handshake), whatever protocol it
- * then speaks. Call after acceptHttp2, whose listener it wraps.
+ * then speaks: the HTTP port (call it after acceptHttp2, whose listener it wraps) and the gRPC port.
  */
-export function capConnectionsPerAddress(server: Server, max: number): void {
+export function capConnectionsPerAddress(server: NetServer, max: number): void {
   if (max <= 0) return;
   const open = new Map<string, number>();
   const accept = server.listeners("connection")[0] as (socket: Socket) => void;

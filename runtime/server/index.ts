@@ -30,6 +30,26 @@ import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { RestRoutes, sendError } from "./rest.js";
 import { TlsCredentials } from "./tls.js";
 
+/**
+ * A port the server could not listen on, naming which (`listener`: the HTTP port, the gRPC port,
+ * the metrics port), the address and the system's reason (`code`: EADDRINUSE, EACCES, ...).
+ */
+export class ListenError extends Error {
+  override name = "ListenError";
+  readonly code: string | undefined;
+  constructor(
+    readonly listener: "http" | "grpc" | "metrics",
+    readonly host: string,
+    readonly port: number,
+    cause: Error,
+  ) {
+    const code = (cause as NodeJS.ErrnoException).code;
+    const reason = code === "EADDRINUSE" ? "the port is in use by another program" : code === "EACCES" ? "this user may not listen on that port" : cause.message;
+    super(`could not listen on ${host}:${port} (the ${listener === "http" ? "HTTP" : listener === "grpc" ? "gRPC" : "metrics"} port): ${reason}${code ? ` (${code})` : ""}`, { cause });
+    this.code = code;
+  }
+}
+
 /** HSTS of every answer over TLS: a year, subdomains not included (they may be other services). */
 export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
@@ -175,16 +195,17 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
   http.keepAliveTimeout = 65_000;
   http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const http2 = acceptHttp2(http, handle);
-  capConnectionsPerAddress(http, options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS);
+  const perAddress = options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
+  capConnectionsPerAddress(http, perAddress);
   const metricsHandler = (request: IncomingMessage, response: ServerResponse) => {
     if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
   };
   const metricsServer: Server | undefined =
     metricsPort === undefined ? undefined : tls ? tls.attach(createHttpsServer(tls.serverOptions(["http/1.1"]), metricsHandler)) : createHttpServer(metricsHandler);
 
-  const listen = (server: Server, port: number) =>
+  const listen = (server: Server, port: number, listener: ListenError["listener"]) =>
     new Promise<number>((resolve, reject) => {
-      server.once("error", reject);
+      server.once("error", (error) => reject(new ListenError(listener, host, port, error)));
       server.listen(port, host, () => resolve((server.address() as AddressInfo).port));
     });
 
@@ -194,12 +215,15 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     async listen() {
       await pipeline.start();
       await mcp?.ready();
-      const httpPort = await listen(http, options.port ?? 8080);
-      const grpcPort = await grpc.listen(host, options.grpcPort ?? definition.schema.grpcPort, tls);
+      const httpPort = await listen(http, options.port ?? 8080, "http");
+      const wantedGrpcPort = options.grpcPort ?? definition.schema.grpcPort;
+      const grpcPort = await grpc.listen(host, wantedGrpcPort, tls, perAddress).catch((error: Error) => {
+        throw new ListenError("grpc", host, wantedGrpcPort, error);
+      });
       tls?.watch();
       const scheme = tls ? "https" : "http";
       const addresses: ListeningAddresses = { httpUrl: `${scheme}://${host}:${httpPort}`, grpcEndpoint: `${host}:${grpcPort}` };
-      if (metricsServer) addresses.metricsUrl = `${scheme}://${host}:${await listen(metricsServer, metricsPort!)}${metricsPath}`;
+      if (metricsServer) addresses.metricsUrl = `${scheme}://${host}:${await listen(metricsServer, metricsPort!, "metrics")}${metricsPath}`;
       else if (metricsPath) addresses.metricsUrl = `${addresses.httpUrl}${metricsPath}`;
       return addresses;
     },

@@ -109,7 +109,7 @@ export interface ServerOptions {
    */
   maxConnections?: number;
   /**
-   * Most connections one client address holds open at once on the HTTP port (default
+   * Most connections one client address holds open at once on the HTTP port, and on the gRPC port (default
    * DEFAULT_MAX_CONNECTIONS_PER_ADDRESS of http-port.ts, 1 000; 0: no cap of its own): past it a new
    * connection from that address is closed at once, so one address cannot take every slot of
    * maxConnections. Behind a reverse proxy every connection comes from the proxy: raise it there.

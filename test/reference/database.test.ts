@@ -6,6 +6,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { createServer as createNetServer, type AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -203,6 +204,26 @@ describe("start-up failures", () => {
     } finally {
       child.kill();
       await once(child, "exit");
+    }
+  });
+
+  it("a port in use: exit 1 naming the address, which port it is, and the flag that moves it", async () => {
+    const taken = createNetServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const port = (taken.address() as AddressInfo).port;
+    try {
+      for (const [flag, name, hint] of [
+        ["--port", "HTTP", "--port (PORT)"],
+        ["--grpc-port", "gRPC", "--grpc-port (GRPC_PORT)"],
+      ] as const) {
+        const { code, stderr } = await run([flag, String(port)]);
+        expect(code).toBe(1);
+        expect(stderr.split("\n")[0]).toBe(
+          `error: could not listen on 127.0.0.1:${port} (the ${name} port): the port is in use by another program (EADDRINUSE); choose another with ${hint}, or stop the program listening there`,
+        );
+      }
+    } finally {
+      taken.close();
     }
   });
 

@@ -65,7 +65,7 @@ describe("the HTTP port's connections", () => {
 
   // The security review: 10,050 sockets from one address, each sending a header line every 5 s,
   // took all 10,000 slots, and every other client's request was reset for the 25 s the attack held.
-  it("are capped per address too: one address's slow senders hold at most its share, and another address is served", async () => {
+  it("are capped per address too: one address's slow senders hold at most its share, and another address is served, on the HTTP and gRPC ports", async () => {
     const guarded = await startRecordingService(SECRET, { maxConnections: 10, maxConnectionsPerAddress: 3 });
     const to = Number(new URL(guarded.httpUrl).port);
     try {
@@ -76,6 +76,15 @@ describe("the HTTP port's connections", () => {
       expect(await healthFrom(to, "127.0.0.2")).toBe(200);
       expect(await healthFrom(to, "127.0.0.3")).toBe(200);
       for (const socket of attackers) socket.destroy();
+      // The gRPC port too: one address's idle connections stop at its share, another's are taken.
+      const grpcPort = Number(guarded.grpcEndpoint.slice(guarded.grpcEndpoint.lastIndexOf(":") + 1));
+      const idle: Socket[] = [];
+      for (let i = 0; i < 6; i++) idle.push(await open(grpcPort));
+      const other = await open(grpcPort, "127.0.0.2");
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(idle.filter((socket) => !socket.destroyed)).toHaveLength(3);
+      expect(other.destroyed).toBe(false);
+      for (const socket of [...idle, other]) socket.destroy();
     } finally {
       await guarded.close();
     }
