@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
-import { createServer, ExplorerSetupError, ImplementationError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
-import { AdminSecretError, ListenError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
+import { createServer, ExplorerSetupError, ImplementationError, ListenError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
+import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
 import { passwordHashCostProblem, redactUrl, type PasswordHashCost } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
