@@ -205,7 +205,10 @@ try {
     const [onOther, onThis] = await freshPair(["stubs", undefined, other.path], ["stubs"], (a, b) => [http(a, META, "{}"), http(b, META, "{}")]);
     const [plainOnOther, tracedOnOther] = await freshPair(["stubs", undefined, other.path], ["stubs", { tracing: true }, other.path], (a, b) => [http(a, META, "{}"), http(b, META, "{}")]);
     const major = (version: string) => version.split(".")[0]!;
-    nodeRows.push(row(`Node ${major(process.version)}`, onThis, onOther, `the REST stub on ${other.version}`), row(`tracing, ${major(other.version)}`, tracedOnOther, plainOnOther, `without, on ${other.version}`));
+    nodeRows.push(
+      row(`Node ${major(process.version)}`, onThis, onOther, `the REST stub on ${other.version}`),
+      row(`tracing, ${major(other.version)}`, tracedOnOther, plainOnOther, `without, on ${other.version}`),
+    );
   }
   const placement = cores ? `both servers of a pair on core ${cores.server}, the load on ${cores.load}` : "servers and load on any core";
   console.log(`${CONNECTIONS} concurrent, ${AT_ONCE_TEXT}; ${placement}; "of it": the baseline's CPU per call over this one's`);
