@@ -2,7 +2,8 @@
 // manifest, generate, scaffold the reference implementation, add a conformance scenario; the
 // typecheck and the tests that cover every operation are green, and the new operation answers
 // UNIMPLEMENTED on every protocol until it is implemented.
-import { execFileSync } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
+import { promisify } from "node:util";
 import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -10,14 +11,20 @@ import { REPO_ROOT, tempDir } from "./helpers/project.js";
 
 let copy: string;
 
-function run(command: string, args: string[]): string {
+/**
+ * Runs a command in the copy, answering its stdout. Asynchronous: the steps take minutes on a busy
+ * machine, and a worker blocked that long cannot answer vitest (which then fails the run).
+ */
+async function run(command: string, args: string[], env: Record<string, string> = {}): Promise<string> {
   try {
-    return execFileSync(command, args, { cwd: copy, encoding: "utf8", stdio: "pipe", timeout: 240_000, env: { ...process.env, FORCE_COLOR: "0" } });
+    const { stdout } = await execFileAsync(command, args, { cwd: copy, encoding: "utf8", timeout: 240_000, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, FORCE_COLOR: "0", ...env } });
+    return stdout;
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string };
     throw new Error(`${command} ${args.join(" ")} failed:\n${failed.stdout ?? ""}\n${failed.stderr ?? ""}`.slice(-6000));
   }
 }
+const execFileAsync = promisify(execFile);
 const node = (...args: string[]) => run(process.execPath, args);
 const bin = (name: string) => join(REPO_ROOT, "node_modules", ".bin", name);
 
@@ -54,25 +61,25 @@ afterAll(() => {
 });
 
 describe("adding an operation, as docs/manifest.md says", () => {
-  it("edit, generate, scaffold, scenario: the typecheck and the suite are green, and the operation answers UNIMPLEMENTED", { timeout: 240_000 }, () => {
+  it("edit, generate, scaffold, scenario: the typecheck and the suite are green, and the operation answers UNIMPLEMENTED", { timeout: 240_000 }, async () => {
     // 1. The manifest.
     const manifest = readFileSync(join(copy, "operations.yaml"), "utf8");
     writeFileSync(join(copy, "operations.yaml"), manifest.replace("\noperations:\n", `\noperations:\n${PING}`));
     // 2. Generate.
-    expect(node("bin/apigen.js", "generate")).toMatch(/operations: \d+/);
+    expect(await node("bin/apigen.js", "generate")).toMatch(/operations: \d+/);
     // 3. Scaffold the implementation.
-    expect(node("bin/apigen.js", "scaffold", "reference/service.ts")).toContain("added 1 stub: ping");
+    expect(await node("bin/apigen.js", "scaffold", "reference/service.ts")).toContain("added 1 stub: ping");
     // 4. A conformance scenario (the record of scenarios is typed by the manifest's operations).
     const scenarios = join(copy, "test", "conformance", "scenarios.ts");
     const text = readFileSync(scenarios, "utf8");
     writeFileSync(scenarios, text.slice(0, text.lastIndexOf("};")) + SCENARIO);
     // The typecheck of everything, the tests that cover every operation, and generate --check.
-    run(bin("tsc"), ["-p", "tsconfig.json"]);
+    await run(bin("tsc"), ["-p", "tsconfig.json"]);
     // The matrix with the TypeScript client only: the other languages' clients have runs of their own.
-    process.env.CONFORMANCE_CLIENTS = "ts";
-    const report = run(bin("vitest"), ["run", "test/conformance", "test/manifest.test.ts", "test/packages/catalogue.test.ts", "test/client/graphql-documents.test.ts"]);
-    delete process.env.CONFORMANCE_CLIENTS;
+    const report = await run(bin("vitest"), ["run", "test/conformance", "test/manifest.test.ts", "test/packages/catalogue.test.ts", "test/client/graphql-documents.test.ts"], {
+      CONFORMANCE_CLIENTS: "ts",
+    });
     expect(report).toMatch(/ping\s+pass\s+\| pass\s+\| pass\s*\n/);
-    expect(node("bin/apigen.js", "generate", "--check")).toContain("are up to date");
+    expect(await node("bin/apigen.js", "generate", "--check")).toContain("are up to date");
   });
 });

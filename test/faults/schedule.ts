@@ -5,16 +5,15 @@
 // starts it again, restarts PostgreSQL, restarts Redis and pauses it. Then a checker compares every
 // acknowledged write with the database. Run by `npm run faults` (a few minutes) and, shorter, by
 // test/faults/faults.test.ts.
-import { spawn } from "node:child_process";
+import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { promisify } from "node:util";
 import { AdminClient, ApiError, UserClient, type Protocol } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { freePort, startRedis, type RedisServer } from "../helpers/redis.js";
 import { REPO_ROOT } from "../helpers/project.js";
-import { goBinary } from "../../scripts/go-env.mjs";
-import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { startReplica, type Replica } from "../helpers/replica.js";
 
 const SECRET = "faults-admin-secret";
@@ -211,7 +210,10 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
    * line they print is a call's outcome, counted and checked as the TypeScript SDK's.
    */
   async function otherSdks(): Promise<Promise<void>[]> {
-    const [{ python }, { binary }] = await Promise.all([ensurePythonEnv({ log }), goBinary("faultload", { log })]);
+    const { python, binary } = JSON.parse((await promisify(execFile)(process.execPath, [join(REPO_ROOT, "test", "faults", "prepare.mjs")], { cwd: REPO_ROOT, encoding: "utf8" })).stdout) as {
+      python: string;
+      binary: string;
+    };
     const settings = (prefix: string) =>
       JSON.stringify({ replicas: replicas.map((replica) => ({ http: replica.httpUrl, grpc: replica.grpcEndpoint })), secret: SECRET, password: PASSWORD, prefix, seconds: options.seconds });
     const loaders = [
@@ -287,7 +289,9 @@ export async function runFaultSchedule(options: { seconds: number; workers?: num
     ],
   ];
 
-  const workers = [...Array.from({ length: options.workers ?? 6 }, (_, index) => worker(index)), ...(await otherSdks())];
+  // The other SDKs' loaders first (their toolchains may take a minute to make), then everyone at once.
+  const others = await otherSdks();
+  const workers = [...Array.from({ length: options.workers ?? 6 }, (_, index) => worker(index)), ...others];
   try {
     // The schedule's time counts from the load's start (the stores, replicas and loaders are up).
     const end = Date.now() + options.seconds * 1000;

@@ -280,8 +280,8 @@ class SyncHttpTransport:
         deadline = _deadline(timeout)
         _call_deadline.value = deadline
         try:
-            # follow_redirects=False whatever the client says: httpx would send the admin secret
-            # header (any header but Authorization) to the address a redirect names; it is answered.
+            # follow_redirects=False whatever the client says: httpx would send the credential
+            # headers (any but Authorization) to the address a redirect names; it is answered.
             with self._client.stream(
                 method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout, follow_redirects=False
             ) as response:
