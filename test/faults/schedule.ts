@@ -3,8 +3,7 @@
 // TypeScript SDK's sign-ups, updates, deletes and token refreshes in process; the Python SDK's and
 // the Go SDK's sign-ups and updates from load.py and test/go/faultload) while the schedule kills a replica with SIGKILL and
 // starts it again, restarts PostgreSQL, restarts Redis and pauses it. Then a checker compares every
-// acknowledged write with the database. Run by `npm run faults` (a few minutes) and, shorter, by
-// test/faults/faults.test.ts.
+// acknowledged write with the database. Run by `npm run faults` (run.ts; .ci/run runs 40 s of it).
 import { execFile, spawn } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
