@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMain } from "./is-main.mjs";
 import { lockDir } from "./lock-dir.mjs";
-import { runSync as run } from "./run-process.mjs";
+import { runProcess, runSync as run } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const MINIMUM = [1, 23];
@@ -61,11 +61,15 @@ export function goToolchain({ root = PROJECT_ROOT } = {}) {
   return cached;
 }
 
-/** Runs `go <args>` in `cwd`; throws with its output when it fails. */
-export function runGo(args, { cwd = PROJECT_ROOT, env = {} } = {}) {
+/**
+ * Runs `go <args>` in `cwd`; answers what it printed, throws with its output when it fails.
+ * Asynchronous: a cold build downloads modules for minutes, which must not block the caller's
+ * event loop (a test worker doing so misses its runner's RPC deadlines).
+ */
+export async function runGo(args, { cwd = PROJECT_ROOT, env = {} } = {}) {
   const toolchain = goToolchain();
-  const result = run(toolchain.go, args, { cwd, env: { ...toolchain.env, ...env } });
-  if (result.status !== 0) throw new Error(`go ${args.join(" ")} (in ${cwd}) failed (${result.status}):\n${(result.stderr + result.stdout).trim()}`);
+  const result = await runProcess(toolchain.go, args, { cwd, env: { ...toolchain.env, ...env } });
+  if (result.code !== 0) throw new Error(`go ${args.join(" ")} (in ${cwd}) failed (${result.code}):\n${(result.stderr + result.stdout).trim()}`);
   return result.stdout;
 }
 
@@ -110,7 +114,7 @@ export async function goBinary(name, { root = PROJECT_ROOT, log = (line) => proc
   try {
     if (ready()) return { binary, built: false, seconds: 0 };
     const started = performance.now();
-    runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, `./${name}`], { cwd: join(root, GO_TEST_MODULE) });
+    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, `./${name}`], { cwd: join(root, GO_TEST_MODULE) });
     renameSync(`${binary}.tmp`, binary);
     writeFileSync(marker, hash);
     const seconds = (performance.now() - started) / 1000;
@@ -144,7 +148,7 @@ export async function goToolFromSource(name, files, { cache, root, log = (line) 
     const started = performance.now();
     mkdirSync(source, { recursive: true });
     for (const [file, text] of Object.entries(files)) writeFileSync(join(source, file), text);
-    runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, "."], { cwd: source });
+    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, "."], { cwd: source });
     renameSync(`${binary}.tmp`, binary);
     writeFileSync(marker, digest);
     const seconds = (performance.now() - started) / 1000;

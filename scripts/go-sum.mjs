@@ -14,7 +14,7 @@ const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const copy = mkdtempSync(join(tmpdir(), "apigen-go-sum-"));
 try {
   cpSync(join(PROJECT_ROOT, "generated", "go"), copy, { recursive: true });
-  runGo(["mod", "tidy"], { cwd: copy, env: { GOFLAGS: "-mod=mod" } });
+  await runGo(["mod", "tidy"], { cwd: copy, env: { GOFLAGS: "-mod=mod" } });
   const tidied = readFileSync(join(copy, "go.mod"), "utf8")
     .split("\n")
     .filter((line) => !line.startsWith("// Code generated"))
@@ -31,7 +31,7 @@ try {
   write("templates/go/go.sum", readFileSync(join(copy, "go.sum"), "utf8"));
   const testSum = join(PROJECT_ROOT, GO_TEST_MODULE, "go.sum");
   const before = `${readFileSync(join(PROJECT_ROOT, GO_TEST_MODULE, "go.mod"), "utf8")}${readFileSync(testSum, "utf8")}`;
-  runGo(["mod", "tidy"], { cwd: join(PROJECT_ROOT, GO_TEST_MODULE), env: { GOFLAGS: "-mod=mod" } });
+  await runGo(["mod", "tidy"], { cwd: join(PROJECT_ROOT, GO_TEST_MODULE), env: { GOFLAGS: "-mod=mod" } });
   if (`${readFileSync(join(PROJECT_ROOT, GO_TEST_MODULE, "go.mod"), "utf8")}${readFileSync(testSum, "utf8")}` !== before) changed.push(`${GO_TEST_MODULE}/go.mod, go.sum`);
   process.stdout.write(changed.length === 0 ? "go:sum: the pins and go.sum are up to date\n" : `go:sum: updated ${changed.join(", ")}; run \`npm run generate\` and commit\n`);
 } catch (error) {

@@ -51,8 +51,8 @@ export async function packGo({ root = PROJECT_ROOT, outDir = join(root, "dist", 
     const extracted = join(staging, "module");
     modzip(binary, ["extract", "-module", module.path, "-version", module.version, "-zip", zip, "-dir", extracted]);
     // What a user's build does: the module's own go.sum only, nothing added.
-    runGo(["build", "./..."], { cwd: extracted, env: { GOFLAGS: "-mod=readonly" } });
-    runGo(["mod", "verify"], { cwd: extracted });
+    await runGo(["build", "./..."], { cwd: extracted, env: { GOFLAGS: "-mod=readonly" } });
+    await runGo(["mod", "verify"], { cwd: extracted });
     mkdirSync(outDir, { recursive: true });
     const target = join(outDir, module.zipName);
     rmSync(target, { force: true });

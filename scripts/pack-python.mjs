@@ -6,14 +6,14 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ensurePythonEnv } from "./python-env.mjs";
-import { runSync } from "./run-process.mjs";
+import { runProcess } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const PYTHON_PROJECT = "generated/python";
 
-function run(python, args) {
-  const result = runSync(python, args);
-  if (result.status !== 0) throw new Error(`python ${args.join(" ")} failed (${result.status}):\n${(result.stderr || result.stdout).trim()}`);
+async function run(python, args) {
+  const result = await runProcess(python, args);
+  if (result.code !== 0) throw new Error(`python ${args.join(" ")} failed (${result.code}):\n${(result.stderr || result.stdout).trim()}`);
   return result.stdout;
 }
 
@@ -27,11 +27,11 @@ export async function packPython({ root = PROJECT_ROOT, outDir = join(root, "dis
   // Built aside first, so that outDir only ever holds checked artifacts.
   const staging = mkdtempSync(join(tmpdir(), "apigen-pack-python-"));
   try {
-    run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", staging, join(root, PYTHON_PROJECT)]);
+    await run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", staging, join(root, PYTHON_PROJECT)]);
     const built = readdirSync(staging)
       .sort()
       .map((file) => join(staging, file));
-    run(python, ["-m", "twine", "check", "--strict", ...built]);
+    await run(python, ["-m", "twine", "check", "--strict", ...built]);
     mkdirSync(outDir, { recursive: true });
     return built.map((path) => {
       const file = path.slice(path.lastIndexOf("/") + 1);

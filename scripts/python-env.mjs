@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { isMain } from "./is-main.mjs";
 import { lockDir } from "./lock-dir.mjs";
-import { runSync as run } from "./run-process.mjs";
+import { runProcess, runSync as run } from "./run-process.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const REQUIREMENTS = "test/python/requirements-dev.txt";
@@ -65,15 +65,17 @@ async function ensureVenv({ cache, folder, requirements, label, purpose, prepare
     if (ready()) return { python, venv, created: false, seconds: 0 };
     const started = performance.now();
     rmSync(venv, { recursive: true, force: true });
-    const created = run(base.command, ["-m", "venv", venv]);
-    if (created.status !== 0) {
+    // Asynchronously: a cold pip install takes a minute or more, and a test worker that waited on it
+    // synchronously would miss its runner's RPC deadlines.
+    const created = await runProcess(base.command, ["-m", "venv", venv]);
+    if (created.code !== 0) {
       throw new Error(`'${base.command} -m venv' failed: the venv module is missing (Debian: apt-get install python3-venv).\n${created.stderr.trim()}`);
     }
     const requirementsFile = join(venv, "requirements.txt");
     writeFileSync(requirementsFile, requirements);
-    const installed = run(python, ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirementsFile]);
-    if (installed.status !== 0) throw new Error(`pip could not install ${label}:\n${installed.stderr.trim().split("\n").slice(-20).join("\n")}`);
-    prepare(python);
+    const installed = await runProcess(python, ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirementsFile]);
+    if (installed.code !== 0) throw new Error(`pip could not install ${label}:\n${installed.stderr.trim().split("\n").slice(-20).join("\n")}`);
+    await prepare(python);
     writeFileSync(`${marker}.tmp`, hash);
     renameSync(`${marker}.tmp`, marker);
     const seconds = (performance.now() - started) / 1000;
@@ -96,8 +98,8 @@ export function ensurePythonEnv({ root = PROJECT_ROOT, log = (line) => process.s
     label: REQUIREMENTS,
     purpose: "for the Python SDK (tests, npm run pack, npm run bench:python)",
     // The generated package, importable in place: what `npm run generate` writes is what the tests run.
-    prepare: (python) => {
-      const sitePackages = run(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"]).stdout.trim();
+    prepare: async (python) => {
+      const sitePackages = (await runProcess(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"])).stdout.trim();
       writeFileSync(join(sitePackages, "apigen-generated-python.pth"), `${join(root, "generated", "python", "src")}\n`);
     },
     log,
