@@ -1,7 +1,8 @@
 // apigen scaffold: stubs for the operations an implementation lacks, in the user's own file, on a
 // class and on an object literal, keeping the user's code and comments, idempotent, with --check,
 // after operations are added to and removed from the manifest, and clear refusals.
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,7 +15,8 @@ const manifest = readFixture("minimal.yaml");
 const scaffold = (file: string, ...args: string[]): RunResult => apigen(root, "scaffold", join(root, file), ...args);
 const read = (file: string) => readFileSync(join(root, file), "utf8");
 
-function typecheck(...files: string[]): void {
+/** tsc on `files`, asynchronously: a run of many seconds must not block the worker (vitest's RPC deadline). */
+async function typecheck(...files: string[]): Promise<void> {
   writeFileSync(
     join(root, "tsconfig.json"),
     JSON.stringify({
@@ -33,7 +35,7 @@ function typecheck(...files: string[]): void {
     }),
   );
   try {
-    execFileSync(join(REPO_ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: root, stdio: "pipe", encoding: "utf8" });
+    await promisify(execFile)(join(REPO_ROOT, "node_modules", ".bin", "tsc"), ["-p", "tsconfig.json"], { cwd: root, encoding: "utf8" });
   } catch (error) {
     throw new Error(`tsc: ${(error as { stdout?: string }).stdout ?? ""}`);
   }
@@ -84,7 +86,7 @@ describe("apigen scaffold", () => {
     expect(read("class.ts")).toBe(CLASS_SOURCE);
   });
 
-  it("fills a class: only new members after the user's, every line of the user's kept, and the result type-checks", () => {
+  it("fills a class: only new members after the user's, every line of the user's kept, and the result type-checks", async () => {
     const result = scaffold("class.ts");
     expect(result.code, result.stderr).toBe(0);
     const after = read("class.ts");
@@ -102,7 +104,7 @@ describe("apigen scaffold", () => {
     const added = Number(/added (\d+) stubs/.exec(result.stdout)![1]);
     expect(after.match(/"UNIMPLEMENTED"/g)).toHaveLength(added);
     expect(after).not.toContain("async users(): Promise<never>");
-    typecheck("class.ts");
+    await typecheck("class.ts");
   });
 
   it("changes nothing when run again", () => {
@@ -113,12 +115,12 @@ describe("apigen scaffold", () => {
     expect(scaffold("class.ts", "--check").code).toBe(0);
   });
 
-  it("fills an object literal after its last member (comma and comment kept) and the result type-checks", () => {
+  it("fills an object literal after its last member (comma and comment kept) and the result type-checks", async () => {
     expect(scaffold("object.ts").code).toBe(0);
     const after = read("object.ts");
     expect(after).toContain('    return { message: "up" }; // the public ping\n  },\n\n  async users(): Promise<never> {');
     expect(after).toContain("// The handlers, one by one.");
-    typecheck("object.ts");
+    await typecheck("object.ts");
   });
 
   it("after an operation is added and another removed: adds the new one, reports the removed one and keeps it", () => {

@@ -1,12 +1,13 @@
 // A real PostgreSQL server (Debian package, installed when missing) on a free port, in a temporary
 // data directory, for the tests of the SQL store: run as the `postgres` user when the tests run as
 // root (PostgreSQL refuses root), stoppable and restartable on the same port with its data kept.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { ensureDebianProgram } from "./apt.js";
+import { runProcess } from "../../scripts/run-process.mjs";
 import { freePort } from "./redis.js";
 
 /** The newest installed server's programs (Debian puts them under /usr/lib/postgresql/<major>/bin). */
@@ -44,12 +45,13 @@ export async function startPostgres(): Promise<PostgresServer> {
   const dir = mkdtempSync(join(tmpdir(), "apigen-pg-"));
   const data = join(dir, "data");
   if (asRoot) chownSync(dir, Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim()), Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim()));
-  const run = (program: string, args: string[]) => {
+  // Awaited child processes: a slow initdb or start must not block the test worker's event loop.
+  const run = async (program: string, args: string[]) => {
     const command = asRoot ? (["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] as const) : ([join(bin, program), args] as const);
-    const result = spawnSync(command[0], [...command[1]], { encoding: "utf8", cwd: dir, timeout: 120_000 });
-    if (result.status !== 0) throw new Error(`${program} ${args.join(" ")} failed (${result.status ?? result.error?.message}):\n${result.stdout}${result.stderr}`);
+    const result = await runProcess(command[0], [...command[1]], { cwd: dir });
+    if (result.code !== 0) throw new Error(`${program} ${args.join(" ")} failed (${result.code}):\n${result.output}`);
   };
-  run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
+  await run("initdb", ["-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"]);
   const port = await freePort();
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c max_connections=400 -c fsync=off -c full_page_writes=off`;
   const start = async () => run("pg_ctl", ["-D", data, "-l", join(dir, "log"), "-o", options, "-w", "-t", "60", "start"]);
