@@ -250,8 +250,96 @@ export interface Client {
   is_active: boolean;
   /** Whether the client may exchange a user's access token issued to it for another (RFC 8693); off unless set. */
   allow_token_exchange: boolean;
+  /** Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no user in. */
+  redirect_uris: string[];
+  /** Where /oauth/logout may send the browser back to, matched exactly. */
+  post_logout_redirect_uris: string[];
   created_at: number;
   updated_at: number;
+}
+
+/** The OpenID Provider metadata of the service (OpenID Connect Discovery 1.0; RFC 8414 for OAuth clients). */
+export interface OpenIDConfiguration {
+  issuer: string;
+  authorization_endpoint: string;
+  token_endpoint: string;
+  userinfo_endpoint: string;
+  jwks_uri: string;
+  revocation_endpoint: string;
+  introspection_endpoint: string;
+  end_session_endpoint: string;
+  response_types_supported: string[];
+  response_modes_supported: string[];
+  grant_types_supported: string[];
+  subject_types_supported: string[];
+  id_token_signing_alg_values_supported: string[];
+  scopes_supported: string[];
+  claims_supported: string[];
+  code_challenge_methods_supported: string[];
+  token_endpoint_auth_methods_supported: string[];
+  introspection_endpoint_auth_methods_supported: string[];
+  prompt_values_supported: string[];
+}
+
+/** A public signing key of the service (RFC 7517); EC keys carry crv, x and y, RSA keys n and e. */
+export interface JsonWebKey {
+  kty: string;
+  kid: string;
+  use: string;
+  alg: string;
+  crv: string | null;
+  x: string | null;
+  y: string | null;
+  n: string | null;
+  e: string | null;
+}
+
+/** The keys that verify the service's tokens; a retired key stays until the tokens it signed have expired. */
+export interface JsonWebKeySet {
+  keys: JsonWebKey[];
+}
+
+/** Claims about the signed-in user (OpenID Connect Core 5.3), as the access token's scopes allow. */
+export interface UserInfo {
+  sub: string;
+  email: string | null;
+  email_verified: boolean | null;
+  name: string | null;
+  given_name: string | null;
+  family_name: string | null;
+  preferred_username: string | null;
+  picture: string | null;
+  phone_number: string | null;
+  phone_number_verified: boolean | null;
+}
+
+/** What a token is (RFC 7662); only active is answered for a token that is not. */
+export interface TokenIntrospection {
+  active: boolean;
+  scope: string | null;
+  client_id: string | null;
+  username: string | null;
+  token_type: string | null;
+  exp: number | null;
+  iat: number | null;
+  sub: string | null;
+  aud: string | null;
+  iss: string | null;
+  jti: string | null;
+}
+
+/** Metadata of this service as an OAuth protected resource (RFC 9728), naming its authorization server; what MCP clients read first. */
+export interface ProtectedResourceMetadata {
+  resource: string;
+  authorization_servers: string[];
+  bearer_methods_supported: string[];
+  scopes_supported: string[];
+  resource_name: string;
+}
+
+/** Where a browser's route sends the browser (the Location of its 302). */
+export interface Redirect {
+  location: string;
 }
 
 /** An external token issuer whose JWT-bearer assertions authenticate as a service account. */
@@ -712,6 +800,10 @@ export interface CreateClientInput {
   allowed_scopes: string[];
   /** Let the client exchange a user's access token issued to it (RFC 8693); default false. */
   allow_token_exchange?: boolean | null;
+  /** Redirect URIs of the authorization code flow, matched exactly; default none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  redirect_uris?: string[] | null;
+  /** Where RP-initiated logout may return to, matched exactly; default none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  post_logout_redirect_uris?: string[] | null;
 }
 
 /** Answer of create_client. */
@@ -730,6 +822,10 @@ export interface UpdateClientInput {
   allowed_scopes?: string[] | null;
   is_active?: boolean | null;
   allow_token_exchange?: boolean | null;
+  /** Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  redirect_uris?: string[] | null;
+  /** Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  post_logout_redirect_uris?: string[] | null;
 }
 
 /** Input of delete_client. */
@@ -1453,3 +1549,90 @@ export interface OauthRevokeInput {
 
 /** Answer of oauth_revoke. */
 export type OauthRevokeResponse = Record<string, never>;
+
+/** Input of openid_configuration. */
+export interface OpenidConfigurationInput {
+
+}
+
+/** Input of oauth_authorization_server_metadata. */
+export interface OauthAuthorizationServerMetadataInput {
+
+}
+
+/** Input of oauth_jwks. */
+export interface OauthJWKSInput {
+
+}
+
+/** Input of oauth_protected_resource. */
+export interface OauthProtectedResourceInput {
+
+}
+
+/** Input of oauth_authorize. */
+export interface OauthAuthorizeInput {
+  /** Not empty. Must be one of code. */
+  response_type: string;
+  /** Not empty. */
+  client_id: string;
+  /** Not empty. Must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  redirect_uri: string;
+  /** Not empty. Must be the base64url SHA-256 of a PKCE code verifier, unpadded (43 characters). */
+  code_challenge: string;
+  /** S256 (the default); plain is refused. Must be one of S256. */
+  code_challenge_method?: string | null;
+  /** Space-separated: openid, email, profile, phone and the client's allowed scopes. At most 1024 characters. */
+  scope?: string | null;
+  /** At most 1024 characters. */
+  state?: string | null;
+  /** At most 1024 characters. */
+  nonce?: string | null;
+  /** Must be one of none, login. */
+  prompt?: string | null;
+  /** The user's email: a verified domain of an organization with an OIDC connection sends the browser to that IdP. At most 320 characters. */
+  login_hint?: string | null;
+  /** An email domain, routed as login_hint's is. At most 253 characters. */
+  domain_hint?: string | null;
+}
+
+/** Input of oauth_sso_callback. */
+export interface OauthSsoCallbackInput {
+  /** 1 to 256 characters. */
+  state: string;
+  /** At most 4096 characters. */
+  code?: string | null;
+  /** At most 2048 characters. */
+  iss?: string | null;
+  /** At most 256 characters. */
+  error?: string | null;
+  /** At most 1024 characters. */
+  error_description?: string | null;
+}
+
+/** Input of oauth_userinfo. */
+export interface OauthUserinfoInput {
+
+}
+
+/** Input of oauth_introspect. */
+export interface OauthIntrospectInput {
+  /** Not empty. */
+  token: string;
+  /** access_token or refresh_token; a hint only. */
+  token_type_hint?: string | null;
+  client_id?: string | null;
+  /** May be sent with HTTP Basic authentication instead. */
+  client_secret?: string | null;
+}
+
+/** Input of oauth_logout. */
+export interface OauthLogoutInput {
+  /** At most 8192 characters. */
+  id_token_hint?: string | null;
+  client_id?: string | null;
+  /** Must be an https URL, or http on a loopback address (RFC 8252), without a fragment. */
+  post_logout_redirect_uri?: string | null;
+  /** At most 1024 characters. */
+  state?: string | null;
+}

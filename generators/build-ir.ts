@@ -457,7 +457,7 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
         op.graphql.argument = { name: "params", required: input.fields.some((f) => f.required) };
       }
     }
-    if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, restPrefix, routes, opPath, subject, report);
+    if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, output, restPrefix, routes, opPath, subject, report);
     if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
       const service = serviceName(rawOp.surface as ClientRole);
       op.grpc = {

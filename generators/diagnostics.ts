@@ -39,6 +39,7 @@ export const DIAGNOSTIC_CODES = {
   "version-ahead": "a version newer than api.version",
   "token-route-protocol": "a token route carried over another protocol than rest",
   "token-route-path": "a token route without route.path",
+  "redirect-route": "a redirect route (route.answer redirect) that is not a GET carried over REST alone, or whose output is not the one field location: string!",
   "auth-not-allowed": "an auth scheme the operation's surface does not take",
   "unknown-auth-scheme": "an operation's auth names no auth scheme of the API",
   "invalid-auth-scheme": "an auth scheme whose keys do not fit its kind, or that the API cannot serve",

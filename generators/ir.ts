@@ -175,6 +175,8 @@ export interface RestBinding {
   inQuery: boolean;
   /** Token routes take form bodies as well as JSON (RFC 6749). */
   body: "json" | "form_or_json";
+  /** redirect: a browser's route, answered with a 302 to the output's `location`; SDKs build its URL instead of calling it. */
+  answer: "json" | "redirect";
 }
 
 export interface GrpcBinding {

@@ -42,7 +42,7 @@ export interface RawOperation {
   errors?: string[];
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
-  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json" };
+  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json"; answer?: "json" | "redirect" };
   pagination?: "none" | "page" | "token" | { style: "token"; cursor?: string; next_cursor?: string };
   exactly_one_of?: string[];
   at_least_one_of?: string[];

@@ -29,6 +29,7 @@ import { authOperations } from "./ops/auth.js";
 import { clientOperations, isServiceAudience } from "./ops/clients.js";
 import { fgaOperations } from "./ops/fga.js";
 import { issueAuthorizationCode, oauthOperations, type AuthorizationCodeRequest } from "./ops/oauth.js";
+import { oidcOperations } from "./ops/oidc.js";
 import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
 import { organizationOperations } from "./ops/organizations.js";
 import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
@@ -42,6 +43,8 @@ import { webhookOperations } from "./ops/webhooks.js";
 import { idpMetadataXml } from "./saml-metadata.js";
 import { DEFAULT_PASSWORD_HASH_COST, passwordHashCostProblem, sha256, verifyPassword, type PasswordHashCost, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
+import { signinRoutes } from "./signin.js";
+import { UpstreamSso } from "./upstream-sso.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
 import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
@@ -103,6 +106,8 @@ export interface ReferenceServiceOptions {
   issuer?: string;
   /** The JWT signing key (default: an EC P-256 key generated at start, ES256). */
   signingKey?: SigningKeyOption;
+  /** Keys rotated out before this start: published in the JWKS, and honoured, for one token lifetime (accessTokenSeconds) from start. */
+  previousSigningKeys?: SigningKeyOption[];
   storage?: Storage;
   features?: Partial<FeatureFlags>;
   /**
@@ -135,6 +140,8 @@ export interface ReferenceState {
   readonly outbox: OutgoingMessage[];
   /** Public keys of the service's tokens. */
   jwks(): JSONWebKeySet;
+  /** Signs with a new key from now on; the current one stays published until the tokens it signed expire. */
+  rotateSigningKey(): void;
   /** Claims of a token the service signed and still honours, or null. */
   verifyAccessToken(token: string): Promise<ServiceClaims | null>;
   verifyScimToken(token: string): Promise<{ org_id: string; endpoint_id: string } | null>;
@@ -315,7 +322,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
         if (outbox.length > OUTBOX_LIMIT) outbox.shift();
       }),
   };
-  const tokens = new TokenService(core, loadSigningKey(options.signingKey));
+  const tokens = new TokenService(core, loadSigningKey(options.signingKey), (options.previousSigningKeys ?? []).map(loadSigningKey));
   const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
   const { storage } = core;
 
@@ -335,6 +342,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       ...scimOperations(deps),
       ...accountOperations(deps),
       ...oauthOperations(deps),
+      ...oidcOperations(deps, new UpstreamSso(core, { allowPrivate: options.allowPrivateOutbound ?? false })),
     },
     options.onInternalError,
   );
@@ -348,6 +356,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
         baseUrl: () => config.issuer,
         ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
       }),
+      signinRoutes({ core, implementation: () => implementation, ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}) }),
     ],
     async verifyUserToken(token) {
       const claims = await tokens.verify(token);
@@ -379,6 +388,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     config,
     outbox,
     jwks: () => tokens.jwks(),
+    rotateSigningKey: () => tokens.rotate(),
     verifyAccessToken: (token) => tokens.verify(token),
     verifyScimToken: (token) => verifyScimToken(core, token),
     orgForEmailDomain: (domain) => orgForEmailDomain(core, domain),

@@ -268,6 +268,21 @@ export interface AuthorizationCodeRecord {
   expires_at: number;
 }
 
+/**
+ * A sign-in at an organization's upstream IdP in flight: the authorization request it finishes,
+ * and the PKCE verifier and nonce of the upstream request. Keyed by the SHA-256 of its state.
+ */
+export interface SsoTransactionRecord {
+  state_hash: string;
+  connection_id: string;
+  org_id: string;
+  code_verifier: string;
+  nonce: string;
+  /** The query string of the original /oauth/authorize request. */
+  authorize_query: string;
+  expires_at: number;
+}
+
 /** The admin secret admin_signup stored (a service started without --admin-secret); one at most. */
 export interface AdminSecretRecord {
   id: "admin";
@@ -515,6 +530,13 @@ export const TABLES = {
   /** Shared by every replica on the database, so guesses (and code sends) spread over them count together. */
   guessCounters: spec<GuessCounterRecord>()({ table: "guess_counters", kind: "guess counter", key: (counter) => counter.key, columns: { key: "text" } }),
   /** Replays of an assertion find its key taken, on every replica. */
+  ssoTransactions: spec<SsoTransactionRecord>()({
+    table: "sso_transactions",
+    kind: "sign-in",
+    key: (transaction) => transaction.state_hash,
+    columns: { state_hash: "text", expires_at: "integer" },
+    indexes: [["expires_at"]],
+  }),
   usedAssertions: spec<UsedAssertionRecord>()({
     table: "used_assertions",
     kind: "assertion",

@@ -64,34 +64,83 @@ export function loadSigningKey(option: SigningKeyOption | undefined): SigningKey
   return { privateKey, publicKey, alg, kid, publicJwk: { ...jwk, kid, alg, use: "sig" } };
 }
 
+/** A key tokens were signed with: the current one (`retiredAt` null), or one rotated out at `retiredAt` (seconds). */
+interface PublishedKey {
+  key: SigningKey;
+  retiredAt: number | null;
+}
+
 export class TokenService {
+  /** The current key first, then the retired ones still published. */
+  private keys: PublishedKey[];
+
+  /** `retired`: keys rotated out before this start, published (and honoured) for one token lifetime from now. */
   constructor(
     private readonly core: Core,
-    private readonly key: SigningKey,
-  ) {}
+    key: SigningKey,
+    retired: readonly SigningKey[] = [],
+  ) {
+    const now = nowSeconds(core);
+    this.keys = [{ key, retiredAt: null }, ...retired.map((old) => ({ key: old, retiredAt: now }))];
+  }
+
+  private get current(): SigningKey {
+    return this.keys[0]!.key;
+  }
+
+  /**
+   * The keys still published: the current one, and each retired one until every token it signed
+   * has expired (tokens live accessTokenSeconds at most, ID tokens included).
+   */
+  private published(): PublishedKey[] {
+    const now = nowSeconds(this.core);
+    this.keys = this.keys.filter(({ retiredAt }) => retiredAt === null || now < retiredAt + this.core.config.accessTokenSeconds);
+    return this.keys;
+  }
 
   /** The public key set a relying party verifies the service's tokens with. */
   jwks(): JSONWebKeySet {
-    return { keys: [{ ...this.key.publicJwk }] };
+    return { keys: this.published().map(({ key }) => ({ ...key.publicJwk })) };
+  }
+
+  /** The algorithm of the current key (what discovery names). */
+  get algorithm(): SigningAlgorithm {
+    return this.current.alg;
+  }
+
+  /** Signs with `next` (default: a new EC P-256 key) from now on; the current key stays published until its tokens expire. */
+  rotate(next: SigningKey = loadSigningKey(undefined)): void {
+    const now = nowSeconds(this.core);
+    this.keys = [{ key: next, retiredAt: null }, ...this.published().map((entry) => ({ ...entry, retiredAt: entry.retiredAt ?? now }))];
   }
 
   async sign(claims: ClaimsToSign, lifetimeSeconds: number): Promise<SignedToken> {
+    const key = this.current;
     const iat = nowSeconds(this.core);
     const full = { ...claims, iss: this.core.config.issuer, iat, exp: iat + lifetimeSeconds, jti: this.core.newId() } as ServiceClaims;
-    const token = await new SignJWT(full).setProtectedHeader({ alg: this.key.alg, kid: this.key.kid, typ: "JWT" }).sign(this.key.privateKey);
+    const token = await new SignJWT(full).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" }).sign(key.privateKey);
     return { token, jti: full.jti, expiresIn: lifetimeSeconds, claims: full };
   }
 
-  /** The claims of a token this service signed and still honours, or null. */
+  /** The claims of a token this service signed with a published key and still honours, or null. */
   async verify(token: string): Promise<ServiceClaims | null> {
     let claims: ServiceClaims;
     try {
-      const result = await jwtVerify<ServiceClaims>(token, this.key.publicKey, {
-        issuer: this.core.config.issuer,
-        algorithms: [this.key.alg],
-        currentDate: new Date(this.core.clock()),
-        requiredClaims: ["sub", "jti", "exp"],
-      });
+      const published = this.published();
+      const result = await jwtVerify<ServiceClaims>(
+        token,
+        (header) => {
+          const found = published.find(({ key }) => key.kid === header.kid && key.alg === header.alg);
+          if (!found) throw new Error("no published key has this kid");
+          return found.key.publicKey;
+        },
+        {
+          issuer: this.core.config.issuer,
+          algorithms: [...new Set(published.map(({ key }) => key.alg))],
+          currentDate: new Date(this.core.clock()),
+          requiredClaims: ["sub", "jti", "exp"],
+        },
+      );
       claims = result.payload;
     } catch {
       return null;

@@ -38,6 +38,9 @@ export function publicClient(client: ClientRecord): Client {
     is_active: client.is_active,
     // Records stored before the setting existed have none: off.
     allow_token_exchange: client.allow_token_exchange === true,
+    // Records stored before the flow existed have no redirect URIs: none.
+    redirect_uris: [...(client.redirect_uris ?? [])],
+    post_logout_redirect_uris: [...(client.post_logout_redirect_uris ?? [])],
     created_at: client.created_at,
     updated_at: client.updated_at,
   };

@@ -90,6 +90,8 @@ export interface OperationSpec {
     readonly pathParams: readonly string[];
     readonly inQuery: boolean;
     readonly body: "json" | "form_or_json";
+    /** redirect: answered with a 302 to the output's `location`; clients build the URL instead of calling. */
+    readonly answer: "json" | "redirect";
   } | null;
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }

@@ -8,16 +8,29 @@ import type {
   CheckPermissionsResponse,
   ForgotPasswordInput,
   ForgotPasswordResponse,
+  JsonWebKeySet,
   LoginInput,
   LogoutInput,
   MagicLinkLoginInput,
   Meta,
   MetaInput,
+  OauthAuthorizationServerMetadataInput,
+  OauthAuthorizeInput,
+  OauthIntrospectInput,
+  OauthJWKSInput,
+  OauthLogoutInput,
+  OauthProtectedResourceInput,
   OauthRevokeInput,
   OauthRevokeResponse,
+  OauthSsoCallbackInput,
   OauthTokenInput,
   OauthTokenResponse,
+  OauthUserinfoInput,
+  OpenIDConfiguration,
+  OpenidConfigurationInput,
   ProfileInput,
+  ProtectedResourceMetadata,
+  Redirect,
   ResendOTPInput,
   ResendVerifyEmailInput,
   ResetPasswordInput,
@@ -25,8 +38,10 @@ import type {
   RevokeInput,
   SessionInput,
   SignupInput,
+  TokenIntrospection,
   UpdateProfileInput,
   User,
+  UserInfo,
   ValidateJWTTokenInput,
   ValidateJWTTokenResponse,
   ValidateSessionInput,
@@ -146,5 +161,50 @@ export class UserClient extends UserClientBase {
   /** Revoke an access or refresh token; answers the same whether or not anything was revoked. Protocols: rest (since 2.3.0-rc.9). */
   oauthRevoke(input: OauthRevokeInput, options?: CallOptions): Promise<OauthRevokeResponse> {
     return this.core.call("oauth_revoke", this.withClientId(input), options) as unknown as Promise<OauthRevokeResponse>;
+  }
+
+  /** The OpenID Provider metadata of the service, from which a relying party learns every endpoint below and where the keys are. Protocols: rest (since 2.6.0). */
+  openidConfiguration(input: OpenidConfigurationInput = {}, options?: CallOptions): Promise<OpenIDConfiguration> {
+    return this.core.call("openid_configuration", input, options) as unknown as Promise<OpenIDConfiguration>;
+  }
+
+  /** The same metadata at the RFC 8414 address, where OAuth clients (MCP hosts among them) look first. Protocols: rest (since 2.6.0). */
+  oauthAuthorizationServerMetadata(input: OauthAuthorizationServerMetadataInput = {}, options?: CallOptions): Promise<OpenIDConfiguration> {
+    return this.core.call("oauth_authorization_server_metadata", input, options) as unknown as Promise<OpenIDConfiguration>;
+  }
+
+  /** The public keys of the service's tokens; a rotated key stays published until every token it signed has expired. Protocols: rest (since 2.6.0). */
+  oauthJWKS(input: OauthJWKSInput = {}, options?: CallOptions): Promise<JsonWebKeySet> {
+    return this.core.call("oauth_jwks", input, options) as unknown as Promise<JsonWebKeySet>;
+  }
+
+  /** The metadata of this service as a protected resource (RFC 9728), naming itself as the authorization server of its tokens. Protocols: rest (since 2.6.0). */
+  oauthProtectedResource(input: OauthProtectedResourceInput = {}, options?: CallOptions): Promise<ProtectedResourceMetadata> {
+    return this.core.call("oauth_protected_resource", input, options) as unknown as Promise<ProtectedResourceMetadata>;
+  }
+
+  /** The authorization endpoint (authorization code flow with PKCE S256): sends the browser to the hosted sign-in page, to the upstream IdP of the organization that verified the user's email domain, or back to the client's registered redirect_uri with a code (or an error). An unknown client or a redirect_uri not registered for it is answered here, never redirected to. Protocols: rest (since 2.6.0). */
+  oauthAuthorize(input: OauthAuthorizeInput, options?: CallOptions): Promise<Redirect> {
+    return this.core.call("oauth_authorize", this.withClientId(input), options) as unknown as Promise<Redirect>;
+  }
+
+  /** Where an organization's upstream IdP sends the browser back (its redirect_uri); finishes the sign-in and the original authorization request. Protocols: rest (since 2.6.0). */
+  oauthSsoCallback(input: OauthSsoCallbackInput, options?: CallOptions): Promise<Redirect> {
+    return this.core.call("oauth_sso_callback", input, options) as unknown as Promise<Redirect>;
+  }
+
+  /** Claims about the user an access token was issued for, as its scopes allow (email, profile, phone). Protocols: rest (since 2.6.0). */
+  oauthUserinfo(input: OauthUserinfoInput = {}, options?: CallOptions): Promise<UserInfo> {
+    return this.core.call("oauth_userinfo", input, options) as unknown as Promise<UserInfo>;
+  }
+
+  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client. Protocols: rest (since 2.6.0). */
+  oauthIntrospect(input: OauthIntrospectInput, options?: CallOptions): Promise<TokenIntrospection> {
+    return this.core.call("oauth_introspect", this.withClientId(input), options) as unknown as Promise<TokenIntrospection>;
+  }
+
+  /** RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the client registered, or to the signed-out page. Protocols: rest (since 2.6.0). */
+  oauthLogout(input: OauthLogoutInput = {}, options?: CallOptions): Promise<Redirect> {
+    return this.core.call("oauth_logout", this.withClientId(input), options) as unknown as Promise<Redirect>;
   }
 }

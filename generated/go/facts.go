@@ -10,7 +10,7 @@ import "github.com/identity-interface/identity-go/v2/internal/transport"
 const ServiceName = "identity"
 
 // ServiceVersion is the version of the service these clients were generated for.
-const ServiceVersion = "2.5.1"
+const ServiceVersion = "2.6.0"
 
 // DefaultGRPCPort is the port of the gRPC endpoint when no gRPC endpoint option names one.
 const DefaultGRPCPort = 9091

@@ -1128,3 +1128,96 @@ func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts .
 func (c *UserClient) OauthRevoke(ctx context.Context, in *OauthRevokeInput, opts ...CallOption) (*OauthRevokeResponse, error) {
 	return transport.Invoke[OauthRevokeResponse](ctx, &c.core, transport.OpOauthRevoke, in, callSettings(opts))
 }
+
+// OpenidConfiguration calls openid_configuration: The OpenID Provider metadata of the service, from
+// which a relying party learns every endpoint below and where the keys are.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OpenidConfiguration(ctx context.Context, in *OpenidConfigurationInput, opts ...CallOption) (*OpenIDConfiguration, error) {
+	return transport.Invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOpenidConfiguration, in, callSettings(opts))
+}
+
+// OauthAuthorizationServerMetadata calls oauth_authorization_server_metadata: The same metadata at the
+// RFC 8414 address, where OAuth clients (MCP hosts among them) look first.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OauthAuthorizationServerMetadata(ctx context.Context, in *OauthAuthorizationServerMetadataInput, opts ...CallOption) (*OpenIDConfiguration, error) {
+	return transport.Invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOauthAuthorizationServerMetadata, in, callSettings(opts))
+}
+
+// OauthJWKS calls oauth_jwks: The public keys of the service's tokens; a rotated key stays published
+// until every token it signed has expired.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OauthJWKS(ctx context.Context, in *OauthJWKSInput, opts ...CallOption) (*JsonWebKeySet, error) {
+	return transport.Invoke[JsonWebKeySet](ctx, &c.core, transport.OpOauthJWKS, in, callSettings(opts))
+}
+
+// OauthProtectedResource calls oauth_protected_resource: The metadata of this service as a protected
+// resource (RFC 9728), naming itself as the authorization server of its tokens.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OauthProtectedResource(ctx context.Context, in *OauthProtectedResourceInput, opts ...CallOption) (*ProtectedResourceMetadata, error) {
+	return transport.Invoke[ProtectedResourceMetadata](ctx, &c.core, transport.OpOauthProtectedResource, in, callSettings(opts))
+}
+
+// OauthAuthorize calls oauth_authorize: The authorization endpoint (authorization code flow with PKCE
+// S256): sends the browser to the hosted sign-in page, to the upstream IdP of the organization that
+// verified the user's email domain, or back to the client's registered redirect_uri with a code (or an
+// error). An unknown client or a redirect_uri not registered for it is answered here, never redirected
+// to.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OauthAuthorize(ctx context.Context, in *OauthAuthorizeInput, opts ...CallOption) (*Redirect, error) {
+	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthAuthorize, in, callSettings(opts))
+}
+
+// OauthSsoCallback calls oauth_sso_callback: Where an organization's upstream IdP sends the browser
+// back (its redirect_uri); finishes the sign-in and the original authorization request.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A write: never retried.
+func (c *UserClient) OauthSsoCallback(ctx context.Context, in *OauthSsoCallbackInput, opts ...CallOption) (*Redirect, error) {
+	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthSsoCallback, in, callSettings(opts))
+}
+
+// OauthUserinfo calls oauth_userinfo: Claims about the user an access token was issued for, as its
+// scopes allow (email, profile, phone).
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: user. A read: retried on transient failures.
+func (c *UserClient) OauthUserinfo(ctx context.Context, in *OauthUserinfoInput, opts ...CallOption) (*UserInfo, error) {
+	return transport.Invoke[UserInfo](ctx, &c.core, transport.OpOauthUserinfo, in, callSettings(opts))
+}
+
+// OauthIntrospect calls oauth_introspect: Whether a token of this service is active, and what it is
+// (RFC 7662); the caller authenticates as a registered client.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A read: retried on transient failures.
+func (c *UserClient) OauthIntrospect(ctx context.Context, in *OauthIntrospectInput, opts ...CallOption) (*TokenIntrospection, error) {
+	return transport.Invoke[TokenIntrospection](ctx, &c.core, transport.OpOauthIntrospect, in, callSettings(opts))
+}
+
+// OauthLogout calls oauth_logout: RP-initiated logout: ends the browser's session and sends it to a
+// post_logout_redirect_uri the client registered, or to the signed-out page.
+//
+// Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
+//
+// Auth: public. A write: never retried.
+func (c *UserClient) OauthLogout(ctx context.Context, in *OauthLogoutInput, opts ...CallOption) (*Redirect, error) {
+	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthLogout, in, callSettings(opts))
+}

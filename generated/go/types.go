@@ -342,9 +342,104 @@ type Client struct {
 	IsActive      bool     `json:"is_active"`
 	// Whether the client may exchange a user's access token issued to it for another (RFC 8693); off
 	// unless set.
-	AllowTokenExchange bool  `json:"allow_token_exchange"`
-	CreatedAt          int64 `json:"created_at"`
-	UpdatedAt          int64 `json:"updated_at"`
+	AllowTokenExchange bool `json:"allow_token_exchange"`
+	// Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no
+	// user in.
+	RedirectUris []string `json:"redirect_uris"`
+	// Where /oauth/logout may send the browser back to, matched exactly.
+	PostLogoutRedirectUris []string `json:"post_logout_redirect_uris"`
+	CreatedAt              int64    `json:"created_at"`
+	UpdatedAt              int64    `json:"updated_at"`
+}
+
+// OpenIDConfiguration is the OpenID Provider metadata of the service (OpenID Connect Discovery 1.0;
+// RFC 8414 for OAuth clients).
+type OpenIDConfiguration struct {
+	Issuer                                    string   `json:"issuer"`
+	AuthorizationEndpoint                     string   `json:"authorization_endpoint"`
+	TokenEndpoint                             string   `json:"token_endpoint"`
+	UserinfoEndpoint                          string   `json:"userinfo_endpoint"`
+	JWKSURI                                   string   `json:"jwks_uri"`
+	RevocationEndpoint                        string   `json:"revocation_endpoint"`
+	IntrospectionEndpoint                     string   `json:"introspection_endpoint"`
+	EndSessionEndpoint                        string   `json:"end_session_endpoint"`
+	ResponseTypesSupported                    []string `json:"response_types_supported"`
+	ResponseModesSupported                    []string `json:"response_modes_supported"`
+	GrantTypesSupported                       []string `json:"grant_types_supported"`
+	SubjectTypesSupported                     []string `json:"subject_types_supported"`
+	IDTokenSigningAlgValuesSupported          []string `json:"id_token_signing_alg_values_supported"`
+	ScopesSupported                           []string `json:"scopes_supported"`
+	ClaimsSupported                           []string `json:"claims_supported"`
+	CodeChallengeMethodsSupported             []string `json:"code_challenge_methods_supported"`
+	TokenEndpointAuthMethodsSupported         []string `json:"token_endpoint_auth_methods_supported"`
+	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported"`
+	PromptValuesSupported                     []string `json:"prompt_values_supported"`
+}
+
+// JsonWebKey is a public signing key of the service (RFC 7517); EC keys carry crv, x and y, RSA keys n
+// and e.
+type JsonWebKey struct {
+	Kty string  `json:"kty"`
+	Kid string  `json:"kid"`
+	Use string  `json:"use"`
+	Alg string  `json:"alg"`
+	Crv *string `json:"crv"`
+	X   *string `json:"x"`
+	Y   *string `json:"y"`
+	N   *string `json:"n"`
+	E   *string `json:"e"`
+}
+
+// JsonWebKeySet is the keys that verify the service's tokens; a retired key stays until the tokens it
+// signed have expired.
+type JsonWebKeySet struct {
+	Keys []*JsonWebKey `json:"keys"`
+}
+
+// UserInfo is the claims about the signed-in user (OpenID Connect Core 5.3), as the access token's
+// scopes allow.
+type UserInfo struct {
+	Sub                 string  `json:"sub"`
+	Email               *string `json:"email"`
+	EmailVerified       *bool   `json:"email_verified"`
+	Name                *string `json:"name"`
+	GivenName           *string `json:"given_name"`
+	FamilyName          *string `json:"family_name"`
+	PreferredUsername   *string `json:"preferred_username"`
+	Picture             *string `json:"picture"`
+	PhoneNumber         *string `json:"phone_number"`
+	PhoneNumberVerified *bool   `json:"phone_number_verified"`
+}
+
+// TokenIntrospection tells what a token is (RFC 7662); only active is answered for a token that is
+// not.
+type TokenIntrospection struct {
+	Active    bool    `json:"active"`
+	Scope     *string `json:"scope"`
+	ClientID  *string `json:"client_id"`
+	Username  *string `json:"username"`
+	TokenType *string `json:"token_type"`
+	Exp       *int64  `json:"exp"`
+	Iat       *int64  `json:"iat"`
+	Sub       *string `json:"sub"`
+	Aud       *string `json:"aud"`
+	Iss       *string `json:"iss"`
+	Jti       *string `json:"jti"`
+}
+
+// ProtectedResourceMetadata is the metadata of this service as an OAuth protected resource (RFC 9728),
+// naming its authorization server; what MCP clients read first.
+type ProtectedResourceMetadata struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ScopesSupported        []string `json:"scopes_supported"`
+	ResourceName           string   `json:"resource_name"`
+}
+
+// Redirect tells where a browser's route sends the browser (the Location of its 302).
+type Redirect struct {
+	Location string `json:"location"`
 }
 
 // TrustedIssuer is an external token issuer whose JWT-bearer assertions authenticate as a service
@@ -875,6 +970,12 @@ type CreateClientInput struct {
 	AllowedScopes []string `json:"allowed_scopes"`
 	// Let the client exchange a user's access token issued to it (RFC 8693); default false.
 	AllowTokenExchange *bool `json:"allow_token_exchange,omitempty"`
+	// Redirect URIs of the authorization code flow, matched exactly; default none. At most 20 items. Each
+	// must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+	RedirectUris []string `json:"redirect_uris,omitempty"`
+	// Where RP-initiated logout may return to, matched exactly; default none. At most 20 items. Each must
+	// be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+	PostLogoutRedirectUris []string `json:"post_logout_redirect_uris,omitempty"`
 }
 
 // CreateClientResponse is the answer of create_client.
@@ -896,6 +997,12 @@ type UpdateClientInput struct {
 	AllowedScopes      []string `json:"allowed_scopes,omitempty"`
 	IsActive           *bool    `json:"is_active,omitempty"`
 	AllowTokenExchange *bool    `json:"allow_token_exchange,omitempty"`
+	// Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback
+	// address (RFC 8252), without a fragment.
+	RedirectUris []string `json:"redirect_uris,omitempty"`
+	// Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback
+	// address (RFC 8252), without a fragment.
+	PostLogoutRedirectUris []string `json:"post_logout_redirect_uris,omitempty"`
 }
 
 // DeleteClientInput is the input of DeleteClient.
@@ -1771,3 +1878,102 @@ type OauthRevokeInput struct {
 
 // OauthRevokeResponse is the answer of oauth_revoke.
 type OauthRevokeResponse struct{}
+
+// OpenidConfigurationInput is the input of OpenidConfiguration.
+//
+// Input of openid_configuration.
+type OpenidConfigurationInput struct{}
+
+// OauthAuthorizationServerMetadataInput is the input of OauthAuthorizationServerMetadata.
+//
+// Input of oauth_authorization_server_metadata.
+type OauthAuthorizationServerMetadataInput struct{}
+
+// OauthJWKSInput is the input of OauthJWKS.
+//
+// Input of oauth_jwks.
+type OauthJWKSInput struct{}
+
+// OauthProtectedResourceInput is the input of OauthProtectedResource.
+//
+// Input of oauth_protected_resource.
+type OauthProtectedResourceInput struct{}
+
+// OauthAuthorizeInput is the input of OauthAuthorize.
+//
+// Input of oauth_authorize.
+type OauthAuthorizeInput struct {
+	// Required. Not empty. Must be one of code.
+	ResponseType string `json:"response_type"`
+	// Required. Not empty.
+	ClientID string `json:"client_id"`
+	// Required. Not empty. Must be an https URL, or http on a loopback address (RFC 8252), without a
+	// fragment.
+	RedirectURI string `json:"redirect_uri"`
+	// Required. Not empty. Must be the base64url SHA-256 of a PKCE code verifier, unpadded (43
+	// characters).
+	CodeChallenge string `json:"code_challenge"`
+	// S256 (the default); plain is refused. Must be one of S256.
+	CodeChallengeMethod *string `json:"code_challenge_method,omitempty"`
+	// Space-separated: openid, email, profile, phone and the client's allowed scopes. At most 1024
+	// characters.
+	Scope *string `json:"scope,omitempty"`
+	// At most 1024 characters.
+	State *string `json:"state,omitempty"`
+	// At most 1024 characters.
+	Nonce *string `json:"nonce,omitempty"`
+	// Must be one of none, login.
+	Prompt *string `json:"prompt,omitempty"`
+	// The user's email: a verified domain of an organization with an OIDC connection sends the browser to
+	// that IdP. At most 320 characters.
+	LoginHint *string `json:"login_hint,omitempty"`
+	// An email domain, routed as login_hint's is. At most 253 characters.
+	DomainHint *string `json:"domain_hint,omitempty"`
+}
+
+// OauthSsoCallbackInput is the input of OauthSsoCallback.
+//
+// Input of oauth_sso_callback.
+type OauthSsoCallbackInput struct {
+	// Required. 1 to 256 characters.
+	State string `json:"state"`
+	// Secret. At most 4096 characters.
+	Code *string `json:"code,omitempty"`
+	// At most 2048 characters.
+	Iss *string `json:"iss,omitempty"`
+	// At most 256 characters.
+	Error *string `json:"error,omitempty"`
+	// At most 1024 characters.
+	ErrorDescription *string `json:"error_description,omitempty"`
+}
+
+// OauthUserinfoInput is the input of OauthUserinfo.
+//
+// Input of oauth_userinfo.
+type OauthUserinfoInput struct{}
+
+// OauthIntrospectInput is the input of OauthIntrospect.
+//
+// Input of oauth_introspect.
+type OauthIntrospectInput struct {
+	// Secret. Required. Not empty.
+	Token string `json:"token"`
+	// access_token or refresh_token; a hint only.
+	TokenTypeHint *string `json:"token_type_hint,omitempty"`
+	ClientID      *string `json:"client_id,omitempty"`
+	// May be sent with HTTP Basic authentication instead. Secret.
+	ClientSecret *string `json:"client_secret,omitempty"`
+}
+
+// OauthLogoutInput is the input of OauthLogout.
+//
+// Input of oauth_logout.
+type OauthLogoutInput struct {
+	// Secret. At most 8192 characters.
+	IDTokenHint *string `json:"id_token_hint,omitempty"`
+	ClientID    *string `json:"client_id,omitempty"`
+	// Must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+	PostLogoutRedirectURI *string `json:"post_logout_redirect_uri,omitempty"`
+	// At most 1024 characters.
+	State *string `json:"state,omitempty"`
+}

@@ -70,6 +70,7 @@ import type {
   ImportSAMLSPMetadataInput,
   InviteMembersInput,
   JWTKeyPair,
+  JsonWebKeySet,
   ListSAMLIDPKeysInput,
   ListSAMLIDPKeysResponse,
   ListSAMLServiceProvidersInput,
@@ -79,10 +80,20 @@ import type {
   MagicLinkLoginInput,
   Meta,
   MetaInput,
+  OauthAuthorizationServerMetadataInput,
+  OauthAuthorizeInput,
+  OauthIntrospectInput,
+  OauthJWKSInput,
+  OauthLogoutInput,
+  OauthProtectedResourceInput,
   OauthRevokeInput,
   OauthRevokeResponse,
+  OauthSsoCallbackInput,
   OauthTokenInput,
   OauthTokenResponse,
+  OauthUserinfoInput,
+  OpenIDConfiguration,
+  OpenidConfigurationInput,
   OrgDomain,
   OrgDomainsInput,
   OrgDomainsResponse,
@@ -95,6 +106,8 @@ import type {
   OrganizationsInput,
   OrganizationsResponse,
   ProfileInput,
+  ProtectedResourceMetadata,
+  Redirect,
   RemoveOrgMemberInput,
   RequestOrgDomainInput,
   RequestOrgDomainResponse,
@@ -118,6 +131,7 @@ import type {
   SignupInput,
   TestEndpointInput,
   TestEndpointResponse,
+  TokenIntrospection,
   TrustedIssuer,
   TrustedIssuersInput,
   TrustedIssuersResponse,
@@ -133,6 +147,7 @@ import type {
   UpdateUserInput,
   UpdateWebhookInput,
   User,
+  UserInfo,
   UserInput,
   UserOrganizationsInput,
   UserOrganizationsResponse,
@@ -366,6 +381,24 @@ export interface OAuthHandlers {
   oauthToken(input: OauthTokenInput, context: CallContext): Promise<Reply<OauthTokenResponse>>;
   /** Revoke an access or refresh token; answers the same whether or not anything was revoked. Auth: public. Protocols: rest. */
   oauthRevoke(input: OauthRevokeInput, context: CallContext): Promise<Reply<OauthRevokeResponse>>;
+  /** The OpenID Provider metadata of the service, from which a relying party learns every endpoint below and where the keys are. Auth: public. Protocols: rest. */
+  openidConfiguration(input: OpenidConfigurationInput, context: CallContext): Promise<Reply<OpenIDConfiguration>>;
+  /** The same metadata at the RFC 8414 address, where OAuth clients (MCP hosts among them) look first. Auth: public. Protocols: rest. */
+  oauthAuthorizationServerMetadata(input: OauthAuthorizationServerMetadataInput, context: CallContext): Promise<Reply<OpenIDConfiguration>>;
+  /** The public keys of the service's tokens; a rotated key stays published until every token it signed has expired. Auth: public. Protocols: rest. */
+  oauthJWKS(input: OauthJWKSInput, context: CallContext): Promise<Reply<JsonWebKeySet>>;
+  /** The metadata of this service as a protected resource (RFC 9728), naming itself as the authorization server of its tokens. Auth: public. Protocols: rest. */
+  oauthProtectedResource(input: OauthProtectedResourceInput, context: CallContext): Promise<Reply<ProtectedResourceMetadata>>;
+  /** The authorization endpoint (authorization code flow with PKCE S256): sends the browser to the hosted sign-in page, to the upstream IdP of the organization that verified the user's email domain, or back to the client's registered redirect_uri with a code (or an error). An unknown client or a redirect_uri not registered for it is answered here, never redirected to. Auth: public. Protocols: rest. */
+  oauthAuthorize(input: OauthAuthorizeInput, context: CallContext): Promise<Reply<Redirect>>;
+  /** Where an organization's upstream IdP sends the browser back (its redirect_uri); finishes the sign-in and the original authorization request. Auth: public. Protocols: rest. */
+  oauthSsoCallback(input: OauthSsoCallbackInput, context: CallContext): Promise<Reply<Redirect>>;
+  /** Claims about the user an access token was issued for, as its scopes allow (email, profile, phone). Auth: user. Protocols: rest. */
+  oauthUserinfo(input: OauthUserinfoInput, context: CallContext): Promise<Reply<UserInfo>>;
+  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client. Auth: public. Protocols: rest. */
+  oauthIntrospect(input: OauthIntrospectInput, context: CallContext): Promise<Reply<TokenIntrospection>>;
+  /** RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the client registered, or to the signed-out page. Auth: public. Protocols: rest. */
+  oauthLogout(input: OauthLogoutInput, context: CallContext): Promise<Reply<Redirect>>;
 }
 
 /** What a service author implements: every operation of every surface. */

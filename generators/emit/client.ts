@@ -27,7 +27,7 @@ function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
   const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
     .filter(Boolean)
     .join(" ");
-  const callInput = op.surface === "oauth" && ir.api.features.clientId ? "this.withClientId(input)" : "input";
+  const callInput = op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? "this.withClientId(input)" : "input";
   let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: CallOptions): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op);

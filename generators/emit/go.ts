@@ -238,7 +238,7 @@ function methodDoc(op: OperationFacts, method: string): string[] {
 
 function restLiteral(rest: NonNullable<OperationFacts["rest"]>): string {
   const params = rest.pathParams.length > 0 ? `, pathParams: []string{${rest.pathParams.map(goString).join(", ")}}` : "";
-  return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${rest.inQuery ? ", inQuery: true" : ""}}`;
+  return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${rest.inQuery ? ", inQuery: true" : ""}${rest.answer === "redirect" ? ", redirect: true" : ""}}`;
 }
 
 function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>): string {

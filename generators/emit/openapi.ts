@@ -149,7 +149,11 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   if (op.setsCookies.length > 0) {
     ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };
   }
-  const responses: Schema = { "200": ok };
+  // A browser's route answers with a redirect to its output's location.
+  const responses: Schema =
+    op.rest!.answer === "redirect"
+      ? { "302": { description: `Redirect of ${op.name}: the browser goes on to Location.`, headers: { Location: { description: "Where the browser goes next.", schema: { type: "string" } } } } }
+      : { "200": ok };
   const codes = [...op.errorCodes, ...(post ? ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] : [])];
   if (op.surface === "oauth") {
     // RFC 6749 §5.2: 400 for every refusal but a failed client authentication (401).
@@ -220,7 +224,8 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
     tags: [op.group],
   };
   if (op.deprecated) operation.deprecated = true;
-  operation.security = op.surface === "oauth" ? [{}, { clientBasic: [] }] : securityOf(ir, op);
+  // A token route authenticates its client (HTTP Basic or in the body); one that takes a bearer token says so as the others do.
+  operation.security = op.surface === "oauth" && schemeOf(ir, op).kind === "none" ? [{}, { clientBasic: [] }] : securityOf(ir, op);
   // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));

@@ -202,10 +202,11 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
 /** The entries of one Operation(...) of the facts table, as Python keyword arguments. */
 function operationEntries(op: OperationFacts, message: MessageFacts, answer: MessageFacts) {
   const graphql = op.graphql ? `GraphqlBinding(${pyLiteral(op.graphql.document)}, ${pyLiteral(op.graphql.withParams)})` : "None";
+  const redirect = op.rest?.answer === "redirect" ? ", redirect=True" : "";
   const rest = op.rest
     ? op.rest.pathParams.length === 0 && !op.rest.inQuery
-      ? `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)})`
-      : `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}, (${op.rest.pathParams.map((p) => `${pyLiteral(p)},`).join(" ")}), ${op.rest.inQuery ? "True" : "False"})`
+      ? `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}${redirect})`
+      : `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}, (${op.rest.pathParams.map((p) => `${pyLiteral(p)},`).join(" ")}), ${op.rest.inQuery ? "True" : "False"}${redirect})`
     : "None";
   const grpc = op.grpc ? `GrpcBinding(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
   const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;

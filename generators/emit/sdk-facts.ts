@@ -90,7 +90,7 @@ export interface OperationFacts {
   /** The document the TypeScript client sends, byte for byte; `withParams`: sent with variables {params}. */
   graphql: { document: string; withParams: boolean } | null;
   /** `pathParams`: the input fields the path's `{field}` segments carry; `inQuery`: the others go in the query string (GET, DELETE). */
-  rest: { method: RestBinding["method"]; path: string; pathParams: string[]; inQuery: boolean; body: "json" | "form_or_json" } | null;
+  rest: { method: RestBinding["method"]; path: string; pathParams: string[]; inQuery: boolean; body: "json" | "form_or_json"; answer: "json" | "redirect" } | null;
   /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
   grpc: { path: string; requestType: string; responseType: string } | null;
   /** `pageSize`: what an iterator asks for when the input names no page size (page style; token style: null). */
@@ -317,11 +317,12 @@ export function buildSdkFacts(ir: Ir): SdkFacts {
       // Token routes are REST whatever the protocol (spec §1, rule 2).
       fixedProtocol: op.surface === "oauth" ? "rest" : null,
       retried: op.kind === "read",
-      defaultsClientId: op.surface === "oauth" && ir.api.features.clientId,
+      // Only a token route that takes client_id (discovery, userinfo and the keys take none).
+      defaultsClientId: op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id"),
       since,
       versionGated,
       graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
-      rest: op.rest ? { method: op.rest.method, path: op.rest.path, pathParams: op.rest.pathParams, inQuery: op.rest.inQuery, body: op.rest.body } : null,
+      rest: op.rest ? { method: op.rest.method, path: op.rest.path, pathParams: op.rest.pathParams, inQuery: op.rest.inQuery, body: op.rest.body, answer: op.rest.answer } : null,
       grpc: op.grpc
         ? {
             path: `/${op.grpc.serviceTypeName}/${op.grpc.rpc}`,

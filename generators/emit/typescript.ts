@@ -65,7 +65,7 @@ function operationSpec(op: IrOperation): string {
     `input: ${quote(op.input.name)}`,
     `output: ${quote(op.output.name)}`,
     `graphql: ${graphql ? `{ since: ${quote(graphql.since)}, root: ${quote(graphql.rootType)}, params: ${params} }` : "null"}`,
-    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)} }` : "null"}`,
+    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)}, answer: ${quote(op.rest.answer)} }` : "null"}`,
     `grpc: ${op.grpc ? `{ since: ${quote(op.grpc.since)}, service: ${quote(op.grpc.serviceTypeName)}, rpc: ${quote(op.grpc.rpc)} }` : "null"}`,
   ];
   return `    ${op.name}: {\n${lines.map((l) => `      ${l},`).join("\n")}\n    },`;

@@ -57,6 +57,7 @@ export function restBinding(
   name: string,
   rawOp: RawOperation,
   input: IrMessage,
+  output: IrMessage,
   prefix: string,
   routes: Map<string, { name: string; path: string }>,
   opPath: Path,
@@ -107,5 +108,23 @@ export function restBinding(
       }
     }
   }
-  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json" };
+  const answer = rawOp.route?.answer ?? "json";
+  if (answer === "redirect") {
+    checkRedirectRoute(method, output, opPath, subject, report);
+    const others = Object.keys(rawOp.protocols).filter((p) => p !== "rest");
+    if (others.length > 0) report("redirect-route", [...opPath, "protocols"], subject, `a redirect route is REST alone (a browser follows it); remove ${others.join(", ")} from protocols`);
+  }
+  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json", answer };
+}
+
+/**
+ * A redirect route is a browser's: a GET (its URL is what an SDK hands the browser) whose output is
+ * the one required string `location`, the Location header of its 302.
+ */
+function checkRedirectRoute(method: string, output: IrMessage, opPath: Path, subject: string, report: Report): void {
+  if (method !== "GET") report("redirect-route", [...opPath, "route", "method"], subject, `a redirect route is a GET (a browser follows it); this one is ${method}`);
+  const [location, ...others] = output.fields;
+  if (others.length > 0 || location?.name !== "location" || !location.required || location.list || location.type.kind !== "scalar" || location.type.scalar !== "string") {
+    report("redirect-route", [...opPath, "output"], subject, "a redirect route's output is the one field `location: string!` (the Location header of its 302)");
+  }
 }

@@ -48,6 +48,8 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
         allowed_scopes: [...new Set(input.allowed_scopes)],
         is_active: true,
         allow_token_exchange: input.allow_token_exchange ?? false,
+        redirect_uris: [...new Set(input.redirect_uris ?? [])],
+        post_logout_redirect_uris: [...new Set(input.post_logout_redirect_uris ?? [])],
         created_at: now,
         updated_at: now,
         secrets: [hash],
@@ -64,6 +66,8 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
         allowed_scopes: input.allowed_scopes,
         is_active: input.is_active,
         allow_token_exchange: input.allow_token_exchange,
+        redirect_uris: input.redirect_uris == null ? undefined : [...new Set(input.redirect_uris)],
+        post_logout_redirect_uris: input.post_logout_redirect_uris == null ? undefined : [...new Set(input.post_logout_redirect_uris)],
       });
       next.updated_at = nowSeconds(core);
       await storage.clients.put(next);

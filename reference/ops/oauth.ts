@@ -36,7 +36,7 @@ function grantScopes(requested: string | null | undefined, allowed: readonly str
 }
 
 /** client_id and client_secret from an HTTP Basic authorization header (RFC 6749 §2.3.1). */
-function basicCredentials(context: CallContext): { clientId: string; secret: string } | null {
+export function basicCredentials(context: CallContext): { clientId: string; secret: string } | null {
   const header = context.headers["authorization"];
   if (!header?.toLowerCase().startsWith("basic ")) return null;
   const decoded = Buffer.from(header.slice(6).trim(), "base64").toString("utf8");

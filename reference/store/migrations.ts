@@ -141,5 +141,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
           },
         ]),
     },
+    "0006_sso_transactions": { up: (db) => createTables(db, dialect, [{ table: "sso_transactions", columns: { state_hash: "text", expires_at: "integer" }, indexes: [["expires_at"]] }]) },
   };
 }

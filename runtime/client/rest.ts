@@ -40,9 +40,12 @@ export function fillPath(path: string, pathParams: readonly string[], input: Pla
   return { path, rest };
 }
 
-function queryString(input: Plain): string {
+/** `input` as a query string; `sorted`: parameters in name order (a redirect route's URL is the same from every SDK). */
+function queryString(input: Plain, sorted = false): string {
   const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(input)) if (value !== undefined && value !== null) params.set(key, String(value));
+  const entries = Object.entries(input);
+  if (sorted) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  for (const [key, value] of entries) if (value !== undefined && value !== null) params.set(key, String(value));
   const text = params.toString();
   return text ? `?${text}` : "";
 }
@@ -55,7 +58,9 @@ export function createRestTransport(settings: TransportSettings): Transport {
       const rest = operation.rest!;
       const inQuery = rest.inQuery;
       const filled = fillPath(rest.path, rest.pathParams, call.input);
-      const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(filled.rest) : ""}`;
+      const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(filled.rest, rest.answer === "redirect") : ""}`;
+      // A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
+      if (rest.answer === "redirect") return readAnswer(settings.schema, operation, "rest", 200, { location: url });
       let response: Response;
       let text: string;
       try {

@@ -23,12 +23,16 @@ export interface ToolDefinition {
 
 /**
  * The WWW-Authenticate of a tool call refused for its credential (HTTP 401): a bearer token, and
- * the headers of the admin secret and of the API key where the API's operations take them.
+ * the headers of the admin secret and of the API key where the API's operations take them;
+ * `resourceMetadata`: the URL of the service's protected-resource metadata (RFC 9728), where an
+ * MCP host learns which authorization server signs its users in.
  */
-export const mcpChallenge = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">): string =>
-  [`Bearer realm="mcp"`, ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []), ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : [])].join(
-    ", ",
-  );
+export const mcpChallenge = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">, resourceMetadata?: string): string =>
+  [
+    `Bearer realm="mcp"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ""}`,
+    ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []),
+    ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : []),
+  ].join(", ");
 
 /** Which tools a host exposes. */
 export interface ToolSelection {

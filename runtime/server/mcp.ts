@@ -4,6 +4,7 @@
 // Nothing is ambient: a tool call without the credential its operation needs (the admin secret
 // header, a bearer token, or the API key header) is refused with HTTP 401 before any tool runs.
 import type { IncomingMessage, ServerResponse } from "node:http";
+import type { TLSSocket } from "node:tls";
 import { ServiceError } from "../errors.js";
 import { mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
 import type { ApiSchema } from "../schema.js";
@@ -28,7 +29,18 @@ interface RequestContext {
   principals: Map<string, Principal>;
 }
 
+/** Where an API that declares it serves its protected-resource metadata (RFC 9728). */
+const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
+
 export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: () => Promise<readonly ToolDefinition[]>, options: McpOptions): HttpMount & { ready(): Promise<unknown> } {
+  const servesResourceMetadata = Object.values(schema.operations).some((operation) => operation.rest?.method === "GET" && operation.rest.path === RESOURCE_METADATA_PATH);
+  /** The metadata's URL on the host the request reached (its Host header, only where it is a plain host name). */
+  const resourceMetadataUrl = (request: IncomingMessage): string | undefined => {
+    const host = request.headers.host ?? "";
+    if (!servesResourceMetadata || !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) return undefined;
+    return `${(request.socket as TLSSocket).encrypted ? "https" : "http"}://${host}${RESOURCE_METADATA_PATH}`;
+  };
+
   const mode = options.mode ?? "all";
   let started: Promise<{ tools: readonly ToolDefinition[]; bridge: McpRequestBridge<RequestContext> }> | undefined;
   /** One server for every request, made at the first: the tools, and the SDK (an optional package). */
@@ -101,7 +113,7 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
       } catch (error) {
         const serviceError = error instanceof ServiceError ? error : new ServiceError("INTERNAL", "internal error");
         if (serviceError.code === "UNAUTHENTICATED") {
-          jsonRpcError(response, 401, serviceError.message, { "www-authenticate": mcpChallenge(schema) });
+          jsonRpcError(response, 401, serviceError.message, { "www-authenticate": mcpChallenge(schema, resourceMetadataUrl(request)) });
           return;
         }
         if (serviceError.code === "TOO_MANY_REQUESTS") {

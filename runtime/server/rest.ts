@@ -161,7 +161,8 @@ export class RestRoutes {
       (error, output) => {
         if (error) return this.refuse(request, response, operation, error, cookies);
         try {
-          sendJson(response, 200, output, cookies);
+          if (operation.rest!.answer === "redirect") sendRedirect(response, String(output!.location), cookies);
+          else sendJson(response, 200, output, cookies);
         } catch (error) {
           this.refuse(request, response, operation, error, cookies);
         }
@@ -188,6 +189,12 @@ export class RestRoutes {
       answerFault(response);
     }
   }
+}
+
+/** The answer of a redirect route: a 302 to `location`, which no cache keeps and no page reads the origin of. */
+function sendRedirect(response: ServerResponse, location: string, cookies: readonly string[]): void {
+  response.writeHead(302, { location, "cache-control": "no-store", "referrer-policy": "no-referrer", "content-length": "0", ...(cookies.length > 0 ? { "set-cookie": [...cookies] } : {}) });
+  response.end();
 }
 
 /** The last answer of a request whose handling failed: 500, or the connection ended when its head already went out. */

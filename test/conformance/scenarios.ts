@@ -101,6 +101,20 @@ async function withClient(c: SetupContext): Promise<{ id: string; clientId: stri
   return { id: client.id, clientId: client.client_id, clientSecret: client_secret };
 }
 
+/** The S256 challenge of RFC 7636's example verifier. */
+const CHALLENGE = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM";
+
+/** A client that signs users in, with its redirect and post-logout addresses. */
+async function withRedirectClient(c: SetupContext): Promise<Values> {
+  const { client, client_secret } = await c.admin.createClient({
+    name: "portal",
+    allowed_scopes: ["invoices:read"],
+    redirect_uris: ["https://app.example.com/cb"],
+    post_logout_redirect_uris: ["https://app.example.com/bye"],
+  });
+  return { id: client.id, clientId: client.client_id, clientSecret: client_secret };
+}
+
 async function withTrustedIssuer(c: SetupContext): Promise<Values> {
   const { id: clientRecordId, clientId } = await withClient(c);
   const issuer = await c.admin.addTrustedIssuer(ciClusterIssuer(clientRecordId));
@@ -1053,5 +1067,74 @@ export const scenarios: Record<OperationName, Scenario> = {
     input: (v) => ({ token: v.token, client_id: v.clientId }),
     expect: { ok: (a) => expect(a).toEqual({}) },
     after: async (state, v) => expect(await state.verifyAccessToken(v.token!)).toBeNull(),
+  },
+  openid_configuration: {
+    about: "names the issuer, every endpoint, S256 and the signing algorithm",
+    input: () => ({}),
+    expect: {
+      ok: (a) => {
+        expect(a.authorization_endpoint).toBe(`${a.issuer}/oauth/authorize`);
+        expect(a.jwks_uri).toBe(`${a.issuer}/.well-known/jwks.json`);
+        expect(a).toMatchObject({ code_challenge_methods_supported: ["S256"], response_types_supported: ["code"], id_token_signing_alg_values_supported: ["RS256"] });
+      },
+    },
+  },
+  oauth_authorization_server_metadata: {
+    about: "the same metadata at the RFC 8414 address",
+    input: () => ({}),
+    expect: { ok: (a) => expect(a).toMatchObject({ token_endpoint: `${a.issuer}/oauth/token`, introspection_endpoint: `${a.issuer}/oauth/introspect` }) },
+  },
+  oauth_jwks: {
+    about: "publishes the signing key the service's tokens name",
+    input: () => ({}),
+    expect: { ok: (a) => expect(a.keys).toEqual([expect.objectContaining({ kty: "RSA", alg: "RS256", use: "sig", e: "AQAB" })]) },
+  },
+  oauth_protected_resource: {
+    about: "names the service as its own authorization server",
+    input: () => ({}),
+    expect: { ok: (a) => expect(a.authorization_servers).toEqual([a.resource]) },
+  },
+  oauth_authorize: {
+    about: "SDKs answer the URL to send a browser to, with every parameter",
+    setup: withRedirectClient,
+    input: (v) => ({ response_type: "code", client_id: v.clientId, redirect_uri: "https://app.example.com/cb", code_challenge: CHALLENGE, state: "s-1", scope: "openid email" }),
+    expect: {
+      ok: (a, v) => {
+        const url = new URL(a.location);
+        expect(url.pathname).toBe("/oauth/authorize");
+        expect(Object.fromEntries(url.searchParams)).toEqual({
+          response_type: "code",
+          client_id: v.clientId,
+          redirect_uri: "https://app.example.com/cb",
+          code_challenge: CHALLENGE,
+          state: "s-1",
+          scope: "openid email",
+        });
+      },
+    },
+  },
+  oauth_sso_callback: {
+    about: "SDKs answer the callback's URL (the upstream IdP sends browsers there)",
+    input: () => ({ state: "sso_unknown", error: "access_denied" }),
+    expect: { ok: (a) => expect(Object.fromEntries(new URL(a.location).searchParams)).toEqual({ state: "sso_unknown", error: "access_denied" }) },
+  },
+  oauth_userinfo: {
+    about: "answers the signed-in user's claims",
+    as: "user",
+    setup: withSignedInUser,
+    input: () => ({}),
+    expect: { ok: (a, v) => expect(a).toMatchObject({ sub: v.userId, email: "ada@example.com", email_verified: false }) },
+  },
+  oauth_introspect: {
+    about: "a registered client learns that a user's access token is active",
+    setup: async (c) => ({ ...(await withClient(c)), ...(await withSignedInUser(c)) }),
+    input: (v) => ({ token: v.accessToken, client_id: v.clientId, client_secret: v.clientSecret }),
+    expect: { ok: (a, v) => expect(a).toMatchObject({ active: true, sub: v.userId, token_type: "Bearer" }) },
+  },
+  oauth_logout: {
+    about: "SDKs answer the logout URL with the registered post-logout address",
+    setup: withRedirectClient,
+    input: (v) => ({ client_id: v.clientId, post_logout_redirect_uri: "https://app.example.com/bye", state: "s-2" }),
+    expect: { ok: (a, v) => expect(Object.fromEntries(new URL(a.location).searchParams)).toEqual({ client_id: v.clientId, post_logout_redirect_uri: "https://app.example.com/bye", state: "s-2" }) },
   },
 };

@@ -3,7 +3,7 @@ module apigen.test/gosdk
 go 1.23.0
 
 require (
-	github.com/identity-interface/identity-go/v2 v2.5.1
+	github.com/identity-interface/identity-go/v2 v2.6.0
 	golang.org/x/mod v0.27.0
 	google.golang.org/grpc v1.75.1
 	google.golang.org/protobuf v1.36.11

@@ -47,7 +47,7 @@ export const schema = defineSchema({
       input: "AddBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "AddBookInput", required: true } },
-      rest: { since: "1.0.0", method: "POST", path: "/v1/books", pathParams: [], inQuery: false, body: "json" },
+      rest: { since: "1.0.0", method: "POST", path: "/v1/books", pathParams: [], inQuery: false, body: "json", answer: "json" },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "AddBook" },
     },
     get_book: {
@@ -63,7 +63,7 @@ export const schema = defineSchema({
       input: "GetBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Query", params: { type: "GetBookInput", required: true } },
-      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json" },
+      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json" },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "GetBook" },
     },
     update_book: {
@@ -79,7 +79,7 @@ export const schema = defineSchema({
       input: "UpdateBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "UpdateBookInput", required: true } },
-      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json" },
+      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json", answer: "json" },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "UpdateBook" },
     },
     remove_book: {
@@ -95,7 +95,7 @@ export const schema = defineSchema({
       input: "RemoveBookRequest",
       output: "RemoveBookResponse",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "RemoveBookInput", required: true } },
-      rest: { since: "1.0.0", method: "DELETE", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json" },
+      rest: { since: "1.0.0", method: "DELETE", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json" },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "RemoveBook" },
     },
     list_books: {
@@ -111,7 +111,7 @@ export const schema = defineSchema({
       input: "ListBooksRequest",
       output: "ListBooksResponse",
       graphql: { since: "1.0.0", root: "Query", params: { type: "ListBooksInput", required: false } },
-      rest: { since: "1.0.0", method: "GET", path: "/v1/books", pathParams: [], inQuery: true, body: "json" },
+      rest: { since: "1.0.0", method: "GET", path: "/v1/books", pathParams: [], inQuery: true, body: "json", answer: "json" },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "ListBooks" },
     },
     search_books: {
@@ -127,7 +127,7 @@ export const schema = defineSchema({
       input: "SearchBooksRequest",
       output: "SearchBooksResponse",
       graphql: { since: "1.0.0", root: "Query", params: { type: "SearchBooksInput", required: true } },
-      rest: { since: "1.0.0", method: "GET", path: "/v1/search", pathParams: [], inQuery: true, body: "json" },
+      rest: { since: "1.0.0", method: "GET", path: "/v1/search", pathParams: [], inQuery: true, body: "json", answer: "json" },
       grpc: null,
     },
   },

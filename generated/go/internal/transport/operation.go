@@ -47,6 +47,8 @@ type restBinding struct {
 	pathParams []string
 	// inQuery: the other input fields travel in the query string (GET, DELETE), else in a JSON body.
 	inQuery bool
+	// redirect: a browser's route, answered with a redirect; a call answers its URL without sending it.
+	redirect bool
 }
 
 type grpcBinding struct {

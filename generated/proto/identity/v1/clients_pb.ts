@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/clients.proto.
  */
 export const file_identity_v1_clients: GenFile = /*@__PURE__*/
-  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSKvAQoTQ3JlYXRlQ2xpZW50UmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIWCg5hbGxvd2VkX3Njb3BlcxgDIAMoCRIhChRhbGxvd190b2tlbl9leGNoYW5nZRgEIAEoCEgCiAEBQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIXChVfYWxsb3dfdG9rZW5fZXhjaGFuZ2UiUgoUQ3JlYXRlQ2xpZW50UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAki7QEKE1VwZGF0ZUNsaWVudFJlcXVlc3QSDwoCaWQYASABKAlIAIgBARIRCgRuYW1lGAIgASgJSAGIAQESGAoLZGVzY3JpcHRpb24YAyABKAlIAogBARIWCg5hbGxvd2VkX3Njb3BlcxgEIAMoCRIWCglpc19hY3RpdmUYBSABKAhIA4gBARIhChRhbGxvd190b2tlbl9leGNoYW5nZRgGIAEoCEgEiAEBQgUKA19pZEIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CDAoKX2lzX2FjdGl2ZUIXChVfYWxsb3dfdG9rZW5fZXhjaGFuZ2Ui3gEKFFVwZGF0ZUNsaWVudFJlc3BvbnNlEgoKAmlkGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhgKC2Rlc2NyaXB0aW9uGAQgASgJSACIAQESFgoOYWxsb3dlZF9zY29wZXMYBSADKAkSEQoJaXNfYWN0aXZlGAYgASgIEhwKFGFsbG93X3Rva2VuX2V4Y2hhbmdlGAkgASgIEhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoA0IOCgxfZGVzY3JpcHRpb24iLQoTRGVsZXRlQ2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCInChREZWxldGVDbGllbnRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjMKGVJvdGF0ZUNsaWVudFNlY3JldFJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiWAoaUm90YXRlQ2xpZW50U2VjcmV0UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkiKgoQR2V0Q2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCLbAQoRR2V0Q2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSHAoUYWxsb3dfdG9rZW5fZXhjaGFuZ2UYCSABKAgSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiJCCg5DbGllbnRzUmVxdWVzdBIwCgpwYWdpbmF0aW9uGAEgASgLMhwuaWRlbnRpdHkudjEuUGFnaW5hdGlvbklucHV0ImQKD0NsaWVudHNSZXNwb25zZRIrCgpwYWdpbmF0aW9uGAEgASgLMhcuaWRlbnRpdHkudjEuUGFnaW5hdGlvbhIkCgdjbGllbnRzGAIgAygLMhMuaWRlbnRpdHkudjEuQ2xpZW50YgZwcm90bzM", [file_identity_v1_types]);
+  fileDesc("ChlpZGVudGl0eS92MS9jbGllbnRzLnByb3RvEgtpZGVudGl0eS52MSLpAQoTQ3JlYXRlQ2xpZW50UmVxdWVzdBIRCgRuYW1lGAEgASgJSACIAQESGAoLZGVzY3JpcHRpb24YAiABKAlIAYgBARIWCg5hbGxvd2VkX3Njb3BlcxgDIAMoCRIhChRhbGxvd190b2tlbl9leGNoYW5nZRgEIAEoCEgCiAEBEhUKDXJlZGlyZWN0X3VyaXMYBSADKAkSIQoZcG9zdF9sb2dvdXRfcmVkaXJlY3RfdXJpcxgGIAMoCUIHCgVfbmFtZUIOCgxfZGVzY3JpcHRpb25CFwoVX2FsbG93X3Rva2VuX2V4Y2hhbmdlIlIKFENyZWF0ZUNsaWVudFJlc3BvbnNlEiMKBmNsaWVudBgBIAEoCzITLmlkZW50aXR5LnYxLkNsaWVudBIVCg1jbGllbnRfc2VjcmV0GAIgASgJIqcCChNVcGRhdGVDbGllbnRSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESEQoEbmFtZRgCIAEoCUgBiAEBEhgKC2Rlc2NyaXB0aW9uGAMgASgJSAKIAQESFgoOYWxsb3dlZF9zY29wZXMYBCADKAkSFgoJaXNfYWN0aXZlGAUgASgISAOIAQESIQoUYWxsb3dfdG9rZW5fZXhjaGFuZ2UYBiABKAhIBIgBARIVCg1yZWRpcmVjdF91cmlzGAcgAygJEiEKGXBvc3RfbG9nb3V0X3JlZGlyZWN0X3VyaXMYCCADKAlCBQoDX2lkQgcKBV9uYW1lQg4KDF9kZXNjcmlwdGlvbkIMCgpfaXNfYWN0aXZlQhcKFV9hbGxvd190b2tlbl9leGNoYW5nZSKYAgoUVXBkYXRlQ2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSHAoUYWxsb3dfdG9rZW5fZXhjaGFuZ2UYCSABKAgSFQoNcmVkaXJlY3RfdXJpcxgKIAMoCRIhChlwb3N0X2xvZ291dF9yZWRpcmVjdF91cmlzGAsgAygJEhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoA0IOCgxfZGVzY3JpcHRpb24iLQoTRGVsZXRlQ2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCInChREZWxldGVDbGllbnRSZXNwb25zZRIPCgdtZXNzYWdlGAEgASgJIjMKGVJvdGF0ZUNsaWVudFNlY3JldFJlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiWAoaUm90YXRlQ2xpZW50U2VjcmV0UmVzcG9uc2USIwoGY2xpZW50GAEgASgLMhMuaWRlbnRpdHkudjEuQ2xpZW50EhUKDWNsaWVudF9zZWNyZXQYAiABKAkiKgoQR2V0Q2xpZW50UmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCKVAgoRR2V0Q2xpZW50UmVzcG9uc2USCgoCaWQYASABKAkSEQoJY2xpZW50X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSGAoLZGVzY3JpcHRpb24YBCABKAlIAIgBARIWCg5hbGxvd2VkX3Njb3BlcxgFIAMoCRIRCglpc19hY3RpdmUYBiABKAgSHAoUYWxsb3dfdG9rZW5fZXhjaGFuZ2UYCSABKAgSFQoNcmVkaXJlY3RfdXJpcxgKIAMoCRIhChlwb3N0X2xvZ291dF9yZWRpcmVjdF91cmlzGAsgAygJEhIKCmNyZWF0ZWRfYXQYByABKAMSEgoKdXBkYXRlZF9hdBgIIAEoA0IOCgxfZGVzY3JpcHRpb24iQgoOQ2xpZW50c1JlcXVlc3QSMAoKcGFnaW5hdGlvbhgBIAEoCzIcLmlkZW50aXR5LnYxLlBhZ2luYXRpb25JbnB1dCJkCg9DbGllbnRzUmVzcG9uc2USKwoKcGFnaW5hdGlvbhgBIAEoCzIXLmlkZW50aXR5LnYxLlBhZ2luYXRpb24SJAoHY2xpZW50cxgCIAMoCzITLmlkZW50aXR5LnYxLkNsaWVudGIGcHJvdG8z", [file_identity_v1_types]);
 
 /**
  * Input of create_client.
@@ -47,6 +47,20 @@ export type CreateClientRequest = Message<"identity.v1.CreateClientRequest"> & {
    * @generated from field: optional bool allow_token_exchange = 4;
    */
   allowTokenExchange?: boolean | undefined;
+
+  /**
+   * Redirect URIs of the authorization code flow, matched exactly; default none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+   *
+   * @generated from field: repeated string redirect_uris = 5;
+   */
+  redirectUris: string[];
+
+  /**
+   * Where RP-initiated logout may return to, matched exactly; default none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+   *
+   * @generated from field: repeated string post_logout_redirect_uris = 6;
+   */
+  postLogoutRedirectUris: string[];
 };
 
 /**
@@ -119,6 +133,20 @@ export type UpdateClientRequest = Message<"identity.v1.UpdateClientRequest"> & {
    * @generated from field: optional bool allow_token_exchange = 6;
    */
   allowTokenExchange?: boolean | undefined;
+
+  /**
+   * Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+   *
+   * @generated from field: repeated string redirect_uris = 7;
+   */
+  redirectUris: string[];
+
+  /**
+   * Replaces the list when given. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252), without a fragment.
+   *
+   * @generated from field: repeated string post_logout_redirect_uris = 8;
+   */
+  postLogoutRedirectUris: string[];
 };
 
 /**
@@ -170,6 +198,20 @@ export type UpdateClientResponse = Message<"identity.v1.UpdateClientResponse"> &
    * @generated from field: bool allow_token_exchange = 9;
    */
   allowTokenExchange: boolean;
+
+  /**
+   * Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no user in.
+   *
+   * @generated from field: repeated string redirect_uris = 10;
+   */
+  redirectUris: string[];
+
+  /**
+   * Where /oauth/logout may send the browser back to, matched exactly.
+   *
+   * @generated from field: repeated string post_logout_redirect_uris = 11;
+   */
+  postLogoutRedirectUris: string[];
 
   /**
    * @generated from field: int64 created_at = 7;
@@ -337,6 +379,20 @@ export type GetClientResponse = Message<"identity.v1.GetClientResponse"> & {
    * @generated from field: bool allow_token_exchange = 9;
    */
   allowTokenExchange: boolean;
+
+  /**
+   * Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no user in.
+   *
+   * @generated from field: repeated string redirect_uris = 10;
+   */
+  redirectUris: string[];
+
+  /**
+   * Where /oauth/logout may send the browser back to, matched exactly.
+   *
+   * @generated from field: repeated string post_logout_redirect_uris = 11;
+   */
+  postLogoutRedirectUris: string[];
 
   /**
    * @generated from field: int64 created_at = 7;

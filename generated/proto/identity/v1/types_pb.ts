@@ -13,7 +13,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file identity/v1/types.proto.
  */
 export const file_identity_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("ChdpZGVudGl0eS92MS90eXBlcy5wcm90bxILaWRlbnRpdHkudjEiGwoIUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJLCg9QYWdpbmF0aW9uSW5wdXQSEgoFbGltaXQYASABKANIAIgBARIRCgRwYWdlGAIgASgDSAGIAQFCCAoGX2xpbWl0QgcKBV9wYWdlIkgKClBhZ2luYXRpb24SDQoFbGltaXQYASABKAMSDAoEcGFnZRgCIAEoAxIOCgZvZmZzZXQYAyABKAMSDQoFdG90YWwYBCABKAMizwUKBFVzZXISCgoCaWQYASABKAkSEgoFZW1haWwYAiABKAlIAIgBARIWCg5lbWFpbF92ZXJpZmllZBgDIAEoCBIWCg5zaWdudXBfbWV0aG9kcxgEIAEoCRIXCgpnaXZlbl9uYW1lGAUgASgJSAGIAQESGAoLZmFtaWx5X25hbWUYBiABKAlIAogBARIYCgttaWRkbGVfbmFtZRgHIAEoCUgDiAEBEhUKCG5pY2tuYW1lGAggASgJSASIAQESHwoScHJlZmVycmVkX3VzZXJuYW1lGAkgASgJSAWIAQESEwoGZ2VuZGVyGAogASgJSAaIAQESFgoJYmlydGhkYXRlGAsgASgJSAeIAQESGQoMcGhvbmVfbnVtYmVyGAwgASgJSAiIAQESHQoVcGhvbmVfbnVtYmVyX3ZlcmlmaWVkGA0gASgIEhQKB3BpY3R1cmUYDiABKAlICYgBARINCgVyb2xlcxgPIAMoCRISCgpjcmVhdGVkX2F0GBAgASgDEhIKCnVwZGF0ZWRfYXQYESABKAMSHgoRcmV2b2tlZF90aW1lc3RhbXAYEiABKANICogBARIpChxpc19tdWx0aV9mYWN0b3JfYXV0aF9lbmFibGVkGBMgASgISAuIAQESKQoIYXBwX2RhdGEYFCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QggKBl9lbWFpbEINCgtfZ2l2ZW5fbmFtZUIOCgxfZmFtaWx5X25hbWVCDgoMX21pZGRsZV9uYW1lQgsKCV9uaWNrbmFtZUIVChNfcHJlZmVycmVkX3VzZXJuYW1lQgkKB19nZW5kZXJCDAoKX2JpcnRoZGF0ZUIPCg1fcGhvbmVfbnVtYmVyQgoKCF9waWN0dXJlQhQKEl9yZXZva2VkX3RpbWVzdGFtcEIfCh1faXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZCLCAwoMQXV0aFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSGQoMYWNjZXNzX3Rva2VuGAIgASgJSACIAQESFQoIaWRfdG9rZW4YAyABKAlIAYgBARIaCg1yZWZyZXNoX3Rva2VuGAQgASgJSAKIAQESFwoKZXhwaXJlc19pbhgFIAEoA0gDiAEBEh8KBHVzZXIYBiABKAsyES5pZGVudGl0eS52MS5Vc2VyEikKHHNob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW4YByABKAhIBIgBARIqCh1zaG91bGRfc2hvd19tb2JpbGVfb3RwX3NjcmVlbhgIIAEoCEgFiAEBEiQKF3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuGAkgASgISAaIAQFCDwoNX2FjY2Vzc190b2tlbkILCglfaWRfdG9rZW5CEAoOX3JlZnJlc2hfdG9rZW5CDQoLX2V4cGlyZXNfaW5CHwodX3Nob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW5CIAoeX3Nob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuQhoKGF9zaG91bGRfc2hvd190b3RwX3NjcmVlbiLoAwoETWV0YRIPCgd2ZXJzaW9uGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIlCh1pc19lbWFpbF92ZXJpZmljYXRpb25fZW5hYmxlZBgDIAEoCBInCh9pc19iYXNpY19hdXRoZW50aWNhdGlvbl9lbmFibGVkGAQgASgIEiMKG2lzX21hZ2ljX2xpbmtfbG9naW5fZW5hYmxlZBgFIAEoCBIaChJpc19zaWduX3VwX2VuYWJsZWQYBiABKAgSIgoaaXNfc3Ryb25nX3Bhc3N3b3JkX2VuYWJsZWQYByABKAgSJAocaXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZBgIIAEoCBIuCiZpc19tb2JpbGVfYmFzaWNfYXV0aGVudGljYXRpb25fZW5hYmxlZBgJIAEoCBIlCh1pc19waG9uZV92ZXJpZmljYXRpb25fZW5hYmxlZBgKIAEoCBIgChhpc19vcmdhbml6YXRpb25zX2VuYWJsZWQYCyABKAgSGgoSaXNfb3JnX3Nzb19lbmFibGVkGAwgASgIEhYKDmlzX2ZnYV9lbmFibGVkGA0gASgIEhsKE2lzX3NhbWxfaWRwX2VuYWJsZWQYDiABKAgSFwoPaXNfc2NpbV9lbmFibGVkGA8gASgIIkcKDEFkbWluU2Vzc2lvbhIPCgdtZXNzYWdlGAEgASgJEhIKCmNyZWF0ZWRfYXQYAiABKAMSEgoKZXhwaXJlc19hdBgDIAEoAyK2BAoJQWRtaW5NZXRhEg8KB3ZlcnNpb24YASABKAkSEQoJY2xpZW50X2lkGAIgASgJEjQKEWVuYWJsZWRfcHJvdG9jb2xzGAMgAygOMhkuaWRlbnRpdHkudjEuV2lyZVByb3RvY29sEhEKCWdycGNfcG9ydBgEIAEoBRIlCh1pc19lbWFpbF92ZXJpZmljYXRpb25fZW5hYmxlZBgFIAEoCBInCh9pc19iYXNpY19hdXRoZW50aWNhdGlvbl9lbmFibGVkGAYgASgIEiMKG2lzX21hZ2ljX2xpbmtfbG9naW5fZW5hYmxlZBgHIAEoCBIaChJpc19zaWduX3VwX2VuYWJsZWQYCCABKAgSIgoaaXNfc3Ryb25nX3Bhc3N3b3JkX2VuYWJsZWQYCSABKAgSJAocaXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZBgKIAEoCBIuCiZpc19tb2JpbGVfYmFzaWNfYXV0aGVudGljYXRpb25fZW5hYmxlZBgLIAEoCBIlCh1pc19waG9uZV92ZXJpZmljYXRpb25fZW5hYmxlZBgMIAEoCBIgChhpc19vcmdhbml6YXRpb25zX2VuYWJsZWQYDSABKAgSGgoSaXNfb3JnX3Nzb19lbmFibGVkGA4gASgIEhYKDmlzX2ZnYV9lbmFibGVkGA8gASgIEhsKE2lzX3NhbWxfaWRwX2VuYWJsZWQYECABKAgSFwoPaXNfc2NpbV9lbmFibGVkGBEgASgIIvQBChNWZXJpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmlkZW50aWZpZXIYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBEg8KB2V4cGlyZXMYBSABKAMSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDEhIKBW5vbmNlGAggASgJSAKIAQESGQoMcmVkaXJlY3RfdXJpGAkgASgJSAOIAQFCCAoGX3Rva2VuQggKBl9lbWFpbEIICgZfbm9uY2VCDwoNX3JlZGlyZWN0X3VyaSKOAgoHV2ViaG9vaxIKCgJpZBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEAoIZW5kcG9pbnQYBCABKAkSDwoHZW5hYmxlZBgFIAEoCBIyCgdoZWFkZXJzGAYgAygLMiEuaWRlbnRpdHkudjEuV2ViaG9vay5IZWFkZXJzRW50cnkSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9ldmVudF9kZXNjcmlwdGlvbiLEAQoKV2ViaG9va0xvZxIKCgJpZBgBIAEoCRIYCgtodHRwX3N0YXR1cxgCIAEoBUgAiAEBEhUKCHJlc3BvbnNlGAMgASgJSAGIAQESFAoHcmVxdWVzdBgEIAEoCUgCiAEBEhIKCndlYmhvb2tfaWQYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDQg4KDF9odHRwX3N0YXR1c0ILCglfcmVzcG9uc2VCCgoIX3JlcXVlc3QimgEKDUVtYWlsVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKZXZlbnRfbmFtZRgCIAEoCRIQCgh0ZW1wbGF0ZRgDIAEoCRITCgZkZXNpZ24YBCABKAlIAIgBARIPCgdzdWJqZWN0GAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAMSEgoKdXBkYXRlZF9hdBgHIAEoA0IJCgdfZGVzaWduIt0CCghBdWRpdExvZxIKCgJpZBgBIAEoCRIQCghhY3Rvcl9pZBgCIAEoCRISCgphY3Rvcl90eXBlGAMgASgJEhgKC2FjdG9yX2VtYWlsGAQgASgJSACIAQESDgoGYWN0aW9uGAUgASgJEhoKDXJlc291cmNlX3R5cGUYBiABKAlIAYgBARIYCgtyZXNvdXJjZV9pZBgHIAEoCUgCiAEBEhcKCmlwX2FkZHJlc3MYCCABKAlIA4gBARIXCgp1c2VyX2FnZW50GAkgASgJSASIAQESKQoIbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCmNyZWF0ZWRfYXQYCyABKANCDgoMX2FjdG9yX2VtYWlsQhAKDl9yZXNvdXJjZV90eXBlQg4KDF9yZXNvdXJjZV9pZEINCgtfaXBfYWRkcmVzc0INCgtfdXNlcl9hZ2VudCJLCghGR0FNb2RlbBIKCgJpZBgBIAEoCRILCgNkc2wYAiABKAkSFwoKY3JlYXRlZF9hdBgDIAEoA0gAiAEBQg0KC19jcmVhdGVkX2F0Im8KDUZHQVR1cGxlSW5wdXQSEQoEdXNlchgBIAEoCUgAiAEBEhUKCHJlbGF0aW9uGAIgASgJSAGIAQESEwoGb2JqZWN0GAMgASgJSAKIAQFCBwoFX3VzZXJCCwoJX3JlbGF0aW9uQgkKB19vYmplY3QiOgoIRkdBVHVwbGUSDAoEdXNlchgBIAEoCRIQCghyZWxhdGlvbhgCIAEoCRIOCgZvYmplY3QYAyABKAkiZAoKRkdBVXNlcnNldBIQCghyZWxhdGlvbhgBIAEoCRIOCgZvYmplY3QYAiABKAkSDQoFdXNlcnMYAyADKAkSJQoEdHJlZRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWgoUUGVybWlzc2lvbkNoZWNrSW5wdXQSFQoIcmVsYXRpb24YASABKAlIAIgBARITCgZvYmplY3QYAiABKAlIAYgBAUILCglfcmVsYXRpb25CCQoHX29iamVjdCJKChVQZXJtaXNzaW9uQ2hlY2tSZXN1bHQSEAoIcmVsYXRpb24YASABKAkSDgoGb2JqZWN0GAIgASgJEg8KB2FsbG93ZWQYAyABKAgi0AEKBkNsaWVudBIKCgJpZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAUgAygJEhEKCWlzX2FjdGl2ZRgGIAEoCBIcChRhbGxvd190b2tlbl9leGNoYW5nZRgJIAEoCBISCgpjcmVhdGVkX2F0GAcgASgDEhIKCnVwZGF0ZWRfYXQYCCABKANCDgoMX2Rlc2NyaXB0aW9uIvkCCg1UcnVzdGVkSXNzdWVyEgoKAmlkGAEgASgJEhoKEnNlcnZpY2VfYWNjb3VudF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSMwoPa2V5X3NvdXJjZV90eXBlGAUgASgOMhouaWRlbnRpdHkudjEuS2V5U291cmNlVHlwZRIVCghqd2tzX3VybBgGIAEoCUgAiAEBEhQKDGV4cGVjdGVkX2F1ZBgHIAEoCRIaCg1zdWJqZWN0X2NsYWltGAggASgJSAGIAQESGAoQYWxsb3dlZF9zdWJqZWN0cxgJIAMoCRIsCgtpc3N1ZXJfdHlwZRgKIAEoDjIXLmlkZW50aXR5LnYxLklzc3VlclR5cGUSEQoJaXNfYWN0aXZlGAsgASgIEhIKCmNyZWF0ZWRfYXQYDCABKAMSEgoKdXBkYXRlZF9hdBgNIAEoA0ILCglfandrc191cmxCEAoOX3N1YmplY3RfY2xhaW0ifgoKSldUS2V5UGFpchITCgZzZWNyZXQYASABKAlIAIgBARIXCgpwdWJsaWNfa2V5GAIgASgJSAGIAQESGAoLcHJpdmF0ZV9rZXkYAyABKAlIAogBAUIJCgdfc2VjcmV0Qg0KC19wdWJsaWNfa2V5Qg4KDF9wcml2YXRlX2tleSKhAwoTU0FNTFNlcnZpY2VQcm92aWRlchIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIRCgllbnRpdHlfaWQYBCABKAkSDwoHYWNzX3VybBgFIAEoCRIYCgtzcF9jZXJ0X3BlbRgGIAEoCUgAiAEBEhsKDm5hbWVfaWRfZm9ybWF0GAcgASgJSAGIAQESUQoRbWFwcGVkX2F0dHJpYnV0ZXMYCCADKAsyNi5pZGVudGl0eS52MS5TQU1MU2VydmljZVByb3ZpZGVyLk1hcHBlZEF0dHJpYnV0ZXNFbnRyeRIbChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgIEhEKCWlzX2FjdGl2ZRgKIAEoCBISCgpjcmVhdGVkX2F0GAsgASgDEhIKCnVwZGF0ZWRfYXQYDCABKAMaNwoVTWFwcGVkQXR0cmlidXRlc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDgoMX3NwX2NlcnRfcGVtQhEKD19uYW1lX2lkX2Zvcm1hdCKsAQoKU0FNTElEUEtleRIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSLQoGc3RhdHVzGAMgASgOMh0uaWRlbnRpdHkudjEuU0FNTElEUEtleVN0YXR1cxIXCg9jZXJ0aWZpY2F0ZV9wZW0YBCABKAkSEgoKY3JlYXRlZF9hdBgFIAEoAxIXCgpyZXRpcmVkX2F0GAYgASgDSACIAQFCDQoLX3JldGlyZWRfYXQijgEKDlNBTUxTUE1ldGFkYXRhEhEKCWVudGl0eV9pZBgBIAEoCRIPCgdhY3NfdXJsGAIgASgJEhgKC3NwX2NlcnRfcGVtGAMgASgJSACIAQESGwoObmFtZV9pZF9mb3JtYXQYBCABKAlIAYgBAUIOCgxfc3BfY2VydF9wZW1CEQoPX25hbWVfaWRfZm9ybWF0Io0BCgxPcmdhbml6YXRpb24SCgoCaWQYASABKAkSDAoEbmFtZRgCIAEoCRIZCgxkaXNwbGF5X25hbWUYAyABKAlIAIgBARIPCgdlbmFibGVkGAQgASgIEhIKCmNyZWF0ZWRfYXQYBSABKAMSEgoKdXBkYXRlZF9hdBgGIAEoA0IPCg1fZGlzcGxheV9uYW1lIt8BCglPcmdNZW1iZXISCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg8KB3VzZXJfaWQYAyABKAkSEgoFZW1haWwYBCABKAlIAIgBARIXCgpnaXZlbl9uYW1lGAUgASgJSAGIAQESGAoLZmFtaWx5X25hbWUYBiABKAlIAogBARINCgVyb2xlcxgHIAMoCRISCgpjcmVhdGVkX2F0GAggASgDEhIKCnVwZGF0ZWRfYXQYCSABKANCCAoGX2VtYWlsQg0KC19naXZlbl9uYW1lQg4KDF9mYW1pbHlfbmFtZSJSChBVc2VyT3JnYW5pemF0aW9uEi8KDG9yZ2FuaXphdGlvbhgBIAEoCzIZLmlkZW50aXR5LnYxLk9yZ2FuaXphdGlvbhINCgVyb2xlcxgCIAMoCSKrAQoJT3JnRG9tYWluEg4KBmRvbWFpbhgBIAEoCRIOCgZvcmdfaWQYAiABKAkSLAoGc3RhdHVzGAMgASgOMhwuaWRlbnRpdHkudjEuT3JnRG9tYWluU3RhdHVzEhgKC3ZlcmlmaWVkX2F0GAQgASgDSACIAQESEgoKY3JlYXRlZF9hdBgFIAEoAxISCgp1cGRhdGVkX2F0GAYgASgDQg4KDF92ZXJpZmllZF9hdCJMChhEb21haW5WZXJpZmljYXRpb25SZWNvcmQSEwoLcmVjb3JkX3R5cGUYASABKAkSDAoEbmFtZRgCIAEoCRINCgV2YWx1ZRgDIAEoCSLIAQoRT3JnT0lEQ0Nvbm5lY3Rpb24SCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEgoKaXNzdWVyX3VybBgEIAEoCRIRCgljbGllbnRfaWQYBSABKAkSDgoGc2NvcGVzGAYgAygJEhkKDHJlZGlyZWN0X3VyaRgHIAEoCUgAiAEBEhIKCmNyZWF0ZWRfYXQYCCABKAMSEgoKdXBkYXRlZF9hdBgJIAEoA0IPCg1fcmVkaXJlY3RfdXJpIoYDChFPcmdTQU1MQ29ubmVjdGlvbhIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIVCg1pZHBfZW50aXR5X2lkGAQgASgJEhMKC2lkcF9zc29fdXJsGAUgASgJEhkKDHNwX2VudGl0eV9pZBgGIAEoCUgAiAEBEhQKB2Fjc191cmwYByABKAlIAYgBARJPChFhdHRyaWJ1dGVfbWFwcGluZxgIIAMoCzI0LmlkZW50aXR5LnYxLk9yZ1NBTUxDb25uZWN0aW9uLkF0dHJpYnV0ZU1hcHBpbmdFbnRyeRIbChNhbGxvd19pZHBfaW5pdGlhdGVkGAkgASgIEhIKCmNyZWF0ZWRfYXQYCiABKAMSEgoKdXBkYXRlZF9hdBgLIAEoAxo3ChVBdHRyaWJ1dGVNYXBwaW5nRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIPCg1fc3BfZW50aXR5X2lkQgoKCF9hY3NfdXJsImMKDFNjaW1FbmRwb2ludBIKCgJpZBgBIAEoCRIOCgZvcmdfaWQYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBISCgpjcmVhdGVkX2F0GAQgASgDEhIKCnVwZGF0ZWRfYXQYBSABKAMqewoJVG9rZW5UeXBlEhoKFlRPS0VOX1RZUEVfVU5TUEVDSUZJRUQQABIbChdUT0tFTl9UWVBFX0FDQ0VTU19UT0tFThABEhcKE1RPS0VOX1RZUEVfSURfVE9LRU4QAhIcChhUT0tFTl9UWVBFX1JFRlJFU0hfVE9LRU4QAyqCAgoKSldUS2V5VHlwZRIcChhKV1RfS0VZX1RZUEVfVU5TUEVDSUZJRUQQABIWChJKV1RfS0VZX1RZUEVfSFMyNTYQARIWChJKV1RfS0VZX1RZUEVfSFMzODQQAhIWChJKV1RfS0VZX1RZUEVfSFM1MTIQAxIWChJKV1RfS0VZX1RZUEVfUlMyNTYQBBIWChJKV1RfS0VZX1RZUEVfUlMzODQQBRIWChJKV1RfS0VZX1RZUEVfUlM1MTIQBhIWChJKV1RfS0VZX1RZUEVfRVMyNTYQBxIWChJKV1RfS0VZX1RZUEVfRVMzODQQCBIWChJKV1RfS0VZX1RZUEVfRVM1MTIQCSpyCg1LZXlTb3VyY2VUeXBlEh8KG0tFWV9TT1VSQ0VfVFlQRV9VTlNQRUNJRklFRBAAEhwKGEtFWV9TT1VSQ0VfVFlQRV9KV0tTX1VSTBABEiIKHktFWV9TT1VSQ0VfVFlQRV9PSURDX0RJU0NPVkVSWRACKnMKCklzc3VlclR5cGUSGwoXSVNTVUVSX1RZUEVfVU5TUEVDSUZJRUQQABIaChZJU1NVRVJfVFlQRV9LVUJFUk5FVEVTEAESFgoSSVNTVUVSX1RZUEVfU1BJRkZFEAISFAoQSVNTVUVSX1RZUEVfT0lEQxADKpgBChBTQU1MSURQS2V5U3RhdHVzEiIKHlNBTUxJRFBfS0VZX1NUQVRVU19VTlNQRUNJRklFRBAAEh4KGlNBTUxJRFBfS0VZX1NUQVRVU19DVVJSRU5UEAESIAocU0FNTElEUF9LRVlfU1RBVFVTX1BVQkxJU0hFRBACEh4KGlNBTUxJRFBfS0VZX1NUQVRVU19SRVRJUkVEEAMqcwoPT3JnRG9tYWluU3RhdHVzEiEKHU9SR19ET01BSU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASHQoZT1JHX0RPTUFJTl9TVEFUVVNfUEVORElORxABEh4KGk9SR19ET01BSU5fU1RBVFVTX1ZFUklGSUVEEAIqeAoMV2lyZVByb3RvY29sEh0KGVdJUkVfUFJPVE9DT0xfVU5TUEVDSUZJRUQQABIZChVXSVJFX1BST1RPQ09MX0dSQVBIUUwQARIWChJXSVJFX1BST1RPQ09MX1JFU1QQAhIWChJXSVJFX1BST1RPQ09MX0dSUEMQA2IGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("ChdpZGVudGl0eS92MS90eXBlcy5wcm90bxILaWRlbnRpdHkudjEiGwoIUmVzcG9uc2USDwoHbWVzc2FnZRgBIAEoCSJLCg9QYWdpbmF0aW9uSW5wdXQSEgoFbGltaXQYASABKANIAIgBARIRCgRwYWdlGAIgASgDSAGIAQFCCAoGX2xpbWl0QgcKBV9wYWdlIkgKClBhZ2luYXRpb24SDQoFbGltaXQYASABKAMSDAoEcGFnZRgCIAEoAxIOCgZvZmZzZXQYAyABKAMSDQoFdG90YWwYBCABKAMizwUKBFVzZXISCgoCaWQYASABKAkSEgoFZW1haWwYAiABKAlIAIgBARIWCg5lbWFpbF92ZXJpZmllZBgDIAEoCBIWCg5zaWdudXBfbWV0aG9kcxgEIAEoCRIXCgpnaXZlbl9uYW1lGAUgASgJSAGIAQESGAoLZmFtaWx5X25hbWUYBiABKAlIAogBARIYCgttaWRkbGVfbmFtZRgHIAEoCUgDiAEBEhUKCG5pY2tuYW1lGAggASgJSASIAQESHwoScHJlZmVycmVkX3VzZXJuYW1lGAkgASgJSAWIAQESEwoGZ2VuZGVyGAogASgJSAaIAQESFgoJYmlydGhkYXRlGAsgASgJSAeIAQESGQoMcGhvbmVfbnVtYmVyGAwgASgJSAiIAQESHQoVcGhvbmVfbnVtYmVyX3ZlcmlmaWVkGA0gASgIEhQKB3BpY3R1cmUYDiABKAlICYgBARINCgVyb2xlcxgPIAMoCRISCgpjcmVhdGVkX2F0GBAgASgDEhIKCnVwZGF0ZWRfYXQYESABKAMSHgoRcmV2b2tlZF90aW1lc3RhbXAYEiABKANICogBARIpChxpc19tdWx0aV9mYWN0b3JfYXV0aF9lbmFibGVkGBMgASgISAuIAQESKQoIYXBwX2RhdGEYFCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0QggKBl9lbWFpbEINCgtfZ2l2ZW5fbmFtZUIOCgxfZmFtaWx5X25hbWVCDgoMX21pZGRsZV9uYW1lQgsKCV9uaWNrbmFtZUIVChNfcHJlZmVycmVkX3VzZXJuYW1lQgkKB19nZW5kZXJCDAoKX2JpcnRoZGF0ZUIPCg1fcGhvbmVfbnVtYmVyQgoKCF9waWN0dXJlQhQKEl9yZXZva2VkX3RpbWVzdGFtcEIfCh1faXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZCLCAwoMQXV0aFJlc3BvbnNlEg8KB21lc3NhZ2UYASABKAkSGQoMYWNjZXNzX3Rva2VuGAIgASgJSACIAQESFQoIaWRfdG9rZW4YAyABKAlIAYgBARIaCg1yZWZyZXNoX3Rva2VuGAQgASgJSAKIAQESFwoKZXhwaXJlc19pbhgFIAEoA0gDiAEBEh8KBHVzZXIYBiABKAsyES5pZGVudGl0eS52MS5Vc2VyEikKHHNob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW4YByABKAhIBIgBARIqCh1zaG91bGRfc2hvd19tb2JpbGVfb3RwX3NjcmVlbhgIIAEoCEgFiAEBEiQKF3Nob3VsZF9zaG93X3RvdHBfc2NyZWVuGAkgASgISAaIAQFCDwoNX2FjY2Vzc190b2tlbkILCglfaWRfdG9rZW5CEAoOX3JlZnJlc2hfdG9rZW5CDQoLX2V4cGlyZXNfaW5CHwodX3Nob3VsZF9zaG93X2VtYWlsX290cF9zY3JlZW5CIAoeX3Nob3VsZF9zaG93X21vYmlsZV9vdHBfc2NyZWVuQhoKGF9zaG91bGRfc2hvd190b3RwX3NjcmVlbiLoAwoETWV0YRIPCgd2ZXJzaW9uGAEgASgJEhEKCWNsaWVudF9pZBgCIAEoCRIlCh1pc19lbWFpbF92ZXJpZmljYXRpb25fZW5hYmxlZBgDIAEoCBInCh9pc19iYXNpY19hdXRoZW50aWNhdGlvbl9lbmFibGVkGAQgASgIEiMKG2lzX21hZ2ljX2xpbmtfbG9naW5fZW5hYmxlZBgFIAEoCBIaChJpc19zaWduX3VwX2VuYWJsZWQYBiABKAgSIgoaaXNfc3Ryb25nX3Bhc3N3b3JkX2VuYWJsZWQYByABKAgSJAocaXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZBgIIAEoCBIuCiZpc19tb2JpbGVfYmFzaWNfYXV0aGVudGljYXRpb25fZW5hYmxlZBgJIAEoCBIlCh1pc19waG9uZV92ZXJpZmljYXRpb25fZW5hYmxlZBgKIAEoCBIgChhpc19vcmdhbml6YXRpb25zX2VuYWJsZWQYCyABKAgSGgoSaXNfb3JnX3Nzb19lbmFibGVkGAwgASgIEhYKDmlzX2ZnYV9lbmFibGVkGA0gASgIEhsKE2lzX3NhbWxfaWRwX2VuYWJsZWQYDiABKAgSFwoPaXNfc2NpbV9lbmFibGVkGA8gASgIIkcKDEFkbWluU2Vzc2lvbhIPCgdtZXNzYWdlGAEgASgJEhIKCmNyZWF0ZWRfYXQYAiABKAMSEgoKZXhwaXJlc19hdBgDIAEoAyK2BAoJQWRtaW5NZXRhEg8KB3ZlcnNpb24YASABKAkSEQoJY2xpZW50X2lkGAIgASgJEjQKEWVuYWJsZWRfcHJvdG9jb2xzGAMgAygOMhkuaWRlbnRpdHkudjEuV2lyZVByb3RvY29sEhEKCWdycGNfcG9ydBgEIAEoBRIlCh1pc19lbWFpbF92ZXJpZmljYXRpb25fZW5hYmxlZBgFIAEoCBInCh9pc19iYXNpY19hdXRoZW50aWNhdGlvbl9lbmFibGVkGAYgASgIEiMKG2lzX21hZ2ljX2xpbmtfbG9naW5fZW5hYmxlZBgHIAEoCBIaChJpc19zaWduX3VwX2VuYWJsZWQYCCABKAgSIgoaaXNfc3Ryb25nX3Bhc3N3b3JkX2VuYWJsZWQYCSABKAgSJAocaXNfbXVsdGlfZmFjdG9yX2F1dGhfZW5hYmxlZBgKIAEoCBIuCiZpc19tb2JpbGVfYmFzaWNfYXV0aGVudGljYXRpb25fZW5hYmxlZBgLIAEoCBIlCh1pc19waG9uZV92ZXJpZmljYXRpb25fZW5hYmxlZBgMIAEoCBIgChhpc19vcmdhbml6YXRpb25zX2VuYWJsZWQYDSABKAgSGgoSaXNfb3JnX3Nzb19lbmFibGVkGA4gASgIEhYKDmlzX2ZnYV9lbmFibGVkGA8gASgIEhsKE2lzX3NhbWxfaWRwX2VuYWJsZWQYECABKAgSFwoPaXNfc2NpbV9lbmFibGVkGBEgASgIIvQBChNWZXJpZmljYXRpb25SZXF1ZXN0EgoKAmlkGAEgASgJEhIKCmlkZW50aWZpZXIYAiABKAkSEgoFdG9rZW4YAyABKAlIAIgBARISCgVlbWFpbBgEIAEoCUgBiAEBEg8KB2V4cGlyZXMYBSABKAMSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDEhIKBW5vbmNlGAggASgJSAKIAQESGQoMcmVkaXJlY3RfdXJpGAkgASgJSAOIAQFCCAoGX3Rva2VuQggKBl9lbWFpbEIICgZfbm9uY2VCDwoNX3JlZGlyZWN0X3VyaSKOAgoHV2ViaG9vaxIKCgJpZBgBIAEoCRISCgpldmVudF9uYW1lGAIgASgJEh4KEWV2ZW50X2Rlc2NyaXB0aW9uGAMgASgJSACIAQESEAoIZW5kcG9pbnQYBCABKAkSDwoHZW5hYmxlZBgFIAEoCBIyCgdoZWFkZXJzGAYgAygLMiEuaWRlbnRpdHkudjEuV2ViaG9vay5IZWFkZXJzRW50cnkSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhQKEl9ldmVudF9kZXNjcmlwdGlvbiLEAQoKV2ViaG9va0xvZxIKCgJpZBgBIAEoCRIYCgtodHRwX3N0YXR1cxgCIAEoBUgAiAEBEhUKCHJlc3BvbnNlGAMgASgJSAGIAQESFAoHcmVxdWVzdBgEIAEoCUgCiAEBEhIKCndlYmhvb2tfaWQYBSABKAkSEgoKY3JlYXRlZF9hdBgGIAEoAxISCgp1cGRhdGVkX2F0GAcgASgDQg4KDF9odHRwX3N0YXR1c0ILCglfcmVzcG9uc2VCCgoIX3JlcXVlc3QimgEKDUVtYWlsVGVtcGxhdGUSCgoCaWQYASABKAkSEgoKZXZlbnRfbmFtZRgCIAEoCRIQCgh0ZW1wbGF0ZRgDIAEoCRITCgZkZXNpZ24YBCABKAlIAIgBARIPCgdzdWJqZWN0GAUgASgJEhIKCmNyZWF0ZWRfYXQYBiABKAMSEgoKdXBkYXRlZF9hdBgHIAEoA0IJCgdfZGVzaWduIt0CCghBdWRpdExvZxIKCgJpZBgBIAEoCRIQCghhY3Rvcl9pZBgCIAEoCRISCgphY3Rvcl90eXBlGAMgASgJEhgKC2FjdG9yX2VtYWlsGAQgASgJSACIAQESDgoGYWN0aW9uGAUgASgJEhoKDXJlc291cmNlX3R5cGUYBiABKAlIAYgBARIYCgtyZXNvdXJjZV9pZBgHIAEoCUgCiAEBEhcKCmlwX2FkZHJlc3MYCCABKAlIA4gBARIXCgp1c2VyX2FnZW50GAkgASgJSASIAQESKQoIbWV0YWRhdGEYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhIKCmNyZWF0ZWRfYXQYCyABKANCDgoMX2FjdG9yX2VtYWlsQhAKDl9yZXNvdXJjZV90eXBlQg4KDF9yZXNvdXJjZV9pZEINCgtfaXBfYWRkcmVzc0INCgtfdXNlcl9hZ2VudCJLCghGR0FNb2RlbBIKCgJpZBgBIAEoCRILCgNkc2wYAiABKAkSFwoKY3JlYXRlZF9hdBgDIAEoA0gAiAEBQg0KC19jcmVhdGVkX2F0Im8KDUZHQVR1cGxlSW5wdXQSEQoEdXNlchgBIAEoCUgAiAEBEhUKCHJlbGF0aW9uGAIgASgJSAGIAQESEwoGb2JqZWN0GAMgASgJSAKIAQFCBwoFX3VzZXJCCwoJX3JlbGF0aW9uQgkKB19vYmplY3QiOgoIRkdBVHVwbGUSDAoEdXNlchgBIAEoCRIQCghyZWxhdGlvbhgCIAEoCRIOCgZvYmplY3QYAyABKAkiZAoKRkdBVXNlcnNldBIQCghyZWxhdGlvbhgBIAEoCRIOCgZvYmplY3QYAiABKAkSDQoFdXNlcnMYAyADKAkSJQoEdHJlZRgEIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiWgoUUGVybWlzc2lvbkNoZWNrSW5wdXQSFQoIcmVsYXRpb24YASABKAlIAIgBARITCgZvYmplY3QYAiABKAlIAYgBAUILCglfcmVsYXRpb25CCQoHX29iamVjdCJKChVQZXJtaXNzaW9uQ2hlY2tSZXN1bHQSEAoIcmVsYXRpb24YASABKAkSDgoGb2JqZWN0GAIgASgJEg8KB2FsbG93ZWQYAyABKAgiigIKBkNsaWVudBIKCgJpZBgBIAEoCRIRCgljbGllbnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRIYCgtkZXNjcmlwdGlvbhgEIAEoCUgAiAEBEhYKDmFsbG93ZWRfc2NvcGVzGAUgAygJEhEKCWlzX2FjdGl2ZRgGIAEoCBIcChRhbGxvd190b2tlbl9leGNoYW5nZRgJIAEoCBIVCg1yZWRpcmVjdF91cmlzGAogAygJEiEKGXBvc3RfbG9nb3V0X3JlZGlyZWN0X3VyaXMYCyADKAkSEgoKY3JlYXRlZF9hdBgHIAEoAxISCgp1cGRhdGVkX2F0GAggASgDQg4KDF9kZXNjcmlwdGlvbiL9BAoTT3BlbklEQ29uZmlndXJhdGlvbhIOCgZpc3N1ZXIYASABKAkSHgoWYXV0aG9yaXphdGlvbl9lbmRwb2ludBgCIAEoCRIWCg50b2tlbl9lbmRwb2ludBgDIAEoCRIZChF1c2VyaW5mb19lbmRwb2ludBgEIAEoCRIQCghqd2tzX3VyaRgFIAEoCRIbChNyZXZvY2F0aW9uX2VuZHBvaW50GAYgASgJEh4KFmludHJvc3BlY3Rpb25fZW5kcG9pbnQYByABKAkSHAoUZW5kX3Nlc3Npb25fZW5kcG9pbnQYCCABKAkSIAoYcmVzcG9uc2VfdHlwZXNfc3VwcG9ydGVkGAkgAygJEiAKGHJlc3BvbnNlX21vZGVzX3N1cHBvcnRlZBgKIAMoCRIdChVncmFudF90eXBlc19zdXBwb3J0ZWQYCyADKAkSHwoXc3ViamVjdF90eXBlc19zdXBwb3J0ZWQYDCADKAkSLQolaWRfdG9rZW5fc2lnbmluZ19hbGdfdmFsdWVzX3N1cHBvcnRlZBgNIAMoCRIYChBzY29wZXNfc3VwcG9ydGVkGA4gAygJEhgKEGNsYWltc19zdXBwb3J0ZWQYDyADKAkSKAogY29kZV9jaGFsbGVuZ2VfbWV0aG9kc19zdXBwb3J0ZWQYECADKAkSLQoldG9rZW5fZW5kcG9pbnRfYXV0aF9tZXRob2RzX3N1cHBvcnRlZBgRIAMoCRI1Ci1pbnRyb3NwZWN0aW9uX2VuZHBvaW50X2F1dGhfbWV0aG9kc19zdXBwb3J0ZWQYEiADKAkSHwoXcHJvbXB0X3ZhbHVlc19zdXBwb3J0ZWQYEyADKAkisgEKCkpzb25XZWJLZXkSCwoDa3R5GAEgASgJEgsKA2tpZBgCIAEoCRILCgN1c2UYAyABKAkSCwoDYWxnGAQgASgJEhAKA2NydhgFIAEoCUgAiAEBEg4KAXgYBiABKAlIAYgBARIOCgF5GAcgASgJSAKIAQESDgoBbhgIIAEoCUgDiAEBEg4KAWUYCSABKAlIBIgBAUIGCgRfY3J2QgQKAl94QgQKAl95QgQKAl9uQgQKAl9lIjYKDUpzb25XZWJLZXlTZXQSJQoEa2V5cxgBIAMoCzIXLmlkZW50aXR5LnYxLkpzb25XZWJLZXkilwMKCFVzZXJJbmZvEgsKA3N1YhgBIAEoCRISCgVlbWFpbBgCIAEoCUgAiAEBEhsKDmVtYWlsX3ZlcmlmaWVkGAMgASgISAGIAQESEQoEbmFtZRgEIAEoCUgCiAEBEhcKCmdpdmVuX25hbWUYBSABKAlIA4gBARIYCgtmYW1pbHlfbmFtZRgGIAEoCUgEiAEBEh8KEnByZWZlcnJlZF91c2VybmFtZRgHIAEoCUgFiAEBEhQKB3BpY3R1cmUYCCABKAlIBogBARIZCgxwaG9uZV9udW1iZXIYCSABKAlIB4gBARIiChVwaG9uZV9udW1iZXJfdmVyaWZpZWQYCiABKAhICIgBAUIICgZfZW1haWxCEQoPX2VtYWlsX3ZlcmlmaWVkQgcKBV9uYW1lQg0KC19naXZlbl9uYW1lQg4KDF9mYW1pbHlfbmFtZUIVChNfcHJlZmVycmVkX3VzZXJuYW1lQgoKCF9waWN0dXJlQg8KDV9waG9uZV9udW1iZXJCGAoWX3Bob25lX251bWJlcl92ZXJpZmllZCLQAgoSVG9rZW5JbnRyb3NwZWN0aW9uEg4KBmFjdGl2ZRgBIAEoCBISCgVzY29wZRgCIAEoCUgAiAEBEhYKCWNsaWVudF9pZBgDIAEoCUgBiAEBEhUKCHVzZXJuYW1lGAQgASgJSAKIAQESFwoKdG9rZW5fdHlwZRgFIAEoCUgDiAEBEhAKA2V4cBgGIAEoA0gEiAEBEhAKA2lhdBgHIAEoA0gFiAEBEhAKA3N1YhgIIAEoCUgGiAEBEhAKA2F1ZBgJIAEoCUgHiAEBEhAKA2lzcxgKIAEoCUgIiAEBEhAKA2p0aRgLIAEoCUgJiAEBQggKBl9zY29wZUIMCgpfY2xpZW50X2lkQgsKCV91c2VybmFtZUINCgtfdG9rZW5fdHlwZUIGCgRfZXhwQgYKBF9pYXRCBgoEX3N1YkIGCgRfYXVkQgYKBF9pc3NCBgoEX2p0aSKfAQoZUHJvdGVjdGVkUmVzb3VyY2VNZXRhZGF0YRIQCghyZXNvdXJjZRgBIAEoCRIdChVhdXRob3JpemF0aW9uX3NlcnZlcnMYAiADKAkSIAoYYmVhcmVyX21ldGhvZHNfc3VwcG9ydGVkGAMgAygJEhgKEHNjb3Blc19zdXBwb3J0ZWQYBCADKAkSFQoNcmVzb3VyY2VfbmFtZRgFIAEoCSIcCghSZWRpcmVjdBIQCghsb2NhdGlvbhgBIAEoCSL5AgoNVHJ1c3RlZElzc3VlchIKCgJpZBgBIAEoCRIaChJzZXJ2aWNlX2FjY291bnRfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRISCgppc3N1ZXJfdXJsGAQgASgJEjMKD2tleV9zb3VyY2VfdHlwZRgFIAEoDjIaLmlkZW50aXR5LnYxLktleVNvdXJjZVR5cGUSFQoIandrc191cmwYBiABKAlIAIgBARIUCgxleHBlY3RlZF9hdWQYByABKAkSGgoNc3ViamVjdF9jbGFpbRgIIAEoCUgBiAEBEhgKEGFsbG93ZWRfc3ViamVjdHMYCSADKAkSLAoLaXNzdWVyX3R5cGUYCiABKA4yFy5pZGVudGl0eS52MS5Jc3N1ZXJUeXBlEhEKCWlzX2FjdGl2ZRgLIAEoCBISCgpjcmVhdGVkX2F0GAwgASgDEhIKCnVwZGF0ZWRfYXQYDSABKANCCwoJX2p3a3NfdXJsQhAKDl9zdWJqZWN0X2NsYWltIn4KCkpXVEtleVBhaXISEwoGc2VjcmV0GAEgASgJSACIAQESFwoKcHVibGljX2tleRgCIAEoCUgBiAEBEhgKC3ByaXZhdGVfa2V5GAMgASgJSAKIAQFCCQoHX3NlY3JldEINCgtfcHVibGljX2tleUIOCgxfcHJpdmF0ZV9rZXkioQMKE1NBTUxTZXJ2aWNlUHJvdmlkZXISCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSEQoJZW50aXR5X2lkGAQgASgJEg8KB2Fjc191cmwYBSABKAkSGAoLc3BfY2VydF9wZW0YBiABKAlIAIgBARIbCg5uYW1lX2lkX2Zvcm1hdBgHIAEoCUgBiAEBElEKEW1hcHBlZF9hdHRyaWJ1dGVzGAggAygLMjYuaWRlbnRpdHkudjEuU0FNTFNlcnZpY2VQcm92aWRlci5NYXBwZWRBdHRyaWJ1dGVzRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBIRCglpc19hY3RpdmUYCiABKAgSEgoKY3JlYXRlZF9hdBgLIAEoAxISCgp1cGRhdGVkX2F0GAwgASgDGjcKFU1hcHBlZEF0dHJpYnV0ZXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQg4KDF9zcF9jZXJ0X3BlbUIRCg9fbmFtZV9pZF9mb3JtYXQirAEKClNBTUxJRFBLZXkSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEi0KBnN0YXR1cxgDIAEoDjIdLmlkZW50aXR5LnYxLlNBTUxJRFBLZXlTdGF0dXMSFwoPY2VydGlmaWNhdGVfcGVtGAQgASgJEhIKCmNyZWF0ZWRfYXQYBSABKAMSFwoKcmV0aXJlZF9hdBgGIAEoA0gAiAEBQg0KC19yZXRpcmVkX2F0Io4BCg5TQU1MU1BNZXRhZGF0YRIRCgllbnRpdHlfaWQYASABKAkSDwoHYWNzX3VybBgCIAEoCRIYCgtzcF9jZXJ0X3BlbRgDIAEoCUgAiAEBEhsKDm5hbWVfaWRfZm9ybWF0GAQgASgJSAGIAQFCDgoMX3NwX2NlcnRfcGVtQhEKD19uYW1lX2lkX2Zvcm1hdCKNAQoMT3JnYW5pemF0aW9uEgoKAmlkGAEgASgJEgwKBG5hbWUYAiABKAkSGQoMZGlzcGxheV9uYW1lGAMgASgJSACIAQESDwoHZW5hYmxlZBgEIAEoCBISCgpjcmVhdGVkX2F0GAUgASgDEhIKCnVwZGF0ZWRfYXQYBiABKANCDwoNX2Rpc3BsYXlfbmFtZSLfAQoJT3JnTWVtYmVyEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIPCgd1c2VyX2lkGAMgASgJEhIKBWVtYWlsGAQgASgJSACIAQESFwoKZ2l2ZW5fbmFtZRgFIAEoCUgBiAEBEhgKC2ZhbWlseV9uYW1lGAYgASgJSAKIAQESDQoFcm9sZXMYByADKAkSEgoKY3JlYXRlZF9hdBgIIAEoAxISCgp1cGRhdGVkX2F0GAkgASgDQggKBl9lbWFpbEINCgtfZ2l2ZW5fbmFtZUIOCgxfZmFtaWx5X25hbWUiUgoQVXNlck9yZ2FuaXphdGlvbhIvCgxvcmdhbml6YXRpb24YASABKAsyGS5pZGVudGl0eS52MS5Pcmdhbml6YXRpb24SDQoFcm9sZXMYAiADKAkiqwEKCU9yZ0RvbWFpbhIOCgZkb21haW4YASABKAkSDgoGb3JnX2lkGAIgASgJEiwKBnN0YXR1cxgDIAEoDjIcLmlkZW50aXR5LnYxLk9yZ0RvbWFpblN0YXR1cxIYCgt2ZXJpZmllZF9hdBgEIAEoA0gAiAEBEhIKCmNyZWF0ZWRfYXQYBSABKAMSEgoKdXBkYXRlZF9hdBgGIAEoA0IOCgxfdmVyaWZpZWRfYXQiTAoYRG9tYWluVmVyaWZpY2F0aW9uUmVjb3JkEhMKC3JlY29yZF90eXBlGAEgASgJEgwKBG5hbWUYAiABKAkSDQoFdmFsdWUYAyABKAkiyAEKEU9yZ09JRENDb25uZWN0aW9uEgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRIMCgRuYW1lGAMgASgJEhIKCmlzc3Vlcl91cmwYBCABKAkSEQoJY2xpZW50X2lkGAUgASgJEg4KBnNjb3BlcxgGIAMoCRIZCgxyZWRpcmVjdF91cmkYByABKAlIAIgBARISCgpjcmVhdGVkX2F0GAggASgDEhIKCnVwZGF0ZWRfYXQYCSABKANCDwoNX3JlZGlyZWN0X3VyaSKGAwoRT3JnU0FNTENvbm5lY3Rpb24SCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSFQoNaWRwX2VudGl0eV9pZBgEIAEoCRITCgtpZHBfc3NvX3VybBgFIAEoCRIZCgxzcF9lbnRpdHlfaWQYBiABKAlIAIgBARIUCgdhY3NfdXJsGAcgASgJSAGIAQESTwoRYXR0cmlidXRlX21hcHBpbmcYCCADKAsyNC5pZGVudGl0eS52MS5PcmdTQU1MQ29ubmVjdGlvbi5BdHRyaWJ1dGVNYXBwaW5nRW50cnkSGwoTYWxsb3dfaWRwX2luaXRpYXRlZBgJIAEoCBISCgpjcmVhdGVkX2F0GAogASgDEhIKCnVwZGF0ZWRfYXQYCyABKAMaNwoVQXR0cmlidXRlTWFwcGluZ0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCDwoNX3NwX2VudGl0eV9pZEIKCghfYWNzX3VybCJjCgxTY2ltRW5kcG9pbnQSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSEgoKY3JlYXRlZF9hdBgEIAEoAxISCgp1cGRhdGVkX2F0GAUgASgDKnsKCVRva2VuVHlwZRIaChZUT0tFTl9UWVBFX1VOU1BFQ0lGSUVEEAASGwoXVE9LRU5fVFlQRV9BQ0NFU1NfVE9LRU4QARIXChNUT0tFTl9UWVBFX0lEX1RPS0VOEAISHAoYVE9LRU5fVFlQRV9SRUZSRVNIX1RPS0VOEAMqggIKCkpXVEtleVR5cGUSHAoYSldUX0tFWV9UWVBFX1VOU1BFQ0lGSUVEEAASFgoSSldUX0tFWV9UWVBFX0hTMjU2EAESFgoSSldUX0tFWV9UWVBFX0hTMzg0EAISFgoSSldUX0tFWV9UWVBFX0hTNTEyEAMSFgoSSldUX0tFWV9UWVBFX1JTMjU2EAQSFgoSSldUX0tFWV9UWVBFX1JTMzg0EAUSFgoSSldUX0tFWV9UWVBFX1JTNTEyEAYSFgoSSldUX0tFWV9UWVBFX0VTMjU2EAcSFgoSSldUX0tFWV9UWVBFX0VTMzg0EAgSFgoSSldUX0tFWV9UWVBFX0VTNTEyEAkqcgoNS2V5U291cmNlVHlwZRIfChtLRVlfU09VUkNFX1RZUEVfVU5TUEVDSUZJRUQQABIcChhLRVlfU09VUkNFX1RZUEVfSldLU19VUkwQARIiCh5LRVlfU09VUkNFX1RZUEVfT0lEQ19ESVNDT1ZFUlkQAipzCgpJc3N1ZXJUeXBlEhsKF0lTU1VFUl9UWVBFX1VOU1BFQ0lGSUVEEAASGgoWSVNTVUVSX1RZUEVfS1VCRVJORVRFUxABEhYKEklTU1VFUl9UWVBFX1NQSUZGRRACEhQKEElTU1VFUl9UWVBFX09JREMQAyqYAQoQU0FNTElEUEtleVN0YXR1cxIiCh5TQU1MSURQX0tFWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIeChpTQU1MSURQX0tFWV9TVEFUVVNfQ1VSUkVOVBABEiAKHFNBTUxJRFBfS0VZX1NUQVRVU19QVUJMSVNIRUQQAhIeChpTQU1MSURQX0tFWV9TVEFUVVNfUkVUSVJFRBADKnMKD09yZ0RvbWFpblN0YXR1cxIhCh1PUkdfRE9NQUlOX1NUQVRVU19VTlNQRUNJRklFRBAAEh0KGU9SR19ET01BSU5fU1RBVFVTX1BFTkRJTkcQARIeChpPUkdfRE9NQUlOX1NUQVRVU19WRVJJRklFRBACKngKDFdpcmVQcm90b2NvbBIdChlXSVJFX1BST1RPQ09MX1VOU1BFQ0lGSUVEEAASGQoVV0lSRV9QUk9UT0NPTF9HUkFQSFFMEAESFgoSV0lSRV9QUk9UT0NPTF9SRVNUEAISFgoSV0lSRV9QUk9UT0NPTF9HUlBDEANiBnByb3RvMw", [file_google_protobuf_struct]);
 
 /**
  * Plain acknowledgement.
@@ -998,6 +998,20 @@ export type Client = Message<"identity.v1.Client"> & {
   allowTokenExchange: boolean;
 
   /**
+   * Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no user in.
+   *
+   * @generated from field: repeated string redirect_uris = 10;
+   */
+  redirectUris: string[];
+
+  /**
+   * Where /oauth/logout may send the browser back to, matched exactly.
+   *
+   * @generated from field: repeated string post_logout_redirect_uris = 11;
+   */
+  postLogoutRedirectUris: string[];
+
+  /**
    * @generated from field: int64 created_at = 7;
    */
   createdAt: bigint;
@@ -1014,6 +1028,384 @@ export type Client = Message<"identity.v1.Client"> & {
  */
 export const ClientSchema: GenMessage<Client> = /*@__PURE__*/
   messageDesc(file_identity_v1_types, 19);
+
+/**
+ * The OpenID Provider metadata of the service (OpenID Connect Discovery 1.0; RFC 8414 for OAuth clients).
+ *
+ * @generated from message identity.v1.OpenIDConfiguration
+ */
+export type OpenIDConfiguration = Message<"identity.v1.OpenIDConfiguration"> & {
+  /**
+   * @generated from field: string issuer = 1;
+   */
+  issuer: string;
+
+  /**
+   * @generated from field: string authorization_endpoint = 2;
+   */
+  authorizationEndpoint: string;
+
+  /**
+   * @generated from field: string token_endpoint = 3;
+   */
+  tokenEndpoint: string;
+
+  /**
+   * @generated from field: string userinfo_endpoint = 4;
+   */
+  userinfoEndpoint: string;
+
+  /**
+   * @generated from field: string jwks_uri = 5;
+   */
+  jwksUri: string;
+
+  /**
+   * @generated from field: string revocation_endpoint = 6;
+   */
+  revocationEndpoint: string;
+
+  /**
+   * @generated from field: string introspection_endpoint = 7;
+   */
+  introspectionEndpoint: string;
+
+  /**
+   * @generated from field: string end_session_endpoint = 8;
+   */
+  endSessionEndpoint: string;
+
+  /**
+   * @generated from field: repeated string response_types_supported = 9;
+   */
+  responseTypesSupported: string[];
+
+  /**
+   * @generated from field: repeated string response_modes_supported = 10;
+   */
+  responseModesSupported: string[];
+
+  /**
+   * @generated from field: repeated string grant_types_supported = 11;
+   */
+  grantTypesSupported: string[];
+
+  /**
+   * @generated from field: repeated string subject_types_supported = 12;
+   */
+  subjectTypesSupported: string[];
+
+  /**
+   * @generated from field: repeated string id_token_signing_alg_values_supported = 13;
+   */
+  idTokenSigningAlgValuesSupported: string[];
+
+  /**
+   * @generated from field: repeated string scopes_supported = 14;
+   */
+  scopesSupported: string[];
+
+  /**
+   * @generated from field: repeated string claims_supported = 15;
+   */
+  claimsSupported: string[];
+
+  /**
+   * @generated from field: repeated string code_challenge_methods_supported = 16;
+   */
+  codeChallengeMethodsSupported: string[];
+
+  /**
+   * @generated from field: repeated string token_endpoint_auth_methods_supported = 17;
+   */
+  tokenEndpointAuthMethodsSupported: string[];
+
+  /**
+   * @generated from field: repeated string introspection_endpoint_auth_methods_supported = 18;
+   */
+  introspectionEndpointAuthMethodsSupported: string[];
+
+  /**
+   * @generated from field: repeated string prompt_values_supported = 19;
+   */
+  promptValuesSupported: string[];
+};
+
+/**
+ * Describes the message identity.v1.OpenIDConfiguration.
+ * Use `create(OpenIDConfigurationSchema)` to create a new message.
+ */
+export const OpenIDConfigurationSchema: GenMessage<OpenIDConfiguration> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 20);
+
+/**
+ * A public signing key of the service (RFC 7517); EC keys carry crv, x and y, RSA keys n and e.
+ *
+ * @generated from message identity.v1.JsonWebKey
+ */
+export type JsonWebKey = Message<"identity.v1.JsonWebKey"> & {
+  /**
+   * @generated from field: string kty = 1;
+   */
+  kty: string;
+
+  /**
+   * @generated from field: string kid = 2;
+   */
+  kid: string;
+
+  /**
+   * @generated from field: string use = 3;
+   */
+  use: string;
+
+  /**
+   * @generated from field: string alg = 4;
+   */
+  alg: string;
+
+  /**
+   * @generated from field: optional string crv = 5;
+   */
+  crv?: string | undefined;
+
+  /**
+   * @generated from field: optional string x = 6;
+   */
+  x?: string | undefined;
+
+  /**
+   * @generated from field: optional string y = 7;
+   */
+  y?: string | undefined;
+
+  /**
+   * @generated from field: optional string n = 8;
+   */
+  n?: string | undefined;
+
+  /**
+   * @generated from field: optional string e = 9;
+   */
+  e?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.JsonWebKey.
+ * Use `create(JsonWebKeySchema)` to create a new message.
+ */
+export const JsonWebKeySchema: GenMessage<JsonWebKey> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 21);
+
+/**
+ * The keys that verify the service's tokens; a retired key stays until the tokens it signed have expired.
+ *
+ * @generated from message identity.v1.JsonWebKeySet
+ */
+export type JsonWebKeySet = Message<"identity.v1.JsonWebKeySet"> & {
+  /**
+   * @generated from field: repeated identity.v1.JsonWebKey keys = 1;
+   */
+  keys: JsonWebKey[];
+};
+
+/**
+ * Describes the message identity.v1.JsonWebKeySet.
+ * Use `create(JsonWebKeySetSchema)` to create a new message.
+ */
+export const JsonWebKeySetSchema: GenMessage<JsonWebKeySet> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 22);
+
+/**
+ * Claims about the signed-in user (OpenID Connect Core 5.3), as the access token's scopes allow.
+ *
+ * @generated from message identity.v1.UserInfo
+ */
+export type UserInfo = Message<"identity.v1.UserInfo"> & {
+  /**
+   * @generated from field: string sub = 1;
+   */
+  sub: string;
+
+  /**
+   * @generated from field: optional string email = 2;
+   */
+  email?: string | undefined;
+
+  /**
+   * @generated from field: optional bool email_verified = 3;
+   */
+  emailVerified?: boolean | undefined;
+
+  /**
+   * @generated from field: optional string name = 4;
+   */
+  name?: string | undefined;
+
+  /**
+   * @generated from field: optional string given_name = 5;
+   */
+  givenName?: string | undefined;
+
+  /**
+   * @generated from field: optional string family_name = 6;
+   */
+  familyName?: string | undefined;
+
+  /**
+   * @generated from field: optional string preferred_username = 7;
+   */
+  preferredUsername?: string | undefined;
+
+  /**
+   * @generated from field: optional string picture = 8;
+   */
+  picture?: string | undefined;
+
+  /**
+   * @generated from field: optional string phone_number = 9;
+   */
+  phoneNumber?: string | undefined;
+
+  /**
+   * @generated from field: optional bool phone_number_verified = 10;
+   */
+  phoneNumberVerified?: boolean | undefined;
+};
+
+/**
+ * Describes the message identity.v1.UserInfo.
+ * Use `create(UserInfoSchema)` to create a new message.
+ */
+export const UserInfoSchema: GenMessage<UserInfo> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 23);
+
+/**
+ * What a token is (RFC 7662); only active is answered for a token that is not.
+ *
+ * @generated from message identity.v1.TokenIntrospection
+ */
+export type TokenIntrospection = Message<"identity.v1.TokenIntrospection"> & {
+  /**
+   * @generated from field: bool active = 1;
+   */
+  active: boolean;
+
+  /**
+   * @generated from field: optional string scope = 2;
+   */
+  scope?: string | undefined;
+
+  /**
+   * @generated from field: optional string client_id = 3;
+   */
+  clientId?: string | undefined;
+
+  /**
+   * @generated from field: optional string username = 4;
+   */
+  username?: string | undefined;
+
+  /**
+   * @generated from field: optional string token_type = 5;
+   */
+  tokenType?: string | undefined;
+
+  /**
+   * @generated from field: optional int64 exp = 6;
+   */
+  exp?: bigint | undefined;
+
+  /**
+   * @generated from field: optional int64 iat = 7;
+   */
+  iat?: bigint | undefined;
+
+  /**
+   * @generated from field: optional string sub = 8;
+   */
+  sub?: string | undefined;
+
+  /**
+   * @generated from field: optional string aud = 9;
+   */
+  aud?: string | undefined;
+
+  /**
+   * @generated from field: optional string iss = 10;
+   */
+  iss?: string | undefined;
+
+  /**
+   * @generated from field: optional string jti = 11;
+   */
+  jti?: string | undefined;
+};
+
+/**
+ * Describes the message identity.v1.TokenIntrospection.
+ * Use `create(TokenIntrospectionSchema)` to create a new message.
+ */
+export const TokenIntrospectionSchema: GenMessage<TokenIntrospection> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 24);
+
+/**
+ * Metadata of this service as an OAuth protected resource (RFC 9728), naming its authorization server; what MCP clients read first.
+ *
+ * @generated from message identity.v1.ProtectedResourceMetadata
+ */
+export type ProtectedResourceMetadata = Message<"identity.v1.ProtectedResourceMetadata"> & {
+  /**
+   * @generated from field: string resource = 1;
+   */
+  resource: string;
+
+  /**
+   * @generated from field: repeated string authorization_servers = 2;
+   */
+  authorizationServers: string[];
+
+  /**
+   * @generated from field: repeated string bearer_methods_supported = 3;
+   */
+  bearerMethodsSupported: string[];
+
+  /**
+   * @generated from field: repeated string scopes_supported = 4;
+   */
+  scopesSupported: string[];
+
+  /**
+   * @generated from field: string resource_name = 5;
+   */
+  resourceName: string;
+};
+
+/**
+ * Describes the message identity.v1.ProtectedResourceMetadata.
+ * Use `create(ProtectedResourceMetadataSchema)` to create a new message.
+ */
+export const ProtectedResourceMetadataSchema: GenMessage<ProtectedResourceMetadata> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 25);
+
+/**
+ * Where a browser's route sends the browser (the Location of its 302).
+ *
+ * @generated from message identity.v1.Redirect
+ */
+export type Redirect = Message<"identity.v1.Redirect"> & {
+  /**
+   * @generated from field: string location = 1;
+   */
+  location: string;
+};
+
+/**
+ * Describes the message identity.v1.Redirect.
+ * Use `create(RedirectSchema)` to create a new message.
+ */
+export const RedirectSchema: GenMessage<Redirect> = /*@__PURE__*/
+  messageDesc(file_identity_v1_types, 26);
 
 /**
  * An external token issuer whose JWT-bearer assertions authenticate as a service account.
@@ -1094,7 +1486,7 @@ export type TrustedIssuer = Message<"identity.v1.TrustedIssuer"> & {
  * Use `create(TrustedIssuerSchema)` to create a new message.
  */
 export const TrustedIssuerSchema: GenMessage<TrustedIssuer> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 20);
+  messageDesc(file_identity_v1_types, 27);
 
 /**
  * A newly generated JWT signing key pair (HMAC algorithms return a secret only).
@@ -1123,7 +1515,7 @@ export type JWTKeyPair = Message<"identity.v1.JWTKeyPair"> & {
  * Use `create(JWTKeyPairSchema)` to create a new message.
  */
 export const JWTKeyPairSchema: GenMessage<JWTKeyPair> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 21);
+  messageDesc(file_identity_v1_types, 28);
 
 /**
  * A downstream SAML 2.0 service provider of an organization.
@@ -1197,7 +1589,7 @@ export type SAMLServiceProvider = Message<"identity.v1.SAMLServiceProvider"> & {
  * Use `create(SAMLServiceProviderSchema)` to create a new message.
  */
 export const SAMLServiceProviderSchema: GenMessage<SAMLServiceProvider> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 22);
+  messageDesc(file_identity_v1_types, 29);
 
 /**
  * A signing keypair of an organization's SAML IdP; the private key is never returned.
@@ -1241,7 +1633,7 @@ export type SAMLIDPKey = Message<"identity.v1.SAMLIDPKey"> & {
  * Use `create(SAMLIDPKeySchema)` to create a new message.
  */
 export const SAMLIDPKeySchema: GenMessage<SAMLIDPKey> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 23);
+  messageDesc(file_identity_v1_types, 30);
 
 /**
  * Fields parsed from pasted SP metadata XML, to prefill a create call.
@@ -1275,7 +1667,7 @@ export type SAMLSPMetadata = Message<"identity.v1.SAMLSPMetadata"> & {
  * Use `create(SAMLSPMetadataSchema)` to create a new message.
  */
 export const SAMLSPMetadataSchema: GenMessage<SAMLSPMetadata> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 24);
+  messageDesc(file_identity_v1_types, 31);
 
 /**
  * An organization (tenant).
@@ -1321,7 +1713,7 @@ export type Organization = Message<"identity.v1.Organization"> & {
  * Use `create(OrganizationSchema)` to create a new message.
  */
 export const OrganizationSchema: GenMessage<Organization> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 25);
+  messageDesc(file_identity_v1_types, 32);
 
 /**
  * Membership of a user in an organization.
@@ -1380,7 +1772,7 @@ export type OrgMember = Message<"identity.v1.OrgMember"> & {
  * Use `create(OrgMemberSchema)` to create a new message.
  */
 export const OrgMemberSchema: GenMessage<OrgMember> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 26);
+  messageDesc(file_identity_v1_types, 33);
 
 /**
  * An organization of a user with the user's roles in it.
@@ -1404,7 +1796,7 @@ export type UserOrganization = Message<"identity.v1.UserOrganization"> & {
  * Use `create(UserOrganizationSchema)` to create a new message.
  */
 export const UserOrganizationSchema: GenMessage<UserOrganization> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 27);
+  messageDesc(file_identity_v1_types, 34);
 
 /**
  * A DNS domain mapped to an organization for home-realm discovery.
@@ -1448,7 +1840,7 @@ export type OrgDomain = Message<"identity.v1.OrgDomain"> & {
  * Use `create(OrgDomainSchema)` to create a new message.
  */
 export const OrgDomainSchema: GenMessage<OrgDomain> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 28);
+  messageDesc(file_identity_v1_types, 35);
 
 /**
  * The DNS TXT record the tenant must publish to verify a domain.
@@ -1479,7 +1871,7 @@ export type DomainVerificationRecord = Message<"identity.v1.DomainVerificationRe
  * Use `create(DomainVerificationRecordSchema)` to create a new message.
  */
 export const DomainVerificationRecordSchema: GenMessage<DomainVerificationRecord> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 29);
+  messageDesc(file_identity_v1_types, 36);
 
 /**
  * Upstream OIDC SSO connection of an organization; the client secret is write-only.
@@ -1538,7 +1930,7 @@ export type OrgOIDCConnection = Message<"identity.v1.OrgOIDCConnection"> & {
  * Use `create(OrgOIDCConnectionSchema)` to create a new message.
  */
 export const OrgOIDCConnectionSchema: GenMessage<OrgOIDCConnection> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 30);
+  messageDesc(file_identity_v1_types, 37);
 
 /**
  * Upstream SAML SSO connection of an organization; the IdP certificate is write-only.
@@ -1607,7 +1999,7 @@ export type OrgSAMLConnection = Message<"identity.v1.OrgSAMLConnection"> & {
  * Use `create(OrgSAMLConnectionSchema)` to create a new message.
  */
 export const OrgSAMLConnectionSchema: GenMessage<OrgSAMLConnection> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 31);
+  messageDesc(file_identity_v1_types, 38);
 
 /**
  * Inbound SCIM provisioning endpoint of an organization; its token is never returned here.
@@ -1646,7 +2038,7 @@ export type ScimEndpoint = Message<"identity.v1.ScimEndpoint"> & {
  * Use `create(ScimEndpointSchema)` to create a new message.
  */
 export const ScimEndpointSchema: GenMessage<ScimEndpoint> = /*@__PURE__*/
-  messageDesc(file_identity_v1_types, 32);
+  messageDesc(file_identity_v1_types, 39);
 
 /**
  * Kind of token to validate.

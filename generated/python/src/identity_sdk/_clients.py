@@ -22,6 +22,7 @@ from .resources.fga import AsyncFGAResource, FGAResource
 from .resources.graphql_extras import AsyncGraphqlExtrasResource, GraphqlExtrasResource
 from .resources.meta import AsyncMetaResource, MetaResource
 from .resources.oauth import AsyncOauthResource, OauthResource
+from .resources.oidc import AsyncOIDCResource, OIDCResource
 from .resources.org_domains import AsyncOrgDomainsResource, OrgDomainsResource
 from .resources.org_sso import AsyncOrgSsoResource, OrgSsoResource
 from .resources.organizations import AsyncOrganizationsResource, OrganizationsResource
@@ -222,6 +223,7 @@ class UserClient(
     MetaResource,
     PermissionsResource,
     OauthResource,
+    OIDCResource,
 ):
     """The user interface and the token routes of Identity Service, over graphql (default), rest or grpc.
 
@@ -306,6 +308,7 @@ class AsyncUserClient(
     AsyncMetaResource,
     AsyncPermissionsResource,
     AsyncOauthResource,
+    AsyncOIDCResource,
 ):
     """The user interface and the token routes of Identity Service, over graphql (default), rest or grpc, with asyncio.
 

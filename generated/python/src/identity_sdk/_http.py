@@ -81,7 +81,9 @@ def build_request(
             path = path.replace("{" + param + "}", quote(_query_value(body.get(param, "")), safe=""))
         body = {key: value for key, value in body.items() if key not in rest.path_params}
     if rest.in_query:
-        query = urlencode([(key, _query_value(value)) for key, value in body.items() if value is not None])
+        # A redirect route's URL lists its parameters in name order, as every SDK builds it.
+        items = sorted(body.items()) if rest.redirect else body.items()
+        query = urlencode([(key, _query_value(value)) for key, value in items if value is not None])
         return rest.method, f"{service_url}{path}{'?' + query if query else ''}", None, headers
     return rest.method, f"{service_url}{path}", _dumps(body), {**headers, "content-type": _JSON}
 
@@ -274,6 +276,9 @@ class SyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        if operation.rest is not None and operation.rest.redirect:
+            # A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
+            return _answer(operation, protocol, 200, {"location": url})
         _check_open(self._client, operation, protocol)
         # httpx's timeout bounds each wait (connect, each read); the deadline bounds the whole call,
         # so a server that drips its answer a byte at a time cannot hold it past `timeout`.
@@ -320,6 +325,9 @@ class AsyncHttpTransport:
         self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
+        if operation.rest is not None and operation.rest.redirect:
+            # A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
+            return _answer(operation, protocol, 200, {"location": url})
         _check_open(self._client, operation, protocol)
         request = self._client.build_request(method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout)
 

@@ -22,6 +22,8 @@ class ClientsResource(SyncResource):
         allowed_scopes: Sequence[str],
         description: str | None = None,
         allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CreateClientResponse:
@@ -35,13 +37,19 @@ class ClientsResource(SyncResource):
                 backslashes).
             allow_token_exchange: Let the client exchange a user's access token issued to it (RFC 8693);
                 default false.
+            redirect_uris: Redirect URIs of the authorization code flow, matched exactly; default none.
+                At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
+                without a fragment.
+            post_logout_redirect_uris: Where RP-initiated logout may return to, matched exactly; default
+                none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
+                without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange}, CreateClientResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout)
 
     def update_client(
         self,
@@ -52,6 +60,8 @@ class ClientsResource(SyncResource):
         allowed_scopes: Sequence[str] | None = None,
         is_active: bool | None = None,
         allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Client:
@@ -62,13 +72,17 @@ class ClientsResource(SyncResource):
         Args:
             id: Not empty.
             allowed_scopes: Each must be a scope token (no spaces, quotes or backslashes).
+            redirect_uris: Replaces the list when given. At most 20 items. Each must be an https URL, or
+                http on a loopback address (RFC 8252), without a fragment.
+            post_logout_redirect_uris: Replaces the list when given. At most 20 items. Each must be an
+                https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange}, Client, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout)
 
     def delete_client(
         self,
@@ -181,6 +195,8 @@ class AsyncClientsResource(AsyncResource):
         allowed_scopes: Sequence[str],
         description: str | None = None,
         allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CreateClientResponse:
@@ -194,13 +210,19 @@ class AsyncClientsResource(AsyncResource):
                 backslashes).
             allow_token_exchange: Let the client exchange a user's access token issued to it (RFC 8693);
                 default false.
+            redirect_uris: Redirect URIs of the authorization code flow, matched exactly; default none.
+                At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
+                without a fragment.
+            post_logout_redirect_uris: Where RP-initiated logout may return to, matched exactly; default
+                none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
+                without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange}, CreateClientResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout)
 
     async def update_client(
         self,
@@ -211,6 +233,8 @@ class AsyncClientsResource(AsyncResource):
         allowed_scopes: Sequence[str] | None = None,
         is_active: bool | None = None,
         allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Client:
@@ -221,13 +245,17 @@ class AsyncClientsResource(AsyncResource):
         Args:
             id: Not empty.
             allowed_scopes: Each must be a scope token (no spaces, quotes or backslashes).
+            redirect_uris: Replaces the list when given. At most 20 items. Each must be an https URL, or
+                http on a loopback address (RFC 8252), without a fragment.
+            post_logout_redirect_uris: Replaces the list when given. At most 20 items. Each must be an
+                https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange}, Client, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout)
 
     async def delete_client(
         self,

@@ -38,6 +38,12 @@ class Client(Model):
     allow_token_exchange: bool
     """Whether the client may exchange a user's access token issued to it for another (RFC 8693); off unless set."""
 
+    redirect_uris: list[str]
+    """Where /oauth/authorize may send the browser back to, matched exactly; none: the client signs no user in."""
+
+    post_logout_redirect_uris: list[str]
+    """Where /oauth/logout may send the browser back to, matched exactly."""
+
     created_at: int
 
     updated_at: int

@@ -137,6 +137,11 @@ func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protoc
 	if err != nil {
 		return err
 	}
+	if protocol == ProtocolREST && op.rest != nil && op.rest.redirect {
+		// A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
+		location, _ := json.Marshal(map[string]string{"location": request.URL.String()})
+		return readREST(op, http.StatusOK, location, 0, out)
+	}
 	response, err := t.client.Do(request)
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)

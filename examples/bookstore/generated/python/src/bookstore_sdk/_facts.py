@@ -39,6 +39,8 @@ class RestBinding(NamedTuple):
     """The input fields the path's {field} segments carry."""
     in_query: bool = False
     """The other input fields travel in the query string (GET, DELETE), else in a JSON body."""
+    redirect: bool = False
+    """A browser's route, answered with a redirect: the call answers its URL ({"location": url}) without sending it."""
 
 
 class GrpcBinding(NamedTuple):

@@ -1,0 +1,165 @@
+// Upstream OIDC SSO per organization, with openid-client: an authorization request whose login_hint
+// (or domain_hint) has a domain an organization verified goes to that organization's OIDC
+// connection (discovery, authorization code with PKCE S256, state and nonce); its callback checks
+// the upstream ID token (signature from the upstream JWKS, iss, aud, exp, nonce), links or
+// provisions the user, makes them a member of the organization and finishes the original request.
+// Pending domains never route; a connection deleted while a sign-in is in flight stops it.
+import * as oidc from "openid-client";
+import { ServiceError } from "../generated/server/index.js";
+import type { OauthAuthorizeInput, OauthSsoCallbackInput } from "../generated/types.js";
+import { newUserRecord, userByEmail } from "./accounts.js";
+import { nowSeconds, type Core } from "./core.js";
+import { withQuery, type AuthorizationContinuation } from "./ops/oidc.js";
+import { orgForEmailDomain } from "./ops/org-domains.js";
+import { ssoConnectionsFor } from "./ops/org-sso.js";
+import { randomToken, sha256 } from "./secrets.js";
+import type { OrgOIDCConnectionRecord } from "./storage.js";
+
+/** How long a sign-in at the upstream IdP may take. */
+const TRANSACTION_SECONDS = 600;
+/** How long an upstream's discovery document is reused. */
+const DISCOVERY_SECONDS = 300;
+const DEFAULT_MEMBER_ROLES = ["member"];
+
+export interface UpstreamSsoOptions {
+  /** Reach issuers on loopback and private addresses, and over plain http (development and tests only). */
+  allowPrivate: boolean;
+}
+
+export class UpstreamSso {
+  private readonly discovered = new Map<string, { config: oidc.Configuration; until: number }>();
+
+  constructor(
+    private readonly core: Core,
+    private readonly options: UpstreamSsoOptions,
+  ) {}
+
+  private callbackUrl(connection: OrgOIDCConnectionRecord): string {
+    return connection.redirect_uri ?? `${this.core.config.issuer}/oauth/sso/callback`;
+  }
+
+  /** The upstream's configuration (its discovery document, reused a few minutes), for this connection's client. */
+  private async configuration(connection: OrgOIDCConnectionRecord): Promise<oidc.Configuration> {
+    const key = `${connection.id}\n${connection.updated_at}`;
+    const cached = this.discovered.get(key);
+    if (cached && cached.until > Date.now()) return cached.config;
+    try {
+      const config = await oidc.discovery(new URL(connection.issuer_url), connection.client_id, connection.client_secret, undefined, {
+        timeout: 5,
+        ...(this.options.allowPrivate ? { execute: [oidc.allowInsecureRequests] } : {}),
+      });
+      this.discovered.set(key, { config, until: Date.now() + DISCOVERY_SECONDS * 1000 });
+      return config;
+    } catch (error) {
+      throw new ServiceError("UNAVAILABLE", `the organization's identity provider could not be discovered: ${(error as Error).message}`);
+    }
+  }
+
+  /** The upstream authorization URL for a hint whose domain an organization verified and connected over OIDC; null otherwise. */
+  async start(input: OauthAuthorizeInput, hint: string): Promise<string | null> {
+    const orgId = await orgForEmailDomain(this.core, hint);
+    if (!orgId) return null;
+    const { oidc: connection } = await ssoConnectionsFor(this.core, orgId);
+    if (!connection) return null;
+    const config = await this.configuration(connection);
+    const state = randomToken("sso_", this.core.random);
+    const codeVerifier = oidc.randomPKCECodeVerifier();
+    const nonce = oidc.randomNonce();
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(input)) if (value !== null && value !== undefined) query.set(name, String(value));
+    await this.core.storage.ssoTransactions.deleteWhere({ expires_at: { lte: nowSeconds(this.core) } });
+    await this.core.storage.ssoTransactions.put({
+      state_hash: sha256(state),
+      connection_id: connection.id,
+      org_id: orgId,
+      code_verifier: codeVerifier,
+      nonce,
+      authorize_query: query.toString(),
+      expires_at: nowSeconds(this.core) + TRANSACTION_SECONDS,
+    });
+    const url = oidc.buildAuthorizationUrl(config, {
+      redirect_uri: this.callbackUrl(connection),
+      scope: connection.scopes.length > 0 ? connection.scopes.join(" ") : "openid email profile",
+      response_type: "code",
+      code_challenge: await oidc.calculatePKCECodeChallenge(codeVerifier),
+      code_challenge_method: "S256",
+      state,
+      nonce,
+      ...(input.login_hint ? { login_hint: input.login_hint } : {}),
+    });
+    return url.href;
+  }
+
+  /** Finishes a sign-in at the upstream IdP: where the browser goes next. */
+  async callback(input: OauthSsoCallbackInput, finish: AuthorizationContinuation): Promise<string> {
+    const { storage } = this.core;
+    const hash = sha256(input.state);
+    const transaction = await storage.ssoTransactions.get(hash);
+    // A state is good for one callback only.
+    if (transaction) await storage.ssoTransactions.delete(hash);
+    if (!transaction || transaction.expires_at <= nowSeconds(this.core))
+      throw new ServiceError("FAILED_PRECONDITION", "this sign-in is unknown or has expired; start again from the application", "state", "invalid_request");
+    const original = Object.fromEntries(new URLSearchParams(transaction.authorize_query)) as unknown as OauthAuthorizeInput;
+    const back = (error: string, description: string) => withQuery(original.redirect_uri, { error, error_description: description, state: original.state, iss: this.core.config.issuer });
+
+    const connection = await storage.orgOidcConnections.get(transaction.connection_id);
+    if (!connection) return back("access_denied", "the organization's SSO connection was removed");
+    if (input.error) return back("access_denied", `the organization's identity provider refused the sign-in: ${input.error}${input.error_description ? ` (${input.error_description})` : ""}`);
+    if (!input.code) throw new ServiceError("INVALID_ARGUMENT", "code is required when the identity provider answers no error", "code", "invalid_request");
+
+    const config = await this.configuration(connection);
+    const current = new URL(this.callbackUrl(connection));
+    current.searchParams.set("code", input.code);
+    current.searchParams.set("state", input.state);
+    if (input.iss) current.searchParams.set("iss", input.iss);
+    let claims: oidc.IDToken;
+    try {
+      const tokens = await oidc.authorizationCodeGrant(config, current, {
+        pkceCodeVerifier: transaction.code_verifier,
+        expectedState: input.state,
+        expectedNonce: transaction.nonce,
+        idTokenExpected: true,
+      });
+      claims = tokens.claims()!;
+    } catch (error) {
+      return back("access_denied", `the identity provider's answer was refused: ${(error as Error).message}`);
+    }
+    const email = typeof claims.email === "string" ? claims.email : null;
+    if (!email) return back("access_denied", "the identity provider named no email address");
+    const verified = claims.email_verified === true;
+
+    let user = await userByEmail(this.core, email);
+    if (user && !verified) {
+      // Linking by an address the upstream did not verify would hand this account to whoever typed it there.
+      return back("access_denied", "the identity provider did not verify this email address, which an account here already uses");
+    }
+    if (user && user.revoked_timestamp !== null) return back("access_denied", "this account's access is revoked");
+    const now = nowSeconds(this.core);
+    if (!user) {
+      user = newUserRecord(this.core, {
+        email,
+        email_verified: verified,
+        given_name: typeof claims.given_name === "string" ? claims.given_name : null,
+        family_name: typeof claims.family_name === "string" ? claims.family_name : null,
+        roles: [...this.core.config.defaultRoles],
+        signup_method: "sso",
+        password_hash: null,
+      });
+      await storage.users.put(user);
+    }
+    if (!(await storage.orgMembers.find({ org_id: transaction.org_id, user_id: user.id }))) {
+      await storage.orgMembers.put({
+        id: this.core.newId(),
+        org_id: transaction.org_id,
+        user_id: user.id,
+        email: user.email,
+        given_name: user.given_name,
+        family_name: user.family_name,
+        roles: [...DEFAULT_MEMBER_ROLES],
+        created_at: now,
+        updated_at: now,
+      });
+    }
+    return finish(original, user.id);
+  }
+}
