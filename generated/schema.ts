@@ -197,7 +197,7 @@ export const schema = defineSchema({
     CheckPermissionsResponse: "results:PermissionCheckResult[]!",
     OauthTokenRequest: "grant_type:string! code:string#secret code_verifier:string#secret client_id:string client_secret:string#secret redirect_uri:string refresh_token:string#secret scope:string client_assertion:string#secret client_assertion_type:string subject_token:string#secret subject_token_type:string actor_token:string#secret actor_token_type:string resource:string",
     OauthTokenResponse: "access_token:string!#secret token_type:string! expires_in:int64! scope:string id_token:string#secret refresh_token:string#secret issued_token_type:string",
-    OauthRevokeRequest: "token:string!#secret token_type_hint:string client_id:string",
+    OauthRevokeRequest: "token:string!#secret token_type_hint:string client_id:string client_secret:string#secret",
     OauthRevokeResponse: "",
     OpenidConfigurationRequest: "",
     OauthAuthorizationServerMetadataRequest: "",

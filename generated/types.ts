@@ -1545,6 +1545,8 @@ export interface OauthRevokeInput {
   /** access_token or refresh_token. */
   token_type_hint?: string | null;
   client_id?: string | null;
+  /** A confidential client authenticates (here or with HTTP Basic); a wrong secret is invalid_client. */
+  client_secret?: string | null;
 }
 
 /** Answer of oauth_revoke. */

@@ -56,8 +56,10 @@ const PAGE_HEADERS = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  // same-origin, not no-referrer: under no-referrer a browser posts the form with Origin: null, which the origin check must refuse.
+  "referrer-policy": "same-origin",
+  // No form-action: browsers apply it to the redirects after the post too, and the last one goes to the client's redirect_uri.
+  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 function page(title: string, body: string): string {

@@ -1874,6 +1874,9 @@ type OauthRevokeInput struct {
 	// access_token or refresh_token.
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`
 	ClientID      *string `json:"client_id,omitempty"`
+	// A confidential client authenticates (here or with HTTP Basic); a wrong secret is invalid_client.
+	// Secret.
+	ClientSecret *string `json:"client_secret,omitempty"`
 }
 
 // OauthRevokeResponse is the answer of oauth_revoke.

@@ -223,7 +223,7 @@ export const rules: ValidationRules = {
     validate_session: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],
     check_permissions: ["INVALID_ARGUMENT","UNAUTHENTICATED","PERMISSION_DENIED","TOO_MANY_REQUESTS"],
     oauth_token: ["INVALID_ARGUMENT","UNAUTHENTICATED","PERMISSION_DENIED","FAILED_PRECONDITION","TOO_MANY_REQUESTS"],
-    oauth_revoke: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],
+    oauth_revoke: ["INVALID_ARGUMENT","UNAUTHENTICATED","TOO_MANY_REQUESTS"],
     openid_configuration: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],
     oauth_authorization_server_metadata: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],
     oauth_jwks: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],

@@ -287,7 +287,12 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
       }
     },
 
-    async oauthRevoke(input) {
+    async oauthRevoke(input, context) {
+      // A client that authenticates revokes as itself (RFC 7009 §2.1); a wrong secret is refused.
+      if (input.client_secret || basicCredentials(context)) {
+        const { client } = await requireClient({ ...input, grant_type: "refresh_token" } as OauthTokenInput, context);
+        input = { ...input, client_id: client.client_id };
+      }
       const refresh = await storage.refreshTokens.get(sha256(input.token));
       if (refresh) {
         if (!input.client_id || input.client_id === (refresh.client_id ?? config.clientId)) {

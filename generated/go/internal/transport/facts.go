@@ -1114,6 +1114,7 @@ var messageFacts = map[string][]field{
 		{name: "token", kind: kindString, required: true, presence: true},
 		{name: "token_type_hint", kind: kindString, presence: true},
 		{name: "client_id", kind: kindString, presence: true},
+		{name: "client_secret", kind: kindString, presence: true},
 	},
 	"OauthRevokeResponse":                     {},
 	"OpenidConfigurationRequest":              {},

@@ -1095,6 +1095,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("token", "token", "string", None, False, True, True),
         Field("token_type_hint", "token_type_hint", "string", None, False, False, True),
         Field("client_id", "client_id", "string", None, False, False, True),
+        Field("client_secret", "client_secret", "string", None, False, False, True),
     ),
     "OauthRevokeResponse": (
     ),
@@ -3363,7 +3364,7 @@ OPERATIONS: dict[str, Operation] = {
         pagination=None,
         input="OauthRevokeRequest",
         output="OauthRevokeResponse",
-        arguments={"token": "token", "token_type_hint": "token_type_hint", "client_id": "client_id"},
+        arguments={"token": "token", "token_type_hint": "token_type_hint", "client_id": "client_id", "client_secret": "client_secret"},
     ),
     "openid_configuration": Operation(
         name="openid_configuration",

@@ -75,6 +75,7 @@ class OauthResource(SyncResource):
         token: str,
         token_type_hint: str | None = None,
         client_id: str | None = None,
+        client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OauthRevokeResponse:
@@ -85,13 +86,15 @@ class OauthResource(SyncResource):
         Args:
             token: Secret. Not empty.
             token_type_hint: access_token or refresh_token.
+            client_secret: A confidential client authenticates (here or with HTTP Basic); a wrong secret
+                is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id}, OauthRevokeResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout)
 
 
 class AsyncOauthResource(AsyncResource):
@@ -159,6 +162,7 @@ class AsyncOauthResource(AsyncResource):
         token: str,
         token_type_hint: str | None = None,
         client_id: str | None = None,
+        client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> OauthRevokeResponse:
@@ -169,10 +173,12 @@ class AsyncOauthResource(AsyncResource):
         Args:
             token: Secret. Not empty.
             token_type_hint: access_token or refresh_token.
+            client_secret: A confidential client authenticates (here or with HTTP Basic); a wrong secret
+                is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id}, OauthRevokeResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout)
