@@ -1596,6 +1596,8 @@ export interface OauthAuthorizeInput {
   login_hint?: string | null;
   /** An email domain, routed as login_hint's is. At most 253 characters. */
   domain_hint?: string | null;
+  /** The protected resource the token is for (RFC 8707), as MCP hosts send it: this service or a registered client, else invalid_target. At most 2048 characters. */
+  resource?: string | null;
 }
 
 /** Input of oauth_sso_callback. */

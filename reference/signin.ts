@@ -16,7 +16,7 @@ import type { Core } from "./core.js";
 
 const CSRF_COOKIE = "service_signin_csrf";
 /** The parameters of an authorization request a sign-in hands back to /oauth/authorize; nothing else is carried. */
-const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "scope", "state", "nonce", "login_hint", "domain_hint"];
+const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "scope", "state", "nonce", "login_hint", "domain_hint", "resource"];
 
 const secure = (request: IncomingMessage) => (request.socket as TLSSocket).encrypted === true;
 

@@ -1932,6 +1932,9 @@ type OauthAuthorizeInput struct {
 	LoginHint *string `json:"login_hint,omitempty"`
 	// An email domain, routed as login_hint's is. At most 253 characters.
 	DomainHint *string `json:"domain_hint,omitempty"`
+	// The protected resource the token is for (RFC 8707), as MCP hosts send it: this service or a
+	// registered client, else invalid_target. At most 2048 characters.
+	Resource *string `json:"resource,omitempty"`
 }
 
 // OauthSsoCallbackInput is the input of OauthSsoCallback.

@@ -10,7 +10,7 @@ import { nowSeconds, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { sha256 } from "../secrets.js";
 import type { ClientRecord, SessionRecord } from "../storage.js";
-import { clientByClientId, clientSecretMatches } from "./clients.js";
+import { clientByClientId, clientSecretMatches, isServiceAudience } from "./clients.js";
 import { basicCredentials, GRANT_TOKEN_EXCHANGE, issueAuthorizationCode } from "./oauth.js";
 
 /** The browser session cookie of the hosted sign-in page (SameSite=Lax: a relying party's redirect to /oauth/authorize is a cross-site navigation). */
@@ -154,6 +154,7 @@ export function oidcOperations(
       const requested = (input.scope ?? "openid").split(" ").filter(Boolean);
       const outside = requested.filter((scope) => !(OIDC_SCOPES as readonly string[]).includes(scope) && !client.allowed_scopes.includes(scope));
       if (outside.length > 0) return refuse("invalid_scope", `scope not allowed for this client: ${outside.join(" ")}`);
+      if (input.resource != null && !(await isServiceAudience(core, input.resource))) return refuse("invalid_target", "resource must be this service or a registered client");
 
       const session = input.prompt === "login" ? undefined : await browserSession(deps, context);
       const user = session ? await storage.users.get(session.user_id) : undefined;

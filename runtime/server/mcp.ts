@@ -34,9 +34,9 @@ const RESOURCE_METADATA_PATH = "/.well-known/oauth-protected-resource";
 
 export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: () => Promise<readonly ToolDefinition[]>, options: McpOptions): HttpMount & { ready(): Promise<unknown> } {
   const servesResourceMetadata = Object.values(schema.operations).some((operation) => operation.rest?.method === "GET" && operation.rest.path === RESOURCE_METADATA_PATH);
-  /** The metadata's URL on the host the request reached (its Host header, only where it is a plain host name). */
+  /** The metadata's URL on the host the request reached (its Host header, or HTTP/2's :authority; only a plain host name). */
   const resourceMetadataUrl = (request: IncomingMessage): string | undefined => {
-    const host = request.headers.host ?? "";
+    const host = request.headers.host ?? (request.headers[":authority"] as string | undefined) ?? "";
     if (!servesResourceMetadata || !/^[A-Za-z0-9.-]+(:\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](:\d{1,5})?$/.test(host)) return undefined;
     return `${(request.socket as TLSSocket).encrypted ? "https" : "http"}://${host}${RESOURCE_METADATA_PATH}`;
   };

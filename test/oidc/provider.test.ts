@@ -5,6 +5,10 @@
 import { createHash, createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as oidc from "openid-client";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { chromium, type Browser as Chromium } from "playwright-core";
 import { Agent, fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -115,7 +119,7 @@ beforeAll(async () => {
   certs = makeCertificates();
   agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
   service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false }, clock: () => Date.now() + clockOffset * 1000 });
-  server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, ...service.serverOptions });
+  server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, mcp: true, ...service.serverOptions });
   issuer = (await server.listen()).httpUrl;
   service.setAddresses({ issuer });
   const admin = new AdminClient({ serviceUrl: issuer, adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false, tls: { ca: readFileSync(certs.ca, "utf8") } });
@@ -292,6 +296,54 @@ describe("the service as an OpenID provider, for openid-client", () => {
       expect(after).toEqual(during.filter((kid) => kid !== before[0]));
     } finally {
       clockOffset = 0;
+    }
+  });
+});
+
+describe("an MCP host (the official SDK's client)", () => {
+  it("learns the authorization server from /mcp's 401 (RFC 9728), signs the user in with the flow above and calls a user tool with the token", async () => {
+    const unauthenticated = await undiciFetch(`${issuer}/mcp`, {
+      method: "POST",
+      dispatcher: agent,
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "profile", arguments: {} } }),
+    });
+    expect(unauthenticated.status).toBe(401);
+    expect(unauthenticated.headers.get("www-authenticate")).toContain(`resource_metadata="${issuer}/.well-known/oauth-protected-resource"`);
+
+    const fetchFn = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+    let saved: OAuthTokens | undefined;
+    let verifier = "";
+    let authorizationUrl: URL | undefined;
+    const provider: OAuthClientProvider = {
+      redirectUrl: REDIRECT_URI,
+      clientMetadata: { redirect_uris: [REDIRECT_URI], client_name: "an MCP host" },
+      clientInformation: () => ({ client_id: clientId, client_secret: clientSecret }),
+      tokens: () => saved,
+      saveTokens: (tokens) => {
+        saved = tokens;
+      },
+      redirectToAuthorization: (url) => {
+        authorizationUrl = url;
+      },
+      saveCodeVerifier: (value) => {
+        verifier = value;
+      },
+      codeVerifier: () => verifier,
+    };
+    expect(await auth(provider, { serverUrl: `${issuer}/mcp`, fetchFn })).toBe("REDIRECT");
+    expect(authorizationUrl!.href.startsWith(`${issuer}/oauth/authorize?`)).toBe(true);
+    const back = await signIn(new FormBrowser(), { url: authorizationUrl!, verifier, state: "", nonce: "" }, "ada@example.com");
+    expect(await auth(provider, { serverUrl: `${issuer}/mcp`, authorizationCode: new URL(back).searchParams.get("code")!, fetchFn })).toBe("AUTHORIZED");
+
+    const client = new Client({ name: "mcp-host-test", version: "1.0.0" });
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${issuer}/mcp`), { authProvider: provider, fetch: fetchFn }));
+    try {
+      const result = await client.callTool({ name: "profile", arguments: {} });
+      expect(result.isError).toBeFalsy();
+      expect(JSON.stringify(result.structuredContent)).toContain("ada@example.com");
+    } finally {
+      await client.close();
     }
   });
 });

@@ -1133,6 +1133,7 @@ var messageFacts = map[string][]field{
 		{name: "prompt", kind: kindString, presence: true},
 		{name: "login_hint", kind: kindString, presence: true},
 		{name: "domain_hint", kind: kindString, presence: true},
+		{name: "resource", kind: kindString, presence: true},
 	},
 	"OauthSsoCallbackRequest": {
 		{name: "state", kind: kindString, required: true, presence: true},

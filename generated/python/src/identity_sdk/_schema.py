@@ -1119,6 +1119,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("prompt", "prompt", "string", None, False, False, True),
         Field("login_hint", "login_hint", "string", None, False, False, True),
         Field("domain_hint", "domain_hint", "string", None, False, False, True),
+        Field("resource", "resource", "string", None, False, False, True),
     ),
     "OauthSsoCallbackRequest": (
         Field("state", "state", "string", None, False, True, True),
@@ -3474,7 +3475,7 @@ OPERATIONS: dict[str, Operation] = {
         pagination=None,
         input="OauthAuthorizeRequest",
         output="Redirect",
-        arguments={"response_type": "response_type", "client_id": "client_id", "redirect_uri": "redirect_uri", "code_challenge": "code_challenge", "code_challenge_method": "code_challenge_method", "scope": "scope", "state": "state", "nonce": "nonce", "prompt": "prompt", "login_hint": "login_hint", "domain_hint": "domain_hint"},
+        arguments={"response_type": "response_type", "client_id": "client_id", "redirect_uri": "redirect_uri", "code_challenge": "code_challenge", "code_challenge_method": "code_challenge_method", "scope": "scope", "state": "state", "nonce": "nonce", "prompt": "prompt", "login_hint": "login_hint", "domain_hint": "domain_hint", "resource": "resource"},
     ),
     "oauth_sso_callback": Operation(
         name="oauth_sso_callback",

@@ -109,6 +109,7 @@ class OIDCResource(SyncResource):
         prompt: str | None = None,
         login_hint: str | None = None,
         domain_hint: str | None = None,
+        resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Redirect:
@@ -135,13 +136,15 @@ class OIDCResource(SyncResource):
             login_hint: The user's email: a verified domain of an organization with an OIDC connection
                 sends the browser to that IdP. At most 320 characters.
             domain_hint: An email domain, routed as login_hint's is. At most 253 characters.
+            resource: The protected resource the token is for (RFC 8707), as MCP hosts send it: this
+                service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint}, Redirect, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout)
 
     def oauth_sso_callback(
         self,
@@ -348,6 +351,7 @@ class AsyncOIDCResource(AsyncResource):
         prompt: str | None = None,
         login_hint: str | None = None,
         domain_hint: str | None = None,
+        resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> Redirect:
@@ -374,13 +378,15 @@ class AsyncOIDCResource(AsyncResource):
             login_hint: The user's email: a verified domain of an organization with an OIDC connection
                 sends the browser to that IdP. At most 320 characters.
             domain_hint: An email domain, routed as login_hint's is. At most 253 characters.
+            resource: The protected resource the token is for (RFC 8707), as MCP hosts send it: this
+                service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint}, Redirect, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout)
 
     async def oauth_sso_callback(
         self,
