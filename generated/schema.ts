@@ -206,7 +206,7 @@ export const schema = defineSchema({
     OauthAuthorizeRequest: "response_type:string! client_id:string! redirect_uri:string! code_challenge:string! code_challenge_method:string scope:string state:string nonce:string prompt:string login_hint:string domain_hint:string resource:string",
     OauthSsoCallbackRequest: "state:string! code:string#secret iss:string error:string error_description:string",
     OauthUserinfoRequest: "",
-    OauthIntrospectRequest: "token:string!#secret token_type_hint:string client_id:string client_secret:string#secret",
+    OauthIntrospectRequest: "token:string!#secret token_type_hint:string client_id:string! client_secret:string!#secret",
     OauthLogoutRequest: "id_token_hint:string#secret client_id:string post_logout_redirect_uri:string state:string",
   },
   operations: {

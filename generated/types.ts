@@ -1625,9 +1625,10 @@ export interface OauthIntrospectInput {
   token: string;
   /** access_token or refresh_token; a hint only. */
   token_type_hint?: string | null;
-  client_id?: string | null;
-  /** May be sent with HTTP Basic authentication instead. */
-  client_secret?: string | null;
+  /** The registered client asking (client_secret_post; the one method discovery names for this route). Not empty. */
+  client_id: string;
+  /** Not empty. */
+  client_secret: string;
 }
 
 /** Input of oauth_logout. */

@@ -108,6 +108,8 @@ export interface ReferenceServiceOptions {
   signingKey?: SigningKeyOption;
   /** Keys rotated out before this start: published in the JWKS, and honoured, for one token lifetime (accessTokenSeconds) from start. */
   previousSigningKeys?: SigningKeyOption[];
+  /** The key the next rotation signs with, published from start so that relying parties that cache the JWKS know it before it signs. */
+  nextSigningKey?: SigningKeyOption;
   storage?: Storage;
   features?: Partial<FeatureFlags>;
   /**
@@ -140,7 +142,7 @@ export interface ReferenceState {
   readonly outbox: OutgoingMessage[];
   /** Public keys of the service's tokens. */
   jwks(): JSONWebKeySet;
-  /** Signs with a new key from now on; the current one stays published until the tokens it signed expire. */
+  /** Signs with the pre-published next key (or a new one) from now on and publishes a new next key; the current one stays published until the tokens it signed expire. */
   rotateSigningKey(): void;
   /** Claims of a token the service signed and still honours, or null. */
   verifyAccessToken(token: string): Promise<ServiceClaims | null>;
@@ -322,7 +324,12 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
         if (outbox.length > OUTBOX_LIMIT) outbox.shift();
       }),
   };
-  const tokens = new TokenService(core, loadSigningKey(options.signingKey), (options.previousSigningKeys ?? []).map(loadSigningKey));
+  const tokens = new TokenService(
+    core,
+    loadSigningKey(options.signingKey),
+    (options.previousSigningKeys ?? []).map(loadSigningKey),
+    options.nextSigningKey ? loadSigningKey(options.nextSigningKey) : undefined,
+  );
   const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
   const { storage } = core;
 

@@ -70,18 +70,31 @@ interface PublishedKey {
   retiredAt: number | null;
 }
 
+/** A new key pair of `alg`'s kind: EC P-256 for ES256, RSA-2048 for RS256. */
+function newSigningKey(alg: SigningAlgorithm): SigningKey {
+  const privateKey = alg === "ES256" ? generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey : generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
+  return loadSigningKey({ privateKey, alg });
+}
+
 export class TokenService {
   /** The current key first, then the retired ones still published. */
   private keys: PublishedKey[];
+  /** The key the next rotation signs with, published ahead so that relying parties caching the JWKS know it before it signs. */
+  private next: SigningKey | undefined;
 
-  /** `retired`: keys rotated out before this start, published (and honoured) for one token lifetime from now. */
+  /**
+   * `retired`: keys rotated out before this start, published (and honoured) for one token lifetime
+   * from now; `next`: the key the next rotation promotes, published from now on.
+   */
   constructor(
     private readonly core: Core,
     key: SigningKey,
     retired: readonly SigningKey[] = [],
+    next?: SigningKey,
   ) {
     const now = nowSeconds(core);
     this.keys = [{ key, retiredAt: null }, ...retired.map((old) => ({ key: old, retiredAt: now }))];
+    this.next = next;
   }
 
   private get current(): SigningKey {
@@ -100,7 +113,7 @@ export class TokenService {
 
   /** The public key set a relying party verifies the service's tokens with. */
   jwks(): JSONWebKeySet {
-    return { keys: this.published().map(({ key }) => ({ ...key.publicJwk })) };
+    return { keys: [...this.published().map(({ key }) => ({ ...key.publicJwk })), ...(this.next ? [{ ...this.next.publicJwk }] : [])] };
   }
 
   /** The algorithm of the current key (what discovery names). */
@@ -108,10 +121,17 @@ export class TokenService {
     return this.current.alg;
   }
 
-  /** Signs with `next` (default: a new EC P-256 key) from now on; the current key stays published until its tokens expire. */
-  rotate(next: SigningKey = loadSigningKey(undefined)): void {
+  /**
+   * Signs with the pre-published next key from now on (or `replacement`, or a new key of the same
+   * algorithm when none was published), and publishes a new next key; the current key stays
+   * published until the tokens it signed expire.
+   */
+  rotate(replacement?: SigningKey): void {
     const now = nowSeconds(this.core);
-    this.keys = [{ key: next, retiredAt: null }, ...this.published().map((entry) => ({ ...entry, retiredAt: entry.retiredAt ?? now }))];
+    const alg = this.current.alg;
+    const promoted = replacement ?? this.next ?? newSigningKey(alg);
+    this.keys = [{ key: promoted, retiredAt: null }, ...this.published().map((entry) => ({ ...entry, retiredAt: entry.retiredAt ?? now }))];
+    this.next = newSigningKey(alg);
   }
 
   async sign(claims: ClaimsToSign, lifetimeSeconds: number): Promise<SignedToken> {
@@ -130,13 +150,13 @@ export class TokenService {
       const result = await jwtVerify<ServiceClaims>(
         token,
         (header) => {
-          const found = published.find(({ key }) => key.kid === header.kid && key.alg === header.alg);
+          const found = [...published.map(({ key }) => key), ...(this.next ? [this.next] : [])].find((key) => key.kid === header.kid && key.alg === header.alg);
           if (!found) throw new Error("no published key has this kid");
-          return found.key.publicKey;
+          return found.publicKey;
         },
         {
           issuer: this.core.config.issuer,
-          algorithms: [...new Set(published.map(({ key }) => key.alg))],
+          algorithms: [...new Set([...published.map(({ key }) => key.alg), ...(this.next ? [this.next.alg] : [])])],
           currentDate: new Date(this.core.clock()),
           requiredClaims: ["sub", "jti", "exp"],
         },

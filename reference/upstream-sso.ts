@@ -46,7 +46,9 @@ export class UpstreamSso {
     try {
       const config = await oidc.discovery(new URL(connection.issuer_url), connection.client_id, connection.client_secret, undefined, {
         timeout: 5,
-        ...(this.options.allowPrivate ? { execute: [oidc.allowInsecureRequests] } : {}),
+        // The ID token's signature is checked against the upstream's JWKS too (openid-client skips that
+        // by default for a token fetched over TLS); allowInsecureRequests only for loopback IdPs in development.
+        execute: [oidc.enableNonRepudiationChecks, ...(this.options.allowPrivate ? [oidc.allowInsecureRequests] : [])],
       });
       this.discovered.set(key, { config, until: Date.now() + DISCOVERY_SECONDS * 1000 });
       return config;
@@ -105,7 +107,7 @@ export class UpstreamSso {
     const connection = await storage.orgOidcConnections.get(transaction.connection_id);
     if (!connection) return back("access_denied", "the organization's SSO connection was removed");
     if (input.error) return back("access_denied", `the organization's identity provider refused the sign-in: ${input.error}${input.error_description ? ` (${input.error_description})` : ""}`);
-    if (!input.code) throw new ServiceError("INVALID_ARGUMENT", "code is required when the identity provider answers no error", "code", "invalid_request");
+    if (!input.code) return back("access_denied", "the organization's identity provider answered neither a code nor an error");
 
     const config = await this.configuration(connection);
     const current = new URL(this.callbackUrl(connection));

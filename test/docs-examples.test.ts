@@ -81,15 +81,23 @@ function readExamples(): Map<string, Example> {
 const examples = readExamples();
 
 /** The input a printed command sends (its `-d` JSON), or {} when it sends none. */
+/** The query string of a printed GET or DELETE: `curl "$SERVICE_URL/path?a=1&b=2"`. */
+const QUERY_ARGUMENT = /^curl (?:-X \w+ )?"(\$SERVICE_URL[^"?]*)\?([^"]*)"/;
+
 function commandInput(command: string): Record<string, unknown> {
   const data = DATA_ARGUMENT.exec(command);
-  return data ? (JSON.parse(data[1]!.replace(/'\\''/g, "'")) as Record<string, unknown>) : {};
+  if (data) return JSON.parse(data[1]!.replace(/'\\''/g, "'")) as Record<string, unknown>;
+  const query = QUERY_ARGUMENT.exec(command);
+  return query ? Object.fromEntries(new URLSearchParams(query[2]!)) : {};
 }
 
 const shellQuote = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
 
 /** The command with its `-d` JSON replaced by `input`. */
-const withInput = (command: string, input: Record<string, unknown>) => command.replace(DATA_ARGUMENT, () => `-d ${shellQuote(JSON.stringify(input))}`);
+const withInput = (command: string, input: Record<string, unknown>) =>
+  DATA_ARGUMENT.test(command)
+    ? command.replace(DATA_ARGUMENT, () => `-d ${shellQuote(JSON.stringify(input))}`)
+    : command.replace(QUERY_ARGUMENT, (_, path: string) => `curl "${path}?${new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString()}"`);
 
 /** The protobuf-es descriptors of an operation's request and answer, from the generated services. */
 function grpcMessages(operation: OperationSpec): { input: DescMessage; output: DescMessage } {
@@ -229,6 +237,14 @@ async function runForm(name: OperationName, protocol: "graphql" | "rest" | "grpc
       // The root field the document selects: the first name of its second line.
       const field = /^\s*(\w+)/.exec(graphql.document.split("\n")[1]!)![1]!;
       return normalizeMessage(schema, operation.output, body.data![field]);
+    }
+    if (protocol === "rest" && operation.rest!.answer === "redirect") {
+      // A browser's route: it answers 302, and the answer is where it sends the browser.
+      const command = `${withInput(example.curl!, fillInput(operation, commandInput(example.curl!), input, values, false))} -w '\n%{redirect_url}\n%{http_code}'`;
+      const run = await shell(command, { ...variables, CURL_HOME: curlHome, XDG_CONFIG_HOME: curlHome });
+      const [location = "", status = ""] = run.stdout.split("\n").slice(-2);
+      expect({ exit: run.code, status, stderr: run.stderr }, `${name} with curl: ${run.stdout}`).toEqual({ exit: 0, status: "302", stderr: "" });
+      return { location };
     }
     if (protocol === "rest") {
       const command = withInput(example.curl!, fillInput(operation, commandInput(example.curl!), input, values, false));

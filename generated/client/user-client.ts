@@ -198,7 +198,7 @@ export class UserClient extends UserClientBase {
     return this.core.call("oauth_userinfo", input, options) as unknown as Promise<UserInfo>;
   }
 
-  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client. Protocols: rest (since 2.6.0). */
+  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client with client_id and client_secret in the body. Protocols: rest (since 2.6.0). */
   oauthIntrospect(input: OauthIntrospectInput, options?: CallOptions): Promise<TokenIntrospection> {
     return this.core.call("oauth_introspect", this.withClientId(input), options) as unknown as Promise<TokenIntrospection>;
   }

@@ -1203,7 +1203,8 @@ func (c *UserClient) OauthUserinfo(ctx context.Context, in *OauthUserinfoInput, 
 }
 
 // OauthIntrospect calls oauth_introspect: Whether a token of this service is active, and what it is
-// (RFC 7662); the caller authenticates as a registered client.
+// (RFC 7662); the caller authenticates as a registered client with client_id and client_secret in the
+// body.
 //
 // Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
 //

@@ -1966,9 +1966,11 @@ type OauthIntrospectInput struct {
 	Token string `json:"token"`
 	// access_token or refresh_token; a hint only.
 	TokenTypeHint *string `json:"token_type_hint,omitempty"`
-	ClientID      *string `json:"client_id,omitempty"`
-	// May be sent with HTTP Basic authentication instead. Secret.
-	ClientSecret *string `json:"client_secret,omitempty"`
+	// The registered client asking (client_secret_post; the one method discovery names for this route).
+	// Required. Not empty.
+	ClientID string `json:"client_id"`
+	// Secret. Required. Not empty.
+	ClientSecret string `json:"client_secret"`
 }
 
 // OauthLogoutInput is the input of OauthLogout.

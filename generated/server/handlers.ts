@@ -395,7 +395,7 @@ export interface OAuthHandlers {
   oauthSsoCallback(input: OauthSsoCallbackInput, context: CallContext): Promise<Reply<Redirect>>;
   /** Claims about the user an access token was issued for, as its scopes allow (email, profile, phone). Auth: user. Protocols: rest. */
   oauthUserinfo(input: OauthUserinfoInput, context: CallContext): Promise<Reply<UserInfo>>;
-  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client. Auth: public. Protocols: rest. */
+  /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client with client_id and client_secret in the body. Auth: public. Protocols: rest. */
   oauthIntrospect(input: OauthIntrospectInput, context: CallContext): Promise<Reply<TokenIntrospection>>;
   /** RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the client registered, or to the signed-out page. Auth: public. Protocols: rest. */
   oauthLogout(input: OauthLogoutInput, context: CallContext): Promise<Reply<Redirect>>;

@@ -110,7 +110,7 @@ export const rules: ValidationRules = {
     OauthRevokeRequest: { token: {"minLength":1} },
     OauthAuthorizeRequest: { response_type: {"minLength":1,"format":"response_type"}, client_id: {"minLength":1}, redirect_uri: {"minLength":1,"format":"redirect_uri"}, code_challenge: {"minLength":1,"format":"s256_challenge"}, code_challenge_method: {"format":"code_challenge_method"}, scope: {"maxLength":1024}, state: {"maxLength":1024}, nonce: {"maxLength":1024}, prompt: {"format":"prompt"}, login_hint: {"maxLength":320}, domain_hint: {"maxLength":253}, resource: {"maxLength":2048} },
     OauthSsoCallbackRequest: { state: {"maxLength":256,"minLength":1}, code: {"maxLength":4096}, iss: {"maxLength":2048}, error: {"maxLength":256}, error_description: {"maxLength":1024} },
-    OauthIntrospectRequest: { token: {"minLength":1} },
+    OauthIntrospectRequest: { token: {"minLength":1}, client_id: {"minLength":1}, client_secret: {"minLength":1} },
     OauthLogoutRequest: { id_token_hint: {"maxLength":8192}, post_logout_redirect_uri: {"format":"redirect_uri"}, state: {"maxLength":1024} },
   },
   atLeastOneOf: {

@@ -11,7 +11,7 @@ import type { Deps, Operations } from "../deps.js";
 import { sha256 } from "../secrets.js";
 import type { ClientRecord, SessionRecord } from "../storage.js";
 import { clientByClientId, clientSecretMatches, isServiceAudience } from "./clients.js";
-import { basicCredentials, GRANT_TOKEN_EXCHANGE, issueAuthorizationCode } from "./oauth.js";
+import { GRANT_TOKEN_EXCHANGE, issueAuthorizationCode } from "./oauth.js";
 
 /** The browser session cookie of the hosted sign-in page (SameSite=Lax: a relying party's redirect to /oauth/authorize is a cross-site navigation). */
 export const SIGNIN_COOKIE = "service_signin";
@@ -60,7 +60,7 @@ export function providerMetadata(issuer: string, algorithm: string): OpenIDConfi
     claims_supported: CLAIMS,
     code_challenge_methods_supported: ["S256"],
     token_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
-    introspection_endpoint_auth_methods_supported: ["client_secret_basic", "client_secret_post"],
+    introspection_endpoint_auth_methods_supported: ["client_secret_post"],
     prompt_values_supported: ["none", "login"],
   };
 }
@@ -85,13 +85,10 @@ export async function browserSession(deps: Deps, context: CallContext): Promise<
   return cookie ? deps.sessions.byCookie(cookie) : undefined;
 }
 
-/** The client that authenticates the call (HTTP Basic, or client_id and client_secret in the body), or invalid_client. */
-async function authenticatedClient(core: Core, context: CallContext, clientId: string | null | undefined, secret: string | null | undefined): Promise<ClientRecord> {
-  const basic = basicCredentials(context);
-  const id = basic?.clientId ?? clientId;
-  const presented = basic?.secret ?? secret;
-  const client = id && presented ? await clientByClientId(core, id) : undefined;
-  if (!client || !client.is_active || !clientSecretMatches(core, client, presented!)) throw new ServiceError("UNAUTHENTICATED", "client authentication failed", undefined, "invalid_client");
+/** The client the body authenticates (client_secret_post, as the contract requires), or invalid_client. */
+async function authenticatedClient(core: Core, clientId: string, secret: string): Promise<ClientRecord> {
+  const client = await clientByClientId(core, clientId);
+  if (!client || !client.is_active || !clientSecretMatches(core, client, secret)) throw new ServiceError("UNAUTHENTICATED", "client authentication failed", undefined, "invalid_client");
   return client;
 }
 
@@ -191,8 +188,8 @@ export function oidcOperations(
       } as UserInfo;
     },
 
-    async oauthIntrospect(input, context) {
-      await authenticatedClient(core, context, input.client_id, input.client_secret);
+    async oauthIntrospect(input) {
+      await authenticatedClient(core, input.client_id, input.client_secret);
       const refresh = await storage.refreshTokens.get(sha256(input.token));
       if (refresh && refresh.used_at == null && refresh.expires_at > nowSeconds(core) && (await storage.sessions.get(refresh.session_id))) {
         return {

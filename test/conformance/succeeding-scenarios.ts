@@ -2,10 +2,38 @@
 // succeeds: the tests that need every operation's success path (the API reference's examples, the
 // client openapi-python-client generates) run these instead. admin_signup and update_env always refuse.
 import { expect } from "vitest";
+import { sha256 } from "../../reference/secrets.js";
 import { START_S } from "../helpers/reference-server.js";
 import type { OperationName, Scenario } from "./scenarios.js";
 
 export const SUCCEEDING_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
+  oauth_sso_callback: {
+    about: "an upstream IdP's answer without a code, sent back to the client that asked",
+    setup: async (c) => {
+      const orgId = await c.createOrg("acme");
+      const connection = await c.admin.createOrgOIDCConnection({ org_id: orgId, name: "okta", issuer_url: "https://acme.okta.example", client_id: "acme-app", client_secret: "upstream-secret-1" });
+      const { client } = await c.admin.createClient({ name: "portal", allowed_scopes: ["invoices:read"], redirect_uris: ["https://app.example.com/cb"] });
+      // A sign-in in flight at the upstream IdP, as /oauth/authorize leaves it.
+      await c.state.storage.ssoTransactions.put({
+        state_hash: sha256("sso_in-flight"),
+        connection_id: connection.id,
+        org_id: orgId,
+        code_verifier: "upstream-verifier",
+        nonce: "upstream-nonce",
+        authorize_query: new URLSearchParams({
+          response_type: "code",
+          client_id: client.client_id,
+          redirect_uri: "https://app.example.com/cb",
+          code_challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+          state: "s-1",
+        }).toString(),
+        expires_at: START_S + 600,
+      });
+      return {};
+    },
+    input: () => ({ state: "sso_in-flight" }),
+    expect: { ok: (a) => expect(a.location).toMatch(/^https:\/\/app\.example\.com\/cb\?error=access_denied&/) },
+  },
   fga_get_model: {
     about: "the model written last",
     setup: async (c) => {

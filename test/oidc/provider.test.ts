@@ -2,7 +2,7 @@
 // library nobody here wrote): discovery from the issuer URL alone, the authorization code flow
 // with PKCE through the hosted sign-in page (form posts, and once in headless Chromium), the ID
 // token checked against the JWKS, userinfo, introspection, logout; and each refusal the RFCs name.
-import { createHash, createPublicKey } from "node:crypto";
+import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as oidc from "openid-client";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -118,7 +118,13 @@ async function signUp(email: string): Promise<void> {
 beforeAll(async () => {
   certs = makeCertificates();
   agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
-  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false }, clock: () => Date.now() + clockOffset * 1000 });
+  service = createReferenceService({
+    passwordHashCost: TEST_PASSWORD_HASH_COST,
+    features: { is_email_verification_enabled: false },
+    clock: () => Date.now() + clockOffset * 1000,
+    // Published from the start: the relying party's cached key set knows it when a rotation promotes it.
+    nextSigningKey: { privateKey: generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey, alg: "ES256" },
+  });
   server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, mcp: true, ...service.serverOptions });
   issuer = (await server.listen()).httpUrl;
   service.setAddresses({ issuer });
@@ -129,7 +135,8 @@ beforeAll(async () => {
   clientSecret = created.client_secret;
   await signUp("ada@example.com");
   // Nothing but the issuer URL: discovery finds every endpoint and the keys.
-  config = await oidc.discovery(new URL(issuer), clientId, clientSecret, undefined, { [oidc.customFetch]: fetchWithCa });
+  // enableNonRepudiationChecks: the ID token's signature is checked against the JWKS too.
+  config = await oidc.discovery(new URL(issuer), clientId, clientSecret, undefined, { [oidc.customFetch]: fetchWithCa, execute: [oidc.enableNonRepudiationChecks] });
 });
 
 afterAll(async () => {
@@ -275,7 +282,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     expect(new URL((await browser.request(silent.url.href)).location!).searchParams.get("error")).toBe("login_required");
   });
 
-  it("keeps a rotated key published until the tokens it signed expire", async () => {
+  it("publishes the next key before it signs, and keeps a rotated key published until the tokens it signed expire", async () => {
     const browser = new FormBrowser();
     const started = await authorizationRequest();
     const tokens = await oidc.authorizationCodeGrant(config, new URL(await signIn(browser, started, "ada@example.com")), {
@@ -284,16 +291,25 @@ describe("the service as an OpenID provider, for openid-client", () => {
       expectedNonce: started.nonce,
     });
     const jwks = async () => ((await (await undiciFetch(`${issuer}/.well-known/jwks.json`, { dispatcher: agent })).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
-    const before = await jwks();
+    const [current, next] = await jwks();
+    expect(next).toBeDefined();
     service.state.rotateSigningKey();
     const during = await jwks();
-    expect(during).toHaveLength(2);
-    expect(during).toContain(before[0]);
+    // The pre-published key signs now; the old one stays; a new next key is published.
+    expect(during.slice(0, 2)).toEqual([next, current]);
+    expect(during).toHaveLength(3);
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
+    // A token signed with the promoted key verifies against the key set the relying party cached before the rotation.
+    const after = await authorizationRequest();
+    const fresh = await oidc.authorizationCodeGrant(config, new URL(await signIn(new FormBrowser(), after, "ada@example.com")), {
+      pkceCodeVerifier: after.verifier,
+      expectedState: after.state,
+      expectedNonce: after.nonce,
+    });
+    expect(JSON.parse(Buffer.from(fresh.id_token!.split(".")[0]!, "base64url").toString()).kid).toBe(next);
     clockOffset += service.state.config.accessTokenSeconds + 1;
     try {
-      const after = await jwks();
-      expect(after).toEqual(during.filter((kid) => kid !== before[0]));
+      expect(await jwks()).toEqual(during.filter((kid) => kid !== current));
     } finally {
       clockOffset = 0;
     }

@@ -1146,8 +1146,8 @@ var messageFacts = map[string][]field{
 	"OauthIntrospectRequest": {
 		{name: "token", kind: kindString, required: true, presence: true},
 		{name: "token_type_hint", kind: kindString, presence: true},
-		{name: "client_id", kind: kindString, presence: true},
-		{name: "client_secret", kind: kindString, presence: true},
+		{name: "client_id", kind: kindString, required: true, presence: true},
+		{name: "client_secret", kind: kindString, required: true, presence: true},
 	},
 	"OauthLogoutRequest": {
 		{name: "id_token_hint", kind: kindString, presence: true},

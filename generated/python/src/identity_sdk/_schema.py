@@ -1133,8 +1133,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     "OauthIntrospectRequest": (
         Field("token", "token", "string", None, False, True, True),
         Field("token_type_hint", "token_type_hint", "string", None, False, False, True),
-        Field("client_id", "client_id", "string", None, False, False, True),
-        Field("client_secret", "client_secret", "string", None, False, False, True),
+        Field("client_id", "client_id", "string", None, False, True, True),
+        Field("client_secret", "client_secret", "string", None, False, True, True),
     ),
     "OauthLogoutRequest": (
         Field("id_token_hint", "id_token_hint", "string", None, False, False, True),

@@ -200,21 +200,23 @@ class OIDCResource(SyncResource):
         self,
         *,
         token: str,
+        client_id: str,
+        client_secret: str,
         token_type_hint: str | None = None,
-        client_id: str | None = None,
-        client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> TokenIntrospection:
         """Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates
-        as a registered client.
+        as a registered client with client_id and client_secret in the body.
 
         Protocols: rest (since 2.6.0); always sent over rest.
 
         Args:
             token: Secret. Not empty.
             token_type_hint: access_token or refresh_token; a hint only.
-            client_secret: May be sent with HTTP Basic authentication instead. Secret.
+            client_id: The registered client asking (client_secret_post; the one method discovery names
+                for this route). Not empty.
+            client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -442,21 +444,23 @@ class AsyncOIDCResource(AsyncResource):
         self,
         *,
         token: str,
+        client_id: str,
+        client_secret: str,
         token_type_hint: str | None = None,
-        client_id: str | None = None,
-        client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> TokenIntrospection:
         """Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates
-        as a registered client.
+        as a registered client with client_id and client_secret in the body.
 
         Protocols: rest (since 2.6.0); always sent over rest.
 
         Args:
             token: Secret. Not empty.
             token_type_hint: access_token or refresh_token; a hint only.
-            client_secret: May be sent with HTTP Basic authentication instead. Secret.
+            client_id: The registered client asking (client_secret_post; the one method discovery names
+                for this route). Not empty.
+            client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
