@@ -268,8 +268,9 @@ export function buildOpenapi(ir: Ir): Schema {
     }
   };
   for (const op of restOps) {
-    if (op.input.fields.length > 0) visit(op.input);
-    visit(op.output);
+    // A query string carries its fields as parameters, and a redirect answers no body: neither needs a schema of its own.
+    if (op.input.fields.length > 0 && !op.rest!.inQuery) visit(op.input);
+    if (op.rest!.answer !== "redirect") visit(op.output);
   }
   const usedEnums = new Set(ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))));
 

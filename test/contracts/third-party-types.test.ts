@@ -70,7 +70,9 @@ describe("types generated from the contracts by third-party tools", () => {
       }
       if (op.rest) {
         const route = `paths[${JSON.stringify(op.rest.path)}][${JSON.stringify(op.rest.method.toLowerCase())}]`;
-        lines.push(`type R_${op.name} = Assert<Mutual<${route}["responses"][200]["content"]["application/json"], T.${output}>>;`);
+        // A browser's route answers 302, its Location the output's one field.
+        if (op.rest.answer === "redirect") lines.push(`type R_${op.name} = Assert<Mutual<NonNullable<${route}["responses"][302]["headers"]["Location"]>, T.${output}["location"]>>;`);
+        else lines.push(`type R_${op.name} = Assert<Mutual<${route}["responses"][200]["content"]["application/json"], T.${output}>>;`);
         checks++;
         if (op.rest.method === "POST" && op.input.fields.length > 0) {
           lines.push(`type RV_${op.name} = Assert<Mutual<NonNullable<${route}["requestBody"]>["content"]["application/json"], T.${input}>>;`);
