@@ -203,6 +203,36 @@ describe("the service as an OpenID provider, for openid-client", () => {
     expect(sessionCookie).toMatch(/; Path=\/; HttpOnly; SameSite=Lax; Secure; Max-Age=\d+$/);
   });
 
+  it("asks for the one-time code where the account needs one, and refuses a wrong code on the page", async () => {
+    await signUp("mfa@example.com");
+    const ca = readFileSync(certs.ca, "utf8");
+    const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca } });
+    const { access_token } = await user.login({ email: "mfa@example.com", password: PASSWORD });
+    user.setAccessToken(access_token!);
+    await user.updateProfile({ is_multi_factor_auth_enabled: true });
+    await user.close();
+    const browser = new FormBrowser();
+    const started = await authorizationRequest();
+    const page = await browser.request((await browser.request(started.url.href)).location!);
+    const askedForCode = await browser.request(`${issuer}/oauth/signin`, {
+      method: "POST",
+      origin: issuer,
+      form: { request: field(page.body, "request"), csrf: field(page.body, "csrf"), step: "password", email: "mfa@example.com", password: PASSWORD },
+    });
+    expect(askedForCode.status).toBe(200);
+    expect(askedForCode.body).toContain('name="otp"');
+    const otpForm = { request: field(askedForCode.body, "request"), csrf: field(askedForCode.body, "csrf"), step: "otp", email: "mfa@example.com" };
+    const wrong = await browser.request(`${issuer}/oauth/signin`, { method: "POST", origin: issuer, form: { ...otpForm, otp: "000000" } });
+    expect(wrong.status).toBe(400);
+    expect(browser.cookies.has("__Host-service_signin")).toBe(false);
+    const code = service.state.outbox.filter((message) => message.to === "mfa@example.com").at(-1)!.secret;
+    const posted = await browser.request(`${issuer}/oauth/signin`, { method: "POST", origin: issuer, form: { ...otpForm, otp: code } });
+    expect(posted.status, posted.body).toBe(303);
+    const back = await browser.request(posted.location!);
+    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    expect(tokens.claims()).toMatchObject({ email: "mfa@example.com" });
+  });
+
   it("escapes what a request carries into the page", async () => {
     const browser = new FormBrowser();
     const started = await authorizationRequest({ state: '"><script>alert(1)</script>' });
