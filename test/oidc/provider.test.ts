@@ -19,6 +19,7 @@ import { createReferenceService, type ReferenceService } from "../../reference/s
 import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium } from "../helpers/chromium.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { authorizationRequest as requestAuthorization, type AuthorizationRequest } from "./relying-party.js";
 
 const ADMIN_SECRET = "oidc-provider-admin-secret";
 const PASSWORD = "provider-password-1";
@@ -68,28 +69,9 @@ const field = (html: string, name: string) =>
     ?.replace(/&amp;/g, "&")
     .replace(/&quot;/g, '"') ?? "";
 
-interface Started {
-  url: URL;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
+type Started = AuthorizationRequest;
 
-async function authorizationRequest(extra: Record<string, string> = {}): Promise<Started> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: "openid email profile",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-    ...extra,
-  });
-  return { url, verifier, state, nonce };
-}
+const authorizationRequest = (extra: Record<string, string> = {}): Promise<Started> => requestAuthorization(config, REDIRECT_URI, extra);
 
 /** The whole sign-in through the hosted page's forms: answers the URL the browser is sent back to. */
 async function signIn(browser: FormBrowser, started: Started, email: string, password = PASSWORD): Promise<string> {

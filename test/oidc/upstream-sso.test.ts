@@ -15,6 +15,7 @@ import { createReferenceService, type ReferenceService } from "../../reference/s
 import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { followToRedirectUri, startUpstreamIdp, type UpstreamIdp } from "../helpers/oidc-upstream.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { authorizationRequest as requestAuthorization, type AuthorizationRequest } from "./relying-party.js";
 
 const ADMIN_SECRET = "upstream-sso-admin-secret";
 const REDIRECT_URI = "http://127.0.0.1:9/cb";
@@ -32,28 +33,9 @@ let connectionId: string;
 
 const fetchWith = (url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>;
 
-interface Started {
-  url: URL;
-  verifier: string;
-  state: string;
-  nonce: string;
-}
+type Started = AuthorizationRequest;
 
-async function authorizationRequest(hint: Record<string, string>): Promise<Started> {
-  const verifier = oidc.randomPKCECodeVerifier();
-  const state = oidc.randomState();
-  const nonce = oidc.randomNonce();
-  const url = oidc.buildAuthorizationUrl(config, {
-    redirect_uri: REDIRECT_URI,
-    scope: "openid email profile",
-    code_challenge: await oidc.calculatePKCECodeChallenge(verifier),
-    code_challenge_method: "S256",
-    state,
-    nonce,
-    ...hint,
-  });
-  return { url, verifier, state, nonce };
-}
+const authorizationRequest = (hint: Record<string, string>): Promise<Started> => requestAuthorization(config, REDIRECT_URI, hint);
 
 /** The relying party's whole flow for `email`, through the organization's IdP: answers the ID token's claims. */
 async function signInThroughIdp(email: string): Promise<oidc.IDToken> {
