@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import { LONGER_PROOFS } from "./vitest.proofs.config.js";
 
 export default defineConfig({
   test: {
@@ -14,8 +15,8 @@ export default defineConfig({
     hookTimeout: 60_000,
     projects: [
       // Everything; the reference service on SQLite (in memory, a fresh database per service).
-      // Everything but the random corpora of schemathesis, which run after the suite (npm run proofs, vitest.proofs.config.ts).
-      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: ["test/schemathesis/**"] } },
+      // Everything but the longer proofs, which run after the suite (npm run proofs, vitest.proofs.config.ts).
+      { extends: true, test: { name: "main", include: ["test/**/*.test.ts"], exclude: [...LONGER_PROOFS] } },
       // The reference service's operations and the §3 transitions again, on PostgreSQL.
       {
         extends: true,
