@@ -47,7 +47,7 @@ import { signinRoutes } from "./signin.js";
 import { UpstreamSso } from "./upstream-sso.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
-import { loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
+import { keysInDatabase, keysInMemory, loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
 
 /** Documented default: a rotated-away client secret keeps working for 5 minutes. */
 export const DEFAULT_CLIENT_SECRET_GRACE_SECONDS = 300;
@@ -104,11 +104,11 @@ export interface ReferenceServiceOptions {
   passwordHashCost?: PasswordHashCost;
   /** Base URL of the service, the `iss` of its tokens (default http://127.0.0.1:8080). */
   issuer?: string;
-  /** The JWT signing key (default: an EC P-256 key generated at start, ES256). */
+  /** The JWT signing key (default: keys kept in `storage`, made at the first start: EC P-256, ES256). */
   signingKey?: SigningKeyOption;
-  /** Keys rotated out before this start: published in the JWKS, and honoured, for one token lifetime (accessTokenSeconds) from start. */
+  /** With signingKey: keys rotated out before this start, published in the JWKS and honoured for one token lifetime (accessTokenSeconds) from start. */
   previousSigningKeys?: SigningKeyOption[];
-  /** The key the next rotation signs with, published from start so that relying parties that cache the JWKS know it before it signs. */
+  /** With signingKey: the key the next rotation signs with, published from start so that relying parties that cache the JWKS know it before it signs. */
   nextSigningKey?: SigningKeyOption;
   storage?: Storage;
   features?: Partial<FeatureFlags>;
@@ -141,9 +141,9 @@ export interface ReferenceState {
   /** Messages sent with the default sender, oldest first. */
   readonly outbox: OutgoingMessage[];
   /** Public keys of the service's tokens. */
-  jwks(): JSONWebKeySet;
+  jwks(): Promise<JSONWebKeySet>;
   /** Signs with the pre-published next key (or a new one) from now on and publishes a new next key; the current one stays published until the tokens it signed expire. */
-  rotateSigningKey(): void;
+  rotateSigningKey(): Promise<void>;
   /** Claims of a token the service signed and still honours, or null. */
   verifyAccessToken(token: string): Promise<ServiceClaims | null>;
   verifyScimToken(token: string): Promise<{ org_id: string; endpoint_id: string } | null>;
@@ -324,11 +324,12 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
         if (outbox.length > OUTBOX_LIMIT) outbox.shift();
       }),
   };
+  // Keys given are the service's; otherwise its database keeps them (the same after a restart and on every replica).
   const tokens = new TokenService(
     core,
-    loadSigningKey(options.signingKey),
-    (options.previousSigningKeys ?? []).map(loadSigningKey),
-    options.nextSigningKey ? loadSigningKey(options.nextSigningKey) : undefined,
+    options.signingKey
+      ? keysInMemory(core, loadSigningKey(options.signingKey), (options.previousSigningKeys ?? []).map(loadSigningKey), options.nextSigningKey ? loadSigningKey(options.nextSigningKey) : undefined)
+      : keysInDatabase(core),
   );
   const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
   const { storage } = core;

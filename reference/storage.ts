@@ -268,6 +268,18 @@ export interface AuthorizationCodeRecord {
   expires_at: number;
 }
 
+/** A key the service signs its tokens with, kept so that a restart and every replica use the same ones. */
+export interface SigningKeyRecord {
+  kid: string;
+  alg: "ES256" | "RS256";
+  /** PKCS#8 PEM; never leaves the service. */
+  private_key_pem: string;
+  /** current: signs; next: published ahead of the next rotation; retired: published until the tokens it signed expire. */
+  status: "current" | "next" | "retired";
+  retired_at: number | null;
+  created_at: number;
+}
+
 /**
  * A sign-in at an organization's upstream IdP in flight: the authorization request it finishes,
  * and the PKCE verifier and nonce of the upstream request. Keyed by the SHA-256 of its state.
@@ -530,6 +542,13 @@ export const TABLES = {
   /** Shared by every replica on the database, so guesses (and code sends) spread over them count together. */
   guessCounters: spec<GuessCounterRecord>()({ table: "guess_counters", kind: "guess counter", key: (counter) => counter.key, columns: { key: "text" } }),
   /** Replays of an assertion find its key taken, on every replica. */
+  signingKeys: spec<SigningKeyRecord>()({
+    table: "signing_keys",
+    kind: "signing key",
+    key: (key) => key.kid,
+    columns: { kid: "text", status: "text" },
+    unique: [{ name: "ux_signing_keys_current", columns: ["status"], where: { column: "status", equals: "current" }, message: "the signing key was rotated by another call at the same time" }],
+  }),
   ssoTransactions: spec<SsoTransactionRecord>()({
     table: "sso_transactions",
     kind: "sign-in",

@@ -2,7 +2,9 @@
 // not enough: the check also consults the store, so a revoked token, an ended session, a revoked
 // user or a deleted or deactivated client stops a token at once.
 import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, type KeyObject } from "node:crypto";
-import { jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload } from "jose";
+import { decodeProtectedHeader, jwtVerify, SignJWT, type JSONWebKeySet, type JWK, type JWTPayload } from "jose";
+import { ServiceError } from "../generated/server/index.js";
+import type { SigningKeyRecord } from "./storage.js";
 import { nowSeconds, type Core } from "./core.js";
 
 export type SigningAlgorithm = "ES256" | "RS256";
@@ -64,103 +66,173 @@ export function loadSigningKey(option: SigningKeyOption | undefined): SigningKey
   return { privateKey, publicKey, alg, kid, publicJwk: { ...jwk, kid, alg, use: "sig" } };
 }
 
-/** A key tokens were signed with: the current one (`retiredAt` null), or one rotated out at `retiredAt` (seconds). */
-interface PublishedKey {
-  key: SigningKey;
-  retiredAt: number | null;
-}
-
 /** A new key pair of `alg`'s kind: EC P-256 for ES256, RSA-2048 for RS256. */
 function newSigningKey(alg: SigningAlgorithm): SigningKey {
   const privateKey = alg === "ES256" ? generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey : generateKeyPairSync("rsa", { modulusLength: 2048 }).privateKey;
   return loadSigningKey({ privateKey, alg });
 }
 
-export class TokenService {
-  /** The current key first, then the retired ones still published. */
-  private keys: PublishedKey[];
-  /** The key the next rotation signs with, published ahead so that relying parties caching the JWKS know it before it signs. */
-  private next: SigningKey | undefined;
+/**
+ * The keys of the moment: `current` signs; `next` is published ahead, so that relying parties that
+ * cache the key set know it before a rotation promotes it; `retired` keys stay published (and
+ * honoured) until the tokens they signed have expired.
+ */
+export interface KeyRing {
+  current: SigningKey;
+  next: SigningKey | undefined;
+  retired: { key: SigningKey; retiredAt: number }[];
+}
 
-  /**
-   * `retired`: keys rotated out before this start, published (and honoured) for one token lifetime
-   * from now; `next`: the key the next rotation promotes, published from now on.
-   */
+/** Where the keys come from: given to the service (memory), or kept in its database. */
+export interface KeySource {
+  /** The ring; `fresh`: read again rather than from a cache (a kid nobody knows may be another replica's rotation). */
+  ring(fresh?: boolean): Promise<KeyRing>;
+  rotate(replacement?: SigningKey): Promise<void>;
+}
+
+/** Keys given to the service: `retired` ones rotated out before this start are published one token lifetime from now. */
+export function keysInMemory(core: Core, current: SigningKey, retired: readonly SigningKey[] = [], next?: SigningKey): KeySource {
+  const now = nowSeconds(core);
+  const ring: KeyRing = { current, next, retired: retired.map((key) => ({ key, retiredAt: now })) };
+  return {
+    async ring() {
+      return ring;
+    },
+    async rotate(replacement) {
+      ring.retired.unshift({ key: ring.current, retiredAt: nowSeconds(core) });
+      ring.current = replacement ?? ring.next ?? newSigningKey(ring.current.alg);
+      ring.next = newSigningKey(ring.current.alg);
+    },
+  };
+}
+
+/** How long a replica reuses the ring it read: another replica's rotation shows within this. */
+const RING_CACHE_MS = 5_000;
+
+/**
+ * Keys kept in the service's database (PKCS#8 PEM, as the SAML IdP's keys are): made at the first
+ * start (ES256, and the next key), the same after a restart and on every replica, rotated for all
+ * of them at once. A unique index lets one current key exist; replicas that start together make
+ * it once.
+ */
+export function keysInDatabase(core: Core): KeySource {
+  const { storage } = core;
+  let cached: { ring: KeyRing; until: number } | undefined;
+  const toKey = (record: SigningKeyRecord) => loadSigningKey({ privateKey: record.private_key_pem, alg: record.alg, kid: record.kid });
+  const record = (key: SigningKey, status: SigningKeyRecord["status"], retiredAt: number | null = null): SigningKeyRecord => ({
+    kid: key.kid,
+    alg: key.alg,
+    private_key_pem: key.privateKey.export({ type: "pkcs8", format: "pem" }) as string,
+    status,
+    retired_at: retiredAt,
+    created_at: nowSeconds(core),
+  });
+
+  async function read(): Promise<KeyRing> {
+    let records = await storage.signingKeys.list({});
+    if (!records.some((r) => r.status === "current")) {
+      try {
+        await storage.transaction(async () => {
+          await storage.signingKeys.put(record(newSigningKey("ES256"), "current"));
+          await storage.signingKeys.put(record(newSigningKey("ES256"), "next"));
+        });
+      } catch (error) {
+        // Another replica made the first key at the same moment: its keys are the ones.
+        if (!(error instanceof ServiceError && error.code === "ALREADY_EXISTS")) throw error;
+      }
+      records = await storage.signingKeys.list({});
+    }
+    const now = nowSeconds(core);
+    const current = records.find((r) => r.status === "current")!;
+    const next = records.find((r) => r.status === "next");
+    const retired = records.filter((r) => r.status === "retired" && r.retired_at !== null && now < r.retired_at + core.config.accessTokenSeconds);
+    return { current: toKey(current), next: next && toKey(next), retired: retired.map((r) => ({ key: toKey(r), retiredAt: r.retired_at! })).sort((a, b) => b.retiredAt - a.retiredAt) };
+  }
+
+  return {
+    async ring(fresh = false) {
+      if (!fresh && cached && cached.until > Date.now()) return cached.ring;
+      const ring = await read();
+      cached = { ring, until: Date.now() + RING_CACHE_MS };
+      return ring;
+    },
+    async rotate(replacement) {
+      const ring = await read();
+      const now = nowSeconds(core);
+      const promoted = replacement ?? ring.next ?? newSigningKey(ring.current.alg);
+      await storage.transaction(async () => {
+        await storage.signingKeys.put(record(ring.current, "retired", now));
+        await storage.signingKeys.put(record(promoted, "current"));
+        await storage.signingKeys.put(record(newSigningKey(promoted.alg), "next"));
+        // Keys whose tokens have all expired are gone for good.
+        for (const old of await storage.signingKeys.list({ status: "retired" })) {
+          if (old.retired_at !== null && old.retired_at + core.config.accessTokenSeconds <= now) await storage.signingKeys.delete(old.kid);
+        }
+      });
+      cached = undefined;
+    },
+  };
+}
+
+export class TokenService {
   constructor(
     private readonly core: Core,
-    key: SigningKey,
-    retired: readonly SigningKey[] = [],
-    next?: SigningKey,
-  ) {
-    const now = nowSeconds(core);
-    this.keys = [{ key, retiredAt: null }, ...retired.map((old) => ({ key: old, retiredAt: now }))];
-    this.next = next;
-  }
+    private readonly keys: KeySource,
+  ) {}
 
-  private get current(): SigningKey {
-    return this.keys[0]!.key;
-  }
-
-  /**
-   * The keys still published: the current one, and each retired one until every token it signed
-   * has expired (tokens live accessTokenSeconds at most, ID tokens included).
-   */
-  private published(): PublishedKey[] {
+  /** The retired keys still published (until the tokens they signed expire), newest first. */
+  private live(ring: KeyRing): SigningKey[] {
     const now = nowSeconds(this.core);
-    this.keys = this.keys.filter(({ retiredAt }) => retiredAt === null || now < retiredAt + this.core.config.accessTokenSeconds);
-    return this.keys;
+    return ring.retired.filter(({ retiredAt }) => now < retiredAt + this.core.config.accessTokenSeconds).map(({ key }) => key);
   }
 
-  /** The public key set a relying party verifies the service's tokens with. */
-  jwks(): JSONWebKeySet {
-    return { keys: [...this.published().map(({ key }) => ({ ...key.publicJwk })), ...(this.next ? [{ ...this.next.publicJwk }] : [])] };
+  /** Every key a token of this service may be signed with: current, retired still published, next. */
+  private published(ring: KeyRing): SigningKey[] {
+    return [ring.current, ...this.live(ring), ...(ring.next ? [ring.next] : [])];
+  }
+
+  /** The public key set a relying party verifies the service's tokens with: current, still-published retired, next. */
+  async jwks(): Promise<JSONWebKeySet> {
+    return { keys: this.published(await this.keys.ring()).map((key) => ({ ...key.publicJwk })) };
   }
 
   /** The algorithm of the current key (what discovery names). */
-  get algorithm(): SigningAlgorithm {
-    return this.current.alg;
+  async algorithm(): Promise<SigningAlgorithm> {
+    return (await this.keys.ring()).current.alg;
   }
 
-  /**
-   * Signs with the pre-published next key from now on (or `replacement`, or a new key of the same
-   * algorithm when none was published), and publishes a new next key; the current key stays
-   * published until the tokens it signed expire.
-   */
-  rotate(replacement?: SigningKey): void {
-    const now = nowSeconds(this.core);
-    const alg = this.current.alg;
-    const promoted = replacement ?? this.next ?? newSigningKey(alg);
-    this.keys = [{ key: promoted, retiredAt: null }, ...this.published().map((entry) => ({ ...entry, retiredAt: entry.retiredAt ?? now }))];
-    this.next = newSigningKey(alg);
+  /** Signs with the next key from now on (see KeySource); the current key stays published until its tokens expire. */
+  rotate(replacement?: SigningKey): Promise<void> {
+    return this.keys.rotate(replacement);
   }
 
   async sign(claims: ClaimsToSign, lifetimeSeconds: number): Promise<SignedToken> {
-    const key = this.current;
+    const key = (await this.keys.ring()).current;
     const iat = nowSeconds(this.core);
     const full = { ...claims, iss: this.core.config.issuer, iat, exp: iat + lifetimeSeconds, jti: this.core.newId() } as ServiceClaims;
     const token = await new SignJWT(full).setProtectedHeader({ alg: key.alg, kid: key.kid, typ: "JWT" }).sign(key.privateKey);
     return { token, jti: full.jti, expiresIn: lifetimeSeconds, claims: full };
   }
 
+  /** The key a token names, among the published ones (read again once when none is: another replica may have rotated). */
+  private async keyOf(kid: unknown, alg: unknown): Promise<SigningKey | undefined> {
+    const match = (ring: KeyRing) => this.published(ring).find((key) => key.kid === kid && key.alg === alg);
+    return match(await this.keys.ring()) ?? match(await this.keys.ring(true));
+  }
+
   /** The claims of a token this service signed with a published key and still honours, or null. */
   async verify(token: string): Promise<ServiceClaims | null> {
     let claims: ServiceClaims;
     try {
-      const published = this.published();
-      const result = await jwtVerify<ServiceClaims>(
-        token,
-        (header) => {
-          const found = [...published.map(({ key }) => key), ...(this.next ? [this.next] : [])].find((key) => key.kid === header.kid && key.alg === header.alg);
-          if (!found) throw new Error("no published key has this kid");
-          return found.publicKey;
-        },
-        {
-          issuer: this.core.config.issuer,
-          algorithms: [...new Set([...published.map(({ key }) => key.alg), ...(this.next ? [this.next.alg] : [])])],
-          currentDate: new Date(this.core.clock()),
-          requiredClaims: ["sub", "jti", "exp"],
-        },
-      );
+      const header = decodeProtectedHeader(token);
+      const key = await this.keyOf(header.kid, header.alg);
+      if (!key) return null;
+      const result = await jwtVerify<ServiceClaims>(token, key.publicKey, {
+        issuer: this.core.config.issuer,
+        algorithms: [key.alg],
+        currentDate: new Date(this.core.clock()),
+        requiredClaims: ["sub", "jti", "exp"],
+      });
       claims = result.payload;
     } catch {
       return null;

@@ -130,14 +130,14 @@ export function oidcOperations(
     return withQuery(input.redirect_uri, { code, state: input.state, iss: config.issuer });
   };
 
-  const metadata = async (): Promise<OpenIDConfiguration> => providerMetadata(config.issuer, tokens.algorithm);
+  const metadata = async (): Promise<OpenIDConfiguration> => providerMetadata(config.issuer, await tokens.algorithm());
 
   return {
     openidConfiguration: metadata,
     oauthAuthorizationServerMetadata: metadata,
 
     async oauthJWKS() {
-      return { keys: tokens.jwks().keys.map((key) => ({ kty: key.kty!, kid: key.kid!, use: key.use ?? "sig", alg: key.alg!, crv: key.crv, x: key.x, y: key.y, n: key.n, e: key.e })) };
+      return { keys: (await tokens.jwks()).keys.map((key) => ({ kty: key.kty!, kid: key.kid!, use: key.use ?? "sig", alg: key.alg!, crv: key.crv, x: key.x, y: key.y, n: key.n, e: key.e })) };
     },
 
     async oauthProtectedResource() {

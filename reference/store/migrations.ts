@@ -142,5 +142,11 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
         ]),
     },
     "0006_sso_transactions": { up: (db) => createTables(db, dialect, [{ table: "sso_transactions", columns: { state_hash: "text", expires_at: "integer" }, indexes: [["expires_at"]] }]) },
+    "0007_signing_keys": {
+      up: (db) =>
+        createTables(db, dialect, [
+          { table: "signing_keys", columns: { kid: "text", status: "text" }, unique: [{ name: "ux_signing_keys_current", columns: ["status"], where: { column: "status", equals: "current" } }] },
+        ]),
+    },
   };
 }

@@ -2,7 +2,7 @@
 // library nobody here wrote): discovery from the issuer URL alone, the authorization code flow
 // with PKCE through the hosted sign-in page (form posts, and once in headless Chromium), the ID
 // token checked against the JWKS, userinfo, introspection, logout; and each refusal the RFCs name.
-import { createHash, createPublicKey, generateKeyPairSync } from "node:crypto";
+import { createHash, createPublicKey } from "node:crypto";
 import { readFileSync } from "node:fs";
 import * as oidc from "openid-client";
 import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
@@ -104,8 +104,6 @@ beforeAll(async () => {
     passwordHashCost: TEST_PASSWORD_HASH_COST,
     features: { is_email_verification_enabled: false },
     clock: () => Date.now() + clockOffset * 1000,
-    // Published from the start: the relying party's cached key set knows it when a rotation promotes it.
-    nextSigningKey: { privateKey: generateKeyPairSync("ec", { namedCurve: "P-256" }).privateKey, alg: "ES256" },
   });
   server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, mcp: true, ...service.serverOptions });
   issuer = (await server.listen()).httpUrl;
@@ -305,7 +303,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     const jwks = async () => ((await (await undiciFetch(`${issuer}/.well-known/jwks.json`, { dispatcher: agent })).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
     const [current, next] = await jwks();
     expect(next).toBeDefined();
-    service.state.rotateSigningKey();
+    await service.state.rotateSigningKey();
     const during = await jwks();
     // The pre-published key signs now; the old one stays; a new next key is published.
     expect(during.slice(0, 2)).toEqual([next, current]);
