@@ -370,8 +370,10 @@ describe("fault column", () => {
             const expectedMessage = (protocol === "grpc" ? expected.grpcMessage : undefined) ?? expected.message;
             if (typeof expectedMessage === "string") expect(message).toBe(expectedMessage);
             else expect(message).toMatch(expectedMessage);
-            // No call outlives its deadline (with room for a loaded machine).
-            expect(elapsed, "milliseconds the call took").toBeLessThan(FAULT_TIMEOUT_MS + 1_500);
+            // No call outlives its deadline, with room for a loaded machine (a cold 2-core run took
+            // 2.1 s through the Go runner's process); a fault that beat the deadline would hold the
+            // call for the drip's 50 s or for ever.
+            expect(elapsed, "milliseconds the call took").toBeLessThan(FAULT_TIMEOUT_MS + 4_000);
             faultCells.get(fault)![key] = "pass";
           } catch (error) {
             faultCells.get(fault)![key] = "FAIL";
