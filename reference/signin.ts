@@ -9,6 +9,8 @@ import type { TLSSocket } from "node:tls";
 import { ServiceError, type CallContext, type HttpMount, type Implementation } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import { escapeMarkup } from "../runtime/markup.js";
+import type { CookieOptions } from "../runtime/server/context.js";
+import { parseCookies, serializeCookie } from "../runtime/server/index.js";
 import { SIGNIN_COOKIE, SIGNIN_PATH } from "./ops/oidc.js";
 import { USER_SESSION_COOKIE } from "./sessions.js";
 import { randomToken, sameDigest, sha256 } from "./secrets.js";
@@ -20,26 +22,11 @@ const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_ch
 
 const secure = (request: IncomingMessage) => (request.socket as TLSSocket).encrypted === true;
 
-function cookie(request: IncomingMessage, name: string, value: string, { sameSite, maxAgeSeconds }: { sameSite: "Lax" | "Strict"; maxAgeSeconds?: number }): string {
-  const tls = secure(request);
-  return [
-    `${tls ? "__Host-" : ""}${name}=${encodeURIComponent(value)}`,
-    "Path=/",
-    "HttpOnly",
-    `SameSite=${sameSite}`,
-    ...(tls ? ["Secure"] : []),
-    ...(maxAgeSeconds !== undefined ? [`Max-Age=${maxAgeSeconds}`] : []),
-  ].join("; ");
-}
+/** A cookie of the page, as the stubs write theirs: HttpOnly, and Secure under a `__Host-` name over TLS. */
+const cookie = (request: IncomingMessage, name: string, value: string, options: CookieOptions) => serializeCookie(name, value, options, secure(request));
 
-function readCookie(request: IncomingMessage, name: string): string | undefined {
-  const wanted = `${secure(request) ? "__Host-" : ""}${name}`;
-  for (const part of (request.headers.cookie ?? "").split(";")) {
-    const index = part.indexOf("=");
-    if (index > 0 && part.slice(0, index).trim() === wanted) return decodeURIComponent(part.slice(index + 1).trim());
-  }
-  return undefined;
-}
+/** A cookie the page set, read as the stubs read theirs (over TLS only its `__Host-` form counts). */
+const readCookie = (request: IncomingMessage, name: string): string | undefined => parseCookies(request.headers.cookie, secure(request))[name];
 
 /** Only the authorization request's own parameters, re-encoded: the page never carries anything else back. */
 function authorizeRequest(params: URLSearchParams): URLSearchParams {

@@ -9,7 +9,7 @@ import { ServiceError } from "../generated/server/index.js";
 import type { OauthAuthorizeInput, OauthSsoCallbackInput } from "../generated/types.js";
 import { newUserRecord, userByEmail } from "./accounts.js";
 import { nowSeconds, type Core } from "./core.js";
-import { withQuery, type AuthorizationContinuation } from "./ops/oidc.js";
+import { authorizationError, authorizeQuery, type AuthorizationContinuation } from "./ops/oidc.js";
 import { orgForEmailDomain } from "./ops/org-domains.js";
 import { ssoConnectionsFor } from "./ops/org-sso.js";
 import { randomToken, sha256 } from "./secrets.js";
@@ -67,8 +67,6 @@ export class UpstreamSso {
     const state = randomToken("sso_", this.core.random);
     const codeVerifier = oidc.randomPKCECodeVerifier();
     const nonce = oidc.randomNonce();
-    const query = new URLSearchParams();
-    for (const [name, value] of Object.entries(input)) if (value !== null && value !== undefined) query.set(name, String(value));
     await this.core.storage.ssoTransactions.deleteWhere({ expires_at: { lte: nowSeconds(this.core) } });
     await this.core.storage.ssoTransactions.put({
       state_hash: sha256(state),
@@ -76,7 +74,7 @@ export class UpstreamSso {
       org_id: orgId,
       code_verifier: codeVerifier,
       nonce,
-      authorize_query: query.toString(),
+      authorize_query: authorizeQuery(input),
       expires_at: nowSeconds(this.core) + TRANSACTION_SECONDS,
     });
     const url = oidc.buildAuthorizationUrl(config, {
@@ -102,7 +100,7 @@ export class UpstreamSso {
     if (!transaction || transaction.expires_at <= nowSeconds(this.core))
       throw new ServiceError("FAILED_PRECONDITION", "this sign-in is unknown or has expired; start again from the application", "state", "invalid_request");
     const original = Object.fromEntries(new URLSearchParams(transaction.authorize_query)) as unknown as OauthAuthorizeInput;
-    const back = (error: string, description: string) => withQuery(original.redirect_uri, { error, error_description: description, state: original.state, iss: this.core.config.issuer });
+    const back = (error: string, description: string) => authorizationError(original, this.core.config.issuer, error, description);
 
     const connection = await storage.orgOidcConnections.get(transaction.connection_id);
     if (!connection) return back("access_denied", "the organization's SSO connection was removed");

@@ -72,6 +72,11 @@ export function withQuery(base: string, params: Record<string, string | null | u
   return url.toString();
 }
 
+/** Where an authorization request's refusal goes (RFC 6749 §4.1.2.1): its redirect_uri, with the error, its state and the issuer (RFC 9207). */
+export function authorizationError(input: Pick<OauthAuthorizeInput, "redirect_uri" | "state">, issuer: string, error: string, description: string): string {
+  return withQuery(input.redirect_uri, { error, error_description: description, state: input.state, iss: issuer });
+}
+
 /** The query string of an authorization request, to come back to it after sign-in. */
 export function authorizeQuery(input: OauthAuthorizeInput): string {
   const params = new URLSearchParams();
@@ -147,7 +152,7 @@ export function oidcOperations(
     async oauthAuthorize(input, context): Promise<Redirect> {
       const client = await registeredRedirect(input);
       // From here on every refusal goes back to the client, as RFC 6749 §4.1.2.1 asks.
-      const refuse = (error: string, description: string) => ({ location: withQuery(input.redirect_uri, { error, error_description: description, state: input.state, iss: config.issuer }) });
+      const refuse = (error: string, description: string) => ({ location: authorizationError(input, config.issuer, error, description) });
       const requested = (input.scope ?? "openid").split(" ").filter(Boolean);
       const outside = requested.filter((scope) => !(OIDC_SCOPES as readonly string[]).includes(scope) && !client.allowed_scopes.includes(scope));
       if (outside.length > 0) return refuse("invalid_scope", `scope not allowed for this client: ${outside.join(" ")}`);

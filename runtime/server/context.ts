@@ -19,6 +19,8 @@ export type Principal =
 export interface CookieOptions {
   maxAgeSeconds?: number;
   path?: string;
+  /** Strict (the default); Lax for a cookie a cross-site top-level navigation must carry, such as a sign-in session. */
+  sameSite?: "Strict" | "Lax";
 }
 
 export interface CallContext {

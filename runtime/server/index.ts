@@ -54,6 +54,7 @@ export class ListenError extends Error {
 export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 
 export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
+export { parseCookies, serializeCookie } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
 export { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";

@@ -276,11 +276,11 @@ export function parseCookies(header: string | undefined, secure = false): Record
   return cookies;
 }
 
-/** A Set-Cookie value: HttpOnly and SameSite=Strict always; over TLS (`secure`) also Secure, under a `__Host-` (or `__Secure-`) name. */
+/** A Set-Cookie value: HttpOnly always, SameSite=Strict unless asked for Lax; over TLS (`secure`) also Secure, under a `__Host-` (or `__Secure-`) name. */
 export function serializeCookie(name: string, value: string, options: CookieOptions = {}, secure = false): string {
   const path = options.path ?? "/";
   const fullName = secure ? `${path === "/" ? HOST_PREFIX : SECURE_PREFIX}${name}` : name;
-  const parts = [`${fullName}=${encodeURIComponent(value)}`, `Path=${path}`, "HttpOnly", "SameSite=Strict"];
+  const parts = [`${fullName}=${encodeURIComponent(value)}`, `Path=${path}`, "HttpOnly", `SameSite=${options.sameSite ?? "Strict"}`];
   if (secure) parts.push("Secure");
   if (options.maxAgeSeconds !== undefined) parts.push(`Max-Age=${options.maxAgeSeconds}`);
   return parts.join("; ");
