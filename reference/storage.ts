@@ -70,6 +70,11 @@ export interface Collection<T, Q = T> {
   insert(record: T): Promise<void>;
   /** Inserts or replaces the record under its key; ALREADY_EXISTS when a unique column is taken by another. */
   put(record: T): Promise<void>;
+  /**
+   * Replaces the record under its key when it is still there: false when it went since it was read,
+   * so that a change racing a delete never brings the record back (put would). ALREADY_EXISTS as put.
+   */
+  update(record: T): Promise<boolean>;
   delete(key: string): Promise<boolean>;
   /** Deletes every match; answers how many went. */
   deleteWhere(where: Where<Q>): Promise<number>;

@@ -14,7 +14,7 @@ import {
   userByPhone,
   withSignupMethod,
 } from "../accounts.js";
-import { applyChanges, invalid, nowSeconds, refused, type Core } from "../core.js";
+import { applyChanges, invalid, nowSeconds, refused, type Core, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { notify } from "../events.js";
 import { hashCostDiffers, hashPassword, randomOtp, sha256, sameDigest, verifyPassword } from "../secrets.js";
@@ -117,7 +117,7 @@ async function consumeOtp(core: Core, user: UserRecord, purposes: readonly OtpPu
     return null;
   }
   if (!sameDigest(sha256(otp), record.otp_hash)) {
-    await core.storage.otps.put({ ...record, attempts: record.attempts + 1 });
+    await core.storage.otps.update({ ...record, attempts: record.attempts + 1 });
     await countWrongGuess(core, accountKey);
     return null;
   }
@@ -163,7 +163,7 @@ export function accountOperations({
     const passwordHash = await hashPassword(password, config.passwordHashCost);
     const current = await storage.users.get(user.id);
     // Unless the password changed meanwhile: then the newer hash stays.
-    if (current && current.password_hash === user.password_hash) await storage.users.put({ ...current, password_hash: passwordHash });
+    if (current && current.password_hash === user.password_hash) await storage.users.update({ ...current, password_hash: passwordHash });
   }
 
   /** The verified claims of the bearer token the runtime accepted for this call. */
@@ -344,7 +344,7 @@ export function accountOperations({
         }
       }
       next.updated_at = nowSeconds(core);
-      await storage.users.put(next);
+      await mustUpdate(storage.users, "user", next);
       return { message: ["profile updated", ...notes].join("; ") };
     },
 
@@ -360,7 +360,7 @@ export function accountOperations({
       user.email_verified = true;
       if (request.purpose === "magic_link_login") user.signup_methods = withSignupMethod(user, "magic_link_login");
       user.updated_at = nowSeconds(core);
-      await storage.users.put(user);
+      await mustUpdate(storage.users, "user", user);
       await storage.verificationRequests.delete(request.id);
       return signedIn(user, context, "email verified", { state: input.state ?? request.nonce });
     },
@@ -411,7 +411,7 @@ export function accountOperations({
       user.password_hash = await hashPassword(input.password, config.passwordHashCost);
       user.signup_methods = withSignupMethod(user, "basic_auth");
       user.updated_at = nowSeconds(core);
-      await storage.users.put(user);
+      await mustUpdate(storage.users, "user", user);
       await sessions.endAllOf(user.id);
       return { message: "password updated; sign in with the new password" };
     },
@@ -434,7 +434,7 @@ export function accountOperations({
       if (purpose === "verify_phone") {
         user.phone_number_verified = true;
         user.updated_at = nowSeconds(core);
-        await storage.users.put(user);
+        await mustUpdate(storage.users, "user", user);
       }
       return signedIn(user, context, "one-time password verified", { state: input.state });
     },

@@ -1,7 +1,7 @@
 // Admin: machine clients (service accounts). A secret is shown once, on create and on rotate;
 // the store keeps only salted hashes. After a rotation the previous secret keeps working for
 // `clientSecretGraceSeconds` so callers can roll over without downtime.
-import { applyChanges, mustGet, nowSeconds, pageOf, type Core } from "../core.js";
+import { applyChanges, mustGet, nowSeconds, pageOf, type Core, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken, saltedSha256, sameDigest } from "../secrets.js";
 import type { ClientRecord, ClientSecretHash } from "../storage.js";
@@ -70,7 +70,7 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
         post_logout_redirect_uris: input.post_logout_redirect_uris == null ? undefined : [...new Set(input.post_logout_redirect_uris)],
       });
       next.updated_at = nowSeconds(core);
-      await storage.clients.put(next);
+      await mustUpdate(storage.clients, "client", next);
       return publicClient(next);
     },
 
@@ -92,7 +92,7 @@ export function clientOperations({ core }: Deps): Operations<"createClient" | "u
       const { secret, hash } = newSecret(core);
       client.secrets = [...client.secrets.filter((s) => s.expires_at === null || s.expires_at > now).map((s) => (s.expires_at === null ? { ...s, expires_at: graceEnds } : s)), hash];
       client.updated_at = now;
-      await storage.clients.put(client);
+      await mustUpdate(storage.clients, "client", client);
       return { client: publicClient(client), client_secret: secret };
     },
 

@@ -258,7 +258,7 @@ export function oauthOperations({ core, tokens, sessions, trustedIssuers }: Deps
     if (!session || session.expires_at <= nowSeconds(core) || !user || user.revoked_timestamp !== null) throw invalidGrant("the session of this refresh token has ended");
     const scope = grantScopes(input.scope, record.scope);
     // Rotation: the presented refresh token is used up (kept, marked, to recognise a replay) and a new one is answered.
-    await storage.refreshTokens.put({ ...record, used_at: nowSeconds(core) });
+    await storage.refreshTokens.update({ ...record, used_at: nowSeconds(core) });
     const issued = await sessions.tokensFor(user, session, scope, record.client_id, null);
     return {
       access_token: issued.access_token,

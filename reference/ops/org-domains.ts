@@ -2,7 +2,7 @@
 // to publish); verify -> verified once the TXT record is found through the DNS resolver; a
 // super-admin may add a verified domain directly; delete removes it and logins stop resolving.
 // A domain belongs to at most one organization, pending or verified.
-import { alreadyExists, mustGet, nowSeconds, pageOf, refused, type Core } from "../core.js";
+import { alreadyExists, mustGet, nowSeconds, pageOf, refused, type Core, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken } from "../secrets.js";
 import type { OrgDomainRecord } from "../storage.js";
@@ -74,7 +74,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
       }
       const now = nowSeconds(core);
       const verified: OrgDomainRecord = { ...record, status: "verified", verified_at: now, updated_at: now };
-      await storage.orgDomains.put(verified);
+      await mustUpdate(storage.orgDomains, "domain", verified);
       return publicDomain(verified);
     },
 
@@ -93,7 +93,7 @@ export function orgDomainOperations({ core }: Deps): Operations<"requestOrgDomai
         updated_at: now,
         challenge: existing?.challenge ?? randomToken("", core.random),
       };
-      await (existing ? storage.orgDomains.put(record) : storage.orgDomains.insert(record));
+      await (existing ? mustUpdate(storage.orgDomains, "domain", record) : storage.orgDomains.insert(record));
       return publicDomain(record);
     },
 

@@ -1,7 +1,7 @@
 // Admin: upstream SSO connections of organizations, at most one OIDC and one SAML connection per
 // organization. The OIDC client secret and the SAML IdP certificate are write-only: never
 // answered; omitted on update they stay as they are, supplied they replace the stored value.
-import { alreadyExists, applyChanges, type Core, mustGet, notFound, nowSeconds, removeRecord, saveChanges } from "../core.js";
+import { alreadyExists, applyChanges, type Core, mustGet, notFound, nowSeconds, removeRecord, saveChanges, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import type { Collection, OrgOIDCConnectionRecord, OrgSAMLConnectionRecord } from "../storage.js";
 import { publicOidcConnection, publicSamlConnection } from "../views.js";
@@ -64,7 +64,7 @@ export function orgSsoOperations({
         next.client_secret_updated_at = now;
       }
       next.updated_at = now;
-      await storage.orgOidcConnections.put(next);
+      await mustUpdate(storage.orgOidcConnections, "OIDC connection", next);
       return publicOidcConnection(next);
     },
 
@@ -101,7 +101,7 @@ export function orgSsoOperations({
     async updateOrgSAMLConnection(input) {
       const connection = await mustGet(storage.orgSamlConnections, "SAML connection", input.id);
       const { id: _id, ...changes } = input;
-      return publicSamlConnection(await saveChanges(core, storage.orgSamlConnections, connection, changes));
+      return publicSamlConnection(await saveChanges(core, storage.orgSamlConnections, "SAML connection", connection, changes));
     },
 
     async deleteOrgSAMLConnection(input) {

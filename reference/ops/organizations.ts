@@ -50,7 +50,7 @@ export function organizationOperations({
     async updateOrganization(input) {
       const org = await mustGet(storage.organizations, "organization", input.id);
       if (input.name) await assertNameFree(core, input.name, org.id);
-      return await saveChanges(core, storage.organizations, org, { name: input.name, display_name: input.display_name, enabled: input.enabled });
+      return await saveChanges(core, storage.organizations, "organization", org, { name: input.name, display_name: input.display_name, enabled: input.enabled });
     },
 
     async deleteOrganization(input) {

@@ -4,7 +4,7 @@
 // the metadata); the current key cannot be retired.
 import { generateKeyPair, type KeyObject } from "node:crypto";
 import type { SAMLServiceProvider } from "../../generated/types.js";
-import { alreadyExists, type Core, mustGet, nowSeconds, pageOf, refused, removeRecord, saveChanges } from "../core.js";
+import { alreadyExists, type Core, mustGet, nowSeconds, pageOf, refused, removeRecord, saveChanges, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { parseSpMetadata } from "../saml-metadata.js";
 import type { SAMLIDPKeyRecord } from "../storage.js";
@@ -82,7 +82,7 @@ export function samlIdpOperations({
       const sp = await mustGet(storage.samlServiceProviders, "SAML service provider", input.id);
       if (input.entity_id) await assertEntityIdFree(core, sp.org_id, input.entity_id, sp.id);
       const { id: _id, ...changes } = input;
-      return await saveChanges(core, storage.samlServiceProviders, sp, changes);
+      return await saveChanges(core, storage.samlServiceProviders, "SAML service provider", sp, changes);
     },
 
     async deleteSAMLServiceProvider(input) {
@@ -120,7 +120,7 @@ export function samlIdpOperations({
         // database holds one current key per organization (a rotation racing on another replica fails).
         await storage.transaction(async () => {
           for (const previous of await storage.samlIdpKeys.list({ org_id: org.id, status: "current" })) {
-            await storage.samlIdpKeys.put({ ...previous, status: "published" });
+            await storage.samlIdpKeys.update({ ...previous, status: "published" });
           }
           await storage.samlIdpKeys.insert(key);
         });
@@ -133,7 +133,7 @@ export function samlIdpOperations({
       if (key.status === "current") throw refused(`SAML IdP key ${key.id} is the current signing key and cannot be retired; rotate first`);
       if (key.status === "retired") throw refused(`SAML IdP key ${key.id} is already retired`);
       const retired: SAMLIDPKeyRecord = { ...key, status: "retired", retired_at: nowSeconds(core) };
-      await storage.samlIdpKeys.put(retired);
+      await mustUpdate(storage.samlIdpKeys, "SAML IdP key", retired);
       return publicIdpKey(retired);
     },
 

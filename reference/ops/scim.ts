@@ -1,7 +1,7 @@
 // Admin: the SCIM provisioning endpoint of an organization (at most one). Its bearer token is
 // answered on create and rotate only; the store keeps its hash, so rotating or deleting stops the
 // old token at once.
-import { alreadyExists, mustGet, notFound, nowSeconds, type Core } from "../core.js";
+import { alreadyExists, mustGet, notFound, nowSeconds, type Core, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { randomToken, sha256 } from "../secrets.js";
 import type { ScimEndpointRecord } from "../storage.js";
@@ -41,7 +41,7 @@ export function scimOperations({ core }: Deps): Operations<"createSCIMEndpoint" 
       const endpoint = await mustGetEndpoint(input.org_id);
       const token = randomToken("scim_", core.random);
       const rotated: ScimEndpointRecord = { ...endpoint, token_hash: sha256(token), updated_at: nowSeconds(core) };
-      await storage.scimEndpoints.put(rotated);
+      await mustUpdate(storage.scimEndpoints, "SCIM endpoint of the organization", rotated);
       return { scim_endpoint: publicScimEndpoint(rotated), token };
     },
 

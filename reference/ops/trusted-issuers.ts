@@ -2,7 +2,7 @@
 // service account; the token endpoint reads them from the store on every assertion.
 import type { TrustedIssuer } from "../../generated/types.js";
 import { serviceAccount } from "../assertions.js";
-import { alreadyExists, applyChanges, type Core, invalid, mustGet, notFound, nowSeconds, pageOf, removeRecord } from "../core.js";
+import { alreadyExists, applyChanges, type Core, invalid, mustGet, notFound, nowSeconds, pageOf, removeRecord, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 
 function checkKeySource(issuer: Pick<TrustedIssuer, "key_source_type" | "jwks_url">): void {
@@ -53,7 +53,7 @@ export function trustedIssuerOperations({ core }: Deps): Operations<"addTrustedI
       checkKeySource(next);
       await assertUnique(core, next);
       next.updated_at = nowSeconds(core);
-      await storage.trustedIssuers.put(next);
+      await mustUpdate(storage.trustedIssuers, "trusted issuer", next);
       return next;
     },
 

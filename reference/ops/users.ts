@@ -1,7 +1,7 @@
 // Admin: users, pending verification requests, revoking and re-enabling access, invitations.
 import { ServiceError } from "../../generated/server/index.js";
 import { assertEmailFree, assertPhoneFree, newUserRecord, normalizeEmail, sendVerification, userByEmail } from "../accounts.js";
-import { type Core, mustGet, notFound, nowSeconds, pageOf, saveChanges } from "../core.js";
+import { type Core, mustGet, notFound, nowSeconds, pageOf, saveChanges, mustUpdate } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import type { QueryOf, UserRecord, Where } from "../storage.js";
 import { publicUser, publicVerificationRequest } from "../views.js";
@@ -31,7 +31,7 @@ export async function revokeUserAccess({ core, sessions, events }: Pick<Deps, "c
   if (user.revoked_timestamp === null) {
     user.revoked_timestamp = nowSeconds(core);
     user.updated_at = user.revoked_timestamp;
-    await core.storage.users.put(user);
+    await mustUpdate(core.storage.users, "user", user);
     events.emit("user.access_revoked", { user: publicUser(user) });
   }
   await sessions.endAllOf(user.id);
@@ -42,7 +42,7 @@ export async function enableUserAccess({ core, events }: Pick<Deps, "core" | "ev
   if (user.revoked_timestamp === null) return;
   user.revoked_timestamp = null;
   user.updated_at = nowSeconds(core);
-  await core.storage.users.put(user);
+  await mustUpdate(core.storage.users, "user", user);
   events.emit("user.access_enabled", { user: publicUser(user) });
 }
 
@@ -67,7 +67,7 @@ export function userOperations(deps: Deps): Operations<"users" | "user" | "updat
       if (input.email) await assertEmailFree(core, input.email, user.id);
       if (input.phone_number) await assertPhoneFree(core, input.phone_number, user.id);
       const { id: _id, ...changes } = input;
-      return publicUser(await saveChanges(core, storage.users, user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined }));
+      return publicUser(await saveChanges(core, storage.users, "user", user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined }));
     },
 
     async deleteUser(input) {

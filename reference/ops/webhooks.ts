@@ -43,7 +43,7 @@ export function webhookOperations({
 
     async updateWebhook(input) {
       const webhook = await mustGet(storage.webhooks, "webhook", input.id);
-      return await saveChanges(core, storage.webhooks, webhook, {
+      return await saveChanges(core, storage.webhooks, "webhook", webhook, {
         event_name: input.event_name,
         event_description: input.event_description,
         endpoint: input.endpoint,
@@ -102,7 +102,7 @@ export function webhookOperations({
       if (input.event_name && input.event_name !== template.event_name && (await templateFor(input.event_name))) {
         throw alreadyExists("an email template for this event already exists");
       }
-      return await saveChanges(core, storage.emailTemplates, template, { event_name: input.event_name, subject: input.subject, template: input.template, design: input.design });
+      return await saveChanges(core, storage.emailTemplates, "email template", template, { event_name: input.event_name, subject: input.subject, template: input.template, design: input.design });
     },
 
     async deleteEmailTemplate(input) {

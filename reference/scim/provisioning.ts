@@ -254,7 +254,7 @@ export class ScimProvisioning {
         const next: UserRecord = { ...user, ...namesOf(attributes), email, updated_at: Math.floor(core.clock() / 1000) };
         if (email !== user.email) next.email_verified = false;
         if (passwordHash !== undefined) next.password_hash = passwordHash;
-        await storage.users.put(next);
+        if (!(await storage.users.update(next))) throw notFound("User");
       } else if (passwordHash !== undefined) {
         throw scimError(400, "mutability", "the password of an account that provisioning linked, not created, belongs to its owner");
       }
@@ -269,7 +269,7 @@ export class ScimProvisioning {
         version: current.version + 1,
         last_modified: core.clock(),
       };
-      await storage.scimUsers.put(record);
+      if (!(await storage.scimUsers.update(record))) throw notFound("User");
       const latest = (await storage.users.get(id))!;
       if (active === false) await revokeUserAccess(this.deps, latest);
       // Left out, `active` counts as true for a user provisioning deactivated; access revoked by an admin stays so.
@@ -295,7 +295,7 @@ export class ScimProvisioning {
       await storage.orgMembers.deleteWhere({ org_id: scope.orgId, user_id: id });
       for (const group of await storage.scimGroups.list({ org_id: scope.orgId })) {
         if (group.members.some((member) => member.user_id === id)) {
-          await storage.scimGroups.put({ ...group, members: group.members.filter((member) => member.user_id !== id), version: group.version + 1, last_modified: core.clock() });
+          await storage.scimGroups.update({ ...group, members: group.members.filter((member) => member.user_id !== id), version: group.version + 1, last_modified: core.clock() });
         }
       }
       const user = await storage.users.get(id);
@@ -387,7 +387,7 @@ export class ScimProvisioning {
         version: current.version + 1,
         last_modified: core.clock(),
       };
-      await core.storage.scimGroups.put(record);
+      if (!(await core.storage.scimGroups.update(record))) throw notFound("Group");
       return record;
     });
     return (await this.groupResources(scope, [record]))[0]!;

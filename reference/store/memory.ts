@@ -57,6 +57,13 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
     this.write(this.spec.key(record), record);
   }
 
+  async update(record: T) {
+    const key = this.spec.key(record);
+    if (!this.records.has(key)) return false;
+    this.write(key, record);
+    return true;
+  }
+
   async delete(key: string) {
     const previous = this.records.get(key);
     if (previous === undefined) return false;

@@ -140,6 +140,11 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     );
   }
 
+  async update(record: T) {
+    const { pk, ...changes } = this.rowOf(record);
+    return (await this.store.changes((db) => db.updateTable(this.table).set(changes).where("pk", "=", pk), `update ${this.table}`, [...Object.values(changes), pk])) > 0;
+  }
+
   async delete(key: string) {
     return (await this.store.changes((db) => db.deleteFrom(this.table).where("pk", "=", key))) > 0;
   }

@@ -121,6 +121,37 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
     expect((await admin(b).user({ id: carol!.id })).nickname).toMatch(/^n\d+$/);
   });
 
+  it("updates racing a delete on the other replica never bring the deleted user back", async () => {
+    // Each update reads the user, then writes it: a delete landing between the two used to be undone
+    // by the write (an upsert). Now an update answers OK (before the delete) or NOT_FOUND (after).
+    const ids = await Promise.all(Array.from({ length: 6 }, async (_, index) => (await signUp(a, `fay${index}@example.com`)).user!.id));
+    const answers = await Promise.all(
+      ids.map(async (id, user) => {
+        // One stream of updates per replica, going on until the delete has answered (the email
+        // and phone checks widen the window between an update's read and its write).
+        let deleting = true;
+        const stream = async (replica: Replica, name: string) => {
+          const codes: string[] = [];
+          for (let index = 0; deleting || codes.length < 3; index++) {
+            codes.push(await codeOf(() => admin(replica).updateUser({ id, email: `fay${user}@example.com`, phone_number: `+1555000${user}${index % 10}`, nickname: `${name}${index}` })));
+          }
+          return codes;
+        };
+        const updating = [stream(a, "a"), stream(b, "b")];
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        const deleted = await codeOf(() => admin(b).deleteUser({ id }));
+        deleting = false;
+        return { deleted, updated: (await Promise.all(updating)).flat() };
+      }),
+    );
+    for (const { deleted, updated } of answers) {
+      expect(deleted).toBe("OK");
+      expect(updated.filter((code) => code !== "OK" && code !== "NOT_FOUND")).toEqual([]);
+    }
+    for (const id of ids) expect(await codeOf(() => admin(a).user({ id }))).toBe("NOT_FOUND");
+    expect((await admin(a).users({ query: "fay" })).pagination.total).toBe(0);
+  });
+
   it("20 concurrent creations of one organization name: one organization", async () => {
     const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => codeOf(() => admin(index % 2 ? a : b).createOrganization({ name: "acme" }))));
     expect(answers.sort()).toEqual(["OK", ...Array(19).fill("ALREADY_EXISTS")].sort());

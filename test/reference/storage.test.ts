@@ -80,6 +80,23 @@ describe.each(STORES)("the %s store", (kind) => {
     expect(await storage.users.get("nobody")).toBeUndefined();
   });
 
+  it("updates a record only while it is there: a change read before a delete never brings the record back", async () => {
+    const read = userRecord("cal", { nickname: "before" });
+    await storage.users.insert(read);
+    expect(await storage.users.update({ ...read, nickname: "after" })).toBe(true);
+    expect((await storage.users.get("cal"))?.nickname).toBe("after");
+    // Another caller deletes it between this caller's read and write.
+    expect(await storage.users.delete("cal")).toBe(true);
+    expect(await storage.users.update({ ...read, nickname: "too late" })).toBe(false);
+    expect(await storage.users.get("cal")).toBeUndefined();
+    expect(await storage.users.count({ email: read.email })).toBe(0);
+    // A unique value taken by another record answers as put does, and changes nothing.
+    await storage.users.insert(userRecord("dee"));
+    await storage.users.insert(userRecord("eve"));
+    expect(await codeOf(storage.users.update(userRecord("eve", { email: "dee@example.com" })))).toBe("ALREADY_EXISTS: a user with this email already exists");
+    expect((await storage.users.get("eve"))?.email).toBe("eve@example.com");
+  });
+
   it("answers every kind of condition alike", async () => {
     for (const [index, name] of ["Bob", "bobby", "Carol", "dave_1", "eve%"].entries()) {
       await storage.users.put(userRecord(`u${index}`, { given_name: name, nickname: index % 2 ? null : `nick${index}`, created_at: 100 + index }));
