@@ -98,8 +98,8 @@ export function parseSpMetadata(xml: string): SAMLSPMetadata {
 
 const pemBody = (pem: string) => pem.replace(/-----(BEGIN|END) CERTIFICATE-----/g, "").replace(/\s+/g, "");
 
-/** IdP metadata naming every key that is current or published; retired keys are left out. */
-export function idpMetadataXml(entityId: string, ssoUrl: string, certificates: readonly string[]): string {
+/** IdP metadata naming every key that is current or published (retired keys are left out) and each SSO endpoint. */
+export function idpMetadataXml(entityId: string, ssoServices: readonly { binding: string; location: string }[], certificates: readonly string[]): string {
   const keys = certificates
     .map((pem) => `    <md:KeyDescriptor use="signing"><ds:KeyInfo><ds:X509Data><ds:X509Certificate>${pemBody(pem)}</ds:X509Certificate></ds:X509Data></ds:KeyInfo></md:KeyDescriptor>`)
     .join("\n");
@@ -107,7 +107,9 @@ export function idpMetadataXml(entityId: string, ssoUrl: string, certificates: r
     `<md:EntityDescriptor xmlns:md="urn:oasis:names:tc:SAML:2.0:metadata" xmlns:ds="http://www.w3.org/2000/09/xmldsig#" entityID="${escapeMarkup(entityId)}">`,
     `  <md:IDPSSODescriptor WantAuthnRequestsSigned="false" protocolSupportEnumeration="urn:oasis:names:tc:SAML:2.0:protocol">`,
     keys,
-    `    <md:SingleSignOnService Binding="${HTTP_POST}" Location="${escapeMarkup(ssoUrl)}"/>`,
+    `    <md:NameIDFormat>urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress</md:NameIDFormat>`,
+    `    <md:NameIDFormat>urn:oasis:names:tc:SAML:2.0:nameid-format:persistent</md:NameIDFormat>`,
+    ...ssoServices.map((service) => `    <md:SingleSignOnService Binding="${escapeMarkup(service.binding)}" Location="${escapeMarkup(service.location)}"/>`),
     `  </md:IDPSSODescriptor>`,
     `</md:EntityDescriptor>`,
     "",

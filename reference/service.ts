@@ -29,7 +29,7 @@ import { authOperations } from "./ops/auth.js";
 import { clientOperations, isServiceAudience } from "./ops/clients.js";
 import { fgaOperations } from "./ops/fga.js";
 import { issueAuthorizationCode, oauthOperations, type AuthorizationCodeRequest } from "./ops/oauth.js";
-import { oidcOperations } from "./ops/oidc.js";
+import { continueAuthorization, oidcOperations } from "./ops/oidc.js";
 import { orgDomainOperations, orgForEmailDomain } from "./ops/org-domains.js";
 import { organizationOperations } from "./ops/organizations.js";
 import { orgSsoOperations, ssoConnectionsFor } from "./ops/org-sso.js";
@@ -40,7 +40,7 @@ import { scimRoutes } from "./scim/routes.js";
 import { trustedIssuerOperations } from "./ops/trusted-issuers.js";
 import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
-import { idpMetadataXml } from "./saml-metadata.js";
+import { organizationIdpMetadata, samlRoutes, UpstreamSaml } from "./saml.js";
 import { DEFAULT_PASSWORD_HASH_COST, passwordHashCostProblem, sha256, verifyPassword, type PasswordHashCost, type RandomSource } from "./secrets.js";
 import { Sessions } from "./sessions.js";
 import { signinRoutes } from "./signin.js";
@@ -334,6 +334,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
   const deps: Deps = { core, tokens, sessions: new Sessions(core, tokens), events: new Events(core), trustedIssuers: new TrustedIssuers(core) };
   const { storage } = core;
 
+  const upstreamSaml = new UpstreamSaml(core);
   const implementation: Implementation = instrument(
     core,
     {
@@ -350,7 +351,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       ...scimOperations(deps),
       ...accountOperations(deps),
       ...oauthOperations(deps),
-      ...oidcOperations(deps, new UpstreamSso(core, { allowPrivate: options.allowPrivateOutbound ?? false })),
+      ...oidcOperations(deps, new UpstreamSso(core, { allowPrivate: options.allowPrivateOutbound ?? false }), [upstreamSaml]),
     },
     options.onInternalError,
   );
@@ -365,6 +366,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
         ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}),
       }),
       signinRoutes({ core, implementation: () => implementation, ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}) }),
+      samlRoutes({ deps, upstream: upstreamSaml, finish: continueAuthorization(core), ...(options.onInternalError ? { onInternalError: options.onInternalError } : {}) }),
     ],
     async verifyUserToken(token) {
       const claims = await tokens.verify(token);
@@ -413,18 +415,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     async samlConnectionCertificate(connectionId) {
       return (await storage.orgSamlConnections.get(connectionId))?.idp_certificate ?? null;
     },
-    async samlIdpMetadata(orgId) {
-      const keys = await storage.samlIdpKeys.list({ org_id: orgId, status: { ne: "retired" } });
-      if (keys.length === 0) return null;
-      const base = `${config.issuer}/saml/${encodeURIComponent(orgId)}`;
-      // The current key first: service providers that read one key read the signing one.
-      const ordered = [...keys.filter((k) => k.status === "current"), ...keys.filter((k) => k.status !== "current")];
-      return idpMetadataXml(
-        `${base}/metadata`,
-        `${base}/sso`,
-        ordered.map((k) => k.certificate_pem),
-      );
-    },
+    samlIdpMetadata: (orgId) => organizationIdpMetadata(core, orgId),
     async samlServiceProviderFor(orgId, entityId) {
       const sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId, is_active: true });
       return sp ? { id: sp.id, acs_url: sp.acs_url } : null;

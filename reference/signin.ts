@@ -2,7 +2,8 @@
 // (email and password, then the one-time code where the account asks for one), no script, every
 // value escaped. It signs in through the login and verify_otp operations themselves (their
 // lockout, their checks), opens the browser session (a SameSite=Lax cookie, __Host- over TLS) and
-// sends the browser back to /oauth/authorize with the request it came with. Forms carry a CSRF
+// sends the browser back to /oauth/authorize with the request it came with (or to the SAML SSO
+// endpoint that sent it, its return_to). Forms carry a CSRF
 // token bound to a cookie, and a POST from another origin is refused.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -18,7 +19,9 @@ import type { Core } from "./core.js";
 
 const CSRF_COOKIE = "service_signin_csrf";
 /** The parameters of an authorization request a sign-in hands back to /oauth/authorize; nothing else is carried. */
-const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "scope", "state", "nonce", "login_hint", "domain_hint", "resource"];
+const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_challenge", "code_challenge_method", "scope", "state", "nonce", "login_hint", "domain_hint", "resource", "return_to"];
+/** The one other place a sign-in may return to: an organization's SAML SSO endpoint, on this service (a path, never an address). */
+const SAML_RETURN = /^\/saml\/[A-Za-z0-9_.~%-]+\/sso\?[^#\\]*$/;
 
 const secure = (request: IncomingMessage) => (request.socket as TLSSocket).encrypted === true;
 
@@ -151,8 +154,9 @@ export function signinRoutes({ core, implementation, onInternalError }: SigninRo
         }
         const session = set[USER_SESSION_COOKIE];
         if (!session) throw new Error("login answered without opening a session");
+        const returnTo = new URLSearchParams(authorize).get("return_to");
         response.writeHead(303, {
-          location: `${core.config.issuer}/oauth/authorize?${authorize}`,
+          location: returnTo && SAML_RETURN.test(returnTo) ? `${core.config.issuer}${returnTo}` : `${core.config.issuer}/oauth/authorize?${authorize}`,
           "cache-control": "no-store",
           "content-length": "0",
           "set-cookie": [

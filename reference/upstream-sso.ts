@@ -13,7 +13,7 @@ import { authorizationError, authorizeQuery, type AuthorizationContinuation } fr
 import { orgForEmailDomain } from "./ops/org-domains.js";
 import { ssoConnectionsFor } from "./ops/org-sso.js";
 import { randomToken, sha256 } from "./secrets.js";
-import type { OrgOIDCConnectionRecord } from "./storage.js";
+import type { OrgOIDCConnectionRecord, UserRecord } from "./storage.js";
 
 /** How long a sign-in at the upstream IdP may take. */
 const TRANSACTION_SECONDS = 600;
@@ -126,40 +126,63 @@ export class UpstreamSso {
     }
     const email = typeof claims.email === "string" ? claims.email : null;
     if (!email) return back("access_denied", "the identity provider named no email address");
-    const verified = claims.email_verified === true;
 
-    let user = await userByEmail(this.core, email);
-    if (user && !verified) {
-      // Linking by an address the upstream did not verify would hand this account to whoever typed it there.
-      return back("access_denied", "the identity provider did not verify this email address, which an account here already uses");
-    }
-    if (user && user.revoked_timestamp !== null) return back("access_denied", "this account's access is revoked");
-    const now = nowSeconds(this.core);
-    if (!user) {
-      user = newUserRecord(this.core, {
-        email,
-        email_verified: verified,
-        given_name: typeof claims.given_name === "string" ? claims.given_name : null,
-        family_name: typeof claims.family_name === "string" ? claims.family_name : null,
-        roles: [...this.core.config.defaultRoles],
-        signup_method: "sso",
-        password_hash: null,
-      });
-      await storage.users.put(user);
-    }
-    if (!(await storage.orgMembers.find({ org_id: transaction.org_id, user_id: user.id }))) {
-      await storage.orgMembers.put({
-        id: this.core.newId(),
-        org_id: transaction.org_id,
-        user_id: user.id,
-        email: user.email,
-        given_name: user.given_name,
-        family_name: user.family_name,
-        roles: [...DEFAULT_MEMBER_ROLES],
-        created_at: now,
-        updated_at: now,
-      });
-    }
+    const linked = await linkUpstreamUser(this.core, transaction.org_id, {
+      email,
+      verified: claims.email_verified === true,
+      given_name: typeof claims.given_name === "string" ? claims.given_name : null,
+      family_name: typeof claims.family_name === "string" ? claims.family_name : null,
+    });
+    if ("refused" in linked) return back("access_denied", linked.refused);
+    const { user } = linked;
     return finish(original, user.id);
   }
+}
+
+/** Who an organization's IdP says signed in. */
+export interface UpstreamIdentity {
+  email: string;
+  /** Whether the IdP vouches for the address (an unverified one never takes over an account here). */
+  verified: boolean;
+  given_name: string | null;
+  family_name: string | null;
+}
+
+/**
+ * The account an upstream sign-in is for: the one with its email (only when the IdP verified the
+ * address), or a new one; either way a member of the organization. A refusal says why.
+ */
+export async function linkUpstreamUser(core: Core, orgId: string, identity: UpstreamIdentity): Promise<{ user: UserRecord } | { refused: string }> {
+  const { storage } = core;
+  let user = await userByEmail(core, identity.email);
+  // Linking by an address the upstream did not verify would hand this account to whoever typed it there.
+  if (user && !identity.verified) return { refused: "the identity provider did not verify this email address, which an account here already uses" };
+  if (user && user.revoked_timestamp !== null) return { refused: "this account's access is revoked" };
+  const now = nowSeconds(core);
+  if (!user) {
+    user = newUserRecord(core, {
+      email: identity.email,
+      email_verified: identity.verified,
+      given_name: identity.given_name,
+      family_name: identity.family_name,
+      roles: [...core.config.defaultRoles],
+      signup_method: "sso",
+      password_hash: null,
+    });
+    await storage.users.insert(user);
+  }
+  if (!(await storage.orgMembers.find({ org_id: orgId, user_id: user.id }))) {
+    await storage.orgMembers.insert({
+      id: core.newId(),
+      org_id: orgId,
+      user_id: user.id,
+      email: user.email,
+      given_name: user.given_name,
+      family_name: user.family_name,
+      roles: [...DEFAULT_MEMBER_ROLES],
+      created_at: now,
+      updated_at: now,
+    });
+  }
+  return { user };
 }

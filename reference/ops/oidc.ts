@@ -100,29 +100,18 @@ async function authenticatedClient(core: Core, clientId: string, secret: string)
 /** Hands the authorization request on once the user is known (the sign-in page, or the upstream IdP's callback). */
 export type AuthorizationContinuation = (input: OauthAuthorizeInput, userId: string) => Promise<string>;
 
-export function oidcOperations(
-  deps: Deps,
-  upstream: {
-    start(input: OauthAuthorizeInput, emailOrDomain: string): Promise<string | null>;
-    callback(input: Parameters<Operations<"oauthSsoCallback">["oauthSsoCallback"]>[0], finish: AuthorizationContinuation): Promise<string>;
-  },
-): Operations<
-  "openidConfiguration" | "oauthAuthorizationServerMetadata" | "oauthJWKS" | "oauthProtectedResource" | "oauthAuthorize" | "oauthSsoCallback" | "oauthUserinfo" | "oauthIntrospect" | "oauthLogout"
-> {
-  const { core, tokens, sessions } = deps;
-  const { storage, config } = core;
+/** The client of an authorization request, checked before anything is redirected: never to an address the client did not register. */
+async function registeredRedirect(core: Core, input: OauthAuthorizeInput): Promise<ClientRecord> {
+  const client = await clientByClientId(core, input.client_id);
+  if (!client || !client.is_active) throw invalidRequest("client_id names no active client", "client_id");
+  if (!(client.redirect_uris ?? []).includes(input.redirect_uri)) throw invalidRequest("redirect_uri is not one the client registered (matched exactly)", "redirect_uri");
+  return client;
+}
 
-  /** The client and redirect_uri of a request, checked before anything is redirected: never to an address the client did not register. */
-  async function registeredRedirect(input: OauthAuthorizeInput): Promise<ClientRecord> {
-    const client = await clientByClientId(core, input.client_id);
-    if (!client || !client.is_active) throw invalidRequest("client_id names no active client", "client_id");
-    if (!(client.redirect_uris ?? []).includes(input.redirect_uri)) throw invalidRequest("redirect_uri is not one the client registered (matched exactly)", "redirect_uri");
-    return client;
-  }
-
-  /** The code for `userId`, sent back to the client's redirect_uri with state and iss (RFC 9207). */
-  const finish: AuthorizationContinuation = async (input, userId) => {
-    const client = await registeredRedirect(input);
+/** Finishes an authorization request for a known user: the code, sent back to the client's redirect_uri with state and iss (RFC 9207). */
+export function continueAuthorization(core: Core): AuthorizationContinuation {
+  return async (input, userId) => {
+    const client = await registeredRedirect(core, input);
     const code = await issueAuthorizationCode(core, {
       userId,
       clientId: client.client_id,
@@ -132,8 +121,30 @@ export function oidcOperations(
       codeChallengeMethod: "S256",
       nonce: input.nonce ?? null,
     });
-    return withQuery(input.redirect_uri, { code, state: input.state, iss: config.issuer });
+    return withQuery(input.redirect_uri, { code, state: input.state, iss: core.config.issuer });
   };
+}
+
+/** An organization's upstream IdP that home-realm discovery can send a sign-in to (OIDC or SAML). */
+export interface UpstreamSignIn {
+  /** Where the browser goes to sign in at the IdP of the organization that verified the hint's domain; null when this kind of connection has none. */
+  start(input: OauthAuthorizeInput, emailOrDomain: string): Promise<string | null>;
+}
+
+export function oidcOperations(
+  deps: Deps,
+  upstream: UpstreamSignIn & {
+    callback(input: Parameters<Operations<"oauthSsoCallback">["oauthSsoCallback"]>[0], finish: AuthorizationContinuation): Promise<string>;
+  },
+  /** Further upstream kinds home-realm discovery tries after `upstream` (SAML). */
+  otherUpstreams: readonly UpstreamSignIn[] = [],
+): Operations<
+  "openidConfiguration" | "oauthAuthorizationServerMetadata" | "oauthJWKS" | "oauthProtectedResource" | "oauthAuthorize" | "oauthSsoCallback" | "oauthUserinfo" | "oauthIntrospect" | "oauthLogout"
+> {
+  const { core, tokens, sessions } = deps;
+  const { storage, config } = core;
+
+  const finish = continueAuthorization(core);
 
   const metadata = async (): Promise<OpenIDConfiguration> => providerMetadata(config.issuer, await tokens.algorithm());
 
@@ -150,7 +161,7 @@ export function oidcOperations(
     },
 
     async oauthAuthorize(input, context): Promise<Redirect> {
-      const client = await registeredRedirect(input);
+      const client = await registeredRedirect(core, input);
       // From here on every refusal goes back to the client, as RFC 6749 §4.1.2.1 asks.
       const refuse = (error: string, description: string) => ({ location: authorizationError(input, config.issuer, error, description) });
       const requested = (input.scope ?? "openid").split(" ").filter(Boolean);
@@ -166,8 +177,10 @@ export function oidcOperations(
       // Home-realm discovery: an email domain an organization verified signs in at its IdP.
       const hint = input.login_hint ?? input.domain_hint;
       if (hint) {
-        const upstreamUrl = await upstream.start(input, hint);
-        if (upstreamUrl) return { location: upstreamUrl };
+        for (const candidate of [upstream, ...otherUpstreams]) {
+          const upstreamUrl = await candidate.start(input, hint);
+          if (upstreamUrl) return { location: upstreamUrl };
+        }
       }
       return { location: `${config.issuer}${SIGNIN_PATH}?${authorizeQuery(input)}` };
     },

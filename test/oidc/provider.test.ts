@@ -19,6 +19,7 @@ import { createReferenceService, type ReferenceService } from "../../reference/s
 import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium } from "../helpers/chromium.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { field, FormBrowser } from "../helpers/form-browser.js";
 import { authorizationRequest as requestAuthorization, type AuthorizationRequest } from "./relying-party.js";
 
 const ADMIN_SECRET = "oidc-provider-admin-secret";
@@ -39,35 +40,6 @@ let clockOffset = 0;
 
 /** fetch that trusts the test CA: what the relying party sends with. */
 const fetchWithCa: oidc.CustomFetch = (url, options) => undiciFetch(url, { ...options, dispatcher: agent } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
-
-/** A browser stand-in: follows nothing by itself, keeps cookies per host, posts forms as a page would. */
-class FormBrowser {
-  readonly cookies = new Map<string, string>();
-  async request(url: string, init: { method?: string; form?: Record<string, string>; origin?: string } = {}): Promise<{ status: number; location: string | null; body: string; setCookies: string[] }> {
-    const headers: Record<string, string> = {};
-    if (this.cookies.size > 0) headers.cookie = [...this.cookies].map(([name, value]) => `${name}=${value}`).join("; ");
-    if (init.form) headers["content-type"] = "application/x-www-form-urlencoded";
-    if (init.origin) headers.origin = init.origin;
-    const response = await undiciFetch(url, { method: init.method ?? "GET", headers, body: init.form ? new URLSearchParams(init.form).toString() : undefined, redirect: "manual", dispatcher: agent });
-    const setCookies = response.headers.getSetCookie();
-    for (const line of setCookies) {
-      const [pair] = line.split(";");
-      const index = pair!.indexOf("=");
-      const name = pair!.slice(0, index);
-      const value = pair!.slice(index + 1);
-      if (/max-age=0/i.test(line)) this.cookies.delete(name);
-      else this.cookies.set(name, value);
-    }
-    const location = response.headers.get("location");
-    return { status: response.status, location: location === null ? null : new URL(location, url).toString(), body: await response.text(), setCookies };
-  }
-}
-
-const field = (html: string, name: string) =>
-  new RegExp(`name="${name}" value="([^"]*)"`)
-    .exec(html)?.[1]
-    ?.replace(/&amp;/g, "&")
-    .replace(/&quot;/g, '"') ?? "";
 
 type Started = AuthorizationRequest;
 
@@ -134,7 +106,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("signs a user in through the hosted page: code with PKCE, ID token checked against the JWKS, userinfo and introspection", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
     const back = await signIn(browser, started, "ada@example.com");
     expect(back.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -168,7 +140,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("sets the session cookie Secure, HttpOnly, SameSite=Lax and refuses a form without its CSRF token or from another site", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
     const page = await browser.request((await browser.request(started.url.href)).location!);
     const form = { request: field(page.body, "request"), csrf: field(page.body, "csrf"), step: "password", email: "ada@example.com", password: PASSWORD };
@@ -191,7 +163,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     user.setAccessToken(access_token!);
     await user.updateProfile({ is_multi_factor_auth_enabled: true });
     await user.close();
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
     const page = await browser.request((await browser.request(started.url.href)).location!);
     const askedForCode = await browser.request(`${issuer}/oauth/signin`, {
@@ -214,7 +186,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("escapes what a request carries into the page", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest({ state: '"><script>alert(1)</script>' });
     const page = await browser.request((await browser.request(started.url.href)).location!);
     expect(page.body).not.toContain("<script>");
@@ -227,7 +199,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("answers a wrong redirect_uri or an unknown client itself, never redirecting", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const wrongUri = await authorizationRequest({ redirect_uri: "http://127.0.0.1:9/elsewhere" });
     const refused = await browser.request(wrongUri.url.href);
     expect(refused.status).toBe(400);
@@ -245,7 +217,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("sends login_required back when prompt=none finds no session, and invalid_scope for a scope the client was not given", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const silent = await authorizationRequest({ prompt: "none" });
     const answer = await browser.request(silent.url.href);
     expect(Object.fromEntries(new URL(answer.location!).searchParams)).toMatchObject({ error: "login_required", state: silent.state, iss: issuer });
@@ -254,7 +226,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("refuses at the token endpoint a missing or wrong code_verifier and a replayed code", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const exchange = (code: string, verifier?: string) =>
       undiciFetch(`${issuer}/oauth/token`, {
         method: "POST",
@@ -275,7 +247,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("logs out to a registered address only, ending the browser's session", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
     const tokens = await oidc.authorizationCodeGrant(config, new URL(await signIn(browser, started, "ada@example.com")), {
       pkceCodeVerifier: started.verifier,
@@ -293,7 +265,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("publishes the next key before it signs, and keeps a rotated key published until the tokens it signed expire", async () => {
-    const browser = new FormBrowser();
+    const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
     const tokens = await oidc.authorizationCodeGrant(config, new URL(await signIn(browser, started, "ada@example.com")), {
       pkceCodeVerifier: started.verifier,
@@ -311,7 +283,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
     // A token signed with the promoted key verifies against the key set the relying party cached before the rotation.
     const after = await authorizationRequest();
-    const fresh = await oidc.authorizationCodeGrant(config, new URL(await signIn(new FormBrowser(), after, "ada@example.com")), {
+    const fresh = await oidc.authorizationCodeGrant(config, new URL(await signIn(new FormBrowser(agent), after, "ada@example.com")), {
       pkceCodeVerifier: after.verifier,
       expectedState: after.state,
       expectedNonce: after.nonce,
@@ -359,7 +331,7 @@ describe("an MCP host (the official SDK's client)", () => {
     };
     expect(await auth(provider, { serverUrl: `${issuer}/mcp`, fetchFn })).toBe("REDIRECT");
     expect(authorizationUrl!.href.startsWith(`${issuer}/oauth/authorize?`)).toBe(true);
-    const back = await signIn(new FormBrowser(), { url: authorizationUrl!, verifier, state: "", nonce: "" }, "ada@example.com");
+    const back = await signIn(new FormBrowser(agent), { url: authorizationUrl!, verifier, state: "", nonce: "" }, "ada@example.com");
     expect(await auth(provider, { serverUrl: `${issuer}/mcp`, authorizationCode: new URL(back).searchParams.get("code")!, fetchFn })).toBe("AUTHORIZED");
 
     const client = new Client({ name: "mcp-host-test", version: "1.0.0" });
