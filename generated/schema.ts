@@ -17,7 +17,7 @@ export const schema = defineSchema({
     org_admin: { kind: "secret", session: true, orgRole: true, callers: "super-admins and the organization's own org-admins" },
     super_admin: { kind: "secret", session: true, callers: "super-admins" },
   },
-  features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false },
+  features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false, orgAdmin: true },
   grpcPort: 9091,
   restPrefix: "/v1",
   enums: {

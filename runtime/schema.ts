@@ -108,6 +108,8 @@ export interface ApiFeatures {
   readonly clientId: boolean;
   /** An operation takes an API key (auth api_key) in the header apiKeyHeader: clients send one, the server asks verifyApiKey. */
   readonly apiKey: boolean;
+  /** An operation's auth lets an org-admin call it with their own access token (a rule with org_role): admin clients take a token instead of the secret. */
+  readonly orgAdmin: boolean;
 }
 
 /** What the schema says of the service as a whole. */

@@ -326,12 +326,12 @@ export class AdminClient extends AdminClientBase {
     return this.core.iterate("fga_read_tuples", input, options) as AsyncIterable<FGATuple>;
   }
 
-  /** List users with a relation to an object. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
+  /** List users of a type with a relation to an object, as the current model derives it; `<type>:*` when every user of the type has it (a wildcard, less those `but not` excludes). A relation the model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than 25 steps is FAILED_PRECONDITION. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaListUsers(input: FGAListUsersInput, options?: CallOptions): Promise<FGAListUsersResponse> {
     return this.core.call("fga_list_users", input, options) as unknown as Promise<FGAListUsersResponse>;
   }
 
-  /** Expand a relation into its userset. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
+  /** Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand answers it (the tree), with the subjects of its direct tuples (users). A relation the model does not define on the object's type is INVALID_ARGUMENT. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaExpand(input: FGAExpandInput, options?: CallOptions): Promise<FGAUserset> {
     return this.core.call("fga_expand", input, options) as unknown as Promise<FGAUserset>;
   }

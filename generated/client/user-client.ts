@@ -148,7 +148,7 @@ export class UserClient extends UserClientBase {
     return this.core.call("validate_session", input, options) as unknown as Promise<ValidateSessionResponse>;
   }
 
-  /** Check relations of the signed-in user, or of a given user, on objects. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
+  /** Check relations of the signed-in user, or of a given user, on objects, as the current FGA model derives them (OpenFGA's semantics). A relation the model does not define on the object's type is INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   checkPermissions(input: CheckPermissionsInput, options?: CallOptions): Promise<CheckPermissionsResponse> {
     return this.core.call("check_permissions", input, options) as unknown as Promise<CheckPermissionsResponse>;
   }

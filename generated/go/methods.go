@@ -349,7 +349,10 @@ func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInp
 	return transport.Items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, transport.OpFGAReadTuples, in, callSettings(opts))
 }
 
-// FGAListUsers calls fga_list_users: List users with a relation to an object.
+// FGAListUsers calls fga_list_users: List users of a type with a relation to an object, as the current
+// model derives it; `<type>:*` when every user of the type has it (a wildcard, less those `but not`
+// excludes). A relation the model does not define on the object's type is INVALID_ARGUMENT; a question
+// nesting deeper than 25 steps is FAILED_PRECONDITION.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -358,7 +361,9 @@ func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, o
 	return transport.Invoke[FGAListUsersResponse](ctx, &c.core, transport.OpFGAListUsers, in, callSettings(opts))
 }
 
-// FGAExpand calls fga_expand: Expand a relation into its userset.
+// FGAExpand calls fga_expand: Expand a relation into its userset, one level of the current model's
+// rewrite as OpenFGA's Expand answers it (the tree), with the subjects of its direct tuples (users). A
+// relation the model does not define on the object's type is INVALID_ARGUMENT.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
@@ -1100,7 +1105,9 @@ func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInp
 }
 
 // CheckPermissions calls check_permissions: Check relations of the signed-in user, or of a given user,
-// on objects.
+// on objects, as the current FGA model derives them (OpenFGA's semantics). A relation the model does
+// not define on the object's type is INVALID_ARGUMENT; a check nesting deeper than 25 steps is
+// FAILED_PRECONDITION.
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //

@@ -229,9 +229,9 @@ export interface AdminHandlers {
   fgaDeleteTuples(input: FGADeleteTuplesInput, context: CallContext): Promise<Reply<Response>>;
   /** Read relationship tuples, optionally filtered by user, relation or object. Auth: admin_secret. Protocols: graphql, rest, grpc. */
   fgaReadTuples(input: FGAReadTuplesInput, context: CallContext): Promise<Reply<FGAReadTuplesResponse>>;
-  /** List users with a relation to an object. Auth: admin_secret. Protocols: graphql, rest, grpc. */
+  /** List users of a type with a relation to an object, as the current model derives it; `<type>:*` when every user of the type has it (a wildcard, less those `but not` excludes). A relation the model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than 25 steps is FAILED_PRECONDITION. Auth: admin_secret. Protocols: graphql, rest, grpc. */
   fgaListUsers(input: FGAListUsersInput, context: CallContext): Promise<Reply<FGAListUsersResponse>>;
-  /** Expand a relation into its userset. Auth: admin_secret. Protocols: graphql, rest, grpc. */
+  /** Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand answers it (the tree), with the subjects of its direct tuples (users). A relation the model does not define on the object's type is INVALID_ARGUMENT. Auth: admin_secret. Protocols: graphql, rest, grpc. */
   fgaExpand(input: FGAExpandInput, context: CallContext): Promise<Reply<FGAUserset>>;
   /** Wipe all authorization data. Destructive. Auth: admin_secret. Protocols: graphql, rest, grpc. */
   fgaReset(input: FGAResetInput, context: CallContext): Promise<Reply<Response>>;
@@ -371,7 +371,7 @@ export interface UserHandlers {
   validateJWTToken(input: ValidateJWTTokenInput, context: CallContext): Promise<Reply<ValidateJWTTokenResponse>>;
   /** Validate a session cookie and return its user. Auth: public. Protocols: graphql, rest, grpc. */
   validateSession(input: ValidateSessionInput, context: CallContext): Promise<Reply<ValidateSessionResponse>>;
-  /** Check relations of the signed-in user, or of a given user, on objects. Auth: user. Protocols: graphql, rest, grpc. */
+  /** Check relations of the signed-in user, or of a given user, on objects, as the current FGA model derives them (OpenFGA's semantics). A relation the model does not define on the object's type is INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION. Auth: user. Protocols: graphql, rest, grpc. */
   checkPermissions(input: CheckPermissionsInput, context: CallContext): Promise<Reply<CheckPermissionsResponse>>;
 }
 

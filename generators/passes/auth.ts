@@ -235,6 +235,7 @@ export function apiFeatures(operations: readonly IrOperation[], schemes: readonl
     tokenRoutes: tokenOperations.length > 0,
     clientId: tokenOperations.some((op) => op.input.fields.some((f) => f.name === "client_id")),
     apiKey: used.some((s) => s.kind === "api_key"),
+    orgAdmin: used.some((s) => s.orgRole !== undefined),
   };
 }
 

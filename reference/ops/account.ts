@@ -22,7 +22,7 @@ import { grantedRoles, USER_SESSION_COOKIE } from "../sessions.js";
 import type { OtpPurpose, UserRecord, VerificationPurpose } from "../storage.js";
 import type { ServiceClaims } from "../tokens.js";
 import { publicUser } from "../views.js";
-import { TupleGraph } from "./fga.js";
+import { FgaEngine } from "../fga.js";
 
 /** The user role that may check another user's permissions (check_permissions with `user`). */
 export const PERMISSIONS_ADMIN_ROLE = "admin";
@@ -153,7 +153,7 @@ export function accountOperations({
 > {
   const { storage, config } = core;
   const features = config.features;
-  const graph = new TupleGraph(core);
+  const fga = new FgaEngine(core);
   // Unknown users are checked against this hash too, so timing does not tell which emails exist.
   let decoyHash: Promise<string> | undefined;
 
@@ -485,7 +485,7 @@ export function accountOperations({
         throw new ServiceError("PERMISSION_DENIED", "checking another user's permissions needs the admin role", "user");
       }
       const results = [];
-      for (const check of input.checks) results.push({ relation: check.relation, object: check.object, allowed: await graph.check(subject, check.relation, check.object) });
+      for (const check of input.checks) results.push({ relation: check.relation, object: check.object, allowed: await fga.check(subject, check.relation, check.object) });
       return { results };
     },
   };

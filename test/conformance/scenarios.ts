@@ -167,6 +167,9 @@ async function withPendingOtp(c: SetupContext): Promise<Values> {
   return { email: "mfa@example.com", otp: c.lastSecretSentTo("mfa@example.com") };
 }
 
+/** A model that allows TUPLES. */
+export const FGA_MODEL = "model\n  schema 1.1\ntype user\ntype group\n  relations\n    define member: [user, group#member]\ntype doc\n  relations\n    define viewer: [user, group#member]";
+
 const TUPLES = [
   { user: "user:anne", relation: "viewer", object: "doc:roadmap" },
   { user: "group:eng#member", relation: "viewer", object: "doc:roadmap" },
@@ -457,14 +460,14 @@ export const scenarios: Record<OperationName, Scenario> = {
           relation: "viewer",
           object: "doc:roadmap",
           users: ["user:anne", "group:eng#member"],
-          tree: { root: { name: "doc:roadmap#viewer", leaf: { users: ["user:anne", "group:eng#member"] } } },
+          tree: { root: { name: "doc:roadmap#viewer", leaf: { users: { users: ["user:anne", "group:eng#member"] } } } },
         }),
     },
   },
   fga_reset: {
     about: "removes the model and the tuples",
     setup: async (c) => {
-      await c.admin.fgaWriteModel({ dsl: "model\n  schema 1.1" });
+      await c.admin.fgaWriteModel({ dsl: FGA_MODEL });
       await c.admin.fgaWriteTuples({ tuples: TUPLES });
       return {};
     },

@@ -4,7 +4,7 @@
 import { expect } from "vitest";
 import { sha256 } from "../../reference/secrets.js";
 import { START_S } from "../helpers/reference-server.js";
-import type { OperationName, Scenario } from "./scenarios.js";
+import { FGA_MODEL, type OperationName, type Scenario } from "./scenarios.js";
 
 export const SUCCEEDING_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
   oauth_sso_callback: {
@@ -37,11 +37,11 @@ export const SUCCEEDING_SCENARIOS: Partial<Record<OperationName, Scenario>> = {
   fga_get_model: {
     about: "the model written last",
     setup: async (c) => {
-      await c.admin.fgaWriteModel({ dsl: "model\n  schema 1.1" });
+      await c.admin.fgaWriteModel({ dsl: FGA_MODEL });
       return {};
     },
     input: () => ({}),
-    expect: { ok: (a) => expect(a).toEqual({ id: expect.any(String), dsl: "model\n  schema 1.1", created_at: START_S }) },
+    expect: { ok: (a) => expect(a).toEqual({ id: expect.any(String), dsl: FGA_MODEL, created_at: START_S }) },
   },
   get_client: {
     about: "by id, without its secret",

@@ -166,7 +166,7 @@ describe("FGA", () => {
     const h = createHarness();
     await expectCode(h.call("fgaGetModel", {}), "NOT_FOUND");
     await h.call("fgaWriteModel", { dsl: "model\n  schema 1.1\ntype user" });
-    const second = await h.call("fgaWriteModel", { dsl: "model\n  schema 1.1\ntype user\ntype doc" });
+    const second = await h.call("fgaWriteModel", { dsl: "model\n  schema 1.1\ntype user\ntype doc\n  relations\n    define viewer: [user]" });
     expect(await h.call("fgaGetModel", {})).toEqual(second);
     await h.call("fgaWriteTuples", { tuples: [{ user: "user:1", relation: "viewer", object: "doc:1" }] });
     await h.call("fgaReset", {});

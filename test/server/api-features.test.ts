@@ -20,7 +20,7 @@ import { readFixture, REPO_ROOT } from "../helpers/project.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 import { loadIr } from "../../generators/generate.js";
 
-const NONE = { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: false } as const;
+const NONE = { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: false, orgAdmin: false } as const;
 /** The identity schema as if none of its operations needed the admin secret or a client id. */
 const publicOnly: ApiSchema = { ...schema, features: NONE };
 const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => ({ schema: apiSchema, surfaces, versionOperation: null, loadGrpcServices: async () => [] });
@@ -80,6 +80,6 @@ describe("the outputs", () => {
   });
 
   it("of the identity API keep all of it", () => {
-    expect(loadIr(REPO_ROOT).api.features).toEqual({ adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false });
+    expect(loadIr(REPO_ROOT).api.features).toEqual({ adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false, orgAdmin: true });
   });
 });

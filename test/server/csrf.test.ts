@@ -20,7 +20,7 @@ beforeAll(async () => {
   const login = await fetch(`${base}/v1/admin/admin_login`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ admin_secret: SECRET }) });
   cookie = login.headers.get("set-cookie")!.split(";")[0]!;
   // Something to lose: a model an attacker would like reset.
-  await fetch(`${base}/v1/admin/fga_write_model`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ dsl: "model\n  schema 1.1" }) });
+  await fetch(`${base}/v1/admin/fga_write_model`, { method: "POST", headers: { "content-type": "application/json", cookie }, body: JSON.stringify({ dsl: "model\n  schema 1.1\ntype user" }) });
 });
 afterAll(() => server?.close());
 

@@ -14,7 +14,7 @@ export const schema = defineSchema({
     public: { kind: "none" },
     staff_key: { kind: "api_key" },
   },
-  features: { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: true },
+  features: { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: true, orgAdmin: false },
   grpcPort: 9191,
   restPrefix: "/v1",
   enums: {

@@ -336,7 +336,7 @@ export const AdminService: GenService<{
     output: typeof FGAReadTuplesResponseSchema;
   },
   /**
-   * List users with a relation to an object.
+   * List users of a type with a relation to an object, as the current model derives it; `<type>:*` when every user of the type has it (a wildcard, less those `but not` excludes). A relation the model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than 25 steps is FAILED_PRECONDITION.
    *
    * @generated from rpc identity.v1.AdminService.FGAListUsers
    */
@@ -346,7 +346,7 @@ export const AdminService: GenService<{
     output: typeof FGAListUsersResponseSchema;
   },
   /**
-   * Expand a relation into its userset.
+   * Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand answers it (the tree), with the subjects of its direct tuples (users). A relation the model does not define on the object's type is INVALID_ARGUMENT.
    *
    * @generated from rpc identity.v1.AdminService.FGAExpand
    */

@@ -68,7 +68,7 @@ export const FGAGetModelResponseSchema: GenMessage<FGAGetModelResponse> = /*@__P
  */
 export type FGAWriteModelRequest = Message<"identity.v1.FGAWriteModelRequest"> & {
   /**
-   * Not empty. Must be text with at least one character that is not a space.
+   * An OpenFGA model in its DSL (schema 1.1, without conditions or modules); one that does not parse or type-check is refused (INVALID_ARGUMENT) with its line and reason, and the current model stays. Not empty. Must be text with at least one character that is not a space.
    *
    * @generated from field: optional string dsl = 1;
    */
@@ -118,7 +118,7 @@ export const FGAWriteModelResponseSchema: GenMessage<FGAWriteModelResponse> = /*
  */
 export type FGAWriteTuplesRequest = Message<"identity.v1.FGAWriteTuplesRequest"> & {
   /**
-   * At least 1 item.
+   * Written together or not at all. Once a model is written, each must be one it allows: a relation of the object's type that takes direct tuples, and a subject its type restrictions name (INVALID_ARGUMENT names the tuple and the relation); a userset's own relation (group:x#member as member of group:x) is never written. At least 1 item.
    *
    * @generated from field: repeated identity.v1.FGATupleInput tuples = 1;
    */

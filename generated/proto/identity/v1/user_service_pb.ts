@@ -200,7 +200,7 @@ export const UserService: GenService<{
     output: typeof ValidateSessionResponseSchema;
   },
   /**
-   * Check relations of the signed-in user, or of a given user, on objects.
+   * Check relations of the signed-in user, or of a given user, on objects, as the current FGA model derives them (OpenFGA's semantics). A relation the model does not define on the object's type is INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION.
    *
    * @generated from rpc identity.v1.UserService.CheckPermissions
    */

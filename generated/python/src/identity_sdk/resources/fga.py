@@ -47,7 +47,10 @@ class FGAResource(SyncResource):
         2.3.0-rc.9).
 
         Args:
-            dsl: Not empty. Must be text with at least one character that is not a space.
+            dsl: An OpenFGA model in its DSL (schema 1.1, without conditions or modules); one that does
+                not parse or type-check is refused (INVALID_ARGUMENT) with its line and reason, and the
+                current model stays. Not empty. Must be text with at least one character that is not a
+                space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -68,7 +71,10 @@ class FGAResource(SyncResource):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            tuples: At least 1 item.
+            tuples: Written together or not at all. Once a model is written, each must be one it allows:
+                a relation of the object's type that takes direct tuples, and a subject its type
+                restrictions name (INVALID_ARGUMENT names the tuple and the relation); a userset's own
+                relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -153,7 +159,10 @@ class FGAResource(SyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> FGAListUsersResponse:
-        """List users with a relation to an object.
+        """List users of a type with a relation to an object, as the current model derives it; `<type>:*`
+        when every user of the type has it (a wildcard, less those `but not` excludes). A relation the
+        model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than
+        25 steps is FAILED_PRECONDITION.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
@@ -179,7 +188,9 @@ class FGAResource(SyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> FGAUserset:
-        """Expand a relation into its userset.
+        """Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand
+        answers it (the tree), with the subjects of its direct tuples (users). A relation the model does
+        not define on the object's type is INVALID_ARGUMENT.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
@@ -253,7 +264,10 @@ class AsyncFGAResource(AsyncResource):
         2.3.0-rc.9).
 
         Args:
-            dsl: Not empty. Must be text with at least one character that is not a space.
+            dsl: An OpenFGA model in its DSL (schema 1.1, without conditions or modules); one that does
+                not parse or type-check is refused (INVALID_ARGUMENT) with its line and reason, and the
+                current model stays. Not empty. Must be text with at least one character that is not a
+                space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -274,7 +288,10 @@ class AsyncFGAResource(AsyncResource):
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
         Args:
-            tuples: At least 1 item.
+            tuples: Written together or not at all. Once a model is written, each must be one it allows:
+                a relation of the object's type that takes direct tuples, and a subject its type
+                restrictions name (INVALID_ARGUMENT names the tuple and the relation); a userset's own
+                relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
 
@@ -359,7 +376,10 @@ class AsyncFGAResource(AsyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> FGAListUsersResponse:
-        """List users with a relation to an object.
+        """List users of a type with a relation to an object, as the current model derives it; `<type>:*`
+        when every user of the type has it (a wildcard, less those `but not` excludes). A relation the
+        model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than
+        25 steps is FAILED_PRECONDITION.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
@@ -385,7 +405,9 @@ class AsyncFGAResource(AsyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> FGAUserset:
-        """Expand a relation into its userset.
+        """Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand
+        answers it (the tree), with the subjects of its direct tuples (users). A relation the model does
+        not define on the object's type is INVALID_ARGUMENT.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 

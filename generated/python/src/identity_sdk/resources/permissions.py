@@ -23,7 +23,9 @@ class PermissionsResource(SyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CheckPermissionsResponse:
-        """Check relations of the signed-in user, or of a given user, on objects.
+        """Check relations of the signed-in user, or of a given user, on objects, as the current FGA model
+        derives them (OpenFGA's semantics). A relation the model does not define on the object's type is
+        INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
@@ -54,7 +56,9 @@ class AsyncPermissionsResource(AsyncResource):
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
     ) -> CheckPermissionsResponse:
-        """Check relations of the signed-in user, or of a given user, on objects.
+        """Check relations of the signed-in user, or of a given user, on objects, as the current FGA model
+        derives them (OpenFGA's semantics). A relation the model does not define on the object's type is
+        INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION.
 
         Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 
