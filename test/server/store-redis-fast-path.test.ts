@@ -82,15 +82,17 @@ describe("the Redis store's local answer", () => {
   it(`fails closed when Redis stops answering: after at most ${FAST_PATH_CONTACT_MS} ms the right secret goes to Redis and is refused`, async () => {
     const address = "198.51.100.77";
     expect(answersLocally(b, address)).toBe(true);
-    // Paused long enough for the contact bound to pass and then for a command to time out (1 s).
-    await admin.call("CLIENT", "PAUSE", String(FAST_PATH_CONTACT_MS + 2500), "ALL");
+    // Paused long enough for the contact bound to pass and then for a command to time out (1 s),
+    // with seconds to spare for a loaded machine (a cold 2-core run woke the sleep below late).
+    const pausedUntil = Date.now() + FAST_PATH_CONTACT_MS + 6000;
+    await admin.call("CLIENT", "PAUSE", String(FAST_PATH_CONTACT_MS + 6000), "ALL");
     try {
       await sleep(FAST_PATH_CONTACT_MS + 600);
       const answer = b.secretAttempt(address, true, policy, Date.now());
       expect(answer).toBeInstanceOf(Promise);
       await expect(answer).rejects.toMatchObject({ code: "UNAVAILABLE" });
     } finally {
-      await sleep(1_000);
+      await sleep(Math.max(0, pausedUntil - Date.now()) + 500);
     }
     await until(() => answersLocally(b, address));
   });
