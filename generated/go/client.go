@@ -134,6 +134,11 @@ func WithAdminProtocol(p Protocol) AdminOption { return func(c *config) { c.Prot
 // of serviceURL with port DefaultGRPCPort.
 func WithAdminGRPCEndpoint(addr string) AdminOption { return func(c *config) { c.GRPCEndpoint = addr } }
 
+// WithAdminAccessToken makes the admin client call with a user's access token (sent as a bearer
+// token) instead of the admin secret (pass "" for adminSecret): the operations an org-admin may
+// call, for the organizations that user administers. Never with an admin secret.
+func WithAdminAccessToken(token string) AdminOption { return func(c *config) { c.AccessToken = token } }
+
 // WithAdminExtraHeaders adds headers (gRPC: metadata) to every request of the admin client.
 func WithAdminExtraHeaders(h map[string]string) AdminOption {
 	return func(c *config) { c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h) }
@@ -228,17 +233,22 @@ type AdminClient struct {
 
 // NewAdminClient returns a client of the admin interface at serviceURL (such as
 // http://localhost:8080) that authenticates every call with adminSecret, the server's
-// --admin-secret. It fails only on a configuration it cannot use; nothing is sent before the
-// first call.
+// --admin-secret (or, with adminSecret "" and WithAdminAccessToken, with a
+// user's access token). It fails only on a configuration it cannot use; nothing is sent
+// before the first call.
 func NewAdminClient(serviceURL, adminSecret string, opts ...AdminOption) (*AdminClient, error) {
 	cfg := config{}
 	for _, opt := range opts {
 		opt(&cfg)
 	}
-	if adminSecret == "" {
-		cfg.Problem("adminSecret is required")
+	switch {
+	case adminSecret != "" && cfg.AccessToken != "":
+		cfg.Problem("give adminSecret or WithAdminAccessToken, not both: the server judges a call by one of them")
+	case adminSecret == "" && cfg.AccessToken == "":
+		cfg.Problem("adminSecret is required, or WithAdminAccessToken: the access token of a user who is an org-admin (for the organizations that user administers)")
+	case adminSecret != "":
+		cfg.Credentials = map[string]string{transport.AdminSecretHeader: adminSecret}
 	}
-	cfg.Credentials = map[string]string{transport.AdminSecretHeader: adminSecret}
 	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleAdmin]
 	c := &AdminClient{}
 	if err := c.core.Init(transport.RoleAdmin, serviceURL, cfg); err != nil {

@@ -249,7 +249,20 @@ function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkF
   const credential =
     role === "admin"
       ? facts.features.adminSecret
-        ? [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
+        ? facts.features.orgAdmin
+          ? [
+              {
+                decl: "admin_secret: str | None = None",
+                name: "admin_secret",
+                doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call. Required unless access_token is given.`,
+              },
+              {
+                decl: "access_token: str | None = None",
+                name: "access_token",
+                doc: "A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.",
+              },
+            ]
+          : [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
         : []
       : [
           ...(facts.features.clientId ? [{ decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." }] : []),
@@ -675,6 +688,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       version: pyLiteral(facts.service.version),
       adminSecretHeader: pyLiteral(facts.service.adminSecretHeader),
       adminSecretRequired: pyLiteral(facts.features.adminSecret),
+      orgAdminToken: pyLiteral(facts.features.orgAdmin),
       apiKeyHeader: pyLiteral(facts.service.apiKeyHeader),
       clientIdRequired: pyLiteral(facts.features.clientId),
       grpcPort: facts.service.grpcPort,

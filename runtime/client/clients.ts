@@ -13,7 +13,12 @@ const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Reco
 
 export interface AdminClientConfig extends ClientConfig {
   /** The server's --admin-secret; sent on every admin call. Only where an operation needs it (schema.features.adminSecret). */
-  adminSecret: string;
+  adminSecret?: string;
+  /**
+   * A user's access token instead of the secret, sent as a bearer token: the calls an org-admin may
+   * make (schema.features.orgAdmin), for the organizations that user administers. Never both.
+   */
+  accessToken?: string;
 }
 
 export interface UserClientConfig extends ClientConfig {
@@ -25,10 +30,22 @@ export interface UserClientConfig extends ClientConfig {
 
 export class AdminClientBase {
   protected readonly core: ClientCore;
-  constructor(definition: ClientDefinition, config: ClientConfig & Partial<AdminClientConfig> & ApiKeyConfig) {
-    const secret = config.adminSecret;
-    if (definition.schema.features.adminSecret && !secret) throw new TypeError("adminSecret is required");
-    const headers = { ...apiKeyHeaders(definition, config), ...(secret ? { [definition.schema.adminSecretHeader]: secret } : {}) };
+  constructor(definition: ClientDefinition, config: ClientConfig & AdminClientConfig & ApiKeyConfig) {
+    const { adminSecret: secret, accessToken } = config;
+    if (secret && accessToken) throw new TypeError("give adminSecret or accessToken, not both: the server judges a call by one of them");
+    if (definition.schema.features.adminSecret && !secret && !accessToken) {
+      throw new TypeError(
+        definition.schema.features.orgAdmin
+          ? "adminSecret is required, or accessToken: the access token of a user who is an org-admin (for the organizations that user administers)"
+          : "adminSecret is required",
+      );
+    }
+    if (accessToken && !definition.schema.features.orgAdmin) throw new TypeError("accessToken: no admin operation of this API takes a user's token; give adminSecret");
+    const headers = {
+      ...apiKeyHeaders(definition, config),
+      ...(secret ? { [definition.schema.adminSecretHeader]: secret } : {}),
+      ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
+    };
     this.core = new ClientCore(definition, config, () => headers);
   }
   /** The gRPC target this client uses when its protocol is grpc. */

@@ -63,8 +63,25 @@ const typescriptColumn: ClientColumn = {
     try {
       let answer: unknown;
       if (call.surface === "admin") {
-        const client = call.config.timeoutMs === undefined ? adminClients.get(call.protocol)! : faultClient(call);
-        answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
+        if (call.config.adminAccessToken) {
+          // An org-admin's own client, with their token instead of the secret.
+          const client = new AdminClient({
+            serviceUrl: call.config.serviceUrl,
+            grpcEndpoint: call.config.grpcEndpoint,
+            serverVersion: call.config.serverVersion,
+            accessToken: call.config.adminAccessToken,
+            protocol: call.protocol,
+            retry: false,
+          });
+          try {
+            answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
+          } finally {
+            await client.close();
+          }
+        } else {
+          const client = call.config.timeoutMs === undefined ? adminClients.get(call.protocol)! : faultClient(call);
+          answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
+        }
       } else {
         const client = userClients.get(call.protocol)!;
         client.setAccessToken(call.accessToken);
@@ -91,7 +108,8 @@ const mcpColumn: ClientColumn = {
   name: "mcp",
   async call(call) {
     const headers: Record<string, string> = { "content-type": "application/json", accept: "application/json, text/event-stream" };
-    if (call.surface === "admin") Object.assign(headers, { [schema.adminSecretHeader]: ADMIN_SECRET }, call.headers);
+    if (call.surface === "admin" && call.config.adminAccessToken) headers.authorization = `Bearer ${call.config.adminAccessToken}`;
+    else if (call.surface === "admin") Object.assign(headers, { [schema.adminSecretHeader]: ADMIN_SECRET }, call.headers);
     else if (call.accessToken) headers.authorization = `Bearer ${call.accessToken}`;
     const response = await fetch(`${server.httpUrl}/mcp`, {
       method: "POST",
@@ -180,9 +198,10 @@ function defaultCaller(operation: OperationSpec): Caller {
 
 /** The call a cell makes, in the form every client column takes. */
 function clientCall(operation: OperationSpec, protocol: Protocol, caller: Caller, input: Record<string, unknown>, values: Values): ClientCall {
-  // An org-admin or a nobody sends no admin secret (an empty header is "none").
-  const headers: Record<string, string> =
-    operation.surface !== "admin" || caller === "admin" ? {} : { [schema.adminSecretHeader]: "", ...(caller === "org_admin" ? { authorization: `Bearer ${values.accessToken}` } : {}) };
+  // An org-admin's admin client carries their access token instead of the secret (accessToken,
+  // access_token, WithAdminAccessToken); a nobody sends no admin secret (an empty header is "none").
+  const orgAdmin = operation.surface === "admin" && caller === "org_admin";
+  const headers: Record<string, string> = operation.surface !== "admin" || caller === "admin" || orgAdmin ? {} : { [schema.adminSecretHeader]: "" };
   return {
     surface: operation.surface,
     operation: operation.name,
@@ -190,7 +209,13 @@ function clientCall(operation: OperationSpec, protocol: Protocol, caller: Caller
     input,
     headers,
     accessToken: operation.surface !== "admin" && caller === "user" ? values.accessToken : undefined,
-    config: { serviceUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint, serverVersion: SERVER_VERSION, adminSecret: ADMIN_SECRET, clientId: "reference" },
+    config: {
+      serviceUrl: server.httpUrl,
+      grpcEndpoint: server.grpcEndpoint,
+      serverVersion: SERVER_VERSION,
+      ...(orgAdmin ? { adminAccessToken: values.accessToken! } : { adminSecret: ADMIN_SECRET }),
+      clientId: "reference",
+    },
   };
 }
 

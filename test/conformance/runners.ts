@@ -32,7 +32,9 @@ export interface ClientCall {
     serviceUrl: string;
     grpcEndpoint: string;
     serverVersion: string;
-    adminSecret: string;
+    /** The admin client's credential: the secret, or (an org-admin's call) a user's access token instead. */
+    adminSecret?: string;
+    adminAccessToken?: string;
     clientId: string;
     tls?: RunnerTls;
     /** The client's overall deadline of a call (the fault column's hanging servers). */
@@ -140,7 +142,7 @@ export class RunnerProcess {
         service_url: config.serviceUrl,
         grpc_endpoint: config.grpcEndpoint,
         server_version: config.serverVersion,
-        ...(call.surface === "admin" ? { admin_secret: config.adminSecret } : { client_id: config.clientId }),
+        ...(call.surface === "admin" ? (config.adminAccessToken ? { admin_access_token: config.adminAccessToken } : { admin_secret: config.adminSecret }) : { client_id: config.clientId }),
         ...(config.tls ? { tls: { ca_file: config.tls.caFile, cert_file: config.tls.certFile ?? null, key_file: config.tls.keyFile ?? null } } : {}),
         ...(config.timeoutMs === undefined ? {} : { timeout_ms: config.timeoutMs }),
         ...(config.maxResponseBytes === undefined ? {} : { max_response_bytes: config.maxResponseBytes }),

@@ -29,7 +29,9 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
     """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
     tls = config.get("tls")
     limits = {"timeout_ms": config.get("timeout_ms"), "max_response_bytes": config.get("max_response_bytes")}
-    key = (mode, role, protocol, config["service_url"] + json.dumps(tls) + json.dumps(limits))
+    # An org-admin's client carries their access token instead of the admin secret: one client per token.
+    token = config.get("admin_access_token")
+    key = (mode, role, protocol, config["service_url"] + json.dumps(tls) + json.dumps(limits) + (token or ""))
     client = clients.get(key)
     if client is None:
         common: dict[str, Any] = {
@@ -48,7 +50,8 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
             common["verify"] = tls["ca_file"]
             if tls.get("cert_file"):
                 common["cert"] = (tls["cert_file"], tls["key_file"])
-        credential = {"admin_secret": config["admin_secret"]} if role == "admin" else {"client_id": config["client_id"]}
+        admin_credential = {"access_token": token} if token else {"admin_secret": config["admin_secret"]}
+        credential = admin_credential if role == "admin" else {"client_id": config["client_id"]}
         client = clients[key] = CLASSES[(mode, role)](**common, **credential)
     return client
 

@@ -31,6 +31,7 @@ from ._schema import (
     GRPC_PORT,
     ITERATE_PAGE_LIMIT,
     OPERATIONS,
+    ORG_ADMIN_TOKEN,
     PROTOCOLS,
     RETRY_AFTER_MAX,
     RETRY_ATTEMPTS,
@@ -159,8 +160,17 @@ class _CoreBase:
     def __init__(self, settings: Settings) -> None:
         if settings.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not '{settings.protocol}'")
-        if settings.role == "admin" and ADMIN_SECRET_REQUIRED and not settings.admin_secret:
-            raise ValueError("admin_secret is required")
+        if settings.role == "admin":
+            if settings.admin_secret and settings.access_token:
+                raise ValueError("give admin_secret or access_token, not both: the server judges a call by one of them")
+            if settings.access_token and not ORG_ADMIN_TOKEN:
+                raise ValueError("access_token: no admin operation of this API takes a user's token; give admin_secret")
+            if ADMIN_SECRET_REQUIRED and not settings.admin_secret and not settings.access_token:
+                raise ValueError(
+                    "admin_secret is required, or access_token: the access token of a user who is an org-admin (for the organizations that user administers)"
+                    if ORG_ADMIN_TOKEN
+                    else "admin_secret is required"
+                )
         if settings.role == "user" and CLIENT_ID_REQUIRED and not settings.client_id:
             raise ValueError("client_id is required")
         self.protocol: Protocol = settings.protocol

@@ -36,10 +36,12 @@ type request struct {
 		GRPCEndpoint  string `json:"grpc_endpoint"`
 		ServerVersion string `json:"server_version"`
 		AdminSecret   string `json:"admin_secret"`
-		ClientID      string `json:"client_id"`
-		TimeoutMs     *int64 `json:"timeout_ms"`
-		MaxResponse   *int64 `json:"max_response_bytes"`
-		TLS           *struct {
+		// An org-admin's call: their access token instead of the admin secret.
+		AdminAccessToken string `json:"admin_access_token"`
+		ClientID         string `json:"client_id"`
+		TimeoutMs        *int64 `json:"timeout_ms"`
+		MaxResponse      *int64 `json:"max_response_bytes"`
+		TLS              *struct {
 			CAFile   string  `json:"ca_file"`
 			CertFile *string `json:"cert_file"`
 			KeyFile  *string `json:"key_file"`
@@ -53,6 +55,7 @@ type clientKey struct {
 	url      string
 	tls      string
 	limits   string
+	token    string
 }
 
 type closer interface{ Close() error }
@@ -69,7 +72,7 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 		return nil, err
 	}
 	limits := fmt.Sprint(deref(r.Config.TimeoutMs), "|", deref(r.Config.MaxResponse))
-	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey, limits}
+	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey, limits, r.Config.AdminAccessToken}
 	if client, ok := clients[key]; ok {
 		return client, nil
 	}
@@ -85,6 +88,9 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 		}
 		if r.Config.MaxResponse != nil {
 			opts = append(opts, identity.WithAdminMaxResponseBytes(*r.Config.MaxResponse))
+		}
+		if r.Config.AdminAccessToken != "" {
+			opts = append(opts, identity.WithAdminAccessToken(r.Config.AdminAccessToken))
 		}
 		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret, opts...)
 	} else {

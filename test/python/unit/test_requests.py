@@ -75,8 +75,16 @@ def test_configuration_follows_the_spec() -> None:
     assert AdminClient(service_url="http://localhost:8080", admin_secret="s").protocol == "graphql"
     with pytest.raises(ValueError, match=r"^protocol must be one of graphql, rest, grpc, not 'soap'$"):
         AdminClient(service_url="http://localhost", admin_secret="s", protocol="soap")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^admin_secret is required$"):
+    with pytest.raises(ValueError, match=r"^admin_secret is required, or access_token: the access token of a user who is an org-admin"):
         AdminClient(service_url="http://localhost", admin_secret="")
+    with pytest.raises(ValueError, match=r"^admin_secret is required, or access_token"):
+        AdminClient(service_url="http://localhost")
+    with pytest.raises(ValueError, match=r"^give admin_secret or access_token, not both"):
+        AdminClient(service_url="http://localhost", admin_secret="s", access_token="t")
+    # An org-admin's client: their token as a bearer token, no admin secret.
+    org_admin = AdminClient(service_url="http://localhost", access_token="t")
+    assert org_admin._core._headers["authorization"] == "Bearer t"
+    assert "x-service-admin-secret" not in org_admin._core._headers
     with pytest.raises(ValueError, match=r"^client_id is required$"):
         AsyncUserClient(service_url="http://localhost", client_id="")
     with pytest.raises(ValueError, match="service_url must be an http or https URL"):

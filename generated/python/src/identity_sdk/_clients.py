@@ -60,7 +60,8 @@ class AdminClient(
 
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call.
+        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -83,7 +84,8 @@ class AdminClient(
         self,
         *,
         service_url: str,
-        admin_secret: str,
+        admin_secret: str | None = None,
+        access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         protocol: Protocol = "graphql",
         grpc_endpoint: str | None = None,
@@ -106,6 +108,7 @@ class AdminClient(
                 role="admin",
                 service_url=service_url,
                 admin_secret=admin_secret,
+                access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,
                 grpc_endpoint=grpc_endpoint,
@@ -149,7 +152,8 @@ class AsyncAdminClient(
 
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call.
+        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -172,7 +176,8 @@ class AsyncAdminClient(
         self,
         *,
         service_url: str,
-        admin_secret: str,
+        admin_secret: str | None = None,
+        access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         protocol: Protocol = "graphql",
         grpc_endpoint: str | None = None,
@@ -195,6 +200,7 @@ class AsyncAdminClient(
                 role="admin",
                 service_url=service_url,
                 admin_secret=admin_secret,
+                access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,
                 grpc_endpoint=grpc_endpoint,

@@ -12,6 +12,8 @@ SERVICE_VERSION = "1.0.0"
 ADMIN_SECRET_HEADER = ""
 ADMIN_SECRET_REQUIRED = False
 """Whether an operation needs the admin secret: the admin client requires one only then."""
+ORG_ADMIN_TOKEN = False
+"""Whether an org-admin may call admin operations with their own access token (access_token= instead of admin_secret=)."""
 CLIENT_ID_REQUIRED = False
 """Whether a token call takes the user client's client id: the user client requires one only then."""
 API_KEY_HEADER = "x-bookstore-key"
