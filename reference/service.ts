@@ -389,11 +389,12 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       const orgs = await orgsOfCall(core, operation, input);
       if (orgs.size !== 1) return false;
       const [orgId] = orgs;
-      if (orgId && (await adminOf(orgId))) return true;
+      if (!orgId) return false;
+      if (await adminOf(orgId)) return true;
       // The refusal names what was needed: the role, in which organization.
       throw new ServiceError(
         "PERMISSION_DENIED",
-        `${operation.pascalName} is for super-admins and the organization's own org-admins only: the caller is not ${config.orgAdminRole} of organization ${orgId ?? "(none named)"}`,
+        `${operation.pascalName} is for super-admins and the organization's own org-admins only: the caller is not ${config.orgAdminRole} of organization ${orgId}`,
       );
     },
   };

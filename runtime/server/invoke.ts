@@ -133,7 +133,10 @@ export interface ServerOptions {
    * holder, or null when the key is not valid; without it every such call is UNAUTHENTICATED.
    */
   verifyApiKey?: (key: string) => Promise<{ keyId: string; roles?: readonly string[] } | null>;
-  /** Whether a signed-in user is an org-admin of the organization this call concerns. */
+  /**
+   * Whether a signed-in user is an org-admin of the organization this call concerns. It may throw
+   * PERMISSION_DENIED instead of answering false, to say which organization and role were needed.
+   */
   isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
   /** One entry per call; never holds inputs, answers or secrets. */
   logger?: (entry: LogEntry) => void;

@@ -25,6 +25,15 @@ loop = asyncio.new_event_loop()
 clients: dict[tuple[str, str, str, str], Client] = {}
 
 
+def admin_credential(config: dict[str, Any], token: str | None) -> dict[str, Any]:
+    """The admin secret, or an org-admin's access token instead."""
+    return {"access_token": token} if token else {"admin_secret": config["admin_secret"]}
+
+
+def user_credential(config: dict[str, Any]) -> dict[str, Any]:
+    return {"client_id": config["client_id"]}
+
+
 def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> Client:
     """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
     tls = config.get("tls")
@@ -50,8 +59,7 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
             common["verify"] = tls["ca_file"]
             if tls.get("cert_file"):
                 common["cert"] = (tls["cert_file"], tls["key_file"])
-        admin_credential = {"access_token": token} if token else {"admin_secret": config["admin_secret"]}
-        credential = admin_credential if role == "admin" else {"client_id": config["client_id"]}
+        credential = user_credential(config) if role == "user" else admin_credential(config, token)
         client = clients[key] = CLASSES[(mode, role)](**common, **credential)
     return client
 

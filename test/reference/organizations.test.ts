@@ -6,6 +6,7 @@ import { schema } from "../../generated/schema.js";
 import type { Collection } from "../../reference/storage.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
 import { createHarness, expectCode, makeOrgAdmin, operationOf, signUp, type Harness } from "./context.js";
+import type { ServiceError } from "../../runtime/errors.js";
 
 const pem = (name: string) => {
   const pair = generateKeyPairSync("ec", { namedCurve: "P-256" });
@@ -226,8 +227,16 @@ describe("isOrgAdmin", () => {
     return { h, admin, member, acme, other };
   }
 
-  const decide = (h: Harness, userId: string, method: Parameters<typeof operationOf>[0], input: Record<string, unknown>) =>
-    h.service.serverOptions.isOrgAdmin({ kind: "user", userId, roles: [] }, operationOf(method), input);
+  /** true, or false when refused: a refusal of an organization it can name says which and the role needed. */
+  const decide = async (h: Harness, userId: string, method: Parameters<typeof operationOf>[0], input: Record<string, unknown>) => {
+    try {
+      return await h.service.serverOptions.isOrgAdmin({ kind: "user", userId, roles: [] }, operationOf(method), input);
+    } catch (error) {
+      expect((error as ServiceError).code).toBe("PERMISSION_DENIED");
+      expect((error as ServiceError).message).toMatch(new RegExp(`the caller is not ${schema.orgAdminRole} of organization \\S+$`));
+      return false;
+    }
+  };
 
   it("decides from input.org_id and the membership role", async () => {
     const { h, admin, acme, other } = await setup();
