@@ -2,7 +2,8 @@
 provider that reads the service's IdP metadata, asks for a login and checks the answer, and an
 upstream identity provider that signs responses for the service's SAML connection.
 
-One JSON object in (argv[1]), one JSON object out (stdout): {"command": ..., ...}.
+One JSON object per line in (stdin), one JSON object per line out (stdout): {"command": ..., ...};
+one process serves a whole test file (pysaml2 takes a second to import).
 """
 
 import base64
@@ -118,5 +119,10 @@ def idp_response(args):
 COMMANDS = {"sp_request": sp_request, "sp_verify": sp_verify, "idp_response": idp_response}
 
 if __name__ == "__main__":
-    request = json.loads(sys.argv[1])
-    print(json.dumps(COMMANDS[request["command"]](request)))
+    for line in sys.stdin:
+        request = json.loads(line)
+        try:
+            answer = COMMANDS[request["command"]](request)
+        except Exception as error:  # answered, so that the test names it and the next command still runs
+            answer = {"error": f"{type(error).__name__}: {error}"}
+        print(json.dumps(answer), flush=True)

@@ -5,11 +5,11 @@
 // inactive and deleted SPs get nothing. An upstream IdP signs users into an organization through
 // its SAML connection; another key, a replay, an expired response, another audience, a wrapped
 // assertion, a DOCTYPE and a deleted connection are refused.
-import { execFile } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { promisify } from "node:util";
+import { createInterface } from "node:readline";
 import { inflateRawSync } from "node:zlib";
 import * as oidc from "openid-client";
 import { Agent, fetch as undiciFetch } from "undici";
@@ -43,10 +43,20 @@ let issuer: string;
 let admin: AdminClient;
 let acmeId: string;
 
-/** One command of the pysaml2 peer (test/saml/peer.py). */
-async function peer<T = Record<string, unknown>>(request: Record<string, unknown>): Promise<T> {
-  const { stdout } = await promisify(execFile)(python, [join(REPO_ROOT, "test", "saml", "peer.py"), JSON.stringify(request)], { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
-  return JSON.parse(stdout) as T;
+/** The pysaml2 peer (test/saml/peer.py): one process, one JSON line per command, answered in order. */
+let peerProcess: ChildProcessWithoutNullStreams;
+const waiting: ((line: string) => void)[] = [];
+let peerQueue: Promise<unknown> = Promise.resolve();
+function peer<T = Record<string, unknown>>(request: Record<string, unknown>): Promise<T> {
+  const answer = peerQueue.then(
+    () =>
+      new Promise<T>((resolve) => {
+        waiting.push((line) => resolve(JSON.parse(line) as T));
+        peerProcess.stdin.write(`${JSON.stringify(request)}\n`);
+      }),
+  );
+  peerQueue = answer.catch(() => undefined);
+  return answer;
 }
 
 const get = async (url: string) => {
@@ -98,6 +108,9 @@ async function signUp(email: string) {
 beforeAll(async () => {
   ensureDebianProgram("xmlsec1", "/usr/bin/xmlsec1", "the SAML peers (pysaml2)");
   python = join((await ensurePythonEnv({ log: (line) => console.log(line) })).venv, "bin", "python");
+  peerProcess = spawn(python, [join(REPO_ROOT, "test", "saml", "peer.py")], { cwd: REPO_ROOT });
+  peerProcess.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
+  createInterface({ input: peerProcess.stdout }).on("line", (line) => waiting.shift()?.(line));
   certs = makeCertificates();
   agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
   service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false } });
@@ -110,6 +123,7 @@ beforeAll(async () => {
 }, 600_000);
 
 afterAll(async () => {
+  peerProcess?.stdin.end();
   await admin?.close();
   await server?.close();
   await agent?.close();
