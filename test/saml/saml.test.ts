@@ -20,7 +20,7 @@ import { schema } from "../../generated/schema.js";
 import { createReferenceService, type ReferenceService } from "../../reference/service.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
-import { ensureDebianProgram } from "../helpers/apt.js";
+import { ensureDebianProgramAsync } from "../helpers/apt.js";
 import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { field, FormBrowser } from "../helpers/form-browser.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
@@ -106,7 +106,7 @@ async function signUp(email: string) {
 }
 
 beforeAll(async () => {
-  ensureDebianProgram("xmlsec1", "/usr/bin/xmlsec1", "the SAML peers (pysaml2)");
+  await ensureDebianProgramAsync("xmlsec1", "/usr/bin/xmlsec1", "the SAML peers (pysaml2)");
   python = join((await ensurePythonEnv({ log: (line) => console.log(line) })).venv, "bin", "python");
   peerProcess = spawn(python, [join(REPO_ROOT, "test", "saml", "peer.py")], { cwd: REPO_ROOT });
   peerProcess.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
