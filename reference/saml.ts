@@ -16,7 +16,6 @@
 // (XXE, billion laughs).
 import { randomBytes } from "node:crypto";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TLSSocket } from "node:tls";
 import { deflateRawSync, inflateRawSync } from "node:zlib";
 import { SAML, ValidateInResponseTo, type CacheProvider, type Profile } from "@node-saml/node-saml";
 import { DOMParser } from "@xmldom/xmldom";
@@ -24,12 +23,12 @@ import { SignedXml } from "xml-crypto";
 import { ServiceError, type HttpMount } from "../generated/server/index.js";
 import type { OauthAuthorizeInput, SAMLServiceProvider } from "../generated/types.js";
 import { escapeMarkup } from "../runtime/markup.js";
-import { parseCookies, serializeCookie } from "../runtime/server/index.js";
 import { nowSeconds, type Core } from "./core.js";
 import type { Deps } from "./deps.js";
-import { authorizationError, authorizeQuery, type AuthorizationContinuation, SIGNIN_COOKIE, SIGNIN_PATH, type UpstreamSignIn } from "./ops/oidc.js";
+import { authorizationError, authorizeQuery, type AuthorizationContinuation, SIGNIN_COOKIE, SIGNIN_PATH, signedInUser, type UpstreamSignIn } from "./ops/oidc.js";
 import { orgForEmailDomain } from "./ops/org-domains.js";
 import { ssoConnectionsFor } from "./ops/org-sso.js";
+import { page, pageCookie, readPageCookie, seeOther, sendFailurePage, sendPage } from "./pages.js";
 import { idpMetadataXml } from "./saml-metadata.js";
 import { sha256 } from "./secrets.js";
 import type { OrgSAMLConnectionRecord, SAMLIDPKeyRecord, UserRecord } from "./storage.js";
@@ -69,19 +68,6 @@ class SamlRefusal extends Error {
   ) {
     super(message);
   }
-}
-
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  "referrer-policy": "no-referrer",
-};
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${escapeMarkup(title)}</title></head><body><h1>${escapeMarkup(title)}</h1>${body}</body></html>`;
 }
 
 /** Refuses a message with a DOCTYPE (entities, external or expanding, are never read), then parses it. */
@@ -380,35 +366,27 @@ export interface SamlRoutesOptions {
   onInternalError?: (operation: string, error: unknown) => void;
 }
 
-const secure = (request: IncomingMessage) => (request.socket as TLSSocket).encrypted === true;
+function sendMetadata(response: ServerResponse, xml: string): void {
+  response.writeHead(200, { "content-type": "application/samlmetadata+xml; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" });
+  response.end(xml);
+}
 
 export function samlRoutes({ deps, upstream, finish, onInternalError }: SamlRoutesOptions): HttpMount {
   const { core, sessions } = deps;
   const { storage, config } = core;
 
-  const sendPage = (response: ServerResponse, status: number, html: string, extra: Record<string, string | string[]> = {}) => {
-    response.writeHead(status, { ...PAGE_HEADERS, "content-security-policy": "default-src 'none'; frame-ancestors 'none'; base-uri 'none'", ...extra });
-    response.end(html);
-  };
-
-  /** The signed-in user of the browser (the hosted sign-in page's session), or undefined. */
-  async function signedIn(request: IncomingMessage): Promise<{ user: UserRecord; sessionId: string; since: number } | undefined> {
-    const cookie = parseCookies(request.headers.cookie, secure(request))[SIGNIN_COOKIE];
-    const session = cookie ? await sessions.byCookie(cookie) : undefined;
-    const user = session ? await storage.users.get(session.user_id) : undefined;
-    return session && user && user.revoked_timestamp === null ? { user, sessionId: session.id, since: session.created_at } : undefined;
-  }
-
   /** A page that posts the signed response to the SP's ACS URL (HTTP-POST binding); a button where scripts do not run. */
   function postToSp(response: ServerResponse, acsUrl: string, samlResponse: string, relayState: string | null) {
     const nonce = randomBytes(16).toString("base64");
     const fields = `<input type="hidden" name="SAMLResponse" value="${escapeMarkup(samlResponse)}">${relayState ? `<input type="hidden" name="RelayState" value="${escapeMarkup(relayState)}">` : ""}`;
-    response.writeHead(200, { ...PAGE_HEADERS, "content-security-policy": `default-src 'none'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'` });
-    response.end(
+    sendPage(
+      response,
+      200,
       page(
         "Signing you in",
         `<form method="post" action="${escapeMarkup(acsUrl)}">${fields}<noscript><button type="submit">Continue</button></noscript></form><script nonce="${nonce}">document.forms[0].submit()</script>`,
       ),
+      { "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'` },
     );
   }
 
@@ -419,43 +397,32 @@ export function samlRoutes({ deps, upstream, finish, onInternalError }: SamlRout
     if (!key) throw new SamlRefusal(404, "the organization's SAML identity provider has no signing key yet (rotate_saml_idp_cert makes one)");
     const encoded = params.get("SAMLRequest");
     const relayState = params.get("RelayState");
-    let sp: SAMLServiceProvider | undefined;
-    let authnRequest: AuthnRequest | undefined;
-    if (encoded) {
-      authnRequest = parseAuthnRequest(decodeSamlRequest(encoded, "redirect"));
-      sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: authnRequest.issuer });
-      if (!sp?.is_active) throw new SamlRefusal(403, "the service provider is not registered with this organization, or is inactive");
-      if (authnRequest.acsUrl !== undefined && authnRequest.acsUrl !== sp.acs_url)
-        throw new SamlRefusal(400, "the AuthnRequest's AssertionConsumerServiceURL is not the one registered for the service provider");
-    } else {
-      const entityId = params.get("sp");
-      if (!entityId) throw new SamlRefusal(400, "send an AuthnRequest (SAMLRequest), or name the service provider (?sp=<entity id>) for an IdP-initiated login");
-      sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId });
-      if (!sp?.is_active) throw new SamlRefusal(403, "the service provider is not registered with this organization, or is inactive");
-      if (!sp.allow_idp_initiated) throw new SamlRefusal(403, "the service provider does not accept IdP-initiated logins");
+    // SP-initiated (an AuthnRequest names the SP), or IdP-initiated (?sp=<entity id>).
+    const authnRequest = encoded ? parseAuthnRequest(decodeSamlRequest(encoded, "redirect")) : undefined;
+    const entityId = authnRequest?.issuer ?? params.get("sp");
+    if (!entityId) throw new SamlRefusal(400, "send an AuthnRequest (SAMLRequest), or name the service provider (?sp=<entity id>) for an IdP-initiated login");
+    const sp = await storage.samlServiceProviders.find({ org_id: orgId, entity_id: entityId });
+    if (!sp?.is_active) throw new SamlRefusal(403, "the service provider is not registered with this organization, or is inactive");
+    if (!authnRequest && !sp.allow_idp_initiated) throw new SamlRefusal(403, "the service provider does not accept IdP-initiated logins");
+    if (authnRequest?.acsUrl !== undefined && authnRequest.acsUrl !== sp.acs_url) {
+      throw new SamlRefusal(400, "the AuthnRequest's AssertionConsumerServiceURL is not the one registered for the service provider");
     }
-    const user = await signedIn(request);
-    if (!user) {
+    const signedIn = await signedInUser(deps, readPageCookie(request, SIGNIN_COOKIE));
+    if (!signedIn) {
       // Back here once signed in.
       const back = new URLSearchParams();
       if (encoded) back.set("SAMLRequest", encoded);
       else back.set("sp", sp.entity_id);
       if (relayState) back.set("RelayState", relayState);
-      response.writeHead(303, {
-        location: `${config.issuer}${SIGNIN_PATH}?${new URLSearchParams({ return_to: `/saml/${encodeURIComponent(orgId)}/sso?${back}` })}`,
-        "cache-control": "no-store",
-        "content-length": "0",
-      });
-      response.end();
-      return;
+      return seeOther(response, `${config.issuer}${SIGNIN_PATH}?${new URLSearchParams({ return_to: `/saml/${encodeURIComponent(orgId)}/sso?${back}` })}`);
     }
     const now = nowSeconds(core);
     const xml = assertionResponseXml({
       idpEntityId: samlUrls(config.issuer, orgId).idpEntityId,
       sp,
-      user: user.user,
-      sessionIndex: user.sessionId,
-      authnInstant: user.since,
+      user: signedIn.user,
+      sessionIndex: signedIn.session.id,
+      authnInstant: signedIn.session.created_at,
       inResponseTo: authnRequest?.id,
       now,
     });
@@ -463,18 +430,10 @@ export function samlRoutes({ deps, upstream, finish, onInternalError }: SamlRout
   }
 
   async function acs(request: IncomingMessage, response: ServerResponse, orgId: string, form: URLSearchParams) {
-    const answer = await upstream.consume(orgId, form, finish, async (user) => {
-      let cookie = "";
-      await sessions.open(user, { context: { setCookie: (_name: string, value: string) => (cookie = value) } as never });
-      return cookie;
-    });
-    if ("location" in answer) {
-      response.writeHead(303, { location: answer.location, "cache-control": "no-store", "content-length": "0" });
-      response.end();
-      return;
-    }
+    const answer = await upstream.consume(orgId, form, finish, async (user) => (await sessions.open(user, {})).cookie);
+    if ("location" in answer) return seeOther(response, answer.location);
     sendPage(response, 200, page("Signed in", `<p>You are signed in as ${escapeMarkup(answer.signedIn.email ?? answer.signedIn.id)}.</p>`), {
-      "set-cookie": serializeCookie(SIGNIN_COOKIE, answer.cookie, { sameSite: "Lax", maxAgeSeconds: config.sessionSeconds }, secure(request)),
+      "set-cookie": pageCookie(request, SIGNIN_COOKIE, answer.cookie, { sameSite: "Lax", maxAgeSeconds: config.sessionSeconds }),
     });
   }
 
@@ -500,9 +459,7 @@ export function samlRoutes({ deps, upstream, finish, onInternalError }: SamlRout
           const again = new URLSearchParams({ SAMLRequest: encodeRedirect(decodeSamlRequest(encoded, "post")) });
           const relayState = form.get("RelayState");
           if (relayState) again.set("RelayState", relayState);
-          response.writeHead(303, { location: `${config.issuer}/saml/${encodeURIComponent(orgId)}/sso?${again}`, "cache-control": "no-store", "content-length": "0" });
-          response.end();
-          return;
+          return seeOther(response, `${config.issuer}/saml/${encodeURIComponent(orgId)}/sso?${again}`);
         }
         if (method !== "GET" && method !== "HEAD") throw new SamlRefusal(405, "SAML endpoints take GET or POST");
         await context.admit("read");
@@ -510,26 +467,18 @@ export function samlRoutes({ deps, upstream, finish, onInternalError }: SamlRout
           const org = await storage.organizations.get(orgId);
           const xml = org?.enabled && config.features.is_saml_idp_enabled ? await organizationIdpMetadata(core, orgId) : null;
           if (!xml) throw new SamlRefusal(404, "the organization has no SAML identity provider keys (rotate_saml_idp_cert makes one)");
-          response.writeHead(200, { "content-type": "application/samlmetadata+xml; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" });
-          response.end(xml);
-          return;
+          return sendMetadata(response, xml);
         }
         if (endpoint === "sp-metadata") {
           const { saml: connection } = await ssoConnectionsFor(core, orgId);
           if (!connection) throw new SamlRefusal(404, "the organization has no SAML connection");
-          response.writeHead(200, { "content-type": "application/samlmetadata+xml; charset=utf-8", "cache-control": "no-cache", "x-content-type-options": "nosniff" });
-          response.end(upstream.spMetadata(connection));
-          return;
+          return sendMetadata(response, upstream.spMetadata(connection));
         }
         if (endpoint === "sso") return await sso(request, response, orgId, url.searchParams);
         throw new SamlRefusal(endpoint === "acs" ? 405 : 404, endpoint === "acs" ? "the assertion consumer service takes the IdP's POST" : "no such SAML endpoint");
       } catch (error) {
         if (error instanceof SamlRefusal) return sendPage(response, error.status, page("SAML sign-in refused", `<p>${escapeMarkup(error.message)}</p>`));
-        if (error instanceof ServiceError && error.code === "TOO_MANY_REQUESTS") return sendPage(response, 429, page("Too many requests", "<p>Try again in a moment.</p>"));
-        if (error instanceof ServiceError && error.code === "PAYLOAD_TOO_LARGE") return sendPage(response, 413, page("Refused", "<p>The message is too large.</p>"));
-        onInternalError?.("saml", error);
-        if (!response.headersSent)
-          sendPage(response, error instanceof ServiceError && error.code === "UNAVAILABLE" ? 503 : 500, page("SAML sign-in failed", "<p>Something went wrong; try again.</p>"));
+        sendFailurePage(response, error, { operation: "saml", title: "SAML sign-in failed" }, onInternalError);
       }
     },
   };

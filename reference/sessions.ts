@@ -43,8 +43,8 @@ export class Sessions {
     private readonly tokens: TokenService,
   ) {}
 
-  /** Opens a session for `user` and answers its tokens. */
-  async open(user: UserRecord, request: SessionRequest): Promise<{ session: SessionRecord; tokens: UserTokens }> {
+  /** Opens a session for `user` and answers its tokens, and its cookie's value (set on the answer when the request has a context). */
+  async open(user: UserRecord, request: SessionRequest): Promise<{ session: SessionRecord; tokens: UserTokens; cookie: string }> {
     const roles = grantedRoles(user, request.roles);
     const scope = request.scope && request.scope.length > 0 ? [...request.scope] : [...DEFAULT_USER_SCOPE];
     const now = nowSeconds(this.core);
@@ -61,7 +61,7 @@ export class Sessions {
     await this.core.storage.sessions.put(session);
     request.context?.setCookie(USER_SESSION_COOKIE, cookie, { maxAgeSeconds: this.core.config.sessionSeconds });
     const tokens = await this.tokensFor(user, session, scope, request.clientId ?? null, request.nonce ?? null);
-    return { session, tokens };
+    return { session, tokens, cookie };
   }
 
   /** New tokens for a live session (sign-in, session refresh and the refresh_token grant). */

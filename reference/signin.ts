@@ -6,13 +6,11 @@
 // endpoint that sent it, its return_to). Forms carry a CSRF
 // token bound to a cookie, and a POST from another origin is refused.
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { TLSSocket } from "node:tls";
 import { ServiceError, type CallContext, type HttpMount, type Implementation } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import { escapeMarkup } from "../runtime/markup.js";
-import type { CookieOptions } from "../runtime/server/context.js";
-import { parseCookies, serializeCookie } from "../runtime/server/index.js";
 import { SIGNIN_COOKIE, SIGNIN_PATH } from "./ops/oidc.js";
+import { page, pageCookie, readPageCookie, seeOther, sendFailurePage, sendPage } from "./pages.js";
 import { USER_SESSION_COOKIE } from "./sessions.js";
 import { randomToken, sameDigest, sha256 } from "./secrets.js";
 import type { Core } from "./core.js";
@@ -23,14 +21,6 @@ const AUTHORIZE_PARAMS = ["response_type", "client_id", "redirect_uri", "code_ch
 /** The one other place a sign-in may return to: an organization's SAML SSO endpoint, on this service (a path, never an address). */
 const SAML_RETURN = /^\/saml\/[A-Za-z0-9_.~%-]+\/sso\?[^#\\]*$/;
 
-const secure = (request: IncomingMessage) => (request.socket as TLSSocket).encrypted === true;
-
-/** A cookie of the page, as the stubs write theirs: HttpOnly, and Secure under a `__Host-` name over TLS. */
-const cookie = (request: IncomingMessage, name: string, value: string, options: CookieOptions) => serializeCookie(name, value, options, secure(request));
-
-/** A cookie the page set, read as the stubs read theirs (over TLS only its `__Host-` form counts). */
-const readCookie = (request: IncomingMessage, name: string): string | undefined => parseCookies(request.headers.cookie, secure(request))[name];
-
 /** Only the authorization request's own parameters, re-encoded: the page never carries anything else back. */
 function authorizeRequest(params: URLSearchParams): URLSearchParams {
   const kept = new URLSearchParams();
@@ -39,24 +29,6 @@ function authorizeRequest(params: URLSearchParams): URLSearchParams {
     if (value !== null) kept.set(name, value);
   }
   return kept;
-}
-
-const PAGE_HEADERS = {
-  "content-type": "text/html; charset=utf-8",
-  "cache-control": "no-store",
-  "x-content-type-options": "nosniff",
-  "x-frame-options": "DENY",
-  // same-origin, not no-referrer: under no-referrer a browser posts the form with Origin: null, which the origin check must refuse.
-  "referrer-policy": "same-origin",
-  // No form-action: browsers apply it to the redirects after the post too, and the last one goes to the client's redirect_uri.
-  "content-security-policy": "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'",
-};
-
-function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escapeMarkup(title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:24rem;margin:4rem auto;padding:0 1rem}label{display:block;margin:.75rem 0 .25rem}input{width:100%;padding:.5rem;box-sizing:border-box}button{margin-top:1rem;padding:.5rem 1rem}.error{color:#a00}</style>
-</head><body><h1>${escapeMarkup(title)}</h1>${body}</body></html>`;
 }
 
 const hidden = (name: string, value: string) => `<input type="hidden" name="${escapeMarkup(name)}" value="${escapeMarkup(value)}">`;
@@ -88,10 +60,7 @@ export interface SigninRoutesOptions {
 }
 
 export function signinRoutes({ core, implementation, onInternalError }: SigninRoutesOptions): HttpMount {
-  const send = (response: ServerResponse, status: number, html: string, cookies: string[] = []): void => {
-    response.writeHead(status, { ...PAGE_HEADERS, ...(cookies.length > 0 ? { "set-cookie": cookies } : {}) });
-    response.end(html);
-  };
+  const send = (response: ServerResponse, status: number, html: string, cookies: string[] = []): void => sendPage(response, status, html, cookies.length > 0 ? { "set-cookie": cookies } : {});
 
   /** A context for calling an operation from the page: the cookies it sets are collected. */
   function callContext(request: IncomingMessage, operation: "login" | "verify_otp", clientAddress: string, set: Record<string, string>): CallContext {
@@ -121,7 +90,7 @@ export function signinRoutes({ core, implementation, onInternalError }: SigninRo
           await context.admit("read");
           if (url.searchParams.get("signed_out") === "1") return send(response, 200, page("Signed out", "<p>You are signed out.</p>"));
           const csrf = randomToken("csrf_", core.random);
-          return send(response, 200, passwordForm(authorizeRequest(url.searchParams).toString(), csrf), [cookie(request, CSRF_COOKIE, csrf, { sameSite: "Strict", maxAgeSeconds: 3600 })]);
+          return send(response, 200, passwordForm(authorizeRequest(url.searchParams).toString(), csrf), [pageCookie(request, CSRF_COOKIE, csrf, { sameSite: "Strict", maxAgeSeconds: 3600 })]);
         }
         if (request.method !== "POST") {
           response.writeHead(405, { allow: "GET, POST", "content-length": "0" });
@@ -134,7 +103,7 @@ export function signinRoutes({ core, implementation, onInternalError }: SigninRo
         if (origin !== undefined && origin !== new URL(core.config.issuer).origin) return send(response, 403, page("Refused", "<p>This form was posted from another site.</p>"));
         if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers["content-type"] ?? "")) return send(response, 415, page("Refused", "<p>Send the form as the page does.</p>"));
         const form = new URLSearchParams(await context.readBody(request));
-        const csrf = readCookie(request, CSRF_COOKIE);
+        const csrf = readPageCookie(request, CSRF_COOKIE);
         const presented = form.get("csrf") ?? "";
         if (!csrf || !sameDigest(sha256(presented), sha256(csrf))) return send(response, 403, page("Refused", "<p>The sign-in form expired; go back to the application and sign in again.</p>"));
         const authorize = authorizeRequest(new URLSearchParams(form.get("request") ?? "")).toString();
@@ -155,21 +124,12 @@ export function signinRoutes({ core, implementation, onInternalError }: SigninRo
         const session = set[USER_SESSION_COOKIE];
         if (!session) throw new Error("login answered without opening a session");
         const returnTo = new URLSearchParams(authorize).get("return_to");
-        response.writeHead(303, {
-          location: returnTo && SAML_RETURN.test(returnTo) ? `${core.config.issuer}${returnTo}` : `${core.config.issuer}/oauth/authorize?${authorize}`,
-          "cache-control": "no-store",
-          "content-length": "0",
-          "set-cookie": [
-            cookie(request, SIGNIN_COOKIE, session, { sameSite: "Lax", maxAgeSeconds: core.config.sessionSeconds }),
-            cookie(request, CSRF_COOKIE, "", { sameSite: "Strict", maxAgeSeconds: 0 }),
-          ],
-        });
-        response.end();
+        seeOther(response, returnTo && SAML_RETURN.test(returnTo) ? `${core.config.issuer}${returnTo}` : `${core.config.issuer}/oauth/authorize?${authorize}`, [
+          pageCookie(request, SIGNIN_COOKIE, session, { sameSite: "Lax", maxAgeSeconds: core.config.sessionSeconds }),
+          pageCookie(request, CSRF_COOKIE, "", { sameSite: "Strict", maxAgeSeconds: 0 }),
+        ]);
       } catch (error) {
-        if (error instanceof ServiceError && error.code === "TOO_MANY_REQUESTS") return send(response, 429, page("Too many requests", "<p>Try again in a moment.</p>"));
-        if (error instanceof ServiceError && error.code === "PAYLOAD_TOO_LARGE") return send(response, 413, page("Refused", "<p>The form is too large.</p>"));
-        onInternalError?.("signin", error);
-        if (!response.headersSent) send(response, error instanceof ServiceError && error.code === "UNAVAILABLE" ? 503 : 500, page("Sign-in failed", "<p>Something went wrong; try again.</p>"));
+        sendFailurePage(response, error, { operation: "signin", title: "Sign-in failed" }, onInternalError);
       }
     },
   };

@@ -4,12 +4,12 @@
 // is at /oauth/authorize comes from the browser session the hosted sign-in page opens
 // (reference/signin.ts); an email whose domain an organization verified goes to that
 // organization's upstream IdP instead (reference/upstream-sso.ts).
-import { ServiceError, type CallContext } from "../../generated/server/index.js";
+import { ServiceError } from "../../generated/server/index.js";
 import type { OauthAuthorizeInput, OpenIDConfiguration, Redirect, UserInfo } from "../../generated/types.js";
 import { nowSeconds, type Core } from "../core.js";
 import type { Deps, Operations } from "../deps.js";
 import { sha256 } from "../secrets.js";
-import type { ClientRecord, SessionRecord } from "../storage.js";
+import type { ClientRecord, SessionRecord, UserRecord } from "../storage.js";
 import { clientByClientId, clientSecretMatches, isServiceAudience } from "./clients.js";
 import { GRANT_TOKEN_EXCHANGE, issueAuthorizationCode } from "./oauth.js";
 
@@ -85,9 +85,15 @@ export function authorizeQuery(input: OauthAuthorizeInput): string {
 }
 
 /** The live browser session the sign-in cookie names, or undefined. */
-export async function browserSession(deps: Deps, context: CallContext): Promise<SessionRecord | undefined> {
-  const cookie = context.cookies[SIGNIN_COOKIE];
+export async function browserSession(deps: Pick<Deps, "sessions">, cookie: string | undefined): Promise<SessionRecord | undefined> {
   return cookie ? deps.sessions.byCookie(cookie) : undefined;
+}
+
+/** The user signed in by the browser session the sign-in cookie names, while their access is not revoked. */
+export async function signedInUser(deps: Pick<Deps, "core" | "sessions">, cookie: string | undefined): Promise<{ session: SessionRecord; user: UserRecord } | undefined> {
+  const session = await browserSession(deps, cookie);
+  const user = session ? await deps.core.storage.users.get(session.user_id) : undefined;
+  return session && user && user.revoked_timestamp === null ? { session, user } : undefined;
 }
 
 /** The client the body authenticates (client_secret_post, as the contract requires), or invalid_client. */
@@ -169,9 +175,8 @@ export function oidcOperations(
       if (outside.length > 0) return refuse("invalid_scope", `scope not allowed for this client: ${outside.join(" ")}`);
       if (input.resource != null && !(await isServiceAudience(core, input.resource))) return refuse("invalid_target", "resource must be this service or a registered client");
 
-      const session = input.prompt === "login" ? undefined : await browserSession(deps, context);
-      const user = session ? await storage.users.get(session.user_id) : undefined;
-      if (session && user && user.revoked_timestamp === null) return { location: await finish(input, user.id) };
+      const signedIn = input.prompt === "login" ? undefined : await signedInUser(deps, context.cookies[SIGNIN_COOKIE]);
+      if (signedIn) return { location: await finish(input, signedIn.user.id) };
       if (input.prompt === "none") return refuse("login_required", "the user is not signed in");
 
       // Home-realm discovery: an email domain an organization verified signs in at its IdP.
@@ -251,7 +256,7 @@ export function oidcOperations(
           throw invalidRequest("post_logout_redirect_uri is not one the client registered (matched exactly)", "post_logout_redirect_uri");
         }
       }
-      const session = await browserSession(deps, context);
+      const session = await browserSession(deps, context.cookies[SIGNIN_COOKIE]);
       if (hint && session && session.user_id === hint.sub) {
         await sessions.end(session.id);
         context.setCookie(SIGNIN_COOKIE, "", { maxAgeSeconds: 0 });
