@@ -7,10 +7,10 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:f
 import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { buildIr } from "../generators/build-ir.js";
-import type { Ir, IrOperation } from "../generators/ir.js";
-import { loadManifestText } from "../generators/load.js";
-import { readLock } from "../generators/lock.js";
+import { buildIr } from "../generators/ir/build-ir.js";
+import type { Ir, IrOperation } from "../generators/ir/ir.js";
+import { loadManifestText } from "../generators/load/load.js";
+import { readLock } from "../generators/load/lock.js";
 import { REPO_ROOT } from "../test/helpers/project.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);

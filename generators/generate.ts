@@ -1,26 +1,26 @@
 // The pipeline: load the manifest, build the IR, run every emitter. Pure up to the writer.
 import { join } from "node:path";
-import { buildIr } from "./build-ir.js";
-import type { Ir } from "./ir.js";
-import { loadManifestFile } from "./load.js";
-import { LOCK_PATH, readLock, serializeLock } from "./lock.js";
+import { buildIr } from "./ir/build-ir.js";
+import type { Ir } from "./ir/ir.js";
+import { loadManifestFile } from "./load/load.js";
+import { LOCK_PATH, readLock, serializeLock } from "./load/lock.js";
 import { emitGraphql, printGraphql } from "./emit/graphql.js";
 import { emitGraphqlSchemaModule, emitOpenapiDocumentModule, emitTypescript } from "./emit/typescript.js";
-import { emitClients } from "./emit/client.js";
+import { emitClients } from "./sdk/client.js";
 import { emitDocs } from "./emit/docs.js";
 import { emitDocsSite } from "./emit/docs-site.js";
 import { emitMcpTools } from "./emit/mcp.js";
 import { emitPackages } from "./emit/packages.js";
-import { emitGo, emitGoDescriptors } from "./emit/go.js";
+import { emitGo, emitGoDescriptors } from "./sdk/go.js";
 import { buildOpenapi, emitOpenapi } from "./emit/openapi.js";
 import { emitOpenapiPythonClientConfig } from "./emit/openapi-python-client.js";
 import { toYaml } from "./emit/yaml-text.js";
-import { emitPython, emitPythonDescriptors } from "./emit/python.js";
+import { emitPython, emitPythonDescriptors } from "./sdk/python.js";
 import { buildDescriptors, emitDescriptorSetModule } from "./emit/proto-descriptors.js";
 import { planProto } from "./emit/proto-plan.js";
 import { emitProtoText } from "./emit/proto-text.js";
 import { emitBufConfig, emitProtobufEs } from "./emit/protobuf-es.js";
-import type { DerivedGroup, GeneratedFile } from "./writer.js";
+import type { DerivedGroup, GeneratedFile } from "./write/writer.js";
 
 export const DEFAULT_MANIFEST = "operations.yaml";
 

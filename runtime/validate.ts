@@ -35,7 +35,7 @@ export const VALUE_TEXTS = {
   range: "must be between {minimum} and {maximum}",
 } as const;
 
-/** The rules of one field (see FieldConstraints in generators/ir.ts, which derives them). */
+/** The rules of one field (see FieldConstraints in generators/ir/ir.ts, which derives them). */
 export interface FieldRules {
   readonly minLength?: number;
   readonly maxLength?: number;

@@ -9,7 +9,7 @@ import { packToolSources } from "./pack-tools.mjs";
 
 const require = createRequire(import.meta.url);
 
-/** Every file below `dir`, relative to it, sorted (as generators/emit/templates.ts lists them). */
+/** Every file below `dir`, relative to it, sorted (as generators/sdk/templates.ts lists them). */
 function filesBelow(dir, prefix = "") {
   return readdirSync(join(dir, prefix))
     .sort()
@@ -19,7 +19,7 @@ function filesBelow(dir, prefix = "") {
     });
 }
 
-/** generators/emit/templates.ts with every template of templates/<language>/ precompiled (its text kept beside), and the other files inlined. */
+/** generators/sdk/templates.ts with every template of templates/<language>/ precompiled (its text kept beside), and the other files inlined. */
 function precompiledTemplates(projectRoot) {
   const Handlebars = require("handlebars");
   const root = join(projectRoot, "templates");
@@ -63,7 +63,7 @@ export function memoizedAllNames(source, path) {
 export async function buildCli(projectRoot) {
   const Ajv2020 = require("ajv/dist/2020.js");
   const standaloneCode = require("ajv/dist/standalone").default;
-  const schema = JSON.parse(readFileSync(join(projectRoot, "generators/manifest.schema.json"), "utf8"));
+  const schema = JSON.parse(readFileSync(join(projectRoot, "generators/load/manifest.schema.json"), "utf8"));
   const ajv = new Ajv2020({ allErrors: true, strict: false, verbose: true, code: { source: true, esm: true } });
   const validatorSource = standaloneCode(ajv, ajv.compile(schema));
 
@@ -79,7 +79,7 @@ export async function buildCli(projectRoot) {
         loader: "js",
       }));
       // The SDK templates, precompiled: a run neither reads nor parses them (bin/apigen.js rebuilds when one changes).
-      pluginBuild.onResolve({ filter: /^\.\/templates\.js$/ }, (args) => (/[\\/]generators[\\/]emit[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined));
+      pluginBuild.onResolve({ filter: /^\.\/templates\.js$/ }, (args) => (/[\\/]generators[\\/]sdk[\\/]/.test(args.importer) ? { path: "sdk-templates", namespace: "replaced" } : undefined));
       pluginBuild.onLoad({ filter: /^sdk-templates$/, namespace: "replaced" }, () => ({ contents: precompiledTemplates(projectRoot), resolveDir: projectRoot, loader: "js" }));
       // `apigen pack` bundles scripts/pack.mjs and what it imports: none of them runs as a command
       // in the bundle, and the sources of the tools it builds in a project of its own are held here.
@@ -106,7 +106,7 @@ export async function buildCli(projectRoot) {
 
   await build({
     absWorkingDir: projectRoot,
-    entryPoints: ["generators/cli-main.ts"],
+    entryPoints: ["generators/cli/cli-main.ts"],
     outfile: "dist/apigen.mjs",
     bundle: true,
     platform: "node",

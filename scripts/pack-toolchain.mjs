@@ -59,7 +59,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
     const modules = runtimeModules(root);
     const { version, ...dependencies } = runtimeDependencies(root, modules);
     // The Node lines both packages support, as the packages the toolchain generates declare them.
-    const nodeLines = JSON.parse(readFileSync(join(root, "generators", "node-lines.json"), "utf8"));
+    const nodeLines = JSON.parse(readFileSync(join(root, "generators", "cli", "node-lines.json"), "utf8"));
     for (const path of modules) {
       mkdirSync(dirname(join(buildDir, "src", path)), { recursive: true });
       copyFileSync(join(root, path), join(buildDir, "src", path));
@@ -82,7 +82,7 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
     const cliDir = join(buildDir, "cli");
     mkdirSync(cliDir);
     copyFileSync(join(root, "dist", "apigen.mjs"), join(cliDir, "apigen.mjs"));
-    copyFileSync(join(root, "generators", "manifest.schema.json"), join(cliDir, "manifest.schema.json"));
+    copyFileSync(join(root, "generators", "load", "manifest.schema.json"), join(cliDir, "manifest.schema.json"));
     writeFileSync(join(cliDir, "bin.mjs"), '#!/usr/bin/env node\nimport "./apigen.mjs";\n');
     const project = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
     writeFileSync(

@@ -380,7 +380,7 @@ export async function packProject({
   return written;
 }
 
-/** The flags of pack, for parseArgs (npm run pack here; generators/cli.ts declares the same for apigen pack). */
+/** The flags of pack, for parseArgs (npm run pack here; generators/cli/cli.ts declares the same for apigen pack). */
 export const PACK_OPTIONS = {
   root: { type: "string", default: "." },
   out: { type: "string" },

@@ -8,7 +8,7 @@
 import { copyFileSync, cpSync, readFileSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { DIAGNOSTIC_CODES } from "../generators/diagnostics.js";
+import { DIAGNOSTIC_CODES } from "../generators/load/diagnostics.js";
 import { runProcess } from "../scripts/run-process.mjs";
 import { APIGEN, REPO_ROOT, apigen, projectWithManifest, readFixture, tempDir, type RunResult } from "./helpers/project.js";
 

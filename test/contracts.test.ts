@@ -12,7 +12,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { schema } from "../generated/schema.js";
 import { rules } from "../generated/server/rules.js";
 import { loadIr } from "../generators/generate.js";
-import type { Ir } from "../generators/ir.js";
+import type { Ir } from "../generators/ir/ir.js";
 import { buildDescriptors } from "../generators/emit/proto-descriptors.js";
 import { planProto } from "../generators/emit/proto-plan.js";
 import { ServiceError } from "../runtime/errors.js";

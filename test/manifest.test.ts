@@ -1,10 +1,10 @@
 // The manifest holds every operation of the spec with the protocols, versions and flags it states.
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadIr } from "../generators/generate.js";
-import type { Ir, IrOperation } from "../generators/ir.js";
+import type { Ir, IrOperation } from "../generators/ir/ir.js";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { buildSdkFacts, iteratorPageSize } from "../generators/emit/sdk-facts.js";
+import { buildSdkFacts, iteratorPageSize } from "../generators/sdk/sdk-facts.js";
 import { emitTypescript } from "../generators/emit/typescript.js";
 import { readFixture, REPO_ROOT, tempDir } from "./helpers/project.js";
 
@@ -226,7 +226,7 @@ describe("operations.yaml", () => {
 describe("the manifest schema", () => {
   it("offers exactly the error table's codes under errors:", async () => {
     const { ERROR_CODES } = await import("../runtime/errors.js");
-    const manifestSchema = (await import("../generators/manifest.schema.json", { with: { type: "json" } })).default as {
+    const manifestSchema = (await import("../generators/load/manifest.schema.json", { with: { type: "json" } })).default as {
       $defs: { operation: { properties: { errors: { items: { enum: string[] } } } } };
     };
     expect(manifestSchema.$defs.operation.properties.errors.items.enum).toEqual([...ERROR_CODES]);

@@ -6,7 +6,7 @@ import { promisify } from "node:util";
 import { cpSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { scaffold as runScaffold } from "../generators/scaffold.js";
+import { scaffold as runScaffold } from "../generators/cli/scaffold.js";
 import { apigen, readFixture, REPO_ROOT, tempDir, type RunResult } from "./helpers/project.js";
 
 let root: string;

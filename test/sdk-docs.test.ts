@@ -5,13 +5,13 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildIr } from "../generators/build-ir.js";
-import { emitGo } from "../generators/emit/go.js";
-import { emitPython } from "../generators/emit/python.js";
+import { buildIr } from "../generators/ir/build-ir.js";
+import { emitGo } from "../generators/sdk/go.js";
+import { emitPython } from "../generators/sdk/python.js";
 import { fieldRuleSentences, operationRuleSentences } from "../generators/emit/rules.js";
 import { loadIr } from "../generators/generate.js";
-import { loadManifestText } from "../generators/load.js";
-import { emptyLock } from "../generators/lock.js";
+import { loadManifestText } from "../generators/load/load.js";
+import { emptyLock } from "../generators/load/lock.js";
 import { readFixture, REPO_ROOT } from "./helpers/project.js";
 
 /** A generated file's text with comment markers and line breaks folded away, so wrapped sentences read whole. */

@@ -3,10 +3,10 @@
 // constructor New<name>, the user client's NewClient), the proto services, the MCP entry, the
 // READMEs. (test/go/go.test.ts and test/python/python.test.ts compile such a module.)
 import { describe, expect, it } from "vitest";
-import { buildIr } from "../generators/build-ir.js";
+import { buildIr } from "../generators/ir/build-ir.js";
 import { emitAll } from "../generators/generate.js";
-import { loadManifestText } from "../generators/load.js";
-import { emptyLock } from "../generators/lock.js";
+import { loadManifestText } from "../generators/load/load.js";
+import { emptyLock } from "../generators/load/lock.js";
 import { namedSurfacesManifest, readFixture } from "./helpers/project.js";
 
 const NAMED_SURFACES = namedSurfacesManifest();

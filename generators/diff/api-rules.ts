@@ -2,8 +2,8 @@
 // role names, the gRPC port, acronyms (through the names they change), groups, package names and
 // metadata. (`version` is checked against the report, `limits` with the other value rules,
 // `proto_package` with the gRPC names, `breaking_changes_accepted` is not part of the contract.)
-import { schemeOf, type Ir, type IrAuthScheme, type IrOperation, type Protocol } from "../ir.js";
-import { goFieldName } from "../emit/go-names.js";
+import { schemeOf, type Ir, type IrAuthScheme, type IrOperation, type Protocol } from "../ir/ir.js";
+import { goFieldName } from "../sdk/go-names.js";
 import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./change.js";
 
 /** The callers an auth scheme lets in: tightening is any change that turns one of them away. */

@@ -1,7 +1,7 @@
 // The model of a contract diff: one Change per difference between two manifests, whichever check
 // found it. Manifest rules, contract checks (buf, graphql-inspector, OpenAPI) and the generated
 // SDKs' public surfaces all produce these.
-import { PROTOCOLS, type Protocol } from "../ir.js";
+import { PROTOCOLS, type Protocol } from "../ir/ir.js";
 
 export const SEVERITIES = ["breaking", "dangerous", "safe"] as const;
 export type Severity = (typeof SEVERITIES)[number];

@@ -3,11 +3,11 @@
 // (0 nothing breaking left, 1 unaccepted breaking changes, 2 cannot diff).
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
-import { buildIr } from "../build-ir.js";
-import { ManifestError, UsageError } from "../diagnostics.js";
-import type { Ir } from "../ir.js";
-import { loadManifestText } from "../load.js";
-import { emptyLock, parseLock, LOCK_PATH, type FieldNumberLock } from "../lock.js";
+import { buildIr } from "../ir/build-ir.js";
+import { ManifestError, UsageError } from "../load/diagnostics.js";
+import type { Ir } from "../ir/ir.js";
+import { loadManifestText } from "../load/load.js";
+import { emptyLock, parseLock, LOCK_PATH, type FieldNumberLock } from "../load/lock.js";
 import { AUTO, resolveAutoBase } from "./base.js";
 import { diffIrs, type DiffReport } from "./diff.js";
 import { FORMATS, renderReport, type ReportFormat } from "./report.js";

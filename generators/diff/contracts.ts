@@ -10,7 +10,7 @@ import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema } from "@bufbuild/protobuf/wkt";
 import { CriticalityLevel, diff as diffGraphqlSchemas } from "@graphql-inspector/core";
 import { printSchema, type GraphQLSchema } from "graphql";
-import type { Ir, Protocol } from "../ir.js";
+import type { Ir, Protocol } from "../ir/ir.js";
 import { buildGraphqlSchema } from "../emit/graphql.js";
 import { buildDescriptors } from "../emit/proto-descriptors.js";
 import { planProto } from "../emit/proto-plan.js";

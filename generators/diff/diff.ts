@@ -2,7 +2,7 @@
 // artifacts (buf in a child process while GraphQL and OpenAPI are compared in-process) and the
 // generated SDKs' public surfaces, merged into one list, with acknowledged breaks marked and the
 // version checked against what the changes call for.
-import type { Ir } from "../ir.js";
+import type { Ir } from "../ir/ir.js";
 import type { Change } from "./change.js";
 import { bufFindings, graphqlFindings } from "./contracts.js";
 import { mergeFindings } from "./merge.js";

@@ -3,7 +3,7 @@
 // accepted before narrows what a request may carry (breaking); one that accepts every value it did
 // and more widens it (safe). On answers it is the other way round: a wider rule lets clients meet
 // values they never met, a narrower one only promises more.
-import type { Ir, IrField, IrFormat, IrOperation, Protocol } from "../ir.js";
+import type { Ir, IrField, IrFormat, IrOperation, Protocol } from "../ir/ir.js";
 import { ruleChange, type Change, type Severity } from "./change.js";
 
 /** How the values a rule accepts changed: fewer may pass, more may pass, or the same pass with another meaning. */

@@ -1,7 +1,7 @@
 // The names each contract gives to the IR's operations, messages and enums, read back: a contract
 // finding names a GraphQL type, a proto message or an RPC; these tables turn that name into the
 // anchors (`op:users`, `in:UsersRequest.query`, ...) that manifest changes carry.
-import type { Ir } from "../ir.js";
+import type { Ir } from "../ir/ir.js";
 
 export interface ContractNames {
   /** GraphQL type name -> anchor prefixes (`out:User`, `in:User`, `enum:KeyStatus`); a shared `*Input` type names both. */

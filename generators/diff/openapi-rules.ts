@@ -1,7 +1,7 @@
 // The OpenAPI comparison: rules over the two OpenAPI 3.1 documents that buildOpenapi makes in-process.
 // (api-smart-diff was tried: it reads OpenAPI 3.0 only, took 0.86 s on this document and classed
 // a changed response field type as non-breaking, so these rules cover what this generator emits.)
-import type { Ir } from "../ir.js";
+import type { Ir } from "../ir/ir.js";
 import { buildOpenapi } from "../emit/openapi.js";
 import type { Severity } from "./change.js";
 import type { Finding } from "./contracts.js";

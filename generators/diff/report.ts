@@ -1,5 +1,5 @@
 // Renders a diff report as text (terminal, CI log), markdown (a pull-request comment) or JSON.
-import { PROTOCOLS, type Protocol } from "../ir.js";
+import { PROTOCOLS, type Protocol } from "../ir/ir.js";
 import { SDK_LANGUAGES, severityRank, type Change, type Evidence, type SdkLanguage, type Severity } from "./change.js";
 import type { DiffReport } from "./diff.js";
 import type { UnusedAcceptance } from "./version.js";

@@ -4,8 +4,8 @@
 import { execFile } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, posix, resolve, sep } from "node:path";
-import { UsageError } from "../diagnostics.js";
-import { LOCK_PATH } from "../lock.js";
+import { UsageError } from "../load/diagnostics.js";
+import { LOCK_PATH } from "../load/lock.js";
 
 export interface ManifestSide {
   /** How the side is named in reports and errors, e.g. `HEAD~1:operations.yaml`. */

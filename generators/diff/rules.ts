@@ -3,7 +3,7 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, schemeOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
+import { PROTOCOLS, schemeOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";

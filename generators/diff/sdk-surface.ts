@@ -5,12 +5,12 @@
 // language plugs in with one function; the diff compares both sides' surfaces and reports each
 // difference for its language.
 import { clientClasses } from "../emit/operation-text.js";
-import { goNames } from "../emit/go-names.js";
-import { pythonArgumentName } from "../emit/python-names.js";
-import { pythonView } from "../emit/python.js";
-import { buildSdkFacts } from "../emit/sdk-facts.js";
+import { goNames } from "../sdk/go-names.js";
+import { pythonArgumentName } from "../sdk/python-names.js";
+import { pythonView } from "../sdk/python.js";
+import { buildSdkFacts } from "../sdk/sdk-facts.js";
 import { exportedInterfaces } from "../emit/typescript.js";
-import { clientOf, type Ir } from "../ir.js";
+import { clientOf, type Ir } from "../ir/ir.js";
 import { SDK_LANGUAGES, type SdkLanguage, type Severity } from "./change.js";
 
 export const SURFACE_KINDS = ["package", "client", "option", "method", "argument", "iterator", "type", "field", "enum-value"] as const;
@@ -121,7 +121,7 @@ export function pythonSurface(ir: Ir): SurfaceEntry[] {
 }
 
 /**
- * The Go SDK, read from the names its emitter uses (emit/go-names.ts): the module and package, the
+ * The Go SDK, read from the names its emitter uses (sdk/go-names.ts): the module and package, the
  * clients with their methods and iterators, the structs (input and answer) with their fields, the
  * enum types with their constants.
  */

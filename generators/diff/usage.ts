@@ -1,6 +1,6 @@
 // Which operations reach each message and enum, as input and as output: a change to a shared type
 // or enum reaches the clients of exactly those operations.
-import type { Ir, IrMessage } from "../ir.js";
+import type { Ir, IrMessage } from "../ir/ir.js";
 
 export interface Reach {
   input: Set<string>;

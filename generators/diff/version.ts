@@ -3,7 +3,7 @@
 // have been raised at least that far. Acknowledgements of breaking changes are tied to the version
 // they were made for, so that once it has shipped they neither apply nor show as stale.
 import semver from "semver";
-import { closest, editDistance } from "../naming.js";
+import { closest, editDistance } from "../ir/naming.js";
 import type { Change } from "./change.js";
 
 export const BUMPS = ["none", "patch", "minor", "major"] as const;

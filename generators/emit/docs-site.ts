@@ -3,8 +3,8 @@
 // one style sheet and a search over every operation. Built from the same IR and the same call
 // forms, marks and prose as the Markdown reference (docs.ts, operation-text.ts). Plain files that
 // work from file:// as well as from a web server: no CDN, no inline script, no fetch.
-import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
 import { authSchemesOf, authText, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
 import { escapeMarkup } from "../../runtime/markup.js";

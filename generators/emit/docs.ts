@@ -2,8 +2,8 @@
 // protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
 // the shared types and enums.
 import { describedField, operationRuleSentences } from "./rules.js";
-import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { authSchemesOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
 
 export const DOCS_DIR = "generated/docs";

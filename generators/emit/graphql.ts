@@ -19,8 +19,8 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from "graphql";
-import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
 
 export const GRAPHQL_SCHEMA_PATH = "generated/graphql/schema.graphql";
 

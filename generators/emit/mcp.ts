@@ -1,10 +1,10 @@
 // A tool catalogue for AI agents: one Model Context Protocol tool definition per operation, with
 // JSON Schema (draft 2020-12) of its input and answer, the behaviour hints of MCP tool annotations,
 // and the protocols, minimum versions and auth of the operation as extensions.
-import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
-import { GENERATED_NOTICE } from "../header.js";
+import { GENERATED_NOTICE } from "../write/header.js";
 import { clientClasses } from "./operation-text.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 

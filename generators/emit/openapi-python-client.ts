@@ -4,8 +4,8 @@
 // it generates breaks on the success path (its `Response` no longer takes the status and body).
 // Such schemas get another class name here, computed from the document, so a manifest type named
 // like any of them still yields a working client.
-import { upperSnakeCase } from "../naming.js";
-import type { GeneratedFile } from "../writer.js";
+import { upperSnakeCase } from "../ir/naming.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { toYaml } from "./yaml-text.js";
 
 export const OPENAPI_PYTHON_CLIENT_CONFIG_PATH = "generated/openapi/openapi-python-client.yaml";

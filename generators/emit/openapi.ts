@@ -2,8 +2,8 @@
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
 import { credentialsOf } from "../../runtime/server/auth.js";
 import { authSchemesOf, authText } from "./operation-text.js";
-import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
+import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";

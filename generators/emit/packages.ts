@@ -5,9 +5,9 @@
 import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
-import { clientRoleOf, schemeOf, type ClientRole, type Ir, type IrAuthScheme, type IrOperation } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
-import { CLIENT_DIR } from "./client.js";
+import { clientRoleOf, schemeOf, type ClientRole, type Ir, type IrAuthScheme, type IrOperation } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
+import { CLIENT_DIR } from "../sdk/client.js";
 import {
   authSchemesOf,
   clientClasses,
@@ -24,7 +24,7 @@ import {
 } from "./operation-text.js";
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
-import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../version.js";
+import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../cli/version.js";
 
 export const PACKAGES_DIR = "generated/packages";
 /** Each npm package's folder under PACKAGES_DIR is named after its role, whatever its (scoped) name. */

@@ -18,8 +18,8 @@ import {
   type FileDescriptorProto,
   type SourceCodeInfo_Location,
 } from "@bufbuild/protobuf/wkt";
-import { GENERATED_NOTICE } from "../header.js";
-import type { GeneratedFile } from "../writer.js";
+import { GENERATED_NOTICE } from "../write/header.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { STRUCT_FILE, type ProtoFieldPlan, type ProtoFilePlan, type ProtoScalar } from "./proto-plan.js";
 import { SERVER_DIR } from "./typescript.js";
 

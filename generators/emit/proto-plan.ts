@@ -2,7 +2,7 @@
 // field's label and type resolved. The .proto text printer and the descriptor builder both read
 // this plan, so the text and the descriptors cannot drift apart.
 import { describedField, operationRuleSentences } from "./rules.js";
-import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
+import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
 
 export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
 

@@ -1,5 +1,5 @@
 // Prints the proto plan as .proto source, in buf format style.
-import type { GeneratedFile } from "../writer.js";
+import type { GeneratedFile } from "../write/writer.js";
 import type { ProtoFieldPlan, ProtoFilePlan } from "./proto-plan.js";
 
 export function emitProtoText(files: readonly ProtoFilePlan[]): GeneratedFile[] {

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { CodeGeneratorRequestSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { protocGenEs } from "@bufbuild/protoc-gen-es/dist/cjs/src/protoc-gen-es-plugin.js";
-import type { DerivedGroup, GeneratedFile } from "../writer.js";
+import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 
 /** Kept equal to the `opt` of proto/buf.gen.yaml, so `buf generate` writes the very same files. */
 export const PROTOC_GEN_ES_OPTIONS = "target=ts,import_extension=js";

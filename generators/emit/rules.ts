@@ -3,7 +3,7 @@
 // comments). One place, so that no contract says less than the server checks.
 import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
 import { INTEGER_RANGES } from "../../runtime/validate.js";
-import type { Ir, IrField, IrMessage, IrOperation } from "../ir.js";
+import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
 
 type Schema = Record<string, unknown>;
 

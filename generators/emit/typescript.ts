@@ -2,11 +2,11 @@
 // answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
 import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
-import { iteratorPageSize } from "./sdk-facts.js";
+import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir.js";
+import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir/ir.js";
 import { authSchemesOf } from "./operation-text.js";
-import type { GeneratedFile } from "../writer.js";
+import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";

@@ -34,7 +34,7 @@ export function hostOfEndpoint(endpoint: string): string {
  */
 export function plaintextRefusal(target: { secure: boolean; host: string; shown: string }, remedy: string, allowInsecure: boolean | undefined): string | undefined {
   if (target.secure || allowInsecure || isLoopback(target.host)) return undefined;
-  // REFUSAL_TEXTS.inClear of generators/emit/sdk-facts.ts, which the other languages' clients say.
+  // REFUSAL_TEXTS.inClear of generators/sdk/sdk-facts.ts, which the other languages' clients say.
   return `refusing to send credentials in clear to ${target.shown}: the connection is not TLS and the host is not loopback; ${remedy}, or set allowInsecure: true to send them anyway`;
 }
 

@@ -3,10 +3,10 @@
 // diff of a renamed cursor.
 import { describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
-import { buildIr } from "../../generators/build-ir.js";
+import { buildIr } from "../../generators/ir/build-ir.js";
 import { manifestChanges } from "../../generators/diff/rules.js";
-import { loadManifestText } from "../../generators/load.js";
-import { emptyLock } from "../../generators/lock.js";
+import { loadManifestText } from "../../generators/load/load.js";
+import { emptyLock } from "../../generators/load/lock.js";
 import { ClientCore } from "../../runtime/client/core.js";
 import type { ApiSchema } from "../../runtime/schema.js";
 import { readFixture } from "../helpers/project.js";

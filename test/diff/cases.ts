@@ -4,8 +4,8 @@
 // shows up as an unexpected change.
 import type { SdkLanguage, Severity, Source } from "../../generators/diff/change.js";
 import type { Bump } from "../../generators/diff/version.js";
-import type { Protocol } from "../../generators/ir.js";
-import type { FieldNumberLock } from "../../generators/lock.js";
+import type { Protocol } from "../../generators/ir/ir.js";
+import type { FieldNumberLock } from "../../generators/load/lock.js";
 
 export interface ExpectedChange {
   id: string;

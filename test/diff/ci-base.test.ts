@@ -6,7 +6,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import semver from "semver";
-import { LOCK_PATH } from "../../generators/lock.js";
+import { LOCK_PATH } from "../../generators/load/lock.js";
 import { schema } from "../../generated/schema.js";
 import { APIGEN, REPO_ROOT, tempDir, type RunResult } from "../helpers/project.js";
 import { applyEdits } from "./corpus.js";

@@ -4,9 +4,9 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildIr } from "../../generators/build-ir.js";
-import { loadManifestText } from "../../generators/load.js";
-import { emptyLock, LOCK_PATH, serializeLock } from "../../generators/lock.js";
+import { buildIr } from "../../generators/ir/build-ir.js";
+import { loadManifestText } from "../../generators/load/load.js";
+import { emptyLock, LOCK_PATH, serializeLock } from "../../generators/load/lock.js";
 import { apigen, tempDir } from "../helpers/project.js";
 import { applyEdits, BASE_MANIFEST } from "./corpus.js";
 

@@ -1,9 +1,9 @@
 // Helpers of the diff corpus: turn a case (edits of the minimal fixture, optionally of the lock)
 // into the two manifest sides the diff command would read from a project and its history.
-import { buildIr } from "../../generators/build-ir.js";
+import { buildIr } from "../../generators/ir/build-ir.js";
 import type { ManifestSide } from "../../generators/diff/resolve-side.js";
-import { loadManifestText } from "../../generators/load.js";
-import { emptyLock, serializeLock, type FieldNumberLock } from "../../generators/lock.js";
+import { loadManifestText } from "../../generators/load/load.js";
+import { emptyLock, serializeLock, type FieldNumberLock } from "../../generators/load/lock.js";
 import { readFixture } from "../helpers/project.js";
 import type { DiffCase } from "./cases.js";
 

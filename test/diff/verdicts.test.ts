@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { buildIr } from "../../generators/build-ir.js";
+import { buildIr } from "../../generators/ir/build-ir.js";
 import { ruleChange } from "../../generators/diff/change.js";
 import { diffSides } from "../../generators/diff/command.js";
 import type { Finding } from "../../generators/diff/contracts.js";
@@ -12,9 +12,9 @@ import { mergeFindings } from "../../generators/diff/merge.js";
 import { renderJson, renderMarkdown, renderText, wireSeverity } from "../../generators/diff/report.js";
 import { goSurface, pythonSurface, surfaceFindings, typescriptSurface, type SurfaceEntry } from "../../generators/diff/sdk-surface.js";
 import { checkVersion, requiredBump } from "../../generators/diff/version.js";
-import type { Ir } from "../../generators/ir.js";
-import { loadManifestFile, loadManifestText } from "../../generators/load.js";
-import { emptyLock, readLock } from "../../generators/lock.js";
+import type { Ir } from "../../generators/ir/ir.js";
+import { loadManifestFile, loadManifestText } from "../../generators/load/load.js";
+import { emptyLock, readLock } from "../../generators/load/lock.js";
 import { CASES } from "./cases.js";
 import { applyEdits, BASE_MANIFEST, sidesOf } from "./corpus.js";
 

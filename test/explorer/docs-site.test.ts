@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { loadIr } from "../../generators/generate.js";
 import { DOCS_SITE_DIR, searchEntries } from "../../generators/emit/docs-site.js";
 import { callForms } from "../../generators/emit/operation-text.js";
-import { PROTOCOLS } from "../../generators/ir.js";
+import { PROTOCOLS } from "../../generators/ir/ir.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 const ir = loadIr(REPO_ROOT);

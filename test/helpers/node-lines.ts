@@ -1,6 +1,6 @@
 // The Node lines the published packages are run on: the project's own Node (the one running the
 // tests, the devDependency "node") and the newest of the older supported line
-// (generators/node-lines.json), which npm brings from the registry's package "node" the first time.
+// (generators/cli/node-lines.json), which npm brings from the registry's package "node" the first time.
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -13,7 +13,7 @@ import { sampleInput } from "../../generators/emit/operation-text.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
 import { EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
-import { PROTOCOLS } from "../../generators/ir.js";
+import { PROTOCOLS } from "../../generators/ir/ir.js";
 import { schema } from "../../generated/schema.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 import { REPO_ROOT } from "../helpers/project.js";

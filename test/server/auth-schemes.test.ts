@@ -3,11 +3,11 @@
 // a rule gets contracts, docs and a server that speak of owner and manager, enforce the declared
 // header, role and refusal words, and a contract diff that compares schemes by whom they let in.
 import { afterAll, describe, expect, it } from "vitest";
-import { buildIr } from "../../generators/build-ir.js";
+import { buildIr } from "../../generators/ir/build-ir.js";
 import { manifestChanges } from "../../generators/diff/rules.js";
 import { emitAll } from "../../generators/generate.js";
-import { loadManifestText } from "../../generators/load.js";
-import { emptyLock } from "../../generators/lock.js";
+import { loadManifestText } from "../../generators/load/load.js";
+import { emptyLock } from "../../generators/load/lock.js";
 import { schema } from "../../generated/schema.js";
 import { descriptorSet } from "../../generated/server/descriptor-set.js";
 import { graphqlSchemaText } from "../../generated/server/graphql-schema.js";

@@ -1,13 +1,13 @@
 // Turns a schema-valid manifest into the IR, checking everything a JSON Schema cannot say
 // (references, name collisions, protocol and flag consistency). All problems are reported at once.
-// The rules of one concern live in a pass of their own (generators/passes/): names, auth, routes,
+// The rules of one concern live in a pass of their own (generators/ir/passes/): names, auth, routes,
 // pagination, versions, field rules, packages; this module walks the manifest and joins them.
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
-import { BUILTIN_FORMAT_RULES } from "../runtime/formats.js";
-import type { Diagnostic, SourcePosition } from "./diagnostics.js";
-import { ManifestError } from "./diagnostics.js";
-import type { LoadedManifest, PathSegment, RawField, RawFields } from "./load.js";
-import { assignNumbers, type FieldNumberLock } from "./lock.js";
+import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
+import type { Diagnostic, SourcePosition } from "../load/diagnostics.js";
+import { ManifestError } from "../load/diagnostics.js";
+import type { LoadedManifest, PathSegment, RawField, RawFields } from "../load/load.js";
+import { assignNumbers, type FieldNumberLock } from "../load/lock.js";
 import { didYouMean, upperSnakeCase } from "./naming.js";
 import { apiFeatures, authSettings, checkAuth, errorCodesOf, resolveAuthSchemes } from "./passes/auth.js";
 import { clientName as clientNameOf, groupName, iteratorName, operationNames, serviceName as serviceNameOf } from "./passes/names.js";

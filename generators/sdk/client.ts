@@ -1,10 +1,10 @@
 // TypeScript clients: the admin and the user client (AdminClient and UserClient unless api.surfaces
 // names them), one typed method per operation (camelCase), an iterator per paginated list, all
 // running through the client runtime.
-import { protobufEsModule } from "./protobuf-es.js";
-import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, type IrOperation } from "../ir.js";
-import type { GeneratedFile } from "../writer.js";
-import { RUNTIME_PACKAGE } from "./runtime-package.js";
+import { protobufEsModule } from "../emit/protobuf-es.js";
+import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, type IrOperation } from "../ir/ir.js";
+import type { GeneratedFile } from "../write/writer.js";
+import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
 
 export const CLIENT_DIR = "generated/client";
 

@@ -7,7 +7,7 @@
 import { existsSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import type { ClassDeclaration, ObjectLiteralExpression, Project, Type } from "ts-morph";
-import { UsageError } from "./diagnostics.js";
+import { UsageError } from "../load/diagnostics.js";
 
 // ts-morph (and the TypeScript compiler under it) is loaded by scaffold() only: apigen generate,
 // bundled in the same file, must not pay ~400 ms to load it.

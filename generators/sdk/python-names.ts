@@ -1,7 +1,7 @@
 // The Python SDK's names, each derived here once from the IR's: keyword escaping, the names the
 // SDK's own code takes, the clients and the classes of each group's methods. The Python emitter
 // and the SDK-surface diff read them from here.
-import { PYTHON_KEYWORDS } from "../passes/packages.js";
+import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
 import type { ClientFacts } from "./sdk-facts.js";
 
 /** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */

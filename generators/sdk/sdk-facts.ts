@@ -6,7 +6,7 @@
  * pagination defaults; and the descriptor set a gRPC client decodes messages with.
  *
  * Everything here is read from the IR or from the TypeScript runtime, never restated, so that the
- * Python SDK (emit/python.ts) and the Go SDK built on this module behave exactly as the TypeScript
+ * Python SDK (sdk/python.ts) and the Go SDK built on this module behave exactly as the TypeScript
  * client does. Language-specific derivations (names, type expressions, docs) stay in each
  * language's emitter.
  */
@@ -20,10 +20,10 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
-import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir.js";
-import { authSchemesOf, graphqlDocument } from "./operation-text.js";
-import { isProtoOptional } from "./proto-plan.js";
-import { fieldRuleSentences, operationRuleSentences } from "./rules.js";
+import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir/ir.js";
+import { authSchemesOf, graphqlDocument } from "../emit/operation-text.js";
+import { isProtoOptional } from "../emit/proto-plan.js";
+import { fieldRuleSentences, operationRuleSentences } from "../emit/rules.js";
 
 export interface FieldFacts {
   /** snake_case wire name on every protocol (and the proto field name). */

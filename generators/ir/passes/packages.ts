@@ -1,7 +1,7 @@
 // The packages pass: names and metadata of the published artifacts (npm, PyPI, the Go module),
 // from the manifest or derived from api.name, and the rules each registry and language sets.
 import parseSpdx from "spdx-expression-parse";
-import type { PathSegment, RawManifest } from "../load.js";
+import type { PathSegment, RawManifest } from "../../load/load.js";
 import type { Ir, PackageMetadata } from "../ir.js";
 
 export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([

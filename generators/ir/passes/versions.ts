@@ -1,7 +1,7 @@
 // The versions pass: no minimum server version of an operation, and no version a breaking change
 // is accepted for, may be newer than api.version.
 import semver from "semver";
-import type { RawManifest, RawOperation } from "../load.js";
+import type { RawManifest, RawOperation } from "../../load/load.js";
 import type { Protocol } from "../ir.js";
 import type { Report } from "./report.js";
 

@@ -1,8 +1,8 @@
 // The IR: one typed, normalised model of the manifest. Every name any emitter, runtime table or
 // test uses is computed here, once.
-import type { FieldNumberLock } from "./lock.js";
-import type { SourcePosition } from "./diagnostics.js";
-import type { ApiFeatures, AuthKind } from "../runtime/schema.js";
+import type { FieldNumberLock } from "../load/lock.js";
+import type { SourcePosition } from "../load/diagnostics.js";
+import type { ApiFeatures, AuthKind } from "../../runtime/schema.js";
 
 export type { ApiFeatures, AuthKind };
 

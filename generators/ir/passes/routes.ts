@@ -2,7 +2,7 @@
 // <prefix>/admin/<op> or <prefix>/<op>), and the rules routes keep: one operation per route shape,
 // path segments bound to required input fields, a GET or DELETE route's input fits a query string,
 // a route only on an operation carried over rest, token routes on REST alone.
-import type { RawOperation } from "../load.js";
+import type { RawOperation } from "../../load/load.js";
 import type { IrMessage, IrOperation, Protocol } from "../ir.js";
 import type { Report } from "./report.js";
 

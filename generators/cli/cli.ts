@@ -4,9 +4,9 @@ import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { ManifestError, UsageError } from "./diagnostics.js";
-import { DEFAULT_MANIFEST, emitAll, loadIr } from "./generate.js";
-import { compare, render, write } from "./writer.js";
+import { ManifestError, UsageError } from "../load/diagnostics.js";
+import { DEFAULT_MANIFEST, emitAll, loadIr } from "../generate.js";
+import { compare, render, write } from "../write/writer.js";
 
 const USAGE = `Usage: apigen <command> [options]
 
@@ -123,7 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "diff": {
         // Loaded on demand so that the other commands do not pay for graphql-inspector at start-up.
-        const { runDiffCommand } = await import("./diff/command.js");
+        const { runDiffCommand } = await import("../diff/command.js");
         return await runDiffCommand({ root, manifest: values.manifest!, against: values.against, format: values.format, accept: values.accept ?? [], report: values.report });
       }
       case "init": {
@@ -155,7 +155,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       case "pack": {
         // Loaded on demand: packing is scripts/pack.mjs (npm run pack in this repository), bundled.
-        const { artifactKinds, installedToolchain, packProject, DEFAULT_OUT_DIR, PackError } = await import("../scripts/pack.mjs");
+        const { artifactKinds, installedToolchain, packProject, DEFAULT_OUT_DIR, PackError } = await import("../../scripts/pack.mjs");
         // Bad input exits 2 before anything runs, naming what is wrong.
         const refuse = (message: string) => (process.stderr.write(`apigen pack: ${message}\n`), 2);
         if (values.manifest !== DEFAULT_MANIFEST) return refuse(`pack takes the project's ${DEFAULT_MANIFEST}; --manifest is not for pack`);

@@ -5,13 +5,13 @@
 // hand-written runtime) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import { UsageError } from "../diagnostics.js";
-import { PYTHON_KEYWORDS } from "../passes/packages.js";
+import { UsageError } from "../load/diagnostics.js";
+import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
 import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName, PYTHON_SDK_NAMES } from "./python-names.js";
-import { clientRoleOf, type Ir } from "../ir.js";
-import { upperSnakeCase } from "../naming.js";
-import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { notCarriedText, operationTable } from "./operation-text.js";
+import { clientRoleOf, type Ir } from "../ir/ir.js";
+import { upperSnakeCase } from "../ir/naming.js";
+import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
+import { notCarriedText, operationTable } from "../emit/operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 

@@ -4,9 +4,9 @@
 import { watch } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { ManifestError } from "./diagnostics.js";
-import { emitAll, loadIr } from "./generate.js";
-import { render, write } from "./writer.js";
+import { ManifestError } from "../load/diagnostics.js";
+import { emitAll, loadIr } from "../generate.js";
+import { render, write } from "../write/writer.js";
 
 export interface WatchOutput {
   out(line: string): void;

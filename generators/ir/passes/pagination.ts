@@ -1,6 +1,6 @@
 // The pagination pass: what a paginated operation's messages must hold (a page request and answer,
 // or a cursor handed back and forth), the list that holds its items, and the largest page the server takes.
-import type { RawOperation } from "../load.js";
+import type { RawOperation } from "../../load/load.js";
 import type { IrMessage, Pagination } from "../ir.js";
 
 /** The cursor field of both input and answer unless the manifest names them (pagination: { style: token, cursor, next_cursor }). */

@@ -1,6 +1,6 @@
 // The toolchain's own version (package.json), which starters made by `apigen init` ask for, and the
 // Node lines that what it publishes supports. Read at build time into the bundled command line.
-import toolchain from "../package.json" with { type: "json" };
+import toolchain from "../../package.json" with { type: "json" };
 import nodeLines from "./node-lines.json" with { type: "json" };
 
 export const TOOLCHAIN_VERSION: string = toolchain.version;

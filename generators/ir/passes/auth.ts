@@ -1,9 +1,9 @@
 // The auth pass: the auth schemes a manifest declares (api.auth_schemes) or the built-in ones,
 // which schemes each surface takes, and the error codes a scheme lets a call answer before any
 // implementation runs.
-import { ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
-import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
-import type { RawAuthScheme, RawManifest, RawOperation } from "../load.js";
+import { ERROR_CODES, type ErrorCode } from "../../../runtime/errors.js";
+import { ADMIN_SESSION_COOKIE } from "../../../runtime/server/auth.js";
+import type { RawAuthScheme, RawManifest, RawOperation } from "../../load/load.js";
 import { didYouMean } from "../naming.js";
 import type { ApiFeatures, AuthKind, IrAuthScheme, IrOperation } from "../ir.js";
 import type { Report } from "./report.js";

@@ -1,7 +1,7 @@
 // The field-rules pass: a field's declared rules (lengths, ranges, items, default, required_if,
 // same_as) with the implied ones made explicit, and the rules that do not fit the field reported.
-import { INTEGER_RANGES } from "../../runtime/validate.js";
-import type { RawField } from "../load.js";
+import { INTEGER_RANGES } from "../../../runtime/validate.js";
+import type { RawField } from "../../load/load.js";
 import type { FieldConstraints, IrField } from "../ir.js";
 
 type RawFieldSpec = Exclude<RawField, string>;

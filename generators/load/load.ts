@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { LineCounter, isMap, isNode, parseDocument, type Document } from "yaml";
 import type { ErrorObject, ValidateFunction } from "ajv";
 import { ManifestError, UsageError, type Diagnostic, type DiagnosticCode, type SourcePosition } from "./diagnostics.js";
-import { didYouMean } from "./naming.js";
+import { didYouMean } from "../ir/naming.js";
 import { compileManifestValidator } from "./schema-validator.js";
 import manifestSchema from "./manifest.schema.json" with { type: "json" };
 

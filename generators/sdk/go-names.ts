@@ -8,8 +8,8 @@
 // templates themselves (every exported func, method, type, const and var whose name is written out
 // rather than rendered from the view), so a runtime change cannot leave a stale list behind. A
 // manifest name that would take one stops generation with a message naming both.
-import { UsageError } from "../diagnostics.js";
-import type { Ir } from "../ir.js";
+import { UsageError } from "../load/diagnostics.js";
+import type { Ir } from "../ir/ir.js";
 import type { SdkFacts } from "./sdk-facts.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
 

@@ -8,11 +8,11 @@
 // templates/go/ without .hbs (the hand-written runtime of internal/transport) are copied as they are.
 import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
-import type { Ir, Protocol } from "../ir.js";
-import type { DerivedGroup, GeneratedFile } from "../writer.js";
-import { GO_KEYWORDS } from "../passes/packages.js";
+import type { Ir, Protocol } from "../ir/ir.js";
+import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
+import { GO_KEYWORDS } from "../ir/passes/packages.js";
 import { goName, goNames, goTemplateDeclarations, goTemplates, type GoNames } from "./go-names.js";
-import { messageWords, notCarriedText, operationTable } from "./operation-text.js";
+import { messageWords, notCarriedText, operationTable } from "../emit/operation-text.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
