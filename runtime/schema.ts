@@ -25,7 +25,18 @@ export interface AuthSchemeSpec {
   readonly callers?: string;
 }
 export type Surface = "admin" | "user" | "oauth";
-export type ScalarKind = "string" | "bool" | "int32" | "int64" | "float64" | "map" | "json";
+/**
+ * The field types of a manifest. The runtime holds the list since generated code checks against it;
+ * the toolchain's table of what each is in every contract and SDK (generators/sdk/scalars.ts) is
+ * keyed by it, so a kind added here fails to compile until the table and every switch on kinds have it.
+ */
+export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
+export type ScalarKind = (typeof SCALAR_KINDS)[number];
+
+/** The `default` of a switch over every field kind: a kind it misses fails to compile, as `kind` is then not `never`. */
+export function unknownKind(kind: never): never {
+  throw new Error(`unknown field kind ${String(kind)}`);
+}
 
 export interface FieldSpec {
   /** snake_case wire name. */
@@ -158,8 +169,6 @@ export interface CompactSchema<Operations extends Record<string, CompactOperatio
 
 export type CompactOperation = Omit<OperationSpec, "name">;
 
-const SCALAR_KINDS: readonly string[] = ["string", "bool", "int32", "int64", "float64", "map", "json"];
-
 /** The JSON name of a field (protoc's rule): the protobuf-es property unless the schema names another. */
 function jsonName(name: string): string {
   return name.replace(/_(.)/g, (_, next: string) => next.toUpperCase());
@@ -169,7 +178,7 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
   const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
   if (!match) throw new Error(`bad field spec '${text}'`);
   const [, name, type, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?];
-  const kind = SCALAR_KINDS.includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
+  const kind = (SCALAR_KINDS as readonly string[]).includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
   return {
     name,
     kind,

@@ -1,7 +1,7 @@
 // The one flat answer shape of DESIGN.md: every declared field present, unset optional values null,
 // lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
 // the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
-import type { ApiSchema, FieldSpec } from "./schema.js";
+import { unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
 
 type Plain = Record<string, unknown>;
 
@@ -31,8 +31,13 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, fro
       return typeof value === "number" ? enumName(schema, field.ref!, value) : value;
     case "message":
       return normalizeMessage(schema, field.ref!, value, from);
-    default:
+    case "string":
+    case "bool":
+    case "map":
+    case "json":
       return value;
+    default:
+      return unknownKind(field.kind);
   }
 }
 
@@ -99,8 +104,15 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
       return typeof value === "string" ? (schema.enums[field.ref!]?.values[value] ?? 0) : value;
     case "message":
       return toProtoInit(schema, field.ref!, value);
-    default:
+    case "string":
+    case "bool":
+    case "int32":
+    case "float64":
+    case "map":
+    case "json":
       return value;
+    default:
+      return unknownKind(field.kind);
   }
 }
 
@@ -180,6 +192,8 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
       return undefined;
     case "message":
       return isObject(value) ? answerMismatch(schema, field.ref!, value, path) : `${path}: ${ANSWER_TYPE_TEXTS.object}`;
+    default:
+      return unknownKind(field.kind);
   }
 }
 

@@ -6,7 +6,7 @@
 // client runs the wire check before encoding, since protobuf would silently coerce or drop a bad value.
 import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
-import type { ApiSchema, FieldSpec, OperationSpec } from "./schema.js";
+import { unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
 import { isMapOfStrings, isObject } from "./shape.js";
 
 type Plain = Record<string, unknown>;
@@ -273,6 +273,8 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
     }
     case "message":
       return walkMessage(schema, field.ref!, value, path, check);
+    default:
+      return unknownKind(field.kind);
   }
 }
 

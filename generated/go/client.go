@@ -60,145 +60,229 @@ type Option func(*config)
 // AdminOption configures the admin client (AdminClient, see NewAdminClient).
 type AdminOption func(*config)
 
-// WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
-// ProtocolREST or ProtocolGRPC. The token calls always use REST.
-func WithProtocol(p Protocol) Option { return func(c *config) { c.Protocol = p } }
-
-// WithGRPCEndpoint sets the gRPC target (host:port) of the user client; by default the host of
-// serviceURL with port DefaultGRPCPort.
-func WithGRPCEndpoint(addr string) Option { return func(c *config) { c.GRPCEndpoint = addr } }
+// WithAccessToken signs the user client in: the token is sent as a bearer token (see SetAccessToken).
+func WithAccessToken(token string) Option {
+	return func(c *config) {
+		c.AccessToken = token
+	}
+}
 
 // WithExtraHeaders adds headers (gRPC: metadata) to every request of the user client.
 func WithExtraHeaders(h map[string]string) Option {
-	return func(c *config) { c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h) }
+	return func(c *config) {
+		c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h)
+	}
 }
 
-// WithAccessToken signs the user client in: the token is sent as a bearer token (see
-// UserClient.SetAccessToken).
-func WithAccessToken(token string) Option { return func(c *config) { c.AccessToken = token } }
+// WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
+// ProtocolREST or ProtocolGRPC. The token calls always use REST.
+func WithProtocol(p Protocol) Option {
+	return func(c *config) {
+		c.Protocol = p
+	}
+}
 
-// WithServerVersion tells the user client the server's version, so that it never asks (see
-// WithAdminServerVersion).
-func WithServerVersion(version string) Option { return func(c *config) { c.ServerVersion = version } }
+// WithGRPCEndpoint sets the gRPC target (host:port) of the user client; by default the host of
+// serviceURL with port DefaultGRPCPort.
+func WithGRPCEndpoint(addr string) Option {
+	return func(c *config) {
+		c.GRPCEndpoint = addr
+	}
+}
+
+// WithServerVersion tells the user client the server's version. Without it the client asks the server
+// once, the first time an operation's minimum version matters.
+func WithServerVersion(version string) Option {
+	return func(c *config) {
+		c.ServerVersion = version
+	}
+}
 
 // WithReadOnly makes the user client refuse destructive operations before anything is sent.
-func WithReadOnly() Option { return func(c *config) { c.ReadOnly = true } }
+func WithReadOnly() Option {
+	return func(c *config) {
+		c.ReadOnly = true
+	}
+}
 
-// WithTimeout sets the deadline of each call of the user client, the server-version lookup and
-// retries included (default DefaultTimeout; 0: none beyond the context's).
+// WithTimeout sets the deadline of each call of the user client, the server-version lookup and retries
+// included (default DefaultTimeout; 0: none beyond the context's).
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.Timeout, c.TimeoutSet = d, true }
+	return func(c *config) {
+		c.Timeout, c.TimeoutSet = d, true
+	}
 }
 
-// WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy; NoRetry
-// turns retries off).
+// WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy: 3 attempts,
+// 100 ms doubling, at most 2 s; NoRetry turns retries off).
 func WithRetry(policy RetryPolicy) Option {
-	return func(c *config) { c.Retry = transport.RetryPolicy(policy) }
+	return func(c *config) {
+		c.Retry = transport.RetryPolicy(policy)
+	}
 }
 
-// WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then
-// leaves it open.
-func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.HTTPClient = client } }
-
-// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the
-// transport credentials of WithGRPCTLS or WithGRPCInsecure, which a credentials option here replaces).
-func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
-	return func(c *config) { c.GRPCDial = append(c.GRPCDial, opts...) }
+// WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then leaves
+// it open.
+func WithHTTPClient(client *http.Client) Option {
+	return func(c *config) {
+		c.HTTPClient = client
+	}
 }
 
 // WithGRPCTLS makes the user client's gRPC connection use TLS with cfg (nil: the system's roots),
-// which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client
-// certificate in Certificates) also secures the client's own HTTP client for GraphQL and REST.
+// which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client certificate
+// in Certificates) also secures the client's own HTTP client for GraphQL and REST.
 func WithGRPCTLS(cfg *tls.Config) Option {
-	return func(c *config) { c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg }
+	return func(c *config) {
+		c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg
+	}
+}
+
+// WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL is
+// http://. A host that is not loopback also needs the insecure transport option.
+func WithGRPCInsecure() Option {
+	return func(c *config) {
+		c.GRPCSecurity = transport.GRPCPlaintext
+	}
+}
+
+// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the transport
+// credentials of the TLS or insecure option, which a credentials option here replaces).
+func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *config) {
+		c.GRPCDial = append(c.GRPCDial, opts...)
+	}
 }
 
 // WithMaxResponseBytes sets the largest answer the user client reads, on every protocol (default
 // DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
-func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.MaxResponse = n } }
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) {
+		c.MaxResponse = n
+	}
+}
 
-// WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL
-// is http://. A host that is not loopback also needs WithInsecureTransport.
-func WithGRPCInsecure() Option { return func(c *config) { c.GRPCSecurity = transport.GRPCPlaintext } }
+// WithInsecureTransport lets the user client send calls in clear (http://, gRPC without TLS) to a host
+// that is not loopback. Without it such a call is refused before anything is sent, since it would
+// carry credentials.
+func WithInsecureTransport() Option {
+	return func(c *config) {
+		c.Insecure = true
+	}
+}
 
-// WithInsecureTransport lets the user client send calls in clear (http://, gRPC without TLS) to a
-// host that is not loopback. Without it such a call is refused before anything is sent, since it
-// would carry a token or a password.
-func WithInsecureTransport() Option { return func(c *config) { c.Insecure = true } }
-
-// WithAdminProtocol chooses the protocol of the admin client's calls: ProtocolGraphQL (default),
-// ProtocolREST or ProtocolGRPC.
-func WithAdminProtocol(p Protocol) AdminOption { return func(c *config) { c.Protocol = p } }
-
-// WithAdminGRPCEndpoint sets the gRPC target (host:port) of the admin client; by default the host
-// of serviceURL with port DefaultGRPCPort.
-func WithAdminGRPCEndpoint(addr string) AdminOption { return func(c *config) { c.GRPCEndpoint = addr } }
-
-// WithAdminAccessToken makes the admin client call with a user's access token (sent as a bearer
-// token) instead of the admin secret (pass "" for adminSecret): the operations an org-admin may
-// call, for the organizations that user administers. Never with an admin secret.
-func WithAdminAccessToken(token string) AdminOption { return func(c *config) { c.AccessToken = token } }
+// WithAdminAccessToken makes the admin client call with a user's access token (sent as a bearer token)
+// instead of the admin secret (pass "" for adminSecret): the calls of auth org_admin, within what that
+// user administers. Never with an admin secret.
+func WithAdminAccessToken(token string) AdminOption {
+	return func(c *config) {
+		c.AccessToken = token
+	}
+}
 
 // WithAdminExtraHeaders adds headers (gRPC: metadata) to every request of the admin client.
 func WithAdminExtraHeaders(h map[string]string) AdminOption {
-	return func(c *config) { c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h) }
+	return func(c *config) {
+		c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h)
+	}
 }
 
-// WithAdminServerVersion tells the admin client the server's version. Without it the client asks
-// the server once, the first time an operation's minimum version matters.
+// WithAdminProtocol chooses the protocol of the admin client's calls: ProtocolGraphQL (default),
+// ProtocolREST or ProtocolGRPC. The token calls always use REST.
+func WithAdminProtocol(p Protocol) AdminOption {
+	return func(c *config) {
+		c.Protocol = p
+	}
+}
+
+// WithAdminGRPCEndpoint sets the gRPC target (host:port) of the admin client; by default the host of
+// serviceURL with port DefaultGRPCPort.
+func WithAdminGRPCEndpoint(addr string) AdminOption {
+	return func(c *config) {
+		c.GRPCEndpoint = addr
+	}
+}
+
+// WithAdminServerVersion tells the admin client the server's version. Without it the client asks the
+// server once, the first time an operation's minimum version matters.
 func WithAdminServerVersion(version string) AdminOption {
-	return func(c *config) { c.ServerVersion = version }
+	return func(c *config) {
+		c.ServerVersion = version
+	}
 }
 
 // WithAdminReadOnly makes the admin client refuse destructive operations before anything is sent.
-func WithAdminReadOnly() AdminOption { return func(c *config) { c.ReadOnly = true } }
-
-// WithAdminTimeout sets the deadline of each call of the admin client, the server-version lookup
-// and retries included (default DefaultTimeout; 0: none beyond the context's).
-func WithAdminTimeout(d time.Duration) AdminOption {
-	return func(c *config) { c.Timeout, c.TimeoutSet = d, true }
+func WithAdminReadOnly() AdminOption {
+	return func(c *config) {
+		c.ReadOnly = true
+	}
 }
 
-// WithAdminRetry sets the retry policy of the admin client's reads (default DefaultRetryPolicy;
-// NoRetry turns retries off).
+// WithAdminTimeout sets the deadline of each call of the admin client, the server-version lookup and
+// retries included (default DefaultTimeout; 0: none beyond the context's).
+func WithAdminTimeout(d time.Duration) AdminOption {
+	return func(c *config) {
+		c.Timeout, c.TimeoutSet = d, true
+	}
+}
+
+// WithAdminRetry sets the retry policy of the admin client's reads (default DefaultRetryPolicy: 3
+// attempts, 100 ms doubling, at most 2 s; NoRetry turns retries off).
 func WithAdminRetry(policy RetryPolicy) AdminOption {
-	return func(c *config) { c.Retry = transport.RetryPolicy(policy) }
+	return func(c *config) {
+		c.Retry = transport.RetryPolicy(policy)
+	}
 }
 
 // WithAdminHTTPClient makes the admin client send GraphQL and REST calls through client; Close then
 // leaves it open.
 func WithAdminHTTPClient(client *http.Client) AdminOption {
-	return func(c *config) { c.HTTPClient = client }
-}
-
-// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client (after the
-// transport credentials of WithAdminGRPCTLS or WithAdminGRPCInsecure, which a credentials option
-// here replaces).
-func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
-	return func(c *config) { c.GRPCDial = append(c.GRPCDial, opts...) }
+	return func(c *config) {
+		c.HTTPClient = client
+	}
 }
 
 // WithAdminGRPCTLS makes the admin client's gRPC connection use TLS with cfg (nil: the system's
-// roots), which is the default when serviceURL is https://. cfg also secures the client's own HTTP
-// client for GraphQL and REST.
+// roots), which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client
+// certificate in Certificates) also secures the client's own HTTP client for GraphQL and REST.
 func WithAdminGRPCTLS(cfg *tls.Config) AdminOption {
-	return func(c *config) { c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg }
+	return func(c *config) {
+		c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg
+	}
 }
-
-// WithAdminMaxResponseBytes sets the largest answer the admin client reads, on every protocol
-// (default DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
-func WithAdminMaxResponseBytes(n int64) AdminOption { return func(c *config) { c.MaxResponse = n } }
 
 // WithAdminGRPCInsecure makes the admin client's gRPC connection plaintext, the default when
-// serviceURL is http://. A host that is not loopback also needs WithAdminInsecureTransport.
+// serviceURL is http://. A host that is not loopback also needs the insecure transport option.
 func WithAdminGRPCInsecure() AdminOption {
-	return func(c *config) { c.GRPCSecurity = transport.GRPCPlaintext }
+	return func(c *config) {
+		c.GRPCSecurity = transport.GRPCPlaintext
+	}
 }
 
-// WithAdminInsecureTransport lets the admin client send calls in clear (http://, gRPC without TLS)
-// to a host that is not loopback. Without it such a call is refused before anything is sent, since
-// it would carry the admin secret.
-func WithAdminInsecureTransport() AdminOption { return func(c *config) { c.Insecure = true } }
+// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client (after the
+// transport credentials of the TLS or insecure option, which a credentials option here replaces).
+func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
+	return func(c *config) {
+		c.GRPCDial = append(c.GRPCDial, opts...)
+	}
+}
+
+// WithAdminMaxResponseBytes sets the largest answer the admin client reads, on every protocol (default
+// DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
+func WithAdminMaxResponseBytes(n int64) AdminOption {
+	return func(c *config) {
+		c.MaxResponse = n
+	}
+}
+
+// WithAdminInsecureTransport lets the admin client send calls in clear (http://, gRPC without TLS) to
+// a host that is not loopback. Without it such a call is refused before anything is sent, since it
+// would carry credentials.
+func WithAdminInsecureTransport() AdminOption {
+	return func(c *config) {
+		c.Insecure = true
+	}
+}
 
 // CallOption configures one call.
 type CallOption func(*callConfig)

@@ -2,47 +2,23 @@
 // output is valid by construction. Reads are Query fields, writes are Mutation fields.
 import { describedField, operationRuleSentences } from "./rules.js";
 import {
-  GraphQLBoolean,
   GraphQLEnumType,
-  GraphQLFloat,
   GraphQLInputObjectType,
-  GraphQLInt,
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
-  GraphQLScalarType,
   GraphQLSchema,
-  GraphQLString,
   printSchema,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
   type GraphQLInputType,
   type GraphQLOutputType,
 } from "graphql";
-import type { Ir, IrField, IrMessage, IrOperation, Scalar } from "../ir/ir.js";
+import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
+import { customGraphqlScalars, SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 
 export const GRAPHQL_SCHEMA_PATH = "generated/graphql/schema.graphql";
-
-/** Custom scalars: 64-bit integers (GraphQL Int is 32-bit), string maps and free-form JSON objects. */
-const CUSTOM_SCALARS = {
-  int64: new GraphQLScalarType({
-    name: "Int64",
-    description: "An integer from -9007199254740991 to 9007199254740991 (the integers a JSON number holds exactly), such as a Unix time in seconds; an int64 in protobuf.",
-  }),
-  map: new GraphQLScalarType({ name: "Map", description: "A JSON object whose values are strings." }),
-  json: new GraphQLScalarType({ name: "JSON", description: "A free-form JSON object." }),
-};
-
-const SCALAR: Record<Scalar, GraphQLScalarType> = {
-  string: GraphQLString,
-  bool: GraphQLBoolean,
-  int32: GraphQLInt,
-  int64: CUSTOM_SCALARS.int64,
-  float64: GraphQLFloat,
-  map: CUSTOM_SCALARS.map,
-  json: CUSTOM_SCALARS.json,
-};
 
 /** The graphql-js schema of the IR (types only, no resolvers): printed here, executed by the server stubs. */
 export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
@@ -61,7 +37,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
   const inputTypes = new Map<string, GraphQLInputObjectType>();
 
   const named = (field: IrField, as: "input" | "output"): GraphQLInputType & GraphQLOutputType => {
-    if (field.type.kind === "scalar") return SCALAR[field.type.scalar];
+    if (field.type.kind === "scalar") return SCALAR_SPECS[field.type.scalar].graphql;
     if (field.type.kind === "enum") return enums.get(field.type.name)!;
     const message = messages.get(field.type.name)!;
     return (as === "input" ? inputType(message) : outputType(message)) as never;
@@ -144,13 +120,6 @@ export function printGraphql(ir: Ir): string {
   return printSchema(buildGraphqlSchema(ir)) + "\n";
 }
 
-/** What the custom scalars are in TypeScript, for GraphQL code generators (graphql-codegen's `scalars`). */
-export const CODEGEN_SCALAR_TYPES: Record<keyof typeof CUSTOM_SCALARS, string> = {
-  int64: "number",
-  map: "Record<string, string>",
-  json: "Record<string, unknown>",
-};
-
 export const CODEGEN_CONFIG_PATH = "generated/graphql/codegen.yml";
 
 /**
@@ -158,7 +127,7 @@ export const CODEGEN_CONFIG_PATH = "generated/graphql/codegen.yml";
  * to their TypeScript types (without it they come out as `unknown`), enums as string unions.
  */
 function codegenConfig(): string {
-  const scalars = Object.entries(CUSTOM_SCALARS).map(([kind, scalar]) => `        ${scalar.name}: "${CODEGEN_SCALAR_TYPES[kind as keyof typeof CUSTOM_SCALARS]}"`);
+  const scalars = customGraphqlScalars().map((scalar) => `        ${scalar.name}: "${scalar.typescript}"`);
   return `# graphql-codegen configuration for TypeScript clients of schema.graphql: copy it next to your
 # documents and run \`npx graphql-codegen --config codegen.yml\`. The custom scalars need this
 # mapping; without it graphql-codegen types them as unknown.

@@ -1,6 +1,7 @@
 // A tool catalogue for AI agents: one Model Context Protocol tool definition per operation, with
 // JSON Schema (draft 2020-12) of its input and answer, the behaviour hints of MCP tool annotations,
 // and the protocols, minimum versions and auth of the operation as extensions.
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -14,15 +15,11 @@ const JSON_SCHEMA_DIALECT = "https://json-schema.org/draft/2020-12/schema";
 
 type JsonSchema = Record<string, unknown>;
 
-const SCALAR_SCHEMA: Record<Scalar, JsonSchema> = {
-  string: { type: "string" },
-  bool: { type: "boolean" },
-  int32: { type: "integer" },
-  int64: { type: "integer" },
-  float64: { type: "number" },
-  map: { type: "object", additionalProperties: { type: "string" } },
-  json: { type: "object", additionalProperties: true },
-};
+/** A scalar's JSON Schema: the type only (tool catalogues state no formats). */
+function scalarSchema(scalar: Scalar): JsonSchema {
+  const { format: _format, ...schema } = SCALAR_SPECS[scalar].jsonSchema;
+  return schema;
+}
 
 /**
  * Builds the schema of one top-level message. Nested messages and enums go under $defs, each once.
@@ -71,7 +68,7 @@ class SchemaBuilder {
   private field(field: IrField): JsonSchema {
     const type = field.type;
     let item: JsonSchema;
-    if (type.kind === "scalar") item = { ...SCALAR_SCHEMA[type.scalar] };
+    if (type.kind === "scalar") item = scalarSchema(type.scalar);
     else if (type.kind === "enum") {
       const irEnum = enumByName(this.ir, type.name);
       item = this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));

@@ -2,23 +2,14 @@
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
 import { credentialsOf } from "../../runtime/server/auth.js";
 import { authSchemesOf, authText } from "./operation-text.js";
-import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir/ir.js";
+import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
 type Schema = Record<string, unknown>;
-
-const SCALAR_SCHEMA: Record<Scalar, Schema> = {
-  string: { type: "string" },
-  bool: { type: "boolean" },
-  int32: { type: "integer", format: "int32" },
-  int64: { type: "integer", format: "int64" },
-  float64: { type: "number", format: "double" },
-  map: { type: "object", additionalProperties: { type: "string" } },
-  json: { type: "object", additionalProperties: true },
-};
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 
@@ -28,7 +19,7 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  */
 function fieldSchema(ir: Ir, field: IrField, inAnswer = true, form = false): Schema {
   let item: Schema;
-  if (field.type.kind === "scalar") item = { ...SCALAR_SCHEMA[field.type.scalar] };
+  if (field.type.kind === "scalar") item = { ...SCALAR_SPECS[field.type.scalar].jsonSchema };
   else item = ref(field.type.name);
   if (!inAnswer) item = { ...item, ...itemKeywords(ir, field, "pattern") };
   let schema: Schema = field.list ? { type: "array", items: item } : item;

@@ -1,6 +1,7 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
 import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
@@ -50,22 +51,14 @@ function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
     return first === undefined ? "" : enumForm === "wire" ? first.name : first.protoName;
   }
   if (type.kind === "message") return sampleMessage(ir, messageByName(ir, type.name), "required", enumForm);
-  switch (type.scalar) {
-    case "string":
-      if (field.format) return ir.formats[field.format]!.example;
-      // A placeholder that is itself valid input, as the examples are run as printed.
-      return `<${field.name}>`.length >= (field.constraints.minLength ?? 0) ? `<${field.name}>` : `<${field.name}, at least ${field.constraints.minLength} characters>`;
-    case "bool":
-      return true;
-    case "int32":
-    case "int64":
-    case "float64":
-      return Math.max(1, field.constraints.minimum ?? 1);
-    case "map":
-      return { key: "value" };
-    case "json":
-      return {};
+  const sample = SCALAR_SPECS[type.scalar].sample;
+  if (sample === "text") {
+    if (field.format) return ir.formats[field.format]!.example;
+    // A placeholder that is itself valid input, as the examples are run as printed.
+    return `<${field.name}>`.length >= (field.constraints.minLength ?? 0) ? `<${field.name}>` : `<${field.name}, at least ${field.constraints.minLength} characters>`;
   }
+  if (sample === "number") return Math.max(1, field.constraints.minimum ?? 1);
+  return structuredClone(sample.value);
 }
 
 /** A sample of `message`: its required fields (or all of them), lists with one item. */

@@ -24,6 +24,8 @@ import {
 } from "./operation-text.js";
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
+import { typescriptOptionsTable } from "../sdk/client-options.js";
+import { buildSdkFacts } from "../sdk/sdk-facts.js";
 import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../cli/version.js";
 
 export const PACKAGES_DIR = "generated/packages";
@@ -231,34 +233,10 @@ function sdkReadme(ir: Ir): string {
 
 ${configured.join("\n")}`,
     ),
-    [
-      "| option | meaning |",
-      "|---|---|",
-      "| `serviceUrl` | base URL of the service |",
-      `| \`protocol\` | \`graphql\` (default), \`rest\` or \`grpc\`${ir.api.features.tokenRoutes ? "; token routes always use REST" : ""} |`,
-      `| \`grpcEndpoint\` | gRPC \`host:port\`; default: the host of \`serviceUrl\` with port ${ir.api.grpcPort} |`,
-      ...(ir.api.features.adminSecret ? [`| \`adminSecret\` | ${adminClient!.name}: the service's admin secret |`] : []),
-      ...(ir.api.features.apiKey
-        ? [
-            `| \`apiKey\` | the API key of the operations with auth ${authSchemesOf(ir)
-              .filter((s) => s.kind === "api_key")
-              .map((s) => `\`${s.name}\``)
-              .join(" or ")}, sent in header \`${ir.api.apiKeyHeader}\` |`,
-          ]
-        : []),
-      ...(userClient
-        ? [
-            ir.api.features.clientId
-              ? `| \`clientId\`, \`accessToken\` | ${userClient.name}: the client application, and the signed-in user's token (\`setAccessToken\` changes it) |`
-              : `| \`accessToken\` | ${userClient.name}: the signed-in user's token (\`setAccessToken\` changes it) |`,
-          ]
-        : []),
-      "| `extraHeaders` | headers sent on every call, over every protocol |",
-      "| `serverVersion` | the server's version if known; otherwise asked once when an operation's minimum version matters |",
-      "| `readOnly` | refuse destructive operations before anything is sent |",
-      "| `timeoutMs`, `retry` | deadline of each call; retries of reads on transient failures (`false` turns them off) |",
-      "| `fetch` | the `fetch` used for GraphQL and REST |",
-    ].join("\n"),
+    typescriptOptionsTable(
+      buildSdkFacts(ir),
+      ir.clients.map((c) => ({ role: c.role, name: `\`${c.name}\`` })),
+    ),
     "Every answer is the same plain object whichever protocol carried it: every declared field present, unset fields `null`, int64 as a number. Failures raise `ApiError` with `code`, `operation` and `protocol`; calls a protocol or the server's version cannot carry are refused before anything is sent.",
     `## ${PROTOCOL_LABEL.graphql}`,
     fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials} });\n${firstCall}`),

@@ -3,8 +3,9 @@
 // this plan, so the text and the descriptors cannot drift apart.
 import { describedField, operationRuleSentences } from "./rules.js";
 import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
+import { SCALAR_SPECS, type ProtoScalar } from "../sdk/scalars.js";
 
-export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
+export type { ProtoScalar };
 
 export type ProtoFieldType = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string } | { kind: "message"; typeName: string } | { kind: "map"; key: "string"; value: "string" };
 
@@ -65,21 +66,13 @@ export interface ProtoFilePlan {
 export const STRUCT_FILE = "google/protobuf/struct.proto";
 export const STRUCT_TYPE = ".google.protobuf.Struct";
 
-const SCALAR_TYPES: Record<string, ProtoScalar> = {
-  string: "string",
-  bool: "bool",
-  int32: "int32",
-  int64: "int64",
-  float64: "double",
-};
-
 /**
  * Whether a field has proto3 `optional` (explicit presence): every scalar and enum of a request
  * message, so that the server sees a required one left out, and the optional ones of answers.
  * Messages (and Struct) track presence anyway; lists and maps never do.
  */
 export function isProtoOptional(field: IrField, inRequest: boolean): boolean {
-  const scalarLike = field.type.kind === "enum" || (field.type.kind === "scalar" && field.type.scalar !== "map" && field.type.scalar !== "json");
+  const scalarLike = field.type.kind === "enum" || (field.type.kind === "scalar" && SCALAR_SPECS[field.type.scalar].proto.kind === "scalar");
   return scalarLike && !field.list && (inRequest || !field.required);
 }
 
@@ -91,9 +84,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     let type: ProtoFieldType;
     if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
     else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
-    else if (field.type.scalar === "map") type = { kind: "map", key: "string", value: "string" };
-    else if (field.type.scalar === "json") type = { kind: "message", typeName: STRUCT_TYPE };
-    else type = { kind: "scalar", scalar: SCALAR_TYPES[field.type.scalar]! };
+    else {
+      const proto = SCALAR_SPECS[field.type.scalar].proto;
+      type = proto.kind === "map" ? { kind: "map", key: "string", value: "string" } : proto.kind === "struct" ? { kind: "message", typeName: STRUCT_TYPE } : { kind: "scalar", scalar: proto.scalar };
+    }
     return {
       name: field.name,
       number: field.protoNumber,

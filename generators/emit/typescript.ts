@@ -4,7 +4,8 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination, type Scalar } from "../ir/ir.js";
+import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { authSchemesOf } from "./operation-text.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
@@ -12,16 +13,6 @@ import { RUNTIME_PACKAGE } from "./runtime-package.js";
 export const SCHEMA_MODULE = "generated/schema.ts";
 export const TYPES_MODULE = "generated/types.ts";
 export const SERVER_DIR = "generated/server";
-
-const SCALAR_TS: Record<Scalar, string> = {
-  string: "string",
-  bool: "boolean",
-  int32: "number",
-  int64: "number",
-  float64: "number",
-  map: "Record<string, string>",
-  json: "JsonObject",
-};
 
 const quote = (text: string) => JSON.stringify(text);
 const doc = (text: string, indent = "") => (text ? `${indent}/** ${text.replace(/\*\//g, "* /")} */\n` : "");
@@ -125,7 +116,7 @@ export type OperationName = keyof typeof schema.operations;
 
 function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
   let base: string;
-  if (field.type.kind === "scalar") base = SCALAR_TS[field.type.scalar];
+  if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
   else if (field.type.kind === "enum") base = field.type.name;
   else {
     const message = messageOf(ir, field);

@@ -2,15 +2,16 @@
 // test uses is computed here, once.
 import type { FieldNumberLock } from "../load/lock.js";
 import type { SourcePosition } from "../load/diagnostics.js";
-import type { ApiFeatures, AuthKind } from "../../runtime/schema.js";
+import { SCALAR_KINDS, type ApiFeatures, type AuthKind, type ScalarKind } from "../../runtime/schema.js";
 
 export type { ApiFeatures, AuthKind };
 
 export const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
-export const SCALARS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
-export type Scalar = (typeof SCALARS)[number];
+/** The field types: the runtime's list (generators/sdk/scalars.ts says what each is everywhere). */
+export const SCALARS = SCALAR_KINDS;
+export type Scalar = ScalarKind;
 
 /**
  * An auth scheme operations name (api.auth_schemes, or the built-in ones): a rule of the manifest

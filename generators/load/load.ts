@@ -7,6 +7,7 @@ import { ManifestError, UsageError, type Diagnostic, type DiagnosticCode, type S
 import { didYouMean } from "../ir/naming.js";
 import { compileManifestValidator } from "./schema-validator.js";
 import manifestSchema from "./manifest.schema.json" with { type: "json" };
+import { SCALAR_KINDS } from "../../runtime/schema.js";
 
 export type RawScalarValue = string | number | boolean;
 export type RawField =
@@ -315,7 +316,7 @@ function subjectOf(segments: readonly string[]): string {
 
 const hints: Record<string, string> = {
   version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
-  typeExpr: "write a scalar (string, bool, int32, int64, float64, map, json), an enum or a type, with [] for a list and ! for required, such as User[]!",
+  typeExpr: `write a scalar (${SCALAR_KINDS.join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!`,
   typeName: "type names are PascalCase, such as OrgMember",
   npmName: "npm names are lower-case letters, digits, '-', '.' and '_', optionally scoped, such as @acme/identity-sdk",
 };

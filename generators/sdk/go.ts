@@ -11,8 +11,11 @@ import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir/ir.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { GO_KEYWORDS } from "../ir/passes/packages.js";
-import { goName, goNames, goTemplateDeclarations, goTemplates, type GoNames } from "./go-names.js";
+import { goName, goNames, goTemplates, type GoNames } from "./go-names.js";
 import { messageWords, notCarriedText, operationTable } from "../emit/operation-text.js";
+import { goOptions, goOptionsTable } from "./client-options.js";
+import { SCALAR_SPECS } from "./scalars.js";
+import type { ScalarKind } from "../../runtime/schema.js";
 import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
@@ -24,36 +27,9 @@ const PROTOCOL_CONSTANT: Record<Protocol, string> = { graphql: "ProtocolGraphQL"
 
 // ---------------------------------------------------------------- literals
 
-/** The options of both clients the README's table lists, by the view key it reads them under: With<suffix> and WithAdmin<suffix>. */
-const OPTION_CELLS = {
-  protocol: "Protocol(p)",
-  grpcEndpoint: "GRPCEndpoint(addr)",
-  extraHeaders: "ExtraHeaders(h)",
-  serverVersion: "ServerVersion(v)",
-  readOnly: "ReadOnly()",
-  timeout: "Timeout(d)",
-  retry: "Retry(p)",
-  httpClient: "HTTPClient(c)",
-  grpcTls: "GRPCTLS(cfg)",
-  grpcInsecure: "GRPCInsecure()",
-  maxResponseBytes: "MaxResponseBytes(n)",
-  insecureTransport: "InsecureTransport()",
-  grpcDialOptions: "GRPCDialOptions(...)",
-  apiKey: "APIKey(k)",
-};
-
-/** The README's option cells: each option of the clients the API has, as client.go.hbs declares it. */
-function optionCells(hasAdminClient: boolean, hasUserClient: boolean): Record<string, string> {
-  const declared = goTemplateDeclarations().get("")!.names;
-  const option = (prefix: string, suffix: string) => {
-    const name = `${prefix}${suffix.replace(/\(.*$/, "")}`;
-    // An option renamed in the template but not here is a fault of the generator, not of a manifest.
-    if (!declared.has(name)) throw new Error(`the Go README names option ${name}, which templates/go/client.go.hbs does not declare`);
-    return `\`${prefix}${suffix}\``;
-  };
-  return Object.fromEntries(
-    Object.entries(OPTION_CELLS).map(([key, suffix]) => [key, [hasAdminClient ? option("WithAdmin", suffix) : "", hasUserClient ? option("With", suffix) : ""].filter(Boolean).join(" / ")]),
-  );
+/** The option functions of a client, each with its doc comment. */
+function goOptionViews(facts: SdkFacts, role: "admin" | "user") {
+  return goOptions({ facts, role, sync: true }).map((option) => ({ ...option, comment: goComment([`${option.function} ${option.doc}`]) }));
 }
 
 /** A Go interpreted string literal (a JSON string literal is one). */
@@ -144,25 +120,16 @@ function isDoc(name: string, description: string, fallback: string): string {
 // ---------------------------------------------------------------- the view model
 
 function scalarType(field: FieldFacts, names: GoNames): string {
-  switch (field.kind) {
-    case "map":
-      return "map[string]string";
-    case "json":
-      return "map[string]any";
-    case "enum":
-      return names.enumType.get(field.ref!)!;
-    case "message":
-      return `*${names.struct.get(field.ref!)!}`;
-    default:
-      return field.kind;
-  }
+  if (field.kind === "enum") return names.enumType.get(field.ref!)!;
+  if (field.kind === "message") return `*${names.struct.get(field.ref!)!}`;
+  return SCALAR_SPECS[field.kind].go.type;
 }
 
 /** The Go type of a field: optional scalars and enums are pointers, messages always are; lists and maps never. */
 function goFieldType(field: FieldFacts, names: GoNames): string {
   const item = scalarType(field, names);
   if (field.list) return `[]${item}`;
-  const pointer = !field.required && !["map", "json", "message"].includes(field.kind);
+  const pointer = !field.required && (field.kind === "enum" || (field.kind !== "message" && SCALAR_SPECS[field.kind].go.pointerWhenOptional));
   return pointer ? `*${item}` : item;
 }
 
@@ -275,14 +242,9 @@ function operationEntries(op: OperationFacts, client: string, method: string): {
   return entries.filter((e): e is [string, string] => e[1] !== null).map(([key, value]) => ({ key, value }));
 }
 
+/** The transport's constant of each field kind. */
 const FIELD_KIND: Record<FieldFacts["kind"], string> = {
-  string: "kindString",
-  bool: "kindBool",
-  int32: "kindInt32",
-  int64: "kindInt64",
-  float64: "kindFloat64",
-  map: "kindMap",
-  json: "kindJSON",
+  ...(Object.fromEntries(Object.entries(SCALAR_SPECS).map(([kind, spec]) => [kind, spec.go.kind])) as Record<ScalarKind, string>),
   enum: "kindEnum",
   message: "kindMessage",
 };
@@ -464,9 +426,13 @@ export function goView(ir: Ir, facts: SdkFacts) {
       .filter(Boolean)
       .join("; ")}.`,
     serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
-    // The README's option table: each option of the admin client and its twin of the user client, those the API has.
-    optionColumn: [hasAdminClient ? "admin" : "", hasUserClient ? "user" : ""].filter(Boolean).join(" / "),
-    options: optionCells(hasAdminClient, hasUserClient),
+    // The option functions of each client (client.go.hbs writes both forms from these), and the README's table of them.
+    adminOptions: hasAdminClient ? goOptionViews(facts, "admin") : [],
+    userOptions: hasUserClient ? goOptionViews(facts, "user") : [],
+    optionsTable: goOptionsTable(facts, [
+      ...(adminClient ? [{ role: "admin" as const, name: `\`${adminClient.name}\`` }] : []),
+      ...(userClient ? [{ role: "user" as const, name: `\`${userClient.name}\`` }] : []),
+    ]),
     modulePath: ir.api.go.modulePath,
     goVersion: GO_VERSION,
     version: ir.api.version,

@@ -13,6 +13,8 @@ import { upperSnakeCase } from "../ir/naming.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { notCarriedText, operationTable } from "../emit/operation-text.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
+import { pythonOptions, pythonOptionsTable } from "./client-options.js";
+import { SCALAR_SPECS } from "./scalars.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
@@ -59,16 +61,6 @@ function wrap(text: string, width = 96): string[] {
 
 // ---------------------------------------------------------------- type expressions
 
-const SCALAR_TYPES: Record<string, { input: string; answer: string }> = {
-  string: { input: "str", answer: "str" },
-  bool: { input: "bool", answer: "bool" },
-  int32: { input: "int", answer: "int" },
-  int64: { input: "int", answer: "int" },
-  float64: { input: "float", answer: "float" },
-  map: { input: "Mapping[str, str]", answer: "dict[str, str]" },
-  json: { input: "JsonInput", answer: "JsonObject" },
-};
-
 interface Names {
   /** Message name -> answer class / input TypedDict. */
   answerClass: Map<string, string>;
@@ -82,7 +74,7 @@ function itemType(field: FieldFacts, as: "input" | "answer", names: Names): stri
     if (!name) throw new Error(`no Python ${as} type for message ${field.ref}`);
     return name;
   }
-  return SCALAR_TYPES[field.kind]![as];
+  return SCALAR_SPECS[field.kind].python[as];
 }
 
 function fieldType(field: FieldFacts, as: "input" | "answer", names: Names): string {
@@ -243,81 +235,9 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   return entries.map(([key, value]) => ({ key, value }));
 }
 
-/** The constructor arguments of a client: what spec §4.2 names, in that order, then the rest. */
-function configParams(role: ClientFacts["role"], httpClient: string, facts: SdkFacts) {
-  // Each credential only where an operation of the API uses it (ir.api.features).
-  const credential =
-    role === "admin"
-      ? facts.features.adminSecret
-        ? facts.features.orgAdmin
-          ? [
-              {
-                decl: "admin_secret: str | None = None",
-                name: "admin_secret",
-                doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call. Required unless access_token is given.`,
-              },
-              {
-                decl: "access_token: str | None = None",
-                name: "access_token",
-                doc: "A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.",
-              },
-            ]
-          : [{ decl: "admin_secret: str", name: "admin_secret", doc: `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.` }]
-        : []
-      : [
-          ...(facts.features.clientId ? [{ decl: "client_id: str", name: "client_id", doc: "Identifier of the client application; the default client_id of the token calls." }] : []),
-          { decl: "access_token: str | None = None", name: "access_token", doc: "Access token of the signed-in user, sent as a bearer token (see set_access_token)." },
-        ];
-  const apiKey = facts.features.apiKey
-    ? [
-        {
-          decl: "api_key: str | None = None",
-          name: "api_key",
-          doc: `API key of the operations with auth ${facts.apiKeySchemes.join(" or ")}; sent in header ${facts.service.apiKeyHeader} on every call.`,
-        },
-      ]
-    : [];
-  return [
-    { decl: "service_url: str", name: "service_url", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." },
-    ...credential,
-    ...apiKey,
-    { decl: "extra_headers: Mapping[str, str] | None = None", name: "extra_headers", doc: "Headers sent on every request, over every protocol." },
-    { decl: 'protocol: Protocol = "graphql"', name: "protocol", doc: `${facts.protocols.join(", ")}${facts.features.tokenRoutes ? "; the token calls always use rest" : ""}.` },
-    { decl: "grpc_endpoint: str | None = None", name: "grpc_endpoint", doc: `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` },
-    { decl: "server_version: str | None = None", name: "server_version", doc: "The server's version if known; otherwise asked once when an operation's minimum version matters." },
-    { decl: "read_only: bool = False", name: "read_only", doc: "Refuse destructive operations before anything is sent." },
-    {
-      decl: "timeout: float | None = DEFAULT_TIMEOUT",
-      name: "timeout",
-      doc: `Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default ${facts.defaultTimeoutMs / 1000}; None waits as long as it takes.`,
-    },
-    { decl: "retry: RetryPolicy | bool = True", name: "retry", doc: "Retries of reads on transient failures; False turns them off." },
-    { decl: `http_client: ${httpClient} | None = None`, name: "http_client", doc: "The httpx client for GraphQL and REST (default: one of the client's own, closed by close())." },
-    {
-      decl: "verify: Verify = True",
-      name: "verify",
-      doc: "TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.",
-    },
-    {
-      decl: "cert: ClientCert | None = None",
-      name: "cert",
-      doc: "A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.",
-    },
-    { decl: "grpc_tls: bool | None = None", name: "grpc_tls", doc: "gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://." },
-    { decl: "grpc_root_certificates: bytes | None = None", name: "grpc_root_certificates", doc: "PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots)." },
-    { decl: "grpc_client_cert: bytes | None = None", name: "grpc_client_cert", doc: "PEM client certificate chain of gRPC over TLS (default: cert's)." },
-    { decl: "grpc_client_key: bytes | None = None", name: "grpc_client_key", doc: "PEM private key of grpc_client_cert." },
-    {
-      decl: "max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES",
-      name: "max_response_bytes",
-      doc: `The largest answer read, on every protocol (default ${facts.defaultMaxResponseBytes}, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.`,
-    },
-    {
-      decl: "allow_insecure: bool = False",
-      name: "allow_insecure",
-      doc: `Send calls in clear (http://, gRPC without TLS) to a host that is not loopback; refused by default, since they carry ${facts.features.adminSecret ? "the admin secret, " : ""}tokens and passwords.`,
-    },
-  ];
+/** The constructor arguments of a client, from the table of client options (sdk/client-options.ts). */
+function configParams(role: ClientFacts["role"], sync: boolean, facts: SdkFacts) {
+  return pythonOptions({ facts, role, sync }).map((option) => ({ decl: `${option.name}: ${option.declaration}`, name: option.name, doc: option.doc, setting: option.setting }));
 }
 
 /** The module of types/ holding the types that operations of several groups reach (and those none reach). */
@@ -423,7 +343,7 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
       const name = pythonClientName(client, mode);
-      const params = configParams(client.role, sync ? "httpx.Client" : "httpx.AsyncClient", facts);
+      const params = configParams(client.role, sync, facts);
       const title = `${client.title} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
@@ -433,7 +353,7 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
         role: JSON.stringify(client.role),
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
         params: params.map((p) => p.decl),
-        settings: params.filter((p) => p.name !== "http_client").map((p) => `${p.name}=${p.name}`),
+        settings: params.filter((p) => p.setting).map((p) => `${p.name}=${p.name}`),
         methods: client.operations.map((name) => methods.get(name)!),
       };
     }),
@@ -665,6 +585,11 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     userClient: facts.clients.find((c) => c.role === "user")?.name,
     hasAdminClient: facts.clients.some((c) => c.role === "admin"),
     hasUserClient: facts.clients.some((c) => c.role === "user"),
+    // The README's table of constructor arguments, from the table of client options.
+    optionsTable: pythonOptionsTable(
+      facts,
+      facts.clients.map((c) => ({ role: c.role, name: `\`${pythonClientName(c, "sync")}\`` })),
+    ),
     adminTable: operationTable(
       ir.operations.filter((op) => clientRoleOf(op) === "admin"),
       { method: (op) => `${pythonMethodName(op.name)}()` },

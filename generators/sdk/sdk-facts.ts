@@ -10,6 +10,7 @@
  * client does. Language-specific derivations (names, type expressions, docs) stay in each
  * language's emitter.
  */
+import { SCALAR_SPECS } from "./scalars.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
@@ -214,14 +215,14 @@ export const CLIENT_ERROR_TEXTS = {
  * (checkWireTypes in runtime/validate.ts); the message is "<path>: <text>".
  */
 export const WIRE_CHECK_TEXTS = {
-  string: VALUE_TEXTS.string,
-  bool: VALUE_TEXTS.bool,
-  integer: VALUE_TEXTS.integer,
+  string: SCALAR_SPECS.string.wireText,
+  bool: SCALAR_SPECS.bool.wireText,
+  integer: SCALAR_SPECS.int64.wireText,
   int32Range: rangeText(INTEGER_RANGES.int32),
   int64Range: rangeText(INTEGER_RANGES.int64),
-  float64: VALUE_TEXTS.number,
-  map: VALUE_TEXTS.map,
-  json: VALUE_TEXTS.json,
+  float64: SCALAR_SPECS.float64.wireText,
+  map: SCALAR_SPECS.map.wireText,
+  json: SCALAR_SPECS.json.wireText,
   enum: VALUE_TEXTS.enum,
   enumSeparator: ", ",
   object: VALUE_TEXTS.object,

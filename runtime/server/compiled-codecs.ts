@@ -7,7 +7,7 @@
 // checkMessage of validate.ts, which gives the error, so errors and their order are the generic
 // ones by construction. Server only: clients (which may run under a CSP forbidding `new Function`)
 // keep the generic ones.
-import type { ApiSchema, FieldSpec, MessageSpec, OperationSpec } from "../schema.js";
+import { unknownKind, type ApiSchema, type FieldSpec, type MessageSpec, type OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
 import { enumName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
 
@@ -109,6 +109,8 @@ export class CompiledCodecs {
           return `typeof ${item} === "string" && hasOwn(${constant(schema.enums[field.ref!]!.values)}, ${item}) && ((w = ${item}), true)`;
         case "message":
           return `((w = check(${key(field.ref!)}, ${item}, ${path})), true)`;
+        default:
+          return unknownKind(field.kind);
       }
     };
     for (const field of message.fields) {
@@ -174,8 +176,13 @@ export class CompiledCodecs {
           return `(typeof ${item} === "number" ? enumName(${constant(field.ref)}, ${item}) : ${item})`;
         case "message":
           return `normalize(${key(field.ref!)}, ${item})`;
-        default:
+        case "string":
+        case "bool":
+        case "map":
+        case "json":
           return item;
+        default:
+          return unknownKind(field.kind);
       }
     };
     const entries = message.fields.map((field) => {

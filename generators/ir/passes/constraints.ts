@@ -1,5 +1,6 @@
 // The field-rules pass: a field's declared rules (lengths, ranges, items, default, required_if,
 // same_as) with the implied ones made explicit, and the rules that do not fit the field reported.
+import { SCALAR_SPECS } from "../../sdk/scalars.js";
 import { INTEGER_RANGES } from "../../../runtime/validate.js";
 import type { RawField } from "../../load/load.js";
 import type { FieldConstraints, IrField } from "../ir.js";
@@ -15,7 +16,7 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
   const constraints: FieldConstraints = {};
   const scalar = field.type.kind === "scalar" ? field.type.scalar : undefined;
   const isString = scalar === "string";
-  const isNumber = scalar === "int32" || scalar === "int64" || scalar === "float64";
+  const isNumber = scalar !== undefined && SCALAR_SPECS[scalar].numeric;
   const only = (key: keyof RawFieldSpec, applies: boolean, what: string) => {
     if (spec[key] === undefined) return false;
     if (!applies) fail(key, `${key} applies to ${what} only`);

@@ -57,77 +57,124 @@ type (
 // Option configures the user client (StoreClient, see NewClient).
 type Option func(*config)
 
-// WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
-// ProtocolREST or ProtocolGRPC.
-func WithProtocol(p Protocol) Option { return func(c *config) { c.Protocol = p } }
-
-// WithGRPCEndpoint sets the gRPC target (host:port) of the user client; by default the host of
-// serviceURL with port DefaultGRPCPort.
-func WithGRPCEndpoint(addr string) Option { return func(c *config) { c.GRPCEndpoint = addr } }
-
-// WithExtraHeaders adds headers (gRPC: metadata) to every request of the user client.
-func WithExtraHeaders(h map[string]string) Option {
-	return func(c *config) { c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h) }
+// WithAccessToken signs the user client in: the token is sent as a bearer token (see SetAccessToken).
+func WithAccessToken(token string) Option {
+	return func(c *config) {
+		c.AccessToken = token
+	}
 }
 
-// WithAccessToken signs the user client in: the token is sent as a bearer token (see
-// StoreClient.SetAccessToken).
-func WithAccessToken(token string) Option { return func(c *config) { c.AccessToken = token } }
-
-// WithAPIKey sends key as the API key (the operations with auth api_key need one) on every request.
+// WithAPIKey sends key as the API key of the operations with auth staff_key (header x-bookstore-key)
+// on every request of the user client.
 func WithAPIKey(key string) Option {
 	return func(c *config) {
 		c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, map[string]string{transport.APIKeyHeader: key})
 	}
 }
 
-// WithServerVersion tells the user client the server's version, so that it never asks.
-func WithServerVersion(version string) Option { return func(c *config) { c.ServerVersion = version } }
+// WithExtraHeaders adds headers (gRPC: metadata) to every request of the user client.
+func WithExtraHeaders(h map[string]string) Option {
+	return func(c *config) {
+		c.ExtraHeaders = transport.MergeHeaders(c.ExtraHeaders, h)
+	}
+}
+
+// WithProtocol chooses the protocol of the user client's calls: ProtocolGraphQL (default),
+// ProtocolREST or ProtocolGRPC.
+func WithProtocol(p Protocol) Option {
+	return func(c *config) {
+		c.Protocol = p
+	}
+}
+
+// WithGRPCEndpoint sets the gRPC target (host:port) of the user client; by default the host of
+// serviceURL with port DefaultGRPCPort.
+func WithGRPCEndpoint(addr string) Option {
+	return func(c *config) {
+		c.GRPCEndpoint = addr
+	}
+}
+
+// WithServerVersion tells the user client the server's version. Without it the client asks the server
+// once, the first time an operation's minimum version matters.
+func WithServerVersion(version string) Option {
+	return func(c *config) {
+		c.ServerVersion = version
+	}
+}
 
 // WithReadOnly makes the user client refuse destructive operations before anything is sent.
-func WithReadOnly() Option { return func(c *config) { c.ReadOnly = true } }
+func WithReadOnly() Option {
+	return func(c *config) {
+		c.ReadOnly = true
+	}
+}
 
-// WithTimeout sets the deadline of each call of the user client, the server-version lookup and
-// retries included (default DefaultTimeout; 0: none beyond the context's).
+// WithTimeout sets the deadline of each call of the user client, the server-version lookup and retries
+// included (default DefaultTimeout; 0: none beyond the context's).
 func WithTimeout(d time.Duration) Option {
-	return func(c *config) { c.Timeout, c.TimeoutSet = d, true }
+	return func(c *config) {
+		c.Timeout, c.TimeoutSet = d, true
+	}
 }
 
-// WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy; NoRetry
-// turns retries off).
+// WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy: 3 attempts,
+// 100 ms doubling, at most 2 s; NoRetry turns retries off).
 func WithRetry(policy RetryPolicy) Option {
-	return func(c *config) { c.Retry = transport.RetryPolicy(policy) }
+	return func(c *config) {
+		c.Retry = transport.RetryPolicy(policy)
+	}
 }
 
-// WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then
-// leaves it open.
-func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.HTTPClient = client } }
-
-// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the
-// transport credentials of WithGRPCTLS or WithGRPCInsecure, which a credentials option here replaces).
-func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
-	return func(c *config) { c.GRPCDial = append(c.GRPCDial, opts...) }
+// WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then leaves
+// it open.
+func WithHTTPClient(client *http.Client) Option {
+	return func(c *config) {
+		c.HTTPClient = client
+	}
 }
 
 // WithGRPCTLS makes the user client's gRPC connection use TLS with cfg (nil: the system's roots),
-// which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client
-// certificate in Certificates) also secures the client's own HTTP client for GraphQL and REST.
+// which is the default when serviceURL is https://. cfg (a private CA in RootCAs, a client certificate
+// in Certificates) also secures the client's own HTTP client for GraphQL and REST.
 func WithGRPCTLS(cfg *tls.Config) Option {
-	return func(c *config) { c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg }
+	return func(c *config) {
+		c.GRPCSecurity, c.GRPCTLS = transport.GRPCOverTLS, cfg
+	}
+}
+
+// WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL is
+// http://. A host that is not loopback also needs the insecure transport option.
+func WithGRPCInsecure() Option {
+	return func(c *config) {
+		c.GRPCSecurity = transport.GRPCPlaintext
+	}
+}
+
+// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the transport
+// credentials of the TLS or insecure option, which a credentials option here replaces).
+func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
+	return func(c *config) {
+		c.GRPCDial = append(c.GRPCDial, opts...)
+	}
 }
 
 // WithMaxResponseBytes sets the largest answer the user client reads, on every protocol (default
 // DefaultMaxResponseBytes, 32 MiB); a larger one is CodePayloadTooLarge.
-func WithMaxResponseBytes(n int64) Option { return func(c *config) { c.MaxResponse = n } }
+func WithMaxResponseBytes(n int64) Option {
+	return func(c *config) {
+		c.MaxResponse = n
+	}
+}
 
-// WithGRPCInsecure makes the user client's gRPC connection plaintext, the default when serviceURL
-// is http://. A host that is not loopback also needs WithInsecureTransport.
-func WithGRPCInsecure() Option { return func(c *config) { c.GRPCSecurity = transport.GRPCPlaintext } }
-
-// WithInsecureTransport lets the user client send calls in clear (http://, gRPC without TLS) to a
-// host that is not loopback. Without it such a call is refused before anything is sent, since it
-// would carry a token or a password.
-func WithInsecureTransport() Option { return func(c *config) { c.Insecure = true } }
+// WithInsecureTransport lets the user client send calls in clear (http://, gRPC without TLS) to a host
+// that is not loopback. Without it such a call is refused before anything is sent, since it would
+// carry credentials.
+func WithInsecureTransport() Option {
+	return func(c *config) {
+		c.Insecure = true
+	}
+}
 
 // CallOption configures one call.
 type CallOption func(*callConfig)

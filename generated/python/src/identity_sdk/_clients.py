@@ -61,7 +61,7 @@ class AdminClient(
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
         admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
-        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -153,7 +153,7 @@ class AsyncAdminClient(
     Args:
         service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
         admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
-        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls an org-admin may make, for the organizations that user administers. Never with admin_secret.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
