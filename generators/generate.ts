@@ -69,6 +69,6 @@ export function emitAll(ir: Ir): Emitted {
       ...emitPython(ir),
       ...emitGo(ir),
     ],
-    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash), emitGoDescriptors(ir, descriptors, protobufEs.inputHash)],
+    groups: [protobufEs, emitPythonDescriptors(ir, descriptors, protobufEs.inputHash), emitGoDescriptors(descriptors, protobufEs.inputHash)],
   };
 }

@@ -43,6 +43,8 @@ export interface PythonForm extends Availability {
   readonly doc: Text;
   /** Passed to the settings of the client core (false: the constructor uses it itself). */
   readonly setting?: false;
+  /** The names its declaration imports: [module, name], or [module] for the module itself. */
+  readonly imports?: readonly (readonly [module: string, name?: string])[];
 }
 
 export interface GoForm extends Availability {
@@ -140,7 +142,7 @@ export const CLIENT_OPTIONS = {
   },
   extraHeaders: {
     typescript: { doc: "Headers sent on every request, over every protocol." },
-    python: [{ name: "extra_headers", declaration: "Mapping[str, str] | None = None", doc: "Headers sent on every request, over every protocol." }],
+    python: [{ name: "extra_headers", declaration: "Mapping[str, str] | None = None", imports: [["collections.abc", "Mapping"]], doc: "Headers sent on every request, over every protocol." }],
     go: [
       {
         name: "ExtraHeaders",
@@ -156,6 +158,7 @@ export const CLIENT_OPTIONS = {
       {
         name: "protocol",
         declaration: 'Protocol = "graphql"',
+        imports: [[".types", "Protocol"]],
         doc: ({ facts }) => `${facts.protocols.join(", ")}${facts.features.tokenRoutes ? "; the token calls always use rest" : ""}.`,
       },
     ],
@@ -204,6 +207,7 @@ export const CLIENT_OPTIONS = {
       {
         name: "timeout",
         declaration: "float | None = DEFAULT_TIMEOUT",
+        imports: [["._schema", "DEFAULT_TIMEOUT"]],
         doc: ({ facts }) =>
           `Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default ${facts.defaultTimeoutMs / 1000}; None waits as long as it takes.`,
       },
@@ -219,7 +223,7 @@ export const CLIENT_OPTIONS = {
   },
   retry: {
     typescript: { doc: "Retries of reads on transient failures, honouring Retry-After up to 60 s (default 3 attempts, 100 ms doubling, at most 2 s); false turns them off. Writes are never retried." },
-    python: [{ name: "retry", declaration: "RetryPolicy | bool = True", doc: "Retries of reads on transient failures; False turns them off." }],
+    python: [{ name: "retry", declaration: "RetryPolicy | bool = True", imports: [["._core", "RetryPolicy"]], doc: "Retries of reads on transient failures; False turns them off." }],
     go: [
       {
         name: "Retry",
@@ -235,6 +239,7 @@ export const CLIENT_OPTIONS = {
       {
         name: "http_client",
         declaration: ({ sync }) => `${sync ? "httpx.Client" : "httpx.AsyncClient"} | None = None`,
+        imports: [["httpx"]],
         doc: "The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).",
         setting: false,
       },
@@ -254,11 +259,13 @@ export const CLIENT_OPTIONS = {
       {
         name: "verify",
         declaration: "Verify = True",
+        imports: [["._tls", "Verify"]],
         doc: "TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.",
       },
       {
         name: "cert",
         declaration: "ClientCert | None = None",
+        imports: [["._tls", "ClientCert"]],
         doc: "A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.",
       },
     ],
@@ -300,6 +307,7 @@ export const CLIENT_OPTIONS = {
       {
         name: "max_response_bytes",
         declaration: "int = DEFAULT_MAX_RESPONSE_BYTES",
+        imports: [["._schema", "DEFAULT_MAX_RESPONSE_BYTES"]],
         doc: ({ facts }) => `The largest answer read, on every protocol (default ${facts.defaultMaxResponseBytes}, 32 MiB); a larger one is PAYLOAD_TOO_LARGE.`,
       },
     ],
@@ -348,6 +356,7 @@ export interface ResolvedTypeScriptOption {
 }
 export interface ResolvedPythonOption {
   readonly name: string;
+  readonly imports: readonly (readonly [module: string, name?: string])[];
   readonly declaration: string;
   readonly doc: string;
   readonly setting: boolean;
@@ -374,7 +383,7 @@ export function pythonOptions(context: OptionContext): ResolvedPythonOption[] {
   return entries().flatMap(([, spec]) =>
     spec.python
       .filter((form) => available(form, context))
-      .map((form) => ({ name: form.name, declaration: textOf(form.declaration, context), doc: textOf(form.doc, context), setting: form.setting !== false })),
+      .map((form) => ({ name: form.name, imports: form.imports ?? [], declaration: textOf(form.declaration, context), doc: textOf(form.doc, context), setting: form.setting !== false })),
   );
 }
 

@@ -8,10 +8,12 @@
 // templates themselves (every exported func, method, type, const and var whose name is written out
 // rather than rendered from the view), so a runtime change cannot leave a stale list behind. A
 // manifest name that would take one stops generation with a message naming both.
+import { goOptions } from "./client-options.js";
 import { UsageError } from "../load/diagnostics.js";
 import type { Ir } from "../ir/ir.js";
 import type { SdkFacts } from "./sdk-facts.js";
 import { loadTemplates, type TemplateFile } from "./templates.js";
+import type { GoViews } from "./go-views.js";
 
 /** Go's common initialisms (written in capitals in exported names) besides the manifest's acronyms. */
 export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "API", "JSON", "IP", "UUID"];
@@ -112,11 +114,11 @@ export interface GoRuntimePackage {
   methods: Map<string, Map<string, string>>;
 }
 
-let templates: TemplateFile[] | undefined;
+let templates: TemplateFile<GoViews>[] | undefined;
 
-/** The templates of templates/go/, loaded once. */
-export function goTemplates(): TemplateFile[] {
-  return (templates ??= loadTemplates("go", {}));
+/** The templates of templates/go/, loaded once, each typed by its view (go-views.ts). */
+export function goTemplates(): TemplateFile<GoViews>[] {
+  return (templates ??= loadTemplates<GoViews>("go", {}));
 }
 
 /** The Go package directory of a template (relative to the module root; "" for the public package). */
@@ -181,6 +183,8 @@ export interface GoNames {
    * package's main client), and its methods in manifest order.
    */
   clients: readonly { role: string; name: string; constructor: string; methods: readonly GoMethodNames[] }[];
+  /** The option functions of the clients: WithTimeout, WithAdminTimeout, ... */
+  options: readonly string[];
 }
 
 /**
@@ -221,6 +225,9 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
     }
     declared.set(name, what);
   };
+  // The clients' option functions (generators/sdk/client-options.ts), before any manifest name.
+  const options = facts.clients.flatMap((client) => goOptions({ facts, role: client.role, sync: true }).map((option) => option.function));
+  for (const option of options) declare(option, "a client option");
 
   const inputOf = new Map(facts.operations.map((op) => [op.input, op]));
   const struct = new Map(facts.messages.map((m) => [m.name, !m.shared && inputOf.has(m.name) ? `${inputOf.get(m.name)!.pascalName}Input` : m.name]));
@@ -288,7 +295,7 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
     return { role: client.role, name: type, constructor: newFunc, methods };
   });
 
-  const names: GoNames = { struct, fields, enumType, enumValues, codes, clients };
+  const names: GoNames = { struct, fields, enumType, enumValues, codes, clients, options };
   computed.set(ir, names);
   return names;
 }

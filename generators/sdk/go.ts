@@ -12,6 +12,8 @@ import type { Ir, Protocol } from "../ir/ir.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { GO_KEYWORDS } from "../ir/passes/packages.js";
 import { goName, goNames, goTemplates, type GoNames } from "./go-names.js";
+import type { Template, TemplateFile } from "./templates.js";
+import type { GoViews } from "./go-views.js";
 import { messageWords, notCarriedText, operationTable } from "../emit/operation-text.js";
 import { goOptions, goOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
@@ -316,29 +318,36 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
   // Fields a Println shows as values: required scalars (optional ones are pointers).
   const printable = (messageName: string) => message(messageName).fields.filter((f) => f.required && !f.list && f.kind !== "message" && f.kind !== "json" && f.kind !== "map");
   const readView =
-    read &&
-    (() => {
-      const op = operation(read);
-      const output = message(op.output);
-      const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
-      return { method: method(read).name, input: names.struct.get(op.input)!, answer: variable(names.struct.get(op.output)!, "answer"), field: shown ? fieldName(op.output, shown.name) : undefined };
-    })();
+    read === undefined
+      ? undefined
+      : (() => {
+          const op = operation(read);
+          const output = message(op.output);
+          const shown = output.fields.find((f) => f.name === facts.versionField) ?? printable(op.output)[0];
+          return {
+            method: method(read).name,
+            input: names.struct.get(op.input)!,
+            answer: variable(names.struct.get(op.output)!, "answer"),
+            field: shown ? fieldName(op.output, shown.name) : undefined,
+          };
+        })();
   const listView =
-    list &&
-    (() => {
-      const op = operation(list);
-      const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
-      const iterator = method(list).iterator!;
-      const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
-      const fields =
-        items.kind === "message"
-          ? printable(items.ref!)
-              .slice(0, 2)
-              .map((f) => fieldName(items.ref!, f.name))
-          : [];
-      const itemVariable = variable(item, "item");
-      return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
-    })();
+    list === undefined
+      ? undefined
+      : (() => {
+          const op = operation(list);
+          const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+          const iterator = method(list).iterator!;
+          const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
+          const fields =
+            items.kind === "message"
+              ? printable(items.ref!)
+                  .slice(0, 2)
+                  .map((f) => fieldName(items.ref!, f.name))
+              : [];
+          const itemVariable = variable(item, "item");
+          return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
+        })();
   const lookupView =
     lookup &&
     (() => {
@@ -550,14 +559,33 @@ const VERBATIM = new Set(["go.sum"]);
 
 export function emitGo(ir: Ir): GeneratedFile[] {
   const view = goView(ir, buildSdkFacts(ir));
-  return goTemplates()
-    .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
-    .map((template) => ({
-      path: `${GO_DIR}/${template.path}`,
-      content: template.render(view),
-      header: !VERBATIM.has(template.path),
-      ...(template.verbatim ? { source: `templates/go/${template.path}` } : {}),
-    }));
+  return goTemplates().flatMap((template): GeneratedFile[] => {
+    const path = `${GO_DIR}/${template.path}`;
+    if (template.verbatim) return [{ path, content: template.render(), header: !VERBATIM.has(template.path), source: `templates/go/${template.path}` }];
+    // Each template with its view (go-views.ts): the whole view model.
+    switch (template.path) {
+      case DESCRIPTORS_TEMPLATE:
+        return [];
+      case "README.md":
+      case "client.go":
+      case "codes.go":
+      case "doc.go":
+      case "errors.go":
+      case "facts.go":
+      case "go.mod":
+      case "methods.go":
+      case "types.go":
+      case "internal/transport/codes.go":
+      case "internal/transport/errors.go":
+      case "internal/transport/facts.go":
+      case "internal/transport/http.go":
+        return [{ path, content: template.render(view), header: true }];
+      default: {
+        const undeclared: never = template;
+        throw new Error(`templates/go/${(undeclared as TemplateFile).path}.hbs has no view in generators/sdk/go-views.ts`);
+      }
+    }
+  });
 }
 
 /**
@@ -565,16 +593,16 @@ export function emitGo(ir: Ir): GeneratedFile[] {
  * derived group keyed on the hash the protobuf-es group already takes of the descriptors (as for
  * the Python SDK): a run where they did not change keeps the file on disk.
  */
-export function emitGoDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
-  const template = goTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
+export function emitGoDescriptors(descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
+  const template = goTemplates().find((t): t is Template<typeof DESCRIPTORS_TEMPLATE, GoViews[typeof DESCRIPTORS_TEMPLATE]> => t.path === DESCRIPTORS_TEMPLATE)!;
   const path = `${GO_DIR}/${template.path}`;
-  const layout = template.render({ package: ir.api.go.package, descriptorLines: ["descriptor-set"] });
+  const layout = template.render({ descriptorLines: ["descriptor-set"] });
   return {
     name: "go-descriptors",
     inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
     produce: () => {
       const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
-      return [{ path, content: template.render({ package: ir.api.go.package, descriptorLines: base64.match(/.{1,100}/g) ?? [] }) }];
+      return [{ path, content: template.render({ descriptorLines: base64.match(/.{1,100}/g) ?? [] }) }];
     },
   };
 }

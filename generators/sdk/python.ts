@@ -12,9 +12,11 @@ import { clientRoleOf, type Ir } from "../ir/ir.js";
 import { upperSnakeCase } from "../ir/naming.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { notCarriedText, operationTable } from "../emit/operation-text.js";
-import { loadTemplates, type TemplateFile } from "./templates.js";
+import { loadTemplates, type Template, type TemplateFile } from "./templates.js";
+import type { PythonViews } from "./python-views.js";
 import { pythonOptions, pythonOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
+import { allOrder, importOrder, PythonFile } from "./python-printer.js";
 import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
@@ -67,20 +69,33 @@ interface Names {
   inputDict: Map<string, string>;
 }
 
-function itemType(field: FieldFacts, as: "input" | "answer", names: Names): string {
-  if (field.kind === "enum") return field.ref!;
+/** How one module writes type expressions: each name they use is asked of its file, which imports it. */
+interface ModuleTypes {
+  readonly file: PythonFile;
+  /** A type the package declares (an enum, answer class or input TypedDict, or a JSON type of _model.py), as this module names it. */
+  own(name: string): string;
+}
+
+function itemType(field: FieldFacts, as: "input" | "answer", names: Names, types: ModuleTypes): string {
+  if (field.kind === "enum") return types.own(field.ref!);
   if (field.kind === "message") {
     const name = (as === "input" ? names.inputDict : names.answerClass).get(field.ref!);
     if (!name) throw new Error(`no Python ${as} type for message ${field.ref}`);
-    return name;
+    return types.own(name);
   }
-  return SCALAR_SPECS[field.kind].python[as];
+  const python = SCALAR_SPECS[field.kind].python;
+  const imported = python.imports?.[as];
+  if (imported) {
+    if ("own" in imported) types.own(imported.own);
+    else types.file.use(imported.module, imported.name);
+  }
+  return python[as];
 }
 
-function fieldType(field: FieldFacts, as: "input" | "answer", names: Names): string {
-  const item = itemType(field, as, names);
+function fieldType(field: FieldFacts, as: "input" | "answer", names: Names, types: ModuleTypes): string {
+  const item = itemType(field, as, names, types);
   if (!field.list) return item;
-  return as === "input" ? `Sequence[${item}]` : `list[${item}]`;
+  return as === "input" ? `${types.file.use("collections.abc", "Sequence")}[${item}]` : `list[${item}]`;
 }
 
 // ---------------------------------------------------------------- view model
@@ -99,22 +114,27 @@ function fieldDoc(field: FieldFacts, input: boolean): string {
   );
 }
 
-function answerClassView(message: MessageFacts, names: Names) {
+function answerClassView(message: MessageFacts, names: Names, types: ModuleTypes) {
+  // The template declares the class @dataclass(frozen=True, slots=True), a Model with _message: ClassVar[str].
+  types.file.use("dataclasses", "dataclass");
+  types.file.use("typing", "ClassVar");
+  types.own("Model");
   return {
     name: names.answerClass.get(message.name)!,
     message: JSON.stringify(message.name),
     doc: docText(message.description || `Answer ${message.name}.`),
     fields: message.fields.map((f): FieldView => ({
       attr: pythonAttributeName(f.name),
-      type: f.alwaysInAnswer ? fieldType(f, "answer", names) : `${fieldType(f, "answer", names)} | None`,
+      type: f.alwaysInAnswer ? fieldType(f, "answer", names, types) : `${fieldType(f, "answer", names, types)} | None`,
       doc: fieldDoc(f, false),
     })),
   };
 }
 
-function inputDictView(message: MessageFacts, names: Names) {
+function inputDictView(message: MessageFacts, names: Names, types: ModuleTypes) {
   const name = names.inputDict.get(message.name)!;
-  const entry = (f: FieldFacts) => ({ key: f.name, type: f.required ? fieldType(f, "input", names) : `${fieldType(f, "input", names)} | None`, doc: fieldDoc(f, true) });
+  const entry = (f: FieldFacts) => ({ key: f.name, type: f.required ? fieldType(f, "input", names, types) : `${fieldType(f, "input", names, types)} | None`, doc: fieldDoc(f, true) });
+  const typedDict = () => types.file.use("typing", "TypedDict");
   const required = message.fields.filter((f) => f.required).map(entry);
   const optional = message.fields.filter((f) => !f.required).map(entry);
   const mixed = required.length > 0 && optional.length > 0;
@@ -122,7 +142,7 @@ function inputDictView(message: MessageFacts, names: Names) {
   // required and optional keys: there every key is optional (the server still checks them).
   if (message.fields.some((f) => PYTHON_KEYWORDS.has(f.name))) {
     const keys = [...required, ...optional].map((f) => `${JSON.stringify(f.key)}: ${f.type}`).join(", ");
-    return { name, doc: docText(message.description || name), classForm: [], functionalForm: [{ declaration: `TypedDict(${JSON.stringify(name)}, {${keys}}, total=False)` }] };
+    return { name, doc: docText(message.description || name), classForm: [], functionalForm: [{ declaration: `${typedDict()}(${JSON.stringify(name)}, {${keys}}, total=False)` }] };
   }
   return {
     name,
@@ -130,8 +150,8 @@ function inputDictView(message: MessageFacts, names: Names) {
     classForm: [
       {
         // Required keys in a base of their own, so that the optional ones can be total=False (Python 3.10 has no NotRequired).
-        requiredBase: mixed ? [{ name: `_${name}Required`, fields: required }] : [],
-        bases: mixed ? `_${name}Required, total=False` : optional.length === 0 ? "TypedDict" : "TypedDict, total=False",
+        requiredBase: mixed ? [{ name: `_${name}Required`, base: typedDict(), fields: required }] : [],
+        bases: mixed ? `_${name}Required, total=False` : optional.length === 0 ? typedDict() : `${typedDict()}, total=False`,
         fields: mixed ? optional : [...required, ...optional],
       },
     ],
@@ -162,12 +182,12 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
   return lines.join("\n");
 }
 
-function operationView(op: OperationFacts, message: MessageFacts, names: Names, answer: MessageFacts) {
+function operationView(op: OperationFacts, message: MessageFacts, names: Names, answer: MessageFacts, types: ModuleTypes) {
   const params = message.fields.map((field) => ({ attr: pythonArgumentName(field.name), field }));
-  const declarations = params.map(({ attr, field }) => (field.required ? `${attr}: ${fieldType(field, "input", names)}` : `${attr}: ${fieldType(field, "input", names)} | None = None`));
+  const declarations = params.map(({ attr, field }) => (field.required ? `${attr}: ${fieldType(field, "input", names, types)}` : `${attr}: ${fieldType(field, "input", names, types)} | None = None`));
   // Required arguments first: Python reads them more easily, and keyword-only arguments may come in any order.
   const ordered = [...declarations.filter((d) => !d.endsWith("= None")), ...declarations.filter((d) => d.endsWith("= None"))];
-  const returns = names.answerClass.get(op.output)!;
+  const returns = types.own(names.answerClass.get(op.output)!);
   const given = `{${params.map(({ attr, field }) => `${JSON.stringify(field.name)}: ${attr}`).join(", ")}}`;
   const pagination = op.pagination;
   const items = pagination ? answer.fields.find((f) => f.name === pagination.itemsField)! : undefined;
@@ -182,8 +202,8 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
       ? [
           {
             name: pythonIteratorName(op.name),
-            item: itemType(items, "answer", names),
-            itemClass: items.kind === "message" ? itemType(items, "answer", names) : items.kind === "enum" ? "str" : itemType(items, "answer", names),
+            item: itemType(items, "answer", names, types),
+            itemClass: items.kind === "enum" ? "str" : itemType(items, "answer", names, types),
             doc: `Every item of ${items.name} of ${pythonMethodName(op.name)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonMethodName(op.name)}().`,
           },
         ]
@@ -192,20 +212,21 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
 }
 
 /** The entries of one Operation(...) of the facts table, as Python keyword arguments. */
-function operationEntries(op: OperationFacts, message: MessageFacts, answer: MessageFacts) {
-  const graphql = op.graphql ? `GraphqlBinding(${pyLiteral(op.graphql.document)}, ${pyLiteral(op.graphql.withParams)})` : "None";
+function operationEntries(op: OperationFacts, message: MessageFacts, answer: MessageFacts, file: PythonFile) {
+  const fact = (name: string) => file.use("._facts", name);
+  const graphql = op.graphql ? `${fact("GraphqlBinding")}(${pyLiteral(op.graphql.document)}, ${pyLiteral(op.graphql.withParams)})` : "None";
   const redirect = op.rest?.answer === "redirect" ? ", redirect=True" : "";
   const rest = op.rest
     ? op.rest.pathParams.length === 0 && !op.rest.inQuery
-      ? `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}${redirect})`
-      : `RestBinding(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}, (${op.rest.pathParams.map((p) => `${pyLiteral(p)},`).join(" ")}), ${op.rest.inQuery ? "True" : "False"}${redirect})`
+      ? `${fact("RestBinding")}(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}${redirect})`
+      : `${fact("RestBinding")}(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}, (${op.rest.pathParams.map((p) => `${pyLiteral(p)},`).join(" ")}), ${op.rest.inQuery ? "True" : "False"}${redirect})`
     : "None";
-  const grpc = op.grpc ? `GrpcBinding(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
+  const grpc = op.grpc ? `${fact("GrpcBinding")}(${pyLiteral(op.grpc.path)}, ${pyLiteral(op.grpc.requestType)}, ${pyLiteral(op.grpc.responseType)})` : "None";
   const items = op.pagination ? answer.fields.find((f) => f.name === op.pagination!.itemsField)! : undefined;
   const pagination = op.pagination
     ? op.pagination.style === "page"
-      ? `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, ${op.pagination.pageSize ?? "None"})`
-      : `Pagination(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonAttributeName(op.pagination.nextCursorField!))})`
+      ? `${fact("Pagination")}(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, ${op.pagination.pageSize ?? "None"})`
+      : `${fact("Pagination")}(${pyLiteral(op.pagination.style)}, ${pyLiteral(pythonAttributeName(items!.name))}, None, ${pyLiteral(op.pagination.cursorField)}, ${pyLiteral(pythonAttributeName(op.pagination.nextCursorField!))})`
     : "None";
   const gated = Object.entries(op.versionGated)
     .filter(([, gatedOver]) => gatedOver)
@@ -237,7 +258,13 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
 
 /** The constructor arguments of a client, from the table of client options (sdk/client-options.ts). */
 function configParams(role: ClientFacts["role"], sync: boolean, facts: SdkFacts) {
-  return pythonOptions({ facts, role, sync }).map((option) => ({ decl: `${option.name}: ${option.declaration}`, name: option.name, doc: option.doc, setting: option.setting }));
+  return pythonOptions({ facts, role, sync }).map((option) => ({
+    decl: `${option.name}: ${option.declaration}`,
+    name: option.name,
+    doc: option.doc,
+    setting: option.setting,
+    imports: option.imports,
+  }));
 }
 
 /** The module of types/ holding the types that operations of several groups reach (and those none reach). */
@@ -248,12 +275,18 @@ const SHARED_TYPES_MODULE = "shared";
  * methods, which the clients inherit (the methods are the client's: admin.users()).
  * A group whose operations are on both clients has a class for each, named after the client.
  */
-function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>, names: { types: readonly string[]; taken: ReadonlyMap<string, string> }) {
-  const typeNames = names.types;
+function resourceModules(
+  ir: Ir,
+  facts: SdkFacts,
+  methods: ReadonlyMap<string, ReturnType<typeof operationView>>,
+  names: { taken: ReadonlyMap<string, string> },
+  fileOf: (group: string) => PythonFile,
+) {
   const classOwners = new Map(names.taken);
   const roleOf = new Map(facts.clients.flatMap((client) => client.operations.map((name) => [name, client.role])));
   const clientOfRole = new Map(facts.clients.map((client) => [client.role, client]));
   return ir.groups.map((group) => {
+    const pythonFile = fileOf(group.name);
     const roles = facts.clients.map((client) => client.role).filter((role) => group.operations.some((name) => roleOf.get(name) === role));
     const classes = roles.flatMap((role) =>
       (["sync", "async"] as const).map((mode) => {
@@ -263,7 +296,7 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
           role,
           mode,
           name: pythonResourceClassName(group.pascalName, role, mode, roles.length > 1),
-          base: sync ? "SyncResource" : "AsyncResource",
+          base: pythonFile.use(".._base", sync ? "SyncResource" : "AsyncResource"),
           doc: wrap(docText(`${group.title}: the operations of group ${group.name} on ${client}, which inherits them.`)).join("\n"),
           def: sync ? "def" : "async def",
           await: sync ? "" : "await ",
@@ -277,15 +310,15 @@ function resourceModules(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, R
       if (owner) throw new UsageError(`the Python class ${c.name} of group ${group.name} is taken by ${owner === "another type" ? "a type of the same name" : owner}; rename one in the manifest`);
       classOwners.set(c.name, `the class of group ${group.name}`);
     }
-    const code = classes.flatMap((c) => c.methods.flatMap((m) => [...m.params, m.returns, ...m.iterators.map((i) => `${c.iteratorType}[${i.item}] ${i.itemClass}`)]));
+    // The template writes each method's extra_headers: Mapping[str, str], its OPERATIONS[...] and an iterator's Iterator[...] / AsyncIterator[...].
+    pythonFile.use("collections.abc", "Mapping");
+    pythonFile.use(".._schema", "OPERATIONS");
+    for (const c of classes) if (c.methods.some((m) => m.iterators.length > 0)) pythonFile.use("collections.abc", c.iteratorType);
     return {
       file: pythonModuleName(group.name),
       doc: docText(`${group.title}: the methods of group ${group.name}.`),
       classes,
-      importBlock: importBlock([
-        importLine("collections.abc", ["AsyncIterator", "Iterator", "Mapping", "Sequence"], [...code, "Mapping"]),
-        [`from .._base import ${importOrder(new Set(classes.map((c) => c.base))).join(", ")}`, "from .._schema import OPERATIONS", ...importLine("..types", typeNames, code)],
-      ]),
+      imports: pythonFile.imports(),
     };
   });
 }
@@ -298,58 +331,84 @@ interface EnumView {
   doc: string;
 }
 
+/** The names of _model.py that type expressions write. */
+const MODEL_TYPES = new Set(["JsonInput", "JsonObject", "Model"]);
+
+/** The modules of types/: the module of each message and enum, and how each module writes type expressions. */
+function typesLayout(ir: Ir, facts: SdkFacts, names: Names) {
+  const moduleOf = typeModuleOf(ir, facts);
+  // By Python name: an input TypedDict is named apart from its message.
+  const moduleOfType = new Map([
+    ...facts.enums.map((e) => [e.name, moduleOf(e.name)] as const),
+    ...[...names.answerClass, ...names.inputDict].map(([message, name]) => [name, moduleOf(message)] as const),
+  ]);
+  const fileOf = pythonFiles();
+  const typesOf = (module: string): ModuleTypes => {
+    const file = fileOf(module);
+    return {
+      file,
+      own: (name) => {
+        if (MODEL_TYPES.has(name)) return file.use(".._model", name);
+        const declaredIn = moduleOfType.get(name);
+        if (declaredIn === undefined) throw new Error(`no module of types/ declares ${name}`);
+        return declaredIn === module ? name : file.use(`.${declaredIn}`, name);
+      },
+    };
+  };
+  return { moduleOf, typesOf };
+}
+
 /** types/<module>.py: the enums, answer classes and input TypedDicts of each module (typeModuleOf), in manifest order. */
 function typeModules(
   ir: Ir,
-  facts: SdkFacts,
+  layout: ReturnType<typeof typesLayout>,
   types: { enums: readonly EnumView[]; answerClasses: readonly (readonly [string, AnswerClassView])[]; inputDicts: readonly (readonly [string, InputDictView])[] },
 ) {
-  const moduleOf = typeModuleOf(ir, facts);
+  const { moduleOf } = layout;
   const files = [...new Set([SHARED_TYPES_MODULE, ...ir.groups.map((g) => pythonModuleName(g.name))])].sort();
-  const modules = files.map((file) => {
-    const enums = types.enums.filter((e) => moduleOf(e.name) === file);
-    const answerClasses = types.answerClasses.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
-    const inputDicts = types.inputDicts.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
-    const code = [
-      ...answerClasses.flatMap((c) => c.fields.map((f) => f.type)),
-      ...inputDicts.flatMap((d) => [...d.classForm.flatMap((c) => [...c.fields, ...c.requiredBase.flatMap((b) => b.fields)].map((f) => f.type)), ...d.functionalForm.map((f) => f.declaration)]),
-    ];
-    const typing = [...(answerClasses.length > 0 ? ["ClassVar"] : []), ...(enums.length > 0 ? ["Literal"] : []), ...(inputDicts.length > 0 ? ["TypedDict"] : [])];
-    return { file, enums, answerClasses, inputDicts, code, typing, all: allOrder([...enums.map((e) => e.name), ...answerClasses.map((c) => c.name), ...inputDicts.map((d) => d.name)]) };
-  });
-  const shared = modules.find((m) => m.file === SHARED_TYPES_MODULE)!.all;
-  return modules
-    .filter((m) => m.all.length > 0)
-    .map(({ code, typing, ...module }) => ({
-      ...module,
-      doc: docText(
-        module.file === SHARED_TYPES_MODULE
-          ? "Types that operations of several groups (or none) reach."
-          : `Types only the operations of group ${ir.groups.find((g) => pythonModuleName(g.name) === module.file)!.name} reach.`,
-      ),
-      importBlock: importBlock([
-        [...importLine("collections.abc", ["Mapping", "Sequence"], code), ...(module.answerClasses.length > 0 ? ["from dataclasses import dataclass"] : []), `from typing import ${typing.join(", ")}`],
-        [
-          ...importLine(".._model", ["JsonInput", "JsonObject", "Model"], [...code, ...(module.answerClasses.length > 0 ? ["Model"] : [])]),
-          ...(module.file === SHARED_TYPES_MODULE ? [] : importLine(`.${SHARED_TYPES_MODULE}`, shared, code)),
-        ],
-      ]),
-    }));
+  return files
+    .map((file) => {
+      const enums = types.enums.filter((e) => moduleOf(e.name) === file);
+      const answerClasses = types.answerClasses.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
+      const inputDicts = types.inputDicts.filter(([message]) => moduleOf(message) === file).map(([, view]) => view);
+      return { file, enums, answerClasses, inputDicts, all: allOrder([...enums.map((e) => e.name), ...answerClasses.map((c) => c.name), ...inputDicts.map((d) => d.name)]) };
+    })
+    .filter((module) => module.all.length > 0)
+    .map((module) => {
+      const pythonFile = layout.typesOf(module.file).file;
+      // The template declares each enum as a Literal[...].
+      if (module.enums.length > 0) pythonFile.use("typing", "Literal");
+      return {
+        ...module,
+        doc: docText(
+          module.file === SHARED_TYPES_MODULE
+            ? "Types that operations of several groups (or none) reach."
+            : `Types only the operations of group ${ir.groups.find((g) => pythonModuleName(g.name) === module.file)!.name} reach.`,
+        ),
+        imports: pythonFile.imports(),
+      };
+    });
 }
 
-function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>, resources: ReturnType<typeof resourceModules>) {
+function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof operationView>>, resources: ReturnType<typeof resourceModules>, file: PythonFile) {
+  // The template passes the arguments into the client core's Settings.
+  file.use("._core", "Settings");
   return facts.clients.flatMap((client) =>
     (["sync", "async"] as const).map((mode) => {
       const sync = mode === "sync";
       const base = client.role === "admin" ? (sync ? "SyncClientBase" : "AsyncClientBase") : sync ? "SyncUserClientBase" : "AsyncUserClientBase";
       const name = pythonClientName(client, mode);
       const params = configParams(client.role, sync, facts);
+      for (const [module, name] of params.flatMap((p) => p.imports)) file.use(module, name);
       const title = `${client.title} of ${facts.service.title}, over graphql (default), rest or grpc${sync ? "" : ", with asyncio"}.`;
       const usage = sync ? `with ${name}(service_url=...) as client: ...` : `async with ${name}(service_url=...) as client: ...`;
       return {
         name,
         // The client's base, then the classes of its groups' methods, in the manifest's order of groups.
-        bases: [base, ...resources.flatMap((module) => module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => c.name))],
+        bases: [
+          file.use("._base", base),
+          ...resources.flatMap((module) => module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => file.use(`.resources.${module.file}`, c.name))),
+        ],
         role: JSON.stringify(client.role),
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
         params: params.map((p) => p.decl),
@@ -395,37 +454,14 @@ function errorView(facts: SdkFacts) {
   };
 }
 
-/** isort's order-by-type: CONSTANTS, then Classes, then the rest. */
-const nameKind = (name: string) => (/^[A-Z][A-Z0-9_]+$/.test(name) ? 0 : /^[A-Z]/.test(name) ? 1 : 2);
-const ascii = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-
-/** Names in the order ruff's isort wants them in an import: by kind, then case-insensitively. */
-export function importOrder(names: Iterable<string>): string[] {
-  return [...names].sort((a, b) => nameKind(a) - nameKind(b) || ascii(a.toLowerCase(), b.toLowerCase()) || ascii(a, b));
-}
-
-/** Names in the order ruff wants them in `__all__` (RUF022): by kind, then case-sensitively. */
-export function allOrder(names: Iterable<string>): string[] {
-  return [...names].sort((a, b) => nameKind(a) - nameKind(b) || ascii(a, b));
-}
-
-/** `from <module> import <names>` for the candidates that `code` uses, or nothing. */
-function importLine(module: string, candidates: readonly string[], code: readonly string[]): string[] {
-  // Names as written in the code, not attributes of another module (httpx.Client is not a type Client).
-  const words = new Set(code.join(" ").match(/(?<![.\w])[A-Za-z_]\w*/g) ?? []);
-  const used = importOrder(candidates.filter((name) => words.has(name)));
-  if (used.length === 0) return [];
-  const line = `from ${module} import ${used.join(", ")}`;
-  // Longer than ruff's line length: one name a line, as isort writes it.
-  return [line.length <= PYTHON_LINE_LENGTH ? line : `from ${module} import (\n${used.map((name) => `    ${name},`).join("\n")}\n)`];
-}
-
-/** Import sections (standard library, then the package's own), one blank line between those that have lines. */
-function importBlock(sections: readonly (readonly string[])[]): string {
-  return sections
-    .filter((lines) => lines.length > 0)
-    .map((lines) => lines.join("\n"))
-    .join("\n\n");
+/** A PythonFile per module (keyed as the caller names its modules), made when first asked for. */
+function pythonFiles(): (module: string) => PythonFile {
+  const files = new Map<string, PythonFile>();
+  return (module) => {
+    let file = files.get(module);
+    if (!file) files.set(module, (file = new PythonFile(PYTHON_LINE_LENGTH)));
+    return file;
+  };
 }
 
 /** The module of types/ of each message and enum: that of the one group whose operations reach it, else shared. */
@@ -474,30 +510,32 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
   const method = (name: string) => methods.get(name)!.name;
   const attr = pythonAttributeName;
   const readView =
-    read &&
-    (() => {
-      const output = message(operation(read).output);
-      const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
-      return { method: method(read), field: shown ? attr(shown.name) : undefined };
-    })();
+    read === undefined
+      ? undefined
+      : (() => {
+          const output = message(operation(read).output);
+          const shown = output.fields.find((f) => f.name === facts.versionField) ?? output.fields.find((f) => !f.list && f.kind !== "message");
+          return { method: method(read), field: shown ? attr(shown.name) : undefined };
+        })();
   const listView =
-    list &&
-    (() => {
-      const op = operation(list);
-      const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
-      const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
-      const shown = fields.find((f) => f.name !== "id") ?? fields[0];
-      const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
-      const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
-      const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
-      return {
-        method: method(list),
-        pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
-        iterator: methods.get(list)!.iterators[0]!.name,
-        item,
-        print: shown ? `${item}.${attr(shown.name)}` : item,
-      };
-    })();
+    list === undefined
+      ? undefined
+      : (() => {
+          const op = operation(list);
+          const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+          const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
+          const shown = fields.find((f) => f.name !== "id") ?? fields[0];
+          const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
+          const item = EXAMPLE_TAKEN.has(variable) ? "item" : variable;
+          const limit = op.pagination!.style === "page" ? Math.min(20, op.pagination!.pageSize ?? 20) : undefined;
+          return {
+            method: method(list),
+            pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
+            iterator: methods.get(list)!.iterators[0]!.name,
+            item,
+            print: shown ? `${item}.${attr(shown.name)}` : item,
+          };
+        })();
   const admin = ir.docExamples.surface === "admin";
   const shownClient = facts.clients.find((c) => c.role === ir.docExamples.surface)!;
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
@@ -534,12 +572,20 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     if (owner) throw new UsageError(`the Python name ${name} of a type is taken by ${owner}; rename one in the manifest`);
     taken.set(name, "another type");
   }
-  const methods = new Map(facts.operations.map((op) => [op.name, operationView(op, messages.get(op.input)!, names, messages.get(op.output)!)]));
+  // Each method is written in its group's resources/ module, which imports its types from the types package.
+  const resourceFile = pythonFiles();
+  const groupOf = new Map(ir.operations.map((op) => [op.name, op.group]));
+  const resourceTypes = (group: string): ModuleTypes => {
+    const file = resourceFile(group);
+    return { file, own: (name) => file.use("..types", name) };
+  };
+  const methods = new Map(facts.operations.map((op) => [op.name, operationView(op, messages.get(op.input)!, names, messages.get(op.output)!, resourceTypes(groupOf.get(op.name)!))]));
   const { texts } = facts;
   const { distribution, module } = ir.api.python;
   const metadata = ir.api.metadata;
-  const answerClasses = answerMessages.map((m) => answerClassView(m, names));
-  const inputDicts = inputMessages.map((m) => inputDictView(m, names));
+  const layout = typesLayout(ir, facts, names);
+  const answerClasses = answerMessages.map((m) => answerClassView(m, names, layout.typesOf(layout.moduleOf(m.name))));
+  const inputDicts = inputMessages.map((m) => inputDictView(m, names, layout.typesOf(layout.moduleOf(m.name))));
   const enums = facts.enums.map((e) => ({
     name: e.name,
     key: pyLiteral(e.name),
@@ -547,17 +593,26 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     numbers: e.values.map((v) => `${pyLiteral(v.name)}: ${v.number}`).join(", "),
     doc: [docText(e.description), ...e.values.filter((v) => v.description).map((v) => docText(`${v.name}: ${v.description}.`))].join("\n\n"),
   }));
-  const typeNames = ["Protocol", "JsonInput", "JsonObject", ...publicTypes];
-  const resources = resourceModules(ir, facts, methods, { types: typeNames, taken });
-  const clients = clientViews(facts, methods, resources);
-  const types = typeModules(ir, facts, {
+  const resources = resourceModules(ir, facts, methods, { taken }, resourceFile);
+  const clientsFile = new PythonFile(PYTHON_LINE_LENGTH);
+  const clients = clientViews(facts, methods, resources, clientsFile);
+  const types = typeModules(ir, layout, {
     enums,
     answerClasses: answerMessages.map((m, i) => [m.name, answerClasses[i]!] as const),
     inputDicts: inputMessages.map((m, i) => [m.name, inputDicts[i]!] as const),
   });
-  const clientCode = clients.flatMap((c) => c.params);
-  const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!) }));
-  const schemaCode = ["Field Operation", ...operations.flatMap((op) => op.entries.map((e) => e.value))];
+  const schemaFile = new PythonFile(PYTHON_LINE_LENGTH);
+  // The template writes the tables' Field(...) and Operation(...).
+  schemaFile.use("._facts", "Field");
+  schemaFile.use("._facts", "Operation");
+  const operations = facts.operations.map((op) => ({ key: pyLiteral(op.name), entries: operationEntries(op, messages.get(op.input)!, messages.get(op.output)!, schemaFile) }));
+  // types/__init__.py re-exports _model.py's JSON types and Model and every type of its modules, and declares Protocol as a Literal.
+  const typesInitFile = new PythonFile(PYTHON_LINE_LENGTH);
+  const reexported = [
+    ...["JsonInput", "JsonInputValue", "JsonObject", "JsonValue", "Model"].map((name) => typesInitFile.use(".._model", name)),
+    ...types.flatMap((typesModule) => typesModule.all.map((name) => typesInitFile.use(`.${typesModule.file}`, name))),
+  ];
+  typesInitFile.use("typing", "Literal");
   return {
     distribution,
     module,
@@ -643,29 +698,16 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       fields: m.fields.map((f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ")),
     })),
     operations,
-    schemaImports: importLine("._facts", ["Field", "GraphqlBinding", "GrpcBinding", "Operation", "Pagination", "RestBinding"], schemaCode),
+    schemaImports: schemaFile.imports(),
     answerClasses,
     inputDicts,
     resourceModules: resources,
     typeModules: types,
-    clientImports: {
-      collections: importLine("collections.abc", ["Mapping"], clientCode),
-      bases: importOrder(new Set(clients.map((c) => c.bases[0]!))).join(", "),
-      resources: [...resources]
-        .sort((a, b) => ascii(a.file, b.file))
-        .flatMap((module) =>
-          importLine(
-            `.resources.${module.file}`,
-            module.classes.map((c) => c.name),
-            module.classes.map((c) => c.name),
-          ),
-        ),
-      types: importLine(".types", typeNames, clientCode),
-    },
+    clientImports: clientsFile.imports(),
     typesInit: {
-      imports: types.flatMap((module) => importLine(`.${module.file}`, module.all, module.all)),
+      imports: typesInitFile.imports(),
       models: answerMessages.map((m) => ({ key: pyLiteral(m.name), name: names.answerClass.get(m.name)! })),
-      all: allOrder(["JsonInput", "JsonInputValue", "JsonObject", "JsonValue", "Model", "Protocol", ...publicTypes]),
+      all: allOrder([...reexported, "Protocol"]),
     },
     exports: {
       clients: importOrder(clients.map((c) => c.name)).join(", "),
@@ -687,48 +729,53 @@ function docstring(text: string, indent: number): string {
   return [`${pad}"""${lines[0]}`, ...lines.slice(1).map((line) => (line ? `${pad}${line}` : "")), `${pad}"""`].join("\n");
 }
 
-let templates: TemplateFile[] | undefined;
+type PythonTemplate = TemplateFile<PythonViews>;
+
+let templates: PythonTemplate[] | undefined;
 
 /** The template that ships the descriptor set; rendered by its own derived group. */
 const DESCRIPTORS_TEMPLATE = "package/_descriptors.py";
 
-function pythonTemplates(): TemplateFile[] {
-  return (templates ??= loadTemplates("python", { docstring }));
+function pythonTemplates(): PythonTemplate[] {
+  return (templates ??= loadTemplates<PythonViews>("python", { docstring }));
 }
 
 /** Where a template of templates/python/ lands: project/ in generated/python/, package/ in its module. */
-function outputPath(ir: Ir, template: TemplateFile): string {
+function outputPath(ir: Ir, template: PythonTemplate): string {
   const [folder, ...rest] = template.path.split("/");
   return folder === "project" ? `${PYTHON_DIR}/${rest.join("/")}` : `${PYTHON_DIR}/src/${ir.api.python.module}/${rest.join("/")}`;
 }
 
-type PythonView = ReturnType<typeof pythonView>;
-
-/** Templates rendered once per module of a list of the view, each to <its folder>/<module>.py. */
-const PER_MODULE_TEMPLATES: Record<string, (view: PythonView) => readonly { file: string }[]> = {
-  "package/resources/group.py": (view) => view.resourceModules,
-  "package/types/group.py": (view) => view.typeModules,
-};
-
 export function emitPython(ir: Ir): GeneratedFile[] {
   const view = pythonView(ir, buildSdkFacts(ir));
-  return pythonTemplates()
-    .filter((template) => template.path !== DESCRIPTORS_TEMPLATE)
-    .flatMap((template): GeneratedFile[] => {
-      const modules = PER_MODULE_TEMPLATES[template.path];
-      if (modules) {
-        const folder = outputPath(ir, template).replace(/\/[^/]+$/, "");
-        return modules(view).map((module) => ({ path: `${folder}/${module.file}.py`, content: template.render(module), header: true }));
+  return pythonTemplates().flatMap((template): GeneratedFile[] => {
+    const path = outputPath(ir, template);
+    if (template.verbatim) return [{ path, content: template.render(), header: !template.path.endsWith("py.typed"), source: `templates/python/${template.path}` }];
+    // Each template with its view (python-views.ts): the whole view model, or a module of a list of it, each to <its folder>/<module>.py.
+    const folder = path.replace(/\/[^/]+$/, "");
+    switch (template.path) {
+      case DESCRIPTORS_TEMPLATE:
+        return [];
+      case "package/resources/group.py":
+        return view.resourceModules.map((module) => ({ path: `${folder}/${module.file}.py`, content: template.render(module), header: true }));
+      case "package/types/group.py":
+        return view.typeModules.map((module) => ({ path: `${folder}/${module.file}.py`, content: template.render(module), header: true }));
+      case "package/__init__.py":
+      case "package/_clients.py":
+      case "package/_http.py":
+      case "package/_schema.py":
+      case "package/errors.py":
+      case "package/resources/__init__.py":
+      case "package/types/__init__.py":
+      case "project/README.md":
+      case "project/pyproject.toml":
+        return [{ path, content: template.render(view), header: true }];
+      default: {
+        const undeclared: never = template;
+        throw new Error(`templates/python/${(undeclared as PythonTemplate).path}.hbs has no view in generators/sdk/python-views.ts`);
       }
-      return [
-        {
-          path: outputPath(ir, template),
-          content: template.render(view),
-          header: !template.path.endsWith("py.typed"),
-          ...(template.verbatim ? { source: `templates/python/${template.path}` } : {}),
-        },
-      ];
-    });
+    }
+  });
 }
 
 /**
@@ -738,7 +785,7 @@ export function emitPython(ir: Ir): GeneratedFile[] {
  * disk instead of serializing them again.
  */
 export function emitPythonDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
-  const template = pythonTemplates().find((t) => t.path === DESCRIPTORS_TEMPLATE)!;
+  const template = pythonTemplates().find((t): t is Template<typeof DESCRIPTORS_TEMPLATE, PythonViews[typeof DESCRIPTORS_TEMPLATE]> => t.path === DESCRIPTORS_TEMPLATE)!;
   const path = outputPath(ir, template);
   // The template itself, rendered on a stand-in, is part of the key: editing it regenerates the file.
   const layout = template.render({ descriptorLines: ["descriptor-set"] });

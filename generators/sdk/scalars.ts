@@ -1,5 +1,5 @@
 // Every field type of the manifest, once: what it is in protobuf, GraphQL, JSON Schema (OpenAPI and
-// the MCP tool catalogue), TypeScript, Python and Go, the other spellings the manifest accepts, the
+// the MCP tool catalogue), TypeScript, Python and Go, the words other languages use for it, the
 // rules it takes, a sample value and what the wire check says of a wrong value. Keyed by the
 // runtime's ScalarKind: a kind added there fails to compile until it has an entry here, and every
 // emitter reads its mapping from this table (the runtimes' behaviour switches are exhaustive too).
@@ -11,11 +11,14 @@ import { VALUE_TEXTS } from "../../runtime/validate.js";
 export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
 export type ProtoMapping = { readonly kind: "scalar"; readonly scalar: ProtoScalar } | { readonly kind: "map" } | { readonly kind: "struct" };
 
+/** A name a Python annotation imports: from a module, or a type the SDK itself declares (_model.py). */
+export type PythonImport = { readonly module: string; readonly name: string } | { readonly own: string };
+
 /** What the sample of a field of this type is in the docs' examples. */
 export type SampleKind = "text" | "number" | { readonly value: unknown };
 
 export interface ScalarSpec {
-  /** Other spellings a manifest may write (lower case), each read as this type. */
+  /** Other languages' words for it (lower case): a manifest writing one is told this type's name. */
   readonly aliases: readonly string[];
   /** Takes minimum / maximum, and a number as requiredIf.equals. */
   readonly numeric: boolean;
@@ -26,8 +29,8 @@ export interface ScalarSpec {
   readonly typescript: string;
   /** The TypeScript type graphql-codegen maps a custom GraphQL scalar to (only custom scalars). */
   readonly codegenTypescript?: string;
-  /** The annotation of an input argument and of an answer's attribute. */
-  readonly python: { readonly input: string; readonly answer: string };
+  /** The annotation of an input argument and of an answer's attribute, with the name each imports. */
+  readonly python: { readonly input: string; readonly answer: string; readonly imports?: { readonly input?: PythonImport; readonly answer?: PythonImport } };
   /** The Go type, whether an optional field of it is a pointer, and the field kind constant of the transport's tables. */
   readonly go: { readonly type: string; readonly pointerWhenOptional: boolean; readonly kind: string };
   /** What the client-side wire check says of a value of another type. */
@@ -113,7 +116,7 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     jsonSchema: { type: "object", additionalProperties: { type: "string" } },
     typescript: "Record<string, string>",
     codegenTypescript: "Record<string, string>",
-    python: { input: "Mapping[str, str]", answer: "dict[str, str]" },
+    python: { input: "Mapping[str, str]", answer: "dict[str, str]", imports: { input: { module: "collections.abc", name: "Mapping" } } },
     go: { type: "map[string]string", pointerWhenOptional: false, kind: "kindMap" },
     wireText: VALUE_TEXTS.map,
     sample: { value: { key: "value" } },
@@ -126,14 +129,14 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     jsonSchema: { type: "object", additionalProperties: true },
     typescript: "JsonObject",
     codegenTypescript: "Record<string, unknown>",
-    python: { input: "JsonInput", answer: "JsonObject" },
+    python: { input: "JsonInput", answer: "JsonObject", imports: { input: { own: "JsonInput" }, answer: { own: "JsonObject" } } },
     go: { type: "map[string]any", pointerWhenOptional: false, kind: "kindJSON" },
     wireText: VALUE_TEXTS.json,
     sample: { value: {} },
   },
 };
 
-/** The manifest's word for another spelling of a type (`integer` -> int64), or undefined. */
+/** The manifest's word for another language's name of a type (`integer` -> int64), or undefined. */
 export function scalarOfAlias(word: string): ScalarKind | undefined {
   return (Object.keys(SCALAR_SPECS) as ScalarKind[]).find((kind) => SCALAR_SPECS[kind].aliases.includes(word));
 }

@@ -262,6 +262,8 @@ func main() {
       ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : [])])),
       // The clients' structs and the admin client's constructor, named by the manifest (api.surfaces).
       ...names.clients.flatMap((c) => [c.name, ...(c.constructor === "NewClient" ? [] : [c.constructor])]),
+      // The option functions, from the table of client options.
+      ...names.options,
     ]);
     // The runtime's methods of a client are declared on its placeholder (*{{adminClient}}), rendered as the manifest names it.
     const receiverName = new Map(names.clients.map((c) => [goClientPlaceholder(c.role), c.name]));
@@ -365,7 +367,7 @@ describe("modules generated from other manifests", () => {
 
 describe("the templates", () => {
   it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
-    const files = [...emitGo(ir), ...emitGoDescriptors(ir, buildDescriptors(planProto(ir)), "any hash").produce()];
+    const files = [...emitGo(ir), ...emitGoDescriptors(buildDescriptors(planProto(ir)), "any hash").produce()];
     const rendered = render(REPO_ROOT, files).files;
     expect(files.length).toBeGreaterThan(15);
     for (const file of files) expect(rendered.get(file.path), file.path).toBe(readFileSync(join(REPO_ROOT, file.path), "utf8"));

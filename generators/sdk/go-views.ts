@@ -1,0 +1,221 @@
+// What each template of templates/go/ reads: the interface of its view, by the template's path
+// (GoViews). go.ts renders a template only with a view of its interface, so a view that lacks a
+// field its template reads fails to compile. A field a template reads is declared here as the
+// template uses it: text it writes, a list it loops over, a flag it tests.
+
+/** Text a template writes only where it is set (`{{#if}}` / `{{#with}}`). */
+type Optional<T> = T | undefined;
+
+/** Features of the API that templates test: a part of the SDK exists only where an operation needs it. */
+export interface FeaturesView {
+  adminSecret: boolean;
+  apiKey: boolean;
+  clientId: boolean;
+  orgAdmin: boolean;
+  tokenRoutes: boolean;
+}
+
+/** How the examples open their client. */
+export interface ExampleClientView {
+  variable: string;
+  /** The constructor's call up to its options: `NewAdminClient("http://localhost:8080", "s3cret",`. */
+  constructor: string;
+  protocolOption: string;
+}
+
+export interface ExampleReadView {
+  method: string;
+  input: string;
+  /** The variable of the answer. */
+  answer: string;
+  field: Optional<string>;
+}
+
+export interface ExampleListView {
+  iterator: string;
+  input: string;
+  item: string;
+  print: string;
+}
+
+export interface ExamplesView {
+  client: ExampleClientView;
+  read: Optional<ExampleReadView>;
+  list: Optional<ExampleListView>;
+  lookup: Optional<{ method: string; input: string; field: string; noun: string }>;
+  notCarried: Optional<string>;
+  /** How names are made: wire names and the methods they become. */
+  names: readonly { wire: string; method: string }[];
+}
+
+export interface CodeView {
+  code: string;
+  name: string;
+  value: string;
+  doc: string;
+  sentinel: string;
+  sentinelDoc: string;
+}
+
+export interface ReadmeView {
+  modulePath: string;
+  package: string;
+  title: string;
+  version: string;
+  tag: string;
+  goVersion: string;
+  license: readonly string[];
+  clientSummary: string;
+  constructorsSentence: string;
+  optionsTable: string;
+  examples: ExamplesView;
+  features: Pick<FeaturesView, "tokenRoutes">;
+  codes: readonly Pick<CodeView, "code" | "name" | "sentinel">[];
+  hasAdminClient: boolean;
+  adminClient: Optional<string>;
+  adminTable: string;
+  hasUserClient: boolean;
+  userClient: Optional<string>;
+  userTable: string;
+}
+
+/** An option function: the user client's With<name>, the admin client's WithAdmin<name>. */
+export interface OptionView {
+  comment: string;
+  function: string;
+  parameters: string;
+  apply: string;
+}
+
+export interface ClientFileView {
+  package: string;
+  modulePath: string;
+  features: Pick<FeaturesView, "adminSecret" | "clientId" | "orgAdmin" | "tokenRoutes">;
+  hasAdminClient: boolean;
+  adminClient: Optional<string>;
+  adminOptions: readonly OptionView[];
+  hasUserClient: boolean;
+  userClient: Optional<string>;
+  userOptions: readonly OptionView[];
+}
+
+export interface CodesFileView {
+  package: string;
+  modulePath: string;
+  codes: readonly CodeView[];
+}
+
+export interface DocFileView {
+  package: string;
+  packageDoc: string;
+  serverVersionOptions: string;
+  grpcCodeMetadata: string;
+  features: Pick<FeaturesView, "tokenRoutes">;
+  examples: Pick<ExamplesView, "client" | "notCarried" | "names"> & { read: Optional<Omit<ExampleReadView, "field">>; list: Optional<Omit<ExampleListView, "print">> };
+}
+
+export interface ErrorsFileView {
+  package: string;
+  modulePath: string;
+  features: Pick<FeaturesView, "tokenRoutes">;
+}
+
+export interface FactsFileView {
+  package: string;
+  modulePath: string;
+  /** Go literals. */
+  service: { name: string; version: string; grpcPort: string };
+  versionAnswers: string;
+}
+
+export interface GoModView {
+  modulePath: string;
+}
+
+export interface MethodsFileView {
+  package: string;
+  modulePath: string;
+  usesIter: boolean;
+  clients: readonly {
+    name: string;
+    methods: readonly {
+      name: string;
+      doc: string;
+      input: string;
+      output: string;
+      /** The variable of the operation's entry in the transport's table. */
+      opVar: string;
+      iterators: readonly { name: string; doc: string; item: string }[];
+    }[];
+  }[];
+}
+
+export interface TypesFileView {
+  package: string;
+  enums: readonly { name: string; doc: string; values: readonly { name: string; value: string; doc: string }[] }[];
+  structs: readonly {
+    name: string;
+    doc: string;
+    empty: boolean;
+    /** Aligned as gofmt aligns a struct's fields. */
+    fields: readonly { nameCell: string; typeCell: string; tag: string; doc: string }[];
+  }[];
+}
+
+/** internal/transport/codes.go: Go literals and the lines of its tables. */
+export interface TransportCodesView {
+  features: Pick<FeaturesView, "tokenRoutes">;
+  internalCodes: readonly string[];
+  serverCodes: readonly string[];
+  transientCodes: string;
+  transientHTTPStatuses: string;
+  oauthCodes: readonly string[];
+  grpcNoAnswerStatuses: string;
+  grpcUnreadableStatuses: string;
+  grpcBareStatuses: string;
+}
+
+export interface TransportDescriptorsView {
+  descriptorLines: readonly string[];
+}
+
+export interface TransportErrorsView {
+  package: string;
+  features: Pick<FeaturesView, "tokenRoutes">;
+}
+
+/** internal/transport/facts.go: Go literals and the lines of its tables. */
+export interface TransportFactsView {
+  features: Pick<FeaturesView, "adminSecret" | "apiKey">;
+  transport: { defaultTimeout: string; defaultMaxResponseBytes: string; adminSecretHeader: string; apiKeyHeader: string };
+  constants: readonly { name: string; value: string; doc: string }[];
+  texts: readonly string[];
+  wireTexts: readonly string[];
+  versionOperations: string;
+  hasEnums: boolean;
+  enumFacts: readonly string[];
+  messageFacts: readonly string[];
+  operations: readonly { name: string; doc: string; entries: readonly string[] }[];
+}
+
+export interface TransportHttpView {
+  features: Pick<FeaturesView, "tokenRoutes">;
+}
+
+/** The view of each template of templates/go/, by its path without .hbs. */
+export interface GoViews {
+  "README.md": ReadmeView;
+  "client.go": ClientFileView;
+  "codes.go": CodesFileView;
+  "doc.go": DocFileView;
+  "errors.go": ErrorsFileView;
+  "facts.go": FactsFileView;
+  "go.mod": GoModView;
+  "methods.go": MethodsFileView;
+  "types.go": TypesFileView;
+  "internal/transport/codes.go": TransportCodesView;
+  "internal/transport/descriptors.go": TransportDescriptorsView;
+  "internal/transport/errors.go": TransportErrorsView;
+  "internal/transport/facts.go": TransportFactsView;
+  "internal/transport/http.go": TransportHttpView;
+}
