@@ -9,9 +9,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { schema } from "../generated/schema.js";
 import { createReferenceService } from "../reference/service.js";
-import type { UserRecord } from "../reference/storage.js";
 import { openStorage } from "../reference/store/open.js";
 import { startPostgres } from "../test/helpers/postgres.js";
+import { userRecord } from "../test/helpers/user-record.js";
 import { CONNECTIONS, ROUNDS_TEXT, UPDATE_USER, base, http, pair, row } from "./load.js";
 import { startTarget } from "./targets.js";
 
@@ -35,30 +35,18 @@ async function userPages(database: string): Promise<{ seedSeconds: number; first
   const started = Date.now();
   await storage.transaction(async () => {
     for (let i = 0; i < 100_000; i++) {
-      const user: UserRecord = {
-        id: `user-${i}`,
-        email: `user${i}@example.com`,
-        email_verified: true,
-        signup_methods: "basic_auth",
-        given_name: `Given${i}`,
-        family_name: "Family",
-        middle_name: null,
-        nickname: null,
-        preferred_username: null,
-        gender: null,
-        birthdate: null,
-        phone_number: null,
-        phone_number_verified: false,
-        picture: null,
-        roles: ["user"],
-        created_at: 1_700_000_000 + i,
-        updated_at: 1_700_000_000 + i,
-        revoked_timestamp: null,
-        is_multi_factor_auth_enabled: null,
-        app_data: { plan: "pro" },
-        password_hash: `scrypt$${"x".repeat(100)}`,
-      };
-      await storage.users.insert(user);
+      await storage.users.insert(
+        userRecord(`user-${i}`, {
+          email: `user${i}@example.com`,
+          email_verified: true,
+          given_name: `Given${i}`,
+          family_name: "Family",
+          created_at: 1_700_000_000 + i,
+          updated_at: 1_700_000_000 + i,
+          app_data: { plan: "pro" },
+          password_hash: `scrypt$${"x".repeat(100)}`,
+        }),
+      );
     }
   });
   const seedSeconds = (Date.now() - started) / 1000;

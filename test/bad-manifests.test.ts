@@ -156,6 +156,40 @@ describe("the bad-manifest corpus", () => {
   });
 });
 
+/** The codes a corpus case expects. */
+const expectedCodes = (c: Case) => c.expected.map((line) => DIAGNOSTIC.exec(line)?.[2]);
+
+const DIAGNOSTICS_MODULE = join(REPO_ROOT, "generators", "load", "diagnostics.ts");
+
+/** The text of every module of generators/ but the one declaring the codes. */
+function generatorSources(dir = join(REPO_ROOT, "generators")): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return generatorSources(path);
+    return entry.name.endsWith(".ts") && path !== DIAGNOSTICS_MODULE ? [readFileSync(path, "utf8")] : [];
+  });
+}
+
+describe("the diagnostic codes", () => {
+  // A code no case expects is a promise of an error nobody has seen printed; a code no generator
+  // source names is one no manifest can get (remove it from diagnostics.ts instead).
+  test("are each expected by a case of the corpus", () => {
+    const expected = new Set([...cases.values()].flatMap(expectedCodes));
+    expect(
+      Object.keys(DIAGNOSTIC_CODES).filter((code) => !expected.has(code)),
+      "codes of generators/load/diagnostics.ts no test/bad-manifests/*.yaml expects",
+    ).toEqual([]);
+  });
+
+  test("are each reported by the generators", () => {
+    const sources = generatorSources();
+    expect(
+      Object.keys(DIAGNOSTIC_CODES).filter((code) => !sources.some((text) => text.includes(`"${code}"`))),
+      "codes of generators/load/diagnostics.ts that no other module of generators/ names",
+    ).toEqual([]);
+  });
+});
+
 describe("apigen generate on a bad manifest", () => {
   test.concurrent.for(names)("%s", async (name, { expect }) => {
     const c = cases.get(name)!;

@@ -5,8 +5,8 @@
 // their own). An exception to a rule is listed by name with its reason, and must still be needed.
 import { readdirSync, readFileSync } from "node:fs";
 import { join, posix } from "node:path";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { moduleSpecifiers } from "./helpers/module-specifiers.js";
 import { REPO_ROOT } from "./helpers/project.js";
 
 const GENERATORS = "generators";
@@ -35,25 +35,7 @@ const MODULES = ENTRIES.filter((e) => !e.directory && /\.(ts|mts|cts|js|mjs|cjs)
 const FOLDERS = [GENERATORS, ...ENTRIES.filter((e) => e.directory).map((e) => e.path)].filter((dir) => ENTRIES.some((e) => !e.directory && e.path.startsWith(`${dir}/`)));
 
 /** Every module a file imports: static and dynamic imports, re-exports, require() and import("...") types. */
-function importsOf(path: string): string[] {
-  const source = ts.createSourceFile(path, readFileSync(join(REPO_ROOT, path), "utf8"), ts.ScriptTarget.Latest, false);
-  const found: string[] = [];
-  const visit = (node: ts.Node): void => {
-    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
-      found.push(node.moduleSpecifier.text);
-    } else if (ts.isImportEqualsDeclaration(node) && ts.isExternalModuleReference(node.moduleReference) && ts.isStringLiteral(node.moduleReference.expression)) {
-      found.push(node.moduleReference.expression.text);
-    } else if (ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || (ts.isIdentifier(node.expression) && node.expression.text === "require"))) {
-      const [argument] = node.arguments;
-      if (argument && ts.isStringLiteralLike(argument)) found.push(argument.text);
-    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument) && ts.isStringLiteral(node.argument.literal)) {
-      found.push(node.argument.literal.text);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(source);
-  return found;
-}
+const importsOf = (path: string) => moduleSpecifiers(path, readFileSync(join(REPO_ROOT, path), "utf8"), { calls: true });
 
 const IMPORTS = new Map(MODULES.map((path) => [path, importsOf(path)]));
 

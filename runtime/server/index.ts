@@ -27,6 +27,7 @@ import { DEFAULT_GRACE_MS, HttpShutdown } from "./lifecycle.js";
 import type { ToolDefinition } from "../mcp/tools.js";
 import { mcpMount } from "./mcp.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
+import { requestTarget } from "./request-target.js";
 import { RestRoutes, sendError } from "./rest.js";
 import { TlsCredentials } from "./tls.js";
 
@@ -64,20 +65,10 @@ export { MissingPackageError } from "./optional-packages.js";
 export type { Dependency, HealthState, ServingStatus } from "./health.js";
 export type { RateLimitOptions, RateLimitRule, OperationClass } from "./rate-limit.js";
 export type { MetricsOptions } from "./metrics.js";
-export type { McpOptions } from "./mcp.js";
+export type { McpOptions } from "./mcp-options.js";
 export type { TracingOptions } from "./tracing.js";
 export { TlsConfigError, type TlsOptions } from "./tls.js";
-
-/** Path and query of a request target, without the cost of a full URL parse per request. */
-export interface RequestTarget {
-  pathname: string;
-  query: string;
-}
-
-function requestTarget(target: string): RequestTarget {
-  const index = target.indexOf("?");
-  return index < 0 ? { pathname: target, query: "" } : { pathname: target.slice(0, index), query: target.slice(index + 1) };
-}
+export type { RequestTarget } from "./request-target.js";
 
 export interface ServiceDefinition {
   schema: ApiSchema;

@@ -7,7 +7,7 @@ import { AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, crede
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
 import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
-import type { McpOptions } from "./mcp.js";
+import type { McpOptions } from "./mcp-options.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
 import { RateLimiter, type OperationClass, type RateLimitOptions } from "./rate-limit.js";
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";

@@ -6,7 +6,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
 import { ServiceError } from "../errors.js";
-import { mcpChallenge, operationOfCall, selectTools, type ToolDefinition, type ToolSelection } from "../mcp/tools.js";
+import { mcpChallenge, operationOfCall, selectTools, type ToolDefinition } from "../mcp/tools.js";
+import type { McpOptions } from "./mcp-options.js";
 import type { ApiSchema } from "../schema.js";
 import { bridgedToolServer, type McpRequestBridge } from "../mcp/bridge.js";
 import { flatHeaders, sendJson } from "./http-body.js";
@@ -15,8 +16,6 @@ import type { CallPipeline, HttpMount, MountContext } from "./invoke.js";
 import { loadOptionalPackage } from "./optional-packages.js";
 
 export const MCP_PATH = "/mcp";
-
-export type McpOptions = Omit<ToolSelection, "protocol">;
 
 const jsonRpcError = (response: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) => {
   const body = JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message }, id: null });

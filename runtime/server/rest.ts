@@ -4,7 +4,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
 import type { FieldSpec, OperationSpec } from "../schema.js";
-import type { RequestTarget } from "./index.js";
+import type { RequestTarget } from "./request-target.js";
 import type { CallPipeline } from "./invoke.js";
 import type { Eventual } from "./pending.js";
 import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson } from "./http-body.js";

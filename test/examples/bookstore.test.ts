@@ -21,6 +21,7 @@ import { createBookstore, startBookstore } from "../../examples/bookstore/src/se
 import { goToolchain } from "../../scripts/go-env.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { runProcess } from "../../scripts/run-process.mjs";
+import { startHttpMcpServer } from "../helpers/mcp-http.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 const EXAMPLE = join(REPO_ROOT, "examples", "bookstore");
@@ -251,20 +252,8 @@ describe("the bookstore's MCP tools of API-key operations", () => {
   }, 60_000);
 
   it("bookstore-mcp over HTTP takes each request's x-bookstore-key; a request without it is refused with 401 and runs nothing", async () => {
-    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--transport", "http", "--port", "0"], {
-      cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? "" },
-    });
+    const { url, stop } = await startHttpMcpServer(main, endpoints.httpUrl);
     try {
-      const url = await new Promise<string>((resolve, reject) => {
-        let err = "";
-        child.stderr.on("data", (chunk: Buffer) => {
-          err += chunk.toString();
-          const found = /on (http:\/\/\S+\/mcp)/.exec(err);
-          if (found) resolve(found[1]!);
-        });
-        child.on("exit", () => reject(new Error(err)));
-      });
       const keyed = await connectHttp(url, { "x-bookstore-key": KEY });
       expect((await call(keyed, "add_book", book("The Lathe of Heaven (http)"))).structuredContent).toMatchObject({ title: "The Lathe of Heaven (http)" });
       await keyed.close();
@@ -283,7 +272,7 @@ describe("the bookstore's MCP tools of API-key operations", () => {
       expect(held).toContain("The Lathe of Heaven (http)");
       expect(held.filter((title) => title.endsWith("(http)") && title !== "The Lathe of Heaven (http)")).toEqual([]);
     } finally {
-      child.kill();
+      stop();
     }
   }, 60_000);
 

@@ -8,13 +8,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import type { ServiceServer } from "../../generated/server/index.js";
 import { loadIr } from "../../generators/generate.js";
-import { createReferenceService } from "../../reference/service.js";
 import { goBinary, goToolchain } from "../../scripts/go-env.mjs";
 import { packGo } from "../../scripts/pack-go.mjs";
 import { REPO_ROOT, timed } from "../helpers/project.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { startReferenceServer } from "../helpers/reference-server.js";
 
 const exec = promisify(execFile);
 const ADMIN_SECRET = "module-secret";
@@ -123,9 +122,7 @@ beforeAll(async () => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, "go.mod"), `module example.com/consumer\n\ngo 1.23.0\n\nrequire ${packed.path} ${packed.version}\n\nreplace ${packed.path} => ../module\n`);
   writeFileSync(join(consumer, "main.go"), CONSUMER);
-  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
-  server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
-  addresses = await server.listen();
+  ({ server, addresses } = await startReferenceServer(ADMIN_SECRET));
 }, 300_000);
 
 afterAll(async () => {

@@ -22,7 +22,7 @@ export interface NodeLine {
 export const CURRENT_NODE: NodeLine = { line: process.versions.node.split(".")[0]!, path: process.execPath, version: process.version };
 
 /** The version of the older line that the packages are tested on. */
-export const OLDER_NODE_VERSION: string = (JSON.parse(readFileSync(join(REPO_ROOT, "generators", "node-lines.json"), "utf8")) as { olderLineTested: string }).olderLineTested;
+export const OLDER_NODE_VERSION: string = (JSON.parse(readFileSync(join(REPO_ROOT, "generators", "cli", "node-lines.json"), "utf8")) as { olderLineTested: string }).olderLineTested;
 
 /**
  * The older line's node executable: npm exec installs the package "node" at that version into

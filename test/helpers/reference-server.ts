@@ -4,7 +4,7 @@
 // pairs, DNS, JWKS, webhook deliveries) so that the same calls give the same answers.
 import { createHash, generateKeyPair, type KeyObject } from "node:crypto";
 import { exportJWK, SignJWT, type JSONWebKeySet, type JWTPayload } from "jose";
-import { createServer, type Implementation, type ServerOptions } from "../../generated/server/index.js";
+import { createServer, type Implementation, type ServerOptions, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import type { AddTrustedIssuerInput } from "../../generated/types.js";
 import type { WebhookRequest } from "../../reference/core.js";
@@ -173,4 +173,16 @@ export async function startSwappableServer(first: ReferenceService, options: Par
   };
   use(first);
   return { httpUrl, grpcEndpoint, use, close: () => server.close(), reloadTls: () => server.reloadTls() };
+}
+
+export interface ReferenceServer {
+  server: ServiceServer;
+  addresses: { httpUrl: string; grpcEndpoint: string };
+}
+
+/** A fresh reference service (its default store) behind the generated server on free ports, for clients a test runs elsewhere (a packed SDK, a consumer project). */
+export async function startReferenceServer(adminSecret: string): Promise<ReferenceServer> {
+  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
+  const server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret, port: 0, grpcPort: 0 });
+  return { server, addresses: await server.listen() };
 }

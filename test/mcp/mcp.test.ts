@@ -2,7 +2,7 @@
 // the call pipeline) and the standalone server (`npm run mcp`: stdio, and HTTP) against the
 // reference service. Listing, a read, a write, a destructive call, bad input and missing or wrong
 // credentials; read-only, filtered and dynamic modes.
-import { execFile, spawn, spawnSync } from "node:child_process";
+import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
@@ -15,6 +15,7 @@ import { schema } from "../../generated/schema.js";
 import type { LogEntry } from "../../runtime/server/index.js";
 import { createReferenceService } from "../../reference/service.js";
 import { compareVersions } from "../../runtime/client/version.js";
+import { startHttpMcpServer } from "../helpers/mcp-http.js";
 import { REPO_ROOT } from "../helpers/project.js";
 import { testStorage } from "../helpers/test-storage.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
@@ -280,16 +281,7 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
 
   /** The standalone server over HTTP against `base`, and a tools/call posted to it from `localAddress`. */
   async function httpMcp(base: string) {
-    const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", base, "--transport", "http", "--port", "0"], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
-    const url = await new Promise<string>((resolve, reject) => {
-      let err = "";
-      child.stderr.on("data", (chunk: Buffer) => {
-        err += chunk.toString();
-        const found = /on (http:\/\/\S+\/mcp)/.exec(err);
-        if (found) resolve(found[1]!);
-      });
-      child.on("exit", () => reject(new Error(err)));
-    });
+    const { url, stop } = await startHttpMcpServer(main, base);
     const toolCall = (secret: string, localAddress: string) =>
       new Promise<{ status: number; retryAfter: string | undefined; body: string }>((resolve, reject) => {
         const body = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "admin_meta", arguments: {} } });
@@ -305,7 +297,7 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
         request.on("error", reject);
         request.end(body);
       });
-    return { url, toolCall, stop: () => child.kill() };
+    return { url, toolCall, stop };
   }
 
   // The security review: ten wrong secrets from an anonymous caller locked the MCP server's own

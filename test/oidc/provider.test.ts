@@ -63,6 +63,10 @@ async function signIn(browser: FormBrowser, started: Started, email: string, pas
   return back.location!;
 }
 
+/** The relying party's code grant for the URL the browser was sent back to, checking the PKCE verifier, state and nonce of `started`. */
+const tokensFor = (back: string, started: Started) =>
+  oidc.authorizationCodeGrant(config, new URL(back), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+
 async function signUp(email: string): Promise<void> {
   const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca: readFileSync(certs.ca, "utf8") } });
   await user.signup({ email, password: PASSWORD, confirm_password: PASSWORD });
@@ -114,7 +118,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     // The browser session: __Host- over TLS, Secure, HttpOnly, Lax (the relying party's redirect is a cross-site navigation).
     expect([...browser.cookies.keys()]).toContain("__Host-service_signin");
 
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(back), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce }).catch((e) => {
+    const tokens = await tokensFor(back, started).catch((e) => {
       throw new Error(`grant: ${e.error} ${e.error_description}`);
     });
     const claims = tokens.claims()!;
@@ -181,7 +185,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     const posted = await browser.request(`${issuer}/oauth/signin`, { method: "POST", origin: issuer, form: { ...otpForm, otp: code } });
     expect(posted.status, posted.body).toBe(303);
     const back = await browser.request(posted.location!);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(back.location!), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    const tokens = await tokensFor(back.location!, started);
     expect(tokens.claims()).toMatchObject({ email: "mfa@example.com" });
   });
 
@@ -249,11 +253,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   it("logs out to a registered address only, ending the browser's session", async () => {
     const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(await signIn(browser, started, "ada@example.com")), {
-      pkceCodeVerifier: started.verifier,
-      expectedState: started.state,
-      expectedNonce: started.nonce,
-    });
+    const tokens = await tokensFor(await signIn(browser, started, "ada@example.com"), started);
     const elsewhere = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "http://127.0.0.1:9/not-registered" });
     expect((await browser.request(elsewhere.href)).status).toBe(400);
     const logout = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: LOGOUT_URI, state: "bye-1" });
@@ -267,11 +267,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   it("publishes the next key before it signs, and keeps a rotated key published until the tokens it signed expire", async () => {
     const browser = new FormBrowser(agent);
     const started = await authorizationRequest();
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(await signIn(browser, started, "ada@example.com")), {
-      pkceCodeVerifier: started.verifier,
-      expectedState: started.state,
-      expectedNonce: started.nonce,
-    });
+    const tokens = await tokensFor(await signIn(browser, started, "ada@example.com"), started);
     const jwks = async () => ((await (await undiciFetch(`${issuer}/.well-known/jwks.json`, { dispatcher: agent })).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
     const [current, next] = await jwks();
     expect(next).toBeDefined();
@@ -283,11 +279,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
     // A token signed with the promoted key verifies against the key set the relying party cached before the rotation.
     const after = await authorizationRequest();
-    const fresh = await oidc.authorizationCodeGrant(config, new URL(await signIn(new FormBrowser(agent), after, "ada@example.com")), {
-      pkceCodeVerifier: after.verifier,
-      expectedState: after.state,
-      expectedNonce: after.nonce,
-    });
+    const fresh = await tokensFor(await signIn(new FormBrowser(agent), after, "ada@example.com"), after);
     expect(JSON.parse(Buffer.from(fresh.id_token!.split(".")[0]!, "base64url").toString()).kid).toBe(next);
     clockOffset += service.state.config.accessTokenSeconds + 1;
     try {
@@ -376,7 +368,7 @@ describe("in headless Chromium", () => {
         setTimeout(async () => reject(new Error(`stuck at ${page.url()}: ${(await page.content()).replace(/<head>[\s\S]*<\/head>/, "")} cookies ${JSON.stringify(await context.cookies())}`)), 10_000),
       ),
     ]);
-    const tokens = await oidc.authorizationCodeGrant(config, new URL(back), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    const tokens = await tokensFor(back, started);
     expect(tokens.claims()).toMatchObject({ aud: clientId, email: "ada@example.com" });
     const cookies = await context.cookies(issuer);
     expect(cookies.find((cookie) => cookie.name === "__Host-service_signin")).toMatchObject({ httpOnly: true, secure: true, sameSite: "Lax" });

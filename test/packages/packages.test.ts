@@ -12,11 +12,10 @@ import { createInterface } from "node:readline";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AdminClient, ApiError } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import type { ServiceServer } from "../../generated/server/index.js";
 import { loadIr } from "../../generators/generate.js";
-import { createReferenceService } from "../../reference/service.js";
 import { REPO_ROOT, timed } from "../helpers/project.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { startReferenceServer } from "../helpers/reference-server.js";
 import { CURRENT_NODE, OLDER_NODE_VERSION, olderNode, type NodeLine } from "../helpers/node-lines.js";
 
 const execFileAsync = promisify(execFile);
@@ -225,9 +224,7 @@ beforeAll(async () => {
   const older = await timed(timings, `node ${OLDER_NODE_VERSION}`, olderNode);
   nodes.set(older.line, older);
 
-  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
-  referenceServer = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
-  referenceAddresses = await referenceServer.listen();
+  ({ server: referenceServer, addresses: referenceAddresses } = await startReferenceServer(ADMIN_SECRET));
 }, 240_000);
 
 afterAll(async () => {

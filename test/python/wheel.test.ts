@@ -7,13 +7,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import type { ServiceServer } from "../../generated/server/index.js";
 import { loadIr } from "../../generators/generate.js";
-import { createReferenceService } from "../../reference/service.js";
 import { packPython } from "../../scripts/pack-python.mjs";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { REPO_ROOT, timed } from "../helpers/project.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { startReferenceServer } from "../helpers/reference-server.js";
 
 const run = promisify(execFile);
 const ADMIN_SECRET = "wheel-secret";
@@ -85,9 +84,7 @@ beforeAll(async () => {
   python = (await ensurePythonEnv()).python;
   const built = await timed(timings, "pack", () => packPython({ outDir: join(workDir, "dist") }));
   wheel = built.find((artifact) => artifact.kind === "wheel")!.path;
-  const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
-  server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0 });
-  addresses = await server.listen();
+  ({ server, addresses } = await startReferenceServer(ADMIN_SECRET));
 }, 300_000);
 
 afterAll(async () => {

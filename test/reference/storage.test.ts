@@ -6,12 +6,13 @@ import Database from "better-sqlite3";
 import { Kysely, sql, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ServiceError } from "../../runtime/errors.js";
-import { TABLES, type Storage, type UserRecord } from "../../reference/storage.js";
+import { TABLES, type Storage } from "../../reference/storage.js";
 import { DatabaseError, migrate, openStorage, parseDatabaseUrl } from "../../reference/store/open.js";
 import { migrations } from "../../reference/store/migrations.js";
 import { SqlStorage } from "../../reference/store/sql.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { testStorage, type TestStore } from "../helpers/test-storage.js";
+import { userRecord } from "../helpers/user-record.js";
 
 let postgres: PostgresServer;
 beforeAll(async () => {
@@ -20,33 +21,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await postgres?.destroy();
 });
-
-function userRecord(id: string, fields: Partial<UserRecord> = {}): UserRecord {
-  return {
-    id,
-    email: `${id}@example.com`,
-    email_verified: false,
-    signup_methods: "basic_auth",
-    given_name: null,
-    family_name: null,
-    middle_name: null,
-    nickname: null,
-    preferred_username: null,
-    gender: null,
-    birthdate: null,
-    phone_number: null,
-    phone_number_verified: false,
-    picture: null,
-    roles: ["user"],
-    created_at: 1,
-    updated_at: 1,
-    revoked_timestamp: null,
-    is_multi_factor_auth_enabled: null,
-    app_data: { nested: { list: [1, "two"] } },
-    password_hash: "scrypt$hash",
-    ...fields,
-  };
-}
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
