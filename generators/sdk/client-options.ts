@@ -58,7 +58,8 @@ export interface GoForm extends Availability {
 }
 
 export interface ClientOptionSpec {
-  readonly typescript: TypeScriptForm;
+  /** Its meaning in the TypeScript SDK (one form per client where they differ). */
+  readonly typescript: TypeScriptForm | readonly TypeScriptForm[];
   /** The keyword arguments it takes in Python (several when Python splits it, none when Python has none). */
   readonly python: readonly PythonForm[];
   /** Go's option functions, or the constructor's positional parameter it is in Go. */
@@ -93,12 +94,14 @@ export const CLIENT_OPTIONS = {
     go: { positional: "clientID" },
   },
   accessToken: {
-    typescript: {
-      doc: ({ role }) =>
-        role === "admin"
-          ? "A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with adminSecret."
-          : "Access token of the signed-in user, sent as a bearer token (setAccessToken changes it).",
-    },
+    typescript: [
+      {
+        clients: ["admin"],
+        feature: "orgAdmin",
+        doc: "A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with adminSecret.",
+      },
+      { clients: ["user"], doc: "Access token of the signed-in user, sent as a bearer token (setAccessToken changes it)." },
+    ],
     python: [
       {
         clients: ["admin"],
@@ -374,9 +377,10 @@ export interface ResolvedGoOption {
 }
 
 export function typescriptOptions(context: OptionContext): ResolvedTypeScriptOption[] {
-  return entries()
-    .filter(([, spec]) => available(spec.typescript, context))
-    .map(([name, spec]) => ({ name, doc: textOf(spec.typescript.doc, context) }));
+  return entries().flatMap(([name, spec]) => {
+    const forms: readonly TypeScriptForm[] = "doc" in spec.typescript ? [spec.typescript] : spec.typescript;
+    return forms.filter((form) => available(form, context)).map((form) => ({ name, doc: textOf(form.doc, context) }));
+  });
 }
 
 export function pythonOptions(context: OptionContext): ResolvedPythonOption[] {
