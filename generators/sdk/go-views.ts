@@ -3,6 +3,8 @@
 // field its template reads fails to compile. A field a template reads is declared here as the
 // template uses it: text it writes, a list it loops over, a flag it tests.
 
+import type { ReadmeClientsView } from "./template-views.js";
+
 /** Text a template writes only where it is set (`{{#if}}` / `{{#with}}`). */
 type Optional<T> = T | undefined;
 
@@ -57,7 +59,7 @@ export interface CodeView {
   sentinelDoc: string;
 }
 
-export interface ReadmeView {
+export interface ReadmeView extends ReadmeClientsView {
   modulePath: string;
   package: string;
   title: string;
@@ -71,12 +73,6 @@ export interface ReadmeView {
   examples: ExamplesView;
   features: Pick<FeaturesView, "tokenRoutes">;
   codes: readonly Pick<CodeView, "code" | "name" | "sentinel">[];
-  hasAdminClient: boolean;
-  adminClient: Optional<string>;
-  adminTable: string;
-  hasUserClient: boolean;
-  userClient: Optional<string>;
-  userTable: string;
 }
 
 /** An option function: the user client's With<name>, the admin client's WithAdmin<name>. */

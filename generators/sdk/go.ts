@@ -6,19 +6,19 @@
 // adds is computed here: field types and JSON tags, doc comments, and Go literals laid out as gofmt
 // lays them out (so that the module is gofmt-clean without running gofmt). Files under
 // templates/go/ without .hbs (the hand-written runtime of internal/transport) are copied as they are.
-import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import type { Ir, Protocol } from "../ir/ir.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { GO_KEYWORDS } from "../ir/passes/packages.js";
 import { goName, goNames, goTemplates, type GoNames } from "./go-names.js";
-import type { Template, TemplateFile } from "./templates.js";
+import type { Template } from "./templates.js";
+import { templateWithoutView } from "./template-views.js";
 import type { GoViews } from "./go-views.js";
 import { messageWords, notCarriedText, operationTable } from "../emit/operation-text.js";
 import { goOptions, goOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import type { ScalarKind } from "../../runtime/schema.js";
-import { buildSdkFacts, descriptorSetBinary, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+import { buildSdkFacts, descriptorSetGroup, factsLookup, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
 /** The go directive of go.mod: range-over-func iterators need Go 1.23. */
@@ -306,9 +306,8 @@ function goExampleClient(ir: Ir, names: GoNames) {
 /** The manifest's own operations in the README and package doc examples (passes/examples.ts), in Go's names. */
 function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly ReturnType<typeof structView>[]) {
   const { read, list, lookup, notCarried } = ir.docExamples;
-  const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
   const method = (name: string) => names.clients.flatMap((c) => c.methods).find((m) => m.operation === name)!;
-  const message = (name: string) => facts.messages.find((m) => m.name === name)!;
+  const { operation, message, listItems } = factsLookup(facts);
   const struct = (messageName: string) => structs.find((s) => s.name === names.struct.get(messageName))!;
   const fieldName = (messageName: string, wire: string) => struct(messageName).fields.find((f) => f.tag.split(",")[0] === wire)!.name;
   const variable = (typeName: string, fallback: string) => {
@@ -335,8 +334,7 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
     list === undefined
       ? undefined
       : (() => {
-          const op = operation(list);
-          const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+          const { op, items } = listItems(list);
           const iterator = method(list).iterator!;
           const item = items.kind === "message" ? names.struct.get(items.ref!)! : "Item";
           const fields =
@@ -580,10 +578,8 @@ export function emitGo(ir: Ir): GeneratedFile[] {
       case "internal/transport/facts.go":
       case "internal/transport/http.go":
         return [{ path, content: template.render(view), header: true }];
-      default: {
-        const undeclared: never = template;
-        throw new Error(`templates/go/${(undeclared as TemplateFile).path}.hbs has no view in generators/sdk/go-views.ts`);
-      }
+      default:
+        return templateWithoutView("go", template);
     }
   });
 }
@@ -596,13 +592,5 @@ export function emitGo(ir: Ir): GeneratedFile[] {
 export function emitGoDescriptors(descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
   const template = goTemplates().find((t): t is Template<typeof DESCRIPTORS_TEMPLATE, GoViews[typeof DESCRIPTORS_TEMPLATE]> => t.path === DESCRIPTORS_TEMPLATE)!;
   const path = `${GO_DIR}/${template.path}`;
-  const layout = template.render({ descriptorLines: ["descriptor-set"] });
-  return {
-    name: "go-descriptors",
-    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
-    produce: () => {
-      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
-      return [{ path, content: template.render({ descriptorLines: base64.match(/.{1,100}/g) ?? [] }) }];
-    },
-  };
+  return descriptorSetGroup("go-descriptors", path, template, 100, descriptors, descriptorsHash);
 }

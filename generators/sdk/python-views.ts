@@ -3,6 +3,8 @@
 // lacks a field its template reads fails to compile. A field a template reads is declared here as
 // the template uses it: text it writes, a list it loops over, a flag it tests.
 
+import type { ReadmeClientsView } from "./template-views.js";
+
 export interface KeyValueView {
   key: string;
   value: string;
@@ -203,7 +205,7 @@ export interface TypesModuleView {
   }[];
 }
 
-export interface ReadmeView {
+export interface ReadmeView extends ReadmeClientsView {
   distribution: string;
   title: string;
   version: string;
@@ -214,12 +216,6 @@ export interface ReadmeView {
   optionsTable: string;
   features: FeaturesView;
   errors: { classes: readonly Pick<ErrorClassView, "code" | "name">[] };
-  hasAdminClient: boolean;
-  adminClient: Optional<string>;
-  adminTable: string;
-  hasUserClient: boolean;
-  userClient: Optional<string>;
-  userTable: string;
 }
 
 export interface PyprojectView {

@@ -3,7 +3,6 @@
 // adds is computed here (the names in python-names.ts): type expressions, the module of each type
 // and method, docstrings and literals. The templates hold no decisions; files under templates/python/ without .hbs (the
 // hand-written runtime) are copied as they are.
-import { createHash } from "node:crypto";
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../load/diagnostics.js";
 import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
@@ -13,11 +12,12 @@ import { upperSnakeCase } from "../ir/naming.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
 import { notCarriedText, operationTable } from "../emit/operation-text.js";
 import { loadTemplates, type Template, type TemplateFile } from "./templates.js";
+import { templateWithoutView } from "./template-views.js";
 import type { PythonViews } from "./python-views.js";
 import { pythonOptions, pythonOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import { allOrder, importOrder, PythonFile } from "./python-printer.js";
-import { buildSdkFacts, descriptorSetBinary, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+import { buildSdkFacts, descriptorSetGroup, factsLookup, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
 /**
@@ -505,8 +505,7 @@ const EXAMPLE_TAKEN = new Set(["admin", "client", "page", "main", "await", "asyn
 /** The manifest's own operations in the README and package docstring examples (passes/examples.ts), in Python's names. */
 function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, ReturnType<typeof operationView>>) {
   const { read, list, notCarried } = ir.docExamples;
-  const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
-  const message = (name: string) => facts.messages.find((m) => m.name === name)!;
+  const { operation, message, listItems } = factsLookup(facts);
   const method = (name: string) => methods.get(name)!.name;
   const attr = pythonAttributeName;
   const readView =
@@ -521,8 +520,7 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
     list === undefined
       ? undefined
       : (() => {
-          const op = operation(list);
-          const items = message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)!;
+          const { op, items } = listItems(list);
           const fields = items.kind === "message" ? message(items.ref!).fields.filter((f) => !f.list && f.kind === "string") : [];
           const shown = fields.find((f) => f.name !== "id") ?? fields[0];
           const variable = items.kind === "message" ? upperSnakeCase(items.ref!).toLowerCase() : "item";
@@ -770,10 +768,8 @@ export function emitPython(ir: Ir): GeneratedFile[] {
       case "project/README.md":
       case "project/pyproject.toml":
         return [{ path, content: template.render(view), header: true }];
-      default: {
-        const undeclared: never = template;
-        throw new Error(`templates/python/${(undeclared as PythonTemplate).path}.hbs has no view in generators/sdk/python-views.ts`);
-      }
+      default:
+        return templateWithoutView("python", template);
     }
   });
 }
@@ -787,14 +783,5 @@ export function emitPython(ir: Ir): GeneratedFile[] {
 export function emitPythonDescriptors(ir: Ir, descriptors: readonly FileDescriptorProto[], descriptorsHash: string): DerivedGroup {
   const template = pythonTemplates().find((t): t is Template<typeof DESCRIPTORS_TEMPLATE, PythonViews[typeof DESCRIPTORS_TEMPLATE]> => t.path === DESCRIPTORS_TEMPLATE)!;
   const path = outputPath(ir, template);
-  // The template itself, rendered on a stand-in, is part of the key: editing it regenerates the file.
-  const layout = template.render({ descriptorLines: ["descriptor-set"] });
-  return {
-    name: "python-descriptors",
-    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
-    produce: () => {
-      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
-      return [{ path, content: template.render({ descriptorLines: base64.match(/.{1,96}/g) ?? [] }) }];
-    },
-  };
+  return descriptorSetGroup("python-descriptors", path, template, 96, descriptors, descriptorsHash);
 }

@@ -10,7 +10,9 @@
  * client does. Language-specific derivations (names, type expressions, docs) stay in each
  * language's emitter.
  */
+import { createHash } from "node:crypto";
 import { SCALAR_SPECS } from "./scalars.js";
+import type { DerivedGroup } from "../write/writer.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
@@ -160,7 +162,7 @@ export interface SdkFacts {
   };
   /** Texts with {placeholders}; every client fills them the same way. */
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS; answerTypes: typeof ANSWER_TYPE_TEXTS };
-  /** The answer field of the version operations that carries the server's version (build-ir picks them by it). */
+  /** The answer field of the version operations that carries the server's version (passes/assemble.ts picks them by it). */
   versionField: string;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** The deadline of a call, retries and the server-version lookup included, when neither the call nor the client names one. */
@@ -260,10 +262,46 @@ export function clientGraphqlDocument(ir: Ir, op: IrOperation): string {
   return graphqlDocument(ir, op).replace(/\s+/g, " ");
 }
 
+/** The operation of a name, the message of a name, and a paginated operation's items field: what the SDK READMEs' examples look up. */
+export function factsLookup(facts: SdkFacts) {
+  const operation = (name: string) => facts.operations.find((op) => op.name === name)!;
+  const message = (name: string) => facts.messages.find((m) => m.name === name)!;
+  const listItems = (name: string) => {
+    const op = operation(name);
+    return { op, items: message(op.output).fields.find((f) => f.name === op.pagination!.itemsField)! };
+  };
+  return { operation, message, listItems };
+}
+
 /** The serialized FileDescriptorSet of the proto files (`buildDescriptors`: struct.proto included), without comments. */
 export function descriptorSetBinary(descriptors: readonly FileDescriptorProto[]): Uint8Array {
   const files = descriptors.map((file) => ({ ...file, sourceCodeInfo: undefined }));
   return toBinary(FileDescriptorSetSchema, create(FileDescriptorSetSchema, { file: files }));
+}
+
+/**
+ * The module of an SDK embedding the descriptor set, as a derived group keyed on the hash the
+ * protobuf-es group already takes of the descriptors: a run where they did not change keeps the file
+ * on disk instead of serializing them again. The template, rendered on a stand-in, is part of the
+ * key, so editing it regenerates the file.
+ */
+export function descriptorSetGroup(
+  name: string,
+  path: string,
+  template: { render(view: { descriptorLines: readonly string[] }): string },
+  lineLength: number,
+  descriptors: readonly FileDescriptorProto[],
+  descriptorsHash: string,
+): DerivedGroup {
+  const layout = template.render({ descriptorLines: ["descriptor-set"] });
+  return {
+    name,
+    inputHash: createHash("sha256").update(`${descriptorsHash}\n${path}\n${layout}`).digest("hex"),
+    produce: () => {
+      const base64 = Buffer.from(descriptorSetBinary(descriptors)).toString("base64");
+      return [{ path, content: template.render({ descriptorLines: base64.match(new RegExp(`.{1,${lineLength}}`, "g")) ?? [] }) }];
+    },
+  };
 }
 
 function fieldFacts(ir: Ir, field: IrField, inRequest: boolean): FieldFacts {

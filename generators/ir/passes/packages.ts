@@ -2,7 +2,9 @@
 // from the manifest or derived from api.name, and the rules each registry and language sets.
 import parseSpdx from "spdx-expression-parse";
 import type { PathSegment, RawManifest } from "../../load/load.js";
+import { didYouMean } from "../naming.js";
 import type { Ir, PackageMetadata } from "../ir.js";
+import { allMessages, type IrContext } from "./context.js";
 
 export const PYTHON_KEYWORDS: ReadonlySet<string> = new Set([
   "False",
@@ -80,11 +82,11 @@ function goModulePath(module: string, version: string): string {
   return `${module}/v${major}`;
 }
 
+/** The published artifacts' names and metadata, as they enter `Ir["api"]`. */
+export type PackageNames = Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "mcpEnvPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go">;
+
 /** Names and metadata of the published artifacts: the manifest's, or defaults derived from api.name. */
-export function resolvePackages(
-  api: RawManifest["api"],
-  fail: (path: PathSegment[], message: string) => void,
-): Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "mcpEnvPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go"> {
+export function resolvePackages(api: RawManifest["api"], fail: (path: PathSegment[], message: string) => void): PackageNames {
   const { name } = api;
   const packages = api.packages ?? {};
   if (api.license !== undefined) {
@@ -128,4 +130,17 @@ export function resolvePackages(
     python,
     go,
   };
+}
+
+/** Sets context.packages; the Go names of fields (api.packages.go.field_names) must name fields some message holds, so it runs after the messages. */
+export function resolvePackageNames(context: IrContext): void {
+  const { report } = context;
+  const packages = resolvePackages(context.raw.api, (path, message) => report("invalid-package", ["api", ...path], "api", message));
+  const fieldNamesInUse = new Set(allMessages(context).flatMap((message) => message.fields.map((field) => field.name)));
+  for (const field of Object.keys(packages.go.fieldNames)) {
+    if (!fieldNamesInUse.has(field)) {
+      report("unknown-field", ["api", "packages", "go", "field_names", field], "api", `Go name given for field '${field}', which no message has${didYouMean(field, fieldNamesInUse)}`, "key");
+    }
+  }
+  context.packages = packages;
 }
