@@ -27,10 +27,22 @@ describe("generate", () => {
     expect(result.code).toBe(0);
     const written = snapshot(root).size - 1; // all but operations.yaml
     expect(written).toBeGreaterThan(20);
-    expect(result.stdout).toMatch(new RegExp(`^operations: 6 \\(graphql 6, rest 5, grpc 5\\)\\nfiles: ${written} written, 0 unchanged\\n`));
+    expect(result.stdout).toMatch(new RegExp(`^operations: 6 \\(graphql 6, rest 5, grpc 5\\)\\nfiles: ${written} written \\(([a-z.]+ \\d+, )*[a-z.]+ \\d+\\), 0 unchanged\\n`));
+    // A count per output, not a line per file, unless --verbose.
+    const perOutput = /written \((.*)\)/
+      .exec(result.stdout)![1]!
+      .split(", ")
+      .map((entry) => entry.split(" "));
+    expect(perOutput.reduce((sum, [, count]) => sum + Number(count), 0)).toBe(written);
+    expect(perOutput.map(([output]) => output)).toEqual(expect.arrayContaining(["proto", "graphql", "openapi", "python", "go", "typescript"]));
+    expect(result.stdout).not.toContain("  wrote ");
     expect(result.stdout).toMatch(/\ntime: \d+\.\d\d s on Node v\d+\.\d+\.\d+\n$/);
     const again = apigen(root, "generate");
     expect(again.stdout).toMatch(`files: 0 written, ${written} unchanged`);
+    writeFileSync(join(root, "generated/graphql/schema.graphql"), "changed by hand\n");
+    const verbose = apigen(root, "generate", "--verbose");
+    expect(verbose.stdout).toContain("files: 1 written (graphql 1), ");
+    expect(verbose.stdout).toContain("\n  wrote generated/graphql/schema.graphql\n");
   });
 
   it("writes the same bytes in two runs in two places, with no absolute paths or timestamps", () => {

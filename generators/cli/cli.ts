@@ -8,12 +8,30 @@ import { ManifestError, UsageError } from "../load/diagnostics.js";
 import { DEFAULT_MANIFEST, emitAll, loadIr } from "../generate.js";
 import { compare, render, write } from "../write/writer.js";
 
+/** The output a generated path belongs to: the folder below generated/ (go, python, openapi, ...), or its own top folder (proto). */
+function outputOf(path: string): string {
+  const parts = path.split("/");
+  const generated = parts.indexOf("generated");
+  if (generated < 0) return parts[0]!;
+  if (parts.length > generated + 2) return parts[generated + 1]!;
+  // A file of generated/ itself: the TypeScript schema and types, or the list of files the writer owns.
+  return path.endsWith(".ts") ? "typescript" : parts.at(-1)!;
+}
+
+/** "go 3, python 12": how many of `paths` each output holds, in the order first met. */
+function countsByOutput(paths: readonly string[]): string {
+  const counts = new Map<string, number>();
+  for (const path of paths) counts.set(outputOf(path), (counts.get(outputOf(path)) ?? 0) + 1);
+  return [...counts].map(([output, count]) => `${output} ${count}`).join(", ");
+}
+
 const USAGE = `Usage: apigen <command> [options]
 
 Commands:
   generate            Regenerate every contract, stub and client from the manifest.
   generate --check    Write nothing; exit 1 naming every stale, missing or orphaned file.
   generate --watch    Regenerate on every change of the manifest, printing the time each took.
+  generate --verbose  Also list every file written (by default, a count per output).
   validate            Check the manifest only.
   diff --against <ref|dir|file|auto> [--format text|markdown|json] [--accept <id>]... [--report <file>]
                       Report every contract change since an older manifest; exit 1 on unaccepted
@@ -52,6 +70,7 @@ export async function main(argv: string[]): Promise<number> {
       allowPositionals: true,
       options: {
         check: { type: "boolean", default: false },
+        verbose: { type: "boolean", default: false },
         watch: { type: "boolean", default: false },
         manifest: { type: "string", default: DEFAULT_MANIFEST },
         root: { type: "string", default: "." },
@@ -113,8 +132,8 @@ export async function main(argv: string[]): Promise<number> {
         const result = write(root, rendered);
         process.stdout.write(
           `operations: ${ir.operations.length} (${counts})\n` +
-            `files: ${result.written.length} written, ${result.unchanged} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ""}\n` +
-            result.written.map((p) => `  wrote ${p}\n`).join("") +
+            `files: ${result.written.length} written${result.written.length > 0 ? ` (${countsByOutput(result.written)})` : ""}, ${result.unchanged} unchanged${result.removed.length ? `, ${result.removed.length} removed` : ""}\n` +
+            (values.verbose ? result.written.map((p) => `  wrote ${p}\n`).join("") : "") +
             result.removed.map((p) => `  removed ${p}\n`).join("") +
             result.leftInPlace.map((p) => `  left ${p} in place: no longer generated, but edited since; it is yours now\n`).join("") +
             `time: ${seconds()} s on Node ${process.version}\n`,
