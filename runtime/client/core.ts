@@ -122,6 +122,9 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
     signal?.addEventListener("abort", done, { once: true });
   });
 
+/** A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port (no scheme, no path). */
+const GRPC_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+
 /** Default gRPC target: the host of the service URL with the gRPC port. */
 export function defaultGrpcEndpoint(serviceUrl: string, grpcPort: number): string {
   return `${new URL(serviceUrl).hostname}:${grpcPort}`;
@@ -148,6 +151,9 @@ export class ClientCore {
     const protocol = config.protocol ?? "graphql";
     if (!PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${PROTOCOLS.join(", ")}, not '${protocol}'`);
     this.protocol = protocol;
+    if (config.grpcEndpoint !== undefined && !GRPC_ENDPOINT.test(config.grpcEndpoint)) {
+      throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.schema.grpcPort}, not '${config.grpcEndpoint}'`);
+    }
     const serviceUrl = config.serviceUrl.replace(/\/+$/, "");
     const url = new URL(serviceUrl);
     const https = url.protocol === "https:";

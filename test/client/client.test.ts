@@ -68,6 +68,15 @@ describe("configuration", () => {
     expect(() => new AdminClient({ serviceUrl: "http://x", adminSecret: "s", protocol: "soap" as never })).toThrow("protocol must be one of graphql, rest, grpc, not 'soap'");
   });
 
+  it("refuses a gRPC endpoint that is not host:port, naming the option and the form it takes", () => {
+    for (const endpoint of ["http://localhost:28418", "localhost", "localhost:9091/grpc"]) {
+      expect(() => new AdminClient({ serviceUrl: "http://x", adminSecret: "s", grpcEndpoint: endpoint })).toThrow(`grpcEndpoint must be host:port, such as localhost:9091, not '${endpoint}'`);
+    }
+    for (const endpoint of ["localhost:28418", "10.0.0.5:443", "[::1]:9091", "grpc.example.com:9091"]) {
+      expect(new AdminClient({ serviceUrl: "http://x", adminSecret: "s", grpcEndpoint: endpoint }).grpcEndpoint).toBe(endpoint);
+    }
+  });
+
   it("exports metadata per operation that code can read", () => {
     expect(operations.delete_org_domain).toMatchObject({ destructive: true, auth: "org_admin", rest: { since: "2.4.0" }, grpc: { since: "2.4.0" } });
     expect(operations.admin_signup.rest).toBeNull();

@@ -143,6 +143,14 @@ func TestConfigurationMistakesAreReportedByTheConstructor(t *testing.T) {
 			_, err := identity.NewAdminClient("http://localhost:8080", secret, identity.WithAdminProtocol("soap"))
 			return err
 		}, `protocol must be one of graphql, rest, grpc, not "soap"`},
+		{"gRPC endpoint as a URL", func() error {
+			_, err := identity.NewAdminClient("http://localhost:8080", secret, identity.WithAdminGRPCEndpoint("http://localhost:28418"))
+			return err
+		}, `the gRPC endpoint (WithGRPCEndpoint, WithAdminGRPCEndpoint) must be host:port, such as localhost:9091, not "http://localhost:28418"`},
+		{"gRPC endpoint without a port", func() error {
+			_, err := identity.NewClient("c", "http://localhost:8080", identity.WithGRPCEndpoint("localhost"))
+			return err
+		}, `must be host:port, such as localhost:9091, not "localhost"`},
 		{"version", func() error {
 			_, err := identity.NewClient("c", "http://localhost:8080", identity.WithServerVersion("2.4"))
 			return err

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import httpx
 import pytest
@@ -73,6 +74,10 @@ def test_configuration_follows_the_spec() -> None:
     assert AdminClient(service_url="http://[::1]:8080", admin_secret="s").grpc_endpoint == "[::1]:9091"
     assert UserClient(service_url="http://10.0.0.5", client_id="app", grpc_endpoint="grpc.internal:443").grpc_endpoint == "grpc.internal:443"
     assert AdminClient(service_url="http://localhost:8080", admin_secret="s").protocol == "graphql"
+    for endpoint in ("http://localhost:28418", "localhost", "localhost:9091/grpc"):
+        with pytest.raises(ValueError, match=rf"^grpc_endpoint must be host:port, such as localhost:9091, not '{re.escape(endpoint)}'$"):
+            AdminClient(service_url="http://localhost", admin_secret="s", grpc_endpoint=endpoint)
+    assert AdminClient(service_url="http://localhost", admin_secret="s", grpc_endpoint="[::1]:28418").grpc_endpoint == "[::1]:28418"
     with pytest.raises(ValueError, match=r"^protocol must be one of graphql, rest, grpc, not 'soap'$"):
         AdminClient(service_url="http://localhost", admin_secret="s", protocol="soap")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match=r"^admin_secret is required, or access_token: the access token of a user who is an org-admin"):

@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,9 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 		problems = append(problems, err.Error())
 	}
 	c.grpcEndpoint = cfg.GRPCEndpoint
+	if c.grpcEndpoint != "" && !grpcEndpointPattern.MatchString(c.grpcEndpoint) {
+		problems = append(problems, fmt.Sprintf("the gRPC endpoint (WithGRPCEndpoint, WithAdminGRPCEndpoint) must be host:port, such as localhost:%d, not %q", grpcPort, c.grpcEndpoint))
+	}
 	if c.grpcEndpoint == "" {
 		c.grpcEndpoint = endpoint
 	}
@@ -158,6 +162,10 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	c.headers = c.buildHeaders()
 	return nil
 }
+
+// grpcEndpointPattern is a gRPC target as the clients take it: a host name, IPv4 or bracketed
+// IPv6 address, and a port (no scheme, no path).
+var grpcEndpointPattern = regexp.MustCompile(`^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$`)
 
 // defaultGRPCEndpoint is the host of the service URL with the service's gRPC port.
 func defaultGRPCEndpoint(serviceURL string) (string, error) {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import importlib.util
 import random
+import re
 import threading
 import time
 from collections.abc import AsyncIterator, Iterator, Mapping
@@ -88,6 +89,10 @@ class Settings:
     grpc_client_key: bytes | None = None
     allow_insecure: bool = False
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+
+
+# A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port.
+_GRPC_ENDPOINT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}")
 
 
 def default_grpc_endpoint(service_url: str) -> str:
@@ -176,6 +181,8 @@ class _CoreBase:
             raise ValueError("client_id is required")
         self.protocol: Protocol = settings.protocol
         self.service_url = settings.service_url.rstrip("/")
+        if settings.grpc_endpoint is not None and not _GRPC_ENDPOINT.fullmatch(settings.grpc_endpoint):
+            raise ValueError(f"grpc_endpoint must be host:port, such as localhost:{GRPC_PORT}, not '{settings.grpc_endpoint}'")
         self.grpc_endpoint = settings.grpc_endpoint or default_grpc_endpoint(self.service_url)
         if self.protocol == "grpc" and not _grpc_installed():
             raise ImportError(GRPC_MISSING, name="grpc")
