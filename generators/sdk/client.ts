@@ -5,35 +5,42 @@ import { protobufEsModule } from "../emit/protobuf-es.js";
 import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, type IrOperation } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
+import { TypeScriptFile } from "../emit/typescript-printer.js";
+import { SCALAR_SPECS } from "./scalars.js";
 
 export const CLIENT_DIR = "generated/client";
+/** The modules a client class imports, as seen from generated/client/. */
+const CLIENTS_MODULE = `${RUNTIME_PACKAGE}/client/clients.js`;
+const CORE_MODULE = `${RUNTIME_PACKAGE}/client/core.js`;
+const TYPES_MODULE = "../types.js";
 
 const doc = (text: string, indent = "  ") => `${indent}/** ${text.replace(/\*\//g, "* /")} */\n`;
 
-function itemTypeOf(ir: Ir, op: IrOperation): string {
+/** The TypeScript type of a paginated operation's items, imported from the generated types where it is one of them. */
+function itemTypeOf(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
   if (op.pagination.style === "none") throw new Error("not paginated");
   const items = op.output.fields.find((f) => f.name === (op.pagination as { itemsField: string }).itemsField)!;
-  if (items.type.kind === "message") return messageByName(ir, items.type.name).graphqlName;
-  if (items.type.kind === "enum") return items.type.name;
-  return items.type.scalar === "string" ? "string" : items.type.scalar === "bool" ? "boolean" : "number";
+  if (items.type.kind === "message") return file.type(TYPES_MODULE, messageByName(ir, items.type.name).graphqlName);
+  if (items.type.kind === "enum") return file.type(TYPES_MODULE, items.type.name);
+  // generated/types.ts re-exports the runtime's JsonObject, the one scalar type that is not built in.
+  return items.type.scalar === "json" ? file.type(TYPES_MODULE, "JsonObject") : SCALAR_SPECS[items.type.scalar].typescript;
 }
 
-function methods(ir: Ir, op: IrOperation, types: Set<string>): string {
-  const input = op.input.graphqlInputName;
-  const output = op.output.graphqlName;
-  types.add(input).add(output);
+function methods(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
+  const input = file.type(TYPES_MODULE, op.input.graphqlInputName);
+  const output = file.type(TYPES_MODULE, op.output.graphqlName);
+  const callOptions = file.type(CORE_MODULE, "CallOptions");
   const optional = !op.input.fields.some((f) => f.required);
   const param = `input: ${input}${optional ? " = {}" : ""}`;
   const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
     .filter(Boolean)
     .join(" ");
   const callInput = op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? "this.withClientId(input)" : "input";
-  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: CallOptions): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
+  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
-    const item = itemTypeOf(ir, op);
-    if (/^[A-Z]/.test(item)) types.add(item);
+    const item = itemTypeOf(ir, op, file);
     const iteratorName = op.iteratorName!;
-    text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: CallOptions): AsyncIterable<${item}> {\n    return this.core.iterate(${JSON.stringify(op.name)}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
+    text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: ${callOptions}): AsyncIterable<${item}> {\n    return this.core.iterate(${JSON.stringify(op.name)}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
   }
   return text;
 }
@@ -67,24 +74,21 @@ function clientClass(ir: Ir, client: IrClient): GeneratedFile {
   const { name, role, surfaces } = client;
   const base = CLIENT_BASE[role];
   const config = configOf(ir, role);
-  const types = new Set<string>();
+  const file = new TypeScriptFile();
+  // The order of the import block: the client runtime, its core, the schema, the generated types.
+  file.value(CLIENTS_MODULE, base);
+  for (const configType of config.imported) file.type(CLIENTS_MODULE, configType);
+  file.layout(CORE_MODULE, "line");
+  file.value("../schema.js", "schema");
+  file.layout(TYPES_MODULE, "sorted-block");
   const body = ir.operations
     .filter((op) => clientRoleOf(op) === role)
-    .map((op) => methods(ir, op, types))
+    .map((op) => methods(ir, op, file))
     .join("\n");
+  file.type(CORE_MODULE, "ClientDefinition");
+  if (config.type.startsWith("ClientConfig")) file.type(CORE_MODULE, "ClientConfig");
   const versionOperation = ir.versionOperations[role];
-  const file = CLIENT_FILE[role];
-  const content = `import { ${[base, ...config.imported.map((name) => `type ${name}`)].join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
-import type { ${[...(body ? ["CallOptions"] : []), "ClientDefinition", ...(config.type.startsWith("ClientConfig") ? ["ClientConfig"] : [])].join(", ")} } from "${RUNTIME_PACKAGE}/client/core.js";
-import { schema } from "../schema.js";
-${
-  types.size > 0
-    ? `import type {\n${[...types]
-        .sort()
-        .map((t) => `  ${t},`)
-        .join("\n")}\n} from "../types.js";\n`
-    : ""
-}
+  const content = `${file.imports()}
 const definition: ClientDefinition = {
   schema,
   surfaces: ${JSON.stringify(surfaces)},
@@ -99,7 +103,7 @@ export class ${name} extends ${base} {
   }
 ${body ? `\n${body}` : ""}}
 `;
-  return { path: `${CLIENT_DIR}/${file}.ts`, content };
+  return { path: `${CLIENT_DIR}/${CLIENT_FILE[role]}.ts`, content };
 }
 
 export function emitClients(ir: Ir): GeneratedFile[] {
