@@ -4,17 +4,15 @@
 // names the organization and the role for another one, a client refused before sending with
 // neither credential or both, and bearer tokens that never count toward the admin-secret lockout.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, ApiError, UserClient } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
-import { createReferenceService } from "../../reference/service.js";
 import { PROTOCOLS } from "../helpers/raw-calls.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { startReferenceHarness, type ReferenceHarness } from "../helpers/reference-harness.js";
 
 const SECRET = "org-admin-test-secret";
 const PASSWORD = "org-admin-password-1";
 
-let server: ServiceServer;
+let reference: ReferenceHarness;
 let url: string;
 let grpcEndpoint: string;
 let token: string;
@@ -34,11 +32,9 @@ async function refusal(call: () => Promise<unknown>): Promise<ApiError> {
 }
 
 beforeAll(async () => {
-  const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false } });
-  server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
-  ({ httpUrl: url, grpcEndpoint } = await server.listen());
-  service.setAddresses({ issuer: url });
-  const user = new UserClient({ serviceUrl: url, clientId: "reference", protocol: "rest", serverVersion: schema.version, retry: false });
+  reference = await startReferenceHarness({ adminSecret: SECRET, service: { features: { is_email_verification_enabled: false } } });
+  ({ httpUrl: url, grpcEndpoint } = reference);
+  const user = reference.userClient();
   const { user: signedUp } = await user.signup({ email: "olga@example.com", password: PASSWORD, confirm_password: PASSWORD });
   token = (await user.login({ email: "olga@example.com", password: PASSWORD })).access_token!;
   await user.close();
@@ -50,7 +46,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
+  await reference?.stop();
 });
 
 describe("an org-admin's admin client, with their access token", () => {

@@ -10,16 +10,11 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { OAuthTokens } from "@modelcontextprotocol/sdk/shared/auth.js";
 import { chromium, type Browser as Chromium } from "playwright-core";
-import { Agent, fetch as undiciFetch } from "undici";
+import { fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, UserClient } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
-import { schema } from "../../generated/schema.js";
-import { createReferenceService, type ReferenceService } from "../../reference/service.js";
-import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium } from "../helpers/chromium.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 import { field, FormBrowser } from "../helpers/form-browser.js";
+import { startReferenceHarness, type ReferenceHarnessOverTls } from "../helpers/reference-harness.js";
 import { authorizationRequest as requestAuthorization, type AuthorizationRequest } from "./relying-party.js";
 
 const ADMIN_SECRET = "oidc-provider-admin-secret";
@@ -27,10 +22,7 @@ const PASSWORD = "provider-password-1";
 const REDIRECT_URI = "http://127.0.0.1:9/cb";
 const LOGOUT_URI = "http://127.0.0.1:9/bye";
 
-let certs: CertificateFiles;
-let agent: Agent;
-let service: ReferenceService;
-let server: ServiceServer;
+let reference: ReferenceHarnessOverTls;
 let issuer: string;
 let clientId: string;
 let clientSecret: string;
@@ -39,7 +31,7 @@ let config: oidc.Configuration;
 let clockOffset = 0;
 
 /** fetch that trusts the test CA: what the relying party sends with. */
-const fetchWithCa: oidc.CustomFetch = (url, options) => undiciFetch(url, { ...options, dispatcher: agent } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
+const fetchWithCa: oidc.CustomFetch = (url, options) => undiciFetch(url, { ...options, dispatcher: reference.agent } as Parameters<typeof undiciFetch>[1]) as unknown as Promise<Response>;
 
 type Started = AuthorizationRequest;
 
@@ -68,23 +60,20 @@ const tokensFor = (back: string, started: Started) =>
   oidc.authorizationCodeGrant(config, new URL(back), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
 
 async function signUp(email: string): Promise<void> {
-  const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca: readFileSync(certs.ca, "utf8") } });
+  const user = reference.userClient();
   await user.signup({ email, password: PASSWORD, confirm_password: PASSWORD });
   await user.close();
 }
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
-  service = createReferenceService({
-    passwordHashCost: TEST_PASSWORD_HASH_COST,
-    features: { is_email_verification_enabled: false },
-    clock: () => Date.now() + clockOffset * 1000,
+  reference = await startReferenceHarness({
+    adminSecret: ADMIN_SECRET,
+    service: { features: { is_email_verification_enabled: false }, clock: () => Date.now() + clockOffset * 1000 },
+    server: { mcp: true },
+    tls: true,
   });
-  server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, mcp: true, ...service.serverOptions });
-  issuer = (await server.listen()).httpUrl;
-  service.setAddresses({ issuer });
-  const admin = new AdminClient({ serviceUrl: issuer, adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false, tls: { ca: readFileSync(certs.ca, "utf8") } });
+  issuer = reference.httpUrl;
+  const admin = reference.adminClient();
   const created = await admin.createClient({ name: "portal", allowed_scopes: ["invoices:read"], redirect_uris: [REDIRECT_URI], post_logout_redirect_uris: [LOGOUT_URI] });
   await admin.close();
   clientId = created.client.client_id;
@@ -96,8 +85,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await server?.close();
-  await agent?.close();
+  await reference?.stop();
 });
 
 describe("the service as an OpenID provider, for openid-client", () => {
@@ -110,7 +98,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("signs a user in through the hosted page: code with PKCE, ID token checked against the JWKS, userinfo and introspection", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest();
     const back = await signIn(browser, started, "ada@example.com");
     expect(back.startsWith(`${REDIRECT_URI}?`)).toBe(true);
@@ -144,7 +132,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("sets the session cookie Secure, HttpOnly, SameSite=Lax and refuses a form without its CSRF token or from another site", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest();
     const page = await browser.request((await browser.request(started.url.href)).location!);
     const form = { request: field(page.body, "request"), csrf: field(page.body, "csrf"), step: "password", email: "ada@example.com", password: PASSWORD };
@@ -161,13 +149,12 @@ describe("the service as an OpenID provider, for openid-client", () => {
 
   it("asks for the one-time code where the account needs one, and refuses a wrong code on the page", async () => {
     await signUp("mfa@example.com");
-    const ca = readFileSync(certs.ca, "utf8");
-    const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca } });
+    const user = reference.userClient();
     const { access_token } = await user.login({ email: "mfa@example.com", password: PASSWORD });
     user.setAccessToken(access_token!);
     await user.updateProfile({ is_multi_factor_auth_enabled: true });
     await user.close();
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest();
     const page = await browser.request((await browser.request(started.url.href)).location!);
     const askedForCode = await browser.request(`${issuer}/oauth/signin`, {
@@ -181,7 +168,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
     const wrong = await browser.request(`${issuer}/oauth/signin`, { method: "POST", origin: issuer, form: { ...otpForm, otp: "000000" } });
     expect(wrong.status).toBe(400);
     expect(browser.cookies.has("__Host-service_signin")).toBe(false);
-    const code = service.state.outbox.filter((message) => message.to === "mfa@example.com").at(-1)!.secret;
+    const code = reference.service.state.outbox.filter((message) => message.to === "mfa@example.com").at(-1)!.secret;
     const posted = await browser.request(`${issuer}/oauth/signin`, { method: "POST", origin: issuer, form: { ...otpForm, otp: code } });
     expect(posted.status, posted.body).toBe(303);
     const back = await browser.request(posted.location!);
@@ -190,7 +177,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("escapes what a request carries into the page", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest({ state: '"><script>alert(1)</script>' });
     const page = await browser.request((await browser.request(started.url.href)).location!);
     expect(page.body).not.toContain("<script>");
@@ -203,7 +190,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("answers a wrong redirect_uri or an unknown client itself, never redirecting", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const wrongUri = await authorizationRequest({ redirect_uri: "http://127.0.0.1:9/elsewhere" });
     const refused = await browser.request(wrongUri.url.href);
     expect(refused.status).toBe(400);
@@ -221,7 +208,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("sends login_required back when prompt=none finds no session, and invalid_scope for a scope the client was not given", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const silent = await authorizationRequest({ prompt: "none" });
     const answer = await browser.request(silent.url.href);
     expect(Object.fromEntries(new URL(answer.location!).searchParams)).toMatchObject({ error: "login_required", state: silent.state, iss: issuer });
@@ -230,11 +217,11 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("refuses at the token endpoint a missing or wrong code_verifier and a replayed code", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const exchange = (code: string, verifier?: string) =>
       undiciFetch(`${issuer}/oauth/token`, {
         method: "POST",
-        dispatcher: agent,
+        dispatcher: reference.agent,
         headers: { "content-type": "application/x-www-form-urlencoded", authorization: `Basic ${Buffer.from(`${clientId}:${clientSecret}`).toString("base64")}` },
         body: new URLSearchParams({ grant_type: "authorization_code", code, redirect_uri: REDIRECT_URI, ...(verifier ? { code_verifier: verifier } : {}) }).toString(),
       }).then(async (response) => ({ status: response.status, body: (await response.json()) as Record<string, string> }));
@@ -251,7 +238,7 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("logs out to a registered address only, ending the browser's session", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest();
     const tokens = await tokensFor(await signIn(browser, started, "ada@example.com"), started);
     const elsewhere = oidc.buildEndSessionUrl(config, { id_token_hint: tokens.id_token!, post_logout_redirect_uri: "http://127.0.0.1:9/not-registered" });
@@ -265,13 +252,13 @@ describe("the service as an OpenID provider, for openid-client", () => {
   });
 
   it("publishes the next key before it signs, and keeps a rotated key published until the tokens it signed expire", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest();
     const tokens = await tokensFor(await signIn(browser, started, "ada@example.com"), started);
-    const jwks = async () => ((await (await undiciFetch(`${issuer}/.well-known/jwks.json`, { dispatcher: agent })).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
+    const jwks = async () => ((await (await undiciFetch(`${issuer}/.well-known/jwks.json`, { dispatcher: reference.agent })).json()) as { keys: { kid: string }[] }).keys.map((key) => key.kid);
     const [current, next] = await jwks();
     expect(next).toBeDefined();
-    await service.state.rotateSigningKey();
+    await reference.service.state.rotateSigningKey();
     const during = await jwks();
     // The pre-published key signs now; the old one stays; a new next key is published.
     expect(during.slice(0, 2)).toEqual([next, current]);
@@ -279,9 +266,9 @@ describe("the service as an OpenID provider, for openid-client", () => {
     expect((await oidc.tokenIntrospection(config, tokens.access_token)).active).toBe(true);
     // A token signed with the promoted key verifies against the key set the relying party cached before the rotation.
     const after = await authorizationRequest();
-    const fresh = await tokensFor(await signIn(new FormBrowser(agent), after, "ada@example.com"), after);
+    const fresh = await tokensFor(await signIn(new FormBrowser(reference.agent), after, "ada@example.com"), after);
     expect(JSON.parse(Buffer.from(fresh.id_token!.split(".")[0]!, "base64url").toString()).kid).toBe(next);
-    clockOffset += service.state.config.accessTokenSeconds + 1;
+    clockOffset += reference.service.state.config.accessTokenSeconds + 1;
     try {
       expect(await jwks()).toEqual(during.filter((kid) => kid !== current));
     } finally {
@@ -294,14 +281,14 @@ describe("an MCP host (the official SDK's client)", () => {
   it("learns the authorization server from /mcp's 401 (RFC 9728), signs the user in with the flow above and calls a user tool with the token", async () => {
     const unauthenticated = await undiciFetch(`${issuer}/mcp`, {
       method: "POST",
-      dispatcher: agent,
+      dispatcher: reference.agent,
       headers: { "content-type": "application/json", accept: "application/json, text/event-stream" },
       body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "profile", arguments: {} } }),
     });
     expect(unauthenticated.status).toBe(401);
     expect(unauthenticated.headers.get("www-authenticate")).toContain(`resource_metadata="${issuer}/.well-known/oauth-protected-resource"`);
 
-    const fetchFn = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
+    const fetchFn = ((url: string | URL, init?: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: reference.agent })) as unknown as typeof fetch;
     let saved: OAuthTokens | undefined;
     let verifier = "";
     let authorizationUrl: URL | undefined;
@@ -323,7 +310,7 @@ describe("an MCP host (the official SDK's client)", () => {
     };
     expect(await auth(provider, { serverUrl: `${issuer}/mcp`, fetchFn })).toBe("REDIRECT");
     expect(authorizationUrl!.href.startsWith(`${issuer}/oauth/authorize?`)).toBe(true);
-    const back = await signIn(new FormBrowser(agent), { url: authorizationUrl!, verifier, state: "", nonce: "" }, "ada@example.com");
+    const back = await signIn(new FormBrowser(reference.agent), { url: authorizationUrl!, verifier, state: "", nonce: "" }, "ada@example.com");
     expect(await auth(provider, { serverUrl: `${issuer}/mcp`, authorizationCode: new URL(back).searchParams.get("code")!, fetchFn })).toBe("AUTHORIZED");
 
     const client = new Client({ name: "mcp-host-test", version: "1.0.0" });
@@ -345,7 +332,7 @@ describe("in headless Chromium", () => {
     // Chromium trusts the test server's key as it would a certificate from a known CA (its Secure
     // cookies then count, which it refuses on a connection with an ignored certificate error).
     const spki = createHash("sha256")
-      .update(createPublicKey(readFileSync(certs.serverCert)).export({ type: "spki", format: "der" }))
+      .update(createPublicKey(readFileSync(reference.certs.serverCert)).export({ type: "spki", format: "der" }))
       .digest("base64");
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, `--ignore-certificate-errors-spki-list=${spki}`] });
   });

@@ -4,26 +4,18 @@
 // service runs the code flow with PKCE against it, checks its ID token, provisions or links the
 // user, makes them a member and finishes the relying party's request. Pending domains never route,
 // a deleted connection stops the next login and one in flight, and a forged answer is refused.
-import { readFileSync } from "node:fs";
 import * as oidc from "openid-client";
-import { Agent, fetch as undiciFetch } from "undici";
+import { fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { AdminClient, UserClient } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
-import { schema } from "../../generated/schema.js";
-import { createReferenceService, type ReferenceService } from "../../reference/service.js";
-import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
+import type { AdminClient } from "../../generated/client/index.js";
 import { followToRedirectUri, startUpstreamIdp, type UpstreamIdp } from "../helpers/oidc-upstream.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
+import { startReferenceHarness, type ReferenceHarnessOverTls } from "../helpers/reference-harness.js";
 import { authorizationRequest as requestAuthorization, type AuthorizationRequest } from "./relying-party.js";
 
 const ADMIN_SECRET = "upstream-sso-admin-secret";
 const REDIRECT_URI = "http://127.0.0.1:9/cb";
 
-let certs: CertificateFiles;
-let agent: Agent;
-let service: ReferenceService;
-let server: ServiceServer;
+let reference: ReferenceHarnessOverTls;
 let issuer: string;
 let idp: UpstreamIdp;
 let admin: AdminClient;
@@ -31,7 +23,7 @@ let config: oidc.Configuration;
 let orgId: string;
 let connectionId: string;
 
-const fetchWith = (url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: agent }) as unknown as Promise<Response>;
+const fetchWith = (url: string, init: RequestInit) => undiciFetch(url, { ...(init as object), dispatcher: reference.agent }) as unknown as Promise<Response>;
 
 type Started = AuthorizationRequest;
 
@@ -49,7 +41,7 @@ async function signInThroughIdp(email: string): Promise<oidc.IDToken> {
 
 /** Where the service sends the browser first for this authorization request. */
 async function firstHop(started: Started): Promise<string> {
-  const response = await undiciFetch(started.url.href, { redirect: "manual", dispatcher: agent });
+  const response = await undiciFetch(started.url.href, { redirect: "manual", dispatcher: reference.agent });
   expect(response.status).toBe(302);
   return response.headers.get("location")!;
 }
@@ -68,13 +60,9 @@ async function members(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  certs = makeCertificates();
-  agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
   // allowPrivateOutbound: the organization's IdP listens on loopback here.
-  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false }, allowPrivateOutbound: true });
-  server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, ...service.serverOptions });
-  issuer = (await server.listen()).httpUrl;
-  service.setAddresses({ issuer });
+  reference = await startReferenceHarness({ adminSecret: ADMIN_SECRET, service: { features: { is_email_verification_enabled: false }, allowPrivateOutbound: true }, tls: true });
+  issuer = reference.httpUrl;
   idp = await startUpstreamIdp({
     clients: [{ client_id: "acme-app", client_secret: "acme-upstream-secret", redirect_uris: [`${issuer}/oauth/sso/callback`] }],
     accounts: [
@@ -83,30 +71,28 @@ beforeAll(async () => {
       { sub: "u-new", email: "new@acme.example", email_verified: false },
     ],
   });
-  const ca = readFileSync(certs.ca, "utf8");
-  admin = new AdminClient({ serviceUrl: issuer, adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false, tls: { ca } });
+  admin = reference.adminClient();
   orgId = (await admin.createOrganization({ name: "acme" })).id;
   await admin.addVerifiedOrgDomain({ org_id: orgId, domain: "acme.example" });
   await admin.requestOrgDomain({ org_id: orgId, domain: "pending.example" });
   const { client, client_secret } = await admin.createClient({ name: "portal", allowed_scopes: ["invoices:read"], redirect_uris: [REDIRECT_URI] });
   config = await oidc.discovery(new URL(issuer), client.client_id, client_secret, undefined, { [oidc.customFetch]: fetchWith as oidc.CustomFetch, execute: [oidc.enableNonRepudiationChecks] });
   // A local account whose address the organization's IdP does not vouch for (ada@acme.example).
-  const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca } });
+  const user = reference.userClient();
   await user.signup({ email: "ada@acme.example", password: "local-password-1", confirm_password: "local-password-1" });
   await user.close();
 });
 
 beforeEach(async () => {
-  if (!connectionId || !(await service.state.storage.orgOidcConnections.get(connectionId))) {
+  if (!connectionId || !(await reference.service.state.storage.orgOidcConnections.get(connectionId))) {
     connectionId = (await admin.createOrgOIDCConnection({ org_id: orgId, name: "acme idp", issuer_url: idp.issuer, client_id: "acme-app", client_secret: "acme-upstream-secret" })).id;
   }
 });
 
 afterAll(async () => {
   await admin?.close();
-  await server?.close();
   await idp?.close();
-  await agent?.close();
+  await reference?.stop();
 });
 
 describe("upstream OIDC SSO by verified domain", () => {
@@ -116,7 +102,7 @@ describe("upstream OIDC SSO by verified domain", () => {
     expect(await members()).toContain("ann@acme.example");
     // Signed in again: the same account, not a second one.
     expect((await signInThroughIdp("ann@acme.example")).sub).toBe(claims.sub);
-    expect((await service.state.storage.users.list({ email: "ann@acme.example" })).length).toBe(1);
+    expect((await reference.service.state.storage.users.list({ email: "ann@acme.example" })).length).toBe(1);
   });
 
   it("routes domain_hint as login_hint, and never a pending domain (the hosted page instead)", async () => {
@@ -155,7 +141,7 @@ describe("upstream OIDC SSO by verified domain", () => {
   });
 
   it("refuses a callback whose state it did not issue, or issued once already", async () => {
-    const response = await undiciFetch(`${issuer}/oauth/sso/callback?state=sso_forged&code=abc`, { redirect: "manual", dispatcher: agent });
+    const response = await undiciFetch(`${issuer}/oauth/sso/callback?state=sso_forged&code=abc`, { redirect: "manual", dispatcher: reference.agent });
     expect(response.status).toBe(400);
     expect(await response.json()).toMatchObject({ error: "invalid_request" });
   });

@@ -6,15 +6,14 @@ import { promisify } from "node:util";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, UserClient } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
-import { schema } from "../../generated/schema.js";
-import { createReferenceService, type ReferenceService } from "../../reference/service.js";
+import type { AdminClient } from "../../generated/client/index.js";
+import type { ServerOptions } from "../../generated/server/index.js";
+import type { ReferenceServiceOptions } from "../../reference/service.js";
 import { openStorage } from "../../reference/store/open.js";
 import { ensureDebianProgram } from "../helpers/apt.js";
 import { REPO_ROOT, tempDir } from "../helpers/project.js";
+import { startReferenceHarness, type ReferenceHarness } from "../helpers/reference-harness.js";
 import { testStorage } from "../helpers/test-storage.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "scim-test-admin-secret";
 const USER_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:User";
@@ -22,25 +21,27 @@ const GROUP_SCHEMA = "urn:ietf:params:scim:schemas:core:2.0:Group";
 const PATCH_OP = "urn:ietf:params:scim:api:messages:2.0:PatchOp";
 const ERROR_SCHEMA = "urn:ietf:params:scim:api:messages:2.0:Error";
 
-let service: ReferenceService;
-let server: ServiceServer;
+let reference: ReferenceHarness;
 let base: string;
 let admin: AdminClient;
 let internalErrors: unknown[];
 
-async function start(options: Parameters<typeof createServer>[1] extends infer O ? Partial<O> : never = {}) {
+/** Serves a reference service with these options (its store among them) and an admin client of it. */
+async function serve(service: ReferenceServiceOptions, server: Partial<ServerOptions> = {}) {
+  reference = await startReferenceHarness({ adminSecret: SECRET, service, server });
+  base = reference.httpUrl;
+  admin = reference.adminClient();
+}
+
+/** Serves the service on a fresh test store, its internal errors kept in `internalErrors`. */
+async function start(server: Partial<ServerOptions> = {}) {
   internalErrors = [];
-  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) });
-  server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions, ...options });
-  base = (await server.listen()).httpUrl;
-  service.setAddresses({ issuer: base });
-  admin = new AdminClient({ serviceUrl: base, protocol: "rest", adminSecret: SECRET, serverVersion: schema.version, retry: false });
+  await serve({ storage: testStorage(), onInternalError: (_operation, error) => internalErrors.push(error) }, server);
 }
 
 async function stop() {
   await admin.close();
-  await server.close();
-  await service.state.storage.close();
+  await reference.stop();
 }
 
 interface Answer {
@@ -217,7 +218,7 @@ describe("SCIM at /scim/v2", () => {
     it("PATCH active false revokes access as revoke_access does (sessions end), active true re-enables", async () => {
       const org = await organization("patch-org");
       const user = (await scim(org.token, "POST", "/Users", newUser("patch@example.org", { password: "Patch-password-1" }))).body;
-      const client = new UserClient({ serviceUrl: base, protocol: "rest", clientId: "reference", serverVersion: schema.version, retry: false });
+      const client = reference.userClient();
       const signedIn = await client.login({ email: "patch@example.org", password: "Patch-password-1" });
       expect(signedIn.access_token).toBeTruthy();
       client.setAccessToken(signedIn.access_token!);
@@ -263,7 +264,7 @@ describe("SCIM at /scim/v2", () => {
       const org = await organization("deprovision-org");
       await admin.addVerifiedOrgDomain({ org_id: org.id, domain: "deprov.example" });
       const made = (await scim(org.token, "POST", "/Users", newUser("made@deprov.example"))).body;
-      const user = new UserClient({ serviceUrl: base, protocol: "rest", clientId: "reference", serverVersion: schema.version, retry: false });
+      const user = reference.userClient();
       const { user: own } = await user.signup({ email: "own@deprov.example", password: "own-password-1", confirm_password: "own-password-1" });
       await user.close();
       const linked = await scim(org.token, "POST", "/Users", newUser("own@deprov.example"));
@@ -282,7 +283,7 @@ describe("SCIM at /scim/v2", () => {
 
     it("refuses to take over an account outside the organization, and a taken userName, with 409 uniqueness and nothing written", async () => {
       const org = await organization("unique-org");
-      const user = new UserClient({ serviceUrl: base, protocol: "rest", clientId: "reference", serverVersion: schema.version, retry: false });
+      const user = reference.userClient();
       await user.signup({ email: "victim@elsewhere.example", password: "victim-password-1", confirm_password: "victim-password-1" });
       await user.close();
       expectScimError(await scim(org.token, "POST", "/Users", newUser("victim@elsewhere.example")), 409, "uniqueness");
@@ -497,7 +498,7 @@ describe("SCIM at /scim/v2", () => {
       const user = (await scim(org.token, "POST", "/Users", newUser("long@example.org", { password: "Long-enough-password-1" }))).body;
       expectScimError(await scim(org.token, "PUT", `/Users/${user.id}`, newUser("long@example.org", { password: "Short-2" })), 400, "invalidValue");
       expectScimError(await scim(org.token, "PATCH", `/Users/${user.id}`, { schemas: [PATCH_OP], Operations: [{ op: "replace", path: "password", value: "Short-3" }] }), 400, "invalidValue");
-      const users = new UserClient({ serviceUrl: base, protocol: "rest", clientId: "reference", serverVersion: schema.version, retry: false });
+      const users = reference.userClient();
       try {
         expect((await users.login({ email: "long@example.org", password: "Long-enough-password-1" })).access_token).toBeTruthy();
       } finally {
@@ -543,20 +544,13 @@ describe("the SCIM example of docs/server.md", () => {
 describe("SCIM on a SQLite file", () => {
   it("keeps provisioned users and groups across a restart", async () => {
     const file = join(tempDir("scim-restart-"), "identity.sqlite");
-    const serve = async () => {
-      const opened = await openStorage(`sqlite:${file}`);
-      service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: opened.storage });
-      server = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, ...service.serverOptions });
-      base = (await server.listen()).httpUrl;
-      service.setAddresses({ issuer: base });
-      admin = new AdminClient({ serviceUrl: base, protocol: "rest", adminSecret: SECRET, serverVersion: schema.version, retry: false });
-    };
-    await serve();
+    const serveFile = async () => serve({ storage: (await openStorage(`sqlite:${file}`)).storage });
+    await serveFile();
     const { token } = await organization("restart-org");
     const user = (await scim(token, "POST", "/Users", newUser("restart@example.org"))).body;
     const group = (await scim(token, "POST", "/Groups", { schemas: [GROUP_SCHEMA], displayName: "Kept", members: [{ value: user.id }] })).body;
     await stop();
-    await serve();
+    await serveFile();
     // The same records, at the new address.
     expect((await scim(token, "GET", `/Users/${user.id}`)).body).toMatchObject({
       userName: "restart@example.org",

@@ -7,24 +7,19 @@
 // assertion, a DOCTYPE and a deleted connection are refused.
 import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { generateKeyPairSync } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { inflateRawSync } from "node:zlib";
 import * as oidc from "openid-client";
-import { Agent, fetch as undiciFetch } from "undici";
+import { fetch as undiciFetch } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, UserClient } from "../../generated/client/index.js";
-import { createServer, type ServiceServer } from "../../generated/server/index.js";
-import { schema } from "../../generated/schema.js";
-import { createReferenceService, type ReferenceService } from "../../reference/service.js";
+import type { AdminClient } from "../../generated/client/index.js";
 import { selfSignedCertificate } from "../../reference/x509.js";
 import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { ensureDebianProgramAsync } from "../helpers/apt.js";
-import { makeCertificates, type CertificateFiles } from "../helpers/certs.js";
 import { field, FormBrowser } from "../helpers/form-browser.js";
-import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 import { REPO_ROOT } from "../helpers/project.js";
+import { startReferenceHarness, type ReferenceHarnessOverTls } from "../helpers/reference-harness.js";
 import { authorizationRequest } from "../oidc/relying-party.js";
 
 const ADMIN_SECRET = "saml-admin-secret";
@@ -35,10 +30,7 @@ const UPSTREAM_ENTITY = "https://idp.globex.test";
 const REDIRECT_URI = "http://127.0.0.1:9/cb";
 
 let python: string;
-let certs: CertificateFiles;
-let agent: Agent;
-let service: ReferenceService;
-let server: ServiceServer;
+let reference: ReferenceHarnessOverTls;
 let issuer: string;
 let admin: AdminClient;
 let acmeId: string;
@@ -60,7 +52,7 @@ function peer<T = Record<string, unknown>>(request: Record<string, unknown>): Pr
 }
 
 const get = async (url: string) => {
-  const response = await undiciFetch(url, { dispatcher: agent });
+  const response = await undiciFetch(url, { dispatcher: reference.agent });
   return { status: response.status, body: await response.text() };
 };
 
@@ -99,7 +91,7 @@ async function signInThere(browser: FormBrowser, signinUrl: string, email: strin
 }
 
 async function signUp(email: string) {
-  const user = new UserClient({ serviceUrl: issuer, protocol: "rest", serverVersion: schema.version, retry: false, clientId: "reference", tls: { ca: readFileSync(certs.ca, "utf8") } });
+  const user = reference.userClient();
   const created = await user.signup({ email, password: PASSWORD, confirm_password: PASSWORD });
   await user.close();
   return created.user!.id;
@@ -111,13 +103,9 @@ beforeAll(async () => {
   peerProcess = spawn(python, [join(REPO_ROOT, "test", "saml", "peer.py")], { cwd: REPO_ROOT });
   peerProcess.stderr.on("data", (chunk: Buffer) => process.stderr.write(chunk));
   createInterface({ input: peerProcess.stdout }).on("line", (line) => waiting.shift()?.(line));
-  certs = makeCertificates();
-  agent = new Agent({ connect: { ca: readFileSync(certs.ca) } });
-  service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, features: { is_email_verification_enabled: false } });
-  server = createServer(service.implementation, { adminSecret: ADMIN_SECRET, port: 0, grpcPort: 0, tls: { cert: certs.serverCert, key: certs.serverKey }, ...service.serverOptions });
-  issuer = (await server.listen()).httpUrl;
-  service.setAddresses({ issuer });
-  admin = new AdminClient({ serviceUrl: issuer, adminSecret: ADMIN_SECRET, protocol: "rest", serverVersion: schema.version, retry: false, tls: { ca: readFileSync(certs.ca, "utf8") } });
+  reference = await startReferenceHarness({ adminSecret: ADMIN_SECRET, service: { features: { is_email_verification_enabled: false } }, tls: true });
+  issuer = reference.httpUrl;
+  admin = reference.adminClient();
   acmeId = (await admin.createOrganization({ name: "acme" })).id;
   await signUp("ada@example.com");
 }, 600_000);
@@ -125,8 +113,7 @@ beforeAll(async () => {
 afterAll(async () => {
   peerProcess?.stdin.end();
   await admin?.close();
-  await server?.close();
-  await agent?.close();
+  await reference?.stop();
 });
 
 describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
@@ -143,7 +130,7 @@ describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
     await admin.createSAMLServiceProvider({ org_id: acmeId, name: "wiki", entity_id: SP_ENTITY, acs_url: SP_ACS, mapped_attributes: { mail: "email", role: "roles" } });
     const request = await peer<{ request_id: string; location: string }>({ command: "sp_request", ...(await sp({ relay_state: "page-7" })) });
     expect(request.location.startsWith(`${issuer}/saml/${acmeId}/sso?`)).toBe(true);
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const toSignIn = await browser.request(request.location);
     expect(toSignIn.status).toBe(303);
     expect(toSignIn.location).toMatch(new RegExp(`^${issuer}/oauth/signin\\?return_to=`));
@@ -165,7 +152,7 @@ describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
   });
 
   it("takes the HTTP-POST binding too, for a browser already signed in", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const toSignIn = await browser.request(`${issuer}/saml/${acmeId}/sso?sp=${encodeURIComponent(SP_ENTITY)}`);
     expect(toSignIn.status).toBe(403); // IdP-initiated is off for this SP
     const request = await peer<{ request_id: string; destination: string; saml_request: string }>({ command: "sp_request", ...(await sp({ binding: "post" })) });
@@ -188,7 +175,7 @@ describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
     const rotated = await admin.rotateSAMLIDPCert({ org_id: acmeId });
     const metadata = await idpMetadata();
     expect(metadata.indexOf(pemBody(rotated.certificate_pem))).toBeLessThan(metadata.indexOf(pemBody(old!.certificate_pem)));
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const request = await peer<{ request_id: string; location: string }>({ command: "sp_request", ...(await sp()) });
     const signedIn = await signInThere(browser, (await browser.request(request.location)).location!, "ada@example.com");
     const answer = await ssoAnswer(browser, await browser.request(signedIn.location!));
@@ -206,7 +193,7 @@ describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
   });
 
   it("gives no assertion to an unknown, inactive or deleted SP, nor for an ACS URL not registered", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const signIn = await peer<{ location: string }>({ command: "sp_request", ...(await sp()) });
     await signInThere(browser, (await browser.request(signIn.location)).location!, "ada@example.com");
     const refused = async (settings: Record<string, unknown>, status: number, message: RegExp) => {
@@ -231,7 +218,7 @@ describe("the organization's SAML IdP, for a pysaml2 service provider", () => {
   });
 
   it("refuses an AuthnRequest with a DOCTYPE (XXE, billion laughs) before parsing it, and keeps serving", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const xxe = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" xmlns:saml="urn:oasis:names:tc:SAML:2.0:assertion" ID="_a" Version="2.0"><saml:Issuer>&x;</saml:Issuer></samlp:AuthnRequest>`;
     const laughs = `<?xml version="1.0"?><!DOCTYPE l [<!ENTITY a "aaaaaaaaaa"><!ENTITY b "&a;&a;&a;&a;&a;&a;&a;&a;&a;&a;"><!ENTITY c "&b;&b;&b;&b;&b;&b;&b;&b;&b;&b;">]><samlp:AuthnRequest xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol" ID="_b">&c;</samlp:AuthnRequest>`;
     for (const xml of [xxe, laughs]) {
@@ -262,13 +249,13 @@ describe("an upstream SAML IdP (pysaml2) signing users into an organization", ()
     connectionId = (await admin.createOrgSAMLConnection({ org_id: globexId, name: "globex idp", idp_entity_id: UPSTREAM_ENTITY, idp_sso_url: `${UPSTREAM_ENTITY}/sso`, idp_certificate: idpCert })).id;
     const { client, client_secret } = await admin.createClient({ name: "portal", allowed_scopes: ["invoices:read"], redirect_uris: [REDIRECT_URI] });
     config = await oidc.discovery(new URL(issuer), client.client_id, client_secret, undefined, {
-      [oidc.customFetch]: ((url: string, options: object) => undiciFetch(url, { ...options, dispatcher: agent } as never)) as unknown as oidc.CustomFetch,
+      [oidc.customFetch]: ((url: string, options: object) => undiciFetch(url, { ...options, dispatcher: reference.agent } as never)) as unknown as oidc.CustomFetch,
     });
   });
 
   /** An authorization request for a globex.test address: home-realm discovery sends it to the IdP with an AuthnRequest. */
   async function startAt(email: string): Promise<{ requestId: string; browser: FormBrowser }> {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const started = await authorizationRequest(config, REDIRECT_URI, { login_hint: email });
     const toIdp = await browser.request(started.url.href);
     expect(toIdp.status).toBe(302);
@@ -350,7 +337,7 @@ describe("an upstream SAML IdP (pysaml2) signing users into an organization", ()
   });
 
   it("takes IdP-initiated responses only where the connection allows them, each assertion once", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const unsolicited = await respond({ email: "erin@globex.test" });
     const refused = await post(browser, unsolicited);
     expect(refused.status).toBe(403);
@@ -360,13 +347,13 @@ describe("an upstream SAML IdP (pysaml2) signing users into an organization", ()
     expect(accepted.status, accepted.body).toBe(200);
     expect(accepted.body).toContain("erin@globex.test");
     expect([...browser.cookies.keys()]).toContain("__Host-service_signin");
-    const replayed = await post(new FormBrowser(agent), unsolicited);
+    const replayed = await post(new FormBrowser(reference.agent), unsolicited);
     expect(replayed.status).toBe(403);
     expect(replayed.body).toMatch(/used already/);
   });
 
   it("refuses a response with a DOCTYPE, and stops at once when the connection is deleted", async () => {
-    const browser = new FormBrowser(agent);
+    const browser = new FormBrowser(reference.agent);
     const xxe = `<?xml version="1.0"?><!DOCTYPE r [<!ENTITY x SYSTEM "file:///etc/passwd">]><samlp:Response xmlns:samlp="urn:oasis:names:tc:SAML:2.0:protocol">&x;</samlp:Response>`;
     const answer = await post(browser, Buffer.from(xxe).toString("base64"));
     expect(answer.status).toBe(400);
@@ -379,6 +366,6 @@ describe("an upstream SAML IdP (pysaml2) signing users into an organization", ()
     expect(await members()).not.toContain("fay@globex.test");
     // Home-realm discovery no longer sends the domain anywhere but the hosted sign-in page.
     const started = await authorizationRequest(config, REDIRECT_URI, { login_hint: "fay@globex.test" });
-    expect((await new FormBrowser(agent).request(started.url.href)).location).toMatch(new RegExp(`^${issuer}/oauth/signin\\?`));
+    expect((await new FormBrowser(reference.agent).request(started.url.href)).location).toMatch(new RegExp(`^${issuer}/oauth/signin\\?`));
   });
 });

@@ -4,7 +4,7 @@ httpx would send the admin secret header (any header but Authorization) to the a
 from __future__ import annotations
 
 import asyncio
-from typing import Literal
+from typing import Any, Literal
 
 import httpx
 import pytest
@@ -26,30 +26,18 @@ def redirect(request: httpx.Request) -> httpx.Response:
 def test_a_callers_client_that_follows_redirects_does_not_follow_them_for_the_sdk(mode: str, protocol: Literal["graphql", "rest"]) -> None:
     recorder = Recorder().answer(*[redirect] * 4)
     transport = httpx.MockTransport(recorder)
+    # The same client in both modes but for its http_client, which follows redirects.
+    options: dict[str, Any] = {"service_url": SERVICE_URL, "admin_secret": SECRET, "protocol": protocol, "server_version": "2.5.0", "retry": False}
     if mode == "sync":
         with (
-            AdminClient(
-                service_url=SERVICE_URL,
-                admin_secret=SECRET,
-                protocol=protocol,
-                server_version="2.5.0",
-                retry=False,
-                http_client=httpx.Client(transport=transport, follow_redirects=True),
-            ) as admin,
+            AdminClient(**options, http_client=httpx.Client(transport=transport, follow_redirects=True)) as admin,
             pytest.raises(ApiError) as caught,
         ):
             admin.admin_meta()
     else:
 
         async def call() -> None:
-            async with AsyncAdminClient(
-                service_url=SERVICE_URL,
-                admin_secret=SECRET,
-                protocol=protocol,
-                server_version="2.5.0",
-                retry=False,
-                http_client=httpx.AsyncClient(transport=transport, follow_redirects=True),
-            ) as admin:
+            async with AsyncAdminClient(**options, http_client=httpx.AsyncClient(transport=transport, follow_redirects=True)) as admin:
                 await admin.admin_meta()
 
         with pytest.raises(ApiError) as caught:
