@@ -5,6 +5,7 @@
 import { execFile, spawnSync } from "node:child_process";
 import { promisify } from "node:util";
 import { request as httpRequest } from "node:http";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -186,7 +187,7 @@ describe("MCP modes on /mcp", () => {
   });
 });
 
-describe("the standalone identity-mcp (npm run mcp)", () => {
+describe("the standalone identity-mcp (generated/mcp/main.ts)", () => {
   let running: Running;
   beforeAll(async () => {
     running = await serve();
@@ -277,6 +278,40 @@ describe("the standalone identity-mcp (npm run mcp)", () => {
     expect(failed.stderr).toContain('"code":"tool_is_error"');
     const refused = JSON.parse(failed.stdout) as CallResult;
     expect(errorOf(refused).code).toBe("NOT_FOUND");
+  }, 120_000);
+
+  it("starts over stdio as docs/server.md prints it, alone and under the inspector: stdout carries JSON-RPC only", async () => {
+    // The printed lines, with this test's service URL and admin secret for the printed ones.
+    const docs = readFileSync(join(REPO_ROOT, "docs", "server.md"), "utf8");
+    const printed = (prefix: string) => {
+      const line = docs.split("\n").find((l) => l.startsWith(prefix) && l.includes("generated/mcp/main.ts"));
+      expect(line, `docs/server.md prints no line starting '${prefix}' that starts the MCP server`).toBeDefined();
+      return line!.replaceAll("s3cret-admin-key", SECRET).replace("http://127.0.0.1:8080", running.base).split(" ");
+    };
+    const [assignment, command, ...args] = printed("IDENTITY_ADMIN_SECRET=");
+    expect(command).toBe("node");
+    const client = new Client({ name: "docs-reader", version: "1.0.0" });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args,
+        env: { PATH: process.env.PATH ?? "", [assignment!.split("=")[0]!]: assignment!.split("=")[1]! },
+        cwd: REPO_ROOT,
+        stderr: "pipe",
+      }),
+    );
+    expect((await call(client, "admin_meta")).structuredContent).toMatchObject({ version: schema.version });
+    await client.close();
+
+    const [npx, inspector, ...inspectorArgs] = printed("npx mcp-inspector");
+    expect([npx, inspector]).toEqual(["npx", "mcp-inspector"]);
+    const nodeAt = inspectorArgs.indexOf("node");
+    const listed = await promisify(execFile)(
+      join(REPO_ROOT, "node_modules", ".bin", "mcp-inspector"),
+      ["--cli", ...inspectorArgs.slice(0, nodeAt), process.execPath, ...inspectorArgs.slice(nodeAt + 1), "--method", "tools/list"],
+      { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } },
+    );
+    expect((JSON.parse(listed.stdout) as { tools: unknown[] }).tools.length).toBe(TOOL_OPERATIONS.filter((operation) => operation.rest).length);
   }, 120_000);
 
   /** The standalone server over HTTP against `base`, and a tools/call posted to it from `localAddress`. */
