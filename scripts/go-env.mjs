@@ -3,6 +3,7 @@
 // not writable, under node_modules/.cache/go, so that nothing is downloaded twice), and builds the
 // helper programs of test/go once per change of their sources. Safe to call from several processes
 // at once: one builds under a lock, the others wait and reuse the binary.
+import { reportProgress } from "./progress.mjs";
 import { createHash } from "node:crypto";
 import { accessSync, constants, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -114,7 +115,8 @@ export async function goBinary(name, { root = PROJECT_ROOT, log = (line) => proc
   try {
     if (ready()) return { binary, built: false, seconds: 0 };
     const started = performance.now();
-    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, `./${name}`], { cwd: join(root, GO_TEST_MODULE) });
+    const done = reportProgress(log, `go-env: building test/go/${name}`);
+    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, `./${name}`], { cwd: join(root, GO_TEST_MODULE) }).finally(done);
     renameSync(`${binary}.tmp`, binary);
     writeFileSync(marker, hash);
     const seconds = (performance.now() - started) / 1000;
@@ -148,7 +150,8 @@ export async function goToolFromSource(name, files, { cache, root, log = (line) 
     const started = performance.now();
     mkdirSync(source, { recursive: true });
     for (const [file, text] of Object.entries(files)) writeFileSync(join(source, file), text);
-    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, "."], { cwd: source });
+    const done = reportProgress(log, `go-env: building ${name}`);
+    await runGo(["build", "-mod=readonly", "-o", `${binary}.tmp`, "."], { cwd: source }).finally(done);
     renameSync(`${binary}.tmp`, binary);
     writeFileSync(marker, digest);
     const seconds = (performance.now() - started) / 1000;

@@ -5,6 +5,7 @@
 // project, with the build tools alone (hatchling, build, twine at the same pins). Each is reused
 // while its requirements, the Python version and its folder stay the same. Safe to call from
 // several processes at once: one creates it under a lock, the others wait and reuse it.
+import { reportProgress } from "./progress.mjs";
 import { createHash } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -64,6 +65,7 @@ async function ensureVenv({ cache, folder, requirements, label, purpose, prepare
   try {
     if (ready()) return { python, venv, created: false, seconds: 0 };
     const started = performance.now();
+    const done = reportProgress(log, `python-env: creating ${venv} (pip install of ${label}; a minute or two when nothing is cached)`);
     rmSync(venv, { recursive: true, force: true });
     // Asynchronously: a cold pip install takes a minute or more, and a test worker that waited on it
     // synchronously would miss its runner's RPC deadlines.
@@ -73,7 +75,7 @@ async function ensureVenv({ cache, folder, requirements, label, purpose, prepare
     }
     const requirementsFile = join(venv, "requirements.txt");
     writeFileSync(requirementsFile, requirements);
-    const installed = await runProcess(python, ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirementsFile]);
+    const installed = await runProcess(python, ["-m", "pip", "install", "--disable-pip-version-check", "--quiet", "-r", requirementsFile]).finally(done);
     if (installed.code !== 0) throw new Error(`pip could not install ${label}:\n${installed.stderr.trim().split("\n").slice(-20).join("\n")}`);
     await prepare(python);
     writeFileSync(`${marker}.tmp`, hash);

@@ -1,4 +1,5 @@
 // apigen: the command line of the toolchain.
+import { reportProgress } from "../../scripts/progress.mjs";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -162,7 +163,8 @@ export async function main(argv: string[]): Promise<number> {
         if (!target) throw new UsageError("scaffold needs the file that holds your implementation: apigen scaffold src/service.ts");
         // Loaded on demand: ts-morph and prettier are for this command alone.
         const { scaffold } = await import("./scaffold.js");
-        const result = await scaffold(resolve(target), { check: values.check!, ...(values.name ? { name: values.name } : {}) });
+        const done = reportProgress((line) => process.stderr.write(`${line}\n`), `scaffold: reading ${target} with the TypeScript type checker`);
+        const result = await scaffold(resolve(target), { check: values.check!, ...(values.name ? { name: values.name } : {}) }).finally(done);
         const where = `${result.target} (${result.interfaceName}) in ${target}`;
         const lines: string[] = [];
         if (result.missing.length === 0) lines.push(`${where}: every operation is implemented`);

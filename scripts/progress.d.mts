@@ -1,0 +1,2 @@
+export function underCi(env?: NodeJS.ProcessEnv): boolean;
+export function reportProgress(log: (line: string) => void, what: string, options?: { everyMs?: number; env?: NodeJS.ProcessEnv }): () => void;
