@@ -100,10 +100,13 @@ describe("apigen scaffold", () => {
       at = found + line.length;
     }
     expect(after).toContain('import { type Implementation, ServiceError } from "./generated/server/index.js";');
-    expect(after).toMatch(/ {4}async deleteUser\(\): Promise<never> \{\n {6}\/\/ TODO: implement deleteUser: Delete a user\.\n/);
+    // Typed: its input and answer are the interface's, so the implementer fills in a typed body.
+    expect(after).toMatch(
+      / {4}async deleteUser\(\s*_input: Parameters<Implementation\["deleteUser"\]>\[0\],?\s*\): Promise<Awaited<ReturnType<Implementation\["deleteUser"\]>>> \{\n {6}\/\/ TODO: implement deleteUser: Delete a user\.\n/,
+    );
     const added = Number(/added (\d+) stubs/.exec(result.stdout)![1]);
     expect(after.match(/"UNIMPLEMENTED"/g)).toHaveLength(added);
-    expect(after).not.toContain("async users(): Promise<never>");
+    expect(after).not.toContain("async users(_input");
     await typecheck("class.ts");
   });
 
@@ -118,7 +121,8 @@ describe("apigen scaffold", () => {
   it("fills an object literal after its last member (comma and comment kept) and the result type-checks", async () => {
     expect(scaffold("object.ts").code).toBe(0);
     const after = read("object.ts");
-    expect(after).toContain('    return { message: "up" }; // the public ping\n  },\n\n  async users(): Promise<never> {');
+    expect(after).toContain('    return { message: "up" }; // the public ping\n  },\n\n  async users(');
+    expect(after).toContain('_input: Parameters<Implementation["users"]>[0]');
     expect(after).toContain("// The handlers, one by one.");
     await typecheck("object.ts");
   });
@@ -139,7 +143,8 @@ describe("apigen scaffold", () => {
     const after = read("object.ts");
     expect(after.startsWith(before.slice(0, before.lastIndexOf("};")).trimEnd())).toBe(true);
     expect(after).toContain("async meta()");
-    expect(after).toContain("async ping(): Promise<never>");
+    expect(after).toContain("async ping(");
+    expect(after).toContain('_input: Parameters<Implementation["ping"]>[0]');
     writeFileSync(join(root, "operations.yaml"), manifest);
     expect(apigen(root, "generate").code).toBe(0);
   });

@@ -110,13 +110,15 @@ function membersOf(candidate: Candidate): { present: Set<string>; own: string[] 
 }
 
 /** The stubs, formatted by prettier as members of a class or an object literal, without the wrapper. */
-async function stubText(names: string[], handlers: Type, kind: "class" | "object", file: string): Promise<string[]> {
+async function stubText(names: string[], handlers: Type, interfaceName: string, kind: "class" | "object", file: string): Promise<string[]> {
   const prettier = await import("prettier");
   const config = (await prettier.resolveConfig(file)) ?? {};
   const members = names.map((name) => {
     const summary = summaryOf(handlers, name);
     const todo = `// TODO: implement ${name}${summary ? `: ${summary}` : "."}`;
-    return `async ${name}(): Promise<never> {\n${todo}\nthrow new ${ERROR_CLASS}("UNIMPLEMENTED", "${name} is not implemented yet");\n}${kind === "object" ? "," : ""}`;
+    // Typed through the interface the file already imports: the input and answer need no import of their own.
+    const method = `${interfaceName.replace(/^Partial<(.*)>$/, "$1")}["${name}"]`;
+    return `async ${name}(_input: Parameters<${method}>[0]): Promise<Awaited<ReturnType<${method}>>> {\n${todo}\nthrow new ${ERROR_CLASS}("UNIMPLEMENTED", "${name} is not implemented yet");\n}${kind === "object" ? "," : ""}`;
   });
   const wrapped = kind === "class" ? `class Stubs {\n${members.join("\n\n")}\n}\n` : `const stubs = {\n${members.join("\n\n")}\n};\n`;
   const formatted = await prettier.format(wrapped, { ...config, parser: "typescript", filepath: file });
@@ -184,7 +186,7 @@ export async function scaffold(path: string, options: { check: boolean; name?: s
   if (options.check || missing.length === 0) return result;
 
   const kind = morph.Node.isClassDeclaration(candidate.node) ? "class" : "object";
-  const stubs = await stubText(missing, candidate.handlers, kind, file);
+  const stubs = await stubText(missing, candidate.handlers, candidate.interfaceName, kind, file);
   const source = project.getSourceFileOrThrow(file);
   const text = source.getFullText();
   const closing = candidate.node.getEnd() - 1;
