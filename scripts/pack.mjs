@@ -14,6 +14,7 @@
 // `apigen pack`, in a project that installed the toolchain, that project's (installedToolchain: the
 // compiled @apigen/runtime and the TypeScript it installed, and build tools of its own under its
 // node_modules/.cache/apigen).
+import { reportProgress } from "./progress.mjs";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { builtinModules, createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -343,12 +344,16 @@ export async function packProject({
    */
   const step = async (kind, work, getsTool = false) => {
     if (!kinds.includes(kind)) return;
+    // The tools report their own waits (python-env, go-env); packing a kind can take a minute.
+    const done = getsTool ? () => {} : reportProgress((line) => process.stderr.write(`${line}\n`), `pack: packing the ${kind} artefacts`);
     try {
       await work();
     } catch (error) {
       const others = kinds.filter((other) => other !== kind);
       const hint = kind !== "npm" && others.length > 0 ? ` (--only ${others.join(",")} packs the rest without it)` : "";
       throw new PackError(`${kind}: ${error.message}${getsTool && NEEDS[kind] ? `\n${kind} artefacts need ${NEEDS[kind]}${hint}` : ""}`, { cause: error });
+    } finally {
+      done();
     }
   };
   // The tools first, so that a missing one stops pack before anything is written.
