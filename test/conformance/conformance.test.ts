@@ -8,7 +8,7 @@ import { AdminClient, ApiError, operations, UserClient, type CallOptions, type P
 import { schema } from "../../generated/schema.js";
 import { protocolsOf, type OperationSpec } from "../../runtime/schema.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
-import { FAULT_MAX_RESPONSE_BYTES, FAULT_TIMEOUT_MS, FAULTS, faultProtocols, startFaultServers, type Fault, type FaultServers } from "./faults.js";
+import { FAULT_MAX_RESPONSE_BYTES, FAULTS, faultDeadline, faultProtocols, startFaultServers, type Fault, type FaultServers } from "./faults.js";
 import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type ClientOutcome, type RunnerProcess } from "./runners.js";
 import { scenarios, type Answer, type Caller, type OperationName, type Scenario, type Values } from "./scenarios.js";
 import { setupContext } from "./setup.js";
@@ -377,7 +377,7 @@ describe("fault column", () => {
                 serverVersion: SERVER_VERSION,
                 adminSecret: ADMIN_SECRET,
                 clientId: "reference",
-                timeoutMs: FAULT_TIMEOUT_MS,
+                timeoutMs: faultDeadline(fault),
                 maxResponseBytes: FAULT_MAX_RESPONSE_BYTES,
               },
             });
@@ -398,7 +398,7 @@ describe("fault column", () => {
             // No call outlives its deadline, with room for a loaded machine (a cold 2-core run took
             // 2.1 s through the Go runner's process); a fault that beat the deadline would hold the
             // call for the drip's 50 s or for ever.
-            expect(elapsed, "milliseconds the call took").toBeLessThan(FAULT_TIMEOUT_MS + 4_000);
+            expect(elapsed, "milliseconds the call took").toBeLessThan(faultDeadline(fault) + 4_000);
             faultCells.get(fault)![key] = "pass";
           } catch (error) {
             faultCells.get(fault)![key] = "FAIL";

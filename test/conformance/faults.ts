@@ -7,8 +7,17 @@ import { constants as http2, createServer as createHttp2Server, type ServerHttp2
 import type { AddressInfo, Socket } from "node:net";
 import type { Protocol } from "../../runtime/schema.js";
 
-/** The deadline every fault cell's client is given: hanging and dripping servers end there. */
+/** The deadline of the cells whose server never answers in time (hanging, dripping): they end there. */
 export const FAULT_TIMEOUT_MS = 400;
+/**
+ * The deadline of the cells whose server answers at once (an error page, a reset, a 503): long
+ * enough that a cold, loaded machine never turns their answer into DEADLINE_EXCEEDED (a client's
+ * first call in its process took over 400 ms on a cold 2-core run), short enough to bound a cell.
+ */
+export const ANSWERED_FAULT_TIMEOUT_MS = 2_000;
+
+/** The deadline a fault's cells give their client. */
+export const faultDeadline = (fault: Fault): number => (fault.expect.code === "DEADLINE_EXCEEDED" ? FAULT_TIMEOUT_MS : ANSWERED_FAULT_TIMEOUT_MS);
 /** The size cap every fault cell's client is given; the oversized answers are twice as large. */
 export const FAULT_MAX_RESPONSE_BYTES = 1 << 20;
 
