@@ -129,8 +129,8 @@ operations:
 
 const SERVICE = `// The service: one method per operation of operations.yaml, on the generated stubs.
 import { randomUUID } from "node:crypto";
-import { createServer, ServiceError, type Implementation } from "../../generated/server/index.js";
-import type { Task } from "../../generated/types.js";
+import { createServer, ServiceError, type Implementation } from "../generated/server/index.js";
+import type { Task } from "../generated/types.js";
 
 export function createTaskService(): Implementation {
   const tasks = new Map<string, Task>();
@@ -176,7 +176,7 @@ process.once("SIGINT", () => void server.close());
 
 const TEST = `// The service answers the generated client alike over every protocol.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ApiError, UserClient } from "../../generated/client/index.js";
+import { ApiError, UserClient } from "../generated/client/index.js";
 import { startServer } from "../src/service.js";
 
 const server = startServer(0, 0);
