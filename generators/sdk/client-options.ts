@@ -352,19 +352,26 @@ function available(form: Availability, context: OptionContext): boolean {
 }
 
 const entries = () => Object.entries(CLIENT_OPTIONS) as [ClientOptionKey, ClientOptionSpec][];
+/** The order of form `formIndex` of entry `entryIndex` (an entry has a few forms at most). */
+const orderOf = (entryIndex: number, formIndex: number) => entryIndex * 100 + formIndex;
 
-export interface ResolvedTypeScriptOption {
+/** Where a form stands in the table: an options table lists its rows in this order. */
+interface Ordered {
+  readonly order: number;
+}
+
+export interface ResolvedTypeScriptOption extends Ordered {
   readonly name: ClientOptionKey;
   readonly doc: string;
 }
-export interface ResolvedPythonOption {
+export interface ResolvedPythonOption extends Ordered {
   readonly name: string;
   readonly imports: readonly (readonly [module: string, name?: string])[];
   readonly declaration: string;
   readonly doc: string;
   readonly setting: boolean;
 }
-export interface ResolvedGoOption {
+export interface ResolvedGoOption extends Ordered {
   /** The same for the admin and the user form: AccessToken. */
   readonly key: string;
   /** The function: WithTimeout, WithAdminTimeout. */
@@ -377,41 +384,57 @@ export interface ResolvedGoOption {
 }
 
 export function typescriptOptions(context: OptionContext): ResolvedTypeScriptOption[] {
-  return entries().flatMap(([name, spec]) => {
+  return entries().flatMap(([name, spec], entryIndex) => {
     const forms: readonly TypeScriptForm[] = "doc" in spec.typescript ? [spec.typescript] : spec.typescript;
-    return forms.filter((form) => available(form, context)).map((form) => ({ name, doc: textOf(form.doc, context) }));
+    return forms.flatMap((form, formIndex) => (available(form, context) ? [{ name, doc: textOf(form.doc, context), order: orderOf(entryIndex, formIndex) }] : []));
   });
 }
 
 export function pythonOptions(context: OptionContext): ResolvedPythonOption[] {
-  return entries().flatMap(([, spec]) =>
-    spec.python
-      .filter((form) => available(form, context))
-      .map((form) => ({ name: form.name, imports: form.imports ?? [], declaration: textOf(form.declaration, context), doc: textOf(form.doc, context), setting: form.setting !== false })),
+  return entries().flatMap(([, spec], entryIndex) =>
+    spec.python.flatMap((form, formIndex) =>
+      available(form, context)
+        ? [
+            {
+              name: form.name,
+              imports: form.imports ?? [],
+              declaration: textOf(form.declaration, context),
+              doc: textOf(form.doc, context),
+              setting: form.setting !== false,
+              order: orderOf(entryIndex, formIndex),
+            },
+          ]
+        : [],
+    ),
   );
 }
 
 /** The option functions of a Go client: With<name> for the user client, WithAdmin<name> for the admin client; `client` names the client in their docs. */
 export function goOptions(context: OptionContext, client = context.role === "admin" ? "the admin client" : "the user client"): ResolvedGoOption[] {
   const prefix = context.role === "admin" ? "WithAdmin" : "With";
-  return entries().flatMap(([, spec]) =>
+  return entries().flatMap(([, spec], entryIndex) =>
     "positional" in spec.go
       ? []
-      : spec.go
-          .filter((form) => available(form, context))
-          .map((form) => ({
-            key: form.name,
-            function: `${prefix}${form.name}`,
-            usage: `${prefix}${form.name}(${form.parameters.replace(/ .*?(?=,|$)/g, "").replace(/^opts$/, "...")})`,
-            parameters: form.parameters,
-            apply: form.apply,
-            doc: textOf(form.doc, context).replaceAll("{client}", client),
-          })),
+      : spec.go.flatMap((form, formIndex) =>
+          available(form, context)
+            ? [
+                {
+                  key: form.name,
+                  function: `${prefix}${form.name}`,
+                  usage: `${prefix}${form.name}(${form.parameters.replace(/ .*?(?=,|$)/g, "").replace(/^opts$/, "...")})`,
+                  parameters: form.parameters,
+                  apply: form.apply,
+                  doc: textOf(form.doc, context).replaceAll("{client}", client),
+                  order: orderOf(entryIndex, formIndex),
+                },
+              ]
+            : [],
+        ),
   );
 }
 
 /** A Markdown table of options: one row per name, the meaning beside it. */
-export function optionsTable(header: [string, string], rows: readonly { name: string; doc: string }[]): string {
+function optionsTable(header: [string, string], rows: readonly { name: string; doc: string }[]): string {
   const cell = (text: string) => text.replaceAll("|", "\\|");
   return [`| ${header[0]} | ${header[1]} |`, "|---|---|", ...rows.map((row) => `| ${cell(row.name)} | ${cell(row.doc)} |`)].join("\n");
 }
@@ -420,30 +443,25 @@ export function optionsTable(header: [string, string], rows: readonly { name: st
  * The rows of an SDK's options table for the clients the API has: an option of both clients once
  * (with each client's meaning when they differ), an option of one client marked with its name.
  */
-export function mergedOptionRows(
-  language: "typescript" | "python" | "go",
+function mergedOptionRows(
   clients: readonly { role: ClientRole; name: string }[],
-  rowsOf: (role: ClientRole) => readonly { key: string; name: string; doc: string }[],
+  rowsOf: (role: ClientRole) => readonly { key: string; name: string; doc: string; order: number }[],
 ): { name: string; doc: string }[] {
-  // The table's order: a row keyed by its TypeScript option, its Python keyword or its Go function's name.
-  const keyOrder = entries().flatMap(([key, spec]) =>
-    language === "typescript" ? [key] : language === "python" ? spec.python.map((form) => form.name) : "positional" in spec.go ? [] : spec.go.map((form) => form.name),
-  );
-  const merged = new Map<string, { name: string; docs: { client: string; doc: string }[] }>();
+  const merged = new Map<string, { names: string[]; docs: { client: string; doc: string }[]; order: number }>();
   for (const client of clients) {
     for (const row of rowsOf(client.role)) {
-      const entry = merged.get(row.key) ?? merged.set(row.key, { name: row.name, docs: [] }).get(row.key)!;
-      if (!entry.name.split(" / ").includes(row.name)) entry.name = `${entry.name} / ${row.name}`;
+      const entry = merged.get(row.key) ?? merged.set(row.key, { names: [], docs: [], order: row.order }).get(row.key)!;
+      if (!entry.names.includes(row.name)) entry.names.push(row.name);
       entry.docs.push({ client: client.name, doc: row.doc });
+      entry.order = Math.min(entry.order, row.order);
     }
   }
-  const order = (key: string) => keyOrder.indexOf(key);
-  return [...merged.entries()]
-    .sort(([a], [b]) => order(a) - order(b))
-    .map(([, { name, docs }]) => {
+  return [...merged.values()]
+    .sort((a, b) => a.order - b.order)
+    .map(({ names, docs }) => {
       const same = docs.every((d) => d.doc === docs[0]!.doc);
       const doc = same ? docs[0]!.doc : docs.map((d) => `${d.client}: ${d.doc}`).join(" ");
-      return { name, doc: docs.length < clients.length ? `${docs[0]!.client} only. ${doc}` : doc };
+      return { name: names.join(" / "), doc: docs.length < clients.length ? `${docs[0]!.client} only. ${doc}` : doc };
     });
 }
 
@@ -451,7 +469,7 @@ export function mergedOptionRows(
 export function typescriptOptionsTable(facts: SdkFacts, clients: readonly { role: ClientRole; name: string }[]): string {
   return optionsTable(
     ["option", "meaning"],
-    mergedOptionRows("typescript", clients, (role) => typescriptOptions({ facts, role, sync: false }).map((o) => ({ key: o.name, name: `\`${o.name}\``, doc: o.doc }))),
+    mergedOptionRows(clients, (role) => typescriptOptions({ facts, role, sync: false }).map((o) => ({ key: o.name, name: `\`${o.name}\``, doc: o.doc, order: o.order }))),
   );
 }
 
@@ -459,7 +477,7 @@ export function typescriptOptionsTable(facts: SdkFacts, clients: readonly { role
 export function pythonOptionsTable(facts: SdkFacts, clients: readonly { role: ClientRole; name: string }[]): string {
   return optionsTable(
     ["argument", "meaning"],
-    mergedOptionRows("python", clients, (role) => pythonOptions({ facts, role, sync: true }).map((o) => ({ key: o.name, name: `\`${o.name}\``, doc: o.doc }))),
+    mergedOptionRows(clients, (role) => pythonOptions({ facts, role, sync: true }).map((o) => ({ key: o.name, name: `\`${o.name}\``, doc: o.doc, order: o.order }))),
   );
 }
 
@@ -468,6 +486,6 @@ export function goOptionsTable(facts: SdkFacts, clients: readonly { role: Client
   const roles = clients.map((c) => c.role);
   return optionsTable(
     [`option (${(["admin", "user"] as const).filter((role) => roles.includes(role)).join(" / ")} client)`, "meaning"],
-    mergedOptionRows("go", clients, (role) => goOptions({ facts, role, sync: true }, "the client").map((o) => ({ key: o.key, name: `\`${o.usage}\``, doc: o.doc }))),
+    mergedOptionRows(clients, (role) => goOptions({ facts, role, sync: true }, "the client").map((o) => ({ key: o.key, name: `\`${o.usage}\``, doc: o.doc, order: o.order }))),
   );
 }
