@@ -81,6 +81,8 @@ export interface OptionView {
   function: string;
   parameters: string;
   apply: string;
+  /** Option for the user client's, AdminOption for the admin client's. */
+  type: "Option" | "AdminOption";
 }
 
 export interface ClientFileView {
@@ -89,10 +91,10 @@ export interface ClientFileView {
   features: Pick<FeaturesView, "adminSecret" | "clientId" | "orgAdmin" | "tokenRoutes">;
   hasAdminClient: boolean;
   adminClient: Optional<string>;
-  adminOptions: readonly OptionView[];
   hasUserClient: boolean;
   userClient: Optional<string>;
-  userOptions: readonly OptionView[];
+  /** The option functions of the user client, then the admin client's. */
+  options: readonly OptionView[];
 }
 
 export interface CodesFileView {

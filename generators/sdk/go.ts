@@ -31,7 +31,11 @@ const PROTOCOL_CONSTANT: Record<Protocol, string> = { graphql: "ProtocolGraphQL"
 
 /** The option functions of a client, each with its doc comment. */
 function goOptionViews(facts: SdkFacts, role: "admin" | "user") {
-  return goOptions({ facts, role, sync: true }).map((option) => ({ ...option, comment: goComment([`${option.function} ${option.doc}`]) }));
+  return goOptions({ facts, role, sync: true }).map((option) => ({
+    ...option,
+    comment: goComment([`${option.function} ${option.doc}`]),
+    type: role === "admin" ? ("AdminOption" as const) : ("Option" as const),
+  }));
 }
 
 /** A Go interpreted string literal (a JSON string literal is one). */
@@ -433,9 +437,8 @@ export function goView(ir: Ir, facts: SdkFacts) {
       .filter(Boolean)
       .join("; ")}.`,
     serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
-    // The option functions of each client (client.go.hbs writes both forms from these), and the README's table of them.
-    adminOptions: hasAdminClient ? goOptionViews(facts, "admin") : [],
-    userOptions: hasUserClient ? goOptionViews(facts, "user") : [],
+    // The option functions of the clients (one loop of client.go.hbs writes both forms), and the README's table of them.
+    options: [...(hasUserClient ? goOptionViews(facts, "user") : []), ...(hasAdminClient ? goOptionViews(facts, "admin") : [])],
     optionsTable: goOptionsTable(facts, [
       ...(adminClient ? [{ role: "admin" as const, name: `\`${adminClient.name}\`` }] : []),
       ...(userClient ? [{ role: "user" as const, name: `\`${userClient.name}\`` }] : []),
