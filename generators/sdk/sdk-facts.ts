@@ -327,7 +327,18 @@ function messageFacts(ir: Ir, message: IrMessage): MessageFacts {
   return { name, description, fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput)), shared, usedAsInput, usedAsOutput };
 }
 
+const factsOfIr = new WeakMap<Ir, SdkFacts>();
+
+/** The facts of an IR, derived once: the Python and Go emitters and the TypeScript package's README read the same. */
 export function buildSdkFacts(ir: Ir): SdkFacts {
+  const known = factsOfIr.get(ir);
+  if (known) return known;
+  const facts = deriveSdkFacts(ir);
+  factsOfIr.set(ir, facts);
+  return facts;
+}
+
+function deriveSdkFacts(ir: Ir): SdkFacts {
   const lowestSince: Partial<Record<Protocol, string>> = {};
   for (const op of ir.operations) {
     for (const p of op.protocols) {
