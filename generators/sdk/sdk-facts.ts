@@ -210,6 +210,8 @@ export const CLIENT_ERROR_TEXTS = {
   writeMayHaveHappened: "; the write may have happened",
   // An answer over the client's size cap: PAYLOAD_TOO_LARGE, never retried; {option} names the setting.
   answerTooLarge: "{operation}: the answer is larger than {limit} bytes ({option})",
+  // Appended to noAnswer's reason when nothing listens on the gRPC endpoint the client chose itself.
+  defaultGrpcEndpoint: "{reason}; {endpoint} is the default gRPC endpoint (the host of the service URL, port {port}): if the service serves gRPC elsewhere, set {option} to its host:port",
 } as const;
 
 /**

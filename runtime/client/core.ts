@@ -164,6 +164,7 @@ export class ClientCore {
       schema: definition.schema,
       serviceUrl,
       grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
+      grpcEndpointIsDefault: config.grpcEndpoint === undefined,
       fetch: config.fetch ?? ownFetch!.fetch,
       grpcTls,
       maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,

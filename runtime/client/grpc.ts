@@ -7,7 +7,7 @@ import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError }
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, retryAfterSeconds } from "./errors.js";
-import { isConnectionFailure } from "./tls.js";
+import { connectionFailureReason, connectionRefused, isConnectionFailure } from "./tls.js";
 import { fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
@@ -46,6 +46,9 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
       } catch (error) {
         // Ended by the caller, or no connection (or none the client trusts: a certificate of another
         // CA, name or time): the same errors as a fetch that failed so.
+        if (!call.signal?.aborted && settings.grpcEndpointIsDefault && connectionRefused(error)) {
+          throw noAnswer(operation, "grpc", defaultEndpointRefused(connectionFailureReason(error), settings), { cause: error });
+        }
         if (call.signal?.aborted || isConnectionFailure(error)) throw fetchFailure(error, call, "grpc");
         const connectError = ConnectError.from(error);
         const wait = retryAfterSeconds(connectError.metadata.get("retry-after"));
@@ -66,4 +69,9 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
       sessionManager.abort();
     },
   };
+}
+
+/** A refused connection to the endpoint the client chose itself names the option that changes it (CLIENT_ERROR_TEXTS.defaultGrpcEndpoint). */
+function defaultEndpointRefused(reason: string, settings: TransportSettings): string {
+  return `${reason}; ${settings.grpcEndpoint} is the default gRPC endpoint (the host of the service URL, port ${settings.schema.grpcPort}): if the service serves gRPC elsewhere, set grpcEndpoint to its host:port`;
 }

@@ -70,13 +70,24 @@ const CONNECTION_FAILURE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SEL
 
 /** Whether `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
 export function isConnectionFailure(error: unknown): boolean {
+  return causeCodes(error).some((code) => CONNECTION_FAILURE.test(code));
+}
+
+/** Whether a connection failed because nothing listens on the port. */
+export function connectionRefused(error: unknown): boolean {
+  return causeCodes(error).includes("ECONNREFUSED");
+}
+
+/** The string `code`s of an error and its causes, outermost first (eight deep at most). */
+function causeCodes(error: unknown): string[] {
+  const codes: string[] = [];
   let current = error;
   for (let depth = 0; current instanceof Error && depth < 8; depth++) {
     const code = (current as Error & { code?: unknown }).code;
-    if (typeof code === "string" && CONNECTION_FAILURE.test(code)) return true;
+    if (typeof code === "string") codes.push(code);
     current = current.cause;
   }
-  return false;
+  return codes;
 }
 
 /** The reason of a failed connection, from the innermost cause: "self-signed certificate in certificate chain (SELF_SIGNED_CERT_IN_CHAIN)". */

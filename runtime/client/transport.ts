@@ -26,6 +26,8 @@ export interface TransportSettings {
   schema: ApiSchema;
   serviceUrl: string;
   grpcEndpoint: string;
+  /** True when grpcEndpoint was not configured: a refused connection then names the option. */
+  grpcEndpointIsDefault: boolean;
   fetch: typeof fetch;
   /** gRPC over TLS with these options, or plaintext (false). */
   grpcTls: false | TlsClientOptions;

@@ -14,7 +14,7 @@ from google.protobuf.message import Message
 from ._descriptors import FILE_DESCRIPTOR_SET
 from ._facts import Operation
 from ._model import JsonValue, Model
-from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, MESSAGES, RETRY_AFTER_METADATA
+from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_NO_ANSWER_STATUSES, GRPC_PORT, GRPC_UNREADABLE_STATUSES, MESSAGES, RETRY_AFTER_METADATA, TEXTS
 from ._shape import WireTypeError, check_wire_types, enum_name
 from ._tls import GrpcTls
 from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, no_answer, timed_out, unreadable_message
@@ -226,12 +226,13 @@ def _retry_after(error: grpc.Call | grpc.aio.AioRpcError) -> float | None:
         return None
 
 
-def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool) -> ApiError:
+def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool, default_endpoint: str | None) -> ApiError:
     """The ApiError of a failed call: the code the server names, else the one of its gRPC status.
 
     A status the server does not name comes from the gRPC library or a proxy: UNAVAILABLE is no
     answer (CANCELLED too: the caller's own cancel and close() are told apart by the transports),
-    INTERNAL or UNKNOWN a stream without a readable answer (a write's may have happened).
+    INTERNAL or UNKNOWN a stream without a readable answer (a write's may have happened). A refused
+    connection to `default_endpoint`, the endpoint the client chose itself, names the option to set.
     """
     status = error.code()
     message = error.details() or ""
@@ -243,6 +244,8 @@ def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, dea
     if is_error_code(named):
         return ApiError(named, message, operation.name, "grpc", retry_after=wait)
     if number in GRPC_NO_ANSWER_STATUSES:
+        if default_endpoint is not None and "connection refused" in message.lower():
+            message = TEXTS["defaultGrpcEndpoint"].format(reason=message, endpoint=default_endpoint, port=GRPC_PORT, option="grpc_endpoint")
         return no_answer(operation.name, "grpc", message, wait)
     if number in GRPC_UNREADABLE_STATUSES:
         return unreadable_message(operation.name, operation.retried, message)
@@ -278,8 +281,9 @@ def _options(max_bytes: int) -> list[tuple[str, int]]:
 
 
 class SyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int) -> None:
+    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int, *, endpoint_is_default: bool) -> None:
         options = _options(max_bytes)
+        self._default_endpoint = endpoint if endpoint_is_default else None
         self._closed = False
         self._channel = grpc.insecure_channel(endpoint, options) if tls is None else grpc.secure_channel(endpoint, _credentials(tls), options)
         self._methods = _Methods(self._channel)
@@ -295,7 +299,7 @@ class SyncGrpcTransport:
                 raise
             if self._closed:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None) from None
+            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from None
         return from_proto(operation.output, response)
 
     def close(self) -> None:
@@ -304,8 +308,9 @@ class SyncGrpcTransport:
 
 
 class AsyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int) -> None:
+    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int, *, endpoint_is_default: bool) -> None:
         self._endpoint = endpoint
+        self._default_endpoint = endpoint if endpoint_is_default else None
         self._tls = tls
         self._options = _options(max_bytes)
         # Made in the event loop of the first call: a grpc.aio channel belongs to one loop.
@@ -328,7 +333,7 @@ class AsyncGrpcTransport:
         except grpc.aio.AioRpcError as error:
             if self._channel is None:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None) from None
+            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from None
         if not isinstance(response, Message):
             # grpc.aio answers None for a message its deserializer refused (the sync stub raises INTERNAL).
             raise unreadable_message(operation.name, operation.retried, "Exception deserializing response!")

@@ -182,6 +182,21 @@ func TestNoAnswerIsUnavailable(t *testing.T) {
 	}
 }
 
+func TestRefusedDefaultGRPCEndpointNamesTheOption(t *testing.T) {
+	// 127.0.0.2 is loopback where no test listens: the default endpoint 127.0.0.2:9091 refuses.
+	hint := "127.0.0.2:9091 is the default gRPC endpoint (the host of the service URL, port 9091): if the service serves gRPC elsewhere, set WithAdminGRPCEndpoint to its host:port"
+	chosen := admin(t, "http://127.0.0.2:1", identity.WithAdminProtocol(identity.ProtocolGRPC), identity.WithAdminRetry(identity.NoRetry))
+	_, err := chosen.AdminMeta(ctx, nil)
+	if apiErr := wantError(t, err, identity.CodeUnavailable, ""); !contains(apiErr.Message, "admin_meta: no answer from the service (") || !contains(apiErr.Message, hint) {
+		t.Fatalf("message %q", apiErr.Message)
+	}
+	given := admin(t, "http://127.0.0.2:1", identity.WithAdminProtocol(identity.ProtocolGRPC), identity.WithAdminGRPCEndpoint("127.0.0.2:9091"), identity.WithAdminRetry(identity.NoRetry))
+	_, err = given.AdminMeta(ctx, nil)
+	if apiErr := wantError(t, err, identity.CodeUnavailable, ""); contains(apiErr.Message, "default gRPC endpoint") {
+		t.Fatalf("a given endpoint is not the default: %q", apiErr.Message)
+	}
+}
+
 func TestGRPCErrors(t *testing.T) {
 	facts := loadStatusFacts(t)
 	service := newGRPCService(t, func(_ int, call grpcCall) grpcReply {

@@ -207,3 +207,28 @@ def test_a_grpc_answer_over_the_size_cap_is_refused(call: Callable[..., Any], se
     with pytest.raises(Exception) as raised:
         call("admin_meta", client={"max_response_bytes": 4})
     assert raised.value.code == "PAYLOAD_TOO_LARGE"  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_refused_default_endpoint_names_grpc_endpoint_and_a_given_one_does_not(asynchronous: bool) -> None:
+    # 127.0.0.2 is loopback where no test listens: the default endpoint 127.0.0.2:9091 refuses.
+    hint = "127.0.0.2:9091 is the default gRPC endpoint (the host of the service URL, port 9091): if the service serves gRPC elsewhere, set grpc_endpoint to its host:port"
+    messages = []
+    for endpoint in (None, "127.0.0.2:9091"):
+        options: dict[str, Any] = {"service_url": "http://127.0.0.2:1", "admin_secret": "s", "protocol": "grpc", "retry": False, "grpc_endpoint": endpoint}
+        with pytest.raises(Exception) as caught:
+            if asynchronous:
+
+                asyncio.run(_admin_meta_async(options))
+            else:
+                with AdminClient(**options) as client:
+                    client.admin_meta()
+        assert getattr(caught.value, "code", None) == "UNAVAILABLE"
+        messages.append(str(caught.value))
+    assert hint in messages[0]
+    assert "default gRPC endpoint" not in messages[1]
+
+
+async def _admin_meta_async(options: dict[str, Any]) -> None:
+    async with AsyncAdminClient(**options) as client:
+        await client.admin_meta()

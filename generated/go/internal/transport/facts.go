@@ -96,6 +96,7 @@ const (
 	textUnreadableMessage    = "{operation}: the gRPC answer could not be read ({reason}){outcome}"
 	textWriteMayHaveHappened = "; the write may have happened"
 	textAnswerTooLarge       = "{operation}: the answer is larger than {limit} bytes ({option})"
+	textDefaultGrpcEndpoint  = "{reason}; {endpoint} is the default gRPC endpoint (the host of the service URL, port {port}): if the service serves gRPC elsewhere, set {option} to its host:port"
 )
 
 // What the check of inputs says of a value protobuf could not carry ("<path>: <text>").

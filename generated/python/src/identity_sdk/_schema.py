@@ -60,6 +60,7 @@ TEXTS: dict[str, str] = {
     "unreadableMessage": "{operation}: the gRPC answer could not be read ({reason}){outcome}",
     "writeMayHaveHappened": "; the write may have happened",
     "answerTooLarge": "{operation}: the answer is larger than {limit} bytes ({option})",
+    "defaultGrpcEndpoint": "{reason}; {endpoint} is the default gRPC endpoint (the host of the service URL, port {port}): if the service serves gRPC elsewhere, set {option} to its host:port",
 }
 """Refusal and client-error texts, with {placeholders}: the same words in every client."""
 

@@ -32,6 +32,10 @@ type Core struct {
 	protocol     Protocol
 	serviceURL   string
 	grpcEndpoint string
+	// grpcEndpointIsDefault: no option named the endpoint, which the client derived from the service URL.
+	grpcEndpointIsDefault bool
+	// optionPrefix is "With" for the user client, "WithAdmin" for the admin client.
+	optionPrefix string
 	clientID     string
 	readOnly     bool
 	timeout      time.Duration
@@ -80,7 +84,7 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 		problems = append(problems, fmt.Sprintf("the gRPC endpoint (WithGRPCEndpoint, WithAdminGRPCEndpoint) must be host:port, such as localhost:%d, not %q", grpcPort, c.grpcEndpoint))
 	}
 	if c.grpcEndpoint == "" {
-		c.grpcEndpoint = endpoint
+		c.grpcEndpoint, c.grpcEndpointIsDefault = endpoint, true
 	}
 	if cfg.ServerVersion != "" {
 		if _, err := parseVersion(cfg.ServerVersion); err != nil {
@@ -131,6 +135,7 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if role == RoleAdmin {
 		prefix = "WithAdmin"
 	}
+	c.optionPrefix = prefix
 	allow := prefix + "InsecureTransport()"
 	overHTTP := inClear(https, serviceHost, c.serviceURL, "use an https:// serviceURL", allow, cfg.Insecure)
 	grpcHost, _, _ := net.SplitHostPort(c.grpcEndpoint)
@@ -245,6 +250,9 @@ func (c *Core) transport(protocol Protocol) (transport, error) {
 		t, err := newGRPCTransport(c.grpcEndpoint, c.grpcTLS, c.grpcDial)
 		if err != nil {
 			return nil, err
+		}
+		if c.grpcEndpointIsDefault {
+			t.defaultEndpoint, t.option = c.grpcEndpoint, c.optionPrefix+"GRPCEndpoint"
 		}
 		c.grpc = t
 	}

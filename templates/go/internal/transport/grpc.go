@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -106,6 +107,9 @@ func protoPlanOf(message string, descriptor protoreflect.MessageDescriptor) *pro
 // grpcTransport makes unary calls over one connection.
 type grpcTransport struct {
 	conn *grpc.ClientConn
+	// defaultEndpoint is the endpoint when the client chose it itself, and option the one that
+	// changes it: a refused connection then names both.
+	defaultEndpoint, option string
 }
 
 // newGRPCTransport dials endpoint over TLS with tlsConfig, or in plaintext when it is nil; options
@@ -166,7 +170,12 @@ func (t *grpcTransport) call(ctx context.Context, op *Operation, protocol Protoc
 	var header, trailer metadata.MD
 	err = t.conn.Invoke(metadata.NewOutgoingContext(ctx, md), op.grpc.path, request, response, grpc.Header(&header), grpc.Trailer(&trailer))
 	if err != nil {
-		return grpcFailure(ctx, op, err, header, trailer)
+		failure := grpcFailure(ctx, op, err, header, trailer)
+		if t.defaultEndpoint != "" && failure.Code == faultNoAnswer && strings.Contains(strings.ToLower(failure.Message), "connection refused") {
+			reason := fill(textDefaultGrpcEndpoint, "reason", status.Convert(err).Message(), "endpoint", t.defaultEndpoint, "port", strconv.Itoa(grpcPort), "option", t.option)
+			failure.Message = fill(textNoAnswer, "operation", op.name, "reason", reason)
+		}
+		return failure
 	}
 	v, _ := structValue(out)
 	fromProto(op.output, v, response)

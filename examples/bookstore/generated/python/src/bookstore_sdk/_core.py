@@ -347,7 +347,9 @@ class SyncCore(_CoreBase):
                 if self._grpc is None:
                     from ._grpc import SyncGrpcTransport
 
-                    self._grpc = SyncGrpcTransport(self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes)
+                    self._grpc = SyncGrpcTransport(
+                        self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes, endpoint_is_default=self._settings.grpc_endpoint is None
+                    )
                 return self._grpc
             if self._http is None:
                 self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
@@ -441,7 +443,9 @@ class AsyncCore(_CoreBase):
             if self._grpc is None:
                 from ._grpc import AsyncGrpcTransport
 
-                self._grpc = AsyncGrpcTransport(self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes)
+                self._grpc = AsyncGrpcTransport(
+                    self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes, endpoint_is_default=self._settings.grpc_endpoint is None
+                )
             return self._grpc
         if self._http is None:
             self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
