@@ -7,7 +7,7 @@
 // Target: the stub at least 90% of bare grpc-js. Each server runs in its own process; ghz runs
 // CONCURRENCY calls at a time for SECONDS per round; the servers take turns round after round, and
 // the figures are medians of ROUNDS rounds after one warm-up round each.
-import "./banner.js";
+import { announce } from "./banner.js";
 import { spawn, spawnSync } from "node:child_process";
 import { once } from "node:events";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -69,6 +69,7 @@ try {
 
   const rounds = new Map<string, Round[]>(servers.map((s) => [s.name, []]));
   for (let round = -1; round < ROUNDS; round++) {
+    announce(round < 0 ? "warming up" : `round ${round + 1} of ${ROUNDS}`);
     for (const { name, target } of servers) {
       const result = ghz(ghzPath, protoset, `127.0.0.1:${target.grpc}`);
       if (round >= 0) rounds.get(name)!.push(result); // round -1 warms up JIT and connections

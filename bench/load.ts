@@ -5,6 +5,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
+import { benchPosition } from "./banner.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, type Target } from "./targets.js";
 
 // Many short rounds rather than a few long ones: the machine's speed changes from one second to the
@@ -84,6 +85,9 @@ export function http(target: Target, path: string, body: string, auth: Record<st
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.map((m) => m.rps)), cpuMicrosPerCall: median(measures.map((m) => m.cpuMicrosPerCall)) });
 
+/** Pairs measured so far in this process, for the progress line. */
+let pairsStarted = 0;
+
 /**
  * Medians of `baseline` and `subject` over interleaved rounds, after one warm-up round each. The
  * machine is shared and its speed drifts over seconds: each round runs the two back to back (in
@@ -91,11 +95,14 @@ const medianMeasure = (measures: Measure[]): Measure => ({ rps: median(measures.
  * of the rounds' own ratios, which a drift between rounds does not move.
  */
 export async function pair(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
+  const pairNumber = ++pairsStarted;
+  benchPosition.text = `pair ${pairNumber}, warming up`;
   await baseline();
   await subject();
   const a: Measure[] = [];
   const b: Measure[] = [];
   for (let i = 0; i < ROUNDS; i++) {
+    benchPosition.text = `pair ${pairNumber}, round ${i + 1} of ${ROUNDS}`;
     if (i % 2 === 0) {
       a.push(await baseline());
       b.push(await subject());
@@ -129,10 +136,13 @@ function paired(a: Measure[], b: Measure[]): [Measure, Measure] {
  * standalone runs (docs/benchmarks.md). Each ratio is the median of the rounds' own.
  */
 export async function pairAtOnce(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
+  const pairNumber = ++pairsStarted;
+  benchPosition.text = `pair ${pairNumber}, warming up`;
   await Promise.all([baseline(), subject()]);
   const a: Measure[] = [];
   const b: Measure[] = [];
   for (let i = 0; i < ROUNDS; i++) {
+    benchPosition.text = `pair ${pairNumber}, round ${i + 1} of ${ROUNDS}`;
     const [baselineRound, subjectRound] = await Promise.all([baseline(), subject()]);
     a.push(baselineRound);
     b.push(subjectRound);

@@ -4,7 +4,7 @@
 // wrk over HTTP/1.1 for REST and GraphQL, ghz over HTTP/2 for gRPC. The two servers take turns,
 // round after round; the figures are medians of ROUNDS rounds after a warm-up round each.
 // Target: TLS at least 85% of plaintext on each protocol.
-import "./banner.js";
+import { announce } from "./banner.js";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -87,6 +87,7 @@ try {
     const ratios: number[] = [];
     const runs = { plain: [] as ReturnType<typeof measure>[], tls: [] as ReturnType<typeof measure>[] };
     for (let round = -1; round < ROUNDS; round++) {
+      announce(`${load.name}: ${round < 0 ? "warming up" : `round ${round + 1} of ${ROUNDS}`}`);
       const [plainTarget, secureTarget] = load.targets ?? [plain, secure];
       const a = measure(load, plainTarget, false);
       const b = measure(load, secureTarget, true);

@@ -10,13 +10,17 @@ export function underCi(env = process.env) {
 
 /**
  * Announces `what` through `log` ("python-env: creating the virtualenv (pip install)"), then says
- * every `everyMs` how long it has run; answers the function that ends the reports. Silent under CI.
+ * every `everyMs` how long it has run, and how far when `detail` knows ("pair 3, round 7 of 15");
+ * answers the function that ends the reports. Silent under CI.
  */
-export function reportProgress(log, what, { everyMs = 15_000, env = process.env } = {}) {
+export function reportProgress(log, what, { everyMs = 15_000, env = process.env, detail = () => "" } = {}) {
   if (underCi(env)) return () => {};
   log(`${what}...`);
   const started = performance.now();
-  const timer = setInterval(() => log(`${what}: still running after ${Math.round((performance.now() - started) / 1000)} s`), everyMs);
+  const timer = setInterval(() => {
+    const far = detail();
+    log(`${what}: still running after ${Math.round((performance.now() - started) / 1000)} s${far ? ` (${far})` : ""}`);
+  }, everyMs);
   timer.unref?.();
   return () => clearInterval(timer);
 }

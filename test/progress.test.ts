@@ -23,6 +23,17 @@ describe("progress of a long step", () => {
     expect(lines).toHaveLength(3);
   });
 
+  it("says how far when the step knows (a benchmark's pair and round)", () => {
+    const lines: string[] = [];
+    let position = "";
+    const done = reportProgress((line) => lines.push(line), "server.bench.ts: measuring", { env: {}, detail: () => position });
+    vi.advanceTimersByTime(15_000);
+    position = "pair 2, round 7 of 15";
+    vi.advanceTimersByTime(15_000);
+    done();
+    expect(lines).toEqual(["server.bench.ts: measuring...", "server.bench.ts: measuring: still running after 15 s", "server.bench.ts: measuring: still running after 30 s (pair 2, round 7 of 15)"]);
+  });
+
   it("is silent under CI, whatever CI's truthy value", () => {
     for (const ci of ["true", "1", "github"]) {
       const lines: string[] = [];

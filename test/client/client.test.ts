@@ -80,13 +80,19 @@ describe("configuration", () => {
   it("names grpcEndpoint when nothing answers gRPC at the endpoint it chose itself, and only then", async () => {
     // 127.0.0.2 is loopback where no test listens: the default endpoint 127.0.0.2:9091 refuses.
     const chosen = new AdminClient({ serviceUrl: "http://127.0.0.2:1", adminSecret: "s", protocol: "grpc", retry: false });
-    const failure = await chosen.adminMeta({}).catch((error: unknown) => error as ApiError);
+    const failure = await chosen.adminMeta({}).then(
+      () => expect.fail("nothing listens"),
+      (error: unknown) => error as ApiError,
+    );
     await chosen.close();
     expect(failure).toBeInstanceOf(ApiError);
     expect(failure.code).toBe("UNAVAILABLE");
     expect(failure.message).toContain("127.0.0.2:9091 is the default gRPC endpoint (the host of the service URL, port 9091): if the service serves gRPC elsewhere, set grpcEndpoint to its host:port");
     const given = new AdminClient({ serviceUrl: "http://127.0.0.2:1", adminSecret: "s", protocol: "grpc", retry: false, grpcEndpoint: "127.0.0.2:9091" });
-    const plain = await given.adminMeta({}).catch((error: unknown) => error as ApiError);
+    const plain = await given.adminMeta({}).then(
+      () => expect.fail("nothing listens"),
+      (error: unknown) => error as ApiError,
+    );
     await given.close();
     expect(plain.code).toBe("UNAVAILABLE");
     expect(plain.message).not.toContain("default gRPC endpoint");
