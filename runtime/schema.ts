@@ -72,6 +72,10 @@ export interface OperationSpec {
   readonly surface: Surface;
   readonly kind: "read" | "write";
   readonly destructive: boolean;
+  /** Repeating it leaves the same state: reads, and writes the manifest declares idempotent. */
+  readonly idempotent: boolean;
+  /** It takes an Idempotency-Key: the server answers a repeated key with the first answer (every write that sets no cookie). */
+  readonly idempotencyKey: boolean;
   /** The auth scheme, by name (a key of ServiceFacts.authSchemes). */
   readonly auth: string;
   /** `pageSize`: what an iterator asks for when the input names none (page style; token style: null). */

@@ -49,6 +49,8 @@ function operationSpec(op: IrOperation): string {
     `surface: ${quote(op.surface)}`,
     `kind: ${quote(op.kind)}`,
     `destructive: ${op.destructive}`,
+    `idempotent: ${op.idempotent}`,
+    `idempotencyKey: ${op.idempotencyKey}`,
     `auth: ${quote(op.auth)}`,
     `pagination: ${op.pagination.style === "none" ? "null" : paginationSpec(op.pagination)}`,
     `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,

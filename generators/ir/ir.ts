@@ -219,8 +219,14 @@ export interface IrOperation {
   description: string;
   kind: "read" | "write";
   destructive: boolean;
-  /** Repeating the call with the same input changes nothing more: reads, updates and removals. */
+  /** Repeating the call with the same input changes nothing more: reads, and writes that declare `idempotent: true`. */
   idempotent: boolean;
+  /**
+   * The call takes an Idempotency-Key (every write but those that set cookies, whose answer a replay
+   * could not give again): the server answers a repeated key with the first answer, and the SDKs
+   * send one with each call and retry it like a read.
+   */
+  idempotencyKey: boolean;
   /** The auth scheme's name (a key of api.authSchemes). */
   auth: string;
   /** Error codes the manifest declares the implementation may answer (`errors:`). */

@@ -35,6 +35,7 @@ export const DIAGNOSTIC_CODES = {
   "unknown-field": "a rule or setting naming a field that is not there",
   "unknown-group": "an operation's group is not declared",
   "destructive-read": "a destructive operation whose kind is read",
+  "idempotent-read": "a read that declares idempotent: true, which only writes declare",
   "route-without-rest": "a REST route on an operation not carried over rest",
   "version-ahead": "a version newer than api.version",
   "token-route-protocol": "a token route carried over another protocol than rest",

@@ -39,6 +39,7 @@ export interface RawOperation {
   description: string;
   kind: "read" | "write";
   destructive?: boolean;
+  idempotent?: boolean;
   auth: string;
   errors?: string[];
   sets_cookies?: string[];

@@ -237,6 +237,7 @@ function operationEntries(op: OperationFacts, client: string, method: string): {
     ["fixedProtocol", op.fixedProtocol ? PROTOCOL_CONSTANT[op.fixedProtocol] : null],
     ["versionGated", gated.length > 0 ? `map[Protocol]bool{${gated.map((p) => `${PROTOCOL_CONSTANT[p]}: true`).join(", ")}}` : null],
     ["retried", op.retried ? "true" : null],
+    ["idempotencyKey", op.idempotencyKey ? "true" : null],
     ["defaultsClientID", op.defaultsClientId ? "true" : null],
     ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
     ["rest", op.rest ? restLiteral(op.rest) : null],

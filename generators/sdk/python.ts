@@ -242,6 +242,7 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
     ["protocols", pyLiteral(op.protocols)],
     ["fixed_protocol", pyLiteral(op.fixedProtocol)],
     ["retried", pyLiteral(op.retried)],
+    ["idempotency_key", pyLiteral(op.idempotencyKey)],
     ["defaults_client_id", pyLiteral(op.defaultsClientId)],
     ["since", pyLiteral(op.since)],
     ["version_gated", gated.length > 0 ? `frozenset(${pyLiteral(gated)})` : "frozenset()"],

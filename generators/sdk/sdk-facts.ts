@@ -79,8 +79,13 @@ export interface OperationFacts {
   protocols: Protocol[];
   /** The protocol every call takes whatever the client's (the token routes: rest); null when it follows the client. */
   fixedProtocol: Protocol | null;
-  /** Reads are retried on transient failures; writes never. */
+  /**
+   * Retried on transient failures: reads, writes declared idempotent, and writes that carry an
+   * Idempotency-Key (the server answers a repeated key with the first answer).
+   */
   retried: boolean;
+  /** Each call carries an Idempotency-Key (the caller's, or one made for the call), the same on every attempt. */
+  idempotencyKey: boolean;
   /** Token calls name the client's client_id unless the caller names another. */
   defaultsClientId: boolean;
   /** Minimum server version per carrying protocol. */
@@ -368,7 +373,8 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       protocols: op.protocols,
       // Token routes are REST whatever the protocol (spec §1, rule 2).
       fixedProtocol: op.surface === "oauth" ? "rest" : null,
-      retried: op.kind === "read",
+      retried: op.idempotent || op.idempotencyKey,
+      idempotencyKey: op.idempotencyKey,
       // Only a token route that takes client_id (discovery, userinfo and the keys take none).
       defaultsClientId: op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id"),
       since,

@@ -12,9 +12,6 @@ import { resolvePagination } from "./pagination.js";
 import { checkRouteDeclaration, DEFAULT_REST_PREFIX, restBinding } from "./routes.js";
 import { checkMinimumVersions } from "./versions.js";
 
-/** Writes named after one of these verbs leave the same state when repeated with the same input. */
-const IDEMPOTENT_VERBS = new Set(["update", "delete", "remove"]);
-
 /** An operation of the manifest, the names derived from it, and where its errors are reported. */
 interface OperationSource {
   name: string;
@@ -58,6 +55,9 @@ function checkDeclaration(context: IrContext, { rawOp, protocols, path, subject 
   }
   if ((rawOp.destructive ?? false) && rawOp.kind === "read") {
     report("destructive-read", [...path, "kind"], subject, "a destructive operation changes or removes data, so its kind must be write");
+  }
+  if (rawOp.idempotent !== undefined && rawOp.kind === "read") {
+    report("idempotent-read", [...path, "idempotent"], subject, "a read is idempotent by nature; idempotent: true is for writes that leave the same state when repeated");
   }
   checkRouteDeclaration(rawOp, protocols, path, subject, report);
   checkMinimumVersions(rawOp, protocols, raw.api.version, path, subject, report);
@@ -133,6 +133,7 @@ function resolveOperation(context: IrContext, source: OperationSource, input: Ir
   const { pascalName, camelName, title } = source.names;
   const auth = rawOp.auth;
   const pagination = resolvePagination(rawOp, input, output, context.sharedByName, (message) => report("invalid-pagination", [...path, "pagination"], subject, message));
+  const setsCookies = [...new Set([...(rawOp.sets_cookies ?? []), ...(sessionCookies.has(name) ? [sessionCookies.get(name)!] : [])])];
   const op: IrOperation = {
     name,
     pascalName,
@@ -143,11 +144,12 @@ function resolveOperation(context: IrContext, source: OperationSource, input: Ir
     description: rawOp.description,
     kind: rawOp.kind,
     destructive: rawOp.destructive ?? false,
-    idempotent: rawOp.kind === "read" || name.split("_").some((word) => IDEMPOTENT_VERBS.has(word)),
+    idempotent: rawOp.kind === "read" || rawOp.idempotent === true,
     auth,
     errors: rawOp.errors ?? [],
     errorCodes: errorCodesOf(context.authSchemes.find((s) => s.name === auth)?.kind ?? "none", rawOp.errors ?? []),
-    setsCookies: [...new Set([...(rawOp.sets_cookies ?? []), ...(sessionCookies.has(name) ? [sessionCookies.get(name)!] : [])])],
+    idempotencyKey: rawOp.kind === "write" && setsCookies.length === 0,
+    setsCookies,
     pagination,
     ...(pagination.style === "none" ? {} : { iteratorName: iteratorName(pascalName) }),
     exactlyOneOf: rawOp.exactly_one_of ?? [],

@@ -79,6 +79,9 @@ class Operation(NamedTuple):
     fixed_protocol: str | None
     """The protocol of every call whatever the client's (token routes: rest)."""
     retried: bool
+    """Sent again on transient failures: reads, idempotent writes, and writes with an Idempotency-Key."""
+    idempotency_key: bool
+    """Each call carries an Idempotency-Key (the caller's or one made for the call), the same on every attempt."""
     defaults_client_id: bool
     since: Mapping[str, str]
     """Minimum server version per protocol that carries it."""

@@ -19,8 +19,11 @@ type Operation struct {
 	// fixedProtocol is the protocol of every call whatever the client's (token routes: rest).
 	fixedProtocol Protocol
 	// versionGated: protocols over which a call first needs the server's version.
-	versionGated     map[Protocol]bool
-	retried          bool
+	versionGated map[Protocol]bool
+	// retried: sent again on transient failures (reads, idempotent writes, writes with a key).
+	retried bool
+	// idempotencyKey: each call carries an Idempotency-Key, the same on every attempt.
+	idempotencyKey   bool
 	defaultsClientID bool
 	graphql          *graphqlBinding
 	rest             *restBinding
