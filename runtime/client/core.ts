@@ -2,10 +2,11 @@
 // server version, read-only mode), headers, deadlines, retries of reads, and pagination.
 import type { DescService } from "@bufbuild/protobuf";
 import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
+import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES } from "./errors.js";
 import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
-import { hostOfEndpoint, plaintextRefusal, pooledFetch, type TlsClientOptions } from "./tls.js";
+import { connectionRefused, hostOfEndpoint, plaintextRefusal, pooledFetch, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
@@ -85,6 +86,25 @@ export interface CallOptions {
   timeoutMs?: number;
   /** Headers of this call only. */
   headers?: Record<string, string>;
+  /**
+   * The Idempotency-Key of a write that takes one (1-255 printable ASCII characters, no space);
+   * by default one made for the call. The same key on every attempt: the service answers a repeat
+   * with the first answer, so a retried write is applied once.
+   */
+  idempotencyKey?: string;
+  /** Retries of this call on transient failures, instead of the client's policy (0: one attempt). */
+  maxRetries?: number;
+}
+
+/** What is wrong with a call's options, refused before anything is sent; undefined when nothing is. */
+function callOptionProblem(options: CallOptions): string | undefined {
+  if (options.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(options.idempotencyKey)) {
+    return `idempotencyKey must be ${IDEMPOTENCY_KEY_FORM}, not ${JSON.stringify(options.idempotencyKey)}`;
+  }
+  if (options.maxRetries !== undefined && !(Number.isInteger(options.maxRetries) && options.maxRetries >= 0)) {
+    return `maxRetries must be a whole number of retries, 0 or more, not ${options.maxRetries}`;
+  }
+  return undefined;
 }
 
 export interface ClientDefinition {
@@ -290,20 +310,28 @@ export class ClientCore {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
+    const wrongOption = callOptionProblem(options);
+    if (wrongOption) throw new ApiError("INVALID_ARGUMENT", `${operation.name}: ${wrongOption}`, operation.name, protocol, { refused: true });
     const pending = this.refusal(operation, protocol, signal);
     const refused = pending instanceof Promise ? await pending : pending;
     if (refused) throw refused;
     const transport = this.ready.get(protocol) ?? (await this.transport(protocol));
-    const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
+    const headers: Record<string, string> = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
+    // One key for every attempt of this call: the service applies the write once and answers a
+    // repeat with the first answer, so the write is retried like a read.
+    if (operation.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
-    const attempts = operation.kind === "read" ? Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts) : 1;
+    const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts);
+    const retried = operation.kind === "read" || operation.idempotent || operation.idempotencyKey;
     for (let attempt = 1; ; attempt++) {
       try {
         return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
       } catch (error) {
         // close() while the call was in flight: the caller ended it, as an abort does.
         if (this.closed) throw new ApiError(FAULT_CODES.cancelled, `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
-        if (!(error instanceof ApiError) || !error.transient || attempt >= attempts || signal?.aborted) throw error;
+        // A refused connection sent nothing: any call may go again.
+        const again = error instanceof ApiError && ((retried && error.transient) || (error.code === FAULT_CODES.noAnswer && connectionRefused(error.cause)));
+        if (!again || attempt >= allowed || signal?.aborted) throw error;
         await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
         if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);

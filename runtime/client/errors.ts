@@ -88,6 +88,16 @@ export class ApiError extends Error {
  * The seconds a Retry-After value asks to wait: delta-seconds or an HTTP date; undefined when
  * absent, unreadable or past.
  */
+/**
+ * The wait an answer asks for, in seconds: `retry-after-ms` (milliseconds, as OpenAI's and
+ * Anthropic's APIs send it) before `Retry-After`; `header` reads a header or metadata value.
+ */
+export function waitAsked(header: (name: string) => string | null | undefined, nowMs = Date.now()): number | undefined {
+  const ms = header("retry-after-ms")?.trim();
+  if (ms && /^\d+(\.\d+)?$/.test(ms)) return Number(ms) / 1000;
+  return retryAfterSeconds(header("retry-after"), nowMs);
+}
+
 export function retryAfterSeconds(value: string | null | undefined, nowMs = Date.now()): number | undefined {
   const text = value?.trim();
   if (!text) return undefined;

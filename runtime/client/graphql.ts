@@ -1,7 +1,7 @@
 // GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
 import { isErrorCode } from "../errors.js";
 import { graphqlDocument } from "../graphql-document.js";
-import { ApiError, retryAfterSeconds } from "./errors.js";
+import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The documents this transport sends, for tests and benchmarks that send the same. */
@@ -40,7 +40,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       if (first) {
         const code = isErrorCode(first.extensions?.code) ? first.extensions!.code : "INTERNAL";
         const retryAfter = first.extensions?.retryAfter;
-        const wait = retryAfterSeconds(response.headers.get("retry-after"));
+        const wait = waitAsked((name) => response.headers.get(name));
         throw new ApiError(code, String(first.message), operation.name, "graphql", { status, retryAfterSeconds: typeof retryAfter === "number" && retryAfter >= 0 ? retryAfter : wait });
       }
       // A proxy's HTML page, or any failure that is not a GraphQL answer: the code of the status.

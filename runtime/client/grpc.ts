@@ -6,7 +6,7 @@ import { createGrpcTransport as createConnectTransport, Http2SessionManager } fr
 import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError } from "../errors.js";
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
-import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, retryAfterSeconds } from "./errors.js";
+import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, waitAsked } from "./errors.js";
 import { connectionFailureReason, connectionRefused, isConnectionFailure } from "./tls.js";
 import { fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
@@ -51,7 +51,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         }
         if (call.signal?.aborted || isConnectionFailure(error)) throw fetchFailure(error, call, "grpc");
         const connectError = ConnectError.from(error);
-        const wait = retryAfterSeconds(connectError.metadata.get("retry-after"));
+        const wait = waitAsked((name) => connectError.metadata.get(name));
         // The server names the code beside the status, which two codes may share; a status without
         // it comes from the gRPC library or a proxy: a dropped stream (the caller cancelled nothing)
         // is no answer, a stream without a readable message or status an unreadable answer, and

@@ -2,7 +2,7 @@
 // strings for GET and DELETE), the error body {code, message}, and the RFC 6749 error body of the
 // token routes.
 import { codeOfHttpStatus, isErrorCode, statusSaysMore, type ErrorCode } from "../errors.js";
-import { ApiError, retryAfterSeconds } from "./errors.js";
+import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 /** The code of an RFC 6749 error. */
@@ -83,7 +83,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
         // A proxy's HTML page, or any body that is not the error model: the code of the status.
         if (!body) throw bareStatus(operation, "rest", response);
         const status = response.status;
-        const wait = retryAfterSeconds(response.headers.get("retry-after"));
+        const wait = waitAsked((name) => response.headers.get(name));
         if (typeof body.error === "string") {
           const oauthError = body.error;
           const message = typeof body.error_description === "string" ? body.error_description : oauthError;

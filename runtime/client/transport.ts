@@ -2,7 +2,7 @@
 import { codeOfHttpStatus } from "../errors.js";
 import { answerMismatch, normalizeMessage } from "../shape.js";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
-import { ApiError, FAULT_CODES, retryAfterSeconds } from "./errors.js";
+import { ApiError, FAULT_CODES, waitAsked } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
 export type Plain = Record<string, unknown>;
@@ -124,7 +124,7 @@ export function bareStatus(operation: OperationSpec, protocol: "rest" | "graphql
   const status = response.status;
   return new ApiError(status >= 500 ? FAULT_CODES.noAnswer : codeOfHttpStatus(status), `HTTP ${status}`, operation.name, protocol, {
     status,
-    retryAfterSeconds: retryAfterSeconds(response.headers.get("retry-after")),
+    retryAfterSeconds: waitAsked((name) => response.headers.get(name)),
   });
 }
 

@@ -254,15 +254,83 @@ describe("retries", () => {
     expect(requests).toHaveLength(3);
   });
 
-  it("never repeat a write or a destructive call", async () => {
+  it("repeat a write with its Idempotency-Key, the same on every attempt, and a caller's key as given", async () => {
     const { fetch, requests } = recordingFetch(unavailable);
-    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 5, baseDelayMs: 1 } });
-    for (const call of [() => client.deleteUser({ id: "u1" }), () => client.fgaReset(), () => client.rotateClientSecret({ id: "c1" }), () => client.updateUser({ id: "u1" })]) {
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", serverVersion: schema.version, fetch, retry: { attempts: 3, baseDelayMs: 1 } });
+    const keysOf = (from: number) => requests.slice(from).map((r) => new Headers(r.init?.headers).get("idempotency-key"));
+    for (const call of [() => client.deleteUser({ id: "u1" }), () => client.rotateClientSecret({ id: "c1" }), () => client.createOrganization({ name: "acme" })]) {
       const before = requests.length;
-      const error = await refusalOf(call);
-      expect(error.status).toBe(503);
-      expect(requests.length - before).toBe(1);
+      expect((await refusalOf(call)).status).toBe(503);
+      const keys = keysOf(before);
+      expect(keys).toHaveLength(3);
+      expect(keys[0]).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+      expect(new Set(keys).size).toBe(1);
     }
+    const before = requests.length;
+    await refusalOf(() => client.createOrganization({ name: "acme" }, { idempotencyKey: "order-7f3a", maxRetries: 1 }));
+    expect(keysOf(before)).toEqual(["order-7f3a", "order-7f3a"]);
+    // Each call its own key.
+    await refusalOf(() => client.createOrganization({ name: "acme" }, { maxRetries: 0 }));
+    await refusalOf(() => client.createOrganization({ name: "acme" }, { maxRetries: 0 }));
+    const [first, second] = keysOf(requests.length - 2);
+    expect(first).not.toBe(second);
+    // A read carries no key.
+    await refusalOf(() => client.users({}, { maxRetries: 0 }));
+    expect(keysOf(requests.length - 1)).toEqual([null]);
+  });
+
+  it("never repeat a write that takes no key (it sets a cookie), unless nothing was sent", async () => {
+    const { fetch, requests } = recordingFetch(unavailable);
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", serverVersion: schema.version, fetch, retry: { attempts: 5, baseDelayMs: 1 } });
+    expect((await refusalOf(() => client.adminLogin({ adminSecret: "s" }))).status).toBe(503);
+    expect(requests).toHaveLength(1);
+    expect(new Headers(requests[0]!.init?.headers).get("idempotency-key")).toBeNull();
+    // A refused connection: nothing reached a server, so even this write goes again.
+    let attempts = 0;
+    const refusing = new AdminClient({
+      serviceUrl: "http://127.0.0.1:9",
+      adminSecret: "s",
+      protocol: "rest",
+      retry: { attempts: 3, baseDelayMs: 1 },
+      fetch: (async () => {
+        attempts++;
+        throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }) });
+      }) as typeof globalThis.fetch,
+    });
+    expect(await refusalOf(() => refusing.adminLogin({ adminSecret: "s" }))).toMatchObject({ code: "UNAVAILABLE" });
+    expect(attempts).toBe(3);
+  });
+
+  it("take maxRetries per call, and refuse a bad key or count before sending", async () => {
+    const { fetch, requests } = recordingFetch(unavailable);
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", serverVersion: schema.version, fetch, retry: { attempts: 2, baseDelayMs: 1 } });
+    await refusalOf(() => client.users({}, { maxRetries: 3 }));
+    expect(requests).toHaveLength(4);
+    await refusalOf(() => client.users({}, { maxRetries: 0 }));
+    expect(requests).toHaveLength(5);
+    for (const [options, message] of [
+      [{ idempotencyKey: "has space" }, 'create_organization: idempotencyKey must be 1 to 255 printable ASCII characters without spaces, not "has space"'],
+      [{ idempotencyKey: "" }, 'create_organization: idempotencyKey must be 1 to 255 printable ASCII characters without spaces, not ""'],
+      [{ idempotencyKey: "k".repeat(256) }, "create_organization: idempotencyKey must be 1 to 255"],
+      [{ maxRetries: -1 }, "create_organization: maxRetries must be a whole number of retries, 0 or more, not -1"],
+    ] as const) {
+      const error = await refusalOf(() => client.createOrganization({ name: "acme" }, options));
+      expect(error).toMatchObject({ code: "INVALID_ARGUMENT", refused: true });
+      expect(error.message).toContain(message);
+    }
+    expect(requests).toHaveLength(5);
+  });
+
+  it("wait as long as retry-after-ms asks, before Retry-After", async () => {
+    const times: number[] = [];
+    const { fetch } = recordingFetch(() => {
+      times.push(performance.now());
+      return new Response(JSON.stringify({ code: "UNAVAILABLE", message: "busy" }), { status: 503, headers: { "retry-after-ms": "250", "retry-after": "30" } });
+    });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, retry: { attempts: 2, baseDelayMs: 1 } });
+    expect(await refusalOf(() => client.users())).toMatchObject({ retryAfterSeconds: 0.25 });
+    expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(240);
+    expect(times[1]! - times[0]!).toBeLessThan(5_000);
   });
 
   it("do not retry a definite answer such as NOT_FOUND", async () => {
@@ -320,6 +388,24 @@ describe("retries", () => {
       }) as typeof globalThis.fetch,
     });
     expect(await refusalOf(() => client.users({}, { signal: controller.signal }))).toMatchObject({ code: "CANCELLED" });
+  });
+});
+
+describe("Idempotency-Key on the wire", () => {
+  it.each(PROTOCOLS)("over %s, a write carries its key to the service, a read none", async (protocol) => {
+    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version });
+    try {
+      const before = service.calls.length;
+      await client.createOrganization({ name: "acme" }, { idempotencyKey: `key-over-${protocol}` });
+      await client.updateUser({ id: "u1" });
+      await client.users();
+      const [created, updated, listed] = service.calls.slice(before).map((call) => call.headers["idempotency-key"]);
+      expect(created).toBe(`key-over-${protocol}`);
+      expect(updated).toMatch(/^[0-9a-f-]{36}$/);
+      expect(listed).toBeUndefined();
+    } finally {
+      await client.close();
+    }
   });
 });
 
