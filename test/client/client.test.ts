@@ -282,7 +282,7 @@ describe("retries", () => {
   it("never repeat a write that takes no key (it sets a cookie), unless nothing was sent", async () => {
     const { fetch, requests } = recordingFetch(unavailable);
     const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", serverVersion: schema.version, fetch, retry: { attempts: 5, baseDelayMs: 1 } });
-    expect((await refusalOf(() => client.adminLogin({ adminSecret: "s" }))).status).toBe(503);
+    expect((await refusalOf(() => client.adminLogin({ admin_secret: "s" }))).status).toBe(503);
     expect(requests).toHaveLength(1);
     expect(new Headers(requests[0]!.init?.headers).get("idempotency-key")).toBeNull();
     // A refused connection: nothing reached a server, so even this write goes again.
@@ -297,7 +297,7 @@ describe("retries", () => {
         throw new TypeError("fetch failed", { cause: Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:9"), { code: "ECONNREFUSED" }) });
       }) as typeof globalThis.fetch,
     });
-    expect(await refusalOf(() => refusing.adminLogin({ adminSecret: "s" }))).toMatchObject({ code: "UNAVAILABLE" });
+    expect(await refusalOf(() => refusing.adminLogin({ admin_secret: "s" }))).toMatchObject({ code: "UNAVAILABLE" });
     expect(attempts).toBe(3);
   });
 
