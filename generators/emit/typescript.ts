@@ -222,8 +222,8 @@ export type { CallContext, Reply } from "${RUNTIME_PACKAGE}/server/context.js";
 export { ServiceError } from "${RUNTIME_PACKAGE}/errors.js";
 export { ExplorerSetupError } from "${RUNTIME_PACKAGE}/server/explorer-packages.js";
 export { ImplementationError } from "${RUNTIME_PACKAGE}/server/invoke.js";
-export { memoryStore, redisStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
-export type { ServerOptions, ServiceServer, Store, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
+export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
 
 ${serverOptionsType(ir)}
 

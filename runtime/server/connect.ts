@@ -9,6 +9,7 @@ import { codeToHttpStatus, errorToJsonBytes } from "@connectrpc/connect/protocol
 import { setTrailerStatus } from "@connectrpc/connect/protocol-grpc";
 import { connectNodeAdapter } from "@connectrpc/connect-node";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 import { fromProtoInput, toProtoInit } from "../shape.js";
 import type { CallPipeline } from "./invoke.js";
 import { MALFORMED_MESSAGE, rpcMethods, serviceErrorOf, SOCKET_ADDRESS, type CallerAddressResolver } from "./rpc.js";
@@ -156,6 +157,7 @@ export class ConnectRoutes {
                 headers,
                 remoteAddress: callerAddress(context.values.get(socketAddress), headers),
                 setCookie: (name, value, cookieOptions) => context.responseHeader.append("set-cookie", pipeline.cookie(name, value, cookieOptions)),
+                markReplayed: () => context.responseHeader.set(IDEMPOTENT_REPLAYED_HEADER, "true"),
               });
               return toProtoInit(schema, operation.output, output);
             } catch (error) {

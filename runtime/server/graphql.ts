@@ -3,6 +3,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { buildSchema, execute, getOperationAST, type GraphQLError, type GraphQLObjectType, Kind, parse, validate, type DocumentNode, type GraphQLSchema } from "graphql";
 import { ERROR_WIRE, ServiceError } from "../errors.js";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 import type { Principal } from "./context.js";
 import type { CallPipeline } from "./invoke.js";
 import { documentErrorMessage } from "./graphql-messages.js";
@@ -20,6 +21,8 @@ interface RequestState {
   headers: Record<string, string>;
   remoteAddress: string;
   cookies: string[];
+  /** Marks the answer as an idempotent replay (a mutation answered from its key's first answer). */
+  markReplayed: () => void;
   /** Per root field (by response key): the caller and the validated params, checked before executing. */
   checked: Map<string, { principal: Principal; input?: Record<string, unknown> }>;
 }
@@ -66,6 +69,7 @@ export class GraphqlEndpoint {
             headers: state.headers,
             remoteAddress: state.remoteAddress,
             setCookie: (name, value, options) => state.cookies.push(pipeline.cookie(name, value, options)),
+            markReplayed: state.markReplayed,
           });
       }
     }
@@ -88,6 +92,7 @@ export class GraphqlEndpoint {
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
+        markReplayed: () => response.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true"),
       });
       sendJson(response, 200, { data: { [operation.name]: output } }, cookies);
     } catch (error) {
@@ -148,7 +153,7 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { errors: document.map((e) => ({ message: documentErrorMessage(e), locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
       return;
     }
-    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [], checked: new Map() };
+    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [], markReplayed: () => response.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true"), checked: new Map() };
     const operationName = typeof body.operationName === "string" ? body.operationName : undefined;
     const selected = getOperationAST(document as DocumentNode, operationName);
     for (const selection of selected?.selectionSet.selections ?? []) {

@@ -14,6 +14,7 @@ import { fromBinary, type DescService } from "@bufbuild/protobuf";
 import { Metadata, Server, ServerCredentials, type ConnectionInjector, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from "@grpc/grpc-js";
 import { HealthImplementation, type ServingStatus } from "grpc-health-check";
 import { ERROR_CODE_METADATA, ERROR_WIRE, ServiceError } from "../errors.js";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 import type { ApiSchema } from "../schema.js";
 import { fromProtoInput } from "../shape.js";
 import { answerEncoder } from "./answer-encoder.js";
@@ -129,6 +130,7 @@ export class GrpcPort {
             pipeline.settle("grpc", rpc.operation, input, headers);
             return callback(statusOf(input));
           }
+          // Answer headers: the cookies an implementation sets, the mark of a replayed answer.
           let cookies: Metadata | undefined;
           let output: Plain | undefined;
           let failure: ServiceError | undefined;
@@ -142,6 +144,7 @@ export class GrpcPort {
               headers,
               remoteAddress: callerAddress(peerAddress(call.getPeer()), headers),
               setCookie: (name, value, cookieOptions) => (cookies ??= new Metadata()).add("set-cookie", pipeline.cookie(name, value, cookieOptions)),
+              markReplayed: () => (cookies ??= new Metadata()).set(IDEMPOTENT_REPLAYED_HEADER, "true"),
             });
           } catch (error) {
             failure = serviceErrorOf(error);

@@ -60,6 +60,7 @@ export type { CallContext, Principal, Reply } from "./context.js";
 export { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
 export { redisStore, type RedisStoreOptions } from "./store-redis.js";
+export { MemoryIdempotencyStore, DEFAULT_IDEMPOTENCY_WINDOW_MS, type IdempotencyStore, type IdempotencyOptions, type IdempotencyRequest, type IdempotencyClaim } from "./idempotency.js";
 export type { TrustProxy, TrustProxyOptions, ProxyTrust } from "./client-address.js";
 export { MissingPackageError } from "./optional-packages.js";
 export type { Dependency, HealthState, ServingStatus } from "./health.js";

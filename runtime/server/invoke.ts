@@ -16,6 +16,19 @@ import { Tracing, type CallSpan, type TracingOptions } from "./tracing.js";
 import { whenSettled, type Eventual } from "./pending.js";
 import type { ValidationRules } from "../validate.js";
 import { CompiledCodecs, type OperationCodec } from "./compiled-codecs.js";
+import { IDEMPOTENCY_KEY_HEADER } from "../idempotency.js";
+import {
+  DEFAULT_IDEMPOTENCY_LEASE_MS,
+  DEFAULT_IDEMPOTENCY_WINDOW_MS,
+  idempotencyKeyOf,
+  idempotencyScope,
+  inputHash,
+  MemoryIdempotencyStore,
+  refusalOf,
+  type IdempotencyOptions,
+  type IdempotencyRequest,
+  type IdempotencyStore,
+} from "./idempotency.js";
 
 type Plain = Record<string, unknown>;
 
@@ -56,6 +69,12 @@ export interface ServerOptions {
   tls?: TlsOptions;
   /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
   port?: number;
+  /**
+   * Idempotency keys of writes (runtime/server/idempotency.ts): on by default, in this process's
+   * memory; give a shared `store` (the service's database) when replicas serve one API. `false`
+   * ignores the Idempotency-Key header.
+   */
+  idempotency?: IdempotencyOptions | false;
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
   grpcPort?: number;
   host?: string;
@@ -239,6 +258,8 @@ export interface IncomingCall {
   /** The TCP peer; the pipeline resolves the caller's address from it (the listener's trust of proxies). */
   remoteAddress: string;
   setCookie(name: string, value: string, options?: CookieOptions): void;
+  /** Marks the answer as the replay of a key's first answer (Idempotent-Replayed: true). */
+  markReplayed(): void;
 }
 
 /**
@@ -342,6 +363,9 @@ export class CallPipeline {
   private readonly credentials: Credentials;
   /** The input check and the flat answer of each message, compiled from the schema and the rules. */
   readonly codecs: CompiledCodecs;
+  /** Where idempotency keys are kept, with their window and lease; undefined when keys are ignored. */
+  readonly idempotency: { store: IdempotencyStore; windowMs: number; leaseMs: number } | undefined;
+  private readonly now: () => number;
 
   constructor(
     readonly schema: ApiSchema,
@@ -351,7 +375,14 @@ export class CallPipeline {
     readonly rules: ValidationRules,
   ) {
     const now = options.now ?? Date.now;
+    this.now = now;
     this.store = options.store ?? new MemoryStore();
+    const idempotency = options.idempotency === false ? undefined : (options.idempotency ?? {});
+    this.idempotency = idempotency && {
+      store: idempotency.store ?? new MemoryIdempotencyStore(),
+      windowMs: idempotency.windowMs ?? DEFAULT_IDEMPOTENCY_WINDOW_MS,
+      leaseMs: idempotency.leaseMs ?? DEFAULT_IDEMPOTENCY_LEASE_MS,
+    };
     this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
     this.secureCookies = options.tls !== undefined;
@@ -493,7 +524,7 @@ export class CallPipeline {
    * protocols of the HTTP port (GraphQL, MCP) ask, so the HTTP port's trust applies.
    */
   async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
-    const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {} };
+    const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {}, markReplayed: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
     const { scheme } = this.calls.get(operation.name)!;
@@ -543,7 +574,8 @@ export class CallPipeline {
       const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       const { scheme, codec, handler } = this.calls.get(operation.name)!;
-      const answer = (principal: Principal, raw: unknown, input: Plain | undefined) => {
+      // The implementation's answer, checked, to `done`; its failure to `failed`.
+      const perform = (principal: Principal, raw: unknown, input: Plain | undefined, done: (output: Plain) => void, failed: (error: unknown) => void) => {
         const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
         const answered = span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context);
         whenSettled(
@@ -552,7 +584,43 @@ export class CallPipeline {
             const output = codec.normalize(value);
             const missing = codec.missingField(output);
             if (missing) throw new InternalFault(`the implementation of ${operation.name} answered without required field ${missing}`);
-            conclude(undefined, output);
+            done(output);
+          },
+          failed,
+        );
+      };
+      const answer = (principal: Principal, raw: unknown, input: Plain | undefined) => {
+        const key = operation.idempotencyKey && this.idempotency ? idempotencyKeyOf(call.headers[IDEMPOTENCY_KEY_HEADER]) : undefined;
+        if (key === undefined) return perform(principal, raw, input, (output) => conclude(undefined, output), fail);
+        const { store, windowMs, leaseMs } = this.idempotency!;
+        const checked = (input ??= codec.validate(raw));
+        const request: IdempotencyRequest = { scope: idempotencyScope(principal, address), key, operation: operation.name, inputHash: inputHash(checked) };
+        whenSettled(
+          store.claim(request, this.now(), leaseMs, windowMs),
+          (claim) => {
+            if (claim.state === "replay") {
+              call.markReplayed();
+              return conclude(undefined, claim.answer);
+            }
+            const refusal = refusalOf(claim, operation, key);
+            if (refusal) return fail(refusal);
+            perform(
+              principal,
+              raw,
+              checked,
+              // The answer is kept before it is sent: a repeat after a lost answer finds it.
+              (output) =>
+                whenSettled(
+                  store.complete(request, output, this.now()),
+                  () => conclude(undefined, output),
+                  (error) => {
+                    this.warn(`keeping the answer of ${operation.name} for its Idempotency-Key failed (a repeat after the lease runs it again): ${(error as Error)?.message ?? error}`);
+                    conclude(undefined, output);
+                  },
+                ),
+              // Nothing was written: the key is free for a repeat to run again.
+              (error) => whenSettled(store.release(request), () => fail(error), () => fail(error)),
+            );
           },
           fail,
         );

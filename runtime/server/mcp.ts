@@ -61,6 +61,8 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
           headers,
           remoteAddress,
           setCookie: () => {},
+          // A tool's result has no header to carry the mark.
+          markReplayed: () => {},
           ...(principal ? { checked: { principal } } : {}),
         });
       },

@@ -3,6 +3,7 @@
 // the RFC 6749 way.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
+import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 import type { FieldSpec, OperationSpec } from "../schema.js";
 import type { RequestTarget } from "./request-target.js";
 import type { CallPipeline } from "./invoke.js";
@@ -157,6 +158,7 @@ export class RestRoutes {
         headers: flatHeaders(request.headers),
         remoteAddress: request.socket.remoteAddress ?? "",
         setCookie: (name, value, options) => cookies.push(this.pipeline.cookie(name, value, options)),
+        markReplayed: () => response.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true"),
       },
       (error, output) => {
         if (error) return this.refuse(request, response, operation, error, cookies);
