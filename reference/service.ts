@@ -42,6 +42,7 @@ import { userOperations } from "./ops/users.js";
 import { webhookOperations } from "./ops/webhooks.js";
 import { organizationIdpMetadata, samlRoutes, UpstreamSaml } from "./saml.js";
 import { DEFAULT_PASSWORD_HASH_COST, passwordHashCostProblem, sha256, verifyPassword, type PasswordHashCost, type RandomSource } from "./secrets.js";
+import { DatabaseIdempotencyStore } from "./idempotency-keys.js";
 import { Sessions } from "./sessions.js";
 import { signinRoutes } from "./signin.js";
 import { UpstreamSso } from "./upstream-sso.js";
@@ -173,7 +174,7 @@ export interface ReferenceService {
   /** The server's `adminSecret` when the service bootstraps its admin (option bootstrapAdmin). */
   adminBootstrap: AdminBootstrap;
   /** Spread into the options of `createServer`; `mounts` serves SCIM provisioning at /scim/v2. */
-  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now" | "mounts">>;
+  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now" | "mounts" | "idempotency">>;
   state: ReferenceState;
   /** Once the server listens: the base URL tokens are issued under and the real gRPC port. */
   setAddresses(addresses: { issuer?: string; grpcPort?: number }): void;
@@ -358,6 +359,8 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
 
   const serverOptions: ReferenceService["serverOptions"] = {
     now: core.clock,
+    // In the database: a key holds across restarts and across the replicas sharing it.
+    idempotency: { store: new DatabaseIdempotencyStore(core.storage) },
     mounts: [
       scimRoutes({
         provisioning: new ScimProvisioning(deps),

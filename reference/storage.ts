@@ -326,6 +326,20 @@ export interface UsedAssertionRecord {
   expires_at: number;
 }
 
+/**
+ * A write's Idempotency-Key (reference/idempotency-keys.ts): claimed by the first request, then its
+ * answer. `key` is the SHA-256 of the caller and the key; times in milliseconds.
+ */
+export interface IdempotencyKeyRecord {
+  key: string;
+  operation: string;
+  input_hash: string;
+  claimed_at: number;
+  /** The lease's end while the first request runs; the window's end once it answered. */
+  expires_at: number;
+  answer: Record<string, unknown> | null;
+}
+
 /** A revoked JWT, kept until it would have expired anyway. */
 export interface RevokedTokenRecord {
   jti: string;
@@ -566,6 +580,14 @@ export const TABLES = {
     kind: "assertion",
     key: (used) => used.key,
     keyTaken: "the assertion was used already",
+    columns: { key: "text", expires_at: "integer" },
+    indexes: [["expires_at"]],
+  }),
+  /** Shared by every replica on the database: a write's key is claimed once across all of them. */
+  idempotencyKeys: spec<IdempotencyKeyRecord>()({
+    table: "idempotency_keys",
+    kind: "idempotency key",
+    key: (record) => record.key,
     columns: { key: "text", expires_at: "integer" },
     indexes: [["expires_at"]],
   }),

@@ -1,7 +1,7 @@
 // The API reference in Markdown: an index, one page per group with every operation (fields,
 // protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
 // the shared types and enums.
-import { describedField, operationRuleSentences } from "./rules.js";
+import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { authSchemesOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
@@ -77,6 +77,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     `**Input** \`${op.input.graphqlInputName}\` (proto \`${op.input.name}\`)`,
     inputTable(ir, op.input, "group"),
     ...operationRuleSentences(op),
+    ...idempotencySentences(op),
     `**Errors** ${op.errorCodes.map((code) => `\`${code}\``).join(", ")} (any call may also fail with \`INTERNAL\`, \`UNIMPLEMENTED\` or \`UNAVAILABLE\`).`,
     `**Output** ${op.output.shared ? `[\`${op.output.graphqlName}\`](${TYPES_PAGE}#${anchor(op.output.name)})` : `\`${op.output.graphqlName}\``}`,
     outputTable(ir, op.output, "group"),

@@ -1,6 +1,6 @@
 // GraphQL SDL from the IR, built as a graphql-js schema and printed by graphql-js itself, so the
 // output is valid by construction. Reads are Query fields, writes are Mutation fields.
-import { describedField, operationRuleSentences } from "./rules.js";
+import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
 import {
   GraphQLEnumType,
   GraphQLInputObjectType,
@@ -103,7 +103,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
           ops.map((op) => {
             const argument = op.graphql.argument;
             const args = argument ? { [argument.name]: { type: argument.required ? new GraphQLNonNull(inputType(op.input)) : inputType(op.input) } } : undefined;
-            return [op.graphql.field, { type: new GraphQLNonNull(outputType(op.output)), description: op.description, deprecationReason: op.deprecated, args }];
+            return [op.graphql.field, { type: new GraphQLNonNull(outputType(op.output)), description: [op.description, ...idempotencySentences(op)].join(" "), deprecationReason: op.deprecated, args }];
           }),
         ) as GraphQLFieldConfigMap<unknown, unknown>,
     });

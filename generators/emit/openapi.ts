@@ -5,7 +5,7 @@ import { authSchemesOf, authText } from "./operation-text.js";
 import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
-import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
+import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
@@ -137,6 +137,9 @@ function unauthenticatedExample(ir: Ir, op: IrOperation): string {
 function responsesOf(ir: Ir, op: IrOperation): Schema {
   const post = !op.rest!.inQuery;
   const ok: Schema = { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
+  if (op.idempotencyKey) {
+    ok.headers = { "Idempotent-Replayed": { description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.", schema: { type: "string", enum: ["true"] } } };
+  }
   if (op.setsCookies.length > 0) {
     ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };
   }
@@ -199,6 +202,7 @@ function operationDescription(ir: Ir, op: IrOperation): string {
     op.deprecated ? `**Deprecated**: ${op.deprecated}` : "",
     `Auth: ${authText(ir, op.auth)}.`,
     ...operationRuleSentences(op),
+    ...idempotencySentences(op),
     `Protocols: ${op.protocols.map((p) => `${p} (from server ${op[p]!.since})`).join(", ")}.`,
   ]
     .filter(Boolean)
@@ -222,7 +226,8 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
   const others = op.input.fields.filter((f) => !inPath.has(f.name));
   if (rest.inQuery) parameters.push(...others.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) })));
-  if (parameters.length > 0) operation.parameters = parameters;
+  const headerParameters = op.idempotencyKey ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : [];
+  if (parameters.length + headerParameters.length > 0) operation.parameters = [...parameters, ...headerParameters];
   if (!rest.inQuery && others.length > 0) {
     // The body is the input message, or (when the path carries some of its fields) the rest of it, inline.
     const schema = inPath.size === 0 ? ref(op.input.name) : messageSchema(ir, { ...op.input, fields: others }, op);
@@ -239,6 +244,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   operation.responses = responsesOf(ir, op);
   operation["x-kind"] = op.kind;
   operation["x-destructive"] = op.destructive;
+  operation["x-idempotent"] = op.idempotent;
   operation["x-auth"] = op.auth;
   operation["x-protocols"] = op.protocols;
   operation["x-min-versions"] = Object.fromEntries(op.protocols.map((p) => [p, op[p]!.since]));
@@ -323,6 +329,19 @@ export function buildOpenapi(ir: Ir): Schema {
     tags: ir.groups.filter((g) => usedGroups.has(g.name)).map((g) => ({ name: g.name, description: g.title })),
     paths,
     components: {
+      ...(ir.operations.some((op) => op.rest && op.idempotencyKey)
+        ? {
+            parameters: {
+              IdempotencyKey: {
+                name: "Idempotency-Key",
+                in: "header",
+                required: false,
+                description: "Makes a retried write safe: a repeat with this key and the same input is answered the first answer (Idempotent-Replayed: true) for 24 hours without running again.",
+                schema: { type: "string", minLength: 1, maxLength: 255, pattern: "^[\\x21-\\x7E]{1,255}$" },
+              },
+            },
+          }
+        : {}),
       securitySchemes: {
         ...(ir.api.features.adminSecret ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } } : {}),
         ...(ir.api.features.adminSession

@@ -141,6 +141,17 @@ export function operationRuleSentences(op: IrOperation): string[] {
   ];
 }
 
+/**
+ * What a write that takes an Idempotency-Key promises (runtime/server/idempotency.ts), as every
+ * contract states it; empty for the others.
+ */
+export function idempotencySentences(op: IrOperation): string[] {
+  if (!op.idempotencyKey) return [];
+  return [
+    "Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.",
+  ];
+}
+
 /** A field's description followed by its rules (inputs only; answers carry no rules). */
 export function describedField(ir: Ir, field: IrField, asInput: boolean): string {
   return [field.description, ...(asInput ? fieldRuleSentences(ir, field) : [])].filter(Boolean).join(" ");

@@ -148,5 +148,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
           { table: "signing_keys", columns: { kid: "text", status: "text" }, unique: [{ name: "ux_signing_keys_current", columns: ["status"], where: { column: "status", equals: "current" } }] },
         ]),
     },
+    "0008_idempotency_keys": { up: (db) => createTables(db, dialect, [{ table: "idempotency_keys", columns: { key: "text", expires_at: "integer" }, indexes: [["expires_at"]] }]) },
   };
 }

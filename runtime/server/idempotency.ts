@@ -41,8 +41,8 @@ export interface IdempotencyStore {
    * until `windowMs` after it was claimed.
    */
   claim(request: IdempotencyRequest, nowMs: number, leaseMs: number, windowMs: number): MaybePromise<IdempotencyClaim>;
-  /** Keeps the answer of a claimed key. */
-  complete(request: IdempotencyRequest, answer: Plain, nowMs: number): MaybePromise<void>;
+  /** Keeps the answer of a claimed key, to be replayed until `windowMs` after the claim. */
+  complete(request: IdempotencyRequest, answer: Plain, nowMs: number, windowMs: number): MaybePromise<void>;
   /** Gives a claimed key up (its operation failed, so nothing was written): the next request with it runs again. */
   release(request: IdempotencyRequest): MaybePromise<void>;
 }

@@ -611,7 +611,7 @@ export class CallPipeline {
               // The answer is kept before it is sent: a repeat after a lost answer finds it.
               (output) =>
                 whenSettled(
-                  store.complete(request, output, this.now()),
+                  store.complete(request, output, this.now(), windowMs),
                   () => conclude(undefined, output),
                   (error) => {
                     this.warn(`keeping the answer of ${operation.name} for its Idempotency-Key failed (a repeat after the lease runs it again): ${(error as Error)?.message ?? error}`);

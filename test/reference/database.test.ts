@@ -64,12 +64,15 @@ describe.each(["sqlite", "postgres"] as const)("on %s", (kind) => {
     expect(await admin(replica).user({ id: created.user!.id })).toMatchObject({ email: "ann@example.com", given_name: "Ann" });
     const bob = await signUp(replica, "bob@example.com");
     await admin(replica).updateUser({ id: bob.user!.id, nickname: "last write" });
+    const keyed = await admin(replica).createOrganization({ name: "keyed" }, { idempotencyKey: `restart-${kind}` });
     await replica.stop("SIGKILL");
 
     replica = await startReplica(args);
     try {
       expect(await admin(replica).user({ id: bob.user!.id })).toMatchObject({ email: "bob@example.com", nickname: "last write" });
       expect((await admin(replica).users({})).pagination.total).toBe(2);
+      // The key was kept with the data: its repeat after the restart answers the first answer.
+      expect(await admin(replica).createOrganization({ name: "keyed" }, { idempotencyKey: `restart-${kind}` })).toEqual(keyed);
       // Signing in works after the restart: sessions, hashes and keys were kept too.
       expect((await user(replica).login({ email: "ann@example.com", password: PASSWORD })).user?.id).toBe(created.user!.id);
     } finally {
@@ -150,6 +153,22 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
     }
     for (const id of ids) expect(await codeOf(() => admin(a).user({ id }))).toBe("NOT_FOUND");
     expect((await admin(a).users({ query: "fay" })).pagination.total).toBe(0);
+  });
+
+  it("one Idempotency-Key sent 20 times at once over both replicas and every protocol: one organization, one answer", async () => {
+    const keyed = (replica: Replica, protocol: (typeof PROTOCOLS)[number]) =>
+      new AdminClient({ serviceUrl: replica.httpUrl, grpcEndpoint: replica.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: { attempts: 20, baseDelayMs: 20, maxDelayMs: 200 } });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => keyed(index % 2 ? a : b, PROTOCOLS[index % PROTOCOLS.length]!).createOrganization({ name: "once-only" }, { idempotencyKey: "replicas-key-1" })),
+    );
+    expect(new Set(answers.map((answer) => JSON.stringify(answer))).size).toBe(1);
+    const organizations = await admin(a).organizations({});
+    expect(organizations.organizations.filter((org) => org.name === "once-only")).toHaveLength(1);
+    // Another input under the key is refused on either replica.
+    const other = await admin(b)
+      .createOrganization({ name: "another" }, { idempotencyKey: "replicas-key-1" })
+      .then(() => expect.fail("refused"), (error: unknown) => error as ApiError);
+    expect(other).toMatchObject({ code: "INVALID_ARGUMENT", message: "Idempotency-Key replicas-key-1 was first sent with another input; send a new key with a new request" });
   });
 
   it("20 concurrent creations of one organization name: one organization", async () => {

@@ -106,7 +106,7 @@ export const AdminService: GenService<{
     output: typeof UserResponseSchema;
   },
   /**
-   * Update a user.
+   * Update a user. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateUser
    */
@@ -116,7 +116,7 @@ export const AdminService: GenService<{
     output: typeof UpdateUserResponseSchema;
   },
   /**
-   * Delete a user.
+   * Delete a user. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteUser
    */
@@ -136,7 +136,7 @@ export const AdminService: GenService<{
     output: typeof VerificationRequestsResponseSchema;
   },
   /**
-   * Revoke a user's access.
+   * Revoke a user's access. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RevokeAccess
    */
@@ -146,7 +146,7 @@ export const AdminService: GenService<{
     output: typeof RevokeAccessResponseSchema;
   },
   /**
-   * Re-enable a user's access.
+   * Re-enable a user's access. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.EnableAccess
    */
@@ -156,7 +156,7 @@ export const AdminService: GenService<{
     output: typeof EnableAccessResponseSchema;
   },
   /**
-   * Invite members by email.
+   * Invite members by email. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.InviteMembers
    */
@@ -166,7 +166,7 @@ export const AdminService: GenService<{
     output: typeof InviteMembersResponseSchema;
   },
   /**
-   * Create a webhook.
+   * Create a webhook. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.AddWebhook
    */
@@ -176,7 +176,7 @@ export const AdminService: GenService<{
     output: typeof AddWebhookResponseSchema;
   },
   /**
-   * Update a webhook.
+   * Update a webhook. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateWebhook
    */
@@ -186,7 +186,7 @@ export const AdminService: GenService<{
     output: typeof UpdateWebhookResponseSchema;
   },
   /**
-   * Delete a webhook.
+   * Delete a webhook. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteWebhook
    */
@@ -226,7 +226,7 @@ export const AdminService: GenService<{
     output: typeof WebhookLogsResponseSchema;
   },
   /**
-   * Send a test event to a webhook endpoint.
+   * Send a test event to a webhook endpoint. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.TestEndpoint
    */
@@ -236,7 +236,7 @@ export const AdminService: GenService<{
     output: typeof TestEndpointResponseSchema;
   },
   /**
-   * Create an email template.
+   * Create an email template. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.AddEmailTemplate
    */
@@ -246,7 +246,7 @@ export const AdminService: GenService<{
     output: typeof AddEmailTemplateResponseSchema;
   },
   /**
-   * Update an email template.
+   * Update an email template. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateEmailTemplate
    */
@@ -256,7 +256,7 @@ export const AdminService: GenService<{
     output: typeof UpdateEmailTemplateResponseSchema;
   },
   /**
-   * Delete an email template.
+   * Delete an email template. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteEmailTemplate
    */
@@ -296,7 +296,7 @@ export const AdminService: GenService<{
     output: typeof FGAGetModelResponseSchema;
   },
   /**
-   * Write or overwrite the authorization model.
+   * Write or overwrite the authorization model. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.FGAWriteModel
    */
@@ -306,7 +306,7 @@ export const AdminService: GenService<{
     output: typeof FGAWriteModelResponseSchema;
   },
   /**
-   * Write relationship tuples.
+   * Write relationship tuples. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.FGAWriteTuples
    */
@@ -316,7 +316,7 @@ export const AdminService: GenService<{
     output: typeof FGAWriteTuplesResponseSchema;
   },
   /**
-   * Delete relationship tuples.
+   * Delete relationship tuples. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.FGADeleteTuples
    */
@@ -356,7 +356,7 @@ export const AdminService: GenService<{
     output: typeof FGAExpandResponseSchema;
   },
   /**
-   * Wipe all authorization data.
+   * Wipe all authorization data. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.FGAReset
    */
@@ -366,7 +366,7 @@ export const AdminService: GenService<{
     output: typeof FGAResetResponseSchema;
   },
   /**
-   * Create a machine client; its secret is returned once.
+   * Create a machine client; its secret is returned once. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateClient
    */
@@ -376,7 +376,7 @@ export const AdminService: GenService<{
     output: typeof CreateClientResponseSchema;
   },
   /**
-   * Update a client's metadata, scopes or active flag.
+   * Update a client's metadata, scopes or active flag. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateClient
    */
@@ -386,7 +386,7 @@ export const AdminService: GenService<{
     output: typeof UpdateClientResponseSchema;
   },
   /**
-   * Delete a client; tokens already issued stop being honoured.
+   * Delete a client; tokens already issued stop being honoured. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteClient
    */
@@ -396,7 +396,7 @@ export const AdminService: GenService<{
     output: typeof DeleteClientResponseSchema;
   },
   /**
-   * Issue a new client secret, returned once.
+   * Issue a new client secret, returned once. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RotateClientSecret
    */
@@ -426,7 +426,7 @@ export const AdminService: GenService<{
     output: typeof ClientsResponseSchema;
   },
   /**
-   * Register an external token issuer.
+   * Register an external token issuer. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.AddTrustedIssuer
    */
@@ -436,7 +436,7 @@ export const AdminService: GenService<{
     output: typeof AddTrustedIssuerResponseSchema;
   },
   /**
-   * Update a trusted issuer.
+   * Update a trusted issuer. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateTrustedIssuer
    */
@@ -446,7 +446,7 @@ export const AdminService: GenService<{
     output: typeof UpdateTrustedIssuerResponseSchema;
   },
   /**
-   * Delete a trusted issuer; its assertions stop authenticating immediately.
+   * Delete a trusted issuer; its assertions stop authenticating immediately. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteTrustedIssuer
    */
@@ -476,7 +476,7 @@ export const AdminService: GenService<{
     output: typeof TrustedIssuersResponseSchema;
   },
   /**
-   * Register a downstream SAML 2.0 service provider.
+   * Register a downstream SAML 2.0 service provider. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateSAMLServiceProvider
    */
@@ -486,7 +486,7 @@ export const AdminService: GenService<{
     output: typeof CreateSAMLServiceProviderResponseSchema;
   },
   /**
-   * Update a service provider's name, endpoints, certificate, attribute mapping or active state.
+   * Update a service provider's name, endpoints, certificate, attribute mapping or active state. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateSAMLServiceProvider
    */
@@ -496,7 +496,7 @@ export const AdminService: GenService<{
     output: typeof UpdateSAMLServiceProviderResponseSchema;
   },
   /**
-   * Delete a service provider; no more assertions are issued to it.
+   * Delete a service provider; no more assertions are issued to it. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteSAMLServiceProvider
    */
@@ -526,7 +526,7 @@ export const AdminService: GenService<{
     output: typeof ListSAMLServiceProvidersResponseSchema;
   },
   /**
-   * Generate a new current signing keypair for an organization; the previous current key stays published.
+   * Generate a new current signing keypair for an organization; the previous current key stays published. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RotateSAMLIDPCert
    */
@@ -536,7 +536,7 @@ export const AdminService: GenService<{
     output: typeof RotateSAMLIDPCertResponseSchema;
   },
   /**
-   * Retire a published, non-signing key; the current key cannot be retired.
+   * Retire a published, non-signing key; the current key cannot be retired. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RetireSAMLIDPKey
    */
@@ -566,7 +566,7 @@ export const AdminService: GenService<{
     output: typeof ImportSAMLSPMetadataResponseSchema;
   },
   /**
-   * Create an organization; its name must be a unique URL-safe slug.
+   * Create an organization; its name must be a unique URL-safe slug. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateOrganization
    */
@@ -576,7 +576,7 @@ export const AdminService: GenService<{
     output: typeof CreateOrganizationResponseSchema;
   },
   /**
-   * Update an organization.
+   * Update an organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateOrganization
    */
@@ -586,7 +586,7 @@ export const AdminService: GenService<{
     output: typeof UpdateOrganizationResponseSchema;
   },
   /**
-   * Delete an organization with its memberships and connections.
+   * Delete an organization with its memberships and connections. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteOrganization
    */
@@ -616,7 +616,7 @@ export const AdminService: GenService<{
     output: typeof OrganizationsResponseSchema;
   },
   /**
-   * Add a user to an organization.
+   * Add a user to an organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.AddOrgMember
    */
@@ -626,7 +626,7 @@ export const AdminService: GenService<{
     output: typeof AddOrgMemberResponseSchema;
   },
   /**
-   * Remove a user from an organization.
+   * Remove a user from an organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RemoveOrgMember
    */
@@ -656,7 +656,7 @@ export const AdminService: GenService<{
     output: typeof UserOrganizationsResponseSchema;
   },
   /**
-   * Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization.
+   * Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RequestOrgDomain
    */
@@ -666,7 +666,7 @@ export const AdminService: GenService<{
     output: typeof RequestOrgDomainResponseSchema;
   },
   /**
-   * Check the DNS TXT challenge and verify the domain.
+   * Check the DNS TXT challenge and verify the domain. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.VerifyOrgDomain
    */
@@ -676,7 +676,7 @@ export const AdminService: GenService<{
     output: typeof VerifyOrgDomainResponseSchema;
   },
   /**
-   * Register a verified domain without the DNS challenge.
+   * Register a verified domain without the DNS challenge. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.AddVerifiedOrgDomain
    */
@@ -686,7 +686,7 @@ export const AdminService: GenService<{
     output: typeof AddVerifiedOrgDomainResponseSchema;
   },
   /**
-   * Remove a verified domain; logins stop resolving to the organization.
+   * Remove a verified domain; logins stop resolving to the organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteOrgDomain
    */
@@ -706,7 +706,7 @@ export const AdminService: GenService<{
     output: typeof OrgDomainsResponseSchema;
   },
   /**
-   * Create an upstream OIDC connection for an organization.
+   * Create an upstream OIDC connection for an organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateOrgOIDCConnection
    */
@@ -716,7 +716,7 @@ export const AdminService: GenService<{
     output: typeof CreateOrgOIDCConnectionResponseSchema;
   },
   /**
-   * Update an OIDC connection; supplying the client secret rotates it.
+   * Update an OIDC connection; supplying the client secret rotates it. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateOrgOIDCConnection
    */
@@ -726,7 +726,7 @@ export const AdminService: GenService<{
     output: typeof UpdateOrgOIDCConnectionResponseSchema;
   },
   /**
-   * Delete an OIDC connection; SSO logins through it stop immediately.
+   * Delete an OIDC connection; SSO logins through it stop immediately. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteOrgOIDCConnection
    */
@@ -746,7 +746,7 @@ export const AdminService: GenService<{
     output: typeof GetOrgOIDCConnectionResponseSchema;
   },
   /**
-   * Create an upstream SAML connection for an organization.
+   * Create an upstream SAML connection for an organization. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateOrgSAMLConnection
    */
@@ -756,7 +756,7 @@ export const AdminService: GenService<{
     output: typeof CreateOrgSAMLConnectionResponseSchema;
   },
   /**
-   * Update a SAML connection; supplying the IdP certificate replaces it.
+   * Update a SAML connection; supplying the IdP certificate replaces it. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.UpdateOrgSAMLConnection
    */
@@ -766,7 +766,7 @@ export const AdminService: GenService<{
     output: typeof UpdateOrgSAMLConnectionResponseSchema;
   },
   /**
-   * Delete a SAML connection; SSO logins through it stop immediately.
+   * Delete a SAML connection; SSO logins through it stop immediately. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteOrgSAMLConnection
    */
@@ -786,7 +786,7 @@ export const AdminService: GenService<{
     output: typeof GetOrgSAMLConnectionResponseSchema;
   },
   /**
-   * Create the SCIM endpoint of an organization; its bearer token is returned once.
+   * Create the SCIM endpoint of an organization; its bearer token is returned once. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.CreateSCIMEndpoint
    */
@@ -796,7 +796,7 @@ export const AdminService: GenService<{
     output: typeof CreateSCIMEndpointResponseSchema;
   },
   /**
-   * Issue a new SCIM bearer token, returned once; the old one stops validating.
+   * Issue a new SCIM bearer token, returned once; the old one stops validating. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.RotateSCIMToken
    */
@@ -806,7 +806,7 @@ export const AdminService: GenService<{
     output: typeof RotateSCIMTokenResponseSchema;
   },
   /**
-   * Delete the SCIM endpoint of an organization; its token stops working immediately.
+   * Delete the SCIM endpoint of an organization; its token stops working immediately. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.AdminService.DeleteSCIMEndpoint
    */

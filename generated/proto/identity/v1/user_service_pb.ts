@@ -50,7 +50,7 @@ export const UserService: GenService<{
     output: typeof LoginResponseSchema;
   },
   /**
-   * Send a sign-in link to an email address.
+   * Send a sign-in link to an email address. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.MagicLinkLogin
    */
@@ -90,7 +90,7 @@ export const UserService: GenService<{
     output: typeof ProfileResponseSchema;
   },
   /**
-   * Update the profile or password of the signed-in user.
+   * Update the profile or password of the signed-in user. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.UpdateProfile
    */
@@ -110,7 +110,7 @@ export const UserService: GenService<{
     output: typeof VerifyEmailResponseSchema;
   },
   /**
-   * Send the email verification message again.
+   * Send the email verification message again. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.ResendVerifyEmail
    */
@@ -120,7 +120,7 @@ export const UserService: GenService<{
     output: typeof ResendVerifyEmailResponseSchema;
   },
   /**
-   * Start a password reset by email or phone.
+   * Start a password reset by email or phone. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.ForgotPassword
    */
@@ -130,7 +130,7 @@ export const UserService: GenService<{
     output: typeof ForgotPasswordResponseSchema;
   },
   /**
-   * Set a new password with a reset token or a one-time password.
+   * Set a new password with a reset token or a one-time password. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.ResetPassword
    */
@@ -140,7 +140,7 @@ export const UserService: GenService<{
     output: typeof ResetPasswordResponseSchema;
   },
   /**
-   * Revoke a refresh token.
+   * Revoke a refresh token. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.Revoke
    */
@@ -160,7 +160,7 @@ export const UserService: GenService<{
     output: typeof VerifyOTPResponseSchema;
   },
   /**
-   * Send the one-time password again.
+   * Send the one-time password again. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc identity.v1.UserService.ResendOTP
    */

@@ -22,7 +22,7 @@ export const file_bookstore_v1_user_service: GenFile = /*@__PURE__*/
  */
 export const StoreService: GenService<{
   /**
-   * Add a book to the store.
+   * Add a book to the store. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc bookstore.v1.StoreService.AddBook
    */
@@ -42,7 +42,7 @@ export const StoreService: GenService<{
     output: typeof GetBookResponseSchema;
   },
   /**
-   * Change the stock of a book.
+   * Change the stock of a book. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc bookstore.v1.StoreService.UpdateBook
    */
@@ -52,7 +52,7 @@ export const StoreService: GenService<{
     output: typeof UpdateBookResponseSchema;
   },
   /**
-   * Take a book out of the store.
+   * Take a book out of the store. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc bookstore.v1.StoreService.RemoveBook
    */
