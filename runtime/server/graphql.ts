@@ -153,7 +153,13 @@ export class GraphqlEndpoint {
       sendJson(response, 200, { errors: document.map((e) => ({ message: documentErrorMessage(e), locations: e.locations, extensions: { code: "INVALID_ARGUMENT" } })), data: null });
       return;
     }
-    const state: RequestState = { headers: flatHeaders(request.headers), remoteAddress: request.socket.remoteAddress ?? "", cookies: [], markReplayed: () => response.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true"), checked: new Map() };
+    const state: RequestState = {
+      headers: flatHeaders(request.headers),
+      remoteAddress: request.socket.remoteAddress ?? "",
+      cookies: [],
+      markReplayed: () => response.setHeader(IDEMPOTENT_REPLAYED_HEADER, "true"),
+      checked: new Map(),
+    };
     const operationName = typeof body.operationName === "string" ? body.operationName : undefined;
     const selected = getOperationAST(document as DocumentNode, operationName);
     for (const selection of selected?.selectionSet.selections ?? []) {

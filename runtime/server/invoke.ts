@@ -619,7 +619,12 @@ export class CallPipeline {
                   },
                 ),
               // Nothing was written: the key is free for a repeat to run again.
-              (error) => whenSettled(store.release(request), () => fail(error), () => fail(error)),
+              (error) =>
+                whenSettled(
+                  store.release(request),
+                  () => fail(error),
+                  () => fail(error),
+                ),
             );
           },
           fail,

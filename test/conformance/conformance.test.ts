@@ -8,6 +8,7 @@ import { AdminClient, ApiError, operations, UserClient, type CallOptions, type P
 import { schema } from "../../generated/schema.js";
 import { protocolsOf, type OperationSpec } from "../../runtime/schema.js";
 import { ADMIN_SECRET, createWorld, makeTestKeys, startSwappableServer, type SwappableServer, type TestKeys, type World } from "../helpers/reference-server.js";
+import { startLostAnswerProxy, type LostAnswerProxy } from "../helpers/lost-answer-proxy.js";
 import { FAULT_MAX_RESPONSE_BYTES, FAULTS, faultDeadline, faultProtocols, startFaultServers, type Fault, type FaultServers } from "./faults.js";
 import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type ClientOutcome, type RunnerProcess } from "./runners.js";
 import { scenarios, type Answer, type Caller, type OperationName, type Scenario, type Values } from "./scenarios.js";
@@ -48,8 +49,9 @@ function faultClient(call: ClientCall): AdminClient {
   const key = `${call.config.serviceUrl} ${call.protocol}`;
   let client = faultClients.get(key);
   if (!client) {
-    const { serviceUrl, grpcEndpoint, serverVersion, adminSecret, timeoutMs, maxResponseBytes } = call.config;
-    client = new AdminClient({ serviceUrl, grpcEndpoint, serverVersion, adminSecret, protocol: call.protocol, retry: false, timeoutMs, maxResponseBytes });
+    const { serviceUrl, grpcEndpoint, serverVersion, adminSecret, timeoutMs, maxResponseBytes, retryAttempts } = call.config;
+    const retry = retryAttempts === undefined ? (false as const) : { attempts: retryAttempts, baseDelayMs: 10 };
+    client = new AdminClient({ serviceUrl, grpcEndpoint, serverVersion, adminSecret, protocol: call.protocol, retry, timeoutMs, maxResponseBytes });
     faultClients.set(key, client);
   }
   return client;
@@ -79,7 +81,7 @@ const typescriptColumn: ClientColumn = {
             await client.close();
           }
         } else {
-          const client = call.config.timeoutMs === undefined ? adminClients.get(call.protocol)! : faultClient(call);
+          const client = call.config.timeoutMs === undefined && call.config.retryAttempts === undefined ? adminClients.get(call.protocol)! : faultClient(call);
           answer = await (client as unknown as Record<string, Method>)[operation.method]!(call.input, { headers: call.headers });
         }
       } else {
@@ -407,6 +409,57 @@ describe("fault column", () => {
           }
         });
       }
+    }
+  }
+});
+
+// The lost-answer column: every client, over every protocol, through a proxy that drops the answer
+// of a write after the service committed it. With its Idempotency-Key the client retries, gets the
+// first answer (replayed), and the write is applied once.
+describe("lost-answer column", () => {
+  let proxy: LostAnswerProxy;
+  const cells = new Map<string, Cell>(PROTOCOLS.flatMap((p) => COLUMNS.map((c) => [cellKey(p, c), "?" as Cell])));
+  beforeAll(async () => {
+    proxy = await startLostAnswerProxy([{ httpUrl: server.httpUrl, grpcEndpoint: server.grpcEndpoint }]);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    const label = (column: string) => column.padEnd(Math.max(4, column.length));
+    console.log(
+      [
+        `lost-answer column: create_organization's answer dropped after the commit, ${PROTOCOLS.length} protocols x ${COLUMNS.length} clients`,
+        `${PROTOCOLS.map((p) => p.padEnd(COLUMNS.map(label).join(" ").length)).join(" | ")}`,
+        `${PROTOCOLS.map(() => COLUMNS.map(label).join(" ")).join(" | ")}`,
+        `${PROTOCOLS.map((p) => COLUMNS.map((c) => cells.get(cellKey(p, c))!.padEnd(label(c).length)).join(" ")).join(" | ")}`,
+      ].join("\n"),
+    );
+  });
+
+  for (const protocol of PROTOCOLS) {
+    for (const columnName of COLUMNS) {
+      it(`a write whose answer is lost, over ${protocol} via ${columnName}: retried with its key, applied once`, async () => {
+        cells.set(cellKey(protocol, columnName), "FAIL");
+        const column = columns.get(columnName);
+        expect(column, `the ${columnName} client did not start`).toBeDefined();
+        const name = `lost-answer-${protocol}-${columnName}`.replaceAll("_", "-");
+        const keysBefore = new Set(proxy.keys.keys());
+        const outcome = await column!.call({
+          surface: "admin",
+          operation: "create_organization",
+          protocol,
+          input: { name },
+          headers: {},
+          accessToken: undefined,
+          config: { serviceUrl: proxy.httpUrl, grpcEndpoint: proxy.grpcEndpoint, serverVersion: SERVER_VERSION, adminSecret: ADMIN_SECRET, clientId: "reference", retryAttempts: 3 },
+        });
+        expect(outcome, JSON.stringify(outcome)).toMatchObject({ ok: true, answer: { name } });
+        const histories = [...proxy.keys].filter(([key]) => !keysBefore.has(key)).map(([, history]) => history);
+        // One key, its first answer dropped, its repeat answered with the first answer.
+        expect(histories).toEqual([{ dropped: 1, relayed: 1, replayed: true }]);
+        const all = await adminClients.get("rest")!.organizations({ pagination: { limit: 100 } });
+        expect(all.organizations.filter((org) => org.name === name)).toHaveLength(1);
+        cells.set(cellKey(protocol, columnName), "pass");
+      });
     }
   }
 });

@@ -6,7 +6,8 @@
 //             "config": {"service_url": "...", "grpc_endpoint": "...", "server_version": "2.4.0",
 //                        "admin_secret": "..."  |  "client_id": "...",
 //                        "tls": {"ca_file": "...", "cert_file": null, "key_file": null}  (optional),
-//                        "timeout_ms": 400, "max_response_bytes": 1048576  (optional: the client's defaults otherwise)}}
+//                        "timeout_ms": 400, "max_response_bytes": 1048576  (optional: the client's defaults otherwise),
+//                        "retry_attempts": 3  (optional: retries with a short backoff; otherwise none)}}
 //   answer   {"id": 1, "ok": true, "answer": {...flat shape...}}
 //         or {"id": 1, "ok": false, "code": "NOT_FOUND", "message": "...", "refused": false,
 //             "operation": "user", "protocol": "grpc", "status": 404 | null, "retry_after_seconds": 7 | null}
@@ -40,6 +41,8 @@ export interface ClientCall {
     /** The client's overall deadline of a call (the fault column's hanging servers). */
     timeoutMs?: number;
     maxResponseBytes?: number;
+    /** Attempts of a call on transient failures (the lost-answer column); none by default: one attempt. */
+    retryAttempts?: number;
   };
 }
 
@@ -146,6 +149,7 @@ export class RunnerProcess {
         ...(config.tls ? { tls: { ca_file: config.tls.caFile, cert_file: config.tls.certFile ?? null, key_file: config.tls.keyFile ?? null } } : {}),
         ...(config.timeoutMs === undefined ? {} : { timeout_ms: config.timeoutMs }),
         ...(config.maxResponseBytes === undefined ? {} : { max_response_bytes: config.maxResponseBytes }),
+        ...(config.retryAttempts === undefined ? {} : { retry_attempts: config.retryAttempts }),
       },
     });
     return new Promise((resolve, reject) => {

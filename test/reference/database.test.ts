@@ -21,6 +21,7 @@ import { codeOf, PROTOCOLS } from "../helpers/raw-calls.js";
 import { startPostgres, type PostgresServer } from "../helpers/postgres.js";
 import { startRedis, type RedisServer } from "../helpers/redis.js";
 import { startReplica, type Replica } from "../helpers/replica.js";
+import { startLostAnswerProxy } from "../helpers/lost-answer-proxy.js";
 import { TEST_PASSWORD_HASH_COST } from "../helpers/password-hash-cost.js";
 
 const SECRET = "database-test-secret";
@@ -157,7 +158,14 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
 
   it("one Idempotency-Key sent 20 times at once over both replicas and every protocol: one organization, one answer", async () => {
     const keyed = (replica: Replica, protocol: (typeof PROTOCOLS)[number]) =>
-      new AdminClient({ serviceUrl: replica.httpUrl, grpcEndpoint: replica.grpcEndpoint, adminSecret: SECRET, protocol, serverVersion: schema.version, retry: { attempts: 20, baseDelayMs: 20, maxDelayMs: 200 } });
+      new AdminClient({
+        serviceUrl: replica.httpUrl,
+        grpcEndpoint: replica.grpcEndpoint,
+        adminSecret: SECRET,
+        protocol,
+        serverVersion: schema.version,
+        retry: { attempts: 20, baseDelayMs: 20, maxDelayMs: 200 },
+      });
     const answers = await Promise.all(
       Array.from({ length: 20 }, (_, index) => keyed(index % 2 ? a : b, PROTOCOLS[index % PROTOCOLS.length]!).createOrganization({ name: "once-only" }, { idempotencyKey: "replicas-key-1" })),
     );
@@ -167,8 +175,35 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
     // Another input under the key is refused on either replica.
     const other = await admin(b)
       .createOrganization({ name: "another" }, { idempotencyKey: "replicas-key-1" })
-      .then(() => expect.fail("refused"), (error: unknown) => error as ApiError);
+      .then(
+        () => expect.fail("refused"),
+        (error: unknown) => error as ApiError,
+      );
     expect(other).toMatchObject({ code: "INVALID_ARGUMENT", message: "Idempotency-Key replicas-key-1 was first sent with another input; send a new key with a new request" });
+  });
+
+  it("a write whose answer a proxy drops after A committed it is retried on B, which answers A's answer: one organization", async () => {
+    const proxy = await startLostAnswerProxy([a, b]);
+    try {
+      for (const protocol of PROTOCOLS) {
+        const client = new AdminClient({
+          serviceUrl: proxy.httpUrl,
+          grpcEndpoint: proxy.grpcEndpoint,
+          adminSecret: SECRET,
+          protocol,
+          serverVersion: schema.version,
+          retry: { attempts: 3, baseDelayMs: 10 },
+        });
+        const name = `behind-proxy-${protocol}`;
+        expect(await client.createOrganization({ name })).toMatchObject({ name });
+        await client.close();
+        const organizations = await admin(b).organizations({ pagination: { limit: 100 } });
+        expect(organizations.organizations.filter((org) => org.name === name)).toHaveLength(1);
+      }
+      expect([...proxy.keys.values()]).toEqual(PROTOCOLS.map(() => ({ dropped: 1, relayed: 1, replayed: true })));
+    } finally {
+      await proxy.close();
+    }
   });
 
   it("20 concurrent creations of one organization name: one organization", async () => {
