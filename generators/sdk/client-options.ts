@@ -225,14 +225,23 @@ export const CLIENT_OPTIONS = {
     ],
   },
   retry: {
-    typescript: { doc: "Retries of reads on transient failures, honouring Retry-After up to 60 s (default 3 attempts, 100 ms doubling, at most 2 s); false turns them off. Writes are never retried." },
-    python: [{ name: "retry", declaration: "RetryPolicy | bool = True", imports: [["._core", "RetryPolicy"]], doc: "Retries of reads on transient failures; False turns them off." }],
+    typescript: {
+      doc: "Retries on transient failures, honouring retry-after-ms or Retry-After up to 60 s (default 3 attempts, 100 ms doubling, at most 2 s): of reads, and of writes, which carry an Idempotency-Key so that the service applies them once; a write that takes no key (it sets a cookie) goes again only when its connection was refused. false turns them off; maxRetries sets one call's.",
+    },
+    python: [
+      {
+        name: "retry",
+        declaration: "RetryPolicy | bool = True",
+        imports: [["._core", "RetryPolicy"]],
+        doc: "Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.",
+      },
+    ],
     go: [
       {
         name: "Retry",
         parameters: "policy RetryPolicy",
         apply: "c.Retry = transport.RetryPolicy(policy)",
-        doc: "sets the retry policy of {client}'s reads (default DefaultRetryPolicy: 3 attempts, 100 ms doubling, at most 2 s; NoRetry turns retries off).",
+        doc: "sets the retry policy of {client}'s reads and of its writes, which carry an idempotency key (default DefaultRetryPolicy: 3 attempts, 100 ms doubling, at most 2 s; NoRetry turns retries off; WithMaxRetries sets one call's).",
       },
     ],
   },
