@@ -7,8 +7,12 @@ import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
 import { TypeScriptFile } from "../emit/typescript-printer.js";
 import { SCALAR_SPECS } from "./scalars.js";
+import { ERROR_CLASSES } from "../../runtime/client/errors.js";
 
 export const CLIENT_DIR = "generated/client";
+/** The error classes per code that the package exports beside ApiError (runtime/client/errors.ts). */
+const ERROR_CLASS_NAMES = Object.values(ERROR_CLASSES).map((errorClass) => (errorClass as unknown as { errorName: string }).errorName);
+
 /** The modules a client class imports, as seen from generated/client/. */
 const CLIENTS_MODULE = `${RUNTIME_PACKAGE}/client/clients.js`;
 const CORE_MODULE = `${RUNTIME_PACKAGE}/client/core.js`;
@@ -120,7 +124,11 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
     },
     {
       path: `${CLIENT_DIR}/index.ts`,
-      content: `${ir.clients.map((c) => `export { ${c.name} } from "./${CLIENT_FILE[c.role]}.js";\n`).join("")}export { ApiError, type ClientErrorCode } from "${RUNTIME_PACKAGE}/client/errors.js";
+      content: `${ir.clients.map((c) => `export { ${c.name} } from "./${CLIENT_FILE[c.role]}.js";\n`).join("")}export {
+  ApiError,
+  ${ERROR_CLASS_NAMES.join(",\n  ")},
+  type ClientErrorCode,
+} from "${RUNTIME_PACKAGE}/client/errors.js";
 export type { ${clientConfigTypes(ir).join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
 export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";

@@ -46,6 +46,11 @@ export const GRPC_NO_ANSWER_STATUSES: readonly number[] = [ERROR_WIRE.UNAVAILABL
 export const TRANSIENT_CODES: readonly ClientErrorCode[] = ["UNAVAILABLE", "TOO_MANY_REQUESTS"];
 export const TRANSIENT_HTTP_STATUSES: readonly number[] = [502, 503, 504];
 
+/**
+ * The error of every failed call, whatever protocol carried it. Its class is the one of its code
+ * (`NotFoundError`, `UnavailableError`, ...: `instanceof` tells them apart, as Python's classes
+ * and Go's sentinels do), whichever way it was made.
+ */
 export class ApiError extends Error {
   override name = "ApiError";
   constructor(
@@ -67,6 +72,10 @@ export class ApiError extends Error {
     } = {},
   ) {
     super(message, { cause: options.cause });
+    // Made as ApiError (as the transports do): it becomes the class of its code.
+    const byCode = new.target === ApiError ? ERROR_CLASSES[code] : undefined;
+    if (byCode) Object.setPrototypeOf(this, byCode.prototype);
+    this.name = (Object.getPrototypeOf(this) as { constructor: { errorName?: string } }).constructor.errorName ?? "ApiError";
     this.refused = options.refused ?? false;
     this.status = options.status;
     this.oauthError = options.oauthError;
@@ -83,6 +92,92 @@ export class ApiError extends Error {
     return TRANSIENT_CODES.includes(this.code) || (this.status !== undefined && TRANSIENT_HTTP_STATUSES.includes(this.status));
   }
 }
+
+// One class per code. `errorName` is the class's name as written here, which minifiers keep.
+/** INVALID_ARGUMENT: HTTP 400, gRPC 3. */
+export class InvalidArgumentError extends ApiError {
+  static readonly errorName = "InvalidArgumentError";
+}
+/** UNAUTHENTICATED: HTTP 401, gRPC 16. */
+export class UnauthenticatedError extends ApiError {
+  static readonly errorName = "UnauthenticatedError";
+}
+/** PERMISSION_DENIED: HTTP 403, gRPC 7. */
+export class PermissionDeniedError extends ApiError {
+  static readonly errorName = "PermissionDeniedError";
+}
+/** NOT_FOUND: HTTP 404, gRPC 5. */
+export class NotFoundError extends ApiError {
+  static readonly errorName = "NotFoundError";
+}
+/** FAILED_PRECONDITION: HTTP 412, gRPC 9; also every refusal before anything is sent. */
+export class FailedPreconditionError extends ApiError {
+  static readonly errorName = "FailedPreconditionError";
+}
+/** ALREADY_EXISTS: HTTP 409, gRPC 6. */
+export class AlreadyExistsError extends ApiError {
+  static readonly errorName = "AlreadyExistsError";
+}
+/** TOO_MANY_REQUESTS: HTTP 429, gRPC 8 (see retryAfterSeconds). */
+export class TooManyRequestsError extends ApiError {
+  static readonly errorName = "TooManyRequestsError";
+}
+/** INTERNAL: HTTP 500, gRPC 13; also an answer to a read that could not be read. */
+export class InternalError extends ApiError {
+  static readonly errorName = "InternalError";
+}
+/** UNIMPLEMENTED: HTTP 501, gRPC 12. */
+export class UnimplementedError extends ApiError {
+  static readonly errorName = "UnimplementedError";
+}
+/** UNAVAILABLE: HTTP 503, gRPC 14; also no answer at all (refused, reset, dropped). */
+export class UnavailableError extends ApiError {
+  static readonly errorName = "UnavailableError";
+}
+/** PAYLOAD_TOO_LARGE: HTTP 413, gRPC 8; also an answer over maxResponseBytes. */
+export class PayloadTooLargeError extends ApiError {
+  static readonly errorName = "PayloadTooLargeError";
+}
+/** METHOD_NOT_ALLOWED: HTTP 405 (HTTP only). */
+export class MethodNotAllowedError extends ApiError {
+  static readonly errorName = "MethodNotAllowedError";
+}
+/** UNSUPPORTED_MEDIA_TYPE: HTTP 415 (HTTP only). */
+export class UnsupportedMediaTypeError extends ApiError {
+  static readonly errorName = "UnsupportedMediaTypeError";
+}
+/** DEADLINE_EXCEEDED: the call's deadline passed (told by the client). */
+export class DeadlineExceededError extends ApiError {
+  static readonly errorName = "DeadlineExceededError";
+}
+/** CANCELLED: the caller's signal aborted, or the client was closed (told by the client). */
+export class CancelledError extends ApiError {
+  static readonly errorName = "CancelledError";
+}
+/** OUTCOME_UNKNOWN: the answer to a write could not be read; the write may have happened (told by the client). */
+export class OutcomeUnknownError extends ApiError {
+  static readonly errorName = "OutcomeUnknownError";
+}
+
+/** The class of each code: an ApiError of that code is one. */
+export const ERROR_CLASSES: Readonly<Record<ClientErrorCode, typeof ApiError>> = {
+  INVALID_ARGUMENT: InvalidArgumentError,
+  UNAUTHENTICATED: UnauthenticatedError,
+  PERMISSION_DENIED: PermissionDeniedError,
+  NOT_FOUND: NotFoundError,
+  FAILED_PRECONDITION: FailedPreconditionError,
+  ALREADY_EXISTS: AlreadyExistsError,
+  TOO_MANY_REQUESTS: TooManyRequestsError,
+  INTERNAL: InternalError,
+  UNIMPLEMENTED: UnimplementedError,
+  UNAVAILABLE: UnavailableError,
+  PAYLOAD_TOO_LARGE: PayloadTooLargeError,
+  METHOD_NOT_ALLOWED: MethodNotAllowedError,
+  UNSUPPORTED_MEDIA_TYPE: UnsupportedMediaTypeError,
+  DEADLINE_EXCEEDED: DeadlineExceededError,
+  CANCELLED: CancelledError,
+  OUTCOME_UNKNOWN: OutcomeUnknownError,
+};
 
 /**
  * The seconds a Retry-After value asks to wait: delta-seconds or an HTTP date; undefined when

@@ -3,7 +3,7 @@
 import { createServer as createTcpServer, type Server } from "node:net";
 import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { AdminClient, ApiError, operations, UserClient } from "../../generated/client/index.js";
+import { AdminClient, ApiError, FailedPreconditionError, NotFoundError, OutcomeUnknownError, operations, UnavailableError, UserClient } from "../../generated/client/index.js";
 import { retryAfterSeconds } from "../../runtime/client/errors.js";
 import { schema } from "../../generated/schema.js";
 import { loadIr } from "../../generators/generate.js";
@@ -331,6 +331,26 @@ describe("retries", () => {
     expect(await refusalOf(() => client.users())).toMatchObject({ retryAfterSeconds: 0.25 });
     expect(times[1]! - times[0]!).toBeGreaterThanOrEqual(240);
     expect(times[1]! - times[0]!).toBeLessThan(5_000);
+  });
+
+  it("throw the class of the error's code, an ApiError too: NotFoundError, UnavailableError, FailedPreconditionError", async () => {
+    const { fetch } = recordingFetch(() => new Response(JSON.stringify({ code: "NOT_FOUND", message: "no user u9" }), { status: 404 }));
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, serverVersion: schema.version });
+    const notFound = await refusalOf(() => client.user({ id: "u9" }));
+    expect(notFound).toBeInstanceOf(NotFoundError);
+    expect(notFound).toBeInstanceOf(ApiError);
+    expect(notFound).not.toBeInstanceOf(UnavailableError);
+    expect(notFound.name).toBe("NotFoundError");
+    expect(String(notFound)).toBe("NotFoundError: no user u9");
+    const refused = await refusalOf(() => client.adminSignup({ admin_secret: "x" }));
+    expect(refused).toBeInstanceOf(FailedPreconditionError);
+    const nobody = new AdminClient({ serviceUrl: "http://127.0.0.1:1", adminSecret: "s", protocol: "rest", retry: false, serverVersion: schema.version });
+    const unanswered = await refusalOf(() => nobody.users());
+    expect(unanswered).toBeInstanceOf(UnavailableError);
+    expect(unanswered.code).toBe("UNAVAILABLE");
+    await nobody.close();
+    const made = new OutcomeUnknownError("OUTCOME_UNKNOWN", "lost", "create_organization", "rest");
+    expect([made instanceof ApiError, made.name]).toEqual([true, "OutcomeUnknownError"]);
   });
 
   it("do not retry a definite answer such as NOT_FOUND", async () => {
