@@ -54,6 +54,7 @@ const definition: ClientDefinition = {
   schema,
   surfaces: ["user","oauth"],
   versionOperation: "meta",
+  sdk: { name: "@identity-interface/sdk", version: "2.6.0" },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 

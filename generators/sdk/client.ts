@@ -97,6 +97,7 @@ const definition: ClientDefinition = {
   schema,
   surfaces: ${JSON.stringify(surfaces)},
   versionOperation: ${JSON.stringify(versionOperation ?? null)},
+  sdk: { name: ${JSON.stringify(ir.api.sdkPackage)}, version: ${JSON.stringify(ir.api.version)} },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 

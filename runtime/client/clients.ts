@@ -1,6 +1,6 @@
 // The parts of AdminClient and UserClient that do not depend on the operations: configuration,
 // the headers of each surface, and close(). Generated classes add one method per operation.
-import { ClientCore, type ClientConfig, type ClientDefinition } from "./core.js";
+import { ClientCore, environmentName, fromEnvironment, type ClientConfig, type ClientDefinition } from "./core.js";
 
 /** A client of an API whose operations take an API key (schema.features.apiKey). */
 export interface ApiKeyConfig {
@@ -31,13 +31,17 @@ export interface UserClientConfig extends ClientConfig {
 export class AdminClientBase {
   protected readonly core: ClientCore;
   constructor(definition: ClientDefinition, config: ClientConfig & AdminClientConfig & ApiKeyConfig) {
-    const { adminSecret: secret, accessToken } = config;
-    if (secret && accessToken) throw new TypeError("give adminSecret or accessToken, not both: the server judges a call by one of them");
+    if (config.adminSecret && config.accessToken) throw new TypeError("give adminSecret or accessToken, not both: the server judges a call by one of them");
+    // What the code gives wins; else the environment's, the secret before a token.
+    const given = config.adminSecret || config.accessToken;
+    const secret = given ? config.adminSecret : fromEnvironment(definition.schema, "ADMIN_SECRET");
+    const accessToken = given ? config.accessToken : secret ? undefined : fromEnvironment(definition.schema, "ACCESS_TOKEN");
     if (definition.schema.features.adminSecret && !secret && !accessToken) {
+      const variable = environmentName(definition.schema, "ADMIN_SECRET");
       throw new TypeError(
         definition.schema.features.orgAdmin
-          ? "adminSecret is required, or accessToken: the access token of a user who is an org-admin (for the organizations that user administers)"
-          : "adminSecret is required",
+          ? `adminSecret is required (or the environment variable ${variable}), or accessToken: the access token of a user who is an org-admin (for the organizations that user administers)`
+          : `adminSecret is required (or the environment variable ${variable})`,
       );
     }
     if (accessToken && !definition.schema.features.orgAdmin) throw new TypeError("accessToken: no admin operation of this API takes a user's token; give adminSecret");
@@ -66,7 +70,7 @@ export class UserClientBase {
     protected readonly config: ClientConfig & Partial<UserClientConfig> & ApiKeyConfig,
   ) {
     if (definition.schema.features.clientId && !config.clientId) throw new TypeError("clientId is required");
-    this.accessToken = config.accessToken;
+    this.accessToken = config.accessToken ?? fromEnvironment(definition.schema, "ACCESS_TOKEN");
     const keyHeaders = apiKeyHeaders(definition, config);
     this.core = new ClientCore(definition, config, (): Record<string, string> => (this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders));
   }

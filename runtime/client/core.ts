@@ -40,8 +40,8 @@ export interface RetryPolicy {
 }
 
 export interface ClientConfig {
-  /** Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored). */
-  serviceUrl: string;
+  /** Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored); default: the environment's <API>_SERVICE_URL. */
+  serviceUrl?: string;
   /** graphql (default), rest or grpc. Token routes always use rest. */
   protocol?: Protocol;
   /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. */
@@ -96,6 +96,40 @@ export interface CallOptions {
   maxRetries?: number;
 }
 
+/** The header naming the calling SDK's language, version and runtime, the same in every SDK: "typescript/2.6.0 node/24.11.0". */
+export const SDK_HEADER = "x-api-client";
+
+/** The runtime this code runs on, as the SDK header names it. */
+function runtimeName(): string {
+  const scope = globalThis as { Deno?: { version?: { deno?: string } }; Bun?: { version?: string }; process?: { versions?: { node?: string } }; navigator?: { userAgent?: string } };
+  if (scope.Deno?.version?.deno) return `deno/${scope.Deno.version.deno}`;
+  if (scope.Bun?.version) return `bun/${scope.Bun.version}`;
+  if (scope.process?.versions?.node) return `node/${scope.process.versions.node}`;
+  return scope.navigator?.userAgent ? "browser" : "unknown";
+}
+
+/** User-Agent (where the runtime lets a script set it: not in a browser) and the SDK header. */
+function sdkHeaders(sdk: ClientDefinition["sdk"]): Record<string, string> {
+  const runtime = runtimeName();
+  return { ...(runtime === "browser" ? {} : { "user-agent": `${sdk.name}/${sdk.version}` }), [SDK_HEADER]: `typescript/${sdk.version} ${runtime}` };
+}
+
+/** The environment variable of a setting: IDENTITY_SERVICE_URL for the API named identity. */
+export function environmentName(schema: ApiSchema, setting: string): string {
+  return `${schema.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_${setting}`;
+}
+
+/** A setting from the environment, where there is one (Node, Deno, Bun; not a browser), else undefined. */
+export function fromEnvironment(schema: ApiSchema, setting: string): string | undefined {
+  try {
+    const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[environmentName(schema, setting)];
+    return value === "" ? undefined : value;
+  } catch {
+    // Deno without --allow-env throws: as if unset.
+    return undefined;
+  }
+}
+
 /** What is wrong with a call's options, refused before anything is sent; undefined when nothing is. */
 function callOptionProblem(options: CallOptions): string | undefined {
   if (options.idempotencyKey !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(options.idempotencyKey)) {
@@ -112,6 +146,8 @@ export interface ClientDefinition {
   surfaces: readonly string[];
   /** The operation whose answer carries the server `version`. */
   versionOperation: string | null;
+  /** The package and version of this SDK, as its User-Agent and SDK header name it. */
+  sdk: { name: string; version: string };
   /** Loads the protobuf-es service descriptors; called only for protocol grpc. */
   loadGrpcServices: () => Promise<readonly DescService[]>;
 }
@@ -161,6 +197,8 @@ export class ClientCore {
   /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
   private readonly inClear: Record<Protocol, string | undefined>;
   private readonly closeFetch: (() => Promise<void>) | undefined;
+  /** Who calls: User-Agent and the SDK header (SDK_HEADER), on every request of every protocol. */
+  private readonly sdkHeaders: Record<string, string>;
   private closed = false;
 
   constructor(
@@ -174,7 +212,10 @@ export class ClientCore {
     if (config.grpcEndpoint !== undefined && !GRPC_ENDPOINT.test(config.grpcEndpoint)) {
       throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.schema.grpcPort}, not '${config.grpcEndpoint}'`);
     }
-    const serviceUrl = config.serviceUrl.replace(/\/+$/, "");
+    this.sdkHeaders = sdkHeaders(definition.sdk);
+    const givenUrl = config.serviceUrl ?? fromEnvironment(definition.schema, "SERVICE_URL");
+    if (!givenUrl) throw new TypeError(`serviceUrl is required, or the environment variable ${environmentName(definition.schema, "SERVICE_URL")}`);
+    const serviceUrl = givenUrl.replace(/\/+$/, "");
     const url = new URL(serviceUrl);
     const https = url.protocol === "https:";
     const grpcTls = config.grpcTls === undefined ? (https ? (config.tls ?? {}) : false) : config.grpcTls === true ? (config.tls ?? {}) : config.grpcTls;
@@ -252,7 +293,7 @@ export class ClientCore {
       const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
       const inClear = this.inClear[over];
       if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true }));
-      const headers = { ...this.config.extraHeaders, ...this.surfaceHeaders() };
+      const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
       const asked = (this.serverVersion = this.transport(over)
         .then((transport) => transport.call({ operation, input: {}, headers, signal }))
         .then((answer) => String(answer.version)));
@@ -316,7 +357,7 @@ export class ClientCore {
     const refused = pending instanceof Promise ? await pending : pending;
     if (refused) throw refused;
     const transport = this.ready.get(protocol) ?? (await this.transport(protocol));
-    const headers: Record<string, string> = { ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
+    const headers: Record<string, string> = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
     // One key for every attempt of this call: the service applies the write once and answers a
     // repeat with the first answer, so the write is retried like a read.
     if (operation.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? globalThis.crypto.randomUUID();

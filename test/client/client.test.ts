@@ -429,6 +429,49 @@ describe("Idempotency-Key on the wire", () => {
   });
 });
 
+describe("who calls, and configuration from the environment", () => {
+  it.each(PROTOCOLS)("over %s, every call names the SDK: User-Agent and x-api-client (language, version, runtime)", async (protocol) => {
+    const client = new AdminClient({ serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: "s3cret-admin-key", protocol, serverVersion: schema.version });
+    try {
+      const before = service.calls.length;
+      await client.users();
+      const { headers } = service.calls[before]!;
+      expect(headers["x-api-client"]).toBe(`typescript/${schema.version} node/${process.versions.node}`);
+      expect(headers["user-agent"]).toContain(`@identity-interface/sdk/${schema.version}`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("takes the service URL, the admin secret or an access token from IDENTITY_* when the code gives none", async () => {
+    const saved = { ...process.env };
+    try {
+      process.env.IDENTITY_SERVICE_URL = service.httpUrl;
+      process.env.IDENTITY_ADMIN_SECRET = "s3cret-admin-key";
+      const client = new AdminClient({ protocol: "rest", serverVersion: schema.version });
+      const before = service.calls.length;
+      await client.users();
+      expect(service.calls[before]!.headers["x-service-admin-secret"]).toBe("s3cret-admin-key");
+      await client.close();
+      // What the code gives wins over the environment.
+      expect(() => new AdminClient({ serviceUrl: "http://127.0.0.1:1", accessToken: "t" })).not.toThrow();
+      process.env.IDENTITY_ACCESS_TOKEN = "user-token";
+      const user = new UserClient({ clientId: "app", protocol: "rest", serverVersion: schema.version });
+      const userBefore = service.calls.length;
+      await user.profile();
+      expect(service.calls[userBefore]!.headers.authorization).toBe("Bearer user-token");
+      await user.close();
+      delete process.env.IDENTITY_SERVICE_URL;
+      delete process.env.IDENTITY_ADMIN_SECRET;
+      delete process.env.IDENTITY_ACCESS_TOKEN;
+      expect(() => new AdminClient({ adminSecret: "s" })).toThrow("serviceUrl is required, or the environment variable IDENTITY_SERVICE_URL");
+      expect(() => new AdminClient({ serviceUrl: "http://127.0.0.1:1" })).toThrow("adminSecret is required (or the environment variable IDENTITY_ADMIN_SECRET)");
+    } finally {
+      process.env = saved;
+    }
+  });
+});
+
 describe("Retry-After from the service", () => {
   it.each(PROTOCOLS)("over %s, a rate-limited read carries the wait the server asked for", async (protocol) => {
     const limited = await startRecordingService("s3cret-admin-key", { rateLimit: { read: { perSecond: 1, burst: 0 }, write: false, token: false } });

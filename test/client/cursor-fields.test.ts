@@ -76,7 +76,7 @@ describe("declared cursor fields", () => {
       return new Response(JSON.stringify(answers[bodies.length - 1]));
     }) as typeof globalThis.fetch;
     const core = new ClientCore(
-      { schema: renamed, surfaces: ["admin"], versionOperation: null, loadGrpcServices: async () => [] },
+      { schema: renamed, surfaces: ["admin"], versionOperation: null, sdk: { name: "test-sdk", version: "1.0.0" }, loadGrpcServices: async () => [] },
       { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch },
       () => ({}),
     );

@@ -23,7 +23,13 @@ import { loadIr } from "../../generators/generate.js";
 const NONE = { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: false, orgAdmin: false } as const;
 /** The identity schema as if none of its operations needed the admin secret or a client id. */
 const publicOnly: ApiSchema = { ...schema, features: NONE };
-const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => ({ schema: apiSchema, surfaces, versionOperation: null, loadGrpcServices: async () => [] });
+const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => ({
+  schema: apiSchema,
+  surfaces,
+  versionOperation: null,
+  sdk: { name: "test-sdk", version: "1.0.0" },
+  loadGrpcServices: async () => [],
+});
 const servers: ServiceServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 

@@ -49,7 +49,7 @@ beforeAll(async () => {
   );
   ({ httpUrl } = await server.listen());
   client = new ClientCore(
-    { schema: resources, surfaces: ["admin"], versionOperation: null, loadGrpcServices: async () => [] },
+    { schema: resources, surfaces: ["admin"], versionOperation: null, sdk: { name: "test-sdk", version: "1.0.0" }, loadGrpcServices: async () => [] },
     { serviceUrl: httpUrl, protocol: "rest", serverVersion: schema.version, retry: false },
     () => ({ [schema.adminSecretHeader]: SECRET }),
   );

@@ -19,6 +19,7 @@ const definition: ClientDefinition = {
   schema,
   surfaces: ["user"],
   versionOperation: null,
+  sdk: { name: "@bookstore/sdk", version: "1.0.0" },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
 
