@@ -66,7 +66,7 @@ describe("an org-admin's admin client, with their access token", () => {
   });
 
   it("is refused before sending without a credential, or with both", () => {
-    expect(() => admin({})).toThrow(/adminSecret is required, or accessToken: the access token of a user who is an org-admin/);
+    expect(() => admin({})).toThrow(/adminSecret is required \(or the environment variable IDENTITY_ADMIN_SECRET\), or accessToken: the access token of a user who is an org-admin/);
     expect(() => admin({ adminSecret: SECRET, accessToken: token })).toThrow(/give adminSecret or accessToken, not both/);
   });
 
