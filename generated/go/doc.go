@@ -40,7 +40,11 @@
 // the server's version does not carry it over that protocol (the version is given with
 // WithAdminServerVersion / WithServerVersion, or asked once of the server), and for destructive
 // operations of a read-only client. Reads are retried with exponential backoff and jitter on
-// transient failures (no answer, 429, 502-504), waiting what Retry-After asks; writes never are.
+// transient failures (no answer, 429, 502-504), waiting what retry-after-ms or Retry-After asks,
+// and so are the writes that take an idempotency key: every call of one carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the
+// service applies it once. Any other write is never sent twice, but for a connection refused
+// before anything was sent, which any call retries. WithMaxRetries sets the retries of one call.
 // The token calls always go over REST.
 //
 // # Errors

@@ -13,7 +13,7 @@ import (
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts ...CallOption) (*AdminSession, error) {
 	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminLogin, in, callSettings(opts))
 }
@@ -22,7 +22,8 @@ func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write: never retried, except after a connection refused before anything was
+// sent.
 func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpAdminLogout, in, callSettings(opts))
 }
@@ -76,7 +77,9 @@ func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOptio
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts ...CallOption) (*User, error) {
 	return transport.Invoke[User](ctx, &c.core, transport.OpUpdateUser, in, callSettings(opts))
 }
@@ -87,7 +90,9 @@ func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteUser, in, callSettings(opts))
 }
@@ -115,7 +120,8 @@ func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *Verificat
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpRevokeAccess, in, callSettings(opts))
 }
@@ -124,7 +130,8 @@ func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpEnableAccess, in, callSettings(opts))
 }
@@ -133,7 +140,8 @@ func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpInviteMembers, in, callSettings(opts))
 }
@@ -142,7 +150,8 @@ func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput,
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts ...CallOption) (*Webhook, error) {
 	return transport.Invoke[Webhook](ctx, &c.core, transport.OpAddWebhook, in, callSettings(opts))
 }
@@ -151,7 +160,9 @@ func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput, opts ...CallOption) (*Webhook, error) {
 	return transport.Invoke[Webhook](ctx, &c.core, transport.OpUpdateWebhook, in, callSettings(opts))
 }
@@ -162,7 +173,9 @@ func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput,
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteWebhook, in, callSettings(opts))
 }
@@ -217,7 +230,8 @@ func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, opts ...CallOption) (*TestEndpointResponse, error) {
 	return transport.Invoke[TestEndpointResponse](ctx, &c.core, transport.OpTestEndpoint, in, callSettings(opts))
 }
@@ -226,7 +240,8 @@ func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
 	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpAddEmailTemplate, in, callSettings(opts))
 }
@@ -235,7 +250,9 @@ func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplate
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
 	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpUpdateEmailTemplate, in, callSettings(opts))
 }
@@ -246,7 +263,9 @@ func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTe
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTemplateInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteEmailTemplate, in, callSettings(opts))
 }
@@ -304,7 +323,8 @@ func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opt
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput, opts ...CallOption) (*FGAModel, error) {
 	return transport.Invoke[FGAModel](ctx, &c.core, transport.OpFGAWriteModel, in, callSettings(opts))
 }
@@ -313,7 +333,8 @@ func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput,
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAWriteTuples, in, callSettings(opts))
 }
@@ -324,7 +345,9 @@ func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInpu
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpFGADeleteTuples, in, callSettings(opts))
 }
@@ -378,7 +401,8 @@ func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ..
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAReset, in, callSettings(opts))
 }
@@ -387,7 +411,8 @@ func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...C
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, opts ...CallOption) (*CreateClientResponse, error) {
 	return transport.Invoke[CreateClientResponse](ctx, &c.core, transport.OpCreateClient, in, callSettings(opts))
 }
@@ -396,7 +421,9 @@ func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, opts ...CallOption) (*Client, error) {
 	return transport.Invoke[Client](ctx, &c.core, transport.OpUpdateClient, in, callSettings(opts))
 }
@@ -407,7 +434,9 @@ func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteClient, in, callSettings(opts))
 }
@@ -418,7 +447,8 @@ func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSecretInput, opts ...CallOption) (*RotateClientSecretResponse, error) {
 	return transport.Invoke[RotateClientSecretResponse](ctx, &c.core, transport.OpRotateClientSecret, in, callSettings(opts))
 }
@@ -454,7 +484,8 @@ func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
 	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpAddTrustedIssuer, in, callSettings(opts))
 }
@@ -463,7 +494,9 @@ func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuer
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
 	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpUpdateTrustedIssuer, in, callSettings(opts))
 }
@@ -475,7 +508,9 @@ func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrusted
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrustedIssuerInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteTrustedIssuer, in, callSettings(opts))
 }
@@ -513,7 +548,8 @@ func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersI
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
 	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpCreateSAMLServiceProvider, in, callSettings(opts))
 }
@@ -523,7 +559,9 @@ func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateS
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
 	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpUpdateSAMLServiceProvider, in, callSettings(opts))
 }
@@ -535,7 +573,9 @@ func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateS
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteSAMLServiceProviderInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSAMLServiceProvider, in, callSettings(opts))
 }
@@ -574,7 +614,8 @@ func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLS
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCertInput, opts ...CallOption) (*SAMLIDPKey, error) {
 	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRotateSAMLIDPCert, in, callSettings(opts))
 }
@@ -586,7 +627,8 @@ func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCe
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKeyInput, opts ...CallOption) (*SAMLIDPKey, error) {
 	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRetireSAMLIDPKey, in, callSettings(opts))
 }
@@ -615,7 +657,8 @@ func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSP
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: super_admin. A write: never retried.
+// Auth: super_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganizationInput, opts ...CallOption) (*Organization, error) {
 	return transport.Invoke[Organization](ctx, &c.core, transport.OpCreateOrganization, in, callSettings(opts))
 }
@@ -624,7 +667,9 @@ func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganiza
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganizationInput, opts ...CallOption) (*Organization, error) {
 	return transport.Invoke[Organization](ctx, &c.core, transport.OpUpdateOrganization, in, callSettings(opts))
 }
@@ -636,7 +681,9 @@ func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganiza
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: super_admin. A write: never retried.
+// Auth: super_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganizationInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrganization, in, callSettings(opts))
 }
@@ -673,7 +720,8 @@ func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInp
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, opts ...CallOption) (*OrgMember, error) {
 	return transport.Invoke[OrgMember](ctx, &c.core, transport.OpAddOrgMember, in, callSettings(opts))
 }
@@ -682,7 +730,9 @@ func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, o
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpRemoveOrgMember, in, callSettings(opts))
 }
@@ -732,7 +782,8 @@ func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganiza
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomainInput, opts ...CallOption) (*RequestOrgDomainResponse, error) {
 	return transport.Invoke[RequestOrgDomainResponse](ctx, &c.core, transport.OpRequestOrgDomain, in, callSettings(opts))
 }
@@ -741,7 +792,8 @@ func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomain
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
 	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpVerifyOrgDomain, in, callSettings(opts))
 }
@@ -751,7 +803,8 @@ func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainIn
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: super_admin. A write: never retried.
+// Auth: super_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
 	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpAddVerifiedOrgDomain, in, callSettings(opts))
 }
@@ -763,7 +816,9 @@ func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedO
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgDomain, in, callSettings(opts))
 }
@@ -792,7 +847,8 @@ func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, op
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
 	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpCreateOrgOIDCConnection, in, callSettings(opts))
 }
@@ -802,7 +858,9 @@ func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrg
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
 	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpUpdateOrgOIDCConnection, in, callSettings(opts))
 }
@@ -814,7 +872,9 @@ func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrg
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrgOIDCConnectionInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgOIDCConnection, in, callSettings(opts))
 }
@@ -834,7 +894,8 @@ func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCCo
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
 	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpCreateOrgSAMLConnection, in, callSettings(opts))
 }
@@ -844,7 +905,9 @@ func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrg
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
 	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpUpdateOrgSAMLConnection, in, callSettings(opts))
 }
@@ -856,7 +919,9 @@ func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrg
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrgSAMLConnectionInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgSAMLConnection, in, callSettings(opts))
 }
@@ -876,7 +941,8 @@ func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLCo
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndpointInput, opts ...CallOption) (*CreateSCIMEndpointResponse, error) {
 	return transport.Invoke[CreateSCIMEndpointResponse](ctx, &c.core, transport.OpCreateSCIMEndpoint, in, callSettings(opts))
 }
@@ -888,7 +954,8 @@ func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndp
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenInput, opts ...CallOption) (*RotateSCIMTokenResponse, error) {
 	return transport.Invoke[RotateSCIMTokenResponse](ctx, &c.core, transport.OpRotateSCIMToken, in, callSettings(opts))
 }
@@ -900,7 +967,9 @@ func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenIn
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0).
 //
-// Auth: org_admin. A write: never retried.
+// Auth: org_admin. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndpointInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSCIMEndpoint, in, callSettings(opts))
 }
@@ -920,7 +989,8 @@ func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointIn
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opts ...CallOption) (*AdminSession, error) {
 	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminSignup, in, callSettings(opts))
 }
@@ -929,7 +999,9 @@ func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opt
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 //
 // Deprecated: Configuration is by CLI flags in v2; this operation always returns an error.
 func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ...CallOption) (*Response, error) {
@@ -940,7 +1012,8 @@ func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ..
 //
 // Protocols: graphql (since 2.3.0-rc.9).
 //
-// Auth: admin_secret. A write: never retried.
+// Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysInput, opts ...CallOption) (*JWTKeyPair, error) {
 	return transport.Invoke[JWTKeyPair](ctx, &c.core, transport.OpGenerateJWTKeys, in, callSettings(opts))
 }
@@ -950,7 +1023,7 @@ func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysIn
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOption) (*AuthResponse, error) {
 	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpSignup, in, callSettings(opts))
 }
@@ -960,7 +1033,7 @@ func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOp
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOption) (*AuthResponse, error) {
 	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpLogin, in, callSettings(opts))
 }
@@ -969,7 +1042,8 @@ func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOpti
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpMagicLinkLogin, in, callSettings(opts))
 }
@@ -978,7 +1052,7 @@ func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: user. A write: never retried.
+// Auth: user. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpLogout, in, callSettings(opts))
 }
@@ -1005,7 +1079,9 @@ func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...Call
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: user. A write: never retried.
+// Auth: user. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpUpdateProfile, in, callSettings(opts))
 }
@@ -1014,7 +1090,7 @@ func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts ...CallOption) (*AuthResponse, error) {
 	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyEmail, in, callSettings(opts))
 }
@@ -1023,7 +1099,8 @@ func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmailInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpResendVerifyEmail, in, callSettings(opts))
 }
@@ -1033,7 +1110,8 @@ func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmai
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput, opts ...CallOption) (*ForgotPasswordResponse, error) {
 	return transport.Invoke[ForgotPasswordResponse](ctx, &c.core, transport.OpForgotPassword, in, callSettings(opts))
 }
@@ -1043,7 +1121,8 @@ func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpResetPassword, in, callSettings(opts))
 }
@@ -1052,7 +1131,8 @@ func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, 
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: user. A write: never retried.
+// Auth: user. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpRevoke, in, callSettings(opts))
 }
@@ -1062,7 +1142,7 @@ func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOp
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...CallOption) (*AuthResponse, error) {
 	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyOTP, in, callSettings(opts))
 }
@@ -1072,7 +1152,8 @@ func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...
 //
 // Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9).
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...CallOption) (*Response, error) {
 	return transport.Invoke[Response](ctx, &c.core, transport.OpResendOTP, in, callSettings(opts))
 }
@@ -1121,7 +1202,8 @@ func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsI
 //
 // Protocols: rest (since 2.3.0-rc.9); always sent over rest, whatever the client's protocol.
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts ...CallOption) (*OauthTokenResponse, error) {
 	return transport.Invoke[OauthTokenResponse](ctx, &c.core, transport.OpOauthToken, in, callSettings(opts))
 }
@@ -1131,7 +1213,8 @@ func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts .
 //
 // Protocols: rest (since 2.3.0-rc.9); always sent over rest, whatever the client's protocol.
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthRevoke(ctx context.Context, in *OauthRevokeInput, opts ...CallOption) (*OauthRevokeResponse, error) {
 	return transport.Invoke[OauthRevokeResponse](ctx, &c.core, transport.OpOauthRevoke, in, callSettings(opts))
 }
@@ -1194,7 +1277,8 @@ func (c *UserClient) OauthAuthorize(ctx context.Context, in *OauthAuthorizeInput
 //
 // Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthSsoCallback(ctx context.Context, in *OauthSsoCallbackInput, opts ...CallOption) (*Redirect, error) {
 	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthSsoCallback, in, callSettings(opts))
 }
@@ -1225,7 +1309,8 @@ func (c *UserClient) OauthIntrospect(ctx context.Context, in *OauthIntrospectInp
 //
 // Protocols: rest (since 2.6.0); always sent over rest, whatever the client's protocol.
 //
-// Auth: public. A write: never retried.
+// Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthLogout(ctx context.Context, in *OauthLogoutInput, opts ...CallOption) (*Redirect, error) {
 	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthLogout, in, callSettings(opts))
 }

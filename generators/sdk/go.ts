@@ -199,12 +199,21 @@ function protocolsDoc(op: OperationFacts): string {
   return `Protocols: ${list}${op.fixedProtocol ? `; always sent over ${op.fixedProtocol}, whatever the client's protocol` : ""}.`;
 }
 
-function methodDoc(op: OperationFacts, method: string): string[] {
+/** What a method's doc says of its retries, as the transport decides them (core.go, attempt). */
+function retriesDoc(op: OperationFacts, idempotent: boolean): string {
+  if (op.kind === "read") return "A read: retried on transient failures.";
+  if (op.idempotencyKey)
+    return `${idempotent ? "An idempotent write" : "A write"}, retried with an idempotency key: every call carries an Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.`;
+  if (op.retried) return "An idempotent write: retried on transient failures.";
+  return "A write: never retried, except after a connection refused before anything was sent.";
+}
+
+function methodDoc(op: OperationFacts, method: string, idempotent: boolean): string[] {
   return [
     [`${method} calls ${op.name}: ${sentence(op.description)}`, ...op.rules].join(" "),
     op.destructive ? "It is destructive: it permanently changes or removes data, and a read-only client refuses it." : "",
     protocolsDoc(op),
-    `Auth: ${op.auth}. ${op.kind === "read" ? "A read: retried on transient failures." : "A write: never retried."}`,
+    `Auth: ${op.auth}. ${retriesDoc(op, idempotent)}`,
     op.deprecated ? `Deprecated: ${sentence(op.deprecated)}` : "",
   ];
 }
@@ -269,7 +278,8 @@ function fieldFactsLiteral(field: FieldFacts): string {
 /** Unexported identifier of a camelCase facts key: notCarried -> textNotCarried. */
 const factName = (prefix: string, key: string) => `${prefix}${key.charAt(0).toUpperCase()}${key.slice(1)}`;
 
-function clientViews(facts: SdkFacts, names: GoNames) {
+/** The methods of each client; idempotent names the operations the manifest declares idempotent. */
+function clientViews(facts: SdkFacts, names: GoNames, idempotent: ReadonlySet<string>) {
   const messages = new Map(facts.messages.map((m) => [m.name, m]));
   const operations = new Map(facts.operations.map((op) => [op.name, op]));
   return names.clients.map((client) => ({
@@ -291,7 +301,7 @@ function clientViews(facts: SdkFacts, names: GoNames) {
           ]),
         });
       }
-      return { name: method.name, opVar: method.opVar, input, output, doc: goComment(methodDoc(op, method.name)), iterators };
+      return { name: method.name, opVar: method.opVar, input, output, doc: goComment(methodDoc(op, method.name, idempotent.has(op.name))), iterators };
     }),
   }));
 }
@@ -385,7 +395,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
         : [isDoc(name, message.description, `answer ${message.name}`)];
     return structView(message, names, message.usedAsInput && !message.usedAsOutput, doc);
   });
-  const clients = clientViews(facts, names);
+  const clients = clientViews(facts, names, new Set(ir.operations.filter((op) => op.idempotent).map((op) => op.name)));
   const codes = names.codes.map(({ code, constant: name, sentinel, internal }) => {
     const wire = facts.errors.server.find((e) => e.code === code);
     return {

@@ -41,7 +41,10 @@ type request struct {
 		ClientID         string `json:"client_id"`
 		TimeoutMs        *int64 `json:"timeout_ms"`
 		MaxResponse      *int64 `json:"max_response_bytes"`
-		TLS              *struct {
+		// RetryAttempts, when given, retries calls with a short backoff (the lost-answer column);
+		// otherwise every call is attempted once.
+		RetryAttempts *int `json:"retry_attempts"`
+		TLS           *struct {
 			CAFile   string  `json:"ca_file"`
 			CertFile *string `json:"cert_file"`
 			KeyFile  *string `json:"key_file"`
@@ -71,7 +74,11 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 	if err != nil {
 		return nil, err
 	}
-	limits := fmt.Sprint(deref(r.Config.TimeoutMs), "|", deref(r.Config.MaxResponse))
+	retry := identity.NoRetry
+	if r.Config.RetryAttempts != nil {
+		retry = identity.RetryPolicy{Attempts: max(1, *r.Config.RetryAttempts), BaseDelay: 10 * time.Millisecond}
+	}
+	limits := fmt.Sprint(deref(r.Config.TimeoutMs), "|", deref(r.Config.MaxResponse), "|", retry.Attempts)
 	key := clientKey{info.Client, r.Protocol, r.Config.ServiceURL, tlsKey, limits, r.Config.AdminAccessToken}
 	if client, ok := clients[key]; ok {
 		return client, nil
@@ -79,7 +86,7 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 	var client closer
 	if info.Client == "admin" {
 		opts := []identity.AdminOption{identity.WithAdminProtocol(r.Protocol), identity.WithAdminGRPCEndpoint(r.Config.GRPCEndpoint),
-			identity.WithAdminServerVersion(r.Config.ServerVersion), identity.WithAdminRetry(identity.NoRetry)}
+			identity.WithAdminServerVersion(r.Config.ServerVersion), identity.WithAdminRetry(retry)}
 		if tlsConfig != nil {
 			opts = append(opts, identity.WithAdminGRPCTLS(tlsConfig))
 		}
@@ -95,7 +102,7 @@ func clientFor(r *request, info identity.OperationInfo) (closer, error) {
 		client, err = identity.NewAdminClient(r.Config.ServiceURL, r.Config.AdminSecret, opts...)
 	} else {
 		opts := []identity.Option{identity.WithProtocol(r.Protocol), identity.WithGRPCEndpoint(r.Config.GRPCEndpoint),
-			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(identity.NoRetry)}
+			identity.WithServerVersion(r.Config.ServerVersion), identity.WithRetry(retry)}
 		if tlsConfig != nil {
 			opts = append(opts, identity.WithGRPCTLS(tlsConfig))
 		}

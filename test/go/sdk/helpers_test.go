@@ -43,6 +43,8 @@ type reply struct {
 	status  int
 	headers map[string]string
 	body    string
+	// drop closes the connection without an answer, as a service that dies mid-call.
+	drop bool
 }
 
 // httpService is a fake GraphQL and REST service: it records every request and answers with
@@ -75,6 +77,15 @@ func newHTTPService(t *testing.T, answer func(n int, r recorded) reply) *httpSer
 		n := len(s.requests)
 		s.mu.Unlock()
 		out := answer(n, rec)
+		if out.drop {
+			conn, _, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Errorf("cannot drop the connection: %v", err)
+				return
+			}
+			conn.Close()
+			return
+		}
 		for key, value := range out.headers {
 			w.Header().Set(key, value)
 		}

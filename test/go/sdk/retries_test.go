@@ -41,10 +41,12 @@ func TestReadsAreRetriedOnTransientFailures(t *testing.T) {
 	}
 }
 
-func TestWritesAndLastingFailuresAreNotRetried(t *testing.T) {
-	service := newHTTPService(t, flaky(1, 503, `{"message":"ok"}`))
+// A write that is neither idempotent nor keyed (AdminLogin sets a cookie, and takes no key) is
+// never sent twice; the writes that are retried are in idempotency_test.go.
+func TestUnkeyedWritesAndLastingFailuresAreNotRetried(t *testing.T) {
+	service := newHTTPService(t, flaky(1, 503, sessionJSON))
 	client := admin(t, service.url, identity.WithAdminProtocol(identity.ProtocolREST), identity.WithAdminRetry(quick))
-	_, err := client.DeleteUser(ctx, &identity.DeleteUserInput{ID: "u"})
+	_, err := client.AdminLogin(ctx, &identity.AdminLoginInput{AdminSecret: secret})
 	wantError(t, err, identity.CodeInternal, "try again")
 	if n := len(service.log()); n != 1 {
 		t.Fatalf("a write was sent %d times", n)

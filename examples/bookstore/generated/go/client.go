@@ -24,8 +24,12 @@ const (
 	ProtocolGRPC = transport.ProtocolGRPC
 )
 
-// RetryPolicy says how often and how patiently reads are retried on transient failures (no
-// answer, 429, 502-504). Writes are never repeated. A zero field takes its default.
+// RetryPolicy says how often and how patiently calls are retried on transient failures (no answer,
+// 429, 502-504), waiting what retry-after-ms or Retry-After asks. Reads are retried, and so are the
+// writes that carry an idempotency key (the same on every attempt, so the service applies the
+// write once) or are idempotent; any other write is never sent twice. A connection refused before
+// anything was sent is retried whatever the operation. WithMaxRetries sets the retries of one
+// call. A zero field takes its default.
 type RetryPolicy struct {
 	// Attempts in all, the first included; 1 turns retries off.
 	Attempts int
@@ -118,8 +122,9 @@ func WithTimeout(d time.Duration) Option {
 	}
 }
 
-// WithRetry sets the retry policy of the user client's reads (default DefaultRetryPolicy: 3 attempts,
-// 100 ms doubling, at most 2 s; NoRetry turns retries off).
+// WithRetry sets the retry policy of the user client's reads and of its writes, which carry an
+// idempotency key (default DefaultRetryPolicy: 3 attempts, 100 ms doubling, at most 2 s; NoRetry turns
+// retries off; WithMaxRetries sets one call's).
 func WithRetry(policy RetryPolicy) Option {
 	return func(c *config) {
 		c.Retry = transport.RetryPolicy(policy)
@@ -200,6 +205,24 @@ func WithHeaders(h map[string]string) CallOption {
 
 // WithCallTimeout sets the deadline of this call, retries included, instead of the client's.
 func WithCallTimeout(d time.Duration) CallOption { return func(c *callConfig) { c.Timeout = d } }
+
+// WithIdempotencyKey sets the Idempotency-Key of this call (gRPC: metadata idempotency-key), for
+// a write that takes one (its method's doc says so): key must be 1 to 255 printable ASCII
+// characters without spaces, else the call is refused with CodeInvalidArgument before anything is
+// sent. Without it, each call of such a write carries a random UUID of its own. Every attempt of
+// the call carries the same key, and the service applies a write once per key, answering a
+// repeat with its first answer: give the same key again to repeat a call whose outcome is
+// unknown. It replaces any header of that name, and an operation that takes no key sends none.
+func WithIdempotencyKey(key string) CallOption {
+	return func(c *callConfig) { c.IdempotencyKey = &key }
+}
+
+// WithMaxRetries sets how many times this call may be retried (n+1 attempts in all; 0: one
+// attempt) instead of the client's RetryPolicy, whose delays still apply. A negative n is refused
+// with CodeInvalidArgument before anything is sent.
+func WithMaxRetries(n int) CallOption {
+	return func(c *callConfig) { c.MaxRetries = &n }
+}
 
 // StoreClient calls the user interface of the service, one method per
 // operation. It is safe for concurrent use; Close releases its connections.

@@ -25,7 +25,8 @@ type OperationInfo struct {
 	Client string
 	// Surface is admin, user or oauth (the token routes, on the user client).
 	Surface string
-	// Kind is read or write; only reads are retried.
+	// Kind is read or write. Reads are retried on transient failures, and so are the writes that
+	// carry an idempotency key or are idempotent (each method's doc says which).
 	Kind string
 	// Destructive operations permanently change or remove data; read-only clients refuse them.
 	Destructive bool

@@ -13,7 +13,8 @@ import (
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: staff_key. A write: never retried.
+// Auth: staff_key. A write, retried with an idempotency key: every call carries an Idempotency-Key
+// (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *StoreClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpAddBook, in, callSettings(opts))
 }
@@ -31,7 +32,9 @@ func (c *StoreClient) GetBook(ctx context.Context, in *GetBookInput, opts ...Cal
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: staff_key. A write: never retried.
+// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
 	return transport.Invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, callSettings(opts))
 }
@@ -42,7 +45,9 @@ func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts 
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: staff_key. A write: never retried.
+// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
 func (c *StoreClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
 	return transport.Invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, callSettings(opts))
 }

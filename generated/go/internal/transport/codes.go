@@ -46,7 +46,8 @@ var serverCodes = []codeWire{
 	{codeUnsupportedMediaType, 415, 3},
 }
 
-// transientCodes and transientHTTPStatuses: failures worth another try for a read.
+// transientCodes and transientHTTPStatuses: failures worth another try of an operation that is
+// retried (a read, an idempotent write, a write with an idempotency key).
 var transientCodes = []ErrorCode{codeUnavailable, codeTooManyRequests}
 
 var transientHTTPStatuses = []int{502, 503, 504}

@@ -36,7 +36,7 @@ const (
 	RoleUser  = "user"
 )
 
-// RetryPolicy is the retry policy of reads; the public package's RetryPolicy converts to it.
+// RetryPolicy is the retry policy of a client's calls; the public package's RetryPolicy converts to it.
 type RetryPolicy struct {
 	Attempts  int
 	BaseDelay time.Duration
@@ -91,6 +91,10 @@ func (c *Config) Problem(format string, args ...any) {
 type CallConfig struct {
 	Headers map[string]string
 	Timeout time.Duration
+	// IdempotencyKey is the caller's key of the call (nil: one made for the call, if it takes one).
+	IdempotencyKey *string
+	// MaxRetries is the retries of the call instead of the client's policy (nil: the policy's).
+	MaxRetries *int
 }
 
 func lowerKeys(headers map[string]string) map[string]string {

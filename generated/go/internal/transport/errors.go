@@ -33,10 +33,13 @@ type APIError struct {
 	Refused bool
 	// OAuthError is the RFC 6749 error of the token routes (invalid_grant, ...).
 	OAuthError string
-	// RetryAfter is how long the server asked to wait before another try (Retry-After).
+	// RetryAfter is how long the server asked to wait before another try (retry-after-ms, else
+	// Retry-After).
 	RetryAfter time.Duration
 
 	cause error
+	// refusedConnection: the gRPC library said the connection was refused (see connectionRefused).
+	refusedConnection bool
 }
 
 // Error is "identity: <operation> over <protocol>: <CODE>: <message>".
@@ -54,7 +57,7 @@ func (e *APIError) Is(target error) bool {
 	return ok && sentinel.code == e.Code
 }
 
-// transient: worth another try for a read (no answer, or an overloaded server).
+// transient: worth another try of an operation that is retried (no answer, or an overloaded server).
 func (e *APIError) transient() bool {
 	return slices.Contains(transientCodes, e.Code) || (e.HTTPStatus != 0 && slices.Contains(transientHTTPStatuses, e.HTTPStatus))
 }
@@ -149,14 +152,40 @@ func noAnswer(op *Operation, protocol Protocol, cause error) *APIError {
 }
 
 // unreadable is the error of an answer that could not be read: to a write faultUnreadableWrite
-// (OUTCOME_UNKNOWN), saying it may have happened; never retried. text has {operation} and {outcome}.
+// (OUTCOME_UNKNOWN), saying it may have happened, even a write that is retried; never retried.
+// text has {operation} and {outcome}.
 func unreadable(op *Operation, protocol Protocol, status int, cause error, text string, values ...string) *APIError {
 	code, outcome := faultUnreadableRead, ""
-	if !op.retried {
+	if !op.isRead() {
 		code, outcome = faultUnreadableWrite, textWriteMayHaveHappened
 	}
 	message := fill(text, append([]string{"operation", op.name, "outcome", outcome}, values...)...)
 	return &APIError{Code: code, Message: message, Operation: op.name, Protocol: protocol, HTTPStatus: status, cause: cause}
+}
+
+// waitAsked is the wait an answer asks for: its retry-after-ms value (milliseconds, possibly
+// fractional) when that is one, else its Retry-After value (0 when neither asks).
+func waitAsked(retryAfterMs, retryAfterValue string, now time.Time) time.Duration {
+	if ms := strings.TrimSpace(retryAfterMs); ms != "" && decimalNumber(ms) {
+		if milliseconds, err := strconv.ParseFloat(ms, 64); err == nil && milliseconds <= float64(math.MaxInt64/time.Millisecond) {
+			return time.Duration(milliseconds * float64(time.Millisecond))
+		}
+	}
+	return retryAfter(retryAfterValue, now)
+}
+
+// decimalNumber reports whether text is digits, optionally followed by a dot and more digits.
+func decimalNumber(text string) bool {
+	whole, fraction, dotted := strings.Cut(text, ".")
+	digits := func(part string) bool {
+		for i := 0; i < len(part); i++ {
+			if part[i] < '0' || part[i] > '9' {
+				return false
+			}
+		}
+		return part != ""
+	}
+	return digits(whole) && (!dotted || digits(fraction))
 }
 
 // retryAfter is the wait a Retry-After value asks: delta-seconds or an HTTP date (0 when absent,

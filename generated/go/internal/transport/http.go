@@ -159,9 +159,9 @@ func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protoc
 		return answerTooLarge(op, protocol, t.maxBytes, response.StatusCode)
 	}
 	var wait time.Duration
-	// A GraphQL error is answered with 200 and its Retry-After; a REST one with its status.
+	// A GraphQL error is answered with 200 and its wait; a REST one with its status.
 	if response.StatusCode >= 400 || protocol == ProtocolGraphQL {
-		wait = retryAfter(response.Header.Get("Retry-After"), time.Now())
+		wait = waitAsked(response.Header.Get(retryAfterMsKey), response.Header.Get(retryAfterKey), time.Now())
 	}
 	if protocol == ProtocolGraphQL {
 		return readGraphQL(op, response.StatusCode, content, wait, out)

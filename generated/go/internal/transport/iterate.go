@@ -26,6 +26,10 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 			ctx = context.Background()
 		}
 		protocol := c.protocolOf(op)
+		if refused := callOptionProblem(op, protocol, settings); refused != nil {
+			yield(zero, refused)
+			return
+		}
 		admitted := func() error {
 			ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 			defer cancel()
@@ -44,7 +48,7 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 		page := func(request map[string]any, out any) error {
 			ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 			defer cancel()
-			return c.attempt(ctx, op, protocol, request, out, settings.Headers)
+			return c.attempt(ctx, op, protocol, request, out, settings)
 		}
 		next := pager(op, base)
 		for request := next(nil, 0); request != nil; {

@@ -24,6 +24,10 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 			ctx = context.Background()
 		}
 		protocol := c.protocolOf(op)
+		if refused := callOptionProblem(op, protocol, settings); refused != nil {
+			yield(zero, refused)
+			return
+		}
 		admitted := func() error {
 			ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 			defer cancel()
@@ -42,7 +46,7 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 		page := func(request map[string]any, out any) error {
 			ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 			defer cancel()
-			return c.attempt(ctx, op, protocol, request, out, settings.Headers)
+			return c.attempt(ctx, op, protocol, request, out, settings)
 		}
 		next := pager(op, base)
 		for request := next(nil, 0); request != nil; {

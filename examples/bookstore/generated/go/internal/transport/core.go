@@ -7,6 +7,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -28,8 +29,8 @@ type transport interface {
 }
 
 // Core is what both clients go through: refusals before any byte is sent (protocol, server
-// version, read-only mode), headers, deadlines, retries of reads. The same steps as the TypeScript
-// client's core, from the same facts.
+// version, read-only mode, call options), headers, idempotency keys, deadlines, retries. The same
+// steps as the TypeScript client's core, from the same facts.
 type Core struct {
 	protocol     Protocol
 	serviceURL   string
@@ -474,6 +475,9 @@ func (c *Core) call(ctx context.Context, op *Operation, in any, out any, setting
 		ctx = context.Background()
 	}
 	protocol := c.protocolOf(op)
+	if refused := callOptionProblem(op, protocol, settings); refused != nil {
+		return refused
+	}
 	ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 	defer cancel()
 	if err := c.admit(ctx, op, protocol); err != nil {
@@ -483,22 +487,52 @@ func (c *Core) call(ctx context.Context, op *Operation, in any, out any, setting
 	if err != nil {
 		return err
 	}
-	return c.attempt(ctx, op, protocol, body, out, settings.Headers)
+	return c.attempt(ctx, op, protocol, body, out, settings)
 }
 
-// attempt sends the call, and again on transient failures of a read, as the retry policy says.
-func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, out any, callHeaders map[string]string) error {
+// callHeaders are the headers of every attempt of one call: the client's, the call's, and the
+// idempotency key of an operation that takes one (the caller's, else one made for the call), which
+// replaces any header of that name.
+func callHeaders(op *Operation, protocol Protocol, base map[string]string, settings CallConfig) (map[string]string, error) {
+	if len(settings.Headers) == 0 && !op.idempotencyKey {
+		return base, nil
+	}
+	headers := MergeHeaders(base, settings.Headers)
+	if op.idempotencyKey {
+		key := ""
+		if settings.IdempotencyKey != nil {
+			key = *settings.IdempotencyKey
+		} else {
+			made, err := newIdempotencyKey()
+			if err != nil {
+				return nil, &APIError{Code: codeInternal, Message: fmt.Sprintf("%s: no idempotency key could be made: %v", op.name, err), Operation: op.name, Protocol: protocol, Refused: true, cause: err}
+			}
+			key = made
+		}
+		headers[idempotencyKeyHeader] = key
+	}
+	return headers, nil
+}
+
+// attempt sends the call, and again as the retry policy (or WithMaxRetries) allows: after a
+// transient failure of an operation that is retried (a read, an idempotent write, a write with an
+// idempotency key, whose every attempt carries the same key), and after a refused connection,
+// which sent nothing, whatever the operation.
+func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, out any, settings CallConfig) error {
 	t, err := c.transport(protocol)
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
 	}
-	headers := c.baseHeaders()
-	if len(callHeaders) > 0 {
-		headers = MergeHeaders(headers, callHeaders)
+	headers, err := callHeaders(op, protocol, c.baseHeaders(), settings)
+	if err != nil {
+		return err
 	}
-	attempts := 1
-	if op.retried {
-		attempts = max(1, c.retry.Attempts)
+	attempts := max(1, c.retry.Attempts)
+	if settings.MaxRetries != nil {
+		attempts = *settings.MaxRetries
+		if attempts < math.MaxInt {
+			attempts++
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		err := t.call(ctx, op, protocol, body, headers, out)
@@ -513,7 +547,8 @@ func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, bo
 			// Close while the call was in flight: the caller ended it, as a cancelled context does.
 			return contextFailure(context.Canceled, op, protocol, failure)
 		}
-		if !failure.transient() || attempt >= attempts || ctx.Err() != nil {
+		again := (op.retried && failure.transient()) || connectionRefused(failure)
+		if !again || attempt >= attempts || ctx.Err() != nil {
 			return failure
 		}
 		delay := c.backoff(attempt, failure)
@@ -530,8 +565,8 @@ func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, bo
 	}
 }
 
-// backoff is the wait before attempt+1: what Retry-After asks (up to retryAfterMax), else an
-// exponential delay with jitter.
+// backoff is the wait before attempt+1: what retry-after-ms or Retry-After asks (up to
+// retryAfterMax), else an exponential delay with jitter.
 func (c *Core) backoff(attempt int, failure *APIError) time.Duration {
 	if failure.RetryAfter > 0 && failure.RetryAfter <= retryAfterMax {
 		return failure.RetryAfter

@@ -204,14 +204,14 @@ func grpcFailure(ctx context.Context, op *Operation, err error, header, trailer 
 	st := status.Convert(err)
 	number := uint32(st.Code())
 	// The wait an overloaded server asks for, on whatever status it answers.
-	wait := retryAfter(firstValue(retryAfterKey, trailer, header), time.Now())
+	wait := waitAsked(firstValue(retryAfterMsKey, trailer, header), firstValue(retryAfterKey, trailer, header), time.Now())
 	named := firstValue(grpcCodeMetadata, trailer, header)
 	if isServerCode(named) {
 		return &APIError{Code: ErrorCode(named), Message: st.Message(), Operation: op.name, Protocol: ProtocolGRPC, RetryAfter: wait, cause: err}
 	}
 	if slices.Contains(grpcNoAnswerStatuses, number) {
 		failure := noAnswer(op, ProtocolGRPC, errors.New(st.Message()))
-		failure.RetryAfter, failure.cause = wait, err
+		failure.RetryAfter, failure.cause, failure.refusedConnection = wait, err, grpcConnectionRefused(st)
 		return failure
 	}
 	if slices.Contains(grpcUnreadableStatuses, number) {

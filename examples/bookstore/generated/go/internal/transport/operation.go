@@ -36,6 +36,9 @@ type Operation struct {
 	output string
 }
 
+// isRead reports whether op is a read (the other kind is a write).
+func (op *Operation) isRead() bool { return op.kind == "read" }
+
 type graphqlBinding struct {
 	// document is the document the TypeScript client sends, byte for byte.
 	document string
