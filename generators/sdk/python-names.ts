@@ -5,7 +5,7 @@ import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
 import type { ClientFacts } from "./sdk-facts.js";
 
 /** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */
-const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout"]);
+const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout", "max_retries", "idempotency_key"]);
 const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
 const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
 

@@ -25,6 +25,8 @@ export interface ExamplesView {
   client: ExampleClientView;
   read: Optional<{ method: string; field: Optional<string> }>;
   list: Optional<{ method: string; pageArguments: string; iterator: string; item: string; print: string }>;
+  /** A write that takes an Idempotency-Key; `arguments`: its required ones, each followed by ", ". */
+  keyed: Optional<{ method: string; arguments: string }>;
   notCarried: Optional<string>;
 }
 
@@ -83,6 +85,8 @@ export interface SchemaModuleView {
   grpcNoAnswerStatuses: string;
   grpcUnreadableStatuses: string;
   retryAfterKey: string;
+  retryAfterMsKey: string;
+  idempotency: { header: string; pattern: string; form: string };
   retry: { attempts: number; baseDelay: number; maxDelay: number };
   iteratePageLimit: number;
   defaultTimeout: number;
@@ -147,6 +151,8 @@ export interface MethodView {
   /** The input dict the method sends, as a Python expression. */
   given: string;
   returns: string;
+  /** The method takes idempotency_key= (the operation's calls carry an Idempotency-Key). */
+  keyed: boolean;
   doc: string;
   iterators: readonly IteratorView[];
 }
@@ -214,6 +220,8 @@ export interface ReadmeView extends ReadmeClientsView {
   module: string;
   examples: ExamplesView;
   optionsTable: string;
+  /** The longest wait (seconds) the service may ask for that a client honours. */
+  retryAfterMax: number;
   features: FeaturesView;
   errors: { classes: readonly Pick<ErrorClassView, "code" | "name">[] };
 }

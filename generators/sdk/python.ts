@@ -16,6 +16,7 @@ import { templateWithoutView } from "./template-views.js";
 import type { PythonViews } from "./python-views.js";
 import { pythonOptions, pythonOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
+import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../../runtime/idempotency.js";
 import { allOrder, importOrder, PythonFile } from "./python-printer.js";
 import { buildSdkFacts, descriptorSetGroup, factsLookup, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
 
@@ -167,6 +168,20 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
     ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field, true) })).filter(({ text }) => text !== ""),
     { attr: "extra_headers", text: "Headers of this call only, added to the client's." },
     { attr: "timeout", text: "Deadline of this call in seconds (default: the client's timeout)." },
+    {
+      attr: "max_retries",
+      text: op.retried
+        ? "Retries of this call on transient failures (no answer, 429, 502-504), instead of the client's RetryPolicy; 0: one attempt."
+        : "Retries of this call after a refused connection (nothing was sent; this write is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.",
+    },
+    ...(op.idempotencyKey
+      ? [
+          {
+            attr: "idempotency_key",
+            text: `The Idempotency-Key of this call, ${IDEMPOTENCY_KEY_FORM} (default: a new UUID). Every attempt carries the same key, so the service applies the write once; give your own to make a later call a repeat of this one. A wrong key raises ValueError.`,
+          },
+        ]
+      : []),
   ];
   const lines = [
     ...wrap(docText([op.description, ...op.rules].join(" "))),
@@ -197,6 +212,8 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
     params: ordered,
     given,
     returns,
+    /** The call takes an Idempotency-Key (keyword argument idempotency_key). */
+    keyed: op.idempotencyKey,
     doc: methodDoc(op, params),
     iterators: items
       ? [
@@ -537,12 +554,20 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
         })();
   const admin = ir.docExamples.surface === "admin";
   const shownClient = facts.clients.find((c) => c.role === ir.docExamples.surface)!;
+  // A write of the shown client that takes an Idempotency-Key, with its required inputs all strings (written "..."): the README's example of a key.
+  const keyedView = shownClient.operations
+    .map((name) => operation(name))
+    .filter((op) => op.idempotencyKey && op.fixedProtocol === null)
+    .map((op) => ({ op, required: message(op.input).fields.filter((f) => f.required) }))
+    .filter(({ required }) => required.every((f) => f.kind === "string" && !f.list))
+    .map(({ op, required }) => ({ method: method(op.name), arguments: required.map((f) => `${pythonArgumentName(f.name)}="...", `).join("") }))[0];
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
     // The client the examples open: the admin client, or the user client of an API without admin operations.
     client: { variable: admin ? "admin" : "client", sync: pythonClientName(shownClient, "sync"), async: pythonClientName(shownClient, "async"), credential },
     read: readView,
     list: listView,
+    keyed: keyedView,
     notCarried: notCarried && notCarriedText(facts.texts.notCarried, facts.texts.protocolSeparator, operation(notCarried.operation).pascalName, notCarried),
   };
 }
@@ -679,6 +704,9 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     grpcNoAnswerStatuses: facts.errors.grpcNoAnswerStatuses.join(", "),
     grpcUnreadableStatuses: facts.errors.grpcUnreadableStatuses.join(", "),
     retryAfterKey: pyLiteral(facts.errors.retryAfterKey),
+    // The wait in milliseconds (as OpenAI's and Anthropic's APIs send it), read before retry-after, as the TypeScript client reads it.
+    retryAfterMsKey: pyLiteral("retry-after-ms"),
+    idempotency: { header: pyLiteral(IDEMPOTENCY_KEY_HEADER), pattern: pyLiteral(IDEMPOTENCY_KEY_PATTERN.source), form: pyLiteral(IDEMPOTENCY_KEY_FORM) },
     texts: Object.entries({ ...texts, wire: undefined })
       .filter(([, value]) => typeof value === "string")
       .map(([key, value]) => ({ key: pyLiteral(key), value: pyLiteral(value) })),

@@ -11,7 +11,7 @@ import sys
 import traceback
 from typing import Any
 
-from identity_sdk import OPERATIONS, AdminClient, ApiError, AsyncAdminClient, AsyncUserClient, UserClient
+from identity_sdk import OPERATIONS, AdminClient, ApiError, AsyncAdminClient, AsyncUserClient, RetryPolicy, UserClient
 
 Client = AdminClient | UserClient | AsyncAdminClient | AsyncUserClient
 CLASSES: dict[tuple[str, str], type[Client]] = {
@@ -37,7 +37,7 @@ def user_credential(config: dict[str, Any]) -> dict[str, Any]:
 def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> Client:
     """One client per mode, role, protocol and service, as the TypeScript column keeps one per protocol."""
     tls = config.get("tls")
-    limits = {"timeout_ms": config.get("timeout_ms"), "max_response_bytes": config.get("max_response_bytes")}
+    limits = {"timeout_ms": config.get("timeout_ms"), "max_response_bytes": config.get("max_response_bytes"), "retry_attempts": config.get("retry_attempts")}
     # An org-admin's client carries their access token instead of the admin secret: one client per token.
     token = config.get("admin_access_token")
     key = (mode, role, protocol, config["service_url"] + json.dumps(tls) + json.dumps(limits) + (token or ""))
@@ -48,7 +48,8 @@ def client_for(mode: str, role: str, protocol: str, config: dict[str, Any]) -> C
             "grpc_endpoint": config["grpc_endpoint"],
             "server_version": config["server_version"],
             "protocol": protocol,
-            "retry": False,
+            # Retries only where the column asks for them (the lost-answer column), with a short backoff.
+            "retry": RetryPolicy(attempts=limits["retry_attempts"], base_delay=0.01) if limits["retry_attempts"] else False,
         }
         if limits["timeout_ms"] is not None:
             common["timeout"] = limits["timeout_ms"] / 1000

@@ -1,6 +1,6 @@
 """What every client method goes through, sync or async: refusals before any byte is sent (protocol,
-server version, read-only mode), headers, deadlines, retries of reads, and pagination. The same
-steps as the TypeScript client's core, from the same facts."""
+server version, read-only mode, a wrong idempotency_key or max_retries), headers and Idempotency-Keys,
+deadlines, retries, and pagination. The same steps as the TypeScript client's core, from the same facts."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import random
 import re
 import threading
 import time
+import uuid
 from collections.abc import AsyncIterator, Iterator, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
@@ -30,6 +31,9 @@ from ._schema import (
     DEFAULT_TIMEOUT,
     GRPC_MISSING,
     GRPC_PORT,
+    IDEMPOTENCY_KEY_FORM,
+    IDEMPOTENCY_KEY_METADATA,
+    IDEMPOTENCY_KEY_PATTERN,
     ITERATE_PAGE_LIMIT,
     OPERATIONS,
     ORG_ADMIN_TOKEN,
@@ -43,7 +47,7 @@ from ._schema import (
 )
 from ._tls import ClientCert, GrpcTls, Verify, grpc_tls, host_of_endpoint, in_clear, ssl_context
 from ._version import compare_versions
-from .errors import REFUSAL_CODE, ApiError, timed_out
+from .errors import REFUSAL_CODE, ApiError, connection_refused, timed_out
 from .types import Protocol
 
 if TYPE_CHECKING:
@@ -54,7 +58,10 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Retries of reads on transient failures (no answer, 429, 502-504); writes are never repeated."""
+    """Retries on transient failures (no answer, 429, 502-504, honouring retry-after-ms and Retry-After)
+    of reads, idempotent writes and writes that carry an Idempotency-Key (the same key on every
+    attempt, so the service applies the write once); any other write is sent again only after a
+    refused connection, when nothing of it was sent. A call's max_retries overrides attempts."""
 
     attempts: int = RETRY_ATTEMPTS
     """Attempts in all, the first included."""
@@ -89,6 +96,8 @@ class Settings:
     allow_insecure: bool = False
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
 
+
+_IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
 
 # A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port.
 _GRPC_ENDPOINT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}")
@@ -271,8 +280,20 @@ class _CoreBase:
             body["client_id"] = self.client_id
         return body
 
-    def attempts(self, operation: Operation) -> int:
-        return max(1, self._retry.attempts) if operation.retried else 1
+    def attempts(self, max_retries: int | None) -> int:
+        """Attempts in all: the call's retries and one, else the client's policy. An operation that is
+        not retried uses them only when its connection was refused (retry_delay)."""
+        return max(1, self._retry.attempts) if max_retries is None else max_retries + 1
+
+    def call_headers(self, operation: Operation, extra_headers: Mapping[str, str] | None, idempotency_key: str | None) -> dict[str, str]:
+        """The headers of every attempt of one call: with the operation's Idempotency-Key, the caller's or a new UUID, made once."""
+        headers = self.headers(extra_headers)
+        if not operation.idempotency_key:
+            return headers
+        # The key of the call replaces one an extra header might spell otherwise (Idempotency-Key).
+        keyed = {name: value for name, value in headers.items() if name.lower() != IDEMPOTENCY_KEY_METADATA}
+        keyed[IDEMPOTENCY_KEY_METADATA] = str(uuid.uuid4()) if idempotency_key is None else idempotency_key
+        return keyed
 
     def backoff(self, attempt: int, error: ApiError) -> float:
         if error.retry_after is not None and 0 <= error.retry_after <= RETRY_AFTER_MAX:
@@ -284,13 +305,27 @@ class _CoreBase:
         seconds = self._default_timeout if timeout is None else timeout
         return None if seconds is None else time.monotonic() + seconds
 
-    def start(self, operation: Operation, given: Mapping[str, object], extra_headers: Mapping[str, str] | None, timeout: float | None) -> _Call:
-        """What a call needs before its first attempt; raises the refusals that need no server version."""
+    def start(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None,
+        idempotency_key: str | None,
+    ) -> _Call:
+        """What a call needs before its first attempt; raises the refusals that need no server version,
+        and ValueError for a max_retries or an idempotency_key the call cannot take."""
+        if max_retries is not None and (isinstance(max_retries, bool) or not isinstance(max_retries, int) or max_retries < 0):
+            raise ValueError(f"{operation.name}: max_retries must be a whole number of retries, 0 or more, not {max_retries!r}")
+        if idempotency_key is not None and not (isinstance(idempotency_key, str) and _IDEMPOTENCY_KEY.fullmatch(idempotency_key)):
+            raise ValueError(f"{operation.name}: idempotency_key must be {IDEMPOTENCY_KEY_FORM}, not {idempotency_key!r}")
         protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
         refused = self.refusal(operation, protocol)
         if refused is not None:
             raise refused
-        return _Call(protocol, protocol in operation.version_gated, self.prepare(operation, given), self.headers(extra_headers), self.attempts(operation), self.deadline(timeout))
+        headers = self.call_headers(operation, extra_headers, idempotency_key)
+        return _Call(protocol, protocol in operation.version_gated, self.prepare(operation, given), headers, self.attempts(max_retries), self.deadline(timeout))
 
     def check_version(self, operation: Operation, call: _Call, server: str) -> None:
         refused = self.version_refusal(operation, call.protocol, server)
@@ -321,8 +356,10 @@ class _CoreBase:
         return remaining
 
     def retry_delay(self, operation: Operation, call: _Call, error: ApiError, attempt: int) -> float | None:
-        """Seconds to wait before the next attempt, or None when `error` is final."""
-        if not error.transient or attempt >= call.attempts:
+        """Seconds to wait before the next attempt, or None when `error` is final: a transient failure
+        of an operation that is retried, or a refused connection (nothing was sent) of any."""
+        again = (operation.retried and error.transient) or connection_refused(error)
+        if not again or attempt >= call.attempts:
             return None
         delay = self.backoff(attempt, error)
         if call.deadline is not None and time.monotonic() + delay >= call.deadline:
@@ -380,8 +417,10 @@ class SyncCore(_CoreBase):
         output: type[M],
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> M:
-        call = self.start(operation, given, extra_headers, timeout)
+        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key)
         if call.version_gated:
             self.check_version(operation, call, self.server_version(operation, call))
         transport = self._transport(call.protocol)
@@ -404,11 +443,12 @@ class SyncCore(_CoreBase):
         item: type[T],
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
+        max_retries: int | None = None,
     ) -> Iterator[T]:
         pager = _Pager(operation, given)
         request: dict[str, object] | None = pager.first()
         while request is not None:
-            answer = self.call(operation, request, output, extra_headers, timeout)
+            answer = self.call(operation, request, output, extra_headers, timeout, max_retries)
             items = pager.items(answer)
             yield from cast(list[T], items)
             request = pager.next(answer, len(items))
@@ -485,8 +525,10 @@ class AsyncCore(_CoreBase):
         output: type[M],
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> M:
-        call = self.start(operation, given, extra_headers, timeout)
+        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key)
         if call.version_gated:
             self.check_version(operation, call, await self.server_version(operation, call))
         transport = self._transport(call.protocol)
@@ -509,11 +551,12 @@ class AsyncCore(_CoreBase):
         item: type[T],
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[T]:
         pager = _Pager(operation, given)
         request: dict[str, object] | None = pager.first()
         while request is not None:
-            answer = await self.call(operation, request, output, extra_headers, timeout)
+            answer = await self.call(operation, request, output, extra_headers, timeout, max_retries)
             items = pager.items(answer)
             for entry in cast(list[T], items):
                 yield entry

@@ -1,12 +1,15 @@
 """gRPC against a small grpcio server in this process: messages built from the shipped descriptors,
-inputs checked before encoding, and the error code the server names in its metadata."""
+inputs checked before encoding, the error code the server names in its metadata, and the
+idempotency-key metadata of writes that take one, the same on every attempt."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib.util
+import socket
 import threading
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from concurrent import futures
 from typing import Any
@@ -15,8 +18,8 @@ import grpc
 import pytest
 from google.protobuf.message import Message
 
-from identity_sdk import OPERATIONS, AdminClient, AsyncAdminClient
-from identity_sdk._grpc import message_class
+from identity_sdk import OPERATIONS, AdminClient, ApiError, AsyncAdminClient, RetryPolicy
+from identity_sdk._grpc import AsyncGrpcTransport, SyncGrpcTransport, message_class
 
 Behaviour = Callable[[Message, grpc.ServicerContext], Message]
 
@@ -192,14 +195,23 @@ def test_retry_after_is_read_on_every_status(call: Callable[..., Any], server: S
         context.set_trailing_metadata((("x-error-code", "TOO_MANY_REQUESTS"), ("retry-after", "2")))
         context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down")
 
+    def in_ms(request: Message, context: grpc.ServicerContext) -> Message:
+        context.set_trailing_metadata((("retry-after", "7"), ("retry-after-ms", "1500.5")))
+        context.abort(grpc.StatusCode.UNAVAILABLE, "draining")
+
     server.behaviours["create_organization"] = overloaded
     server.behaviours["get_organization"] = limited
+    server.behaviours["update_organization"] = in_ms
     with pytest.raises(Exception) as raised:
-        call("create_organization", name="acme")
+        call("create_organization", name="acme", max_retries=0)
     assert (raised.value.code, raised.value.retry_after) == ("UNAVAILABLE", 7.0)  # type: ignore[attr-defined]
     with pytest.raises(Exception) as raised:
         call("get_organization", id="o1", client={"retry": False})
     assert (raised.value.code, raised.value.retry_after) == ("TOO_MANY_REQUESTS", 2.0)  # type: ignore[attr-defined]
+    # retry-after-ms wins over retry-after.
+    with pytest.raises(Exception) as raised:
+        call("update_organization", id="o1", max_retries=0)
+    assert (raised.value.code, raised.value.retry_after) == ("UNAVAILABLE", 1.5005)  # type: ignore[attr-defined]
 
 
 def test_a_grpc_answer_over_the_size_cap_is_refused(call: Callable[..., Any], server: Server) -> None:
@@ -232,3 +244,95 @@ def test_a_refused_default_endpoint_names_grpc_endpoint_and_a_given_one_does_not
 async def _admin_meta_async(options: dict[str, Any]) -> None:
     async with AsyncAdminClient(**options) as client:
         await client.admin_meta()
+
+
+def unavailable_then(operation: str, failures: int = 1) -> Behaviour:
+    """UNAVAILABLE (no code named: the service was not reached) for the first `failures` calls, then an empty answer."""
+    binding = OPERATIONS[operation].grpc
+    assert binding is not None
+    calls: list[int] = []
+
+    def behaviour(request: Message, context: grpc.ServicerContext) -> Message:
+        calls.append(1)
+        if len(calls) <= failures:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "draining")
+        return message_class(binding.response_type)()
+
+    return behaviour
+
+
+FAST = {"retry": RetryPolicy(attempts=3, base_delay=0.001)}
+
+
+def keys(server: Server) -> list[str | None]:
+    return [metadata.get("idempotency-key") for _, _, metadata in server.requests]
+
+
+def test_a_keyed_write_carries_a_uuid_key_the_same_on_every_attempt(call: Callable[..., Any], server: Server) -> None:
+    server.behaviours["create_organization"] = unavailable_then("create_organization", failures=2)
+    call("create_organization", name="acme", client=FAST)
+    first, second, third = keys(server)
+    assert first is not None and uuid.UUID(first).version == 4 and str(uuid.UUID(first)) == first
+    assert first == second == third
+    # Another call, another key; the caller's as given; reads and writes without a key carry none.
+    call("create_organization", name="acme")
+    call("delete_organization", id="o1", idempotency_key="delete-o1")
+    call("admin_meta")
+    call("admin_login", admin_secret="s3cret")
+    assert keys(server)[3:] == [keys(server)[3], "delete-o1", None, None]
+    assert keys(server)[3] not in (None, first)
+
+
+def test_a_bad_key_is_refused_before_anything_is_sent_over_grpc(call: Callable[..., Any], server: Server) -> None:
+    with pytest.raises(ValueError, match=r"idempotency_key must be 1 to 255 printable ASCII characters without spaces, not 'a b'$"):
+        call("create_organization", name="acme", idempotency_key="a b")
+    assert server.requests == []
+
+
+@pytest.fixture
+def attempts(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The operation of every attempt either gRPC transport makes, sent or not."""
+    made: list[str] = []
+    sync_call, async_call = SyncGrpcTransport.call, AsyncGrpcTransport.call
+
+    def counted(self: SyncGrpcTransport, operation: Any, *rest: Any) -> Any:
+        made.append(operation.name)
+        return sync_call(self, operation, *rest)
+
+    async def counted_async(self: AsyncGrpcTransport, operation: Any, *rest: Any) -> Any:
+        made.append(operation.name)
+        return await async_call(self, operation, *rest)
+
+    monkeypatch.setattr(SyncGrpcTransport, "call", counted)
+    monkeypatch.setattr(AsyncGrpcTransport, "call", counted_async)
+    return made
+
+
+def test_a_write_without_a_key_goes_again_only_after_a_refused_connection(call: Callable[..., Any], server: Server, attempts: list[str]) -> None:
+    # admin_login sets a cookie: an UNAVAILABLE from a server that got it is final.
+    server.behaviours["admin_login"] = unavailable_then("admin_login")
+    with pytest.raises(Exception) as raised:
+        call("admin_login", admin_secret="s3cret", client=FAST)
+    assert (raised.value.code, len(server.requests)) == ("UNAVAILABLE", 1)  # type: ignore[attr-defined]
+    # Nothing listens on the port: the connection is refused, nothing was sent, so it goes again.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed = f"127.0.0.1:{probe.getsockname()[1]}"
+    attempts.clear()
+    with pytest.raises(Exception) as raised:
+        call("admin_login", admin_secret="s3cret", client={**FAST, "grpc_endpoint": closed})
+    assert (raised.value.code, attempts) == ("UNAVAILABLE", ["admin_login"] * 3)  # type: ignore[attr-defined]
+    assert isinstance(raised.value.__cause__, ConnectionRefusedError)
+    attempts.clear()
+    with pytest.raises(ApiError):
+        call("admin_login", admin_secret="s3cret", client={**FAST, "grpc_endpoint": closed}, max_retries=0)
+    assert attempts == ["admin_login"]
+
+
+def test_max_retries_sets_the_attempts_of_one_grpc_call(call: Callable[..., Any], server: Server) -> None:
+    server.behaviours["create_organization"] = unavailable_then("create_organization", failures=10)
+    for max_retries, sent in ((0, 1), (2, 3), (None, 3)):
+        server.requests.clear()
+        with pytest.raises(Exception) as raised:
+            call("create_organization", name="acme", client=FAST, max_retries=max_retries)
+        assert (raised.value.code, len(server.requests)) == ("UNAVAILABLE", sent)  # type: ignore[attr-defined]

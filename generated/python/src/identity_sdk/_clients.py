@@ -68,7 +68,7 @@ class AdminClient(
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
-        retry: Retries of reads on transient failures; False turns them off.
+        retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -160,7 +160,7 @@ class AsyncAdminClient(
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
-        retry: Retries of reads on transient failures; False turns them off.
+        retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -245,7 +245,7 @@ class UserClient(
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
-        retry: Retries of reads on transient failures; False turns them off.
+        retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -330,7 +330,7 @@ class AsyncUserClient(
         server_version: The server's version if known; otherwise asked once when an operation's minimum version matters.
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
-        retry: Retries of reads on transient failures; False turns them off.
+        retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.

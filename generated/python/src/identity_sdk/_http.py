@@ -19,7 +19,7 @@ import httpx
 
 from ._facts import Operation
 from ._model import Model
-from ._schema import TEXTS
+from ._schema import RETRY_AFTER_METADATA, RETRY_AFTER_MS_METADATA, TEXTS
 from ._shape import answer_mismatch, from_json
 from .errors import (
     ApiError,
@@ -32,6 +32,7 @@ from .errors import (
     server_unavailable,
     timed_out,
     too_large,
+    wait_in_ms,
 )
 from .types import Protocol
 
@@ -89,8 +90,12 @@ def build_request(
 
 
 def retry_after(headers: httpx.Headers) -> float | None:
-    """Seconds a Retry-After header asks to wait (delta-seconds or an HTTP date), or None."""
-    value = headers.get("retry-after")
+    """Seconds the answer asks to wait, or None: retry-after-ms (milliseconds) before Retry-After
+    (delta-seconds or an HTTP date)."""
+    milliseconds = wait_in_ms(headers.get(RETRY_AFTER_MS_METADATA))
+    if milliseconds is not None:
+        return milliseconds
+    value = headers.get(RETRY_AFTER_METADATA)
     if value is None:
         return None
     try:
@@ -137,7 +142,7 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
     data = answer.get("data") if answer is not None else None
     fields = data.get(operation.name) if isinstance(data, dict) else None
     if not isinstance(fields, dict):
-        raise malformed_answer(operation.name, operation.retried, "graphql", status)
+        raise malformed_answer(operation.name, operation.kind == "read", "graphql", status)
     return _answer(operation, "graphql", status, fields)
 
 
@@ -145,7 +150,7 @@ def _answer(operation: Operation, protocol: Protocol, status: int, body: dict[st
     """The answer class of a 2xx body, or the error of one whose fields do not have their types."""
     mismatch = answer_mismatch(operation.output, body)
     if mismatch is not None:
-        raise mismatched_answer(operation.name, operation.retried, protocol, status, operation.output, mismatch)
+        raise mismatched_answer(operation.name, operation.kind == "read", protocol, status, operation.output, mismatch)
     return from_json(operation.output, body)
 
 
@@ -153,7 +158,7 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
     body = _json_object(content) if content else {}
     if 200 <= status < 300:
         if body is None:
-            raise malformed_answer(operation.name, operation.retried, "rest", status)
+            raise malformed_answer(operation.name, operation.kind == "read", "rest", status)
         return _answer(operation, "rest", status, body)
     if body is None:
         raise bare_status(operation, "rest", status, wait)

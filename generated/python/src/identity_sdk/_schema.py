@@ -29,6 +29,14 @@ GRPC_UNREADABLE_STATUSES = frozenset({ 13, 2 })
 """gRPC statuses of a stream without a readable answer, when the server names no code."""
 RETRY_AFTER_METADATA = "retry-after"
 """The metadata key (HTTP: header) of the wait an overloaded server asks for."""
+RETRY_AFTER_MS_METADATA = "retry-after-ms"
+"""The metadata key (HTTP: header) of the same wait in milliseconds, read before RETRY_AFTER_METADATA."""
+IDEMPOTENCY_KEY_METADATA = "idempotency-key"
+"""The metadata key (HTTP: header) of a write's Idempotency-Key: the service applies a write once per key."""
+IDEMPOTENCY_KEY_PATTERN = "^[\\x21-\\x7e]{1,255}$"
+"""A key as the service takes it (a regular expression)."""
+IDEMPOTENCY_KEY_FORM = "1 to 255 printable ASCII characters without spaces"
+"""The form of a key, as a refusal names it."""
 
 RETRY_ATTEMPTS = 3
 RETRY_BASE_DELAY = 0.1

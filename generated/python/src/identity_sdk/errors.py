@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Literal, TypeGuard
 
 from ._schema import TEXTS
@@ -82,7 +83,8 @@ class ApiError(Exception):
 
     @property
     def transient(self) -> bool:
-        """Worth another try for a read: no answer, or an overloaded server."""
+        """Worth another try of an operation that is retried (a read, an idempotent write, a write with
+        an Idempotency-Key): no answer, or an overloaded server."""
         return self.code in _TRANSIENT_CODES or (self.status is not None and self.status in _TRANSIENT_STATUSES)
 
     def __repr__(self) -> str:
@@ -210,6 +212,37 @@ def unreadable_message(operation: str, read: bool, reason: object) -> ApiError:
     """A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status."""
     message = TEXTS["unreadableMessage"].format(operation=operation, reason=reason, outcome=_outcome(read))
     return _unreadable(operation, read, message, "grpc", None)
+
+
+def _refused(cause: BaseException | None) -> bool:
+    """Whether a failure was caused by a refused connection: every attempt of a group (one per address) refused."""
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, ConnectionRefusedError):
+            return True
+        group = getattr(cause, "exceptions", None)
+        if isinstance(group, (list, tuple)) and group:
+            return all(isinstance(member, BaseException) and _refused(member) for member in group)
+        seen.add(id(cause))
+        # The context too: httpcore's pool raises its connection's error again "from None".
+        cause = cause.__cause__ or cause.__context__
+    return False
+
+
+def connection_refused(error: ApiError) -> bool:
+    """No answer because the connection was refused: nothing of the call was sent, so any call, a
+    write included, may go again: a ConnectionRefusedError in the chain of its causes (httpx: the
+    socket's own; gRPC: one the transport raises it from, when the library's status says so)."""
+    return error.code == _NO_ANSWER and _refused(error.__cause__ or error.__context__)
+
+
+_MILLISECONDS = re.compile(r"[0-9]+(\.[0-9]+)?")
+
+
+def wait_in_ms(value: str | None) -> float | None:
+    """Seconds of a retry-after-ms value (milliseconds, maybe fractional), or None when absent or unreadable."""
+    text = None if value is None else value.strip()
+    return float(text) / 1000 if text and _MILLISECONDS.fullmatch(text) else None
 
 
 def code_of_http_status(status: int) -> ErrorCode:

@@ -36,6 +36,7 @@ class AccountResource(SyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Sign up with an email or phone number and a password. Give at least one of email, phone_number.
 
@@ -50,17 +51,20 @@ class AccountResource(SyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries)
 
     def profile(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> User:
         """Get the profile of the signed-in user.
 
@@ -69,11 +73,13 @@ class AccountResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout)
+        return self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries)
 
     def update_profile(
         self,
@@ -94,6 +100,8 @@ class AccountResource(SyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Update the profile or password of the signed-in user.
 
@@ -111,11 +119,17 @@ class AccountResource(SyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def forgot_password(
         self,
@@ -126,6 +140,8 @@ class AccountResource(SyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> ForgotPasswordResponse:
         """Start a password reset by email or phone. Give at least one of email, phone_number.
 
@@ -136,11 +152,17 @@ class AccountResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def reset_password(
         self,
@@ -152,6 +174,8 @@ class AccountResource(SyncResource):
         phone_number: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Set a new password with a reset token or a one-time password. Give at least one of token, otp.
 
@@ -165,11 +189,17 @@ class AccountResource(SyncResource):
             confirm_password: Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncAccountResource(AsyncResource):
@@ -198,6 +228,7 @@ class AsyncAccountResource(AsyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Sign up with an email or phone number and a password. Give at least one of email, phone_number.
 
@@ -212,17 +243,20 @@ class AsyncAccountResource(AsyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries)
 
     async def profile(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> User:
         """Get the profile of the signed-in user.
 
@@ -231,11 +265,13 @@ class AsyncAccountResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries)
 
     async def update_profile(
         self,
@@ -256,6 +292,8 @@ class AsyncAccountResource(AsyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Update the profile or password of the signed-in user.
 
@@ -273,11 +311,17 @@ class AsyncAccountResource(AsyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def forgot_password(
         self,
@@ -288,6 +332,8 @@ class AsyncAccountResource(AsyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> ForgotPasswordResponse:
         """Start a password reset by email or phone. Give at least one of email, phone_number.
 
@@ -298,11 +344,17 @@ class AsyncAccountResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def reset_password(
         self,
@@ -314,6 +366,8 @@ class AsyncAccountResource(AsyncResource):
         phone_number: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Set a new password with a reset token or a one-time password. Give at least one of token, otp.
 
@@ -327,8 +381,14 @@ class AsyncAccountResource(AsyncResource):
             confirm_password: Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key)

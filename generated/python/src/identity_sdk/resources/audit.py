@@ -25,6 +25,7 @@ class AuditResource(SyncResource):
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuditLogsResponse:
         """List audit log entries.
 
@@ -35,11 +36,13 @@ class AuditResource(SyncResource):
             to_timestamp: Only entries created at or before this Unix time.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries)
 
     def iter_audit_logs(
         self,
@@ -53,12 +56,13 @@ class AuditResource(SyncResource):
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[AuditLog]:
         """Every item of audit_logs of audit_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as audit_logs().
         """
-        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries)
 
 
 class AsyncAuditResource(AsyncResource):
@@ -76,6 +80,7 @@ class AsyncAuditResource(AsyncResource):
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuditLogsResponse:
         """List audit log entries.
 
@@ -86,11 +91,13 @@ class AsyncAuditResource(AsyncResource):
             to_timestamp: Only entries created at or before this Unix time.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries)
 
     def iter_audit_logs(
         self,
@@ -104,9 +111,10 @@ class AsyncAuditResource(AsyncResource):
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[AuditLog]:
         """Every item of audit_logs of audit_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as audit_logs().
         """
-        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries)

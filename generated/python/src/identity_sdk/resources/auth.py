@@ -21,6 +21,7 @@ class AuthResource(SyncResource):
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminSession:
         """Exchange the admin secret for a session.
 
@@ -30,17 +31,20 @@ class AuthResource(SyncResource):
             admin_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout)
+        return self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries)
 
     def admin_logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Response:
         """End the admin session.
 
@@ -49,17 +53,20 @@ class AuthResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries)
 
     def admin_session(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminSession:
         """Get the current admin session.
 
@@ -68,17 +75,20 @@ class AuthResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout)
+        return self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries)
 
     def admin_meta(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminMeta:
         """Get server metadata and feature flags.
 
@@ -87,11 +97,13 @@ class AuthResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout)
+        return self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries)
 
 
 class AsyncAuthResource(AsyncResource):
@@ -105,6 +117,7 @@ class AsyncAuthResource(AsyncResource):
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminSession:
         """Exchange the admin secret for a session.
 
@@ -114,17 +127,20 @@ class AsyncAuthResource(AsyncResource):
             admin_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries)
 
     async def admin_logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Response:
         """End the admin session.
 
@@ -133,17 +149,20 @@ class AsyncAuthResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries)
 
     async def admin_session(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminSession:
         """Get the current admin session.
 
@@ -152,17 +171,20 @@ class AsyncAuthResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries)
 
     async def admin_meta(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AdminMeta:
         """Get server metadata and feature flags.
 
@@ -171,8 +193,10 @@ class AsyncAuthResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries)

@@ -26,6 +26,8 @@ class ClientsResource(SyncResource):
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> CreateClientResponse:
         """Create a machine client; its secret is returned once.
 
@@ -45,11 +47,17 @@ class ClientsResource(SyncResource):
                 without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_client(
         self,
@@ -64,6 +72,8 @@ class ClientsResource(SyncResource):
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Client:
         """Update a client's metadata, scopes or active flag.
 
@@ -78,11 +88,17 @@ class ClientsResource(SyncResource):
                 https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_client(
         self,
@@ -90,6 +106,8 @@ class ClientsResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a client; tokens already issued stop being honoured.
 
@@ -100,11 +118,17 @@ class ClientsResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def rotate_client_secret(
         self,
@@ -112,6 +136,8 @@ class ClientsResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RotateClientSecretResponse:
         """Issue a new client secret, returned once.
 
@@ -122,11 +148,17 @@ class ClientsResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_client(
         self,
@@ -134,6 +166,7 @@ class ClientsResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Client:
         """Get one client by id; its secret is never returned.
 
@@ -143,11 +176,13 @@ class ClientsResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries)
 
     def clients(
         self,
@@ -155,6 +190,7 @@ class ClientsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ClientsResponse:
         """List clients.
 
@@ -163,11 +199,13 @@ class ClientsResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries)
 
     def iter_clients(
         self,
@@ -175,12 +213,13 @@ class ClientsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[Client]:
         """Every item of clients of clients(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as clients().
         """
-        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries)
 
 
 class AsyncClientsResource(AsyncResource):
@@ -199,6 +238,8 @@ class AsyncClientsResource(AsyncResource):
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> CreateClientResponse:
         """Create a machine client; its secret is returned once.
 
@@ -218,11 +259,17 @@ class AsyncClientsResource(AsyncResource):
                 without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_client(
         self,
@@ -237,6 +284,8 @@ class AsyncClientsResource(AsyncResource):
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Client:
         """Update a client's metadata, scopes or active flag.
 
@@ -251,11 +300,17 @@ class AsyncClientsResource(AsyncResource):
                 https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_client(
         self,
@@ -263,6 +318,8 @@ class AsyncClientsResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a client; tokens already issued stop being honoured.
 
@@ -273,11 +330,17 @@ class AsyncClientsResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def rotate_client_secret(
         self,
@@ -285,6 +348,8 @@ class AsyncClientsResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RotateClientSecretResponse:
         """Issue a new client secret, returned once.
 
@@ -295,11 +360,17 @@ class AsyncClientsResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_client(
         self,
@@ -307,6 +378,7 @@ class AsyncClientsResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Client:
         """Get one client by id; its secret is never returned.
 
@@ -316,11 +388,13 @@ class AsyncClientsResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries)
 
     async def clients(
         self,
@@ -328,6 +402,7 @@ class AsyncClientsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ClientsResponse:
         """List clients.
 
@@ -336,11 +411,13 @@ class AsyncClientsResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries)
 
     def iter_clients(
         self,
@@ -348,9 +425,10 @@ class AsyncClientsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[Client]:
         """Every item of clients of clients(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as clients().
         """
-        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries)

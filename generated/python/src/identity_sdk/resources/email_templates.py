@@ -22,6 +22,8 @@ class EmailTemplatesResource(SyncResource):
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> EmailTemplate:
         """Create an email template.
 
@@ -33,11 +35,17 @@ class EmailTemplatesResource(SyncResource):
             template: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_email_template(
         self,
@@ -49,6 +57,8 @@ class EmailTemplatesResource(SyncResource):
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> EmailTemplate:
         """Update an email template.
 
@@ -58,11 +68,17 @@ class EmailTemplatesResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_email_template(
         self,
@@ -70,6 +86,8 @@ class EmailTemplatesResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an email template.
 
@@ -80,11 +98,17 @@ class EmailTemplatesResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def email_templates(
         self,
@@ -92,6 +116,7 @@ class EmailTemplatesResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> EmailTemplatesResponse:
         """List email templates.
 
@@ -100,11 +125,13 @@ class EmailTemplatesResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries)
 
     def iter_email_templates(
         self,
@@ -112,12 +139,13 @@ class EmailTemplatesResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[EmailTemplate]:
         """Every item of email_templates of email_templates(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as email_templates().
         """
-        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries)
 
 
 class AsyncEmailTemplatesResource(AsyncResource):
@@ -134,6 +162,8 @@ class AsyncEmailTemplatesResource(AsyncResource):
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> EmailTemplate:
         """Create an email template.
 
@@ -145,11 +175,17 @@ class AsyncEmailTemplatesResource(AsyncResource):
             template: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_email_template(
         self,
@@ -161,6 +197,8 @@ class AsyncEmailTemplatesResource(AsyncResource):
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> EmailTemplate:
         """Update an email template.
 
@@ -170,11 +208,17 @@ class AsyncEmailTemplatesResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_email_template(
         self,
@@ -182,6 +226,8 @@ class AsyncEmailTemplatesResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an email template.
 
@@ -192,11 +238,17 @@ class AsyncEmailTemplatesResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def email_templates(
         self,
@@ -204,6 +256,7 @@ class AsyncEmailTemplatesResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> EmailTemplatesResponse:
         """List email templates.
 
@@ -212,11 +265,13 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries)
 
     def iter_email_templates(
         self,
@@ -224,9 +279,10 @@ class AsyncEmailTemplatesResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[EmailTemplate]:
         """Every item of email_templates of email_templates(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as email_templates().
         """
-        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries)

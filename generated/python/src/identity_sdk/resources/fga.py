@@ -20,6 +20,7 @@ class FGAResource(SyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAModel:
         """Get the current authorization model.
 
@@ -28,11 +29,13 @@ class FGAResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries)
 
     def fga_write_model(
         self,
@@ -40,6 +43,8 @@ class FGAResource(SyncResource):
         dsl: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> FGAModel:
         """Write or overwrite the authorization model.
 
@@ -53,11 +58,17 @@ class FGAResource(SyncResource):
                 space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key)
 
     def fga_write_tuples(
         self,
@@ -65,6 +76,8 @@ class FGAResource(SyncResource):
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Write relationship tuples.
 
@@ -77,11 +90,17 @@ class FGAResource(SyncResource):
                 relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def fga_delete_tuples(
         self,
@@ -89,6 +108,8 @@ class FGAResource(SyncResource):
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete relationship tuples.
 
@@ -99,11 +120,17 @@ class FGAResource(SyncResource):
             tuples: At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def fga_read_tuples(
         self,
@@ -115,6 +142,7 @@ class FGAResource(SyncResource):
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAReadTuplesResponse:
         """Read relationship tuples, optionally filtered by user, relation or object.
 
@@ -127,11 +155,13 @@ class FGAResource(SyncResource):
             page_size: Tuples per page. Between 1 and 1000.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries)
 
     def iter_fga_read_tuples(
         self,
@@ -143,12 +173,13 @@ class FGAResource(SyncResource):
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[FGATuple]:
         """Every item of tuples of fga_read_tuples(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as fga_read_tuples().
         """
-        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries)
 
     def fga_list_users(
         self,
@@ -158,6 +189,7 @@ class FGAResource(SyncResource):
         user_type: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAListUsersResponse:
         """List users of a type with a relation to an object, as the current model derives it; `<type>:*`
         when every user of the type has it (a wildcard, less those `but not` excludes). A relation the
@@ -174,11 +206,13 @@ class FGAResource(SyncResource):
                 a digit).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries)
 
     def fga_expand(
         self,
@@ -187,6 +221,7 @@ class FGAResource(SyncResource):
         object: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAUserset:
         """Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand
         answers it (the tree), with the subjects of its direct tuples (users). A relation the model does
@@ -200,17 +235,21 @@ class FGAResource(SyncResource):
             object: Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries)
 
     def fga_reset(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Wipe all authorization data.
 
@@ -220,11 +259,17 @@ class FGAResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncFGAResource(AsyncResource):
@@ -237,6 +282,7 @@ class AsyncFGAResource(AsyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAModel:
         """Get the current authorization model.
 
@@ -245,11 +291,13 @@ class AsyncFGAResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries)
 
     async def fga_write_model(
         self,
@@ -257,6 +305,8 @@ class AsyncFGAResource(AsyncResource):
         dsl: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> FGAModel:
         """Write or overwrite the authorization model.
 
@@ -270,11 +320,17 @@ class AsyncFGAResource(AsyncResource):
                 space.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key)
 
     async def fga_write_tuples(
         self,
@@ -282,6 +338,8 @@ class AsyncFGAResource(AsyncResource):
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Write relationship tuples.
 
@@ -294,11 +352,17 @@ class AsyncFGAResource(AsyncResource):
                 relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def fga_delete_tuples(
         self,
@@ -306,6 +370,8 @@ class AsyncFGAResource(AsyncResource):
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete relationship tuples.
 
@@ -316,11 +382,17 @@ class AsyncFGAResource(AsyncResource):
             tuples: At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def fga_read_tuples(
         self,
@@ -332,6 +404,7 @@ class AsyncFGAResource(AsyncResource):
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAReadTuplesResponse:
         """Read relationship tuples, optionally filtered by user, relation or object.
 
@@ -344,11 +417,13 @@ class AsyncFGAResource(AsyncResource):
             page_size: Tuples per page. Between 1 and 1000.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries)
 
     def iter_fga_read_tuples(
         self,
@@ -360,12 +435,13 @@ class AsyncFGAResource(AsyncResource):
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[FGATuple]:
         """Every item of tuples of fga_read_tuples(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as fga_read_tuples().
         """
-        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries)
 
     async def fga_list_users(
         self,
@@ -375,6 +451,7 @@ class AsyncFGAResource(AsyncResource):
         user_type: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAListUsersResponse:
         """List users of a type with a relation to an object, as the current model derives it; `<type>:*`
         when every user of the type has it (a wildcard, less those `but not` excludes). A relation the
@@ -391,11 +468,13 @@ class AsyncFGAResource(AsyncResource):
                 a digit).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries)
 
     async def fga_expand(
         self,
@@ -404,6 +483,7 @@ class AsyncFGAResource(AsyncResource):
         object: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> FGAUserset:
         """Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand
         answers it (the tree), with the subjects of its direct tuples (users). A relation the model does
@@ -417,17 +497,21 @@ class AsyncFGAResource(AsyncResource):
             object: Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries)
 
     async def fga_reset(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Wipe all authorization data.
 
@@ -437,8 +521,14 @@ class AsyncFGAResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key)

@@ -21,6 +21,8 @@ class GraphqlExtrasResource(SyncResource):
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> AdminSession:
         """Bootstrap the first admin of a server started without an admin secret; refused once an admin
         exists.
@@ -31,11 +33,17 @@ class GraphqlExtrasResource(SyncResource):
             admin_secret: Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout)
+        return self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_env(
         self,
@@ -43,6 +51,8 @@ class GraphqlExtrasResource(SyncResource):
         config: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Update server configuration; deprecated and always fails.
 
@@ -53,11 +63,17 @@ class GraphqlExtrasResource(SyncResource):
             config: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def generate_jwt_keys(
         self,
@@ -65,6 +81,8 @@ class GraphqlExtrasResource(SyncResource):
         type: JWTKeyType,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> JWTKeyPair:
         """Generate a new JWT signing key pair.
 
@@ -73,11 +91,17 @@ class GraphqlExtrasResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout)
+        return self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncGraphqlExtrasResource(AsyncResource):
@@ -91,6 +115,8 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> AdminSession:
         """Bootstrap the first admin of a server started without an admin secret; refused once an admin
         exists.
@@ -101,11 +127,17 @@ class AsyncGraphqlExtrasResource(AsyncResource):
             admin_secret: Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_env(
         self,
@@ -113,6 +145,8 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         config: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Update server configuration; deprecated and always fails.
 
@@ -123,11 +157,17 @@ class AsyncGraphqlExtrasResource(AsyncResource):
             config: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def generate_jwt_keys(
         self,
@@ -135,6 +175,8 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         type: JWTKeyType,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> JWTKeyPair:
         """Generate a new JWT signing key pair.
 
@@ -143,8 +185,14 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key)

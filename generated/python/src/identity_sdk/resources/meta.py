@@ -18,6 +18,7 @@ class MetaResource(SyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Meta:
         """Get public service metadata and feature flags.
 
@@ -26,11 +27,13 @@ class MetaResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout)
+        return self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries)
 
 
 class AsyncMetaResource(AsyncResource):
@@ -41,6 +44,7 @@ class AsyncMetaResource(AsyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Meta:
         """Get public service metadata and feature flags.
 
@@ -49,8 +53,10 @@ class AsyncMetaResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries)

@@ -35,6 +35,8 @@ class OauthResource(SyncResource):
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OauthTokenResponse:
         """Issue tokens for the authorization_code, refresh_token, client_credentials and token-exchange
         grants.
@@ -63,11 +65,17 @@ class OauthResource(SyncResource):
                 invalid_target.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def oauth_revoke(
         self,
@@ -78,6 +86,8 @@ class OauthResource(SyncResource):
         client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OauthRevokeResponse:
         """Revoke an access or refresh token; answers the same whether or not anything was revoked.
 
@@ -90,11 +100,17 @@ class OauthResource(SyncResource):
                 is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncOauthResource(AsyncResource):
@@ -122,6 +138,8 @@ class AsyncOauthResource(AsyncResource):
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OauthTokenResponse:
         """Issue tokens for the authorization_code, refresh_token, client_credentials and token-exchange
         grants.
@@ -150,11 +168,17 @@ class AsyncOauthResource(AsyncResource):
                 invalid_target.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def oauth_revoke(
         self,
@@ -165,6 +189,8 @@ class AsyncOauthResource(AsyncResource):
         client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OauthRevokeResponse:
         """Revoke an access or refresh token; answers the same whether or not anything was revoked.
 
@@ -177,8 +203,14 @@ class AsyncOauthResource(AsyncResource):
                 is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key)

@@ -20,6 +20,7 @@ class OIDCResource(SyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OpenIDConfiguration:
         """The OpenID Provider metadata of the service, from which a relying party learns every endpoint
         below and where the keys are.
@@ -29,17 +30,20 @@ class OIDCResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout)
+        return self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
 
     def oauth_authorization_server_metadata(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OpenIDConfiguration:
         """The same metadata at the RFC 8414 address, where OAuth clients (MCP hosts among them) look
         first.
@@ -49,17 +53,20 @@ class OIDCResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
 
     def oauth_jwks(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> JsonWebKeySet:
         """The public keys of the service's tokens; a rotated key stays published until every token it
         signed has expired.
@@ -69,17 +76,20 @@ class OIDCResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries)
 
     def oauth_protected_resource(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ProtectedResourceMetadata:
         """The metadata of this service as a protected resource (RFC 9728), naming itself as the
         authorization server of its tokens.
@@ -89,11 +99,13 @@ class OIDCResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries)
 
     def oauth_authorize(
         self,
@@ -112,6 +124,7 @@ class OIDCResource(SyncResource):
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Redirect:
         """The authorization endpoint (authorization code flow with PKCE S256): sends the browser to the
         hosted sign-in page, to the upstream IdP of the organization that verified the user's email
@@ -140,11 +153,13 @@ class OIDCResource(SyncResource):
                 service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries)
 
     def oauth_sso_callback(
         self,
@@ -156,6 +171,8 @@ class OIDCResource(SyncResource):
         error_description: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Redirect:
         """Where an organization's upstream IdP sends the browser back (its redirect_uri); finishes the
         sign-in and the original authorization request.
@@ -170,17 +187,24 @@ class OIDCResource(SyncResource):
             error_description: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
 
     def oauth_userinfo(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UserInfo:
         """Claims about the user an access token was issued for, as its scopes allow (email, profile,
         phone).
@@ -190,11 +214,13 @@ class OIDCResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries)
 
     def oauth_introspect(
         self,
@@ -205,6 +231,7 @@ class OIDCResource(SyncResource):
         token_type_hint: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TokenIntrospection:
         """Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates
         as a registered client with client_id and client_secret in the body.
@@ -219,11 +246,13 @@ class OIDCResource(SyncResource):
             client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries)
 
     def oauth_logout(
         self,
@@ -234,6 +263,8 @@ class OIDCResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Redirect:
         """RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the
         client registered, or to the signed-out page.
@@ -247,11 +278,17 @@ class OIDCResource(SyncResource):
             state: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout)
+        return self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncOIDCResource(AsyncResource):
@@ -264,6 +301,7 @@ class AsyncOIDCResource(AsyncResource):
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OpenIDConfiguration:
         """The OpenID Provider metadata of the service, from which a relying party learns every endpoint
         below and where the keys are.
@@ -273,17 +311,20 @@ class AsyncOIDCResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
 
     async def oauth_authorization_server_metadata(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OpenIDConfiguration:
         """The same metadata at the RFC 8414 address, where OAuth clients (MCP hosts among them) look
         first.
@@ -293,17 +334,20 @@ class AsyncOIDCResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
 
     async def oauth_jwks(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> JsonWebKeySet:
         """The public keys of the service's tokens; a rotated key stays published until every token it
         signed has expired.
@@ -313,17 +357,20 @@ class AsyncOIDCResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries)
 
     async def oauth_protected_resource(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ProtectedResourceMetadata:
         """The metadata of this service as a protected resource (RFC 9728), naming itself as the
         authorization server of its tokens.
@@ -333,11 +380,13 @@ class AsyncOIDCResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries)
 
     async def oauth_authorize(
         self,
@@ -356,6 +405,7 @@ class AsyncOIDCResource(AsyncResource):
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Redirect:
         """The authorization endpoint (authorization code flow with PKCE S256): sends the browser to the
         hosted sign-in page, to the upstream IdP of the organization that verified the user's email
@@ -384,11 +434,13 @@ class AsyncOIDCResource(AsyncResource):
                 service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries)
 
     async def oauth_sso_callback(
         self,
@@ -400,6 +452,8 @@ class AsyncOIDCResource(AsyncResource):
         error_description: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Redirect:
         """Where an organization's upstream IdP sends the browser back (its redirect_uri); finishes the
         sign-in and the original authorization request.
@@ -414,17 +468,24 @@ class AsyncOIDCResource(AsyncResource):
             error_description: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
 
     async def oauth_userinfo(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UserInfo:
         """Claims about the user an access token was issued for, as its scopes allow (email, profile,
         phone).
@@ -434,11 +495,13 @@ class AsyncOIDCResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries)
 
     async def oauth_introspect(
         self,
@@ -449,6 +512,7 @@ class AsyncOIDCResource(AsyncResource):
         token_type_hint: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TokenIntrospection:
         """Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates
         as a registered client with client_id and client_secret in the body.
@@ -463,11 +527,13 @@ class AsyncOIDCResource(AsyncResource):
             client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries)
 
     async def oauth_logout(
         self,
@@ -478,6 +544,8 @@ class AsyncOIDCResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Redirect:
         """RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the
         client registered, or to the signed-out page.
@@ -491,8 +559,14 @@ class AsyncOIDCResource(AsyncResource):
             state: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key)

@@ -22,6 +22,8 @@ class OrgDomainsResource(SyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RequestOrgDomainResponse:
         """Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified
         for 7 days no longer holds the domain against another organization.
@@ -33,11 +35,17 @@ class OrgDomainsResource(SyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def verify_org_domain(
         self,
@@ -46,6 +54,8 @@ class OrgDomainsResource(SyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgDomain:
         """Check the DNS TXT challenge and verify the domain.
 
@@ -56,11 +66,17 @@ class OrgDomainsResource(SyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout)
+        return self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
 
     def add_verified_org_domain(
         self,
@@ -69,6 +85,8 @@ class OrgDomainsResource(SyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgDomain:
         """Register a verified domain without the DNS challenge.
 
@@ -79,11 +97,17 @@ class OrgDomainsResource(SyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_org_domain(
         self,
@@ -91,6 +115,8 @@ class OrgDomainsResource(SyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Remove a verified domain; logins stop resolving to the organization.
 
@@ -100,11 +126,17 @@ class OrgDomainsResource(SyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def org_domains(
         self,
@@ -113,6 +145,7 @@ class OrgDomainsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgDomainsResponse:
         """List the verified domains of an organization.
 
@@ -122,11 +155,13 @@ class OrgDomainsResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries)
 
     def iter_org_domains(
         self,
@@ -135,12 +170,13 @@ class OrgDomainsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[OrgDomain]:
         """Every item of domains of org_domains(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_domains().
         """
-        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries)
 
 
 class AsyncOrgDomainsResource(AsyncResource):
@@ -155,6 +191,8 @@ class AsyncOrgDomainsResource(AsyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RequestOrgDomainResponse:
         """Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified
         for 7 days no longer holds the domain against another organization.
@@ -166,11 +204,17 @@ class AsyncOrgDomainsResource(AsyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def verify_org_domain(
         self,
@@ -179,6 +223,8 @@ class AsyncOrgDomainsResource(AsyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgDomain:
         """Check the DNS TXT challenge and verify the domain.
 
@@ -189,11 +235,17 @@ class AsyncOrgDomainsResource(AsyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
 
     async def add_verified_org_domain(
         self,
@@ -202,6 +254,8 @@ class AsyncOrgDomainsResource(AsyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgDomain:
         """Register a verified domain without the DNS challenge.
 
@@ -212,11 +266,17 @@ class AsyncOrgDomainsResource(AsyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_org_domain(
         self,
@@ -224,6 +284,8 @@ class AsyncOrgDomainsResource(AsyncResource):
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Remove a verified domain; logins stop resolving to the organization.
 
@@ -233,11 +295,17 @@ class AsyncOrgDomainsResource(AsyncResource):
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def org_domains(
         self,
@@ -246,6 +314,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgDomainsResponse:
         """List the verified domains of an organization.
 
@@ -255,11 +324,13 @@ class AsyncOrgDomainsResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries)
 
     def iter_org_domains(
         self,
@@ -268,9 +339,10 @@ class AsyncOrgDomainsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[OrgDomain]:
         """Every item of domains of org_domains(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_domains().
         """
-        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries)

@@ -27,6 +27,8 @@ class OrgSsoResource(SyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgOIDCConnection:
         """Create an upstream OIDC connection for an organization.
 
@@ -41,11 +43,17 @@ class OrgSsoResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_org_oidc_connection(
         self,
@@ -59,6 +67,8 @@ class OrgSsoResource(SyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgOIDCConnection:
         """Update an OIDC connection; supplying the client secret rotates it.
 
@@ -72,11 +82,17 @@ class OrgSsoResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_org_oidc_connection(
         self,
@@ -84,6 +100,8 @@ class OrgSsoResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an OIDC connection; SSO logins through it stop immediately.
 
@@ -93,11 +111,17 @@ class OrgSsoResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_org_oidc_connection(
         self,
@@ -106,6 +130,7 @@ class OrgSsoResource(SyncResource):
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgOIDCConnection:
         """Get an OIDC connection by id or by organization id; exactly one must be supplied. Give exactly
         one of id, org_id.
@@ -117,11 +142,13 @@ class OrgSsoResource(SyncResource):
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries)
 
     def create_org_saml_connection(
         self,
@@ -137,6 +164,8 @@ class OrgSsoResource(SyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgSAMLConnection:
         """Create an upstream SAML connection for an organization.
 
@@ -152,11 +181,17 @@ class OrgSsoResource(SyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_org_saml_connection(
         self,
@@ -172,6 +207,8 @@ class OrgSsoResource(SyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgSAMLConnection:
         """Update a SAML connection; supplying the IdP certificate replaces it.
 
@@ -185,11 +222,17 @@ class OrgSsoResource(SyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_org_saml_connection(
         self,
@@ -197,6 +240,8 @@ class OrgSsoResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a SAML connection; SSO logins through it stop immediately.
 
@@ -206,11 +251,17 @@ class OrgSsoResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_org_saml_connection(
         self,
@@ -219,6 +270,7 @@ class OrgSsoResource(SyncResource):
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgSAMLConnection:
         """Get a SAML connection by id or by organization id; exactly one must be supplied. Give exactly
         one of id, org_id.
@@ -230,11 +282,13 @@ class OrgSsoResource(SyncResource):
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries)
 
 
 class AsyncOrgSsoResource(AsyncResource):
@@ -254,6 +308,8 @@ class AsyncOrgSsoResource(AsyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgOIDCConnection:
         """Create an upstream OIDC connection for an organization.
 
@@ -268,11 +324,17 @@ class AsyncOrgSsoResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_org_oidc_connection(
         self,
@@ -286,6 +348,8 @@ class AsyncOrgSsoResource(AsyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgOIDCConnection:
         """Update an OIDC connection; supplying the client secret rotates it.
 
@@ -299,11 +363,17 @@ class AsyncOrgSsoResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_org_oidc_connection(
         self,
@@ -311,6 +381,8 @@ class AsyncOrgSsoResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an OIDC connection; SSO logins through it stop immediately.
 
@@ -320,11 +392,17 @@ class AsyncOrgSsoResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_org_oidc_connection(
         self,
@@ -333,6 +411,7 @@ class AsyncOrgSsoResource(AsyncResource):
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgOIDCConnection:
         """Get an OIDC connection by id or by organization id; exactly one must be supplied. Give exactly
         one of id, org_id.
@@ -344,11 +423,13 @@ class AsyncOrgSsoResource(AsyncResource):
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries)
 
     async def create_org_saml_connection(
         self,
@@ -364,6 +445,8 @@ class AsyncOrgSsoResource(AsyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgSAMLConnection:
         """Create an upstream SAML connection for an organization.
 
@@ -379,11 +462,17 @@ class AsyncOrgSsoResource(AsyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_org_saml_connection(
         self,
@@ -399,6 +488,8 @@ class AsyncOrgSsoResource(AsyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgSAMLConnection:
         """Update a SAML connection; supplying the IdP certificate replaces it.
 
@@ -412,11 +503,17 @@ class AsyncOrgSsoResource(AsyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_org_saml_connection(
         self,
@@ -424,6 +521,8 @@ class AsyncOrgSsoResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a SAML connection; SSO logins through it stop immediately.
 
@@ -433,11 +532,17 @@ class AsyncOrgSsoResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_org_saml_connection(
         self,
@@ -446,6 +551,7 @@ class AsyncOrgSsoResource(AsyncResource):
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgSAMLConnection:
         """Get a SAML connection by id or by organization id; exactly one must be supplied. Give exactly
         one of id, org_id.
@@ -457,8 +563,10 @@ class AsyncOrgSsoResource(AsyncResource):
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries)

@@ -22,6 +22,8 @@ class OrganizationsResource(SyncResource):
         display_name: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Organization:
         """Create an organization; its name must be a unique URL-safe slug.
 
@@ -31,11 +33,17 @@ class OrganizationsResource(SyncResource):
             name: Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_organization(
         self,
@@ -46,6 +54,8 @@ class OrganizationsResource(SyncResource):
         enabled: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Organization:
         """Update an organization.
 
@@ -56,11 +66,17 @@ class OrganizationsResource(SyncResource):
             name: Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_organization(
         self,
@@ -68,6 +84,8 @@ class OrganizationsResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an organization with its memberships and connections.
 
@@ -77,11 +95,17 @@ class OrganizationsResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_organization(
         self,
@@ -89,6 +113,7 @@ class OrganizationsResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Organization:
         """Get one organization by id.
 
@@ -98,11 +123,13 @@ class OrganizationsResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries)
 
     def organizations(
         self,
@@ -110,6 +137,7 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrganizationsResponse:
         """List organizations.
 
@@ -118,11 +146,13 @@ class OrganizationsResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries)
 
     def iter_organizations(
         self,
@@ -130,12 +160,13 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[Organization]:
         """Every item of organizations of organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as organizations().
         """
-        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries)
 
     def add_org_member(
         self,
@@ -145,6 +176,8 @@ class OrganizationsResource(SyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgMember:
         """Add a user to an organization.
 
@@ -155,11 +188,17 @@ class OrganizationsResource(SyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key)
 
     def remove_org_member(
         self,
@@ -168,6 +207,8 @@ class OrganizationsResource(SyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Remove a user from an organization.
 
@@ -178,11 +219,17 @@ class OrganizationsResource(SyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def org_members(
         self,
@@ -191,6 +238,7 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgMembersResponse:
         """List the members of an organization.
 
@@ -200,11 +248,13 @@ class OrganizationsResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries)
 
     def iter_org_members(
         self,
@@ -213,12 +263,13 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[OrgMember]:
         """Every item of members of org_members(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_members().
         """
-        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries)
 
     def user_organizations(
         self,
@@ -227,6 +278,7 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UserOrganizationsResponse:
         """List a user's organizations with the user's roles in each.
 
@@ -236,11 +288,13 @@ class OrganizationsResource(SyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries)
 
     def iter_user_organizations(
         self,
@@ -249,12 +303,13 @@ class OrganizationsResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[UserOrganization]:
         """Every item of organizations of user_organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as user_organizations().
         """
-        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries)
 
 
 class AsyncOrganizationsResource(AsyncResource):
@@ -269,6 +324,8 @@ class AsyncOrganizationsResource(AsyncResource):
         display_name: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Organization:
         """Create an organization; its name must be a unique URL-safe slug.
 
@@ -278,11 +335,17 @@ class AsyncOrganizationsResource(AsyncResource):
             name: Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_organization(
         self,
@@ -293,6 +356,8 @@ class AsyncOrganizationsResource(AsyncResource):
         enabled: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Organization:
         """Update an organization.
 
@@ -303,11 +368,17 @@ class AsyncOrganizationsResource(AsyncResource):
             name: Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_organization(
         self,
@@ -315,6 +386,8 @@ class AsyncOrganizationsResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete an organization with its memberships and connections.
 
@@ -324,11 +397,17 @@ class AsyncOrganizationsResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_organization(
         self,
@@ -336,6 +415,7 @@ class AsyncOrganizationsResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Organization:
         """Get one organization by id.
 
@@ -345,11 +425,13 @@ class AsyncOrganizationsResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries)
 
     async def organizations(
         self,
@@ -357,6 +439,7 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrganizationsResponse:
         """List organizations.
 
@@ -365,11 +448,13 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries)
 
     def iter_organizations(
         self,
@@ -377,12 +462,13 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[Organization]:
         """Every item of organizations of organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as organizations().
         """
-        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries)
 
     async def add_org_member(
         self,
@@ -392,6 +478,8 @@ class AsyncOrganizationsResource(AsyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> OrgMember:
         """Add a user to an organization.
 
@@ -402,11 +490,17 @@ class AsyncOrganizationsResource(AsyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key)
 
     async def remove_org_member(
         self,
@@ -415,6 +509,8 @@ class AsyncOrganizationsResource(AsyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Remove a user from an organization.
 
@@ -425,11 +521,17 @@ class AsyncOrganizationsResource(AsyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def org_members(
         self,
@@ -438,6 +540,7 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> OrgMembersResponse:
         """List the members of an organization.
 
@@ -447,11 +550,13 @@ class AsyncOrganizationsResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries)
 
     def iter_org_members(
         self,
@@ -460,12 +565,13 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[OrgMember]:
         """Every item of members of org_members(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as org_members().
         """
-        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries)
 
     async def user_organizations(
         self,
@@ -474,6 +580,7 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UserOrganizationsResponse:
         """List a user's organizations with the user's roles in each.
 
@@ -483,11 +590,13 @@ class AsyncOrganizationsResource(AsyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries)
 
     def iter_user_organizations(
         self,
@@ -496,9 +605,10 @@ class AsyncOrganizationsResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[UserOrganization]:
         """Every item of organizations of user_organizations(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as user_organizations().
         """
-        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries)

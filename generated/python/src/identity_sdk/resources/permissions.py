@@ -22,6 +22,7 @@ class PermissionsResource(SyncResource):
         user: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> CheckPermissionsResponse:
         """Check relations of the signed-in user, or of a given user, on objects, as the current FGA model
         derives them (OpenFGA's semantics). A relation the model does not define on the object's type is
@@ -36,11 +37,13 @@ class PermissionsResource(SyncResource):
                 user's to learn.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries)
 
 
 class AsyncPermissionsResource(AsyncResource):
@@ -55,6 +58,7 @@ class AsyncPermissionsResource(AsyncResource):
         user: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> CheckPermissionsResponse:
         """Check relations of the signed-in user, or of a given user, on objects, as the current FGA model
         derives them (OpenFGA's semantics). A relation the model does not define on the object's type is
@@ -69,8 +73,10 @@ class AsyncPermissionsResource(AsyncResource):
                 user's to learn.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries)

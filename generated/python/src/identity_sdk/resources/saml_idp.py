@@ -28,6 +28,8 @@ class SAMLIDPResource(SyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLServiceProvider:
         """Register a downstream SAML 2.0 service provider.
 
@@ -40,11 +42,17 @@ class SAMLIDPResource(SyncResource):
             acs_url: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_saml_service_provider(
         self,
@@ -60,6 +68,8 @@ class SAMLIDPResource(SyncResource):
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLServiceProvider:
         """Update a service provider's name, endpoints, certificate, attribute mapping or active state.
 
@@ -70,11 +80,17 @@ class SAMLIDPResource(SyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_saml_service_provider(
         self,
@@ -82,6 +98,8 @@ class SAMLIDPResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a service provider; no more assertions are issued to it.
 
@@ -92,11 +110,17 @@ class SAMLIDPResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_saml_service_provider(
         self,
@@ -104,6 +128,7 @@ class SAMLIDPResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SAMLServiceProvider:
         """Get one service provider by id.
 
@@ -113,11 +138,13 @@ class SAMLIDPResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries)
 
     def list_saml_service_providers(
         self,
@@ -126,6 +153,7 @@ class SAMLIDPResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListSAMLServiceProvidersResponse:
         """List the service providers of an organization.
 
@@ -135,11 +163,13 @@ class SAMLIDPResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries)
 
     def iter_list_saml_service_providers(
         self,
@@ -148,12 +178,13 @@ class SAMLIDPResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[SAMLServiceProvider]:
         """Every item of saml_service_providers of list_saml_service_providers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_saml_service_providers().
         """
-        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries)
 
     def rotate_saml_idp_cert(
         self,
@@ -161,6 +192,8 @@ class SAMLIDPResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLIDPKey:
         """Generate a new current signing keypair for an organization; the previous current key stays
         published.
@@ -171,11 +204,17 @@ class SAMLIDPResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout)
+        return self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
 
     def retire_saml_idp_key(
         self,
@@ -183,6 +222,8 @@ class SAMLIDPResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLIDPKey:
         """Retire a published, non-signing key; the current key cannot be retired.
 
@@ -193,11 +234,17 @@ class SAMLIDPResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout)
+        return self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
 
     def list_saml_idp_keys(
         self,
@@ -205,6 +252,7 @@ class SAMLIDPResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListSAMLIDPKeysResponse:
         """List the signing keys of an organization.
 
@@ -214,11 +262,13 @@ class SAMLIDPResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries)
 
     def import_saml_sp_metadata(
         self,
@@ -226,6 +276,7 @@ class SAMLIDPResource(SyncResource):
         metadata_xml: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SAMLSPMetadata:
         """Parse pasted SP metadata XML; creates nothing and fetches nothing.
 
@@ -235,11 +286,13 @@ class SAMLIDPResource(SyncResource):
             metadata_xml: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout)
+        return self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries)
 
 
 class AsyncSAMLIDPResource(AsyncResource):
@@ -260,6 +313,8 @@ class AsyncSAMLIDPResource(AsyncResource):
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLServiceProvider:
         """Register a downstream SAML 2.0 service provider.
 
@@ -272,11 +327,17 @@ class AsyncSAMLIDPResource(AsyncResource):
             acs_url: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_saml_service_provider(
         self,
@@ -292,6 +353,8 @@ class AsyncSAMLIDPResource(AsyncResource):
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLServiceProvider:
         """Update a service provider's name, endpoints, certificate, attribute mapping or active state.
 
@@ -302,11 +365,17 @@ class AsyncSAMLIDPResource(AsyncResource):
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_saml_service_provider(
         self,
@@ -314,6 +383,8 @@ class AsyncSAMLIDPResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a service provider; no more assertions are issued to it.
 
@@ -324,11 +395,17 @@ class AsyncSAMLIDPResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_saml_service_provider(
         self,
@@ -336,6 +413,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SAMLServiceProvider:
         """Get one service provider by id.
 
@@ -345,11 +423,13 @@ class AsyncSAMLIDPResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries)
 
     async def list_saml_service_providers(
         self,
@@ -358,6 +438,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListSAMLServiceProvidersResponse:
         """List the service providers of an organization.
 
@@ -367,11 +448,13 @@ class AsyncSAMLIDPResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries)
 
     def iter_list_saml_service_providers(
         self,
@@ -380,12 +463,13 @@ class AsyncSAMLIDPResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[SAMLServiceProvider]:
         """Every item of saml_service_providers of list_saml_service_providers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_saml_service_providers().
         """
-        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries)
 
     async def rotate_saml_idp_cert(
         self,
@@ -393,6 +477,8 @@ class AsyncSAMLIDPResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLIDPKey:
         """Generate a new current signing keypair for an organization; the previous current key stays
         published.
@@ -403,11 +489,17 @@ class AsyncSAMLIDPResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
 
     async def retire_saml_idp_key(
         self,
@@ -415,6 +507,8 @@ class AsyncSAMLIDPResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> SAMLIDPKey:
         """Retire a published, non-signing key; the current key cannot be retired.
 
@@ -425,11 +519,17 @@ class AsyncSAMLIDPResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
 
     async def list_saml_idp_keys(
         self,
@@ -437,6 +537,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListSAMLIDPKeysResponse:
         """List the signing keys of an organization.
 
@@ -446,11 +547,13 @@ class AsyncSAMLIDPResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries)
 
     async def import_saml_sp_metadata(
         self,
@@ -458,6 +561,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         metadata_xml: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SAMLSPMetadata:
         """Parse pasted SP metadata XML; creates nothing and fetches nothing.
 
@@ -467,8 +571,10 @@ class AsyncSAMLIDPResource(AsyncResource):
             metadata_xml: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries)

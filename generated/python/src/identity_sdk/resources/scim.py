@@ -19,6 +19,8 @@ class SCIMResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> CreateSCIMEndpointResponse:
         """Create the SCIM endpoint of an organization; its bearer token is returned once.
 
@@ -28,11 +30,17 @@ class SCIMResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def rotate_scim_token(
         self,
@@ -40,6 +48,8 @@ class SCIMResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RotateSCIMTokenResponse:
         """Issue a new SCIM bearer token, returned once; the old one stops validating.
 
@@ -49,11 +59,17 @@ class SCIMResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_scim_endpoint(
         self,
@@ -61,6 +77,8 @@ class SCIMResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete the SCIM endpoint of an organization; its token stops working immediately.
 
@@ -70,11 +88,17 @@ class SCIMResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_scim_endpoint(
         self,
@@ -82,6 +106,7 @@ class SCIMResource(SyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ScimEndpoint:
         """Get the SCIM endpoint of an organization; its token is never returned.
 
@@ -91,11 +116,13 @@ class SCIMResource(SyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries)
 
 
 class AsyncSCIMResource(AsyncResource):
@@ -109,6 +136,8 @@ class AsyncSCIMResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> CreateSCIMEndpointResponse:
         """Create the SCIM endpoint of an organization; its bearer token is returned once.
 
@@ -118,11 +147,17 @@ class AsyncSCIMResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def rotate_scim_token(
         self,
@@ -130,6 +165,8 @@ class AsyncSCIMResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RotateSCIMTokenResponse:
         """Issue a new SCIM bearer token, returned once; the old one stops validating.
 
@@ -139,11 +176,17 @@ class AsyncSCIMResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_scim_endpoint(
         self,
@@ -151,6 +194,8 @@ class AsyncSCIMResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete the SCIM endpoint of an organization; its token stops working immediately.
 
@@ -160,11 +205,17 @@ class AsyncSCIMResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_scim_endpoint(
         self,
@@ -172,6 +223,7 @@ class AsyncSCIMResource(AsyncResource):
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ScimEndpoint:
         """Get the SCIM endpoint of an organization; its token is never returned.
 
@@ -181,8 +233,10 @@ class AsyncSCIMResource(AsyncResource):
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries)

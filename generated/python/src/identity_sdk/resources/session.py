@@ -26,6 +26,7 @@ class SessionResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Sign in with an email or phone number and a password. Give at least one of email, phone_number.
 
@@ -36,11 +37,13 @@ class SessionResource(SyncResource):
             password: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     def magic_link_login(
         self,
@@ -52,6 +55,8 @@ class SessionResource(SyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send a sign-in link to an email address.
 
@@ -62,17 +67,24 @@ class SessionResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Response:
         """End the current user session.
 
@@ -81,11 +93,13 @@ class SessionResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries)
 
     def session(
         self,
@@ -95,6 +109,7 @@ class SessionResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Get the current session with fresh tokens.
 
@@ -103,11 +118,13 @@ class SessionResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     def revoke(
         self,
@@ -115,6 +132,8 @@ class SessionResource(SyncResource):
         refresh_token: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Revoke a refresh token.
 
@@ -124,11 +143,17 @@ class SessionResource(SyncResource):
             refresh_token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def validate_jwt_token(
         self,
@@ -138,6 +163,7 @@ class SessionResource(SyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ValidateJWTTokenResponse:
         """Validate a token and return its claims.
 
@@ -147,11 +173,13 @@ class SessionResource(SyncResource):
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries)
 
     def validate_session(
         self,
@@ -160,6 +188,7 @@ class SessionResource(SyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ValidateSessionResponse:
         """Validate a session cookie and return its user.
 
@@ -169,11 +198,13 @@ class SessionResource(SyncResource):
             cookie: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries)
 
 
 class AsyncSessionResource(AsyncResource):
@@ -192,6 +223,7 @@ class AsyncSessionResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Sign in with an email or phone number and a password. Give at least one of email, phone_number.
 
@@ -202,11 +234,13 @@ class AsyncSessionResource(AsyncResource):
             password: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     async def magic_link_login(
         self,
@@ -218,6 +252,8 @@ class AsyncSessionResource(AsyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send a sign-in link to an email address.
 
@@ -228,17 +264,24 @@ class AsyncSessionResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Response:
         """End the current user session.
 
@@ -247,11 +290,13 @@ class AsyncSessionResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries)
 
     async def session(
         self,
@@ -261,6 +306,7 @@ class AsyncSessionResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Get the current session with fresh tokens.
 
@@ -269,11 +315,13 @@ class AsyncSessionResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     async def revoke(
         self,
@@ -281,6 +329,8 @@ class AsyncSessionResource(AsyncResource):
         refresh_token: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Revoke a refresh token.
 
@@ -290,11 +340,17 @@ class AsyncSessionResource(AsyncResource):
             refresh_token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def validate_jwt_token(
         self,
@@ -304,6 +360,7 @@ class AsyncSessionResource(AsyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ValidateJWTTokenResponse:
         """Validate a token and return its claims.
 
@@ -313,11 +370,13 @@ class AsyncSessionResource(AsyncResource):
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries)
 
     async def validate_session(
         self,
@@ -326,6 +385,7 @@ class AsyncSessionResource(AsyncResource):
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ValidateSessionResponse:
         """Validate a session cookie and return its user.
 
@@ -335,8 +395,10 @@ class AsyncSessionResource(AsyncResource):
             cookie: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries)

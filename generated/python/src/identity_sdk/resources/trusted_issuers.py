@@ -29,6 +29,8 @@ class TrustedIssuersResource(SyncResource):
         allowed_subjects: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TrustedIssuer:
         """Register an external token issuer.
 
@@ -44,11 +46,17 @@ class TrustedIssuersResource(SyncResource):
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_trusted_issuer(
         self,
@@ -65,6 +73,8 @@ class TrustedIssuersResource(SyncResource):
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TrustedIssuer:
         """Update a trusted issuer.
 
@@ -78,11 +88,17 @@ class TrustedIssuersResource(SyncResource):
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_trusted_issuer(
         self,
@@ -90,6 +106,8 @@ class TrustedIssuersResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a trusted issuer; its assertions stop authenticating immediately.
 
@@ -100,11 +118,17 @@ class TrustedIssuersResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_trusted_issuer(
         self,
@@ -112,6 +136,7 @@ class TrustedIssuersResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TrustedIssuer:
         """Get one trusted issuer by id.
 
@@ -121,11 +146,13 @@ class TrustedIssuersResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries)
 
     def trusted_issuers(
         self,
@@ -134,6 +161,7 @@ class TrustedIssuersResource(SyncResource):
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TrustedIssuersResponse:
         """List trusted issuers, optionally filtered by service account.
 
@@ -143,11 +171,13 @@ class TrustedIssuersResource(SyncResource):
             service_account_id: Only issuers of this service account.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries)
 
     def iter_trusted_issuers(
         self,
@@ -156,12 +186,13 @@ class TrustedIssuersResource(SyncResource):
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[TrustedIssuer]:
         """Every item of trusted_issuers of trusted_issuers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as trusted_issuers().
         """
-        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries)
 
 
 class AsyncTrustedIssuersResource(AsyncResource):
@@ -183,6 +214,8 @@ class AsyncTrustedIssuersResource(AsyncResource):
         allowed_subjects: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TrustedIssuer:
         """Register an external token issuer.
 
@@ -198,11 +231,17 @@ class AsyncTrustedIssuersResource(AsyncResource):
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_trusted_issuer(
         self,
@@ -219,6 +258,8 @@ class AsyncTrustedIssuersResource(AsyncResource):
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TrustedIssuer:
         """Update a trusted issuer.
 
@@ -232,11 +273,17 @@ class AsyncTrustedIssuersResource(AsyncResource):
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_trusted_issuer(
         self,
@@ -244,6 +291,8 @@ class AsyncTrustedIssuersResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a trusted issuer; its assertions stop authenticating immediately.
 
@@ -254,11 +303,17 @@ class AsyncTrustedIssuersResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_trusted_issuer(
         self,
@@ -266,6 +321,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TrustedIssuer:
         """Get one trusted issuer by id.
 
@@ -275,11 +331,13 @@ class AsyncTrustedIssuersResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries)
 
     async def trusted_issuers(
         self,
@@ -288,6 +346,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> TrustedIssuersResponse:
         """List trusted issuers, optionally filtered by service account.
 
@@ -297,11 +356,13 @@ class AsyncTrustedIssuersResource(AsyncResource):
             service_account_id: Only issuers of this service account.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries)
 
     def iter_trusted_issuers(
         self,
@@ -310,9 +371,10 @@ class AsyncTrustedIssuersResource(AsyncResource):
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[TrustedIssuer]:
         """Every item of trusted_issuers of trusted_issuers(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as trusted_issuers().
         """
-        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries)

@@ -22,6 +22,7 @@ class UsersResource(SyncResource):
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UsersResponse:
         """List users.
 
@@ -31,11 +32,13 @@ class UsersResource(SyncResource):
             query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries)
 
     def iter_users(
         self,
@@ -44,12 +47,13 @@ class UsersResource(SyncResource):
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[User]:
         """Every item of users of users(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as users().
         """
-        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries)
 
     def user(
         self,
@@ -58,6 +62,7 @@ class UsersResource(SyncResource):
         email: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> User:
         """Get one user by id or by email. Give at least one of id, email.
 
@@ -68,11 +73,13 @@ class UsersResource(SyncResource):
             email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout)
+        return self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries)
 
     def update_user(
         self,
@@ -94,6 +101,8 @@ class UsersResource(SyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> User:
         """Update a user.
 
@@ -106,11 +115,17 @@ class UsersResource(SyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_user(
         self,
@@ -118,6 +133,8 @@ class UsersResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a user.
 
@@ -128,11 +145,17 @@ class UsersResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def verification_requests(
         self,
@@ -140,6 +163,7 @@ class UsersResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> VerificationRequestsResponse:
         """List pending verification requests.
 
@@ -148,11 +172,13 @@ class UsersResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries)
 
     def iter_verification_requests(
         self,
@@ -160,12 +186,13 @@ class UsersResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[VerificationRequest]:
         """Every item of verification_requests of verification_requests(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as verification_requests().
         """
-        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries)
 
     def revoke_access(
         self,
@@ -173,6 +200,8 @@ class UsersResource(SyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Revoke a user's access.
 
@@ -182,11 +211,17 @@ class UsersResource(SyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def enable_access(
         self,
@@ -194,6 +229,8 @@ class UsersResource(SyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Re-enable a user's access.
 
@@ -203,11 +240,17 @@ class UsersResource(SyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def invite_members(
         self,
@@ -216,6 +259,8 @@ class UsersResource(SyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Invite members by email.
 
@@ -226,11 +271,17 @@ class UsersResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncUsersResource(AsyncResource):
@@ -245,6 +296,7 @@ class AsyncUsersResource(AsyncResource):
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> UsersResponse:
         """List users.
 
@@ -254,11 +306,13 @@ class AsyncUsersResource(AsyncResource):
             query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries)
 
     def iter_users(
         self,
@@ -267,12 +321,13 @@ class AsyncUsersResource(AsyncResource):
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[User]:
         """Every item of users of users(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as users().
         """
-        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries)
 
     async def user(
         self,
@@ -281,6 +336,7 @@ class AsyncUsersResource(AsyncResource):
         email: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> User:
         """Get one user by id or by email. Give at least one of id, email.
 
@@ -291,11 +347,13 @@ class AsyncUsersResource(AsyncResource):
             email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries)
 
     async def update_user(
         self,
@@ -317,6 +375,8 @@ class AsyncUsersResource(AsyncResource):
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> User:
         """Update a user.
 
@@ -329,11 +389,17 @@ class AsyncUsersResource(AsyncResource):
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_user(
         self,
@@ -341,6 +407,8 @@ class AsyncUsersResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a user.
 
@@ -351,11 +419,17 @@ class AsyncUsersResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def verification_requests(
         self,
@@ -363,6 +437,7 @@ class AsyncUsersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> VerificationRequestsResponse:
         """List pending verification requests.
 
@@ -371,11 +446,13 @@ class AsyncUsersResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries)
 
     def iter_verification_requests(
         self,
@@ -383,12 +460,13 @@ class AsyncUsersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[VerificationRequest]:
         """Every item of verification_requests of verification_requests(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as verification_requests().
         """
-        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries)
 
     async def revoke_access(
         self,
@@ -396,6 +474,8 @@ class AsyncUsersResource(AsyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Revoke a user's access.
 
@@ -405,11 +485,17 @@ class AsyncUsersResource(AsyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def enable_access(
         self,
@@ -417,6 +503,8 @@ class AsyncUsersResource(AsyncResource):
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Re-enable a user's access.
 
@@ -426,11 +514,17 @@ class AsyncUsersResource(AsyncResource):
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def invite_members(
         self,
@@ -439,6 +533,8 @@ class AsyncUsersResource(AsyncResource):
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Invite members by email.
 
@@ -449,8 +545,14 @@ class AsyncUsersResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)

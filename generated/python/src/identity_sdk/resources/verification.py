@@ -22,6 +22,7 @@ class VerificationResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Verify an email address with the token sent to it.
 
@@ -31,11 +32,13 @@ class VerificationResource(SyncResource):
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     def resend_verify_email(
         self,
@@ -45,6 +48,8 @@ class VerificationResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send the email verification message again.
 
@@ -55,11 +60,17 @@ class VerificationResource(SyncResource):
             identifier: Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def verify_otp(
         self,
@@ -71,6 +82,7 @@ class VerificationResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Verify a one-time password sent by email or SMS, or a TOTP code. Give at least one of email,
         phone_number.
@@ -82,11 +94,13 @@ class VerificationResource(SyncResource):
             otp: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     def resend_otp(
         self,
@@ -96,6 +110,8 @@ class VerificationResource(SyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send the one-time password again. Give at least one of email, phone_number.
 
@@ -105,11 +121,17 @@ class VerificationResource(SyncResource):
             email: Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncVerificationResource(AsyncResource):
@@ -124,6 +146,7 @@ class AsyncVerificationResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Verify an email address with the token sent to it.
 
@@ -133,11 +156,13 @@ class AsyncVerificationResource(AsyncResource):
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     async def resend_verify_email(
         self,
@@ -147,6 +172,8 @@ class AsyncVerificationResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send the email verification message again.
 
@@ -157,11 +184,17 @@ class AsyncVerificationResource(AsyncResource):
             identifier: Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def verify_otp(
         self,
@@ -173,6 +206,7 @@ class AsyncVerificationResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AuthResponse:
         """Verify a one-time password sent by email or SMS, or a TOTP code. Give at least one of email,
         phone_number.
@@ -184,11 +218,13 @@ class AsyncVerificationResource(AsyncResource):
             otp: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call after a refused connection (nothing was sent; this write
+                is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
 
     async def resend_otp(
         self,
@@ -198,6 +234,8 @@ class AsyncVerificationResource(AsyncResource):
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Send the one-time password again. Give at least one of email, phone_number.
 
@@ -207,8 +245,14 @@ class AsyncVerificationResource(AsyncResource):
             email: Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)

@@ -25,6 +25,8 @@ class WebhooksResource(SyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Webhook:
         """Create a webhook.
 
@@ -36,11 +38,17 @@ class WebhooksResource(SyncResource):
             endpoint: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
 
     def update_webhook(
         self,
@@ -53,6 +61,8 @@ class WebhooksResource(SyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Webhook:
         """Update a webhook.
 
@@ -65,11 +75,17 @@ class WebhooksResource(SyncResource):
             endpoint: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
 
     def delete_webhook(
         self,
@@ -77,6 +93,8 @@ class WebhooksResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a webhook.
 
@@ -87,11 +105,17 @@ class WebhooksResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout)
+        return self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_webhook(
         self,
@@ -99,6 +123,7 @@ class WebhooksResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Webhook:
         """Get one webhook.
 
@@ -108,11 +133,13 @@ class WebhooksResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries)
 
     def webhooks(
         self,
@@ -120,6 +147,7 @@ class WebhooksResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> WebhooksResponse:
         """List webhooks.
 
@@ -128,11 +156,13 @@ class WebhooksResource(SyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries)
 
     def iter_webhooks(
         self,
@@ -140,12 +170,13 @@ class WebhooksResource(SyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[Webhook]:
         """Every item of webhooks of webhooks(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhooks().
         """
-        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries)
 
     def webhook_logs(
         self,
@@ -154,6 +185,7 @@ class WebhooksResource(SyncResource):
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> WebhookLogsResponse:
         """List webhook delivery logs.
 
@@ -163,11 +195,13 @@ class WebhooksResource(SyncResource):
             webhook_id: Only logs of this webhook.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries)
 
     def iter_webhook_logs(
         self,
@@ -176,12 +210,13 @@ class WebhooksResource(SyncResource):
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[WebhookLog]:
         """Every item of webhook_logs of webhook_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhook_logs().
         """
-        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries)
 
     def test_endpoint(
         self,
@@ -192,6 +227,8 @@ class WebhooksResource(SyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TestEndpointResponse:
         """Send a test event to a webhook endpoint.
 
@@ -203,11 +240,17 @@ class WebhooksResource(SyncResource):
                 user.access_revoked, user.access_enabled.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
 
 
 class AsyncWebhooksResource(AsyncResource):
@@ -225,6 +268,8 @@ class AsyncWebhooksResource(AsyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Webhook:
         """Create a webhook.
 
@@ -236,11 +281,17 @@ class AsyncWebhooksResource(AsyncResource):
             endpoint: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
 
     async def update_webhook(
         self,
@@ -253,6 +304,8 @@ class AsyncWebhooksResource(AsyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Webhook:
         """Update a webhook.
 
@@ -265,11 +318,17 @@ class AsyncWebhooksResource(AsyncResource):
             endpoint: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
 
     async def delete_webhook(
         self,
@@ -277,6 +336,8 @@ class AsyncWebhooksResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Response:
         """Delete a webhook.
 
@@ -287,11 +348,17 @@ class AsyncWebhooksResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_webhook(
         self,
@@ -299,6 +366,7 @@ class AsyncWebhooksResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Webhook:
         """Get one webhook.
 
@@ -308,11 +376,13 @@ class AsyncWebhooksResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries)
 
     async def webhooks(
         self,
@@ -320,6 +390,7 @@ class AsyncWebhooksResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> WebhooksResponse:
         """List webhooks.
 
@@ -328,11 +399,13 @@ class AsyncWebhooksResource(AsyncResource):
         Args:
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries)
 
     def iter_webhooks(
         self,
@@ -340,12 +413,13 @@ class AsyncWebhooksResource(AsyncResource):
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[Webhook]:
         """Every item of webhooks of webhooks(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhooks().
         """
-        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries)
 
     async def webhook_logs(
         self,
@@ -354,6 +428,7 @@ class AsyncWebhooksResource(AsyncResource):
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> WebhookLogsResponse:
         """List webhook delivery logs.
 
@@ -363,11 +438,13 @@ class AsyncWebhooksResource(AsyncResource):
             webhook_id: Only logs of this webhook.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries)
 
     def iter_webhook_logs(
         self,
@@ -376,12 +453,13 @@ class AsyncWebhooksResource(AsyncResource):
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[WebhookLog]:
         """Every item of webhook_logs of webhook_logs(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as webhook_logs().
         """
-        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries)
 
     async def test_endpoint(
         self,
@@ -392,6 +470,8 @@ class AsyncWebhooksResource(AsyncResource):
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> TestEndpointResponse:
         """Send a test event to a webhook endpoint.
 
@@ -403,8 +483,14 @@ class AsyncWebhooksResource(AsyncResource):
                 user.access_revoked, user.access_enabled.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)

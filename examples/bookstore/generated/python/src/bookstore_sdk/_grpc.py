@@ -15,10 +15,20 @@ from google.protobuf.message import Message
 from ._descriptors import FILE_DESCRIPTOR_SET
 from ._facts import Operation
 from ._model import JsonValue, Model
-from ._schema import ENUMS, GRPC_CODE_METADATA, GRPC_NO_ANSWER_STATUSES, GRPC_PORT, GRPC_UNREADABLE_STATUSES, MESSAGES, RETRY_AFTER_METADATA, TEXTS
+from ._schema import (
+    ENUMS,
+    GRPC_CODE_METADATA,
+    GRPC_NO_ANSWER_STATUSES,
+    GRPC_PORT,
+    GRPC_UNREADABLE_STATUSES,
+    MESSAGES,
+    RETRY_AFTER_METADATA,
+    RETRY_AFTER_MS_METADATA,
+    TEXTS,
+)
 from ._shape import WireTypeError, check_wire_types, enum_name
 from ._tls import GrpcTls
-from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, no_answer, timed_out, unreadable_message
+from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, no_answer, timed_out, unreadable_message, wait_in_ms
 from .types import MODELS
 
 
@@ -219,7 +229,13 @@ def _named_code(metadata: Iterable[Any] | None) -> str | None:
 
 
 def _retry_after(error: grpc.Call | grpc.aio.AioRpcError) -> float | None:
-    """Seconds the server asks to wait (retry-after metadata, on whatever status), or None."""
+    """Seconds the server asks to wait, on whatever status, or None: retry-after-ms metadata
+    (milliseconds) before retry-after (seconds)."""
+    milliseconds = wait_in_ms(
+        _metadata_value(error.trailing_metadata(), RETRY_AFTER_MS_METADATA) or _metadata_value(error.initial_metadata(), RETRY_AFTER_MS_METADATA)
+    )
+    if milliseconds is not None:
+        return milliseconds
     value = _metadata_value(error.trailing_metadata(), RETRY_AFTER_METADATA) or _metadata_value(error.initial_metadata(), RETRY_AFTER_METADATA)
     try:
         return None if value is None else max(0.0, float(value))
@@ -249,8 +265,17 @@ def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, dea
             message = TEXTS["defaultGrpcEndpoint"].format(reason=message, endpoint=default_endpoint, port=GRPC_PORT, option="grpc_endpoint")
         return no_answer(operation.name, "grpc", message, wait)
     if number in GRPC_UNREADABLE_STATUSES:
-        return unreadable_message(operation.name, operation.retried, message)
+        return unreadable_message(operation.name, operation.kind == "read", message)
     return ApiError(code_of_grpc_status(number), message, operation.name, "grpc", retry_after=wait)
+
+
+def refused_connection(error: grpc.Call | grpc.aio.AioRpcError) -> ConnectionRefusedError | None:
+    """The cause to raise a failure from when the gRPC library says the connection was refused (its
+    own UNAVAILABLE, no code named by a server): nothing was sent, so any call may go again."""
+    if error.code() != grpc.StatusCode.UNAVAILABLE or _named_code(error.trailing_metadata()) or _named_code(error.initial_metadata()):
+        return None
+    details = error.details() or ""
+    return ConnectionRefusedError(details) if "connection refused" in details.lower() else None
 
 
 class _Methods:
@@ -300,7 +325,7 @@ class SyncGrpcTransport:
                 raise
             if self._closed:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from None
+            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from refused_connection(error)
         return from_proto(operation.output, response)
 
     def close(self) -> None:
@@ -334,10 +359,10 @@ class AsyncGrpcTransport:
         except grpc.aio.AioRpcError as error:
             if self._channel is None:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from None
+            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from refused_connection(error)
         if not isinstance(response, Message):
             # grpc.aio answers None for a message its deserializer refused (the sync stub raises INTERNAL).
-            raise unreadable_message(operation.name, operation.retried, "Exception deserializing response!")
+            raise unreadable_message(operation.name, operation.kind == "read", "Exception deserializing response!")
         return from_proto(operation.output, response)
 
     async def close(self) -> None:

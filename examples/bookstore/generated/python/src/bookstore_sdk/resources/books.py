@@ -22,6 +22,8 @@ class BooksResource(SyncResource):
         year: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Book:
         """Add a book to the store.
 
@@ -32,11 +34,17 @@ class BooksResource(SyncResource):
             year: Between 0 and 3000.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key)
 
     def get_book(
         self,
@@ -44,6 +52,7 @@ class BooksResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Book:
         """One book, by id.
 
@@ -53,11 +62,13 @@ class BooksResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout)
+        return self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries)
 
     def update_book(
         self,
@@ -66,6 +77,8 @@ class BooksResource(SyncResource):
         in_stock: bool,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Book:
         """Change the stock of a book.
 
@@ -75,11 +88,17 @@ class BooksResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout)
+        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key)
 
     def remove_book(
         self,
@@ -87,6 +106,8 @@ class BooksResource(SyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RemoveBookResponse:
         """Take a book out of the store.
 
@@ -96,11 +117,17 @@ class BooksResource(SyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     def list_books(
         self,
@@ -110,6 +137,7 @@ class BooksResource(SyncResource):
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListBooksResponse:
         """The books of the store, oldest first, a page at a time.
 
@@ -119,11 +147,13 @@ class BooksResource(SyncResource):
             page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries)
 
     def iter_list_books(
         self,
@@ -133,12 +163,13 @@ class BooksResource(SyncResource):
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Iterator[Book]:
         """Every item of books of list_books(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_books().
         """
-        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries)
 
     def search_books(
         self,
@@ -146,6 +177,7 @@ class BooksResource(SyncResource):
         words: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SearchBooksResponse:
         """Books whose title holds the words, over GraphQL and REST only.
 
@@ -155,11 +187,13 @@ class BooksResource(SyncResource):
             words: 1 to 100 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout)
+        return self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries)
 
 
 class AsyncBooksResource(AsyncResource):
@@ -174,6 +208,8 @@ class AsyncBooksResource(AsyncResource):
         year: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Book:
         """Add a book to the store.
 
@@ -184,11 +220,17 @@ class AsyncBooksResource(AsyncResource):
             year: Between 0 and 3000.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key)
 
     async def get_book(
         self,
@@ -196,6 +238,7 @@ class AsyncBooksResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> Book:
         """One book, by id.
 
@@ -205,11 +248,13 @@ class AsyncBooksResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries)
 
     async def update_book(
         self,
@@ -218,6 +263,8 @@ class AsyncBooksResource(AsyncResource):
         in_stock: bool,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> Book:
         """Change the stock of a book.
 
@@ -227,11 +274,17 @@ class AsyncBooksResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key)
 
     async def remove_book(
         self,
@@ -239,6 +292,8 @@ class AsyncBooksResource(AsyncResource):
         id: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
     ) -> RemoveBookResponse:
         """Take a book out of the store.
 
@@ -248,11 +303,17 @@ class AsyncBooksResource(AsyncResource):
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key)
 
     async def list_books(
         self,
@@ -262,6 +323,7 @@ class AsyncBooksResource(AsyncResource):
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> ListBooksResponse:
         """The books of the store, oldest first, a page at a time.
 
@@ -271,11 +333,13 @@ class AsyncBooksResource(AsyncResource):
             page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries)
 
     def iter_list_books(
         self,
@@ -285,12 +349,13 @@ class AsyncBooksResource(AsyncResource):
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> AsyncIterator[Book]:
         """Every item of books of list_books(), page after page, each once; pages are fetched as the loop goes.
 
         Args and errors as list_books().
         """
-        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout)
+        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries)
 
     async def search_books(
         self,
@@ -298,6 +363,7 @@ class AsyncBooksResource(AsyncResource):
         words: str,
         extra_headers: Mapping[str, str] | None = None,
         timeout: float | None = None,
+        max_retries: int | None = None,
     ) -> SearchBooksResponse:
         """Books whose title holds the words, over GraphQL and REST only.
 
@@ -307,8 +373,10 @@ class AsyncBooksResource(AsyncResource):
             words: 1 to 100 characters.
             extra_headers: Headers of this call only, added to the client's.
             timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
 
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout)
+        return await self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries)
