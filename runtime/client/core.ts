@@ -360,7 +360,11 @@ export class ClientCore {
     const headers: Record<string, string> = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders(), ...options.headers };
     // One key for every attempt of this call: the service applies the write once and answers a
     // repeat with the first answer, so the write is retried like a read.
-    if (operation.idempotencyKey) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    if (operation.idempotencyKey) {
+      // The call's key is the one key on the wire, whatever the spelling of a header given with it.
+      for (const name of Object.keys(headers)) if (name.toLowerCase() === IDEMPOTENCY_KEY_HEADER) delete headers[name];
+      headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+    }
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
     const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts);
     const retried = operation.kind === "read" || operation.idempotent || operation.idempotencyKey;
