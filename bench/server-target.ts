@@ -82,6 +82,7 @@ if (mode === "stubs") {
     sdk?: boolean;
     mcp?: boolean;
     tls?: { cert: string; key: string };
+    idempotency?: false;
   };
   if (variant.tracing || variant.sdk) await registerTracingSdk();
   const methods = {
@@ -106,6 +107,7 @@ if (mode === "stubs") {
     tracing: variant.tracing ?? false,
     mcp: variant.mcp ?? false,
     ...(variant.tls ? { tls: variant.tls } : {}),
+    ...(variant.idempotency === false ? { idempotency: false as const } : {}),
   });
   const { httpUrl, grpcEndpoint } = await server.listen();
   report({ http: Number(new URL(httpUrl).port), grpc: Number(grpcEndpoint.split(":")[1]) });

@@ -169,6 +169,11 @@ try {
   // has no failure; the login and cookie rows below make one each).
   const [memoryRest, redisRest] = await featureRow({ redis: redis.url }, { alsoPids: [redis.pid] });
   const [plainForMetrics, meteredRest] = await featureRow({ metrics: true });
+  // A write that sends no Idempotency-Key pays for the feature being on: one header look-up.
+  const [keysIgnored, keysHonoured] = await freshPair(["stubs", { idempotency: false }], ["stubs"], (off, on) => [
+    http(off, "/v1/admin/update_user", updateBody),
+    http(on, "/v1/admin/update_user", updateBody),
+  ]);
   // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
   const [plainForTracing, tracedRest] = await featureRow({ tracing: true });
   // Tracing on, nothing sampled: no span ever makes a context active, so Node's AsyncLocalStorage
@@ -235,6 +240,7 @@ try {
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
   console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 95));
+  console.log(row("write, no key", keysHonoured, keysIgnored, "idempotency: false", 97));
   console.log(row("REST, tracing", tracedRest, plainForTracing, "without (default sampling)", 90));
   console.log(row("none sampled", unsampledRest, plainForUnsampled, "without (sampleRatio 0)"));
   console.log(row("SDK, no tracing", sdkOnly, plainForSdk, "without an SDK", 97));
