@@ -19,6 +19,7 @@ export const schema = defineSchema({
   },
   features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false, orgAdmin: true },
   grpcPort: 9091,
+  envPrefix: "IDENTITY",
   restPrefix: "/v1",
   enums: {
     TokenType: "access_token=1 id_token=2 refresh_token=3",

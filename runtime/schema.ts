@@ -141,6 +141,8 @@ export interface ServiceFacts {
   readonly authSchemes: Readonly<Record<string, AuthSchemeSpec>>;
   readonly features: ApiFeatures;
   readonly grpcPort: number;
+  /** Prefix of the clients' environment variables: IDENTITY for IDENTITY_SERVICE_URL. */
+  readonly envPrefix: string;
   /** The first segments of the derived REST routes (/v1): paths under it belong to the REST surface. */
   readonly restPrefix: string;
 }

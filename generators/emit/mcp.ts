@@ -129,7 +129,7 @@ import { tools } from "./tools.js";
 const code = await runMcpCli(process.argv.slice(2), process.env, {
   schema,
   tools,
-  envPrefix: ${JSON.stringify(ir.api.mcpEnvPrefix)},
+  envPrefix: ${JSON.stringify(ir.api.envPrefix)},
 ${ir.clients.map((client) => `  ${client.role}: (config) => new ${client.name}(config),\n`).join("")}});
 if (code !== undefined) process.exitCode = code;
 `;

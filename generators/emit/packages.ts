@@ -42,9 +42,9 @@ function mcpReadme(ir: Ir): string {
   // A signed-in user's token only where a tool of the user surfaces needs one.
   const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && schemeOf(ir, op).token === "access");
   const stdioCredentials = [
-    ...(ir.api.features.adminSecret ? [`\`${ir.api.mcpEnvPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
-    ...(userTokenTools ? [`\`${ir.api.mcpEnvPrefix}_ACCESS_TOKEN\` (user tools)`] : []),
-    ...(ir.api.features.apiKey ? [`\`${ir.api.mcpEnvPrefix}_API_KEY\` (the tools of operations that take an API key; sent in the \`${ir.api.apiKeyHeader}\` header)`] : []),
+    ...(ir.api.features.adminSecret ? [`\`${ir.api.envPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
+    ...(userTokenTools ? [`\`${ir.api.envPrefix}_ACCESS_TOKEN\` (user tools)`] : []),
+    ...(ir.api.features.apiKey ? [`\`${ir.api.envPrefix}_API_KEY\` (the tools of operations that take an API key; sent in the \`${ir.api.apiKeyHeader}\` header)`] : []),
   ];
   return [
     `# ${ir.api.mcpPackage}`,
@@ -52,7 +52,7 @@ function mcpReadme(ir: Ir): string {
     `An MCP server for ${ir.api.title} ${ir.api.version}: every admin and user operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
     "",
     "```sh",
-    `${ir.api.features.adminSecret ? `${ir.api.mcpEnvPrefix}_ADMIN_SECRET=... ` : ""}${ir.api.features.apiKey ? `${ir.api.mcpEnvPrefix}_API_KEY=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
+    `${ir.api.features.adminSecret ? `${ir.api.envPrefix}_ADMIN_SECRET=... ` : ""}${ir.api.features.apiKey ? `${ir.api.envPrefix}_API_KEY=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
     `npx ${command} --service-url https://${ir.api.name}.example.com --transport http --port 8765      # Streamable HTTP on /mcp`,
     "```",
     "",
@@ -129,6 +129,11 @@ const optionalPeers = [
 const OPTIONAL_PEERS = {
   peerDependencies: Object.fromEntries(optionalPeers),
   peerDependenciesMeta: Object.fromEntries(optionalPeers.map(([name]) => [name, { optional: true }])),
+};
+/** The clients' optional peer: the OpenTelemetry API, whose active span's trace context each call carries when it is installed. */
+const CLIENT_OPTIONAL_PEERS = {
+  peerDependencies: { "@opentelemetry/api": OPTIONAL_PACKAGES["@opentelemetry/api"]!.range },
+  peerDependenciesMeta: { "@opentelemetry/api": { optional: true } },
 };
 
 function packageJson(
@@ -491,7 +496,14 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
   return [
     {
       path: `${sdkDir}/package.json`,
-      content: packageJson(ir, ir.api.sdkPackage, `Typed clients of ${ir.api.title} over GraphQL, REST and gRPC.`, { ".": `${CLIENT_DIR}/index.ts`, "./grpc": GRPC_ENTRY }, SDK_DEPENDENCIES),
+      content: packageJson(
+        ir,
+        ir.api.sdkPackage,
+        `Typed clients of ${ir.api.title} over GraphQL, REST and gRPC.`,
+        { ".": `${CLIENT_DIR}/index.ts`, "./grpc": GRPC_ENTRY },
+        SDK_DEPENDENCIES,
+        CLIENT_OPTIONAL_PEERS,
+      ),
       header: false,
     },
     { path: `${sdkDir}/README.md`, content: sdkReadme(ir) },
@@ -511,7 +523,7 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
     { path: `${serverDir}/README.md`, content: serverReadme(ir) },
     {
       path: `${MCP_PACKAGE_DIR}/package.json`,
-      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, undefined, {
+      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, CLIENT_OPTIONAL_PEERS, {
         [mcpCommand(ir)]: MCP_MAIN,
       }),
       header: false,

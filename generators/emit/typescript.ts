@@ -97,6 +97,7 @@ ${authSchemesOf(ir)
     .map(([name, used]) => `${name}: ${used}`)
     .join(", ")} },
   grpcPort: ${ir.api.grpcPort},
+  envPrefix: ${JSON.stringify(ir.api.envPrefix)},
   restPrefix: ${quote(ir.api.restPrefix)},
   enums: {
 ${enums}

@@ -317,8 +317,8 @@ export interface Ir {
     serverPackage: string;
     /** npm name of the standalone MCP server (bin `<api name>-mcp`). */
     mcpPackage: string;
-    /** Prefix of the standalone MCP server's environment variables: the API name in capitals (IDENTITY_ADMIN_SECRET). */
-    mcpEnvPrefix: string;
+    /** Prefix of the environment variables of the SDKs and the standalone MCP server: the API name in capitals (IDENTITY_ADMIN_SECRET). */
+    envPrefix: string;
     /** File names `npm pack` gives the two packages. */
     sdkTarball: string;
     mcpTarball: string;

@@ -71,7 +71,7 @@ const apiKeyDoc = ({ facts }: OptionContext) => `API key of the operations with 
 /** In the order of spec §4.2: the service, the credentials, then the rest. */
 export const CLIENT_OPTIONS = {
   serviceUrl: {
-    typescript: { doc: "Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored)." },
+    typescript: { doc: ({ facts }) => `Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.` },
     python: [{ name: "service_url", declaration: "str", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." }],
     go: { positional: "serviceURL" },
   },
@@ -244,6 +244,26 @@ export const CLIENT_OPTIONS = {
         doc: "sets the retry policy of {client}'s reads and of its writes, which carry an idempotency key (default DefaultRetryPolicy: 3 attempts, 100 ms doubling, at most 2 s; NoRetry turns retries off; WithMaxRetries sets one call's).",
       },
     ],
+  },
+  hooks: {
+    typescript: {
+      doc: "{ onRequest, onResponse }: called around every attempt of every call, on every protocol (onRequest may add headers; onResponse sees the status, headers, duration, retry and error).",
+    },
+    python: [],
+    go: [],
+  },
+  logger: {
+    typescript: {
+      doc: ({ facts }) =>
+        `Takes a line per attempt (debug) and per failure (warn), credentials redacted (default: the console when ${facts.service.envPrefix}_LOG is debug, or info for failures alone).`,
+    },
+    python: [],
+    go: [],
+  },
+  grpcInterceptors: {
+    typescript: { doc: "Connect interceptors (@connectrpc/connect) of gRPC calls, in order." },
+    python: [],
+    go: [],
   },
   fetch: {
     typescript: { doc: "The fetch of GraphQL and REST (default: the client's own pool of keep-alive connections, closed by close(); a fetch given here stays open)." },

@@ -34,13 +34,14 @@ function methods(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
   const input = file.type(TYPES_MODULE, op.input.graphqlInputName);
   const output = file.type(TYPES_MODULE, op.output.graphqlName);
   const callOptions = file.type(CORE_MODULE, "CallOptions");
+  const answer = file.type(CORE_MODULE, "ApiPromise");
   const optional = !op.input.fields.some((f) => f.required);
   const param = `input: ${input}${optional ? " = {}" : ""}`;
   const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
     .filter(Boolean)
     .join(" ");
   const callInput = op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? "this.withClientId(input)" : "input";
-  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): Promise<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as Promise<${output}>;\n  }\n`;
+  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): ${answer}<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as ${answer}<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op, file);
     const iteratorName = op.iteratorName!;
@@ -131,7 +132,7 @@ export const grpcServices = [${services.map((s) => s.name).join(", ")}];
   type ClientErrorCode,
 } from "${RUNTIME_PACKAGE}/client/errors.js";
 export type { ${clientConfigTypes(ir).join(", ")} } from "${RUNTIME_PACKAGE}/client/clients.js";
-export type { CallOptions, ClientConfig, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
+export type { ApiPromise, CallOptions, ClientConfig, ClientHooks, Logger, RawResponse, RequestEvent, ResponseEvent, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
 export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";
 export type * from "../types.js";

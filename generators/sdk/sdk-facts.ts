@@ -125,7 +125,7 @@ export interface ClientFacts {
 }
 
 export interface SdkFacts {
-  service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; grpcPort: number; protoPackage: string };
+  service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; grpcPort: number; envPrefix: string; protoPackage: string };
   /** What of the auth machinery the operations use: the SDKs carry only that (credentials, OAuthError). */
   features: ApiFeatures;
   /** The auth schemes of kind api_key the operations name, as the docs of the API key say which operations take it. */
@@ -416,6 +416,7 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       adminSecretHeader: ir.api.adminSecretHeader,
       apiKeyHeader: ir.api.apiKeyHeader,
       grpcPort: ir.api.grpcPort,
+      envPrefix: ir.api.envPrefix,
       protoPackage: ir.proto.package,
     },
     features: ir.api.features,

@@ -1,6 +1,7 @@
 // What every generated client method goes through: refusals before any byte is sent (protocol,
 // server version, read-only mode), headers, deadlines, retries of reads, and pagination.
 import type { DescService } from "@bufbuild/protobuf";
+import type { Interceptor } from "@connectrpc/connect";
 import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES } from "./errors.js";
@@ -79,6 +80,85 @@ export interface ClientConfig {
   allowInsecure?: boolean;
   /** The largest answer read, in bytes, on every protocol (default DEFAULT_MAX_RESPONSE_BYTES, 32 MiB): a larger one is PAYLOAD_TOO_LARGE. */
   maxResponseBytes?: number;
+  /** Called around every attempt of every call, on every protocol: to add headers, to watch. */
+  hooks?: ClientHooks;
+  /**
+   * Where a line per attempt goes (operation, protocol, attempt, status, duration, retry; headers
+   * with every credential redacted): `debug` for each attempt, `warn` for failures. Default: the
+   * console when the environment's <API>_LOG is `debug` (every attempt) or `info` (failures).
+   */
+  logger?: Logger;
+  /** Connect interceptors of gRPC calls (@connectrpc/connect's Interceptor), in order. */
+  grpcInterceptors?: readonly Interceptor[];
+}
+
+/** What a hook sees before an attempt; `headers` may be changed, and are sent as they are then. */
+export interface RequestEvent {
+  operation: string;
+  protocol: Protocol;
+  attempt: number;
+  headers: Record<string, string>;
+}
+
+/** What a hook sees after an attempt: the answer's status and headers (gRPC: metadata), or its error. */
+export interface ResponseEvent {
+  operation: string;
+  protocol: Protocol;
+  attempt: number;
+  /** HTTP status; undefined over gRPC or when no answer came. */
+  status: number | undefined;
+  headers: Headers;
+  durationMs: number;
+  /** Whether the client tries again after this attempt. */
+  willRetry: boolean;
+  error?: ApiError;
+}
+
+export interface ClientHooks {
+  onRequest?(event: RequestEvent): void | Promise<void>;
+  onResponse?(event: ResponseEvent): void;
+}
+
+/** The console's shape: any logger with debug and warn takes the lines. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** What came with an answer: `.withResponse()` of any call, and `error.response` of a failed one. */
+export interface RawResponse {
+  /** HTTP status; undefined over gRPC. */
+  status: number | undefined;
+  /** The answer's headers (gRPC: header and trailer metadata). */
+  headers: Headers;
+  protocol: Protocol;
+  /** Attempts the call took, retries included. */
+  attempts: number;
+}
+
+/** The promise of a call's answer, and of the answer with its response. */
+export interface ApiPromise<T> extends Promise<T> {
+  withResponse(): Promise<{ data: T; response: RawResponse }>;
+}
+
+/** Headers whose values never reach a log line or a hook's copy: credentials, by one rule. */
+export function redactHeaders(schema: ApiSchema, headers: Record<string, string> | Headers): Record<string, string> {
+  const secret = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", schema.adminSecretHeader.toLowerCase(), schema.apiKeyHeader.toLowerCase()]);
+  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
+  return Object.fromEntries(entries.map(([name, value]) => [name, secret.has(name.toLowerCase()) ? "[redacted]" : value]));
+}
+
+type OpenTelemetryApi = typeof import("@opentelemetry/api");
+let openTelemetryApi: Promise<OpenTelemetryApi | undefined> | OpenTelemetryApi | undefined | null = null;
+/** The OpenTelemetry API when the package is installed (an optional dependency), loaded once; undefined otherwise. */
+function openTelemetry(): OpenTelemetryApi | undefined | Promise<OpenTelemetryApi | undefined> {
+  if (openTelemetryApi === null) {
+    openTelemetryApi = import("@opentelemetry/api").then(
+      (api) => (openTelemetryApi = api),
+      () => (openTelemetryApi = undefined),
+    );
+  }
+  return openTelemetryApi;
 }
 
 export interface CallOptions {
@@ -116,7 +196,7 @@ function sdkHeaders(sdk: ClientDefinition["sdk"]): Record<string, string> {
 
 /** The environment variable of a setting: IDENTITY_SERVICE_URL for the API named identity. */
 export function environmentName(schema: ApiSchema, setting: string): string {
-  return `${schema.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_")}_${setting}`;
+  return `${schema.envPrefix}_${setting}`;
 }
 
 /** A setting from the environment, where there is one (Node, Deno, Bun; not a browser), else undefined. */
@@ -199,6 +279,10 @@ export class ClientCore {
   private readonly closeFetch: (() => Promise<void>) | undefined;
   /** Who calls: User-Agent and the SDK header (SDK_HEADER), on every request of every protocol. */
   private readonly sdkHeaders: Record<string, string>;
+  private readonly hooks: ClientHooks;
+  private readonly logger: Logger | undefined;
+  /** Log lines: every attempt (debug), or failures alone (info). */
+  private readonly logAttempts: boolean;
   private closed = false;
 
   constructor(
@@ -213,6 +297,10 @@ export class ClientCore {
       throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.schema.grpcPort}, not '${config.grpcEndpoint}'`);
     }
     this.sdkHeaders = sdkHeaders(definition.sdk);
+    this.hooks = config.hooks ?? {};
+    const level = fromEnvironment(definition.schema, "LOG")?.toLowerCase();
+    this.logger = config.logger ?? (level === "debug" || level === "info" ? console : undefined);
+    this.logAttempts = config.logger !== undefined || level === "debug";
     const givenUrl = config.serviceUrl ?? fromEnvironment(definition.schema, "SERVICE_URL");
     if (!givenUrl) throw new TypeError(`serviceUrl is required, or the environment variable ${environmentName(definition.schema, "SERVICE_URL")}`);
     const serviceUrl = givenUrl.replace(/\/+$/, "");
@@ -229,6 +317,7 @@ export class ClientCore {
       fetch: config.fetch ?? ownFetch!.fetch,
       grpcTls,
       maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+      grpcInterceptors: config.grpcInterceptors ?? [],
     };
     const overHttp = plaintextRefusal({ secure: https, host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
     this.inClear = {
@@ -342,8 +431,54 @@ export class ClientCore {
     return undefined;
   }
 
-  /** One call of `name`: refusals first, then the transport, with retries for reads. */
-  async call(name: string, input: object | undefined, options: CallOptions = {}): Promise<Plain> {
+  /**
+   * One call of `name`: refusals first, then the transport, with retries. The promise of its
+   * answer; `.withResponse()` gives the answer with what came with it (status, headers, attempts).
+   */
+  call(name: string, input: object | undefined, options: CallOptions = {}): ApiPromise<Plain> {
+    const response: RawResponse = { status: undefined, headers: new Headers(), protocol: this.protocol, attempts: 0 };
+    const full = this.run(name, input, options, response).then(
+      (data) => ({ data, response }),
+      (error: unknown) => {
+        if (error instanceof ApiError && response.attempts > 0) Object.defineProperty(error, "response", { value: response, enumerable: false });
+        throw error;
+      },
+    );
+    // Awaited by whoever asks withResponse(); the answer alone otherwise.
+    full.catch(() => {});
+    const data = full.then((answer) => answer.data) as ApiPromise<Plain>;
+    data.withResponse = () => {
+      data.catch(() => {});
+      return full;
+    };
+    return data;
+  }
+
+  /** An attempt seen: the hook, and the log line (its headers redacted). Neither may end the call. */
+  private observe(event: ResponseEvent, sent: Record<string, string>): void {
+    try {
+      this.hooks.onResponse?.(event);
+    } catch {
+      // A hook that throws changes nothing of the call.
+    }
+    if (!this.logger || (!event.error && !this.logAttempts)) return;
+    const outcome = event.error ? `${event.error.code}${event.status ? ` (HTTP ${event.status})` : ""}` : event.status ? `HTTP ${event.status}` : "OK";
+    const line = `${this.definition.schema.name}: ${event.operation} over ${event.protocol}, attempt ${event.attempt}: ${outcome} in ${event.durationMs.toFixed(0)} ms${event.willRetry ? ", retrying" : ""}`;
+    const fields = {
+      operation: event.operation,
+      protocol: event.protocol,
+      attempt: event.attempt,
+      status: event.status,
+      code: event.error?.code,
+      durationMs: Math.round(event.durationMs),
+      willRetry: event.willRetry,
+      headers: redactHeaders(this.definition.schema, sent),
+    };
+    if (event.error) this.logger.warn(line, fields);
+    else this.logger.debug(line, fields);
+  }
+
+  private async run(name: string, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
     const operation = this.operation(name);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
@@ -368,15 +503,37 @@ export class ClientCore {
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
     const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts);
     const retried = operation.kind === "read" || operation.idempotent || operation.idempotencyKey;
+    response.protocol = protocol;
+    const onResponse = (status: number | undefined, received: Headers) => {
+      response.status = status;
+      response.headers = received;
+    };
+    const { hooks, logger } = this;
+    // W3C trace context of the caller's active span, where the OpenTelemetry API is installed.
+    const tracing = await openTelemetry();
+    if (tracing) tracing.propagation.inject(tracing.context.active(), headers);
     for (let attempt = 1; ; attempt++) {
+      response.attempts = attempt;
+      const started = hooks.onResponse || logger ? performance.now() : 0;
       try {
-        return await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal });
+        if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
+        const answer = await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal, onResponse });
+        if (hooks.onResponse || logger)
+          this.observe({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false }, headers);
+        return answer;
       } catch (error) {
         // close() while the call was in flight: the caller ended it, as an abort does.
         if (this.closed) throw new ApiError(FAULT_CODES.cancelled, `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
         // A refused connection sent nothing: any call may go again.
         const again = error instanceof ApiError && ((retried && error.transient) || (error.code === FAULT_CODES.noAnswer && connectionRefused(error.cause)));
-        if (!again || attempt >= allowed || signal?.aborted) throw error;
+        const willRetry = again && attempt < allowed && !signal?.aborted;
+        if ((hooks.onResponse || logger) && error instanceof ApiError) {
+          this.observe(
+            { operation: operation.name, protocol, attempt, status: error.status ?? response.status, headers: response.headers, durationMs: performance.now() - started, willRetry, error },
+            headers,
+          );
+        }
+        if (!willRetry) throw error;
         await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
         if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);

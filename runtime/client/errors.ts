@@ -1,6 +1,7 @@
 // The one error class of every client, whatever protocol carried the call.
 import { ERROR_WIRE, type ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
+import type { RawResponse } from "./core.js";
 
 /**
  * What only a client can tell: too late, cancelled, and an answer to a write that could not be read
@@ -86,6 +87,8 @@ export class ApiError extends Error {
   readonly oauthError: string | undefined;
   /** Seconds the server asked to wait before another try, when it said. */
   readonly retryAfterSeconds: number | undefined;
+  /** What came with the failed call's last answer (status, headers or metadata, attempts), when one came. */
+  declare readonly response?: RawResponse;
 
   /** Failures worth another try for a read: no answer, or an overloaded server. */
   get transient(): boolean {

@@ -20,7 +20,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
     maxSessionMemory: Number.MAX_SAFE_INTEGER,
     ...(tls ? { ca: tls.ca, cert: tls.cert, key: tls.key, servername: tls.serverName } : {}),
   });
-  const transport = createConnectTransport({ baseUrl, sessionManager, readMaxBytes: settings.maxResponseBytes });
+  const transport = createConnectTransport({ baseUrl, sessionManager, readMaxBytes: settings.maxResponseBytes, interceptors: [...settings.grpcInterceptors] });
   const methods = new Map<string, DescMethodUnary>();
   for (const service of services) {
     for (const method of service.methods) {
@@ -42,6 +42,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
       }
       try {
         const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
+        call.onResponse?.(undefined, metadataOf(response.header, response.trailer));
         return normalizeMessage(settings.schema, operation.output, response.message, "protoName");
       } catch (error) {
         // Ended by the caller, or no connection (or none the client trusts: a certificate of another
@@ -51,6 +52,7 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
         }
         if (call.signal?.aborted || isConnectionFailure(error)) throw fetchFailure(error, call, "grpc");
         const connectError = ConnectError.from(error);
+        call.onResponse?.(undefined, connectError.metadata);
         const wait = waitAsked((name) => connectError.metadata.get(name));
         // The server names the code beside the status, which two codes may share; a status without
         // it comes from the gRPC library or a proxy: a dropped stream (the caller cancelled nothing)
@@ -74,4 +76,11 @@ export function createGrpcTransport(settings: TransportSettings, services: reado
 /** A refused connection to the endpoint the client chose itself names the option that changes it (CLIENT_ERROR_TEXTS.defaultGrpcEndpoint). */
 function defaultEndpointRefused(reason: string, settings: TransportSettings): string {
   return `${reason}; ${settings.grpcEndpoint} is the default gRPC endpoint (the host of the service URL, port ${settings.schema.grpcPort}): if the service serves gRPC elsewhere, set grpcEndpoint to its host:port`;
+}
+
+/** A gRPC answer's header and trailer metadata as one Headers (the trailer's last). */
+function metadataOf(header: Headers, trailer: Headers): Headers {
+  const all = new Headers(header);
+  trailer.forEach((value, name) => all.append(name, value));
+  return all;
 }

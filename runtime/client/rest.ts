@@ -72,6 +72,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
           // Never followed: fetch would send the admin secret header to whatever address a redirect names.
           redirect: "manual",
         });
+        call.onResponse?.(response.status, response.headers);
         if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "rest");
         text = await readText(response, settings.maxResponseBytes, operation, "rest");
       } catch (error) {

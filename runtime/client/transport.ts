@@ -1,6 +1,7 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import { codeOfHttpStatus } from "../errors.js";
 import { answerMismatch, normalizeMessage } from "../shape.js";
+import type { Interceptor } from "@connectrpc/connect";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { ApiError, FAULT_CODES, waitAsked } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
@@ -14,6 +15,8 @@ export interface TransportCall {
   headers: Record<string, string>;
   /** Absent when the caller set neither a signal nor a deadline (no listener per call then). */
   signal: AbortSignal | undefined;
+  /** Told of the answer's status (HTTP) and headers (gRPC: metadata) as soon as they arrive. */
+  onResponse?: (status: number | undefined, headers: Headers) => void;
 }
 
 export interface Transport {
@@ -33,6 +36,8 @@ export interface TransportSettings {
   grpcTls: false | TlsClientOptions;
   /** The largest answer read, in bytes. */
   maxResponseBytes: number;
+  /** Connect interceptors of gRPC calls. */
+  grpcInterceptors: readonly Interceptor[];
 }
 
 /** An answer over the size cap (CLIENT_ERROR_TEXTS.answerTooLarge). */

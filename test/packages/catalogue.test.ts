@@ -152,10 +152,11 @@ describe("the package manifests and READMEs", () => {
     }
   });
 
-  it("declare the explorer's browser packages (but React) and the packages of the Redis store, metrics and tracing as optional peers of the server only, in ranges the project's own versions satisfy", () => {
+  it("declare the explorer's browser packages (but React) and the packages of the Redis store, metrics and tracing as optional peers of the server (the SDK: the OpenTelemetry API alone), in ranges the project's own versions satisfy", () => {
     const server = JSON.parse(read(`${SERVER_PACKAGE_DIR}/package.json`)) as Record<string, Record<string, unknown>>;
     const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as Record<string, unknown>;
-    expect(sdk).not.toHaveProperty("peerDependencies");
+    // The SDK's one optional peer: the OpenTelemetry API, for the trace context of the caller's span.
+    expect([sdk.peerDependencies, sdk.peerDependenciesMeta]).toEqual([{ "@opentelemetry/api": OPTIONAL_PACKAGES["@opentelemetry/api"]!.range }, { "@opentelemetry/api": { optional: true } }]);
     const explorerNames = Object.entries(EXPLORER_PACKAGES)
       .filter(([, { optionalPeer }]) => optionalPeer)
       .map(([name]) => name);

@@ -290,7 +290,7 @@ describe.each(NODE_LINES)("the MCP package on Node %s", (line) => {
         // The bin as a host starts it: its "#!/usr/bin/env node" finds this line's node first on the PATH.
         command: join(consumerDir, "node_modules", ".bin", `${ir.api.name}-mcp`),
         args: ["--service-url", referenceAddresses.httpUrl],
-        env: { PATH, [`${ir.api.mcpEnvPrefix}_ADMIN_SECRET`]: ADMIN_SECRET },
+        env: { PATH, [`${ir.api.envPrefix}_ADMIN_SECRET`]: ADMIN_SECRET },
         cwd: consumerDir,
       }),
     );

@@ -124,6 +124,8 @@ describe("the contracts of another API: resource routes, a prefix, its own auth 
     expect(operation.parameters).toMatchObject([
       { name: "id", in: "path", required: true, schema: { type: "string", minLength: 1 } },
       { name: "reason", in: "query", required: false, schema: { type: ["string", "null"] } },
+      // A write: it takes an Idempotency-Key.
+      { $ref: "#/components/parameters/IdempotencyKey" },
     ]);
     expect(operation.requestBody).toBeUndefined();
   });

@@ -16,6 +16,7 @@ export const schema = defineSchema({
   },
   features: { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: true, orgAdmin: false },
   grpcPort: 9191,
+  envPrefix: "BOOKSTORE",
   restPrefix: "/v1",
   enums: {
     Genre: "fiction=1 history=2 science=3 poetry=4",

@@ -83,7 +83,7 @@ function goModulePath(module: string, version: string): string {
 }
 
 /** The published artifacts' names and metadata, as they enter `Ir["api"]`. */
-export type PackageNames = Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "mcpEnvPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go">;
+export type PackageNames = Pick<Ir["api"], "sdkPackage" | "serverPackage" | "mcpPackage" | "envPrefix" | "mcpTarball" | "sdkTarball" | "serverTarball" | "metadata" | "python" | "go">;
 
 /** Names and metadata of the published artifacts: the manifest's, or defaults derived from api.name. */
 export function resolvePackages(api: RawManifest["api"], fail: (path: PathSegment[], message: string) => void): PackageNames {
@@ -122,7 +122,7 @@ export function resolvePackages(api: RawManifest["api"], fail: (path: PathSegmen
     sdkPackage,
     serverPackage,
     mcpPackage,
-    mcpEnvPrefix: name.toUpperCase().replace(/[^A-Z0-9]+/g, "_"),
+    envPrefix: name.toUpperCase().replace(/[^A-Z0-9]+/g, "_"),
     sdkTarball: tarball(sdkPackage),
     mcpTarball: tarball(mcpPackage),
     serverTarball: tarball(serverPackage),
