@@ -21,6 +21,11 @@ export function enumName(schema: ApiSchema, enumRef: string, value: number): str
   return tables.get(enumRef)?.get(value) ?? null;
 }
 
+/** The name of an enum number; a number no value has (a newer peer's) is kept as UNKNOWN_<n>, and 0 (proto's unset) is null. */
+export function enumValueName(schema: ApiSchema, enumRef: string, value: number): string | null {
+  return enumName(schema, enumRef, value) ?? (value === 0 ? null : `UNKNOWN_${value}`);
+}
+
 function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, from: "name" | "protoName"): unknown {
   switch (field.kind) {
     case "int32":
@@ -28,7 +33,7 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, fro
     case "float64":
       return typeof value === "bigint" ? Number(value) : typeof value === "string" && value.trim() !== "" ? Number(value) : value;
     case "enum":
-      return typeof value === "number" ? enumName(schema, field.ref!, value) : value;
+      return typeof value === "number" ? enumValueName(schema, field.ref!, value) : value;
     case "message":
       return normalizeMessage(schema, field.ref!, value, from);
     case "string":

@@ -174,6 +174,11 @@ export interface CallOptions {
   idempotencyKey?: string;
   /** Retries of this call on transient failures, instead of the client's policy (0: one attempt). */
   maxRetries?: number;
+  /**
+   * Input fields this SDK does not know yet (a newer server's), sent beside the typed input over
+   * REST and GraphQL; refused over gRPC, whose messages cannot carry them.
+   */
+  extraBody?: Record<string, unknown>;
 }
 
 /** The header naming the calling SDK's language, version and runtime, the same in every SDK: "typescript/2.6.0 node/24.11.0". */
@@ -486,7 +491,9 @@ export class ClientCore {
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
-    const wrongOption = callOptionProblem(options);
+    const wrongOption =
+      callOptionProblem(options) ??
+      (options.extraBody && protocol === "grpc" ? "extraBody cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql" : undefined);
     if (wrongOption) throw new ApiError("INVALID_ARGUMENT", `${operation.name}: ${wrongOption}`, operation.name, protocol, { refused: true });
     const pending = this.refusal(operation, protocol, signal);
     const refused = pending instanceof Promise ? await pending : pending;
@@ -517,7 +524,7 @@ export class ClientCore {
       const started = hooks.onResponse || logger ? performance.now() : 0;
       try {
         if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
-        const answer = await transport.call({ operation, input: (input ?? {}) as Plain, headers, signal, onResponse });
+        const answer = await transport.call({ operation, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
         if (hooks.onResponse || logger)
           this.observe({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false }, headers);
         return answer;

@@ -117,9 +117,32 @@ export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "gr
  */
 export function readAnswer(schema: ApiSchema, operation: OperationSpec, protocol: "rest" | "graphql", status: number, body: Plain): Plain {
   const mismatch = answerMismatch(schema, operation.output, body);
-  if (mismatch === undefined) return normalizeMessage(schema, operation.output, body);
+  if (mismatch === undefined) return withUnknownFields(schema, operation.output, body, normalizeMessage(schema, operation.output, body));
   throw new ApiError(unreadableCode(operation), `${operation.name}: the answer does not fit ${operation.output} (${mismatch})${writeOutcome(operation)}`, operation.name, protocol, { status });
 }
+
+const knownFields = new WeakMap<object, Set<string>>();
+
+/**
+ * `normalized` with the fields of `source` its message does not declare (a newer server's), at
+ * every level: an SDK older than the service loses nothing of an answer.
+ */
+function withUnknownFields(schema: ApiSchema, messageName: string, source: Plain, normalized: Plain): Plain {
+  const message = schema.messages[messageName]!;
+  let known = knownFields.get(message);
+  if (!known) knownFields.set(message, (known = new Set(message.fields.map((field) => field.name))));
+  for (const name in source) if (!known.has(name) && name !== "__proto__") normalized[name] = source[name];
+  for (const field of message.fields) {
+    if (field.kind !== "message") continue;
+    const from = source[field.name];
+    const to = normalized[field.name];
+    if (field.list && Array.isArray(from) && Array.isArray(to)) to.forEach((item, index) => isPlain(item) && isPlain(from[index]) && withUnknownFields(schema, field.ref!, from[index], item));
+    else if (isPlain(from) && isPlain(to)) withUnknownFields(schema, field.ref!, from, to);
+  }
+  return normalized;
+}
+
+const isPlain = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A non-2xx answer whose body is not the error model (a proxy's HTML page): the code of its status

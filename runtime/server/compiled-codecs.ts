@@ -9,7 +9,7 @@
 // keep the generic ones.
 import { unknownKind, type ApiSchema, type FieldSpec, type MessageSpec, type OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
-import { enumName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
+import { enumValueName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
 
 type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
@@ -194,7 +194,7 @@ export class CompiledCodecs {
     return compile(
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
       ["C", "normalize", "enumName", "isObject", "EMPTY"],
-      [constants, this.normalizeOf, (ref: string, number: number) => enumName(schema, ref, number), isObject, EMPTY],
+      [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY],
     );
   }
 

@@ -1,0 +1,54 @@
+// An SDK older than the service loses nothing: fields it does not know are kept on the answer at
+// every level, an enum number it does not know arrives as UNKNOWN_<n>, and extraBody sends input
+// fields it does not know yet (REST, GraphQL; refused over gRPC, which cannot carry them).
+import { describe, expect, it } from "vitest";
+import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { schema } from "../../generated/schema.js";
+import { normalizeMessage } from "../../runtime/shape.js";
+
+const answered = (body: unknown) => {
+  const sent: { url: string; body: unknown }[] = [];
+  const fetch = (async (url: string, init?: RequestInit) => {
+    sent.push({ url, body: init?.body ? JSON.parse(String(init.body)) : undefined });
+    return new Response(JSON.stringify(body), { status: 200, headers: { "content-type": "application/json" } });
+  }) as typeof globalThis.fetch;
+  return { fetch, sent };
+};
+
+describe("forward compatibility", () => {
+  it("keeps the fields an answer has that this SDK does not know, at every level", async () => {
+    const organization = { id: "o1", name: "acme", display_name: null, enabled: true, created_at: 1, updated_at: 2, region: "eu-west", billing: { plan: "pro" } };
+    const { fetch } = answered({ organizations: [organization], pagination: { limit: 10, page: 1, offset: 0, total: 1, cursor_kind: "page" }, took_ms: 3 });
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, serverVersion: schema.version });
+    const answer = (await client.organizations()) as unknown as Record<string, unknown> & { organizations: Record<string, unknown>[]; pagination: Record<string, unknown> };
+    expect(answer.took_ms).toBe(3);
+    expect(answer.pagination.cursor_kind).toBe("page");
+    expect(answer.organizations[0]).toEqual(organization);
+  });
+
+  it("gives an enum number it does not know over gRPC as UNKNOWN_<n>; 0 (unset) stays null", () => {
+    const fromGrpc = { id: "i1", keySourceType: 7, issuerType: 0, allowedSubjects: [] };
+    const answer = normalizeMessage(schema, "TrustedIssuer", fromGrpc, "protoName");
+    expect([answer.key_source_type, answer.issuer_type]).toEqual(["UNKNOWN_7", null]);
+    expect(normalizeMessage(schema, "TrustedIssuer", { keySourceType: 2 }, "protoName").key_source_type).toBe("oidc_discovery");
+  });
+
+  it("sends extraBody beside the typed input over REST and GraphQL, and refuses it over gRPC before sending", async () => {
+    const rest = answered({ id: "o1", name: "acme", display_name: null, enabled: true, created_at: 1, updated_at: 2 });
+    const overRest = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch: rest.fetch, serverVersion: schema.version });
+    await overRest.createOrganization({ name: "acme" }, { extraBody: { region: "eu-west" } });
+    expect(rest.sent[0]!.body).toEqual({ name: "acme", region: "eu-west" });
+    const graphql = answered({ data: { create_organization: { id: "o1", name: "acme", display_name: null, enabled: true, created_at: 1, updated_at: 2 } } });
+    const overGraphql = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "graphql", fetch: graphql.fetch, serverVersion: schema.version });
+    await overGraphql.createOrganization({ name: "acme" }, { extraBody: { region: "eu-west" } });
+    expect((graphql.sent[0]!.body as { variables: unknown }).variables).toEqual({ params: { name: "acme", region: "eu-west" } });
+    const overGrpc = new AdminClient({ serviceUrl: "http://127.0.0.1:1", adminSecret: "s", protocol: "grpc", serverVersion: schema.version });
+    const refused = await overGrpc.createOrganization({ name: "acme" }, { extraBody: { region: "eu-west" } }).then(
+      () => expect.fail("refused"),
+      (error: unknown) => error as ApiError,
+    );
+    expect(refused).toMatchObject({ code: "INVALID_ARGUMENT", refused: true });
+    expect(refused.message).toBe("create_organization: extraBody cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql");
+    await overGrpc.close();
+  });
+});
