@@ -267,6 +267,7 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
           ),
         ]
       : []),
+    ...everydaySections(ir, { client, variable, credentials }),
     "## Operations",
     "Minimum server version per protocol (— : not carried), destructive flag and auth of every method.",
     ...ir.clients.flatMap((c) => [
@@ -278,6 +279,105 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
     ]),
   ];
   return `${sections.join("\n\n")}\n`;
+}
+
+/**
+ * The sections of what every call does (errors, retries, timeouts, pagination, logs, raw
+ * responses, forward compatibility, the environment), each with an example of this API's own
+ * operations; the packages test type-checks every one.
+ */
+function everydaySections(ir: Ir, { client, variable, credentials }: { client: string; variable: string; credentials: string }): string[] {
+  const role = ir.docExamples.surface;
+  const make = `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials} });`;
+  const lookup = ir.docExamples.lookup ? operationByName(ir, ir.docExamples.lookup.operation) : undefined;
+  const list = operationByName(ir, ir.docExamples.list);
+  const write = ir.operations.find((op) => clientRoleOf(op) === role && op.idempotencyKey && op.protocols.includes("rest"));
+  const read = operationByName(ir, ir.docExamples.read) ?? lookup;
+  const call = (op: IrOperation, options = "") => `${variable}.${op.camelName}(${op.input.fields.length > 0 || options ? jsLiteral(sampleInput(ir, op)) : ""}${options ? `, ${options}` : ""})`;
+  const env = ir.api.envPrefix;
+  const sections: string[] = [];
+  if (lookup) {
+    sections.push(
+      "## Errors",
+      "Every failure is an `ApiError` (`code`, `message`, `operation`, `protocol`, and `status`, `retryAfterSeconds`, `response` where they apply) of the class of its code, the same over every protocol: `NotFoundError`, `InvalidArgumentError`, `UnauthenticatedError`, `PermissionDeniedError`, `AlreadyExistsError`, `FailedPreconditionError` (also every refusal before sending), `TooManyRequestsError`, `UnavailableError` (also no answer at all), `DeadlineExceededError`, `CancelledError`, `OutcomeUnknownError` (a write whose answer could not be read), ...",
+      fence(
+        "ts",
+        `import { ${client}, NotFoundError } from "${ir.api.sdkPackage}";
+
+${make}
+try {
+  await ${variable}.${lookup.camelName}({ ${ir.docExamples.lookup!.field}: "unknown" });
+} catch (error) {
+  if (!(error instanceof NotFoundError)) throw error;
+  console.log(error.code, error.message);
+}`,
+      ),
+    );
+  }
+  if (write) {
+    sections.push(
+      "## Retries and idempotency keys",
+      "Transient failures (no answer, 429, 502-504) are retried with exponential backoff and jitter, waiting what `retry-after-ms` or `Retry-After` asks (up to 60 s): reads, and writes, each of which carries an `Idempotency-Key`, the same on every attempt, so that the service applies it once and answers a repeat with the first answer. Give your own key to make retries of your own safe too; `maxRetries` sets one call's retries, `retry: false` the client's. A write that takes no key (it sets a cookie) goes again only when its connection was refused.",
+      fence(
+        "ts",
+        `${make}
+await ${call(write, `{ idempotencyKey: "order-1234", maxRetries: 5 }`)};`,
+      ),
+    );
+  }
+  if (read) {
+    sections.push(
+      "## Timeouts",
+      "Every call has one deadline, retries and the server-version lookup included: `timeoutMs` of the client (60 s by default) or of the call; a signal ends it too (`CancelledError`).",
+      fence(
+        "ts",
+        `${make}
+await ${call(read, "{ timeoutMs: 5_000, signal: AbortSignal.timeout(10_000) }")};`,
+      ),
+    );
+  }
+  if (list?.iteratorName) {
+    sections.push(
+      "## Pagination",
+      `Each paginated list has an iterator that walks every page, each item once: \`${list.iteratorName}\`.`,
+      fence(
+        "ts",
+        `${make}
+for await (const item of ${variable}.${list.iteratorName}()) console.log(item);`,
+      ),
+    );
+  }
+  if (read) {
+    sections.push(
+      "## Logging, hooks and tracing",
+      `\`${env}_LOG=debug\` prints a line per attempt (operation, protocol, attempt, status, duration, retry), \`${env}_LOG=info\` the failures alone; \`logger\` takes them instead of the console. Credentials never appear: one rule redacts them. \`hooks\` see every attempt on every protocol (\`onRequest\` may add headers), \`grpcInterceptors\` are Connect interceptors of the gRPC calls, and where \`@opentelemetry/api\` is installed each call carries the W3C trace context of the active span.`,
+      fence(
+        "ts",
+        `const ${variable} = new ${client}({
+  serviceUrl: "http://localhost:8080"${credentials},
+  logger: { debug: (line) => console.debug(line), warn: (line) => console.warn(line) },
+  hooks: { onRequest: (event) => void (event.headers["x-request-id"] = crypto.randomUUID()) },
+});
+await ${call(read)};`,
+      ),
+      "## Raw responses",
+      "`.withResponse()` on any call's promise gives the answer with what came with it: the HTTP status, the headers (over gRPC the metadata), the protocol and the number of attempts. A failed call's error carries the same as `error.response`.",
+      fence(
+        "ts",
+        `${make}
+const { data, response } = await ${call(read)}.withResponse();
+console.log(response.status, response.headers.get("content-type"), response.attempts, data);`,
+      ),
+      "## Forward compatibility",
+      "An answer keeps the fields this SDK does not know (a newer service's) beside the declared ones, at every level; an enum number it does not know arrives over gRPC as `UNKNOWN_<n>`. `extraBody` (a call option) sends input fields the SDK does not know yet, over REST and GraphQL, to a service that does.",
+      fence("ts", `${make}\nconst answer = (await ${call(read)}) as Record<string, unknown>;\nconsole.log(answer["field_added_later"]); // undefined until the service adds it`),
+    );
+  }
+  sections.push(
+    "## Configuration from the environment",
+    `A client takes what the code does not give from the environment: \`${env}_SERVICE_URL\`${ir.api.features.adminSecret ? `, \`${env}_ADMIN_SECRET\`` : ""}, \`${env}_ACCESS_TOKEN\`, and \`${env}_LOG\` (above). Each request names the SDK: \`User-Agent\` and \`x-api-client: typescript/<version> <runtime>/<version>\`.`,
+  );
+  return sections;
 }
 
 function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {

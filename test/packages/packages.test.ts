@@ -173,6 +173,22 @@ process.stdout.write(JSON.stringify({ ...addresses, explorerRefusal, metricsRefu
 process.on("SIGTERM", () => void server.close().then(() => process.exit(0)));
 `;
 
+/**
+ * The SDK README's everyday examples (from "## Errors" to "## Operations"), each a module of its own,
+ * its printed address the reference service's (as the docs test does); one that names a placeholder
+ * such as "<id>" cannot run as printed and is type-checked only.
+ */
+function sdkReadmeExamples(): { name: string; source: string; runs: boolean }[] {
+  const text = readFileSync(join(REPO_ROOT, "generated", "packages", "sdk", "README.md"), "utf8");
+  const section = text.slice(text.indexOf("## Errors"), text.indexOf("## Operations"));
+  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match, index) => {
+    let source = match[1]!.replaceAll('"http://localhost:8080"', "process.env.SERVICE_URL!");
+    const clients = [...new Set([...source.matchAll(/new (\w+)\(/g)].map((made) => made[1]!))];
+    if (!source.includes(`from "${sdkPackage}"`)) source = `import { ${clients.join(", ")} } from "${sdkPackage}";\n${source}`;
+    return { name: `readme-sdk-${index + 1}`, source: `${source}\nexport {};\n`, runs: !/"<[a-z_]+>"/.test(source) };
+  });
+}
+
 /** The first TypeScript block of a README's section. */
 function readmeExample(path: string, heading: string): string {
   const text = readFileSync(path, "utf8");
@@ -207,6 +223,7 @@ beforeAll(async () => {
   writeFileSync(join(consumerDir, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }, null, 2));
   writeFileSync(join(consumerDir, "tsconfig.json"), JSON.stringify(CONSUMER_TSCONFIG, null, 2));
   writeFileSync(join(consumerDir, "src", "client.ts"), CLIENT_SOURCE);
+  for (const example of sdkReadmeExamples()) writeFileSync(join(consumerDir, "src", `${example.name}.ts`), example.source);
   writeFileSync(join(consumerDir, "src", "server.ts"), SERVER_SOURCE);
   // The server package README's first service must compile as printed (it is type-checked, not run: it listens on 8080).
   writeFileSync(join(consumerDir, "src", "readme-service.ts"), readmeExample(join(REPO_ROOT, "generated", "packages", "server", "README.md"), "## A service of a few operations"));
@@ -321,6 +338,21 @@ describe.each(NODE_LINES)("the SDK package on Node %s against the reference serv
     }
     expect(results.direct).toEqual({ version: ir.api.version, services: ir.proto.services.map((s) => s.typeName) });
     expect(results.node).toBe(nodeOf(line).version);
+  });
+});
+
+describe("the SDK README's examples", () => {
+  it("run as printed against the reference service (those naming a placeholder are type-checked only)", async () => {
+    const examples = sdkReadmeExamples();
+    expect(examples.length).toBeGreaterThanOrEqual(7);
+    const ran: string[] = [];
+    for (const example of examples.filter((e) => e.runs)) {
+      const { IDENTITY_LOG: _, ...env } = process.env;
+      await run(nodeOf(CURRENT_NODE.line).path, [join(consumerDir, "dist", `${example.name}.js`)], { cwd: consumerDir, env: { ...env, SERVICE_URL: referenceAddresses.httpUrl, ADMIN_SECRET } });
+      ran.push(example.name);
+    }
+    console.log(`SDK README examples: ${ran.length} of ${examples.length} run as printed; the others name a placeholder and are type-checked`);
+    expect(ran.length).toBeGreaterThanOrEqual(examples.length - 1);
   });
 });
 
