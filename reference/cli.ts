@@ -1,6 +1,7 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, ListenError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
 import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
+import { normalizeOrigin } from "../runtime/server/cors.js";
 import { passwordHashCostProblem, redactUrl, type PasswordHashCost } from "./secrets.js";
 import { createReferenceService } from "./service.js";
 import type { Storage } from "./storage.js";
@@ -37,6 +38,8 @@ export interface ServeSettings {
   allowPrivateOutbound?: boolean;
   /** scrypt cost of password hashes (default OWASP's N=2^14, r=8, p=5). */
   passwordHashCost?: PasswordHashCost;
+  /** Browsers' cross-origin calls: the pages allowed on the user surface and token routes, and on the admin surface. */
+  cors?: { origins: string[]; adminOrigins: string[] };
   /** TLS on every port: the certificate and key files (read again when they change, or on SIGHUP), and the clients' CA for mutual TLS. */
   tls?: { cert: string; key: string; clientCa?: string };
 }
@@ -47,10 +50,11 @@ export const USAGE = `usage: npm run serve -- [--admin-secret <secret>] [--datab
        [--port 8080] [--grpc-port 9091] [--host 127.0.0.1] [--no-explorer] [--redis-url redis://host:6379] [--redis-key-prefix stubs:] [--trust-proxy <hops>|<cidr,...>]
        [--grpc-trust-proxy <hops>|<cidr,...>] [--forwarded-header x-forwarded-for|forwarded]
        [--allow-private-outbound] [--rate-limit 30/20 | --no-rate-limit] [--rate-limit-store-down open|closed] [--metrics] [--metrics-port <port>] [--shutdown-grace-ms 10000] [--mcp]
-       [--max-connections-per-address 1000]
+       [--max-connections-per-address 1000] [--cors-origin <origin,...>] [--cors-admin-origin <origin,...>]
        [--tls-cert <file> --tls-key <file> [--tls-client-ca <file>]] [--password-hash-cost <N>,<r>,<p>]
 environment: SERVICE_ADMIN_SECRET, DATABASE_URL, PORT, GRPC_PORT, HOST, REDIS_URL, REDIS_KEY_PREFIX, TRUST_PROXY, GRPC_TRUST_PROXY, FORWARDED_HEADER,
-             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, PASSWORD_HASH_COST, MAX_CONNECTIONS_PER_ADDRESS (flags win)`;
+             RATE_LIMIT (or "off"), RATE_LIMIT_STORE_DOWN, METRICS_PORT, SHUTDOWN_GRACE_MS, TLS_CERT, TLS_KEY, TLS_CLIENT_CA, PASSWORD_HASH_COST, MAX_CONNECTIONS_PER_ADDRESS,
+             CORS_ORIGINS, CORS_ADMIN_ORIGINS (flags win)`;
 
 const FLAGS = {
   "--admin-secret": "adminSecret",
@@ -72,7 +76,22 @@ const FLAGS = {
   "--tls-client-ca": "tlsClientCa",
   "--password-hash-cost": "passwordHashCost",
   "--max-connections-per-address": "maxConnectionsPerAddress",
+  "--cors-origin": "corsOrigins",
+  "--cors-admin-origin": "corsAdminOrigins",
 } as const;
+
+/** `https://app.example.com,https://staff.example.com`: origins, each scheme://host[:port]. */
+function parseOrigins(text: string | undefined, what: string): string[] {
+  if (text === undefined) return [];
+  const origins = text
+    .split(",")
+    .map((part) => part.trim())
+    .filter((part) => part !== "");
+  for (const origin of origins) {
+    if (normalizeOrigin(origin) === undefined) throw new UsageError(`${what}: '${origin}' is not an origin; give scheme://host[:port], such as https://app.example.com`);
+  }
+  return origins;
+}
 
 /** `16384,8,5`: scrypt's N, r and p. */
 function parsePasswordHashCost(text: string | undefined, what: string): PasswordHashCost | undefined {
@@ -194,8 +213,11 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
   if (perAddressText !== undefined && !/^\d{1,9}$/.test(perAddressText)) {
     throw new UsageError(`${given.maxConnectionsPerAddress ? "--max-connections-per-address" : "MAX_CONNECTIONS_PER_ADDRESS"} must be a whole number of connections (0: no cap of its own)`);
   }
+  const corsOrigins = parseOrigins(given.corsOrigins ?? env.CORS_ORIGINS, given.corsOrigins ? "--cors-origin" : "CORS_ORIGINS");
+  const corsAdminOrigins = parseOrigins(given.corsAdminOrigins ?? env.CORS_ADMIN_ORIGINS, given.corsAdminOrigins ? "--cors-admin-origin" : "CORS_ADMIN_ORIGINS");
   return {
     ...(adminSecret === "" ? {} : { adminSecret }),
+    ...(corsOrigins.length + corsAdminOrigins.length > 0 ? { cors: { origins: corsOrigins, adminOrigins: corsAdminOrigins } } : {}),
     ...(passwordHashCost ? { passwordHashCost } : {}),
     ...(perAddressText !== undefined ? { maxConnectionsPerAddress: Number(perAddressText) } : {}),
     databaseUrl,
@@ -290,6 +312,7 @@ export async function serve(
       onWarning: (message) => output.err(`warning: ${message}`),
       ...(settings.redisUrl ? { store: redisStore({ url: settings.redisUrl, ...(settings.redisKeyPrefix ? { keyPrefix: settings.redisKeyPrefix } : {}) }) } : {}),
       ...(settings.trustProxy !== undefined ? { trustProxy: settings.trustProxy } : {}),
+      ...(settings.cors ? { cors: settings.cors } : {}),
       ...(settings.grpcTrustProxy !== undefined ? { grpcTrustProxy: settings.grpcTrustProxy } : {}),
       rateLimit: settings.rateLimit,
       metrics: settings.metrics,

@@ -14,7 +14,7 @@ export { ServiceError } from "@apigen/runtime/errors.js";
 export { ExplorerSetupError } from "@apigen/runtime/server/explorer-packages.js";
 export { ImplementationError } from "@apigen/runtime/server/invoke.js";
 export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "@apigen/runtime/server/index.js";
-export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "@apigen/runtime/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
 
 /** The server's options; the operations of this API need adminSecret. */
 export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["adminSecret"]> };

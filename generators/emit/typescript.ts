@@ -224,7 +224,7 @@ export { ServiceError } from "${RUNTIME_PACKAGE}/errors.js";
 export { ExplorerSetupError } from "${RUNTIME_PACKAGE}/server/explorer-packages.js";
 export { ImplementationError } from "${RUNTIME_PACKAGE}/server/invoke.js";
 export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
-export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
 
 ${serverOptionsType(ir)}
 

@@ -29,6 +29,7 @@ import { mcpMount } from "./mcp.js";
 import { DEFAULT_METRICS_PATH, sendMetrics } from "./metrics.js";
 import { requestTarget } from "./request-target.js";
 import { RestRoutes, sendError } from "./rest.js";
+import { CorsPolicy } from "./cors.js";
 import { TlsCredentials } from "./tls.js";
 
 /**
@@ -69,6 +70,7 @@ export type { MetricsOptions } from "./metrics.js";
 export type { McpOptions } from "./mcp-options.js";
 export type { TracingOptions } from "./tracing.js";
 export { TlsConfigError, type TlsOptions } from "./tls.js";
+export type { CorsOptions } from "./cors.js";
 export type { RequestTarget } from "./request-target.js";
 
 export interface ServiceDefinition {
@@ -147,9 +149,12 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     };
   };
 
+  const cors = options.cors ? new CorsPolicy(options.cors, definition.schema.adminSecretHeader, definition.schema.apiKeyHeader) : undefined;
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     // Under TLS every answer tells browsers to come back over HTTPS only (the port serves no plaintext).
     if (tls) response.setHeader("strict-transport-security", STRICT_TRANSPORT_SECURITY);
+    // A preflight is answered here; any other call of a listed origin gets its CORS headers and goes on.
+    if (cors?.handle(request, response)) return;
     const url = requestTarget(request.url ?? "/");
     const done = (error?: unknown) => {
       if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });

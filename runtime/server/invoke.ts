@@ -17,6 +17,7 @@ import { whenSettled, type Eventual } from "./pending.js";
 import type { ValidationRules } from "../validate.js";
 import { CompiledCodecs, type OperationCodec } from "./compiled-codecs.js";
 import { IDEMPOTENCY_KEY_HEADER } from "../idempotency.js";
+import { crossOriginAdmin, normalizeOrigin, type CorsOptions } from "./cors.js";
 import {
   DEFAULT_IDEMPOTENCY_LEASE_MS,
   DEFAULT_IDEMPOTENCY_WINDOW_MS,
@@ -69,6 +70,13 @@ export interface ServerOptions {
   tls?: TlsOptions;
   /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
   port?: number;
+  /**
+   * Browsers' cross-origin calls (runtime/server/cors.ts): `origins` whose pages may call the user
+   * surface and the token routes, with credentials; `adminOrigins` the admin surface too. Off by
+   * default: no CORS header. Whatever it says, an admin call from another origin's page that
+   * adminOrigins does not list is refused (PERMISSION_DENIED).
+   */
+  cors?: CorsOptions;
   /**
    * Idempotency keys of writes (runtime/server/idempotency.ts): on by default, in this process's
    * memory; give a shared `store` (the service's database) when replicas serve one API. `false`
@@ -366,6 +374,8 @@ export class CallPipeline {
   /** Where idempotency keys are kept, with their window and lease; undefined when keys are ignored. */
   readonly idempotency: { store: IdempotencyStore; windowMs: number; leaseMs: number } | undefined;
   private readonly now: () => number;
+  /** The origins whose pages may call the admin surface (cors.adminOrigins). */
+  private readonly adminOrigins: ReadonlySet<string>;
 
   constructor(
     readonly schema: ApiSchema,
@@ -376,6 +386,7 @@ export class CallPipeline {
   ) {
     const now = options.now ?? Date.now;
     this.now = now;
+    this.adminOrigins = new Set((options.cors?.adminOrigins ?? []).map((origin) => normalizeOrigin(origin) ?? origin));
     this.store = options.store ?? new MemoryStore();
     const idempotency = options.idempotency === false ? undefined : (options.idempotency ?? {});
     this.idempotency = idempotency && {
@@ -574,6 +585,11 @@ export class CallPipeline {
       const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
       const { scheme, codec, handler } = this.calls.get(operation.name)!;
+      // A web page of another origin never reaches the admin surface unless cors.adminOrigins lists it.
+      if (operation.surface === "admin" && call.headers.origin !== undefined) {
+        const refusal = crossOriginAdmin(call.headers, this.adminOrigins);
+        if (refusal) return fail(refusal);
+      }
       // The implementation's answer, checked, to `done`; its failure to `failed`.
       const perform = (principal: Principal, raw: unknown, input: Plain | undefined, done: (output: Plain) => void, failed: (error: unknown) => void) => {
         const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
