@@ -15,7 +15,7 @@ import (
 //
 // Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts ...CallOption) (*AdminSession, error) {
-	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminLogin, in, callSettings(opts))
+	return invoke[AdminSession](ctx, &c.core, transport.OpAdminLogin, in, opts)
 }
 
 // AdminLogout calls admin_logout: End the admin session.
@@ -25,7 +25,7 @@ func (c *AdminClient) AdminLogin(ctx context.Context, in *AdminLoginInput, opts 
 // Auth: admin_secret. A write: never retried, except after a connection refused before anything was
 // sent.
 func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpAdminLogout, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpAdminLogout, in, opts)
 }
 
 // AdminSession calls admin_session: Get the current admin session.
@@ -34,7 +34,7 @@ func (c *AdminClient) AdminLogout(ctx context.Context, in *AdminLogoutInput, opt
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AdminSession(ctx context.Context, in *AdminSessionInput, opts ...CallOption) (*AdminSession, error) {
-	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminSession, in, callSettings(opts))
+	return invoke[AdminSession](ctx, &c.core, transport.OpAdminSession, in, opts)
 }
 
 // AdminMeta calls admin_meta: Get server metadata and feature flags.
@@ -43,7 +43,7 @@ func (c *AdminClient) AdminSession(ctx context.Context, in *AdminSessionInput, o
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AdminMeta(ctx context.Context, in *AdminMetaInput, opts ...CallOption) (*AdminMeta, error) {
-	return transport.Invoke[AdminMeta](ctx, &c.core, transport.OpAdminMeta, in, callSettings(opts))
+	return invoke[AdminMeta](ctx, &c.core, transport.OpAdminMeta, in, opts)
 }
 
 // Users calls users: List users.
@@ -52,7 +52,7 @@ func (c *AdminClient) AdminMeta(ctx context.Context, in *AdminMetaInput, opts ..
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Users(ctx context.Context, in *UsersInput, opts ...CallOption) (*UsersResponse, error) {
-	return transport.Invoke[UsersResponse](ctx, &c.core, transport.OpUsers, in, callSettings(opts))
+	return invoke[UsersResponse](ctx, &c.core, transport.OpUsers, in, opts)
 }
 
 // AllUsers walks the users of Users, page after page, each item exactly once: pages are fetched as the
@@ -61,7 +61,17 @@ func (c *AdminClient) Users(ctx context.Context, in *UsersInput, opts ...CallOpt
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Users.
 func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...CallOption) iter.Seq2[*User, error] {
-	return transport.Items[UsersResponse, *User](ctx, &c.core, transport.OpUsers, in, callSettings(opts))
+	return items[UsersResponse, *User](ctx, &c.core, transport.OpUsers, in, opts)
+}
+
+// UsersPages walks the pages of Users, each answer once, with the input's page size (pagination limit,
+// default 100) from its page (default 1): a page is fetched as the loop asks for it, for the totals
+// and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as Users;
+// WithResponseInto tells of the last page fetched.
+func (c *AdminClient) UsersPages(ctx context.Context, in *UsersInput, opts ...CallOption) iter.Seq2[*UsersResponse, error] {
+	return pages[UsersResponse](ctx, &c.core, transport.OpUsers, in, opts)
 }
 
 // User calls user: Get one user by id or by email. Give at least one of id, email.
@@ -70,7 +80,7 @@ func (c *AdminClient) AllUsers(ctx context.Context, in *UsersInput, opts ...Call
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOption) (*User, error) {
-	return transport.Invoke[User](ctx, &c.core, transport.OpUser, in, callSettings(opts))
+	return invoke[User](ctx, &c.core, transport.OpUser, in, opts)
 }
 
 // UpdateUser calls update_user: Update a user.
@@ -81,7 +91,7 @@ func (c *AdminClient) User(ctx context.Context, in *UserInput, opts ...CallOptio
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts ...CallOption) (*User, error) {
-	return transport.Invoke[User](ctx, &c.core, transport.OpUpdateUser, in, callSettings(opts))
+	return invoke[User](ctx, &c.core, transport.OpUpdateUser, in, opts)
 }
 
 // DeleteUser calls delete_user: Delete a user.
@@ -94,7 +104,7 @@ func (c *AdminClient) UpdateUser(ctx context.Context, in *UpdateUserInput, opts 
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteUser, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteUser, in, opts)
 }
 
 // VerificationRequests calls verification_requests: List pending verification requests.
@@ -103,7 +113,7 @@ func (c *AdminClient) DeleteUser(ctx context.Context, in *DeleteUserInput, opts 
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) VerificationRequests(ctx context.Context, in *VerificationRequestsInput, opts ...CallOption) (*VerificationRequestsResponse, error) {
-	return transport.Invoke[VerificationRequestsResponse](ctx, &c.core, transport.OpVerificationRequests, in, callSettings(opts))
+	return invoke[VerificationRequestsResponse](ctx, &c.core, transport.OpVerificationRequests, in, opts)
 }
 
 // AllVerificationRequests walks the verification_requests of VerificationRequests, page after page,
@@ -113,7 +123,17 @@ func (c *AdminClient) VerificationRequests(ctx context.Context, in *Verification
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // VerificationRequests.
 func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *VerificationRequestsInput, opts ...CallOption) iter.Seq2[*VerificationRequest, error] {
-	return transport.Items[VerificationRequestsResponse, *VerificationRequest](ctx, &c.core, transport.OpVerificationRequests, in, callSettings(opts))
+	return items[VerificationRequestsResponse, *VerificationRequest](ctx, &c.core, transport.OpVerificationRequests, in, opts)
+}
+
+// VerificationRequestsPages walks the pages of VerificationRequests, each answer once, with the
+// input's page size (pagination limit, default 100) from its page (default 1): a page is fetched as
+// the loop asks for it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// VerificationRequests; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) VerificationRequestsPages(ctx context.Context, in *VerificationRequestsInput, opts ...CallOption) iter.Seq2[*VerificationRequestsResponse, error] {
+	return pages[VerificationRequestsResponse](ctx, &c.core, transport.OpVerificationRequests, in, opts)
 }
 
 // RevokeAccess calls revoke_access: Revoke a user's access.
@@ -123,7 +143,7 @@ func (c *AdminClient) AllVerificationRequests(ctx context.Context, in *Verificat
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpRevokeAccess, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpRevokeAccess, in, opts)
 }
 
 // EnableAccess calls enable_access: Re-enable a user's access.
@@ -133,7 +153,7 @@ func (c *AdminClient) RevokeAccess(ctx context.Context, in *RevokeAccessInput, o
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpEnableAccess, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpEnableAccess, in, opts)
 }
 
 // InviteMembers calls invite_members: Invite members by email.
@@ -143,7 +163,7 @@ func (c *AdminClient) EnableAccess(ctx context.Context, in *EnableAccessInput, o
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpInviteMembers, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpInviteMembers, in, opts)
 }
 
 // AddWebhook calls add_webhook: Create a webhook.
@@ -153,7 +173,7 @@ func (c *AdminClient) InviteMembers(ctx context.Context, in *InviteMembersInput,
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return transport.Invoke[Webhook](ctx, &c.core, transport.OpAddWebhook, in, callSettings(opts))
+	return invoke[Webhook](ctx, &c.core, transport.OpAddWebhook, in, opts)
 }
 
 // UpdateWebhook calls update_webhook: Update a webhook.
@@ -164,7 +184,7 @@ func (c *AdminClient) AddWebhook(ctx context.Context, in *AddWebhookInput, opts 
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return transport.Invoke[Webhook](ctx, &c.core, transport.OpUpdateWebhook, in, callSettings(opts))
+	return invoke[Webhook](ctx, &c.core, transport.OpUpdateWebhook, in, opts)
 }
 
 // DeleteWebhook calls delete_webhook: Delete a webhook.
@@ -177,7 +197,7 @@ func (c *AdminClient) UpdateWebhook(ctx context.Context, in *UpdateWebhookInput,
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteWebhook, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteWebhook, in, opts)
 }
 
 // GetWebhook calls get_webhook: Get one webhook.
@@ -186,7 +206,7 @@ func (c *AdminClient) DeleteWebhook(ctx context.Context, in *DeleteWebhookInput,
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetWebhook(ctx context.Context, in *GetWebhookInput, opts ...CallOption) (*Webhook, error) {
-	return transport.Invoke[Webhook](ctx, &c.core, transport.OpGetWebhook, in, callSettings(opts))
+	return invoke[Webhook](ctx, &c.core, transport.OpGetWebhook, in, opts)
 }
 
 // Webhooks calls webhooks: List webhooks.
@@ -195,7 +215,7 @@ func (c *AdminClient) GetWebhook(ctx context.Context, in *GetWebhookInput, opts 
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Webhooks(ctx context.Context, in *WebhooksInput, opts ...CallOption) (*WebhooksResponse, error) {
-	return transport.Invoke[WebhooksResponse](ctx, &c.core, transport.OpWebhooks, in, callSettings(opts))
+	return invoke[WebhooksResponse](ctx, &c.core, transport.OpWebhooks, in, opts)
 }
 
 // AllWebhooks walks the webhooks of Webhooks, page after page, each item exactly once: pages are
@@ -204,7 +224,17 @@ func (c *AdminClient) Webhooks(ctx context.Context, in *WebhooksInput, opts ...C
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Webhooks.
 func (c *AdminClient) AllWebhooks(ctx context.Context, in *WebhooksInput, opts ...CallOption) iter.Seq2[*Webhook, error] {
-	return transport.Items[WebhooksResponse, *Webhook](ctx, &c.core, transport.OpWebhooks, in, callSettings(opts))
+	return items[WebhooksResponse, *Webhook](ctx, &c.core, transport.OpWebhooks, in, opts)
+}
+
+// WebhooksPages walks the pages of Webhooks, each answer once, with the input's page size (pagination
+// limit, default 100) from its page (default 1): a page is fetched as the loop asks for it, for the
+// totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as Webhooks;
+// WithResponseInto tells of the last page fetched.
+func (c *AdminClient) WebhooksPages(ctx context.Context, in *WebhooksInput, opts ...CallOption) iter.Seq2[*WebhooksResponse, error] {
+	return pages[WebhooksResponse](ctx, &c.core, transport.OpWebhooks, in, opts)
 }
 
 // WebhookLogs calls webhook_logs: List webhook delivery logs.
@@ -213,7 +243,7 @@ func (c *AdminClient) AllWebhooks(ctx context.Context, in *WebhooksInput, opts .
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) WebhookLogs(ctx context.Context, in *WebhookLogsInput, opts ...CallOption) (*WebhookLogsResponse, error) {
-	return transport.Invoke[WebhookLogsResponse](ctx, &c.core, transport.OpWebhookLogs, in, callSettings(opts))
+	return invoke[WebhookLogsResponse](ctx, &c.core, transport.OpWebhookLogs, in, opts)
 }
 
 // AllWebhookLogs walks the webhook_logs of WebhookLogs, page after page, each item exactly once: pages
@@ -223,7 +253,17 @@ func (c *AdminClient) WebhookLogs(ctx context.Context, in *WebhookLogsInput, opt
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // WebhookLogs.
 func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, opts ...CallOption) iter.Seq2[*WebhookLog, error] {
-	return transport.Items[WebhookLogsResponse, *WebhookLog](ctx, &c.core, transport.OpWebhookLogs, in, callSettings(opts))
+	return items[WebhookLogsResponse, *WebhookLog](ctx, &c.core, transport.OpWebhookLogs, in, opts)
+}
+
+// WebhookLogsPages walks the pages of WebhookLogs, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// WebhookLogs; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) WebhookLogsPages(ctx context.Context, in *WebhookLogsInput, opts ...CallOption) iter.Seq2[*WebhookLogsResponse, error] {
+	return pages[WebhookLogsResponse](ctx, &c.core, transport.OpWebhookLogs, in, opts)
 }
 
 // TestEndpoint calls test_endpoint: Send a test event to a webhook endpoint.
@@ -233,7 +273,7 @@ func (c *AdminClient) AllWebhookLogs(ctx context.Context, in *WebhookLogsInput, 
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, opts ...CallOption) (*TestEndpointResponse, error) {
-	return transport.Invoke[TestEndpointResponse](ctx, &c.core, transport.OpTestEndpoint, in, callSettings(opts))
+	return invoke[TestEndpointResponse](ctx, &c.core, transport.OpTestEndpoint, in, opts)
 }
 
 // AddEmailTemplate calls add_email_template: Create an email template.
@@ -243,7 +283,7 @@ func (c *AdminClient) TestEndpoint(ctx context.Context, in *TestEndpointInput, o
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
-	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpAddEmailTemplate, in, callSettings(opts))
+	return invoke[EmailTemplate](ctx, &c.core, transport.OpAddEmailTemplate, in, opts)
 }
 
 // UpdateEmailTemplate calls update_email_template: Update an email template.
@@ -254,7 +294,7 @@ func (c *AdminClient) AddEmailTemplate(ctx context.Context, in *AddEmailTemplate
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTemplateInput, opts ...CallOption) (*EmailTemplate, error) {
-	return transport.Invoke[EmailTemplate](ctx, &c.core, transport.OpUpdateEmailTemplate, in, callSettings(opts))
+	return invoke[EmailTemplate](ctx, &c.core, transport.OpUpdateEmailTemplate, in, opts)
 }
 
 // DeleteEmailTemplate calls delete_email_template: Delete an email template.
@@ -267,7 +307,7 @@ func (c *AdminClient) UpdateEmailTemplate(ctx context.Context, in *UpdateEmailTe
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTemplateInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteEmailTemplate, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteEmailTemplate, in, opts)
 }
 
 // EmailTemplates calls email_templates: List email templates.
@@ -276,7 +316,7 @@ func (c *AdminClient) DeleteEmailTemplate(ctx context.Context, in *DeleteEmailTe
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) EmailTemplates(ctx context.Context, in *EmailTemplatesInput, opts ...CallOption) (*EmailTemplatesResponse, error) {
-	return transport.Invoke[EmailTemplatesResponse](ctx, &c.core, transport.OpEmailTemplates, in, callSettings(opts))
+	return invoke[EmailTemplatesResponse](ctx, &c.core, transport.OpEmailTemplates, in, opts)
 }
 
 // AllEmailTemplates walks the email_templates of EmailTemplates, page after page, each item exactly
@@ -286,7 +326,17 @@ func (c *AdminClient) EmailTemplates(ctx context.Context, in *EmailTemplatesInpu
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // EmailTemplates.
 func (c *AdminClient) AllEmailTemplates(ctx context.Context, in *EmailTemplatesInput, opts ...CallOption) iter.Seq2[*EmailTemplate, error] {
-	return transport.Items[EmailTemplatesResponse, *EmailTemplate](ctx, &c.core, transport.OpEmailTemplates, in, callSettings(opts))
+	return items[EmailTemplatesResponse, *EmailTemplate](ctx, &c.core, transport.OpEmailTemplates, in, opts)
+}
+
+// EmailTemplatesPages walks the pages of EmailTemplates, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// EmailTemplates; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) EmailTemplatesPages(ctx context.Context, in *EmailTemplatesInput, opts ...CallOption) iter.Seq2[*EmailTemplatesResponse, error] {
+	return pages[EmailTemplatesResponse](ctx, &c.core, transport.OpEmailTemplates, in, opts)
 }
 
 // AuditLogs calls audit_logs: List audit log entries.
@@ -295,7 +345,7 @@ func (c *AdminClient) AllEmailTemplates(ctx context.Context, in *EmailTemplatesI
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) AuditLogs(ctx context.Context, in *AuditLogsInput, opts ...CallOption) (*AuditLogsResponse, error) {
-	return transport.Invoke[AuditLogsResponse](ctx, &c.core, transport.OpAuditLogs, in, callSettings(opts))
+	return invoke[AuditLogsResponse](ctx, &c.core, transport.OpAuditLogs, in, opts)
 }
 
 // AllAuditLogs walks the audit_logs of AuditLogs, page after page, each item exactly once: pages are
@@ -305,7 +355,17 @@ func (c *AdminClient) AuditLogs(ctx context.Context, in *AuditLogsInput, opts ..
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // AuditLogs.
 func (c *AdminClient) AllAuditLogs(ctx context.Context, in *AuditLogsInput, opts ...CallOption) iter.Seq2[*AuditLog, error] {
-	return transport.Items[AuditLogsResponse, *AuditLog](ctx, &c.core, transport.OpAuditLogs, in, callSettings(opts))
+	return items[AuditLogsResponse, *AuditLog](ctx, &c.core, transport.OpAuditLogs, in, opts)
+}
+
+// AuditLogsPages walks the pages of AuditLogs, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// AuditLogs; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) AuditLogsPages(ctx context.Context, in *AuditLogsInput, opts ...CallOption) iter.Seq2[*AuditLogsResponse, error] {
+	return pages[AuditLogsResponse](ctx, &c.core, transport.OpAuditLogs, in, opts)
 }
 
 // FGAGetModel calls fga_get_model: Get the current authorization model.
@@ -314,7 +374,7 @@ func (c *AdminClient) AllAuditLogs(ctx context.Context, in *AuditLogsInput, opts
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opts ...CallOption) (*FGAModel, error) {
-	return transport.Invoke[FGAModel](ctx, &c.core, transport.OpFGAGetModel, in, callSettings(opts))
+	return invoke[FGAModel](ctx, &c.core, transport.OpFGAGetModel, in, opts)
 }
 
 // FGAWriteModel calls fga_write_model: Write or overwrite the authorization model.
@@ -326,7 +386,7 @@ func (c *AdminClient) FGAGetModel(ctx context.Context, in *FGAGetModelInput, opt
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput, opts ...CallOption) (*FGAModel, error) {
-	return transport.Invoke[FGAModel](ctx, &c.core, transport.OpFGAWriteModel, in, callSettings(opts))
+	return invoke[FGAModel](ctx, &c.core, transport.OpFGAWriteModel, in, opts)
 }
 
 // FGAWriteTuples calls fga_write_tuples: Write relationship tuples.
@@ -336,7 +396,7 @@ func (c *AdminClient) FGAWriteModel(ctx context.Context, in *FGAWriteModelInput,
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAWriteTuples, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpFGAWriteTuples, in, opts)
 }
 
 // FGADeleteTuples calls fga_delete_tuples: Delete relationship tuples.
@@ -349,7 +409,7 @@ func (c *AdminClient) FGAWriteTuples(ctx context.Context, in *FGAWriteTuplesInpu
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpFGADeleteTuples, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpFGADeleteTuples, in, opts)
 }
 
 // FGAReadTuples calls fga_read_tuples: Read relationship tuples, optionally filtered by user, relation
@@ -359,7 +419,7 @@ func (c *AdminClient) FGADeleteTuples(ctx context.Context, in *FGADeleteTuplesIn
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAReadTuples(ctx context.Context, in *FGAReadTuplesInput, opts ...CallOption) (*FGAReadTuplesResponse, error) {
-	return transport.Invoke[FGAReadTuplesResponse](ctx, &c.core, transport.OpFGAReadTuples, in, callSettings(opts))
+	return invoke[FGAReadTuplesResponse](ctx, &c.core, transport.OpFGAReadTuples, in, opts)
 }
 
 // AllFGAReadTuples walks the tuples of FGAReadTuples, page after page, each item exactly once: pages
@@ -369,7 +429,17 @@ func (c *AdminClient) FGAReadTuples(ctx context.Context, in *FGAReadTuplesInput,
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // FGAReadTuples.
 func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInput, opts ...CallOption) iter.Seq2[*FGATuple, error] {
-	return transport.Items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, transport.OpFGAReadTuples, in, callSettings(opts))
+	return items[FGAReadTuplesResponse, *FGATuple](ctx, &c.core, transport.OpFGAReadTuples, in, opts)
+}
+
+// FGAReadTuplesPages walks the pages of FGAReadTuples, each answer once, following the cursor each
+// answer hands back (continuation_token): a page is fetched as the loop asks for it, for the totals
+// and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// FGAReadTuples; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) FGAReadTuplesPages(ctx context.Context, in *FGAReadTuplesInput, opts ...CallOption) iter.Seq2[*FGAReadTuplesResponse, error] {
+	return pages[FGAReadTuplesResponse](ctx, &c.core, transport.OpFGAReadTuples, in, opts)
 }
 
 // FGAListUsers calls fga_list_users: List users of a type with a relation to an object, as the current
@@ -381,7 +451,7 @@ func (c *AdminClient) AllFGAReadTuples(ctx context.Context, in *FGAReadTuplesInp
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, opts ...CallOption) (*FGAListUsersResponse, error) {
-	return transport.Invoke[FGAListUsersResponse](ctx, &c.core, transport.OpFGAListUsers, in, callSettings(opts))
+	return invoke[FGAListUsersResponse](ctx, &c.core, transport.OpFGAListUsers, in, opts)
 }
 
 // FGAExpand calls fga_expand: Expand a relation into its userset, one level of the current model's
@@ -392,7 +462,7 @@ func (c *AdminClient) FGAListUsers(ctx context.Context, in *FGAListUsersInput, o
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ...CallOption) (*FGAUserset, error) {
-	return transport.Invoke[FGAUserset](ctx, &c.core, transport.OpFGAExpand, in, callSettings(opts))
+	return invoke[FGAUserset](ctx, &c.core, transport.OpFGAExpand, in, opts)
 }
 
 // FGAReset calls fga_reset: Wipe all authorization data.
@@ -404,7 +474,7 @@ func (c *AdminClient) FGAExpand(ctx context.Context, in *FGAExpandInput, opts ..
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpFGAReset, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpFGAReset, in, opts)
 }
 
 // CreateClient calls create_client: Create a machine client; its secret is returned once.
@@ -414,7 +484,7 @@ func (c *AdminClient) FGAReset(ctx context.Context, in *FGAResetInput, opts ...C
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, opts ...CallOption) (*CreateClientResponse, error) {
-	return transport.Invoke[CreateClientResponse](ctx, &c.core, transport.OpCreateClient, in, callSettings(opts))
+	return invoke[CreateClientResponse](ctx, &c.core, transport.OpCreateClient, in, opts)
 }
 
 // UpdateClient calls update_client: Update a client's metadata, scopes or active flag.
@@ -425,7 +495,7 @@ func (c *AdminClient) CreateClient(ctx context.Context, in *CreateClientInput, o
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, opts ...CallOption) (*Client, error) {
-	return transport.Invoke[Client](ctx, &c.core, transport.OpUpdateClient, in, callSettings(opts))
+	return invoke[Client](ctx, &c.core, transport.OpUpdateClient, in, opts)
 }
 
 // DeleteClient calls delete_client: Delete a client; tokens already issued stop being honoured.
@@ -438,7 +508,7 @@ func (c *AdminClient) UpdateClient(ctx context.Context, in *UpdateClientInput, o
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteClient, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteClient, in, opts)
 }
 
 // RotateClientSecret calls rotate_client_secret: Issue a new client secret, returned once.
@@ -450,7 +520,7 @@ func (c *AdminClient) DeleteClient(ctx context.Context, in *DeleteClientInput, o
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSecretInput, opts ...CallOption) (*RotateClientSecretResponse, error) {
-	return transport.Invoke[RotateClientSecretResponse](ctx, &c.core, transport.OpRotateClientSecret, in, callSettings(opts))
+	return invoke[RotateClientSecretResponse](ctx, &c.core, transport.OpRotateClientSecret, in, opts)
 }
 
 // GetClient calls get_client: Get one client by id; its secret is never returned.
@@ -459,7 +529,7 @@ func (c *AdminClient) RotateClientSecret(ctx context.Context, in *RotateClientSe
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetClient(ctx context.Context, in *GetClientInput, opts ...CallOption) (*Client, error) {
-	return transport.Invoke[Client](ctx, &c.core, transport.OpGetClient, in, callSettings(opts))
+	return invoke[Client](ctx, &c.core, transport.OpGetClient, in, opts)
 }
 
 // Clients calls clients: List clients.
@@ -468,7 +538,7 @@ func (c *AdminClient) GetClient(ctx context.Context, in *GetClientInput, opts ..
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) Clients(ctx context.Context, in *ClientsInput, opts ...CallOption) (*ClientsResponse, error) {
-	return transport.Invoke[ClientsResponse](ctx, &c.core, transport.OpClients, in, callSettings(opts))
+	return invoke[ClientsResponse](ctx, &c.core, transport.OpClients, in, opts)
 }
 
 // AllClients walks the clients of Clients, page after page, each item exactly once: pages are fetched
@@ -477,7 +547,17 @@ func (c *AdminClient) Clients(ctx context.Context, in *ClientsInput, opts ...Cal
 //
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as Clients.
 func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...CallOption) iter.Seq2[*Client, error] {
-	return transport.Items[ClientsResponse, *Client](ctx, &c.core, transport.OpClients, in, callSettings(opts))
+	return items[ClientsResponse, *Client](ctx, &c.core, transport.OpClients, in, opts)
+}
+
+// ClientsPages walks the pages of Clients, each answer once, with the input's page size (pagination
+// limit, default 100) from its page (default 1): a page is fetched as the loop asks for it, for the
+// totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as Clients;
+// WithResponseInto tells of the last page fetched.
+func (c *AdminClient) ClientsPages(ctx context.Context, in *ClientsInput, opts ...CallOption) iter.Seq2[*ClientsResponse, error] {
+	return pages[ClientsResponse](ctx, &c.core, transport.OpClients, in, opts)
 }
 
 // AddTrustedIssuer calls add_trusted_issuer: Register an external token issuer.
@@ -487,7 +567,7 @@ func (c *AdminClient) AllClients(ctx context.Context, in *ClientsInput, opts ...
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpAddTrustedIssuer, in, callSettings(opts))
+	return invoke[TrustedIssuer](ctx, &c.core, transport.OpAddTrustedIssuer, in, opts)
 }
 
 // UpdateTrustedIssuer calls update_trusted_issuer: Update a trusted issuer.
@@ -498,7 +578,7 @@ func (c *AdminClient) AddTrustedIssuer(ctx context.Context, in *AddTrustedIssuer
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpUpdateTrustedIssuer, in, callSettings(opts))
+	return invoke[TrustedIssuer](ctx, &c.core, transport.OpUpdateTrustedIssuer, in, opts)
 }
 
 // DeleteTrustedIssuer calls delete_trusted_issuer: Delete a trusted issuer; its assertions stop
@@ -512,7 +592,7 @@ func (c *AdminClient) UpdateTrustedIssuer(ctx context.Context, in *UpdateTrusted
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrustedIssuerInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteTrustedIssuer, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteTrustedIssuer, in, opts)
 }
 
 // GetTrustedIssuer calls get_trusted_issuer: Get one trusted issuer by id.
@@ -521,7 +601,7 @@ func (c *AdminClient) DeleteTrustedIssuer(ctx context.Context, in *DeleteTrusted
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetTrustedIssuer(ctx context.Context, in *GetTrustedIssuerInput, opts ...CallOption) (*TrustedIssuer, error) {
-	return transport.Invoke[TrustedIssuer](ctx, &c.core, transport.OpGetTrustedIssuer, in, callSettings(opts))
+	return invoke[TrustedIssuer](ctx, &c.core, transport.OpGetTrustedIssuer, in, opts)
 }
 
 // TrustedIssuers calls trusted_issuers: List trusted issuers, optionally filtered by service account.
@@ -530,7 +610,7 @@ func (c *AdminClient) GetTrustedIssuer(ctx context.Context, in *GetTrustedIssuer
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) TrustedIssuers(ctx context.Context, in *TrustedIssuersInput, opts ...CallOption) (*TrustedIssuersResponse, error) {
-	return transport.Invoke[TrustedIssuersResponse](ctx, &c.core, transport.OpTrustedIssuers, in, callSettings(opts))
+	return invoke[TrustedIssuersResponse](ctx, &c.core, transport.OpTrustedIssuers, in, opts)
 }
 
 // AllTrustedIssuers walks the trusted_issuers of TrustedIssuers, page after page, each item exactly
@@ -540,7 +620,17 @@ func (c *AdminClient) TrustedIssuers(ctx context.Context, in *TrustedIssuersInpu
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // TrustedIssuers.
 func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersInput, opts ...CallOption) iter.Seq2[*TrustedIssuer, error] {
-	return transport.Items[TrustedIssuersResponse, *TrustedIssuer](ctx, &c.core, transport.OpTrustedIssuers, in, callSettings(opts))
+	return items[TrustedIssuersResponse, *TrustedIssuer](ctx, &c.core, transport.OpTrustedIssuers, in, opts)
+}
+
+// TrustedIssuersPages walks the pages of TrustedIssuers, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// TrustedIssuers; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) TrustedIssuersPages(ctx context.Context, in *TrustedIssuersInput, opts ...CallOption) iter.Seq2[*TrustedIssuersResponse, error] {
+	return pages[TrustedIssuersResponse](ctx, &c.core, transport.OpTrustedIssuers, in, opts)
 }
 
 // CreateSAMLServiceProvider calls create_saml_service_provider: Register a downstream SAML 2.0 service
@@ -551,7 +641,7 @@ func (c *AdminClient) AllTrustedIssuers(ctx context.Context, in *TrustedIssuersI
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpCreateSAMLServiceProvider, in, callSettings(opts))
+	return invoke[SAMLServiceProvider](ctx, &c.core, transport.OpCreateSAMLServiceProvider, in, opts)
 }
 
 // UpdateSAMLServiceProvider calls update_saml_service_provider: Update a service provider's name,
@@ -563,7 +653,7 @@ func (c *AdminClient) CreateSAMLServiceProvider(ctx context.Context, in *CreateS
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpUpdateSAMLServiceProvider, in, callSettings(opts))
+	return invoke[SAMLServiceProvider](ctx, &c.core, transport.OpUpdateSAMLServiceProvider, in, opts)
 }
 
 // DeleteSAMLServiceProvider calls delete_saml_service_provider: Delete a service provider; no more
@@ -577,7 +667,7 @@ func (c *AdminClient) UpdateSAMLServiceProvider(ctx context.Context, in *UpdateS
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteSAMLServiceProviderInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSAMLServiceProvider, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteSAMLServiceProvider, in, opts)
 }
 
 // GetSAMLServiceProvider calls get_saml_service_provider: Get one service provider by id.
@@ -586,7 +676,7 @@ func (c *AdminClient) DeleteSAMLServiceProvider(ctx context.Context, in *DeleteS
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) GetSAMLServiceProvider(ctx context.Context, in *GetSAMLServiceProviderInput, opts ...CallOption) (*SAMLServiceProvider, error) {
-	return transport.Invoke[SAMLServiceProvider](ctx, &c.core, transport.OpGetSAMLServiceProvider, in, callSettings(opts))
+	return invoke[SAMLServiceProvider](ctx, &c.core, transport.OpGetSAMLServiceProvider, in, opts)
 }
 
 // ListSAMLServiceProviders calls list_saml_service_providers: List the service providers of an
@@ -596,7 +686,7 @@ func (c *AdminClient) GetSAMLServiceProvider(ctx context.Context, in *GetSAMLSer
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ListSAMLServiceProviders(ctx context.Context, in *ListSAMLServiceProvidersInput, opts ...CallOption) (*ListSAMLServiceProvidersResponse, error) {
-	return transport.Invoke[ListSAMLServiceProvidersResponse](ctx, &c.core, transport.OpListSAMLServiceProviders, in, callSettings(opts))
+	return invoke[ListSAMLServiceProvidersResponse](ctx, &c.core, transport.OpListSAMLServiceProviders, in, opts)
 }
 
 // AllSAMLServiceProviders walks the saml_service_providers of ListSAMLServiceProviders, page after
@@ -606,7 +696,17 @@ func (c *AdminClient) ListSAMLServiceProviders(ctx context.Context, in *ListSAML
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // ListSAMLServiceProviders.
 func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLServiceProvidersInput, opts ...CallOption) iter.Seq2[*SAMLServiceProvider, error] {
-	return transport.Items[ListSAMLServiceProvidersResponse, *SAMLServiceProvider](ctx, &c.core, transport.OpListSAMLServiceProviders, in, callSettings(opts))
+	return items[ListSAMLServiceProvidersResponse, *SAMLServiceProvider](ctx, &c.core, transport.OpListSAMLServiceProviders, in, opts)
+}
+
+// ListSAMLServiceProvidersPages walks the pages of ListSAMLServiceProviders, each answer once, with
+// the input's page size (pagination limit, default 100) from its page (default 1): a page is fetched
+// as the loop asks for it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// ListSAMLServiceProviders; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) ListSAMLServiceProvidersPages(ctx context.Context, in *ListSAMLServiceProvidersInput, opts ...CallOption) iter.Seq2[*ListSAMLServiceProvidersResponse, error] {
+	return pages[ListSAMLServiceProvidersResponse](ctx, &c.core, transport.OpListSAMLServiceProviders, in, opts)
 }
 
 // RotateSAMLIDPCert calls rotate_saml_idp_cert: Generate a new current signing keypair for an
@@ -617,7 +717,7 @@ func (c *AdminClient) AllSAMLServiceProviders(ctx context.Context, in *ListSAMLS
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCertInput, opts ...CallOption) (*SAMLIDPKey, error) {
-	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRotateSAMLIDPCert, in, callSettings(opts))
+	return invoke[SAMLIDPKey](ctx, &c.core, transport.OpRotateSAMLIDPCert, in, opts)
 }
 
 // RetireSAMLIDPKey calls retire_saml_idp_key: Retire a published, non-signing key; the current key
@@ -630,7 +730,7 @@ func (c *AdminClient) RotateSAMLIDPCert(ctx context.Context, in *RotateSAMLIDPCe
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKeyInput, opts ...CallOption) (*SAMLIDPKey, error) {
-	return transport.Invoke[SAMLIDPKey](ctx, &c.core, transport.OpRetireSAMLIDPKey, in, callSettings(opts))
+	return invoke[SAMLIDPKey](ctx, &c.core, transport.OpRetireSAMLIDPKey, in, opts)
 }
 
 // ListSAMLIDPKeys calls list_saml_idp_keys: List the signing keys of an organization.
@@ -639,7 +739,7 @@ func (c *AdminClient) RetireSAMLIDPKey(ctx context.Context, in *RetireSAMLIDPKey
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ListSAMLIDPKeys(ctx context.Context, in *ListSAMLIDPKeysInput, opts ...CallOption) (*ListSAMLIDPKeysResponse, error) {
-	return transport.Invoke[ListSAMLIDPKeysResponse](ctx, &c.core, transport.OpListSAMLIDPKeys, in, callSettings(opts))
+	return invoke[ListSAMLIDPKeysResponse](ctx, &c.core, transport.OpListSAMLIDPKeys, in, opts)
 }
 
 // ImportSAMLSPMetadata calls import_saml_sp_metadata: Parse pasted SP metadata XML; creates nothing
@@ -649,7 +749,7 @@ func (c *AdminClient) ListSAMLIDPKeys(ctx context.Context, in *ListSAMLIDPKeysIn
 //
 // Auth: admin_secret. A read: retried on transient failures.
 func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSPMetadataInput, opts ...CallOption) (*SAMLSPMetadata, error) {
-	return transport.Invoke[SAMLSPMetadata](ctx, &c.core, transport.OpImportSAMLSPMetadata, in, callSettings(opts))
+	return invoke[SAMLSPMetadata](ctx, &c.core, transport.OpImportSAMLSPMetadata, in, opts)
 }
 
 // CreateOrganization calls create_organization: Create an organization; its name must be a unique
@@ -660,7 +760,7 @@ func (c *AdminClient) ImportSAMLSPMetadata(ctx context.Context, in *ImportSAMLSP
 // Auth: super_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return transport.Invoke[Organization](ctx, &c.core, transport.OpCreateOrganization, in, callSettings(opts))
+	return invoke[Organization](ctx, &c.core, transport.OpCreateOrganization, in, opts)
 }
 
 // UpdateOrganization calls update_organization: Update an organization.
@@ -671,7 +771,7 @@ func (c *AdminClient) CreateOrganization(ctx context.Context, in *CreateOrganiza
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return transport.Invoke[Organization](ctx, &c.core, transport.OpUpdateOrganization, in, callSettings(opts))
+	return invoke[Organization](ctx, &c.core, transport.OpUpdateOrganization, in, opts)
 }
 
 // DeleteOrganization calls delete_organization: Delete an organization with its memberships and
@@ -685,7 +785,7 @@ func (c *AdminClient) UpdateOrganization(ctx context.Context, in *UpdateOrganiza
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganizationInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrganization, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteOrganization, in, opts)
 }
 
 // GetOrganization calls get_organization: Get one organization by id.
@@ -694,7 +794,7 @@ func (c *AdminClient) DeleteOrganization(ctx context.Context, in *DeleteOrganiza
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrganization(ctx context.Context, in *GetOrganizationInput, opts ...CallOption) (*Organization, error) {
-	return transport.Invoke[Organization](ctx, &c.core, transport.OpGetOrganization, in, callSettings(opts))
+	return invoke[Organization](ctx, &c.core, transport.OpGetOrganization, in, opts)
 }
 
 // Organizations calls organizations: List organizations.
@@ -703,7 +803,7 @@ func (c *AdminClient) GetOrganization(ctx context.Context, in *GetOrganizationIn
 //
 // Auth: super_admin. A read: retried on transient failures.
 func (c *AdminClient) Organizations(ctx context.Context, in *OrganizationsInput, opts ...CallOption) (*OrganizationsResponse, error) {
-	return transport.Invoke[OrganizationsResponse](ctx, &c.core, transport.OpOrganizations, in, callSettings(opts))
+	return invoke[OrganizationsResponse](ctx, &c.core, transport.OpOrganizations, in, opts)
 }
 
 // AllOrganizations walks the organizations of Organizations, page after page, each item exactly once:
@@ -713,7 +813,17 @@ func (c *AdminClient) Organizations(ctx context.Context, in *OrganizationsInput,
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // Organizations.
 func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInput, opts ...CallOption) iter.Seq2[*Organization, error] {
-	return transport.Items[OrganizationsResponse, *Organization](ctx, &c.core, transport.OpOrganizations, in, callSettings(opts))
+	return items[OrganizationsResponse, *Organization](ctx, &c.core, transport.OpOrganizations, in, opts)
+}
+
+// OrganizationsPages walks the pages of Organizations, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// Organizations; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) OrganizationsPages(ctx context.Context, in *OrganizationsInput, opts ...CallOption) iter.Seq2[*OrganizationsResponse, error] {
+	return pages[OrganizationsResponse](ctx, &c.core, transport.OpOrganizations, in, opts)
 }
 
 // AddOrgMember calls add_org_member: Add a user to an organization.
@@ -723,7 +833,7 @@ func (c *AdminClient) AllOrganizations(ctx context.Context, in *OrganizationsInp
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, opts ...CallOption) (*OrgMember, error) {
-	return transport.Invoke[OrgMember](ctx, &c.core, transport.OpAddOrgMember, in, callSettings(opts))
+	return invoke[OrgMember](ctx, &c.core, transport.OpAddOrgMember, in, opts)
 }
 
 // RemoveOrgMember calls remove_org_member: Remove a user from an organization.
@@ -734,7 +844,7 @@ func (c *AdminClient) AddOrgMember(ctx context.Context, in *AddOrgMemberInput, o
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpRemoveOrgMember, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpRemoveOrgMember, in, opts)
 }
 
 // OrgMembers calls org_members: List the members of an organization.
@@ -743,7 +853,7 @@ func (c *AdminClient) RemoveOrgMember(ctx context.Context, in *RemoveOrgMemberIn
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) OrgMembers(ctx context.Context, in *OrgMembersInput, opts ...CallOption) (*OrgMembersResponse, error) {
-	return transport.Invoke[OrgMembersResponse](ctx, &c.core, transport.OpOrgMembers, in, callSettings(opts))
+	return invoke[OrgMembersResponse](ctx, &c.core, transport.OpOrgMembers, in, opts)
 }
 
 // AllOrgMembers walks the members of OrgMembers, page after page, each item exactly once: pages are
@@ -753,7 +863,17 @@ func (c *AdminClient) OrgMembers(ctx context.Context, in *OrgMembersInput, opts 
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // OrgMembers.
 func (c *AdminClient) AllOrgMembers(ctx context.Context, in *OrgMembersInput, opts ...CallOption) iter.Seq2[*OrgMember, error] {
-	return transport.Items[OrgMembersResponse, *OrgMember](ctx, &c.core, transport.OpOrgMembers, in, callSettings(opts))
+	return items[OrgMembersResponse, *OrgMember](ctx, &c.core, transport.OpOrgMembers, in, opts)
+}
+
+// OrgMembersPages walks the pages of OrgMembers, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// OrgMembers; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) OrgMembersPages(ctx context.Context, in *OrgMembersInput, opts ...CallOption) iter.Seq2[*OrgMembersResponse, error] {
+	return pages[OrgMembersResponse](ctx, &c.core, transport.OpOrgMembers, in, opts)
 }
 
 // UserOrganizations calls user_organizations: List a user's organizations with the user's roles in
@@ -763,7 +883,7 @@ func (c *AdminClient) AllOrgMembers(ctx context.Context, in *OrgMembersInput, op
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) UserOrganizations(ctx context.Context, in *UserOrganizationsInput, opts ...CallOption) (*UserOrganizationsResponse, error) {
-	return transport.Invoke[UserOrganizationsResponse](ctx, &c.core, transport.OpUserOrganizations, in, callSettings(opts))
+	return invoke[UserOrganizationsResponse](ctx, &c.core, transport.OpUserOrganizations, in, opts)
 }
 
 // AllUserOrganizations walks the organizations of UserOrganizations, page after page, each item
@@ -773,7 +893,17 @@ func (c *AdminClient) UserOrganizations(ctx context.Context, in *UserOrganizatio
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // UserOrganizations.
 func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganizationsInput, opts ...CallOption) iter.Seq2[*UserOrganization, error] {
-	return transport.Items[UserOrganizationsResponse, *UserOrganization](ctx, &c.core, transport.OpUserOrganizations, in, callSettings(opts))
+	return items[UserOrganizationsResponse, *UserOrganization](ctx, &c.core, transport.OpUserOrganizations, in, opts)
+}
+
+// UserOrganizationsPages walks the pages of UserOrganizations, each answer once, with the input's page
+// size (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks
+// for it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// UserOrganizations; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) UserOrganizationsPages(ctx context.Context, in *UserOrganizationsInput, opts ...CallOption) iter.Seq2[*UserOrganizationsResponse, error] {
+	return pages[UserOrganizationsResponse](ctx, &c.core, transport.OpUserOrganizations, in, opts)
 }
 
 // RequestOrgDomain calls request_org_domain: Start verification of a domain; returns the DNS TXT
@@ -785,7 +915,7 @@ func (c *AdminClient) AllUserOrganizations(ctx context.Context, in *UserOrganiza
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomainInput, opts ...CallOption) (*RequestOrgDomainResponse, error) {
-	return transport.Invoke[RequestOrgDomainResponse](ctx, &c.core, transport.OpRequestOrgDomain, in, callSettings(opts))
+	return invoke[RequestOrgDomainResponse](ctx, &c.core, transport.OpRequestOrgDomain, in, opts)
 }
 
 // VerifyOrgDomain calls verify_org_domain: Check the DNS TXT challenge and verify the domain.
@@ -795,7 +925,7 @@ func (c *AdminClient) RequestOrgDomain(ctx context.Context, in *RequestOrgDomain
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
-	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpVerifyOrgDomain, in, callSettings(opts))
+	return invoke[OrgDomain](ctx, &c.core, transport.OpVerifyOrgDomain, in, opts)
 }
 
 // AddVerifiedOrgDomain calls add_verified_org_domain: Register a verified domain without the DNS
@@ -806,7 +936,7 @@ func (c *AdminClient) VerifyOrgDomain(ctx context.Context, in *VerifyOrgDomainIn
 // Auth: super_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedOrgDomainInput, opts ...CallOption) (*OrgDomain, error) {
-	return transport.Invoke[OrgDomain](ctx, &c.core, transport.OpAddVerifiedOrgDomain, in, callSettings(opts))
+	return invoke[OrgDomain](ctx, &c.core, transport.OpAddVerifiedOrgDomain, in, opts)
 }
 
 // DeleteOrgDomain calls delete_org_domain: Remove a verified domain; logins stop resolving to the
@@ -820,7 +950,7 @@ func (c *AdminClient) AddVerifiedOrgDomain(ctx context.Context, in *AddVerifiedO
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgDomain, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteOrgDomain, in, opts)
 }
 
 // OrgDomains calls org_domains: List the verified domains of an organization.
@@ -829,7 +959,7 @@ func (c *AdminClient) DeleteOrgDomain(ctx context.Context, in *DeleteOrgDomainIn
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) OrgDomains(ctx context.Context, in *OrgDomainsInput, opts ...CallOption) (*OrgDomainsResponse, error) {
-	return transport.Invoke[OrgDomainsResponse](ctx, &c.core, transport.OpOrgDomains, in, callSettings(opts))
+	return invoke[OrgDomainsResponse](ctx, &c.core, transport.OpOrgDomains, in, opts)
 }
 
 // AllOrgDomains walks the domains of OrgDomains, page after page, each item exactly once: pages are
@@ -839,7 +969,17 @@ func (c *AdminClient) OrgDomains(ctx context.Context, in *OrgDomainsInput, opts 
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // OrgDomains.
 func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, opts ...CallOption) iter.Seq2[*OrgDomain, error] {
-	return transport.Items[OrgDomainsResponse, *OrgDomain](ctx, &c.core, transport.OpOrgDomains, in, callSettings(opts))
+	return items[OrgDomainsResponse, *OrgDomain](ctx, &c.core, transport.OpOrgDomains, in, opts)
+}
+
+// OrgDomainsPages walks the pages of OrgDomains, each answer once, with the input's page size
+// (pagination limit, default 100) from its page (default 1): a page is fetched as the loop asks for
+// it, for the totals and cursors of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// OrgDomains; WithResponseInto tells of the last page fetched.
+func (c *AdminClient) OrgDomainsPages(ctx context.Context, in *OrgDomainsInput, opts ...CallOption) iter.Seq2[*OrgDomainsResponse, error] {
+	return pages[OrgDomainsResponse](ctx, &c.core, transport.OpOrgDomains, in, opts)
 }
 
 // CreateOrgOIDCConnection calls create_org_oidc_connection: Create an upstream OIDC connection for an
@@ -850,7 +990,7 @@ func (c *AdminClient) AllOrgDomains(ctx context.Context, in *OrgDomainsInput, op
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpCreateOrgOIDCConnection, in, callSettings(opts))
+	return invoke[OrgOIDCConnection](ctx, &c.core, transport.OpCreateOrgOIDCConnection, in, opts)
 }
 
 // UpdateOrgOIDCConnection calls update_org_oidc_connection: Update an OIDC connection; supplying the
@@ -862,7 +1002,7 @@ func (c *AdminClient) CreateOrgOIDCConnection(ctx context.Context, in *CreateOrg
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpUpdateOrgOIDCConnection, in, callSettings(opts))
+	return invoke[OrgOIDCConnection](ctx, &c.core, transport.OpUpdateOrgOIDCConnection, in, opts)
 }
 
 // DeleteOrgOIDCConnection calls delete_org_oidc_connection: Delete an OIDC connection; SSO logins
@@ -876,7 +1016,7 @@ func (c *AdminClient) UpdateOrgOIDCConnection(ctx context.Context, in *UpdateOrg
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrgOIDCConnectionInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgOIDCConnection, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteOrgOIDCConnection, in, opts)
 }
 
 // GetOrgOIDCConnection calls get_org_oidc_connection: Get an OIDC connection by id or by organization
@@ -886,7 +1026,7 @@ func (c *AdminClient) DeleteOrgOIDCConnection(ctx context.Context, in *DeleteOrg
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCConnectionInput, opts ...CallOption) (*OrgOIDCConnection, error) {
-	return transport.Invoke[OrgOIDCConnection](ctx, &c.core, transport.OpGetOrgOIDCConnection, in, callSettings(opts))
+	return invoke[OrgOIDCConnection](ctx, &c.core, transport.OpGetOrgOIDCConnection, in, opts)
 }
 
 // CreateOrgSAMLConnection calls create_org_saml_connection: Create an upstream SAML connection for an
@@ -897,7 +1037,7 @@ func (c *AdminClient) GetOrgOIDCConnection(ctx context.Context, in *GetOrgOIDCCo
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpCreateOrgSAMLConnection, in, callSettings(opts))
+	return invoke[OrgSAMLConnection](ctx, &c.core, transport.OpCreateOrgSAMLConnection, in, opts)
 }
 
 // UpdateOrgSAMLConnection calls update_org_saml_connection: Update a SAML connection; supplying the
@@ -909,7 +1049,7 @@ func (c *AdminClient) CreateOrgSAMLConnection(ctx context.Context, in *CreateOrg
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpUpdateOrgSAMLConnection, in, callSettings(opts))
+	return invoke[OrgSAMLConnection](ctx, &c.core, transport.OpUpdateOrgSAMLConnection, in, opts)
 }
 
 // DeleteOrgSAMLConnection calls delete_org_saml_connection: Delete a SAML connection; SSO logins
@@ -923,7 +1063,7 @@ func (c *AdminClient) UpdateOrgSAMLConnection(ctx context.Context, in *UpdateOrg
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrgSAMLConnectionInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteOrgSAMLConnection, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteOrgSAMLConnection, in, opts)
 }
 
 // GetOrgSAMLConnection calls get_org_saml_connection: Get a SAML connection by id or by organization
@@ -933,7 +1073,7 @@ func (c *AdminClient) DeleteOrgSAMLConnection(ctx context.Context, in *DeleteOrg
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLConnectionInput, opts ...CallOption) (*OrgSAMLConnection, error) {
-	return transport.Invoke[OrgSAMLConnection](ctx, &c.core, transport.OpGetOrgSAMLConnection, in, callSettings(opts))
+	return invoke[OrgSAMLConnection](ctx, &c.core, transport.OpGetOrgSAMLConnection, in, opts)
 }
 
 // CreateSCIMEndpoint calls create_scim_endpoint: Create the SCIM endpoint of an organization; its
@@ -944,7 +1084,7 @@ func (c *AdminClient) GetOrgSAMLConnection(ctx context.Context, in *GetOrgSAMLCo
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndpointInput, opts ...CallOption) (*CreateSCIMEndpointResponse, error) {
-	return transport.Invoke[CreateSCIMEndpointResponse](ctx, &c.core, transport.OpCreateSCIMEndpoint, in, callSettings(opts))
+	return invoke[CreateSCIMEndpointResponse](ctx, &c.core, transport.OpCreateSCIMEndpoint, in, opts)
 }
 
 // RotateSCIMToken calls rotate_scim_token: Issue a new SCIM bearer token, returned once; the old one
@@ -957,7 +1097,7 @@ func (c *AdminClient) CreateSCIMEndpoint(ctx context.Context, in *CreateSCIMEndp
 // Auth: org_admin. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenInput, opts ...CallOption) (*RotateSCIMTokenResponse, error) {
-	return transport.Invoke[RotateSCIMTokenResponse](ctx, &c.core, transport.OpRotateSCIMToken, in, callSettings(opts))
+	return invoke[RotateSCIMTokenResponse](ctx, &c.core, transport.OpRotateSCIMToken, in, opts)
 }
 
 // DeleteSCIMEndpoint calls delete_scim_endpoint: Delete the SCIM endpoint of an organization; its
@@ -971,7 +1111,7 @@ func (c *AdminClient) RotateSCIMToken(ctx context.Context, in *RotateSCIMTokenIn
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndpointInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpDeleteSCIMEndpoint, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpDeleteSCIMEndpoint, in, opts)
 }
 
 // GetSCIMEndpoint calls get_scim_endpoint: Get the SCIM endpoint of an organization; its token is
@@ -981,7 +1121,7 @@ func (c *AdminClient) DeleteSCIMEndpoint(ctx context.Context, in *DeleteSCIMEndp
 //
 // Auth: org_admin. A read: retried on transient failures.
 func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointInput, opts ...CallOption) (*ScimEndpoint, error) {
-	return transport.Invoke[ScimEndpoint](ctx, &c.core, transport.OpGetSCIMEndpoint, in, callSettings(opts))
+	return invoke[ScimEndpoint](ctx, &c.core, transport.OpGetSCIMEndpoint, in, opts)
 }
 
 // AdminSignup calls admin_signup: Bootstrap the first admin of a server started without an admin
@@ -992,7 +1132,7 @@ func (c *AdminClient) GetSCIMEndpoint(ctx context.Context, in *GetSCIMEndpointIn
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opts ...CallOption) (*AdminSession, error) {
-	return transport.Invoke[AdminSession](ctx, &c.core, transport.OpAdminSignup, in, callSettings(opts))
+	return invoke[AdminSession](ctx, &c.core, transport.OpAdminSignup, in, opts)
 }
 
 // UpdateEnv calls update_env: Update server configuration; deprecated and always fails.
@@ -1005,7 +1145,7 @@ func (c *AdminClient) AdminSignup(ctx context.Context, in *AdminSignupInput, opt
 //
 // Deprecated: Configuration is by CLI flags in v2; this operation always returns an error.
 func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpUpdateEnv, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpUpdateEnv, in, opts)
 }
 
 // GenerateJWTKeys calls generate_jwt_keys: Generate a new JWT signing key pair.
@@ -1015,7 +1155,7 @@ func (c *AdminClient) UpdateEnv(ctx context.Context, in *UpdateEnvInput, opts ..
 // Auth: admin_secret. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysInput, opts ...CallOption) (*JWTKeyPair, error) {
-	return transport.Invoke[JWTKeyPair](ctx, &c.core, transport.OpGenerateJWTKeys, in, callSettings(opts))
+	return invoke[JWTKeyPair](ctx, &c.core, transport.OpGenerateJWTKeys, in, opts)
 }
 
 // Signup calls signup: Sign up with an email or phone number and a password. Give at least one of
@@ -1025,7 +1165,7 @@ func (c *AdminClient) GenerateJWTKeys(ctx context.Context, in *GenerateJWTKeysIn
 //
 // Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOption) (*AuthResponse, error) {
-	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpSignup, in, callSettings(opts))
+	return invoke[AuthResponse](ctx, &c.core, transport.OpSignup, in, opts)
 }
 
 // Login calls login: Sign in with an email or phone number and a password. Give at least one of email,
@@ -1035,7 +1175,7 @@ func (c *UserClient) Signup(ctx context.Context, in *SignupInput, opts ...CallOp
 //
 // Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOption) (*AuthResponse, error) {
-	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpLogin, in, callSettings(opts))
+	return invoke[AuthResponse](ctx, &c.core, transport.OpLogin, in, opts)
 }
 
 // MagicLinkLogin calls magic_link_login: Send a sign-in link to an email address.
@@ -1045,7 +1185,7 @@ func (c *UserClient) Login(ctx context.Context, in *LoginInput, opts ...CallOpti
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpMagicLinkLogin, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpMagicLinkLogin, in, opts)
 }
 
 // Logout calls logout: End the current user session.
@@ -1054,7 +1194,7 @@ func (c *UserClient) MagicLinkLogin(ctx context.Context, in *MagicLinkLoginInput
 //
 // Auth: user. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpLogout, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpLogout, in, opts)
 }
 
 // Session calls session: Get the current session with fresh tokens.
@@ -1063,7 +1203,7 @@ func (c *UserClient) Logout(ctx context.Context, in *LogoutInput, opts ...CallOp
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) Session(ctx context.Context, in *SessionInput, opts ...CallOption) (*AuthResponse, error) {
-	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpSession, in, callSettings(opts))
+	return invoke[AuthResponse](ctx, &c.core, transport.OpSession, in, opts)
 }
 
 // Profile calls profile: Get the profile of the signed-in user.
@@ -1072,7 +1212,7 @@ func (c *UserClient) Session(ctx context.Context, in *SessionInput, opts ...Call
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...CallOption) (*User, error) {
-	return transport.Invoke[User](ctx, &c.core, transport.OpProfile, in, callSettings(opts))
+	return invoke[User](ctx, &c.core, transport.OpProfile, in, opts)
 }
 
 // UpdateProfile calls update_profile: Update the profile or password of the signed-in user.
@@ -1083,7 +1223,7 @@ func (c *UserClient) Profile(ctx context.Context, in *ProfileInput, opts ...Call
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpUpdateProfile, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpUpdateProfile, in, opts)
 }
 
 // VerifyEmail calls verify_email: Verify an email address with the token sent to it.
@@ -1092,7 +1232,7 @@ func (c *UserClient) UpdateProfile(ctx context.Context, in *UpdateProfileInput, 
 //
 // Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts ...CallOption) (*AuthResponse, error) {
-	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyEmail, in, callSettings(opts))
+	return invoke[AuthResponse](ctx, &c.core, transport.OpVerifyEmail, in, opts)
 }
 
 // ResendVerifyEmail calls resend_verify_email: Send the email verification message again.
@@ -1102,7 +1242,7 @@ func (c *UserClient) VerifyEmail(ctx context.Context, in *VerifyEmailInput, opts
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmailInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpResendVerifyEmail, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpResendVerifyEmail, in, opts)
 }
 
 // ForgotPassword calls forgot_password: Start a password reset by email or phone. Give at least one of
@@ -1113,7 +1253,7 @@ func (c *UserClient) ResendVerifyEmail(ctx context.Context, in *ResendVerifyEmai
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput, opts ...CallOption) (*ForgotPasswordResponse, error) {
-	return transport.Invoke[ForgotPasswordResponse](ctx, &c.core, transport.OpForgotPassword, in, callSettings(opts))
+	return invoke[ForgotPasswordResponse](ctx, &c.core, transport.OpForgotPassword, in, opts)
 }
 
 // ResetPassword calls reset_password: Set a new password with a reset token or a one-time password.
@@ -1124,7 +1264,7 @@ func (c *UserClient) ForgotPassword(ctx context.Context, in *ForgotPasswordInput
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpResetPassword, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpResetPassword, in, opts)
 }
 
 // Revoke calls revoke: Revoke a refresh token.
@@ -1134,7 +1274,7 @@ func (c *UserClient) ResetPassword(ctx context.Context, in *ResetPasswordInput, 
 // Auth: user. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpRevoke, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpRevoke, in, opts)
 }
 
 // VerifyOTP calls verify_otp: Verify a one-time password sent by email or SMS, or a TOTP code. Give at
@@ -1144,7 +1284,7 @@ func (c *UserClient) Revoke(ctx context.Context, in *RevokeInput, opts ...CallOp
 //
 // Auth: public. A write: never retried, except after a connection refused before anything was sent.
 func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...CallOption) (*AuthResponse, error) {
-	return transport.Invoke[AuthResponse](ctx, &c.core, transport.OpVerifyOTP, in, callSettings(opts))
+	return invoke[AuthResponse](ctx, &c.core, transport.OpVerifyOTP, in, opts)
 }
 
 // ResendOTP calls resend_otp: Send the one-time password again. Give at least one of email,
@@ -1155,7 +1295,7 @@ func (c *UserClient) VerifyOTP(ctx context.Context, in *VerifyOTPInput, opts ...
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...CallOption) (*Response, error) {
-	return transport.Invoke[Response](ctx, &c.core, transport.OpResendOTP, in, callSettings(opts))
+	return invoke[Response](ctx, &c.core, transport.OpResendOTP, in, opts)
 }
 
 // Meta calls meta: Get public service metadata and feature flags.
@@ -1164,7 +1304,7 @@ func (c *UserClient) ResendOTP(ctx context.Context, in *ResendOTPInput, opts ...
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) Meta(ctx context.Context, in *MetaInput, opts ...CallOption) (*Meta, error) {
-	return transport.Invoke[Meta](ctx, &c.core, transport.OpMeta, in, callSettings(opts))
+	return invoke[Meta](ctx, &c.core, transport.OpMeta, in, opts)
 }
 
 // ValidateJWTToken calls validate_jwt_token: Validate a token and return its claims.
@@ -1173,7 +1313,7 @@ func (c *UserClient) Meta(ctx context.Context, in *MetaInput, opts ...CallOption
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) ValidateJWTToken(ctx context.Context, in *ValidateJWTTokenInput, opts ...CallOption) (*ValidateJWTTokenResponse, error) {
-	return transport.Invoke[ValidateJWTTokenResponse](ctx, &c.core, transport.OpValidateJWTToken, in, callSettings(opts))
+	return invoke[ValidateJWTTokenResponse](ctx, &c.core, transport.OpValidateJWTToken, in, opts)
 }
 
 // ValidateSession calls validate_session: Validate a session cookie and return its user.
@@ -1182,7 +1322,7 @@ func (c *UserClient) ValidateJWTToken(ctx context.Context, in *ValidateJWTTokenI
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInput, opts ...CallOption) (*ValidateSessionResponse, error) {
-	return transport.Invoke[ValidateSessionResponse](ctx, &c.core, transport.OpValidateSession, in, callSettings(opts))
+	return invoke[ValidateSessionResponse](ctx, &c.core, transport.OpValidateSession, in, opts)
 }
 
 // CheckPermissions calls check_permissions: Check relations of the signed-in user, or of a given user,
@@ -1194,7 +1334,7 @@ func (c *UserClient) ValidateSession(ctx context.Context, in *ValidateSessionInp
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsInput, opts ...CallOption) (*CheckPermissionsResponse, error) {
-	return transport.Invoke[CheckPermissionsResponse](ctx, &c.core, transport.OpCheckPermissions, in, callSettings(opts))
+	return invoke[CheckPermissionsResponse](ctx, &c.core, transport.OpCheckPermissions, in, opts)
 }
 
 // OauthToken calls oauth_token: Issue tokens for the authorization_code, refresh_token,
@@ -1205,7 +1345,7 @@ func (c *UserClient) CheckPermissions(ctx context.Context, in *CheckPermissionsI
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts ...CallOption) (*OauthTokenResponse, error) {
-	return transport.Invoke[OauthTokenResponse](ctx, &c.core, transport.OpOauthToken, in, callSettings(opts))
+	return invoke[OauthTokenResponse](ctx, &c.core, transport.OpOauthToken, in, opts)
 }
 
 // OauthRevoke calls oauth_revoke: Revoke an access or refresh token; answers the same whether or not
@@ -1216,7 +1356,7 @@ func (c *UserClient) OauthToken(ctx context.Context, in *OauthTokenInput, opts .
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthRevoke(ctx context.Context, in *OauthRevokeInput, opts ...CallOption) (*OauthRevokeResponse, error) {
-	return transport.Invoke[OauthRevokeResponse](ctx, &c.core, transport.OpOauthRevoke, in, callSettings(opts))
+	return invoke[OauthRevokeResponse](ctx, &c.core, transport.OpOauthRevoke, in, opts)
 }
 
 // OpenidConfiguration calls openid_configuration: The OpenID Provider metadata of the service, from
@@ -1226,7 +1366,7 @@ func (c *UserClient) OauthRevoke(ctx context.Context, in *OauthRevokeInput, opts
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OpenidConfiguration(ctx context.Context, in *OpenidConfigurationInput, opts ...CallOption) (*OpenIDConfiguration, error) {
-	return transport.Invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOpenidConfiguration, in, callSettings(opts))
+	return invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOpenidConfiguration, in, opts)
 }
 
 // OauthAuthorizationServerMetadata calls oauth_authorization_server_metadata: The same metadata at the
@@ -1236,7 +1376,7 @@ func (c *UserClient) OpenidConfiguration(ctx context.Context, in *OpenidConfigur
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OauthAuthorizationServerMetadata(ctx context.Context, in *OauthAuthorizationServerMetadataInput, opts ...CallOption) (*OpenIDConfiguration, error) {
-	return transport.Invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOauthAuthorizationServerMetadata, in, callSettings(opts))
+	return invoke[OpenIDConfiguration](ctx, &c.core, transport.OpOauthAuthorizationServerMetadata, in, opts)
 }
 
 // OauthJWKS calls oauth_jwks: The public keys of the service's tokens; a rotated key stays published
@@ -1246,7 +1386,7 @@ func (c *UserClient) OauthAuthorizationServerMetadata(ctx context.Context, in *O
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OauthJWKS(ctx context.Context, in *OauthJWKSInput, opts ...CallOption) (*JsonWebKeySet, error) {
-	return transport.Invoke[JsonWebKeySet](ctx, &c.core, transport.OpOauthJWKS, in, callSettings(opts))
+	return invoke[JsonWebKeySet](ctx, &c.core, transport.OpOauthJWKS, in, opts)
 }
 
 // OauthProtectedResource calls oauth_protected_resource: The metadata of this service as a protected
@@ -1256,7 +1396,7 @@ func (c *UserClient) OauthJWKS(ctx context.Context, in *OauthJWKSInput, opts ...
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OauthProtectedResource(ctx context.Context, in *OauthProtectedResourceInput, opts ...CallOption) (*ProtectedResourceMetadata, error) {
-	return transport.Invoke[ProtectedResourceMetadata](ctx, &c.core, transport.OpOauthProtectedResource, in, callSettings(opts))
+	return invoke[ProtectedResourceMetadata](ctx, &c.core, transport.OpOauthProtectedResource, in, opts)
 }
 
 // OauthAuthorize calls oauth_authorize: The authorization endpoint (authorization code flow with PKCE
@@ -1269,7 +1409,7 @@ func (c *UserClient) OauthProtectedResource(ctx context.Context, in *OauthProtec
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OauthAuthorize(ctx context.Context, in *OauthAuthorizeInput, opts ...CallOption) (*Redirect, error) {
-	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthAuthorize, in, callSettings(opts))
+	return invoke[Redirect](ctx, &c.core, transport.OpOauthAuthorize, in, opts)
 }
 
 // OauthSsoCallback calls oauth_sso_callback: Where an organization's upstream IdP sends the browser
@@ -1280,7 +1420,7 @@ func (c *UserClient) OauthAuthorize(ctx context.Context, in *OauthAuthorizeInput
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthSsoCallback(ctx context.Context, in *OauthSsoCallbackInput, opts ...CallOption) (*Redirect, error) {
-	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthSsoCallback, in, callSettings(opts))
+	return invoke[Redirect](ctx, &c.core, transport.OpOauthSsoCallback, in, opts)
 }
 
 // OauthUserinfo calls oauth_userinfo: Claims about the user an access token was issued for, as its
@@ -1290,7 +1430,7 @@ func (c *UserClient) OauthSsoCallback(ctx context.Context, in *OauthSsoCallbackI
 //
 // Auth: user. A read: retried on transient failures.
 func (c *UserClient) OauthUserinfo(ctx context.Context, in *OauthUserinfoInput, opts ...CallOption) (*UserInfo, error) {
-	return transport.Invoke[UserInfo](ctx, &c.core, transport.OpOauthUserinfo, in, callSettings(opts))
+	return invoke[UserInfo](ctx, &c.core, transport.OpOauthUserinfo, in, opts)
 }
 
 // OauthIntrospect calls oauth_introspect: Whether a token of this service is active, and what it is
@@ -1301,7 +1441,7 @@ func (c *UserClient) OauthUserinfo(ctx context.Context, in *OauthUserinfoInput, 
 //
 // Auth: public. A read: retried on transient failures.
 func (c *UserClient) OauthIntrospect(ctx context.Context, in *OauthIntrospectInput, opts ...CallOption) (*TokenIntrospection, error) {
-	return transport.Invoke[TokenIntrospection](ctx, &c.core, transport.OpOauthIntrospect, in, callSettings(opts))
+	return invoke[TokenIntrospection](ctx, &c.core, transport.OpOauthIntrospect, in, opts)
 }
 
 // OauthLogout calls oauth_logout: RP-initiated logout: ends the browser's session and sends it to a
@@ -1312,5 +1452,5 @@ func (c *UserClient) OauthIntrospect(ctx context.Context, in *OauthIntrospectInp
 // Auth: public. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *UserClient) OauthLogout(ctx context.Context, in *OauthLogoutInput, opts ...CallOption) (*Redirect, error) {
-	return transport.Invoke[Redirect](ctx, &c.core, transport.OpOauthLogout, in, callSettings(opts))
+	return invoke[Redirect](ctx, &c.core, transport.OpOauthLogout, in, opts)
 }

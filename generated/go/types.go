@@ -2,9 +2,20 @@
 
 package identity
 
+import (
+	"encoding/json"
+
+	"github.com/identity-interface/identity-go/v2/internal/transport"
+)
+
+// answer is embedded in every answer struct: the JSON of the answer of a call (RawJSON).
+type answer = transport.Answer
+
 // TokenType is the kind of token to validate.
 //
-// Its values are the constants TokenType*; the wire carries them as these strings.
+// Its values are the constants TokenType*; the wire carries them as these strings. An answer may hold
+// a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type TokenType string
 
 const (
@@ -18,7 +29,9 @@ const (
 
 // JWTKeyType is the signing algorithm of a JWT key pair.
 //
-// Its values are the constants JWTKeyType*; the wire carries them as these strings.
+// Its values are the constants JWTKeyType*; the wire carries them as these strings. An answer may hold
+// a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type JWTKeyType string
 
 const (
@@ -44,7 +57,9 @@ const (
 
 // KeySourceType tells where the signing keys of a trusted issuer are fetched from.
 //
-// Its values are the constants KeySourceType*; the wire carries them as these strings.
+// Its values are the constants KeySourceType*; the wire carries them as these strings. An answer may
+// hold a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type KeySourceType string
 
 const (
@@ -57,7 +72,9 @@ const (
 
 // IssuerType is the kind of external token issuer.
 //
-// Its values are the constants IssuerType*; the wire carries them as these strings.
+// Its values are the constants IssuerType*; the wire carries them as these strings. An answer may hold
+// a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type IssuerType string
 
 const (
@@ -71,7 +88,9 @@ const (
 
 // SAMLIDPKeyStatus is the lifecycle state of a SAML IdP signing key.
 //
-// Its values are the constants SAMLIDPKeyStatus*; the wire carries them as these strings.
+// Its values are the constants SAMLIDPKeyStatus*; the wire carries them as these strings. An answer
+// may hold a value this SDK does not know (one added to the service since): over gRPC, whose wire
+// carries numbers, it reads as "UNKNOWN_<number>".
 type SAMLIDPKeyStatus string
 
 const (
@@ -85,7 +104,9 @@ const (
 
 // OrgDomainStatus is the verification state of an organization domain.
 //
-// Its values are the constants OrgDomainStatus*; the wire carries them as these strings.
+// Its values are the constants OrgDomainStatus*; the wire carries them as these strings. An answer may
+// hold a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type OrgDomainStatus string
 
 const (
@@ -98,7 +119,9 @@ const (
 
 // WireProtocol is the wire protocol that carries an operation.
 //
-// Its values are the constants WireProtocol*; the wire carries them as these strings.
+// Its values are the constants WireProtocol*; the wire carries them as these strings. An answer may
+// hold a value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type WireProtocol string
 
 const (
@@ -113,7 +136,18 @@ const (
 // Response is the plain acknowledgement.
 type Response struct {
 	Message string `json:"message"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Response as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *Response) RawJSON() string { return transport.RawJSON(r) }
 
 // PaginationInput is the page request of a paginated list; defaults are limit 10 and page 1.
 type PaginationInput struct {
@@ -129,7 +163,18 @@ type Pagination struct {
 	Page   int64 `json:"page"`
 	Offset int64 `json:"offset"`
 	Total  int64 `json:"total"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Pagination as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (p *Pagination) RawJSON() string { return transport.RawJSON(p) }
 
 // User is a user account.
 type User struct {
@@ -153,7 +198,18 @@ type User struct {
 	RevokedTimestamp         *int64         `json:"revoked_timestamp"`
 	IsMultiFactorAuthEnabled *bool          `json:"is_multi_factor_auth_enabled"`
 	AppData                  map[string]any `json:"app_data"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the User as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (u *User) RawJSON() string { return transport.RawJSON(u) }
 
 // AuthResponse is the result of a sign-in, sign-up, verification or session call.
 type AuthResponse struct {
@@ -169,7 +225,18 @@ type AuthResponse struct {
 	ShouldShowEmailOTPScreen  *bool   `json:"should_show_email_otp_screen"`
 	ShouldShowMobileOTPScreen *bool   `json:"should_show_mobile_otp_screen"`
 	ShouldShowTOTPScreen      *bool   `json:"should_show_totp_screen"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the AuthResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *AuthResponse) RawJSON() string { return transport.RawJSON(a) }
 
 // Meta is the public service metadata and feature flags.
 type Meta struct {
@@ -188,14 +255,36 @@ type Meta struct {
 	IsFGAEnabled                       bool   `json:"is_fga_enabled"`
 	IsSAMLIDPEnabled                   bool   `json:"is_saml_idp_enabled"`
 	IsSCIMEnabled                      bool   `json:"is_scim_enabled"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Meta as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (m *Meta) RawJSON() string { return transport.RawJSON(m) }
 
 // AdminSession is the current admin session.
 type AdminSession struct {
 	Message   string `json:"message"`
 	CreatedAt int64  `json:"created_at"`
 	ExpiresAt int64  `json:"expires_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the AdminSession as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *AdminSession) RawJSON() string { return transport.RawJSON(a) }
 
 // AdminMeta is the server metadata, enabled protocols and feature flags, as seen by an admin.
 type AdminMeta struct {
@@ -216,7 +305,18 @@ type AdminMeta struct {
 	IsFGAEnabled                       bool           `json:"is_fga_enabled"`
 	IsSAMLIDPEnabled                   bool           `json:"is_saml_idp_enabled"`
 	IsSCIMEnabled                      bool           `json:"is_scim_enabled"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the AdminMeta as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *AdminMeta) RawJSON() string { return transport.RawJSON(a) }
 
 // VerificationRequest is a pending email or phone verification.
 type VerificationRequest struct {
@@ -230,7 +330,18 @@ type VerificationRequest struct {
 	UpdatedAt   int64   `json:"updated_at"`
 	Nonce       *string `json:"nonce"`
 	RedirectURI *string `json:"redirect_uri"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the VerificationRequest as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (v *VerificationRequest) RawJSON() string { return transport.RawJSON(v) }
 
 // Webhook is an endpoint that receives event notifications.
 type Webhook struct {
@@ -242,7 +353,18 @@ type Webhook struct {
 	Headers          map[string]string `json:"headers"`
 	CreatedAt        int64             `json:"created_at"`
 	UpdatedAt        int64             `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Webhook as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (w *Webhook) RawJSON() string { return transport.RawJSON(w) }
 
 // WebhookLog is one delivery attempt of a webhook.
 type WebhookLog struct {
@@ -253,7 +375,18 @@ type WebhookLog struct {
 	WebhookID  string  `json:"webhook_id"`
 	CreatedAt  int64   `json:"created_at"`
 	UpdatedAt  int64   `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the WebhookLog as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (w *WebhookLog) RawJSON() string { return transport.RawJSON(w) }
 
 // EmailTemplate is the template of an email sent for an event.
 type EmailTemplate struct {
@@ -264,7 +397,18 @@ type EmailTemplate struct {
 	Subject   string  `json:"subject"`
 	CreatedAt int64   `json:"created_at"`
 	UpdatedAt int64   `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the EmailTemplate as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (e *EmailTemplate) RawJSON() string { return transport.RawJSON(e) }
 
 // AuditLog is one audit log entry.
 type AuditLog struct {
@@ -279,14 +423,36 @@ type AuditLog struct {
 	UserAgent    *string        `json:"user_agent"`
 	Metadata     map[string]any `json:"metadata"`
 	CreatedAt    int64          `json:"created_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the AuditLog as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *AuditLog) RawJSON() string { return transport.RawJSON(a) }
 
 // FGAModel is the current authorization model.
 type FGAModel struct {
 	ID        string `json:"id"`
 	Dsl       string `json:"dsl"`
 	CreatedAt *int64 `json:"created_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the FGAModel as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *FGAModel) RawJSON() string { return transport.RawJSON(f) }
 
 // FGATupleInput is a relationship tuple to write or delete.
 type FGATupleInput struct {
@@ -304,7 +470,18 @@ type FGATuple struct {
 	User     string `json:"user"`
 	Relation string `json:"relation"`
 	Object   string `json:"object"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the FGATuple as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *FGATuple) RawJSON() string { return transport.RawJSON(f) }
 
 // FGAUserset is the expansion of a relation on an object into its userset.
 type FGAUserset struct {
@@ -314,7 +491,18 @@ type FGAUserset struct {
 	Users []string `json:"users"`
 	// Full expansion tree as returned by the authorization engine.
 	Tree map[string]any `json:"tree"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the FGAUserset as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *FGAUserset) RawJSON() string { return transport.RawJSON(f) }
 
 // PermissionCheckInput is one permission to check for the signed-in user.
 type PermissionCheckInput struct {
@@ -330,7 +518,18 @@ type PermissionCheckResult struct {
 	Relation string `json:"relation"`
 	Object   string `json:"object"`
 	Allowed  bool   `json:"allowed"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the PermissionCheckResult as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (p *PermissionCheckResult) RawJSON() string { return transport.RawJSON(p) }
 
 // Client is a machine client (service account); its secret is never returned here.
 type Client struct {
@@ -350,7 +549,18 @@ type Client struct {
 	PostLogoutRedirectUris []string `json:"post_logout_redirect_uris"`
 	CreatedAt              int64    `json:"created_at"`
 	UpdatedAt              int64    `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Client as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *Client) RawJSON() string { return transport.RawJSON(c) }
 
 // OpenIDConfiguration is the OpenID Provider metadata of the service (OpenID Connect Discovery 1.0;
 // RFC 8414 for OAuth clients).
@@ -374,7 +584,18 @@ type OpenIDConfiguration struct {
 	TokenEndpointAuthMethodsSupported         []string `json:"token_endpoint_auth_methods_supported"`
 	IntrospectionEndpointAuthMethodsSupported []string `json:"introspection_endpoint_auth_methods_supported"`
 	PromptValuesSupported                     []string `json:"prompt_values_supported"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OpenIDConfiguration as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OpenIDConfiguration) RawJSON() string { return transport.RawJSON(o) }
 
 // JsonWebKey is a public signing key of the service (RFC 7517); EC keys carry crv, x and y, RSA keys n
 // and e.
@@ -388,13 +609,35 @@ type JsonWebKey struct {
 	Y   *string `json:"y"`
 	N   *string `json:"n"`
 	E   *string `json:"e"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the JsonWebKey as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (j *JsonWebKey) RawJSON() string { return transport.RawJSON(j) }
 
 // JsonWebKeySet is the keys that verify the service's tokens; a retired key stays until the tokens it
 // signed have expired.
 type JsonWebKeySet struct {
 	Keys []*JsonWebKey `json:"keys"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the JsonWebKeySet as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (j *JsonWebKeySet) RawJSON() string { return transport.RawJSON(j) }
 
 // UserInfo is the claims about the signed-in user (OpenID Connect Core 5.3), as the access token's
 // scopes allow.
@@ -409,7 +652,18 @@ type UserInfo struct {
 	Picture             *string `json:"picture"`
 	PhoneNumber         *string `json:"phone_number"`
 	PhoneNumberVerified *bool   `json:"phone_number_verified"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the UserInfo as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (u *UserInfo) RawJSON() string { return transport.RawJSON(u) }
 
 // TokenIntrospection tells what a token is (RFC 7662); only active is answered for a token that is
 // not.
@@ -425,7 +679,18 @@ type TokenIntrospection struct {
 	Aud       *string `json:"aud"`
 	Iss       *string `json:"iss"`
 	Jti       *string `json:"jti"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the TokenIntrospection as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (t *TokenIntrospection) RawJSON() string { return transport.RawJSON(t) }
 
 // ProtectedResourceMetadata is the metadata of this service as an OAuth protected resource (RFC 9728),
 // naming its authorization server; what MCP clients read first.
@@ -435,12 +700,34 @@ type ProtectedResourceMetadata struct {
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 	ScopesSupported        []string `json:"scopes_supported"`
 	ResourceName           string   `json:"resource_name"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ProtectedResourceMetadata as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (p *ProtectedResourceMetadata) RawJSON() string { return transport.RawJSON(p) }
 
 // Redirect tells where a browser's route sends the browser (the Location of its 302).
 type Redirect struct {
 	Location string `json:"location"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Redirect as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *Redirect) RawJSON() string { return transport.RawJSON(r) }
 
 // TrustedIssuer is an external token issuer whose JWT-bearer assertions authenticate as a service
 // account.
@@ -460,7 +747,18 @@ type TrustedIssuer struct {
 	IsActive        bool       `json:"is_active"`
 	CreatedAt       int64      `json:"created_at"`
 	UpdatedAt       int64      `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the TrustedIssuer as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (t *TrustedIssuer) RawJSON() string { return transport.RawJSON(t) }
 
 // JWTKeyPair is a newly generated JWT signing key pair (HMAC algorithms return a secret only).
 type JWTKeyPair struct {
@@ -469,7 +767,18 @@ type JWTKeyPair struct {
 	PublicKey *string `json:"public_key"`
 	// Secret.
 	PrivateKey *string `json:"private_key"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the JWTKeyPair as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (j *JWTKeyPair) RawJSON() string { return transport.RawJSON(j) }
 
 // SAMLServiceProvider is a downstream SAML 2.0 service provider of an organization.
 type SAMLServiceProvider struct {
@@ -485,7 +794,18 @@ type SAMLServiceProvider struct {
 	IsActive          bool              `json:"is_active"`
 	CreatedAt         int64             `json:"created_at"`
 	UpdatedAt         int64             `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the SAMLServiceProvider as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (s *SAMLServiceProvider) RawJSON() string { return transport.RawJSON(s) }
 
 // SAMLIDPKey is a signing keypair of an organization's SAML IdP; the private key is never returned.
 type SAMLIDPKey struct {
@@ -495,7 +815,18 @@ type SAMLIDPKey struct {
 	CertificatePem string           `json:"certificate_pem"`
 	CreatedAt      int64            `json:"created_at"`
 	RetiredAt      *int64           `json:"retired_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the SAMLIDPKey as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (s *SAMLIDPKey) RawJSON() string { return transport.RawJSON(s) }
 
 // SAMLSPMetadata is the fields parsed from pasted SP metadata XML, to prefill a create call.
 type SAMLSPMetadata struct {
@@ -503,7 +834,18 @@ type SAMLSPMetadata struct {
 	AcsURL       string  `json:"acs_url"`
 	SPCertPem    *string `json:"sp_cert_pem"`
 	NameIDFormat *string `json:"name_id_format"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the SAMLSPMetadata as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (s *SAMLSPMetadata) RawJSON() string { return transport.RawJSON(s) }
 
 // Organization is an organization (tenant).
 type Organization struct {
@@ -514,7 +856,18 @@ type Organization struct {
 	Enabled     bool    `json:"enabled"`
 	CreatedAt   int64   `json:"created_at"`
 	UpdatedAt   int64   `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Organization as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *Organization) RawJSON() string { return transport.RawJSON(o) }
 
 // OrgMember is the membership of a user in an organization.
 type OrgMember struct {
@@ -527,13 +880,35 @@ type OrgMember struct {
 	Roles      []string `json:"roles"`
 	CreatedAt  int64    `json:"created_at"`
 	UpdatedAt  int64    `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgMember as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgMember) RawJSON() string { return transport.RawJSON(o) }
 
 // UserOrganization is an organization of a user with the user's roles in it.
 type UserOrganization struct {
 	Organization *Organization `json:"organization"`
 	Roles        []string      `json:"roles"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the UserOrganization as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (u *UserOrganization) RawJSON() string { return transport.RawJSON(u) }
 
 // OrgDomain is a DNS domain mapped to an organization for home-realm discovery.
 type OrgDomain struct {
@@ -543,7 +918,18 @@ type OrgDomain struct {
 	VerifiedAt *int64          `json:"verified_at"`
 	CreatedAt  int64           `json:"created_at"`
 	UpdatedAt  int64           `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgDomain as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgDomain) RawJSON() string { return transport.RawJSON(o) }
 
 // DomainVerificationRecord is the DNS TXT record the tenant must publish to verify a domain.
 type DomainVerificationRecord struct {
@@ -551,7 +937,18 @@ type DomainVerificationRecord struct {
 	RecordType string `json:"record_type"`
 	Name       string `json:"name"`
 	Value      string `json:"value"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the DomainVerificationRecord as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (d *DomainVerificationRecord) RawJSON() string { return transport.RawJSON(d) }
 
 // OrgOIDCConnection is the upstream OIDC SSO connection of an organization; the client secret is
 // write-only.
@@ -565,7 +962,18 @@ type OrgOIDCConnection struct {
 	RedirectURI *string  `json:"redirect_uri"`
 	CreatedAt   int64    `json:"created_at"`
 	UpdatedAt   int64    `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgOIDCConnection as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgOIDCConnection) RawJSON() string { return transport.RawJSON(o) }
 
 // OrgSAMLConnection is the upstream SAML SSO connection of an organization; the IdP certificate is
 // write-only.
@@ -581,7 +989,18 @@ type OrgSAMLConnection struct {
 	AllowIDPInitiated bool              `json:"allow_idp_initiated"`
 	CreatedAt         int64             `json:"created_at"`
 	UpdatedAt         int64             `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgSAMLConnection as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgSAMLConnection) RawJSON() string { return transport.RawJSON(o) }
 
 // ScimEndpoint is the inbound SCIM provisioning endpoint of an organization; its token is never
 // returned here.
@@ -591,7 +1010,18 @@ type ScimEndpoint struct {
 	Enabled   bool   `json:"enabled"`
 	CreatedAt int64  `json:"created_at"`
 	UpdatedAt int64  `json:"updated_at"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ScimEndpoint as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (s *ScimEndpoint) RawJSON() string { return transport.RawJSON(s) }
 
 // AdminLoginInput is the input of AdminLogin.
 //
@@ -629,7 +1059,18 @@ type UsersInput struct {
 type UsersResponse struct {
 	Pagination *Pagination `json:"pagination"`
 	Users      []*User     `json:"users"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the UsersResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (u *UsersResponse) RawJSON() string { return transport.RawJSON(u) }
 
 // UserInput is the input of User.
 //
@@ -685,7 +1126,18 @@ type VerificationRequestsInput struct {
 type VerificationRequestsResponse struct {
 	Pagination           *Pagination            `json:"pagination"`
 	VerificationRequests []*VerificationRequest `json:"verification_requests"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the VerificationRequestsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (v *VerificationRequestsResponse) RawJSON() string { return transport.RawJSON(v) }
 
 // RevokeAccessInput is the input of RevokeAccess.
 //
@@ -771,7 +1223,18 @@ type WebhooksInput struct {
 type WebhooksResponse struct {
 	Pagination *Pagination `json:"pagination"`
 	Webhooks   []*Webhook  `json:"webhooks"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the WebhooksResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (w *WebhooksResponse) RawJSON() string { return transport.RawJSON(w) }
 
 // WebhookLogsInput is the input of WebhookLogs.
 //
@@ -786,7 +1249,18 @@ type WebhookLogsInput struct {
 type WebhookLogsResponse struct {
 	Pagination  *Pagination   `json:"pagination"`
 	WebhookLogs []*WebhookLog `json:"webhook_logs"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the WebhookLogsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (w *WebhookLogsResponse) RawJSON() string { return transport.RawJSON(w) }
 
 // TestEndpointInput is the input of TestEndpoint.
 //
@@ -805,7 +1279,18 @@ type TestEndpointInput struct {
 type TestEndpointResponse struct {
 	HTTPStatus *int32  `json:"http_status"`
 	Response   *string `json:"response"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the TestEndpointResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (t *TestEndpointResponse) RawJSON() string { return transport.RawJSON(t) }
 
 // AddEmailTemplateInput is the input of AddEmailTemplate.
 //
@@ -851,7 +1336,18 @@ type EmailTemplatesInput struct {
 type EmailTemplatesResponse struct {
 	Pagination     *Pagination      `json:"pagination"`
 	EmailTemplates []*EmailTemplate `json:"email_templates"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the EmailTemplatesResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (e *EmailTemplatesResponse) RawJSON() string { return transport.RawJSON(e) }
 
 // AuditLogsInput is the input of AuditLogs.
 //
@@ -872,7 +1368,18 @@ type AuditLogsInput struct {
 type AuditLogsResponse struct {
 	Pagination *Pagination `json:"pagination"`
 	AuditLogs  []*AuditLog `json:"audit_logs"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the AuditLogsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *AuditLogsResponse) RawJSON() string { return transport.RawJSON(a) }
 
 // FGAGetModelInput is the input of FGAGetModel.
 //
@@ -927,7 +1434,18 @@ type FGAReadTuplesResponse struct {
 	Tuples []*FGATuple `json:"tuples"`
 	// Pass to the next call to read the next page; empty on the last page.
 	ContinuationToken *string `json:"continuation_token"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the FGAReadTuplesResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *FGAReadTuplesResponse) RawJSON() string { return transport.RawJSON(f) }
 
 // FGAListUsersInput is the input of FGAListUsers.
 //
@@ -946,7 +1464,18 @@ type FGAListUsersInput struct {
 // FGAListUsersResponse is the answer of fga_list_users.
 type FGAListUsersResponse struct {
 	Users []string `json:"users"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the FGAListUsersResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *FGAListUsersResponse) RawJSON() string { return transport.RawJSON(f) }
 
 // FGAExpandInput is the input of FGAExpand.
 //
@@ -988,7 +1517,18 @@ type CreateClientResponse struct {
 	Client *Client `json:"client"`
 	// Secret.
 	ClientSecret string `json:"client_secret"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the CreateClientResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *CreateClientResponse) RawJSON() string { return transport.RawJSON(c) }
 
 // UpdateClientInput is the input of UpdateClient.
 //
@@ -1031,7 +1571,18 @@ type RotateClientSecretResponse struct {
 	Client *Client `json:"client"`
 	// Secret.
 	ClientSecret string `json:"client_secret"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the RotateClientSecretResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *RotateClientSecretResponse) RawJSON() string { return transport.RawJSON(r) }
 
 // GetClientInput is the input of GetClient.
 //
@@ -1052,7 +1603,18 @@ type ClientsInput struct {
 type ClientsResponse struct {
 	Pagination *Pagination `json:"pagination"`
 	Clients    []*Client   `json:"clients"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ClientsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *ClientsResponse) RawJSON() string { return transport.RawJSON(c) }
 
 // AddTrustedIssuerInput is the input of AddTrustedIssuer.
 //
@@ -1128,7 +1690,18 @@ type TrustedIssuersInput struct {
 type TrustedIssuersResponse struct {
 	Pagination     *Pagination      `json:"pagination"`
 	TrustedIssuers []*TrustedIssuer `json:"trusted_issuers"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the TrustedIssuersResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (t *TrustedIssuersResponse) RawJSON() string { return transport.RawJSON(t) }
 
 // CreateSAMLServiceProviderInput is the input of CreateSAMLServiceProvider.
 //
@@ -1194,7 +1767,18 @@ type ListSAMLServiceProvidersInput struct {
 type ListSAMLServiceProvidersResponse struct {
 	Pagination           *Pagination            `json:"pagination"`
 	SAMLServiceProviders []*SAMLServiceProvider `json:"saml_service_providers"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ListSAMLServiceProvidersResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (l *ListSAMLServiceProvidersResponse) RawJSON() string { return transport.RawJSON(l) }
 
 // RotateSAMLIDPCertInput is the input of RotateSAMLIDPCert.
 //
@@ -1223,7 +1807,18 @@ type ListSAMLIDPKeysInput struct {
 // ListSAMLIDPKeysResponse is the answer of list_saml_idp_keys.
 type ListSAMLIDPKeysResponse struct {
 	Keys []*SAMLIDPKey `json:"keys"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ListSAMLIDPKeysResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (l *ListSAMLIDPKeysResponse) RawJSON() string { return transport.RawJSON(l) }
 
 // ImportSAMLSPMetadataInput is the input of ImportSAMLSPMetadata.
 //
@@ -1281,7 +1876,18 @@ type OrganizationsInput struct {
 type OrganizationsResponse struct {
 	Pagination    *Pagination     `json:"pagination"`
 	Organizations []*Organization `json:"organizations"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrganizationsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrganizationsResponse) RawJSON() string { return transport.RawJSON(o) }
 
 // AddOrgMemberInput is the input of AddOrgMember.
 //
@@ -1317,7 +1923,18 @@ type OrgMembersInput struct {
 type OrgMembersResponse struct {
 	Pagination *Pagination  `json:"pagination"`
 	Members    []*OrgMember `json:"members"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgMembersResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgMembersResponse) RawJSON() string { return transport.RawJSON(o) }
 
 // UserOrganizationsInput is the input of UserOrganizations.
 //
@@ -1332,7 +1949,18 @@ type UserOrganizationsInput struct {
 type UserOrganizationsResponse struct {
 	Pagination    *Pagination         `json:"pagination"`
 	Organizations []*UserOrganization `json:"organizations"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the UserOrganizationsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (u *UserOrganizationsResponse) RawJSON() string { return transport.RawJSON(u) }
 
 // RequestOrgDomainInput is the input of RequestOrgDomain.
 //
@@ -1348,7 +1976,18 @@ type RequestOrgDomainInput struct {
 type RequestOrgDomainResponse struct {
 	Domain    *OrgDomain                `json:"domain"`
 	TxtRecord *DomainVerificationRecord `json:"txt_record"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the RequestOrgDomainResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *RequestOrgDomainResponse) RawJSON() string { return transport.RawJSON(r) }
 
 // VerifyOrgDomainInput is the input of VerifyOrgDomain.
 //
@@ -1391,7 +2030,18 @@ type OrgDomainsInput struct {
 type OrgDomainsResponse struct {
 	Pagination *Pagination  `json:"pagination"`
 	Domains    []*OrgDomain `json:"domains"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OrgDomainsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OrgDomainsResponse) RawJSON() string { return transport.RawJSON(o) }
 
 // CreateOrgOIDCConnectionInput is the input of CreateOrgOIDCConnection.
 //
@@ -1520,7 +2170,18 @@ type CreateSCIMEndpointResponse struct {
 	SCIMEndpoint *ScimEndpoint `json:"scim_endpoint"`
 	// Secret.
 	Token string `json:"token"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the CreateSCIMEndpointResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *CreateSCIMEndpointResponse) RawJSON() string { return transport.RawJSON(c) }
 
 // RotateSCIMTokenInput is the input of RotateSCIMToken.
 //
@@ -1535,7 +2196,18 @@ type RotateSCIMTokenResponse struct {
 	SCIMEndpoint *ScimEndpoint `json:"scim_endpoint"`
 	// Secret.
 	Token string `json:"token"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the RotateSCIMTokenResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *RotateSCIMTokenResponse) RawJSON() string { return transport.RawJSON(r) }
 
 // DeleteSCIMEndpointInput is the input of DeleteSCIMEndpoint.
 //
@@ -1715,7 +2387,18 @@ type ForgotPasswordInput struct {
 type ForgotPasswordResponse struct {
 	Message                   string `json:"message"`
 	ShouldShowMobileOTPScreen *bool  `json:"should_show_mobile_otp_screen"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ForgotPasswordResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (f *ForgotPasswordResponse) RawJSON() string { return transport.RawJSON(f) }
 
 // ResetPasswordInput is the input of ResetPassword.
 //
@@ -1784,7 +2467,18 @@ type ValidateJWTTokenInput struct {
 type ValidateJWTTokenResponse struct {
 	IsValid bool           `json:"is_valid"`
 	Claims  map[string]any `json:"claims"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ValidateJWTTokenResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (v *ValidateJWTTokenResponse) RawJSON() string { return transport.RawJSON(v) }
 
 // ValidateSessionInput is the input of ValidateSession.
 //
@@ -1799,7 +2493,18 @@ type ValidateSessionInput struct {
 type ValidateSessionResponse struct {
 	IsValid bool  `json:"is_valid"`
 	User    *User `json:"user"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ValidateSessionResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (v *ValidateSessionResponse) RawJSON() string { return transport.RawJSON(v) }
 
 // CheckPermissionsInput is the input of CheckPermissions.
 //
@@ -1815,7 +2520,18 @@ type CheckPermissionsInput struct {
 // CheckPermissionsResponse is the answer of check_permissions.
 type CheckPermissionsResponse struct {
 	Results []*PermissionCheckResult `json:"results"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the CheckPermissionsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *CheckPermissionsResponse) RawJSON() string { return transport.RawJSON(c) }
 
 // OauthTokenInput is the input of OauthToken.
 //
@@ -1868,7 +2584,18 @@ type OauthTokenResponse struct {
 	// Secret.
 	RefreshToken    *string `json:"refresh_token"`
 	IssuedTokenType *string `json:"issued_token_type"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the OauthTokenResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OauthTokenResponse) RawJSON() string { return transport.RawJSON(o) }
 
 // OauthRevokeInput is the input of OauthRevoke.
 //
@@ -1885,7 +2612,18 @@ type OauthRevokeInput struct {
 }
 
 // OauthRevokeResponse is the answer of oauth_revoke.
-type OauthRevokeResponse struct{}
+type OauthRevokeResponse struct {
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
+}
+
+// RawJSON is the OauthRevokeResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (o *OauthRevokeResponse) RawJSON() string { return transport.RawJSON(o) }
 
 // OpenidConfigurationInput is the input of OpenidConfiguration.
 //

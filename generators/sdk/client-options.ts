@@ -250,7 +250,14 @@ export const CLIENT_OPTIONS = {
       doc: "{ onRequest, onResponse }: called around every attempt of every call, on every protocol (onRequest may add headers; onResponse sees the status, headers, duration, retry and error).",
     },
     python: [],
-    go: [],
+    go: [
+      {
+        name: "Middleware",
+        parameters: "m Middleware",
+        apply: "c.Middleware = append(c.Middleware, transport.Middleware(m))",
+        doc: "wraps every HTTP attempt (GraphQL and REST) of {client} in m; the first given is the outermost.",
+      },
+    ],
   },
   logger: {
     typescript: {
@@ -258,12 +265,27 @@ export const CLIENT_OPTIONS = {
         `Takes a line per attempt (debug) and per failure (warn), credentials redacted (default: the console when ${facts.service.envPrefix}_LOG is debug, or info for failures alone).`,
     },
     python: [],
-    go: [],
+    go: [
+      {
+        name: "Logger",
+        parameters: "logger *slog.Logger",
+        apply: "c.Logger = logger",
+        doc: ({ facts }) =>
+          `makes {client} log through logger (log/slog): a record per attempt (operation, protocol, attempt, status, duration, will_retry), at debug level, warn for a failure, and a warning per answer field kept raw in ExtraFields; credentials and secret input fields redacted. Default: the environment's ${facts.service.envPrefix}_LOG (debug, info, off) to standard error.`,
+      },
+    ],
   },
   grpcInterceptors: {
     typescript: { doc: "Connect interceptors (@connectrpc/connect) of gRPC calls, in order." },
     python: [],
-    go: [],
+    go: [
+      {
+        name: "GRPCUnaryInterceptor",
+        parameters: "interceptor grpc.UnaryClientInterceptor",
+        apply: "c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)",
+        doc: "chains interceptor into {client}'s gRPC connection: it sees every attempt over gRPC; the first given is the outermost.",
+      },
+    ],
   },
   fetch: {
     typescript: { doc: "The fetch of GraphQL and REST (default: the client's own pool of keep-alive connections, closed by close(); a fetch given here stays open)." },

@@ -162,9 +162,14 @@ export interface GoMethodNames {
   name: string;
   /** The operation's entry of the transport package's table (transport.Op<Method>). */
   opVar: string;
-  /** The method that walks every page, for a paginated operation. */
+  /** The method that walks every item, page after page, for a paginated operation. */
   iterator?: string;
+  /** The method that walks every page (each answer), for a paginated operation: <Method>Pages. */
+  pages?: string;
 }
+
+/** What every answer struct has besides its fields (types.go.hbs): a field of the manifest takes neither name. */
+export const GO_ANSWER_MEMBERS = ["ExtraFields", "RawJSON"];
 
 export interface GoNames {
   /** Message name -> its struct (an operation's inline input is <Method>Input). */
@@ -243,6 +248,11 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
       names.forEach((name, i) => {
         const twin = names.indexOf(name);
         if (twin < i) throw new UsageError(`fields '${message.fields[twin]!.name}' and '${message.fields[i]!.name}' of ${message.name} would both be ${name} in Go; rename one in the manifest`);
+        if (message.usedAsOutput && GO_ANSWER_MEMBERS.includes(name)) {
+          throw new UsageError(
+            `field '${message.fields[i]!.name}' of ${message.name} would be ${name} in Go, which every answer struct has already (templates/go/types.go.hbs); rename it in the manifest`,
+          );
+        }
       });
       return [message.name, names];
     }),
@@ -290,7 +300,15 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
         );
       }
       taken.add(iterator);
-      return { operation: op.name, name: op.pascalName, opVar, iterator };
+      const pages = `${op.pascalName}Pages`;
+      if (taken.has(pages)) {
+        const file = runtimeMethods.get(pages);
+        throw new UsageError(
+          `the Go page iterator of operation '${op.name}' would be named ${pages}, which ${type} already has; rename the operation in the manifest${file ? ` (the runtime declares it in ${file})` : ""}`,
+        );
+      }
+      taken.add(pages);
+      return { operation: op.name, name: op.pascalName, opVar, iterator, pages };
     });
     return { role: client.role, name: type, constructor: newFunc, methods };
   });

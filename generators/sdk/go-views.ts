@@ -23,6 +23,12 @@ export interface ExampleClientView {
   /** The constructor's call up to its options: `NewAdminClient("http://localhost:8080", "s3cret",`. */
   constructor: string;
   protocolOption: string;
+  /** The prefix of the client's options: WithAdmin or With. */
+  optionPrefix: string;
+  /** The constructor's call taking its settings from the environment: `NewAdminClient("", "")`. */
+  fromEnvironment: string;
+  /** The command running it with those settings: `IDENTITY_SERVICE_URL=https://... go run .`. */
+  environment: string;
 }
 
 export interface ExampleReadView {
@@ -34,7 +40,12 @@ export interface ExampleReadView {
 }
 
 export interface ExampleListView {
+  /** The list's method, which answers one page. */
+  method: string;
   iterator: string;
+  /** The page iterator, and the Go field of the items in a page. */
+  pages: string;
+  itemsField: string;
   input: string;
   item: string;
   print: string;
@@ -42,6 +53,8 @@ export interface ExampleListView {
 
 export interface ExamplesView {
   client: ExampleClientView;
+  /** The call of the README's sections (a read where there is one): its method, input and answer variable. */
+  call: { method: string; input: string; answer: string };
   read: Optional<ExampleReadView>;
   list: Optional<ExampleListView>;
   lookup: Optional<{ method: string; input: string; field: string; noun: string }>;
@@ -61,6 +74,9 @@ export interface CodeView {
 
 export interface ReadmeView extends ReadmeClientsView {
   modulePath: string;
+  envPrefix: string;
+  /** The environment variables the clients read, with what each sets. */
+  environment: readonly { name: string; meaning: string }[];
   package: string;
   title: string;
   version: string;
@@ -88,6 +104,8 @@ export interface OptionView {
 export interface ClientFileView {
   package: string;
   modulePath: string;
+  /** The prefix of the environment variables the clients read: IDENTITY for IDENTITY_SERVICE_URL. */
+  envPrefix: string;
   features: Pick<FeaturesView, "adminSecret" | "clientId" | "orgAdmin" | "tokenRoutes">;
   hasAdminClient: boolean;
   adminClient: Optional<string>;
@@ -108,8 +126,11 @@ export interface DocFileView {
   packageDoc: string;
   serverVersionOptions: string;
   grpcCodeMetadata: string;
-  features: Pick<FeaturesView, "tokenRoutes">;
-  examples: Pick<ExamplesView, "client" | "notCarried" | "names"> & { read: Optional<Omit<ExampleReadView, "field">>; list: Optional<Omit<ExampleListView, "print">> };
+  envPrefix: string;
+  /** The User-Agent of every request. */
+  userAgent: string;
+  features: Pick<FeaturesView, "tokenRoutes" | "adminSecret">;
+  examples: Pick<ExamplesView, "client" | "notCarried" | "names"> & { read: Optional<Omit<ExampleReadView, "field">>; list: Optional<Omit<ExampleListView, "print" | "itemsField">> };
 }
 
 export interface ErrorsFileView {
@@ -144,17 +165,24 @@ export interface MethodsFileView {
       /** The variable of the operation's entry in the transport's table. */
       opVar: string;
       iterators: readonly { name: string; doc: string; item: string }[];
+      /** The page iterator (<Method>Pages) of a paginated list. */
+      pages: readonly { name: string; doc: string }[];
     }[];
   }[];
 }
 
 export interface TypesFileView {
   package: string;
+  modulePath: string;
   enums: readonly { name: string; doc: string; values: readonly { name: string; value: string; doc: string }[] }[];
   structs: readonly {
     name: string;
     doc: string;
     empty: boolean;
+    /** An answer struct: ExtraFields, the embedded answer and RawJSON. */
+    answer: boolean;
+    /** The receiver of its RawJSON method. */
+    receiver: string;
     /** Aligned as gofmt aligns a struct's fields. */
     fields: readonly { nameCell: string; typeCell: string; tag: string; doc: string }[];
   }[];
@@ -186,6 +214,8 @@ export interface TransportErrorsView {
 export interface TransportFactsView {
   features: Pick<FeaturesView, "adminSecret" | "apiKey">;
   transport: { defaultTimeout: string; defaultMaxResponseBytes: string; adminSecretHeader: string; apiKeyHeader: string };
+  /** Go literal: the headers no log shows. */
+  secretHeaders: string;
   constants: readonly { name: string; value: string; doc: string }[];
   texts: readonly string[];
   wireTexts: readonly string[];

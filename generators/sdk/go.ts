@@ -125,6 +125,9 @@ function isDoc(name: string, description: string, fallback: string): string {
 
 // ---------------------------------------------------------------- the view model
 
+/** The prefix of the environment variables the clients read: the API's name upper-cased (IDENTITY_SERVICE_URL, BOOKSTORE_LOG). */
+const goEnvPrefix = (ir: Ir) => ir.api.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
+
 function scalarType(field: FieldFacts, names: GoNames): string {
   if (field.kind === "enum") return names.enumType.get(field.ref!)!;
   if (field.kind === "message") return `*${names.struct.get(field.ref!)!}`;
@@ -166,10 +169,15 @@ function alignFields<F extends { name: string; type: string; doc: string }>(fiel
 
 function structView(message: MessageFacts, names: GoNames, inputOnly: boolean, doc: string[]) {
   const fieldNames = names.fields.get(message.name)!;
+  const name = names.struct.get(message.name)!;
+  // An answer struct keeps what the SDK does not know (ExtraFields) and the JSON it came from (RawJSON).
+  const answer = message.usedAsOutput;
   return {
-    name: names.struct.get(message.name)!,
+    name,
     doc: goComment(doc),
-    empty: message.fields.length === 0,
+    empty: message.fields.length === 0 && !answer,
+    answer,
+    receiver: name.charAt(0).toLowerCase(),
     fields: alignFields(
       message.fields.map((field, i) => {
         // Answers carry every field (null when unset); inputs leave out what is not given.
@@ -185,7 +193,10 @@ function enumView(e: EnumFacts, names: GoNames) {
   const constants = names.enumValues.get(e.name)!;
   return {
     name: type,
-    doc: goComment([isDoc(type, e.description, `value of ${e.name}`), `Its values are the constants ${type}*; the wire carries them as these strings.`]),
+    doc: goComment([
+      isDoc(type, e.description, `value of ${e.name}`),
+      `Its values are the constants ${type}*; the wire carries them as these strings. An answer may hold a value this SDK does not know (one added to the service since): over gRPC, whose wire carries numbers, it reads as "UNKNOWN_<number>".`,
+    ]),
     values: e.values.map((v, i) => {
       const name = constants[i]!;
       return { name, value: goString(v.name), doc: goComment([`${name} is ${goString(v.name)}${v.description ? `: ${sentence(lowerFirst(v.description))}` : "."}`], "\t") };
@@ -272,6 +283,7 @@ function fieldFactsLiteral(field: FieldFacts): string {
   if (field.list) parts.push("list: true");
   if (field.required) parts.push("required: true");
   if (field.protoPresence) parts.push("presence: true");
+  if (field.secret) parts.push("secret: true");
   return `{${parts.join(", ")}}`;
 }
 
@@ -289,6 +301,16 @@ function clientViews(facts: SdkFacts, names: GoNames, idempotent: ReadonlySet<st
       const input = names.struct.get(op.input)!;
       const output = names.struct.get(op.output)!;
       const iterators = [];
+      const pages = [];
+      if (op.pagination && method.pages) {
+        pages.push({
+          name: method.pages,
+          doc: goComment([
+            `${method.pages} walks the pages of ${method.name}, each answer once, ${op.pagination.style === "page" ? `with the input's page size (pagination limit, default ${op.pagination.pageSize}) from its page (default 1)` : `following the cursor each answer hands back (${op.pagination.nextCursorField})`}: a page is fetched as the loop asks for it, for the totals and cursors of each answer beside its items.`,
+            `A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as ${method.name}; WithResponseInto tells of the last page fetched.`,
+          ]),
+        });
+      }
       if (op.pagination && method.iterator) {
         const iterator = method.iterator;
         const items = messages.get(op.output)!.fields.find((f) => f.name === op.pagination!.itemsField)!;
@@ -301,7 +323,7 @@ function clientViews(facts: SdkFacts, names: GoNames, idempotent: ReadonlySet<st
           ]),
         });
       }
-      return { name: method.name, opVar: method.opVar, input, output, doc: goComment(methodDoc(op, method.name, idempotent.has(op.name))), iterators };
+      return { name: method.name, opVar: method.opVar, input, output, doc: goComment(methodDoc(op, method.name, idempotent.has(op.name))), iterators, pages };
     }),
   }));
 }
@@ -310,12 +332,27 @@ function clientViews(facts: SdkFacts, names: GoNames, idempotent: ReadonlySet<st
 const EXAMPLE_TAKEN = new Set([...GO_KEYWORDS, "admin", "client", "ctx", "err", "apiErr", "errors", "fmt", "log", "context"]);
 
 /** How the examples open their client: the admin client, or the user client of an API without admin operations, with the credentials the API asks for. */
-function goExampleClient(ir: Ir, names: GoNames) {
+function goExampleClient(ir: Ir, names: GoNames, envPrefix: string) {
   const { adminSecret, clientId } = ir.api.features;
   const adminConstructor = names.clients.find((c) => c.role === "admin")?.constructor;
   return ir.docExamples.surface === "admin"
-    ? { variable: "admin", constructor: `${adminConstructor}("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`, protocolOption: "WithAdminProtocol" }
-    : { variable: "client", constructor: `NewClient(${clientId ? `"my-app", ` : ""}"http://localhost:8080",`, protocolOption: "WithProtocol" };
+    ? {
+        variable: "admin",
+        constructor: `${adminConstructor}("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`,
+        protocolOption: "WithAdminProtocol",
+        optionPrefix: "WithAdmin",
+        // The settings from the environment: the service URL and the admin secret.
+        fromEnvironment: `${adminConstructor}(""${adminSecret ? `, ""` : ""})`,
+        environment: `${envPrefix}_SERVICE_URL=https://... ${adminSecret ? `${envPrefix}_ADMIN_SECRET=... ` : ""}go run .`,
+      }
+    : {
+        variable: "client",
+        constructor: `NewClient(${clientId ? `"my-app", ` : ""}"http://localhost:8080",`,
+        protocolOption: "WithProtocol",
+        optionPrefix: "With",
+        fromEnvironment: `NewClient(${clientId ? `"my-app", ` : ""}"")`,
+        environment: `${envPrefix}_SERVICE_URL=https://... ${envPrefix}_ACCESS_TOKEN=... go run .`,
+      };
 }
 
 /** The manifest's own operations in the README and package doc examples (passes/examples.ts), in Go's names. */
@@ -359,7 +396,15 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
                   .map((f) => fieldName(items.ref!, f.name))
               : [];
           const itemVariable = variable(item, "item");
-          return { iterator, input: names.struct.get(op.input)!, item: itemVariable, print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable };
+          return {
+            method: method(list).name,
+            iterator,
+            pages: method(list).pages!,
+            itemsField: fieldName(op.output, op.pagination!.itemsField),
+            input: names.struct.get(op.input)!,
+            item: itemVariable,
+            print: fields.length > 0 ? fields.map((f) => `${itemVariable}.${f}`).join(", ") : itemVariable,
+          };
         })();
   const lookupView =
     lookup &&
@@ -369,8 +414,12 @@ function goExamples(ir: Ir, facts: SdkFacts, names: GoNames, structs: readonly R
     })();
   // An operation whose method is not its name merely capitalized: the acronyms show.
   const acronym = ir.operations.find((op) => method(op.name).name !== goName(op.name, new Set()));
+  // The call of the README's sections: the example read, else the list, else the lookup, else the first operation of the example's client.
+  const callName = read ?? list ?? lookup?.operation ?? facts.operations.find((op) => names.clients.find((c) => c.role === ir.docExamples.surface)?.methods.some((m) => m.operation === op.name))!.name;
+  const callOp = operation(callName);
   return {
-    client: goExampleClient(ir, names),
+    client: goExampleClient(ir, names, goEnvPrefix(ir)),
+    call: { method: method(callName).name, input: names.struct.get(callOp.input)!, answer: variable(names.struct.get(callOp.output)!, "answer") },
     read: readView,
     list: listView,
     lookup: lookupView,
@@ -421,6 +470,9 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const hasAdminClient = adminClient !== undefined;
   const hasUserClient = userClient !== undefined;
   const titleOf = (role: string) => facts.clients.find((c) => c.role === role)!.title.replace(/^The/, "the");
+  // The environment variables of the clients: <API>_SERVICE_URL, <API>_LOG, ... (the API's name upper-cased).
+  const envPrefix = goEnvPrefix(ir);
+  const userAgent = `${ir.api.go.modulePath}/${ir.api.version}`;
   return {
     package: ir.api.go.package,
     // The clients the API has: one only where it has operations for it, named as api.surfaces says.
@@ -455,6 +507,36 @@ export function goView(ir: Ir, facts: SdkFacts) {
       ...(userClient ? [{ role: "user" as const, name: `\`${userClient.name}\`` }] : []),
     ]),
     modulePath: ir.api.go.modulePath,
+    envPrefix,
+    userAgent,
+    // The environment variables the clients read, as the README's table says them.
+    environment: [
+      { name: `${envPrefix}_SERVICE_URL`, meaning: 'The service URL, when the constructor\'s `serviceURL` is `""`.' },
+      ...(adminClient && facts.features.adminSecret
+        ? [
+            {
+              name: `${envPrefix}_ADMIN_SECRET`,
+              meaning: `The admin secret of \`${adminClient.constructor}\`, when its \`adminSecret\` is \`""\`${facts.features.orgAdmin ? " and no access token is given" : ""}.`,
+            },
+          ]
+        : []),
+      ...(userClient || (adminClient && facts.features.orgAdmin)
+        ? [
+            {
+              name: `${envPrefix}_ACCESS_TOKEN`,
+              meaning: [
+                userClient ? "The user client's access token, without `WithAccessToken`" : "",
+                adminClient && facts.features.orgAdmin ? `the admin client's, without an admin secret (in the code or \`${envPrefix}_ADMIN_SECRET\`) or \`WithAdminAccessToken\`` : "",
+              ]
+                .filter(Boolean)
+                .join("; ")
+                .replace(/^t/, "T")
+                .concat("."),
+            },
+          ]
+        : []),
+      { name: `${envPrefix}_LOG`, meaning: "`debug` logs every attempt to standard error, `info` failures and warnings only, `off` (or unset) nothing; a logger option wins." },
+    ],
     goVersion: GO_VERSION,
     version: ir.api.version,
     tag: `v${ir.api.version}`,
@@ -484,8 +566,13 @@ export function goView(ir: Ir, facts: SdkFacts) {
       defaultTimeout: durationMs(facts.defaultTimeoutMs),
       defaultMaxResponseBytes: String(facts.defaultMaxResponseBytes),
     },
+    // Credentials, which no log shows: the service's own headers, then the standard ones.
+    secretHeaders: `[]string{${[...new Set([facts.service.adminSecretHeader, facts.service.apiKeyHeader, "authorization", "proxy-authorization", "cookie", "set-cookie"].filter(Boolean).map((h) => h.toLowerCase()))].map(goString).join(", ")}}`,
     constants: [
       constant("packageName", goString(ir.api.go.package), "the prefix of the errors the package makes itself."),
+      constant("envPrefix", goString(envPrefix), `the prefix of the environment variables the clients read (${envPrefix}_SERVICE_URL, ${envPrefix}_LOG, ...).`),
+      constant("sdkVersion", goString(ir.api.version), "the version of this SDK, as the x-api-client header names it."),
+      constant("userAgent", goString(userAgent), "the User-Agent of every request: the module path and the SDK's version."),
       constant("grpcPort", facts.service.grpcPort, "the port of the gRPC endpoint when no gRPC endpoint option names one."),
       constant("grpcCodeMetadata", goString(errors.grpcCodeMetadata), "the metadata key in which the server names the error code of a failed gRPC call."),
       constant("retryAfterKey", goString(errors.retryAfterKey), "the header (gRPC: metadata) of the wait an overloaded server asks for."),
@@ -557,7 +644,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     enums,
     structs,
     clients,
-    usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0)),
+    usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0 || m.pages.length > 0)),
     examples: goExamples(ir, facts, names, structs),
   };
 }

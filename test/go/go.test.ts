@@ -3,7 +3,7 @@
 // with the status mapping of the TypeScript runtime), the view model's names and layout, and the
 // templates compiled from source against the committed files.
 import { execFile } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
@@ -59,6 +59,36 @@ function goFindings(output: string): string {
 }
 
 let gofmt: string;
+
+/**
+ * The Go examples of a generated module's README, each a program of its own (package main), in a
+ * consumer module that requires the generated one through a `replace` directive: gofmt-clean, and
+ * passing go vet (which type-checks them against the module's API).
+ */
+async function checkReadmeExamples(module: string, label: string): Promise<number> {
+  const blocks = [...readFileSync(join(module, "README.md"), "utf8").matchAll(/```go\n([\s\S]*?)\n```/g)].map((m) => `${m[1]!}\n`);
+  const goMod = readFileSync(join(module, "go.mod"), "utf8");
+  const path = /^module (\S+)$/m.exec(goMod)![1]!;
+  const dir = mkdtempSync(join(tmpdir(), "apigen-go-readme-"));
+  temporary.push(dir);
+  // The module's own requirements (gRPC, protobuf), which the examples may import too.
+  const requirements = goMod.slice(goMod.indexOf("\nrequire"));
+  // A version of the module path's major version (/v2: v2.0.0), which the replace directive stands for.
+  const version = `v${/\/v(\d+)$/.exec(path)?.[1] ?? "0"}.0.0`;
+  writeFileSync(join(dir, "go.mod"), `module example.com/readme\n\ngo 1.23.0\n\nrequire ${path} ${version}\n${requirements}\nreplace ${path} => ${module}\n`);
+  copyFileSync(join(module, "go.sum"), join(dir, "go.sum"));
+  blocks.forEach((code, i) => {
+    expect(code, `${label} README example ${i + 1} is a program`).toMatch(/^package main\n/);
+    mkdirSync(join(dir, `example${i + 1}`));
+    writeFileSync(join(dir, `example${i + 1}`, "main.go"), code);
+  });
+  const formatted = await tool(`gofmt README ${label}`, gofmt, ["-l", dir], dir);
+  expect(formatted.output.trim(), `${label}: README examples gofmt would change`).toBe("");
+  const vetted = await go(`vet README ${label}`, ["vet", "./..."], dir);
+  expect(goFindings(vetted.output), `${label}: go vet of the README's examples`).toBe("");
+  expect(vetted.code).toBe(0);
+  return blocks.length;
+}
 
 beforeAll(async () => {
   const { output } = await go("go env", ["env", "GOROOT"], REPO_ROOT);
@@ -122,6 +152,20 @@ describe("the generated Go module", () => {
     expect(result.output.match(/^--- PASS/gm)?.length ?? 0).toBeGreaterThanOrEqual(20);
     expect(result.code).toBe(0);
   }, 300_000);
+
+  it("has a README whose every example compiles, as the bookstore's does", async () => {
+    // Use, Errors, Timeouts, Pagination, Logging, Middleware, Raw responses, Forward compatibility, Configuration from the environment.
+    expect(await checkReadmeExamples(MODULE, "identity")).toBe(9);
+    expect(await checkReadmeExamples(join(REPO_ROOT, "examples", "bookstore", "generated", "go"), "bookstore")).toBe(9);
+  }, 240_000);
+
+  it("documents the fields of APIError where go doc shows them", async () => {
+    const doc = await go("go doc APIError", ["doc", ".", "APIError"], MODULE);
+    expect(doc.code, doc.output).toBe(0);
+    for (const field of ["Code ErrorCode", "Message string", "Operation string", "Protocol Protocol", "HTTPStatus int", "RetryAfter time.Duration", "Refused bool"]) {
+      expect(doc.output).toMatch(new RegExp(`// .+\\n\\t${field.replace(".", "\\.")}\\n`));
+    }
+  });
 
   it("is the module test/go builds against", () => {
     const goMod = readFileSync(join(TESTS, "go.mod"), "utf8");
@@ -259,7 +303,9 @@ func main() {
       ...names.enumType.values(),
       ...[...names.enumValues.values()].flat(),
       ...names.codes.flatMap((c) => [c.constant, c.sentinel]),
-      ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : [])])),
+      ...names.clients.flatMap((c) => c.methods.flatMap((m) => [`${c.name}.${m.name}`, ...(m.iterator ? [`${c.name}.${m.iterator}`] : []), ...(m.pages ? [`${c.name}.${m.pages}`] : [])])),
+      // Every answer struct's RawJSON (types.go.hbs).
+      ...facts.messages.filter((m) => m.usedAsOutput).map((m) => `${names.struct.get(m.name)!}.RawJSON`),
       // The clients' structs and the admin client's constructor, named by the manifest (api.surfaces).
       ...names.clients.flatMap((c) => [c.name, ...(c.constructor === "NewClient" ? [] : [c.constructor])]),
       // The option functions, from the table of client options.
@@ -355,6 +401,7 @@ describe("modules generated from other manifests", () => {
       const vetted = await go(`vet ${fixture}`, ["vet", "./..."], module);
       expect(goFindings(vetted.output), fixture).toBe("");
       expect(vetted.code).toBe(0);
+      await checkReadmeExamples(module, fixture);
       if (fixture === "admin-only") expect(readFileSync(join(module, "client.go"), "utf8")).not.toMatch(/UserClient|\bOption func/);
       if (fixture === "named-surfaces") {
         const client = readFileSync(join(module, "client.go"), "utf8");

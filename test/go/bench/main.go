@@ -61,9 +61,12 @@ func round(calls int, call func() error) sample {
 // graphqlDocument is the document the client sends for admin_meta: every field of the answer.
 func graphqlDocument() string {
 	t := reflect.TypeOf(identity.AdminMeta{})
-	fields := make([]string, t.NumField())
-	for i := range fields {
-		fields[i], _, _ = strings.Cut(t.Field(i).Tag.Get("json"), ",")
+	var fields []string
+	for i := range t.NumField() {
+		// The answer's fields, not what it keeps besides them (ExtraFields, the raw JSON).
+		if name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ","); name != "" && name != "-" {
+			fields = append(fields, name)
+		}
 	}
 	return "query admin_meta { admin_meta { " + strings.Join(fields, " ") + " } }"
 }

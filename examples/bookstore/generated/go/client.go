@@ -3,7 +3,10 @@
 package bookstore
 
 import (
+	"context"
 	"crypto/tls"
+	"iter"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -131,6 +134,32 @@ func WithRetry(policy RetryPolicy) Option {
 	}
 }
 
+// WithMiddleware wraps every HTTP attempt (GraphQL and REST) of the user client in m; the first given
+// is the outermost.
+func WithMiddleware(m Middleware) Option {
+	return func(c *config) {
+		c.Middleware = append(c.Middleware, transport.Middleware(m))
+	}
+}
+
+// WithLogger makes the user client log through logger (log/slog): a record per attempt (operation,
+// protocol, attempt, status, duration, will_retry), at debug level, warn for a failure, and a warning
+// per answer field kept raw in ExtraFields; credentials and secret input fields redacted. Default: the
+// environment's BOOKSTORE_LOG (debug, info, off) to standard error.
+func WithLogger(logger *slog.Logger) Option {
+	return func(c *config) {
+		c.Logger = logger
+	}
+}
+
+// WithGRPCUnaryInterceptor chains interceptor into the user client's gRPC connection: it sees every
+// attempt over gRPC; the first given is the outermost.
+func WithGRPCUnaryInterceptor(interceptor grpc.UnaryClientInterceptor) Option {
+	return func(c *config) {
+		c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)
+	}
+}
+
 // WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then leaves
 // it open.
 func WithHTTPClient(client *http.Client) Option {
@@ -181,6 +210,17 @@ func WithInsecureTransport() Option {
 	}
 }
 
+// Middleware wraps every HTTP attempt of a client's calls (GraphQL and REST; WithMiddleware): it
+// may change the request (a header, a trace), look at the response, or answer without sending;
+// next sends the request on. Credential headers are in the request: log them only through
+// RedactedHeader. An error it returns fails the attempt as no answer (CodeUnavailable).
+type Middleware func(request *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
+
+// RedactedHeader is a copy of h with the value of every credential header (the admin secret, the
+// API key, Authorization, Cookie, Set-Cookie) replaced by "[redacted]": the one rule of every log
+// line of the clients, for middleware that logs too.
+func RedactedHeader(h http.Header) http.Header { return transport.RedactedHeader(h) }
+
 // CallOption configures one call.
 type CallOption func(*callConfig)
 
@@ -224,18 +264,85 @@ func WithMaxRetries(n int) CallOption {
 	return func(c *callConfig) { c.MaxRetries = &n }
 }
 
+// RawResponse is what came with a call besides its answer (WithResponseInto): the status and
+// headers of its last attempt, and how many attempts it took.
+type RawResponse struct {
+	// StatusCode is the HTTP status of the last answer; 0 over gRPC and when no answer came.
+	StatusCode int
+	// Header is the last answer's headers; over gRPC its header and trailer metadata, the keys in
+	// canonical form (Grpc-Status, X-Error-Code). Never nil.
+	Header http.Header
+	// Protocol is the protocol of the call.
+	Protocol Protocol
+	// Attempts is how many attempts the call took, retries included; 0 when it was refused before
+	// anything was sent.
+	Attempts int
+}
+
+// WithResponseInto fills r with what came with this call (status, headers, protocol, attempts)
+// when it ends, whether it succeeded or failed; an iterator fills it after each page.
+func WithResponseInto(r *RawResponse) CallOption {
+	return func(c *callConfig) {
+		if r != nil {
+			c.Response = func(got transport.RawResponse) { *r = RawResponse(got) }
+		}
+	}
+}
+
+// WithJSONSet sends a top-level input field this SDK does not know yet (a field the service added
+// since), or replaces a known one: value is sent as encoding/json writes it, in the REST body or
+// query string and in the GraphQL variables. gRPC cannot carry it (its messages hold the fields
+// of this SDK's descriptors only), nor can the GraphQL document of an operation without input:
+// such a call is refused with CodeInvalidArgument before anything is sent.
+func WithJSONSet(name string, value any) CallOption {
+	return func(c *callConfig) { c.JSONSet = append(c.JSONSet, transport.JSONField{Name: name, Value: value}) }
+}
+
+// invoke is one call of op, its failure an *APIError.
+func invoke[Out any](ctx context.Context, core *transport.Core, op *transport.Operation, in any, opts []CallOption) (*Out, error) {
+	out, err := transport.Invoke[Out](ctx, core, op, in, callSettings(opts))
+	return out, publicError(err)
+}
+
+// items walks every item of a paginated list, its failure an *APIError.
+func items[Out, Item any](ctx context.Context, core *transport.Core, op *transport.Operation, in any, opts []CallOption) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		for item, err := range transport.Items[Out, Item](ctx, core, op, in, callSettings(opts)) {
+			if !yield(item, publicError(err)) {
+				return
+			}
+		}
+	}
+}
+
+// pages walks every page of a paginated list, its failure an *APIError.
+func pages[Out any](ctx context.Context, core *transport.Core, op *transport.Operation, in any, opts []CallOption) iter.Seq2[*Out, error] {
+	return func(yield func(*Out, error) bool) {
+		for page, err := range transport.Pages[Out](ctx, core, op, in, callSettings(opts)) {
+			if !yield(page, publicError(err)) {
+				return
+			}
+		}
+	}
+}
+
 // StoreClient calls the user interface of the service, one method per
 // operation. It is safe for concurrent use; Close releases its connections.
 type StoreClient struct {
 	core transport.Core
 }
 
-// NewClient returns a client of the user interface at serviceURL (such as http://localhost:8080).
-// It fails only on a configuration it cannot use; nothing is sent before the first call.
+// NewClient returns a client of the user interface at serviceURL (such as http://localhost:8080;
+// "": the environment variable BOOKSTORE_SERVICE_URL); without WithAccessToken it is signed in
+// with BOOKSTORE_ACCESS_TOKEN when that is set. It fails only on a configuration it cannot use;
+// nothing is sent before the first call.
 func NewClient(serviceURL string, opts ...Option) (*StoreClient, error) {
 	cfg := config{}
 	for _, opt := range opts {
 		opt(&cfg)
+	}
+	if cfg.AccessToken == "" {
+		cfg.AccessToken = transport.FromEnvironment("ACCESS_TOKEN")
 	}
 	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleUser]
 	c := &StoreClient{}

@@ -29,7 +29,7 @@
 // gives the service's own JSON shape.
 //
 // Paginated lists have an iterator (AllBooks, ...) that walks every page once, for use with
-// range (Go 1.23 range-over-func).
+// range (Go 1.23 range-over-func), and a page iterator (ListBooksPages) that yields each answer.
 //
 // # Refusals, versions and retries
 //
@@ -46,8 +46,37 @@
 //
 // # Errors
 //
-// Every error a call returns is an *APIError: Code, Message, Operation, Protocol, HTTPStatus,
-// Refused. errors.Is matches it against the sentinel of its code (ErrNotFound, ...);
-// errors.As gives the *APIError. Over gRPC the code the server names in the x-error-code
-// metadata wins over the status.
+// Every error a call returns is an *APIError, a struct whose fields are documented on the type:
+// Code (one of the Code* constants), Message, Operation (snake_case), Protocol, HTTPStatus (0 over
+// gRPC), RetryAfter (the wait the server asked for), Refused (nothing was sent).
+// errors.Is matches it against the sentinel of its code (ErrNotFound, ...); errors.As gives the
+// *APIError, and errors.Unwrap the failure underneath. Over gRPC the code the server names in the
+// x-error-code metadata wins over the status.
+//
+// # Logging, middleware and raw responses
+//
+// A logger option (WithLogger, a *slog.Logger) takes a record per attempt
+// (operation, protocol, attempt, status, duration, will_retry) at debug level, or warn level for a
+// failure; without one, the environment variable BOOKSTORE_LOG (debug, info, off) logs to
+// standard error. Every credential header and every input field the schema marks secret is
+// redacted first, by one rule (RedactedHeader). Middleware (WithMiddleware) wraps every HTTP
+// attempt and gRPC interceptors (WithGRPCUnaryInterceptor) every gRPC one. WithResponseInto fills
+// a RawResponse (status, headers or metadata, protocol, attempts) when a call ends, on success and
+// on failure. Every request carries User-Agent example.com/bookstore-go/1.0.0 and x-api-client
+// "go/<SDK version> go/<Go version>".
+//
+// # Forward compatibility
+//
+// Answer structs keep what this SDK does not know: ExtraFields holds the fields of an answer it
+// has no field for, and the known fields whose JSON type is not the expected one (with a warning
+// through the logger, instead of a failed call); RawJSON gives the answer as received (over gRPC,
+// the JSON of the decoded message). Over gRPC an enum number the SDK does not know reads as
+// "UNKNOWN_<number>" (UNKNOWN_7). WithJSONSet sends an input field the SDK does not know yet over
+// GraphQL and REST; over gRPC such a call is refused with CodeInvalidArgument.
+//
+// # Configuration from the environment
+//
+// What the code gives wins; a constructor given "" for the service URL reads BOOKSTORE_SERVICE_URL,
+// and a client without an access token
+// BOOKSTORE_ACCESS_TOKEN; one that finds neither fails naming the variable.
 package bookstore

@@ -2,22 +2,105 @@
 
 package bookstore
 
-import "example.com/bookstore-go/internal/transport"
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"example.com/bookstore-go/internal/transport"
+)
 
 // ErrorCode names what went wrong: one of the server's codes, or one a client tells on its own
 // (no answer, too late, cancelled). The Code* constants list them all.
 type ErrorCode = transport.ErrorCode
 
 // APIError is the one error of every call, whichever protocol carried it: refused by the client
-// before anything was sent, or answered with an error. Its fields: Code (what went wrong),
-// Message (the server's, or the client's own when it refused or heard no answer), Operation (the
-// snake_case operation name), Protocol, HTTPStatus (0 without an HTTP answer), Refused (nothing
-// was sent) and RetryAfter (the wait the server asked for).
-// Its message reads "bookstore: <operation> over <protocol>: <CODE>: <message>", and
-// errors.Unwrap gives the failure underneath (a network error, context.DeadlineExceeded, ...).
+// before anything was sent (Refused), or answered with an error. Its message reads
+// "bookstore: <operation> over <protocol>: <CODE>: <message>", and errors.Unwrap gives the
+// failure underneath (a network error, context.DeadlineExceeded, ...).
 //
 // Branch on Code, or match one code with errors.Is(err, bookstore.ErrNotFound):
 //
 //	var apiErr *bookstore.APIError
 //	if errors.As(err, &apiErr) && apiErr.Code == bookstore.CodeNotFound { ... }
-type APIError = transport.APIError
+//
+// A transient failure (CodeUnavailable, 429, 502-504) of a call that is retried has been retried
+// already when it is returned; RetryAfter says how long the server asked to wait before another
+// try.
+type APIError struct {
+	// Code is what went wrong: one of the Code* constants.
+	Code ErrorCode
+	// Message is the server's message, or the client's own when it refused the call or heard no
+	// answer.
+	Message string
+	// Operation is the snake_case name of the operation, as the manifest and the server name it.
+	Operation string
+	// Protocol is the protocol of the call.
+	Protocol Protocol
+	// HTTPStatus is the HTTP status of the answer over GraphQL and REST; 0 over gRPC and when no
+	// answer came.
+	HTTPStatus int
+	// RetryAfter is how long the server asked to wait before another try (retry-after-ms, else
+	// Retry-After); 0 when it asked nothing.
+	RetryAfter time.Duration
+	// Refused is true when the client refused the call before sending anything: a protocol or
+	// server version that does not carry the operation, a read-only client, a call option it
+	// cannot use.
+	Refused bool
+
+	cause error
+}
+
+// Error is "bookstore: <operation> over <protocol>: <CODE>: <message>".
+func (e *APIError) Error() string {
+	return fmt.Sprintf("bookstore: %s over %s: %s: %s", e.Operation, e.Protocol, e.Code, e.Message)
+}
+
+// Unwrap is the failure underneath, if any: a network error, context.DeadlineExceeded, ...
+func (e *APIError) Unwrap() error { return e.cause }
+
+// Is reports whether target is the sentinel of e's code, so that errors.Is(err,
+// bookstore.ErrNotFound) matches every NOT_FOUND.
+func (e *APIError) Is(target error) bool { return transport.IsSentinel(target, e.Code) }
+
+// publicError is err as an *APIError of this package when the transport made it, else err.
+func publicError(err error) error {
+	converted, _ := public(err)
+	return converted
+}
+
+// public is err with every *transport.APIError in it, its causes included, made an *APIError of
+// this package, and whether there was one.
+func public(err error) (error, bool) {
+	switch failure := err.(type) {
+	case *transport.APIError:
+		return publicAPIError(failure), true
+	case interface{ Unwrap() []error }:
+		// errors.Join of a context's error and the failure it ended.
+		parts := failure.Unwrap()
+		converted, found := make([]error, len(parts)), false
+		for i, part := range parts {
+			var changed bool
+			converted[i], changed = public(part)
+			found = found || changed
+		}
+		if found {
+			return errors.Join(converted...), true
+		}
+	}
+	return err, false
+}
+
+func publicAPIError(failure *transport.APIError) *APIError {
+	cause, _ := public(failure.Unwrap())
+	return &APIError{
+		Code:       failure.Code,
+		Message:    failure.Message,
+		Operation:  failure.Operation,
+		Protocol:   failure.Protocol,
+		HTTPStatus: failure.HTTPStatus,
+		RetryAfter: failure.RetryAfter,
+		Refused:    failure.Refused,
+		cause:      cause,
+	}
+}

@@ -16,7 +16,7 @@ import (
 // Auth: staff_key. A write, retried with an idempotency key: every call carries an Idempotency-Key
 // (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service applies it once.
 func (c *StoreClient) AddBook(ctx context.Context, in *AddBookInput, opts ...CallOption) (*Book, error) {
-	return transport.Invoke[Book](ctx, &c.core, transport.OpAddBook, in, callSettings(opts))
+	return invoke[Book](ctx, &c.core, transport.OpAddBook, in, opts)
 }
 
 // GetBook calls get_book: One book, by id.
@@ -25,7 +25,7 @@ func (c *StoreClient) AddBook(ctx context.Context, in *AddBookInput, opts ...Cal
 //
 // Auth: public. A read: retried on transient failures.
 func (c *StoreClient) GetBook(ctx context.Context, in *GetBookInput, opts ...CallOption) (*Book, error) {
-	return transport.Invoke[Book](ctx, &c.core, transport.OpGetBook, in, callSettings(opts))
+	return invoke[Book](ctx, &c.core, transport.OpGetBook, in, opts)
 }
 
 // UpdateBook calls update_book: Change the stock of a book.
@@ -36,7 +36,7 @@ func (c *StoreClient) GetBook(ctx context.Context, in *GetBookInput, opts ...Cal
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts ...CallOption) (*Book, error) {
-	return transport.Invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, callSettings(opts))
+	return invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, opts)
 }
 
 // RemoveBook calls remove_book: Take a book out of the store.
@@ -49,7 +49,7 @@ func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts 
 // Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
 // applies it once.
 func (c *StoreClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts ...CallOption) (*RemoveBookResponse, error) {
-	return transport.Invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, callSettings(opts))
+	return invoke[RemoveBookResponse](ctx, &c.core, transport.OpRemoveBook, in, opts)
 }
 
 // ListBooks calls list_books: The books of the store, oldest first, a page at a time.
@@ -58,7 +58,7 @@ func (c *StoreClient) RemoveBook(ctx context.Context, in *RemoveBookInput, opts 
 //
 // Auth: public. A read: retried on transient failures.
 func (c *StoreClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) (*ListBooksResponse, error) {
-	return transport.Invoke[ListBooksResponse](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
+	return invoke[ListBooksResponse](ctx, &c.core, transport.OpListBooks, in, opts)
 }
 
 // AllBooks walks the books of ListBooks, page after page, each item exactly once: pages are fetched as
@@ -67,7 +67,17 @@ func (c *StoreClient) ListBooks(ctx context.Context, in *ListBooksInput, opts ..
 // A failure ends the loop: it is yielded once, with a nil item. Input, options and errors as
 // ListBooks.
 func (c *StoreClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...CallOption) iter.Seq2[*Book, error] {
-	return transport.Items[ListBooksResponse, *Book](ctx, &c.core, transport.OpListBooks, in, callSettings(opts))
+	return items[ListBooksResponse, *Book](ctx, &c.core, transport.OpListBooks, in, opts)
+}
+
+// ListBooksPages walks the pages of ListBooks, each answer once, following the cursor each answer
+// hands back (next_page_token): a page is fetched as the loop asks for it, for the totals and cursors
+// of each answer beside its items.
+//
+// A failure ends the loop: it is yielded once, with a nil page. Input, options and errors as
+// ListBooks; WithResponseInto tells of the last page fetched.
+func (c *StoreClient) ListBooksPages(ctx context.Context, in *ListBooksInput, opts ...CallOption) iter.Seq2[*ListBooksResponse, error] {
+	return pages[ListBooksResponse](ctx, &c.core, transport.OpListBooks, in, opts)
 }
 
 // SearchBooks calls search_books: Books whose title holds the words, over GraphQL and REST only.
@@ -76,5 +86,5 @@ func (c *StoreClient) AllBooks(ctx context.Context, in *ListBooksInput, opts ...
 //
 // Auth: public. A read: retried on transient failures.
 func (c *StoreClient) SearchBooks(ctx context.Context, in *SearchBooksInput, opts ...CallOption) (*SearchBooksResponse, error) {
-	return transport.Invoke[SearchBooksResponse](ctx, &c.core, transport.OpSearchBooks, in, callSettings(opts))
+	return invoke[SearchBooksResponse](ctx, &c.core, transport.OpSearchBooks, in, opts)
 }

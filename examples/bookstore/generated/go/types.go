@@ -2,9 +2,20 @@
 
 package bookstore
 
+import (
+	"encoding/json"
+
+	"example.com/bookstore-go/internal/transport"
+)
+
+// answer is embedded in every answer struct: the JSON of the answer of a call (RawJSON).
+type answer = transport.Answer
+
 // Genre tells what kind of book it is.
 //
-// Its values are the constants Genre*; the wire carries them as these strings.
+// Its values are the constants Genre*; the wire carries them as these strings. An answer may hold a
+// value this SDK does not know (one added to the service since): over gRPC, whose wire carries
+// numbers, it reads as "UNKNOWN_<number>".
 type Genre string
 
 const (
@@ -23,7 +34,18 @@ type Author struct {
 	Name string `json:"name"`
 	// Year of birth.
 	Born *int32 `json:"born"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Author as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (a *Author) RawJSON() string { return transport.RawJSON(a) }
 
 // Book is a book of the store.
 type Book struct {
@@ -33,7 +55,18 @@ type Book struct {
 	Genre   Genre   `json:"genre"`
 	Year    *int32  `json:"year"`
 	InStock bool    `json:"in_stock"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the Book as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (b *Book) RawJSON() string { return transport.RawJSON(b) }
 
 // AddBookInput is the input of AddBook.
 //
@@ -78,7 +111,18 @@ type RemoveBookInput struct {
 // RemoveBookResponse is the answer of remove_book.
 type RemoveBookResponse struct {
 	Removed bool `json:"removed"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the RemoveBookResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (r *RemoveBookResponse) RawJSON() string { return transport.RawJSON(r) }
 
 // ListBooksInput is the input of ListBooks.
 //
@@ -94,7 +138,18 @@ type ListBooksInput struct {
 type ListBooksResponse struct {
 	Books         []*Book `json:"books"`
 	NextPageToken *string `json:"next_page_token"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the ListBooksResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (l *ListBooksResponse) RawJSON() string { return transport.RawJSON(l) }
 
 // SearchBooksInput is the input of SearchBooks.
 //
@@ -107,4 +162,15 @@ type SearchBooksInput struct {
 // SearchBooksResponse is the answer of search_books.
 type SearchBooksResponse struct {
 	Books []*Book `json:"books"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
 }
+
+// RawJSON is the SearchBooksResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (s *SearchBooksResponse) RawJSON() string { return transport.RawJSON(s) }

@@ -10,7 +10,9 @@ package transport
 import (
 	"crypto/tls"
 	"fmt"
+	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"time"
 
@@ -78,9 +80,26 @@ type Config struct {
 	Credentials map[string]string
 	// NewVersionAnswer makes the answer struct of the client's version operation (nil: none).
 	NewVersionAnswer func() any
+	// Logger takes a record per attempt and a warning per answer field kept raw (nil: the
+	// environment's <API>_LOG says, else nothing is logged).
+	Logger *slog.Logger
+	// Middleware wraps every HTTP attempt (GraphQL and REST), the first given outermost.
+	Middleware []Middleware
+	// GRPCInterceptors are chained into the gRPC connection, the first given outermost.
+	GRPCInterceptors []grpc.UnaryClientInterceptor
 
 	problems []string
 }
+
+// Middleware wraps one HTTP attempt: it may change the request, look at the response, or answer
+// itself; next sends the request on (the public package's Middleware).
+type Middleware func(request *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
+
+// EnvironmentName is the environment variable of a setting: <API>_SERVICE_URL for SERVICE_URL.
+func EnvironmentName(setting string) string { return envPrefix + "_" + setting }
+
+// FromEnvironment is the value of a setting's environment variable ("" when it is unset).
+func FromEnvironment(setting string) string { return os.Getenv(EnvironmentName(setting)) }
 
 // Problem records a configuration the client cannot use; Init fails naming every one.
 func (c *Config) Problem(format string, args ...any) {
@@ -95,6 +114,33 @@ type CallConfig struct {
 	IdempotencyKey *string
 	// MaxRetries is the retries of the call instead of the client's policy (nil: the policy's).
 	MaxRetries *int
+	// Response is told what came with the call (WithResponseInto): its last attempt's status and
+	// headers, and how many attempts it took; on success and on failure alike.
+	Response func(RawResponse)
+	// JSONSet are top-level input fields sent as given (WithJSONSet), in the order given.
+	JSONSet []JSONField
+}
+
+// JSONField is a top-level input field of WithJSONSet: its wire name and value.
+type JSONField struct {
+	Name  string
+	Value any
+}
+
+// RawResponse is what came with a call (the public package's RawResponse, documented there).
+type RawResponse struct {
+	StatusCode int
+	Header     http.Header
+	Protocol   Protocol
+	Attempts   int
+}
+
+// told is r as WithResponseInto tells it: its Header never nil.
+func (r RawResponse) told() RawResponse {
+	if r.Header == nil {
+		r.Header = http.Header{}
+	}
+	return r
 }
 
 func lowerKeys(headers map[string]string) map[string]string {

@@ -17,8 +17,21 @@ const DefaultMaxResponseBytes = 33554432
 // AdminSecretHeader is the header (gRPC: metadata) of the admin secret.
 const AdminSecretHeader = "x-service-admin-secret"
 
+// secretHeaders are the headers (gRPC: metadata keys) whose values no log shows: credentials.
+var secretHeaders = []string{"x-service-admin-secret", "authorization", "proxy-authorization", "cookie", "set-cookie"}
+
 // packageName: the prefix of the errors the package makes itself.
 const packageName = "identity"
+
+// envPrefix: the prefix of the environment variables the clients read (IDENTITY_SERVICE_URL,
+// IDENTITY_LOG, ...).
+const envPrefix = "IDENTITY"
+
+// sdkVersion: the version of this SDK, as the x-api-client header names it.
+const sdkVersion = "2.6.0"
+
+// userAgent: the User-Agent of every request: the module path and the SDK's version.
+const userAgent = "github.com/identity-interface/identity-go/v2/2.6.0"
 
 // grpcPort: the port of the gRPC endpoint when no gRPC endpoint option names one.
 const grpcPort = 9091
@@ -175,9 +188,9 @@ var messageFacts = map[string][]field{
 	},
 	"AuthResponse": {
 		{name: "message", kind: kindString, required: true},
-		{name: "access_token", kind: kindString, presence: true},
-		{name: "id_token", kind: kindString, presence: true},
-		{name: "refresh_token", kind: kindString, presence: true},
+		{name: "access_token", kind: kindString, presence: true, secret: true},
+		{name: "id_token", kind: kindString, presence: true, secret: true},
+		{name: "refresh_token", kind: kindString, presence: true, secret: true},
 		{name: "expires_in", kind: kindInt64, presence: true},
 		{name: "user", kind: kindMessage, ref: "User", presence: true},
 		{name: "should_show_email_otp_screen", kind: kindBool, presence: true},
@@ -228,7 +241,7 @@ var messageFacts = map[string][]field{
 	"VerificationRequest": {
 		{name: "id", kind: kindString, required: true},
 		{name: "identifier", kind: kindString, required: true},
-		{name: "token", kind: kindString, presence: true},
+		{name: "token", kind: kindString, presence: true, secret: true},
 		{name: "email", kind: kindString, presence: true},
 		{name: "expires", kind: kindInt64, required: true},
 		{name: "created_at", kind: kindInt64, required: true},
@@ -406,9 +419,9 @@ var messageFacts = map[string][]field{
 		{name: "updated_at", kind: kindInt64, required: true},
 	},
 	"JWTKeyPair": {
-		{name: "secret", kind: kindString, presence: true},
+		{name: "secret", kind: kindString, presence: true, secret: true},
 		{name: "public_key", kind: kindString, presence: true},
-		{name: "private_key", kind: kindString, presence: true},
+		{name: "private_key", kind: kindString, presence: true, secret: true},
 	},
 	"SAMLServiceProvider": {
 		{name: "id", kind: kindString, required: true},
@@ -506,7 +519,7 @@ var messageFacts = map[string][]field{
 		{name: "updated_at", kind: kindInt64, required: true},
 	},
 	"AdminLoginRequest": {
-		{name: "admin_secret", kind: kindString, required: true, presence: true},
+		{name: "admin_secret", kind: kindString, required: true, presence: true, secret: true},
 	},
 	"AdminLogoutRequest":  {},
 	"AdminSessionRequest": {},
@@ -686,7 +699,7 @@ var messageFacts = map[string][]field{
 	},
 	"CreateClientResponse": {
 		{name: "client", kind: kindMessage, ref: "Client", required: true, presence: true},
-		{name: "client_secret", kind: kindString, required: true},
+		{name: "client_secret", kind: kindString, required: true, secret: true},
 	},
 	"UpdateClientRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -706,7 +719,7 @@ var messageFacts = map[string][]field{
 	},
 	"RotateClientSecretResponse": {
 		{name: "client", kind: kindMessage, ref: "Client", required: true, presence: true},
-		{name: "client_secret", kind: kindString, required: true},
+		{name: "client_secret", kind: kindString, required: true, secret: true},
 	},
 	"GetClientRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -885,7 +898,7 @@ var messageFacts = map[string][]field{
 		{name: "name", kind: kindString, required: true, presence: true},
 		{name: "issuer_url", kind: kindString, required: true, presence: true},
 		{name: "client_id", kind: kindString, required: true, presence: true},
-		{name: "client_secret", kind: kindString, required: true, presence: true},
+		{name: "client_secret", kind: kindString, required: true, presence: true, secret: true},
 		{name: "scopes", kind: kindString, list: true},
 		{name: "redirect_uri", kind: kindString, presence: true},
 	},
@@ -894,7 +907,7 @@ var messageFacts = map[string][]field{
 		{name: "name", kind: kindString, presence: true},
 		{name: "issuer_url", kind: kindString, presence: true},
 		{name: "client_id", kind: kindString, presence: true},
-		{name: "client_secret", kind: kindString, presence: true},
+		{name: "client_secret", kind: kindString, presence: true, secret: true},
 		{name: "scopes", kind: kindString, list: true},
 		{name: "redirect_uri", kind: kindString, presence: true},
 	},
@@ -939,14 +952,14 @@ var messageFacts = map[string][]field{
 	},
 	"CreateSCIMEndpointResponse": {
 		{name: "scim_endpoint", kind: kindMessage, ref: "ScimEndpoint", required: true, presence: true},
-		{name: "token", kind: kindString, required: true},
+		{name: "token", kind: kindString, required: true, secret: true},
 	},
 	"RotateSCIMTokenRequest": {
 		{name: "org_id", kind: kindString, required: true, presence: true},
 	},
 	"RotateSCIMTokenResponse": {
 		{name: "scim_endpoint", kind: kindMessage, ref: "ScimEndpoint", required: true, presence: true},
-		{name: "token", kind: kindString, required: true},
+		{name: "token", kind: kindString, required: true, secret: true},
 	},
 	"DeleteSCIMEndpointRequest": {
 		{name: "org_id", kind: kindString, required: true, presence: true},
@@ -955,7 +968,7 @@ var messageFacts = map[string][]field{
 		{name: "org_id", kind: kindString, required: true, presence: true},
 	},
 	"AdminSignupRequest": {
-		{name: "admin_secret", kind: kindString, required: true, presence: true},
+		{name: "admin_secret", kind: kindString, required: true, presence: true, secret: true},
 	},
 	"UpdateEnvRequest": {
 		{name: "config", kind: kindJSON, presence: true},
@@ -973,8 +986,8 @@ var messageFacts = map[string][]field{
 		{name: "birthdate", kind: kindString, presence: true},
 		{name: "phone_number", kind: kindString, presence: true},
 		{name: "picture", kind: kindString, presence: true},
-		{name: "password", kind: kindString, required: true, presence: true},
-		{name: "confirm_password", kind: kindString, required: true, presence: true},
+		{name: "password", kind: kindString, required: true, presence: true, secret: true},
+		{name: "confirm_password", kind: kindString, required: true, presence: true, secret: true},
 		{name: "roles", kind: kindString, list: true},
 		{name: "scope", kind: kindString, list: true},
 		{name: "redirect_uri", kind: kindString, presence: true},
@@ -984,7 +997,7 @@ var messageFacts = map[string][]field{
 	"LoginRequest": {
 		{name: "email", kind: kindString, presence: true},
 		{name: "phone_number", kind: kindString, presence: true},
-		{name: "password", kind: kindString, required: true, presence: true},
+		{name: "password", kind: kindString, required: true, presence: true, secret: true},
 		{name: "roles", kind: kindString, list: true},
 		{name: "scope", kind: kindString, list: true},
 		{name: "state", kind: kindString, presence: true},
@@ -1004,9 +1017,9 @@ var messageFacts = map[string][]field{
 	},
 	"ProfileRequest": {},
 	"UpdateProfileRequest": {
-		{name: "old_password", kind: kindString, presence: true},
-		{name: "new_password", kind: kindString, presence: true},
-		{name: "confirm_new_password", kind: kindString, presence: true},
+		{name: "old_password", kind: kindString, presence: true, secret: true},
+		{name: "new_password", kind: kindString, presence: true, secret: true},
+		{name: "confirm_new_password", kind: kindString, presence: true, secret: true},
 		{name: "email", kind: kindString, presence: true},
 		{name: "given_name", kind: kindString, presence: true},
 		{name: "family_name", kind: kindString, presence: true},
@@ -1020,7 +1033,7 @@ var messageFacts = map[string][]field{
 		{name: "app_data", kind: kindJSON, presence: true},
 	},
 	"VerifyEmailRequest": {
-		{name: "token", kind: kindString, required: true, presence: true},
+		{name: "token", kind: kindString, required: true, presence: true, secret: true},
 		{name: "state", kind: kindString, presence: true},
 	},
 	"ResendVerifyEmailRequest": {
@@ -1039,19 +1052,19 @@ var messageFacts = map[string][]field{
 		{name: "should_show_mobile_otp_screen", kind: kindBool, presence: true},
 	},
 	"ResetPasswordRequest": {
-		{name: "token", kind: kindString, presence: true},
-		{name: "otp", kind: kindString, presence: true},
+		{name: "token", kind: kindString, presence: true, secret: true},
+		{name: "otp", kind: kindString, presence: true, secret: true},
 		{name: "phone_number", kind: kindString, presence: true},
-		{name: "password", kind: kindString, required: true, presence: true},
-		{name: "confirm_password", kind: kindString, required: true, presence: true},
+		{name: "password", kind: kindString, required: true, presence: true, secret: true},
+		{name: "confirm_password", kind: kindString, required: true, presence: true, secret: true},
 	},
 	"RevokeRequest": {
-		{name: "refresh_token", kind: kindString, required: true, presence: true},
+		{name: "refresh_token", kind: kindString, required: true, presence: true, secret: true},
 	},
 	"VerifyOTPRequest": {
 		{name: "email", kind: kindString, presence: true},
 		{name: "phone_number", kind: kindString, presence: true},
-		{name: "otp", kind: kindString, required: true, presence: true},
+		{name: "otp", kind: kindString, required: true, presence: true, secret: true},
 		{name: "is_totp", kind: kindBool, presence: true},
 		{name: "state", kind: kindString, presence: true},
 	},
@@ -1063,7 +1076,7 @@ var messageFacts = map[string][]field{
 	"MetaRequest": {},
 	"ValidateJWTTokenRequest": {
 		{name: "token_type", kind: kindEnum, ref: "TokenType", required: true, presence: true},
-		{name: "token", kind: kindString, required: true, presence: true},
+		{name: "token", kind: kindString, required: true, presence: true, secret: true},
 		{name: "roles", kind: kindString, list: true},
 	},
 	"ValidateJWTTokenResponse": {
@@ -1071,7 +1084,7 @@ var messageFacts = map[string][]field{
 		{name: "claims", kind: kindJSON, presence: true},
 	},
 	"ValidateSessionRequest": {
-		{name: "cookie", kind: kindString, required: true, presence: true},
+		{name: "cookie", kind: kindString, required: true, presence: true, secret: true},
 		{name: "roles", kind: kindString, list: true},
 	},
 	"ValidateSessionResponse": {
@@ -1087,35 +1100,35 @@ var messageFacts = map[string][]field{
 	},
 	"OauthTokenRequest": {
 		{name: "grant_type", kind: kindString, required: true, presence: true},
-		{name: "code", kind: kindString, presence: true},
-		{name: "code_verifier", kind: kindString, presence: true},
+		{name: "code", kind: kindString, presence: true, secret: true},
+		{name: "code_verifier", kind: kindString, presence: true, secret: true},
 		{name: "client_id", kind: kindString, presence: true},
-		{name: "client_secret", kind: kindString, presence: true},
+		{name: "client_secret", kind: kindString, presence: true, secret: true},
 		{name: "redirect_uri", kind: kindString, presence: true},
-		{name: "refresh_token", kind: kindString, presence: true},
+		{name: "refresh_token", kind: kindString, presence: true, secret: true},
 		{name: "scope", kind: kindString, presence: true},
-		{name: "client_assertion", kind: kindString, presence: true},
+		{name: "client_assertion", kind: kindString, presence: true, secret: true},
 		{name: "client_assertion_type", kind: kindString, presence: true},
-		{name: "subject_token", kind: kindString, presence: true},
+		{name: "subject_token", kind: kindString, presence: true, secret: true},
 		{name: "subject_token_type", kind: kindString, presence: true},
-		{name: "actor_token", kind: kindString, presence: true},
+		{name: "actor_token", kind: kindString, presence: true, secret: true},
 		{name: "actor_token_type", kind: kindString, presence: true},
 		{name: "resource", kind: kindString, presence: true},
 	},
 	"OauthTokenResponse": {
-		{name: "access_token", kind: kindString, required: true},
+		{name: "access_token", kind: kindString, required: true, secret: true},
 		{name: "token_type", kind: kindString, required: true},
 		{name: "expires_in", kind: kindInt64, required: true},
 		{name: "scope", kind: kindString, presence: true},
-		{name: "id_token", kind: kindString, presence: true},
-		{name: "refresh_token", kind: kindString, presence: true},
+		{name: "id_token", kind: kindString, presence: true, secret: true},
+		{name: "refresh_token", kind: kindString, presence: true, secret: true},
 		{name: "issued_token_type", kind: kindString, presence: true},
 	},
 	"OauthRevokeRequest": {
-		{name: "token", kind: kindString, required: true, presence: true},
+		{name: "token", kind: kindString, required: true, presence: true, secret: true},
 		{name: "token_type_hint", kind: kindString, presence: true},
 		{name: "client_id", kind: kindString, presence: true},
-		{name: "client_secret", kind: kindString, presence: true},
+		{name: "client_secret", kind: kindString, presence: true, secret: true},
 	},
 	"OauthRevokeResponse":                     {},
 	"OpenidConfigurationRequest":              {},
@@ -1138,20 +1151,20 @@ var messageFacts = map[string][]field{
 	},
 	"OauthSsoCallbackRequest": {
 		{name: "state", kind: kindString, required: true, presence: true},
-		{name: "code", kind: kindString, presence: true},
+		{name: "code", kind: kindString, presence: true, secret: true},
 		{name: "iss", kind: kindString, presence: true},
 		{name: "error", kind: kindString, presence: true},
 		{name: "error_description", kind: kindString, presence: true},
 	},
 	"OauthUserinfoRequest": {},
 	"OauthIntrospectRequest": {
-		{name: "token", kind: kindString, required: true, presence: true},
+		{name: "token", kind: kindString, required: true, presence: true, secret: true},
 		{name: "token_type_hint", kind: kindString, presence: true},
 		{name: "client_id", kind: kindString, required: true, presence: true},
-		{name: "client_secret", kind: kindString, required: true, presence: true},
+		{name: "client_secret", kind: kindString, required: true, presence: true, secret: true},
 	},
 	"OauthLogoutRequest": {
-		{name: "id_token_hint", kind: kindString, presence: true},
+		{name: "id_token_hint", kind: kindString, presence: true, secret: true},
 		{name: "client_id", kind: kindString, presence: true},
 		{name: "post_logout_redirect_uri", kind: kindString, presence: true},
 		{name: "state", kind: kindString, presence: true},

@@ -23,6 +23,17 @@ type httpTransport struct {
 	client     *http.Client
 	// maxBytes is the largest answer read; a larger one is refused as soon as it is known.
 	maxBytes int64
+	// send sends one request: client.Do inside the middleware.
+	send func(*http.Request) (*http.Response, error)
+}
+
+// chain is send wrapped in the middleware, the first given outermost.
+func chain(send func(*http.Request) (*http.Response, error), middleware []Middleware) func(*http.Request) (*http.Response, error) {
+	for i := len(middleware) - 1; i >= 0; i-- {
+		wrap, next := middleware[i], send
+		send = func(request *http.Request) (*http.Response, error) { return wrap(request, next) }
+	}
+	return send
 }
 
 // answerTooLarge is the error of an answer over the size cap.
@@ -64,6 +75,8 @@ func queryValue(value any) string {
 		return strconv.FormatInt(v, 10)
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
+	case json.Number:
+		return v.String()
 	case []any:
 		parts := make([]string, len(v))
 		for i, item := range v {
@@ -132,7 +145,7 @@ func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Pro
 	return request, nil
 }
 
-func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error {
+func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any, seen *exchange) error {
 	request, err := t.request(ctx, op, protocol, body, headers)
 	if err != nil {
 		return err
@@ -140,12 +153,13 @@ func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protoc
 	if protocol == ProtocolREST && op.rest != nil && op.rest.redirect {
 		// A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
 		location, _ := json.Marshal(map[string]string{"location": request.URL.String()})
-		return readREST(op, http.StatusOK, location, 0, out)
+		return readREST(op, http.StatusOK, location, 0, out, seen)
 	}
-	response, err := t.client.Do(request)
+	response, err := t.send(request)
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
 	}
+	seen.status, seen.header = response.StatusCode, response.Header
 	if response.ContentLength > t.maxBytes {
 		response.Body.Close()
 		return answerTooLarge(op, protocol, t.maxBytes, response.StatusCode)
@@ -164,34 +178,9 @@ func (t *httpTransport) call(ctx context.Context, op *Operation, protocol Protoc
 		wait = waitAsked(response.Header.Get(retryAfterMsKey), response.Header.Get(retryAfterKey), time.Now())
 	}
 	if protocol == ProtocolGraphQL {
-		return readGraphQL(op, response.StatusCode, content, wait, out)
+		return readGraphQL(op, response.StatusCode, content, wait, out, seen)
 	}
-	return readREST(op, response.StatusCode, content, wait, out)
-}
-
-// answerMismatch is the error of JSON that does not fit the answer type: an answer that could not be read.
-func answerMismatch(op *Operation, protocol Protocol, status int, err error) *APIError {
-	return unreadable(op, protocol, status, err, textAnswerMismatch, "message", op.output, "reason", err.Error())
-}
-
-// graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},
-// "errors": [...]}, so that one pass of the decoder reads the answer straight into its struct.
-var graphqlEnvelopes sync.Map // *Operation -> reflect.Type
-
-func graphqlEnvelope(op *Operation, out any) reflect.Value {
-	found, ok := graphqlEnvelopes.Load(op)
-	if !ok {
-		data := reflect.StructOf([]reflect.StructField{{Name: "Answer", Type: reflect.TypeOf(out), Tag: reflect.StructTag(`json:"` + op.name + `"`)}})
-		found, _ = graphqlEnvelopes.LoadOrStore(op, reflect.StructOf([]reflect.StructField{
-			{Name: "Data", Type: reflect.PointerTo(data), Tag: `json:"data"`},
-			{Name: "Errors", Type: reflect.TypeOf(json.RawMessage(nil)), Tag: `json:"errors"`},
-		}))
-	}
-	envelope := reflect.New(found.(reflect.Type))
-	data := reflect.New(envelope.Elem().Field(0).Type().Elem())
-	data.Elem().Field(0).Set(reflect.ValueOf(out))
-	envelope.Elem().Field(0).Set(data)
-	return envelope
+	return readREST(op, response.StatusCode, content, wait, out, seen)
 }
 
 // graphqlError is the code (a server code, else INTERNAL), message and retryAfter extension (in
@@ -236,15 +225,18 @@ func jsonObject(content []byte) bool {
 	return len(trimmed) > 0 && trimmed[0] == '{' && json.Valid(trimmed)
 }
 
-func readGraphQL(op *Operation, status int, content []byte, wait time.Duration, out any) error {
+// readGraphQL reads a GraphQL answer {"data": {"<operation>": answer}, "errors": [...]}: its first
+// error, or the answer (decodeAnswer) into out.
+func readGraphQL(op *Operation, status int, content []byte, wait time.Duration, out any, seen *exchange) error {
 	if !jsonObject(content) {
 		if status < 200 || status >= 300 {
 			return bareStatus(op, ProtocolGraphQL, status, wait)
 		}
 		return malformedAnswer(op, ProtocolGraphQL, status, nil)
 	}
-	envelope := graphqlEnvelope(op, out)
-	err := json.Unmarshal(content, envelope.Interface())
+	envelope := graphqlEnvelope(op)
+	// A JSON object: an error only when data is not an object, which the answer check below tells.
+	_ = json.Unmarshal(content, envelope.Interface())
 	if code, message, extensionWait, failed := graphqlError(envelope.Elem().Field(1).Bytes()); failed {
 		if extensionWait >= 0 {
 			wait = time.Duration(extensionWait * float64(time.Second))
@@ -254,42 +246,39 @@ func readGraphQL(op *Operation, status int, content []byte, wait time.Duration, 
 	if status < 200 || status >= 300 {
 		return bareStatus(op, ProtocolGraphQL, status, wait)
 	}
-	if err != nil {
-		return answerMismatch(op, ProtocolGraphQL, status, err)
-	}
 	// {"data": null}, or data without the operation's answer (or with null for it).
-	if data := envelope.Elem().Field(0); data.IsNil() || !graphqlAnswered(content, op.name) {
+	data := envelope.Elem().Field(0)
+	if data.IsNil() || !isObject(data.Elem().Field(0).Bytes()) {
 		return malformedAnswer(op, ProtocolGraphQL, status, nil)
 	}
-	v, _ := structValue(out)
-	normalize(op.output, v)
+	seen.kept = decodeAnswer(op.output, data.Elem().Field(0).Bytes(), out)
 	return nil
 }
 
-// graphqlAnswered reports whether data[name] of a GraphQL answer is an object.
-func graphqlAnswered(content []byte, name string) bool {
-	var envelope struct {
-		Data map[string]json.RawMessage `json:"data"`
+// graphqlEnvelopes: per operation, the type of its GraphQL answer {"data": {"<operation>": answer},
+// "errors": [...]}, the answer and the errors kept raw, so that one pass of the decoder finds them.
+var graphqlEnvelopes sync.Map // *Operation -> reflect.Type
+
+// graphqlEnvelope is a new envelope of op's GraphQL answer (a pointer to it).
+func graphqlEnvelope(op *Operation) reflect.Value {
+	found, ok := graphqlEnvelopes.Load(op)
+	if !ok {
+		raw := reflect.TypeOf(json.RawMessage(nil))
+		data := reflect.StructOf([]reflect.StructField{{Name: "Answer", Type: raw, Tag: reflect.StructTag(`json:"` + op.name + `"`)}})
+		found, _ = graphqlEnvelopes.LoadOrStore(op, reflect.StructOf([]reflect.StructField{
+			{Name: "Data", Type: reflect.PointerTo(data), Tag: `json:"data"`},
+			{Name: "Errors", Type: raw, Tag: `json:"errors"`},
+		}))
 	}
-	if json.Unmarshal(content, &envelope) != nil {
-		return false
-	}
-	answer := bytes.TrimSpace(envelope.Data[name])
-	return len(answer) > 0 && answer[0] == '{'
+	return reflect.New(found.(reflect.Type))
 }
 
-func readREST(op *Operation, status int, content []byte, wait time.Duration, out any) error {
+func readREST(op *Operation, status int, content []byte, wait time.Duration, out any, seen *exchange) error {
 	if status >= 200 && status < 300 {
 		if len(bytes.TrimSpace(content)) > 0 && !jsonObject(content) {
 			return malformedAnswer(op, ProtocolREST, status, nil)
 		}
-		err := decodeJSON(op.output, content, out)
-		if err != nil && isSyntaxError(err) {
-			return malformedAnswer(op, ProtocolREST, status, err)
-		}
-		if err != nil {
-			return answerMismatch(op, ProtocolREST, status, err)
-		}
+		seen.kept = decodeAnswer(op.output, content, out)
 		return nil
 	}
 	var fields map[string]any

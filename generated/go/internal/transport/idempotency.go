@@ -74,6 +74,21 @@ func callOptionProblem(op *Operation, protocol Protocol, settings CallConfig) *A
 	if settings.MaxRetries != nil && *settings.MaxRetries < 0 {
 		return &APIError{Code: codeInvalidArgument, Message: fmt.Sprintf("%s: WithMaxRetries must be 0 or more retries, not %d", op.name, *settings.MaxRetries), Operation: op.name, Protocol: protocol, Refused: true}
 	}
+	for _, set := range settings.JSONSet {
+		message := ""
+		switch {
+		case set.Name == "":
+			message = fmt.Sprintf("%s: WithJSONSet needs the name of a field", op.name)
+		case protocol == ProtocolGRPC:
+			// Protobuf carries the fields of the SDK's descriptors only: the field would be lost.
+			message = fmt.Sprintf("%s: WithJSONSet(%q) cannot be sent over grpc, whose messages carry only the fields this SDK knows; use graphql or rest", op.name, set.Name)
+		case protocol == ProtocolGraphQL && op.graphql != nil && !op.graphql.withParams:
+			message = fmt.Sprintf("%s: WithJSONSet(%q) cannot be sent over graphql, whose document of %s takes no input; use rest", op.name, set.Name, op.name)
+		}
+		if message != "" {
+			return &APIError{Code: codeInvalidArgument, Message: message, Operation: op.name, Protocol: protocol, Refused: true}
+		}
+	}
 	return nil
 }
 

@@ -3,14 +3,17 @@ package transport
 import (
 	"context"
 	"crypto/tls"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/url"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,10 +23,17 @@ import (
 	"google.golang.org/grpc"
 )
 
-// transport moves one call of one operation: the flat input out, the answer into out (a pointer
-// to the answer struct), or an *APIError.
+// transport moves one attempt of one operation: the flat input out, the answer into out (a
+// pointer to the answer struct), or an *APIError; seen takes what came with the answer.
 type transport interface {
-	call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error
+	call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any, seen *exchange) error
+}
+
+// sdkHeaders name the client on every request of every protocol: User-Agent (over gRPC, the
+// connection's user agent) and x-api-client, "go/<SDK version> go/<Go version>".
+var sdkHeaders = map[string]string{
+	"user-agent":   userAgent,
+	"x-api-client": "go/" + sdkVersion + " go/" + strings.TrimPrefix(runtime.Version(), "go"),
 }
 
 // Core is what both clients go through: refusals before any byte is sent (protocol, server
@@ -47,6 +57,8 @@ type Core struct {
 	// credentials: the admin secret header, or nothing (the user client's token is added per call).
 	credentials  map[string]string
 	extraHeaders map[string]string
+	// logger takes the records of attempts and warnings (nil: nothing is logged).
+	logger *slog.Logger
 
 	http    *httpTransport
 	ownHTTP bool
@@ -75,9 +87,14 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if !slices.Contains(protocols, c.protocol) {
 		problems = append(problems, fmt.Sprintf("protocol must be one of graphql, rest, grpc, not %q", string(c.protocol)))
 	}
+	if serviceURL == "" {
+		serviceURL = FromEnvironment("SERVICE_URL")
+	}
 	c.serviceURL = strings.TrimRight(serviceURL, "/")
 	endpoint, err := defaultGRPCEndpoint(c.serviceURL)
-	if err != nil {
+	if serviceURL == "" {
+		problems = append(problems, "serviceURL is required, or the environment variable "+EnvironmentName("SERVICE_URL"))
+	} else if err != nil {
 		problems = append(problems, err.Error())
 	}
 	c.grpcEndpoint = cfg.GRPCEndpoint
@@ -160,8 +177,16 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if maxResponse <= 0 {
 		maxResponse = DefaultMaxResponseBytes
 	}
-	c.grpcDial = append([]dialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponse)))}, c.grpcDial...)
-	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient, maxBytes: maxResponse}
+	own := []dialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponse))), grpc.WithUserAgent(userAgent)}
+	if len(cfg.GRPCInterceptors) > 0 {
+		own = append(own, grpc.WithChainUnaryInterceptor(cfg.GRPCInterceptors...))
+	}
+	c.grpcDial = append(own, c.grpcDial...)
+	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient, maxBytes: maxResponse, send: chain(httpClient.Do, cfg.Middleware)}
+	c.logger = cfg.Logger
+	if c.logger == nil {
+		c.logger = loggerOfEnvironment()
+	}
 	c.accessToken = cfg.AccessToken
 	c.headers = c.buildHeaders()
 	return nil
@@ -218,9 +243,10 @@ func newHTTPClient(tlsConfig *tls.Config) *http.Client {
 // header (any header but Authorization and Cookie) to whatever address the redirect names.
 func answerRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
-// buildHeaders: extra headers, then the credential of the surface. Called with c.mu held or before use.
+// buildHeaders: the SDK's own, extra headers, then the credential of the surface. Called with
+// c.mu held or before use.
 func (c *Core) buildHeaders() map[string]string {
-	headers := MergeHeaders(c.extraHeaders, c.credentials)
+	headers := MergeHeaders(MergeHeaders(sdkHeaders, c.extraHeaders), c.credentials)
 	if c.accessToken != "" {
 		headers["authorization"] = "Bearer " + c.accessToken
 	}
@@ -405,9 +431,13 @@ func (c *Core) askVersion(ctx context.Context) (string, error) {
 		return "", err
 	}
 	out := c.newVersionAnswer()
-	if err := t.call(ctx, op, protocol, map[string]any{}, c.baseHeaders(), out); err != nil {
-		return "", asAPIError(ctx, err, op, protocol)
+	body, headers, seen, started := map[string]any{}, c.baseHeaders(), &exchange{}, time.Now()
+	if err := t.call(ctx, op, protocol, body, headers, out, seen); err != nil {
+		failure := asAPIError(ctx, err, op, protocol)
+		c.logAttempt(ctx, op, protocol, 1, seen, time.Since(started), body, headers, failure, false)
+		return "", failure
 	}
+	c.logAttempt(ctx, op, protocol, 1, seen, time.Since(started), body, headers, nil, false)
 	answer := answerString(op.output, out, versionField)
 	if _, err := parseVersion(answer); err != nil {
 		return "", &APIError{Code: codeInternal, Message: "the server answered a version that is not one: " + err.Error(), Operation: op.name, Protocol: protocol}
@@ -426,8 +456,9 @@ func (c *Core) withTimeout(ctx context.Context, perCall time.Duration) (context.
 	return context.WithTimeout(ctx, timeout)
 }
 
-// prepare is the input as sent: the flat shape of in; token calls name this client.
-func (c *Core) prepare(op *Operation, protocol Protocol, in any) (map[string]any, error) {
+// prepare is the input as sent: the flat shape of in, with the fields of WithJSONSet; token calls
+// name this client.
+func (c *Core) prepare(op *Operation, protocol Protocol, in any, settings CallConfig) (map[string]any, error) {
 	body, err := toWire(op.input, in)
 	if err != nil {
 		return nil, &APIError{Code: codeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
@@ -437,7 +468,29 @@ func (c *Core) prepare(op *Operation, protocol Protocol, in any) (map[string]any
 			body["client_id"] = c.clientID
 		}
 	}
+	for _, set := range settings.JSONSet {
+		value, err := jsonValue(set.Value)
+		if err != nil {
+			return nil, &APIError{Code: codeInvalidArgument, Message: fmt.Sprintf("%s: WithJSONSet(%q): %v", op.name, set.Name, err), Operation: op.name, Protocol: protocol, Refused: true}
+		}
+		body[set.Name] = value
+	}
 	return body, nil
+}
+
+// jsonValue is value as encoding/json reads its JSON back (numbers as json.Number, exactly).
+func jsonValue(value any) (any, error) {
+	data, err := json.Marshal(value)
+	if err != nil {
+		return nil, err
+	}
+	decoder := json.NewDecoder(strings.NewReader(string(data)))
+	decoder.UseNumber()
+	var out any
+	if err := decoder.Decode(&out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 func (c *Core) protocolOf(op *Operation) Protocol {
@@ -473,6 +526,10 @@ func (c *Core) call(ctx context.Context, op *Operation, in any, out any, setting
 		ctx = context.Background()
 	}
 	protocol := c.protocolOf(op)
+	response := RawResponse{Protocol: protocol}
+	if settings.Response != nil {
+		defer func() { settings.Response(response.told()) }()
+	}
 	if refused := callOptionProblem(op, protocol, settings); refused != nil {
 		return refused
 	}
@@ -481,11 +538,11 @@ func (c *Core) call(ctx context.Context, op *Operation, in any, out any, setting
 	if err := c.admit(ctx, op, protocol); err != nil {
 		return err
 	}
-	body, err := c.prepare(op, protocol, in)
+	body, err := c.prepare(op, protocol, in, settings)
 	if err != nil {
 		return err
 	}
-	return c.attempt(ctx, op, protocol, body, out, settings)
+	return c.attempt(ctx, op, protocol, body, out, settings, &response)
 }
 
 // callHeaders are the headers of every attempt of one call: the client's, the call's, and the
@@ -515,8 +572,9 @@ func callHeaders(op *Operation, protocol Protocol, base map[string]string, setti
 // attempt sends the call, and again as the retry policy (or WithMaxRetries) allows: after a
 // transient failure of an operation that is retried (a read, an idempotent write, a write with an
 // idempotency key, whose every attempt carries the same key), and after a refused connection,
-// which sent nothing, whatever the operation.
-func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, out any, settings CallConfig) error {
+// which sent nothing, whatever the operation. Each attempt is logged, and response takes what came
+// with the last one.
+func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, out any, settings CallConfig, response *RawResponse) error {
 	t, err := c.transport(protocol)
 	if err != nil {
 		return asAPIError(ctx, err, op, protocol)
@@ -533,8 +591,14 @@ func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, bo
 		}
 	}
 	for attempt := 1; ; attempt++ {
-		err := t.call(ctx, op, protocol, body, headers, out)
+		seen, started := &exchange{}, time.Now()
+		err := t.call(ctx, op, protocol, body, headers, out, seen)
+		response.Attempts, response.StatusCode = attempt, seen.status
+		if settings.Response != nil {
+			response.Header = seen.headers()
+		}
 		if err == nil {
+			c.logAttempt(ctx, op, protocol, attempt, seen, time.Since(started), body, headers, nil, false)
 			return nil
 		}
 		failure := asAPIError(ctx, err, op, protocol)
@@ -543,10 +607,14 @@ func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, bo
 		c.mu.Unlock()
 		if closed {
 			// Close while the call was in flight: the caller ended it, as a cancelled context does.
-			return contextFailure(context.Canceled, op, protocol, failure)
+			failure = contextFailure(context.Canceled, op, protocol, failure)
+			c.logAttempt(ctx, op, protocol, attempt, seen, time.Since(started), body, headers, failure, false)
+			return failure
 		}
 		again := (op.retried && failure.transient()) || connectionRefused(failure)
-		if !again || attempt >= attempts || ctx.Err() != nil {
+		willRetry := again && attempt < attempts && ctx.Err() == nil
+		c.logAttempt(ctx, op, protocol, attempt, seen, time.Since(started), body, headers, failure, willRetry)
+		if !willRetry {
 			return failure
 		}
 		delay := c.backoff(attempt, failure)

@@ -15,17 +15,22 @@ const (
 	pageTotalField  = "total"
 )
 
-// Items walks every item of a paginated list, page after page, each exactly once; pages are
-// fetched as the loop asks for more. A failure is yielded once, as the last element.
-func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in any, settings CallConfig) iter.Seq2[Item, error] {
-	return func(yield func(Item, error) bool) {
-		var zero Item
+// Pages walks every page of a paginated list, each answer once; pages are fetched as the loop
+// asks for more. A failure is yielded once, as the last element, with a nil page.
+func Pages[Out any](ctx context.Context, c *Core, op *Operation, in any, settings CallConfig) iter.Seq2[*Out, error] {
+	return func(yield func(*Out, error) bool) {
 		if ctx == nil {
 			ctx = context.Background()
 		}
 		protocol := c.protocolOf(op)
+		fail := func(err error) {
+			if settings.Response != nil {
+				settings.Response(RawResponse{Protocol: protocol}.told())
+			}
+			yield(nil, err)
+		}
 		if refused := callOptionProblem(op, protocol, settings); refused != nil {
-			yield(zero, refused)
+			fail(refused)
 			return
 		}
 		admitted := func() error {
@@ -34,24 +39,46 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 			return c.admit(ctx, op, protocol)
 		}
 		if err := admitted(); err != nil {
-			yield(zero, err)
+			fail(err)
 			return
 		}
-		base, err := c.prepare(op, protocol, in)
+		base, err := c.prepare(op, protocol, in, settings)
 		if err != nil {
-			yield(zero, err)
+			fail(err)
 			return
 		}
 		// Each page is one call, with the call's deadline of its own.
 		page := func(request map[string]any, out any) error {
 			ctx, cancel := c.withTimeout(ctx, settings.Timeout)
 			defer cancel()
-			return c.attempt(ctx, op, protocol, request, out, settings)
+			response := RawResponse{Protocol: protocol}
+			if settings.Response != nil {
+				defer func() { settings.Response(response.told()) }()
+			}
+			return c.attempt(ctx, op, protocol, request, out, settings, &response)
 		}
 		next := pager(op, base)
 		for request := next(nil, 0); request != nil; {
 			out := new(Out)
 			if err := page(request, out); err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(out, nil) {
+				return
+			}
+			request = next(out, answerField(op.output, out, op.pagination.items).Len())
+		}
+	}
+}
+
+// Items walks every item of a paginated list, page after page, each exactly once; pages are
+// fetched as the loop asks for more. A failure is yielded once, as the last element.
+func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in any, settings CallConfig) iter.Seq2[Item, error] {
+	return func(yield func(Item, error) bool) {
+		var zero Item
+		for out, err := range Pages[Out](ctx, c, op, in, settings) {
+			if err != nil {
 				yield(zero, err)
 				return
 			}
@@ -61,7 +88,6 @@ func Items[Out any, Item any](ctx context.Context, c *Core, op *Operation, in an
 					return
 				}
 			}
-			request = next(out, list.Len())
 		}
 	}
 }

@@ -1,11 +1,12 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -40,6 +41,8 @@ type field struct {
 	required bool
 	// presence: the proto field tracks presence (unset reads as nil).
 	presence bool
+	// secret: its value never reaches a log (redactedInput).
+	secret bool
 }
 
 // plannedField is a field of the facts with the index of its Go struct field.
@@ -53,6 +56,8 @@ type plan struct {
 	message string
 	fields  []plannedField
 	byName  map[string]int
+	// extra is the index of the ExtraFields of an answer struct, -1 for an input struct.
+	extra int
 }
 
 type planKey struct {
@@ -78,7 +83,10 @@ func planOf(message string, typ reflect.Type) *plan {
 		name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 		indexes[name] = i
 	}
-	p := &plan{message: message, fields: make([]plannedField, len(facts)), byName: make(map[string]int, len(facts))}
+	p := &plan{message: message, fields: make([]plannedField, len(facts)), byName: make(map[string]int, len(facts)), extra: -1}
+	if extra, ok := typ.FieldByName(extraFieldsName); ok && extra.Type == extraFieldsType && len(extra.Index) == 1 {
+		p.extra = extra.Index[0]
+	}
 	for i := range facts {
 		f := &facts[i]
 		index, ok := indexes[f.name]
@@ -247,23 +255,295 @@ func normalize(message string, v reflect.Value) {
 	}
 }
 
-// decodeJSON reads an answer (JSON of the flat shape) into out, a pointer to its answer struct.
-func decodeJSON(message string, data []byte, out any) error {
+// The forward compatibility of answers: every answer struct has ExtraFields, where the fields of
+// an answer this version of the SDK does not know are kept as received, and so are known fields
+// whose JSON type is not the expected one (a warning is logged); it embeds Answer, which keeps the
+// JSON the answer of a call was decoded from (RawJSON).
+const extraFieldsName = "ExtraFields"
+
+var extraFieldsType = reflect.TypeOf(map[string]json.RawMessage(nil))
+
+// Answer is embedded in every answer struct: the JSON of the answer of a call, as received.
+type Answer struct{ raw []byte }
+
+func (a *Answer) setRaw(data []byte) { a.raw = data }
+func (a *Answer) rawJSON() []byte    { return a.raw }
+
+// rawHolder is an answer struct, through the Answer it embeds.
+type rawHolder interface {
+	setRaw([]byte)
+	rawJSON() []byte
+}
+
+// RawJSON is the JSON the answer of a call (a pointer to its struct) was decoded from, as
+// received; for a struct within an answer, over gRPC, or for one not decoded from JSON, its JSON
+// encoding.
+func RawJSON(answer any) string {
+	if holder, ok := answer.(rawHolder); ok && holder.rawJSON() != nil {
+		return string(holder.rawJSON())
+	}
+	data, err := json.Marshal(answer)
+	if err != nil {
+		return ""
+	}
+	return string(data)
+}
+
+// isObject reports whether raw, a JSON value, is an object.
+func isObject(raw []byte) bool {
+	raw = bytes.TrimSpace(raw)
+	return len(raw) > 0 && raw[0] == '{'
+}
+
+// jsonType is the JSON type of a JSON value.
+func jsonType(raw []byte) string {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return "nothing"
+	}
+	switch raw[0] {
+	case '{':
+		return "object"
+	case '[':
+		return "array"
+	case '"':
+		return "string"
+	case 't', 'f':
+		return "boolean"
+	case 'n':
+		return "null"
+	}
+	return "number"
+}
+
+// kindType is the JSON type a field of kind holds.
+var kindType = map[fieldKind]string{kindString: "string", kindBool: "boolean", kindInt32: "integer", kindInt64: "integer", kindFloat64: "number", kindMap: "object of strings", kindJSON: "object", kindEnum: "string", kindMessage: "object"}
+
+// wantType is the JSON type of field f.
+func wantType(f *field) string {
+	if f.list {
+		return "array of " + kindType[f.kind]
+	}
+	return kindType[f.kind]
+}
+
+// decodeAnswer reads an answer (a JSON object of the flat shape, or nothing) into out, a pointer
+// to its answer struct, and keeps data for RawJSON. An answer is never refused for its fields: one
+// the SDK does not know, and a known field whose JSON type is not the expected one, are kept raw
+// in ExtraFields (at any depth); those of the second kind are answered, for a warning.
+func decodeAnswer(message string, data []byte, out any) []keptField {
 	v, _ := structValue(out)
-	if len(data) > 0 && string(data) != "null" {
-		if err := json.Unmarshal(data, out); err != nil {
-			return err
+	var kept []keptField
+	if isObject(data) {
+		// One pass of the decoder reads an answer of the SDK's fields only, as most are (a walk of
+		// its keys tells); any other is read again, field by field.
+		if json.Unmarshal(data, out) != nil || !knownKeysOnly(message, data) {
+			v.SetZero()
+			decodeObject(message, v, data, "", &kept)
+		}
+		if holder, ok := out.(rawHolder); ok {
+			holder.setRaw(data)
 		}
 	}
 	normalize(message, v)
-	return nil
+	slices.SortStableFunc(kept, func(a, b keptField) int { return strings.Compare(a.path, b.path) })
+	return kept
 }
 
-// isSyntaxError: the bytes are not JSON at all (as opposed to JSON that does not fit the answer
-// type). encoding/json checks the whole input before it decodes any of it.
-func isSyntaxError(err error) bool {
-	var syntax *json.SyntaxError
-	return errors.As(err, &syntax)
+// fieldsByName: per message, its fields by wire name.
+var fieldsByName = sync.OnceValue(func() map[string]map[string]*field {
+	out := make(map[string]map[string]*field, len(messageFacts))
+	for message, facts := range messageFacts {
+		byName := make(map[string]*field, len(facts))
+		for i := range facts {
+			byName[facts[i].name] = &facts[i]
+		}
+		out[message] = byName
+	}
+	return out
+})
+
+// knownKeysOnly reports whether data, a valid JSON object of message, has no key that message
+// (or the message of a member, at any depth) does not declare. It walks the keys without decoding
+// anything.
+func knownKeysOnly(message string, data []byte) bool {
+	w := keyWalker{data: data}
+	w.space()
+	return w.peek() == '{' && w.object(fieldsByName()[message])
+}
+
+// keyWalker walks valid JSON.
+type keyWalker struct {
+	data []byte
+	i    int
+}
+
+func (w *keyWalker) peek() byte {
+	if w.i < len(w.data) {
+		return w.data[w.i]
+	}
+	return 0
+}
+
+func (w *keyWalker) space() {
+	for w.i < len(w.data) && (w.data[w.i] == ' ' || w.data[w.i] == '\t' || w.data[w.i] == '\n' || w.data[w.i] == '\r') {
+		w.i++
+	}
+}
+
+// str passes the string at w.i; its content, and whether it has no escape.
+func (w *keyWalker) str() ([]byte, bool) {
+	w.i++ // "
+	start, plain := w.i, true
+	for w.i < len(w.data) && w.data[w.i] != '"' {
+		if w.data[w.i] == '\\' {
+			plain = false
+			w.i++
+		}
+		w.i++
+	}
+	content := w.data[start:min(w.i, len(w.data))]
+	w.i++ // "
+	return content, plain
+}
+
+// object passes the object at w.i; false at a key fields (nil: any object) does not have.
+func (w *keyWalker) object(fields map[string]*field) bool {
+	w.i++ // {
+	for {
+		w.space()
+		if w.peek() != '"' {
+			w.i++ // } of an empty object
+			return true
+		}
+		key, plain := w.str()
+		var f *field
+		if fields != nil {
+			if f = fields[string(key)]; !plain || f == nil {
+				return false
+			}
+		}
+		w.space()
+		w.i++ // :
+		w.space()
+		if !w.value(f) {
+			return false
+		}
+		w.space()
+		if w.peek() != ',' {
+			w.i++ // }
+			return true
+		}
+		w.i++
+	}
+}
+
+// value passes the value at w.i, of field f (nil: of no message).
+func (w *keyWalker) value(f *field) bool {
+	var fields map[string]*field
+	if f != nil && f.kind == kindMessage {
+		fields = fieldsByName()[f.ref]
+	}
+	switch w.peek() {
+	case '{':
+		return w.object(fields)
+	case '[':
+		w.i++
+		for {
+			w.space()
+			if w.i >= len(w.data) {
+				return false
+			}
+			if w.peek() == ']' {
+				w.i++
+				return true
+			}
+			if !w.value(f) {
+				return false
+			}
+			w.space()
+			if w.peek() == ',' {
+				w.i++
+			}
+		}
+	case '"':
+		w.str()
+	default:
+		for w.i < len(w.data) && !strings.ContainsRune(",}] \t\n\r", rune(w.data[w.i])) {
+			w.i++
+		}
+	}
+	return true
+}
+
+// decodeObject reads the JSON object data into v, a struct of message.
+func decodeObject(message string, v reflect.Value, data []byte, prefix string, kept *[]keptField) {
+	p := planOf(message, v.Type())
+	var members map[string]json.RawMessage
+	_ = json.Unmarshal(data, &members) // an object: every member fits a json.RawMessage
+	var extra map[string]json.RawMessage
+	for name, raw := range members {
+		i, known := p.byName[name]
+		if known {
+			f := p.fields[i]
+			fv := v.Field(f.index)
+			path := childPath(prefix, name)
+			if decodeField(f.field, fv, raw, path, kept) {
+				continue
+			}
+			fv.SetZero()
+			*kept = append(*kept, keptField{path: path, want: wantType(f.field), got: jsonType(raw)})
+		}
+		if extra == nil {
+			extra = make(map[string]json.RawMessage)
+		}
+		extra[name] = raw
+	}
+	if p.extra >= 0 && extra != nil {
+		v.Field(p.extra).Set(reflect.ValueOf(extra))
+	}
+}
+
+// decodeField reads one member of an object into fv, its field f; false when its JSON type is not
+// the field's.
+func decodeField(f *field, fv reflect.Value, raw json.RawMessage, path string, kept *[]keptField) bool {
+	raw = bytes.TrimSpace(raw)
+	if string(raw) == "null" {
+		fv.SetZero()
+		return true
+	}
+	switch {
+	case f.kind == kindMessage && f.list:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return false
+		}
+		list := reflect.MakeSlice(fv.Type(), len(items), len(items))
+		var inItems []keptField
+		for i, item := range items {
+			if string(bytes.TrimSpace(item)) == "null" {
+				continue
+			}
+			if !isObject(item) {
+				return false
+			}
+			elem := reflect.New(fv.Type().Elem().Elem())
+			decodeObject(f.ref, elem.Elem(), item, fmt.Sprintf("%s[%d]", path, i), &inItems)
+			list.Index(i).Set(elem)
+		}
+		fv.Set(list)
+		*kept = append(*kept, inItems...)
+	case f.kind == kindMessage:
+		if !isObject(raw) {
+			return false
+		}
+		elem := reflect.New(fv.Type().Elem())
+		decodeObject(f.ref, elem.Elem(), raw, path, kept)
+		fv.Set(elem)
+	default:
+		return json.Unmarshal(raw, fv.Addr().Interface()) == nil
+	}
+	return true
 }
 
 // answerField is the field of an answer struct with wire name name (invalid when absent).
@@ -328,6 +608,15 @@ func enumName(enum string, number int32) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// enumWireName is the wire name of an enum's proto number as an answer reads it: "" for 0 (unset),
+// UNKNOWN_<number> for a number this SDK does not know (a value added to the service since).
+func enumWireName(enum string, number int32) string {
+	if name, known := enumName(enum, number); known || number == 0 {
+		return name
+	}
+	return fmt.Sprintf("UNKNOWN_%d", number)
 }
 
 // enumNames are the wire names of an enum, in declaration order.

@@ -67,6 +67,12 @@ type codeSentinel struct{ code ErrorCode }
 // Sentinel is the error every *APIError of code matches with errors.Is (the public Err* variables).
 func Sentinel(code ErrorCode) error { return &codeSentinel{code} }
 
+// IsSentinel reports whether target is the sentinel of code (the public APIError's Is).
+func IsSentinel(target error, code ErrorCode) bool {
+	sentinel, ok := target.(*codeSentinel)
+	return ok && sentinel.code == code
+}
+
 func (s *codeSentinel) Error() string { return packageName + ": " + string(s.code) }
 
 // isServerCode reports whether value is one of the server's codes.

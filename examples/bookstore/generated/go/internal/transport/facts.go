@@ -17,8 +17,21 @@ const DefaultMaxResponseBytes = 33554432
 // APIKeyHeader is the header (gRPC: metadata) of the API key (WithAPIKey).
 const APIKeyHeader = "x-bookstore-key"
 
+// secretHeaders are the headers (gRPC: metadata keys) whose values no log shows: credentials.
+var secretHeaders = []string{"x-bookstore-key", "authorization", "proxy-authorization", "cookie", "set-cookie"}
+
 // packageName: the prefix of the errors the package makes itself.
 const packageName = "bookstore"
+
+// envPrefix: the prefix of the environment variables the clients read (BOOKSTORE_SERVICE_URL,
+// BOOKSTORE_LOG, ...).
+const envPrefix = "BOOKSTORE"
+
+// sdkVersion: the version of this SDK, as the x-api-client header names it.
+const sdkVersion = "1.0.0"
+
+// userAgent: the User-Agent of every request: the module path and the SDK's version.
+const userAgent = "example.com/bookstore-go/1.0.0"
 
 // grpcPort: the port of the gRPC endpoint when no gRPC endpoint option names one.
 const grpcPort = 9191

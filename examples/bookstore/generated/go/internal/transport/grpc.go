@@ -8,6 +8,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/textproto"
 	"reflect"
 	"slices"
 	"strconv"
@@ -154,7 +156,7 @@ func methodOf(op *Operation) (*grpcMethod, error) {
 	return found.(*grpcMethod), nil
 }
 
-func (t *grpcTransport) call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any) error {
+func (t *grpcTransport) call(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string, out any, seen *exchange) error {
 	method, err := methodOf(op)
 	if err != nil {
 		return &APIError{Code: codeInternal, Message: err.Error(), Operation: op.name, Protocol: protocol, cause: err}
@@ -167,10 +169,15 @@ func (t *grpcTransport) call(ctx context.Context, op *Operation, protocol Protoc
 	response := method.response.New().Interface().(*dynamicpb.Message)
 	md := make(metadata.MD, len(headers))
 	for key, value := range headers {
-		md[key] = []string{value}
+		// The user agent is the connection's (grpc.WithUserAgent): gRPC takes none from metadata.
+		if key != "user-agent" {
+			md[key] = []string{value}
+		}
 	}
 	var header, trailer metadata.MD
+	seen.grpc = true
 	err = t.conn.Invoke(metadata.NewOutgoingContext(ctx, md), op.grpc.path, request, response, grpc.Header(&header), grpc.Trailer(&trailer))
+	seen.grpcCode, seen.metadata = status.Code(err), [2]metadata.MD{header, trailer}
 	if err != nil {
 		failure := grpcFailure(ctx, op, err, header, trailer)
 		if t.defaultEndpoint != "" && failure.Code == faultNoAnswer && strings.Contains(strings.ToLower(failure.Message), "connection refused") {
@@ -182,6 +189,19 @@ func (t *grpcTransport) call(ctx context.Context, op *Operation, protocol Protoc
 	v, _ := structValue(out)
 	fromProto(op.output, v, response)
 	return nil
+}
+
+// metadataHeader is the header and trailer metadata of an answer as one http.Header, the
+// trailer's after the header's.
+func metadataHeader(mds ...metadata.MD) http.Header {
+	out := http.Header{}
+	for _, md := range mds {
+		for key, values := range md {
+			name := textproto.CanonicalMIMEHeaderKey(key)
+			out[name] = append(out[name], values...)
+		}
+	}
+	return out
 }
 
 func firstValue(key string, mds ...metadata.MD) string {
@@ -303,7 +323,8 @@ func protoValue(f *field, fd protoreflect.FieldDescriptor, empty protoreflect.Va
 // ---------------------------------------------------------------- protobuf -> flat shape
 
 // fromProto reads a proto message into v, the answer struct of message: unset optional fields stay
-// nil, lists and maps are never nil, enums read as their wire names (0 and unknown numbers: unset).
+// nil, lists and maps are never nil, enums read as their wire names (0: unset; a number this SDK
+// does not know: UNKNOWN_<number>).
 func fromProto(message string, v reflect.Value, source protoreflect.Message) {
 	p := planOf(message, v.Type())
 	fields := protoPlanOf(message, source.Descriptor()).fields
@@ -347,10 +368,8 @@ func setFromProto(f *field, target reflect.Value, value protoreflect.Value) {
 		return
 	}
 	if target.Kind() == reflect.Pointer {
-		if f.kind == kindEnum {
-			if _, known := enumName(f.ref, int32(value.Enum())); !known {
-				return
-			}
+		if f.kind == kindEnum && value.Enum() == 0 {
+			return // unset
 		}
 		item := reflect.New(target.Type().Elem())
 		target.Set(item)
@@ -366,8 +385,7 @@ func setFromProto(f *field, target reflect.Value, value protoreflect.Value) {
 	case kindFloat64:
 		target.SetFloat(value.Float())
 	case kindEnum:
-		name, _ := enumName(f.ref, int32(value.Enum()))
-		target.SetString(name)
+		target.SetString(enumWireName(f.ref, int32(value.Enum())))
 	}
 }
 
