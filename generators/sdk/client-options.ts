@@ -72,7 +72,13 @@ const apiKeyDoc = ({ facts }: OptionContext) => `API key of the operations with 
 export const CLIENT_OPTIONS = {
   serviceUrl: {
     typescript: { doc: ({ facts }) => `Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.` },
-    python: [{ name: "service_url", declaration: "str", doc: "Base URL of the service, such as http://localhost:8080 (no trailing slash needed)." }],
+    python: [
+      {
+        name: "service_url",
+        declaration: "str | None = None",
+        doc: ({ facts }) => `Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.`,
+      },
+    ],
     go: { positional: "serviceURL" },
   },
   adminSecret: {
@@ -82,8 +88,9 @@ export const CLIENT_OPTIONS = {
         clients: ["admin"],
         feature: "adminSecret",
         name: "admin_secret",
-        declaration: ({ facts }) => (facts.features.orgAdmin ? "str | None = None" : "str"),
-        doc: ({ facts }) => `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.${facts.features.orgAdmin ? " Required unless access_token is given." : ""}`,
+        declaration: "str | None = None",
+        doc: ({ facts }) =>
+          `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.${facts.features.orgAdmin ? " Required unless access_token is given." : ""} Default: the environment's ${facts.service.envPrefix}_ADMIN_SECRET.`,
       },
     ],
     go: { positional: "adminSecret" },
@@ -249,7 +256,18 @@ export const CLIENT_OPTIONS = {
     typescript: {
       doc: "{ onRequest, onResponse }: called around every attempt of every call, on every protocol (onRequest may add headers; onResponse sees the status, headers, duration, retry and error).",
     },
-    python: [],
+    python: [
+      {
+        name: "event_hooks",
+        declaration: "Mapping[str, list[Callable[..., Any]]] | None = None",
+        imports: [
+          ["collections.abc", "Callable"],
+          ["collections.abc", "Mapping"],
+          ["typing", "Any"],
+        ],
+        doc: 'httpx\'s event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client\'s own httpx client; with http_client, give them to it instead.',
+      },
+    ],
     go: [
       {
         name: "Middleware",
@@ -277,7 +295,18 @@ export const CLIENT_OPTIONS = {
   },
   grpcInterceptors: {
     typescript: { doc: "Connect interceptors (@connectrpc/connect) of gRPC calls, in order." },
-    python: [],
+    python: [
+      {
+        name: "grpc_interceptors",
+        declaration: ({ sync }) => `Sequence[${sync ? "GrpcInterceptor" : "AsyncGrpcInterceptor"}] | None = None`,
+        imports: [
+          ["collections.abc", "Sequence"],
+          ["._observe", "GrpcInterceptor"],
+          ["._observe", "AsyncGrpcInterceptor"],
+        ],
+        doc: "Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).",
+      },
+    ],
     go: [
       {
         name: "GRPCUnaryInterceptor",

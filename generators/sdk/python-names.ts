@@ -5,9 +5,9 @@ import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
 import type { ClientFacts } from "./sdk-facts.js";
 
 /** Names a generated argument or attribute must not take: they belong to the client or the answer classes. */
-const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "timeout", "max_retries", "idempotency_key"]);
-const RESERVED_ATTRIBUTES = new Set(["to_dict"]);
-const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint"]);
+const RESERVED_ARGUMENTS = new Set(["self", "extra_headers", "extra_body", "timeout", "max_retries", "idempotency_key"]);
+const RESERVED_ATTRIBUTES = new Set(["to_dict", "extra"]);
+const RESERVED_METHODS = new Set(["close", "set_access_token", "protocol", "grpc_endpoint", "with_raw_response"]);
 
 /**
  * Names the SDK itself declares or imports beside the types: in the package and types/ exports
@@ -27,9 +27,12 @@ export const PYTHON_SDK_NAMES = [
   "OPERATIONS",
   "Operation",
   "RetryPolicy",
+  "RawResponse",
   "SERVICE_VERSION",
   "SyncResource",
   "AsyncResource",
+  "SyncRawResource",
+  "AsyncRawResource",
   "Mapping",
   "Sequence",
   "Iterator",
@@ -57,6 +60,9 @@ export const pythonMethodName = (operation: string) => pythonName(operation, RES
 /** The method walking every page of a paginated operation. */
 export const pythonIteratorName = (operation: string) => `iter_${operation}`;
 
+/** The method walking every page of a paginated operation, yielding each page's answer. */
+export const pythonPagesIteratorName = (operation: string) => `iter_${operation}_pages`;
+
 /** A group's module in resources/ and types/. */
 export const pythonModuleName = (group: string) => pythonName(group, new Set());
 
@@ -67,10 +73,20 @@ export function pythonClientName(client: Pick<ClientFacts, "name">, mode: Python
   return `${mode === "async" ? "Async" : ""}${client.name}`;
 }
 
+/** The class of `client.with_raw_response`: AdminClientWithRawResponse, AsyncAdminClientWithRawResponse. */
+export function pythonRawClientName(client: Pick<ClientFacts, "name">, mode: PythonMode): string {
+  return `${pythonClientName(client, mode)}WithRawResponse`;
+}
+
 /**
  * The class of a group's methods that a client inherits (UsersResource, AsyncUsersResource); a
  * group with operations on both clients has one per client (UsersAdminResource, UsersUserResource).
  */
 export function pythonResourceClassName(groupPascalName: string, role: ClientFacts["role"], mode: PythonMode, onBothClients: boolean): string {
   return `${mode === "async" ? "Async" : ""}${groupPascalName}${onBothClients ? (role === "admin" ? "Admin" : "User") : ""}Resource`;
+}
+
+/** The twin of a group's class whose methods answer a RawResponse (UsersRawResource), inherited by the client's with_raw_response class. */
+export function pythonRawResourceClassName(groupPascalName: string, role: ClientFacts["role"], mode: PythonMode, onBothClients: boolean): string {
+  return pythonResourceClassName(groupPascalName, role, mode, onBothClients).replace(/Resource$/, "RawResource");
 }

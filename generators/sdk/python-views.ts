@@ -19,12 +19,16 @@ export interface ExampleClientView {
   sync: string;
   async: string;
   credential: Optional<{ name: string; example: string }>;
+  /** The constructor's arguments when the environment gives the rest: "" or client_id="...". */
+  environmentArguments: string;
+  /** A shell command running an application with the environment variables that client reads. */
+  environmentCommand: string;
 }
 
 export interface ExamplesView {
   client: ExampleClientView;
   read: Optional<{ method: string; field: Optional<string> }>;
-  list: Optional<{ method: string; pageArguments: string; iterator: string; item: string; print: string }>;
+  list: Optional<{ method: string; pageArguments: string; iterator: string; pagesIterator: string; itemsAttr: string; item: string; print: string }>;
   /** A write that takes an Idempotency-Key; `arguments`: its required ones, each followed by ", ". */
   keyed: Optional<{ method: string; arguments: string }>;
   notCarried: Optional<string>;
@@ -33,6 +37,10 @@ export interface ExamplesView {
 /** Features of the API that templates test: a part of the runtime exists only where an operation needs it. */
 export interface FeaturesView {
   tokenRoutes: boolean;
+  /** The admin client takes the admin secret. */
+  adminSecret: boolean;
+  /** An org-admin's access token may stand for the admin secret. */
+  orgAdmin: boolean;
 }
 
 export interface PackageInitView {
@@ -51,6 +59,10 @@ export interface ClientView {
   params: readonly string[];
   role: string;
   settings: readonly string[];
+  /** The class of client.with_raw_response, and the raw twins of its groups' classes it inherits. */
+  rawName: string;
+  rawBases: readonly string[];
+  rawDoc: string;
 }
 
 export interface ClientsModuleView {
@@ -78,6 +90,10 @@ export interface SchemaModuleView {
     clientIdRequired: string;
     apiKeyHeader: string;
     grpcPort: number;
+    envPrefix: string;
+    /** The PyPI distribution and its version, as the User-Agent names them. */
+    distribution: string;
+    sdkVersion: string;
   };
   protocols: string;
   grpcMissing: string;
@@ -140,6 +156,9 @@ export interface IteratorView {
   /** The class the runtime reads each item as. */
   itemClass: string;
   doc: string;
+  /** The iterator of whole pages beside it. */
+  pagesName: string;
+  pagesDoc: string;
 }
 
 export interface MethodView {
@@ -154,6 +173,8 @@ export interface MethodView {
   /** The method takes idempotency_key= (the operation's calls carry an Idempotency-Key). */
   keyed: boolean;
   doc: string;
+  /** The docstring of its twin in the raw class, which answers a RawResponse. */
+  rawDoc: string;
   iterators: readonly IteratorView[];
 }
 
@@ -165,6 +186,10 @@ export interface ResourceClassView {
   await: string;
   iteratorType: string;
   methods: readonly MethodView[];
+  /** The twin class whose methods answer a RawResponse. */
+  rawName: string;
+  rawBase: string;
+  rawDoc: string;
 }
 
 /** resources/<group>.py, one a group. */
@@ -190,6 +215,9 @@ export interface TypedDictKeyView {
 export interface TypesModuleView {
   doc: string;
   imports: string;
+  /** The names this module imports dataclasses.field and _model.JsonValue as, for each answer class's extra. */
+  field: string;
+  jsonValue: string;
   all: readonly string[];
   enums: readonly { name: string; literal: string; doc: string }[];
   answerClasses: readonly {
@@ -222,6 +250,10 @@ export interface ReadmeView extends ReadmeClientsView {
   optionsTable: string;
   /** The longest wait (seconds) the service may ask for that a client honours. */
   retryAfterMax: number;
+  /** The prefix of the environment variables the clients read. */
+  envPrefix: string;
+  /** The default deadline of a call, in seconds. */
+  defaultTimeout: number;
   features: FeaturesView;
   errors: { classes: readonly Pick<ErrorClassView, "code" | "name">[] };
 }

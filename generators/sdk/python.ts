@@ -6,7 +6,19 @@
 import type { FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { UsageError } from "../load/diagnostics.js";
 import { PYTHON_KEYWORDS } from "../ir/passes/packages.js";
-import { pythonArgumentName, pythonAttributeName, pythonClientName, pythonIteratorName, pythonMethodName, pythonModuleName, pythonResourceClassName, PYTHON_SDK_NAMES } from "./python-names.js";
+import {
+  pythonArgumentName,
+  pythonAttributeName,
+  pythonClientName,
+  pythonIteratorName,
+  pythonMethodName,
+  pythonModuleName,
+  pythonPagesIteratorName,
+  pythonRawClientName,
+  pythonRawResourceClassName,
+  pythonResourceClassName,
+  PYTHON_SDK_NAMES,
+} from "./python-names.js";
 import { clientRoleOf, type Ir } from "../ir/ir.js";
 import { upperSnakeCase } from "../ir/naming.js";
 import type { DerivedGroup, GeneratedFile } from "../write/writer.js";
@@ -14,7 +26,7 @@ import { notCarriedText, operationTable } from "../emit/operation-text.js";
 import { loadTemplates, type Template, type TemplateFile } from "./templates.js";
 import { templateWithoutView } from "./template-views.js";
 import type { PythonViews } from "./python-views.js";
-import { pythonOptions, pythonOptionsTable } from "./client-options.js";
+import { pythonOptions, pythonOptionsTable, type ResolvedPythonOption } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../../runtime/idempotency.js";
 import { allOrder, importOrder, PythonFile } from "./python-printer.js";
@@ -78,7 +90,8 @@ interface ModuleTypes {
 }
 
 function itemType(field: FieldFacts, as: "input" | "answer", names: Names, types: ModuleTypes): string {
-  if (field.kind === "enum") return types.own(field.ref!);
+  // Any name, not only those this SDK knows: a newer service may send or take a value added since.
+  if (field.kind === "enum") return `${types.own(field.ref!)} | str`;
   if (field.kind === "message") {
     const name = (as === "input" ? names.inputDict : names.answerClass).get(field.ref!);
     if (!name) throw new Error(`no Python ${as} type for message ${field.ref}`);
@@ -167,6 +180,10 @@ function methodDoc(op: OperationFacts, params: { attr: string; field: FieldFacts
     // An argument the manifest says nothing of, and that has no rule, is left out rather than named twice.
     ...params.map(({ attr, field }) => ({ attr, text: fieldDoc(field, true) })).filter(({ text }) => text !== ""),
     { attr: "extra_headers", text: "Headers of this call only, added to the client's." },
+    {
+      attr: "extra_body",
+      text: "Top-level input fields this SDK does not know yet, sent beside the others (REST: in the body or the query; GraphQL: in the variables' params). Refused over gRPC (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.",
+    },
     { attr: "timeout", text: "Deadline of this call in seconds (default: the client's timeout)." },
     {
       attr: "max_retries",
@@ -215,6 +232,10 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
     /** The call takes an Idempotency-Key (keyword argument idempotency_key). */
     keyed: op.idempotencyKey,
     doc: methodDoc(op, params),
+    /** The docstring of its twin answering a RawResponse (client.with_raw_response). */
+    rawDoc: wrap(
+      `As ${pythonMethodName(op.name)}(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.`,
+    ).join("\n"),
     iterators: items
       ? [
           {
@@ -222,6 +243,8 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
             item: itemType(items, "answer", names, types),
             itemClass: items.kind === "enum" ? "str" : itemType(items, "answer", names, types),
             doc: `Every item of ${items.name} of ${pythonMethodName(op.name)}(), page after page, each once; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonMethodName(op.name)}().`,
+            pagesName: pythonPagesIteratorName(op.name),
+            pagesDoc: `Every page of ${pythonMethodName(op.name)}(), each its whole answer, as ${pythonIteratorName(op.name)}() walks them; pages are fetched as the loop goes.\n\nArgs and errors as ${pythonMethodName(op.name)}().`,
           },
         ]
       : [],
@@ -274,15 +297,77 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   return entries.map(([key, value]) => ({ key, value }));
 }
 
+/**
+ * Keyword arguments of Python's constructors that the table of client options has no Python form
+ * of (yet): after the table's own, each left out once the table has one of its name.
+ */
+function pythonOnlyOptions(sync: boolean): ResolvedPythonOption[] {
+  const interceptor = sync ? "GrpcInterceptor" : "AsyncGrpcInterceptor";
+  return [
+    {
+      name: "event_hooks",
+      declaration: "Mapping[str, list[Callable[..., Any]]] | None = None",
+      imports: [
+        ["collections.abc", "Callable"],
+        ["collections.abc", "Mapping"],
+        ["typing", "Any"],
+      ],
+      doc: 'httpx\'s event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client\'s own httpx client; with http_client, give them to it instead.',
+      setting: true,
+      order: Number.MAX_SAFE_INTEGER - 1,
+    },
+    {
+      name: "grpc_interceptors",
+      declaration: `Sequence[${interceptor}] | None = None`,
+      imports: [
+        ["collections.abc", "Sequence"],
+        ["._observe", interceptor],
+      ],
+      doc: "Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).",
+      setting: true,
+      order: Number.MAX_SAFE_INTEGER,
+    },
+  ];
+}
+
+/** The options a constructor reads from the environment when the code gives none: <envPrefix>_<variable>. */
+const ENVIRONMENT_OPTIONS: Readonly<Record<string, string>> = { service_url: "SERVICE_URL", admin_secret: "ADMIN_SECRET", access_token: "ACCESS_TOKEN" };
+
+/** The options of a client's constructor: the table's (sdk/client-options.ts), then Python's own; those read from the environment optional. */
+function clientOptions(role: ClientFacts["role"], sync: boolean, facts: SdkFacts): ResolvedPythonOption[] {
+  const table = pythonOptions({ facts, role, sync });
+  const own = pythonOnlyOptions(sync).filter((option) => !table.some((o) => o.name === option.name));
+  return [...table, ...own].map((option) => {
+    const variable = ENVIRONMENT_OPTIONS[option.name];
+    if (variable === undefined) return option;
+    const name = `${facts.service.envPrefix}_${variable}`;
+    return {
+      ...option,
+      declaration: option.declaration.includes("=") ? option.declaration : `${option.declaration} | None = None`,
+      doc: option.doc.includes(name) ? option.doc : `${option.doc} Default: the environment variable ${name}.`,
+    };
+  });
+}
+
 /** The constructor arguments of a client, from the table of client options (sdk/client-options.ts). */
 function configParams(role: ClientFacts["role"], sync: boolean, facts: SdkFacts) {
-  return pythonOptions({ facts, role, sync }).map((option) => ({
+  return clientOptions(role, sync, facts).map((option) => ({
     decl: `${option.name}: ${option.declaration}`,
     name: option.name,
     doc: option.doc,
     setting: option.setting,
     imports: option.imports,
   }));
+}
+
+/** The README's table of constructor arguments: the table of client options', with a row for each of Python's own options. */
+function readmeOptionsTable(facts: SdkFacts): string {
+  const table = pythonOptionsTable(
+    facts,
+    facts.clients.map((c) => ({ role: c.role, name: `\`${pythonClientName(c, "sync")}\`` })),
+  );
+  const own = pythonOnlyOptions(true).filter((option) => !pythonOptions({ facts, role: facts.clients[0]!.role, sync: true }).some((o) => o.name === option.name));
+  return [table, ...own.map((option) => `| \`${option.name}\` | ${option.doc.replaceAll("|", "\\|")} |`)].join("\n");
 }
 
 /** The module of types/ holding the types that operations of several groups reach (and those none reach). */
@@ -316,6 +401,9 @@ function resourceModules(
           name: pythonResourceClassName(group.pascalName, role, mode, roles.length > 1),
           base: pythonFile.use(".._base", sync ? "SyncResource" : "AsyncResource"),
           doc: wrap(docText(`${group.title}: the operations of group ${group.name} on ${client}, which inherits them.`)).join("\n"),
+          rawName: pythonRawResourceClassName(group.pascalName, role, mode, roles.length > 1),
+          rawBase: pythonFile.use(".._base", sync ? "SyncRawResource" : "AsyncRawResource"),
+          rawDoc: wrap(docText(`The operations of group ${group.name} on ${client}.with_raw_response, each answering a RawResponse.`)).join("\n"),
           def: sync ? "def" : "async def",
           await: sync ? "" : "await ",
           iteratorType: sync ? "Iterator" : "AsyncIterator",
@@ -323,14 +411,15 @@ function resourceModules(
         };
       }),
     );
-    for (const c of classes) {
-      const owner = classOwners.get(c.name);
-      if (owner) throw new UsageError(`the Python class ${c.name} of group ${group.name} is taken by ${owner === "another type" ? "a type of the same name" : owner}; rename one in the manifest`);
-      classOwners.set(c.name, `the class of group ${group.name}`);
+    for (const name of classes.flatMap((c) => [c.name, c.rawName])) {
+      const owner = classOwners.get(name);
+      if (owner) throw new UsageError(`the Python class ${name} of group ${group.name} is taken by ${owner === "another type" ? "a type of the same name" : owner}; rename one in the manifest`);
+      classOwners.set(name, `the class of group ${group.name}`);
     }
-    // The template writes each method's extra_headers: Mapping[str, str], its OPERATIONS[...] and an iterator's Iterator[...] / AsyncIterator[...].
+    // The template writes each method's extra_headers: Mapping[str, str], its OPERATIONS[...], a raw twin's RawResponse[...] and an iterator's Iterator[...] / AsyncIterator[...].
     pythonFile.use("collections.abc", "Mapping");
     pythonFile.use(".._schema", "OPERATIONS");
+    pythonFile.use(".._observe", "RawResponse");
     for (const c of classes) if (c.methods.some((m) => m.iterators.length > 0)) pythonFile.use("collections.abc", c.iteratorType);
     return {
       file: pythonModuleName(group.name),
@@ -350,7 +439,7 @@ interface EnumView {
 }
 
 /** The names of _model.py that type expressions write. */
-const MODEL_TYPES = new Set(["JsonInput", "JsonObject", "Model"]);
+const MODEL_TYPES = new Set(["JsonInput", "JsonObject", "JsonValue", "Model"]);
 
 /** The modules of types/: the module of each message and enum, and how each module writes type expressions. */
 function typesLayout(ir: Ir, facts: SdkFacts, names: Names) {
@@ -394,10 +483,12 @@ function typeModules(
     .filter((module) => module.all.length > 0)
     .map((module) => {
       const pythonFile = layout.typesOf(module.file).file;
-      // The template declares each enum as a Literal[...].
+      // The template declares each enum as a Literal[...], and each answer class's extra = field(...): dict[str, JsonValue].
       if (module.enums.length > 0) pythonFile.use("typing", "Literal");
+      const extra = module.answerClasses.length > 0 ? { field: pythonFile.use("dataclasses", "field"), jsonValue: layout.typesOf(module.file).own("JsonValue") } : { field: "", jsonValue: "" };
       return {
         ...module,
+        ...extra,
         doc: docText(
           module.file === SHARED_TYPES_MODULE
             ? "Types that operations of several groups (or none) reach."
@@ -427,6 +518,12 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
           file.use("._base", base),
           ...resources.flatMap((module) => module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => file.use(`.resources.${module.file}`, c.name))),
         ],
+        // client.with_raw_response: the same methods, each answering a RawResponse.
+        rawName: pythonRawClientName(client, mode),
+        rawBases: resources.flatMap((module) =>
+          module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => file.use(`.resources.${module.file}`, c.rawName)),
+        ),
+        rawDoc: wrap(`The methods of ${name}, each answering a RawResponse (what came with the answer, and .parse() for the answer itself): ${name}.with_raw_response.`).join("\n"),
         role: JSON.stringify(client.role),
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
         params: params.map((p) => p.decl),
@@ -548,6 +645,8 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
             method: method(list),
             pageArguments: limit === undefined ? "" : `pagination={"limit": ${limit}, "page": 1}`,
             iterator: methods.get(list)!.iterators[0]!.name,
+            pagesIterator: methods.get(list)!.iterators[0]!.pagesName,
+            itemsAttr: attr(items.name),
             item,
             print: shown ? `${item}.${attr(shown.name)}` : item,
           };
@@ -564,7 +663,19 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
   const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
   return {
     // The client the examples open: the admin client, or the user client of an API without admin operations.
-    client: { variable: admin ? "admin" : "client", sync: pythonClientName(shownClient, "sync"), async: pythonClientName(shownClient, "async"), credential },
+    client: {
+      variable: admin ? "admin" : "client",
+      sync: pythonClientName(shownClient, "sync"),
+      async: pythonClientName(shownClient, "async"),
+      credential,
+      // The arguments of a client configured from the environment: none, but a user client's client_id.
+      environmentArguments: credential?.name === "client_id" ? `client_id="${credential.example}"` : "",
+      environmentCommand: [
+        `${facts.service.envPrefix}_SERVICE_URL=https://...`,
+        ...(credential?.name === "admin_secret" ? [`${facts.service.envPrefix}_ADMIN_SECRET=...`] : []),
+        "python app.py",
+      ].join(" "),
+    },
     read: readView,
     list: listView,
     keyed: keyedView,
@@ -589,7 +700,9 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
   const taken = new Map<string, string>([
     ...PYTHON_SDK_NAMES.map((name) => [name, "the SDK"] as const),
     ...errorClasses.map((name) => [name, "an error class"] as const),
-    ...facts.clients.flatMap((c) => [pythonClientName(c, "sync"), pythonClientName(c, "async")]).map((name) => [name, "a client"] as const),
+    ...facts.clients
+      .flatMap((c) => [pythonClientName(c, "sync"), pythonClientName(c, "async"), pythonRawClientName(c, "sync"), pythonRawClientName(c, "async")])
+      .map((name) => [name, "a client"] as const),
   ]);
   for (const name of publicTypes) {
     const owner = taken.get(name);
@@ -665,10 +778,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     hasAdminClient: facts.clients.some((c) => c.role === "admin"),
     hasUserClient: facts.clients.some((c) => c.role === "user"),
     // The README's table of constructor arguments, from the table of client options.
-    optionsTable: pythonOptionsTable(
-      facts,
-      facts.clients.map((c) => ({ role: c.role, name: `\`${pythonClientName(c, "sync")}\`` })),
-    ),
+    optionsTable: readmeOptionsTable(facts),
     adminTable: operationTable(
       ir.operations.filter((op) => clientRoleOf(op) === "admin"),
       { method: (op) => `${pythonMethodName(op.name)}()` },
@@ -696,7 +806,12 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
       apiKeyHeader: pyLiteral(facts.service.apiKeyHeader),
       clientIdRequired: pyLiteral(facts.features.clientId),
       grpcPort: facts.service.grpcPort,
+      envPrefix: pyLiteral(facts.service.envPrefix),
+      distribution: pyLiteral(distribution),
+      sdkVersion: pyLiteral(ir.api.version),
     },
+    /** The prefix of the environment variables the clients read (<envPrefix>_LOG, ...). */
+    envPrefix: facts.service.envPrefix,
     protocols: pyLiteral(facts.protocols),
     protocolLiteral: facts.protocols.map(pyLiteral).join(", "),
     grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]" (from a wheel file: pip install "<wheel>[grpc]")`),
@@ -739,7 +854,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     exports: {
       clients: importOrder(clients.map((c) => c.name)).join(", "),
       errors: importOrder(["ApiError", "ErrorCode", ...errorClasses]),
-      all: allOrder([...clients.map((c) => c.name), "ApiError", "ErrorCode", ...errorClasses, "OPERATIONS", "Operation", "RetryPolicy", "SERVICE_VERSION"]),
+      all: allOrder([...clients.map((c) => c.name), "ApiError", "ErrorCode", ...errorClasses, "OPERATIONS", "Operation", "RawResponse", "RetryPolicy", "SERVICE_VERSION"]),
     },
     errors,
     clients,

@@ -323,6 +323,7 @@ export class ClientCore {
       grpcTls,
       maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       grpcInterceptors: config.grpcInterceptors ?? [],
+      warn: (message) => this.logger?.warn(message),
     };
     const overHttp = plaintextRefusal({ secure: https, host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
     this.inClear = {

@@ -38,6 +38,8 @@ export interface TransportSettings {
   maxResponseBytes: number;
   /** Connect interceptors of gRPC calls. */
   grpcInterceptors: readonly Interceptor[];
+  /** Where a warning about an answer goes (the client's logger). */
+  warn: (message: string) => void;
 }
 
 /** An answer over the size cap (CLIENT_ERROR_TEXTS.answerTooLarge). */
@@ -112,13 +114,13 @@ export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "gr
 }
 
 /**
- * The flat shape of a 2xx JSON answer; when a field's JSON type is not its own, the error of an
- * answer that could not be read (CLIENT_ERROR_TEXTS.answerMismatch).
+ * The flat shape of a 2xx JSON answer. A field whose JSON type is not its own (a newer service
+ * changed it) is kept as it came, with a warning, rather than failing the whole call.
  */
-export function readAnswer(schema: ApiSchema, operation: OperationSpec, protocol: "rest" | "graphql", status: number, body: Plain): Plain {
+export function readAnswer(schema: ApiSchema, operation: OperationSpec, status: number, body: Plain, warn: (message: string) => void): Plain {
   const mismatch = answerMismatch(schema, operation.output, body);
-  if (mismatch === undefined) return withUnknownFields(schema, operation.output, body, normalizeMessage(schema, operation.output, body));
-  throw new ApiError(unreadableCode(operation), `${operation.name}: the answer does not fit ${operation.output} (${mismatch})${writeOutcome(operation)}`, operation.name, protocol, { status });
+  if (mismatch !== undefined) warn(`${operation.name}: the answer does not fit ${operation.output} (${mismatch}); the value is kept as it came (HTTP ${status})`);
+  return withUnknownFields(schema, operation.output, body, normalizeMessage(schema, operation.output, body));
 }
 
 const knownFields = new WeakMap<object, Set<string>>();

@@ -26,6 +26,22 @@ describe("forward compatibility", () => {
     expect(answer.organizations[0]).toEqual(organization);
   });
 
+  it("keeps a field whose JSON type is not its own as it came, with a warning, rather than failing the read", async () => {
+    const { fetch } = answered({ id: "o1", name: "acme", display_name: null, enabled: "yes", created_at: 1, updated_at: 2 });
+    const warnings: string[] = [];
+    const client = new AdminClient({
+      serviceUrl: "http://127.0.0.1:9",
+      adminSecret: "s",
+      protocol: "rest",
+      fetch,
+      serverVersion: schema.version,
+      logger: { debug: () => {}, warn: (line) => warnings.push(line) },
+    });
+    const organization = (await client.getOrganization({ id: "o1" })) as unknown as Record<string, unknown>;
+    expect([organization.name, organization.enabled]).toEqual(["acme", "yes"]);
+    expect(warnings).toContain("get_organization: the answer does not fit Organization (enabled: not a boolean); the value is kept as it came (HTTP 200)");
+  });
+
   it("gives an enum number it does not know over gRPC as UNKNOWN_<n>; 0 (unset) stays null", () => {
     const fromGrpc = { id: "i1", keySourceType: 7, issuerType: 0, allowedSubjects: [] };
     const answer = normalizeMessage(schema, "TrustedIssuer", fromGrpc, "protoName");

@@ -177,6 +177,26 @@ describe("the facts the Python SDK shares with the TypeScript client", () => {
   });
 });
 
+describe("the README of the generated package", () => {
+  /** Every ```python block of a README that imports the package: a whole example (the others are fragments of the one before). */
+  const examples = (readme: string, module: string) =>
+    [...readFileSync(join(REPO_ROOT, readme), "utf8").matchAll(/```python\n([\s\S]*?)\n```/g)].map((m) => m[1]!).filter((code) => code.includes(`from ${module} import`));
+
+  it.each([
+    ["generated/python", "identity_sdk"],
+    ["examples/bookstore/generated/python", "bookstore_sdk"],
+  ])("%s/README.md: each section's example type-checks against the package (mypy --strict)", async (project, module) => {
+    const found = examples(`${project}/README.md`, module);
+    // Use, Errors, Timeouts, Pagination, Logging and hooks, Raw responses, Forward compatibility, Configuration from the environment.
+    expect(found.length).toBeGreaterThanOrEqual(8);
+    const dir = mkdtempSync(join(tmpdir(), "apigen-readme-"));
+    temporary.push(dir);
+    for (const [index, code] of found.entries()) writeFileSync(join(dir, `example_${index}.py`), `${code}\n`);
+    const typed = await py(["-m", "mypy", "--strict", "--no-incremental", dir], { env: { MYPYPATH: join(REPO_ROOT, project, "src") } });
+    expect(typed.output).toMatch(/^Success: no issues found in \d+ source files/m);
+  });
+});
+
 describe("the templates", () => {
   it("compiled from source render exactly the committed files the bundled CLI wrote with them precompiled", () => {
     const files = [...emitPython(ir), ...emitPythonDescriptors(ir, buildDescriptors(planProto(ir)), "any hash").produce()];

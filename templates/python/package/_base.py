@@ -1,5 +1,6 @@
 """What every client has besides its operations: the protocol and gRPC target it uses, sign-in for
-user clients, close(), and use as a context manager (with / async with)."""
+user clients, close(), use as a context manager (with / async with), a repr() without secrets, and
+the base of with_raw_response."""
 
 from __future__ import annotations
 
@@ -28,6 +29,10 @@ class _Client:
         """The gRPC target host:port this client uses when its protocol is grpc."""
         return self._core.grpc_endpoint
 
+    def __repr__(self) -> str:
+        # Never a credential in full: the admin secret, a token or an API key shows as '***'.
+        return f"{type(self).__name__}({self._core.describe()})"
+
 
 class _SignsIn(_Client):
     def set_access_token(self, token: str | None) -> None:
@@ -42,7 +47,8 @@ class SyncClientBase(_Client):
         self._core = SyncCore(settings, http_client)
 
     def close(self) -> None:
-        """Closes the connection pool and the gRPC channel; a later call is refused (make a new client)."""
+        """Closes the connection pool and the gRPC channel; a call in flight (from any thread) ends
+        CANCELLED, and a later call is refused (make a new client)."""
         self._core.close()
 
     def __enter__(self: _Sync) -> _Sync:
@@ -59,7 +65,8 @@ class AsyncClientBase(_Client):
         self._core = AsyncCore(settings, http_client)
 
     async def close(self) -> None:
-        """Closes the connection pool and the gRPC channel; a later call is refused (make a new client)."""
+        """Closes the connection pool and the gRPC channel; a call in flight ends CANCELLED, and a
+        later call is refused (make a new client)."""
         await self._core.close()
 
     async def __aenter__(self: _Async) -> _Async:
@@ -87,3 +94,23 @@ class AsyncResource:
     """The methods of one group of operations (resources/), inherited by an async client."""
 
     _core: AsyncCore
+
+
+class SyncRawResource:
+    """The methods of one group answering a RawResponse (resources/), inherited by a sync client's with_raw_response."""
+
+    def __init__(self, core: SyncCore) -> None:
+        self._core = core
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._core.describe()})"
+
+
+class AsyncRawResource:
+    """The methods of one group answering a RawResponse (resources/), inherited by an async client's with_raw_response."""
+
+    def __init__(self, core: AsyncCore) -> None:
+        self._core = core
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._core.describe()})"

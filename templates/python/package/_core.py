@@ -1,19 +1,22 @@
-"""What every client method goes through, sync or async: refusals before any byte is sent (protocol,
-server version, read-only mode, a wrong idempotency_key or max_retries), headers and Idempotency-Keys,
-deadlines, retries, and pagination. The same steps as the TypeScript client's core, from the same facts."""
+"""What every client method goes through, sync or async: the configuration (from the code, else the
+environment), refusals before any byte is sent (protocol, server version, read-only mode, a wrong
+idempotency_key or max_retries, extra_body over gRPC), headers and Idempotency-Keys, deadlines,
+retries, a log record per attempt, and pagination. The same steps as the TypeScript client's core,
+from the same facts."""
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib.util
 import random
 import re
 import threading
 import time
 import uuid
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple, TypeVar, cast
+from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar, cast
 from urllib.parse import urlsplit
 
 import httpx
@@ -21,6 +24,19 @@ import httpx
 from ._facts import Operation
 from ._http import AsyncHttpTransport, SyncHttpTransport
 from ._model import Model
+from ._observe import (
+    AsyncGrpcInterceptor,
+    Exchange,
+    GrpcInterceptor,
+    RawResponse,
+    environment,
+    environment_name,
+    inject_trace_context,
+    log_attempt,
+    log_from_environment,
+    redact_headers,
+    sdk_headers,
+)
 from ._schema import (
     ADMIN_SECRET_HEADER,
     ADMIN_SECRET_REQUIRED,
@@ -47,7 +63,7 @@ from ._schema import (
 )
 from ._tls import ClientCert, GrpcTls, Verify, grpc_tls, host_of_endpoint, in_clear, ssl_context
 from ._version import compare_versions
-from .errors import REFUSAL_CODE, ApiError, connection_refused, timed_out
+from .errors import REFUSAL_CODE, ApiError, cancelled, connection_refused, timed_out
 from .types import Protocol
 
 if TYPE_CHECKING:
@@ -70,12 +86,25 @@ class RetryPolicy:
     max_delay: float = RETRY_MAX_DELAY
 
 
-@dataclass(frozen=True)
+# Settings whose values repr() never shows: credentials and a private key.
+_SECRET_SETTINGS = frozenset({"admin_secret", "api_key", "access_token", "grpc_client_key"})
+
+
+def _masked(name: str, value: object) -> object:
+    """A setting as repr() shows it: a secret as '***' (when set), headers with their credentials redacted."""
+    if name in _SECRET_SETTINGS and value:
+        return "***"
+    if name == "extra_headers" and isinstance(value, Mapping):
+        return redact_headers(value)
+    return value
+
+
+@dataclass(frozen=True, repr=False)
 class Settings:
-    """A client's configuration, as its constructor took it."""
+    """A client's configuration, as its constructor took it (service_url and credentials: else from the environment)."""
 
     role: str
-    service_url: str
+    service_url: str | None = None
     protocol: Protocol = "graphql"
     grpc_endpoint: str | None = None
     extra_headers: Mapping[str, str] | None = None
@@ -95,9 +124,34 @@ class Settings:
     grpc_client_key: bytes | None = None
     allow_insecure: bool = False
     max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES
+    event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None
+    grpc_interceptors: Sequence[GrpcInterceptor] | Sequence[AsyncGrpcInterceptor] | None = None
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{field.name}={_masked(field.name, getattr(self, field.name))!r}" for field in dataclasses.fields(self))
+        return f"Settings({shown})"
+
+    def from_environment(self) -> Settings:
+        """These settings with what the environment gives for what the code does not give (what the
+        code gives wins): <ENV_PREFIX>_SERVICE_URL, _ADMIN_SECRET (admin clients), _ACCESS_TOKEN."""
+        changes: dict[str, Any] = {}
+        if not self.service_url:
+            changes["service_url"] = environment("SERVICE_URL")
+            if changes["service_url"] is None:
+                raise ValueError(f"service_url is required, or the environment variable {environment_name('SERVICE_URL')}")
+        if self.role == "admin":
+            if not (self.admin_secret or self.access_token):
+                # The secret before a token, as the TypeScript client reads them.
+                secret = environment("ADMIN_SECRET") if ADMIN_SECRET_REQUIRED else None
+                changes["admin_secret"] = secret
+                changes["access_token"] = None if secret or not ORG_ADMIN_TOKEN else environment("ACCESS_TOKEN")
+        elif self.access_token is None:
+            changes["access_token"] = environment("ACCESS_TOKEN")
+        return dataclasses.replace(self, **changes) if changes else self
 
 
 _IDEMPOTENCY_KEY = re.compile(IDEMPOTENCY_KEY_PATTERN)
+_SDK_HEADERS = sdk_headers()
 
 # A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port.
 _GRPC_ENDPOINT = re.compile(r"(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}")
@@ -174,21 +228,24 @@ class _CoreBase:
     def __init__(self, settings: Settings) -> None:
         if settings.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not '{settings.protocol}'")
+        if settings.role == "admin" and settings.admin_secret and settings.access_token:
+            raise ValueError("give admin_secret or access_token, not both: the server judges a call by one of them")
+        settings = settings.from_environment()
         if settings.role == "admin":
-            if settings.admin_secret and settings.access_token:
-                raise ValueError("give admin_secret or access_token, not both: the server judges a call by one of them")
             if settings.access_token and not ORG_ADMIN_TOKEN:
                 raise ValueError("access_token: no admin operation of this API takes a user's token; give admin_secret")
             if ADMIN_SECRET_REQUIRED and not settings.admin_secret and not settings.access_token:
+                variable = environment_name("ADMIN_SECRET")
                 raise ValueError(
-                    "admin_secret is required, or access_token: the access token of a user who is an org-admin (for the organizations that user administers)"
+                    f"admin_secret is required (or the environment variable {variable}), or access_token: the access token of a user who is an org-admin (for the organizations that user administers)"
                     if ORG_ADMIN_TOKEN
-                    else "admin_secret is required"
+                    else f"admin_secret is required (or the environment variable {variable})"
                 )
         if settings.role == "user" and CLIENT_ID_REQUIRED and not settings.client_id:
             raise ValueError("client_id is required")
+        log_from_environment()
         self.protocol: Protocol = settings.protocol
-        self.service_url = settings.service_url.rstrip("/")
+        self.service_url = cast(str, settings.service_url).rstrip("/")
         if settings.grpc_endpoint is not None and not _GRPC_ENDPOINT.fullmatch(settings.grpc_endpoint):
             raise ValueError(f"grpc_endpoint must be host:port, such as localhost:{GRPC_PORT}, not '{settings.grpc_endpoint}'")
         self.grpc_endpoint = settings.grpc_endpoint or default_grpc_endpoint(self.service_url)
@@ -226,8 +283,12 @@ class _CoreBase:
         }
 
     def _base_headers(self) -> dict[str, str]:
-        """Extra headers, then the credential of the surface."""
-        headers = dict(self._settings.extra_headers or {})
+        """Who calls (User-Agent, x-api-client), extra headers, then the credential of the surface."""
+        extra = self._settings.extra_headers or {}
+        # An extra header of the same name, however spelt, replaces the SDK's.
+        given = {name.lower() for name in extra}
+        headers = {name: value for name, value in _SDK_HEADERS.items() if name not in given}
+        headers.update(extra)
         if self._settings.api_key:
             headers[API_KEY_HEADER] = self._settings.api_key
         if self._settings.admin_secret is not None:
@@ -239,6 +300,20 @@ class _CoreBase:
     def set_access_token(self, token: str | None) -> None:
         self._access_token = token
         self._headers = self._base_headers()
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.describe()})"
+
+    def describe(self) -> str:
+        """The client's configuration as repr() shows it: never a credential in full."""
+        shown: dict[str, object] = {"service_url": self.service_url, "protocol": self.protocol, "grpc_endpoint": self.grpc_endpoint}
+        for name in ("admin_secret", "access_token", "api_key"):
+            value = self._access_token if name == "access_token" else getattr(self._settings, name)
+            if value:
+                shown[name] = "***"
+        if self.client_id:
+            shown["client_id"] = self.client_id
+        return ", ".join(f"{name}={value!r}" for name, value in shown.items())
 
     def headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
         return {**self._headers, **extra} if extra else self._headers
@@ -313,6 +388,7 @@ class _CoreBase:
         timeout: float | None,
         max_retries: int | None,
         idempotency_key: str | None,
+        extra_body: Mapping[str, object] | None = None,
     ) -> _Call:
         """What a call needs before its first attempt; raises the refusals that need no server version,
         and ValueError for a max_retries or an idempotency_key the call cannot take."""
@@ -321,11 +397,37 @@ class _CoreBase:
         if idempotency_key is not None and not (isinstance(idempotency_key, str) and _IDEMPOTENCY_KEY.fullmatch(idempotency_key)):
             raise ValueError(f"{operation.name}: idempotency_key must be {IDEMPOTENCY_KEY_FORM}, not {idempotency_key!r}")
         protocol = cast(Protocol, operation.fixed_protocol or self.protocol)
+        if extra_body is not None and protocol == "grpc":
+            message = f"{operation.name}: extra_body cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql"
+            raise ApiError("INVALID_ARGUMENT", message, operation.name, protocol, refused=True)
         refused = self.refusal(operation, protocol)
         if refused is not None:
             raise refused
-        headers = self.call_headers(operation, extra_headers, idempotency_key)
-        return _Call(protocol, protocol in operation.version_gated, self.prepare(operation, given), headers, self.attempts(max_retries), self.deadline(timeout))
+        # The W3C trace context of the caller's span, where OpenTelemetry is installed.
+        headers = inject_trace_context(self.call_headers(operation, extra_headers, idempotency_key))
+        body = self.prepare(operation, given)
+        if extra_body:
+            # Top-level fields this SDK does not know yet, as given, beside (or instead of) the known ones.
+            body.update(extra_body)
+        return _Call(protocol, protocol in operation.version_gated, body, headers, self.attempts(max_retries), self.deadline(timeout))
+
+    def after_failure(self, operation: Operation, call: _Call, error: ApiError, attempt: int, seen: Exchange, started: float) -> float | None:
+        """Seconds to wait before the next attempt, or None when `error` ends the call (always once the
+        client is closed); the attempt's log record either way."""
+        try:
+            delay = None if self._closed else self.retry_delay(operation, call, error, attempt)
+        except ApiError:
+            log_attempt(operation.name, call.protocol, attempt, seen, time.monotonic() - started, call.headers, error, False)
+            raise
+        log_attempt(operation.name, call.protocol, attempt, seen, time.monotonic() - started, call.headers, error, delay is not None)
+        return delay
+
+    def answered(self, operation: Operation, call: _Call, attempt: int, seen: Exchange, started: float) -> None:
+        log_attempt(operation.name, call.protocol, attempt, seen, time.monotonic() - started, call.headers, None, False)
+
+    def closed_error(self, operation: Operation, call: _Call, error: ApiError) -> ApiError:
+        """The error a call in flight ends with: CANCELLED when close() ended it, else its own."""
+        return cancelled(operation.name, call.protocol) if self._closed else error
 
     def check_version(self, operation: Operation, call: _Call, server: str) -> None:
         refused = self.version_refusal(operation, call.protocol, server)
@@ -336,7 +438,7 @@ class _CoreBase:
         """A failure of the server-version lookup, named after the operation the caller called."""
         question = self._version_operation.name if self._version_operation else ""
         message = error.message.replace(question, operation.name, 1) if question and error.message.startswith(question) else error.message
-        return ApiError(error.code, message, operation.name, protocol, status=error.status, retry_after=error.retry_after, refused=error.refused)
+        return ApiError(error.code, message, operation.name, protocol, status=error.status, retry_after=error.retry_after, refused=error.refused, headers=error.headers)
 
     def version_question(self) -> tuple[Operation, Protocol]:
         """The operation that answers the server's version, and the protocol to ask it over."""
@@ -367,8 +469,24 @@ class _CoreBase:
         return delay
 
 
+def _no_hooks_with(http_client: httpx.Client | httpx.AsyncClient | None, settings: Settings) -> None:
+    if http_client is not None and settings.event_hooks:
+        raise ValueError("event_hooks go to the client's own httpx client: with http_client, give them to it (httpx's event_hooks)")
+
+
+def _pause(closing: threading.Event, seconds: float) -> bool:
+    """Waits `seconds` before a sync call's next attempt, or until close() sets `closing`: whether it did."""
+    return closing.wait(seconds)
+
+
+def _raw(answer: M, call: _Call, seen: Exchange, attempts: int) -> RawResponse[M]:
+    status = seen.status if isinstance(seen.status, int) else None
+    return RawResponse(answer, status, seen.headers if seen.headers is not None else httpx.Headers(), call.protocol, attempts)
+
+
 class SyncCore(_CoreBase):
     def __init__(self, settings: Settings, http_client: httpx.Client | None) -> None:
+        _no_hooks_with(http_client, settings)
         super().__init__(settings)
         self._http_client = http_client
         self._http: SyncHttpTransport | None = None
@@ -376,6 +494,8 @@ class SyncCore(_CoreBase):
         self._version_lock = threading.Lock()
         # Threads making their first call together must share one pool and one channel.
         self._transport_lock = threading.Lock()
+        # Set by close(), from any thread: a call waiting to try again ends at once.
+        self._closing = threading.Event()
 
     def _transport(self, protocol: Protocol) -> SyncHttpTransport | SyncGrpcTransport:
         with self._transport_lock:
@@ -384,11 +504,15 @@ class SyncCore(_CoreBase):
                     from ._grpc import SyncGrpcTransport
 
                     self._grpc = SyncGrpcTransport(
-                        self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes, endpoint_is_default=self._settings.grpc_endpoint is None
+                        self.grpc_endpoint,
+                        self.grpc_tls,
+                        self._settings.max_response_bytes,
+                        endpoint_is_default=self._settings.grpc_endpoint is None,
+                        interceptors=cast("Sequence[GrpcInterceptor]", self._settings.grpc_interceptors or ()),
                     )
                 return self._grpc
             if self._http is None:
-                self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
+                self._http = SyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes, self._settings.event_hooks)
             return self._http
 
     def server_version(self, operation: Operation, call: _Call) -> str:
@@ -402,13 +526,50 @@ class SyncCore(_CoreBase):
             if self._server_version is None:
                 try:
                     question, protocol = self.version_question()
-                    answer = self._transport(protocol).call(question, protocol, {}, self._headers, self.remaining(operation, call))
+                    answer = self._transport(protocol).call(question, protocol, {}, self._headers, self.remaining(operation, call), Exchange())
                 except ApiError as error:
                     raise self.as_callers(error, operation, call.protocol) from None
                 self._server_version = str(getattr(answer, VERSION_FIELD))
             return self._server_version
         finally:
             self._version_lock.release()
+
+    def _exchange(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None,
+        idempotency_key: str | None,
+        extra_body: Mapping[str, object] | None,
+    ) -> tuple[Model, _Call, Exchange, int]:
+        """One call, every attempt of it: its answer, and what came with it."""
+        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        if call.version_gated:
+            self.check_version(operation, call, self.server_version(operation, call))
+        transport = self._transport(call.protocol)
+        attempt = 1
+        while True:
+            remaining = self.remaining(operation, call)
+            seen = Exchange()
+            started = time.monotonic()
+            try:
+                answer = transport.call(operation, call.protocol, call.body, call.headers, remaining, seen)
+            except ApiError as failure:
+                error = self.closed_error(operation, call, failure)
+                delay = self.after_failure(operation, call, error, attempt, seen, started)
+                if delay is None:
+                    if error is failure:
+                        raise
+                    raise error from failure
+                # close() from another thread ends the wait, and the call.
+                if _pause(self._closing, delay):
+                    raise cancelled(operation.name, call.protocol) from failure
+                attempt += 1
+                continue
+            self.answered(operation, call, attempt, seen, started)
+            return answer, call, seen, attempt
 
     def call(
         self,
@@ -419,21 +580,40 @@ class SyncCore(_CoreBase):
         timeout: float | None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
+        extra_body: Mapping[str, object] | None = None,
     ) -> M:
-        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key)
-        if call.version_gated:
-            self.check_version(operation, call, self.server_version(operation, call))
-        transport = self._transport(call.protocol)
-        attempt = 1
-        while True:
-            try:
-                return cast(M, transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
-            except ApiError as error:
-                delay = self.retry_delay(operation, call, error, attempt)
-                if delay is None:
-                    raise
-                time.sleep(delay)
-                attempt += 1
+        return cast(M, self._exchange(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body)[0])
+
+    def call_raw(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+        extra_body: Mapping[str, object] | None = None,
+    ) -> RawResponse[M]:
+        answer, call, seen, attempts = self._exchange(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return _raw(cast(M, answer), call, seen, attempts)
+
+    def pages(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
+    ) -> Iterator[M]:
+        pager = _Pager(operation, given)
+        request: dict[str, object] | None = pager.first()
+        while request is not None:
+            answer = self.call(operation, request, output, extra_headers, timeout, max_retries, None, extra_body)
+            yield answer
+            request = pager.next(answer, len(pager.items(answer)))
 
     def iterate(
         self,
@@ -444,17 +624,20 @@ class SyncCore(_CoreBase):
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
         max_retries: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
     ) -> Iterator[T]:
         pager = _Pager(operation, given)
         request: dict[str, object] | None = pager.first()
         while request is not None:
-            answer = self.call(operation, request, output, extra_headers, timeout, max_retries)
+            answer = self.call(operation, request, output, extra_headers, timeout, max_retries, None, extra_body)
             items = pager.items(answer)
             yield from cast(list[T], items)
             request = pager.next(answer, len(items))
 
     def close(self) -> None:
+        """Ends the pool and the channel; a call in flight, in any thread, ends CANCELLED."""
         self._closed = True
+        self._closing.set()
         if self._http is not None:
             self._http.close()
             self._http = None
@@ -465,6 +648,7 @@ class SyncCore(_CoreBase):
 
 class AsyncCore(_CoreBase):
     def __init__(self, settings: Settings, http_client: httpx.AsyncClient | None) -> None:
+        _no_hooks_with(http_client, settings)
         super().__init__(settings)
         self._http_client = http_client
         self._http: AsyncHttpTransport | None = None
@@ -483,16 +667,20 @@ class AsyncCore(_CoreBase):
                 from ._grpc import AsyncGrpcTransport
 
                 self._grpc = AsyncGrpcTransport(
-                    self.grpc_endpoint, self.grpc_tls, self._settings.max_response_bytes, endpoint_is_default=self._settings.grpc_endpoint is None
+                    self.grpc_endpoint,
+                    self.grpc_tls,
+                    self._settings.max_response_bytes,
+                    endpoint_is_default=self._settings.grpc_endpoint is None,
+                    interceptors=cast("Sequence[AsyncGrpcInterceptor]", self._settings.grpc_interceptors or ()),
                 )
             return self._grpc
         if self._http is None:
-            self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes)
+            self._http = AsyncHttpTransport(self.service_url, self._http_client, self.verify, self._settings.max_response_bytes, self._settings.event_hooks)
         return self._http
 
     async def _ask_version(self, timeout: float | None) -> str:
         question, protocol = self.version_question()
-        answer = await self._transport(protocol).call(question, protocol, {}, self._headers, timeout)
+        answer = await self._transport(protocol).call(question, protocol, {}, self._headers, timeout, Exchange())
         return str(getattr(answer, VERSION_FIELD))
 
     async def server_version(self, operation: Operation, call: _Call) -> str:
@@ -518,6 +706,43 @@ class AsyncCore(_CoreBase):
                     raise self.as_callers(error, operation, call.protocol) from None
         return self._server_version
 
+    async def _exchange(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None,
+        idempotency_key: str | None,
+        extra_body: Mapping[str, object] | None,
+    ) -> tuple[Model, _Call, Exchange, int]:
+        """One call, every attempt of it: its answer, and what came with it."""
+        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        if call.version_gated:
+            self.check_version(operation, call, await self.server_version(operation, call))
+        transport = self._transport(call.protocol)
+        attempt = 1
+        while True:
+            remaining = self.remaining(operation, call)
+            seen = Exchange()
+            started = time.monotonic()
+            try:
+                answer = await transport.call(operation, call.protocol, call.body, call.headers, remaining, seen)
+            except ApiError as failure:
+                error = self.closed_error(operation, call, failure)
+                delay = self.after_failure(operation, call, error, attempt, seen, started)
+                if delay is None:
+                    if error is failure:
+                        raise
+                    raise error from failure
+                await asyncio.sleep(delay)
+                if self._closed:
+                    raise cancelled(operation.name, call.protocol) from failure
+                attempt += 1
+                continue
+            self.answered(operation, call, attempt, seen, started)
+            return answer, call, seen, attempt
+
     async def call(
         self,
         operation: Operation,
@@ -527,21 +752,40 @@ class AsyncCore(_CoreBase):
         timeout: float | None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
+        extra_body: Mapping[str, object] | None = None,
     ) -> M:
-        call = self.start(operation, given, extra_headers, timeout, max_retries, idempotency_key)
-        if call.version_gated:
-            self.check_version(operation, call, await self.server_version(operation, call))
-        transport = self._transport(call.protocol)
-        attempt = 1
-        while True:
-            try:
-                return cast(M, await transport.call(operation, call.protocol, call.body, call.headers, self.remaining(operation, call)))
-            except ApiError as error:
-                delay = self.retry_delay(operation, call, error, attempt)
-                if delay is None:
-                    raise
-                await asyncio.sleep(delay)
-                attempt += 1
+        return cast(M, (await self._exchange(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body))[0])
+
+    async def call_raw(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+        extra_body: Mapping[str, object] | None = None,
+    ) -> RawResponse[M]:
+        answer, call, seen, attempts = await self._exchange(operation, given, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return _raw(cast(M, answer), call, seen, attempts)
+
+    async def pages(
+        self,
+        operation: Operation,
+        given: Mapping[str, object],
+        output: type[M],
+        extra_headers: Mapping[str, str] | None,
+        timeout: float | None,
+        max_retries: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
+    ) -> AsyncIterator[M]:
+        pager = _Pager(operation, given)
+        request: dict[str, object] | None = pager.first()
+        while request is not None:
+            answer = await self.call(operation, request, output, extra_headers, timeout, max_retries, None, extra_body)
+            yield answer
+            request = pager.next(answer, len(pager.items(answer)))
 
     async def iterate(
         self,
@@ -552,17 +796,19 @@ class AsyncCore(_CoreBase):
         extra_headers: Mapping[str, str] | None,
         timeout: float | None,
         max_retries: int | None = None,
+        extra_body: Mapping[str, object] | None = None,
     ) -> AsyncIterator[T]:
         pager = _Pager(operation, given)
         request: dict[str, object] | None = pager.first()
         while request is not None:
-            answer = await self.call(operation, request, output, extra_headers, timeout, max_retries)
+            answer = await self.call(operation, request, output, extra_headers, timeout, max_retries, None, extra_body)
             items = pager.items(answer)
             for entry in cast(list[T], items):
                 yield entry
             request = pager.next(answer, len(items))
 
     async def close(self) -> None:
+        """Ends the pool and the channel; a call in flight ends CANCELLED."""
         self._closed = True
         if self._http is not None:
             await self._http.close()

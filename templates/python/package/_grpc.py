@@ -3,7 +3,8 @@ the message classes are built from the descriptor set shipped in the package, so
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import asyncio
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import grpc
@@ -14,6 +15,7 @@ from google.protobuf.message import Message
 from ._descriptors import FILE_DESCRIPTOR_SET
 from ._facts import Operation
 from ._model import JsonValue, Model
+from ._observe import Exchange, metadata_headers, user_agent
 from ._schema import (
     ENUMS,
     GRPC_CODE_METADATA,
@@ -209,8 +211,8 @@ def encode_request(operation: Operation, body: Mapping[str, object]) -> Message:
 
 
 def _metadata(headers: Mapping[str, str]) -> tuple[tuple[str, str], ...]:
-    # gRPC metadata keys are lower case.
-    return tuple((key.lower(), value) for key, value in headers.items())
+    # gRPC metadata keys are lower case; the User-Agent is the channel's (grpc.primary_user_agent).
+    return tuple((name, value) for name, value in ((key.lower(), value) for key, value in headers.items()) if name != "user-agent")
 
 
 def _metadata_value(metadata: Iterable[Any] | None, name: str) -> str | None:
@@ -243,6 +245,15 @@ def _retry_after(error: grpc.Call | grpc.aio.AioRpcError) -> float | None:
 
 
 def rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool, default_endpoint: str | None) -> ApiError:
+    """The ApiError of a failed call (_rpc_error), with the metadata that came with it as its headers."""
+    failure = _rpc_error(operation, error, deadline_set, default_endpoint)
+    initial, trailing = error.initial_metadata(), error.trailing_metadata()
+    if initial or trailing:
+        failure.headers = metadata_headers(initial, trailing)
+    return failure
+
+
+def _rpc_error(operation: Operation, error: grpc.Call | grpc.aio.AioRpcError, deadline_set: bool, default_endpoint: str | None) -> ApiError:
     """The ApiError of a failed call: the code the server names, else the one of its gRPC status.
 
     A status the server does not name comes from the gRPC library or a proxy: UNAVAILABLE is no
@@ -301,30 +312,42 @@ def _credentials(tls: GrpcTls) -> grpc.ChannelCredentials:
     return grpc.ssl_channel_credentials(tls.root_certificates, tls.private_key, tls.certificate_chain)
 
 
-def _options(max_bytes: int) -> list[tuple[str, int]]:
-    return [("grpc.max_receive_message_length", max_bytes)]
+def _options(max_bytes: int) -> list[tuple[str, int | str]]:
+    # The channel's User-Agent names the package first (the gRPC library adds its own after it).
+    return [("grpc.max_receive_message_length", max_bytes), ("grpc.primary_user_agent", user_agent())]
+
+
+def _code_name(code: grpc.StatusCode | None) -> str | None:
+    return None if code is None else str(code.name)
 
 
 class SyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int, *, endpoint_is_default: bool) -> None:
+    def __init__(
+        self, endpoint: str, tls: GrpcTls | None, max_bytes: int, *, endpoint_is_default: bool, interceptors: Sequence[grpc.UnaryUnaryClientInterceptor] = ()
+    ) -> None:
         options = _options(max_bytes)
         self._default_endpoint = endpoint if endpoint_is_default else None
         self._closed = False
         self._channel = grpc.insecure_channel(endpoint, options) if tls is None else grpc.secure_channel(endpoint, _credentials(tls), options)
-        self._methods = _Methods(self._channel)
+        # The caller's interceptors, in order, around every call of the channel.
+        self._methods = _Methods(grpc.intercept_channel(self._channel, *interceptors) if interceptors else self._channel)
 
     def call(
-        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None, seen: Exchange
     ) -> Model:
         request = encode_request(operation, body)
         try:
-            response = self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
+            response, call = self._methods.get(operation).with_call(request, timeout=timeout, metadata=_metadata(headers))
         except grpc.RpcError as error:
             if not isinstance(error, grpc.Call):
                 raise
             if self._closed:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from refused_connection(error)
+            seen.status = _code_name(error.code())
+            failure = rpc_error(operation, error, timeout is not None, self._default_endpoint)
+            seen.headers = failure.headers
+            raise failure from refused_connection(error)
+        seen.status, seen.headers = _code_name(call.code()), metadata_headers(call.initial_metadata(), call.trailing_metadata())
         return from_proto(operation.output, response)
 
     def close(self) -> None:
@@ -333,32 +356,52 @@ class SyncGrpcTransport:
 
 
 class AsyncGrpcTransport:
-    def __init__(self, endpoint: str, tls: GrpcTls | None, max_bytes: int, *, endpoint_is_default: bool) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        tls: GrpcTls | None,
+        max_bytes: int,
+        *,
+        endpoint_is_default: bool,
+        interceptors: Sequence[grpc.aio.UnaryUnaryClientInterceptor] = (),
+    ) -> None:
         self._endpoint = endpoint
         self._default_endpoint = endpoint if endpoint_is_default else None
         self._tls = tls
         self._options = _options(max_bytes)
+        self._interceptors = list(interceptors) or None
         # Made in the event loop of the first call: a grpc.aio channel belongs to one loop.
         self._channel: grpc.aio.Channel | None = None
         self._methods: _Methods | None = None
 
     async def call(
-        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+        self, operation: Operation, protocol: str, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None, seen: Exchange
     ) -> Model:
         request = encode_request(operation, body)
         if self._methods is None:
             self._channel = (
-                grpc.aio.insecure_channel(self._endpoint, self._options)
+                grpc.aio.insecure_channel(self._endpoint, self._options, interceptors=self._interceptors)
                 if self._tls is None
-                else grpc.aio.secure_channel(self._endpoint, _credentials(self._tls), self._options)
+                else grpc.aio.secure_channel(self._endpoint, _credentials(self._tls), self._options, interceptors=self._interceptors)
             )
             self._methods = _Methods(self._channel)
         try:
-            response = await self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
+            call = self._methods.get(operation)(request, timeout=timeout, metadata=_metadata(headers))
+            response = await call
+            seen.status, seen.headers = _code_name(await call.code()), metadata_headers(await call.initial_metadata(), await call.trailing_metadata())
+        except asyncio.CancelledError:
+            # close() cancels the calls of its channel: the caller hears it as CANCELLED; any other
+            # cancellation (the caller's own task) goes on as it is.
+            if self._channel is None:
+                raise cancelled(operation.name, "grpc") from None
+            raise
         except grpc.aio.AioRpcError as error:
             if self._channel is None:
                 raise cancelled(operation.name, "grpc") from None
-            raise rpc_error(operation, error, timeout is not None, self._default_endpoint) from refused_connection(error)
+            seen.status = _code_name(error.code())
+            failure = rpc_error(operation, error, timeout is not None, self._default_endpoint)
+            seen.headers = failure.headers
+            raise failure from refused_connection(error)
         if not isinstance(response, Message):
             # grpc.aio answers None for a message its deserializer refused (the sync stub raises INTERNAL).
             raise unreadable_message(operation.name, operation.kind == "read", "Exception deserializing response!")

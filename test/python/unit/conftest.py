@@ -6,7 +6,8 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -98,6 +99,13 @@ class Clients:
         return raised.value
 
 
+@pytest.fixture(autouse=True)
+def no_configuration_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test configures its clients itself: the environment's IDENTITY_* variables are unset."""
+    for name in ("SERVICE_URL", "ADMIN_SECRET", "ACCESS_TOKEN", "LOG"):
+        monkeypatch.delenv(f"IDENTITY_{name}", raising=False)
+
+
 @pytest.fixture
 def recorder() -> Recorder:
     return Recorder()
@@ -110,3 +118,63 @@ def clients(request: pytest.FixtureRequest, recorder: Recorder) -> Clients:
 
 def graphql_answer(operation: str, data: Any) -> httpx.Response:
     return httpx.Response(200, json={"data": {operation: data}})
+
+
+class LocalServer:
+    """An HTTP/1.1 server on loopback (keep-alive; one asyncio loop in a thread of its own) answering
+    every request with `answer(method, path, body)` after `delay` seconds; it counts the connections
+    it accepted."""
+
+    def __init__(self, answer: Callable[[str, str, bytes], tuple[int, dict[str, str], Any]] | None = None, delay: float = 0.0) -> None:
+        self.requests: list[tuple[str, str, dict[str, str], bytes]] = []
+        self.connections = 0
+        self._respond = answer or (lambda method, path, body: (200, {}, {"version": "2.4.4"}))
+        self._delay = delay
+        self._loop = asyncio.new_event_loop()
+        started = threading.Event()
+        threading.Thread(target=self._run, args=(started,), daemon=True).start()
+        started.wait()
+        self.url = f"http://127.0.0.1:{self._port}"
+
+    def _run(self, started: threading.Event) -> None:
+        asyncio.set_event_loop(self._loop)
+        self._server = self._loop.run_until_complete(asyncio.start_server(self._serve, "127.0.0.1", 0, backlog=1024))
+        self._port = self._server.sockets[0].getsockname()[1]
+        started.set()
+        self._loop.run_forever()
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                line, *fields = head.decode("latin-1").split("\r\n")
+                method, path, _ = line.split(" ", 2)
+                headers = {name.strip().lower(): value.strip() for name, _, value in (field.partition(":") for field in fields if field)}
+                body = await reader.readexactly(int(headers.get("content-length") or 0))
+                self.requests.append((method, path, headers, body))
+                status, extra, content = self._respond(method, path, body)
+                data = content if isinstance(content, bytes) else json.dumps(content).encode()
+                if self._delay:
+                    await asyncio.sleep(self._delay)
+                lines = [f"HTTP/1.1 {status} X", "content-type: application/json", *(f"{name}: {value}" for name, value in extra.items()), f"content-length: {len(data)}"]
+                writer.write(("\r\n".join(lines) + "\r\n\r\n").encode("latin-1") + data)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    def close(self) -> None:
+        async def stop() -> None:
+            self._server.close()
+
+        asyncio.run_coroutine_threadsafe(stop(), self._loop).result()
+        self._loop.call_soon_threadsafe(self._loop.stop)
+
+
+@pytest.fixture
+def local_server() -> Iterator[LocalServer]:
+    server = LocalServer()
+    yield server
+    server.close()

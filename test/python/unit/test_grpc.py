@@ -336,3 +336,169 @@ def test_max_retries_sets_the_attempts_of_one_grpc_call(call: Callable[..., Any]
         with pytest.raises(Exception) as raised:
             call("create_organization", name="acme", client=FAST, max_retries=max_retries)
         assert (raised.value.code, len(server.requests)) == ("UNAVAILABLE", sent)  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=["sync", "async"])
+def grpc_run(request: pytest.FixtureRequest, server: Server) -> Callable[..., Any]:
+    """grpc_run(lambda admin: admin.<call>, **options): the call's result on a gRPC admin client of the
+    fixture's mode, awaited when async; an ApiError it raises is returned."""
+
+    def run(use: Callable[[Any], Any], **options: Any) -> Any:
+        settings = {"service_url": "http://127.0.0.1", "admin_secret": "s3cret", "protocol": "grpc", "grpc_endpoint": server.endpoint, "server_version": "2.4.4", **options}
+        try:
+            if request.param == "sync":
+                with AdminClient(**settings) as admin:
+                    return use(admin)
+
+            async def go() -> Any:
+                async with AsyncAdminClient(**settings) as admin:
+                    return await use(admin)
+
+            return asyncio.run(go())
+        except ApiError as error:
+            return error
+
+    run.mode = request.param  # type: ignore[attr-defined]
+    return run
+
+
+def test_every_grpc_call_names_the_sdk(call: Callable[..., Any], server: Server) -> None:
+    import platform
+
+    from identity_sdk import __version__
+
+    call("admin_meta")
+    metadata = server.requests[-1][2]
+    assert metadata["user-agent"].startswith(f"identity-interface-sdk/{__version__} grpc-python")
+    assert metadata["x-api-client"] == f"python/{__version__} {platform.python_implementation().lower()}/{platform.python_version()}"
+
+
+def test_a_raw_response_over_grpc_has_the_metadata_protocol_and_attempts(grpc_run: Callable[..., Any], server: Server) -> None:
+    calls: list[int] = []
+
+    def meta(request: Message, context: grpc.ServicerContext) -> Message:
+        calls.append(1)
+        if len(calls) == 1:
+            context.abort(grpc.StatusCode.UNAVAILABLE, "draining")
+        context.send_initial_metadata((("x-request-id", "r-1"),))
+        context.set_trailing_metadata((("x-served-by", "node-2"), ("x-trace-bin", b"\x00\x01")))
+        return message_class("identity.v1.AdminMetaResponse")(version="2.4.4")
+
+    server.behaviours["admin_meta"] = meta
+    raw = grpc_run(lambda admin: admin.with_raw_response.admin_meta(), retry=RetryPolicy(attempts=3, base_delay=0.001))
+    assert (raw.status_code, raw.protocol, raw.attempts) == (None, "grpc", 2)
+    assert (raw.headers["x-request-id"], raw.headers["x-served-by"], raw.headers["x-trace-bin"]) == ("r-1", "node-2", "AAE=")
+    assert raw.parse().version == "2.4.4"
+
+
+def test_a_grpc_failure_carries_its_metadata(grpc_run: Callable[..., Any], server: Server) -> None:
+    def missing(request: Message, context: grpc.ServicerContext) -> Message:
+        context.set_trailing_metadata((("x-error-code", "NOT_FOUND"), ("x-request-id", "r-9")))
+        context.abort(grpc.StatusCode.NOT_FOUND, "organization o1 not found")
+
+    server.behaviours["get_organization"] = missing
+    error = grpc_run(lambda admin: admin.get_organization(id="o1"))
+    assert (error.code, error.headers["x-request-id"], error.headers["x-error-code"]) == ("NOT_FOUND", "r-9", "NOT_FOUND")
+
+
+def test_an_enum_number_the_sdk_does_not_know_arrives_as_unknown_n(call: Callable[..., Any], server: Server) -> None:
+    """A newer service's enum value, which this SDK has no name for, is kept as UNKNOWN_<number>; 0 (unset) is None."""
+    server.behaviours["add_trusted_issuer"] = lambda request, context: message_class("identity.v1.AddTrustedIssuerResponse")(id="t1", key_source_type=7, issuer_type=0)
+    added = call("add_trusted_issuer", service_account_id="c1", name="ci", issuer_url="https://i", key_source_type="jwks_url", expected_aud="a", issuer_type="oidc")
+    assert (added.key_source_type, added.issuer_type) == ("UNKNOWN_7", None)
+
+
+def test_extra_body_is_refused_over_grpc_before_anything_is_sent(grpc_run: Callable[..., Any], server: Server) -> None:
+    error = grpc_run(lambda admin: admin.create_organization(name="acme", extra_body={"region": "eu"}))
+    assert (error.code, error.refused, error.protocol) == ("INVALID_ARGUMENT", True, "grpc")
+    assert error.message == "create_organization: extra_body cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql"
+    assert server.requests == []
+
+
+class Stamp(grpc.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    """Adds x-stamp metadata to every call, and notes the method."""
+
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        self.seen.append(details.method)
+        return continuation(details._replace(metadata=[*(details.metadata or ()), ("x-stamp", "sync")]), request)
+
+
+class AsyncStamp(grpc.aio.UnaryUnaryClientInterceptor):  # type: ignore[misc]
+    def __init__(self, seen: list[str]) -> None:
+        self.seen = seen
+
+    async def intercept_unary_unary(self, continuation: Any, details: Any, request: Any) -> Any:
+        # grpc.aio names the method in bytes.
+        self.seen.append(details.method.decode() if isinstance(details.method, bytes) else details.method)
+        metadata = grpc.aio.Metadata(*(details.metadata or ()), ("x-stamp", "async"))
+        return await continuation(details._replace(metadata=metadata), request)
+
+
+def test_grpc_interceptors_see_every_call(grpc_run: Callable[..., Any], server: Server) -> None:
+    seen: list[str] = []
+    interceptor = Stamp(seen) if grpc_run.mode == "sync" else AsyncStamp(seen)  # type: ignore[attr-defined]
+    grpc_run(lambda admin: admin.admin_meta(), grpc_interceptors=[interceptor])
+    assert seen == ["/identity.v1.AdminService/AdminMeta"]
+    assert server.requests[-1][2]["x-stamp"] == grpc_run.mode  # type: ignore[attr-defined]
+
+
+def test_each_grpc_attempt_is_logged_with_its_code(grpc_run: Callable[..., Any], server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    import logging
+
+    caplog.set_level(logging.DEBUG, logger="identity_sdk")
+    server.behaviours["admin_meta"] = unavailable_then("admin_meta")
+    grpc_run(lambda admin: admin.admin_meta(), retry=RetryPolicy(attempts=3, base_delay=0.001))
+    records = [record for record in caplog.records if record.name == "identity_sdk"]
+    assert [(r.operation, r.protocol, r.attempt, r.status, r.will_retry) for r in records] == [  # type: ignore[attr-defined]
+        ("admin_meta", "grpc", 1, "UNAVAILABLE", True),
+        ("admin_meta", "grpc", 2, "OK", False),
+    ]
+    assert all(r.headers["x-service-admin-secret"] == "[redacted]" and "s3cret" not in r.getMessage() for r in records)  # type: ignore[attr-defined]
+
+
+def test_the_trace_context_travels_in_grpc_metadata(call: Callable[..., Any], server: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    from identity_sdk import _observe
+
+    class Propagate:
+        @staticmethod
+        def inject(carrier: dict[str, str]) -> None:
+            carrier["traceparent"] = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+    monkeypatch.setattr(_observe, "_propagate", Propagate)
+    call("admin_meta")
+    assert server.requests[-1][2]["traceparent"] == "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+
+
+def test_close_from_another_thread_cancels_a_grpc_call_in_flight(server: Server) -> None:
+    def slow(request: Message, context: grpc.ServicerContext) -> Message:
+        time.sleep(1.5)
+        return message_class("identity.v1.AdminMetaResponse")()
+
+    server.behaviours["admin_meta"] = slow
+    admin = AdminClient(service_url="http://127.0.0.1", admin_secret="s", protocol="grpc", grpc_endpoint=server.endpoint, server_version="2.4.4")
+    threading.Timer(0.3, admin.close).start()
+    with pytest.raises(ApiError) as raised:
+        admin.admin_meta()
+    assert (raised.value.code, raised.value.message) == ("CANCELLED", "admin_meta was cancelled")
+
+
+def test_close_cancels_an_async_grpc_call_in_flight(server: Server) -> None:
+    def slow(request: Message, context: grpc.ServicerContext) -> Message:
+        time.sleep(1.5)
+        return message_class("identity.v1.AdminMetaResponse")()
+
+    server.behaviours["admin_meta"] = slow
+
+    async def run() -> ApiError:
+        admin = AsyncAdminClient(service_url="http://127.0.0.1", admin_secret="s", protocol="grpc", grpc_endpoint=server.endpoint, server_version="2.4.4")
+        pending = asyncio.ensure_future(admin.admin_meta())
+        await asyncio.sleep(0.3)
+        await admin.close()
+        with pytest.raises(ApiError) as raised:
+            await pending
+        return raised.value
+
+    assert asyncio.run(run()).code == "CANCELLED"

@@ -42,3 +42,30 @@ def test_token_style_lists_follow_continuation_tokens_and_stop_at_a_repeated_one
     users = [t.user for t in clients.each(clients.admin(protocol="rest").iter_fga_read_tuples(object="doc:1"))]
     assert users == ["user:1", "user:2", "user:3"]
     assert [json.loads(r.content).get("continuation_token") for r in recorder.requests] == [None, "a", "b"]
+
+
+def test_the_page_iterator_yields_each_pages_whole_answer(clients: Clients, recorder: Recorder) -> None:
+    recorder.answer(*[pages_of(5)] * 10)
+    admin = clients.admin(protocol="rest")
+    pages = clients.each(admin.iter_organizations_pages(pagination={"limit": 2}))
+    assert [[org.id for org in page.organizations] for page in pages] == [["o0", "o1"], ["o2", "o3"], ["o4"]]
+    assert [page.pagination.page for page in pages] == [1, 2, 3]
+    assert type(pages[0]).__name__ == "OrganizationsResponse"
+
+
+def test_the_page_iterator_follows_continuation_tokens(clients: Clients, recorder: Recorder) -> None:
+    def tuples(n: int, token: str) -> httpx.Response:
+        return httpx.Response(200, json={"tuples": [{"user": f"user:{n}", "relation": "viewer", "object": "doc:1"}], "continuation_token": token})
+
+    recorder.answer(tuples(1, "a"), tuples(2, ""))
+    pages = clients.each(clients.admin(protocol="rest").iter_fga_read_tuples_pages(object="doc:1"))
+    assert [(page.tuples[0].user, page.continuation_token) for page in pages] == [("user:1", "a"), ("user:2", "")]
+
+
+def test_the_page_iterator_fetches_a_page_only_as_the_loop_reaches_it(recorder: Recorder) -> None:
+    recorder.answer(*[pages_of(5)] * 10)
+    admin = Clients("sync", recorder).admin(protocol="rest")
+    pages = admin.iter_organizations_pages(pagination={"limit": 2})
+    assert recorder.requests == []
+    next(pages)
+    assert len(recorder.requests) == 1

@@ -80,9 +80,9 @@ def test_configuration_follows_the_spec() -> None:
     assert AdminClient(service_url="http://localhost", admin_secret="s", grpc_endpoint="[::1]:28418").grpc_endpoint == "[::1]:28418"
     with pytest.raises(ValueError, match=r"^protocol must be one of graphql, rest, grpc, not 'soap'$"):
         AdminClient(service_url="http://localhost", admin_secret="s", protocol="soap")  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"^admin_secret is required, or access_token: the access token of a user who is an org-admin"):
+    with pytest.raises(ValueError, match=r"^admin_secret is required \(or the environment variable IDENTITY_ADMIN_SECRET\), or access_token: the access token of a user who is an org-admin"):
         AdminClient(service_url="http://localhost", admin_secret="")
-    with pytest.raises(ValueError, match=r"^admin_secret is required, or access_token"):
+    with pytest.raises(ValueError, match=r"^admin_secret is required \(or the environment variable IDENTITY_ADMIN_SECRET\), or access_token"):
         AdminClient(service_url="http://localhost")
     with pytest.raises(ValueError, match=r"^give admin_secret or access_token, not both"):
         AdminClient(service_url="http://localhost", admin_secret="s", access_token="t")
@@ -109,9 +109,16 @@ def test_the_async_clients_mirror_the_sync_ones_method_for_method(sync: type, as
     assert public_methods(sync) == public_methods(async_)
     surfaces = ("admin",) if sync is AdminClient else ("user", "oauth")
     operations = {op.method for op in OPERATIONS.values() if op.surface in surfaces}
-    iterators = {f"iter_{op.name}" for op in OPERATIONS.values() if op.surface in surfaces and op.pagination}
+    iterators = {f"iter_{op.name}{pages}" for op in OPERATIONS.values() if op.surface in surfaces and op.pagination for pages in ("", "_pages")}
     assert set(public_methods(sync)) == operations | iterators | {"close", "set_access_token"} - ({"set_access_token"} if sync is AdminClient else set())
     assert inspect.iscoroutinefunction(async_.admin_meta if sync is AdminClient else async_.meta)
+    # with_raw_response: every operation's method, and only those, in both variants alike.
+    raw = inspect.signature(sync.with_raw_response.fget).return_annotation  # type: ignore[attr-defined]
+    async_raw = inspect.signature(async_.with_raw_response.fget).return_annotation  # type: ignore[attr-defined]
+    from identity_sdk import _clients
+
+    assert public_methods(getattr(_clients, raw)) == public_methods(getattr(_clients, async_raw))
+    assert set(public_methods(getattr(_clients, raw))) == operations
 
 
 def test_resource_routes_fill_their_path_and_send_the_rest_in_the_query_or_the_body() -> None:

@@ -6,24 +6,28 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import time
 from typing import Any
 
 import httpx
 import pytest
 
 from conftest import Clients, Recorder, graphql_answer
-from identity_sdk import AdminClient, ApiError, AsyncAdminClient, RetryPolicy
+from identity_sdk import AdminClient, ApiError, AsyncAdminClient, RetryPolicy, _core
 
 
 @pytest.fixture
 def sleeps(monkeypatch: pytest.MonkeyPatch) -> list[float]:
+    """The waits between attempts, recorded instead of waited: the sync client's (which close() from another thread ends) and the async one's."""
     slept: list[float] = []
+
+    def pause(closing: Any, seconds: float) -> bool:
+        slept.append(seconds)
+        return False
 
     async def no_wait(seconds: float) -> None:
         slept.append(seconds)
 
-    monkeypatch.setattr(time, "sleep", slept.append)
+    monkeypatch.setattr(_core, "_pause", pause)
     monkeypatch.setattr(asyncio, "sleep", no_wait)
     return slept
 

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ._clients import AdminClient, AsyncAdminClient, AsyncUserClient, UserClient
 from ._core import RetryPolicy
 from ._facts import Operation
+from ._observe import RawResponse
 from ._schema import OPERATIONS as _OPERATIONS
 from ._schema import SERVICE_VERSION
 from .errors import (
@@ -64,6 +65,7 @@ __all__ = [
     "OutcomeUnknownError",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "RawResponse",
     "RetryPolicy",
     "TooManyRequestsError",
     "UnauthenticatedError",

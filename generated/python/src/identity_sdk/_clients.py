@@ -5,36 +5,59 @@ from the same operation table (_schema.OPERATIONS)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import httpx
 
 from ._base import AsyncClientBase, AsyncUserClientBase, SyncClientBase, SyncUserClientBase
 from ._core import RetryPolicy, Settings
+from ._observe import AsyncGrpcInterceptor, GrpcInterceptor
 from ._schema import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from ._tls import ClientCert, Verify
-from .resources.account import AccountResource, AsyncAccountResource
-from .resources.audit import AsyncAuditResource, AuditResource
-from .resources.auth import AsyncAuthResource, AuthResource
-from .resources.clients import AsyncClientsResource, ClientsResource
-from .resources.email_templates import AsyncEmailTemplatesResource, EmailTemplatesResource
-from .resources.fga import AsyncFGAResource, FGAResource
-from .resources.graphql_extras import AsyncGraphqlExtrasResource, GraphqlExtrasResource
-from .resources.meta import AsyncMetaResource, MetaResource
-from .resources.oauth import AsyncOauthResource, OauthResource
-from .resources.oidc import AsyncOIDCResource, OIDCResource
-from .resources.org_domains import AsyncOrgDomainsResource, OrgDomainsResource
-from .resources.org_sso import AsyncOrgSsoResource, OrgSsoResource
-from .resources.organizations import AsyncOrganizationsResource, OrganizationsResource
-from .resources.permissions import AsyncPermissionsResource, PermissionsResource
-from .resources.saml_idp import AsyncSAMLIDPResource, SAMLIDPResource
-from .resources.scim import AsyncSCIMResource, SCIMResource
-from .resources.session import AsyncSessionResource, SessionResource
-from .resources.trusted_issuers import AsyncTrustedIssuersResource, TrustedIssuersResource
-from .resources.users import AsyncUsersResource, UsersResource
-from .resources.verification import AsyncVerificationResource, VerificationResource
-from .resources.webhooks import AsyncWebhooksResource, WebhooksResource
+from .resources.account import AccountRawResource, AccountResource, AsyncAccountRawResource, AsyncAccountResource
+from .resources.audit import AsyncAuditRawResource, AsyncAuditResource, AuditRawResource, AuditResource
+from .resources.auth import AsyncAuthRawResource, AsyncAuthResource, AuthRawResource, AuthResource
+from .resources.clients import AsyncClientsRawResource, AsyncClientsResource, ClientsRawResource, ClientsResource
+from .resources.email_templates import AsyncEmailTemplatesRawResource, AsyncEmailTemplatesResource, EmailTemplatesRawResource, EmailTemplatesResource
+from .resources.fga import AsyncFGARawResource, AsyncFGAResource, FGARawResource, FGAResource
+from .resources.graphql_extras import AsyncGraphqlExtrasRawResource, AsyncGraphqlExtrasResource, GraphqlExtrasRawResource, GraphqlExtrasResource
+from .resources.meta import AsyncMetaRawResource, AsyncMetaResource, MetaRawResource, MetaResource
+from .resources.oauth import AsyncOauthRawResource, AsyncOauthResource, OauthRawResource, OauthResource
+from .resources.oidc import AsyncOIDCRawResource, AsyncOIDCResource, OIDCRawResource, OIDCResource
+from .resources.org_domains import AsyncOrgDomainsRawResource, AsyncOrgDomainsResource, OrgDomainsRawResource, OrgDomainsResource
+from .resources.org_sso import AsyncOrgSsoRawResource, AsyncOrgSsoResource, OrgSsoRawResource, OrgSsoResource
+from .resources.organizations import AsyncOrganizationsRawResource, AsyncOrganizationsResource, OrganizationsRawResource, OrganizationsResource
+from .resources.permissions import AsyncPermissionsRawResource, AsyncPermissionsResource, PermissionsRawResource, PermissionsResource
+from .resources.saml_idp import AsyncSAMLIDPRawResource, AsyncSAMLIDPResource, SAMLIDPRawResource, SAMLIDPResource
+from .resources.scim import AsyncSCIMRawResource, AsyncSCIMResource, SCIMRawResource, SCIMResource
+from .resources.session import AsyncSessionRawResource, AsyncSessionResource, SessionRawResource, SessionResource
+from .resources.trusted_issuers import AsyncTrustedIssuersRawResource, AsyncTrustedIssuersResource, TrustedIssuersRawResource, TrustedIssuersResource
+from .resources.users import AsyncUsersRawResource, AsyncUsersResource, UsersRawResource, UsersResource
+from .resources.verification import AsyncVerificationRawResource, AsyncVerificationResource, VerificationRawResource, VerificationResource
+from .resources.webhooks import AsyncWebhooksRawResource, AsyncWebhooksResource, WebhooksRawResource, WebhooksResource
 from .types import Protocol
+
+
+class AdminClientWithRawResponse(
+    AuthRawResource,
+    UsersRawResource,
+    WebhooksRawResource,
+    EmailTemplatesRawResource,
+    AuditRawResource,
+    FGARawResource,
+    ClientsRawResource,
+    TrustedIssuersRawResource,
+    SAMLIDPRawResource,
+    OrganizationsRawResource,
+    OrgDomainsRawResource,
+    OrgSsoRawResource,
+    SCIMRawResource,
+    GraphqlExtrasRawResource,
+):
+    """The methods of AdminClient, each answering a RawResponse (what came with the answer, and
+    .parse() for the answer itself): AdminClient.with_raw_response.
+    """
 
 
 class AdminClient(
@@ -59,9 +82,9 @@ class AdminClient(
     Use it as a context manager (with AdminClient(service_url=...) as client: ...) or call close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
-        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret.
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's IDENTITY_SERVICE_URL.
+        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given. Default: the environment's IDENTITY_ADMIN_SECRET.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret. Default: the environment variable IDENTITY_ACCESS_TOKEN.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -69,6 +92,8 @@ class AdminClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -83,7 +108,7 @@ class AdminClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         admin_secret: str | None = None,
         access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -93,6 +118,8 @@ class AdminClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[GrpcInterceptor] | None = None,
         http_client: httpx.Client | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -116,6 +143,8 @@ class AdminClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -127,6 +156,32 @@ class AdminClient(
             ),
             http_client,
         )
+
+    @property
+    def with_raw_response(self) -> AdminClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return AdminClientWithRawResponse(self._core)
+
+
+class AsyncAdminClientWithRawResponse(
+    AsyncAuthRawResource,
+    AsyncUsersRawResource,
+    AsyncWebhooksRawResource,
+    AsyncEmailTemplatesRawResource,
+    AsyncAuditRawResource,
+    AsyncFGARawResource,
+    AsyncClientsRawResource,
+    AsyncTrustedIssuersRawResource,
+    AsyncSAMLIDPRawResource,
+    AsyncOrganizationsRawResource,
+    AsyncOrgDomainsRawResource,
+    AsyncOrgSsoRawResource,
+    AsyncSCIMRawResource,
+    AsyncGraphqlExtrasRawResource,
+):
+    """The methods of AsyncAdminClient, each answering a RawResponse (what came with the answer, and
+    .parse() for the answer itself): AsyncAdminClient.with_raw_response.
+    """
 
 
 class AsyncAdminClient(
@@ -151,9 +206,9 @@ class AsyncAdminClient(
     Use it as a context manager (async with AsyncAdminClient(service_url=...) as client: ...) or call await close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given.
-        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret.
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's IDENTITY_SERVICE_URL.
+        admin_secret: The server's --admin-secret; sent in header x-service-admin-secret on every call. Required unless access_token is given. Default: the environment's IDENTITY_ADMIN_SECRET.
+        access_token: A user's access token instead of the admin secret, sent as a bearer token: the calls of auth org_admin, within what that user administers. Never with admin_secret. Default: the environment variable IDENTITY_ACCESS_TOKEN.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -161,6 +216,8 @@ class AsyncAdminClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -175,7 +232,7 @@ class AsyncAdminClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         admin_secret: str | None = None,
         access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -185,6 +242,8 @@ class AsyncAdminClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[AsyncGrpcInterceptor] | None = None,
         http_client: httpx.AsyncClient | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -208,6 +267,8 @@ class AsyncAdminClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -219,6 +280,25 @@ class AsyncAdminClient(
             ),
             http_client,
         )
+
+    @property
+    def with_raw_response(self) -> AsyncAdminClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return AsyncAdminClientWithRawResponse(self._core)
+
+
+class UserClientWithRawResponse(
+    AccountRawResource,
+    SessionRawResource,
+    VerificationRawResource,
+    MetaRawResource,
+    PermissionsRawResource,
+    OauthRawResource,
+    OIDCRawResource,
+):
+    """The methods of UserClient, each answering a RawResponse (what came with the answer, and .parse()
+    for the answer itself): UserClient.with_raw_response.
+    """
 
 
 class UserClient(
@@ -236,9 +316,9 @@ class UserClient(
     Use it as a context manager (with UserClient(service_url=...) as client: ...) or call close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's IDENTITY_SERVICE_URL.
         client_id: Identifier of the client application; the default client_id of the token calls.
-        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
+        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable IDENTITY_ACCESS_TOKEN.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -246,6 +326,8 @@ class UserClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -260,7 +342,7 @@ class UserClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         client_id: str,
         access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -270,6 +352,8 @@ class UserClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[GrpcInterceptor] | None = None,
         http_client: httpx.Client | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -293,6 +377,8 @@ class UserClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -304,6 +390,25 @@ class UserClient(
             ),
             http_client,
         )
+
+    @property
+    def with_raw_response(self) -> UserClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return UserClientWithRawResponse(self._core)
+
+
+class AsyncUserClientWithRawResponse(
+    AsyncAccountRawResource,
+    AsyncSessionRawResource,
+    AsyncVerificationRawResource,
+    AsyncMetaRawResource,
+    AsyncPermissionsRawResource,
+    AsyncOauthRawResource,
+    AsyncOIDCRawResource,
+):
+    """The methods of AsyncUserClient, each answering a RawResponse (what came with the answer, and
+    .parse() for the answer itself): AsyncUserClient.with_raw_response.
+    """
 
 
 class AsyncUserClient(
@@ -321,9 +426,9 @@ class AsyncUserClient(
     Use it as a context manager (async with AsyncUserClient(service_url=...) as client: ...) or call await close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's IDENTITY_SERVICE_URL.
         client_id: Identifier of the client application; the default client_id of the token calls.
-        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
+        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable IDENTITY_ACCESS_TOKEN.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc; the token calls always use rest.
         grpc_endpoint: gRPC target host:port; default: the host of service_url with port 9091.
@@ -331,6 +436,8 @@ class AsyncUserClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -345,7 +452,7 @@ class AsyncUserClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         client_id: str,
         access_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -355,6 +462,8 @@ class AsyncUserClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[AsyncGrpcInterceptor] | None = None,
         http_client: httpx.AsyncClient | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -378,6 +487,8 @@ class AsyncUserClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -389,3 +500,8 @@ class AsyncUserClient(
             ),
             http_client,
         )
+
+    @property
+    def with_raw_response(self) -> AsyncUserClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return AsyncUserClientWithRawResponse(self._core)

@@ -5,21 +5,24 @@ synchronous and one asynchronous transport that only move the bytes."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, urlencode
 
 import httpcore
 import httpx
 
 from ._facts import Operation
-from ._model import Model
-from ._schema import RETRY_AFTER_METADATA, RETRY_AFTER_MS_METADATA, TEXTS
+from ._model import JsonValue, Model
+from ._observe import LOGGER, Exchange
+from ._schema import MESSAGES, RETRY_AFTER_METADATA, RETRY_AFTER_MS_METADATA, TEXTS
 from ._shape import answer_mismatch, from_json
 from .errors import (
     ApiError,
@@ -27,7 +30,6 @@ from .errors import (
     code_of_oauth_error,
     is_error_code,
     malformed_answer,
-    mismatched_answer,
     no_answer,
     server_unavailable,
     timed_out,
@@ -37,6 +39,13 @@ from .errors import (
 from .types import Protocol
 
 _JSON = "application/json"
+
+MAX_CONNECTIONS = 100
+"""The connections a client's own pool opens at most, and keeps alive as many: under load every call
+finds one to reuse instead of opening (and closing) a connection of its own."""
+_LIMITS = httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=MAX_CONNECTIONS)
+
+EventHooks = Mapping[str, list[Callable[..., Any]]]
 
 
 def _dumps(value: object) -> bytes:
@@ -147,11 +156,19 @@ def _read_graphql(operation: Operation, status: int, content: bytes, wait: float
 
 
 def _answer(operation: Operation, protocol: Protocol, status: int, body: dict[str, object]) -> Model:
-    """The answer class of a 2xx body, or the error of one whose fields do not have their types."""
+    """The answer class of a 2xx body. A field whose JSON type is not its own (a newer service
+    changed it) is kept as it came in `extra`, with a warning, rather than failing the whole call."""
     mismatch = answer_mismatch(operation.output, body)
-    if mismatch is not None:
-        raise mismatched_answer(operation.name, operation.kind == "read", protocol, status, operation.output, mismatch)
-    return from_json(operation.output, body)
+    if mismatch is None:
+        return from_json(operation.output, body)
+    kept = {f.name: body[f.name] for f in MESSAGES[operation.output] if body.get(f.name) is not None and answer_mismatch(operation.output, {f.name: body[f.name]}) is not None}
+    LOGGER.warning(
+        "%s: the answer does not fit %s (%s); kept as it came in extra (%s, HTTP %d)", operation.name, operation.output, mismatch, protocol, status
+    )
+    model = from_json(operation.output, {name: value for name, value in body.items() if name not in kept})
+    # Decoded JSON: every value is a JsonValue.
+    model.extra.update({name: cast(JsonValue, value) for name, value in kept.items()})
+    return model
 
 
 def _read_rest(operation: Operation, status: int, content: bytes, wait: float | None) -> Model:
@@ -175,11 +192,15 @@ def _read_rest(operation: Operation, status: int, content: bytes, wait: float | 
 
 
 def read_answer(operation: Operation, protocol: Protocol, response: httpx.Response, content: bytes) -> Model:
-    """The answer in the flat shape, or the ApiError it carries."""
+    """The answer in the flat shape, or the ApiError it carries (with the answer's headers)."""
     # A GraphQL error is answered with 200 and its Retry-After; a REST one with its status.
     wait = retry_after(response.headers) if response.status_code >= 400 or protocol == "graphql" else None
     read = _read_graphql if protocol == "graphql" else _read_rest
-    return read(operation, response.status_code, content, wait)
+    try:
+        return read(operation, response.status_code, content, wait)
+    except ApiError as error:
+        error.headers = response.headers
+        raise
 
 
 def _check_size(operation: Operation, protocol: Protocol, response: httpx.Response, limit: int, read: int) -> None:
@@ -233,6 +254,11 @@ class _DeadlineStream(httpcore.NetworkStream):
         self._stream.write(buffer, _within_deadline(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
+        # Shut down first: a read another thread is blocked in (a call close() ends) returns at once.
+        sock = self._stream.get_extra_info("socket")
+        if isinstance(sock, socket.socket):
+            with contextlib.suppress(OSError):
+                sock.shutdown(socket.SHUT_RDWR)
         self._stream.close()
 
     def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None, timeout: float | None = None) -> httpcore.NetworkStream:
@@ -259,10 +285,10 @@ class _DeadlineBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-def _own_client(verify: ssl.SSLContext | bool) -> httpx.Client:
+def _own_client(verify: ssl.SSLContext | bool, event_hooks: EventHooks | None) -> httpx.Client:
     """The sync client's own httpx client, its sockets bounded by each call's deadline (where httpx
     exposes its connection pool's network backend; otherwise per read, as httpx does)."""
-    client = httpx.Client(timeout=None, verify=verify)
+    client = httpx.Client(timeout=None, verify=verify, limits=_LIMITS, event_hooks=event_hooks)
     pool: Any = getattr(getattr(client, "_transport", None), "_pool", None)
     backend = getattr(pool, "_network_backend", None)
     if isinstance(backend, httpcore.NetworkBackend):
@@ -271,14 +297,16 @@ def _own_client(verify: ssl.SSLContext | bool) -> httpx.Client:
 
 
 class SyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool, max_bytes: int) -> None:
+    def __init__(
+        self, service_url: str, client: httpx.Client | None, verify: ssl.SSLContext | bool, max_bytes: int, event_hooks: EventHooks | None = None
+    ) -> None:
         self._service_url = service_url
         self._max_bytes = max_bytes
         self._owned = client is None
-        self._client = _own_client(verify) if client is None else client
+        self._client = _own_client(verify, event_hooks) if client is None else client
 
     def call(
-        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None, seen: Exchange
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
         if operation.rest is not None and operation.rest.redirect:
@@ -295,6 +323,7 @@ class SyncHttpTransport:
             with self._client.stream(
                 method, url, content=content, headers=request_headers, timeout=httpx.USE_CLIENT_DEFAULT if timeout is None else timeout, follow_redirects=False
             ) as response:
+                seen.status, seen.headers = response.status_code, response.headers
                 _check_size(operation, protocol, response, self._max_bytes, 0)
                 chunks = []
                 size = 0
@@ -304,6 +333,9 @@ class SyncHttpTransport:
                     _check_size(operation, protocol, response, self._max_bytes, size)
                     if _past(deadline):
                         raise timed_out(operation.name, protocol)
+        except ApiError as error:
+            error.headers = seen.headers
+            raise
         except httpx.TimeoutException:
             raise timed_out(operation.name, protocol) from None
         except (httpx.TransportError, ssl.SSLError) as error:
@@ -320,14 +352,16 @@ class SyncHttpTransport:
 
 
 class AsyncHttpTransport:
-    def __init__(self, service_url: str, client: httpx.AsyncClient | None, verify: ssl.SSLContext | bool, max_bytes: int) -> None:
+    def __init__(
+        self, service_url: str, client: httpx.AsyncClient | None, verify: ssl.SSLContext | bool, max_bytes: int, event_hooks: EventHooks | None = None
+    ) -> None:
         self._service_url = service_url
         self._max_bytes = max_bytes
         self._owned = client is None
-        self._client = httpx.AsyncClient(timeout=None, verify=verify) if client is None else client
+        self._client = httpx.AsyncClient(timeout=None, verify=verify, limits=_LIMITS, event_hooks=event_hooks) if client is None else client
 
     async def call(
-        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None
+        self, operation: Operation, protocol: Protocol, body: Mapping[str, object], headers: Mapping[str, str], timeout: float | None, seen: Exchange
     ) -> Model:
         method, url, content, request_headers = build_request(self._service_url, operation, protocol, body, headers)
         if operation.rest is not None and operation.rest.redirect:
@@ -338,6 +372,7 @@ class AsyncHttpTransport:
 
         async def exchange() -> tuple[httpx.Response, bytes]:
             response = await self._client.send(request, stream=True, follow_redirects=False)
+            seen.status, seen.headers = response.status_code, response.headers
             try:
                 _check_size(operation, protocol, response, self._max_bytes, 0)
                 chunks = []
@@ -354,6 +389,9 @@ class AsyncHttpTransport:
             # The whole exchange under one deadline: a server that drips its headers or its body
             # cannot hold the call past `timeout`.
             response, body_bytes = await asyncio.wait_for(exchange(), timeout)
+        except ApiError as error:
+            error.headers = seen.headers
+            raise
         except asyncio.TimeoutError:
             raise timed_out(operation.name, protocol) from None
         except httpx.TimeoutException:

@@ -37,11 +37,14 @@ def _plain(value: object) -> JsonValue:
 
 
 class Model:
-    """An answer: every declared field present, unset optional fields None, lists and maps empty."""
+    """An answer: every declared field present, unset optional fields None, lists and maps empty; the
+    JSON fields this SDK does not know (a newer service's) in `extra`, by wire name."""
 
     __slots__ = ()
     _message: ClassVar[str]
+    extra: dict[str, JsonValue]
 
     def to_dict(self) -> dict[str, JsonValue]:
-        """The answer as plain data keyed by wire names: the same JSON whichever protocol carried it."""
+        """The answer as plain data keyed by wire names: the same JSON whichever protocol carried it
+        (the declared fields; those this SDK does not know stay in `extra`)."""
         return {wire: _plain(getattr(self, attr)) for attr, wire in _names(self._message)}

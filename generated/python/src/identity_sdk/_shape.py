@@ -20,11 +20,13 @@ _ENUM_NAMES: dict[str, dict[int, str]] = {}
 
 
 def enum_name(enum: str, number: int) -> str | None:
-    """The wire name of an enum's proto number; None for 0 (unset) and unknown numbers."""
+    """The wire name of an enum's proto number; None for 0 (unset); UNKNOWN_<number> for a number
+    this SDK does not know (a value a newer service added), so that it is kept, not lost."""
     names = _ENUM_NAMES.get(enum)
     if names is None:
         names = _ENUM_NAMES[enum] = {n: name for name, n in ENUMS[enum].items()}
-    return names.get(number)
+    name = names.get(number)
+    return name if name is not None or number == 0 else f"UNKNOWN_{number}"
 
 
 def _number(value: object) -> object:
@@ -61,8 +63,9 @@ def _decoder(field: Field) -> Decoder | None:
     return None
 
 
-# Per message: its answer class and, per field in declaration order, (wire name, decoder, is_list, is_map).
-_Plan = tuple[type[Model], tuple[tuple[str, Decoder | None, bool, bool], ...]]
+# Per message: its answer class, per field in declaration order (wire name, decoder, is_list, is_map),
+# and the wire names it declares.
+_Plan = tuple[type[Model], tuple[tuple[str, Decoder | None, bool, bool], ...], frozenset[str]]
 _PLANS: dict[str, _Plan] = {}
 
 
@@ -70,14 +73,15 @@ def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
         steps = tuple((f.name, _decoder(f), f.is_list, f.kind == "map") for f in MESSAGES[message])
-        plan = _PLANS[message] = (MODELS[message], steps)
+        plan = _PLANS[message] = (MODELS[message], steps, frozenset(f.name for f in MESSAGES[message]))
     return plan
 
 
 def from_json(message: str, value: object) -> Model:
     """`value` (decoded JSON) as the answer class of `message`: every declared field present, unset
-    ones None, lists and maps empty; fields the message does not declare are dropped."""
-    cls, steps = _plan(message)
+    ones None, lists and maps empty; the fields the message does not declare (a newer service's) in
+    its `extra`, as they came."""
+    cls, steps, known = _plan(message)
     source: Mapping[str, object] = value if isinstance(value, dict) else {}
     # Positional: the answer classes declare their fields in the message's order.
     fields: list[object] = []
@@ -89,7 +93,9 @@ def from_json(message: str, value: object) -> Model:
             fields.append(dict(raw) if isinstance(raw, dict) else {})
         else:
             fields.append(raw if raw is None or decode is None else decode(raw))
-    return cls(*fields)
+    if source.keys() <= known:
+        return cls(*fields)
+    return cls(*fields, extra={key: item for key, item in source.items() if key not in known})  # type: ignore[call-arg]
 
 
 def _answer_value_mismatch(field: Field, value: object, path: str) -> str | None:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AuthResponse, ForgotPasswordResponse, JsonInput, Response, User
 
@@ -35,6 +36,7 @@ class AccountResource(SyncResource):
         state: str | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -50,6 +52,9 @@ class AccountResource(SyncResource):
             redirect_uri: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -57,12 +62,13 @@ class AccountResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def profile(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> User:
@@ -72,6 +78,9 @@ class AccountResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -79,7 +88,7 @@ class AccountResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries, None, extra_body)
 
     def update_profile(
         self,
@@ -99,6 +108,7 @@ class AccountResource(SyncResource):
         is_multi_factor_auth_enabled: bool | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -118,6 +128,9 @@ class AccountResource(SyncResource):
             picture: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -129,7 +142,7 @@ class AccountResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def forgot_password(
         self,
@@ -139,6 +152,7 @@ class AccountResource(SyncResource):
         state: str | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -151,6 +165,9 @@ class AccountResource(SyncResource):
             email: Must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -162,7 +179,7 @@ class AccountResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def reset_password(
         self,
@@ -173,6 +190,7 @@ class AccountResource(SyncResource):
         otp: str | None = None,
         phone_number: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -188,6 +206,9 @@ class AccountResource(SyncResource):
             password: Secret. 12 to 256 characters.
             confirm_password: Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -199,7 +220,118 @@ class AccountResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AccountRawResource(SyncRawResource):
+    """The operations of group account on UserClient.with_raw_response, each answering a RawResponse."""
+
+    def signup(
+        self,
+        *,
+        password: str,
+        confirm_password: str,
+        email: str | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        picture: str | None = None,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        state: str | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As signup(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def profile(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[User]:
+        """As profile(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries, None, extra_body)
+
+    def update_profile(
+        self,
+        *,
+        old_password: str | None = None,
+        new_password: str | None = None,
+        confirm_new_password: str | None = None,
+        email: str | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        picture: str | None = None,
+        is_multi_factor_auth_enabled: bool | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As update_profile(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def forgot_password(
+        self,
+        *,
+        email: str | None = None,
+        phone_number: str | None = None,
+        state: str | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[ForgotPasswordResponse]:
+        """As forgot_password(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def reset_password(
+        self,
+        *,
+        password: str,
+        confirm_password: str,
+        token: str | None = None,
+        otp: str | None = None,
+        phone_number: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As reset_password(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncAccountResource(AsyncResource):
@@ -227,6 +359,7 @@ class AsyncAccountResource(AsyncResource):
         state: str | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -242,6 +375,9 @@ class AsyncAccountResource(AsyncResource):
             redirect_uri: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -249,12 +385,13 @@ class AsyncAccountResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def profile(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> User:
@@ -264,6 +401,9 @@ class AsyncAccountResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -271,7 +411,7 @@ class AsyncAccountResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries, None, extra_body)
 
     async def update_profile(
         self,
@@ -291,6 +431,7 @@ class AsyncAccountResource(AsyncResource):
         is_multi_factor_auth_enabled: bool | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -310,6 +451,9 @@ class AsyncAccountResource(AsyncResource):
             picture: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -321,7 +465,7 @@ class AsyncAccountResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def forgot_password(
         self,
@@ -331,6 +475,7 @@ class AsyncAccountResource(AsyncResource):
         state: str | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -343,6 +488,9 @@ class AsyncAccountResource(AsyncResource):
             email: Must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -354,7 +502,7 @@ class AsyncAccountResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def reset_password(
         self,
@@ -365,6 +513,7 @@ class AsyncAccountResource(AsyncResource):
         otp: str | None = None,
         phone_number: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -380,6 +529,9 @@ class AsyncAccountResource(AsyncResource):
             password: Secret. 12 to 256 characters.
             confirm_password: Secret. Not empty. Must match password.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -391,4 +543,117 @@ class AsyncAccountResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncAccountRawResource(AsyncRawResource):
+    """The operations of group account on AsyncUserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def signup(
+        self,
+        *,
+        password: str,
+        confirm_password: str,
+        email: str | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        picture: str | None = None,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        state: str | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As signup(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["signup"], {"email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "password": password, "confirm_password": confirm_password, "roles": roles, "scope": scope, "redirect_uri": redirect_uri, "state": state, "app_data": app_data}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def profile(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[User]:
+        """As profile(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["profile"], {}, User, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def update_profile(
+        self,
+        *,
+        old_password: str | None = None,
+        new_password: str | None = None,
+        confirm_new_password: str | None = None,
+        email: str | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        picture: str | None = None,
+        is_multi_factor_auth_enabled: bool | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As update_profile(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_profile"], {"old_password": old_password, "new_password": new_password, "confirm_new_password": confirm_new_password, "email": email, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "picture": picture, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def forgot_password(
+        self,
+        *,
+        email: str | None = None,
+        phone_number: str | None = None,
+        state: str | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[ForgotPasswordResponse]:
+        """As forgot_password(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["forgot_password"], {"email": email, "phone_number": phone_number, "state": state, "redirect_uri": redirect_uri}, ForgotPasswordResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def reset_password(
+        self,
+        *,
+        password: str,
+        confirm_password: str,
+        token: str | None = None,
+        otp: str | None = None,
+        phone_number: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As reset_password(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["reset_password"], {"token": token, "otp": otp, "phone_number": phone_number, "password": password, "confirm_password": confirm_password}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AuditLog, AuditLogsResponse, PaginationInput
 
@@ -24,6 +25,7 @@ class AuditResource(SyncResource):
         from_timestamp: int | None = None,
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuditLogsResponse:
@@ -35,6 +37,9 @@ class AuditResource(SyncResource):
             from_timestamp: Only entries created at or after this Unix time.
             to_timestamp: Only entries created at or before this Unix time.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -42,7 +47,7 @@ class AuditResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_audit_logs(
         self,
@@ -55,6 +60,7 @@ class AuditResource(SyncResource):
         from_timestamp: int | None = None,
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[AuditLog]:
@@ -62,7 +68,52 @@ class AuditResource(SyncResource):
 
         Args and errors as audit_logs().
         """
-        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_audit_logs_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        action: str | None = None,
+        actor_id: str | None = None,
+        resource_type: str | None = None,
+        resource_id: str | None = None,
+        from_timestamp: int | None = None,
+        to_timestamp: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[AuditLogsResponse]:
+        """Every page of audit_logs(), each its whole answer, as iter_audit_logs() walks them; pages are fetched as the loop goes.
+
+        Args and errors as audit_logs().
+        """
+        return self._core.pages(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AuditRawResource(SyncRawResource):
+    """The operations of group audit on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def audit_logs(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        action: str | None = None,
+        actor_id: str | None = None,
+        resource_type: str | None = None,
+        resource_id: str | None = None,
+        from_timestamp: int | None = None,
+        to_timestamp: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuditLogsResponse]:
+        """As audit_logs(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncAuditResource(AsyncResource):
@@ -79,6 +130,7 @@ class AsyncAuditResource(AsyncResource):
         from_timestamp: int | None = None,
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuditLogsResponse:
@@ -90,6 +142,9 @@ class AsyncAuditResource(AsyncResource):
             from_timestamp: Only entries created at or after this Unix time.
             to_timestamp: Only entries created at or before this Unix time.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -97,7 +152,7 @@ class AsyncAuditResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_audit_logs(
         self,
@@ -110,6 +165,7 @@ class AsyncAuditResource(AsyncResource):
         from_timestamp: int | None = None,
         to_timestamp: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[AuditLog]:
@@ -117,4 +173,51 @@ class AsyncAuditResource(AsyncResource):
 
         Args and errors as audit_logs().
         """
-        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, AuditLog, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_audit_logs_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        action: str | None = None,
+        actor_id: str | None = None,
+        resource_type: str | None = None,
+        resource_id: str | None = None,
+        from_timestamp: int | None = None,
+        to_timestamp: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[AuditLogsResponse]:
+        """Every page of audit_logs(), each its whole answer, as iter_audit_logs() walks them; pages are fetched as the loop goes.
+
+        Args and errors as audit_logs().
+        """
+        return self._core.pages(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncAuditRawResource(AsyncRawResource):
+    """The operations of group audit on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def audit_logs(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        action: str | None = None,
+        actor_id: str | None = None,
+        resource_type: str | None = None,
+        resource_id: str | None = None,
+        from_timestamp: int | None = None,
+        to_timestamp: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuditLogsResponse]:
+        """As audit_logs(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["audit_logs"], {"pagination": pagination, "action": action, "actor_id": actor_id, "resource_type": resource_type, "resource_id": resource_id, "from_timestamp": from_timestamp, "to_timestamp": to_timestamp}, AuditLogsResponse, extra_headers, timeout, max_retries, None, extra_body)

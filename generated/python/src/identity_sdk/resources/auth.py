@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AdminMeta, AdminSession, Response
 
@@ -20,6 +21,7 @@ class AuthResource(SyncResource):
         *,
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminSession:
@@ -30,6 +32,9 @@ class AuthResource(SyncResource):
         Args:
             admin_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -37,12 +42,13 @@ class AuthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
 
     def admin_logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Response:
@@ -52,6 +58,9 @@ class AuthResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -59,12 +68,13 @@ class AuthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
 
     def admin_session(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminSession:
@@ -74,6 +84,9 @@ class AuthResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -81,12 +94,13 @@ class AuthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
 
     def admin_meta(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminMeta:
@@ -96,6 +110,9 @@ class AuthResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -103,7 +120,64 @@ class AuthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AuthRawResource(SyncRawResource):
+    """The operations of group auth on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def admin_login(
+        self,
+        *,
+        admin_secret: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_login(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
+
+    def admin_logout(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Response]:
+        """As admin_logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
+
+    def admin_session(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_session(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
+
+    def admin_meta(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminMeta]:
+        """As admin_meta(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncAuthResource(AsyncResource):
@@ -116,6 +190,7 @@ class AsyncAuthResource(AsyncResource):
         *,
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminSession:
@@ -126,6 +201,9 @@ class AsyncAuthResource(AsyncResource):
         Args:
             admin_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -133,12 +211,13 @@ class AsyncAuthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
 
     async def admin_logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Response:
@@ -148,6 +227,9 @@ class AsyncAuthResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -155,12 +237,13 @@ class AsyncAuthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
 
     async def admin_session(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminSession:
@@ -170,6 +253,9 @@ class AsyncAuthResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -177,12 +263,13 @@ class AsyncAuthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
 
     async def admin_meta(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AdminMeta:
@@ -192,6 +279,9 @@ class AsyncAuthResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -199,4 +289,63 @@ class AsyncAuthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncAuthRawResource(AsyncRawResource):
+    """The operations of group auth on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def admin_login(
+        self,
+        *,
+        admin_secret: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_login(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["admin_login"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def admin_logout(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Response]:
+        """As admin_logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["admin_logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def admin_session(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_session(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["admin_session"], {}, AdminSession, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def admin_meta(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AdminMeta]:
+        """As admin_meta(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["admin_meta"], {}, AdminMeta, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import Client, ClientsResponse, CreateClientResponse, PaginationInput, Response, RotateClientSecretResponse
 
@@ -25,6 +26,7 @@ class ClientsResource(SyncResource):
         redirect_uris: Sequence[str] | None = None,
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -46,6 +48,9 @@ class ClientsResource(SyncResource):
                 none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
                 without a fragment.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -57,7 +62,7 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_client(
         self,
@@ -71,6 +76,7 @@ class ClientsResource(SyncResource):
         redirect_uris: Sequence[str] | None = None,
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -87,6 +93,9 @@ class ClientsResource(SyncResource):
             post_logout_redirect_uris: Replaces the list when given. At most 20 items. Each must be an
                 https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -98,13 +107,14 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_client(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -117,6 +127,9 @@ class ClientsResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -128,13 +141,14 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def rotate_client_secret(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -147,6 +161,9 @@ class ClientsResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -158,13 +175,14 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_client(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Client:
@@ -175,6 +193,9 @@ class ClientsResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -182,13 +203,14 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries, None, extra_body)
 
     def clients(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ClientsResponse:
@@ -198,6 +220,9 @@ class ClientsResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -205,13 +230,14 @@ class ClientsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_clients(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[Client]:
@@ -219,7 +245,126 @@ class ClientsResource(SyncResource):
 
         Args and errors as clients().
         """
-        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_clients_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[ClientsResponse]:
+        """Every page of clients(), each its whole answer, as iter_clients() walks them; pages are fetched as the loop goes.
+
+        Args and errors as clients().
+        """
+        return self._core.pages(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class ClientsRawResource(SyncRawResource):
+    """The operations of group clients on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def create_client(
+        self,
+        *,
+        name: str,
+        allowed_scopes: Sequence[str],
+        description: str | None = None,
+        allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[CreateClientResponse]:
+        """As create_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_client(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        description: str | None = None,
+        allowed_scopes: Sequence[str] | None = None,
+        is_active: bool | None = None,
+        allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Client]:
+        """As update_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_client(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def rotate_client_secret(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RotateClientSecretResponse]:
+        """As rotate_client_secret(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_client(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Client]:
+        """As get_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries, None, extra_body)
+
+    def clients(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ClientsResponse]:
+        """As clients(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncClientsResource(AsyncResource):
@@ -237,6 +382,7 @@ class AsyncClientsResource(AsyncResource):
         redirect_uris: Sequence[str] | None = None,
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -258,6 +404,9 @@ class AsyncClientsResource(AsyncResource):
                 none. At most 20 items. Each must be an https URL, or http on a loopback address (RFC 8252),
                 without a fragment.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -269,7 +418,7 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_client(
         self,
@@ -283,6 +432,7 @@ class AsyncClientsResource(AsyncResource):
         redirect_uris: Sequence[str] | None = None,
         post_logout_redirect_uris: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -299,6 +449,9 @@ class AsyncClientsResource(AsyncResource):
             post_logout_redirect_uris: Replaces the list when given. At most 20 items. Each must be an
                 https URL, or http on a loopback address (RFC 8252), without a fragment.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -310,13 +463,14 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_client(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -329,6 +483,9 @@ class AsyncClientsResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -340,13 +497,14 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def rotate_client_secret(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -359,6 +517,9 @@ class AsyncClientsResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -370,13 +531,14 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_client(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Client:
@@ -387,6 +549,9 @@ class AsyncClientsResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -394,13 +559,14 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries, None, extra_body)
 
     async def clients(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ClientsResponse:
@@ -410,6 +576,9 @@ class AsyncClientsResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -417,13 +586,14 @@ class AsyncClientsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_clients(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[Client]:
@@ -431,4 +601,125 @@ class AsyncClientsResource(AsyncResource):
 
         Args and errors as clients().
         """
-        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, Client, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_clients_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[ClientsResponse]:
+        """Every page of clients(), each its whole answer, as iter_clients() walks them; pages are fetched as the loop goes.
+
+        Args and errors as clients().
+        """
+        return self._core.pages(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncClientsRawResource(AsyncRawResource):
+    """The operations of group clients on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def create_client(
+        self,
+        *,
+        name: str,
+        allowed_scopes: Sequence[str],
+        description: str | None = None,
+        allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[CreateClientResponse]:
+        """As create_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_client"], {"name": name, "description": description, "allowed_scopes": allowed_scopes, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, CreateClientResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_client(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        description: str | None = None,
+        allowed_scopes: Sequence[str] | None = None,
+        is_active: bool | None = None,
+        allow_token_exchange: bool | None = None,
+        redirect_uris: Sequence[str] | None = None,
+        post_logout_redirect_uris: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Client]:
+        """As update_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_client"], {"id": id, "name": name, "description": description, "allowed_scopes": allowed_scopes, "is_active": is_active, "allow_token_exchange": allow_token_exchange, "redirect_uris": redirect_uris, "post_logout_redirect_uris": post_logout_redirect_uris}, Client, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_client(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_client"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def rotate_client_secret(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RotateClientSecretResponse]:
+        """As rotate_client_secret(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["rotate_client_secret"], {"id": id}, RotateClientSecretResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_client(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Client]:
+        """As get_client(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_client"], {"id": id}, Client, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def clients(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ClientsResponse]:
+        """As clients(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["clients"], {"pagination": pagination}, ClientsResponse, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import EmailTemplate, EmailTemplatesResponse, PaginationInput, Response
 
@@ -21,6 +22,7 @@ class EmailTemplatesResource(SyncResource):
         template: str,
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -34,6 +36,9 @@ class EmailTemplatesResource(SyncResource):
             subject: Not empty.
             template: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -45,7 +50,7 @@ class EmailTemplatesResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_email_template(
         self,
@@ -56,6 +61,7 @@ class EmailTemplatesResource(SyncResource):
         template: str | None = None,
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -67,6 +73,9 @@ class EmailTemplatesResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -78,13 +87,14 @@ class EmailTemplatesResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_email_template(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -97,6 +107,9 @@ class EmailTemplatesResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -108,13 +121,14 @@ class EmailTemplatesResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def email_templates(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> EmailTemplatesResponse:
@@ -124,6 +138,9 @@ class EmailTemplatesResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -131,13 +148,14 @@ class EmailTemplatesResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_email_templates(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[EmailTemplate]:
@@ -145,7 +163,94 @@ class EmailTemplatesResource(SyncResource):
 
         Args and errors as email_templates().
         """
-        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_email_templates_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[EmailTemplatesResponse]:
+        """Every page of email_templates(), each its whole answer, as iter_email_templates() walks them; pages are fetched as the loop goes.
+
+        Args and errors as email_templates().
+        """
+        return self._core.pages(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class EmailTemplatesRawResource(SyncRawResource):
+    """The operations of group email_templates on AdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def add_email_template(
+        self,
+        *,
+        event_name: str,
+        subject: str,
+        template: str,
+        design: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[EmailTemplate]:
+        """As add_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_email_template(
+        self,
+        *,
+        id: str,
+        event_name: str | None = None,
+        subject: str | None = None,
+        template: str | None = None,
+        design: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[EmailTemplate]:
+        """As update_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_email_template(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def email_templates(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[EmailTemplatesResponse]:
+        """As email_templates(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncEmailTemplatesResource(AsyncResource):
@@ -161,6 +266,7 @@ class AsyncEmailTemplatesResource(AsyncResource):
         template: str,
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -174,6 +280,9 @@ class AsyncEmailTemplatesResource(AsyncResource):
             subject: Not empty.
             template: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -185,7 +294,7 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_email_template(
         self,
@@ -196,6 +305,7 @@ class AsyncEmailTemplatesResource(AsyncResource):
         template: str | None = None,
         design: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -207,6 +317,9 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -218,13 +331,14 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_email_template(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -237,6 +351,9 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -248,13 +365,14 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def email_templates(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> EmailTemplatesResponse:
@@ -264,6 +382,9 @@ class AsyncEmailTemplatesResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -271,13 +392,14 @@ class AsyncEmailTemplatesResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_email_templates(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[EmailTemplate]:
@@ -285,4 +407,91 @@ class AsyncEmailTemplatesResource(AsyncResource):
 
         Args and errors as email_templates().
         """
-        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, EmailTemplate, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_email_templates_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[EmailTemplatesResponse]:
+        """Every page of email_templates(), each its whole answer, as iter_email_templates() walks them; pages are fetched as the loop goes.
+
+        Args and errors as email_templates().
+        """
+        return self._core.pages(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncEmailTemplatesRawResource(AsyncRawResource):
+    """The operations of group email_templates on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def add_email_template(
+        self,
+        *,
+        event_name: str,
+        subject: str,
+        template: str,
+        design: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[EmailTemplate]:
+        """As add_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_email_template"], {"event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_email_template(
+        self,
+        *,
+        id: str,
+        event_name: str | None = None,
+        subject: str | None = None,
+        template: str | None = None,
+        design: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[EmailTemplate]:
+        """As update_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_email_template"], {"id": id, "event_name": event_name, "subject": subject, "template": template, "design": design}, EmailTemplate, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_email_template(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_email_template(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_email_template"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def email_templates(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[EmailTemplatesResponse]:
+        """As email_templates(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["email_templates"], {"pagination": pagination}, EmailTemplatesResponse, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import FGAListUsersResponse, FGAModel, FGAReadTuplesResponse, FGATuple, FGATupleInput, FGAUserset, Response
 
@@ -19,6 +20,7 @@ class FGAResource(SyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAModel:
@@ -28,6 +30,9 @@ class FGAResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -35,13 +40,14 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries, None, extra_body)
 
     def fga_write_model(
         self,
         *,
         dsl: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -57,6 +63,9 @@ class FGAResource(SyncResource):
                 current model stays. Not empty. Must be text with at least one character that is not a
                 space.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -68,13 +77,14 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def fga_write_tuples(
         self,
         *,
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -89,6 +99,9 @@ class FGAResource(SyncResource):
                 restrictions name (INVALID_ARGUMENT names the tuple and the relation); a userset's own
                 relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -100,13 +113,14 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def fga_delete_tuples(
         self,
         *,
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -119,6 +133,9 @@ class FGAResource(SyncResource):
         Args:
             tuples: At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -130,7 +147,7 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def fga_read_tuples(
         self,
@@ -141,6 +158,7 @@ class FGAResource(SyncResource):
         page_size: int | None = None,
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAReadTuplesResponse:
@@ -154,6 +172,9 @@ class FGAResource(SyncResource):
             object: Must be an FGA object, type:id.
             page_size: Tuples per page. Between 1 and 1000.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -161,7 +182,7 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_fga_read_tuples(
         self,
@@ -172,6 +193,7 @@ class FGAResource(SyncResource):
         page_size: int | None = None,
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[FGATuple]:
@@ -179,7 +201,26 @@ class FGAResource(SyncResource):
 
         Args and errors as fga_read_tuples().
         """
-        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_fga_read_tuples_pages(
+        self,
+        *,
+        user: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        page_size: int | None = None,
+        continuation_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[FGAReadTuplesResponse]:
+        """Every page of fga_read_tuples(), each its whole answer, as iter_fga_read_tuples() walks them; pages are fetched as the loop goes.
+
+        Args and errors as fga_read_tuples().
+        """
+        return self._core.pages(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, extra_body)
 
     def fga_list_users(
         self,
@@ -188,6 +229,7 @@ class FGAResource(SyncResource):
         relation: str,
         user_type: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAListUsersResponse:
@@ -205,6 +247,9 @@ class FGAResource(SyncResource):
             user_type: Not empty. Must be an FGA type name (letters, digits, _ and -, not starting with
                 a digit).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -212,7 +257,7 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def fga_expand(
         self,
@@ -220,6 +265,7 @@ class FGAResource(SyncResource):
         relation: str,
         object: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAUserset:
@@ -234,6 +280,9 @@ class FGAResource(SyncResource):
                 with a digit).
             object: Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -241,12 +290,13 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries, None, extra_body)
 
     def fga_reset(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -258,6 +308,9 @@ class FGAResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -269,7 +322,132 @@ class FGAResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class FGARawResource(SyncRawResource):
+    """The operations of group fga on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def fga_get_model(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAModel]:
+        """As fga_get_model(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries, None, extra_body)
+
+    def fga_write_model(
+        self,
+        *,
+        dsl: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[FGAModel]:
+        """As fga_write_model(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def fga_write_tuples(
+        self,
+        *,
+        tuples: Sequence[FGATupleInput],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_write_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def fga_delete_tuples(
+        self,
+        *,
+        tuples: Sequence[FGATupleInput],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_delete_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def fga_read_tuples(
+        self,
+        *,
+        user: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        page_size: int | None = None,
+        continuation_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAReadTuplesResponse]:
+        """As fga_read_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def fga_list_users(
+        self,
+        *,
+        object: str,
+        relation: str,
+        user_type: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAListUsersResponse]:
+        """As fga_list_users(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def fga_expand(
+        self,
+        *,
+        relation: str,
+        object: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAUserset]:
+        """As fga_expand(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries, None, extra_body)
+
+    def fga_reset(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_reset(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncFGAResource(AsyncResource):
@@ -281,6 +459,7 @@ class AsyncFGAResource(AsyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAModel:
@@ -290,6 +469,9 @@ class AsyncFGAResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -297,13 +479,14 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries, None, extra_body)
 
     async def fga_write_model(
         self,
         *,
         dsl: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -319,6 +502,9 @@ class AsyncFGAResource(AsyncResource):
                 current model stays. Not empty. Must be text with at least one character that is not a
                 space.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -330,13 +516,14 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def fga_write_tuples(
         self,
         *,
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -351,6 +538,9 @@ class AsyncFGAResource(AsyncResource):
                 restrictions name (INVALID_ARGUMENT names the tuple and the relation); a userset's own
                 relation (group:x#member as member of group:x) is never written. At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -362,13 +552,14 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def fga_delete_tuples(
         self,
         *,
         tuples: Sequence[FGATupleInput],
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -381,6 +572,9 @@ class AsyncFGAResource(AsyncResource):
         Args:
             tuples: At least 1 item.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -392,7 +586,7 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def fga_read_tuples(
         self,
@@ -403,6 +597,7 @@ class AsyncFGAResource(AsyncResource):
         page_size: int | None = None,
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAReadTuplesResponse:
@@ -416,6 +611,9 @@ class AsyncFGAResource(AsyncResource):
             object: Must be an FGA object, type:id.
             page_size: Tuples per page. Between 1 and 1000.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -423,7 +621,7 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_fga_read_tuples(
         self,
@@ -434,6 +632,7 @@ class AsyncFGAResource(AsyncResource):
         page_size: int | None = None,
         continuation_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[FGATuple]:
@@ -441,7 +640,26 @@ class AsyncFGAResource(AsyncResource):
 
         Args and errors as fga_read_tuples().
         """
-        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, FGATuple, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_fga_read_tuples_pages(
+        self,
+        *,
+        user: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        page_size: int | None = None,
+        continuation_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[FGAReadTuplesResponse]:
+        """Every page of fga_read_tuples(), each its whole answer, as iter_fga_read_tuples() walks them; pages are fetched as the loop goes.
+
+        Args and errors as fga_read_tuples().
+        """
+        return self._core.pages(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def fga_list_users(
         self,
@@ -450,6 +668,7 @@ class AsyncFGAResource(AsyncResource):
         relation: str,
         user_type: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAListUsersResponse:
@@ -467,6 +686,9 @@ class AsyncFGAResource(AsyncResource):
             user_type: Not empty. Must be an FGA type name (letters, digits, _ and -, not starting with
                 a digit).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -474,7 +696,7 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def fga_expand(
         self,
@@ -482,6 +704,7 @@ class AsyncFGAResource(AsyncResource):
         relation: str,
         object: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> FGAUserset:
@@ -496,6 +719,9 @@ class AsyncFGAResource(AsyncResource):
                 with a digit).
             object: Not empty. Must be an FGA object, type:id.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -503,12 +729,13 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries, None, extra_body)
 
     async def fga_reset(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -520,6 +747,9 @@ class AsyncFGAResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -531,4 +761,129 @@ class AsyncFGAResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncFGARawResource(AsyncRawResource):
+    """The operations of group fga on AsyncAdminClient.with_raw_response, each answering a RawResponse."""
+
+    async def fga_get_model(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAModel]:
+        """As fga_get_model(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_get_model"], {}, FGAModel, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def fga_write_model(
+        self,
+        *,
+        dsl: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[FGAModel]:
+        """As fga_write_model(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_write_model"], {"dsl": dsl}, FGAModel, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def fga_write_tuples(
+        self,
+        *,
+        tuples: Sequence[FGATupleInput],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_write_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_write_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def fga_delete_tuples(
+        self,
+        *,
+        tuples: Sequence[FGATupleInput],
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_delete_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_delete_tuples"], {"tuples": tuples}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def fga_read_tuples(
+        self,
+        *,
+        user: str | None = None,
+        relation: str | None = None,
+        object: str | None = None,
+        page_size: int | None = None,
+        continuation_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAReadTuplesResponse]:
+        """As fga_read_tuples(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_read_tuples"], {"user": user, "relation": relation, "object": object, "page_size": page_size, "continuation_token": continuation_token}, FGAReadTuplesResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def fga_list_users(
+        self,
+        *,
+        object: str,
+        relation: str,
+        user_type: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAListUsersResponse]:
+        """As fga_list_users(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_list_users"], {"object": object, "relation": relation, "user_type": user_type}, FGAListUsersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def fga_expand(
+        self,
+        *,
+        relation: str,
+        object: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[FGAUserset]:
+        """As fga_expand(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_expand"], {"relation": relation, "object": object}, FGAUserset, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def fga_reset(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As fga_reset(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["fga_reset"], {}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AdminSession, JsonInput, JWTKeyPair, JWTKeyType, Response
 
@@ -20,6 +21,7 @@ class GraphqlExtrasResource(SyncResource):
         *,
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -32,6 +34,9 @@ class GraphqlExtrasResource(SyncResource):
         Args:
             admin_secret: Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -43,13 +48,14 @@ class GraphqlExtrasResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_env(
         self,
         *,
         config: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -62,6 +68,9 @@ class GraphqlExtrasResource(SyncResource):
         Args:
             config: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -73,13 +82,14 @@ class GraphqlExtrasResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def generate_jwt_keys(
         self,
         *,
-        type: JWTKeyType,
+        type: JWTKeyType | str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -90,6 +100,9 @@ class GraphqlExtrasResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -101,7 +114,58 @@ class GraphqlExtrasResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class GraphqlExtrasRawResource(SyncRawResource):
+    """The operations of group graphql_extras on AdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def admin_signup(
+        self,
+        *,
+        admin_secret: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_signup(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_env(
+        self,
+        *,
+        config: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As update_env(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def generate_jwt_keys(
+        self,
+        *,
+        type: JWTKeyType | str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[JWTKeyPair]:
+        """As generate_jwt_keys(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncGraphqlExtrasResource(AsyncResource):
@@ -114,6 +178,7 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         *,
         admin_secret: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -126,6 +191,9 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Args:
             admin_secret: Secret. 12 to 256 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -137,13 +205,14 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_env(
         self,
         *,
         config: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -156,6 +225,9 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Args:
             config: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -167,13 +239,14 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def generate_jwt_keys(
         self,
         *,
-        type: JWTKeyType,
+        type: JWTKeyType | str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -184,6 +257,9 @@ class AsyncGraphqlExtrasResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -195,4 +271,55 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncGraphqlExtrasRawResource(AsyncRawResource):
+    """The operations of group graphql_extras on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def admin_signup(
+        self,
+        *,
+        admin_secret: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[AdminSession]:
+        """As admin_signup(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["admin_signup"], {"admin_secret": admin_secret}, AdminSession, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_env(
+        self,
+        *,
+        config: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As update_env(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def generate_jwt_keys(
+        self,
+        *,
+        type: JWTKeyType | str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[JWTKeyPair]:
+        """As generate_jwt_keys(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["generate_jwt_keys"], {"type": type}, JWTKeyPair, extra_headers, timeout, max_retries, idempotency_key, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import Meta
 
@@ -17,6 +18,7 @@ class MetaResource(SyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Meta:
@@ -26,6 +28,9 @@ class MetaResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -33,7 +38,24 @@ class MetaResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class MetaRawResource(SyncRawResource):
+    """The operations of group meta on UserClient.with_raw_response, each answering a RawResponse."""
+
+    def meta(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Meta]:
+        """As meta(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncMetaResource(AsyncResource):
@@ -43,6 +65,7 @@ class AsyncMetaResource(AsyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Meta:
@@ -52,6 +75,9 @@ class AsyncMetaResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -59,4 +85,21 @@ class AsyncMetaResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncMetaRawResource(AsyncRawResource):
+    """The operations of group meta on AsyncUserClient.with_raw_response, each answering a RawResponse."""
+
+    async def meta(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Meta]:
+        """As meta(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["meta"], {}, Meta, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import OauthRevokeResponse, OauthTokenResponse
 
@@ -34,6 +35,7 @@ class OauthResource(SyncResource):
         actor_token_type: str | None = None,
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -64,6 +66,9 @@ class OauthResource(SyncResource):
             resource: Audience of the issued token (RFC 8707): this service or a registered client, else
                 invalid_target.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -75,7 +80,7 @@ class OauthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def oauth_revoke(
         self,
@@ -85,6 +90,7 @@ class OauthResource(SyncResource):
         client_id: str | None = None,
         client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -99,6 +105,9 @@ class OauthResource(SyncResource):
             client_secret: A confidential client authenticates (here or with HTTP Basic); a wrong secret
                 is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -110,7 +119,58 @@ class OauthResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class OauthRawResource(SyncRawResource):
+    """The operations of group oauth on UserClient.with_raw_response, each answering a RawResponse."""
+
+    def oauth_token(
+        self,
+        *,
+        grant_type: str,
+        code: str | None = None,
+        code_verifier: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        redirect_uri: str | None = None,
+        refresh_token: str | None = None,
+        scope: str | None = None,
+        client_assertion: str | None = None,
+        client_assertion_type: str | None = None,
+        subject_token: str | None = None,
+        subject_token_type: str | None = None,
+        actor_token: str | None = None,
+        actor_token_type: str | None = None,
+        resource: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OauthTokenResponse]:
+        """As oauth_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def oauth_revoke(
+        self,
+        *,
+        token: str,
+        token_type_hint: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OauthRevokeResponse]:
+        """As oauth_revoke(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncOauthResource(AsyncResource):
@@ -137,6 +197,7 @@ class AsyncOauthResource(AsyncResource):
         actor_token_type: str | None = None,
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -167,6 +228,9 @@ class AsyncOauthResource(AsyncResource):
             resource: Audience of the issued token (RFC 8707): this service or a registered client, else
                 invalid_target.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -178,7 +242,7 @@ class AsyncOauthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def oauth_revoke(
         self,
@@ -188,6 +252,7 @@ class AsyncOauthResource(AsyncResource):
         client_id: str | None = None,
         client_secret: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -202,6 +267,9 @@ class AsyncOauthResource(AsyncResource):
             client_secret: A confidential client authenticates (here or with HTTP Basic); a wrong secret
                 is invalid_client. Secret.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -213,4 +281,57 @@ class AsyncOauthResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncOauthRawResource(AsyncRawResource):
+    """The operations of group oauth on AsyncUserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def oauth_token(
+        self,
+        *,
+        grant_type: str,
+        code: str | None = None,
+        code_verifier: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        redirect_uri: str | None = None,
+        refresh_token: str | None = None,
+        scope: str | None = None,
+        client_assertion: str | None = None,
+        client_assertion_type: str | None = None,
+        subject_token: str | None = None,
+        subject_token_type: str | None = None,
+        actor_token: str | None = None,
+        actor_token_type: str | None = None,
+        resource: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OauthTokenResponse]:
+        """As oauth_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_token"], {"grant_type": grant_type, "code": code, "code_verifier": code_verifier, "client_id": client_id, "client_secret": client_secret, "redirect_uri": redirect_uri, "refresh_token": refresh_token, "scope": scope, "client_assertion": client_assertion, "client_assertion_type": client_assertion_type, "subject_token": subject_token, "subject_token_type": subject_token_type, "actor_token": actor_token, "actor_token_type": actor_token_type, "resource": resource}, OauthTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def oauth_revoke(
+        self,
+        *,
+        token: str,
+        token_type_hint: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OauthRevokeResponse]:
+        """As oauth_revoke(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_revoke"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, OauthRevokeResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)

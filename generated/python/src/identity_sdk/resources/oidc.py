@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import JsonWebKeySet, OpenIDConfiguration, ProtectedResourceMetadata, Redirect, TokenIntrospection, UserInfo
 
@@ -19,6 +20,7 @@ class OIDCResource(SyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OpenIDConfiguration:
@@ -29,6 +31,9 @@ class OIDCResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -36,12 +41,13 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_authorization_server_metadata(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OpenIDConfiguration:
@@ -52,6 +58,9 @@ class OIDCResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -59,12 +68,13 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_jwks(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> JsonWebKeySet:
@@ -75,6 +85,9 @@ class OIDCResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -82,12 +95,13 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_protected_resource(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ProtectedResourceMetadata:
@@ -98,6 +112,9 @@ class OIDCResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -105,7 +122,7 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_authorize(
         self,
@@ -123,6 +140,7 @@ class OIDCResource(SyncResource):
         domain_hint: str | None = None,
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Redirect:
@@ -152,6 +170,9 @@ class OIDCResource(SyncResource):
             resource: The protected resource the token is for (RFC 8707), as MCP hosts send it: this
                 service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -159,7 +180,7 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_sso_callback(
         self,
@@ -170,6 +191,7 @@ class OIDCResource(SyncResource):
         error: str | None = None,
         error_description: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -186,6 +208,9 @@ class OIDCResource(SyncResource):
             error: At most 256 characters.
             error_description: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -197,12 +222,13 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def oauth_userinfo(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UserInfo:
@@ -213,6 +239,9 @@ class OIDCResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -220,7 +249,7 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_introspect(
         self,
@@ -230,6 +259,7 @@ class OIDCResource(SyncResource):
         client_secret: str,
         token_type_hint: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TokenIntrospection:
@@ -245,6 +275,9 @@ class OIDCResource(SyncResource):
                 for this route). Not empty.
             client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -252,7 +285,7 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries, None, extra_body)
 
     def oauth_logout(
         self,
@@ -262,6 +295,7 @@ class OIDCResource(SyncResource):
         post_logout_redirect_uri: str | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -277,6 +311,9 @@ class OIDCResource(SyncResource):
                 without a fragment.
             state: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -288,7 +325,156 @@ class OIDCResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class OIDCRawResource(SyncRawResource):
+    """The operations of group oidc on UserClient.with_raw_response, each answering a RawResponse."""
+
+    def openid_configuration(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OpenIDConfiguration]:
+        """As openid_configuration(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_authorization_server_metadata(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OpenIDConfiguration]:
+        """As oauth_authorization_server_metadata(), answering a RawResponse: the HTTP status (None over
+        gRPC), the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives
+        its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_jwks(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[JsonWebKeySet]:
+        """As oauth_jwks(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_protected_resource(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ProtectedResourceMetadata]:
+        """As oauth_protected_resource(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_authorize(
+        self,
+        *,
+        response_type: str,
+        client_id: str,
+        redirect_uri: str,
+        code_challenge: str,
+        code_challenge_method: str | None = None,
+        scope: str | None = None,
+        state: str | None = None,
+        nonce: str | None = None,
+        prompt: str | None = None,
+        login_hint: str | None = None,
+        domain_hint: str | None = None,
+        resource: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_authorize(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_sso_callback(
+        self,
+        *,
+        state: str,
+        code: str | None = None,
+        iss: str | None = None,
+        error: str | None = None,
+        error_description: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_sso_callback(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def oauth_userinfo(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UserInfo]:
+        """As oauth_userinfo(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_introspect(
+        self,
+        *,
+        token: str,
+        client_id: str,
+        client_secret: str,
+        token_type_hint: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TokenIntrospection]:
+        """As oauth_introspect(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries, None, extra_body)
+
+    def oauth_logout(
+        self,
+        *,
+        id_token_hint: str | None = None,
+        client_id: str | None = None,
+        post_logout_redirect_uri: str | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncOIDCResource(AsyncResource):
@@ -300,6 +486,7 @@ class AsyncOIDCResource(AsyncResource):
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OpenIDConfiguration:
@@ -310,6 +497,9 @@ class AsyncOIDCResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -317,12 +507,13 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_authorization_server_metadata(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OpenIDConfiguration:
@@ -333,6 +524,9 @@ class AsyncOIDCResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -340,12 +534,13 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_jwks(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> JsonWebKeySet:
@@ -356,6 +551,9 @@ class AsyncOIDCResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -363,12 +561,13 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_protected_resource(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ProtectedResourceMetadata:
@@ -379,6 +578,9 @@ class AsyncOIDCResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -386,7 +588,7 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_authorize(
         self,
@@ -404,6 +606,7 @@ class AsyncOIDCResource(AsyncResource):
         domain_hint: str | None = None,
         resource: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Redirect:
@@ -433,6 +636,9 @@ class AsyncOIDCResource(AsyncResource):
             resource: The protected resource the token is for (RFC 8707), as MCP hosts send it: this
                 service or a registered client, else invalid_target. At most 2048 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -440,7 +646,7 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_sso_callback(
         self,
@@ -451,6 +657,7 @@ class AsyncOIDCResource(AsyncResource):
         error: str | None = None,
         error_description: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -467,6 +674,9 @@ class AsyncOIDCResource(AsyncResource):
             error: At most 256 characters.
             error_description: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -478,12 +688,13 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def oauth_userinfo(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UserInfo:
@@ -494,6 +705,9 @@ class AsyncOIDCResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -501,7 +715,7 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_introspect(
         self,
@@ -511,6 +725,7 @@ class AsyncOIDCResource(AsyncResource):
         client_secret: str,
         token_type_hint: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TokenIntrospection:
@@ -526,6 +741,9 @@ class AsyncOIDCResource(AsyncResource):
                 for this route). Not empty.
             client_secret: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -533,7 +751,7 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries, None, extra_body)
 
     async def oauth_logout(
         self,
@@ -543,6 +761,7 @@ class AsyncOIDCResource(AsyncResource):
         post_logout_redirect_uri: str | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -558,6 +777,9 @@ class AsyncOIDCResource(AsyncResource):
                 without a fragment.
             state: At most 1024 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -569,4 +791,153 @@ class AsyncOIDCResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncOIDCRawResource(AsyncRawResource):
+    """The operations of group oidc on AsyncUserClient.with_raw_response, each answering a RawResponse."""
+
+    async def openid_configuration(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OpenIDConfiguration]:
+        """As openid_configuration(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["openid_configuration"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_authorization_server_metadata(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OpenIDConfiguration]:
+        """As oauth_authorization_server_metadata(), answering a RawResponse: the HTTP status (None over
+        gRPC), the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives
+        its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_authorization_server_metadata"], {}, OpenIDConfiguration, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_jwks(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[JsonWebKeySet]:
+        """As oauth_jwks(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_jwks"], {}, JsonWebKeySet, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_protected_resource(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ProtectedResourceMetadata]:
+        """As oauth_protected_resource(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_protected_resource"], {}, ProtectedResourceMetadata, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_authorize(
+        self,
+        *,
+        response_type: str,
+        client_id: str,
+        redirect_uri: str,
+        code_challenge: str,
+        code_challenge_method: str | None = None,
+        scope: str | None = None,
+        state: str | None = None,
+        nonce: str | None = None,
+        prompt: str | None = None,
+        login_hint: str | None = None,
+        domain_hint: str | None = None,
+        resource: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_authorize(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_authorize"], {"response_type": response_type, "client_id": client_id, "redirect_uri": redirect_uri, "code_challenge": code_challenge, "code_challenge_method": code_challenge_method, "scope": scope, "state": state, "nonce": nonce, "prompt": prompt, "login_hint": login_hint, "domain_hint": domain_hint, "resource": resource}, Redirect, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_sso_callback(
+        self,
+        *,
+        state: str,
+        code: str | None = None,
+        iss: str | None = None,
+        error: str | None = None,
+        error_description: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_sso_callback(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_sso_callback"], {"state": state, "code": code, "iss": iss, "error": error, "error_description": error_description}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def oauth_userinfo(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UserInfo]:
+        """As oauth_userinfo(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_userinfo"], {}, UserInfo, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_introspect(
+        self,
+        *,
+        token: str,
+        client_id: str,
+        client_secret: str,
+        token_type_hint: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TokenIntrospection]:
+        """As oauth_introspect(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_introspect"], {"token": token, "token_type_hint": token_type_hint, "client_id": client_id, "client_secret": client_secret}, TokenIntrospection, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def oauth_logout(
+        self,
+        *,
+        id_token_hint: str | None = None,
+        client_id: str | None = None,
+        post_logout_redirect_uri: str | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Redirect]:
+        """As oauth_logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["oauth_logout"], {"id_token_hint": id_token_hint, "client_id": client_id, "post_logout_redirect_uri": post_logout_redirect_uri, "state": state}, Redirect, extra_headers, timeout, max_retries, idempotency_key, extra_body)

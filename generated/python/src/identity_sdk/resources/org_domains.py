@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import OrgDomain, OrgDomainsResponse, PaginationInput, RequestOrgDomainResponse, Response
 
@@ -21,6 +22,7 @@ class OrgDomainsResource(SyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -34,6 +36,9 @@ class OrgDomainsResource(SyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -45,7 +50,7 @@ class OrgDomainsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def verify_org_domain(
         self,
@@ -53,6 +58,7 @@ class OrgDomainsResource(SyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -65,6 +71,9 @@ class OrgDomainsResource(SyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -76,7 +85,7 @@ class OrgDomainsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def add_verified_org_domain(
         self,
@@ -84,6 +93,7 @@ class OrgDomainsResource(SyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -96,6 +106,9 @@ class OrgDomainsResource(SyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -107,13 +120,14 @@ class OrgDomainsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_org_domain(
         self,
         *,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -125,6 +139,9 @@ class OrgDomainsResource(SyncResource):
         Args:
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -136,7 +153,7 @@ class OrgDomainsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def org_domains(
         self,
@@ -144,6 +161,7 @@ class OrgDomainsResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgDomainsResponse:
@@ -154,6 +172,9 @@ class OrgDomainsResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -161,7 +182,7 @@ class OrgDomainsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_org_domains(
         self,
@@ -169,6 +190,7 @@ class OrgDomainsResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[OrgDomain]:
@@ -176,7 +198,107 @@ class OrgDomainsResource(SyncResource):
 
         Args and errors as org_domains().
         """
-        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_org_domains_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[OrgDomainsResponse]:
+        """Every page of org_domains(), each its whole answer, as iter_org_domains() walks them; pages are fetched as the loop goes.
+
+        Args and errors as org_domains().
+        """
+        return self._core.pages(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class OrgDomainsRawResource(SyncRawResource):
+    """The operations of group org_domains on AdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def request_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RequestOrgDomainResponse]:
+        """As request_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def verify_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgDomain]:
+        """As verify_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def add_verified_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgDomain]:
+        """As add_verified_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_org_domain(
+        self,
+        *,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def org_domains(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgDomainsResponse]:
+        """As org_domains(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncOrgDomainsResource(AsyncResource):
@@ -190,6 +312,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -203,6 +326,9 @@ class AsyncOrgDomainsResource(AsyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -214,7 +340,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def verify_org_domain(
         self,
@@ -222,6 +348,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -234,6 +361,9 @@ class AsyncOrgDomainsResource(AsyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -245,7 +375,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def add_verified_org_domain(
         self,
@@ -253,6 +383,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         org_id: str,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -265,6 +396,9 @@ class AsyncOrgDomainsResource(AsyncResource):
             org_id: Not empty.
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -276,13 +410,14 @@ class AsyncOrgDomainsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_org_domain(
         self,
         *,
         domain: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -294,6 +429,9 @@ class AsyncOrgDomainsResource(AsyncResource):
         Args:
             domain: Not empty. Must be a DNS domain name.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -305,7 +443,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def org_domains(
         self,
@@ -313,6 +451,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgDomainsResponse:
@@ -323,6 +462,9 @@ class AsyncOrgDomainsResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -330,7 +472,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_org_domains(
         self,
@@ -338,6 +480,7 @@ class AsyncOrgDomainsResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[OrgDomain]:
@@ -345,4 +488,104 @@ class AsyncOrgDomainsResource(AsyncResource):
 
         Args and errors as org_domains().
         """
-        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, OrgDomain, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_org_domains_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[OrgDomainsResponse]:
+        """Every page of org_domains(), each its whole answer, as iter_org_domains() walks them; pages are fetched as the loop goes.
+
+        Args and errors as org_domains().
+        """
+        return self._core.pages(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncOrgDomainsRawResource(AsyncRawResource):
+    """The operations of group org_domains on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def request_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RequestOrgDomainResponse]:
+        """As request_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["request_org_domain"], {"org_id": org_id, "domain": domain}, RequestOrgDomainResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def verify_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgDomain]:
+        """As verify_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["verify_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def add_verified_org_domain(
+        self,
+        *,
+        org_id: str,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgDomain]:
+        """As add_verified_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_verified_org_domain"], {"org_id": org_id, "domain": domain}, OrgDomain, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_org_domain(
+        self,
+        *,
+        domain: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_domain(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_org_domain"], {"domain": domain}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def org_domains(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgDomainsResponse]:
+        """As org_domains(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["org_domains"], {"org_id": org_id, "pagination": pagination}, OrgDomainsResponse, extra_headers, timeout, max_retries, None, extra_body)

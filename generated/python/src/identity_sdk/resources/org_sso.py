@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import OrgOIDCConnection, OrgSAMLConnection, Response
 
@@ -26,6 +27,7 @@ class OrgSsoResource(SyncResource):
         scopes: Sequence[str] | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -42,6 +44,9 @@ class OrgSsoResource(SyncResource):
             client_secret: Secret. Not empty.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -53,7 +58,7 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_org_oidc_connection(
         self,
@@ -66,6 +71,7 @@ class OrgSsoResource(SyncResource):
         scopes: Sequence[str] | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -81,6 +87,9 @@ class OrgSsoResource(SyncResource):
                 Secret.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -92,13 +101,14 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_org_oidc_connection(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -110,6 +120,9 @@ class OrgSsoResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -121,7 +134,7 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_org_oidc_connection(
         self,
@@ -129,6 +142,7 @@ class OrgSsoResource(SyncResource):
         id: str | None = None,
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgOIDCConnection:
@@ -141,6 +155,9 @@ class OrgSsoResource(SyncResource):
             id: Connection id; give this or org_id, not both.
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -148,7 +165,7 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries, None, extra_body)
 
     def create_org_saml_connection(
         self,
@@ -163,6 +180,7 @@ class OrgSsoResource(SyncResource):
         attribute_mapping: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -180,6 +198,9 @@ class OrgSsoResource(SyncResource):
                 certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -191,7 +212,7 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_org_saml_connection(
         self,
@@ -206,6 +227,7 @@ class OrgSsoResource(SyncResource):
         attribute_mapping: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -221,6 +243,9 @@ class OrgSsoResource(SyncResource):
                 be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -232,13 +257,14 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_org_saml_connection(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -250,6 +276,9 @@ class OrgSsoResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -261,7 +290,7 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_org_saml_connection(
         self,
@@ -269,6 +298,7 @@ class OrgSsoResource(SyncResource):
         id: str | None = None,
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgSAMLConnection:
@@ -281,6 +311,9 @@ class OrgSsoResource(SyncResource):
             id: Connection id; give this or org_id, not both.
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -288,7 +321,159 @@ class OrgSsoResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class OrgSsoRawResource(SyncRawResource):
+    """The operations of group org_sso on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def create_org_oidc_connection(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        issuer_url: str,
+        client_id: str,
+        client_secret: str,
+        scopes: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As create_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_org_oidc_connection(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        issuer_url: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        scopes: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As update_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_org_oidc_connection(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_org_oidc_connection(
+        self,
+        *,
+        id: str | None = None,
+        org_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As get_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries, None, extra_body)
+
+    def create_org_saml_connection(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        idp_entity_id: str,
+        idp_sso_url: str,
+        idp_certificate: str,
+        sp_entity_id: str | None = None,
+        acs_url: str | None = None,
+        attribute_mapping: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As create_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_org_saml_connection(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        idp_entity_id: str | None = None,
+        idp_sso_url: str | None = None,
+        idp_certificate: str | None = None,
+        sp_entity_id: str | None = None,
+        acs_url: str | None = None,
+        attribute_mapping: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As update_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_org_saml_connection(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_org_saml_connection(
+        self,
+        *,
+        id: str | None = None,
+        org_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As get_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncOrgSsoResource(AsyncResource):
@@ -307,6 +492,7 @@ class AsyncOrgSsoResource(AsyncResource):
         scopes: Sequence[str] | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -323,6 +509,9 @@ class AsyncOrgSsoResource(AsyncResource):
             client_secret: Secret. Not empty.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -334,7 +523,7 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_org_oidc_connection(
         self,
@@ -347,6 +536,7 @@ class AsyncOrgSsoResource(AsyncResource):
         scopes: Sequence[str] | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -362,6 +552,9 @@ class AsyncOrgSsoResource(AsyncResource):
                 Secret.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -373,13 +566,14 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_org_oidc_connection(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -391,6 +585,9 @@ class AsyncOrgSsoResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -402,7 +599,7 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_org_oidc_connection(
         self,
@@ -410,6 +607,7 @@ class AsyncOrgSsoResource(AsyncResource):
         id: str | None = None,
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgOIDCConnection:
@@ -422,6 +620,9 @@ class AsyncOrgSsoResource(AsyncResource):
             id: Connection id; give this or org_id, not both.
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -429,7 +630,7 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries, None, extra_body)
 
     async def create_org_saml_connection(
         self,
@@ -444,6 +645,7 @@ class AsyncOrgSsoResource(AsyncResource):
         attribute_mapping: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -461,6 +663,9 @@ class AsyncOrgSsoResource(AsyncResource):
                 certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -472,7 +677,7 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_org_saml_connection(
         self,
@@ -487,6 +692,7 @@ class AsyncOrgSsoResource(AsyncResource):
         attribute_mapping: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -502,6 +708,9 @@ class AsyncOrgSsoResource(AsyncResource):
                 be a PEM certificate (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----).
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -513,13 +722,14 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_org_saml_connection(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -531,6 +741,9 @@ class AsyncOrgSsoResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -542,7 +755,7 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_org_saml_connection(
         self,
@@ -550,6 +763,7 @@ class AsyncOrgSsoResource(AsyncResource):
         id: str | None = None,
         org_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgSAMLConnection:
@@ -562,6 +776,9 @@ class AsyncOrgSsoResource(AsyncResource):
             id: Connection id; give this or org_id, not both.
             org_id: Organization id; give this or id, not both.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -569,4 +786,158 @@ class AsyncOrgSsoResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncOrgSsoRawResource(AsyncRawResource):
+    """The operations of group org_sso on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def create_org_oidc_connection(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        issuer_url: str,
+        client_id: str,
+        client_secret: str,
+        scopes: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As create_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_org_oidc_connection"], {"org_id": org_id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_org_oidc_connection(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        issuer_url: str | None = None,
+        client_id: str | None = None,
+        client_secret: str | None = None,
+        scopes: Sequence[str] | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As update_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_org_oidc_connection"], {"id": id, "name": name, "issuer_url": issuer_url, "client_id": client_id, "client_secret": client_secret, "scopes": scopes, "redirect_uri": redirect_uri}, OrgOIDCConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_org_oidc_connection(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_org_oidc_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_org_oidc_connection(
+        self,
+        *,
+        id: str | None = None,
+        org_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgOIDCConnection]:
+        """As get_org_oidc_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_org_oidc_connection"], {"id": id, "org_id": org_id}, OrgOIDCConnection, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def create_org_saml_connection(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        idp_entity_id: str,
+        idp_sso_url: str,
+        idp_certificate: str,
+        sp_entity_id: str | None = None,
+        acs_url: str | None = None,
+        attribute_mapping: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As create_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_org_saml_connection"], {"org_id": org_id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_org_saml_connection(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        idp_entity_id: str | None = None,
+        idp_sso_url: str | None = None,
+        idp_certificate: str | None = None,
+        sp_entity_id: str | None = None,
+        acs_url: str | None = None,
+        attribute_mapping: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As update_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_org_saml_connection"], {"id": id, "name": name, "idp_entity_id": idp_entity_id, "idp_sso_url": idp_sso_url, "idp_certificate": idp_certificate, "sp_entity_id": sp_entity_id, "acs_url": acs_url, "attribute_mapping": attribute_mapping, "allow_idp_initiated": allow_idp_initiated}, OrgSAMLConnection, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_org_saml_connection(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_org_saml_connection"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_org_saml_connection(
+        self,
+        *,
+        id: str | None = None,
+        org_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgSAMLConnection]:
+        """As get_org_saml_connection(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_org_saml_connection"], {"id": id, "org_id": org_id}, OrgSAMLConnection, extra_headers, timeout, max_retries, None, extra_body)

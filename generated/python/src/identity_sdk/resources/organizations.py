@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import Organization, OrganizationsResponse, OrgMember, OrgMembersResponse, PaginationInput, Response, UserOrganization, UserOrganizationsResponse
 
@@ -21,6 +22,7 @@ class OrganizationsResource(SyncResource):
         name: str,
         display_name: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -32,6 +34,9 @@ class OrganizationsResource(SyncResource):
         Args:
             name: Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -43,7 +48,7 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_organization(
         self,
@@ -53,6 +58,7 @@ class OrganizationsResource(SyncResource):
         display_name: str | None = None,
         enabled: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -65,6 +71,9 @@ class OrganizationsResource(SyncResource):
             id: Not empty.
             name: Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -76,13 +85,14 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_organization(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -94,6 +104,9 @@ class OrganizationsResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -105,13 +118,14 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_organization(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Organization:
@@ -122,6 +136,9 @@ class OrganizationsResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -129,13 +146,14 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries, None, extra_body)
 
     def organizations(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrganizationsResponse:
@@ -145,6 +163,9 @@ class OrganizationsResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -152,13 +173,14 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_organizations(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[Organization]:
@@ -166,7 +188,22 @@ class OrganizationsResource(SyncResource):
 
         Args and errors as organizations().
         """
-        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_organizations_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[OrganizationsResponse]:
+        """Every page of organizations(), each its whole answer, as iter_organizations() walks them; pages are fetched as the loop goes.
+
+        Args and errors as organizations().
+        """
+        return self._core.pages(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, extra_body)
 
     def add_org_member(
         self,
@@ -175,6 +212,7 @@ class OrganizationsResource(SyncResource):
         user_id: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -187,6 +225,9 @@ class OrganizationsResource(SyncResource):
             org_id: Not empty.
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -198,7 +239,7 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def remove_org_member(
         self,
@@ -206,6 +247,7 @@ class OrganizationsResource(SyncResource):
         org_id: str,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -218,6 +260,9 @@ class OrganizationsResource(SyncResource):
             org_id: Not empty.
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -229,7 +274,7 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def org_members(
         self,
@@ -237,6 +282,7 @@ class OrganizationsResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgMembersResponse:
@@ -247,6 +293,9 @@ class OrganizationsResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -254,7 +303,7 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_org_members(
         self,
@@ -262,6 +311,7 @@ class OrganizationsResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[OrgMember]:
@@ -269,7 +319,23 @@ class OrganizationsResource(SyncResource):
 
         Args and errors as org_members().
         """
-        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_org_members_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[OrgMembersResponse]:
+        """Every page of org_members(), each its whole answer, as iter_org_members() walks them; pages are fetched as the loop goes.
+
+        Args and errors as org_members().
+        """
+        return self._core.pages(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, extra_body)
 
     def user_organizations(
         self,
@@ -277,6 +343,7 @@ class OrganizationsResource(SyncResource):
         user_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UserOrganizationsResponse:
@@ -287,6 +354,9 @@ class OrganizationsResource(SyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -294,7 +364,7 @@ class OrganizationsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_user_organizations(
         self,
@@ -302,6 +372,7 @@ class OrganizationsResource(SyncResource):
         user_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[UserOrganization]:
@@ -309,7 +380,169 @@ class OrganizationsResource(SyncResource):
 
         Args and errors as user_organizations().
         """
-        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_user_organizations_pages(
+        self,
+        *,
+        user_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[UserOrganizationsResponse]:
+        """Every page of user_organizations(), each its whole answer, as iter_user_organizations() walks them; pages are fetched as the loop goes.
+
+        Args and errors as user_organizations().
+        """
+        return self._core.pages(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class OrganizationsRawResource(SyncRawResource):
+    """The operations of group organizations on AdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def create_organization(
+        self,
+        *,
+        name: str,
+        display_name: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Organization]:
+        """As create_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_organization(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        display_name: str | None = None,
+        enabled: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Organization]:
+        """As update_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_organization(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_organization(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Organization]:
+        """As get_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries, None, extra_body)
+
+    def organizations(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrganizationsResponse]:
+        """As organizations(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def add_org_member(
+        self,
+        *,
+        org_id: str,
+        user_id: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgMember]:
+        """As add_org_member(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def remove_org_member(
+        self,
+        *,
+        org_id: str,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As remove_org_member(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def org_members(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgMembersResponse]:
+        """As org_members(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def user_organizations(
+        self,
+        *,
+        user_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UserOrganizationsResponse]:
+        """As user_organizations(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncOrganizationsResource(AsyncResource):
@@ -323,6 +556,7 @@ class AsyncOrganizationsResource(AsyncResource):
         name: str,
         display_name: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -334,6 +568,9 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             name: Not empty. Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -345,7 +582,7 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_organization(
         self,
@@ -355,6 +592,7 @@ class AsyncOrganizationsResource(AsyncResource):
         display_name: str | None = None,
         enabled: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -367,6 +605,9 @@ class AsyncOrganizationsResource(AsyncResource):
             id: Not empty.
             name: Must be a URL-safe slug (lower-case letters, digits and single dashes).
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -378,13 +619,14 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_organization(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -396,6 +638,9 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -407,13 +652,14 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_organization(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Organization:
@@ -424,6 +670,9 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -431,13 +680,14 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries, None, extra_body)
 
     async def organizations(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrganizationsResponse:
@@ -447,6 +697,9 @@ class AsyncOrganizationsResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -454,13 +707,14 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_organizations(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[Organization]:
@@ -468,7 +722,22 @@ class AsyncOrganizationsResource(AsyncResource):
 
         Args and errors as organizations().
         """
-        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, Organization, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_organizations_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[OrganizationsResponse]:
+        """Every page of organizations(), each its whole answer, as iter_organizations() walks them; pages are fetched as the loop goes.
+
+        Args and errors as organizations().
+        """
+        return self._core.pages(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def add_org_member(
         self,
@@ -477,6 +746,7 @@ class AsyncOrganizationsResource(AsyncResource):
         user_id: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -489,6 +759,9 @@ class AsyncOrganizationsResource(AsyncResource):
             org_id: Not empty.
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -500,7 +773,7 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def remove_org_member(
         self,
@@ -508,6 +781,7 @@ class AsyncOrganizationsResource(AsyncResource):
         org_id: str,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -520,6 +794,9 @@ class AsyncOrganizationsResource(AsyncResource):
             org_id: Not empty.
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -531,7 +808,7 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def org_members(
         self,
@@ -539,6 +816,7 @@ class AsyncOrganizationsResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> OrgMembersResponse:
@@ -549,6 +827,9 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -556,7 +837,7 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_org_members(
         self,
@@ -564,6 +845,7 @@ class AsyncOrganizationsResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[OrgMember]:
@@ -571,7 +853,23 @@ class AsyncOrganizationsResource(AsyncResource):
 
         Args and errors as org_members().
         """
-        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, OrgMember, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_org_members_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[OrgMembersResponse]:
+        """Every page of org_members(), each its whole answer, as iter_org_members() walks them; pages are fetched as the loop goes.
+
+        Args and errors as org_members().
+        """
+        return self._core.pages(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def user_organizations(
         self,
@@ -579,6 +877,7 @@ class AsyncOrganizationsResource(AsyncResource):
         user_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UserOrganizationsResponse:
@@ -589,6 +888,9 @@ class AsyncOrganizationsResource(AsyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -596,7 +898,7 @@ class AsyncOrganizationsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_user_organizations(
         self,
@@ -604,6 +906,7 @@ class AsyncOrganizationsResource(AsyncResource):
         user_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[UserOrganization]:
@@ -611,4 +914,166 @@ class AsyncOrganizationsResource(AsyncResource):
 
         Args and errors as user_organizations().
         """
-        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, UserOrganization, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_user_organizations_pages(
+        self,
+        *,
+        user_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[UserOrganizationsResponse]:
+        """Every page of user_organizations(), each its whole answer, as iter_user_organizations() walks them; pages are fetched as the loop goes.
+
+        Args and errors as user_organizations().
+        """
+        return self._core.pages(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncOrganizationsRawResource(AsyncRawResource):
+    """The operations of group organizations on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def create_organization(
+        self,
+        *,
+        name: str,
+        display_name: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Organization]:
+        """As create_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_organization"], {"name": name, "display_name": display_name}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_organization(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        display_name: str | None = None,
+        enabled: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Organization]:
+        """As update_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_organization"], {"id": id, "name": name, "display_name": display_name, "enabled": enabled}, Organization, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_organization(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_organization"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_organization(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Organization]:
+        """As get_organization(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_organization"], {"id": id}, Organization, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def organizations(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrganizationsResponse]:
+        """As organizations(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["organizations"], {"pagination": pagination}, OrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def add_org_member(
+        self,
+        *,
+        org_id: str,
+        user_id: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[OrgMember]:
+        """As add_org_member(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_org_member"], {"org_id": org_id, "user_id": user_id, "roles": roles}, OrgMember, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def remove_org_member(
+        self,
+        *,
+        org_id: str,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As remove_org_member(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["remove_org_member"], {"org_id": org_id, "user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def org_members(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[OrgMembersResponse]:
+        """As org_members(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["org_members"], {"org_id": org_id, "pagination": pagination}, OrgMembersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def user_organizations(
+        self,
+        *,
+        user_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UserOrganizationsResponse]:
+        """As user_organizations(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["user_organizations"], {"user_id": user_id, "pagination": pagination}, UserOrganizationsResponse, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import CheckPermissionsResponse, PermissionCheckInput
 
@@ -21,6 +22,7 @@ class PermissionsResource(SyncResource):
         checks: Sequence[PermissionCheckInput],
         user: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> CheckPermissionsResponse:
@@ -36,6 +38,9 @@ class PermissionsResource(SyncResource):
                 for a user with the admin role (else PERMISSION_DENIED): what others may do is not every
                 user's to learn.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -43,7 +48,28 @@ class PermissionsResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class PermissionsRawResource(SyncRawResource):
+    """The operations of group permissions on UserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def check_permissions(
+        self,
+        *,
+        checks: Sequence[PermissionCheckInput],
+        user: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[CheckPermissionsResponse]:
+        """As check_permissions(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncPermissionsResource(AsyncResource):
@@ -57,6 +83,7 @@ class AsyncPermissionsResource(AsyncResource):
         checks: Sequence[PermissionCheckInput],
         user: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> CheckPermissionsResponse:
@@ -72,6 +99,9 @@ class AsyncPermissionsResource(AsyncResource):
                 for a user with the admin role (else PERMISSION_DENIED): what others may do is not every
                 user's to learn.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -79,4 +109,25 @@ class AsyncPermissionsResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncPermissionsRawResource(AsyncRawResource):
+    """The operations of group permissions on AsyncUserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def check_permissions(
+        self,
+        *,
+        checks: Sequence[PermissionCheckInput],
+        user: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[CheckPermissionsResponse]:
+        """As check_permissions(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["check_permissions"], {"checks": checks, "user": user}, CheckPermissionsResponse, extra_headers, timeout, max_retries, None, extra_body)

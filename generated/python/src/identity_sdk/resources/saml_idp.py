@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import ListSAMLIDPKeysResponse, ListSAMLServiceProvidersResponse, PaginationInput, Response, SAMLIDPKey, SAMLServiceProvider, SAMLSPMetadata
 
@@ -27,6 +28,7 @@ class SAMLIDPResource(SyncResource):
         mapped_attributes: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -41,6 +43,9 @@ class SAMLIDPResource(SyncResource):
             entity_id: Not empty.
             acs_url: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -52,7 +57,7 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_saml_service_provider(
         self,
@@ -67,6 +72,7 @@ class SAMLIDPResource(SyncResource):
         allow_idp_initiated: bool | None = None,
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -79,6 +85,9 @@ class SAMLIDPResource(SyncResource):
             id: Not empty.
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -90,13 +99,14 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_saml_service_provider(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -109,6 +119,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -120,13 +133,14 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_saml_service_provider(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SAMLServiceProvider:
@@ -137,6 +151,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -144,7 +161,7 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries, None, extra_body)
 
     def list_saml_service_providers(
         self,
@@ -152,6 +169,7 @@ class SAMLIDPResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListSAMLServiceProvidersResponse:
@@ -162,6 +180,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -169,7 +190,7 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_list_saml_service_providers(
         self,
@@ -177,6 +198,7 @@ class SAMLIDPResource(SyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[SAMLServiceProvider]:
@@ -184,13 +206,30 @@ class SAMLIDPResource(SyncResource):
 
         Args and errors as list_saml_service_providers().
         """
-        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_list_saml_service_providers_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[ListSAMLServiceProvidersResponse]:
+        """Every page of list_saml_service_providers(), each its whole answer, as iter_list_saml_service_providers() walks them; pages are fetched as the loop goes.
+
+        Args and errors as list_saml_service_providers().
+        """
+        return self._core.pages(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, extra_body)
 
     def rotate_saml_idp_cert(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -203,6 +242,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -214,13 +256,14 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def retire_saml_idp_key(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -233,6 +276,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -244,13 +290,14 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def list_saml_idp_keys(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListSAMLIDPKeysResponse:
@@ -261,6 +308,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -268,13 +318,14 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def import_saml_sp_metadata(
         self,
         *,
         metadata_xml: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SAMLSPMetadata:
@@ -285,6 +336,9 @@ class SAMLIDPResource(SyncResource):
         Args:
             metadata_xml: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -292,7 +346,161 @@ class SAMLIDPResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class SAMLIDPRawResource(SyncRawResource):
+    """The operations of group saml_idp on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def create_saml_service_provider(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        entity_id: str,
+        acs_url: str,
+        sp_cert_pem: str | None = None,
+        name_id_format: str | None = None,
+        mapped_attributes: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As create_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_saml_service_provider(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        entity_id: str | None = None,
+        acs_url: str | None = None,
+        sp_cert_pem: str | None = None,
+        name_id_format: str | None = None,
+        mapped_attributes: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        is_active: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As update_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_saml_service_provider(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_saml_service_provider(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As get_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries, None, extra_body)
+
+    def list_saml_service_providers(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListSAMLServiceProvidersResponse]:
+        """As list_saml_service_providers(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def rotate_saml_idp_cert(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLIDPKey]:
+        """As rotate_saml_idp_cert(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def retire_saml_idp_key(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLIDPKey]:
+        """As retire_saml_idp_key(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def list_saml_idp_keys(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListSAMLIDPKeysResponse]:
+        """As list_saml_idp_keys(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def import_saml_sp_metadata(
+        self,
+        *,
+        metadata_xml: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SAMLSPMetadata]:
+        """As import_saml_sp_metadata(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncSAMLIDPResource(AsyncResource):
@@ -312,6 +520,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         mapped_attributes: Mapping[str, str] | None = None,
         allow_idp_initiated: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -326,6 +535,9 @@ class AsyncSAMLIDPResource(AsyncResource):
             entity_id: Not empty.
             acs_url: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -337,7 +549,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_saml_service_provider(
         self,
@@ -352,6 +564,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         allow_idp_initiated: bool | None = None,
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -364,6 +577,9 @@ class AsyncSAMLIDPResource(AsyncResource):
             id: Not empty.
             acs_url: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -375,13 +591,14 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_saml_service_provider(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -394,6 +611,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -405,13 +625,14 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_saml_service_provider(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SAMLServiceProvider:
@@ -422,6 +643,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -429,7 +653,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries, None, extra_body)
 
     async def list_saml_service_providers(
         self,
@@ -437,6 +661,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListSAMLServiceProvidersResponse:
@@ -447,6 +672,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -454,7 +682,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_list_saml_service_providers(
         self,
@@ -462,6 +690,7 @@ class AsyncSAMLIDPResource(AsyncResource):
         org_id: str,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[SAMLServiceProvider]:
@@ -469,13 +698,30 @@ class AsyncSAMLIDPResource(AsyncResource):
 
         Args and errors as list_saml_service_providers().
         """
-        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, SAMLServiceProvider, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_list_saml_service_providers_pages(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[ListSAMLServiceProvidersResponse]:
+        """Every page of list_saml_service_providers(), each its whole answer, as iter_list_saml_service_providers() walks them; pages are fetched as the loop goes.
+
+        Args and errors as list_saml_service_providers().
+        """
+        return self._core.pages(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def rotate_saml_idp_cert(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -488,6 +734,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -499,13 +748,14 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def retire_saml_idp_key(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -518,6 +768,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -529,13 +782,14 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def list_saml_idp_keys(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListSAMLIDPKeysResponse:
@@ -546,6 +800,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -553,13 +810,14 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def import_saml_sp_metadata(
         self,
         *,
         metadata_xml: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SAMLSPMetadata:
@@ -570,6 +828,9 @@ class AsyncSAMLIDPResource(AsyncResource):
         Args:
             metadata_xml: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -577,4 +838,160 @@ class AsyncSAMLIDPResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncSAMLIDPRawResource(AsyncRawResource):
+    """The operations of group saml_idp on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def create_saml_service_provider(
+        self,
+        *,
+        org_id: str,
+        name: str,
+        entity_id: str,
+        acs_url: str,
+        sp_cert_pem: str | None = None,
+        name_id_format: str | None = None,
+        mapped_attributes: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As create_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_saml_service_provider"], {"org_id": org_id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_saml_service_provider(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        entity_id: str | None = None,
+        acs_url: str | None = None,
+        sp_cert_pem: str | None = None,
+        name_id_format: str | None = None,
+        mapped_attributes: Mapping[str, str] | None = None,
+        allow_idp_initiated: bool | None = None,
+        is_active: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As update_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_saml_service_provider"], {"id": id, "name": name, "entity_id": entity_id, "acs_url": acs_url, "sp_cert_pem": sp_cert_pem, "name_id_format": name_id_format, "mapped_attributes": mapped_attributes, "allow_idp_initiated": allow_idp_initiated, "is_active": is_active}, SAMLServiceProvider, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_saml_service_provider(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC),
+        the headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its
+        answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_saml_service_provider"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_saml_service_provider(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SAMLServiceProvider]:
+        """As get_saml_service_provider(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_saml_service_provider"], {"id": id}, SAMLServiceProvider, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def list_saml_service_providers(
+        self,
+        *,
+        org_id: str,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListSAMLServiceProvidersResponse]:
+        """As list_saml_service_providers(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["list_saml_service_providers"], {"org_id": org_id, "pagination": pagination}, ListSAMLServiceProvidersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def rotate_saml_idp_cert(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLIDPKey]:
+        """As rotate_saml_idp_cert(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["rotate_saml_idp_cert"], {"org_id": org_id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def retire_saml_idp_key(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[SAMLIDPKey]:
+        """As retire_saml_idp_key(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["retire_saml_idp_key"], {"id": id}, SAMLIDPKey, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def list_saml_idp_keys(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListSAMLIDPKeysResponse]:
+        """As list_saml_idp_keys(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["list_saml_idp_keys"], {"org_id": org_id}, ListSAMLIDPKeysResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def import_saml_sp_metadata(
+        self,
+        *,
+        metadata_xml: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SAMLSPMetadata]:
+        """As import_saml_sp_metadata(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["import_saml_sp_metadata"], {"metadata_xml": metadata_xml}, SAMLSPMetadata, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import CreateSCIMEndpointResponse, Response, RotateSCIMTokenResponse, ScimEndpoint
 
@@ -18,6 +19,7 @@ class SCIMResource(SyncResource):
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -29,6 +31,9 @@ class SCIMResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -40,13 +45,14 @@ class SCIMResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def rotate_scim_token(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -58,6 +64,9 @@ class SCIMResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -69,13 +78,14 @@ class SCIMResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_scim_endpoint(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -87,6 +97,9 @@ class SCIMResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -98,13 +111,14 @@ class SCIMResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_scim_endpoint(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ScimEndpoint:
@@ -115,6 +129,9 @@ class SCIMResource(SyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -122,7 +139,70 @@ class SCIMResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class SCIMRawResource(SyncRawResource):
+    """The operations of group scim on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def create_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[CreateSCIMEndpointResponse]:
+        """As create_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def rotate_scim_token(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RotateSCIMTokenResponse]:
+        """As rotate_scim_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ScimEndpoint]:
+        """As get_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncSCIMResource(AsyncResource):
@@ -135,6 +215,7 @@ class AsyncSCIMResource(AsyncResource):
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -146,6 +227,9 @@ class AsyncSCIMResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -157,13 +241,14 @@ class AsyncSCIMResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def rotate_scim_token(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -175,6 +260,9 @@ class AsyncSCIMResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -186,13 +274,14 @@ class AsyncSCIMResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_scim_endpoint(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -204,6 +293,9 @@ class AsyncSCIMResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -215,13 +307,14 @@ class AsyncSCIMResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_scim_endpoint(
         self,
         *,
         org_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ScimEndpoint:
@@ -232,6 +325,9 @@ class AsyncSCIMResource(AsyncResource):
         Args:
             org_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -239,4 +335,69 @@ class AsyncSCIMResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncSCIMRawResource(AsyncRawResource):
+    """The operations of group scim on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def create_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[CreateSCIMEndpointResponse]:
+        """As create_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["create_scim_endpoint"], {"org_id": org_id}, CreateSCIMEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def rotate_scim_token(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RotateSCIMTokenResponse]:
+        """As rotate_scim_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["rotate_scim_token"], {"org_id": org_id}, RotateSCIMTokenResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_scim_endpoint"], {"org_id": org_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_scim_endpoint(
+        self,
+        *,
+        org_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ScimEndpoint]:
+        """As get_scim_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_scim_endpoint"], {"org_id": org_id}, ScimEndpoint, extra_headers, timeout, max_retries, None, extra_body)

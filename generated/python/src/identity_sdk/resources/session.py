@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AuthResponse, Response, TokenType, ValidateJWTTokenResponse, ValidateSessionResponse
 
@@ -25,6 +26,7 @@ class SessionResource(SyncResource):
         scope: Sequence[str] | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -36,6 +38,9 @@ class SessionResource(SyncResource):
             email: Must be an email address.
             password: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -43,7 +48,7 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def magic_link_login(
         self,
@@ -54,6 +59,7 @@ class SessionResource(SyncResource):
         state: str | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -66,6 +72,9 @@ class SessionResource(SyncResource):
             email: Not empty. Must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -77,12 +86,13 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Response:
@@ -92,6 +102,9 @@ class SessionResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -99,7 +112,7 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
 
     def session(
         self,
@@ -108,6 +121,7 @@ class SessionResource(SyncResource):
         scope: Sequence[str] | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -117,6 +131,9 @@ class SessionResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -124,13 +141,14 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def revoke(
         self,
         *,
         refresh_token: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -142,6 +160,9 @@ class SessionResource(SyncResource):
         Args:
             refresh_token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -153,15 +174,16 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def validate_jwt_token(
         self,
         *,
-        token_type: TokenType,
+        token_type: TokenType | str,
         token: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ValidateJWTTokenResponse:
@@ -172,6 +194,9 @@ class SessionResource(SyncResource):
         Args:
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -179,7 +204,7 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def validate_session(
         self,
@@ -187,6 +212,7 @@ class SessionResource(SyncResource):
         cookie: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ValidateSessionResponse:
@@ -197,6 +223,9 @@ class SessionResource(SyncResource):
         Args:
             cookie: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -204,7 +233,124 @@ class SessionResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class SessionRawResource(SyncRawResource):
+    """The operations of group session on UserClient.with_raw_response, each answering a RawResponse."""
+
+    def login(
+        self,
+        *,
+        password: str,
+        email: str | None = None,
+        phone_number: str | None = None,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As login(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def magic_link_login(
+        self,
+        *,
+        email: str,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As magic_link_login(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def logout(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Response]:
+        """As logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
+
+    def session(
+        self,
+        *,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As session(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def revoke(
+        self,
+        *,
+        refresh_token: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As revoke(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def validate_jwt_token(
+        self,
+        *,
+        token_type: TokenType | str,
+        token: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ValidateJWTTokenResponse]:
+        """As validate_jwt_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def validate_session(
+        self,
+        *,
+        cookie: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ValidateSessionResponse]:
+        """As validate_session(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncSessionResource(AsyncResource):
@@ -222,6 +368,7 @@ class AsyncSessionResource(AsyncResource):
         scope: Sequence[str] | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -233,6 +380,9 @@ class AsyncSessionResource(AsyncResource):
             email: Must be an email address.
             password: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -240,7 +390,7 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def magic_link_login(
         self,
@@ -251,6 +401,7 @@ class AsyncSessionResource(AsyncResource):
         state: str | None = None,
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -263,6 +414,9 @@ class AsyncSessionResource(AsyncResource):
             email: Not empty. Must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -274,12 +428,13 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def logout(
         self,
         *,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Response:
@@ -289,6 +444,9 @@ class AsyncSessionResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -296,7 +454,7 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
 
     async def session(
         self,
@@ -305,6 +463,7 @@ class AsyncSessionResource(AsyncResource):
         scope: Sequence[str] | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -314,6 +473,9 @@ class AsyncSessionResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -321,13 +483,14 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def revoke(
         self,
         *,
         refresh_token: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -339,6 +502,9 @@ class AsyncSessionResource(AsyncResource):
         Args:
             refresh_token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -350,15 +516,16 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def validate_jwt_token(
         self,
         *,
-        token_type: TokenType,
+        token_type: TokenType | str,
         token: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ValidateJWTTokenResponse:
@@ -369,6 +536,9 @@ class AsyncSessionResource(AsyncResource):
         Args:
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -376,7 +546,7 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def validate_session(
         self,
@@ -384,6 +554,7 @@ class AsyncSessionResource(AsyncResource):
         cookie: str,
         roles: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ValidateSessionResponse:
@@ -394,6 +565,9 @@ class AsyncSessionResource(AsyncResource):
         Args:
             cookie: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -401,4 +575,123 @@ class AsyncSessionResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncSessionRawResource(AsyncRawResource):
+    """The operations of group session on AsyncUserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def login(
+        self,
+        *,
+        password: str,
+        email: str | None = None,
+        phone_number: str | None = None,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As login(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["login"], {"email": email, "phone_number": phone_number, "password": password, "roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def magic_link_login(
+        self,
+        *,
+        email: str,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As magic_link_login(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["magic_link_login"], {"email": email, "roles": roles, "scope": scope, "state": state, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def logout(
+        self,
+        *,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Response]:
+        """As logout(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["logout"], {}, Response, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def session(
+        self,
+        *,
+        roles: Sequence[str] | None = None,
+        scope: Sequence[str] | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As session(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["session"], {"roles": roles, "scope": scope, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def revoke(
+        self,
+        *,
+        refresh_token: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As revoke(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["revoke"], {"refresh_token": refresh_token}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def validate_jwt_token(
+        self,
+        *,
+        token_type: TokenType | str,
+        token: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ValidateJWTTokenResponse]:
+        """As validate_jwt_token(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["validate_jwt_token"], {"token_type": token_type, "token": token, "roles": roles}, ValidateJWTTokenResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def validate_session(
+        self,
+        *,
+        cookie: str,
+        roles: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ValidateSessionResponse]:
+        """As validate_session(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["validate_session"], {"cookie": cookie, "roles": roles}, ValidateSessionResponse, extra_headers, timeout, max_retries, None, extra_body)

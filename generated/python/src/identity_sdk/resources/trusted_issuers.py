@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import IssuerType, KeySourceType, PaginationInput, Response, TrustedIssuer, TrustedIssuersResponse
 
@@ -21,13 +22,14 @@ class TrustedIssuersResource(SyncResource):
         service_account_id: str,
         name: str,
         issuer_url: str,
-        key_source_type: KeySourceType,
+        key_source_type: KeySourceType | str,
         expected_aud: str,
-        issuer_type: IssuerType,
+        issuer_type: IssuerType | str,
         jwks_url: str | None = None,
         subject_claim: str | None = None,
         allowed_subjects: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -45,6 +47,9 @@ class TrustedIssuersResource(SyncResource):
             allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -56,7 +61,7 @@ class TrustedIssuersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_trusted_issuer(
         self,
@@ -64,14 +69,15 @@ class TrustedIssuersResource(SyncResource):
         id: str,
         name: str | None = None,
         issuer_url: str | None = None,
-        key_source_type: KeySourceType | None = None,
+        key_source_type: KeySourceType | str | None = None,
         jwks_url: str | None = None,
         expected_aud: str | None = None,
         subject_claim: str | None = None,
         allowed_subjects: Sequence[str] | None = None,
-        issuer_type: IssuerType | None = None,
+        issuer_type: IssuerType | str | None = None,
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -87,6 +93,9 @@ class TrustedIssuersResource(SyncResource):
             allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -98,13 +107,14 @@ class TrustedIssuersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_trusted_issuer(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -117,6 +127,9 @@ class TrustedIssuersResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -128,13 +141,14 @@ class TrustedIssuersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_trusted_issuer(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TrustedIssuer:
@@ -145,6 +159,9 @@ class TrustedIssuersResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -152,7 +169,7 @@ class TrustedIssuersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries, None, extra_body)
 
     def trusted_issuers(
         self,
@@ -160,6 +177,7 @@ class TrustedIssuersResource(SyncResource):
         pagination: PaginationInput | None = None,
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TrustedIssuersResponse:
@@ -170,6 +188,9 @@ class TrustedIssuersResource(SyncResource):
         Args:
             service_account_id: Only issuers of this service account.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -177,7 +198,7 @@ class TrustedIssuersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_trusted_issuers(
         self,
@@ -185,6 +206,7 @@ class TrustedIssuersResource(SyncResource):
         pagination: PaginationInput | None = None,
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[TrustedIssuer]:
@@ -192,7 +214,120 @@ class TrustedIssuersResource(SyncResource):
 
         Args and errors as trusted_issuers().
         """
-        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_trusted_issuers_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        service_account_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[TrustedIssuersResponse]:
+        """Every page of trusted_issuers(), each its whole answer, as iter_trusted_issuers() walks them; pages are fetched as the loop goes.
+
+        Args and errors as trusted_issuers().
+        """
+        return self._core.pages(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class TrustedIssuersRawResource(SyncRawResource):
+    """The operations of group trusted_issuers on AdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def add_trusted_issuer(
+        self,
+        *,
+        service_account_id: str,
+        name: str,
+        issuer_url: str,
+        key_source_type: KeySourceType | str,
+        expected_aud: str,
+        issuer_type: IssuerType | str,
+        jwks_url: str | None = None,
+        subject_claim: str | None = None,
+        allowed_subjects: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As add_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_trusted_issuer(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        issuer_url: str | None = None,
+        key_source_type: KeySourceType | str | None = None,
+        jwks_url: str | None = None,
+        expected_aud: str | None = None,
+        subject_claim: str | None = None,
+        allowed_subjects: Sequence[str] | None = None,
+        issuer_type: IssuerType | str | None = None,
+        is_active: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As update_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_trusted_issuer(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_trusted_issuer(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As get_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries, None, extra_body)
+
+    def trusted_issuers(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        service_account_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TrustedIssuersResponse]:
+        """As trusted_issuers(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncTrustedIssuersResource(AsyncResource):
@@ -206,13 +341,14 @@ class AsyncTrustedIssuersResource(AsyncResource):
         service_account_id: str,
         name: str,
         issuer_url: str,
-        key_source_type: KeySourceType,
+        key_source_type: KeySourceType | str,
         expected_aud: str,
-        issuer_type: IssuerType,
+        issuer_type: IssuerType | str,
         jwks_url: str | None = None,
         subject_claim: str | None = None,
         allowed_subjects: Sequence[str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -230,6 +366,9 @@ class AsyncTrustedIssuersResource(AsyncResource):
             allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -241,7 +380,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_trusted_issuer(
         self,
@@ -249,14 +388,15 @@ class AsyncTrustedIssuersResource(AsyncResource):
         id: str,
         name: str | None = None,
         issuer_url: str | None = None,
-        key_source_type: KeySourceType | None = None,
+        key_source_type: KeySourceType | str | None = None,
         jwks_url: str | None = None,
         expected_aud: str | None = None,
         subject_claim: str | None = None,
         allowed_subjects: Sequence[str] | None = None,
-        issuer_type: IssuerType | None = None,
+        issuer_type: IssuerType | str | None = None,
         is_active: bool | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -272,6 +412,9 @@ class AsyncTrustedIssuersResource(AsyncResource):
             allowed_subjects: Subjects whose assertions are accepted: exact, or a prefix ending in *;
                 empty accepts none, * accepts all.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -283,13 +426,14 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_trusted_issuer(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -302,6 +446,9 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -313,13 +460,14 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_trusted_issuer(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TrustedIssuer:
@@ -330,6 +478,9 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -337,7 +488,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries, None, extra_body)
 
     async def trusted_issuers(
         self,
@@ -345,6 +496,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> TrustedIssuersResponse:
@@ -355,6 +507,9 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Args:
             service_account_id: Only issuers of this service account.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -362,7 +517,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_trusted_issuers(
         self,
@@ -370,6 +525,7 @@ class AsyncTrustedIssuersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         service_account_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[TrustedIssuer]:
@@ -377,4 +533,117 @@ class AsyncTrustedIssuersResource(AsyncResource):
 
         Args and errors as trusted_issuers().
         """
-        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, TrustedIssuer, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_trusted_issuers_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        service_account_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[TrustedIssuersResponse]:
+        """Every page of trusted_issuers(), each its whole answer, as iter_trusted_issuers() walks them; pages are fetched as the loop goes.
+
+        Args and errors as trusted_issuers().
+        """
+        return self._core.pages(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, extra_body)
+
+
+class AsyncTrustedIssuersRawResource(AsyncRawResource):
+    """The operations of group trusted_issuers on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def add_trusted_issuer(
+        self,
+        *,
+        service_account_id: str,
+        name: str,
+        issuer_url: str,
+        key_source_type: KeySourceType | str,
+        expected_aud: str,
+        issuer_type: IssuerType | str,
+        jwks_url: str | None = None,
+        subject_claim: str | None = None,
+        allowed_subjects: Sequence[str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As add_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_trusted_issuer"], {"service_account_id": service_account_id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_trusted_issuer(
+        self,
+        *,
+        id: str,
+        name: str | None = None,
+        issuer_url: str | None = None,
+        key_source_type: KeySourceType | str | None = None,
+        jwks_url: str | None = None,
+        expected_aud: str | None = None,
+        subject_claim: str | None = None,
+        allowed_subjects: Sequence[str] | None = None,
+        issuer_type: IssuerType | str | None = None,
+        is_active: bool | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As update_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_trusted_issuer"], {"id": id, "name": name, "issuer_url": issuer_url, "key_source_type": key_source_type, "jwks_url": jwks_url, "expected_aud": expected_aud, "subject_claim": subject_claim, "allowed_subjects": allowed_subjects, "issuer_type": issuer_type, "is_active": is_active}, TrustedIssuer, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_trusted_issuer(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_trusted_issuer"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_trusted_issuer(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TrustedIssuer]:
+        """As get_trusted_issuer(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_trusted_issuer"], {"id": id}, TrustedIssuer, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def trusted_issuers(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        service_account_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[TrustedIssuersResponse]:
+        """As trusted_issuers(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["trusted_issuers"], {"pagination": pagination, "service_account_id": service_account_id}, TrustedIssuersResponse, extra_headers, timeout, max_retries, None, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import JsonInput, PaginationInput, Response, User, UsersResponse, VerificationRequest, VerificationRequestsResponse
 
@@ -21,6 +22,7 @@ class UsersResource(SyncResource):
         pagination: PaginationInput | None = None,
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UsersResponse:
@@ -31,6 +33,9 @@ class UsersResource(SyncResource):
         Args:
             query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -38,7 +43,7 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_users(
         self,
@@ -46,6 +51,7 @@ class UsersResource(SyncResource):
         pagination: PaginationInput | None = None,
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[User]:
@@ -53,7 +59,23 @@ class UsersResource(SyncResource):
 
         Args and errors as users().
         """
-        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_users_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        query: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[UsersResponse]:
+        """Every page of users(), each its whole answer, as iter_users() walks them; pages are fetched as the loop goes.
+
+        Args and errors as users().
+        """
+        return self._core.pages(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, extra_body)
 
     def user(
         self,
@@ -61,6 +83,7 @@ class UsersResource(SyncResource):
         id: str | None = None,
         email: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> User:
@@ -72,6 +95,9 @@ class UsersResource(SyncResource):
             id: Id of the user; give this or email.
             email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -79,7 +105,7 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries, None, extra_body)
 
     def update_user(
         self,
@@ -100,6 +126,7 @@ class UsersResource(SyncResource):
         is_multi_factor_auth_enabled: bool | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -114,6 +141,9 @@ class UsersResource(SyncResource):
             picture: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -125,13 +155,14 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_user(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -144,6 +175,9 @@ class UsersResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -155,13 +189,14 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def verification_requests(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> VerificationRequestsResponse:
@@ -171,6 +206,9 @@ class UsersResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -178,13 +216,14 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_verification_requests(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[VerificationRequest]:
@@ -192,13 +231,29 @@ class UsersResource(SyncResource):
 
         Args and errors as verification_requests().
         """
-        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_verification_requests_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[VerificationRequestsResponse]:
+        """Every page of verification_requests(), each its whole answer, as iter_verification_requests() walks them; pages are fetched as the loop goes.
+
+        Args and errors as verification_requests().
+        """
+        return self._core.pages(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, extra_body)
 
     def revoke_access(
         self,
         *,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -210,6 +265,9 @@ class UsersResource(SyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -221,13 +279,14 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def enable_access(
         self,
         *,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -239,6 +298,9 @@ class UsersResource(SyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -250,7 +312,7 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def invite_members(
         self,
@@ -258,6 +320,7 @@ class UsersResource(SyncResource):
         emails: Sequence[str],
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -270,6 +333,9 @@ class UsersResource(SyncResource):
             emails: At least 1 item. Each must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -281,7 +347,145 @@ class UsersResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class UsersRawResource(SyncRawResource):
+    """The operations of group users on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def users(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        query: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UsersResponse]:
+        """As users(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def user(
+        self,
+        *,
+        id: str | None = None,
+        email: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[User]:
+        """As user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries, None, extra_body)
+
+    def update_user(
+        self,
+        *,
+        id: str,
+        email: str | None = None,
+        email_verified: bool | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        phone_number_verified: bool | None = None,
+        picture: str | None = None,
+        roles: Sequence[str] | None = None,
+        is_multi_factor_auth_enabled: bool | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[User]:
+        """As update_user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_user(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def verification_requests(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[VerificationRequestsResponse]:
+        """As verification_requests(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def revoke_access(
+        self,
+        *,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As revoke_access(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def enable_access(
+        self,
+        *,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As enable_access(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def invite_members(
+        self,
+        *,
+        emails: Sequence[str],
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As invite_members(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncUsersResource(AsyncResource):
@@ -295,6 +499,7 @@ class AsyncUsersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> UsersResponse:
@@ -305,6 +510,9 @@ class AsyncUsersResource(AsyncResource):
         Args:
             query: Free-text filter on email, phone number or name. At most 256 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -312,7 +520,7 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_users(
         self,
@@ -320,6 +528,7 @@ class AsyncUsersResource(AsyncResource):
         pagination: PaginationInput | None = None,
         query: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[User]:
@@ -327,7 +536,23 @@ class AsyncUsersResource(AsyncResource):
 
         Args and errors as users().
         """
-        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, User, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_users_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        query: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[UsersResponse]:
+        """Every page of users(), each its whole answer, as iter_users() walks them; pages are fetched as the loop goes.
+
+        Args and errors as users().
+        """
+        return self._core.pages(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def user(
         self,
@@ -335,6 +560,7 @@ class AsyncUsersResource(AsyncResource):
         id: str | None = None,
         email: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> User:
@@ -346,6 +572,9 @@ class AsyncUsersResource(AsyncResource):
             id: Id of the user; give this or email.
             email: Email of the user; give this or id. Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -353,7 +582,7 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries, None, extra_body)
 
     async def update_user(
         self,
@@ -374,6 +603,7 @@ class AsyncUsersResource(AsyncResource):
         is_multi_factor_auth_enabled: bool | None = None,
         app_data: JsonInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -388,6 +618,9 @@ class AsyncUsersResource(AsyncResource):
             picture: Must be an http or https URL.
             app_data: At most 32 levels deep and 65536 bytes as JSON.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -399,13 +632,14 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_user(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -418,6 +652,9 @@ class AsyncUsersResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -429,13 +666,14 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def verification_requests(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> VerificationRequestsResponse:
@@ -445,6 +683,9 @@ class AsyncUsersResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -452,13 +693,14 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_verification_requests(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[VerificationRequest]:
@@ -466,13 +708,29 @@ class AsyncUsersResource(AsyncResource):
 
         Args and errors as verification_requests().
         """
-        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, VerificationRequest, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_verification_requests_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[VerificationRequestsResponse]:
+        """Every page of verification_requests(), each its whole answer, as iter_verification_requests() walks them; pages are fetched as the loop goes.
+
+        Args and errors as verification_requests().
+        """
+        return self._core.pages(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def revoke_access(
         self,
         *,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -484,6 +742,9 @@ class AsyncUsersResource(AsyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -495,13 +756,14 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def enable_access(
         self,
         *,
         user_id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -513,6 +775,9 @@ class AsyncUsersResource(AsyncResource):
         Args:
             user_id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -524,7 +789,7 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def invite_members(
         self,
@@ -532,6 +797,7 @@ class AsyncUsersResource(AsyncResource):
         emails: Sequence[str],
         redirect_uri: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -544,6 +810,9 @@ class AsyncUsersResource(AsyncResource):
             emails: At least 1 item. Each must be an email address.
             redirect_uri: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -555,4 +824,144 @@ class AsyncUsersResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncUsersRawResource(AsyncRawResource):
+    """The operations of group users on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def users(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        query: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[UsersResponse]:
+        """As users(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["users"], {"pagination": pagination, "query": query}, UsersResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def user(
+        self,
+        *,
+        id: str | None = None,
+        email: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[User]:
+        """As user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["user"], {"id": id, "email": email}, User, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def update_user(
+        self,
+        *,
+        id: str,
+        email: str | None = None,
+        email_verified: bool | None = None,
+        given_name: str | None = None,
+        family_name: str | None = None,
+        middle_name: str | None = None,
+        nickname: str | None = None,
+        gender: str | None = None,
+        birthdate: str | None = None,
+        phone_number: str | None = None,
+        phone_number_verified: bool | None = None,
+        picture: str | None = None,
+        roles: Sequence[str] | None = None,
+        is_multi_factor_auth_enabled: bool | None = None,
+        app_data: JsonInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[User]:
+        """As update_user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_user"], {"id": id, "email": email, "email_verified": email_verified, "given_name": given_name, "family_name": family_name, "middle_name": middle_name, "nickname": nickname, "gender": gender, "birthdate": birthdate, "phone_number": phone_number, "phone_number_verified": phone_number_verified, "picture": picture, "roles": roles, "is_multi_factor_auth_enabled": is_multi_factor_auth_enabled, "app_data": app_data}, User, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_user(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_user(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_user"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def verification_requests(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[VerificationRequestsResponse]:
+        """As verification_requests(), answering a RawResponse: the HTTP status (None over gRPC), the
+        headers (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["verification_requests"], {"pagination": pagination}, VerificationRequestsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def revoke_access(
+        self,
+        *,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As revoke_access(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["revoke_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def enable_access(
+        self,
+        *,
+        user_id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As enable_access(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["enable_access"], {"user_id": user_id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def invite_members(
+        self,
+        *,
+        emails: Sequence[str],
+        redirect_uri: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As invite_members(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["invite_members"], {"emails": emails, "redirect_uri": redirect_uri}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)

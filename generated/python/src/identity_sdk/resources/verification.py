@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AuthResponse, Response
 
@@ -21,6 +22,7 @@ class VerificationResource(SyncResource):
         token: str,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -31,6 +33,9 @@ class VerificationResource(SyncResource):
         Args:
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -38,7 +43,7 @@ class VerificationResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def resend_verify_email(
         self,
@@ -47,6 +52,7 @@ class VerificationResource(SyncResource):
         identifier: str,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -59,6 +65,9 @@ class VerificationResource(SyncResource):
             email: Not empty. Must be an email address.
             identifier: Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -70,7 +79,7 @@ class VerificationResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def verify_otp(
         self,
@@ -81,6 +90,7 @@ class VerificationResource(SyncResource):
         is_totp: bool | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -93,6 +103,9 @@ class VerificationResource(SyncResource):
             email: Must be an email address.
             otp: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -100,7 +113,7 @@ class VerificationResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def resend_otp(
         self,
@@ -109,6 +122,7 @@ class VerificationResource(SyncResource):
         phone_number: str | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -120,6 +134,9 @@ class VerificationResource(SyncResource):
         Args:
             email: Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -131,7 +148,80 @@ class VerificationResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class VerificationRawResource(SyncRawResource):
+    """The operations of group verification on UserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    def verify_email(
+        self,
+        *,
+        token: str,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As verify_email(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def resend_verify_email(
+        self,
+        *,
+        email: str,
+        identifier: str,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As resend_verify_email(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def verify_otp(
+        self,
+        *,
+        otp: str,
+        email: str | None = None,
+        phone_number: str | None = None,
+        is_totp: bool | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As verify_otp(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def resend_otp(
+        self,
+        *,
+        email: str | None = None,
+        phone_number: str | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As resend_otp(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncVerificationResource(AsyncResource):
@@ -145,6 +235,7 @@ class AsyncVerificationResource(AsyncResource):
         token: str,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -155,6 +246,9 @@ class AsyncVerificationResource(AsyncResource):
         Args:
             token: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -162,7 +256,7 @@ class AsyncVerificationResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def resend_verify_email(
         self,
@@ -171,6 +265,7 @@ class AsyncVerificationResource(AsyncResource):
         identifier: str,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -183,6 +278,9 @@ class AsyncVerificationResource(AsyncResource):
             email: Not empty. Must be an email address.
             identifier: Not empty. Must be one of basic_auth_signup, magic_link_login, update_email.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -194,7 +292,7 @@ class AsyncVerificationResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def verify_otp(
         self,
@@ -205,6 +303,7 @@ class AsyncVerificationResource(AsyncResource):
         is_totp: bool | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AuthResponse:
@@ -217,6 +316,9 @@ class AsyncVerificationResource(AsyncResource):
             email: Must be an email address.
             otp: Secret. Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call after a refused connection (nothing was sent; this write
                 is not retried otherwise), instead of the client's RetryPolicy; 0: one attempt.
@@ -224,7 +326,7 @@ class AsyncVerificationResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     async def resend_otp(
         self,
@@ -233,6 +335,7 @@ class AsyncVerificationResource(AsyncResource):
         phone_number: str | None = None,
         state: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -244,6 +347,9 @@ class AsyncVerificationResource(AsyncResource):
         Args:
             email: Must be an email address.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -255,4 +361,77 @@ class AsyncVerificationResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncVerificationRawResource(AsyncRawResource):
+    """The operations of group verification on AsyncUserClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def verify_email(
+        self,
+        *,
+        token: str,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As verify_email(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["verify_email"], {"token": token, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def resend_verify_email(
+        self,
+        *,
+        email: str,
+        identifier: str,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As resend_verify_email(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["resend_verify_email"], {"email": email, "identifier": identifier, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def verify_otp(
+        self,
+        *,
+        otp: str,
+        email: str | None = None,
+        phone_number: str | None = None,
+        is_totp: bool | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[AuthResponse]:
+        """As verify_otp(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["verify_otp"], {"email": email, "phone_number": phone_number, "otp": otp, "is_totp": is_totp, "state": state}, AuthResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def resend_otp(
+        self,
+        *,
+        email: str | None = None,
+        phone_number: str | None = None,
+        state: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As resend_otp(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["resend_otp"], {"email": email, "phone_number": phone_number, "state": state}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import PaginationInput, Response, TestEndpointResponse, Webhook, WebhookLog, WebhookLogsResponse, WebhooksResponse
 
@@ -24,6 +25,7 @@ class WebhooksResource(SyncResource):
         event_description: str | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -37,6 +39,9 @@ class WebhooksResource(SyncResource):
                 user.access_revoked, user.access_enabled.
             endpoint: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -48,7 +53,7 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def update_webhook(
         self,
@@ -60,6 +65,7 @@ class WebhooksResource(SyncResource):
         enabled: bool | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -74,6 +80,9 @@ class WebhooksResource(SyncResource):
                 user.access_revoked, user.access_enabled.
             endpoint: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -85,13 +94,14 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def delete_webhook(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -104,6 +114,9 @@ class WebhooksResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -115,13 +128,14 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_webhook(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Webhook:
@@ -132,6 +146,9 @@ class WebhooksResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -139,13 +156,14 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries, None, extra_body)
 
     def webhooks(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> WebhooksResponse:
@@ -155,6 +173,9 @@ class WebhooksResource(SyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -162,13 +183,14 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_webhooks(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[Webhook]:
@@ -176,7 +198,22 @@ class WebhooksResource(SyncResource):
 
         Args and errors as webhooks().
         """
-        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_webhooks_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[WebhooksResponse]:
+        """Every page of webhooks(), each its whole answer, as iter_webhooks() walks them; pages are fetched as the loop goes.
+
+        Args and errors as webhooks().
+        """
+        return self._core.pages(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, extra_body)
 
     def webhook_logs(
         self,
@@ -184,6 +221,7 @@ class WebhooksResource(SyncResource):
         pagination: PaginationInput | None = None,
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> WebhookLogsResponse:
@@ -194,6 +232,9 @@ class WebhooksResource(SyncResource):
         Args:
             webhook_id: Only logs of this webhook.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -201,7 +242,7 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_webhook_logs(
         self,
@@ -209,6 +250,7 @@ class WebhooksResource(SyncResource):
         pagination: PaginationInput | None = None,
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[WebhookLog]:
@@ -216,7 +258,23 @@ class WebhooksResource(SyncResource):
 
         Args and errors as webhook_logs().
         """
-        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_webhook_logs_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        webhook_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[WebhookLogsResponse]:
+        """Every page of webhook_logs(), each its whole answer, as iter_webhook_logs() walks them; pages are fetched as the loop goes.
+
+        Args and errors as webhook_logs().
+        """
+        return self._core.pages(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, extra_body)
 
     def test_endpoint(
         self,
@@ -226,6 +284,7 @@ class WebhooksResource(SyncResource):
         event_description: str | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -239,6 +298,9 @@ class WebhooksResource(SyncResource):
             event_name: Not empty. Must be one of user.signup, user.created, user.login, user.deleted,
                 user.access_revoked, user.access_enabled.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -250,7 +312,126 @@ class WebhooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class WebhooksRawResource(SyncRawResource):
+    """The operations of group webhooks on AdminClient.with_raw_response, each answering a RawResponse."""
+
+    def add_webhook(
+        self,
+        *,
+        event_name: str,
+        endpoint: str,
+        enabled: bool,
+        event_description: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Webhook]:
+        """As add_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def update_webhook(
+        self,
+        *,
+        id: str,
+        event_name: str | None = None,
+        event_description: str | None = None,
+        endpoint: str | None = None,
+        enabled: bool | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Webhook]:
+        """As update_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def delete_webhook(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_webhook(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Webhook]:
+        """As get_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries, None, extra_body)
+
+    def webhooks(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[WebhooksResponse]:
+        """As webhooks(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def webhook_logs(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        webhook_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[WebhookLogsResponse]:
+        """As webhook_logs(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def test_endpoint(
+        self,
+        *,
+        endpoint: str,
+        event_name: str,
+        event_description: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TestEndpointResponse]:
+        """As test_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
 
 class AsyncWebhooksResource(AsyncResource):
@@ -267,6 +448,7 @@ class AsyncWebhooksResource(AsyncResource):
         event_description: str | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -280,6 +462,9 @@ class AsyncWebhooksResource(AsyncResource):
                 user.access_revoked, user.access_enabled.
             endpoint: Not empty. Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -291,7 +476,7 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def update_webhook(
         self,
@@ -303,6 +488,7 @@ class AsyncWebhooksResource(AsyncResource):
         enabled: bool | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -317,6 +503,9 @@ class AsyncWebhooksResource(AsyncResource):
                 user.access_revoked, user.access_enabled.
             endpoint: Must be an http or https URL.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -328,13 +517,14 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def delete_webhook(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -347,6 +537,9 @@ class AsyncWebhooksResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -358,13 +551,14 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_webhook(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Webhook:
@@ -375,6 +569,9 @@ class AsyncWebhooksResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -382,13 +579,14 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries, None, extra_body)
 
     async def webhooks(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> WebhooksResponse:
@@ -398,6 +596,9 @@ class AsyncWebhooksResource(AsyncResource):
 
         Args:
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -405,13 +606,14 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_webhooks(
         self,
         *,
         pagination: PaginationInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[Webhook]:
@@ -419,7 +621,22 @@ class AsyncWebhooksResource(AsyncResource):
 
         Args and errors as webhooks().
         """
-        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, Webhook, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_webhooks_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[WebhooksResponse]:
+        """Every page of webhooks(), each its whole answer, as iter_webhooks() walks them; pages are fetched as the loop goes.
+
+        Args and errors as webhooks().
+        """
+        return self._core.pages(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def webhook_logs(
         self,
@@ -427,6 +644,7 @@ class AsyncWebhooksResource(AsyncResource):
         pagination: PaginationInput | None = None,
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> WebhookLogsResponse:
@@ -437,6 +655,9 @@ class AsyncWebhooksResource(AsyncResource):
         Args:
             webhook_id: Only logs of this webhook.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -444,7 +665,7 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_webhook_logs(
         self,
@@ -452,6 +673,7 @@ class AsyncWebhooksResource(AsyncResource):
         pagination: PaginationInput | None = None,
         webhook_id: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[WebhookLog]:
@@ -459,7 +681,23 @@ class AsyncWebhooksResource(AsyncResource):
 
         Args and errors as webhook_logs().
         """
-        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, WebhookLog, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_webhook_logs_pages(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        webhook_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[WebhookLogsResponse]:
+        """Every page of webhook_logs(), each its whole answer, as iter_webhook_logs() walks them; pages are fetched as the loop goes.
+
+        Args and errors as webhook_logs().
+        """
+        return self._core.pages(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def test_endpoint(
         self,
@@ -469,6 +707,7 @@ class AsyncWebhooksResource(AsyncResource):
         event_description: str | None = None,
         headers: Mapping[str, str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -482,6 +721,9 @@ class AsyncWebhooksResource(AsyncResource):
             event_name: Not empty. Must be one of user.signup, user.created, user.login, user.deleted,
                 user.access_revoked, user.access_enabled.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -493,4 +735,125 @@ class AsyncWebhooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+
+class AsyncWebhooksRawResource(AsyncRawResource):
+    """The operations of group webhooks on AsyncAdminClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def add_webhook(
+        self,
+        *,
+        event_name: str,
+        endpoint: str,
+        enabled: bool,
+        event_description: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Webhook]:
+        """As add_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_webhook"], {"event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def update_webhook(
+        self,
+        *,
+        id: str,
+        event_name: str | None = None,
+        event_description: str | None = None,
+        endpoint: str | None = None,
+        enabled: bool | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Webhook]:
+        """As update_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_webhook"], {"id": id, "event_name": event_name, "event_description": event_description, "endpoint": endpoint, "enabled": enabled, "headers": headers}, Webhook, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def delete_webhook(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Response]:
+        """As delete_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["delete_webhook"], {"id": id}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_webhook(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Webhook]:
+        """As get_webhook(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_webhook"], {"id": id}, Webhook, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def webhooks(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[WebhooksResponse]:
+        """As webhooks(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["webhooks"], {"pagination": pagination}, WebhooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def webhook_logs(
+        self,
+        *,
+        pagination: PaginationInput | None = None,
+        webhook_id: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[WebhookLogsResponse]:
+        """As webhook_logs(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["webhook_logs"], {"pagination": pagination, "webhook_id": webhook_id}, WebhookLogsResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def test_endpoint(
+        self,
+        *,
+        endpoint: str,
+        event_name: str,
+        event_description: str | None = None,
+        headers: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[TestEndpointResponse]:
+        """As test_endpoint(), answering a RawResponse: the HTTP status (None over gRPC), the headers
+        (gRPC: metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["test_endpoint"], {"endpoint": endpoint, "event_name": event_name, "event_description": event_description, "headers": headers}, TestEndpointResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "ForgotPasswordResponse",
@@ -22,3 +22,6 @@ class ForgotPasswordResponse(Model):
     message: str
 
     should_show_mobile_otp_screen: bool | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

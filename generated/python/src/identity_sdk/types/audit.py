@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import JsonObject, Model
+from .._model import JsonObject, JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -43,6 +43,9 @@ class AuditLog(Model):
 
     created_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class AuditLogsResponse(Model):
@@ -53,3 +56,6 @@ class AuditLogsResponse(Model):
     pagination: Pagination
 
     audit_logs: list[AuditLog]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "AdminMeta",
@@ -34,7 +34,7 @@ class AdminMeta(Model):
 
     client_id: str
 
-    enabled_protocols: list[WireProtocol]
+    enabled_protocols: list[WireProtocol | str]
 
     grpc_port: int
 
@@ -63,3 +63,6 @@ class AdminMeta(Model):
     is_saml_idp_enabled: bool
 
     is_scim_enabled: bool
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

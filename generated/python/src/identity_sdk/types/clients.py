@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -48,6 +48,9 @@ class Client(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class CreateClientResponse(Model):
@@ -59,6 +62,9 @@ class CreateClientResponse(Model):
 
     client_secret: str
     """Secret."""
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +78,9 @@ class RotateClientSecretResponse(Model):
     client_secret: str
     """Secret."""
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class ClientsResponse(Model):
@@ -82,3 +91,6 @@ class ClientsResponse(Model):
     pagination: Pagination
 
     clients: list[Client]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

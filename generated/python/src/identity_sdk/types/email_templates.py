@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -35,6 +35,9 @@ class EmailTemplate(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class EmailTemplatesResponse(Model):
@@ -45,3 +48,6 @@ class EmailTemplatesResponse(Model):
     pagination: Pagination
 
     email_templates: list[EmailTemplate]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

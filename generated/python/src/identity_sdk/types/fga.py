@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, TypedDict
 
-from .._model import JsonObject, Model
+from .._model import JsonObject, JsonValue, Model
 
 __all__ = [
     "FGAListUsersResponse",
@@ -30,6 +30,9 @@ class FGAModel(Model):
 
     created_at: int | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class FGATuple(Model):
@@ -42,6 +45,9 @@ class FGATuple(Model):
     relation: str
 
     object: str
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,9 @@ class FGAUserset(Model):
     tree: JsonObject | None
     """Full expansion tree as returned by the authorization engine."""
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class FGAReadTuplesResponse(Model):
@@ -72,6 +81,9 @@ class FGAReadTuplesResponse(Model):
     continuation_token: str | None
     """Pass to the next call to read the next page; empty on the last page."""
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class FGAListUsersResponse(Model):
@@ -80,6 +92,9 @@ class FGAListUsersResponse(Model):
     _message: ClassVar[str] = "FGAListUsersResponse"
 
     users: list[str]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 class FGATupleInput(TypedDict):

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "JWTKeyPair",
@@ -30,3 +30,6 @@ class JWTKeyPair(Model):
 
     private_key: str | None
     """Secret."""
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "OauthRevokeResponse",
@@ -38,9 +38,15 @@ class OauthTokenResponse(Model):
 
     issued_token_type: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class OauthRevokeResponse(Model):
     """Answer of oauth_revoke."""
 
     _message: ClassVar[str] = "OauthRevokeResponse"
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

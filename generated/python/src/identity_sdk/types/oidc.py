@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "JsonWebKey",
@@ -63,6 +63,9 @@ class OpenIDConfiguration(Model):
 
     prompt_values_supported: list[str]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class JsonWebKey(Model):
@@ -88,6 +91,9 @@ class JsonWebKey(Model):
 
     e: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class JsonWebKeySet(Model):
@@ -96,6 +102,9 @@ class JsonWebKeySet(Model):
     _message: ClassVar[str] = "JsonWebKeySet"
 
     keys: list[JsonWebKey]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +132,9 @@ class UserInfo(Model):
     phone_number: str | None
 
     phone_number_verified: bool | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -153,6 +165,9 @@ class TokenIntrospection(Model):
 
     jti: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class ProtectedResourceMetadata(Model):
@@ -170,6 +185,9 @@ class ProtectedResourceMetadata(Model):
 
     resource_name: str
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class Redirect(Model):
@@ -178,3 +196,6 @@ class Redirect(Model):
     _message: ClassVar[str] = "Redirect"
 
     location: str
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -36,13 +36,16 @@ class OrgDomain(Model):
 
     org_id: str
 
-    status: OrgDomainStatus
+    status: OrgDomainStatus | str
 
     verified_at: int | None
 
     created_at: int
 
     updated_at: int
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +61,9 @@ class DomainVerificationRecord(Model):
 
     value: str
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class RequestOrgDomainResponse(Model):
@@ -69,6 +75,9 @@ class RequestOrgDomainResponse(Model):
 
     txt_record: DomainVerificationRecord
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class OrgDomainsResponse(Model):
@@ -79,3 +88,6 @@ class OrgDomainsResponse(Model):
     pagination: Pagination
 
     domains: list[OrgDomain]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

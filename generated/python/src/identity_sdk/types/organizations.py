@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -38,6 +38,9 @@ class Organization(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class OrgMember(Model):
@@ -63,6 +66,9 @@ class OrgMember(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class UserOrganization(Model):
@@ -73,6 +79,9 @@ class UserOrganization(Model):
     organization: Organization
 
     roles: list[str]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +94,9 @@ class OrganizationsResponse(Model):
 
     organizations: list[Organization]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class OrgMembersResponse(Model):
@@ -96,6 +108,9 @@ class OrgMembersResponse(Model):
 
     members: list[OrgMember]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class UserOrganizationsResponse(Model):
@@ -106,3 +121,6 @@ class UserOrganizationsResponse(Model):
     pagination: Pagination
 
     organizations: list[UserOrganization]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

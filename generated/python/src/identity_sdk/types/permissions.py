@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, TypedDict
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "CheckPermissionsResponse",
@@ -27,6 +27,9 @@ class PermissionCheckResult(Model):
 
     allowed: bool
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class CheckPermissionsResponse(Model):
@@ -35,6 +38,9 @@ class CheckPermissionsResponse(Model):
     _message: ClassVar[str] = "CheckPermissionsResponse"
 
     results: list[PermissionCheckResult]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 class PermissionCheckInput(TypedDict):

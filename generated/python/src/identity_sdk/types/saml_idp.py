@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -59,6 +59,9 @@ class SAMLServiceProvider(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class SAMLIDPKey(Model):
@@ -70,13 +73,16 @@ class SAMLIDPKey(Model):
 
     org_id: str
 
-    status: SAMLIDPKeyStatus
+    status: SAMLIDPKeyStatus | str
 
     certificate_pem: str
 
     created_at: int
 
     retired_at: int | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,6 +99,9 @@ class SAMLSPMetadata(Model):
 
     name_id_format: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class ListSAMLServiceProvidersResponse(Model):
@@ -104,6 +113,9 @@ class ListSAMLServiceProvidersResponse(Model):
 
     saml_service_providers: list[SAMLServiceProvider]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class ListSAMLIDPKeysResponse(Model):
@@ -112,3 +124,6 @@ class ListSAMLIDPKeysResponse(Model):
     _message: ClassVar[str] = "ListSAMLIDPKeysResponse"
 
     keys: list[SAMLIDPKey]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import JsonObject, Model
+from .._model import JsonObject, JsonValue, Model
 from .shared import User
 
 __all__ = [
@@ -36,6 +36,9 @@ class ValidateJWTTokenResponse(Model):
 
     claims: JsonObject | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class ValidateSessionResponse(Model):
@@ -46,3 +49,6 @@ class ValidateSessionResponse(Model):
     is_valid: bool
 
     user: User | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, TypedDict
 
-from .._model import JsonObject, Model
+from .._model import JsonObject, JsonValue, Model
 
 __all__ = [
     "AdminSession",
@@ -26,6 +26,9 @@ class Response(Model):
 
     message: str
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class Pagination(Model):
@@ -40,6 +43,9 @@ class Pagination(Model):
     offset: int
 
     total: int
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,6 +94,9 @@ class User(Model):
 
     app_data: JsonObject | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class AuthResponse(Model):
@@ -116,6 +125,9 @@ class AuthResponse(Model):
 
     should_show_totp_screen: bool | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class AdminSession(Model):
@@ -128,6 +140,9 @@ class AdminSession(Model):
     created_at: int
 
     expires_at: int
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 class PaginationInput(TypedDict, total=False):

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -49,7 +49,7 @@ class TrustedIssuer(Model):
 
     issuer_url: str
 
-    key_source_type: KeySourceType
+    key_source_type: KeySourceType | str
 
     jwks_url: str | None
 
@@ -60,13 +60,16 @@ class TrustedIssuer(Model):
     allowed_subjects: list[str]
     """Subjects whose assertions are accepted: exact, or a prefix ending in *; empty accepts none, * accepts all."""
 
-    issuer_type: IssuerType
+    issuer_type: IssuerType | str
 
     is_active: bool
 
     created_at: int
 
     updated_at: int
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,3 +81,6 @@ class TrustedIssuersResponse(Model):
     pagination: Pagination
 
     trusted_issuers: list[TrustedIssuer]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

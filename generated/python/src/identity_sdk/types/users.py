@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination, User
 
 __all__ = [
@@ -41,6 +41,9 @@ class VerificationRequest(Model):
 
     redirect_uri: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class UsersResponse(Model):
@@ -52,6 +55,9 @@ class UsersResponse(Model):
 
     users: list[User]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class VerificationRequestsResponse(Model):
@@ -62,3 +68,6 @@ class VerificationRequestsResponse(Model):
     pagination: Pagination
 
     verification_requests: list[VerificationRequest]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar
 
-from .._model import Model
+from .._model import JsonValue, Model
 from .shared import Pagination
 
 __all__ = [
@@ -40,6 +40,9 @@ class Webhook(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class WebhookLog(Model):
@@ -61,6 +64,9 @@ class WebhookLog(Model):
 
     updated_at: int
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class WebhooksResponse(Model):
@@ -71,6 +77,9 @@ class WebhooksResponse(Model):
     pagination: Pagination
 
     webhooks: list[Webhook]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +92,9 @@ class WebhookLogsResponse(Model):
 
     webhook_logs: list[WebhookLog]
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class TestEndpointResponse(Model):
@@ -93,3 +105,6 @@ class TestEndpointResponse(Model):
     http_status: int | None
 
     response: str | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""

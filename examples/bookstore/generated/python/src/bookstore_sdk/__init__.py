@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from ._clients import AsyncStoreClient, StoreClient
 from ._core import RetryPolicy
 from ._facts import Operation
+from ._observe import RawResponse
 from ._schema import OPERATIONS as _OPERATIONS
 from ._schema import SERVICE_VERSION
 from .errors import (
@@ -62,6 +63,7 @@ __all__ = [
     "OutcomeUnknownError",
     "PayloadTooLargeError",
     "PermissionDeniedError",
+    "RawResponse",
     "RetryPolicy",
     "StoreClient",
     "TooManyRequestsError",

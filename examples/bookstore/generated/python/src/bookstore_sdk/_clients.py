@@ -5,16 +5,26 @@ from the same operation table (_schema.OPERATIONS)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import httpx
 
 from ._base import AsyncUserClientBase, SyncUserClientBase
 from ._core import RetryPolicy, Settings
+from ._observe import AsyncGrpcInterceptor, GrpcInterceptor
 from ._schema import DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT
 from ._tls import ClientCert, Verify
-from .resources.books import AsyncBooksResource, BooksResource
+from .resources.books import AsyncBooksRawResource, AsyncBooksResource, BooksRawResource, BooksResource
 from .types import Protocol
+
+
+class StoreClientWithRawResponse(
+    BooksRawResource,
+):
+    """The methods of StoreClient, each answering a RawResponse (what came with the answer, and
+    .parse() for the answer itself): StoreClient.with_raw_response.
+    """
 
 
 class StoreClient(
@@ -26,8 +36,8 @@ class StoreClient(
     Use it as a context manager (with StoreClient(service_url=...) as client: ...) or call close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
+        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable BOOKSTORE_ACCESS_TOKEN.
         api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc.
@@ -36,6 +46,8 @@ class StoreClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -50,7 +62,7 @@ class StoreClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         access_token: str | None = None,
         api_key: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -60,6 +72,8 @@ class StoreClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[GrpcInterceptor] | None = None,
         http_client: httpx.Client | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -83,6 +97,8 @@ class StoreClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -95,6 +111,19 @@ class StoreClient(
             http_client,
         )
 
+    @property
+    def with_raw_response(self) -> StoreClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return StoreClientWithRawResponse(self._core)
+
+
+class AsyncStoreClientWithRawResponse(
+    AsyncBooksRawResource,
+):
+    """The methods of AsyncStoreClient, each answering a RawResponse (what came with the answer, and
+    .parse() for the answer itself): AsyncStoreClient.with_raw_response.
+    """
+
 
 class AsyncStoreClient(
     AsyncUserClientBase,
@@ -105,8 +134,8 @@ class AsyncStoreClient(
     Use it as a context manager (async with AsyncStoreClient(service_url=...) as client: ...) or call await close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed).
-        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token).
+        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
+        access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable BOOKSTORE_ACCESS_TOKEN.
         api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.
         protocol: graphql, rest, grpc.
@@ -115,6 +144,8 @@ class AsyncStoreClient(
         read_only: Refuse destructive operations before anything is sent.
         timeout: Deadline of each call in seconds, the whole call (the server-version lookup, every attempt and backoff, the answer's body) included; default 60; None waits as long as it takes.
         retry: Retries on transient failures of reads and of writes, which carry an Idempotency-Key; False turns them off; max_retries sets one call's.
+        event_hooks: httpx's event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client's own httpx client; with http_client, give them to it instead.
+        grpc_interceptors: Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).
         http_client: The httpx client for GraphQL and REST (default: one of the client's own, closed by close()).
         verify: TLS verification of an https:// service: True (the system's roots), a CA bundle file (also gRPC's roots unless grpc_root_certificates is given), or an ssl.SSLContext. Not used with http_client.
         cert: A client certificate for mutual TLS: a file with its key, or (certificate file, key file); gRPC presents it too. Not used with http_client.
@@ -129,7 +160,7 @@ class AsyncStoreClient(
     def __init__(
         self,
         *,
-        service_url: str,
+        service_url: str | None = None,
         access_token: str | None = None,
         api_key: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
@@ -139,6 +170,8 @@ class AsyncStoreClient(
         read_only: bool = False,
         timeout: float | None = DEFAULT_TIMEOUT,
         retry: RetryPolicy | bool = True,
+        event_hooks: Mapping[str, list[Callable[..., Any]]] | None = None,
+        grpc_interceptors: Sequence[AsyncGrpcInterceptor] | None = None,
         http_client: httpx.AsyncClient | None = None,
         verify: Verify = True,
         cert: ClientCert | None = None,
@@ -162,6 +195,8 @@ class AsyncStoreClient(
                 read_only=read_only,
                 timeout=timeout,
                 retry=retry,
+                event_hooks=event_hooks,
+                grpc_interceptors=grpc_interceptors,
                 verify=verify,
                 cert=cert,
                 grpc_tls=grpc_tls,
@@ -173,3 +208,8 @@ class AsyncStoreClient(
             ),
             http_client,
         )
+
+    @property
+    def with_raw_response(self) -> AsyncStoreClientWithRawResponse:
+        """The methods of this client, each answering a RawResponse: status_code, headers, protocol, attempts, and .parse() for the answer."""
+        return AsyncStoreClientWithRawResponse(self._core)

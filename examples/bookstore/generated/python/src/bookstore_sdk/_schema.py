@@ -9,6 +9,12 @@ from ._facts import Field, GraphqlBinding, GrpcBinding, Operation, Pagination, R
 SERVICE_NAME = "bookstore"
 SERVICE_VERSION = "1.0.0"
 """The version of the service these clients were generated for."""
+DISTRIBUTION = "bookstore-sdk"
+"""The package's name on PyPI, as the User-Agent names it."""
+SDK_VERSION = "1.0.0"
+"""The package's version, as the User-Agent and the x-api-client header name it."""
+ENV_PREFIX = "BOOKSTORE"
+"""The prefix of the environment variables the clients read: <ENV_PREFIX>_SERVICE_URL, _ADMIN_SECRET, _ACCESS_TOKEN, _LOG."""
 ADMIN_SECRET_HEADER = ""
 ADMIN_SECRET_REQUIRED = False
 """Whether an operation needs the admin secret: the admin client requires one only then."""

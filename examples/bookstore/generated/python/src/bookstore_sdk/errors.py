@@ -4,7 +4,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from typing import Any, Literal, TypeGuard
+
+import httpx
 
 from ._schema import TEXTS
 from .types import Protocol
@@ -47,6 +50,8 @@ class ApiError(Exception):
     """True when the client refused the call before sending anything."""
     retry_after: float | None
     """Seconds the server asked to wait before another try (HTTP Retry-After)."""
+    headers: httpx.Headers | None
+    """The headers of the failed answer (gRPC: its initial and trailing metadata); None when no answer came."""
 
     def __new__(cls, code: ErrorCode, *args: Any, **kwargs: Any) -> ApiError:
         # ApiError(code, ...) is an instance of its code's subclass, so that `except NotFoundError` catches it.
@@ -61,6 +66,7 @@ class ApiError(Exception):
         status: int | None = None,
         refused: bool = False,
         retry_after: float | None = None,
+        headers: Mapping[str, str] | Sequence[tuple[str, str]] | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -70,11 +76,13 @@ class ApiError(Exception):
         self.status = status
         self.refused = refused
         self.retry_after = retry_after
+        self.headers = None if headers is None else httpx.Headers(headers)
 
     def __reduce__(self) -> tuple[Any, ...]:
         # Pickled with every field (Exception pickles only its message), so that an error crosses
         # to another process (multiprocessing, a task queue) as it was raised.
-        return (ApiError, (self.code, self.message, self.operation, self.protocol, self.status, self.refused, self.retry_after))
+        headers = None if self.headers is None else self.headers.multi_items()
+        return (ApiError, (self.code, self.message, self.operation, self.protocol, self.status, self.refused, self.retry_after, headers))
 
     @property
     def transient(self) -> bool:
@@ -195,12 +203,6 @@ def malformed_answer(operation: str, read: bool, protocol: Protocol, status: int
     """A 2xx whose body is not the answer: never retried; to a write OUTCOME_UNKNOWN, since it may have happened."""
     message = TEXTS["malformedAnswer"].format(operation=operation, status=status, outcome=_outcome(read))
     return _unreadable(operation, read, message, protocol, status)
-
-
-def mismatched_answer(operation: str, read: bool, protocol: Protocol, status: int, message: str, reason: str) -> ApiError:
-    """A 2xx whose fields do not have the types of its message: an answer that could not be read."""
-    text = TEXTS["answerMismatch"].format(operation=operation, message=message, reason=reason, outcome=_outcome(read))
-    return _unreadable(operation, read, text, protocol, status)
 
 
 def unreadable_message(operation: str, read: bool, reason: object) -> ApiError:

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator, Mapping
 
-from .._base import AsyncResource, SyncResource
+from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
+from .._observe import RawResponse
 from .._schema import OPERATIONS
 from ..types import AuthorInput, Book, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
 
@@ -18,9 +19,10 @@ class BooksResource(SyncResource):
         *,
         title: str,
         author: AuthorInput,
-        genre: Genre,
+        genre: Genre | str,
         year: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -33,6 +35,9 @@ class BooksResource(SyncResource):
             title: 1 to 200 characters.
             year: Between 0 and 3000.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -44,13 +49,14 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Book:
@@ -61,6 +67,9 @@ class BooksResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -68,7 +77,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries, None, extra_body)
 
     def update_book(
         self,
@@ -76,6 +85,7 @@ class BooksResource(SyncResource):
         id: str,
         in_stock: bool,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -87,6 +97,9 @@ class BooksResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -98,13 +111,14 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def remove_book(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -116,6 +130,9 @@ class BooksResource(SyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -127,15 +144,16 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def list_books(
         self,
         *,
-        genre: Genre | None = None,
+        genre: Genre | str | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListBooksResponse:
@@ -146,6 +164,9 @@ class BooksResource(SyncResource):
         Args:
             page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -153,15 +174,16 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_list_books(
         self,
         *,
-        genre: Genre | None = None,
+        genre: Genre | str | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Iterator[Book]:
@@ -169,13 +191,31 @@ class BooksResource(SyncResource):
 
         Args and errors as list_books().
         """
-        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_list_books_pages(
+        self,
+        *,
+        genre: Genre | str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> Iterator[ListBooksResponse]:
+        """Every page of list_books(), each its whole answer, as iter_list_books() walks them; pages are fetched as the loop goes.
+
+        Args and errors as list_books().
+        """
+        return self._core.pages(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, extra_body)
 
     def search_books(
         self,
         *,
         words: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SearchBooksResponse:
@@ -186,6 +226,9 @@ class BooksResource(SyncResource):
         Args:
             words: 1 to 100 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -193,7 +236,104 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries)
+        return self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class BooksRawResource(SyncRawResource):
+    """The operations of group books on StoreClient.with_raw_response, each answering a RawResponse."""
+
+    def add_book(
+        self,
+        *,
+        title: str,
+        author: AuthorInput,
+        genre: Genre | str,
+        year: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def get_book(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Book]:
+        """As get_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries, None, extra_body)
+
+    def update_book(
+        self,
+        *,
+        id: str,
+        in_stock: bool,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As update_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def remove_book(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RemoveBookResponse]:
+        """As remove_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def list_books(
+        self,
+        *,
+        genre: Genre | str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListBooksResponse]:
+        """As list_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    def search_books(
+        self,
+        *,
+        words: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SearchBooksResponse]:
+        """As search_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncBooksResource(AsyncResource):
@@ -204,9 +344,10 @@ class AsyncBooksResource(AsyncResource):
         *,
         title: str,
         author: AuthorInput,
-        genre: Genre,
+        genre: Genre | str,
         year: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -219,6 +360,9 @@ class AsyncBooksResource(AsyncResource):
             title: 1 to 200 characters.
             year: Between 0 and 3000.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -230,13 +374,14 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> Book:
@@ -247,6 +392,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -254,7 +402,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries, None, extra_body)
 
     async def update_book(
         self,
@@ -262,6 +410,7 @@ class AsyncBooksResource(AsyncResource):
         id: str,
         in_stock: bool,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -273,6 +422,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -284,13 +436,14 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def remove_book(
         self,
         *,
         id: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
         idempotency_key: str | None = None,
@@ -302,6 +455,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             id: Not empty.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -313,15 +469,16 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key)
+        return await self._core.call(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def list_books(
         self,
         *,
-        genre: Genre | None = None,
+        genre: Genre | str | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> ListBooksResponse:
@@ -332,6 +489,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -339,15 +499,16 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
     def iter_list_books(
         self,
         *,
-        genre: Genre | None = None,
+        genre: Genre | str | None = None,
         page_size: int | None = None,
         page_token: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> AsyncIterator[Book]:
@@ -355,13 +516,31 @@ class AsyncBooksResource(AsyncResource):
 
         Args and errors as list_books().
         """
-        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries)
+        return self._core.iterate(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, Book, extra_headers, timeout, max_retries, extra_body)
+
+    def iter_list_books_pages(
+        self,
+        *,
+        genre: Genre | str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> AsyncIterator[ListBooksResponse]:
+        """Every page of list_books(), each its whole answer, as iter_list_books() walks them; pages are fetched as the loop goes.
+
+        Args and errors as list_books().
+        """
+        return self._core.pages(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, extra_body)
 
     async def search_books(
         self,
         *,
         words: str,
         extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
         max_retries: int | None = None,
     ) -> SearchBooksResponse:
@@ -372,6 +551,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             words: 1 to 100 characters.
             extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
             timeout: Deadline of this call in seconds (default: the client's timeout).
             max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
                 of the client's RetryPolicy; 0: one attempt.
@@ -379,4 +561,103 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries)
+        return await self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+
+class AsyncBooksRawResource(AsyncRawResource):
+    """The operations of group books on AsyncStoreClient.with_raw_response, each answering a
+    RawResponse.
+    """
+
+    async def add_book(
+        self,
+        *,
+        title: str,
+        author: AuthorInput,
+        genre: Genre | str,
+        year: int | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def get_book(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[Book]:
+        """As get_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["get_book"], {"id": id}, Book, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def update_book(
+        self,
+        *,
+        id: str,
+        in_stock: bool,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As update_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def remove_book(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[RemoveBookResponse]:
+        """As remove_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["remove_book"], {"id": id}, RemoveBookResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def list_books(
+        self,
+        *,
+        genre: Genre | str | None = None,
+        page_size: int | None = None,
+        page_token: str | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[ListBooksResponse]:
+        """As list_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["list_books"], {"genre": genre, "page_size": page_size, "page_token": page_token}, ListBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+
+    async def search_books(
+        self,
+        *,
+        words: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+    ) -> RawResponse[SearchBooksResponse]:
+        """As search_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)

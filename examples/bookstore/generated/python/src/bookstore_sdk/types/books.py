@@ -3,10 +3,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import ClassVar, Literal, TypedDict
 
-from .._model import Model
+from .._model import JsonValue, Model
 
 __all__ = [
     "Author",
@@ -33,6 +33,9 @@ class Author(Model):
     born: int | None
     """Year of birth."""
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class Book(Model):
@@ -46,11 +49,14 @@ class Book(Model):
 
     author: Author
 
-    genre: Genre
+    genre: Genre | str
 
     year: int | None
 
     in_stock: bool
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +66,9 @@ class RemoveBookResponse(Model):
     _message: ClassVar[str] = "RemoveBookResponse"
 
     removed: bool
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +81,9 @@ class ListBooksResponse(Model):
 
     next_page_token: str | None
 
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
 
 @dataclass(frozen=True, slots=True)
 class SearchBooksResponse(Model):
@@ -80,6 +92,9 @@ class SearchBooksResponse(Model):
     _message: ClassVar[str] = "SearchBooksResponse"
 
     books: list[Book]
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 class _AuthorInputRequired(TypedDict):
