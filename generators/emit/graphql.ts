@@ -103,7 +103,10 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
           ops.map((op) => {
             const argument = op.graphql.argument;
             const args = argument ? { [argument.name]: { type: argument.required ? new GraphQLNonNull(inputType(op.input)) : inputType(op.input) } } : undefined;
-            return [op.graphql.field, { type: new GraphQLNonNull(outputType(op.output)), description: [op.description, ...idempotencySentences(op)].join(" "), deprecationReason: op.deprecated, args }];
+            return [
+              op.graphql.field,
+              { type: new GraphQLNonNull(outputType(op.output)), description: [op.description, ...idempotencySentences(op)].join(" "), deprecationReason: op.deprecated, args },
+            ];
           }),
         ) as GraphQLFieldConfigMap<unknown, unknown>,
     });

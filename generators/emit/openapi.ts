@@ -138,7 +138,9 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   const post = !op.rest!.inQuery;
   const ok: Schema = { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
   if (op.idempotencyKey) {
-    ok.headers = { "Idempotent-Replayed": { description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.", schema: { type: "string", enum: ["true"] } } };
+    ok.headers = {
+      "Idempotent-Replayed": { description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.", schema: { type: "string", enum: ["true"] } },
+    };
   }
   if (op.setsCookies.length > 0) {
     ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };

@@ -520,9 +520,7 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
         ],
         // client.with_raw_response: the same methods, each answering a RawResponse.
         rawName: pythonRawClientName(client, mode),
-        rawBases: resources.flatMap((module) =>
-          module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => file.use(`.resources.${module.file}`, c.rawName)),
-        ),
+        rawBases: resources.flatMap((module) => module.classes.filter((c) => c.role === client.role && c.mode === mode).map((c) => file.use(`.resources.${module.file}`, c.rawName))),
         rawDoc: wrap(`The methods of ${name}, each answering a RawResponse (what came with the answer, and .parse() for the answer itself): ${name}.with_raw_response.`).join("\n"),
         role: JSON.stringify(client.role),
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
@@ -670,11 +668,9 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
       credential,
       // The arguments of a client configured from the environment: none, but a user client's client_id.
       environmentArguments: credential?.name === "client_id" ? `client_id="${credential.example}"` : "",
-      environmentCommand: [
-        `${facts.service.envPrefix}_SERVICE_URL=https://...`,
-        ...(credential?.name === "admin_secret" ? [`${facts.service.envPrefix}_ADMIN_SECRET=...`] : []),
-        "python app.py",
-      ].join(" "),
+      environmentCommand: [`${facts.service.envPrefix}_SERVICE_URL=https://...`, ...(credential?.name === "admin_secret" ? [`${facts.service.envPrefix}_ADMIN_SECRET=...`] : []), "python app.py"].join(
+        " ",
+      ),
     },
     read: readView,
     list: listView,

@@ -81,6 +81,6 @@ function defaultEndpointRefused(reason: string, settings: TransportSettings): st
 /** A gRPC answer's header and trailer metadata as one Headers (the trailer's last). */
 function metadataOf(header: Headers, trailer: Headers): Headers {
   const all = new Headers(header);
-  trailer.forEach((value, name) => all.append(name, value));
+  for (const [name, value] of trailer) all.append(name, value);
   return all;
 }

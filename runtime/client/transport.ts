@@ -138,8 +138,9 @@ function withUnknownFields(schema: ApiSchema, messageName: string, source: Plain
     if (field.kind !== "message") continue;
     const from = source[field.name];
     const to = normalized[field.name];
-    if (field.list && Array.isArray(from) && Array.isArray(to)) to.forEach((item, index) => isPlain(item) && isPlain(from[index]) && withUnknownFields(schema, field.ref!, from[index], item));
-    else if (isPlain(from) && isPlain(to)) withUnknownFields(schema, field.ref!, from, to);
+    if (field.list && Array.isArray(from) && Array.isArray(to)) {
+      for (const [index, item] of to.entries()) if (isPlain(item) && isPlain(from[index])) withUnknownFields(schema, field.ref!, from[index], item);
+    } else if (isPlain(from) && isPlain(to)) withUnknownFields(schema, field.ref!, from, to);
   }
   return normalized;
 }

@@ -588,7 +588,10 @@ export class CallPipeline {
       // A web page of another origin never reaches the admin surface unless cors.adminOrigins lists it.
       if (operation.surface === "admin" && call.headers.origin !== undefined) {
         const refusal = crossOriginAdmin(call.headers, this.adminOrigins);
-        if (refusal) return fail(refusal);
+        if (refusal) {
+          fail(refusal);
+          return;
+        }
       }
       // The implementation's answer, checked, to `done`; its failure to `failed`.
       const perform = (principal: Principal, raw: unknown, input: Plain | undefined, done: (output: Plain) => void, failed: (error: unknown) => void) => {

@@ -2,7 +2,7 @@
 // every level, an enum number it does not know arrives as UNKNOWN_<n>, and extraBody sends input
 // fields it does not know yet (REST, GraphQL; refused over gRPC, which cannot carry them).
 import { describe, expect, it } from "vitest";
-import { AdminClient, ApiError } from "../../generated/client/index.js";
+import { AdminClient, type ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
 import { normalizeMessage } from "../../runtime/shape.js";
 
