@@ -297,47 +297,12 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
   return entries.map(([key, value]) => ({ key, value }));
 }
 
-/**
- * Keyword arguments of Python's constructors that the table of client options has no Python form
- * of (yet): after the table's own, each left out once the table has one of its name.
- */
-function pythonOnlyOptions(sync: boolean): ResolvedPythonOption[] {
-  const interceptor = sync ? "GrpcInterceptor" : "AsyncGrpcInterceptor";
-  return [
-    {
-      name: "event_hooks",
-      declaration: "Mapping[str, list[Callable[..., Any]]] | None = None",
-      imports: [
-        ["collections.abc", "Callable"],
-        ["collections.abc", "Mapping"],
-        ["typing", "Any"],
-      ],
-      doc: 'httpx\'s event hooks of every GraphQL and REST request, {"request": [...], "response": [...]} (async functions for the async clients), given to the client\'s own httpx client; with http_client, give them to it instead.',
-      setting: true,
-      order: Number.MAX_SAFE_INTEGER - 1,
-    },
-    {
-      name: "grpc_interceptors",
-      declaration: `Sequence[${interceptor}] | None = None`,
-      imports: [
-        ["collections.abc", "Sequence"],
-        ["._observe", interceptor],
-      ],
-      doc: "Interceptors every gRPC call goes through, in order: grpc.UnaryUnaryClientInterceptor objects (grpc.aio.UnaryUnaryClientInterceptor for the async clients).",
-      setting: true,
-      order: Number.MAX_SAFE_INTEGER,
-    },
-  ];
-}
-
 /** The options a constructor reads from the environment when the code gives none: <envPrefix>_<variable>. */
 const ENVIRONMENT_OPTIONS: Readonly<Record<string, string>> = { service_url: "SERVICE_URL", admin_secret: "ADMIN_SECRET", access_token: "ACCESS_TOKEN" };
 
-/** The options of a client's constructor: the table's (sdk/client-options.ts), then Python's own; those read from the environment optional. */
+/** The options of a client's constructor, from the table (sdk/client-options.ts); those read from the environment optional. */
 function clientOptions(role: ClientFacts["role"], sync: boolean, facts: SdkFacts): ResolvedPythonOption[] {
-  const table = pythonOptions({ facts, role, sync });
-  const own = pythonOnlyOptions(sync).filter((option) => !table.some((o) => o.name === option.name));
-  return [...table, ...own].map((option) => {
+  return pythonOptions({ facts, role, sync }).map((option) => {
     const variable = ENVIRONMENT_OPTIONS[option.name];
     if (variable === undefined) return option;
     const name = `${facts.service.envPrefix}_${variable}`;
@@ -360,14 +325,12 @@ function configParams(role: ClientFacts["role"], sync: boolean, facts: SdkFacts)
   }));
 }
 
-/** The README's table of constructor arguments: the table of client options', with a row for each of Python's own options. */
+/** The README's table of constructor arguments: the table of client options'. */
 function readmeOptionsTable(facts: SdkFacts): string {
-  const table = pythonOptionsTable(
+  return pythonOptionsTable(
     facts,
     facts.clients.map((c) => ({ role: c.role, name: `\`${pythonClientName(c, "sync")}\`` })),
   );
-  const own = pythonOnlyOptions(true).filter((option) => !pythonOptions({ facts, role: facts.clients[0]!.role, sync: true }).some((o) => o.name === option.name));
-  return [table, ...own.map((option) => `| \`${option.name}\` | ${option.doc.replaceAll("|", "\\|")} |`)].join("\n");
 }
 
 /** The module of types/ holding the types that operations of several groups reach (and those none reach). */
