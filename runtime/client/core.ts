@@ -4,7 +4,8 @@ import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
-import { ApiError, FAULT_CODES } from "./errors.js";
+import { ApiError, FAULT_CODES, type RawResponse } from "./errors.js";
+export type { RawResponse } from "./errors.js";
 import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
 import { connectionRefused, hostOfEndpoint, plaintextRefusal, pooledFetch, type TlsClientOptions } from "./tls.js";
@@ -123,17 +124,6 @@ export interface ClientHooks {
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
-}
-
-/** What came with an answer: `.withResponse()` of any call, and `error.response` of a failed one. */
-export interface RawResponse {
-  /** HTTP status; undefined over gRPC. */
-  status: number | undefined;
-  /** The answer's headers (gRPC: header and trailer metadata). */
-  headers: Headers;
-  protocol: Protocol;
-  /** Attempts the call took, retries included. */
-  attempts: number;
 }
 
 /** The promise of a call's answer, and of the answer with its response. */

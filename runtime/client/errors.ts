@@ -1,7 +1,6 @@
 // The one error class of every client, whatever protocol carried the call.
 import { ERROR_WIRE, type ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
-import type { RawResponse } from "./core.js";
 
 /**
  * What only a client can tell: too late, cancelled, and an answer to a write that could not be read
@@ -46,6 +45,17 @@ export const GRPC_NO_ANSWER_STATUSES: readonly number[] = [ERROR_WIRE.UNAVAILABL
 /** Failures worth another try for a read: no answer, or an overloaded server. */
 export const TRANSIENT_CODES: readonly ClientErrorCode[] = ["UNAVAILABLE", "TOO_MANY_REQUESTS"];
 export const TRANSIENT_HTTP_STATUSES: readonly number[] = [502, 503, 504];
+
+/** What came with an answer: `.withResponse()` of any call, and `error.response` of a failed one. */
+export interface RawResponse {
+  /** HTTP status; undefined over gRPC. */
+  status: number | undefined;
+  /** The answer's headers (gRPC: header and trailer metadata). */
+  headers: Headers;
+  protocol: Protocol;
+  /** Attempts the call took, retries included. */
+  attempts: number;
+}
 
 /**
  * The error of every failed call, whatever protocol carried it. Its class is the one of its code

@@ -69,7 +69,7 @@ describe("the outputs", () => {
   /** Words of machinery an API may not have, as any output would spell them. */
   const MACHINERY = /admin[ _-]?secret|admin[ _-]?session|oauth|client[ _]?id/i;
   /** Runtime files copied into each SDK: they hold the machinery's code paths, switched by the facts. */
-  const RUNTIME_COPIES = /\/(_core\.py|_facts\.py|_schema\.py|core\.go|config\.go|operation\.go|facts\.go)$|^generated\/(schema\.ts|client\/user-client\.ts)$/;
+  const RUNTIME_COPIES = /\/(_core\.py|_facts\.py|_schema\.py|_observe\.py|core\.go|config\.go|operation\.go|facts\.go|observe\.go)$|^generated\/(schema\.ts|client\/user-client\.ts)$/;
 
   it("of an API with public operations only name none of the machinery it does not use", () => {
     const ir = buildIr(loadManifestText(readFixture("python-keywords.yaml")), emptyLock());

@@ -216,8 +216,8 @@ func WithInsecureTransport() Option {
 // RedactedHeader. An error it returns fails the attempt as no answer (CodeUnavailable).
 type Middleware func(request *http.Request, next func(*http.Request) (*http.Response, error)) (*http.Response, error)
 
-// RedactedHeader is a copy of h with the value of every credential header (the admin secret, the
-// API key, Authorization, Cookie, Set-Cookie) replaced by "[redacted]": the one rule of every log
+// RedactedHeader is a copy of h with the value of every credential header (the API's own,
+// Authorization, Cookie, Set-Cookie) replaced by "[redacted]": the one rule of every log
 // line of the clients, for middleware that logs too.
 func RedactedHeader(h http.Header) http.Header { return transport.RedactedHeader(h) }
 

@@ -31,7 +31,7 @@ class _Client:
         return self._core.grpc_endpoint
 
     def __repr__(self) -> str:
-        # Never a credential in full: the admin secret, a token or an API key shows as '***'.
+        # Never a credential in full: each shows as '***'.
         return f"{type(self).__name__}({self._core.describe()})"
 
 
