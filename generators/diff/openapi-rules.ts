@@ -256,7 +256,8 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
   // Query parameters (GET, DELETE) and path parameters carry input that no component schema describes.
   if (old.method === current.method) {
     const input = names.inputMessages.get(id) ?? id;
-    const parameters = (entry: RouteEntry) => new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).map((p) => [p.name as string, p]));
+    // A shared header parameter ($ref: the Idempotency-Key of writes) follows the operation's kind, which is reported already.
+    const parameters = (entry: RouteEntry) => new Map(((entry.operation.parameters as Schema[] | undefined) ?? []).filter((p) => p.$ref === undefined).map((p) => [p.name as string, p]));
     const oldParameters = parameters(old);
     const newParameters = parameters(current);
     for (const [name, parameter] of oldParameters) {

@@ -52,11 +52,15 @@ const classOf = (ref: Ref) => {
 };
 
 /** The routes that take form bodies, whose modules the tool's bug leaves unimportable. */
-const TOOL_BUG = ["oauth_token", "oauth_revoke", "oauth_introspect"];
+const TOOL_BUG = ["oauth_introspect"];
+/** Token routes whose module now imports: their Idempotency-Key header parameter brings in the import of Unset the bug leaves out. Not called here (their two body types). */
+const TOOL_BUG_MASKED = ["oauth_token", "oauth_revoke"];
 const scenarioOf = (name: OperationName) => SUCCEEDING_SCENARIOS[name] ?? scenarios[name];
 /** The routes a browser follows: they answer 302 with a Location, no model. */
 const redirects = [...restOperations.values()].filter((o) => o.responses["302"] !== undefined).map((o) => o.operationId as OperationName);
-const called = ([...restOperations.keys()] as OperationName[]).filter((name) => !TOOL_BUG.includes(name) && !redirects.includes(name) && "ok" in scenarioOf(name).expect);
+const called = ([...restOperations.keys()] as OperationName[]).filter(
+  (name) => !TOOL_BUG.includes(name) && !TOOL_BUG_MASKED.includes(name) && !redirects.includes(name) && "ok" in scenarioOf(name).expect,
+);
 const answeringResponse = [...restOperations.values()].filter((o) => o.responses["200"]?.content["application/json"].schema.$ref.endsWith("/Response")).map((o) => o.operationId);
 
 let keys: TestKeys;
@@ -148,13 +152,18 @@ describe("openapi-python-client", () => {
   });
 
   it("calls every REST operation but the token routes and the browser's routes", () => {
-    expect([...restOperations.keys()].filter((name) => !called.includes(name as OperationName) && !redirects.includes(name as OperationName)).sort()).toEqual([...TOOL_BUG].sort());
+    expect([...restOperations.keys()].filter((name) => !called.includes(name as OperationName) && !redirects.includes(name as OperationName)).sort()).toEqual([...TOOL_BUG, ...TOOL_BUG_MASKED].sort());
     expect(redirects.sort()).toEqual(["oauth_authorize", "oauth_logout", "oauth_sso_callback"]);
   });
 
   it.each(TOOL_BUG)("%s: the module the tool writes still fails to import (its bug #1451)", async (name) => {
     const answer = await callThroughClient({ service_url: server.httpUrl, headers: {}, tag: restOperations.get(name)!.tags[0], operation: name, body_class: null, input: {} });
     expect(answer.error).toMatch(/NameError: name 'Unset' is not defined/);
+  });
+
+  it.each(TOOL_BUG_MASKED)("%s: the module the tool writes imports, since its header parameter imports Unset", async (name) => {
+    const answer = await callThroughClient({ service_url: server.httpUrl, headers: {}, tag: restOperations.get(name)!.tags[0], operation: name, body_class: null, input: {} });
+    expect(String(answer.error ?? "")).not.toMatch(/NameError/);
   });
 
   for (const name of called) {
