@@ -370,7 +370,7 @@ console.log(response.status, response.headers.get("content-type"), response.atte
       ),
       "## Forward compatibility",
       "An answer keeps the fields this SDK does not know (a newer service's) beside the declared ones, at every level; an enum number it does not know arrives over gRPC as `UNKNOWN_<n>`. `extraBody` (a call option) sends input fields the SDK does not know yet, over REST and GraphQL, to a service that does.",
-      fence("ts", `${make}\nconst answer = (await ${call(read)}) as Record<string, unknown>;\nconsole.log(answer["field_added_later"]); // undefined until the service adds it`),
+      fence("ts", `${make}\nconst answer: Record<string, unknown> = { ...(await ${call(read)}) };\nconsole.log(answer["field_added_later"]); // undefined until the service adds it`),
     );
   }
   sections.push(
