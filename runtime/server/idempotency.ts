@@ -101,13 +101,14 @@ export function idempotencyKeyOf(header: string | undefined): string | undefined
 }
 
 /** The refusal of a claim that is not this request's to run, or undefined when it is (claimed) or replayed. */
-export function refusalOf(claim: IdempotencyClaim, operation: OperationSpec, key: string): ServiceError | undefined {
+export function refusalOf(claim: IdempotencyClaim, operation: OperationSpec): ServiceError | undefined {
   if (claim.state === "running") {
-    return new ServiceError("UNAVAILABLE", `a request with Idempotency-Key ${key} is still running; retry it after it ends`, undefined, undefined, RUNNING_RETRY_AFTER_SECONDS);
+    return new ServiceError("UNAVAILABLE", "a request with this Idempotency-Key is still running; retry it after it ends", undefined, undefined, RUNNING_RETRY_AFTER_SECONDS);
   }
   if (claim.state === "mismatch") {
     const other = claim.operation === operation.name ? "with another input" : `for ${claim.operation}`;
-    return new ServiceError("INVALID_ARGUMENT", `Idempotency-Key ${key} was first sent ${other}; send a new key with a new request`);
+    // The key is not repeated: no message quotes a value the caller sent.
+    return new ServiceError("INVALID_ARGUMENT", `this Idempotency-Key was first sent ${other}; send a new key with a new request`);
   }
   return undefined;
 }

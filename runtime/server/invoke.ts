@@ -621,7 +621,7 @@ export class CallPipeline {
               call.markReplayed();
               return conclude(undefined, claim.answer);
             }
-            const refusal = refusalOf(claim, operation, key);
+            const refusal = refusalOf(claim, operation);
             if (refusal) return fail(refusal);
             perform(
               principal,

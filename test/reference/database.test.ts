@@ -179,7 +179,7 @@ describe("two replicas on one PostgreSQL and one Redis", () => {
         () => expect.fail("refused"),
         (error: unknown) => error as ApiError,
       );
-    expect(other).toMatchObject({ code: "INVALID_ARGUMENT", message: "Idempotency-Key replicas-key-1 was first sent with another input; send a new key with a new request" });
+    expect(other).toMatchObject({ code: "INVALID_ARGUMENT", message: "this Idempotency-Key was first sent with another input; send a new key with a new request" });
   });
 
   it("a write whose answer a proxy drops after A committed it is retried on B, which answers A's answer: one organization", async () => {

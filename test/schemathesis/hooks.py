@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid
 from typing import Any
 
@@ -67,6 +68,22 @@ class Credentials:
         if "userToken" in schemes and ("adminSecret" not in schemes or _is_graphql(case)):
             headers["Authorization"] = f"Bearer {data}"
         case.headers = headers
+
+
+# A well-formed key the fuzzer repeats would name another request's first answer, which the
+# contract refuses (INVALID_ARGUMENT): a client makes a new key per request, so the run does too.
+# A malformed key is left as generated, for the service to refuse.
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")
+
+
+@schemathesis.hook
+def before_call(context: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -> None:
+    for headers in (case.headers, kwargs.get("headers")):
+        if not isinstance(headers, dict):
+            continue
+        for name in list(headers):
+            if name.lower() == "idempotency-key" and _KEY.fullmatch(str(headers[name])):
+                headers[name] = str(uuid.uuid4())
 
 
 @schemathesis.check

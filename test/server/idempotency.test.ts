@@ -54,13 +54,13 @@ describe("an Idempotency-Key on a write", () => {
     const before = service.calls.length;
     const other = await restCreate("other", "key-input");
     expect(other.status).toBe(400);
-    expect(other.body).toMatchObject({ code: "INVALID_ARGUMENT", message: "Idempotency-Key key-input was first sent with another input; send a new key with a new request" });
+    expect(other.body).toMatchObject({ code: "INVALID_ARGUMENT", message: "this Idempotency-Key was first sent with another input; send a new key with a new request" });
     const response = await fetch(`${service.httpUrl}${schema.operations.update_user!.rest!.path.replace("{id}", "u1")}`, {
       method: schema.operations.update_user!.rest!.method,
       headers: { "content-type": "application/json", "x-service-admin-secret": SECRET, "idempotency-key": "key-input" },
       body: JSON.stringify({ id: "u1" }),
     });
-    expect(await response.json()).toMatchObject({ code: "INVALID_ARGUMENT", message: "Idempotency-Key key-input was first sent for create_organization; send a new key with a new request" });
+    expect(await response.json()).toMatchObject({ code: "INVALID_ARGUMENT", message: "this Idempotency-Key was first sent for create_organization; send a new key with a new request" });
     expect(service.calls.length).toBe(before);
   });
 
@@ -74,7 +74,7 @@ describe("an Idempotency-Key on a write", () => {
     const first = restCreate("slow", "key-running");
     await new Promise((resolve) => setTimeout(resolve, 100));
     const during = await restCreate("slow", "key-running");
-    expect(during).toMatchObject({ status: 503, retryAfter: "1", body: { code: "UNAVAILABLE", message: "a request with Idempotency-Key key-running is still running; retry it after it ends" } });
+    expect(during).toMatchObject({ status: 503, retryAfter: "1", body: { code: "UNAVAILABLE", message: "a request with this Idempotency-Key is still running; retry it after it ends" } });
     release();
     expect((await first).status).toBe(200);
     expect(await restCreate("slow", "key-running")).toMatchObject({ status: 200, replayed: "true", body: { id: "org-slow" } });
