@@ -208,8 +208,6 @@ export const CLIENT_ERROR_TEXTS = {
   httpStatus: "HTTP {status}",
   // A 2xx whose body is not the answer (not JSON, null, GraphQL without its data): never retried.
   malformedAnswer: "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
-  // A 2xx whose fields do not have the types of its message ({reason}: "version: not a string").
-  answerMismatch: "{operation}: the answer does not fit {message} ({reason}){outcome}",
   // A gRPC stream without a readable answer: a message that does not decode, reset, or ended without a status.
   unreadableMessage: "{operation}: the gRPC answer could not be read ({reason}){outcome}",
   writeMayHaveHappened: "; the write may have happened",

@@ -70,7 +70,6 @@ TEXTS: dict[str, str] = {
     "noAnswer": "{operation}: no answer from the service ({reason})",
     "httpStatus": "HTTP {status}",
     "malformedAnswer": "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}",
-    "answerMismatch": "{operation}: the answer does not fit {message} ({reason}){outcome}",
     "unreadableMessage": "{operation}: the gRPC answer could not be read ({reason}){outcome}",
     "writeMayHaveHappened": "; the write may have happened",
     "answerTooLarge": "{operation}: the answer is larger than {limit} bytes ({option})",

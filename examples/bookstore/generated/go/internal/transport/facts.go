@@ -105,7 +105,6 @@ const (
 	textNoAnswer             = "{operation}: no answer from the service ({reason})"
 	textHttpStatus           = "HTTP {status}"
 	textMalformedAnswer      = "{operation}: the service answered HTTP {status} with a body that is not its answer{outcome}"
-	textAnswerMismatch       = "{operation}: the answer does not fit {message} ({reason}){outcome}"
 	textUnreadableMessage    = "{operation}: the gRPC answer could not be read ({reason}){outcome}"
 	textWriteMayHaveHappened = "; the write may have happened"
 	textAnswerTooLarge       = "{operation}: the answer is larger than {limit} bytes ({option})"
