@@ -90,9 +90,9 @@ if (mode === "stubs") {
     updateUser: async () => user,
     // As the reference service does it: the session is opened in the server's store.
     adminLogin: async (input: { admin_secret: string }, context: CallContext) => {
-      if (!(await context.adminSessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
-      const session = await context.adminSessions.open();
-      context.setCookie(context.adminSessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
+      if (!(await context.sessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
+      const session = await context.sessions.open();
+      context.setCookie(context.sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
       return { message: "admin session opened", created_at: session.createdAt, expires_at: session.expiresAt };
     },
   };

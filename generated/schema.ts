@@ -18,6 +18,7 @@ export const schema = defineSchema({
     super_admin: { kind: "secret", session: true, callers: "super-admins" },
   },
   features: { adminSecret: true, adminSession: true, tokenRoutes: true, clientId: true, apiKey: false, orgAdmin: true },
+  httpPort: 8080,
   grpcPort: 9091,
   envPrefix: "IDENTITY",
   restPrefix: "/v1",
@@ -226,7 +227,7 @@ export const schema = defineSchema({
       input: "AdminLoginRequest",
       output: "AdminSession",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AdminLoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_login", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_login", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminLogin" },
     },
     admin_logout: {
@@ -244,7 +245,7 @@ export const schema = defineSchema({
       input: "AdminLogoutRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_logout", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_logout", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminLogout" },
     },
     admin_session: {
@@ -262,7 +263,7 @@ export const schema = defineSchema({
       input: "AdminSessionRequest",
       output: "AdminSession",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_session", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_session", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminSession" },
     },
     admin_meta: {
@@ -280,7 +281,7 @@ export const schema = defineSchema({
       input: "AdminMetaRequest",
       output: "AdminMeta",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_meta", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/admin_meta", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AdminMeta" },
     },
     users: {
@@ -298,7 +299,7 @@ export const schema = defineSchema({
       input: "UsersRequest",
       output: "UsersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UsersInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/users", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/users", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Users" },
     },
     user: {
@@ -316,7 +317,7 @@ export const schema = defineSchema({
       input: "UserRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UserInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/user", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/user", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "User" },
     },
     update_user: {
@@ -334,7 +335,7 @@ export const schema = defineSchema({
       input: "UpdateUserRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateUserInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_user", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_user", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateUser" },
     },
     delete_user: {
@@ -352,7 +353,7 @@ export const schema = defineSchema({
       input: "DeleteUserRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteUserInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_user", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_user", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteUser" },
     },
     verification_requests: {
@@ -370,7 +371,7 @@ export const schema = defineSchema({
       input: "VerificationRequestsRequest",
       output: "VerificationRequestsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "VerificationRequestsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/verification_requests", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/verification_requests", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "VerificationRequests" },
     },
     revoke_access: {
@@ -388,7 +389,7 @@ export const schema = defineSchema({
       input: "RevokeAccessRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RevokeAccessInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/revoke_access", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/revoke_access", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RevokeAccess" },
     },
     enable_access: {
@@ -406,7 +407,7 @@ export const schema = defineSchema({
       input: "EnableAccessRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "EnableAccessInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/enable_access", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/enable_access", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "EnableAccess" },
     },
     invite_members: {
@@ -424,7 +425,7 @@ export const schema = defineSchema({
       input: "InviteMembersRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "InviteMembersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/invite_members", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/invite_members", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "InviteMembers" },
     },
     add_webhook: {
@@ -442,7 +443,7 @@ export const schema = defineSchema({
       input: "AddWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_webhook", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_webhook", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddWebhook" },
     },
     update_webhook: {
@@ -460,7 +461,7 @@ export const schema = defineSchema({
       input: "UpdateWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_webhook", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_webhook", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateWebhook" },
     },
     delete_webhook: {
@@ -478,7 +479,7 @@ export const schema = defineSchema({
       input: "DeleteWebhookRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_webhook", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_webhook", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteWebhook" },
     },
     get_webhook: {
@@ -496,7 +497,7 @@ export const schema = defineSchema({
       input: "GetWebhookRequest",
       output: "Webhook",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetWebhookInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_webhook", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_webhook", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetWebhook" },
     },
     webhooks: {
@@ -514,7 +515,7 @@ export const schema = defineSchema({
       input: "WebhooksRequest",
       output: "WebhooksResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "WebhooksInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhooks", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhooks", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Webhooks" },
     },
     webhook_logs: {
@@ -532,7 +533,7 @@ export const schema = defineSchema({
       input: "WebhookLogsRequest",
       output: "WebhookLogsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "WebhookLogsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhook_logs", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/webhook_logs", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "WebhookLogs" },
     },
     test_endpoint: {
@@ -550,7 +551,7 @@ export const schema = defineSchema({
       input: "TestEndpointRequest",
       output: "TestEndpointResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "TestEndpointInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/test_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/test_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "TestEndpoint" },
     },
     add_email_template: {
@@ -568,7 +569,7 @@ export const schema = defineSchema({
       input: "AddEmailTemplateRequest",
       output: "EmailTemplate",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_email_template", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_email_template", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddEmailTemplate" },
     },
     update_email_template: {
@@ -586,7 +587,7 @@ export const schema = defineSchema({
       input: "UpdateEmailTemplateRequest",
       output: "EmailTemplate",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_email_template", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_email_template", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateEmailTemplate" },
     },
     delete_email_template: {
@@ -604,7 +605,7 @@ export const schema = defineSchema({
       input: "DeleteEmailTemplateRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteEmailTemplateInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_email_template", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_email_template", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteEmailTemplate" },
     },
     email_templates: {
@@ -622,7 +623,7 @@ export const schema = defineSchema({
       input: "EmailTemplatesRequest",
       output: "EmailTemplatesResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "EmailTemplatesInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/email_templates", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/email_templates", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "EmailTemplates" },
     },
     audit_logs: {
@@ -640,7 +641,7 @@ export const schema = defineSchema({
       input: "AuditLogsRequest",
       output: "AuditLogsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "AuditLogsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/audit_logs", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/audit_logs", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AuditLogs" },
     },
     fga_get_model: {
@@ -658,7 +659,7 @@ export const schema = defineSchema({
       input: "FGAGetModelRequest",
       output: "FGAModel",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_get_model", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_get_model", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAGetModel" },
     },
     fga_write_model: {
@@ -676,7 +677,7 @@ export const schema = defineSchema({
       input: "FGAWriteModelRequest",
       output: "FGAModel",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGAWriteModelInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_model", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_model", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAWriteModel" },
     },
     fga_write_tuples: {
@@ -694,7 +695,7 @@ export const schema = defineSchema({
       input: "FGAWriteTuplesRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGAWriteTuplesInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_tuples", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_write_tuples", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAWriteTuples" },
     },
     fga_delete_tuples: {
@@ -712,7 +713,7 @@ export const schema = defineSchema({
       input: "FGADeleteTuplesRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "FGADeleteTuplesInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_delete_tuples", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_delete_tuples", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGADeleteTuples" },
     },
     fga_read_tuples: {
@@ -730,7 +731,7 @@ export const schema = defineSchema({
       input: "FGAReadTuplesRequest",
       output: "FGAReadTuplesResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAReadTuplesInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_read_tuples", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_read_tuples", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAReadTuples" },
     },
     fga_list_users: {
@@ -748,7 +749,7 @@ export const schema = defineSchema({
       input: "FGAListUsersRequest",
       output: "FGAListUsersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAListUsersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_list_users", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_list_users", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAListUsers" },
     },
     fga_expand: {
@@ -766,7 +767,7 @@ export const schema = defineSchema({
       input: "FGAExpandRequest",
       output: "FGAUserset",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "FGAExpandInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_expand", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_expand", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAExpand" },
     },
     fga_reset: {
@@ -784,7 +785,7 @@ export const schema = defineSchema({
       input: "FGAResetRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_reset", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/fga_reset", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "FGAReset" },
     },
     create_client: {
@@ -802,7 +803,7 @@ export const schema = defineSchema({
       input: "CreateClientRequest",
       output: "CreateClientResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_client", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_client", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "CreateClient" },
     },
     update_client: {
@@ -820,7 +821,7 @@ export const schema = defineSchema({
       input: "UpdateClientRequest",
       output: "Client",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_client", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_client", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateClient" },
     },
     delete_client: {
@@ -838,7 +839,7 @@ export const schema = defineSchema({
       input: "DeleteClientRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_client", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_client", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteClient" },
     },
     rotate_client_secret: {
@@ -856,7 +857,7 @@ export const schema = defineSchema({
       input: "RotateClientSecretRequest",
       output: "RotateClientSecretResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateClientSecretInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_client_secret", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_client_secret", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RotateClientSecret" },
     },
     get_client: {
@@ -874,7 +875,7 @@ export const schema = defineSchema({
       input: "GetClientRequest",
       output: "Client",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetClientInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_client", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_client", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetClient" },
     },
     clients: {
@@ -892,7 +893,7 @@ export const schema = defineSchema({
       input: "ClientsRequest",
       output: "ClientsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ClientsInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/clients", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/clients", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "Clients" },
     },
     add_trusted_issuer: {
@@ -910,7 +911,7 @@ export const schema = defineSchema({
       input: "AddTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/add_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "AddTrustedIssuer" },
     },
     update_trusted_issuer: {
@@ -928,7 +929,7 @@ export const schema = defineSchema({
       input: "UpdateTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateTrustedIssuer" },
     },
     delete_trusted_issuer: {
@@ -946,7 +947,7 @@ export const schema = defineSchema({
       input: "DeleteTrustedIssuerRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteTrustedIssuer" },
     },
     get_trusted_issuer: {
@@ -964,7 +965,7 @@ export const schema = defineSchema({
       input: "GetTrustedIssuerRequest",
       output: "TrustedIssuer",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetTrustedIssuerInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_trusted_issuer", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetTrustedIssuer" },
     },
     trusted_issuers: {
@@ -982,7 +983,7 @@ export const schema = defineSchema({
       input: "TrustedIssuersRequest",
       output: "TrustedIssuersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "TrustedIssuersInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/trusted_issuers", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/trusted_issuers", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "TrustedIssuers" },
     },
     create_saml_service_provider: {
@@ -1000,7 +1001,7 @@ export const schema = defineSchema({
       input: "CreateSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/create_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "CreateSAMLServiceProvider" },
     },
     update_saml_service_provider: {
@@ -1018,7 +1019,7 @@ export const schema = defineSchema({
       input: "UpdateSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/update_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "UpdateSAMLServiceProvider" },
     },
     delete_saml_service_provider: {
@@ -1036,7 +1037,7 @@ export const schema = defineSchema({
       input: "DeleteSAMLServiceProviderRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/delete_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "DeleteSAMLServiceProvider" },
     },
     get_saml_service_provider: {
@@ -1054,7 +1055,7 @@ export const schema = defineSchema({
       input: "GetSAMLServiceProviderRequest",
       output: "SAMLServiceProvider",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetSAMLServiceProviderInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/get_saml_service_provider", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "GetSAMLServiceProvider" },
     },
     list_saml_service_providers: {
@@ -1072,7 +1073,7 @@ export const schema = defineSchema({
       input: "ListSAMLServiceProvidersRequest",
       output: "ListSAMLServiceProvidersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ListSAMLServiceProvidersInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_service_providers", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_service_providers", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ListSAMLServiceProviders" },
     },
     rotate_saml_idp_cert: {
@@ -1090,7 +1091,7 @@ export const schema = defineSchema({
       input: "RotateSAMLIDPCertRequest",
       output: "SAMLIDPKey",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateSAMLIDPCertInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_saml_idp_cert", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/rotate_saml_idp_cert", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RotateSAMLIDPCert" },
     },
     retire_saml_idp_key: {
@@ -1108,7 +1109,7 @@ export const schema = defineSchema({
       input: "RetireSAMLIDPKeyRequest",
       output: "SAMLIDPKey",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RetireSAMLIDPKeyInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/retire_saml_idp_key", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/retire_saml_idp_key", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "RetireSAMLIDPKey" },
     },
     list_saml_idp_keys: {
@@ -1126,7 +1127,7 @@ export const schema = defineSchema({
       input: "ListSAMLIDPKeysRequest",
       output: "ListSAMLIDPKeysResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ListSAMLIDPKeysInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_idp_keys", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/list_saml_idp_keys", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ListSAMLIDPKeys" },
     },
     import_saml_sp_metadata: {
@@ -1144,7 +1145,7 @@ export const schema = defineSchema({
       input: "ImportSAMLSPMetadataRequest",
       output: "SAMLSPMetadata",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ImportSAMLSPMetadataInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/import_saml_sp_metadata", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/admin/import_saml_sp_metadata", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.AdminService", rpc: "ImportSAMLSPMetadata" },
     },
     create_organization: {
@@ -1162,7 +1163,7 @@ export const schema = defineSchema({
       input: "CreateOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_organization", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_organization", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrganization" },
     },
     update_organization: {
@@ -1180,7 +1181,7 @@ export const schema = defineSchema({
       input: "UpdateOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_organization", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_organization", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrganization" },
     },
     delete_organization: {
@@ -1198,7 +1199,7 @@ export const schema = defineSchema({
       input: "DeleteOrganizationRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_organization", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_organization", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrganization" },
     },
     get_organization: {
@@ -1216,7 +1217,7 @@ export const schema = defineSchema({
       input: "GetOrganizationRequest",
       output: "Organization",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrganizationInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_organization", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_organization", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrganization" },
     },
     organizations: {
@@ -1234,7 +1235,7 @@ export const schema = defineSchema({
       input: "OrganizationsRequest",
       output: "OrganizationsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrganizationsInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/organizations", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/organizations", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "Organizations" },
     },
     add_org_member: {
@@ -1252,7 +1253,7 @@ export const schema = defineSchema({
       input: "AddOrgMemberRequest",
       output: "OrgMember",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddOrgMemberInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_org_member", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_org_member", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "AddOrgMember" },
     },
     remove_org_member: {
@@ -1270,7 +1271,7 @@ export const schema = defineSchema({
       input: "RemoveOrgMemberRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RemoveOrgMemberInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/remove_org_member", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/remove_org_member", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RemoveOrgMember" },
     },
     org_members: {
@@ -1288,7 +1289,7 @@ export const schema = defineSchema({
       input: "OrgMembersRequest",
       output: "OrgMembersResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrgMembersInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_members", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_members", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "OrgMembers" },
     },
     user_organizations: {
@@ -1306,7 +1307,7 @@ export const schema = defineSchema({
       input: "UserOrganizationsRequest",
       output: "UserOrganizationsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "UserOrganizationsInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/user_organizations", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/user_organizations", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UserOrganizations" },
     },
     request_org_domain: {
@@ -1324,7 +1325,7 @@ export const schema = defineSchema({
       input: "RequestOrgDomainRequest",
       output: "RequestOrgDomainResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RequestOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/request_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/request_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RequestOrgDomain" },
     },
     verify_org_domain: {
@@ -1342,7 +1343,7 @@ export const schema = defineSchema({
       input: "VerifyOrgDomainRequest",
       output: "OrgDomain",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/verify_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/verify_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "VerifyOrgDomain" },
     },
     add_verified_org_domain: {
@@ -1360,7 +1361,7 @@ export const schema = defineSchema({
       input: "AddVerifiedOrgDomainRequest",
       output: "OrgDomain",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "AddVerifiedOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_verified_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/add_verified_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "AddVerifiedOrgDomain" },
     },
     delete_org_domain: {
@@ -1378,7 +1379,7 @@ export const schema = defineSchema({
       input: "DeleteOrgDomainRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgDomainInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_domain", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgDomain" },
     },
     org_domains: {
@@ -1396,7 +1397,7 @@ export const schema = defineSchema({
       input: "OrgDomainsRequest",
       output: "OrgDomainsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "OrgDomainsInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_domains", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/org_domains", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "OrgDomains" },
     },
     create_org_oidc_connection: {
@@ -1414,7 +1415,7 @@ export const schema = defineSchema({
       input: "CreateOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrgOIDCConnection" },
     },
     update_org_oidc_connection: {
@@ -1432,7 +1433,7 @@ export const schema = defineSchema({
       input: "UpdateOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrgOIDCConnection" },
     },
     delete_org_oidc_connection: {
@@ -1450,7 +1451,7 @@ export const schema = defineSchema({
       input: "DeleteOrgOIDCConnectionRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgOIDCConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgOIDCConnection" },
     },
     get_org_oidc_connection: {
@@ -1468,7 +1469,7 @@ export const schema = defineSchema({
       input: "GetOrgOIDCConnectionRequest",
       output: "OrgOIDCConnection",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrgOIDCConnectionInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_oidc_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrgOIDCConnection" },
     },
     create_org_saml_connection: {
@@ -1486,7 +1487,7 @@ export const schema = defineSchema({
       input: "CreateOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateOrgSAMLConnection" },
     },
     update_org_saml_connection: {
@@ -1504,7 +1505,7 @@ export const schema = defineSchema({
       input: "UpdateOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/update_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "UpdateOrgSAMLConnection" },
     },
     delete_org_saml_connection: {
@@ -1522,7 +1523,7 @@ export const schema = defineSchema({
       input: "DeleteOrgSAMLConnectionRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteOrgSAMLConnectionInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteOrgSAMLConnection" },
     },
     get_org_saml_connection: {
@@ -1540,7 +1541,7 @@ export const schema = defineSchema({
       input: "GetOrgSAMLConnectionRequest",
       output: "OrgSAMLConnection",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetOrgSAMLConnectionInput", required: false } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_org_saml_connection", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetOrgSAMLConnection" },
     },
     create_scim_endpoint: {
@@ -1558,7 +1559,7 @@ export const schema = defineSchema({
       input: "CreateSCIMEndpointRequest",
       output: "CreateSCIMEndpointResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "CreateSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/create_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "CreateSCIMEndpoint" },
     },
     rotate_scim_token: {
@@ -1576,7 +1577,7 @@ export const schema = defineSchema({
       input: "RotateSCIMTokenRequest",
       output: "RotateSCIMTokenResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RotateSCIMTokenInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/rotate_scim_token", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/rotate_scim_token", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "RotateSCIMToken" },
     },
     delete_scim_endpoint: {
@@ -1594,7 +1595,7 @@ export const schema = defineSchema({
       input: "DeleteSCIMEndpointRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "DeleteSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/delete_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "DeleteSCIMEndpoint" },
     },
     get_scim_endpoint: {
@@ -1612,7 +1613,7 @@ export const schema = defineSchema({
       input: "GetSCIMEndpointRequest",
       output: "ScimEndpoint",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "GetSCIMEndpointInput", required: true } },
-      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.4.0", method: "POST", path: "/v1/admin/get_scim_endpoint", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.4.0", service: "identity.v1.AdminService", rpc: "GetSCIMEndpoint" },
     },
     admin_signup: {
@@ -1684,7 +1685,7 @@ export const schema = defineSchema({
       input: "SignupRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "SignupInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/signup", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/signup", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Signup" },
     },
     login: {
@@ -1702,7 +1703,7 @@ export const schema = defineSchema({
       input: "LoginRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "LoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/login", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/login", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Login" },
     },
     magic_link_login: {
@@ -1720,7 +1721,7 @@ export const schema = defineSchema({
       input: "MagicLinkLoginRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "MagicLinkLoginInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/magic_link_login", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/magic_link_login", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "MagicLinkLogin" },
     },
     logout: {
@@ -1738,7 +1739,7 @@ export const schema = defineSchema({
       input: "LogoutRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: null },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/logout", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/logout", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Logout" },
     },
     session: {
@@ -1756,7 +1757,7 @@ export const schema = defineSchema({
       input: "SessionRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "SessionInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/session", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/session", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Session" },
     },
     profile: {
@@ -1774,7 +1775,7 @@ export const schema = defineSchema({
       input: "ProfileRequest",
       output: "User",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/profile", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/profile", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Profile" },
     },
     update_profile: {
@@ -1792,7 +1793,7 @@ export const schema = defineSchema({
       input: "UpdateProfileRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "UpdateProfileInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/update_profile", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/update_profile", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "UpdateProfile" },
     },
     verify_email: {
@@ -1810,7 +1811,7 @@ export const schema = defineSchema({
       input: "VerifyEmailRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyEmailInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_email", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_email", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "VerifyEmail" },
     },
     resend_verify_email: {
@@ -1828,7 +1829,7 @@ export const schema = defineSchema({
       input: "ResendVerifyEmailRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResendVerifyEmailInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_verify_email", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_verify_email", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResendVerifyEmail" },
     },
     forgot_password: {
@@ -1846,7 +1847,7 @@ export const schema = defineSchema({
       input: "ForgotPasswordRequest",
       output: "ForgotPasswordResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ForgotPasswordInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/forgot_password", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/forgot_password", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ForgotPassword" },
     },
     reset_password: {
@@ -1864,7 +1865,7 @@ export const schema = defineSchema({
       input: "ResetPasswordRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResetPasswordInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/reset_password", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/reset_password", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResetPassword" },
     },
     revoke: {
@@ -1882,7 +1883,7 @@ export const schema = defineSchema({
       input: "RevokeRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "RevokeInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/revoke", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/revoke", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Revoke" },
     },
     verify_otp: {
@@ -1900,7 +1901,7 @@ export const schema = defineSchema({
       input: "VerifyOTPRequest",
       output: "AuthResponse",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "VerifyOTPInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_otp", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/verify_otp", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "VerifyOTP" },
     },
     resend_otp: {
@@ -1918,7 +1919,7 @@ export const schema = defineSchema({
       input: "ResendOTPRequest",
       output: "Response",
       graphql: { since: "2.3.0-rc.9", root: "Mutation", params: { type: "ResendOTPInput", required: false } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_otp", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/resend_otp", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ResendOTP" },
     },
     meta: {
@@ -1936,7 +1937,7 @@ export const schema = defineSchema({
       input: "MetaRequest",
       output: "Meta",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: null },
-      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/meta", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "GET", path: "/v1/meta", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "Meta" },
     },
     validate_jwt_token: {
@@ -1954,7 +1955,7 @@ export const schema = defineSchema({
       input: "ValidateJWTTokenRequest",
       output: "ValidateJWTTokenResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ValidateJWTTokenInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_jwt_token", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_jwt_token", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ValidateJWTToken" },
     },
     validate_session: {
@@ -1972,7 +1973,7 @@ export const schema = defineSchema({
       input: "ValidateSessionRequest",
       output: "ValidateSessionResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "ValidateSessionInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_session", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/validate_session", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "ValidateSession" },
     },
     check_permissions: {
@@ -1990,7 +1991,7 @@ export const schema = defineSchema({
       input: "CheckPermissionsRequest",
       output: "CheckPermissionsResponse",
       graphql: { since: "2.3.0-rc.9", root: "Query", params: { type: "CheckPermissionsInput", required: true } },
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/check_permissions", pathParams: [], inQuery: false, body: "json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/v1/check_permissions", pathParams: [], inQuery: false, body: "json", answer: "json", status: 200 },
       grpc: { since: "2.3.0-rc.9", service: "identity.v1.UserService", rpc: "CheckPermissions" },
     },
     oauth_token: {
@@ -2008,7 +2009,7 @@ export const schema = defineSchema({
       input: "OauthTokenRequest",
       output: "OauthTokenResponse",
       graphql: null,
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/token", pathParams: [], inQuery: false, body: "form_or_json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/token", pathParams: [], inQuery: false, body: "form_or_json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_revoke: {
@@ -2026,7 +2027,7 @@ export const schema = defineSchema({
       input: "OauthRevokeRequest",
       output: "OauthRevokeResponse",
       graphql: null,
-      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/revoke", pathParams: [], inQuery: false, body: "form_or_json", answer: "json" },
+      rest: { since: "2.3.0-rc.9", method: "POST", path: "/oauth/revoke", pathParams: [], inQuery: false, body: "form_or_json", answer: "json", status: 200 },
       grpc: null,
     },
     openid_configuration: {
@@ -2044,7 +2045,7 @@ export const schema = defineSchema({
       input: "OpenidConfigurationRequest",
       output: "OpenIDConfiguration",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/.well-known/openid-configuration", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.6.0", method: "GET", path: "/.well-known/openid-configuration", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_authorization_server_metadata: {
@@ -2062,7 +2063,7 @@ export const schema = defineSchema({
       input: "OauthAuthorizationServerMetadataRequest",
       output: "OpenIDConfiguration",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/.well-known/oauth-authorization-server", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.6.0", method: "GET", path: "/.well-known/oauth-authorization-server", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_jwks: {
@@ -2080,7 +2081,7 @@ export const schema = defineSchema({
       input: "OauthJWKSRequest",
       output: "JsonWebKeySet",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/.well-known/jwks.json", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.6.0", method: "GET", path: "/.well-known/jwks.json", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_protected_resource: {
@@ -2098,7 +2099,7 @@ export const schema = defineSchema({
       input: "OauthProtectedResourceRequest",
       output: "ProtectedResourceMetadata",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/.well-known/oauth-protected-resource", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.6.0", method: "GET", path: "/.well-known/oauth-protected-resource", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_authorize: {
@@ -2116,7 +2117,7 @@ export const schema = defineSchema({
       input: "OauthAuthorizeRequest",
       output: "Redirect",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/oauth/authorize", pathParams: [], inQuery: true, body: "json", answer: "redirect" },
+      rest: { since: "2.6.0", method: "GET", path: "/oauth/authorize", pathParams: [], inQuery: true, body: "json", answer: "redirect", status: 200 },
       grpc: null,
     },
     oauth_sso_callback: {
@@ -2134,7 +2135,7 @@ export const schema = defineSchema({
       input: "OauthSsoCallbackRequest",
       output: "Redirect",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/oauth/sso/callback", pathParams: [], inQuery: true, body: "json", answer: "redirect" },
+      rest: { since: "2.6.0", method: "GET", path: "/oauth/sso/callback", pathParams: [], inQuery: true, body: "json", answer: "redirect", status: 200 },
       grpc: null,
     },
     oauth_userinfo: {
@@ -2152,7 +2153,7 @@ export const schema = defineSchema({
       input: "OauthUserinfoRequest",
       output: "UserInfo",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/oauth/userinfo", pathParams: [], inQuery: true, body: "json", answer: "json" },
+      rest: { since: "2.6.0", method: "GET", path: "/oauth/userinfo", pathParams: [], inQuery: true, body: "json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_introspect: {
@@ -2170,7 +2171,7 @@ export const schema = defineSchema({
       input: "OauthIntrospectRequest",
       output: "TokenIntrospection",
       graphql: null,
-      rest: { since: "2.6.0", method: "POST", path: "/oauth/introspect", pathParams: [], inQuery: false, body: "form_or_json", answer: "json" },
+      rest: { since: "2.6.0", method: "POST", path: "/oauth/introspect", pathParams: [], inQuery: false, body: "form_or_json", answer: "json", status: 200 },
       grpc: null,
     },
     oauth_logout: {
@@ -2188,7 +2189,7 @@ export const schema = defineSchema({
       input: "OauthLogoutRequest",
       output: "Redirect",
       graphql: null,
-      rest: { since: "2.6.0", method: "GET", path: "/oauth/logout", pathParams: [], inQuery: true, body: "json", answer: "redirect" },
+      rest: { since: "2.6.0", method: "GET", path: "/oauth/logout", pathParams: [], inQuery: true, body: "json", answer: "redirect", status: 200 },
       grpc: null,
     },
   },

@@ -1,6 +1,6 @@
 // `npm run serve`: flags and environment, startup lines, one log line per call, clean shutdown.
 import { createServer, ExplorerSetupError, ImplementationError, ListenError, MissingPackageError, redisStore, TlsConfigError, type ServiceServer } from "../generated/server/index.js";
-import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
+import { SecretError, MIN_SECRET_LENGTH, type LogEntry, type RateLimitOptions, type TrustProxy } from "../runtime/server/index.js";
 import { normalizeOrigin } from "../runtime/server/cors.js";
 import { passwordHashCostProblem, redactUrl, type PasswordHashCost } from "./secrets.js";
 import { createReferenceService } from "./service.js";
@@ -185,10 +185,10 @@ export function parseServeArgs(argv: readonly string[], env: Readonly<Record<str
     given[FLAGS[flag as FlagName]] = value;
   }
   const adminSecret = given.adminSecret ?? env.SERVICE_ADMIN_SECRET ?? "";
-  // The stubs refuse a shorter one too (AdminSecretError); said here first, with the flag's name.
-  if (adminSecret !== "" && [...adminSecret].length < MIN_ADMIN_SECRET_LENGTH) {
+  // The stubs refuse a shorter one too (SecretError); said here first, with the flag's name.
+  if (adminSecret !== "" && [...adminSecret].length < MIN_SECRET_LENGTH) {
     throw new UsageError(
-      `${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_ADMIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`,
+      `${given.adminSecret ? "--admin-secret" : "SERVICE_ADMIN_SECRET"} must be at least ${MIN_SECRET_LENGTH} characters: it is all that stands between the network and every admin operation`,
     );
   }
   const redisUrl = given.redisUrl ?? env.REDIS_URL;
@@ -324,7 +324,7 @@ export async function serve(
   } catch (error) {
     await storage.close();
     // A bad admin secret, implementation or certificate says all in its message: no stack trace.
-    if (error instanceof ImplementationError || error instanceof TlsConfigError || error instanceof AdminSecretError) {
+    if (error instanceof ImplementationError || error instanceof TlsConfigError || error instanceof SecretError) {
       output.err(`error: ${error.message}`);
       return 1;
     }

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveTxt } from "node:dns/promises";
 import type { JSONWebKeySet } from "jose";
-import { ServiceError, type AdminBootstrap, type CallContext, type Implementation, type ServerOptions } from "../generated/server/index.js";
+import { ServiceError, type CallContext, type Implementation, type SecretBootstrap, type ServerOptions } from "../generated/server/index.js";
 import { schema } from "../generated/schema.js";
 import type { OperationSpec } from "../runtime/schema.js";
 import { issuerJwksFetcher, TrustedIssuers } from "./assertions.js";
@@ -172,9 +172,9 @@ export interface ReferenceState {
 export interface ReferenceService {
   implementation: Implementation;
   /** The server's `adminSecret` when the service bootstraps its admin (option bootstrapAdmin). */
-  adminBootstrap: AdminBootstrap;
+  adminBootstrap: SecretBootstrap;
   /** Spread into the options of `createServer`; `mounts` serves SCIM provisioning at /scim/v2. */
-  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "isOrgAdmin" | "now" | "mounts" | "idempotency">>;
+  serverOptions: Required<Pick<ServerOptions, "verifyUserToken" | "hasRole" | "now" | "mounts" | "idempotency">>;
   state: ReferenceState;
   /** Once the server listens: the base URL tokens are issued under and the real gRPC port. */
   setAddresses(addresses: { issuer?: string; grpcPort?: number }): void;
@@ -235,7 +235,7 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
       if ((operation.surface === "admin" && operation.kind === "write") || AUDITED_USER_OPERATIONS.has(operation.name)) {
         const principal = context.principal;
         // admin_login is called without credentials; succeeding proves the caller is the admin.
-        const admin = principal.kind === "super_admin" || operation.name === "admin_login";
+        const admin = principal.kind === "secret" || operation.name === "admin_login";
         const userOfAnswer = ((output ?? {}) as { user?: { id?: string; email?: string | null } | null }).user;
         const userId = principal.kind === "user" ? principal.userId : userOfAnswer?.id;
         await core.storage.auditLogs.insert({
@@ -258,13 +258,17 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
   return audited as unknown as Implementation;
 }
 
+/** The one answer of an admin call while no admin exists (bootstrapAdmin), whatever it carries. */
+export const NO_ADMIN_MESSAGE = "no admin is configured: call admin_signup first";
+
 /**
  * The stored admin secret's check. scrypt takes tens of milliseconds, so a secret once found right
  * is remembered (as its SHA-256, in this process only) and later calls with it cost a hash.
  */
-function adminSecretBootstrap(core: Core): AdminBootstrap {
+function adminSecretBootstrap(core: Core): SecretBootstrap {
   const known = new Set<string>();
   return {
+    missing: NO_ADMIN_MESSAGE,
     async verifier() {
       const record = await core.storage.adminSecrets.get("admin");
       if (!record) return undefined;
@@ -379,7 +383,8 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
       if (!(await isServiceAudience(core, claims.aud))) return null;
       return { userId: claims.sub, roles: claims.roles ?? [] };
     },
-    async isOrgAdmin(user, operation, input) {
+    // The org-admins of the organization a call concerns hold the API's role (auth org_admin).
+    async hasRole(user, operation, input) {
       const adminOf = async (orgId: string) => {
         const member = await storage.orgMembers.find({ org_id: orgId, user_id: user.userId });
         return member?.roles.includes(config.orgAdminRole) ?? false;

@@ -74,8 +74,8 @@ export function signinRoutes({ core, implementation, onInternalError }: SigninRo
       setCookie: (name, value) => {
         set[name] = value;
       },
-      get adminSessions(): never {
-        throw new Error("the sign-in page opens no admin session");
+      get sessions(): never {
+        throw new Error("the sign-in page opens no session");
       },
     };
   }

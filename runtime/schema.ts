@@ -30,7 +30,7 @@ export type Surface = "admin" | "user" | "oauth";
  * the toolchain's table of what each is in every contract and SDK (generators/sdk/scalars.ts) is
  * keyed by it, so a kind added here fails to compile until the table and every switch on kinds have it.
  */
-export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "float64", "map", "json"] as const;
+export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "uint32", "uint64", "float32", "float64", "timestamp", "date", "duration", "bytes", "map", "json"] as const;
 export type ScalarKind = (typeof SCALAR_KINDS)[number];
 
 /** The `default` of a switch over every field kind: a kind it misses fails to compile, as `kind` is then not `never`. */
@@ -107,6 +107,8 @@ export interface OperationSpec {
     readonly body: "json" | "form_or_json";
     /** redirect: answered with a 302 to the output's `location`; clients build the URL instead of calling. */
     readonly answer: "json" | "redirect";
+    /** The status of a success (200, 201, 202; 204 answers without a body). */
+    readonly status: number;
   } | null;
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }
@@ -140,6 +142,8 @@ export interface ServiceFacts {
   /** The auth schemes the operations name, by name. */
   readonly authSchemes: Readonly<Record<string, AuthSchemeSpec>>;
   readonly features: ApiFeatures;
+  /** The port of GraphQL, REST and Connect a server listens on unless told another. */
+  readonly httpPort: number;
   readonly grpcPort: number;
   /** Prefix of the clients' environment variables: IDENTITY for IDENTITY_SERVICE_URL. */
   readonly envPrefix: string;

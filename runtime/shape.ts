@@ -2,6 +2,7 @@
 // lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
 // the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
 import { unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
+import { canonicalText, protoOfText } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
 
@@ -30,8 +31,17 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, fro
   switch (field.kind) {
     case "int32":
     case "int64":
+    case "uint32":
+    case "float32":
     case "float64":
       return typeof value === "bigint" ? Number(value) : typeof value === "string" && value.trim() !== "" ? Number(value) : value;
+    case "timestamp":
+    case "date":
+    case "duration":
+    case "bytes":
+    case "uint64":
+      // A value not of the kind stays as it came: the answer check names it.
+      return canonicalText(field.kind, value) ?? value;
     case "enum":
       return typeof value === "number" ? enumValueName(schema, field.ref!, value) : value;
     case "message":
@@ -105,6 +115,14 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
   switch (field.kind) {
     case "int64":
       return typeof value === "number" || typeof value === "string" ? BigInt(value) : value;
+    case "timestamp":
+    case "date":
+    case "duration":
+    case "bytes":
+    case "uint64": {
+      const text = canonicalText(field.kind, value);
+      return text === undefined ? value : protoOfText(field.kind, text);
+    }
     case "enum":
       return typeof value === "string" ? (schema.enums[field.ref!]?.values[value] ?? 0) : value;
     case "message":
@@ -112,6 +130,8 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
     case "string":
     case "bool":
     case "int32":
+    case "uint32":
+    case "float32":
     case "float64":
     case "map":
     case "json":
@@ -188,9 +208,17 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
       return typeof value === "boolean" ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.bool}`;
     case "int32":
     case "int64":
+    case "uint32":
+    case "float32":
     case "float64":
       // A 64-bit integer may come as a decimal string (the proto3 JSON form).
       return typeof value === "number" || (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.number}`;
+    case "timestamp":
+    case "date":
+    case "duration":
+    case "bytes":
+    case "uint64":
+      return typeof value === "string" || (field.kind === "uint64" && typeof value === "number") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.string}`;
     case "map":
       return isMapOfStrings(value) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
     case "json":

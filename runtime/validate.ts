@@ -8,14 +8,17 @@ import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
 import { unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
 import { isMapOfStrings, isObject } from "./shape.js";
+import { canonicalText, TEXT_KIND_TEXTS } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
 type ScalarValue = string | number | boolean;
 
-/** The integers every protocol carries alike: int32's range, and JSON's exact integers for int64. */
+/** The numbers every protocol carries alike: int32's and uint32's range, JSON's exact integers for int64, float32's finite range. */
 export const INTEGER_RANGES = {
   int32: { minimum: -(2 ** 31), maximum: 2 ** 31 - 1 },
   int64: { minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+  uint32: { minimum: 0, maximum: 2 ** 32 - 1 },
+  float32: { minimum: -3.4028234663852886e38, maximum: 3.4028234663852886e38 },
 } as const;
 
 /** What the check says of a value of the wrong kind ("<path>: <text>"); the SDKs of other languages say the same. */
@@ -33,6 +36,7 @@ export const VALUE_TEXTS = {
   unknownField: "is not a field of this request",
   /** `{minimum}`, `{maximum}`: an integer range. */
   range: "must be between {minimum} and {maximum}",
+  ...TEXT_KIND_TEXTS,
 } as const;
 
 /** The rules of one field (see FieldConstraints in generators/ir/ir.ts, which derives them). */
@@ -75,7 +79,7 @@ function fail(path: string, message: string): never {
 
 /** "between 1 and 1000", "1 or more", "1000 or less": a bound that is only the integer type's own is not worth saying. */
 function rangeText(kind: FieldSpec["kind"], minimum: number | undefined, maximum: number | undefined): string {
-  const natural = kind === "int32" || kind === "int64" ? INTEGER_RANGES[kind] : undefined;
+  const natural = kind === "int32" || kind === "int64" || kind === "uint32" || kind === "float32" ? INTEGER_RANGES[kind] : undefined;
   const low = minimum !== natural?.minimum || maximum === natural?.maximum ? minimum : undefined;
   const high = maximum !== natural?.maximum || minimum === natural?.minimum ? maximum : undefined;
   if (low !== undefined && high !== undefined)
@@ -245,15 +249,36 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       return value;
     case "int32":
     case "int64":
+    case "uint32":
+    case "float32":
     case "float64": {
       const number = typeof value === "bigint" ? Number(value) : value;
-      if (typeof number !== "number" || !Number.isFinite(number)) fail(path, field.kind === "float64" ? VALUE_TEXTS.number : VALUE_TEXTS.integer);
-      if (field.kind !== "float64" && !Number.isInteger(number)) fail(path, VALUE_TEXTS.integer);
-      const range = check.mode === "full" ? rule : field.kind === "float64" ? undefined : INTEGER_RANGES[field.kind];
+      const fractional = field.kind === "float32" || field.kind === "float64";
+      if (typeof number !== "number" || !Number.isFinite(number)) fail(path, fractional ? VALUE_TEXTS.number : VALUE_TEXTS.integer);
+      if (!fractional && !Number.isInteger(number)) fail(path, VALUE_TEXTS.integer);
+      const natural = field.kind === "float64" ? undefined : INTEGER_RANGES[field.kind];
+      // The type's own range holds in the server's check too, whatever the rules narrow.
+      if (natural && (number < natural.minimum || number > natural.maximum)) fail(path, `must be ${rangeText(field.kind, natural.minimum, natural.maximum)}`);
+      const range = check.mode === "full" ? rule : undefined;
       if (range && ((range.minimum !== undefined && number < range.minimum) || (range.maximum !== undefined && number > range.maximum))) {
         fail(path, `must be ${rangeText(field.kind, range.minimum, range.maximum)}`);
       }
       return number;
+    }
+    case "timestamp":
+    case "date":
+    case "duration":
+    case "bytes":
+    case "uint64": {
+      const text = canonicalText(field.kind, value);
+      if (text === undefined) fail(path, VALUE_TEXTS[field.kind]);
+      if (check.mode === "full" && rule && field.kind === "bytes") {
+        // Lengths of bytes count bytes: 3 for every 4 base64 characters, less the padding.
+        const size = (text.length / 4) * 3 - (text.endsWith("==") ? 2 : text.endsWith("=") ? 1 : 0);
+        if (rule.minLength !== undefined && size < rule.minLength) fail(path, `must be at least ${rule.minLength} bytes`);
+        if (rule.maxLength !== undefined && size > rule.maxLength) fail(path, `must be at most ${rule.maxLength} bytes`);
+      }
+      return text;
     }
     case "map":
       if (!isMapOfStrings(value)) fail(path, VALUE_TEXTS.map);

@@ -21,7 +21,7 @@ export {
   OutcomeUnknownError,
   type ClientErrorCode,
 } from "@apigen/runtime/client/errors.js";
-export type { AdminClientConfig, UserClientConfig } from "@apigen/runtime/client/clients.js";
+export type { AdminClientConfig, UserClientConfig, ClientIdConfig } from "@apigen/runtime/client/clients.js";
 export type { ApiPromise, CallOptions, ClientConfig, ClientHooks, Logger, RawResponse, RequestEvent, ResponseEvent, RetryPolicy } from "@apigen/runtime/client/core.js";
 export type { TlsClientOptions } from "@apigen/runtime/client/tls.js";
 export type { OperationSpec, Protocol } from "@apigen/runtime/schema.js";

@@ -536,7 +536,7 @@ func NewClient(clientID, serviceURL string, opts ...Option) (*UserClient, error)
 	if clientID == "" {
 		cfg.Problem("clientID is required")
 	}
-	cfg.ClientID = clientID
+	cfg.Fills = map[string]string{"client_id": clientID}
 	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleUser]
 	c := &UserClient{}
 	if err := c.core.Init(transport.RoleUser, serviceURL, cfg); err != nil {

@@ -23,7 +23,7 @@ type OperationInfo struct {
 	Method string
 	// Client is the client that has the method: "admin" (the admin client) or "user" (the user client).
 	Client string
-	// Surface is admin, user or oauth (the token routes, on the user client).
+	// Surface is the operation's surface, as the manifest declares it (the client says which client has it).
 	Surface string
 	// Kind is read or write. Reads are retried on transient failures, and so are the writes that
 	// carry an idempotency key or are idempotent (each method's doc says which).

@@ -13,11 +13,14 @@ export type { CallContext, Reply } from "@apigen/runtime/server/context.js";
 export { ServiceError } from "@apigen/runtime/errors.js";
 export { ExplorerSetupError } from "@apigen/runtime/server/explorer-packages.js";
 export { ImplementationError } from "@apigen/runtime/server/invoke.js";
-export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "@apigen/runtime/server/index.js";
-export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
+export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, SecretError, TlsConfigError } from "@apigen/runtime/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, SecretBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
 
 /** The server's options; the operations of this API need adminSecret. */
-export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["adminSecret"]> };
+export type Options = Omit<ServerOptions, "secret" | "verifyToken" | "verifyApiKey"> & {
+  /** The admin secret (ServerOptions.secret) the calls of auth admin_secret, org_admin or super_admin carry in header x-service-admin-secret, or the admin session it opens. */
+  adminSecret: NonNullable<ServerOptions["secret"]>;
+};
 
 /**
  * Serves `implementation` over GraphQL (POST /graphql), REST (/v1/..., /oauth/...), Connect and
@@ -26,7 +29,7 @@ export type Options = ServerOptions & { adminSecret: NonNullable<ServerOptions["
 export function createServer(implementation: Implementation, options: Options): ServiceServer;
 /** Serves what `implementation` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
 export function createServer(implementation: Partial<Implementation>, options: Options & { partial: true }): ServiceServer;
-export function createServer(implementation: Partial<Implementation>, options: Options): ServiceServer {
+export function createServer(implementation: Partial<Implementation>, { adminSecret, ...options }: Options): ServiceServer {
   return createServiceServer(
     {
       schema,
@@ -38,8 +41,9 @@ export function createServer(implementation: Partial<Implementation>, options: O
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument, firstOperation: "admin_meta" },
       // Loaded only when the option mcp serves /mcp.
       mcpTools: async () => (await import("../mcp/tools.js")).tools,
+      secretWords: { secret: "admin secret", session: "admin session" },
     },
     implementation as never,
-    options,
+    { ...options, secret: adminSecret },
   );
 }

@@ -1,6 +1,6 @@
 // apigen: the command line of the toolchain.
 import { reportProgress } from "../../scripts/progress.mjs";
-import { existsSync } from "node:fs";
+import { existsSync, rmSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
@@ -43,8 +43,10 @@ Commands:
   init <dir> [--toolchain <folder>]
                       Write a starter project into a new folder: a manifest of a few operations,
                       a service on the generated stubs, its tests, package.json and a README.
-                      --toolchain: a folder with the packed toolchain (npm run pack:toolchain),
-                      used instead of the registry.
+                      Run from a checkout of the toolchain, it packs that checkout's toolchain
+                      into the starter (toolchain/); elsewhere the starter installs it from the
+                      registry. --toolchain: a folder with the packed toolchain (npm run
+                      pack:toolchain), used instead of either.
   scaffold <file> [--check] [--name <class or variable>]
                       Add a stub for every operation the implementation in <file> lacks;
                       --check writes nothing and exits 1 listing them.
@@ -149,9 +151,23 @@ export async function main(argv: string[]): Promise<number> {
       case "init": {
         const target = positionals[1];
         if (!target) throw new UsageError("init needs the folder to create: apigen init my-api");
-        const { init } = await import("./init.js");
+        const { checkoutOf, init, packCheckoutToolchain, refuseOccupied } = await import("./init.js");
+        refuseOccupied(target);
         const { TOOLCHAIN_VERSION } = await import("./version.js");
-        const result = init({ dir: target, version: TOOLCHAIN_VERSION, ...(values.toolchain ? { toolchain: values.toolchain } : {}) });
+        // Run from a checkout of the toolchain, without --toolchain: that checkout's toolchain, packed into the starter.
+        const checkout = values.toolchain ? undefined : checkoutOf(fileURLToPath(import.meta.url));
+        let packed: string | undefined;
+        if (checkout) {
+          const done = reportProgress((line) => process.stderr.write(`${line}\n`), `init: packing the toolchain of ${checkout} (npm run pack:toolchain)`);
+          packed = await packCheckoutToolchain(checkout).finally(done);
+        }
+        const toolchain = values.toolchain ?? packed;
+        let result;
+        try {
+          result = init({ dir: target, version: TOOLCHAIN_VERSION, ...(toolchain ? { toolchain, bundleToolchain: packed !== undefined } : {}) });
+        } finally {
+          if (packed) rmSync(packed, { recursive: true, force: true });
+        }
         process.stdout.write(
           `wrote ${result.files.length} files into ${target}:\n${result.files.map((f) => `  ${f}\n`).join("")}` +
             `next: cd ${/^[\w./-]+$/.test(target) ? target : `'${target.replace(/'/g, `'\\''`)}'`} && npm install && npm run generate && npm test\n`,

@@ -1,14 +1,18 @@
 // `apigen init <dir>`: a starter project of its own — a manifest of a few operations, a service
 // implementing them on the generated stubs, a test calling it with the generated client over every
 // protocol, package.json scripts, a tsconfig and a README — that installs, generates and tests
-// outside this repository. The toolchain comes as two packages: `apigen` (this command line, with
-// the templates) and `@apigen/runtime` (what generated code imports); `--toolchain <folder>` points
-// the starter at their packed tarballs instead of the registry.
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+// outside this repository, with every package its documented commands use. The toolchain comes as
+// two packages: `apigen` (this command line, with the templates) and `@apigen/runtime` (what
+// generated code imports). Run from a checkout of the toolchain, init packs that checkout's
+// toolchain into the starter's toolchain/ folder and depends on it there; `--toolchain <folder>`
+// points the starter at tarballs packed before; anywhere else the starter asks the registry.
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import { UsageError } from "../load/diagnostics.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
-import { PUBLISHED_NODE_RANGE } from "./version.js";
+import { runProcess } from "../../scripts/run-process.mjs";
+import { PUBLISHED_NODE_RANGE, TOOLCHAIN_RANGES } from "./version.js";
 
 /** The name of the command-line package, which holds the generators and templates. */
 export const TOOLCHAIN_PACKAGE = "apigen";
@@ -26,6 +30,34 @@ export interface InitOptions {
   version: string;
   /** A folder holding the packed toolchain tarballs; the starter depends on them by file path. */
   toolchain?: string;
+  /** With toolchain: copy the tarballs into the starter's toolchain/ folder and depend on them there, so the starter needs nothing outside it. */
+  bundleToolchain?: boolean;
+}
+
+/** The starter's folder holding the toolchain tarballs, when init packed them from a checkout. */
+export const BUNDLED_TOOLCHAIN_DIR = "toolchain";
+
+/**
+ * The checkout of the toolchain that `moduleFile` (the running command line: dist/apigen.mjs, or
+ * generators/cli/cli.ts run from source) belongs to, or undefined when it is an installed package.
+ * A checkout is a folder with the script that packs the toolchain and the runtime's workspace.
+ */
+export function checkoutOf(moduleFile: string): string | undefined {
+  for (const candidate of [resolve(dirname(moduleFile), ".."), resolve(dirname(moduleFile), "..", "..")]) {
+    if (existsSync(join(candidate, "scripts", "pack-toolchain.mjs")) && existsSync(join(candidate, "runtime", "package.json"))) return candidate;
+  }
+  return undefined;
+}
+
+/** Packs the toolchain of `checkout` (npm run pack:toolchain there) into a new temporary folder; answers the folder. */
+export async function packCheckoutToolchain(checkout: string): Promise<string> {
+  const out = mkdtempSync(join(tmpdir(), "apigen-init-toolchain-"));
+  const packed = await runProcess(process.execPath, [join(checkout, "scripts", "pack-toolchain.mjs"), "--out", out], { cwd: checkout });
+  if (packed.code !== 0) {
+    rmSync(out, { recursive: true, force: true });
+    throw new UsageError(`could not pack the toolchain of ${checkout} (npm run pack:toolchain there):\n${packed.output.trim()}`);
+  }
+  return out;
 }
 
 export interface InitResult {
@@ -159,17 +191,19 @@ export function createTaskService(): Implementation {
   };
 }
 
-export function startServer(port = 8080, grpcPort = 9091) {
-  return createServer(createTaskService(), { port, grpcPort });
+/** The service on its ports; \`explore\` adds the explorer (GraphiQL on /graphql, Swagger UI on /docs) and MCP on /mcp. */
+export function startServer(port = 8080, grpcPort = 9091, { explore = false } = {}) {
+  return createServer(createTaskService(), { port, grpcPort, ...(explore ? { explorer: true, mcp: true } : {}) });
 }
 `;
 
-const MAIN = `// \`npm start\`: serves the API on http://127.0.0.1:8080 (GraphQL, REST) and 127.0.0.1:9091 (gRPC).
+const MAIN = `// \`npm start\`: serves the API on http://127.0.0.1:8080 (GraphQL, REST; in a browser, GraphiQL on
+// /graphql and Swagger UI on /docs; MCP on /mcp) and 127.0.0.1:9091 (gRPC).
 import { startServer } from "./service.js";
 
-const server = startServer(Number(process.env.PORT ?? 8080), Number(process.env.GRPC_PORT ?? 9091));
+const server = startServer(Number(process.env.PORT ?? 8080), Number(process.env.GRPC_PORT ?? 9091), { explore: true });
 const { httpUrl, grpcEndpoint } = await server.listen();
-console.log(\`serving on \${httpUrl} and gRPC on \${grpcEndpoint}\`);
+console.log(\`serving on \${httpUrl} and gRPC on \${grpcEndpoint} (explorer: \${httpUrl}/graphql and \${httpUrl}/docs; MCP: \${httpUrl}/mcp)\`);
 process.once("SIGTERM", () => void server.close());
 process.once("SIGINT", () => void server.close());
 `;
@@ -223,9 +257,34 @@ const TSCONFIG = `{
 }
 `;
 
+/** The range of a package as the toolchain itself installs it (package.json), so the starter gets the versions the toolchain is tested with. */
+function pinned(name: string): string {
+  const range = TOOLCHAIN_RANGES[name];
+  if (range === undefined) throw new Error(`the toolchain's package.json installs no ${name}`);
+  return range;
+}
+
+/** The packages the starter's documented commands use beyond generating and testing: each, and what needs it. */
+export const STARTER_PACKAGES = {
+  dependencies: {
+    "@modelcontextprotocol/sdk": "MCP: the server's /mcp (npm start) and the standalone MCP server (generated/mcp/main.ts)",
+    graphiql: "the explorer's GraphiQL on /graphql (npm start)",
+    react: "the explorer's GraphiQL on /graphql (npm start)",
+    "react-dom": "the explorer's GraphiQL on /graphql (npm start)",
+    "swagger-ui-dist": "the explorer's Swagger UI on /docs (npm start)",
+  },
+  devDependencies: {
+    "@bufbuild/buf": "the gRPC contract check of npm run diff (buf breaking)",
+    "ts-morph": "npx apigen scaffold (reads the service with the TypeScript type checker)",
+    prettier: "npx apigen scaffold (formats the stubs it adds)",
+  },
+} as const;
+
 function packageJson(name: string, options: InitOptions): string {
   const tarballs = toolchainTarballs(options.version);
-  const dependency = (pkg: "cli" | "runtime") => (options.toolchain ? `file:${join(resolve(options.toolchain), tarballs[pkg])}` : `^${options.version}`);
+  const dependency = (pkg: "cli" | "runtime") =>
+    options.toolchain ? (options.bundleToolchain ? `file:${BUNDLED_TOOLCHAIN_DIR}/${tarballs[pkg]}` : `file:${join(resolve(options.toolchain), tarballs[pkg])}`) : `^${options.version}`;
+  const ranges = (names: readonly string[]) => Object.fromEntries(names.map((n) => [n, pinned(n)]));
   const pkg = {
     name,
     version: "0.1.0",
@@ -239,49 +298,73 @@ function packageJson(name: string, options: InitOptions): string {
       start: "tsx src/main.ts",
       diff: "apigen diff --against HEAD",
     },
-    dependencies: { [RUNTIME_PACKAGE]: dependency("runtime"), "@bufbuild/protobuf": "2.13.0" },
-    devDependencies: { [TOOLCHAIN_PACKAGE]: dependency("cli"), "@types/node": "^20.19.0", tsx: "^4.20.0", typescript: "^5.9.0", vitest: "^3.2.0" },
+    dependencies: { [RUNTIME_PACKAGE]: dependency("runtime"), ...ranges(["@bufbuild/protobuf", ...Object.keys(STARTER_PACKAGES.dependencies)]) },
+    devDependencies: {
+      [TOOLCHAIN_PACKAGE]: dependency("cli"),
+      "@types/node": "^22.19.0",
+      ...ranges(["tsx", "typescript", "vitest", ...Object.keys(STARTER_PACKAGES.devDependencies)]),
+    },
   };
   return `${JSON.stringify(pkg, null, 2)}\n`;
 }
 
-function readme(name: string): string {
+function readme(name: string, bundled: boolean): string {
   return `# ${title(name)} Service
 
 \`\`\`sh
 npm install && npm run generate   # install, then generate the contracts, stubs and SDKs from operations.yaml
 npm test                          # generated files up to date, type check, and the service's tests
+npm start                         # serve it: GraphQL and REST on :8080, gRPC on :9091
 \`\`\`
 
 - \`operations.yaml\`: the API — operations, their protocols and minimum versions, auth, input and output.
 - \`generated/\`: what \`npm run generate\` writes from it (commit it; \`npm test\` fails when it is stale):
-  \`proto/\`, GraphQL SDL, OpenAPI, TypeScript server stubs and client, and Python and Go SDKs.
-- \`src/service.ts\`: the service, one method per operation; \`npm start\` serves it.
+  \`proto/\`, GraphQL SDL, OpenAPI, TypeScript server stubs and client, Python and Go SDKs, and an MCP server.
+- \`src/service.ts\`: the service, one method per operation; \`npm start\` serves it, with the
+  explorer in a browser (GraphiQL on http://127.0.0.1:8080/graphql, the OpenAPI document in Swagger UI
+  on http://127.0.0.1:8080/docs) and MCP on http://127.0.0.1:8080/mcp.
 - \`test/\`: the service called with the generated client over GraphQL, REST and gRPC.
-
+${
+  bundled
+    ? `- \`${BUNDLED_TOOLCHAIN_DIR}/\`: the toolchain (\`${TOOLCHAIN_PACKAGE}\` and \`${RUNTIME_PACKAGE}\`), packed from the checkout
+  \`apigen init\` ran from; \`package.json\` installs it from there. Commit it with the project.
+`
+    : ""
+}
 Add an operation: describe it in \`operations.yaml\`, run \`npm run generate\`, then
 \`npx apigen scaffold src/service.ts\` adds a stub for the method the service now lacks.
 Before a release, \`npm run diff\` lists what changed in the contracts since the last commit.
+
+An MCP host (an AI agent's tools) starts the standalone MCP server over stdio, calling the running
+service: \`npx tsx generated/mcp/main.ts --service-url http://127.0.0.1:8080\` (with \`--protocol grpc
+--grpc-endpoint 127.0.0.1:9091\`, over gRPC).
 `;
 }
 
 const GITIGNORE = "node_modules/\ndist/\n";
 
+/** Refuses a target folder that holds anything: init writes into a new or empty one. */
+export function refuseOccupied(target: string): void {
+  const dir = resolve(target);
+  if (existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${target} is not empty; apigen init writes a new project into a new or empty folder`);
+}
+
 /** Writes the starter into `options.dir`, all files or none. */
 export function init(options: InitOptions): InitResult {
   const dir = resolve(options.dir);
-  if (existsSync(dir) && readdirSync(dir).length > 0) throw new UsageError(`${options.dir} is not empty; apigen init writes a new project into a new or empty folder`);
+  refuseOccupied(options.dir);
+  const tarballs = Object.values(toolchainTarballs(options.version));
   if (options.toolchain) {
-    const tarballs = Object.values(toolchainTarballs(options.version));
     const missing = tarballs.filter((tarball) => !existsSync(join(options.toolchain!, tarball)));
     if (missing.length > 0) throw new UsageError(`--toolchain ${options.toolchain} lacks ${missing.join(" and ")}; make them with npm run pack:toolchain in the toolchain's repository`);
   }
+  const bundled = options.toolchain !== undefined && options.bundleToolchain === true;
   const name = apiNameOf(dir);
   const files: Record<string, string> = {
     "operations.yaml": manifest(name),
     "package.json": packageJson(name, options),
     "tsconfig.json": TSCONFIG,
-    "README.md": readme(name),
+    "README.md": readme(name, bundled),
     ".gitignore": GITIGNORE,
     "src/service.ts": SERVICE,
     "src/main.ts": MAIN,
@@ -296,11 +379,15 @@ export function init(options: InitOptions): InitResult {
       mkdirSync(dirname(join(staging, path)), { recursive: true });
       writeFileSync(join(staging, path), content);
     }
+    if (bundled) {
+      mkdirSync(join(staging, BUNDLED_TOOLCHAIN_DIR));
+      for (const tarball of tarballs) copyFileSync(join(options.toolchain!, tarball), join(staging, BUNDLED_TOOLCHAIN_DIR, tarball));
+    }
     if (existsSync(dir)) rmSync(dir, { recursive: true });
     renameSync(staging, dir);
   } catch (error) {
     rmSync(staging, { recursive: true, force: true });
     throw error;
   }
-  return { dir, files: Object.keys(files) };
+  return { dir, files: [...Object.keys(files), ...(bundled ? tarballs.map((tarball) => `${BUNDLED_TOOLCHAIN_DIR}/${tarball}`) : [])] };
 }

@@ -5,6 +5,9 @@ import nodeLines from "./node-lines.json" with { type: "json" };
 
 export const TOOLCHAIN_VERSION: string = toolchain.version;
 
+/** The range of every package the toolchain installs (package.json), by name: what starters pin. */
+export const TOOLCHAIN_RANGES: Readonly<Record<string, string>> = { ...toolchain.devDependencies, ...toolchain.dependencies };
+
 /**
  * The `engines.node` range of every package the toolchain makes (the SDK, server stubs and MCP
  * server of an API, a starter of `apigen init`, the toolchain's own packages): Node 22.19 and later,

@@ -37,7 +37,8 @@ class SideError extends Error {
 
 function sideIr(side: ManifestSide, which: "new" | "old", lock: FieldNumberLock): Ir {
   try {
-    return buildIr(loadManifestText(side.text, side.displayName), lock);
+    // The old side may predate api.version_operation: its clients' version read is inferred as it was then.
+    return buildIr(loadManifestText(side.text, side.displayName), lock, which === "old" ? { inferVersionOperations: true } : {});
   } catch (error) {
     if (error instanceof ManifestError) throw new SideError(which, side.displayName, error);
     throw error;

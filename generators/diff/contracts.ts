@@ -16,6 +16,7 @@ import { buildDescriptors } from "../emit/proto-descriptors.js";
 import { planProto } from "../emit/proto-plan.js";
 import type { Severity, Source } from "./change.js";
 import type { ContractNames } from "./names.js";
+import { customGraphqlScalars } from "../sdk/scalars.js";
 
 export interface Finding {
   source: Exclude<Source, "manifest" | "sdk">;
@@ -156,6 +157,9 @@ async function inspectSchemas(oldSchema: GraphQLSchema, newSchema: GraphQLSchema
   }
 }
 
+/** The GraphQL scalars the toolchain declares for field types (DateTime, Bytes, ...). */
+const CUSTOM_SCALARS: ReadonlySet<string> = new Set(customGraphqlScalars().map((scalar) => scalar.name));
+
 const GRAPHQL_SEVERITY: Record<CriticalityLevel, Severity> = {
   [CriticalityLevel.Breaking]: "breaking",
   [CriticalityLevel.Dangerous]: "dangerous",
@@ -178,6 +182,8 @@ export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames
         if (c.type === "FIELD_TYPE_CHANGED") anchors.push(`outtype:${fieldName}`);
         anchors.push(`op:${fieldName}`);
       }
+    } else if (CUSTOM_SCALARS.has(typeName)) {
+      anchors.push(`scalar:${typeName}`);
     } else {
       const prefixes = [...(names.graphqlTypes.get(typeName) ?? [])];
       if (fieldName !== undefined) anchors.push(...prefixes.map((prefix) => `${prefix}.${fieldName}`));

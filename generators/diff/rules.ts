@@ -8,6 +8,7 @@ import { orderedProtocols, ruleChange, type Change, type Severity } from "./chan
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
 import { usageOf, type Reach, type Usage } from "./usage.js";
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 
 type Direction = "input" | "output";
 const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
@@ -30,7 +31,8 @@ function typeAnchors(field: IrField | undefined, direction: Direction): string[]
   if (!field) return [];
   if (field.type.kind === "enum") return [`enum:${field.type.name}`];
   if (field.type.kind === "message") return [`${ANCHOR_PREFIX[direction]}:${field.type.name}`];
-  return [];
+  // A type of its own in GraphQL (DateTime, Bytes, ...) comes and goes with the fields of it.
+  return [`scalar:${SCALAR_SPECS[field.type.scalar].graphql.name}`];
 }
 
 /** Anchors of every message an operation reaches, for changes that add or remove the whole operation. */
@@ -469,8 +471,14 @@ function enumChanges(before: IrEnum, after: IrEnum, protocols: { input: Protocol
           anchors,
         ),
       );
-    } else if (successor.description !== value.description) {
-      changes.push(change("enum-description-changed", `${subject}.${value.name}`, "safe", all, `description of enum value ${subject}.${value.name} changed`, anchors));
+    } else {
+      if (successor.description !== value.description) {
+        changes.push(change("enum-description-changed", `${subject}.${value.name}`, "safe", all, `description of enum value ${subject}.${value.name} changed`, anchors));
+      }
+      if (successor.deprecated !== value.deprecated) {
+        const text = successor.deprecated ? `enum value ${subject}.${value.name} is deprecated: ${successor.deprecated}` : `enum value ${subject}.${value.name} is no longer deprecated`;
+        changes.push(change("enum-value-deprecation-changed", `${subject}.${value.name}`, "safe", all, text, anchors));
+      }
     }
   }
   for (const value of after.values) {

@@ -107,7 +107,7 @@ export function indexProse(ir: Ir): { sameCall: string; endpoints: { protocol: P
       { protocol: "rest", text: `\`${SHELL_VARIABLES.serviceUrl}${ir.api.restPrefix}/...\` with a JSON body (query string for GET); errors as \`{code, message}\`` },
       { protocol: "grpc", text: `port ${ir.api.grpcPort}: ${services}` },
     ],
-    examples: `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:8080), ${ir.api.features.adminSecret ? `\`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and ` : ""}\`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
+    examples: `The examples use \`${SHELL_VARIABLES.serviceUrl}\` (such as http://localhost:${ir.api.httpPort}), ${ir.api.features.adminSecret ? `\`${SHELL_VARIABLES.adminSecret}\` (sent in header \`${ir.api.adminSecretHeader}\`) and ` : ""}\`${SHELL_VARIABLES.accessToken}\` (a user's access token). "since" is the first server version that carries the operation over that protocol.`,
   };
 }
 

@@ -28,7 +28,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
       new GraphQLEnumType({
         name: e.name,
         description: e.description || undefined,
-        values: Object.fromEntries(e.values.map((v) => [v.name, { value: v.name, description: v.description || undefined }])),
+        values: Object.fromEntries(e.values.map((v) => [v.name, { value: v.name, description: v.description || undefined, deprecationReason: v.deprecated }])),
       }),
     ]),
   );
@@ -84,7 +84,12 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
           Object.fromEntries(
             message.fields.map((f) => [
               f.name,
-              { type: wrap(f, named(f, "input"), "input"), description: describedField(ir, f, true) || undefined, deprecationReason: f.required ? undefined : f.deprecated },
+              {
+                type: wrap(f, named(f, "input"), "input"),
+                description: describedField(ir, f, true) || undefined,
+                deprecationReason: f.required ? undefined : f.deprecated,
+                defaultValue: f.constraints.default,
+              },
             ]),
           ) as GraphQLInputFieldConfigMap,
       });

@@ -2,7 +2,7 @@
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
 import { credentialsOf } from "../../runtime/server/auth.js";
 import { authSchemesOf, authText } from "./operation-text.js";
-import { messageByName, schemeOf, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { messageByName, schemeOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -19,14 +19,22 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  */
 function fieldSchema(ir: Ir, field: IrField, inAnswer = true, form = false): Schema {
   let item: Schema;
-  if (field.type.kind === "scalar") item = { ...SCALAR_SPECS[field.type.scalar].jsonSchema };
-  else item = ref(field.type.name);
+  if (field.type.kind === "scalar") {
+    const spec = SCALAR_SPECS[field.type.scalar];
+    item = !inAnswer && spec.jsonSchemaInput ? { anyOf: [...spec.jsonSchemaInput.anyOf] } : { ...spec.jsonSchema };
+  } else item = ref(field.type.name);
   if (!inAnswer) item = { ...item, ...itemKeywords(ir, field, "pattern") };
+  else if (item.$ref === undefined) {
+    // An answer keeps what its values are (format, pattern), not the request's limits.
+    const { format, pattern } = itemKeywords(ir, field, "pattern");
+    item = { ...item, ...(format !== undefined ? { format } : {}), ...(pattern !== undefined ? { pattern } : {}) };
+  }
   let schema: Schema = field.list ? { type: "array", items: item } : item;
   if (!inAnswer) schema = { ...schema, ...fieldKeywords(field) };
   // A value that may be unset is null in answers; in requests anything not required may be null.
   if (inAnswer ? !field.alwaysInAnswer : !field.required && !form) {
-    schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
+    if (Array.isArray(schema.anyOf)) schema = { ...schema, anyOf: [...schema.anyOf, { type: "null" }] };
+    else schema = "$ref" in schema ? { anyOf: [schema, { type: "null" }] } : { ...schema, type: [schema.type, "null"] };
   }
   const annotations: Schema = {};
   const description = describedField(ir, field, !inAnswer);
@@ -49,19 +57,74 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, 
   return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
-/** The OpenAPI security requirements of an operation's scheme (the components' names are by kind: adminSecret, userToken, ...). */
+/**
+ * An enum's schema. JSON Schema's `enum` has no room for a value's words: they go in the
+ * description (as every reader shows it) and in `x-enumDescriptions` (as Redoc renders them), and a
+ * deprecated value is named so in both.
+ */
+function enumSchema(e: IrEnum): Schema {
+  const valueText = (v: IrEnumValue) => [v.description, v.deprecated ? `Deprecated: ${v.deprecated}` : ""].filter(Boolean).join(" ");
+  const documented = e.values.filter((v) => valueText(v));
+  const lines = documented.map((v) => `- \`${v.name}\`: ${valueText(v)}`);
+  const description = [e.description, lines.join("\n")].filter(Boolean).join("\n\n");
+  return {
+    type: "string",
+    ...(description ? { description } : {}),
+    enum: e.values.map((v) => v.name),
+    ...(documented.length > 0 ? { "x-enumDescriptions": Object.fromEntries(documented.map((v) => [v.name, valueText(v)])) } : {}),
+  };
+}
+
+/** The OpenAPI security requirements of an operation's scheme: any one of its credentials, by the names the IR gives them (IrAuthScheme.securityName). */
 function securityOf(ir: Ir, op: IrOperation): Schema[] {
   const scheme = schemeOf(ir, op);
-  switch (scheme.kind) {
-    case "none":
-      return [];
-    case "bearer":
-      return [scheme.token === "scim" ? { scimToken: [] } : { userToken: [] }];
-    case "api_key":
-      return [{ apiKey: [] }];
-    case "secret":
-      return [{ adminSecret: [] }, ...(scheme.session ? [{ adminSession: [] }] : []), ...(scheme.orgRole ? [{ userToken: [] }] : [])];
+  if (scheme.kind === "none") return [];
+  return [scheme.securityName, scheme.session?.securityName, scheme.roleTokenName].filter((name) => name !== undefined).map((name) => ({ [name]: [] }));
+}
+
+/** The security schemes of the credentials the operations take, each under its name in the IR: secrets, sessions, access tokens, API keys, other tokens. */
+function securitySchemesOf(ir: Ir, used: readonly IrAuthScheme[]): Record<string, Schema> {
+  const schemes: Record<string, Schema> = {};
+  const namesOf = (name: string, kind?: IrAuthScheme["kind"]) =>
+    used
+      .filter((s) => (kind ? s.kind === kind : true) && (s.securityName === name || s.roleTokenName === name))
+      .map((s) => s.name)
+      .join(" or ");
+  const secretNames = ir.api.secretNames;
+  for (const scheme of used.filter((s) => s.kind === "secret")) {
+    schemes[scheme.securityName] ??= {
+      type: "apiKey",
+      in: "header",
+      name: scheme.header,
+      description: `The ${secretNames?.words ?? "secret"}, on every call of an operation with auth ${namesOf(scheme.securityName, "secret")}.`,
+    };
   }
+  for (const { session } of used) {
+    if (!session) continue;
+    schemes[session.securityName] ??= {
+      type: "apiKey",
+      in: "cookie",
+      name: session.cookie,
+      description: `The ${secretNames?.sessionWords ?? "session"} ${session.openedBy} opens; stands in for the ${secretNames?.words ?? "secret"}. A server over TLS names it __Host-${session.cookie} (Secure, Path=/), and reads no other.`,
+    };
+  }
+  const accessTokens = [...used.filter((s) => s.kind === "bearer" && s.token === "access").map((s) => s.securityName), ...used.flatMap((s) => (s.roleTokenName ? [s.roleTokenName] : []))];
+  for (const name of accessTokens) schemes[name] ??= { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." };
+  for (const scheme of used.filter((s) => s.kind === "api_key")) {
+    schemes[scheme.securityName] ??= {
+      type: "apiKey",
+      in: "header",
+      name: scheme.header,
+      description: `An API key, on every call of an operation with auth ${namesOf(scheme.securityName, "api_key")}.`,
+    };
+  }
+  for (const scheme of used.filter((s) => s.kind === "bearer" && s.token !== "access")) {
+    schemes[scheme.securityName] ??= { type: "http", scheme: "bearer", description: `The bearer token of ${scheme.description.replace(/ \(.*\)$/, "")}.` };
+  }
+  if (ir.operations.some((op) => op.surface === "oauth")) {
+    schemes["clientBasic"] ??= { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." };
+  }
+  return schemes;
 }
 
 /** What each code means for the caller, for the response descriptions. */
@@ -118,25 +181,29 @@ function invalidExample(op: IrOperation): string {
 
 function unauthenticatedExample(ir: Ir, op: IrOperation): string {
   const scheme = schemeOf(ir, op);
-  const credentials = credentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, apiKeyHeader: ir.api.apiKeyHeader, features: ir.api.features });
+  const words = ir.api.secretNames && { secret: ir.api.secretNames.words, session: ir.api.secretNames.sessionWords };
+  const credentials = credentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, apiKeyHeader: ir.api.apiKeyHeader, features: ir.api.features }, words);
   switch (scheme.kind) {
     case "none":
       return "the credentials are not valid";
     case "bearer":
-      return scheme.token === "scim"
-        ? `${op.pascalName} needs the bearer token of an organization's SCIM endpoint`
+      return scheme.token !== "access"
+        ? `${op.pascalName} needs a bearer token of kind ${scheme.token}: send it as Authorization: Bearer <token>`
         : `${op.pascalName} needs a signed-in user: send an access token as Authorization: Bearer <token>`;
     case "api_key":
       return `${op.pascalName} needs ${credentials.apiKey}`;
     case "secret":
-      return `${op.pascalName} needs ${credentials.admin}`;
+      return `${op.pascalName} needs ${credentials.secret}`;
   }
 }
 
 /** Every answer an operation can give: 200, one response per error code it may answer, and the server's own faults. */
 function responsesOf(ir: Ir, op: IrOperation): Schema {
   const post = !op.rest!.inQuery;
-  const ok: Schema = { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
+  const status = op.rest!.status;
+  // 204: the answer is the status alone.
+  const ok: Schema =
+    status === 204 ? { description: `Done: ${op.name} answers no content.` } : { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
   if (op.idempotencyKey) {
     ok.headers = {
       "Idempotent-Replayed": { description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.", schema: { type: "string", enum: ["true"] } },
@@ -149,7 +216,7 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   const responses: Schema =
     op.rest!.answer === "redirect"
       ? { "302": { description: `Redirect of ${op.name}: the browser goes on to Location.`, headers: { Location: { description: "Where the browser goes next.", schema: { type: "string" } } } } }
-      : { "200": ok };
+      : { [String(status)]: ok };
   const codes = [...op.errorCodes, ...(post ? ["PAYLOAD_TOO_LARGE", "UNSUPPORTED_MEDIA_TYPE"] : [])];
   if (op.surface === "oauth") {
     // RFC 6749 §5.2: 400 for every refusal but a failed client authentication (401).
@@ -281,7 +348,7 @@ export function buildOpenapi(ir: Ir): Schema {
 
   const schemas: Record<string, Schema> = {};
   for (const e of ir.enums.filter((e) => usedEnums.has(e.name))) {
-    schemas[e.name] = { type: "string", ...(e.description ? { description: e.description } : {}), enum: e.values.map((v) => v.name) };
+    schemas[e.name] = enumSchema(e);
   }
   const operationOfInput = new Map(ir.operations.map((op) => [op.input.name, op]));
   for (const message of ir.messages.filter((m) => referenced.has(m.name))) {
@@ -327,7 +394,7 @@ export function buildOpenapi(ir: Ir): Schema {
       ...((ir.api.metadata.homepage ?? ir.api.metadata.repository) ? { contact: { name: ir.api.title, url: ir.api.metadata.homepage ?? ir.api.metadata.repository } } : {}),
       ...(ir.api.metadata.license ? { license: { name: ir.api.metadata.license, identifier: ir.api.metadata.license } } : {}),
     },
-    servers: [{ url: "{base_url}", variables: { base_url: { default: "http://localhost:8080" } } }],
+    servers: [{ url: "{base_url}", variables: { base_url: { default: `http://localhost:${ir.api.httpPort}` } } }],
     tags: ir.groups.filter((g) => usedGroups.has(g.name)).map((g) => ({ name: g.name, description: g.title })),
     paths,
     components: {
@@ -344,39 +411,7 @@ export function buildOpenapi(ir: Ir): Schema {
             },
           }
         : {}),
-      securitySchemes: {
-        ...(ir.api.features.adminSecret ? { adminSecret: { type: "apiKey", in: "header", name: ir.api.adminSecretHeader, description: "The server's --admin-secret, on every admin call." } } : {}),
-        ...(ir.api.features.adminSession
-          ? {
-              adminSession: {
-                type: "apiKey",
-                in: "cookie",
-                name: ir.api.adminSessionCookie,
-                description: `The admin session ${used.find((s) => s.session)!.session!.openedBy} opens; stands in for the admin secret. A server over TLS names it __Host-${ir.api.adminSessionCookie} (Secure, Path=/), and reads no other.`,
-              },
-            }
-          : {}),
-        ...(used.some((s) => s.token === "access" || s.orgRole !== undefined)
-          ? { userToken: { type: "http", scheme: "bearer", bearerFormat: "JWT", description: "An access token of a signed-in user." } }
-          : {}),
-        ...(ir.api.features.apiKey
-          ? {
-              apiKey: {
-                type: "apiKey",
-                in: "header",
-                name: ir.api.apiKeyHeader,
-                description: `An API key, on every call of an operation with auth ${used
-                  .filter((s) => s.kind === "api_key")
-                  .map((s) => s.name)
-                  .join(" or ")}.`,
-              },
-            }
-          : {}),
-        ...(used.some((s) => s.token === "scim") ? { scimToken: { type: "http", scheme: "bearer", description: "The bearer token of an organization's SCIM endpoint." } } : {}),
-        ...(ir.operations.some((op) => op.surface === "oauth")
-          ? { clientBasic: { type: "http", scheme: "basic", description: "client_id and client_secret of a machine client (RFC 6749 §2.3.1), instead of client_secret in the body." } }
-          : {}),
-      },
+      securitySchemes: securitySchemesOf(ir, used),
       schemas,
       responses: sharedResponses(tokenRoutes, ir.api.features.adminSecret),
     },

@@ -25,7 +25,7 @@ import {
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 import { typescriptOptionsTable } from "../sdk/client-options.js";
-import { buildSdkFacts } from "../sdk/sdk-facts.js";
+import { buildSdkFacts, EXAMPLE_CREDENTIALS, exampleCredentials } from "../sdk/sdk-facts.js";
 import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../cli/version.js";
 
 export const PACKAGES_DIR = "generated/packages";
@@ -41,31 +41,43 @@ function mcpReadme(ir: Ir): string {
   const command = mcpCommand(ir);
   // A signed-in user's token only where a tool of the user surfaces needs one.
   const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && schemeOf(ir, op).token === "access");
+  /** The tools of the operations of some schemes, by their auth: "the tools of auth user or member". */
+  const toolsOf = (test: (scheme: IrAuthScheme) => boolean) =>
+    `the tools of auth ${authSchemesOf(ir)
+      .filter(test)
+      .map((s) => s.name)
+      .join(", ")
+      .replace(/, (?=[^,]*$)/, " or ")}`;
+  const secretTools = toolsOf((s) => s.kind === "secret");
+  const tokenTools = toolsOf((s) => s.kind === "bearer" && s.token === "access");
+  // --surface narrows the tools only where the API has more than one client.
+  const surfaces = ir.clients.map((client) => client.role);
   const stdioCredentials = [
-    ...(ir.api.features.adminSecret ? [`\`${ir.api.envPrefix}_ADMIN_SECRET\` (admin tools)`] : []),
-    ...(userTokenTools ? [`\`${ir.api.envPrefix}_ACCESS_TOKEN\` (user tools)`] : []),
+    ...(ir.api.features.adminSecret ? [`\`${ir.api.envPrefix}_ADMIN_SECRET\` (${secretTools})`] : []),
+    ...(userTokenTools ? [`\`${ir.api.envPrefix}_ACCESS_TOKEN\` (${tokenTools})`] : []),
     ...(ir.api.features.apiKey ? [`\`${ir.api.envPrefix}_API_KEY\` (the tools of operations that take an API key; sent in the \`${ir.api.apiKeyHeader}\` header)`] : []),
   ];
   return [
     `# ${ir.api.mcpPackage}`,
     "",
-    `An MCP server for ${ir.api.title} ${ir.api.version}: every admin and user operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
+    `An MCP server for ${ir.api.title} ${ir.api.version}: every operation is a tool an AI agent can call, with its input and output JSON Schemas and its hints (read-only, destructive, idempotent). It calls a running service through \`${ir.api.sdkPackage}\`.`,
     "",
     "```sh",
     `${ir.api.features.adminSecret ? `${ir.api.envPrefix}_ADMIN_SECRET=... ` : ""}${ir.api.features.apiKey ? `${ir.api.envPrefix}_API_KEY=... ` : ""}npx ${command} --service-url https://${ir.api.name}.example.com            # stdio`,
     `npx ${command} --service-url https://${ir.api.name}.example.com --transport http --port 8765      # Streamable HTTP on /mcp`,
+    `npx ${command} --service-url https://${ir.api.name}.example.com --protocol grpc --grpc-endpoint grpc.${ir.api.name}.example.com:443   # the tools over gRPC`,
     "```",
     "",
     `- stdio: the credentials of every call come from the environment: ${[stdioCredentials.slice(0, -1).join(", "), stdioCredentials.at(-1)].filter(Boolean).join(" and ")}; never from the command line.`,
     `- HTTP: each request carries its own: ${[
-      ...(ir.api.features.adminSecret ? [`the \`${ir.api.adminSecretHeader}\` header for admin tools`] : []),
-      ...(userTokenTools ? ["`Authorization: Bearer <token>` for user tools"] : []),
+      ...(ir.api.features.adminSecret ? [`the \`${ir.api.adminSecretHeader}\` header for ${secretTools}`] : []),
+      ...(userTokenTools ? [`\`Authorization: Bearer <token>\` for ${tokenTools}`] : []),
       ...(ir.api.features.apiKey ? [`the \`${ir.api.apiKeyHeader}\` header for the tools of operations that take an API key`] : []),
     ].join(
       ", ",
     )}. A tool call without the credential its operation needs, or with one the service refuses, is answered HTTP 401 and runs nothing${ir.api.features.apiKey ? "; an API key is checked by the service as it takes the call, so a wrong one answers UNAUTHENTICATED as the tool's error, and runs nothing either" : ""}.`,
-    "- `--read-only` lists no tool that writes; `--surface admin|user`, `--group <g,...>` and `--operation <name,...>` narrow the tools; `--tools dynamic` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.",
-    "- `--protocol rest|graphql|grpc` (default rest): the tools are the operations that protocol carries.",
+    `- \`--read-only\` lists no tool that writes; ${surfaces.length > 1 ? `\`--surface ${surfaces.join("|")}\`, ` : ""}\`--group <g,...>\` and \`--operation <name,...>\` narrow the tools; \`--tools dynamic\` serves three (list_operations, describe_operation, invoke_operation) for hosts that cannot take a hundred.`,
+    `- \`--protocol rest|graphql|grpc\` (default rest): the tools are the operations that protocol carries. Over gRPC they call \`--grpc-endpoint <host:port>\` (or \`${ir.api.envPrefix}_GRPC_ENDPOINT\`), by default the host of the service URL with port ${ir.api.grpcPort}.`,
     "- A service error is a tool result with `isError: true` and the service's code, message and field.",
     "",
   ].join("\n");
@@ -200,7 +212,13 @@ function sdkReadme(ir: Ir): string {
   const onAdmin = ir.docExamples.surface === "admin";
   const client = (onAdmin ? adminClient : userClient)!.name;
   const variable = onAdmin ? "admin" : "client";
-  const credentials = onAdmin ? adminSecretOption(ir) : ir.api.features.clientId ? `, clientId: "my-app"` : "";
+  // The credentials the API's declared schemes ask of the client: the admin secret, a client id, an API key, a user's token.
+  const taken = exampleCredentials(ir);
+  const credentials = [
+    onAdmin ? adminSecretOption(ir) : ir.api.features.clientId ? `, clientId: "${EXAMPLE_CREDENTIALS.clientId}"` : "",
+    taken.apiKey ? `, apiKey: "${EXAMPLE_CREDENTIALS.apiKey}"` : "",
+    taken.accessToken ? `, accessToken: "${EXAMPLE_CREDENTIALS.accessToken}"` : "",
+  ].join("");
   const versionRead = operationByName(ir, ir.versionOperations[ir.docExamples.surface]);
   const firstOperation = versionRead ?? operationByName(ir, ir.docExamples.read) ?? operationByName(ir, ir.docExamples.list);
   const firstCall = versionRead ? `const meta = await ${variable}.${versionRead.camelName}();\nconsole.log(meta.version);` : firstOperation ? exampleCall(ir, variable, firstOperation) : "";
@@ -213,7 +231,7 @@ function sdkReadme(ir: Ir): string {
     ...(adminClient
       ? [
           `const admin = new ${adminClient.name}({
-  serviceUrl: "http://localhost:8080", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${
+  serviceUrl: "http://localhost:${ir.api.httpPort}", // GraphQL at /graphql, REST at ${ir.api.restPrefix}/...${
     ir.api.features.adminSecret
       ? `
   adminSecret: process.env.ADMIN_SECRET!, // sent in header ${ir.api.adminSecretHeader}`
@@ -223,7 +241,9 @@ function sdkReadme(ir: Ir): string {
 });`,
         ]
       : []),
-    ...(userClient ? [`const ${onAdmin ? "user" : "client"} = new ${userClient.name}({ serviceUrl: "http://localhost:8080"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`] : []),
+    ...(userClient
+      ? [`const ${onAdmin ? "user" : "client"} = new ${userClient.name}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${ir.api.features.clientId ? `, clientId: "my-app"` : ""} });`]
+      : []),
   ];
   const sections = [
     `# ${name}`,
@@ -244,13 +264,13 @@ ${configured.join("\n")}`,
     ),
     "Every answer is the same plain object whichever protocol carried it: every declared field present, unset fields `null`, int64 as a number. Failures raise `ApiError` with `code`, `operation` and `protocol`; calls a protocol or the server's version cannot carry are refused before anything is sent.",
     `## ${PROTOCOL_LABEL.graphql}`,
-    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials} });\n${firstCall}`),
+    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials} });\n${firstCall}`),
     `## ${PROTOCOL_LABEL.rest}`,
-    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials}, protocol: "rest" });\n${inputCall}`),
+    fence("ts", `const ${variable} = new ${client}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials}, protocol: "rest" });\n${inputCall}`),
     `## ${PROTOCOL_LABEL.grpc}`,
     fence(
       "ts",
-      `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${firstCall}\nawait ${variable}.close(); // ends the HTTP/2 session`,
+      `const ${variable} = new ${client}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${firstCall}\nawait ${variable}.close(); // ends the HTTP/2 session`,
     ),
     "The gRPC transport is loaded on the first gRPC call, so applications that use GraphQL or REST never load it (nor Connect, nor HTTP/2).",
     `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use.`,
@@ -288,7 +308,7 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
  */
 function everydaySections(ir: Ir, { client, variable, credentials }: { client: string; variable: string; credentials: string }): string[] {
   const role = ir.docExamples.surface;
-  const make = `const ${variable} = new ${client}({ serviceUrl: "http://localhost:8080"${credentials} });`;
+  const make = `const ${variable} = new ${client}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials} });`;
   const lookup = ir.docExamples.lookup ? operationByName(ir, ir.docExamples.lookup.operation) : undefined;
   const list = operationByName(ir, ir.docExamples.list);
   const write = ir.operations.find((op) => clientRoleOf(op) === role && op.idempotencyKey && op.protocols.includes("rest"));
@@ -354,7 +374,7 @@ for await (const item of ${variable}.${list.iteratorName}()) console.log(item);`
       fence(
         "ts",
         `const ${variable} = new ${client}({
-  serviceUrl: "http://localhost:8080"${credentials},
+  serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials},
   logger: { debug: (line) => console.debug(line), warn: (line) => console.warn(line) },
   hooks: { onRequest: (event) => void (event.headers["x-request-id"] = crypto.randomUUID()) },
 });
@@ -419,12 +439,20 @@ function serverReadme(ir: Ir): string {
   const implemented = [versionOp, withInput, write].filter((op) => op !== undefined);
   const used = authSchemesOf(ir);
   /** Schemes of one kind, as the hooks table names them: `user` or `member`. */
-  const named = (schemes: readonly IrAuthScheme[]) => schemes.map((s) => `\`${s.name}\``).join(" or ");
+  const named = (schemes: readonly IrAuthScheme[]) =>
+    schemes
+      .map((s) => `\`${s.name}\``)
+      .join(", ")
+      .replace(/, (?=[^,]*$)/, " or ");
   const userTokens = used.filter((s) => s.token === "access");
   const orgRules = used.filter((s) => s.orgRole !== undefined);
   const apiKeys = used.filter((s) => s.kind === "api_key");
-  const scimTokens = used.filter((s) => s.token === "scim");
+  const otherTokens = used.filter((s) => s.kind === "bearer" && s.token !== "access");
   const { adminSecret, adminSession } = ir.api.features;
+  // The secret and its session as the API names them (admin_secret: adminSecret, "admin secret").
+  const secret = ir.api.secretNames;
+  const secretOption = secret ? `${secret.option}: process.env.${secret.variable}!` : "";
+  const secretSchemes = named(used.filter((s) => s.kind === "secret"));
   const calls: string[] = [];
   if (versionOp.graphql) {
     const variables = graphqlVariables(ir, versionOp);
@@ -450,7 +478,7 @@ const implementation: Partial<Implementation> = {${metaMethod}${notFound}${write
 };
 
 // partial: every operation not implemented answers UNIMPLEMENTED.
-const server = createServer(implementation, { ${adminSecret ? "adminSecret: process.env.ADMIN_SECRET!, " : ""}partial: true });
+const server = createServer(implementation, { ${secret ? `${secretOption}, ` : ""}partial: true });
 await server.listen();`,
     ),
     `This serves ${implemented.map((op) => "`" + op.name + "`").join(", ")} over every protocol. With \`partial: true\` each of the other ${ir.operations.length - implemented.length} operations answers UNIMPLEMENTED alike on every protocol (GraphQL \`extensions.code\`, REST 501, gRPC 12), and start-up lists them once as a warning (\`onWarning\`, default: stderr). Without it, \`createServer\` takes only a full \`Implementation\` (tsc names what is missing), and start-up refuses one that lacks methods with an \`ImplementationError\` listing every one of them. In the toolchain repository, \`npx apigen scaffold <file>\` adds a typed stub, throwing UNIMPLEMENTED, for each method your implementation lacks, without touching your code.`,
@@ -465,7 +493,7 @@ export const implementation: Implementation = {${metaMethod}${notFound}
 };`,
     ),
     "Each method receives the validated input (snake_case names, as on the wire) and a `CallContext` (`principal`, `protocol`, `headers`, `cookies`, `setCookie`" +
-      (adminSession ? ", `adminSessions`" : "") +
+      (adminSession ? ", `sessions`" : "") +
       "), and returns the answer: fields that may be null may be left out. Throw `ServiceError(code, message)` to fail a call with one of the error codes; any other exception is answered as INTERNAL without its details. Types of every input and answer: `" +
       `${name}/types` +
       "`.",
@@ -473,14 +501,23 @@ export const implementation: Implementation = {${metaMethod}${notFound}
     fence(
       "ts",
       `const server = createServer(implementation, {${
-        adminSecret
+        secret
           ? `
-  adminSecret: process.env.ADMIN_SECRET!, // admin calls carry it in header ${ir.api.adminSecretHeader}`
+  ${secretOption}, // the calls of auth ${secretSchemes.replaceAll("`", "")} carry it in header ${ir.api.adminSecretHeader}`
           : ""
       }
-  port: 8080, // GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...), Connect and gRPC-Web
-  grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1
-  verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null
+  port: ${ir.api.httpPort}, // GraphQL (POST /graphql), REST (${ir.api.restPrefix}/...), Connect and gRPC-Web
+  grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1${
+    userTokens.length > 0 || orgRules.length > 0
+      ? `
+  verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null`
+      : ""
+  }${
+    apiKeys.length > 0
+      ? `
+  verifyApiKey: async (key) => null, // an API key -> { keyId, roles }, or null`
+      : ""
+  }
 });
 const { httpUrl, grpcEndpoint } = await server.listen();
 // ... later: await server.close();`,
@@ -488,23 +525,23 @@ const { httpUrl, grpcEndpoint } = await server.listen();
     [
       "| option | meaning |",
       "|---|---|",
-      ...(adminSecret ? ["| `adminSecret` | the secret every admin call must carry |"] : []),
-      `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults 8080, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
+      ...(secret ? [`| \`${secret.option}\` | the ${secret.words} every call of auth ${secretSchemes} must carry |`] : []),
+      `| \`port\`, \`grpcPort\`, \`host\` | listening addresses (defaults ${ir.api.httpPort}, ${ir.api.grpcPort}, 127.0.0.1; 0 picks a free port) |`,
       ...(userTokens.length > 0 || orgRules.length > 0 ? ["| `verifyUserToken` | resolves a user's bearer token |"] : []),
-      ...orgRules.map((rule) => `| \`isOrgAdmin\` | whether a signed-in user is an org-admin of the organization a call concerns (auth \`${rule.name}\`: ${rule.description}) |`),
-      adminSecret
-        ? `| \`lockout\`, \`bodyLimitBytes\` | failed admin-secret attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`
+      ...orgRules.map((rule) => `| \`hasRole\` | whether a signed-in user holds the role \`${rule.orgRole}\` for what a call concerns (auth \`${rule.name}\`: ${rule.description}) |`),
+      secret
+        ? `| \`lockout\`, \`bodyLimitBytes\` | failed ${secret.words} attempts before a lockout; largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`
         : `| \`bodyLimitBytes\` | largest request body or message, on every protocol (default: the manifest's, ${ir.api.limits.requestBytes} bytes) |`,
       "| `logger`, `onInternalError` | one entry per call (never inputs, answers or secrets); failures that are not a `ServiceError` |",
       "| `explorer` | `true` serves the explorer pages (below); default `false` |",
-      `| \`store\` | where ${[adminSecret ? "lockout counts" : "", adminSession ? "admin sessions" : "", "rate-limit counters"]
+      `| \`store\` | where ${[adminSecret ? "lockout counts" : "", adminSession && secret ? `${secret.sessionWords}s` : "", "rate-limit counters"]
         .filter(Boolean)
         .join(", ")
         .replace(/, (?=[^,]*$)/, " and ")} live: \`memoryStore()\` (default, this process) or \`redisStore(url)\` (shared by replicas; needs \`ioredis\`) |`,
       "| `trustProxy` | proxies allowed to name the caller in `X-Forwarded-For` (or `Forwarded`) on the HTTP port (REST, GraphQL, Connect, gRPC-Web, MCP): a hop count or a list of addresses and CIDR ranges; default none |",
       "| `grpcTrustProxy` | the same for the gRPC port, whose callers' own forwarding metadata is otherwise ignored; default none |",
-      ...(adminSecret
-        ? ["| `globalLockout` | wrong admin secrets from all addresses together before every admin-secret check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |"]
+      ...(secret
+        ? [`| \`globalLockout\` | wrong ${secret.words}s from all addresses together before every ${secret.words} check answers TOO_MANY_REQUESTS until the window passes; default 100 a minute |`]
         : []),
       "| `rateLimit` | off by default; `true` or `{ read, write, token, burstWindowSeconds, whenStoreDown }`: per caller address and operation class, 30 calls a second with a burst of 20 unless told otherwise; refused calls answer TOO_MANY_REQUESTS with Retry-After |",
       "| `metrics` | off by default; `true` serves Prometheus metrics on `/metrics` (`{ port }`: a port of their own); needs `prom-client` |",
@@ -512,26 +549,39 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
     "## Hooks",
-    `The pipeline authenticates every call before your method runs, by the operation's auth scheme. ${adminSecret ? `The admin secret${adminSession ? " and admin sessions" : ""} it checks itself; who` : "Who"} a user is${orgRules.length > 0 ? ", and which organizations a user administers," : ""} only your service knows, so it asks these options:`,
+    `The pipeline authenticates every call before your method runs, by the operation's auth scheme. ${secret ? `The ${secret.words}${adminSession ? ` and ${secret.sessionWords}s` : ""} it checks itself. ` : ""}${
+      [
+        userTokens.length > 0 || orgRules.length > 0 ? "who a user is" : "",
+        orgRules.length > 0 ? "which roles a user holds" : "",
+        apiKeys.length > 0 ? "who holds an API key" : "",
+        otherTokens.length > 0 ? "who holds a bearer token" : "",
+      ]
+        .filter(Boolean)
+        .join(", ")
+        .replace(/, (?=[^,]*$)/, " and ")
+        .replace(/^w/, "W") || "What happens beside the calls"
+    } only your service knows, so it asks these options:`,
     [
       "| hook | asked for | without it |",
       "|---|---|---|",
       ...(userTokens.length > 0 || orgRules.length > 0
         ? [
-            `| \`verifyUserToken(token)\` | the bearer token of a call whose auth is ${[named(userTokens), orgRules.length > 0 ? `(or ${named(orgRules)} without the admin secret)` : ""].filter(Boolean).join(" ")}: \`{ userId, roles }\` of the signed-in user, or \`null\` when the token is not valid | every user call is UNAUTHENTICATED |`,
+            `| \`verifyUserToken(token)\` | the bearer token of a call whose auth is ${[named(userTokens), orgRules.length > 0 ? `(or ${named(orgRules)} without the ${secret?.words ?? "secret"})` : ""].filter(Boolean).join(" ")}: \`{ userId, roles }\` of the signed-in user, or \`null\` when the token is not valid | every user call is UNAUTHENTICATED |`,
           ]
         : []),
       ...orgRules.map(
         (rule) =>
-          `| \`isOrgAdmin(user, operation, input)\` | auth \`${rule.name}\` (${rule.description}): whether this user administers the organization the validated input names | only the admin may call them |`,
+          `| \`hasRole(user, operation, input)\` | auth \`${rule.name}\` (${rule.description}): whether this user holds the role \`${rule.orgRole}\` for what the validated input names | only the holders of the ${secret?.words ?? "secret"} may call them |`,
       ),
       ...(apiKeys.length > 0
         ? [
             `| \`verifyApiKey(key)\` | auth ${named(apiKeys)}: the holder of the API key in header \`${ir.api.apiKeyHeader}\`, \`{ keyId, roles }\`, or \`null\` when the key is not valid | every such call is UNAUTHENTICATED |`,
           ]
         : []),
-      ...(scimTokens.length > 0
-        ? [`| \`verifyScimToken(token)\` | auth ${named(scimTokens)}: the organization of a SCIM endpoint's bearer token, or \`null\` | every SCIM call is UNAUTHENTICATED |`]
+      ...(otherTokens.length > 0
+        ? [
+            `| \`verifyToken(token, kind)\` | auth ${named(otherTokens)}: the holder of a bearer token of kind ${otherTokens.map((s) => `\`${s.token}\``).join(" or ")}, \`{ holder }\`, or \`null\` when the token is not valid | every such call is UNAUTHENTICATED |`,
+          ]
         : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",
       "| `onInternalError(operation, error)` | a method that threw something other than a `ServiceError` (answered INTERNAL, without its details) | nothing is reported |",
@@ -562,21 +612,23 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       `import { createServer, redisStore } from "${name}";
 
 const server = createServer(implementation, {${
-        adminSecret
+        secret
           ? `
-  adminSecret: process.env.ADMIN_SECRET!,`
+  ${secretOption},`
           : ""
       }
   store: redisStore(process.env.REDIS_URL!), // npm install ${"ioredis@" + OPTIONAL_PACKAGES.ioredis.range}
   trustProxy: ["10.0.0.0/8"], // the load balancer's addresses, or a hop count
 });`,
     ),
-    `Replicas on one Redis share ${adminSecret ? "the admin-secret lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), " : ""}${adminSession ? "admin sessions (stored under the SHA-256 of their id, expiring by Redis TTL) and " : adminSecret ? "and " : ""}rate-limit counters, under the key prefix \`stubs:\` (\`keyPrefix\` changes it). ` +
-      (adminSecret ? "While Redis cannot be reached, admin calls fail closed with UNAVAILABLE (HTTP 503 with `Retry-After`, gRPC 14) and succeed again once it is back; nothing is cached. " : "") +
+    `Replicas on one Redis share ${secret ? `the ${secret.words} lockout (10 wrong secrets from one address in 15 minutes, counted atomically across replicas), ` : ""}${adminSession && secret ? `${secret.sessionWords}s (stored under the SHA-256 of their id, expiring by Redis TTL) and ` : secret ? "and " : ""}rate-limit counters, under the key prefix \`stubs:\` (\`keyPrefix\` changes it). ` +
+      (secret
+        ? `While Redis cannot be reached, the calls of auth ${secretSchemes} fail closed with UNAVAILABLE (HTTP 503 with \`Retry-After\`, gRPC 14) and succeed again once it is back; nothing is cached. `
+        : "") +
       "Without `trustProxy` (on the gRPC port, `grpcTrustProxy`) the caller is the TCP peer and forwarding headers are ignored, so a spoofed header can neither dodge " +
       (adminSecret ? "the lockout nor lock out someone else." : "a rate limit nor shut someone else out."),
     "## Explorer",
-    `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, ${adminSecret ? `with the admin-secret header (\`${ir.api.adminSecretHeader}\`) ready to fill in and ` : "with "}every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
+    `With \`explorer: true\` the HTTP port also serves pages for people trying the API in a browser: \`GET /graphql\` with \`Accept: text/html\` opens GraphiQL, ${secret ? `with the ${secret.words} header (\`${ir.api.adminSecretHeader}\`) ready to fill in and ` : "with "}every operation as an example; \`/docs\` renders the OpenAPI document with Swagger UI; \`/openapi.yaml\` and \`/schema.graphql\` serve the contracts. \`POST /graphql\` and every API route answer as before, and with the option off (the default) these paths do not exist.`,
     "The pages' browser files come from `node_modules` and are served under `/_explorer/` (no CDN), with a content-security policy that allows no inline script and no request to another origin. GraphiQL and Swagger UI are optional peer dependencies; GraphiQL's standalone build needs React 18. Install them in the service that turns the explorer on; without them `createServer` throws an `ExplorerSetupError` that names what is missing.",
     fence("sh", EXPLORER_INSTALL_COMMAND),
     `## Call it`,

@@ -12,7 +12,9 @@ import {
   FileDescriptorSetSchema,
   MethodOptions_IdempotencyLevel,
   SourceCodeInfo_LocationSchema,
+  file_google_protobuf_duration,
   file_google_protobuf_struct,
+  file_google_protobuf_timestamp,
   type DescriptorProto,
   type FieldDescriptorProto,
   type FileDescriptorProto,
@@ -20,7 +22,7 @@ import {
 } from "@bufbuild/protobuf/wkt";
 import { GENERATED_NOTICE } from "../write/header.js";
 import type { GeneratedFile } from "../write/writer.js";
-import { STRUCT_FILE, type ProtoFieldPlan, type ProtoFilePlan, type ProtoScalar } from "./proto-plan.js";
+import type { ProtoFieldPlan, ProtoFilePlan, ProtoScalar } from "./proto-plan.js";
 import { SERVER_DIR } from "./typescript.js";
 
 export const DESCRIPTOR_SET_MODULE = `${SERVER_DIR}/descriptor-set.ts`;
@@ -39,13 +41,20 @@ const SCALAR_TYPE: Record<ProtoScalar, FieldDescriptorProto_Type> = {
   bool: FieldDescriptorProto_Type.BOOL,
   int32: FieldDescriptorProto_Type.INT32,
   int64: FieldDescriptorProto_Type.INT64,
+  uint32: FieldDescriptorProto_Type.UINT32,
+  uint64: FieldDescriptorProto_Type.UINT64,
+  float: FieldDescriptorProto_Type.FLOAT,
   double: FieldDescriptorProto_Type.DOUBLE,
+  bytes: FieldDescriptorProto_Type.BYTES,
 };
+
+/** The well-known files a plan may import, as protobuf-es ships them. */
+const WELL_KNOWN = [file_google_protobuf_struct, file_google_protobuf_timestamp, file_google_protobuf_duration].map((file) => file.proto);
 
 /** The descriptors of every planned file, dependencies first, with the well-known imports they need. */
 export function buildDescriptors(files: readonly ProtoFilePlan[]): FileDescriptorProto[] {
-  const needsStruct = files.some((f) => f.imports.includes(STRUCT_FILE));
-  return [...(needsStruct ? [file_google_protobuf_struct.proto] : []), ...files.map(buildFile)];
+  const imported = new Set(files.flatMap((f) => f.imports));
+  return [...WELL_KNOWN.filter((file) => imported.has(file.name)), ...files.map(buildFile)];
 }
 
 function location(path: number[], text: string): SourceCodeInfo_Location {
@@ -73,7 +82,7 @@ function buildFile(plan: ProtoFilePlan): FileDescriptorProto {
     });
     return create(EnumDescriptorProtoSchema, {
       name: e.name,
-      value: e.values.map((v) => ({ name: v.name, number: v.number })),
+      value: e.values.map((v) => ({ name: v.name, number: v.number, ...(v.deprecated ? { options: { deprecated: true } } : {}) })),
       reservedRange: e.reserved.map((r) => ({ start: r.number, end: r.number })),
       reservedName: e.reserved.map((r) => r.name),
     });

@@ -34,7 +34,7 @@ export interface ProtoMessagePlan {
 export interface ProtoEnumPlan {
   name: string;
   comment: string;
-  values: { name: string; number: number; comment: string }[];
+  values: { name: string; number: number; comment: string; deprecated?: boolean }[];
   reserved: { name: string; number: number }[];
 }
 
@@ -63,8 +63,10 @@ export interface ProtoFilePlan {
   services: ProtoServicePlan[];
 }
 
-export const STRUCT_FILE = "google/protobuf/struct.proto";
-export const STRUCT_TYPE = ".google.protobuf.Struct";
+/** The well-known message types fields map to (Struct, Timestamp, Duration), by full name: the file that declares each. */
+const WELL_KNOWN_FILES: ReadonlyMap<string, string> = new Map(
+  Object.values(SCALAR_SPECS).flatMap((spec) => (spec.proto.kind === "wellKnown" ? [[spec.proto.typeName, spec.proto.file] as const] : [])),
+);
 
 /**
  * Whether a field has proto3 `optional` (explicit presence): every scalar and enum of a request
@@ -86,12 +88,13 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     else if (field.type.kind === "message") type = { kind: "message", typeName: qualified(field.type.name) };
     else {
       const proto = SCALAR_SPECS[field.type.scalar].proto;
-      type = proto.kind === "map" ? { kind: "map", key: "string", value: "string" } : proto.kind === "struct" ? { kind: "message", typeName: STRUCT_TYPE } : { kind: "scalar", scalar: proto.scalar };
+      type =
+        proto.kind === "map" ? { kind: "map", key: "string", value: "string" } : proto.kind === "wellKnown" ? { kind: "message", typeName: proto.typeName } : { kind: "scalar", scalar: proto.scalar };
     }
     return {
       name: field.name,
       number: field.protoNumber,
-      comment: describedField(ir, field, inRequest),
+      comment: [describedField(ir, field, inRequest), field.type.kind === "scalar" ? SCALAR_SPECS[field.type.scalar].protoNote : undefined].filter(Boolean).join(" "),
       type,
       repeated: field.list,
       optional: isProtoOptional(field, inRequest),
@@ -112,7 +115,15 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   typesFile.enums = ir.enums.map((e) => ({
     name: e.name,
     comment: e.description,
-    values: [{ name: e.protoZeroName, number: 0, comment: "" }, ...e.values.map((v) => ({ name: v.protoName, number: v.protoNumber, comment: v.description }))],
+    values: [
+      { name: e.protoZeroName, number: 0, comment: "" },
+      ...e.values.map((v) => ({
+        name: v.protoName,
+        number: v.protoNumber,
+        comment: [v.description, v.deprecated ? `Deprecated: ${v.deprecated}` : ""].filter(Boolean).join(" "),
+        ...(v.deprecated ? { deprecated: true } : {}),
+      })),
+    ],
     reserved: e.reserved.map((r) => ({ name: r.protoName, number: r.number })),
   }));
   typesFile.messages = ir.messages.filter((m) => m.shared).map((m) => planMessage(m));
@@ -150,11 +161,13 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
 
   const files = [typesFile, ...groupFiles.values(), ...serviceFiles];
   for (const file of files) {
-    const uses = (typeName: string) => file.messages.some((m) => m.fields.some((f) => f.type.kind !== "scalar" && f.type.kind !== "map" && f.type.typeName === typeName));
+    const typeNames = new Set(file.messages.flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "message" || f.type.kind === "enum" ? [f.type.typeName] : []))));
     const local = new Set([...file.messages.map((m) => qualified(m.name)), ...file.enums.map((e) => qualified(e.name))]);
-    const referencesShared =
-      file !== typesFile && file.messages.some((m) => m.fields.some((f) => (f.type.kind === "message" || f.type.kind === "enum") && f.type.typeName !== STRUCT_TYPE && !local.has(f.type.typeName)));
-    if (uses(STRUCT_TYPE)) file.imports.unshift(STRUCT_FILE);
+    const referencesShared = file !== typesFile && [...typeNames].some((typeName) => !WELL_KNOWN_FILES.has(typeName) && !local.has(typeName));
+    for (const typeName of typeNames) {
+      const wellKnown = WELL_KNOWN_FILES.get(typeName);
+      if (wellKnown) file.imports.push(wellKnown);
+    }
     if (referencesShared) file.imports.push(ir.proto.typesFile);
     file.imports.sort();
   }

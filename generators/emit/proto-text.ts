@@ -36,7 +36,7 @@ function printFile(file: ProtoFilePlan): string {
   for (const e of file.enums) {
     lines.push(...comment(e.comment, ""), `enum ${e.name} {`);
     for (const value of e.values) {
-      lines.push(...comment(value.comment, "  "), `  ${value.name} = ${value.number};`);
+      lines.push(...comment(value.comment, "  "), `  ${value.name} = ${value.number}${value.deprecated ? " [deprecated = true]" : ""};`);
     }
     lines.push(...reservedLines(e.reserved, "  "), "}", "");
   }

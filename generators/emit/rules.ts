@@ -15,8 +15,15 @@ type Schema = Record<string, unknown>;
 export function itemKeywords(ir: Ir, field: IrField, valueSets: "enum" | "pattern" = "enum"): Schema {
   const c = field.constraints;
   const keywords: Schema = {};
-  if (c.minLength !== undefined) keywords.minLength = c.minLength;
-  if (c.maxLength !== undefined) keywords.maxLength = c.maxLength;
+  if (field.type.kind === "scalar" && field.type.scalar === "bytes") {
+    // JSON Schema counts the characters of the base64 text: n bytes take ceil(4n/3) of them
+    // unpadded, 4*ceil(n/3) padded.
+    if (c.minLength !== undefined) keywords.minLength = Math.ceil((4 * c.minLength) / 3);
+    if (c.maxLength !== undefined) keywords.maxLength = 4 * Math.ceil(c.maxLength / 3);
+  } else {
+    if (c.minLength !== undefined) keywords.minLength = c.minLength;
+    if (c.maxLength !== undefined) keywords.maxLength = c.maxLength;
+  }
   if (field.format) {
     const format = ir.formats[field.format]!;
     if (format.values && valueSets === "enum") keywords.enum = format.values;
@@ -32,14 +39,16 @@ export function itemKeywords(ir: Ir, field: IrField, valueSets: "enum" | "patter
 }
 
 /**
- * JSON Schema keywords of the field itself: list sizes. (A default is stated in the description:
- * as the `default` keyword, type generators take it to mean the field is always there.)
+ * JSON Schema keywords of the field itself: list sizes and the default. (openapi-typescript takes
+ * a `default` of a component schema to mean the property is always there unless it is run with
+ * --default-non-nullable false, as docs/tools.md says.)
  */
 export function fieldKeywords(field: IrField): Schema {
   const c = field.constraints;
   return {
     ...(c.minItems !== undefined ? { minItems: c.minItems } : {}),
     ...(c.maxItems !== undefined ? { maxItems: c.maxItems } : {}),
+    ...(c.default !== undefined ? { default: c.default } : {}),
   };
 }
 
@@ -53,9 +62,19 @@ export function fieldKeywords(field: IrField): Schema {
 export function messageKeywords(message: IrMessage, properties: Record<string, Schema>, op?: IrOperation): Schema {
   // Each subschema names the properties it requires, with their (non-null) schema, as linters and
   // strict validators ask.
+  const fields = new Map(message.fields.map((field) => [field.name, field]));
+  // A value the server counts as given: not null, and not an empty list or map, nor "" where that means unset.
+  const given = (name: string): Schema => {
+    const field = fields.get(name);
+    const schema = nonNull(properties[name] ?? {});
+    if (field?.list) return (field.constraints.minItems ?? 0) >= 1 ? schema : { ...schema, minItems: 1 };
+    if (field?.type.kind === "scalar" && field.type.scalar === "map") return { ...schema, minProperties: 1 };
+    if (field?.constraints.emptyMeansUnset && (field.constraints.minLength ?? 0) < 1) return { ...schema, minLength: 1 };
+    return schema;
+  };
   const requires = (names: string[], property?: Schema): Schema => ({
     required: names,
-    properties: Object.fromEntries(names.map((name) => [name, property ?? nonNull(properties[name] ?? {})])),
+    properties: Object.fromEntries(names.map((name) => [name, property ?? given(name)])),
   });
   const anyOf = (schemas: Schema[]): Schema => (schemas.length === 1 ? schemas[0]! : { anyOf: schemas });
   const atLeastOne = (names: string[]): Schema => ({
@@ -110,7 +129,7 @@ export function fieldRuleSentences(ir: Ir, field: IrField): string[] {
   if (c.minLength === 1 && c.maxLength === undefined) {
     sentences.push(field.list ? "Each not empty." : "Not empty.");
   } else if (c.minLength !== undefined || c.maxLength !== undefined) {
-    const text = range(c.minLength, c.maxLength, (n) => plural(n, "character"));
+    const text = range(c.minLength, c.maxLength, (n) => plural(n, scalar === "bytes" ? "byte" : "character"));
     sentences.push(`${each}${each ? text.charAt(0).toLowerCase() + text.slice(1) : text}.`);
   }
   if (field.format) {
@@ -119,7 +138,7 @@ export function fieldRuleSentences(ir: Ir, field: IrField): string[] {
     sentences.push(`${field.list ? "Each must" : "Must"} be ${must}.`);
   }
   // Integer bounds are stated only where the manifest narrows the type's own range.
-  const natural = scalar === "int32" || scalar === "int64" ? INTEGER_RANGES[scalar] : undefined;
+  const natural = scalar === "int32" || scalar === "int64" || scalar === "uint32" || scalar === "float32" ? INTEGER_RANGES[scalar] : undefined;
   const minimum = c.minimum !== natural?.minimum ? c.minimum : undefined;
   const maximum = c.maximum !== natural?.maximum ? c.maximum : undefined;
   if (minimum !== undefined && maximum !== undefined) sentences.push(`Between ${minimum} and ${maximum}.`);

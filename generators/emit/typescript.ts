@@ -9,6 +9,7 @@ import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { authSchemesOf } from "./operation-text.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
+import type { ServerOptions } from "../../runtime/server/invoke.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";
 export const TYPES_MODULE = "generated/types.ts";
@@ -16,6 +17,9 @@ export const SERVER_DIR = "generated/server";
 
 const quote = (text: string) => JSON.stringify(text);
 const doc = (text: string, indent = "") => (text ? `${indent}/** ${text.replace(/\*\//g, "* /")} */\n` : "");
+
+/** A field's doc comment: its description, and @deprecated with the reason. */
+const fieldDoc = (field: IrField) => [field.description, field.deprecated ? `@deprecated ${field.deprecated}` : ""].filter(Boolean).join(" ");
 
 function messageOf(ir: Ir, field: IrField): IrMessage {
   return messageByName(ir, (field.type as { name: string }).name);
@@ -58,7 +62,7 @@ function operationSpec(op: IrOperation): string {
     `input: ${quote(op.input.name)}`,
     `output: ${quote(op.output.name)}`,
     `graphql: ${graphql ? `{ since: ${quote(graphql.since)}, root: ${quote(graphql.rootType)}, params: ${params} }` : "null"}`,
-    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)}, answer: ${quote(op.rest.answer)} }` : "null"}`,
+    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)}, answer: ${quote(op.rest.answer)}, status: ${op.rest.status} }` : "null"}`,
     `grpc: ${op.grpc ? `{ since: ${quote(op.grpc.since)}, service: ${quote(op.grpc.serviceTypeName)}, rpc: ${quote(op.grpc.rpc)} }` : "null"}`,
   ];
   return `    ${op.name}: {\n${lines.map((l) => `      ${l},`).join("\n")}\n    },`;
@@ -96,6 +100,7 @@ ${authSchemesOf(ir)
   features: { ${Object.entries(ir.api.features)
     .map(([name, used]) => `${name}: ${used}`)
     .join(", ")} },
+  httpPort: ${ir.api.httpPort},
   grpcPort: ${ir.api.grpcPort},
   envPrefix: ${JSON.stringify(ir.api.envPrefix)},
   restPrefix: ${quote(ir.api.restPrefix)},
@@ -133,13 +138,16 @@ function outputInterface(ir: Ir, message: IrMessage): string {
   if (message.fields.length === 0) return `${doc(message.description)}export type ${message.graphqlName} = Record<string, never>;`;
   const fields = message.fields.map((f) => {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
-    return `${doc(f.description, "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
+    return `${doc(fieldDoc(f), "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
   });
   return `${doc(message.description)}export interface ${message.graphqlName} {\n${fields.join("\n")}\n}`;
 }
 
 function inputInterface(ir: Ir, message: IrMessage): string {
-  const fields = message.fields.map((f) => `${doc(describedField(ir, f, true), "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`);
+  const fields = message.fields.map(
+    (f) =>
+      `${doc([describedField(ir, f, true), f.deprecated ? `@deprecated ${f.deprecated}` : ""].filter(Boolean).join(" "), "  ")}  ${f.name}${f.required ? "" : "?"}: ${tsType(ir, f, "input")}${f.required ? "" : " | null"};`,
+  );
   return `${doc(message.description)}export interface ${message.graphqlInputName} {\n${fields.join("\n")}\n}`;
 }
 
@@ -191,6 +199,7 @@ function emitServer(ir: Ir): GeneratedFile[] {
     return `/** Every ${title} operation, one method each. */\nexport interface ${name} {\n${methods.join("\n")}\n}`;
   });
   const firstOperation = ir.versionOperations.admin;
+  const { secretNames } = ir.api;
   const services = ir.proto.services.map((s) => ({
     name: s.name,
     module: protobufEsModule(s.protoFile),
@@ -223,8 +232,8 @@ export type { CallContext, Reply } from "${RUNTIME_PACKAGE}/server/context.js";
 export { ServiceError } from "${RUNTIME_PACKAGE}/errors.js";
 export { ExplorerSetupError } from "${RUNTIME_PACKAGE}/server/explorer-packages.js";
 export { ImplementationError } from "${RUNTIME_PACKAGE}/server/invoke.js";
-export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
-export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
+export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, ${secretNames ? "SecretError, " : ""}TlsConfigError } from "${RUNTIME_PACKAGE}/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, ${secretNames ? "SecretBootstrap, " : ""}HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "${RUNTIME_PACKAGE}/server/index.js";
 
 ${serverOptionsType(ir)}
 
@@ -235,7 +244,7 @@ ${serverOptionsType(ir)}
 export function createServer(implementation: Implementation, options: Options): ServiceServer;
 /** Serves what \`implementation\` has; every operation it lacks answers UNIMPLEMENTED (listed at start-up). */
 export function createServer(implementation: Partial<Implementation>, options: Options & { partial: true }): ServiceServer;
-export function createServer(implementation: Partial<Implementation>, options: Options): ServiceServer {
+export function createServer(implementation: Partial<Implementation>, ${secretNames ? `{ ${secretNames.option}, ...options }: Options` : "options: Options"}): ServiceServer {
   return createServiceServer(
     {
       schema,
@@ -246,10 +255,15 @@ export function createServer(implementation: Partial<Implementation>, options: O
       // Loaded only when the explorer (options.explorer) serves /openapi.yaml.
       explorer: { openapiDocument: async () => (await import("./openapi-document.js")).openapiDocument${firstOperation ? `, firstOperation: ${JSON.stringify(firstOperation)}` : ""} },
       // Loaded only when the option mcp serves /mcp.
-      mcpTools: async () => (await import("../mcp/tools.js")).tools,
+      mcpTools: async () => (await import("../mcp/tools.js")).tools,${
+        secretNames
+          ? `
+      secretWords: { secret: ${JSON.stringify(secretNames.words)}, session: ${JSON.stringify(secretNames.sessionWords)} },`
+          : ""
+      }
     },
     implementation as never,
-    options,
+    ${secretNames ? `{ ...options, secret: ${secretNames.option} }` : "options"},
   );
 }
 `;
@@ -301,15 +315,47 @@ export function emitOpenapiDocumentModule(openapiYaml: string): GeneratedFile {
   };
 }
 
-/** The server's options: what the API's operations need (the admin secret, an API key check) is required. */
+/**
+ * The server's options: those of the credentials the API's operations take, no other. What they
+ * need is required: the secret, under the name of its scheme (admin_secret: adminSecret), and the
+ * API key check.
+ */
 function serverOptionsType(ir: Ir): string {
-  const required = [
-    ...(ir.api.features.adminSecret ? ['adminSecret: NonNullable<ServerOptions["adminSecret"]>'] : []),
-    ...(ir.api.features.apiKey ? ['verifyApiKey: NonNullable<ServerOptions["verifyApiKey"]>'] : []),
+  const used = authSchemesOf(ir);
+  const { secretNames, features } = ir.api;
+  const unused: (keyof ServerOptions)[] = [
+    "secret",
+    ...(used.some((s) => s.token === "access" || s.orgRole !== undefined) ? [] : (["verifyUserToken"] as const)),
+    ...(used.some((s) => s.kind === "bearer" && s.token !== "access") ? [] : (["verifyToken"] as const)),
+    ...(features.apiKey ? [] : (["verifyApiKey"] as const)),
+    ...(features.orgAdmin ? [] : (["hasRole"] as const)),
   ];
+  const schemesOf = (kind: string) =>
+    used
+      .filter((s) => s.kind === kind)
+      .map((s) => s.name)
+      .join(", ")
+      .replace(/, (?=[^,]*$)/, " or ");
+  const required = [
+    ...(secretNames
+      ? [
+          {
+            name: secretNames.option,
+            doc: `The ${secretNames.words} (ServerOptions.secret) the calls of auth ${schemesOf("secret")} carry in header ${ir.api.adminSecretHeader}${
+              features.adminSession ? `, or the ${secretNames.sessionWords} it opens` : ""
+            }.`,
+            type: 'NonNullable<ServerOptions["secret"]>',
+          },
+        ]
+      : []),
+    ...(features.apiKey ? [{ name: "verifyApiKey", doc: `Checks the API key of the calls of auth ${schemesOf("api_key")}.`, type: 'NonNullable<ServerOptions["verifyApiKey"]>' }] : []),
+  ];
+  const base = `Omit<ServerOptions, ${unused.map((name) => JSON.stringify(name)).join(" | ")}>`;
   return required.length === 0
-    ? "/** The server's options. */\nexport type Options = ServerOptions;"
-    : `/** The server's options; the operations of this API need ${required.map((r) => r.slice(0, r.indexOf(":"))).join(" and ")}. */\nexport type Options = ServerOptions & { ${required.join("; ")} };`;
+    ? `/** The server's options. */\nexport type Options = ${base};`
+    : `/** The server's options; the operations of this API need ${required.map((r) => r.name).join(" and ")}. */\nexport type Options = ${base} & {\n${required
+        .map((r) => `  /** ${r.doc} */\n  ${r.name}: ${r.type};\n`)
+        .join("")}};`;
 }
 
 export function emitTypescript(ir: Ir): GeneratedFile[] {

@@ -7,7 +7,7 @@ import type { FieldNumberLock } from "../load/lock.js";
 import type { Ir } from "./ir.js";
 import { assembleIr } from "./passes/assemble.js";
 import { resolveAuthSchemes } from "./passes/auth.js";
-import { createContext, throwReported } from "./passes/context.js";
+import { createContext, throwReported, type BuildOptions } from "./passes/context.js";
 import { resolveEnums } from "./passes/enums.js";
 import { resolveFormats } from "./passes/formats.js";
 import { checkGraphqlReach, checkGraphqlReservedNames } from "./passes/graphql.js";
@@ -16,10 +16,10 @@ import { resolveOperations } from "./passes/operations.js";
 import { resolvePackageNames } from "./passes/packages.js";
 import { checkUniqueNames } from "./passes/uniqueness.js";
 import { markMessageUsage } from "./passes/usage.js";
-import { checkAcceptedVersions } from "./passes/versions.js";
+import { checkAcceptedVersions, resolveVersionOperations } from "./passes/versions.js";
 
-export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
-  const context = createContext(loaded, lock);
+export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock, options: BuildOptions = {}): Ir {
+  const context = createContext(loaded, lock, options);
   // context.enums, first: field types, enum defaults and required_if values are resolved against them.
   resolveEnums(context);
   // context.formats, before any field: a string field's format must name one.
@@ -39,6 +39,8 @@ export function buildIr(loaded: LoadedManifest, lock: FieldNumberLock): Ir {
   checkUniqueNames(context);
   // context.packages, after the messages: api.packages.go.field_names must name fields they hold.
   resolvePackageNames(context);
+  // context.versionOperations, once every operation has its protocols, input and output: the reads api.version_operation declares, and a client that needs one.
+  resolveVersionOperations(context);
   // Errors only, from api alone: versions a breaking change is accepted for, reported last.
   checkAcceptedVersions(context.raw.api, context.report);
   // Every error at once, before anything is derived from a manifest that has one.

@@ -26,12 +26,36 @@ export interface IrAuthScheme {
   token?: "access" | "scim";
   /** api_key and secret: the header that carries it. */
   header?: string;
-  /** secret: the session cookie standing in for the secret, and the operation that opens it. */
-  session?: { cookie: string; openedBy: string };
+  /** secret: the session cookie standing in for the secret, the operation that opens it, and its name in the contracts. */
+  session?: { cookie: string; openedBy: string; securityName: string };
   /** secret: signed-in users holding this role for the organization concerned pass too. */
   orgRole?: string;
+  /**
+   * Its credential's name in the contracts (the OpenAPI security scheme), derived once from the
+   * declared name: in camelCase, ending in the kind's word where it does not already (user ->
+   * userToken, staff_key -> staffKey, admin_secret -> adminSecret); a rule's is that of the secret
+   * scheme it extends; empty for none. A session's name ends in Session (adminSession), and the
+   * token a role holder calls with is the API's first bearer scheme of access tokens (or the
+   * rule's name ending in Token): roleTokenName.
+   */
+  securityName: string;
+  /** secret with an org role: the security name of the access token a role holder calls with. */
+  roleTokenName?: string;
   /** secret: who may call, as a signed-in user's refusal says it ("is for admins only"). */
   callers?: string;
+}
+
+/** The names of an API's secret (Ir["api"]["secretNames"]), all from the name of the scheme that declares it. */
+export interface SecretNames {
+  /** The secret scheme's name (admin_secret). */
+  scheme: string;
+  /** In prose, the words of the scheme's name ending in "secret", and its session's in "session" (admin_secret or admin: "admin secret", "admin session"). */
+  words: string;
+  sessionWords: string;
+  /** The server's option that takes it, as the OpenAPI names the secret (admin_secret or admin: adminSecret). */
+  option: string;
+  /** In capitals (ADMIN_SECRET): the environment variable the server README's examples read it from. */
+  variable: string;
 }
 
 export type Surface = "admin" | "user" | "oauth";
@@ -143,6 +167,8 @@ export interface IrEnumValue {
   description: string;
   protoName: string;
   protoNumber: number;
+  /** Why the value is deprecated and what to use instead; absent when it is not. */
+  deprecated?: string;
 }
 
 export interface IrEnum {
@@ -178,6 +204,8 @@ export interface RestBinding {
   body: "json" | "form_or_json";
   /** redirect: a browser's route, answered with a 302 to the output's `location`; SDKs build its URL instead of calling it. */
   answer: "json" | "redirect";
+  /** The status of a success: 200, 201 (created), 202 (accepted) or 204 (no body). */
+  status: 200 | 201 | 202 | 204;
 }
 
 export interface GrpcBinding {
@@ -306,6 +334,15 @@ export interface Ir {
     orgAdminRole: string;
     /** The cookie of the admin session; empty where no scheme of the operations has one. */
     adminSessionCookie: string;
+    /**
+     * How the outputs name the API's secret, derived once from the secret scheme that declares it
+     * (a rule's, from the scheme it extends): admin_secret gives the words "admin secret" and
+     * "admin session", the server's option adminSecret and the environment variable of its
+     * examples, ADMIN_SECRET. Undefined where no operation takes a secret.
+     */
+    secretNames?: SecretNames;
+    /** The HTTP port (GraphQL, REST, Connect) the server listens on by default and the docs name. */
+    httpPort: number;
     grpcPort: number;
     /** The first segments of every derived REST route: api.rest_prefix, default /v1. */
     restPrefix: string;

@@ -38,6 +38,8 @@ export const DIAGNOSTIC_CODES = {
   "idempotent-read": "a read that declares idempotent: true, which only writes declare",
   "route-without-rest": "a REST route on an operation not carried over rest",
   "version-ahead": "a version newer than api.version",
+  "version-operation-missing": "a client's operations have different minimum versions and api.version_operation names none of its operations",
+  "invalid-version-operation": "api.version_operation names no read without required input answering a string version, or two of one client",
   "token-route-protocol": "a token route carried over another protocol than rest",
   "token-route-path": "a token route without route.path",
   "redirect-route": "a redirect route (route.answer redirect) that is not a GET carried over REST alone, or whose output is not the one field location: string!",
@@ -51,6 +53,7 @@ export const DIAGNOSTIC_CODES = {
   "duplicate-route": "two operations on one REST route",
   "get-field-not-in-query": "a GET or DELETE route input field the query string cannot hold",
   "invalid-route-param": "a {field} segment of a REST path that names no required scalar input field",
+  "invalid-route-status": "a route status a read, or an output with fields (204), cannot have",
   "invalid-package": "package names or metadata the registries or languages refuse",
 } as const;
 

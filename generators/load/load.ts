@@ -44,7 +44,7 @@ export interface RawOperation {
   errors?: string[];
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
-  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json"; answer?: "json" | "redirect" };
+  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json"; status?: 200 | 201 | 202 | 204; answer?: "json" | "redirect" };
   pagination?: "none" | "page" | "token" | { style: "token"; cursor?: string; next_cursor?: string };
   exactly_one_of?: string[];
   at_least_one_of?: string[];
@@ -75,6 +75,9 @@ export interface RawManifest {
     org_admin_role?: string;
     auth_schemes?: Record<string, RawAuthScheme>;
     surfaces?: Partial<Record<"admin" | "user", { client?: string; service?: string }>>;
+    /** The read each client asks for the server's version: one name, or one per client. */
+    version_operation?: string | string[];
+    http_port?: number;
     grpc_port?: number;
     rest_prefix?: string;
     limits?: { request_bytes?: number; json_depth?: number; json_bytes?: number };
@@ -82,7 +85,7 @@ export interface RawManifest {
     groups?: Record<string, string>;
     breaking_changes_accepted?: { change: string; reason: string; version?: string; bump?: "major" | "minor" | "patch" }[];
   };
-  enums?: Record<string, { description?: string; values: string[] | Record<string, string> }>;
+  enums?: Record<string, { description?: string; values: string[] | Record<string, string | { description?: string; deprecated?: string }> }>;
   formats?: Record<string, { description: string; pattern?: string; values?: string[]; example?: string }>;
   types?: Record<string, { description?: string; fields: RawFields }>;
   operations: Record<string, RawOperation>;

@@ -3,13 +3,13 @@
 // admin forms from one entry), every SDK README's options table and the options tables of docs/
 // are written from this table. It is keyed by the TypeScript runtime's client config, so an option
 // added there without an entry here (or an entry naming no option there) fails to compile.
-import type { AdminClientConfig, ApiKeyConfig, UserClientConfig } from "../../runtime/client/clients.js";
+import type { AdminClientConfig, ApiKeyConfig, ClientIdConfig, UserClientConfig } from "../../runtime/client/clients.js";
 import type { ClientConfig } from "../../runtime/client/core.js";
 import type { ApiFeatures } from "../../runtime/schema.js";
 import type { SdkFacts } from "./sdk-facts.js";
 
 /** Every option of the TypeScript clients: the keys of the table. */
-export type ClientOptionKey = keyof (ClientConfig & AdminClientConfig & UserClientConfig & ApiKeyConfig);
+export type ClientOptionKey = keyof (ClientConfig & AdminClientConfig & UserClientConfig & ClientIdConfig & ApiKeyConfig);
 
 export type ClientRole = "admin" | "user";
 
@@ -41,8 +41,8 @@ export interface PythonForm extends Availability {
   /** Its annotation and default, as the constructor declares it: `str | None = None`. */
   readonly declaration: Text;
   readonly doc: Text;
-  /** Passed to the settings of the client core (false: the constructor uses it itself). */
-  readonly setting?: false;
+  /** Passed to the settings of the client core as this (default `<name>=<name>`; false: the constructor uses it itself). */
+  readonly setting?: false | string;
   /** The names its declaration imports: [module, name], or [module] for the module itself. */
   readonly imports?: readonly (readonly [module: string, name?: string])[];
 }
@@ -71,12 +71,16 @@ const apiKeyDoc = ({ facts }: OptionContext) => `API key of the operations with 
 /** In the order of spec §4.2: the service, the credentials, then the rest. */
 export const CLIENT_OPTIONS = {
   serviceUrl: {
-    typescript: { doc: ({ facts }) => `Base URL of the service, such as http://localhost:8080 (a trailing slash is ignored); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.` },
+    typescript: {
+      doc: ({ facts }) =>
+        `Base URL of the service, such as http://localhost:${facts.service.httpPort} (a trailing slash is ignored); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.`,
+    },
     python: [
       {
         name: "service_url",
         declaration: "str | None = None",
-        doc: ({ facts }) => `Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.`,
+        doc: ({ facts }) =>
+          `Base URL of the service, such as http://localhost:${facts.service.httpPort} (no trailing slash needed); default: the environment's ${facts.service.envPrefix}_SERVICE_URL.`,
       },
     ],
     go: { positional: "serviceURL" },
@@ -89,6 +93,7 @@ export const CLIENT_OPTIONS = {
         feature: "adminSecret",
         name: "admin_secret",
         declaration: "str | None = None",
+        setting: "secret=admin_secret",
         doc: ({ facts }) =>
           `The server's --admin-secret; sent in header ${facts.service.adminSecretHeader} on every call.${facts.features.orgAdmin ? " Required unless access_token is given." : ""} Default: the environment's ${facts.service.envPrefix}_ADMIN_SECRET.`,
       },
@@ -97,7 +102,16 @@ export const CLIENT_OPTIONS = {
   },
   clientId: {
     typescript: { clients: ["user"], feature: "clientId", doc: "Identifier of the client application; the default client_id of the token calls." },
-    python: [{ clients: ["user"], feature: "clientId", name: "client_id", declaration: "str", doc: "Identifier of the client application; the default client_id of the token calls." }],
+    python: [
+      {
+        clients: ["user"],
+        feature: "clientId",
+        name: "client_id",
+        declaration: "str",
+        doc: "Identifier of the client application; the default client_id of the token calls.",
+        setting: 'fills={"client_id": client_id}',
+      },
+    ],
     go: { positional: "clientID" },
   },
   accessToken: {
@@ -449,7 +463,8 @@ export interface ResolvedPythonOption extends Ordered {
   readonly imports: readonly (readonly [module: string, name?: string])[];
   readonly declaration: string;
   readonly doc: string;
-  readonly setting: boolean;
+  /** What the constructor passes to the settings of the client core (`name=name`), or undefined: it uses it itself. */
+  readonly setting: string | undefined;
 }
 export interface ResolvedGoOption extends Ordered {
   /** The same for the admin and the user form: AccessToken. */
@@ -480,7 +495,7 @@ export function pythonOptions(context: OptionContext): ResolvedPythonOption[] {
               imports: form.imports ?? [],
               declaration: textOf(form.declaration, context),
               doc: textOf(form.doc, context),
-              setting: form.setting !== false,
+              setting: form.setting === false ? undefined : (form.setting ?? `${form.name}=${form.name}`),
               order: orderOf(entryIndex, formIndex),
             },
           ]

@@ -40,7 +40,7 @@ function methods(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
   const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
     .filter(Boolean)
     .join(" ");
-  const callInput = op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? "this.withClientId(input)" : "input";
+  const callInput = fillsOf(ir, op).length > 0 ? "this.filled(input)" : "input";
   let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): ${answer}<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as ${answer}<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op, file);
@@ -59,15 +59,23 @@ function configOf(ir: Ir, role: ClientRole): { type: string; imported: string[] 
         ? { type: "AdminClientConfig", imported: ["AdminClientConfig"] }
         : { type: "ClientConfig", imported: [] }
       : clientId
-        ? { type: "UserClientConfig", imported: ["UserClientConfig"] }
-        : { type: `Omit<UserClientConfig, "clientId">`, imported: ["UserClientConfig"] };
+        ? { type: "UserClientConfig & ClientIdConfig", imported: ["UserClientConfig", "ClientIdConfig"] }
+        : { type: "UserClientConfig", imported: ["UserClientConfig"] };
   return apiKey ? { type: `${base.type} & ApiKeyConfig`, imported: [...base.imported, "ApiKeyConfig"] } : base;
 }
 
-/** The configuration types index.ts exports: those of the API's clients, and the API key's where an operation takes one. */
+/** The input fields a user client fills in from its options (the token calls' client_id, the client's own): what the user client's constructor hands its base. */
+const fillsOf = (ir: Ir, op: IrOperation): string[] => (op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? ["client_id"] : []);
+
+/** The configuration types index.ts exports: those of the API's clients, and the API key's and client id's where an operation takes one. */
 function clientConfigTypes(ir: Ir): string[] {
   const has = (role: ClientRole) => ir.clients.some((c) => c.role === role);
-  return [...(has("admin") ? ["AdminClientConfig"] : []), ...(ir.api.features.apiKey ? ["ApiKeyConfig"] : []), ...(has("user") ? ["UserClientConfig"] : [])];
+  return [
+    ...(has("admin") ? ["AdminClientConfig"] : []),
+    ...(ir.api.features.apiKey ? ["ApiKeyConfig"] : []),
+    ...(has("user") ? ["UserClientConfig"] : []),
+    ...(has("user") && ir.api.features.clientId ? ["ClientIdConfig"] : []),
+  ];
 }
 
 /** The module of each client class in generated/client/, by role (the class may be named otherwise). */
@@ -105,7 +113,7 @@ const definition: ClientDefinition = {
 /** ${client.title} of ${ir.api.title}, over graphql (default), rest or grpc. */
 export class ${name} extends ${base} {
   constructor(config: ${config.type}) {
-    super(definition, config);
+    super(definition, config${role === "user" && ir.api.features.clientId ? ', { client_id: { option: "clientId", value: config.clientId } }' : ""});
   }
 ${body ? `\n${body}` : ""}}
 `;

@@ -16,17 +16,26 @@ import { loadTemplates, type TemplateFile } from "./templates.js";
 import type { GoViews } from "./go-views.js";
 
 /** Go's common initialisms (written in capitals in exported names) besides the manifest's acronyms. */
-export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "API", "JSON", "IP", "UUID"];
+export const GO_INITIALISMS = ["ID", "URL", "URI", "HTTP", "HTTPS", "API", "JSON", "IP", "UUID"];
 
 /** The internal package of the runtime's machinery, relative to the module root. */
 export const GO_TRANSPORT_DIR = "internal/transport";
 
-/** An exported Go name of a snake_case (or other) word list: each word capitalized, initialisms in capitals. */
+/**
+ * An exported Go name of a snake_case (or other) word list: each word capitalized, initialisms in
+ * capitals, and the plural of one with its s in lower case, as Go writes it (ticket_ids ->
+ * TicketIDs beside TicketID, redirect_uris -> RedirectURIs).
+ */
 export function goName(words: string, initialisms: ReadonlySet<string>): string {
   return words
     .split(/[^A-Za-z0-9]+/)
     .filter(Boolean)
-    .map((word) => (initialisms.has(word.toUpperCase()) ? word.toUpperCase() : word.charAt(0).toUpperCase() + word.slice(1)))
+    .map((word) => {
+      const upper = word.toUpperCase();
+      if (initialisms.has(upper)) return upper;
+      if (word.length > 2 && word.endsWith("s") && initialisms.has(upper.slice(0, -1))) return `${upper.slice(0, -1)}s`;
+      return word.charAt(0).toUpperCase() + word.slice(1);
+    })
     .join("");
 }
 

@@ -20,7 +20,7 @@ export interface FeaturesView {
 /** How the examples open their client. */
 export interface ExampleClientView {
   variable: string;
-  /** The constructor's call up to its options: `NewAdminClient("http://localhost:8080", "s3cret",`. */
+  /** The constructor's call up to its options, with the credentials the client's operations take: `NewAdminClient("http://localhost:8080", "s3cret",`, `NewClient("http://localhost:8080", bookstore.WithAPIKey("my-api-key"),`. */
   constructor: string;
   protocolOption: string;
   /** The prefix of the client's options: WithAdmin or With. */
@@ -174,6 +174,8 @@ export interface MethodsFileView {
 export interface TypesFileView {
   package: string;
   modulePath: string;
+  /** A field's type is of package time (time.Time, time.Duration): types.go imports it. */
+  usesTime: boolean;
   enums: readonly { name: string; doc: string; values: readonly { name: string; value: string; doc: string }[] }[];
   structs: readonly {
     name: string;

@@ -18,7 +18,18 @@ import { messageWords, notCarriedText, operationTable } from "../emit/operation-
 import { goOptions, goOptionsTable } from "./client-options.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import type { ScalarKind } from "../../runtime/schema.js";
-import { buildSdkFacts, descriptorSetGroup, factsLookup, type EnumFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+import {
+  buildSdkFacts,
+  descriptorSetGroup,
+  EXAMPLE_CREDENTIALS,
+  exampleCredentials,
+  factsLookup,
+  type EnumFacts,
+  type FieldFacts,
+  type MessageFacts,
+  type OperationFacts,
+  type SdkFacts,
+} from "./sdk-facts.js";
 
 export const GO_DIR = "generated/go";
 /** The go directive of go.mod: range-over-func iterators need Go 1.23. */
@@ -143,9 +154,11 @@ function goFieldType(field: FieldFacts, names: GoNames): string {
 }
 
 function fieldDoc(field: FieldFacts, input: boolean): string[] {
+  // The form of a value whose Go type does not say it (a date is a string), as the proto comment says it.
+  const form = field.kind !== "enum" && field.kind !== "message" ? (SCALAR_SPECS[field.kind].protoNote ?? "") : "";
   return [
     // Only what the manifest says of the field: no comment is better than one repeating its name.
-    [field.description ? sentence(field.description) : "", field.secret ? "Secret." : "", input && field.required ? "Required." : "", ...(input ? field.rules : [])].filter(Boolean).join(" "),
+    [field.description ? sentence(field.description) : "", form, field.secret ? "Secret." : "", input && field.required ? "Required." : "", ...(input ? field.rules : [])].filter(Boolean).join(" "),
     field.deprecated ? `Deprecated: ${sentence(field.deprecated)}` : "",
   ];
 }
@@ -258,7 +271,7 @@ function operationEntries(op: OperationFacts, client: string, method: string): {
     ["versionGated", gated.length > 0 ? `map[Protocol]bool{${gated.map((p) => `${PROTOCOL_CONSTANT[p]}: true`).join(", ")}}` : null],
     ["retried", op.retried ? "true" : null],
     ["idempotencyKey", op.idempotencyKey ? "true" : null],
-    ["defaultsClientID", op.defaultsClientId ? "true" : null],
+    ["fills", op.fills.length > 0 ? `[]string{${op.fills.map(goString).join(", ")}}` : null],
     ["graphql", op.graphql ? `&graphqlBinding{document: ${goString(op.graphql.document)}, withParams: ${op.graphql.withParams}}` : null],
     ["rest", op.rest ? restLiteral(op.rest) : null],
     ["grpc", op.grpc ? `&grpcBinding{path: ${goString(op.grpc.path)}, request: ${goString(op.grpc.requestType)}, response: ${goString(op.grpc.responseType)}}` : null],
@@ -335,23 +348,29 @@ const EXAMPLE_TAKEN = new Set([...GO_KEYWORDS, "admin", "client", "ctx", "err", 
 function goExampleClient(ir: Ir, names: GoNames, envPrefix: string) {
   const { adminSecret, clientId } = ir.api.features;
   const adminConstructor = names.clients.find((c) => c.role === "admin")?.constructor;
-  return ir.docExamples.surface === "admin"
+  const onAdmin = ir.docExamples.surface === "admin";
+  const credentials = exampleCredentials(ir);
+  // The API key an operation of the client takes, as an option of its constructor (the environment holds none), and a user's token.
+  const apiKey = credentials.apiKey ? ` ${ir.api.go.package}.${onAdmin ? "WithAdmin" : "With"}APIKey(${goString(EXAMPLE_CREDENTIALS.apiKey)}),` : "";
+  const accessToken = credentials.accessToken ? ` ${ir.api.go.package}.WithAccessToken(${goString(EXAMPLE_CREDENTIALS.accessToken)}),` : "";
+  return onAdmin
     ? {
         variable: "admin",
-        constructor: `${adminConstructor}("http://localhost:8080",${adminSecret ? ` "s3cret",` : ""}`,
+        constructor: `${adminConstructor}("http://localhost:${ir.api.httpPort}",${adminSecret ? ` ${goString(EXAMPLE_CREDENTIALS.adminSecret)},` : ""}${apiKey}`,
         protocolOption: "WithAdminProtocol",
         optionPrefix: "WithAdmin",
         // The settings from the environment: the service URL and the admin secret.
-        fromEnvironment: `${adminConstructor}(""${adminSecret ? `, ""` : ""})`,
+        fromEnvironment: `${adminConstructor}(""${adminSecret ? `, ""` : ""}${apiKey.replace(/,$/, "").replace(/^ /, ", ")})`,
         environment: `${envPrefix}_SERVICE_URL=https://... ${adminSecret ? `${envPrefix}_ADMIN_SECRET=... ` : ""}go run .`,
       }
     : {
         variable: "client",
-        constructor: `NewClient(${clientId ? `"my-app", ` : ""}"http://localhost:8080",`,
+        constructor: `NewClient(${clientId ? `${goString(EXAMPLE_CREDENTIALS.clientId)}, ` : ""}"http://localhost:${ir.api.httpPort}",${apiKey}${accessToken}`,
         protocolOption: "WithProtocol",
         optionPrefix: "With",
-        fromEnvironment: `NewClient(${clientId ? `"my-app", ` : ""}"")`,
-        environment: `${envPrefix}_SERVICE_URL=https://... ${envPrefix}_ACCESS_TOKEN=... go run .`,
+        // The access token from the environment too; an API key the code gives.
+        fromEnvironment: `NewClient(${clientId ? `${goString(EXAMPLE_CREDENTIALS.clientId)}, ` : ""}""${apiKey.replace(/,$/, "").replace(/^ /, ", ")})`,
+        environment: `${envPrefix}_SERVICE_URL=https://... ${credentials.accessToken ? `${envPrefix}_ACCESS_TOKEN=... ` : ""}go run .`,
       };
 }
 
@@ -643,6 +662,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
       .join(", ")}}`,
     enums,
     structs,
+    usesTime: structs.some((s) => s.fields.some((f) => /\btime\./.test(f.type))),
     clients,
     usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0 || m.pages.length > 0)),
     examples: goExamples(ir, facts, names, structs),

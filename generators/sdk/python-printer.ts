@@ -33,6 +33,7 @@ const STANDARD_LIBRARY = new Set([
   "typing",
   "urllib",
   "uuid",
+  "warnings",
 ]);
 
 /** isort's sections, in order: the standard library, third-party packages, the package's own modules (relative imports). */

@@ -18,8 +18,9 @@ export interface ExampleClientView {
   variable: string;
   sync: string;
   async: string;
-  credential: Optional<{ name: string; example: string }>;
-  /** The constructor's arguments when the environment gives the rest: "" or client_id="...". */
+  /** The credentials the client's operations take, as keyword arguments: admin_secret, client_id, api_key, access_token. */
+  credentials: { name: string; example: string }[];
+  /** The constructor's arguments when the environment gives the rest: "", client_id="..." or api_key="...". */
   environmentArguments: string;
   /** A shell command running an application with the environment variables that client reads. */
   environmentCommand: string;
@@ -84,10 +85,15 @@ export interface SchemaModuleView {
   service: {
     name: string;
     version: string;
-    adminSecretHeader: string;
-    adminSecretRequired: string;
-    orgAdminToken: string;
-    clientIdRequired: string;
+    secretHeader: string;
+    secretRequired: string;
+    secretOption: string;
+    secretVariable: string;
+    /** The secret's variable in the list of environment variables ("_ADMIN_SECRET, "), empty where no operation takes it. */
+    secretVariableDoc: string;
+    roleToken: string;
+    roleTokenText: string;
+    filledOptions: string;
     apiKeyHeader: string;
     grpcPort: number;
     envPrefix: string;
@@ -172,6 +178,8 @@ export interface MethodView {
   returns: string;
   /** The method takes idempotency_key= (the operation's calls carry an Idempotency-Key). */
   keyed: boolean;
+  /** A deprecated operation's warnings.warn(...) statement (Python's DeprecationWarning), run before the call; "" for the others. */
+  deprecation: string;
   doc: string;
   /** The docstring of its twin in the raw class, which answers a RawResponse. */
   rawDoc: string;
@@ -252,6 +260,8 @@ export interface ReadmeView extends ReadmeClientsView {
   retryAfterMax: number;
   /** The prefix of the environment variables the clients read. */
   envPrefix: string;
+  /** The address the README examples use: http://localhost:<api.http_port>. */
+  serviceUrl: string;
   /** The default deadline of a call, in seconds. */
   defaultTimeout: number;
   features: FeaturesView;

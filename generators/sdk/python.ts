@@ -30,7 +30,19 @@ import { pythonOptions, pythonOptionsTable, type ResolvedPythonOption } from "./
 import { SCALAR_SPECS } from "./scalars.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../../runtime/idempotency.js";
 import { allOrder, importOrder, PythonFile } from "./python-printer.js";
-import { buildSdkFacts, descriptorSetGroup, factsLookup, type ClientFacts, type FieldFacts, type MessageFacts, type OperationFacts, type SdkFacts } from "./sdk-facts.js";
+import {
+  buildSdkFacts,
+  descriptorSetGroup,
+  EXAMPLE_CREDENTIALS,
+  exampleCredentials,
+  factsLookup,
+  ROLE_TOKEN_TEXT,
+  type ClientFacts,
+  type FieldFacts,
+  type MessageFacts,
+  type OperationFacts,
+  type SdkFacts,
+} from "./sdk-facts.js";
 
 export const PYTHON_DIR = "generated/python";
 /**
@@ -120,11 +132,22 @@ interface FieldView {
   doc: string;
 }
 
+/** What an input of a timestamp takes (_shape.py): a datetime naming its timezone. */
+const TIMESTAMP_INPUT = "A timezone-aware datetime (a naive one is refused).";
+
 /** `input`: the field is sent, so its docs state the server's rules for it. */
 function fieldDoc(field: FieldFacts, input: boolean): string {
   return docText(
-    // Only what the manifest says of the field: no doc is better than one repeating its name.
-    [field.description, field.secret ? "Secret." : "", ...(input ? field.rules : []), field.deprecated ? `Deprecated: ${field.deprecated}` : ""].filter(Boolean).join(" "),
+    // Only what the manifest says of the field, and what a timestamp takes: no doc is better than one repeating its name.
+    [
+      field.description,
+      field.secret ? "Secret." : "",
+      input && field.kind === "timestamp" ? TIMESTAMP_INPUT : "",
+      ...(input ? field.rules : []),
+      field.deprecated ? `Deprecated: ${field.deprecated}` : "",
+    ]
+      .filter(Boolean)
+      .join(" "),
   );
 }
 
@@ -231,6 +254,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
     returns,
     /** The call takes an Idempotency-Key (keyword argument idempotency_key). */
     keyed: op.idempotencyKey,
+    deprecation: op.deprecated ? `${types.file.use("warnings", "warn")}(${pyLiteral(`${pythonMethodName(op.name)}() is deprecated: ${op.deprecated}`)}, DeprecationWarning, stacklevel=2)` : "",
     doc: methodDoc(op, params),
     /** The docstring of its twin answering a RawResponse (client.with_raw_response). */
     rawDoc: wrap(
@@ -283,7 +307,7 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
     ["fixed_protocol", pyLiteral(op.fixedProtocol)],
     ["retried", pyLiteral(op.retried)],
     ["idempotency_key", pyLiteral(op.idempotencyKey)],
-    ["defaults_client_id", pyLiteral(op.defaultsClientId)],
+    ["fills", pyLiteral(op.fills)],
     ["since", pyLiteral(op.since)],
     ["version_gated", gated.length > 0 ? `frozenset(${pyLiteral(gated)})` : "frozenset()"],
     ["graphql", graphql],
@@ -488,7 +512,7 @@ function clientViews(facts: SdkFacts, methods: Map<string, ReturnType<typeof ope
         role: JSON.stringify(client.role),
         doc: [title, "", `Use it as a context manager (${usage}) or call ${sync ? "close()" : "await close()"} when done.`, "", "Args:", ...params.map((p) => `    ${p.name}: ${p.doc}`)].join("\n"),
         params: params.map((p) => p.decl),
-        settings: params.filter((p) => p.setting).map((p) => `${p.name}=${p.name}`),
+        settings: params.flatMap((p) => (p.setting ? [p.setting] : [])),
         methods: client.operations.map((name) => methods.get(name)!),
       };
     }),
@@ -621,19 +645,31 @@ function pythonExamples(ir: Ir, facts: SdkFacts, methods: ReadonlyMap<string, Re
     .map((op) => ({ op, required: message(op.input).fields.filter((f) => f.required) }))
     .filter(({ required }) => required.every((f) => f.kind === "string" && !f.list))
     .map(({ op, required }) => ({ method: method(op.name), arguments: required.map((f) => `${pythonArgumentName(f.name)}="...", `).join("") }))[0];
-  const credential = admin ? (facts.features.adminSecret ? { name: "admin_secret", example: "s3cret" } : undefined) : facts.features.clientId ? { name: "client_id", example: "my-app" } : undefined;
+  // The credentials the API's declared schemes ask of the client (exampleCredentials), each a placeholder to replace.
+  const taken = exampleCredentials(ir);
+  const adminSecret = admin && facts.features.adminSecret ? { name: "admin_secret", example: EXAMPLE_CREDENTIALS.adminSecret } : undefined;
+  const clientId = !admin && facts.features.clientId ? { name: "client_id", example: EXAMPLE_CREDENTIALS.clientId } : undefined;
+  const apiKey = taken.apiKey ? { name: "api_key", example: EXAMPLE_CREDENTIALS.apiKey } : undefined;
+  const accessToken = taken.accessToken ? { name: "access_token", example: EXAMPLE_CREDENTIALS.accessToken } : undefined;
+  const asArgument = (credential: { name: string; example: string }) => `${credential.name}="${credential.example}"`;
   return {
     // The client the examples open: the admin client, or the user client of an API without admin operations.
     client: {
       variable: admin ? "admin" : "client",
       sync: pythonClientName(shownClient, "sync"),
       async: pythonClientName(shownClient, "async"),
-      credential,
-      // The arguments of a client configured from the environment: none, but a user client's client_id.
-      environmentArguments: credential?.name === "client_id" ? `client_id="${credential.example}"` : "",
-      environmentCommand: [`${facts.service.envPrefix}_SERVICE_URL=https://...`, ...(credential?.name === "admin_secret" ? [`${facts.service.envPrefix}_ADMIN_SECRET=...`] : []), "python app.py"].join(
-        " ",
-      ),
+      credentials: [adminSecret, clientId, apiKey, accessToken].filter((c) => c !== undefined),
+      // The arguments of a client configured from the environment: a user client's client_id and an API key, which the environment does not hold.
+      environmentArguments: [clientId, apiKey]
+        .filter((c) => c !== undefined)
+        .map(asArgument)
+        .join(", "),
+      environmentCommand: [
+        `${facts.service.envPrefix}_SERVICE_URL=https://...`,
+        ...(adminSecret ? [`${facts.service.envPrefix}_ADMIN_SECRET=...`] : []),
+        ...(accessToken ? [`${facts.service.envPrefix}_ACCESS_TOKEN=...`] : []),
+        "python app.py",
+      ].join(" "),
     },
     read: readView,
     list: listView,
@@ -759,11 +795,17 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     service: {
       name: pyLiteral(facts.service.name),
       version: pyLiteral(facts.service.version),
-      adminSecretHeader: pyLiteral(facts.service.adminSecretHeader),
-      adminSecretRequired: pyLiteral(facts.features.adminSecret),
-      orgAdminToken: pyLiteral(facts.features.orgAdmin),
+      secretHeader: pyLiteral(facts.service.adminSecretHeader),
+      secretRequired: pyLiteral(facts.features.adminSecret),
+      // The admin clients' argument and its environment variable, where an operation takes the secret.
+      secretOption: pyLiteral(facts.features.adminSecret ? "admin_secret" : ""),
+      secretVariable: pyLiteral(facts.features.adminSecret ? "ADMIN_SECRET" : ""),
+      secretVariableDoc: facts.features.adminSecret ? "_ADMIN_SECRET, " : "",
+      roleToken: pyLiteral(facts.features.orgAdmin),
+      roleTokenText: pyLiteral(facts.features.orgAdmin ? ROLE_TOKEN_TEXT : ""),
       apiKeyHeader: pyLiteral(facts.service.apiKeyHeader),
-      clientIdRequired: pyLiteral(facts.features.clientId),
+      // The input fields the user client fills in from its arguments: the token calls' client_id, where one takes it.
+      filledOptions: facts.features.clientId ? '{"client_id": "client_id"}' : "{}",
       grpcPort: facts.service.grpcPort,
       envPrefix: pyLiteral(facts.service.envPrefix),
       distribution: pyLiteral(distribution),
@@ -771,6 +813,8 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     },
     /** The prefix of the environment variables the clients read (<envPrefix>_LOG, ...). */
     envPrefix: facts.service.envPrefix,
+    /** The address of the examples: the manifest's HTTP port on localhost. */
+    serviceUrl: `http://localhost:${facts.service.httpPort}`,
     protocols: pyLiteral(facts.protocols),
     protocolLiteral: facts.protocols.map(pyLiteral).join(", "),
     grpcMissing: pyLiteral(`protocol "grpc" needs the grpc extra, which is not installed: pip install "${distribution}[grpc]" (from a wheel file: pip install "<wheel>[grpc]")`),

@@ -7,9 +7,12 @@ import { GraphQLBoolean, GraphQLFloat, GraphQLInt, GraphQLScalarType, GraphQLStr
 import type { ScalarKind } from "../../runtime/schema.js";
 import { VALUE_TEXTS } from "../../runtime/validate.js";
 
-/** A scalar of protobuf, a map<string, string>, or google.protobuf.Struct. */
-export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "double";
-export type ProtoMapping = { readonly kind: "scalar"; readonly scalar: ProtoScalar } | { readonly kind: "map" } | { readonly kind: "struct" };
+/** A scalar of protobuf, a map<string, string>, or a well-known message (google.protobuf.Struct, Timestamp, Duration). */
+export type ProtoScalar = "string" | "bool" | "int32" | "int64" | "uint32" | "uint64" | "float" | "double" | "bytes";
+export type ProtoMapping =
+  | { readonly kind: "scalar"; readonly scalar: ProtoScalar }
+  | { readonly kind: "map" }
+  | { readonly kind: "wellKnown"; readonly typeName: `.google.protobuf.${string}`; readonly file: `google/protobuf/${string}.proto` };
 
 /** A name a Python annotation imports: from a module, or a type the SDK itself declares (_model.py). */
 export type PythonImport = { readonly module: string; readonly name: string } | { readonly own: string };
@@ -23,9 +26,21 @@ export interface ScalarSpec {
   /** Takes minimum / maximum, and a number as requiredIf.equals. */
   readonly numeric: boolean;
   readonly proto: ProtoMapping;
+  /** What a proto field's comment adds where the proto type alone does not say the value's form. */
+  readonly protoNote?: string;
   readonly graphql: GraphQLScalarType;
-  /** JSON Schema of a value: OpenAPI states the format, the MCP catalogue the type only. */
-  readonly jsonSchema: { readonly type: string; readonly format?: string; readonly additionalProperties?: unknown };
+  /** JSON Schema of a value: OpenAPI states the format (and pattern), the MCP catalogue the type only. */
+  readonly jsonSchema: {
+    readonly type: string;
+    readonly format?: string;
+    readonly pattern?: string;
+    readonly contentEncoding?: string;
+    readonly minimum?: number;
+    readonly maximum?: number;
+    readonly additionalProperties?: unknown;
+  };
+  /** The JSON Schema of an input value, where requests may carry more forms than answers do (a uint64 as a number too). */
+  readonly jsonSchemaInput?: { readonly anyOf: readonly Record<string, unknown>[] };
   readonly typescript: string;
   /** The TypeScript type graphql-codegen maps a custom GraphQL scalar to (only custom scalars). */
   readonly codegenTypescript?: string;
@@ -38,11 +53,35 @@ export interface ScalarSpec {
   readonly sample: SampleKind;
 }
 
-/** Custom GraphQL scalars: 64-bit integers (GraphQL Int is 32-bit), string maps and free-form JSON objects. */
+/**
+ * Custom GraphQL scalars: 64-bit and unsigned integers (GraphQL Int is signed 32-bit), date-times,
+ * dates, durations, bytes, string maps and free-form JSON objects. Where a scalar specification
+ * exists (scalars.graphql.org), the scalar names it with @specifiedBy.
+ */
 const INT64 = new GraphQLScalarType({
   name: "Int64",
   description: "An integer from -9007199254740991 to 9007199254740991 (the integers a JSON number holds exactly), such as a Unix time in seconds; an int64 in protobuf.",
 });
+const UINT32 = new GraphQLScalarType({ name: "UInt32", description: "An integer from 0 to 4294967295; a uint32 in protobuf." });
+const UINT64 = new GraphQLScalarType({
+  name: "UInt64",
+  description: 'An integer from 0 to 18446744073709551615 written as a decimal string ("18446744073709551615"), as protobuf\'s JSON mapping writes a uint64; a number is accepted as input.',
+});
+const DATE_TIME = new GraphQLScalarType({
+  name: "DateTime",
+  description: "An instant as an RFC 3339 date-time (2026-01-31T09:30:00Z); answers are in UTC with 0, 3, 6 or 9 fractional digits. A google.protobuf.Timestamp in protobuf.",
+  specifiedByURL: "https://scalars.graphql.org/andimarek/date-time",
+});
+const DATE = new GraphQLScalarType({
+  name: "Date",
+  description: "A calendar date as an RFC 3339 full-date (2026-01-31).",
+  specifiedByURL: "https://scalars.graphql.org/andimarek/local-date",
+});
+const DURATION = new GraphQLScalarType({
+  name: "Duration",
+  description: 'A signed length of time in seconds with up to 9 fractional digits and the suffix s ("90s", "1.5s", "-0.25s"), as protobuf\'s JSON mapping writes a google.protobuf.Duration.',
+});
+const BYTES = new GraphQLScalarType({ name: "Bytes", description: "Bytes as standard base64 (RFC 4648, padded; URL-safe base64 is accepted as input); bytes in protobuf." });
 const MAP = new GraphQLScalarType({ name: "Map", description: "A JSON object whose values are strings." });
 const JSON_OBJECT = new GraphQLScalarType({ name: "JSON", description: "A free-form JSON object." });
 
@@ -96,6 +135,51 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     wireText: VALUE_TEXTS.integer,
     sample: "number",
   },
+  uint32: {
+    aliases: ["uint", "unsigned"],
+    numeric: true,
+    proto: { kind: "scalar", scalar: "uint32" },
+    graphql: UINT32,
+    jsonSchema: { type: "integer", format: "uint32", minimum: 0, maximum: 4294967295 },
+    typescript: "number",
+    codegenTypescript: "number",
+    python: { input: "int", answer: "int" },
+    go: { type: "uint32", pointerWhenOptional: true, kind: "kindUint32" },
+    wireText: VALUE_TEXTS.integer,
+    sample: "number",
+  },
+  uint64: {
+    aliases: ["ulong"],
+    numeric: false,
+    proto: { kind: "scalar", scalar: "uint64" },
+    graphql: UINT64,
+    jsonSchema: { type: "string", format: "uint64", pattern: "^(0|[1-9][0-9]{0,19})$" },
+    // proto3's JSON mapping reads a number too; the exact ones of a JSON number.
+    jsonSchemaInput: {
+      anyOf: [
+        { type: "string", format: "uint64", pattern: "^(0|[1-9][0-9]{0,19})$" },
+        { type: "integer", minimum: 0, maximum: Number.MAX_SAFE_INTEGER },
+      ],
+    },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "int", answer: "int" },
+    go: { type: "uint64", pointerWhenOptional: true, kind: "kindUint64" },
+    wireText: VALUE_TEXTS.uint64,
+    sample: { value: "18446744073709551615" },
+  },
+  float32: {
+    aliases: ["single", "real"],
+    numeric: true,
+    proto: { kind: "scalar", scalar: "float" },
+    graphql: GraphQLFloat,
+    jsonSchema: { type: "number", format: "float" },
+    typescript: "number",
+    python: { input: "float", answer: "float" },
+    go: { type: "float32", pointerWhenOptional: true, kind: "kindFloat32" },
+    wireText: VALUE_TEXTS.number,
+    sample: { value: 4.5 },
+  },
   float64: {
     aliases: ["number", "float", "double"],
     numeric: true,
@@ -107,6 +191,59 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     go: { type: "float64", pointerWhenOptional: true, kind: "kindFloat64" },
     wireText: VALUE_TEXTS.number,
     sample: "number",
+  },
+  timestamp: {
+    aliases: ["datetime", "date-time", "date_time", "instant"],
+    numeric: false,
+    proto: { kind: "wellKnown", typeName: ".google.protobuf.Timestamp", file: "google/protobuf/timestamp.proto" },
+    graphql: DATE_TIME,
+    jsonSchema: { type: "string", format: "date-time" },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "datetime", answer: "datetime", imports: { input: { module: "datetime", name: "datetime" }, answer: { module: "datetime", name: "datetime" } } },
+    go: { type: "time.Time", pointerWhenOptional: true, kind: "kindTimestamp" },
+    wireText: VALUE_TEXTS.timestamp,
+    sample: { value: "2026-01-31T09:30:00Z" },
+  },
+  date: {
+    aliases: ["localdate", "local_date"],
+    numeric: false,
+    proto: { kind: "scalar", scalar: "string" },
+    protoNote: "A date as an RFC 3339 full-date (2026-01-31).",
+    graphql: DATE,
+    jsonSchema: { type: "string", format: "date" },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "date", answer: "date", imports: { input: { module: "datetime", name: "date" }, answer: { module: "datetime", name: "date" } } },
+    go: { type: "string", pointerWhenOptional: true, kind: "kindDate" },
+    wireText: VALUE_TEXTS.date,
+    sample: { value: "2026-01-31" },
+  },
+  duration: {
+    aliases: ["timedelta", "interval", "period"],
+    numeric: false,
+    proto: { kind: "wellKnown", typeName: ".google.protobuf.Duration", file: "google/protobuf/duration.proto" },
+    graphql: DURATION,
+    jsonSchema: { type: "string", pattern: "^-?[0-9]{1,12}(\\.[0-9]{1,9})?s$" },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "timedelta", answer: "timedelta", imports: { input: { module: "datetime", name: "timedelta" }, answer: { module: "datetime", name: "timedelta" } } },
+    go: { type: "time.Duration", pointerWhenOptional: true, kind: "kindDuration" },
+    wireText: VALUE_TEXTS.duration,
+    sample: { value: "90s" },
+  },
+  bytes: {
+    aliases: ["binary", "blob", "bytearray"],
+    numeric: false,
+    proto: { kind: "scalar", scalar: "bytes" },
+    graphql: BYTES,
+    jsonSchema: { type: "string", format: "byte", contentEncoding: "base64" },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "bytes", answer: "bytes" },
+    go: { type: "[]byte", pointerWhenOptional: false, kind: "kindBytes" },
+    wireText: VALUE_TEXTS.bytes,
+    sample: { value: "aGVsbG8=" },
   },
   map: {
     aliases: ["dict"],
@@ -124,7 +261,7 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
   json: {
     aliases: ["object"],
     numeric: false,
-    proto: { kind: "struct" },
+    proto: { kind: "wellKnown", typeName: ".google.protobuf.Struct", file: "google/protobuf/struct.proto" },
     graphql: JSON_OBJECT,
     jsonSchema: { type: "object", additionalProperties: true },
     typescript: "JsonObject",

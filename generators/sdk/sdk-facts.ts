@@ -86,8 +86,8 @@ export interface OperationFacts {
   retried: boolean;
   /** Each call carries an Idempotency-Key (the caller's, or one made for the call), the same on every attempt. */
   idempotencyKey: boolean;
-  /** Token calls name the client's client_id unless the caller names another. */
-  defaultsClientId: boolean;
+  /** Input fields the client fills in with its own values where the call leaves them out: a token call's client_id, the user client's. */
+  fills: string[];
   /** Minimum server version per carrying protocol. */
   since: Partial<Record<Protocol, string>>;
   /**
@@ -125,7 +125,7 @@ export interface ClientFacts {
 }
 
 export interface SdkFacts {
-  service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; grpcPort: number; envPrefix: string; protoPackage: string };
+  service: { name: string; title: string; version: string; adminSecretHeader: string; apiKeyHeader: string; httpPort: number; grpcPort: number; envPrefix: string; protoPackage: string };
   /** What of the auth machinery the operations use: the SDKs carry only that (credentials, OAuthError). */
   features: ApiFeatures;
   /** The auth schemes of kind api_key the operations name, as the docs of the API key say which operations take it. */
@@ -227,7 +227,14 @@ export const WIRE_CHECK_TEXTS = {
   integer: SCALAR_SPECS.int64.wireText,
   int32Range: rangeText(INTEGER_RANGES.int32),
   int64Range: rangeText(INTEGER_RANGES.int64),
+  uint32Range: rangeText(INTEGER_RANGES.uint32),
+  float32Range: rangeText(INTEGER_RANGES.float32),
   float64: SCALAR_SPECS.float64.wireText,
+  timestamp: SCALAR_SPECS.timestamp.wireText,
+  date: SCALAR_SPECS.date.wireText,
+  duration: SCALAR_SPECS.duration.wireText,
+  bytes: SCALAR_SPECS.bytes.wireText,
+  uint64: SCALAR_SPECS.uint64.wireText,
   map: SCALAR_SPECS.map.wireText,
   json: SCALAR_SPECS.json.wireText,
   enum: VALUE_TEXTS.enum,
@@ -265,6 +272,30 @@ export function iteratorPageSize(pagination: Pagination): number | null {
 /** The GraphQL document of an operation exactly as the TypeScript client sends it: one line. */
 export function clientGraphqlDocument(ir: Ir, op: IrOperation): string {
   return graphqlDocument(ir, op).replace(/\s+/g, " ");
+}
+
+/**
+ * Whose access token an admin client may call with instead of the secret, where a rule lets the
+ * holders of its org role in (features.orgAdmin): the refusal of a client given neither says it.
+ */
+export const ROLE_TOKEN_TEXT = "the access token of a user who is an org-admin (for the organizations that user administers)";
+
+/** What the SDK READMEs' examples pass for a credential: a placeholder the reader replaces with their own. */
+export const EXAMPLE_CREDENTIALS = { adminSecret: "s3cret", clientId: "my-app", apiKey: "my-api-key", accessToken: "my-access-token" } as const;
+
+/**
+ * The credentials the client of the SDK READMEs' examples (ir.docExamples.surface) passes besides
+ * the admin secret and client id its constructor takes: an API key where an operation of that
+ * client is of an api_key scheme, a user's access token where one is of a bearer scheme of access
+ * tokens. So each example calls as the API's declared schemes ask, and runs as printed.
+ */
+export function exampleCredentials(ir: Ir): { apiKey: boolean; accessToken: boolean } {
+  const onAdmin = ir.docExamples.surface === "admin";
+  const schemes = ir.operations.filter((op) => (op.surface === "admin") === onAdmin).map((op) => ir.api.authSchemes.find((scheme) => scheme.name === op.auth));
+  return {
+    apiKey: schemes.some((scheme) => scheme?.kind === "api_key"),
+    accessToken: !onAdmin && schemes.some((scheme) => scheme?.kind === "bearer" && scheme.token === "access"),
+  };
 }
 
 /** The operation of a name, the message of a name, and a paginated operation's items field: what the SDK READMEs' examples look up. */
@@ -374,7 +405,7 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       retried: op.idempotent || op.idempotencyKey,
       idempotencyKey: op.idempotencyKey,
       // Only a token route that takes client_id (discovery, userinfo and the keys take none).
-      defaultsClientId: op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id"),
+      fills: op.surface === "oauth" && ir.api.features.clientId && op.input.fields.some((f) => f.name === "client_id") ? ["client_id"] : [],
       since,
       versionGated,
       graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
@@ -413,6 +444,7 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       version: ir.api.version,
       adminSecretHeader: ir.api.adminSecretHeader,
       apiKeyHeader: ir.api.apiKeyHeader,
+      httpPort: ir.api.httpPort,
       grpcPort: ir.api.grpcPort,
       envPrefix: ir.api.envPrefix,
       protoPackage: ir.proto.package,

@@ -25,7 +25,7 @@ function newPemKeyPair(type: JWTKeyType): Promise<PemPair> {
 export function authOperations({ core }: Deps): Operations<"adminLogin" | "adminLogout" | "adminSession" | "adminMeta" | "adminSignup" | "updateEnv" | "generateJWTKeys"> {
   return {
     async adminLogin(input, context) {
-      const sessions = context.adminSessions;
+      const sessions = context.sessions;
       if (!(await sessions.verifySecret(input.admin_secret))) throw new ServiceError("UNAUTHENTICATED", "wrong admin secret");
       const session = await sessions.open();
       context.setCookie(sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
@@ -33,14 +33,14 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
     },
 
     async adminLogout(_input, context) {
-      const sessions = context.adminSessions;
+      const sessions = context.sessions;
       await sessions.close(context.cookies[sessions.cookieName]);
       context.setCookie(sessions.cookieName, "", { maxAgeSeconds: 0 });
       return { message: "admin session closed" };
     },
 
     async adminSession(_input, context) {
-      const session = await context.adminSessions.get(context.cookies[context.adminSessions.cookieName]);
+      const session = await context.sessions.get(context.cookies[context.sessions.cookieName]);
       if (session) return { message: "admin session", created_at: session.createdAt, expires_at: session.expiresAt };
       // The runtime let the call through, so the caller sent the admin secret header: no session to show.
       const now = nowSeconds(core);
@@ -62,7 +62,7 @@ export function authOperations({ core }: Deps): Operations<"adminLogin" | "admin
         .catch((error: unknown) => {
           throw error instanceof ServiceError && error.code === "ALREADY_EXISTS" ? taken() : error;
         });
-      const sessions = context.adminSessions;
+      const sessions = context.sessions;
       const session = await sessions.open();
       context.setCookie(sessions.cookieName, session.id, { maxAgeSeconds: session.expiresAt - session.createdAt });
       return { message: "admin created; admin session opened", created_at: session.createdAt, expires_at: session.expiresAt };

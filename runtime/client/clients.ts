@@ -22,10 +22,20 @@ export interface AdminClientConfig extends ClientConfig {
 }
 
 export interface UserClientConfig extends ClientConfig {
-  /** Identifier of the client application; the default client_id of token calls. Only where a token call takes one (schema.features.clientId). */
-  clientId: string;
   /** Access token of the signed-in user, sent as a bearer token. */
   accessToken?: string;
+}
+
+/** A user client of an API whose token calls take a client_id (schema.features.clientId): the generated client fills it in (FilledField). */
+export interface ClientIdConfig {
+  /** Identifier of the client application; the default client_id of token calls. */
+  clientId: string;
+}
+
+/** An input field a client fills in with one of its options where a call leaves it out: the option's name, which a client without it is refused by, and its value. */
+export interface FilledField {
+  readonly option: string;
+  readonly value: string | undefined;
 }
 
 export class AdminClientBase {
@@ -65,11 +75,16 @@ export class AdminClientBase {
 export class UserClientBase {
   protected readonly core: ClientCore;
   private accessToken: string | undefined;
+  /** The values of the input fields this client fills in (filled), by field. */
+  private readonly fills: Readonly<Record<string, string>>;
   constructor(
     definition: ClientDefinition,
-    protected readonly config: ClientConfig & Partial<UserClientConfig> & ApiKeyConfig,
+    protected readonly config: ClientConfig & UserClientConfig & ApiKeyConfig,
+    /** The input fields the generated client fills in from its options, by field name; each option is required. */
+    fills: Readonly<Record<string, FilledField>> = {},
   ) {
-    if (definition.schema.features.clientId && !config.clientId) throw new TypeError("clientId is required");
+    for (const { option, value } of Object.values(fills)) if (!value) throw new TypeError(`${option} is required`);
+    this.fills = Object.fromEntries(Object.entries(fills).map(([field, { value }]) => [field, value!]));
     this.accessToken = config.accessToken ?? fromEnvironment(definition.schema, "ACCESS_TOKEN");
     const keyHeaders = apiKeyHeaders(definition, config);
     this.core = new ClientCore(definition, config, (): Record<string, string> => (this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders));
@@ -84,8 +99,10 @@ export class UserClientBase {
   close(): Promise<void> {
     return this.core.close();
   }
-  /** Token calls name this client unless the caller names another. */
-  protected withClientId<T extends object>(input: T): T {
-    return ("client_id" in input && input.client_id) || !this.config.clientId ? input : { ...input, client_id: this.config.clientId };
+  /** The input with the fields this client fills in, where the caller names none. */
+  protected filled<T extends object>(input: T): T {
+    const given = input as Record<string, unknown>;
+    const missing = Object.entries(this.fills).filter(([field]) => !given[field]);
+    return missing.length === 0 ? input : { ...input, ...Object.fromEntries(missing) };
   }
 }

@@ -75,7 +75,7 @@ export interface ClientConfig {
   grpcTls?: boolean | TlsClientOptions;
   /**
    * Let calls go in clear (http://, gRPC without TLS) to a host that is not loopback. Off by
-   * default: such a call is refused before anything is sent, since it would carry the admin secret,
+   * default: such a call is refused before anything is sent, since it would carry a secret, a key,
    * a token or a password.
    */
   allowInsecure?: boolean;
@@ -119,6 +119,9 @@ export interface ClientHooks {
   onRequest?(event: RequestEvent): void | Promise<void>;
   onResponse?(event: ResponseEvent): void;
 }
+
+/** The deprecated operations a warning was given for, once per process. */
+const warnedDeprecated = new WeakSet<OperationSpec>();
 
 /** The console's shape: any logger with debug and warn takes the lines. */
 export interface Logger {
@@ -254,7 +257,7 @@ const sleep = (ms: number, signal: AbortSignal | undefined) =>
   });
 
 /** A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port (no scheme, no path). */
-const GRPC_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
+export const GRPC_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 
 /** Default gRPC target: the host of the service URL with the gRPC port. */
 export function defaultGrpcEndpoint(serviceUrl: string, grpcPort: number): string {
@@ -343,6 +346,11 @@ export class ClientCore {
   private operation(name: string): OperationSpec {
     const operation = this.definition.schema.operations[name];
     if (!operation || !this.definition.surfaces.includes(operation.surface)) throw new TypeError(`no operation ${name} on this client`);
+    if (operation.deprecated !== null && !warnedDeprecated.has(operation)) {
+      // Once per process, to the client's logger or the console: a deprecation is worth one line, not one per call.
+      warnedDeprecated.add(operation);
+      (this.logger ?? console).warn(`${operation.pascalName} is deprecated: ${operation.deprecated}`);
+    }
     return operation;
   }
 

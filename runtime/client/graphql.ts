@@ -26,7 +26,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       let response: Response;
       let text: string;
       try {
-        // Never followed: fetch would send the admin secret header to whatever address a redirect names.
+        // Never followed: fetch would send the secret's header to whatever address a redirect names.
         response = await settings.fetch(url, { method: "POST", headers: { ...call.headers, "content-type": "application/json" }, body, signal: call.signal, redirect: "manual" });
         call.onResponse?.(response.status, response.headers);
         if (response.status >= 300 && response.status < 400) throw redirected(response, operation.name, "graphql");

@@ -45,7 +45,11 @@ function queryString(input: Plain, sorted = false): string {
   const params = new URLSearchParams();
   const entries = Object.entries(input);
   if (sorted) entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  for (const [key, value] of entries) if (value !== undefined && value !== null) params.set(key, String(value));
+  for (const [key, value] of entries) {
+    // A list goes as the parameter repeated (tag=a&tag=b), as OpenAPI's form style says.
+    if (Array.isArray(value)) for (const item of value) params.append(key, String(item));
+    else if (value !== undefined && value !== null) params.set(key, String(value));
+  }
   const text = params.toString();
   return text ? `?${text}` : "";
 }
@@ -69,7 +73,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
           headers: inQuery ? call.headers : { ...call.headers, "content-type": "application/json" },
           body: inQuery ? undefined : JSON.stringify(filled.rest),
           signal: call.signal,
-          // Never followed: fetch would send the admin secret header to whatever address a redirect names.
+          // Never followed: fetch would send the secret's header to whatever address a redirect names.
           redirect: "manual",
         });
         call.onResponse?.(response.status, response.headers);

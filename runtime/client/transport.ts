@@ -11,7 +11,7 @@ export type Plain = Record<string, unknown>;
 export interface TransportCall {
   operation: OperationSpec;
   input: Plain;
-  /** Headers of this call: the admin secret, extra headers, per-call headers. */
+  /** Headers of this call: the credentials, extra headers, per-call headers. */
   headers: Record<string, string>;
   /** Absent when the caller set neither a signal nor a deadline (no listener per call then). */
   signal: AbortSignal | undefined;

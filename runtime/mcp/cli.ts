@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { ApiSchema, OperationSpec } from "../schema.js";
+import { GRPC_ENDPOINT } from "../client/core.js";
 import { ERROR_WIRE, isErrorCode } from "../errors.js";
 import { bridgedToolServer } from "./bridge.js";
 import { FailureBudget } from "./failures.js";
@@ -25,8 +26,8 @@ export interface GeneratedClients {
   /** The tool catalogue (generated/mcp/tools.ts). */
   tools: readonly ToolDefinition[];
   /** The clients of the API, those it has (an API without admin operations has no admin client). */
-  admin?(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
-  user?(config: { serviceUrl: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
+  admin?(config: { serviceUrl: string; grpcEndpoint?: string; protocol: "rest" | "graphql" | "grpc"; adminSecret: string; serverVersion: string; retry: false }): AnyClient;
+  user?(config: { serviceUrl: string; grpcEndpoint?: string; protocol: "rest" | "graphql" | "grpc"; clientId: string; serverVersion: string; retry: false }): AnyClient;
 }
 
 /**
@@ -44,16 +45,19 @@ export const usage = (
   command: string,
   env: string,
   schema?: ApiSchema,
-) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
-       [--read-only] [--surface admin|user] [--group <group,...>] [--operation <name,...>] [--tools all|dynamic] [--client-id <id>] [--server-version <x.y.z>]
+) => `usage: ${command} --service-url <url> [--protocol rest|graphql|grpc] [--grpc-endpoint <host:port>] [--transport stdio|http] [--port 8765] [--host 127.0.0.1]
+       [--read-only]${schema && !Object.values(schema.operations).some((op) => op.surface === "admin") ? "" : " [--surface admin|user]"} [--group <group,...>] [--operation <name,...>] [--tools all|dynamic]${schema?.features.clientId === false ? "" : " [--client-id <id>]"} [--server-version <x.y.z>]
 environment: ${env}_SERVICE_URL, ${credentialVariables(env, schema)
   .join(", ")
-  .replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call), ${env}_CLIENT_ID`;
+  .replace(/, ([^,]+)$/, " and $1")} (stdio: the credentials of every call)${schema?.features.clientId === false ? "" : `, ${env}_CLIENT_ID`}
+       ${env}_GRPC_ENDPOINT: the gRPC host:port of --protocol grpc, as --grpc-endpoint (default: the service URL's host, port ${schema?.grpcPort ?? "of the API"})`;
 
 export class UsageError extends Error {}
 
 export interface McpCliSettings {
   serviceUrl: string;
+  /** The gRPC target (host:port) of --protocol grpc; the clients' default (the service URL's host, the API's gRPC port) when absent. */
+  grpcEndpoint?: string;
   protocol: "rest" | "graphql" | "grpc";
   transport: "stdio" | "http";
   port: number;
@@ -70,7 +74,7 @@ export interface McpCliSettings {
 /** The credentials the command line refuses to take, where other users of the machine can read them: flag -> the variable's suffix. */
 const SECRET_FLAGS: Readonly<Record<string, string>> = { "--admin-secret": "ADMIN_SECRET", "--access-token": "ACCESS_TOKEN", "--api-key": "API_KEY" };
 
-const VALUE_FLAGS = ["--service-url", "--protocol", "--transport", "--port", "--host", "--surface", "--group", "--operation", "--tools", "--client-id", "--server-version"] as const;
+const VALUE_FLAGS = ["--service-url", "--grpc-endpoint", "--protocol", "--transport", "--port", "--host", "--surface", "--group", "--operation", "--tools", "--client-id", "--server-version"] as const;
 
 export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<string, string | undefined>>, schema: ApiSchema, prefix: string): McpCliSettings {
   const given = new Map<string, string>();
@@ -109,10 +113,16 @@ export function parseMcpArgs(argv: readonly string[], env: Readonly<Record<strin
   const surface = given.get("--surface");
   if (surface !== undefined && surface !== "admin" && surface !== "user") throw new UsageError("--surface must be admin or user");
   const protocol = oneOf("--protocol", ["rest", "graphql", "grpc"] as const, "rest");
+  const grpcEndpoint = given.get("--grpc-endpoint") ?? env[`${prefix}_GRPC_ENDPOINT`];
+  if (grpcEndpoint !== undefined && grpcEndpoint !== "" && !GRPC_ENDPOINT.test(grpcEndpoint)) {
+    throw new UsageError(`--grpc-endpoint (or ${prefix}_GRPC_ENDPOINT) must be the service's gRPC host:port, such as localhost:${schema.grpcPort}, not '${grpcEndpoint}'`);
+  }
+  if (given.has("--grpc-endpoint") && protocol !== "grpc") throw new UsageError(`--grpc-endpoint is where the tools call over gRPC: give it with --protocol grpc (the protocol is ${protocol})`);
   const serverVersion = given.get("--server-version") ?? schema.version;
   if (!/^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/.test(serverVersion)) throw new UsageError(`--server-version must be a version such as ${schema.version}`);
   return {
     serviceUrl,
+    ...(grpcEndpoint ? { grpcEndpoint } : {}),
     protocol,
     transport: oneOf("--transport", ["stdio", "http"] as const, "stdio"),
     port,
@@ -181,7 +191,14 @@ export async function startMcp(
   const { schema } = generated;
   const tools = selectTools(generated.tools, settings.selection);
   const mode = settings.selection.mode ?? "all";
-  const common = { serviceUrl: settings.serviceUrl, protocol: settings.protocol, serverVersion: settings.serverVersion, retry: false as const };
+  const common = {
+    serviceUrl: settings.serviceUrl,
+    ...(settings.grpcEndpoint ? { grpcEndpoint: settings.grpcEndpoint } : {}),
+    protocol: settings.protocol,
+    serverVersion: settings.serverVersion,
+    retry: false as const,
+  };
+  const calling = `calling ${settings.protocol === "grpc" ? `gRPC ${settings.grpcEndpoint ?? `at the host of ${settings.serviceUrl}, port ${schema.grpcPort}`}` : `${settings.serviceUrl} over ${settings.protocol}`}`;
   // The admin client's own secret is never sent: each call names the caller's in its headers.
   const admin = generated.admin?.({ ...common, adminSecret: "per-call" });
   const user = generated.user?.({ ...common, clientId: settings.clientId });
@@ -206,7 +223,7 @@ export async function startMcp(
     const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
     const server = await createToolServer({ name: `${schema.name}-mcp`, version: schema.version, tools, mode, invoke: invokeWith(settings) });
     await server.connect(new StdioServerTransport());
-    log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on stdio, calling ${settings.serviceUrl} over ${settings.protocol}`);
+    log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on stdio, ${calling}`);
     return { close: async () => (await server.close(), await closeClients()) };
   }
 
@@ -307,7 +324,7 @@ export async function startMcp(
   });
   await new Promise<void>((resolve, reject) => http.once("error", reject).listen(settings.port, settings.host, () => resolve()));
   const url = `http://${settings.host}:${(http.address() as AddressInfo).port}/mcp`;
-  log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on ${url}, calling ${settings.serviceUrl} over ${settings.protocol}`);
+  log(`${schema.name}-mcp: ${mode === "dynamic" ? "3 tools (dynamic)" : `${tools.length} tools`} on ${url}, ${calling}`);
   return {
     url,
     close: async () => {

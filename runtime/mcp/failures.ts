@@ -1,6 +1,6 @@
 // The standalone MCP server's own budget of wrong credentials. Over HTTP it checks each caller's
 // credential against the service from its own address, so without a budget of its own an anonymous
-// caller's wrong secrets spend the service's lockout of that address, and the right admin behind the
+// caller's wrong secrets spend the service's lockout of that address, and the secret's right holder behind the
 // same MCP server is refused with it (the security review: 662 s of TOO_MANY_REQUESTS).
 
 export interface FailurePolicy {

@@ -23,14 +23,14 @@ export interface ToolDefinition {
 
 /**
  * The WWW-Authenticate of a tool call refused for its credential (HTTP 401): a bearer token, and
- * the headers of the admin secret and of the API key where the API's operations take them;
+ * the headers of the secret and of the API key where the API's operations take them;
  * `resourceMetadata`: the URL of the service's protected-resource metadata (RFC 9728), where an
  * MCP host learns which authorization server signs its users in.
  */
 export const mcpChallenge = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">, resourceMetadata?: string): string =>
   [
     `Bearer realm="mcp"${resourceMetadata ? `, resource_metadata="${resourceMetadata}"` : ""}`,
-    ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="admin tools"`] : []),
+    ...(schema.features.adminSecret ? [`${schema.adminSecretHeader}="secret tools"`] : []),
     ...(schema.features.apiKey ? [`${schema.apiKeyHeader}="api_key tools"`] : []),
   ].join(", ");
 

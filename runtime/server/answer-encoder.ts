@@ -7,11 +7,17 @@
 // @grpc/proto-loader, which the gRPC port already loads), the fastest one at hand.
 import { fromJson, toBinary, ScalarType, type DescField, type DescMessage } from "@bufbuild/protobuf";
 import { WireType } from "@bufbuild/protobuf/wire";
-import { StructSchema } from "@bufbuild/protobuf/wkt";
+import { DurationSchema, StructSchema, TimestampSchema } from "@bufbuild/protobuf/wkt";
 import protobufjs from "protobufjs/minimal.js";
 import type { ApiSchema, FieldSpec } from "../schema.js";
+import { protoOfText } from "../wire-values.js";
 
 type BinaryWriter = protobufjs.Writer;
+/** A 64-bit integer as the two 32-bit halves protobufjs's writer takes (it would round a string past 2^53 without the long package). */
+const longBits = (value: bigint) => {
+  const bits = BigInt.asUintN(64, value);
+  return { low: Number(bits & 0xffffffffn), high: Number(bits >> 32n), unsigned: true } as unknown as number;
+};
 const tag = (number: number, wireType: WireType) => ((number << 3) | wireType) >>> 0;
 
 type Plain = Record<string, unknown>;
@@ -31,8 +37,18 @@ function scalarWriter(scalar: ScalarType): { wireType: WireType; write: WriteVal
       return { wireType: WireType.Varint, write: (w, v) => w.int32(v as number), isZero: (v) => v === 0 };
     case ScalarType.INT64:
       return { wireType: WireType.Varint, write: (w, v) => w.int64(v as number), isZero: (v) => v === 0 || v === 0n };
+    case ScalarType.UINT32:
+      return { wireType: WireType.Varint, write: (w, v) => w.uint32(v as number), isZero: (v) => v === 0 };
+    // A uint64 is its decimal string in the flat shape.
+    case ScalarType.UINT64:
+      return { wireType: WireType.Varint, write: (w, v) => w.uint64(longBits(BigInt(v as string))), isZero: (v) => v === "0" };
+    case ScalarType.FLOAT:
+      return { wireType: WireType.Bit32, write: (w, v) => w.float(v as number), isZero: (v) => v === 0 };
     case ScalarType.DOUBLE:
       return { wireType: WireType.Bit64, write: (w, v) => w.double(v as number), isZero: (v) => v === 0 };
+    // Bytes are standard base64 in the flat shape, which protobufjs's writer decodes itself.
+    case ScalarType.BYTES:
+      return { wireType: WireType.LengthDelimited, write: (w, v) => w.bytes(v as string), isZero: (v) => v === "" };
     default:
       throw new Error(`no answer field has the scalar type ${ScalarType[scalar]}`);
   }
@@ -107,6 +123,18 @@ function embeddedWriter(schema: ApiSchema, desc: DescMessage, messageName: strin
   // A free-form JSON object (kind json) travels as google.protobuf.Struct: rare, left to protobuf-es.
   if (desc.typeName === StructSchema.typeName) {
     return (writer, value) => void writer.uint32(fieldTag).bytes(toBinary(StructSchema, fromJson(StructSchema, value as never)));
+  }
+  // A timestamp or duration is its canonical JSON text in the flat shape: seconds (1) and nanos (2).
+  if (desc.typeName === TimestampSchema.typeName || desc.typeName === DurationSchema.typeName) {
+    const kind = desc.typeName === TimestampSchema.typeName ? "timestamp" : "duration";
+    const [secondsTag, nanosTag] = [tag(1, WireType.Varint), tag(2, WireType.Varint)];
+    return (writer, value) => {
+      const { seconds, nanos } = protoOfText(kind, value as unknown as string) as { seconds: bigint; nanos: number };
+      writer.uint32(fieldTag).fork();
+      if (seconds !== 0n) writer.uint32(secondsTag).int64(longBits(seconds));
+      if (nanos !== 0) writer.uint32(nanosTag).int32(nanos);
+      writer.ldelim();
+    };
   }
   const writeMessage = messageWriter(schema, desc, messageName);
   return (writer, value) => {

@@ -1,39 +1,56 @@
-// Admin-secret checks (constant time, with lockout of repeated failures per address and a budget of
-// failures across all addresses), admin sessions, and the auth schemes of the manifest. The lockout
-// counts and the sessions live in the server's store (store.ts), so replicas sharing a store share them.
+// The checks of the API's secret (the secret schemes': constant time, with lockout of repeated
+// failures per address and a budget of failures across all addresses), the sessions that stand in
+// for it, and the auth schemes of the manifest. The lockout counts and the sessions live in the
+// server's store (store.ts), so replicas sharing a store share them.
 import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
 import { ServiceError } from "../errors.js";
 import type { AuthSchemeSpec, ServiceFacts } from "../schema.js";
-import type { AdminSession, AdminSessions, Principal } from "./context.js";
+import type { Principal, Session, Sessions } from "./context.js";
 import { andThen, DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, MemoryStore, type LockoutPolicy, type MaybePromise, type Store } from "./store.js";
 
 export { DEFAULT_GLOBAL_LOCKOUT, DEFAULT_LOCKOUT, type LockoutPolicy } from "./store.js";
 
-/** The one answer of an admin call while no admin exists, whatever it carries. */
-export const NO_ADMIN_MESSAGE = "no admin is configured: call admin_signup first";
+/**
+ * How refusals and start-up errors name the API's secret and the session standing in for it: words
+ * of the secret scheme's name, which the generated server module passes ("admin secret", "admin session").
+ */
+export interface SecretWords {
+  readonly secret: string;
+  readonly session: string;
+}
+
+export const DEFAULT_SECRET_WORDS: SecretWords = { secret: "secret", session: "session" };
+
+/** "a" or "an" before a word. */
+export const article = (word: string) => (/^[aeiou]/i.test(word) ? "an" : "a");
+
+/** The answer of a call of a secret scheme while no secret is stored, unless the bootstrap says what to do (SecretBootstrap.missing). */
+export const NO_SECRET_MESSAGE = "no secret is configured yet";
 
 /**
- * The admin secret of a service that starts without one: admin_signup stores it (the service
- * decides where, hashed) and from then on `verifier` answers its check. Until then every admin
- * call is refused with NO_ADMIN_MESSAGE.
+ * The secret of a service that starts without one: an operation of the service stores it (the
+ * service decides where, hashed) and from then on `verifier` answers its check. Until then every
+ * call of a secret scheme is refused with `missing`.
  */
-export interface AdminBootstrap {
-  /** The check of a candidate against the stored admin secret; undefined while none is stored. */
+export interface SecretBootstrap {
+  /** The check of a candidate against the stored secret; undefined while none is stored. */
   verifier(): Promise<((candidate: string) => Promise<boolean>) | undefined>;
+  /** The one answer (UNAUTHENTICATED) of a call of a secret scheme while no secret is stored, whatever it carries: what to do first (default NO_SECRET_MESSAGE). */
+  readonly missing?: string;
 }
 
 /**
- * The shortest admin secret a server starts with (characters). It is all that stands between the
- * network and every admin operation, and the lockouts only slow guessing down.
+ * The shortest secret a server starts with (characters). It is all that stands between the
+ * network and every operation of a secret scheme, and the lockouts only slow guessing down.
  */
-export const MIN_ADMIN_SECRET_LENGTH = 12;
+export const MIN_SECRET_LENGTH = 12;
 
 /**
- * An admin secret the server cannot start with (missing or too short). Its message says
- * everything: the stack is left out, so an uncaught one prints as one clear message.
+ * A secret the server cannot start with (missing or too short). Its message says everything: the
+ * stack is left out, so an uncaught one prints as one clear message.
  */
-export class AdminSecretError extends Error {
-  override name = "AdminSecretError";
+export class SecretError extends Error {
+  override name = "SecretError";
   constructor(message: string) {
     super(message);
     this.stack = `${this.name}: ${message}`;
@@ -43,15 +60,15 @@ export class AdminSecretError extends Error {
 /** What a lockout shuts out: one address, or every address (the global budget is spent). */
 export type LockoutScope = "address" | "everyone";
 
-export class AdminSecretGuard {
+export class SecretGuard {
   private readonly expected: Buffer | undefined;
-  /** Once an admin exists it stays: the stored secret's check, asked for no more. */
+  /** Once a secret is stored it stays: the stored secret's check, asked for no more. */
   private verifier: ((candidate: string) => Promise<boolean>) | undefined;
   /** Until when (this.now()) the spent global budget has been reported: once per spell, not per refused call. */
   private everyoneReportedUntil = 0;
 
   constructor(
-    private readonly secret: string | AdminBootstrap,
+    private readonly secret: string | SecretBootstrap,
     private readonly policy: LockoutPolicy = DEFAULT_LOCKOUT,
     private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
@@ -62,25 +79,27 @@ export class AdminSecretGuard {
     private readonly onLockout: (scope: LockoutScope, retryAfterSeconds: number) => void = () => {},
     /** Failures of all addresses together that lock every address out (the server's globalLockout). */
     private readonly globalPolicy: LockoutPolicy = DEFAULT_GLOBAL_LOCKOUT,
+    private readonly words: SecretWords = DEFAULT_SECRET_WORDS,
   ) {
     checkPolicy("lockout", policy);
     checkPolicy("globalLockout", globalPolicy);
     if (typeof secret === "string") {
-      if (!secret) throw new AdminSecretError("an admin secret is required");
-      // Counted in characters (code points), as admin_signup's min_length and the reference CLI count them.
+      if (!secret) throw new SecretError(`${article(words.secret)} ${words.secret} is required`);
+      // Counted in characters (code points), as a manifest's min_length counts them.
       const length = [...secret].length;
-      if (length < MIN_ADMIN_SECRET_LENGTH) {
-        throw new AdminSecretError(`the admin secret must be at least ${MIN_ADMIN_SECRET_LENGTH} characters long; this one has ${length}`);
+      if (length < MIN_SECRET_LENGTH) {
+        throw new SecretError(`the ${words.secret} must be at least ${MIN_SECRET_LENGTH} characters long; this one has ${length}`);
       }
       this.expected = Buffer.from(secret);
     }
   }
 
-  /** Throws UNAUTHENTICATED (NO_ADMIN_MESSAGE) while no admin exists; synchronous once one does. */
-  requireAdmin(): MaybePromise<void> {
+  /** Throws UNAUTHENTICATED (the bootstrap's `missing`) while no secret is stored; synchronous once one is. */
+  requireSecret(): MaybePromise<void> {
     if (this.expected || this.verifier) return;
-    return (this.secret as AdminBootstrap).verifier().then((verifier) => {
-      if (!verifier) throw new ServiceError("UNAUTHENTICATED", NO_ADMIN_MESSAGE);
+    const bootstrap = this.secret as SecretBootstrap;
+    return bootstrap.verifier().then((verifier) => {
+      if (!verifier) throw new ServiceError("UNAUTHENTICATED", bootstrap.missing ?? NO_SECRET_MESSAGE);
       this.verifier = verifier;
     });
   }
@@ -94,7 +113,7 @@ export class AdminSecretGuard {
   verify(candidate: string, address: string): MaybePromise<boolean> {
     // A stored secret's check is scrypt (tens of milliseconds of CPU): the lockouts are asked first
     // (as a right secret would be, which records nothing), so a refused attempt costs no hash.
-    if (!this.expected) return andThen(this.requireAdmin(), () => andThen(this.decide(true, address), () => this.verifier!(candidate).then((ok) => this.decide(ok, address))));
+    if (!this.expected) return andThen(this.requireSecret(), () => andThen(this.decide(true, address), () => this.verifier!(candidate).then((ok) => this.decide(ok, address))));
     const presented = Buffer.from(candidate);
     const sameLength = presented.length === this.expected.length;
     return this.decide(timingSafeEqual(sameLength ? presented : this.expected, this.expected) && sameLength, address);
@@ -112,9 +131,15 @@ export class AdminSecretGuard {
             this.everyoneReportedUntil = now + attempt.retryAfterMs;
             this.onLockout("everyone", retryAfter);
           }
-          throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from all addresses; every admin-secret check is refused for ${retryAfter} s`, undefined, undefined, retryAfter);
+          throw new ServiceError(
+            "TOO_MANY_REQUESTS",
+            `too many wrong ${this.words.secret}s from all addresses; every ${this.words.secret} check is refused for ${retryAfter} s`,
+            undefined,
+            undefined,
+            retryAfter,
+          );
         }
-        throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong admin secrets from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
+        throw new ServiceError("TOO_MANY_REQUESTS", `too many wrong ${this.words.secret}s from this address; try again in ${retryAfter} s`, undefined, undefined, retryAfter);
       }
       if (!ok && attempt.failures === this.policy.maxFailures) this.onLockout("address", Math.max(1, Math.ceil(attempt.retryAfterMs / 1000)));
       return ok;
@@ -130,28 +155,27 @@ function checkPolicy(option: string, policy: LockoutPolicy): void {
   }
 }
 
-/** The admin session's cookie of a manifest that declares no auth_schemes (the default of its session). */
-export const ADMIN_SESSION_COOKIE = "service_admin_session";
-const ADMIN_SESSION_SECONDS = 24 * 3600;
+const SESSION_SECONDS = 24 * 3600;
 
 /** The key of a session in the store: its id is a bearer credential and is never stored. */
 export const sessionKey = (id: string) => createHash("sha256").update(id).digest("hex");
 
-export class AdminSessionStore {
+/** The sessions that stand in for the secret (a secret scheme's session), opened by the operation the manifest names. */
+export class SessionStore {
   constructor(
+    /** The cookie that carries the session's id (ServiceFacts.adminSessionCookie); empty where no scheme has a session. */
+    readonly cookieName: string,
     private readonly store: Store = new MemoryStore(),
     private readonly now: () => number = Date.now,
-    /** The cookie that carries the session's id (ServiceFacts.adminSessionCookie). */
-    readonly cookieName: string = ADMIN_SESSION_COOKIE,
   ) {}
 
-  open(): MaybePromise<AdminSession> {
+  open(): MaybePromise<Session> {
     const createdAt = Math.floor(this.now() / 1000);
-    const session = { id: randomBytes(24).toString("base64url"), createdAt, expiresAt: createdAt + ADMIN_SESSION_SECONDS };
+    const session = { id: randomBytes(24).toString("base64url"), createdAt, expiresAt: createdAt + SESSION_SECONDS };
     return andThen(this.store.openSession(sessionKey(session.id), session, this.now()), () => session);
   }
 
-  get(id: string | undefined): MaybePromise<AdminSession | undefined> {
+  get(id: string | undefined): MaybePromise<Session | undefined> {
     if (!id) return undefined;
     return andThen(this.store.sessionOf(sessionKey(id), this.now()), (stored) => (stored ? { id, createdAt: stored.createdAt, expiresAt: stored.expiresAt } : undefined));
   }
@@ -161,7 +185,7 @@ export class AdminSessionStore {
   }
 
   /** The per-call view handed to implementations. */
-  forCall(guard: AdminSecretGuard, address: string): AdminSessions {
+  forCall(guard: SecretGuard, address: string): Sessions {
     return {
       cookieName: this.cookieName,
       verifySecret: async (candidate) => guard.verify(candidate, address),
@@ -172,34 +196,31 @@ export class AdminSessionStore {
   }
 }
 
-/** What an admin call must carry, as the refusal of a call without it says: the secret's header, and the admin session where the API opens one. */
-const adminCredentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "features">): string =>
-  `the admin secret in header ${schema.adminSecretHeader}${schema.features.adminSession ? " (or an admin session)" : ""}`;
-
 /** What the refusals of calls without credentials ask for, by kind; worded once per server (credentialsOf). */
 export interface Credentials {
-  admin: string;
+  /** A secret scheme's: the secret's header, and the session where the API opens one. */
+  secret: string;
   apiKey: string;
 }
 
-export const credentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">): Credentials => ({
-  admin: adminCredentialsOf(schema),
+export const credentialsOf = (schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader" | "features">, words: SecretWords = DEFAULT_SECRET_WORDS): Credentials => ({
+  secret: `the ${words.secret} in header ${schema.adminSecretHeader}${schema.features.adminSession ? ` (or ${article(words.session)} ${words.session})` : ""}`,
   apiKey: `an API key in header ${schema.apiKeyHeader}`,
 });
 
 /**
  * Whether `principal` may call an operation of auth `scheme`; throws UNAUTHENTICATED or
- * PERMISSION_DENIED otherwise. Callers a scheme lets in by their org role are checked against the
- * organization by `isOrgAdmin`, which the service supplies: only that check returns a promise.
+ * PERMISSION_DENIED otherwise. Signed-in users a scheme lets in by the role it names (orgRole) are
+ * checked by `hasRole`, which the service supplies: only that check returns a promise.
  */
-export function authorize(scheme: AuthSchemeSpec, principal: Principal, operationName: string, credentials: Credentials, isOrgAdmin: () => Promise<boolean>): Promise<void> | undefined {
+export function authorize(scheme: AuthSchemeSpec, principal: Principal, operationName: string, credentials: Credentials, hasRole: () => Promise<boolean>): Promise<void> | undefined {
   switch (scheme.kind) {
     case "none":
       return;
     case "bearer":
-      if (scheme.token === "scim") {
-        if (principal.kind === "scim") return;
-        throw new ServiceError("UNAUTHENTICATED", `${operationName} needs the bearer token of an organization's SCIM endpoint`);
+      if (scheme.token !== undefined && scheme.token !== "access") {
+        if (principal.kind === "token" && principal.token === scheme.token) return;
+        throw new ServiceError("UNAUTHENTICATED", `${operationName} needs a bearer token of kind ${scheme.token}: send it as Authorization: Bearer <token>`);
       }
       if (principal.kind === "user") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs a signed-in user: send an access token as Authorization: Bearer <token>`);
@@ -207,14 +228,14 @@ export function authorize(scheme: AuthSchemeSpec, principal: Principal, operatio
       if (principal.kind === "api_key") return;
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.apiKey}`);
     case "secret":
-      if (principal.kind === "super_admin") return;
+      if (principal.kind === "secret") return;
       if (principal.kind === "user") {
-        const refused = () => new ServiceError("PERMISSION_DENIED", `${operationName} is for ${scheme.callers ?? "admins"} only`);
+        const refused = () => new ServiceError("PERMISSION_DENIED", `${operationName} is for ${scheme.callers ?? "the secret's holders"} only`);
         if (!scheme.orgRole) throw refused();
-        return isOrgAdmin().then((allowed) => {
+        return hasRole().then((allowed) => {
           if (!allowed) throw refused();
         });
       }
-      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.admin}`);
+      throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.secret}`);
   }
 }

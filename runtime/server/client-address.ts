@@ -1,4 +1,4 @@
-// The caller's address, which keys the admin-secret lockout and the rate limits. Behind a proxy the
+// The caller's address, which keys the secret lockout and the rate limits. Behind a proxy the
 // TCP peer is the proxy, so the address is read from X-Forwarded-For (or Forwarded) - but only
 // through the proxies the service trusts: the header is walked from the nearest hop outwards and
 // the first address not trusted is the caller. A header from anyone else is ignored, so a caller

@@ -8,7 +8,8 @@
 // ones by construction. Server only: clients (which may run under a CSP forbidding `new Function`)
 // keep the generic ones.
 import { unknownKind, type ApiSchema, type FieldSpec, type MessageSpec, type OperationSpec } from "../schema.js";
-import { compareCodePoints, formatCheck, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
+import { compareCodePoints, formatCheck, INTEGER_RANGES, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
+import { canonicalText } from "../wire-values.js";
 import { enumValueName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
 
 type Plain = Record<string, unknown>;
@@ -94,13 +95,24 @@ export class CompiledCodecs {
           return `typeof ${item} === "boolean" && ((w = ${item}), true)`;
         case "int32":
         case "int64":
+        case "uint32":
+        case "float32":
         case "float64": {
           const parts = [`typeof w === "number"`, `Number.isFinite(w)`];
-          if (field.kind !== "float64") parts.push(`Number.isInteger(w)`);
+          if (field.kind !== "float64" && field.kind !== "float32") parts.push(`Number.isInteger(w)`);
+          if (field.kind !== "float64") parts.push(`w >= ${INTEGER_RANGES[field.kind].minimum}`, `w <= ${INTEGER_RANGES[field.kind].maximum}`);
           if (rule?.minimum !== undefined) parts.push(`w >= ${rule.minimum}`);
           if (rule?.maximum !== undefined) parts.push(`w <= ${rule.maximum}`);
           return `((w = typeof ${item} === "bigint" ? Number(${item}) : ${item}), ${parts.join(" && ")})`;
         }
+        case "timestamp":
+        case "date":
+        case "duration":
+        case "uint64":
+          return `(w = text(${key(field.kind)}, ${item})) !== undefined`;
+        case "bytes":
+          // Byte lengths are counted by the full check.
+          return rule?.minLength !== undefined || rule?.maxLength !== undefined ? "false" : `(w = text("bytes", ${item})) !== undefined`;
         case "map":
           return `isMap(${item}) && ((w = ${item}), true)`;
         case "json":
@@ -156,8 +168,8 @@ export class CompiledCodecs {
     const jsonOk = (value: unknown) => isObject(value) && jsonWithinLimits(value, jsonDepth, jsonBytes);
     return compile(
       `return function check_${identifier(message.name)}(value, prefix) {\n${lines.join("\n")}\n};`,
-      ["C", "slow", "check", "cmp", "isMap", "isObject", "jsonOk", "hasOwn"],
-      [constants, slowCheck, this.checkOf, compareCodePoints, isMapOfStrings, isObject, jsonOk, Object.hasOwn],
+      ["C", "slow", "check", "cmp", "isMap", "isObject", "jsonOk", "hasOwn", "text"],
+      [constants, slowCheck, this.checkOf, compareCodePoints, isMapOfStrings, isObject, jsonOk, Object.hasOwn, canonicalText],
     );
   }
 
@@ -170,8 +182,16 @@ export class CompiledCodecs {
       switch (field.kind) {
         case "int32":
         case "int64":
+        case "uint32":
+        case "float32":
         case "float64":
           return `(typeof ${item} === "bigint" ? Number(${item}) : typeof ${item} === "string" && ${item}.trim() !== "" ? Number(${item}) : ${item})`;
+        case "timestamp":
+        case "date":
+        case "duration":
+        case "bytes":
+        case "uint64":
+          return `(text(${key(field.kind)}, ${item}) ?? ${item})`;
         case "enum":
           return `(typeof ${item} === "number" ? enumName(${constant(field.ref)}, ${item}) : ${item})`;
         case "message":
@@ -193,8 +213,8 @@ export class CompiledCodecs {
     });
     return compile(
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
-      ["C", "normalize", "enumName", "isObject", "EMPTY"],
-      [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY],
+      ["C", "normalize", "enumName", "isObject", "EMPTY", "text"],
+      [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY, canonicalText],
     );
   }
 

@@ -7,12 +7,12 @@ export type CallProtocol = Protocol | "mcp";
 /** Who is calling, as established by the runtime before the implementation runs. */
 export type Principal =
   | { readonly kind: "anonymous" }
-  /** Holder of the admin secret (or of an admin session opened with it). */
-  | { readonly kind: "super_admin" }
+  /** Holder of the API's secret (or of a session opened with it): a secret scheme's caller. */
+  | { readonly kind: "secret" }
   /** A signed-in user, from a bearer token the service issued. */
   | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] }
-  /** A SCIM client, from the bearer token of an organization's SCIM endpoint. */
-  | { readonly kind: "scim"; readonly orgId: string }
+  /** The holder of a bearer token of a kind other than a user's access token (a bearer scheme's token), as the service's verifyToken names it. */
+  | { readonly kind: "token"; readonly token: string; readonly holder: string }
   /** The holder of an API key (auth api_key), as the service's verifyApiKey names it. */
   | { readonly kind: "api_key"; readonly keyId: string; readonly roles: readonly string[] };
 
@@ -34,28 +34,28 @@ export interface CallContext {
   readonly cookies: Readonly<Record<string, string>>;
   /** Sets an HttpOnly, SameSite=Strict cookie on the answer. */
   setCookie(name: string, value: string, options?: CookieOptions): void;
-  /** Admin sessions opened with the admin secret (admin_login / admin_session / admin_logout). */
-  readonly adminSessions: AdminSessions;
+  /** The sessions that stand in for the API's secret (a secret scheme's session), opened and closed by the operations that manage them. */
+  readonly sessions: Sessions;
 }
 
-export interface AdminSession {
+export interface Session {
   readonly id: string;
   readonly createdAt: number;
   readonly expiresAt: number;
 }
 
 /**
- * Admin sessions, kept in the server's store (shared by replicas with the Redis store). Each method
- * fails with UNAVAILABLE while the store cannot be reached, and with TOO_MANY_REQUESTS
- * (verifySecret) while the caller's address is locked out.
+ * The sessions standing in for the secret, kept in the server's store (shared by replicas with the
+ * Redis store). Each method fails with UNAVAILABLE while the store cannot be reached, and with
+ * TOO_MANY_REQUESTS (verifySecret) while the caller's address is locked out.
  */
-export interface AdminSessions {
-  /** The name of the cookie that carries an admin session. */
+export interface Sessions {
+  /** The name of the cookie that carries a session. */
   readonly cookieName: string;
-  /** Compares a presented secret with the admin secret in constant time; failures count toward lockout. */
+  /** Compares a presented secret with the API's secret in constant time; failures count toward lockout. */
   verifySecret(candidate: string): Promise<boolean>;
-  open(): Promise<AdminSession>;
-  get(id: string | undefined): Promise<AdminSession | undefined>;
+  open(): Promise<Session>;
+  get(id: string | undefined): Promise<Session | undefined>;
   close(id: string | undefined): Promise<void>;
 }
 

@@ -24,7 +24,7 @@ export class CorsPolicy {
   private readonly adminOrigins: Set<string>;
   private readonly maxAge: string;
 
-  constructor(options: CorsOptions, adminSecretHeader: string, apiKeyHeader: string) {
+  constructor(options: CorsOptions, secretHeader: string, apiKeyHeader: string) {
     for (const origin of [...options.origins, ...(options.adminOrigins ?? [])]) {
       if (normalizeOrigin(origin) === undefined) throw new TypeError(`cors: '${origin}' is not an origin (scheme://host[:port], such as https://app.example.com)`);
     }
@@ -44,7 +44,7 @@ export class CorsPolicy {
       "x-user-agent",
       apiKeyHeader,
     ]
-      .concat(this.adminOrigins.size > 0 ? [adminSecretHeader] : [])
+      .concat(this.adminOrigins.size > 0 ? [secretHeader] : [])
       .join(", ");
   }
 

@@ -23,6 +23,8 @@ export interface ExplorerContracts {
   openapiDocument(): Promise<string>;
   /** The operation GraphiQL opens with (the admin interface's version operation). */
   firstOperation?: string;
+  /** How the tabs name the API's secret, which the admin operations need ("admin secret"; default "secret"). */
+  secretWords?: string;
 }
 
 const CONTENT_TYPES: Record<string, string> = {
@@ -181,7 +183,7 @@ export class Explorer {
       ...(first ? [{ query: this.document(first), headers: adminHeaders }] : []),
       ...everyOperation(
         "admin",
-        `Every operation of the admin interface: put the cursor in one and run it, or pick it from the run button.${adminSecret ? ` They need the admin secret in header ${this.schema.adminSecretHeader} (below);` : ""} ${inputs}.`,
+        `Every operation of the admin interface: put the cursor in one and run it, or pick it from the run button.${adminSecret ? ` They need the ${this.contracts.secretWords ?? "secret"} in header ${this.schema.adminSecretHeader} (below);` : ""} ${inputs}.`,
         adminHeaders,
       ),
       ...everyOperation("user", `Every operation of the user interface. A signed-in user's need the header {"authorization": "Bearer <access token>"}; ${inputs}.`, "{}"),

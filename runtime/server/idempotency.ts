@@ -64,12 +64,12 @@ export const RUNNING_RETRY_AFTER_SECONDS = 1;
 /** Whose key it is: keys of different callers never meet. An anonymous caller is known by its address. */
 export function idempotencyScope(principal: Principal, address: string): string {
   switch (principal.kind) {
-    case "super_admin":
-      return "admin";
+    case "secret":
+      return "secret";
     case "user":
       return `user:${principal.userId}`;
-    case "scim":
-      return `scim:${principal.orgId}`;
+    case "token":
+      return `token:${principal.token}:${principal.holder}`;
     case "api_key":
       return `api_key:${principal.keyId}`;
     case "anonymous":

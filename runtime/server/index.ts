@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import type { DescService } from "@bufbuild/protobuf";
 import { ServiceError } from "../errors.js";
 import type { ApiSchema } from "../schema.js";
+import type { SecretWords } from "./auth.js";
 import type { ValidationRules } from "../validate.js";
 import { ConnectRoutes } from "./connect.js";
 import { Explorer, type ExplorerContracts } from "./explorer.js";
@@ -58,7 +59,7 @@ export const STRICT_TRANSPORT_SECURITY = "max-age=31536000";
 export type { ServerOptions, LogEntry, HttpMount, MountContext } from "./invoke.js";
 export { parseCookies, serializeCookie } from "./invoke.js";
 export type { CallContext, Principal, Reply } from "./context.js";
-export { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, NO_ADMIN_MESSAGE, type AdminBootstrap } from "./auth.js";
+export { SecretError, MIN_SECRET_LENGTH, NO_SECRET_MESSAGE, type SecretBootstrap, type SecretWords } from "./auth.js";
 export { memoryStore, type Store, type LockoutPolicy, type MemoryStoreOptions } from "./store.js";
 export { redisStore, type RedisStoreOptions } from "./store-redis.js";
 export { MemoryIdempotencyStore, DEFAULT_IDEMPOTENCY_WINDOW_MS, type IdempotencyStore, type IdempotencyOptions, type IdempotencyRequest, type IdempotencyClaim } from "./idempotency.js";
@@ -83,6 +84,8 @@ export interface ServiceDefinition {
   explorer: ExplorerContracts;
   /** Loads the MCP tool catalogue (generated/mcp/tools.ts); called only when the option mcp is on. */
   mcpTools?: () => Promise<readonly ToolDefinition[]>;
+  /** How refusals name the API's secret and its session, after the secret scheme's name (default "secret", "session"). */
+  secretWords?: SecretWords;
 }
 
 export interface ListeningAddresses {
@@ -120,12 +123,14 @@ export interface ServiceServer {
 }
 
 export function createServiceServer(definition: ServiceDefinition, implementation: Record<string, unknown>, options: ServerOptions): ServiceServer {
-  const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules);
+  const pipeline = new CallPipeline(definition.schema, implementation, options, definition.rules, definition.secretWords);
   const bodyLimit = options.bodyLimitBytes ?? definition.rules.limits.requestBytes;
   const graphql = new GraphqlEndpoint(definition.graphqlSchemaText, pipeline, bodyLimit);
   const rest = new RestRoutes(pipeline, bodyLimit);
   const host = options.host ?? "127.0.0.1";
-  const explorer = options.explorer ? new Explorer(definition.schema, definition.graphqlSchemaText, definition.explorer) : undefined;
+  const explorer = options.explorer
+    ? new Explorer(definition.schema, definition.graphqlSchemaText, { ...definition.explorer, ...(definition.secretWords ? { secretWords: definition.secretWords.secret } : {}) })
+    : undefined;
   const health = options.health ?? true;
   const metricsPath = options.metrics ? ((options.metrics === true ? undefined : options.metrics.path) ?? DEFAULT_METRICS_PATH) : undefined;
   const metricsPort = options.metrics && options.metrics !== true ? options.metrics.port : undefined;
@@ -213,7 +218,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     async listen() {
       await pipeline.start();
       await mcp?.ready();
-      const httpPort = await listen(http, options.port ?? 8080, "http");
+      const httpPort = await listen(http, options.port ?? definition.schema.httpPort, "http");
       const wantedGrpcPort = options.grpcPort ?? definition.schema.grpcPort;
       const grpcPort = await grpc.listen(host, wantedGrpcPort, tls, perAddress).catch((error: Error) => {
         throw new ListenError("grpc", host, wantedGrpcPort, error);

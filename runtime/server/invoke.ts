@@ -3,9 +3,21 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError, type ErrorCode } from "../errors.js";
 import type { ApiSchema, AuthSchemeSpec, OperationSpec } from "../schema.js";
-import { AdminSecretError, AdminSecretGuard, AdminSessionStore, authorize, credentialsOf, type AdminBootstrap, type Credentials, type LockoutScope } from "./auth.js";
+import {
+  article,
+  authorize,
+  credentialsOf,
+  DEFAULT_SECRET_WORDS,
+  SecretError,
+  SecretGuard,
+  SessionStore,
+  type Credentials,
+  type LockoutScope,
+  type SecretBootstrap,
+  type SecretWords,
+} from "./auth.js";
 import { clientAddressResolver, type ClientAddressResolver, type TrustProxy } from "./client-address.js";
-import type { AdminSessions, CallContext, CallProtocol, CookieOptions, Principal } from "./context.js";
+import type { CallContext, CallProtocol, CookieOptions, Principal, Sessions } from "./context.js";
 import { HealthState, type Dependency } from "./health.js";
 import type { McpOptions } from "./mcp-options.js";
 import { Metrics, type MetricsOptions } from "./metrics.js";
@@ -33,9 +45,9 @@ import {
 
 type Plain = Record<string, unknown>;
 
-const SUPER_ADMIN: Principal = { kind: "super_admin" };
-/** The guard of an API no operation of which takes the admin secret: it is never asked, and would accept none. */
-const NO_ADMIN_SECRET: AdminBootstrap = { verifier: () => Promise.resolve(undefined) };
+const SECRET_HOLDER: Principal = { kind: "secret" };
+/** The guard of an API no operation of which takes a secret: it is never asked, and would accept none. */
+const NO_SECRET: SecretBootstrap = { verifier: () => Promise.resolve(undefined) };
 const ANONYMOUS: Principal = { kind: "anonymous" };
 export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 
@@ -56,19 +68,20 @@ export interface LogEntry {
 
 export interface ServerOptions {
   /**
-   * The admin secret every admin call must carry (the server's --admin-secret), at least
-   * MIN_ADMIN_SECRET_LENGTH (12) characters, or, for a service that bootstraps its first admin with
-   * admin_signup, where the stored one is checked. Required when an operation of the API needs it
-   * (schema.features.adminSecret); an API without such operations takes none.
+   * The secret every call of a secret scheme must carry (in the scheme's header), at least
+   * MIN_SECRET_LENGTH (12) characters, or, for a service whose first secret is stored by one of its
+   * operations, where the stored one is checked. Required when an operation of the API takes it
+   * (schema.features.adminSecret); an API without such operations takes none. The generated
+   * server's options name it after the secret scheme (admin_secret: adminSecret).
    */
-  adminSecret?: string | AdminBootstrap;
+  secret?: string | SecretBootstrap;
   /**
    * TLS on every port (off by default): HTTPS (HTTP/1.1 and h2 by ALPN) on the HTTP port, and on the
    * metrics port; gRPC over TLS (h2) on the gRPC port. Certificates given as file paths are read
    * again when the files change. `clientCa` asks every client for a certificate it signed (mutual TLS).
    */
   tls?: TlsOptions;
-  /** HTTP port for GraphQL and REST (default 8080; 0 picks a free one). */
+  /** HTTP port for GraphQL and REST (default: the manifest's api.http_port, 8080 unless it names another; 0 picks a free one). */
   port?: number;
   /**
    * Browsers' cross-origin calls (runtime/server/cors.ts): `origins` whose pages may call the user
@@ -86,18 +99,18 @@ export interface ServerOptions {
   /** gRPC port (default: the manifest's, 9091; 0 picks a free one). */
   grpcPort?: number;
   host?: string;
-  /** Failed admin secrets from one address that lock it out, and the window (default 10 in 15 minutes). */
+  /** Failed secrets from one address that lock it out, and the window (default 10 in 15 minutes). */
   lockout?: LockoutPolicy;
   /**
-   * Failed admin secrets from all addresses together, and the window, after which every admin-secret
+   * Failed secrets from all addresses together, and the window, after which every secret
    * check is refused, the right secret too, until the oldest failure leaves the window (default 100
    * a minute): an attacker with many addresses guesses no faster than that. Counted in the store.
    */
   globalLockout?: LockoutPolicy;
   /**
-   * Where the state the stubs keep between calls lives: lockout counts, admin sessions, rate-limit
+   * Where the state the stubs keep between calls lives: lockout counts, sessions, rate-limit
    * counters. Default: in this process (memoryStore()). Replicas behind a load balancer share it
-   * with redisStore(url). While the store cannot be reached, admin calls answer UNAVAILABLE.
+   * with redisStore(url). While the store cannot be reached, calls of a secret scheme answer UNAVAILABLE.
    */
   store?: Store;
   /**
@@ -153,18 +166,22 @@ export interface ServerOptions {
   bodyLimitBytes?: number;
   /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
   verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
-  /** Resolves the bearer token of a SCIM endpoint (a bearer scheme with token scim) to its organization, or null. */
-  verifyScimToken?: (token: string) => Promise<{ orgId: string } | null>;
+  /**
+   * Resolves the bearer token of a scheme whose tokens are not users' access tokens (the scheme's
+   * `token`, given as `kind`) to its holder, or null when it is not valid.
+   */
+  verifyToken?: (token: string, kind: string) => Promise<{ holder: string } | null>;
   /**
    * Resolves the API key of a call whose auth is api_key (header schema.apiKeyHeader) to its
    * holder, or null when the key is not valid; without it every such call is UNAUTHENTICATED.
    */
   verifyApiKey?: (key: string) => Promise<{ keyId: string; roles?: readonly string[] } | null>;
   /**
-   * Whether a signed-in user is an org-admin of the organization this call concerns. It may throw
-   * PERMISSION_DENIED instead of answering false, to say which organization and role were needed.
+   * Whether a signed-in user holds the API's role (schema.orgAdminRole) for what this call concerns
+   * (the operations of a rule with an org role). It may throw PERMISSION_DENIED instead of answering
+   * false, to say what and which role were needed.
    */
-  isOrgAdmin?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
+  hasRole?: (user: Extract<Principal, { kind: "user" }>, operation: OperationSpec, input: Plain) => Promise<boolean>;
   /** One entry per call; never holds inputs, answers or secrets. */
   logger?: (entry: LogEntry) => void;
   /** Called with every failure that is not a ServiceError (a bug), for the operator's log. */
@@ -185,8 +202,8 @@ export interface ServerOptions {
   /** Start-up warnings (default: a line on stderr). */
   onWarning?: (message: string) => void;
   /**
-   * Further routes on the HTTP port, each owning the paths under its prefix (the reference service
-   * serves SCIM at /scim/v2 so). They share the port's listener, body limit, caller address and rate limits.
+   * Further routes on the HTTP port, each owning the paths under its prefix (a protocol the manifest
+   * does not describe, such as webhooks at /hooks). They share the port's listener, body limit, caller address and rate limits.
    */
   mounts?: readonly HttpMount[];
   /**
@@ -210,7 +227,7 @@ export interface MountContext {
 }
 
 export interface HttpMount {
-  /** The path the mount owns, with every path under it ("/scim/v2"). */
+  /** The path the mount owns, with every path under it ("/hooks"). */
   readonly prefix: string;
   handle(request: IncomingMessage, response: ServerResponse, context: MountContext): Promise<void>;
 }
@@ -227,8 +244,8 @@ export class ImplementationError extends Error {
   }
 }
 
-/** The org-admin check authorize() is given for the schemes without an org role, which never call it. */
-const NO_ORG_ADMIN_CHECK = async () => false;
+/** The role check authorize() is given for the schemes without a role, which never call it. */
+const NO_ROLE_CHECK = async () => false;
 
 /** Codes any call may answer whatever its contract lists: faults, gaps and outages. */
 const ALWAYS_POSSIBLE = new Set<ErrorCode>(["INTERNAL", "UNIMPLEMENTED", "UNAVAILABLE"]);
@@ -324,8 +341,8 @@ export function serializeCookie(name: string, value: string, options: CookieOpti
  * across young-generation collections (measured: 6 µs of GC per REST call, against under 1).
  */
 class PipelineCallContext implements CallContext {
-  readonly #sessions: AdminSessionStore;
-  readonly #guard: AdminSecretGuard;
+  readonly #sessions: SessionStore;
+  readonly #guard: SecretGuard;
   constructor(
     readonly operation: OperationSpec,
     readonly protocol: CallProtocol,
@@ -334,22 +351,22 @@ class PipelineCallContext implements CallContext {
     readonly headers: Readonly<Record<string, string>>,
     readonly cookies: Readonly<Record<string, string>>,
     readonly setCookie: CallContext["setCookie"],
-    sessions: AdminSessionStore,
-    guard: AdminSecretGuard,
+    sessions: SessionStore,
+    guard: SecretGuard,
   ) {
     this.#sessions = sessions;
     this.#guard = guard;
   }
 
-  /** Built on first use: most operations never touch admin sessions. */
-  get adminSessions(): AdminSessions {
+  /** Built on first use: most operations never touch sessions. */
+  get sessions(): Sessions {
     return this.#sessions.forCall(this.#guard, this.remoteAddress);
   }
 }
 
 export class CallPipeline {
-  readonly guard: AdminSecretGuard;
-  readonly adminSessions: AdminSessionStore;
+  readonly guard: SecretGuard;
+  readonly sessions: SessionStore;
   readonly store: Store;
   /** SERVING while the store is reachable and the server is not shutting down; gRPC health reads it too. */
   readonly health: HealthState;
@@ -383,6 +400,8 @@ export class CallPipeline {
     readonly options: ServerOptions,
     /** What the server checks of every input beyond its type (generated/server/rules.ts). */
     readonly rules: ValidationRules,
+    /** How refusals name the API's secret and its session (ServiceDefinition.secretWords). */
+    private readonly words: SecretWords = DEFAULT_SECRET_WORDS,
   ) {
     const now = options.now ?? Date.now;
     this.now = now;
@@ -397,18 +416,19 @@ export class CallPipeline {
     this.clientAddress = clientAddressResolver(options.trustProxy, "trustProxy");
     this.grpcClientAddress = clientAddressResolver(options.grpcTrustProxy, "grpcTrustProxy");
     this.secureCookies = options.tls !== undefined;
-    this.credentials = credentialsOf(schema);
+    this.credentials = credentialsOf(schema, words);
     this.codecs = new CompiledCodecs(schema, rules);
-    if (options.adminSecret === undefined && schema.features.adminSecret) throw new AdminSecretError("an admin secret is required");
-    this.guard = new AdminSecretGuard(
-      options.adminSecret ?? NO_ADMIN_SECRET,
+    if (options.secret === undefined && schema.features.adminSecret) throw new SecretError(`${article(words.secret)} ${words.secret} is required`);
+    this.guard = new SecretGuard(
+      options.secret ?? NO_SECRET,
       options.lockout ?? DEFAULT_LOCKOUT,
       this.store,
       now,
       (scope, retryAfterSeconds) => this.onLockout(scope, retryAfterSeconds),
       options.globalLockout ?? DEFAULT_GLOBAL_LOCKOUT,
+      words,
     );
-    this.adminSessions = new AdminSessionStore(this.store, now, schema.adminSessionCookie);
+    this.sessions = new SessionStore(schema.adminSessionCookie, this.store, now);
     this.health = new HealthState([this.store, ...(options.dependencies ?? [])]);
     const missing: OperationSpec[] = [];
     for (const operation of Object.values(schema.operations)) {
@@ -435,8 +455,8 @@ export class CallPipeline {
 
   private onLockout(scope: LockoutScope, retryAfterSeconds: number): void {
     if (scope === "address") this.metrics?.lockout();
-    // Every admin is shut out meanwhile: the operator should hear why.
-    else this.warn(`too many wrong admin secrets from all addresses (globalLockout): every admin-secret check is refused for ${retryAfterSeconds} s`);
+    // Every holder of the secret is shut out meanwhile: the operator should hear why.
+    else this.warn(`too many wrong ${this.words.secret}s from all addresses (globalLockout): every ${this.words.secret} check is refused for ${retryAfterSeconds} s`);
   }
 
   /** Starts the store and loads the instruments of the options that are on (listen() calls it). */
@@ -476,17 +496,17 @@ export class CallPipeline {
   /**
    * Who is calling, by the credentials the operation's scheme takes (looked up once per call by the
    * caller). Synchronous unless the store or a bearer-token check answers later: with the in-memory
-   * store an admin call makes no promise.
+   * store a call of a secret scheme makes no promise.
    */
   private principalOf(call: IncomingCall, scheme: AuthSchemeSpec, address: string, cookies: Record<string, string>): MaybePromise<Principal> {
     if (scheme.kind === "secret") {
-      const noAdminYet = this.guard.requireAdmin();
-      if (noAdminYet) return noAdminYet.then(() => this.principalOf(call, scheme, address, cookies));
+      const noSecretYet = this.guard.requireSecret();
+      if (noSecretYet) return noSecretYet.then(() => this.principalOf(call, scheme, address, cookies));
       const secret = call.headers[this.schema.adminSecretHeader];
       if (secret !== undefined && secret !== "") {
         return andThen(this.guard.verify(secret, address), (ok) => {
-          if (ok) return SUPER_ADMIN;
-          throw new ServiceError("UNAUTHENTICATED", `wrong admin secret in header ${this.schema.adminSecretHeader}`);
+          if (ok) return SECRET_HOLDER;
+          throw new ServiceError("UNAUTHENTICATED", `wrong ${this.words.secret} in header ${this.schema.adminSecretHeader}`);
         });
       }
       const sessionId = scheme.session ? cookies[this.schema.adminSessionCookie] : undefined;
@@ -494,9 +514,9 @@ export class CallPipeline {
         // A browser says where a request comes from: the session cookie acts only for the service's own pages.
         const site = call.headers["sec-fetch-site"];
         if (site !== undefined && site !== "same-origin" && site !== "none") {
-          throw new ServiceError("PERMISSION_DENIED", "the admin session cookie is not accepted on a cross-site request; send the admin secret header");
+          throw new ServiceError("PERMISSION_DENIED", `the ${this.words.session} cookie is not accepted on a cross-site request; send the ${this.words.secret} header`);
         }
-        return andThen(this.adminSessions.get(sessionId), (session) => (session ? SUPER_ADMIN : this.bearerPrincipal(call, scheme)));
+        return andThen(this.sessions.get(sessionId), (session) => (session ? SECRET_HOLDER : this.bearerPrincipal(call, scheme)));
       }
     }
     return this.bearerPrincipal(call, scheme);
@@ -512,11 +532,12 @@ export class CallPipeline {
       });
     }
     const authorization = call.headers["authorization"];
-    // A SCIM endpoint's token is no user token: each is checked only where its scheme asks for it.
-    if (scheme.token === "scim" && authorization?.toLowerCase().startsWith("bearer ")) {
-      return Promise.resolve(this.options.verifyScimToken?.(authorization.slice(7).trim())).then((endpoint) => {
-        if (!endpoint) throw new ServiceError("UNAUTHENTICATED", "the SCIM bearer token is not valid");
-        return { kind: "scim", orgId: endpoint.orgId } as const;
+    // A token of another kind is no user token: each is checked only where its scheme asks for it.
+    const kind = scheme.token;
+    if (kind !== undefined && kind !== "access" && authorization?.toLowerCase().startsWith("bearer ")) {
+      return Promise.resolve(this.options.verifyToken?.(authorization.slice(7).trim(), kind)).then((holder) => {
+        if (!holder) throw new ServiceError("UNAUTHENTICATED", `the bearer token (kind ${kind}) is not valid`);
+        return { kind: "token", token: kind, holder: holder.holder } as const;
       });
     }
     if (authorization?.toLowerCase().startsWith("bearer ") && scheme.kind !== "none") {
@@ -531,7 +552,7 @@ export class CallPipeline {
   /**
    * The auth check of a call whose input is not known yet: GraphQL coerces variables before any
    * resolver runs, and a caller without the secret must hear UNAUTHENTICATED there too, not a
-   * complaint about the input. Org-admin checks that need the input wait for invoke(). Only
+   * complaint about the input. Role checks that need the input wait for invoke(). Only
    * protocols of the HTTP port (GraphQL, MCP) ask, so the HTTP port's trust applies.
    */
   async preauthorize(operation: OperationSpec, headers: Readonly<Record<string, string>>, remoteAddress: string): Promise<Principal> {
@@ -558,7 +579,7 @@ export class CallPipeline {
   /**
    * Runs one call and hands `settle` its flat output or its ServiceError, once. Each step that
    * answers at once is taken at once, with no promise between steps: a REST call authenticated by
-   * the admin secret makes two promises, its implementation's and the one that waits for it (see
+   * the secret makes two promises, its implementation's and the one that waits for it (see
    * Pending for why that matters).
    */
   run(call: IncomingCall, settle: CallSettler): void {
@@ -595,7 +616,7 @@ export class CallPipeline {
       }
       // The implementation's answer, checked, to `done`; its failure to `failed`.
       const perform = (principal: Principal, raw: unknown, input: Plain | undefined, done: (output: Plain) => void, failed: (error: unknown) => void) => {
-        const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.adminSessions, this.guard);
+        const context = new PipelineCallContext(operation, call.protocol, principal, address, call.headers, cookies, call.setCookie, this.sessions, this.guard);
         const answered = span ? span.run(() => handler((input ??= codec.validate(raw)), context)) : handler((input ??= codec.validate(raw)), context);
         whenSettled(
           answered,
@@ -651,19 +672,19 @@ export class CallPipeline {
       };
       const authorized = (principal: Principal) => {
         // The body is read only once the caller is known: an unauthenticated caller learns nothing
-        // about what it sent. The org-admin check alone needs the input, to know the organization.
+        // about what it sent. The role check alone needs the input, to know what the call concerns.
         let raw = call.input;
         const readInput = call.readInput;
         let input: Plain | undefined = call.checked?.input;
-        // Only the check of a scheme with an org role needs a function (authorize calls it for no other).
-        const orgAdminCheck = !scheme.orgRole
-          ? NO_ORG_ADMIN_CHECK
+        // Only the check of a scheme with a role needs a function (authorize calls it for no other).
+        const roleCheck = !scheme.orgRole
+          ? NO_ROLE_CHECK
           : async () => {
-              if (!(principal.kind === "user" && this.options.isOrgAdmin)) return false;
+              if (!(principal.kind === "user" && this.options.hasRole)) return false;
               if (readInput) raw = await readInput();
-              return this.options.isOrgAdmin(principal, operation, (input ??= codec.validate(raw)));
+              return this.options.hasRole(principal, operation, (input ??= codec.validate(raw)));
             };
-        const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, orgAdminCheck);
+        const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, roleCheck);
         if (allowed) whenSettled(allowed, () => answer(principal, raw, input), fail);
         else if (readInput) whenSettled(readInput(), (read) => answer(principal, read, input), fail);
         else answer(principal, raw, input);

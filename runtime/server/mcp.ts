@@ -1,7 +1,7 @@
 // MCP on /mcp (Streamable HTTP, stateless: each POST is answered on its own, JSON in and out): every
 // tool call runs through the call pipeline like a call of any other protocol (validation, auth,
 // rate limits, metrics, traces, logs) with the credentials of the HTTP request that carries it.
-// Nothing is ambient: a tool call without the credential its operation needs (the admin secret
+// Nothing is ambient: a tool call without the credential its operation needs (the secret
 // header, a bearer token, or the API key header) is refused with HTTP 401 before any tool runs.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { TLSSocket } from "node:tls";
@@ -121,7 +121,7 @@ export function mcpMount(pipeline: CallPipeline, schema: ApiSchema, catalogue: (
           jsonRpcError(response, 429, serviceError.message, serviceError.retryAfterSeconds ? { "retry-after": String(serviceError.retryAfterSeconds) } : {});
           return;
         }
-        // Other refusals (a user who is not an admin of the organization) answer as the tool's error.
+        // Other refusals (a signed-in user without the role the call needs) answer as the tool's error.
       }
       const answer = await bridge.handle(body, { headers, remoteAddress, principals });
       if (answer === undefined) response.writeHead(202).end();

@@ -82,7 +82,7 @@ export class Metrics {
     const registers = [registry];
     const metrics = new Metrics(
       registry,
-      new client.Counter({ name: "api_admin_lockouts_total", help: "Addresses locked out after too many wrong admin secrets.", registers }),
+      new client.Counter({ name: "api_admin_lockouts_total", help: "Addresses locked out after too many wrong secrets.", registers }),
       new client.Counter({ name: "api_rate_limited_total", help: "Calls refused by the rate limit, by operation class.", labelNames: ["class"], registers }),
     );
     const reset = () => metrics.figures.clear();

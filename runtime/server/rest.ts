@@ -12,11 +12,13 @@ import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJso
 
 type Plain = Record<string, unknown>;
 
-/** Query-string and form values arrive as text; scalar fields take them as their own type. */
+const NUMBER_KINDS: ReadonlySet<FieldSpec["kind"]> = new Set(["int32", "int64", "uint32", "float32", "float64"]);
+
+/** Query-string and form values arrive as text; scalar fields take them as their own type (a uint64 stays the decimal string it is on the wire). */
 function fromText(field: FieldSpec | undefined, value: string): unknown {
   if (!field) return value;
   if (field.kind === "bool") return value === "true" ? true : value === "false" ? false : value;
-  if (["int32", "int64", "float64"].includes(field.kind) && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+  if (NUMBER_KINDS.has(field.kind) && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
   return value;
 }
 
@@ -49,6 +51,11 @@ export class RestRoutes {
       const methods = this.routes.get(path) ?? new Map<string, OperationSpec>();
       this.routes.set(path, methods.set(method, operation));
     }
+    // A fixed segment wins over a {field} one (OpenAPI's rule: /books/search before /books/{id}).
+    // The manifest refuses two routes that one path matches unless one is the more fixed at every
+    // segment they differ in, which then has more fixed segments: trying those first is the rule.
+    const fixedCount = (route: TemplateRoute) => route.segments.filter((segment) => segment !== null).length;
+    this.templates.sort((a, b) => fixedCount(b) - fixedCount(a));
   }
 
   /** Whether a path belongs to the REST surface at all. */
@@ -61,10 +68,17 @@ export class RestRoutes {
     const methods = this.routes.get(pathname);
     const operation = methods?.get(method);
     if (operation) return { operation, params: undefined };
-    const allowed = [...(methods?.keys() ?? [])];
+    // The path's own methods: a fixed path's alone (it wins over any template), else those of the
+    // most fixed template shape that matches it.
+    if (methods) return { allowed: [...methods.keys()] };
+    const allowed: string[] = [];
+    let shape: string | undefined;
     for (const route of this.templates) {
       const params = matchSegments(route, pathname);
       if (!params) continue;
+      const routeShape = route.segments.join("/");
+      if (shape !== undefined && routeShape !== shape) break;
+      shape = routeShape;
       if (route.method === method) return { operation: route.operation, params };
       allowed.push(route.method);
     }
@@ -103,7 +117,21 @@ export class RestRoutes {
   /** The input of a query string or a form body, its values typed by the operation's fields. */
   private textInput(operation: OperationSpec, text: string): Plain {
     const fields = this.fields(operation);
-    return Object.fromEntries([...new URLSearchParams(text)].map(([key, value]) => [key, fromText(fields.get(key), value)]));
+    const entries: [string, unknown][] = [];
+    const lists = new Map<string, unknown[]>();
+    for (const [key, value] of new URLSearchParams(text)) {
+      const field = fields.get(key);
+      // A list travels as the parameter repeated (tag=a&tag=b), as OpenAPI's form style says.
+      if (!field?.list) entries.push([key, fromText(field, value)]);
+      else if (lists.has(key)) lists.get(key)!.push(fromText(field, value));
+      else {
+        const items = [fromText(field, value)];
+        lists.set(key, items);
+        entries.push([key, items]);
+      }
+    }
+    // fromEntries: a key such as __proto__ stays a key, for the input check to refuse.
+    return Object.fromEntries(entries);
   }
 
   /**
@@ -163,8 +191,10 @@ export class RestRoutes {
       (error, output) => {
         if (error) return this.refuse(request, response, operation, error, cookies);
         try {
-          if (operation.rest!.answer === "redirect") sendRedirect(response, String(output!.location), cookies);
-          else sendJson(response, 200, output, cookies);
+          const rest = operation.rest!;
+          if (rest.answer === "redirect") sendRedirect(response, String(output!.location), cookies);
+          else if (rest.status === 204) sendNoContent(response, cookies);
+          else sendJson(response, rest.status, output, cookies);
         } catch (error) {
           this.refuse(request, response, operation, error, cookies);
         }
@@ -191,6 +221,12 @@ export class RestRoutes {
       answerFault(response);
     }
   }
+}
+
+/** The answer of a route declared 204: no body, and nothing for a cache to keep. */
+function sendNoContent(response: ServerResponse, cookies: readonly string[]): void {
+  response.writeHead(204, { "cache-control": "no-store", ...(cookies.length > 0 ? { "set-cookie": [...cookies] } : {}) });
+  response.end();
 }
 
 /** The answer of a redirect route: a 302 to `location`, which no cache keeps and no page reads the origin of. */

@@ -2,10 +2,10 @@
 // ioredis (an optional peer, loaded when the store starts). Each operation is one atomic round trip
 // (a Lua script, or one command), expiry is Redis's own (PEXPIRE, SET PX), keys sit under one
 // prefix, and session ids are stored only as their SHA-256. Commands are never queued while Redis
-// is away: they fail at once, so admin calls fail closed (UNAVAILABLE) and succeed again as soon as
+// is away: they fail at once, so calls of a secret scheme fail closed (UNAVAILABLE) and succeed again as soon as
 // the client has reconnected on its own.
 //
-// The right admin secret from an address that no replica has seen fail needs no round trip: every
+// The right secret from an address that no replica has seen fail needs no round trip: every
 // recorded failure is published (in the same Lua script), each replica keeps the addresses with a
 // failure in the window as suspects, and only suspects are looked up in Redis. The local answer is
 // trusted only while it cannot be stale: subscribed, seeded from Redis after subscribing (so nothing
@@ -51,7 +51,7 @@ export const FAST_PATH_CONTACT_MS = 1500;
 export const MAX_SUSPECTS = 100_000;
 
 /**
- * One wrong admin secret against sorted sets of failure times (score: the time): recorded, for the
+ * One wrong secret against sorted sets of failure times (score: the time): recorded, for the
  * address and for all addresses, unless the global budget is spent or the address is locked out
  * already, in one atomic step. KEYS[1] the address's failures, KEYS[2] the failures of all,
  * KEYS[3] the marker of a spent budget; ARGV now, windowMs, maxFailures, a unique member, the
@@ -97,7 +97,7 @@ return {0, count, 0}
 `;
 
 /**
- * The right admin secret: nothing is recorded, the failures in the windows decide, in one atomic
+ * The right secret: nothing is recorded, the failures in the windows decide, in one atomic
  * read. KEYS[1] the address's failures, KEYS[2] the failures of all; ARGV now, the address's
  * window start (exclusive, "(<ms>"), windowMs, maxFailures, the same three for all addresses.
  * Answers {locked (0 no, 1 the address, 2 everyone), failures, retryAfterMs}.
@@ -206,7 +206,7 @@ export class RedisStore implements Store {
     this.onReachableChange((reachable) => {
       if (!this.client) return; // closed on purpose
       if (reachable && lost) onWarning(`the Redis store ${this.location} is reachable again`);
-      if (!reachable) onWarning(`lost the Redis store ${this.location}; admin calls answer UNAVAILABLE until it is back`);
+      if (!reachable) onWarning(`lost the Redis store ${this.location}; calls of a secret scheme answer UNAVAILABLE until it is back`);
       lost = !reachable;
     });
     this.client = client;
@@ -214,7 +214,7 @@ export class RedisStore implements Store {
     const ready = new Promise<boolean>((resolve) => client.once("ready", () => resolve(true)));
     const deadline = new Promise<boolean>((resolve) => setTimeout(() => resolve(false), this.options.connectTimeoutMs ?? 2000).unref());
     if (!(await Promise.race([ready, deadline]))) {
-      onWarning(`cannot reach the Redis store ${this.location} (${lastError || "no answer"}); admin calls answer UNAVAILABLE until it is reachable`);
+      onWarning(`cannot reach the Redis store ${this.location} (${lastError || "no answer"}); calls of a secret scheme answer UNAVAILABLE until it is reachable`);
     }
   }
 
@@ -446,7 +446,7 @@ export class RedisStore implements Store {
 
 /**
  * The Redis store, for `createServer(implementation, { store: redisStore(url) })`: replicas on
- * one Redis share lockout counts, admin sessions and rate limits. Needs the `ioredis` package.
+ * one Redis share lockout counts, sessions and rate limits. Needs the `ioredis` package.
  */
 export function redisStore(options: string | RedisStoreOptions): RedisStore {
   return new RedisStore(typeof options === "string" ? { url: options } : options);

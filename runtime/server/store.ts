@@ -1,5 +1,5 @@
-// The state the stubs keep between calls (admin-secret lockout per address and across all of them,
-// admin sessions, rate-limit counters) behind one interface: in this process by default, in Redis
+// The state the stubs keep between calls (secret lockout per address and across all of them,
+// sessions, rate-limit counters) behind one interface: in this process by default, in Redis
 // (store-redis.ts) when several replicas must share it. Every operation is atomic in its store, and
 // none of them keeps a local copy of shared state, so a replica never lets through what another
 // replica has locked out or logged out.
@@ -24,7 +24,7 @@ export const DEFAULT_LOCKOUT: LockoutPolicy = { maxFailures: 10, windowMs: 15 * 
  */
 export const DEFAULT_GLOBAL_LOCKOUT: LockoutPolicy = { maxFailures: 100, windowMs: 60_000 };
 
-/** What the store decided about one admin-secret attempt. */
+/** What the store decided about one secret attempt. */
 export interface SecretAttempt {
   /** The address, or every address (`everyone`), was locked out before this attempt: it is refused whatever the secret. */
   locked: boolean;
@@ -36,7 +36,7 @@ export interface SecretAttempt {
   retryAfterMs: number;
 }
 
-/** An admin session as stored: its id is never stored, only the SHA-256 of it, as the key. */
+/** A session as stored: its id is never stored, only the SHA-256 of it, as the key. */
 export interface StoredSession {
   /** Seconds since the epoch. */
   readonly createdAt: number;
@@ -62,7 +62,7 @@ export interface Store {
   /** Loads what the store needs and connects; `listen()` calls it. Never rejects because the backend is down. */
   start(onWarning: (message: string) => void): Promise<void>;
   /**
-   * One admin-secret attempt from `address`, decided atomically: if the address is locked out, or
+   * One secret attempt from `address`, decided atomically: if the address is locked out, or
    * the failures of all addresses have reached `global.maxFailures` (when `global` is given),
    * nothing is recorded; otherwise a failure (`ok` false) is recorded, for the address and for all.
    * So however many replicas race, at most `maxFailures` wrong secrets from one address, and at
@@ -86,7 +86,7 @@ export interface Store {
 
 /**
  * What a call hears while the store cannot be reached: UNAVAILABLE on every protocol, with a retry
- * hint. The calls that need the store (admin calls, rate-limited calls that fail closed) fail
+ * hint. The calls that need the store (calls of a secret scheme, rate-limited calls that fail closed) fail
  * closed; nothing is answered from a local copy.
  */
 export function storeUnavailable(): ServiceError {

@@ -194,6 +194,16 @@ describe.each(PROTOCOLS)("over %s", (protocol) => {
 });
 
 describe("refusals before any byte is sent", () => {
+  it("warns once per process that a deprecated operation is deprecated, through the client's logger", async () => {
+    const { fetch } = recordingFetch();
+    const warnings: string[] = [];
+    const logger = { debug: () => {}, warn: (message: string) => void warnings.push(message) };
+    const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, logger });
+    for (let i = 0; i < 3; i++) await refusalOf(() => client.updateEnv({}));
+    await refusalOf(() => new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch, logger }).updateEnv({}));
+    expect(warnings.filter((line) => line.includes("deprecated"))).toEqual([`UpdateEnv is deprecated: ${schema.operations.update_env.deprecated}`]);
+  });
+
   it("refuses an operation the protocol does not carry, in the spec's words", async () => {
     const { fetch, requests } = recordingFetch();
     const client = new AdminClient({ serviceUrl: "http://127.0.0.1:9", adminSecret: "s", protocol: "rest", fetch });

@@ -35,7 +35,10 @@ beforeAll(async () => {
   cpSync(join(REPO_ROOT, CODEGEN_CONFIG_PATH), join(dir, "codegen.yml"));
   mkdirSync(join(dir, "src"));
   for (const op of ir.operations.filter((o) => o.graphql)) writeFileSync(join(dir, "src", `${op.name}.graphql`), `${graphqlDocument(ir, op)}\n`);
-  await Promise.all([exec(bin("graphql-codegen"), ["--config", "codegen.yml"]), exec(bin("openapi-typescript"), [join(REPO_ROOT, OPENAPI_PATH), "-o", "openapi.ts"])]);
+  await Promise.all([
+    exec(bin("graphql-codegen"), ["--config", "codegen.yml"]),
+    exec(bin("openapi-typescript"), [join(REPO_ROOT, OPENAPI_PATH), "-o", "openapi.ts", "--default-non-nullable", "false"]),
+  ]);
 }, 240_000);
 afterAll(() => {
   if (dir && !process.env.KEEP_CONTRACT_TYPES) rmSync(dir, { recursive: true, force: true });

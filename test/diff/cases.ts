@@ -378,6 +378,37 @@ export const CASES: DiffCase[] = [
     ],
   },
 
+  // ---- the types of timestamps, dates, durations, bytes and unsigned and 32-bit numbers ----
+  {
+    name: "output field type changed: int64 seconds to a timestamp",
+    edits: [[USER_FIELDS, USER_FIELDS.replace("created_at: int64!", "created_at: timestamp!")]],
+    expected: [{ id: "output-field-type-changed:User.created_at", severity: "breaking", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi", "buf"] }],
+  },
+  {
+    name: "input field type changed: int64 to uint64 (a JSON string now)",
+    edits: [[PAGINATION_INPUT, PAGINATION_INPUT.replace("limit: int64", "limit: uint64")]],
+    // Wire-compatible in protobuf (both varints), so buf's wire rules see nothing; JSON's number became a string.
+    expected: [{ id: "input-field-type-changed:PaginationInput.limit", severity: "breaking", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
+  },
+  {
+    name: "output field added: a date, a duration, bytes, a float32 and a uint32",
+    bump: "minor",
+    edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],
+    expected: ["birthday", "session_length", "avatar", "score", "logins"].map((name) => ({ id: `output-field-added:User.${name}`, severity: "safe" as const, protocols: ALL })),
+  },
+  {
+    name: "bytes limit lowered (counted in bytes, stated in base64 characters)",
+    base: [[DELETE_USER_INPUT, `${DELETE_USER_INPUT}      proof: { type: bytes, max_length: 300 }\n`]],
+    edits: [["max_length: 300", "max_length: 30"]],
+    expected: [{ id: "input-rules-narrowed:delete_user.proof", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "enum value deprecated",
+    base: [["values: [current, published, retired]", "values:\n      current: Signs now\n      published: Verifies only\n      retired: Gone"]],
+    edits: [["      retired: Gone", "      retired: { description: Gone, deprecated: Retired keys are deleted now. }"]],
+    expected: [{ id: "enum-value-deprecation-changed:KeyStatus.retired", severity: "safe", protocols: ALL }],
+  },
+
   // ---- enums ----
   {
     name: "enum value removed",
@@ -512,7 +543,6 @@ export const CASES: DiffCase[] = [
     name: "default changed",
     base: [[PAGINATION_INPUT, PAGINATION_INPUT.replace("page: int64", "page: { type: int64, default: 1 }")]],
     edits: [["default: 1 }", "default: 0 }"]],
-    // OpenAPI states a default in the description only (as a keyword, type generators read it as always present).
     expected: [{ id: "input-rules-changed:PaginationInput.page", severity: "dangerous", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
   },
   {

@@ -16,6 +16,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ApiError, StoreClient } from "../../examples/bookstore/generated/client/index.js";
+import { schema } from "../../examples/bookstore/generated/schema.js";
 import { createServer } from "../../examples/bookstore/generated/server/index.js";
 import { createBookstore, startBookstore } from "../../examples/bookstore/src/service.js";
 import { goToolchain } from "../../scripts/go-env.mjs";
@@ -83,6 +84,106 @@ describe("the bookstore example", () => {
     await store.close();
   });
 
+  it.each(["graphql", "rest", "grpc"] as const)("carries timestamps, dates, durations, bytes, float32 and unsigned integers over %s in their canonical JSON forms", async (protocol) => {
+    const store = client(protocol, KEY);
+    const before = Date.now();
+    const added = await store.addBook({
+      title: `Typed over ${protocol}`,
+      author: { name: "Herman Melville" },
+      genre: "fiction",
+      published_on: "1851-10-18",
+      isbn: "18446744073709551615",
+      pages: 4294967295,
+      rating: 4.25,
+      loan_period: "1.5s",
+      // URL-safe base64 without padding is read; the answer is standard base64.
+      cover: "iVBORw0KGgo_-w",
+    });
+    expect(added).toMatchObject({ published_on: "1851-10-18", isbn: "18446744073709551615", pages: 4294967295, rating: 4.25, loan_period: "1.500s", cover: "iVBORw0KGgo/+w==" });
+    expect(added.added_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/);
+    expect(Date.parse(added.added_at)).toBeGreaterThanOrEqual(before - 1000);
+    expect(await store.getBook({ id: added.id })).toEqual(added);
+    const count = async () => (await client("rest").searchBooks({ words: "refused" })).books.length;
+    const refusals: [Record<string, unknown>, string][] = [
+      [{ published_on: "1851-02-30" }, "published_on: must be a date such as 2026-01-31"],
+      [{ isbn: "18446744073709551616" }, "isbn: must be an integer from 0 to 18446744073709551615"],
+      [{ pages: 0 }, "pages: must be 1 or more"],
+      [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
+      [{ rating: 5.5 }, "rating: must be between 0 and 5"],
+      [{ loan_period: "two weeks" }, "loan_period: must be a duration in seconds such as 90s or 1.5s"],
+      [{ cover: "not base64!" }, "cover: must be base64"],
+      [{ cover: Buffer.alloc(65537).toString("base64") }, "cover: must be at most 65536 bytes"],
+    ];
+    for (const [fields, message] of refusals) {
+      const refused = await failure(store.addBook({ title: "refused", author: { name: "A" }, genre: "poetry", ...fields } as never));
+      expect([refused.code, refused.message], JSON.stringify(fields)).toEqual(["INVALID_ARGUMENT", message]);
+    }
+    expect(await count()).toBe(0);
+    await store.close();
+  });
+
+  it.each(["graphql", "rest", "grpc"] as const)("counts an empty map as not given in an at-least-one-of rule over %s, as the OpenAPI document says", async (protocol) => {
+    const store = client(protocol, KEY);
+    const book = await store.addBook({ title: `Labelled over ${protocol}`, author: { name: "A" }, genre: "science" });
+    const refused = await failure(store.editBook({ id: book.id, labels: {} }));
+    expect([refused.code, refused.message]).toEqual(["INVALID_ARGUMENT", "give at least one of title, rating, labels"]);
+    expect((await store.getBook({ id: book.id })).labels).toEqual({});
+    expect((await store.editBook({ id: book.id, labels: { shelf: "B2" } })).labels).toEqual({ shelf: "B2" });
+    await store.close();
+  });
+
+  it("applies a declared default before the call, and states it as the default keyword in the contracts", async () => {
+    const store = client("rest");
+    for (let i = 0; i < 4; i++) await client("rest", KEY).addBook({ title: `Default page ${i}`, author: { name: "A" }, genre: "history" });
+    expect((await store.listBooks({ genre: "history" })).books).toHaveLength(3);
+    const openapi = readFileSync(join(EXAMPLE, "generated", "openapi", "openapi.yaml"), "utf8");
+    expect(openapi).toMatch(/- name: page_size\n(?:\s+[a-z]+:.*\n)*?\s+schema:\n(?:\s+.*\n)*?\s+default: 3\n/);
+    expect(readFileSync(join(EXAMPLE, "generated", "graphql", "schema.graphql"), "utf8")).toMatch(/^ {2}page_size: Int = 3$/m);
+    await store.close();
+  });
+
+  it("documents enum values and their deprecation in every contract", () => {
+    const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/"""Short non-fiction"""\n {2}essays @deprecated\(reason: "Filed under history or science now\."\)/);
+    expect(generated("proto/bookstore/v1/types.proto")).toMatch(/\/\/ Short non-fiction Deprecated: Filed under history or science now\.\n {2}GENRE_ESSAYS = 5 \[deprecated = true\];/);
+    expect(generated("generated/openapi/openapi.yaml")).toMatch(
+      /x-enumDescriptions:\n\s+fiction: Novels and stories\n(?:.*\n)*?\s+essays: "?Short non-fiction Deprecated: Filed under history or science now\."?/,
+    );
+  });
+
+  it("names its own HTTP port (api.http_port 8181) wherever an address is shown, and serves on it by default", async () => {
+    expect(schema.httpPort).toBe(8181);
+    const generated = (path: string) => readFileSync(join(EXAMPLE, "generated", path), "utf8");
+    expect(generated("openapi/openapi.yaml")).toContain('default: "http://localhost:8181"');
+    for (const path of ["openapi/openapi.yaml", "packages/sdk/README.md", "packages/server/README.md", "go/README.md", "python/README.md", "docs/README.md"]) {
+      expect(generated(path), path).not.toContain("localhost:8080");
+    }
+    const onDefault = createServer(createBookstore(), { grpcPort: 0, verifyApiKey: async () => null });
+    try {
+      expect((await onDefault.listen()).httpUrl).toBe("http://127.0.0.1:8181");
+    } finally {
+      await onDefault.close();
+    }
+  });
+
+  it("states the new types in each contract as its ecosystem expects", () => {
+    const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
+    const proto = generated("proto/bookstore/v1/books.proto");
+    expect(proto).toMatch(/^import "google\/protobuf\/timestamp\.proto";$/m);
+    expect(proto).toMatch(/^ {2}google\.protobuf\.Timestamp added_at = \d+;$/m);
+    expect(proto).toMatch(/^ {2}google\.protobuf\.Duration loan_period = \d+;$/m);
+    expect(proto).toMatch(/^ {2}optional uint64 isbn = \d+;$/m);
+    expect(proto).toMatch(/^ {2}optional float rating = \d+;$/m);
+    expect(proto).toMatch(/^ {2}optional bytes cover = \d+;$/m);
+    const sdl = generated("generated/graphql/schema.graphql");
+    expect(sdl).toContain('scalar DateTime @specifiedBy(url: "https://scalars.graphql.org/andimarek/date-time")');
+    expect(sdl).toMatch(/^ {2}added_at: DateTime!$/m);
+    const openapi = generated("generated/openapi/openapi.yaml");
+    expect(openapi).toMatch(/added_at:\n\s+description: When the store added it\.\n\s+type: string\n\s+format: date-time/);
+    // 65536 bytes are at most 87384 base64 characters.
+    expect(openapi).toMatch(/contentEncoding: base64\n\s+maxLength: 87384/);
+  });
+
   it("has only the client its operations are on, named as its manifest says: a StoreClient, no admin client, in every SDK, the MCP server and the READMEs", async () => {
     const generated = (path: string) => readFileSync(join(EXAMPLE, "generated", path), "utf8");
     const sdk = await import("../../examples/bookstore/generated/client/index.js");
@@ -115,7 +216,8 @@ describe("the bookstore example", () => {
       body: JSON.stringify({ title: "Dune", author: { name: "Frank Herbert" }, genre: "fiction" }),
     });
     const book = (await created.json()) as { id: string };
-    expect(created.status).toBe(200);
+    // add_book declares 201 Created.
+    expect(created.status).toBe(201);
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`)).status).toBe(200);
     const patched = await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, {
       method: "PATCH",
@@ -125,6 +227,29 @@ describe("the bookstore example", () => {
     expect(await patched.json()).toMatchObject({ id: book.id, in_stock: false });
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "DELETE" })).status).toBe(401);
     expect((await fetch(`${endpoints.httpUrl}/v1/books/${book.id}`, { method: "DELETE", headers: { "x-bookstore-key": KEY } })).status).toBe(200);
+  });
+
+  it("answers a route declared 204 without a body, matches a fixed segment before a {field} one, and reads a repeated query parameter as a list", async () => {
+    const staff = { "x-bookstore-key": KEY };
+    const added = await client("rest", KEY).addBook({ title: "Precedence of fixed segments", author: { name: "A" }, genre: "poetry" });
+    await client("rest", KEY).editBook({ id: added.id, labels: { shelf: "B2" } });
+    const cleared = await fetch(`${endpoints.httpUrl}/v1/books/${added.id}/labels`, { method: "DELETE", headers: staff });
+    expect([cleared.status, await cleared.text(), cleared.headers.get("content-type")]).toEqual([204, "", null]);
+    expect((await client("grpc").getBook({ id: added.id })).labels).toEqual({});
+    // Every SDK takes a 204 as the empty answer it is.
+    for (const protocol of ["rest", "grpc"] as const) expect(await client(protocol, KEY).clearLabels({ id: added.id })).toEqual({});
+    // /v1/books/search is search_books, not get_book of the book "search".
+    const found = await fetch(`${endpoints.httpUrl}/v1/books/search?words=precedence&genres=history&genres=poetry`);
+    expect(found.status).toBe(200);
+    expect(((await found.json()) as { books: { id: string }[] }).books.map((b) => b.id)).toEqual([added.id]);
+    const none = (await (await fetch(`${endpoints.httpUrl}/v1/books/search?words=precedence&genres=history`)).json()) as { books: unknown[] };
+    expect(none.books).toEqual([]);
+    expect((await client("rest").searchBooks({ words: "precedence", genres: ["fiction", "poetry"] })).books.map((b) => b.id)).toEqual([added.id]);
+    const tooMany = await fetch(`${endpoints.httpUrl}/v1/books/search?words=x${"&genres=poetry".repeat(5)}`);
+    expect([tooMany.status, ((await tooMany.json()) as { message: string }).message]).toEqual([400, "genres: must have at most 4 items"]);
+    const openapi = readFileSync(join(EXAMPLE, "generated", "openapi", "openapi.yaml"), "utf8");
+    expect(openapi).toMatch(/operationId: add_book\n(?:.*\n)*?\s+responses:\n\s+"201":/);
+    expect(openapi).toMatch(/operationId: clear_labels\n(?:.*\n)*?\s+responses:\n\s+"204":\n\s+description: "Done: clear_labels answers no content\."\n/);
   });
 
   it("has a Python SDK that passes mypy --strict (its README's example too), ruff and a pytest run against the service", async () => {
@@ -141,7 +266,8 @@ describe("the bookstore example", () => {
     expect(typed.output).toMatch(/^Success: no issues found/m);
     expect(linted.output.trim()).toBe("All checks passed!");
     expect(smoke.code, smoke.output).toBe(0);
-    expect(smoke.output).toMatch(/5 passed/);
+    // Every test passed, none skipped: pytest -q ends with "<n> passed in <time>" alone.
+    expect(smoke.output).toMatch(/^\d+ passed in /m);
   }, 120_000);
 
   it("is packed by npm run pack --root, with the runtime and the build tools of this repository", async () => {

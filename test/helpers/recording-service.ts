@@ -79,7 +79,7 @@ export async function startRecordingService(adminSecret = "s3cret-admin-key", op
     port: 0,
     grpcPort: 0,
     verifyUserToken: async (token) => (token === "user-token" ? { userId: "u1", roles: [] } : null),
-    isOrgAdmin: async (_user, _operation, input) => input.org_id === ORG_ADMIN_OF,
+    hasRole: async (_user, _operation, input) => input.org_id === ORG_ADMIN_OF,
     // Protocol tests send many wrong secrets on purpose; the lockouts have tests of their own.
     lockout: { maxFailures: 1_000_000, windowMs: 60_000 },
     globalLockout: { maxFailures: 1_000_000, windowMs: 60_000 },

@@ -4,7 +4,7 @@
 // pairs, DNS, JWKS, webhook deliveries) so that the same calls give the same answers.
 import { createHash, generateKeyPair, type KeyObject } from "node:crypto";
 import { exportJWK, SignJWT, type JSONWebKeySet, type JWTPayload } from "jose";
-import { createServer, type Implementation, type ServerOptions, type ServiceServer } from "../../generated/server/index.js";
+import { createServer, type Implementation, type Options, type ServiceServer } from "../../generated/server/index.js";
 import { schema } from "../../generated/schema.js";
 import type { AddTrustedIssuerInput } from "../../generated/types.js";
 import type { WebhookRequest } from "../../reference/core.js";
@@ -150,7 +150,7 @@ export interface SwappableServer {
  * One server for a whole test file. Its implementation and hooks forward every call to the
  * current reference service, so a test swaps in a fresh service without starting a server.
  */
-export async function startSwappableServer(first: ReferenceService, options: Partial<ServerOptions> = {}): Promise<SwappableServer> {
+export async function startSwappableServer(first: ReferenceService, options: Partial<Options> = {}): Promise<SwappableServer> {
   let current = first;
   const forwarding: Record<string, (input: unknown, context: unknown) => Promise<unknown>> = {};
   for (const operation of Object.values(schema.operations)) {
@@ -162,7 +162,7 @@ export async function startSwappableServer(first: ReferenceService, options: Par
     grpcPort: 0,
     now: () => current.serverOptions.now(),
     verifyUserToken: (token) => current.serverOptions.verifyUserToken(token),
-    isOrgAdmin: (user, operation, input) => current.serverOptions.isOrgAdmin(user, operation, input),
+    hasRole: (user, operation, input) => current.serverOptions.hasRole(user, operation, input),
     ...options,
   });
   const { httpUrl, grpcEndpoint } = await server.listen();

@@ -27,6 +27,7 @@ const TOOL_OPERATIONS = Object.values(schema.operations).filter((operation) => o
 
 interface Running {
   base: string;
+  grpcEndpoint: string;
   logs: LogEntry[];
   close(): Promise<void>;
 }
@@ -35,9 +36,9 @@ async function serve(options: Partial<ServerOptions> = {}): Promise<Running> {
   const logs: LogEntry[] = [];
   const service = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST, storage: testStorage() });
   const server: ServiceServer = createServer(service.implementation, { adminSecret: SECRET, port: 0, grpcPort: 0, logger: (entry) => logs.push(entry), ...service.serverOptions, ...options });
-  const base = (await server.listen()).httpUrl;
+  const { httpUrl: base, grpcEndpoint } = await server.listen();
   service.setAddresses({ issuer: base });
-  return { base, logs, close: async () => (await server.close(), await service.state.storage.close()) };
+  return { base, grpcEndpoint, logs, close: async () => (await server.close(), await service.state.storage.close()) };
 }
 
 async function connect(url: string, headers: Record<string, string> = {}): Promise<Client> {
@@ -242,6 +243,43 @@ describe("the standalone identity-mcp (generated/mcp/main.ts)", () => {
     expect(names.sort()).toEqual(carried.sort());
     expect(names).not.toContain("admin_meta");
     await client.close();
+  }, 60_000);
+
+  it("over stdio with --protocol grpc: calls the gRPC endpoint --grpc-endpoint or IDENTITY_GRPC_ENDPOINT names", async () => {
+    // The service's gRPC port is not the API's default (9091), so only the named endpoint reaches it.
+    expect(running.grpcEndpoint).not.toMatch(new RegExp(`:${schema.grpcPort}$`));
+    for (const [args, env] of [
+      [["--protocol", "grpc", "--grpc-endpoint", running.grpcEndpoint], {}],
+      [["--protocol", "grpc"], { IDENTITY_GRPC_ENDPOINT: running.grpcEndpoint }],
+    ] as const) {
+      const client = await stdio([...args], { IDENTITY_ADMIN_SECRET: SECRET, ...env });
+      const names = (await client.listTools()).tools.map((tool) => tool.name);
+      expect(names.sort()).toEqual(
+        TOOL_OPERATIONS.filter((operation) => operation.grpc)
+          .map((operation) => operation.name)
+          .sort(),
+      );
+      expect((await call(client, "admin_meta")).structuredContent).toMatchObject({ version: schema.version });
+      const created = await call(client, "create_organization", { name: `grpc-org-${names.length}-${Object.keys(env).length}`, display_name: "over gRPC" });
+      expect(created.structuredContent).toMatchObject({ display_name: "over gRPC" });
+      await client.close();
+    }
+  }, 60_000);
+
+  it("refuses a gRPC endpoint that is not host:port, and --grpc-endpoint without --protocol grpc, with exit 2", () => {
+    const run = (args: string[], env: Record<string, string> = {}) =>
+      spawnSync(process.execPath, ["--import", "tsx", main, "--service-url", running.base, ...args], { cwd: REPO_ROOT, encoding: "utf8", env: { PATH: process.env.PATH ?? "", ...env } });
+    const malformed = run(["--protocol", "grpc", "--grpc-endpoint", "http://127.0.0.1:9091"]);
+    expect(malformed.status).toBe(2);
+    expect(malformed.stderr).toContain(`error: --grpc-endpoint (or IDENTITY_GRPC_ENDPOINT) must be the service's gRPC host:port, such as localhost:${schema.grpcPort}, not 'http://127.0.0.1:9091'`);
+    expect(malformed.stderr).toContain("[--grpc-endpoint <host:port>]");
+    const fromEnvironment = run(["--protocol", "grpc"], { IDENTITY_GRPC_ENDPOINT: "127.0.0.1" });
+    expect(fromEnvironment.status).toBe(2);
+    expect(fromEnvironment.stderr).toContain("not '127.0.0.1'");
+    const overRest = run(["--grpc-endpoint", running.grpcEndpoint]);
+    expect(overRest.status).toBe(2);
+    expect(overRest.stderr).toContain("error: --grpc-endpoint is where the tools call over gRPC: give it with --protocol grpc (the protocol is rest)");
+    for (const result of [malformed, fromEnvironment, overRest]) expect(result.stderr).not.toContain("    at ");
   }, 60_000);
 
   it("refuses the admin secret on the command line, and unknown filters, with exit 2", () => {

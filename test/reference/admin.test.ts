@@ -4,7 +4,6 @@ import { createPrivateKey, createPublicKey } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
 import type { WebhookRequest } from "../../reference/core.js";
-import { ADMIN_SESSION_COOKIE } from "../../runtime/server/auth.js";
 import { ADMIN_SECRET, createHarness, expectCode, signUp } from "./context.js";
 
 describe("admin auth and meta", () => {
@@ -13,7 +12,7 @@ describe("admin auth and meta", () => {
     await expectCode(h.call("adminLogin", { admin_secret: "wrong" }, { principal: { kind: "anonymous" } }), "UNAUTHENTICATED");
     const login = await h.call("adminLogin", { admin_secret: ADMIN_SECRET }, { principal: { kind: "anonymous" } });
     const cookie = h.cookiesSet.at(-1)!;
-    expect(cookie).toMatchObject({ name: ADMIN_SESSION_COOKIE, options: { maxAgeSeconds: 24 * 3600 } });
+    expect(cookie).toMatchObject({ name: schema.adminSessionCookie, options: { maxAgeSeconds: 24 * 3600 } });
     expect(login.expires_at - login.created_at).toBe(24 * 3600);
 
     const session = await h.call("adminSession", {}, { cookies: { [cookie.name]: cookie.value } });

@@ -7,7 +7,7 @@ import { rules } from "../../generated/server/rules.js";
 import { createReferenceService, type ReferenceService, type ReferenceServiceOptions } from "../../reference/service.js";
 import { ServiceError, type ErrorCode } from "../../runtime/errors.js";
 import type { OperationSpec, Protocol } from "../../runtime/schema.js";
-import { AdminSecretGuard, AdminSessionStore } from "../../runtime/server/auth.js";
+import { SecretGuard, SessionStore } from "../../runtime/server/auth.js";
 import { MemoryStore } from "../../runtime/server/store.js";
 import type { CookieOptions, Principal } from "../../runtime/server/context.js";
 import { validateInput } from "../../runtime/validate.js";
@@ -61,7 +61,7 @@ export interface Harness {
   advance(seconds: number): void;
   /** Cookies the last calls set, newest last. */
   cookiesSet: SetCookie[];
-  adminSessions: AdminSessionStore;
+  adminSessions: SessionStore;
   context(method: Method, options?: CallOptions): Promise<CallContext>;
   /** Validates `input` like the runtime, calls the implementation, and answers as the runtime would put it on the wire. */
   call<M extends Method>(method: M, input: InputOf<M>, options?: CallOptions): Promise<Wire<OutputOf<M>>>;
@@ -81,8 +81,8 @@ export function createHarness(options: ReferenceServiceOptions = {}): Harness {
     ...options,
   });
   const store = new MemoryStore();
-  const adminSessions = new AdminSessionStore(store, () => now);
-  const guard = new AdminSecretGuard(ADMIN_SECRET, undefined, store, () => now);
+  const adminSessions = new SessionStore(schema.adminSessionCookie, store, () => now);
+  const guard = new SecretGuard(ADMIN_SECRET, undefined, store, () => now);
   const cookiesSet: SetCookie[] = [];
 
   const harness: Harness = {
@@ -96,7 +96,7 @@ export function createHarness(options: ReferenceServiceOptions = {}): Harness {
     adminSessions,
     async context(method, callOptions = {}) {
       const operation = operationOf(method);
-      let principal: Principal = callOptions.principal ?? (operation.auth === "public" ? { kind: "anonymous" } : { kind: "super_admin" });
+      let principal: Principal = callOptions.principal ?? (operation.auth === "public" ? { kind: "anonymous" } : { kind: "secret" });
       const headers: Record<string, string> = { "user-agent": "vitest", ...callOptions.headers };
       if (callOptions.bearer !== undefined) {
         const user = await service.serverOptions.verifyUserToken(callOptions.bearer);
@@ -112,7 +112,7 @@ export function createHarness(options: ReferenceServiceOptions = {}): Harness {
         headers,
         cookies: callOptions.cookies ?? {},
         setCookie: (name, value, cookieOptions) => cookiesSet.push({ name, value, options: cookieOptions }),
-        adminSessions: adminSessions.forCall(guard, "127.0.0.1"),
+        sessions: adminSessions.forCall(guard, "127.0.0.1"),
       };
     },
     async call(method, input, callOptions) {

@@ -1,5 +1,5 @@
 // §3: organizations (unique names; delete cascades), members, org SSO connections (write-only
-// secrets; get by id or org id; delete stops SSO logins) and the org-admin decision of isOrgAdmin.
+// secrets; get by id or org id; delete stops SSO logins) and the org-admin decision of hasRole.
 import { generateKeyPairSync } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { schema } from "../../generated/schema.js";
@@ -214,7 +214,7 @@ describe("org SSO connections", () => {
   });
 });
 
-describe("isOrgAdmin", () => {
+describe("hasRole: the org-admins of an organization", () => {
   async function setup() {
     const h = createHarness();
     const admin = await signUp(h, "admin@acme.com");
@@ -230,7 +230,7 @@ describe("isOrgAdmin", () => {
   /** true, or false when refused: a refusal of an organization it can name says which and the role needed. */
   const decide = async (h: Harness, userId: string, method: Parameters<typeof operationOf>[0], input: Record<string, unknown>) => {
     try {
-      return await h.service.serverOptions.isOrgAdmin({ kind: "user", userId, roles: [] }, operationOf(method), input);
+      return await h.service.serverOptions.hasRole({ kind: "user", userId, roles: [] }, operationOf(method), input);
     } catch (error) {
       expect((error as ServiceError).code).toBe("PERMISSION_DENIED");
       expect((error as ServiceError).message).toMatch(new RegExp(`the caller is not ${schema.orgAdminRole} of organization \\S+$`));

@@ -20,6 +20,7 @@ import json
 import os
 import re
 import uuid
+from collections.abc import MutableMapping
 from typing import Any
 
 import httpx
@@ -79,7 +80,8 @@ _KEY = re.compile(r"[\x21-\x7e]{1,255}")
 @schemathesis.hook
 def before_call(context: Any, case: schemathesis.Case, kwargs: dict[str, Any]) -> None:
     for headers in (case.headers, kwargs.get("headers")):
-        if not isinstance(headers, dict):
+        # case.headers is requests' CaseInsensitiveDict, not a dict.
+        if not isinstance(headers, MutableMapping):
             continue
         for name in list(headers):
             if name.lower() == "idempotency-key" and _KEY.fullmatch(str(headers[name])):

@@ -46,7 +46,17 @@ describe("the table of field types", () => {
   });
 
   it("maps the GraphQL custom scalars for graphql-codegen", () => {
-    expect(customGraphqlScalars().map((s) => s.name)).toEqual(["Int64", "Map", "JSON"]);
+    expect(customGraphqlScalars().map((s) => [s.name, s.typescript])).toEqual([
+      ["Int64", "number"],
+      ["UInt32", "number"],
+      ["UInt64", "string"],
+      ["DateTime", "string"],
+      ["Date", "string"],
+      ["Duration", "string"],
+      ["Bytes", "string"],
+      ["Map", "Record<string, string>"],
+      ["JSON", "Record<string, unknown>"],
+    ]);
   });
 
   it("answers another language's spelling of a type with the manifest's word for it", () => {

@@ -120,6 +120,18 @@ describe("a manifest's own auth schemes", () => {
     expect(serverReadme).toContain("auth `manager` (the admin, or a user who holds the role shop:manager");
     const generatedSchema = files.get("generated/schema.ts")!;
     expect(generatedSchema).toContain(`manager: { kind: "secret", session: true, orgRole: true, callers: "owners and the branch's managers" },`);
+    // The names of the credentials come from the schemes: the owner's secret and session, and the token a manager calls with.
+    expect(ir.api.authSchemes.map((s) => [s.name, s.securityName, s.session?.securityName, s.roleTokenName])).toEqual([
+      ["open", "", undefined, undefined],
+      ["owner", "ownerSecret", "ownerSession", undefined],
+      ["manager", "ownerSecret", "ownerSession", "managerToken"],
+    ]);
+    expect(openapi).toMatch(/securitySchemes:\n {4}ownerSecret:\n[\s\S]*\n {4}ownerSession:\n[\s\S]*\n {4}managerToken:\n/);
+    expect(openapi).toContain("- ownerSecret: []\n      - ownerSession: []\n      - managerToken: []");
+    const server = files.get("generated/server/index.ts")!;
+    expect(server).toContain('ownerSecret: NonNullable<ServerOptions["secret"]>;');
+    expect(server).toContain('secretWords: { secret: "owner secret", session: "owner session" },');
+    expect(serverReadme).toContain("ownerSecret: process.env.OWNER_SECRET!");
     // Nothing of the identity API's schemes.
     for (const [path, content] of files) {
       if (path.startsWith("generated/") && !path.includes("/runtime/")) expect(content, path).not.toMatch(/service:org_admin|x-service-admin-secret|service_admin_session|super_admin/);
@@ -157,7 +169,7 @@ describe("the server, by the declared schemes", () => {
   const orgAdminOperation = Object.values(schema.operations).find((op) => op.auth === "org_admin" && op.rest)!;
   const adminOperation = Object.values(schema.operations).find((op) => op.auth === "admin_secret" && op.rest?.method === "POST" && op.kind === "read")!;
 
-  const serve = async (isOrgAdmin: boolean, opened?: (server: ServiceServer) => void) => {
+  const serve = async (holdsRole: boolean, opened?: (server: ServiceServer) => void) => {
     const server = createServiceServer(
       { schema: redeclared, rules, graphqlSchemaText, grpcServices: [], descriptorSet, explorer: { openapiDocument: async () => "", firstOperation: "meta" } },
       {
@@ -165,14 +177,14 @@ describe("the server, by the declared schemes", () => {
         [adminOperation.method]: async () => sampleMessage(redeclared, adminOperation.output),
       },
       {
-        adminSecret: SECRET,
+        secret: SECRET,
         port: 0,
         grpcPort: 0,
         rateLimit: false,
         partial: true,
         onWarning: () => {},
         verifyUserToken: async (token) => (token === "member" ? { userId: "u1", roles: [] } : null),
-        isOrgAdmin: async () => isOrgAdmin,
+        hasRole: async () => holdsRole,
       },
     );
     servers.push(server);
@@ -187,7 +199,7 @@ describe("the server, by the declared schemes", () => {
     expect((await post(url, adminOperation, { "x-shop-secret": SECRET })).status).toBe(200);
     const oldHeader = await post(url, adminOperation, { "x-service-admin-secret": SECRET });
     expect(oldHeader.status).toBe(401);
-    expect(((await oldHeader.json()) as { message: string }).message).toContain("the admin secret in header x-shop-secret");
+    expect(((await oldHeader.json()) as { message: string }).message).toContain("the secret in header x-shop-secret");
     const member = await post(url, adminOperation, { authorization: "Bearer member" });
     expect(member.status).toBe(403);
     expect(((await member.json()) as { message: string }).message).toBe(`${adminOperation.pascalName} is for the shop's owners only`);
@@ -196,7 +208,7 @@ describe("the server, by the declared schemes", () => {
   it("takes the admin session only for the schemes that declare it", async () => {
     let server: ServiceServer | undefined;
     const url = await serve(false, (s) => (server = s));
-    const session = await server!.pipeline.adminSessions.open();
+    const session = await server!.pipeline.sessions.open();
     const cookie = `${schema.adminSessionCookie}=${session.id}`;
     const input = sampleMessage(redeclared, orgAdminOperation.input);
     expect((await post(url, orgAdminOperation, { cookie }, input)).status).toBe(200);

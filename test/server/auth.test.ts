@@ -24,7 +24,7 @@ const clientFor = (protocol: (typeof PROTOCOLS)[number], adminSecret: string, ex
 const adminOperations = Object.values(operations).filter((op) => op.surface === "admin");
 const guarded = adminOperations.filter((op) => op.auth !== "public");
 
-const CREDENTIALS = { admin: "the admin secret in header x-service-admin-secret", apiKey: "an API key in header x-api-key" };
+const CREDENTIALS = { secret: "the admin secret in header x-service-admin-secret", apiKey: "an API key in header x-api-key" };
 
 describe("the admin secret", () => {
   it("guards every admin operation but admin_login and admin_signup", () => {
@@ -125,14 +125,14 @@ describe("auth schemes, one by one", () => {
   const never = async () => false;
   const always = async () => true;
   const user = { kind: "user", userId: "u1", roles: [] } as const;
-  const scim = { kind: "scim", orgId: "org-a" } as const;
-  const admin = { kind: "super_admin" } as const;
+  const scim = { kind: "token", token: "scim", holder: "org-a" } as const;
+  const admin = { kind: "secret" } as const;
   const anonymous = { kind: "anonymous" } as const;
   const accessToken = { kind: "bearer", token: "access" } as const;
   const scimToken = { kind: "bearer", token: "scim" } as const;
 
   it("keeps user tokens and SCIM endpoint tokens apart", () => {
-    expect(() => authorize(scimToken, user, "ProvisionUser", CREDENTIALS, never)).toThrow("needs the bearer token of an organization's SCIM endpoint");
+    expect(() => authorize(scimToken, user, "ProvisionUser", CREDENTIALS, never)).toThrow("needs a bearer token of kind scim");
     expect(authorize(scimToken, scim, "ProvisionUser", CREDENTIALS, never)).toBeUndefined();
     expect(() => authorize(accessToken, scim, "Profile", CREDENTIALS, never)).toThrow("needs a signed-in user");
     expect(authorize(accessToken, user, "Profile", CREDENTIALS, never)).toBeUndefined();
@@ -140,8 +140,8 @@ describe("auth schemes, one by one", () => {
 
   it("refuses a signed-in user a secret scheme in the words of its callers, and lets one in only by the org role a rule adds", async () => {
     expect(() => authorize({ kind: "secret", callers: "the store's managers" }, user, "CloseStore", CREDENTIALS, always)).toThrow("CloseStore is for the store's managers only");
-    expect(() => authorize({ kind: "secret" }, user, "CloseStore", CREDENTIALS, always)).toThrow("CloseStore is for admins only");
-    expect(() => authorize({ kind: "secret" }, anonymous, "CloseStore", CREDENTIALS, always)).toThrow(`CloseStore needs ${CREDENTIALS.admin}`);
+    expect(() => authorize({ kind: "secret" }, user, "CloseStore", CREDENTIALS, always)).toThrow("CloseStore is for the secret's holders only");
+    expect(() => authorize({ kind: "secret" }, anonymous, "CloseStore", CREDENTIALS, always)).toThrow(`CloseStore needs ${CREDENTIALS.secret}`);
     expect(authorize({ kind: "secret" }, admin, "CloseStore", CREDENTIALS, never)).toBeUndefined();
     await expect(authorize({ kind: "secret", orgRole: true, callers: "org managers" }, user, "RenameOrg", CREDENTIALS, always)).resolves.toBeUndefined();
     await expect(authorize({ kind: "secret", orgRole: true, callers: "org managers" }, user, "RenameOrg", CREDENTIALS, never)).rejects.toThrow("RenameOrg is for org managers only");

@@ -52,8 +52,20 @@ function validValue(api: ApiSchema, rules: ValidationRules, messageName: string,
       return true;
     case "int32":
     case "int64":
+    case "uint32":
+    case "float32":
     case "float64":
       return rule?.minimum ?? 1;
+    case "uint64":
+      return "18446744073709551615";
+    case "timestamp":
+      return "2026-01-31T09:30:00Z";
+    case "date":
+      return "2026-01-31";
+    case "duration":
+      return "1.5s";
+    case "bytes":
+      return "AP8=";
     case "map":
       return { key: "value" };
     case "json":
@@ -75,7 +87,11 @@ function validMessage(api: ApiSchema, rules: ValidationRules, messageName: strin
 }
 
 /** Values of every kind a field must refuse or treat apart. */
-const ODD_VALUES: unknown[] = [undefined, null, "", " ", "x".repeat(300), 0, -1, 1.5, 2 ** 31, 2 ** 53, Number.NaN, 5n, true, false, "7", [], ["x"], [null], {}, { a: 1 }, { a: { b: { c: 1 } } }];
+const ODD_VALUES: unknown[] = [
+  ...[undefined, null, "", " ", "x".repeat(300), 0, -1, 1.5, 2 ** 31, 2 ** 32, 2 ** 53, 4e38, Number.NaN, 5n, true, false, "7", [], ["x"], [null], {}, { a: 1 }, { a: { b: { c: 1 } } }],
+  // Texts of the string-valued kinds, in other forms than the canonical one, and out of range.
+  ...["2026-01-31T10:30:00+01:00", "2026-02-30", "90s", "1.5", "AP_77w", "AP8", "18446744073709551616", "-1"],
+];
 
 /** The input with one change: each field replaced by each odd value (in lists too), or an unknown key added. */
 function* variants(api: ApiSchema, messageName: string, valid: Plain): Generator<unknown> {

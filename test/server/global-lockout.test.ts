@@ -5,7 +5,7 @@
 // and the server's refusal to start with an admin secret under 12 characters.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "../../generated/server/index.js";
-import { AdminSecretError, MIN_ADMIN_SECRET_LENGTH, redisStore } from "../../runtime/server/index.js";
+import { SecretError, MIN_SECRET_LENGTH, redisStore } from "../../runtime/server/index.js";
 import { RedisStore } from "../../runtime/server/store-redis.js";
 import { PROTOCOLS, rawAdminMeta } from "../helpers/raw-calls.js";
 import { startRecordingService, type RecordingService } from "../helpers/recording-service.js";
@@ -49,9 +49,9 @@ describe("the global budget of wrong admin secrets, in one process", () => {
     const refusal = await fetch(`${service.httpUrl}/v1/admin/admin_meta`, { method: "POST", headers: { "content-type": "application/json", ...from(newAddress(), SECRET) }, body: "{}" });
     expect(refusal.status).toBe(429);
     expect(refusal.headers.get("retry-after")).toBe("2");
-    expect(((await refusal.json()) as { message: string }).message).toBe("too many wrong admin secrets from all addresses; every admin-secret check is refused for 2 s");
+    expect(((await refusal.json()) as { message: string }).message).toBe("too many wrong admin secrets from all addresses; every admin secret check is refused for 2 s");
     // The operator hears of it once, not once per refused call.
-    expect(warnings.filter((w) => w.includes("globalLockout"))).toEqual(["too many wrong admin secrets from all addresses (globalLockout): every admin-secret check is refused for 2 s"]);
+    expect(warnings.filter((w) => w.includes("globalLockout"))).toEqual(["too many wrong admin secrets from all addresses (globalLockout): every admin secret check is refused for 2 s"]);
     // Refused attempts were not counted: the window ends 2 s after the first guess.
     now += 1_501;
     for (const protocol of PROTOCOLS) expect((await rawAdminMeta(service, protocol)(from(newAddress(), SECRET))).code, protocol).toBe("OK");
@@ -112,16 +112,16 @@ describe("the global budget on two replicas sharing Redis", () => {
 });
 
 describe("the admin secret at start", () => {
-  it(`is refused under ${MIN_ADMIN_SECRET_LENGTH} characters, with a message naming the minimum and no stack`, () => {
+  it(`is refused under ${MIN_SECRET_LENGTH} characters, with a message naming the minimum and no stack`, () => {
     let error: unknown;
     try {
       createServer({} as never, { adminSecret: "elevenchars", partial: true, onWarning: () => {} });
     } catch (caught) {
       error = caught;
     }
-    expect(error).toBeInstanceOf(AdminSecretError);
+    expect(error).toBeInstanceOf(SecretError);
     expect((error as Error).message).toBe("the admin secret must be at least 12 characters long; this one has 11");
-    expect((error as Error).stack).toBe("AdminSecretError: the admin secret must be at least 12 characters long; this one has 11");
+    expect((error as Error).stack).toBe("SecretError: the admin secret must be at least 12 characters long; this one has 11");
     // Characters, not bytes or UTF-16 units: 11 astral characters are still too few.
     expect(() => createServer({} as never, { adminSecret: "😀".repeat(11), partial: true, onWarning: () => {} })).toThrow("this one has 11");
     expect(() => createServer({} as never, { adminSecret: "", partial: true, onWarning: () => {} })).toThrow("an admin secret is required");

@@ -129,7 +129,7 @@ describe("health follows a serving state", () => {
         return () => listeners.delete(listener);
       },
     };
-    const pipeline = new CallPipeline(schema, {}, { adminSecret: SECRET, partial: true, onWarning: () => {} }, rules);
+    const pipeline = new CallPipeline(schema, {}, { secret: SECRET, partial: true, onWarning: () => {} }, rules);
     const port = new GrpcPort(pipeline, [AdminService, UserService], { bodyLimit: rules.limits.requestBytes, descriptorSet, servingState });
     const endpoint = `127.0.0.1:${await port.listen("127.0.0.1", 0)}`;
     const check = async () => JSON.parse((await grpcurl([endpoint, "grpc.health.v1.Health/Check"])).stdout).status;

@@ -45,7 +45,7 @@ beforeAll(async () => {
   server = createServiceServer(
     { schema: resources, rules, graphqlSchemaText, grpcServices: [], descriptorSet, explorer: { openapiDocument: async () => "", firstOperation: "admin_meta" } },
     implementation,
-    { adminSecret: SECRET, port: 0, grpcPort: 0, rateLimit: false },
+    { secret: SECRET, port: 0, grpcPort: 0, rateLimit: false },
   );
   ({ httpUrl } = await server.listen());
   client = new ClientCore(
@@ -130,7 +130,7 @@ describe("the contracts of another API: resource routes, a prefix, its own auth 
     expect(operation.requestBody).toBeUndefined();
   });
 
-  it("refuse two routes of one shape, or two that one request could match", () => {
+  it("refuse two routes of one shape, or two that one request could match with neither the more fixed", () => {
     // /users/{id} and /users/{org_id} are one route: no request could tell them apart.
     const twice = manifest.replace(
       "  rotate_key:\n    surface: admin\n    group: orgs\n",
@@ -139,13 +139,20 @@ describe("the contracts of another API: resource routes, a prefix, its own auth 
     expect(() => buildIr(loadManifestText(twice), emptyLock())).toThrow(
       /error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/\{org_id\} is already used by operation 'delete_user'/,
     );
-    // /users/{id} and /users/current: a request for the user "current" could reach either.
+    // /users/{id} and /{org_id}/current: a request for /users/current could reach either, and
+    // each route is the more fixed at one of the segments they differ in.
     const overlapping = manifest.replace(
+      "  rotate_key:\n    surface: admin\n    group: orgs\n",
+      "  rotate_key:\n    surface: admin\n    group: orgs\n    route:\n      method: DELETE\n      path: /api/v2/{org_id}/current\n",
+    );
+    expect(() => buildIr(loadManifestText(overlapping), emptyLock())).toThrow(
+      /error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/\{org_id\}\/current overlaps DELETE \/api\/v2\/users\/\{id\} of operation 'delete_user': one request could match both, and neither has the fixed segment wherever they differ/,
+    );
+    // /users/{id} and /users/current: the fixed segment wins, as in OpenAPI.
+    const literal = manifest.replace(
       "  rotate_key:\n    surface: admin\n    group: orgs\n",
       "  rotate_key:\n    surface: admin\n    group: orgs\n    route:\n      method: DELETE\n      path: /api/v2/users/current\n",
     );
-    expect(() => buildIr(loadManifestText(overlapping), emptyLock())).toThrow(
-      /error duplicate-route: operation 'rotate_key': REST route DELETE \/api\/v2\/users\/current overlaps DELETE \/api\/v2\/users\/\{id\} of operation 'delete_user': one request could match both/,
-    );
+    expect(buildIr(loadManifestText(literal), emptyLock()).operations.find((op) => op.name === "rotate_key")!.rest!.path).toBe("/api/v2/users/current");
   });
 });

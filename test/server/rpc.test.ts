@@ -150,7 +150,7 @@ describe("cookies", () => {
   beforeAll(async () => {
     const implementation: Partial<Implementation> = {
       async adminLogin(_input, context) {
-        context.setCookie(context.adminSessions.cookieName, "session-1", { maxAgeSeconds: 60 });
+        context.setCookie(context.sessions.cookieName, "session-1", { maxAgeSeconds: 60 });
         return sampleMessage(schema, schema.operations.admin_login.output) as never;
       },
     };

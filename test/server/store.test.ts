@@ -1,7 +1,7 @@
 // The in-memory store: lockout decisions, its bound on remembered addresses, and admin sessions kept
 // only under the SHA-256 of their id.
 import { describe, expect, it } from "vitest";
-import { AdminSecretGuard, AdminSessionStore, sessionKey } from "../../runtime/server/auth.js";
+import { SecretGuard, SessionStore, sessionKey } from "../../runtime/server/auth.js";
 import { DEFAULT_MAX_LOCKOUT_ADDRESSES, MemoryStore } from "../../runtime/server/store.js";
 import { ServiceError } from "../../runtime/errors.js";
 
@@ -46,7 +46,7 @@ describe("the in-memory lockout", () => {
 
   it("answers TOO_MANY_REQUESTS with the seconds to wait through the guard", () => {
     let now = 0;
-    const guard = new AdminSecretGuard("s3cret-admin-key", policy, new MemoryStore(), () => now);
+    const guard = new SecretGuard("s3cret-admin-key", policy, new MemoryStore(), () => now);
     for (let i = 0; i < 3; i++) expect(guard.verify("guess", "a")).toBe(false);
     now = 10_000;
     let error: unknown;
@@ -68,7 +68,7 @@ describe("a stored admin secret (bootstrap) under lockout", () => {
     let now = 0;
     const checked: string[] = [];
     const bootstrap = { verifier: async () => async (candidate: string) => (checked.push(candidate), candidate === "s3cret-admin-key") };
-    const guard = new AdminSecretGuard(
+    const guard = new SecretGuard(
       bootstrap,
       policy,
       new MemoryStore(),
@@ -96,7 +96,7 @@ describe("admin sessions in the in-memory store", () => {
   it("are kept under the SHA-256 of their id and end at expiry or close", async () => {
     let now = 1_000_000;
     const store = new MemoryStore();
-    const sessions = new AdminSessionStore(store, () => now);
+    const sessions = new SessionStore("session", store, () => now);
     const session = await sessions.open();
     expect(store.sessionOf(sessionKey(session.id), now)).toEqual({ createdAt: session.createdAt, expiresAt: session.expiresAt });
     expect(store.sessionOf(session.id, now)).toBeUndefined();

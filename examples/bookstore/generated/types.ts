@@ -2,7 +2,7 @@
 export type { JsonObject } from "@apigen/runtime/json.js";
 
 /** What kind of book it is. */
-export type Genre = "fiction" | "history" | "science" | "poetry";
+export type Genre = "fiction" | "history" | "science" | "poetry" | "essays";
 
 /** Who wrote a book. */
 export interface Author {
@@ -27,6 +27,21 @@ export interface Book {
   genre: Genre;
   year: number | null;
   in_stock: boolean;
+  /** When the store added it. */
+  added_at: string;
+  /** The day this edition came out. */
+  published_on: string | null;
+  /** Its ISBN-13, as a number. */
+  isbn: string | null;
+  pages: number | null;
+  /** Readers' mean rating, 0 to 5. */
+  rating: number | null;
+  /** How long a reader may borrow it. */
+  loan_period: string | null;
+  /** A thumbnail of its cover (PNG). */
+  cover: string | null;
+  /** The staff's own labels, such as shelf: B2. */
+  labels: Record<string, string>;
 }
 
 /** Input of add_book. */
@@ -37,6 +52,15 @@ export interface AddBookInput {
   genre: Genre;
   /** Between 0 and 3000. */
   year?: number | null;
+  published_on?: string | null;
+  isbn?: string | null;
+  /** 1 or more. */
+  pages?: number | null;
+  /** Between 0 and 5. */
+  rating?: number | null;
+  loan_period?: string | null;
+  /** At most 65536 bytes. */
+  cover?: string | null;
 }
 
 /** Input of get_book. */
@@ -52,6 +76,26 @@ export interface UpdateBookInput {
   in_stock: boolean;
 }
 
+/** Input of edit_book. */
+export interface EditBookInput {
+  /** Not empty. */
+  id: string;
+  /** At most 200 characters. */
+  title?: string | null;
+  /** Between 0 and 5. */
+  rating?: number | null;
+  labels?: Record<string, string> | null;
+}
+
+/** Input of clear_labels. */
+export interface ClearLabelsInput {
+  /** Not empty. */
+  id: string;
+}
+
+/** Answer of clear_labels. */
+export type ClearLabelsResponse = Record<string, never>;
+
 /** Input of remove_book. */
 export interface RemoveBookInput {
   /** Not empty. */
@@ -66,8 +110,9 @@ export interface RemoveBookResponse {
 /** Input of list_books. */
 export interface ListBooksInput {
   genre?: Genre | null;
-  /** Books per page; the store answers 3 when none is asked. Between 1 and 10. */
+  /** Books per page. Between 1 and 10. Default 3. */
   page_size?: number | null;
+  /** Must be a cursor the store handed out (the position of a book, 0 to 999999999). */
   page_token?: string | null;
 }
 
@@ -81,6 +126,8 @@ export interface ListBooksResponse {
 export interface SearchBooksInput {
   /** 1 to 100 characters. */
   words: string;
+  /** Only books of these genres (the parameter repeated: genres=poetry&genres=history). At most 4 items. */
+  genres?: Genre[] | null;
 }
 
 /** Answer of search_books. */

@@ -2,13 +2,64 @@
 package smoke
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
+	"math"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"testing"
+	"time"
 
 	bookstore "example.com/bookstore-go"
 )
+
+var protocols = []bookstore.Protocol{bookstore.ProtocolGraphQL, bookstore.ProtocolREST, bookstore.ProtocolGRPC}
+
+func storeOver(t *testing.T, protocol bookstore.Protocol) *bookstore.StoreClient {
+	t.Helper()
+	store, err := bookstore.NewClient(os.Getenv("BOOKSTORE_URL"), bookstore.WithProtocol(protocol),
+		bookstore.WithGRPCEndpoint(os.Getenv("BOOKSTORE_GRPC")), bookstore.WithAPIKey(os.Getenv("BOOKSTORE_KEY")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// typedFields are the fields of the new types of a book, comparable with ==.
+type typedFields struct {
+	publishedOn string
+	isbn        uint64
+	pages       uint32
+	rating      float32
+	loanPeriod  time.Duration
+	cover       string
+}
+
+func typedOf(book *bookstore.Book) typedFields {
+	var out typedFields
+	if book.PublishedOn != nil {
+		out.publishedOn = *book.PublishedOn
+	}
+	if book.Isbn != nil {
+		out.isbn = *book.Isbn
+	}
+	if book.Pages != nil {
+		out.pages = *book.Pages
+	}
+	if book.Rating != nil {
+		out.rating = *book.Rating
+	}
+	if book.LoanPeriod != nil {
+		out.loanPeriod = *book.LoanPeriod
+	}
+	out.cover = string(book.Cover)
+	return out
+}
 
 func TestBooksOverEveryProtocol(t *testing.T) {
 	ctx := context.Background()
@@ -44,5 +95,138 @@ func TestBooksOverEveryProtocol(t *testing.T) {
 			t.Fatalf("%s: want NOT_FOUND, got %v", protocol, err)
 		}
 		store.Close()
+	}
+}
+
+func TestNewTypesOverEveryProtocol(t *testing.T) {
+	ctx := context.Background()
+	// Every byte value: its base64 has + and /, which URL-safe base64 would write otherwise.
+	cover := make([]byte, 1024)
+	for i := range cover {
+		cover[i] = byte(i)
+	}
+	loan := 21*24*time.Hour + 250*time.Millisecond
+	for _, protocol := range protocols {
+		before := time.Now()
+		added, err := storeOver(t, protocol).AddBook(ctx, &bookstore.AddBookInput{
+			Title: "Typed on " + string(protocol), Author: &bookstore.Author{Name: "Knuth"}, Genre: bookstore.GenreScience,
+			PublishedOn: bookstore.String("1968-02-29"), Isbn: bookstore.Ptr(uint64(9780201896831)), Pages: bookstore.Ptr(uint32(672)),
+			Rating: bookstore.Ptr(float32(4.3)), LoanPeriod: &loan, Cover: cover,
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		want := typedFields{"1968-02-29", 9780201896831, 672, 4.3, loan, string(cover)}
+		if got := typedOf(added); got != want {
+			t.Fatalf("%s: added %+v, want %+v", protocol, got, want)
+		}
+		// Set by the server: an instant of this call, in UTC (within a second either side, for the clocks' resolution).
+		if added.AddedAt.Location() != time.UTC || added.AddedAt.Before(before.Add(-time.Second)) || added.AddedAt.After(time.Now().Add(time.Second)) {
+			t.Fatalf("%s: added_at %v, called at %v", protocol, added.AddedAt, before)
+		}
+		// The same book, read back over every protocol: equal values, the same instant.
+		for _, reader := range protocols {
+			got, err := storeOver(t, reader).GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
+			if err != nil {
+				t.Fatalf("%s then %s: %v", protocol, reader, err)
+			}
+			if typedOf(got) != want || !got.AddedAt.Equal(added.AddedAt) || got.AddedAt.Location() != time.UTC {
+				t.Fatalf("%s then %s: got %+v at %v, want %+v at %v", protocol, reader, typedOf(got), got.AddedAt, want, added.AddedAt)
+			}
+		}
+	}
+}
+
+func TestNewTypesAtTheEdgesOfTheirRanges(t *testing.T) {
+	ctx := context.Background()
+	for _, protocol := range protocols {
+		store := storeOver(t, protocol)
+		// A nanosecond, signed: Go's durations hold what the wire does.
+		loan := -time.Nanosecond
+		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
+			Title: "Edges on " + string(protocol), Author: &bookstore.Author{Name: "Edge"}, Genre: bookstore.GenreEssays,
+			PublishedOn: bookstore.String("0001-01-01"), Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Pages: bookstore.Ptr(uint32(math.MaxUint32)),
+			Rating: bookstore.Ptr(float32(0.1)), LoanPeriod: &loan, Cover: []byte{0xff},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		want := typedFields{"0001-01-01", math.MaxUint64, math.MaxUint32, 0.1, -time.Nanosecond, "\xff"}
+		got, err := store.GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
+		if err != nil || typedOf(added) != want || typedOf(got) != want {
+			t.Fatalf("%s: added %+v, read %+v (%v), want %+v", protocol, typedOf(added), typedOf(got), err, want)
+		}
+	}
+}
+
+func TestRefusesAValueTheWireCannotCarryBeforeSending(t *testing.T) {
+	ctx := context.Background()
+	for _, protocol := range protocols {
+		store := storeOver(t, protocol)
+		for message, input := range map[string]*bookstore.AddBookInput{
+			"published_on: must be a date such as 2026-01-31": {PublishedOn: bookstore.String("29/02/1968")},
+			"rating: must be a number":                        {Rating: bookstore.Ptr(float32(math.NaN()))},
+		} {
+			input.Title, input.Author, input.Genre = "Never sent", &bookstore.Author{Name: "Nobody"}, bookstore.GenrePoetry
+			_, err := store.AddBook(ctx, input)
+			var apiErr *bookstore.APIError
+			if !errors.As(err, &apiErr) || apiErr.Code != bookstore.CodeInvalidArgument || !apiErr.Refused || apiErr.Message != message {
+				t.Fatalf("%s: want %q refused, got %v", protocol, message, err)
+			}
+		}
+	}
+	for book, err := range storeOver(t, bookstore.ProtocolREST).AllBooks(ctx, &bookstore.ListBooksInput{}) {
+		if err != nil || book.Title == "Never sent" {
+			t.Fatalf("a refused book was sent: %+v, %v", book, err)
+		}
+	}
+}
+
+// The JSON forms a service may send besides the ones the bookstore writes: an offset and nine
+// fractional digits, URL-safe unpadded base64, a uint64 as a number; and a value not of its form,
+// kept in ExtraFields.
+func TestReadsEveryJSONFormOfTheNewTypes(t *testing.T) {
+	var sent map[string]any
+	answers := []string{
+		`{"id":"b1","title":"T","author":{"name":"A"},"genre":"fiction","in_stock":true,"added_at":"2026-01-31T10:30:00.123456789+01:00",
+		"published_on":"2026-01-31","isbn":18446744073709551615,"pages":7,"rating":4.300000190734863,"loan_period":"-1.5s","cover":"-_8","labels":{}}`,
+		`{"id":"b1","title":"T","author":{"name":"A"},"genre":"fiction","in_stock":true,"added_at":"2026-01-31T09:30:00Z","loan_period":"soon","labels":{}}`,
+	}
+	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		sent = nil
+		_ = json.Unmarshal(body, &sent)
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, answers[0])
+		answers = answers[1:]
+	}))
+	defer service.Close()
+	store, err := bookstore.NewClient(service.URL, bookstore.WithProtocol(bookstore.ProtocolREST), bookstore.WithAPIKey("key"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	loan := 90*time.Second + 500*time.Millisecond
+	book, err := store.AddBook(context.Background(), &bookstore.AddBookInput{
+		Title: "T", Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenreFiction,
+		Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Rating: bookstore.Ptr(float32(4.3)), LoanPeriod: &loan, Cover: []byte{0xfb, 0xff},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Sent in the forms of proto3's JSON mapping: a uint64 as a decimal string, seconds, standard base64.
+	for name, want := range map[string]any{"isbn": "18446744073709551615", "rating": 4.3, "loan_period": "90.500s", "cover": "+/8="} {
+		if sent[name] != want {
+			t.Fatalf("sent %s %#v, want %#v (%v)", name, sent[name], want, sent)
+		}
+	}
+	want := typedFields{"2026-01-31", math.MaxUint64, 7, 4.3, -1500 * time.Millisecond, "\xfb\xff"}
+	if typedOf(book) != want || !book.AddedAt.Equal(time.Date(2026, 1, 31, 9, 30, 0, 123456789, time.UTC)) || book.AddedAt.Location() != time.UTC || len(book.ExtraFields) != 0 {
+		t.Fatalf("read %+v at %v (extra %v), want %+v", typedOf(book), book.AddedAt, book.ExtraFields, want)
+	}
+	// A duration that is not one is kept as it came, and the field left unset.
+	book, err = store.GetBook(context.Background(), &bookstore.GetBookInput{ID: "b1"})
+	if err != nil || book.LoanPeriod != nil || string(book.ExtraFields["loan_period"]) != `"soon"` || !bytes.Contains([]byte(book.RawJSON()), []byte(`"soon"`)) {
+		t.Fatalf("read %+v, %v", book, err)
 	}
 }

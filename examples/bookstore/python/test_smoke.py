@@ -3,14 +3,24 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
+from datetime import date, datetime, timedelta, timezone
+from typing import Literal
 
 import pytest
 
-from bookstore_sdk import ApiError, AsyncStoreClient, StoreClient
+from bookstore_sdk import ApiError, AsyncStoreClient, Book, StoreClient
 
 URL = os.environ["BOOKSTORE_URL"]
 GRPC = os.environ["BOOKSTORE_GRPC"]
 KEY = os.environ["BOOKSTORE_KEY"]
+PROTOCOLS: list[Literal["graphql", "rest", "grpc"]] = ["graphql", "rest", "grpc"]
+# Every byte value: its base64 has + and /, which URL-safe base64 would write otherwise.
+COVER = bytes(range(256)) * 4
+
+
+def store_over(protocol: Literal["graphql", "rest", "grpc"]) -> StoreClient:
+    return StoreClient(service_url=URL, grpc_endpoint=GRPC, api_key=KEY, protocol=protocol)
 
 
 @pytest.mark.parametrize("protocol", ["graphql", "rest", "grpc"])
@@ -39,3 +49,86 @@ async def test_async_client_searches_over_graphql() -> None:
         await store.add_book(title="Async Tales", author={"name": "Ada"}, genre="fiction")
         found = await store.search_books(words="async tales")
         assert [book.title for book in found.books] == ["Async Tales"]
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_carries_dates_times_durations_bytes_and_unsigned_numbers(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    before = datetime.now(timezone.utc)
+    with store_over(protocol) as store:
+        added = store.add_book(
+            title=f"Typed on {protocol}",
+            author={"name": "Knuth"},
+            genre="science",
+            published_on=date(1968, 2, 29),
+            isbn=9780201896831,
+            pages=672,
+            rating=4.5,
+            loan_period=timedelta(days=21, hours=12, milliseconds=250),
+            cover=COVER,
+        )
+        wanted = (date(1968, 2, 29), 9780201896831, 672, 4.5, timedelta(days=21, hours=12, milliseconds=250), COVER)
+        assert (added.published_on, added.isbn, added.pages, added.rating, added.loan_period, added.cover) == wanted
+        # Set by the server: an instant of this call, in UTC (within a second either side, for the clocks' resolution).
+        assert added.added_at.utcoffset() == timedelta(0)
+        assert before - timedelta(seconds=1) <= added.added_at <= datetime.now(timezone.utc) + timedelta(seconds=1)
+        # The plain form is the JSON one, whichever protocol carried the answer.
+        plain = added.to_dict()
+        assert (plain["published_on"], plain["isbn"], plain["loan_period"], plain["rating"]) == ("1968-02-29", "9780201896831", "1857600.250s", 4.5)
+    # The same book, read back over every protocol: equal values, the same instant.
+    for reader in PROTOCOLS:
+        with store_over(reader) as store:
+            read: Book = store.get_book(id=added.id)
+            assert read == added, reader
+            assert read.added_at == added.added_at and read.to_dict() == added.to_dict(), reader
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_carries_the_edges_of_each_range(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    with store_over(protocol) as store:
+        added = store.add_book(
+            title=f"Edges on {protocol}",
+            author={"name": "Edge"},
+            genre="essays",
+            published_on=date(1, 1, 1),
+            isbn=2**64 - 1,
+            pages=2**32 - 1,
+            rating=0.1,
+            loan_period=timedelta(microseconds=-1),
+            cover=b"\xff",
+        )
+        # A float32 reads as the shortest decimal of its 32-bit value, over gRPC as over JSON.
+        wanted = (date(1, 1, 1), 2**64 - 1, 2**32 - 1, 0.1, timedelta(microseconds=-1), b"\xff")
+        assert (added.published_on, added.isbn, added.pages, added.rating, added.loan_period, added.cover) == wanted
+        assert store.get_book(id=added.id) == added
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_refuses_a_value_out_of_its_range_before_sending(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    with store_over(protocol) as store:
+
+        def add(**values: object) -> Callable[[], Book]:
+            return lambda: store.add_book(title="Never sent", author={"name": "Nobody"}, genre="poetry", **values)  # type: ignore[arg-type]
+
+        attempts = {
+            "pages: must be between 0 and 4294967295": add(pages=2**32),
+            "isbn: must be an integer from 0 to 18446744073709551615": add(isbn=-1),
+            "rating: must be between -3.4028234663852886e+38 and 3.4028234663852886e+38": add(rating=1e39),
+            "rating: must be a number": add(rating=float("nan")),
+            # A datetime is a date in Python; its time of day would be lost.
+            "published_on: must be a date such as 2026-01-31": add(published_on=datetime.now(timezone.utc)),
+            "loan_period: must be a duration in seconds such as 90s or 1.5s": add(loan_period=21),
+            "cover: must be base64": add(cover="not base64!"),
+        }
+        for message, attempt in attempts.items():
+            with pytest.raises(ApiError) as refused:
+                attempt()
+            assert (refused.value.code, refused.value.refused, refused.value.message) == ("INVALID_ARGUMENT", True, message)
+        assert "Never sent" not in [book.title for book in store.iter_list_books()]
+
+
+async def test_async_client_carries_the_new_types_over_grpc() -> None:
+    async with AsyncStoreClient(service_url=URL, grpc_endpoint=GRPC, api_key=KEY, protocol="grpc") as store:
+        added = await store.add_book(title="Async typed", author={"name": "Ada"}, genre="fiction", loan_period=timedelta(seconds=90), cover=b"png")
+        read = await store.get_book(id=added.id)
+        assert (read.loan_period, read.cover, read.published_on, read.isbn) == (timedelta(seconds=90), b"png", None, None)
+        assert read.added_at == added.added_at

@@ -3,9 +3,6 @@ import { randomUUID } from "node:crypto";
 import { createServer, ServiceError, type Implementation, type ServiceServer } from "../generated/server/index.js";
 import type { Book } from "../generated/types.js";
 
-/** Books a page holds when the caller asks for no size. */
-const DEFAULT_PAGE_SIZE = 3;
-
 export function createBookstore(): Implementation {
   const books = new Map<string, Book>();
   const find = (id: string): Book => {
@@ -14,8 +11,23 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year }) {
-      const book: Book = { id: randomUUID(), title, author: { name: author.name, born: author.born ?? null }, genre, year: year ?? null, in_stock: true };
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover }) {
+      const book: Book = {
+        id: randomUUID(),
+        title,
+        author: { name: author.name, born: author.born ?? null },
+        genre,
+        year: year ?? null,
+        in_stock: true,
+        added_at: new Date().toISOString(),
+        published_on: published_on ?? null,
+        isbn: isbn ?? null,
+        pages: pages ?? null,
+        rating: rating ?? null,
+        loan_period: loan_period ?? null,
+        cover: cover ?? null,
+        labels: {},
+      };
       books.set(book.id, book);
       return book;
     },
@@ -27,6 +39,13 @@ export function createBookstore(): Implementation {
       book.in_stock = in_stock;
       return book;
     },
+    async editBook({ id, title, rating, labels }) {
+      const book = find(id);
+      if (title != null) book.title = title;
+      if (rating != null) book.rating = rating;
+      if (labels != null) book.labels = { ...book.labels, ...labels };
+      return book;
+    },
     async removeBook({ id }) {
       find(id);
       return { removed: books.delete(id) };
@@ -34,14 +53,21 @@ export function createBookstore(): Implementation {
     async listBooks({ genre, page_size, page_token }) {
       // The cursor is the position of the next book: books are kept in the order they were added.
       const all = [...books.values()].filter((book) => !genre || book.genre === genre);
+      // The cursor format (a position) is checked before the call; one past the end is an empty page.
       const start = page_token ? Number(page_token) : 0;
-      if (!Number.isInteger(start) || start < 0) throw new ServiceError("INVALID_ARGUMENT", "page_token: is not a cursor this store handed out");
-      const end = start + (page_size ?? DEFAULT_PAGE_SIZE);
+      // The manifest's default (3) is applied before the call: page_size is never missing here.
+      const end = start + page_size!;
       return { books: all.slice(start, end), next_page_token: end < all.length ? String(end) : null };
     },
-    async searchBooks({ words }) {
+    async searchBooks({ words, genres }) {
       const wanted = words.toLowerCase().split(/\s+/);
-      return { books: [...books.values()].filter((book) => wanted.every((word) => book.title.toLowerCase().includes(word))) };
+      return {
+        books: [...books.values()].filter((book) => wanted.every((word) => book.title.toLowerCase().includes(word)) && (!genres?.length || genres.includes(book.genre))),
+      };
+    },
+    async clearLabels({ id }) {
+      find(id).labels = {};
+      return {};
     },
   };
 }

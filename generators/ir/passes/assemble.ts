@@ -1,8 +1,8 @@
 // The last pass: the IR of a manifest the checking passes found no error in. It derives what only
-// a whole, valid set of operations decides (groups, gRPC services, clients, version operations,
-// the API's auth settings and features) and joins them with the parts the passes built.
-import { clientRoleOf, type Ir, type IrClient, type IrOperation, type Surface } from "../ir.js";
-import { apiFeatures, authSettings } from "./auth.js";
+// a whole, valid set of operations decides (groups, gRPC services, clients, the API's auth
+// settings and features) and joins them with the parts the passes built.
+import { clientRoleOf, type Ir, type IrClient } from "../ir.js";
+import { apiFeatures, authSettings, secretNamesOf } from "./auth.js";
 import { allMessages, type IrContext } from "./context.js";
 import { pickDocExamples } from "./examples.js";
 import { groupName } from "./names.js";
@@ -14,7 +14,7 @@ const SURFACES_WITH_CLIENTS = ["admin", "user"] as const;
 export function assembleIr(context: IrContext): Ir {
   const { raw, operations, authSchemes, packages } = context;
   if (!packages) throw new Error("assembleIr runs after resolvePackageNames");
-  const versionOperations = versionOperationsOf(operations);
+  const { versionOperations } = context;
   return {
     api: {
       name: raw.api.name,
@@ -23,6 +23,8 @@ export function assembleIr(context: IrContext): Ir {
       version: raw.api.version,
       authSchemes,
       ...authSettings(authSchemes, operations),
+      ...secretNamesOf(raw, authSchemes, operations),
+      httpPort: raw.api.http_port ?? 8080,
       grpcPort: raw.api.grpc_port ?? 9091,
       restPrefix: raw.api.rest_prefix ?? DEFAULT_REST_PREFIX,
       limits: {
@@ -67,22 +69,6 @@ function servicesOf(context: IrContext): Ir["proto"]["services"] {
       operations: context.operations.filter((op) => op.surface === surface && op.grpc).map((op) => op.name),
     };
   }).filter((s) => s.operations.length > 0);
-}
-
-/** Per surface, the read without required input that answers a string `version`: the SDKs ask it for the server's version. */
-function versionOperationsOf(operations: readonly IrOperation[]): Partial<Record<Surface, string>> {
-  return Object.fromEntries(
-    SURFACES_WITH_CLIENTS.flatMap((surface) => {
-      const op = operations.find(
-        (o) =>
-          o.surface === surface &&
-          o.kind === "read" &&
-          !o.input.fields.some((f) => f.required) &&
-          o.output.fields.some((f) => f.name === "version" && f.type.kind === "scalar" && f.type.scalar === "string"),
-      );
-      return op ? [[surface, op.name]] : [];
-    }),
-  );
 }
 
 /** The clients that carry an operation; the user client carries the token routes (surface oauth) too. */

@@ -2,13 +2,14 @@
 // which schemes each surface takes, and the error codes a scheme lets a call answer before any
 // implementation runs.
 import { ERROR_CODES, type ErrorCode } from "../../../runtime/errors.js";
-import { ADMIN_SESSION_COOKIE } from "../../../runtime/server/auth.js";
 import type { RawAuthScheme, RawManifest, RawOperation } from "../../load/load.js";
-import { didYouMean } from "../naming.js";
-import type { ApiFeatures, AuthKind, IrAuthScheme, IrOperation } from "../ir.js";
+import { camelCase, didYouMean } from "../naming.js";
+import type { ApiFeatures, AuthKind, IrAuthScheme, IrOperation, SecretNames } from "../ir.js";
 import type { Report } from "./report.js";
 
 const DEFAULT_SECRET_HEADER = "x-service-admin-secret";
+/** The cookie of the secret's session in a manifest without auth_schemes: an operation that sets it opens the session. */
+const BUILTIN_SESSION_COOKIE = "service_admin_session";
 const DEFAULT_API_KEY_HEADER = "x-api-key";
 const DEFAULT_ORG_ROLE = "service:org_admin";
 /** The settings of a manifest without auth_schemes; a manifest with them declares these on its schemes. */
@@ -19,8 +20,8 @@ const FLAT_SETTINGS = ["admin_secret_header", "api_key_header", "org_admin_role"
  * settings' headers and role, and the admin session of the operation that sets its cookie.
  */
 function builtinSchemes(raw: RawManifest): Record<string, RawAuthScheme> {
-  const opener = Object.entries(raw.operations).find(([, op]) => op.sets_cookies?.includes(ADMIN_SESSION_COOKIE))?.[0];
-  const secret = { header: raw.api.admin_secret_header ?? DEFAULT_SECRET_HEADER, ...(opener ? { session: { cookie: ADMIN_SESSION_COOKIE, opened_by: opener } } : {}) };
+  const opener = Object.entries(raw.operations).find(([, op]) => op.sets_cookies?.includes(BUILTIN_SESSION_COOKIE))?.[0];
+  const secret = { header: raw.api.admin_secret_header ?? DEFAULT_SECRET_HEADER, ...(opener ? { session: { cookie: BUILTIN_SESSION_COOKIE, opened_by: opener } } : {}) };
   const adminCredentials = opener ? "admin secret header or admin session" : "admin secret header";
   return {
     public: { kind: "none" },
@@ -37,6 +38,44 @@ function builtinSchemes(raw: RawManifest): Record<string, RawAuthScheme> {
     super_admin: { kind: "rule", of: "admin_secret", callers: "super-admins", description: `the super-admin (${adminCredentials})` },
     scim_token: { kind: "bearer", token: "scim" },
   };
+}
+
+/** The word a security name of each kind ends in (the credential it is). */
+const CREDENTIAL_WORD: Record<AuthKind, string> = { none: "", bearer: "Token", api_key: "Key", secret: "Secret" };
+
+/**
+ * The name of a scheme's credential in the contracts: its declared name in camelCase, ending in
+ * the kind's word where it does not already (user -> userToken, api_key -> apiKey, admin_secret ->
+ * adminSecret, staff_key -> staffKey); empty for none.
+ */
+function securityNameOf(name: string, kind: AuthKind): string {
+  if (kind === "none") return "";
+  const camel = camelCase(name.toLowerCase(), new Set());
+  const word = CREDENTIAL_WORD[kind];
+  return camel.endsWith(word) || camel === word.toLowerCase() ? camel : `${camel}${word}`;
+}
+
+/**
+ * How the outputs name the API's secret: after the first secret scheme the operations use that is
+ * not a rule (a rule's own, from the scheme it extends).
+ */
+export function secretNamesOf(raw: RawManifest, schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]): { secretNames?: SecretNames } {
+  const rawSchemes = raw.api.auth_schemes ?? builtinSchemes(raw);
+  const used = usedSchemes(schemes, operations).find((s) => s.kind === "secret");
+  if (!used) return {};
+  const declared = rawSchemes[used.name];
+  const scheme = declared?.kind === "rule" && declared.of !== undefined ? declared.of : used.name;
+  // What the secret is of: admin_secret and admin both name the admin's ("admin secret", "admin session").
+  const of = scheme.toLowerCase().replace(/_?secret$/, "");
+  const words = of.replace(/_/g, " ");
+  const secretNames: SecretNames = {
+    scheme,
+    words: `${words} secret`.trim(),
+    sessionWords: `${words} session`.trim(),
+    option: securityNameOf(of ? `${of}_secret` : "secret", "secret"),
+    variable: of ? `${of.toUpperCase()}_SECRET` : "SECRET",
+  };
+  return { secretNames };
 }
 
 /** The keys each declared kind takes besides kind and description. */
@@ -112,16 +151,26 @@ export function resolveAuthSchemes(raw: RawManifest, report: Report): IrAuthSche
       }
     }
     const kind: AuthKind = scheme.kind === "rule" ? "secret" : scheme.kind;
+    // A rule's credentials are those of the secret scheme it extends, under that scheme's names.
+    const credentialName = securityNameOf(base === scheme ? name : scheme.of!, kind);
     const resolved: Omit<IrAuthScheme, "description"> = {
       name,
       kind,
+      securityName: credentialName,
       ...(kind === "bearer" ? { token: scheme.token ?? "access" } : {}),
       ...(kind === "api_key" ? { header: scheme.header ?? DEFAULT_API_KEY_HEADER } : {}),
       ...(kind === "secret" ? { header: base.header ?? DEFAULT_SECRET_HEADER, callers: scheme.callers ?? base.callers ?? "admins" } : {}),
-      ...(kind === "secret" && base.session ? { session: { cookie: base.session.cookie, openedBy: base.session.opened_by } } : {}),
+      ...(kind === "secret" && base.session
+        ? { session: { cookie: base.session.cookie, openedBy: base.session.opened_by, securityName: `${credentialName.replace(/(?<=.)Secret$/, "")}Session` } }
+        : {}),
       ...(scheme.kind === "rule" && scheme.org_role ? { orgRole: scheme.org_role } : {}),
     };
     schemes.push({ ...resolved, description: scheme.description ?? defaultDescription(resolved) });
+  }
+  // A role holder calls with a signed-in user's access token: that of the API's bearer scheme of access tokens where it declares one.
+  const accessTokens = schemes.find((s) => s.kind === "bearer" && s.token === "access");
+  for (const scheme of schemes) {
+    if (scheme.orgRole) scheme.roleTokenName = accessTokens?.securityName ?? securityNameOf(scheme.name, "bearer");
   }
   for (const scheme of schemes) {
     const opener = scheme.session?.openedBy;

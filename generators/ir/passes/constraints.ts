@@ -16,6 +16,8 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
   const constraints: FieldConstraints = {};
   const scalar = field.type.kind === "scalar" ? field.type.scalar : undefined;
   const isString = scalar === "string";
+  // Lengths of bytes count bytes.
+  const hasLength = isString || scalar === "bytes";
   const isNumber = scalar !== undefined && SCALAR_SPECS[scalar].numeric;
   const only = (key: keyof RawFieldSpec, applies: boolean, what: string) => {
     if (spec[key] === undefined) return false;
@@ -26,22 +28,23 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
     if (min !== undefined && max !== undefined && min > max) fail(maxKey, `${maxKey} ${max} is less than ${minKey} ${min}`);
   };
 
-  if (only("min_length", isString, "string fields")) constraints.minLength = spec.min_length!;
-  if (only("max_length", isString, "string fields")) constraints.maxLength = spec.max_length!;
+  if (only("min_length", hasLength, "string and bytes fields")) constraints.minLength = spec.min_length!;
+  if (only("max_length", hasLength, "string and bytes fields")) constraints.maxLength = spec.max_length!;
   if (isString && field.required && !field.list && !(constraints.minLength! >= 1)) constraints.minLength = 1;
   pair("min_length", "max_length", constraints.minLength, constraints.maxLength);
 
   if (only("minimum", isNumber, "number fields")) constraints.minimum = spec.minimum!;
   if (only("maximum", isNumber, "number fields")) constraints.maximum = spec.maximum!;
-  if (scalar === "int32" || scalar === "int64") {
+  if (scalar === "int32" || scalar === "int64" || scalar === "uint32" || scalar === "float32") {
     const range = INTEGER_RANGES[scalar];
+    const integer = scalar !== "float32";
     for (const [key, bound] of [
       ["minimum", range.minimum],
       ["maximum", range.maximum],
     ] as const) {
       const declared = constraints[key];
-      if (declared !== undefined && (!Number.isInteger(declared) || declared < range.minimum || declared > range.maximum)) {
-        fail(key, `${key} ${declared} is not an ${scalar} value (${range.minimum} to ${range.maximum})`);
+      if (declared !== undefined && ((integer && !Number.isInteger(declared)) || declared < range.minimum || declared > range.maximum)) {
+        fail(key, `${key} ${declared} is not a${scalar === "int32" || scalar === "int64" ? "n" : ""} ${scalar} value (${range.minimum} to ${range.maximum})`);
       }
       constraints[key] ??= bound;
     }

@@ -11,8 +11,15 @@ import type { Report } from "./report.js";
 
 const DEFAULT_ACRONYMS = ["OIDC", "SAML", "SCIM", "JWT", "FGA"];
 
+/** How buildIr reads a manifest. */
+export interface BuildOptions {
+  /** A client that needs a version read and declares none takes the first read that answers one (the rule before api.version_operation), instead of an error: for manifests of earlier releases. */
+  readonly inferVersionOperations?: boolean;
+}
+
 export interface IrContext {
   readonly loaded: LoadedManifest;
+  readonly options: BuildOptions;
   readonly raw: RawManifest;
   /** Every manifest error found so far, in the order users see them; buildIr throws them all at once. */
   readonly diagnostics: Diagnostic[];
@@ -46,9 +53,11 @@ export interface IrContext {
   inlineMessages: IrMessage[];
   /** Set by resolvePackageNames; assembleIr reads it. */
   packages?: PackageNames;
+  /** Set by resolveVersionOperations: per client, the read it asks for the server's version (api.version_operation). */
+  versionOperations: Partial<Record<ClientRole, string>>;
 }
 
-export function createContext(loaded: LoadedManifest, lock: FieldNumberLock): IrContext {
+export function createContext(loaded: LoadedManifest, lock: FieldNumberLock, options: BuildOptions = {}): IrContext {
   const { raw, file } = loaded;
   const diagnostics: Diagnostic[] = [];
   const acronyms = new Set(raw.api.acronyms ?? DEFAULT_ACRONYMS);
@@ -59,6 +68,7 @@ export function createContext(loaded: LoadedManifest, lock: FieldNumberLock): Ir
     diagnostics.push({ code, file, position, subject, message });
   };
   return {
+    options,
     loaded,
     raw,
     diagnostics,
@@ -84,6 +94,7 @@ export function createContext(loaded: LoadedManifest, lock: FieldNumberLock): Ir
     authSchemes: [],
     operations: [],
     inlineMessages: [],
+    versionOperations: {},
   };
 }
 

@@ -11,14 +11,17 @@ export function resolveEnums(context: IrContext): void {
   /** Proto value name -> the enum that declares it. */
   const enumValueOwners = new Map<string, string>();
   context.enums = Object.entries(raw.enums ?? {}).map(([name, rawEnum]): IrEnum => {
-    const entries: [string, string][] = Array.isArray(rawEnum.values) ? rawEnum.values.map((v) => [v, ""]) : Object.entries(rawEnum.values);
+    // A value is a name, or a name with its description, or with a description and a deprecation.
+    const entries: [string, { description?: string; deprecated?: string }][] = Array.isArray(rawEnum.values)
+      ? rawEnum.values.map((v) => [v, {}])
+      : Object.entries(rawEnum.values).map(([v, spec]) => [v, typeof spec === "string" ? { description: spec } : spec]);
     const prefix = upperSnakeCase(name);
     const { numbers, reserved } = assignNumbers(
       (nextLock.enums[name] ??= {}),
       entries.map(([v]) => v),
     );
     const protoNames = new Map<string, string>();
-    const values = entries.map(([value, description], index) => {
+    const values = entries.map(([value, { description = "", deprecated }], index) => {
       const valuePath = ["enums", name, "values", Array.isArray(rawEnum.values) ? index : value];
       const protoName = `${prefix}_${upperSnakeCase(value)}`;
       const clash = protoNames.get(protoName);
@@ -42,7 +45,7 @@ export function resolveEnums(context: IrContext): void {
       if (["true", "false", "null"].includes(value)) {
         report("graphql-reserved-name", valuePath, `enum '${name}'`, `'${value}' cannot be an enum value in GraphQL; rename it`);
       }
-      return { name: value, description, protoName, protoNumber: numbers.get(value)! };
+      return { name: value, description, protoName, protoNumber: numbers.get(value)!, ...(deprecated !== undefined ? { deprecated } : {}) };
     });
     return {
       name,

@@ -36,16 +36,26 @@ export const DEFAULT_REST_PREFIX = "/v1";
 /** Methods whose request carries the input in the query string rather than a body. */
 const QUERY_METHODS: ReadonlySet<string> = new Set(["GET", "DELETE"]);
 
-/** A field that a path segment or a query string can carry: one string, integer, number or bool. */
-function fitsText(field: IrMessage["fields"][number]): boolean {
-  return !field.list && (field.type.kind === "enum" || (field.type.kind === "scalar" && !["map", "json"].includes(field.type.scalar)));
+/** A value that text can carry: a scalar (not a map or json object) or an enum. */
+function textValue(field: IrMessage["fields"][number]): boolean {
+  return field.type.kind === "enum" || (field.type.kind === "scalar" && !["map", "json"].includes(field.type.scalar));
 }
 
-/** Whether one request path could match both route shapes (`{}` matching any one segment). */
+/** A field that a path segment can carry: one text value. */
+const fitsText = (field: IrMessage["fields"][number]) => !field.list && textValue(field);
+
+/**
+ * Whether one request path could match both route shapes (`{}` matching any one segment) with
+ * neither winning: a fixed segment wins over a {field} one (OpenAPI's rule), so /books/search and
+ * /books/{id} are two routes, but /a/{x}/c and /a/b/{y} (each the more fixed at one segment) are one.
+ */
 function segmentsOverlap(a: string, b: string): boolean {
   const left = a.split("/");
   const right = b.split("/");
-  return left.length === right.length && left.every((segment, i) => segment === right[i] || segment === "{}" || right[i] === "{}");
+  if (left.length !== right.length || !left.every((segment, i) => segment === right[i] || segment === "{}" || right[i] === "{}")) return false;
+  const leftFixedWhereDifferent = left.some((segment, i) => segment !== right[i] && right[i] === "{}");
+  const rightFixedWhereDifferent = right.some((segment, i) => segment !== left[i] && left[i] === "{}");
+  return leftFixedWhereDifferent === rightFixedWhereDifferent;
 }
 
 /**
@@ -73,14 +83,14 @@ export function restBinding(
   if (taken !== undefined) {
     report("duplicate-route", [...opPath, "route"], subject, `REST route ${method} ${path} is already used by operation '${taken.name}'`, "key");
   } else {
-    // /books/{id} and /books/count: a request for the book "count" could reach either.
+    // /a/{x}/c and /a/b/{y}: a request for /a/b/c could reach either.
     const overlap = [...routes].find(([key]) => key.startsWith(`${method} `) && segmentsOverlap(key.slice(method.length + 1), shape));
     if (overlap)
       report(
         "duplicate-route",
         [...opPath, "route"],
         subject,
-        `REST route ${method} ${path} overlaps ${method} ${overlap[1].path} of operation '${overlap[1].name}': one request could match both`,
+        `REST route ${method} ${path} overlaps ${method} ${overlap[1].path} of operation '${overlap[1].name}': one request could match both, and neither has the fixed segment wherever they differ`,
         "key",
       );
   }
@@ -97,7 +107,8 @@ export function restBinding(
   const inQuery = QUERY_METHODS.has(method);
   if (inQuery) {
     for (const field of input.fields) {
-      if (!seen.has(field.name) && !fitsText(field)) {
+      // A list goes as the parameter repeated (tag=a&tag=b).
+      if (!seen.has(field.name) && !textValue(field)) {
         report(
           "get-field-not-in-query",
           [...opPath, "input", field.name],
@@ -114,7 +125,20 @@ export function restBinding(
     const others = Object.keys(rawOp.protocols).filter((p) => p !== "rest");
     if (others.length > 0) report("redirect-route", [...opPath, "protocols"], subject, `a redirect route is REST alone (a browser follows it); remove ${others.join(", ")} from protocols`);
   }
-  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json", answer };
+  const status = rawOp.route?.status ?? 200;
+  if (status !== 200 && rawOp.kind === "read") {
+    report("invalid-route-status", [...opPath, "route", "status"], subject, `a read answers 200; ${status} is for writes`);
+  } else if (status === 204 && output.fields.length > 0) {
+    report(
+      "invalid-route-status",
+      [...opPath, "route", "status"],
+      subject,
+      `204 answers without a body, but the output has fields (${output.fields.map((f) => f.name).join(", ")}); use 200, or an output of no fields`,
+    );
+  } else if (status !== 200 && answer === "redirect") {
+    report("invalid-route-status", [...opPath, "route", "status"], subject, "a redirect route answers 302");
+  }
+  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json", answer, status };
 }
 
 /**

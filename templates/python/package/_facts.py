@@ -81,7 +81,8 @@ class Operation(NamedTuple):
     """Sent again on transient failures: reads, idempotent writes, and writes with an Idempotency-Key."""
     idempotency_key: bool
     """Each call carries an Idempotency-Key (the caller's or one made for the call), the same on every attempt."""
-    defaults_client_id: bool
+    fills: tuple[str, ...]
+    """Input fields the client fills in with its own values where the call leaves them out."""
     since: Mapping[str, str]
     """Minimum server version per protocol that carries it."""
     version_gated: frozenset[str]

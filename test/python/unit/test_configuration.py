@@ -83,10 +83,10 @@ async def _async_repr() -> str:
 
 def test_repr_of_the_settings_never_shows_a_secret() -> None:
     settings = Settings(
-        role="admin", service_url="http://localhost", admin_secret="s3cret", access_token="t0ken", grpc_client_key=b"PRIVATE", extra_headers={"cookie": "c00kie", "x-tenant": "t1"}
+        role="admin", service_url="http://localhost", secret="s3cret", access_token="t0ken", grpc_client_key=b"PRIVATE", extra_headers={"cookie": "c00kie", "x-tenant": "t1"}
     )
     text = repr(settings)
     for secret in ("s3cret", "t0ken", "PRIVATE", "c00kie"):
         assert secret not in text
-    assert "admin_secret='***'" in text and "access_token='***'" in text and "grpc_client_key='***'" in text
+    assert "secret='***'" in text and "access_token='***'" in text and "grpc_client_key='***'" in text
     assert "'x-tenant': 't1'" in text and "api_key=None" in text

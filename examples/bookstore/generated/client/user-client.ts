@@ -5,6 +5,9 @@ import { schema } from "../schema.js";
 import type {
   AddBookInput,
   Book,
+  ClearLabelsInput,
+  ClearLabelsResponse,
+  EditBookInput,
   GetBookInput,
   ListBooksInput,
   ListBooksResponse,
@@ -25,7 +28,7 @@ const definition: ClientDefinition = {
 
 /** The user interface of Bookstore, over graphql (default), rest or grpc. */
 export class StoreClient extends UserClientBase {
-  constructor(config: Omit<UserClientConfig, "clientId"> & ApiKeyConfig) {
+  constructor(config: UserClientConfig & ApiKeyConfig) {
     super(definition, config);
   }
 
@@ -42,6 +45,16 @@ export class StoreClient extends UserClientBase {
   /** Change the stock of a book. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   updateBook(input: UpdateBookInput, options?: CallOptions): ApiPromise<Book> {
     return this.core.call("update_book", input, options) as unknown as ApiPromise<Book>;
+  }
+
+  /** Change a book's title, rating or labels. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
+  editBook(input: EditBookInput, options?: CallOptions): ApiPromise<Book> {
+    return this.core.call("edit_book", input, options) as unknown as ApiPromise<Book>;
+  }
+
+  /** Remove every label of a book, over REST and gRPC (an answer of no content). Protocols: rest (since 1.0.0), grpc (since 1.0.0). */
+  clearLabels(input: ClearLabelsInput, options?: CallOptions): ApiPromise<ClearLabelsResponse> {
+    return this.core.call("clear_labels", input, options) as unknown as ApiPromise<ClearLabelsResponse>;
   }
 
   /** Take a book out of the store. Destructive. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */

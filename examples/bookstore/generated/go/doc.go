@@ -4,7 +4,7 @@
 // interface, over GraphQL (the default), REST or gRPC, with one method per operation. Every answer is
 // a plain struct in one flat shape whichever protocol carried it, and every failure is an *APIError.
 //
-//	client, err := bookstore.NewClient("http://localhost:8080",
+//	client, err := bookstore.NewClient("http://localhost:8181", bookstore.WithAPIKey("my-api-key"),
 //		bookstore.WithProtocol(bookstore.ProtocolGRPC))
 //	if err != nil {
 //		return err
@@ -34,7 +34,7 @@
 // # Refusals, versions and retries
 //
 // A call is refused before any byte is sent, with an *APIError whose Refused is true, when the
-// protocol does not carry the operation ("SearchBooks not available over grpc; use graphql or rest"), when
+// protocol does not carry the operation ("ClearLabels not available over graphql; use rest or grpc"), when
 // the server's version does not carry it over that protocol (the version is given with
 // WithServerVersion, or asked once of the server), and for destructive
 // operations of a read-only client. Reads are retried with exponential backoff and jitter on

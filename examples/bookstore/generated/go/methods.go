@@ -39,6 +39,30 @@ func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts 
 	return invoke[Book](ctx, &c.core, transport.OpUpdateBook, in, opts)
 }
 
+// EditBook calls edit_book: Change a book's title, rating or labels. Give at least one of title,
+// rating, labels.
+//
+// Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
+//
+// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
+func (c *StoreClient) EditBook(ctx context.Context, in *EditBookInput, opts ...CallOption) (*Book, error) {
+	return invoke[Book](ctx, &c.core, transport.OpEditBook, in, opts)
+}
+
+// ClearLabels calls clear_labels: Remove every label of a book, over REST and gRPC (an answer of no
+// content).
+//
+// Protocols: rest (since 1.0.0), grpc (since 1.0.0).
+//
+// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
+// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
+// applies it once.
+func (c *StoreClient) ClearLabels(ctx context.Context, in *ClearLabelsInput, opts ...CallOption) (*ClearLabelsResponse, error) {
+	return invoke[ClearLabelsResponse](ctx, &c.core, transport.OpClearLabels, in, opts)
+}
+
 // RemoveBook calls remove_book: Take a book out of the store.
 //
 // It is destructive: it permanently changes or removes data, and a read-only client refuses it.

@@ -4,6 +4,7 @@ package bookstore
 
 import (
 	"encoding/json"
+	"time"
 
 	"example.com/bookstore-go/internal/transport"
 )
@@ -19,14 +20,16 @@ type answer = transport.Answer
 type Genre string
 
 const (
-	// GenreFiction is "fiction".
+	// GenreFiction is "fiction": novels and stories.
 	GenreFiction Genre = "fiction"
-	// GenreHistory is "history".
+	// GenreHistory is "history": what happened, and why.
 	GenreHistory Genre = "history"
-	// GenreScience is "science".
+	// GenreScience is "science": how the world works.
 	GenreScience Genre = "science"
-	// GenrePoetry is "poetry".
+	// GenrePoetry is "poetry": verse.
 	GenrePoetry Genre = "poetry"
+	// GenreEssays is "essays": short non-fiction.
+	GenreEssays Genre = "essays"
 )
 
 // Author tells who wrote a book.
@@ -55,6 +58,21 @@ type Book struct {
 	Genre   Genre   `json:"genre"`
 	Year    *int32  `json:"year"`
 	InStock bool    `json:"in_stock"`
+	// When the store added it.
+	AddedAt time.Time `json:"added_at"`
+	// The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+	PublishedOn *string `json:"published_on"`
+	// Its ISBN-13, as a number.
+	Isbn  *uint64 `json:"isbn"`
+	Pages *uint32 `json:"pages"`
+	// Readers' mean rating, 0 to 5.
+	Rating *float32 `json:"rating"`
+	// How long a reader may borrow it.
+	LoanPeriod *time.Duration `json:"loan_period"`
+	// A thumbnail of its cover (PNG).
+	Cover []byte `json:"cover"`
+	// The staff's own labels, such as shelf: B2.
+	Labels map[string]string `json:"labels"`
 
 	// ExtraFields are the fields of the answer this SDK does not know (added to the service
 	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
@@ -80,6 +98,16 @@ type AddBookInput struct {
 	Genre Genre `json:"genre"`
 	// Between 0 and 3000.
 	Year *int32 `json:"year,omitempty"`
+	// A date as an RFC 3339 full-date (2026-01-31).
+	PublishedOn *string `json:"published_on,omitempty"`
+	Isbn        *uint64 `json:"isbn,omitempty"`
+	// 1 or more.
+	Pages *uint32 `json:"pages,omitempty"`
+	// Between 0 and 5.
+	Rating     *float32       `json:"rating,omitempty"`
+	LoanPeriod *time.Duration `json:"loan_period,omitempty"`
+	// At most 65536 bytes.
+	Cover []byte `json:"cover,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.
@@ -99,6 +127,41 @@ type UpdateBookInput struct {
 	// Required.
 	InStock bool `json:"in_stock"`
 }
+
+// EditBookInput is the input of EditBook.
+//
+// Input of edit_book.
+type EditBookInput struct {
+	// Required. Not empty.
+	ID string `json:"id"`
+	// At most 200 characters.
+	Title *string `json:"title,omitempty"`
+	// Between 0 and 5.
+	Rating *float32          `json:"rating,omitempty"`
+	Labels map[string]string `json:"labels,omitempty"`
+}
+
+// ClearLabelsInput is the input of ClearLabels.
+//
+// Input of clear_labels.
+type ClearLabelsInput struct {
+	// Required. Not empty.
+	ID string `json:"id"`
+}
+
+// ClearLabelsResponse is the answer of clear_labels.
+type ClearLabelsResponse struct {
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
+}
+
+// RawJSON is the ClearLabelsResponse as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (c *ClearLabelsResponse) RawJSON() string { return transport.RawJSON(c) }
 
 // RemoveBookInput is the input of RemoveBook.
 //
@@ -129,8 +192,9 @@ func (r *RemoveBookResponse) RawJSON() string { return transport.RawJSON(r) }
 // Input of list_books.
 type ListBooksInput struct {
 	Genre *Genre `json:"genre,omitempty"`
-	// Books per page; the store answers 3 when none is asked. Between 1 and 10.
-	PageSize  *int32  `json:"page_size,omitempty"`
+	// Books per page. Between 1 and 10. Default 3.
+	PageSize *int32 `json:"page_size,omitempty"`
+	// Must be a cursor the store handed out (the position of a book, 0 to 999999999).
 	PageToken *string `json:"page_token,omitempty"`
 }
 
@@ -157,6 +221,8 @@ func (l *ListBooksResponse) RawJSON() string { return transport.RawJSON(l) }
 type SearchBooksInput struct {
 	// Required. 1 to 100 characters.
 	Words string `json:"words"`
+	// Only books of these genres (the parameter repeated: genres=poetry&genres=history). At most 4 items.
+	Genres []Genre `json:"genres,omitempty"`
 }
 
 // SearchBooksResponse is the answer of search_books.

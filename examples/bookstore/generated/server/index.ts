@@ -12,11 +12,14 @@ export type { CallContext, Reply } from "@apigen/runtime/server/context.js";
 export { ServiceError } from "@apigen/runtime/errors.js";
 export { ExplorerSetupError } from "@apigen/runtime/server/explorer-packages.js";
 export { ImplementationError } from "@apigen/runtime/server/invoke.js";
-export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, NO_ADMIN_MESSAGE, TlsConfigError } from "@apigen/runtime/server/index.js";
-export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, AdminBootstrap, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
+export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPackageError, TlsConfigError } from "@apigen/runtime/server/index.js";
+export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
 
 /** The server's options; the operations of this API need verifyApiKey. */
-export type Options = ServerOptions & { verifyApiKey: NonNullable<ServerOptions["verifyApiKey"]> };
+export type Options = Omit<ServerOptions, "secret" | "verifyUserToken" | "verifyToken" | "hasRole"> & {
+  /** Checks the API key of the calls of auth staff_key. */
+  verifyApiKey: NonNullable<ServerOptions["verifyApiKey"]>;
+};
 
 /**
  * Serves `implementation` over GraphQL (POST /graphql), REST (/v1/...), Connect and

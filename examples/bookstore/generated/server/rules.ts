@@ -4,21 +4,29 @@ import type { ValidationRules } from "@apigen/runtime/validate.js";
 /** What the server checks of every input beyond its type (runtime/validate.ts applies it). */
 export const rules: ValidationRules = {
   limits: { requestBytes: 1048576, jsonDepth: 32, jsonBytes: 65536 },
-  formats: {},
+  formats: {
+    cursor: { expected: "a cursor the store handed out (the position of a book, 0 to 999999999)", pattern: "^(0|[1-9][0-9]{0,8})$" },
+  },
   fields: {
     Author: { name: {"minLength":1,"maxLength":100}, born: {"minimum":-2147483648,"maximum":2147483647} },
-    AddBookRequest: { title: {"maxLength":200,"minLength":1}, year: {"minimum":0,"maximum":3000} },
+    AddBookRequest: { title: {"maxLength":200,"minLength":1}, year: {"minimum":0,"maximum":3000}, pages: {"minimum":1,"maximum":4294967295}, rating: {"minimum":0,"maximum":5}, cover: {"maxLength":65536} },
     GetBookRequest: { id: {"minLength":1} },
     UpdateBookRequest: { id: {"minLength":1} },
+    EditBookRequest: { id: {"minLength":1}, title: {"maxLength":200}, rating: {"minimum":0,"maximum":5} },
+    ClearLabelsRequest: { id: {"minLength":1} },
     RemoveBookRequest: { id: {"minLength":1} },
-    ListBooksRequest: { page_size: {"minimum":1,"maximum":10} },
-    SearchBooksRequest: { words: {"minLength":1,"maxLength":100} },
+    ListBooksRequest: { page_size: {"minimum":1,"maximum":10,"default":3}, page_token: {"format":"cursor"} },
+    SearchBooksRequest: { words: {"minLength":1,"maxLength":100}, genres: {"maxItems":4} },
   },
-  atLeastOneOf: {},
+  atLeastOneOf: {
+    edit_book: ["title","rating","labels"],
+  },
   errorCodes: {
     add_book: ["INVALID_ARGUMENT","UNAUTHENTICATED","TOO_MANY_REQUESTS"],
     get_book: ["INVALID_ARGUMENT","NOT_FOUND","TOO_MANY_REQUESTS"],
     update_book: ["INVALID_ARGUMENT","UNAUTHENTICATED","NOT_FOUND","TOO_MANY_REQUESTS"],
+    edit_book: ["INVALID_ARGUMENT","UNAUTHENTICATED","NOT_FOUND","TOO_MANY_REQUESTS"],
+    clear_labels: ["INVALID_ARGUMENT","UNAUTHENTICATED","NOT_FOUND","TOO_MANY_REQUESTS"],
     remove_book: ["INVALID_ARGUMENT","UNAUTHENTICATED","NOT_FOUND","TOO_MANY_REQUESTS"],
     list_books: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],
     search_books: ["INVALID_ARGUMENT","TOO_MANY_REQUESTS"],

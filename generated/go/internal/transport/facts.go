@@ -118,7 +118,14 @@ const (
 	wireTextInteger       = "must be an integer"
 	wireTextInt32Range    = "must be between -2147483648 and 2147483647"
 	wireTextInt64Range    = "must be between -9007199254740991 and 9007199254740991"
+	wireTextUint32Range   = "must be between 0 and 4294967295"
+	wireTextFloat32Range  = "must be between -3.4028234663852886e+38 and 3.4028234663852886e+38"
 	wireTextFloat64       = "must be a number"
+	wireTextTimestamp     = "must be an RFC 3339 date-time such as 2026-01-31T09:30:00Z"
+	wireTextDate          = "must be a date such as 2026-01-31"
+	wireTextDuration      = "must be a duration in seconds such as 90s or 1.5s"
+	wireTextBytes         = "must be base64"
+	wireTextUint64        = "must be an integer from 0 to 18446744073709551615"
 	wireTextMap           = "must be an object of strings"
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"
@@ -3071,40 +3078,40 @@ var OpCheckPermissions = &Operation{
 
 // OpOauthToken is operation oauth_token, called by UserClient.OauthToken.
 var OpOauthToken = &Operation{
-	name:             "oauth_token",
-	pascalName:       "OauthToken",
-	client:           "user",
-	surface:          "oauth",
-	kind:             "write",
-	auth:             "public",
-	protocols:        []Protocol{ProtocolREST},
-	since:            map[Protocol]string{ProtocolREST: "2.3.0-rc.9"},
-	fixedProtocol:    ProtocolREST,
-	retried:          true,
-	idempotencyKey:   true,
-	defaultsClientID: true,
-	rest:             &restBinding{method: "POST", path: "/oauth/token"},
-	input:            "OauthTokenRequest",
-	output:           "OauthTokenResponse",
+	name:           "oauth_token",
+	pascalName:     "OauthToken",
+	client:         "user",
+	surface:        "oauth",
+	kind:           "write",
+	auth:           "public",
+	protocols:      []Protocol{ProtocolREST},
+	since:          map[Protocol]string{ProtocolREST: "2.3.0-rc.9"},
+	fixedProtocol:  ProtocolREST,
+	retried:        true,
+	idempotencyKey: true,
+	fills:          []string{"client_id"},
+	rest:           &restBinding{method: "POST", path: "/oauth/token"},
+	input:          "OauthTokenRequest",
+	output:         "OauthTokenResponse",
 }
 
 // OpOauthRevoke is operation oauth_revoke, called by UserClient.OauthRevoke.
 var OpOauthRevoke = &Operation{
-	name:             "oauth_revoke",
-	pascalName:       "OauthRevoke",
-	client:           "user",
-	surface:          "oauth",
-	kind:             "write",
-	auth:             "public",
-	protocols:        []Protocol{ProtocolREST},
-	since:            map[Protocol]string{ProtocolREST: "2.3.0-rc.9"},
-	fixedProtocol:    ProtocolREST,
-	retried:          true,
-	idempotencyKey:   true,
-	defaultsClientID: true,
-	rest:             &restBinding{method: "POST", path: "/oauth/revoke"},
-	input:            "OauthRevokeRequest",
-	output:           "OauthRevokeResponse",
+	name:           "oauth_revoke",
+	pascalName:     "OauthRevoke",
+	client:         "user",
+	surface:        "oauth",
+	kind:           "write",
+	auth:           "public",
+	protocols:      []Protocol{ProtocolREST},
+	since:          map[Protocol]string{ProtocolREST: "2.3.0-rc.9"},
+	fixedProtocol:  ProtocolREST,
+	retried:        true,
+	idempotencyKey: true,
+	fills:          []string{"client_id"},
+	rest:           &restBinding{method: "POST", path: "/oauth/revoke"},
+	input:          "OauthRevokeRequest",
+	output:         "OauthRevokeResponse",
 }
 
 // OpOpenidConfiguration is operation openid_configuration, called by UserClient.OpenidConfiguration.
@@ -3183,21 +3190,21 @@ var OpOauthProtectedResource = &Operation{
 
 // OpOauthAuthorize is operation oauth_authorize, called by UserClient.OauthAuthorize.
 var OpOauthAuthorize = &Operation{
-	name:             "oauth_authorize",
-	pascalName:       "OauthAuthorize",
-	client:           "user",
-	surface:          "oauth",
-	kind:             "read",
-	auth:             "public",
-	protocols:        []Protocol{ProtocolREST},
-	since:            map[Protocol]string{ProtocolREST: "2.6.0"},
-	fixedProtocol:    ProtocolREST,
-	versionGated:     map[Protocol]bool{ProtocolREST: true},
-	retried:          true,
-	defaultsClientID: true,
-	rest:             &restBinding{method: "GET", path: "/oauth/authorize", inQuery: true, redirect: true},
-	input:            "OauthAuthorizeRequest",
-	output:           "Redirect",
+	name:          "oauth_authorize",
+	pascalName:    "OauthAuthorize",
+	client:        "user",
+	surface:       "oauth",
+	kind:          "read",
+	auth:          "public",
+	protocols:     []Protocol{ProtocolREST},
+	since:         map[Protocol]string{ProtocolREST: "2.6.0"},
+	fixedProtocol: ProtocolREST,
+	versionGated:  map[Protocol]bool{ProtocolREST: true},
+	retried:       true,
+	fills:         []string{"client_id"},
+	rest:          &restBinding{method: "GET", path: "/oauth/authorize", inQuery: true, redirect: true},
+	input:         "OauthAuthorizeRequest",
+	output:        "Redirect",
 }
 
 // OpOauthSsoCallback is operation oauth_sso_callback, called by UserClient.OauthSsoCallback.
@@ -3239,41 +3246,41 @@ var OpOauthUserinfo = &Operation{
 
 // OpOauthIntrospect is operation oauth_introspect, called by UserClient.OauthIntrospect.
 var OpOauthIntrospect = &Operation{
-	name:             "oauth_introspect",
-	pascalName:       "OauthIntrospect",
-	client:           "user",
-	surface:          "oauth",
-	kind:             "read",
-	auth:             "public",
-	protocols:        []Protocol{ProtocolREST},
-	since:            map[Protocol]string{ProtocolREST: "2.6.0"},
-	fixedProtocol:    ProtocolREST,
-	versionGated:     map[Protocol]bool{ProtocolREST: true},
-	retried:          true,
-	defaultsClientID: true,
-	rest:             &restBinding{method: "POST", path: "/oauth/introspect"},
-	input:            "OauthIntrospectRequest",
-	output:           "TokenIntrospection",
+	name:          "oauth_introspect",
+	pascalName:    "OauthIntrospect",
+	client:        "user",
+	surface:       "oauth",
+	kind:          "read",
+	auth:          "public",
+	protocols:     []Protocol{ProtocolREST},
+	since:         map[Protocol]string{ProtocolREST: "2.6.0"},
+	fixedProtocol: ProtocolREST,
+	versionGated:  map[Protocol]bool{ProtocolREST: true},
+	retried:       true,
+	fills:         []string{"client_id"},
+	rest:          &restBinding{method: "POST", path: "/oauth/introspect"},
+	input:         "OauthIntrospectRequest",
+	output:        "TokenIntrospection",
 }
 
 // OpOauthLogout is operation oauth_logout, called by UserClient.OauthLogout.
 var OpOauthLogout = &Operation{
-	name:             "oauth_logout",
-	pascalName:       "OauthLogout",
-	client:           "user",
-	surface:          "oauth",
-	kind:             "write",
-	auth:             "public",
-	protocols:        []Protocol{ProtocolREST},
-	since:            map[Protocol]string{ProtocolREST: "2.6.0"},
-	fixedProtocol:    ProtocolREST,
-	versionGated:     map[Protocol]bool{ProtocolREST: true},
-	retried:          true,
-	idempotencyKey:   true,
-	defaultsClientID: true,
-	rest:             &restBinding{method: "GET", path: "/oauth/logout", inQuery: true, redirect: true},
-	input:            "OauthLogoutRequest",
-	output:           "Redirect",
+	name:           "oauth_logout",
+	pascalName:     "OauthLogout",
+	client:         "user",
+	surface:        "oauth",
+	kind:           "write",
+	auth:           "public",
+	protocols:      []Protocol{ProtocolREST},
+	since:          map[Protocol]string{ProtocolREST: "2.6.0"},
+	fixedProtocol:  ProtocolREST,
+	versionGated:   map[Protocol]bool{ProtocolREST: true},
+	retried:        true,
+	idempotencyKey: true,
+	fills:          []string{"client_id"},
+	rest:           &restBinding{method: "GET", path: "/oauth/logout", inQuery: true, redirect: true},
+	input:          "OauthLogoutRequest",
+	output:         "Redirect",
 }
 
 // operationList: every operation, in manifest order.

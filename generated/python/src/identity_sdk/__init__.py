@@ -3,7 +3,7 @@
 
     from identity_sdk import AdminClient
 
-    with AdminClient(service_url="http://localhost:8080", admin_secret="...") as admin:
+    with AdminClient(service_url="http://localhost:8080") as admin:
         print(admin.admin_meta().version)
 """
 

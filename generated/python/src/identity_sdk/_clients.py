@@ -134,7 +134,7 @@ class AdminClient(
             Settings(
                 role="admin",
                 service_url=service_url,
-                admin_secret=admin_secret,
+                secret=admin_secret,
                 access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,
@@ -258,7 +258,7 @@ class AsyncAdminClient(
             Settings(
                 role="admin",
                 service_url=service_url,
-                admin_secret=admin_secret,
+                secret=admin_secret,
                 access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,
@@ -368,7 +368,7 @@ class UserClient(
             Settings(
                 role="user",
                 service_url=service_url,
-                client_id=client_id,
+                fills={"client_id": client_id},
                 access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,
@@ -478,7 +478,7 @@ class AsyncUserClient(
             Settings(
                 role="user",
                 service_url=service_url,
-                client_id=client_id,
+                fills={"client_id": client_id},
                 access_token=access_token,
                 extra_headers=extra_headers,
                 protocol=protocol,

@@ -14,7 +14,7 @@ from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
 from google.protobuf.message import Message
 
 from ._descriptors import FILE_DESCRIPTOR_SET
-from ._facts import Operation
+from ._facts import Field, Operation
 from ._model import JsonValue, Model
 from ._observe import Exchange, metadata_headers, user_agent
 from ._schema import (
@@ -28,7 +28,18 @@ from ._schema import (
     RETRY_AFTER_MS_METADATA,
     TEXTS,
 )
-from ._shape import WireTypeError, check_wire_types, enum_name
+from ._shape import (
+    WireTypeError,
+    check_wire_types,
+    datetime_of,
+    enum_name,
+    float32_of,
+    parse_bytes,
+    parse_date,
+    parse_duration,
+    parse_timestamp,
+    timedelta_of,
+)
 from ._tls import GrpcTls
 from .errors import ApiError, cancelled, code_of_grpc_status, is_error_code, no_answer, timed_out, unreadable_message, wait_in_ms
 from .types import MODELS
@@ -106,13 +117,34 @@ def _fill_struct(target: Any, value: Mapping[Any, object]) -> None:
 # ---------------------------------------------------------------- flat shape <-> protobuf
 
 
+def _fill_seconds(target: Any, seconds_and_nanos: tuple[int, int] | None) -> None:
+    """Sets a google.protobuf.Timestamp or Duration (checked before: never None)."""
+    assert seconds_and_nanos is not None
+    target.SetInParent()
+    target.seconds, target.nanos = seconds_and_nanos
+
+
+# The proto value of a scalar in its JSON form (to_wire): uint64 from its decimal string, bytes from base64.
+_SCALARS: dict[str, Callable[[Any], object]] = {
+    "int32": int,
+    "int64": int,
+    "uint32": int,
+    "uint64": int,
+    "float32": float,
+    "float64": float,
+    "bytes": parse_bytes,
+}
+
+
 def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
-    """Sets the fields of protobuf message `target` from the flat input `value` (checked before)."""
+    """Sets the fields of protobuf message `target` from the flat input `value` (in the JSON forms
+    of to_wire, checked before)."""
     for field in MESSAGES[message]:
         raw: Any = value.get(field.name)
         if raw is None:
             continue
         name, kind, ref = field.name, field.kind, field.ref or ""
+        scalar = _SCALARS.get(kind)
         if field.is_list:
             container = getattr(target, name)
             if kind == "message":
@@ -123,8 +155,14 @@ def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
                     _fill_struct(container.add(), item)
             elif kind == "enum":
                 container.extend(ENUMS[ref].get(item, 0) for item in raw)
-            elif kind in ("int32", "int64"):
-                container.extend(int(item) for item in raw)
+            elif kind == "timestamp":
+                for item in raw:
+                    _fill_seconds(container.add(), parse_timestamp(item))
+            elif kind == "duration":
+                for item in raw:
+                    _fill_seconds(container.add(), parse_duration(item))
+            elif scalar is not None:
+                container.extend(scalar(item) for item in raw)
             else:
                 container.extend(raw)
         elif kind == "map":
@@ -137,16 +175,34 @@ def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
             _fill_struct(getattr(target, name), raw)
         elif kind == "enum":
             setattr(target, name, ENUMS[ref].get(raw, 0))
-        elif kind in ("int32", "int64"):
-            setattr(target, name, int(raw))
-        elif kind == "float64":
-            setattr(target, name, float(raw))
+        elif kind == "timestamp":
+            _fill_seconds(getattr(target, name), parse_timestamp(raw))
+        elif kind == "duration":
+            _fill_seconds(getattr(target, name), parse_duration(raw))
+        elif scalar is not None:
+            setattr(target, name, scalar(raw))
         else:
             setattr(target, name, raw)
 
 
 _Decoder = Callable[[Any], object]
 _SCALAR, _PRESENCE, _LIST, _MAP = range(4)
+
+
+def _date(text: str) -> object:
+    parsed = parse_date(text)
+    # A text that is not a date (which the server never answers) stays as it came.
+    return text if parsed is None else parsed
+
+
+# The Python values of the kinds protobuf does not read as them.
+_DECODERS: dict[str, _Decoder] = {
+    "json": _from_struct,
+    "timestamp": lambda value: datetime_of(value.seconds, value.nanos),
+    "duration": lambda value: timedelta_of(value.seconds, value.nanos),
+    "date": _date,
+    "float32": float32_of,
+}
 
 
 def _decoder(kind: str, ref: str | None) -> _Decoder | None:
@@ -156,9 +212,16 @@ def _decoder(kind: str, ref: str | None) -> _Decoder | None:
     if kind == "message":
         message = ref or ""
         return lambda value: from_proto(message, value)
-    if kind == "json":
-        return _from_struct
-    return None
+    return _DECODERS.get(kind)
+
+
+def _mode(field: Field) -> int:
+    if field.is_list:
+        return _LIST
+    if field.kind == "map":
+        return _MAP
+    # A Timestamp or Duration is a message: unset, it reads as None, not as the epoch or 0s.
+    return _PRESENCE if field.presence or field.kind in ("timestamp", "duration") else _SCALAR
 
 
 # Per message: its answer class and, per field in declaration order, (name, mode, decoder).
@@ -169,10 +232,7 @@ _PLANS: dict[str, _Plan] = {}
 def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
-        steps = tuple(
-            (f.name, _LIST if f.is_list else _MAP if f.kind == "map" else _PRESENCE if f.presence else _SCALAR, _decoder(f.kind, f.ref))
-            for f in MESSAGES[message]
-        )
+        steps = tuple((f.name, _mode(f), _decoder(f.kind, f.ref)) for f in MESSAGES[message])
         plan = _PLANS[message] = (MODELS[message], steps)
     return plan
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import httpx
 
 from ._model import Model
-from ._schema import ADMIN_SECRET_HEADER, API_KEY_HEADER, DISTRIBUTION, ENV_PREFIX, SDK_VERSION
+from ._schema import API_KEY_HEADER, DISTRIBUTION, ENV_PREFIX, SDK_VERSION, SECRET_HEADER
 from .types import Protocol
 
 if TYPE_CHECKING:
@@ -37,12 +37,12 @@ LOGGER = logging.getLogger(__package__ or __name__)
 LOGGER.addHandler(logging.NullHandler())
 
 REDACTED = "[redacted]"
-_SECRET_HEADERS = frozenset(name.lower() for name in (ADMIN_SECRET_HEADER, API_KEY_HEADER, "authorization", "proxy-authorization", "cookie", "set-cookie"))
+_SECRET_HEADERS = frozenset(name.lower() for name in (SECRET_HEADER, API_KEY_HEADER, "authorization", "proxy-authorization", "cookie", "set-cookie"))
 
 
 def redact_headers(headers: Mapping[str, str] | Iterable[tuple[str, str]]) -> dict[str, str]:
     """A copy of `headers` (gRPC: metadata) with the value of every credential replaced by "[redacted]":
-    the admin secret, the API key, authorization, cookies. Whatever the SDK logs goes through it."""
+    the secret, the API key, authorization, cookies. Whatever the SDK logs goes through it."""
     items = headers.items() if isinstance(headers, Mapping) else headers
     return {name: REDACTED if name.lower() in _SECRET_HEADERS else value for name, value in items}
 

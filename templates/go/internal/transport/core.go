@@ -47,14 +47,14 @@ type Core struct {
 	grpcEndpointIsDefault bool
 	// optionPrefix is "With" for the user client, "WithAdmin" for the admin client.
 	optionPrefix string
-	clientID     string
+	fills        map[string]string
 	readOnly     bool
 	timeout      time.Duration
 	retry        RetryPolicy
 	versionOp    *Operation
 	// newVersionAnswer makes the answer struct of versionOp.
 	newVersionAnswer func() any
-	// credentials: the admin secret header, or nothing (the user client's token is added per call).
+	// credentials: the secret's header, or nothing (the user client's token is added per call).
 	credentials  map[string]string
 	extraHeaders map[string]string
 	// logger takes the records of attempts and warnings (nil: nothing is logged).
@@ -116,7 +116,7 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if len(problems) > 0 {
 		return fmt.Errorf("%s: %s", packageName, strings.Join(problems, "; "))
 	}
-	c.clientID = cfg.ClientID
+	c.fills = cfg.Fills
 	c.readOnly = cfg.ReadOnly
 	c.timeout = cfg.Timeout
 	if !cfg.TimeoutSet {
@@ -239,7 +239,7 @@ func newHTTPClient(tlsConfig *tls.Config) *http.Client {
 	return &http.Client{Transport: t, CheckRedirect: answerRedirects}
 }
 
-// answerRedirects makes a redirect the answer, never followed: Go would forward the admin secret
+// answerRedirects makes a redirect the answer, never followed: Go would forward the secret's
 // header (any header but Authorization and Cookie) to whatever address the redirect names.
 func answerRedirects(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
@@ -456,16 +456,16 @@ func (c *Core) withTimeout(ctx context.Context, perCall time.Duration) (context.
 	return context.WithTimeout(ctx, timeout)
 }
 
-// prepare is the input as sent: the flat shape of in, with the fields of WithJSONSet; token calls
-// name this client.
+// prepare is the input as sent: the flat shape of in, with the fields of WithJSONSet; the fields
+// the client fills in take its own values where the call leaves them empty.
 func (c *Core) prepare(op *Operation, protocol Protocol, in any, settings CallConfig) (map[string]any, error) {
 	body, err := toWire(op.input, in)
 	if err != nil {
 		return nil, &APIError{Code: codeInvalidArgument, Message: err.Error(), Operation: op.name, Protocol: protocol, Refused: true}
 	}
-	if op.defaultsClientID {
-		if given, _ := body["client_id"].(string); given == "" && c.clientID != "" {
-			body["client_id"] = c.clientID
+	for _, field := range op.fills {
+		if given, _ := body[field].(string); given == "" && c.fills[field] != "" {
+			body[field] = c.fills[field]
 		}
 	}
 	for _, set := range settings.JSONSet {

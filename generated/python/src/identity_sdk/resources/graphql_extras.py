@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from warnings import warn
 
 from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
 from .._observe import RawResponse
@@ -82,6 +83,7 @@ class GraphqlExtrasResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
+        warn("update_env() is deprecated: Configuration is by CLI flags in v2; this operation always returns an error.", DeprecationWarning, stacklevel=2)
         return self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def generate_jwt_keys(
@@ -239,6 +241,7 @@ class AsyncGraphqlExtrasResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
+        warn("update_env() is deprecated: Configuration is by CLI flags in v2; this operation always returns an error.", DeprecationWarning, stacklevel=2)
         return await self._core.call(OPERATIONS["update_env"], {"config": config}, Response, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def generate_jwt_keys(

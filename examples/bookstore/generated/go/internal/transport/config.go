@@ -74,9 +74,10 @@ type Config struct {
 	GRPCTLS       *tls.Config
 	Insecure      bool
 	AccessToken   string
-	// ClientID is the user client's client application, the default client_id of the token calls.
-	ClientID string
-	// Credentials are the headers of every call: the admin secret, or nothing.
+	// Fills are the values of the input fields the client fills in where a call leaves them
+	// empty (the fills of its operations), by field name.
+	Fills map[string]string
+	// Credentials are the headers of every call: the secret, or nothing.
 	Credentials map[string]string
 	// NewVersionAnswer makes the answer struct of the client's version operation (nil: none).
 	NewVersionAnswer func() any

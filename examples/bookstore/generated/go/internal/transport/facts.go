@@ -118,7 +118,14 @@ const (
 	wireTextInteger       = "must be an integer"
 	wireTextInt32Range    = "must be between -2147483648 and 2147483647"
 	wireTextInt64Range    = "must be between -9007199254740991 and 9007199254740991"
+	wireTextUint32Range   = "must be between 0 and 4294967295"
+	wireTextFloat32Range  = "must be between -3.4028234663852886e+38 and 3.4028234663852886e+38"
 	wireTextFloat64       = "must be a number"
+	wireTextTimestamp     = "must be an RFC 3339 date-time such as 2026-01-31T09:30:00Z"
+	wireTextDate          = "must be a date such as 2026-01-31"
+	wireTextDuration      = "must be a duration in seconds such as 90s or 1.5s"
+	wireTextBytes         = "must be base64"
+	wireTextUint64        = "must be an integer from 0 to 18446744073709551615"
 	wireTextMap           = "must be an object of strings"
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"
@@ -139,7 +146,7 @@ type enumValue struct {
 
 // enumFacts: per enum, its wire names and proto numbers (0 is unset).
 var enumFacts = map[string][]enumValue{
-	"Genre": {{"fiction", 1}, {"history", 2}, {"science", 3}, {"poetry", 4}},
+	"Genre": {{"fiction", 1}, {"history", 2}, {"science", 3}, {"poetry", 4}, {"essays", 5}},
 }
 
 // messageFacts: per message, its fields in declaration order.
@@ -155,12 +162,26 @@ var messageFacts = map[string][]field{
 		{name: "genre", kind: kindEnum, ref: "Genre", required: true},
 		{name: "year", kind: kindInt32, presence: true},
 		{name: "in_stock", kind: kindBool, required: true},
+		{name: "added_at", kind: kindTimestamp, required: true},
+		{name: "published_on", kind: kindDate, presence: true},
+		{name: "isbn", kind: kindUint64, presence: true},
+		{name: "pages", kind: kindUint32, presence: true},
+		{name: "rating", kind: kindFloat32, presence: true},
+		{name: "loan_period", kind: kindDuration},
+		{name: "cover", kind: kindBytes, presence: true},
+		{name: "labels", kind: kindMap},
 	},
 	"AddBookRequest": {
 		{name: "title", kind: kindString, required: true, presence: true},
 		{name: "author", kind: kindMessage, ref: "Author", required: true, presence: true},
 		{name: "genre", kind: kindEnum, ref: "Genre", required: true, presence: true},
 		{name: "year", kind: kindInt32, presence: true},
+		{name: "published_on", kind: kindDate, presence: true},
+		{name: "isbn", kind: kindUint64, presence: true},
+		{name: "pages", kind: kindUint32, presence: true},
+		{name: "rating", kind: kindFloat32, presence: true},
+		{name: "loan_period", kind: kindDuration},
+		{name: "cover", kind: kindBytes, presence: true},
 	},
 	"GetBookRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -169,6 +190,16 @@ var messageFacts = map[string][]field{
 		{name: "id", kind: kindString, required: true, presence: true},
 		{name: "in_stock", kind: kindBool, required: true, presence: true},
 	},
+	"EditBookRequest": {
+		{name: "id", kind: kindString, required: true, presence: true},
+		{name: "title", kind: kindString, presence: true},
+		{name: "rating", kind: kindFloat32, presence: true},
+		{name: "labels", kind: kindMap},
+	},
+	"ClearLabelsRequest": {
+		{name: "id", kind: kindString, required: true, presence: true},
+	},
+	"ClearLabelsResponse": {},
 	"RemoveBookRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
 	},
@@ -186,6 +217,7 @@ var messageFacts = map[string][]field{
 	},
 	"SearchBooksRequest": {
 		{name: "words", kind: kindString, required: true, presence: true},
+		{name: "genres", kind: kindEnum, ref: "Genre", list: true},
 	},
 	"SearchBooksResponse": {
 		{name: "books", kind: kindMessage, ref: "Book", list: true, required: true},
@@ -204,7 +236,7 @@ var OpAddBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
 	rest:           &restBinding{method: "POST", path: "/v1/books"},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
 	input:          "AddBookRequest",
@@ -222,7 +254,7 @@ var OpGetBook = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
 	input:      "GetBookRequest",
@@ -241,11 +273,48 @@ var OpUpdateBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
 	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}", pathParams: []string{"id"}},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
 	input:          "UpdateBookRequest",
 	output:         "Book",
+}
+
+// OpEditBook is operation edit_book, called by StoreClient.EditBook.
+var OpEditBook = &Operation{
+	name:           "edit_book",
+	pascalName:     "EditBook",
+	client:         "user",
+	surface:        "user",
+	kind:           "write",
+	auth:           "staff_key",
+	protocols:      []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
+	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
+	retried:        true,
+	idempotencyKey: true,
+	graphql:        &graphqlBinding{document: "mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
+	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}/details", pathParams: []string{"id"}},
+	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/EditBook", request: "bookstore.v1.EditBookRequest", response: "bookstore.v1.EditBookResponse"},
+	input:          "EditBookRequest",
+	output:         "Book",
+}
+
+// OpClearLabels is operation clear_labels, called by StoreClient.ClearLabels.
+var OpClearLabels = &Operation{
+	name:           "clear_labels",
+	pascalName:     "ClearLabels",
+	client:         "user",
+	surface:        "user",
+	kind:           "write",
+	auth:           "staff_key",
+	protocols:      []Protocol{ProtocolREST, ProtocolGRPC},
+	since:          map[Protocol]string{ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
+	retried:        true,
+	idempotencyKey: true,
+	rest:           &restBinding{method: "DELETE", path: "/v1/books/{id}/labels", pathParams: []string{"id"}, inQuery: true},
+	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/ClearLabels", request: "bookstore.v1.ClearLabelsRequest", response: "bookstore.v1.ClearLabelsResponse"},
+	input:          "ClearLabelsRequest",
+	output:         "ClearLabelsResponse",
 }
 
 // OpRemoveBook is operation remove_book, called by StoreClient.RemoveBook.
@@ -279,7 +348,7 @@ var OpListBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock } next_page_token } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } next_page_token } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books", inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
 	pagination: &pagination{style: paginationToken, items: "books", cursor: "page_token", nextCursor: "next_page_token"},
@@ -298,8 +367,8 @@ var OpSearchBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock } } }", withParams: true},
-	rest:       &restBinding{method: "GET", path: "/v1/search", inQuery: true},
+	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } } }", withParams: true},
+	rest:       &restBinding{method: "GET", path: "/v1/books/search", inQuery: true},
 	input:      "SearchBooksRequest",
 	output:     "SearchBooksResponse",
 }
@@ -309,6 +378,8 @@ var operationList = []*Operation{
 	OpAddBook,
 	OpGetBook,
 	OpUpdateBook,
+	OpEditBook,
+	OpClearLabels,
 	OpRemoveBook,
 	OpListBooks,
 	OpSearchBooks,

@@ -3,11 +3,13 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/textproto"
 	"reflect"
@@ -270,7 +272,7 @@ func fillMessage(message string, target *dynamicpb.Message, body map[string]any,
 			for key, value := range raw.(map[string]string) {
 				entries.Set(protoreflect.ValueOfString(key).MapKey(), protoreflect.ValueOfString(value))
 			}
-		case f.kind == kindMessage || f.kind == kindJSON:
+		case f.kind == kindMessage || f.kind == kindJSON || f.kind == kindTimestamp || f.kind == kindDuration:
 			if _, err := protoValue(&f, fd, target.Mutable(fd), raw, path); err != nil {
 				return err
 			}
@@ -305,6 +307,36 @@ func protoValue(f *field, fd protoreflect.FieldDescriptor, empty protoreflect.Va
 		return protoreflect.ValueOfInt64(number), nil
 	case kindFloat64:
 		return protoreflect.ValueOfFloat64(raw.(float64)), nil
+	// The values below come in their JSON forms (toWire), checked there.
+	case kindUint32:
+		return protoreflect.ValueOfUint32(uint32(raw.(int64))), nil
+	case kindUint64:
+		number, err := strconv.ParseUint(raw.(string), 10, 64)
+		if err != nil {
+			return protoreflect.Value{}, &wireError{path, wireTextUint64}
+		}
+		return protoreflect.ValueOfUint64(number), nil
+	case kindFloat32:
+		return protoreflect.ValueOfFloat32(float32(raw.(float64))), nil
+	case kindDate:
+		return protoreflect.ValueOfString(raw.(string)), nil
+	case kindBytes:
+		data, ok := parseBytes(raw.(string))
+		if !ok {
+			return protoreflect.Value{}, &wireError{path, wireTextBytes}
+		}
+		return protoreflect.ValueOfBytes(data), nil
+	case kindTimestamp, kindDuration:
+		parse, text := parseTimestamp, wireTextTimestamp
+		if f.kind == kindDuration {
+			parse, text = parseDuration, wireTextDuration
+		}
+		seconds, nanos, ok := parse(raw.(string))
+		if !ok {
+			return protoreflect.Value{}, &wireError{path, text}
+		}
+		setSecondsAndNanos(empty.Message(), seconds, nanos)
+		return empty, nil
 	case kindEnum:
 		number, ok := enumNumber(f.ref, raw.(string))
 		if !ok {
@@ -347,8 +379,8 @@ func fromProto(message string, v reflect.Value, source protoreflect.Message) {
 				return true
 			})
 			target.Set(reflect.ValueOf(out))
-		case (f.presence || f.kind == kindMessage || f.kind == kindJSON) && !source.Has(fd):
-			// Unset: stays nil.
+		case (f.presence || f.kind == kindMessage || f.kind == kindJSON || f.kind == kindTimestamp || f.kind == kindDuration) && !source.Has(fd):
+			// Unset: stays nil (a Timestamp or Duration is a message: unset is not the epoch, nor 0s).
 		default:
 			setFromProto(f.field, target, source.Get(fd))
 		}
@@ -376,17 +408,53 @@ func setFromProto(f *field, target reflect.Value, value protoreflect.Value) {
 		target = item.Elem()
 	}
 	switch f.kind {
-	case kindString:
+	case kindString, kindDate:
 		target.SetString(value.String())
 	case kindBool:
 		target.SetBool(value.Bool())
 	case kindInt32, kindInt64:
 		target.SetInt(value.Int())
-	case kindFloat64:
+	case kindUint32, kindUint64:
+		target.SetUint(value.Uint())
+	case kindFloat32, kindFloat64:
 		target.SetFloat(value.Float())
+	case kindBytes:
+		target.SetBytes(bytes.Clone(value.Bytes()))
+	case kindTimestamp:
+		seconds, nanos := secondsAndNanos(value.Message())
+		target.Set(reflect.ValueOf(time.Unix(seconds, nanos).UTC()))
+	case kindDuration:
+		seconds, nanos := secondsAndNanos(value.Message())
+		target.SetInt(int64(saturatedDuration(seconds, nanos)))
 	case kindEnum:
 		target.SetString(enumWireName(f.ref, int32(value.Enum())))
 	}
+}
+
+// ---------------------------------------------------------------- google.protobuf.Timestamp and Duration
+
+// setSecondsAndNanos sets a google.protobuf.Timestamp or Duration.
+func setSecondsAndNanos(target protoreflect.Message, seconds, nanos int64) {
+	fields := target.Descriptor().Fields()
+	target.Set(fields.ByName("seconds"), protoreflect.ValueOfInt64(seconds))
+	target.Set(fields.ByName("nanos"), protoreflect.ValueOfInt32(int32(nanos)))
+}
+
+func secondsAndNanos(source protoreflect.Message) (int64, int64) {
+	fields := source.Descriptor().Fields()
+	return source.Get(fields.ByName("seconds")).Int(), source.Get(fields.ByName("nanos")).Int()
+}
+
+// saturatedDuration is a Duration as a time.Duration, which holds ±292 years: one longer reads as
+// the longest time.Duration of its sign.
+func saturatedDuration(seconds, nanos int64) time.Duration {
+	switch {
+	case seconds > math.MaxInt64/int64(time.Second)-1:
+		return math.MaxInt64
+	case seconds < math.MinInt64/int64(time.Second)+1:
+		return math.MinInt64
+	}
+	return time.Duration(seconds)*time.Second + time.Duration(nanos)
 }
 
 // ---------------------------------------------------------------- google.protobuf.Struct <-> JSON

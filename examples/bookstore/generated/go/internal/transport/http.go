@@ -116,6 +116,13 @@ func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Pro
 		if op.rest.inQuery {
 			query := url.Values{}
 			for key, value := range body {
+				// A list goes as the parameter repeated (tag=a&tag=b), as OpenAPI's form style says.
+				if items, ok := value.([]any); ok {
+					for _, item := range items {
+						query.Add(key, queryValue(item))
+					}
+					continue
+				}
 				query.Set(key, queryValue(value))
 			}
 			if encoded := query.Encode(); encoded != "" {

@@ -25,12 +25,13 @@ type Operation struct {
 	// retried: sent again on transient failures (reads, idempotent writes, writes with a key).
 	retried bool
 	// idempotencyKey: each call carries an Idempotency-Key, the same on every attempt.
-	idempotencyKey   bool
-	defaultsClientID bool
-	graphql          *graphqlBinding
-	rest             *restBinding
-	grpc             *grpcBinding
-	pagination       *pagination
+	idempotencyKey bool
+	// fills: input fields the client fills in with its own values where the call leaves them empty.
+	fills      []string
+	graphql    *graphqlBinding
+	rest       *restBinding
+	grpc       *grpcBinding
+	pagination *pagination
 	// input and output are the message names of the facts table.
 	input  string
 	output string

@@ -4,13 +4,17 @@ package transport
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // The one flat shape: inputs are turned into it (a map of wire names) before they are sent over
@@ -25,7 +29,14 @@ const (
 	kindBool
 	kindInt32
 	kindInt64
+	kindUint32
+	kindUint64
+	kindFloat32
 	kindFloat64
+	kindTimestamp
+	kindDate
+	kindDuration
+	kindBytes
 	kindMap
 	kindJSON
 	kindEnum
@@ -164,6 +175,12 @@ func messageToWire(message string, v reflect.Value, prefix string) (map[string]a
 				continue
 			}
 			out[f.name] = fv.Interface()
+		case f.kind == kindBytes && fv.Kind() == reflect.Slice:
+			// Empty bytes are not given, as an empty list is not.
+			if fv.Len() == 0 {
+				continue
+			}
+			out[f.name] = bytesText(fv.Bytes())
 		case fv.Kind() == reflect.Pointer || fv.Kind() == reflect.Map:
 			if fv.IsNil() {
 				continue
@@ -204,6 +221,37 @@ func valueToWire(f *field, v reflect.Value, path string) (any, error) {
 			return nil, &wireError{path, wireTextFloat64}
 		}
 		return number, nil
+	case kindUint32:
+		return int64(v.Uint()), nil
+	case kindUint64:
+		// A decimal string, as proto3's JSON mapping writes a uint64: a JSON number holds 2^53 at most.
+		return strconv.FormatUint(v.Uint(), 10), nil
+	case kindFloat32:
+		number := v.Float()
+		if math.IsNaN(number) || math.IsInf(number, 0) {
+			return nil, &wireError{path, wireTextFloat64}
+		}
+		// The shortest decimal of the float32 (4.3, not 4.300000190734863), as a float64.
+		shortest, _ := strconv.ParseFloat(strconv.FormatFloat(number, 'g', -1, 32), 64)
+		return shortest, nil
+	case kindTimestamp:
+		text, ok := timestampText(v.Interface().(time.Time))
+		if !ok {
+			return nil, &wireError{path, wireTextTimestamp}
+		}
+		return text, nil
+	case kindDuration:
+		return durationText(time.Duration(v.Int())), nil
+	case kindDate:
+		// "" is not given, as for any string.
+		if text := v.String(); text != "" {
+			if _, ok := parseDate(text); !ok {
+				return nil, &wireError{path, wireTextDate}
+			}
+		}
+		return v.String(), nil
+	case kindBytes:
+		return bytesText(v.Bytes()), nil
 	case kindJSON:
 		return canonicalJSON(v.Interface(), path)
 	case kindMessage:
@@ -319,7 +367,11 @@ func jsonType(raw []byte) string {
 }
 
 // kindType is the JSON type a field of kind holds.
-var kindType = map[fieldKind]string{kindString: "string", kindBool: "boolean", kindInt32: "integer", kindInt64: "integer", kindFloat64: "number", kindMap: "object of strings", kindJSON: "object", kindEnum: "string", kindMessage: "object"}
+var kindType = map[fieldKind]string{
+	kindString: "string", kindBool: "boolean", kindInt32: "integer", kindInt64: "integer", kindUint32: "integer", kindUint64: "string",
+	kindFloat32: "number", kindFloat64: "number", kindTimestamp: "string", kindDate: "string", kindDuration: "string", kindBytes: "string",
+	kindMap: "object of strings", kindJSON: "object", kindEnum: "string", kindMessage: "object",
+}
 
 // wantType is the JSON type of field f.
 func wantType(f *field) string {
@@ -338,8 +390,9 @@ func decodeAnswer(message string, data []byte, out any) []keptField {
 	var kept []keptField
 	if isObject(data) {
 		// One pass of the decoder reads an answer of the SDK's fields only, as most are (a walk of
-		// its keys tells); any other is read again, field by field.
-		if json.Unmarshal(data, out) != nil || !knownKeysOnly(message, data) {
+		// its keys tells); any other is read again, field by field, and so is one of a message with
+		// values in JSON forms of their own (decodedByJSON).
+		if !decodedByJSON(message) || json.Unmarshal(data, out) != nil || !knownKeysOnly(message, data) {
 			v.SetZero()
 			decodeObject(message, v, data, "", &kept)
 		}
@@ -506,6 +559,94 @@ func decodeObject(message string, v reflect.Value, data []byte, prefix string, k
 	}
 }
 
+// decodedByJSON reports whether encoding/json reads every field of message, and of the messages
+// it holds, as the SDK reads it: none of a text kind (a duration "1.5s" or a uint64 string it
+// cannot read; a date, timestamp or base64 it would read otherwise than decodeText).
+func decodedByJSON(message string) bool {
+	if found, ok := byJSON.Load(message); ok {
+		return found.(bool)
+	}
+	plain := !holdsTextKind(message, map[string]bool{})
+	byJSON.Store(message, plain)
+	return plain
+}
+
+var byJSON sync.Map // message -> bool
+
+// holdsTextKind reports whether a field of message, or of a message it holds, is of a text kind;
+// seen are the messages on the way there (a message that holds itself is settled by its other fields).
+func holdsTextKind(message string, seen map[string]bool) bool {
+	if seen[message] {
+		return false
+	}
+	seen[message] = true
+	for _, f := range messageFacts[message] {
+		if isTextKind(f.kind) || (f.kind == kindMessage && holdsTextKind(f.ref, seen)) {
+			return true
+		}
+	}
+	return false
+}
+
+// isTextKind reports whether a field of kind has a JSON form of its own (decodeText reads it).
+func isTextKind(kind fieldKind) bool {
+	switch kind {
+	case kindTimestamp, kindDate, kindDuration, kindBytes, kindUint64:
+		return true
+	}
+	return false
+}
+
+// decodeText reads the JSON form of a value of a text kind into target (a pointer is allocated);
+// false when it is not one.
+func decodeText(kind fieldKind, target reflect.Value, raw json.RawMessage) bool {
+	var text string
+	if kind == kindUint64 && len(raw) > 0 && raw[0] != '"' {
+		text = string(raw) // a number is read as well
+	} else if json.Unmarshal(raw, &text) != nil {
+		return false
+	}
+	var value reflect.Value
+	switch kind {
+	case kindTimestamp:
+		seconds, nanos, ok := parseTimestamp(text)
+		if !ok {
+			return false
+		}
+		value = reflect.ValueOf(time.Unix(seconds, nanos).UTC())
+	case kindDate:
+		if _, ok := parseDate(text); !ok {
+			return false
+		}
+		value = reflect.ValueOf(text)
+	case kindDuration:
+		seconds, nanos, ok := parseDuration(text)
+		if !ok || seconds > math.MaxInt64/int64(time.Second)-1 || seconds < math.MinInt64/int64(time.Second)+1 {
+			return false // beyond time.Duration's ±292 years
+		}
+		value = reflect.ValueOf(time.Duration(seconds)*time.Second + time.Duration(nanos))
+	case kindBytes:
+		data, ok := parseBytes(text)
+		if !ok {
+			return false
+		}
+		value = reflect.ValueOf(data)
+	case kindUint64:
+		number, err := strconv.ParseUint(text, 10, 64)
+		if err != nil || !uint64Text.MatchString(text) {
+			return false
+		}
+		value = reflect.ValueOf(number)
+	}
+	if target.Kind() == reflect.Pointer {
+		item := reflect.New(target.Type().Elem())
+		target.Set(item)
+		target = item.Elem()
+	}
+	target.Set(value.Convert(target.Type()))
+	return true
+}
+
 // decodeField reads one member of an object into fv, its field f; false when its JSON type is not
 // the field's.
 func decodeField(f *field, fv reflect.Value, raw json.RawMessage, path string, kept *[]keptField) bool {
@@ -515,6 +656,20 @@ func decodeField(f *field, fv reflect.Value, raw json.RawMessage, path string, k
 		return true
 	}
 	switch {
+	case isTextKind(f.kind) && f.list:
+		var items []json.RawMessage
+		if json.Unmarshal(raw, &items) != nil {
+			return false
+		}
+		list := reflect.MakeSlice(fv.Type(), len(items), len(items))
+		for i, item := range items {
+			if item = bytes.TrimSpace(item); string(item) != "null" && !decodeText(f.kind, list.Index(i), item) {
+				return false
+			}
+		}
+		fv.Set(list)
+	case isTextKind(f.kind):
+		return decodeText(f.kind, fv, raw)
 	case f.kind == kindMessage && f.list:
 		var items []json.RawMessage
 		if json.Unmarshal(raw, &items) != nil {
@@ -628,4 +783,143 @@ func enumNames(enum string) []string {
 		names[i] = value.name
 	}
 	return names
+}
+
+// ---------------------------------------------------------------- values in their JSON forms
+
+// The forms proto3's JSON mapping writes, as the server reads them: an RFC 3339 date-time, a
+// date, a duration in seconds ("1.5s"), base64 (standard or URL-safe, padded or not) and a uint64
+// as a decimal string. A Go value is written in one form: a timestamp in UTC with 0, 3, 6 or 9
+// fractional digits, a duration with as many, bytes in standard padded base64.
+var (
+	timestampForm = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$`)
+	dateForm      = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})$`)
+	durationForm  = regexp.MustCompile(`^(-)?([0-9]{1,12})(?:\.([0-9]{1,9}))?s$`)
+	base64Form    = regexp.MustCompile(`^[A-Za-z0-9+/_-]*={0,2}$`)
+	uint64Text    = regexp.MustCompile(`^(?:0|[1-9][0-9]{0,19})$`)
+)
+
+// google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; Duration: ±10,000 years.
+const (
+	minTimestampSeconds = -62135596800
+	maxTimestampSeconds = 253402300799
+	maxDurationSeconds  = 315576000000
+)
+
+// fraction is fractional seconds as proto3 JSON writes them: none, or 3, 6 or 9 digits.
+func fraction(nanos int64) string {
+	if nanos == 0 {
+		return ""
+	}
+	digits := fmt.Sprintf("%09d", nanos)
+	switch {
+	case strings.HasSuffix(digits, "000000"):
+		return "." + digits[:3]
+	case strings.HasSuffix(digits, "000"):
+		return "." + digits[:6]
+	}
+	return "." + digits
+}
+
+// timestampText is t as proto3 JSON writes a Timestamp; false outside the years 1 to 9999 (UTC).
+func timestampText(t time.Time) (string, bool) {
+	t = t.UTC()
+	if seconds := t.Unix(); seconds < minTimestampSeconds || seconds > maxTimestampSeconds {
+		return "", false
+	}
+	return t.Format("2006-01-02T15:04:05") + fraction(int64(t.Nanosecond())) + "Z", true
+}
+
+// durationText is d as proto3 JSON writes a Duration ("90s", "1.500s", "-0.250s").
+func durationText(d time.Duration) string {
+	sign := ""
+	magnitude := uint64(d)
+	if d < 0 {
+		sign, magnitude = "-", uint64(-d) // -math.MinInt64 wraps to its own magnitude as a uint64
+	}
+	return sign + strconv.FormatUint(magnitude/uint64(time.Second), 10) + fraction(int64(magnitude%uint64(time.Second))) + "s"
+}
+
+func bytesText(data []byte) string { return base64.StdEncoding.EncodeToString(data) }
+
+func digitsOf(text string) int64 {
+	number, _ := strconv.ParseInt(text, 10, 64)
+	return number
+}
+
+// nanosOf is the nanoseconds of up to 9 fractional digits.
+func nanosOf(digits string) int64 {
+	return digitsOf((digits + "000000000")[:9])
+}
+
+// validDate reports whether the year, month and day name a day of the proleptic Gregorian calendar.
+func validDate(year, month, day int64) bool {
+	return year >= 1 && month >= 1 && month <= 12 && day >= 1 && day <= int64(time.Date(int(year), time.Month(month)+1, 0, 0, 0, 0, 0, time.UTC).Day())
+}
+
+// parseTimestamp is the seconds since the epoch and the nanoseconds of an RFC 3339 date-time.
+func parseTimestamp(text string) (int64, int64, bool) {
+	m := timestampForm.FindStringSubmatch(text)
+	if m == nil {
+		return 0, 0, false
+	}
+	year, month, day, hour, minute, second := digitsOf(m[1]), digitsOf(m[2]), digitsOf(m[3]), digitsOf(m[4]), digitsOf(m[5]), digitsOf(m[6])
+	if !validDate(year, month, day) || hour > 23 || minute > 59 || second > 59 {
+		return 0, 0, false
+	}
+	var offset int64
+	if m[8] != "" {
+		hours, minutes := digitsOf(m[9]), digitsOf(m[10])
+		if hours > 23 || minutes > 59 {
+			return 0, 0, false
+		}
+		offset = hours*3600 + minutes*60
+		if m[8] == "-" {
+			offset = -offset
+		}
+	}
+	seconds := time.Date(int(year), time.Month(month), int(day), int(hour), int(minute), int(second), 0, time.UTC).Unix() - offset
+	if seconds < minTimestampSeconds || seconds > maxTimestampSeconds {
+		return 0, 0, false
+	}
+	return seconds, nanosOf(m[7]), true
+}
+
+// parseDate is the time of midnight UTC of a date such as 2026-01-31.
+func parseDate(text string) (time.Time, bool) {
+	m := dateForm.FindStringSubmatch(text)
+	if m == nil || !validDate(digitsOf(m[1]), digitsOf(m[2]), digitsOf(m[3])) {
+		return time.Time{}, false
+	}
+	return time.Date(int(digitsOf(m[1])), time.Month(digitsOf(m[2])), int(digitsOf(m[3])), 0, 0, 0, 0, time.UTC), true
+}
+
+// parseDuration is the seconds and nanoseconds (of one sign) of a duration such as "1.5s".
+func parseDuration(text string) (int64, int64, bool) {
+	m := durationForm.FindStringSubmatch(text)
+	if m == nil {
+		return 0, 0, false
+	}
+	seconds, nanos := digitsOf(m[2]), nanosOf(m[3])
+	if seconds > maxDurationSeconds {
+		return 0, 0, false
+	}
+	if m[1] == "-" {
+		return -seconds, -nanos, true
+	}
+	return seconds, nanos, true
+}
+
+// parseBytes is the bytes of base64, standard or URL-safe, padded or not.
+func parseBytes(text string) ([]byte, bool) {
+	trimmed := strings.TrimRight(text, "=")
+	if !base64Form.MatchString(text) || len(trimmed)%4 == 1 {
+		return nil, false
+	}
+	standard := strings.NewReplacer("-", "+", "_", "/").Replace(trimmed)
+	data, err := base64.RawStdEncoding.DecodeString(standard)
+	if err != nil {
+		return nil, false
+	}
+	return data, true
 }

@@ -8,13 +8,15 @@ import type { GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Author, Book, Genre } from "./types_pb.js";
 import { file_bookstore_v1_types } from "./types_pb.js";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file bookstore/v1/books.proto.
  */
 export const file_bookstore_v1_books: GenFile = /*@__PURE__*/
-  fileDesc("Chhib29rc3RvcmUvdjEvYm9va3MucHJvdG8SDGJvb2tzdG9yZS52MSKjAQoOQWRkQm9va1JlcXVlc3QSEgoFdGl0bGUYASABKAlIAIgBARIkCgZhdXRob3IYAiABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEicKBWdlbnJlGAMgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlSAGIAQESEQoEeWVhchgEIAEoBUgCiAEBQggKBl90aXRsZUIICgZfZ2VucmVCBwoFX3llYXIipAEKD0FkZEJvb2tSZXNwb25zZRIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCEIHCgVfeWVhciIoCg5HZXRCb29rUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCKkAQoPR2V0Qm9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBmF1dGhvchgDIAEoCzIULmJvb2tzdG9yZS52MS5BdXRob3ISIgoFZ2VucmUYBCABKA4yEy5ib29rc3RvcmUudjEuR2VucmUSEQoEeWVhchgFIAEoBUgAiAEBEhAKCGluX3N0b2NrGAYgASgIQgcKBV95ZWFyIk8KEVVwZGF0ZUJvb2tSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESFQoIaW5fc3RvY2sYAiABKAhIAYgBAUIFCgNfaWRCCwoJX2luX3N0b2NrIqcBChJVcGRhdGVCb29rUmVzcG9uc2USCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJAoGYXV0aG9yGAMgASgLMhQuYm9va3N0b3JlLnYxLkF1dGhvchIiCgVnZW5yZRgEIAEoDjITLmJvb2tzdG9yZS52MS5HZW5yZRIRCgR5ZWFyGAUgASgFSACIAQESEAoIaW5fc3RvY2sYBiABKAhCBwoFX3llYXIiKwoRUmVtb3ZlQm9va1JlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiJQoSUmVtb3ZlQm9va1Jlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgikwEKEExpc3RCb29rc1JlcXVlc3QSJwoFZ2VucmUYASABKA4yEy5ib29rc3RvcmUudjEuR2VucmVIAIgBARIWCglwYWdlX3NpemUYAiABKAVIAYgBARIXCgpwYWdlX3Rva2VuGAMgASgJSAKIAQFCCAoGX2dlbnJlQgwKCl9wYWdlX3NpemVCDQoLX3BhZ2VfdG9rZW4iaAoRTGlzdEJvb2tzUmVzcG9uc2USIQoFYm9va3MYASADKAsyEi5ib29rc3RvcmUudjEuQm9vaxIcCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAlIAIgBAUISChBfbmV4dF9wYWdlX3Rva2VuYgZwcm90bzM", [file_bookstore_v1_types]);
+  fileDesc("Chhib29rc3RvcmUvdjEvYm9va3MucHJvdG8SDGJvb2tzdG9yZS52MSL3AgoOQWRkQm9va1JlcXVlc3QSEgoFdGl0bGUYASABKAlIAIgBARIkCgZhdXRob3IYAiABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEicKBWdlbnJlGAMgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlSAGIAQESEQoEeWVhchgEIAEoBUgCiAEBEhkKDHB1Ymxpc2hlZF9vbhgFIAEoCUgDiAEBEhEKBGlzYm4YBiABKARIBIgBARISCgVwYWdlcxgHIAEoDUgFiAEBEhMKBnJhdGluZxgIIAEoAkgGiAEBEi4KC2xvYW5fcGVyaW9kGAkgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKBWNvdmVyGAogASgMSAeIAQFCCAoGX3RpdGxlQggKBl9nZW5yZUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlciKQBAoPQWRkQm9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBmF1dGhvchgDIAEoCzIULmJvb2tzdG9yZS52MS5BdXRob3ISIgoFZ2VucmUYBCABKA4yEy5ib29rc3RvcmUudjEuR2VucmUSEQoEeWVhchgFIAEoBUgAiAEBEhAKCGluX3N0b2NrGAYgASgIEiwKCGFkZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZCgxwdWJsaXNoZWRfb24YCCABKAlIAYgBARIRCgRpc2JuGAkgASgESAKIAQESEgoFcGFnZXMYCiABKA1IA4gBARITCgZyYXRpbmcYCyABKAJIBIgBARIuCgtsb2FuX3BlcmlvZBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgVjb3ZlchgNIAEoDEgFiAEBEjkKBmxhYmVscxgOIAMoCzIpLmJvb2tzdG9yZS52MS5BZGRCb29rUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlciIoCg5HZXRCb29rUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBQgUKA19pZCKQBAoPR2V0Qm9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBmF1dGhvchgDIAEoCzIULmJvb2tzdG9yZS52MS5BdXRob3ISIgoFZ2VucmUYBCABKA4yEy5ib29rc3RvcmUudjEuR2VucmUSEQoEeWVhchgFIAEoBUgAiAEBEhAKCGluX3N0b2NrGAYgASgIEiwKCGFkZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZCgxwdWJsaXNoZWRfb24YCCABKAlIAYgBARIRCgRpc2JuGAkgASgESAKIAQESEgoFcGFnZXMYCiABKA1IA4gBARITCgZyYXRpbmcYCyABKAJIBIgBARIuCgtsb2FuX3BlcmlvZBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgVjb3ZlchgNIAEoDEgFiAEBEjkKBmxhYmVscxgOIAMoCzIpLmJvb2tzdG9yZS52MS5HZXRCb29rUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlciJPChFVcGRhdGVCb29rUmVxdWVzdBIPCgJpZBgBIAEoCUgAiAEBEhUKCGluX3N0b2NrGAIgASgISAGIAQFCBQoDX2lkQgsKCV9pbl9zdG9jayKWBAoSVXBkYXRlQm9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBmF1dGhvchgDIAEoCzIULmJvb2tzdG9yZS52MS5BdXRob3ISIgoFZ2VucmUYBCABKA4yEy5ib29rc3RvcmUudjEuR2VucmUSEQoEeWVhchgFIAEoBUgAiAEBEhAKCGluX3N0b2NrGAYgASgIEiwKCGFkZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZCgxwdWJsaXNoZWRfb24YCCABKAlIAYgBARIRCgRpc2JuGAkgASgESAKIAQESEgoFcGFnZXMYCiABKA1IA4gBARITCgZyYXRpbmcYCyABKAJIBIgBARIuCgtsb2FuX3BlcmlvZBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgVjb3ZlchgNIAEoDEgFiAEBEjwKBmxhYmVscxgOIAMoCzIsLmJvb2tzdG9yZS52MS5VcGRhdGVCb29rUmVzcG9uc2UuTGFiZWxzRW50cnkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlciLRAQoPRWRpdEJvb2tSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQESEgoFdGl0bGUYAiABKAlIAYgBARITCgZyYXRpbmcYAyABKAJIAogBARI5CgZsYWJlbHMYBCADKAsyKS5ib29rc3RvcmUudjEuRWRpdEJvb2tSZXF1ZXN0LkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBQoDX2lkQggKBl90aXRsZUIJCgdfcmF0aW5nIpIEChBFZGl0Qm9va1Jlc3BvbnNlEgoKAmlkGAEgASgJEg0KBXRpdGxlGAIgASgJEiQKBmF1dGhvchgDIAEoCzIULmJvb2tzdG9yZS52MS5BdXRob3ISIgoFZ2VucmUYBCABKA4yEy5ib29rc3RvcmUudjEuR2VucmUSEQoEeWVhchgFIAEoBUgAiAEBEhAKCGluX3N0b2NrGAYgASgIEiwKCGFkZGVkX2F0GAcgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIZCgxwdWJsaXNoZWRfb24YCCABKAlIAYgBARIRCgRpc2JuGAkgASgESAKIAQESEgoFcGFnZXMYCiABKA1IA4gBARITCgZyYXRpbmcYCyABKAJIBIgBARIuCgtsb2FuX3BlcmlvZBgMIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhISCgVjb3ZlchgNIAEoDEgFiAEBEjoKBmxhYmVscxgOIAMoCzIqLmJvb2tzdG9yZS52MS5FZGl0Qm9va1Jlc3BvbnNlLkxhYmVsc0VudHJ5Gi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCBwoFX3llYXJCDwoNX3B1Ymxpc2hlZF9vbkIHCgVfaXNibkIICgZfcGFnZXNCCQoHX3JhdGluZ0IICgZfY292ZXIiLAoSQ2xlYXJMYWJlbHNSZXF1ZXN0Eg8KAmlkGAEgASgJSACIAQFCBQoDX2lkIhUKE0NsZWFyTGFiZWxzUmVzcG9uc2UiKwoRUmVtb3ZlQm9va1JlcXVlc3QSDwoCaWQYASABKAlIAIgBAUIFCgNfaWQiJQoSUmVtb3ZlQm9va1Jlc3BvbnNlEg8KB3JlbW92ZWQYASABKAgikwEKEExpc3RCb29rc1JlcXVlc3QSJwoFZ2VucmUYASABKA4yEy5ib29rc3RvcmUudjEuR2VucmVIAIgBARIWCglwYWdlX3NpemUYAiABKAVIAYgBARIXCgpwYWdlX3Rva2VuGAMgASgJSAKIAQFCCAoGX2dlbnJlQgwKCl9wYWdlX3NpemVCDQoLX3BhZ2VfdG9rZW4iaAoRTGlzdEJvb2tzUmVzcG9uc2USIQoFYm9va3MYASADKAsyEi5ib29rc3RvcmUudjEuQm9vaxIcCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAlIAIgBAUISChBfbmV4dF9wYWdlX3Rva2VuYgZwcm90bzM", [file_bookstore_v1_types, file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Input of add_book.
@@ -45,6 +47,44 @@ export type AddBookRequest = Message<"bookstore.v1.AddBookRequest"> & {
    * @generated from field: optional int32 year = 4;
    */
   year?: number | undefined;
+
+  /**
+   * A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 5;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * @generated from field: optional uint64 isbn = 6;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * 1 or more.
+   *
+   * @generated from field: optional uint32 pages = 7;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Between 0 and 5.
+   *
+   * @generated from field: optional float rating = 8;
+   */
+  rating?: number | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Duration loan_period = 9;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * At most 65536 bytes.
+   *
+   * @generated from field: optional bytes cover = 10;
+   */
+  cover?: Uint8Array | undefined;
 };
 
 /**
@@ -89,6 +129,60 @@ export type AddBookResponse = Message<"bookstore.v1.AddBookResponse"> & {
    * @generated from field: bool in_stock = 6;
    */
   inStock: boolean;
+
+  /**
+   * When the store added it.
+   *
+   * @generated from field: google.protobuf.Timestamp added_at = 7;
+   */
+  addedAt?: Timestamp | undefined;
+
+  /**
+   * The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 8;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * Its ISBN-13, as a number.
+   *
+   * @generated from field: optional uint64 isbn = 9;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 10;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Readers' mean rating, 0 to 5.
+   *
+   * @generated from field: optional float rating = 11;
+   */
+  rating?: number | undefined;
+
+  /**
+   * How long a reader may borrow it.
+   *
+   * @generated from field: google.protobuf.Duration loan_period = 12;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * A thumbnail of its cover (PNG).
+   *
+   * @generated from field: optional bytes cover = 13;
+   */
+  cover?: Uint8Array | undefined;
+
+  /**
+   * The staff's own labels, such as shelf: B2.
+   *
+   * @generated from field: map<string, string> labels = 14;
+   */
+  labels: { [key: string]: string };
 };
 
 /**
@@ -154,6 +248,60 @@ export type GetBookResponse = Message<"bookstore.v1.GetBookResponse"> & {
    * @generated from field: bool in_stock = 6;
    */
   inStock: boolean;
+
+  /**
+   * When the store added it.
+   *
+   * @generated from field: google.protobuf.Timestamp added_at = 7;
+   */
+  addedAt?: Timestamp | undefined;
+
+  /**
+   * The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 8;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * Its ISBN-13, as a number.
+   *
+   * @generated from field: optional uint64 isbn = 9;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 10;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Readers' mean rating, 0 to 5.
+   *
+   * @generated from field: optional float rating = 11;
+   */
+  rating?: number | undefined;
+
+  /**
+   * How long a reader may borrow it.
+   *
+   * @generated from field: google.protobuf.Duration loan_period = 12;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * A thumbnail of its cover (PNG).
+   *
+   * @generated from field: optional bytes cover = 13;
+   */
+  cover?: Uint8Array | undefined;
+
+  /**
+   * The staff's own labels, such as shelf: B2.
+   *
+   * @generated from field: map<string, string> labels = 14;
+   */
+  labels: { [key: string]: string };
 };
 
 /**
@@ -224,6 +372,60 @@ export type UpdateBookResponse = Message<"bookstore.v1.UpdateBookResponse"> & {
    * @generated from field: bool in_stock = 6;
    */
   inStock: boolean;
+
+  /**
+   * When the store added it.
+   *
+   * @generated from field: google.protobuf.Timestamp added_at = 7;
+   */
+  addedAt?: Timestamp | undefined;
+
+  /**
+   * The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 8;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * Its ISBN-13, as a number.
+   *
+   * @generated from field: optional uint64 isbn = 9;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 10;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Readers' mean rating, 0 to 5.
+   *
+   * @generated from field: optional float rating = 11;
+   */
+  rating?: number | undefined;
+
+  /**
+   * How long a reader may borrow it.
+   *
+   * @generated from field: google.protobuf.Duration loan_period = 12;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * A thumbnail of its cover (PNG).
+   *
+   * @generated from field: optional bytes cover = 13;
+   */
+  cover?: Uint8Array | undefined;
+
+  /**
+   * The staff's own labels, such as shelf: B2.
+   *
+   * @generated from field: map<string, string> labels = 14;
+   */
+  labels: { [key: string]: string };
 };
 
 /**
@@ -232,6 +434,180 @@ export type UpdateBookResponse = Message<"bookstore.v1.UpdateBookResponse"> & {
  */
 export const UpdateBookResponseSchema: GenMessage<UpdateBookResponse> = /*@__PURE__*/
   messageDesc(file_bookstore_v1_books, 5);
+
+/**
+ * Input of edit_book. Give at least one of title, rating, labels.
+ *
+ * @generated from message bookstore.v1.EditBookRequest
+ */
+export type EditBookRequest = Message<"bookstore.v1.EditBookRequest"> & {
+  /**
+   * Not empty.
+   *
+   * @generated from field: optional string id = 1;
+   */
+  id?: string | undefined;
+
+  /**
+   * At most 200 characters.
+   *
+   * @generated from field: optional string title = 2;
+   */
+  title?: string | undefined;
+
+  /**
+   * Between 0 and 5.
+   *
+   * @generated from field: optional float rating = 3;
+   */
+  rating?: number | undefined;
+
+  /**
+   * @generated from field: map<string, string> labels = 4;
+   */
+  labels: { [key: string]: string };
+};
+
+/**
+ * Describes the message bookstore.v1.EditBookRequest.
+ * Use `create(EditBookRequestSchema)` to create a new message.
+ */
+export const EditBookRequestSchema: GenMessage<EditBookRequest> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_books, 6);
+
+/**
+ * Answer of edit_book.
+ *
+ * @generated from message bookstore.v1.EditBookResponse
+ */
+export type EditBookResponse = Message<"bookstore.v1.EditBookResponse"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string title = 2;
+   */
+  title: string;
+
+  /**
+   * @generated from field: bookstore.v1.Author author = 3;
+   */
+  author?: Author | undefined;
+
+  /**
+   * @generated from field: bookstore.v1.Genre genre = 4;
+   */
+  genre: Genre;
+
+  /**
+   * @generated from field: optional int32 year = 5;
+   */
+  year?: number | undefined;
+
+  /**
+   * @generated from field: bool in_stock = 6;
+   */
+  inStock: boolean;
+
+  /**
+   * When the store added it.
+   *
+   * @generated from field: google.protobuf.Timestamp added_at = 7;
+   */
+  addedAt?: Timestamp | undefined;
+
+  /**
+   * The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 8;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * Its ISBN-13, as a number.
+   *
+   * @generated from field: optional uint64 isbn = 9;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 10;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Readers' mean rating, 0 to 5.
+   *
+   * @generated from field: optional float rating = 11;
+   */
+  rating?: number | undefined;
+
+  /**
+   * How long a reader may borrow it.
+   *
+   * @generated from field: google.protobuf.Duration loan_period = 12;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * A thumbnail of its cover (PNG).
+   *
+   * @generated from field: optional bytes cover = 13;
+   */
+  cover?: Uint8Array | undefined;
+
+  /**
+   * The staff's own labels, such as shelf: B2.
+   *
+   * @generated from field: map<string, string> labels = 14;
+   */
+  labels: { [key: string]: string };
+};
+
+/**
+ * Describes the message bookstore.v1.EditBookResponse.
+ * Use `create(EditBookResponseSchema)` to create a new message.
+ */
+export const EditBookResponseSchema: GenMessage<EditBookResponse> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_books, 7);
+
+/**
+ * Input of clear_labels.
+ *
+ * @generated from message bookstore.v1.ClearLabelsRequest
+ */
+export type ClearLabelsRequest = Message<"bookstore.v1.ClearLabelsRequest"> & {
+  /**
+   * Not empty.
+   *
+   * @generated from field: optional string id = 1;
+   */
+  id?: string | undefined;
+};
+
+/**
+ * Describes the message bookstore.v1.ClearLabelsRequest.
+ * Use `create(ClearLabelsRequestSchema)` to create a new message.
+ */
+export const ClearLabelsRequestSchema: GenMessage<ClearLabelsRequest> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_books, 8);
+
+/**
+ * Answer of clear_labels.
+ *
+ * @generated from message bookstore.v1.ClearLabelsResponse
+ */
+export type ClearLabelsResponse = Message<"bookstore.v1.ClearLabelsResponse"> & {
+};
+
+/**
+ * Describes the message bookstore.v1.ClearLabelsResponse.
+ * Use `create(ClearLabelsResponseSchema)` to create a new message.
+ */
+export const ClearLabelsResponseSchema: GenMessage<ClearLabelsResponse> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_books, 9);
 
 /**
  * Input of remove_book.
@@ -252,7 +628,7 @@ export type RemoveBookRequest = Message<"bookstore.v1.RemoveBookRequest"> & {
  * Use `create(RemoveBookRequestSchema)` to create a new message.
  */
 export const RemoveBookRequestSchema: GenMessage<RemoveBookRequest> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_books, 6);
+  messageDesc(file_bookstore_v1_books, 10);
 
 /**
  * Answer of remove_book.
@@ -271,7 +647,7 @@ export type RemoveBookResponse = Message<"bookstore.v1.RemoveBookResponse"> & {
  * Use `create(RemoveBookResponseSchema)` to create a new message.
  */
 export const RemoveBookResponseSchema: GenMessage<RemoveBookResponse> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_books, 7);
+  messageDesc(file_bookstore_v1_books, 11);
 
 /**
  * Input of list_books.
@@ -285,13 +661,15 @@ export type ListBooksRequest = Message<"bookstore.v1.ListBooksRequest"> & {
   genre?: Genre | undefined;
 
   /**
-   * Books per page; the store answers 3 when none is asked. Between 1 and 10.
+   * Books per page. Between 1 and 10. Default 3.
    *
    * @generated from field: optional int32 page_size = 2;
    */
   pageSize?: number | undefined;
 
   /**
+   * Must be a cursor the store handed out (the position of a book, 0 to 999999999).
+   *
    * @generated from field: optional string page_token = 3;
    */
   pageToken?: string | undefined;
@@ -302,7 +680,7 @@ export type ListBooksRequest = Message<"bookstore.v1.ListBooksRequest"> & {
  * Use `create(ListBooksRequestSchema)` to create a new message.
  */
 export const ListBooksRequestSchema: GenMessage<ListBooksRequest> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_books, 8);
+  messageDesc(file_bookstore_v1_books, 12);
 
 /**
  * Answer of list_books.
@@ -326,5 +704,5 @@ export type ListBooksResponse = Message<"bookstore.v1.ListBooksResponse"> & {
  * Use `create(ListBooksResponseSchema)` to create a new message.
  */
 export const ListBooksResponseSchema: GenMessage<ListBooksResponse> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_books, 9);
+  messageDesc(file_bookstore_v1_books, 13);
 

@@ -6,13 +6,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file bookstore/v1/types.proto.
  */
 export const file_bookstore_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJACgZBdXRob3ISEQoEbmFtZRgBIAEoCUgAiAEBEhEKBGJvcm4YAiABKAVIAYgBAUIHCgVfbmFtZUIHCgVfYm9ybiKZAQoEQm9vaxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCEIHCgVfeWVhcippCgVHZW5yZRIVChFHRU5SRV9VTlNQRUNJRklFRBAAEhEKDUdFTlJFX0ZJQ1RJT04QARIRCg1HRU5SRV9ISVNUT1JZEAISEQoNR0VOUkVfU0NJRU5DRRADEhAKDEdFTlJFX1BPRVRSWRAEYgZwcm90bzM");
+  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJACgZBdXRob3ISEQoEbmFtZRgBIAEoCUgAiAEBEhEKBGJvcm4YAiABKAVIAYgBAUIHCgVfbmFtZUIHCgVfYm9ybiL6AwoEQm9vaxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCBIsCghhZGRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcHVibGlzaGVkX29uGAggASgJSAGIAQESEQoEaXNibhgJIAEoBEgCiAEBEhIKBXBhZ2VzGAogASgNSAOIAQESEwoGcmF0aW5nGAsgASgCSASIAQESLgoLbG9hbl9wZXJpb2QYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoFY292ZXIYDSABKAxIBYgBARIuCgZsYWJlbHMYDiADKAsyHi5ib29rc3RvcmUudjEuQm9vay5MYWJlbHNFbnRyeRotCgtMYWJlbHNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV95ZWFyQg8KDV9wdWJsaXNoZWRfb25CBwoFX2lzYm5CCAoGX3BhZ2VzQgkKB19yYXRpbmdCCAoGX2NvdmVyKn8KBUdlbnJlEhUKEUdFTlJFX1VOU1BFQ0lGSUVEEAASEQoNR0VOUkVfRklDVElPThABEhEKDUdFTlJFX0hJU1RPUlkQAhIRCg1HRU5SRV9TQ0lFTkNFEAMSEAoMR0VOUkVfUE9FVFJZEAQSFAoMR0VOUkVfRVNTQVlTEAUaAggBYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Who wrote a book.
@@ -77,6 +79,60 @@ export type Book = Message<"bookstore.v1.Book"> & {
    * @generated from field: bool in_stock = 6;
    */
   inStock: boolean;
+
+  /**
+   * When the store added it.
+   *
+   * @generated from field: google.protobuf.Timestamp added_at = 7;
+   */
+  addedAt?: Timestamp | undefined;
+
+  /**
+   * The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
+   *
+   * @generated from field: optional string published_on = 8;
+   */
+  publishedOn?: string | undefined;
+
+  /**
+   * Its ISBN-13, as a number.
+   *
+   * @generated from field: optional uint64 isbn = 9;
+   */
+  isbn?: bigint | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 10;
+   */
+  pages?: number | undefined;
+
+  /**
+   * Readers' mean rating, 0 to 5.
+   *
+   * @generated from field: optional float rating = 11;
+   */
+  rating?: number | undefined;
+
+  /**
+   * How long a reader may borrow it.
+   *
+   * @generated from field: google.protobuf.Duration loan_period = 12;
+   */
+  loanPeriod?: Duration | undefined;
+
+  /**
+   * A thumbnail of its cover (PNG).
+   *
+   * @generated from field: optional bytes cover = 13;
+   */
+  cover?: Uint8Array | undefined;
+
+  /**
+   * The staff's own labels, such as shelf: B2.
+   *
+   * @generated from field: map<string, string> labels = 14;
+   */
+  labels: { [key: string]: string };
 };
 
 /**
@@ -98,24 +154,40 @@ export enum Genre {
   UNSPECIFIED = 0,
 
   /**
+   * Novels and stories
+   *
    * @generated from enum value: GENRE_FICTION = 1;
    */
   FICTION = 1,
 
   /**
+   * What happened, and why
+   *
    * @generated from enum value: GENRE_HISTORY = 2;
    */
   HISTORY = 2,
 
   /**
+   * How the world works
+   *
    * @generated from enum value: GENRE_SCIENCE = 3;
    */
   SCIENCE = 3,
 
   /**
+   * Verse
+   *
    * @generated from enum value: GENRE_POETRY = 4;
    */
   POETRY = 4,
+
+  /**
+   * Short non-fiction Deprecated: Filed under history or science now.
+   *
+   * @generated from enum value: GENRE_ESSAYS = 5 [deprecated = true];
+   * @deprecated
+   */
+  ESSAYS = 5,
 }
 
 /**

@@ -6,14 +6,14 @@
 
 import type { GenFile, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { AddBookRequestSchema, AddBookResponseSchema, GetBookRequestSchema, GetBookResponseSchema, ListBooksRequestSchema, ListBooksResponseSchema, RemoveBookRequestSchema, RemoveBookResponseSchema, UpdateBookRequestSchema, UpdateBookResponseSchema } from "./books_pb.js";
+import type { AddBookRequestSchema, AddBookResponseSchema, ClearLabelsRequestSchema, ClearLabelsResponseSchema, EditBookRequestSchema, EditBookResponseSchema, GetBookRequestSchema, GetBookResponseSchema, ListBooksRequestSchema, ListBooksResponseSchema, RemoveBookRequestSchema, RemoveBookResponseSchema, UpdateBookRequestSchema, UpdateBookResponseSchema } from "./books_pb.js";
 import { file_bookstore_v1_books } from "./books_pb.js";
 
 /**
  * Describes the file bookstore/v1/user_service.proto.
  */
 export const file_bookstore_v1_user_service: GenFile = /*@__PURE__*/
-  fileDesc("Ch9ib29rc3RvcmUvdjEvdXNlcl9zZXJ2aWNlLnByb3RvEgxib29rc3RvcmUudjEymAMKDFN0b3JlU2VydmljZRJGCgdBZGRCb29rEhwuYm9va3N0b3JlLnYxLkFkZEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkFkZEJvb2tSZXNwb25zZRJLCgdHZXRCb29rEhwuYm9va3N0b3JlLnYxLkdldEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkdldEJvb2tSZXNwb25zZSIDkAIBEk8KClVwZGF0ZUJvb2sSHy5ib29rc3RvcmUudjEuVXBkYXRlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuVXBkYXRlQm9va1Jlc3BvbnNlEk8KClJlbW92ZUJvb2sSHy5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1Jlc3BvbnNlElEKCUxpc3RCb29rcxIeLmJvb2tzdG9yZS52MS5MaXN0Qm9va3NSZXF1ZXN0Gh8uYm9va3N0b3JlLnYxLkxpc3RCb29rc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_bookstore_v1_books]);
+  fileDesc("Ch9ib29rc3RvcmUvdjEvdXNlcl9zZXJ2aWNlLnByb3RvEgxib29rc3RvcmUudjEytwQKDFN0b3JlU2VydmljZRJGCgdBZGRCb29rEhwuYm9va3N0b3JlLnYxLkFkZEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkFkZEJvb2tSZXNwb25zZRJLCgdHZXRCb29rEhwuYm9va3N0b3JlLnYxLkdldEJvb2tSZXF1ZXN0Gh0uYm9va3N0b3JlLnYxLkdldEJvb2tSZXNwb25zZSIDkAIBEk8KClVwZGF0ZUJvb2sSHy5ib29rc3RvcmUudjEuVXBkYXRlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuVXBkYXRlQm9va1Jlc3BvbnNlEkkKCEVkaXRCb29rEh0uYm9va3N0b3JlLnYxLkVkaXRCb29rUmVxdWVzdBoeLmJvb2tzdG9yZS52MS5FZGl0Qm9va1Jlc3BvbnNlElIKC0NsZWFyTGFiZWxzEiAuYm9va3N0b3JlLnYxLkNsZWFyTGFiZWxzUmVxdWVzdBohLmJvb2tzdG9yZS52MS5DbGVhckxhYmVsc1Jlc3BvbnNlEk8KClJlbW92ZUJvb2sSHy5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1JlcXVlc3QaIC5ib29rc3RvcmUudjEuUmVtb3ZlQm9va1Jlc3BvbnNlElEKCUxpc3RCb29rcxIeLmJvb2tzdG9yZS52MS5MaXN0Qm9va3NSZXF1ZXN0Gh8uYm9va3N0b3JlLnYxLkxpc3RCb29rc1Jlc3BvbnNlIgOQAgFiBnByb3RvMw", [file_bookstore_v1_books]);
 
 /**
  * User operations of Bookstore.
@@ -50,6 +50,26 @@ export const StoreService: GenService<{
     methodKind: "unary";
     input: typeof UpdateBookRequestSchema;
     output: typeof UpdateBookResponseSchema;
+  },
+  /**
+   * Change a book's title, rating or labels. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
+   *
+   * @generated from rpc bookstore.v1.StoreService.EditBook
+   */
+  editBook: {
+    methodKind: "unary";
+    input: typeof EditBookRequestSchema;
+    output: typeof EditBookResponseSchema;
+  },
+  /**
+   * Remove every label of a book, over REST and gRPC (an answer of no content). Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
+   *
+   * @generated from rpc bookstore.v1.StoreService.ClearLabels
+   */
+  clearLabels: {
+    methodKind: "unary";
+    input: typeof ClearLabelsRequestSchema;
+    output: typeof ClearLabelsResponseSchema;
   },
   /**
    * Take a book out of the store. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.

@@ -3,7 +3,7 @@
 
     from bookstore_sdk import StoreClient
 
-    with StoreClient(service_url="http://localhost:8080") as client:
+    with StoreClient(service_url="http://localhost:8181") as client:
         ...
 """
 

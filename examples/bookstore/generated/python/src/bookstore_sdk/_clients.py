@@ -36,7 +36,7 @@ class StoreClient(
     Use it as a context manager (with StoreClient(service_url=...) as client: ...) or call close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
+        service_url: Base URL of the service, such as http://localhost:8181 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
         access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable BOOKSTORE_ACCESS_TOKEN.
         api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.
@@ -134,7 +134,7 @@ class AsyncStoreClient(
     Use it as a context manager (async with AsyncStoreClient(service_url=...) as client: ...) or call await close() when done.
 
     Args:
-        service_url: Base URL of the service, such as http://localhost:8080 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
+        service_url: Base URL of the service, such as http://localhost:8181 (no trailing slash needed); default: the environment's BOOKSTORE_SERVICE_URL.
         access_token: Access token of the signed-in user, sent as a bearer token (see set_access_token). Default: the environment variable BOOKSTORE_ACCESS_TOKEN.
         api_key: API key of the operations with auth staff_key; sent in header x-bookstore-key on every call.
         extra_headers: Headers sent on every request, over every protocol.

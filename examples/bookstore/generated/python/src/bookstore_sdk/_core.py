@@ -39,13 +39,11 @@ from ._observe import (
     sdk_headers,
 )
 from ._schema import (
-    ADMIN_SECRET_HEADER,
-    ADMIN_SECRET_REQUIRED,
     API_KEY_HEADER,
-    CLIENT_ID_REQUIRED,
     CLIENT_ROLES,
     DEFAULT_MAX_RESPONSE_BYTES,
     DEFAULT_TIMEOUT,
+    FILLED_OPTIONS,
     GRPC_MISSING,
     GRPC_PORT,
     IDEMPOTENCY_KEY_FORM,
@@ -53,15 +51,21 @@ from ._schema import (
     IDEMPOTENCY_KEY_PATTERN,
     ITERATE_PAGE_LIMIT,
     OPERATIONS,
-    ORG_ADMIN_TOKEN,
     PROTOCOLS,
     RETRY_AFTER_MAX,
     RETRY_ATTEMPTS,
     RETRY_BASE_DELAY,
     RETRY_MAX_DELAY,
+    ROLE_TOKEN,
+    ROLE_TOKEN_TEXT,
+    SECRET_HEADER,
+    SECRET_OPTION,
+    SECRET_REQUIRED,
+    SECRET_VARIABLE,
     TEXTS,
     VERSION_FIELD,
 )
+from ._shape import WireTypeError, to_wire
 from ._tls import ClientCert, GrpcTls, Verify, grpc_tls, host_of_endpoint, in_clear, ssl_context
 from ._version import compare_versions
 from .errors import REFUSAL_CODE, ApiError, cancelled, connection_refused, timed_out
@@ -88,7 +92,7 @@ class RetryPolicy:
 
 
 # Settings whose values repr() never shows: credentials and a private key.
-_SECRET_SETTINGS = frozenset({"admin_secret", "api_key", "access_token", "grpc_client_key"})
+_SECRET_SETTINGS = frozenset({"secret", "api_key", "access_token", "grpc_client_key"})
 
 
 def _masked(name: str, value: object) -> object:
@@ -113,8 +117,10 @@ class Settings:
     read_only: bool = False
     timeout: float | None = DEFAULT_TIMEOUT
     retry: RetryPolicy | bool = True
-    admin_secret: str | None = None
-    client_id: str | None = None
+    secret: str | None = None
+    """The secret of the API's secret schemes (the admin clients' SECRET_OPTION), sent in SECRET_HEADER."""
+    fills: Mapping[str, str] | None = None
+    """Input fields the client fills in where a call leaves them out (Operation.fills), by name: what FILLED_OPTIONS took."""
     api_key: str | None = None
     access_token: str | None = None
     verify: Verify = True
@@ -134,18 +140,18 @@ class Settings:
 
     def from_environment(self) -> Settings:
         """These settings with what the environment gives for what the code does not give (what the
-        code gives wins): <ENV_PREFIX>_SERVICE_URL, _ADMIN_SECRET (admin clients), _ACCESS_TOKEN."""
+        code gives wins): <ENV_PREFIX>_SERVICE_URL, _<SECRET_VARIABLE> (admin clients), _ACCESS_TOKEN."""
         changes: dict[str, Any] = {}
         if not self.service_url:
             changes["service_url"] = environment("SERVICE_URL")
             if changes["service_url"] is None:
                 raise ValueError(f"service_url is required, or the environment variable {environment_name('SERVICE_URL')}")
         if self.role == "admin":
-            if not (self.admin_secret or self.access_token):
+            if not (self.secret or self.access_token):
                 # The secret before a token, as the TypeScript client reads them.
-                secret = environment("ADMIN_SECRET") if ADMIN_SECRET_REQUIRED else None
-                changes["admin_secret"] = secret
-                changes["access_token"] = None if secret or not ORG_ADMIN_TOKEN else environment("ACCESS_TOKEN")
+                secret = environment(SECRET_VARIABLE) if SECRET_REQUIRED else None
+                changes["secret"] = secret
+                changes["access_token"] = None if secret or not ROLE_TOKEN else environment("ACCESS_TOKEN")
         elif self.access_token is None:
             changes["access_token"] = environment("ACCESS_TOKEN")
         return dataclasses.replace(self, **changes) if changes else self
@@ -229,21 +235,20 @@ class _CoreBase:
     def __init__(self, settings: Settings) -> None:
         if settings.protocol not in PROTOCOLS:
             raise ValueError(f"protocol must be one of {', '.join(PROTOCOLS)}, not '{settings.protocol}'")
-        if settings.role == "admin" and settings.admin_secret and settings.access_token:
-            raise ValueError("give admin_secret or access_token, not both: the server judges a call by one of them")
+        if settings.role == "admin" and settings.secret and settings.access_token:
+            raise ValueError(f"give {SECRET_OPTION} or access_token, not both: the server judges a call by one of them")
         settings = settings.from_environment()
         if settings.role == "admin":
-            if settings.access_token and not ORG_ADMIN_TOKEN:
-                raise ValueError("access_token: no admin operation of this API takes a user's token; give admin_secret")
-            if ADMIN_SECRET_REQUIRED and not settings.admin_secret and not settings.access_token:
-                variable = environment_name("ADMIN_SECRET")
-                raise ValueError(
-                    f"admin_secret is required (or the environment variable {variable}), or access_token: the access token of a user who is an org-admin (for the organizations that user administers)"
-                    if ORG_ADMIN_TOKEN
-                    else f"admin_secret is required (or the environment variable {variable})"
-                )
-        if settings.role == "user" and CLIENT_ID_REQUIRED and not settings.client_id:
-            raise ValueError("client_id is required")
+            if settings.access_token and not ROLE_TOKEN:
+                raise ValueError(f"access_token: no admin operation of this API takes a user's token{f'; give {SECRET_OPTION}' if SECRET_REQUIRED else ''}")
+            if SECRET_REQUIRED and not settings.secret and not settings.access_token:
+                variable = environment_name(SECRET_VARIABLE)
+                required = f"{SECRET_OPTION} is required (or the environment variable {variable})"
+                raise ValueError(f"{required}, or access_token: {ROLE_TOKEN_TEXT}" if ROLE_TOKEN else required)
+        if settings.role == "user":
+            for field, option in FILLED_OPTIONS.items():
+                if not (settings.fills or {}).get(field):
+                    raise ValueError(f"{option} is required")
         log_from_environment()
         self.protocol: Protocol = settings.protocol
         self.service_url = cast(str, settings.service_url).rstrip("/")
@@ -262,7 +267,7 @@ class _CoreBase:
         retry = settings.retry
         self._retry = retry if isinstance(retry, RetryPolicy) else RetryPolicy() if retry else RetryPolicy(attempts=1)
         self._default_timeout = settings.timeout
-        self.client_id = settings.client_id
+        self.fills = dict(settings.fills or {})
         url = urlsplit(self.service_url)
         https = url.scheme == "https"
         self.verify = ssl_context(settings.verify, settings.cert) if https else True
@@ -292,8 +297,8 @@ class _CoreBase:
         headers.update(extra)
         if self._settings.api_key:
             headers[API_KEY_HEADER] = self._settings.api_key
-        if self._settings.admin_secret is not None:
-            headers[ADMIN_SECRET_HEADER] = self._settings.admin_secret
+        if self._settings.secret is not None:
+            headers[SECRET_HEADER] = self._settings.secret
         elif self._access_token:
             headers["authorization"] = f"Bearer {self._access_token}"
         return headers
@@ -308,12 +313,11 @@ class _CoreBase:
     def describe(self) -> str:
         """The client's configuration as repr() shows it: never a credential in full."""
         shown: dict[str, object] = {"service_url": self.service_url, "protocol": self.protocol, "grpc_endpoint": self.grpc_endpoint}
-        for name in ("admin_secret", "access_token", "api_key"):
-            value = self._access_token if name == "access_token" else getattr(self._settings, name)
+        for name, value in ((SECRET_OPTION, self._settings.secret), ("access_token", self._access_token), ("api_key", self._settings.api_key)):
             if value:
                 shown[name] = "***"
-        if self.client_id:
-            shown["client_id"] = self.client_id
+        for field, value in self.fills.items():
+            shown[FILLED_OPTIONS.get(field, field)] = value
         return ", ".join(f"{name}={value!r}" for name, value in shown.items())
 
     def headers(self, extra: Mapping[str, str] | None) -> dict[str, str]:
@@ -350,10 +354,11 @@ class _CoreBase:
         return self.protocol if self.protocol in operation.protocols else cast(Protocol, operation.protocols[0])
 
     def prepare(self, operation: Operation, given: Mapping[str, object]) -> dict[str, object]:
-        """The input as sent: arguments left at None are not given; token calls name this client."""
+        """The input as sent: arguments left at None are not given; the fields the client fills in (Operation.fills) take its own values where the call leaves them out."""
         body = {key: value for key, value in given.items() if value is not None}
-        if operation.defaults_client_id and not body.get("client_id"):
-            body["client_id"] = self.client_id
+        for field in operation.fills:
+            if not body.get(field) and self.fills.get(field):
+                body[field] = self.fills[field]
         return body
 
     def attempts(self, max_retries: int | None) -> int:
@@ -406,7 +411,11 @@ class _CoreBase:
             raise refused
         # The W3C trace context of the caller's span, where OpenTelemetry is installed.
         headers = inject_trace_context(self.call_headers(operation, extra_headers, idempotency_key))
-        body = self.prepare(operation, given)
+        try:
+            # The values JSON has no type of its own for, in their JSON forms, checked before anything is sent.
+            body = to_wire(operation.input, self.prepare(operation, given))
+        except WireTypeError as error:
+            raise ApiError("INVALID_ARGUMENT", str(error), operation.name, protocol, refused=True) from None
         if extra_body:
             # Top-level fields this SDK does not know yet, as given, beside (or instead of) the known ones.
             body.update(extra_body)

@@ -92,7 +92,9 @@ def build_request(
     if rest.in_query:
         # A redirect route's URL lists its parameters in name order, as every SDK builds it.
         items = sorted(body.items()) if rest.redirect else body.items()
-        query = urlencode([(key, _query_value(value)) for key, value in items if value is not None])
+        # A list goes as the parameter repeated (tag=a&tag=b), as OpenAPI's form style says.
+        pairs = [(key, _query_value(item)) for key, value in items if value is not None for item in (value if isinstance(value, list) else [value])]
+        query = urlencode(pairs)
         return rest.method, f"{service_url}{path}{'?' + query if query else ''}", None, headers
     return rest.method, f"{service_url}{path}", _dumps(body), {**headers, "content-type": _JSON}
 

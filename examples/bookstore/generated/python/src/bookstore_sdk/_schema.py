@@ -14,14 +14,20 @@ DISTRIBUTION = "bookstore-sdk"
 SDK_VERSION = "1.0.0"
 """The package's version, as the User-Agent and the x-api-client header name it."""
 ENV_PREFIX = "BOOKSTORE"
-"""The prefix of the environment variables the clients read: <ENV_PREFIX>_SERVICE_URL, _ADMIN_SECRET, _ACCESS_TOKEN, _LOG."""
-ADMIN_SECRET_HEADER = ""
-ADMIN_SECRET_REQUIRED = False
-"""Whether an operation needs the admin secret: the admin client requires one only then."""
-ORG_ADMIN_TOKEN = False
-"""Whether an org-admin may call admin operations with their own access token (access_token= instead of admin_secret=)."""
-CLIENT_ID_REQUIRED = False
-"""Whether a token call takes the user client's client id: the user client requires one only then."""
+"""The prefix of the environment variables the clients read: <ENV_PREFIX>_SERVICE_URL, _ACCESS_TOKEN, _LOG."""
+SECRET_HEADER = ""
+SECRET_REQUIRED = False
+"""Whether an operation takes the secret of a secret scheme: the admin client requires one only then."""
+SECRET_OPTION = ""
+"""The admin clients' argument that takes the secret, as their refusals name it."""
+SECRET_VARIABLE = ""
+"""The suffix of the environment variable that gives the secret when the code does not: <ENV_PREFIX>_<SECRET_VARIABLE>."""
+ROLE_TOKEN = False
+"""Whether a user holding the role of a rule may call its operations with their own access token (access_token= instead of the secret)."""
+ROLE_TOKEN_TEXT = ""
+"""Who such a token belongs to, as the admin client's refusal of neither says it."""
+FILLED_OPTIONS: dict[str, str] = {}
+"""The input fields the user client fills in from its own arguments (Operation.fills), each with the argument that gives it: it requires them."""
 API_KEY_HEADER = "x-bookstore-key"
 """The header of the API key (api_key=) of operations with auth api_key."""
 GRPC_PORT = 9191
@@ -83,7 +89,14 @@ WIRE_TEXTS: dict[str, str] = {
     "integer": "must be an integer",
     "int32Range": "must be between -2147483648 and 2147483647",
     "int64Range": "must be between -9007199254740991 and 9007199254740991",
+    "uint32Range": "must be between 0 and 4294967295",
+    "float32Range": "must be between -3.4028234663852886e+38 and 3.4028234663852886e+38",
     "float64": "must be a number",
+    "timestamp": "must be an RFC 3339 date-time such as 2026-01-31T09:30:00Z",
+    "date": "must be a date such as 2026-01-31",
+    "duration": "must be a duration in seconds such as 90s or 1.5s",
+    "bytes": "must be base64",
+    "uint64": "must be an integer from 0 to 18446744073709551615",
     "map": "must be an object of strings",
     "json": "must be a JSON object",
     "enum": "must be one of {values}",
@@ -113,7 +126,7 @@ CLIENT_ROLES: dict[str, str | None] = {
 """Per client role, the read whose answer carries the server's version."""
 
 ENUMS: dict[str, dict[str, int]] = {
-    "Genre": { "fiction": 1, "history": 2, "science": 3, "poetry": 4 },
+    "Genre": { "fiction": 1, "history": 2, "science": 3, "poetry": 4, "essays": 5 },
 }
 """Per enum, wire name -> proto number (0 is unset)."""
 
@@ -130,12 +143,26 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("genre", "genre", "enum", "Genre", False, True, False),
         Field("year", "year", "int32", None, False, False, True),
         Field("in_stock", "in_stock", "bool", None, False, True, False),
+        Field("added_at", "added_at", "timestamp", None, False, True, False),
+        Field("published_on", "published_on", "date", None, False, False, True),
+        Field("isbn", "isbn", "uint64", None, False, False, True),
+        Field("pages", "pages", "uint32", None, False, False, True),
+        Field("rating", "rating", "float32", None, False, False, True),
+        Field("loan_period", "loan_period", "duration", None, False, False, False),
+        Field("cover", "cover", "bytes", None, False, False, True),
+        Field("labels", "labels", "map", None, False, False, False),
     ),
     "AddBookRequest": (
         Field("title", "title", "string", None, False, True, True),
         Field("author", "author", "message", "Author", False, True, True),
         Field("genre", "genre", "enum", "Genre", False, True, True),
         Field("year", "year", "int32", None, False, False, True),
+        Field("published_on", "published_on", "date", None, False, False, True),
+        Field("isbn", "isbn", "uint64", None, False, False, True),
+        Field("pages", "pages", "uint32", None, False, False, True),
+        Field("rating", "rating", "float32", None, False, False, True),
+        Field("loan_period", "loan_period", "duration", None, False, False, False),
+        Field("cover", "cover", "bytes", None, False, False, True),
     ),
     "GetBookRequest": (
         Field("id", "id", "string", None, False, True, True),
@@ -143,6 +170,17 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     "UpdateBookRequest": (
         Field("id", "id", "string", None, False, True, True),
         Field("in_stock", "in_stock", "bool", None, False, True, True),
+    ),
+    "EditBookRequest": (
+        Field("id", "id", "string", None, False, True, True),
+        Field("title", "title", "string", None, False, False, True),
+        Field("rating", "rating", "float32", None, False, False, True),
+        Field("labels", "labels", "map", None, False, False, False),
+    ),
+    "ClearLabelsRequest": (
+        Field("id", "id", "string", None, False, True, True),
+    ),
+    "ClearLabelsResponse": (
     ),
     "RemoveBookRequest": (
         Field("id", "id", "string", None, False, True, True),
@@ -161,6 +199,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     ),
     "SearchBooksRequest": (
         Field("words", "words", "string", None, False, True, True),
+        Field("genres", "genres", "enum", "Genre", True, False, False),
     ),
     "SearchBooksResponse": (
         Field("books", "books", "message", "Book", True, True, False),
@@ -180,16 +219,16 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=True,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock } }", True),
+        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", True),
         rest=RestBinding("POST", "/v1/books"),
         grpc=GrpcBinding("/bookstore.v1.StoreService/AddBook", "bookstore.v1.AddBookRequest", "bookstore.v1.AddBookResponse"),
         pagination=None,
         input="AddBookRequest",
         output="Book",
-        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year"},
+        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year", "published_on": "published_on", "isbn": "isbn", "pages": "pages", "rating": "rating", "loan_period": "loan_period", "cover": "cover"},
     ),
     "get_book": Operation(
         name="get_book",
@@ -203,10 +242,10 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=False,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock } }", True),
+        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", True),
         rest=RestBinding("GET", "/v1/books/{id}", ("id",), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/GetBook", "bookstore.v1.GetBookRequest", "bookstore.v1.GetBookResponse"),
         pagination=None,
@@ -226,16 +265,62 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=True,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock } }", True),
+        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", True),
         rest=RestBinding("PATCH", "/v1/books/{id}", ("id",), False),
         grpc=GrpcBinding("/bookstore.v1.StoreService/UpdateBook", "bookstore.v1.UpdateBookRequest", "bookstore.v1.UpdateBookResponse"),
         pagination=None,
         input="UpdateBookRequest",
         output="Book",
         arguments={"id": "id", "in_stock": "in_stock"},
+    ),
+    "edit_book": Operation(
+        name="edit_book",
+        pascal_name="EditBook",
+        method="edit_book",
+        surface="user",
+        kind="write",
+        destructive=False,
+        auth="staff_key",
+        protocols=("graphql", "rest", "grpc"),
+        fixed_protocol=None,
+        retried=True,
+        idempotency_key=True,
+        fills=(),
+        since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
+        version_gated=frozenset(),
+        graphql=GraphqlBinding("mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", True),
+        rest=RestBinding("PATCH", "/v1/books/{id}/details", ("id",), False),
+        grpc=GrpcBinding("/bookstore.v1.StoreService/EditBook", "bookstore.v1.EditBookRequest", "bookstore.v1.EditBookResponse"),
+        pagination=None,
+        input="EditBookRequest",
+        output="Book",
+        arguments={"id": "id", "title": "title", "rating": "rating", "labels": "labels"},
+    ),
+    "clear_labels": Operation(
+        name="clear_labels",
+        pascal_name="ClearLabels",
+        method="clear_labels",
+        surface="user",
+        kind="write",
+        destructive=False,
+        auth="staff_key",
+        protocols=("rest", "grpc"),
+        fixed_protocol=None,
+        retried=True,
+        idempotency_key=True,
+        fills=(),
+        since={"rest": "1.0.0", "grpc": "1.0.0"},
+        version_gated=frozenset(),
+        graphql=None,
+        rest=RestBinding("DELETE", "/v1/books/{id}/labels", ("id",), True),
+        grpc=GrpcBinding("/bookstore.v1.StoreService/ClearLabels", "bookstore.v1.ClearLabelsRequest", "bookstore.v1.ClearLabelsResponse"),
+        pagination=None,
+        input="ClearLabelsRequest",
+        output="ClearLabelsResponse",
+        arguments={"id": "id"},
     ),
     "remove_book": Operation(
         name="remove_book",
@@ -249,7 +334,7 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=True,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
         graphql=GraphqlBinding("mutation remove_book($params: RemoveBookInput!) { remove_book(params: $params) { removed } }", True),
@@ -272,10 +357,10 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=False,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock } next_page_token } }", True),
+        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } next_page_token } }", True),
         rest=RestBinding("GET", "/v1/books", (), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/ListBooks", "bookstore.v1.ListBooksRequest", "bookstore.v1.ListBooksResponse"),
         pagination=Pagination("token", "books", None, "page_token", "next_page_token"),
@@ -295,15 +380,15 @@ OPERATIONS: dict[str, Operation] = {
         fixed_protocol=None,
         retried=True,
         idempotency_key=False,
-        defaults_client_id=False,
+        fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock } } }", True),
-        rest=RestBinding("GET", "/v1/search", (), True),
+        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } } }", True),
+        rest=RestBinding("GET", "/v1/books/search", (), True),
         grpc=None,
         pagination=None,
         input="SearchBooksRequest",
         output="SearchBooksResponse",
-        arguments={"words": "words"},
+        arguments={"words": "words", "genres": "genres"},
     ),
 }

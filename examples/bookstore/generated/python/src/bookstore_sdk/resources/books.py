@@ -3,12 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from datetime import date, timedelta
 
 from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
 from .._observe import RawResponse
 from .._schema import OPERATIONS
-from ..types import AuthorInput, Book, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
+from ..types import AuthorInput, Book, ClearLabelsResponse, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
 
 
 class BooksResource(SyncResource):
@@ -21,6 +22,12 @@ class BooksResource(SyncResource):
         author: AuthorInput,
         genre: Genre | str,
         year: int | None = None,
+        published_on: date | None = None,
+        isbn: int | None = None,
+        pages: int | None = None,
+        rating: float | None = None,
+        loan_period: timedelta | None = None,
+        cover: bytes | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -34,6 +41,9 @@ class BooksResource(SyncResource):
         Args:
             title: 1 to 200 characters.
             year: Between 0 and 3000.
+            pages: 1 or more.
+            rating: Between 0 and 5.
+            cover: At most 65536 bytes.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -49,7 +59,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -113,6 +123,77 @@ class BooksResource(SyncResource):
         """
         return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
+    def edit_book(
+        self,
+        *,
+        id: str,
+        title: str | None = None,
+        rating: float | None = None,
+        labels: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Book:
+        """Change a book's title, rating or labels. Give at least one of title, rating, labels.
+
+        Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
+
+        Args:
+            id: Not empty.
+            title: At most 200 characters.
+            rating: Between 0 and 5.
+            extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
+            timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
+
+        Raises:
+            ApiError: the call failed or was refused before anything was sent.
+        """
+        return self._core.call(OPERATIONS["edit_book"], {"id": id, "title": title, "rating": rating, "labels": labels}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def clear_labels(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> ClearLabelsResponse:
+        """Remove every label of a book, over REST and gRPC (an answer of no content).
+
+        Protocols: rest (since 1.0.0), grpc (since 1.0.0).
+
+        Args:
+            id: Not empty.
+            extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
+            timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
+
+        Raises:
+            ApiError: the call failed or was refused before anything was sent.
+        """
+        return self._core.call(OPERATIONS["clear_labels"], {"id": id}, ClearLabelsResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
     def remove_book(
         self,
         *,
@@ -162,7 +243,8 @@ class BooksResource(SyncResource):
         Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 
         Args:
-            page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
+            page_size: Books per page. Between 1 and 10. Default 3.
+            page_token: Must be a cursor the store handed out (the position of a book, 0 to 999999999).
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -214,6 +296,7 @@ class BooksResource(SyncResource):
         self,
         *,
         words: str,
+        genres: Sequence[Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -225,6 +308,8 @@ class BooksResource(SyncResource):
 
         Args:
             words: 1 to 100 characters.
+            genres: Only books of these genres (the parameter repeated: genres=poetry&genres=history).
+                At most 4 items.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -236,7 +321,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+        return self._core.call(OPERATIONS["search_books"], {"words": words, "genres": genres}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class BooksRawResource(SyncRawResource):
@@ -249,6 +334,12 @@ class BooksRawResource(SyncRawResource):
         author: AuthorInput,
         genre: Genre | str,
         year: int | None = None,
+        published_on: date | None = None,
+        isbn: int | None = None,
+        pages: int | None = None,
+        rating: float | None = None,
+        loan_period: timedelta | None = None,
+        cover: bytes | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -258,7 +349,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -289,6 +380,39 @@ class BooksRawResource(SyncRawResource):
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
         return self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def edit_book(
+        self,
+        *,
+        id: str,
+        title: str | None = None,
+        rating: float | None = None,
+        labels: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As edit_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["edit_book"], {"id": id, "title": title, "rating": rating, "labels": labels}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    def clear_labels(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[ClearLabelsResponse]:
+        """As clear_labels(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return self._core.call_raw(OPERATIONS["clear_labels"], {"id": id}, ClearLabelsResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def remove_book(
         self,
@@ -325,6 +449,7 @@ class BooksRawResource(SyncRawResource):
         self,
         *,
         words: str,
+        genres: Sequence[Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -333,7 +458,7 @@ class BooksRawResource(SyncRawResource):
         """As search_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+        return self._core.call_raw(OPERATIONS["search_books"], {"words": words, "genres": genres}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncBooksResource(AsyncResource):
@@ -346,6 +471,12 @@ class AsyncBooksResource(AsyncResource):
         author: AuthorInput,
         genre: Genre | str,
         year: int | None = None,
+        published_on: date | None = None,
+        isbn: int | None = None,
+        pages: int | None = None,
+        rating: float | None = None,
+        loan_period: timedelta | None = None,
+        cover: bytes | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -359,6 +490,9 @@ class AsyncBooksResource(AsyncResource):
         Args:
             title: 1 to 200 characters.
             year: Between 0 and 3000.
+            pages: 1 or more.
+            rating: Between 0 and 5.
+            cover: At most 65536 bytes.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -374,7 +508,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -438,6 +572,77 @@ class AsyncBooksResource(AsyncResource):
         """
         return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
+    async def edit_book(
+        self,
+        *,
+        id: str,
+        title: str | None = None,
+        rating: float | None = None,
+        labels: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> Book:
+        """Change a book's title, rating or labels. Give at least one of title, rating, labels.
+
+        Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
+
+        Args:
+            id: Not empty.
+            title: At most 200 characters.
+            rating: Between 0 and 5.
+            extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
+            timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
+
+        Raises:
+            ApiError: the call failed or was refused before anything was sent.
+        """
+        return await self._core.call(OPERATIONS["edit_book"], {"id": id, "title": title, "rating": rating, "labels": labels}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def clear_labels(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> ClearLabelsResponse:
+        """Remove every label of a book, over REST and gRPC (an answer of no content).
+
+        Protocols: rest (since 1.0.0), grpc (since 1.0.0).
+
+        Args:
+            id: Not empty.
+            extra_headers: Headers of this call only, added to the client's.
+            extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
+                in the body or the query; GraphQL: in the variables' params). Refused over gRPC
+                (INVALID_ARGUMENT), whose messages carry only the fields this SDK knows.
+            timeout: Deadline of this call in seconds (default: the client's timeout).
+            max_retries: Retries of this call on transient failures (no answer, 429, 502-504), instead
+                of the client's RetryPolicy; 0: one attempt.
+            idempotency_key: The Idempotency-Key of this call, 1 to 255 printable ASCII characters
+                without spaces (default: a new UUID). Every attempt carries the same key, so the service
+                applies the write once; give your own to make a later call a repeat of this one. A wrong key
+                raises ValueError.
+
+        Raises:
+            ApiError: the call failed or was refused before anything was sent.
+        """
+        return await self._core.call(OPERATIONS["clear_labels"], {"id": id}, ClearLabelsResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
     async def remove_book(
         self,
         *,
@@ -487,7 +692,8 @@ class AsyncBooksResource(AsyncResource):
         Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 
         Args:
-            page_size: Books per page; the store answers 3 when none is asked. Between 1 and 10.
+            page_size: Books per page. Between 1 and 10. Default 3.
+            page_token: Must be a cursor the store handed out (the position of a book, 0 to 999999999).
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -539,6 +745,7 @@ class AsyncBooksResource(AsyncResource):
         self,
         *,
         words: str,
+        genres: Sequence[Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -550,6 +757,8 @@ class AsyncBooksResource(AsyncResource):
 
         Args:
             words: 1 to 100 characters.
+            genres: Only books of these genres (the parameter repeated: genres=poetry&genres=history).
+                At most 4 items.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -561,7 +770,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+        return await self._core.call(OPERATIONS["search_books"], {"words": words, "genres": genres}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
 
 
 class AsyncBooksRawResource(AsyncRawResource):
@@ -576,6 +785,12 @@ class AsyncBooksRawResource(AsyncRawResource):
         author: AuthorInput,
         genre: Genre | str,
         year: int | None = None,
+        published_on: date | None = None,
+        isbn: int | None = None,
+        pages: int | None = None,
+        rating: float | None = None,
+        loan_period: timedelta | None = None,
+        cover: bytes | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -585,7 +800,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -616,6 +831,39 @@ class AsyncBooksRawResource(AsyncRawResource):
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
         return await self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def edit_book(
+        self,
+        *,
+        id: str,
+        title: str | None = None,
+        rating: float | None = None,
+        labels: Mapping[str, str] | None = None,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[Book]:
+        """As edit_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["edit_book"], {"id": id, "title": title, "rating": rating, "labels": labels}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+
+    async def clear_labels(
+        self,
+        *,
+        id: str,
+        extra_headers: Mapping[str, str] | None = None,
+        extra_body: Mapping[str, object] | None = None,
+        timeout: float | None = None,
+        max_retries: int | None = None,
+        idempotency_key: str | None = None,
+    ) -> RawResponse[ClearLabelsResponse]:
+        """As clear_labels(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
+        metadata), the protocol and the attempts of the call; .parse() gives its answer.
+        """
+        return await self._core.call_raw(OPERATIONS["clear_labels"], {"id": id}, ClearLabelsResponse, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def remove_book(
         self,
@@ -652,6 +900,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         self,
         *,
         words: str,
+        genres: Sequence[Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -660,4 +909,4 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As search_books(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["search_books"], {"words": words}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)
+        return await self._core.call_raw(OPERATIONS["search_books"], {"words": words, "genres": genres}, SearchBooksResponse, extra_headers, timeout, max_retries, None, extra_body)

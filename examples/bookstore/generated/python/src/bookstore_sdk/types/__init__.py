@@ -9,12 +9,13 @@ from __future__ import annotations
 from typing import Literal
 
 from .._model import JsonInput, JsonInputValue, JsonObject, JsonValue, Model
-from .books import Author, AuthorInput, Book, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
+from .books import Author, AuthorInput, Book, ClearLabelsResponse, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
 
 __all__ = [
     "Author",
     "AuthorInput",
     "Book",
+    "ClearLabelsResponse",
     "Genre",
     "JsonInput",
     "JsonInputValue",
@@ -33,6 +34,7 @@ Protocol = Literal["graphql", "rest", "grpc"]
 MODELS: dict[str, type[Model]] = {
     "Author": Author,
     "Book": Book,
+    "ClearLabelsResponse": ClearLabelsResponse,
     "RemoveBookResponse": RemoveBookResponse,
     "ListBooksResponse": ListBooksResponse,
     "SearchBooksResponse": SearchBooksResponse,

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
 from typing import ClassVar, Literal, TypedDict
 
 from .._model import JsonValue, Model
@@ -12,14 +13,26 @@ __all__ = [
     "Author",
     "AuthorInput",
     "Book",
+    "ClearLabelsResponse",
     "Genre",
     "ListBooksResponse",
     "RemoveBookResponse",
     "SearchBooksResponse",
 ]
 
-Genre = Literal["fiction", "history", "science", "poetry"]
-"""What kind of book it is."""
+Genre = Literal["fiction", "history", "science", "poetry", "essays"]
+"""What kind of book it is.
+
+fiction: Novels and stories.
+
+history: What happened, and why.
+
+science: How the world works.
+
+poetry: Verse.
+
+essays: Short non-fiction.
+"""
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +67,39 @@ class Book(Model):
     year: int | None
 
     in_stock: bool
+
+    added_at: datetime
+    """When the store added it."""
+
+    published_on: date | None
+    """The day this edition came out."""
+
+    isbn: int | None
+    """Its ISBN-13, as a number."""
+
+    pages: int | None
+
+    rating: float | None
+    """Readers' mean rating, 0 to 5."""
+
+    loan_period: timedelta | None
+    """How long a reader may borrow it."""
+
+    cover: bytes | None
+    """A thumbnail of its cover (PNG)."""
+
+    labels: dict[str, str]
+    """The staff's own labels, such as shelf: B2."""
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClearLabelsResponse(Model):
+    """Answer of clear_labels."""
+
+    _message: ClassVar[str] = "ClearLabelsResponse"
 
     extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
     """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
