@@ -24,6 +24,19 @@ export interface AuthSchemeSpec {
   /** secret: who may call, as a signed-in user's refusal says it ("DeleteUser is for admins only"). */
   readonly callers?: string;
 }
+
+/** One way to call an operation: an auth scheme (a key of ServiceFacts.authSchemes) and the scopes a bearer token of it must grant. */
+export interface AuthRequirementSpec {
+  readonly scheme: string;
+  /** bearer: every one of these must be among the token's scopes (what the service's verifier grants); absent: none. */
+  readonly scopes?: readonly string[];
+}
+
+/** The schemes an operation takes, any one of which lets a caller in, in the manifest's order. */
+export function authRequirementsOf(operation: Pick<OperationSpec, "auth" | "authAnyOf">): readonly AuthRequirementSpec[] {
+  return operation.authAnyOf ?? [{ scheme: operation.auth }];
+}
+
 export type Surface = "admin" | "user" | "oauth";
 /**
  * The field types of a manifest. The runtime holds the list since generated code checks against it;
@@ -76,8 +89,14 @@ export interface OperationSpec {
   readonly idempotent: boolean;
   /** It takes an Idempotency-Key: the server answers a repeated key with the first answer (every write that sets no cookie). */
   readonly idempotencyKey: boolean;
-  /** The auth scheme, by name (a key of ServiceFacts.authSchemes). */
+  /** The auth scheme, by name (a key of ServiceFacts.authSchemes); the first of authAnyOf where the operation takes several. */
   readonly auth: string;
+  /**
+   * Where the operation takes several schemes (any one of them lets a caller in) or scopes: each
+   * scheme in the manifest's order, with the scopes a bearer token of it must grant. Absent: `auth`
+   * alone, without scopes (authRequirementsOf reads both forms).
+   */
+  readonly authAnyOf?: readonly AuthRequirementSpec[];
   /** `pageSize`: what an iterator asks for when the input names none (page style; token style: null). */
   /** Token style: the wire names of the cursor asked with (`cursorField`) and handed back (`nextCursorField`); null for page style. */
   readonly pagination: {

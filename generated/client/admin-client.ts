@@ -131,7 +131,7 @@ import type {
   WebhookLogsResponse,
   WebhooksInput,
   WebhooksResponse,
-} from "../types.js";
+} from "./types.js";
 
 const definition: ClientDefinition = {
   schema,

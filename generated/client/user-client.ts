@@ -48,7 +48,7 @@ import type {
   ValidateSessionResponse,
   VerifyEmailInput,
   VerifyOTPInput,
-} from "../types.js";
+} from "./types.js";
 
 const definition: ClientDefinition = {
   schema,

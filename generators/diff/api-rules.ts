@@ -2,7 +2,7 @@
 // role names, the gRPC port, acronyms (through the names they change), groups, package names and
 // metadata. (`version` is checked against the report, `limits` with the other value rules,
 // `proto_package` with the gRPC names, `breaking_changes_accepted` is not part of the contract.)
-import { schemeOf, type Ir, type IrAuthScheme, type IrOperation, type Protocol } from "../ir/ir.js";
+import { schemesOf, type Ir, type IrAuthScheme, type IrOperation, type Protocol } from "../ir/ir.js";
 import { goFieldName } from "../sdk/go-names.js";
 import { ruleChange, SDK_LANGUAGES, type Change, type SdkLanguage } from "./change.js";
 
@@ -127,7 +127,7 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
   if (a.description !== b.description) add("api-description-changed", "api", "safe", [], "api.description changed", ["api:description"]);
 
   if (a.adminSecretHeader !== b.adminSecretHeader) {
-    const protocols = protocolsOf(oldIr, newIr, (op) => schemeOf(newIr, op).kind === "secret");
+    const protocols = protocolsOf(oldIr, newIr, (op) => schemesOf(newIr, op).some(({ scheme }) => scheme.kind === "secret"));
     add(
       "admin-secret-header-changed",
       "api",
@@ -138,7 +138,7 @@ export function apiChanges(oldIr: Ir, newIr: Ir): Change[] {
     );
   }
   if (a.orgAdminRole !== b.orgAdminRole) {
-    const protocols = protocolsOf(oldIr, newIr, (op) => schemeOf(newIr, op).orgRole !== undefined);
+    const protocols = protocolsOf(oldIr, newIr, (op) => schemesOf(newIr, op).some(({ scheme }) => scheme.orgRole !== undefined));
     add(
       "org-admin-role-changed",
       "api",

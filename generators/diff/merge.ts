@@ -28,7 +28,7 @@ const RULE_FINDINGS = [
  * enum that only inputs use is never met by a client.
  */
 const MODELLED: [RegExp, ReadonlySet<string>][] = [
-  [/^auth-/, new Set(["openapi:security-tightened", "openapi:security-loosened"])],
+  [/^auth-/, new Set(["openapi:security-tightened", "openapi:security-loosened", "openapi:security-scopes-added", "openapi:security-scopes-removed"])],
   [/^(input|output)-rules-|^format-|^api-limit-/, new Set(RULE_FINDINGS)],
   [/^enum-value-added$/, new Set(["graphql-inspector:ENUM_VALUE_ADDED", "openapi:enum-value-added"])],
 ];

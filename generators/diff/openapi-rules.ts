@@ -154,6 +154,16 @@ function securityAlternatives(operation: Schema): Set<string> {
   return new Set(security.map((alternative) => Object.keys(alternative).sort().join("+")));
 }
 
+/** The scopes each security requirement of an operation lists, by its scheme's name (those of one scheme alone). */
+function requirementScopes(operation: Schema): Map<string, string[]> {
+  const scopes = new Map<string, string[]>();
+  for (const alternative of (operation.security as Record<string, string[]>[] | undefined) ?? []) {
+    const names = Object.keys(alternative);
+    if (names.length === 1) scopes.set(names[0]!, alternative[names[0]!] ?? []);
+  }
+  return scopes;
+}
+
 export function openapiFindings(oldIr: Ir, newIr: Ir, names: ContractNames): Finding[] {
   return compareOpenapi(buildOpenapi(oldIr) as unknown as Document, buildOpenapi(newIr) as unknown as Document, names);
 }
@@ -222,6 +232,16 @@ function operationFindings(id: string, old: RouteEntry, current: RouteEntry, add
     add("security-tightened", "breaking", id, `${id} no longer accepts ${lost.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
   } else if (gained.length > 0) {
     add("security-loosened", "safe", id, `${id} now also accepts ${gained.join(" or ")}`, [`auth:${id}`, `op:${id}`]);
+  }
+  // Scopes a requirement lists (OpenAPI 3.1 lets any scheme's): one more refuses the tokens without it.
+  const oldScopes = requirementScopes(old.operation);
+  for (const [requirement, scopes] of requirementScopes(current.operation)) {
+    const was = oldScopes.get(requirement);
+    if (!was) continue;
+    const added = scopes.filter((scope) => !was.includes(scope));
+    const removed = was.filter((scope) => !scopes.includes(scope));
+    if (added.length > 0) add("security-scopes-added", "breaking", id, `${id} now asks ${requirement} for ${added.join(", ")}`, [`auth:${id}`, `op:${id}`]);
+    if (removed.length > 0) add("security-scopes-removed", "safe", id, `${id} no longer asks ${requirement} for ${removed.join(", ")}`, [`auth:${id}`, `op:${id}`]);
   }
   if (old.operation.summary !== current.operation.summary) add("summary-changed", "safe", id, `summary of ${id} changed`, [`summary:${id}`, `op:${id}`]);
   if (Boolean(old.operation.deprecated) !== Boolean(current.operation.deprecated)) {

@@ -3,7 +3,7 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, schemeOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import { PROTOCOLS, schemesOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
@@ -279,20 +279,23 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
       add("operation-not-destructive", name, "safe", common, "no longer destructive", [opAnchor]);
     }
   }
-  // Schemes are compared by the callers they let in: a scheme renamed or redeclared under its old name alike.
-  const [callersBefore, callersAfter] = [callersOf(schemeOf(oldIr, before)), callersOf(schemeOf(newIr, after))];
+  // Schemes are compared by the callers they let in (any one scheme of several lets a caller in): a
+  // scheme renamed or redeclared under its old name alike.
+  const callersOfOp = (ir: Ir, op: IrOperation) => [...new Set(schemesOf(ir, op).flatMap(({ scheme }) => callersOf(scheme)))];
+  const [callersBefore, callersAfter] = [callersOfOp(oldIr, before), callersOfOp(newIr, after)];
   const lost = callersBefore.filter((c) => !callersAfter.includes(c));
   const gained = callersAfter.filter((c) => !callersBefore.includes(c));
-  if (before.auth !== after.auth || lost.length > 0 || gained.length > 0) {
+  const [authBefore, authAfter] = [before.authAnyOf.map((r) => r.scheme).join(" or "), after.authAnyOf.map((r) => r.scheme).join(" or ")];
+  if (authBefore !== authAfter || lost.length > 0 || gained.length > 0) {
     const anchors = [opAnchor, `auth:${name}`];
-    const change = before.auth === after.auth ? `auth scheme ${after.auth} redeclared` : `from ${before.auth} to ${after.auth}`;
+    const change = authBefore === authAfter ? `auth scheme ${authAfter} redeclared` : `from ${authBefore} to ${authAfter}`;
     if (lost.length > 0) {
       add(
         "auth-tightened",
         name,
         "breaking",
         common,
-        `${before.auth === after.auth ? `${change}, tightened` : `auth tightened ${change}`}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`,
+        `${authBefore === authAfter ? `${change}, tightened` : `auth tightened ${change}`}: ${lost.join(", ").replace(/_/g, " ")} callers are now refused`,
         anchors,
       );
     } else {
@@ -301,9 +304,24 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
         name,
         "safe",
         common,
-        `${before.auth === after.auth ? change : `auth changed ${change}`}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
+        `${authBefore === authAfter ? change : `auth changed ${change}`}${gained.length > 0 ? "; every caller allowed before still is" : " (the same callers)"}`,
         anchors,
       );
+    }
+  }
+  // The scopes a scheme's token must grant, of the schemes taken before and after: one more turns
+  // away the tokens without it; one fewer lets more tokens in.
+  for (const requirement of after.authAnyOf) {
+    const was = before.authAnyOf.find((r) => r.scheme === requirement.scheme);
+    if (!was) continue;
+    const added = requirement.scopes.filter((scope) => !was.scopes.includes(scope));
+    const removed = was.scopes.filter((scope) => !requirement.scopes.includes(scope));
+    const anchors = [opAnchor, `auth:${name}`];
+    if (added.length > 0) {
+      add("auth-scope-added", name, "breaking", common, `auth ${requirement.scheme} now asks for ${added.join(", ")}: tokens without ${added.length === 1 ? "it" : "them"} are refused`, anchors);
+    }
+    if (removed.length > 0) {
+      add("auth-scope-removed", name, "safe", common, `auth ${requirement.scheme} no longer asks for ${removed.join(", ")}; every token allowed before still is`, anchors);
     }
   }
   if (before.rest && after.rest) {

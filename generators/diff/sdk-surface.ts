@@ -10,6 +10,7 @@ import { pythonArgumentName } from "../sdk/python-names.js";
 import { pythonView } from "../sdk/python.js";
 import { buildSdkFacts } from "../sdk/sdk-facts.js";
 import { exportedInterfaces } from "../emit/typescript.js";
+import { openEnumName } from "../ir/passes/names.js";
 import { clientOf, type Ir } from "../ir/ir.js";
 import { SDK_LANGUAGES, type SdkLanguage, type Severity } from "./change.js";
 
@@ -37,7 +38,7 @@ export interface SurfaceEntry {
 /** One language's surface of an IR. */
 export type SurfaceOf = (ir: Ir) => SurfaceEntry[];
 
-/** The TypeScript SDK: client methods and iterators, the types of types.ts and their fields, the npm package. */
+/** The TypeScript SDK: client methods and iterators, the types of its types module and their fields, the npm package. */
 export function typescriptSurface(ir: Ir): SurfaceEntry[] {
   const entries: SurfaceEntry[] = [{ kind: "package", name: ir.api.sdkPackage, anchors: ["package:npm.sdk"] }];
   // Their options come from the runtime, not the manifest.
@@ -50,7 +51,8 @@ export function typescriptSurface(ir: Ir): SurfaceEntry[] {
     }
   }
   for (const e of ir.enums) {
-    entries.push({ kind: "type", name: e.name, anchors: [`enum:${e.name}`] });
+    // Beside the enum, its open type, which answers use (GenreOrUnknown).
+    entries.push({ kind: "type", name: e.name, anchors: [`enum:${e.name}`] }, { kind: "type", name: openEnumName(e.name), anchors: [`enum:${e.name}`] });
     for (const value of e.values) entries.push({ kind: "enum-value", name: `${e.name}.${value.name}`, anchors: [`enum:${e.name}.${value.name}`] });
   }
   for (const message of ir.messages) {

@@ -10,7 +10,7 @@ export const BUMPS = ["none", "patch", "minor", "major"] as const;
 export type Bump = (typeof BUMPS)[number];
 
 /** Rules that add something without taking anything away: a minor version. */
-const ADDITION = /-added$|^auth-loosened$|^min-version-lowered$|^input-field-became-optional$|^input-rules-widened$|^format-widened$|^api-limit-raised$/;
+const ADDITION = /-added$|^auth-loosened$|^auth-scope-removed$|^min-version-lowered$|^input-field-became-optional$|^input-rules-widened$|^format-widened$|^api-limit-raised$/;
 
 export function isAddition(change: Change): boolean {
   return change.severity !== "breaking" && ADDITION.test(change.rule);

@@ -6,7 +6,7 @@
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
-import { authSchemesOf, authText, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
+import { authSchemesOf, authWords, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
 import { escapeMarkup } from "../../runtime/markup.js";
 
 export const DOCS_SITE_DIR = `${DOCS_DIR}/site`;
@@ -89,7 +89,7 @@ function operationTable(ops: readonly IrOperation[], link: (op: IrOperation) => 
     op.kind === "read" ? mark("read", "read") : mark("write", "write"),
     ...PROTOCOLS.map((p) => (op[p] ? mark("since", op[p]!.since, `${PROTOCOL_LABEL[p]} since ${op[p]!.since}`) : '<span class="absent" title="not available">—</span>')),
     `${destructiveMark(op)}${deprecatedMark(op)}`,
-    `<code>${escapeMarkup(op.auth)}</code>`,
+    op.authAnyOf.map((r) => `<code>${escapeMarkup(r.scheme)}</code>`).join(" or "),
   ]);
   const head = ["operation", "kind", ...PROTOCOLS.map((p) => `${PROTOCOL_LABEL[p]} since`), "marks", "auth"];
   return table(head, rows, (index) => ` data-operation="${escapeMarkup(ops[index]!.name)}"`);
@@ -155,7 +155,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
   return `<section class="operation" id="${escapeMarkup(op.name)}">
 <h2><a class="anchor" href="#${escapeMarkup(op.name)}">${escapeMarkup(op.name)}</a> ${destructiveMark(op)}${deprecatedMark(op)}</h2>
 <p>${inline(op.description)}</p>
-${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth <code>${escapeMarkup(op.auth)}</code>: ${escapeMarkup(authText(ir, op.auth))}. Client: <code>${escapeMarkup(clientCall(ir, op))}</code>.</p>
+${op.deprecated ? `<p class="note deprecated-note"><strong>Deprecated:</strong> ${inline(op.deprecated)}.</p>\n` : ""}<p class="facts">${op.kind === "read" ? mark("read", "read") : mark("write", "write")} Auth ${op.authAnyOf.map((r) => `<code>${escapeMarkup(r.scheme)}</code>`).join(" or ")}: ${escapeMarkup(authWords(ir, op))}. Client: <code>${escapeMarkup(clientCall(ir, op))}</code>.</p>
 ${protocolColumns(ir, op)}
 <div class="fields">
 <div>
@@ -263,7 +263,7 @@ export function searchEntries(ir: Ir): SearchEntry[] {
       group: group.title,
       page: pageOf(group.name),
       kind: op.kind,
-      auth: op.auth,
+      auth: op.authAnyOf.map((r) => r.scheme).join(" "),
       destructive: op.destructive,
       deprecated: op.deprecated !== undefined,
       protocols: op.protocols.map((p) => ({ protocol: PROTOCOL_LABEL[p], since: op[p]!.since, call: bindingSummary(op, p) })),

@@ -4,7 +4,7 @@
 import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
-import { authSchemesOf, authText, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
+import { authNames, authSchemesOf, authWords, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
 
 export const DOCS_DIR = "generated/docs";
 const INDEX_PAGE = "README.md";
@@ -64,7 +64,7 @@ function operationSection(ir: Ir, op: IrOperation): string {
     op.destructive ? "**Destructive.**" : "",
     op.deprecated ? `**Deprecated:** ${op.deprecated}.` : "",
     `${op.kind === "read" ? "Read" : "Write"}.`,
-    `Auth \`${op.auth}\`: ${authText(ir, op.auth)}.`,
+    `Auth ${authNames(op)}: ${authWords(ir, op)}.`,
     `Client: \`${clientCall(ir, op)}\`.`,
   ]
     .filter(Boolean)

@@ -1,6 +1,7 @@
 // GraphQL SDL from the IR, built as a graphql-js schema and printed by graphql-js itself, so the
 // output is valid by construction. Reads are Query fields, writes are Mutation fields.
 import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
+import { authSentences } from "./operation-text.js";
 import {
   GraphQLEnumType,
   GraphQLInputObjectType,
@@ -110,7 +111,12 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
             const args = argument ? { [argument.name]: { type: argument.required ? new GraphQLNonNull(inputType(op.input)) : inputType(op.input) } } : undefined;
             return [
               op.graphql.field,
-              { type: new GraphQLNonNull(outputType(op.output)), description: [op.description, ...idempotencySentences(op)].join(" "), deprecationReason: op.deprecated, args },
+              {
+                type: new GraphQLNonNull(outputType(op.output)),
+                description: [op.description, ...authSentences(ir, op), ...idempotencySentences(op)].join(" "),
+                deprecationReason: op.deprecated,
+                args,
+              },
             ];
           }),
         ) as GraphQLFieldConfigMap<unknown, unknown>,

@@ -112,6 +112,7 @@ function toolOf(ir: Ir, op: IrOperation): JsonSchema {
     "x-protocols": op.protocols,
     "x-min-versions": Object.fromEntries(PROTOCOLS.flatMap((p) => (op[p] ? [[p, op[p].since]] : []))),
     "x-auth": op.auth,
+    ...(op.authAnyOf.length > 1 ? { "x-auth-any-of": op.authAnyOf.map((r) => r.scheme) } : {}),
     "x-surface": op.surface,
     "x-group": op.group,
   };

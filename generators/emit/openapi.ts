@@ -1,8 +1,8 @@
 // OpenAPI 3.1 document of every REST route (the token routes included) from the IR.
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
-import { credentialsOf } from "../../runtime/server/auth.js";
-import { authSchemesOf, authText } from "./operation-text.js";
-import { messageByName, schemeOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { credentialsOf, needsAnyOfText } from "../../runtime/server/auth.js";
+import { authSchemesOf, authWords } from "./operation-text.js";
+import { messageByName, schemeOf, schemesOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -75,11 +75,29 @@ function enumSchema(e: IrEnum): Schema {
   };
 }
 
-/** The OpenAPI security requirements of an operation's scheme: any one of its credentials, by the names the IR gives them (IrAuthScheme.securityName). */
+/**
+ * The OpenAPI security requirements of an operation: any one of the credentials of any one of its
+ * schemes (requirement objects are alternatives), by the names the IR gives them
+ * (IrAuthScheme.securityName), a bearer token's with the scopes it must grant (OpenAPI 3.1 lets any
+ * scheme's requirement list them). A scheme of kind none among several makes the credentials
+ * optional ({}); alone, the operation takes none ([]). A token route open to anyone also takes its
+ * client's HTTP Basic credentials.
+ */
 function securityOf(ir: Ir, op: IrOperation): Schema[] {
-  const scheme = schemeOf(ir, op);
-  if (scheme.kind === "none") return [];
-  return [scheme.securityName, scheme.session?.securityName, scheme.roleTokenName].filter((name) => name !== undefined).map((name) => ({ [name]: [] }));
+  const alternatives = new Map<string, string[]>();
+  let anyone = false;
+  for (const { scheme, scopes } of schemesOf(ir, op)) {
+    if (scheme.kind === "none") {
+      anyone = true;
+      if (op.surface === "oauth") alternatives.set("clientBasic", []);
+      continue;
+    }
+    for (const name of [scheme.securityName, scheme.session?.securityName, scheme.roleTokenName]) {
+      if (name !== undefined && !alternatives.has(name)) alternatives.set(name, name === scheme.securityName && scheme.kind === "bearer" ? scopes : []);
+    }
+  }
+  const requirements = [...alternatives].map(([name, scopes]) => ({ [name]: scopes }));
+  return anyone && requirements.length > 0 ? [{}, ...requirements] : requirements;
 }
 
 /** The security schemes of the credentials the operations take, each under its name in the IR: secrets, sessions, access tokens, API keys, other tokens. */
@@ -183,6 +201,10 @@ function unauthenticatedExample(ir: Ir, op: IrOperation): string {
   const scheme = schemeOf(ir, op);
   const words = ir.api.secretNames && { secret: ir.api.secretNames.words, session: ir.api.secretNames.sessionWords };
   const credentials = credentialsOf({ adminSecretHeader: ir.api.adminSecretHeader, apiKeyHeader: ir.api.apiKeyHeader, features: ir.api.features }, words);
+  if (op.authAnyOf.length > 1) {
+    const schemes = schemesOf(ir, op).map(({ scheme: s }) => ({ kind: s.kind, ...(s.token ? { token: s.token } : {}) }));
+    return needsAnyOfText(schemes, op.pascalName, credentials);
+  }
   switch (scheme.kind) {
     case "none":
       return "the credentials are not valid";
@@ -269,7 +291,7 @@ function operationDescription(ir: Ir, op: IrOperation): string {
     op.description,
     op.destructive ? "**Destructive**: permanently changes or removes data." : "",
     op.deprecated ? `**Deprecated**: ${op.deprecated}` : "",
-    `Auth: ${authText(ir, op.auth)}.`,
+    `Auth: ${authWords(ir, op)}.`,
     ...operationRuleSentences(op),
     ...idempotencySentences(op),
     `Protocols: ${op.protocols.map((p) => `${p} (from server ${op[p]!.since})`).join(", ")}.`,
@@ -289,7 +311,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   };
   if (op.deprecated) operation.deprecated = true;
   // A token route authenticates its client (HTTP Basic or in the body); one that takes a bearer token says so as the others do.
-  operation.security = op.surface === "oauth" && schemeOf(ir, op).kind === "none" ? [{}, { clientBasic: [] }] : securityOf(ir, op);
+  operation.security = securityOf(ir, op);
   // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
@@ -315,6 +337,7 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   operation["x-destructive"] = op.destructive;
   operation["x-idempotent"] = op.idempotent;
   operation["x-auth"] = op.auth;
+  if (op.authAnyOf.length > 1) operation["x-auth-any-of"] = op.authAnyOf.map((r) => r.scheme);
   operation["x-protocols"] = op.protocols;
   operation["x-min-versions"] = Object.fromEntries(op.protocols.map((p) => [p, op[p]!.since]));
   operation["x-error-codes"] = op.errorCodes;

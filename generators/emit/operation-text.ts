@@ -1,6 +1,6 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
-import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, takesScheme, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
@@ -13,7 +13,36 @@ export const clientClasses = (ir: Ir): string[] => ir.clients.map((c) => c.name)
 export const authText = (ir: Ir, scheme: string): string => schemeOf(ir, { auth: scheme }).description;
 
 /** The auth schemes the API's operations use, in declaration order: the docs' legend lists no other. */
-export const authSchemesOf = (ir: Ir): IrAuthScheme[] => ir.api.authSchemes.filter((s) => ir.operations.some((op) => op.auth === s.name));
+export const authSchemesOf = (ir: Ir): IrAuthScheme[] => ir.api.authSchemes.filter((s) => ir.operations.some((op) => takesScheme(op, s.name)));
+
+/** "the scope a" / "the scopes a and b": the scopes a bearer token must grant, in words. */
+export const scopesText = (scopes: readonly string[]): string =>
+  `the scope${scopes.length === 1 ? "" : "s"} ${scopes.length === 1 ? scopes[0] : `${scopes.slice(0, -1).join(", ")} and ${scopes[scopes.length - 1]}`}`;
+
+/**
+ * Who may call an operation, in words, as the contracts and docs say it: its scheme's description,
+ * with the scopes its token must grant; where it takes several schemes, "any one of:" each of them.
+ */
+export function authWords(ir: Ir, op: Pick<IrOperation, "authAnyOf">): string {
+  const alternatives = op.authAnyOf.map((r) => `${authText(ir, r.scheme)}${r.scopes.length > 0 ? `, with ${scopesText(r.scopes)}` : ""}`);
+  return alternatives.length === 1 ? alternatives[0]! : `any one of: ${alternatives.join("; ")}`;
+}
+
+/** Whether an operation's auth says more than one scheme's name: several schemes, or scopes. */
+export const hasAuthChoice = (op: Pick<IrOperation, "authAnyOf">): boolean => op.authAnyOf.length > 1 || op.authAnyOf.some((r) => r.scopes.length > 0);
+
+/**
+ * The sentence of the GraphQL and proto descriptions on auth: only where an operation takes
+ * several schemes or scopes (the OpenAPI states every operation's security, and the docs every auth).
+ */
+export const authSentences = (ir: Ir, op: Pick<IrOperation, "authAnyOf">): string[] => (hasAuthChoice(op) ? [`Auth: ${authWords(ir, op)}.`] : []);
+
+/** The schemes an operation takes, by name with their scopes, as the code's doc comments say them (staff_key or reader (scope books:write)). */
+export const authSummary = (op: Pick<IrOperation, "authAnyOf">): string =>
+  op.authAnyOf.map((r) => `${r.scheme}${r.scopes.length > 0 ? ` (scope${r.scopes.length === 1 ? "" : "s"} ${r.scopes.join(", ")})` : ""}`).join(" or ");
+
+/** The schemes an operation takes, by name, as the docs list them (`staff_key` or `reader`). */
+export const authNames = (op: Pick<IrOperation, "authAnyOf">): string => op.authAnyOf.map((r) => `\`${r.scheme}\``).join(" or ");
 
 /** The shell variables the examples use for credentials and addresses. */
 export const SHELL_VARIABLES = {
@@ -239,7 +268,7 @@ export function operationTable(ops: readonly IrOperation[], options: { link?: (o
   const header = ["operation", ...(options.method ? ["method"] : []), "kind", ...PROTOCOLS.map((p) => `${PROTOCOL_LABEL[p]} since`), "destructive", "auth"];
   const rows = ops.map((op) => {
     const name = options.link ? `[\`${op.name}\`](${options.link(op)})` : `\`${op.name}\``;
-    return [name, ...(options.method ? [`\`${options.method(op)}\``] : []), op.kind, ...PROTOCOLS.map((p) => op[p]?.since ?? "—"), op.destructive ? "**yes**" : "", `\`${op.auth}\``];
+    return [name, ...(options.method ? [`\`${options.method(op)}\``] : []), op.kind, ...PROTOCOLS.map((p) => op[p]?.since ?? "—"), op.destructive ? "**yes**" : "", authNames(op)];
   });
   return [header, header.map(() => "---"), ...rows].map((row) => `| ${row.join(" | ")} |`).join("\n");
 }

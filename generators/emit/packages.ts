@@ -5,7 +5,7 @@
 import { EXPLORER_INSTALL_COMMAND, EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
 import { protobufEsModule } from "./protobuf-es.js";
-import { clientRoleOf, schemeOf, type ClientRole, type Ir, type IrAuthScheme, type IrOperation } from "../ir/ir.js";
+import { clientRoleOf, schemesOf, type ClientRole, type Ir, type IrAuthScheme, type IrOperation } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { CLIENT_DIR } from "../sdk/client.js";
 import {
@@ -24,6 +24,8 @@ import {
 } from "./operation-text.js";
 import { SERVER_DIR, TYPES_MODULE } from "./typescript.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
+import { openEnumName } from "../ir/passes/names.js";
+import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { typescriptOptionsTable } from "../sdk/client-options.js";
 import { buildSdkFacts, EXAMPLE_CREDENTIALS, exampleCredentials } from "../sdk/sdk-facts.js";
 import { PUBLISHED_NODE_MINIMUM, PUBLISHED_NODE_RANGE } from "../cli/version.js";
@@ -40,7 +42,7 @@ export const mcpCommand = (ir: Ir) => `${ir.api.name}-mcp`;
 function mcpReadme(ir: Ir): string {
   const command = mcpCommand(ir);
   // A signed-in user's token only where a tool of the user surfaces needs one.
-  const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && schemeOf(ir, op).token === "access");
+  const userTokenTools = ir.operations.some((op) => op.surface !== "admin" && schemesOf(ir, op).some(({ scheme }) => scheme.token === "access"));
   /** The tools of the operations of some schemes, by their auth: "the tools of auth user or member". */
   const toolsOf = (test: (scheme: IrAuthScheme) => boolean) =>
     `the tools of auth ${authSchemesOf(ir)
@@ -389,8 +391,8 @@ const { data, response } = await ${call(read)}.withResponse();
 console.log(response.status, response.headers.get("content-type"), response.attempts, data);`,
       ),
       "## Forward compatibility",
-      "An answer keeps the fields this SDK does not know (a newer service's) beside the declared ones, at every level; an enum number it does not know arrives over gRPC as `UNKNOWN_<n>`. `extraBody` (a call option) sends input fields the SDK does not know yet, over REST and GraphQL, to a service that does.",
-      fence("ts", `${make}\nconst answer: Record<string, unknown> = { ...(await ${call(read)}) };\nconsole.log(answer["field_added_later"]); // undefined until the service adds it`),
+      "An answer keeps the fields this SDK does not know (a newer service's) beside the declared ones, at every level, and its type says so: beside its declared fields, which keep their types, each answer type has an index signature of `unknown`, so that `answer[\"field_added_later\"]` needs no cast. Enums are open in answers: an answer's enum field has the type `<Enum>OrUnknown`, `<Enum> | (string & {})`, so that editors still offer the known values and a value the service added since type-checks (over gRPC, an enum number this SDK does not know arrives as `UNKNOWN_<n>`): code that switches on one handles the others in its `default`. Inputs take the closed `<Enum>`: the service refuses a value it does not know, so a misspelled one fails to compile. `extraBody` (a call option) sends input fields the SDK does not know yet, over REST and GraphQL, to a service that does.",
+      fence("ts", forwardCompatibilityExample(ir, read, { client, make, call: call(read) })),
     );
   }
   sections.push(
@@ -398,6 +400,36 @@ console.log(response.status, response.headers.get("content-type"), response.atte
     `A client takes what the code does not give from the environment: \`${env}_SERVICE_URL\`${ir.api.features.adminSecret ? `, \`${env}_ADMIN_SECRET\`` : ""}, \`${env}_ACCESS_TOKEN\`, and \`${env}_LOG\` (above). Each request names the SDK: \`User-Agent\` and \`x-api-client: typescript/<version> <runtime>/<version>\`.`,
   );
   return sections;
+}
+
+/**
+ * The example of the forward-compatibility section: a read's answer, a declared field of it with its
+ * type, its enum field as its open type where it has one, and a field the SDK does not know.
+ */
+function forwardCompatibilityExample(ir: Ir, read: IrOperation, { client, make, call }: { client: string; make: string; call: string }): string {
+  const fields = read.output.fields.filter((f) => !f.list);
+  const declared = fields.find((f) => f.type.kind === "scalar" && f.type.scalar !== "json");
+  const enumField = read.output.fields.find((f) => f.type.kind === "enum");
+  const enumType = enumField ? openEnumName((enumField.type as { name: string }).name) : undefined;
+  const variable = (name: string) => name.replace(/_([a-z0-9])/g, (_, letter: string) => letter.toUpperCase());
+  const lines = [
+    `import { ${client}${enumType ? `, type ${enumType}` : ""} } from "${ir.api.sdkPackage}";`,
+    "",
+    make,
+    `const answer = await ${call};`,
+    ...(declared && declared.type.kind === "scalar"
+      ? [`const ${variable(declared.name)}: ${SCALAR_SPECS[declared.type.scalar].typescript}${declared.alwaysInAnswer ? "" : " | null"} = answer.${declared.name}; // a declared field keeps its type`]
+      : []),
+    ...(enumField
+      ? [`const ${variable(enumField.name)}: ${enumType}${enumField.list ? "[]" : ""}${enumField.alwaysInAnswer ? "" : " | null"} = answer.${enumField.name}; // a known value, or one added since`]
+      : []),
+    `const added: unknown = answer["field_added_later"]; // undefined until the service adds it`,
+    `console.log(${[declared?.name, enumField?.name, "added"]
+      .filter((name) => name !== undefined)
+      .map(variable)
+      .join(", ")});`,
+  ];
+  return lines.join("\n");
 }
 
 function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
@@ -449,6 +481,21 @@ function serverReadme(ir: Ir): string {
   const apiKeys = used.filter((s) => s.kind === "api_key");
   const otherTokens = used.filter((s) => s.kind === "bearer" && s.token !== "access");
   const { adminSecret, adminSession } = ir.api.features;
+  // Scopes a bearer token must grant, and operations any of several schemes lets in: said where the API has them.
+  const scopedTokens: string[] = [
+    ...new Set(
+      ir.operations.flatMap((op) =>
+        schemesOf(ir, op)
+          .filter((r) => r.scopes.length > 0)
+          .map((r) => r.scheme.token ?? "access"),
+      ),
+    ),
+  ];
+  const scopesNote = (kind: string) =>
+    scopedTokens.includes(kind) ? "; `scopes`, what the token grants, where an operation asks for scopes (without one it asks for, a call is PERMISSION_DENIED naming it)" : "";
+  const anyOfNote = ir.operations.some((op) => op.authAnyOf.length > 1)
+    ? " An operation that takes several schemes lets in a caller of any one of them. Every credential a call carries of those schemes is checked, and one that is wrong refuses the call (UNAUTHENTICATED) even beside one that is right: it is never passed over. Credentials of schemes an operation does not take are not looked at."
+    : "";
   // The secret and its session as the API names them (admin_secret: adminSecret, "admin secret").
   const secret = ir.api.secretNames;
   const secretOption = secret ? `${secret.option}: process.env.${secret.variable}!` : "";
@@ -510,7 +557,7 @@ export const implementation: Implementation = {${metaMethod}${notFound}
   grpcPort: ${ir.api.grpcPort}, // gRPC, with server reflection and grpc.health.v1${
     userTokens.length > 0 || orgRules.length > 0
       ? `
-  verifyUserToken: async (token) => null, // a bearer token -> { userId, roles }, or null`
+  verifyUserToken: async (token) => null, // a bearer token -> { userId, roles${scopedTokens.includes("access") ? ", scopes" : ""} }, or null`
       : ""
   }${
     apiKeys.length > 0
@@ -549,7 +596,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "| `health` | `GET /healthz` (alive) and `GET /readyz` (store reachable, not shutting down); default on |",
     ].join("\n"),
     "## Hooks",
-    `The pipeline authenticates every call before your method runs, by the operation's auth scheme. ${secret ? `The ${secret.words}${adminSession ? ` and ${secret.sessionWords}s` : ""} it checks itself. ` : ""}${
+    `The pipeline authenticates every call before your method runs, by the operation's auth scheme.${anyOfNote} ${secret ? `The ${secret.words}${adminSession ? ` and ${secret.sessionWords}s` : ""} it checks itself. ` : ""}${
       [
         userTokens.length > 0 || orgRules.length > 0 ? "who a user is" : "",
         orgRules.length > 0 ? "which roles a user holds" : "",
@@ -566,7 +613,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
       "|---|---|---|",
       ...(userTokens.length > 0 || orgRules.length > 0
         ? [
-            `| \`verifyUserToken(token)\` | the bearer token of a call whose auth is ${[named(userTokens), orgRules.length > 0 ? `(or ${named(orgRules)} without the ${secret?.words ?? "secret"})` : ""].filter(Boolean).join(" ")}: \`{ userId, roles }\` of the signed-in user, or \`null\` when the token is not valid | every user call is UNAUTHENTICATED |`,
+            `| \`verifyUserToken(token)\` | the bearer token of a call whose auth is ${[named(userTokens), orgRules.length > 0 ? `(or ${named(orgRules)} without the ${secret?.words ?? "secret"})` : ""].filter(Boolean).join(" ")}: \`{ userId, roles${scopedTokens.includes("access") ? ", scopes" : ""} }\` of the signed-in user${scopesNote("access")}, or \`null\` when the token is not valid | every user call is UNAUTHENTICATED |`,
           ]
         : []),
       ...orgRules.map(
@@ -580,7 +627,7 @@ const { httpUrl, grpcEndpoint } = await server.listen();
         : []),
       ...(otherTokens.length > 0
         ? [
-            `| \`verifyToken(token, kind)\` | auth ${named(otherTokens)}: the holder of a bearer token of kind ${otherTokens.map((s) => `\`${s.token}\``).join(" or ")}, \`{ holder }\`, or \`null\` when the token is not valid | every such call is UNAUTHENTICATED |`,
+            `| \`verifyToken(token, kind)\` | auth ${named(otherTokens)}: the holder of a bearer token of kind ${otherTokens.map((s) => `\`${s.token}\``).join(" or ")}, \`{ holder${otherTokens.some((s) => scopedTokens.includes(s.token!)) ? ", scopes" : ""} }\`${otherTokens.map((s) => scopesNote(s.token!)).find(Boolean) ?? ""}, or \`null\` when the token is not valid | every such call is UNAUTHENTICATED |`,
           ]
         : []),
       "| `logger(entry)` | every call: operation, protocol, outcome code, duration (never inputs, answers or secrets) | nothing is logged |",

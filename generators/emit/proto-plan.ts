@@ -2,6 +2,7 @@
 // field's label and type resolved. The .proto text printer and the descriptor builder both read
 // this plan, so the text and the descriptors cannot drift apart.
 import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
+import { authSentences } from "./operation-text.js";
 import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS, type ProtoScalar } from "../sdk/scalars.js";
 
@@ -148,7 +149,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
       comment: `${service.surface === "admin" ? "Admin" : "User"} operations of ${ir.api.title}.`,
       methods: operations.map((op) => ({
         name: op.grpc!.rpc,
-        comment: [op.description, ...idempotencySentences(op)].join(" "),
+        comment: [op.description, ...authSentences(ir, op), ...idempotencySentences(op)].join(" "),
         inputType: qualified(op.grpc!.requestMessage),
         outputType: qualified(op.grpc!.responseMessage),
         noSideEffects: op.kind === "read",

@@ -1,18 +1,22 @@
 // TypeScript emitted from the IR: the schema value the runtime reflects on, the plain request and
-// answer types (snake_case, as on the wire), and the typed service interfaces for implementers.
+// answer types (snake_case, as on the wire), the typed service interfaces for implementers, and the
+// SDK's types, whose answers are open to what a newer service adds (emitSdkTypes).
 import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
-import { authSchemesOf } from "./operation-text.js";
+import { openEnumName } from "../ir/passes/names.js";
+import { authSchemesOf, authSummary, hasAuthChoice } from "./operation-text.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
 import type { ServerOptions } from "../../runtime/server/invoke.js";
 
 export const SCHEMA_MODULE = "generated/schema.ts";
 export const TYPES_MODULE = "generated/types.ts";
+/** The TypeScript SDK's types: its answers open (emitSdkTypes), the rest re-exported from TYPES_MODULE. */
+export const SDK_TYPES_MODULE = "generated/client/types.ts";
 export const SERVER_DIR = "generated/server";
 
 const quote = (text: string) => JSON.stringify(text);
@@ -56,6 +60,8 @@ function operationSpec(op: IrOperation): string {
     `idempotent: ${op.idempotent}`,
     `idempotencyKey: ${op.idempotencyKey}`,
     `auth: ${quote(op.auth)}`,
+    // Only where the operation takes several schemes or scopes: the rest read `auth` alone (authRequirementsOf).
+    ...(hasAuthChoice(op) ? [`authAnyOf: [${op.authAnyOf.map((r) => `{ scheme: ${quote(r.scheme)}${r.scopes.length > 0 ? `, scopes: [${r.scopes.map(quote).join(", ")}]` : ""} }`).join(", ")}]`] : []),
     `pagination: ${op.pagination.style === "none" ? "null" : paginationSpec(op.pagination)}`,
     `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,
     `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
@@ -122,10 +128,11 @@ export type OperationName = keyof typeof schema.operations;
 
 // ---------------------------------------------------------------- types.ts
 
-function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
+/** A field's type; `open`: as the SDK's answers have it, enums open (openEnumName). */
+function tsType(ir: Ir, field: IrField, as: "input" | "output", open = false): string {
   let base: string;
   if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
-  else if (field.type.kind === "enum") base = field.type.name;
+  else if (field.type.kind === "enum") base = open ? openEnumName(field.type.name) : field.type.name;
   else {
     const message = messageOf(ir, field);
     base = as === "input" ? message.graphqlInputName : message.graphqlName;
@@ -133,14 +140,22 @@ function tsType(ir: Ir, field: IrField, as: "input" | "output"): string {
   return field.list ? `${base}[]` : base;
 }
 
-function outputInterface(ir: Ir, message: IrMessage): string {
+/** The index signature of the SDK's answers: the fields a newer service adds, which the client keeps. */
+const UNKNOWN_FIELDS = `${doc("A field this SDK does not know (one the service added since), kept as it came.", "  ")}  [field: string]: unknown;`;
+
+/**
+ * An answer's interface: exact in types.ts (what an implementation returns, as every contract
+ * states it); `open` in the SDK's types, where an index signature beside the declared fields keeps
+ * their types and gives a field this SDK does not know as unknown, and enums are open.
+ */
+function outputInterface(ir: Ir, message: IrMessage, open = false): string {
   // An answer with no fields is exactly an empty object, as every contract's types say.
-  if (message.fields.length === 0) return `${doc(message.description)}export type ${message.graphqlName} = Record<string, never>;`;
+  if (message.fields.length === 0 && !open) return `${doc(message.description)}export type ${message.graphqlName} = Record<string, never>;`;
   const fields = message.fields.map((f) => {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
-    return `${doc(fieldDoc(f), "  ")}  ${f.name}: ${tsType(ir, f, "output")}${f.alwaysInAnswer ? "" : " | null"};`;
+    return `${doc(fieldDoc(f), "  ")}  ${f.name}: ${tsType(ir, f, "output", open)}${f.alwaysInAnswer ? "" : " | null"};`;
   });
-  return `${doc(message.description)}export interface ${message.graphqlName} {\n${fields.join("\n")}\n}`;
+  return `${doc(message.description)}export interface ${message.graphqlName} {\n${[...fields, ...(open ? [UNKNOWN_FIELDS] : [])].join("\n")}\n}`;
 }
 
 function inputInterface(ir: Ir, message: IrMessage): string {
@@ -164,6 +179,38 @@ function emitTypes(ir: Ir): GeneratedFile {
     if (input !== undefined) blocks.push(inputInterface(ir, message));
   }
   return { path: TYPES_MODULE, content: blocks.join("\n\n") + "\n" };
+}
+
+/** A sorted list of names in braces, one a line. */
+const nameBlock = (names: Iterable<string>) =>
+  `{\n${[...new Set(names)]
+    .sort()
+    .map((name) => `  ${name},`)
+    .join("\n")}\n}`;
+
+/**
+ * The SDK's types (SDK_TYPES_MODULE), which the clients' methods take and answer. An answer from a
+ * newer service may carry fields and enum values this SDK does not know, and the client keeps them:
+ * the answer interfaces say so (outputInterface, open), and each enum has an open type,
+ * `Genre | (string & {})`, that answers use. Inputs and enums are those of types.ts: closed, since
+ * the service refuses a value it does not know, so that a misspelled one fails to compile. The
+ * server's types stay exact: an implementation returns what the contracts declare.
+ */
+export function emitSdkTypes(ir: Ir): GeneratedFile {
+  const answers = ir.messages.filter((message) => exportedInterfaces(message).output !== undefined);
+  const inputs = ir.messages.flatMap((message) => exportedInterfaces(message).input ?? []);
+  const usesJson = answers.some((message) => message.fields.some((f) => f.type.kind === "scalar" && f.type.scalar === "json"));
+  const imported = [...ir.enums.map((e) => e.name), ...(usesJson ? ["JsonObject"] : [])];
+  const blocks = [
+    ...(imported.length > 0 ? [`import type ${nameBlock(imported)} from "../types.js";`] : []),
+    `export type ${nameBlock(["JsonObject", ...ir.enums.map((e) => e.name), ...inputs])} from "../types.js";`,
+    ...ir.enums.map(
+      (e) =>
+        `${doc(`${e.name} as answers carry it: a value this SDK knows, or one the service added since (over gRPC UNKNOWN_<n>). Inputs take ${e.name} alone: the service refuses a value it does not know.`)}export type ${openEnumName(e.name)} = ${e.name} | (string & {});`,
+    ),
+    ...answers.map((message) => outputInterface(ir, message, true)),
+  ];
+  return { path: SDK_TYPES_MODULE, content: blocks.join("\n\n") + "\n" };
 }
 
 /** The interfaces types.ts exports for a message: an answer shape (also for a shared type nothing reaches) and an input shape. */
@@ -193,7 +240,7 @@ function emitServer(ir: Ir): GeneratedFile[] {
         const input = op.input.graphqlInputName;
         const output = op.output.graphqlName;
         typeNames.add(input).add(output);
-        const marks = [op.destructive ? "Destructive." : "", `Auth: ${op.auth}.`, `Protocols: ${op.protocols.join(", ")}.`].filter(Boolean).join(" ");
+        const marks = [op.destructive ? "Destructive." : "", `Auth: ${authSummary(op)}.`, `Protocols: ${op.protocols.join(", ")}.`].filter(Boolean).join(" ");
         return `${doc(`${op.description} ${marks}`, "  ")}  ${op.camelName}(input: ${input}, context: CallContext): Promise<Reply<${output}>>;`;
       });
     return `/** Every ${title} operation, one method each. */\nexport interface ${name} {\n${methods.join("\n")}\n}`;

@@ -45,6 +45,12 @@ export interface IrAuthScheme {
   callers?: string;
 }
 
+/** One scheme an operation takes (IrOperation.authAnyOf): its name and the scopes a bearer token of it must grant. */
+export interface IrAuthRequirement {
+  scheme: string;
+  scopes: string[];
+}
+
 /** The names of an API's secret (Ir["api"]["secretNames"]), all from the name of the scheme that declares it. */
 export interface SecretNames {
   /** The secret scheme's name (admin_secret). */
@@ -255,8 +261,14 @@ export interface IrOperation {
    * send one with each call and retry it like a read.
    */
   idempotencyKey: boolean;
-  /** The auth scheme's name (a key of api.authSchemes). */
+  /** The auth scheme's name (a key of api.authSchemes): the first of authAnyOf, for what speaks of one scheme. */
   auth: string;
+  /**
+   * Every scheme the operation takes, any one of which lets a caller in, in the manifest's order,
+   * each with the scopes a bearer token of it must grant (empty for none); one entry where the
+   * manifest names one scheme. Every output states them all.
+   */
+  authAnyOf: IrAuthRequirement[];
   /** Error codes the manifest declares the implementation may answer (`errors:`). */
   errors: string[];
   /**
@@ -417,6 +429,14 @@ export function schemeOf(ir: Pick<Ir, "api">, op: Pick<IrOperation, "auth">): Ir
   if (!scheme) throw new Error(`no auth scheme ${op.auth} in the IR`);
   return scheme;
 }
+
+/** Every auth scheme an operation takes (any one lets a caller in), in the manifest's order, with its scopes. */
+export function schemesOf(ir: Pick<Ir, "api">, op: Pick<IrOperation, "authAnyOf">): { scheme: IrAuthScheme; scopes: string[] }[] {
+  return op.authAnyOf.map((requirement) => ({ scheme: schemeOf(ir, { auth: requirement.scheme }), scopes: requirement.scopes }));
+}
+
+/** Whether an operation takes the scheme `name` (among others, maybe). */
+export const takesScheme = (op: Pick<IrOperation, "authAnyOf">, name: string): boolean => op.authAnyOf.some((r) => r.scheme === name);
 
 export function messageByName(ir: Ir, name: string): IrMessage {
   const message = ir.messages.find((m) => m.name === name);

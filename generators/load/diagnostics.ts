@@ -46,6 +46,7 @@ export const DIAGNOSTIC_CODES = {
   "auth-not-allowed": "an auth scheme the operation's surface does not take",
   "unknown-auth-scheme": "an operation's auth names no auth scheme of the API",
   "invalid-auth-scheme": "an auth scheme whose keys do not fit its kind, or that the API cannot serve",
+  "invalid-operation-auth": "an operation's auth that names a scheme twice, or gives scopes to a scheme that is not bearer",
   "deprecated-without-reason": "deprecated without a reason",
   "invalid-output": "an output that is not a type",
   "empty-graphql-type": "a type or answer carried over graphql without a field",

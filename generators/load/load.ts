@@ -40,7 +40,8 @@ export interface RawOperation {
   kind: "read" | "write";
   destructive?: boolean;
   idempotent?: boolean;
-  auth: string;
+  /** A scheme's name, a scheme with the scopes its bearer token must grant, or a list of them (any one lets a caller in). */
+  auth: RawAuthRequirement | RawAuthRequirement[];
   errors?: string[];
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
@@ -90,6 +91,9 @@ export interface RawManifest {
   types?: Record<string, { description?: string; fields: RawFields }>;
   operations: Record<string, RawOperation>;
 }
+
+/** One scheme an operation takes: its name, or its name with the scopes a bearer token of it must grant. */
+export type RawAuthRequirement = string | { scheme: string; scopes?: string[] };
 
 /** An auth scheme as api.auth_schemes declares it (passes/auth.ts checks which keys fit its kind). */
 export interface RawAuthScheme {
@@ -322,6 +326,7 @@ const hints: Record<string, string> = {
   version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
   typeExpr: `write a scalar (${SCALAR_KINDS.join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!`,
   typeName: "type names are PascalCase, such as OrgMember",
+  scope: "a scope is printable ASCII without spaces, quotes or backslashes, such as books:write",
   npmName: "npm names are lower-case letters, digits, '-', '.' and '_', optionally scoped, such as @acme/identity-sdk",
 };
 
@@ -415,6 +420,9 @@ function describe(error: ErrorObject, segments: string[], root: unknown, file: s
       return { code: "wrong-type", file, position: at(segments), subject, message: `${leaf} must be ${error.params && (error.params as { type: string }).type}, not ${shown}` };
     case "minProperties":
       return { code: "empty-value", file, position: at(segments), subject, message: `${leaf} must not be empty` };
+    case "minItems":
+      if ((error.params as { limit: number }).limit === 1) return { code: "empty-value", file, position: at(segments), subject, message: `${leaf} must not be empty` };
+      return { code: "invalid-value", file, position: at(segments), subject, message: `${leaf} ${error.message ?? "is invalid"}` };
     default:
       return { code: "invalid-value", file, position: at(segments), subject, message: `${leaf} ${error.message ?? "is invalid"}` };
   }

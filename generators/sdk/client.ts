@@ -2,10 +2,12 @@
 // names them), one typed method per operation (camelCase), an iterator per paginated list, all
 // running through the client runtime.
 import { protobufEsModule } from "../emit/protobuf-es.js";
+import { openEnumName } from "../ir/passes/names.js";
 import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, type IrOperation } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
 import { TypeScriptFile } from "../emit/typescript-printer.js";
+import { emitSdkTypes } from "../emit/typescript.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import { ERROR_CLASSES } from "../../runtime/client/errors.js";
 
@@ -16,7 +18,8 @@ const ERROR_CLASS_NAMES = Object.values(ERROR_CLASSES).map((errorClass) => (erro
 /** The modules a client class imports, as seen from generated/client/. */
 const CLIENTS_MODULE = `${RUNTIME_PACKAGE}/client/clients.js`;
 const CORE_MODULE = `${RUNTIME_PACKAGE}/client/core.js`;
-const TYPES_MODULE = "../types.js";
+/** The SDK's types (emitSdkTypes): its answers open to what a newer service adds, its inputs and enums those of generated/types.ts. */
+const TYPES_MODULE = "./types.js";
 
 const doc = (text: string, indent = "  ") => `${indent}/** ${text.replace(/\*\//g, "* /")} */\n`;
 
@@ -25,8 +28,9 @@ function itemTypeOf(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
   if (op.pagination.style === "none") throw new Error("not paginated");
   const items = op.output.fields.find((f) => f.name === (op.pagination as { itemsField: string }).itemsField)!;
   if (items.type.kind === "message") return file.type(TYPES_MODULE, messageByName(ir, items.type.name).graphqlName);
-  if (items.type.kind === "enum") return file.type(TYPES_MODULE, items.type.name);
-  // generated/types.ts re-exports the runtime's JsonObject, the one scalar type that is not built in.
+  // An answer's enum is open: a newer service may answer a value this SDK does not know.
+  if (items.type.kind === "enum") return file.type(TYPES_MODULE, openEnumName(items.type.name));
+  // The types re-export the runtime's JsonObject, the one scalar type that is not built in.
   return items.type.scalar === "json" ? file.type(TYPES_MODULE, "JsonObject") : SCALAR_SPECS[items.type.scalar].typescript;
 }
 
@@ -124,6 +128,7 @@ export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
   return [
     ...ir.clients.map((client) => clientClass(ir, client)),
+    emitSdkTypes(ir),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
       content: `${services.map((s) => `import { ${s.name} } from "${s.module}";`).join("\n")}
@@ -143,7 +148,7 @@ export type { ${clientConfigTypes(ir).join(", ")} } from "${RUNTIME_PACKAGE}/cli
 export type { ApiPromise, CallOptions, ClientConfig, ClientHooks, Logger, RawResponse, RequestEvent, ResponseEvent, RetryPolicy } from "${RUNTIME_PACKAGE}/client/core.js";
 export type { TlsClientOptions } from "${RUNTIME_PACKAGE}/client/tls.js";
 export type { OperationSpec, Protocol } from "${RUNTIME_PACKAGE}/schema.js";
-export type * from "../types.js";
+export type * from "./types.js";
 import { schema } from "../schema.js";
 
 /** Every operation with its protocols, minimum versions, destructive flag and auth, for code to read. */

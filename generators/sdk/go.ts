@@ -237,7 +237,7 @@ function methodDoc(op: OperationFacts, method: string, idempotent: boolean): str
     [`${method} calls ${op.name}: ${sentence(op.description)}`, ...op.rules].join(" "),
     op.destructive ? "It is destructive: it permanently changes or removes data, and a read-only client refuses it." : "",
     protocolsDoc(op),
-    `Auth: ${op.auth}. ${retriesDoc(op, idempotent)}`,
+    `Auth: ${op.authSummary}. ${retriesDoc(op, idempotent)}`,
     op.deprecated ? `Deprecated: ${sentence(op.deprecated)}` : "",
   ];
 }
@@ -264,6 +264,7 @@ function operationEntries(op: OperationFacts, client: string, method: string): {
     ["kind", goString(op.kind)],
     ["destructive", op.destructive ? "true" : null],
     ["auth", goString(op.auth)],
+    ["authAnyOf", op.authAnyOf.length > 1 ? `[]string{${op.authAnyOf.map(goString).join(", ")}}` : null],
     ["deprecated", op.deprecated ? goString(op.deprecated) : null],
     ["protocols", `[]Protocol{${protocols(op.protocols)}}`],
     ["since", `map[Protocol]string{${op.protocols.map((p) => `${PROTOCOL_CONSTANT[p]}: ${goString(op.since[p]!)}`).join(", ")}}`],

@@ -303,6 +303,7 @@ function operationEntries(op: OperationFacts, message: MessageFacts, answer: Mes
     ["kind", pyLiteral(op.kind)],
     ["destructive", pyLiteral(op.destructive)],
     ["auth", pyLiteral(op.auth)],
+    ["auth_any_of", pyLiteral(op.authAnyOf)],
     ["protocols", pyLiteral(op.protocols)],
     ["fixed_protocol", pyLiteral(op.fixedProtocol)],
     ["retried", pyLiteral(op.retried)],

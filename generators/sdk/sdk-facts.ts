@@ -24,7 +24,7 @@ import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
 import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir/ir.js";
-import { authSchemesOf, graphqlDocument } from "../emit/operation-text.js";
+import { authSchemesOf, authSummary, graphqlDocument } from "../emit/operation-text.js";
 import { isProtoOptional } from "../emit/proto-plan.js";
 import { fieldRuleSentences, operationRuleSentences } from "../emit/rules.js";
 
@@ -73,8 +73,12 @@ export interface OperationFacts {
   surface: Surface;
   kind: "read" | "write";
   destructive: boolean;
-  /** The auth scheme's name. */
+  /** The auth scheme's name (the first of authAnyOf). */
   auth: string;
+  /** Every scheme the operation takes, any one of which lets a caller in, in the manifest's order. */
+  authAnyOf: string[];
+  /** Its schemes by name with their scopes, as the method docs say them (staff_key or reader (scope books:write)). */
+  authSummary: string;
   /** Protocols that carry it, in canonical order. */
   protocols: Protocol[];
   /** The protocol every call takes whatever the client's (the token routes: rest); null when it follows the client. */
@@ -287,10 +291,11 @@ export const EXAMPLE_CREDENTIALS = { adminSecret: "s3cret", clientId: "my-app", 
  * The credentials the client of the SDK READMEs' examples (ir.docExamples.surface) passes besides
  * the admin secret and client id its constructor takes: an API key where an operation of that
  * client is of an api_key scheme, a user's access token where one is of a bearer scheme of access
- * tokens. So each example calls as the API's declared schemes ask, and runs as printed.
+ * tokens (by each operation's first scheme). So each example calls as the API's declared schemes ask, and runs as printed.
  */
 export function exampleCredentials(ir: Ir): { apiKey: boolean; accessToken: boolean } {
   const onAdmin = ir.docExamples.surface === "admin";
+  // Each operation's first scheme: any one of several lets a caller in, and a placeholder of another would be a wrong credential sent beside a right one.
   const schemes = ir.operations.filter((op) => (op.surface === "admin") === onAdmin).map((op) => ir.api.authSchemes.find((scheme) => scheme.name === op.auth));
   return {
     apiKey: schemes.some((scheme) => scheme?.kind === "api_key"),
@@ -399,6 +404,8 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       kind: op.kind,
       destructive: op.destructive,
       auth: op.auth,
+      authAnyOf: op.authAnyOf.map((r) => r.scheme),
+      authSummary: authSummary(op),
       protocols: op.protocols,
       // Token routes are REST whatever the protocol (spec §1, rule 2).
       fixedProtocol: op.surface === "oauth" ? "rest" : null,

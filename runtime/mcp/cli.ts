@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { ApiSchema, OperationSpec } from "../schema.js";
+import { authRequirementsOf, type ApiSchema, type OperationSpec } from "../schema.js";
 import { GRPC_ENDPOINT } from "../client/core.js";
 import { ERROR_WIRE, isErrorCode } from "../errors.js";
 import { bridgedToolServer } from "./bridge.js";
@@ -37,7 +37,9 @@ export interface GeneratedClients {
  */
 const credentialVariables = (env: string, schema: ApiSchema | undefined) => [
   ...(schema?.features.adminSecret === false ? [] : [`${env}_ADMIN_SECRET`]),
-  ...(schema && !Object.values(schema.operations).some((op) => op.surface !== "admin" && schema.authSchemes[op.auth]?.token === "access") ? [] : [`${env}_ACCESS_TOKEN`]),
+  ...(schema && !Object.values(schema.operations).some((op) => op.surface !== "admin" && authRequirementsOf(op).some((r) => schema.authSchemes[r.scheme]?.token === "access"))
+    ? []
+    : [`${env}_ACCESS_TOKEN`]),
   ...(schema?.features.apiKey ? [`${env}_API_KEY`] : []),
 ];
 
@@ -149,9 +151,12 @@ type Credentials = { adminSecret?: string; accessToken?: string; apiKey?: string
 
 /** The credential a tool needs, as the refusals and the variables name it. */
 type CredentialKind = "admin" | "user" | "api_key";
-/** The kind of a tool's auth scheme; the MCP server's own tools, of no scheme of the API, need nothing. */
-const authKindOf = (schema: ApiSchema, tool: ToolDefinition) => schema.authSchemes[tool["x-auth"]]?.kind ?? "none";
-const kindOf = (schema: ApiSchema, tool: ToolDefinition): CredentialKind => (tool["x-surface"] === "admin" ? "admin" : authKindOf(schema, tool) === "api_key" ? "api_key" : "user");
+/** The kinds of a tool's auth schemes, any one of which lets a caller in; the MCP server's own tools, of no scheme of the API, need nothing. */
+const authKindsOf = (schema: ApiSchema, tool: ToolDefinition) => (tool["x-auth-any-of"] ?? [tool["x-auth"]]).map((name) => schema.authSchemes[name]?.kind ?? "none");
+const kindOf = (schema: ApiSchema, tool: ToolDefinition): CredentialKind => neededOf(schema, tool)[0]!;
+/** The credentials any one of which a tool takes, as the refusals name them. */
+const neededOf = (schema: ApiSchema, tool: ToolDefinition): CredentialKind[] =>
+  tool["x-surface"] === "admin" ? ["admin"] : [...new Set(authKindsOf(schema, tool).map((kind): CredentialKind => (kind === "api_key" ? "api_key" : "user")))];
 const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = {
   admin: { variable: "ADMIN_SECRET", text: "the admin secret" },
   user: { variable: "ACCESS_TOKEN", text: "a user's access token" },
@@ -165,6 +170,8 @@ const CREDENTIALS: Record<CredentialKind, { variable: string; text: string }> = 
  */
 export function probeOf(schema: ApiSchema, kind: CredentialKind): string | undefined {
   const needs = (op: OperationSpec) => {
+    // Exactly: one scheme, without scopes (a token without them would be refused for another reason).
+    if (op.authAnyOf) return false;
     const scheme = schema.authSchemes[op.auth];
     if (kind === "admin") return op.surface === "admin" && scheme?.kind === "secret";
     return op.surface !== "admin" && (kind === "api_key" ? scheme?.kind === "api_key" : scheme?.token === "access");
@@ -173,13 +180,19 @@ export function probeOf(schema: ApiSchema, kind: CredentialKind): string | undef
   return (candidates.find((op) => schema.messages[op.output]!.fields.some((f) => f.name === "version")) ?? candidates[0])?.name;
 }
 
-/** The headers that carry a tool's credential, from what a caller has; undefined when it lacks one. */
+/**
+ * The headers that carry a tool's credentials, from what a caller has: each it has of the schemes
+ * the tool takes (any one lets it in; the service checks every one sent); undefined when it has
+ * none of them and the tool is not open to anyone.
+ */
 function credentialHeaders(schema: ApiSchema, tool: ToolDefinition, credentials: Credentials): Record<string, string> | undefined {
   if (tool["x-surface"] === "admin") return credentials.adminSecret ? { [schema.adminSecretHeader]: credentials.adminSecret } : undefined;
-  const kind = authKindOf(schema, tool);
-  if (kind === "api_key") return credentials.apiKey ? { [schema.apiKeyHeader]: credentials.apiKey } : undefined;
-  if (kind === "none") return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {};
-  return credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : undefined;
+  const kinds = authKindsOf(schema, tool);
+  const headers = {
+    ...(kinds.includes("api_key") && credentials.apiKey ? { [schema.apiKeyHeader]: credentials.apiKey } : {}),
+    ...((kinds.includes("bearer") || kinds.includes("none")) && credentials.accessToken ? { authorization: `Bearer ${credentials.accessToken}` } : {}),
+  };
+  return Object.keys(headers).length > 0 || kinds.includes("none") ? headers : undefined;
 }
 
 /** Starts the server the settings ask for; answers how to stop it (and, over HTTP, its URL). */
@@ -212,8 +225,10 @@ export async function startMcp(
     const tool = tools.find((candidate) => candidate.name === name)!;
     const headers = credentialHeaders(schema, tool, credentials);
     if (!headers) {
-      const needed = CREDENTIALS[kindOf(schema, tool)];
-      throw Object.assign(new Error(`${name} needs ${needed.text}: set ${generated.envPrefix}_${needed.variable}`), { code: "UNAUTHENTICATED" });
+      const needed = neededOf(schema, tool).map((kind) => CREDENTIALS[kind]);
+      throw Object.assign(new Error(`${name} needs ${needed.map((n) => n.text).join(" or ")}: set ${needed.map((n) => `${generated.envPrefix}_${n.variable}`).join(" or ")}`), {
+        code: "UNAUTHENTICATED",
+      });
     }
     return methodOf(name)(input, { headers });
   };
@@ -308,7 +323,9 @@ export async function startMcp(
       if (!call) continue;
       const headers = credentialHeaders(schema, call.operation, credentials);
       const kind = kindOf(schema, call.operation);
-      const needed = kind === "admin" ? `the ${schema.adminSecretHeader} header` : kind === "api_key" ? `an API key in the ${schema.apiKeyHeader} header` : "a bearer token";
+      const needed = neededOf(schema, call.operation)
+        .map((each) => (each === "admin" ? `the ${schema.adminSecretHeader} header` : each === "api_key" ? `an API key in the ${schema.apiKeyHeader} header` : "a bearer token"))
+        .join(" or ");
       if (!headers || (Object.keys(headers).length > 0 && !(await verify(kind, headers, request.socket.remoteAddress ?? "")))) {
         return refuse(response, 401, `${call.operation.name} needs ${needed}${headers ? " that the service accepts" : ""}`, { "www-authenticate": mcpChallenge(schema) });
       }

@@ -16,7 +16,10 @@ export interface ToolDefinition {
   annotations: { title: string; readOnlyHint: boolean; destructiveHint: boolean; idempotentHint: boolean; openWorldHint: boolean };
   "x-protocols": string[];
   "x-min-versions": Record<string, string>;
+  /** The operation's auth scheme (the first where it takes several). */
   "x-auth": string;
+  /** Every scheme the operation takes, any one of which lets a caller in: only where it takes several. */
+  "x-auth-any-of"?: string[];
   "x-surface": string;
   "x-group": string;
 }

@@ -239,3 +239,103 @@ export function authorize(scheme: AuthSchemeSpec, principal: Principal, operatio
       throw new ServiceError("UNAUTHENTICATED", `${operationName} needs ${credentials.secret}`);
   }
 }
+
+/** One scheme of an operation that takes several or asks for scopes, resolved once at start. */
+export interface SchemeRequirement {
+  readonly scheme: AuthSchemeSpec;
+  /** bearer: the scopes the token must grant, each one. */
+  readonly scopes: readonly string[];
+}
+
+/** What a call lacks for a scheme, as the refusal of a call carrying none of an operation's credentials lists it. */
+function needOf(scheme: AuthSchemeSpec, credentials: Credentials): string {
+  switch (scheme.kind) {
+    case "none":
+      return "no credentials";
+    case "bearer":
+      return scheme.token !== undefined && scheme.token !== "access" ? `a bearer token of kind ${scheme.token} (Authorization: Bearer <token>)` : "an access token (Authorization: Bearer <token>)";
+    case "api_key":
+      return credentials.apiKey;
+    case "secret":
+      return credentials.secret;
+  }
+}
+
+/** The refusal (UNAUTHENTICATED) of a call of an operation taking several schemes that carries the credentials of none: each that would do. */
+export function needsAnyOfText(schemes: readonly AuthSchemeSpec[], operationName: string, credentials: Credentials): string {
+  return `${operationName} needs ${[...new Set(schemes.filter((s) => s.kind !== "none").map((s) => needOf(s, credentials)))].join(" or ")}`;
+}
+
+/** The refusal (PERMISSION_DENIED) of a bearer token that lacks scopes the operation asks for: the scopes, never the token. */
+export function missingScopesText(operationName: string, missing: readonly string[]): string {
+  return `${operationName} needs the scope${missing.length === 1 ? "" : "s"} ${missing.join(", ")}, which the bearer token does not grant`;
+}
+
+/** The scopes a principal's bearer token grants (what the service's verifier answered); none for other principals. */
+const scopesOf = (principal: Principal): readonly string[] => (principal.kind === "user" || principal.kind === "token" ? (principal.scopes ?? []) : []);
+
+/**
+ * Whether a call may go on under an operation that takes any one of `requirements`, and as whom: the
+ * first principal (from `principals`, every credential the call carries, each already verified;
+ * anonymous where it carries none) that a scheme lets in, with every scope that scheme asks for,
+ * trying the schemes in the manifest's order (a scheme of kind none last: a known caller is
+ * preferred to anyone). When none lets the caller in, the refusal says why: a known caller's
+ * PERMISSION_DENIED first (a missing scope, a role not held), else the one scheme's
+ * UNAUTHENTICATED, or every credential that would do.
+ */
+export function authorizeAny(
+  requirements: readonly SchemeRequirement[],
+  principals: readonly Principal[],
+  operationName: string,
+  credentials: Credentials,
+  hasRole: (principal: Principal) => Promise<boolean>,
+): MaybePromise<Principal> {
+  const candidates: readonly Principal[] = principals.length > 0 ? principals : [{ kind: "anonymous" }];
+  const ordered = [...requirements.filter((r) => r.scheme.kind !== "none"), ...requirements.filter((r) => r.scheme.kind === "none")];
+  const attempts = ordered.flatMap((requirement) => candidates.map((principal) => [requirement, principal] as const));
+  const refusals: ServiceError[] = [];
+  const refused = (error: unknown) => {
+    if (!(error instanceof ServiceError)) throw error;
+    refusals.push(error);
+  };
+  const scoped = (requirement: SchemeRequirement, principal: Principal): boolean => {
+    const missing = requirement.scopes.filter((scope) => !scopesOf(principal).includes(scope));
+    if (missing.length === 0) return true;
+    refusals.push(new ServiceError("PERMISSION_DENIED", missingScopesText(operationName, missing)));
+    return false;
+  };
+  const next = (index: number): MaybePromise<Principal> => {
+    for (let i = index; i < attempts.length; i++) {
+      const [requirement, principal] = attempts[i]!;
+      let allowed: Promise<void> | undefined;
+      try {
+        allowed = authorize(requirement.scheme, principal, operationName, credentials, () => hasRole(principal));
+      } catch (error) {
+        refused(error);
+        continue;
+      }
+      if (allowed) {
+        return allowed.then(
+          () => (scoped(requirement, principal) ? principal : next(i + 1)),
+          (error: unknown) => {
+            refused(error);
+            return next(i + 1);
+          },
+        );
+      }
+      if (scoped(requirement, principal)) return principal;
+    }
+    const denied = refusals.find((error) => error.code === "PERMISSION_DENIED");
+    if (denied) throw denied;
+    if (requirements.length === 1 && refusals[0]) throw refusals[0];
+    throw new ServiceError(
+      "UNAUTHENTICATED",
+      needsAnyOfText(
+        requirements.map((r) => r.scheme),
+        operationName,
+        credentials,
+      ),
+    );
+  };
+  return next(0);
+}

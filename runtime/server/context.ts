@@ -9,10 +9,10 @@ export type Principal =
   | { readonly kind: "anonymous" }
   /** Holder of the API's secret (or of a session opened with it): a secret scheme's caller. */
   | { readonly kind: "secret" }
-  /** A signed-in user, from a bearer token the service issued. */
-  | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[] }
-  /** The holder of a bearer token of a kind other than a user's access token (a bearer scheme's token), as the service's verifyToken names it. */
-  | { readonly kind: "token"; readonly token: string; readonly holder: string }
+  /** A signed-in user, from a bearer token the service issued; `scopes`: what the token grants, where verifyUserToken says. */
+  | { readonly kind: "user"; readonly userId: string; readonly roles: readonly string[]; readonly scopes?: readonly string[] }
+  /** The holder of a bearer token of a kind other than a user's access token (a bearer scheme's token), as the service's verifyToken names it, with the scopes it grants where it says. */
+  | { readonly kind: "token"; readonly token: string; readonly holder: string; readonly scopes?: readonly string[] }
   /** The holder of an API key (auth api_key), as the service's verifyApiKey names it. */
   | { readonly kind: "api_key"; readonly keyId: string; readonly roles: readonly string[] };
 

@@ -6,6 +6,7 @@ import type { ApiSchema, AuthSchemeSpec, OperationSpec } from "../schema.js";
 import {
   article,
   authorize,
+  authorizeAny,
   credentialsOf,
   DEFAULT_SECRET_WORDS,
   SecretError,
@@ -13,6 +14,7 @@ import {
   SessionStore,
   type Credentials,
   type LockoutScope,
+  type SchemeRequirement,
   type SecretBootstrap,
   type SecretWords,
 } from "./auth.js";
@@ -54,7 +56,10 @@ export type Handler = (input: Plain, context: CallContext) => Promise<unknown>;
 /** What a call of one operation needs of the pipeline, set up once at start. */
 interface OperationCall {
   readonly handler: Handler;
+  /** The operation's scheme (the first where it takes several). */
   readonly scheme: AuthSchemeSpec;
+  /** Where the operation takes several schemes or scopes (OperationSpec.authAnyOf): each, with its scopes; the call is judged by authorizeAny. */
+  readonly anyOf?: readonly SchemeRequirement[];
   readonly codec: OperationCodec;
 }
 
@@ -164,13 +169,16 @@ export interface ServerOptions {
   requestTimeoutMs?: number;
   /** Largest request body accepted, in bytes (default: the manifest's api.limits.request_bytes, which the contracts state). */
   bodyLimitBytes?: number;
-  /** Resolves a bearer token to the signed-in user, or null when it is not valid. */
-  verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[] } | null>;
+  /**
+   * Resolves a bearer token to the signed-in user, or null when it is not valid; `scopes`, what the
+   * token grants, is checked against the scopes an operation's scheme asks for (none granted when absent).
+   */
+  verifyUserToken?: (token: string) => Promise<{ userId: string; roles: readonly string[]; scopes?: readonly string[] } | null>;
   /**
    * Resolves the bearer token of a scheme whose tokens are not users' access tokens (the scheme's
-   * `token`, given as `kind`) to its holder, or null when it is not valid.
+   * `token`, given as `kind`) to its holder, or null when it is not valid; `scopes` as verifyUserToken's.
    */
-  verifyToken?: (token: string, kind: string) => Promise<{ holder: string } | null>;
+  verifyToken?: (token: string, kind: string) => Promise<{ holder: string; scopes?: readonly string[] } | null>;
   /**
    * Resolves the API key of a call whose auth is api_key (header schema.apiKeyHeader) to its
    * holder, or null when the key is not valid; without it every such call is UNAUTHENTICATED.
@@ -436,7 +444,8 @@ export class CallPipeline {
       if (typeof method !== "function") missing.push(operation);
       const handler: Handler =
         typeof method === "function" ? (method.bind(implementation) as Handler) : () => Promise.reject(new ServiceError("UNIMPLEMENTED", `${operation.pascalName} is not implemented by this service`));
-      this.calls.set(operation.name, { handler, scheme: schema.authSchemes[operation.auth]!, codec: this.codecs.of(operation) });
+      const anyOf = operation.authAnyOf?.map((r) => ({ scheme: schema.authSchemes[r.scheme]!, scopes: r.scopes ?? [] }));
+      this.calls.set(operation.name, { handler, scheme: schema.authSchemes[operation.auth]!, ...(anyOf ? { anyOf } : {}), codec: this.codecs.of(operation) });
     }
     if (missing.length > 0) {
       const list = missing.map((op) => op.method).join(", ");
@@ -535,18 +544,91 @@ export class CallPipeline {
     // A token of another kind is no user token: each is checked only where its scheme asks for it.
     const kind = scheme.token;
     if (kind !== undefined && kind !== "access" && authorization?.toLowerCase().startsWith("bearer ")) {
-      return Promise.resolve(this.options.verifyToken?.(authorization.slice(7).trim(), kind)).then((holder) => {
+      return this.tokenHolder(authorization.slice(7).trim(), kind).then((holder) => {
         if (!holder) throw new ServiceError("UNAUTHENTICATED", `the bearer token (kind ${kind}) is not valid`);
-        return { kind: "token", token: kind, holder: holder.holder } as const;
+        return holder;
       });
     }
     if (authorization?.toLowerCase().startsWith("bearer ") && scheme.kind !== "none") {
-      return Promise.resolve(this.options.verifyUserToken?.(authorization.slice(7).trim())).then((user) => {
+      return this.tokenHolder(authorization.slice(7).trim(), "access").then((user) => {
         if (!user) throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
-        return { kind: "user", userId: user.userId, roles: user.roles } as const;
+        return user;
       });
     }
     return ANONYMOUS;
+  }
+
+  /** Who holds a bearer token of a kind (access: a signed-in user), with the scopes it grants; null when the service's verifier refuses it. */
+  private tokenHolder(token: string, kind: string): Promise<Principal | null> {
+    if (kind === "access") {
+      return Promise.resolve(this.options.verifyUserToken?.(token)).then((user) =>
+        user ? { kind: "user", userId: user.userId, roles: user.roles, ...(user.scopes ? { scopes: user.scopes } : {}) } : null,
+      );
+    }
+    return Promise.resolve(this.options.verifyToken?.(token, kind)).then((holder) =>
+      holder ? { kind: "token", token: kind, holder: holder.holder, ...(holder.scopes ? { scopes: holder.scopes } : {}) } : null,
+    );
+  }
+
+  /**
+   * Who is calling an operation that takes several schemes or scopes: one principal for each
+   * credential the call carries of those schemes (the secret or its session, the API key, the bearer
+   * token), each checked. A credential that is present and wrong refuses the call, even when another
+   * it carries would do: it is never passed over. Credentials of schemes the operation does not take
+   * are not looked at. None: no principal (authorizeAny takes the caller as anonymous).
+   */
+  private principalsOf(call: IncomingCall, requirements: readonly SchemeRequirement[], address: string, cookies: Record<string, string>): MaybePromise<Principal[]> {
+    const schemes = requirements.map((r) => r.scheme);
+    const principals: Principal[] = [];
+    const secretSchemes = schemes.filter((s) => s.kind === "secret");
+    const secret = call.headers[this.schema.adminSecretHeader];
+    const sessionId = secretSchemes.some((s) => s.session) ? cookies[this.schema.adminSessionCookie] : undefined;
+    const bySecret = (): MaybePromise<void> => {
+      if (secretSchemes.length === 0) return;
+      if (secret !== undefined && secret !== "") {
+        return andThen(this.guard.requireSecret(), () =>
+          andThen(this.guard.verify(secret, address), (ok) => {
+            if (!ok) throw new ServiceError("UNAUTHENTICATED", `wrong ${this.words.secret} in header ${this.schema.adminSecretHeader}`);
+            principals.push(SECRET_HOLDER);
+          }),
+        );
+      }
+      if (sessionId) {
+        const site = call.headers["sec-fetch-site"];
+        if (site !== undefined && site !== "same-origin" && site !== "none") {
+          throw new ServiceError("PERMISSION_DENIED", `the ${this.words.session} cookie is not accepted on a cross-site request; send the ${this.words.secret} header`);
+        }
+        // An unknown or expired session is no credential (as for one scheme): the call goes on without it.
+        return andThen(this.sessions.get(sessionId), (session) => {
+          if (session) principals.push(SECRET_HOLDER);
+        });
+      }
+    };
+    const byKey = (): MaybePromise<void> => {
+      const key = call.headers[this.schema.apiKeyHeader];
+      if (!schemes.some((s) => s.kind === "api_key") || !key) return;
+      return Promise.resolve(this.options.verifyApiKey?.(key)).then((holder) => {
+        if (!holder) throw new ServiceError("UNAUTHENTICATED", `the API key in header ${this.schema.apiKeyHeader} is not valid`);
+        principals.push({ kind: "api_key", keyId: holder.keyId, roles: holder.roles ?? [] });
+      });
+    };
+    const byToken = (): MaybePromise<void> => {
+      const authorization = call.headers["authorization"];
+      if (!authorization?.toLowerCase().startsWith("bearer ")) return;
+      // The kinds of token the schemes take, in their order; a secret scheme's callers may be signed-in users (refused, or let in by a role).
+      const kinds = [...new Set(schemes.flatMap((s) => (s.kind === "bearer" ? [s.token ?? "access"] : s.kind === "secret" ? ["access"] : [])))];
+      if (kinds.length === 0) return;
+      const token = authorization.slice(7).trim();
+      // The first kind whose verifier knows the token; a token none knows is wrong.
+      const tryKind = (index: number): Promise<void> =>
+        this.tokenHolder(token, kinds[index]!).then((holder) => {
+          if (holder) principals.push(holder);
+          else if (index + 1 < kinds.length) return tryKind(index + 1);
+          else throw new ServiceError("UNAUTHENTICATED", "the bearer token is not valid or has expired");
+        });
+      return tryKind(0);
+    };
+    return andThen(bySecret(), () => andThen(byKey(), () => andThen(byToken(), () => principals)));
   }
 
   /**
@@ -559,7 +641,12 @@ export class CallPipeline {
     const call = { protocol: "graphql" as const, listener: "http" as const, operation, input: undefined, headers, remoteAddress, setCookie: () => {}, markReplayed: () => {} };
     const address = this.clientAddress(remoteAddress, headers);
     if (this.rateLimiter) await this.rateLimiter.admit(operation, address);
-    const { scheme } = this.calls.get(operation.name)!;
+    const { scheme, anyOf } = this.calls.get(operation.name)!;
+    if (anyOf) {
+      const principals = await this.principalsOf(call, anyOf, address, parseCookies(headers["cookie"], this.secureCookies));
+      // A role check needs the input: a signed-in user a role would let in is checked again by invoke().
+      return authorizeAny(anyOf, principals, operation.pascalName, this.credentials, async (principal) => principal.kind === "user");
+    }
     const principal = await this.principalOf(call, scheme, address, parseCookies(headers["cookie"], this.secureCookies));
     if (scheme.orgRole && principal.kind === "user") return principal;
     await authorize(scheme, principal, operation.pascalName, this.credentials, async () => false);
@@ -605,7 +692,7 @@ export class CallPipeline {
     try {
       const cookies = parseCookies(call.headers["cookie"], this.secureCookies);
       const address = (call.listener === "grpc" ? this.grpcClientAddress : this.clientAddress)(call.remoteAddress, call.headers);
-      const { scheme, codec, handler } = this.calls.get(operation.name)!;
+      const { scheme, anyOf, codec, handler } = this.calls.get(operation.name)!;
       // A web page of another origin never reaches the admin surface unless cors.adminOrigins lists it.
       if (operation.surface === "admin" && call.headers.origin !== undefined) {
         const refusal = crossOriginAdmin(call.headers, this.adminOrigins);
@@ -670,26 +757,42 @@ export class CallPipeline {
           fail,
         );
       };
-      const authorized = (principal: Principal) => {
+      const authorized = (principals: readonly Principal[]) => {
         // The body is read only once the caller is known: an unauthenticated caller learns nothing
         // about what it sent. The role check alone needs the input, to know what the call concerns.
         let raw = call.input;
         const readInput = call.readInput;
         let input: Plain | undefined = call.checked?.input;
+        let read = false;
         // Only the check of a scheme with a role needs a function (authorize calls it for no other).
-        const roleCheck = !scheme.orgRole
-          ? NO_ROLE_CHECK
-          : async () => {
-              if (!(principal.kind === "user" && this.options.hasRole)) return false;
-              if (readInput) raw = await readInput();
-              return this.options.hasRole(principal, operation, (input ??= codec.validate(raw)));
-            };
+        const hasRole = async (caller: Principal) => {
+          if (!(caller.kind === "user" && this.options.hasRole)) return false;
+          if (readInput && !read) {
+            raw = await readInput();
+            read = true;
+          }
+          return this.options.hasRole(caller, operation, (input ??= codec.validate(raw)));
+        };
+        const proceed = (caller: Principal) => {
+          if (readInput && !read) whenSettled(readInput(), (body) => answer(caller, body, input), fail);
+          else answer(caller, raw, input);
+        };
+        if (anyOf) {
+          whenSettled(authorizeAny(anyOf, principals, operation.pascalName, this.credentials, hasRole), proceed, fail);
+          return;
+        }
+        const principal = principals[0] ?? ANONYMOUS;
+        const roleCheck = !scheme.orgRole ? NO_ROLE_CHECK : () => hasRole(principal);
         const allowed = authorize(scheme, principal, operation.pascalName, this.credentials, roleCheck);
-        if (allowed) whenSettled(allowed, () => answer(principal, raw, input), fail);
-        else if (readInput) whenSettled(readInput(), (read) => answer(principal, read, input), fail);
-        else answer(principal, raw, input);
+        if (allowed) whenSettled(allowed, () => proceed(principal), fail);
+        else proceed(principal);
       };
-      const identify = () => whenSettled(call.checked?.principal ?? this.principalOf(call, scheme, address, cookies), authorized, fail);
+      const identify = () =>
+        call.checked
+          ? authorized([call.checked.principal])
+          : anyOf
+            ? whenSettled(this.principalsOf(call, anyOf, address, cookies), authorized, fail)
+            : whenSettled(this.principalOf(call, scheme, address, cookies), (principal) => authorized([principal]), fail);
       // GraphQL counted the call against the rate limit before executing (preauthorize).
       if (this.rateLimiter && !call.checked) whenSettled(this.rateLimiter.admit(operation, address), identify, fail);
       else identify();

@@ -1,10 +1,17 @@
 // An SDK older than the service loses nothing: fields it does not know are kept on the answer at
 // every level, an enum number it does not know arrives as UNKNOWN_<n>, and extraBody sends input
-// fields it does not know yet (REST, GraphQL; refused over gRPC, which cannot carry them).
+// fields it does not know yet (REST, GraphQL; refused over gRPC, which cannot carry them). The
+// SDK's types say so (checked by tsc): answers take unknown fields and enum values, inputs do not.
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { AdminClient, type ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
+import { SDK_TYPES_MODULE } from "../../generators/emit/typescript.js";
 import { normalizeMessage } from "../../runtime/shape.js";
+import { runProcess } from "../../scripts/run-process.mjs";
+import { REPO_ROOT } from "../helpers/project.js";
 
 const answered = (body: unknown) => {
   const sent: { url: string; body: unknown }[] = [];
@@ -67,4 +74,49 @@ describe("forward compatibility", () => {
     expect(refused.message).toBe("create_organization: extraBody cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql");
     await overGrpc.close();
   });
+
+  it("are typed as they come: an unknown field is unknown and an unknown enum value a string on an answer, a declared field keeps its type, an input takes known enum values alone (tsc)", async () => {
+    const sdk = JSON.stringify(join(REPO_ROOT, SDK_TYPES_MODULE).replace(/types\.ts$/, "index.js"));
+    // Each line marked "error:" must fail to compile, every other line must compile.
+    const source = `import type { AdminClient, KeySourceType, KeySourceTypeOrUnknown, TrustedIssuer, WireProtocolOrUnknown } from ${sdk};
+
+export async function reads(admin: AdminClient): Promise<unknown[]> {
+  const issuer = await admin.getTrustedIssuer({ id: "i1" });
+  const name: string = issuer.name;
+  const region: unknown = issuer["region"];
+  const billing = issuer.billing;
+  const source: KeySourceTypeOrUnknown = issuer.key_source_type;
+  const fromNewerService: TrustedIssuer["key_source_type"] = "UNKNOWN_7";
+  const known: TrustedIssuer["key_source_type"] = "jwks_url";
+  const protocols: WireProtocolOrUnknown[] = (await admin.adminMeta()).enabled_protocols;
+  const listed: WireProtocolOrUnknown[] = ["graphql", "soap"];
+  const page = await admin.trustedIssuers();
+  const nested: unknown = page.trusted_issuers[0]?.["rotation"];
+  for await (const each of admin.iterateTrustedIssuers()) void each["rotation"];
+  const count: number = issuer.name; // error: a declared field keeps its type
+  const regionName: string = issuer["region"]; // error: a field this SDK does not know is unknown
+  const closed: KeySourceType = issuer.key_source_type; // error: an answer may hold a value this SDK does not know
+  await admin.addTrustedIssuer({ service_account_id: "s", name: "n", issuer_url: "https://issuer.test", key_source_type: "jwks_ur1", expected_aud: "a", issuer_type: "oidc" }); // error: a misspelled enum value
+  await admin.updateTrustedIssuer({ id: "i1", key_source_type: "UNKNOWN_7" }); // error: an input takes the values this SDK knows
+  await admin.addTrustedIssuer({ service_account_id: "s", name: "n", issuer_url: "https://issuer.test", key_source_type: "oidc_discovery", expected_aud: "a", issuer_type: "oidc" });
+  return [name, region, billing, source, fromNewerService, known, protocols, listed, nested, count, regionName, closed];
+}
+`;
+    const dir = mkdtempSync(join(tmpdir(), "sdk-types-"));
+    try {
+      symlinkSync(join(REPO_ROOT, "node_modules"), join(dir, "node_modules"), "junction");
+      writeFileSync(join(dir, "check.ts"), source);
+      const compilerOptions = { strict: true, noEmit: true, module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", skipLibCheck: true, noUncheckedIndexedAccess: true, types: ["node"] };
+      writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["check.ts"] }));
+      const tsc = await runProcess(process.execPath, [join(REPO_ROOT, "node_modules", "typescript", "bin", "tsc"), "-p", dir, "--pretty", "false"], { cwd: dir });
+      const errors = [...tsc.output.matchAll(/^(\S+)\((\d+),\d+\): error (TS\d+)/gm)].map((m) => `${m[1]}:${m[2]} ${m[3]}`);
+      const expected = source
+        .split("\n")
+        .flatMap((line, index) => (line.includes("// error:") ? [`check.ts:${index + 1}`] : []))
+        .map((at) => expect.stringMatching(new RegExp(`^${at} TS(2322|2820)$`)));
+      expect(errors, tsc.output).toEqual(expected);
+    } finally {
+      if (!process.env.KEEP_SDK_TYPES) rmSync(dir, { recursive: true, force: true });
+    }
+  }, 120_000);
 });

@@ -45,6 +45,16 @@ const USER_FIELDS = "      id: string!\n      email: string\n      roles: string
 const OIDC_INPUT = "    auth: org_admin\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.4.0, grpc: 2.4.0 }\n    input:\n      id: string!\n";
 const DELETE_USER_INPUT = "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n";
 const API_HEAD = "  proto_package: mini.v1\n";
+/** meta's auth (public), which the cases of several schemes and of scopes replace. */
+const META_AUTH = "    description: Public metadata.\n    kind: read\n    auth: public\n";
+/**
+ * An operation that takes every scheme a user-surface operation may, beside meta: a case that adds
+ * one of them to meta's list or takes one away changes no OpenAPI security scheme and no SDK option.
+ */
+const WHOAMI: [string, string] = [
+  "  meta:\n",
+  "  whoami:\n    surface: user\n    group: users\n    description: Who calls.\n    kind: read\n    auth: [user, scim_token, api_key]\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    output:\n      caller: string!\n  meta:\n",
+];
 const PAGINATION_INPUT = "  PaginationInput:\n    fields:\n      limit: int64\n      page: int64\n";
 /** A declared format of values, used by delete_user's input (and so reaching every protocol). */
 const REGION_FORMAT: [string, string][] = [
@@ -771,6 +781,33 @@ export const CASES: DiffCase[] = [
       { id: "auth-loosened:delete_user", severity: "safe", protocols: ALL },
       { id: "min-version-raised:delete_user.rest", severity: "breaking", protocols: ["rest"] },
     ],
+  },
+  // ---- several schemes per operation, and scopes of bearer schemes ----
+  {
+    name: "auth scope added (a token must grant one more scope)",
+    base: [[META_AUTH, META_AUTH.replace("    auth: public\n", "    auth: { scheme: user, scopes: [meta:read] }\n")]],
+    edits: [["    auth: { scheme: user, scopes: [meta:read] }\n", "    auth: { scheme: user, scopes: [meta:read, meta:audit] }\n"]],
+    expected: [{ id: "auth-scope-added:meta", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi", "graphql-inspector"] }],
+  },
+  {
+    name: "auth scope removed (a token needs one scope fewer)",
+    bump: "minor",
+    base: [[META_AUTH, META_AUTH.replace("    auth: public\n", "    auth: { scheme: user, scopes: [meta:read, meta:audit] }\n")]],
+    edits: [["    auth: { scheme: user, scopes: [meta:read, meta:audit] }\n", "    auth: { scheme: user, scopes: [meta:read] }\n"]],
+    expected: [{ id: "auth-scope-removed:meta", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "auth scheme added to an operation's list (any one of them lets a caller in)",
+    bump: "minor",
+    base: [WHOAMI, [META_AUTH, META_AUTH.replace("    auth: public\n", "    auth: [user, scim_token]\n")]],
+    edits: [["    auth: [user, scim_token]\n", "    auth: [user, scim_token, api_key]\n"]],
+    expected: [{ id: "auth-loosened:meta", severity: "safe", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "auth scheme removed from an operation's list",
+    base: [WHOAMI, [META_AUTH, META_AUTH.replace("    auth: public\n", "    auth: [user, scim_token]\n")]],
+    edits: [["    auth: [user, scim_token]\n", "    auth: user\n"]],
+    expected: [{ id: "auth-tightened:meta", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
     name: "auth between levels that let in the same callers (admin_secret to super_admin)",

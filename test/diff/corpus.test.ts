@@ -15,6 +15,8 @@ const REQUIRED_RULES = [
   "min-version-not-new",
   "operation-destructive",
   "auth-tightened",
+  "auth-scope-added",
+  "auth-scope-removed",
   "input-field-required-added",
   "input-field-removed",
   "input-field-type-changed",

@@ -109,6 +109,7 @@ describe("SDK surfaces", () => {
         "type User",
         "field User.email",
         "type KeyStatus",
+        "type KeyStatusOrUnknown",
         "enum-value KeyStatus.retired",
       ]),
     );

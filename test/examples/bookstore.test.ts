@@ -6,7 +6,10 @@
 // `npm run pack -- --root examples/bookstore` packs its npm packages, wheel, sdist and Go module.
 // Its MCP tools of API-key operations take the key: from BOOKSTORE_API_KEY (the standalone
 // bookstore-mcp over stdio) or from the request's x-bookstore-key header (/mcp, and bookstore-mcp
-// over HTTP); without it they answer UNAUTHENTICATED and write nothing.
+// over HTTP); without it they answer UNAUTHENTICATED and write nothing. edit_book and clear_labels
+// take the staff's key or a reader's bearer token with scopes: any one lets a caller in, over every
+// protocol and SDK; a token without a scope is PERMISSION_DENIED naming it, and a wrong credential
+// is refused even beside a right one.
 import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,7 +30,11 @@ import { REPO_ROOT } from "../helpers/project.js";
 
 const EXAMPLE = join(REPO_ROOT, "examples", "bookstore");
 const KEY = "bookstore-owner-key";
-const server = startBookstore(KEY);
+/** Readers' tokens: one that may edit books, one that may also clear labels, one that may do neither. */
+const EDITOR = "reader-token-editor";
+const CLEARER = "reader-token-clearer";
+const BROWSER = "reader-token-browser";
+const server = startBookstore(KEY, {}, { [EDITOR]: ["books:write"], [CLEARER]: ["books:write", "labels:clear"], [BROWSER]: [] });
 let endpoints: { httpUrl: string; grpcEndpoint: string };
 const workDir = mkdtempSync(join(tmpdir(), "apigen-bookstore-"));
 
@@ -39,8 +46,8 @@ afterAll(async () => {
   rmSync(workDir, { recursive: true, force: true });
 });
 
-const client = (protocol: "graphql" | "rest" | "grpc", apiKey?: string) =>
-  new StoreClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}) });
+const client = (protocol: "graphql" | "rest" | "grpc", apiKey?: string, accessToken?: string) =>
+  new StoreClient({ serviceUrl: endpoints.httpUrl, grpcEndpoint: endpoints.grpcEndpoint, protocol, ...(apiKey ? { apiKey } : {}), ...(accessToken ? { accessToken } : {}) });
 /** The first fenced block of `language` in a generated README: its example, as printed. */
 const readmeExample = (path: string, language: string) => new RegExp("```" + language + "\\n([\\s\\S]*?)\\n```").exec(readFileSync(path, "utf8"))![1]!;
 const failure = (promise: Promise<unknown>) =>
@@ -82,6 +89,60 @@ describe("the bookstore example", () => {
       expect((await store.searchBooks({ words: `${protocol} poem 3` })).books.map((b) => b.title)).toEqual([`${protocol} poem 3`]);
     }
     await store.close();
+  });
+
+  it.each(["graphql", "rest", "grpc"] as const)(
+    "lets in any one of edit_book's schemes over %s: the staff's key, or a reader's token granting books:write; refuses a missing scope, and a wrong credential beside a right one",
+    async (protocol) => {
+      const staff = client(protocol, KEY);
+      const book = await staff.addBook({ title: `Any one over ${protocol}`, author: { name: "A" }, genre: "poetry" });
+      const edit = (apiKey: string | undefined, accessToken: string | undefined, title: string) => client(protocol, apiKey, accessToken).editBook({ id: book.id, title });
+      // Each scheme alone, and both together.
+      expect((await edit(undefined, EDITOR, "By a reader")).title).toBe("By a reader");
+      expect((await edit(KEY, undefined, "By the staff")).title).toBe("By the staff");
+      expect((await edit(KEY, EDITOR, "By both")).title).toBe("By both");
+      // A token without the scope is known but may not: PERMISSION_DENIED naming the scope, never the token.
+      const denied = await failure(edit(undefined, BROWSER, "Denied"));
+      expect([denied.code, denied.message]).toEqual(["PERMISSION_DENIED", "EditBook needs the scope books:write, which the bearer token does not grant"]);
+      // Beside the staff's key it changes nothing: the key lets the caller in.
+      expect((await edit(KEY, BROWSER, "By the staff, with a browsing reader's token")).title).toBe("By the staff, with a browsing reader's token");
+      // A wrong credential is refused, even beside a right one.
+      const wrongToken = await failure(edit(KEY, "not-a-reader-token", "Wrong token"));
+      expect([wrongToken.code, wrongToken.message]).toEqual(["UNAUTHENTICATED", "the bearer token is not valid or has expired"]);
+      const wrongKey = await failure(edit("not-the-key", EDITOR, "Wrong key"));
+      expect([wrongKey.code, wrongKey.message]).toEqual(["UNAUTHENTICATED", "the API key in header x-bookstore-key is not valid"]);
+      // Nothing at all: every credential that would do is named.
+      const none = await failure(edit(undefined, undefined, "Anonymous"));
+      expect([none.code, none.message]).toEqual(["UNAUTHENTICATED", "EditBook needs an API key in header x-bookstore-key or an access token (Authorization: Bearer <token>)"]);
+      for (const refused of [denied, wrongToken, wrongKey, none]) expect(refused.message).not.toMatch(/reader-token|not-the-key|not-a-reader/);
+      expect((await client(protocol).getBook({ id: book.id })).title).toBe("By the staff, with a browsing reader's token");
+      // A reader's token, whatever its scopes, is no key of the staff: add_book takes the key alone.
+      expect((await failure(client(protocol, undefined, CLEARER).addBook({ title: "By a reader", author: { name: "A" }, genre: "poetry" }))).code).toBe("UNAUTHENTICATED");
+      if (protocol !== "graphql") {
+        // clear_labels asks for two scopes: a token with one of them is told the other.
+        await staff.editBook({ id: book.id, labels: { shelf: "C3" } });
+        const partly = await failure(client(protocol, undefined, EDITOR).clearLabels({ id: book.id }));
+        expect([partly.code, partly.message]).toEqual(["PERMISSION_DENIED", "ClearLabels needs the scope labels:clear, which the bearer token does not grant"]);
+        expect((await client(protocol).getBook({ id: book.id })).labels).toEqual({ shelf: "C3" });
+        expect(await client(protocol, undefined, CLEARER).clearLabels({ id: book.id })).toEqual({});
+        expect((await client(protocol).getBook({ id: book.id })).labels).toEqual({});
+      }
+      await staff.close();
+    },
+  );
+
+  it("states edit_book's schemes and scopes in every contract", () => {
+    const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
+    const openapi = generated("generated/openapi/openapi.yaml");
+    expect(openapi).toMatch(/operationId: edit_book\n(?:.*\n)*?\s+security:\n\s+- staffKey: \[\]\n\s+- readerToken:\n\s+- "books:write"\n/);
+    expect(openapi).toMatch(/operationId: clear_labels\n(?:.*\n)*?\s+- readerToken:\n\s+- "books:write"\n\s+- "labels:clear"\n/);
+    const words = "Auth: any one of: a member of the store's staff (API key in header x-bookstore-key); a reader signed in to the store (bearer token), with the scope books:write.";
+    expect(openapi).toContain(words);
+    expect(generated("generated/graphql/schema.graphql")).toContain(`Change a book's title, rating or labels. ${words}`);
+    expect(generated("proto/bookstore/v1/user_service.proto")).toContain(`// Change a book's title, rating or labels. ${words}`);
+    expect(generated("generated/docs/books.md")).toContain("Auth `staff_key` or `reader`: any one of:");
+    // One scheme, one sentence as before: the reads are public and say nothing more in GraphQL.
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/"""One book, by id\."""/);
   });
 
   it.each(["graphql", "rest", "grpc"] as const)("carries timestamps, dates, durations, bytes, float32 and unsigned integers over %s in their canonical JSON forms", async (protocol) => {
@@ -257,7 +318,15 @@ describe("the bookstore example", () => {
     const project = join(EXAMPLE, "generated", "python");
     const example = join(workDir, "readme_example.py");
     writeFileSync(example, readmeExample(join(project, "README.md"), "python"));
-    const env = { ...process.env, PYTHONPATH: join(project, "src"), BOOKSTORE_URL: endpoints.httpUrl, BOOKSTORE_GRPC: endpoints.grpcEndpoint, BOOKSTORE_KEY: KEY };
+    const env = {
+      ...process.env,
+      PYTHONPATH: join(project, "src"),
+      BOOKSTORE_URL: endpoints.httpUrl,
+      BOOKSTORE_GRPC: endpoints.grpcEndpoint,
+      BOOKSTORE_KEY: KEY,
+      BOOKSTORE_EDITOR: EDITOR,
+      BOOKSTORE_BROWSER: BROWSER,
+    };
     const [typed, linted, smoke] = await Promise.all([
       runProcess(python, ["-m", "mypy", "--strict", "--no-incremental", "src", example], { cwd: project, env: { ...process.env, MYPYPATH: join(project, "src") } }),
       runProcess(python, ["-m", "ruff", "check", "--no-cache", "."], { cwd: project }),
@@ -295,7 +364,15 @@ describe("the bookstore example", () => {
     copyFileSync(join(EXAMPLE, "go", "smoke_test.go"), join(workDir, "smoke_test.go"));
     mkdirSync(join(workDir, "readme"));
     writeFileSync(join(workDir, "readme", "main.go"), readmeExample(join(module, "README.md"), "go"));
-    const smokeEnv = { ...env, BOOKSTORE_URL: endpoints.httpUrl, BOOKSTORE_GRPC: endpoints.grpcEndpoint, BOOKSTORE_KEY: KEY, GOFLAGS: "-mod=mod" };
+    const smokeEnv = {
+      ...env,
+      BOOKSTORE_URL: endpoints.httpUrl,
+      BOOKSTORE_GRPC: endpoints.grpcEndpoint,
+      BOOKSTORE_KEY: KEY,
+      BOOKSTORE_EDITOR: EDITOR,
+      BOOKSTORE_BROWSER: BROWSER,
+      GOFLAGS: "-mod=mod",
+    };
     const vet = await runProcess(go, ["vet", "./...", path], { cwd: workDir, env: smokeEnv });
     expect(vet.code, vet.output).toBe(0);
     const tested = await runProcess(go, ["test", "-count=1", "./..."], { cwd: workDir, env: smokeEnv });
@@ -366,6 +443,30 @@ describe("the bookstore's MCP tools of API-key operations", () => {
     expect(held.filter((title) => title.startsWith("Keyless") || title.startsWith("Wrong key"))).toEqual([]);
   }, 60_000);
 
+  it("bookstore-mcp over stdio sends BOOKSTORE_ACCESS_TOKEN to a tool a reader's token lets in; without either credential, edit_book names both", async () => {
+    const seeded = await client("rest", KEY).addBook({ title: "The Word for World Is Forest (stdio)", author: { name: "Ursula K. Le Guin" }, genre: "fiction" });
+    const reader = await stdio({ BOOKSTORE_ACCESS_TOKEN: EDITOR });
+    const edited = await call(reader, "edit_book", { id: seeded.id, title: "Edited by a reader (stdio)" });
+    expect(edited.isError, edited.content[0]?.text).toBeFalsy();
+    expect(edited.structuredContent).toMatchObject({ title: "Edited by a reader (stdio)" });
+    // add_book takes the staff's key alone: the token is not enough.
+    expect(errorOf(await call(reader, "add_book", book("By a reader (stdio)")))).toEqual({ code: "UNAUTHENTICATED", message: "add_book needs an API key: set BOOKSTORE_API_KEY" });
+    await reader.close();
+    const browsing = await stdio({ BOOKSTORE_ACCESS_TOKEN: BROWSER });
+    expect(errorOf(await call(browsing, "edit_book", { id: seeded.id, title: "Denied (stdio)" }))).toEqual({
+      code: "PERMISSION_DENIED",
+      message: "EditBook needs the scope books:write, which the bearer token does not grant",
+    });
+    await browsing.close();
+    const keyless = await stdio({});
+    expect(errorOf(await call(keyless, "edit_book", { id: seeded.id, title: "Anonymous (stdio)" }))).toEqual({
+      code: "UNAUTHENTICATED",
+      message: "edit_book needs an API key or a user's access token: set BOOKSTORE_API_KEY or BOOKSTORE_ACCESS_TOKEN",
+    });
+    await keyless.close();
+    expect((await client("rest").getBook({ id: seeded.id })).title).toBe("Edited by a reader (stdio)");
+  }, 60_000);
+
   it("bookstore-mcp refuses --api-key on the command line, naming BOOKSTORE_API_KEY, and lists it in its usage", async () => {
     const child = spawn(process.execPath, ["--import", "tsx", main, "--service-url", endpoints.httpUrl, "--api-key", KEY], { cwd: REPO_ROOT, env: { PATH: process.env.PATH ?? "" } });
     let stderr = "";
@@ -374,7 +475,7 @@ describe("the bookstore's MCP tools of API-key operations", () => {
     expect(code).toBe(2);
     expect(stderr).toContain("--api-key is not taken on the command line, where other users of the machine can read it: set BOOKSTORE_API_KEY instead");
     // The bookstore has no admin operations: no admin secret to set.
-    expect(stderr).toContain("environment: BOOKSTORE_SERVICE_URL, BOOKSTORE_API_KEY (stdio: the credentials of every call)");
+    expect(stderr).toContain("environment: BOOKSTORE_SERVICE_URL, BOOKSTORE_ACCESS_TOKEN and BOOKSTORE_API_KEY (stdio: the credentials of every call)");
   }, 60_000);
 
   it("bookstore-mcp over HTTP takes each request's x-bookstore-key; a request without it is refused with 401 and runs nothing", async () => {

@@ -76,8 +76,10 @@ export function typeChecks(admin: AdminClient): void {
   void admin.createOrganization({ nme: "acme" });
   // @ts-expect-error unknown protocol
   void new AdminClient({ serviceUrl, adminSecret, protocol: "soap" });
-  // @ts-expect-error the answer of getOrganization has no field secret
-  void admin.getOrganization({ id: "x" }).then((organization) => organization.secret);
+  // @ts-expect-error a field getOrganization does not declare is unknown, not a string
+  void admin.getOrganization({ id: "x" }).then((organization) => organization.secret.length);
+  // @ts-expect-error a declared field keeps its type beside the unknown fields
+  void admin.getOrganization({ id: "x" }).then((organization): number => organization.name);
 }
 
 const results: Record<string, unknown> = {};

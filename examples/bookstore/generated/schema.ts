@@ -13,6 +13,7 @@ export const schema = defineSchema({
   authSchemes: {
     public: { kind: "none" },
     staff_key: { kind: "api_key" },
+    reader: { kind: "bearer", token: "access" },
   },
   features: { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: true, orgAdmin: false },
   httpPort: 8181,
@@ -102,6 +103,7 @@ export const schema = defineSchema({
       idempotent: true,
       idempotencyKey: true,
       auth: "staff_key",
+      authAnyOf: [{ scheme: "staff_key" }, { scheme: "reader", scopes: ["books:write"] }],
       pagination: null,
       exactlyOneOf: [],
       deprecated: null,
@@ -120,6 +122,7 @@ export const schema = defineSchema({
       idempotent: true,
       idempotencyKey: true,
       auth: "staff_key",
+      authAnyOf: [{ scheme: "staff_key" }, { scheme: "reader", scopes: ["books:write", "labels:clear"] }],
       pagination: null,
       exactlyOneOf: [],
       deprecated: null,

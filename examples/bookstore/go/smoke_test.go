@@ -1,4 +1,5 @@
-// The bookstore's Go SDK against a running bookstore (BOOKSTORE_URL, BOOKSTORE_GRPC, BOOKSTORE_KEY).
+// The bookstore's Go SDK against a running bookstore (BOOKSTORE_URL, BOOKSTORE_GRPC, BOOKSTORE_KEY,
+// and readers' tokens: BOOKSTORE_EDITOR grants books:write, BOOKSTORE_BROWSER nothing).
 package smoke
 
 import (
@@ -95,6 +96,58 @@ func TestBooksOverEveryProtocol(t *testing.T) {
 			t.Fatalf("%s: want NOT_FOUND, got %v", protocol, err)
 		}
 		store.Close()
+	}
+}
+
+// clientWith is a client of the credentials given ("": none of that kind).
+func clientWith(t *testing.T, protocol bookstore.Protocol, key, token string) *bookstore.StoreClient {
+	t.Helper()
+	options := []bookstore.Option{bookstore.WithProtocol(protocol), bookstore.WithGRPCEndpoint(os.Getenv("BOOKSTORE_GRPC"))}
+	if key != "" {
+		options = append(options, bookstore.WithAPIKey(key))
+	}
+	if token != "" {
+		options = append(options, bookstore.WithAccessToken(token))
+	}
+	store, err := bookstore.NewClient(os.Getenv("BOOKSTORE_URL"), options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	return store
+}
+
+// edit_book takes the staff's key or a reader's token granting books:write: either alone lets the
+// client in; a token without the scope is PERMISSION_DENIED, and a wrong token is refused even
+// beside the right key.
+func TestEditsWithAnyOneOfItsSchemes(t *testing.T) {
+	ctx := context.Background()
+	key, editor, browser := os.Getenv("BOOKSTORE_KEY"), os.Getenv("BOOKSTORE_EDITOR"), os.Getenv("BOOKSTORE_BROWSER")
+	for _, protocol := range protocols {
+		added, err := storeOver(t, protocol).AddBook(ctx, &bookstore.AddBookInput{Title: "Any one in Go", Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry})
+		if err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		edited, err := clientWith(t, protocol, "", editor).EditBook(ctx, &bookstore.EditBookInput{ID: added.ID, Title: bookstore.String("Edited by a Go reader")})
+		if err != nil || edited.Title != "Edited by a Go reader" {
+			t.Fatalf("%s: the reader's token: %+v, %v", protocol, edited, err)
+		}
+		refusals := []struct {
+			key, token string
+			code       bookstore.ErrorCode
+			message    string
+		}{
+			{"", browser, bookstore.CodePermissionDenied, "EditBook needs the scope books:write, which the bearer token does not grant"},
+			{key, "not-a-reader-token", bookstore.CodeUnauthenticated, "the bearer token is not valid or has expired"},
+			{"", "", bookstore.CodeUnauthenticated, "EditBook needs an API key in header x-bookstore-key or an access token (Authorization: Bearer <token>)"},
+		}
+		for _, refusal := range refusals {
+			_, err := clientWith(t, protocol, refusal.key, refusal.token).EditBook(ctx, &bookstore.EditBookInput{ID: added.ID, Title: bookstore.String("Refused")})
+			var apiErr *bookstore.APIError
+			if !errors.As(err, &apiErr) || apiErr.Code != refusal.code || apiErr.Message != refusal.message {
+				t.Fatalf("%s: want %s %q, got %v", protocol, refusal.code, refusal.message, err)
+			}
+		}
 	}
 }
 

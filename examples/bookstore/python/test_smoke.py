@@ -1,4 +1,5 @@
-"""The bookstore's Python SDK against a running bookstore (BOOKSTORE_URL, BOOKSTORE_GRPC, BOOKSTORE_KEY)."""
+"""The bookstore's Python SDK against a running bookstore (BOOKSTORE_URL, BOOKSTORE_GRPC, BOOKSTORE_KEY,
+and readers' tokens: BOOKSTORE_EDITOR grants books:write, BOOKSTORE_BROWSER nothing)."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from bookstore_sdk import ApiError, AsyncStoreClient, Book, StoreClient
 URL = os.environ["BOOKSTORE_URL"]
 GRPC = os.environ["BOOKSTORE_GRPC"]
 KEY = os.environ["BOOKSTORE_KEY"]
+EDITOR = os.environ["BOOKSTORE_EDITOR"]
+BROWSER = os.environ["BOOKSTORE_BROWSER"]
 PROTOCOLS: list[Literal["graphql", "rest", "grpc"]] = ["graphql", "rest", "grpc"]
 # Every byte value: its base64 has + and /, which URL-safe base64 would write otherwise.
 COVER = bytes(range(256)) * 4
@@ -42,6 +45,26 @@ def test_refuses_a_write_without_the_key() -> None:
         with pytest.raises(ApiError) as refused:
             store.add_book(title="No key", author={"name": "Anon"}, genre="poetry")
         assert refused.value.code == "UNAUTHENTICATED"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_edits_with_any_one_of_its_schemes(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    """edit_book takes the staff's key or a reader's token granting books:write; a token without the
+    scope is PERMISSION_DENIED, and a wrong token is refused even beside the right key."""
+    with store_over(protocol) as staff:
+        added = staff.add_book(title=f"Any one in Python on {protocol}", author={"name": "A"}, genre="poetry")
+    with StoreClient(service_url=URL, grpc_endpoint=GRPC, access_token=EDITOR, protocol=protocol) as reader:
+        assert reader.edit_book(id=added.id, title="Edited by a Python reader").title == "Edited by a Python reader"
+    refusals: list[tuple[str | None, str | None, str, str]] = [
+        (None, BROWSER, "PERMISSION_DENIED", "EditBook needs the scope books:write, which the bearer token does not grant"),
+        (KEY, "not-a-reader-token", "UNAUTHENTICATED", "the bearer token is not valid or has expired"),
+        (None, None, "UNAUTHENTICATED", "EditBook needs an API key in header x-bookstore-key or an access token (Authorization: Bearer <token>)"),
+    ]
+    for key, token, code, message in refusals:
+        with StoreClient(service_url=URL, grpc_endpoint=GRPC, api_key=key, access_token=token, protocol=protocol) as caller:
+            with pytest.raises(ApiError) as refused:
+                caller.edit_book(id=added.id, title="Refused")
+            assert (refused.value.code, refused.value.message) == (code, message)
 
 
 async def test_async_client_searches_over_graphql() -> None:

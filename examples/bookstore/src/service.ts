@@ -1,4 +1,5 @@
-// The bookstore's service on its generated stubs: books in memory, writes for holders of the key.
+// The bookstore's service on its generated stubs: books in memory, writes for holders of the key,
+// and the edits readers' tokens grant.
 import { randomUUID } from "node:crypto";
 import { createServer, ServiceError, type Implementation, type ServiceServer } from "../generated/server/index.js";
 import type { Book } from "../generated/types.js";
@@ -72,11 +73,22 @@ export function createBookstore(): Implementation {
   };
 }
 
-/** The bookstore on free ports (0) or the given ones; `apiKey` is the one key that may write. */
-export function startBookstore(apiKey: string, ports: { port?: number; grpcPort?: number } = {}): ServiceServer {
+/** Readers' bearer tokens the store knows, each with the scopes it grants (books:write, labels:clear). */
+export type ReaderTokens = Readonly<Record<string, readonly string[]>>;
+
+/**
+ * The bookstore on free ports (0) or the given ones; `apiKey` is the one key that may write, and
+ * `readers` the readers' tokens: the verifier of the reader scheme answers each with its scopes,
+ * which the stubs hold to the scopes an operation asks for.
+ */
+export function startBookstore(apiKey: string, ports: { port?: number; grpcPort?: number } = {}, readers: ReaderTokens = {}): ServiceServer {
   return createServer(createBookstore(), {
     port: ports.port ?? 0,
     grpcPort: ports.grpcPort ?? 0,
     verifyApiKey: async (key) => (key === apiKey ? { keyId: "store-owner" } : null),
+    verifyUserToken: async (token) => {
+      const scopes = Object.hasOwn(readers, token) ? readers[token] : undefined;
+      return scopes ? { userId: `reader-${Object.keys(readers).indexOf(token) + 1}`, roles: [], scopes } : null;
+    },
   });
 }

@@ -2,9 +2,9 @@
 // which schemes each surface takes, and the error codes a scheme lets a call answer before any
 // implementation runs.
 import { ERROR_CODES, type ErrorCode } from "../../../runtime/errors.js";
-import type { RawAuthScheme, RawManifest, RawOperation } from "../../load/load.js";
+import type { RawAuthRequirement, RawAuthScheme, RawManifest, RawOperation } from "../../load/load.js";
 import { camelCase, didYouMean } from "../naming.js";
-import type { ApiFeatures, AuthKind, IrAuthScheme, IrOperation, SecretNames } from "../ir.js";
+import type { ApiFeatures, AuthKind, IrAuthRequirement, IrAuthScheme, IrOperation, SecretNames } from "../ir.js";
 import type { Report } from "./report.js";
 
 const DEFAULT_SECRET_HEADER = "x-service-admin-secret";
@@ -59,7 +59,7 @@ function securityNameOf(name: string, kind: AuthKind): string {
  * How the outputs name the API's secret: after the first secret scheme the operations use that is
  * not a rule (a rule's own, from the scheme it extends).
  */
-export function secretNamesOf(raw: RawManifest, schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]): { secretNames?: SecretNames } {
+export function secretNamesOf(raw: RawManifest, schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "authAnyOf">[]): { secretNames?: SecretNames } {
   const rawSchemes = raw.api.auth_schemes ?? builtinSchemes(raw);
   const used = usedSchemes(schemes, operations).find((s) => s.kind === "secret");
   if (!used) return {};
@@ -219,7 +219,7 @@ export function resolveAuthSchemes(raw: RawManifest, report: Report): IrAuthSche
  * The settings the server takes once per API, from the schemes the operations name: empty where
  * none of them has one (an API without the admin secret names no admin secret header anywhere).
  */
-export function authSettings(schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]) {
+export function authSettings(schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "authAnyOf">[]) {
   const used = usedSchemes(schemes, operations);
   return {
     adminSecretHeader: used.find((s) => s.kind === "secret")?.header ?? "",
@@ -236,28 +236,53 @@ const KINDS_OF_SURFACE: Record<RawOperation["surface"], readonly AuthKind[]> = {
   oauth: ["none", "bearer", "api_key"],
 };
 
-/** Reports an auth scheme that is not declared, or that the operation's surface does not take. */
+/** The schemes an operation's `auth` names, in its order: one name, one { scheme, scopes }, or a list of them. */
+export function authRequirementsOf(rawOp: Pick<RawOperation, "auth">): IrAuthRequirement[] {
+  const list: RawAuthRequirement[] = Array.isArray(rawOp.auth) ? rawOp.auth : [rawOp.auth];
+  return list.map((entry) => (typeof entry === "string" ? { scheme: entry, scopes: [] } : { scheme: entry.scheme, scopes: entry.scopes ?? [] }));
+}
+
+/**
+ * Reports a scheme of the operation's `auth` that is not declared, that the operation's surface
+ * does not take, that is named twice, or that is given scopes without being a bearer scheme.
+ */
 export function checkAuth(rawOp: RawOperation, schemes: readonly IrAuthScheme[], opPath: readonly (string | number)[], subject: string, report: Report): void {
-  const scheme = schemes.find((s) => s.name === rawOp.auth);
   const allowed = schemes.filter((s) => KINDS_OF_SURFACE[rawOp.surface].includes(s.kind)).map((s) => s.name);
-  if (!scheme) {
-    report(
-      "unknown-auth-scheme",
-      [...opPath, "auth"],
-      subject,
-      `auth '${rawOp.auth}' is not an auth scheme of this API${didYouMean(
-        rawOp.auth,
-        schemes.map((s) => s.name),
-      )}; declare it under api.auth_schemes or use one of ${allowed.join(", ") || "(none a " + rawOp.surface + " operation takes)"}`,
-    );
-  } else if (!KINDS_OF_SURFACE[rawOp.surface].includes(scheme.kind)) {
-    report(
-      "auth-not-allowed",
-      [...opPath, "auth"],
-      subject,
-      `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${rawOp.auth}' (a ${scheme.kind} scheme); use one of ${allowed.join(", ") || "(none declared)"}`,
-    );
-  }
+  const listed = Array.isArray(rawOp.auth);
+  const seen = new Set<string>();
+  authRequirementsOf(rawOp).forEach((requirement, index) => {
+    const name = requirement.scheme;
+    const at = [...opPath, "auth", ...(listed ? [index] : [])];
+    const nameAt = typeof (listed ? (rawOp.auth as RawAuthRequirement[])[index] : rawOp.auth) === "string" ? at : [...at, "scheme"];
+    const scheme = schemes.find((s) => s.name === name);
+    if (!scheme) {
+      report(
+        "unknown-auth-scheme",
+        nameAt,
+        subject,
+        `auth '${name}' is not an auth scheme of this API${didYouMean(
+          name,
+          schemes.map((s) => s.name),
+        )}; declare it under api.auth_schemes or use one of ${allowed.join(", ") || "(none a " + rawOp.surface + " operation takes)"}`,
+      );
+    } else if (!KINDS_OF_SURFACE[rawOp.surface].includes(scheme.kind)) {
+      report(
+        "auth-not-allowed",
+        nameAt,
+        subject,
+        `${rawOp.surface === "admin" ? "an" : "a"} ${rawOp.surface} operation cannot require '${name}' (a ${scheme.kind} scheme); use one of ${allowed.join(", ") || "(none declared)"}`,
+      );
+    } else if (requirement.scopes.length > 0 && scheme.kind !== "bearer") {
+      report(
+        "invalid-operation-auth",
+        [...at, "scopes"],
+        subject,
+        `scopes are granted to bearer tokens, and '${name}' is ${scheme.kind === "api_key" ? "an" : "a"} ${scheme.kind} scheme; name the scopes on a bearer scheme, or drop them`,
+      );
+    }
+    if (seen.has(name)) report("invalid-operation-auth", nameAt, subject, `auth names '${name}' twice; name each scheme once (with all its scopes)`);
+    seen.add(name);
+  });
 }
 
 /** Codes of the schemes' kinds, raised by the server before any implementation runs. */
@@ -269,14 +294,18 @@ const AUTH_ERRORS: Record<AuthKind, readonly ErrorCode[]> = {
   secret: ["UNAUTHENTICATED", "PERMISSION_DENIED"],
 };
 
-export function errorCodesOf(kind: AuthKind, declared: readonly string[]): string[] {
-  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...AUTH_ERRORS[kind], ...declared]);
+/**
+ * The codes a call may answer: INVALID_ARGUMENT and TOO_MANY_REQUESTS, those of each scheme's kind,
+ * PERMISSION_DENIED where a scheme asks for scopes (a token without one is refused), and the declared ones.
+ */
+export function errorCodesOf(kinds: readonly AuthKind[], declared: readonly string[], scoped = false): string[] {
+  const codes = new Set<string>(["INVALID_ARGUMENT", "TOO_MANY_REQUESTS", ...kinds.flatMap((kind) => AUTH_ERRORS[kind]), ...(scoped ? ["PERMISSION_DENIED"] : []), ...declared]);
   return ERROR_CODES.filter((code) => codes.has(code));
 }
 
 /** What of the auth machinery the API's operations use: the outputs mention nothing else. */
 export function apiFeatures(operations: readonly IrOperation[], schemes: readonly IrAuthScheme[]): ApiFeatures {
-  const used = schemes.filter((s) => operations.some((op) => op.auth === s.name));
+  const used = usedSchemes(schemes, operations);
   const tokenOperations = operations.filter((op) => op.surface === "oauth");
   return {
     adminSecret: used.some((s) => s.kind === "secret"),
@@ -289,4 +318,5 @@ export function apiFeatures(operations: readonly IrOperation[], schemes: readonl
 }
 
 /** The schemes the operations name, in declaration order: the outputs list no other. */
-export const usedSchemes = (schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "auth">[]): IrAuthScheme[] => schemes.filter((s) => operations.some((op) => op.auth === s.name));
+export const usedSchemes = (schemes: readonly IrAuthScheme[], operations: readonly Pick<IrOperation, "authAnyOf">[]): IrAuthScheme[] =>
+  schemes.filter((s) => operations.some((op) => op.authAnyOf.some((r) => r.scheme === s.name)));

@@ -34,3 +34,11 @@ export function clientName(surface: string, acronyms: ReadonlySet<string>): stri
 export function iteratorName(pascalName: string): string {
   return `iterate${pascalName}`;
 }
+
+/**
+ * The TypeScript SDK's open type of an enum (GenreOrUnknown: Genre | (string & {})), which its
+ * answers use so that a value added to the service since reads as a string.
+ */
+export function openEnumName(enumName: string): string {
+  return `${enumName}OrUnknown`;
+}

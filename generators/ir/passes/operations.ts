@@ -4,7 +4,7 @@
 import type { PathSegment, RawOperation } from "../../load/load.js";
 import { didYouMean } from "../naming.js";
 import { PROTOCOLS, type IrMessage, type IrOperation, type Protocol } from "../ir.js";
-import { checkAuth, errorCodesOf } from "./auth.js";
+import { authRequirementsOf, checkAuth, errorCodesOf } from "./auth.js";
 import type { IrContext } from "./context.js";
 import { buildMessage } from "./messages.js";
 import { iteratorName, operationNames, type OperationNames } from "./names.js";
@@ -131,7 +131,8 @@ function resolveOperation(context: IrContext, source: OperationSource, input: Ir
   const { raw, report } = context;
   const { name, rawOp, protocols, path, subject } = source;
   const { pascalName, camelName, title } = source.names;
-  const auth = rawOp.auth;
+  const authAnyOf = authRequirementsOf(rawOp);
+  const authKinds = authAnyOf.map((r) => context.authSchemes.find((s) => s.name === r.scheme)?.kind ?? "none");
   const pagination = resolvePagination(rawOp, input, output, context.sharedByName, (message) => report("invalid-pagination", [...path, "pagination"], subject, message));
   const setsCookies = [...new Set([...(rawOp.sets_cookies ?? []), ...(sessionCookies.has(name) ? [sessionCookies.get(name)!] : [])])];
   const op: IrOperation = {
@@ -145,9 +146,14 @@ function resolveOperation(context: IrContext, source: OperationSource, input: Ir
     kind: rawOp.kind,
     destructive: rawOp.destructive ?? false,
     idempotent: rawOp.kind === "read" || rawOp.idempotent === true,
-    auth,
+    auth: authAnyOf[0]!.scheme,
+    authAnyOf,
     errors: rawOp.errors ?? [],
-    errorCodes: errorCodesOf(context.authSchemes.find((s) => s.name === auth)?.kind ?? "none", rawOp.errors ?? []),
+    errorCodes: errorCodesOf(
+      authKinds,
+      rawOp.errors ?? [],
+      authAnyOf.some((r) => r.scopes.length > 0),
+    ),
     idempotencyKey: rawOp.kind === "write" && setsCookies.length === 0,
     setsCookies,
     pagination,

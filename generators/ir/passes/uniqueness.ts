@@ -4,6 +4,7 @@
 import type { SourcePosition } from "../../load/diagnostics.js";
 import type { IrMessage } from "../ir.js";
 import { allMessages, type IrContext } from "./context.js";
+import { openEnumName } from "./names.js";
 
 /** A name taken by something the manifest declares or derives. */
 interface NameEntry {
@@ -35,7 +36,8 @@ export function checkUniqueNames(context: IrContext): void {
         owner: `the ${surface} client`,
         position: loaded.locate(["api", "surfaces", surface, "client"]),
       })),
-      ...context.enums.map((e) => ({ name: e.name, owner: `enum '${e.name}'`, position: e.position })),
+      // Each enum also names its open type in the TypeScript SDK (GenreOrUnknown), which answers use.
+      ...context.enums.flatMap((e) => [e.name, openEnumName(e.name)].map((name) => ({ name, owner: `enum '${e.name}'`, position: e.position }))),
       ...allMessages(context).flatMap((m) => [
         { name: m.name, owner: ownerOf(m), position: m.position },
         ...(m.usedAsOutput || m.shared ? [{ name: m.graphqlName, owner: ownerOf(m), position: m.position }] : []),

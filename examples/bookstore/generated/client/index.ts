@@ -24,7 +24,7 @@ export type { ApiKeyConfig, UserClientConfig } from "@apigen/runtime/client/clie
 export type { ApiPromise, CallOptions, ClientConfig, ClientHooks, Logger, RawResponse, RequestEvent, ResponseEvent, RetryPolicy } from "@apigen/runtime/client/core.js";
 export type { TlsClientOptions } from "@apigen/runtime/client/tls.js";
 export type { OperationSpec, Protocol } from "@apigen/runtime/schema.js";
-export type * from "../types.js";
+export type * from "./types.js";
 import { schema } from "../schema.js";
 
 /** Every operation with its protocols, minimum versions, destructive flag and auth, for code to read. */

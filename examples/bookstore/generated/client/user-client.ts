@@ -16,7 +16,7 @@ import type {
   SearchBooksInput,
   SearchBooksResponse,
   UpdateBookInput,
-} from "../types.js";
+} from "./types.js";
 
 const definition: ClientDefinition = {
   schema,

@@ -30,8 +30,10 @@ type OperationInfo struct {
 	Kind string
 	// Destructive operations permanently change or remove data; read-only clients refuse them.
 	Destructive bool
-	// Auth is the name of its auth scheme, as the manifest declares it.
+	// Auth is the name of its auth scheme, as the manifest declares it (the first of AuthAnyOf).
 	Auth string
+	// AuthAnyOf names every auth scheme it takes, any one of which lets a caller in, in the manifest's order.
+	AuthAnyOf []string
 	// Since is the minimum server version over each protocol that carries the operation.
 	Since map[Protocol]string
 	// Protocols are the protocols that carry it, in canonical order.

@@ -44,9 +44,9 @@ func (c *StoreClient) UpdateBook(ctx context.Context, in *UpdateBookInput, opts 
 //
 // Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
-// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
-// applies it once.
+// Auth: staff_key or reader (scope books:write). An idempotent write, retried with an idempotency key:
+// every call carries an Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every
+// attempt, so the service applies it once.
 func (c *StoreClient) EditBook(ctx context.Context, in *EditBookInput, opts ...CallOption) (*Book, error) {
 	return invoke[Book](ctx, &c.core, transport.OpEditBook, in, opts)
 }
@@ -56,9 +56,9 @@ func (c *StoreClient) EditBook(ctx context.Context, in *EditBookInput, opts ...C
 //
 // Protocols: rest (since 1.0.0), grpc (since 1.0.0).
 //
-// Auth: staff_key. An idempotent write, retried with an idempotency key: every call carries an
-// Idempotency-Key (WithIdempotencyKey, else a random UUID), the same on every attempt, so the service
-// applies it once.
+// Auth: staff_key or reader (scopes books:write, labels:clear). An idempotent write, retried with an
+// idempotency key: every call carries an Idempotency-Key (WithIdempotencyKey, else a random UUID), the
+// same on every attempt, so the service applies it once.
 func (c *StoreClient) ClearLabels(ctx context.Context, in *ClearLabelsInput, opts ...CallOption) (*ClearLabelsResponse, error) {
 	return invoke[ClearLabelsResponse](ctx, &c.core, transport.OpClearLabels, in, opts)
 }

@@ -24,9 +24,9 @@ export interface UserHandlers {
   getBook(input: GetBookInput, context: CallContext): Promise<Reply<Book>>;
   /** Change the stock of a book. Auth: staff_key. Protocols: graphql, rest, grpc. */
   updateBook(input: UpdateBookInput, context: CallContext): Promise<Reply<Book>>;
-  /** Change a book's title, rating or labels. Auth: staff_key. Protocols: graphql, rest, grpc. */
+  /** Change a book's title, rating or labels. Auth: staff_key or reader (scope books:write). Protocols: graphql, rest, grpc. */
   editBook(input: EditBookInput, context: CallContext): Promise<Reply<Book>>;
-  /** Remove every label of a book, over REST and gRPC (an answer of no content). Auth: staff_key. Protocols: rest, grpc. */
+  /** Remove every label of a book, over REST and gRPC (an answer of no content). Auth: staff_key or reader (scopes books:write, labels:clear). Protocols: rest, grpc. */
   clearLabels(input: ClearLabelsInput, context: CallContext): Promise<Reply<ClearLabelsResponse>>;
   /** Take a book out of the store. Destructive. Auth: staff_key. Protocols: graphql, rest, grpc. */
   removeBook(input: RemoveBookInput, context: CallContext): Promise<Reply<RemoveBookResponse>>;

@@ -16,7 +16,7 @@ export { memoryStore, redisStore, MemoryIdempotencyStore, ListenError, MissingPa
 export type { ServerOptions, ServiceServer, Store, IdempotencyStore, IdempotencyOptions, IdempotencyRequest, IdempotencyClaim, TrustProxy, RateLimitOptions, MetricsOptions, TracingOptions, ServingStatus, Dependency, HttpMount, MountContext, McpOptions, TlsOptions, CorsOptions } from "@apigen/runtime/server/index.js";
 
 /** The server's options; the operations of this API need verifyApiKey. */
-export type Options = Omit<ServerOptions, "secret" | "verifyUserToken" | "verifyToken" | "hasRole"> & {
+export type Options = Omit<ServerOptions, "secret" | "verifyToken" | "hasRole"> & {
   /** Checks the API key of the calls of auth staff_key. */
   verifyApiKey: NonNullable<ServerOptions["verifyApiKey"]>;
 };

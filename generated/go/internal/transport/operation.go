@@ -14,7 +14,9 @@ type Operation struct {
 	kind        string
 	destructive bool
 	auth        string
-	deprecated  string
+	// authAnyOf: every scheme it takes, any one of which lets a caller in, where it takes several (nil: auth alone).
+	authAnyOf  []string
+	deprecated string
 	// protocols that carry it, in canonical order, with the minimum server version over each.
 	protocols []Protocol
 	since     map[Protocol]string
@@ -92,6 +94,7 @@ type OperationInfo struct {
 	Kind        string
 	Destructive bool
 	Auth        string
+	AuthAnyOf   []string
 	Since       map[Protocol]string
 	Protocols   []Protocol
 	Deprecated  string
@@ -105,6 +108,10 @@ func Operations() []OperationInfo {
 		for p, v := range op.since {
 			since[p] = v
 		}
+		authAnyOf := []string{op.auth}
+		if op.authAnyOf != nil {
+			authAnyOf = append([]string(nil), op.authAnyOf...)
+		}
 		infos[i] = OperationInfo{
 			Name:        op.name,
 			Method:      op.pascalName,
@@ -113,6 +120,7 @@ func Operations() []OperationInfo {
 			Kind:        op.kind,
 			Destructive: op.destructive,
 			Auth:        op.auth,
+			AuthAnyOf:   authAnyOf,
 			Since:       since,
 			Protocols:   append([]Protocol(nil), op.protocols...),
 			Deprecated:  op.deprecated,

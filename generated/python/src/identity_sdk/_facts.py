@@ -75,6 +75,9 @@ class Operation(NamedTuple):
     kind: str
     destructive: bool
     auth: str
+    """Its auth scheme (the first of auth_any_of)."""
+    auth_any_of: tuple[str, ...]
+    """Every auth scheme it takes, any one of which lets a caller in, in the manifest's order."""
     protocols: tuple[str, ...]
     fixed_protocol: str | None
     """The protocol of every call whatever the client's (token routes: rest)."""

@@ -52,7 +52,7 @@ export const StoreService: GenService<{
     output: typeof UpdateBookResponseSchema;
   },
   /**
-   * Change a book's title, rating or labels. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
+   * Change a book's title, rating or labels. Auth: any one of: a member of the store's staff (API key in header x-bookstore-key); a reader signed in to the store (bearer token), with the scope books:write. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc bookstore.v1.StoreService.EditBook
    */
@@ -62,7 +62,7 @@ export const StoreService: GenService<{
     output: typeof EditBookResponseSchema;
   },
   /**
-   * Remove every label of a book, over REST and gRPC (an answer of no content). Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
+   * Remove every label of a book, over REST and gRPC (an answer of no content). Auth: any one of: a member of the store's staff (API key in header x-bookstore-key); a reader signed in to the store (bearer token), with the scopes books:write and labels:clear. Takes an Idempotency-Key (HTTP header; gRPC metadata idempotency-key, 1 to 255 printable ASCII characters): a repeat with the same key and input is answered the first answer, marked Idempotent-Replayed: true, for 24 hours, without running again; the key with another input is INVALID_ARGUMENT, a repeat while the first runs UNAVAILABLE with Retry-After.
    *
    * @generated from rpc bookstore.v1.StoreService.ClearLabels
    */
