@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import ts from "typescript";
 import { buildCli } from "./build-cli.mjs";
-import { compile, isBuiltin, packageOf, run } from "./pack.mjs";
+import { compile, isBuiltin, packageOf, run, runtimeImports } from "./pack.mjs";
 
 const PROJECT_ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 export const TOOLCHAIN_OUT_DIR = "dist/toolchain";
@@ -32,7 +32,7 @@ function runtimeDependencies(root, modules) {
   const imported = new Set();
   for (const path of modules) {
     for (const { fileName } of ts.preProcessFile(readFileSync(join(root, path), "utf8"), true, true).importedFiles) {
-      if (!fileName.startsWith(".") && !isBuiltin(fileName)) imported.add(packageOf(fileName));
+      if (!fileName.startsWith(".") && !fileName.startsWith("#") && !isBuiltin(fileName)) imported.add(packageOf(fileName));
     }
   }
   const missing = [...imported].filter((name) => !ranges[name]);
@@ -65,13 +65,14 @@ export async function packToolchain({ root = PROJECT_ROOT, outDir = join(root, T
       copyFileSync(join(root, path), join(buildDir, "src", path));
     }
     symlinkSync(join(root, "node_modules"), join(buildDir, "node_modules"), "junction");
-    compile(buildDir, ts);
+    const imports = runtimeImports(join(root, "runtime"));
+    compile(buildDir, ts, { imports });
     mkdirSync(outDir, { recursive: true });
 
     const runtimeDir = join(buildDir, "out", "runtime");
     writeFileSync(
       join(runtimeDir, "package.json"),
-      `${JSON.stringify({ name: "@apigen/runtime", version, description: "The runtime generated TypeScript of apigen imports: server pipeline, clients, MCP bridge.", type: "module", license: "Apache-2.0", engines: { node: `>=${nodeLines.minimum}` }, exports: { "./*": "./*" }, ...dependencies }, null, 2)}\n`,
+      `${JSON.stringify({ name: "@apigen/runtime", version, description: "The runtime generated TypeScript of apigen imports: server pipeline, clients, MCP bridge.", type: "module", license: "Apache-2.0", engines: { node: `>=${nodeLines.minimum}` }, exports: { "./*": "./*" }, imports, ...dependencies }, null, 2)}\n`,
     );
     writeFileSync(
       join(runtimeDir, "README.md"),

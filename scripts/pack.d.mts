@@ -49,5 +49,11 @@ export declare const PACK_OPTIONS: {
 export declare const COMPILER_OPTIONS: Record<string, unknown>;
 export declare const packageOf: (specifier: string) => string;
 export declare const isBuiltin: (specifier: string) => boolean;
-export declare function compile(buildDir: string, ts: typeof import("typescript")): void;
+export declare function compile(buildDir: string, ts: typeof import("typescript"), options?: { imports?: PackageImports }): void;
+/** Package imports: a specifier ("#client-platform") to a target or to targets by condition. */
+export type PackageImports = Record<string, string | Record<string, string>>;
+/** The runtime's package imports, from its package.json. */
+export declare function runtimeImports(runtimeDir: string): PackageImports;
+/** `imports` with targets under `prefix` instead of ./ */
+export declare function importsUnder(imports: PackageImports, prefix: string): PackageImports;
 export declare function run(command: string, args: string[], cwd: string, options?: { withStderr?: boolean }): Promise<string>;

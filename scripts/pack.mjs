@@ -66,6 +66,22 @@ export const packageOf = (specifier) =>
 export const isBuiltin = (specifier) => specifier.startsWith("node:") || builtinModules.includes(specifier);
 /** The project path of a module of the runtime package, or undefined for any other specifier. */
 const runtimeModule = (specifier) => (specifier.startsWith(`${RUNTIME_PACKAGE}/`) ? `runtime/${specifier.slice(RUNTIME_PACKAGE.length + 1)}` : undefined);
+/** The runtime's package imports ("#client-platform": its modules by condition), from its package.json. */
+export const runtimeImports = (runtimeDir) => JSON.parse(readFileSync(join(runtimeDir, "package.json"), "utf8")).imports ?? {};
+/** Package imports whose targets are under `prefix` (./runtime/ in a package, ./src/runtime/ in a build) instead of the runtime's own folder. */
+export const importsUnder = (imports, prefix) =>
+  Object.fromEntries(
+    Object.entries(imports).map(([name, conditions]) => [
+      name,
+      typeof conditions === "string" ? conditions.replace(/^\.\//, prefix) : Object.fromEntries(Object.entries(conditions).map(([condition, target]) => [condition, target.replace(/^\.\//, prefix)])),
+    ]),
+  );
+/** Every module a package import of the runtime may resolve to, as project paths (runtime/client/platform-web.ts). */
+const runtimeImportTargets = (imports, specifier) => {
+  const conditions = imports[specifier];
+  if (conditions === undefined) return undefined;
+  return [...new Set(typeof conditions === "string" ? [conditions] : Object.values(conditions))].map((target) => `runtime/${target.replace(/^\.\//, "").replace(/\.js$/, ".ts")}`);
+};
 /** A module's text with each import of the runtime package made relative to the module, as the package lays the runtime out. */
 const withRelativeRuntime = (path, text) =>
   text.replace(/(["'])@apigen\/runtime\/([^"']+)\1/g, (_, quote, rest) => {
@@ -165,6 +181,7 @@ function moduleClosure(root, manifest, { runtime, ts }) {
   ].map((target) => target.replace(/^\.\//, "").replace(/\.js$/, ".ts"));
   const modules = new Set();
   const packages = new Set();
+  const imports = runtimeImports(runtime.dir);
   const queue = [...entries];
   while (queue.length > 0) {
     const path = queue.pop();
@@ -182,7 +199,12 @@ function moduleClosure(root, manifest, { runtime, ts }) {
     for (const file of files) {
       for (const { fileName: specifier } of ts.preProcessFile(readFileSync(file, "utf8"), true, true).importedFiles) {
         if (specifier.startsWith(".")) queue.push(posix.join(posix.dirname(path), specifier).replace(/\.js$/, ".ts"));
-        else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
+        else if (specifier.startsWith("#")) {
+          const targets = runtimeImportTargets(imports, specifier);
+          if (!targets) throw new PackError(`${manifest.name}: ${path} imports ${specifier}, which ${RUNTIME_PACKAGE}'s package.json does not map`);
+          if (!manifest.imports?.[specifier]) throw new PackError(`${manifest.name}: ${path} imports ${specifier}, which its package.json does not map (run apigen generate)`);
+          queue.push(...targets);
+        } else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
         else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));
       }
     }
@@ -195,9 +217,10 @@ function moduleClosure(root, manifest, { runtime, ts }) {
 }
 
 /** Compiles buildDir/src into buildDir/out with `ts` (the typescript module) and COMPILER_OPTIONS; throws the diagnostics. */
-export function compile(buildDir, ts) {
-  // Under NodeNext the nearest package.json decides the module format of every .ts file.
-  writeFileSync(join(buildDir, "package.json"), `${JSON.stringify({ type: "module", private: true })}\n`);
+export function compile(buildDir, ts, { imports = {} } = {}) {
+  // Under NodeNext the nearest package.json decides the module format of every .ts file; its
+  // imports are the runtime's, which TypeScript resolves as Node does (the "node" condition).
+  writeFileSync(join(buildDir, "package.json"), `${JSON.stringify({ type: "module", private: true, imports: importsUnder(imports, "./src/runtime/") })}\n`);
   writeFileSync(join(buildDir, "tsconfig.json"), `${JSON.stringify({ compilerOptions: COMPILER_OPTIONS, include: ["src"] }, null, 2)}\n`);
   const parsed = ts.getParsedCommandLineOfConfigFile(join(buildDir, "tsconfig.json"), {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: () => {} });
   const program = ts.createProgram(parsed.fileNames, parsed.options);
@@ -260,7 +283,7 @@ export async function packPackages({ root = PROJECT_ROOT, outDir = join(root, DE
     }
     // The packages compile against the toolchain's dependencies (this repository's, or the project's).
     symlinkSync(toolchain.nodeModules, join(buildDir, "node_modules"), "junction");
-    compile(buildDir, ts);
+    compile(buildDir, ts, { imports: runtimeImports(runtime.dir) });
 
     mkdirSync(outDir, { recursive: true });
     return await Promise.all(

@@ -93,8 +93,11 @@ export const GRPC_ENTRY = `${CLIENT_DIR}/grpc.ts`;
  */
 export const RUNTIME_DEPENDENCIES = {
   "@bufbuild/protobuf": "^2.13.0",
-  "@connectrpc/connect": "^2.1.2",
-  "@connectrpc/connect-node": "^2.1.2",
+  // Exact, and one version for the three: connect-node and connect-web each take @connectrpc/connect
+  // of their own version as a peer, and two copies of it would not know each other's errors.
+  "@connectrpc/connect": "2.1.2",
+  "@connectrpc/connect-node": "2.1.2",
+  "@connectrpc/connect-web": "2.1.2",
   "@grpc/grpc-js": "^1.14.7",
   "@grpc/reflection": "^1.0.4",
   "grpc-health-check": "^2.1.0",
@@ -108,8 +111,29 @@ export const RUNTIME_DEPENDENCIES = {
 } as const;
 type Dependency = keyof typeof RUNTIME_DEPENDENCIES;
 
-// undici: REST and GraphQL with a private CA or a client certificate (ClientConfig.tls), loaded only then.
-const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "undici"];
+// undici: REST and GraphQL on Node (a pool per client, ClientConfig.tls); connect-node: gRPC on Node;
+// connect-web: RPCs elsewhere (Connect over fetch). Each is loaded only where its platform module
+// runs, and the RPC ones on the first gRPC call: an app of REST or GraphQL in a browser loads none.
+const SDK_DEPENDENCIES: Dependency[] = ["@bufbuild/protobuf", "@connectrpc/connect", "@connectrpc/connect-node", "@connectrpc/connect-web", "undici"];
+
+/**
+ * The clients' platform module by runtime (the package's "#client-platform" import, as
+ * runtime/package.json maps it): Node's pooled fetch and gRPC over HTTP/2, or the platform's fetch
+ * and Connect over it for browsers, Deno, Bun and edge runtimes (none of which loads a node: module).
+ */
+const WEB_PLATFORM = "./runtime/client/platform-web.js";
+export const CLIENT_PLATFORM_IMPORTS = {
+  "#client-platform": {
+    browser: WEB_PLATFORM,
+    deno: WEB_PLATFORM,
+    bun: WEB_PLATFORM,
+    worker: WEB_PLATFORM,
+    workerd: WEB_PLATFORM,
+    "edge-light": WEB_PLATFORM,
+    node: "./runtime/client/platform-node.js",
+    default: WEB_PLATFORM,
+  },
+} as const;
 const MCP_DEPENDENCIES: Dependency[] = [...SDK_DEPENDENCIES, "@modelcontextprotocol/sdk"];
 const SERVER_DEPENDENCIES: Dependency[] = [
   "@bufbuild/protobuf",
@@ -158,6 +182,7 @@ function packageJson(
   dependencies: Dependency[],
   optionalPeers?: typeof OPTIONAL_PEERS,
   bin?: Record<string, string>,
+  imports?: typeof CLIENT_PLATFORM_IMPORTS,
 ): string {
   const { license, repository, homepage, keywords } = ir.api.metadata;
   const manifest = {
@@ -171,6 +196,7 @@ function packageJson(
     type: "module",
     exports: { ...Object.fromEntries(Object.entries(entries).map(([subpath, source]) => [subpath, entry(source)])), "./package.json": "./package.json" },
     ...(entries["."] ? { types: compiled(entries["."], ".d.ts") } : {}),
+    ...(imports ? { imports } : {}),
     // npm writes bin paths without "./" (and would rewrite one that has it as it publishes).
     ...(bin ? { bin: Object.fromEntries(Object.entries(bin).map(([command, source]) => [command, source.replace(/\.ts$/, ".js")])) } : {}),
     sideEffects: !!bin,
@@ -702,6 +728,8 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
         { ".": `${CLIENT_DIR}/index.ts`, "./grpc": GRPC_ENTRY },
         SDK_DEPENDENCIES,
         CLIENT_OPTIONAL_PEERS,
+        undefined,
+        CLIENT_PLATFORM_IMPORTS,
       ),
       header: false,
     },
@@ -722,9 +750,16 @@ export function emitPackages(ir: Ir, protoFiles: readonly string[]): GeneratedFi
     { path: `${serverDir}/README.md`, content: serverReadme(ir) },
     {
       path: `${MCP_PACKAGE_DIR}/package.json`,
-      content: packageJson(ir, ir.api.mcpPackage, `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`, {}, MCP_DEPENDENCIES, CLIENT_OPTIONAL_PEERS, {
-        [mcpCommand(ir)]: MCP_MAIN,
-      }),
+      content: packageJson(
+        ir,
+        ir.api.mcpPackage,
+        `An MCP server of ${ir.api.title}: every operation a tool, called through the typed client.`,
+        {},
+        MCP_DEPENDENCIES,
+        CLIENT_OPTIONAL_PEERS,
+        { [mcpCommand(ir)]: MCP_MAIN },
+        CLIENT_PLATFORM_IMPORTS,
+      ),
       header: false,
     },
     { path: `${MCP_PACKAGE_DIR}/README.md`, content: mcpReadme(ir) },

@@ -6,9 +6,9 @@ import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protoc
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES, type RawResponse } from "./errors.js";
 export type { RawResponse } from "./errors.js";
-import { createGraphqlTransport } from "./graphql.js";
 import { createRestTransport } from "./rest.js";
-import { connectionRefused, hostOfEndpoint, plaintextRefusal, pooledFetch, type TlsClientOptions } from "./tls.js";
+import { PLATFORM } from "#client-platform";
+import { connectionRefused, hostOfEndpoint, plaintextRefusal, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import { compareVersions } from "./version.js";
 
@@ -65,7 +65,8 @@ export interface ClientConfig {
   fetch?: typeof fetch;
   /**
    * A private CA, a client certificate (mutual TLS) or the server's name, for an https:// service:
-   * REST and GraphQL use them (through the package undici), and gRPC too unless grpcTls says otherwise.
+   * REST and GraphQL use them (on Node, through the package undici), and gRPC too unless grpcTls says otherwise;
+   * elsewhere the platform's fetch decides what it trusts, and these options are refused.
    */
   tls?: TlsClientOptions;
   /**
@@ -305,7 +306,7 @@ export class ClientCore {
     const url = new URL(serviceUrl);
     const https = url.protocol === "https:";
     const grpcTls = config.grpcTls === undefined ? (https ? (config.tls ?? {}) : false) : config.grpcTls === true ? (config.tls ?? {}) : config.grpcTls;
-    const ownFetch = config.fetch ? undefined : pooledFetch(config.tls);
+    const ownFetch = config.fetch ? undefined : PLATFORM.ownFetch(config.tls);
     this.closeFetch = ownFetch?.close;
     this.settings = {
       schema: definition.schema,
@@ -322,11 +323,13 @@ export class ClientCore {
     this.inClear = {
       graphql: overHttp,
       rest: overHttp,
-      grpc: plaintextRefusal(
-        { secure: grpcTls !== false, host: hostOfEndpoint(this.settings.grpcEndpoint), shown: `gRPC ${this.settings.grpcEndpoint}` },
-        "use grpcTls (the default for an https:// serviceUrl)",
-        config.allowInsecure,
-      ),
+      grpc: PLATFORM.rpcOverServiceUrl
+        ? overHttp
+        : plaintextRefusal(
+            { secure: grpcTls !== false, host: hostOfEndpoint(this.settings.grpcEndpoint), shown: `gRPC ${this.settings.grpcEndpoint}` },
+            "use grpcTls (the default for an https:// serviceUrl)",
+            config.allowInsecure,
+          ),
     };
     if (config.serverVersion !== undefined) this.serverVersion = Promise.resolve(config.serverVersion);
     // An operation whose minimum version is the lowest of its protocol never needs the server's version.
@@ -359,10 +362,11 @@ export class ClientCore {
     if (!transport) {
       transport =
         protocol === "graphql"
-          ? Promise.resolve(createGraphqlTransport(this.settings))
+          ? // Loaded on the first GraphQL call: an app of REST alone never loads the document builder.
+            import("./graphql.js").then((graphql) => graphql.createGraphqlTransport(this.settings))
           : protocol === "rest"
             ? Promise.resolve(createRestTransport(this.settings))
-            : Promise.all([import("./grpc.js"), this.definition.loadGrpcServices()]).then(([grpc, services]) => grpc.createGrpcTransport(this.settings, services));
+            : Promise.all([PLATFORM.loadRpc(), this.definition.loadGrpcServices()]).then(([rpc, services]) => rpc.createGrpcTransport(this.settings, services));
       this.transports.set(protocol, transport);
       transport.then(
         (created) => this.ready.set(protocol, created),

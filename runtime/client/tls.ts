@@ -1,24 +1,26 @@
-// TLS of the clients: a private CA, a client certificate (mutual TLS) and the server name, for
-// REST and GraphQL (through an undici Agent, loaded only when asked) and for gRPC; and the rule
-// that credentials never go in clear to a host that is not this machine unless the caller says so.
-import { isIP } from "node:net";
+// TLS of the clients: a private CA, a client certificate (mutual TLS) and the server name (Node's
+// fetch-node.ts and grpc-node.ts apply them); the rule that credentials never go in clear to a host
+// that is not this machine unless the caller says so; and what a failed connection looks like.
+// Nothing here imports a node: module: every platform's client loads it.
 
 export interface TlsClientOptions {
   /** CA certificates (PEM) to trust instead of the system's roots. */
-  ca?: string | Buffer;
+  ca?: string | Uint8Array;
   /** A client certificate chain (PEM), for servers that ask for one (mutual TLS). */
-  cert?: string | Buffer;
+  cert?: string | Uint8Array;
   /** The private key (PEM) of `cert`. */
-  key?: string | Buffer;
+  key?: string | Uint8Array;
   /** The name the server's certificate must carry, when it is not the host of the URL. */
   serverName?: string;
 }
+
+const IPV4 = /^(25[0-5]|2[0-4]\d|1?\d?\d)(\.(25[0-5]|2[0-4]\d|1?\d?\d)){3}$/;
 
 /** localhost, 127.0.0.0/8 and ::1: traffic that never leaves the machine. */
 export function isLoopback(host: string): boolean {
   const bare = host.replace(/^\[|\]$/g, "").toLowerCase();
   if (bare === "localhost" || bare.endsWith(".localhost")) return true;
-  if (isIP(bare) === 4) return bare.startsWith("127.");
+  if (IPV4.test(bare)) return bare.startsWith("127.");
   return bare === "::1" || bare === "0:0:0:0:0:0:0:1";
 }
 
@@ -36,33 +38,6 @@ export function plaintextRefusal(target: { secure: boolean; host: string; shown:
   if (target.secure || allowInsecure || isLoopback(target.host)) return undefined;
   // REFUSAL_TEXTS.inClear of generators/sdk/sdk-facts.ts, which the other languages' clients say.
   return `refusing to send credentials in clear to ${target.shown}: the connection is not TLS and the host is not loopback; ${remedy}, or set allowInsecure: true to send them anyway`;
-}
-
-/** The most connections a client keeps to one host (as the Go SDK's MaxConnsPerHost): more concurrent calls queue. */
-export const MAX_CONNECTIONS_PER_HOST = 64;
-
-/**
- * The client's own fetch: a pool of at most MAX_CONNECTIONS_PER_HOST keep-alive connections per host
- * (undici, loaded on the first call), trusting `options.ca` and presenting `options.cert` when
- * given, and its close, which ends every connection it opened (global fetch would keep them).
- */
-export function pooledFetch(options: TlsClientOptions = {}): { fetch: typeof fetch; close(): Promise<void> } {
-  let loaded: Promise<{ fetch: typeof fetch; close(): Promise<void> }> | undefined;
-  const load = () =>
-    (loaded ??= import("undici").then(({ Agent, fetch: undiciFetch }) => {
-      const agent = new Agent({
-        connections: MAX_CONNECTIONS_PER_HOST,
-        connect: { ca: options.ca, cert: options.cert, key: options.key, servername: options.serverName },
-      });
-      const bound = ((input: string, init: RequestInit) => undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof fetch;
-      return { fetch: bound, close: () => agent.close() };
-    }));
-  return {
-    fetch: ((input: string, init: RequestInit) => load().then((client) => client.fetch(input, init))) as typeof fetch,
-    close: async () => {
-      if (loaded) await (await loaded).close();
-    },
-  };
 }
 
 /** Codes of Node errors that mean no connection (or no trusted one) was made: the call never reached the service. */

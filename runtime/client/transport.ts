@@ -1,6 +1,7 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import { codeOfHttpStatus } from "../errors.js";
 import { answerMismatch, normalizeMessage } from "../shape.js";
+import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
 import { ApiError, FAULT_CODES, waitAsked } from "./errors.js";
@@ -23,6 +24,27 @@ export interface Transport {
   readonly protocol: Protocol;
   call(call: TransportCall): Promise<Plain>;
   close(): Promise<void>;
+}
+
+/** A fetch of the client's own, and its close (which ends the connections it opened). */
+export interface OwnFetch {
+  fetch: typeof fetch;
+  close(): Promise<void>;
+}
+
+/**
+ * What differs between the runtimes a client runs on, chosen by the package's "#client-platform"
+ * import (conditions node, or browser / deno / bun / worker / default): Node's pooled fetch with TLS
+ * options and gRPC over HTTP/2, or the platform's fetch and Connect over it.
+ */
+export interface ClientPlatform {
+  readonly name: "node" | "web";
+  /** The client's fetch when it is given none; throws a TypeError for TLS options the platform cannot take. */
+  ownFetch(tls: TlsClientOptions | undefined): OwnFetch;
+  /** Whether RPCs go to serviceUrl (Connect over fetch) rather than to grpcEndpoint (gRPC over HTTP/2). */
+  readonly rpcOverServiceUrl: boolean;
+  /** Loads the RPC transport, on the first call over grpc. */
+  loadRpc(): Promise<{ createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport }>;
 }
 
 export interface TransportSettings {
@@ -69,7 +91,13 @@ export async function readText(response: Response, limit: number, operation: Ope
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  const whole = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    whole.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(whole);
 }
 
 /** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */

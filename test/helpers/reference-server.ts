@@ -181,8 +181,8 @@ export interface ReferenceServer {
 }
 
 /** A fresh reference service (its default store) behind the generated server on free ports, for clients a test runs elsewhere (a packed SDK, a consumer project). */
-export async function startReferenceServer(adminSecret: string): Promise<ReferenceServer> {
+export async function startReferenceServer(adminSecret: string, options: Partial<Options> = {}): Promise<ReferenceServer> {
   const reference = createReferenceService({ passwordHashCost: TEST_PASSWORD_HASH_COST });
-  const server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret, port: 0, grpcPort: 0 });
+  const server = createServer(reference.implementation, { ...reference.serverOptions, adminSecret, port: 0, grpcPort: 0, ...options });
   return { server, addresses: await server.listen() };
 }

@@ -11,7 +11,8 @@ import { DOCS_DIR } from "../../generators/emit/docs.js";
 import { MCP_TOOLS_PATH } from "../../generators/emit/mcp.js";
 import { sampleInput } from "../../generators/emit/operation-text.js";
 import { OPTIONAL_PACKAGES } from "../../runtime/server/optional-packages.js";
-import { RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
+import { CLIENT_PLATFORM_IMPORTS, MCP_PACKAGE_DIR, RUNTIME_DEPENDENCIES, SDK_PACKAGE_DIR, SERVER_PACKAGE_DIR } from "../../generators/emit/packages.js";
+import { importsUnder } from "../../scripts/pack.mjs";
 import { EXPLORER_PACKAGES } from "../../runtime/server/explorer-packages.js";
 import { PROTOCOLS } from "../../generators/ir/ir.js";
 import { schema } from "../../generated/schema.js";
@@ -141,6 +142,22 @@ describe("the package manifests and READMEs", () => {
     }
     const sdk = JSON.parse(read(`${SDK_PACKAGE_DIR}/package.json`)) as { exports: Record<string, unknown> };
     expect(Object.keys(sdk.exports)).toEqual([".", "./grpc", "./package.json"]);
+  });
+
+  it("map the clients' #client-platform import as the runtime does: Node's module for node, the fetch one for browsers, Deno, Bun, workers and any other runtime", () => {
+    const runtime = (JSON.parse(read("runtime/package.json")) as { imports: Record<string, Record<string, string>> }).imports;
+    expect(importsUnder(runtime, "./runtime/")).toEqual(CLIENT_PLATFORM_IMPORTS);
+    const platform = CLIENT_PLATFORM_IMPORTS["#client-platform"];
+    expect(
+      Object.entries(platform)
+        .filter(([, target]) => target.endsWith("platform-node.js"))
+        .map(([condition]) => condition),
+    ).toEqual(["node"]);
+    // Conditions are tried in order: each runtime's own name comes before "node", which Deno and Bun match too.
+    const order = Object.keys(platform);
+    for (const condition of ["browser", "deno", "bun", "worker"]) expect(order.indexOf(condition)).toBeLessThan(order.indexOf("node"));
+    expect(order.at(-1)).toBe("default");
+    for (const dir of [SDK_PACKAGE_DIR, MCP_PACKAGE_DIR]) expect((JSON.parse(read(`${dir}/package.json`)) as { imports: unknown }).imports).toEqual(CLIENT_PLATFORM_IMPORTS);
   });
 
   it("declare the runtime's dependencies in ranges the project's own versions satisfy", () => {

@@ -5,6 +5,10 @@
 // bin serves its tools. Each of the three runs on every Node line the packages declare: the project's
 // own Node and the newest of the older line (test/helpers/node-lines.ts).
 import { execFile, spawn, type ChildProcess, type ExecFileOptions } from "node:child_process";
+import { createServer as createHttpServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { build } from "esbuild";
+import { chromium } from "playwright-core";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
@@ -17,6 +21,7 @@ import { loadIr } from "../../generators/generate.js";
 import { REPO_ROOT, timed } from "../helpers/project.js";
 import { startReferenceServer } from "../helpers/reference-server.js";
 import { CURRENT_NODE, OLDER_NODE_VERSION, olderNode, type NodeLine } from "../helpers/node-lines.js";
+import { CHROMIUM_ARGS, CHROMIUM_PATH, ensureChromium } from "../helpers/chromium.js";
 
 const execFileAsync = promisify(execFile);
 /** execFile, failing with what the command printed (tsc reports its errors on stdout). */
@@ -109,6 +114,78 @@ const direct = await rpc.adminMeta({}, { headers: { "${adminSecretHeader}": admi
 results.direct = { version: direct.version, services: grpcServices.map((s) => s.typeName) };
 results.node = process.version;
 process.stdout.write(JSON.stringify(results));
+`;
+
+/**
+ * The SDK where Node is not: run as it is by Deno and Bun (which pick the package's fetch platform),
+ * and bundled for a browser page. Each protocol reads the service and makes an organization; a TLS
+ * option that only Node can honour is refused with its reason, which proves the platform module.
+ */
+const WEB_SMOKE_SOURCE = `import { AdminClient, ApiError, UserClient } from "${sdkPackage}";
+
+const serviceUrl = (globalThis.process?.env ?? globalThis.Deno?.env.toObject()).SERVICE_URL;
+const adminSecret = (globalThis.process?.env ?? globalThis.Deno?.env.toObject()).ADMIN_SECRET;
+const runtime = globalThis.Deno ? "deno" : globalThis.Bun ? "bun" : "other";
+const results = { runtime };
+for (const protocol of ["graphql", "rest", "grpc"]) {
+  const admin = new AdminClient({ serviceUrl, adminSecret, protocol });
+  const user = new UserClient({ serviceUrl, clientId: "consumer-app", protocol });
+  const created = await admin.createOrganization({ name: \`acme-\${protocol}-\${runtime}\`, display_name: "Acme" });
+  let notFound = "none";
+  try {
+    await admin.getOrganization({ id: "no-such-org" });
+  } catch (error) {
+    notFound = error instanceof ApiError ? \`\${error.code} \${error.protocol}\` : String(error);
+  }
+  results[protocol] = { version: (await admin.adminMeta()).version, name: (await admin.getOrganization({ id: created.id })).name, notFound, userMeta: (await user.meta()).version };
+  await Promise.all([admin.close(), user.close()]);
+}
+try {
+  new UserClient({ serviceUrl, clientId: "consumer-app", tls: { ca: "-----BEGIN CERTIFICATE-----" } });
+  results.tls = "accepted";
+} catch (error) {
+  results.tls = error.message;
+}
+console.log(JSON.stringify(results));
+`;
+
+/**
+ * A web app's module: signs a user up and in, reads the profile and refreshes the token through the
+ * SDK (REST), reads the profile over GraphQL and over RPC (Connect), from the page's own origin.
+ */
+const BROWSER_APP_SOURCE = `import { ApiError, UserClient } from "${sdkPackage}";
+
+async function outcome(call) {
+  try {
+    return { ok: await call() };
+  } catch (error) {
+    return { error: error instanceof ApiError ? error.code : String(error), message: String(error.message) };
+  }
+}
+
+window.signUpAndIn = async (serviceUrl, email) => {
+  const user = new UserClient({ serviceUrl, clientId: "browser-app", protocol: "rest" });
+  const password = "Browser-passw0rd!";
+  const signedUp = await outcome(() => user.signup({ email, password, confirm_password: password, scope: ["offline_access"] }));
+  if (signedUp.error) return { signedUp };
+  const loggedIn = await user.login({ email, password, scope: ["offline_access"] });
+  user.setAccessToken(loggedIn.access_token);
+  const profile = await user.profile();
+  const clientId = (await user.meta()).client_id;
+  const refreshed = await user.oauthToken({ grant_type: "refresh_token", refresh_token: loggedIn.refresh_token, client_id: clientId });
+  const others = {};
+  for (const protocol of ["graphql", "grpc"]) {
+    const client = new UserClient({ serviceUrl, clientId: "browser-app", protocol, accessToken: refreshed.access_token });
+    others[protocol] = (await client.profile()).email;
+  }
+  return {
+    signedUp: { ok: signedUp.ok.user?.email ?? null },
+    loggedIn: typeof loggedIn.access_token === "string" && typeof loggedIn.refresh_token === "string",
+    profile: profile.email,
+    refreshed: typeof refreshed.access_token === "string" && refreshed.access_token !== loggedIn.access_token,
+    others,
+  };
+};
 `;
 
 /** Implements the server stubs in a few methods (the rest refuse) and serves them on free ports. */
@@ -205,6 +282,10 @@ let consumerDir: string;
 let tarballs: string[];
 let referenceServer: ServiceServer;
 let referenceAddresses: { httpUrl: string; grpcEndpoint: string };
+/** Serves the browser app's page and bundle; the service lists its 127.0.0.1 origin, never its localhost one. */
+let pageServer: Server;
+let pageOrigin: string;
+let unlistedOrigin: string;
 const consumerServers: ChildProcess[] = [];
 /** The Node lines the packages run on, the project's own first; the older one is installed in beforeAll. */
 const NODE_LINES = [CURRENT_NODE.line, OLDER_NODE_VERSION.split(".")[0]!];
@@ -243,12 +324,27 @@ beforeAll(async () => {
   const older = await timed(timings, `node ${OLDER_NODE_VERSION}`, olderNode);
   nodes.set(older.line, older);
 
-  ({ server: referenceServer, addresses: referenceAddresses } = await startReferenceServer(ADMIN_SECRET));
+  // The browser app, bundled from the installed package as a web app's bundler would (its "browser" condition).
+  writeFileSync(join(consumerDir, "browser-app.js"), BROWSER_APP_SOURCE);
+  writeFileSync(join(consumerDir, "web-smoke.js"), WEB_SMOKE_SOURCE);
+  const bundle = await build({ entryPoints: [join(consumerDir, "browser-app.js")], absWorkingDir: consumerDir, bundle: true, format: "esm", platform: "browser", write: false, logLevel: "silent" });
+  const page = '<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/app.js"></script>';
+  pageServer = createHttpServer((request, response) => {
+    const [type, body] = request.url === "/app.js" ? ["text/javascript", bundle.outputFiles[0]!.contents] : ["text/html", page];
+    response.writeHead(200, { "content-type": type }).end(body);
+  });
+  await new Promise<void>((resolve) => pageServer.listen(0, "127.0.0.1", resolve));
+  const { port } = pageServer.address() as AddressInfo;
+  pageOrigin = `http://127.0.0.1:${port}`;
+  unlistedOrigin = `http://localhost:${port}`;
+
+  ({ server: referenceServer, addresses: referenceAddresses } = await startReferenceServer(ADMIN_SECRET, { cors: { origins: [pageOrigin] } }));
 }, 240_000);
 
 afterAll(async () => {
   for (const server of consumerServers) if (server.pid !== undefined && server.exitCode === null) server.kill("SIGTERM");
   await referenceServer?.close();
+  pageServer?.close();
   if (workDir) rmSync(workDir, { recursive: true, force: true });
   console.log(`packages test steps (ms): ${JSON.stringify(timings)}`);
 });
@@ -402,6 +498,83 @@ describe.each(NODE_LINES)("the server-stub package implemented and served by the
       await wrongSecret.close();
     } finally {
       await admin.close();
+    }
+  });
+});
+
+describe("the SDK package beyond Node", () => {
+  const expectedRuns = (runtime: string) => ({
+    runtime,
+    ...Object.fromEntries(PROTOCOLS.map((protocol) => [protocol, { version: ir.api.version, name: `acme-${protocol}-${runtime}`, notFound: `NOT_FOUND ${protocol}`, userMeta: ir.api.version }])),
+    tls: expect.stringMatching(/^tls\.ca needs Node: here the platform's fetch trusts the platform's certificates/),
+  });
+  const env = () => ({ PATH: process.env.PATH ?? "", HOME: workDir, SERVICE_URL: referenceAddresses.httpUrl, ADMIN_SECRET, DENO_NO_UPDATE_CHECK: "1", NO_COLOR: "1" });
+
+  it("runs under Deno (npm package deno), over GraphQL, REST and RPC through its fetch", async () => {
+    const deno = join(REPO_ROOT, "node_modules", ".bin", "deno");
+    const { stdout } = await run(deno, ["run", "--allow-net", "--allow-env", "--allow-read", "web-smoke.js"], { cwd: consumerDir, env: { ...env(), DENO_DIR: join(workDir, "deno-cache") } });
+    expect(JSON.parse(stdout)).toEqual(expectedRuns("deno"));
+  });
+
+  it("runs under Bun (npm package bun), over GraphQL, REST and RPC through its fetch", async () => {
+    const { stdout } = await run(join(REPO_ROOT, "node_modules", ".bin", "bun"), ["web-smoke.js"], { cwd: consumerDir, env: env() });
+    expect(JSON.parse(stdout)).toEqual(expectedRuns("bun"));
+  });
+
+  it("bundles for browsers without a node: module or Node's HTTP client", async () => {
+    const result = await build({
+      entryPoints: [join(consumerDir, "browser-app.js")],
+      absWorkingDir: consumerDir,
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      splitting: true,
+      outdir: join(workDir, "browser-out"),
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const inputs = Object.keys(result.metafile.inputs);
+    expect(inputs.filter((input) => /node_modules\/(undici|@connectrpc\/connect-node)\/|^node:/.test(input) || input.endsWith("platform-node.js"))).toEqual([]);
+    expect(inputs.some((input) => input.endsWith("platform-web.js"))).toBe(true);
+  });
+
+  it("serves a page of another origin in headless Chromium: sign-up, sign-in, profile and refresh; a page of an unlisted origin is refused and changes nothing", async () => {
+    ensureChromium();
+    const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+    try {
+      const open = async (origin: string) => {
+        const page = await browser.newPage();
+        await page.goto(`${origin}/`);
+        await page.waitForFunction(() => "signUpAndIn" in window);
+        return page;
+      };
+      const listed = await open(pageOrigin);
+      const email = "browser-user@example.com";
+      const flow = await listed.evaluate(
+        ([url, address]) => (window as unknown as { signUpAndIn(u: string, e: string): Promise<unknown> }).signUpAndIn(url!, address!),
+        [referenceAddresses.httpUrl, email],
+      );
+      expect(flow).toEqual({ signedUp: { ok: email }, loggedIn: true, profile: email, refreshed: true, others: { graphql: email, grpc: email } });
+
+      const unlisted = await open(unlistedOrigin);
+      const refusedEmail = "unlisted-origin@example.com";
+      const refused = (await unlisted.evaluate(
+        ([url, address]) => (window as unknown as { signUpAndIn(u: string, e: string): Promise<unknown> }).signUpAndIn(url!, address!),
+        [referenceAddresses.httpUrl, refusedEmail],
+      )) as {
+        signedUp: { error: string; message: string };
+      };
+      // The browser keeps the preflight's answer from the page: the SDK sees no answer, and the sign-up never ran.
+      expect(refused.signedUp.error).toBe("UNAVAILABLE");
+      expect(refused.signedUp.message).toMatch(/^signup: no answer from the service/);
+      const admin = new AdminClient({ serviceUrl: referenceAddresses.httpUrl, adminSecret: ADMIN_SECRET, protocol: "rest" });
+      const users = await admin.users({ pagination: { page: 1, limit: 100 } });
+      expect(users.users.map((user) => user.email)).toContain(email);
+      expect(users.users.map((user) => user.email)).not.toContain(refusedEmail);
+      await admin.close();
+    } finally {
+      await browser.close();
     }
   });
 });
