@@ -278,7 +278,7 @@ function sdkReadme(ir: Ir): string {
     `Typed clients of ${ir.api.title} ${ir.api.version} over GraphQL, REST and gRPC: ${clientWords}. Generated from the service's manifest; the client runtime is included, so this package is all an application installs.`,
     "## Install",
     fence("sh", `npm install ${name}`),
-    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.sdkTarball}\`. Node ${PUBLISHED_NODE_MINIMUM} or later: GraphQL and REST need only \`fetch\`, gRPC uses Node's HTTP/2.`,
+    `From a tarball made by \`apigen pack\` (\`npm run pack\` in the toolchain repository): \`npm install ./${ir.api.sdkTarball}\`. Node ${PUBLISHED_NODE_MINIMUM} or later, browsers, Deno, Bun and edge runtimes (see [Browsers, Deno, Bun and edge runtimes](#browsers-deno-bun-and-edge-runtimes)).`,
     "## Configure",
     fence(
       "ts",
@@ -315,6 +315,9 @@ const meta = await rpc.${admin.camelName}({}${ir.api.features.adminSecret ? `, {
           ),
         ]
       : []),
+    "## Browsers, Deno, Bun and edge runtimes",
+    `The package picks its transport by runtime (its \`#client-platform\` import): Node gets a pool of keep-alive connections (undici) that takes the \`tls\` options, and gRPC over HTTP/2 to \`grpcEndpoint\`; browsers, Deno, Bun, workers and edge runtimes get the platform's own \`fetch\` and no \`node:\` module, and their RPCs go as [Connect](https://connectrpc.com/docs/protocol) to \`serviceUrl\` (the service serves Connect and gRPC-Web beside REST and GraphQL). The types need no \`@types/node\`. Bundlers (esbuild, Vite, webpack) choose the browser side by its \`browser\` condition; the \`tls\` options are refused there, since the platform decides what it trusts (Deno: \`--cert\` or \`DENO_CERT\`; Bun: \`NODE_EXTRA_CA_CERTS\`).`,
+    "A page can call the service only from an origin the server lists in its `cors` option (`origins`: the pages that may call it; `adminOrigins`: those that may call the admin surface too, never implied). A page of an origin not listed gets no answer it may read: the call fails as `UnavailableError`, and a call its browser must ask about first is never sent.",
     ...everydaySections(ir, { client, variable, credentials }),
     "## Operations",
     "Minimum server version per protocol (— : not carried), destructive flag and auth of every method.",

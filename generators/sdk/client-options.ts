@@ -351,7 +351,9 @@ export const CLIENT_OPTIONS = {
     ],
   },
   tls: {
-    typescript: { doc: "A private CA, a client certificate (mutual TLS) or the server's name, for an https:// service: REST and GraphQL use them, and gRPC too unless grpcTls says otherwise." },
+    typescript: {
+      doc: "A private CA, a client certificate (mutual TLS) or the server's name, for an https:// service: REST and GraphQL use them, and gRPC too unless grpcTls says otherwise. Node only: in browsers, Deno and Bun the platform's fetch decides what it trusts, and these options are refused.",
+    },
     python: [
       {
         name: "verify",
@@ -370,7 +372,9 @@ export const CLIENT_OPTIONS = {
     go: [],
   },
   grpcTls: {
-    typescript: { doc: "gRPC over TLS. Default: when serviceUrl is https://, with the CA and certificate of tls; plaintext when it is http://. true or options turn it on, false off." },
+    typescript: {
+      doc: "gRPC over TLS, on Node. Default: when serviceUrl is https://, with the CA and certificate of tls; plaintext when it is http://. true or options turn it on, false off. Elsewhere RPCs go as Connect to serviceUrl.",
+    },
     python: [
       { name: "grpc_tls", declaration: "bool | None = None", doc: "gRPC over TLS; None: when service_url is https:// (with verify's CA and cert), plaintext when http://." },
       { name: "grpc_root_certificates", declaration: "bytes | None = None", doc: "PEM CA certificates of gRPC over TLS (default: verify's CA file, else the system's roots)." },
