@@ -1,0 +1,69 @@
+// The compatibility run catches what no contract diff can see: behaviour changes behind unchanged
+// contracts. The release is this commit (HEAD, packed from a checkout beside the repository); today's
+// service runs as it is, and once more for each planted change (test/compat/service.ts). The true
+// service passes every scenario on every protocol, both ways; each planted one fails the scenario
+// that shows it, named in the result and in the report with both answers.
+import { readFileSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { COMPAT_SCENARIOS } from "./scenarios.js";
+import { runCompat, shapeDifferences, shapeOf, type CompatResult } from "./run.js";
+import { PLANTS, type Plant } from "./plants.js";
+
+const REPORT = join(mkdtempSync(join(tmpdir(), "compat-report-")), "compat-report.md");
+let result: CompatResult;
+const lines: string[] = [];
+
+beforeAll(async () => {
+  result = await runCompat({ bases: [{ ref: "HEAD", label: "HEAD" }], plants: Object.keys(PLANTS) as Plant[], report: REPORT, out: (line) => lines.push(line) });
+  console.log(lines.join("\n"));
+}, 600_000);
+
+/** Which scenario each planted change must break, and the difference it must show. */
+const CAUGHT: Record<Plant, { scenario: string; difference: RegExp }> = {
+  "page-size": { scenario: "members invited are listed a full page at a time", difference: /^users: 10 items → 5$/ },
+  "error-code": { scenario: "an unknown organization is not found", difference: /^NOT_FOUND → INVALID_ARGUMENT$/ },
+  "field-emptied": { scenario: "an organization made is read back whole", difference: /^display_name: "<text>" → null$/ },
+  "refusal-success": { scenario: "deleting an unknown organization is refused", difference: /^NOT_FOUND → ok$/ },
+};
+
+describe("the compatibility run", () => {
+  it("passes the release's SDK against today's true service, and today's SDK against the release's service, on every protocol", () => {
+    const honest = result.rows.filter((row) => !row.service.includes("planted"));
+    expect(honest.map((row) => `${row.sdk} → ${row.service} ${row.protocol}`)).toHaveLength(6);
+    for (const row of honest) expect(row, `${row.sdk} → ${row.service} over ${row.protocol}`).toMatchObject({ passed: COMPAT_SCENARIOS.length, failed: 0, skipped: 0 });
+    expect(result.failures.filter((failure) => !failure.service.includes("planted"))).toEqual([]);
+  });
+
+  it.each(Object.keys(PLANTS) as Plant[])("fails when %s is planted, naming the scenario, the SDK, the protocol and both answers", (plant) => {
+    const failures = result.failures.filter((failure) => failure.service.includes(`${plant} planted`));
+    const { scenario, difference } = CAUGHT[plant];
+    // Caught on every protocol, in that scenario alone.
+    expect(failures.map((failure) => failure.protocol).sort()).toEqual(["graphql", "grpc", "rest"]);
+    for (const failure of failures) {
+      expect(failure.scenario).toBe(scenario);
+      expect(failure.sdk).toMatch(/^TypeScript [\d.]+ \(HEAD\)$/);
+      expect(failure.differences.join("; ")).toMatch(difference);
+    }
+    const report = readFileSync(REPORT, "utf8");
+    expect(report).toContain(`today with ${plant} planted`);
+    expect(report).toContain(`: ${scenario}`);
+    expect(lines.some((line) => line.startsWith("compat: FAILED") && line.includes(`"${scenario}"`))).toBe(true);
+  });
+
+  it("reports a table of SDK × service × protocol", () => {
+    const report = readFileSync(REPORT, "utf8");
+    expect(report).toMatch(/^\| SDK \| service \| protocol \| passed \| failed \| skipped \|$/m);
+    expect(report).toMatch(/^\| TypeScript [\d.]+ \(today\) \| HEAD \([\d.]+\) \| grpc \| \d+ \| 0 \| 0 \|$/m);
+  });
+});
+
+describe("answers reduced to what may not change", () => {
+  it("keeps presence, kind, emptiness and lengths, not values", () => {
+    expect(shapeOf({ id: "a1", name: "", count: 3, on: true, tags: ["x", "y"], gone: null })).toEqual({ id: "<text>", name: "", count: "<number>", on: true, tags: ["<text>", "<text>"], gone: null });
+    expect(shapeDifferences(shapeOf({ users: [1, 2, 3] }), shapeOf({ users: [1] }))).toEqual(["users: 3 items → 1"]);
+    expect(shapeDifferences(shapeOf({ a: { b: "x" } }), shapeOf({ a: { b: "" } }))).toEqual(['a.b: "<text>" → ""']);
+    expect(shapeDifferences(shapeOf({ id: "x" }), shapeOf({ id: "y" }))).toEqual([]);
+  });
+});
