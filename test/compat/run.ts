@@ -13,9 +13,10 @@ import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFile
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { parseArgs, promisify } from "node:util";
 import { parse as parseYaml } from "yaml";
+import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { releaseBase } from "../../scripts/release-gate.mjs";
 import { COMPAT_SCENARIOS, type CompatScenario, type CompatValues } from "./scenarios.js";
 import type { Plant } from "./plants.js";
@@ -44,12 +45,47 @@ interface Tree {
   version: string;
 }
 
-/** An SDK packed from a tree and installed in a folder of its own, driven through sdk-runner.mjs. */
-interface InstalledSdk {
+/** One SDK of one tree in one language (and variant), and the process that makes its calls. */
+interface SdkClient {
+  language: "TypeScript" | "Python" | "Go";
+  /** Python's sync or async client. */
+  variant?: string;
   tree: Tree;
-  dir: string;
-  packageName: string;
+  runner: SdkRunner;
 }
+
+const sdkLabel = (sdk: SdkClient) => `${sdk.language}${sdk.variant ? ` ${sdk.variant}` : ""} ${sdk.tree.version} (${sdk.tree.label})`;
+
+/** A call as the compatibility run makes it. */
+interface CompatCall {
+  surface: "admin" | "user";
+  operation: string;
+  protocol: Protocol;
+  input: Record<string, unknown>;
+  accessToken: string | null;
+  config: { serviceUrl: string; grpcEndpoint: string; serverVersion: string; adminSecret: string; clientId: string };
+}
+
+/**
+ * The request line of the conformance runners (test/conformance/runners.ts), which every tree has
+ * for Python and Go: the release's own runner drives the release's own SDK.
+ */
+const conformanceLine = (mode: string) => (id: number, call: CompatCall) => ({
+  id,
+  mode,
+  surface: call.surface,
+  operation: call.operation,
+  protocol: call.protocol,
+  input: call.input,
+  headers: {},
+  access_token: call.accessToken,
+  config: {
+    service_url: call.config.serviceUrl,
+    grpc_endpoint: call.config.grpcEndpoint,
+    server_version: call.config.serverVersion,
+    ...(call.surface === "admin" ? { admin_secret: call.config.adminSecret } : { client_id: call.config.clientId }),
+  },
+});
 
 interface Service {
   tree: Tree;
@@ -103,20 +139,36 @@ const shown = (outcome: Outcome | undefined): string => {
 /** An outcome in a word: "ok", its code, or "skipped". */
 const headline = (outcome: Outcome | undefined): string => (!outcome ? "(not run)" : "skipped" in outcome ? "skipped" : outcome.ok ? "ok" : outcome.code);
 
-/** One SDK's process, answering calls one at a time. */
+/** One SDK's process, answering calls one at a time (a line each way). */
 class SdkRunner {
   private readonly child: ChildProcessWithoutNullStreams;
   private readonly pending = new Map<number, (outcome: Outcome) => void>();
   private nextId = 1;
   private stderr = "";
 
-  constructor(readonly sdk: InstalledSdk) {
-    this.child = spawn(process.execPath, [join(sdk.dir, "sdk-runner.mjs"), sdk.packageName], { cwd: sdk.dir, stdio: ["pipe", "pipe", "pipe"] });
-    this.child.stderr.on("data", (chunk: Buffer) => (this.stderr += chunk.toString("utf8")));
+  constructor(
+    command: string,
+    args: string[],
+    options: { cwd: string; env?: NodeJS.ProcessEnv },
+    /** The request line this runner reads; the compat run's own by default (sdk-runner.mjs). */
+    private readonly line: (id: number, call: CompatCall) => Record<string, unknown> = (id, call) => ({ id, ...call }),
+    /** The operations and protocols its SDK has: a call it lacks is skipped without asking the runner. */
+    private readonly carries?: (operation: string, protocol: Protocol) => boolean,
+  ) {
+    this.child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ["pipe", "pipe", "pipe"] });
+    this.child.stderr.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString("utf8")).slice(-8000)));
     createInterface({ input: this.child.stdout }).on("line", (line) => {
-      const { id, ...outcome } = JSON.parse(line) as { id: number } & Outcome;
-      this.pending.get(id)?.(outcome as Outcome);
-      this.pending.delete(id);
+      let message: { id?: number; crash?: string } & Record<string, unknown>;
+      try {
+        message = JSON.parse(line) as typeof message;
+      } catch {
+        return;
+      }
+      const resolve = message.id === undefined ? undefined : this.pending.get(message.id);
+      if (!resolve) return;
+      this.pending.delete(message.id!);
+      const { id: _id, crash, ...rest } = message;
+      resolve(crash !== undefined ? { ok: false, code: "CRASH", refused: false, message: String(crash) } : (rest as unknown as Outcome));
     });
     this.child.on("exit", () => {
       for (const resolve of this.pending.values()) resolve({ ok: false, code: "CRASH", refused: false, message: `the runner ended: ${this.stderr.slice(-2000)}` });
@@ -124,23 +176,27 @@ class SdkRunner {
     });
   }
 
-  call(request: Record<string, unknown>): Promise<Outcome> {
+  call(call: CompatCall): Promise<Outcome> {
+    if (this.carries && !this.carries(call.operation, call.protocol)) return Promise.resolve({ skipped: `this SDK has no ${call.operation} over ${call.protocol}` });
     const id = this.nextId++;
     return new Promise((resolve) => {
       this.pending.set(id, resolve);
-      this.child.stdin.write(`${JSON.stringify({ id, ...request })}\n`);
+      this.child.stdin.write(`${JSON.stringify(this.line(id, call))}\n`);
     });
   }
 
   async close(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
     const exited = new Promise((resolve) => this.child.once("exit", resolve));
     this.child.stdin.end();
+    setTimeout(() => this.child.kill("SIGKILL"), 5000).unref();
     await exited;
   }
 }
 
 /** A scenario's outcomes over one protocol, step by step; a failed step ends it. */
 async function replay(runner: SdkRunner, service: Service, scenario: CompatScenario, protocol: Protocol, tag: string): Promise<Outcome[]> {
+  const serverVersion = service.tree.version;
   const values: CompatValues = {};
   const outcomes: Outcome[] = [];
   for (const step of scenario.steps) {
@@ -150,7 +206,7 @@ async function replay(runner: SdkRunner, service: Service, scenario: CompatScena
       protocol,
       input: step.input(values, tag),
       accessToken: step.accessToken ? (values[step.accessToken] ?? null) : null,
-      config: { serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, adminSecret: ADMIN_SECRET, clientId: "compat" },
+      config: { serviceUrl: service.httpUrl, grpcEndpoint: service.grpcEndpoint, serverVersion, adminSecret: ADMIN_SECRET, clientId: "compat" },
     });
     outcomes.push(outcome);
     if (!("skipped" in outcome) && outcome.ok && step.keep) Object.assign(values, step.keep(outcome.answer as Record<string, unknown>));
@@ -194,8 +250,10 @@ async function checkout(ref: string, label: string, workDir: string): Promise<Tr
   const root = join(workDir, `tree-${label.replace(/[^a-z0-9.-]+/gi, "_")}`);
   await run("git", ["worktree", "add", "--detach", "--force", root, ref], REPO_ROOT);
   mkdirSync(join(root, "node_modules", "@apigen"), { recursive: true });
+  // A cache of its own: what the tree builds there (its Go runner) must not replace today's.
+  mkdirSync(join(root, "node_modules", ".cache"));
   for (const entry of readdirSync(join(REPO_ROOT, "node_modules"))) {
-    if (entry === "@apigen") continue;
+    if (entry === "@apigen" || entry === ".cache") continue;
     symlinkSync(join(REPO_ROOT, "node_modules", entry), join(root, "node_modules", entry), "junction");
   }
   // The generated code of that release imports its own runtime by package name.
@@ -207,8 +265,14 @@ async function apiVersionOf(root: string): Promise<string> {
   return String((parseYaml(readFileSync(join(root, "operations.yaml"), "utf8")) as { api: { version: string } }).api.version);
 }
 
-/** Packs a tree's npm SDK with that tree's own pack script and installs it in a folder outside every tree. */
-async function installSdk(tree: Tree, workDir: string): Promise<InstalledSdk> {
+/** The operations of a tree's manifest and the protocols each is carried on: what its SDKs have. */
+function carriedBy(tree: Tree): (operation: string, protocol: Protocol) => boolean {
+  const manifest = parseYaml(readFileSync(join(tree.root, "operations.yaml"), "utf8")) as { operations: Record<string, { protocols?: Record<string, unknown> }> };
+  return (operation, protocol) => manifest.operations[operation]?.protocols?.[protocol] !== undefined;
+}
+
+/** The TypeScript SDK of a tree: packed with that tree's own pack script, installed in a folder outside every tree. */
+async function typescriptSdk(tree: Tree, workDir: string): Promise<SdkClient> {
   const packDir = join(workDir, `packed-${tree.label}`);
   const env = { ...process.env };
   delete env.APIGEN_RELEASE_BASE;
@@ -221,7 +285,35 @@ async function installSdk(tree: Tree, workDir: string): Promise<InstalledSdk> {
   await run("npm", ["install", join(packDir, tarball), "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], dir);
   copyFileSync(join(HERE, "sdk-runner.mjs"), join(dir, "sdk-runner.mjs"));
   const { name: packageName } = JSON.parse(readFileSync(join(tree.root, "generated", "packages", "sdk", "package.json"), "utf8")) as { name: string };
-  return { tree, dir, packageName };
+  return { language: "TypeScript", tree, runner: new SdkRunner(process.execPath, [join(dir, "sdk-runner.mjs"), packageName], { cwd: dir }) };
+}
+
+/**
+ * The Python SDK of a tree (sync and async), driven by that tree's own conformance runner: the
+ * test virtualenv's interpreter (its dependencies) with the tree's generated package first on the path.
+ */
+async function pythonSdks(tree: Tree): Promise<SdkClient[]> {
+  const { python } = await ensurePythonEnv();
+  const env = { ...process.env, PYTHONPATH: join(tree.root, "generated", "python", "src") };
+  return ["sync", "async"].map((variant) => ({
+    language: "Python" as const,
+    variant,
+    tree,
+    runner: new SdkRunner(python, [join(tree.root, "test", "python", "conformance_runner.py")], { cwd: tree.root, env }, conformanceLine(variant), carriedBy(tree)),
+  }));
+}
+
+/** The Go SDK of a tree, driven by that tree's own conformance runner, built by that tree's own scripts/go-env.mjs against its generated module. */
+async function goSdk(tree: Tree): Promise<SdkClient> {
+  const script = `const { goBinary } = await import(${JSON.stringify(pathToFileURL(join(tree.root, "scripts", "go-env.mjs")).href)}); process.stdout.write(JSON.stringify(await goBinary("runner", { log: () => {} })));`;
+  const { binary } = JSON.parse(await run(process.execPath, ["--input-type=module", "-e", script], tree.root)) as { binary: string };
+  return { language: "Go", tree, runner: new SdkRunner(binary, [], { cwd: tree.root }, conformanceLine("sync"), carriedBy(tree)) };
+}
+
+/** Every SDK of a tree: TypeScript, Python (sync, async) and Go. */
+async function sdksOf(tree: Tree, workDir: string): Promise<SdkClient[]> {
+  const [typescript, python, go] = await Promise.all([typescriptSdk(tree, workDir), pythonSdks(tree), goSdk(tree)]);
+  return [typescript, ...python, go];
 }
 
 /** Starts a tree's service (test/compat/service.ts of today's tree, loading that tree's code). */
@@ -282,46 +374,53 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   const workDir = mkdtempSync(join(tmpdir(), "apigen-compat-"));
   const trees: Tree[] = [];
   const services: Service[] = [];
-  const runners: SdkRunner[] = [];
+  const clients: SdkClient[] = [];
   try {
     const today: Tree = { label: "today", root: REPO_ROOT, version: await apiVersionOf(REPO_ROOT) };
     for (const base of bases) trees.push(await checkout(base.ref, base.label, workDir));
     out(`compat: releases ${trees.map((t) => `${t.label} (${t.version})`).join(", ")} against today's tree (${today.version})`);
-    const sdks = await Promise.all([...trees, today].map((tree) => installSdk(tree, workDir)));
-    const todaySdk = sdks.at(-1)!;
+    // One tree at a time: each build of a tree's SDKs is CPU-bound already.
+    const sdksByTree = new Map<Tree, SdkClient[]>();
+    for (const tree of [...trees, today]) sdksByTree.set(tree, await sdksOf(tree, workDir));
+    for (const sdks of sdksByTree.values()) clients.push(...sdks);
     const todayService = await startService(today);
     const plantedServices = await Promise.all((options.plants ?? []).map((plant) => startService(today, plant)));
     services.push(todayService, ...plantedServices);
-    for (const sdk of sdks) runners.push(new SdkRunner(sdk));
-    const runnerOf = (sdk: InstalledSdk) => runners[sdks.indexOf(sdk)]!;
 
-    for (const [index, tree] of trees.entries()) {
+    for (const tree of trees) {
       const releaseService = await startService(tree);
       services.push(releaseService);
-      const releaseSdk = sdks[index]!;
-      const sdkLabel = (sdk: InstalledSdk) => `TypeScript ${sdk.tree.version} (${sdk.tree.label})`;
-      // Each pair: the run that says what must hold (the release's SDK on its own service), and the one held to it.
-      const pairs: { sdk: InstalledSdk; service: Service; against: Service; againstSdk: InstalledSdk }[] = [
-        { sdk: releaseSdk, service: todayService, against: releaseService, againstSdk: releaseSdk },
-        { sdk: todaySdk, service: releaseService, against: releaseService, againstSdk: releaseSdk },
-        ...plantedServices.map((service) => ({ sdk: releaseSdk, service, against: releaseService, againstSdk: releaseSdk })),
-      ];
+      // For each language (and variant): the release's SDK against today's services, and today's against the release's;
+      // each held to what the release's SDK answers on the release's service.
+      const pairs: { sdk: SdkClient; service: Service; against: Service; againstSdk: SdkClient }[] = [];
+      for (const [index, releaseSdk] of sdksByTree.get(tree)!.entries()) {
+        const todaySdk = sdksByTree.get(today)![index]!;
+        pairs.push(
+          { sdk: releaseSdk, service: todayService, against: releaseService, againstSdk: releaseSdk },
+          { sdk: todaySdk, service: releaseService, against: releaseService, againstSdk: releaseSdk },
+          ...plantedServices.map((service) => ({ sdk: releaseSdk, service, against: releaseService, againstSdk: releaseSdk })),
+        );
+      }
       for (const pair of pairs) {
         for (const protocol of PROTOCOLS) {
           const serviceName = pair.service.tree === today ? `today${pair.service.plant ? ` with ${pair.service.plant} planted` : ""}` : pair.service.tree.label;
           const row: CompatRow = { sdk: sdkLabel(pair.sdk), service: `${serviceName} (${pair.service.tree.version})`, protocol, passed: 0, failed: 0, skipped: 0 };
           for (const [number, scenario] of COMPAT_SCENARIOS.entries()) {
             // Distinct names for the two runs, neither a part of the other: both may run on one service.
-            const tag = `${pair.sdk.tree.label}-${pair.service.plant ?? "true"}-${protocol}-${number}`.replace(/[^a-z0-9-]+/gi, "-").toLowerCase();
-            const expected = await replay(runnerOf(pair.againstSdk), pair.against, scenario, protocol, `${tag}-e`);
-            const actual = await replay(runnerOf(pair.sdk), pair.service, scenario, protocol, `${tag}-a`);
+            const tag = [pair.sdk.language, pair.sdk.variant, pair.sdk.tree.label, pair.service.plant ?? "true", protocol, number]
+              .filter((part) => part !== undefined)
+              .join("-")
+              .replace(/[^a-z0-9]+/gi, "-")
+              .toLowerCase();
+            const expected = await replay(pair.againstSdk.runner, pair.against, scenario, protocol, `${tag}-e`);
+            const actual = await replay(pair.sdk.runner, pair.service, scenario, protocol, `${tag}-a`);
             const verdict = judge(scenario, expected, actual);
             if (verdict.kind === "skipped") row.skipped++;
             else if (verdict.kind === "passed") row.passed++;
             else if (verdict.kind === "refused-as-newer") {
               // The client said, before sending, that the release's service is too old for the call: as it must.
               row.passed++;
-              result.refusedAsNewer.push(`${scenario.name}, ${verdict.step} over ${protocol}`);
+              result.refusedAsNewer.push(`${row.sdk}: ${scenario.name}, ${verdict.step} over ${protocol}`);
             } else {
               row.failed++;
               result.failures.push({
@@ -342,7 +441,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
       }
     }
   } finally {
-    await Promise.all(runners.map((runner) => runner.close()));
+    await Promise.all(clients.map((client) => client.runner.close()));
     await Promise.all(services.map((service) => service.stop()));
     for (const tree of trees) await run("git", ["worktree", "remove", "--force", tree.root], REPO_ROOT).catch(() => undefined);
     rmSync(workDir, { recursive: true, force: true });
@@ -363,6 +462,35 @@ type Verdict = { kind: "passed" } | { kind: "skipped" } | { kind: "refused-as-ne
  */
 function judge(scenario: CompatScenario, expected: Outcome[], actual: Outcome[]): Verdict {
   if (expected.some((outcome) => "skipped" in outcome)) return { kind: "skipped" };
+  // A runner that could not make a call proves nothing, on either side.
+  for (const [side, outcomes] of [
+    ["the release's run", expected],
+    ["the run held to it", actual],
+  ] as const) {
+    const index = outcomes.findIndex((outcome) => "code" in outcome && outcome.code === "CRASH");
+    if (index >= 0) {
+      return {
+        kind: "failed",
+        step: `step ${index + 1} (${scenario.steps[index]!.operation})`,
+        expected: shown(expected[index]),
+        actual: shown(actual[index]),
+        differences: [`${side}: the runner could not make the call`],
+      };
+    }
+  }
+  // The release's run must answer as the scenario says, or the comparison proves nothing (two equal refusals of a bad input).
+  for (const [index, want] of expected.entries()) {
+    const intended = scenario.steps[index]!.fails ?? "ok";
+    if (headline(want) !== intended) {
+      return {
+        kind: "failed",
+        step: `step ${index + 1} (${scenario.steps[index]!.operation})`,
+        expected: shown(want),
+        actual: shown(actual[index]),
+        differences: [`the release's run answered ${headline(want)}, the scenario expects ${intended}`],
+      };
+    }
+  }
   for (const [index, want] of expected.entries()) {
     const step = `step ${index + 1} (${scenario.steps[index]!.operation})`;
     const got = actual[index];

@@ -15,6 +15,8 @@ export interface CompatStep {
   keep?: (answer: Record<string, unknown>) => CompatValues;
   /** The user's access token this call carries (a value kept earlier). */
   accessToken?: string;
+  /** The code the step fails with at the release; every other step must succeed there (or the scenario proves nothing). */
+  fails?: string;
 }
 
 export interface CompatScenario {
@@ -39,17 +41,17 @@ export const COMPAT_SCENARIOS: readonly CompatScenario[] = [
   },
   {
     name: "an unknown organization is not found",
-    steps: [{ surface: "admin", operation: "get_organization", input: () => ({ id: "no-such-organization" }) }],
+    steps: [{ surface: "admin", operation: "get_organization", input: () => ({ id: "no-such-organization" }), fails: "NOT_FOUND" }],
   },
   {
     name: "deleting an unknown organization is refused",
-    steps: [{ surface: "admin", operation: "delete_organization", input: () => ({ id: "no-such-organization" }) }],
+    steps: [{ surface: "admin", operation: "delete_organization", input: () => ({ id: "no-such-organization" }), fails: "NOT_FOUND" }],
   },
   {
     name: "a name taken twice is refused the second time",
     steps: [
       { surface: "admin", operation: "create_organization", input: (_, tag) => ({ name: `twice-${tag}` }) },
-      { surface: "admin", operation: "create_organization", input: (_, tag) => ({ name: `twice-${tag}` }) },
+      { surface: "admin", operation: "create_organization", input: (_, tag) => ({ name: `twice-${tag}` }), fails: "ALREADY_EXISTS" },
     ],
   },
   {
@@ -77,11 +79,11 @@ export const COMPAT_SCENARIOS: readonly CompatScenario[] = [
     name: "a wrong password is refused",
     steps: [
       { surface: "user", operation: "signup", input: (_, tag) => ({ email: `wrong-${tag}@compat.example.com`, password: PASSWORD, confirm_password: PASSWORD }) },
-      { surface: "user", operation: "login", input: (_, tag) => ({ email: `wrong-${tag}@compat.example.com`, password: `${PASSWORD}-not` }) },
+      { surface: "user", operation: "login", input: (_, tag) => ({ email: `wrong-${tag}@compat.example.com`, password: `${PASSWORD}-not` }), fails: "UNAUTHENTICATED" },
     ],
   },
   {
     name: "the profile needs a signed-in user",
-    steps: [{ surface: "user", operation: "profile", input: () => ({}) }],
+    steps: [{ surface: "user", operation: "profile", input: () => ({}), fails: "UNAUTHENTICATED" }],
   },
 ];
