@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { COMPAT_SCENARIOS } from "./scenarios.js";
-import { runCompat, shapeDifferences, shapeOf, type CompatResult } from "./run.js";
+import { acceptanceOf, runCompat, shapeDifferences, shapeOf, type CompatResult } from "./run.js";
 import { PLANTS, type Plant } from "./plants.js";
 
 /** The SDKs of each tree the run drives. */
@@ -59,8 +59,8 @@ describe("the compatibility run", () => {
 
   it("reports a table of SDK × service × protocol", () => {
     const report = readFileSync(REPORT, "utf8");
-    expect(report).toMatch(/^\| SDK \| service \| protocol \| passed \| failed \| skipped \|$/m);
-    expect(report).toMatch(/^\| TypeScript [\d.]+ \(today\) \| HEAD \([\d.]+\) \| grpc \| \d+ \| 0 \| 0 \|$/m);
+    expect(report).toMatch(/^\| SDK \| service \| protocol \| passed \| failed \| skipped \| accepted \|$/m);
+    expect(report).toMatch(/^\| TypeScript [\d.]+ \(today\) \| HEAD \([\d.]+\) \| grpc \| \d+ \| 0 \| 0 \| 0 \|$/m);
   });
 });
 
@@ -70,5 +70,26 @@ describe("answers reduced to what may not change", () => {
     expect(shapeDifferences(shapeOf({ users: [1, 2, 3] }), shapeOf({ users: [1] }))).toEqual(["users: 3 items → 1"]);
     expect(shapeDifferences(shapeOf({ a: { b: "x" } }), shapeOf({ a: { b: "" } }))).toEqual(['a.b: "<text>" → ""']);
     expect(shapeDifferences(shapeOf({ id: "x" }), shapeOf({ id: "y" }))).toEqual([]);
+  });
+});
+
+describe("a breaking change the manifest accepts", () => {
+  const acceptances = [
+    { change: "error-code-changed:get_organization", version: "3.0.0" },
+    { change: "input-rules-narrowed:oauth_token.code_verifier", version: "2.5.0" },
+  ];
+  it("explains a difference in its operation when the newer side is the major release it ships in, or later", () => {
+    expect(acceptanceOf("get_organization", acceptances, "2.6.0", "3.0.0")).toBe("error-code-changed:get_organization");
+    expect(acceptanceOf("get_organization", acceptances, "2.6.0", "3.1.2")).toBe("error-code-changed:get_organization");
+    expect(acceptanceOf("oauth_token", acceptances, "2.4.1", "3.0.0")).toBe("input-rules-narrowed:oauth_token.code_verifier");
+  });
+  it("explains nothing without the major bump, before its version, or in another operation: those stay failures", () => {
+    // Accepted for 3.0.0 but shipped as a minor: the bump the change calls for is missing.
+    expect(acceptanceOf("get_organization", acceptances, "2.6.0", "2.7.0")).toBeUndefined();
+    // Already in the release compared with.
+    expect(acceptanceOf("oauth_token", acceptances, "2.5.0", "3.0.0")).toBeUndefined();
+    expect(acceptanceOf("delete_organization", acceptances, "2.6.0", "3.0.0")).toBeUndefined();
+    // Below 1.0 a minor is the breaking bump.
+    expect(acceptanceOf("get_organization", [{ change: "error-code-changed:get_organization", version: "0.4.0" }], "0.3.2", "0.4.0")).toBe("error-code-changed:get_organization");
   });
 });

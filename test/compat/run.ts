@@ -223,6 +223,8 @@ export interface CompatRow {
   passed: number;
   failed: number;
   skipped: number;
+  /** Differences a breaking change the manifest accepts explains. */
+  accepted: number;
 }
 
 export interface CompatFailure {
@@ -242,6 +244,8 @@ export interface CompatResult {
   failures: CompatFailure[];
   /** Operations today's SDK refused before sending, as newer than a release's service. */
   refusedAsNewer: string[];
+  /** Differences explained by a breaking change accepted in the manifest under the right version. */
+  accepted: (CompatFailure & { change: string })[];
   seconds: number;
 }
 
@@ -263,6 +267,44 @@ async function checkout(ref: string, label: string, workDir: string): Promise<Tr
 
 async function apiVersionOf(root: string): Promise<string> {
   return String((parseYaml(readFileSync(join(root, "operations.yaml"), "utf8")) as { api: { version: string } }).api.version);
+}
+
+/** A breaking change the manifest accepts (api.breaking_changes_accepted): its id, the version it ships in. */
+export interface Acceptance {
+  change: string;
+  version: string;
+}
+
+function acceptancesOf(root: string): Acceptance[] {
+  const manifest = parseYaml(readFileSync(join(root, "operations.yaml"), "utf8")) as { api: { breaking_changes_accepted?: Acceptance[] } };
+  return manifest.api.breaking_changes_accepted ?? [];
+}
+
+const versionParts = (version: string) => version.split(/[.-]/).slice(0, 3).map(Number) as [number, number, number];
+
+/** Whether `newer` is a breaking release after `older` by semver: a new major, or a new minor below 1.0. */
+function breakingBump(older: string, newer: string): boolean {
+  const [oldMajor, oldMinor] = versionParts(older);
+  const [newMajor, newMinor] = versionParts(newer);
+  return newMajor > oldMajor || (oldMajor === 0 && newMajor === 0 && newMinor > oldMinor);
+}
+
+/**
+ * The id of the accepted breaking change that explains a difference in `operation` between the
+ * release `releaseVersion` and `newerVersion`, or undefined: an acceptance naming the operation
+ * (`<kind>:<operation>[.<field>]`), shipped after the release and no later than the newer version,
+ * which is a breaking bump from the release. Without the bump the difference stays a failure.
+ */
+export function acceptanceOf(operation: string, acceptances: readonly Acceptance[], releaseVersion: string, newerVersion: string): string | undefined {
+  if (!breakingBump(releaseVersion, newerVersion)) return undefined;
+  const after = (a: string, b: string) => {
+    const [x, y] = [versionParts(a), versionParts(b)];
+    return x[0] !== y[0] ? x[0] > y[0] : x[1] !== y[1] ? x[1] > y[1] : x[2] > y[2];
+  };
+  return acceptances.find(({ change, version }) => {
+    const subject = change.slice(change.indexOf(":") + 1).split(".")[0];
+    return subject === operation && after(version, releaseVersion) && !after(version, newerVersion);
+  })?.change;
 }
 
 /** The operations of a tree's manifest and the protocols each is carried on: what its SDKs have. */
@@ -365,7 +407,8 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   const started = Date.now();
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const bases = options.bases ?? (await releaseBases());
-  const result: CompatResult = { bases: bases.map((b) => b.label), rows: [], failures: [], refusedAsNewer: [], seconds: 0 };
+  const result: CompatResult = { bases: bases.map((b) => b.label), rows: [], failures: [], refusedAsNewer: [], accepted: [], seconds: 0 };
+  const acceptances = acceptancesOf(REPO_ROOT);
   if (bases.length === 0) {
     out("compat: no release to compare with (no APIGEN_RELEASE_BASE, v* tag or release.json); nothing to run");
     writeReport(result, options.report);
@@ -404,7 +447,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
       for (const pair of pairs) {
         for (const protocol of PROTOCOLS) {
           const serviceName = pair.service.tree === today ? `today${pair.service.plant ? ` with ${pair.service.plant} planted` : ""}` : pair.service.tree.label;
-          const row: CompatRow = { sdk: sdkLabel(pair.sdk), service: `${serviceName} (${pair.service.tree.version})`, protocol, passed: 0, failed: 0, skipped: 0 };
+          const row: CompatRow = { sdk: sdkLabel(pair.sdk), service: `${serviceName} (${pair.service.tree.version})`, protocol, passed: 0, failed: 0, skipped: 0, accepted: 0 };
           for (const [number, scenario] of COMPAT_SCENARIOS.entries()) {
             // Distinct names for the two runs, neither a part of the other: both may run on one service.
             const tag = [pair.sdk.language, pair.sdk.variant, pair.sdk.tree.label, pair.service.plant ?? "true", protocol, number]
@@ -422,8 +465,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
               row.passed++;
               result.refusedAsNewer.push(`${row.sdk}: ${scenario.name}, ${verdict.step} over ${protocol}`);
             } else {
-              row.failed++;
-              result.failures.push({
+              const failure: CompatFailure = {
                 sdk: row.sdk,
                 service: row.service,
                 protocol,
@@ -432,11 +474,24 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
                 expected: verdict.expected,
                 actual: verdict.actual,
                 differences: verdict.differences,
-              });
+              };
+              // A change the manifest accepts as breaking, shipped under the major version it calls for, is reported, not failed.
+              const operation = /\(([a-z0-9_]+)\)$/.exec(verdict.step)?.[1] ?? "";
+              const newer = pair.service.tree === today ? today : pair.sdk.tree;
+              const acceptance = acceptanceOf(operation, acceptances, tree.version, newer.version);
+              if (acceptance) {
+                row.accepted++;
+                result.accepted.push({ ...failure, change: acceptance });
+              } else {
+                row.failed++;
+                result.failures.push(failure);
+              }
             }
           }
           result.rows.push(row);
-          out(`compat: ${row.sdk} → service ${row.service} over ${protocol}: ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped`);
+          out(
+            `compat: ${row.sdk} → service ${row.service} over ${protocol}: ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped${row.accepted > 0 ? `, ${row.accepted} accepted` : ""}`,
+          );
         }
       }
     }
@@ -511,11 +566,17 @@ export function reportMarkdown(result: CompatResult): string {
   lines.push(
     `Releases: ${result.bases.join(", ")}. Every scenario of test/compat/scenarios.ts, replayed by each SDK on each protocol, must answer as the release's SDK did on the release's service (the same code; the same fields, each as empty or full; arrays as long). ${result.seconds.toFixed(0)} s.`,
     "",
-    "| SDK | service | protocol | passed | failed | skipped |",
-    "|---|---|---|---|---|---|",
-    ...result.rows.map((row) => `| ${row.sdk} | ${row.service} | ${row.protocol} | ${row.passed} | ${row.failed} | ${row.skipped} |`),
+    "| SDK | service | protocol | passed | failed | skipped | accepted |",
+    "|---|---|---|---|---|---|---|",
+    ...result.rows.map((row) => `| ${row.sdk} | ${row.service} | ${row.protocol} | ${row.passed} | ${row.failed} | ${row.skipped} | ${row.accepted} |`),
     "",
   );
+  if (result.accepted.length > 0) {
+    lines.push("## Accepted breaking changes", "", "Differences a breaking change of `api.breaking_changes_accepted` explains, shipped under the major version it calls for:", "");
+    for (const accepted of result.accepted)
+      lines.push(`- ${accepted.sdk} → ${accepted.service}, ${accepted.protocol}: ${accepted.scenario}, ${accepted.step} (\`${accepted.change}\`): ${accepted.differences.join("; ")}`);
+    lines.push("");
+  }
   if (result.refusedAsNewer.length > 0) lines.push(`Refused by today's SDK as newer than a release's service (as they must be): ${result.refusedAsNewer.join(", ")}.`, "");
   if (result.failures.length === 0) lines.push("No failure.");
   else {
