@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { COMPAT_SCENARIOS } from "./scenarios.js";
-import { acceptanceOf, runCompat, shapeDifferences, shapeOf, type CompatResult } from "./run.js";
+import { acceptanceOf, judge, runCompat, shapeDifferences, shapeOf, type CompatResult, type Outcome } from "./run.js";
 import { PLANTS, type Plant } from "./plants.js";
 
 /** The SDKs of each tree the run drives. */
@@ -91,5 +91,21 @@ describe("a breaking change the manifest accepts", () => {
     expect(acceptanceOf("delete_organization", acceptances, "2.6.0", "3.0.0")).toBeUndefined();
     // Below 1.0 a minor is the breaking bump.
     expect(acceptanceOf("get_organization", [{ change: "error-code-changed:get_organization", version: "0.4.0" }], "0.3.2", "0.4.0")).toBe("error-code-changed:get_organization");
+  });
+});
+
+describe("an operation newer than the release's service", () => {
+  const scenario = { name: "a newer read", steps: [{ surface: "admin" as const, operation: "admin_meta", input: () => ({}) }] };
+  const lacking: Outcome[] = [{ skipped: "this SDK has no admin_meta over grpc" }];
+  it("must be refused by today's client before anything is sent, naming the version it needs", () => {
+    const refused: Outcome[] = [
+      { ok: false, code: "FAILED_PRECONDITION", refused: true, message: "AdminMeta not available over grpc; use rest (needs server 2.7.0 or later on grpc; the server is 2.6.0)" },
+    ];
+    expect(judge(scenario, lacking, refused, true)).toEqual({ kind: "refused-as-newer", step: "step 1 (admin_meta)" });
+  });
+  it("fails the run when today's client sends it anyway, and is skipped for the release's own client", () => {
+    const sent: Outcome[] = [{ ok: false, code: "UNIMPLEMENTED", refused: false, message: "no such RPC" }];
+    expect(judge(scenario, lacking, sent, true)).toMatchObject({ kind: "failed", step: "step 1 (admin_meta)", differences: [expect.stringMatching(/must refuse it before sending/)] });
+    expect(judge(scenario, lacking, lacking, false)).toEqual({ kind: "skipped" });
   });
 });

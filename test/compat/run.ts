@@ -457,7 +457,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
               .toLowerCase();
             const expected = await replay(pair.againstSdk.runner, pair.against, scenario, protocol, `${tag}-e`);
             const actual = await replay(pair.sdk.runner, pair.service, scenario, protocol, `${tag}-a`);
-            const verdict = judge(scenario, expected, actual);
+            const verdict = judge(scenario, expected, actual, pair.sdk !== pair.againstSdk);
             if (verdict.kind === "skipped") row.skipped++;
             else if (verdict.kind === "passed") row.passed++;
             else if (verdict.kind === "refused-as-newer") {
@@ -510,13 +510,30 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
 
 type Verdict = { kind: "passed" } | { kind: "skipped" } | { kind: "refused-as-newer"; step: string } | { kind: "failed"; step: string; expected: string; actual: string; differences: string[] };
 
+/** Whether the client refused a call before sending it, because the service is older than the operation (§4.2). */
+const refusedAsNewer = (outcome: Outcome | undefined): boolean => !!outcome && "code" in outcome && outcome.refused && /needs server .* or later/.test(outcome.message);
+
 /**
- * A scenario holds when every step the release's run made answers the same now. Skipped: the
- * release's SDK could not make a call (an operation it lacks). An operation the newer SDK knows
- * but the older service lacks must be refused by the client before anything is sent.
+ * A scenario holds when every step the release's run made answers the same now. Where the
+ * release's SDK could not make a call (an operation it lacks), the scenario is skipped; but a newer
+ * SDK (`newerClient`) replaying it against the release's service must refuse that call before
+ * anything is sent, as newer than the service.
  */
-function judge(scenario: CompatScenario, expected: Outcome[], actual: Outcome[]): Verdict {
-  if (expected.some((outcome) => "skipped" in outcome)) return { kind: "skipped" };
+export function judge(scenario: CompatScenario, expected: Outcome[], actual: Outcome[], newerClient = false): Verdict {
+  const lacking = expected.findIndex((outcome) => "skipped" in outcome);
+  if (lacking >= 0) {
+    const step = `step ${lacking + 1} (${scenario.steps[lacking]!.operation})`;
+    const got = actual[lacking];
+    if (!newerClient || (got && "skipped" in got)) return { kind: "skipped" };
+    if (refusedAsNewer(got)) return { kind: "refused-as-newer", step };
+    return {
+      kind: "failed",
+      step,
+      expected: shown(expected[lacking]),
+      actual: shown(got),
+      differences: [`the release's service has no ${scenario.steps[lacking]!.operation}: the client must refuse it before sending, as newer than the service`],
+    };
+  }
   // A runner that could not make a call proves nothing, on either side.
   for (const [side, outcomes] of [
     ["the release's run", expected],
@@ -549,7 +566,6 @@ function judge(scenario: CompatScenario, expected: Outcome[], actual: Outcome[])
   for (const [index, want] of expected.entries()) {
     const step = `step ${index + 1} (${scenario.steps[index]!.operation})`;
     const got = actual[index];
-    if (got && !("skipped" in got) && !got.ok && got.refused && /needs server .* or later/.test(got.message)) return { kind: "refused-as-newer", step };
     const before = comparable(want);
     const after = got ? comparable(got) : undefined;
     if (JSON.stringify(before) !== JSON.stringify(after)) {
