@@ -202,7 +202,13 @@ function moduleClosure(root, manifest, { runtime, ts }) {
         else if (specifier.startsWith("#")) {
           const targets = runtimeImportTargets(imports, specifier);
           if (!targets) throw new PackError(`${manifest.name}: ${path} imports ${specifier}, which ${RUNTIME_PACKAGE}'s package.json does not map`);
-          if (!manifest.imports?.[specifier]) throw new PackError(`${manifest.name}: ${path} imports ${specifier}, which its package.json does not map (run apigen generate)`);
+          // The package maps it to the runtime's own modules, which it carries under runtime/.
+          const expected = importsUnder({ [specifier]: imports[specifier] }, "./runtime/")[specifier];
+          if (JSON.stringify(manifest.imports?.[specifier]) !== JSON.stringify(expected)) {
+            throw new PackError(
+              `${manifest.name}: ${path} imports ${specifier}, which its package.json does not map as ${RUNTIME_PACKAGE} does (${JSON.stringify(expected)}); run apigen generate with this toolchain`,
+            );
+          }
           queue.push(...targets);
         } else if (runtimeModule(specifier)) queue.push(runtimeModule(specifier).replace(/\.js$/, ".ts"));
         else if (!isBuiltin(specifier)) packages.add(packageOf(specifier));

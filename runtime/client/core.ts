@@ -121,6 +121,20 @@ export interface ClientHooks {
   onResponse?(event: ResponseEvent): void;
 }
 
+/**
+ * A random UUID (version 4) for an Idempotency-Key. crypto.randomUUID exists only in secure
+ * contexts: a page served over plain http (a development server) has getRandomValues alone.
+ */
+function randomKey(): string {
+  const { crypto } = globalThis;
+  if (typeof crypto.randomUUID === "function") return crypto.randomUUID();
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
 /** The deprecated operations a warning was given for, once per process. */
 const warnedDeprecated = new WeakSet<OperationSpec>();
 
@@ -508,7 +522,7 @@ export class ClientCore {
     if (operation.idempotencyKey) {
       // The call's key is the one key on the wire, whatever the spelling of a header given with it.
       for (const name of Object.keys(headers)) if (name.toLowerCase() === IDEMPOTENCY_KEY_HEADER) delete headers[name];
-      headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? globalThis.crypto.randomUUID();
+      headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? randomKey();
     }
     const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
     const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts);

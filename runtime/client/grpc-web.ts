@@ -10,20 +10,37 @@ import type { Transport, TransportSettings } from "./transport.js";
 export function createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport {
   // connect-web turns a failed fetch into a ConnectError like any other; the failures are kept
   // here so that a call that never reached the service reads as one (UNAVAILABLE, or the deadline).
+  // It has no limit of its own on what it reads: an answer that says it is over maxResponseBytes
+  // is refused here before its body is read.
   const failedFetches = new WeakSet<object>();
-  const fetchOnce: typeof fetch = (input, init) =>
-    settings.fetch(input, init).catch((error: unknown) => {
+  const oversized = new WeakSet<object>();
+  const fetchOnce: typeof fetch = async (input, init) => {
+    let response: Response;
+    try {
+      response = await settings.fetch(input, init);
+    } catch (error) {
       if (typeof error === "object" && error !== null) failedFetches.add(error);
       throw error;
-    });
+    }
+    const length = response.headers.get("content-length");
+    if (length !== null && Number(length) > settings.maxResponseBytes) {
+      await response.body?.cancel();
+      const error = new RangeError(`the answer is ${length} bytes, over maxResponseBytes`);
+      oversized.add(error);
+      throw error;
+    }
+    return response;
+  };
+  const marked = (set: WeakSet<object>, error: unknown) => {
+    const cause = (error as { cause?: unknown }).cause;
+    return (typeof cause === "object" && cause !== null && set.has(cause)) || (typeof error === "object" && error !== null && set.has(error));
+  };
   const transport = createConnectTransport({ baseUrl: settings.serviceUrl, useBinaryFormat: true, fetch: fetchOnce, interceptors: [...settings.grpcInterceptors] });
   return createRpcTransport(settings, services, {
     transport,
     endpointIsDefault: false,
-    reachedNothing: (error) => {
-      const cause = (error as { cause?: unknown }).cause;
-      return (typeof cause === "object" && cause !== null && failedFetches.has(cause)) || (typeof error === "object" && error !== null && failedFetches.has(error));
-    },
+    reachedNothing: (error) => marked(failedFetches, error),
+    tooLarge: (error) => marked(oversized, error),
     close: () => {},
   });
 }

@@ -8,13 +8,15 @@ import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
 import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, waitAsked } from "./errors.js";
 import { connectionFailureReason, connectionRefused, isConnectionFailure } from "./tls.js";
-import { fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { answerTooLarge, fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
 export interface RpcChannel {
   /** The Connect transport the calls go through. */
   transport: ConnectTransport;
   /** Whether the call never reached the service (beside the connection failures every platform reports alike). */
   reachedNothing?(error: unknown): boolean;
+  /** An answer larger than maxResponseBytes, when the transport cannot refuse it itself. */
+  tooLarge?(error: unknown): boolean;
   /** Whether a refused connection names the default endpoint (grpcEndpoint) as the likely cause. */
   endpointIsDefault: boolean;
   close(): void;
@@ -52,6 +54,7 @@ export function createRpcTransport(settings: TransportSettings, services: readon
           throw noAnswer(operation, "grpc", defaultEndpointRefused(connectionFailureReason(error), settings), { cause: error });
         }
         if (call.signal?.aborted || isConnectionFailure(error) || channel.reachedNothing?.(error)) throw fetchFailure(error, call, "grpc");
+        if (channel.tooLarge?.(error)) throw answerTooLarge(operation, "grpc", settings.maxResponseBytes);
         const connectError = ConnectError.from(error);
         call.onResponse?.(undefined, connectError.metadata);
         const wait = waitAsked((name) => connectError.metadata.get(name));

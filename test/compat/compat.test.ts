@@ -3,17 +3,18 @@
 // service runs as it is, and once more for each planted change (test/compat/service.ts). The true
 // service passes every scenario on every protocol, both ways; each planted one fails the scenario
 // that shows it, named in the result and in the report with both answers.
-import { readFileSync, mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPAT_SCENARIOS } from "./scenarios.js";
 import { acceptanceOf, judge, runCompat, shapeDifferences, shapeOf, type CompatResult, type Outcome } from "./run.js";
 import { PLANTS, type Plant } from "./plants.js";
 
 /** The SDKs of each tree the run drives. */
 const SDKS = ["TypeScript", "Python sync", "Python async", "Go"];
-const REPORT = join(mkdtempSync(join(tmpdir(), "compat-report-")), "compat-report.md");
+const REPORT_DIR = mkdtempSync(join(tmpdir(), "compat-report-"));
+const REPORT = join(REPORT_DIR, "compat-report.md");
 let result: CompatResult;
 const lines: string[] = [];
 
@@ -21,6 +22,7 @@ beforeAll(async () => {
   result = await runCompat({ bases: [{ ref: "HEAD", label: "HEAD" }], plants: Object.keys(PLANTS) as Plant[], report: REPORT, out: (line) => lines.push(line) });
   console.log(lines.join("\n"));
 }, 600_000);
+afterAll(() => rmSync(REPORT_DIR, { recursive: true, force: true }));
 
 /** Which scenario each planted change must break, and the difference it must show. */
 const CAUGHT: Record<Plant, { scenario: string; difference: RegExp }> = {

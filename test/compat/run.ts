@@ -9,7 +9,7 @@
 // contract diff's) lists SDK version × service × protocol, and each failure with its scenario and
 // both answers. Without a release there is nothing to compare: the run says so and passes.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -27,6 +27,7 @@ export const REPO_ROOT = join(HERE, "..", "..");
 const PROTOCOLS = ["graphql", "rest", "grpc"] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 const ADMIN_SECRET = "compat-admin-secret";
+const CALL_TIMEOUT_MS = 90_000;
 export const DEFAULT_REPORT = "dist/compat-report.md";
 
 const run = async (file: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = process.env): Promise<string> => {
@@ -34,7 +35,7 @@ const run = async (file: string, args: string[], cwd: string, env: NodeJS.Proces
     return (await execFileAsync(file, args, { cwd, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout;
   } catch (error) {
     const failed = error as Error & { stdout?: string; stderr?: string };
-    throw new Error(`${file} ${args.join(" ")} failed in ${cwd}:\n${failed.stderr ?? ""}${failed.stdout ?? ""}`);
+    throw new Error(`${file} ${args.join(" ")} failed in ${cwd}: ${failed.message}\n${failed.stderr ?? ""}${failed.stdout ?? ""}`);
   }
 };
 
@@ -170,17 +171,34 @@ class SdkRunner {
       const { id: _id, crash, ...rest } = message;
       resolve(crash !== undefined ? { ok: false, code: "CRASH", refused: false, message: String(crash) } : (rest as unknown as Outcome));
     });
-    this.child.on("exit", () => {
-      for (const resolve of this.pending.values()) resolve({ ok: false, code: "CRASH", refused: false, message: `the runner ended: ${this.stderr.slice(-2000)}` });
+    const end = (reason: string) => {
+      this.ended ??= reason;
+      for (const resolve of this.pending.values()) resolve({ ok: false, code: "CRASH", refused: false, message: this.ended });
       this.pending.clear();
-    });
+    };
+    this.child.on("exit", (code, signal) => end(`the runner ended (${signal ?? code}): ${this.stderr.slice(-2000)}`));
+    this.child.on("error", (error) => end(`the runner could not run: ${error.message}`));
+    // A runner that ended takes no more lines; the write's error is its exit's, reported above.
+    this.child.stdin.on("error", () => {});
   }
+
+  /** Why the runner ended, once it has. */
+  private ended: string | undefined;
 
   call(call: CompatCall): Promise<Outcome> {
     if (this.carries && !this.carries(call.operation, call.protocol)) return Promise.resolve({ skipped: `this SDK has no ${call.operation} over ${call.protocol}` });
+    if (this.ended) return Promise.resolve({ ok: false, code: "CRASH", refused: false, message: this.ended });
     const id = this.nextId++;
     return new Promise((resolve) => {
-      this.pending.set(id, resolve);
+      // Every SDK's own deadline is 60 s: a runner silent for longer has hung.
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        resolve({ ok: false, code: "CRASH", refused: false, message: `no answer from the runner in ${CALL_TIMEOUT_MS / 1000} s` });
+      }, CALL_TIMEOUT_MS);
+      this.pending.set(id, (outcome) => {
+        clearTimeout(timer);
+        resolve(outcome);
+      });
       this.child.stdin.write(`${JSON.stringify(this.line(id, call))}\n`);
     });
   }
@@ -250,9 +268,10 @@ export interface CompatResult {
 }
 
 /** A checkout of `ref` beside the repository, its dependencies linked from today's (its own runtime in place of today's). */
-async function checkout(ref: string, label: string, workDir: string): Promise<Tree> {
+async function checkout(ref: string, label: string, workDir: string, register: (root: string) => void): Promise<Tree> {
   const root = join(workDir, `tree-${label.replace(/[^a-z0-9.-]+/gi, "_")}`);
   await run("git", ["worktree", "add", "--detach", "--force", root, ref], REPO_ROOT);
+  register(root);
   mkdirSync(join(root, "node_modules", "@apigen"), { recursive: true });
   // A cache of its own: what the tree builds there (its Go runner) must not replace today's.
   mkdirSync(join(root, "node_modules", ".cache"));
@@ -314,11 +333,11 @@ function carriedBy(tree: Tree): (operation: string, protocol: Protocol) => boole
 }
 
 /** The TypeScript SDK of a tree: packed with that tree's own pack script, installed in a folder outside every tree. */
-async function typescriptSdk(tree: Tree, workDir: string): Promise<SdkClient> {
+async function typescriptSdk(tree: Tree, workDir: string, register: (client: SdkClient) => void): Promise<void> {
   const packDir = join(workDir, `packed-${tree.label}`);
-  const env = { ...process.env };
-  delete env.APIGEN_RELEASE_BASE;
-  await run(process.execPath, [join(tree.root, "scripts", "pack.mjs"), "--out", packDir, "--only", "npm", "--first-release"], tree.root, env);
+  // The tree's own packing, without its release gate: a release is compared with nothing here, and today's tree may not be bumped yet.
+  const script = `const { packPackages } = await import(${JSON.stringify(pathToFileURL(join(tree.root, "scripts", "pack.mjs")).href)}); await packPackages({ root: ${JSON.stringify(tree.root)}, outDir: ${JSON.stringify(packDir)} });`;
+  await run(process.execPath, ["--input-type=module", "-e", script], tree.root);
   const tarball = readdirSync(packDir).find((file) => /-sdk-.*\.tgz$/.test(file));
   if (!tarball) throw new Error(`${tree.label}: pack made no SDK tarball in ${packDir}`);
   const dir = join(workDir, `sdk-${tree.label}`);
@@ -327,48 +346,61 @@ async function typescriptSdk(tree: Tree, workDir: string): Promise<SdkClient> {
   await run("npm", ["install", join(packDir, tarball), "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], dir);
   copyFileSync(join(HERE, "sdk-runner.mjs"), join(dir, "sdk-runner.mjs"));
   const { name: packageName } = JSON.parse(readFileSync(join(tree.root, "generated", "packages", "sdk", "package.json"), "utf8")) as { name: string };
-  return { language: "TypeScript", tree, runner: new SdkRunner(process.execPath, [join(dir, "sdk-runner.mjs"), packageName], { cwd: dir }) };
+  register({ language: "TypeScript", tree, runner: new SdkRunner(process.execPath, [join(dir, "sdk-runner.mjs"), packageName], { cwd: dir }) });
 }
 
 /**
  * The Python SDK of a tree (sync and async), driven by that tree's own conformance runner: the
  * test virtualenv's interpreter (its dependencies) with the tree's generated package first on the path.
  */
-async function pythonSdks(tree: Tree): Promise<SdkClient[]> {
+async function pythonSdks(tree: Tree, register: (client: SdkClient) => void): Promise<void> {
   const { python } = await ensurePythonEnv();
   const env = { ...process.env, PYTHONPATH: join(tree.root, "generated", "python", "src") };
-  return ["sync", "async"].map((variant) => ({
-    language: "Python" as const,
-    variant,
-    tree,
-    runner: new SdkRunner(python, [join(tree.root, "test", "python", "conformance_runner.py")], { cwd: tree.root, env }, conformanceLine(variant), carriedBy(tree)),
-  }));
+  for (const variant of ["sync", "async"]) {
+    register({
+      language: "Python",
+      variant,
+      tree,
+      runner: new SdkRunner(python, [join(tree.root, "test", "python", "conformance_runner.py")], { cwd: tree.root, env }, conformanceLine(variant), carriedBy(tree)),
+    });
+  }
 }
 
 /** The Go SDK of a tree, driven by that tree's own conformance runner, built by that tree's own scripts/go-env.mjs against its generated module. */
-async function goSdk(tree: Tree): Promise<SdkClient> {
+async function goSdk(tree: Tree, register: (client: SdkClient) => void): Promise<void> {
   const script = `const { goBinary } = await import(${JSON.stringify(pathToFileURL(join(tree.root, "scripts", "go-env.mjs")).href)}); process.stdout.write(JSON.stringify(await goBinary("runner", { log: () => {} })));`;
   const { binary } = JSON.parse(await run(process.execPath, ["--input-type=module", "-e", script], tree.root)) as { binary: string };
-  return { language: "Go", tree, runner: new SdkRunner(binary, [], { cwd: tree.root }, conformanceLine("sync"), carriedBy(tree)) };
+  register({ language: "Go", tree, runner: new SdkRunner(binary, [], { cwd: tree.root }, conformanceLine("sync"), carriedBy(tree)) });
 }
 
-/** Every SDK of a tree: TypeScript, Python (sync, async) and Go. */
-async function sdksOf(tree: Tree, workDir: string): Promise<SdkClient[]> {
-  const [typescript, python, go] = await Promise.all([typescriptSdk(tree, workDir), pythonSdks(tree), goSdk(tree)]);
-  return [typescript, ...python, go];
+/** Every SDK of a tree, in a fixed order (TypeScript, Python sync and async, Go); each is registered as soon as its runner starts, so that a failure stops them all. */
+async function sdksOf(tree: Tree, workDir: string, register: (client: SdkClient) => void): Promise<SdkClient[]> {
+  const started: SdkClient[] = [];
+  const add = (client: SdkClient) => {
+    started.push(client);
+    register(client);
+  };
+  const settled = await Promise.allSettled([typescriptSdk(tree, workDir, add), pythonSdks(tree, add), goSdk(tree, add)]);
+  const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
+  if (failed) throw failed.reason;
+  const order = (client: SdkClient) => ["TypeScript", "Python sync", "Python async", "Go"].indexOf(`${client.language}${client.variant ? ` ${client.variant}` : ""}`);
+  return started.sort((a, b) => order(a) - order(b));
 }
 
 /** Starts a tree's service (test/compat/service.ts of today's tree, loading that tree's code). */
 async function startService(tree: Tree, plant?: Plant): Promise<Service> {
   const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "service.ts"), "--tree", tree.root, "--admin-secret", ADMIN_SECRET, ...(plant ? ["--plant", plant] : [])], {
     cwd: tree.root,
-    stdio: ["ignore", "pipe", "pipe"],
+    // Its stdin is the run's: when the run ends, however it ends, the service does too.
+    stdio: ["pipe", "pipe", "pipe"],
   });
   let stderr = "";
-  child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString("utf8")));
+  child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-8000)));
+  child.stdin.on("error", () => {});
   const first = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout }).once("line", resolve);
     child.once("exit", (code) => reject(new Error(`the service of ${tree.label} ended (${code}) before it listened:\n${stderr}`)));
+    child.once("error", (error) => reject(new Error(`the service of ${tree.label} could not start: ${error.message}`)));
   });
   const { httpUrl, grpcEndpoint } = JSON.parse(first) as { httpUrl: string; grpcEndpoint: string };
   return {
@@ -378,9 +410,10 @@ async function startService(tree: Tree, plant?: Plant): Promise<Service> {
     grpcEndpoint,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once("exit", () => resolve());
         child.kill("SIGTERM");
+        setTimeout(() => child.kill("SIGKILL"), 10_000).unref();
       }),
   };
 }
@@ -409,6 +442,8 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   const bases = options.bases ?? (await releaseBases());
   const result: CompatResult = { bases: bases.map((b) => b.label), rows: [], failures: [], refusedAsNewer: [], accepted: [], seconds: 0 };
   const acceptances = acceptancesOf(REPO_ROOT);
+  // A run that stops before its end leaves no report of an earlier one behind.
+  rmSync(options.report ?? join(REPO_ROOT, DEFAULT_REPORT), { force: true });
   if (bases.length === 0) {
     out("compat: no release to compare with (no APIGEN_RELEASE_BASE, v* tag or release.json); nothing to run");
     writeReport(result, options.report);
@@ -416,19 +451,24 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   }
   const workDir = mkdtempSync(join(tmpdir(), "apigen-compat-"));
   const trees: Tree[] = [];
+  const worktrees: string[] = [];
   const services: Service[] = [];
   const clients: SdkClient[] = [];
   try {
     const today: Tree = { label: "today", root: REPO_ROOT, version: await apiVersionOf(REPO_ROOT) };
-    for (const base of bases) trees.push(await checkout(base.ref, base.label, workDir));
+    for (const base of bases) trees.push(await checkout(base.ref, base.label, workDir, (root) => worktrees.push(root)));
     out(`compat: releases ${trees.map((t) => `${t.label} (${t.version})`).join(", ")} against today's tree (${today.version})`);
     // One tree at a time: each build of a tree's SDKs is CPU-bound already.
     const sdksByTree = new Map<Tree, SdkClient[]>();
-    for (const tree of [...trees, today]) sdksByTree.set(tree, await sdksOf(tree, workDir));
-    for (const sdks of sdksByTree.values()) clients.push(...sdks);
+    for (const tree of [...trees, today]) sdksByTree.set(tree, await sdksOf(tree, workDir, (client) => clients.push(client)));
     const todayService = await startService(today);
-    const plantedServices = await Promise.all((options.plants ?? []).map((plant) => startService(today, plant)));
-    services.push(todayService, ...plantedServices);
+    services.push(todayService);
+    const plantedServices: Service[] = [];
+    for (const plant of options.plants ?? []) {
+      const service = await startService(today, plant);
+      services.push(service);
+      plantedServices.push(service);
+    }
 
     for (const tree of trees) {
       const releaseService = await startService(tree);
@@ -478,7 +518,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
               // A change the manifest accepts as breaking, shipped under the major version it calls for, is reported, not failed.
               const operation = /\(([a-z0-9_]+)\)$/.exec(verdict.step)?.[1] ?? "";
               const newer = pair.service.tree === today ? today : pair.sdk.tree;
-              const acceptance = acceptanceOf(operation, acceptances, tree.version, newer.version);
+              const acceptance = verdict.compared ? acceptanceOf(operation, acceptances, tree.version, newer.version) : undefined;
               if (acceptance) {
                 row.accepted++;
                 result.accepted.push({ ...failure, change: acceptance });
@@ -498,8 +538,9 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   } finally {
     await Promise.all(clients.map((client) => client.runner.close()));
     await Promise.all(services.map((service) => service.stop()));
-    for (const tree of trees) await run("git", ["worktree", "remove", "--force", tree.root], REPO_ROOT).catch(() => undefined);
+    for (const root of worktrees) await run("git", ["worktree", "remove", "--force", root], REPO_ROOT).catch(() => undefined);
     rmSync(workDir, { recursive: true, force: true });
+    await run("git", ["worktree", "prune"], REPO_ROOT).catch(() => undefined);
   }
   result.seconds = (Date.now() - started) / 1000;
   for (const failure of result.failures) out(`compat: FAILED ${failure.sdk} → ${failure.service} over ${failure.protocol}: "${failure.scenario}", ${failure.step}: ${failure.differences.join("; ")}`);
@@ -508,7 +549,12 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   return result;
 }
 
-type Verdict = { kind: "passed" } | { kind: "skipped" } | { kind: "refused-as-newer"; step: string } | { kind: "failed"; step: string; expected: string; actual: string; differences: string[] };
+type Verdict =
+  | { kind: "passed" }
+  | { kind: "skipped" }
+  | { kind: "refused-as-newer"; step: string }
+  /** `compared`: the two answers differ (what an accepted breaking change may explain), as against a run that proves nothing. */
+  | { kind: "failed"; step: string; expected: string; actual: string; differences: string[]; compared?: boolean };
 
 /** Whether the client refused a call before sending it, because the service is older than the operation (§4.2). */
 const refusedAsNewer = (outcome: Outcome | undefined): boolean => !!outcome && "code" in outcome && outcome.refused && /needs server .* or later/.test(outcome.message);
@@ -570,7 +616,7 @@ export function judge(scenario: CompatScenario, expected: Outcome[], actual: Out
     const after = got ? comparable(got) : undefined;
     if (JSON.stringify(before) !== JSON.stringify(after)) {
       const differences = got && "ok" in got && "ok" in want && got.ok && want.ok ? shapeDifferences(shapeOf(want.answer), shapeOf(got.answer)) : [`${headline(want)} → ${headline(got)}`];
-      return { kind: "failed", step, expected: shown(want), actual: shown(got), differences };
+      return { kind: "failed", step, expected: shown(want), actual: shown(got), differences, compared: true };
     }
   }
   return { kind: "passed" };
@@ -617,7 +663,7 @@ function writeReport(result: CompatResult, report = join(REPO_ROOT, DEFAULT_REPO
   writeFileSync(report, reportMarkdown(result));
 }
 
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+if (process.argv[1] && realpathSync(fileURLToPath(import.meta.url)) === realpathSync(process.argv[1])) {
   const { values } = parseArgs({ options: { base: { type: "string", multiple: true }, report: { type: "string" } } });
   const result = await runCompat({
     ...(values.base ? { bases: values.base.map((ref) => ({ ref, label: ref })) } : {}),

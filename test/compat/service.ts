@@ -26,3 +26,7 @@ process.stdout.write(`${JSON.stringify({ httpUrl: addresses.httpUrl, grpcEndpoin
 const stop = () => void server.close().then(() => process.exit(0));
 process.on("SIGTERM", stop);
 process.on("SIGINT", stop);
+// The run holds stdin: when it ends (or dies), so does this service.
+process.stdin.on("end", stop);
+process.stdin.on("close", stop);
+process.stdin.resume();
