@@ -10,17 +10,21 @@ import threading
 import time
 from collections.abc import Iterator
 
+import httpx
 import pytest
 
 from conftest import LocalServer
-from identity_sdk import AdminClient, ApiError, AsyncAdminClient
+from identity_sdk import AdminClient, ApiError, AsyncAdminClient, _http
 from identity_sdk._http import MAX_CONNECTIONS
 
 
 @pytest.fixture
-def slow_server() -> Iterator[LocalServer]:
+def slow_server(monkeypatch: pytest.MonkeyPatch) -> Iterator[LocalServer]:
     # A little slow, so that the calls of a batch overlap and the pool fills up.
     server = LocalServer(delay=0.05)
+    # What is proven is the pool's size, not its clock: an idle connection still expires after httpx's
+    # 5 s, and a starved machine (CI's took 10 s for 200 calls) leaves some idle that long between calls.
+    monkeypatch.setattr(_http, "_LIMITS", httpx.Limits(max_connections=MAX_CONNECTIONS, max_keepalive_connections=_http._LIMITS.max_keepalive_connections, keepalive_expiry=None))
     yield server
     server.close()
 
