@@ -14,6 +14,9 @@ import (
 	"testing"
 
 	identity "github.com/identity-interface/identity-go/v2"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
@@ -426,4 +429,62 @@ func TestEveryRequestNamesTheSDK(t *testing.T) {
 	if got := md.Get("x-api-client"); len(got) != 1 || got[0] != apiClient {
 		t.Fatalf("gRPC x-api-client %v", got)
 	}
+}
+
+// The W3C trace context of the caller's span goes with every protocol, as the application's
+// OpenTelemetry propagator writes it; the default propagator writes nothing.
+func TestTheTraceContextOfTheCallersSpanIsSent(t *testing.T) {
+	const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
+	traceID, _ := trace.TraceIDFromHex("4bf92f3577b34da6a3ce929d0e0e4736")
+	spanID, _ := trace.SpanIDFromHex("00f067aa0ba902b7")
+	traced := trace.ContextWithSpanContext(ctx, trace.NewSpanContext(trace.SpanContextConfig{TraceID: traceID, SpanID: spanID, TraceFlags: trace.FlagsSampled, TraceState: mustTraceState(t, "vendor=a1")}))
+	rest := newHTTPService(t, ok(metaJSON))
+	client := admin(t, rest.url, identity.WithAdminProtocol(identity.ProtocolREST))
+	if _, err := client.AdminMeta(traced, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := rest.log()[0].Header.Get("Traceparent"); got != "" {
+		t.Fatalf("sent %q with the default (no-op) propagator", got)
+	}
+	previous := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(previous) })
+	// One call's trace is not kept by the client: the next call without a span sends none.
+	for _, want := range []string{traceparent, ""} {
+		callCtx := ctx
+		if want != "" {
+			callCtx = traced
+		}
+		if _, err := client.AdminMeta(callCtx, nil); err != nil {
+			t.Fatal(err)
+		}
+		r := rest.log()[len(rest.log())-1]
+		if r.Header.Get("Traceparent") != want || (want != "" && r.Header.Get("Tracestate") != "vendor=a1") {
+			t.Fatalf("REST: traceparent %q tracestate %q, want %q", r.Header.Get("Traceparent"), r.Header.Get("Tracestate"), want)
+		}
+	}
+	graphql := newHTTPService(t, func(int, recorded) reply { return reply{body: graphqlData("admin_meta", metaJSON)} })
+	if _, err := admin(t, graphql.url, identity.WithAdminProtocol(identity.ProtocolGraphQL)).AdminMeta(traced, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := graphql.log()[0].Header.Get("Traceparent"); got != traceparent {
+		t.Fatalf("GraphQL: traceparent %q", got)
+	}
+	service := newGRPCService(t, func(int, grpcCall) grpcReply {
+		return grpcReply{message: message(t, "identity.v1.AdminMetaResponse")}
+	})
+	if _, err := grpcAdmin(t, service.endpoint).AdminMeta(traced, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got := service.log()[0].Metadata.Get("traceparent"); len(got) != 1 || got[0] != traceparent {
+		t.Fatalf("gRPC: traceparent %v", got)
+	}
+}
+
+func mustTraceState(t *testing.T, text string) trace.TraceState {
+	state, err := trace.ParseTraceState(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return state
 }

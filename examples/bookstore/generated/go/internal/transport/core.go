@@ -22,6 +22,8 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"google.golang.org/grpc"
 )
 
@@ -433,7 +435,7 @@ func (c *Core) askVersion(ctx context.Context) (string, error) {
 		return "", err
 	}
 	out := c.newVersionAnswer()
-	body, headers, seen, started := map[string]any{}, c.baseHeaders(), &exchange{}, time.Now()
+	body, headers, seen, started := map[string]any{}, withTraceContext(ctx, c.baseHeaders()), &exchange{}, time.Now()
 	if err := t.call(ctx, op, protocol, body, headers, out, seen); err != nil {
 		failure := asAPIError(ctx, err, op, protocol)
 		c.logAttempt(ctx, op, protocol, 1, seen, time.Since(started), body, headers, failure, false)
@@ -571,6 +573,19 @@ func callHeaders(op *Operation, protocol Protocol, base map[string]string, setti
 	return headers, nil
 }
 
+// withTraceContext is headers with the W3C trace context of ctx's span (traceparent, tracestate)
+// as the application's OpenTelemetry propagator writes it (otel.SetTextMapPropagator), over every
+// protocol: gRPC sends it as metadata. The default propagator writes nothing, and headers is then
+// returned as it is; else a copy, so the client's own headers never keep a call's trace.
+func withTraceContext(ctx context.Context, headers map[string]string) map[string]string {
+	carrier := propagation.MapCarrier{}
+	otel.GetTextMapPropagator().Inject(ctx, carrier)
+	if len(carrier) == 0 {
+		return headers
+	}
+	return MergeHeaders(headers, carrier)
+}
+
 // attempt sends the call, and again as the retry policy (or WithMaxRetries) allows: after a
 // transient failure of an operation that is retried (a read, an idempotent write, a write with an
 // idempotency key, whose every attempt carries the same key), and after a refused connection,
@@ -585,6 +600,7 @@ func (c *Core) attempt(ctx context.Context, op *Operation, protocol Protocol, bo
 	if err != nil {
 		return err
 	}
+	headers = withTraceContext(ctx, headers)
 	attempts := max(1, c.retry.Attempts)
 	if settings.MaxRetries != nil {
 		attempts = *settings.MaxRetries
