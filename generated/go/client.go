@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"github.com/identity-interface/identity-go/v2/internal/transport"
 )
 
@@ -147,14 +145,6 @@ func WithLogger(logger *slog.Logger) Option {
 	}
 }
 
-// WithGRPCUnaryInterceptor chains interceptor into the user client's gRPC connection: it sees every
-// attempt over gRPC; the first given is the outermost.
-func WithGRPCUnaryInterceptor(interceptor grpc.UnaryClientInterceptor) Option {
-	return func(c *config) {
-		c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)
-	}
-}
-
 // WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then leaves
 // it open.
 func WithHTTPClient(client *http.Client) Option {
@@ -177,14 +167,6 @@ func WithGRPCTLS(cfg *tls.Config) Option {
 func WithGRPCInsecure() Option {
 	return func(c *config) {
 		c.GRPCSecurity = transport.GRPCPlaintext
-	}
-}
-
-// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the transport
-// credentials of the TLS or insecure option, which a credentials option here replaces).
-func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
-	return func(c *config) {
-		c.GRPCDial = append(c.GRPCDial, opts...)
 	}
 }
 
@@ -287,14 +269,6 @@ func WithAdminLogger(logger *slog.Logger) AdminOption {
 	}
 }
 
-// WithAdminGRPCUnaryInterceptor chains interceptor into the admin client's gRPC connection: it sees
-// every attempt over gRPC; the first given is the outermost.
-func WithAdminGRPCUnaryInterceptor(interceptor grpc.UnaryClientInterceptor) AdminOption {
-	return func(c *config) {
-		c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)
-	}
-}
-
 // WithAdminHTTPClient makes the admin client send GraphQL and REST calls through client; Close then
 // leaves it open.
 func WithAdminHTTPClient(client *http.Client) AdminOption {
@@ -317,14 +291,6 @@ func WithAdminGRPCTLS(cfg *tls.Config) AdminOption {
 func WithAdminGRPCInsecure() AdminOption {
 	return func(c *config) {
 		c.GRPCSecurity = transport.GRPCPlaintext
-	}
-}
-
-// WithAdminGRPCDialOptions adds options to the gRPC connection of the admin client (after the
-// transport credentials of the TLS or insecure option, which a credentials option here replaces).
-func WithAdminGRPCDialOptions(opts ...grpc.DialOption) AdminOption {
-	return func(c *config) {
-		c.GRPCDial = append(c.GRPCDial, opts...)
 	}
 }
 

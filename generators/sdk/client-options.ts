@@ -55,6 +55,8 @@ export interface GoForm extends Availability {
   readonly apply: string;
   /** What it does, after the function's name: "sets the deadline of {client}'s calls". `{client}` is "the admin client" or "the user client". */
   readonly doc: Text;
+  /** Its parameters are grpc's types: it is declared in grpc.go, which a build that leaves gRPC out does not compile. */
+  readonly grpcTypes?: true;
 }
 
 export interface ClientOptionSpec {
@@ -325,7 +327,8 @@ export const CLIENT_OPTIONS = {
       {
         name: "GRPCUnaryInterceptor",
         parameters: "interceptor grpc.UnaryClientInterceptor",
-        apply: "c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)",
+        apply: "c.GRPC.Interceptors = append(c.GRPC.Interceptors, interceptor)",
+        grpcTypes: true,
         doc: "chains interceptor into {client}'s gRPC connection: it sees every attempt over gRPC; the first given is the outermost.",
       },
     ],
@@ -397,7 +400,8 @@ export const CLIENT_OPTIONS = {
       {
         name: "GRPCDialOptions",
         parameters: "opts ...grpc.DialOption",
-        apply: "c.GRPCDial = append(c.GRPCDial, opts...)",
+        apply: "c.GRPC.Dial = append(c.GRPC.Dial, opts...)",
+        grpcTypes: true,
         doc: "adds options to the gRPC connection of {client} (after the transport credentials of the TLS or insecure option, which a credentials option here replaces).",
       },
     ],
@@ -480,6 +484,7 @@ export interface ResolvedGoOption extends Ordered {
   readonly parameters: string;
   readonly apply: string;
   readonly doc: string;
+  readonly grpcTypes: boolean;
 }
 
 export function typescriptOptions(context: OptionContext): ResolvedTypeScriptOption[] {
@@ -524,6 +529,7 @@ export function goOptions(context: OptionContext, client = context.role === "adm
                   parameters: form.parameters,
                   apply: form.apply,
                   doc: textOf(form.doc, context).replaceAll("{client}", client),
+                  grpcTypes: form.grpcTypes === true,
                   order: orderOf(entryIndex, formIndex),
                 },
               ]

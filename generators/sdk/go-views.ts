@@ -74,6 +74,8 @@ export interface CodeView {
 
 export interface ReadmeView extends ReadmeClientsView {
   modulePath: string;
+  /** The build tag that leaves gRPC out. */
+  noGRPCTag: string;
   envPrefix: string;
   /** The environment variables the clients read, with what each sets. */
   environment: readonly { name: string; meaning: string }[];
@@ -111,8 +113,21 @@ export interface ClientFileView {
   adminClient: Optional<string>;
   hasUserClient: boolean;
   userClient: Optional<string>;
-  /** The option functions of the user client, then the admin client's. */
+  /** The option functions of the user client, then the admin client's, but those of grpc's types (grpc.go). */
   options: readonly OptionView[];
+}
+
+/** grpc.go: the options whose parameters are grpc's types, compiled unless the build leaves gRPC out. */
+export interface GrpcFileView {
+  package: string;
+  /** The build tag that leaves gRPC out: identity_nogrpc. */
+  noGRPCTag: string;
+  grpcOptions: readonly OptionView[];
+}
+
+/** internal/transport/grpc_conn.go and grpc_off.go: the two sides of the build tag. */
+export interface TransportGrpcBuildView {
+  noGRPCTag: string;
 }
 
 export interface CodesFileView {
@@ -241,11 +256,14 @@ export interface GoViews {
   "errors.go": ErrorsFileView;
   "facts.go": FactsFileView;
   "go.mod": GoModView;
+  "grpc.go": GrpcFileView;
   "methods.go": MethodsFileView;
   "types.go": TypesFileView;
   "internal/transport/codes.go": TransportCodesView;
   "internal/transport/descriptors.go": TransportDescriptorsView;
   "internal/transport/errors.go": TransportErrorsView;
   "internal/transport/facts.go": TransportFactsView;
+  "internal/transport/grpc_conn.go": TransportGrpcBuildView;
+  "internal/transport/grpc_off.go": TransportGrpcBuildView;
   "internal/transport/http.go": TransportHttpView;
 }

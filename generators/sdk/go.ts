@@ -493,6 +493,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
   // The environment variables of the clients: <API>_SERVICE_URL, <API>_LOG, ... (the API's name upper-cased).
   const envPrefix = goEnvPrefix(ir);
   const userAgent = `${ir.api.go.modulePath}/${ir.api.version}`;
+  const allOptions = [...(hasUserClient ? goOptionViews(facts, "user") : []), ...(hasAdminClient ? goOptionViews(facts, "admin") : [])];
   return {
     package: ir.api.go.package,
     // The clients the API has: one only where it has operations for it, named as api.surfaces says.
@@ -521,7 +522,10 @@ export function goView(ir: Ir, facts: SdkFacts) {
       .join("; ")}.`,
     serverVersionOptions: [hasAdminClient ? "WithAdminServerVersion" : "", hasUserClient ? "WithServerVersion" : ""].filter(Boolean).join(" / "),
     // The option functions of the clients (one loop of client.go.hbs writes both forms), and the README's table of them.
-    options: [...(hasUserClient ? goOptionViews(facts, "user") : []), ...(hasAdminClient ? goOptionViews(facts, "admin") : [])],
+    options: allOptions.filter((option) => !option.grpcTypes),
+    grpcOptions: allOptions.filter((option) => option.grpcTypes),
+    // The build tag that leaves gRPC out, the package's name first: two SDKs in one program are built each its own way.
+    noGRPCTag: `${ir.api.go.package}_nogrpc`,
     optionsTable: goOptionsTable(facts, [
       ...(adminClient ? [{ role: "admin" as const, name: `\`${adminClient.name}\`` }] : []),
       ...(userClient ? [{ role: "user" as const, name: `\`${userClient.name}\`` }] : []),
@@ -692,6 +696,9 @@ export function emitGo(ir: Ir): GeneratedFile[] {
       case "doc.go":
       case "errors.go":
       case "facts.go":
+      case "grpc.go":
+        // Options of grpc's types only where the clients have some: an import unused would not compile.
+        return view.grpcOptions.length > 0 ? [{ path, content: template.render(view), header: true }] : [];
       case "go.mod":
       case "methods.go":
       case "types.go":
@@ -699,6 +706,8 @@ export function emitGo(ir: Ir): GeneratedFile[] {
       case "internal/transport/errors.go":
       case "internal/transport/facts.go":
       case "internal/transport/http.go":
+      case "internal/transport/grpc_conn.go":
+      case "internal/transport/grpc_off.go":
         return [{ path, content: template.render(view), header: true }];
       default:
         return templateWithoutView("go", template);

@@ -153,6 +153,26 @@ describe("the generated Go module", () => {
     expect(result.code).toBe(0);
   }, 300_000);
 
+  it("built with -tags identity_nogrpc, links neither grpc nor protobuf, calls over REST and GraphQL and refuses a gRPC client", async () => {
+    const [deps, vetted, tested] = await Promise.all([
+      go("list -deps nogrpc", ["list", "-deps", "-tags", "identity_nogrpc", "."], MODULE),
+      go("vet nogrpc", ["vet", "-tags", "identity_nogrpc", "./..."], MODULE),
+      go("test nogrpc", ["test", "-v", "-tags", "identity_nogrpc", "./nogrpc/"], TESTS),
+    ]);
+    expect(deps.code, deps.output).toBe(0);
+    const linked = deps.output.split("\n");
+    expect(linked).toContain("github.com/identity-interface/identity-go/v2/internal/transport");
+    expect(linked.filter((name) => name === "google.golang.org/grpc" || name.startsWith("google.golang.org/grpc/credentials") || name.startsWith("google.golang.org/protobuf/"))).toEqual([]);
+    // Without the tag, the same listing has them: the check can fail.
+    const full = await go("list -deps", ["list", "-deps", "."], MODULE);
+    expect(full.output.split("\n")).toEqual(expect.arrayContaining(["google.golang.org/grpc", "google.golang.org/protobuf/types/dynamicpb"]));
+    expect(goFindings(vetted.output)).toBe("");
+    expect(vetted.code).toBe(0);
+    expect(tested.output, tested.output).toMatch(/^--- PASS: TestCallsOverRESTAndGraphQL/m);
+    expect(tested.output).toMatch(/^--- PASS: TestAClientOverGRPCIsRefusedNamingTheTag/m);
+    expect(tested.code).toBe(0);
+  }, 300_000);
+
   it("has a README whose every example compiles, as the bookstore's does", async () => {
     // Use, Errors, Timeouts, Pagination, Logging, Middleware, Raw responses, Forward compatibility, Configuration from the environment.
     expect(await checkReadmeExamples(MODULE, "identity")).toBe(9);

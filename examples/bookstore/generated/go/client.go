@@ -10,8 +10,6 @@ import (
 	"net/http"
 	"time"
 
-	"google.golang.org/grpc"
-
 	"example.com/bookstore-go/internal/transport"
 )
 
@@ -152,14 +150,6 @@ func WithLogger(logger *slog.Logger) Option {
 	}
 }
 
-// WithGRPCUnaryInterceptor chains interceptor into the user client's gRPC connection: it sees every
-// attempt over gRPC; the first given is the outermost.
-func WithGRPCUnaryInterceptor(interceptor grpc.UnaryClientInterceptor) Option {
-	return func(c *config) {
-		c.GRPCInterceptors = append(c.GRPCInterceptors, interceptor)
-	}
-}
-
 // WithHTTPClient makes the user client send GraphQL and REST calls through client; Close then leaves
 // it open.
 func WithHTTPClient(client *http.Client) Option {
@@ -182,14 +172,6 @@ func WithGRPCTLS(cfg *tls.Config) Option {
 func WithGRPCInsecure() Option {
 	return func(c *config) {
 		c.GRPCSecurity = transport.GRPCPlaintext
-	}
-}
-
-// WithGRPCDialOptions adds options to the gRPC connection of the user client (after the transport
-// credentials of the TLS or insecure option, which a credentials option here replaces).
-func WithGRPCDialOptions(opts ...grpc.DialOption) Option {
-	return func(c *config) {
-		c.GRPCDial = append(c.GRPCDial, opts...)
 	}
 }
 

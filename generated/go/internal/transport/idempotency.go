@@ -7,11 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"strings"
 	"syscall"
-
-	"google.golang.org/grpc/codes"
-	"google.golang.org/grpc/status"
 )
 
 // Idempotency keys (the IETF httpapi draft "The Idempotency-Key HTTP Header Field"): the service
@@ -97,10 +93,4 @@ func callOptionProblem(op *Operation, protocol Protocol, settings CallConfig) *A
 // ECONNREFUSED; over gRPC the library answered UNAVAILABLE saying so (grpcFailure marks it).
 func connectionRefused(failure *APIError) bool {
 	return failure.Code == faultNoAnswer && (failure.refusedConnection || errors.Is(failure.cause, syscall.ECONNREFUSED))
-}
-
-// grpcConnectionRefused reports whether st, a status the gRPC library made itself (the server named
-// no code), says the connection was refused.
-func grpcConnectionRefused(st *status.Status) bool {
-	return st.Code() == codes.Unavailable && strings.Contains(strings.ToLower(st.Message()), "connection refused")
 }

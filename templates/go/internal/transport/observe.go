@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"net/textproto"
 	"os"
 	"slices"
 	"strconv"
@@ -200,4 +201,17 @@ func (c *Core) logAttempt(ctx context.Context, op *Operation, protocol Protocol,
 			slog.String("got", kept.got),
 		)
 	}
+}
+
+// metadataHeader is the header and trailer metadata of an answer as one http.Header, the
+// trailer's after the header's.
+func metadataHeader(mds ...metadata.MD) http.Header {
+	out := http.Header{}
+	for _, md := range mds {
+		for key, values := range md {
+			name := textproto.CanonicalMIMEHeaderKey(key)
+			out[name] = append(out[name], values...)
+		}
+	}
+	return out
 }

@@ -15,8 +15,6 @@ import (
 	"os"
 	"strings"
 	"time"
-
-	"google.golang.org/grpc"
 )
 
 // Protocol is a wire protocol a client speaks (the public package's Protocol).
@@ -69,7 +67,6 @@ type Config struct {
 	MaxResponse   int64
 	Retry         RetryPolicy
 	HTTPClient    *http.Client
-	GRPCDial      []grpc.DialOption
 	GRPCSecurity  GRPCSecurity
 	GRPCTLS       *tls.Config
 	Insecure      bool
@@ -86,8 +83,8 @@ type Config struct {
 	Logger *slog.Logger
 	// Middleware wraps every HTTP attempt (GraphQL and REST), the first given outermost.
 	Middleware []Middleware
-	// GRPCInterceptors are chained into the gRPC connection, the first given outermost.
-	GRPCInterceptors []grpc.UnaryClientInterceptor
+	// GRPC is what the gRPC options set (grpc_conn.go; nothing where the build leaves gRPC out).
+	GRPC GRPCConfig
 
 	problems []string
 }

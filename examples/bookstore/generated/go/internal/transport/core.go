@@ -24,7 +24,6 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
-	"google.golang.org/grpc"
 )
 
 // transport moves one attempt of one operation: the flat input out, the answer into out (a
@@ -90,6 +89,8 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	}
 	if !slices.Contains(protocols, c.protocol) {
 		problems = append(problems, fmt.Sprintf("protocol must be one of graphql, rest, grpc, not %q", string(c.protocol)))
+	} else if c.protocol == ProtocolGRPC && !grpcBuiltIn {
+		problems = append(problems, grpcLeftOut)
 	}
 	if serviceURL == "" {
 		serviceURL = FromEnvironment("SERVICE_URL")
@@ -141,7 +142,6 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	}
 	c.credentials = lowerKeys(cfg.Credentials)
 	c.extraHeaders = lowerKeys(cfg.ExtraHeaders)
-	c.grpcDial = cfg.GRPCDial
 	https := strings.HasPrefix(strings.ToLower(c.serviceURL), "https://")
 	if cfg.GRPCSecurity == GRPCOverTLS || (cfg.GRPCSecurity == GRPCBySchema && https) {
 		c.grpcTLS = &tls.Config{}
@@ -181,11 +181,7 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if maxResponse <= 0 {
 		maxResponse = DefaultMaxResponseBytes
 	}
-	own := []dialOption{grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(int(maxResponse))), grpc.WithUserAgent(userAgent)}
-	if len(cfg.GRPCInterceptors) > 0 {
-		own = append(own, grpc.WithChainUnaryInterceptor(cfg.GRPCInterceptors...))
-	}
-	c.grpcDial = append(own, c.grpcDial...)
+	c.grpcDial = grpcDialOptions(cfg.GRPC, maxResponse, userAgent)
 	c.http = &httpTransport{serviceURL: c.serviceURL, client: httpClient, maxBytes: maxResponse, send: chain(httpClient.Do, cfg.Middleware)}
 	c.logger = cfg.Logger
 	if c.logger == nil {
