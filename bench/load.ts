@@ -29,7 +29,7 @@ export interface Measure {
   rps: number;
   cpuMicrosPerCall: number;
   /** Of a subject measured by pair() or pairAtOnce(): its baseline, and the medians over rounds of its rate over the baseline's in the same round and of the baseline's CPU per call over its own. */
-  paired?: { baseline: Measure; rpsRatio: number; cpuRatio: number };
+  paired?: { baseline: Measure; rpsRatio: number; cpuRatio: number; roundRatios: number[] };
 }
 export type Load = () => Promise<Measure>;
 
@@ -117,9 +117,11 @@ export async function pair(baseline: Load, subject: Load): Promise<[Measure, Mea
 /** The medians of each side's rounds, and the subject's ratios as the medians of the rounds' own. */
 function paired(a: Measure[], b: Measure[]): [Measure, Measure] {
   const baselineMedian = medianMeasure(a);
+  const roundRatios = a.map((baselineRound, i) => b[i]!.rps / baselineRound.rps);
   const ratios = {
     baseline: baselineMedian,
-    rpsRatio: median(a.map((baselineRound, i) => b[i]!.rps / baselineRound.rps)),
+    rpsRatio: median(roundRatios),
+    roundRatios,
     cpuRatio: median(a.map((baselineRound, i) => (b[i]!.cpuMicrosPerCall > 0 ? baselineRound.cpuMicrosPerCall / b[i]!.cpuMicrosPerCall : 0))),
   };
   return [baselineMedian, { ...medianMeasure(b), paired: ratios }];

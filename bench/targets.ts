@@ -8,17 +8,18 @@ import { REPO_ROOT } from "../test/helpers/project.js";
 
 export const BENCH_ADMIN_SECRET = "bench-secret";
 
-// Inside the repository (dist/ is ignored) so that its imports resolve to node_modules.
-const targetBundle = join(REPO_ROOT, "dist", "bench", "server-target.mjs");
-let built: Promise<unknown> | undefined;
+// Inside the tree (dist/ is ignored) so that its imports resolve to node_modules.
+const targetBundle = (root: string) => join(root, "dist", "bench", "server-target.mjs");
+/** The bundle of each tree's server-target.ts: this repository's, and another commit's (bench:compare). */
+const built = new Map<string, Promise<unknown>>();
 
-/** The runtime is this repository's runtime/ (generated code imports it by package name): bundled, as its TypeScript cannot run as it is. */
-const bundleRuntime: Plugin = {
+/** The runtime is the tree's own runtime/ (generated code imports it by package name): bundled, as its TypeScript cannot run as it is. */
+const bundleRuntime = (root: string): Plugin => ({
   name: "bundle-runtime",
   setup(pluginBuild) {
-    pluginBuild.onResolve({ filter: /^@apigen\/runtime\// }, (args) => ({ path: join(REPO_ROOT, "runtime", args.path.slice("@apigen/runtime/".length).replace(/\.js$/, ".ts")) }));
+    pluginBuild.onResolve({ filter: /^@apigen\/runtime\// }, (args) => ({ path: join(root, "runtime", args.path.slice("@apigen/runtime/".length).replace(/\.js$/, ".ts")) }));
   },
-};
+});
 
 export interface Target {
   child: ChildProcess;
@@ -51,27 +52,31 @@ export function separateCores(): { server: number; load: string } | undefined {
 /**
  * Starts a target (a mode of server-target.ts) as a deployed service would run: bundled JS, no TS
  * loader, on this process's Node or on the node executable `node` (another Node line, compared in
- * the same run).
+ * the same run), from this repository or from the tree at `root` (another commit, bench:compare).
  */
-export async function startTarget(mode: string, variant?: object, node: string = process.execPath): Promise<Target> {
-  built ??= build({
-    entryPoints: [join(REPO_ROOT, "bench", "server-target.ts")],
-    outfile: targetBundle,
-    bundle: true,
-    platform: "node",
-    format: "esm",
-    // Node 20 too, which bench:server compares with when the machine has it.
-    target: "node20",
-    packages: "external",
-    plugins: [bundleRuntime],
-    absWorkingDir: REPO_ROOT,
-    logLevel: "warning",
-  });
-  await built;
-  const command = [node, targetBundle, mode, ...(variant ? [JSON.stringify(variant)] : [])];
+export async function startTarget(mode: string, variant?: object, node: string = process.execPath, root: string = REPO_ROOT): Promise<Target> {
+  let bundle = built.get(root);
+  if (!bundle) {
+    bundle = build({
+      entryPoints: [join(root, "bench", "server-target.ts")],
+      outfile: targetBundle(root),
+      bundle: true,
+      platform: "node",
+      format: "esm",
+      // Node 20 too, which bench:server compares with when the machine has it.
+      target: "node20",
+      packages: "external",
+      plugins: [bundleRuntime(root)],
+      absWorkingDir: root,
+      logLevel: "warning",
+    });
+    built.set(root, bundle);
+  }
+  await bundle;
+  const command = [node, targetBundle(root), mode, ...(variant ? [JSON.stringify(variant)] : [])];
   // taskset runs node in its own process (same pid), bound to the core before its first thread starts.
   if (serverCore !== undefined) command.unshift("taskset", "--cpu-list", String(serverCore));
-  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(command[0]!, command.slice(1), { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
   const [line] = (await once(child.stdout!, "data")) as [Buffer];
   return { child, ...JSON.parse(line.toString()) };
 }

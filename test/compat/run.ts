@@ -9,7 +9,7 @@
 // contract diff's) lists SDK version × service × protocol, and each failure with its scenario and
 // both answers. Without a release there is nothing to compare: the run says so and passes.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
@@ -20,6 +20,7 @@ import { ensurePythonEnv } from "../../scripts/python-env.mjs";
 import { releaseBase } from "../../scripts/release-gate.mjs";
 import { COMPAT_SCENARIOS, type CompatScenario, type CompatValues } from "./scenarios.js";
 import type { Plant } from "./plants.js";
+import { linkedWorktree, removeWorktrees } from "../helpers/worktree.js";
 
 const execFileAsync = promisify(execFile);
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -269,18 +270,7 @@ export interface CompatResult {
 
 /** A checkout of `ref` beside the repository, its dependencies linked from today's (its own runtime in place of today's). */
 async function checkout(ref: string, label: string, workDir: string, register: (root: string) => void): Promise<Tree> {
-  const root = join(workDir, `tree-${label.replace(/[^a-z0-9.-]+/gi, "_")}`);
-  await run("git", ["worktree", "add", "--detach", "--force", root, ref], REPO_ROOT);
-  register(root);
-  mkdirSync(join(root, "node_modules", "@apigen"), { recursive: true });
-  // A cache of its own: what the tree builds there (its Go runner) must not replace today's.
-  mkdirSync(join(root, "node_modules", ".cache"));
-  for (const entry of readdirSync(join(REPO_ROOT, "node_modules"))) {
-    if (entry === "@apigen" || entry === ".cache") continue;
-    symlinkSync(join(REPO_ROOT, "node_modules", entry), join(root, "node_modules", entry), "junction");
-  }
-  // The generated code of that release imports its own runtime by package name.
-  symlinkSync(join(root, "runtime"), join(root, "node_modules", "@apigen", "runtime"), "junction");
+  const root = await linkedWorktree(ref, join(workDir, `tree-${label.replace(/[^a-z0-9.-]+/gi, "_")}`), register);
   return { label, root, version: await apiVersionOf(root) };
 }
 
@@ -538,9 +528,8 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   } finally {
     await Promise.all(clients.map((client) => client.runner.close()));
     await Promise.all(services.map((service) => service.stop()));
-    for (const root of worktrees) await run("git", ["worktree", "remove", "--force", root], REPO_ROOT).catch(() => undefined);
+    await removeWorktrees(worktrees);
     rmSync(workDir, { recursive: true, force: true });
-    await run("git", ["worktree", "prune"], REPO_ROOT).catch(() => undefined);
   }
   result.seconds = (Date.now() - started) / 1000;
   for (const failure of result.failures) out(`compat: FAILED ${failure.sdk} → ${failure.service} over ${failure.protocol}: "${failure.scenario}", ${failure.step}: ${failure.differences.join("; ")}`);
