@@ -228,8 +228,10 @@ export class SqlStorage {
   /** Settles once the schema is migrated; queries wait for it. */
   private ready: Promise<unknown> | undefined;
 
-  /** Transactions begun and not yet over: while any is, statements go through Kysely. */
+  /** Transactions begun and not yet over: while any is, statements outside it go through Kysely (which waits for the connection). */
   private openTransactions = 0;
+  /** The transaction holding SQLite's one connection now, between its BEGIN and its COMMIT or ROLLBACK. */
+  private holding: ControlledTransaction<unknown> | undefined;
   private readonly statements = new Map<string, Statement>();
   /** Statements of fixed-shape queries, by shape (`get users`), whose values come in a known order. */
   private readonly shapes = new Map<string, Statement>();
@@ -272,13 +274,17 @@ export class SqlStorage {
   }
 
   /**
-   * better-sqlite3 answers synchronously, so outside a transaction a statement runs whole before
-   * anything else: Kysely only compiles it, and the prepared statement is kept by its SQL text
-   * (preparing and Kysely's executor were most of a read's cost). In a transaction, or on
-   * PostgreSQL, Kysely runs it on the transaction's connection.
+   * better-sqlite3 answers synchronously, so a statement runs whole before anything else: Kysely
+   * only compiles it, and the prepared statement is kept by its SQL text (preparing and Kysely's
+   * executor were most of a statement's cost). That holds outside transactions while none is open,
+   * and inside the transaction that holds SQLite's one connection (its statements run on it, as
+   * Kysely would run them). Any other statement, and every one on PostgreSQL, goes through Kysely,
+   * which waits for the connection.
    */
   private direct(build: (db: AnyDatabase) => Query, shape?: string, values?: readonly unknown[]): { statement: Statement; parameters: readonly unknown[] } | undefined {
-    if (!this.sqlite || this.openTransactions > 0 || this.ready || this.transactions.getStore()) return undefined;
+    if (!this.sqlite || this.ready) return undefined;
+    const within = this.transactions.getStore();
+    if (within ? within !== this.holding : this.openTransactions > 0) return undefined;
     const known = shape === undefined ? undefined : this.shapes.get(shape);
     if (known) return { statement: known, parameters: values! };
     const { sql: text, parameters } = build(this.db).compile();
@@ -338,18 +344,24 @@ export class SqlStorage {
         .catch(() => undefined);
       return this.mapped(error);
     };
-    let result: R;
+    if (this.sqlite) this.holding = trx;
     try {
-      result = await this.transactions.run(trx, work);
-    } catch (error) {
-      throw await rolledBack(error);
+      let result: R;
+      try {
+        result = await this.transactions.run(trx, work);
+      } catch (error) {
+        throw await rolledBack(error);
+      }
+      try {
+        await trx.commit().execute();
+      } catch (error) {
+        throw await rolledBack(error);
+      }
+      return result;
+    } finally {
+      // A statement of this transaction's context that comes later (a stray promise) goes through Kysely, which refuses it.
+      if (this.holding === trx) this.holding = undefined;
     }
-    try {
-      await trx.commit().execute();
-    } catch (error) {
-      throw await rolledBack(error);
-    }
-    return result;
   }
 
   reachable(): boolean {

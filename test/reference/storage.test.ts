@@ -178,6 +178,33 @@ describe.each(STORES)("the %s store", (kind) => {
     expect(await storage.transaction(async () => (await storage.organizations.delete("org-t")) && "done")).toBe("done");
     expect(await storage.organizations.get("org-t")).toBeUndefined();
   });
+
+  it("keeps a transaction's statements to it: a write made beside it while it runs is neither undone with it nor, on SQLite's one connection, seen by it", async () => {
+    let running!: () => void;
+    const started = new Promise<void>((resolve) => (running = resolve));
+    let seenInside: unknown = "not read";
+    let besideSeenInside: unknown = "not read";
+    const failure = storage.transaction(async () => {
+      await storage.users.put(userRecord("tx-inside", { nickname: "first" }));
+      running();
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      // The transaction reads its own write, changed twice.
+      await storage.users.put(userRecord("tx-inside", { nickname: "second" }));
+      seenInside = (await storage.users.get("tx-inside"))?.nickname;
+      besideSeenInside = await storage.users.get("tx-beside");
+      throw new Error("the transaction's work fails");
+    });
+    // Another request of the service writes while the transaction runs, from outside it.
+    await started;
+    const beside = storage.users.put(userRecord("tx-beside"));
+    expect(await codeOf(failure)).toBe("thrown: Error: the transaction's work fails");
+    await beside;
+    expect(seenInside).toBe("second");
+    // SQLite has one connection: the write beside waits for it, after the transaction.
+    if (kind === "sqlite") expect(besideSeenInside).toBeUndefined();
+    expect(await storage.users.get("tx-inside")).toBeUndefined();
+    expect(await storage.users.get("tx-beside")).toBeDefined();
+  });
 });
 
 describe("migrations", () => {
