@@ -301,7 +301,7 @@ ${configured.join("\n")}`,
       `const ${variable} = new ${client}({ serviceUrl: "http://localhost:${ir.api.httpPort}"${credentials}, protocol: "grpc" }); // gRPC at localhost:${ir.api.grpcPort}\n${firstCall}\nawait ${variable}.close(); // ends the HTTP/2 session`,
     ),
     "The gRPC transport is loaded on the first gRPC call, so applications that use GraphQL or REST never load it (nor Connect, nor HTTP/2).",
-    `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use.`,
+    `\`${name}/grpc\` exports the gRPC side for direct use: the service descriptors and message schemas for [Connect](https://connectrpc.com/docs/node/using-clients), \`grpcServices\`, and \`createGrpcTransport\`, the transport the clients use on the platform the package runs on (gRPC over HTTP/2 on Node, Connect over fetch elsewhere), loaded on its first call.`,
     ...(grpcService && admin
       ? [
           fence(
@@ -464,9 +464,10 @@ function forwardCompatibilityExample(ir: Ir, read: IrOperation, { client, make, 
 function grpcEntry(ir: Ir, protoFiles: readonly string[]): GeneratedFile {
   const content = `/**
  * The ./grpc entry point of ${ir.api.sdkPackage}: the service descriptors and message schemas for use
- * with Connect, and the gRPC transport the clients load when their protocol is grpc.
+ * with Connect, and the RPC transport the clients load when their protocol is grpc: gRPC over HTTP/2
+ * on Node, Connect over fetch to serviceUrl in browsers, Deno, Bun and edge runtimes.
  */
-export { createGrpcTransport } from "${RUNTIME_PACKAGE}/client/grpc.js";
+export { createGrpcTransport } from "${RUNTIME_PACKAGE}/client/rpc-entry.js";
 export type { Transport, TransportSettings } from "${RUNTIME_PACKAGE}/client/transport.js";
 export { grpcServices } from "./grpc-services.js";
 ${[...protoFiles]

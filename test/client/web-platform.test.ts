@@ -9,6 +9,7 @@ import { AdminClient, type ApiError } from "../../generated/client/index.js";
 import { grpcServices } from "../../generated/client/grpc-services.js";
 import { schema } from "../../generated/schema.js";
 import { createGrpcTransport } from "../../runtime/client/grpc-web.js";
+import { createGrpcTransport as createEntryTransport } from "../../runtime/client/rpc-entry.js";
 import { PLATFORM } from "../../runtime/client/platform-web.js";
 import type { TransportSettings } from "../../runtime/client/transport.js";
 
@@ -69,6 +70,27 @@ describe("the web platform", () => {
       .call(call)
       .catch((e: unknown) => e)) as ApiError;
     expect([error.code, error.message]).toEqual(["UNAVAILABLE", "admin_meta: no answer from the service (Failed to fetch)"]);
+  });
+});
+
+describe("the ./grpc entry's createGrpcTransport", () => {
+  it("is the platform's RPC transport, loaded on its first call: on Node, gRPC to grpcEndpoint, never fetch to serviceUrl", async () => {
+    const fetched: string[] = [];
+    const fetch = async (input: RequestInfo | URL) => {
+      fetched.push(String(input));
+      return new Response("");
+    };
+    // Nothing listens on port 1: made without a word, the transport fails its first call only.
+    const transport = createEntryTransport(
+      { ...settings(fetch as typeof globalThis.fetch), serviceUrl: "http://127.0.0.1:1", grpcEndpoint: "127.0.0.1:1", grpcEndpointIsDefault: false },
+      grpcServices,
+    );
+    expect(transport.protocol).toBe("grpc");
+    const error = (await transport.call(call).catch((e: unknown) => e)) as ApiError;
+    expect(error.code).toBe("UNAVAILABLE");
+    expect(error.message).toMatch(/^admin_meta: no answer from the service \(.*(ECONNREFUSED|connect).*\)$/);
+    expect(fetched).toEqual([]);
+    await transport.close();
   });
 });
 

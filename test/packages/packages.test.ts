@@ -537,6 +537,33 @@ describe("the SDK package beyond Node", () => {
     const inputs = Object.keys(result.metafile.inputs);
     expect(inputs.filter((input) => /node_modules\/(undici|@connectrpc\/connect-node)\/|^node:/.test(input) || input.endsWith("platform-node.js"))).toEqual([]);
     expect(inputs.some((input) => input.endsWith("platform-web.js"))).toBe(true);
+    // The ./grpc entry likewise: its createGrpcTransport is Connect over fetch there.
+    writeFileSync(
+      join(consumerDir, "browser-grpc.js"),
+      `import { createGrpcTransport, grpcServices } from "${sdkPackage}/grpc";\nexport const make = (settings) => createGrpcTransport(settings, grpcServices);\n`,
+    );
+    const entry = await build({
+      entryPoints: [join(consumerDir, "browser-grpc.js")],
+      absWorkingDir: consumerDir,
+      bundle: true,
+      format: "esm",
+      platform: "browser",
+      splitting: true,
+      outdir: join(workDir, "browser-grpc-out"),
+      write: false,
+      metafile: true,
+      logLevel: "silent",
+    });
+    const entryInputs = Object.keys(entry.metafile.inputs);
+    expect(entryInputs.filter((input) => /node_modules\/(undici|@connectrpc\/connect-node)\/|^node:/.test(input) || input.endsWith("platform-node.js") || input.endsWith("client/grpc.js"))).toEqual(
+      [],
+    );
+    expect(
+      entryInputs
+        .filter((input) => /(rpc-entry|platform-web|grpc-web)\.js$/.test(input))
+        .map((input) => input.replace(/^.*\//, ""))
+        .sort(),
+    ).toEqual(["grpc-web.js", "platform-web.js", "rpc-entry.js"]);
   });
 
   it("serves a page of another origin in headless Chromium: sign-up, sign-in, profile and refresh; a page of an unlisted origin is refused and changes nothing", async () => {
