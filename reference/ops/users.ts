@@ -64,8 +64,9 @@ export function userOperations(deps: Deps): Operations<"users" | "user" | "updat
 
     async updateUser(input) {
       const user = await mustGet(storage.users, "user", input.id);
-      if (input.email) await assertEmailFree(core, input.email, user.id);
-      if (input.phone_number) await assertPhoneFree(core, input.phone_number, user.id);
+      // A value the user already holds is theirs by the unique index: only a new one is looked up.
+      if (input.email && normalizeEmail(input.email) !== user.email) await assertEmailFree(core, input.email, user.id);
+      if (input.phone_number && input.phone_number !== user.phone_number) await assertPhoneFree(core, input.phone_number, user.id);
       const { id: _id, ...changes } = input;
       return publicUser(await saveChanges(core, storage.users, "user", user, { ...changes, email: input.email ? normalizeEmail(input.email) : undefined }));
     },

@@ -78,17 +78,42 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
   }
 
   async list(where?: Where<Q>, options: ListOptions = {}) {
-    const rows = await this.store.rows((db) => {
-      let query = db
-        .selectFrom(this.table)
-        .select("data")
-        .where(this.condition(where))
-        .orderBy("seq", options.newestFirst ? "desc" : "asc");
-      if (options.limit !== undefined) query = query.limit(options.limit);
-      if (options.offset) query = (options.limit === undefined ? query.limit(-1) : query).offset(options.offset);
-      return query;
-    });
+    const equality = this.equalityShape(where, options);
+    const rows = await this.store.rows(
+      (db) => {
+        let query = db
+          .selectFrom(this.table)
+          .select("data")
+          .where(this.condition(where))
+          .orderBy("seq", options.newestFirst ? "desc" : "asc");
+        if (options.limit !== undefined) query = query.limit(options.limit);
+        if (options.offset) query = (options.limit === undefined ? query.limit(-1) : query).offset(options.offset);
+        return query;
+      },
+      equality?.shape,
+      equality?.values,
+    );
     return rows.map((row) => JSON.parse(row.data as string) as T);
+  }
+
+  /**
+   * A list whose conditions are all equalities to a value (a lookup by email, by client id) is of a
+   * fixed shape, compiled once: its name says the columns in order, its values are theirs and the limit.
+   */
+  private equalityShape(where: Where<Q> | undefined, options: ListOptions): { shape: string; values: unknown[] } | undefined {
+    if (!where || where.anyOf || options.offset) return undefined;
+    const columns: string[] = [];
+    const values: unknown[] = [];
+    for (const [column, condition] of Object.entries(where as Record<string, unknown>)) {
+      if (condition === undefined) continue;
+      const type = this.spec.columns[column as keyof T & string];
+      if (type === undefined || condition === null || typeof condition === "object") return undefined;
+      columns.push(column);
+      values.push(toSql(condition, type));
+    }
+    if (columns.length === 0) return undefined;
+    if (options.limit !== undefined) values.push(options.limit);
+    return { shape: `list ${this.table} where ${columns.join(" ")} ${options.newestFirst ? "desc" : "asc"} limit ${options.limit !== undefined}`, values };
   }
 
   async page(where: Where<Q>, options: ListOptions & { limit: number; offset: number }): Promise<Page<T>> {
@@ -294,7 +319,8 @@ export class SqlStorage {
       statement = this.sqlite.prepare(text);
       this.statements.set(text, statement);
     }
-    if (shape !== undefined) this.shapes.set(shape, statement);
+    // Kept by its shape only when the shape's values are the compiled ones, in their order.
+    if (shape !== undefined && values !== undefined && values.length === parameters.length && values.every((value, i) => value === parameters[i])) this.shapes.set(shape, statement);
     return { statement, parameters };
   }
 
