@@ -45,7 +45,8 @@ export function summarize(row: CompareRow): RowSummary {
   };
 }
 
-const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+/** A ratio as a percentage with one decimal: 0.985 is 98.5%. */
+export const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
 
 /** How far from 100% two processes of the same code landed: the control's farthest round. */
 export function noiseMargin(control: RowSummary): number {

@@ -17,7 +17,7 @@ import { schema } from "../generated/schema.js";
 import { REPO_ROOT } from "../test/helpers/project.js";
 import { commitOf, linkedWorktree, removeWorktrees } from "../test/helpers/worktree.js";
 import { AT_ONCE_TEXT, UPDATE_USER, http, pairAtOnce, type Load } from "./load.js";
-import { compareChart, compareTable, noiseMargin, summarize, verdict, type RowSummary } from "./compare-report.js";
+import { compareChart, compareTable, noiseMargin, percent, summarize, verdict, type RowSummary } from "./compare-report.js";
 import { separateCores, startTarget, type Target } from "./targets.js";
 
 const { values } = parseArgs({
@@ -74,11 +74,12 @@ try {
   const [, again] = await pairAtOnce(ROWS[0]!.load(theirs), ROWS[0]!.load(theirsAgain));
   const control = summarize({ name: `control: ${short(commit)} twice`, roundRatios: again.paired!.roundRatios, rps: again.rps });
   for (const s of summaries) {
-    const pct = (r: number) => `${(r * 100).toFixed(1)}%`;
-    console.log(`${s.name.padEnd(14)} ${pct(s.median).padStart(7)} of ${short(commit)}  middle half ${pct(s.q1)}–${pct(s.q3)}, rounds ${pct(s.low)}–${pct(s.high)}  ${verdict(s, control)}`);
+    console.log(
+      `${s.name.padEnd(14)} ${percent(s.median).padStart(7)} of ${short(commit)}  middle half ${percent(s.q1)}–${percent(s.q3)}, rounds ${percent(s.low)}–${percent(s.high)}  ${verdict(s, control)}`,
+    );
   }
   console.log(
-    `${"control".padEnd(14)} ${(control.median * 100).toFixed(1).padStart(6)}%  rounds ${(control.low * 100).toFixed(1)}%–${(control.high * 100).toFixed(1)}%: two processes of ${short(commit)}, a noise margin of ±${(noiseMargin(control) * 100).toFixed(1)} points`,
+    `${"control".padEnd(14)} ${percent(control.median).padStart(7)}  rounds ${percent(control.low)}–${percent(control.high)}: two processes of ${short(commit)}, a noise margin of ±${(noiseMargin(control) * 100).toFixed(1)} points`,
   );
   const rows = [...summaries, control];
   const title = `${treeName} against ${against} (${short(commit)}): requests a second, ratio per round`;
