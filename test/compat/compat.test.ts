@@ -7,6 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schema } from "../../generated/schema.js";
+import { protocolsOf } from "../../runtime/schema.js";
 import { COMPAT_SCENARIOS } from "./scenarios.js";
 import { acceptanceOf, judge, runCompat, shapeDifferences, shapeOf, type CompatResult, type Outcome } from "./run.js";
 import { PLANTS, type Plant } from "./plants.js";
@@ -37,9 +39,24 @@ describe("the compatibility run", () => {
     const honest = result.rows.filter((row) => !row.service.includes("planted"));
     // TypeScript, Python sync and async, Go: each release SDK against today's service, each of today's against the release's, on three protocols.
     expect(new Set(honest.map((row) => row.sdk.replace(/ [\d.]+ \(.*\)$/, "")))).toEqual(new Set(SDKS));
-    expect(honest).toHaveLength(SDKS.length * 2 * 3);
-    for (const row of honest) expect(row, `${row.sdk} → ${row.service} over ${row.protocol}`).toMatchObject({ passed: COMPAT_SCENARIOS.length, failed: 0, skipped: 0 });
+    const compatRows = honest.filter((row) => row.suite === "compat scenarios");
+    expect(compatRows).toHaveLength(SDKS.length * 2 * 3);
+    for (const row of compatRows) expect(row, `${row.sdk} → ${row.service} over ${row.protocol}`).toMatchObject({ passed: COMPAT_SCENARIOS.length, failed: 0, skipped: 0 });
     expect(result.failures.filter((failure) => !failure.service.includes("planted"))).toEqual([]);
+  });
+
+  it("replays the release's conformance matrix: every operation each SDK carries on each protocol, none skipped but those it does not carry", () => {
+    const matrixRows = result.rows.filter((row) => row.suite === "conformance matrix");
+    // The true service only: planted changes are the compat scenarios' to show.
+    expect(matrixRows).toHaveLength(SDKS.length * 2 * 3);
+    expect(matrixRows.filter((row) => row.service.includes("planted"))).toEqual([]);
+    const operations = Object.values(schema.operations);
+    for (const row of matrixRows) {
+      const carried = operations.filter((operation) => protocolsOf(operation).includes(row.protocol)).length;
+      expect(row, `${row.sdk} → ${row.service} over ${row.protocol}`).toMatchObject({ passed: carried, failed: 0, skipped: operations.length - carried, accepted: 0 });
+    }
+    expect(result.notPassedAtRelease).toEqual([]);
+    expect([...result.changedScenarios]).toEqual([]);
   });
 
   it.each(Object.keys(PLANTS) as Plant[])("fails when %s is planted, naming the scenario, the SDK, the protocol and both answers", (plant) => {
@@ -61,8 +78,9 @@ describe("the compatibility run", () => {
 
   it("reports a table of SDK × service × protocol", () => {
     const report = readFileSync(REPORT, "utf8");
-    expect(report).toMatch(/^\| SDK \| service \| protocol \| passed \| failed \| skipped \| accepted \|$/m);
-    expect(report).toMatch(/^\| TypeScript [\d.]+ \(today\) \| HEAD \([\d.]+\) \| grpc \| \d+ \| 0 \| 0 \| 0 \|$/m);
+    expect(report).toMatch(/^\| SDK \| service \| protocol \| scenarios \| passed \| failed \| skipped \| accepted \|$/m);
+    expect(report).toMatch(/^\| TypeScript [\d.]+ \(today\) \| HEAD \([\d.]+\) \| grpc \| compat scenarios \| \d+ \| 0 \| 0 \| 0 \|$/m);
+    expect(report).toMatch(/^\| Go [\d.]+ \(HEAD\) \| today \([\d.]+\) \| rest \| conformance matrix \| \d+ \| 0 \| \d+ \| 0 \|$/m);
   });
 });
 

@@ -60,12 +60,22 @@ const sdkLabel = (sdk: SdkClient) => `${sdk.language}${sdk.variant ? ` ${sdk.var
 
 /** A call as the compatibility run makes it. */
 interface CompatCall {
-  surface: "admin" | "user";
+  surface: "admin" | "user" | "oauth";
   operation: string;
   protocol: Protocol;
   input: Record<string, unknown>;
   accessToken: string | null;
-  config: { serviceUrl: string; grpcEndpoint: string; serverVersion: string; adminSecret: string; clientId: string };
+  /** Per-call headers (the matrix's nobody on the admin surface sends an empty admin secret). */
+  headers?: Record<string, string>;
+  config: {
+    serviceUrl: string;
+    grpcEndpoint: string;
+    serverVersion: string;
+    adminSecret: string;
+    /** An org-admin's token, carried by the admin client instead of the secret. */
+    adminAccessToken?: string;
+    clientId: string;
+  };
 }
 
 /**
@@ -79,13 +89,17 @@ const conformanceLine = (mode: string) => (id: number, call: CompatCall) => ({
   operation: call.operation,
   protocol: call.protocol,
   input: call.input,
-  headers: {},
+  headers: call.headers ?? {},
   access_token: call.accessToken,
   config: {
     service_url: call.config.serviceUrl,
     grpc_endpoint: call.config.grpcEndpoint,
     server_version: call.config.serverVersion,
-    ...(call.surface === "admin" ? { admin_secret: call.config.adminSecret } : { client_id: call.config.clientId }),
+    ...(call.surface !== "admin"
+      ? { client_id: call.config.clientId }
+      : call.config.adminAccessToken
+        ? { admin_access_token: call.config.adminAccessToken }
+        : { admin_secret: call.config.adminSecret }),
   },
 });
 
@@ -102,7 +116,7 @@ export type Outcome = { ok: true; answer: unknown } | { ok: false; code: string;
 
 /**
  * An answer reduced to its shape: strings as "" or "<text>", numbers as "<number>", booleans and
- * nulls as they are, arrays element by element (so their lengths count), objects key by key. Ids,
+ * nulls as they are, arrays element by element (so their lengths count), objects key by key (in key order). Ids,
  * times and tokens differ between two services; their presence, kind and emptiness may not.
  */
 export function shapeOf(value: unknown): unknown {
@@ -110,7 +124,13 @@ export function shapeOf(value: unknown): unknown {
   if (typeof value === "string") return value === "" ? "" : "<text>";
   if (typeof value === "number") return "<number>";
   if (Array.isArray(value)) return value.map(shapeOf);
-  if (typeof value === "object") return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([key, field]) => [key, shapeOf(field)]));
+  // Keys in order: a map or a JSON object may come back in another order over another protocol or language.
+  if (typeof value === "object")
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, field]) => [key, shapeOf(field)]),
+    );
   return value;
 }
 
@@ -239,6 +259,8 @@ export interface CompatRow {
   sdk: string;
   service: string;
   protocol: Protocol;
+  /** The compat scenarios (test/compat/scenarios.ts) or the release's conformance matrix (test/conformance/scenarios.ts). */
+  suite: "compat scenarios" | "conformance matrix";
   passed: number;
   failed: number;
   skipped: number;
@@ -265,6 +287,10 @@ export interface CompatResult {
   refusedAsNewer: string[];
   /** Differences explained by a breaking change accepted in the manifest under the right version. */
   accepted: (CompatFailure & { change: string })[];
+  /** Matrix scenarios a release's SDK did not pass at its own release: skipped, as nothing holds them now. */
+  notPassedAtRelease: string[];
+  /** Operations whose matrix scenario calls with another input shape today than at a release: skipped. */
+  changedScenarios: Set<string>;
   seconds: number;
 }
 
@@ -408,6 +434,107 @@ async function startService(tree: Tree, plant?: Plant): Promise<Service> {
   };
 }
 
+/** One scenario of a tree's conformance matrix: its operation, what it shows, the code it fails with (null: it succeeds). */
+interface MatrixScenario {
+  operation: string;
+  about: string;
+  fails: string | null;
+}
+
+/** A call of the matrix as a tree's host prepared it: a fresh world set up, the input and the caller's credentials. */
+interface PreparedCall {
+  surface: CompatCall["surface"];
+  input: Record<string, unknown>;
+  headers: Record<string, string>;
+  accessToken: string | null;
+  adminAccessToken: string | null;
+}
+
+/**
+ * A tree's conformance matrix, hosted by test/compat/matrix-host.ts (today's, loading that tree's
+ * code and scenarios): one fresh deterministic world per prepared call, as the tree's own matrix runs.
+ */
+class MatrixHost {
+  private readonly pending = new Map<number, (answer: PreparedCall | { error: string }) => void>();
+  private nextId = 1;
+  private stderr = "";
+  private constructor(
+    private readonly child: ChildProcessWithoutNullStreams,
+    readonly tree: Tree,
+    readonly httpUrl: string,
+    readonly grpcEndpoint: string,
+    readonly adminSecret: string,
+    readonly scenarios: ReadonlyMap<string, MatrixScenario>,
+  ) {
+    child.stderr.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString("utf8")).slice(-8000)));
+    child.on("exit", (code, signal) => {
+      for (const resolve of this.pending.values()) resolve({ error: `the matrix host of ${tree.label} ended (${signal ?? code}): ${this.stderr.slice(-2000)}` });
+      this.pending.clear();
+    });
+  }
+
+  static async start(tree: Tree): Promise<MatrixHost> {
+    const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "matrix-host.ts"), "--tree", tree.root], { cwd: tree.root, stdio: ["pipe", "pipe", "pipe"] });
+    let stderr = "";
+    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-8000)));
+    child.stdin.on("error", () => {});
+    const lines = createInterface({ input: child.stdout });
+    const first = await new Promise<string>((resolve, reject) => {
+      lines.once("line", resolve);
+      child.once("exit", (code) => reject(new Error(`the matrix host of ${tree.label} ended (${code}) before it listened:\n${stderr}`)));
+    });
+    const { httpUrl, grpcEndpoint, adminSecret, scenarios } = JSON.parse(first) as { httpUrl: string; grpcEndpoint: string; adminSecret: string; scenarios: MatrixScenario[] };
+    const host = new MatrixHost(child, tree, httpUrl, grpcEndpoint, adminSecret, new Map(scenarios.map((scenario) => [scenario.operation, scenario])));
+    lines.on("line", (line) => {
+      const { id, ...answer } = JSON.parse(line) as { id: number } & (PreparedCall | { error: string });
+      host.pending.get(id)?.(answer);
+      host.pending.delete(id);
+    });
+    return host;
+  }
+
+  /** A fresh world set up for the scenario of `operation`; throws when its setup failed. */
+  async prepare(operation: string): Promise<PreparedCall> {
+    const id = this.nextId++;
+    const answer = await new Promise<PreparedCall | { error: string }>((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin.write(`${JSON.stringify({ id, operation })}\n`);
+    });
+    if ("error" in answer) throw new Error(`the setup of ${operation} on ${this.tree.label} failed: ${answer.error}`);
+    return answer;
+  }
+
+  /** The call an SDK makes for a prepared scenario. */
+  call(operation: string, prepared: PreparedCall, protocol: Protocol): CompatCall {
+    return {
+      surface: prepared.surface,
+      operation,
+      protocol,
+      input: prepared.input,
+      accessToken: prepared.accessToken,
+      headers: prepared.headers,
+      config: {
+        serviceUrl: this.httpUrl,
+        grpcEndpoint: this.grpcEndpoint,
+        serverVersion: this.tree.version,
+        adminSecret: this.adminSecret,
+        ...(prepared.adminAccessToken ? { adminAccessToken: prepared.adminAccessToken } : {}),
+        // The client every tree's matrix setup signs its users in with.
+        clientId: "reference",
+      },
+    };
+  }
+
+  stop(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      if (this.child.exitCode !== null || this.child.signalCode !== null) return resolve();
+      this.child.once("exit", () => resolve());
+      this.child.stdin.end();
+      setTimeout(() => this.child.kill("SIGKILL"), 10_000).unref();
+    });
+  }
+}
+
 export interface CompatOptions {
   /** Release refs to compare with, newest first (default: the release gate's base and the one before it). */
   bases?: { ref: string; label: string }[];
@@ -430,7 +557,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   const started = Date.now();
   const out = options.out ?? ((line: string) => process.stdout.write(`${line}\n`));
   const bases = options.bases ?? (await releaseBases());
-  const result: CompatResult = { bases: bases.map((b) => b.label), rows: [], failures: [], refusedAsNewer: [], accepted: [], seconds: 0 };
+  const result: CompatResult = { bases: bases.map((b) => b.label), rows: [], failures: [], refusedAsNewer: [], accepted: [], notPassedAtRelease: [], changedScenarios: new Set(), seconds: 0 };
   const acceptances = acceptancesOf(REPO_ROOT);
   // A run that stops before its end leaves no report of an earlier one behind.
   rmSync(options.report ?? join(REPO_ROOT, DEFAULT_REPORT), { force: true });
@@ -444,6 +571,9 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
   const worktrees: string[] = [];
   const services: Service[] = [];
   const clients: SdkClient[] = [];
+  /** Each tree's conformance matrix, and what each release SDK answered to it on its release's matrix (by SDK, protocol and operation). */
+  const hosts = new Map<Tree, MatrixHost>();
+  const releaseRuns = new Map<string, { prepared: PreparedCall; outcome: Outcome }>();
   try {
     const today: Tree = { label: "today", root: REPO_ROOT, version: await apiVersionOf(REPO_ROOT) };
     for (const base of bases) trees.push(await checkout(base.ref, base.label, workDir, (root) => worktrees.push(root)));
@@ -460,6 +590,7 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
       plantedServices.push(service);
     }
 
+    for (const tree of [...trees, today]) hosts.set(tree, await MatrixHost.start(tree));
     for (const tree of trees) {
       const releaseService = await startService(tree);
       services.push(releaseService);
@@ -477,29 +608,30 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
       for (const pair of pairs) {
         for (const protocol of PROTOCOLS) {
           const serviceName = pair.service.tree === today ? `today${pair.service.plant ? ` with ${pair.service.plant} planted` : ""}` : pair.service.tree.label;
-          const row: CompatRow = { sdk: sdkLabel(pair.sdk), service: `${serviceName} (${pair.service.tree.version})`, protocol, passed: 0, failed: 0, skipped: 0, accepted: 0 };
-          for (const [number, scenario] of COMPAT_SCENARIOS.entries()) {
-            // Distinct names for the two runs, neither a part of the other: both may run on one service.
-            const tag = [pair.sdk.language, pair.sdk.variant, pair.sdk.tree.label, pair.service.plant ?? "true", protocol, number]
-              .filter((part) => part !== undefined)
-              .join("-")
-              .replace(/[^a-z0-9]+/gi, "-")
-              .toLowerCase();
-            const expected = await replay(pair.againstSdk.runner, pair.against, scenario, protocol, `${tag}-e`);
-            const actual = await replay(pair.sdk.runner, pair.service, scenario, protocol, `${tag}-a`);
-            const verdict = judge(scenario, expected, actual, pair.sdk !== pair.againstSdk);
+          const newRow = (suite: CompatRow["suite"]): CompatRow => ({
+            sdk: sdkLabel(pair.sdk),
+            service: `${serviceName} (${pair.service.tree.version})`,
+            protocol,
+            suite,
+            passed: 0,
+            failed: 0,
+            skipped: 0,
+            accepted: 0,
+          });
+          /** Counts a verdict in `row`; a failure is listed, or reported as accepted when the manifest accepts the change under the right version. */
+          const record = (row: CompatRow, scenario: string, verdict: Verdict) => {
             if (verdict.kind === "skipped") row.skipped++;
             else if (verdict.kind === "passed") row.passed++;
             else if (verdict.kind === "refused-as-newer") {
               // The client said, before sending, that the release's service is too old for the call: as it must.
               row.passed++;
-              result.refusedAsNewer.push(`${row.sdk}: ${scenario.name}, ${verdict.step} over ${protocol}`);
+              result.refusedAsNewer.push(`${row.sdk}: ${scenario}, ${verdict.step} over ${protocol}`);
             } else {
               const failure: CompatFailure = {
                 sdk: row.sdk,
                 service: row.service,
                 protocol,
-                scenario: scenario.name,
+                scenario,
                 step: verdict.step,
                 expected: verdict.expected,
                 actual: verdict.actual,
@@ -517,17 +649,73 @@ export async function runCompat(options: CompatOptions = {}): Promise<CompatResu
                 result.failures.push(failure);
               }
             }
+          };
+          const finish = (row: CompatRow) => {
+            result.rows.push(row);
+            out(
+              `compat: ${row.sdk} → service ${row.service} over ${protocol}, ${row.suite}: ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped${row.accepted > 0 ? `, ${row.accepted} accepted` : ""}`,
+            );
+          };
+
+          const row = newRow("compat scenarios");
+          for (const [number, scenario] of COMPAT_SCENARIOS.entries()) {
+            // Distinct names for the two runs, neither a part of the other: both may run on one service.
+            const tag = [pair.sdk.language, pair.sdk.variant, pair.sdk.tree.label, pair.service.plant ?? "true", protocol, number]
+              .filter((part) => part !== undefined)
+              .join("-")
+              .replace(/[^a-z0-9]+/gi, "-")
+              .toLowerCase();
+            const expected = await replay(pair.againstSdk.runner, pair.against, scenario, protocol, `${tag}-e`);
+            const actual = await replay(pair.sdk.runner, pair.service, scenario, protocol, `${tag}-a`);
+            record(row, scenario.name, judge(scenario, expected, actual, pair.sdk !== pair.againstSdk));
           }
-          result.rows.push(row);
-          out(
-            `compat: ${row.sdk} → service ${row.service} over ${protocol}: ${row.passed} passed, ${row.failed} failed, ${row.skipped} skipped${row.accepted > 0 ? `, ${row.accepted} accepted` : ""}`,
-          );
+          finish(row);
+
+          // The conformance matrix of the release, one scenario per operation: planted services are the compat scenarios' to catch.
+          if (pair.service.plant) continue;
+          const matrixRow = newRow("conformance matrix");
+          const releaseHost = hosts.get(tree)!;
+          const serviceHost = hosts.get(pair.service.tree)!;
+          for (const scenario of releaseHost.scenarios.values()) {
+            const name = `${scenario.operation}: ${scenario.about}`;
+            const key = `${sdkLabel(pair.againstSdk)} ${protocol} ${scenario.operation}`;
+            if (!releaseRuns.has(key)) {
+              const prepared = await releaseHost.prepare(scenario.operation);
+              releaseRuns.set(key, { prepared, outcome: await pair.againstSdk.runner.call(releaseHost.call(scenario.operation, prepared, protocol)) });
+            }
+            const release = releaseRuns.get(key)!;
+            const single: CompatScenario = {
+              name,
+              steps: [{ surface: release.prepared.surface, operation: scenario.operation, input: () => release.prepared.input, ...(scenario.fails ? { fails: scenario.fails } : {}) }],
+            };
+            // Only what the release's SDK passed at its release is held to now (a scenario it lacks is the newer client's to refuse).
+            if (!("skipped" in release.outcome) && headline(release.outcome) !== (scenario.fails ?? "ok")) {
+              matrixRow.skipped++;
+              result.notPassedAtRelease.push(`${sdkLabel(pair.againstSdk)} over ${protocol}: ${name} (answered ${headline(release.outcome)})`);
+              continue;
+            }
+            if (!serviceHost.scenarios.has(scenario.operation)) {
+              matrixRow.skipped++;
+              continue;
+            }
+            const prepared = await serviceHost.prepare(scenario.operation);
+            // A scenario whose call changed shape since the release compares two different calls.
+            if (JSON.stringify(shapeOf(prepared.input)) !== JSON.stringify(shapeOf(release.prepared.input))) {
+              matrixRow.skipped++;
+              result.changedScenarios.add(scenario.operation);
+              continue;
+            }
+            const actual = await pair.sdk.runner.call(serviceHost.call(scenario.operation, prepared, protocol));
+            record(matrixRow, name, judge(single, [release.outcome], [actual], pair.sdk !== pair.againstSdk));
+          }
+          finish(matrixRow);
         }
       }
     }
   } finally {
     await Promise.all(clients.map((client) => client.runner.close()));
     await Promise.all(services.map((service) => service.stop()));
+    await Promise.all([...hosts.values()].map((host) => host.stop()));
     await removeWorktrees(worktrees);
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -615,13 +803,16 @@ export function reportMarkdown(result: CompatResult): string {
   const lines = ["# Compatibility run", ""];
   if (result.bases.length === 0) return `${lines.join("\n")}\nNo release to compare with: nothing was run.\n`;
   lines.push(
-    `Releases: ${result.bases.join(", ")}. Every scenario of test/compat/scenarios.ts, replayed by each SDK on each protocol, must answer as the release's SDK did on the release's service (the same code; the same fields, each as empty or full; arrays as long). ${result.seconds.toFixed(0)} s.`,
+    `Releases: ${result.bases.join(", ")}. Every scenario of test/compat/scenarios.ts, and every scenario of the release's conformance matrix (test/conformance/scenarios.ts, one per operation, each on a fresh service) that the release's SDK passed at its release, replayed by each SDK on each protocol, must answer as the release's SDK did on the release's service (the same code; the same fields, each as empty or full; arrays as long). ${result.seconds.toFixed(0)} s.`,
     "",
-    "| SDK | service | protocol | passed | failed | skipped | accepted |",
-    "|---|---|---|---|---|---|---|",
-    ...result.rows.map((row) => `| ${row.sdk} | ${row.service} | ${row.protocol} | ${row.passed} | ${row.failed} | ${row.skipped} | ${row.accepted} |`),
+    "| SDK | service | protocol | scenarios | passed | failed | skipped | accepted |",
+    "|---|---|---|---|---|---|---|---|",
+    ...result.rows.map((row) => `| ${row.sdk} | ${row.service} | ${row.protocol} | ${row.suite} | ${row.passed} | ${row.failed} | ${row.skipped} | ${row.accepted} |`),
     "",
   );
+  if (result.changedScenarios.size > 0)
+    lines.push(`Skipped as changed since the release (the matrix calls them with another input shape today): ${[...result.changedScenarios].sort().join(", ")}.`, "");
+  if (result.notPassedAtRelease.length > 0) lines.push(`Skipped as not passed by the release's SDK at its release: ${result.notPassedAtRelease.join("; ")}.`, "");
   if (result.accepted.length > 0) {
     lines.push("## Accepted breaking changes", "", "Differences a breaking change of `api.breaking_changes_accepted` explains, shipped under the major version it calls for:", "");
     for (const accepted of result.accepted)

@@ -8,7 +8,7 @@
 export type CompatValues = Record<string, string>;
 
 export interface CompatStep {
-  surface: "admin" | "user";
+  surface: "admin" | "user" | "oauth";
   operation: string;
   input: (values: CompatValues, tag: string) => Record<string, unknown>;
   /** Values of the answer later steps use (an id, a token). */

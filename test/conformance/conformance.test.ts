@@ -13,6 +13,7 @@ import { FAULT_MAX_RESPONSE_BYTES, FAULTS, faultDeadline, faultProtocols, startF
 import { LANGUAGE_RUNNERS, type ClientCall, type ClientColumn, type ClientOutcome, type RunnerProcess } from "./runners.js";
 import { scenarios, type Answer, type Caller, type OperationName, type Scenario, type Values } from "./scenarios.js";
 import { setupContext } from "./setup.js";
+import { credentialsOf, defaultCaller } from "./callers.js";
 
 const PROTOCOLS: readonly Protocol[] = ["graphql", "rest", "grpc"];
 const SERVER_VERSION = schema.version;
@@ -193,29 +194,21 @@ function checkInputFields(operation: OperationSpec, input: Record<string, unknow
   expect(unknown, `input fields that ${operation.input} does not declare`).toEqual([]);
 }
 
-function defaultCaller(operation: OperationSpec): Caller {
-  if (operation.surface === "admin") return "admin";
-  return operation.auth === "user" ? "user" : "anonymous";
-}
-
 /** The call a cell makes, in the form every client column takes. */
 function clientCall(operation: OperationSpec, protocol: Protocol, caller: Caller, input: Record<string, unknown>, values: Values): ClientCall {
-  // An org-admin's admin client carries their access token instead of the secret (accessToken,
-  // access_token, WithAdminAccessToken); a nobody sends no admin secret (an empty header is "none").
-  const orgAdmin = operation.surface === "admin" && caller === "org_admin";
-  const headers: Record<string, string> = operation.surface !== "admin" || caller === "admin" || orgAdmin ? {} : { [schema.adminSecretHeader]: "" };
+  const { headers, accessToken, adminAccessToken } = credentialsOf(operation, caller, values, schema.adminSecretHeader);
   return {
     surface: operation.surface,
     operation: operation.name,
     protocol,
     input,
     headers,
-    accessToken: operation.surface !== "admin" && caller === "user" ? values.accessToken : undefined,
+    accessToken,
     config: {
       serviceUrl: server.httpUrl,
       grpcEndpoint: server.grpcEndpoint,
       serverVersion: SERVER_VERSION,
-      ...(orgAdmin ? { adminAccessToken: values.accessToken! } : { adminSecret: ADMIN_SECRET }),
+      ...(adminAccessToken ? { adminAccessToken } : { adminSecret: ADMIN_SECRET }),
       clientId: "reference",
     },
   };
