@@ -42,4 +42,18 @@ describe("api.version_operation", () => {
     // The bookstore declares none, and its operations agree.
     expect(loadIr(join(REPO_ROOT, "examples", "bookstore")).versionOperations).toEqual({});
   });
+
+  it("gives an org-admin's admin client the declared read anyone may call, since the admin's own needs the secret", () => {
+    expect(loadIr(REPO_ROOT).tokenVersionOperation).toBe("meta");
+    expect(readFileSync(join(REPO_ROOT, "generated", "client", "admin-client.ts"), "utf8")).toContain('tokenVersionOperation: "meta",');
+    // The minimal API's org-admins call the admin client with their token; it declares server_info alone (the secret's): nothing to ask instead.
+    expect(irOf(minimal).tokenVersionOperation).toBeNull();
+    const both = minimal
+      .replace("  version_operation: server_info\n", "  version_operation: [meta, server_info]\n")
+      .replace(/( {2}meta:\n[\s\S]*?)output: Response\n/, "$1output:\n      version: string!\n");
+    expect(irOf(both).tokenVersionOperation).toBe("meta");
+    // No operation takes an org-admin's token: the admin client always holds the secret.
+    const secretOnly = both.replaceAll("auth: org_admin", "auth: admin_secret");
+    expect(irOf(secretOnly).tokenVersionOperation).toBeNull();
+  });
 });

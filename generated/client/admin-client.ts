@@ -137,6 +137,7 @@ const definition: ClientDefinition = {
   schema,
   surfaces: ["admin"],
   versionOperation: "admin_meta",
+  tokenVersionOperation: "meta",
   sdk: { name: "@identity-interface/sdk", version: "2.6.0" },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };

@@ -461,7 +461,7 @@ func NewAdminClient(serviceURL, adminSecret string, opts ...AdminOption) (*Admin
 	case adminSecret != "":
 		cfg.Credentials = map[string]string{transport.AdminSecretHeader: adminSecret}
 	}
-	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleAdmin]
+	cfg.VersionAnswers = newVersionAnswer
 	c := &AdminClient{}
 	if err := c.core.Init(transport.RoleAdmin, serviceURL, cfg); err != nil {
 		return nil, err
@@ -503,7 +503,7 @@ func NewClient(clientID, serviceURL string, opts ...Option) (*UserClient, error)
 		cfg.Problem("clientID is required")
 	}
 	cfg.Fills = map[string]string{"client_id": clientID}
-	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleUser]
+	cfg.VersionAnswers = newVersionAnswer
 	c := &UserClient{}
 	if err := c.core.Init(transport.RoleUser, serviceURL, cfg); err != nil {
 		return nil, err

@@ -56,5 +56,6 @@ func Operations() []OperationInfo {
 // files (without source info), for tools and raw gRPC clients.
 func FileDescriptorSet() []byte { return transport.FileDescriptorSet() }
 
-// newVersionAnswer: per client role, a new answer of the read whose answer carries the server's version.
-var newVersionAnswer = map[string]func() any{"admin": func() any { return new(AdminMeta) }, "user": func() any { return new(Meta) }}
+// newVersionAnswer: per read that answers the server's version (each client's, and the one an
+// org-admin's admin client asks), a new answer of it.
+var newVersionAnswer = map[string]func() any{"admin_meta": func() any { return new(AdminMeta) }, "meta": func() any { return new(Meta) }}

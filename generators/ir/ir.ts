@@ -411,6 +411,12 @@ export interface Ir {
   operations: IrOperation[];
   /** Per surface, the read that answers the server `version` (clients ask it to check minimum versions). */
   versionOperations: Partial<Record<Surface, string>>;
+  /**
+   * The read an admin client holding an org-admin's access token asks instead of the admin's own,
+   * which that token cannot call: a declared version read open to anyone. Null where the admin's
+   * read takes the token too, or no admin client calls with one.
+   */
+  tokenVersionOperation: string | null;
   /** The operations the SDK docs show in their examples (passes/examples.ts). */
   docExamples: DocExamples;
   /** The lock as it must be after this run (new numbers appended). */

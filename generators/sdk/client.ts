@@ -109,7 +109,7 @@ function clientClass(ir: Ir, client: IrClient): GeneratedFile {
 const definition: ClientDefinition = {
   schema,
   surfaces: ${JSON.stringify(surfaces)},
-  versionOperation: ${JSON.stringify(versionOperation ?? null)},
+  versionOperation: ${JSON.stringify(versionOperation ?? null)},${role === "admin" && ir.tokenVersionOperation ? `\n  tokenVersionOperation: ${JSON.stringify(ir.tokenVersionOperation)},` : ""}
   sdk: { name: ${JSON.stringify(ir.api.sdkPackage)}, version: ${JSON.stringify(ir.api.version)} },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };

@@ -237,6 +237,7 @@ export interface TransportFactsView {
   texts: readonly string[];
   wireTexts: readonly string[];
   versionOperations: string;
+  tokenVersionOperation: string;
   hasEnums: boolean;
   enumFacts: readonly string[];
   messageFacts: readonly string[];

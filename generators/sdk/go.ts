@@ -624,8 +624,9 @@ export function goView(ir: Ir, facts: SdkFacts) {
       "\t",
     ),
     versionOperations: `map[string]string{${versionOps.map((c) => `${goString(c.role)}: ${goString(c.versionOperation!)}`).join(", ")}}`,
-    versionAnswers: `map[string]func() any{${versionOps
-      .map((c) => `${goString(c.role)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === c.versionOperation)!.output)!}) }`)
+    tokenVersionOperation: goString(facts.tokenVersionOperation ?? ""),
+    versionAnswers: `map[string]func() any{${[...new Set([...versionOps.map((c) => c.versionOperation!), ...(facts.tokenVersionOperation ? [facts.tokenVersionOperation] : [])])]
+      .map((name) => `${goString(name)}: func() any { return new(${names.struct.get(facts.operations.find((op) => op.name === name)!.output)!}) }`)
       .join(", ")}}`,
     hasEnums: facts.enums.length > 0,
     enumFacts: goKeyedLines(

@@ -119,6 +119,7 @@ export interface SchemaModuleView {
   answerTypeTexts: readonly KeyValueView[];
   versionField: string;
   clientRoles: readonly { role: string; versionOperation: string }[];
+  tokenVersionOperation: string;
   enums: readonly { key: string; numbers: string }[];
   messages: readonly { key: string; fields: readonly string[] }[];
   operations: readonly { key: string; entries: readonly KeyValueView[] }[];

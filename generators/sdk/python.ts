@@ -838,6 +838,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     defaultMaxResponseBytes: facts.defaultMaxResponseBytes,
     versionField: pyLiteral(facts.versionField),
     clientRoles: facts.clients.map((c) => ({ role: pyLiteral(c.role), versionOperation: pyLiteral(c.versionOperation) })),
+    tokenVersionOperation: pyLiteral(facts.tokenVersionOperation),
     enums,
     messages: facts.messages.map((m) => ({
       key: pyLiteral(m.name),

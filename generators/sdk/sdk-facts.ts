@@ -173,6 +173,8 @@ export interface SdkFacts {
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS; answerTypes: typeof ANSWER_TYPE_TEXTS };
   /** The answer field of the version operations that carries the server's version (passes/assemble.ts picks them by it). */
   versionField: string;
+  /** The version read an admin client holding an org-admin's access token asks instead of its own (Ir.tokenVersionOperation). */
+  tokenVersionOperation: string | null;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** The deadline of a call, retries and the server-version lookup included, when neither the call nor the client names one. */
   defaultTimeoutMs: number;
@@ -479,6 +481,7 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
     },
     texts: { ...REFUSAL_TEXTS, ...CLIENT_ERROR_TEXTS, wire: WIRE_CHECK_TEXTS, answerTypes: ANSWER_TYPE_TEXTS },
     versionField: "version",
+    tokenVersionOperation: ir.tokenVersionOperation,
     retry: { ...RETRY_DEFAULTS },
     defaultTimeoutMs: DEFAULT_TIMEOUT_MS,
     defaultMaxResponseBytes: DEFAULT_MAX_RESPONSE_BYTES,

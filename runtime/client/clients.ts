@@ -60,7 +60,9 @@ export class AdminClientBase {
       ...(secret ? { [definition.schema.adminSecretHeader]: secret } : {}),
       ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
     };
-    this.core = new ClientCore(definition, config, () => headers);
+    // A role holder's token cannot ask the admin's own version read where that needs the secret: it asks the open one.
+    const asked = accessToken && definition.tokenVersionOperation ? { ...definition, versionOperation: definition.tokenVersionOperation } : definition;
+    this.core = new ClientCore(asked, config, () => headers);
   }
   /** The gRPC target this client uses when its protocol is grpc. */
   get grpcEndpoint(): string {

@@ -86,3 +86,15 @@ describe("an org-admin's admin client, with their access token", () => {
     }
   });
 });
+
+describe("an org-admin's admin client without serverVersion", () => {
+  it.each(PROTOCOLS)("learns the server's version from the public version read over %s, since the admin's needs the secret", async (protocol) => {
+    const client = new AdminClient({ serviceUrl: url, grpcEndpoint, retry: false, protocol, accessToken: token });
+    try {
+      // Organizations need 2.4.0 over REST and gRPC: the client asks the server's version first.
+      expect((await client.getOrganization({ id: ownOrg })).id).toBe(ownOrg);
+    } finally {
+      await client.close();
+    }
+  });
+});

@@ -14,7 +14,7 @@ const SURFACES_WITH_CLIENTS = ["admin", "user"] as const;
 export function assembleIr(context: IrContext): Ir {
   const { raw, operations, authSchemes, packages } = context;
   if (!packages) throw new Error("assembleIr runs after resolvePackageNames");
-  const { versionOperations } = context;
+  const { versionOperations, tokenVersionOperation } = context;
   return {
     api: {
       name: raw.api.name,
@@ -45,6 +45,7 @@ export function assembleIr(context: IrContext): Ir {
     messages: allMessages(context),
     operations,
     versionOperations,
+    tokenVersionOperation,
     docExamples: pickDocExamples(operations, versionOperations),
     lock: context.nextLock,
   };

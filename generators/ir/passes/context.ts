@@ -55,6 +55,8 @@ export interface IrContext {
   packages?: PackageNames;
   /** Set by resolveVersionOperations: per client, the read it asks for the server's version (api.version_operation). */
   versionOperations: Partial<Record<ClientRole, string>>;
+  /** Set by resolveVersionOperations: the read an org-admin's admin client asks (Ir.tokenVersionOperation). */
+  tokenVersionOperation: string | null;
 }
 
 export function createContext(loaded: LoadedManifest, lock: FieldNumberLock, options: BuildOptions = {}): IrContext {
@@ -95,6 +97,7 @@ export function createContext(loaded: LoadedManifest, lock: FieldNumberLock, opt
     operations: [],
     inlineMessages: [],
     versionOperations: {},
+    tokenVersionOperation: null,
   };
 }
 

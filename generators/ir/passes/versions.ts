@@ -81,6 +81,7 @@ export function resolveVersionOperations(context: IrContext): void {
   context.versionOperations = chosen;
   // A name that is no operation may have been meant for any client: its error is the one to fix first.
   if (unknown) return;
+  resolveTokenVersionOperation(context, names, byName);
 
   // An operation's minimum on a protocol, where it is a version (a binding another pass refused has none).
   const sinceOf = (op: IrOperation, protocol: Protocol) => {
@@ -120,4 +121,22 @@ export function resolveVersionOperations(context: IrContext): void {
         (candidate ? `name the read that answers it (such as '${candidate.name}')` : `add a read of ${context.clientNames[role]} without required input answering version: string!, and name it there`),
     );
   }
+}
+
+/**
+ * Sets context.tokenVersionOperation: an admin client may call with an org-admin's access token
+ * instead of the secret (a scheme of an admin operation has an org role), and where the admin's
+ * version read takes no such scheme that token cannot ask it; the client then asks a declared
+ * version read that anyone may call. Without one it asks the admin's, as the secret's client does
+ * (docs/manifest.md says to declare one; an org-admin then gives the server version in the client's
+ * configuration).
+ */
+function resolveTokenVersionOperation(context: IrContext, names: readonly string[], byName: ReadonlyMap<string, IrOperation>): void {
+  const { operations, authSchemes, versionOperations } = context;
+  const admin = versionOperations.admin;
+  if (!admin) return;
+  const scheme = (name: string) => authSchemes.find((s) => s.name === name);
+  const takesRoleToken = (op: IrOperation) => op.authAnyOf.some((requirement) => scheme(requirement.scheme)?.orgRole !== undefined);
+  if (!operations.some((op) => clientRoleOf(op) === "admin" && takesRoleToken(op)) || takesRoleToken(byName.get(admin)!)) return;
+  context.tokenVersionOperation = names.find((name) => byName.get(name)?.authAnyOf.some((requirement) => scheme(requirement.scheme)?.kind === "none")) ?? null;
 }

@@ -88,3 +88,40 @@ func TestConstructorsNameTheVariableOfAMissingSetting(t *testing.T) {
 		t.Fatalf("headers %v", r.Header)
 	}
 }
+
+// The admin's own version read needs the secret: an org-admin's client asks the read anyone may
+// call, and the admin's client its own.
+func TestAnOrgAdminsClientLearnsTheServerVersionFromTheOpenRead(t *testing.T) {
+	answer := func(n int, r recorded) reply {
+		if n == 1 {
+			return reply{body: `{"version":"2.6.0"}`}
+		}
+		return reply{body: `{"id":"o","name":"acme"}`}
+	}
+	orgAdmin := newHTTPService(t, answer)
+	client, err := identity.NewAdminClient(orgAdmin.url, "", identity.WithAdminAccessToken("org-admin-token"), identity.WithAdminProtocol(identity.ProtocolREST))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if org, err := client.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"}); err != nil || org.Name != "acme" {
+		t.Fatalf("GetOrganization: %v, %v", org, err)
+	}
+	log := orgAdmin.log()
+	if len(log) != 2 || log[0].Method != "GET" || log[0].Path != "/v1/meta" || log[0].Header.Get("Authorization") != "Bearer org-admin-token" {
+		t.Fatalf("requests %+v", log)
+	}
+
+	secret := newHTTPService(t, answer)
+	root, err := identity.NewAdminClient(secret.url, "s3cret", identity.WithAdminProtocol(identity.ProtocolREST))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer root.Close()
+	if _, err := root.GetOrganization(ctx, &identity.GetOrganizationInput{ID: "o"}); err != nil {
+		t.Fatal(err)
+	}
+	if first := secret.log()[0]; first.Path != "/v1/admin/admin_meta" || first.Header.Get("X-Service-Admin-Secret") != "s3cret" {
+		t.Fatalf("first request %+v", first)
+	}
+}

@@ -44,6 +44,20 @@ def test_an_admin_client_takes_the_environments_token_only_without_a_secret(reco
     assert recorder.requests[-1].headers["authorization"] == "Bearer org-admin-token"
 
 
+def test_an_org_admins_client_learns_the_server_version_from_the_open_read(recorder: Recorder) -> None:
+    # The admin's own version read needs the secret; a role holder's token asks the read anyone may call.
+    recorder.answer(httpx.Response(200, json={"version": "2.6.0"}), httpx.Response(200, json={"id": "org-1", "name": "acme"}))
+    org_admin = AdminClient(service_url=SERVICE_URL, access_token="org-admin-token", protocol="rest", http_client=recorded(recorder))
+    assert org_admin.get_organization(id="org-1").name == "acme"
+    assert (recorder.requests[0].method, recorder.requests[0].url.path, recorder.requests[0].headers["authorization"]) == ("GET", "/v1/meta", "Bearer org-admin-token")
+    assert len(recorder.requests) == 2
+    # The admin's client asks its own, with the secret.
+    recorder.answer(httpx.Response(200, json={"version": "2.6.0"}), httpx.Response(200, json={"id": "org-1", "name": "acme"}))
+    admin = AsyncAdminClient(service_url=SERVICE_URL, admin_secret="code-secret", protocol="rest", http_client=httpx.AsyncClient(transport=httpx.MockTransport(recorder)))
+    assert asyncio.run(admin.get_organization(id="org-1")).name == "acme"
+    assert (recorder.requests[2].url.path, recorder.requests[2].headers["x-service-admin-secret"]) == ("/v1/admin/admin_meta", "code-secret")
+
+
 @pytest.mark.parametrize("cls", [AdminClient, AsyncAdminClient])
 def test_the_errors_name_the_variables(cls: type[AdminClient] | type[AsyncAdminClient], monkeypatch: pytest.MonkeyPatch) -> None:
     with pytest.raises(ValueError, match=r"^service_url is required, or the environment variable IDENTITY_SERVICE_URL$"):

@@ -326,7 +326,7 @@ func NewClient(serviceURL string, opts ...Option) (*StoreClient, error) {
 	if cfg.AccessToken == "" {
 		cfg.AccessToken = transport.FromEnvironment("ACCESS_TOKEN")
 	}
-	cfg.NewVersionAnswer = newVersionAnswer[transport.RoleUser]
+	cfg.VersionAnswers = newVersionAnswer
 	c := &StoreClient{}
 	if err := c.core.Init(transport.RoleUser, serviceURL, cfg); err != nil {
 		return nil, err

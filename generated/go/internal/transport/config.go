@@ -76,8 +76,8 @@ type Config struct {
 	Fills map[string]string
 	// Credentials are the headers of every call: the secret, or nothing.
 	Credentials map[string]string
-	// NewVersionAnswer makes the answer struct of the client's version operation (nil: none).
-	NewVersionAnswer func() any
+	// VersionAnswers make the answer struct of each version read, by operation name (nil: none).
+	VersionAnswers map[string]func() any
 	// Logger takes a record per attempt and a warning per answer field kept raw (nil: the
 	// environment's <API>_LOG says, else nothing is logged).
 	Logger *slog.Logger

@@ -63,6 +63,7 @@ from ._schema import (
     SECRET_REQUIRED,
     SECRET_VARIABLE,
     TEXTS,
+    TOKEN_VERSION_OPERATION,
     VERSION_FIELD,
 )
 from ._shape import WireTypeError, to_wire
@@ -263,6 +264,9 @@ class _CoreBase:
         self._headers = self._base_headers()
         self._server_version = settings.server_version
         version_operation = CLIENT_ROLES[settings.role]
+        if settings.role == "admin" and settings.access_token and TOKEN_VERSION_OPERATION:
+            # A role holder's token cannot ask the admin's own version read where that needs the secret: it asks the open one.
+            version_operation = TOKEN_VERSION_OPERATION
         self._version_operation = OPERATIONS[version_operation] if version_operation else None
         retry = settings.retry
         self._retry = retry if isinstance(retry, RetryPolicy) else RetryPolicy() if retry else RetryPolicy(attempts=1)

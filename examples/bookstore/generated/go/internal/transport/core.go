@@ -137,8 +137,13 @@ func (c *Core) Init(role, serviceURL string, cfg Config) error {
 	if c.retry.MaxDelay <= 0 {
 		c.retry.MaxDelay = DefaultRetryPolicy.MaxDelay
 	}
-	if op := versionOperations[role]; op != "" && cfg.NewVersionAnswer != nil {
-		c.versionOp, c.newVersionAnswer = operationsByName[op], cfg.NewVersionAnswer
+	op := versionOperations[role]
+	if role == RoleAdmin && cfg.AccessToken != "" && tokenVersionOperation != "" {
+		// A role holder's token cannot ask the admin's own version read where that needs the secret: it asks the open one.
+		op = tokenVersionOperation
+	}
+	if newAnswer := cfg.VersionAnswers[op]; op != "" && newAnswer != nil {
+		c.versionOp, c.newVersionAnswer = operationsByName[op], newAnswer
 	}
 	c.credentials = lowerKeys(cfg.Credentials)
 	c.extraHeaders = lowerKeys(cfg.ExtraHeaders)
