@@ -173,7 +173,7 @@ export interface SdkFacts {
   texts: typeof REFUSAL_TEXTS & typeof CLIENT_ERROR_TEXTS & { wire: typeof WIRE_CHECK_TEXTS; answerTypes: typeof ANSWER_TYPE_TEXTS };
   /** The answer field of the version operations that carries the server's version (passes/assemble.ts picks them by it). */
   versionField: string;
-  /** The version read an admin client holding an org-admin's access token asks instead of its own (Ir.tokenVersionOperation). */
+  /** The version read an admin client holding a role holder's access token asks instead of its own (Ir.tokenVersionOperation). */
   tokenVersionOperation: string | null;
   retry: { attempts: number; baseDelayMs: number; maxDelayMs: number };
   /** The deadline of a call, retries and the server-version lookup included, when neither the call nor the client names one. */

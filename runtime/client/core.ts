@@ -239,7 +239,7 @@ export interface ClientDefinition {
   surfaces: readonly string[];
   /** The operation whose answer carries the server `version`. */
   versionOperation: string | null;
-  /** The one an admin client holding an org-admin's access token asks instead (the admin's own needs the secret); null: the same. */
+  /** The one an admin client holding a role holder's access token asks instead (the admin's own needs the secret); null: the same. */
   tokenVersionOperation?: string | null;
   /** The package and version of this SDK, as its User-Agent and SDK header name it. */
   sdk: { name: string; version: string };
@@ -402,7 +402,7 @@ export class ClientCore {
       const name = this.definition.versionOperation;
       if (!name) return Promise.reject(new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true }));
       // Asked directly, not through call(): its own refusal check would ask for the version again.
-      // An org-admin's admin client asks another client's open read (tokenVersionOperation): it is looked up in the schema, not among this client's.
+      // A role holder's admin client asks another client's open read (tokenVersionOperation): it is looked up in the schema, not among this client's.
       const operation = this.definition.schema.operations[name];
       if (!operation) throw new TypeError(`no operation ${name} in the schema`);
       const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;

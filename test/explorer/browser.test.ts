@@ -29,7 +29,7 @@ let httpUrl: string;
 const loadTimes: Record<string, number> = {};
 
 beforeAll(async () => {
-  ensureChromium();
+  await ensureChromium();
   const lines: string[] = [];
   const started = await serve(
     ["--admin-secret", SECRET, "--port", "0", "--grpc-port", "0", "--database-url", "sqlite::memory:"],

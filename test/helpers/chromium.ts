@@ -1,6 +1,6 @@
 // The system Chromium (Debian package `chromium`) that the browser tests drive with playwright-core.
 // Installed with apt-get when missing; a machine where that cannot work fails with the reason.
-import { ensureDebianProgram } from "./apt.js";
+import { ensureDebianProgramAsync } from "./apt.js";
 
 export const CHROMIUM_PATH = "/usr/bin/chromium";
 
@@ -10,7 +10,11 @@ export const CHROMIUM_PATH = "/usr/bin/chromium";
  */
 export const CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"];
 
-/** Makes sure CHROMIUM_PATH exists, installing the Debian package as root; throws why it cannot. */
-export function ensureChromium(): void {
-  ensureDebianProgram("chromium", CHROMIUM_PATH, "the browser test");
+/**
+ * Makes sure CHROMIUM_PATH exists, installing the Debian package as root; throws why it cannot.
+ * Awaited, never blocking: on a fresh machine the install takes half a minute, longer than the
+ * test worker's event loop may stand still (test/helpers/loop-watch.ts).
+ */
+export async function ensureChromium(): Promise<void> {
+  await ensureDebianProgramAsync("chromium", CHROMIUM_PATH, "the browser test");
 }

@@ -3,7 +3,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer, connect } from "node:net";
-import { ensureDebianProgram } from "./apt.js";
+import { ensureDebianProgramAsync } from "./apt.js";
 
 export const REDIS_SERVER_PATH = "/usr/bin/redis-server";
 
@@ -41,7 +41,7 @@ export interface RedisServer {
 }
 
 export async function startRedis(): Promise<RedisServer> {
-  ensureDebianProgram("redis-server", REDIS_SERVER_PATH, "the Redis store tests");
+  await ensureDebianProgramAsync("redis-server", REDIS_SERVER_PATH, "the Redis store tests");
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = async () => {

@@ -328,7 +328,7 @@ describe("an MCP host (the official SDK's client)", () => {
 describe("in headless Chromium", () => {
   let browser: Chromium;
   beforeAll(async () => {
-    ensureChromium();
+    await ensureChromium();
     // Chromium trusts the test server's key as it would a certificate from a known CA (its Secure
     // cookies then count, which it refuses on a connection with an ignored certificate error).
     const spki = createHash("sha256")

@@ -558,7 +558,7 @@ describe("the SDK package beyond Node", () => {
   });
 
   it("serves a page of another origin in headless Chromium: sign-up, sign-in, profile and refresh; a page of an unlisted origin is refused and changes nothing", async () => {
-    ensureChromium();
+    await ensureChromium();
     const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     try {
       const open = async (origin: string) => {

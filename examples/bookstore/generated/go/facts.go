@@ -57,5 +57,5 @@ func Operations() []OperationInfo {
 func FileDescriptorSet() []byte { return transport.FileDescriptorSet() }
 
 // newVersionAnswer: per read that answers the server's version (each client's, and the one an
-// org-admin's admin client asks), a new answer of it.
+// admin client holding a role holder's access token asks), a new answer of it.
 var newVersionAnswer = map[string]func() any{}

@@ -139,7 +139,7 @@ const (
 // versionOperations: per client role, the read whose answer carries the server's version.
 var versionOperations = map[string]string{"admin": "admin_meta", "user": "meta"}
 
-// tokenVersionOperation: the read an admin client holding an org-admin's access token asks instead
+// tokenVersionOperation: the read an admin client holding a role holder's access token asks instead
 // of the admin's own, which needs the secret ("": the same).
 var tokenVersionOperation = "meta"
 

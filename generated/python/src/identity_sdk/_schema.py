@@ -126,7 +126,7 @@ CLIENT_ROLES: dict[str, str | None] = {
 }
 """Per client role, the read whose answer carries the server's version."""
 TOKEN_VERSION_OPERATION: str | None = "meta"
-"""The read an admin client holding an org-admin's access token asks instead (the admin's own needs the secret); None: the same."""
+"""The read an admin client holding a role holder's access token asks instead (the admin's own needs the secret); None: the same."""
 
 ENUMS: dict[str, dict[str, int]] = {
     "TokenType": { "access_token": 1, "id_token": 2, "refresh_token": 3 },
