@@ -191,6 +191,8 @@ export interface TypesFileView {
   modulePath: string;
   /** A field's type is of package time (time.Time, time.Duration): types.go imports it. */
   usesTime: boolean;
+  /** A field is a date: types.go declares Date (transport.Date) and its helpers. */
+  usesDate: boolean;
   enums: readonly { name: string; doc: string; values: readonly { name: string; value: string; doc: string }[] }[];
   structs: readonly {
     name: string;

@@ -669,6 +669,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
     enums,
     structs,
     usesTime: structs.some((s) => s.fields.some((f) => /\btime\./.test(f.type))),
+    usesDate: structs.some((s) => s.fields.some((f) => /(^|[^\w.])Date$/.test(f.type))),
     clients,
     usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0 || m.pages.length > 0)),
     examples: goExamples(ir, facts, names, structs),

@@ -215,7 +215,7 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     typescript: "string",
     codegenTypescript: "string",
     python: { input: "date", answer: "date", imports: { input: { module: "datetime", name: "date" }, answer: { module: "datetime", name: "date" } } },
-    go: { type: "string", pointerWhenOptional: true, kind: "kindDate" },
+    go: { type: "Date", pointerWhenOptional: true, kind: "kindDate" },
     wireText: VALUE_TEXTS.date,
     sample: { value: "2026-01-31" },
   },

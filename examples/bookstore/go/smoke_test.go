@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func storeOver(t *testing.T, protocol bookstore.Protocol) *bookstore.StoreClient
 
 // typedFields are the fields of the new types of a book, comparable with ==.
 type typedFields struct {
-	publishedOn string
+	publishedOn bookstore.Date
 	isbn        uint64
 	pages       uint32
 	rating      float32
@@ -163,13 +164,13 @@ func TestNewTypesOverEveryProtocol(t *testing.T) {
 		before := time.Now()
 		added, err := storeOver(t, protocol).AddBook(ctx, &bookstore.AddBookInput{
 			Title: "Typed on " + string(protocol), Author: &bookstore.Author{Name: "Knuth"}, Genre: bookstore.GenreScience,
-			PublishedOn: bookstore.String("1968-02-29"), Isbn: bookstore.Ptr(uint64(9780201896831)), Pages: bookstore.Ptr(uint32(672)),
+			PublishedOn: &bookstore.Date{Year: 1968, Month: time.February, Day: 29}, Isbn: bookstore.Ptr(uint64(9780201896831)), Pages: bookstore.Ptr(uint32(672)),
 			Rating: bookstore.Ptr(float32(4.3)), LoanPeriod: &loan, Cover: cover,
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
 		}
-		want := typedFields{"1968-02-29", 9780201896831, 672, 4.3, loan, string(cover)}
+		want := typedFields{bookstore.Date{Year: 1968, Month: time.February, Day: 29}, 9780201896831, 672, 4.3, loan, string(cover)}
 		if got := typedOf(added); got != want {
 			t.Fatalf("%s: added %+v, want %+v", protocol, got, want)
 		}
@@ -198,13 +199,13 @@ func TestNewTypesAtTheEdgesOfTheirRanges(t *testing.T) {
 		loan := -time.Nanosecond
 		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
 			Title: "Edges on " + string(protocol), Author: &bookstore.Author{Name: "Edge"}, Genre: bookstore.GenreEssays,
-			PublishedOn: bookstore.String("0001-01-01"), Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Pages: bookstore.Ptr(uint32(math.MaxUint32)),
+			PublishedOn: &bookstore.Date{Year: 1, Month: time.January, Day: 1}, Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Pages: bookstore.Ptr(uint32(math.MaxUint32)),
 			Rating: bookstore.Ptr(float32(0.1)), LoanPeriod: &loan, Cover: []byte{0xff},
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
 		}
-		want := typedFields{"0001-01-01", math.MaxUint64, math.MaxUint32, 0.1, -time.Nanosecond, "\xff"}
+		want := typedFields{bookstore.Date{Year: 1, Month: time.January, Day: 1}, math.MaxUint64, math.MaxUint32, 0.1, -time.Nanosecond, "\xff"}
 		got, err := store.GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
 		if err != nil || typedOf(added) != want || typedOf(got) != want {
 			t.Fatalf("%s: added %+v, read %+v (%v), want %+v", protocol, typedOf(added), typedOf(got), err, want)
@@ -217,7 +218,7 @@ func TestRefusesAValueTheWireCannotCarryBeforeSending(t *testing.T) {
 	for _, protocol := range protocols {
 		store := storeOver(t, protocol)
 		for message, input := range map[string]*bookstore.AddBookInput{
-			"published_on: must be a date such as 2026-01-31": {PublishedOn: bookstore.String("29/02/1968")},
+			"published_on: must be a date such as 2026-01-31": {PublishedOn: &bookstore.Date{Year: 1967, Month: time.February, Day: 29}},
 			"rating: must be a number":                        {Rating: bookstore.Ptr(float32(math.NaN()))},
 		} {
 			input.Title, input.Author, input.Genre = "Never sent", &bookstore.Author{Name: "Nobody"}, bookstore.GenrePoetry
@@ -273,7 +274,7 @@ func TestReadsEveryJSONFormOfTheNewTypes(t *testing.T) {
 			t.Fatalf("sent %s %#v, want %#v (%v)", name, sent[name], want, sent)
 		}
 	}
-	want := typedFields{"2026-01-31", math.MaxUint64, 7, 4.3, -1500 * time.Millisecond, "\xfb\xff"}
+	want := typedFields{bookstore.Date{Year: 2026, Month: time.January, Day: 31}, math.MaxUint64, 7, 4.3, -1500 * time.Millisecond, "\xfb\xff"}
 	if typedOf(book) != want || !book.AddedAt.Equal(time.Date(2026, 1, 31, 9, 30, 0, 123456789, time.UTC)) || book.AddedAt.Location() != time.UTC || len(book.ExtraFields) != 0 {
 		t.Fatalf("read %+v at %v (extra %v), want %+v", typedOf(book), book.AddedAt, book.ExtraFields, want)
 	}
@@ -281,5 +282,35 @@ func TestReadsEveryJSONFormOfTheNewTypes(t *testing.T) {
 	book, err = store.GetBook(context.Background(), &bookstore.GetBookInput{ID: "b1"})
 	if err != nil || book.LoanPeriod != nil || string(book.ExtraFields["loan_period"]) != `"soon"` || !bytes.Contains([]byte(book.RawJSON()), []byte(`"soon"`)) {
 		t.Fatalf("read %+v, %v", book, err)
+	}
+}
+
+// A date field is a Date: a day of the calendar read from and written as an RFC 3339 full-date.
+func TestDatesAreDaysOfTheCalendar(t *testing.T) {
+	day, err := bookstore.ParseDate("1968-02-29")
+	if err != nil || day != (bookstore.Date{Year: 1968, Month: time.February, Day: 29}) || day.String() != "1968-02-29" {
+		t.Fatalf("ParseDate: %+v, %v", day, err)
+	}
+	for _, text := range []string{"1967-02-29", "29/02/1968", "1968-2-29", "", "1968-02-29T00:00:00Z"} {
+		if _, err := bookstore.ParseDate(text); err == nil || !strings.Contains(err.Error(), "is not a date such as 2026-01-31") {
+			t.Fatalf("ParseDate(%q): %v", text, err)
+		}
+	}
+	// The day an instant falls on where it is, not in UTC.
+	tokyo := time.FixedZone("JST", 9*3600)
+	if got := bookstore.DateOf(time.Date(2026, 1, 31, 23, 30, 0, 0, time.UTC).In(tokyo)); got != (bookstore.Date{Year: 2026, Month: time.February, Day: 1}) {
+		t.Fatalf("DateOf: %+v", got)
+	}
+	if got := day.In(tokyo); !got.Equal(time.Date(1968, 2, 29, 0, 0, 0, 0, tokyo)) {
+		t.Fatalf("In: %v", got)
+	}
+	if data, err := json.Marshal(struct{ D bookstore.Date }{day}); err != nil || string(data) != `{"D":"1968-02-29"}` {
+		t.Fatalf("json: %s, %v", data, err)
+	}
+	if _, err := json.Marshal(bookstore.Date{Year: 1967, Month: time.February, Day: 29}); err == nil {
+		t.Fatal("a day that is not in the calendar was written")
+	}
+	if !(bookstore.Date{}).IsZero() || (bookstore.Date{}).IsValid() {
+		t.Fatal("the zero Date is no date")
 	}
 }

@@ -12,6 +12,17 @@ import (
 // answer is embedded in every answer struct: the JSON of the answer of a call (RawJSON).
 type answer = transport.Answer
 
+// Date is a day of the calendar, without a time of day or a time zone: a field of type date. It
+// travels as an RFC 3339 full-date (2026-01-31) on every protocol. Its zero value is no date (a
+// required date left zero is not given).
+type Date = transport.Date
+
+// DateOf is the day t falls on, in t's own location.
+func DateOf(t time.Time) Date { return transport.DateOf(t) }
+
+// ParseDate reads an RFC 3339 full-date such as 2026-01-31.
+func ParseDate(text string) (Date, error) { return transport.ParseDate(text) }
+
 // Genre tells what kind of book it is.
 //
 // Its values are the constants Genre*; the wire carries them as these strings. An answer may hold a
@@ -61,7 +72,7 @@ type Book struct {
 	// When the store added it.
 	AddedAt time.Time `json:"added_at"`
 	// The day this edition came out. A date as an RFC 3339 full-date (2026-01-31).
-	PublishedOn *string `json:"published_on"`
+	PublishedOn *Date `json:"published_on"`
 	// Its ISBN-13, as a number.
 	Isbn  *uint64 `json:"isbn"`
 	Pages *uint32 `json:"pages"`
@@ -99,7 +110,7 @@ type AddBookInput struct {
 	// Between 0 and 3000.
 	Year *int32 `json:"year,omitempty"`
 	// A date as an RFC 3339 full-date (2026-01-31).
-	PublishedOn *string `json:"published_on,omitempty"`
+	PublishedOn *Date   `json:"published_on,omitempty"`
 	Isbn        *uint64 `json:"isbn,omitempty"`
 	// 1 or more.
 	Pages *uint32 `json:"pages,omitempty"`

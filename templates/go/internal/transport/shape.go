@@ -241,13 +241,15 @@ func valueToWire(f *field, v reflect.Value, path string) (any, error) {
 	case kindDuration:
 		return durationText(time.Duration(v.Int())), nil
 	case kindDate:
-		// "" is not given, as for any string.
-		if text := v.String(); text != "" {
-			if _, ok := parseDate(text); !ok {
-				return nil, &wireError{path, wireTextDate}
-			}
+		// The zero Date is not given, as "" for a string.
+		date := v.Interface().(Date)
+		if date.IsZero() {
+			return "", nil
 		}
-		return v.String(), nil
+		if !date.IsValid() {
+			return nil, &wireError{path, wireTextDate}
+		}
+		return date.String(), nil
 	case kindBytes:
 		return bytesText(v.Bytes()), nil
 	case kindJSON:
@@ -613,10 +615,11 @@ func decodeText(kind fieldKind, target reflect.Value, raw json.RawMessage) bool 
 		}
 		value = reflect.ValueOf(time.Unix(seconds, nanos).UTC())
 	case kindDate:
-		if _, ok := parseDate(text); !ok {
+		day, ok := parseDate(text)
+		if !ok {
 			return false
 		}
-		value = reflect.ValueOf(text)
+		value = reflect.ValueOf(DateOf(day))
 	case kindDuration:
 		seconds, nanos, ok := parseDuration(text)
 		if !ok || seconds > math.MaxInt64/int64(time.Second)-1 || seconds < math.MinInt64/int64(time.Second)+1 {

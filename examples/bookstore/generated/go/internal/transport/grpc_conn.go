@@ -412,8 +412,13 @@ func setFromProto(f *field, target reflect.Value, value protoreflect.Value) {
 		target = item.Elem()
 	}
 	switch f.kind {
-	case kindString, kindDate:
+	case kindString:
 		target.SetString(value.String())
+	case kindDate:
+		// A text that is no date (a server that broke its contract) leaves the zero Date: no date.
+		if day, ok := parseDate(value.String()); ok {
+			target.Set(reflect.ValueOf(DateOf(day)))
+		}
 	case kindBool:
 		target.SetBool(value.Bool())
 	case kindInt32, kindInt64:
