@@ -119,8 +119,8 @@ export async function mustGet<T>(collection: { get(key: string): Promise<T | und
 }
 
 /** Stores a changed `record` over the one read before; NOT_FOUND when it was deleted meanwhile (a change never brings it back). */
-export async function mustUpdate<T>(collection: { update(record: T): Promise<boolean> }, kind: string, record: T): Promise<void> {
-  if (!(await collection.update(record))) throw notFound(kind);
+export async function mustUpdate<T>(collection: { update(record: T, previous?: T): Promise<boolean> }, kind: string, record: T, previous?: T): Promise<void> {
+  if (!(await collection.update(record, previous))) throw notFound(kind);
 }
 
 /** Deletes record `id` (NOT_FOUND when there is none) and says so. */
@@ -133,14 +133,14 @@ export async function removeRecord(collection: { get(key: string): Promise<unkno
 /** Saves `record` with `changes` applied (applyChanges) and a new updated_at; answers what was saved. */
 export async function saveChanges<T extends { updated_at: number }>(
   core: Core,
-  collection: { update(record: T): Promise<boolean> },
+  collection: { update(record: T, previous?: T): Promise<boolean> },
   kind: string,
   record: T,
   changes: Partial<Record<keyof T, unknown>>,
 ): Promise<T> {
   const next = applyChanges(record, changes);
   next.updated_at = nowSeconds(core);
-  await mustUpdate(collection, kind, next);
+  await mustUpdate(collection, kind, next, record);
   return next;
 }
 

@@ -2,6 +2,7 @@
 // with the state rules of the spec (§3). `createReferenceService` answers the implementation, the
 // hooks the server stubs need (user tokens, org-admin checks, clock) and a view of the state that
 // tests and tools can inspect.
+import * as nodeCrypto from "node:crypto";
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveTxt } from "node:dns/promises";
 import type { JSONWebKeySet } from "jose";
@@ -43,9 +44,11 @@ import { webhookOperations } from "./ops/webhooks.js";
 import { organizationIdpMetadata, samlRoutes, UpstreamSaml } from "./saml.js";
 import { DEFAULT_PASSWORD_HASH_COST, passwordHashCostProblem, sha256, verifyPassword, type PasswordHashCost, type RandomSource } from "./secrets.js";
 import { DatabaseIdempotencyStore } from "./idempotency-keys.js";
+import { groupCommit } from "./group-commit.js";
 import { Sessions } from "./sessions.js";
 import { signinRoutes } from "./signin.js";
 import { UpstreamSso } from "./upstream-sso.js";
+import type { AuditLog } from "../generated/types.js";
 import type { Storage } from "./storage.js";
 import { createMemoryStorage } from "./store/memory.js";
 import { keysInDatabase, keysInMemory, loadSigningKey, TokenService, type ServiceClaims, type SigningKeyOption } from "./tokens.js";
@@ -222,6 +225,7 @@ function resourceIdOf(input: Plain, output: unknown): string | null {
  */
 function instrument(core: Core, implementation: Implementation, onInternalError: ReferenceServiceOptions["onInternalError"]): Implementation {
   const audited: Record<string, unknown> = {};
+  const recordAudit = groupCommit((rows: readonly AuditLog[]) => core.storage.auditLogs.insertMany(rows));
   for (const [method, handler] of Object.entries(implementation) as [string, (input: Plain, context: CallContext) => Promise<unknown>][]) {
     audited[method] = async (input: Plain, context: CallContext) => {
       let output: unknown;
@@ -238,7 +242,7 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
         const admin = principal.kind === "secret" || operation.name === "admin_login";
         const userOfAnswer = ((output ?? {}) as { user?: { id?: string; email?: string | null } | null }).user;
         const userId = principal.kind === "user" ? principal.userId : userOfAnswer?.id;
-        await core.storage.auditLogs.insert({
+        await recordAudit({
           id: core.newId(),
           actor_id: admin ? "admin" : (userId ?? "anonymous"),
           actor_type: admin ? "admin" : userId ? "user" : "anonymous",
@@ -257,6 +261,14 @@ function instrument(core: Core, implementation: Implementation, onInternalError:
   }
   return audited as unknown as Implementation;
 }
+
+/**
+ * A new record's id: a UUID of version 7 (RFC 9562: its first 48 bits the time in milliseconds,
+ * the rest random), where Node has it (version 4 on a Node without randomUUIDv7). Ids made in
+ * time order land at the right edge of the key indexes, one page for a batch of inserts, where
+ * random ones touched a page each (on SQLite, most of the cost of an audit row's commit).
+ */
+const timeOrderedId: () => string = (nodeCrypto as { randomUUIDv7?: () => string }).randomUUIDv7 ?? randomUUID;
 
 /** The one answer of an admin call while no admin exists (bootstrapAdmin), whatever it carries. */
 export const NO_ADMIN_MESSAGE = "no admin is configured: call admin_signup first";
@@ -316,7 +328,7 @@ export function createReferenceService(options: ReferenceServiceOptions = {}): R
     storage: options.storage ?? createMemoryStorage(),
     config,
     clock: options.clock ?? Date.now,
-    newId: options.ids ?? randomUUID,
+    newId: options.ids ?? timeOrderedId,
     random: options.random ?? randomBytes,
     newRsaKeyPair: options.rsaKeyPairs ?? newRsaKeyPair,
     dnsResolver: options.dnsResolver ?? resolveTxt,

@@ -68,13 +68,16 @@ export interface Collection<T, Q = T> {
   count(where?: Where<Q>): Promise<number>;
   /** Adds a record; ALREADY_EXISTS when its key or a unique column is taken. */
   insert(record: T): Promise<void>;
+  /** Adds records in one commit, all or none; ALREADY_EXISTS as insert. */
+  insertMany(records: readonly T[]): Promise<void>;
   /** Inserts or replaces the record under its key; ALREADY_EXISTS when a unique column is taken by another. */
   put(record: T): Promise<void>;
   /**
    * Replaces the record under its key when it is still there: false when it went since it was read,
    * so that a change racing a delete never brings the record back (put would). ALREADY_EXISTS as put.
+   * `previous`, the record as it was read, lets a store write only what changed (the same outcome).
    */
-  update(record: T): Promise<boolean>;
+  update(record: T, previous?: T): Promise<boolean>;
   delete(key: string): Promise<boolean>;
   /** Deletes every match; answers how many went. */
   deleteWhere(where: Where<Q>): Promise<number>;

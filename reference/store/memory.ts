@@ -53,6 +53,21 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
     this.write(key, record);
   }
 
+  async insertMany(records: readonly T[]) {
+    const undo: (() => void)[] = [];
+    try {
+      for (const record of records) {
+        const key = this.spec.key(record);
+        if (this.records.has(key)) throw conflict(this.spec.keyTaken ?? `the ${this.spec.kind} already exists`);
+        this.write(key, record);
+        undo.push(() => this.set(key, undefined));
+      }
+    } catch (error) {
+      for (const step of undo.reverse()) step();
+      throw error;
+    }
+  }
+
   async put(record: T) {
     this.write(this.spec.key(record), record);
   }

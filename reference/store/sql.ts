@@ -146,6 +146,15 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     await this.store.changes((db) => db.insertInto(this.table).values(row), `insert ${this.table}`, Object.values(row));
   }
 
+  async insertMany(records: readonly T[]) {
+    if (records.length <= 1) return records.length === 1 ? this.insert(records[0]!) : undefined;
+    const rows = records.map((record) => this.rowOf(record));
+    const oneByOne = rows.map((row) => ({ build: (db: AnyDatabase) => db.insertInto(this.table).values(row), shape: `insert ${this.table}`, values: Object.values(row) }));
+    if (await this.store.inOneCommit(oneByOne)) return;
+    // One statement of every row: one commit, all or none, on PostgreSQL and inside another's transaction.
+    await this.store.changes((db) => db.insertInto(this.table).values(rows));
+  }
+
   async put(record: T) {
     const row = this.rowOf(record);
     const { pk, ...changes } = row;
@@ -165,8 +174,25 @@ class SqlCollection<T extends object, Q> implements Collection<T, Q> {
     );
   }
 
-  async update(record: T) {
+  async update(record: T, previous?: T) {
     const { pk, ...changes } = this.rowOf(record);
+    if (previous !== undefined && this.store.dialect === "sqlite") {
+      // SQLite rewrites the index entries of every column an UPDATE sets, changed or not: only the
+      // changed columns are set, on the condition that the others still hold what was read (IS
+      // is equality with nulls too). Another writer in between fails the condition: then all are set.
+      const before = this.rowOf(previous);
+      const kept = Object.keys(changes).filter((column) => column !== "data" && changes[column] === before[column]);
+      if (kept.length > 0) {
+        const changed = Object.fromEntries(Object.entries(changes).filter(([column]) => !kept.includes(column)));
+        const keptValues = kept.map((column) => before[column]);
+        const updated = await this.store.changes(
+          (db) => kept.reduce((query, column, index) => query.where(sql<SqlBool>`${sql.ref(column)} IS ${keptValues[index]}`), db.updateTable(this.table).set(changed).where("pk", "=", pk)),
+          `update ${this.table} set ${Object.keys(changed).join(" ")} keeping ${kept.join(" ")}`,
+          [...Object.values(changed), pk, ...keptValues],
+        );
+        if (updated > 0) return true;
+      }
+    }
     return (await this.store.changes((db) => db.updateTable(this.table).set(changes).where("pk", "=", pk), `update ${this.table}`, [...Object.values(changes), pk])) > 0;
   }
 
@@ -296,6 +322,24 @@ export class SqlStorage {
     if (statement) return this.guard(() => statement.statement.run(...statement.parameters).changes);
     const result = (await this.run((db) => build(db).executeTakeFirst())) as { numInsertedOrUpdatedRows?: bigint; numUpdatedRows?: bigint; numDeletedRows?: bigint } | undefined;
     return Number(result?.numInsertedOrUpdatedRows ?? result?.numUpdatedRows ?? result?.numDeletedRows ?? 0);
+  }
+
+  /**
+   * Statements run on SQLite's connection directly in one transaction of better-sqlite3 (synchronous:
+   * nothing interleaves, one commit for all), where the direct path is open (see direct); false
+   * when it is not, for the caller to take another way.
+   */
+  async inOneCommit(statements: readonly { build: (db: AnyDatabase) => Query; shape?: string; values?: readonly unknown[] }[]): Promise<boolean> {
+    if (!this.sqlite || this.ready) return false;
+    const prepared = statements.map(({ build, shape, values }) => this.direct(build, shape, values));
+    if (prepared.some((statement) => statement === undefined)) return false;
+    const sqlite = this.sqlite;
+    await this.guard(() =>
+      sqlite.transaction(() => {
+        for (const statement of prepared) statement!.statement.run(...statement!.parameters);
+      })(),
+    );
+    return true;
   }
 
   /**

@@ -71,6 +71,38 @@ describe.each(STORES)("the %s store", (kind) => {
     expect((await storage.users.get("eve"))?.email).toBe("eve@example.com");
   });
 
+  it("writes only what changed when told what was read, and every column again when another writer changed one in between", async () => {
+    const read = userRecord("fay", { nickname: "before", phone_number: "+15550101" });
+    await storage.users.insert(read);
+    const changed = { ...read, nickname: "after", updated_at: read.updated_at + 1 };
+    expect(await storage.users.update(changed, read)).toBe(true);
+    expect(await storage.users.get("fay")).toEqual(changed);
+    expect(await storage.users.count({ phone_number: "+15550101" })).toBe(1);
+    // Another writer moves the phone number between this caller's read and its write: this write's record wins whole, its columns with it.
+    await storage.users.update({ ...changed, phone_number: "+15550102" });
+    const stale = { ...changed, nickname: "stale write" };
+    expect(await storage.users.update(stale, changed)).toBe(true);
+    expect(await storage.users.get("fay")).toEqual(stale);
+    expect(await storage.users.count({ phone_number: "+15550102" })).toBe(0);
+    expect(await storage.users.count({ phone_number: "+15550101" })).toBe(1);
+    // A record gone since it was read is not brought back.
+    await storage.users.delete("fay");
+    expect(await storage.users.update({ ...stale, nickname: "too late" }, stale)).toBe(false);
+    expect(await storage.users.get("fay")).toBeUndefined();
+  });
+
+  it("inserts many records in one commit, all or none", async () => {
+    await storage.users.insertMany([userRecord("gus"), userRecord("hal")]);
+    expect((await storage.users.list({ id: { in: ["gus", "hal"] } })).map((user) => user.id)).toEqual(["gus", "hal"]);
+    // The third taken: none of the batch is stored.
+    expect(await codeOf(storage.users.insertMany([userRecord("ida"), userRecord("jon"), userRecord("gus", { email: "gus-again@example.com" })]))).toBe("ALREADY_EXISTS: the user already exists");
+    expect(await codeOf(storage.users.insertMany([userRecord("kim"), userRecord("lea", { email: "gus@example.com" })]))).toBe("ALREADY_EXISTS: a user with this email already exists");
+    expect(await storage.users.count({ id: { in: ["ida", "jon", "kim", "lea"] } })).toBe(0);
+    await storage.users.insertMany([]);
+    await storage.users.insertMany([userRecord("max")]);
+    expect(await storage.users.get("max")).toBeDefined();
+  });
+
   it("answers every kind of condition alike", async () => {
     for (const [index, name] of ["Bob", "bobby", "Carol", "dave_1", "eve%"].entries()) {
       await storage.users.put(userRecord(`u${index}`, { given_name: name, nickname: index % 2 ? null : `nick${index}`, created_at: 100 + index }));
