@@ -1,13 +1,17 @@
 // `npm run compat [-- --base <ref>] [--report <file>]`: backward compatibility proven by running it.
-// The TypeScript SDK as it was at the last release (the release gate's base: $APIGEN_RELEASE_BASE,
-// the newest v* tag, or release.json) and at the release before it, each packed from its own
-// commit and installed outside the repository, replays the compatibility scenarios
-// (test/compat/scenarios.ts) on every protocol it speaks, against the service of its own release
-// and against today's; every step must answer the same code with the same fields. The other
-// direction too: today's SDK against each release's service, where an operation newer than that
-// service must be refused by the client before anything is sent. The report (Markdown, beside the
-// contract diff's) lists SDK version × service × protocol, and each failure with its scenario and
-// both answers. Without a release there is nothing to compare: the run says so and passes.
+// The SDKs as they were at the last release (the release gate's base: $APIGEN_RELEASE_BASE, the
+// newest v* tag, or release.json) and at the release before it, each from its own commit checked
+// out beside the repository (TypeScript packed by its pack script and Python built into a wheel by
+// its own, each installed outside every tree; Go built from its module by its conformance runner),
+// replay two sets of scenarios on every protocol they speak, against the service of their own
+// release and against today's: the sequences of test/compat/scenarios.ts, and the release's
+// conformance matrix (test/conformance/scenarios.ts, one per operation, each on a fresh world that
+// matrix-host.ts sets up with the release's own code). Every call must answer the same code with
+// the same fields. The other direction too: today's SDK against each release's service, where an
+// operation newer than that service must be refused by the client before anything is sent. The
+// report (Markdown, beside the contract diff's) lists SDK version × service × protocol × set of
+// scenarios, and each failure with its scenario and both answers. Without a release there is
+// nothing to compare: the run says so and passes.
 import { execFile, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -366,12 +370,20 @@ async function typescriptSdk(tree: Tree, workDir: string, register: (client: Sdk
 }
 
 /**
- * The Python SDK of a tree (sync and async), driven by that tree's own conformance runner: the
- * test virtualenv's interpreter (its dependencies) with the tree's generated package first on the path.
+ * The Python SDK of a tree (sync and async), driven by that tree's own conformance runner: the wheel
+ * that tree's own pack-python.mjs builds, installed in a folder outside every tree and first on the
+ * path of the test virtualenv's interpreter (which has the SDK's dependencies).
  */
-async function pythonSdks(tree: Tree, register: (client: SdkClient) => void): Promise<void> {
+async function pythonSdks(tree: Tree, workDir: string, register: (client: SdkClient) => void): Promise<void> {
   const { python } = await ensurePythonEnv();
-  const env = { ...process.env, PYTHONPATH: join(tree.root, "generated", "python", "src") };
+  const packDir = join(workDir, `python-packed-${tree.label}`);
+  const script = `const { packPython } = await import(${JSON.stringify(pathToFileURL(join(tree.root, "scripts", "pack-python.mjs")).href)}); await packPython({ root: ${JSON.stringify(tree.root)}, outDir: ${JSON.stringify(packDir)}, python: ${JSON.stringify(python)} });`;
+  await run(process.execPath, ["--input-type=module", "-e", script], tree.root);
+  const wheel = readdirSync(packDir).find((file) => file.endsWith(".whl"));
+  if (!wheel) throw new Error(`${tree.label}: pack-python made no wheel in ${packDir}`);
+  const installed = join(workDir, `python-sdk-${tree.label}`);
+  await run(python, ["-m", "pip", "install", "--quiet", "--no-deps", "--no-index", "--target", installed, join(packDir, wheel)], workDir);
+  const env = { ...process.env, PYTHONPATH: installed };
   for (const variant of ["sync", "async"]) {
     register({
       language: "Python",
@@ -396,7 +408,7 @@ async function sdksOf(tree: Tree, workDir: string, register: (client: SdkClient)
     started.push(client);
     register(client);
   };
-  const settled = await Promise.allSettled([typescriptSdk(tree, workDir, add), pythonSdks(tree, add), goSdk(tree, add)]);
+  const settled = await Promise.allSettled([typescriptSdk(tree, workDir, add), pythonSdks(tree, workDir, add), goSdk(tree, add)]);
   const failed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === "rejected");
   if (failed) throw failed.reason;
   const order = (client: SdkClient) => ["TypeScript", "Python sync", "Python async", "Go"].indexOf(`${client.language}${client.variant ? ` ${client.variant}` : ""}`);
