@@ -2,6 +2,7 @@
 // with the state rules of the spec (§3). `createReferenceService` answers the implementation, the
 // hooks the server stubs need (user tokens, org-admin checks, clock) and a view of the state that
 // tests and tools can inspect.
+// The namespace as well: randomUUIDv7 is read from it, as a named import of a Node without it would not link.
 import * as nodeCrypto from "node:crypto";
 import { randomBytes, randomUUID } from "node:crypto";
 import { resolveTxt } from "node:dns/promises";

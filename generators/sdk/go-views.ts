@@ -189,7 +189,7 @@ export interface MethodsFileView {
 export interface TypesFileView {
   package: string;
   modulePath: string;
-  /** A field's type is of package time (time.Time, time.Duration): types.go imports it. */
+  /** types.go imports package time: a field's type is of it (time.Time, time.Duration), or a field is a date (DateOf takes a time.Time). */
   usesTime: boolean;
   /** A field is a date: types.go declares Date (transport.Date) and its helpers. */
   usesDate: boolean;

@@ -484,6 +484,7 @@ export function goView(ir: Ir, facts: SdkFacts) {
   const constant = (name: string, value: string | number, doc: string) => ({ name, value: String(value), doc: goComment([`${name}: ${doc}`]) });
   const operationsByClient = new Map(facts.clients.flatMap((c) => c.operations.map((name) => [name, c.role])));
   const versionOps = facts.clients.filter((c) => c.versionOperation);
+  const usesDate = structs.some((s) => s.fields.some((f) => /(^|[^\w.])Date$/.test(f.type)));
 
   const adminClient = names.clients.find((c) => c.role === "admin");
   const userClient = names.clients.find((c) => c.role === "user");
@@ -668,8 +669,8 @@ export function goView(ir: Ir, facts: SdkFacts) {
       .join(", ")}}`,
     enums,
     structs,
-    usesTime: structs.some((s) => s.fields.some((f) => /\btime\./.test(f.type))),
-    usesDate: structs.some((s) => s.fields.some((f) => /(^|[^\w.])Date$/.test(f.type))),
+    usesTime: usesDate || structs.some((s) => s.fields.some((f) => /\btime\./.test(f.type))),
+    usesDate,
     clients,
     usesIter: clients.some((c) => c.methods.some((m) => m.iterators.length > 0 || m.pages.length > 0)),
     examples: goExamples(ir, facts, names, structs),

@@ -57,9 +57,8 @@ class MemoryCollection<T extends object, Q> implements Collection<T, Q> {
     const undo: (() => void)[] = [];
     try {
       for (const record of records) {
+        await this.insert(record);
         const key = this.spec.key(record);
-        if (this.records.has(key)) throw conflict(this.spec.keyTaken ?? `the ${this.spec.kind} already exists`);
-        this.write(key, record);
         undo.push(() => this.set(key, undefined));
       }
     } catch (error) {

@@ -416,20 +416,27 @@ async function sdksOf(tree: Tree, workDir: string, register: (client: SdkClient)
 }
 
 /** Starts a tree's service (test/compat/service.ts of today's tree, loading that tree's code). */
-async function startService(tree: Tree, plant?: Plant): Promise<Service> {
-  const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "service.ts"), "--tree", tree.root, "--admin-secret", ADMIN_SECRET, ...(plant ? ["--plant", plant] : [])], {
-    cwd: tree.root,
-    // Its stdin is the run's: when the run ends, however it ends, the service does too.
-    stdio: ["pipe", "pipe", "pipe"],
-  });
+/**
+ * Starts one of today's scripts of this folder (`script`) on a tree, and answers it once it has
+ * printed its first line (its addresses, as JSON). Its stdin is the run's: when the run ends,
+ * however it ends, the process does too. `what` names it in errors.
+ */
+async function startTreeProcess(script: string, args: readonly string[], tree: Tree, what: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", join(HERE, script), "--tree", tree.root, ...args], { cwd: tree.root, stdio: ["pipe", "pipe", "pipe"] });
   let stderr = "";
   child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-8000)));
   child.stdin.on("error", () => {});
+  const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
-    createInterface({ input: child.stdout }).once("line", resolve);
-    child.once("exit", (code) => reject(new Error(`the service of ${tree.label} ended (${code}) before it listened:\n${stderr}`)));
-    child.once("error", (error) => reject(new Error(`the service of ${tree.label} could not start: ${error.message}`)));
+    lines.once("line", resolve);
+    child.once("exit", (code) => reject(new Error(`the ${what} of ${tree.label} ended (${code}) before it listened:\n${stderr}`)));
+    child.once("error", (error) => reject(new Error(`the ${what} of ${tree.label} could not start: ${error.message}`)));
   });
+  return { child, lines, first, stderr: () => stderr };
+}
+
+async function startService(tree: Tree, plant?: Plant): Promise<Service> {
+  const { child, first } = await startTreeProcess("service.ts", ["--admin-secret", ADMIN_SECRET, ...(plant ? ["--plant", plant] : [])], tree, "service");
   const { httpUrl, grpcEndpoint } = JSON.parse(first) as { httpUrl: string; grpcEndpoint: string };
   return {
     tree,
@@ -469,34 +476,26 @@ interface PreparedCall {
 class MatrixHost {
   private readonly pending = new Map<number, (answer: PreparedCall | { error: string }) => void>();
   private nextId = 1;
-  private stderr = "";
   private constructor(
     private readonly child: ChildProcessWithoutNullStreams,
+    /** The end of what the host wrote on stderr, to explain its end. */
+    stderr: () => string,
     readonly tree: Tree,
     readonly httpUrl: string,
     readonly grpcEndpoint: string,
     readonly adminSecret: string,
     readonly scenarios: ReadonlyMap<string, MatrixScenario>,
   ) {
-    child.stderr.on("data", (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString("utf8")).slice(-8000)));
     child.on("exit", (code, signal) => {
-      for (const resolve of this.pending.values()) resolve({ error: `the matrix host of ${tree.label} ended (${signal ?? code}): ${this.stderr.slice(-2000)}` });
+      for (const resolve of this.pending.values()) resolve({ error: `the matrix host of ${tree.label} ended (${signal ?? code}): ${stderr().slice(-2000)}` });
       this.pending.clear();
     });
   }
 
   static async start(tree: Tree): Promise<MatrixHost> {
-    const child = spawn(process.execPath, ["--import", "tsx", join(HERE, "matrix-host.ts"), "--tree", tree.root], { cwd: tree.root, stdio: ["pipe", "pipe", "pipe"] });
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString("utf8")).slice(-8000)));
-    child.stdin.on("error", () => {});
-    const lines = createInterface({ input: child.stdout });
-    const first = await new Promise<string>((resolve, reject) => {
-      lines.once("line", resolve);
-      child.once("exit", (code) => reject(new Error(`the matrix host of ${tree.label} ended (${code}) before it listened:\n${stderr}`)));
-    });
+    const { child, lines, first, stderr } = await startTreeProcess("matrix-host.ts", [], tree, "matrix host");
     const { httpUrl, grpcEndpoint, adminSecret, scenarios } = JSON.parse(first) as { httpUrl: string; grpcEndpoint: string; adminSecret: string; scenarios: MatrixScenario[] };
-    const host = new MatrixHost(child, tree, httpUrl, grpcEndpoint, adminSecret, new Map(scenarios.map((scenario) => [scenario.operation, scenario])));
+    const host = new MatrixHost(child, stderr, tree, httpUrl, grpcEndpoint, adminSecret, new Map(scenarios.map((scenario) => [scenario.operation, scenario])));
     lines.on("line", (line) => {
       const { id, ...answer } = JSON.parse(line) as { id: number } & (PreparedCall | { error: string });
       host.pending.get(id)?.(answer);
