@@ -2,8 +2,10 @@
 // splitting), an app that imports only AdminClient and calls one operation, over REST and over gRPC,
 // for browsers (the package's fetch platform, RPC as Connect) and for Node (undici, gRPC over HTTP/2),
 // and sums the gzipped size of every chunk each app loads: static imports, and the dynamic ones its
-// call loads (the REST app never loads the GraphQL or RPC chunks; the gRPC app loads them on its
-// first call). The baseline is the same call written by hand with fetch, in the same run.
+// call loads (the module of the operation it calls, never another's; the REST app never loads the
+// GraphQL or RPC chunks; the gRPC app loads them on its first call). @opentelemetry/api, an optional
+// peer the app brings when it traces, is left out. The baseline is the same call written by hand
+// with fetch, in the same run.
 // `-- --project <dir>` measures the SDK package installed in that project (npm install <tarball>)
 // instead of the sources in generated/client.
 import "./banner.js";
@@ -34,21 +36,28 @@ type Platform = "browser" | "node";
 type AppKind = "rest" | "grpc" | "fetch";
 
 /**
- * Output files the entry loads: its static imports, and the dynamic ones its call reaches: the RPC
- * platform and descriptors for gRPC (with what they import), none for REST.
+ * Output files the app loads: the entry's static imports, and the dynamic ones its call reaches
+ * (with what they import): the called operation's module, and for gRPC the RPC platform and the
+ * service descriptors; never another operation's module, nor the GraphQL transport.
  */
-function loadedOutputs(metafile: Metafile, withDynamic: boolean): string[] {
-  const entry = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint !== undefined)!;
+function loadedOutputs(metafile: Metafile, entry: string, calledOperation: string, kind: AppKind): string[] {
+  const entryOutput = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint === entry)!;
+  const followed = (path: string) => {
+    const source = `/${metafile.outputs[path]!.entryPoint ?? ""}`;
+    const operation = /\/client\/operations\/([^/]+)\.[cm]?[jt]s$/.exec(source)?.[1];
+    if (operation !== undefined) return operation === calledOperation;
+    return kind === "grpc" && !/\/client\/graphql\.[jt]s$/.test(source);
+  };
   const loaded = new Set<string>();
   const visit = (path: string) => {
     if (loaded.has(path)) return;
     loaded.add(path);
     for (const imported of metafile.outputs[path]!.imports) {
       if (imported.external) continue;
-      if (imported.kind === "import-statement" || (withDynamic && imported.kind === "dynamic-import")) visit(imported.path);
+      if (imported.kind === "import-statement" || (imported.kind === "dynamic-import" && followed(imported.path))) visit(imported.path);
     }
   };
-  visit(entry);
+  visit(entryOutput);
   return [...loaded];
 }
 
@@ -80,10 +89,11 @@ await admin.close();
     metafile: true,
     write: false,
     logLevel: "warning",
+    external: ["@opentelemetry/api"],
     ...(PROJECT_MODULES ? { nodePaths: [PROJECT_MODULES] } : {}),
   });
   const files = new Map(result.outputFiles.map((file) => [relative(ROOT, file.path), file.contents]));
-  const loaded = loadedOutputs(result.metafile, kind === "grpc");
+  const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), operation.name, kind);
   let minifiedBytes = 0;
   let gzippedBytes = 0;
   for (const path of loaded) {

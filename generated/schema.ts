@@ -2,7 +2,7 @@
 import { defineSchema } from "@apigen/runtime/schema.js";
 
 /** Operations, messages and enums of Identity Service 2.6.0, as data (field syntax: runtime/schema.ts). */
-export const schema = defineSchema({
+export const schema = /* @__PURE__ */ defineSchema({
   name: "identity",
   title: "Identity Service",
   version: "2.6.0",

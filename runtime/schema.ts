@@ -198,6 +198,17 @@ export interface CompactSchema<Operations extends Record<string, CompactOperatio
 
 export type CompactOperation = Omit<OperationSpec, "name">;
 
+/**
+ * One operation of a client as its module carries it (generated/client/operations/): the operation,
+ * and the messages and enums it reaches, in the compact syntax. A client loads it on the operation's
+ * first call, so that an app downloads the schema of the operations it calls, not all of them.
+ */
+export interface OperationPart {
+  readonly enums: Readonly<Record<string, string>>;
+  readonly messages: Readonly<Record<string, string>>;
+  readonly operations: Readonly<Record<string, CompactOperation>>;
+}
+
 /** The JSON name of a field (protoc's rule): the protobuf-es property unless the schema names another. */
 function jsonName(name: string): string {
   return name.replace(/_(.)/g, (_, next: string) => next.toUpperCase());

@@ -74,56 +74,121 @@ function operationSpec(op: IrOperation): string {
   return `    ${op.name}: {\n${lines.map((l) => `      ${l},`).join("\n")}\n    },`;
 }
 
+/** What the server checks of a scheme (runtime AuthSchemeSpec): its kind and what it adds to it. */
+function authSchemeSpec(scheme: IrAuthScheme): string {
+  return `{ ${[
+    `kind: ${quote(scheme.kind)}`,
+    ...(scheme.token ? [`token: ${quote(scheme.token)}`] : []),
+    ...(scheme.session ? ["session: true"] : []),
+    ...(scheme.orgRole ? ["orgRole: true"] : []),
+    ...(scheme.callers ? [`callers: ${quote(scheme.callers)}`] : []),
+  ].join(", ")} }`;
+}
+
+/** The service's facts (runtime ServiceFacts), one property a line at `indent`. */
+function serviceFactsLines(ir: Ir, indent: string): string {
+  return `${indent}name: ${quote(ir.api.name)},
+${indent}title: ${quote(ir.api.title)},
+${indent}version: ${quote(ir.api.version)},
+${indent}adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
+${indent}apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
+${indent}orgAdminRole: ${quote(ir.api.orgAdminRole)},
+${indent}adminSessionCookie: ${quote(ir.api.adminSessionCookie)},
+${indent}authSchemes: {
+${authSchemesOf(ir)
+  .map((scheme) => `${indent}  ${scheme.name}: ${authSchemeSpec(scheme)},`)
+  .join("\n")}
+${indent}},
+${indent}features: { ${Object.entries(ir.api.features)
+    .map(([name, used]) => `${name}: ${used}`)
+    .join(", ")} },
+${indent}httpPort: ${ir.api.httpPort},
+${indent}grpcPort: ${ir.api.grpcPort},
+${indent}envPrefix: ${JSON.stringify(ir.api.envPrefix)},
+${indent}restPrefix: ${quote(ir.api.restPrefix)},`;
+}
+
+const enumLine = (e: Ir["enums"][number]) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`;
+const messageLine = (m: IrMessage) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`;
+
 function emitSchemaModule(ir: Ir): GeneratedFile {
-  const enums = ir.enums.map((e) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`).join("\n");
-  const messages = ir.messages.map((m) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`).join("\n");
-  const operations = ir.operations.map(operationSpec).join("\n");
-  /** What the server checks of a scheme (runtime AuthSchemeSpec): its kind and what it adds to it. */
-  const authSchemeSpec = (scheme: IrAuthScheme) =>
-    `{ ${[
-      `kind: ${quote(scheme.kind)}`,
-      ...(scheme.token ? [`token: ${quote(scheme.token)}`] : []),
-      ...(scheme.session ? ["session: true"] : []),
-      ...(scheme.orgRole ? ["orgRole: true"] : []),
-      ...(scheme.callers ? [`callers: ${quote(scheme.callers)}`] : []),
-    ].join(", ")} }`;
+  // Marked pure: a bundle that imports the schema and reads none of it (an SDK app) leaves it out.
   const content = `import { defineSchema } from "${RUNTIME_PACKAGE}/schema.js";
 
 /** Operations, messages and enums of ${ir.api.title} ${ir.api.version}, as data (field syntax: runtime/schema.ts). */
-export const schema = defineSchema({
-  name: ${quote(ir.api.name)},
-  title: ${quote(ir.api.title)},
-  version: ${quote(ir.api.version)},
-  adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
-  apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
-  orgAdminRole: ${quote(ir.api.orgAdminRole)},
-  adminSessionCookie: ${quote(ir.api.adminSessionCookie)},
-  authSchemes: {
-${authSchemesOf(ir)
-  .map((scheme) => `    ${scheme.name}: ${authSchemeSpec(scheme)},`)
-  .join("\n")}
-  },
-  features: { ${Object.entries(ir.api.features)
-    .map(([name, used]) => `${name}: ${used}`)
-    .join(", ")} },
-  httpPort: ${ir.api.httpPort},
-  grpcPort: ${ir.api.grpcPort},
-  envPrefix: ${JSON.stringify(ir.api.envPrefix)},
-  restPrefix: ${quote(ir.api.restPrefix)},
+export const schema = /* @__PURE__ */ defineSchema({
+${serviceFactsLines(ir, "  ")}
   enums: {
-${enums}
+${ir.enums.map(enumLine).join("\n")}
   },
   messages: {
-${messages}
+${ir.messages.map(messageLine).join("\n")}
   },
   operations: {
-${operations}
+${ir.operations.map(operationSpec).join("\n")}
   },
 });
 
 export type OperationName = keyof typeof schema.operations;
 `;
   return { path: SCHEMA_MODULE, content };
+}
+
+/** The module of the TypeScript clients that holds the service's facts (ServiceFacts), beside their classes. */
+export const CLIENT_SERVICE_MODULE = "generated/client/service.ts";
+/** Where the TypeScript clients' operation modules go (emitOperationModule). */
+export const CLIENT_OPERATIONS_DIR = "generated/client/operations";
+
+export function emitClientServiceModule(ir: Ir): GeneratedFile {
+  const content = `import type { ServiceFacts } from "${RUNTIME_PACKAGE}/schema.js";
+
+/** What the clients know of ${ir.api.title} as a whole; each operation's schema is in operations/, loaded on its first call. */
+export const service: ServiceFacts = {
+${serviceFactsLines(ir, "  ")}
+};
+`;
+  return { path: CLIENT_SERVICE_MODULE, content };
+}
+
+/**
+ * One operation as a client loads it on its first call (runtime OperationPart): the operation, and
+ * the messages and enums its input and answer reach, in the order of the full schema.
+ */
+export function emitOperationModule(ir: Ir, op: IrOperation): GeneratedFile {
+  const messages = new Set<string>();
+  const enums = new Set<string>();
+  const visit = (name: string) => {
+    if (messages.has(name)) return;
+    messages.add(name);
+    for (const field of messageByName(ir, name).fields) {
+      if (field.type.kind === "message") visit(field.type.name);
+      else if (field.type.kind === "enum") enums.add(field.type.name);
+    }
+  };
+  visit(op.input.name);
+  visit(op.output.name);
+  const content = `import type { OperationPart } from "${RUNTIME_PACKAGE}/schema.js";
+
+/** ${op.name}, with the messages and enums it reaches (field syntax: runtime/schema.ts). */
+export const part: OperationPart = {
+  enums: {
+${ir.enums
+  .filter((e) => enums.has(e.name))
+  .map(enumLine)
+  .join("\n")}
+  },
+  messages: {
+${ir.messages
+  .filter((m) => messages.has(m.name))
+  .map(messageLine)
+  .join("\n")}
+  },
+  operations: {
+${operationSpec(op)}
+  },
+};
+`;
+  return { path: `${CLIENT_OPERATIONS_DIR}/${op.name}.ts`, content };
 }
 
 // ---------------------------------------------------------------- types.ts

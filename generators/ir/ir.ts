@@ -417,6 +417,11 @@ export interface Ir {
    * read takes the token too, or no admin client calls with one.
    */
   tokenVersionOperation: string | null;
+  /**
+   * Per protocol, the lowest minimum version of any operation on it: an operation whose minimum
+   * is above it needs the server's version before a client sends it, one at it never does.
+   */
+  lowestSince: Partial<Record<Protocol, string>>;
   /** The operations the SDK docs show in their examples (passes/examples.ts). */
   docExamples: DocExamples;
   /** The lock as it must be after this run (new numbers appended). */

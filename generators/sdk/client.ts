@@ -7,7 +7,7 @@ import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, t
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
 import { TypeScriptFile } from "../emit/typescript-printer.js";
-import { emitSdkTypes } from "../emit/typescript.js";
+import { emitClientServiceModule, emitOperationModule, emitSdkTypes } from "../emit/typescript.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import { ERROR_CLASSES } from "../../runtime/client/errors.js";
 
@@ -96,7 +96,7 @@ function clientClass(ir: Ir, client: IrClient): GeneratedFile {
   file.value(CLIENTS_MODULE, base);
   for (const configType of config.imported) file.type(CLIENTS_MODULE, configType);
   file.layout(CORE_MODULE, "line");
-  file.value("../schema.js", "schema");
+  file.value("./service.js", "service");
   file.layout(TYPES_MODULE, "sorted-block");
   const body = ir.operations
     .filter((op) => clientRoleOf(op) === role)
@@ -105,10 +105,20 @@ function clientClass(ir: Ir, client: IrClient): GeneratedFile {
   file.type(CORE_MODULE, "ClientDefinition");
   if (config.type.startsWith("ClientConfig")) file.type(CORE_MODULE, "ClientConfig");
   const versionOperation = ir.versionOperations[role];
+  // Each operation's schema is a module of its own, loaded on its first call (a bundler makes each a chunk).
+  const loaded = ir.operations.filter((op) => clientRoleOf(op) === role || (role === "admin" && op.name === ir.tokenVersionOperation));
+  const loaders = loaded.map((op) => `    ${op.name}: () => import("./operations/${op.name}.js"),`).join("\n");
+  const lowestSince = Object.entries(ir.lowestSince)
+    .map(([protocol, since]) => `${protocol}: ${JSON.stringify(since)}`)
+    .join(", ");
   const content = `${file.imports()}
 const definition: ClientDefinition = {
-  schema,
+  service,
   surfaces: ${JSON.stringify(surfaces)},
+  operations: {
+${loaders}
+  },
+  lowestSince: { ${lowestSince} },
   versionOperation: ${JSON.stringify(versionOperation ?? null)},${role === "admin" && ir.tokenVersionOperation ? `\n  tokenVersionOperation: ${JSON.stringify(ir.tokenVersionOperation)},` : ""}
   sdk: { name: ${JSON.stringify(ir.api.sdkPackage)}, version: ${JSON.stringify(ir.api.version)} },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
@@ -128,6 +138,8 @@ export function emitClients(ir: Ir): GeneratedFile[] {
   const services = ir.proto.services.map((s) => ({ name: s.name, module: protobufEsModule(s.protoFile) }));
   return [
     ...ir.clients.map((client) => clientClass(ir, client)),
+    emitClientServiceModule(ir),
+    ...ir.operations.map((op) => emitOperationModule(ir, op)),
     emitSdkTypes(ir),
     {
       path: `${CLIENT_DIR}/grpc-services.ts`,
@@ -152,7 +164,8 @@ export type * from "./types.js";
 import { schema } from "../schema.js";
 
 /** Every operation with its protocols, minimum versions, destructive flag and auth, for code to read. */
-export const operations = schema.operations;
+// Read through a pure call: an app that never reads it leaves the whole schema out of its bundle.
+export const operations: typeof schema.operations = /* @__PURE__ */ (() => schema.operations)();
 export type OperationName = keyof typeof operations;
 `,
     },

@@ -9,7 +9,7 @@ export interface ApiKeyConfig {
 }
 
 /** The header of the API key, when the config gives one. */
-const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Record<string, string> => (config.apiKey ? { [definition.schema.apiKeyHeader]: config.apiKey } : {});
+const apiKeyHeaders = (definition: ClientDefinition, config: ApiKeyConfig): Record<string, string> => (config.apiKey ? { [definition.service.apiKeyHeader]: config.apiKey } : {});
 
 export interface AdminClientConfig extends ClientConfig {
   /** The server's --admin-secret; sent on every admin call. Only where an operation needs it (schema.features.adminSecret). */
@@ -44,20 +44,20 @@ export class AdminClientBase {
     if (config.adminSecret && config.accessToken) throw new TypeError("give adminSecret or accessToken, not both: the server judges a call by one of them");
     // What the code gives wins; else the environment's, the secret before a token.
     const given = config.adminSecret || config.accessToken;
-    const secret = given ? config.adminSecret : fromEnvironment(definition.schema, "ADMIN_SECRET");
-    const accessToken = given ? config.accessToken : secret ? undefined : fromEnvironment(definition.schema, "ACCESS_TOKEN");
-    if (definition.schema.features.adminSecret && !secret && !accessToken) {
-      const variable = environmentName(definition.schema, "ADMIN_SECRET");
+    const secret = given ? config.adminSecret : fromEnvironment(definition.service, "ADMIN_SECRET");
+    const accessToken = given ? config.accessToken : secret ? undefined : fromEnvironment(definition.service, "ACCESS_TOKEN");
+    if (definition.service.features.adminSecret && !secret && !accessToken) {
+      const variable = environmentName(definition.service, "ADMIN_SECRET");
       throw new TypeError(
-        definition.schema.features.orgAdmin
+        definition.service.features.orgAdmin
           ? `adminSecret is required (or the environment variable ${variable}), or accessToken: the access token of a user who is an org-admin (for the organizations that user administers)`
           : `adminSecret is required (or the environment variable ${variable})`,
       );
     }
-    if (accessToken && !definition.schema.features.orgAdmin) throw new TypeError("accessToken: no admin operation of this API takes a user's token; give adminSecret");
+    if (accessToken && !definition.service.features.orgAdmin) throw new TypeError("accessToken: no admin operation of this API takes a user's token; give adminSecret");
     const headers = {
       ...apiKeyHeaders(definition, config),
-      ...(secret ? { [definition.schema.adminSecretHeader]: secret } : {}),
+      ...(secret ? { [definition.service.adminSecretHeader]: secret } : {}),
       ...(accessToken ? { authorization: `Bearer ${accessToken}` } : {}),
     };
     // A role holder's token cannot ask the admin's own version read where that needs the secret: it asks the open one.
@@ -87,7 +87,7 @@ export class UserClientBase {
   ) {
     for (const { option, value } of Object.values(fills)) if (!value) throw new TypeError(`${option} is required`);
     this.fills = Object.fromEntries(Object.entries(fills).map(([field, { value }]) => [field, value!]));
-    this.accessToken = config.accessToken ?? fromEnvironment(definition.schema, "ACCESS_TOKEN");
+    this.accessToken = config.accessToken ?? fromEnvironment(definition.service, "ACCESS_TOKEN");
     const keyHeaders = apiKeyHeaders(definition, config);
     this.core = new ClientCore(definition, config, (): Record<string, string> => (this.accessToken ? { ...keyHeaders, authorization: `Bearer ${this.accessToken}` } : keyHeaders));
   }

@@ -2,7 +2,7 @@
 // server version, read-only mode), headers, deadlines, retries of reads, and pagination.
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import { PROTOCOLS, protocolsOf, type ApiSchema, type OperationSpec, type Protocol } from "../schema.js";
+import { defineSchema, PROTOCOLS, protocolsOf, type ApiSchema, type OperationPart, type OperationSpec, type Protocol, type ServiceFacts } from "../schema.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES, type RawResponse } from "./errors.js";
 export type { RawResponse } from "./errors.js";
@@ -138,6 +138,15 @@ function randomKey(): string {
 /** The deprecated operations a warning was given for, once per process. */
 const warnedDeprecated = new WeakSet<OperationSpec>();
 
+/** An operation as a call uses it: its spec, and the schema of the messages and enums it reaches. */
+interface LoadedOperation {
+  readonly operation: OperationSpec;
+  readonly schema: ApiSchema;
+}
+
+/** Each operation module expanded once per process, whichever client loads it. */
+const expandedParts = new WeakMap<OperationPart, ApiSchema>();
+
 /** The console's shape: any logger with debug and warn takes the lines. */
 export interface Logger {
   debug(message: string, fields?: Record<string, unknown>): void;
@@ -150,7 +159,7 @@ export interface ApiPromise<T> extends Promise<T> {
 }
 
 /** Headers whose values never reach a log line or a hook's copy: credentials, by one rule. */
-export function redactHeaders(schema: ApiSchema, headers: Record<string, string> | Headers): Record<string, string> {
+export function redactHeaders(schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader">, headers: Record<string, string> | Headers): Record<string, string> {
   const secret = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", schema.adminSecretHeader.toLowerCase(), schema.apiKeyHeader.toLowerCase()]);
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
   return Object.fromEntries(entries.map(([name, value]) => [name, secret.has(name.toLowerCase()) ? "[redacted]" : value]));
@@ -208,12 +217,12 @@ function sdkHeaders(sdk: ClientDefinition["sdk"]): Record<string, string> {
 }
 
 /** The environment variable of a setting: IDENTITY_SERVICE_URL for the API named identity. */
-export function environmentName(schema: ApiSchema, setting: string): string {
+export function environmentName(schema: Pick<ServiceFacts, "envPrefix">, setting: string): string {
   return `${schema.envPrefix}_${setting}`;
 }
 
 /** A setting from the environment, where there is one (Node, Deno, Bun; not a browser), else undefined. */
-export function fromEnvironment(schema: ApiSchema, setting: string): string | undefined {
+export function fromEnvironment(schema: Pick<ServiceFacts, "envPrefix">, setting: string): string | undefined {
   try {
     const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[environmentName(schema, setting)];
     return value === "" ? undefined : value;
@@ -235,8 +244,17 @@ function callOptionProblem(options: CallOptions): string | undefined {
 }
 
 export interface ClientDefinition {
-  schema: ApiSchema;
+  /** What the client knows of the service as a whole. */
+  service: ServiceFacts;
   surfaces: readonly string[];
+  /**
+   * The operations the client may call (its own, and the version read it asks), each loading its
+   * module (generated/client/operations/) on its first call: a bundle loads the schema of the
+   * operations it calls, not all of them.
+   */
+  operations: Readonly<Record<string, () => Promise<{ part: OperationPart }>>>;
+  /** Per protocol, the lowest minimum version of any operation of the API: a call above it needs the server's version first. */
+  lowestSince: Readonly<Partial<Record<Protocol, string>>>;
   /** The operation whose answer carries the server `version`. */
   versionOperation: string | null;
   /** The one an admin client holding a role holder's access token asks instead (the admin's own needs the secret); null: the same. */
@@ -288,7 +306,9 @@ export class ClientCore {
   /** Transports already created, to skip a promise per call. */
   private readonly ready = new Map<Protocol, Transport>();
   private serverVersion: Promise<string> | undefined;
-  private readonly lowestSince = new Map<Protocol, string>();
+  /** The operations loaded so far, by name (the pending loads in `loading`). */
+  private readonly loaded = new Map<string, LoadedOperation>();
+  private readonly loading = new Map<string, Promise<LoadedOperation>>();
   /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
   private readonly inClear: Record<Protocol, string | undefined>;
   private readonly closeFetch: (() => Promise<void>) | undefined;
@@ -309,15 +329,15 @@ export class ClientCore {
     if (!PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${PROTOCOLS.join(", ")}, not '${protocol}'`);
     this.protocol = protocol;
     if (config.grpcEndpoint !== undefined && !GRPC_ENDPOINT.test(config.grpcEndpoint)) {
-      throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.schema.grpcPort}, not '${config.grpcEndpoint}'`);
+      throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.service.grpcPort}, not '${config.grpcEndpoint}'`);
     }
     this.sdkHeaders = sdkHeaders(definition.sdk);
     this.hooks = config.hooks ?? {};
-    const level = fromEnvironment(definition.schema, "LOG")?.toLowerCase();
+    const level = fromEnvironment(definition.service, "LOG")?.toLowerCase();
     this.logger = config.logger ?? (level === "debug" || level === "info" ? console : undefined);
     this.logAttempts = config.logger !== undefined || level === "debug";
-    const givenUrl = config.serviceUrl ?? fromEnvironment(definition.schema, "SERVICE_URL");
-    if (!givenUrl) throw new TypeError(`serviceUrl is required, or the environment variable ${environmentName(definition.schema, "SERVICE_URL")}`);
+    const givenUrl = config.serviceUrl ?? fromEnvironment(definition.service, "SERVICE_URL");
+    if (!givenUrl) throw new TypeError(`serviceUrl is required, or the environment variable ${environmentName(definition.service, "SERVICE_URL")}`);
     const serviceUrl = givenUrl.replace(/\/+$/, "");
     const url = new URL(serviceUrl);
     const https = url.protocol === "https:";
@@ -325,9 +345,9 @@ export class ClientCore {
     const ownFetch = config.fetch ? undefined : PLATFORM.ownFetch(config.tls);
     this.closeFetch = ownFetch?.close;
     this.settings = {
-      schema: definition.schema,
+      service: definition.service,
       serviceUrl,
-      grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.schema.grpcPort),
+      grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.service.grpcPort),
       grpcEndpointIsDefault: config.grpcEndpoint === undefined,
       fetch: config.fetch ?? ownFetch!.fetch,
       grpcTls,
@@ -348,29 +368,50 @@ export class ClientCore {
           ),
     };
     if (config.serverVersion !== undefined) this.serverVersion = Promise.resolve(config.serverVersion);
-    // An operation whose minimum version is the lowest of its protocol never needs the server's version.
-    for (const operation of Object.values(definition.schema.operations)) {
-      for (const p of protocolsOf(operation)) {
-        const since = operation[p]!.since;
-        const lowest = this.lowestSince.get(p);
-        if (lowest === undefined || compareVersions(since, lowest) < 0) this.lowestSince.set(p, since);
-      }
-    }
   }
 
   get grpcEndpoint(): string {
     return this.settings.grpcEndpoint;
   }
 
-  private operation(name: string): OperationSpec {
-    const operation = this.definition.schema.operations[name];
-    if (!operation || !this.definition.surfaces.includes(operation.surface)) throw new TypeError(`no operation ${name} on this client`);
+  /** The operation `name` with its schema, from its module: loaded once, on the first call that needs it. */
+  private load(name: string): LoadedOperation | Promise<LoadedOperation> {
+    const known = this.loaded.get(name) ?? this.loading.get(name);
+    if (known) return known;
+    const loader = Object.hasOwn(this.definition.operations, name) ? this.definition.operations[name] : undefined;
+    if (!loader) throw new TypeError(`no operation ${name} on this client`);
+    const pending = loader().then(
+      ({ part }) => {
+        let schema = expandedParts.get(part);
+        if (!schema) expandedParts.set(part, (schema = defineSchema({ ...this.definition.service, ...part })));
+        const loaded = { operation: schema.operations[name]!, schema };
+        this.loaded.set(name, loaded);
+        return loaded;
+      },
+      (error: unknown) => {
+        throw new ApiError(FAULT_CODES.noAnswer, `${name}: the SDK's module of the operation did not load`, name, this.protocol, { cause: error });
+      },
+    );
+    this.loading.set(name, pending);
+    // A module that failed to load (a page offline) is asked again by the next call.
+    pending.then(
+      () => this.loading.delete(name),
+      () => this.loading.delete(name),
+    );
+    return pending;
+  }
+
+  /** An operation of this client's own surfaces, with its schema; a deprecated one warns once per process. */
+  private async operation(name: string): Promise<LoadedOperation> {
+    const loaded = this.loaded.get(name) ?? (await this.load(name));
+    const { operation } = loaded;
+    if (!this.definition.surfaces.includes(operation.surface)) throw new TypeError(`no operation ${name} on this client`);
     if (operation.deprecated !== null && !warnedDeprecated.has(operation)) {
       // Once per process, to the client's logger or the console: a deprecation is worth one line, not one per call.
       warnedDeprecated.add(operation);
       (this.logger ?? console).warn(`${operation.pascalName} is deprecated: ${operation.deprecated}`);
     }
-    return operation;
+    return loaded;
   }
 
   private transport(protocol: Protocol): Promise<Transport> {
@@ -402,15 +443,16 @@ export class ClientCore {
       const name = this.definition.versionOperation;
       if (!name) return Promise.reject(new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true }));
       // Asked directly, not through call(): its own refusal check would ask for the version again.
-      // A role holder's admin client asks another client's open read (tokenVersionOperation): it is looked up in the schema, not among this client's.
-      const operation = this.definition.schema.operations[name];
-      if (!operation) throw new TypeError(`no operation ${name} in the schema`);
+      // A role holder's admin client asks another client's open read (tokenVersionOperation): its loader is among this client's, its surface is not.
+      const loaded = this.loaded.get(name);
+      if (!loaded) return Promise.resolve(this.load(name)).then(() => this.version(caller, protocol, signal));
+      const { operation, schema } = loaded;
       const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
       const inClear = this.inClear[over];
       if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true }));
       const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
       const asked = (this.serverVersion = this.transport(over)
-        .then((transport) => transport.call({ operation, input: {}, headers, signal }))
+        .then((transport) => transport.call({ operation, schema, input: {}, headers, signal }))
         .then((answer) => String(answer.version)));
       asked.catch(() => {
         if (this.serverVersion === asked) this.serverVersion = undefined;
@@ -422,7 +464,7 @@ export class ClientCore {
       const endedByAnother = !signal?.aborted && error instanceof ApiError && (error.code === "DEADLINE_EXCEEDED" || error.code === "CANCELLED");
       if (endedByAnother) return this.version(caller, protocol, signal);
       // The caller's own deadline or cancellation, or the question's failure: named after the caller's operation.
-      const failure = error instanceof ApiError ? error : fetchFailure(error, { operation: caller, input: {}, headers: {}, signal }, protocol);
+      const failure = error instanceof ApiError ? error : fetchFailure(error, { operation: caller, signal }, protocol);
       throw new ApiError(failure.code, failure.message.replace(/^[a-z_]+(?=: | timed out| was cancelled)/, caller.name), caller.name, protocol, {
         cause: failure,
         refused: failure.refused,
@@ -446,7 +488,8 @@ export class ClientCore {
     if (this.config.readOnly && operation.destructive) {
       return refuse(`${operation.pascalName} is destructive and this client is read-only`);
     }
-    if (binding.since !== this.lowestSince.get(protocol) && compareVersions(binding.since, this.lowestSince.get(protocol)!) > 0) {
+    const lowest = this.definition.lowestSince[protocol];
+    if (binding.since !== lowest && lowest !== undefined && compareVersions(binding.since, lowest) > 0) {
       return this.version(operation, protocol, signal).then((server) => {
         if (compareVersions(server, binding.since) >= 0) return undefined;
         const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
@@ -489,7 +532,7 @@ export class ClientCore {
     }
     if (!this.logger || (!event.error && !this.logAttempts)) return;
     const outcome = event.error ? `${event.error.code}${event.status ? ` (HTTP ${event.status})` : ""}` : event.status ? `HTTP ${event.status}` : "OK";
-    const line = `${this.definition.schema.name}: ${event.operation} over ${event.protocol}, attempt ${event.attempt}: ${outcome} in ${event.durationMs.toFixed(0)} ms${event.willRetry ? ", retrying" : ""}`;
+    const line = `${this.definition.service.name}: ${event.operation} over ${event.protocol}, attempt ${event.attempt}: ${outcome} in ${event.durationMs.toFixed(0)} ms${event.willRetry ? ", retrying" : ""}`;
     const fields = {
       operation: event.operation,
       protocol: event.protocol,
@@ -498,14 +541,14 @@ export class ClientCore {
       code: event.error?.code,
       durationMs: Math.round(event.durationMs),
       willRetry: event.willRetry,
-      headers: redactHeaders(this.definition.schema, sent),
+      headers: redactHeaders(this.definition.service, sent),
     };
     if (event.error) this.logger.warn(line, fields);
     else this.logger.debug(line, fields);
   }
 
   private async run(name: string, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
-    const operation = this.operation(name);
+    const { operation, schema } = await this.operation(name);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
     // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.
@@ -545,7 +588,7 @@ export class ClientCore {
       const started = hooks.onResponse || logger ? performance.now() : 0;
       try {
         if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
-        const answer = await transport.call({ operation, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
+        const answer = await transport.call({ operation, schema, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
         if (hooks.onResponse || logger)
           this.observe({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false }, headers);
         return answer;
@@ -564,14 +607,14 @@ export class ClientCore {
         if (!willRetry) throw error;
         await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
-        if (signal?.aborted) throw fetchFailure(signal.reason, { operation, input: {}, headers, signal }, protocol);
+        if (signal?.aborted) throw fetchFailure(signal.reason, { operation, signal }, protocol);
       }
     }
   }
 
   /** Every item of a paginated list, page after page, each exactly once. */
   async *iterate(name: string, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
-    const operation = this.operation(name);
+    const { operation } = await this.operation(name);
     const pagination = operation.pagination;
     if (!pagination) throw new TypeError(`${name} is not paginated`);
     const base: Plain = { ...input };

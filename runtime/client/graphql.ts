@@ -21,7 +21,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       const { operation } = call;
       const graphql = operation.graphql!;
       let query = documents.get(operation.name);
-      if (query === undefined) documents.set(operation.name, (query = graphqlDocument(settings.schema, operation)));
+      if (query === undefined) documents.set(operation.name, (query = graphqlDocument(call.schema, operation)));
       const body = JSON.stringify(graphql.params === null ? { query } : { query, variables: { params: call.input } });
       let response: Response;
       let text: string;
@@ -48,7 +48,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       if (!response.ok) throw bareStatus(operation, "graphql", response);
       const data = answer?.data?.[operation.name];
       if (typeof data !== "object" || data === null || Array.isArray(data)) throw malformedAnswer(operation, "graphql", status);
-      return readAnswer(settings.schema, operation, status, data as Plain, settings.warn);
+      return readAnswer(call.schema, operation, status, data as Plain, settings.warn);
     },
     async close() {},
   };

@@ -38,15 +38,15 @@ export function createRpcTransport(settings: TransportSettings, services: readon
       if (!method) throw new ApiError("INTERNAL", `no gRPC method for ${operation.name}`, operation.name, "grpc");
       // Protobuf would coerce or drop a bad value without a word; refuse it as the server does.
       try {
-        checkWireTypes(settings.schema, operation, call.input);
+        checkWireTypes(call.schema, operation, call.input);
       } catch (error) {
         const invalid = error as ServiceError;
         throw new ApiError(invalid.code, invalid.message, operation.name, "grpc", { refused: true });
       }
       try {
-        const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(settings.schema, operation.input, call.input) as never);
+        const response = await transport.unary(method, call.signal, undefined, call.headers, toProtoInit(call.schema, operation.input, call.input) as never);
         call.onResponse?.(undefined, metadataOf(response.header, response.trailer));
-        return normalizeMessage(settings.schema, operation.output, response.message, "protoName");
+        return normalizeMessage(call.schema, operation.output, response.message, "protoName");
       } catch (error) {
         // Ended by the caller, or no connection (or none the client trusts: a certificate of another
         // CA, name or time): the same errors as a fetch that failed so.
@@ -79,7 +79,7 @@ export function createRpcTransport(settings: TransportSettings, services: readon
 
 /** A refused connection to the endpoint the client chose itself names the option that changes it (CLIENT_ERROR_TEXTS.defaultGrpcEndpoint). */
 function defaultEndpointRefused(reason: string, settings: TransportSettings): string {
-  return `${reason}; ${settings.grpcEndpoint} is the default gRPC endpoint (the host of the service URL, port ${settings.schema.grpcPort}): if the service serves gRPC elsewhere, set grpcEndpoint to its host:port`;
+  return `${reason}; ${settings.grpcEndpoint} is the default gRPC endpoint (the host of the service URL, port ${settings.service.grpcPort}): if the service serves gRPC elsewhere, set grpcEndpoint to its host:port`;
 }
 
 /** A gRPC answer's header and trailer metadata as one Headers (the trailer's last). */

@@ -3,7 +3,7 @@ import { codeOfHttpStatus } from "../errors.js";
 import { answerMismatch, normalizeMessage } from "../shape.js";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import type { ApiSchema, OperationSpec, Protocol } from "../schema.js";
+import type { ApiSchema, OperationSpec, Protocol, ServiceFacts } from "../schema.js";
 import { ApiError, FAULT_CODES, waitAsked } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
@@ -11,6 +11,8 @@ export type Plain = Record<string, unknown>;
 
 export interface TransportCall {
   operation: OperationSpec;
+  /** The messages and enums the operation reaches (at least). */
+  schema: ApiSchema;
   input: Plain;
   /** Headers of this call: the credentials, extra headers, per-call headers. */
   headers: Record<string, string>;
@@ -48,7 +50,7 @@ export interface ClientPlatform {
 }
 
 export interface TransportSettings {
-  schema: ApiSchema;
+  service: ServiceFacts;
   serviceUrl: string;
   grpcEndpoint: string;
   /** True when grpcEndpoint was not configured: a refused connection then names the option. */
@@ -101,7 +103,7 @@ export async function readText(response: Response, limit: number, operation: Ope
 }
 
 /** An ApiError for a failed fetch: timeout, cancellation, or no answer at all. */
-export function fetchFailure(error: unknown, call: TransportCall, protocol: Protocol): ApiError {
+export function fetchFailure(error: unknown, call: Pick<TransportCall, "operation" | "signal">, protocol: Protocol): ApiError {
   if (error instanceof ApiError) return error;
   const reason = call.signal?.reason as { name?: string } | undefined;
   if (call.signal?.aborted && reason?.name === "TimeoutError") {

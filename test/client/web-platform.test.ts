@@ -19,7 +19,7 @@ afterEach(() => {
 });
 
 const settings = (fetch: typeof globalThis.fetch, maxResponseBytes = 1024): TransportSettings => ({
-  schema,
+  service: schema,
   serviceUrl: "https://identity.example.com",
   grpcEndpoint: "identity.example.com:9091",
   grpcEndpointIsDefault: true,
@@ -29,7 +29,7 @@ const settings = (fetch: typeof globalThis.fetch, maxResponseBytes = 1024): Tran
   grpcInterceptors: [],
   warn: () => {},
 });
-const call = { operation: schema.operations.admin_meta!, input: {}, headers: {}, signal: undefined };
+const call = { operation: schema.operations.admin_meta!, schema, input: {}, headers: {}, signal: undefined };
 
 describe("the web platform", () => {
   it("refuses the TLS options only Node's client can honour, naming the platform's way", () => {

@@ -17,6 +17,7 @@ import { AdminClientBase, UserClientBase } from "../../runtime/client/clients.js
 import type { ClientDefinition } from "../../runtime/client/core.js";
 import type { ApiSchema } from "../../runtime/schema.js";
 import { createServiceServer, type ServiceServer } from "../../runtime/server/index.js";
+import { clientDefinitionOf } from "../helpers/client-definition.js";
 import { readFixture, REPO_ROOT } from "../helpers/project.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 import { loadIr } from "../../generators/generate.js";
@@ -24,13 +25,7 @@ import { loadIr } from "../../generators/generate.js";
 const NONE = { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: false, orgAdmin: false } as const;
 /** The identity schema as if none of its operations needed the admin secret or a client id. */
 const publicOnly: ApiSchema = { ...schema, features: NONE };
-const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => ({
-  schema: apiSchema,
-  surfaces,
-  versionOperation: null,
-  sdk: { name: "test-sdk", version: "1.0.0" },
-  loadGrpcServices: async () => [],
-});
+const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => clientDefinitionOf(apiSchema, surfaces);
 const servers: ServiceServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
@@ -70,7 +65,7 @@ describe("the outputs", () => {
   /** Words of machinery an API may not have, as any output would spell them. */
   const MACHINERY = /admin[ _-]?secret|admin[ _-]?session|oauth|client[ _]?id/i;
   /** The schema value, whose keys runtime/schema.ts names (ServiceFacts, ApiFeatures) whatever the API. */
-  const RUNTIME_COPIES = /^generated\/schema\.ts$/;
+  const RUNTIME_COPIES = /^generated\/(schema|client\/service)\.ts$/;
 
   it("of an API with public operations only name none of the machinery it does not use", () => {
     const ir = buildIr(loadManifestText(readFixture("python-keywords.yaml")), emptyLock());

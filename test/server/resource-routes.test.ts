@@ -16,6 +16,7 @@ import { ClientCore } from "../../runtime/client/core.js";
 import type { ApiSchema, OperationSpec } from "../../runtime/schema.js";
 import { createServiceServer, type ServiceServer } from "../../runtime/server/index.js";
 import { readFixture } from "../helpers/project.js";
+import { clientDefinitionOf } from "../helpers/client-definition.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 
 const SECRET = "resource-routes-secret";
@@ -48,11 +49,9 @@ beforeAll(async () => {
     { secret: SECRET, port: 0, grpcPort: 0, rateLimit: false },
   );
   ({ httpUrl } = await server.listen());
-  client = new ClientCore(
-    { schema: resources, surfaces: ["admin"], versionOperation: null, sdk: { name: "test-sdk", version: "1.0.0" }, loadGrpcServices: async () => [] },
-    { serviceUrl: httpUrl, protocol: "rest", serverVersion: schema.version, retry: false },
-    () => ({ [schema.adminSecretHeader]: SECRET }),
-  );
+  client = new ClientCore(clientDefinitionOf(resources, ["admin"]), { serviceUrl: httpUrl, protocol: "rest", serverVersion: schema.version, retry: false }, () => ({
+    [schema.adminSecretHeader]: SECRET,
+  }));
 });
 
 afterAll(async () => {

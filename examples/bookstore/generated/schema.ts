@@ -2,7 +2,7 @@
 import { defineSchema } from "@apigen/runtime/schema.js";
 
 /** Operations, messages and enums of Bookstore 1.0.0, as data (field syntax: runtime/schema.ts). */
-export const schema = defineSchema({
+export const schema = /* @__PURE__ */ defineSchema({
   name: "bookstore",
   title: "Bookstore",
   version: "1.0.0",

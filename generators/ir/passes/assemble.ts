@@ -14,7 +14,7 @@ const SURFACES_WITH_CLIENTS = ["admin", "user"] as const;
 export function assembleIr(context: IrContext): Ir {
   const { raw, operations, authSchemes, packages } = context;
   if (!packages) throw new Error("assembleIr runs after resolvePackageNames");
-  const { versionOperations, tokenVersionOperation } = context;
+  const { versionOperations, tokenVersionOperation, lowestSince } = context;
   return {
     api: {
       name: raw.api.name,
@@ -46,6 +46,7 @@ export function assembleIr(context: IrContext): Ir {
     operations,
     versionOperations,
     tokenVersionOperation,
+    lowestSince,
     docExamples: pickDocExamples(operations, versionOperations),
     lock: context.nextLock,
   };

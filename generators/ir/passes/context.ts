@@ -4,7 +4,7 @@
 import { ManifestError, type Diagnostic, type DiagnosticCode, type SourcePosition } from "../../load/diagnostics.js";
 import type { LoadedManifest, RawManifest } from "../../load/load.js";
 import type { FieldNumberLock } from "../../load/lock.js";
-import type { ClientRole, Ir, IrAuthScheme, IrEnum, IrFormat, IrMessage, IrOperation } from "../ir.js";
+import type { ClientRole, Ir, IrAuthScheme, IrEnum, IrFormat, IrMessage, IrOperation, Protocol } from "../ir.js";
 import { clientName, serviceName } from "./names.js";
 import type { PackageNames } from "./packages.js";
 import type { Report } from "./report.js";
@@ -57,6 +57,8 @@ export interface IrContext {
   versionOperations: Partial<Record<ClientRole, string>>;
   /** Set by resolveVersionOperations: the read an org-admin's admin client asks (Ir.tokenVersionOperation). */
   tokenVersionOperation: string | null;
+  /** Set by resolveVersionOperations: per protocol, the lowest minimum version of any operation on it (Ir.lowestSince). */
+  lowestSince: Partial<Record<Protocol, string>>;
 }
 
 export function createContext(loaded: LoadedManifest, lock: FieldNumberLock, options: BuildOptions = {}): IrContext {
@@ -98,6 +100,7 @@ export function createContext(loaded: LoadedManifest, lock: FieldNumberLock, opt
     inlineMessages: [],
     versionOperations: {},
     tokenVersionOperation: null,
+    lowestSince: {},
   };
 }
 

@@ -4,7 +4,7 @@
 // answers it, declared in api.version_operation.
 import semver from "semver";
 import type { RawManifest, RawOperation } from "../../load/load.js";
-import { clientRoleOf, type ClientRole, type IrOperation, type Protocol } from "../ir.js";
+import { clientRoleOf, PROTOCOLS, type ClientRole, type IrOperation, type Protocol } from "../ir.js";
 import { didYouMean } from "../naming.js";
 import type { IrContext } from "./context.js";
 import type { Report } from "./report.js";
@@ -96,6 +96,7 @@ export function resolveVersionOperations(context: IrContext): void {
       if (since !== undefined && (known === undefined || semver.lt(since, known))) lowest.set(protocol, since);
     }
   }
+  context.lowestSince = Object.fromEntries(PROTOCOLS.filter((p) => lowest.has(p)).map((p) => [p, lowest.get(p)!]));
   const reported = new Set<ClientRole>();
   for (const op of operations) {
     const role = clientRoleOf(op);
