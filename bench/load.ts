@@ -2,7 +2,7 @@
 // its processes spent per call (from /proc), interleaved rounds of a baseline and a subject, and
 // the lines that print a ratio against the baseline measured in the same run.
 import { execFileSync, spawnSync } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { AdminService } from "../generated/proto/identity/v1/admin_service_pb.js";
 import { benchPosition } from "./banner.js";
@@ -55,31 +55,72 @@ export function cpuMicros(pids: readonly number[]): number {
   return (ticks / CLOCK_TICKS) * 1e6;
 }
 
-/** Measures `run` (which answers the calls it made) against the CPU of `pids`. */
-export function measured(pids: readonly number[], run: () => Promise<number>): Load {
+/** The fields of /proc/<pid>/stat after the command name, or undefined for a process gone. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * User + system CPU time, in microseconds, of the process `root` and of every process under it:
+ * those running now, and those it has reaped (its cutime and cstime): a database server's
+ * connection processes, which come and go. 0 when `root` is gone or off Linux.
+ */
+export function treeCpuMicros(root: number): number {
+  const rootFields = statFields(root);
+  if (!rootFields) return 0;
+  const parents = new Map<number, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields) parents.set(Number(entry), Number(fields[1]));
+  }
+  const inTree = (pid: number): boolean => {
+    for (let at: number | undefined = pid, depth = 0; at !== undefined && at > 1 && depth < 64; at = parents.get(at), depth++) if (at === root) return true;
+    return false;
+  };
+  let ticks = Number(rootFields[13]) + Number(rootFields[14]);
+  for (const pid of parents.keys()) {
+    if (!inTree(pid)) continue;
+    const fields = statFields(pid);
+    if (fields) ticks += Number(fields[11]) + Number(fields[12]);
+  }
+  return (ticks / CLOCK_TICKS) * 1e6;
+}
+
+/** Measures `run` (which answers the calls it made) against the CPU of `pids`, and of the process trees under `trees` (treeCpuMicros). */
+export function measured(pids: readonly number[], run: () => Promise<number>, trees: readonly number[] = []): Load {
+  const cpu = () => cpuMicros(pids) + trees.reduce((sum, root) => sum + treeCpuMicros(root), 0);
   return async () => {
-    const cpuBefore = cpuMicros(pids);
+    const cpuBefore = cpu();
     const calls = await run();
-    return { rps: calls / SECONDS, cpuMicrosPerCall: (cpuMicros(pids) - cpuBefore) / calls };
+    return { rps: calls / SECONDS, cpuMicrosPerCall: (cpu() - cpuBefore) / calls };
   };
 }
 
 export const SECRET_HEADER = { "x-service-admin-secret": ADMIN_SECRET };
 
 /** POST `body` to `path` of a target with autocannon; every answer must be a 2xx. */
-export function http(target: Target, path: string, body: string, auth: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = []): Load {
-  return measured([target.child.pid!, ...alsoPids], async () => {
-    const result = await autocannon({
-      url: `http://127.0.0.1:${target.http}${path}`,
-      method: "POST",
-      headers: { "content-type": "application/json", ...auth },
-      body,
-      connections: CONNECTIONS,
-      duration: SECONDS,
-    });
-    if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-    return result.requests.total;
-  });
+export function http(target: Target, path: string, body: string, auth: Record<string, string> = SECRET_HEADER, alsoPids: readonly number[] = [], alsoTrees: readonly number[] = []): Load {
+  return measured(
+    [target.child.pid!, ...alsoPids],
+    async () => {
+      const result = await autocannon({
+        url: `http://127.0.0.1:${target.http}${path}`,
+        method: "POST",
+        headers: { "content-type": "application/json", ...auth },
+        body,
+        connections: CONNECTIONS,
+        duration: SECONDS,
+      });
+      if (result.non2xx > 0 || result.errors > 0) throw new Error(`${path}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+      return result.requests.total;
+    },
+    alsoTrees,
+  );
 }
 
 export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;

@@ -2,7 +2,7 @@
 // data directory, for the tests of the SQL store: run as the `postgres` user when the tests run as
 // root (PostgreSQL refuses root), stoppable and restartable on the same port with its data kept.
 import { execFileSync } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -37,6 +37,8 @@ export interface PostgresServer {
   start(): Promise<void>;
   /** Stops it and removes its data directory. */
   destroy(): Promise<void>;
+  /** The pid of the server's first process (the postmaster), under which its connection processes run. */
+  pid(): number;
 }
 
 export async function startPostgres(): Promise<PostgresServer> {
@@ -73,6 +75,7 @@ export async function startPostgres(): Promise<PostgresServer> {
     },
     start,
     stop,
+    pid: () => Number(readFileSync(join(data, "postmaster.pid"), "utf8").split("\n")[0]),
     async destroy() {
       await stop().catch(() => undefined);
       rmSync(dir, { recursive: true, force: true });
