@@ -9,7 +9,8 @@
 //                 serves every port over TLS with these files; {"asyncContext": true} (any mode)
 //                 turns Node's async-context hooks on as the first traced call would
 //   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https;
-//                 {"tracing": true}: a span around a request's handling at the stubs' default sampling)
+//                 {"tracing": true}: a span around a request's handling at the stubs' default sampling;
+//                 {"busyMicros": n}: n µs of CPU per request before answering, a handler's own work)
 //   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
 //                 hand: the OpenAPI document's request and response schemas (ajv validation,
 //                 fast-json-stringify serialization) and an onRequest hook checking the admin
@@ -116,12 +117,15 @@ if (mode === "stubs") {
   // body, serialize the answer. No auth, no validation, no routing table. {"tls": {cert, key}}: node:https.
   // {"tracing": true}: the SDK the stubs' tracing rows register, and a span made active around the
   // handling of one request in DEFAULT_SAMPLE_RATIO, as a hand-written traced server would.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string }; tracing?: boolean };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string }; tracing?: boolean; busyMicros?: number };
+  const busyMs = (variant.busyMicros ?? 0) / 1000;
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
       JSON.parse(Buffer.concat(chunks).toString() || "{}");
+      // The CPU a handler of this weight spends per request, spun on the event loop as its work would be.
+      if (busyMs > 0) for (const until = performance.now() + busyMs; performance.now() < until;);
       const body = JSON.stringify(request.url === "/v1/admin/update_user" ? user : meta);
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
       response.end(body);
