@@ -61,8 +61,16 @@ function loadedOutputs(metafile: Metafile, entry: string, calledOperation: strin
   return [...loaded];
 }
 
-async function measure(workDir: string, kind: AppKind, platform: Platform, method: string, path: string): Promise<AppSize> {
-  const entry = join(workDir, `${kind}-${platform}-app.ts`);
+/** An app of one client calling one operation: the client class, its configuration, the operation. */
+interface App {
+  client: string;
+  config: string;
+  operation: { name: string; camelName: string; path: string };
+}
+
+async function measure(workDir: string, kind: AppKind, platform: Platform, app: App): Promise<AppSize> {
+  const { path, camelName: method } = app.operation;
+  const entry = join(workDir, `${app.client}-${kind}-${platform}-app.ts`);
   writeFileSync(
     entry,
     kind === "fetch"
@@ -70,10 +78,10 @@ async function measure(workDir: string, kind: AppKind, platform: Platform, metho
 if (!response.ok) throw new Error(\`\${response.status}\`);
 console.log(await response.json());
 `
-      : `import { AdminClient } from ${JSON.stringify(CLIENT_MODULE)};
-const admin = new AdminClient({ serviceUrl: "http://localhost:8080", adminSecret: "secret", protocol: "${kind}" });
-console.log(await admin.${method}());
-await admin.close();
+      : `import { ${app.client} } from ${JSON.stringify(CLIENT_MODULE)};
+const client = new ${app.client}({ serviceUrl: "http://localhost:8080", ${app.config}protocol: "${kind}" });
+console.log(await client.${method}());
+await client.close();
 `,
   );
   const result = await build({
@@ -93,7 +101,7 @@ await admin.close();
     ...(PROJECT_MODULES ? { nodePaths: [PROJECT_MODULES] } : {}),
   });
   const files = new Map(result.outputFiles.map((file) => [relative(ROOT, file.path), file.contents]));
-  const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), operation.name, kind);
+  const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), app.operation.name, kind);
   let minifiedBytes = 0;
   let gzippedBytes = 0;
   for (const path of loaded) {
@@ -106,19 +114,27 @@ await admin.close();
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-const operation = ir.operations.find((op) => op.name === ir.versionOperations.admin)!;
+const appOf = (role: "admin" | "user", config: string): App | undefined => {
+  const client = ir.clients.find((c) => c.role === role);
+  const operation = ir.operations.find((op) => op.name === ir.versionOperations[role]);
+  return client && operation ? { client: client.name, config, operation: { name: operation.name, camelName: operation.camelName, path: operation.rest?.path ?? "/" } } : undefined;
+};
+const adminApp = appOf("admin", 'adminSecret: "secret", ')!;
+const operation = adminApp.operation;
+// The user surface's app, what a web page loads: its client and its version read.
+const userApp = appOf("user", ir.api.features.clientId ? 'clientId: "web-app", ' : "");
 const workDir = mkdtempSync(join(tmpdir(), "apigen-size-"));
 try {
-  const path = operation.rest?.path ?? "/";
   const sizes = {
     browser: {
-      fetch: await measure(workDir, "fetch", "browser", operation.camelName, path),
-      rest: await measure(workDir, "rest", "browser", operation.camelName, path),
-      grpc: await measure(workDir, "grpc", "browser", operation.camelName, path),
+      fetch: await measure(workDir, "fetch", "browser", adminApp),
+      rest: await measure(workDir, "rest", "browser", adminApp),
+      grpc: await measure(workDir, "grpc", "browser", adminApp),
+      userRest: userApp ? await measure(workDir, "rest", "browser", userApp) : undefined,
     },
     node: {
-      rest: await measure(workDir, "rest", "node", operation.camelName, path),
-      grpc: await measure(workDir, "grpc", "node", operation.camelName, path),
+      rest: await measure(workDir, "rest", "node", adminApp),
+      grpc: await measure(workDir, "grpc", "node", adminApp),
     },
   };
   const line = (label: string, size: AppSize) =>
@@ -133,6 +149,7 @@ try {
       line("browser: gRPC (Connect)", sizes.browser.grpc),
       line("node: REST", sizes.node.rest),
       line("node: gRPC", sizes.node.grpc),
+      ...(userApp && sizes.browser.userRest ? [line(`browser: REST, ${userApp.client}.${userApp.operation.camelName}()`, sizes.browser.userRest)] : []),
     ].join("\n") + "\n",
   );
   process.stdout.write(
