@@ -45,12 +45,9 @@ const CLOCK_TICKS = (() => {
 export function cpuMicros(pids: readonly number[]): number {
   let ticks = 0;
   for (const pid of pids) {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]!.split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    } catch {
-      return 0;
-    }
+    const fields = statFields(pid);
+    if (!fields) return 0;
+    ticks += Number(fields[11]) + Number(fields[12]);
   }
   return (ticks / CLOCK_TICKS) * 1e6;
 }

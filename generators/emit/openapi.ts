@@ -2,7 +2,7 @@
 import { ERROR_CODES, ERROR_WIRE, OAUTH_ERROR_CODES, type ErrorCode } from "../../runtime/errors.js";
 import { credentialsOf, needsAnyOfText } from "../../runtime/server/auth.js";
 import { authSchemesOf, authWords } from "./operation-text.js";
-import { messageByName, schemeOf, schemesOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { schemeOf, typesReached, schemesOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
@@ -348,20 +348,11 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
 
 export function buildOpenapi(ir: Ir): Schema {
   const restOps = ir.operations.filter((op) => op.rest);
-  const referenced = new Set<string>();
-  const visit = (message: IrMessage) => {
-    if (referenced.has(message.name)) return;
-    referenced.add(message.name);
-    for (const field of message.fields) {
-      if (field.type.kind === "message") visit(messageByName(ir, field.type.name));
-    }
-  };
-  for (const op of restOps) {
-    // A query string carries its fields as parameters, and a redirect answers no body: neither needs a schema of its own.
-    if (op.input.fields.length > 0 && !op.rest!.inQuery) visit(op.input);
-    if (op.rest!.answer !== "redirect") visit(op.output);
-  }
-  const usedEnums = new Set(ir.messages.filter((m) => referenced.has(m.name)).flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "enum" ? [f.type.name] : []))));
+  // A query string carries its fields as parameters, and a redirect answers no body: neither needs a schema of its own.
+  const { messages: referenced, enums: usedEnums } = typesReached(
+    ir,
+    restOps.flatMap((op) => [...(op.input.fields.length > 0 && !op.rest!.inQuery ? [op.input] : []), ...(op.rest!.answer !== "redirect" ? [op.output] : [])]),
+  );
 
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {

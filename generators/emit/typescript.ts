@@ -5,7 +5,7 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
+import { messageByName, typesReached, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { openEnumName } from "../ir/passes/names.js";
 import { authSchemesOf, authSummary, hasAuthChoice } from "./operation-text.js";
@@ -155,18 +155,7 @@ ${serviceFactsLines(ir, "  ")}
  * the messages and enums its input and answer reach, in the order of the full schema.
  */
 export function emitOperationModule(ir: Ir, op: IrOperation): GeneratedFile {
-  const messages = new Set<string>();
-  const enums = new Set<string>();
-  const visit = (name: string) => {
-    if (messages.has(name)) return;
-    messages.add(name);
-    for (const field of messageByName(ir, name).fields) {
-      if (field.type.kind === "message") visit(field.type.name);
-      else if (field.type.kind === "enum") enums.add(field.type.name);
-    }
-  };
-  visit(op.input.name);
-  visit(op.output.name);
+  const { messages, enums } = typesReached(ir, [op.input, op.output]);
   const content = `import type { OperationPart } from "${RUNTIME_PACKAGE}/schema.js";
 
 /** ${op.name}, with the messages and enums it reaches (field syntax: runtime/schema.ts). */

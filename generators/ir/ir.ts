@@ -455,6 +455,22 @@ export function messageByName(ir: Ir, name: string): IrMessage {
   return message;
 }
 
+/** The names of the messages `roots` and every message their fields reach, and of the enums those fields name. */
+export function typesReached(ir: Ir, roots: readonly IrMessage[]): { messages: Set<string>; enums: Set<string> } {
+  const messages = new Set<string>();
+  const enums = new Set<string>();
+  const visit = (message: IrMessage) => {
+    if (messages.has(message.name)) return;
+    messages.add(message.name);
+    for (const field of message.fields) {
+      if (field.type.kind === "message") visit(messageByName(ir, field.type.name));
+      else if (field.type.kind === "enum") enums.add(field.type.name);
+    }
+  };
+  for (const root of roots) visit(root);
+  return { messages, enums };
+}
+
 export function enumByName(ir: Ir, name: string): IrEnum {
   const found = ir.enums.find((e) => e.name === name);
   if (!found) throw new Error(`no enum ${name} in the IR`);
