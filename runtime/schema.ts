@@ -43,7 +43,7 @@ export type Surface = "admin" | "user" | "oauth";
  * the toolchain's table of what each is in every contract and SDK (generators/sdk/scalars.ts) is
  * keyed by it, so a kind added here fails to compile until the table and every switch on kinds have it.
  */
-export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "uint32", "uint64", "float32", "float64", "timestamp", "date", "duration", "bytes", "map", "json"] as const;
+export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "int64_string", "uint32", "uint64", "float32", "float64", "timestamp", "date", "duration", "bytes", "map", "json"] as const;
 export type ScalarKind = (typeof SCALAR_KINDS)[number];
 
 /** The `default` of a switch over every field kind: a kind it misses fails to compile, as `kind` is then not `never`. */
@@ -215,7 +215,7 @@ function jsonName(name: string): string {
 }
 
 function decodeField(text: string, enums: Readonly<Record<string, unknown>>): FieldSpec {
-  const match = /^([a-z0-9_]+):([A-Za-z0-9]+)(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
+  const match = /^([a-z0-9_]+):([A-Za-z0-9_]+)(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
   if (!match) throw new Error(`bad field spec '${text}'`);
   const [, name, type, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?];
   const kind = (SCALAR_KINDS as readonly string[]).includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";

@@ -40,6 +40,7 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, fro
     case "duration":
     case "bytes":
     case "uint64":
+    case "int64_string":
       // A value not of the kind stays as it came: the answer check names it.
       return canonicalText(field.kind, value) ?? value;
     case "enum":
@@ -119,7 +120,8 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
     case "date":
     case "duration":
     case "bytes":
-    case "uint64": {
+    case "uint64":
+    case "int64_string": {
       const text = canonicalText(field.kind, value);
       return text === undefined ? value : protoOfText(field.kind, text);
     }
@@ -218,7 +220,8 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
     case "duration":
     case "bytes":
     case "uint64":
-      return typeof value === "string" || (field.kind === "uint64" && typeof value === "number") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.string}`;
+    case "int64_string":
+      return typeof value === "string" || ((field.kind === "uint64" || field.kind === "int64_string") && typeof value === "number") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.string}`;
     case "map":
       return isMapOfStrings(value) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
     case "json":

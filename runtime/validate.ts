@@ -269,7 +269,8 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
     case "date":
     case "duration":
     case "bytes":
-    case "uint64": {
+    case "uint64":
+    case "int64_string": {
       const text = canonicalText(field.kind, value);
       if (text === undefined) fail(path, VALUE_TEXTS[field.kind]);
       if (check.mode === "full" && rule && field.kind === "bytes") {

@@ -1,11 +1,12 @@
 // The field kinds whose JSON form is a string with a grammar of its own, as proto3's JSON mapping
 // writes them: timestamp (RFC 3339), date (RFC 3339 full-date), duration ("1.5s"), bytes (base64)
-// and uint64 (a decimal string, past what a JSON number holds exactly). The runtime keeps their
-// values in that JSON form on every protocol; this module reads a value in any form a peer may
-// send (an offset, URL-safe base64, a number for a uint64, a protobuf-es message) and writes the
+// and uint64 and int64_string (an int64 of an API whose int64 travel as proto3 writes them: decimal
+// strings, past what a JSON number holds exactly). The runtime keeps their values in that JSON form
+// on every protocol; this module reads a value in any form a peer may send (an offset, URL-safe
+// base64, a number for an integer, a protobuf-es message) and writes the
 // one canonical form, so that the same value is the same string whichever protocol carried it.
 
-export type TextKind = "timestamp" | "date" | "duration" | "bytes" | "uint64";
+export type TextKind = "timestamp" | "date" | "duration" | "bytes" | "uint64" | "int64_string";
 
 /** What the check says of a value that is not of the kind ("<path>: <text>"); the SDKs say the same. */
 export const TEXT_KIND_TEXTS = {
@@ -14,9 +15,12 @@ export const TEXT_KIND_TEXTS = {
   duration: "must be a duration in seconds such as 90s or 1.5s",
   bytes: "must be base64",
   uint64: "must be an integer from 0 to 18446744073709551615",
+  int64_string: "must be an integer from -9223372036854775808 to 9223372036854775807",
 } as const satisfies Record<TextKind, string>;
 
 const MAX_UINT64 = 18446744073709551615n;
+const MIN_INT64 = -9223372036854775808n;
+const MAX_INT64 = 9223372036854775807n;
 /** proto's Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; Duration: ±10,000 years. */
 const MIN_SECONDS = -62135596800n;
 const MAX_SECONDS = 253402300799n;
@@ -27,6 +31,7 @@ const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DURATION = /^(-)?(\d{1,12})(?:\.(\d{1,9}))?s$/;
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const UINT64 = /^(?:0|[1-9]\d{0,19})$/;
+const INT64 = /^(?:0|-?[1-9]\d{0,18})$/;
 
 const pad = (n: number | bigint, width: number) => String(n).padStart(width, "0");
 
@@ -118,7 +123,7 @@ const isSecondsAndNanos = (value: unknown): value is SecondsAndNanos => typeof v
 
 /**
  * The canonical JSON form of a value of `kind`, or undefined when the value is not one. Reads what
- * JSON carries (strings; a non-negative integer for uint64), what protobuf-es decodes (bigint,
+ * JSON carries (strings; an integer for uint64 and int64_string), what protobuf-es decodes (bigint,
  * Uint8Array, Timestamp and Duration messages) and a JavaScript Date for a timestamp.
  */
 export function canonicalText(kind: TextKind, value: unknown): string | undefined {
@@ -146,6 +151,11 @@ export function canonicalText(kind: TextKind, value: unknown): string | undefine
         typeof value === "bigint" ? value : typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : typeof value === "string" && UINT64.test(value) ? BigInt(value) : undefined;
       return big !== undefined && big >= 0n && big <= MAX_UINT64 ? String(big) : undefined;
     }
+    case "int64_string": {
+      const big =
+        typeof value === "bigint" ? value : typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : typeof value === "string" && INT64.test(value) ? BigInt(value) : undefined;
+      return big !== undefined && big >= MIN_INT64 && big <= MAX_INT64 ? String(big) : undefined;
+    }
   }
 }
 
@@ -159,6 +169,7 @@ export function protoOfText(kind: TextKind, text: string): unknown {
     case "bytes":
       return base64ToBytes(text) ?? new Uint8Array();
     case "uint64":
+    case "int64_string":
       return BigInt(text);
     case "date":
       return text;

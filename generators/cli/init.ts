@@ -93,6 +93,8 @@ api:
   version: 0.1.0
   proto_package: ${name.replace(/-/g, "_")}.v1
   grpc_port: 9091
+  # int64 fields travel as decimal strings, as proto3's JSON mapping writes them: exact past 2^53.
+  int64_json: string
   # The client class and gRPC service of each surface (an admin surface is named alike).
   surfaces:
     user: { client: UserClient, service: UserService }

@@ -8,7 +8,7 @@ import { orderedProtocols, ruleChange, type Change, type Severity } from "./chan
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
 import { usageOf, type Reach, type Usage } from "./usage.js";
-import { SCALAR_SPECS } from "../sdk/scalars.js";
+import { SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
 
 type Direction = "input" | "output";
 const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
@@ -17,7 +17,7 @@ const ordered = orderedProtocols;
 const change = ruleChange;
 
 function typeText(field: IrField): string {
-  const base = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
+  const base = field.type.kind === "scalar" ? scalarLabel(field.type.scalar) : field.type.name;
   return `${base}${field.list ? "[]" : ""}${field.required ? "!" : ""}`;
 }
 

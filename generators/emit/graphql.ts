@@ -15,7 +15,7 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from "graphql";
-import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
+import type { Int64Json, Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
 import { customGraphqlScalars, SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 
@@ -140,8 +140,8 @@ export const CODEGEN_CONFIG_PATH = "generated/graphql/codegen.yml";
  * A graphql-codegen configuration for TypeScript clients of the schema: the custom scalars mapped
  * to their TypeScript types (without it they come out as `unknown`), enums as string unions.
  */
-function codegenConfig(): string {
-  const scalars = customGraphqlScalars().map((scalar) => `        ${scalar.name}: "${scalar.typescript}"`);
+function codegenConfig(int64Json: Int64Json): string {
+  const scalars = customGraphqlScalars(int64Json).map((scalar) => `        ${scalar.name}: "${scalar.typescript}"`);
   return `# graphql-codegen configuration for TypeScript clients of schema.graphql: copy it next to your
 # documents and run \`npx graphql-codegen --config codegen.yml\`. The custom scalars need this
 # mapping; without it graphql-codegen types them as unknown.
@@ -160,9 +160,9 @@ ${scalars.join("\n")}
 `;
 }
 
-export function emitGraphql(sdl: string): GeneratedFile[] {
+export function emitGraphql(sdl: string, int64Json: Int64Json): GeneratedFile[] {
   return [
     { path: GRAPHQL_SCHEMA_PATH, content: sdl },
-    { path: CODEGEN_CONFIG_PATH, content: codegenConfig() },
+    { path: CODEGEN_CONFIG_PATH, content: codegenConfig(int64Json) },
   ];
 }

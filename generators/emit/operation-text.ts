@@ -1,7 +1,7 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
 import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, takesScheme, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
-import { SCALAR_SPECS } from "../sdk/scalars.js";
+import { SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
 import { fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
@@ -245,7 +245,7 @@ export const clientCall = (ir: Ir, op: IrOperation) => `${clientOf(ir, op).name}
 
 /** A field's type as the reference shows it; `typeName` is the enum or type it links to. */
 export function fieldType(field: IrField): { label: string; typeName?: string } {
-  if (field.type.kind === "scalar") return { label: field.type.scalar + (field.format ? ` (${field.format})` : "") };
+  if (field.type.kind === "scalar") return { label: scalarLabel(field.type.scalar) + (field.format ? ` (${field.format})` : "") };
   return { label: field.type.name, typeName: field.type.name };
 }
 

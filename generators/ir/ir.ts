@@ -11,6 +11,9 @@ export type Protocol = (typeof PROTOCOLS)[number];
 
 /** The field types: the runtime's list (generators/sdk/scalars.ts says what each is everywhere). */
 export const SCALARS = SCALAR_KINDS;
+/** The scalars a manifest writes: int64_string is what int64 is in an API whose int64 travel as strings. */
+export const MANIFEST_SCALARS = SCALAR_KINDS.filter((kind) => kind !== "int64_string");
+export type Int64Json = "number" | "string";
 export type Scalar = ScalarKind;
 
 /**
@@ -353,6 +356,8 @@ export interface Ir {
      * examples, ADMIN_SECRET. Undefined where no operation takes a secret.
      */
     secretNames?: SecretNames;
+    /** How an int64 travels in JSON (api.int64_json): a decimal string as proto3 writes it (its fields are of kind int64_string), or a number (kind int64). */
+    int64Json: Int64Json;
     /** The HTTP port (GraphQL, REST, Connect) the server listens on by default and the docs name. */
     httpPort: number;
     grpcPort: number;

@@ -78,6 +78,7 @@ export interface RawManifest {
     surfaces?: Partial<Record<"admin" | "user", { client?: string; service?: string }>>;
     /** The read each client asks for the server's version: one name, or one per client. */
     version_operation?: string | string[];
+    int64_json?: "number" | "string";
     http_port?: number;
     grpc_port?: number;
     rest_prefix?: string;
@@ -324,7 +325,7 @@ function subjectOf(segments: readonly string[]): string {
 
 const hints: Record<string, string> = {
   version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
-  typeExpr: `write a scalar (${SCALAR_KINDS.join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!`,
+  typeExpr: `write a scalar (${SCALAR_KINDS.filter((kind) => kind !== "int64_string").join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!`,
   typeName: "type names are PascalCase, such as OrgMember",
   scope: "a scope is printable ASCII without spaces, quotes or backslashes, such as books:write",
   npmName: "npm names are lower-case letters, digits, '-', '.' and '_', optionally scoped, such as @acme/identity-sdk",

@@ -21,6 +21,8 @@ export type PythonImport = { readonly module: string; readonly name: string } | 
 export type SampleKind = "text" | "number" | { readonly value: unknown };
 
 export interface ScalarSpec {
+  /** How docs and diff reports name it, where the kind is not the manifest's word for it. */
+  readonly label?: string;
   /** Other languages' words for it (lower case): a manifest writing one is told this type's name. */
   readonly aliases: readonly string[];
   /** Takes minimum / maximum, and a number as requiredIf.equals. */
@@ -61,6 +63,12 @@ export interface ScalarSpec {
 const INT64 = new GraphQLScalarType({
   name: "Int64",
   description: "An integer from -9007199254740991 to 9007199254740991 (the integers a JSON number holds exactly), such as a Unix time in seconds; an int64 in protobuf.",
+});
+// The same scalar of an API that writes its int64 as proto3's JSON mapping does (api.int64_json: string).
+const INT64_STRING = new GraphQLScalarType({
+  name: "Int64",
+  description:
+    'An integer from -9223372036854775808 to 9223372036854775807 written as a decimal string ("-9223372036854775808"), as protobuf\'s JSON mapping writes an int64; a number is accepted as input.',
 });
 const UINT32 = new GraphQLScalarType({ name: "UInt32", description: "An integer from 0 to 4294967295; a uint32 in protobuf." });
 const UINT64 = new GraphQLScalarType({
@@ -134,6 +142,28 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
     go: { type: "int64", pointerWhenOptional: true, kind: "kindInt64" },
     wireText: VALUE_TEXTS.integer,
     sample: "number",
+  },
+  // An int64 of an API whose int64 travel as proto3's JSON mapping writes them (api.int64_json: string);
+  // the manifest writes int64 either way. No minimum or maximum: a JSON Schema cannot bound a string.
+  int64_string: {
+    label: "int64 (a decimal string)",
+    aliases: [],
+    numeric: false,
+    proto: { kind: "scalar", scalar: "int64" },
+    graphql: INT64_STRING,
+    jsonSchema: { type: "string", format: "int64", pattern: "^(0|-?[1-9][0-9]{0,18})$" },
+    jsonSchemaInput: {
+      anyOf: [
+        { type: "string", format: "int64", pattern: "^(0|-?[1-9][0-9]{0,18})$" },
+        { type: "integer", minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
+      ],
+    },
+    typescript: "string",
+    codegenTypescript: "string",
+    python: { input: "int", answer: "int" },
+    go: { type: "int64", pointerWhenOptional: true, kind: "kindInt64String" },
+    wireText: VALUE_TEXTS.int64_string,
+    sample: { value: "9007199254740993" },
   },
   uint32: {
     aliases: ["uint", "unsigned"],
@@ -274,13 +304,22 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
 };
 
 /** The manifest's word for another language's name of a type (`integer` -> int64), or undefined. */
+/** A scalar as docs and reports name it: the manifest's word, and the form it travels in where that is not told by the word. */
+export const scalarLabel = (kind: ScalarKind): string => SCALAR_SPECS[kind].label ?? kind;
+
 export function scalarOfAlias(word: string): ScalarKind | undefined {
   return (Object.keys(SCALAR_SPECS) as ScalarKind[]).find((kind) => SCALAR_SPECS[kind].aliases.includes(word));
 }
 
-/** The custom scalars of the GraphQL schema, with the TypeScript type graphql-codegen maps each to. */
-export function customGraphqlScalars(): { name: string; typescript: string }[] {
-  return Object.values(SCALAR_SPECS).flatMap((spec) => (spec.codegenTypescript === undefined ? [] : [{ name: spec.graphql.name, typescript: spec.codegenTypescript }]));
+/**
+ * The custom scalars of the GraphQL schema, with the TypeScript type graphql-codegen maps each to:
+ * Int64 is a number or a decimal string, as the API's int64 travel (api.int64_json).
+ */
+export function customGraphqlScalars(int64Json: "number" | "string" = "number"): { name: string; typescript: string }[] {
+  const int64Kind = int64Json === "string" ? "int64_string" : "int64";
+  return (Object.entries(SCALAR_SPECS) as [ScalarKind, ScalarSpec][]).flatMap(([kind, spec]) =>
+    spec.codegenTypescript === undefined || (spec.graphql.name === "Int64" && kind !== int64Kind) ? [] : [{ name: spec.graphql.name, typescript: spec.codegenTypescript }],
+  );
 }
 
 /** A value the type system says cannot exist: the `default` of an exhaustive switch. */

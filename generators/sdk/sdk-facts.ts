@@ -241,6 +241,7 @@ export const WIRE_CHECK_TEXTS = {
   duration: SCALAR_SPECS.duration.wireText,
   bytes: SCALAR_SPECS.bytes.wireText,
   uint64: SCALAR_SPECS.uint64.wireText,
+  int64String: SCALAR_SPECS.int64_string.wireText,
   map: SCALAR_SPECS.map.wireText,
   json: SCALAR_SPECS.json.wireText,
   enum: VALUE_TEXTS.enum,

@@ -36,7 +36,8 @@ function scalarWriter(scalar: ScalarType): { wireType: WireType; write: WriteVal
     case ScalarType.INT32:
       return { wireType: WireType.Varint, write: (w, v) => w.int32(v as number), isZero: (v) => v === 0 };
     case ScalarType.INT64:
-      return { wireType: WireType.Varint, write: (w, v) => w.int64(v as number), isZero: (v) => v === 0 || v === 0n };
+      // An int64 of an API that writes them as proto3 does is its decimal string in the flat shape.
+      return { wireType: WireType.Varint, write: (w, v) => w.int64(typeof v === "string" ? longBits(BigInt(v)) : (v as number)), isZero: (v) => v === 0 || v === 0n || v === "0" };
     case ScalarType.UINT32:
       return { wireType: WireType.Varint, write: (w, v) => w.uint32(v as number), isZero: (v) => v === 0 };
     // A uint64 is its decimal string in the flat shape.

@@ -109,6 +109,7 @@ export class CompiledCodecs {
         case "date":
         case "duration":
         case "uint64":
+        case "int64_string":
           return `(w = text(${key(field.kind)}, ${item})) !== undefined`;
         case "bytes":
           // Byte lengths are counted by the full check.
@@ -191,6 +192,7 @@ export class CompiledCodecs {
         case "duration":
         case "bytes":
         case "uint64":
+        case "int64_string":
           return `(text(${key(field.kind)}, ${item}) ?? ${item})`;
         case "enum":
           return `(typeof ${item} === "number" ? enumName(${constant(field.ref)}, ${item}) : ${item})`;

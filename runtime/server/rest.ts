@@ -14,7 +14,7 @@ type Plain = Record<string, unknown>;
 
 const NUMBER_KINDS: ReadonlySet<FieldSpec["kind"]> = new Set(["int32", "int64", "uint32", "float32", "float64"]);
 
-/** Query-string and form values arrive as text; scalar fields take them as their own type (a uint64 stays the decimal string it is on the wire). */
+/** Query-string and form values arrive as text; scalar fields take them as their own type (a uint64 or int64_string stays the decimal string it is on the wire). */
 function fromText(field: FieldSpec | undefined, value: string): unknown {
   if (!field) return value;
   if (field.kind === "bool") return value === "true" ? true : value === "false" ? false : value;

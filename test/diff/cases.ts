@@ -401,6 +401,26 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "input-field-type-changed:PaginationInput.limit", severity: "breaking", protocols: ALL, sources: ["manifest", "graphql-inspector", "openapi"] }],
   },
   {
+    name: "int64 written as decimal strings (api.int64_json: string)",
+    edits: [[API_HEAD, `${API_HEAD}  int64_json: string\n`]],
+    // Every int64 field's JSON form changed from a number to a string: protobuf's varint is the same.
+    expected: [
+      ...["limit", "page"].map((name) => ({
+        id: `input-field-type-changed:PaginationInput.${name}`,
+        severity: "breaking" as const,
+        protocols: ALL,
+        sources: ["manifest" as const, "openapi" as const],
+      })),
+      ...["limit", "page", "offset", "total"].map((name) => ({
+        id: `output-field-type-changed:Pagination.${name}`,
+        severity: "breaking" as const,
+        protocols: ALL,
+        sources: ["manifest" as const, "openapi" as const],
+      })),
+      { id: "output-field-type-changed:User.created_at", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] },
+    ],
+  },
+  {
     name: "output field added: a date, a duration, bytes, a float32 and a uint32",
     bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],

@@ -154,8 +154,18 @@ describe("the bookstore example", () => {
       loan_period: "1.5s",
       // URL-safe base64 without padding is read; the answer is standard base64.
       cover: "iVBORw0KGgo_-w",
+      // api.int64_json: string: an int64 past 2^53 travels exactly, as a decimal string.
+      copies_sold: "-9223372036854775808",
     });
-    expect(added).toMatchObject({ published_on: "1851-10-18", isbn: "18446744073709551615", pages: 4294967295, rating: 4.25, loan_period: "1.500s", cover: "iVBORw0KGgo/+w==" });
+    expect(added).toMatchObject({
+      published_on: "1851-10-18",
+      isbn: "18446744073709551615",
+      pages: 4294967295,
+      rating: 4.25,
+      loan_period: "1.500s",
+      cover: "iVBORw0KGgo/+w==",
+      copies_sold: "-9223372036854775808",
+    });
     expect(added.added_at).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3}|\.\d{6}|\.\d{9})?Z$/);
     expect(Date.parse(added.added_at)).toBeGreaterThanOrEqual(before - 1000);
     expect(await store.getBook({ id: added.id })).toEqual(added);
@@ -163,6 +173,9 @@ describe("the bookstore example", () => {
     const refusals: [Record<string, unknown>, string][] = [
       [{ published_on: "1851-02-30" }, "published_on: must be a date such as 2026-01-31"],
       [{ isbn: "18446744073709551616" }, "isbn: must be an integer from 0 to 18446744073709551615"],
+      [{ copies_sold: "9223372036854775808" }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
+      [{ copies_sold: "007" }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
+      [{ copies_sold: 1.5 }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
       [{ pages: 0 }, "pages: must be 1 or more"],
       [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
       [{ rating: 5.5 }, "rating: must be between 0 and 5"],
@@ -263,6 +276,49 @@ describe("the bookstore example", () => {
     }
     // The identity API, which has both, keeps both.
     expect(readFileSync(join(REPO_ROOT, "generated", "go", "client.go"), "utf8")).toMatch(/^type AdminClient struct/m);
+  });
+
+  it("writes an int64 as a decimal string on every protocol (api.int64_json: string), reads a number as input, and refuses one out of range without writing", async () => {
+    const staff = { "content-type": "application/json", "x-bookstore-key": KEY };
+    // Over REST: a JSON number in, the decimal string out.
+    const created = await fetch(`${endpoints.httpUrl}/v1/books`, {
+      method: "POST",
+      headers: staff,
+      body: JSON.stringify({ title: "Sold as a number", author: { name: "A" }, genre: "poetry", copies_sold: 42 }),
+    });
+    const book = (await created.json()) as { id: string; copies_sold: unknown };
+    expect([created.status, book.copies_sold]).toEqual([201, "42"]);
+    // Over GraphQL: an Int literal in, the decimal string out; the largest int64 exactly.
+    const graphql = async (literal: string) => {
+      const response = await fetch(`${endpoints.httpUrl}/graphql`, {
+        method: "POST",
+        headers: staff,
+        body: JSON.stringify({ query: `mutation { add_book(params: { title: "Sold over GraphQL", author: { name: "A" }, genre: poetry, copies_sold: ${literal} }) { copies_sold } }` }),
+      });
+      return (await response.json()) as { data?: { add_book: { copies_sold: unknown } }; errors?: { message: string }[] };
+    };
+    expect((await graphql("7")).data?.add_book.copies_sold).toBe("7");
+    expect((await graphql('"9223372036854775807"')).data?.add_book.copies_sold).toBe("9223372036854775807");
+    const before = (await client("rest").listBooks({ page_size: 10 })).books.length;
+    const outOfRange = await fetch(`${endpoints.httpUrl}/v1/books`, {
+      method: "POST",
+      headers: staff,
+      body: JSON.stringify({ title: "Out of range", author: { name: "A" }, genre: "poetry", copies_sold: "9223372036854775808" }),
+    });
+    expect([outOfRange.status, ((await outOfRange.json()) as { message: string }).message]).toEqual([400, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"]);
+    expect((await graphql('"-9223372036854775809"')).errors?.[0]?.message).toContain("copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807");
+    expect((await client("rest").listBooks({ page_size: 10 })).books.length).toBe(before);
+    // gRPC carries the int64 itself; the client reads it as the same string.
+    expect((await client("grpc").getBook({ id: book.id })).copies_sold).toBe("42");
+    // The contracts state the form: a string with a pattern, a number as input too.
+    const openapi = readFileSync(join(EXAMPLE, "generated", "openapi", "openapi.yaml"), "utf8");
+    expect(openapi).toMatch(/copies_sold:\n\s+description: Copies sold, its former stores' included\.\n\s+type:\n\s+- string\n\s+- "null"\n\s+format: int64\n/);
+    expect(openapi).toMatch(/copies_sold:\n\s+anyOf:\n\s+- type: string\n\s+format: int64\n\s+pattern: .*\n\s+- type: integer\n/);
+    expect(readFileSync(join(EXAMPLE, "generated", "graphql", "schema.graphql"), "utf8")).toMatch(
+      /"""\nAn integer from -9223372036854775808 to 9223372036854775807 written as a decimal string.*\n"""\nscalar Int64/,
+    );
+    expect(readFileSync(join(EXAMPLE, "proto", "bookstore", "v1", "types.proto"), "utf8")).toMatch(/^ {2}optional int64 copies_sold = \d+;$/m);
+    expect(readFileSync(join(EXAMPLE, "generated", "graphql", "codegen.yml"), "utf8")).toContain('Int64: "string"');
   });
 
   it("serves its resource routes with path parameters", async () => {

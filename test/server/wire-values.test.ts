@@ -71,6 +71,16 @@ describe("canonical texts", () => {
     for (const bad of ["A", "AP/77w===", "not base64!", "AP/7 7w=="]) expect(canonicalText("bytes", bad), bad).toBeUndefined();
   });
 
+  it("reads an int64_string as a decimal string, a safe integer or a bigint, over the whole int64 range", () => {
+    expect(canonicalText("int64_string", "-9223372036854775808")).toBe("-9223372036854775808");
+    expect(canonicalText("int64_string", "9223372036854775807")).toBe("9223372036854775807");
+    expect(canonicalText("int64_string", -42)).toBe("-42");
+    expect(canonicalText("int64_string", -9223372036854775808n)).toBe("-9223372036854775808");
+    expect(protoOfText("int64_string", "-9223372036854775808")).toBe(-9223372036854775808n);
+    for (const bad of ["9223372036854775808", "-9223372036854775809", "-0", "01", "1e3", " 1", "", 2 ** 60, 1.5, 9223372036854775808n, null])
+      expect(canonicalText("int64_string", bad), String(bad)).toBeUndefined();
+  });
+
   it("reads a uint64 as a decimal string, a safe integer or a bigint, up to 2^64 - 1", () => {
     expect(canonicalText("uint64", "18446744073709551615")).toBe("18446744073709551615");
     expect(canonicalText("uint64", 42)).toBe("42");

@@ -42,6 +42,8 @@ export interface Book {
   cover: string | null;
   /** The staff's own labels, such as shelf: B2. */
   labels: Record<string, string>;
+  /** Copies sold, its former stores' included. */
+  copies_sold: string | null;
 }
 
 /** Input of add_book. */
@@ -61,6 +63,7 @@ export interface AddBookInput {
   loan_period?: string | null;
   /** At most 65536 bytes. */
   cover?: string | null;
+  copies_sold?: string | null;
 }
 
 /** Input of get_book. */

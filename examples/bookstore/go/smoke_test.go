@@ -40,6 +40,7 @@ type typedFields struct {
 	rating      float32
 	loanPeriod  time.Duration
 	cover       string
+	copiesSold  int64
 }
 
 func typedOf(book *bookstore.Book) typedFields {
@@ -60,6 +61,9 @@ func typedOf(book *bookstore.Book) typedFields {
 		out.loanPeriod = *book.LoanPeriod
 	}
 	out.cover = string(book.Cover)
+	if book.CopiesSold != nil {
+		out.copiesSold = *book.CopiesSold
+	}
 	return out
 }
 
@@ -170,7 +174,7 @@ func TestNewTypesOverEveryProtocol(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
 		}
-		want := typedFields{bookstore.Date{Year: 1968, Month: time.February, Day: 29}, 9780201896831, 672, 4.3, loan, string(cover)}
+		want := typedFields{bookstore.Date{Year: 1968, Month: time.February, Day: 29}, 9780201896831, 672, 4.3, loan, string(cover), 0}
 		if got := typedOf(added); got != want {
 			t.Fatalf("%s: added %+v, want %+v", protocol, got, want)
 		}
@@ -200,12 +204,12 @@ func TestNewTypesAtTheEdgesOfTheirRanges(t *testing.T) {
 		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
 			Title: "Edges on " + string(protocol), Author: &bookstore.Author{Name: "Edge"}, Genre: bookstore.GenreEssays,
 			PublishedOn: &bookstore.Date{Year: 1, Month: time.January, Day: 1}, Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Pages: bookstore.Ptr(uint32(math.MaxUint32)),
-			Rating: bookstore.Ptr(float32(0.1)), LoanPeriod: &loan, Cover: []byte{0xff},
+			Rating: bookstore.Ptr(float32(0.1)), LoanPeriod: &loan, Cover: []byte{0xff}, CopiesSold: bookstore.Ptr(int64(math.MinInt64)),
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
 		}
-		want := typedFields{bookstore.Date{Year: 1, Month: time.January, Day: 1}, math.MaxUint64, math.MaxUint32, 0.1, -time.Nanosecond, "\xff"}
+		want := typedFields{bookstore.Date{Year: 1, Month: time.January, Day: 1}, math.MaxUint64, math.MaxUint32, 0.1, -time.Nanosecond, "\xff", math.MinInt64}
 		got, err := store.GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
 		if err != nil || typedOf(added) != want || typedOf(got) != want {
 			t.Fatalf("%s: added %+v, read %+v (%v), want %+v", protocol, typedOf(added), typedOf(got), err, want)
@@ -237,13 +241,13 @@ func TestRefusesAValueTheWireCannotCarryBeforeSending(t *testing.T) {
 }
 
 // The JSON forms a service may send besides the ones the bookstore writes: an offset and nine
-// fractional digits, URL-safe unpadded base64, a uint64 as a number; and a value not of its form,
+// fractional digits, URL-safe unpadded base64, a uint64 and an int64 as numbers; and a value not of its form,
 // kept in ExtraFields.
 func TestReadsEveryJSONFormOfTheNewTypes(t *testing.T) {
 	var sent map[string]any
 	answers := []string{
 		`{"id":"b1","title":"T","author":{"name":"A"},"genre":"fiction","in_stock":true,"added_at":"2026-01-31T10:30:00.123456789+01:00",
-		"published_on":"2026-01-31","isbn":18446744073709551615,"pages":7,"rating":4.300000190734863,"loan_period":"-1.5s","cover":"-_8","labels":{}}`,
+		"published_on":"2026-01-31","isbn":18446744073709551615,"pages":7,"rating":4.300000190734863,"loan_period":"-1.5s","cover":"-_8","labels":{},"copies_sold":-42}`,
 		`{"id":"b1","title":"T","author":{"name":"A"},"genre":"fiction","in_stock":true,"added_at":"2026-01-31T09:30:00Z","loan_period":"soon","labels":{}}`,
 	}
 	service := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -264,17 +268,18 @@ func TestReadsEveryJSONFormOfTheNewTypes(t *testing.T) {
 	book, err := store.AddBook(context.Background(), &bookstore.AddBookInput{
 		Title: "T", Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenreFiction,
 		Isbn: bookstore.Ptr(uint64(math.MaxUint64)), Rating: bookstore.Ptr(float32(4.3)), LoanPeriod: &loan, Cover: []byte{0xfb, 0xff},
+		CopiesSold: bookstore.Ptr(int64(math.MaxInt64)),
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Sent in the forms of proto3's JSON mapping: a uint64 as a decimal string, seconds, standard base64.
-	for name, want := range map[string]any{"isbn": "18446744073709551615", "rating": 4.3, "loan_period": "90.500s", "cover": "+/8="} {
+	for name, want := range map[string]any{"isbn": "18446744073709551615", "rating": 4.3, "loan_period": "90.500s", "cover": "+/8=", "copies_sold": "9223372036854775807"} {
 		if sent[name] != want {
 			t.Fatalf("sent %s %#v, want %#v (%v)", name, sent[name], want, sent)
 		}
 	}
-	want := typedFields{bookstore.Date{Year: 2026, Month: time.January, Day: 31}, math.MaxUint64, 7, 4.3, -1500 * time.Millisecond, "\xfb\xff"}
+	want := typedFields{bookstore.Date{Year: 2026, Month: time.January, Day: 31}, math.MaxUint64, 7, 4.3, -1500 * time.Millisecond, "\xfb\xff", -42}
 	if typedOf(book) != want || !book.AddedAt.Equal(time.Date(2026, 1, 31, 9, 30, 0, 123456789, time.UTC)) || book.AddedAt.Location() != time.UTC || len(book.ExtraFields) != 0 {
 		t.Fatalf("read %+v at %v (extra %v), want %+v", typedOf(book), book.AddedAt, book.ExtraFields, want)
 	}

@@ -118,11 +118,16 @@ def test_carries_the_edges_of_each_range(protocol: Literal["graphql", "rest", "g
             rating=0.1,
             loan_period=timedelta(microseconds=-1),
             cover=b"\xff",
+            copies_sold=-(2**63),
         )
         # A float32 reads as the shortest decimal of its 32-bit value, over gRPC as over JSON.
-        wanted = (date(1, 1, 1), 2**64 - 1, 2**32 - 1, 0.1, timedelta(microseconds=-1), b"\xff")
-        assert (added.published_on, added.isbn, added.pages, added.rating, added.loan_period, added.cover) == wanted
+        wanted = (date(1, 1, 1), 2**64 - 1, 2**32 - 1, 0.1, timedelta(microseconds=-1), b"\xff", -(2**63))
+        assert (added.published_on, added.isbn, added.pages, added.rating, added.loan_period, added.cover, added.copies_sold) == wanted
+        # The store's int64 travel as decimal strings (api.int64_json: string): exact past 2**53.
+        assert added.to_dict()["copies_sold"] == "-9223372036854775808"
         assert store.get_book(id=added.id) == added
+        larger = store.add_book(title=f"Past 2**53 on {protocol}", author={"name": "Edge"}, genre="essays", copies_sold=2**63 - 1)
+        assert store.get_book(id=larger.id).copies_sold == 2**63 - 1
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS)
@@ -135,6 +140,7 @@ def test_refuses_a_value_out_of_its_range_before_sending(protocol: Literal["grap
         attempts = {
             "pages: must be between 0 and 4294967295": add(pages=2**32),
             "isbn: must be an integer from 0 to 18446744073709551615": add(isbn=-1),
+            "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807": add(copies_sold=2**63),
             "rating: must be between -3.4028234663852886e+38 and 3.4028234663852886e+38": add(rating=1e39),
             "rating: must be a number": add(rating=float("nan")),
             # A datetime is a date in Python; its time of day would be lost.

@@ -12,7 +12,7 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover }) {
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold }) {
       const book: Book = {
         id: randomUUID(),
         title,
@@ -28,6 +28,7 @@ export function createBookstore(): Implementation {
         loan_period: loan_period ?? null,
         cover: cover ?? null,
         labels: {},
+        copies_sold: copies_sold ?? null,
       };
       books.set(book.id, book);
       return book;

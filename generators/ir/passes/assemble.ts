@@ -24,6 +24,7 @@ export function assembleIr(context: IrContext): Ir {
       authSchemes,
       ...authSettings(authSchemes, operations),
       ...secretNamesOf(raw, authSchemes, operations),
+      int64Json: raw.api.int64_json ?? "number",
       httpPort: raw.api.http_port ?? 8080,
       grpcPort: raw.api.grpc_port ?? 9091,
       restPrefix: raw.api.rest_prefix ?? DEFAULT_REST_PREFIX,

@@ -19,9 +19,9 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
   // Lengths of bytes count bytes.
   const hasLength = isString || scalar === "bytes";
   const isNumber = scalar !== undefined && SCALAR_SPECS[scalar].numeric;
-  const only = (key: keyof RawFieldSpec, applies: boolean, what: string) => {
+  const only = (key: keyof RawFieldSpec, applies: boolean, what: string, hint = "") => {
     if (spec[key] === undefined) return false;
-    if (!applies) fail(key, `${key} applies to ${what} only`);
+    if (!applies) fail(key, `${key} applies to ${what} only${hint}`);
     return applies;
   };
   const pair = (minKey: keyof RawFieldSpec, maxKey: keyof RawFieldSpec, min: number | undefined, max: number | undefined) => {
@@ -33,8 +33,10 @@ export function resolveConstraints(field: IrField, spec: Partial<RawFieldSpec>, 
   if (isString && field.required && !field.list && !(constraints.minLength! >= 1)) constraints.minLength = 1;
   pair("min_length", "max_length", constraints.minLength, constraints.maxLength);
 
-  if (only("minimum", isNumber, "number fields")) constraints.minimum = spec.minimum!;
-  if (only("maximum", isNumber, "number fields")) constraints.maximum = spec.maximum!;
+  // An int64 written as a decimal string (api.int64_json: string) has no bound a JSON Schema can state.
+  const unbounded = scalar === "int64_string" ? "; this API's int64 travel as decimal strings (api.int64_json: string), which no contract can bound: use int32 for a bounded count" : "";
+  if (only("minimum", isNumber, "number fields", unbounded)) constraints.minimum = spec.minimum!;
+  if (only("maximum", isNumber, "number fields", unbounded)) constraints.maximum = spec.maximum!;
   if (scalar === "int32" || scalar === "int64" || scalar === "uint32" || scalar === "float32") {
     const range = INTEGER_RANGES[scalar];
     const integer = scalar !== "float32";

@@ -5,7 +5,7 @@ import { SCALAR_SPECS, scalarOfAlias } from "../../sdk/scalars.js";
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
 import type { PathSegment, RawField } from "../../load/load.js";
 import { didYouMean } from "../naming.js";
-import { SCALARS, type IrField, type Scalar, type TypeRef } from "../ir.js";
+import { MANIFEST_SCALARS, type IrField, type Scalar, type TypeRef } from "../ir.js";
 import { resolveConstraints } from "./constraints.js";
 import type { IrContext } from "./context.js";
 import { enumValuesOf } from "./enums.js";
@@ -30,8 +30,8 @@ export function resolveField(context: IrContext, path: PathSegment[], subject: s
   const expr = parseTypeExpr(spec.type);
   const typePath = typeof rawField === "string" ? path : [...path, "type"];
   let type: TypeRef = { kind: "scalar", scalar: "string" };
-  if ((SCALARS as readonly string[]).includes(expr.base)) {
-    type = { kind: "scalar", scalar: expr.base as Scalar };
+  if ((MANIFEST_SCALARS as readonly string[]).includes(expr.base)) {
+    type = { kind: "scalar", scalar: expr.base === "int64" && context.raw.api.int64_json === "string" ? "int64_string" : (expr.base as Scalar) };
     if (expr.list && (expr.base === "map" || expr.base === "json")) {
       report("unsupported-type", typePath, subject, `field '${name}': a list of ${expr.base} is not supported; declare a type that holds the ${expr.base} and list that`);
     }
@@ -41,7 +41,7 @@ export function resolveField(context: IrContext, path: PathSegment[], subject: s
     type = { kind: "message", name: expr.base };
   } else {
     const alias = scalarOfAlias(expr.base.toLowerCase());
-    const hint = alias ? `; did you mean '${alias}'?` : didYouMean(expr.base, [...SCALARS, ...enumNames, ...typeNames]);
+    const hint = alias ? `; did you mean '${alias}'?` : didYouMean(expr.base, [...MANIFEST_SCALARS, ...enumNames, ...typeNames]);
     report("unknown-type", typePath, subject, `field '${name}' refers to unknown type '${expr.base}'${hint}`);
   }
   const isString = type.kind === "scalar" && type.scalar === "string";

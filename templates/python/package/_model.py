@@ -75,7 +75,7 @@ def bytes_text(value: bytes | bytearray | memoryview) -> str:
 
 def json_form(kind: str, value: object) -> JsonValue:
     """A value of a field of `kind` as JSON carries it: a datetime, date, timedelta or bytes as its
-    string (timestamp_text, YYYY-MM-DD, duration_text, base64), a uint64 as a decimal string; any
+    string (timestamp_text, YYYY-MM-DD, duration_text, base64), a uint64 or int64_string as a decimal string; any
     other value as it is."""
     if isinstance(value, datetime):
         return datetime_text(value)
@@ -85,7 +85,7 @@ def json_form(kind: str, value: object) -> JsonValue:
         return timedelta_text(value)
     if isinstance(value, (bytes, bytearray, memoryview)):
         return bytes_text(value)
-    if kind == "uint64" and isinstance(value, int) and not isinstance(value, bool):
+    if kind in ("uint64", "int64_string") and isinstance(value, int) and not isinstance(value, bool):
         return str(value)
     return cast(JsonValue, value)  # str, int, float, bool or None by construction
 
@@ -110,6 +110,6 @@ class Model:
 
     def to_dict(self) -> dict[str, JsonValue]:
         """The answer as plain data keyed by wire names: the same JSON whichever protocol carried it
-        (the declared fields, a datetime, date, timedelta, bytes and uint64 in their JSON forms, see
+        (the declared fields, a datetime, date, timedelta, bytes, uint64 and int64_string in their JSON forms, see
         json_form; those this SDK does not know stay in `extra`)."""
         return {wire: _plain(getattr(self, attr), kind) for attr, wire, kind in _names(self._message)}

@@ -46,6 +46,8 @@ def test_inputs_travel_in_the_json_forms_and_answers_read_as_python_values() -> 
         "loan_period": "-0.250s",
         # URL-safe and unpadded: read as well.
         "cover": "-_8",
+        # The bookstore's int64 travel as decimal strings (api.int64_json: string).
+        "copies_sold": "-9223372036854775808",
     }
     with rest_store(answer, sent) as store:
         book = store.add_book(
@@ -58,6 +60,7 @@ def test_inputs_travel_in_the_json_forms_and_answers_read_as_python_values() -> 
             rating=4.3,
             loan_period=timedelta(days=1, milliseconds=500),
             cover=b"\xfb\xff",
+            copies_sold=2**63 - 1,
         )
     assert json.loads(sent[0].content) == {
         "title": "T",
@@ -69,6 +72,7 @@ def test_inputs_travel_in_the_json_forms_and_answers_read_as_python_values() -> 
         "rating": 4.3,
         "loan_period": "86400.500s",
         "cover": "+/8=",
+        "copies_sold": "9223372036854775807",
     }
     # In UTC; Python holds microseconds, so the nanoseconds beyond them are dropped.
     assert book.added_at == datetime(2026, 1, 31, 9, 30, 0, 123456, tzinfo=timezone.utc) and book.added_at.tzinfo == timezone.utc
@@ -80,8 +84,10 @@ def test_inputs_travel_in_the_json_forms_and_answers_read_as_python_values() -> 
         timedelta(milliseconds=-250),
         b"\xfb\xff",
     )
+    assert book.copies_sold == -(2**63)
     assert book.extra == {}
     plain = book.to_dict()
+    assert plain["copies_sold"] == "-9223372036854775808"
     assert (plain["added_at"], plain["published_on"], plain["isbn"], plain["loan_period"], plain["cover"]) == (
         "2026-01-31T09:30:00.123456Z",
         "2024-02-29",
@@ -123,6 +129,10 @@ def test_timestamps_are_instants_in_utc_and_a_naive_datetime_is_refused() -> Non
         ({"pages": True}, "pages: must be an integer"),
         ({"isbn": 2**64}, "isbn: must be an integer from 0 to 18446744073709551615"),
         ({"isbn": "01"}, "isbn: must be an integer from 0 to 18446744073709551615"),
+        ({"copies_sold": 2**63}, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"),
+        ({"copies_sold": -(2**63) - 1}, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"),
+        ({"copies_sold": "-0"}, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"),
+        ({"copies_sold": 1.5}, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"),
         ({"rating": 3.5e38}, "rating: must be between -3.4028234663852886e+38 and 3.4028234663852886e+38"),
         ({"rating": float("inf")}, "rating: must be a number"),
         ({"published_on": datetime(2026, 1, 31, tzinfo=timezone.utc)}, "published_on: must be a date such as 2026-01-31"),
@@ -154,22 +164,24 @@ def test_grpc_carries_timestamps_and_durations_as_their_messages() -> None:
             "rating": 0.1,
             "loan_period": timedelta(microseconds=-1),
             "cover": b"",
+            "copies_sold": -(2**63),
         },
     )
     message = message_class("bookstore.v1.Book")()
     fill("Book", message, body)
     assert (message.added_at.seconds, message.added_at.nanos) == (-62135596800, 0)  # type: ignore[attr-defined]
     assert (message.loan_period.seconds, message.loan_period.nanos) == (0, -1000)  # type: ignore[attr-defined]
-    assert (message.isbn, message.published_on, message.cover) == (2**64 - 1, "2026-01-31", b"")  # type: ignore[attr-defined]
+    assert (message.isbn, message.published_on, message.cover, message.copies_sold) == (2**64 - 1, "2026-01-31", b"", -(2**63))  # type: ignore[attr-defined]
     book = from_proto("Book", message_class("bookstore.v1.Book").FromString(message.SerializeToString()))
     assert isinstance(book, Book)
     # A float32 reads as the shortest decimal of its 32-bit value, as it does from JSON.
-    assert (book.added_at, book.loan_period, book.isbn, book.rating, book.cover) == (
+    assert (book.added_at, book.loan_period, book.isbn, book.rating, book.cover, book.copies_sold) == (
         datetime(1, 1, 1, tzinfo=timezone.utc),
         timedelta(microseconds=-1),
         2**64 - 1,
         0.1,
         b"",
+        -(2**63),
     )
     assert book.to_dict() == {**from_json("Book", book.to_dict()).to_dict()}
     # A Timestamp or Duration left unset reads as None, not as the epoch or 0s.

@@ -52,6 +52,8 @@ export interface Book {
   cover: string | null;
   /** The staff's own labels, such as shelf: B2. */
   labels: Record<string, string>;
+  /** Copies sold, its former stores' included. */
+  copies_sold: string | null;
   /** A field this SDK does not know (one the service added since), kept as it came. */
   [field: string]: unknown;
 }

@@ -84,6 +84,8 @@ type Book struct {
 	Cover []byte `json:"cover"`
 	// The staff's own labels, such as shelf: B2.
 	Labels map[string]string `json:"labels"`
+	// Copies sold, its former stores' included.
+	CopiesSold *int64 `json:"copies_sold"`
 
 	// ExtraFields are the fields of the answer this SDK does not know (added to the service
 	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
@@ -118,7 +120,8 @@ type AddBookInput struct {
 	Rating     *float32       `json:"rating,omitempty"`
 	LoanPeriod *time.Duration `json:"loan_period,omitempty"`
 	// At most 65536 bytes.
-	Cover []byte `json:"cover,omitempty"`
+	Cover      []byte `json:"cover,omitempty"`
+	CopiesSold *int64 `json:"copies_sold,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.

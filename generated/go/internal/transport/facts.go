@@ -126,6 +126,7 @@ const (
 	wireTextDuration      = "must be a duration in seconds such as 90s or 1.5s"
 	wireTextBytes         = "must be base64"
 	wireTextUint64        = "must be an integer from 0 to 18446744073709551615"
+	wireTextInt64String   = "must be an integer from -9223372036854775808 to 9223372036854775807"
 	wireTextMap           = "must be an object of strings"
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"

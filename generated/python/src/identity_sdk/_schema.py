@@ -97,6 +97,7 @@ WIRE_TEXTS: dict[str, str] = {
     "duration": "must be a duration in seconds such as 90s or 1.5s",
     "bytes": "must be base64",
     "uint64": "must be an integer from 0 to 18446744073709551615",
+    "int64String": "must be an integer from -9223372036854775808 to 9223372036854775807",
     "map": "must be an object of strings",
     "json": "must be a JSON object",
     "enum": "must be one of {values}",

@@ -126,6 +126,7 @@ const (
 	wireTextDuration      = "must be a duration in seconds such as 90s or 1.5s"
 	wireTextBytes         = "must be base64"
 	wireTextUint64        = "must be an integer from 0 to 18446744073709551615"
+	wireTextInt64String   = "must be an integer from -9223372036854775808 to 9223372036854775807"
 	wireTextMap           = "must be an object of strings"
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"
@@ -174,6 +175,7 @@ var messageFacts = map[string][]field{
 		{name: "loan_period", kind: kindDuration},
 		{name: "cover", kind: kindBytes, presence: true},
 		{name: "labels", kind: kindMap},
+		{name: "copies_sold", kind: kindInt64String, presence: true},
 	},
 	"AddBookRequest": {
 		{name: "title", kind: kindString, required: true, presence: true},
@@ -186,6 +188,7 @@ var messageFacts = map[string][]field{
 		{name: "rating", kind: kindFloat32, presence: true},
 		{name: "loan_period", kind: kindDuration},
 		{name: "cover", kind: kindBytes, presence: true},
+		{name: "copies_sold", kind: kindInt64String, presence: true},
 	},
 	"GetBookRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -240,7 +243,7 @@ var OpAddBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } }", withParams: true},
 	rest:           &restBinding{method: "POST", path: "/v1/books"},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
 	input:          "AddBookRequest",
@@ -258,7 +261,7 @@ var OpGetBook = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
 	input:      "GetBookRequest",
@@ -277,7 +280,7 @@ var OpUpdateBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } }", withParams: true},
 	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}", pathParams: []string{"id"}},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
 	input:          "UpdateBookRequest",
@@ -297,7 +300,7 @@ var OpEditBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } }", withParams: true},
 	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}/details", pathParams: []string{"id"}},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/EditBook", request: "bookstore.v1.EditBookRequest", response: "bookstore.v1.EditBookResponse"},
 	input:          "EditBookRequest",
@@ -354,7 +357,7 @@ var OpListBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } next_page_token } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } next_page_token } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books", inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
 	pagination: &pagination{style: paginationToken, items: "books", cursor: "page_token", nextCursor: "next_page_token"},
@@ -373,7 +376,7 @@ var OpSearchBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels } } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold } } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/search", inQuery: true},
 	input:      "SearchBooksRequest",
 	output:     "SearchBooksResponse",

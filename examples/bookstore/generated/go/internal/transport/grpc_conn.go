@@ -320,6 +320,12 @@ func protoValue(f *field, fd protoreflect.FieldDescriptor, empty protoreflect.Va
 			return protoreflect.Value{}, &wireError{path, wireTextUint64}
 		}
 		return protoreflect.ValueOfUint64(number), nil
+	case kindInt64String:
+		number, err := strconv.ParseInt(raw.(string), 10, 64)
+		if err != nil {
+			return protoreflect.Value{}, &wireError{path, wireTextInt64String}
+		}
+		return protoreflect.ValueOfInt64(number), nil
 	case kindFloat32:
 		return protoreflect.ValueOfFloat32(float32(raw.(float64))), nil
 	case kindDate:
@@ -421,7 +427,7 @@ func setFromProto(f *field, target reflect.Value, value protoreflect.Value) {
 		}
 	case kindBool:
 		target.SetBool(value.Bool())
-	case kindInt32, kindInt64:
+	case kindInt32, kindInt64, kindInt64String:
 		target.SetInt(value.Int())
 	case kindUint32, kindUint64:
 		target.SetUint(value.Uint())

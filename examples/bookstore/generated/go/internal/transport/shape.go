@@ -31,6 +31,8 @@ const (
 	kindInt64
 	kindUint32
 	kindUint64
+	// An int64 of an API that writes them as proto3's JSON mapping does: a decimal string.
+	kindInt64String
 	kindFloat32
 	kindFloat64
 	kindTimestamp
@@ -226,6 +228,8 @@ func valueToWire(f *field, v reflect.Value, path string) (any, error) {
 	case kindUint64:
 		// A decimal string, as proto3's JSON mapping writes a uint64: a JSON number holds 2^53 at most.
 		return strconv.FormatUint(v.Uint(), 10), nil
+	case kindInt64String:
+		return strconv.FormatInt(v.Int(), 10), nil
 	case kindFloat32:
 		number := v.Float()
 		if math.IsNaN(number) || math.IsInf(number, 0) {
@@ -370,7 +374,7 @@ func jsonType(raw []byte) string {
 
 // kindType is the JSON type a field of kind holds.
 var kindType = map[fieldKind]string{
-	kindString: "string", kindBool: "boolean", kindInt32: "integer", kindInt64: "integer", kindUint32: "integer", kindUint64: "string",
+	kindString: "string", kindBool: "boolean", kindInt32: "integer", kindInt64: "integer", kindUint32: "integer", kindUint64: "string", kindInt64String: "string",
 	kindFloat32: "number", kindFloat64: "number", kindTimestamp: "string", kindDate: "string", kindDuration: "string", kindBytes: "string",
 	kindMap: "object of strings", kindJSON: "object", kindEnum: "string", kindMessage: "object",
 }
@@ -593,7 +597,7 @@ func holdsTextKind(message string, seen map[string]bool) bool {
 // isTextKind reports whether a field of kind has a JSON form of its own (decodeText reads it).
 func isTextKind(kind fieldKind) bool {
 	switch kind {
-	case kindTimestamp, kindDate, kindDuration, kindBytes, kindUint64:
+	case kindTimestamp, kindDate, kindDuration, kindBytes, kindUint64, kindInt64String:
 		return true
 	}
 	return false
@@ -603,7 +607,7 @@ func isTextKind(kind fieldKind) bool {
 // false when it is not one.
 func decodeText(kind fieldKind, target reflect.Value, raw json.RawMessage) bool {
 	var text string
-	if kind == kindUint64 && len(raw) > 0 && raw[0] != '"' {
+	if (kind == kindUint64 || kind == kindInt64String) && len(raw) > 0 && raw[0] != '"' {
 		text = string(raw) // a number is read as well
 	} else if json.Unmarshal(raw, &text) != nil {
 		return false
@@ -637,6 +641,12 @@ func decodeText(kind fieldKind, target reflect.Value, raw json.RawMessage) bool 
 	case kindUint64:
 		number, err := strconv.ParseUint(text, 10, 64)
 		if err != nil || !uint64Text.MatchString(text) {
+			return false
+		}
+		value = reflect.ValueOf(number)
+	case kindInt64String:
+		number, err := strconv.ParseInt(text, 10, 64)
+		if err != nil || !int64Text.MatchString(text) {
 			return false
 		}
 		value = reflect.ValueOf(number)
@@ -792,7 +802,7 @@ func enumNames(enum string) []string {
 
 // The forms proto3's JSON mapping writes, as the server reads them: an RFC 3339 date-time, a
 // date, a duration in seconds ("1.5s"), base64 (standard or URL-safe, padded or not) and a uint64
-// as a decimal string. A Go value is written in one form: a timestamp in UTC with 0, 3, 6 or 9
+// or int64String as a decimal string. A Go value is written in one form: a timestamp in UTC with 0, 3, 6 or 9
 // fractional digits, a duration with as many, bytes in standard padded base64.
 var (
 	timestampForm = regexp.MustCompile(`^([0-9]{4})-([0-9]{2})-([0-9]{2})[Tt]([0-9]{2}):([0-9]{2}):([0-9]{2})(?:\.([0-9]{1,9}))?(?:[Zz]|([+-])([0-9]{2}):([0-9]{2}))$`)
@@ -800,6 +810,7 @@ var (
 	durationForm  = regexp.MustCompile(`^(-)?([0-9]{1,12})(?:\.([0-9]{1,9}))?s$`)
 	base64Form    = regexp.MustCompile(`^[A-Za-z0-9+/_-]*={0,2}$`)
 	uint64Text    = regexp.MustCompile(`^(?:0|[1-9][0-9]{0,19})$`)
+	int64Text     = regexp.MustCompile(`^(?:0|-?[1-9][0-9]{0,18})$`)
 )
 
 // google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; Duration: ±10,000 years.

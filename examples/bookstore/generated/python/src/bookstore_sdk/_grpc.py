@@ -124,12 +124,13 @@ def _fill_seconds(target: Any, seconds_and_nanos: tuple[int, int] | None) -> Non
     target.seconds, target.nanos = seconds_and_nanos
 
 
-# The proto value of a scalar in its JSON form (to_wire): uint64 from its decimal string, bytes from base64.
+# The proto value of a scalar in its JSON form (to_wire): uint64 and int64_string from their decimal strings, bytes from base64.
 _SCALARS: dict[str, Callable[[Any], object]] = {
     "int32": int,
     "int64": int,
     "uint32": int,
     "uint64": int,
+    "int64_string": int,
     "float32": float,
     "float64": float,
     "bytes": parse_bytes,

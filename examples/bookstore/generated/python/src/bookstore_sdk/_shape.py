@@ -5,9 +5,10 @@ gRPC encoding would otherwise coerce or drop without a word.
 
 The fields of those kinds take and answer Python values: a timestamp is a timezone-aware datetime
 (answers are in UTC; a naive datetime is refused, as the instant it means is unknown), a date a
-date, a duration a timedelta, bytes bytes, a uint64 or uint32 an int, a float32 a float. On the
-wire they travel in the forms of proto3's JSON mapping (RFC 3339 in UTC, YYYY-MM-DD, "1.500s",
-base64, a decimal string for a uint64) over GraphQL and REST, and as google.protobuf.Timestamp,
+date, a duration a timedelta, bytes bytes, a uint64, uint32 or int64_string (an int64 of an API
+that writes them as proto3 does) an int, a float32 a float. On the wire they travel in the forms of
+proto3's JSON mapping (RFC 3339 in UTC, YYYY-MM-DD, "1.500s", base64, a decimal string for a uint64
+and an int64_string) over GraphQL and REST, and as google.protobuf.Timestamp,
 google.protobuf.Duration, bytes, uint64, uint32 and float over gRPC. Python holds microseconds: the
 nanoseconds of an answer's timestamp or duration beyond them are dropped. A float32 answer reads as
 the shortest decimal of its 32-bit value (4.3, not 4.300000190734863), whichever protocol carried it.
@@ -44,6 +45,7 @@ _DATE = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})")
 _DURATION = re.compile(r"(-)?([0-9]{1,12})(?:\.([0-9]{1,9}))?s")
 _BASE64 = re.compile(r"[A-Za-z0-9+/_-]*={0,2}")
 _UINT64 = re.compile(r"0|[1-9][0-9]{0,19}")
+_INT64 = re.compile(r"0|-?[1-9][0-9]{0,18}")
 
 # google.protobuf.Timestamp: 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999999Z; Duration: ±10,000 years.
 _MIN_SECONDS = -62135596800
@@ -51,12 +53,14 @@ _MAX_SECONDS = 253402300799
 _MAX_DURATION_SECONDS = 315576000000
 _MAX_UINT32 = 2**32 - 1
 _MAX_UINT64 = 2**64 - 1
+_MIN_INT64 = -(2**63)
+_MAX_INT64 = 2**63 - 1
 _MAX_FLOAT32 = 3.4028234663852886e38
 _EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 _EPOCH_ORDINAL = _EPOCH.date().toordinal()
 
 # The kinds whose Python values are not their JSON forms, or whose range is narrower than Python's.
-_VALUE_KINDS = frozenset({"timestamp", "date", "duration", "bytes", "uint64", "uint32", "float32"})
+_VALUE_KINDS = frozenset({"timestamp", "date", "duration", "bytes", "uint64", "int64_string", "uint32", "float32"})
 
 
 def _nanos(digits: str | None) -> int:
@@ -123,6 +127,22 @@ def parse_uint64(value: object) -> int | None:
     if isinstance(value, int) and not isinstance(value, bool):
         return value if 0 <= value <= _MAX_UINT64 else None
     return None
+
+
+def parse_int64(value: object) -> int | None:
+    """An int64 written as proto3 writes it (a decimal string, or a number), or None when it is not one."""
+    if isinstance(value, str):
+        return int(value) if _INT64.fullmatch(value) is not None and _MIN_INT64 <= int(value) <= _MAX_INT64 else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if _MIN_INT64 <= value <= _MAX_INT64 else None
+    return None
+
+
+# The integer kinds whose JSON form is a decimal string: their parser, and the key of their wire text.
+_INTEGER_TEXTS: dict[str, tuple[Callable[[object], int | None], str]] = {
+    "uint64": (parse_uint64, "uint64"),
+    "int64_string": (parse_int64, "int64String"),
+}
 
 
 def datetime_of(seconds: int, nanos: int) -> datetime:
@@ -196,6 +216,11 @@ def _uint64(value: object) -> object:
     return value if parsed is None else parsed
 
 
+def _int64_string(value: object) -> object:
+    parsed = parse_int64(value)
+    return value if parsed is None else parsed
+
+
 def _instant(value: object) -> object:
     parsed = parse_timestamp(value) if isinstance(value, str) else None
     return value if parsed is None else datetime_of(*parsed)
@@ -225,6 +250,7 @@ _JSON_DECODERS: dict[str, Decoder] = {
     "float64": _number,
     "float32": _float32,
     "uint64": _uint64,
+    "int64_string": _int64_string,
     "timestamp": _instant,
     "date": _date,
     "duration": _length_of_time,
@@ -289,10 +315,11 @@ def _answer_value_mismatch(field: Field, value: object, path: str) -> str | None
         if _is_number(value) or (isinstance(value, str) and _is_numeric_text(value)):
             return None
         return f"{path}: {ANSWER_TYPE_TEXTS['number']}"
-    if kind == "uint64":
+    if kind in _INTEGER_TEXTS:
         if not (isinstance(value, str) or _is_number(value)):
             return f"{path}: {ANSWER_TYPE_TEXTS['string']}"
-        return None if parse_uint64(value) is not None else f"{path}: {WIRE_TEXTS['uint64']}"
+        parse, text = _INTEGER_TEXTS[kind]
+        return None if parse(value) is not None else f"{path}: {WIRE_TEXTS[text]}"
     if kind in ("timestamp", "date", "duration", "bytes"):
         if not isinstance(value, str):
             return f"{path}: {ANSWER_TYPE_TEXTS['string']}"
@@ -405,10 +432,11 @@ def _wire_value(kind: str, value: object, path: str) -> object:
         if data is None:
             _fail(path, WIRE_TEXTS["bytes"])
         return bytes_text(data)
-    if kind == "uint64":
-        number = parse_uint64(value)
+    if kind in _INTEGER_TEXTS:
+        parse, text = _INTEGER_TEXTS[kind]
+        number = parse(value)
         if number is None:
-            _fail(path, WIRE_TEXTS["uint64"])
+            _fail(path, WIRE_TEXTS[text])
         return str(number)
     if kind == "uint32":
         if not _is_number(value) or (isinstance(value, float) and not value.is_integer()):

@@ -28,6 +28,7 @@ class BooksResource(SyncResource):
         rating: float | None = None,
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
+        copies_sold: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -59,7 +60,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -340,6 +341,7 @@ class BooksRawResource(SyncRawResource):
         rating: float | None = None,
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
+        copies_sold: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -349,7 +351,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -477,6 +479,7 @@ class AsyncBooksResource(AsyncResource):
         rating: float | None = None,
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
+        copies_sold: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -508,7 +511,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -791,6 +794,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         rating: float | None = None,
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
+        copies_sold: int | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -800,7 +804,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,

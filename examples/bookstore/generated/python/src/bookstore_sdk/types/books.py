@@ -91,6 +91,9 @@ class Book(Model):
     labels: dict[str, str]
     """The staff's own labels, such as shelf: B2."""
 
+    copies_sold: int | None
+    """Copies sold, its former stores' included."""
+
     extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
     """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
