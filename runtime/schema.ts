@@ -128,6 +128,10 @@ export interface OperationSpec {
     readonly answer: "json" | "redirect";
     /** The status of a success (200, 201, 202; 204 answers without a body). */
     readonly status: number;
+    /** Input field -> the request header (lower case) that carries it instead of the query or body; absent: none. */
+    readonly headers?: Readonly<Record<string, string>>;
+    /** Output field -> the answer header (lower case) that carries its value too; absent: none. */
+    readonly responseHeaders?: Readonly<Record<string, string>>;
   } | null;
   readonly grpc: { readonly since: string; readonly service: string; readonly rpc: string } | null;
 }

@@ -3,7 +3,7 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, schemesOf, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import { PROTOCOLS, schemesOf, type HeaderBinding, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
@@ -15,6 +15,13 @@ const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
 
 const ordered = orderedProtocols;
 const change = ruleChange;
+
+/** The fields whose header binding differs between two routes: [field, before, after] (case aside, as HTTP compares headers). */
+function headerChanges(before: readonly HeaderBinding[], after: readonly HeaderBinding[]): [string, HeaderBinding | undefined, HeaderBinding | undefined][] {
+  const was = new Map(before.map((b) => [b.field, b]));
+  const now = new Map(after.map((b) => [b.field, b]));
+  return [...new Set([...was.keys(), ...now.keys()])].filter((field) => was.get(field)?.lowerCase !== now.get(field)?.lowerCase).map((field) => [field, was.get(field), now.get(field)]);
+}
 
 function typeText(field: IrField): string {
   const base = field.type.kind === "scalar" ? scalarLabel(field.type.scalar) : field.type.name;
@@ -342,6 +349,25 @@ function operationChanges(oldIr: Ir, newIr: Ir, before: IrOperation, after: IrOp
         formDropped ? "the REST route no longer takes form-encoded bodies" : "the REST route now takes form-encoded bodies too",
         [`body:${name}`],
       );
+    }
+    // A field a route binds to a header (or no longer does) moves between the header and the
+    // query or body: REST clients send it where it is no longer read.
+    const bothInputs = (field: string) => before.input.fields.some((f) => f.name === field) && after.input.fields.some((f) => f.name === field);
+    for (const [field, was, now] of headerChanges(before.rest.headerParams, after.rest.headerParams)) {
+      if (!bothInputs(field)) continue;
+      const where = (binding: HeaderBinding | undefined) => (binding ? `the ${binding.header} header` : after.rest!.inQuery ? "the query" : "the body");
+      add("rest-input-header-changed", `${name}.${field}`, "breaking", ["rest"], `REST carries input field ${field} in ${where(now)} now, not in ${where(was)}`, [
+        route,
+        `arg:${name}`,
+        opAnchor,
+        // The OpenAPI document's header parameters, named by their headers.
+        ...[was, now].flatMap((binding) => (binding ? [`in:${after.input.name}.${binding.header}`] : [])),
+      ]);
+    }
+    for (const [field, was, now] of headerChanges(before.rest.responseHeaders, after.rest.responseHeaders)) {
+      if (now && !was) add("rest-response-header-added", `${name}.${field}`, "safe", ["rest"], `REST answers output field ${field} in the ${now.header} header too`, [route, opAnchor]);
+      else if (was && !now) add("rest-response-header-removed", `${name}.${field}`, "breaking", ["rest"], `REST no longer answers the ${was.header} header (output field ${field})`, [route, opAnchor]);
+      else add("rest-response-header-changed", `${name}.${field}`, "breaking", ["rest"], `REST answers output field ${field} in the ${now!.header} header now, not ${was!.header}`, [route, opAnchor]);
     }
   }
   if (before.grpc && after.grpc) {

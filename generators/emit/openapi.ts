@@ -226,14 +226,25 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   // 204: the answer is the status alone.
   const ok: Schema =
     status === 204 ? { description: `Done: ${op.name} answers no content.` } : { description: `Answer of ${op.name}.`, content: { "application/json": { schema: ref(op.output.name) } } };
+  const headers: Schema = {};
   if (op.idempotencyKey) {
-    ok.headers = {
-      "Idempotent-Replayed": { description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.", schema: { type: "string", enum: ["true"] } },
+    headers["Idempotent-Replayed"] = {
+      description: "true when this is the first answer to an earlier request with the same Idempotency-Key, given again.",
+      schema: { type: "string", enum: ["true"] },
     };
   }
   if (op.setsCookies.length > 0) {
-    ok.headers = { "Set-Cookie": { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } } };
+    headers["Set-Cookie"] = { description: `May set the cookie${op.setsCookies.length > 1 ? "s" : ""} ${op.setsCookies.join(", ")} (HttpOnly, SameSite=Strict).`, schema: { type: "string" } };
   }
+  for (const binding of op.rest!.responseHeaders) {
+    const field = op.output.fields.find((f) => f.name === binding.field)!;
+    const when = field.required ? "" : " when it has one";
+    headers[binding.header] = {
+      description: `The answer's ${field.name}, as in its body${when}, where it is printable ASCII (a header carries no other text).`,
+      schema: fieldSchema(ir, { ...field, required: true }, true),
+    };
+  }
+  if (Object.keys(headers).length > 0) ok.headers = headers;
   // A browser's route answers with a redirect to its output's location.
   const responses: Schema =
     op.rest!.answer === "redirect"
@@ -312,16 +323,23 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
   if (op.deprecated) operation.deprecated = true;
   // A token route authenticates its client (HTTP Basic or in the body); one that takes a bearer token says so as the others do.
   operation.security = securityOf(ir, op);
-  // Fields a {field} segment carries are path parameters; the others go in the query (GET, DELETE) or the body.
+  // Fields a {field} segment carries are path parameters, those the route binds to headers header
+  // parameters; the others go in the query (GET, DELETE) or the body.
   const inPath = new Set(rest.pathParams);
+  const inHeaders = new Map(rest.headerParams.map((b) => [b.field, b.header]));
   const parameters = op.input.fields.filter((f) => inPath.has(f.name)).map((f) => ({ name: f.name, in: "path", required: true, schema: fieldSchema(ir, f, false) }));
-  const others = op.input.fields.filter((f) => !inPath.has(f.name));
+  const others = op.input.fields.filter((f) => !inPath.has(f.name) && !inHeaders.has(f.name));
   if (rest.inQuery) parameters.push(...others.map((f) => ({ name: f.name, in: "query", required: f.required, schema: fieldSchema(ir, f, false) })));
+  for (const field of op.input.fields) {
+    const header = inHeaders.get(field.name);
+    // A header is text or absent: never null.
+    if (header !== undefined) parameters.push({ name: header, in: "header", required: field.required, schema: fieldSchema(ir, { ...field, required: true }, false) });
+  }
   const headerParameters = op.idempotencyKey ? [{ $ref: "#/components/parameters/IdempotencyKey" }] : [];
   if (parameters.length + headerParameters.length > 0) operation.parameters = [...parameters, ...headerParameters];
   if (!rest.inQuery && others.length > 0) {
     // The body is the input message, or (when the path carries some of its fields) the rest of it, inline.
-    const schema = inPath.size === 0 ? ref(op.input.name) : messageSchema(ir, { ...op.input, fields: others }, op);
+    const schema = others.length === op.input.fields.length ? ref(op.input.name) : messageSchema(ir, { ...op.input, fields: others }, op);
     // Required whenever an empty body ({}) would be refused: a required field, or a rule that asks
     // for one of several fields (fuzzers then never send a body the server must refuse).
     body.required = others.some((f) => f.required) || op.exactlyOneOf.length > 0 || op.atLeastOneOf.length > 0;

@@ -2,7 +2,7 @@
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
 import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, takesScheme, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
-import { fillPath } from "../../runtime/client/rest.js";
+import { fillHeaders, fillPath } from "../../runtime/client/rest.js";
 
 export const PROTOCOL_LABEL: Record<Protocol, string> = { graphql: "GraphQL", rest: "REST", grpc: "gRPC" };
 
@@ -183,9 +183,12 @@ export function restCommand(ir: Ir, op: IrOperation): string {
   const rest = op.rest;
   if (!rest) throw new Error(`${op.name} is not carried over rest`);
   const header = authHeader(ir, op);
-  const headerLines = header ? [`  -H "${header.name}: ${header.value}"`] : [];
-  // The path's {field} segments take the sample's values, as the TypeScript client fills them; the other fields go in the query or the body.
-  const { path, rest: input } = fillPath(rest.path, rest.pathParams, sampleInput(ir, op));
+  // The path's {field} segments and the route's header fields take the sample's values, as the
+  // TypeScript client fills them; the other fields go in the query or the body.
+  const filled = fillPath(rest.path, rest.pathParams, sampleInput(ir, op));
+  const { headers, rest: input } = fillHeaders(Object.fromEntries(rest.headerParams.map((b) => [b.field, b.header])), filled.rest);
+  const path = filled.path;
+  const headerLines = [...(header ? [`  -H "${header.name}: ${header.value}"`] : []), ...Object.entries(headers).map(([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`)];
   if (rest.inQuery) {
     const query = new URLSearchParams(Object.entries(input).map(([key, value]) => [key, String(value)])).toString();
     return [`curl ${rest.method === "GET" ? "" : `-X ${rest.method} `}"${SHELL_VARIABLES.serviceUrl}${path}${query ? `?${query}` : ""}"`, ...headerLines].join(" \\\n");

@@ -5,7 +5,7 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, typesReached, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
+import { messageByName, typesReached, type HeaderBinding, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { openEnumName } from "../ir/passes/names.js";
 import { authSchemesOf, authSummary, hasAuthChoice } from "./operation-text.js";
@@ -68,10 +68,15 @@ function operationSpec(op: IrOperation): string {
     `input: ${quote(op.input.name)}`,
     `output: ${quote(op.output.name)}`,
     `graphql: ${graphql ? `{ since: ${quote(graphql.since)}, root: ${quote(graphql.rootType)}, params: ${params} }` : "null"}`,
-    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)}, answer: ${quote(op.rest.answer)}, status: ${op.rest.status} }` : "null"}`,
+    `rest: ${op.rest ? `{ since: ${quote(op.rest.since)}, method: ${quote(op.rest.method)}, path: ${quote(op.rest.path)}, pathParams: [${op.rest.pathParams.map(quote).join(", ")}], inQuery: ${op.rest.inQuery}, body: ${quote(op.rest.body)}, answer: ${quote(op.rest.answer)}, status: ${op.rest.status}${headerMap("headers", op.rest.headerParams)}${headerMap("responseHeaders", op.rest.responseHeaders)} }` : "null"}`,
     `grpc: ${op.grpc ? `{ since: ${quote(op.grpc.since)}, service: ${quote(op.grpc.serviceTypeName)}, rpc: ${quote(op.grpc.rpc)} }` : "null"}`,
   ];
   return `    ${op.name}: {\n${lines.map((l) => `      ${l},`).join("\n")}\n    },`;
+}
+
+/** `, key: { field: "header" }` of the fields a route binds to headers (lower case, as HTTP compares them); nothing when none. */
+function headerMap(key: string, bindings: readonly HeaderBinding[]): string {
+  return bindings.length === 0 ? "" : `, ${key}: { ${bindings.map((b) => `${b.field}: ${quote(b.lowerCase)}`).join(", ")} }`;
 }
 
 /** What the server checks of a scheme (runtime AuthSchemeSpec): its kind and what it adds to it. */

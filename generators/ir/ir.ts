@@ -215,6 +215,17 @@ export interface RestBinding {
   answer: "json" | "redirect";
   /** The status of a success: 200, 201 (created), 202 (accepted) or 204 (no body). */
   status: 200 | 201 | 202 | 204;
+  /** Input fields carried in request headers, not the query or body, with each header as declared (If-Match). */
+  headerParams: HeaderBinding[];
+  /** Output fields sent as answer headers too, when they have a value. */
+  responseHeaders: HeaderBinding[];
+}
+
+/** A field bound to an HTTP header over REST: the header's name as declared, and in lower case as HTTP compares it. */
+export interface HeaderBinding {
+  field: string;
+  header: string;
+  lowerCase: string;
 }
 
 export interface GrpcBinding {

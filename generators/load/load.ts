@@ -45,7 +45,17 @@ export interface RawOperation {
   errors?: string[];
   sets_cookies?: string[];
   protocols: Partial<Record<"graphql" | "rest" | "grpc", string>>;
-  route?: { method?: RestMethod; path?: string; body?: "json" | "form_or_json"; status?: 200 | 201 | 202 | 204; answer?: "json" | "redirect" };
+  route?: {
+    method?: RestMethod;
+    path?: string;
+    body?: "json" | "form_or_json";
+    status?: 200 | 201 | 202 | 204;
+    answer?: "json" | "redirect";
+    /** Input field -> the request header REST carries it in. */
+    headers?: Record<string, string>;
+    /** Output field -> the answer header REST sends it in too. */
+    response_headers?: Record<string, string>;
+  };
   pagination?: "none" | "page" | "token" | { style: "token"; cursor?: string; next_cursor?: string };
   exactly_one_of?: string[];
   at_least_one_of?: string[];

@@ -244,7 +244,8 @@ function methodDoc(op: OperationFacts, method: string, idempotent: boolean): str
 
 function restLiteral(rest: NonNullable<OperationFacts["rest"]>): string {
   const params = rest.pathParams.length > 0 ? `, pathParams: []string{${rest.pathParams.map(goString).join(", ")}}` : "";
-  return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${rest.inQuery ? ", inQuery: true" : ""}${rest.answer === "redirect" ? ", redirect: true" : ""}}`;
+  const headers = rest.headers.length > 0 ? `, headers: [][2]string{${rest.headers.map(([field, header]) => `{${goString(field)}, ${goString(header)}}`).join(", ")}}` : "";
+  return `&restBinding{method: ${goString(rest.method)}, path: ${goString(rest.path)}${params}${headers}${rest.inQuery ? ", inQuery: true" : ""}${rest.answer === "redirect" ? ", redirect: true" : ""}}`;
 }
 
 function paginationLiteral(pagination: NonNullable<OperationFacts["pagination"]>): string {

@@ -279,7 +279,7 @@ function operationView(op: OperationFacts, message: MessageFacts, names: Names, 
 function operationEntries(op: OperationFacts, message: MessageFacts, answer: MessageFacts, file: PythonFile) {
   const fact = (name: string) => file.use("._facts", name);
   const graphql = op.graphql ? `${fact("GraphqlBinding")}(${pyLiteral(op.graphql.document)}, ${pyLiteral(op.graphql.withParams)})` : "None";
-  const redirect = op.rest?.answer === "redirect" ? ", redirect=True" : "";
+  const redirect = `${op.rest?.headers.length ? `, headers=(${op.rest.headers.map(([field, header]) => `(${pyLiteral(field)}, ${pyLiteral(header)}),`).join(" ")})` : ""}${op.rest?.answer === "redirect" ? ", redirect=True" : ""}`;
   const rest = op.rest
     ? op.rest.pathParams.length === 0 && !op.rest.inQuery
       ? `${fact("RestBinding")}(${pyLiteral(op.rest.method)}, ${pyLiteral(op.rest.path)}${redirect})`

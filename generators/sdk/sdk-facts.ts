@@ -101,8 +101,19 @@ export interface OperationFacts {
   versionGated: Partial<Record<Protocol, boolean>>;
   /** The document the TypeScript client sends, byte for byte; `withParams`: sent with variables {params}. */
   graphql: { document: string; withParams: boolean } | null;
-  /** `pathParams`: the input fields the path's `{field}` segments carry; `inQuery`: the others go in the query string (GET, DELETE). */
-  rest: { method: RestBinding["method"]; path: string; pathParams: string[]; inQuery: boolean; body: "json" | "form_or_json"; answer: "json" | "redirect" } | null;
+  /**
+   * `pathParams`: the input fields the path's `{field}` segments carry; `headers`: those request
+   * headers carry ([field, lower-case header]); `inQuery`: the others go in the query string (GET, DELETE).
+   */
+  rest: {
+    method: RestBinding["method"];
+    path: string;
+    pathParams: string[];
+    headers: [string, string][];
+    inQuery: boolean;
+    body: "json" | "form_or_json";
+    answer: "json" | "redirect";
+  } | null;
   /** `path`: /<package>.<Service>/<Rpc>; message names are fully qualified. */
   grpc: { path: string; requestType: string; responseType: string } | null;
   /** `pageSize`: what an iterator asks for when the input names no page size (page style; token style: null). */
@@ -419,7 +430,17 @@ function deriveSdkFacts(ir: Ir): SdkFacts {
       since,
       versionGated,
       graphql: op.graphql ? { document: clientGraphqlDocument(ir, op), withParams: op.graphql.argument !== undefined } : null,
-      rest: op.rest ? { method: op.rest.method, path: op.rest.path, pathParams: op.rest.pathParams, inQuery: op.rest.inQuery, body: op.rest.body, answer: op.rest.answer } : null,
+      rest: op.rest
+        ? {
+            method: op.rest.method,
+            path: op.rest.path,
+            pathParams: op.rest.pathParams,
+            headers: op.rest.headerParams.map((b) => [b.field, b.lowerCase]),
+            inQuery: op.rest.inQuery,
+            body: op.rest.body,
+            answer: op.rest.answer,
+          }
+        : null,
       grpc: op.grpc
         ? {
             path: `/${op.grpc.serviceTypeName}/${op.grpc.rpc}`,

@@ -40,6 +40,19 @@ export function fillPath(path: string, pathParams: readonly string[], input: Pla
   return { path, rest };
 }
 
+/** The input fields a route binds to headers, as those headers, and the input without them. */
+export function fillHeaders(bindings: Readonly<Record<string, string>> | undefined, input: Plain): { headers: Record<string, string>; rest: Plain } {
+  if (bindings === undefined) return { headers: {}, rest: input };
+  const headers: Record<string, string> = {};
+  const rest = { ...input };
+  for (const [field, header] of Object.entries(bindings)) {
+    const value = rest[field];
+    delete rest[field];
+    if (value !== undefined && value !== null) headers[header] = String(value);
+  }
+  return { headers, rest };
+}
+
 /** `input` as a query string; `sorted`: parameters in name order (a redirect route's URL is the same from every SDK). */
 function queryString(input: Plain, sorted = false): string {
   const params = new URLSearchParams();
@@ -62,7 +75,8 @@ export function createRestTransport(settings: TransportSettings): Transport {
       const rest = operation.rest!;
       const inQuery = rest.inQuery;
       const filled = fillPath(rest.path, rest.pathParams, call.input);
-      const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(filled.rest, rest.answer === "redirect") : ""}`;
+      const bound = fillHeaders(rest.headers, filled.rest);
+      const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(bound.rest, rest.answer === "redirect") : ""}`;
       // A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
       if (rest.answer === "redirect") return readAnswer(call.schema, operation, 200, { location: url }, settings.warn);
       let response: Response;
@@ -70,8 +84,8 @@ export function createRestTransport(settings: TransportSettings): Transport {
       try {
         response = await settings.fetch(url, {
           method: rest.method,
-          headers: inQuery ? call.headers : { ...call.headers, "content-type": "application/json" },
-          body: inQuery ? undefined : JSON.stringify(filled.rest),
+          headers: inQuery ? (rest.headers ? { ...call.headers, ...bound.headers } : call.headers) : { ...call.headers, ...bound.headers, "content-type": "application/json" },
+          body: inQuery ? undefined : JSON.stringify(bound.rest),
           signal: call.signal,
           // Never followed: fetch would send the secret's header to whatever address a redirect names.
           redirect: "manual",

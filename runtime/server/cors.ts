@@ -5,6 +5,7 @@
 // its browser keeps the answer from the page, and an admin call from it is refused outright.
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ServiceError } from "../errors.js";
+import type { ApiSchema } from "../schema.js";
 import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 
 export interface CorsOptions {
@@ -24,7 +25,11 @@ export class CorsPolicy {
   private readonly adminOrigins: Set<string>;
   private readonly maxAge: string;
 
-  constructor(options: CorsOptions, secretHeader: string, apiKeyHeader: string) {
+  /** `schema`: its credential headers, and the headers its routes bind fields to, which pages send and read. */
+  constructor(options: CorsOptions, schema: Pick<ApiSchema, "adminSecretHeader" | "apiKeyHeader" | "operations">) {
+    const { adminSecretHeader: secretHeader, apiKeyHeader } = schema;
+    const routes = Object.values(schema.operations).flatMap((operation) => (operation.rest ? [operation.rest] : []));
+    const declared = (key: "headers" | "responseHeaders") => [...new Set(routes.flatMap((rest) => Object.values(rest[key] ?? {})))];
     for (const origin of [...options.origins, ...(options.adminOrigins ?? [])]) {
       if (normalizeOrigin(origin) === undefined) throw new TypeError(`cors: '${origin}' is not an origin (scheme://host[:port], such as https://app.example.com)`);
     }
@@ -43,12 +48,15 @@ export class CorsPolicy {
       "x-grpc-web",
       "x-user-agent",
       apiKeyHeader,
+      ...declared("headers"),
     ]
       .concat(this.adminOrigins.size > 0 ? [secretHeader] : [])
       .join(", ");
+    this.exposedHeaders = [...EXPOSED, ...declared("responseHeaders")].join(", ");
   }
 
   private readonly allowedHeaders: string;
+  private readonly exposedHeaders: string;
 
   /** Whether `origin` may call anything at all (either list). */
   private listed(origin: string): boolean {
@@ -72,7 +80,7 @@ export class CorsPolicy {
     response.setHeader("access-control-allow-origin", origin);
     response.setHeader("access-control-allow-credentials", "true");
     if (!preflight) {
-      response.setHeader("access-control-expose-headers", EXPOSED.join(", "));
+      response.setHeader("access-control-expose-headers", this.exposedHeaders);
       return false;
     }
     response.writeHead(204, {

@@ -154,7 +154,7 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     };
   };
 
-  const cors = options.cors ? new CorsPolicy(options.cors, definition.schema.adminSecretHeader, definition.schema.apiKeyHeader) : undefined;
+  const cors = options.cors ? new CorsPolicy(options.cors, definition.schema) : undefined;
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     // Under TLS every answer tells browsers to come back over HTTPS only (the port serves no plaintext).
     if (tls) response.setHeader("strict-transport-security", STRICT_TRANSPORT_SECURITY);

@@ -97,9 +97,9 @@ export class RestRoutes {
   }
 
   private input(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string> | undefined): Eventual<Plain> {
-    // A route without {field} segments (most): the request's input as it comes, with no async
-    // frame and promise of this function's own around it.
-    return params ? this.inputWithParams(request, operation, url, params) : this.inputOfRequest(request, operation, url);
+    // A route without {field} segments or header fields (most): the request's input as it comes,
+    // with no async frame and promise of this function's own around it.
+    return params || operation.rest!.headers ? this.inputWithParams(request, operation, url, params ?? {}) : this.inputOfRequest(request, operation, url);
   }
 
   private async inputWithParams(request: IncomingMessage, operation: OperationSpec, url: RequestTarget, params: Record<string, string>): Promise<Plain> {
@@ -110,6 +110,13 @@ export class RestRoutes {
       const value = fromText(fields.get(name), text);
       if (name in given && given[name] !== value) throw new ServiceError("INVALID_ARGUMENT", `${name}: the path says ${JSON.stringify(value)}, the request ${JSON.stringify(given[name])}`);
       given[name] = value;
+    }
+    // Fields the route binds to headers travel there alone, as the contract says; an absent
+    // header leaves the field unset (the input check refuses a required one).
+    for (const [name, header] of Object.entries(operation.rest!.headers ?? {})) {
+      if (Object.hasOwn(given, name)) throw new ServiceError("INVALID_ARGUMENT", `${name}: send it in the ${header} header, not the ${operation.rest!.inQuery ? "query" : "body"}`);
+      const text = request.headers[header];
+      if (typeof text === "string") given[name] = fromText(fields.get(name), text);
     }
     return given;
   }
@@ -194,7 +201,7 @@ export class RestRoutes {
           const rest = operation.rest!;
           if (rest.answer === "redirect") sendRedirect(response, String(output!.location), cookies);
           else if (rest.status === 204) sendNoContent(response, cookies);
-          else sendJson(response, rest.status, output, cookies);
+          else sendJson(response, rest.status, output, cookies, rest.responseHeaders && answerHeaders(rest.responseHeaders, output!));
         } catch (error) {
           this.refuse(request, response, operation, error, cookies);
         }
@@ -221,6 +228,21 @@ export class RestRoutes {
       answerFault(response);
     }
   }
+}
+
+/**
+ * The answer headers of the output fields a route binds to them: each field that has a value, when
+ * the value is printable ASCII (a header cannot carry other text; the body keeps the field anyway).
+ */
+function answerHeaders(bindings: Readonly<Record<string, string>>, output: Plain): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, header] of Object.entries(bindings)) {
+    const value = output[name];
+    if (value === null || value === undefined) continue;
+    const text = String(value);
+    if (/^[\x20-\x7e]*$/.test(text)) headers[header] = text;
+  }
+  return headers;
 }
 
 /** The answer of a route declared 204: no body, and nothing for a cache to keep. */

@@ -252,6 +252,39 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "rest-form-body-added:delete_user", severity: "safe", protocols: ["rest"], sources: ["manifest", "openapi"] }],
   },
   {
+    name: "REST input field moved into a header",
+    base: [[DELETE_USER_INPUT, `${DELETE_USER_INPUT}      reason: string\n`]],
+    edits: [
+      [
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    input:\n      id: string!\n      reason",
+        "    auth: admin_secret\n    protocols: { graphql: 2.3.0-rc.9, rest: 2.3.0-rc.9, grpc: 2.3.0-rc.9 }\n    route: { headers: { reason: X-Reason } }\n    input:\n      id: string!\n      reason",
+      ],
+    ],
+    expected: [{ id: "rest-input-header-changed:delete_user.reason", severity: "breaking", protocols: ["rest"], sources: ["manifest", "openapi"] }],
+  },
+  {
+    name: "REST answers an output field as a header too",
+    bump: "minor",
+    edits: [
+      [
+        "    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+        "    route: { response_headers: { message: X-Message } }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+      ],
+    ],
+    expected: [{ id: "rest-response-header-added:delete_user.message", severity: "safe", protocols: ["rest"], sources: ["manifest"] }],
+  },
+  {
+    name: "REST no longer answers a response header",
+    base: [
+      [
+        "    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+        "    route: { response_headers: { message: X-Message } }\n    input:\n      id: string!\n    output: Response\n  delete_org_oidc_connection:",
+      ],
+    ],
+    edits: [["    route: { response_headers: { message: X-Message } }\n", ""]],
+    expected: [{ id: "rest-response-header-removed:delete_user.message", severity: "breaking", protocols: ["rest"], sources: ["manifest"] }],
+  },
+  {
     name: "operation moved to the admin surface (gRPC service and default REST path move)",
     edits: [[META_HEAD, META_HEAD.replace("surface: user", "surface: admin")]],
     expected: [

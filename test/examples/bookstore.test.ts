@@ -66,7 +66,7 @@ describe("the bookstore example", () => {
     const added = await store.addBook({ title: `Moby Dick over ${protocol}`, author: { name: "Herman Melville", born: 1819 }, genre: "fiction", year: 1851 });
     expect(added).toMatchObject({ title: `Moby Dick over ${protocol}`, author: { name: "Herman Melville", born: 1819 }, genre: "fiction", in_stock: true });
     expect(await store.getBook({ id: added.id })).toEqual(added);
-    expect(await store.updateBook({ id: added.id, in_stock: false })).toEqual({ ...added, in_stock: false });
+    expect(await store.updateBook({ id: added.id, in_stock: false })).toEqual({ ...added, in_stock: false, etag: `"2"` });
     for (let i = 0; i < 4; i++) await store.addBook({ title: `${protocol} poem ${i}`, author: { name: "Anon" }, genre: "poetry" });
     // Pages of 3 by default: the iterator follows next_page_token to the end.
     const poems = [];
@@ -319,6 +319,48 @@ describe("the bookstore example", () => {
     );
     expect(readFileSync(join(EXAMPLE, "proto", "bookstore", "v1", "types.proto"), "utf8")).toMatch(/^ {2}optional int64 copies_sold = \d+;$/m);
     expect(readFileSync(join(EXAMPLE, "generated", "graphql", "codegen.yml"), "utf8")).toContain('Int64: "string"');
+  });
+
+  it("carries a header input (If-Match) and answers a response header (ETag) over REST, the same fields over GraphQL and gRPC", async () => {
+    const staff = { "content-type": "application/json", "x-bookstore-key": KEY };
+    const added = await client("rest", KEY).addBook({ title: "Conditional", author: { name: "A" }, genre: "poetry" });
+    expect(added.etag).toBe('"1"');
+    const read = await fetch(`${endpoints.httpUrl}/v1/books/${added.id}`);
+    expect([read.headers.get("etag"), ((await read.json()) as { etag: string }).etag]).toEqual(['"1"', '"1"']);
+    const patch = (headers: Record<string, string>, body: Record<string, unknown>) =>
+      fetch(`${endpoints.httpUrl}/v1/books/${added.id}`, { method: "PATCH", headers: { ...staff, ...headers }, body: JSON.stringify(body) });
+    // A stale If-Match is refused with 412 and changes nothing.
+    const stale = await patch({ "if-match": '"7"' }, { in_stock: false });
+    expect([stale.status, await stale.json()]).toEqual([412, { code: "FAILED_PRECONDITION", message: `the book's etag is "1" now, not "7"` }]);
+    // The field travels in its header alone: a body that names it is refused, as the contract says.
+    const inBody = await patch({}, { in_stock: false, if_match: '"1"' });
+    expect([inBody.status, ((await inBody.json()) as { message: string }).message]).toEqual([400, "if_match: send it in the if-match header, not the body"]);
+    expect((await client("grpc").getBook({ id: added.id })).in_stock).toBe(true);
+    const fresh = await patch({ "if-match": '"1"' }, { in_stock: false });
+    expect([fresh.status, fresh.headers.get("etag"), ((await fresh.json()) as { in_stock: boolean }).in_stock]).toEqual([200, '"2"', false]);
+    // Each SDK transport puts the field where its protocol carries it: the REST one in the header.
+    let etag = '"2"';
+    for (const protocol of ["rest", "graphql", "grpc"] as const) {
+      const refused = await failure(client(protocol, KEY).updateBook({ id: added.id, in_stock: true, if_match: '"1"' }));
+      expect([refused.code, refused.message], protocol).toEqual(["FAILED_PRECONDITION", `the book's etag is ${etag} now, not "1"`]);
+      const updated = await client(protocol, KEY).updateBook({ id: added.id, in_stock: true, if_match: etag });
+      expect(updated.etag, protocol).toBe((etag = `"${Number(etag.slice(1, -1)) + 1}"`));
+    }
+    // The contract states both, and a browser page may send the one and read the other.
+    const openapi = readFileSync(join(EXAMPLE, "generated", "openapi", "openapi.yaml"), "utf8");
+    expect(openapi).toMatch(/operationId: update_book\n(?:.*\n)*?\s+- name: If-Match\n\s+in: header\n\s+required: false\n/);
+    expect(openapi).toMatch(/operationId: get_book\n(?:.*\n)*?\s+headers:\n\s+ETag:\n\s+description: The answer's etag, as in its body/);
+    const APP = "https://app.example.com";
+    const browsed = createServer(createBookstore(), { port: 0, grpcPort: 0, cors: { origins: [APP] }, verifyApiKey: async () => null });
+    const { httpUrl } = await browsed.listen();
+    try {
+      const preflight = await fetch(`${httpUrl}/v1/books/x`, { method: "OPTIONS", headers: { origin: APP, "access-control-request-method": "PATCH" } });
+      expect(preflight.headers.get("access-control-allow-headers")!.split(", ")).toContain("if-match");
+      const answer = await fetch(`${httpUrl}/v1/books/x`, { headers: { origin: APP } });
+      expect(answer.headers.get("access-control-expose-headers")!.split(", ")).toContain("etag");
+    } finally {
+      await browsed.close();
+    }
   });
 
   it("serves its resource routes with path parameters", async () => {

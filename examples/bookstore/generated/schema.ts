@@ -25,10 +25,10 @@ export const schema = /* @__PURE__ */ defineSchema({
   },
   messages: {
     Author: "name:string! born:int32",
-    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string",
+    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string etag:string!",
     AddBookRequest: "title:string! author:Author! genre:Genre! year:int32 published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes copies_sold:int64_string",
     GetBookRequest: "id:string!",
-    UpdateBookRequest: "id:string! in_stock:bool!",
+    UpdateBookRequest: "id:string! in_stock:bool! if_match:string",
     EditBookRequest: "id:string! title:string rating:float32 labels:map",
     ClearLabelsRequest: "id:string!",
     ClearLabelsResponse: "",
@@ -73,7 +73,7 @@ export const schema = /* @__PURE__ */ defineSchema({
       input: "GetBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Query", params: { type: "GetBookInput", required: true } },
-      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json", status: 200 },
+      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json", status: 200, responseHeaders: { etag: "etag" } },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "GetBook" },
     },
     update_book: {
@@ -91,7 +91,7 @@ export const schema = /* @__PURE__ */ defineSchema({
       input: "UpdateBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "UpdateBookInput", required: true } },
-      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json", answer: "json", status: 200 },
+      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json", answer: "json", status: 200, headers: { if_match: "if-match" }, responseHeaders: { etag: "etag" } },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "UpdateBook" },
     },
     edit_book: {

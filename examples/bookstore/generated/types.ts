@@ -44,6 +44,8 @@ export interface Book {
   labels: Record<string, string>;
   /** Copies sold, its former stores' included. */
   copies_sold: string | null;
+  /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
+  etag: string;
 }
 
 /** Input of add_book. */
@@ -77,6 +79,8 @@ export interface UpdateBookInput {
   /** Not empty. */
   id: string;
   in_stock: boolean;
+  /** Change it only while its etag is this one; another answers FAILED_PRECONDITION. */
+  if_match?: string | null;
 }
 
 /** Input of edit_book. */

@@ -319,3 +319,24 @@ func TestDatesAreDaysOfTheCalendar(t *testing.T) {
 		t.Fatal("the zero Date is no date")
 	}
 }
+
+// Over REST, IfMatch travels in the If-Match header, which the service reads it from alone.
+func TestChangesABookOnlyWhileItsEtagIsTheOneGiven(t *testing.T) {
+	ctx := context.Background()
+	for _, protocol := range protocols {
+		store := storeOver(t, protocol)
+		added, err := store.AddBook(ctx, &bookstore.AddBookInput{Title: "Conditional on " + string(protocol), Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry})
+		if err != nil || added.Etag != `"1"` {
+			t.Fatalf("%s: added %+v, %v", protocol, added, err)
+		}
+		_, err = store.UpdateBook(ctx, &bookstore.UpdateBookInput{ID: added.ID, InStock: false, IfMatch: bookstore.Ptr(`"7"`)})
+		var apiErr *bookstore.APIError
+		if !errors.As(err, &apiErr) || apiErr.Code != bookstore.CodeFailedPrecondition || apiErr.Message != `the book's etag is "1" now, not "7"` {
+			t.Fatalf("%s: a stale etag gave %v", protocol, err)
+		}
+		updated, err := store.UpdateBook(ctx, &bookstore.UpdateBookInput{ID: added.ID, InStock: false, IfMatch: bookstore.Ptr(`"1"`)})
+		if err != nil || updated.InStock || updated.Etag != `"2"` {
+			t.Fatalf("%s: updated %+v, %v", protocol, updated, err)
+		}
+	}
+}

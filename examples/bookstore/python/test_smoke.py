@@ -161,3 +161,16 @@ async def test_async_client_carries_the_new_types_over_grpc() -> None:
         read = await store.get_book(id=added.id)
         assert (read.loan_period, read.cover, read.published_on, read.isbn) == (timedelta(seconds=90), b"png", None, None)
         assert read.added_at == added.added_at
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_changes_a_book_only_while_its_etag_is_the_one_given(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    # Over REST, if_match travels in the If-Match header, which the service reads it from alone.
+    with store_over(protocol) as store:
+        added = store.add_book(title=f"Conditional on {protocol}", author={"name": "A"}, genre="poetry")
+        assert added.etag == '"1"'
+        with pytest.raises(ApiError) as stale:
+            store.update_book(id=added.id, in_stock=False, if_match='"7"')
+        assert (stale.value.code, stale.value.message) == ("FAILED_PRECONDITION", 'the book\'s etag is "1" now, not "7"')
+        updated = store.update_book(id=added.id, in_stock=False, if_match='"1"')
+        assert (updated.in_stock, updated.etag) == (False, '"2"')

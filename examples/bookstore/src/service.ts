@@ -11,6 +11,11 @@ export function createBookstore(): Implementation {
     if (!book) throw new ServiceError("NOT_FOUND", "no book has this id");
     return book;
   };
+  /** A change makes the book's next version: its etag counts them. */
+  const changed = (book: Book): Book => {
+    book.etag = `"${Number(book.etag.slice(1, -1)) + 1}"`;
+    return book;
+  };
   return {
     async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold }) {
       const book: Book = {
@@ -29,6 +34,7 @@ export function createBookstore(): Implementation {
         cover: cover ?? null,
         labels: {},
         copies_sold: copies_sold ?? null,
+        etag: '"1"',
       };
       books.set(book.id, book);
       return book;
@@ -36,17 +42,18 @@ export function createBookstore(): Implementation {
     async getBook({ id }) {
       return find(id);
     },
-    async updateBook({ id, in_stock }) {
+    async updateBook({ id, in_stock, if_match }) {
       const book = find(id);
+      if (if_match != null && if_match !== book.etag) throw new ServiceError("FAILED_PRECONDITION", `the book's etag is ${book.etag} now, not ${if_match}`);
       book.in_stock = in_stock;
-      return book;
+      return changed(book);
     },
     async editBook({ id, title, rating, labels }) {
       const book = find(id);
       if (title != null) book.title = title;
       if (rating != null) book.rating = rating;
       if (labels != null) book.labels = { ...book.labels, ...labels };
-      return book;
+      return changed(book);
     },
     async removeBook({ id }) {
       find(id);
@@ -68,7 +75,7 @@ export function createBookstore(): Implementation {
       };
     },
     async clearLabels({ id }) {
-      find(id).labels = {};
+      changed(find(id)).labels = {};
       return {};
     },
   };

@@ -176,7 +176,10 @@ function resolveOperation(context: IrContext, source: OperationSource, input: Ir
       op.graphql.argument = { name: "params", required: input.fields.some((f) => f.required) };
     }
   }
-  if (rawOp.protocols.rest !== undefined) op.rest = restBinding(name, rawOp, input, output, raw.api.rest_prefix ?? DEFAULT_REST_PREFIX, routes, path, subject, report);
+  if (rawOp.protocols.rest !== undefined) {
+    const schemeHeaders = context.authSchemes.flatMap((scheme) => (scheme.header ? [scheme.header] : []));
+    op.rest = restBinding(name, rawOp, input, output, raw.api.rest_prefix ?? DEFAULT_REST_PREFIX, routes, path, subject, report, schemeHeaders);
+  }
   if (rawOp.protocols.grpc !== undefined && rawOp.surface !== "oauth") {
     const service = context.serviceNames[rawOp.surface];
     op.grpc = {

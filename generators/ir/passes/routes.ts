@@ -2,8 +2,10 @@
 // <prefix>/admin/<op> or <prefix>/<op>), and the rules routes keep: one operation per route shape,
 // path segments bound to required input fields, a GET or DELETE route's input fits a query string,
 // a route only on an operation carried over rest, token routes on REST alone.
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENT_REPLAYED_HEADER } from "../../../runtime/idempotency.js";
 import type { RawOperation } from "../../load/load.js";
-import type { IrMessage, IrOperation, Protocol } from "../ir.js";
+import type { HeaderBinding, IrMessage, IrOperation, Protocol } from "../ir.js";
+import { didYouMean } from "../naming.js";
 import type { Report } from "./report.js";
 
 type Path = readonly (string | number)[];
@@ -73,6 +75,7 @@ export function restBinding(
   opPath: Path,
   subject: string,
   report: Report,
+  schemeHeaders: readonly string[] = [],
 ): NonNullable<IrOperation["rest"]> {
   const method = rawOp.route?.method ?? "POST";
   const path = rawOp.route?.path ?? (rawOp.surface === "admin" ? `${prefix}/admin/${name}` : `${prefix}/${name}`);
@@ -138,7 +141,90 @@ export function restBinding(
   } else if (status !== 200 && answer === "redirect") {
     report("invalid-route-status", [...opPath, "route", "status"], subject, "a redirect route answers 302");
   }
-  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json", answer, status };
+  const headerParams = headerBindings(rawOp.route?.headers, input, pathParams, schemeHeaders, "input", [...opPath, "route", "headers"], subject, report);
+  const responseHeaders = headerBindings(rawOp.route?.response_headers, output, [], schemeHeaders, "output", [...opPath, "route", "response_headers"], subject, report);
+  if (responseHeaders.length > 0 && answer === "redirect")
+    report("invalid-route-header", [...opPath, "route", "response_headers"], subject, "a redirect route answers a 302 and its Location alone", "key");
+  return { since: rawOp.protocols.rest!, method, path, pathParams, inQuery, body: rawOp.route?.body ?? "json", answer, status, headerParams, responseHeaders };
+}
+
+/**
+ * Headers neither a request nor an answer of an operation may bind a field to: HTTP's own, CORS's,
+ * and those the service itself reads or writes (credentials, exactly-once writes, tracing, errors).
+ */
+const SERVICE_HEADERS: ReadonlySet<string> = new Set([
+  "accept",
+  "accept-encoding",
+  "authorization",
+  "cache-control",
+  "connection",
+  "content-encoding",
+  "content-length",
+  "content-type",
+  "cookie",
+  "expect",
+  "host",
+  "keep-alive",
+  "location",
+  "origin",
+  "proxy-authorization",
+  "retry-after",
+  "set-cookie",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+  "user-agent",
+  "vary",
+  "www-authenticate",
+  "traceparent",
+  "tracestate",
+  "x-api-client",
+  "x-error-code",
+  "x-forwarded-for",
+  "x-forwarded-host",
+  "x-user-agent",
+  "x-grpc-web",
+  IDEMPOTENCY_KEY_HEADER,
+  IDEMPOTENT_REPLAYED_HEADER,
+]);
+const SERVICE_HEADER_PREFIXES = ["access-control-", "sec-", "grpc-", "connect-", "proxy-"];
+
+/** The fields of `message` a route binds to headers (field -> header), each a single text value on a header of its own. */
+function headerBindings(
+  declared: Record<string, string> | undefined,
+  message: IrMessage,
+  pathParams: readonly string[],
+  schemeHeaders: readonly string[],
+  side: "input" | "output",
+  at: Path,
+  subject: string,
+  report: Report,
+): HeaderBinding[] {
+  const bindings: HeaderBinding[] = [];
+  const taken = new Map<string, string>();
+  for (const [name, header] of Object.entries(declared ?? {})) {
+    const lowerCase = header.toLowerCase();
+    const field = message.fields.find((f) => f.name === name);
+    const fail = (message: string) => report("invalid-route-header", [...at, name], subject, message);
+    if (!field)
+      fail(
+        `'${name}' is no ${side} field${didYouMean(
+          name,
+          message.fields.map((f) => f.name),
+        )}`,
+      );
+    else if (!fitsText(field)) fail(`header ${header} can carry a single string, number, bool or enum field; '${name}' is not one`);
+    else if (pathParams.includes(name)) fail(`'${name}' is carried by the path already`);
+    else if (SERVICE_HEADERS.has(lowerCase) || SERVICE_HEADER_PREFIXES.some((prefix) => lowerCase.startsWith(prefix)) || schemeHeaders.includes(lowerCase))
+      fail(`${header} is a header ${schemeHeaders.includes(lowerCase) ? "of an auth scheme of the API" : "HTTP or the service itself uses"}; name another`);
+    else if (taken.has(lowerCase)) fail(`${header} carries '${taken.get(lowerCase)}' already (header names are compared in any case)`);
+    else {
+      taken.set(lowerCase, name);
+      bindings.push({ field: name, header, lowerCase });
+    }
+  }
+  return bindings;
 }
 
 /**

@@ -54,6 +54,8 @@ export interface Book {
   labels: Record<string, string>;
   /** Copies sold, its former stores' included. */
   copies_sold: string | null;
+  /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
+  etag: string;
   /** A field this SDK does not know (one the service added since), kept as it came. */
   [field: string]: unknown;
 }

@@ -86,6 +86,8 @@ type Book struct {
 	Labels map[string]string `json:"labels"`
 	// Copies sold, its former stores' included.
 	CopiesSold *int64 `json:"copies_sold"`
+	// Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
+	Etag string `json:"etag"`
 
 	// ExtraFields are the fields of the answer this SDK does not know (added to the service
 	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
@@ -140,6 +142,8 @@ type UpdateBookInput struct {
 	ID string `json:"id"`
 	// Required.
 	InStock bool `json:"in_stock"`
+	// Change it only while its etag is this one; another answers FAILED_PRECONDITION.
+	IfMatch *string `json:"if_match,omitempty"`
 }
 
 // EditBookInput is the input of EditBook.

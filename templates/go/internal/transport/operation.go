@@ -52,6 +52,8 @@ type restBinding struct {
 	// path holds {field} segments for the input fields of pathParams.
 	path       string
 	pathParams []string
+	// headers: the input fields request headers carry instead, as {field, header in lower case}.
+	headers [][2]string
 	// inQuery: the other input fields travel in the query string (GET, DELETE), else in a JSON body.
 	inQuery bool
 	// redirect: a browser's route, answered with a redirect; a call answers its URL without sending it.

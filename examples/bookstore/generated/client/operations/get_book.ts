@@ -8,7 +8,7 @@ export const part: OperationPart = {
   },
   messages: {
     Author: "name:string! born:int32",
-    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string",
+    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string etag:string!",
     GetBookRequest: "id:string!",
   },
   operations: {
@@ -27,7 +27,7 @@ export const part: OperationPart = {
       input: "GetBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Query", params: { type: "GetBookInput", required: true } },
-      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json", status: 200 },
+      rest: { since: "1.0.0", method: "GET", path: "/v1/books/{id}", pathParams: ["id"], inQuery: true, body: "json", answer: "json", status: 200, responseHeaders: { etag: "etag" } },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "GetBook" },
     },
   },

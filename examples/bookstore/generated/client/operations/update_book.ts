@@ -8,8 +8,8 @@ export const part: OperationPart = {
   },
   messages: {
     Author: "name:string! born:int32",
-    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string",
-    UpdateBookRequest: "id:string! in_stock:bool!",
+    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string etag:string!",
+    UpdateBookRequest: "id:string! in_stock:bool! if_match:string",
   },
   operations: {
     update_book: {
@@ -27,7 +27,7 @@ export const part: OperationPart = {
       input: "UpdateBookRequest",
       output: "Book",
       graphql: { since: "1.0.0", root: "Mutation", params: { type: "UpdateBookInput", required: true } },
-      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json", answer: "json", status: 200 },
+      rest: { since: "1.0.0", method: "PATCH", path: "/v1/books/{id}", pathParams: ["id"], inQuery: false, body: "json", answer: "json", status: 200, headers: { if_match: "if-match" }, responseHeaders: { etag: "etag" } },
       grpc: { since: "1.0.0", service: "bookstore.v1.StoreService", rpc: "UpdateBook" },
     },
   },

@@ -90,6 +90,7 @@ func queryValue(value any) string {
 func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Protocol, body map[string]any, headers map[string]string) (*http.Request, error) {
 	method, target := http.MethodPost, ""
 	var payload []byte
+	var fieldHeaders map[string]string
 	var err error
 	if protocol == ProtocolGraphQL {
 		target = t.serviceURL + "/graphql"
@@ -109,6 +110,21 @@ func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Pro
 			for _, param := range op.rest.pathParams {
 				path = strings.Replace(path, "{"+param+"}", url.PathEscape(queryValue(body[param])), 1)
 				delete(rest, param)
+			}
+			body = rest
+		}
+		if len(op.rest.headers) > 0 {
+			// The route's header fields travel as headers, in their text as a query gives it, not in the body.
+			rest := make(map[string]any, len(body))
+			for key, value := range body {
+				rest[key] = value
+			}
+			fieldHeaders = make(map[string]string, len(op.rest.headers))
+			for _, binding := range op.rest.headers {
+				if value, ok := rest[binding[0]]; ok && value != nil {
+					fieldHeaders[binding[1]] = queryValue(value)
+				}
+				delete(rest, binding[0])
 			}
 			body = rest
 		}
@@ -144,6 +160,9 @@ func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Pro
 		return nil, noAnswer(op, protocol, err)
 	}
 	for key, value := range headers {
+		request.Header.Set(key, value)
+	}
+	for key, value := range fieldHeaders {
 		request.Header.Set(key, value)
 	}
 	if payload != nil {

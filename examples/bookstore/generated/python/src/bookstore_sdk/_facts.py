@@ -39,6 +39,8 @@ class RestBinding(NamedTuple):
     """The input fields the path's {field} segments carry."""
     in_query: bool = False
     """The other input fields travel in the query string (GET, DELETE), else in a JSON body."""
+    headers: tuple[tuple[str, str], ...] = ()
+    """The input fields request headers carry instead: (field, header in lower case)."""
     redirect: bool = False
     """A browser's route, answered with a redirect: the call answers its URL ({"location": url}) without sending it."""
 

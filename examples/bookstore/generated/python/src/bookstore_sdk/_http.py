@@ -89,6 +89,10 @@ def build_request(
         for param in rest.path_params:
             path = path.replace("{" + param + "}", quote(_query_value(body.get(param, "")), safe=""))
         body = {key: value for key, value in body.items() if key not in rest.path_params}
+    if rest.headers:
+        # The route's header fields travel as headers, in their text as a query gives it, not in the body.
+        headers = {**headers, **{header: _query_value(body[field]) for field, header in rest.headers if body.get(field) is not None}}
+        body = {key: value for key, value in body.items() if all(key != field for field, _ in rest.headers)}
     if rest.in_query:
         # A redirect route's URL lists its parameters in name order, as every SDK builds it.
         items = sorted(body.items()) if rest.redirect else body.items()

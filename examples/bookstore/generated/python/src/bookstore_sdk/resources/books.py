@@ -95,6 +95,7 @@ class BooksResource(SyncResource):
         *,
         id: str,
         in_stock: bool,
+        if_match: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -107,6 +108,7 @@ class BooksResource(SyncResource):
 
         Args:
             id: Not empty.
+            if_match: Change it only while its etag is this one; another answers FAILED_PRECONDITION.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -122,7 +124,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock, "if_match": if_match}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def edit_book(
         self,
@@ -372,6 +374,7 @@ class BooksRawResource(SyncRawResource):
         *,
         id: str,
         in_stock: bool,
+        if_match: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -381,7 +384,7 @@ class BooksRawResource(SyncRawResource):
         """As update_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock, "if_match": if_match}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def edit_book(
         self,
@@ -546,6 +549,7 @@ class AsyncBooksResource(AsyncResource):
         *,
         id: str,
         in_stock: bool,
+        if_match: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -558,6 +562,7 @@ class AsyncBooksResource(AsyncResource):
 
         Args:
             id: Not empty.
+            if_match: Change it only while its etag is this one; another answers FAILED_PRECONDITION.
             extra_headers: Headers of this call only, added to the client's.
             extra_body: Top-level input fields this SDK does not know yet, sent beside the others (REST:
                 in the body or the query; GraphQL: in the variables' params). Refused over gRPC
@@ -573,7 +578,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock, "if_match": if_match}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def edit_book(
         self,
@@ -825,6 +830,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         *,
         id: str,
         in_stock: bool,
+        if_match: str | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -834,7 +840,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As update_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["update_book"], {"id": id, "in_stock": in_stock, "if_match": if_match}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def edit_book(
         self,

@@ -94,6 +94,9 @@ class Book(Model):
     copies_sold: int | None
     """Copies sold, its former stores' included."""
 
+    etag: str
+    """Its version as an entity tag ("1", then "2" after a change), answered as ETag too."""
+
     extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
     """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
