@@ -51,7 +51,7 @@ export function emitAll(ir: Ir): Emitted {
       ...emitProtoText(protoPlan),
       ...emitBufConfig(),
       { path: LOCK_PATH, content: serializeLock(ir.lock), header: false },
-      ...emitGraphql(sdl, ir.api.int64Json),
+      ...emitGraphql(sdl, ir),
       ...emitOpenapi(openapiYaml),
       emitOpenapiPythonClientConfig(openapi as { components: { schemas: Record<string, unknown> } }),
       ...emitTypescript(ir),

@@ -45,6 +45,20 @@ export type Surface = "admin" | "user" | "oauth";
  */
 export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "int64_string", "uint32", "uint64", "float32", "float64", "timestamp", "date", "duration", "bytes", "map", "json"] as const;
 export type ScalarKind = (typeof SCALAR_KINDS)[number];
+/** What a map's values may be besides strings: JSON's own values (no text form, no 64-bit integer), or an enum. */
+export const MAP_VALUE_KINDS = ["bool", "int32", "uint32", "float64"] as const;
+export type MapValueKind = (typeof MAP_VALUE_KINDS)[number] | "enum";
+
+const mapValueFields = new WeakMap<FieldSpec, FieldSpec>();
+/** The field each value of a map field is, as the checks and conversions of single values read it (strings where `value` is absent). */
+export function mapValueField(field: FieldSpec): FieldSpec {
+  let valueField = mapValueFields.get(field);
+  if (!valueField) {
+    valueField = { name: field.name, kind: field.value ?? "string", ...(field.value === "enum" ? { ref: field.ref! } : {}), list: false, required: true, protoName: field.protoName };
+    mapValueFields.set(field, valueField);
+  }
+  return valueField;
+}
 
 /** The `default` of a switch over every field kind: a kind it misses fails to compile, as `kind` is then not `never`. */
 export function unknownKind(kind: never): never {
@@ -55,8 +69,10 @@ export interface FieldSpec {
   /** snake_case wire name. */
   readonly name: string;
   readonly kind: ScalarKind | "enum" | "message";
-  /** Enum or message name, for kind enum / message. */
+  /** Enum or message name, for kind enum / message; the enum of a map's values (value enum). */
   readonly ref?: string;
+  /** A map's values, when not strings: a scalar kind, or enum (of `ref`). */
+  readonly value?: MapValueKind;
   readonly list: boolean;
   readonly required: boolean;
   readonly secret?: boolean;
@@ -188,7 +204,7 @@ export function protocolsOf(operation: OperationSpec): Protocol[] {
 /**
  * The generated schema in its compact form: each message is one line of fields, each enum one
  * line of values, so that the schema costs clients little to download. Field syntax:
- * `name:type` with `[]` for a list, `!` for required, `#secret`, and `=property` where the
+ * `name:type` (`name:map<int32>` for a map of other values than strings) with `[]` for a list, `!` for required, `#secret`, and `=property` where the
  * protobuf-es property is not the field's JSON name. (The rules the server checks beyond these,
  * such as formats and lengths, live in the server's own module: clients never need them.)
  */
@@ -219,14 +235,17 @@ function jsonName(name: string): string {
 }
 
 function decodeField(text: string, enums: Readonly<Record<string, unknown>>): FieldSpec {
-  const match = /^([a-z0-9_]+):([A-Za-z0-9_]+)(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
+  const match = /^([a-z0-9_]+):([A-Za-z0-9_]+)(?:<([A-Za-z0-9_]+)>)?(\[\])?(!)?(#secret)?(?:=([\w$]+))?$/.exec(text);
   if (!match) throw new Error(`bad field spec '${text}'`);
-  const [, name, type, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?];
+  const [, name, type, mapValue, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?, string?];
   const kind = (SCALAR_KINDS as readonly string[]).includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
+  // map<int32>, map<Genre>: a map whose values are not strings.
+  const value = mapValue === undefined ? undefined : (MAP_VALUE_KINDS as readonly string[]).includes(mapValue) ? (mapValue as MapValueKind) : "enum";
   return {
     name,
     kind,
     ...(kind === "enum" || kind === "message" ? { ref: type } : {}),
+    ...(value === undefined ? {} : value === "enum" ? { value, ref: mapValue } : { value }),
     list: list !== undefined,
     required: required !== undefined,
     ...(secret ? { secret: true } : {}),

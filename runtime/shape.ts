@@ -1,7 +1,7 @@
 // The one flat answer shape of DESIGN.md: every declared field present, unset optional values null,
 // lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
 // the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
-import { unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
+import { mapValueField, unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
 import { canonicalText, protoOfText } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
@@ -10,6 +10,9 @@ type Plain = Record<string, unknown>;
 export const isObject = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 /** The value of a map field: an object of strings. */
 export const isMapOfStrings = (value: unknown): boolean => isObject(value) && Object.values(value).every((v) => typeof v === "string");
+
+/** A map's values, each through `convert` (fromEntries: a key such as __proto__ stays a key). */
+export const mapValues = (map: Plain, convert: (value: unknown) => unknown): Plain => Object.fromEntries(Object.entries(map).map(([key, value]) => [key, convert(value)]));
 
 /** Reverse enum tables, built once per schema. */
 const enumNames = new WeakMap<ApiSchema, Map<string, Map<number, string>>>();
@@ -101,7 +104,7 @@ export function normalizeMessage(schema: ApiSchema, messageName: string, value: 
     if (field.list) {
       result[field.name] = Array.isArray(raw) ? normalizeList(schema, field, raw, from) : [];
     } else if (field.kind === "map") {
-      result[field.name] = isObject(raw) ? { ...raw } : {};
+      result[field.name] = !isObject(raw) ? {} : field.value === undefined ? { ...raw } : mapValues(raw, (item) => normalizeValue(schema, mapValueField(field), item, from));
     } else if (raw === undefined || raw === null) {
       result[field.name] = null;
     } else {
@@ -129,13 +132,14 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
       return typeof value === "string" ? (schema.enums[field.ref!]?.values[value] ?? 0) : value;
     case "message":
       return toProtoInit(schema, field.ref!, value);
+    case "map":
+      return field.value === undefined || !isObject(value) ? value : mapValues(value, (item) => protoValue(schema, mapValueField(field), item));
     case "string":
     case "bool":
     case "int32":
     case "uint32":
     case "float32":
     case "float64":
-    case "map":
     case "json":
       return value;
     default:
@@ -222,8 +226,16 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
     case "uint64":
     case "int64_string":
       return typeof value === "string" || ((field.kind === "uint64" || field.kind === "int64_string") && typeof value === "number") ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.string}`;
-    case "map":
-      return isMapOfStrings(value) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
+    case "map": {
+      if (field.value === undefined) return isMapOfStrings(value) ? undefined : `${path}: ${ANSWER_TYPE_TEXTS.map}`;
+      if (!isObject(value)) return `${path}: ${ANSWER_TYPE_TEXTS.object}`;
+      const valueField = mapValueField(field);
+      for (const [key, item] of Object.entries(value)) {
+        const mismatch = jsonTypeMismatch(schema, valueField, item, `${path}.${key}`);
+        if (mismatch) return mismatch;
+      }
+      return undefined;
+    }
     case "json":
       return undefined;
     case "message":

@@ -6,7 +6,7 @@
 // client runs the wire check before encoding, since protobuf would silently coerce or drop a bad value.
 import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
-import { unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
+import { mapValueField, unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
 import { isMapOfStrings, isObject } from "./shape.js";
 import { canonicalText, TEXT_KIND_TEXTS } from "./wire-values.js";
 
@@ -281,9 +281,16 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
       }
       return text;
     }
-    case "map":
-      if (!isMapOfStrings(value)) fail(path, VALUE_TEXTS.map);
-      return value;
+    case "map": {
+      if (field.value === undefined) {
+        if (!isMapOfStrings(value)) fail(path, VALUE_TEXTS.map);
+        return value;
+      }
+      if (!isObject(value)) fail(path, VALUE_TEXTS.object);
+      // Each value is checked as a single field of the map's value kind (fromEntries: __proto__ stays a key).
+      const valueField = mapValueField(field);
+      return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, checkValue(schema, valueField, undefined, item, `${path}.${key}`, check)]));
+    }
     case "json":
       if (!isObject(value)) fail(path, VALUE_TEXTS.json);
       if (check.mode === "full") {

@@ -16,7 +16,7 @@ import { buildDescriptors } from "../emit/proto-descriptors.js";
 import { planProto } from "../emit/proto-plan.js";
 import type { Severity, Source } from "./change.js";
 import type { ContractNames } from "./names.js";
-import { customGraphqlScalars } from "../sdk/scalars.js";
+import { customGraphqlScalars, mapScalarName } from "../sdk/scalars.js";
 
 export interface Finding {
   source: Exclude<Source, "manifest" | "sdk">;
@@ -117,6 +117,13 @@ function bufFinding(violation: BufViolation, names: ContractNames): Finding {
     // Map fields are nested *Entry messages: they belong to the field of the outer message.
     const outer = message.split(".")[0]!;
     const prefixes = [...(names.protoMessages.get(outer) ?? [])];
+    if (prefixes.length === 0 && outer.endsWith("Entry")) {
+      // buf names the entry alone (ScoresEntry): the map field `scores` of whichever message has one.
+      const mapField = outer.slice(0, -"Entry".length).replace(/[A-Z]/g, (c, i: number) => `${i === 0 ? "" : "_"}${c.toLowerCase()}`);
+      for (const [key, fieldNames] of names.protoFields) {
+        if (fieldNames.has(mapField)) for (const prefix of names.protoMessages.get(key.split("#")[0]!) ?? []) anchors.push(`${prefix}.${mapField}`);
+      }
+    }
     const number = quoted(/[Ff]ield "(\d+)"/);
     const fields = new Set<string>();
     for (const name of [quoted(/with name "([^"]+)"/), ...(text.match(/changed name from "([^"]+)" to "([^"]+)"/)?.slice(1) ?? [])]) {
@@ -169,6 +176,8 @@ const GRAPHQL_SEVERITY: Record<CriticalityLevel, Severity> = {
 /** @graphql-inspector/core on the two graphql-js schemas built in-process (the SDL is never re-parsed). */
 export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames): Promise<Finding[]> {
   const changes = await inspectSchemas(buildGraphqlSchema(oldIr), buildGraphqlSchema(newIr));
+  // The scalars of the map<V> fields either side has (IntMap, GenreMap) come and go with their fields.
+  const mapScalars = new Set([oldIr, newIr].flatMap((ir) => ir.messages.flatMap((m) => m.fields.flatMap((f) => (f.mapValue ? [mapScalarName(f.mapValue)] : [])))));
   return changes.map((c) => {
     const path = c.path ?? "";
     const [typeName = "", fieldName, argumentName] = path.split(".");
@@ -182,7 +191,7 @@ export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames
         if (c.type === "FIELD_TYPE_CHANGED") anchors.push(`outtype:${fieldName}`);
         anchors.push(`op:${fieldName}`);
       }
-    } else if (CUSTOM_SCALARS.has(typeName)) {
+    } else if (CUSTOM_SCALARS.has(typeName) || mapScalars.has(typeName)) {
       anchors.push(`scalar:${typeName}`);
     } else {
       const prefixes = [...(names.graphqlTypes.get(typeName) ?? [])];

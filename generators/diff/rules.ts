@@ -3,12 +3,12 @@
 // versions, auth, destructiveness, which fields belong to which operation), so these rules are the
 // heart of the diff; contract checks add what they miss.
 import semver from "semver";
-import { PROTOCOLS, schemesOf, type HeaderBinding, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import { mapValueName, PROTOCOLS, schemesOf, type HeaderBinding, type Ir, type IrEnum, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import { orderedProtocols, ruleChange, type Change, type Severity } from "./change.js";
 import { apiChanges, callersOf } from "./api-rules.js";
 import { combined, fieldRuleDeltas, formatChanges, limitChanges, operationRuleDeltas, ruleMessage, ruleSeverity, type FormatUse } from "./input-rules.js";
 import { usageOf, type Reach, type Usage } from "./usage.js";
-import { SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
+import { mapScalarName, SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
 
 type Direction = "input" | "output";
 const ANCHOR_PREFIX: Record<Direction, string> = { input: "in", output: "out" };
@@ -24,12 +24,12 @@ function headerChanges(before: readonly HeaderBinding[], after: readonly HeaderB
 }
 
 function typeText(field: IrField): string {
-  const base = field.type.kind === "scalar" ? scalarLabel(field.type.scalar) : field.type.name;
+  const base = field.mapValue ? `map<${mapValueName(field.mapValue)}>` : field.type.kind === "scalar" ? scalarLabel(field.type.scalar) : field.type.name;
   return `${base}${field.list ? "[]" : ""}${field.required ? "!" : ""}`;
 }
 
 function sameType(a: IrField, b: IrField): boolean {
-  const name = (f: IrField) => (f.type.kind === "scalar" ? f.type.scalar : f.type.name);
+  const name = (f: IrField) => (f.type.kind === "scalar" ? f.type.scalar + (f.mapValue ? `<${mapValueName(f.mapValue)}>` : "") : f.type.name);
   return a.type.kind === b.type.kind && name(a) === name(b) && a.list === b.list;
 }
 
@@ -38,7 +38,8 @@ function typeAnchors(field: IrField | undefined, direction: Direction): string[]
   if (!field) return [];
   if (field.type.kind === "enum") return [`enum:${field.type.name}`];
   if (field.type.kind === "message") return [`${ANCHOR_PREFIX[direction]}:${field.type.name}`];
-  // A type of its own in GraphQL (DateTime, Bytes, ...) comes and goes with the fields of it.
+  // A type of its own in GraphQL (DateTime, Bytes, IntMap, ...) comes and goes with the fields of it.
+  if (field.mapValue) return [`scalar:${mapScalarName(field.mapValue)}`, ...(field.mapValue.kind === "enum" ? [`enum:${field.mapValue.name}`] : [])];
   return [`scalar:${SCALAR_SPECS[field.type.scalar].graphql.name}`];
 }
 

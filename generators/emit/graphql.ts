@@ -8,6 +8,7 @@ import {
   GraphQLList,
   GraphQLNonNull,
   GraphQLObjectType,
+  GraphQLScalarType,
   GraphQLSchema,
   printSchema,
   type GraphQLFieldConfigMap,
@@ -15,14 +16,40 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from "graphql";
-import type { Int64Json, Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
-import { customGraphqlScalars, SCALAR_SPECS } from "../sdk/scalars.js";
+import { mapValueName, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { customGraphqlScalars, mapScalarName, SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 
 export const GRAPHQL_SCHEMA_PATH = "generated/graphql/schema.graphql";
 
+/**
+ * The custom scalar of each kind of map<V> the fields use (GraphQL has no maps): IntMap, GenreMap,
+ * a JSON object whose values are of that type, with the TypeScript type graphql-codegen maps it to.
+ */
+function mapScalarsOf(ir: Ir): Map<string, { scalar: GraphQLScalarType; typescript: string }> {
+  const scalars = new Map<string, { scalar: GraphQLScalarType; typescript: string }>();
+  for (const field of ir.messages.flatMap((m) => m.fields)) {
+    const value = field.mapValue;
+    if (!value) continue;
+    const valueName = value.kind === "scalar" ? SCALAR_SPECS[value.scalar].graphql.name : mapValueName(value);
+    const name = mapScalarName(value);
+    if (scalars.has(name)) continue;
+    const typescript = `Record<string, ${
+      value.kind === "scalar"
+        ? SCALAR_SPECS[value.scalar].typescript
+        : ir.enums
+            .find((e) => e.name === valueName)!
+            .values.map((v) => JSON.stringify(v.name))
+            .join(" | ")
+    }>`;
+    scalars.set(name, { scalar: new GraphQLScalarType({ name, description: `A JSON object whose values are of type ${valueName}.` }), typescript });
+  }
+  return scalars;
+}
+
 /** The graphql-js schema of the IR (types only, no resolvers): printed here, executed by the server stubs. */
 export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
+  const mapScalars = mapScalarsOf(ir);
   const enums = new Map(
     ir.enums.map((e) => [
       e.name,
@@ -38,6 +65,10 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
   const inputTypes = new Map<string, GraphQLInputObjectType>();
 
   const named = (field: IrField, as: "input" | "output"): GraphQLInputType & GraphQLOutputType => {
+    if (field.mapValue) {
+      const value = field.mapValue;
+      return mapScalars.get(mapScalarName(value))!.scalar;
+    }
     if (field.type.kind === "scalar") return SCALAR_SPECS[field.type.scalar].graphql;
     if (field.type.kind === "enum") return enums.get(field.type.name)!;
     const message = messages.get(field.type.name)!;
@@ -140,8 +171,10 @@ export const CODEGEN_CONFIG_PATH = "generated/graphql/codegen.yml";
  * A graphql-codegen configuration for TypeScript clients of the schema: the custom scalars mapped
  * to their TypeScript types (without it they come out as `unknown`), enums as string unions.
  */
-function codegenConfig(int64Json: Int64Json): string {
-  const scalars = customGraphqlScalars(int64Json).map((scalar) => `        ${scalar.name}: "${scalar.typescript}"`);
+function codegenConfig(ir: Ir): string {
+  const scalars = [...customGraphqlScalars(ir.api.int64Json), ...[...mapScalarsOf(ir)].map(([name, { typescript }]) => ({ name, typescript }))].map(
+    (scalar) => `        ${scalar.name}: ${JSON.stringify(scalar.typescript)}`,
+  );
   return `# graphql-codegen configuration for TypeScript clients of schema.graphql: copy it next to your
 # documents and run \`npx graphql-codegen --config codegen.yml\`. The custom scalars need this
 # mapping; without it graphql-codegen types them as unknown.
@@ -160,9 +193,9 @@ ${scalars.join("\n")}
 `;
 }
 
-export function emitGraphql(sdl: string, int64Json: Int64Json): GeneratedFile[] {
+export function emitGraphql(sdl: string, ir: Ir): GeneratedFile[] {
   return [
     { path: GRAPHQL_SCHEMA_PATH, content: sdl },
-    { path: CODEGEN_CONFIG_PATH, content: codegenConfig(int64Json) },
+    { path: CODEGEN_CONFIG_PATH, content: codegenConfig(ir) },
   ];
 }

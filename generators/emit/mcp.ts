@@ -68,11 +68,15 @@ class SchemaBuilder {
   private field(field: IrField): JsonSchema {
     const type = field.type;
     let item: JsonSchema;
-    if (type.kind === "scalar") item = scalarSchema(type.scalar);
-    else if (type.kind === "enum") {
-      const irEnum = enumByName(this.ir, type.name);
-      item = this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));
-    } else {
+    const enumSchema = (name: string) => {
+      const irEnum = enumByName(this.ir, name);
+      return this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));
+    };
+    const value = field.mapValue;
+    if (value) item = { type: "object", additionalProperties: value.kind === "scalar" ? scalarSchema(value.scalar) : enumSchema(value.name) };
+    else if (type.kind === "scalar") item = scalarSchema(type.scalar);
+    else if (type.kind === "enum") item = enumSchema(type.name);
+    else {
       const message = messageByName(this.ir, type.name);
       item = this.ref(message.name, () => (this.direction === "input" ? this.withRules(this.object(message), message) : this.object(message)));
     }

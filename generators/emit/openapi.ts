@@ -19,7 +19,9 @@ const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
  */
 function fieldSchema(ir: Ir, field: IrField, inAnswer = true, form = false): Schema {
   let item: Schema;
-  if (field.type.kind === "scalar") {
+  const value = field.mapValue;
+  if (value) item = { type: "object", additionalProperties: value.kind === "scalar" ? { ...SCALAR_SPECS[value.scalar].jsonSchema } : ref(value.name) };
+  else if (field.type.kind === "scalar") {
     const spec = SCALAR_SPECS[field.type.scalar];
     item = !inAnswer && spec.jsonSchemaInput ? { anyOf: [...spec.jsonSchemaInput.anyOf] } : { ...spec.jsonSchema };
   } else item = ref(field.type.name);

@@ -1,6 +1,20 @@
 // How operations are shown to people, shared by the API reference and the package READMEs: sample
 // inputs, the GraphQL, REST and gRPC form of one call, and the table of operations.
-import { clientOf, PROTOCOLS, enumByName, messageByName, schemeOf, takesScheme, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
+import {
+  clientOf,
+  PROTOCOLS,
+  enumByName,
+  mapValueName,
+  messageByName,
+  schemeOf,
+  takesScheme,
+  type Ir,
+  type IrAuthScheme,
+  type IrField,
+  type IrMessage,
+  type IrOperation,
+  type Protocol,
+} from "../ir/ir.js";
 import { SCALAR_SPECS, scalarLabel } from "../sdk/scalars.js";
 import { fillHeaders, fillPath } from "../../runtime/client/rest.js";
 
@@ -248,6 +262,7 @@ export const clientCall = (ir: Ir, op: IrOperation) => `${clientOf(ir, op).name}
 
 /** A field's type as the reference shows it; `typeName` is the enum or type it links to. */
 export function fieldType(field: IrField): { label: string; typeName?: string } {
+  if (field.mapValue) return { label: `map<${mapValueName(field.mapValue)}>`, ...(field.mapValue.kind === "enum" ? { typeName: field.mapValue.name } : {}) };
   if (field.type.kind === "scalar") return { label: scalarLabel(field.type.scalar) + (field.format ? ` (${field.format})` : "") };
   return { label: field.type.name, typeName: field.type.name };
 }

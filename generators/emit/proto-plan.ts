@@ -8,7 +8,10 @@ import { SCALAR_SPECS, type ProtoScalar } from "../sdk/scalars.js";
 
 export type { ProtoScalar };
 
-export type ProtoFieldType = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string } | { kind: "message"; typeName: string } | { kind: "map"; key: "string"; value: "string" };
+export type ProtoFieldType =
+  { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string } | { kind: "message"; typeName: string } | { kind: "map"; key: "string"; value: ProtoMapValue };
+/** A map's value: a scalar, or an enum by its full name. */
+export type ProtoMapValue = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string };
 
 export interface ProtoFieldPlan {
   name: string;
@@ -83,6 +86,12 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   const pkg = ir.proto.package;
   const qualified = (name: string) => `.${pkg}.${name}`;
 
+  const mapValueOf = (field: IrField): ProtoMapValue => {
+    const value = field.mapValue;
+    if (value?.kind === "enum") return { kind: "enum", typeName: qualified(value.name) };
+    const proto = value?.kind === "scalar" ? SCALAR_SPECS[value.scalar].proto : undefined;
+    return { kind: "scalar", scalar: proto?.kind === "scalar" ? proto.scalar : "string" };
+  };
   const planField = (field: IrField, inRequest: boolean): ProtoFieldPlan => {
     let type: ProtoFieldType;
     if (field.type.kind === "enum") type = { kind: "enum", typeName: qualified(field.type.name) };
@@ -90,7 +99,11 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
     else {
       const proto = SCALAR_SPECS[field.type.scalar].proto;
       type =
-        proto.kind === "map" ? { kind: "map", key: "string", value: "string" } : proto.kind === "wellKnown" ? { kind: "message", typeName: proto.typeName } : { kind: "scalar", scalar: proto.scalar };
+        proto.kind === "map"
+          ? { kind: "map", key: "string", value: mapValueOf(field) }
+          : proto.kind === "wellKnown"
+            ? { kind: "message", typeName: proto.typeName }
+            : { kind: "scalar", scalar: proto.scalar };
     }
     return {
       name: field.name,
@@ -162,7 +175,11 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
 
   const files = [typesFile, ...groupFiles.values(), ...serviceFiles];
   for (const file of files) {
-    const typeNames = new Set(file.messages.flatMap((m) => m.fields.flatMap((f) => (f.type.kind === "message" || f.type.kind === "enum" ? [f.type.typeName] : []))));
+    const typeNames = new Set(
+      file.messages.flatMap((m) =>
+        m.fields.flatMap((f) => (f.type.kind === "message" || f.type.kind === "enum" ? [f.type.typeName] : f.type.kind === "map" && f.type.value.kind === "enum" ? [f.type.value.typeName] : [])),
+      ),
+    );
     const local = new Set([...file.messages.map((m) => qualified(m.name)), ...file.enums.map((e) => qualified(e.name))]);
     const referencesShared = file !== typesFile && [...typeNames].some((typeName) => !WELL_KNOWN_FILES.has(typeName) && !local.has(typeName));
     for (const typeName of typeNames) {

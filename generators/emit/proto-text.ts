@@ -17,7 +17,7 @@ function typeSpelling(field: ProtoFieldPlan, pkg: string): string {
     case "scalar":
       return field.type.scalar;
     case "map":
-      return `map<${field.type.key}, ${field.type.value}>`;
+      return `map<${field.type.key}, ${field.type.value.kind === "scalar" ? field.type.value.scalar : local(field.type.value.typeName)}>`;
     default:
       return local(field.type.typeName);
   }

@@ -5,7 +5,7 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { messageByName, typesReached, type HeaderBinding, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
+import { mapValueName, messageByName, typesReached, type HeaderBinding, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { openEnumName } from "../ir/passes/names.js";
 import { authSchemesOf, authSummary, hasAuthChoice } from "./operation-text.js";
@@ -37,7 +37,7 @@ function messageOf(ir: Ir, field: IrField): IrMessage {
  * the runtime applies), so that the schema stays small.
  */
 function compactField(field: IrField): string {
-  const type = field.type.kind === "scalar" ? field.type.scalar : field.type.name;
+  const type = field.type.kind === "scalar" ? field.type.scalar + (field.mapValue ? `<${mapValueName(field.mapValue)}>` : "") : field.type.name;
   const property = field.protoLocalName === protoCamelCase(field.name) ? "" : `=${field.protoLocalName}`;
   return `${field.name}:${type}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}${property}`;
 }
@@ -190,7 +190,9 @@ ${operationSpec(op)}
 /** A field's type; `open`: as the SDK's answers have it, enums open (openEnumName). */
 function tsType(ir: Ir, field: IrField, as: "input" | "output", open = false): string {
   let base: string;
-  if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
+  const value = field.mapValue;
+  if (value) base = `Record<string, ${value.kind === "scalar" ? SCALAR_SPECS[value.scalar].typescript : open ? openEnumName(value.name) : value.name}>`;
+  else if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
   else if (field.type.kind === "enum") base = open ? openEnumName(field.type.name) : field.type.name;
   else {
     const message = messageOf(ir, field);

@@ -126,6 +126,9 @@ export interface FieldConstraints {
 
 export type TypeRef = { kind: "scalar"; scalar: Scalar } | { kind: "enum"; name: string } | { kind: "message"; name: string };
 
+/** V of map<V>: the scalar kind or the enum's name. */
+export const mapValueName = (value: TypeRef): string => (value.kind === "scalar" ? value.scalar : value.name);
+
 export interface IrField {
   /** snake_case; the wire name on every protocol. */
   name: string;
@@ -133,6 +136,8 @@ export interface IrField {
   protoLocalName: string;
   description: string;
   type: TypeRef;
+  /** A map's values where they are not strings (map<int32>, map<Genre>): one of MAP_VALUE_KINDS or an enum. */
+  mapValue?: TypeRef;
   list: boolean;
   required: boolean;
   /** Never null in an answer: required, or a list or map (empty when unset), as the runtime normalises. */
@@ -481,6 +486,7 @@ export function typesReached(ir: Ir, roots: readonly IrMessage[]): { messages: S
     for (const field of message.fields) {
       if (field.type.kind === "message") visit(messageByName(ir, field.type.name));
       else if (field.type.kind === "enum") enums.add(field.type.name);
+      if (field.mapValue?.kind === "enum") enums.add(field.mapValue.name);
     }
   };
   for (const root of roots) visit(root);

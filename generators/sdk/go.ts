@@ -140,6 +140,8 @@ function isDoc(name: string, description: string, fallback: string): string {
 const goEnvPrefix = (ir: Ir) => ir.api.name.toUpperCase().replace(/[^A-Z0-9]+/g, "_");
 
 function scalarType(field: FieldFacts, names: GoNames): string {
+  // map<V>: map[string]V.
+  if (field.value) return `map[string]${field.value === "enum" ? names.enumType.get(field.ref!)! : SCALAR_SPECS[field.value].go.type}`;
   if (field.kind === "enum") return names.enumType.get(field.ref!)!;
   if (field.kind === "message") return `*${names.struct.get(field.ref!)!}`;
   return SCALAR_SPECS[field.kind].go.type;
@@ -295,6 +297,7 @@ const FIELD_KIND: Record<FieldFacts["kind"], string> = {
 function fieldFactsLiteral(field: FieldFacts): string {
   const parts = [`name: ${goString(field.name)}`, `kind: ${FIELD_KIND[field.kind]}`];
   if (field.ref) parts.push(`ref: ${goString(field.ref)}`);
+  if (field.value) parts.push(`value: ${FIELD_KIND[field.value]}`);
   if (field.list) parts.push("list: true");
   if (field.required) parts.push("required: true");
   if (field.protoPresence) parts.push("presence: true");

@@ -109,6 +109,11 @@ function itemType(field: FieldFacts, as: "input" | "answer", names: Names, types
     if (!name) throw new Error(`no Python ${as} type for message ${field.ref}`);
     return types.own(name);
   }
+  if (field.value) {
+    // map<V>: Mapping[str, V] in, dict[str, V] out.
+    const value = field.value === "enum" ? `${types.own(field.ref!)} | str` : SCALAR_SPECS[field.value].python[as];
+    return as === "input" ? `${types.file.use("collections.abc", "Mapping")}[str, ${value}]` : `dict[str, ${value}]`;
+  }
   const python = SCALAR_SPECS[field.kind].python;
   const imported = python.imports?.[as];
   if (imported) {
@@ -842,7 +847,9 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
     enums,
     messages: facts.messages.map((m) => ({
       key: pyLiteral(m.name),
-      fields: m.fields.map((f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ")),
+      fields: m.fields.map(
+        (f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ") + (f.value ? `, value=${pyLiteral(f.value)}` : ""),
+      ),
     })),
     operations,
     schemaImports: schemaFile.imports(),

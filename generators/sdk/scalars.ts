@@ -304,6 +304,11 @@ export const SCALAR_SPECS: Readonly<Record<ScalarKind, ScalarSpec>> = {
 };
 
 /** The manifest's word for another language's name of a type (`integer` -> int64), or undefined. */
+/** The GraphQL custom scalar of a map<V> (GraphQL has no maps): IntMap, GenreMap; the plain map's is Map. */
+export function mapScalarName(value: { kind: "scalar"; scalar: ScalarKind } | { kind: "enum" | "message"; name: string }): string {
+  return `${value.kind === "scalar" ? SCALAR_SPECS[value.scalar].graphql.name : value.name}Map`;
+}
+
 /** A scalar as docs and reports name it: the manifest's word, and the form it travels in where that is not told by the word. */
 export const scalarLabel = (kind: ScalarKind): string => SCALAR_SPECS[kind].label ?? kind;
 

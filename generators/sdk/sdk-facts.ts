@@ -23,6 +23,7 @@ import { OAUTH_CODES } from "../../runtime/client/rest.js";
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";
 import { INTEGER_RANGES, VALUE_TEXTS } from "../../runtime/validate.js";
+import type { MapValueKind } from "../../runtime/schema.js";
 import { PROTOCOLS, type ApiFeatures, type Pagination, type Ir, type IrField, type IrMessage, type IrOperation, type Protocol, type RestBinding, type Scalar, type Surface } from "../ir/ir.js";
 import { authSchemesOf, authSummary, graphqlDocument } from "../emit/operation-text.js";
 import { isProtoOptional } from "../emit/proto-plan.js";
@@ -33,8 +34,10 @@ export interface FieldFacts {
   name: string;
   description: string;
   kind: Scalar | "enum" | "message";
-  /** Enum or message name, for kind enum / message. */
+  /** Enum or message name, for kind enum / message; the enum of a map's values (value enum). */
   ref: string | null;
+  /** A map's values where they are not strings: a scalar kind, or enum (of `ref`). */
+  value: MapValueKind | null;
   list: boolean;
   required: boolean;
   secret: boolean;
@@ -365,7 +368,8 @@ function fieldFacts(ir: Ir, field: IrField, inRequest: boolean): FieldFacts {
     name: field.name,
     description: field.description,
     kind,
-    ref: field.type.kind === "scalar" ? null : field.type.name,
+    ref: field.mapValue?.kind === "enum" ? field.mapValue.name : field.type.kind === "scalar" ? null : field.type.name,
+    value: field.mapValue === undefined ? null : field.mapValue.kind === "scalar" ? (field.mapValue.scalar as MapValueKind) : "enum",
     list: field.list,
     required: field.required,
     secret: field.secret,

@@ -7,10 +7,10 @@
 // checkMessage of validate.ts, which gives the error, so errors and their order are the generic
 // ones by construction. Server only: clients (which may run under a CSP forbidding `new Function`)
 // keep the generic ones.
-import { unknownKind, type ApiSchema, type FieldSpec, type MessageSpec, type OperationSpec } from "../schema.js";
+import { mapValueField, unknownKind, type ApiSchema, type FieldSpec, type MessageSpec, type OperationSpec } from "../schema.js";
 import { compareCodePoints, formatCheck, INTEGER_RANGES, jsonWithinLimits, validateInputWith, checkMessage, type FieldRules, type ValidationRules } from "../validate.js";
 import { canonicalText } from "../wire-values.js";
-import { enumValueName, isMapOfStrings, isObject, missingRequiredField, normalizeMessage } from "../shape.js";
+import { enumValueName, isMapOfStrings, isObject, mapValues, missingRequiredField, normalizeMessage } from "../shape.js";
 
 type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
@@ -115,7 +115,8 @@ export class CompiledCodecs {
           // Byte lengths are counted by the full check.
           return rule?.minLength !== undefined || rule?.maxLength !== undefined ? "false" : `(w = text("bytes", ${item})) !== undefined`;
         case "map":
-          return `isMap(${item}) && ((w = ${item}), true)`;
+          // A map of other values than strings is checked value by value by the full check.
+          return field.value === undefined ? `isMap(${item}) && ((w = ${item}), true)` : "false";
         case "json":
           return `jsonOk(${item}) && ((w = ${item}), true)`;
         case "enum":
@@ -210,13 +211,17 @@ export class CompiledCodecs {
     const entries = message.fields.map((field) => {
       const read = `(v = s[${key(field.name)}])`;
       if (field.list) return `${key(field.name)}: Array.isArray${read} ? v.map((item) => ${value(field, "item")}) : []`;
-      if (field.kind === "map") return `${key(field.name)}: isObject${read} ? { ...v } : {}`;
+      if (field.kind === "map") {
+        // map<V>: each value as a single field of V, as normalizeMessage reads it.
+        if (field.value !== undefined) return `${key(field.name)}: isObject${read} ? mapValues(v, (item) => ${value(mapValueField(field), "item")}) : {}`;
+        return `${key(field.name)}: isObject${read} ? { ...v } : {}`;
+      }
       return `${key(field.name)}: ${read} === undefined || v === null ? null : ${value(field, "v")}`;
     });
     return compile(
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
-      ["C", "normalize", "enumName", "isObject", "EMPTY", "text"],
-      [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY, canonicalText],
+      ["C", "normalize", "enumName", "isObject", "EMPTY", "text", "mapValues"],
+      [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY, canonicalText, mapValues],
     );
   }
 

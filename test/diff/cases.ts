@@ -454,6 +454,12 @@ export const CASES: DiffCase[] = [
     ],
   },
   {
+    name: "output field type changed: the values of a map (map<int32> to map<float64>)",
+    base: [[USER_FIELDS, `${USER_FIELDS}      scores: map<int32>\n`]],
+    edits: [["      scores: map<int32>\n", "      scores: map<float64>\n"]],
+    expected: [{ id: "output-field-type-changed:User.scores", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
+  },
+  {
     name: "output field added: a date, a duration, bytes, a float32 and a uint32",
     bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],

@@ -156,8 +156,13 @@ describe("the bookstore example", () => {
       cover: "iVBORw0KGgo_-w",
       // api.int64_json: string: an int64 past 2^53 travels exactly, as a decimal string.
       copies_sold: "-9223372036854775808",
+      // Maps of other values than strings: uint32 counts and enum names.
+      stock: { main: 4294967295, annex: 0 },
+      shelves: { B2: "history", "window display": "poetry" },
     });
     expect(added).toMatchObject({
+      stock: { main: 4294967295, annex: 0 },
+      shelves: { B2: "history", "window display": "poetry" },
       published_on: "1851-10-18",
       isbn: "18446744073709551615",
       pages: 4294967295,
@@ -176,6 +181,10 @@ describe("the bookstore example", () => {
       [{ copies_sold: "9223372036854775808" }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
       [{ copies_sold: "007" }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
       [{ copies_sold: 1.5 }, "copies_sold: must be an integer from -9223372036854775808 to 9223372036854775807"],
+      [{ stock: { main: -1 } }, "stock.main: must be between 0 and 4294967295"],
+      [{ stock: { main: "4" } }, "stock.main: must be an integer"],
+      [{ stock: ["main"] }, "stock: must be an object"],
+      [{ shelves: { B2: "cooking" } }, "shelves.B2: must be one of fiction, history, science, poetry, essays"],
       [{ pages: 0 }, "pages: must be 1 or more"],
       [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
       [{ rating: 5.5 }, "rating: must be between 0 and 5"],
@@ -319,6 +328,27 @@ describe("the bookstore example", () => {
     );
     expect(readFileSync(join(EXAMPLE, "proto", "bookstore", "v1", "types.proto"), "utf8")).toMatch(/^ {2}optional int64 copies_sold = \d+;$/m);
     expect(readFileSync(join(EXAMPLE, "generated", "graphql", "codegen.yml"), "utf8")).toContain('Int64: "string"');
+  });
+
+  it("checks each value of a map<V> on the server too, and states the value type in every contract", async () => {
+    const post = async (fields: Record<string, unknown>) => {
+      const response = await fetch(`${endpoints.httpUrl}/v1/books`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-bookstore-key": KEY },
+        body: JSON.stringify({ title: "Mapped", author: { name: "A" }, genre: "poetry", ...fields }),
+      });
+      return [response.status, ((await response.json()) as { message?: string }).message ?? null];
+    };
+    const before = (await client("rest").searchBooks({ words: "Mapped" })).books.length;
+    expect(await post({ stock: { main: 4294967296 } })).toEqual([400, "stock.main: must be between 0 and 4294967295"]);
+    expect(await post({ shelves: { B2: "cooking" } })).toEqual([400, "shelves.B2: must be one of fiction, history, science, poetry, essays"]);
+    expect(await post({ stock: { main: true } })).toEqual([400, "stock.main: must be an integer"]);
+    expect((await client("rest").searchBooks({ words: "Mapped" })).books.length).toBe(before);
+    const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
+    expect(generated("proto/bookstore/v1/types.proto")).toMatch(/^ {2}map<string, uint32> stock = \d+;\n(?:.*\n)*? {2}map<string, Genre> shelves = \d+;$/m);
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/^ {2}stock: UInt32Map!$/m);
+    expect(generated("generated/graphql/codegen.yml")).toContain('UInt32Map: "Record<string, number>"');
+    expect(generated("generated/openapi/openapi.yaml")).toMatch(/shelves:\n\s+description: .*\n\s+type: object\n\s+additionalProperties:\n\s+\$ref: "#\/components\/schemas\/Genre"/);
   });
 
   it("carries a header input (If-Match) and answers a response header (ETag) over REST, the same fields over GraphQL and gRPC", async () => {

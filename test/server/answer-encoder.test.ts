@@ -8,7 +8,7 @@ import { UserService } from "../../generated/proto/identity/v1/user_service_pb.j
 import { StoreService } from "../../examples/bookstore/generated/proto/bookstore/v1/user_service_pb.js";
 import { schema as bookstoreSchema } from "../../examples/bookstore/generated/schema.js";
 import { schema as identitySchema } from "../../generated/schema.js";
-import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
+import { mapValueField, type ApiSchema, type FieldSpec } from "../../runtime/schema.js";
 import { answerEncoder } from "../../runtime/server/answer-encoder.js";
 import { rpcMethods } from "../../runtime/server/rpc.js";
 import { normalizeMessage, toProtoInit } from "../../runtime/shape.js";
@@ -42,8 +42,14 @@ function value(schema: ApiSchema, field: FieldSpec, variant: Variant, depth: num
       return variant === "zero" ? "0s" : depth % 2 ? "-315576000000.999999999s" : "315576000000.5s";
     case "bytes":
       return variant === "zero" ? "" : "AP8Aqg==";
-    case "map":
-      return variant === "zero" ? {} : { a: "1", "": "", ключ: "значение" };
+    case "int64_string":
+      return variant === "zero" ? "0" : depth % 2 ? "-9223372036854775808" : "9223372036854775807";
+    case "map": {
+      if (field.value === undefined) return variant === "zero" ? {} : { a: "1", "": "", ключ: "значение" };
+      // map<V>: its values as single fields of V, the zero value among them.
+      const item = (of: Variant) => value(schema, mapValueField(field), of, depth);
+      return variant === "zero" ? {} : { a: item("edge"), "": item("zero"), ключ: item("edge") };
+    }
     case "json":
       return variant === "zero" ? {} : { nested: { list: [1, "two", null, true] }, n: 2.5 };
     case "enum": {

@@ -9,7 +9,7 @@ import { rules as identityRules } from "../../generated/server/rules.js";
 import { schema as bookstoreSchema } from "../../examples/bookstore/generated/schema.js";
 import { rules as bookstoreRules } from "../../examples/bookstore/generated/server/rules.js";
 import { BUILTIN_FORMAT_RULES } from "../../runtime/formats.js";
-import type { ApiSchema, FieldSpec } from "../../runtime/schema.js";
+import { mapValueField, type ApiSchema, type FieldSpec } from "../../runtime/schema.js";
 import { ServiceError } from "../../runtime/errors.js";
 import { CompiledCodecs } from "../../runtime/server/compiled-codecs.js";
 import { missingRequiredField, normalizeMessage } from "../../runtime/shape.js";
@@ -66,8 +66,11 @@ function validValue(api: ApiSchema, rules: ValidationRules, messageName: string,
       return "1.5s";
     case "bytes":
       return "AP8=";
+    case "int64_string":
+      return "-9223372036854775808";
     case "map":
-      return { key: "value" };
+      // map<V>: a value V's rules accept (a map's values have none of their own).
+      return field.value === undefined ? { key: "value" } : { key: validValue(api, { ...rules, fields: {} }, messageName, mapValueField(field), depth) };
     case "json":
       return { team: "analytics", since: 1843, nested: { ok: true } };
     case "enum":

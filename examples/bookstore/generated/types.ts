@@ -44,6 +44,10 @@ export interface Book {
   labels: Record<string, string>;
   /** Copies sold, its former stores' included. */
   copies_sold: string | null;
+  /** Copies in stock, by shop. */
+  stock: Record<string, number>;
+  /** Where else it is shelved: each shelf, with the genre it is filed under there. */
+  shelves: Record<string, Genre>;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
 }
@@ -66,6 +70,8 @@ export interface AddBookInput {
   /** At most 65536 bytes. */
   cover?: string | null;
   copies_sold?: string | null;
+  stock?: Record<string, number> | null;
+  shelves?: Record<string, Genre> | null;
 }
 
 /** Input of get_book. */

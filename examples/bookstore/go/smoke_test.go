@@ -340,3 +340,24 @@ func TestChangesABookOnlyWhileItsEtagIsTheOneGiven(t *testing.T) {
 		}
 	}
 }
+
+// Maps of other values than strings: uint32 counts and enum names, on every protocol.
+func TestCarriesMapsOfNumbersAndEnumValues(t *testing.T) {
+	ctx := context.Background()
+	for _, protocol := range protocols {
+		store := storeOver(t, protocol)
+		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
+			Title: "Mapped on " + string(protocol), Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
+			Stock: map[string]uint32{"main": math.MaxUint32, "annex": 0}, Shelves: map[string]bookstore.Genre{"B2": bookstore.GenreHistory},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		read, err := store.GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
+		for _, book := range []*bookstore.Book{added, read} {
+			if err != nil || len(book.Stock) != 2 || book.Stock["main"] != math.MaxUint32 || book.Stock["annex"] != 0 || len(book.Shelves) != 1 || book.Shelves["B2"] != bookstore.GenreHistory {
+				t.Fatalf("%s: %+v %+v, %v", protocol, book.Stock, book.Shelves, err)
+			}
+		}
+	}
+}

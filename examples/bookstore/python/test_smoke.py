@@ -174,3 +174,19 @@ def test_changes_a_book_only_while_its_etag_is_the_one_given(protocol: Literal["
         assert (stale.value.code, stale.value.message) == ("FAILED_PRECONDITION", 'the book\'s etag is "1" now, not "7"')
         updated = store.update_book(id=added.id, in_stock=False, if_match='"1"')
         assert (updated.in_stock, updated.etag) == (False, '"2"')
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_carries_maps_of_numbers_and_enum_values(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    with store_over(protocol) as store:
+        added = store.add_book(title=f"Mapped on {protocol}", author={"name": "A"}, genre="poetry", stock={"main": 2**32 - 1, "annex": 0}, shelves={"B2": "history"})
+        assert (added.stock, added.shelves) == ({"main": 2**32 - 1, "annex": 0}, {"B2": "history"})
+        assert store.get_book(id=added.id) == added
+        # Each value is checked before anything is sent, as a single field of its type.
+        for values, message in (
+            ({"stock": {"main": -1}}, "stock.main: must be between 0 and 4294967295"),
+            ({"shelves": {"B2": "cooking"}}, "shelves.B2: must be one of fiction, history, science, poetry, essays"),
+        ):
+            with pytest.raises(ApiError) as refused:
+                store.add_book(title="Never sent", author={"name": "A"}, genre="poetry", **values)  # type: ignore[arg-type]
+            assert (refused.value.code, refused.value.refused, refused.value.message) == ("INVALID_ARGUMENT", True, message)

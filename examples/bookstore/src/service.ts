@@ -17,7 +17,7 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold }) {
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves }) {
       const book: Book = {
         id: randomUUID(),
         title,
@@ -34,6 +34,8 @@ export function createBookstore(): Implementation {
         cover: cover ?? null,
         labels: {},
         copies_sold: copies_sold ?? null,
+        stock: stock ?? {},
+        shelves: shelves ?? {},
         etag: '"1"',
       };
       books.set(book.id, book);

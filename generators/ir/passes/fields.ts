@@ -3,6 +3,7 @@
 // value of the field's enum (default). The messages pass calls these for every message it builds.
 import { SCALAR_SPECS, scalarOfAlias } from "../../sdk/scalars.js";
 import { protoCamelCase, safeObjectProperty } from "@bufbuild/protobuf/reflect";
+import { MAP_VALUE_KINDS } from "../../../runtime/schema.js";
 import type { PathSegment, RawField } from "../../load/load.js";
 import { didYouMean } from "../naming.js";
 import { MANIFEST_SCALARS, type IrField, type Scalar, type TypeRef } from "../ir.js";
@@ -12,6 +13,8 @@ import { enumValuesOf } from "./enums.js";
 
 interface ParsedTypeExpr {
   base: string;
+  /** V of map<V>. */
+  mapValue?: string;
   list: boolean;
   required: boolean;
 }
@@ -20,7 +23,9 @@ function parseTypeExpr(expr: string): ParsedTypeExpr {
   const required = expr.endsWith("!");
   const bare = required ? expr.slice(0, -1) : expr;
   const list = bare.endsWith("[]");
-  return { base: list ? bare.slice(0, -2) : bare, list, required };
+  const base = list ? bare.slice(0, -2) : bare;
+  const generic = /^([A-Za-z0-9]+)<([A-Za-z0-9]+)>$/.exec(base);
+  return generic ? { base: generic[1]!, mapValue: generic[2]!, list, required } : { base, list, required };
 }
 
 /** The field `name` of a message, numbered `number` by the lock; needs context.enums and context.formats. */
@@ -68,6 +73,14 @@ export function resolveField(context: IrContext, path: PathSegment[], subject: s
     protoNumber: number,
     position: context.loaded.locate(path, "key"),
   };
+  if (expr.mapValue !== undefined) {
+    const value = expr.mapValue;
+    const mapValueText = `a map's values may be ${MAP_VALUE_KINDS.join(", ")} or an enum (strings: plain map); declare a list of a type with a key field for others`;
+    if (type.kind !== "scalar" || type.scalar !== "map") report("unsupported-type", typePath, subject, `field '${name}': only map takes <V>, not ${expr.base}`);
+    else if ((MAP_VALUE_KINDS as readonly string[]).includes(value)) field.mapValue = { kind: "scalar", scalar: value as Scalar };
+    else if (enumNames.has(value)) field.mapValue = { kind: "enum", name: value };
+    else if (value !== "string") report("unsupported-type", typePath, subject, `field '${name}': map<${value}>: ${mapValueText}`);
+  }
   if (spec.format !== undefined) field.format = spec.format;
   field.constraints = resolveConstraints(field, typeof rawField === "string" ? {} : rawField, (key, message) => report("invalid-rule", [...path, key], subject, `field '${name}': ${message}`));
   if (spec.deprecated !== undefined) field.deprecated = spec.deprecated;

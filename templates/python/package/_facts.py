@@ -21,6 +21,8 @@ class Field(NamedTuple):
     required: bool
     presence: bool
     """The proto field tracks presence (unset reads as None)."""
+    value: str | None = None
+    """A map's values where they are not strings: bool, int32, uint32, float64, or enum (of ref)."""
 
 
 class GraphqlBinding(NamedTuple):

@@ -18,6 +18,7 @@ type (bytes, bytearray or memoryview for bytes) or its JSON form as a string, wi
 from __future__ import annotations
 
 import base64
+import functools
 import math
 import re
 import struct
@@ -60,6 +61,12 @@ _EPOCH_ORDINAL = _EPOCH.date().toordinal()
 
 # The kinds whose Python values are not their JSON forms, or whose range is narrower than Python's.
 _VALUE_KINDS = frozenset({"timestamp", "date", "duration", "bytes", "uint64", "int64_string", "uint32", "float32"})
+
+
+@functools.cache
+def map_value_field(field: Field) -> Field:
+    """The field each value of a map<V> field is, as the checks of single values read it."""
+    return Field(field.name, field.attr, field.value or "string", field.ref, False, True, False)
 
 
 def _nanos(digits: str | None) -> int:
@@ -324,6 +331,15 @@ def _answer_value_mismatch(field: Field, value: object, path: str) -> str | None
             return f"{path}: {ANSWER_TYPE_TEXTS['string']}"
         # A string that is not of the form the field's kind reads is kept too, with what it should be.
         return None if _JSON_DECODERS[kind](value) is not value else f"{path}: {WIRE_TEXTS[kind]}"
+    if kind == "map" and field.value is not None:
+        if not isinstance(value, dict):
+            return f"{path}: {ANSWER_TYPE_TEXTS['object']}"
+        item_field = map_value_field(field)
+        for key, item in value.items():
+            mismatch = _answer_value_mismatch(item_field, item, f"{path}.{key}")
+            if mismatch is not None:
+                return mismatch
+        return None
     if kind == "map":
         fits = isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
         return None if fits else f"{path}: {ANSWER_TYPE_TEXTS['map']}"
@@ -461,11 +477,11 @@ def _holds_values(message: str, seen: set[str]) -> bool:
     if message in seen:
         return False
     seen.add(message)
-    return any(f.kind in _VALUE_KINDS or (f.kind == "message" and _holds_values(f.ref or "", seen)) for f in MESSAGES[message])
+    return any(f.kind in _VALUE_KINDS or f.value is not None or (f.kind == "message" and _holds_values(f.ref or "", seen)) for f in MESSAGES[message])
 
 
 def _carries_values(message: str) -> bool:
-    """Whether a field of `message`, or of a message it holds, is of one of _VALUE_KINDS."""
+    """Whether a field of `message`, or of a message it holds, is of one of _VALUE_KINDS or a map<V>."""
     carries = _CARRIES_VALUES.get(message)
     if carries is None:
         carries = _CARRIES_VALUES[message] = _holds_values(message, set())
@@ -492,6 +508,9 @@ def to_wire(message: str, value: Mapping[str, object], prefix: str = "") -> dict
                 out[field.name] = [to_wire(ref, item, f"{path}[{index}]") if isinstance(item, Mapping) else item for index, item in enumerate(raw)]
             elif isinstance(raw, Mapping):
                 out[field.name] = to_wire(ref, raw, path)
+        elif field.kind == "map" and field.value is not None:
+            # Each value of a map<V> is checked as a single field of V, on every protocol.
+            _check_value(field, raw, path)
         elif field.kind in _VALUE_KINDS:
             if field.is_list and isinstance(raw, Sequence) and not isinstance(raw, (str, bytes, bytearray)):
                 out[field.name] = [_wire_value(field.kind, item, f"{path}[{index}]") for index, item in enumerate(raw)]
@@ -523,8 +542,16 @@ def _check_value(field: Field, value: object, path: str) -> None:
         if not _is_number(value) or (isinstance(value, float) and not math.isfinite(value)):
             _fail(path, WIRE_TEXTS["float64"])
     elif kind == "map":
-        if not isinstance(value, Mapping) or not all(isinstance(item, str) for item in value.values()):
-            _fail(path, WIRE_TEXTS["map"])
+        if field.value is None:
+            if not isinstance(value, Mapping) or not all(isinstance(item, str) for item in value.values()):
+                _fail(path, WIRE_TEXTS["map"])
+        elif not isinstance(value, Mapping):
+            _fail(path, WIRE_TEXTS["object"])
+        else:
+            # map<V>: each value is checked as a single field of V.
+            item_field = map_value_field(field)
+            for key, item in value.items():
+                _check_value(item_field, item, f"{path}.{key}")
     elif kind == "json":
         if not isinstance(value, Mapping):
             _fail(path, WIRE_TEXTS["json"])

@@ -54,6 +54,10 @@ export interface Book {
   labels: Record<string, string>;
   /** Copies sold, its former stores' included. */
   copies_sold: string | null;
+  /** Copies in stock, by shop. */
+  stock: Record<string, number>;
+  /** Where else it is shelved: each shelf, with the genre it is filed under there. */
+  shelves: Record<string, GenreOrUnknown>;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
   /** A field this SDK does not know (one the service added since), kept as it came. */

@@ -86,6 +86,10 @@ type Book struct {
 	Labels map[string]string `json:"labels"`
 	// Copies sold, its former stores' included.
 	CopiesSold *int64 `json:"copies_sold"`
+	// Copies in stock, by shop.
+	Stock map[string]uint32 `json:"stock"`
+	// Where else it is shelved: each shelf, with the genre it is filed under there.
+	Shelves map[string]Genre `json:"shelves"`
 	// Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
 	Etag string `json:"etag"`
 
@@ -122,8 +126,10 @@ type AddBookInput struct {
 	Rating     *float32       `json:"rating,omitempty"`
 	LoanPeriod *time.Duration `json:"loan_period,omitempty"`
 	// At most 65536 bytes.
-	Cover      []byte `json:"cover,omitempty"`
-	CopiesSold *int64 `json:"copies_sold,omitempty"`
+	Cover      []byte            `json:"cover,omitempty"`
+	CopiesSold *int64            `json:"copies_sold,omitempty"`
+	Stock      map[string]uint32 `json:"stock,omitempty"`
+	Shelves    map[string]Genre  `json:"shelves,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.

@@ -272,9 +272,20 @@ func fillMessage(message string, target *dynamicpb.Message, body map[string]any,
 				list.Append(value)
 			}
 		case f.kind == kindMap:
+			// Each value as a single field of the map's value kind: its wire form, then its proto value.
 			entries := target.Mutable(fd).Map()
-			for key, value := range raw.(map[string]string) {
-				entries.Set(protoreflect.ValueOfString(key).MapKey(), protoreflect.ValueOfString(value))
+			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+			for iter := reflect.ValueOf(raw).MapRange(); iter.Next(); {
+				key := iter.Key().String()
+				wire, err := valueToWire(item, iter.Value(), path+"."+key)
+				if err != nil {
+					return err
+				}
+				value, err := protoValue(item, fd.MapValue(), protoreflect.Value{}, wire, path+"."+key)
+				if err != nil {
+					return err
+				}
+				entries.Set(protoreflect.ValueOfString(key).MapKey(), value)
 			}
 		case f.kind == kindMessage || f.kind == kindJSON || f.kind == kindTimestamp || f.kind == kindDuration:
 			if _, err := protoValue(&f, fd, target.Mutable(fd), raw, path); err != nil {
@@ -383,12 +394,15 @@ func fromProto(message string, v reflect.Value, source protoreflect.Message) {
 			target.Set(items)
 		case f.kind == kindMap:
 			entries := source.Get(fd).Map()
-			out := make(map[string]string, entries.Len())
+			out := reflect.MakeMapWithSize(target.Type(), entries.Len())
+			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
 			entries.Range(func(key protoreflect.MapKey, value protoreflect.Value) bool {
-				out[key.String()] = value.String()
+				element := reflect.New(target.Type().Elem()).Elem()
+				setFromProto(item, element, value)
+				out.SetMapIndex(reflect.ValueOf(key.String()), element)
 				return true
 			})
-			target.Set(reflect.ValueOf(out))
+			target.Set(out)
 		case (f.presence || f.kind == kindMessage || f.kind == kindJSON || f.kind == kindTimestamp || f.kind == kindDuration) && !source.Has(fd):
 			// Unset: stays nil (a Timestamp or Duration is a message: unset is not the epoch, nor 0s).
 		default:

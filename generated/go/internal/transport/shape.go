@@ -50,8 +50,10 @@ type field struct {
 	// name is the wire name on every protocol (and the proto field name).
 	name string
 	kind fieldKind
-	// ref is the enum or message name, for kindEnum and kindMessage.
-	ref      string
+	// ref is the enum or message name, for kindEnum and kindMessage, and the enum of a map's values.
+	ref string
+	// value is the kind of a map's values (kindString unless the manifest says map<V>).
+	value    fieldKind
 	list     bool
 	required bool
 	// presence: the proto field tracks presence (unset reads as nil).

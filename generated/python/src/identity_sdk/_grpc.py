@@ -167,7 +167,10 @@ def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
             else:
                 container.extend(raw)
         elif kind == "map":
-            getattr(target, name).update(raw)
+            # An enum's values go as their numbers; a float64's as floats (an int would be refused).
+            value_scalar = _SCALARS.get(field.value or "")
+            items = {key: ENUMS[ref].get(item, 0) for key, item in raw.items()} if field.value == "enum" else raw if value_scalar is None else {key: value_scalar(item) for key, item in raw.items()}
+            getattr(target, name).update(items)
         elif kind == "message":
             getattr(target, name).SetInParent()
             fill(ref, getattr(target, name), raw)
@@ -206,7 +209,10 @@ _DECODERS: dict[str, _Decoder] = {
 }
 
 
-def _decoder(kind: str, ref: str | None) -> _Decoder | None:
+def _decoder(kind: str, ref: str | None, value: str | None = None) -> _Decoder | None:
+    if kind == "map":
+        # A map of enum values reads their names; other values are what protobuf reads.
+        return _decoder("enum", ref) if value == "enum" else None
     if kind == "enum":
         enum = ref or ""
         return lambda number: enum_name(enum, number)
@@ -233,7 +239,7 @@ _PLANS: dict[str, _Plan] = {}
 def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
-        steps = tuple((f.name, _mode(f), _decoder(f.kind, f.ref)) for f in MESSAGES[message])
+        steps = tuple((f.name, _mode(f), _decoder(f.kind, f.ref, f.value)) for f in MESSAGES[message])
         plan = _PLANS[message] = (MODELS[message], steps)
     return plan
 
@@ -248,7 +254,7 @@ def from_proto(message: str, value: Any) -> Model:
             items = getattr(value, name)
             fields.append(list(items) if decode is None else [decode(item) for item in items])
         elif mode == _MAP:
-            fields.append(dict(getattr(value, name)))
+            fields.append(dict(getattr(value, name)) if decode is None else {key: decode(item) for key, item in getattr(value, name).items()})
         elif mode == _PRESENCE and not value.HasField(name):
             fields.append(None)
         else:

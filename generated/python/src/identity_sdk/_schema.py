@@ -140,7 +140,7 @@ ENUMS: dict[str, dict[str, int]] = {
 }
 """Per enum, wire name -> proto number (0 is unset)."""
 
-# Field(name, attr, kind, ref, is_list, required, presence)
+# Field(name, attr, kind, ref, is_list, required, presence[, value of a map])
 MESSAGES: dict[str, tuple[Field, ...]] = {
     "Response": (
         Field("message", "message", "string", None, False, True, False),

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bookstore/v1/types.proto.
  */
 export const file_bookstore_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJACgZBdXRob3ISEQoEbmFtZRgBIAEoCUgAiAEBEhEKBGJvcm4YAiABKAVIAYgBAUIHCgVfbmFtZUIHCgVfYm9ybiKyBAoEQm9vaxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCBIsCghhZGRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcHVibGlzaGVkX29uGAggASgJSAGIAQESEQoEaXNibhgJIAEoBEgCiAEBEhIKBXBhZ2VzGAogASgNSAOIAQESEwoGcmF0aW5nGAsgASgCSASIAQESLgoLbG9hbl9wZXJpb2QYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoFY292ZXIYDSABKAxIBYgBARIuCgZsYWJlbHMYDiADKAsyHi5ib29rc3RvcmUudjEuQm9vay5MYWJlbHNFbnRyeRIYCgtjb3BpZXNfc29sZBgPIAEoA0gGiAEBEgwKBGV0YWcYECABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlckIOCgxfY29waWVzX3NvbGQqfwoFR2VucmUSFQoRR0VOUkVfVU5TUEVDSUZJRUQQABIRCg1HRU5SRV9GSUNUSU9OEAESEQoNR0VOUkVfSElTVE9SWRACEhEKDUdFTlJFX1NDSUVOQ0UQAxIQCgxHRU5SRV9QT0VUUlkQBBIUCgxHRU5SRV9FU1NBWVMQBRoCCAFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJACgZBdXRob3ISEQoEbmFtZRgBIAEoCUgAiAEBEhEKBGJvcm4YAiABKAVIAYgBAUIHCgVfbmFtZUIHCgVfYm9ybiKFBgoEQm9vaxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCBIsCghhZGRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcHVibGlzaGVkX29uGAggASgJSAGIAQESEQoEaXNibhgJIAEoBEgCiAEBEhIKBXBhZ2VzGAogASgNSAOIAQESEwoGcmF0aW5nGAsgASgCSASIAQESLgoLbG9hbl9wZXJpb2QYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoFY292ZXIYDSABKAxIBYgBARIuCgZsYWJlbHMYDiADKAsyHi5ib29rc3RvcmUudjEuQm9vay5MYWJlbHNFbnRyeRIYCgtjb3BpZXNfc29sZBgPIAEoA0gGiAEBEiwKBXN0b2NrGBEgAygLMh0uYm9va3N0b3JlLnYxLkJvb2suU3RvY2tFbnRyeRIwCgdzaGVsdmVzGBIgAygLMh8uYm9va3N0b3JlLnYxLkJvb2suU2hlbHZlc0VudHJ5EgwKBGV0YWcYECABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARosCgpTdG9ja0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaQwoMU2hlbHZlc0VudHJ5EgsKA2tleRgBIAEoCRIiCgV2YWx1ZRgCIAEoDjITLmJvb2tzdG9yZS52MS5HZW5yZToCOAFCBwoFX3llYXJCDwoNX3B1Ymxpc2hlZF9vbkIHCgVfaXNibkIICgZfcGFnZXNCCQoHX3JhdGluZ0IICgZfY292ZXJCDgoMX2NvcGllc19zb2xkKn8KBUdlbnJlEhUKEUdFTlJFX1VOU1BFQ0lGSUVEEAASEQoNR0VOUkVfRklDVElPThABEhEKDUdFTlJFX0hJU1RPUlkQAhIRCg1HRU5SRV9TQ0lFTkNFEAMSEAoMR0VOUkVfUE9FVFJZEAQSFAoMR0VOUkVfRVNTQVlTEAUaAggBYgZwcm90bzM", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
 
 /**
  * Who wrote a book.
@@ -140,6 +140,20 @@ export type Book = Message<"bookstore.v1.Book"> & {
    * @generated from field: optional int64 copies_sold = 15;
    */
   copiesSold?: bigint | undefined;
+
+  /**
+   * Copies in stock, by shop.
+   *
+   * @generated from field: map<string, uint32> stock = 17;
+   */
+  stock: { [key: string]: number };
+
+  /**
+   * Where else it is shelved: each shelf, with the genre it is filed under there.
+   *
+   * @generated from field: map<string, bookstore.v1.Genre> shelves = 18;
+   */
+  shelves: { [key: string]: Genre };
 
   /**
    * Its version as an entity tag ("1", then "2" after a change), answered as ETag too.

@@ -133,7 +133,7 @@ ENUMS: dict[str, dict[str, int]] = {
 }
 """Per enum, wire name -> proto number (0 is unset)."""
 
-# Field(name, attr, kind, ref, is_list, required, presence)
+# Field(name, attr, kind, ref, is_list, required, presence[, value of a map])
 MESSAGES: dict[str, tuple[Field, ...]] = {
     "Author": (
         Field("name", "name", "string", None, False, True, True),
@@ -155,6 +155,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("cover", "cover", "bytes", None, False, False, True),
         Field("labels", "labels", "map", None, False, False, False),
         Field("copies_sold", "copies_sold", "int64_string", None, False, False, True),
+        Field("stock", "stock", "map", None, False, False, False, value="uint32"),
+        Field("shelves", "shelves", "map", "Genre", False, False, False, value="enum"),
         Field("etag", "etag", "string", None, False, True, False),
     ),
     "AddBookRequest": (
@@ -169,6 +171,8 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("loan_period", "loan_period", "duration", None, False, False, False),
         Field("cover", "cover", "bytes", None, False, False, True),
         Field("copies_sold", "copies_sold", "int64_string", None, False, False, True),
+        Field("stock", "stock", "map", None, False, False, False, value="uint32"),
+        Field("shelves", "shelves", "map", "Genre", False, False, False, value="enum"),
     ),
     "GetBookRequest": (
         Field("id", "id", "string", None, False, True, True),
@@ -230,13 +234,13 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } }", True),
+        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } }", True),
         rest=RestBinding("POST", "/v1/books"),
         grpc=GrpcBinding("/bookstore.v1.StoreService/AddBook", "bookstore.v1.AddBookRequest", "bookstore.v1.AddBookResponse"),
         pagination=None,
         input="AddBookRequest",
         output="Book",
-        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year", "published_on": "published_on", "isbn": "isbn", "pages": "pages", "rating": "rating", "loan_period": "loan_period", "cover": "cover", "copies_sold": "copies_sold"},
+        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year", "published_on": "published_on", "isbn": "isbn", "pages": "pages", "rating": "rating", "loan_period": "loan_period", "cover": "cover", "copies_sold": "copies_sold", "stock": "stock", "shelves": "shelves"},
     ),
     "get_book": Operation(
         name="get_book",
@@ -254,7 +258,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } }", True),
+        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } }", True),
         rest=RestBinding("GET", "/v1/books/{id}", ("id",), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/GetBook", "bookstore.v1.GetBookRequest", "bookstore.v1.GetBookResponse"),
         pagination=None,
@@ -278,7 +282,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } }", True),
+        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } }", True),
         rest=RestBinding("PATCH", "/v1/books/{id}", ("id",), False, headers=(("if_match", "if-match"),)),
         grpc=GrpcBinding("/bookstore.v1.StoreService/UpdateBook", "bookstore.v1.UpdateBookRequest", "bookstore.v1.UpdateBookResponse"),
         pagination=None,
@@ -302,7 +306,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } }", True),
+        graphql=GraphqlBinding("mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } }", True),
         rest=RestBinding("PATCH", "/v1/books/{id}/details", ("id",), False),
         grpc=GrpcBinding("/bookstore.v1.StoreService/EditBook", "bookstore.v1.EditBookRequest", "bookstore.v1.EditBookResponse"),
         pagination=None,
@@ -374,7 +378,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } next_page_token } }", True),
+        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } next_page_token } }", True),
         rest=RestBinding("GET", "/v1/books", (), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/ListBooks", "bookstore.v1.ListBooksRequest", "bookstore.v1.ListBooksResponse"),
         pagination=Pagination("token", "books", None, "page_token", "next_page_token"),
@@ -398,7 +402,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold etag } } }", True),
+        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves etag } } }", True),
         rest=RestBinding("GET", "/v1/books/search", (), True),
         grpc=None,
         pagination=None,

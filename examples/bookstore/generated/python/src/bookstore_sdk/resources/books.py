@@ -29,6 +29,8 @@ class BooksResource(SyncResource):
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
         copies_sold: int | None = None,
+        stock: Mapping[str, int] | None = None,
+        shelves: Mapping[str, Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -60,7 +62,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -344,6 +346,8 @@ class BooksRawResource(SyncRawResource):
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
         copies_sold: int | None = None,
+        stock: Mapping[str, int] | None = None,
+        shelves: Mapping[str, Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -353,7 +357,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -483,6 +487,8 @@ class AsyncBooksResource(AsyncResource):
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
         copies_sold: int | None = None,
+        stock: Mapping[str, int] | None = None,
+        shelves: Mapping[str, Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -514,7 +520,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -800,6 +806,8 @@ class AsyncBooksRawResource(AsyncRawResource):
         loan_period: timedelta | None = None,
         cover: bytes | None = None,
         copies_sold: int | None = None,
+        stock: Mapping[str, int] | None = None,
+        shelves: Mapping[str, Genre | str] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -809,7 +817,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,

@@ -94,6 +94,12 @@ class Book(Model):
     copies_sold: int | None
     """Copies sold, its former stores' included."""
 
+    stock: dict[str, int]
+    """Copies in stock, by shop."""
+
+    shelves: dict[str, Genre | str]
+    """Where else it is shelved: each shelf, with the genre it is filed under there."""
+
     etag: str
     """Its version as an entity tag ("1", then "2" after a change), answered as ETag too."""
 
