@@ -45,16 +45,18 @@ export type Surface = "admin" | "user" | "oauth";
  */
 export const SCALAR_KINDS = ["string", "bool", "int32", "int64", "int64_string", "uint32", "uint64", "float32", "float64", "timestamp", "date", "duration", "bytes", "map", "json"] as const;
 export type ScalarKind = (typeof SCALAR_KINDS)[number];
-/** What a map's values may be besides strings: JSON's own values (no text form, no 64-bit integer), or an enum. */
-export const MAP_VALUE_KINDS = ["bool", "int32", "uint32", "float64"] as const;
-export type MapValueKind = (typeof MAP_VALUE_KINDS)[number] | "enum";
+/** The scalar kinds a map's values may be besides strings (a map or free-form json value may not: a type that holds one may). */
+export const MAP_VALUE_KINDS = SCALAR_KINDS.filter((kind): kind is Exclude<ScalarKind, "string" | "map" | "json"> => kind !== "string" && kind !== "map" && kind !== "json");
+/** What a map's values are, where not strings: a scalar kind, an enum or a message (of the field's `ref`). */
+export type MapValueKind = (typeof MAP_VALUE_KINDS)[number] | "enum" | "message";
 
 const mapValueFields = new WeakMap<FieldSpec, FieldSpec>();
 /** The field each value of a map field is, as the checks and conversions of single values read it (strings where `value` is absent). */
 export function mapValueField(field: FieldSpec): FieldSpec {
   let valueField = mapValueFields.get(field);
   if (!valueField) {
-    valueField = { name: field.name, kind: field.value ?? "string", ...(field.value === "enum" ? { ref: field.ref! } : {}), list: false, required: true, protoName: field.protoName };
+    const kind = field.value ?? "string";
+    valueField = { name: field.name, kind, ...(kind === "enum" || kind === "message" ? { ref: field.ref! } : {}), list: false, required: true, protoName: field.protoName };
     mapValueFields.set(field, valueField);
   }
   return valueField;
@@ -71,7 +73,7 @@ export interface FieldSpec {
   readonly kind: ScalarKind | "enum" | "message";
   /** Enum or message name, for kind enum / message; the enum of a map's values (value enum). */
   readonly ref?: string;
-  /** A map's values, when not strings: a scalar kind, or enum (of `ref`). */
+  /** A map's values, when not strings: a scalar kind, or enum or message (of `ref`). */
   readonly value?: MapValueKind;
   readonly list: boolean;
   readonly required: boolean;
@@ -240,12 +242,12 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
   const [, name, type, mapValue, list, required, secret, property] = match as unknown as [string, string, string, string?, string?, string?, string?, string?];
   const kind = (SCALAR_KINDS as readonly string[]).includes(type) ? (type as ScalarKind) : type in enums ? "enum" : "message";
   // map<int32>, map<Genre>: a map whose values are not strings.
-  const value = mapValue === undefined ? undefined : (MAP_VALUE_KINDS as readonly string[]).includes(mapValue) ? (mapValue as MapValueKind) : "enum";
+  const value = mapValue === undefined ? undefined : (MAP_VALUE_KINDS as readonly string[]).includes(mapValue) ? (mapValue as MapValueKind) : mapValue in enums ? "enum" : "message";
   return {
     name,
     kind,
     ...(kind === "enum" || kind === "message" ? { ref: type } : {}),
-    ...(value === undefined ? {} : value === "enum" ? { value, ref: mapValue } : { value }),
+    ...(value === undefined ? {} : value === "enum" || value === "message" ? { value, ref: mapValue } : { value }),
     list: list !== undefined,
     required: required !== undefined,
     ...(secret ? { secret: true } : {}),

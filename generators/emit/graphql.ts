@@ -16,7 +16,7 @@ import {
   type GraphQLInputType,
   type GraphQLOutputType,
 } from "graphql";
-import { mapValueName, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
+import { enumByName, mapValueName, type Ir, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { customGraphqlScalars, mapScalarName, SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
 
@@ -34,14 +34,16 @@ function mapScalarsOf(ir: Ir): Map<string, { scalar: GraphQLScalarType; typescri
     const valueName = value.kind === "scalar" ? SCALAR_SPECS[value.scalar].graphql.name : mapValueName(value);
     const name = mapScalarName(value);
     if (scalars.has(name)) continue;
-    const typescript = `Record<string, ${
+    // graphql-codegen knows no type of the toolchain's: a message's value is an object to it.
+    const item =
       value.kind === "scalar"
         ? SCALAR_SPECS[value.scalar].typescript
-        : ir.enums
-            .find((e) => e.name === valueName)!
-            .values.map((v) => JSON.stringify(v.name))
-            .join(" | ")
-    }>`;
+        : value.kind === "enum"
+          ? enumByName(ir, valueName)
+              .values.map((v) => JSON.stringify(v.name))
+              .join(" | ")
+          : "Record<string, unknown>";
+    const typescript = `Record<string, ${item}>`;
     scalars.set(name, { scalar: new GraphQLScalarType({ name, description: `A JSON object whose values are of type ${valueName}.` }), typescript });
   }
   return scalars;

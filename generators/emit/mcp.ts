@@ -72,14 +72,15 @@ class SchemaBuilder {
       const irEnum = enumByName(this.ir, name);
       return this.ref(irEnum.name, () => ({ type: "string", ...(irEnum.description ? { description: irEnum.description } : {}), enum: irEnum.values.map((v) => v.name) }));
     };
+    const messageSchema = (name: string) => {
+      const message = messageByName(this.ir, name);
+      return this.ref(message.name, () => (this.direction === "input" ? this.withRules(this.object(message), message) : this.object(message)));
+    };
     const value = field.mapValue;
-    if (value) item = { type: "object", additionalProperties: value.kind === "scalar" ? scalarSchema(value.scalar) : enumSchema(value.name) };
+    if (value) item = { type: "object", additionalProperties: value.kind === "scalar" ? scalarSchema(value.scalar) : value.kind === "enum" ? enumSchema(value.name) : messageSchema(value.name) };
     else if (type.kind === "scalar") item = scalarSchema(type.scalar);
     else if (type.kind === "enum") item = enumSchema(type.name);
-    else {
-      const message = messageByName(this.ir, type.name);
-      item = this.ref(message.name, () => (this.direction === "input" ? this.withRules(this.object(message), message) : this.object(message)));
-    }
+    else item = messageSchema(type.name);
     const input = this.direction === "input";
     if (input) item = { ...item, ...itemKeywords(this.ir, field) };
     let schema: JsonSchema = field.list ? { type: "array", items: item } : item;

@@ -177,7 +177,9 @@ function buildField(field: ProtoFieldPlan, parent: DescriptorProto, pkg: string,
               name: "value",
               number: 2,
               label: FieldDescriptorProto_Label.OPTIONAL,
-              ...(field.type.value.kind === "scalar" ? { type: SCALAR_TYPE[field.type.value.scalar] } : { type: FieldDescriptorProto_Type.ENUM, typeName: field.type.value.typeName }),
+              ...(field.type.value.kind === "scalar"
+                ? { type: SCALAR_TYPE[field.type.value.scalar] }
+                : { type: field.type.value.kind === "enum" ? FieldDescriptorProto_Type.ENUM : FieldDescriptorProto_Type.MESSAGE, typeName: field.type.value.typeName }),
               jsonName: "value",
             },
           ],

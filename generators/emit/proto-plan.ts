@@ -11,7 +11,7 @@ export type { ProtoScalar };
 export type ProtoFieldType =
   { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string } | { kind: "message"; typeName: string } | { kind: "map"; key: "string"; value: ProtoMapValue };
 /** A map's value: a scalar, or an enum by its full name. */
-export type ProtoMapValue = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum"; typeName: string };
+export type ProtoMapValue = { kind: "scalar"; scalar: ProtoScalar } | { kind: "enum" | "message"; typeName: string };
 
 export interface ProtoFieldPlan {
   name: string;
@@ -88,9 +88,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
 
   const mapValueOf = (field: IrField): ProtoMapValue => {
     const value = field.mapValue;
-    if (value?.kind === "enum") return { kind: "enum", typeName: qualified(value.name) };
-    const proto = value?.kind === "scalar" ? SCALAR_SPECS[value.scalar].proto : undefined;
-    return { kind: "scalar", scalar: proto?.kind === "scalar" ? proto.scalar : "string" };
+    if (value === undefined) return { kind: "scalar", scalar: "string" };
+    if (value.kind !== "scalar") return { kind: value.kind, typeName: qualified(value.name) };
+    const proto = SCALAR_SPECS[value.scalar].proto;
+    return proto.kind === "wellKnown" ? { kind: "message", typeName: proto.typeName } : { kind: "scalar", scalar: proto.kind === "scalar" ? proto.scalar : "string" };
   };
   const planField = (field: IrField, inRequest: boolean): ProtoFieldPlan => {
     let type: ProtoFieldType;
@@ -177,7 +178,7 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   for (const file of files) {
     const typeNames = new Set(
       file.messages.flatMap((m) =>
-        m.fields.flatMap((f) => (f.type.kind === "message" || f.type.kind === "enum" ? [f.type.typeName] : f.type.kind === "map" && f.type.value.kind === "enum" ? [f.type.value.typeName] : [])),
+        m.fields.flatMap((f) => (f.type.kind === "message" || f.type.kind === "enum" ? [f.type.typeName] : f.type.kind === "map" && f.type.value.kind !== "scalar" ? [f.type.value.typeName] : [])),
       ),
     );
     const local = new Set([...file.messages.map((m) => qualified(m.name)), ...file.enums.map((e) => qualified(e.name))]);

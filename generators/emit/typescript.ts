@@ -191,8 +191,19 @@ ${operationSpec(op)}
 function tsType(ir: Ir, field: IrField, as: "input" | "output", open = false): string {
   let base: string;
   const value = field.mapValue;
-  if (value) base = `Record<string, ${value.kind === "scalar" ? SCALAR_SPECS[value.scalar].typescript : open ? openEnumName(value.name) : value.name}>`;
-  else if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
+  if (value) {
+    const item =
+      value.kind === "scalar"
+        ? SCALAR_SPECS[value.scalar].typescript
+        : value.kind === "enum"
+          ? open
+            ? openEnumName(value.name)
+            : value.name
+          : as === "input"
+            ? messageByName(ir, value.name).graphqlInputName
+            : messageByName(ir, value.name).graphqlName;
+    base = `Record<string, ${item}>`;
+  } else if (field.type.kind === "scalar") base = SCALAR_SPECS[field.type.scalar].typescript;
   else if (field.type.kind === "enum") base = open ? openEnumName(field.type.name) : field.type.name;
   else {
     const message = messageOf(ir, field);

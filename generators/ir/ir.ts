@@ -136,7 +136,7 @@ export interface IrField {
   protoLocalName: string;
   description: string;
   type: TypeRef;
-  /** A map's values where they are not strings (map<int32>, map<Genre>): one of MAP_VALUE_KINDS or an enum. */
+  /** A map's values where they are not strings (map<int32>, map<Genre>, map<Author>): a scalar but map and json, an enum or a type. */
   mapValue?: TypeRef;
   list: boolean;
   required: boolean;
@@ -487,6 +487,7 @@ export function typesReached(ir: Ir, roots: readonly IrMessage[]): { messages: S
       if (field.type.kind === "message") visit(messageByName(ir, field.type.name));
       else if (field.type.kind === "enum") enums.add(field.type.name);
       if (field.mapValue?.kind === "enum") enums.add(field.mapValue.name);
+      else if (field.mapValue?.kind === "message") visit(messageByName(ir, field.mapValue.name));
     }
   };
   for (const root of roots) visit(root);

@@ -335,7 +335,7 @@ function subjectOf(segments: readonly string[]): string {
 
 const hints: Record<string, string> = {
   version: "write MAJOR.MINOR.PATCH with an optional pre-release, such as 2.4.0 or 2.3.0-rc.9",
-  typeExpr: `write a scalar (${SCALAR_KINDS.filter((kind) => kind !== "int64_string").join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!; map<V> for a map of bool, int32, uint32, float64 or enum values`,
+  typeExpr: `write a scalar (${SCALAR_KINDS.filter((kind) => kind !== "int64_string").join(", ")}), an enum or a type, with [] for a list and ! for required, such as User[]!; map<V> for a map of V values`,
   typeName: "type names are PascalCase, such as OrgMember",
   scope: "a scope is printable ASCII without spaces, quotes or backslashes, such as books:write",
   npmName: "npm names are lower-case letters, digits, '-', '.' and '_', optionally scoped, such as @acme/identity-sdk",

@@ -141,7 +141,7 @@ const goEnvPrefix = (ir: Ir) => ir.api.name.toUpperCase().replace(/[^A-Z0-9]+/g,
 
 function scalarType(field: FieldFacts, names: GoNames): string {
   // map<V>: map[string]V.
-  if (field.value) return `map[string]${field.value === "enum" ? names.enumType.get(field.ref!)! : SCALAR_SPECS[field.value].go.type}`;
+  if (field.value) return `map[string]${scalarType({ ...field, kind: field.value, value: null }, names)}`;
   if (field.kind === "enum") return names.enumType.get(field.ref!)!;
   if (field.kind === "message") return `*${names.struct.get(field.ref!)!}`;
   return SCALAR_SPECS[field.kind].go.type;

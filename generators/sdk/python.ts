@@ -111,7 +111,7 @@ function itemType(field: FieldFacts, as: "input" | "answer", names: Names, types
   }
   if (field.value) {
     // map<V>: Mapping[str, V] in, dict[str, V] out.
-    const value = field.value === "enum" ? `${types.own(field.ref!)} | str` : SCALAR_SPECS[field.value].python[as];
+    const value = itemType({ ...field, kind: field.value, value: null, list: false }, as, names, types);
     return as === "input" ? `${types.file.use("collections.abc", "Mapping")}[str, ${value}]` : `dict[str, ${value}]`;
   }
   const python = SCALAR_SPECS[field.kind].python;

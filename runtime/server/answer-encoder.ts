@@ -107,11 +107,22 @@ function fieldWriter(schema: ApiSchema, field: DescField, spec: FieldSpec): Writ
       };
     }
     case "map": {
-      if (field.mapKey !== ScalarType.STRING || field.mapKind === "message") throw new Error(`map field ${field} is not a map<string, scalar or enum>`);
+      if (field.mapKey !== ScalarType.STRING) throw new Error(`map field ${field} is not keyed by strings`);
+      const entryTag = tag(number, WireType.LengthDelimited);
+      const keyTag = tag(1, WireType.LengthDelimited);
+      if (field.mapKind === "message") {
+        // The value (field 2 of the entry) is a message (a Timestamp or Duration too, from its text).
+        const writeValue = embeddedWriter(schema, field.message, spec.value === "message" ? spec.ref : undefined, tag(2, WireType.LengthDelimited));
+        return (writer, value) => {
+          for (const [key, item] of Object.entries((value[name] as Record<string, Plain> | null) ?? {})) {
+            writeValue(writer.uint32(entryTag).fork().uint32(keyTag).string(key), item);
+            writer.ldelim();
+          }
+        };
+      }
       // The value (field 2 of the entry): a scalar, or an enum's number from its name.
       const { wireType, write } = field.mapKind === "enum" ? { wireType: WireType.Varint, write: ((w, v) => w.int32(enumNumber(v))) as WriteValue } : scalarWriter(field.scalar);
-      const entryTag = tag(number, WireType.LengthDelimited);
-      const [keyTag, valueTag] = [tag(1, WireType.LengthDelimited), tag(2, wireType)];
+      const valueTag = tag(2, wireType);
       return (writer, value) => {
         for (const [key, item] of Object.entries((value[name] as Record<string, unknown> | null) ?? {})) {
           write(writer.uint32(entryTag).fork().uint32(keyTag).string(key).uint32(valueTag), item);

@@ -159,10 +159,15 @@ describe("the bookstore example", () => {
       // Maps of other values than strings: uint32 counts and enum names.
       stock: { main: 4294967295, annex: 0 },
       shelves: { B2: "history", "window display": "poetry" },
+      // ... and of types and dates.
+      translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey" } },
+      printings: { first: "1851-10-18", second: "1851-11-14" },
     });
     expect(added).toMatchObject({
       stock: { main: 4294967295, annex: 0 },
       shelves: { B2: "history", "window display": "poetry" },
+      translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey", born: null } },
+      printings: { first: "1851-10-18", second: "1851-11-14" },
       published_on: "1851-10-18",
       isbn: "18446744073709551615",
       pages: 4294967295,
@@ -185,6 +190,9 @@ describe("the bookstore example", () => {
       [{ stock: { main: "4" } }, "stock.main: must be an integer"],
       [{ stock: ["main"] }, "stock: must be an object"],
       [{ shelves: { B2: "cooking" } }, "shelves.B2: must be one of fiction, history, science, poetry, essays"],
+      [{ translators: { fr: { name: "" } } }, "translators.fr.name: must not be empty"],
+      [{ translators: { fr: "Jean Giono" } }, "translators.fr: must be an object"],
+      [{ printings: { first: "1851-02-30" } }, "printings.first: must be a date such as 2026-01-31"],
       [{ pages: 0 }, "pages: must be 1 or more"],
       [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
       [{ rating: 5.5 }, "rating: must be between 0 and 5"],

@@ -25,8 +25,8 @@ export const schema = /* @__PURE__ */ defineSchema({
   },
   messages: {
     Author: "name:string! born:int32",
-    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string stock:map<uint32> shelves:map<Genre> etag:string!",
-    AddBookRequest: "title:string! author:Author! genre:Genre! year:int32 published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes copies_sold:int64_string stock:map<uint32> shelves:map<Genre>",
+    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string stock:map<uint32> shelves:map<Genre> translators:map<Author> printings:map<date> etag:string!",
+    AddBookRequest: "title:string! author:Author! genre:Genre! year:int32 published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes copies_sold:int64_string stock:map<uint32> shelves:map<Genre> translators:map<Author> printings:map<date>",
     GetBookRequest: "id:string!",
     UpdateBookRequest: "id:string! in_stock:bool! if_match:string",
     EditBookRequest: "id:string! title:string rating:float32 labels:map",

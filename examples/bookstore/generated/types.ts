@@ -48,6 +48,10 @@ export interface Book {
   stock: Record<string, number>;
   /** Where else it is shelved: each shelf, with the genre it is filed under there. */
   shelves: Record<string, Genre>;
+  /** Who translated it, by language (en, fr). */
+  translators: Record<string, Author>;
+  /** The day each printing came out, by its name. */
+  printings: Record<string, string>;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
 }
@@ -72,6 +76,8 @@ export interface AddBookInput {
   copies_sold?: string | null;
   stock?: Record<string, number> | null;
   shelves?: Record<string, Genre> | null;
+  translators?: Record<string, AuthorInput> | null;
+  printings?: Record<string, string> | null;
 }
 
 /** Input of get_book. */

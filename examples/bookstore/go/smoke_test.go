@@ -349,6 +349,8 @@ func TestCarriesMapsOfNumbersAndEnumValues(t *testing.T) {
 		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
 			Title: "Mapped on " + string(protocol), Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
 			Stock: map[string]uint32{"main": math.MaxUint32, "annex": 0}, Shelves: map[string]bookstore.Genre{"B2": bookstore.GenreHistory},
+			Translators: map[string]*bookstore.Author{"fr": {Name: "Jean Giono", Born: bookstore.Ptr(int32(1895))}},
+			Printings:   map[string]bookstore.Date{"first": {Year: 1851, Month: time.October, Day: 18}},
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
@@ -357,6 +359,10 @@ func TestCarriesMapsOfNumbersAndEnumValues(t *testing.T) {
 		for _, book := range []*bookstore.Book{added, read} {
 			if err != nil || len(book.Stock) != 2 || book.Stock["main"] != math.MaxUint32 || book.Stock["annex"] != 0 || len(book.Shelves) != 1 || book.Shelves["B2"] != bookstore.GenreHistory {
 				t.Fatalf("%s: %+v %+v, %v", protocol, book.Stock, book.Shelves, err)
+			}
+			fr := book.Translators["fr"]
+			if len(book.Translators) != 1 || fr == nil || fr.Name != "Jean Giono" || fr.Born == nil || *fr.Born != 1895 || book.Printings["first"] != (bookstore.Date{Year: 1851, Month: time.October, Day: 18}) {
+				t.Fatalf("%s: translators %+v, printings %+v", protocol, book.Translators, book.Printings)
 			}
 		}
 	}

@@ -10,7 +10,7 @@ from typing import Literal
 
 import pytest
 
-from bookstore_sdk import ApiError, AsyncStoreClient, Book, StoreClient
+from bookstore_sdk import ApiError, AsyncStoreClient, Author, Book, StoreClient
 
 URL = os.environ["BOOKSTORE_URL"]
 GRPC = os.environ["BOOKSTORE_GRPC"]
@@ -179,13 +179,26 @@ def test_changes_a_book_only_while_its_etag_is_the_one_given(protocol: Literal["
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_carries_maps_of_numbers_and_enum_values(protocol: Literal["graphql", "rest", "grpc"]) -> None:
     with store_over(protocol) as store:
-        added = store.add_book(title=f"Mapped on {protocol}", author={"name": "A"}, genre="poetry", stock={"main": 2**32 - 1, "annex": 0}, shelves={"B2": "history"})
-        assert (added.stock, added.shelves) == ({"main": 2**32 - 1, "annex": 0}, {"B2": "history"})
+        added = store.add_book(
+            title=f"Mapped on {protocol}",
+            author={"name": "A"},
+            genre="poetry",
+            stock={"main": 2**32 - 1, "annex": 0},
+            shelves={"B2": "history"},
+            translators={"fr": {"name": "Jean Giono", "born": 1895}},
+            printings={"first": date(1851, 10, 18)},
+        )
+        assert (added.stock, added.shelves, added.printings) == ({"main": 2**32 - 1, "annex": 0}, {"B2": "history"}, {"first": date(1851, 10, 18)})
+        # A map of a type answers its answer class; a map of dates, dates (their JSON form in to_dict).
+        assert isinstance(added.translators["fr"], Author) and (added.translators["fr"].name, added.translators["fr"].born) == ("Jean Giono", 1895)
+        assert added.to_dict()["printings"] == {"first": "1851-10-18"}
         assert store.get_book(id=added.id) == added
         # Each value is checked before anything is sent, as a single field of its type.
         for values, message in (
             ({"stock": {"main": -1}}, "stock.main: must be between 0 and 4294967295"),
             ({"shelves": {"B2": "cooking"}}, "shelves.B2: must be one of fiction, history, science, poetry, essays"),
+            ({"printings": {"first": "1851-02-30"}}, "printings.first: must be a date such as 2026-01-31"),
+            ({"translators": {"fr": "Jean Giono"}}, "translators.fr: must be an object"),
         ):
             with pytest.raises(ApiError) as refused:
                 store.add_book(title="Never sent", author={"name": "A"}, genre="poetry", **values)  # type: ignore[arg-type]

@@ -17,7 +17,7 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves }) {
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves, translators, printings }) {
       const book: Book = {
         id: randomUUID(),
         title,
@@ -36,6 +36,8 @@ export function createBookstore(): Implementation {
         copies_sold: copies_sold ?? null,
         stock: stock ?? {},
         shelves: shelves ?? {},
+        translators: Object.fromEntries(Object.entries(translators ?? {}).map(([language, who]) => [language, { name: who.name, born: who.born ?? null }])),
+        printings: printings ?? {},
         etag: '"1"',
       };
       books.set(book.id, book);

@@ -75,11 +75,15 @@ export function resolveField(context: IrContext, path: PathSegment[], subject: s
   };
   if (expr.mapValue !== undefined) {
     const value = expr.mapValue;
-    const mapValueText = `a map's values may be ${MAP_VALUE_KINDS.join(", ")} or an enum (strings: plain map); declare a list of a type with a key field for others`;
     if (type.kind !== "scalar" || type.scalar !== "map") report("unsupported-type", typePath, subject, `field '${name}': only map takes <V>, not ${expr.base}`);
-    else if ((MAP_VALUE_KINDS as readonly string[]).includes(value)) field.mapValue = { kind: "scalar", scalar: value as Scalar };
+    else if ((MAP_VALUE_KINDS as readonly string[]).includes(value) && value !== "int64_string")
+      field.mapValue = { kind: "scalar", scalar: value === "int64" && context.raw.api.int64_json === "string" ? "int64_string" : (value as Scalar) };
     else if (enumNames.has(value)) field.mapValue = { kind: "enum", name: value };
-    else if (value !== "string") report("unsupported-type", typePath, subject, `field '${name}': map<${value}>: ${mapValueText}`);
+    else if (typeNames.has(value)) field.mapValue = { kind: "message", name: value };
+    else if (value === "map" || value === "json")
+      report("unsupported-type", typePath, subject, `field '${name}': map<${value}>: a map's values cannot be a ${value}; declare a type that holds the ${value} and map to that`);
+    else if (value !== "string")
+      report("unknown-type", typePath, subject, `field '${name}': map<${value}> names unknown type '${value}'${didYouMean(value, [...MANIFEST_SCALARS, ...enumNames, ...typeNames])}`);
   }
   if (spec.format !== undefined) field.format = spec.format;
   field.constraints = resolveConstraints(field, typeof rawField === "string" ? {} : rawField, (key, message) => report("invalid-rule", [...path, key], subject, `field '${name}': ${message}`));

@@ -21,10 +21,10 @@ _NAMES: dict[str, tuple[tuple[str, str, str], ...]] = {}
 
 
 def _names(message: str) -> tuple[tuple[str, str, str], ...]:
-    """(attribute, wire name, kind) of each field of a message."""
+    """(attribute, wire name, kind) of each field of a message; a map<V>'s kind is V's (its values')."""
     names = _NAMES.get(message)
     if names is None:
-        names = _NAMES[message] = tuple((field.attr, field.name, field.kind) for field in MESSAGES[message])
+        names = _NAMES[message] = tuple((field.attr, field.name, field.value or field.kind) for field in MESSAGES[message])
     return names
 
 

@@ -58,6 +58,10 @@ export interface Book {
   stock: Record<string, number>;
   /** Where else it is shelved: each shelf, with the genre it is filed under there. */
   shelves: Record<string, GenreOrUnknown>;
+  /** Who translated it, by language (en, fr). */
+  translators: Record<string, Author>;
+  /** The day each printing came out, by its name. */
+  printings: Record<string, string>;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
   /** A field this SDK does not know (one the service added since), kept as it came. */

@@ -90,6 +90,10 @@ type Book struct {
 	Stock map[string]uint32 `json:"stock"`
 	// Where else it is shelved: each shelf, with the genre it is filed under there.
 	Shelves map[string]Genre `json:"shelves"`
+	// Who translated it, by language (en, fr).
+	Translators map[string]*Author `json:"translators"`
+	// The day each printing came out, by its name.
+	Printings map[string]Date `json:"printings"`
 	// Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
 	Etag string `json:"etag"`
 
@@ -126,10 +130,12 @@ type AddBookInput struct {
 	Rating     *float32       `json:"rating,omitempty"`
 	LoanPeriod *time.Duration `json:"loan_period,omitempty"`
 	// At most 65536 bytes.
-	Cover      []byte            `json:"cover,omitempty"`
-	CopiesSold *int64            `json:"copies_sold,omitempty"`
-	Stock      map[string]uint32 `json:"stock,omitempty"`
-	Shelves    map[string]Genre  `json:"shelves,omitempty"`
+	Cover       []byte             `json:"cover,omitempty"`
+	CopiesSold  *int64             `json:"copies_sold,omitempty"`
+	Stock       map[string]uint32  `json:"stock,omitempty"`
+	Shelves     map[string]Genre   `json:"shelves,omitempty"`
+	Translators map[string]*Author `json:"translators,omitempty"`
+	Printings   map[string]Date    `json:"printings,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.

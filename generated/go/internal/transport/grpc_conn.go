@@ -272,16 +272,16 @@ func fillMessage(message string, target *dynamicpb.Message, body map[string]any,
 				list.Append(value)
 			}
 		case f.kind == kindMap:
-			// Each value as a single field of the map's value kind: its wire form, then its proto value.
+			// Each value (in its wire form: toWire's) as the proto value of a single field of the map's value kind.
 			entries := target.Mutable(fd).Map()
 			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
 			for iter := reflect.ValueOf(raw).MapRange(); iter.Next(); {
-				key := iter.Key().String()
-				wire, err := valueToWire(item, iter.Value(), path+"."+key)
-				if err != nil {
-					return err
+				key, wire := iter.Key().String(), iter.Value().Interface()
+				empty := protoreflect.Value{}
+				if fd.MapValue().Message() != nil {
+					empty = entries.NewValue() // a message (a Timestamp or Duration too) is filled into a new one
 				}
-				value, err := protoValue(item, fd.MapValue(), protoreflect.Value{}, wire, path+"."+key)
+				value, err := protoValue(item, fd.MapValue(), empty, wire, path+"."+key)
 				if err != nil {
 					return err
 				}

@@ -137,6 +137,24 @@ _SCALARS: dict[str, Callable[[Any], object]] = {
 }
 
 
+def _fill_map(field: Field, container: Any, raw: Mapping[str, Any]) -> None:
+    """Sets the entries of a proto map from a map<V> in its JSON forms: messages (a Timestamp or
+    Duration too) filled in place, enums as their numbers, other scalars as protobuf takes them."""
+    value, ref = field.value, field.ref or ""
+    scalar = _SCALARS.get(value or "")
+    for key, item in raw.items():
+        if value == "message":
+            fill(ref, container[key], item)
+        elif value == "timestamp":
+            _fill_seconds(container[key], parse_timestamp(item))
+        elif value == "duration":
+            _fill_seconds(container[key], parse_duration(item))
+        elif value == "enum":
+            container[key] = ENUMS[ref].get(item, 0)
+        else:
+            container[key] = item if scalar is None else scalar(item)
+
+
 def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
     """Sets the fields of protobuf message `target` from the flat input `value` (in the JSON forms
     of to_wire, checked before)."""
@@ -167,10 +185,7 @@ def fill(message: str, target: Any, value: Mapping[str, object]) -> None:
             else:
                 container.extend(raw)
         elif kind == "map":
-            # An enum's values go as their numbers; a float64's as floats (an int would be refused).
-            value_scalar = _SCALARS.get(field.value or "")
-            items = {key: ENUMS[ref].get(item, 0) for key, item in raw.items()} if field.value == "enum" else raw if value_scalar is None else {key: value_scalar(item) for key, item in raw.items()}
-            getattr(target, name).update(items)
+            _fill_map(field, getattr(target, name), raw)
         elif kind == "message":
             getattr(target, name).SetInParent()
             fill(ref, getattr(target, name), raw)
@@ -211,8 +226,8 @@ _DECODERS: dict[str, _Decoder] = {
 
 def _decoder(kind: str, ref: str | None, value: str | None = None) -> _Decoder | None:
     if kind == "map":
-        # A map of enum values reads their names; other values are what protobuf reads.
-        return _decoder("enum", ref) if value == "enum" else None
+        # A map<V> reads each value as a single field of V (a plain map's strings as they are).
+        return _decoder(value, ref) if value else None
     if kind == "enum":
         enum = ref or ""
         return lambda number: enum_name(enum, number)

@@ -285,7 +285,8 @@ _PLANS: dict[str, _Plan] = {}
 def _plan(message: str) -> _Plan:
     plan = _PLANS.get(message)
     if plan is None:
-        steps = tuple((f.name, _decoder(f), f.is_list, f.kind == "map") for f in MESSAGES[message])
+        # A map<V> decodes each value as V (a plain map's strings need nothing).
+        steps = tuple((f.name, _decoder(map_value_field(f) if f.value else f), f.is_list, f.kind == "map") for f in MESSAGES[message])
         plan = _PLANS[message] = (MODELS[message], steps, frozenset(f.name for f in MESSAGES[message]))
     return plan
 
@@ -303,7 +304,7 @@ def from_json(message: str, value: object) -> Model:
         if is_list:
             fields.append([] if not isinstance(raw, list) else raw if decode is None else [decode(item) for item in raw])
         elif is_map:
-            fields.append(dict(raw) if isinstance(raw, dict) else {})
+            fields.append({} if not isinstance(raw, dict) else dict(raw) if decode is None else {key: decode(item) for key, item in raw.items()})
         else:
             fields.append(raw if raw is None or decode is None else decode(raw))
     if source.keys() <= known:
@@ -510,14 +511,27 @@ def to_wire(message: str, value: Mapping[str, object], prefix: str = "") -> dict
             elif isinstance(raw, Mapping):
                 out[field.name] = to_wire(ref, raw, path)
         elif field.kind == "map" and field.value is not None:
-            # Each value of a map<V> is checked as a single field of V, on every protocol.
-            _check_value(field, raw, path)
+            # Each value of a map<V> in its JSON form, checked as a single field of V, on every protocol.
+            if not isinstance(raw, Mapping):
+                _fail(path, WIRE_TEXTS["object"])
+            item_field = map_value_field(field)
+            out[field.name] = {key: _item_to_wire(item_field, item, f"{path}.{key}") for key, item in raw.items()}
         elif field.kind in _VALUE_KINDS:
             if field.is_list and isinstance(raw, Sequence) and not isinstance(raw, (str, bytes, bytearray)):
                 out[field.name] = [_wire_value(field.kind, item, f"{path}[{index}]") for index, item in enumerate(raw)]
             elif not field.is_list:
                 out[field.name] = _wire_value(field.kind, raw, path)
     return out
+
+
+def _item_to_wire(field: Field, value: object, path: str) -> object:
+    """One value of a map<V> in its JSON form (to_wire's), checked as a single field of V."""
+    if field.kind in _VALUE_KINDS:
+        return _wire_value(field.kind, value, path)
+    if field.kind == "message" and isinstance(value, Mapping):
+        value = to_wire(field.ref or "", value, path)
+    _check_value(field, value, path)
+    return value
 
 
 def _check_value(field: Field, value: object, path: str) -> None:

@@ -178,7 +178,21 @@ func messageToWire(message string, v reflect.Value, prefix string) (map[string]a
 			if fv.Len() == 0 {
 				continue
 			}
-			out[f.name] = fv.Interface()
+			if f.value == kindString {
+				out[f.name] = fv.Interface()
+				continue
+			}
+			// map<V>: each value in its wire form, as a single field of V.
+			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+			entries := make(map[string]any, fv.Len())
+			for iter := fv.MapRange(); iter.Next(); {
+				value, err := valueToWire(item, iter.Value(), path+"."+iter.Key().String())
+				if err != nil {
+					return nil, err
+				}
+				entries[iter.Key().String()] = value
+			}
+			out[f.name] = entries
 		case f.kind == kindBytes && fv.Kind() == reflect.Slice:
 			// Empty bytes are not given, as an empty list is not.
 			if fv.Len() == 0 {
@@ -304,6 +318,12 @@ func normalize(message string, v reflect.Value) {
 		case f.kind == kindMap:
 			if fv.IsNil() {
 				fv.Set(reflect.MakeMap(fv.Type()))
+			} else if f.value == kindMessage {
+				for iter := fv.MapRange(); iter.Next(); {
+					if item := iter.Value(); !item.IsNil() {
+						normalize(f.ref, item.Elem())
+					}
+				}
 			}
 		case f.kind == kindMessage:
 			if !fv.IsNil() {
@@ -589,7 +609,7 @@ func holdsTextKind(message string, seen map[string]bool) bool {
 	}
 	seen[message] = true
 	for _, f := range messageFacts[message] {
-		if isTextKind(f.kind) || (f.kind == kindMessage && holdsTextKind(f.ref, seen)) {
+		if isTextKind(f.kind) || (f.kind == kindMessage && holdsTextKind(f.ref, seen)) || (f.kind == kindMap && (isTextKind(f.value) || (f.value == kindMessage && holdsTextKind(f.ref, seen)))) {
 			return true
 		}
 	}
@@ -712,6 +732,22 @@ func decodeField(f *field, fv reflect.Value, raw json.RawMessage, path string, k
 		elem := reflect.New(fv.Type().Elem())
 		decodeObject(f.ref, elem.Elem(), raw, path, kept)
 		fv.Set(elem)
+	case f.kind == kindMap && f.value != kindString:
+		// map<V>: each value read as a single field of V.
+		var entries map[string]json.RawMessage
+		if json.Unmarshal(raw, &entries) != nil {
+			return false
+		}
+		out := reflect.MakeMapWithSize(fv.Type(), len(entries))
+		item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+		for key, entry := range entries {
+			element := reflect.New(fv.Type().Elem()).Elem()
+			if !decodeField(item, element, entry, path+"."+key, kept) {
+				return false
+			}
+			out.SetMapIndex(reflect.ValueOf(key), element)
+		}
+		fv.Set(out)
 	default:
 		return json.Unmarshal(raw, fv.Addr().Interface()) == nil
 	}

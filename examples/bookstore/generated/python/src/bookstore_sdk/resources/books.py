@@ -31,6 +31,8 @@ class BooksResource(SyncResource):
         copies_sold: int | None = None,
         stock: Mapping[str, int] | None = None,
         shelves: Mapping[str, Genre | str] | None = None,
+        translators: Mapping[str, AuthorInput] | None = None,
+        printings: Mapping[str, date] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -62,7 +64,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -348,6 +350,8 @@ class BooksRawResource(SyncRawResource):
         copies_sold: int | None = None,
         stock: Mapping[str, int] | None = None,
         shelves: Mapping[str, Genre | str] | None = None,
+        translators: Mapping[str, AuthorInput] | None = None,
+        printings: Mapping[str, date] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -357,7 +361,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -489,6 +493,8 @@ class AsyncBooksResource(AsyncResource):
         copies_sold: int | None = None,
         stock: Mapping[str, int] | None = None,
         shelves: Mapping[str, Genre | str] | None = None,
+        translators: Mapping[str, AuthorInput] | None = None,
+        printings: Mapping[str, date] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -520,7 +526,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -808,6 +814,8 @@ class AsyncBooksRawResource(AsyncRawResource):
         copies_sold: int | None = None,
         stock: Mapping[str, int] | None = None,
         shelves: Mapping[str, Genre | str] | None = None,
+        translators: Mapping[str, AuthorInput] | None = None,
+        printings: Mapping[str, date] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -817,7 +825,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,

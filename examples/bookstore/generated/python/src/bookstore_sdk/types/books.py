@@ -100,6 +100,12 @@ class Book(Model):
     shelves: dict[str, Genre | str]
     """Where else it is shelved: each shelf, with the genre it is filed under there."""
 
+    translators: dict[str, Author]
+    """Who translated it, by language (en, fr)."""
+
+    printings: dict[str, date]
+    """The day each printing came out, by its name."""
+
     etag: str
     """Its version as an entity tag ("1", then "2" after a change), answered as ETag too."""
 
