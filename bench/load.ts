@@ -193,10 +193,15 @@ export async function pairAtOnce(baseline: Load, subject: Load): Promise<[Measur
 const percent = (ratio: number) => `${(ratio * 100).toFixed(0).padStart(3)}%`;
 
 /** Throughput against the baseline, with a target; and the CPU each call cost the server. */
-export function row(name: string, subject: Measure, baseline: Measure, of: string, target?: number): string {
-  // Paired with this very baseline: the median of the rounds' ratios; otherwise the medians' ratio.
+/** The req/s ratio of `subject` to `baseline`: paired with this very baseline, the median of the rounds' ratios; otherwise the medians' ratio. */
+export function ratioOf(subject: Measure, baseline: Measure): number {
   const paired = subject.paired?.baseline === baseline ? subject.paired : undefined;
-  const ratio = paired?.rpsRatio ?? subject.rps / baseline.rps;
+  return paired?.rpsRatio ?? subject.rps / baseline.rps;
+}
+
+export function row(name: string, subject: Measure, baseline: Measure, of: string, target?: number): string {
+  const paired = subject.paired?.baseline === baseline ? subject.paired : undefined;
+  const ratio = ratioOf(subject, baseline);
   const cpuRatio = paired?.cpuRatio ?? baseline.cpuMicrosPerCall / subject.cpuMicrosPerCall;
   const verdict = target === undefined ? "" : `target ${target}%: ${ratio * 100 >= target ? "met" : "MISSED"}`;
   const cpu = subject.cpuMicrosPerCall > 0 ? `cpu ${subject.cpuMicrosPerCall.toFixed(0).padStart(4)} µs/call (${percent(cpuRatio).trim()} of it)` : "";

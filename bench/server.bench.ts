@@ -3,21 +3,22 @@
 // validated by every rule of the manifest (update_user):
 //   REST stub vs fastify 5 with the OpenAPI document's schemas (ajv, fast-json-stringify) and an
 //   onRequest hook checking the admin secret, what a careful team writes by hand (target: at least
-//   as fast), and vs plain node:http answering the same JSON, the ceiling (target: 80% on the read,
-//   75% on the write), with wrk (Debian package, installed when missing) as a cross-check of
+//   as fast), and vs plain node:http answering the same JSON, the ceiling (target: 85% on the read,
+//   80% on the write), with wrk (Debian package, installed when missing) as a cross-check of
 //   autocannon on the read;
 //   GraphQL stub, sent the documents the generated clients send, vs fastify + mercurius with
 //   graphql-jit serving the same SDL and answers (target: at least as fast);
 //   the REST stub with its state in Redis vs in memory, admin secret in the header (target: 90%);
 //   and, reported without a target, admin_login (opens a session in the store) and admin_meta
 //   authenticated by the session cookie (reads it), in memory and in Redis;
-//   the REST stub with metrics on vs off (target 95%); with tracing on at the default sampling,
-//   calls that start their own trace, vs off (target 90%); with an OpenTelemetry SDK registered and
+//   the REST stub with metrics on vs off (target 97%); with tracing on at the default sampling,
+//   calls that start their own trace, vs off (target: within 2 points of what the same tracing
+//   costs bare node:http in the same run, the "bare, tracing" row); with an OpenTelemetry SDK registered and
 //   the stubs' tracing off vs no SDK (target 97%); and, without a target, with tracing on and
 //   nothing sampled (sampleRatio 0) and with every call sampled by its caller (the span's own cost);
 //   Node's async-context hooks turned on (as the first traced call turns them on), in the stub and
-//   in bare node:http, and bare node:http traced by the same SDK at the same sampling, without a
-//   target: the part of the tracing row that is Node's and the SDK's;
+//   in bare node:http, and bare node:http traced by the same SDK at the same sampling, the tracing
+//   row's yardstick: the part of its cost that is Node's and the SDK's;
 //   and a second process of the baseline's very code against it: how far apart this run's method
 //   leaves two processes that differ in nothing (no target; the margin every other row has to beat).
 //   The reference service on its databases: reference.bench.ts.
@@ -35,7 +36,7 @@ import { schema } from "../generated/schema.js";
 import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { olderNode } from "../test/helpers/node-lines.js";
 import { startRedis } from "../test/helpers/redis.js";
-import { AT_ONCE_TEXT, CONNECTIONS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, row, type Load } from "./load.js";
+import { AT_ONCE_TEXT, CONNECTIONS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, ratioOf, row, type Load } from "./load.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, separateCores, startTarget, type Target } from "./targets.js";
 
 /** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
@@ -219,17 +220,17 @@ try {
   console.log(`${CONNECTIONS} concurrent, ${AT_ONCE_TEXT}; ${placement}; "of it": the baseline's CPU per call over this one's`);
   console.log(`REST, admin_meta (read):`);
   console.log(base("bare node:http", baselineRest));
-  console.log(row("REST stub", rest, baselineRest, "bare node:http", 80));
+  console.log(row("REST stub", rest, baselineRest, "bare node:http", 85));
   console.log(base("fastify+ajv", fastifyRest));
   console.log(row("REST stub", restAgain, fastifyRest, "fastify with the OpenAPI schemas", 100));
   console.log(`REST, update_user (write, ${Object.keys(UPDATE_USER).length} fields):`);
   console.log(base("bare node:http", baselineRestWrite));
-  console.log(row("REST stub", restWrite, baselineRestWrite, "bare node:http", 75));
+  console.log(row("REST stub", restWrite, baselineRestWrite, "bare node:http", 80));
   console.log(base("fastify+ajv", fastifyRestWrite));
   console.log(row("REST stub", restWriteAgain, fastifyRestWrite, "fastify with the OpenAPI schemas", 100));
   console.log(`REST, admin_meta, load from wrk (cross-check):`);
   console.log(base("bare node:http", wrkBaseline));
-  console.log(row("REST stub", wrkRest, wrkBaseline, "bare node:http", 80));
+  console.log(row("REST stub", wrkRest, wrkBaseline, "bare node:http", 85));
   console.log(`GraphQL, admin_meta (read), the document the clients send:`);
   console.log(base("mercurius+jit", mercuriusRead));
   console.log(row("GraphQL stub", graphql, mercuriusRead, "mercurius with graphql-jit", 100));
@@ -239,9 +240,10 @@ try {
   console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing:`);
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
-  console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 95));
+  console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 97));
   console.log(row("write, no key", keysHonoured, keysIgnored, "idempotency: false", 97));
-  console.log(row("REST, tracing", tracedRest, plainForTracing, "without (default sampling)", 90));
+  // Tracing may cost the stub 2 points more than it costs bare node:http traced alike in this run.
+  console.log(row("REST, tracing", tracedRest, plainForTracing, "without (default sampling)", Math.round(ratioOf(bareTraced, bareForTracing) * 100) - 2));
   console.log(row("none sampled", unsampledRest, plainForUnsampled, "without (sampleRatio 0)"));
   console.log(row("SDK, no tracing", sdkOnly, plainForSdk, "without an SDK", 97));
   console.log(row("hooks on", hooked, plainForHooks, "without (Node's async context)"));
