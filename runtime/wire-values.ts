@@ -121,6 +121,12 @@ function base64ToBytes(text: string): Uint8Array | undefined {
 type SecondsAndNanos = { seconds?: bigint | number | string; nanos?: number };
 const isSecondsAndNanos = (value: unknown): value is SecondsAndNanos => typeof value === "object" && value !== null && !Array.isArray(value) && ("seconds" in value || "nanos" in value);
 
+/** A 64-bit integer's decimal string: from a bigint, a safe integer or a string of `form`, within [min, max]. */
+function integerText(value: unknown, form: RegExp, min: bigint, max: bigint): string | undefined {
+  const big = typeof value === "bigint" ? value : typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : typeof value === "string" && form.test(value) ? BigInt(value) : undefined;
+  return big !== undefined && big >= min && big <= max ? String(big) : undefined;
+}
+
 /**
  * The canonical JSON form of a value of `kind`, or undefined when the value is not one. Reads what
  * JSON carries (strings; an integer for uint64 and int64_string), what protobuf-es decodes (bigint,
@@ -146,16 +152,10 @@ export function canonicalText(kind: TextKind, value: unknown): string | undefine
       const bytes = typeof value === "string" ? base64ToBytes(value) : undefined;
       return bytes && bytesToBase64(bytes);
     }
-    case "uint64": {
-      const big =
-        typeof value === "bigint" ? value : typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : typeof value === "string" && UINT64.test(value) ? BigInt(value) : undefined;
-      return big !== undefined && big >= 0n && big <= MAX_UINT64 ? String(big) : undefined;
-    }
-    case "int64_string": {
-      const big =
-        typeof value === "bigint" ? value : typeof value === "number" && Number.isSafeInteger(value) ? BigInt(value) : typeof value === "string" && INT64.test(value) ? BigInt(value) : undefined;
-      return big !== undefined && big >= MIN_INT64 && big <= MAX_INT64 ? String(big) : undefined;
-    }
+    case "uint64":
+      return integerText(value, UINT64, 0n, MAX_UINT64);
+    case "int64_string":
+      return integerText(value, INT64, MIN_INT64, MAX_INT64);
   }
 }
 

@@ -127,22 +127,23 @@ def parse_bytes(text: str) -> bytes | None:
         return None
 
 
+def _parse_integer(value: object, form: re.Pattern[str], low: int, high: int) -> int | None:
+    # A decimal string of the form, or a number; either within [low, high].
+    if isinstance(value, str):
+        return int(value) if form.fullmatch(value) is not None and low <= int(value) <= high else None
+    if isinstance(value, int) and not isinstance(value, bool):
+        return value if low <= value <= high else None
+    return None
+
+
 def parse_uint64(value: object) -> int | None:
     """A uint64 as JSON carries it (a decimal string, or a number), or None when it is not one."""
-    if isinstance(value, str):
-        return int(value) if _UINT64.fullmatch(value) is not None and int(value) <= _MAX_UINT64 else None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if 0 <= value <= _MAX_UINT64 else None
-    return None
+    return _parse_integer(value, _UINT64, 0, _MAX_UINT64)
 
 
 def parse_int64(value: object) -> int | None:
     """An int64 written as proto3 writes it (a decimal string, or a number), or None when it is not one."""
-    if isinstance(value, str):
-        return int(value) if _INT64.fullmatch(value) is not None and _MIN_INT64 <= int(value) <= _MAX_INT64 else None
-    if isinstance(value, int) and not isinstance(value, bool):
-        return value if _MIN_INT64 <= value <= _MAX_INT64 else None
-    return None
+    return _parse_integer(value, _INT64, _MIN_INT64, _MAX_INT64)
 
 
 # The integer kinds whose JSON form is a decimal string: their parser, and the key of their wire text.
