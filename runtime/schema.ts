@@ -85,7 +85,12 @@ export interface FieldSpec {
 export interface MessageSpec {
   readonly name: string;
   readonly fields: readonly FieldSpec[];
+  /** A union: exactly one field (a variant) is set; protobuf-es holds it in the oneof `variant` ({ case, value }). */
+  readonly oneOf?: boolean;
 }
+
+/** The name of a union's proto oneof, and so of its protobuf-es property. */
+export const UNION_ONEOF = "variant";
 
 export interface EnumSpec {
   readonly name: string;
@@ -265,7 +270,13 @@ export function defineSchema<Operations extends Record<string, CompactOperation>
       { name, values: Object.fromEntries(line.split(" ").map((pair) => [pair.slice(0, pair.indexOf("=")), Number(pair.slice(pair.indexOf("=") + 1))])) },
     ]),
   );
-  const messages = Object.fromEntries(Object.entries(compact.messages).map(([name, line]) => [name, { name, fields: line ? line.split(" ").map((f) => decodeField(f, compact.enums)) : [] }]));
+  const messages = Object.fromEntries(
+    Object.entries(compact.messages).map(([name, line]) => {
+      const oneOf = line.startsWith("|");
+      const fields = oneOf ? line.slice(1) : line;
+      return [name, { name, fields: fields ? fields.split(" ").map((f) => decodeField(f, compact.enums)) : [], ...(oneOf ? { oneOf } : {}) }];
+    }),
+  );
   const operations = Object.fromEntries(Object.entries(compact.operations).map(([name, op]) => [name, { name, ...op }]));
   return { ...compact, enums, messages, operations } as never;
 }

@@ -1,7 +1,7 @@
 // The one flat answer shape of DESIGN.md: every declared field present, unset optional values null,
 // lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
 // the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
-import { mapValueField, unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
+import { mapValueField, UNION_ONEOF, unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
 import { canonicalText, protoOfText } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
@@ -96,7 +96,9 @@ function normalizeList(schema: ApiSchema, field: FieldSpec, items: unknown[], fr
 export function normalizeMessage(schema: ApiSchema, messageName: string, value: unknown, from: "name" | "protoName" = "name"): Plain {
   const message = schema.messages[messageName];
   if (!message) throw new Error(`unknown message ${messageName}`);
-  const source = isObject(value) ? value : {};
+  let source = isObject(value) ? value : {};
+  // A union read from protobuf-es: its variant is the oneof's { case, value }.
+  if (message.oneOf && from === "protoName") source = oneofMembers(source[UNION_ONEOF]);
   const template = answerTemplate(message);
   const result: Plain = template ? { ...template } : {};
   for (const field of message.fields) {
@@ -158,7 +160,15 @@ export function toProtoInit(schema: ApiSchema, messageName: string, value: unkno
     if (raw === undefined || raw === null) continue;
     init[field.protoName] = field.list && Array.isArray(raw) ? raw.map((item) => protoValue(schema, field, item)) : protoValue(schema, field, raw);
   }
-  return init;
+  if (!message.oneOf) return init;
+  // A union's variant goes in its oneof: { case, value } (the input check let one variant through).
+  const [variant] = Object.entries(init);
+  return variant ? { [UNION_ONEOF]: { case: variant[0], value: variant[1] } } : {};
+}
+
+/** The member a protobuf-es oneof holds ({ case, value }), as a property of that name. */
+function oneofMembers(oneof: unknown): Plain {
+  return isObject(oneof) && typeof oneof.case === "string" ? { [oneof.case]: oneof.value } : {};
 }
 
 /** A protobuf-es message as a plain snake_case object, keeping only the fields set on the wire. */

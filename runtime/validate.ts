@@ -34,6 +34,8 @@ export const VALUE_TEXTS = {
   object: "must be an object",
   list: "must be a list",
   unknownField: "is not a field of this request",
+  /** `{variants}`: a union's variants, comma-separated. */
+  oneOf: "must have exactly one of {variants}",
   /** `{minimum}`, `{maximum}`: an integer range. */
   range: "must be between {minimum} and {maximum}",
   ...TEXT_KIND_TEXTS,
@@ -382,6 +384,11 @@ function walkMessage(schema: ApiSchema, messageName: string, value: unknown, pre
     } else {
       result[field.name] = checkValue(schema, field, rule, raw, path, check);
     }
+  }
+  // A union holds exactly one variant, on the wire too (a proto oneof would keep the last of two).
+  if (message.oneOf) {
+    const given = fields.filter((field) => result[field.name] !== undefined).length;
+    if (given !== 1) fail(prefix || "request", VALUE_TEXTS.oneOf.replace("{variants}", fields.map((f) => f.name).join(", ")));
   }
   if (check.mode === "full" && ruleList.crossField) {
     for (let i = 0; i < fields.length; i++) {

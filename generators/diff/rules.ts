@@ -138,7 +138,10 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
         grpc,
       );
     }
-    if (direction === "output") {
+    if (direction === "output" && after.oneOf) {
+      // An old client meets answers whose one variant it does not know: none it knows is set.
+      add("union-variant-added", field.name, "dangerous", `variant ${label(field.name, typeText(field))} was added: clients that know only the others read an answer with none of them set`, anchors);
+    } else if (direction === "output") {
       add("output-field-added", field.name, "safe", `${label(field.name, typeText(field))} was added`, anchors);
     } else if (field.required) {
       add("input-field-required-added", field.name, "breaking", `${label(field.name, typeText(field))} was added as required: callers that do not send it are refused`, anchors);

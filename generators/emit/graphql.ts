@@ -114,6 +114,8 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
       type = new GraphQLInputObjectType({
         name: message.graphqlInputName,
         description: description || undefined,
+        // A union takes exactly one variant: GraphQL's @oneOf input object says so.
+        isOneOf: message.oneOf === true,
         fields: () =>
           Object.fromEntries(
             message.fields.map((f) => [

@@ -50,6 +50,8 @@ class SchemaBuilder {
       properties,
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
+      // A union's oneOf of its variants, in answers too (requests get it from withRules).
+      ...(message.oneOf && this.direction === "output" ? messageKeywords(message, properties) : {}),
     };
   }
 

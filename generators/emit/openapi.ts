@@ -56,7 +56,7 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, 
   if (required.length > 0) schema.required = required;
   schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer, form)]));
   schema.additionalProperties = false;
-  return inAnswer ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
+  return inAnswer && !message.oneOf ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
 }
 
 /**

@@ -95,9 +95,13 @@ function buildFile(plan: ProtoFilePlan): FileDescriptorProto {
       reservedRange: message.reserved.map((r) => ({ start: r.number, end: r.number + 1 })),
       reservedName: message.reserved.map((r) => r.name),
     });
+    if (message.oneof) descriptor.oneofDecl.push({ $typeName: "google.protobuf.OneofDescriptorProto", name: message.oneof });
     message.fields.forEach((field, fieldIndex) => {
       note([FILE_MESSAGE_TYPE, messageIndex, MESSAGE_FIELD, fieldIndex], field.comment);
-      descriptor.field.push(buildField(field, descriptor, plan.package, message.name));
+      const built = buildField(field, descriptor, plan.package, message.name);
+      // A union's variants are members of its oneof (declared first: index 0).
+      if (message.oneof) built.oneofIndex = 0;
+      descriptor.field.push(built);
     });
     // Synthetic oneofs of proto3 `optional` fields come after the fields, in field order.
     for (const field of descriptor.field) {

@@ -5,6 +5,7 @@ import { describedField, idempotencySentences, operationRuleSentences } from "./
 import { authSentences } from "./operation-text.js";
 import type { Ir, IrField, IrMessage, IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS, type ProtoScalar } from "../sdk/scalars.js";
+import { UNION_ONEOF } from "../../runtime/schema.js";
 
 export type { ProtoScalar };
 
@@ -32,6 +33,8 @@ export interface ProtoMessagePlan {
   name: string;
   comment: string;
   fields: ProtoFieldPlan[];
+  /** A union's oneof, which holds every field (its variants). */
+  oneof?: string;
   reserved: { name: string; number: number }[];
 }
 
@@ -120,8 +123,10 @@ export function planProto(ir: Ir): ProtoFilePlan[] {
   const planMessage = (message: IrMessage, name = message.name, op?: IrOperation): ProtoMessagePlan => ({
     name,
     comment: [message.description, ...(op ? operationRuleSentences(op) : [])].filter(Boolean).join(" "),
-    fields: message.fields.map((field) => planField(field, message.usedAsInput)),
+    // A union's variants are the members of its oneof, which has presence of its own: no `optional`.
+    fields: message.fields.map((field) => (message.oneOf ? { ...planField(field, message.usedAsInput), optional: false } : planField(field, message.usedAsInput))),
     reserved: message.reserved,
+    ...(message.oneOf ? { oneof: UNION_ONEOF } : {}),
   });
 
   const fileOf = (path: string): ProtoFilePlan => ({ path, package: pkg, imports: [], enums: [], messages: [], services: [] });

@@ -43,11 +43,15 @@ function printFile(file: ProtoFilePlan): string {
   for (const message of file.messages) {
     lines.push(...comment(message.comment, ""));
     const body: string[] = [];
+    // A union's variants are the members of its oneof.
+    const indent = message.oneof ? "    " : "  ";
+    if (message.oneof) body.push(`  oneof ${message.oneof} {`);
     for (const field of message.fields) {
       const label = field.repeated ? "repeated " : field.optional ? "optional " : "";
       const options = field.deprecated ? " [deprecated = true]" : "";
-      body.push(...comment(field.comment, "  "), `  ${label}${typeSpelling(field, file.package)} ${field.name} = ${field.number}${options};`);
+      body.push(...comment(field.comment, indent), `${indent}${label}${typeSpelling(field, file.package)} ${field.name} = ${field.number}${options};`);
     }
+    if (message.oneof) body.push("  }");
     body.push(...reservedLines(message.reserved, "  "));
     lines.push(body.length === 0 ? `message ${message.name} {}` : `message ${message.name} {`, ...body);
     if (body.length > 0) lines.push("}");

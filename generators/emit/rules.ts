@@ -57,7 +57,8 @@ export function fieldKeywords(field: IrField): Schema {
  * required-if as if/then; at-least-one-of as "if none of the others is given, the last is
  * required"; exactly-one-of as that and "not two of them". (anyOf/oneOf of required fields would
  * say the same, but type generators such as openapi-typescript turn them into wrong unions.)
- * Same-as has no keyword: its sentence is in the field's description.
+ * Same-as has no keyword: its sentence is in the field's description. A union (in requests and
+ * answers alike) is a oneOf of its variants, each branch requiring its own.
  */
 export function messageKeywords(message: IrMessage, properties: Record<string, Schema>, op?: IrOperation): Schema {
   // Each subschema names the properties it requires, with their (non-null) schema, as linters and
@@ -96,7 +97,9 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
     const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => requires([a, b])));
     all.push(atLeastOne(names), { not: anyOf(pairs) });
   }
-  return all.length === 0 ? {} : { allOf: all };
+  // A union: exactly one variant given, a branch each, named by the variant (its discriminator).
+  const union = message.oneOf ? { oneOf: message.fields.map((field) => requires([field.name])) } : {};
+  return all.length === 0 ? union : { allOf: all, ...union };
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

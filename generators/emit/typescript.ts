@@ -114,7 +114,8 @@ ${indent}restPrefix: ${quote(ir.api.restPrefix)},`;
 }
 
 const enumLine = (e: Ir["enums"][number]) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`;
-const messageLine = (m: IrMessage) => `    ${m.name}: ${quote(m.fields.map(compactField).join(" "))},`;
+// A union's line starts with "|" (MessageSpec.oneOf).
+const messageLine = (m: IrMessage) => `    ${m.name}: ${quote((m.oneOf ? "|" : "") + m.fields.map(compactField).join(" "))},`;
 
 function emitSchemaModule(ir: Ir): GeneratedFile {
   // Marked pure: a bundle that imports the schema and reads none of it (an SDK app) leaves it out.

@@ -165,6 +165,8 @@ export interface IrMessage {
   reserved: ReservedField[];
   /** Declared under `types:` (shared) or inline in one operation. */
   shared: boolean;
+  /** A union (`one_of: true`): exactly one of its fields, its variants, is set; the set field's name says which. */
+  oneOf?: boolean;
   usedAsInput: boolean;
   usedAsOutput: boolean;
   /** GraphQL output type name (shared types and inline outputs). */

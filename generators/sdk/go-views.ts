@@ -238,6 +238,8 @@ export interface TransportFactsView {
   constants: readonly { name: string; value: string; doc: string }[];
   texts: readonly string[];
   wireTexts: readonly string[];
+  /** The unions (one_of), as a Go map literal. */
+  unionMessages: string;
   versionOperations: string;
   tokenVersionOperation: string;
   hasEnums: boolean;

@@ -638,6 +638,10 @@ export function goView(ir: Ir, facts: SdkFacts) {
       facts.enums.map((e) => ({ key: goString(e.name), value: `{${e.values.map((v) => `{${goString(v.name)}, ${v.number}}`).join(", ")}}` })),
       "\t",
     ),
+    unionMessages: `map[string]bool{${facts.messages
+      .filter((m) => m.oneOf)
+      .map((m) => `${goString(m.name)}: true`)
+      .join(", ")}}`,
     messageFacts: goKeyedLines(
       facts.messages.map((m) => ({
         key: goString(m.name),

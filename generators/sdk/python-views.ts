@@ -122,6 +122,8 @@ export interface SchemaModuleView {
   tokenVersionOperation: string;
   enums: readonly { key: string; numbers: string }[];
   messages: readonly { key: string; fields: readonly string[] }[];
+  /** The unions (one_of), as a Python frozenset expression. */
+  unions: string;
   operations: readonly { key: string; entries: readonly KeyValueView[] }[];
 }
 

@@ -851,6 +851,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
         (f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ") + (f.value ? `, value=${pyLiteral(f.value)}` : ""),
       ),
     })),
+    unions: ((names) => (names.length === 0 ? "frozenset()" : `frozenset({${names.join(", ")}})`))(facts.messages.filter((m) => m.oneOf).map((m) => pyLiteral(m.name))),
     operations,
     schemaImports: schemaFile.imports(),
     answerClasses,

@@ -55,6 +55,8 @@ export interface MessageFacts {
   name: string;
   description: string;
   fields: FieldFacts[];
+  /** A union: exactly one field (a variant) is set. */
+  oneOf: boolean;
   shared: boolean;
   usedAsInput: boolean;
   usedAsOutput: boolean;
@@ -260,6 +262,7 @@ export const WIRE_CHECK_TEXTS = {
   json: SCALAR_SPECS.json.wireText,
   enum: VALUE_TEXTS.enum,
   enumSeparator: ", ",
+  oneOf: VALUE_TEXTS.oneOf,
   object: VALUE_TEXTS.object,
   list: VALUE_TEXTS.list,
   unknownField: VALUE_TEXTS.unknownField,
@@ -362,7 +365,7 @@ export function descriptorSetGroup(
   };
 }
 
-function fieldFacts(ir: Ir, field: IrField, inRequest: boolean): FieldFacts {
+function fieldFacts(ir: Ir, field: IrField, inRequest: boolean, inUnion = false): FieldFacts {
   const kind = field.type.kind === "scalar" ? field.type.scalar : field.type.kind;
   return {
     name: field.name,
@@ -376,14 +379,15 @@ function fieldFacts(ir: Ir, field: IrField, inRequest: boolean): FieldFacts {
     format: field.format ?? null,
     deprecated: field.deprecated ?? null,
     alwaysInAnswer: field.alwaysInAnswer,
-    protoPresence: isProtoOptional(field, inRequest) || (!field.list && (kind === "message" || kind === "json")),
+    // A union's variants are members of a oneof: each has presence.
+    protoPresence: inUnion || isProtoOptional(field, inRequest) || (!field.list && (kind === "message" || kind === "json")),
     rules: inRequest ? fieldRuleSentences(ir, field) : [],
   };
 }
 
 function messageFacts(ir: Ir, message: IrMessage): MessageFacts {
   const { name, description, shared, usedAsInput, usedAsOutput } = message;
-  return { name, description, fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput)), shared, usedAsInput, usedAsOutput };
+  return { name, description, fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput, message.oneOf)), oneOf: message.oneOf === true, shared, usedAsInput, usedAsOutput };
 }
 
 const factsOfIr = new WeakMap<Ir, SdkFacts>();

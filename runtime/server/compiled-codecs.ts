@@ -69,6 +69,8 @@ export class CompiledCodecs {
 
   private compileCheck(message: MessageSpec): Check {
     const { schema, rules } = this;
+    // A union (exactly one variant) is rare: the full check counts its variants.
+    if (message.oneOf) return (value, prefix) => checkMessage(schema, rules, message.name, value, prefix);
     const fieldRules: Readonly<Record<string, FieldRules>> = rules.fields[message.name] ?? {};
     const constants: unknown[] = [];
     const constant = (value: unknown) => `C[${constants.push(value) - 1}]`;

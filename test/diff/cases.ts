@@ -460,6 +460,16 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "output-field-type-changed:User.scores", severity: "breaking", protocols: ALL, sources: ["manifest", "openapi"] }],
   },
   {
+    name: "union variant added (dangerous: old clients meet an answer with none of the variants they know)",
+    bump: "minor",
+    base: [
+      ["types:\n", "types:\n  Contact:\n    one_of: true\n    fields:\n      email: string\n      phone: string\n"],
+      [USER_FIELDS, `${USER_FIELDS}      contact: Contact\n`],
+    ],
+    edits: [["      phone: string\n", "      phone: string\n      postal: string\n"]],
+    expected: [{ id: "union-variant-added:Contact.postal", severity: "dangerous", protocols: ALL, sources: ["manifest"] }],
+  },
+  {
     name: "output field added: a date, a duration, bytes, a float32 and a uint32",
     bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],

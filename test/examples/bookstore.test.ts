@@ -162,8 +162,11 @@ describe("the bookstore example", () => {
       // ... and of types and dates.
       translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey" } },
       printings: { first: "1851-10-18", second: "1851-11-14" },
+      // A union: exactly one variant, named by its key.
+      edition: { print: { binding: "hardcover", pages: 635 } },
     });
     expect(added).toMatchObject({
+      edition: { print: { binding: "hardcover", pages: 635 }, ebook: null, audio_minutes: null },
       stock: { main: 4294967295, annex: 0 },
       shelves: { B2: "history", "window display": "poetry" },
       translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey", born: null } },
@@ -193,6 +196,9 @@ describe("the bookstore example", () => {
       [{ translators: { fr: { name: "" } } }, "translators.fr.name: must not be empty"],
       [{ translators: { fr: "Jean Giono" } }, "translators.fr: must be an object"],
       [{ printings: { first: "1851-02-30" } }, "printings.first: must be a date such as 2026-01-31"],
+      [{ edition: { print: { binding: "paperback" }, audio_minutes: 600 } }, "edition: must have exactly one of print, ebook, audio_minutes"],
+      [{ edition: {} }, "edition: must have exactly one of print, ebook, audio_minutes"],
+      [{ edition: { ebook: {} } }, "edition.ebook.file_format: is required"],
       [{ pages: 0 }, "pages: must be 1 or more"],
       [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
       [{ rating: 5.5 }, "rating: must be between 0 and 5"],
@@ -357,6 +363,35 @@ describe("the bookstore example", () => {
     expect(generated("generated/graphql/schema.graphql")).toMatch(/^ {2}stock: UInt32Map!$/m);
     expect(generated("generated/graphql/codegen.yml")).toContain('UInt32Map: "Record<string, number>"');
     expect(generated("generated/openapi/openapi.yaml")).toMatch(/shelves:\n\s+description: .*\n\s+type: object\n\s+additionalProperties:\n\s+\$ref: "#\/components\/schemas\/Genre"/);
+  });
+
+  it("states a union (one_of) in every contract, and the server refuses two variants or none on every protocol", async () => {
+    const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
+    expect(generated("proto/bookstore/v1/types.proto")).toMatch(/^message Edition \{\n {2}oneof variant \{\n {4}PrintEdition print = 1;\n {4}Ebook ebook = 2;\n/m);
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/^input EditionInput @oneOf \{$/m);
+    expect(generated("generated/openapi/openapi.yaml")).toMatch(/ {4}Edition:\n(?:.*\n)*? {6}oneOf:\n {6}- required:\n {8}- print\n/);
+    const post = async (edition: unknown) => {
+      const response = await fetch(`${endpoints.httpUrl}/v1/books`, {
+        method: "POST",
+        headers: { "content-type": "application/json", "x-bookstore-key": KEY },
+        body: JSON.stringify({ title: "United", author: { name: "A" }, genre: "poetry", edition }),
+      });
+      return [response.status, ((await response.json()) as { message?: string }).message ?? null];
+    };
+    const both = "edition: must have exactly one of print, ebook, audio_minutes";
+    expect(await post({ ebook: { file_format: "epub" }, audio_minutes: 60 })).toEqual([400, both]);
+    expect(await post({ ebook: null, audio_minutes: null })).toEqual([400, both]);
+    // GraphQL's own @oneOf check refuses two keys before the call runs.
+    const graphql = await fetch(`${endpoints.httpUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-bookstore-key": KEY },
+      body: JSON.stringify({ query: 'mutation { add_book(params: { title: "United", author: { name: "A" }, genre: poetry, edition: { audio_minutes: 1, ebook: { file_format: "pdf" } } }) { id } }' }),
+    });
+    expect(((await graphql.json()) as { errors?: { message: string }[] }).errors?.[0]?.message).toMatch(/EditionInput.*exactly one/);
+    expect((await client("rest").searchBooks({ words: "United" })).books).toEqual([]);
+    // One variant of each kind reads back as it went, over gRPC too.
+    const audio = await client("grpc", KEY).addBook({ title: "United, heard", author: { name: "A" }, genre: "poetry", edition: { audio_minutes: 0 } });
+    expect((await client("grpc").getBook({ id: audio.id })).edition).toEqual({ print: null, ebook: null, audio_minutes: 0 });
   });
 
   it("carries a header input (If-Match) and answers a response header (ETag) over REST, the same fields over GraphQL and gRPC", async () => {

@@ -63,7 +63,10 @@ function value(schema: ApiSchema, field: FieldSpec, variant: Variant, depth: num
 
 function message(schema: ApiSchema, name: string, variant: Variant, depth = 0): Plain {
   const result: Plain = {};
-  for (const field of schema.messages[name]!.fields) {
+  const spec = schema.messages[name]!;
+  // A union answers exactly one variant: the last in the zero sample, the first in the edge one.
+  const fields = spec.oneOf ? [variant === "zero" ? spec.fields.at(-1)! : spec.fields[0]!] : spec.fields;
+  for (const field of fields) {
     const item = value(schema, field, variant, depth);
     result[field.name] = field.list ? (variant === "zero" ? [item] : [item, item]) : item;
   }

@@ -82,7 +82,9 @@ function validValue(api: ApiSchema, rules: ValidationRules, messageName: string,
 
 function validMessage(api: ApiSchema, rules: ValidationRules, messageName: string, depth = 0): Plain {
   const value: Plain = {};
-  for (const field of api.messages[messageName]!.fields) {
+  const message = api.messages[messageName]!;
+  // A union takes exactly one variant: its first.
+  for (const field of message.oneOf ? message.fields.slice(0, 1) : message.fields) {
     const item = validValue(api, rules, messageName, field, depth);
     value[field.name] = field.list ? [item] : item;
   }
@@ -108,7 +110,8 @@ function* variants(api: ApiSchema, messageName: string, valid: Plain): Generator
     if (field.list) for (const odd of ODD_VALUES) yield { ...valid, [field.name]: [valid[field.name] && (valid[field.name] as unknown[])[0], odd] };
     const { [field.name]: _left, ...without } = valid;
     yield without;
-    if (field.kind === "message" && !field.list) {
+    // A union's variants other than the one given have no value to vary.
+    if (field.kind === "message" && !field.list && valid[field.name] !== undefined) {
       for (const inner of variants(api, field.ref!, valid[field.name] as Plain)) yield { ...valid, [field.name]: inner };
     }
   }

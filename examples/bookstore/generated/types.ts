@@ -4,6 +4,48 @@ export type { JsonObject } from "@apigen/runtime/json.js";
 /** What kind of book it is. */
 export type Genre = "fiction" | "history" | "science" | "poetry" | "essays";
 
+/** A printed edition. */
+export interface PrintEdition {
+  /** hardcover or paperback */
+  binding: string;
+  pages: number | null;
+}
+
+/** A printed edition. */
+export interface PrintEditionInput {
+  /** hardcover or paperback 1 to 20 characters. */
+  binding: string;
+  pages?: number | null;
+}
+
+/** An electronic edition. */
+export interface Ebook {
+  /** epub or pdf */
+  file_format: string;
+}
+
+/** An electronic edition. */
+export interface EbookInput {
+  /** epub or pdf 1 to 10 characters. */
+  file_format: string;
+}
+
+/** How this edition is published. */
+export interface Edition {
+  print: PrintEdition | null;
+  ebook: Ebook | null;
+  /** An audiobook, its length in minutes. */
+  audio_minutes: number | null;
+}
+
+/** How this edition is published. */
+export interface EditionInput {
+  print?: PrintEditionInput | null;
+  ebook?: EbookInput | null;
+  /** An audiobook, its length in minutes. */
+  audio_minutes?: number | null;
+}
+
 /** Who wrote a book. */
 export interface Author {
   name: string;
@@ -52,6 +94,8 @@ export interface Book {
   translators: Record<string, Author>;
   /** The day each printing came out, by its name. */
   printings: Record<string, string>;
+  /** How this edition is published. */
+  edition: Edition | null;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
 }
@@ -78,6 +122,7 @@ export interface AddBookInput {
   shelves?: Record<string, Genre> | null;
   translators?: Record<string, AuthorInput> | null;
   printings?: Record<string, string> | null;
+  edition?: EditionInput | null;
 }
 
 /** Input of get_book. */

@@ -367,3 +367,30 @@ func TestCarriesMapsOfNumbersAndEnumValues(t *testing.T) {
 		}
 	}
 }
+
+// A union: exactly one variant set; two are refused on every protocol (before sending over gRPC).
+func TestCarriesAUnionWithExactlyOneVariant(t *testing.T) {
+	ctx := context.Background()
+	for _, protocol := range protocols {
+		store := storeOver(t, protocol)
+		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
+			Title: "United on " + string(protocol), Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
+			Edition: &bookstore.Edition{AudioMinutes: bookstore.Ptr(uint32(0))},
+		})
+		if err != nil {
+			t.Fatalf("%s: %v", protocol, err)
+		}
+		read, err := store.GetBook(ctx, &bookstore.GetBookInput{ID: added.ID})
+		if err != nil || read.Edition == nil || read.Edition.AudioMinutes == nil || *read.Edition.AudioMinutes != 0 || read.Edition.Print != nil || read.Edition.Ebook != nil {
+			t.Fatalf("%s: read %+v, %v", protocol, read, err)
+		}
+		_, err = store.AddBook(ctx, &bookstore.AddBookInput{
+			Title: "Never sent", Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
+			Edition: &bookstore.Edition{AudioMinutes: bookstore.Ptr(uint32(60)), Ebook: &bookstore.Ebook{FileFormat: "pdf"}},
+		})
+		var apiErr *bookstore.APIError
+		if !errors.As(err, &apiErr) || apiErr.Code != bookstore.CodeInvalidArgument || apiErr.Message != "edition: must have exactly one of print, ebook, audio_minutes" {
+			t.Fatalf("%s: two variants gave %v", protocol, err)
+		}
+	}
+}

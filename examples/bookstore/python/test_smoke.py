@@ -203,3 +203,18 @@ def test_carries_maps_of_numbers_and_enum_values(protocol: Literal["graphql", "r
             with pytest.raises(ApiError) as refused:
                 store.add_book(title="Never sent", author={"name": "A"}, genre="poetry", **values)  # type: ignore[arg-type]
             assert (refused.value.code, refused.value.refused, refused.value.message) == ("INVALID_ARGUMENT", True, message)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_carries_a_union_with_exactly_one_variant(protocol: Literal["graphql", "rest", "grpc"]) -> None:
+    with store_over(protocol) as store:
+        added = store.add_book(title=f"United on {protocol}", author={"name": "A"}, genre="poetry", edition={"ebook": {"file_format": "epub"}})
+        assert added.edition is not None and added.edition.ebook is not None
+        assert (added.edition.ebook.file_format, added.edition.print, added.edition.audio_minutes) == ("epub", None, None)
+        assert store.get_book(id=added.id) == added
+        # Two variants, or none: refused (before sending over gRPC, whose oneof would keep the last).
+        for edition in ({"ebook": {"file_format": "pdf"}, "audio_minutes": 60}, {}):
+            with pytest.raises(ApiError) as refused:
+                store.add_book(title="Never sent", author={"name": "A"}, genre="poetry", edition=edition)  # type: ignore[arg-type]
+            assert (refused.value.code, refused.value.message) == ("INVALID_ARGUMENT", "edition: must have exactly one of print, ebook, audio_minutes")
+    assert "Never sent" not in [book.title for book in store_over("rest").iter_list_books()]

@@ -17,7 +17,7 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves, translators, printings }) {
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves, translators, printings, edition }) {
       const book: Book = {
         id: randomUUID(),
         title,
@@ -38,6 +38,9 @@ export function createBookstore(): Implementation {
         shelves: shelves ?? {},
         translators: Object.fromEntries(Object.entries(translators ?? {}).map(([language, who]) => [language, { name: who.name, born: who.born ?? null }])),
         printings: printings ?? {},
+        edition: edition
+          ? { print: edition.print ? { binding: edition.print.binding, pages: edition.print.pages ?? null } : null, ebook: edition.ebook ?? null, audio_minutes: edition.audio_minutes ?? null }
+          : null,
         etag: '"1"',
       };
       books.set(book.id, book);

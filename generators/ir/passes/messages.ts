@@ -54,5 +54,20 @@ export function resolveSharedMessages(context: IrContext): void {
       protoFile: context.proto.typesFile,
     }),
   );
+  for (const message of context.sharedMessages) {
+    if (context.raw.types?.[message.name]?.one_of !== true) continue;
+    message.oneOf = true;
+    const at = ["types", message.name, "one_of"];
+    if (message.fields.length < 2) context.report("invalid-one-of", at, `type '${message.name}'`, "a union has two variants or more: declare its fields");
+    for (const field of message.fields) {
+      if (field.required || field.list)
+        context.report(
+          "invalid-one-of",
+          ["types", message.name, "fields", field.name],
+          `type '${message.name}'`,
+          `variant '${field.name}' is ${field.list ? "a list" : "required"}; each variant of a union is one optional value (exactly one is set)`,
+        );
+    }
+  }
   context.sharedByName = new Map(context.sharedMessages.map((m) => [m.name, m]));
 }

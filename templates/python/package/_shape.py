@@ -28,7 +28,7 @@ from typing import NoReturn
 
 from ._facts import Field
 from ._model import Model, bytes_text, datetime_text, duration_text, timedelta_text, timestamp_text
-from ._schema import ANSWER_TYPE_TEXTS, ENUMS, MESSAGES, WIRE_TEXTS
+from ._schema import ANSWER_TYPE_TEXTS, ENUMS, MESSAGES, UNIONS, WIRE_TEXTS
 from .types import MODELS
 
 Decoder = Callable[[object], object]
@@ -586,6 +586,9 @@ def _check_message(message: str, value: object, prefix: str) -> None:
     for key in value:
         if key not in known:
             _fail(f"{prefix}.{key}" if prefix else str(key), WIRE_TEXTS["unknownField"])
+    if message in UNIONS and sum(1 for field in fields if not _is_missing(field, value.get(field.name))) != 1:
+        # A proto oneof would keep the last of two variants without a word.
+        _fail(prefix or WIRE_TEXTS["root"], WIRE_TEXTS["oneOf"].format(variants=WIRE_TEXTS["enumSeparator"].join(field.name for field in fields)))
     for field in fields:
         path = f"{prefix}.{field.name}" if prefix else field.name
         raw = value.get(field.name)

@@ -7,11 +7,14 @@ export type {
   AddBookInput,
   AuthorInput,
   ClearLabelsInput,
+  EbookInput,
   EditBookInput,
+  EditionInput,
   Genre,
   GetBookInput,
   JsonObject,
   ListBooksInput,
+  PrintEditionInput,
   RemoveBookInput,
   SearchBooksInput,
   UpdateBookInput,
@@ -19,6 +22,33 @@ export type {
 
 /** Genre as answers carry it: a value this SDK knows, or one the service added since (over gRPC UNKNOWN_<n>). Inputs take Genre alone: the service refuses a value it does not know. */
 export type GenreOrUnknown = Genre | (string & {});
+
+/** A printed edition. */
+export interface PrintEdition {
+  /** hardcover or paperback */
+  binding: string;
+  pages: number | null;
+  /** A field this SDK does not know (one the service added since), kept as it came. */
+  [field: string]: unknown;
+}
+
+/** An electronic edition. */
+export interface Ebook {
+  /** epub or pdf */
+  file_format: string;
+  /** A field this SDK does not know (one the service added since), kept as it came. */
+  [field: string]: unknown;
+}
+
+/** How this edition is published. */
+export interface Edition {
+  print: PrintEdition | null;
+  ebook: Ebook | null;
+  /** An audiobook, its length in minutes. */
+  audio_minutes: number | null;
+  /** A field this SDK does not know (one the service added since), kept as it came. */
+  [field: string]: unknown;
+}
 
 /** Who wrote a book. */
 export interface Author {
@@ -62,6 +92,8 @@ export interface Book {
   translators: Record<string, Author>;
   /** The day each printing came out, by its name. */
   printings: Record<string, string>;
+  /** How this edition is published. */
+  edition: Edition | null;
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
   /** A field this SDK does not know (one the service added since), kept as it came. */

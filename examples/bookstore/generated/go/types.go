@@ -43,6 +43,60 @@ const (
 	GenreEssays Genre = "essays"
 )
 
+// PrintEdition is a printed edition.
+type PrintEdition struct {
+	// hardcover or paperback.
+	Binding string  `json:"binding"`
+	Pages   *uint32 `json:"pages"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
+}
+
+// RawJSON is the PrintEdition as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (p *PrintEdition) RawJSON() string { return transport.RawJSON(p) }
+
+// Ebook is an electronic edition.
+type Ebook struct {
+	// epub or pdf.
+	FileFormat string `json:"file_format"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
+}
+
+// RawJSON is the Ebook as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (e *Ebook) RawJSON() string { return transport.RawJSON(e) }
+
+// Edition tells how this edition is published.
+type Edition struct {
+	Print *PrintEdition `json:"print"`
+	Ebook *Ebook        `json:"ebook"`
+	// An audiobook, its length in minutes.
+	AudioMinutes *uint32 `json:"audio_minutes"`
+
+	// ExtraFields are the fields of the answer this SDK does not know (added to the service
+	// since), and known fields whose JSON type was not the expected one (a warning is logged), as
+	// received over GraphQL or REST; nil when there are none.
+	ExtraFields map[string]json.RawMessage `json:"-"`
+
+	answer
+}
+
+// RawJSON is the Edition as received, when it is the answer of a call over GraphQL or REST;
+// otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
+func (e *Edition) RawJSON() string { return transport.RawJSON(e) }
+
 // Author tells who wrote a book.
 type Author struct {
 	Name string `json:"name"`
@@ -94,6 +148,8 @@ type Book struct {
 	Translators map[string]*Author `json:"translators"`
 	// The day each printing came out, by its name.
 	Printings map[string]Date `json:"printings"`
+	// How this edition is published.
+	Edition *Edition `json:"edition"`
 	// Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
 	Etag string `json:"etag"`
 
@@ -136,6 +192,7 @@ type AddBookInput struct {
 	Shelves     map[string]Genre   `json:"shelves,omitempty"`
 	Translators map[string]*Author `json:"translators,omitempty"`
 	Printings   map[string]Date    `json:"printings,omitempty"`
+	Edition     *Edition           `json:"edition,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.

@@ -8,6 +8,9 @@ export const rules: ValidationRules = {
     cursor: { expected: "a cursor the store handed out (the position of a book, 0 to 999999999)", pattern: "^(0|[1-9][0-9]{0,8})$" },
   },
   fields: {
+    PrintEdition: { binding: {"maxLength":20,"minLength":1}, pages: {"minimum":0,"maximum":4294967295} },
+    Ebook: { file_format: {"maxLength":10,"minLength":1} },
+    Edition: { audio_minutes: {"minimum":0,"maximum":4294967295} },
     Author: { name: {"minLength":1,"maxLength":100}, born: {"minimum":-2147483648,"maximum":2147483647} },
     AddBookRequest: { title: {"maxLength":200,"minLength":1}, year: {"minimum":0,"maximum":3000}, pages: {"minimum":1,"maximum":4294967295}, rating: {"minimum":0,"maximum":5}, cover: {"maxLength":65536} },
     GetBookRequest: { id: {"minLength":1} },

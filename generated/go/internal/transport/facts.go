@@ -131,6 +131,7 @@ const (
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"
 	wireTextEnumSeparator = ", "
+	wireTextOneOf         = "must have exactly one of {variants}"
 	wireTextObject        = "must be an object"
 	wireTextList          = "must be a list"
 	wireTextUnknownField  = "is not a field of this request"
@@ -159,6 +160,9 @@ var enumFacts = map[string][]enumValue{
 	"OrgDomainStatus":  {{"pending", 1}, {"verified", 2}},
 	"WireProtocol":     {{"graphql", 1}, {"rest", 2}, {"grpc", 3}},
 }
+
+// unionMessages: the messages that are unions (one_of): exactly one field, a variant, is set.
+var unionMessages = map[string]bool{}
 
 // messageFacts: per message, its fields in declaration order.
 var messageFacts = map[string][]field{

@@ -253,6 +253,18 @@ func grpcFailure(ctx context.Context, op *Operation, err error, header, trailer 
 // ---------------------------------------------------------------- flat shape -> protobuf
 
 func fillMessage(message string, target *dynamicpb.Message, body map[string]any, prefix string) error {
+	if unionMessages[message] && len(body) != 1 {
+		// A union holds exactly one variant: a proto oneof would keep the last of two without a word.
+		names := make([]string, len(messageFacts[message]))
+		for i, f := range messageFacts[message] {
+			names[i] = f.name
+		}
+		path := prefix
+		if path == "" {
+			path = wireTextRoot
+		}
+		return &wireError{path, fill(wireTextOneOf, "variants", strings.Join(names, wireTextEnumSeparator))}
+	}
 	p := protoPlanOf(message, target.Descriptor())
 	for i, f := range messageFacts[message] {
 		raw, ok := body[f.name]

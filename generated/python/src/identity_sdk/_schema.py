@@ -102,6 +102,7 @@ WIRE_TEXTS: dict[str, str] = {
     "json": "must be a JSON object",
     "enum": "must be one of {values}",
     "enumSeparator": ", ",
+    "oneOf": "must have exactly one of {variants}",
     "object": "must be an object",
     "list": "must be a list",
     "unknownField": "is not a field of this request",
@@ -1175,6 +1176,9 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("state", "state", "string", None, False, False, True),
     ),
 }
+
+UNIONS: frozenset[str] = frozenset()
+"""The messages that are unions (one_of): exactly one field, a variant, is set."""
 
 OPERATIONS: dict[str, Operation] = {
     "admin_login": Operation(

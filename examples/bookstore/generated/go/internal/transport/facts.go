@@ -131,6 +131,7 @@ const (
 	wireTextJson          = "must be a JSON object"
 	wireTextEnum          = "must be one of {values}"
 	wireTextEnumSeparator = ", "
+	wireTextOneOf         = "must have exactly one of {variants}"
 	wireTextObject        = "must be an object"
 	wireTextList          = "must be a list"
 	wireTextUnknownField  = "is not a field of this request"
@@ -154,8 +155,23 @@ var enumFacts = map[string][]enumValue{
 	"Genre": {{"fiction", 1}, {"history", 2}, {"science", 3}, {"poetry", 4}, {"essays", 5}},
 }
 
+// unionMessages: the messages that are unions (one_of): exactly one field, a variant, is set.
+var unionMessages = map[string]bool{"Edition": true}
+
 // messageFacts: per message, its fields in declaration order.
 var messageFacts = map[string][]field{
+	"PrintEdition": {
+		{name: "binding", kind: kindString, required: true, presence: true},
+		{name: "pages", kind: kindUint32, presence: true},
+	},
+	"Ebook": {
+		{name: "file_format", kind: kindString, required: true, presence: true},
+	},
+	"Edition": {
+		{name: "print", kind: kindMessage, ref: "PrintEdition", presence: true},
+		{name: "ebook", kind: kindMessage, ref: "Ebook", presence: true},
+		{name: "audio_minutes", kind: kindUint32, presence: true},
+	},
 	"Author": {
 		{name: "name", kind: kindString, required: true, presence: true},
 		{name: "born", kind: kindInt32, presence: true},
@@ -180,6 +196,7 @@ var messageFacts = map[string][]field{
 		{name: "shelves", kind: kindMap, ref: "Genre", value: kindEnum},
 		{name: "translators", kind: kindMap, ref: "Author", value: kindMessage},
 		{name: "printings", kind: kindMap, value: kindDate},
+		{name: "edition", kind: kindMessage, ref: "Edition", presence: true},
 		{name: "etag", kind: kindString, required: true},
 	},
 	"AddBookRequest": {
@@ -198,6 +215,7 @@ var messageFacts = map[string][]field{
 		{name: "shelves", kind: kindMap, ref: "Genre", value: kindEnum},
 		{name: "translators", kind: kindMap, ref: "Author", value: kindMessage},
 		{name: "printings", kind: kindMap, value: kindDate},
+		{name: "edition", kind: kindMessage, ref: "Edition", presence: true},
 	},
 	"GetBookRequest": {
 		{name: "id", kind: kindString, required: true, presence: true},
@@ -253,7 +271,7 @@ var OpAddBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", withParams: true},
 	rest:           &restBinding{method: "POST", path: "/v1/books"},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/AddBook", request: "bookstore.v1.AddBookRequest", response: "bookstore.v1.AddBookResponse"},
 	input:          "AddBookRequest",
@@ -271,7 +289,7 @@ var OpGetBook = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/{id}", pathParams: []string{"id"}, inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/GetBook", request: "bookstore.v1.GetBookRequest", response: "bookstore.v1.GetBookResponse"},
 	input:      "GetBookRequest",
@@ -290,7 +308,7 @@ var OpUpdateBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", withParams: true},
 	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}", pathParams: []string{"id"}, headers: [][2]string{{"if_match", "if-match"}}},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/UpdateBook", request: "bookstore.v1.UpdateBookRequest", response: "bookstore.v1.UpdateBookResponse"},
 	input:          "UpdateBookRequest",
@@ -310,7 +328,7 @@ var OpEditBook = &Operation{
 	since:          map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:        true,
 	idempotencyKey: true,
-	graphql:        &graphqlBinding{document: "mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", withParams: true},
+	graphql:        &graphqlBinding{document: "mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", withParams: true},
 	rest:           &restBinding{method: "PATCH", path: "/v1/books/{id}/details", pathParams: []string{"id"}},
 	grpc:           &grpcBinding{path: "/bookstore.v1.StoreService/EditBook", request: "bookstore.v1.EditBookRequest", response: "bookstore.v1.EditBookResponse"},
 	input:          "EditBookRequest",
@@ -367,7 +385,7 @@ var OpListBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST, ProtocolGRPC},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0", ProtocolGRPC: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } next_page_token } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } next_page_token } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books", inQuery: true},
 	grpc:       &grpcBinding{path: "/bookstore.v1.StoreService/ListBooks", request: "bookstore.v1.ListBooksRequest", response: "bookstore.v1.ListBooksResponse"},
 	pagination: &pagination{style: paginationToken, items: "books", cursor: "page_token", nextCursor: "next_page_token"},
@@ -386,7 +404,7 @@ var OpSearchBooks = &Operation{
 	protocols:  []Protocol{ProtocolGraphQL, ProtocolREST},
 	since:      map[Protocol]string{ProtocolGraphQL: "1.0.0", ProtocolREST: "1.0.0"},
 	retried:    true,
-	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } } }", withParams: true},
+	graphql:    &graphqlBinding{document: "query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } } }", withParams: true},
 	rest:       &restBinding{method: "GET", path: "/v1/books/search", inQuery: true},
 	input:      "SearchBooksRequest",
 	output:     "SearchBooksResponse",

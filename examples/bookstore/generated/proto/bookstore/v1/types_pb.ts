@@ -14,7 +14,93 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file bookstore/v1/types.proto.
  */
 export const file_bookstore_v1_types: GenFile = /*@__PURE__*/
-  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJACgZBdXRob3ISEQoEbmFtZRgBIAEoCUgAiAEBEhEKBGJvcm4YAiABKAVIAYgBAUIHCgVfbmFtZUIHCgVfYm9ybiLxBwoEQm9vaxIKCgJpZBgBIAEoCRINCgV0aXRsZRgCIAEoCRIkCgZhdXRob3IYAyABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yEiIKBWdlbnJlGAQgASgOMhMuYm9va3N0b3JlLnYxLkdlbnJlEhEKBHllYXIYBSABKAVIAIgBARIQCghpbl9zdG9jaxgGIAEoCBIsCghhZGRlZF9hdBgHIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGQoMcHVibGlzaGVkX29uGAggASgJSAGIAQESEQoEaXNibhgJIAEoBEgCiAEBEhIKBXBhZ2VzGAogASgNSAOIAQESEwoGcmF0aW5nGAsgASgCSASIAQESLgoLbG9hbl9wZXJpb2QYDCABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SEgoFY292ZXIYDSABKAxIBYgBARIuCgZsYWJlbHMYDiADKAsyHi5ib29rc3RvcmUudjEuQm9vay5MYWJlbHNFbnRyeRIYCgtjb3BpZXNfc29sZBgPIAEoA0gGiAEBEiwKBXN0b2NrGBEgAygLMh0uYm9va3N0b3JlLnYxLkJvb2suU3RvY2tFbnRyeRIwCgdzaGVsdmVzGBIgAygLMh8uYm9va3N0b3JlLnYxLkJvb2suU2hlbHZlc0VudHJ5EjgKC3RyYW5zbGF0b3JzGBMgAygLMiMuYm9va3N0b3JlLnYxLkJvb2suVHJhbnNsYXRvcnNFbnRyeRI0CglwcmludGluZ3MYFCADKAsyIS5ib29rc3RvcmUudjEuQm9vay5QcmludGluZ3NFbnRyeRIMCgRldGFnGBAgASgJGi0KC0xhYmVsc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLAoKU3RvY2tFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKA06AjgBGkMKDFNoZWx2ZXNFbnRyeRILCgNrZXkYASABKAkSIgoFdmFsdWUYAiABKA4yEy5ib29rc3RvcmUudjEuR2VucmU6AjgBGkgKEFRyYW5zbGF0b3JzRW50cnkSCwoDa2V5GAEgASgJEiMKBXZhbHVlGAIgASgLMhQuYm9va3N0b3JlLnYxLkF1dGhvcjoCOAEaMAoOUHJpbnRpbmdzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUIHCgVfeWVhckIPCg1fcHVibGlzaGVkX29uQgcKBV9pc2JuQggKBl9wYWdlc0IJCgdfcmF0aW5nQggKBl9jb3ZlckIOCgxfY29waWVzX3NvbGQqfwoFR2VucmUSFQoRR0VOUkVfVU5TUEVDSUZJRUQQABIRCg1HRU5SRV9GSUNUSU9OEAESEQoNR0VOUkVfSElTVE9SWRACEhEKDUdFTlJFX1NDSUVOQ0UQAxIQCgxHRU5SRV9QT0VUUlkQBBIUCgxHRU5SRV9FU1NBWVMQBRoCCAFiBnByb3RvMw", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+  fileDesc("Chhib29rc3RvcmUvdjEvdHlwZXMucHJvdG8SDGJvb2tzdG9yZS52MSJOCgxQcmludEVkaXRpb24SFAoHYmluZGluZxgBIAEoCUgAiAEBEhIKBXBhZ2VzGAIgASgNSAGIAQFCCgoIX2JpbmRpbmdCCAoGX3BhZ2VzIjEKBUVib29rEhgKC2ZpbGVfZm9ybWF0GAEgASgJSACIAQFCDgoMX2ZpbGVfZm9ybWF0IoABCgdFZGl0aW9uEisKBXByaW50GAEgASgLMhouYm9va3N0b3JlLnYxLlByaW50RWRpdGlvbkgAEiQKBWVib29rGAIgASgLMhMuYm9va3N0b3JlLnYxLkVib29rSAASFwoNYXVkaW9fbWludXRlcxgDIAEoDUgAQgkKB3ZhcmlhbnQiQAoGQXV0aG9yEhEKBG5hbWUYASABKAlIAIgBARIRCgRib3JuGAIgASgFSAGIAQFCBwoFX25hbWVCBwoFX2Jvcm4imQgKBEJvb2sSCgoCaWQYASABKAkSDQoFdGl0bGUYAiABKAkSJAoGYXV0aG9yGAMgASgLMhQuYm9va3N0b3JlLnYxLkF1dGhvchIiCgVnZW5yZRgEIAEoDjITLmJvb2tzdG9yZS52MS5HZW5yZRIRCgR5ZWFyGAUgASgFSACIAQESEAoIaW5fc3RvY2sYBiABKAgSLAoIYWRkZWRfYXQYByABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhkKDHB1Ymxpc2hlZF9vbhgIIAEoCUgBiAEBEhEKBGlzYm4YCSABKARIAogBARISCgVwYWdlcxgKIAEoDUgDiAEBEhMKBnJhdGluZxgLIAEoAkgEiAEBEi4KC2xvYW5fcGVyaW9kGAwgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEhIKBWNvdmVyGA0gASgMSAWIAQESLgoGbGFiZWxzGA4gAygLMh4uYm9va3N0b3JlLnYxLkJvb2suTGFiZWxzRW50cnkSGAoLY29waWVzX3NvbGQYDyABKANIBogBARIsCgVzdG9jaxgRIAMoCzIdLmJvb2tzdG9yZS52MS5Cb29rLlN0b2NrRW50cnkSMAoHc2hlbHZlcxgSIAMoCzIfLmJvb2tzdG9yZS52MS5Cb29rLlNoZWx2ZXNFbnRyeRI4Cgt0cmFuc2xhdG9ycxgTIAMoCzIjLmJvb2tzdG9yZS52MS5Cb29rLlRyYW5zbGF0b3JzRW50cnkSNAoJcHJpbnRpbmdzGBQgAygLMiEuYm9va3N0b3JlLnYxLkJvb2suUHJpbnRpbmdzRW50cnkSJgoHZWRpdGlvbhgVIAEoCzIVLmJvb2tzdG9yZS52MS5FZGl0aW9uEgwKBGV0YWcYECABKAkaLQoLTGFiZWxzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARosCgpTdG9ja0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoDToCOAEaQwoMU2hlbHZlc0VudHJ5EgsKA2tleRgBIAEoCRIiCgV2YWx1ZRgCIAEoDjITLmJvb2tzdG9yZS52MS5HZW5yZToCOAEaSAoQVHJhbnNsYXRvcnNFbnRyeRILCgNrZXkYASABKAkSIwoFdmFsdWUYAiABKAsyFC5ib29rc3RvcmUudjEuQXV0aG9yOgI4ARowCg5QcmludGluZ3NFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQgcKBV95ZWFyQg8KDV9wdWJsaXNoZWRfb25CBwoFX2lzYm5CCAoGX3BhZ2VzQgkKB19yYXRpbmdCCAoGX2NvdmVyQg4KDF9jb3BpZXNfc29sZCp/CgVHZW5yZRIVChFHRU5SRV9VTlNQRUNJRklFRBAAEhEKDUdFTlJFX0ZJQ1RJT04QARIRCg1HRU5SRV9ISVNUT1JZEAISEQoNR0VOUkVfU0NJRU5DRRADEhAKDEdFTlJFX1BPRVRSWRAEEhQKDEdFTlJFX0VTU0FZUxAFGgIIAWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp]);
+
+/**
+ * A printed edition.
+ *
+ * @generated from message bookstore.v1.PrintEdition
+ */
+export type PrintEdition = Message<"bookstore.v1.PrintEdition"> & {
+  /**
+   * hardcover or paperback 1 to 20 characters.
+   *
+   * @generated from field: optional string binding = 1;
+   */
+  binding?: string | undefined;
+
+  /**
+   * @generated from field: optional uint32 pages = 2;
+   */
+  pages?: number | undefined;
+};
+
+/**
+ * Describes the message bookstore.v1.PrintEdition.
+ * Use `create(PrintEditionSchema)` to create a new message.
+ */
+export const PrintEditionSchema: GenMessage<PrintEdition> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_types, 0);
+
+/**
+ * An electronic edition.
+ *
+ * @generated from message bookstore.v1.Ebook
+ */
+export type Ebook = Message<"bookstore.v1.Ebook"> & {
+  /**
+   * epub or pdf 1 to 10 characters.
+   *
+   * @generated from field: optional string file_format = 1;
+   */
+  fileFormat?: string | undefined;
+};
+
+/**
+ * Describes the message bookstore.v1.Ebook.
+ * Use `create(EbookSchema)` to create a new message.
+ */
+export const EbookSchema: GenMessage<Ebook> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_types, 1);
+
+/**
+ * How this edition is published.
+ *
+ * @generated from message bookstore.v1.Edition
+ */
+export type Edition = Message<"bookstore.v1.Edition"> & {
+  /**
+   * @generated from oneof bookstore.v1.Edition.variant
+   */
+  variant: {
+    /**
+     * @generated from field: bookstore.v1.PrintEdition print = 1;
+     */
+    value: PrintEdition;
+    case: "print";
+  } | {
+    /**
+     * @generated from field: bookstore.v1.Ebook ebook = 2;
+     */
+    value: Ebook;
+    case: "ebook";
+  } | {
+    /**
+     * An audiobook, its length in minutes.
+     *
+     * @generated from field: uint32 audio_minutes = 3;
+     */
+    value: number;
+    case: "audioMinutes";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message bookstore.v1.Edition.
+ * Use `create(EditionSchema)` to create a new message.
+ */
+export const EditionSchema: GenMessage<Edition> = /*@__PURE__*/
+  messageDesc(file_bookstore_v1_types, 2);
 
 /**
  * Who wrote a book.
@@ -42,7 +128,7 @@ export type Author = Message<"bookstore.v1.Author"> & {
  * Use `create(AuthorSchema)` to create a new message.
  */
 export const AuthorSchema: GenMessage<Author> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_types, 0);
+  messageDesc(file_bookstore_v1_types, 3);
 
 /**
  * A book of the store.
@@ -170,6 +256,13 @@ export type Book = Message<"bookstore.v1.Book"> & {
   printings: { [key: string]: string };
 
   /**
+   * How this edition is published.
+   *
+   * @generated from field: bookstore.v1.Edition edition = 21;
+   */
+  edition?: Edition | undefined;
+
+  /**
    * Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
    *
    * @generated from field: string etag = 16;
@@ -182,7 +275,7 @@ export type Book = Message<"bookstore.v1.Book"> & {
  * Use `create(BookSchema)` to create a new message.
  */
 export const BookSchema: GenMessage<Book> = /*@__PURE__*/
-  messageDesc(file_bookstore_v1_types, 1);
+  messageDesc(file_bookstore_v1_types, 4);
 
 /**
  * What kind of book it is.

@@ -102,6 +102,7 @@ WIRE_TEXTS: dict[str, str] = {
     "json": "must be a JSON object",
     "enum": "must be one of {values}",
     "enumSeparator": ", ",
+    "oneOf": "must have exactly one of {variants}",
     "object": "must be an object",
     "list": "must be a list",
     "unknownField": "is not a field of this request",
@@ -135,6 +136,18 @@ ENUMS: dict[str, dict[str, int]] = {
 
 # Field(name, attr, kind, ref, is_list, required, presence[, value of a map])
 MESSAGES: dict[str, tuple[Field, ...]] = {
+    "PrintEdition": (
+        Field("binding", "binding", "string", None, False, True, True),
+        Field("pages", "pages", "uint32", None, False, False, True),
+    ),
+    "Ebook": (
+        Field("file_format", "file_format", "string", None, False, True, True),
+    ),
+    "Edition": (
+        Field("print", "print", "message", "PrintEdition", False, False, True),
+        Field("ebook", "ebook", "message", "Ebook", False, False, True),
+        Field("audio_minutes", "audio_minutes", "uint32", None, False, False, True),
+    ),
     "Author": (
         Field("name", "name", "string", None, False, True, True),
         Field("born", "born", "int32", None, False, False, True),
@@ -159,6 +172,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("shelves", "shelves", "map", "Genre", False, False, False, value="enum"),
         Field("translators", "translators", "map", "Author", False, False, False, value="message"),
         Field("printings", "printings", "map", None, False, False, False, value="date"),
+        Field("edition", "edition", "message", "Edition", False, False, True),
         Field("etag", "etag", "string", None, False, True, False),
     ),
     "AddBookRequest": (
@@ -177,6 +191,7 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
         Field("shelves", "shelves", "map", "Genre", False, False, False, value="enum"),
         Field("translators", "translators", "map", "Author", False, False, False, value="message"),
         Field("printings", "printings", "map", None, False, False, False, value="date"),
+        Field("edition", "edition", "message", "Edition", False, False, True),
     ),
     "GetBookRequest": (
         Field("id", "id", "string", None, False, True, True),
@@ -221,6 +236,9 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
     ),
 }
 
+UNIONS: frozenset[str] = frozenset({"Edition"})
+"""The messages that are unions (one_of): exactly one field, a variant, is set."""
+
 OPERATIONS: dict[str, Operation] = {
     "add_book": Operation(
         name="add_book",
@@ -238,13 +256,13 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", True),
+        graphql=GraphqlBinding("mutation add_book($params: AddBookInput!) { add_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", True),
         rest=RestBinding("POST", "/v1/books"),
         grpc=GrpcBinding("/bookstore.v1.StoreService/AddBook", "bookstore.v1.AddBookRequest", "bookstore.v1.AddBookResponse"),
         pagination=None,
         input="AddBookRequest",
         output="Book",
-        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year", "published_on": "published_on", "isbn": "isbn", "pages": "pages", "rating": "rating", "loan_period": "loan_period", "cover": "cover", "copies_sold": "copies_sold", "stock": "stock", "shelves": "shelves", "translators": "translators", "printings": "printings"},
+        arguments={"title": "title", "author": "author", "genre": "genre", "year": "year", "published_on": "published_on", "isbn": "isbn", "pages": "pages", "rating": "rating", "loan_period": "loan_period", "cover": "cover", "copies_sold": "copies_sold", "stock": "stock", "shelves": "shelves", "translators": "translators", "printings": "printings", "edition": "edition"},
     ),
     "get_book": Operation(
         name="get_book",
@@ -262,7 +280,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", True),
+        graphql=GraphqlBinding("query get_book($params: GetBookInput!) { get_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", True),
         rest=RestBinding("GET", "/v1/books/{id}", ("id",), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/GetBook", "bookstore.v1.GetBookRequest", "bookstore.v1.GetBookResponse"),
         pagination=None,
@@ -286,7 +304,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", True),
+        graphql=GraphqlBinding("mutation update_book($params: UpdateBookInput!) { update_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", True),
         rest=RestBinding("PATCH", "/v1/books/{id}", ("id",), False, headers=(("if_match", "if-match"),)),
         grpc=GrpcBinding("/bookstore.v1.StoreService/UpdateBook", "bookstore.v1.UpdateBookRequest", "bookstore.v1.UpdateBookResponse"),
         pagination=None,
@@ -310,7 +328,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } }", True),
+        graphql=GraphqlBinding("mutation edit_book($params: EditBookInput!) { edit_book(params: $params) { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } }", True),
         rest=RestBinding("PATCH", "/v1/books/{id}/details", ("id",), False),
         grpc=GrpcBinding("/bookstore.v1.StoreService/EditBook", "bookstore.v1.EditBookRequest", "bookstore.v1.EditBookResponse"),
         pagination=None,
@@ -382,7 +400,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0", "grpc": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } next_page_token } }", True),
+        graphql=GraphqlBinding("query list_books($params: ListBooksInput) { list_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } next_page_token } }", True),
         rest=RestBinding("GET", "/v1/books", (), True),
         grpc=GrpcBinding("/bookstore.v1.StoreService/ListBooks", "bookstore.v1.ListBooksRequest", "bookstore.v1.ListBooksResponse"),
         pagination=Pagination("token", "books", None, "page_token", "next_page_token"),
@@ -406,7 +424,7 @@ OPERATIONS: dict[str, Operation] = {
         fills=(),
         since={"graphql": "1.0.0", "rest": "1.0.0"},
         version_gated=frozenset(),
-        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings etag } } }", True),
+        graphql=GraphqlBinding("query search_books($params: SearchBooksInput!) { search_books(params: $params) { books { id title author { name born } genre year in_stock added_at published_on isbn pages rating loan_period cover labels copies_sold stock shelves translators printings edition { print { binding pages } ebook { file_format } audio_minutes } etag } } }", True),
         rest=RestBinding("GET", "/v1/books/search", (), True),
         grpc=None,
         pagination=None,

@@ -9,7 +9,7 @@ from datetime import date, timedelta
 from .._base import AsyncRawResource, AsyncResource, SyncRawResource, SyncResource
 from .._observe import RawResponse
 from .._schema import OPERATIONS
-from ..types import AuthorInput, Book, ClearLabelsResponse, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
+from ..types import AuthorInput, Book, ClearLabelsResponse, EditionInput, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
 
 
 class BooksResource(SyncResource):
@@ -33,6 +33,7 @@ class BooksResource(SyncResource):
         shelves: Mapping[str, Genre | str] | None = None,
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
+        edition: EditionInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -64,7 +65,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -352,6 +353,7 @@ class BooksRawResource(SyncRawResource):
         shelves: Mapping[str, Genre | str] | None = None,
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
+        edition: EditionInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -361,7 +363,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -495,6 +497,7 @@ class AsyncBooksResource(AsyncResource):
         shelves: Mapping[str, Genre | str] | None = None,
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
+        edition: EditionInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -526,7 +529,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -816,6 +819,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         shelves: Mapping[str, Genre | str] | None = None,
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
+        edition: EditionInput | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -825,7 +829,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,

@@ -9,13 +9,32 @@ from __future__ import annotations
 from typing import Literal
 
 from .._model import JsonInput, JsonInputValue, JsonObject, JsonValue, Model
-from .books import Author, AuthorInput, Book, ClearLabelsResponse, Genre, ListBooksResponse, RemoveBookResponse, SearchBooksResponse
+from .books import (
+    Author,
+    AuthorInput,
+    Book,
+    ClearLabelsResponse,
+    Ebook,
+    EbookInput,
+    Edition,
+    EditionInput,
+    Genre,
+    ListBooksResponse,
+    PrintEdition,
+    PrintEditionInput,
+    RemoveBookResponse,
+    SearchBooksResponse,
+)
 
 __all__ = [
     "Author",
     "AuthorInput",
     "Book",
     "ClearLabelsResponse",
+    "Ebook",
+    "EbookInput",
+    "Edition",
+    "EditionInput",
     "Genre",
     "JsonInput",
     "JsonInputValue",
@@ -23,6 +42,8 @@ __all__ = [
     "JsonValue",
     "ListBooksResponse",
     "Model",
+    "PrintEdition",
+    "PrintEditionInput",
     "Protocol",
     "RemoveBookResponse",
     "SearchBooksResponse",
@@ -32,6 +53,9 @@ Protocol = Literal["graphql", "rest", "grpc"]
 
 
 MODELS: dict[str, type[Model]] = {
+    "PrintEdition": PrintEdition,
+    "Ebook": Ebook,
+    "Edition": Edition,
     "Author": Author,
     "Book": Book,
     "ClearLabelsResponse": ClearLabelsResponse,

@@ -14,8 +14,14 @@ __all__ = [
     "AuthorInput",
     "Book",
     "ClearLabelsResponse",
+    "Ebook",
+    "EbookInput",
+    "Edition",
+    "EditionInput",
     "Genre",
     "ListBooksResponse",
+    "PrintEdition",
+    "PrintEditionInput",
     "RemoveBookResponse",
     "SearchBooksResponse",
 ]
@@ -33,6 +39,51 @@ poetry: Verse.
 
 essays: Short non-fiction.
 """
+
+
+@dataclass(frozen=True, slots=True)
+class PrintEdition(Model):
+    """A printed edition."""
+
+    _message: ClassVar[str] = "PrintEdition"
+
+    binding: str
+    """hardcover or paperback"""
+
+    pages: int | None
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
+
+@dataclass(frozen=True, slots=True)
+class Ebook(Model):
+    """An electronic edition."""
+
+    _message: ClassVar[str] = "Ebook"
+
+    file_format: str
+    """epub or pdf"""
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
+
+@dataclass(frozen=True, slots=True)
+class Edition(Model):
+    """How this edition is published."""
+
+    _message: ClassVar[str] = "Edition"
+
+    print: PrintEdition | None
+
+    ebook: Ebook | None
+
+    audio_minutes: int | None
+    """An audiobook, its length in minutes."""
+
+    extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
+    """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +157,9 @@ class Book(Model):
     printings: dict[str, date]
     """The day each printing came out, by its name."""
 
+    edition: Edition | None
+    """How this edition is published."""
+
     etag: str
     """Its version as an entity tag ("1", then "2" after a change), answered as ETag too."""
 
@@ -159,6 +213,34 @@ class SearchBooksResponse(Model):
 
     extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
     """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
+
+
+class _PrintEditionInputRequired(TypedDict):
+    binding: str
+
+
+class PrintEditionInput(_PrintEditionInputRequired, total=False):
+    """A printed edition."""
+
+    pages: int | None
+
+
+class EbookInput(TypedDict):
+    """An electronic edition."""
+
+    file_format: str
+    """epub or pdf 1 to 10 characters."""
+
+
+class EditionInput(TypedDict, total=False):
+    """How this edition is published."""
+
+    print: PrintEditionInput | None
+
+    ebook: EbookInput | None
+
+    audio_minutes: int | None
+    """An audiobook, its length in minutes."""
 
 
 class _AuthorInputRequired(TypedDict):
