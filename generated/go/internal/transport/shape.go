@@ -62,6 +62,11 @@ type field struct {
 	secret bool
 }
 
+// mapValue is the field each value of a map field is, as the conversions of single values read it.
+func (f *field) mapValue() *field {
+	return &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+}
+
 // plannedField is a field of the facts with the index of its Go struct field.
 type plannedField struct {
 	*field
@@ -183,7 +188,7 @@ func messageToWire(message string, v reflect.Value, prefix string) (map[string]a
 				continue
 			}
 			// map<V>: each value in its wire form, as a single field of V.
-			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+			item := f.mapValue()
 			entries := make(map[string]any, fv.Len())
 			for iter := fv.MapRange(); iter.Next(); {
 				value, err := valueToWire(item, iter.Value(), path+"."+iter.Key().String())
@@ -739,7 +744,7 @@ func decodeField(f *field, fv reflect.Value, raw json.RawMessage, path string, k
 			return false
 		}
 		out := reflect.MakeMapWithSize(fv.Type(), len(entries))
-		item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+		item := f.mapValue()
 		for key, entry := range entries {
 			element := reflect.New(fv.Type().Elem()).Elem()
 			if !decodeField(item, element, entry, path+"."+key, kept) {

@@ -286,7 +286,7 @@ func fillMessage(message string, target *dynamicpb.Message, body map[string]any,
 		case f.kind == kindMap:
 			// Each value (in its wire form: toWire's) as the proto value of a single field of the map's value kind.
 			entries := target.Mutable(fd).Map()
-			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+			item := f.mapValue()
 			for iter := reflect.ValueOf(raw).MapRange(); iter.Next(); {
 				key, wire := iter.Key().String(), iter.Value().Interface()
 				empty := protoreflect.Value{}
@@ -407,7 +407,7 @@ func fromProto(message string, v reflect.Value, source protoreflect.Message) {
 		case f.kind == kindMap:
 			entries := source.Get(fd).Map()
 			out := reflect.MakeMapWithSize(target.Type(), entries.Len())
-			item := &field{name: f.name, kind: f.value, ref: f.ref, required: true}
+			item := f.mapValue()
 			entries.Range(func(key protoreflect.MapKey, value protoreflect.Value) bool {
 				element := reflect.New(target.Type().Elem()).Elem()
 				setFromProto(item, element, value)
