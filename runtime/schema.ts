@@ -87,6 +87,8 @@ export interface MessageSpec {
   readonly fields: readonly FieldSpec[];
   /** A union: exactly one field (a variant) is set; protobuf-es holds it in the oneof `variant` ({ case, value }). */
   readonly oneOf?: boolean;
+  /** A union's tag: on JSON the value carries this property, naming its variant (answers always; REST requests must). */
+  readonly discriminator?: string;
 }
 
 /** The name of a union's proto oneof, and so of its protobuf-es property. */
@@ -272,9 +274,12 @@ export function defineSchema<Operations extends Record<string, CompactOperation>
   );
   const messages = Object.fromEntries(
     Object.entries(compact.messages).map(([name, line]) => {
+      // A union's line starts with "|", a tagged one's with "|tag|".
       const oneOf = line.startsWith("|");
-      const fields = oneOf ? line.slice(1) : line;
-      return [name, { name, fields: fields ? fields.split(" ").map((f) => decodeField(f, compact.enums)) : [], ...(oneOf ? { oneOf } : {}) }];
+      const tagEnd = oneOf ? line.indexOf("|", 1) : -1;
+      const fields = oneOf ? line.slice(tagEnd + 1 || 1) : line;
+      const tag = tagEnd > 0 ? { discriminator: line.slice(1, tagEnd) } : {};
+      return [name, { name, fields: fields ? fields.split(" ").map((f) => decodeField(f, compact.enums)) : [], ...(oneOf ? { oneOf, ...tag } : {}) }];
     }),
   );
   const operations = Object.fromEntries(Object.entries(compact.operations).map(([name, op]) => [name, { name, ...op }]));

@@ -1,7 +1,7 @@
 // The one flat answer shape of DESIGN.md: every declared field present, unset optional values null,
 // lists and maps empty rather than absent, int64 as a JS number, enums as their wire names. Also
 // the conversion between that shape and protobuf-es messages (camelCase properties, bigint, enum numbers).
-import { mapValueField, UNION_ONEOF, unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
+import { mapValueField, UNION_ONEOF, unknownKind, type ApiSchema, type FieldSpec, type MessageSpec } from "./schema.js";
 import { canonicalText, protoOfText } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
@@ -72,7 +72,8 @@ const answerTemplates = new WeakMap<object, Plain | null>();
 function answerTemplate(message: ApiSchema["messages"][string]): Plain | null {
   let template = answerTemplates.get(message);
   if (template === undefined) {
-    const names = message.fields.map((field) => field.name);
+    // A tagged union's tag comes first, as people read it.
+    const names = [...(message.discriminator ? [message.discriminator] : []), ...message.fields.map((field) => field.name)];
     template = names.includes("__proto__") ? null : (JSON.parse(JSON.stringify(Object.fromEntries(names.map((name) => [name, null])))) as Plain);
     answerTemplates.set(message, template);
   }
@@ -114,7 +115,57 @@ export function normalizeMessage(schema: ApiSchema, messageName: string, value: 
       result[field.name] = normalizeValue(schema, field, raw, from);
     }
   }
+  if (message.discriminator) result[message.discriminator] = variantOf(message, result);
   return result;
+}
+
+/** The variant a union's value holds: the first field set (the input check lets one through), or null. */
+export function variantOf(message: MessageSpec, value: Plain): string | null {
+  for (const field of message.fields) {
+    const item = value[field.name];
+    if (item !== undefined && item !== null) return field.name;
+  }
+  return null;
+}
+
+/** Per message, whether a value of it can hold a tagged union (one with a discriminator), itself or nested. */
+const tagReach = new WeakMap<object, boolean>();
+export function reachesTaggedUnion(schema: ApiSchema, messageName: string, seen = new Set<string>()): boolean {
+  const message = schema.messages[messageName]!;
+  let reach = tagReach.get(message);
+  if (reach !== undefined) return reach;
+  if (seen.has(messageName)) return false;
+  seen.add(messageName);
+  reach = message.discriminator !== undefined || message.fields.some((field) => field.ref !== undefined && schema.messages[field.ref] !== undefined && reachesTaggedUnion(schema, field.ref, seen));
+  tagReach.set(message, reach);
+  return reach;
+}
+
+/**
+ * Calls `visit` with every tagged union in a plain value of message `messageName` and its path,
+ * outer ones first; nothing when the message reaches none (most APIs, every call).
+ */
+export function forEachTaggedUnion(schema: ApiSchema, messageName: string, value: unknown, prefix: string, visit: (message: MessageSpec, union: Plain, path: string) => void): void {
+  if (!isObject(value) || !reachesTaggedUnion(schema, messageName)) return;
+  const message = schema.messages[messageName]!;
+  if (message.discriminator) visit(message, value, prefix);
+  for (const field of message.fields) {
+    const ref = field.kind === "message" || field.value === "message" ? field.ref! : undefined;
+    const item = value[field.name];
+    if (ref === undefined || item === undefined || item === null) continue;
+    const path = prefix ? `${prefix}.${field.name}` : field.name;
+    if (field.list && Array.isArray(item)) for (let i = 0; i < item.length; i++) forEachTaggedUnion(schema, ref, item[i], `${path}[${i}]`, visit);
+    else if (field.kind === "map" && isObject(item)) for (const [key, each] of Object.entries(item)) forEachTaggedUnion(schema, ref, each, `${path}.${key}`, visit);
+    else forEachTaggedUnion(schema, ref, item, path, visit);
+  }
+}
+
+/** A checked request with each tagged union's tag written beside its variant, as REST requests carry it. */
+export function withUnionTags(schema: ApiSchema, messageName: string, value: Plain): Plain {
+  forEachTaggedUnion(schema, messageName, value, "", (message, union) => {
+    union[message.discriminator!] = variantOf(message, union);
+  });
+  return value;
 }
 
 function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknown {
@@ -175,6 +226,8 @@ function oneofMembers(oneof: unknown): Plain {
 export function fromProtoInput(schema: ApiSchema, messageName: string, message: unknown): Plain {
   const normalized = normalizeMessage(schema, messageName, message, "protoName");
   const spec = schema.messages[messageName]!;
+  // A request carries no tag on gRPC: the oneof names its variant.
+  if (spec.discriminator) delete normalized[spec.discriminator];
   // For requests, "unset" must stay distinguishable from "empty": drop nulls and empty lists/maps.
   for (const field of spec.fields) {
     const value = normalized[field.name];

@@ -36,6 +36,8 @@ export const VALUE_TEXTS = {
   unknownField: "is not a field of this request",
   /** `{variants}`: a union's variants, comma-separated. */
   oneOf: "must have exactly one of {variants}",
+  /** `{variant}`: the variant a tagged union's value holds. */
+  unionTag: "must be {variant}, the variant given",
   /** `{minimum}`, `{maximum}`: an integer range. */
   range: "must be between {minimum} and {maximum}",
   ...TEXT_KIND_TEXTS,
@@ -359,7 +361,7 @@ function walkMessage(schema: ApiSchema, messageName: string, value: unknown, pre
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
   for (const key in value) {
-    if (!known.has(key)) fail(prefix ? `${prefix}.${key}` : key, VALUE_TEXTS.unknownField);
+    if (!known.has(key) && key !== message.discriminator) fail(prefix ? `${prefix}.${key}` : key, VALUE_TEXTS.unknownField);
   }
   const ruleList = fieldRuleList(message, check.mode === "full" ? (check.rules.fields[messageName] ?? NO_RULES) : NO_RULES);
   const result: Plain = {};
@@ -389,6 +391,12 @@ function walkMessage(schema: ApiSchema, messageName: string, value: unknown, pre
   if (message.oneOf) {
     const given = fields.filter((field) => result[field.name] !== undefined).length;
     if (given !== 1) fail(prefix || "request", VALUE_TEXTS.oneOf.replace("{variants}", fields.map((f) => f.name).join(", ")));
+    // Its tag, where the wire carries one, names that variant; the checked value leaves it out.
+    const tag = message.discriminator === undefined ? undefined : value[message.discriminator];
+    if (tag !== undefined && tag !== null) {
+      const variant = fields.find((field) => result[field.name] !== undefined)!.name;
+      if (tag !== variant) fail(prefix ? `${prefix}.${message.discriminator}` : message.discriminator!, VALUE_TEXTS.unionTag.replace("{variant}", variant));
+    }
   }
   if (check.mode === "full" && ruleList.crossField) {
     for (let i = 0; i < fields.length; i++) {

@@ -91,6 +91,34 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
   const add = (rule: string, field: string, severity: Severity, message: string, anchors: string[], only?: Protocol[]) =>
     changes.push(change(rule, `${subject}.${field}`, severity, only ?? protocols, message, anchors, operation));
 
+  // A tagged union's tag travels on JSON alone: REST requests must carry it, REST and GraphQL answers do.
+  const tagBefore = before.discriminator?.property;
+  const tagAfter = after.discriminator?.property;
+  const tagProtocols = protocols.filter((p) => (direction === "input" ? p === "rest" : p !== "grpc"));
+  if (tagBefore !== tagAfter && tagProtocols.length > 0) {
+    const tagAnchors = [tagBefore, tagAfter].flatMap((tag) => (tag === undefined ? [] : [`${prefix}:${before.name}.${tag}`, `${prefix}:${after.name}.${tag}`]));
+    const which = direction === "input" ? "REST requests" : "answers";
+    if (tagBefore === undefined)
+      add(
+        "union-tag-added",
+        tagAfter!,
+        direction === "input" ? "breaking" : "safe",
+        `tag '${tagAfter}' was added${direction === "input" ? ": a REST request must carry it, and callers that do not send it are refused" : " to its answers"}`,
+        tagAnchors,
+        tagProtocols,
+      );
+    else if (tagAfter === undefined)
+      add(
+        "union-tag-removed",
+        tagBefore,
+        "breaking",
+        `tag '${tagBefore}' was removed from its ${which}: ${direction === "input" ? "callers that still send it are refused" : "clients that read it break"}`,
+        tagAnchors,
+        tagProtocols,
+      );
+    else add("union-tag-renamed", tagAfter, "breaking", `tag '${tagBefore}' of its ${which} was renamed to '${tagAfter}'`, tagAnchors, tagProtocols);
+  }
+
   // A field that keeps its proto number under a new name (the lock was edited to say so) is a rename on the wire.
   const renamedTo = new Map<string, IrField>();
   if (before.name === after.name) {

@@ -1,6 +1,6 @@
 // GraphQL SDL from the IR, built as a graphql-js schema and printed by graphql-js itself, so the
 // output is valid by construction. Reads are Query fields, writes are Mutation fields.
-import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
+import { describedField, idempotencySentences, operationRuleSentences, unionTagSchema } from "./rules.js";
 import { authSentences } from "./operation-text.js";
 import {
   GraphQLEnumType,
@@ -10,6 +10,7 @@ import {
   GraphQLObjectType,
   GraphQLScalarType,
   GraphQLSchema,
+  GraphQLString,
   printSchema,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
@@ -93,9 +94,11 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
         name: message.graphqlName,
         description: message.description || undefined,
         fields: () =>
-          Object.fromEntries(
-            message.fields.map((f) => [f.name, { type: wrap(f, named(f, "output"), "output"), description: f.description || undefined, deprecationReason: f.deprecated }]),
-          ) as GraphQLFieldConfigMap<unknown, unknown>,
+          Object.fromEntries([
+            // A tagged union's answer names its variant, as on JSON.
+            ...(message.discriminator ? [[message.discriminator.property, { type: new GraphQLNonNull(GraphQLString), description: unionTagSchema(message).description }]] : []),
+            ...message.fields.map((f) => [f.name, { type: wrap(f, named(f, "output"), "output"), description: f.description || undefined, deprecationReason: f.deprecated }]),
+          ]) as GraphQLFieldConfigMap<unknown, unknown>,
       });
       outputTypes.set(message.name, type);
     }

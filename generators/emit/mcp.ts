@@ -4,7 +4,7 @@
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { PROTOCOLS, enumByName, messageByName, type Ir, type IrField, type IrMessage, type IrOperation, type Scalar } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
-import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
+import { describedField, fieldKeywords, itemKeywords, messageKeywords, operationRuleSentences, unionTagSchema } from "./rules.js";
 import { GENERATED_NOTICE } from "../write/header.js";
 import { clientClasses } from "./operation-text.js";
 import { RUNTIME_PACKAGE } from "./runtime-package.js";
@@ -41,8 +41,10 @@ class SchemaBuilder {
   }
 
   private object(message: IrMessage, rules: string[] = []): JsonSchema {
-    const properties = Object.fromEntries(message.fields.map((f) => [f.name, this.field(f)]));
-    const required = this.direction === "output" ? message.fields.map((f) => f.name) : message.fields.filter((f) => f.required).map((f) => f.name);
+    // An answer's tagged union carries its tag; a tool's input names the variant by its key alone.
+    const tag = this.direction === "output" ? message.discriminator?.property : undefined;
+    const properties = Object.fromEntries([...(tag ? [[tag, unionTagSchema(message)]] : []), ...message.fields.map((f) => [f.name, this.field(f)])]);
+    const required = this.direction === "output" ? [...(tag ? [tag] : []), ...message.fields.map((f) => f.name)] : message.fields.filter((f) => f.required).map((f) => f.name);
     const description = [message.description, ...rules].filter(Boolean).join(" ");
     return {
       type: "object",
@@ -51,7 +53,7 @@ class SchemaBuilder {
       ...(required.length > 0 ? { required } : {}),
       additionalProperties: false,
       // A union's oneOf of its variants, in answers too (requests get it from withRules).
-      ...(message.oneOf && this.direction === "output" ? messageKeywords(message, properties) : {}),
+      ...(message.oneOf && this.direction === "output" ? messageKeywords(message, properties, undefined, tag !== undefined) : {}),
     };
   }
 

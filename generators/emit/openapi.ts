@@ -5,7 +5,7 @@ import { authSchemesOf, authWords } from "./operation-text.js";
 import { schemeOf, typesReached, schemesOf, type Ir, type IrAuthScheme, type IrEnum, type IrEnumValue, type IrField, type IrMessage, type IrOperation } from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import type { GeneratedFile } from "../write/writer.js";
-import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences } from "./rules.js";
+import { describedField, fieldKeywords, idempotencySentences, itemKeywords, messageKeywords, operationRuleSentences, unionTagSchema } from "./rules.js";
 
 export const OPENAPI_PATH = "generated/openapi/openapi.yaml";
 
@@ -56,7 +56,35 @@ function messageSchema(ir: Ir, message: IrMessage, op: IrOperation | undefined, 
   if (required.length > 0) schema.required = required;
   schema.properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer, form)]));
   schema.additionalProperties = false;
+  if (message.discriminator) return taggedUnionSchema(message, schema);
   return inAnswer && !message.oneOf ? schema : { ...schema, ...messageKeywords(message, schema.properties as Record<string, Schema>, op) };
+}
+
+/**
+ * A tagged union: its tag required (answers write it, a REST request must send it), a oneOf of
+ * one schema per variant (components of their own, which the discriminator's mapping names).
+ */
+function taggedUnionSchema(message: IrMessage, schema: Schema): Schema {
+  const { property, branchSchemas } = message.discriminator!;
+  const properties = { [property]: unionTagSchema(message), ...(schema.properties as Record<string, Schema>) };
+  const mapping = Object.fromEntries(Object.entries(branchSchemas).map(([variant, name]) => [variant, ref(name).$ref]));
+  const { properties: _fields, required, ...rest } = schema;
+  return {
+    ...rest,
+    required: [property, ...((required as string[] | undefined) ?? [])],
+    properties,
+    oneOf: Object.values(mapping).map(($ref) => ({ $ref })),
+    discriminator: { propertyName: property, mapping },
+  };
+}
+
+/** The branch schemas of a tagged union, by their component names: each requires its variant and names it by the tag. */
+function taggedUnionBranches(ir: Ir, message: IrMessage): Record<string, Schema> {
+  const inAnswer = message.usedAsOutput && !message.usedAsInput;
+  const properties = Object.fromEntries(message.fields.map((f) => [f.name, fieldSchema(ir, f, inAnswer)]));
+  const { oneOf } = messageKeywords(message, properties, undefined, true) as { oneOf: Schema[] };
+  const names = Object.values(message.discriminator!.branchSchemas);
+  return Object.fromEntries(oneOf.map((branch, i) => [names[i]!, { description: `${message.name} holding ${message.fields[i]!.name}.`, ...branch }]));
 }
 
 /**
@@ -387,6 +415,7 @@ export function buildOpenapi(ir: Ir): Schema {
   const operationOfInput = new Map(ir.operations.map((op) => [op.input.name, op]));
   for (const message of ir.messages.filter((m) => referenced.has(m.name))) {
     schemas[message.name] = messageSchema(ir, message, operationOfInput.get(message.name));
+    if (message.discriminator) Object.assign(schemas, taggedUnionBranches(ir, message));
   }
   schemas.Error = {
     type: "object",

@@ -58,9 +58,11 @@ export function fieldKeywords(field: IrField): Schema {
  * required"; exactly-one-of as that and "not two of them". (anyOf/oneOf of required fields would
  * say the same, but type generators such as openapi-typescript turn them into wrong unions.)
  * Same-as has no keyword: its sentence is in the field's description. A union (in requests and
- * answers alike) is a oneOf of its variants, each branch requiring its own.
+ * answers alike) is a oneOf of its variants, each branch requiring its own; `tagged`: a tagged
+ * union's branches name their variant by the tag too (and so say the others are not given), as
+ * the discriminator keyword expects.
  */
-export function messageKeywords(message: IrMessage, properties: Record<string, Schema>, op?: IrOperation): Schema {
+export function messageKeywords(message: IrMessage, properties: Record<string, Schema>, op?: IrOperation, tagged = false): Schema {
   // Each subschema names the properties it requires, with their (non-null) schema, as linters and
   // strict validators ask.
   const fields = new Map(message.fields.map((field) => [field.name, field]));
@@ -97,8 +99,23 @@ export function messageKeywords(message: IrMessage, properties: Record<string, S
     const pairs = names.flatMap((a, i) => names.slice(i + 1).map((b) => requires([a, b])));
     all.push(atLeastOne(names), { not: anyOf(pairs) });
   }
-  // A union: exactly one variant given, a branch each, named by the variant (its discriminator).
-  const union = message.oneOf ? { oneOf: message.fields.map((field) => requires([field.name])) } : {};
+  // A value the server counts as not given: absent or null (or empty, where that means unset).
+  const notGiven = (name: string): Schema => {
+    const field = fields.get(name)!;
+    const empty = (field.type.kind === "scalar" && field.type.scalar === "map") || field.constraints.emptyMeansUnset;
+    return empty ? { not: given(name) } : { type: "null" };
+  };
+  const tag = tagged ? message.discriminator?.property : undefined;
+  const branch = (name: string): Schema =>
+    tag === undefined
+      ? requires([name])
+      : {
+          type: "object",
+          required: [tag, name],
+          properties: { [tag]: { const: name }, ...Object.fromEntries(message.fields.map((field) => [field.name, field.name === name ? given(name) : notGiven(field.name)])) },
+        };
+  // A union: exactly one variant given, a branch each, named by the variant (and by the tag of a tagged union).
+  const union = message.oneOf ? { oneOf: message.fields.map((field) => branch(field.name)) } : {};
   return all.length === 0 ? union : { allOf: all, ...union };
 }
 
@@ -177,4 +194,10 @@ export function idempotencySentences(op: IrOperation): string[] {
 /** A field's description followed by its rules (inputs only; answers carry no rules). */
 export function describedField(ir: Ir, field: IrField, asInput: boolean): string {
   return [field.description, ...(asInput ? fieldRuleSentences(ir, field) : [])].filter(Boolean).join(" ");
+}
+
+/** A tagged union's tag: the name of the variant its value holds. */
+export function unionTagSchema(message: IrMessage): Schema {
+  const names = message.fields.map((field) => field.name);
+  return { description: `Which variant is given: ${names.join(", ")}.`, type: "string", enum: names };
 }

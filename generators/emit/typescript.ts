@@ -114,8 +114,9 @@ ${indent}restPrefix: ${quote(ir.api.restPrefix)},`;
 }
 
 const enumLine = (e: Ir["enums"][number]) => `    ${e.name}: ${quote(e.values.map((v) => `${v.name}=${v.protoNumber}`).join(" "))},`;
-// A union's line starts with "|" (MessageSpec.oneOf).
-const messageLine = (m: IrMessage) => `    ${m.name}: ${quote((m.oneOf ? "|" : "") + m.fields.map(compactField).join(" "))},`;
+// A union's line starts with "|" (MessageSpec.oneOf), a tagged union's with "|tag|" (MessageSpec.discriminator).
+const unionPrefix = (m: IrMessage) => (m.oneOf ? (m.discriminator ? `|${m.discriminator.property}|` : "|") : "");
+const messageLine = (m: IrMessage) => `    ${m.name}: ${quote(unionPrefix(m) + m.fields.map(compactField).join(" "))},`;
 
 function emitSchemaModule(ir: Ir): GeneratedFile {
   // Marked pure: a bundle that imports the schema and reads none of it (an SDK app) leaves it out.
@@ -228,7 +229,13 @@ function outputInterface(ir: Ir, message: IrMessage, open = false): string {
     // Answers always carry every field: lists and maps are empty rather than absent, other unset values are null.
     return `${doc(fieldDoc(f), "  ")}  ${f.name}: ${tsType(ir, f, "output", open)}${f.alwaysInAnswer ? "" : " | null"};`;
   });
-  return `${doc(message.description)}export interface ${message.graphqlName} {\n${[...fields, ...(open ? [UNKNOWN_FIELDS] : [])].join("\n")}\n}`;
+  // A tagged union's tag: the SDK reads it in every answer; an implementation may leave it out (the service writes it).
+  const tag = message.discriminator
+    ? [
+        `${doc(`Which variant is given: ${message.fields.map((f) => f.name).join(", ")}.`, "  ")}  ${message.discriminator.property}${open ? "" : "?"}: ${message.fields.map((f) => quote(f.name)).join(" | ")};`,
+      ]
+    : [];
+  return `${doc(message.description)}export interface ${message.graphqlName} {\n${[...tag, ...fields, ...(open ? [UNKNOWN_FIELDS] : [])].join("\n")}\n}`;
 }
 
 function inputInterface(ir: Ir, message: IrMessage): string {

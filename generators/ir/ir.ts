@@ -167,6 +167,12 @@ export interface IrMessage {
   shared: boolean;
   /** A union (`one_of: true`): exactly one of its fields, its variants, is set; the set field's name says which. */
   oneOf?: boolean;
+  /**
+   * A union's tag (`discriminator:`): on JSON the value carries `property` naming its variant; each
+   * variant's answer branch is an OpenAPI schema of its own (`branchSchemas`, by variant), as the
+   * discriminator keyword's mapping names schemas.
+   */
+  discriminator?: { property: string; branchSchemas: Readonly<Record<string, string>> };
   usedAsInput: boolean;
   usedAsOutput: boolean;
   /** GraphQL output type name (shared types and inline outputs). */

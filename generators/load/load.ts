@@ -99,7 +99,7 @@ export interface RawManifest {
   };
   enums?: Record<string, { description?: string; values: string[] | Record<string, string | { description?: string; deprecated?: string }> }>;
   formats?: Record<string, { description: string; pattern?: string; values?: string[]; example?: string }>;
-  types?: Record<string, { description?: string; one_of?: boolean; fields: RawFields }>;
+  types?: Record<string, { description?: string; one_of?: boolean; discriminator?: string; fields: RawFields }>;
   operations: Record<string, RawOperation>;
 }
 

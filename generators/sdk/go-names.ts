@@ -185,6 +185,8 @@ export interface GoNames {
   struct: ReadonlyMap<string, string>;
   /** Message name -> the Go names of its fields, in the message's order. */
   fields: ReadonlyMap<string, readonly string[]>;
+  /** Tagged union -> the method of its struct that names the variant given (Kind for `discriminator: kind`). */
+  unionTagMethod: ReadonlyMap<string, string>;
   /** Enum name -> its type. */
   enumType: ReadonlyMap<string, string>;
   /** Enum name -> the constants of its values, in the enum's order. */
@@ -266,6 +268,15 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
       return [message.name, names];
     }),
   );
+  const unionTagMethod = new Map(
+    facts.messages.flatMap((message) => {
+      if (message.discriminator === null) return [];
+      const method = goName(message.discriminator, initialisms);
+      if (fields.get(message.name)!.includes(method) || GO_ANSWER_MEMBERS.includes(method))
+        throw new UsageError(`discriminator '${message.discriminator}' of ${message.name} would be ${method} in Go, a name its struct has already; rename one in the manifest`);
+      return [[message.name, method] as const];
+    }),
+  );
   for (const message of facts.messages) declare(struct.get(message.name)!, `type ${struct.get(message.name)!}`);
   const codes = [...facts.errors.server.map((e) => e.code), ...facts.errors.clientOnly].map((code) => {
     const pascal = pascalOfCode(code);
@@ -322,7 +333,7 @@ export function goNames(ir: Ir, facts: SdkFacts): GoNames {
     return { role: client.role, name: type, constructor: newFunc, methods };
   });
 
-  const names: GoNames = { struct, fields, enumType, enumValues, codes, clients, options };
+  const names: GoNames = { struct, fields, unionTagMethod, enumType, enumValues, codes, clients, options };
   computed.set(ir, names);
   return names;
 }

@@ -204,6 +204,8 @@ export interface TypesFileView {
     receiver: string;
     /** Aligned as gofmt aligns a struct's fields. */
     fields: readonly { nameCell: string; typeCell: string; tag: string; doc: string }[];
+    /** A tagged union's method naming the variant given: each variant's field and wire name. */
+    tag: { method: string; doc: string; cases: readonly { field: string; name: string }[] } | null;
   }[];
 }
 
@@ -240,6 +242,8 @@ export interface TransportFactsView {
   wireTexts: readonly string[];
   /** The unions (one_of), as a Go map literal. */
   unionMessages: string;
+  /** The tagged unions' tags by message, as a Go map literal. */
+  unionTags: string;
   versionOperations: string;
   tokenVersionOperation: string;
   hasEnums: boolean;

@@ -200,6 +200,16 @@ function structView(message: MessageFacts, names: GoNames, inputOnly: boolean, d
         return { name: fieldNames[i]!, type: goFieldType(field, names), tag: `${field.name}${omit}`, doc: goComment(fieldDoc(field, inputOnly), "\t") };
       }),
     ),
+    tag:
+      message.discriminator === null
+        ? null
+        : {
+            method: names.unionTagMethod.get(message.name)!,
+            doc: goComment([
+              `${names.unionTagMethod.get(message.name)!} names the variant given: ${message.fields.map((f) => goString(f.name)).join(", ")}, or "" when none is. JSON answers carry it as ${goString(message.discriminator)}; the SDK writes it in REST requests.`,
+            ]),
+            cases: message.fields.map((field, i) => ({ field: fieldNames[i]!, name: goString(field.name) })),
+          },
   };
 }
 
@@ -638,6 +648,10 @@ export function goView(ir: Ir, facts: SdkFacts) {
       facts.enums.map((e) => ({ key: goString(e.name), value: `{${e.values.map((v) => `{${goString(v.name)}, ${v.number}}`).join(", ")}}` })),
       "\t",
     ),
+    unionTags: `map[string]string{${facts.messages
+      .filter((m) => m.discriminator !== null)
+      .map((m) => `${goString(m.name)}: ${goString(m.discriminator!)}`)
+      .join(", ")}}`,
     unionMessages: `map[string]bool{${facts.messages
       .filter((m) => m.oneOf)
       .map((m) => `${goString(m.name)}: true`)

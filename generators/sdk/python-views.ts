@@ -124,6 +124,8 @@ export interface SchemaModuleView {
   messages: readonly { key: string; fields: readonly string[] }[];
   /** The unions (one_of), as a Python frozenset expression. */
   unions: string;
+  /** The tagged unions' tags by message, as a Python dict expression. */
+  unionTags: string;
   operations: readonly { key: string; entries: readonly KeyValueView[] }[];
 }
 
@@ -237,6 +239,8 @@ export interface TypesModuleView {
     /** The message's name as a Python literal. */
     message: string;
     fields: readonly { attr: string; type: string; doc: string }[];
+    /** A tagged union's tag, a property that names the variant given. */
+    tag: { attr: string; type: string; doc: string; expression: string } | null;
   }[];
   inputDicts: readonly {
     name: string;

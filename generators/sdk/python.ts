@@ -170,6 +170,19 @@ function answerClassView(message: MessageFacts, names: Names, types: ModuleTypes
       type: f.alwaysInAnswer ? fieldType(f, "answer", names, types) : `${fieldType(f, "answer", names, types)} | None`,
       doc: fieldDoc(f, false),
     })),
+    tag: message.discriminator === null ? null : tagPropertyView(message, message.discriminator, types),
+  };
+}
+
+/** A tagged union's tag as a property of its answer class: the variant given, whatever the protocol carried. */
+function tagPropertyView(message: MessageFacts, tag: string, types: ModuleTypes) {
+  const variants = message.fields.map((f) => JSON.stringify(f.name));
+  const chain = message.fields.map((f) => `${JSON.stringify(f.name)} if self.${pythonAttributeName(f.name)} is not None else `).join("");
+  return {
+    attr: pythonAttributeName(tag),
+    type: `${types.file.use("typing", "Literal")}[${variants.join(", ")}] | None`,
+    doc: docText(`Which variant is given: ${message.fields.map((f) => f.name).join(", ")} (None when none is).`),
+    expression: `${chain}None`,
   };
 }
 
@@ -851,6 +864,7 @@ export function pythonView(ir: Ir, facts: SdkFacts) {
         (f) => [f.name, pythonAttributeName(f.name), f.kind, f.ref, f.list, f.required, f.protoPresence].map(pyLiteral).join(", ") + (f.value ? `, value=${pyLiteral(f.value)}` : ""),
       ),
     })),
+    unionTags: `{${facts.messages.flatMap((m) => (m.discriminator === null ? [] : [`${pyLiteral(m.name)}: ${pyLiteral(m.discriminator)}`])).join(", ")}}`,
     unions: ((names) => (names.length === 0 ? "frozenset()" : `frozenset({${names.join(", ")}})`))(facts.messages.filter((m) => m.oneOf).map((m) => pyLiteral(m.name))),
     operations,
     schemaImports: schemaFile.imports(),

@@ -57,6 +57,8 @@ export interface MessageFacts {
   fields: FieldFacts[];
   /** A union: exactly one field (a variant) is set. */
   oneOf: boolean;
+  /** A tagged union's tag: JSON answers carry it, REST requests must. */
+  discriminator: string | null;
   shared: boolean;
   usedAsInput: boolean;
   usedAsOutput: boolean;
@@ -387,7 +389,16 @@ function fieldFacts(ir: Ir, field: IrField, inRequest: boolean, inUnion = false)
 
 function messageFacts(ir: Ir, message: IrMessage): MessageFacts {
   const { name, description, shared, usedAsInput, usedAsOutput } = message;
-  return { name, description, fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput, message.oneOf)), oneOf: message.oneOf === true, shared, usedAsInput, usedAsOutput };
+  return {
+    name,
+    description,
+    fields: message.fields.map((field) => fieldFacts(ir, field, usedAsInput, message.oneOf)),
+    oneOf: message.oneOf === true,
+    discriminator: message.discriminator?.property ?? null,
+    shared,
+    usedAsInput,
+    usedAsOutput,
+  };
 }
 
 const factsOfIr = new WeakMap<Ir, SdkFacts>();

@@ -2,6 +2,7 @@
 // strings for GET and DELETE), the error body {code, message}, and the RFC 6749 error body of the
 // token routes.
 import { codeOfHttpStatus, isErrorCode, statusSaysMore, type ErrorCode } from "../errors.js";
+import { reachesTaggedUnion, withUnionTags } from "../shape.js";
 import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
@@ -67,6 +68,12 @@ function queryString(input: Plain, sorted = false): string {
   return text ? `?${text}` : "";
 }
 
+/** A body with each tagged union's tag beside its variant, as a REST request carries it; the caller's objects stay as given. */
+function tagged(call: TransportCall, body: Plain): Plain {
+  const input = call.operation.input;
+  return reachesTaggedUnion(call.schema, input) ? withUnionTags(call.schema, input, structuredClone(body)) : body;
+}
+
 export function createRestTransport(settings: TransportSettings): Transport {
   return {
     protocol: "rest",
@@ -85,7 +92,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
         response = await settings.fetch(url, {
           method: rest.method,
           headers: inQuery ? (rest.headers ? { ...call.headers, ...bound.headers } : call.headers) : { ...call.headers, ...bound.headers, "content-type": "application/json" },
-          body: inQuery ? undefined : JSON.stringify(bound.rest),
+          body: inQuery ? undefined : JSON.stringify(tagged(call, bound.rest)),
           signal: call.signal,
           // Never followed: fetch would send the secret's header to whatever address a redirect names.
           redirect: "manual",

@@ -50,7 +50,8 @@ export class CompiledCodecs {
     private readonly rules: ValidationRules,
   ) {
     for (const message of Object.values(schema.messages)) {
-      const compilable = message.fields.every((field) => plainName(field.name));
+      // A tagged union (rare) takes the general path, which writes its tag.
+      const compilable = message.discriminator === undefined && message.fields.every((field) => plainName(field.name));
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
       this.missingFields.set(message.name, compilable ? this.compileMissingField(message) : (value, prefix) => missingRequiredField(schema, message.name, value, prefix));

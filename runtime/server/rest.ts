@@ -4,7 +4,8 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
 import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
-import type { FieldSpec, OperationSpec } from "../schema.js";
+import type { ApiSchema, FieldSpec, OperationSpec } from "../schema.js";
+import { forEachTaggedUnion, reachesTaggedUnion, variantOf } from "../shape.js";
 import type { RequestTarget } from "./request-target.js";
 import type { CallPipeline } from "./invoke.js";
 import type { Eventual } from "./pending.js";
@@ -20,6 +21,17 @@ function fromText(field: FieldSpec | undefined, value: string): unknown {
   if (field.kind === "bool") return value === "true" ? true : value === "false" ? false : value;
   if (NUMBER_KINDS.has(field.kind) && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
   return value;
+}
+
+/** A REST body whose every tagged union carries its tag (the input check then sees that it names the variant given). */
+function withTagsChecked(schema: ApiSchema, operation: OperationSpec, body: Plain): Plain {
+  forEachTaggedUnion(schema, operation.input, body, "", (message, union, path) => {
+    const tag = message.discriminator!;
+    // A union with no variant given has nothing to name: the input check says what is missing.
+    if ((union[tag] === undefined || union[tag] === null) && variantOf(message, union) !== null)
+      throw new ServiceError("INVALID_ARGUMENT", `${path ? `${path}.${tag}` : tag}: is required`, path ? `${path}.${tag}` : tag);
+  });
+  return body;
 }
 
 /** A route with {field} segments: its fixed segments (null where a field goes) and those fields. */
@@ -155,7 +167,10 @@ export class RestRoutes {
       return {};
     }
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
-    return type === FORM ? readBodyAs(request, this.bodyLimit, (text) => this.textInput(operation, text)) : readBodyAs(request, this.bodyLimit, parseJsonObject);
+    if (type === FORM) return readBodyAs(request, this.bodyLimit, (text) => this.textInput(operation, text));
+    // A tagged union's tag is required in a REST body, as the contract's discriminator says.
+    if (reachesTaggedUnion(this.pipeline.schema, operation.input)) return readBodyAs(request, this.bodyLimit, (text) => withTagsChecked(this.pipeline.schema, operation, parseJsonObject(text)));
+    return readBodyAs(request, this.bodyLimit, parseJsonObject);
   }
 
   /**

@@ -470,6 +470,17 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "union-variant-added:Contact.postal", severity: "dangerous", protocols: ALL, sources: ["manifest"] }],
   },
   {
+    name: "union tag added (breaking for REST requests, which must carry it; safe in answers)",
+    base: [
+      ["types:\n", "types:\n  Contact:\n    one_of: true\n    fields:\n      email: string\n      phone: string\n"],
+      [USER_FIELDS, `${USER_FIELDS}      contact: Contact\n`],
+      [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      contact: Contact\n`],
+    ],
+    edits: [["    one_of: true\n", "    one_of: true\n    discriminator: via\n"]],
+    // One change: its answers (GraphQL and REST) gain a field, and REST requests must send it.
+    expected: [{ id: "union-tag-added:Contact.via", severity: "breaking", protocols: ["graphql", "rest"], sources: ["manifest", "graphql-inspector", "openapi"] }],
+  },
+  {
     name: "output field added: a date, a duration, bytes, a float32 and a uint32",
     bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],

@@ -166,7 +166,8 @@ describe("the bookstore example", () => {
       edition: { print: { binding: "hardcover", pages: 635 } },
     });
     expect(added).toMatchObject({
-      edition: { print: { binding: "hardcover", pages: 635 }, ebook: null, audio_minutes: null },
+      // A tagged union's answer names its variant by its tag too, on every protocol.
+      edition: { kind: "print", print: { binding: "hardcover", pages: 635 }, ebook: null, audio_minutes: null },
       stock: { main: 4294967295, annex: 0 },
       shelves: { B2: "history", "window display": "poetry" },
       translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey", born: null } },
@@ -365,11 +366,16 @@ describe("the bookstore example", () => {
     expect(generated("generated/openapi/openapi.yaml")).toMatch(/shelves:\n\s+description: .*\n\s+type: object\n\s+additionalProperties:\n\s+\$ref: "#\/components\/schemas\/Genre"/);
   });
 
-  it("states a union (one_of) in every contract, and the server refuses two variants or none on every protocol", async () => {
+  it("states a tagged union (one_of, discriminator) in every contract, and the server refuses two variants, none or a wrong tag on every protocol", async () => {
     const generated = (path: string) => readFileSync(join(EXAMPLE, path), "utf8");
     expect(generated("proto/bookstore/v1/types.proto")).toMatch(/^message Edition \{\n {2}oneof variant \{\n {4}PrintEdition print = 1;\n {4}Ebook ebook = 2;\n/m);
     expect(generated("generated/graphql/schema.graphql")).toMatch(/^input EditionInput @oneOf \{$/m);
-    expect(generated("generated/openapi/openapi.yaml")).toMatch(/ {4}Edition:\n(?:.*\n)*? {6}oneOf:\n {6}- required:\n {8}- print\n/);
+    const openapi = generated("generated/openapi/openapi.yaml");
+    expect(openapi).toMatch(
+      / {4}Edition:\n(?:.*\n)*? {6}required:\n {6}- kind\n(?:.*\n)*? {6}oneOf:\n {6}- \$ref: "#\/components\/schemas\/Edition.print"\n(?:.*\n)*? {6}discriminator:\n {8}propertyName: kind\n/,
+    );
+    expect(openapi).toMatch(/ {4}Edition.ebook:\n(?:.*\n)*? {8}kind:\n {10}const: ebook\n {8}print:\n {10}type: "null"\n/);
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/^type Edition \{\n(?:.*\n)*? {2}kind: String!\n/m);
     const post = async (edition: unknown) => {
       const response = await fetch(`${endpoints.httpUrl}/v1/books`, {
         method: "POST",
@@ -379,8 +385,12 @@ describe("the bookstore example", () => {
       return [response.status, ((await response.json()) as { message?: string }).message ?? null];
     };
     const both = "edition: must have exactly one of print, ebook, audio_minutes";
-    expect(await post({ ebook: { file_format: "epub" }, audio_minutes: 60 })).toEqual([400, both]);
-    expect(await post({ ebook: null, audio_minutes: null })).toEqual([400, both]);
+    expect(await post({ kind: "ebook", ebook: { file_format: "epub" }, audio_minutes: 60 })).toEqual([400, both]);
+    expect(await post({ kind: "ebook", ebook: null, audio_minutes: null })).toEqual([400, both]);
+    // A REST body carries the tag, which names the variant given.
+    expect(await post({ ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: is required"]);
+    expect(await post({ kind: "print", ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: must be ebook, the variant given"]);
+    expect(await post({ kind: "vinyl", ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: must be ebook, the variant given"]);
     // GraphQL's own @oneOf check refuses two keys before the call runs.
     const graphql = await fetch(`${endpoints.httpUrl}/graphql`, {
       method: "POST",
@@ -391,7 +401,20 @@ describe("the bookstore example", () => {
     expect((await client("rest").searchBooks({ words: "United" })).books).toEqual([]);
     // One variant of each kind reads back as it went, over gRPC too.
     const audio = await client("grpc", KEY).addBook({ title: "United, heard", author: { name: "A" }, genre: "poetry", edition: { audio_minutes: 0 } });
-    expect((await client("grpc").getBook({ id: audio.id })).edition).toEqual({ print: null, ebook: null, audio_minutes: 0 });
+    expect((await client("grpc").getBook({ id: audio.id })).edition).toEqual({ kind: "audio_minutes", print: null, ebook: null, audio_minutes: 0 });
+    // The tag on the wire: REST's JSON answer, GraphQL's field.
+    const rest = (await (await fetch(`${endpoints.httpUrl}/v1/books/${audio.id}`)).json()) as { edition: unknown };
+    expect(JSON.stringify(rest.edition)).toBe('{"kind":"audio_minutes","print":null,"ebook":null,"audio_minutes":0}');
+    const read = await fetch(`${endpoints.httpUrl}/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ query: `{ get_book(params: { id: "${audio.id}" }) { edition { kind audio_minutes } } }` }),
+    });
+    expect(await read.json()).toEqual({ data: { get_book: { edition: { kind: "audio_minutes", audio_minutes: 0 } } } });
+    // A REST body with its tag is taken, from the SDK and as written by hand.
+    expect(await post({ kind: "ebook", ebook: { file_format: "epub" } })).toEqual([201, null]);
+    const ebook = await client("rest", KEY).addBook({ title: "United, read", author: { name: "A" }, genre: "poetry", edition: { ebook: { file_format: "pdf" } } });
+    expect(ebook.edition).toEqual({ kind: "ebook", print: null, ebook: { file_format: "pdf" }, audio_minutes: null });
   });
 
   it("carries a header input (If-Match) and answers a response header (ETag) over REST, the same fields over GraphQL and gRPC", async () => {

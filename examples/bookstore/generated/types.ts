@@ -32,6 +32,8 @@ export interface EbookInput {
 
 /** How this edition is published. */
 export interface Edition {
+  /** Which variant is given: print, ebook, audio_minutes. */
+  kind?: "print" | "ebook" | "audio_minutes";
   print: PrintEdition | null;
   ebook: Ebook | null;
   /** An audiobook, its length in minutes. */

@@ -384,6 +384,13 @@ func TestCarriesAUnionWithExactlyOneVariant(t *testing.T) {
 		if err != nil || read.Edition == nil || read.Edition.AudioMinutes == nil || *read.Edition.AudioMinutes != 0 || read.Edition.Print != nil || read.Edition.Ebook != nil {
 			t.Fatalf("%s: read %+v, %v", protocol, read, err)
 		}
+		// The tag names the variant on every protocol; REST bodies carry it both ways.
+		if read.Edition.Kind() != "audio_minutes" || read.Edition.ExtraFields != nil {
+			t.Fatalf("%s: kind %q, extra %v", protocol, read.Edition.Kind(), read.Edition.ExtraFields)
+		}
+		if protocol == bookstore.ProtocolREST && !strings.Contains(read.RawJSON(), `"edition":{"kind":"audio_minutes",`) {
+			t.Fatalf("rest: the answer carries no tag: %s", read.RawJSON())
+		}
 		_, err = store.AddBook(ctx, &bookstore.AddBookInput{
 			Title: "Never sent", Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
 			Edition: &bookstore.Edition{AudioMinutes: bookstore.Ptr(uint32(60)), Ebook: &bookstore.Ebook{FileFormat: "pdf"}},

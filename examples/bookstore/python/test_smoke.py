@@ -211,6 +211,8 @@ def test_carries_a_union_with_exactly_one_variant(protocol: Literal["graphql", "
         added = store.add_book(title=f"United on {protocol}", author={"name": "A"}, genre="poetry", edition={"ebook": {"file_format": "epub"}})
         assert added.edition is not None and added.edition.ebook is not None
         assert (added.edition.ebook.file_format, added.edition.print, added.edition.audio_minutes) == ("epub", None, None)
+        # The tag names the variant on every protocol; the REST body carried it (the server requires it there).
+        assert (added.edition.kind, added.edition.extra) == ("ebook", {})
         assert store.get_book(id=added.id) == added
         # Two variants, or none: refused (before sending over gRPC, whose oneof would keep the last).
         for edition in ({"ebook": {"file_format": "pdf"}, "audio_minutes": 60}, {}):

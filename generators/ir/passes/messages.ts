@@ -55,7 +55,15 @@ export function resolveSharedMessages(context: IrContext): void {
     }),
   );
   for (const message of context.sharedMessages) {
-    if (context.raw.types?.[message.name]?.one_of !== true) continue;
+    const raw = context.raw.types?.[message.name];
+    if (raw?.discriminator !== undefined) {
+      const at = ["types", message.name, "discriminator"];
+      if (raw.one_of !== true) context.report("invalid-one-of", at, `type '${message.name}'`, "a discriminator tags a union's variants: declare one_of: true, or remove it");
+      else if (message.fields.some((field) => field.name === raw.discriminator))
+        context.report("invalid-one-of", at, `type '${message.name}'`, `discriminator '${raw.discriminator}' is also a variant; name the tag apart from the variants`);
+      else message.discriminator = { property: raw.discriminator, branchSchemas: Object.fromEntries(message.fields.map((field) => [field.name, `${message.name}.${field.name}`])) };
+    }
+    if (raw?.one_of !== true) continue;
     message.oneOf = true;
     const at = ["types", message.name, "one_of"];
     if (message.fields.length < 2) context.report("invalid-one-of", at, `type '${message.name}'`, "a union has two variants or more: declare its fields");

@@ -28,7 +28,7 @@ from typing import NoReturn
 
 from ._facts import Field
 from ._model import Model, bytes_text, datetime_text, duration_text, timedelta_text, timestamp_text
-from ._schema import ANSWER_TYPE_TEXTS, ENUMS, MESSAGES, UNIONS, WIRE_TEXTS
+from ._schema import ANSWER_TYPE_TEXTS, ENUMS, MESSAGES, UNION_TAGS, UNIONS, WIRE_TEXTS
 from .types import MODELS
 
 Decoder = Callable[[object], object]
@@ -287,7 +287,9 @@ def _plan(message: str) -> _Plan:
     if plan is None:
         # A map<V> decodes each value as V (a plain map's strings need nothing).
         steps = tuple((f.name, _decoder(map_value_field(f) if f.value else f), f.is_list, f.kind == "map") for f in MESSAGES[message])
-        plan = _PLANS[message] = (MODELS[message], steps, frozenset(f.name for f in MESSAGES[message]))
+        # A tagged union's tag is known too: its answer class names the variant itself.
+        known = frozenset([*(f.name for f in MESSAGES[message]), *([UNION_TAGS[message]] if message in UNION_TAGS else [])])
+        plan = _PLANS[message] = (MODELS[message], steps, known)
     return plan
 
 
@@ -521,6 +523,49 @@ def to_wire(message: str, value: Mapping[str, object], prefix: str = "") -> dict
                 out[field.name] = [_wire_value(field.kind, item, f"{path}[{index}]") for index, item in enumerate(raw)]
             elif not field.is_list:
                 out[field.name] = _wire_value(field.kind, raw, path)
+    return out
+
+
+_REACHES_TAGS: dict[str, bool] = {}
+
+
+def _holds_tags(message: str, seen: set[str]) -> bool:
+    if message in seen:
+        return False
+    seen.add(message)
+    return message in UNION_TAGS or any(f.ref is not None and f.ref in MESSAGES and _holds_tags(f.ref, seen) for f in MESSAGES[message])
+
+
+def _reaches_tags(message: str) -> bool:
+    """Whether a value of `message` can hold a tagged union, itself or nested."""
+    reaches = _REACHES_TAGS.get(message)
+    if reaches is None:
+        reaches = _REACHES_TAGS[message] = _holds_tags(message, set())
+    return reaches
+
+
+def with_union_tags(message: str, value: Mapping[str, object]) -> Mapping[str, object]:
+    """The request `value` (to_wire's) with each tagged union's tag beside its variant, as a REST
+    body carries it; `value` itself stays as given."""
+    if not _reaches_tags(message):
+        return value
+    out = dict(value)
+    fields = MESSAGES[message]
+    tag = UNION_TAGS.get(message)
+    given = next((f.name for f in fields if out.get(f.name) is not None), None) if tag is not None else None
+    if tag is not None and given is not None:
+        out[tag] = given
+    for field in fields:
+        raw = out.get(field.name)
+        ref = field.ref if field.kind == "message" or field.value == "message" else None
+        if ref is None or raw is None or not _reaches_tags(ref):
+            continue
+        if field.is_list and isinstance(raw, (list, tuple)):
+            out[field.name] = [with_union_tags(ref, item) if isinstance(item, Mapping) else item for item in raw]
+        elif field.kind == "map" and isinstance(raw, Mapping):
+            out[field.name] = {key: with_union_tags(ref, item) if isinstance(item, Mapping) else item for key, item in raw.items()}
+        elif isinstance(raw, Mapping):
+            out[field.name] = with_union_tags(ref, raw)
     return out
 
 

@@ -42,6 +42,8 @@ export interface Ebook {
 
 /** How this edition is published. */
 export interface Edition {
+  /** Which variant is given: print, ebook, audio_minutes. */
+  kind: "print" | "ebook" | "audio_minutes";
   print: PrintEdition | null;
   ebook: Ebook | null;
   /** An audiobook, its length in minutes. */

@@ -97,6 +97,20 @@ type Edition struct {
 // otherwise (within an answer, over gRPC, not decoded from an answer) its JSON encoding.
 func (e *Edition) RawJSON() string { return transport.RawJSON(e) }
 
+// Kind names the variant given: "print", "ebook", "audio_minutes", or "" when none is. JSON answers
+// carry it as "kind"; the SDK writes it in REST requests.
+func (e *Edition) Kind() string {
+	switch {
+	case e.Print != nil:
+		return "print"
+	case e.Ebook != nil:
+		return "ebook"
+	case e.AudioMinutes != nil:
+		return "audio_minutes"
+	}
+	return ""
+}
+
 // Author tells who wrote a book.
 type Author struct {
 	Name string `json:"name"`

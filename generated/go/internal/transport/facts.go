@@ -164,6 +164,9 @@ var enumFacts = map[string][]enumValue{
 // unionMessages: the messages that are unions (one_of): exactly one field, a variant, is set.
 var unionMessages = map[string]bool{}
 
+// unionTags: the tagged unions' tags, which JSON answers carry beside the variant and REST requests must.
+var unionTags = map[string]string{}
+
 // messageFacts: per message, its fields in declaration order.
 var messageFacts = map[string][]field{
 	"Response": {

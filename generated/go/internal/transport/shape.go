@@ -446,6 +446,10 @@ var fieldsByName = sync.OnceValue(func() map[string]map[string]*field {
 		for i := range facts {
 			byName[facts[i].name] = &facts[i]
 		}
+		// A tagged union's tag is a key of its JSON too (its method names the variant).
+		if tag, ok := unionTags[message]; ok {
+			byName[tag] = &field{name: tag, kind: kindString}
+		}
 		out[message] = byName
 	}
 	return out
@@ -570,7 +574,11 @@ func decodeObject(message string, v reflect.Value, data []byte, prefix string, k
 	var members map[string]json.RawMessage
 	_ = json.Unmarshal(data, &members) // an object: every member fits a json.RawMessage
 	var extra map[string]json.RawMessage
+	tag := unionTags[message]
 	for name, raw := range members {
+		if tag != "" && name == tag {
+			continue
+		}
 		i, known := p.byName[name]
 		if known {
 			f := p.fields[i]
@@ -590,6 +598,85 @@ func decodeObject(message string, v reflect.Value, data []byte, prefix string, k
 	if p.extra >= 0 && extra != nil {
 		v.Field(p.extra).Set(reflect.ValueOf(extra))
 	}
+}
+
+// withUnionTags is body (toWire's) with each tagged union's tag beside its variant, as a REST
+// request carries it; body itself stays as given.
+func withUnionTags(message string, body map[string]any) map[string]any {
+	if !reachesUnionTags(message) {
+		return body
+	}
+	out := make(map[string]any, len(body)+1)
+	for key, value := range body {
+		out[key] = value
+	}
+	tag, tagged := unionTags[message]
+	for _, f := range messageFacts[message] {
+		raw, ok := out[f.name]
+		if !ok || raw == nil {
+			continue
+		}
+		if tagged {
+			out[tag] = f.name
+			tagged = false
+		}
+		if f.kind != kindMessage && !(f.kind == kindMap && f.value == kindMessage) {
+			continue
+		}
+		switch v := raw.(type) {
+		case map[string]any:
+			if f.kind == kindMap {
+				entries := make(map[string]any, len(v))
+				for key, item := range v {
+					if object, ok := item.(map[string]any); ok {
+						item = withUnionTags(f.ref, object)
+					}
+					entries[key] = item
+				}
+				out[f.name] = entries
+			} else {
+				out[f.name] = withUnionTags(f.ref, v)
+			}
+		case []any:
+			items := make([]any, len(v))
+			for i, item := range v {
+				if object, ok := item.(map[string]any); ok {
+					item = withUnionTags(f.ref, object)
+				}
+				items[i] = item
+			}
+			out[f.name] = items
+		}
+	}
+	return out
+}
+
+var unionTagReach sync.Map
+
+// reachesUnionTags reports whether a value of message can hold a tagged union, itself or nested.
+func reachesUnionTags(message string) bool {
+	if found, ok := unionTagReach.Load(message); ok {
+		return found.(bool)
+	}
+	reach := holdsUnionTags(message, map[string]bool{})
+	unionTagReach.Store(message, reach)
+	return reach
+}
+
+func holdsUnionTags(message string, seen map[string]bool) bool {
+	if _, ok := unionTags[message]; ok {
+		return true
+	}
+	if seen[message] {
+		return false
+	}
+	seen[message] = true
+	for _, f := range messageFacts[message] {
+		if (f.kind == kindMessage || (f.kind == kindMap && f.value == kindMessage)) && holdsUnionTags(f.ref, seen) {
+			return true
+		}
+	}
+	return false
 }
 
 // decodedByJSON reports whether encoding/json reads every field of message, and of the messages

@@ -23,7 +23,7 @@ from ._facts import Operation
 from ._model import JsonValue, Model
 from ._observe import LOGGER, Exchange
 from ._schema import MESSAGES, RETRY_AFTER_METADATA, RETRY_AFTER_MS_METADATA, TEXTS
-from ._shape import answer_mismatch, from_json
+from ._shape import answer_mismatch, from_json, with_union_tags
 from .errors import (
     ApiError,
     code_of_http_status,
@@ -101,7 +101,7 @@ def build_request(
         pairs = [(key, _query_value(item)) for key, value in items if value is not None for item in (value if isinstance(value, list) else [value])]
         query = urlencode(pairs)
         return rest.method, f"{service_url}{path}{'?' + query if query else ''}", None, headers
-    return rest.method, f"{service_url}{path}", _dumps(body), {**headers, "content-type": _JSON}
+    return rest.method, f"{service_url}{path}", _dumps(with_union_tags(operation.input, body)), {**headers, "content-type": _JSON}
 
 
 def retry_after(headers: httpx.Headers) -> float | None:

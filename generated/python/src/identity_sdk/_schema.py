@@ -1180,6 +1180,9 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
 UNIONS: frozenset[str] = frozenset()
 """The messages that are unions (one_of): exactly one field, a variant, is set."""
 
+UNION_TAGS: dict[str, str] = {}
+"""The tagged unions' tags: a JSON answer carries the tag, naming the variant; a REST request must."""
+
 OPERATIONS: dict[str, Operation] = {
     "admin_login": Operation(
         name="admin_login",

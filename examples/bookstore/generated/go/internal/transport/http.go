@@ -145,7 +145,7 @@ func (t *httpTransport) request(ctx context.Context, op *Operation, protocol Pro
 				target += "?" + encoded
 			}
 		} else {
-			payload, err = jsonBody(body)
+			payload, err = jsonBody(withUnionTags(op.input, body))
 		}
 	}
 	if err != nil {

@@ -239,6 +239,9 @@ MESSAGES: dict[str, tuple[Field, ...]] = {
 UNIONS: frozenset[str] = frozenset({"Edition"})
 """The messages that are unions (one_of): exactly one field, a variant, is set."""
 
+UNION_TAGS: dict[str, str] = {"Edition": "kind"}
+"""The tagged unions' tags: a JSON answer carries the tag, naming the variant; a REST request must."""
+
 OPERATIONS: dict[str, Operation] = {
     "add_book": Operation(
         name="add_book",

@@ -85,6 +85,11 @@ class Edition(Model):
     extra: dict[str, JsonValue] = field(default_factory=dict, repr=False, compare=False)
     """The fields of the JSON answer this SDK does not know (a newer service's), by wire name; empty over gRPC."""
 
+    @property
+    def kind(self) -> Literal["print", "ebook", "audio_minutes"] | None:
+        """Which variant is given: print, ebook, audio_minutes (None when none is)."""
+        return "print" if self.print is not None else "ebook" if self.ebook is not None else "audio_minutes" if self.audio_minutes is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class Author(Model):
