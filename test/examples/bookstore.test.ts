@@ -164,10 +164,16 @@ describe("the bookstore example", () => {
       printings: { first: "1851-10-18", second: "1851-11-14" },
       // A union: exactly one variant, named by its key.
       edition: { print: { binding: "hardcover", pages: 635 } },
+      // ... and a list of them: each item names its variant too.
+      other_editions: [{ ebook: { file_format: "epub" } }, { audio_minutes: 600 }],
     });
     expect(added).toMatchObject({
       // A tagged union's answer names its variant by its tag too, on every protocol.
       edition: { kind: "print", print: { binding: "hardcover", pages: 635 }, ebook: null, audio_minutes: null },
+      other_editions: [
+        { kind: "ebook", print: null, ebook: { file_format: "epub" }, audio_minutes: null },
+        { kind: "audio_minutes", print: null, ebook: null, audio_minutes: 600 },
+      ],
       stock: { main: 4294967295, annex: 0 },
       shelves: { B2: "history", "window display": "poetry" },
       translators: { fr: { name: "Jean Giono", born: 1895 }, de: { name: "Richard Mummendey", born: null } },
@@ -200,6 +206,7 @@ describe("the bookstore example", () => {
       [{ edition: { print: { binding: "paperback" }, audio_minutes: 600 } }, "edition: must have exactly one of print, ebook, audio_minutes"],
       [{ edition: {} }, "edition: must have exactly one of print, ebook, audio_minutes"],
       [{ edition: { ebook: {} } }, "edition.ebook.file_format: is required"],
+      [{ other_editions: [{ audio_minutes: 1 }, { ebook: { file_format: "pdf" }, audio_minutes: 1 }] }, "other_editions[1]: must have exactly one of print, ebook, audio_minutes"],
       [{ pages: 0 }, "pages: must be 1 or more"],
       [{ pages: 4294967296 }, "pages: must be between 0 and 4294967295"],
       [{ rating: 5.5 }, "rating: must be between 0 and 5"],
@@ -391,6 +398,12 @@ describe("the bookstore example", () => {
     expect(await post({ ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: is required"]);
     expect(await post({ kind: "print", ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: must be ebook, the variant given"]);
     expect(await post({ kind: "vinyl", ebook: { file_format: "epub" } })).toEqual([400, "edition.kind: must be ebook, the variant given"]);
+    const inList = await fetch(`${endpoints.httpUrl}/v1/books`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-bookstore-key": KEY },
+      body: JSON.stringify({ title: "United", author: { name: "A" }, genre: "poetry", other_editions: [{ kind: "audio_minutes", audio_minutes: 1 }, { audio_minutes: 2 }] }),
+    });
+    expect([inList.status, ((await inList.json()) as { message: string }).message]).toEqual([400, "other_editions[1].kind: is required"]);
     // GraphQL's own @oneOf check refuses two keys before the call runs.
     const graphql = await fetch(`${endpoints.httpUrl}/graphql`, {
       method: "POST",

@@ -98,6 +98,8 @@ export interface Book {
   printings: Record<string, string>;
   /** How this edition is published. */
   edition: Edition | null;
+  /** The other editions it is published in. */
+  other_editions: Edition[];
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
 }
@@ -125,6 +127,7 @@ export interface AddBookInput {
   translators?: Record<string, AuthorInput> | null;
   printings?: Record<string, string> | null;
   edition?: EditionInput | null;
+  other_editions?: EditionInput[] | null;
 }
 
 /** Input of get_book. */

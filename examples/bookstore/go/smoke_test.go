@@ -375,7 +375,8 @@ func TestCarriesAUnionWithExactlyOneVariant(t *testing.T) {
 		store := storeOver(t, protocol)
 		added, err := store.AddBook(ctx, &bookstore.AddBookInput{
 			Title: "United on " + string(protocol), Author: &bookstore.Author{Name: "A"}, Genre: bookstore.GenrePoetry,
-			Edition: &bookstore.Edition{AudioMinutes: bookstore.Ptr(uint32(0))},
+			Edition:       &bookstore.Edition{AudioMinutes: bookstore.Ptr(uint32(0))},
+			OtherEditions: []*bookstore.Edition{{Ebook: &bookstore.Ebook{FileFormat: "epub"}}, {Print: &bookstore.PrintEdition{Binding: "paperback"}}},
 		})
 		if err != nil {
 			t.Fatalf("%s: %v", protocol, err)
@@ -387,6 +388,9 @@ func TestCarriesAUnionWithExactlyOneVariant(t *testing.T) {
 		// The tag names the variant on every protocol; REST bodies carry it both ways.
 		if read.Edition.Kind() != "audio_minutes" || read.Edition.ExtraFields != nil {
 			t.Fatalf("%s: kind %q, extra %v", protocol, read.Edition.Kind(), read.Edition.ExtraFields)
+		}
+		if len(read.OtherEditions) != 2 || read.OtherEditions[0].Kind() != "ebook" || read.OtherEditions[1].Kind() != "print" || read.OtherEditions[1].ExtraFields != nil {
+			t.Fatalf("%s: other editions %+v", protocol, read.OtherEditions)
 		}
 		if protocol == bookstore.ProtocolREST && !strings.Contains(read.RawJSON(), `"edition":{"kind":"audio_minutes",`) {
 			t.Fatalf("rest: the answer carries no tag: %s", read.RawJSON())

@@ -208,11 +208,18 @@ def test_carries_maps_of_numbers_and_enum_values(protocol: Literal["graphql", "r
 @pytest.mark.parametrize("protocol", PROTOCOLS)
 def test_carries_a_union_with_exactly_one_variant(protocol: Literal["graphql", "rest", "grpc"]) -> None:
     with store_over(protocol) as store:
-        added = store.add_book(title=f"United on {protocol}", author={"name": "A"}, genre="poetry", edition={"ebook": {"file_format": "epub"}})
+        added = store.add_book(
+            title=f"United on {protocol}",
+            author={"name": "A"},
+            genre="poetry",
+            edition={"ebook": {"file_format": "epub"}},
+            other_editions=[{"audio_minutes": 90}, {"print": {"binding": "paperback"}}],
+        )
         assert added.edition is not None and added.edition.ebook is not None
         assert (added.edition.ebook.file_format, added.edition.print, added.edition.audio_minutes) == ("epub", None, None)
         # The tag names the variant on every protocol; the REST body carried it (the server requires it there).
         assert (added.edition.kind, added.edition.extra) == ("ebook", {})
+        assert [(edition.kind, edition.extra) for edition in added.other_editions] == [("audio_minutes", {}), ("print", {})]
         assert store.get_book(id=added.id) == added
         # Two variants, or none: refused (before sending over gRPC, whose oneof would keep the last).
         for edition in ({"ebook": {"file_format": "pdf"}, "audio_minutes": 60}, {}):

@@ -2,7 +2,14 @@
 // and the edits readers' tokens grant.
 import { randomUUID } from "node:crypto";
 import { createServer, ServiceError, type Implementation, type ServiceServer } from "../generated/server/index.js";
-import type { Book } from "../generated/types.js";
+import type { Book, Edition, EditionInput } from "../generated/types.js";
+
+/** An edition as the book keeps it: its one variant, the others null (the service writes its tag). */
+const editionOf = (edition: EditionInput): Edition => ({
+  print: edition.print ? { binding: edition.print.binding, pages: edition.print.pages ?? null } : null,
+  ebook: edition.ebook ?? null,
+  audio_minutes: edition.audio_minutes ?? null,
+});
 
 export function createBookstore(): Implementation {
   const books = new Map<string, Book>();
@@ -17,7 +24,7 @@ export function createBookstore(): Implementation {
     return book;
   };
   return {
-    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves, translators, printings, edition }) {
+    async addBook({ title, author, genre, year, published_on, isbn, pages, rating, loan_period, cover, copies_sold, stock, shelves, translators, printings, edition, other_editions }) {
       const book: Book = {
         id: randomUUID(),
         title,
@@ -38,9 +45,8 @@ export function createBookstore(): Implementation {
         shelves: shelves ?? {},
         translators: Object.fromEntries(Object.entries(translators ?? {}).map(([language, who]) => [language, { name: who.name, born: who.born ?? null }])),
         printings: printings ?? {},
-        edition: edition
-          ? { print: edition.print ? { binding: edition.print.binding, pages: edition.print.pages ?? null } : null, ebook: edition.ebook ?? null, audio_minutes: edition.audio_minutes ?? null }
-          : null,
+        edition: edition ? editionOf(edition) : null,
+        other_editions: (other_editions ?? []).map(editionOf),
         etag: '"1"',
       };
       books.set(book.id, book);

@@ -96,6 +96,8 @@ export interface Book {
   printings: Record<string, string>;
   /** How this edition is published. */
   edition: Edition | null;
+  /** The other editions it is published in. */
+  other_editions: Edition[];
   /** Its version as an entity tag ("1", then "2" after a change), answered as ETag too. */
   etag: string;
   /** A field this SDK does not know (one the service added since), kept as it came. */

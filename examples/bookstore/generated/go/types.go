@@ -164,6 +164,8 @@ type Book struct {
 	Printings map[string]Date `json:"printings"`
 	// How this edition is published.
 	Edition *Edition `json:"edition"`
+	// The other editions it is published in.
+	OtherEditions []*Edition `json:"other_editions"`
 	// Its version as an entity tag ("1", then "2" after a change), answered as ETag too.
 	Etag string `json:"etag"`
 
@@ -200,13 +202,14 @@ type AddBookInput struct {
 	Rating     *float32       `json:"rating,omitempty"`
 	LoanPeriod *time.Duration `json:"loan_period,omitempty"`
 	// At most 65536 bytes.
-	Cover       []byte             `json:"cover,omitempty"`
-	CopiesSold  *int64             `json:"copies_sold,omitempty"`
-	Stock       map[string]uint32  `json:"stock,omitempty"`
-	Shelves     map[string]Genre   `json:"shelves,omitempty"`
-	Translators map[string]*Author `json:"translators,omitempty"`
-	Printings   map[string]Date    `json:"printings,omitempty"`
-	Edition     *Edition           `json:"edition,omitempty"`
+	Cover         []byte             `json:"cover,omitempty"`
+	CopiesSold    *int64             `json:"copies_sold,omitempty"`
+	Stock         map[string]uint32  `json:"stock,omitempty"`
+	Shelves       map[string]Genre   `json:"shelves,omitempty"`
+	Translators   map[string]*Author `json:"translators,omitempty"`
+	Printings     map[string]Date    `json:"printings,omitempty"`
+	Edition       *Edition           `json:"edition,omitempty"`
+	OtherEditions []*Edition         `json:"other_editions,omitempty"`
 }
 
 // GetBookInput is the input of GetBook.

@@ -11,7 +11,7 @@ export const part: OperationPart = {
     Ebook: "file_format:string!",
     Edition: "|kind|print:PrintEdition ebook:Ebook audio_minutes:uint32",
     Author: "name:string! born:int32",
-    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string stock:map<uint32> shelves:map<Genre> translators:map<Author> printings:map<date> edition:Edition etag:string!",
+    Book: "id:string! title:string! author:Author! genre:Genre! year:int32 in_stock:bool! added_at:timestamp! published_on:date isbn:uint64 pages:uint32 rating:float32 loan_period:duration cover:bytes labels:map copies_sold:int64_string stock:map<uint32> shelves:map<Genre> translators:map<Author> printings:map<date> edition:Edition other_editions:Edition[] etag:string!",
     GetBookRequest: "id:string!",
   },
   operations: {

@@ -34,6 +34,7 @@ class BooksResource(SyncResource):
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
         edition: EditionInput | None = None,
+        other_editions: Sequence[EditionInput] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -65,7 +66,7 @@ class BooksResource(SyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition, "other_editions": other_editions}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -354,6 +355,7 @@ class BooksRawResource(SyncRawResource):
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
         edition: EditionInput | None = None,
+        other_editions: Sequence[EditionInput] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -363,7 +365,7 @@ class BooksRawResource(SyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition, "other_editions": other_editions}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     def get_book(
         self,
@@ -498,6 +500,7 @@ class AsyncBooksResource(AsyncResource):
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
         edition: EditionInput | None = None,
+        other_editions: Sequence[EditionInput] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -529,7 +532,7 @@ class AsyncBooksResource(AsyncResource):
         Raises:
             ApiError: the call failed or was refused before anything was sent.
         """
-        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition, "other_editions": other_editions}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,
@@ -820,6 +823,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         translators: Mapping[str, AuthorInput] | None = None,
         printings: Mapping[str, date] | None = None,
         edition: EditionInput | None = None,
+        other_editions: Sequence[EditionInput] | None = None,
         extra_headers: Mapping[str, str] | None = None,
         extra_body: Mapping[str, object] | None = None,
         timeout: float | None = None,
@@ -829,7 +833,7 @@ class AsyncBooksRawResource(AsyncRawResource):
         """As add_book(), answering a RawResponse: the HTTP status (None over gRPC), the headers (gRPC:
         metadata), the protocol and the attempts of the call; .parse() gives its answer.
         """
-        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
+        return await self._core.call_raw(OPERATIONS["add_book"], {"title": title, "author": author, "genre": genre, "year": year, "published_on": published_on, "isbn": isbn, "pages": pages, "rating": rating, "loan_period": loan_period, "cover": cover, "copies_sold": copies_sold, "stock": stock, "shelves": shelves, "translators": translators, "printings": printings, "edition": edition, "other_editions": other_editions}, Book, extra_headers, timeout, max_retries, idempotency_key, extra_body)
 
     async def get_book(
         self,

@@ -165,6 +165,9 @@ class Book(Model):
     edition: Edition | None
     """How this edition is published."""
 
+    other_editions: list[Edition]
+    """The other editions it is published in."""
+
     etag: str
     """Its version as an entity tag ("1", then "2" after a change), answered as ETag too."""
 
