@@ -8,6 +8,7 @@ import type { GeneratedFile } from "../write/writer.js";
 import { DOCS_DIR, indexProse } from "./docs.js";
 import { authSchemesOf, authWords, PROTOCOL_LABEL, bindingSummary, callForms, clientCall, fieldType } from "./operation-text.js";
 import { escapeMarkup } from "../../runtime/markup.js";
+import { unionSentence } from "./rules.js";
 
 export const DOCS_SITE_DIR = `${DOCS_DIR}/site`;
 const INDEX_PAGE = "index.html";
@@ -221,7 +222,7 @@ function typesPage(ir: Ir): GeneratedFile {
   for (const message of ir.messages.filter((m) => m.shared)) {
     const fields = message.usedAsInput && !message.usedAsOutput ? inputTable(message, "types") : outputTable(message, "types");
     sections.push(
-      `<section class="type" id="${escapeMarkup(message.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(message.name)}">${escapeMarkup(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${fields}\n</section>`,
+      `<section class="type" id="${escapeMarkup(message.name)}">\n<h3><a class="anchor" href="#${escapeMarkup(message.name)}">${escapeMarkup(message.name)}</a></h3>\n${message.description ? `<p>${inline(message.description)}</p>\n` : ""}${message.oneOf ? `<p>${inline(unionSentence(message))}</p>\n` : ""}${fields}\n</section>`,
     );
   }
   sections.push("<h2>Enums</h2>");

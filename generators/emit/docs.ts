@@ -1,7 +1,7 @@
 // The API reference in Markdown: an index, one page per group with every operation (fields,
 // protocols and versions, marks, and the same call over GraphQL, REST and gRPC), and a page of
 // the shared types and enums.
-import { describedField, idempotencySentences, operationRuleSentences } from "./rules.js";
+import { describedField, idempotencySentences, operationRuleSentences, unionSentence } from "./rules.js";
 import { PROTOCOLS, type Ir, type IrField, type IrGroup, type IrMessage, type IrOperation, type Protocol } from "../ir/ir.js";
 import type { GeneratedFile } from "../write/writer.js";
 import { authNames, authSchemesOf, authWords, PROTOCOL_LABEL, SHELL_VARIABLES, bindingSummary, callForms, cell, clientCall, fence, fieldType, operationTable } from "./operation-text.js";
@@ -135,7 +135,12 @@ function indexPage(ir: Ir): GeneratedFile {
 function typesPage(ir: Ir): GeneratedFile {
   const sections: string[] = [`# Types of ${ir.api.title}`, `[API reference](${INDEX_PAGE})`, "## Messages"];
   for (const message of ir.messages.filter((m) => m.shared)) {
-    sections.push(`### ${message.name}`, message.description || "", message.usedAsInput && !message.usedAsOutput ? inputTable(ir, message, "types") : outputTable(ir, message, "types"));
+    sections.push(
+      `### ${message.name}`,
+      message.description || "",
+      unionSentence(message),
+      message.usedAsInput && !message.usedAsOutput ? inputTable(ir, message, "types") : outputTable(ir, message, "types"),
+    );
   }
   sections.push("## Enums");
   for (const irEnum of ir.enums) {

@@ -88,6 +88,8 @@ export function authHeader(ir: Ir, op: IrOperation): { name: string; value: stri
 export type EnumForm = "wire" | "proto";
 
 function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
+  // A map<V> holds one entry of a sample V.
+  if (field.mapValue) return { key: sampleScalar(ir, { ...field, type: field.mapValue, mapValue: undefined, list: false }, enumForm) };
   const type = field.type;
   if (type.kind === "enum") {
     const first = enumByName(ir, type.name).values[0];
@@ -104,11 +106,11 @@ function sampleScalar(ir: Ir, field: IrField, enumForm: EnumForm): unknown {
   return structuredClone(sample.value);
 }
 
-/** A sample of `message`: its required fields (or all of them), lists with one item. */
+/** A sample of `message`: its required fields (or all of them), lists with one item; of a union, its first variant. */
 export function sampleMessage(ir: Ir, message: IrMessage, which: "required" | "all", enumForm: EnumForm = "wire"): Record<string, unknown> {
   const sample: Record<string, unknown> = {};
-  for (const field of message.fields) {
-    if (which === "required" && !field.required) continue;
+  for (const field of message.oneOf ? message.fields.slice(0, 1) : message.fields) {
+    if (which === "required" && !field.required && !message.oneOf) continue;
     const value = sampleScalar(ir, field, enumForm);
     sample[field.name] = field.list ? [value] : value;
   }
@@ -138,6 +140,20 @@ export function sampleInput(ir: Ir, op: IrOperation, enumForm: EnumForm = "wire"
     if (confirmed && sample[field.name] !== undefined) sample[field.name] = sample[confirmed];
   }
   return enumForm === "wire" ? sample : protoEnumNames(ir, op.input, sample);
+}
+
+/** A sample with each tagged union's tag beside its variant (first), as a REST body carries it. */
+function withUnionTags(ir: Ir, message: IrMessage, value: Record<string, unknown>): Record<string, unknown> {
+  const tagged: Record<string, unknown> = {};
+  const given = message.discriminator ? message.fields.find((field) => value[field.name] !== undefined) : undefined;
+  if (given) tagged[message.discriminator!.property] = given.name;
+  for (const [name, item] of Object.entries(value)) {
+    const field = message.fields.find((f) => f.name === name);
+    const nested = field?.type.kind === "message" ? messageByName(ir, field.type.name) : undefined;
+    const tag = (one: unknown) => (nested && typeof one === "object" && one !== null ? withUnionTags(ir, nested, one as Record<string, unknown>) : one);
+    tagged[name] = Array.isArray(item) ? item.map(tag) : tag(item);
+  }
+  return tagged;
 }
 
 /** `value` (a sample of `message` in the wire form) with its enum values written as proto names. */
@@ -199,7 +215,7 @@ export function restCommand(ir: Ir, op: IrOperation): string {
   const header = authHeader(ir, op);
   // The path's {field} segments and the route's header fields take the sample's values, as the
   // TypeScript client fills them; the other fields go in the query or the body.
-  const filled = fillPath(rest.path, rest.pathParams, sampleInput(ir, op));
+  const filled = fillPath(rest.path, rest.pathParams, withUnionTags(ir, op.input, sampleInput(ir, op)));
   const { headers, rest: input } = fillHeaders(Object.fromEntries(rest.headerParams.map((b) => [b.field, b.header])), filled.rest);
   const path = filled.path;
   const headerLines = [...(header ? [`  -H "${header.name}: ${header.value}"`] : []), ...Object.entries(headers).map(([name, value]) => `  -H ${shellQuote(`${name}: ${value}`)}`)];

@@ -196,6 +196,14 @@ export function describedField(ir: Ir, field: IrField, asInput: boolean): string
   return [field.description, ...(asInput ? fieldRuleSentences(ir, field) : [])].filter(Boolean).join(" ");
 }
 
+/** What a union is, in the API reference: its variants, and its tag where it has one. */
+export function unionSentence(message: IrMessage): string {
+  if (!message.oneOf) return "";
+  const variants = message.fields.map((field) => `\`${field.name}\``).join(", ");
+  const tag = message.discriminator?.property;
+  return `A union: exactly one of ${variants} is given.${tag ? ` On JSON its tag \`${tag}\` names that one: every answer carries it, and a REST request must.` : ""}`;
+}
+
 /** A tagged union's tag: the name of the variant its value holds. */
 export function unionTagSchema(message: IrMessage): Schema {
   const names = message.fields.map((field) => field.name);
