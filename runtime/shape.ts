@@ -130,15 +130,19 @@ export function variantOf(message: MessageSpec, value: Plain): string | null {
 
 /** Per message, whether a value of it can hold a tagged union (one with a discriminator), itself or nested. */
 const tagReach = new WeakMap<object, boolean>();
-export function reachesTaggedUnion(schema: ApiSchema, messageName: string, seen = new Set<string>()): boolean {
+export function reachesTaggedUnion(schema: ApiSchema, messageName: string): boolean {
   const message = schema.messages[messageName]!;
   let reach = tagReach.get(message);
-  if (reach !== undefined) return reach;
+  if (reach === undefined) tagReach.set(message, (reach = holdsTaggedUnion(schema, messageName, new Set())));
+  return reach;
+}
+
+/** `seen`: the messages on the way here (a message that holds itself is settled by its other fields); only a whole walk's answer is kept. */
+function holdsTaggedUnion(schema: ApiSchema, messageName: string, seen: Set<string>): boolean {
   if (seen.has(messageName)) return false;
   seen.add(messageName);
-  reach = message.discriminator !== undefined || message.fields.some((field) => field.ref !== undefined && schema.messages[field.ref] !== undefined && reachesTaggedUnion(schema, field.ref, seen));
-  tagReach.set(message, reach);
-  return reach;
+  const message = schema.messages[messageName]!;
+  return message.discriminator !== undefined || message.fields.some((field) => field.ref !== undefined && schema.messages[field.ref] !== undefined && holdsTaggedUnion(schema, field.ref, seen));
 }
 
 /**
@@ -163,7 +167,9 @@ export function forEachTaggedUnion(schema: ApiSchema, messageName: string, value
 /** A checked request with each tagged union's tag written beside its variant, as REST requests carry it. */
 export function withUnionTags(schema: ApiSchema, messageName: string, value: Plain): Plain {
   forEachTaggedUnion(schema, messageName, value, "", (message, union) => {
-    union[message.discriminator!] = variantOf(message, union);
+    const variant = variantOf(message, union);
+    // A union with no variant given has nothing to name (the server says what is missing).
+    if (variant !== null) union[message.discriminator!] = variant;
   });
   return value;
 }
