@@ -309,6 +309,12 @@ function responsesOf(ir: Ir, op: IrOperation): Schema {
   return Object.fromEntries(Object.entries(responses).sort(([a], [b]) => (a === "default" ? 1 : b === "default" ? -1 : a.localeCompare(b))));
 }
 
+/** The shared responses some operation refers to: an unused component is noise to readers and linters. */
+function usedResponses(shared: Schema, paths: Record<string, Record<string, Schema>>): Schema {
+  const text = JSON.stringify(paths);
+  return Object.fromEntries(Object.entries(shared).filter(([name]) => text.includes(`"#/components/responses/${name}"`)));
+}
+
 function sharedResponses(tokenRoutes: boolean, adminSecret: boolean): Schema {
   const shared: Schema = {};
   for (const [code, name] of Object.entries(SHARED_RESPONSES)) {
@@ -396,11 +402,20 @@ function operationObject(ir: Ir, op: IrOperation): Schema {
 
 export function buildOpenapi(ir: Ir): Schema {
   const restOps = ir.operations.filter((op) => op.rest);
-  // A query string carries its fields as parameters, and a redirect answers no body: neither needs a schema of its own.
+  // An input is a schema of its own when it is the whole body; a query string, a path and headers
+  // carry their fields as parameters and a body without them is inline, so only the types of its
+  // fields are reached (INLINE stands for it). A redirect and a 204 answer no body.
+  const INLINE = "";
   const { messages: referenced, enums: usedEnums } = typesReached(
     ir,
-    restOps.flatMap((op) => [...(op.input.fields.length > 0 && !op.rest!.inQuery ? [op.input] : []), ...(op.rest!.answer !== "redirect" ? [op.output] : [])]),
+    restOps.flatMap((op) => {
+      const rest = op.rest!;
+      const wholeBody = !rest.inQuery && rest.pathParams.length === 0 && rest.headerParams.length === 0;
+      const input = op.input.fields.length === 0 ? [] : [wholeBody ? op.input : { ...op.input, name: INLINE }];
+      return [...input, ...(rest.answer !== "redirect" && rest.status !== 204 ? [op.output] : [])];
+    }),
   );
+  referenced.delete(INLINE);
 
   const paths: Record<string, Record<string, Schema>> = {};
   for (const op of restOps) {
@@ -476,7 +491,7 @@ export function buildOpenapi(ir: Ir): Schema {
         : {}),
       securitySchemes: securitySchemesOf(ir, used),
       schemas,
-      responses: sharedResponses(tokenRoutes, ir.api.features.adminSecret),
+      responses: usedResponses(sharedResponses(tokenRoutes, ir.api.features.adminSecret), paths),
     },
   };
 }
