@@ -1,8 +1,11 @@
 // What TLS costs on each protocol: the generated stubs answering admin_meta in two processes, one
 // in plaintext and one over TLS (a certificate of a test CA, made by openssl), loaded by tools
 // nobody here wrote over keep-alive connections, so the handshake is amortised as in production:
-// wrk over HTTP/1.1 for REST and GraphQL, ghz over HTTP/2 for gRPC. The two servers take turns,
-// round after round; the figures are medians of ROUNDS rounds after a warm-up round each.
+// wrk over HTTP/1.1 for REST and GraphQL, ghz over HTTP/2 for gRPC; then REST and GraphQL again
+// with a handshake per request (Connection: close: a new TCP connection and a full TLS handshake
+// each time, as a client without keep-alive pays; gRPC keeps its one HTTP/2 connection by design).
+// The two servers take turns, round after round; the figures are medians of ROUNDS rounds after a
+// warm-up round each.
 // Target: TLS costs each protocol no more than it costs bare node:https in the same run, within 3
 // points. Each HTTP/1.1 row is followed by bare node:https spending the stubs' plaintext CPU per
 // call, to tell the stubs' own TLS cost from what Node's costs a server of that weight.
@@ -30,10 +33,10 @@ const WRK = "/usr/bin/wrk";
 const BENCH_DIR = join(REPO_ROOT, "dist", "bench");
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
-/** Requests a second of wrk posting `body` to `url` (one thread, CONNECTIONS keep-alive connections). */
-function wrk(url: string, body: string): number {
+/** Requests a second of wrk posting `body` to `url` (one thread, CONNECTIONS keep-alive connections; `close`: a new connection per request). */
+function wrk(url: string, body: string, close = false): number {
   const script = join(mkdtempSync(join(tmpdir(), "wrk-")), "post.lua");
-  const headers = { "content-type": "application/json", [schema.adminSecretHeader]: BENCH_ADMIN_SECRET };
+  const headers = { "content-type": "application/json", [schema.adminSecretHeader]: BENCH_ADMIN_SECRET, ...(close ? { connection: "close" } : {}) };
   writeFileSync(
     script,
     [`wrk.method = "POST"`, `wrk.body = ${JSON.stringify(body)}`, ...Object.entries(headers).map(([name, value]) => `wrk.headers[${JSON.stringify(name)}] = ${JSON.stringify(value)}`)].join("\n"),
@@ -131,6 +134,20 @@ try {
       const weighted = measurePair(name, [await start("bare-http", { busyMicros }), await start("bare-http", { tls, busyMicros })], (t, secured) => wrk(restUrl(t, secured), "{}"));
       console.log(line(name, weighted, "(Node's own cost at the stubs' CPU per call)"));
     }
+  }
+  // A handshake per request: what TLS costs a client that does not keep its connections.
+  console.log(`with a handshake per request (Connection: close), ${CONNECTIONS} connections at a time:`);
+  const bareClose = measurePair("node:http, close", [barePlain, bareSecure], (t, secured) => wrk(restUrl(t, secured), "{}", true));
+  console.log(line("node:http, close", bareClose, "(Node's own cost)"));
+  const closeRows: { name: string; run: Run }[] = [
+    { name: "REST, close", run: (t, secured) => wrk(restUrl(t, secured), "{}", true) },
+    { name: "GraphQL, close", run: (t, secured) => wrk(`${secured ? "https" : "http"}://127.0.0.1:${t.http}/graphql`, graphqlBody, true) },
+  ];
+  for (const row of closeRows) {
+    const stubs = measurePair(row.name, [plain, secure], row.run);
+    const met = stubs.ratio >= bareClose.ratio - ALLOWANCE;
+    if (!met) missed++;
+    console.log(line(row.name, stubs, `(at least ${((bareClose.ratio - ALLOWANCE) * 100).toFixed(0)}%: ${met ? "met" : "MISSED"})`));
   }
   if (missed > 0) process.exitCode = 1;
 } finally {
