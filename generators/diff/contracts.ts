@@ -193,6 +193,9 @@ export async function graphqlFindings(oldIr: Ir, newIr: Ir, names: ContractNames
       }
     } else if (CUSTOM_SCALARS.has(typeName) || mapScalars.has(typeName)) {
       anchors.push(`scalar:${typeName}`);
+    } else if (names.tagEnums.has(typeName)) {
+      // A tagged union's tag enum: the enum is its tag, a value one of its variants (or the tag's, when the tag comes or goes).
+      for (const { message, tag } of names.tagEnums.get(typeName)!) anchors.push(...(fieldName === undefined ? [] : [`out:${message}.${fieldName}`]), `out:${message}.${tag}`);
     } else {
       const prefixes = [...(names.graphqlTypes.get(typeName) ?? [])];
       if (fieldName !== undefined) anchors.push(...prefixes.map((prefix) => `${prefix}.${fieldName}`));

@@ -6,6 +6,8 @@ import type { Ir } from "../ir/ir.js";
 export interface ContractNames {
   /** GraphQL type name -> anchor prefixes (`out:User`, `in:User`, `enum:KeyStatus`); a shared `*Input` type names both. */
   graphqlTypes: Map<string, Set<string>>;
+  /** A tagged union's GraphQL enum -> its message and tag. */
+  tagEnums: Map<string, Set<{ message: string; tag: string }>>;
   /** Operations by GraphQL root type, for changes to Query or Mutation as a whole. */
   rootOperations: Map<string, Set<string>>;
   /** Proto message short name -> anchor prefixes (a shared type is both input and output). */
@@ -24,6 +26,7 @@ export interface ContractNames {
 export function contractNames(...irs: Ir[]): ContractNames {
   const names: ContractNames = {
     graphqlTypes: new Map(),
+    tagEnums: new Map(),
     rootOperations: new Map(),
     protoMessages: new Map(),
     protoFields: new Map(),
@@ -42,6 +45,8 @@ export function contractNames(...irs: Ir[]): ContractNames {
   for (const ir of irs) {
     for (const message of ir.messages) {
       if (message.usedAsOutput) addTo(names.graphqlTypes, message.graphqlName, `out:${message.name}`);
+      // A tagged union's GraphQL enum is its tag; its values are the variants.
+      if (message.discriminator) addTo(names.tagEnums, message.discriminator.graphqlEnum, { message: message.name, tag: message.discriminator.property });
       if (message.usedAsInput) addTo(names.graphqlTypes, message.graphqlInputName, `in:${message.name}`);
       if (message.shared) {
         addTo(names.protoMessages, message.name, `in:${message.name}`);

@@ -168,7 +168,13 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
     }
     if (direction === "output" && after.oneOf) {
       // An old client meets answers whose one variant it does not know: none it knows is set.
-      add("union-variant-added", field.name, "dangerous", `variant ${label(field.name, typeText(field))} was added: clients that know only the others read an answer with none of them set`, anchors);
+      // A tagged union's tag (its values, the OpenAPI branches that say the others are null) grows with it.
+      const tagged = after.discriminator;
+      const tagAnchors = tagged ? [`${prefix}:${after.name}.${tagged.property}`, ...Object.values(tagged.branchSchemas).map((branch) => `${prefix}:${branch}.${field.name}`)] : [];
+      add("union-variant-added", field.name, "dangerous", `variant ${label(field.name, typeText(field))} was added: clients that know only the others read an answer with none of them set`, [
+        ...anchors,
+        ...tagAnchors,
+      ]);
     } else if (direction === "output") {
       add("output-field-added", field.name, "safe", `${label(field.name, typeText(field))} was added`, anchors);
     } else if (field.required) {

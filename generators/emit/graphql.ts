@@ -10,7 +10,6 @@ import {
   GraphQLObjectType,
   GraphQLScalarType,
   GraphQLSchema,
-  GraphQLString,
   printSchema,
   type GraphQLFieldConfigMap,
   type GraphQLInputFieldConfigMap,
@@ -63,6 +62,23 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
       }),
     ]),
   );
+  // A tagged union's tag: an enum of its variants (EditionKind).
+  const tagEnums = new Map(
+    ir.messages.flatMap((m) =>
+      m.discriminator
+        ? [
+            [
+              m.name,
+              new GraphQLEnumType({
+                name: m.discriminator.graphqlEnum,
+                description: `The variants of ${m.graphqlName}.`,
+                values: Object.fromEntries(m.fields.map((f) => [f.name, { value: f.name, description: f.description || undefined }])),
+              }),
+            ] as const,
+          ]
+        : [],
+    ),
+  );
   const messages = new Map(ir.messages.map((m) => [m.name, m]));
   const outputTypes = new Map<string, GraphQLObjectType>();
   const inputTypes = new Map<string, GraphQLInputObjectType>();
@@ -96,7 +112,7 @@ export function buildGraphqlSchema(ir: Ir): GraphQLSchema {
         fields: () =>
           Object.fromEntries([
             // A tagged union's answer names its variant, as on JSON.
-            ...(message.discriminator ? [[message.discriminator.property, { type: new GraphQLNonNull(GraphQLString), description: unionTagSchema(message).description }]] : []),
+            ...(message.discriminator ? [[message.discriminator.property, { type: new GraphQLNonNull(tagEnums.get(message.name)!), description: unionTagSchema(message).description }]] : []),
             ...message.fields.map((f) => [f.name, { type: wrap(f, named(f, "output"), "output"), description: f.description || undefined, deprecationReason: f.deprecated }]),
           ]) as GraphQLFieldConfigMap<unknown, unknown>,
       });

@@ -170,9 +170,10 @@ export interface IrMessage {
   /**
    * A union's tag (`discriminator:`): on JSON the value carries `property` naming its variant; each
    * variant's answer branch is an OpenAPI schema of its own (`branchSchemas`, by variant), as the
-   * discriminator keyword's mapping names schemas.
+   * discriminator keyword's mapping names schemas; GraphQL answers it as an enum of the variants
+   * (`graphqlEnum`: EditionKind for Edition's `kind`).
    */
-  discriminator?: { property: string; branchSchemas: Readonly<Record<string, string>> };
+  discriminator?: { property: string; branchSchemas: Readonly<Record<string, string>>; graphqlEnum: string };
   usedAsInput: boolean;
   usedAsOutput: boolean;
   /** GraphQL output type name (shared types and inline outputs). */

@@ -55,7 +55,7 @@ export const DIAGNOSTIC_CODES = {
   "get-field-not-in-query": "a GET or DELETE route input field the query string cannot hold",
   "invalid-route-param": "a {field} segment of a REST path that names no required scalar input field",
   "invalid-route-status": "a route status a read, or an output with fields (204), cannot have",
-  "invalid-one-of": "a union (one_of) with fewer than two variants, a variant that is required or a list, or a discriminator without one_of or named as a variant",
+  "invalid-one-of": "a union (one_of) with fewer than two variants, a variant that is required or a list, or a discriminator without one_of, named as a variant or whose GraphQL enum name is taken",
   "invalid-route-header": "a route header bound to no single string, number, bool or enum field, bound twice, or one HTTP or the service itself uses",
   "invalid-package": "package names or metadata the registries or languages refuse",
 } as const;

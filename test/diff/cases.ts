@@ -481,6 +481,16 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "union-tag-added:Contact.via", severity: "breaking", protocols: ["graphql", "rest"], sources: ["manifest", "graphql-inspector", "openapi"] }],
   },
   {
+    name: "variant added to a tagged union (its GraphQL tag enum gains the value too)",
+    bump: "minor",
+    base: [
+      ["types:\n", "types:\n  Contact:\n    one_of: true\n    discriminator: via\n    fields:\n      email: string\n      phone: string\n"],
+      [USER_FIELDS, `${USER_FIELDS}      contact: Contact\n`],
+    ],
+    edits: [["      phone: string\n", "      phone: string\n      postal: string\n"]],
+    expected: [{ id: "union-variant-added:Contact.postal", severity: "dangerous", protocols: ALL, sources: ["manifest", "graphql-inspector"] }],
+  },
+  {
     name: "output field added: a date, a duration, bytes, a float32 and a uint32",
     bump: "minor",
     edits: [[USER_FIELDS, `${USER_FIELDS}      birthday: date\n      session_length: duration\n      avatar: bytes\n      score: float32\n      logins: uint32\n`]],

@@ -382,7 +382,7 @@ describe("the bookstore example", () => {
       / {4}Edition:\n(?:.*\n)*? {6}required:\n {6}- kind\n(?:.*\n)*? {6}oneOf:\n {6}- \$ref: "#\/components\/schemas\/Edition.print"\n(?:.*\n)*? {6}discriminator:\n {8}propertyName: kind\n/,
     );
     expect(openapi).toMatch(/ {4}Edition.ebook:\n(?:.*\n)*? {8}kind:\n {10}const: ebook\n {8}print:\n {10}type: "null"\n/);
-    expect(generated("generated/graphql/schema.graphql")).toMatch(/^type Edition \{\n(?:.*\n)*? {2}kind: String!\n/m);
+    expect(generated("generated/graphql/schema.graphql")).toMatch(/^type Edition \{\n(?:.*\n)*? {2}kind: EditionKind!\n(?:.*\n)*?enum EditionKind \{\n {2}print\n {2}ebook\n/m);
     const post = async (edition: unknown) => {
       const response = await fetch(`${endpoints.httpUrl}/v1/books`, {
         method: "POST",

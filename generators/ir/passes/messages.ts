@@ -4,6 +4,7 @@ import { protoCamelCase } from "@bufbuild/protobuf/reflect";
 import type { PathSegment, RawFields } from "../../load/load.js";
 import { assignNumbers } from "../../load/lock.js";
 import type { IrMessage } from "../ir.js";
+import { pascalCase } from "../naming.js";
 import type { IrContext } from "./context.js";
 import { checkFieldReferences, resolveField } from "./fields.js";
 
@@ -61,7 +62,12 @@ export function resolveSharedMessages(context: IrContext): void {
       if (raw.one_of !== true) context.report("invalid-one-of", at, `type '${message.name}'`, "a discriminator tags a union's variants: declare one_of: true, or remove it");
       else if (message.fields.some((field) => field.name === raw.discriminator))
         context.report("invalid-one-of", at, `type '${message.name}'`, `discriminator '${raw.discriminator}' is also a variant; name the tag apart from the variants`);
-      else message.discriminator = { property: raw.discriminator, branchSchemas: Object.fromEntries(message.fields.map((field) => [field.name, `${message.name}.${field.name}`])) };
+      else {
+        const graphqlEnum = `${message.name}${pascalCase(raw.discriminator, context.acronyms)}`;
+        if (context.raw.types?.[graphqlEnum] !== undefined || context.raw.enums?.[graphqlEnum] !== undefined)
+          context.report("invalid-one-of", at, `type '${message.name}'`, `its tag's GraphQL enum would be ${graphqlEnum}, the name of a declared type or enum; rename one`);
+        message.discriminator = { property: raw.discriminator, branchSchemas: Object.fromEntries(message.fields.map((field) => [field.name, `${message.name}.${field.name}`])), graphqlEnum };
+      }
     }
     if (raw?.one_of !== true) continue;
     message.oneOf = true;
