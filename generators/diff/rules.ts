@@ -96,7 +96,9 @@ function fieldChanges(before: IrMessage, after: IrMessage, context: FieldContext
   const tagAfter = after.discriminator?.property;
   const tagProtocols = protocols.filter((p) => (direction === "input" ? p === "rest" : p !== "grpc"));
   if (tagBefore !== tagAfter && tagProtocols.length > 0) {
-    const tagAnchors = [tagBefore, tagAfter].flatMap((tag) => (tag === undefined ? [] : [`${prefix}:${before.name}.${tag}`, `${prefix}:${after.name}.${tag}`]));
+    // The tag's property on the union and on each OpenAPI branch schema of either side.
+    const branches = [before, after].flatMap((message) => Object.values(message.discriminator?.branchSchemas ?? {}));
+    const tagAnchors = [tagBefore, tagAfter].flatMap((tag) => (tag === undefined ? [] : [before.name, after.name, ...branches].map((holder) => `${prefix}:${holder}.${tag}`)));
     const which = direction === "input" ? "REST requests" : "answers";
     if (tagBefore === undefined)
       add(

@@ -481,6 +481,25 @@ export const CASES: DiffCase[] = [
     expected: [{ id: "union-tag-added:Contact.via", severity: "breaking", protocols: ["graphql", "rest"], sources: ["manifest", "graphql-inspector", "openapi"] }],
   },
   {
+    name: "union tag removed (breaking: answers lose it, and REST callers that still send it are refused)",
+    base: [
+      ["types:\n", "types:\n  Contact:\n    one_of: true\n    discriminator: via\n    fields:\n      email: string\n      phone: string\n"],
+      [USER_FIELDS, `${USER_FIELDS}      contact: Contact\n`],
+      [DELETE_USER_INPUT, `${DELETE_USER_INPUT}      contact: Contact\n`],
+    ],
+    edits: [["    discriminator: via\n", ""]],
+    expected: [{ id: "union-tag-removed:Contact.via", severity: "breaking", protocols: ["graphql", "rest"], sources: ["manifest", "graphql-inspector", "openapi"] }],
+  },
+  {
+    name: "union tag renamed (breaking: answers and REST requests name it otherwise)",
+    base: [
+      ["types:\n", "types:\n  Contact:\n    one_of: true\n    discriminator: via\n    fields:\n      email: string\n      phone: string\n"],
+      [USER_FIELDS, `${USER_FIELDS}      contact: Contact\n`],
+    ],
+    edits: [["    discriminator: via\n", "    discriminator: channel\n"]],
+    expected: [{ id: "union-tag-renamed:Contact.channel", severity: "breaking", protocols: ["graphql", "rest"], sources: ["manifest", "graphql-inspector", "openapi"] }],
+  },
+  {
     name: "variant added to a tagged union (its GraphQL tag enum gains the value too)",
     bump: "minor",
     base: [
