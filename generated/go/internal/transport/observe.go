@@ -72,14 +72,7 @@ func redactedInput(message string, body map[string]any) map[string]any {
 			out[f.name] = redacted
 		case f.kind == kindMessage && f.list:
 			items, _ := value.([]any)
-			copied := make([]any, len(items))
-			for i, item := range items {
-				if object, ok := item.(map[string]any); ok {
-					item = redactedInput(f.ref, object)
-				}
-				copied[i] = item
-			}
-			out[f.name] = copied
+			out[f.name] = eachObject(items, func(object map[string]any) map[string]any { return redactedInput(f.ref, object) })
 		case f.kind == kindMessage:
 			if object, ok := value.(map[string]any); ok {
 				out[f.name] = redactedInput(f.ref, object)

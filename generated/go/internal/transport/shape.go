@@ -638,15 +638,21 @@ func withUnionTags(message string, body map[string]any) map[string]any {
 				out[f.name] = withUnionTags(f.ref, v)
 			}
 		case []any:
-			items := make([]any, len(v))
-			for i, item := range v {
-				if object, ok := item.(map[string]any); ok {
-					item = withUnionTags(f.ref, object)
-				}
-				items[i] = item
-			}
-			out[f.name] = items
+			out[f.name] = eachObject(v, func(object map[string]any) map[string]any { return withUnionTags(f.ref, object) })
 		}
+	}
+	return out
+}
+
+// eachObject is a copy of items with each object among them passed through convert (the other
+// items as they are).
+func eachObject(items []any, convert func(map[string]any) map[string]any) []any {
+	out := make([]any, len(items))
+	for i, item := range items {
+		if object, ok := item.(map[string]any); ok {
+			item = convert(object)
+		}
+		out[i] = item
 	}
 	return out
 }
