@@ -132,6 +132,8 @@ export interface OperationSpec {
     readonly nextCursorField: string | null;
   } | null;
   readonly exactlyOneOf: readonly string[];
+  /** Its input can hold a tagged union, whose tag a REST body carries (union-tags.ts); absent for most. */
+  readonly taggedInput?: true;
   readonly deprecated: string | null;
   /** Message names (keys of ApiSchema.messages). */
   readonly input: string;

@@ -5,7 +5,19 @@ import { protobufEsModule } from "./protobuf-es.js";
 import { describedField } from "./rules.js";
 import { iteratorPageSize } from "../sdk/sdk-facts.js";
 import { protoCamelCase } from "@bufbuild/protobuf/reflect";
-import { mapValueName, messageByName, typesReached, type HeaderBinding, type Ir, type IrAuthScheme, type IrField, type IrMessage, type IrOperation, type Pagination } from "../ir/ir.js";
+import {
+  mapValueName,
+  messageByName,
+  reachesTaggedUnion,
+  typesReached,
+  type HeaderBinding,
+  type Ir,
+  type IrAuthScheme,
+  type IrField,
+  type IrMessage,
+  type IrOperation,
+  type Pagination,
+} from "../ir/ir.js";
 import { SCALAR_SPECS } from "../sdk/scalars.js";
 import { openEnumName } from "../ir/passes/names.js";
 import { authSchemesOf, authSummary, hasAuthChoice } from "./operation-text.js";
@@ -48,7 +60,7 @@ function paginationSpec(pagination: Exclude<Pagination, { style: "none" }>): str
   return `{ style: ${quote(pagination.style)}, itemsField: ${quote(pagination.itemsField)}, pageSize: ${iteratorPageSize(pagination)}, cursorField: ${name(cursor?.cursorField)}, nextCursorField: ${name(cursor?.nextCursorField)} }`;
 }
 
-function operationSpec(op: IrOperation): string {
+function operationSpec(ir: Ir, op: IrOperation): string {
   const graphql = op.graphql;
   const params = graphql?.argument ? `{ type: ${quote(op.input.graphqlInputName)}, required: ${graphql.argument.required} }` : "null";
   const lines = [
@@ -64,6 +76,8 @@ function operationSpec(op: IrOperation): string {
     ...(hasAuthChoice(op) ? [`authAnyOf: [${op.authAnyOf.map((r) => `{ scheme: ${quote(r.scheme)}${r.scopes.length > 0 ? `, scopes: [${r.scopes.map(quote).join(", ")}]` : ""} }`).join(", ")}]`] : []),
     `pagination: ${op.pagination.style === "none" ? "null" : paginationSpec(op.pagination)}`,
     `exactlyOneOf: [${op.exactlyOneOf.map(quote).join(", ")}]`,
+    // Only where the input can hold a tagged union: the REST client then loads the module that writes the tags.
+    ...(reachesTaggedUnion(ir, op.input) ? ["taggedInput: true"] : []),
     `deprecated: ${op.deprecated === undefined ? "null" : quote(op.deprecated)}`,
     `input: ${quote(op.input.name)}`,
     `output: ${quote(op.output.name)}`,
@@ -132,7 +146,7 @@ ${ir.enums.map(enumLine).join("\n")}
 ${ir.messages.map(messageLine).join("\n")}
   },
   operations: {
-${ir.operations.map(operationSpec).join("\n")}
+${ir.operations.map((op) => operationSpec(ir, op)).join("\n")}
   },
 });
 
@@ -180,7 +194,7 @@ ${ir.messages
   .join("\n")}
   },
   operations: {
-${operationSpec(op)}
+${operationSpec(ir, op)}
   },
 };
 `;

@@ -486,6 +486,12 @@ export function messageByName(ir: Ir, name: string): IrMessage {
 }
 
 /** The names of the messages `roots` and every message their fields reach, and of the enums those fields name. */
+/** Whether a value of `message` can hold a tagged union (a one_of type with a discriminator), itself or nested. */
+export function reachesTaggedUnion(ir: Ir, message: IrMessage): boolean {
+  const { messages } = typesReached(ir, [message]);
+  return [...messages].some((name) => messageByName(ir, name).discriminator !== undefined);
+}
+
 export function typesReached(ir: Ir, roots: readonly IrMessage[]): { messages: Set<string>; enums: Set<string> } {
   const messages = new Set<string>();
   const enums = new Set<string>();

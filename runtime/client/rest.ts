@@ -2,7 +2,6 @@
 // strings for GET and DELETE), the error body {code, message}, and the RFC 6749 error body of the
 // token routes.
 import { codeOfHttpStatus, isErrorCode, statusSaysMore, type ErrorCode } from "../errors.js";
-import { reachesTaggedUnion, withUnionTags } from "../shape.js";
 import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
 
@@ -69,9 +68,9 @@ function queryString(input: Plain, sorted = false): string {
 }
 
 /** A body with each tagged union's tag beside its variant, as a REST request carries it; the caller's objects stay as given. */
-function tagged(call: TransportCall, body: Plain): Plain {
-  const input = call.operation.input;
-  return reachesTaggedUnion(call.schema, input) ? withUnionTags(call.schema, input, structuredClone(body)) : body;
+async function tagged(call: TransportCall, body: Plain): Promise<Plain> {
+  const { withUnionTags } = await import("../union-tags.js");
+  return withUnionTags(call.schema, call.operation.input, structuredClone(body));
 }
 
 export function createRestTransport(settings: TransportSettings): Transport {
@@ -89,10 +88,12 @@ export function createRestTransport(settings: TransportSettings): Transport {
       let response: Response;
       let text: string;
       try {
+        // The module that writes union tags is loaded only by an operation whose input can hold one.
+        const sent = inQuery ? undefined : JSON.stringify(operation.taggedInput ? await tagged(call, bound.rest) : bound.rest);
         response = await settings.fetch(url, {
           method: rest.method,
           headers: inQuery ? (rest.headers ? { ...call.headers, ...bound.headers } : call.headers) : { ...call.headers, ...bound.headers, "content-type": "application/json" },
-          body: inQuery ? undefined : JSON.stringify(tagged(call, bound.rest)),
+          body: sent,
           signal: call.signal,
           // Never followed: fetch would send the secret's header to whatever address a redirect names.
           redirect: "manual",

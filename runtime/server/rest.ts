@@ -5,7 +5,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { ERROR_WIRE, oauthErrorOf, oauthStatus, ServiceError } from "../errors.js";
 import { IDEMPOTENT_REPLAYED_HEADER } from "../idempotency.js";
 import type { ApiSchema, FieldSpec, OperationSpec } from "../schema.js";
-import { forEachTaggedUnion, reachesTaggedUnion, variantOf } from "../shape.js";
+import { variantOf } from "../shape.js";
+import { forEachTaggedUnion } from "../union-tags.js";
 import type { RequestTarget } from "./request-target.js";
 import type { CallPipeline } from "./invoke.js";
 import type { Eventual } from "./pending.js";
@@ -47,15 +48,12 @@ export class RestRoutes {
   private readonly routes = new Map<string, Map<string, OperationSpec>>();
   private readonly templates: TemplateRoute[] = [];
   private readonly prefix: string;
-  /** The operations whose input can hold a tagged union, whose tag a REST body must carry. */
-  private readonly tagged: ReadonlySet<string>;
 
   constructor(
     private readonly pipeline: CallPipeline,
     private readonly bodyLimit: number,
   ) {
     this.prefix = `${pipeline.schema.restPrefix}/`;
-    this.tagged = new Set(Object.values(pipeline.schema.operations).flatMap((op) => (reachesTaggedUnion(pipeline.schema, op.input) ? [op.name] : [])));
     for (const operation of Object.values(pipeline.schema.operations)) {
       if (!operation.rest) continue;
       const { method, path, pathParams } = operation.rest;
@@ -172,7 +170,7 @@ export class RestRoutes {
     const type = mediaTypeOf(request, operation.rest!.body === "form_or_json" ? FORM_OR_JSON : JSON_ONLY);
     if (type === FORM) return readBodyAs(request, this.bodyLimit, (text) => this.textInput(operation, text));
     // A tagged union's tag is required in a REST body, as the contract's discriminator says.
-    if (this.tagged.has(operation.name)) return readBodyAs(request, this.bodyLimit, (text) => withTagsChecked(this.pipeline.schema, operation, parseJsonObject(text)));
+    if (operation.taggedInput) return readBodyAs(request, this.bodyLimit, (text) => withTagsChecked(this.pipeline.schema, operation, parseJsonObject(text)));
     return readBodyAs(request, this.bodyLimit, parseJsonObject);
   }
 

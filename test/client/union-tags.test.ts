@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { schema as bookstore } from "../../examples/bookstore/generated/schema.js";
 import { defineSchema, type ApiSchema } from "../../runtime/schema.js";
-import { forEachTaggedUnion, normalizeMessage, reachesTaggedUnion, withUnionTags } from "../../runtime/shape.js";
+import { normalizeMessage } from "../../runtime/shape.js";
+import { forEachTaggedUnion, reachesTaggedUnion, withUnionTags } from "../../runtime/union-tags.js";
 import { checkWireTypes } from "../../runtime/validate.js";
 
 // A tree: Tree holds itself and Nodes, a Node (tagged) a Leaf or a Tree; Plain reaches no union.

@@ -54,6 +54,7 @@ export const schema = /* @__PURE__ */ defineSchema({
       auth: "staff_key",
       pagination: null,
       exactlyOneOf: [],
+      taggedInput: true,
       deprecated: null,
       input: "AddBookRequest",
       output: "Book",

@@ -26,6 +26,7 @@ export const part: OperationPart = {
       auth: "staff_key",
       pagination: null,
       exactlyOneOf: [],
+      taggedInput: true,
       deprecated: null,
       input: "AddBookRequest",
       output: "Book",
