@@ -657,57 +657,62 @@ func eachObject(items []any, convert func(map[string]any) map[string]any) []any 
 	return out
 }
 
-var unionTagReach sync.Map
-
 // reachesUnionTags reports whether a value of message can hold a tagged union, itself or nested.
 func reachesUnionTags(message string) bool {
-	if found, ok := unionTagReach.Load(message); ok {
-		return found.(bool)
-	}
-	reach := holdsUnionTags(message, map[string]bool{})
-	unionTagReach.Store(message, reach)
-	return reach
+	return unionTagReach.of(message)
 }
 
-func holdsUnionTags(message string, seen map[string]bool) bool {
-	if _, ok := unionTags[message]; ok {
-		return true
-	}
-	if seen[message] {
-		return false
-	}
-	seen[message] = true
-	for _, f := range messageFacts[message] {
-		if (f.kind == kindMessage || (f.kind == kindMap && f.value == kindMessage)) && holdsUnionTags(f.ref, seen) {
-			return true
-		}
-	}
-	return false
-}
+var unionTagReach = newReach(func(message string) bool {
+	_, tagged := unionTags[message]
+	return tagged
+})
 
 // decodedByJSON reports whether encoding/json reads every field of message, and of the messages
 // it holds, as the SDK reads it: none of a text kind (a duration "1.5s" or a uint64 string it
 // cannot read; a date, timestamp or base64 it would read otherwise than decodeText).
 func decodedByJSON(message string) bool {
-	if found, ok := byJSON.Load(message); ok {
-		return found.(bool)
-	}
-	plain := !holdsTextKind(message, map[string]bool{})
-	byJSON.Store(message, plain)
-	return plain
+	return !textKindReach.of(message)
 }
 
-var byJSON sync.Map // message -> bool
+var textKindReach = newReach(func(message string) bool {
+	for _, f := range messageFacts[message] {
+		if isTextKind(f.kind) || (f.kind == kindMap && isTextKind(f.value)) {
+			return true
+		}
+	}
+	return false
+})
 
-// holdsTextKind reports whether a field of message, or of a message it holds, is of a text kind;
-// seen are the messages on the way there (a message that holds itself is settled by its other fields).
-func holdsTextKind(message string, seen map[string]bool) bool {
+// reach answers, once per message, whether the message or one it holds at any depth (in a field,
+// a list or a map's values) is one that found says it is.
+type reach struct {
+	found   func(message string) bool
+	answers sync.Map // message -> bool
+}
+
+func newReach(found func(message string) bool) *reach { return &reach{found: found} }
+
+func (r *reach) of(message string) bool {
+	if answer, ok := r.answers.Load(message); ok {
+		return answer.(bool)
+	}
+	answer := r.walk(message, map[string]bool{})
+	r.answers.Store(message, answer)
+	return answer
+}
+
+// walk: seen are the messages on the way here (a message that holds itself is settled by its
+// other fields), so only a whole walk's answer is kept.
+func (r *reach) walk(message string, seen map[string]bool) bool {
 	if seen[message] {
 		return false
 	}
 	seen[message] = true
+	if r.found(message) {
+		return true
+	}
 	for _, f := range messageFacts[message] {
-		if isTextKind(f.kind) || (f.kind == kindMessage && holdsTextKind(f.ref, seen)) || (f.kind == kindMap && (isTextKind(f.value) || (f.value == kindMessage && holdsTextKind(f.ref, seen)))) {
+		if (f.kind == kindMessage || (f.kind == kindMap && f.value == kindMessage)) && r.walk(f.ref, seen) {
 			return true
 		}
 	}

@@ -474,23 +474,30 @@ def _wire_value(kind: str, value: object, path: str) -> object:
     return real
 
 
-_CARRIES_VALUES: dict[str, bool] = {}
+class _Reach:
+    """Answers, once per message, whether the message or one it holds at any depth (in a field, a
+    list or a map's values) is one that `found` says it is."""
+
+    def __init__(self, found: Callable[[str], bool]) -> None:
+        self._found = found
+        self._answers: dict[str, bool] = {}
+
+    def __call__(self, message: str) -> bool:
+        answer = self._answers.get(message)
+        if answer is None:
+            answer = self._answers[message] = self._walk(message, set())
+        return answer
+
+    def _walk(self, message: str, seen: set[str]) -> bool:
+        # `seen`: the messages on the way here; a message that holds itself is settled by its other fields.
+        if message in seen:
+            return False
+        seen.add(message)
+        return self._found(message) or any(f.ref is not None and f.ref in MESSAGES and self._walk(f.ref, seen) for f in MESSAGES[message])
 
 
-def _holds_values(message: str, seen: set[str]) -> bool:
-    # `seen`: the messages on the way here; a message that holds itself is settled by its other fields.
-    if message in seen:
-        return False
-    seen.add(message)
-    return any(f.kind in _VALUE_KINDS or f.value is not None or (f.kind == "message" and _holds_values(f.ref or "", seen)) for f in MESSAGES[message])
-
-
-def _carries_values(message: str) -> bool:
-    """Whether a field of `message`, or of a message it holds, is of one of _VALUE_KINDS or a map<V>."""
-    carries = _CARRIES_VALUES.get(message)
-    if carries is None:
-        carries = _CARRIES_VALUES[message] = _holds_values(message, set())
-    return carries
+_carries_values = _Reach(lambda message: any(f.kind in _VALUE_KINDS or f.value is not None for f in MESSAGES[message]))
+"""Whether a field of `message`, or of a message it holds, is of one of _VALUE_KINDS or a map<V>."""
 
 
 def to_wire(message: str, value: Mapping[str, object], prefix: str = "") -> dict[str, object]:
@@ -527,22 +534,8 @@ def to_wire(message: str, value: Mapping[str, object], prefix: str = "") -> dict
     return out
 
 
-_REACHES_TAGS: dict[str, bool] = {}
-
-
-def _holds_tags(message: str, seen: set[str]) -> bool:
-    if message in seen:
-        return False
-    seen.add(message)
-    return message in UNION_TAGS or any(f.ref is not None and f.ref in MESSAGES and _holds_tags(f.ref, seen) for f in MESSAGES[message])
-
-
-def _reaches_tags(message: str) -> bool:
-    """Whether a value of `message` can hold a tagged union, itself or nested."""
-    reaches = _REACHES_TAGS.get(message)
-    if reaches is None:
-        reaches = _REACHES_TAGS[message] = _holds_tags(message, set())
-    return reaches
+_reaches_tags = _Reach(lambda message: message in UNION_TAGS)
+"""Whether a value of `message` can hold a tagged union, itself or nested."""
 
 
 def with_union_tags(message: str, value: Mapping[str, object]) -> Mapping[str, object]:
