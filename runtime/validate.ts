@@ -7,7 +7,7 @@
 import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
 import { mapValueField, unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
-import { isMapOfStrings, isObject } from "./shape.js";
+import { isMapOfStrings, isObject } from "./flat.js";
 import { canonicalText, TEXT_KIND_TEXTS } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;

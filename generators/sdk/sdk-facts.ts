@@ -16,7 +16,9 @@ import type { DerivedGroup } from "../write/writer.js";
 import { create, toBinary } from "@bufbuild/protobuf";
 import { FileDescriptorSetSchema, type FileDescriptorProto } from "@bufbuild/protobuf/wkt";
 import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "../../runtime/errors.js";
-import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS, ITERATE_PAGE_LIMIT, RETRY_AFTER_MAX_MS, RETRY_DEFAULTS } from "../../runtime/client/core.js";
+import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "../../runtime/client/core.js";
+import { ITERATE_PAGE_LIMIT } from "../../runtime/client/pages.js";
+import { RETRY_AFTER_MAX_MS, RETRY_DEFAULTS } from "../../runtime/client/retry.js";
 import { CLIENT_ERROR_CODES, FAULT_CODES, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.

@@ -2,6 +2,7 @@
 // server version, read-only mode), headers, deadlines, retries of reads, and pagination.
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
+import { holdsText, type CanonicalText } from "../flat.js";
 import { defineSchema, PROTOCOLS, protocolsOf, type ApiSchema, type OperationPart, type OperationSpec, type Protocol, type ServiceFacts } from "../schema.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES, type RawResponse } from "./errors.js";
@@ -10,28 +11,13 @@ import { createRestTransport } from "./rest.js";
 import { PLATFORM } from "#client-platform";
 import { connectionRefused, hostOfEndpoint, plaintextRefusal, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
-import { compareVersions } from "./version.js";
-
-/** Retries of reads when the config says nothing more. */
-export const RETRY_DEFAULTS = { attempts: 3, baseDelayMs: 100, maxDelayMs: 2000 } as const;
-/** A Retry-After longer than this is not waited for; the usual backoff applies instead. */
-export const RETRY_AFTER_MAX_MS = 60_000;
-
-/** The wait before attempt + 1: what the server asked (Retry-After, up to a minute), else exponential backoff with jitter. */
-export function backoffMs(policy: RetryPolicy, attempt: number, retryAfterSeconds: number | undefined): number {
-  if (retryAfterSeconds !== undefined && retryAfterSeconds * 1000 <= RETRY_AFTER_MAX_MS) return retryAfterSeconds * 1000;
-  const delay = Math.min(policy.maxDelayMs ?? RETRY_DEFAULTS.maxDelayMs, (policy.baseDelayMs ?? RETRY_DEFAULTS.baseDelayMs) * 2 ** (attempt - 1));
-  return delay * (0.5 + Math.random() / 2);
-}
+import type { ServerVersion, VersionQuestion } from "./server-version.js";
 
 /** The largest answer a client reads (32 MiB), on every protocol, unless `maxResponseBytes` says otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
 
 /** The deadline of a call when neither the call nor the client names one. */
 export const DEFAULT_TIMEOUT_MS = 60_000;
-
-/** Page size of iterators when the caller names none. */
-export const ITERATE_PAGE_LIMIT = 100;
 
 export interface RetryPolicy {
   /** Attempts in all, the first included (default 3). */
@@ -142,10 +128,31 @@ const warnedDeprecated = new WeakSet<OperationSpec>();
 interface LoadedOperation {
   readonly operation: OperationSpec;
   readonly schema: ApiSchema;
+  /** How its text kinds are read, where its messages hold one (loaded with the operation). */
+  readonly canonical: CanonicalText | undefined;
+}
+
+/** An operation module expanded: its schema, and the reader of text kinds where it needs one. */
+interface ExpandedPart {
+  readonly schema: ApiSchema;
+  readonly canonical: CanonicalText | undefined;
 }
 
 /** Each operation module expanded once per process, whichever client loads it. */
-const expandedParts = new WeakMap<OperationPart, ApiSchema>();
+const expandedParts = new WeakMap<OperationPart, Promise<ExpandedPart>>();
+
+/** `part` with the service's facts, and wire-values' grammar of text kinds where its messages hold one (a module loaded then alone). */
+function expand(service: ServiceFacts, part: OperationPart): Promise<ExpandedPart> {
+  let expanded = expandedParts.get(part);
+  if (!expanded) {
+    const schema = defineSchema({ ...service, ...part });
+    expanded = holdsText(schema) ? import("../wire-values.js").then(({ canonicalText }) => ({ schema, canonical: canonicalText })) : Promise.resolve({ schema, canonical: undefined });
+    expandedParts.set(part, expanded);
+    // A grammar that failed to load (a page offline) is asked again by the next load.
+    expanded.catch(() => expandedParts.delete(part));
+  }
+  return expanded;
+}
 
 /** The console's shape: any logger with debug and warn takes the lines. */
 export interface Logger {
@@ -156,13 +163,6 @@ export interface Logger {
 /** The promise of a call's answer, and of the answer with its response. */
 export interface ApiPromise<T> extends Promise<T> {
   withResponse(): Promise<{ data: T; response: RawResponse }>;
-}
-
-/** Headers whose values never reach a log line or a hook's copy: credentials, by one rule. */
-export function redactHeaders(schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader">, headers: Record<string, string> | Headers): Record<string, string> {
-  const secret = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", schema.adminSecretHeader.toLowerCase(), schema.apiKeyHeader.toLowerCase()]);
-  const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
-  return Object.fromEntries(entries.map(([name, value]) => [name, secret.has(name.toLowerCase()) ? "[redacted]" : value]));
 }
 
 type OpenTelemetryApi = typeof import("@opentelemetry/api");
@@ -265,32 +265,6 @@ export interface ClientDefinition {
   loadGrpcServices: () => Promise<readonly DescService[]>;
 }
 
-/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts (the promise runs on). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const abort = () => reject(signal.reason);
-    signal.addEventListener("abort", abort, { once: true });
-    promise.then(
-      (value) => (signal.removeEventListener("abort", abort), resolve(value)),
-      (error: unknown) => (signal.removeEventListener("abort", abort), reject(error)),
-    );
-  });
-}
-
-/** Waits `ms`, or until `signal` aborts (resolving early; the caller then sees signal.aborted). */
-const sleep = (ms: number, signal: AbortSignal | undefined) =>
-  new Promise<void>((resolve) => {
-    const done = () => {
-      clearTimeout(timer);
-      signal?.removeEventListener("abort", done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener("abort", done, { once: true });
-  });
-
 /** A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port (no scheme, no path). */
 export const GRPC_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
 
@@ -305,7 +279,8 @@ export class ClientCore {
   private readonly transports = new Map<Protocol, Promise<Transport>>();
   /** Transports already created, to skip a promise per call. */
   private readonly ready = new Map<Protocol, Transport>();
-  private serverVersion: Promise<string> | undefined;
+  /** The server's version, once an operation newer than the API's oldest is called. */
+  private serverVersion: Promise<ServerVersion> | undefined;
   /** The operations loaded so far, by name (the pending loads in `loading`). */
   private readonly loaded = new Map<string, LoadedOperation>();
   private readonly loading = new Map<string, Promise<LoadedOperation>>();
@@ -318,6 +293,8 @@ export class ClientCore {
   private readonly logger: Logger | undefined;
   /** Log lines: every attempt (debug), or failures alone (info). */
   private readonly logAttempts: boolean;
+  /** What tells of attempts, once loaded (a client given a hook or a logger). */
+  private observers: Promise<typeof import("./observe.js")> | undefined;
   private closed = false;
 
   constructor(
@@ -367,7 +344,6 @@ export class ClientCore {
             config.allowInsecure,
           ),
     };
-    if (config.serverVersion !== undefined) this.serverVersion = Promise.resolve(config.serverVersion);
   }
 
   get grpcEndpoint(): string {
@@ -380,18 +356,18 @@ export class ClientCore {
     if (known) return known;
     const loader = Object.hasOwn(this.definition.operations, name) ? this.definition.operations[name] : undefined;
     if (!loader) throw new TypeError(`no operation ${name} on this client`);
-    const pending = loader().then(
-      ({ part }) => {
-        let schema = expandedParts.get(part);
-        if (!schema) expandedParts.set(part, (schema = defineSchema({ ...this.definition.service, ...part })));
-        const loaded = { operation: schema.operations[name]!, schema };
-        this.loaded.set(name, loaded);
-        return loaded;
-      },
-      (error: unknown) => {
-        throw new ApiError(FAULT_CODES.noAnswer, `${name}: the SDK's module of the operation did not load`, name, this.protocol, { cause: error });
-      },
-    );
+    const pending = loader()
+      .then(({ part }) => expand(this.definition.service, part))
+      .then(
+        ({ schema, canonical }) => {
+          const loaded = { operation: schema.operations[name]!, schema, canonical };
+          this.loaded.set(name, loaded);
+          return loaded;
+        },
+        (error: unknown) => {
+          throw new ApiError(FAULT_CODES.noAnswer, `${name}: the SDK's module of the operation did not load`, name, this.protocol, { cause: error });
+        },
+      );
     this.loading.set(name, pending);
     // A module that failed to load (a page offline) is asked again by the next call.
     pending.then(
@@ -434,70 +410,49 @@ export class ClientCore {
   }
 
   /**
-   * The server's version: from config, or asked once of the server over this client's protocol.
-   * The question runs under the signal of the call that asks it first; every caller waits for it
-   * no longer than its own signal allows, and a failure is the calling operation's (`caller`).
+   * The question of the server's version: its version operation, asked directly over this client's
+   * protocol (not through call(), whose refusals could ask again), or the refusal of asking it.
    */
-  private version(caller: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): Promise<string> {
-    if (!this.serverVersion) {
-      const name = this.definition.versionOperation;
-      if (!name) return Promise.reject(new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true }));
-      // Asked directly, not through call(): its own refusal check would ask for the version again.
-      // A role holder's admin client asks another client's open read (tokenVersionOperation): its loader is among this client's, its surface is not.
-      const loaded = this.loaded.get(name);
-      if (!loaded) return Promise.resolve(this.load(name)).then(() => this.version(caller, protocol, signal));
-      const { operation, schema } = loaded;
-      const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
-      const inClear = this.inClear[over];
-      if (inClear) return Promise.reject(new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true }));
-      const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
-      const asked = (this.serverVersion = this.transport(over)
-        .then((transport) => transport.call({ operation, schema, input: {}, headers, signal }))
-        .then((answer) => String(answer.version)));
-      asked.catch(() => {
-        if (this.serverVersion === asked) this.serverVersion = undefined;
+  private readonly askVersion: VersionQuestion = (caller, signal) => {
+    const name = this.definition.versionOperation;
+    if (!name) return new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, this.protocol, { refused: true });
+    // A role holder's admin client asks another client's open read (tokenVersionOperation): its loader is among this client's, its surface is not.
+    const loaded = this.loaded.get(name);
+    if (!loaded) {
+      return Promise.resolve(this.load(name)).then(() => {
+        const asked = this.askVersion(caller, signal);
+        if (asked instanceof ApiError) throw asked;
+        return asked;
       });
     }
-    const asked = this.serverVersion;
-    return untilAborted(asked, signal).catch((error: unknown) => {
-      // The question ended at the deadline of the call that asked it, not this one's: ask again under this one's.
-      const endedByAnother = !signal?.aborted && error instanceof ApiError && (error.code === "DEADLINE_EXCEEDED" || error.code === "CANCELLED");
-      if (endedByAnother) return this.version(caller, protocol, signal);
-      // The caller's own deadline or cancellation, or the question's failure: named after the caller's operation.
-      const failure = error instanceof ApiError ? error : fetchFailure(error, { operation: caller, signal }, protocol);
-      throw new ApiError(failure.code, failure.message.replace(/^[a-z_]+(?=: | timed out| was cancelled)/, caller.name), caller.name, protocol, {
-        cause: failure,
-        refused: failure.refused,
-        ...(failure.status !== undefined ? { status: failure.status } : {}),
-        ...(failure.retryAfterSeconds !== undefined ? { retryAfterSeconds: failure.retryAfterSeconds } : {}),
-      });
-    });
-  }
+    const { operation, schema, canonical } = loaded;
+    const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
+    const inClear = this.inClear[over];
+    if (inClear) return new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true });
+    const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
+    return this.transport(over)
+      .then((transport) => transport.call({ operation, schema, canonical, input: {}, headers, signal }))
+      .then((answer) => String(answer.version));
+  };
 
-  /** A reason to refuse the call before sending anything; a promise only while the server version is being learnt. */
+  /** A reason to refuse the call before sending anything; a promise only for an operation newer than the API's oldest on `protocol`. */
   private refusal(operation: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): ApiError | undefined | Promise<ApiError | undefined> {
     const refuse = (message: string) => new ApiError("FAILED_PRECONDITION", message, operation.name, protocol, { refused: true });
     if (this.closed) return refuse(`${operation.name}: the client is closed; make a new one`);
-    const carriers = protocolsOf(operation);
     const binding = operation[protocol];
     const inClear = this.inClear[protocol];
     if (inClear) return refuse(inClear);
     if (!binding) {
-      return refuse(`${operation.pascalName} not available over ${protocol}; use ${carriers.join(" or ")}`);
+      return refuse(`${operation.pascalName} not available over ${protocol}; use ${protocolsOf(operation).join(" or ")}`);
     }
     if (this.config.readOnly && operation.destructive) {
       return refuse(`${operation.pascalName} is destructive and this client is read-only`);
     }
     const lowest = this.definition.lowestSince[protocol];
-    if (binding.since !== lowest && lowest !== undefined && compareVersions(binding.since, lowest) > 0) {
-      return this.version(operation, protocol, signal).then((server) => {
-        if (compareVersions(server, binding.since) >= 0) return undefined;
-        const working = carriers.filter((p) => compareVersions(server, operation[p]!.since) >= 0);
-        const hint = working.length > 0 ? `use ${working.join(" or ")}` : "no protocol carries it on this server";
-        return refuse(`${operation.pascalName} not available over ${protocol}; ${hint} (needs server ${binding.since} or later on ${protocol}; the server is ${server})`);
-      });
-    }
-    return undefined;
+    if (binding.since === lowest || lowest === undefined) return undefined;
+    // Newer than the API's oldest: the server's version decides, in a module loaded on that need alone.
+    this.serverVersion ??= import("./server-version.js").then(({ ServerVersion }) => new ServerVersion(this.askVersion, this.config.serverVersion));
+    return this.serverVersion.then((versions) => versions.refusal(operation, protocol, lowest, signal));
   }
 
   /**
@@ -523,32 +478,8 @@ export class ClientCore {
     return data;
   }
 
-  /** An attempt seen: the hook, and the log line (its headers redacted). Neither may end the call. */
-  private observe(event: ResponseEvent, sent: Record<string, string>): void {
-    try {
-      this.hooks.onResponse?.(event);
-    } catch {
-      // A hook that throws changes nothing of the call.
-    }
-    if (!this.logger || (!event.error && !this.logAttempts)) return;
-    const outcome = event.error ? `${event.error.code}${event.status ? ` (HTTP ${event.status})` : ""}` : event.status ? `HTTP ${event.status}` : "OK";
-    const line = `${this.definition.service.name}: ${event.operation} over ${event.protocol}, attempt ${event.attempt}: ${outcome} in ${event.durationMs.toFixed(0)} ms${event.willRetry ? ", retrying" : ""}`;
-    const fields = {
-      operation: event.operation,
-      protocol: event.protocol,
-      attempt: event.attempt,
-      status: event.status,
-      code: event.error?.code,
-      durationMs: Math.round(event.durationMs),
-      willRetry: event.willRetry,
-      headers: redactHeaders(this.definition.service, sent),
-    };
-    if (event.error) this.logger.warn(line, fields);
-    else this.logger.debug(line, fields);
-  }
-
   private async run(name: string, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
-    const { operation, schema } = await this.operation(name);
+    const { operation, schema, canonical } = await this.operation(name);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
     // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.
@@ -571,41 +502,42 @@ export class ClientCore {
       for (const name of Object.keys(headers)) if (name.toLowerCase() === IDEMPOTENCY_KEY_HEADER) delete headers[name];
       headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey ?? randomKey();
     }
-    const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
-    const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? RETRY_DEFAULTS.attempts);
     const retried = operation.kind === "read" || operation.idempotent || operation.idempotencyKey;
     response.protocol = protocol;
     const onResponse = (status: number | undefined, received: Headers) => {
       response.status = status;
       response.headers = received;
     };
-    const { hooks, logger } = this;
+    const { hooks } = this;
+    // A client given a hook or a logger loads what tells of attempts before its first call's first.
+    const observers = hooks.onResponse || this.logger ? (this.observers ??= import("./observe.js")) : undefined;
+    const told = observers && (await observers);
+    const tell = (event: ResponseEvent) => told?.observe({ service: this.definition.service, hooks, logger: this.logger, logAttempts: this.logAttempts }, event, headers);
     // W3C trace context of the caller's active span, where the OpenTelemetry API is installed.
     const tracing = await openTelemetry();
     if (tracing) tracing.propagation.inject(tracing.context.active(), headers);
     for (let attempt = 1; ; attempt++) {
       response.attempts = attempt;
-      const started = hooks.onResponse || logger ? performance.now() : 0;
+      const started = told ? performance.now() : 0;
       try {
         if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
-        const answer = await transport.call({ operation, schema, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
-        if (hooks.onResponse || logger)
-          this.observe({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false }, headers);
+        const answer = await transport.call({ operation, schema, canonical, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
+        tell({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false });
         return answer;
       } catch (error) {
         // close() while the call was in flight: the caller ended it, as an abort does.
         if (this.closed) throw new ApiError(FAULT_CODES.cancelled, `${operation.name} was cancelled`, operation.name, protocol, { cause: error });
+        if (!(error instanceof ApiError)) throw error;
         // A refused connection sent nothing: any call may go again.
-        const again = error instanceof ApiError && ((retried && error.transient) || (error.code === FAULT_CODES.noAnswer && connectionRefused(error.cause)));
-        const willRetry = again && attempt < allowed && !signal?.aborted;
-        if ((hooks.onResponse || logger) && error instanceof ApiError) {
-          this.observe(
-            { operation: operation.name, protocol, attempt, status: error.status ?? response.status, headers: response.headers, durationMs: performance.now() - started, willRetry, error },
-            headers,
-          );
-        }
+        const again = (retried && error.transient) || (error.code === FAULT_CODES.noAnswer && connectionRefused(error.cause));
+        // The backoff is a module of its own, loaded on the first failure that may go again; one that does not load ends the call with its failure.
+        const retry = again && !signal?.aborted ? await import("./retry.js").catch(() => undefined) : undefined;
+        const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
+        const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? retry?.RETRY_DEFAULTS.attempts ?? 1);
+        const willRetry = retry !== undefined && attempt < allowed && !signal?.aborted;
+        tell({ operation: operation.name, protocol, attempt, status: error.status ?? response.status, headers: response.headers, durationMs: performance.now() - started, willRetry, error });
         if (!willRetry) throw error;
-        await sleep(backoffMs(policy, attempt, error.retryAfterSeconds), signal);
+        await retry.sleep(retry.backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
         if (signal?.aborted) throw fetchFailure(signal.reason, { operation, signal }, protocol);
       }
@@ -615,33 +547,8 @@ export class ClientCore {
   /** Every item of a paginated list, page after page, each exactly once. */
   async *iterate(name: string, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
     const { operation } = await this.operation(name);
-    const pagination = operation.pagination;
-    if (!pagination) throw new TypeError(`${name} is not paginated`);
-    const base: Plain = { ...input };
-    if (pagination.style === "page") {
-      const requested = (base.pagination ?? {}) as { limit?: number; page?: number };
-      const limit = requested.limit ?? pagination.pageSize ?? ITERATE_PAGE_LIMIT;
-      let page = requested.page ?? 1;
-      for (;;) {
-        const answer = await this.call(name, { ...base, pagination: { limit, page } }, options);
-        const items = answer[pagination.itemsField] as unknown[];
-        yield* items;
-        const info = answer.pagination as { offset: number; total: number } | null;
-        if (items.length === 0 || !info || info.offset + items.length >= info.total) return;
-        page++;
-      }
-    }
-    const cursorField = pagination.cursorField!;
-    let token = base[cursorField] as string | undefined;
-    const seen = new Set<string>();
-    for (;;) {
-      const answer = await this.call(name, token ? { ...base, [cursorField]: token } : base, options);
-      yield* answer[pagination.itemsField] as unknown[];
-      token = answer[pagination.nextCursorField!] as string | undefined;
-      // A token handed out twice would loop for ever; the list ends there.
-      if (!token || seen.has(token)) return;
-      seen.add(token);
-    }
+    const { items } = await import("./pages.js");
+    yield* items(operation, input, (page) => this.call(name, page, options));
   }
 
   /** Ends every connection; calls in flight end CANCELLED, and later calls are refused. */

@@ -63,6 +63,8 @@ export interface RawResponse {
  * and Go's sentinels do), whichever way it was made.
  */
 export class ApiError extends Error {
+  /** The name of the class of a code (NotFoundError), which its errors take. */
+  declare static readonly errorName?: string;
   override name = "ApiError";
   constructor(
     readonly code: ClientErrorCode,
@@ -86,7 +88,7 @@ export class ApiError extends Error {
     // Made as ApiError (as the transports do): it becomes the class of its code.
     const byCode = new.target === ApiError ? ERROR_CLASSES[code] : undefined;
     if (byCode) Object.setPrototypeOf(this, byCode.prototype);
-    this.name = (Object.getPrototypeOf(this) as { constructor: { errorName?: string } }).constructor.errorName ?? "ApiError";
+    this.name = (Object.getPrototypeOf(this) as { constructor: typeof ApiError }).constructor.errorName ?? "ApiError";
     this.refused = options.refused ?? false;
     this.status = options.status;
     this.oauthError = options.oauthError;
@@ -106,71 +108,39 @@ export class ApiError extends Error {
   }
 }
 
-// One class per code. `errorName` is the class's name as written here, which minifiers keep.
+// One class per code, named by it (errorName, set below: minifiers rename the classes themselves).
 /** INVALID_ARGUMENT: HTTP 400, gRPC 3. */
-export class InvalidArgumentError extends ApiError {
-  static readonly errorName = "InvalidArgumentError";
-}
+export class InvalidArgumentError extends ApiError {}
 /** UNAUTHENTICATED: HTTP 401, gRPC 16. */
-export class UnauthenticatedError extends ApiError {
-  static readonly errorName = "UnauthenticatedError";
-}
+export class UnauthenticatedError extends ApiError {}
 /** PERMISSION_DENIED: HTTP 403, gRPC 7. */
-export class PermissionDeniedError extends ApiError {
-  static readonly errorName = "PermissionDeniedError";
-}
+export class PermissionDeniedError extends ApiError {}
 /** NOT_FOUND: HTTP 404, gRPC 5. */
-export class NotFoundError extends ApiError {
-  static readonly errorName = "NotFoundError";
-}
+export class NotFoundError extends ApiError {}
 /** FAILED_PRECONDITION: HTTP 412, gRPC 9; also every refusal before anything is sent. */
-export class FailedPreconditionError extends ApiError {
-  static readonly errorName = "FailedPreconditionError";
-}
+export class FailedPreconditionError extends ApiError {}
 /** ALREADY_EXISTS: HTTP 409, gRPC 6. */
-export class AlreadyExistsError extends ApiError {
-  static readonly errorName = "AlreadyExistsError";
-}
+export class AlreadyExistsError extends ApiError {}
 /** TOO_MANY_REQUESTS: HTTP 429, gRPC 8 (see retryAfterSeconds). */
-export class TooManyRequestsError extends ApiError {
-  static readonly errorName = "TooManyRequestsError";
-}
+export class TooManyRequestsError extends ApiError {}
 /** INTERNAL: HTTP 500, gRPC 13; also an answer to a read that could not be read. */
-export class InternalError extends ApiError {
-  static readonly errorName = "InternalError";
-}
+export class InternalError extends ApiError {}
 /** UNIMPLEMENTED: HTTP 501, gRPC 12. */
-export class UnimplementedError extends ApiError {
-  static readonly errorName = "UnimplementedError";
-}
+export class UnimplementedError extends ApiError {}
 /** UNAVAILABLE: HTTP 503, gRPC 14; also no answer at all (refused, reset, dropped). */
-export class UnavailableError extends ApiError {
-  static readonly errorName = "UnavailableError";
-}
+export class UnavailableError extends ApiError {}
 /** PAYLOAD_TOO_LARGE: HTTP 413, gRPC 8; also an answer over maxResponseBytes. */
-export class PayloadTooLargeError extends ApiError {
-  static readonly errorName = "PayloadTooLargeError";
-}
+export class PayloadTooLargeError extends ApiError {}
 /** METHOD_NOT_ALLOWED: HTTP 405 (HTTP only). */
-export class MethodNotAllowedError extends ApiError {
-  static readonly errorName = "MethodNotAllowedError";
-}
+export class MethodNotAllowedError extends ApiError {}
 /** UNSUPPORTED_MEDIA_TYPE: HTTP 415 (HTTP only). */
-export class UnsupportedMediaTypeError extends ApiError {
-  static readonly errorName = "UnsupportedMediaTypeError";
-}
+export class UnsupportedMediaTypeError extends ApiError {}
 /** DEADLINE_EXCEEDED: the call's deadline passed (told by the client). */
-export class DeadlineExceededError extends ApiError {
-  static readonly errorName = "DeadlineExceededError";
-}
+export class DeadlineExceededError extends ApiError {}
 /** CANCELLED: the caller's signal aborted, or the client was closed (told by the client). */
-export class CancelledError extends ApiError {
-  static readonly errorName = "CancelledError";
-}
+export class CancelledError extends ApiError {}
 /** OUTCOME_UNKNOWN: the answer to a write could not be read; the write may have happened (told by the client). */
-export class OutcomeUnknownError extends ApiError {
-  static readonly errorName = "OutcomeUnknownError";
-}
+export class OutcomeUnknownError extends ApiError {}
 
 /** The class of each code: an ApiError of that code is one. */
 export const ERROR_CLASSES: Readonly<Record<ClientErrorCode, typeof ApiError>> = {
@@ -191,6 +161,11 @@ export const ERROR_CLASSES: Readonly<Record<ClientErrorCode, typeof ApiError>> =
   CANCELLED: CancelledError,
   OUTCOME_UNKNOWN: OutcomeUnknownError,
 };
+for (const [code, errorClass] of Object.entries(ERROR_CLASSES)) {
+  // NOT_FOUND: NotFoundError.
+  const errorName = `${code.toLowerCase().replace(/(?:^|_)(.)/g, (_, letter: string) => letter.toUpperCase())}Error`;
+  Object.defineProperty(errorClass, "errorName", { value: errorName });
+}
 
 /**
  * The seconds a Retry-After value asks to wait: delta-seconds or an HTTP date; undefined when

@@ -48,7 +48,7 @@ export function createGraphqlTransport(settings: TransportSettings): Transport {
       if (!response.ok) throw bareStatus(operation, "graphql", response);
       const data = answer?.data?.[operation.name];
       if (typeof data !== "object" || data === null || Array.isArray(data)) throw malformedAnswer(operation, "graphql", status);
-      return readAnswer(call.schema, operation, status, data as Plain, settings.warn);
+      return readAnswer(call, status, data as Plain, settings.warn);
     },
     async close() {},
   };

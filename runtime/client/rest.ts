@@ -84,7 +84,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
       const bound = fillHeaders(rest.headers, filled.rest);
       const url = `${settings.serviceUrl}${filled.path}${inQuery ? queryString(bound.rest, rest.answer === "redirect") : ""}`;
       // A browser's route (authorization, logout): its URL is the answer, for the caller to send a browser to.
-      if (rest.answer === "redirect") return readAnswer(call.schema, operation, 200, { location: url }, settings.warn);
+      if (rest.answer === "redirect") return readAnswer(call, 200, { location: url }, settings.warn);
       let response: Response;
       let text: string;
       try {
@@ -120,7 +120,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
         throw new ApiError(code, typeof body.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });
       }
       if (!body) throw malformedAnswer(operation, "rest", response.status);
-      return readAnswer(call.schema, operation, response.status, body, settings.warn);
+      return readAnswer(call, response.status, body, settings.warn);
     },
     async close() {},
   };

@@ -1,6 +1,6 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
 import { codeOfHttpStatus } from "../errors.js";
-import { answerMismatch, normalizeMessage } from "../shape.js";
+import { answerMismatch, flatMessage, type CanonicalText } from "../flat.js";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import type { ApiSchema, OperationSpec, Protocol, ServiceFacts } from "../schema.js";
@@ -13,6 +13,8 @@ export interface TransportCall {
   operation: OperationSpec;
   /** The messages and enums the operation reaches (at least). */
   schema: ApiSchema;
+  /** How the values of text kinds are read (wire-values' canonicalText): loaded with an operation whose messages hold one. */
+  canonical?: CanonicalText;
   input: Plain;
   /** Headers of this call: the credentials, extra headers, per-call headers. */
   headers: Record<string, string>;
@@ -147,10 +149,11 @@ export function malformedAnswer(operation: OperationSpec, protocol: "rest" | "gr
  * The flat shape of a 2xx JSON answer. A field whose JSON type is not its own (a newer service
  * changed it) is kept as it came, with a warning, rather than failing the whole call.
  */
-export function readAnswer(schema: ApiSchema, operation: OperationSpec, status: number, body: Plain, warn: (message: string) => void): Plain {
+export function readAnswer(call: Pick<TransportCall, "schema" | "operation" | "canonical">, status: number, body: Plain, warn: (message: string) => void): Plain {
+  const { schema, operation } = call;
   const mismatch = answerMismatch(schema, operation.output, body);
   if (mismatch !== undefined) warn(`${operation.name}: the answer does not fit ${operation.output} (${mismatch}); the value is kept as it came (HTTP ${status})`);
-  return withUnknownFields(schema, operation.output, body, normalizeMessage(schema, operation.output, body));
+  return withUnknownFields(schema, operation.output, body, flatMessage(schema, operation.output, body, call.canonical));
 }
 
 const knownFields = new WeakMap<object, Set<string>>();

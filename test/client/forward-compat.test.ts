@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { StoreClient } from "../../examples/bookstore/generated/client/index.js";
 import { AdminClient, type ApiError } from "../../generated/client/index.js";
 import { schema } from "../../generated/schema.js";
 import { SDK_TYPES_MODULE } from "../../generators/emit/typescript.js";
@@ -47,6 +48,34 @@ describe("forward compatibility", () => {
     const organization = (await client.getOrganization({ id: "o1" })) as unknown as Record<string, unknown>;
     expect([organization.name, organization.enabled]).toEqual(["acme", "yes"]);
     expect(warnings).toContain("get_organization: the answer does not fit Organization (enabled: not a boolean); the value is kept as it came (HTTP 200)");
+  });
+
+  it("reads the values of text kinds in any form a peer sends and answers their canonical form, through the grammar loaded with the operation", async () => {
+    // A service that writes an offset, URL-safe base64 without padding and an integer for a uint64.
+    const book = {
+      id: "b1",
+      title: "Moby-Dick",
+      author: { name: "Herman Melville", born: 1819 },
+      genre: "fiction",
+      in_stock: true,
+      added_at: "2026-01-31T10:30:00.500+01:00",
+      published_on: "1851-10-18",
+      isbn: 9780142437247,
+      loan_period: "90.000s",
+      cover: "iVBORw0KGgo_-w",
+      copies_sold: "-9223372036854775808",
+    };
+    const { fetch } = answered(book);
+    const store = new StoreClient({ serviceUrl: "http://127.0.0.1:9", protocol: "rest", fetch });
+    expect(await store.getBook({ id: "b1" })).toMatchObject({
+      added_at: "2026-01-31T09:30:00.500Z",
+      published_on: "1851-10-18",
+      isbn: "9780142437247",
+      loan_period: "90s",
+      cover: "iVBORw0KGgo/+w==",
+      copies_sold: "-9223372036854775808",
+    });
+    await store.close();
   });
 
   it("gives an enum number it does not know over gRPC as UNKNOWN_<n>; 0 (unset) stays null", () => {
