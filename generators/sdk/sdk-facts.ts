@@ -19,7 +19,8 @@ import { BARE_GRPC_STATUS, ERROR_CODE_METADATA, ERROR_CODES, ERROR_WIRE } from "
 import { DEFAULT_MAX_RESPONSE_BYTES, DEFAULT_TIMEOUT_MS } from "../../runtime/client/core.js";
 import { ITERATE_PAGE_LIMIT } from "../../runtime/client/pages.js";
 import { RETRY_AFTER_MAX_MS, RETRY_DEFAULTS } from "../../runtime/client/retry.js";
-import { CLIENT_ERROR_CODES, FAULT_CODES, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
+import { CLIENT_ERROR_CODES, FAULT_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
+import { GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES } from "../../runtime/client/grpc-statuses.js";
 import { OAUTH_CODES } from "../../runtime/client/rest.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
 import { compareVersions } from "../../runtime/client/version.js";

@@ -1,5 +1,5 @@
 // The one error class of every client, whatever protocol carried the call.
-import { ERROR_WIRE, type ErrorCode } from "../errors.js";
+import type { ErrorCode } from "../errors.js";
 import type { Protocol } from "../schema.js";
 
 /**
@@ -29,18 +29,6 @@ export const FAULT_CODES = {
   /** An answer over the client's size cap. */
   tooLarge: "PAYLOAD_TOO_LARGE",
 } as const satisfies Record<string, ClientErrorCode>;
-
-/** gRPC's CANCELLED and UNKNOWN: outside the server's code set, so not in ERROR_WIRE. */
-const GRPC_CANCELLED = 1;
-const GRPC_UNKNOWN = 2;
-
-/**
- * gRPC statuses of a stream without a readable answer when the service names no code (a reset, a
- * missing status, a message that does not decode): INTERNAL, and UNKNOWN that some libraries give.
- */
-export const GRPC_UNREADABLE_STATUSES: readonly number[] = [ERROR_WIRE.INTERNAL.grpc, GRPC_UNKNOWN];
-/** gRPC statuses of a call the service did not answer, when it names no code: UNAVAILABLE, and CANCELLED that the caller did not ask for (a dropped connection). */
-export const GRPC_NO_ANSWER_STATUSES: readonly number[] = [ERROR_WIRE.UNAVAILABLE.grpc, GRPC_CANCELLED];
 
 /** Failures worth another try for a read: no answer, or an overloaded server. */
 export const TRANSIENT_CODES: readonly ClientErrorCode[] = ["UNAVAILABLE", "TOO_MANY_REQUESTS"];

@@ -4,11 +4,29 @@
 import type { DescMethodUnary, DescService } from "@bufbuild/protobuf";
 import { ConnectError, type Transport as ConnectTransport } from "@connectrpc/connect";
 import { codeOfGrpcStatus, ERROR_CODE_METADATA, isErrorCode, type ServiceError } from "../errors.js";
+import type { OperationSpec } from "../schema.js";
 import { checkWireTypes } from "../validate.js";
 import { normalizeMessage, toProtoInit } from "../shape.js";
-import { ApiError, GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES, waitAsked } from "./errors.js";
-import { connectionFailureReason, connectionRefused, isConnectionFailure } from "./tls.js";
-import { answerTooLarge, fetchFailure, noAnswer, unreadableMessage, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+import { ApiError, waitAsked } from "./errors.js";
+import { GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES } from "./grpc-statuses.js";
+import { causeCodes, connectionFailureReason, connectionRefused } from "./tls.js";
+import { answerTooLarge, fetchFailure, noAnswer, unreadableCode, writeOutcome, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
+
+/** Codes of Node errors that mean no connection (or no trusted one) was made: the call never reached the service. */
+const CONNECTION_FAILURE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH)/;
+
+/** Whether `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
+function isConnectionFailure(error: unknown): boolean {
+  return causeCodes(error).some((code) => CONNECTION_FAILURE.test(code));
+}
+
+/**
+ * A gRPC answer that could not be read (CLIENT_ERROR_TEXTS.unreadableMessage): a message that does
+ * not decode, a stream reset or ended without a status.
+ */
+function unreadableMessage(operation: OperationSpec, reason: string, cause?: unknown): ApiError {
+  return new ApiError(unreadableCode(operation), `${operation.name}: the gRPC answer could not be read (${reason})${writeOutcome(operation)}`, operation.name, "grpc", { cause });
+}
 
 export interface RpcChannel {
   /** The Connect transport the calls go through. */

@@ -40,21 +40,13 @@ export function plaintextRefusal(target: { secure: boolean; host: string; shown:
   return `refusing to send credentials in clear to ${target.shown}: the connection is not TLS and the host is not loopback; ${remedy}, or set allowInsecure: true to send them anyway`;
 }
 
-/** Codes of Node errors that mean no connection (or no trusted one) was made: the call never reached the service. */
-const CONNECTION_FAILURE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_|SELF_SIGNED_|HOSTNAME_|ECONNREFUSED|ECONNRESET|EPIPE|EHOSTUNREACH|ENETUNREACH)/;
-
-/** Whether `error` (or one of its causes) is a failed connection, such as a certificate the client does not trust. */
-export function isConnectionFailure(error: unknown): boolean {
-  return causeCodes(error).some((code) => CONNECTION_FAILURE.test(code));
-}
-
 /** Whether a connection failed because nothing listens on the port. */
 export function connectionRefused(error: unknown): boolean {
   return causeCodes(error).includes("ECONNREFUSED");
 }
 
 /** The string `code`s of an error and its causes, outermost first (eight deep at most). */
-function causeCodes(error: unknown): string[] {
+export function causeCodes(error: unknown): string[] {
   const codes: string[] = [];
   let current = error;
   for (let depth = 0; current instanceof Error && depth < 8; depth++) {

@@ -121,18 +121,10 @@ export function noAnswer(operation: OperationSpec, protocol: Protocol, reason: s
 }
 
 /** The code of an answer that could not be read: a write's may have happened. */
-function unreadableCode(operation: OperationSpec) {
+export function unreadableCode(operation: OperationSpec) {
   return operation.kind === "read" ? FAULT_CODES.unreadableRead : FAULT_CODES.unreadableWrite;
 }
-const writeOutcome = (operation: OperationSpec) => (operation.kind === "read" ? "" : "; the write may have happened");
-
-/**
- * A gRPC answer that could not be read (CLIENT_ERROR_TEXTS.unreadableMessage): a message that does
- * not decode, a stream reset or ended without a status.
- */
-export function unreadableMessage(operation: OperationSpec, reason: string, cause?: unknown): ApiError {
-  return new ApiError(unreadableCode(operation), `${operation.name}: the gRPC answer could not be read (${reason})${writeOutcome(operation)}`, operation.name, "grpc", { cause });
-}
+export const writeOutcome = (operation: OperationSpec) => (operation.kind === "read" ? "" : "; the write may have happened");
 
 /**
  * A 2xx answer whose body is not the answer (not JSON, null, GraphQL without its data): never
