@@ -30,6 +30,8 @@ interface AppSize {
   chunks: number;
   minifiedBytes: number;
   gzippedBytes: number;
+  /** Of those, undici's (Node's pool of connections, a dependency the REST and GraphQL calls load on Node). */
+  undiciGzippedBytes: number;
 }
 
 type Platform = "browser" | "node";
@@ -38,7 +40,8 @@ type AppKind = "rest" | "grpc" | "fetch";
 /**
  * Output files the app loads: the entry's static imports, and the dynamic ones its call reaches
  * (with what they import): the called operation's module, and for gRPC the RPC platform and the
- * service descriptors; never another operation's module, nor the GraphQL transport.
+ * service descriptors; never another operation's module, nor the GraphQL transport, nor what a call
+ * loads only on a need (the backoff of a retry, the hooks' telling, the server-version refusal).
  */
 function loadedOutputs(metafile: Metafile, entry: string, calledOperation: string, kind: AppKind): string[] {
   const entryOutput = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint === entry)!;
@@ -46,7 +49,10 @@ function loadedOutputs(metafile: Metafile, entry: string, calledOperation: strin
     const source = `/${metafile.outputs[path]!.entryPoint ?? ""}`;
     const operation = /\/client\/operations\/([^/]+)\.[cm]?[jt]s$/.exec(source)?.[1];
     if (operation !== undefined) return operation === calledOperation;
-    return kind === "grpc" && !/\/client\/graphql\.[jt]s$/.test(source);
+    // Node's REST and GraphQL go through the client's pool of undici connections, loaded on the first call.
+    if (/\/node_modules\/undici\//.test(source)) return kind === "rest";
+    // The RPC transport of the platform and the service descriptors; not what a call loads only on a need (retries, hooks, a newer operation).
+    return kind === "grpc" && /\/client\/(grpc|grpc-web|grpc-services)\.[jt]s$/.test(source);
   };
   const loaded = new Set<string>();
   const visit = (path: string) => {
@@ -104,12 +110,15 @@ await client.close();
   const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), app.operation.name, kind);
   let minifiedBytes = 0;
   let gzippedBytes = 0;
+  let undiciGzippedBytes = 0;
   for (const path of loaded) {
     const contents = files.get(path)!;
+    const gzipped = gzipSync(contents, { level: 9 }).length;
     minifiedBytes += contents.length;
-    gzippedBytes += gzipSync(contents, { level: 9 }).length;
+    gzippedBytes += gzipped;
+    if (/(^|\/)node_modules\/undici\//.test(result.metafile.outputs[path]!.entryPoint ?? "")) undiciGzippedBytes += gzipped;
   }
-  return { chunks: loaded.length, minifiedBytes, gzippedBytes };
+  return { chunks: loaded.length, minifiedBytes, gzippedBytes, undiciGzippedBytes };
 }
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -138,7 +147,7 @@ try {
     },
   };
   const line = (label: string, size: AppSize) =>
-    `${label.padEnd(22)} ${kb(size.gzippedBytes).padStart(8)} min+gzip  (${kb(size.minifiedBytes)} minified, ${size.chunks} chunk${size.chunks === 1 ? "" : "s"} loaded)`;
+    `${label.padEnd(22)} ${kb(size.gzippedBytes).padStart(8)} min+gzip  (${kb(size.minifiedBytes)} minified, ${size.chunks} chunk${size.chunks === 1 ? "" : "s"} loaded${size.undiciGzippedBytes > 0 ? `; ${kb(size.undiciGzippedBytes)} of it undici, the pool's HTTP client` : ""})`;
   process.stdout.write(
     `App: import { AdminClient } from ${PROJECT_MODULES ? `${CLIENT_MODULE} (${options.project})` : relative(process.cwd(), CLIENT_MODULE)}; one call of ${operation.camelName}() (esbuild, minified, code splitting)\n`,
   );
