@@ -165,6 +165,18 @@ export interface ApiPromise<T> extends Promise<T> {
   withResponse(): Promise<{ data: T; response: RawResponse }>;
 }
 
+/**
+ * A module of the SDK a call loads on a need (the telling of attempts, pagination, the
+ * server-version refusal). One that does not load (a page gone offline) fails the call as
+ * UNAVAILABLE with nothing sent, and `forget` lets the next call ask for it again.
+ */
+function onNeed<T>(module: Promise<T>, operation: string, protocol: Protocol, forget: () => void): Promise<T> {
+  return module.catch((error: unknown) => {
+    forget();
+    throw new ApiError(FAULT_CODES.noAnswer, `${operation}: a module of the SDK did not load`, operation, protocol, { cause: error });
+  });
+}
+
 type OpenTelemetryApi = typeof import("@opentelemetry/api");
 let openTelemetryApi: Promise<OpenTelemetryApi | undefined> | OpenTelemetryApi | undefined | null = null;
 /** The OpenTelemetry API when the package is installed (an optional dependency), loaded once; undefined otherwise. */
@@ -451,7 +463,12 @@ export class ClientCore {
     const lowest = this.definition.lowestSince[protocol];
     if (binding.since === lowest || lowest === undefined) return undefined;
     // Newer than the API's oldest: the server's version decides, in a module loaded on that need alone.
-    this.serverVersion ??= import("./server-version.js").then(({ ServerVersion }) => new ServerVersion(this.askVersion, this.config.serverVersion));
+    this.serverVersion ??= onNeed(
+      import("./server-version.js").then(({ ServerVersion }) => new ServerVersion(this.askVersion, this.config.serverVersion)),
+      operation.name,
+      protocol,
+      () => (this.serverVersion = undefined),
+    );
     return this.serverVersion.then((versions) => versions.refusal(operation, protocol, lowest, signal));
   }
 
@@ -510,7 +527,7 @@ export class ClientCore {
     };
     const { hooks } = this;
     // A client given a hook or a logger loads what tells of attempts before its first call's first.
-    const observers = hooks.onResponse || this.logger ? (this.observers ??= import("./observe.js")) : undefined;
+    const observers = hooks.onResponse || this.logger ? (this.observers ??= onNeed(import("./observe.js"), operation.name, protocol, () => (this.observers = undefined))) : undefined;
     const told = observers && (await observers);
     const tell = (event: ResponseEvent) => told?.observe({ service: this.definition.service, hooks, logger: this.logger, logAttempts: this.logAttempts }, event, headers);
     // W3C trace context of the caller's active span, where the OpenTelemetry API is installed.
@@ -547,7 +564,7 @@ export class ClientCore {
   /** Every item of a paginated list, page after page, each exactly once. */
   async *iterate(name: string, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
     const { operation } = await this.operation(name);
-    const { items } = await import("./pages.js");
+    const { items } = await onNeed(import("./pages.js"), name, this.protocol, () => {});
     yield* items(operation, input, (page) => this.call(name, page, options));
   }
 
