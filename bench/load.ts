@@ -175,14 +175,14 @@ function paired(a: Measure[], b: Measure[]): [Measure, Measure] {
  * by 13-34%, and two processes of the same code came out within 2.5% of each other in four
  * standalone runs (docs/benchmarks.md). Each ratio is the median of the rounds' own.
  */
-export async function pairAtOnce(baseline: Load, subject: Load): Promise<[Measure, Measure]> {
+export async function pairAtOnce(baseline: Load, subject: Load, rounds = ROUNDS): Promise<[Measure, Measure]> {
   const pairNumber = ++pairsStarted;
   benchPosition.text = `pair ${pairNumber}, warming up`;
   await Promise.all([baseline(), subject()]);
   const a: Measure[] = [];
   const b: Measure[] = [];
-  for (let i = 0; i < ROUNDS; i++) {
-    benchPosition.text = `pair ${pairNumber}, round ${i + 1} of ${ROUNDS}`;
+  for (let i = 0; i < rounds; i++) {
+    benchPosition.text = `pair ${pairNumber}, round ${i + 1} of ${rounds}`;
     const [baselineRound, subjectRound] = await Promise.all([baseline(), subject()]);
     a.push(baselineRound);
     b.push(subjectRound);

@@ -36,7 +36,7 @@ import { schema } from "../generated/schema.js";
 import { ensureDebianProgram } from "../test/helpers/apt.js";
 import { olderNode } from "../test/helpers/node-lines.js";
 import { startRedis } from "../test/helpers/redis.js";
-import { AT_ONCE_TEXT, CONNECTIONS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, ratioOf, row, type Load } from "./load.js";
+import { AT_ONCE_TEXT, CONNECTIONS, ROUNDS, SECONDS, SECRET_HEADER, UPDATE_USER, base, http, measured, pairAtOnce, ratioOf, row, type Load } from "./load.js";
 import { BENCH_ADMIN_SECRET as ADMIN_SECRET, separateCores, startTarget, type Target } from "./targets.js";
 
 /** Both servers give the same GraphQL answer to each request, so the ratio compares equal work. */
@@ -121,10 +121,11 @@ async function freshPair(
   baseline: [mode: string, variant?: object, node?: string],
   subject: [mode: string, variant?: object, node?: string],
   loads: (baseline: Target, subject: Target) => [Load, Load] | Promise<[Load, Load]>,
+  rounds = ROUNDS,
 ) {
   const [a, b] = await Promise.all([startTarget(...baseline), startTarget(...subject)]);
   try {
-    return await pairAtOnce(...(await loads(a, b)));
+    return await pairAtOnce(...(await loads(a, b)), rounds);
   } finally {
     a.child.kill();
     b.child.kill();
@@ -146,8 +147,14 @@ async function otherNodes(): Promise<{ path: string; version: string }[]> {
   return [...found.values()];
 }
 /** A row of a server with a feature (a variant of its mode) against the same without: admin_meta on each. */
-const featureRow = (subject: object, { mode = "stubs", headers = SECRET_HEADER, alsoPids = [] as readonly number[] } = {}) =>
-  freshPair([mode], [mode, subject], (plain, featured) => [http(plain, META, "{}", headers), http(featured, META, "{}", headers, alsoPids)]);
+const featureRow = (subject: object, { mode = "stubs", headers = SECRET_HEADER, alsoPids = [] as readonly number[], rounds = ROUNDS } = {}) =>
+  freshPair([mode], [mode, subject], (plain, featured) => [http(plain, META, "{}", headers), http(featured, META, "{}", headers, alsoPids)], rounds);
+/**
+ * Rounds of the rows whose target is another row's figure within 2 points (tracing): at 15 rounds
+ * the median of two processes of the same code moves ±3 points from run to run, more than the
+ * margin; three times as many rounds halve that.
+ */
+const CLOSE_ROUNDS = ROUNDS * 3;
 try {
   const metaQuery = JSON.stringify({ query: graphqlDocument(schema, schema.operations.admin_meta) });
   const updateBody = JSON.stringify(UPDATE_USER);
@@ -176,7 +183,7 @@ try {
     http(on, "/v1/admin/update_user", updateBody),
   ]);
   // Calls that start a trace of their own, at the default sampling (DEFAULT_SAMPLE_RATIO).
-  const [plainForTracing, tracedRest] = await featureRow({ tracing: true });
+  const [plainForTracing, tracedRest] = await featureRow({ tracing: true }, { rounds: CLOSE_ROUNDS });
   // Tracing on, nothing sampled: no span ever makes a context active, so Node's AsyncLocalStorage
   // never turns its promise hooks on; the gap to the row above is theirs (docs/server.md, traces).
   const [plainForUnsampled, unsampledRest] = await featureRow({ tracing: { sampleRatio: 0 } });
@@ -187,7 +194,7 @@ try {
   const [bareForHooks, bareHooked] = await featureRow({ asyncContext: true }, { mode: "bare-http" });
   // The same SDK in bare node:http, a span made active around a request's handling at the same
   // sampling: what tracing costs a server that does nothing else (Node's hooks and the SDK's spans).
-  const [bareForTracing, bareTraced] = await featureRow({ tracing: true }, { mode: "bare-http" });
+  const [bareForTracing, bareTraced] = await featureRow({ tracing: true }, { mode: "bare-http", rounds: CLOSE_ROUNDS });
   // Two processes of one code.
   const [plainForTwin, twin] = await featureRow({});
   // Every call sampled by its caller: what a span costs when there is one.
@@ -237,7 +244,7 @@ try {
   console.log(`GraphQL, update_user (write, ${Object.keys(UPDATE_USER).length} fields in variables):`);
   console.log(base("mercurius+jit", mercuriusWrite));
   console.log(row("GraphQL stub", graphqlWrite, mercuriusWrite, "mercurius with graphql-jit", 100));
-  console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing:`);
+  console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing (its row and bare's: ${CLOSE_ROUNDS} rounds):`);
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
   console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 97));
