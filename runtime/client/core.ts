@@ -12,6 +12,8 @@ import { PLATFORM } from "#client-platform";
 import { connectionRefused, hostOfEndpoint, plaintextRefusal, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import type { ServerVersion, VersionQuestion } from "./server-version.js";
+import type { ClientHooks, Logger, ResponseEvent } from "./observe.js";
+export type { ClientHooks, Logger, RequestEvent, ResponseEvent } from "./observe.js";
 
 /** The largest answer a client reads (32 MiB), on every protocol, unless `maxResponseBytes` says otherwise. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 32 * 1024 * 1024;
@@ -80,33 +82,6 @@ export interface ClientConfig {
   grpcInterceptors?: readonly Interceptor[];
 }
 
-/** What a hook sees before an attempt; `headers` may be changed, and are sent as they are then. */
-export interface RequestEvent {
-  operation: string;
-  protocol: Protocol;
-  attempt: number;
-  headers: Record<string, string>;
-}
-
-/** What a hook sees after an attempt: the answer's status and headers (gRPC: metadata), or its error. */
-export interface ResponseEvent {
-  operation: string;
-  protocol: Protocol;
-  attempt: number;
-  /** HTTP status; undefined over gRPC or when no answer came. */
-  status: number | undefined;
-  headers: Headers;
-  durationMs: number;
-  /** Whether the client tries again after this attempt. */
-  willRetry: boolean;
-  error?: ApiError;
-}
-
-export interface ClientHooks {
-  onRequest?(event: RequestEvent): void | Promise<void>;
-  onResponse?(event: ResponseEvent): void;
-}
-
 /**
  * A random UUID (version 4) for an Idempotency-Key. crypto.randomUUID exists only in secure
  * contexts: a page served over plain http (a development server) has getRandomValues alone.
@@ -152,12 +127,6 @@ function expand(service: ServiceFacts, part: OperationPart): Promise<ExpandedPar
     expanded.catch(() => expandedParts.delete(part));
   }
   return expanded;
-}
-
-/** The console's shape: any logger with debug and warn takes the lines. */
-export interface Logger {
-  debug(message: string, fields?: Record<string, unknown>): void;
-  warn(message: string, fields?: Record<string, unknown>): void;
 }
 
 /** The promise of a call's answer, and of the answer with its response. */

@@ -1,7 +1,40 @@
-// What a client tells of each attempt: the onResponse hook and the log line. A module of its own,
-// loaded by a client given a hook or a logger; a client without either never loads it.
-import type { ServiceFacts } from "../schema.js";
-import type { ClientHooks, Logger, ResponseEvent } from "./core.js";
+// What a client tells of each attempt: the hooks and their events, the logger and its line. Its code
+// is loaded by a client given a hook or a logger alone; core.ts re-exports its types.
+import type { Protocol, ServiceFacts } from "../schema.js";
+import type { ApiError } from "./errors.js";
+
+/** What a hook sees before an attempt; `headers` may be changed, and are sent as they are then. */
+export interface RequestEvent {
+  operation: string;
+  protocol: Protocol;
+  attempt: number;
+  headers: Record<string, string>;
+}
+
+/** What a hook sees after an attempt: the answer's status and headers (gRPC: metadata), or its error. */
+export interface ResponseEvent {
+  operation: string;
+  protocol: Protocol;
+  attempt: number;
+  /** HTTP status; undefined over gRPC or when no answer came. */
+  status: number | undefined;
+  headers: Headers;
+  durationMs: number;
+  /** Whether the client tries again after this attempt. */
+  willRetry: boolean;
+  error?: ApiError;
+}
+
+export interface ClientHooks {
+  onRequest?(event: RequestEvent): void | Promise<void>;
+  onResponse?(event: ResponseEvent): void;
+}
+
+/** The console's shape: any logger with debug and warn takes the lines. */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+}
 
 /** Headers whose values never reach a log line or a hook's copy: credentials, by one rule. */
 export function redactHeaders(schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader">, headers: Record<string, string> | Headers): Record<string, string> {
