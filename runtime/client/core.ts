@@ -394,14 +394,14 @@ export class ClientCore {
    * The question of the server's version: its version operation, asked directly over this client's
    * protocol (not through call(), whose refusals could ask again), or the refusal of asking it.
    */
-  private readonly askVersion: VersionQuestion = (caller, signal) => {
+  private readonly askVersion: VersionQuestion = (caller, protocol, signal) => {
     const name = this.definition.versionOperation;
-    if (!name) return new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, this.protocol, { refused: true });
+    if (!name) return new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true });
     // A role holder's admin client asks another client's open read (tokenVersionOperation): its loader is among this client's, its surface is not.
     const loaded = this.loaded.get(name);
     if (!loaded) {
       return Promise.resolve(this.load(name)).then(() => {
-        const asked = this.askVersion(caller, signal);
+        const asked = this.askVersion(caller, protocol, signal);
         if (asked instanceof ApiError) throw asked;
         return asked;
       });

@@ -24,7 +24,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): 
  * Asks the server's version of the server, under the signal of the call that needs it: a promise,
  * or at once the refusal of asking (no version operation, or one that would go in clear).
  */
-export type VersionQuestion = (caller: OperationSpec, signal: AbortSignal | undefined) => Promise<string> | ApiError;
+export type VersionQuestion = (caller: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined) => Promise<string> | ApiError;
 
 /** The server's version as a client learns it: from its config, or asked once of the server. */
 export class ServerVersion {
@@ -44,7 +44,7 @@ export class ServerVersion {
    */
   of(caller: OperationSpec, protocol: Protocol, signal: AbortSignal | undefined): Promise<string> {
     if (!this.asked) {
-      const question = this.question(caller, signal);
+      const question = this.question(caller, protocol, signal);
       if (question instanceof ApiError) return Promise.reject(question);
       const asked = (this.asked = question);
       asked.catch(() => {
