@@ -498,7 +498,8 @@ export class ClientCore {
     // A client given a hook or a logger loads what tells of attempts before its first call's first.
     const observers = hooks.onResponse || this.logger ? (this.observers ??= onNeed(import("./observe.js"), operation.name, protocol, () => (this.observers = undefined))) : undefined;
     const told = observers && (await observers);
-    const tell = (event: ResponseEvent) => told?.observe({ service: this.definition.service, hooks, logger: this.logger, logAttempts: this.logAttempts }, event, headers);
+    // Undefined without a hook or a logger: tell?.(...) then builds no event and reads no clock.
+    const tell = told && ((event: ResponseEvent) => told.observe({ service: this.definition.service, hooks, logger: this.logger, logAttempts: this.logAttempts }, event, headers));
     // W3C trace context of the caller's active span, where the OpenTelemetry API is installed.
     const tracing = await openTelemetry();
     if (tracing) tracing.propagation.inject(tracing.context.active(), headers);
@@ -508,7 +509,7 @@ export class ClientCore {
       try {
         if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
         const answer = await transport.call({ operation, schema, canonical, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
-        tell({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false });
+        tell?.({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false });
         return answer;
       } catch (error) {
         // close() while the call was in flight: the caller ended it, as an abort does.
@@ -521,7 +522,7 @@ export class ClientCore {
         const policy = this.config.retry === false ? { attempts: 1 } : (this.config.retry ?? {});
         const allowed = options.maxRetries !== undefined ? options.maxRetries + 1 : Math.max(1, policy.attempts ?? retry?.RETRY_DEFAULTS.attempts ?? 1);
         const willRetry = retry !== undefined && attempt < allowed && !signal?.aborted;
-        tell({ operation: operation.name, protocol, attempt, status: error.status ?? response.status, headers: response.headers, durationMs: performance.now() - started, willRetry, error });
+        tell?.({ operation: operation.name, protocol, attempt, status: error.status ?? response.status, headers: response.headers, durationMs: performance.now() - started, willRetry, error });
         if (!willRetry) throw error;
         await retry.sleep(retry.backoffMs(policy, attempt, error.retryAfterSeconds), signal);
         // Aborted while waiting: the caller hears it as from the transport, in the one error class.
