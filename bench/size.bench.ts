@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { gzipSync } from "node:zlib";
 import { build, type Metafile } from "esbuild";
+import { operationModuleName } from "../generators/emit/typescript.js";
 import { loadIr } from "../generators/generate.js";
 
 const ROOT = join(fileURLToPath(import.meta.url), "..", "..");
@@ -43,12 +44,12 @@ type AppKind = "rest" | "grpc" | "fetch";
  * service descriptors; never another operation's module, nor the GraphQL transport, nor what a call
  * loads only on a need (the backoff of a retry, the hooks' telling, the server-version refusal).
  */
-function loadedOutputs(metafile: Metafile, entry: string, calledOperation: string, kind: AppKind): string[] {
+function loadedOutputs(metafile: Metafile, entry: string, calledModule: string, kind: AppKind): string[] {
   const entryOutput = Object.keys(metafile.outputs).find((path) => metafile.outputs[path]!.entryPoint === entry)!;
   const followed = (path: string) => {
     const source = `/${metafile.outputs[path]!.entryPoint ?? ""}`;
     const operation = /\/client\/operations\/([^/]+)\.[cm]?[jt]s$/.exec(source)?.[1];
-    if (operation !== undefined) return operation === calledOperation;
+    if (operation !== undefined) return operation === calledModule;
     // Node's REST and GraphQL go through the client's pool of undici connections, loaded on the first call.
     if (/\/node_modules\/undici\//.test(source)) return kind === "rest";
     // The RPC transport of the platform and the service descriptors; not what a call loads only on a need (retries, hooks, a newer operation).
@@ -71,7 +72,8 @@ function loadedOutputs(metafile: Metafile, entry: string, calledOperation: strin
 interface App {
   client: string;
   config: string;
-  operation: { name: string; camelName: string; path: string };
+  /** The operation called: its method, its module's file name (generated/client/operations/), its REST path. */
+  operation: { camelName: string; module: string; path: string };
 }
 
 async function measure(workDir: string, kind: AppKind, platform: Platform, app: App): Promise<AppSize> {
@@ -107,7 +109,7 @@ await client.close();
     ...(PROJECT_MODULES ? { nodePaths: [PROJECT_MODULES] } : {}),
   });
   const files = new Map(result.outputFiles.map((file) => [relative(ROOT, file.path), file.contents]));
-  const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), app.operation.name, kind);
+  const loaded = loadedOutputs(result.metafile, relative(ROOT, entry), app.operation.module, kind);
   let minifiedBytes = 0;
   let gzippedBytes = 0;
   let undiciGzippedBytes = 0;
@@ -126,7 +128,7 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const appOf = (role: "admin" | "user", config: string): App | undefined => {
   const client = ir.clients.find((c) => c.role === role);
   const operation = ir.operations.find((op) => op.name === ir.versionOperations[role]);
-  return client && operation ? { client: client.name, config, operation: { name: operation.name, camelName: operation.camelName, path: operation.rest?.path ?? "/" } } : undefined;
+  return client && operation ? { client: client.name, config, operation: { camelName: operation.camelName, module: operationModuleName(operation), path: operation.rest?.path ?? "/" } } : undefined;
 };
 const adminApp = appOf("admin", 'adminSecret: "secret", ')!;
 const operation = adminApp.operation;

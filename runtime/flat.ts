@@ -3,7 +3,7 @@
 // values of text kinds (timestamps, bytes, ...) are read by the `canonical` function a caller passes
 // (wire-values' canonicalText): a client whose answers hold none never loads their grammar.
 // shape.ts binds it, and adds the conversion to and from protobuf-es messages.
-import { mapValueField, UNION_ONEOF, unknownKind, type ApiSchema, type FieldSpec, type MessageSpec } from "./schema.js";
+import { mapValueField, UNION_ONEOF, unknownKind, type MessageSchema, type FieldSpec, type MessageSpec } from "./schema.js";
 import type { TextKind } from "./wire-values.js";
 
 type Plain = Record<string, unknown>;
@@ -15,7 +15,7 @@ export type CanonicalText = (kind: TextKind, value: unknown) => string | undefin
 const TEXT_KINDS: ReadonlySet<string> = new Set<TextKind>(["timestamp", "date", "duration", "bytes", "uint64", "int64_string"]);
 
 /** Whether a value of any message of `schema` is of a text kind (a field's, or a map's values). */
-export const holdsText = (schema: ApiSchema): boolean =>
+export const holdsText = (schema: MessageSchema): boolean =>
   Object.values(schema.messages).some((message) => message.fields.some((field) => TEXT_KINDS.has(field.kind) || (field.value !== undefined && TEXT_KINDS.has(field.value))));
 
 /** A JSON object: not null, not an array. */
@@ -27,8 +27,8 @@ export const isMapOfStrings = (value: unknown): boolean => isObject(value) && Ob
 export const mapValues = (map: Plain, convert: (value: unknown) => unknown): Plain => Object.fromEntries(Object.entries(map).map(([key, value]) => [key, convert(value)]));
 
 /** Reverse enum tables, built once per schema. */
-const enumNames = new WeakMap<ApiSchema, Map<string, Map<number, string>>>();
-export function enumName(schema: ApiSchema, enumRef: string, value: number): string | null {
+const enumNames = new WeakMap<MessageSchema, Map<string, Map<number, string>>>();
+export function enumName(schema: MessageSchema, enumRef: string, value: number): string | null {
   let tables = enumNames.get(schema);
   if (!tables) {
     tables = new Map(Object.values(schema.enums).map((e) => [e.name, new Map(Object.entries(e.values).map(([name, n]) => [n, name]))]));
@@ -38,11 +38,11 @@ export function enumName(schema: ApiSchema, enumRef: string, value: number): str
 }
 
 /** The name of an enum number; a number no value has (a newer peer's) is kept as UNKNOWN_<n>, and 0 (proto's unset) is null. */
-export function enumValueName(schema: ApiSchema, enumRef: string, value: number): string | null {
+export function enumValueName(schema: MessageSchema, enumRef: string, value: number): string | null {
   return enumName(schema, enumRef, value) ?? (value === 0 ? null : `UNKNOWN_${value}`);
 }
 
-function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, canonical: CanonicalText | undefined, from: "name" | "protoName"): unknown {
+function normalizeValue(schema: MessageSchema, field: FieldSpec, value: unknown, canonical: CanonicalText | undefined, from: "name" | "protoName", keep: boolean): unknown {
   switch (field.kind) {
     case "int32":
     case "int64":
@@ -61,7 +61,7 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, can
     case "enum":
       return typeof value === "number" ? enumValueName(schema, field.ref!, value) : value;
     case "message":
-      return flatMessage(schema, field.ref!, value, canonical, from);
+      return flatMessage(schema, field.ref!, value, canonical, from, keep);
     case "string":
     case "bool":
     case "map":
@@ -81,7 +81,7 @@ function normalizeValue(schema: ApiSchema, field: FieldSpec, value: unknown, can
  * __proto__, which a computed store would treat as the prototype.
  */
 const answerTemplates = new WeakMap<object, Plain | null>();
-function answerTemplate(message: ApiSchema["messages"][string]): Plain | null {
+function answerTemplate(message: MessageSchema["messages"][string]): Plain | null {
   let template = answerTemplates.get(message);
   if (template === undefined) {
     // A tagged union's tag comes first, as people read it.
@@ -97,17 +97,18 @@ function answerTemplate(message: ApiSchema["messages"][string]): Plain | null {
  * inside flatMessage would make V8 allocate a context for every field of every answer (about
  * 40 bytes a field), lists or not.
  */
-function normalizeList(schema: ApiSchema, field: FieldSpec, items: unknown[], canonical: CanonicalText | undefined, from: "name" | "protoName"): unknown[] {
-  return items.map((item) => normalizeValue(schema, field, item, canonical, from));
+function normalizeList(schema: MessageSchema, field: FieldSpec, items: unknown[], canonical: CanonicalText | undefined, from: "name" | "protoName", keep: boolean): unknown[] {
+  return items.map((item) => normalizeValue(schema, field, item, canonical, from, keep));
 }
 
 /**
  * `value` in the flat shape of message `messageName`, its text kinds read by `canonical` (kept as
  * they came without it). Fields the message does not declare are dropped, so nothing undeclared
- * (such as a secret) can leave through an answer. `from: "protoName"` reads a protobuf-es message
- * instead of a plain object.
+ * (such as a secret) can leave through an answer; a client \`keep\`s them, at every level, as they
+ * came: an SDK older than the service loses nothing of an answer. \`from: "protoName"\` reads a
+ * protobuf-es message instead of a plain object.
  */
-export function flatMessage(schema: ApiSchema, messageName: string, value: unknown, canonical: CanonicalText | undefined, from: "name" | "protoName" = "name"): Plain {
+export function flatMessage(schema: MessageSchema, messageName: string, value: unknown, canonical: CanonicalText | undefined, from: "name" | "protoName" = "name", keep = false): Plain {
   const message = schema.messages[messageName];
   if (!message) throw new Error(`unknown message ${messageName}`);
   let source = isObject(value) ? value : {};
@@ -118,17 +119,19 @@ export function flatMessage(schema: ApiSchema, messageName: string, value: unkno
   for (const field of message.fields) {
     const raw = source[field[from]];
     if (field.list) {
-      result[field.name] = Array.isArray(raw) ? normalizeList(schema, field, raw, canonical, from) : [];
+      result[field.name] = Array.isArray(raw) ? normalizeList(schema, field, raw, canonical, from, keep) : [];
     } else if (field.kind === "map") {
-      result[field.name] = !isObject(raw) ? {} : field.value === undefined ? { ...raw } : mapValues(raw, (item) => normalizeValue(schema, mapValueField(field), item, canonical, from));
+      result[field.name] = !isObject(raw) ? {} : field.value === undefined ? { ...raw } : mapValues(raw, (item) => normalizeValue(schema, mapValueField(field), item, canonical, from, keep));
     } else if (raw === undefined || raw === null) {
       result[field.name] = null;
     } else {
       // An enum's proto zero value (unset) becomes null here too: normalizeValue finds no name for it.
-      result[field.name] = normalizeValue(schema, field, raw, canonical, from);
+      result[field.name] = normalizeValue(schema, field, raw, canonical, from, keep);
     }
   }
   if (message.discriminator) result[message.discriminator] = variantOf(message, result);
+  // A field a newer service added, kept as it came (never __proto__, which a store would make the prototype).
+  if (keep) for (const name in source) if (!Object.hasOwn(result, name) && name !== "__proto__") result[name] = source[name];
   return result;
 }
 
@@ -151,7 +154,7 @@ function oneofMembers(oneof: unknown): Plain {
  * them all. The server refuses such an answer on every protocol alike, instead of GraphQL failing,
  * REST sending null and gRPC sending a zero value.
  */
-export function missingRequiredField(schema: ApiSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
+export function missingRequiredField(schema: MessageSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
   for (const field of schema.messages[messageName]!.fields) {
     const path = prefix ? `${prefix}.${field.name}` : field.name;
     const item = value[field.name];
@@ -176,7 +179,7 @@ export const ANSWER_TYPE_TEXTS = {
   list: "not a list",
 } as const;
 
-function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, path: string): string | undefined {
+function jsonTypeMismatch(schema: MessageSchema, field: FieldSpec, value: unknown, path: string): string | undefined {
   switch (field.kind) {
     case "string":
     case "enum":
@@ -221,7 +224,7 @@ function jsonTypeMismatch(schema: ApiSchema, field: FieldSpec, value: unknown, p
  * string"), or undefined when it fits. Fields the message does not declare and enum names it does
  * not know pass: a newer server may add them.
  */
-export function answerMismatch(schema: ApiSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
+export function answerMismatch(schema: MessageSchema, messageName: string, value: Plain, prefix = ""): string | undefined {
   for (const field of schema.messages[messageName]!.fields) {
     const raw = value[field.name];
     if (raw === undefined || raw === null) continue;

@@ -207,6 +207,18 @@ export interface ApiSchema extends ServiceFacts {
   readonly operations: Readonly<Record<string, OperationSpec>>;
 }
 
+/** The messages and enums a walk over values reads: an ApiSchema's, or a client's of one operation. */
+export type MessageSchema = Pick<ApiSchema, "enums" | "messages">;
+
+/**
+ * The facts of the service a client reads (its calls' headers, the environment's names, the gRPC
+ * port): the generated client module carries these alone, since a browser downloads them.
+ */
+export type ClientServiceFacts = Pick<ServiceFacts, "name" | "adminSecretHeader" | "apiKeyHeader" | "features" | "grpcPort" | "envPrefix">;
+
+/** A client's schema of an operation: the operation's messages, enums and spec, with the client's facts of the service. */
+export type ClientSchema = ClientServiceFacts & Pick<ApiSchema, "enums" | "messages" | "operations">;
+
 /** Protocols that carry an operation, in the canonical order. */
 export function protocolsOf(operation: OperationSpec): Protocol[] {
   return PROTOCOLS.filter((protocol) => operation[protocol] !== null);
@@ -268,6 +280,11 @@ function decodeField(text: string, enums: Readonly<Record<string, unknown>>): Fi
 export function defineSchema<Operations extends Record<string, CompactOperation>>(
   compact: CompactSchema<Operations>,
 ): Omit<ApiSchema, "operations"> & { readonly operations: { readonly [K in keyof Operations]: OperationSpec } } {
+  return { ...compact, ...expandPart(compact) } as never;
+}
+
+/** The enums, messages and operations of a compact schema or of an operation's part, expanded. */
+export function expandPart(compact: OperationPart): Pick<ApiSchema, "enums" | "messages" | "operations"> {
   const enums = Object.fromEntries(
     Object.entries(compact.enums).map(([name, line]) => [
       name,
@@ -285,5 +302,5 @@ export function defineSchema<Operations extends Record<string, CompactOperation>
     }),
   );
   const operations = Object.fromEntries(Object.entries(compact.operations).map(([name, op]) => [name, { name, ...op }]));
-  return { ...compact, enums, messages, operations } as never;
+  return { enums, messages, operations };
 }

@@ -1,7 +1,7 @@
 // The flat answer shape (flat.ts) with the text kinds of wire-values read, as the server and the
 // RPC clients use it; and the conversion between that shape and protobuf-es messages (camelCase
 // properties, bigint, enum numbers).
-import { mapValueField, UNION_ONEOF, unknownKind, type ApiSchema, type FieldSpec } from "./schema.js";
+import { mapValueField, UNION_ONEOF, unknownKind, type MessageSchema, type FieldSpec } from "./schema.js";
 import { flatMessage, isObject, mapValues } from "./flat.js";
 import { canonicalText, protoOfText } from "./wire-values.js";
 
@@ -14,11 +14,11 @@ type Plain = Record<string, unknown>;
  * Fields the message does not declare are dropped, so nothing undeclared (such as a secret) can
  * leave through an answer. `from: "protoName"` reads a protobuf-es message instead of a plain object.
  */
-export function normalizeMessage(schema: ApiSchema, messageName: string, value: unknown, from: "name" | "protoName" = "name"): Plain {
+export function normalizeMessage(schema: MessageSchema, messageName: string, value: unknown, from: "name" | "protoName" = "name"): Plain {
   return flatMessage(schema, messageName, value, canonicalText, from);
 }
 
-function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknown {
+function protoValue(schema: MessageSchema, field: FieldSpec, value: unknown): unknown {
   switch (field.kind) {
     case "int64":
       return typeof value === "number" || typeof value === "string" ? BigInt(value) : value;
@@ -51,7 +51,7 @@ function protoValue(schema: ApiSchema, field: FieldSpec, value: unknown): unknow
 }
 
 /** A plain (snake_case) object as the init of a protobuf-es message: camelCase keys, bigint int64s, enum numbers. */
-export function toProtoInit(schema: ApiSchema, messageName: string, value: unknown): Plain {
+export function toProtoInit(schema: MessageSchema, messageName: string, value: unknown): Plain {
   const message = schema.messages[messageName];
   if (!message) throw new Error(`unknown message ${messageName}`);
   const source = isObject(value) ? value : {};
@@ -68,7 +68,7 @@ export function toProtoInit(schema: ApiSchema, messageName: string, value: unkno
 }
 
 /** A protobuf-es message as a plain snake_case object, keeping only the fields set on the wire. */
-export function fromProtoInput(schema: ApiSchema, messageName: string, message: unknown): Plain {
+export function fromProtoInput(schema: MessageSchema, messageName: string, message: unknown): Plain {
   const normalized = normalizeMessage(schema, messageName, message, "protoName");
   const spec = schema.messages[messageName]!;
   // A request carries no tag on gRPC: the oneof names its variant.

@@ -2,7 +2,7 @@
 // written beside its variant as a REST request carries it. A module of its own: a client loads it
 // only for an operation whose input can hold one (OperationSpec.taggedInput).
 // It imports nothing at run time, so that a bundler keeps the modules everything shares in one chunk.
-import type { ApiSchema, MessageSpec } from "./schema.js";
+import type { MessageSchema, MessageSpec } from "./schema.js";
 
 type Plain = Record<string, unknown>;
 
@@ -10,7 +10,7 @@ const isObject = (value: unknown): value is Plain => typeof value === "object" &
 
 /** Per message, whether a value of it can hold a tagged union (one with a discriminator), itself or nested. */
 const tagReach = new WeakMap<object, boolean>();
-export function reachesTaggedUnion(schema: ApiSchema, messageName: string): boolean {
+export function reachesTaggedUnion(schema: MessageSchema, messageName: string): boolean {
   const message = schema.messages[messageName]!;
   let reach = tagReach.get(message);
   if (reach === undefined) tagReach.set(message, (reach = holdsTaggedUnion(schema, messageName, new Set())));
@@ -18,7 +18,7 @@ export function reachesTaggedUnion(schema: ApiSchema, messageName: string): bool
 }
 
 /** `seen`: the messages on the way here (a message that holds itself is settled by its other fields); only a whole walk's answer is kept. */
-function holdsTaggedUnion(schema: ApiSchema, messageName: string, seen: Set<string>): boolean {
+function holdsTaggedUnion(schema: MessageSchema, messageName: string, seen: Set<string>): boolean {
   if (seen.has(messageName)) return false;
   seen.add(messageName);
   const message = schema.messages[messageName]!;
@@ -29,7 +29,7 @@ function holdsTaggedUnion(schema: ApiSchema, messageName: string, seen: Set<stri
  * Calls `visit` with every tagged union in a plain value of message `messageName` and its path,
  * outer ones first; nothing when the message reaches none (most APIs, every call).
  */
-export function forEachTaggedUnion(schema: ApiSchema, messageName: string, value: unknown, prefix: string, visit: (message: MessageSpec, union: Plain, path: string) => void): void {
+export function forEachTaggedUnion(schema: MessageSchema, messageName: string, value: unknown, prefix: string, visit: (message: MessageSpec, union: Plain, path: string) => void): void {
   if (!isObject(value) || !reachesTaggedUnion(schema, messageName)) return;
   const message = schema.messages[messageName]!;
   if (message.discriminator) visit(message, value, prefix);
@@ -45,7 +45,7 @@ export function forEachTaggedUnion(schema: ApiSchema, messageName: string, value
 }
 
 /** A checked request with each tagged union's tag written beside its variant, as REST requests carry it. */
-export function withUnionTags(schema: ApiSchema, messageName: string, value: Plain): Plain {
+export function withUnionTags(schema: MessageSchema, messageName: string, value: Plain): Plain {
   forEachTaggedUnion(schema, messageName, value, "", (message, union) => {
     const variant = message.fields.find((field) => union[field.name] !== undefined && union[field.name] !== null);
     // A union with no variant given has nothing to name (the server says what is missing).

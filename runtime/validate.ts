@@ -6,7 +6,7 @@
 // client runs the wire check before encoding, since protobuf would silently coerce or drop a bad value.
 import { ServiceError, type ErrorCode } from "./errors.js";
 import { BUILTIN_FORMAT_RULES } from "./formats.js";
-import { mapValueField, unknownKind, type ApiSchema, type FieldSpec, type OperationSpec } from "./schema.js";
+import { mapValueField, unknownKind, type MessageSchema, type FieldSpec, type OperationSpec } from "./schema.js";
 import { isMapOfStrings, isObject } from "./flat.js";
 import { canonicalText, TEXT_KIND_TEXTS } from "./wire-values.js";
 
@@ -235,7 +235,7 @@ function isMissing(field: FieldSpec, rule: FieldRules | undefined, value: unknow
 /** "full" is the server's check, with the rules; "wire" only what the wire could not carry faithfully (types, enum values, unknown fields). */
 type Check = { mode: "full"; rules: ValidationRules } | { mode: "wire" };
 
-function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undefined, value: unknown, path: string, check: Check): unknown {
+function checkValue(schema: MessageSchema, field: FieldSpec, rule: FieldRules | undefined, value: unknown, path: string, check: Check): unknown {
   switch (field.kind) {
     case "string":
       if (typeof value !== "string") fail(path, VALUE_TEXTS.string);
@@ -316,7 +316,7 @@ function checkValue(schema: ApiSchema, field: FieldSpec, rule: FieldRules | unde
 }
 
 const fieldNames = new WeakMap<object, Set<string>>();
-function fieldNamesOf(message: ApiSchema["messages"][string]): Set<string> {
+function fieldNamesOf(message: MessageSchema["messages"][string]): Set<string> {
   let names = fieldNames.get(message);
   if (!names) fieldNames.set(message, (names = new Set(message.fields.map((f) => f.name))));
   return names;
@@ -335,7 +335,7 @@ interface FieldRuleList {
   readonly crossField: boolean;
 }
 const fieldRuleLists = new WeakMap<object, WeakMap<object, FieldRuleList>>();
-function fieldRuleList(message: ApiSchema["messages"][string], rules: Readonly<Record<string, FieldRules>>): FieldRuleList {
+function fieldRuleList(message: MessageSchema["messages"][string], rules: Readonly<Record<string, FieldRules>>): FieldRuleList {
   let byMessage = fieldRuleLists.get(rules);
   if (!byMessage) fieldRuleLists.set(rules, (byMessage = new WeakMap()));
   let list = byMessage.get(message);
@@ -352,11 +352,11 @@ function fieldRuleList(message: ApiSchema["messages"][string], rules: Readonly<R
  * `rule` and `path` inside checkMessage would make V8 allocate a context for every field of every
  * input (about 100 bytes a field), lists or not.
  */
-function checkList(schema: ApiSchema, field: FieldSpec, rule: FieldRules | undefined, items: unknown[], path: string, check: Check): unknown[] {
+function checkList(schema: MessageSchema, field: FieldSpec, rule: FieldRules | undefined, items: unknown[], path: string, check: Check): unknown[] {
   return items.map((item, index) => checkValue(schema, field, rule, item, `${path}[${index}]`, check));
 }
 
-function walkMessage(schema: ApiSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
+function walkMessage(schema: MessageSchema, messageName: string, value: unknown, prefix: string, check: Check): Plain {
   if (!isObject(value)) fail(prefix || "request", VALUE_TEXTS.object);
   const message = schema.messages[messageName]!;
   const known = fieldNamesOf(message);
@@ -418,12 +418,12 @@ function walkMessage(schema: ApiSchema, messageName: string, value: unknown, pre
 }
 
 /** Throws INVALID_ARGUMENT for a value the protobuf encoding would coerce or drop without a word. */
-export function checkWireTypes(schema: ApiSchema, operation: OperationSpec, input: unknown): void {
+export function checkWireTypes(schema: MessageSchema, operation: OperationSpec, input: unknown): void {
   walkMessage(schema, operation.input, input ?? {}, "", { mode: "wire" });
 }
 
 /** The server's full check of a value of message `messageName` at `prefix` (its path; "" for an input): the value checked, with defaults, or INVALID_ARGUMENT. */
-export function checkMessage(schema: ApiSchema, rules: ValidationRules, messageName: string, value: unknown, prefix = ""): Plain {
+export function checkMessage(schema: MessageSchema, rules: ValidationRules, messageName: string, value: unknown, prefix = ""): Plain {
   return walkMessage(schema, messageName, value, prefix, { mode: "full", rules });
 }
 
@@ -431,12 +431,12 @@ export function checkMessage(schema: ApiSchema, rules: ValidationRules, messageN
 export type MessageCheck = (messageName: string, value: unknown, prefix: string) => Plain;
 
 /** The validated input of `operation`, with defaults filled in. Throws INVALID_ARGUMENT. */
-export function validateInput(schema: ApiSchema, rules: ValidationRules, operation: OperationSpec, input: unknown): Plain {
+export function validateInput(schema: MessageSchema, rules: ValidationRules, operation: OperationSpec, input: unknown): Plain {
   return validateInputWith(schema, rules, operation, input, (messageName, value, prefix) => checkMessage(schema, rules, messageName, value, prefix));
 }
 
 /** validateInput with `check` checking each message (the server's compiled checks, which give the same answers). */
-export function validateInputWith(schema: ApiSchema, rules: ValidationRules, operation: OperationSpec, input: unknown, check: MessageCheck): Plain {
+export function validateInputWith(schema: MessageSchema, rules: ValidationRules, operation: OperationSpec, input: unknown, check: MessageCheck): Plain {
   const result = check(operation.input, input ?? {}, "");
   if (operation.pagination?.style === "page" && result.pagination === undefined) {
     // An absent page request is the default page.

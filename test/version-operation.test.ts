@@ -19,8 +19,8 @@ const clientsOf = (text: string) => Object.fromEntries(buildSdkFacts(irOf(text))
 describe("api.version_operation", () => {
   it("gives the identity API's clients the reads it declares: admin_meta and meta", () => {
     expect(loadIr(REPO_ROOT).versionOperations).toEqual({ admin: "admin_meta", user: "meta" });
-    expect(readFileSync(join(REPO_ROOT, "generated", "client", "admin-client.ts"), "utf8")).toContain('versionOperation: "admin_meta",');
-    expect(readFileSync(join(REPO_ROOT, "generated", "client", "user-client.ts"), "utf8")).toContain('versionOperation: "meta",');
+    expect(readFileSync(join(REPO_ROOT, "generated", "client", "admin-client.ts"), "utf8")).toContain('  versionOperation: () => import("./operations/adminMeta.js"),');
+    expect(readFileSync(join(REPO_ROOT, "generated", "client", "user-client.ts"), "utf8")).toContain('  versionOperation: () => import("./operations/meta.js"),');
   });
 
   it("takes one name or a list, each read going to the client of its surface", () => {
@@ -45,7 +45,7 @@ describe("api.version_operation", () => {
 
   it("gives an org-admin's admin client the declared read anyone may call, since the admin's own needs the secret", () => {
     expect(loadIr(REPO_ROOT).tokenVersionOperation).toBe("meta");
-    expect(readFileSync(join(REPO_ROOT, "generated", "client", "admin-client.ts"), "utf8")).toContain('tokenVersionOperation: "meta",');
+    expect(readFileSync(join(REPO_ROOT, "generated", "client", "admin-client.ts"), "utf8")).toContain('  tokenVersionOperation: () => import("./operations/meta.js"),');
     // The minimal API's org-admins call the admin client with their token; it declares server_info alone (the secret's): nothing to ask instead.
     expect(irOf(minimal).tokenVersionOperation).toBeNull();
     const both = minimal

@@ -135,94 +135,9 @@ import type {
 
 const definition: ClientDefinition = {
   service,
-  surfaces: ["admin"],
-  operations: {
-    admin_login: () => import("./operations/admin_login.js"),
-    admin_logout: () => import("./operations/admin_logout.js"),
-    admin_session: () => import("./operations/admin_session.js"),
-    admin_meta: () => import("./operations/admin_meta.js"),
-    users: () => import("./operations/users.js"),
-    user: () => import("./operations/user.js"),
-    update_user: () => import("./operations/update_user.js"),
-    delete_user: () => import("./operations/delete_user.js"),
-    verification_requests: () => import("./operations/verification_requests.js"),
-    revoke_access: () => import("./operations/revoke_access.js"),
-    enable_access: () => import("./operations/enable_access.js"),
-    invite_members: () => import("./operations/invite_members.js"),
-    add_webhook: () => import("./operations/add_webhook.js"),
-    update_webhook: () => import("./operations/update_webhook.js"),
-    delete_webhook: () => import("./operations/delete_webhook.js"),
-    get_webhook: () => import("./operations/get_webhook.js"),
-    webhooks: () => import("./operations/webhooks.js"),
-    webhook_logs: () => import("./operations/webhook_logs.js"),
-    test_endpoint: () => import("./operations/test_endpoint.js"),
-    add_email_template: () => import("./operations/add_email_template.js"),
-    update_email_template: () => import("./operations/update_email_template.js"),
-    delete_email_template: () => import("./operations/delete_email_template.js"),
-    email_templates: () => import("./operations/email_templates.js"),
-    audit_logs: () => import("./operations/audit_logs.js"),
-    fga_get_model: () => import("./operations/fga_get_model.js"),
-    fga_write_model: () => import("./operations/fga_write_model.js"),
-    fga_write_tuples: () => import("./operations/fga_write_tuples.js"),
-    fga_delete_tuples: () => import("./operations/fga_delete_tuples.js"),
-    fga_read_tuples: () => import("./operations/fga_read_tuples.js"),
-    fga_list_users: () => import("./operations/fga_list_users.js"),
-    fga_expand: () => import("./operations/fga_expand.js"),
-    fga_reset: () => import("./operations/fga_reset.js"),
-    create_client: () => import("./operations/create_client.js"),
-    update_client: () => import("./operations/update_client.js"),
-    delete_client: () => import("./operations/delete_client.js"),
-    rotate_client_secret: () => import("./operations/rotate_client_secret.js"),
-    get_client: () => import("./operations/get_client.js"),
-    clients: () => import("./operations/clients.js"),
-    add_trusted_issuer: () => import("./operations/add_trusted_issuer.js"),
-    update_trusted_issuer: () => import("./operations/update_trusted_issuer.js"),
-    delete_trusted_issuer: () => import("./operations/delete_trusted_issuer.js"),
-    get_trusted_issuer: () => import("./operations/get_trusted_issuer.js"),
-    trusted_issuers: () => import("./operations/trusted_issuers.js"),
-    create_saml_service_provider: () => import("./operations/create_saml_service_provider.js"),
-    update_saml_service_provider: () => import("./operations/update_saml_service_provider.js"),
-    delete_saml_service_provider: () => import("./operations/delete_saml_service_provider.js"),
-    get_saml_service_provider: () => import("./operations/get_saml_service_provider.js"),
-    list_saml_service_providers: () => import("./operations/list_saml_service_providers.js"),
-    rotate_saml_idp_cert: () => import("./operations/rotate_saml_idp_cert.js"),
-    retire_saml_idp_key: () => import("./operations/retire_saml_idp_key.js"),
-    list_saml_idp_keys: () => import("./operations/list_saml_idp_keys.js"),
-    import_saml_sp_metadata: () => import("./operations/import_saml_sp_metadata.js"),
-    create_organization: () => import("./operations/create_organization.js"),
-    update_organization: () => import("./operations/update_organization.js"),
-    delete_organization: () => import("./operations/delete_organization.js"),
-    get_organization: () => import("./operations/get_organization.js"),
-    organizations: () => import("./operations/organizations.js"),
-    add_org_member: () => import("./operations/add_org_member.js"),
-    remove_org_member: () => import("./operations/remove_org_member.js"),
-    org_members: () => import("./operations/org_members.js"),
-    user_organizations: () => import("./operations/user_organizations.js"),
-    request_org_domain: () => import("./operations/request_org_domain.js"),
-    verify_org_domain: () => import("./operations/verify_org_domain.js"),
-    add_verified_org_domain: () => import("./operations/add_verified_org_domain.js"),
-    delete_org_domain: () => import("./operations/delete_org_domain.js"),
-    org_domains: () => import("./operations/org_domains.js"),
-    create_org_oidc_connection: () => import("./operations/create_org_oidc_connection.js"),
-    update_org_oidc_connection: () => import("./operations/update_org_oidc_connection.js"),
-    delete_org_oidc_connection: () => import("./operations/delete_org_oidc_connection.js"),
-    get_org_oidc_connection: () => import("./operations/get_org_oidc_connection.js"),
-    create_org_saml_connection: () => import("./operations/create_org_saml_connection.js"),
-    update_org_saml_connection: () => import("./operations/update_org_saml_connection.js"),
-    delete_org_saml_connection: () => import("./operations/delete_org_saml_connection.js"),
-    get_org_saml_connection: () => import("./operations/get_org_saml_connection.js"),
-    create_scim_endpoint: () => import("./operations/create_scim_endpoint.js"),
-    rotate_scim_token: () => import("./operations/rotate_scim_token.js"),
-    delete_scim_endpoint: () => import("./operations/delete_scim_endpoint.js"),
-    get_scim_endpoint: () => import("./operations/get_scim_endpoint.js"),
-    admin_signup: () => import("./operations/admin_signup.js"),
-    update_env: () => import("./operations/update_env.js"),
-    generate_jwt_keys: () => import("./operations/generate_jwt_keys.js"),
-    meta: () => import("./operations/meta.js"),
-  },
   lowestSince: { graphql: "2.3.0-rc.9", rest: "2.3.0-rc.9", grpc: "2.3.0-rc.9" },
-  versionOperation: "admin_meta",
-  tokenVersionOperation: "meta",
+  versionOperation: () => import("./operations/adminMeta.js"),
+  tokenVersionOperation: () => import("./operations/meta.js"),
   sdk: { name: "@identity-interface/sdk", version: "2.6.0" },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
@@ -235,476 +150,476 @@ export class AdminClient extends AdminClientBase {
 
   /** Exchange the admin secret for a session. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   adminLogin(input: AdminLoginInput, options?: CallOptions): ApiPromise<AdminSession> {
-    return this.core.call("admin_login", input, options) as unknown as ApiPromise<AdminSession>;
+    return this.core.call(() => import("./operations/adminLogin.js"), input, options) as unknown as ApiPromise<AdminSession>;
   }
 
   /** End the admin session. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  adminLogout(input: AdminLogoutInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("admin_logout", input, options) as unknown as ApiPromise<Response>;
+  adminLogout(input?: AdminLogoutInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/adminLogout.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get the current admin session. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  adminSession(input: AdminSessionInput = {}, options?: CallOptions): ApiPromise<AdminSession> {
-    return this.core.call("admin_session", input, options) as unknown as ApiPromise<AdminSession>;
+  adminSession(input?: AdminSessionInput, options?: CallOptions): ApiPromise<AdminSession> {
+    return this.core.call(() => import("./operations/adminSession.js"), input, options) as unknown as ApiPromise<AdminSession>;
   }
 
   /** Get server metadata and feature flags. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  adminMeta(input: AdminMetaInput = {}, options?: CallOptions): ApiPromise<AdminMeta> {
-    return this.core.call("admin_meta", input, options) as unknown as ApiPromise<AdminMeta>;
+  adminMeta(input?: AdminMetaInput, options?: CallOptions): ApiPromise<AdminMeta> {
+    return this.core.call(() => import("./operations/adminMeta.js"), input, options) as unknown as ApiPromise<AdminMeta>;
   }
 
   /** List users. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  users(input: UsersInput = {}, options?: CallOptions): ApiPromise<UsersResponse> {
-    return this.core.call("users", input, options) as unknown as ApiPromise<UsersResponse>;
+  users(input?: UsersInput, options?: CallOptions): ApiPromise<UsersResponse> {
+    return this.core.call(() => import("./operations/users.js"), input, options) as unknown as ApiPromise<UsersResponse>;
   }
 
   /** Every item of users, page after page. */
-  iterateUsers(input: UsersInput = {}, options?: CallOptions): AsyncIterable<User> {
-    return this.core.iterate("users", input, options) as AsyncIterable<User>;
+  iterateUsers(input?: UsersInput, options?: CallOptions): AsyncIterable<User> {
+    return this.core.iterate(() => import("./operations/users.js"), input, options) as AsyncIterable<User>;
   }
 
   /** Get one user by id or by email. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  user(input: UserInput = {}, options?: CallOptions): ApiPromise<User> {
-    return this.core.call("user", input, options) as unknown as ApiPromise<User>;
+  user(input?: UserInput, options?: CallOptions): ApiPromise<User> {
+    return this.core.call(() => import("./operations/user.js"), input, options) as unknown as ApiPromise<User>;
   }
 
   /** Update a user. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateUser(input: UpdateUserInput, options?: CallOptions): ApiPromise<User> {
-    return this.core.call("update_user", input, options) as unknown as ApiPromise<User>;
+    return this.core.call(() => import("./operations/updateUser.js"), input, options) as unknown as ApiPromise<User>;
   }
 
   /** Delete a user. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteUser(input: DeleteUserInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_user", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteUser.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** List pending verification requests. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  verificationRequests(input: VerificationRequestsInput = {}, options?: CallOptions): ApiPromise<VerificationRequestsResponse> {
-    return this.core.call("verification_requests", input, options) as unknown as ApiPromise<VerificationRequestsResponse>;
+  verificationRequests(input?: VerificationRequestsInput, options?: CallOptions): ApiPromise<VerificationRequestsResponse> {
+    return this.core.call(() => import("./operations/verificationRequests.js"), input, options) as unknown as ApiPromise<VerificationRequestsResponse>;
   }
 
   /** Every item of verification_requests, page after page. */
-  iterateVerificationRequests(input: VerificationRequestsInput = {}, options?: CallOptions): AsyncIterable<VerificationRequest> {
-    return this.core.iterate("verification_requests", input, options) as AsyncIterable<VerificationRequest>;
+  iterateVerificationRequests(input?: VerificationRequestsInput, options?: CallOptions): AsyncIterable<VerificationRequest> {
+    return this.core.iterate(() => import("./operations/verificationRequests.js"), input, options) as AsyncIterable<VerificationRequest>;
   }
 
   /** Revoke a user's access. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   revokeAccess(input: RevokeAccessInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("revoke_access", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/revokeAccess.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Re-enable a user's access. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   enableAccess(input: EnableAccessInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("enable_access", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/enableAccess.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Invite members by email. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   inviteMembers(input: InviteMembersInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("invite_members", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/inviteMembers.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Create a webhook. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   addWebhook(input: AddWebhookInput, options?: CallOptions): ApiPromise<Webhook> {
-    return this.core.call("add_webhook", input, options) as unknown as ApiPromise<Webhook>;
+    return this.core.call(() => import("./operations/addWebhook.js"), input, options) as unknown as ApiPromise<Webhook>;
   }
 
   /** Update a webhook. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateWebhook(input: UpdateWebhookInput, options?: CallOptions): ApiPromise<Webhook> {
-    return this.core.call("update_webhook", input, options) as unknown as ApiPromise<Webhook>;
+    return this.core.call(() => import("./operations/updateWebhook.js"), input, options) as unknown as ApiPromise<Webhook>;
   }
 
   /** Delete a webhook. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteWebhook(input: DeleteWebhookInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_webhook", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteWebhook.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get one webhook. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   getWebhook(input: GetWebhookInput, options?: CallOptions): ApiPromise<Webhook> {
-    return this.core.call("get_webhook", input, options) as unknown as ApiPromise<Webhook>;
+    return this.core.call(() => import("./operations/getWebhook.js"), input, options) as unknown as ApiPromise<Webhook>;
   }
 
   /** List webhooks. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  webhooks(input: WebhooksInput = {}, options?: CallOptions): ApiPromise<WebhooksResponse> {
-    return this.core.call("webhooks", input, options) as unknown as ApiPromise<WebhooksResponse>;
+  webhooks(input?: WebhooksInput, options?: CallOptions): ApiPromise<WebhooksResponse> {
+    return this.core.call(() => import("./operations/webhooks.js"), input, options) as unknown as ApiPromise<WebhooksResponse>;
   }
 
   /** Every item of webhooks, page after page. */
-  iterateWebhooks(input: WebhooksInput = {}, options?: CallOptions): AsyncIterable<Webhook> {
-    return this.core.iterate("webhooks", input, options) as AsyncIterable<Webhook>;
+  iterateWebhooks(input?: WebhooksInput, options?: CallOptions): AsyncIterable<Webhook> {
+    return this.core.iterate(() => import("./operations/webhooks.js"), input, options) as AsyncIterable<Webhook>;
   }
 
   /** List webhook delivery logs. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  webhookLogs(input: WebhookLogsInput = {}, options?: CallOptions): ApiPromise<WebhookLogsResponse> {
-    return this.core.call("webhook_logs", input, options) as unknown as ApiPromise<WebhookLogsResponse>;
+  webhookLogs(input?: WebhookLogsInput, options?: CallOptions): ApiPromise<WebhookLogsResponse> {
+    return this.core.call(() => import("./operations/webhookLogs.js"), input, options) as unknown as ApiPromise<WebhookLogsResponse>;
   }
 
   /** Every item of webhook_logs, page after page. */
-  iterateWebhookLogs(input: WebhookLogsInput = {}, options?: CallOptions): AsyncIterable<WebhookLog> {
-    return this.core.iterate("webhook_logs", input, options) as AsyncIterable<WebhookLog>;
+  iterateWebhookLogs(input?: WebhookLogsInput, options?: CallOptions): AsyncIterable<WebhookLog> {
+    return this.core.iterate(() => import("./operations/webhookLogs.js"), input, options) as AsyncIterable<WebhookLog>;
   }
 
   /** Send a test event to a webhook endpoint. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   testEndpoint(input: TestEndpointInput, options?: CallOptions): ApiPromise<TestEndpointResponse> {
-    return this.core.call("test_endpoint", input, options) as unknown as ApiPromise<TestEndpointResponse>;
+    return this.core.call(() => import("./operations/testEndpoint.js"), input, options) as unknown as ApiPromise<TestEndpointResponse>;
   }
 
   /** Create an email template. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   addEmailTemplate(input: AddEmailTemplateInput, options?: CallOptions): ApiPromise<EmailTemplate> {
-    return this.core.call("add_email_template", input, options) as unknown as ApiPromise<EmailTemplate>;
+    return this.core.call(() => import("./operations/addEmailTemplate.js"), input, options) as unknown as ApiPromise<EmailTemplate>;
   }
 
   /** Update an email template. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateEmailTemplate(input: UpdateEmailTemplateInput, options?: CallOptions): ApiPromise<EmailTemplate> {
-    return this.core.call("update_email_template", input, options) as unknown as ApiPromise<EmailTemplate>;
+    return this.core.call(() => import("./operations/updateEmailTemplate.js"), input, options) as unknown as ApiPromise<EmailTemplate>;
   }
 
   /** Delete an email template. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteEmailTemplate(input: DeleteEmailTemplateInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_email_template", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteEmailTemplate.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** List email templates. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  emailTemplates(input: EmailTemplatesInput = {}, options?: CallOptions): ApiPromise<EmailTemplatesResponse> {
-    return this.core.call("email_templates", input, options) as unknown as ApiPromise<EmailTemplatesResponse>;
+  emailTemplates(input?: EmailTemplatesInput, options?: CallOptions): ApiPromise<EmailTemplatesResponse> {
+    return this.core.call(() => import("./operations/emailTemplates.js"), input, options) as unknown as ApiPromise<EmailTemplatesResponse>;
   }
 
   /** Every item of email_templates, page after page. */
-  iterateEmailTemplates(input: EmailTemplatesInput = {}, options?: CallOptions): AsyncIterable<EmailTemplate> {
-    return this.core.iterate("email_templates", input, options) as AsyncIterable<EmailTemplate>;
+  iterateEmailTemplates(input?: EmailTemplatesInput, options?: CallOptions): AsyncIterable<EmailTemplate> {
+    return this.core.iterate(() => import("./operations/emailTemplates.js"), input, options) as AsyncIterable<EmailTemplate>;
   }
 
   /** List audit log entries. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  auditLogs(input: AuditLogsInput = {}, options?: CallOptions): ApiPromise<AuditLogsResponse> {
-    return this.core.call("audit_logs", input, options) as unknown as ApiPromise<AuditLogsResponse>;
+  auditLogs(input?: AuditLogsInput, options?: CallOptions): ApiPromise<AuditLogsResponse> {
+    return this.core.call(() => import("./operations/auditLogs.js"), input, options) as unknown as ApiPromise<AuditLogsResponse>;
   }
 
   /** Every item of audit_logs, page after page. */
-  iterateAuditLogs(input: AuditLogsInput = {}, options?: CallOptions): AsyncIterable<AuditLog> {
-    return this.core.iterate("audit_logs", input, options) as AsyncIterable<AuditLog>;
+  iterateAuditLogs(input?: AuditLogsInput, options?: CallOptions): AsyncIterable<AuditLog> {
+    return this.core.iterate(() => import("./operations/auditLogs.js"), input, options) as AsyncIterable<AuditLog>;
   }
 
   /** Get the current authorization model. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  fgaGetModel(input: FGAGetModelInput = {}, options?: CallOptions): ApiPromise<FGAModel> {
-    return this.core.call("fga_get_model", input, options) as unknown as ApiPromise<FGAModel>;
+  fgaGetModel(input?: FGAGetModelInput, options?: CallOptions): ApiPromise<FGAModel> {
+    return this.core.call(() => import("./operations/fgaGetModel.js"), input, options) as unknown as ApiPromise<FGAModel>;
   }
 
   /** Write or overwrite the authorization model. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaWriteModel(input: FGAWriteModelInput, options?: CallOptions): ApiPromise<FGAModel> {
-    return this.core.call("fga_write_model", input, options) as unknown as ApiPromise<FGAModel>;
+    return this.core.call(() => import("./operations/fgaWriteModel.js"), input, options) as unknown as ApiPromise<FGAModel>;
   }
 
   /** Write relationship tuples. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaWriteTuples(input: FGAWriteTuplesInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("fga_write_tuples", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/fgaWriteTuples.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Delete relationship tuples. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaDeleteTuples(input: FGADeleteTuplesInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("fga_delete_tuples", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/fgaDeleteTuples.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Read relationship tuples, optionally filtered by user, relation or object. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  fgaReadTuples(input: FGAReadTuplesInput = {}, options?: CallOptions): ApiPromise<FGAReadTuplesResponse> {
-    return this.core.call("fga_read_tuples", input, options) as unknown as ApiPromise<FGAReadTuplesResponse>;
+  fgaReadTuples(input?: FGAReadTuplesInput, options?: CallOptions): ApiPromise<FGAReadTuplesResponse> {
+    return this.core.call(() => import("./operations/fgaReadTuples.js"), input, options) as unknown as ApiPromise<FGAReadTuplesResponse>;
   }
 
   /** Every item of fga_read_tuples, page after page. */
-  iterateFGAReadTuples(input: FGAReadTuplesInput = {}, options?: CallOptions): AsyncIterable<FGATuple> {
-    return this.core.iterate("fga_read_tuples", input, options) as AsyncIterable<FGATuple>;
+  iterateFGAReadTuples(input?: FGAReadTuplesInput, options?: CallOptions): AsyncIterable<FGATuple> {
+    return this.core.iterate(() => import("./operations/fgaReadTuples.js"), input, options) as AsyncIterable<FGATuple>;
   }
 
   /** List users of a type with a relation to an object, as the current model derives it; `<type>:*` when every user of the type has it (a wildcard, less those `but not` excludes). A relation the model does not define on the object's type is INVALID_ARGUMENT; a question nesting deeper than 25 steps is FAILED_PRECONDITION. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaListUsers(input: FGAListUsersInput, options?: CallOptions): ApiPromise<FGAListUsersResponse> {
-    return this.core.call("fga_list_users", input, options) as unknown as ApiPromise<FGAListUsersResponse>;
+    return this.core.call(() => import("./operations/fgaListUsers.js"), input, options) as unknown as ApiPromise<FGAListUsersResponse>;
   }
 
   /** Expand a relation into its userset, one level of the current model's rewrite as OpenFGA's Expand answers it (the tree), with the subjects of its direct tuples (users). A relation the model does not define on the object's type is INVALID_ARGUMENT. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   fgaExpand(input: FGAExpandInput, options?: CallOptions): ApiPromise<FGAUserset> {
-    return this.core.call("fga_expand", input, options) as unknown as ApiPromise<FGAUserset>;
+    return this.core.call(() => import("./operations/fgaExpand.js"), input, options) as unknown as ApiPromise<FGAUserset>;
   }
 
   /** Wipe all authorization data. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  fgaReset(input: FGAResetInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("fga_reset", input, options) as unknown as ApiPromise<Response>;
+  fgaReset(input?: FGAResetInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/fgaReset.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Create a machine client; its secret is returned once. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   createClient(input: CreateClientInput, options?: CallOptions): ApiPromise<CreateClientResponse> {
-    return this.core.call("create_client", input, options) as unknown as ApiPromise<CreateClientResponse>;
+    return this.core.call(() => import("./operations/createClient.js"), input, options) as unknown as ApiPromise<CreateClientResponse>;
   }
 
   /** Update a client's metadata, scopes or active flag. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateClient(input: UpdateClientInput, options?: CallOptions): ApiPromise<Client> {
-    return this.core.call("update_client", input, options) as unknown as ApiPromise<Client>;
+    return this.core.call(() => import("./operations/updateClient.js"), input, options) as unknown as ApiPromise<Client>;
   }
 
   /** Delete a client; tokens already issued stop being honoured. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteClient(input: DeleteClientInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_client", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteClient.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Issue a new client secret, returned once. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   rotateClientSecret(input: RotateClientSecretInput, options?: CallOptions): ApiPromise<RotateClientSecretResponse> {
-    return this.core.call("rotate_client_secret", input, options) as unknown as ApiPromise<RotateClientSecretResponse>;
+    return this.core.call(() => import("./operations/rotateClientSecret.js"), input, options) as unknown as ApiPromise<RotateClientSecretResponse>;
   }
 
   /** Get one client by id; its secret is never returned. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   getClient(input: GetClientInput, options?: CallOptions): ApiPromise<Client> {
-    return this.core.call("get_client", input, options) as unknown as ApiPromise<Client>;
+    return this.core.call(() => import("./operations/getClient.js"), input, options) as unknown as ApiPromise<Client>;
   }
 
   /** List clients. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  clients(input: ClientsInput = {}, options?: CallOptions): ApiPromise<ClientsResponse> {
-    return this.core.call("clients", input, options) as unknown as ApiPromise<ClientsResponse>;
+  clients(input?: ClientsInput, options?: CallOptions): ApiPromise<ClientsResponse> {
+    return this.core.call(() => import("./operations/clients.js"), input, options) as unknown as ApiPromise<ClientsResponse>;
   }
 
   /** Every item of clients, page after page. */
-  iterateClients(input: ClientsInput = {}, options?: CallOptions): AsyncIterable<Client> {
-    return this.core.iterate("clients", input, options) as AsyncIterable<Client>;
+  iterateClients(input?: ClientsInput, options?: CallOptions): AsyncIterable<Client> {
+    return this.core.iterate(() => import("./operations/clients.js"), input, options) as AsyncIterable<Client>;
   }
 
   /** Register an external token issuer. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   addTrustedIssuer(input: AddTrustedIssuerInput, options?: CallOptions): ApiPromise<TrustedIssuer> {
-    return this.core.call("add_trusted_issuer", input, options) as unknown as ApiPromise<TrustedIssuer>;
+    return this.core.call(() => import("./operations/addTrustedIssuer.js"), input, options) as unknown as ApiPromise<TrustedIssuer>;
   }
 
   /** Update a trusted issuer. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateTrustedIssuer(input: UpdateTrustedIssuerInput, options?: CallOptions): ApiPromise<TrustedIssuer> {
-    return this.core.call("update_trusted_issuer", input, options) as unknown as ApiPromise<TrustedIssuer>;
+    return this.core.call(() => import("./operations/updateTrustedIssuer.js"), input, options) as unknown as ApiPromise<TrustedIssuer>;
   }
 
   /** Delete a trusted issuer; its assertions stop authenticating immediately. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteTrustedIssuer(input: DeleteTrustedIssuerInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_trusted_issuer", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteTrustedIssuer.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get one trusted issuer by id. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   getTrustedIssuer(input: GetTrustedIssuerInput, options?: CallOptions): ApiPromise<TrustedIssuer> {
-    return this.core.call("get_trusted_issuer", input, options) as unknown as ApiPromise<TrustedIssuer>;
+    return this.core.call(() => import("./operations/getTrustedIssuer.js"), input, options) as unknown as ApiPromise<TrustedIssuer>;
   }
 
   /** List trusted issuers, optionally filtered by service account. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  trustedIssuers(input: TrustedIssuersInput = {}, options?: CallOptions): ApiPromise<TrustedIssuersResponse> {
-    return this.core.call("trusted_issuers", input, options) as unknown as ApiPromise<TrustedIssuersResponse>;
+  trustedIssuers(input?: TrustedIssuersInput, options?: CallOptions): ApiPromise<TrustedIssuersResponse> {
+    return this.core.call(() => import("./operations/trustedIssuers.js"), input, options) as unknown as ApiPromise<TrustedIssuersResponse>;
   }
 
   /** Every item of trusted_issuers, page after page. */
-  iterateTrustedIssuers(input: TrustedIssuersInput = {}, options?: CallOptions): AsyncIterable<TrustedIssuer> {
-    return this.core.iterate("trusted_issuers", input, options) as AsyncIterable<TrustedIssuer>;
+  iterateTrustedIssuers(input?: TrustedIssuersInput, options?: CallOptions): AsyncIterable<TrustedIssuer> {
+    return this.core.iterate(() => import("./operations/trustedIssuers.js"), input, options) as AsyncIterable<TrustedIssuer>;
   }
 
   /** Register a downstream SAML 2.0 service provider. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   createSAMLServiceProvider(input: CreateSAMLServiceProviderInput, options?: CallOptions): ApiPromise<SAMLServiceProvider> {
-    return this.core.call("create_saml_service_provider", input, options) as unknown as ApiPromise<SAMLServiceProvider>;
+    return this.core.call(() => import("./operations/createSAMLServiceProvider.js"), input, options) as unknown as ApiPromise<SAMLServiceProvider>;
   }
 
   /** Update a service provider's name, endpoints, certificate, attribute mapping or active state. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   updateSAMLServiceProvider(input: UpdateSAMLServiceProviderInput, options?: CallOptions): ApiPromise<SAMLServiceProvider> {
-    return this.core.call("update_saml_service_provider", input, options) as unknown as ApiPromise<SAMLServiceProvider>;
+    return this.core.call(() => import("./operations/updateSAMLServiceProvider.js"), input, options) as unknown as ApiPromise<SAMLServiceProvider>;
   }
 
   /** Delete a service provider; no more assertions are issued to it. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   deleteSAMLServiceProvider(input: DeleteSAMLServiceProviderInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_saml_service_provider", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteSAMLServiceProvider.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get one service provider by id. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   getSAMLServiceProvider(input: GetSAMLServiceProviderInput, options?: CallOptions): ApiPromise<SAMLServiceProvider> {
-    return this.core.call("get_saml_service_provider", input, options) as unknown as ApiPromise<SAMLServiceProvider>;
+    return this.core.call(() => import("./operations/getSAMLServiceProvider.js"), input, options) as unknown as ApiPromise<SAMLServiceProvider>;
   }
 
   /** List the service providers of an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   listSAMLServiceProviders(input: ListSAMLServiceProvidersInput, options?: CallOptions): ApiPromise<ListSAMLServiceProvidersResponse> {
-    return this.core.call("list_saml_service_providers", input, options) as unknown as ApiPromise<ListSAMLServiceProvidersResponse>;
+    return this.core.call(() => import("./operations/listSAMLServiceProviders.js"), input, options) as unknown as ApiPromise<ListSAMLServiceProvidersResponse>;
   }
 
   /** Every item of list_saml_service_providers, page after page. */
   iterateListSAMLServiceProviders(input: ListSAMLServiceProvidersInput, options?: CallOptions): AsyncIterable<SAMLServiceProvider> {
-    return this.core.iterate("list_saml_service_providers", input, options) as AsyncIterable<SAMLServiceProvider>;
+    return this.core.iterate(() => import("./operations/listSAMLServiceProviders.js"), input, options) as AsyncIterable<SAMLServiceProvider>;
   }
 
   /** Generate a new current signing keypair for an organization; the previous current key stays published. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   rotateSAMLIDPCert(input: RotateSAMLIDPCertInput, options?: CallOptions): ApiPromise<SAMLIDPKey> {
-    return this.core.call("rotate_saml_idp_cert", input, options) as unknown as ApiPromise<SAMLIDPKey>;
+    return this.core.call(() => import("./operations/rotateSAMLIDPCert.js"), input, options) as unknown as ApiPromise<SAMLIDPKey>;
   }
 
   /** Retire a published, non-signing key; the current key cannot be retired. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   retireSAMLIDPKey(input: RetireSAMLIDPKeyInput, options?: CallOptions): ApiPromise<SAMLIDPKey> {
-    return this.core.call("retire_saml_idp_key", input, options) as unknown as ApiPromise<SAMLIDPKey>;
+    return this.core.call(() => import("./operations/retireSAMLIDPKey.js"), input, options) as unknown as ApiPromise<SAMLIDPKey>;
   }
 
   /** List the signing keys of an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   listSAMLIDPKeys(input: ListSAMLIDPKeysInput, options?: CallOptions): ApiPromise<ListSAMLIDPKeysResponse> {
-    return this.core.call("list_saml_idp_keys", input, options) as unknown as ApiPromise<ListSAMLIDPKeysResponse>;
+    return this.core.call(() => import("./operations/listSAMLIDPKeys.js"), input, options) as unknown as ApiPromise<ListSAMLIDPKeysResponse>;
   }
 
   /** Parse pasted SP metadata XML; creates nothing and fetches nothing. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   importSAMLSPMetadata(input: ImportSAMLSPMetadataInput, options?: CallOptions): ApiPromise<SAMLSPMetadata> {
-    return this.core.call("import_saml_sp_metadata", input, options) as unknown as ApiPromise<SAMLSPMetadata>;
+    return this.core.call(() => import("./operations/importSAMLSPMetadata.js"), input, options) as unknown as ApiPromise<SAMLSPMetadata>;
   }
 
   /** Create an organization; its name must be a unique URL-safe slug. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   createOrganization(input: CreateOrganizationInput, options?: CallOptions): ApiPromise<Organization> {
-    return this.core.call("create_organization", input, options) as unknown as ApiPromise<Organization>;
+    return this.core.call(() => import("./operations/createOrganization.js"), input, options) as unknown as ApiPromise<Organization>;
   }
 
   /** Update an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   updateOrganization(input: UpdateOrganizationInput, options?: CallOptions): ApiPromise<Organization> {
-    return this.core.call("update_organization", input, options) as unknown as ApiPromise<Organization>;
+    return this.core.call(() => import("./operations/updateOrganization.js"), input, options) as unknown as ApiPromise<Organization>;
   }
 
   /** Delete an organization with its memberships and connections. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   deleteOrganization(input: DeleteOrganizationInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_organization", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteOrganization.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get one organization by id. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   getOrganization(input: GetOrganizationInput, options?: CallOptions): ApiPromise<Organization> {
-    return this.core.call("get_organization", input, options) as unknown as ApiPromise<Organization>;
+    return this.core.call(() => import("./operations/getOrganization.js"), input, options) as unknown as ApiPromise<Organization>;
   }
 
   /** List organizations. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
-  organizations(input: OrganizationsInput = {}, options?: CallOptions): ApiPromise<OrganizationsResponse> {
-    return this.core.call("organizations", input, options) as unknown as ApiPromise<OrganizationsResponse>;
+  organizations(input?: OrganizationsInput, options?: CallOptions): ApiPromise<OrganizationsResponse> {
+    return this.core.call(() => import("./operations/organizations.js"), input, options) as unknown as ApiPromise<OrganizationsResponse>;
   }
 
   /** Every item of organizations, page after page. */
-  iterateOrganizations(input: OrganizationsInput = {}, options?: CallOptions): AsyncIterable<Organization> {
-    return this.core.iterate("organizations", input, options) as AsyncIterable<Organization>;
+  iterateOrganizations(input?: OrganizationsInput, options?: CallOptions): AsyncIterable<Organization> {
+    return this.core.iterate(() => import("./operations/organizations.js"), input, options) as AsyncIterable<Organization>;
   }
 
   /** Add a user to an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   addOrgMember(input: AddOrgMemberInput, options?: CallOptions): ApiPromise<OrgMember> {
-    return this.core.call("add_org_member", input, options) as unknown as ApiPromise<OrgMember>;
+    return this.core.call(() => import("./operations/addOrgMember.js"), input, options) as unknown as ApiPromise<OrgMember>;
   }
 
   /** Remove a user from an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   removeOrgMember(input: RemoveOrgMemberInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("remove_org_member", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/removeOrgMember.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** List the members of an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   orgMembers(input: OrgMembersInput, options?: CallOptions): ApiPromise<OrgMembersResponse> {
-    return this.core.call("org_members", input, options) as unknown as ApiPromise<OrgMembersResponse>;
+    return this.core.call(() => import("./operations/orgMembers.js"), input, options) as unknown as ApiPromise<OrgMembersResponse>;
   }
 
   /** Every item of org_members, page after page. */
   iterateOrgMembers(input: OrgMembersInput, options?: CallOptions): AsyncIterable<OrgMember> {
-    return this.core.iterate("org_members", input, options) as AsyncIterable<OrgMember>;
+    return this.core.iterate(() => import("./operations/orgMembers.js"), input, options) as AsyncIterable<OrgMember>;
   }
 
   /** List a user's organizations with the user's roles in each. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   userOrganizations(input: UserOrganizationsInput, options?: CallOptions): ApiPromise<UserOrganizationsResponse> {
-    return this.core.call("user_organizations", input, options) as unknown as ApiPromise<UserOrganizationsResponse>;
+    return this.core.call(() => import("./operations/userOrganizations.js"), input, options) as unknown as ApiPromise<UserOrganizationsResponse>;
   }
 
   /** Every item of user_organizations, page after page. */
   iterateUserOrganizations(input: UserOrganizationsInput, options?: CallOptions): AsyncIterable<UserOrganization> {
-    return this.core.iterate("user_organizations", input, options) as AsyncIterable<UserOrganization>;
+    return this.core.iterate(() => import("./operations/userOrganizations.js"), input, options) as AsyncIterable<UserOrganization>;
   }
 
   /** Start verification of a domain; returns the DNS TXT record to publish. A claim left unverified for 7 days no longer holds the domain against another organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   requestOrgDomain(input: RequestOrgDomainInput, options?: CallOptions): ApiPromise<RequestOrgDomainResponse> {
-    return this.core.call("request_org_domain", input, options) as unknown as ApiPromise<RequestOrgDomainResponse>;
+    return this.core.call(() => import("./operations/requestOrgDomain.js"), input, options) as unknown as ApiPromise<RequestOrgDomainResponse>;
   }
 
   /** Check the DNS TXT challenge and verify the domain. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   verifyOrgDomain(input: VerifyOrgDomainInput, options?: CallOptions): ApiPromise<OrgDomain> {
-    return this.core.call("verify_org_domain", input, options) as unknown as ApiPromise<OrgDomain>;
+    return this.core.call(() => import("./operations/verifyOrgDomain.js"), input, options) as unknown as ApiPromise<OrgDomain>;
   }
 
   /** Register a verified domain without the DNS challenge. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   addVerifiedOrgDomain(input: AddVerifiedOrgDomainInput, options?: CallOptions): ApiPromise<OrgDomain> {
-    return this.core.call("add_verified_org_domain", input, options) as unknown as ApiPromise<OrgDomain>;
+    return this.core.call(() => import("./operations/addVerifiedOrgDomain.js"), input, options) as unknown as ApiPromise<OrgDomain>;
   }
 
   /** Remove a verified domain; logins stop resolving to the organization. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   deleteOrgDomain(input: DeleteOrgDomainInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_org_domain", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteOrgDomain.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** List the verified domains of an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   orgDomains(input: OrgDomainsInput, options?: CallOptions): ApiPromise<OrgDomainsResponse> {
-    return this.core.call("org_domains", input, options) as unknown as ApiPromise<OrgDomainsResponse>;
+    return this.core.call(() => import("./operations/orgDomains.js"), input, options) as unknown as ApiPromise<OrgDomainsResponse>;
   }
 
   /** Every item of org_domains, page after page. */
   iterateOrgDomains(input: OrgDomainsInput, options?: CallOptions): AsyncIterable<OrgDomain> {
-    return this.core.iterate("org_domains", input, options) as AsyncIterable<OrgDomain>;
+    return this.core.iterate(() => import("./operations/orgDomains.js"), input, options) as AsyncIterable<OrgDomain>;
   }
 
   /** Create an upstream OIDC connection for an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   createOrgOIDCConnection(input: CreateOrgOIDCConnectionInput, options?: CallOptions): ApiPromise<OrgOIDCConnection> {
-    return this.core.call("create_org_oidc_connection", input, options) as unknown as ApiPromise<OrgOIDCConnection>;
+    return this.core.call(() => import("./operations/createOrgOIDCConnection.js"), input, options) as unknown as ApiPromise<OrgOIDCConnection>;
   }
 
   /** Update an OIDC connection; supplying the client secret rotates it. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   updateOrgOIDCConnection(input: UpdateOrgOIDCConnectionInput, options?: CallOptions): ApiPromise<OrgOIDCConnection> {
-    return this.core.call("update_org_oidc_connection", input, options) as unknown as ApiPromise<OrgOIDCConnection>;
+    return this.core.call(() => import("./operations/updateOrgOIDCConnection.js"), input, options) as unknown as ApiPromise<OrgOIDCConnection>;
   }
 
   /** Delete an OIDC connection; SSO logins through it stop immediately. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   deleteOrgOIDCConnection(input: DeleteOrgOIDCConnectionInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_org_oidc_connection", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteOrgOIDCConnection.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get an OIDC connection by id or by organization id; exactly one must be supplied. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
-  getOrgOIDCConnection(input: GetOrgOIDCConnectionInput = {}, options?: CallOptions): ApiPromise<OrgOIDCConnection> {
-    return this.core.call("get_org_oidc_connection", input, options) as unknown as ApiPromise<OrgOIDCConnection>;
+  getOrgOIDCConnection(input?: GetOrgOIDCConnectionInput, options?: CallOptions): ApiPromise<OrgOIDCConnection> {
+    return this.core.call(() => import("./operations/getOrgOIDCConnection.js"), input, options) as unknown as ApiPromise<OrgOIDCConnection>;
   }
 
   /** Create an upstream SAML connection for an organization. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   createOrgSAMLConnection(input: CreateOrgSAMLConnectionInput, options?: CallOptions): ApiPromise<OrgSAMLConnection> {
-    return this.core.call("create_org_saml_connection", input, options) as unknown as ApiPromise<OrgSAMLConnection>;
+    return this.core.call(() => import("./operations/createOrgSAMLConnection.js"), input, options) as unknown as ApiPromise<OrgSAMLConnection>;
   }
 
   /** Update a SAML connection; supplying the IdP certificate replaces it. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   updateOrgSAMLConnection(input: UpdateOrgSAMLConnectionInput, options?: CallOptions): ApiPromise<OrgSAMLConnection> {
-    return this.core.call("update_org_saml_connection", input, options) as unknown as ApiPromise<OrgSAMLConnection>;
+    return this.core.call(() => import("./operations/updateOrgSAMLConnection.js"), input, options) as unknown as ApiPromise<OrgSAMLConnection>;
   }
 
   /** Delete a SAML connection; SSO logins through it stop immediately. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   deleteOrgSAMLConnection(input: DeleteOrgSAMLConnectionInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_org_saml_connection", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteOrgSAMLConnection.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get a SAML connection by id or by organization id; exactly one must be supplied. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
-  getOrgSAMLConnection(input: GetOrgSAMLConnectionInput = {}, options?: CallOptions): ApiPromise<OrgSAMLConnection> {
-    return this.core.call("get_org_saml_connection", input, options) as unknown as ApiPromise<OrgSAMLConnection>;
+  getOrgSAMLConnection(input?: GetOrgSAMLConnectionInput, options?: CallOptions): ApiPromise<OrgSAMLConnection> {
+    return this.core.call(() => import("./operations/getOrgSAMLConnection.js"), input, options) as unknown as ApiPromise<OrgSAMLConnection>;
   }
 
   /** Create the SCIM endpoint of an organization; its bearer token is returned once. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   createSCIMEndpoint(input: CreateSCIMEndpointInput, options?: CallOptions): ApiPromise<CreateSCIMEndpointResponse> {
-    return this.core.call("create_scim_endpoint", input, options) as unknown as ApiPromise<CreateSCIMEndpointResponse>;
+    return this.core.call(() => import("./operations/createSCIMEndpoint.js"), input, options) as unknown as ApiPromise<CreateSCIMEndpointResponse>;
   }
 
   /** Issue a new SCIM bearer token, returned once; the old one stops validating. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   rotateSCIMToken(input: RotateSCIMTokenInput, options?: CallOptions): ApiPromise<RotateSCIMTokenResponse> {
-    return this.core.call("rotate_scim_token", input, options) as unknown as ApiPromise<RotateSCIMTokenResponse>;
+    return this.core.call(() => import("./operations/rotateSCIMToken.js"), input, options) as unknown as ApiPromise<RotateSCIMTokenResponse>;
   }
 
   /** Delete the SCIM endpoint of an organization; its token stops working immediately. Destructive. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   deleteSCIMEndpoint(input: DeleteSCIMEndpointInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("delete_scim_endpoint", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/deleteSCIMEndpoint.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get the SCIM endpoint of an organization; its token is never returned. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.4.0), grpc (since 2.4.0). */
   getSCIMEndpoint(input: GetSCIMEndpointInput, options?: CallOptions): ApiPromise<ScimEndpoint> {
-    return this.core.call("get_scim_endpoint", input, options) as unknown as ApiPromise<ScimEndpoint>;
+    return this.core.call(() => import("./operations/getSCIMEndpoint.js"), input, options) as unknown as ApiPromise<ScimEndpoint>;
   }
 
   /** Bootstrap the first admin of a server started without an admin secret; refused once an admin exists. Protocols: graphql (since 2.3.0-rc.9). */
   adminSignup(input: AdminSignupInput, options?: CallOptions): ApiPromise<AdminSession> {
-    return this.core.call("admin_signup", input, options) as unknown as ApiPromise<AdminSession>;
+    return this.core.call(() => import("./operations/adminSignup.js"), input, options) as unknown as ApiPromise<AdminSession>;
   }
 
   /** Update server configuration; deprecated and always fails. Protocols: graphql (since 2.3.0-rc.9). @deprecated Configuration is by CLI flags in v2; this operation always returns an error. */
-  updateEnv(input: UpdateEnvInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("update_env", input, options) as unknown as ApiPromise<Response>;
+  updateEnv(input?: UpdateEnvInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/updateEnv.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Generate a new JWT signing key pair. Protocols: graphql (since 2.3.0-rc.9). */
   generateJWTKeys(input: GenerateJWTKeysInput, options?: CallOptions): ApiPromise<JWTKeyPair> {
-    return this.core.call("generate_jwt_keys", input, options) as unknown as ApiPromise<JWTKeyPair>;
+    return this.core.call(() => import("./operations/generateJWTKeys.js"), input, options) as unknown as ApiPromise<JWTKeyPair>;
   }
 }

@@ -52,40 +52,8 @@ import type {
 
 const definition: ClientDefinition = {
   service,
-  surfaces: ["user","oauth"],
-  operations: {
-    signup: () => import("./operations/signup.js"),
-    login: () => import("./operations/login.js"),
-    magic_link_login: () => import("./operations/magic_link_login.js"),
-    logout: () => import("./operations/logout.js"),
-    session: () => import("./operations/session.js"),
-    profile: () => import("./operations/profile.js"),
-    update_profile: () => import("./operations/update_profile.js"),
-    verify_email: () => import("./operations/verify_email.js"),
-    resend_verify_email: () => import("./operations/resend_verify_email.js"),
-    forgot_password: () => import("./operations/forgot_password.js"),
-    reset_password: () => import("./operations/reset_password.js"),
-    revoke: () => import("./operations/revoke.js"),
-    verify_otp: () => import("./operations/verify_otp.js"),
-    resend_otp: () => import("./operations/resend_otp.js"),
-    meta: () => import("./operations/meta.js"),
-    validate_jwt_token: () => import("./operations/validate_jwt_token.js"),
-    validate_session: () => import("./operations/validate_session.js"),
-    check_permissions: () => import("./operations/check_permissions.js"),
-    oauth_token: () => import("./operations/oauth_token.js"),
-    oauth_revoke: () => import("./operations/oauth_revoke.js"),
-    openid_configuration: () => import("./operations/openid_configuration.js"),
-    oauth_authorization_server_metadata: () => import("./operations/oauth_authorization_server_metadata.js"),
-    oauth_jwks: () => import("./operations/oauth_jwks.js"),
-    oauth_protected_resource: () => import("./operations/oauth_protected_resource.js"),
-    oauth_authorize: () => import("./operations/oauth_authorize.js"),
-    oauth_sso_callback: () => import("./operations/oauth_sso_callback.js"),
-    oauth_userinfo: () => import("./operations/oauth_userinfo.js"),
-    oauth_introspect: () => import("./operations/oauth_introspect.js"),
-    oauth_logout: () => import("./operations/oauth_logout.js"),
-  },
   lowestSince: { graphql: "2.3.0-rc.9", rest: "2.3.0-rc.9", grpc: "2.3.0-rc.9" },
-  versionOperation: "meta",
+  versionOperation: () => import("./operations/meta.js"),
   sdk: { name: "@identity-interface/sdk", version: "2.6.0" },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };
@@ -98,146 +66,146 @@ export class UserClient extends UserClientBase {
 
   /** Sign up with an email or phone number and a password. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   signup(input: SignupInput, options?: CallOptions): ApiPromise<AuthResponse> {
-    return this.core.call("signup", input, options) as unknown as ApiPromise<AuthResponse>;
+    return this.core.call(() => import("./operations/signup.js"), input, options) as unknown as ApiPromise<AuthResponse>;
   }
 
   /** Sign in with an email or phone number and a password. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   login(input: LoginInput, options?: CallOptions): ApiPromise<AuthResponse> {
-    return this.core.call("login", input, options) as unknown as ApiPromise<AuthResponse>;
+    return this.core.call(() => import("./operations/login.js"), input, options) as unknown as ApiPromise<AuthResponse>;
   }
 
   /** Send a sign-in link to an email address. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   magicLinkLogin(input: MagicLinkLoginInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("magic_link_login", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/magicLinkLogin.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** End the current user session. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  logout(input: LogoutInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("logout", input, options) as unknown as ApiPromise<Response>;
+  logout(input?: LogoutInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/logout.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get the current session with fresh tokens. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  session(input: SessionInput = {}, options?: CallOptions): ApiPromise<AuthResponse> {
-    return this.core.call("session", input, options) as unknown as ApiPromise<AuthResponse>;
+  session(input?: SessionInput, options?: CallOptions): ApiPromise<AuthResponse> {
+    return this.core.call(() => import("./operations/session.js"), input, options) as unknown as ApiPromise<AuthResponse>;
   }
 
   /** Get the profile of the signed-in user. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  profile(input: ProfileInput = {}, options?: CallOptions): ApiPromise<User> {
-    return this.core.call("profile", input, options) as unknown as ApiPromise<User>;
+  profile(input?: ProfileInput, options?: CallOptions): ApiPromise<User> {
+    return this.core.call(() => import("./operations/profile.js"), input, options) as unknown as ApiPromise<User>;
   }
 
   /** Update the profile or password of the signed-in user. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  updateProfile(input: UpdateProfileInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("update_profile", input, options) as unknown as ApiPromise<Response>;
+  updateProfile(input?: UpdateProfileInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/updateProfile.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Verify an email address with the token sent to it. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   verifyEmail(input: VerifyEmailInput, options?: CallOptions): ApiPromise<AuthResponse> {
-    return this.core.call("verify_email", input, options) as unknown as ApiPromise<AuthResponse>;
+    return this.core.call(() => import("./operations/verifyEmail.js"), input, options) as unknown as ApiPromise<AuthResponse>;
   }
 
   /** Send the email verification message again. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   resendVerifyEmail(input: ResendVerifyEmailInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("resend_verify_email", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/resendVerifyEmail.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Start a password reset by email or phone. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  forgotPassword(input: ForgotPasswordInput = {}, options?: CallOptions): ApiPromise<ForgotPasswordResponse> {
-    return this.core.call("forgot_password", input, options) as unknown as ApiPromise<ForgotPasswordResponse>;
+  forgotPassword(input?: ForgotPasswordInput, options?: CallOptions): ApiPromise<ForgotPasswordResponse> {
+    return this.core.call(() => import("./operations/forgotPassword.js"), input, options) as unknown as ApiPromise<ForgotPasswordResponse>;
   }
 
   /** Set a new password with a reset token or a one-time password. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   resetPassword(input: ResetPasswordInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("reset_password", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/resetPassword.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Revoke a refresh token. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   revoke(input: RevokeInput, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("revoke", input, options) as unknown as ApiPromise<Response>;
+    return this.core.call(() => import("./operations/revoke.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Verify a one-time password sent by email or SMS, or a TOTP code. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   verifyOTP(input: VerifyOTPInput, options?: CallOptions): ApiPromise<AuthResponse> {
-    return this.core.call("verify_otp", input, options) as unknown as ApiPromise<AuthResponse>;
+    return this.core.call(() => import("./operations/verifyOTP.js"), input, options) as unknown as ApiPromise<AuthResponse>;
   }
 
   /** Send the one-time password again. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  resendOTP(input: ResendOTPInput = {}, options?: CallOptions): ApiPromise<Response> {
-    return this.core.call("resend_otp", input, options) as unknown as ApiPromise<Response>;
+  resendOTP(input?: ResendOTPInput, options?: CallOptions): ApiPromise<Response> {
+    return this.core.call(() => import("./operations/resendOTP.js"), input, options) as unknown as ApiPromise<Response>;
   }
 
   /** Get public service metadata and feature flags. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
-  meta(input: MetaInput = {}, options?: CallOptions): ApiPromise<Meta> {
-    return this.core.call("meta", input, options) as unknown as ApiPromise<Meta>;
+  meta(input?: MetaInput, options?: CallOptions): ApiPromise<Meta> {
+    return this.core.call(() => import("./operations/meta.js"), input, options) as unknown as ApiPromise<Meta>;
   }
 
   /** Validate a token and return its claims. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   validateJWTToken(input: ValidateJWTTokenInput, options?: CallOptions): ApiPromise<ValidateJWTTokenResponse> {
-    return this.core.call("validate_jwt_token", input, options) as unknown as ApiPromise<ValidateJWTTokenResponse>;
+    return this.core.call(() => import("./operations/validateJWTToken.js"), input, options) as unknown as ApiPromise<ValidateJWTTokenResponse>;
   }
 
   /** Validate a session cookie and return its user. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   validateSession(input: ValidateSessionInput, options?: CallOptions): ApiPromise<ValidateSessionResponse> {
-    return this.core.call("validate_session", input, options) as unknown as ApiPromise<ValidateSessionResponse>;
+    return this.core.call(() => import("./operations/validateSession.js"), input, options) as unknown as ApiPromise<ValidateSessionResponse>;
   }
 
   /** Check relations of the signed-in user, or of a given user, on objects, as the current FGA model derives them (OpenFGA's semantics). A relation the model does not define on the object's type is INVALID_ARGUMENT; a check nesting deeper than 25 steps is FAILED_PRECONDITION. Protocols: graphql (since 2.3.0-rc.9), rest (since 2.3.0-rc.9), grpc (since 2.3.0-rc.9). */
   checkPermissions(input: CheckPermissionsInput, options?: CallOptions): ApiPromise<CheckPermissionsResponse> {
-    return this.core.call("check_permissions", input, options) as unknown as ApiPromise<CheckPermissionsResponse>;
+    return this.core.call(() => import("./operations/checkPermissions.js"), input, options) as unknown as ApiPromise<CheckPermissionsResponse>;
   }
 
   /** Issue tokens for the authorization_code, refresh_token, client_credentials and token-exchange grants. Protocols: rest (since 2.3.0-rc.9). */
   oauthToken(input: OauthTokenInput, options?: CallOptions): ApiPromise<OauthTokenResponse> {
-    return this.core.call("oauth_token", this.filled(input), options) as unknown as ApiPromise<OauthTokenResponse>;
+    return this.core.call(() => import("./operations/oauthToken.js"), this.filled(input), options) as unknown as ApiPromise<OauthTokenResponse>;
   }
 
   /** Revoke an access or refresh token; answers the same whether or not anything was revoked. Protocols: rest (since 2.3.0-rc.9). */
   oauthRevoke(input: OauthRevokeInput, options?: CallOptions): ApiPromise<OauthRevokeResponse> {
-    return this.core.call("oauth_revoke", this.filled(input), options) as unknown as ApiPromise<OauthRevokeResponse>;
+    return this.core.call(() => import("./operations/oauthRevoke.js"), this.filled(input), options) as unknown as ApiPromise<OauthRevokeResponse>;
   }
 
   /** The OpenID Provider metadata of the service, from which a relying party learns every endpoint below and where the keys are. Protocols: rest (since 2.6.0). */
-  openidConfiguration(input: OpenidConfigurationInput = {}, options?: CallOptions): ApiPromise<OpenIDConfiguration> {
-    return this.core.call("openid_configuration", input, options) as unknown as ApiPromise<OpenIDConfiguration>;
+  openidConfiguration(input?: OpenidConfigurationInput, options?: CallOptions): ApiPromise<OpenIDConfiguration> {
+    return this.core.call(() => import("./operations/openidConfiguration.js"), input, options) as unknown as ApiPromise<OpenIDConfiguration>;
   }
 
   /** The same metadata at the RFC 8414 address, where OAuth clients (MCP hosts among them) look first. Protocols: rest (since 2.6.0). */
-  oauthAuthorizationServerMetadata(input: OauthAuthorizationServerMetadataInput = {}, options?: CallOptions): ApiPromise<OpenIDConfiguration> {
-    return this.core.call("oauth_authorization_server_metadata", input, options) as unknown as ApiPromise<OpenIDConfiguration>;
+  oauthAuthorizationServerMetadata(input?: OauthAuthorizationServerMetadataInput, options?: CallOptions): ApiPromise<OpenIDConfiguration> {
+    return this.core.call(() => import("./operations/oauthAuthorizationServerMetadata.js"), input, options) as unknown as ApiPromise<OpenIDConfiguration>;
   }
 
   /** The public keys of the service's tokens; a rotated key stays published until every token it signed has expired. Protocols: rest (since 2.6.0). */
-  oauthJWKS(input: OauthJWKSInput = {}, options?: CallOptions): ApiPromise<JsonWebKeySet> {
-    return this.core.call("oauth_jwks", input, options) as unknown as ApiPromise<JsonWebKeySet>;
+  oauthJWKS(input?: OauthJWKSInput, options?: CallOptions): ApiPromise<JsonWebKeySet> {
+    return this.core.call(() => import("./operations/oauthJWKS.js"), input, options) as unknown as ApiPromise<JsonWebKeySet>;
   }
 
   /** The metadata of this service as a protected resource (RFC 9728), naming itself as the authorization server of its tokens. Protocols: rest (since 2.6.0). */
-  oauthProtectedResource(input: OauthProtectedResourceInput = {}, options?: CallOptions): ApiPromise<ProtectedResourceMetadata> {
-    return this.core.call("oauth_protected_resource", input, options) as unknown as ApiPromise<ProtectedResourceMetadata>;
+  oauthProtectedResource(input?: OauthProtectedResourceInput, options?: CallOptions): ApiPromise<ProtectedResourceMetadata> {
+    return this.core.call(() => import("./operations/oauthProtectedResource.js"), input, options) as unknown as ApiPromise<ProtectedResourceMetadata>;
   }
 
   /** The authorization endpoint (authorization code flow with PKCE S256): sends the browser to the hosted sign-in page, to the upstream IdP of the organization that verified the user's email domain, or back to the client's registered redirect_uri with a code (or an error). An unknown client or a redirect_uri not registered for it is answered here, never redirected to. Protocols: rest (since 2.6.0). */
   oauthAuthorize(input: OauthAuthorizeInput, options?: CallOptions): ApiPromise<Redirect> {
-    return this.core.call("oauth_authorize", this.filled(input), options) as unknown as ApiPromise<Redirect>;
+    return this.core.call(() => import("./operations/oauthAuthorize.js"), this.filled(input), options) as unknown as ApiPromise<Redirect>;
   }
 
   /** Where an organization's upstream IdP sends the browser back (its redirect_uri); finishes the sign-in and the original authorization request. Protocols: rest (since 2.6.0). */
   oauthSsoCallback(input: OauthSsoCallbackInput, options?: CallOptions): ApiPromise<Redirect> {
-    return this.core.call("oauth_sso_callback", input, options) as unknown as ApiPromise<Redirect>;
+    return this.core.call(() => import("./operations/oauthSsoCallback.js"), input, options) as unknown as ApiPromise<Redirect>;
   }
 
   /** Claims about the user an access token was issued for, as its scopes allow (email, profile, phone). Protocols: rest (since 2.6.0). */
-  oauthUserinfo(input: OauthUserinfoInput = {}, options?: CallOptions): ApiPromise<UserInfo> {
-    return this.core.call("oauth_userinfo", input, options) as unknown as ApiPromise<UserInfo>;
+  oauthUserinfo(input?: OauthUserinfoInput, options?: CallOptions): ApiPromise<UserInfo> {
+    return this.core.call(() => import("./operations/oauthUserinfo.js"), input, options) as unknown as ApiPromise<UserInfo>;
   }
 
   /** Whether a token of this service is active, and what it is (RFC 7662); the caller authenticates as a registered client with client_id and client_secret in the body. Protocols: rest (since 2.6.0). */
   oauthIntrospect(input: OauthIntrospectInput, options?: CallOptions): ApiPromise<TokenIntrospection> {
-    return this.core.call("oauth_introspect", this.filled(input), options) as unknown as ApiPromise<TokenIntrospection>;
+    return this.core.call(() => import("./operations/oauthIntrospect.js"), this.filled(input), options) as unknown as ApiPromise<TokenIntrospection>;
   }
 
   /** RP-initiated logout: ends the browser's session and sends it to a post_logout_redirect_uri the client registered, or to the signed-out page. Protocols: rest (since 2.6.0). */
   oauthLogout(input: OauthLogoutInput = {}, options?: CallOptions): ApiPromise<Redirect> {
-    return this.core.call("oauth_logout", this.filled(input), options) as unknown as ApiPromise<Redirect>;
+    return this.core.call(() => import("./operations/oauthLogout.js"), this.filled(input), options) as unknown as ApiPromise<Redirect>;
   }
 }

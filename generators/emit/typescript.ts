@@ -105,6 +105,11 @@ function authSchemeSpec(scheme: IrAuthScheme): string {
 }
 
 /** The service's facts (runtime ServiceFacts), one property a line at `indent`. */
+const featuresLine = (ir: Ir, indent: string) =>
+  `${indent}features: { ${Object.entries(ir.api.features)
+    .map(([name, used]) => `${name}: ${used}`)
+    .join(", ")} },`;
+
 function serviceFactsLines(ir: Ir, indent: string): string {
   return `${indent}name: ${quote(ir.api.name)},
 ${indent}title: ${quote(ir.api.title)},
@@ -118,9 +123,7 @@ ${authSchemesOf(ir)
   .map((scheme) => `${indent}  ${scheme.name}: ${authSchemeSpec(scheme)},`)
   .join("\n")}
 ${indent}},
-${indent}features: { ${Object.entries(ir.api.features)
-    .map(([name, used]) => `${name}: ${used}`)
-    .join(", ")} },
+${featuresLine(ir, indent)}
 ${indent}httpPort: ${ir.api.httpPort},
 ${indent}grpcPort: ${ir.api.grpcPort},
 ${indent}envPrefix: ${JSON.stringify(ir.api.envPrefix)},
@@ -161,15 +164,23 @@ export const CLIENT_SERVICE_MODULE = "generated/client/service.ts";
 export const CLIENT_OPERATIONS_DIR = "generated/client/operations";
 
 export function emitClientServiceModule(ir: Ir): GeneratedFile {
-  const content = `import type { ServiceFacts } from "${RUNTIME_PACKAGE}/schema.js";
+  const content = `import type { ClientServiceFacts } from "${RUNTIME_PACKAGE}/schema.js";
 
-/** What the clients know of ${ir.api.title} as a whole; each operation's schema is in operations/, loaded on its first call. */
-export const service: ServiceFacts = {
-${serviceFactsLines(ir, "  ")}
+/** What the clients know of ${ir.api.title} as a whole (the facts they read, no more); each operation's schema is in operations/, loaded on its first call. */
+export const service: ClientServiceFacts = {
+  name: ${quote(ir.api.name)},
+  adminSecretHeader: ${quote(ir.api.adminSecretHeader)},
+  apiKeyHeader: ${quote(ir.api.apiKeyHeader)},
+${featuresLine(ir, "  ")}
+  grpcPort: ${ir.api.grpcPort},
+  envPrefix: ${JSON.stringify(ir.api.envPrefix)},
 };
 `;
   return { path: CLIENT_SERVICE_MODULE, content };
 }
+
+/** The file name of an operation's module in CLIENT_OPERATIONS_DIR: its method's name, which a bundle's chunk of it then repeats (gzip keeps one). */
+export const operationModuleName = (op: IrOperation): string => op.camelName;
 
 /**
  * One operation as a client loads it on its first call (runtime OperationPart): the operation, and
@@ -198,7 +209,7 @@ ${operationSpec(ir, op)}
   },
 };
 `;
-  return { path: `${CLIENT_OPERATIONS_DIR}/${op.name}.ts`, content };
+  return { path: `${CLIENT_OPERATIONS_DIR}/${operationModuleName(op)}.ts`, content };
 }
 
 // ---------------------------------------------------------------- types.ts

@@ -7,7 +7,7 @@ import { clientRoleOf, messageByName, type ClientRole, type Ir, type IrClient, t
 import type { GeneratedFile } from "../write/writer.js";
 import { RUNTIME_PACKAGE } from "../emit/runtime-package.js";
 import { TypeScriptFile } from "../emit/typescript-printer.js";
-import { emitClientServiceModule, emitOperationModule, emitSdkTypes } from "../emit/typescript.js";
+import { emitClientServiceModule, emitOperationModule, emitSdkTypes, operationModuleName } from "../emit/typescript.js";
 import { SCALAR_SPECS } from "./scalars.js";
 import { ERROR_CLASSES } from "../../runtime/client/errors.js";
 
@@ -40,16 +40,20 @@ function methods(ir: Ir, op: IrOperation, file: TypeScriptFile): string {
   const callOptions = file.type(CORE_MODULE, "CallOptions");
   const answer = file.type(CORE_MODULE, "ApiPromise");
   const optional = !op.input.fields.some((f) => f.required);
-  const param = `input: ${input}${optional ? " = {}" : ""}`;
+  const filled = fillsOf(ir, op).length > 0;
+  // The core reads a missing input as {}; filled() reads the given one.
+  const param = optional ? (filled ? `input: ${input} = {}` : `input?: ${input}`) : `input: ${input}`;
   const marks = [op.destructive ? "Destructive." : "", `Protocols: ${op.protocols.map((p) => `${p} (since ${op[p]!.since})`).join(", ")}.`, op.deprecated ? `@deprecated ${op.deprecated}` : ""]
     .filter(Boolean)
     .join(" ");
-  const callInput = fillsOf(ir, op).length > 0 ? "this.filled(input)" : "input";
-  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): ${answer}<${output}> {\n    return this.core.call(${JSON.stringify(op.name)}, ${callInput}, options) as unknown as ${answer}<${output}>;\n  }\n`;
+  const callInput = filled ? "this.filled(input)" : "input";
+  // The operation's module, named where it is called: a bundle keeps no table of them, and loads the one called.
+  const module = `() => import("./operations/${operationModuleName(op)}.js")`;
+  let text = `${doc(`${op.description} ${marks}`)}  ${op.camelName}(${param}, options?: ${callOptions}): ${answer}<${output}> {\n    return this.core.call(${module}, ${callInput}, options) as unknown as ${answer}<${output}>;\n  }\n`;
   if (op.pagination.style !== "none") {
     const item = itemTypeOf(ir, op, file);
     const iteratorName = op.iteratorName!;
-    text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: ${callOptions}): AsyncIterable<${item}> {\n    return this.core.iterate(${JSON.stringify(op.name)}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
+    text += `\n${doc(`Every item of ${op.name}, page after page.`)}  ${iteratorName}(${param}, options?: ${callOptions}): AsyncIterable<${item}> {\n    return this.core.iterate(${module}, ${callInput}, options) as AsyncIterable<${item}>;\n  }\n`;
   }
   return text;
 }
@@ -88,7 +92,7 @@ const CLIENT_FILE: Record<ClientRole, string> = { admin: "admin-client", user: "
 const CLIENT_BASE: Record<ClientRole, string> = { admin: "AdminClientBase", user: "UserClientBase" };
 
 function clientClass(ir: Ir, client: IrClient): GeneratedFile {
-  const { name, role, surfaces } = client;
+  const { name, role } = client;
   const base = CLIENT_BASE[role];
   const config = configOf(ir, role);
   const file = new TypeScriptFile();
@@ -105,21 +109,18 @@ function clientClass(ir: Ir, client: IrClient): GeneratedFile {
   file.type(CORE_MODULE, "ClientDefinition");
   if (config.type.startsWith("ClientConfig")) file.type(CORE_MODULE, "ClientConfig");
   const versionOperation = ir.versionOperations[role];
-  // Each operation's schema is a module of its own, loaded on its first call (a bundler makes each a chunk).
-  const loaded = ir.operations.filter((op) => clientRoleOf(op) === role || (role === "admin" && op.name === ir.tokenVersionOperation));
-  const loaders = loaded.map((op) => `    ${op.name}: () => import("./operations/${op.name}.js"),`).join("\n");
+  const moduleOf = (name: string | undefined) => {
+    const op = name === undefined ? undefined : ir.operations.find((o) => o.name === name);
+    return op ? `() => import("./operations/${operationModuleName(op)}.js")` : "null";
+  };
   const lowestSince = Object.entries(ir.lowestSince)
     .map(([protocol, since]) => `${protocol}: ${JSON.stringify(since)}`)
     .join(", ");
   const content = `${file.imports()}
 const definition: ClientDefinition = {
   service,
-  surfaces: ${JSON.stringify(surfaces)},
-  operations: {
-${loaders}
-  },
   lowestSince: { ${lowestSince} },
-  versionOperation: ${JSON.stringify(versionOperation ?? null)},${role === "admin" && ir.tokenVersionOperation ? `\n  tokenVersionOperation: ${JSON.stringify(ir.tokenVersionOperation)},` : ""}
+  versionOperation: ${moduleOf(versionOperation)},${role === "admin" && ir.tokenVersionOperation ? `\n  tokenVersionOperation: ${moduleOf(ir.tokenVersionOperation)},` : ""}
   sdk: { name: ${JSON.stringify(ir.api.sdkPackage)}, version: ${JSON.stringify(ir.api.version)} },
   loadGrpcServices: () => import("./grpc-services.js").then((m) => m.grpcServices),
 };

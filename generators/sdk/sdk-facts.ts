@@ -21,7 +21,7 @@ import { ITERATE_PAGE_LIMIT } from "../../runtime/client/pages.js";
 import { RETRY_AFTER_MAX_MS, RETRY_DEFAULTS } from "../../runtime/client/retry.js";
 import { CLIENT_ERROR_CODES, FAULT_CODES, TRANSIENT_CODES, TRANSIENT_HTTP_STATUSES } from "../../runtime/client/errors.js";
 import { GRPC_NO_ANSWER_STATUSES, GRPC_UNREADABLE_STATUSES } from "../../runtime/client/grpc-statuses.js";
-import { OAUTH_CODES } from "../../runtime/client/rest.js";
+import { OAUTH_CODES } from "../../runtime/client/oauth-errors.js";
 // The clients' own semver precedence, so that "lowest" means here what it means to them.
 import { compareVersions } from "../../runtime/client/version.js";
 import { ANSWER_TYPE_TEXTS } from "../../runtime/shape.js";

@@ -3,13 +3,13 @@
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
 import { holdsText, type CanonicalText } from "../flat.js";
-import { defineSchema, PROTOCOLS, protocolsOf, type ApiSchema, type OperationPart, type OperationSpec, type Protocol, type ServiceFacts } from "../schema.js";
+import { expandPart, PROTOCOLS, protocolsOf, type ClientSchema, type ClientServiceFacts, type OperationPart, type OperationSpec, type Protocol } from "../schema.js";
 import { IDEMPOTENCY_KEY_FORM, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_PATTERN } from "../idempotency.js";
 import { ApiError, FAULT_CODES, type RawResponse } from "./errors.js";
 export type { RawResponse } from "./errors.js";
 import { createRestTransport } from "./rest.js";
 import { PLATFORM } from "#client-platform";
-import { connectionRefused, hostOfEndpoint, plaintextRefusal, type TlsClientOptions } from "./tls.js";
+import { connectionRefused, plaintextRefusal, type TlsClientOptions } from "./tls.js";
 import { fetchFailure, type Plain, type Transport, type TransportSettings } from "./transport.js";
 import type { ServerVersion, VersionQuestion } from "./server-version.js";
 import type { ClientHooks, Logger, ResponseEvent } from "./observe.js";
@@ -34,7 +34,7 @@ export interface ClientConfig {
   serviceUrl?: string;
   /** graphql (default), rest or grpc. Token routes always use rest. */
   protocol?: Protocol;
-  /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. */
+  /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. On Node: elsewhere RPCs go as Connect to serviceUrl. */
   grpcEndpoint?: string;
   /** Headers sent on every request, over every protocol. */
   extraHeaders?: Record<string, string>;
@@ -92,36 +92,42 @@ function randomKey(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(16));
   bytes[6] = (bytes[6]! & 0x0f) | 0x40;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const hex = Array.from(bytes, (byte) => (byte | 256).toString(16).slice(1)).join("");
+  return hex.replace(/(.{8})(.{4})(.{4})(.{4})/, "$1-$2-$3-$4-");
 }
 
 /** The deprecated operations a warning was given for, once per process. */
 const warnedDeprecated = new WeakSet<OperationSpec>();
 
+/**
+ * An operation's module (generated/client/operations/), as the generated method that calls it
+ * names it: \`() => import("./operations/adminMeta.js")\`. Its part holds that one operation, with
+ * the messages and enums it reaches. A bundle makes each a chunk of its own, loaded on the first
+ * call: an app loads the schema of the operations it calls, not all of them.
+ */
+export type OperationModule = () => Promise<{ part: OperationPart }>;
+
 /** An operation as a call uses it: its spec, and the schema of the messages and enums it reaches. */
 interface LoadedOperation {
   readonly operation: OperationSpec;
-  readonly schema: ApiSchema;
+  readonly schema: ClientSchema;
   /** How its text kinds are read, where its messages hold one (loaded with the operation). */
   readonly canonical: CanonicalText | undefined;
 }
 
-/** An operation module expanded: its schema, and the reader of text kinds where it needs one. */
-interface ExpandedPart {
-  readonly schema: ApiSchema;
-  readonly canonical: CanonicalText | undefined;
-}
-
 /** Each operation module expanded once per process, whichever client loads it. */
-const expandedParts = new WeakMap<OperationPart, Promise<ExpandedPart>>();
+const expandedParts = new WeakMap<OperationPart, Promise<LoadedOperation>>();
 
 /** `part` with the service's facts, and wire-values' grammar of text kinds where its messages hold one (a module loaded then alone). */
-function expand(service: ServiceFacts, part: OperationPart): Promise<ExpandedPart> {
+function expand(service: ClientServiceFacts, part: OperationPart): Promise<LoadedOperation> {
   let expanded = expandedParts.get(part);
   if (!expanded) {
-    const schema = defineSchema({ ...service, ...part });
-    expanded = holdsText(schema) ? import("../wire-values.js").then(({ canonicalText }) => ({ schema, canonical: canonicalText })) : Promise.resolve({ schema, canonical: undefined });
+    const schema: ClientSchema = { ...service, ...expandPart(part) };
+    // A module holds one operation: the one its method calls.
+    const operation = Object.values(schema.operations)[0]!;
+    expanded = holdsText(schema)
+      ? import("../wire-values.js").then(({ canonicalText }) => ({ operation, schema, canonical: canonicalText }))
+      : Promise.resolve({ operation, schema, canonical: undefined });
     expandedParts.set(part, expanded);
     // A grammar that failed to load (a page offline) is asked again by the next load.
     expanded.catch(() => expandedParts.delete(part));
@@ -198,12 +204,12 @@ function sdkHeaders(sdk: ClientDefinition["sdk"]): Record<string, string> {
 }
 
 /** The environment variable of a setting: IDENTITY_SERVICE_URL for the API named identity. */
-export function environmentName(schema: Pick<ServiceFacts, "envPrefix">, setting: string): string {
+export function environmentName(schema: Pick<ClientServiceFacts, "envPrefix">, setting: string): string {
   return `${schema.envPrefix}_${setting}`;
 }
 
 /** A setting from the environment, where there is one (Node, Deno, Bun; not a browser), else undefined. */
-export function fromEnvironment(schema: Pick<ServiceFacts, "envPrefix">, setting: string): string | undefined {
+export function fromEnvironment(schema: Pick<ClientServiceFacts, "envPrefix">, setting: string): string | undefined {
   try {
     const value = (globalThis as { process?: { env?: Record<string, string | undefined> } }).process?.env?.[environmentName(schema, setting)];
     return value === "" ? undefined : value;
@@ -226,32 +232,17 @@ function callOptionProblem(options: CallOptions): string | undefined {
 
 export interface ClientDefinition {
   /** What the client knows of the service as a whole. */
-  service: ServiceFacts;
-  surfaces: readonly string[];
-  /**
-   * The operations the client may call (its own, and the version read it asks), each loading its
-   * module (generated/client/operations/) on its first call: a bundle loads the schema of the
-   * operations it calls, not all of them.
-   */
-  operations: Readonly<Record<string, () => Promise<{ part: OperationPart }>>>;
+  service: ClientServiceFacts;
   /** Per protocol, the lowest minimum version of any operation of the API: a call above it needs the server's version first. */
   lowestSince: Readonly<Partial<Record<Protocol, string>>>;
-  /** The operation whose answer carries the server `version`. */
-  versionOperation: string | null;
+  /** The module of the operation whose answer carries the server `version`. */
+  versionOperation: OperationModule | null;
   /** The one an admin client holding a role holder's access token asks instead (the admin's own needs the secret); null: the same. */
-  tokenVersionOperation?: string | null;
+  tokenVersionOperation?: OperationModule | null;
   /** The package and version of this SDK, as its User-Agent and SDK header name it. */
   sdk: { name: string; version: string };
   /** Loads the protobuf-es service descriptors; called only for protocol grpc. */
   loadGrpcServices: () => Promise<readonly DescService[]>;
-}
-
-/** A gRPC target as the clients take it: a host name, IPv4 or bracketed IPv6 address, and a port (no scheme, no path). */
-export const GRPC_ENDPOINT = /^(\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/;
-
-/** Default gRPC target: the host of the service URL with the gRPC port. */
-export function defaultGrpcEndpoint(serviceUrl: string, grpcPort: number): string {
-  return `${new URL(serviceUrl).hostname}:${grpcPort}`;
 }
 
 export class ClientCore {
@@ -262,9 +253,6 @@ export class ClientCore {
   private readonly ready = new Map<Protocol, Transport>();
   /** The server's version, once an operation newer than the API's oldest is called. */
   private serverVersion: Promise<ServerVersion> | undefined;
-  /** The operations loaded so far, by name (the pending loads in `loading`). */
-  private readonly loaded = new Map<string, LoadedOperation>();
-  private readonly loading = new Map<string, Promise<LoadedOperation>>();
   /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
   private readonly inClear: Record<Protocol, string | undefined>;
   private readonly closeFetch: (() => Promise<void>) | undefined;
@@ -286,9 +274,6 @@ export class ClientCore {
     const protocol = config.protocol ?? "graphql";
     if (!PROTOCOLS.includes(protocol)) throw new TypeError(`protocol must be one of ${PROTOCOLS.join(", ")}, not '${protocol}'`);
     this.protocol = protocol;
-    if (config.grpcEndpoint !== undefined && !GRPC_ENDPOINT.test(config.grpcEndpoint)) {
-      throw new TypeError(`grpcEndpoint must be host:port, such as localhost:${definition.service.grpcPort}, not '${config.grpcEndpoint}'`);
-    }
     this.sdkHeaders = sdkHeaders(definition.sdk);
     this.hooks = config.hooks ?? {};
     const level = fromEnvironment(definition.service, "LOG")?.toLowerCase();
@@ -298,71 +283,43 @@ export class ClientCore {
     if (!givenUrl) throw new TypeError(`serviceUrl is required, or the environment variable ${environmentName(definition.service, "SERVICE_URL")}`);
     const serviceUrl = givenUrl.replace(/\/+$/, "");
     const url = new URL(serviceUrl);
-    const https = url.protocol === "https:";
-    const grpcTls = config.grpcTls === undefined ? (https ? (config.tls ?? {}) : false) : config.grpcTls === true ? (config.tls ?? {}) : config.grpcTls;
+    const overHttp = plaintextRefusal({ secure: url.protocol === "https:", host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
+    const rpc = PLATFORM.rpcTarget(config, definition.service.grpcPort, url, overHttp);
     const ownFetch = config.fetch ? undefined : PLATFORM.ownFetch(config.tls);
     this.closeFetch = ownFetch?.close;
     this.settings = {
       service: definition.service,
       serviceUrl,
-      grpcEndpoint: config.grpcEndpoint ?? defaultGrpcEndpoint(serviceUrl, definition.service.grpcPort),
-      grpcEndpointIsDefault: config.grpcEndpoint === undefined,
+      grpcEndpoint: rpc.grpcEndpoint,
+      grpcEndpointIsDefault: rpc.grpcEndpointIsDefault,
       fetch: config.fetch ?? ownFetch!.fetch,
-      grpcTls,
+      grpcTls: rpc.grpcTls,
       maxResponseBytes: config.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
       grpcInterceptors: config.grpcInterceptors ?? [],
       warn: (message) => this.logger?.warn(message),
     };
-    const overHttp = plaintextRefusal({ secure: https, host: url.hostname, shown: url.origin }, "use an https:// serviceUrl", config.allowInsecure);
-    this.inClear = {
-      graphql: overHttp,
-      rest: overHttp,
-      grpc: PLATFORM.rpcOverServiceUrl
-        ? overHttp
-        : plaintextRefusal(
-            { secure: grpcTls !== false, host: hostOfEndpoint(this.settings.grpcEndpoint), shown: `gRPC ${this.settings.grpcEndpoint}` },
-            "use grpcTls (the default for an https:// serviceUrl)",
-            config.allowInsecure,
-          ),
-    };
+    this.inClear = { graphql: overHttp, rest: overHttp, grpc: rpc.inClear };
   }
 
   get grpcEndpoint(): string {
     return this.settings.grpcEndpoint;
   }
 
-  /** The operation `name` with its schema, from its module: loaded once, on the first call that needs it. */
-  private load(name: string): LoadedOperation | Promise<LoadedOperation> {
-    const known = this.loaded.get(name) ?? this.loading.get(name);
-    if (known) return known;
-    const loader = Object.hasOwn(this.definition.operations, name) ? this.definition.operations[name] : undefined;
-    if (!loader) throw new TypeError(`no operation ${name} on this client`);
-    const pending = loader()
-      .then(({ part }) => expand(this.definition.service, part))
-      .then(
-        ({ schema, canonical }) => {
-          const loaded = { operation: schema.operations[name]!, schema, canonical };
-          this.loaded.set(name, loaded);
-          return loaded;
-        },
-        (error: unknown) => {
-          throw new ApiError(FAULT_CODES.noAnswer, `${name}: the SDK's module of the operation did not load`, name, this.protocol, { cause: error });
-        },
-      );
-    this.loading.set(name, pending);
-    // A module that failed to load (a page offline) is asked again by the next call.
-    pending.then(
-      () => this.loading.delete(name),
-      () => this.loading.delete(name),
-    );
-    return pending;
-  }
-
-  /** An operation of this client's own surfaces, with its schema; a deprecated one warns once per process. */
-  private async operation(name: string): Promise<LoadedOperation> {
-    const loaded = this.loaded.get(name) ?? (await this.load(name));
+  /**
+   * The operation of module \`load\` with its schema: fetched by the first call (import() hands a
+   * later call the module already loaded), expanded once. One that does not load (a page offline)
+   * fails the call as UNAVAILABLE with nothing sent, and the next call asks for it again. A
+   * deprecated operation warns once per process. (A client calls the operations of its surfaces
+   * alone: its class has a method for each of them, and for no other.)
+   */
+  private async operation(load: OperationModule): Promise<LoadedOperation> {
+    let loaded: LoadedOperation;
+    try {
+      loaded = await expand(this.definition.service, (await load()).part);
+    } catch (error) {
+      throw new ApiError(FAULT_CODES.noAnswer, "a module of the SDK did not load", "", this.protocol, { cause: error });
+    }
     const { operation } = loaded;
-    if (!this.definition.surfaces.includes(operation.surface)) throw new TypeError(`no operation ${name} on this client`);
     if (operation.deprecated !== null && !warnedDeprecated.has(operation)) {
       // Once per process, to the client's logger or the console: a deprecation is worth one line, not one per call.
       warnedDeprecated.add(operation);
@@ -395,24 +352,21 @@ export class ClientCore {
    * protocol (not through call(), whose refusals could ask again), or the refusal of asking it.
    */
   private readonly askVersion: VersionQuestion = (caller, protocol, signal) => {
-    const name = this.definition.versionOperation;
-    if (!name) return new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true });
-    // A role holder's admin client asks another client's open read (tokenVersionOperation): its loader is among this client's, its surface is not.
-    const loaded = this.loaded.get(name);
-    if (!loaded) {
-      return Promise.resolve(this.load(name)).then(() => {
-        const asked = this.askVersion(caller, protocol, signal);
-        if (asked instanceof ApiError) throw asked;
-        return asked;
-      });
-    }
-    const { operation, schema, canonical } = loaded;
-    const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
-    const inClear = this.inClear[over];
-    if (inClear) return new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true });
-    const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
-    return this.transport(over)
-      .then((transport) => transport.call({ operation, schema, canonical, input: {}, headers, signal }))
+    const load = this.definition.versionOperation;
+    if (!load) return new ApiError("FAILED_PRECONDITION", "this client cannot learn the server version; set serverVersion", caller.name, protocol, { refused: true });
+    // A role holder's admin client asks another client's open read (tokenVersionOperation).
+    return load()
+      .then(({ part }) => expand(this.definition.service, part))
+      .catch((error: unknown) => {
+        throw new ApiError(FAULT_CODES.noAnswer, `${caller.name}: a module of the SDK did not load`, caller.name, protocol, { cause: error });
+      })
+      .then(({ operation, schema, canonical }) => {
+        const over = operation[this.protocol] ? this.protocol : protocolsOf(operation)[0]!;
+        const inClear = this.inClear[over];
+        if (inClear) throw new ApiError("FAILED_PRECONDITION", inClear, caller.name, over, { refused: true });
+        const headers = { ...this.sdkHeaders, ...this.config.extraHeaders, ...this.surfaceHeaders() };
+        return this.transport(over).then((transport) => transport.call({ operation, schema, canonical, input: {}, headers, signal }));
+      })
       .then((answer) => String(answer.version));
   };
 
@@ -445,9 +399,9 @@ export class ClientCore {
    * One call of `name`: refusals first, then the transport, with retries. The promise of its
    * answer; `.withResponse()` gives the answer with what came with it (status, headers, attempts).
    */
-  call(name: string, input: object | undefined, options: CallOptions = {}): ApiPromise<Plain> {
+  call(load: OperationModule, input: object | undefined, options: CallOptions = {}): ApiPromise<Plain> {
     const response: RawResponse = { status: undefined, headers: new Headers(), protocol: this.protocol, attempts: 0 };
-    const full = this.run(name, input, options, response).then(
+    const full = this.run(load, input, options, response).then(
       (data) => ({ data, response }),
       (error: unknown) => {
         if (error instanceof ApiError && response.attempts > 0) Object.defineProperty(error, "response", { value: response, enumerable: false });
@@ -464,17 +418,15 @@ export class ClientCore {
     return data;
   }
 
-  private async run(name: string, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
-    const { operation, schema, canonical } = await this.operation(name);
+  private async run(load: OperationModule, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
+    const { operation, schema, canonical } = await this.operation(load);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
     // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.
     const timeoutMs = options.timeoutMs ?? this.config.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signals = [options.signal, timeoutMs > 0 ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
     const signal = signals.length <= 1 ? signals[0] : AbortSignal.any(signals);
-    const wrongOption =
-      callOptionProblem(options) ??
-      (options.extraBody && protocol === "grpc" ? "extraBody cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql" : undefined);
+    const wrongOption = callOptionProblem(options);
     if (wrongOption) throw new ApiError("INVALID_ARGUMENT", `${operation.name}: ${wrongOption}`, operation.name, protocol, { refused: true });
     const pending = this.refusal(operation, protocol, signal);
     const refused = pending instanceof Promise ? await pending : pending;
@@ -508,7 +460,16 @@ export class ClientCore {
       const started = told ? performance.now() : 0;
       try {
         if (hooks.onRequest) await hooks.onRequest({ operation: operation.name, protocol, attempt, headers });
-        const answer = await transport.call({ operation, schema, canonical, input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain, headers, signal, onResponse });
+        const answer = await transport.call({
+          operation,
+          schema,
+          canonical,
+          input: (options.extraBody ? { ...input, ...options.extraBody } : (input ?? {})) as Plain,
+          extraBody: options.extraBody,
+          headers,
+          signal,
+          onResponse,
+        });
         tell?.({ operation: operation.name, protocol, attempt, status: response.status, headers: response.headers, durationMs: performance.now() - started, willRetry: false });
         return answer;
       } catch (error) {
@@ -532,10 +493,10 @@ export class ClientCore {
   }
 
   /** Every item of a paginated list, page after page, each exactly once. */
-  async *iterate(name: string, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
-    const { operation } = await this.operation(name);
-    const { items } = await onNeed(import("./pages.js"), name, this.protocol, () => {});
-    yield* items(operation, input, (page) => this.call(name, page, options));
+  async *iterate(load: OperationModule, input: object | undefined, options: CallOptions = {}): AsyncGenerator<unknown> {
+    const { operation } = await this.operation(load);
+    const { items } = await onNeed(import("./pages.js"), operation.name, this.protocol, () => {});
+    yield* items(operation, input, (page) => this.call(load, page, options));
   }
 
   /** Ends every connection; calls in flight end CANCELLED, and later calls are refused. */

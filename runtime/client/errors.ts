@@ -1,5 +1,5 @@
 // The one error class of every client, whatever protocol carried the call.
-import type { ErrorCode } from "../errors.js";
+import type { ErrorCode } from "../error-codes.js";
 import type { Protocol } from "../schema.js";
 
 /**
@@ -57,7 +57,7 @@ export class ApiError extends Error {
   constructor(
     readonly code: ClientErrorCode,
     message: string,
-    /** snake_case operation name. */
+    /** snake_case operation name; empty when the module of the operation called did not load (its cause names the module). */
     readonly operation: string,
     readonly protocol: Protocol,
     options: {

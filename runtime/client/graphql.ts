@@ -1,5 +1,5 @@
 // GraphQL transport: POST {serviceUrl}/graphql with the operation's generated document.
-import { isErrorCode } from "../errors.js";
+import { isErrorCode } from "../error-codes.js";
 import { graphqlDocument } from "../graphql-document.js";
 import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";

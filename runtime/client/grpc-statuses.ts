@@ -1,6 +1,6 @@
 // How the RPC clients read a gRPC status that names no code of the service's. A module of its own,
 // imported by the RPC transport alone: a REST or GraphQL app does not carry it.
-import { ERROR_WIRE } from "../errors.js";
+import { ERROR_WIRE } from "../error-codes.js";
 
 /** gRPC's CANCELLED and UNKNOWN: outside the server's code set, so not in ERROR_WIRE. */
 const GRPC_CANCELLED = 1;

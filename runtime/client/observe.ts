@@ -1,6 +1,6 @@
 // What a client tells of each attempt: the hooks and their events, the logger and its line. Its code
 // is loaded by a client given a hook or a logger alone; core.ts re-exports its types.
-import type { Protocol, ServiceFacts } from "../schema.js";
+import type { Protocol, ClientServiceFacts } from "../schema.js";
 import type { ApiError } from "./errors.js";
 
 /** What a hook sees before an attempt; `headers` may be changed, and are sent as they are then. */
@@ -37,7 +37,7 @@ export interface Logger {
 }
 
 /** Headers whose values never reach a log line or a hook's copy: credentials, by one rule. */
-export function redactHeaders(schema: Pick<ServiceFacts, "adminSecretHeader" | "apiKeyHeader">, headers: Record<string, string> | Headers): Record<string, string> {
+export function redactHeaders(schema: Pick<ClientServiceFacts, "adminSecretHeader" | "apiKeyHeader">, headers: Record<string, string> | Headers): Record<string, string> {
   const secret = new Set(["authorization", "cookie", "set-cookie", "proxy-authorization", schema.adminSecretHeader.toLowerCase(), schema.apiKeyHeader.toLowerCase()]);
   const entries = headers instanceof Headers ? [...headers.entries()] : Object.entries(headers);
   return Object.fromEntries(entries.map(([name, value]) => [name, secret.has(name.toLowerCase()) ? "[redacted]" : value]));
@@ -45,7 +45,7 @@ export function redactHeaders(schema: Pick<ServiceFacts, "adminSecretHeader" | "
 
 /** Who hears of attempts: the hooks, and the logger with whether it takes every attempt (debug) or failures alone. */
 export interface Observers {
-  service: ServiceFacts;
+  service: ClientServiceFacts;
   hooks: ClientHooks;
   logger: Logger | undefined;
   logAttempts: boolean;

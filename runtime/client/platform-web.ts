@@ -21,6 +21,7 @@ function ownFetch(tls: TlsClientOptions | undefined): OwnFetch {
 export const PLATFORM: ClientPlatform = {
   name: "web",
   ownFetch,
-  rpcOverServiceUrl: true,
+  // Connect over fetch to serviceUrl: its scheme is their TLS (grpcEndpoint and grpcTls are Node's), its refusal in clear theirs.
+  rpcTarget: (_options, _grpcPort, url, overHttp) => ({ grpcEndpoint: url.host, grpcEndpointIsDefault: false, grpcTls: false, inClear: overHttp }),
   loadRpc: () => import("./grpc-web.js"),
 };

@@ -1,29 +1,23 @@
 // REST transport: the operation's route with its {field} segments filled in, JSON bodies (query
 // strings for GET and DELETE), the error body {code, message}, and the RFC 6749 error body of the
 // token routes.
-import { codeOfHttpStatus, isErrorCode, statusSaysMore, type ErrorCode } from "../errors.js";
+import { codeOfHttpStatus, isErrorCode, statusSaysMore, type ErrorCode } from "../error-codes.js";
 import { ApiError, waitAsked } from "./errors.js";
 import { bareStatus, fetchFailure, jsonObject, malformedAnswer, readAnswer, readText, redirected, type Plain, type Transport, type TransportCall, type TransportSettings } from "./transport.js";
-
-/** The code of an RFC 6749 error. */
-export const OAUTH_CODES: Readonly<Record<string, ErrorCode>> = {
-  invalid_request: "INVALID_ARGUMENT",
-  invalid_client: "UNAUTHENTICATED",
-  invalid_grant: "FAILED_PRECONDITION",
-  unauthorized_client: "PERMISSION_DENIED",
-  unsupported_grant_type: "INVALID_ARGUMENT",
-  invalid_scope: "INVALID_ARGUMENT",
-  invalid_target: "INVALID_ARGUMENT",
-};
 
 /**
  * The code of an RFC 6749 error of the token routes: its own, unless the status says more than
  * "bad request" (a server fault, an overload, a size or type refused), as the server's oauthStatus
- * keeps those: a 503 invalid_request is UNAVAILABLE, not INVALID_ARGUMENT.
+ * keeps those: a 503 invalid_request is UNAVAILABLE, not INVALID_ARGUMENT. The table of the codes
+ * is loaded on this need; one that does not load leaves the code of the status.
  */
-export function codeOfOAuthError(oauthError: string, status: number): ErrorCode {
+export async function codeOfOAuthError(oauthError: string, status: number): Promise<ErrorCode> {
   if (statusSaysMore(status)) return codeOfHttpStatus(status);
-  return OAUTH_CODES[oauthError] ?? codeOfHttpStatus(status);
+  const codes = await import("./oauth-errors.js").then(
+    ({ OAUTH_CODES }) => OAUTH_CODES,
+    () => undefined,
+  );
+  return codes && Object.hasOwn(codes, oauthError) ? codes[oauthError]! : codeOfHttpStatus(status);
 }
 
 /**
@@ -114,7 +108,7 @@ export function createRestTransport(settings: TransportSettings): Transport {
         if (typeof body.error === "string") {
           const oauthError = body.error;
           const message = typeof body.error_description === "string" ? body.error_description : oauthError;
-          throw new ApiError(codeOfOAuthError(oauthError, status), message, operation.name, "rest", { status, oauthError, retryAfterSeconds: wait });
+          throw new ApiError(await codeOfOAuthError(oauthError, status), message, operation.name, "rest", { status, oauthError, retryAfterSeconds: wait });
         }
         const code = isErrorCode(body.code) ? body.code : codeOfHttpStatus(status);
         throw new ApiError(code, typeof body.message === "string" ? body.message : `HTTP ${status}`, operation.name, "rest", { status, retryAfterSeconds: wait });

@@ -54,6 +54,10 @@ export function createRpcTransport(settings: TransportSettings, services: readon
       const { operation } = call;
       const method = methods.get(`${operation.grpc!.service}/${operation.grpc!.rpc}`);
       if (!method) throw new ApiError("INTERNAL", `no gRPC method for ${operation.name}`, operation.name, "grpc");
+      if (call.extraBody) {
+        const refusal = "extraBody cannot travel over grpc, whose messages carry only the fields this SDK knows; use rest or graphql";
+        throw new ApiError("INVALID_ARGUMENT", `${operation.name}: ${refusal}`, operation.name, "grpc", { refused: true });
+      }
       // Protobuf would coerce or drop a bad value without a word; refuse it as the server does.
       try {
         checkWireTypes(call.schema, operation, call.input);

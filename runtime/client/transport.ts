@@ -1,9 +1,9 @@
 // The transport interface: one call of one operation, answered in the flat shape or with an ApiError.
-import { codeOfHttpStatus } from "../errors.js";
+import { codeOfHttpStatus } from "../error-codes.js";
 import { answerMismatch, flatMessage, type CanonicalText } from "../flat.js";
 import type { DescService } from "@bufbuild/protobuf";
 import type { Interceptor } from "@connectrpc/connect";
-import type { ApiSchema, OperationSpec, Protocol, ServiceFacts } from "../schema.js";
+import type { ClientSchema, ClientServiceFacts, OperationSpec, Protocol } from "../schema.js";
 import { ApiError, FAULT_CODES, waitAsked } from "./errors.js";
 import { connectionFailureReason, type TlsClientOptions } from "./tls.js";
 
@@ -12,10 +12,13 @@ export type Plain = Record<string, unknown>;
 export interface TransportCall {
   operation: OperationSpec;
   /** The messages and enums the operation reaches (at least). */
-  schema: ApiSchema;
+  schema: ClientSchema;
   /** How the values of text kinds are read (wire-values' canonicalText): loaded with an operation whose messages hold one. */
   canonical?: CanonicalText;
+  /** The input, with the call's extraBody. */
   input: Plain;
+  /** Fields this SDK does not know, sent beside the typed input (CallOptions.extraBody): over REST and GraphQL, never over gRPC. */
+  extraBody?: Record<string, unknown> | undefined;
   /** Headers of this call: the credentials, extra headers, per-call headers. */
   headers: Record<string, string>;
   /** Absent when the caller set neither a signal nor a deadline (no listener per call then). */
@@ -45,14 +48,33 @@ export interface ClientPlatform {
   readonly name: "node" | "web";
   /** The client's fetch when it is given none; throws a TypeError for TLS options the platform cannot take. */
   ownFetch(tls: TlsClientOptions | undefined): OwnFetch;
-  /** Whether RPCs go to serviceUrl (Connect over fetch) rather than to grpcEndpoint (gRPC over HTTP/2). */
-  readonly rpcOverServiceUrl: boolean;
+  /**
+   * Where RPCs go: on Node, gRPC over HTTP/2 to grpcEndpoint (a malformed one is a TypeError) with
+   * grpcTls; elsewhere Connect over fetch to serviceUrl, refused in clear as serviceUrl is (`overHttp`).
+   */
+  rpcTarget(options: RpcOptions, grpcPort: number, url: URL, overHttp: string | undefined): RpcTarget;
   /** Loads the RPC transport, on the first call over grpc. */
   loadRpc(): Promise<{ createGrpcTransport(settings: TransportSettings, services: readonly DescService[]): Transport }>;
 }
 
+/** The options of a client that say where its RPCs go (those of ClientConfig). */
+export interface RpcOptions {
+  grpcEndpoint?: string | undefined;
+  grpcTls?: boolean | TlsClientOptions | undefined;
+  tls?: TlsClientOptions | undefined;
+  allowInsecure?: boolean | undefined;
+}
+
+/** Where a client's RPCs go, and why one may not be sent (in clear to a host that is not loopback). */
+export interface RpcTarget {
+  grpcEndpoint: string;
+  grpcEndpointIsDefault: boolean;
+  grpcTls: false | TlsClientOptions;
+  inClear: string | undefined;
+}
+
 export interface TransportSettings {
-  service: ServiceFacts;
+  service: ClientServiceFacts;
   serviceUrl: string;
   grpcEndpoint: string;
   /** True when grpcEndpoint was not configured: a refused connection then names the option. */
@@ -145,32 +167,8 @@ export function readAnswer(call: Pick<TransportCall, "schema" | "operation" | "c
   const { schema, operation } = call;
   const mismatch = answerMismatch(schema, operation.output, body);
   if (mismatch !== undefined) warn(`${operation.name}: the answer does not fit ${operation.output} (${mismatch}); the value is kept as it came (HTTP ${status})`);
-  return withUnknownFields(schema, operation.output, body, flatMessage(schema, operation.output, body, call.canonical));
+  return flatMessage(schema, operation.output, body, call.canonical, "name", true);
 }
-
-const knownFields = new WeakMap<object, Set<string>>();
-
-/**
- * `normalized` with the fields of `source` its message does not declare (a newer server's), at
- * every level: an SDK older than the service loses nothing of an answer.
- */
-function withUnknownFields(schema: ApiSchema, messageName: string, source: Plain, normalized: Plain): Plain {
-  const message = schema.messages[messageName]!;
-  let known = knownFields.get(message);
-  if (!known) knownFields.set(message, (known = new Set(message.fields.map((field) => field.name))));
-  for (const name in source) if (!known.has(name) && name !== "__proto__") normalized[name] = source[name];
-  for (const field of message.fields) {
-    if (field.kind !== "message") continue;
-    const from = source[field.name];
-    const to = normalized[field.name];
-    if (field.list && Array.isArray(from) && Array.isArray(to)) {
-      for (const [index, item] of to.entries()) if (isPlain(item) && isPlain(from[index])) withUnknownFields(schema, field.ref!, from[index], item);
-    } else if (isPlain(from) && isPlain(to)) withUnknownFields(schema, field.ref!, from, to);
-  }
-  return normalized;
-}
-
-const isPlain = (value: unknown): value is Plain => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /**
  * A non-2xx answer whose body is not the error model (a proxy's HTML page): the code of its status

@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { authRequirementsOf, type ApiSchema, type OperationSpec } from "../schema.js";
-import { GRPC_ENDPOINT } from "../client/core.js";
+import { GRPC_ENDPOINT } from "../client/grpc-target.js";
 import { ERROR_WIRE, isErrorCode } from "../errors.js";
 import { bridgedToolServer } from "./bridge.js";
 import { FailureBudget } from "./failures.js";

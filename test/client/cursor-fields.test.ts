@@ -10,7 +10,7 @@ import { emptyLock } from "../../generators/load/lock.js";
 import { ClientCore } from "../../runtime/client/core.js";
 import type { ApiSchema } from "../../runtime/schema.js";
 import { readFixture } from "../helpers/project.js";
-import { clientDefinitionOf } from "../helpers/client-definition.js";
+import { clientDefinitionOf, operationModulesOf } from "../helpers/client-definition.js";
 
 const TOKEN_LIST = `  tuples:
     surface: admin
@@ -76,9 +76,9 @@ describe("declared cursor fields", () => {
       bodies.push(JSON.parse(String(init?.body)));
       return new Response(JSON.stringify(answers[bodies.length - 1]));
     }) as typeof globalThis.fetch;
-    const core = new ClientCore(clientDefinitionOf(renamed, ["admin"]), { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch }, () => ({}));
+    const core = new ClientCore(clientDefinitionOf(renamed), { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch }, () => ({}));
     const users: string[] = [];
-    for await (const tuple of core.iterate("fga_read_tuples", { object: "doc:1" })) users.push((tuple as { user: string }).user);
+    for await (const tuple of core.iterate(operationModulesOf(renamed).fga_read_tuples!, { object: "doc:1" })) users.push((tuple as { user: string }).user);
     expect(users).toEqual(["user:1", "user:2"]);
     expect(bodies).toEqual([{ object: "doc:1" }, { object: "doc:1", page_token: "b" }]);
   });

@@ -62,6 +62,19 @@ describe("the web platform", () => {
     expect([error.code, error.message]).toEqual(["PAYLOAD_TOO_LARGE", "admin_meta: the answer is larger than 1024 bytes (maxResponseBytes)"]);
   });
 
+  it("sends RPCs to serviceUrl alone: grpcEndpoint and grpcTls are Node's, and the refusal in clear is serviceUrl's", () => {
+    const url = new URL("http://10.0.0.5:8080");
+    const overHttp = "refusing to send credentials in clear to http://10.0.0.5:8080";
+    // Even a malformed grpcEndpoint is no TypeError here: the option is Node's, and nothing reads it.
+    expect(PLATFORM.rpcTarget({ grpcEndpoint: "not an endpoint", grpcTls: true }, 9091, url, overHttp)).toEqual({
+      grpcEndpoint: "10.0.0.5:8080",
+      grpcEndpointIsDefault: false,
+      grpcTls: false,
+      inClear: overHttp,
+    });
+    expect(PLATFORM.rpcTarget({}, 9091, new URL("https://identity.example.com"), undefined).inClear).toBeUndefined();
+  });
+
   it("reads a fetch that never reached the service as UNAVAILABLE", async () => {
     const refused = async () => {
       throw new TypeError("Failed to fetch");

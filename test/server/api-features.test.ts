@@ -17,7 +17,7 @@ import { AdminClientBase, UserClientBase } from "../../runtime/client/clients.js
 import type { ClientDefinition } from "../../runtime/client/core.js";
 import type { ApiSchema } from "../../runtime/schema.js";
 import { createServiceServer, type ServiceServer } from "../../runtime/server/index.js";
-import { clientDefinitionOf } from "../helpers/client-definition.js";
+import { clientDefinitionOf, operationModulesOf } from "../helpers/client-definition.js";
 import { readFixture, REPO_ROOT } from "../helpers/project.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 import { loadIr } from "../../generators/generate.js";
@@ -25,7 +25,7 @@ import { loadIr } from "../../generators/generate.js";
 const NONE = { adminSecret: false, adminSession: false, tokenRoutes: false, clientId: false, apiKey: false, orgAdmin: false } as const;
 /** The identity schema as if none of its operations needed the admin secret or a client id. */
 const publicOnly: ApiSchema = { ...schema, features: NONE };
-const definition = (apiSchema: ApiSchema, surfaces: string[]): ClientDefinition => clientDefinitionOf(apiSchema, surfaces);
+const definition = (apiSchema: ApiSchema): ClientDefinition => clientDefinitionOf(apiSchema);
 const servers: ServiceServer[] = [];
 afterAll(() => Promise.all(servers.map((s) => s.close())));
 
@@ -45,10 +45,10 @@ describe("an API without the admin secret", () => {
     const fetchRecording: typeof fetch = (input, init) => (sent.push(new Headers(init?.headers)), fetch(input, init));
     const admin = new (class extends AdminClientBase {
       meta() {
-        return this.core.call("meta", {});
+        return this.core.call(operationModulesOf(publicOnly).meta!, {});
       }
-    })(definition(publicOnly, ["user"]), { serviceUrl: httpUrl, protocol: "rest", fetch: fetchRecording, serverVersion: schema.version });
-    const user = new UserClientBase(definition(publicOnly, ["user"]), { serviceUrl: httpUrl });
+    })(definition(publicOnly), { serviceUrl: httpUrl, protocol: "rest", fetch: fetchRecording, serverVersion: schema.version });
+    const user = new UserClientBase(definition(publicOnly), { serviceUrl: httpUrl });
     expect(await admin.meta()).toMatchObject({ version: "9.9.9" });
     expect([...sent[0]!.keys()]).not.toContain(schema.adminSecretHeader);
     await Promise.all([admin.close(), user.close()]);
@@ -56,7 +56,7 @@ describe("an API without the admin secret", () => {
 
   it("where an operation needs the secret, is refused without one, by the server and by the clients", () => {
     expect(() => serve(schema, {})).toThrow("a secret is required");
-    expect(() => new AdminClientBase(definition(schema, ["admin"]), { serviceUrl: "http://localhost:1" })).toThrow("adminSecret is required");
+    expect(() => new AdminClientBase(definition(schema), { serviceUrl: "http://localhost:1" })).toThrow("adminSecret is required");
     expect(() => new UserClient({ serviceUrl: "http://localhost:1" } as never)).toThrow("clientId is required");
   });
 });

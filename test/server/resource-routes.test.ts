@@ -16,7 +16,7 @@ import { ClientCore } from "../../runtime/client/core.js";
 import type { ApiSchema, OperationSpec } from "../../runtime/schema.js";
 import { createServiceServer, type ServiceServer } from "../../runtime/server/index.js";
 import { readFixture } from "../helpers/project.js";
-import { clientDefinitionOf } from "../helpers/client-definition.js";
+import { clientDefinitionOf, operationModulesOf } from "../helpers/client-definition.js";
 import { sampleMessage } from "../helpers/recording-service.js";
 
 const SECRET = "resource-routes-secret";
@@ -37,6 +37,8 @@ let httpUrl: string;
 let client: ClientCore;
 const calls: { method: string; input: Record<string, unknown> }[] = [];
 
+const modules = operationModulesOf(resources);
+
 beforeAll(async () => {
   const byMethod = new Map(Object.values(resources.operations).map((op) => [op.method, op]));
   const implementation = new Proxy(
@@ -49,7 +51,7 @@ beforeAll(async () => {
     { secret: SECRET, port: 0, grpcPort: 0, rateLimit: false },
   );
   ({ httpUrl } = await server.listen());
-  client = new ClientCore(clientDefinitionOf(resources, ["admin"]), { serviceUrl: httpUrl, protocol: "rest", serverVersion: schema.version, retry: false }, () => ({
+  client = new ClientCore(clientDefinitionOf(resources), { serviceUrl: httpUrl, protocol: "rest", serverVersion: schema.version, retry: false }, () => ({
     [schema.adminSecretHeader]: SECRET,
   }));
 });
@@ -65,9 +67,9 @@ const raw = (method: string, path: string, body?: unknown) =>
 describe("a resource route", () => {
   it("carries its {field} segment percent-encoded, GET and DELETE their other fields in the query, PATCH in the body", async () => {
     calls.length = 0;
-    await client.call("get_webhook", { id: "hook/1 é" });
-    await client.call("update_webhook", { id: "hook-2", enabled: false, endpoint: "https://hooks.example.com/b" });
-    await client.call("delete_webhook", { id: "hook-3" });
+    await client.call(modules.get_webhook!, { id: "hook/1 é" });
+    await client.call(modules.update_webhook!, { id: "hook-2", enabled: false, endpoint: "https://hooks.example.com/b" });
+    await client.call(modules.delete_webhook!, { id: "hook-3" });
     expect(calls).toEqual([
       { method: "getWebhook", input: { id: "hook/1 é" } },
       { method: "updateWebhook", input: { id: "hook-2", enabled: false, endpoint: "https://hooks.example.com/b" } },

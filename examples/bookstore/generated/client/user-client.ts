@@ -20,17 +20,6 @@ import type {
 
 const definition: ClientDefinition = {
   service,
-  surfaces: ["user"],
-  operations: {
-    add_book: () => import("./operations/add_book.js"),
-    get_book: () => import("./operations/get_book.js"),
-    update_book: () => import("./operations/update_book.js"),
-    edit_book: () => import("./operations/edit_book.js"),
-    clear_labels: () => import("./operations/clear_labels.js"),
-    remove_book: () => import("./operations/remove_book.js"),
-    list_books: () => import("./operations/list_books.js"),
-    search_books: () => import("./operations/search_books.js"),
-  },
   lowestSince: { graphql: "1.0.0", rest: "1.0.0", grpc: "1.0.0" },
   versionOperation: null,
   sdk: { name: "@bookstore/sdk", version: "1.0.0" },
@@ -45,46 +34,46 @@ export class StoreClient extends UserClientBase {
 
   /** Add a book to the store. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   addBook(input: AddBookInput, options?: CallOptions): ApiPromise<Book> {
-    return this.core.call("add_book", input, options) as unknown as ApiPromise<Book>;
+    return this.core.call(() => import("./operations/addBook.js"), input, options) as unknown as ApiPromise<Book>;
   }
 
   /** One book, by id. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   getBook(input: GetBookInput, options?: CallOptions): ApiPromise<Book> {
-    return this.core.call("get_book", input, options) as unknown as ApiPromise<Book>;
+    return this.core.call(() => import("./operations/getBook.js"), input, options) as unknown as ApiPromise<Book>;
   }
 
   /** Change the stock of a book. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   updateBook(input: UpdateBookInput, options?: CallOptions): ApiPromise<Book> {
-    return this.core.call("update_book", input, options) as unknown as ApiPromise<Book>;
+    return this.core.call(() => import("./operations/updateBook.js"), input, options) as unknown as ApiPromise<Book>;
   }
 
   /** Change a book's title, rating or labels. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   editBook(input: EditBookInput, options?: CallOptions): ApiPromise<Book> {
-    return this.core.call("edit_book", input, options) as unknown as ApiPromise<Book>;
+    return this.core.call(() => import("./operations/editBook.js"), input, options) as unknown as ApiPromise<Book>;
   }
 
   /** Remove every label of a book, over REST and gRPC (an answer of no content). Protocols: rest (since 1.0.0), grpc (since 1.0.0). */
   clearLabels(input: ClearLabelsInput, options?: CallOptions): ApiPromise<ClearLabelsResponse> {
-    return this.core.call("clear_labels", input, options) as unknown as ApiPromise<ClearLabelsResponse>;
+    return this.core.call(() => import("./operations/clearLabels.js"), input, options) as unknown as ApiPromise<ClearLabelsResponse>;
   }
 
   /** Take a book out of the store. Destructive. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
   removeBook(input: RemoveBookInput, options?: CallOptions): ApiPromise<RemoveBookResponse> {
-    return this.core.call("remove_book", input, options) as unknown as ApiPromise<RemoveBookResponse>;
+    return this.core.call(() => import("./operations/removeBook.js"), input, options) as unknown as ApiPromise<RemoveBookResponse>;
   }
 
   /** The books of the store, oldest first, a page at a time. Protocols: graphql (since 1.0.0), rest (since 1.0.0), grpc (since 1.0.0). */
-  listBooks(input: ListBooksInput = {}, options?: CallOptions): ApiPromise<ListBooksResponse> {
-    return this.core.call("list_books", input, options) as unknown as ApiPromise<ListBooksResponse>;
+  listBooks(input?: ListBooksInput, options?: CallOptions): ApiPromise<ListBooksResponse> {
+    return this.core.call(() => import("./operations/listBooks.js"), input, options) as unknown as ApiPromise<ListBooksResponse>;
   }
 
   /** Every item of list_books, page after page. */
-  iterateListBooks(input: ListBooksInput = {}, options?: CallOptions): AsyncIterable<Book> {
-    return this.core.iterate("list_books", input, options) as AsyncIterable<Book>;
+  iterateListBooks(input?: ListBooksInput, options?: CallOptions): AsyncIterable<Book> {
+    return this.core.iterate(() => import("./operations/listBooks.js"), input, options) as AsyncIterable<Book>;
   }
 
   /** Books whose title holds the words, over GraphQL and REST only. Protocols: graphql (since 1.0.0), rest (since 1.0.0). */
   searchBooks(input: SearchBooksInput, options?: CallOptions): ApiPromise<SearchBooksResponse> {
-    return this.core.call("search_books", input, options) as unknown as ApiPromise<SearchBooksResponse>;
+    return this.core.call(() => import("./operations/searchBooks.js"), input, options) as unknown as ApiPromise<SearchBooksResponse>;
   }
 }
