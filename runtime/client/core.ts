@@ -103,7 +103,8 @@ const warnedDeprecated = new WeakSet<OperationSpec>();
  * An operation's module (generated/client/operations/), as the generated method that calls it
  * names it: \`() => import("./operations/adminMeta.js")\`. Its part holds that one operation, with
  * the messages and enums it reaches. A bundle makes each a chunk of its own, loaded on the first
- * call: an app loads the schema of the operations it calls, not all of them.
+ * call: an app loads the schema of the operations it calls, not all of them. A client tells its
+ * operations apart by the loader's text (String(load)): two loaders of a client, two texts.
  */
 export type OperationModule = () => Promise<{ part: OperationPart }>;
 
@@ -253,6 +254,12 @@ export class ClientCore {
   private readonly ready = new Map<Protocol, Transport>();
   /** The server's version, once an operation newer than the API's oldest is called. */
   private serverVersion: Promise<ServerVersion> | undefined;
+  /**
+   * The operations loaded, by their module's loader as text: a generated method's \`() =>
+   * import("./operations/adminMeta.js")\`, one text per module of the package, bundled or not. A
+   * call of a loaded operation waits for no import(), which Node resolves anew each time (7 µs).
+   */
+  private readonly loaded = new Map<string, LoadedOperation>();
   /** Per protocol, why a call may not be sent (plaintext to another host), or nothing. */
   private readonly inClear: Record<Protocol, string | undefined>;
   private readonly closeFetch: (() => Promise<void>) | undefined;
@@ -306,11 +313,11 @@ export class ClientCore {
   }
 
   /**
-   * The operation of module \`load\` with its schema: fetched by the first call (import() hands a
-   * later call the module already loaded), expanded once. One that does not load (a page offline)
-   * fails the call as UNAVAILABLE with nothing sent, and the next call asks for it again. A
-   * deprecated operation warns once per process. (A client calls the operations of its surfaces
-   * alone: its class has a method for each of them, and for no other.)
+   * The operation of module \`load\` with its schema: loaded by the first call, expanded once, then
+   * kept in \`loaded\`. One that does not load (a page offline) fails the call as UNAVAILABLE with
+   * nothing sent, and the next call asks for it again. A deprecated operation warns once per
+   * process. (A client calls the operations of its surfaces alone: its class has a method for each
+   * of them, and for no other.)
    */
   private async operation(load: OperationModule): Promise<LoadedOperation> {
     let loaded: LoadedOperation;
@@ -325,6 +332,7 @@ export class ClientCore {
       warnedDeprecated.add(operation);
       (this.logger ?? console).warn(`${operation.pascalName} is deprecated: ${operation.deprecated}`);
     }
+    this.loaded.set(String(load), loaded);
     return loaded;
   }
 
@@ -419,7 +427,7 @@ export class ClientCore {
   }
 
   private async run(load: OperationModule, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
-    const { operation, schema, canonical } = await this.operation(load);
+    const { operation, schema, canonical } = this.loaded.get(String(load)) ?? (await this.operation(load));
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
     // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.

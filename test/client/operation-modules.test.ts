@@ -10,7 +10,7 @@ import { AdminClient, UserClient } from "../../generated/client/index.js";
 import { ClientCore, type OperationModule } from "../../runtime/client/core.js";
 import type { ApiError } from "../../runtime/client/errors.js";
 import { expandPart, type OperationPart } from "../../runtime/schema.js";
-import { clientDefinitionOf, operationModulesOf } from "../helpers/client-definition.js";
+import { clientDefinitionOf, loaderNamed, operationModulesOf } from "../helpers/client-definition.js";
 import { REPO_ROOT } from "../helpers/project.js";
 
 const OPERATIONS_DIR = join(REPO_ROOT, "generated", "client", "operations");
@@ -22,11 +22,11 @@ function countingModules() {
   const modules: Record<string, OperationModule> = Object.fromEntries(
     Object.entries(operationModulesOf(schema)).map(([name, load]) => [
       name,
-      async () => {
+      loaderNamed(name, async () => {
         loads.push(name);
         if (failing.has(name)) throw new TypeError(`Failed to fetch dynamically imported module: ${name}.js`);
         return load();
-      },
+      }),
     ]),
   );
   return { modules, loads, failing };
@@ -70,13 +70,18 @@ describe("the generated operation modules", () => {
 });
 
 describe("a client", () => {
-  it("loads the module of the operation it calls, and no other", async () => {
+  it("loads the module of the operation it calls on its first call, and no other; a later call loads nothing", async () => {
     const { modules, loads } = countingModules();
     const core = new ClientCore(clientDefinitionOf(schema), { serviceUrl: "http://127.0.0.1:9", protocol: "rest", serverVersion: schema.version, fetch: answering({ message: "ok" }) }, () => ({}));
     expect(loads).toEqual([]);
-    await Promise.all([core.call(modules.delete_user!, { id: "u1" }), core.call(modules.delete_user!, { id: "u2" })]);
-    await core.call(modules.delete_user!, { id: "u3" });
-    expect(new Set(loads)).toEqual(new Set(["delete_user"]));
+    await core.call(modules.delete_user!, { id: "u1" });
+    expect(loads).toEqual(["delete_user"]);
+    // A loader made anew by each call, as a generated method's: the same text, the same operation, already loaded.
+    const again = loaderNamed("delete_user", () => Promise.reject(new Error("loaded again")));
+    await Promise.all([core.call(again, { id: "u2" }), core.call(modules.delete_user!, { id: "u3" })]);
+    expect(loads).toEqual(["delete_user"]);
+    await core.call(modules.get_webhook!, { id: "h1" });
+    expect(loads).toEqual(["delete_user", "get_webhook"]);
   });
 
   it("answers UNAVAILABLE when an operation's module does not load, sends nothing, and loads it again on the next call", async () => {

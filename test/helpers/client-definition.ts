@@ -7,7 +7,11 @@ import { PROTOCOLS, protocolsOf, type ApiSchema, type FieldSpec, type OperationP
 
 const compactField = (field: FieldSpec) => `${field.name}:${field.ref ?? field.kind}${field.list ? "[]" : ""}${field.required ? "!" : ""}${field.secret ? "#secret" : ""}=${field.protoName}`;
 
-/** Each operation of `schema` as a module: its part (every message and enum of the schema, and the one operation), the same part on every load. */
+/**
+ * Each operation of `schema` as a module: its part (every message and enum of the schema, and the
+ * one operation), the same part on every load. Each loader's text names its operation, as a
+ * generated one's names its module: a client tells loaders apart by their text.
+ */
 export function operationModulesOf(schema: ApiSchema): Record<string, OperationModule> {
   const { enums, messages, operations } = schema;
   const compactEnums = Object.fromEntries(
@@ -22,10 +26,13 @@ export function operationModulesOf(schema: ApiSchema): Record<string, OperationM
   return Object.fromEntries(
     Object.values(operations).map(({ name, ...operation }) => {
       const part: OperationPart = { enums: compactEnums, messages: compactMessages, operations: { [name]: operation } };
-      return [name, async () => ({ part })];
+      return [name, loaderNamed(name, async () => ({ part }))];
     }),
   );
 }
+
+/** \`load\` with the text of a generated loader of operation \`name\`'s module. */
+export const loaderNamed = (name: string, load: OperationModule): OperationModule => Object.assign(load, { toString: () => `() => import("./operations/${name}.js")` });
 
 export function clientDefinitionOf(schema: ApiSchema, overrides: Partial<ClientDefinition> = {}): ClientDefinition {
   const { enums, messages, operations, ...service } = schema;
