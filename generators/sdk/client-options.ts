@@ -199,7 +199,7 @@ export const CLIENT_OPTIONS = {
     ],
   },
   grpcEndpoint: {
-    typescript: { doc: ({ facts }) => `gRPC target host:port; default: the host of serviceUrl with port ${facts.service.grpcPort}. On Node: elsewhere RPCs go as Connect to serviceUrl.` },
+    typescript: { doc: ({ facts }) => `gRPC target host:port; default: the host of serviceUrl with port ${facts.service.grpcPort}. Node only: elsewhere RPCs go as Connect to serviceUrl.` },
     python: [{ name: "grpc_endpoint", declaration: "str | None = None", doc: ({ facts }) => `gRPC target host:port; default: the host of service_url with port ${facts.service.grpcPort}.` }],
     go: [
       {

@@ -34,7 +34,7 @@ export interface ClientConfig {
   serviceUrl?: string;
   /** graphql (default), rest or grpc. Token routes always use rest. */
   protocol?: Protocol;
-  /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. On Node: elsewhere RPCs go as Connect to serviceUrl. */
+  /** gRPC target host:port; default: the host of serviceUrl with the service's gRPC port. Node only: elsewhere RPCs go as Connect to serviceUrl. */
   grpcEndpoint?: string;
   /** Headers sent on every request, over every protocol. */
   extraHeaders?: Record<string, string>;
