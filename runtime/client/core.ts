@@ -314,12 +314,14 @@ export class ClientCore {
 
   /**
    * The operation of module \`load\` with its schema: loaded by the first call, expanded once, then
-   * kept in \`loaded\`. One that does not load (a page offline) fails the call as UNAVAILABLE with
+   * kept in \`loaded\` for every later call and iteration. One that does not load (a page offline) fails the call as UNAVAILABLE with
    * nothing sent, and the next call asks for it again. A deprecated operation warns once per
    * process. (A client calls the operations of its surfaces alone: its class has a method for each
    * of them, and for no other.)
    */
   private async operation(load: OperationModule): Promise<LoadedOperation> {
+    const known = this.loaded.get(String(load));
+    if (known) return known;
     let loaded: LoadedOperation;
     try {
       loaded = await expand(this.definition.service, (await load()).part);
@@ -427,7 +429,7 @@ export class ClientCore {
   }
 
   private async run(load: OperationModule, input: object | undefined, options: CallOptions, response: RawResponse): Promise<Plain> {
-    const { operation, schema, canonical } = this.loaded.get(String(load)) ?? (await this.operation(load));
+    const { operation, schema, canonical } = await this.operation(load);
     // Token routes are REST whatever the protocol (spec §1, rule 2).
     const protocol: Protocol = operation.surface === "oauth" ? "rest" : this.protocol;
     // The call's deadline covers everything it waits for: the server's version, every attempt, every backoff.
