@@ -156,16 +156,14 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
 
   const cors = options.cors ? new CorsPolicy(options.cors, definition.schema) : undefined;
   const handle = (request: IncomingMessage, response: ServerResponse) => {
+    httpShutdown.admit(response);
     // Under TLS every answer tells browsers to come back over HTTPS only (the port serves no plaintext).
     if (tls) response.setHeader("strict-transport-security", STRICT_TRANSPORT_SECURITY);
     // A preflight is answered here; any other call of a listed origin gets its CORS headers and goes on.
     if (cors?.handle(request, response)) return;
     const url = requestTarget(request.url ?? "/");
-    const done = (error?: unknown) => {
-      if (error && !response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
-    };
     if (health && isHealthCheck(request.method, url.pathname)) {
-      answerHealthCheck(pipeline.health, url.pathname, response).then(() => done(), done);
+      settleAnswer(answerHealthCheck(pipeline.health, url.pathname, response), response);
       return;
     }
     if (metricsPort === undefined && answerMetrics(url.pathname, response)) return;
@@ -174,12 +172,12 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       rpc.handle(request, response);
     } else if (url.pathname === "/graphql") {
       if (request.method !== "POST") sendError(response, new ServiceError("METHOD_NOT_ALLOWED", "/graphql takes POST"), [], { allow: "POST" });
-      else graphql.handle(request, response).then(() => done(), done);
+      else settleAnswer(graphql.handle(request, response), response);
     } else if (rest.owns(url.pathname)) {
       rest.handle(request, response, url);
     } else {
       const mount = mounts.length > 0 ? mountOf(url.pathname) : undefined;
-      if (mount) mount.handle(request, response, mountContext(request)).then(() => done(), done);
+      if (mount) settleAnswer(mount.handle(request, response, mountContext(request)), response);
       else sendError(response, new ServiceError("NOT_FOUND", "no such route"));
     }
   };
@@ -191,15 +189,13 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
     requestTimeout: options.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS,
     connectionsCheckingInterval: CONNECTIONS_CHECKING_INTERVAL_MS,
   };
-  const http: Server = tls
-    ? tls.attach(createHttpsServer({ ServerResponse: httpShutdown.ServerResponse, ...deadlines, ...tls.serverOptions(["h2", "http/1.1"]) }, handle))
-    : createHttpServer({ ServerResponse: httpShutdown.ServerResponse, ...deadlines }, handle);
-  httpShutdown.attach(http);
+  const http: Server = tls ? tls.attach(createHttpsServer({ ...deadlines, ...tls.serverOptions(["h2", "http/1.1"]) }, handle)) : createHttpServer(deadlines, handle);
   http.keepAliveTimeout = 65_000;
   http.maxConnections = options.maxConnections ?? DEFAULT_MAX_CONNECTIONS;
   const http2 = acceptHttp2(http, handle);
   const perAddress = options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS;
   capConnectionsPerAddress(http, perAddress);
+  httpShutdown.attach(http);
   const metricsHandler = (request: IncomingMessage, response: ServerResponse) => {
     if (!answerMetrics(requestTarget(request.url ?? "/").pathname, response)) sendJson(response, 404, { code: "NOT_FOUND", message: `the metrics are at ${metricsPath}` });
   };
@@ -245,4 +241,11 @@ export function createServiceServer(definition: ServiceDefinition, implementatio
       tls?.reload();
     },
   };
+}
+
+/** Waits for an answer written by a promise's handler: one that failed before its head went out is answered 500. */
+function settleAnswer(answered: Promise<unknown>, response: ServerResponse): void {
+  answered.then(undefined, () => {
+    if (!response.headersSent) sendJson(response, 500, { code: "INTERNAL", message: "internal error" });
+  });
 }
