@@ -150,9 +150,10 @@ async function otherNodes(): Promise<{ path: string; version: string }[]> {
 const featureRow = (subject: object, { mode = "stubs", headers = SECRET_HEADER, alsoPids = [] as readonly number[], rounds = ROUNDS } = {}) =>
   freshPair([mode], [mode, subject], (plain, featured) => [http(plain, META, "{}", headers), http(featured, META, "{}", headers, alsoPids)], rounds);
 /**
- * Rounds of the rows whose target is another row's figure within 2 points (tracing): at 15 rounds
- * the median of two processes of the same code moves ±3 points from run to run, more than the
- * margin; three times as many rounds halve that.
+ * Rounds of the rows whose margin is 3 points or less (tracing within 2 points of another row's
+ * figure; metrics and an SDK registered at 97%): at 15 rounds the median of two processes of the
+ * same code moves ±3 points from run to run, as much as the margin; three times as many rounds
+ * halve that.
  */
 const CLOSE_ROUNDS = ROUNDS * 3;
 try {
@@ -176,7 +177,7 @@ try {
   // Redis: the stub's CPU plus redis-server's (a call by secret makes no command while its address
   // has no failure; the login and cookie rows below make one each).
   const [memoryRest, redisRest] = await featureRow({ redis: redis.url }, { alsoPids: [redis.pid] });
-  const [plainForMetrics, meteredRest] = await featureRow({ metrics: true });
+  const [plainForMetrics, meteredRest] = await featureRow({ metrics: true }, { rounds: CLOSE_ROUNDS });
   // A write that sends no Idempotency-Key pays for the feature being on: one header look-up.
   const [keysIgnored, keysHonoured] = await freshPair(["stubs", { idempotency: false }], ["stubs"], (off, on) => [
     http(off, "/v1/admin/update_user", updateBody),
@@ -188,7 +189,7 @@ try {
   // never turns its promise hooks on; the gap to the row above is theirs (docs/server.md, traces).
   const [plainForUnsampled, unsampledRest] = await featureRow({ tracing: { sampleRatio: 0 } });
   // An SDK registered (its context manager enabled, no span ever made active) with the stubs' tracing off.
-  const [plainForSdk, sdkOnly] = await featureRow({ sdk: true });
+  const [plainForSdk, sdkOnly] = await featureRow({ sdk: true }, { rounds: CLOSE_ROUNDS });
   // Node's hooks alone, as the first span made active turns them on, in the stub and in bare node:http.
   const [plainForHooks, hooked] = await featureRow({ asyncContext: true });
   const [bareForHooks, bareHooked] = await featureRow({ asyncContext: true }, { mode: "bare-http" });
@@ -244,7 +245,7 @@ try {
   console.log(`GraphQL, update_user (write, ${Object.keys(UPDATE_USER).length} fields in variables):`);
   console.log(base("mercurius+jit", mercuriusWrite));
   console.log(row("GraphQL stub", graphqlWrite, mercuriusWrite, "mercurius with graphql-jit", 100));
-  console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing (its row and bare's: ${CLOSE_ROUNDS} rounds):`);
+  console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing (the rows of metrics, tracing, the SDK and bare traced: ${CLOSE_ROUNDS} rounds):`);
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
   console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 97));
