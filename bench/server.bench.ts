@@ -245,7 +245,9 @@ try {
   console.log(`GraphQL, update_user (write, ${Object.keys(UPDATE_USER).length} fields in variables):`);
   console.log(base("mercurius+jit", mercuriusWrite));
   console.log(row("GraphQL stub", graphqlWrite, mercuriusWrite, "mercurius with graphql-jit", 100));
-  console.log(`the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing (the rows of metrics, tracing, the SDK and bare traced: ${CLOSE_ROUNDS} rounds):`);
+  console.log(
+    `the REST stub with its state in Redis (admin secret in the header; CPU of the stub and redis-server), metrics, tracing (the rows of metrics, tracing, the SDK and bare traced: ${CLOSE_ROUNDS} rounds):`,
+  );
   console.log(base("in memory", memoryRest));
   console.log(row("REST, Redis", redisRest, memoryRest, "the REST stub in memory", 90));
   console.log(row("REST, metrics", meteredRest, plainForMetrics, "the REST stub without", 97));
