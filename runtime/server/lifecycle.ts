@@ -49,7 +49,10 @@ export class HttpShutdown {
     server.on(server instanceof TlsServer ? "secureConnection" : "connection", track);
   }
 
-  /** Call first for every request: one that arrives on a kept-alive connection during the close ends it. */
+  /**
+   * Call first for every request: one that begins once the close has begun (pipelined behind the
+   * answer in flight, or on a connection whose TLS handshake ended after it) ends its connection.
+   */
   admit(response: ServerResponse): void {
     if (this.closing) response.shouldKeepAlive = false;
   }
