@@ -41,8 +41,8 @@ const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
  * fetch's contract over undici's request(), which spares the per-call work of fetch's own (its
  * Request, its stream pipeline: about a third of a call on loopback): the answer is a Response,
  * an abort rejects with the signal's reason, any other failure with a TypeError whose cause says
- * why, redirects are never followed (the clients send redirect: "manual"). A body other than text
- * or bytes goes through undici's fetch itself.
+ * why, redirects are never followed (the clients send redirect: "manual") and come without their
+ * body. A body other than text or bytes goes through undici's fetch itself.
  */
 function requestAsFetch(request: typeof undiciRequest, agent: Agent, viaFetch: typeof fetch): typeof fetch {
   return (async (input: string, init: RequestInit = {}) => {
@@ -71,7 +71,9 @@ function requestAsFetch(request: typeof undiciRequest, agent: Agent, viaFetch: t
       if (Array.isArray(value)) for (const item of value) headers.append(name, item);
       else if (value !== undefined) headers.append(name, value);
     }
-    if (NULL_BODY_STATUSES.has(status)) {
+    // A redirect's body is dropped (read to 128 KB, past that the connection is ended): no client
+    // follows or reads a redirect, and a large one left unread would hold its connection.
+    if (NULL_BODY_STATUSES.has(status) || (status >= 300 && status < 400)) {
       await answer.body.dump();
       return new Response(null, { status, headers });
     }

@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pooledFetch } from "../../runtime/client/fetch-node.js";
 
 let server: Server;
+let redirectEnded!: () => void;
+const redirectClosed = new Promise<void>((resolve) => (redirectEnded = resolve));
 let url: string;
 const own = pooledFetch();
 
@@ -36,6 +38,21 @@ beforeAll(async () => {
           response.writeHead(200, { "content-type": "application/json" });
           response.write("[1,");
           return; // never ends
+        case "/moved-far": {
+          // A redirect with a body far larger than any socket buffer: read by nobody, it would hold the connection.
+          response.writeHead(307, { location: "/elsewhere", "content-type": "text/plain" });
+          const chunk = Buffer.alloc(1024 * 1024, 0x20);
+          let sent = 0;
+          const pump = () => {
+            while (sent < 64 && response.write(chunk)) sent++;
+            if (sent >= 64) response.end();
+            else response.once("drain", pump);
+          };
+          response.on("close", () => redirectEnded());
+          response.on("error", () => {});
+          pump();
+          return;
+        }
         case "/slow":
           setTimeout(() => response.writeHead(200).end("{}"), 2_000).unref();
           return;
@@ -94,6 +111,15 @@ describe("the Node clients' fetch", () => {
   it("rejects an aborted call with the signal's reason", async () => {
     const error = await own.fetch(`${url}/slow`, { signal: AbortSignal.timeout(100) }).catch((e: unknown) => e);
     expect((error as Error).name).toBe("TimeoutError");
+  });
+
+  it("answers a redirect without its body, and frees its connection however large the body", async () => {
+    const response = await own.fetch(`${url}/moved-far`, { redirect: "manual" });
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe("/elsewhere");
+    expect(response.body).toBeNull();
+    // The server's side of the answer ends (the connection is no longer held by an unread body).
+    await expect(Promise.race([redirectClosed.then(() => "closed"), new Promise((resolve) => setTimeout(resolve, 2_000, "still held"))])).resolves.toBe("closed");
   });
 
   it("ends an answer that stalls mid-body at once when its stream is cancelled", async () => {
