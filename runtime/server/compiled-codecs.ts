@@ -1,5 +1,5 @@
 // The server's per-message codecs, compiled once at start from the schema and the rules: the input
-// check of validate.ts, the flat answer of shape.ts and its required fields, as straight-line
+// check of validate.ts, the flat answer of shape.ts, its required fields and its JSON text, as straight-line
 // functions with every field name, rule and enum table fixed. A generic walk looks each field up
 // by a name it holds in a variable, which V8 serves through its slowest (megamorphic) property
 // paths; here every access names its field. The generic functions stay the definition: a check
@@ -16,6 +16,7 @@ type Plain = Record<string, unknown>;
 type Check = (value: unknown, prefix: string) => Plain;
 type Normalize = (value: unknown) => Plain;
 type MissingField = (value: Plain, prefix: string) => string | undefined;
+type Json = (value: Plain) => string;
 
 /** A field name any access can spell as a constant key (not `__proto__`, which a literal would read as the prototype). */
 const plainName = (name: string) => name !== "__proto__";
@@ -24,6 +25,20 @@ const key = (name: string) => JSON.stringify(name);
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
 
 const EMPTY: Plain = Object.freeze({}) as Plain;
+/**
+ * Whether the compiled JSON writer beats JSON.stringify on a message: when most of its fields are
+ * booleans, numbers or messages, whose text is a constant or a number's. A string, a list or a
+ * json value takes a call of JSON.stringify and a piece to join either way, where JSON.stringify
+ * of the whole message writes it in its native loop: on a message of mostly strings (User: 14 of
+ * 20) the writer came out 10-25% slower, on AdminMeta (13 booleans of 17 fields) 40% faster.
+ */
+function writesFaster(message: MessageSpec): boolean {
+  const cheap = message.fields.filter((field) => !field.list && (field.kind === "bool" || field.kind === "message" || NUMBER_KINDS.has(field.kind))).length;
+  return cheap * 2 > message.fields.length;
+}
+
+/** Kinds whose normalized value is a JSON number. */
+const NUMBER_KINDS: ReadonlySet<string> = new Set(["int32", "int64", "uint32", "float32", "float64"]);
 
 /** What the server does with the messages of one operation, compiled. */
 export interface OperationCodec {
@@ -33,17 +48,22 @@ export interface OperationCodec {
   normalize(answer: unknown): Plain;
   /** missingRequiredField of shape.ts on a normalized answer: the path of a required field it lacks, if any. */
   missingField(output: Plain): string | undefined;
+  /** JSON.stringify of a normalized answer: the same text, written field by field. */
+  json(output: Plain): string;
 }
 
 export class CompiledCodecs {
   private readonly checks = new Map<string, Check>();
   private readonly normalizers = new Map<string, Normalize>();
   private readonly missingFields = new Map<string, MissingField>();
+  private readonly jsons = new Map<string, Json>();
+  private readonly jsonWriters = new Map<string, Json>();
   private readonly operations = new Map<string, OperationCodec>();
   /** The check and the normalizer of a message by name, bound late: messages refer to each other, and to themselves. */
   private readonly checkOf = (messageName: string, value: unknown, prefix: string) => this.checks.get(messageName)!(value, prefix);
   private readonly normalizeOf = (messageName: string, value: unknown) => this.normalizers.get(messageName)!(value);
   private readonly missingFieldOf = (messageName: string, value: Plain, prefix: string) => this.missingFields.get(messageName)!(value, prefix);
+  private readonly jsonOf = (messageName: string, value: Plain) => this.jsons.get(messageName)!(value);
 
   constructor(
     private readonly schema: ApiSchema,
@@ -55,12 +75,27 @@ export class CompiledCodecs {
       this.checks.set(message.name, compilable ? this.compileCheck(message) : (value, prefix) => checkMessage(schema, rules, message.name, value, prefix));
       this.normalizers.set(message.name, compilable ? this.compileNormalize(message) : (value) => normalizeMessage(schema, message.name, value));
       this.missingFields.set(message.name, compilable ? this.compileMissingField(message) : (value, prefix) => missingRequiredField(schema, message.name, value, prefix));
+      // JSON.stringify puts index-like keys first and calls a toJSON it finds: such a message is left to it.
+      const writer = compilable && message.fields.every((field) => !/^(0|[1-9][0-9]*)$/.test(field.name) && field.name !== "toJSON") ? this.compileJson(message) : undefined;
+      if (writer) this.jsonWriters.set(message.name, writer);
+      this.jsons.set(message.name, writer && writesFaster(message) ? writer : (value) => JSON.stringify(value));
     }
     for (const operation of Object.values(schema.operations)) {
       const normalize = this.normalizers.get(operation.output)!;
       const missingField = this.missingFields.get(operation.output)!;
-      this.operations.set(operation.name, { validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf), normalize, missingField: (output) => missingField(output, "") });
+      const json = this.jsons.get(operation.output)!;
+      this.operations.set(operation.name, {
+        validate: (input) => validateInputWith(schema, rules, operation, input, this.checkOf),
+        normalize,
+        missingField: (output) => missingField(output, ""),
+        json,
+      });
     }
+  }
+
+  /** The compiled JSON writer of a message, whether or not its answers use it (see writesFaster); undefined when it has none. */
+  jsonWriter(messageName: string): ((value: Plain) => string) | undefined {
+    return this.jsonWriters.get(messageName);
   }
 
   /** The codec of an operation of the schema. */
@@ -225,6 +260,49 @@ export class CompiledCodecs {
       `return function normalize_${identifier(message.name)}(value) {\nconst s = isObject(value) ? value : EMPTY; let v;\nreturn { ${entries.join(",\n")} };\n};`,
       ["C", "normalize", "enumName", "isObject", "EMPTY", "text", "mapValues"],
       [constants, this.normalizeOf, (ref: string, number: number) => enumValueName(schema, ref, number), isObject, EMPTY, canonicalText, mapValues],
+    );
+  }
+
+  /**
+   * JSON.stringify of one message in the normalized shape, as one concatenation with the keys as
+   * constants: the generic walk enumerates the keys and looks each value's type up, about half of
+   * its cost on a small answer. Each field takes its expected type at once (a string through
+   * JSON.stringify, which escapes it); any other value goes through JSON.stringify too (toJSON,
+   * non-finite numbers, a bigint's TypeError), and a value that JSON.stringify would leave out
+   * hands the whole message to it. The normalized shape has every field, in field order.
+   */
+  private compileJson(message: MessageSpec): Json {
+    const lines = message.fields.map((field, index) => {
+      const name = `${index === 0 ? "{" : ","}${key(field.name)}:`;
+      // The key and a constant value as one piece: half the pieces to join.
+      const put = (text: string) => `o += ${key(name + text)};`;
+      const putValue = (expression: string) => `o += ${key(name)} + ${expression};`;
+      // Any value: its JSON text, or the whole message's when JSON.stringify would leave the key out
+      // (undefined, a function, a symbol, a toJSON answering one of these).
+      const other = `if ((t = J(v)) === undefined) return J(s); ${putValue("t")}`;
+      let expected: string;
+      if (field.list && field.kind === "message") {
+        expected =
+          `if (Array.isArray(v)) { o += ${key(name + "[")}; for (let i = 0; i < v.length; i++) { const item = v[i]; ` +
+          `if (item === null || typeof item !== "object" || Array.isArray(item)) return J(s); t = json(${key(field.ref!)}, item); o += (i === 0 ? "" : ",") + (t === undefined ? "null" : t); } o += "]"; } else`;
+      } else if (field.list || field.kind === "map" || field.kind === "json") {
+        expected = "";
+      } else if (field.kind === "bool") {
+        expected = `if (v === true) ${put("true")} else if (v === false) ${put("false")} else`;
+      } else if (field.kind === "message") {
+        expected = `if (v !== null && typeof v === "object" && !Array.isArray(v)) { if ((t = json(${key(field.ref!)}, v)) === undefined) return J(s); ${putValue("t")} } else`;
+      } else if (NUMBER_KINDS.has(field.kind)) {
+        // ToString of a finite number is JSON's text of it.
+        expected = `if (typeof v === "number" && Number.isFinite(v)) ${putValue("v")} else`;
+      } else {
+        expected = `if (typeof v === "string") ${putValue("J(v)")} else`;
+      }
+      return `v = s[${key(field.name)}];\n${expected} if (v === null) ${put("null")} else { ${other} }`;
+    });
+    return compile(
+      `return function json_${identifier(message.name)}(s) {\nlet o = "", v, t;\n${lines.join("\n")}\nreturn o + ${message.fields.length === 0 ? `"{}"` : `"}"`};\n};`,
+      ["J", "json"],
+      [JSON.stringify, this.jsonOf],
     );
   }
 

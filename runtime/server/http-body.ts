@@ -83,7 +83,11 @@ export function parseJsonObject(text: string): Record<string, unknown> {
 }
 
 export function sendJson(response: ServerResponse, status: number, body: unknown, cookies: readonly string[] = [], extraHeaders?: Record<string, string>): void {
-  const text = JSON.stringify(body);
+  sendJsonText(response, status, JSON.stringify(body), cookies, extraHeaders);
+}
+
+/** sendJson of a body already in JSON text. */
+export function sendJsonText(response: ServerResponse, status: number, text: string, cookies: readonly string[] = [], extraHeaders?: Record<string, string>): void {
   if (extraHeaders === undefined && cookies.length === 0) {
     // Most answers: the same four headers as below, as the flat name/value list writeHead also
     // takes, which spares building and enumerating an object per answer.

@@ -10,7 +10,7 @@ import { forEachTaggedUnion } from "../union-tags.js";
 import type { RequestTarget } from "./request-target.js";
 import type { CallPipeline } from "./invoke.js";
 import type { Eventual } from "./pending.js";
-import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson } from "./http-body.js";
+import { flatHeaders, hasBody, mediaTypeOf, parseJsonObject, readBodyAs, sendJson, sendJsonText } from "./http-body.js";
 
 type Plain = Record<string, unknown>;
 
@@ -217,7 +217,7 @@ export class RestRoutes {
           const rest = operation.rest!;
           if (rest.answer === "redirect") sendRedirect(response, String(output!.location), cookies);
           else if (rest.status === 204) sendNoContent(response, cookies);
-          else sendJson(response, rest.status, output, cookies, rest.responseHeaders && answerHeaders(rest.responseHeaders, output!));
+          else sendJsonText(response, rest.status, this.pipeline.codecs.of(operation).json(output!), cookies, rest.responseHeaders && answerHeaders(rest.responseHeaders, output!));
         } catch (error) {
           this.refuse(request, response, operation, error, cookies);
         }

@@ -169,6 +169,49 @@ describe.each([
     expect(compared).toBeGreaterThan(300);
   });
 
+  it("write every normalized answer as JSON.stringify does, to the byte, and a kept one read back from JSON too", () => {
+    let compared = 0;
+    let thrown = 0;
+    // Every message's compiled writer, used for its answers or not (a message of mostly strings is left to JSON.stringify).
+    for (const message of Object.values(api.messages)) {
+      const write = codecs.jsonWriter(message.name);
+      if (!write) continue;
+      const normalize = (value: unknown) => normalizeMessage(api, message.name, value);
+      for (const answer of answers(api, message.name, validMessage(api, rules, message.name))) {
+        const normalized = normalize(answer);
+        const expected = outcome(() => JSON.stringify(normalized));
+        expect(
+          outcome(() => write(normalized)),
+          `${message.name} ${shown(answer)}`,
+        ).toBe(expected);
+        compared++;
+        if (expected.startsWith("thrown")) thrown++;
+        else expect(write(JSON.parse(JSON.stringify(normalized)) as Plain)).toBe(expected.slice("ok ".length));
+      }
+      // Values an implementation may leave in the shape by way of a json or map field, or that a
+      // field's own type never takes: each written as JSON.stringify writes it, or the key left out.
+      const valid = normalize(validMessage(api, rules, message.name));
+      for (const field of message.fields) {
+        for (const odd of [undefined, () => 1, Symbol("s"), Number.NaN, -0, Infinity, -Infinity, new Date(0), { toJSON: () => undefined }, [undefined, () => 1], "\ud800", 1e21, 5e-7]) {
+          const changed = { ...valid, [field.name]: odd };
+          expect(
+            outcome(() => write(changed)),
+            `${message.name}.${field.name} = ${String(odd)}`,
+          ).toBe(outcome(() => JSON.stringify(changed)));
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(1000);
+    // A bigint left in a field throws JSON.stringify's TypeError in both.
+    expect(thrown).toBeGreaterThan(0);
+    // What each operation answers with: its writer's text, compiled or JSON.stringify's.
+    for (const operation of Object.values(api.operations)) {
+      const normalized = codecs.of(operation).normalize(validMessage(api, rules, operation.output));
+      expect(codecs.of(operation).json(normalized)).toBe(JSON.stringify(normalized));
+    }
+  });
+
   it("find the required field a normalized answer lacks as missingRequiredField does, at any depth", () => {
     let compared = 0;
     let lacking = 0;
@@ -225,5 +268,16 @@ describe("the size limit of a json value", () => {
       }
     }
     expect(verdicts).toBe(members.length * 4 * 4);
+  });
+});
+
+describe("the choice of the JSON writer", () => {
+  const codecs = new CompiledCodecs(identitySchema, identityRules);
+  const writerOf = (operation: keyof typeof identitySchema.operations) => codecs.of(identitySchema.operations[operation]!).json;
+  it("takes the compiled one for a message of mostly booleans and numbers, JSON.stringify for one of mostly strings", () => {
+    // AdminMeta: 13 booleans and a number of 17 fields; User: 14 strings of 20.
+    expect(writerOf("admin_meta")).toBe(codecs.jsonWriter("AdminMeta"));
+    expect(writerOf("update_user")).not.toBe(codecs.jsonWriter("User"));
+    expect(codecs.jsonWriter("User")).toBeDefined();
   });
 });
