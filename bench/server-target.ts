@@ -10,7 +10,8 @@
 //                 turns Node's async-context hooks on as the first traced call would
 //   bare-http [json]  plain node:http answering the same JSON for the REST requests ({"tls": {cert, key}}: node:https;
 //                 {"tracing": true}: a span around a request's handling at the stubs' default sampling;
-//                 {"busyMicros": n}: n µs of CPU per request before answering, a handler's own work)
+//                 {"busyMicros": n}: n µs of CPU per request before answering, a handler's own work;
+//                 {"endPerTurn": true}: the answers of a turn of the event loop ended together, as the stubs do)
 //   fastify       fastify 5 serving the same two REST routes as a careful team would write them by
 //                 hand: the OpenAPI document's request and response schemas (ajv validation,
 //                 fast-json-stringify serialization) and an onRequest hook checking the admin
@@ -117,8 +118,15 @@ if (mode === "stubs") {
   // body, serialize the answer. No auth, no validation, no routing table. {"tls": {cert, key}}: node:https.
   // {"tracing": true}: the SDK the stubs' tracing rows register, and a span made active around the
   // handling of one request in DEFAULT_SAMPLE_RATIO, as a hand-written traced server would.
-  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string }; tracing?: boolean; busyMicros?: number };
+  const variant = JSON.parse(process.argv[3] ?? "{}") as { tls?: { cert: string; key: string }; tracing?: boolean; busyMicros?: number; endPerTurn?: boolean };
   const busyMs = (variant.busyMicros ?? 0) / 1000;
+  // {"endPerTurn": true}: the answers of a turn of the event loop ended together, as the stubs end theirs (endThisTurn).
+  let endings: [ServerResponse, string][] = [];
+  const endAll = () => {
+    const batch = endings;
+    endings = [];
+    for (const [response, body] of batch) response.end(body);
+  };
   const handle = (request: IncomingMessage, response: ServerResponse) => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -128,7 +136,8 @@ if (mode === "stubs") {
       if (busyMs > 0) for (const until = performance.now() + busyMs; performance.now() < until;);
       const body = JSON.stringify(request.url === "/v1/admin/update_user" ? user : meta);
       response.writeHead(200, { "content-type": "application/json; charset=utf-8", "content-length": Buffer.byteLength(body) });
-      response.end(body);
+      if (!variant.endPerTurn) response.end(body);
+      else if (endings.push([response, body]) === 1) setImmediate(endAll);
     });
   };
   let handler = handle;

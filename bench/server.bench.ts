@@ -5,7 +5,8 @@
 //   onRequest hook checking the admin secret, what a careful team writes by hand (target: at least
 //   as fast), and vs plain node:http answering the same JSON, the ceiling (target: 85% on the read,
 //   80% on the write), with wrk (Debian package, installed when missing) as a cross-check of
-//   autocannon on the read;
+//   autocannon on the read, and, without a target, vs bare node:http ending its answers in one burst
+//   a turn of the event loop as the stubs do (what the bursts are worth);
 //   GraphQL stub, sent the documents the generated clients send, vs fastify + mercurius with
 //   graphql-jit serving the same SDL and answers (target: at least as fast);
 //   the REST stub with its state in Redis vs in memory, admin secret in the header (target: 90%);
@@ -104,6 +105,8 @@ const cores = separateCores();
 const redis = await startRedis();
 const stubs = await startTarget("stubs");
 const bareHttp = await startTarget("bare-http");
+// Bare node:http ending its answers as the stubs do, in one burst a turn of the event loop (endThisTurn).
+const bareBursts = await startTarget("bare-http", { endPerTurn: true });
 const fastify = await startTarget("fastify");
 const mercurius = await startTarget("mercurius");
 
@@ -172,6 +175,7 @@ try {
   const [baselineRestWrite, restWrite] = await pairAtOnce(http(bareHttp, "/v1/admin/update_user", updateBody), stubRestWrite);
   const [fastifyRestWrite, restWriteAgain] = await pairAtOnce(http(fastify, "/v1/admin/update_user", updateBody), stubRestWrite);
   const [wrkBaseline, wrkRest] = await pairAtOnce(wrk(bareHttp, META, "{}"), wrk(stubs, META, "{}"));
+  const [burstsBaseline, restAgainstBursts] = await pairAtOnce(http(bareBursts, META, "{}"), stubRest);
   const [mercuriusRead, graphql] = await pairAtOnce(http(mercurius, "/graphql", metaQuery, {}), http(stubs, "/graphql", metaQuery));
   const [mercuriusWrite, graphqlWrite] = await pairAtOnce(http(mercurius, "/graphql", updateMutation, {}), http(stubs, "/graphql", updateMutation));
   // Redis: the stub's CPU plus redis-server's (a call by secret makes no command while its address
@@ -239,6 +243,9 @@ try {
   console.log(`REST, admin_meta, load from wrk (cross-check):`);
   console.log(base("bare node:http", wrkBaseline));
   console.log(row("REST stub", wrkRest, wrkBaseline, "bare node:http", 85));
+  console.log(`REST, admin_meta, against bare node:http ending its answers in bursts too (no target: what the bursts are worth):`);
+  console.log(base("bare, bursts", burstsBaseline));
+  console.log(row("REST stub", restAgainstBursts, burstsBaseline, "bare node:http, bursts"));
   console.log(`GraphQL, admin_meta (read), the document the clients send:`);
   console.log(base("mercurius+jit", mercuriusRead));
   console.log(row("GraphQL stub", graphql, mercuriusRead, "mercurius with graphql-jit", 100));
@@ -271,6 +278,6 @@ try {
     for (const line of nodeRows) console.log(line);
   }
 } finally {
-  for (const target of [stubs, bareHttp, fastify, mercurius]) target.child.kill();
+  for (const target of [stubs, bareHttp, bareBursts, fastify, mercurius]) target.child.kill();
   await redis.stop();
 }
