@@ -127,7 +127,7 @@ let endings: (ServerResponse | string)[] = [];
  * load balancer or client that went to sleep between them, each write paying for the wake-up in
  * the kernel; written back to back, the first wakes it and the others find it awake.
  */
-export function endThisTurn(response: ServerResponse, text: string): void {
+function endThisTurn(response: ServerResponse, text: string): void {
   if (endings.push(response, text) === 2) setImmediate(endAll);
 }
 
