@@ -34,8 +34,8 @@ export function pooledFetch(options: TlsClientOptions = {}): OwnFetch {
 /** The largest answer of a declared length read whole before the Response is handed on. */
 const EAGER_BYTES = 64 * 1024;
 
-/** Statuses whose answer has no body (a Response refuses one). */
-const NULL_BODY_STATUSES = new Set([101, 103, 204, 205, 304]);
+/** Statuses of 200-599 whose answer has no body (a Response refuses one); those below 200 are refused before. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
  * fetch's contract over undici's request(), which spares the per-call work of fetch's own (its

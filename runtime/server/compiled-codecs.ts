@@ -25,6 +25,9 @@ const key = (name: string) => JSON.stringify(name);
 const identifier = (name: string) => name.replace(/[^A-Za-z0-9_$]/g, "_");
 
 const EMPTY: Plain = Object.freeze({}) as Plain;
+/** Kinds whose normalized value is a JSON number. */
+const NUMBER_KINDS: ReadonlySet<string> = new Set(["int32", "int64", "uint32", "float32", "float64"]);
+
 /**
  * Whether the compiled JSON writer beats JSON.stringify on a message: when most of its fields are
  * booleans, numbers or messages, whose text is a constant or a number's. A string, a list or a
@@ -36,9 +39,6 @@ function writesFaster(message: MessageSpec): boolean {
   const cheap = message.fields.filter((field) => !field.list && (field.kind === "bool" || field.kind === "message" || NUMBER_KINDS.has(field.kind))).length;
   return cheap * 2 > message.fields.length;
 }
-
-/** Kinds whose normalized value is a JSON number. */
-const NUMBER_KINDS: ReadonlySet<string> = new Set(["int32", "int64", "uint32", "float32", "float64"]);
 
 /** What the server does with the messages of one operation, compiled. */
 export interface OperationCodec {
